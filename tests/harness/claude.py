@@ -1,0 +1,108 @@
+"""Finding the real Claude Code binary and giving it a throwaway home.
+
+``find_claude`` prefers ``$HEADSPACE_CLAUDE`` (an explicit path), then the
+pinned version on PATH, then the pinned npm package in a cache folder,
+installing it there on first use.  The npm package ships the native Linux
+binary inside a registry package, so this works without other network access.
+
+``make_home`` writes what Claude needs to start straight at its prompt with no
+dialogs (onboarding done, the dummy key approved, the work dir trusted); the
+``starting`` scenarios leave parts of that out on purpose.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+CLAUDE_VERSION = "2.1.330"
+NPM_PACKAGE = "@anthropic-ai/claude-code"
+DUMMY_API_KEY = "sk-ant-api03-headspace-test-key-000000000000000000000000AA"
+
+
+class ClaudeUnavailable(RuntimeError):
+    pass
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("HEADSPACE_TEST_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "headspace-tests"
+    )
+    return Path(base) / f"claude-code-{CLAUDE_VERSION}"
+
+
+def _version_of(binary: str) -> str | None:
+    try:
+        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30, env={"PATH": os.environ.get("PATH", ""), "HOME": "/nonexistent"})
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.split()[0] if out.returncode == 0 and out.stdout.strip() else None
+
+
+def find_claude(*, install: bool = True) -> str:
+    """The path of a pinned ``claude`` binary; install it into the cache if need be."""
+    explicit = os.environ.get("HEADSPACE_CLAUDE")
+    if explicit:
+        if _version_of(explicit) is None:
+            raise ClaudeUnavailable(f"HEADSPACE_CLAUDE={explicit} does not run")
+        return explicit
+    cached = cache_dir() / "node_modules" / ".bin" / "claude"
+    candidates = [shutil.which("claude"), str(cached)]
+    for candidate in candidates:
+        if candidate and os.path.exists(candidate) and _version_of(candidate) == CLAUDE_VERSION:
+            return candidate
+    if not install:
+        raise ClaudeUnavailable(f"claude {CLAUDE_VERSION} not found on PATH or in {cache_dir()}")
+    npm = shutil.which("npm")
+    if npm is None:
+        raise ClaudeUnavailable("npm is not installed, so Claude Code cannot be installed for the tests")
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run(
+        [npm, "install", "--no-audit", "--no-fund", "--prefix", str(cache_dir()), f"{NPM_PACKAGE}@{CLAUDE_VERSION}"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if proc.returncode != 0 or _version_of(str(cached)) != CLAUDE_VERSION:
+        raise ClaudeUnavailable(f"npm install {NPM_PACKAGE}@{CLAUDE_VERSION} failed: {proc.stderr.strip()[-400:]}")
+    return str(cached)
+
+
+def make_home(home: Path, workdir: Path, *, trust: bool = True, approve_key: bool = True) -> None:
+    """Write ``home/.claude.json`` so Claude starts at its prompt (or at a chosen dialog)."""
+    home.mkdir(parents=True, exist_ok=True)
+    workdir.mkdir(parents=True, exist_ok=True)
+    config: dict[str, object] = {
+        "hasCompletedOnboarding": True,
+        "numStartups": 1,
+        # Claude remembers approved keys by their last 20 characters.
+        "customApiKeyResponses": {"approved": [DUMMY_API_KEY[-20:]] if approve_key else [], "rejected": []},
+        "projects": {str(workdir): {"hasTrustDialogAccepted": trust, "allowedTools": []}},
+    }
+    (home / ".claude.json").write_text(json.dumps(config, indent=2))
+
+
+def claude_env(home: Path, api_url: str, claude_binary: str, *, inline: bool) -> dict[str, str]:
+    """The whole environment of a test pane: nothing inherited but what is named here."""
+    env = {
+        "HOME": str(home),
+        "PATH": f"{Path(claude_binary).parent}:/usr/local/bin:/usr/bin:/bin",
+        "SHELL": "/bin/bash",
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "USER": "tester",
+        "PS1": r"tester@box:\W\$ ",
+        "ANTHROPIC_BASE_URL": api_url,
+        "ANTHROPIC_API_KEY": DUMMY_API_KEY,
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "TMPDIR": str(home / "tmp"),
+    }
+    (home / "tmp").mkdir(parents=True, exist_ok=True)
+    if inline:
+        env["CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN"] = "1"
+    return env

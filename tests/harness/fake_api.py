@@ -1,0 +1,419 @@
+"""A scripted stand-in for the Anthropic Messages API, for tests.
+
+The real Claude Code binary talks to it over loopback
+(``ANTHROPIC_BASE_URL=http://127.0.0.1:PORT``).  A test chooses a *script*: a
+list of steps, one per turn of Claude's main loop.  Each ``POST /v1/messages``
+that carries tools (Claude's agent loop) takes the next step; requests without
+tools (side calls such as title generation) get a short text and take none.
+When the script runs out, every further turn is answered with ``"Done."``.
+
+Every request is recorded, so a test can assert what Claude sent back: the
+``tool_result`` of an approved command, the answer picked in a question, the
+text of a nudge.
+
+Only the standard library is used, so the server runs in a thread of the test
+process and in the recorder alike.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import re
+from typing import Any, Callable, Iterable
+
+DEFAULT_REPLY = "Done."
+
+
+@dataclass(frozen=True)
+class Step:
+    """One scripted answer to one main-loop request.
+
+    kind is ``text``, ``tool`` or ``fail``.  ``delay`` holds the response back
+    before the first byte (Claude shows its spinner); ``seconds`` spreads a
+    text over that long (Claude shows the text streaming in).  A ``fail`` step
+    answers with HTTP ``status``; ``times`` says how many requests in a row
+    get that answer (``None``: all of them, so Claude keeps retrying).
+    """
+
+    kind: str
+    text: str = ""
+    tool_name: str = ""
+    tool_input: dict[str, Any] = field(default_factory=dict)
+    delay: float = 0.0
+    seconds: float = 0.0
+    status: int = 0
+    times: int | None = 1
+    decide: Callable[["Request"], "Step"] | None = None
+
+
+def text(body: str, *, delay: float = 0.0, seconds: float = 0.0) -> Step:
+    """Reply with assistant text; ``seconds`` > 0 streams it slowly."""
+    return Step("text", text=body, delay=delay, seconds=seconds)
+
+
+def tool(name: str, tool_input: dict[str, Any], *, preface: str = "") -> Step:
+    """Call a tool; ``preface`` is optional text before the tool_use block."""
+    return Step("tool", text=preface, tool_name=name, tool_input=tool_input)
+
+
+def fail(status: int, *, times: int | None = 1) -> Step:
+    """Answer with an HTTP error (429, 500, 529, ...) ``times`` times in a row."""
+    return Step("fail", status=status, times=times)
+
+
+def dynamic(decide: Callable[["Request"], Step]) -> Step:
+    """A step chosen from the request itself (for values Claude makes up, like a plan file path)."""
+    return Step("dynamic", decide=decide)
+
+
+def write_plan(plan: str) -> Step:
+    """In plan mode, write ``plan`` to the plan file Claude named in its system prompt."""
+
+    def decide(req: "Request") -> Step:
+        match = re.search(r"create your plan at (\S+\.md)", json.dumps(req.body))
+        if match is None:
+            return text("I could not find the plan file path.")
+        return write(match.group(1), plan)
+
+    return dynamic(decide)
+
+
+def bash(command: str, description: str = "Run a command") -> Step:
+    return tool("Bash", {"command": command, "description": description})
+
+
+def write(path: str, content: str) -> Step:
+    return tool("Write", {"file_path": path, "content": content})
+
+
+def edit(path: str, old: str, new: str) -> Step:
+    return tool("Edit", {"file_path": path, "old_string": old, "new_string": new})
+
+
+def select_tool(name: str) -> Step:
+    """Load a deferred tool (WebFetch, ExitPlanMode, ...) through ToolSearch."""
+    return tool("ToolSearch", {"query": f"select:{name}", "max_results": 1})
+
+
+def web_fetch(url: str, prompt: str = "Summarise the page") -> list[Step]:
+    return [select_tool("WebFetch"), tool("WebFetch", {"url": url, "prompt": prompt})]
+
+
+def exit_plan_mode(plan: str) -> list[Step]:
+    return [select_tool("ExitPlanMode"), tool("ExitPlanMode", {"plan": plan})]
+
+
+def question(
+    text_: str,
+    options: Iterable[str | tuple[str, str]],
+    *,
+    header: str = "Choice",
+    multi_select: bool = False,
+) -> dict[str, Any]:
+    """One entry of AskUserQuestion's ``questions`` list."""
+    opts = []
+    for opt in options:
+        label, desc = (opt, f"Pick {opt}") if isinstance(opt, str) else opt
+        opts.append({"label": label, "description": desc})
+    return {"question": text_, "header": header, "options": opts, "multiSelect": multi_select}
+
+
+def ask(*questions: dict[str, Any]) -> Step:
+    return tool("AskUserQuestion", {"questions": list(questions)})
+
+
+# --------------------------------------------------------------------------
+# What Claude sent
+
+
+@dataclass
+class Request:
+    """One request as Claude sent it."""
+
+    path: str
+    body: dict[str, Any]
+    at: float
+
+    @property
+    def is_main(self) -> bool:
+        return self.path.startswith("/v1/messages") and "count_tokens" not in self.path and bool(self.body.get("tools"))
+
+    def last_user_message(self) -> dict[str, Any] | None:
+        """The last ``user`` message (the very last one may be a ``system`` one)."""
+        for msg in reversed(self.body.get("messages", [])):
+            if msg.get("role") == "user":
+                return msg
+        return None
+
+    def user_blocks(self) -> list[dict[str, Any]]:
+        msg = self.last_user_message()
+        if msg is None:
+            return []
+        content = msg.get("content")
+        if isinstance(content, str):
+            return [{"type": "text", "text": content}]
+        return list(content or [])
+
+    def tool_results(self) -> list[dict[str, Any]]:
+        return [b for b in self.user_blocks() if b.get("type") == "tool_result"]
+
+    def user_text(self) -> str:
+        """All plain text of the last user message, joined (system reminders included)."""
+        return "\n".join(b.get("text", "") for b in self.user_blocks() if b.get("type") == "text")
+
+
+def block_text(block: dict[str, Any]) -> str:
+    """The text of a tool_result block, whether its content is a string or blocks."""
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    return "\n".join(part.get("text", "") for part in content or [] if isinstance(part, dict))
+
+
+# --------------------------------------------------------------------------
+# The server
+
+
+class FakeAnthropicAPI:
+    """A loopback HTTP server that plays a script; use as a context manager."""
+
+    def __init__(self, script: Iterable[Step | list[Step]] = (), *, host: str = "127.0.0.1") -> None:
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._steps: list[Step] = []
+        self._failures_left: int | None = None
+        self.requests: list[Request] = []
+        self._ids = itertools.count(1)
+        self.set_script(script)
+        self._server = ThreadingHTTPServer((host, 0), self._handler_class())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-anthropic-api", daemon=True
+        )
+
+    # -- lifecycle --------------------------------------------------------
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> "FakeAnthropicAPI":
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> "FakeAnthropicAPI":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- script -----------------------------------------------------------
+    def set_script(self, script: Iterable[Step | list[Step]]) -> None:
+        """Replace the steps still to be played (lists are flattened)."""
+        steps: list[Step] = []
+        for item in script:
+            steps.extend(item if isinstance(item, list) else [item])
+        with self._lock:
+            self._steps = steps
+            self._failures_left = None
+
+    def extend(self, *steps: Step | list[Step]) -> None:
+        with self._lock:
+            for item in steps:
+                self._steps.extend(item if isinstance(item, list) else [item])
+
+    @property
+    def pending_steps(self) -> int:
+        with self._lock:
+            return len(self._steps)
+
+    def _next_step(self) -> Step:
+        with self._lock:
+            if not self._steps:
+                return text(DEFAULT_REPLY)
+            step = self._steps[0]
+            if step.kind == "fail":
+                if self._failures_left is None:
+                    self._failures_left = step.times
+                if self._failures_left is not None:
+                    self._failures_left -= 1
+                    if self._failures_left <= 0:
+                        self._steps.pop(0)
+                        self._failures_left = None
+                return step
+            return self._steps.pop(0)
+
+    # -- recorded requests --------------------------------------------------
+    @property
+    def main_requests(self) -> list[Request]:
+        with self._lock:
+            return [r for r in self.requests if r.is_main]
+
+    def wait_for(self, predicate, timeout: float = 30.0) -> Request:
+        """Block until a recorded main request satisfies ``predicate``; return it."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                for req in self.requests:
+                    if req.is_main and predicate(req):
+                        return req
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    seen = [r.user_blocks()[-1:] for r in self.requests if r.is_main]
+                    raise TimeoutError(f"no matching request within {timeout}s; last user blocks seen: {seen!r}")
+                self._changed.wait(left)
+
+    def _record(self, path: str, body: dict[str, Any]) -> Request:
+        req = Request(path=path, body=body, at=time.time())
+        with self._changed:
+            self.requests.append(req)
+            self._changed.notify_all()
+        return req
+
+    # -- HTTP -------------------------------------------------------------
+    def _handler_class(self):
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:  # keep test output clean
+                pass
+
+            def _json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                self._json(200, {})
+
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+                try:
+                    body = json.loads(raw or b"{}")
+                except ValueError:
+                    self._json(400, {"type": "error", "error": {"type": "invalid_request_error", "message": "bad json"}})
+                    return
+                req = api._record(self.path, body)
+                if "count_tokens" in self.path:
+                    self._json(200, {"input_tokens": 100})
+                    return
+                step = api._next_step() if req.is_main else text("Headspace test session")
+                if step.decide is not None:
+                    step = step.decide(req)
+                try:
+                    api._answer(self, body, step)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # Claude went away mid-stream (the test ended it)
+
+        return Handler
+
+    def _answer(self, handler: BaseHTTPRequestHandler, body: dict[str, Any], step: Step) -> None:
+        if step.kind == "fail":
+            kinds = {429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}
+            error_type = kinds.get(step.status, "api_error")
+            handler._json(  # type: ignore[attr-defined]
+                step.status,
+                {"type": "error", "error": {"type": error_type, "message": error_type.replace("_", " ")}},
+                {"retry-after": "1"} if step.status == 429 else None,
+            )
+            return
+        if step.delay:
+            time.sleep(step.delay)
+        blocks: list[dict[str, Any]] = []
+        if step.text:
+            blocks.append({"type": "text", "text": step.text})
+        if step.kind == "tool":
+            blocks.append(
+                {"type": "tool_use", "id": f"toolu_{next(self._ids):06d}", "name": step.tool_name, "input": step.tool_input}
+            )
+        stop_reason = "tool_use" if step.kind == "tool" else "end_turn"
+        message_id = f"msg_{next(self._ids):06d}"
+        model = body.get("model", "claude-test")
+        if not body.get("stream"):
+            handler._json(  # type: ignore[attr-defined]
+                200,
+                {
+                    "id": message_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": blocks,
+                    "stop_reason": stop_reason,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 100, "output_tokens": 20},
+                },
+            )
+            return
+        handler.send_response(200)
+        handler.send_header("content-type", "text/event-stream")
+        handler.send_header("cache-control", "no-cache")
+        handler.send_header("connection", "close")
+        handler.end_headers()
+        handler.close_connection = True
+        out = handler.wfile
+
+        def event(kind: str, data: dict[str, Any]) -> None:
+            out.write(f"event: {kind}\ndata: {json.dumps(data)}\n\n".encode())
+            out.flush()
+
+        event(
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": message_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 100, "output_tokens": 1},
+                },
+            },
+        )
+        for index, block in enumerate(blocks):
+            if block["type"] == "text":
+                event("content_block_start", {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}})
+                for piece, pause in _chunks(block["text"], step.seconds):
+                    event("content_block_delta", {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": piece}})
+                    if pause:
+                        time.sleep(pause)
+            else:
+                event(
+                    "content_block_start",
+                    {"type": "content_block_start", "index": index, "content_block": {**block, "input": {}}},
+                )
+                event(
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}},
+                )
+            event("content_block_stop", {"type": "content_block_stop", "index": index})
+        event("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": None}, "usage": {"output_tokens": 20}})
+        event("message_stop", {"type": "message_stop"})
+
+
+def _chunks(body: str, seconds: float) -> list[tuple[str, float]]:
+    """Split a text into word-sized deltas paced to last about ``seconds``."""
+    if seconds <= 0:
+        return [(body, 0.0)]
+    words = body.split(" ")
+    pieces = [w + (" " if i < len(words) - 1 else "") for i, w in enumerate(words)]
+    pause = seconds / max(len(pieces), 1)
+    return [(p, pause) for p in pieces]

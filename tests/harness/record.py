@@ -1,0 +1,156 @@
+"""Record the screen corpus from the real Claude Code binary.
+
+    python -m tests.harness.record            # everything, into snapshots/panes/claude-<version>/
+    python -m tests.harness.record --only permission_bash --sizes 80x24
+
+Each scenario of ``scenarios.py`` is played at every size in both renderers
+(``alt``: Claude's default alternate screen; ``inline``:
+``CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN=1``), each in its own private tmux
+server against its own scripted API.  For every screen three files are written
+next to each other::
+
+    <renderer>/<W>x<H>/<scenario>.ansi   capture-pane -p -e (colours kept)
+    <renderer>/<W>x<H>/<scenario>.txt    the same capture without escapes
+    <renderer>/<W>x<H>/<scenario>.json   size, cursor, alternate_on, title,
+                                         command, and the expected observation
+
+Nothing in the corpus is written by hand: rerun this after a Claude upgrade.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+from .claude import CLAUDE_VERSION, find_claude
+from .fake_api import FakeAnthropicAPI
+from .scenarios import BY_NAME, SCENARIOS, Scenario
+from .session import ClaudeSession
+from .tmux import PrivateTmux
+
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT_OUT = REPO / "snapshots" / "panes" / f"claude-{CLAUDE_VERSION}"
+SIZES = ((80, 24), (120, 40), (200, 50))
+RENDERERS = ("alt", "inline")
+SGR = re.compile(r"\x1b\[[0-9;:]*m")
+
+
+def plain_text(ansi: str) -> str:
+    """The text of an ``capture-pane -e`` capture: colours dropped, trailing blanks trimmed."""
+    return "\n".join(line.rstrip() for line in SGR.sub("", ansi).split("\n"))
+
+
+@dataclass(frozen=True)
+class Job:
+    scenario: Scenario
+    width: int
+    height: int
+    renderer: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.renderer}/{self.width}x{self.height}/{self.scenario.name}"
+
+
+def record_one(job: Job, claude: str, out: Path) -> dict:
+    """Play one scenario against the real binary and write its three files."""
+    root = Path(tempfile.mkdtemp(prefix="hs-rec-"))
+    tmux = PrivateTmux({"PATH": "/usr/bin:/bin", "HOME": str(root), "LANG": "C.UTF-8"})
+    options = dict(job.scenario.session)
+    files = options.pop("files", {})
+    with FakeAnthropicAPI(job.scenario.script) as fake:
+        session = ClaudeSession(
+            tmux, fake, claude, root, width=job.width, height=job.height, inline=job.renderer == "inline", files=files, **options
+        )
+        try:
+            job.scenario.drive(session)
+            if job.scenario.settle:
+                session.wait_stable(quiet=0.8, timeout=4, strict=False)
+            ansi = session.ansi()
+            info = session.info()
+        finally:
+            session.close()
+            tmux.close()
+            shutil.rmtree(root, ignore_errors=True)
+    meta = {
+        "claude_version": CLAUDE_VERSION,
+        "scenario": job.scenario.name,
+        "renderer": job.renderer,
+        "width": info.width,
+        "height": info.height,
+        "cursor": {"x": info.cursor_x, "y": info.cursor_y},
+        "alternate_on": info.alternate_on,
+        "pane_title": info.title,
+        "pane_command": info.current_command,
+        "expected": {"state": job.scenario.state, **job.scenario.expected},
+    }
+    folder = out / job.renderer / f"{job.width}x{job.height}"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{job.scenario.name}.ansi").write_text(ansi)
+    (folder / f"{job.scenario.name}.txt").write_text(plain_text(ansi))
+    (folder / f"{job.scenario.name}.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
+    return meta
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    match = re.fullmatch(r"(\d+)x(\d+)", text)
+    if not match:
+        raise argparse.ArgumentTypeError(f"size must look like 120x40, not {text!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.harness.record", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", nargs="+", metavar="SCENARIO", choices=sorted(BY_NAME), help="record just these scenarios")
+    parser.add_argument("--sizes", nargs="+", type=parse_size, default=list(SIZES), metavar="WxH")
+    parser.add_argument("--renderers", nargs="+", choices=RENDERERS, default=list(RENDERERS))
+    parser.add_argument("--jobs", type=int, default=4, help="sessions recorded at once (default 4)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--tries", type=int, default=2, help="attempts per screen before giving up (default 2)")
+    args = parser.parse_args(argv)
+
+    claude = find_claude()
+    scenarios = [BY_NAME[n] for n in args.only] if args.only else SCENARIOS
+    jobs = [Job(sc, w, h, r) for sc in scenarios for (w, h) in args.sizes for r in args.renderers]
+    print(f"recording {len(jobs)} screens with {claude} into {args.out}", flush=True)
+    failures: list[str] = []
+    started = time.monotonic()
+
+    def attempt(job: Job) -> dict:
+        for n in range(args.tries):
+            try:
+                return record_one(job, claude, args.out)
+            except Exception:  # report and retry: one flaky screen must not lose the run
+                if n == args.tries - 1:
+                    raise
+                print(f"retrying {job.label}:\n{traceback.format_exc(limit=1)}", file=sys.stderr, flush=True)
+        raise AssertionError("unreachable")
+
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = {pool.submit(attempt, job): job for job in jobs}
+        for future in as_completed(futures):
+            job = futures[future]
+            try:
+                future.result()
+                print(f"ok   {job.label}", flush=True)
+            except Exception as exc:
+                failures.append(job.label)
+                print(f"FAIL {job.label}: {exc}", file=sys.stderr, flush=True)
+    print(f"{len(jobs) - len(failures)}/{len(jobs)} screens in {time.monotonic() - started:.0f}s", flush=True)
+    if failures:
+        print("failed: " + ", ".join(sorted(failures)), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,175 @@
+"""One real Claude Code session in a private tmux pane, driven like a person would.
+
+The pane starts an interactive bash; ``claude`` is typed at the shell prompt
+and run from there, so the process tree, ``#{pane_current_command}`` and what
+is left on screen after Claude exits are what a user's pane has.  Every wait
+watches the screen (or the scripted API) with a deadline: nothing sleeps
+blindly for a fixed time to "let it settle".
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .claude import claude_env, make_home
+from .fake_api import FakeAnthropicAPI
+from .tmux import PaneInfo, PrivateTmux
+
+SHELL_PROMPT = re.compile(r"tester@box:\S*[$#] ?$", re.M)
+# Claude's input box: a rule, then the "❯" prompt line.
+READY = re.compile(r"^─{8,}\s*\n❯", re.M)
+
+
+class ScreenTimeout(AssertionError):
+    """The screen never showed what a wait expected; carries the last screen."""
+
+
+@dataclass
+class ClaudeSession:
+    tmux: PrivateTmux
+    api: FakeAnthropicAPI
+    claude: str
+    root: Path
+    name: str = "agent"
+    width: int = 120
+    height: int = 40
+    inline: bool = False
+    permission_mode: str = "default"
+    trust: bool = True
+    approve_key: bool = True
+    extra_args: list[str] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)  # written into the work dir first
+    pane_id: str = ""
+
+    @property
+    def home(self) -> Path:
+        return self.root / "home"
+
+    @property
+    def workdir(self) -> Path:
+        return self.root / "work"
+
+    # -- lifecycle --------------------------------------------------------
+    def start_shell(self) -> None:
+        make_home(self.home, self.workdir, trust=self.trust, approve_key=self.approve_key)
+        for rel, content in self.files.items():
+            (self.workdir / rel).write_text(content)
+        env = claude_env(self.home, self.api.url, self.claude, inline=self.inline)
+        self.pane_id = self.tmux.new_session(
+            self.name,
+            width=self.width,
+            height=self.height,
+            cwd=str(self.workdir),
+            command=["bash", "--norc", "--noprofile", "-i"],
+            env=env,
+        )
+        self.wait_for(SHELL_PROMPT, timeout=15, what="the shell prompt")
+
+    @property
+    def command_line(self) -> str:
+        args = ["claude", "--permission-mode", self.permission_mode, *self.extra_args]
+        return " ".join(shlex.quote(a) for a in args)
+
+    def launch(self, *, wait_ready: bool = True) -> str:
+        """Type ``claude ...`` at the shell prompt; by default wait for Claude's input box."""
+        if not self.pane_id:
+            self.start_shell()
+        self.tmux.send_text(self.pane_id, self.command_line)
+        self.tmux.send_keys(self.pane_id, "Enter")
+        if wait_ready:
+            return self.wait_ready()
+        return self.screen()
+
+    def wait_ready(self, timeout: float = 30) -> str:
+        return self.wait_for(READY, timeout=timeout, what="Claude's input box")
+
+    def close(self) -> None:
+        if self.pane_id:
+            self.tmux.kill_session(self.name)
+            self.pane_id = ""
+
+    # -- reading ----------------------------------------------------------
+    def screen(self) -> str:
+        return self.tmux.capture(self.pane_id)
+
+    def ansi(self) -> str:
+        return self.tmux.capture(self.pane_id, ansi=True)
+
+    def info(self) -> PaneInfo:
+        return self.tmux.pane(self.pane_id)
+
+    def wait_for(
+        self,
+        expect: str | re.Pattern[str] | Callable[[str], bool],
+        *,
+        timeout: float = 30,
+        what: str | None = None,
+        interval: float = 0.05,
+    ) -> str:
+        """Poll the screen until ``expect`` (a substring, regex or predicate) holds."""
+        if isinstance(expect, str):
+            check: Callable[[str], bool] = lambda s, needle=expect: needle in s
+        elif isinstance(expect, re.Pattern):
+            check = lambda s, rx=expect: rx.search(s) is not None
+        else:
+            check = expect
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if check(screen):
+                return screen
+            time.sleep(interval)
+        raise ScreenTimeout(f"{self.name}: waited {timeout}s for {what or expect!r}; screen was:\n{screen}")
+
+    def wait_stable(self, *, quiet: float = 0.6, timeout: float = 15, strict: bool = True) -> str:
+        """Wait until the screen's text has not changed for ``quiet`` seconds.
+
+        Text, not colours: Claude animates colours (a shimmer on tips and
+        spinners) even on a screen that is otherwise at rest.  Some states
+        animate their text too (the mascot and a blinking bullet beside a
+        permission dialog); with ``strict=False`` such a screen is returned as
+        it is when ``timeout`` runs out instead of failing.
+        """
+        deadline = time.monotonic() + timeout
+        last = self.screen()
+        since = time.monotonic()
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+            now = self.screen()
+            if now != last:
+                last, since = now, time.monotonic()
+            elif time.monotonic() - since >= quiet:
+                return self.screen()
+        if not strict:
+            return self.screen()
+        raise ScreenTimeout(f"{self.name}: the screen kept changing for {timeout}s:\n{self.screen()}")
+
+    # -- typing -----------------------------------------------------------
+    def type(self, text: str) -> None:
+        self.tmux.send_text(self.pane_id, text)
+
+    def press(self, *keys: str) -> None:
+        self.tmux.send_keys(self.pane_id, *keys)
+
+    def answer(self, *keys: str, quiet: float = 0.5) -> None:
+        """Press keys at a dialog once it has been on screen, unchanged, for ``quiet`` s.
+
+        Measured on 2.1.330: a digit sent within ~0.1 s of a menu being drawn
+        is dropped (the dialog is not listening yet); after ~0.3 s it lands.
+        A person never types that fast; a test must not either.
+        """
+        self.wait_stable(quiet=quiet, timeout=3, strict=False)
+        self.press(*keys)
+
+    def submit(self, text: str, *, timeout: float = 10) -> None:
+        """Type a prompt, wait until the input box shows it, then press Enter."""
+        self.type(text)
+        tail = text[-20:]
+        self.wait_for(lambda s: tail in s, timeout=timeout, what=f"the typed text {tail!r}")
+        self.press("Enter")
