@@ -1,0 +1,90 @@
+"""Fixtures shared by all tests: the real Claude binary, a scripted API, private tmux.
+
+Nothing here touches the user's own tmux server, ``~/.claude`` or
+``~/.config``: every tmux command goes to a private ``-L`` socket started with
+an explicit environment, and every Claude session gets a temporary HOME.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+from tests.harness.claude import ClaudeUnavailable, find_claude
+from tests.harness.fake_api import FakeAnthropicAPI
+from tests.harness.session import ClaudeSession
+from tests.harness.tmux import PrivateTmux
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+@pytest.fixture(scope="session")
+def claude_binary() -> str:
+    """The pinned Claude Code binary; installed into a cache on first use.
+
+    Locally a missing binary skips the live tests with the reason; with
+    ``CI=true`` it fails them, so CI can never pass without testing for real.
+    """
+    if shutil.which("tmux") is None:
+        message = "tmux is not installed"
+        if _in_ci():
+            pytest.fail(message)
+        pytest.skip(message)
+    try:
+        return find_claude()
+    except ClaudeUnavailable as exc:
+        if _in_ci():
+            pytest.fail(f"CI=true and Claude Code is unavailable: {exc}")
+        pytest.skip(str(exc))
+
+
+@pytest.fixture
+def fake_api() -> Iterator[FakeAnthropicAPI]:
+    with FakeAnthropicAPI() as api:
+        yield api
+
+
+@pytest.fixture
+def private_tmux() -> Iterator[PrivateTmux]:
+    root = tempfile.mkdtemp(prefix="hs-tmux-")
+    server = PrivateTmux({"PATH": "/usr/bin:/bin", "HOME": root, "LANG": "C.UTF-8"})
+    try:
+        yield server
+    finally:
+        server.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def claude_session(
+    claude_binary: str, fake_api: FakeAnthropicAPI, private_tmux: PrivateTmux, tmp_path: Path
+) -> Iterator[Callable[..., ClaudeSession]]:
+    """A factory: ``claude_session(script, width=.., inline=.., ...)`` starts Claude at its prompt.
+
+    Every session shares the test's scripted API and private tmux server, and
+    gets its own HOME and work dir under ``tmp_path``.
+    """
+    started: list[ClaudeSession] = []
+
+    def start(script: Any = (), *, launch: bool = True, name: str | None = None, **options: Any) -> ClaudeSession:
+        if script:
+            fake_api.set_script(script)
+        name = name or f"agent{len(started)}"
+        session = ClaudeSession(private_tmux, fake_api, claude_binary, tmp_path / name, name=name, **options)
+        started.append(session)
+        if launch:
+            session.launch()
+        else:
+            session.start_shell()
+        return session
+
+    yield start
+    for session in started:
+        session.close()
