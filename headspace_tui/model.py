@@ -1,0 +1,185 @@
+"""The vocabulary every part of headspace shares: states, prompts, observations.
+
+Pure data, no I/O.  Detectors produce ``Observation`` values; the store keeps
+one ``Agent`` per pane; the UI and the guarded actions read them.  Keeping
+these small and frozen means an observation can be compared, cached, printed
+as JSON and explained without knowing where it came from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+
+
+class AgentState(str, Enum):
+    """What an agent is doing, as far as the user is concerned.
+
+    ``input`` means the agent ended its turn asking the user something in
+    plain text (no dialog): it waits for a typed answer.
+    """
+
+    STARTING = "starting"
+    IDLE = "idle"
+    WORKING = "working"
+    PERMISSION = "permission"
+    QUESTION = "question"
+    PLAN = "plan"
+    INPUT = "input"
+    ERROR = "error"
+    EXITED = "exited"
+    UNKNOWN = "unknown"
+
+    @property
+    def needs_you(self) -> bool:
+        return self in NEEDS_YOU
+
+    @property
+    def is_menu(self) -> bool:
+        """A numbered menu is on screen: digits are safe to type."""
+        return self in (AgentState.PERMISSION, AgentState.QUESTION, AgentState.PLAN, AgentState.STARTING)
+
+
+NEEDS_YOU = frozenset(
+    {AgentState.PERMISSION, AgentState.QUESTION, AgentState.PLAN, AgentState.INPUT, AgentState.ERROR}
+)
+
+# Table order: agents that need you first, then working, idle, the rest, exited last.
+STATE_RANK = {
+    AgentState.PERMISSION: 0,
+    AgentState.QUESTION: 0,
+    AgentState.PLAN: 0,
+    AgentState.INPUT: 0,
+    AgentState.ERROR: 0,
+    AgentState.WORKING: 1,
+    AgentState.STARTING: 2,
+    AgentState.IDLE: 3,
+    AgentState.UNKNOWN: 4,
+    AgentState.EXITED: 5,
+}
+
+
+@dataclass(frozen=True)
+class Option:
+    """One numbered choice of a menu, as drawn: ``key`` is what selects it."""
+
+    key: str
+    label: str
+    selected: bool = False  # the ❯ cursor is on it
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Which rule matched which line: the reason a state was chosen."""
+
+    rule: str
+    line: int  # 0-based screen row, -1 when not from the screen
+    text: str
+
+    def __str__(self) -> str:
+        where = f"line {self.line}" if self.line >= 0 else "no line"
+        return f"{self.rule} @ {where}: {self.text.strip()[:80]}"
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """What the agent is waiting for, in enough detail to answer it safely.
+
+    ``fingerprint`` identifies this exact prompt on screen: an action re-reads
+    the pane right before sending and refuses when it changed.
+    """
+
+    kind: str  # permission | question | plan | starting | input
+    title: str = ""  # "Do you want to proceed?" or the question text
+    tool: str = ""  # Bash, Write, Edit, WebFetch, ExitPlanMode ...
+    detail: str = ""  # the command, file or URL
+    options: tuple[Option, ...] = ()
+    multi_select: bool = False
+    question_index: int = 0  # 1-based, when several questions are asked at once
+    question_count: int = 0
+    fingerprint: str = ""
+
+    def option_for(self, label_prefix: str) -> Option | None:
+        """The first option whose label starts with ``label_prefix`` (case-insensitive)."""
+        wanted = label_prefix.lower()
+        for option in self.options:
+            if option.label.lower().startswith(wanted):
+                return option
+        return None
+
+    @property
+    def yes(self) -> Option | None:
+        return self.option_for("yes")
+
+    @property
+    def no(self) -> Option | None:
+        """The "No" choice, found by its label (never by its position)."""
+        for option in self.options:
+            label = option.label.lower()
+            if label == "no" or label.startswith(("no,", "no ", "no (")):
+                return option
+        return None
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One reading of one agent from one source."""
+
+    state: AgentState
+    prompt: Prompt | None = None
+    evidence: tuple[Evidence, ...] = ()
+    source: str = "screen"  # screen | status-file | process | hook | transcript
+    confidence: float = 0.5
+    error: str = ""  # the error message, for state error
+    retrying: bool = False
+    exit_status: int | None = None
+
+    @property
+    def tool(self) -> str:
+        return self.prompt.tool if self.prompt else ""
+
+    @property
+    def question(self) -> str:
+        if self.prompt and self.prompt.kind in ("question", "input"):
+            return self.prompt.title
+        return ""
+
+    @property
+    def option_labels(self) -> list[str]:
+        return [o.label for o in self.prompt.options] if self.prompt else []
+
+    def to_json(self) -> dict:
+        """The stable JSON shape used by ``headspace classify --json`` and ``status --json``."""
+        return {
+            "state": self.state.value,
+            "tool": self.tool or None,
+            "detail": (self.prompt.detail or None) if self.prompt else None,
+            "options": self.option_labels,
+            "question": self.question or None,
+            "multi_select": bool(self.prompt and self.prompt.multi_select),
+            "error": self.error or None,
+            "retrying": self.retrying,
+            "exit_status": self.exit_status,
+            "source": self.source,
+            "evidence": [asdict(e) for e in self.evidence],
+        }
+
+
+@dataclass
+class Agent:
+    """One tmux pane that runs (or ran) Claude Code, as the table shows it."""
+
+    pane_id: str  # %N: the only address actions use
+    target: str  # session:window.pane, for people
+    session: str
+    cwd: str = ""
+    name: str = ""  # Claude's session name, when known
+    pid: int = 0  # the pane's shell or process
+    claude_pid: int = 0
+    observation: Observation = field(default_factory=lambda: Observation(AgentState.UNKNOWN))
+    since: float = 0.0  # when the current state began (time.time())
+    delivery: str = ""  # "", "sent", "not delivered: ..."
+
+    @property
+    def state(self) -> AgentState:
+        return self.observation.state
