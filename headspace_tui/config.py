@@ -1,0 +1,103 @@
+"""User settings: a small TOML file, validated, with one clear error per mistake.
+
+Where: ``$XDG_CONFIG_HOME/headspace/config.toml`` (``~/.config/...``), or
+``--config FILE``.  A missing file means the defaults; a malformed one is an
+error that names the file and the problem, never a traceback.
+
+Example::
+
+    nudge_text = "continue"
+    layout = "auto"            # auto | side | stacked
+
+    [keys]
+    approve = "y"
+    deny = "n"
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# Action name -> default key.  Digits 1-9 always pick options.
+DEFAULT_KEYS: dict[str, str] = {
+    "approve": "y",
+    "deny": "n",
+    "reply": "r",
+    "nudge": "c",
+    "interrupt": "escape",
+    "jump": "enter",
+    "filter": "slash",
+    "toggle_layout": "l",
+    "help": "question_mark",
+    "quit": "q",
+}
+LAYOUTS = ("auto", "side", "stacked")
+
+
+class ConfigError(Exception):
+    """A config problem, said in one line that names the file."""
+
+
+@dataclass(frozen=True)
+class Config:
+    nudge_text: str = "continue"
+    layout: str = "auto"
+    keys: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_KEYS))
+    confirm_timeout: float = 5.0
+
+
+def default_path(env: os._Environ | dict = os.environ) -> Path:
+    base = env.get("XDG_CONFIG_HOME") or os.path.join(env.get("HOME", "~"), ".config")
+    return Path(base).expanduser() / "headspace" / "config.toml"
+
+
+def load_config(path: Path | None = None) -> Config:
+    """Read and validate the config; the defaults when the default file does not exist."""
+    explicit = path is not None
+    path = path or default_path()
+    try:
+        raw = path.read_text()
+    except FileNotFoundError:
+        if explicit:
+            raise ConfigError(f"config file {path} does not exist") from None
+        return Config()
+    except OSError as exc:
+        raise ConfigError(f"cannot read config {path}: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(raw)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    return parse_config(data, str(path))
+
+
+def parse_config(data: dict, where: str = "config") -> Config:
+    known = {"nudge_text", "layout", "keys", "confirm_timeout"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ConfigError(f"{where}: unknown setting {unknown[0]!r} (known: {', '.join(sorted(known))})")
+    nudge = data.get("nudge_text", Config.nudge_text)
+    if not isinstance(nudge, str) or not nudge.strip():
+        raise ConfigError(f"{where}: nudge_text must be a non-empty string")
+    layout = data.get("layout", Config.layout)
+    if layout not in LAYOUTS:
+        raise ConfigError(f"{where}: layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
+    timeout = data.get("confirm_timeout", Config.confirm_timeout)
+    if not isinstance(timeout, (int, float)) or not 0.5 <= timeout <= 60:
+        raise ConfigError(f"{where}: confirm_timeout must be a number of seconds between 0.5 and 60")
+    keys = dict(DEFAULT_KEYS)
+    given = data.get("keys", {})
+    if not isinstance(given, dict):
+        raise ConfigError(f"{where}: [keys] must be a table of action = \"key\"")
+    for action, key in given.items():
+        if action not in DEFAULT_KEYS:
+            raise ConfigError(f"{where}: [keys] has unknown action {action!r} (known: {', '.join(DEFAULT_KEYS)})")
+        if not isinstance(key, str) or not key or key.isdigit():
+            raise ConfigError(f"{where}: [keys] {action} must be a key name other than a digit")
+        keys[action] = key
+    clashes = {k for k in keys.values() if list(keys.values()).count(k) > 1}
+    if clashes:
+        raise ConfigError(f"{where}: [keys] binds {sorted(clashes)[0]!r} to more than one action")
+    return Config(nudge_text=nudge, layout=layout, keys=keys, confirm_timeout=float(timeout))
