@@ -1,0 +1,243 @@
+"""Claude Code's own status files: ``$CLAUDE_CONFIG_DIR/sessions/<pid>.json``.
+
+Each running interactive Claude writes one file, keyed by its pid, and
+rewrites it when its status changes; the file is removed on exit.  That is a
+cheap, screen-independent second opinion beside what the pane shows, and the
+pid ties it to the process we find under a pane.
+
+Facts measured on 2.1.330 (tests/e2e/test_live_loop.py, test_discovery.py):
+
+* ``status`` is one of ``idle``, ``busy``, ``waiting``, ``shell``; it is
+  missing for the first moments.  No ``<pid>.json`` exists at all while a
+  startup dialog (trust this folder) is up.
+* ``waitingFor`` accompanies ``waiting``: ``"permission prompt"`` for tool
+  permissions *and* plan approval (ExitPlanMode), ``"input needed"`` for an
+  AskUserQuestion dialog.  The binary also knows ``"sandbox request"``,
+  ``"worker request"``, ``"goal proposal"`` and ``"dialog open"``.
+* A turn that ends with a plain-text question reports ``idle``; an API error
+  being retried reports ``busy``; a ``!`` shell command reports ``busy``.
+* The folder also holds ``<pid>.<hash>.key`` files, and a file may be caught
+  half-written: anything that is not a complete JSON object is skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, AsyncIterator, Mapping
+
+from ..model import AgentState, Evidence, Observation
+
+SOURCE = "status-file"
+
+
+def claude_config_dir(env: Mapping[str, str] = os.environ) -> Path:
+    """Where Claude keeps its state: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
+    configured = env.get("CLAUDE_CONFIG_DIR")
+    if configured:
+        return Path(configured).expanduser()
+    home = env.get("HOME")
+    return (Path(home) if home else Path.home()) / ".claude"
+
+
+@dataclass(frozen=True)
+class ClaudeStatus:
+    """One Claude process as its status file describes it."""
+
+    pid: int
+    status: str = ""  # idle | busy | waiting | shell; "" while not yet written
+    waiting_for: str = ""  # "permission prompt", "input needed", ...
+    session_id: str = ""
+    cwd: str = ""
+    name: str = ""  # Claude's session name ("work-72", or one the user set)
+    updated_at: float = 0.0  # epoch seconds the status last changed (statusUpdatedAt, else updatedAt); 0 unknown
+    tmux: str = ""  # "session:@window.%pane" as Claude saw $TMUX_PANE at start
+    kind: str = ""  # interactive | bg | daemon | daemon-worker
+
+    @property
+    def pane_id(self) -> str:
+        """The ``%N`` part of ``tmux``, or ""."""
+        _, _, pane = self.tmux.rpartition(".")
+        return pane if pane.startswith("%") else ""
+
+
+def _text(data: Mapping[str, Any], key: str) -> str:
+    value = data.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def _seconds(data: Mapping[str, Any], *keys: str) -> float:
+    for key in keys:
+        value = data.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+            return value / 1000.0  # Claude writes epoch milliseconds
+    return 0.0
+
+
+def parse_status(data: Any, fallback_pid: int | None = None) -> ClaudeStatus | None:
+    """A ``ClaudeStatus`` from one decoded file, or None if it is not one."""
+    if not isinstance(data, dict):
+        return None
+    pid = data.get("pid")
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        pid = fallback_pid
+    if pid is None:
+        return None
+    return ClaudeStatus(
+        pid=pid,
+        status=_text(data, "status"),
+        waiting_for=_text(data, "waitingFor"),
+        session_id=_text(data, "sessionId"),
+        cwd=_text(data, "cwd"),
+        name=_text(data, "name"),
+        updated_at=_seconds(data, "statusUpdatedAt", "updatedAt"),
+        tmux=_text(data, "tmux"),
+        kind=_text(data, "kind"),
+    )
+
+
+def read_statuses(folder: Path) -> dict[int, ClaudeStatus]:
+    """Every complete status file in ``folder`` by pid; a missing folder is simply empty."""
+    statuses: dict[int, ClaudeStatus] = {}
+    try:
+        paths = sorted(Path(folder).glob("*.json"))
+    except OSError:
+        return statuses
+    for path in paths:
+        try:
+            data = json.loads(path.read_bytes())
+        except (OSError, ValueError):  # gone, unreadable, or caught mid-write
+            continue
+        stem = path.stem
+        status = parse_status(data, int(stem) if stem.isdigit() else None)
+        if status is not None:
+            statuses[status.pid] = status
+    return statuses
+
+
+async def _wait(stop_event: asyncio.Event | None, seconds: float) -> bool:
+    """Sleep ``seconds``, or less if ``stop_event`` is set; True when asked to stop."""
+    if stop_event is None:
+        await asyncio.sleep(seconds)
+        return False
+    try:
+        await asyncio.wait_for(stop_event.wait(), seconds)
+    except asyncio.TimeoutError:
+        pass
+    return stop_event.is_set()
+
+
+async def watch_statuses(
+    folder: Path, stop_event: asyncio.Event | None = None, *, poll: float = 1.0
+) -> AsyncIterator[dict[int, ClaudeStatus]]:
+    """Yield ``read_statuses(folder)`` now, then again whenever it changes.
+
+    Uses ``watchfiles.awatch`` (inotify) for prompt news, plus a re-read
+    every ``poll`` seconds as a safety net (a handful of small files).
+    Until the folder exists (Claude never ran under this config dir yet) it
+    is looked for every ``poll`` seconds; if it disappears, we go back to
+    that.  A reading equal to the last one yielded is not yielded again.
+    Ends when ``stop_event`` is set; set it (rather than cancelling the
+    task) to stop promptly.
+    """
+    from watchfiles import awatch
+
+    folder = Path(folder)
+    last = read_statuses(folder)
+    yield last
+    while stop_event is None or not stop_event.is_set():
+        if not folder.is_dir():
+            if await _wait(stop_event, poll):
+                return
+            continue
+        # The folder may have been filled between our last read and the watch starting.
+        current = read_statuses(folder)
+        if current != last:
+            last = current
+            yield last
+        folder_name = os.path.abspath(folder)
+
+        def relevant(change: Any, path: str, folder_name: str = folder_name) -> bool:
+            # Status files, and the folder itself (so its removal ends this watch).
+            return path.endswith(".json") or os.path.abspath(path) == folder_name
+
+        try:
+            # Every ``poll`` seconds without events awatch yields an empty set and
+            # we re-read anyway: a change made before the watch took hold is
+            # then late by a second, never lost.  It also bounds how long a
+            # cancelled task waits for the watch thread.
+            async for _changes in awatch(
+                folder,
+                stop_event=stop_event,
+                watch_filter=relevant,
+                debounce=400,
+                step=50,
+                rust_timeout=int(poll * 1000),
+                yield_on_timeout=True,
+                recursive=False,
+            ):
+                current = read_statuses(folder)
+                if current != last:
+                    last = current
+                    yield last
+                if not folder.is_dir():
+                    break
+        except (FileNotFoundError, RuntimeError, OSError):
+            pass  # the folder went away under the watcher; poll for it again
+        if not folder.is_dir():
+            current = read_statuses(folder)
+            if current != last:
+                last = current
+                yield last
+        elif stop_event is None or not stop_event.is_set():
+            await _wait(stop_event, poll)  # the watcher ended unexpectedly: don't spin
+
+
+# waitingFor values Claude itself groups as a permission-style yes/no menu.
+_PERMISSION_WAITS = ("permission", "sandbox request", "worker request", "goal proposal")
+
+
+def status_observation(status: ClaudeStatus) -> Observation:
+    """What a status file alone says about the agent.
+
+    Mapping, and why:
+
+    * ``busy`` → WORKING.  ``shell`` → WORKING too: Claude's own agent list
+      shows "working" for both (``shell``: a shell command of its own runs).
+    * ``idle`` → IDLE.  A turn that ended with a typed question is also
+      ``idle``; only the screen can tell INPUT apart.
+    * ``waiting`` with a permission-style ``waitingFor`` → PERMISSION (plan
+      approval reports ``"permission prompt"`` as well; the screen tells PLAN
+      apart).  ``"input needed"`` → QUESTION.
+    * ``waiting`` with any other or no ``waitingFor`` ("dialog open") →
+      INPUT: the agent needs you, but we do not know it is a numbered menu,
+      and INPUT is the one needs-you state that never invites typing a
+      digit.  Confidence drops to 0.6 because the kind is a guess.
+    * no ``status`` yet → STARTING; an unknown value → UNKNOWN.
+
+    ``updated_at`` stays in the ``ClaudeStatus``; the observation carries
+    only the state, with the raw values as evidence.
+    """
+    raw, waiting = status.status, status.waiting_for
+    lowered = waiting.lower()
+    confidence = 0.8
+    if raw == "busy" or raw == "shell":
+        state = AgentState.WORKING
+    elif raw == "idle":
+        state = AgentState.IDLE
+    elif raw == "waiting":
+        if any(word in lowered for word in _PERMISSION_WAITS):
+            state = AgentState.PERMISSION
+        elif "input needed" in lowered or "question" in lowered:
+            state = AgentState.QUESTION
+        else:
+            state, confidence = AgentState.INPUT, 0.6
+    elif raw == "":
+        state = AgentState.STARTING
+    else:
+        state, confidence = AgentState.UNKNOWN, 0.3
+    evidence = Evidence(rule=SOURCE, line=-1, text=f"status={raw or '-'} waitingFor={waiting or '-'}")
+    return Observation(state, evidence=(evidence,), source=SOURCE, confidence=confidence)

@@ -1,0 +1,1 @@
+"""Everything headspace learns from tmux and the process tree under its panes."""

@@ -1,0 +1,144 @@
+"""Which process under a tmux pane is Claude Code.
+
+``#{pane_current_command}`` names only the pane's foreground process, and a
+pane's pid is usually a shell with Claude as its child (or grandchild, under
+a wrapper).  So we read the whole process table once per scan — one pass over
+/proc, two small files per process — and answer every pane from that snapshot
+with a pure tree walk, which tests can drive with hand-built tables.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Iterable
+
+_VERSION_NAME = re.compile(r"^\d+\.\d+\.\d+$")
+_CLAUDE_NAMES = frozenset({"claude", "claude.exe"})
+_JS_RUNTIME = re.compile(r"^(node|nodejs|bun)(\d[\w.-]*)?(\.exe)?$")
+
+
+@dataclass(frozen=True)
+class ProcessInfo:
+    pid: int
+    ppid: int
+    comm: str  # the kernel's name: the executable's basename, at most 15 characters
+    argv: tuple[str, ...] = ()  # empty for kernel threads and zombies
+
+    @property
+    def argv0_name(self) -> str:
+        return os.path.basename(self.argv[0]) if self.argv else ""
+
+
+@dataclass
+class ProcessTable:
+    """A snapshot of processes by pid, with a parent→children index."""
+
+    processes: dict[int, ProcessInfo] = field(default_factory=dict)
+    _children: dict[int, list[int]] = field(default_factory=dict, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        for info in self.processes.values():
+            self._children.setdefault(info.ppid, []).append(info.pid)
+        for pids in self._children.values():
+            pids.sort()
+
+    @classmethod
+    def of(cls, processes: Iterable[ProcessInfo]) -> "ProcessTable":
+        return cls({p.pid: p for p in processes})
+
+    def __contains__(self, pid: object) -> bool:
+        return pid in self.processes
+
+    def __len__(self) -> int:
+        return len(self.processes)
+
+    def get(self, pid: int) -> ProcessInfo | None:
+        return self.processes.get(pid)
+
+    def children_of(self, pid: int) -> list[int]:
+        return list(self._children.get(pid, ()))
+
+
+def _parse_stat(text: str) -> tuple[str, int] | None:
+    """(comm, ppid) from /proc/<pid>/stat; comm may itself contain spaces and parentheses."""
+    open_, close = text.find("("), text.rfind(")")
+    if open_ < 0 or close < open_:
+        return None
+    rest = text[close + 2 :].split()
+    if len(rest) < 2:
+        return None
+    try:
+        return text[open_ + 1 : close], int(rest[1])
+    except ValueError:
+        return None
+
+
+def read_process_table(proc: str = "/proc") -> ProcessTable:
+    """Every process visible in ``proc``; ones that exit mid-read or deny access are left out
+    (their stat) or kept without argv (their cmdline)."""
+    processes: dict[int, ProcessInfo] = {}
+    try:
+        names = os.listdir(proc)
+    except OSError:
+        return ProcessTable()
+    for name in names:
+        if not name.isdigit():
+            continue
+        base = os.path.join(proc, name)
+        try:
+            with open(os.path.join(base, "stat"), "rb") as f:
+                parsed = _parse_stat(f.read().decode("utf-8", "replace"))
+        except OSError:  # gone already, or not ours to read
+            continue
+        if parsed is None:
+            continue
+        comm, ppid = parsed
+        try:
+            with open(os.path.join(base, "cmdline"), "rb") as f:
+                raw = f.read()
+            argv = tuple(part.decode("utf-8", "replace") for part in raw.rstrip(b"\0").split(b"\0")) if raw else ()
+        except OSError:
+            argv = ()
+        pid = int(name)
+        processes[pid] = ProcessInfo(pid, ppid, comm, argv)
+    return ProcessTable(processes)
+
+
+def children(pid: int, table: ProcessTable) -> list[int]:
+    """The direct children of ``pid`` in ``table``, lowest pid first."""
+    return table.children_of(pid)
+
+
+def is_claude(info: ProcessInfo) -> bool:
+    """Does this process look like Claude Code: native binary, npm ``cli.js``, or versioned binary?"""
+    names = {info.comm, info.argv0_name}
+    if names & _CLAUDE_NAMES:
+        return True
+    # The native installer runs ~/.local/share/claude/versions/<x.y.z> itself.
+    if any(_VERSION_NAME.match(n) for n in names if n):
+        return True
+    if any(_JS_RUNTIME.match(n) for n in names if n):
+        for arg in info.argv[1:]:
+            if arg.endswith("/cli.js") and "claude-code" in arg:
+                return True
+    return False
+
+
+def find_claude(root_pid: int, table: ProcessTable) -> int | None:
+    """The first Claude Code process in the tree under ``root_pid`` (itself included),
+    breadth-first, so the process nearest the pane wins; None if there is none."""
+    seen: set[int] = set()
+    queue: deque[int] = deque([root_pid])
+    while queue:
+        pid = queue.popleft()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        info = table.get(pid)
+        if info is not None and is_claude(info):
+            return pid
+        queue.extend(table.children_of(pid))
+    return None

@@ -1,0 +1,223 @@
+"""Talking to one tmux server: list its panes, read them, type into them.
+
+Every call is one ``tmux`` client process run with ``subprocess`` and a 10 s
+timeout.  We do not build on libtmux, although the project depends on it:
+its ``Server.cmd()`` is a thin ``Popen`` too (so no speed to gain), but it
+has no timeout (a wedged server would hang the UI), looks tmux up on PATH
+again on every call, splits stdout into lines and drops trailing blank ones
+(``capture-pane`` output must come back exactly as drawn), and reports
+failures as stderr lists rather than exceptions.  Its object layer would
+also cost several ``list-*`` round trips where we need one.  Wrapping
+``subprocess`` directly is shorter than wrapping libtmux's wrapper.
+
+The client always runs with ``-u``: without it, a client whose locale is not
+UTF-8 gets every non-ASCII character of a format (titles, paths) as ``_``.
+
+Errors come in two kinds, each carrying one human sentence:
+``TmuxUnavailable`` (no tmux, no server) and ``TmuxCommandError`` (the server
+answered but refused, e.g. the pane is gone).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+TIMEOUT = 10.0
+
+# Fields are joined by US (0x1f) and each record ends with RS (0x1e) before
+# tmux's own newline.  tmux strips control characters from pane titles and
+# escapes them in session names, but a directory name may hold a tab or a
+# newline, so the path goes last: it may then contain US, and a record that
+# still does not parse is skipped rather than trusted.
+_SEP = "\x1f"
+_END = "\x1e"
+_FIELDS = (
+    "pane_id",
+    "session_id",
+    "window_index",
+    "pane_index",
+    "pane_pid",
+    "pane_width",
+    "pane_height",
+    "alternate_on",
+    "pane_in_mode",
+    "pane_dead",
+    "pane_dead_status",
+    "session_name",
+    "pane_current_command",
+    "pane_title",
+    "pane_current_path",  # last: it is the only field that may contain anything
+)
+PANE_FORMAT = _SEP.join(f"#{{{name}}}" for name in _FIELDS) + _END
+
+
+class TmuxUnavailable(Exception):
+    """There is no tmux to talk to: not installed, or no server on that socket."""
+
+
+class TmuxCommandError(Exception):
+    """The server answered but the command failed (for example, the pane is gone)."""
+
+
+@dataclass(frozen=True)
+class PaneRecord:
+    """One pane as tmux describes it; ``pane_id`` (``%N``) is its stable address."""
+
+    pane_id: str
+    session_id: str
+    session_name: str
+    window_index: int
+    pane_index: int
+    target: str  # session:window.pane, for people; it shifts when windows move
+    pid: int  # the pane's first process, usually a shell
+    current_command: str
+    cwd: str
+    width: int
+    height: int
+    alternate_on: bool
+    in_mode: bool  # copy mode (or another mode): keys would go to tmux, not the program
+    title: str
+    dead: bool
+    dead_status: int | None
+
+
+def parse_pane_record(record: str) -> PaneRecord | None:
+    """One record of ``PANE_FORMAT`` output (without its terminator), or None if malformed."""
+    parts = record.split(_SEP, len(_FIELDS) - 1)
+    if len(parts) != len(_FIELDS):
+        return None
+    (pane_id, session_id, window, pane, pid, width, height, alt, mode, dead, dead_status, session, command, title, cwd) = parts
+    if not pane_id.startswith("%") or not session_id.startswith("$"):
+        return None
+    try:
+        window_index, pane_index = int(window), int(pane)
+        return PaneRecord(
+            pane_id=pane_id,
+            session_id=session_id,
+            session_name=session,
+            window_index=window_index,
+            pane_index=pane_index,
+            target=f"{session}:{window_index}.{pane_index}",
+            pid=int(pid or 0),
+            current_command=command,
+            cwd=cwd,
+            width=int(width),
+            height=int(height),
+            alternate_on=alt == "1",
+            in_mode=mode == "1",
+            title=title,
+            dead=dead == "1",
+            dead_status=int(dead_status) if dead_status else None,
+        )
+    except ValueError:
+        return None
+
+
+def parse_pane_records(output: str) -> list[PaneRecord]:
+    """Every well-formed record of a ``list-panes -F PANE_FORMAT`` output."""
+    records = []
+    for chunk in output.split(_END + "\n"):
+        chunk = chunk.removesuffix(_END)  # the last record, if tmux left off the newline
+        if chunk.strip():
+            record = parse_pane_record(chunk)
+            if record is not None:
+                records.append(record)
+    return records
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+class TmuxServer:
+    """One tmux server, chosen by ``-L`` name or ``-S`` path (neither: the default/current one)."""
+
+    def __init__(self, socket_name: str | None = None, socket_path: str | None = None) -> None:
+        self.socket_name = socket_name
+        self.socket_path = socket_path
+        self._binary: str | None = None
+
+    def __repr__(self) -> str:
+        return f"TmuxServer({self._where()})"
+
+    def _where(self) -> str:
+        if self.socket_path:
+            return f"socket path {self.socket_path!r}"
+        if self.socket_name:
+            return f"socket {self.socket_name!r}"
+        return "the default socket"
+
+    def _socket_args(self) -> list[str]:
+        if self.socket_path:
+            return ["-S", self.socket_path]
+        if self.socket_name:
+            return ["-L", self.socket_name]
+        return []
+
+    def run(self, *args: str) -> str:
+        """Run ``tmux [-L name | -S path] args...``; return stdout exactly as printed."""
+        if self._binary is None:
+            self._binary = shutil.which("tmux")
+            if self._binary is None:
+                raise TmuxUnavailable("tmux is not installed")
+        argv = [self._binary, "-u", *self._socket_args(), *args]
+        try:
+            proc = subprocess.run(
+                argv,
+                capture_output=True,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                timeout=TIMEOUT,
+                env=os.environ.copy(),
+                stdin=subprocess.DEVNULL,
+            )
+        except FileNotFoundError:
+            self._binary = None
+            raise TmuxUnavailable("tmux is not installed") from None
+        except subprocess.TimeoutExpired:
+            raise TmuxUnavailable(f"the tmux server on {self._where()} did not answer within {TIMEOUT:g}s") from None
+        if proc.returncode != 0:
+            message = _first_line(proc.stderr)
+            lowered = message.lower()
+            if "no server running" in lowered or "error connecting" in lowered or "server exited" in lowered:
+                raise TmuxUnavailable(f"no tmux server running on {self._where()}")
+            command = args[0] if args else "tmux"
+            raise TmuxCommandError(f"tmux {command}: {message or f'failed with exit status {proc.returncode}'}")
+        return proc.stdout
+
+    def list_panes(self) -> list[PaneRecord]:
+        """Every pane of every session, in one round trip."""
+        return parse_pane_records(self.run("list-panes", "-a", "-F", PANE_FORMAT))
+
+    def pane(self, pane_id: str) -> PaneRecord:
+        """One pane by id; ``TmuxCommandError`` if it is gone."""
+        record = parse_pane_record(self.run("display-message", "-p", "-t", pane_id, PANE_FORMAT).rstrip("\n").removesuffix(_END))
+        if record is None:
+            raise TmuxCommandError(f"tmux display-message: could not read pane {pane_id}")
+        return record
+
+    def capture(self, pane_id: str, ansi: bool = True) -> str:
+        """The visible screen of a pane; with ``ansi`` its colours and attributes as escapes."""
+        args = ["capture-pane", "-p"]
+        if ansi:
+            args.append("-e")
+        return self.run(*args, "-t", pane_id)
+
+    def send_keys(self, pane_id: str, *keys: str, literal: bool = False) -> None:
+        """Send key names (``Enter``, ``C-c``, ``1``) or, with ``literal``, text typed as is.
+
+        ``--`` ends the options, so a key or text starting with ``-`` is sent, not parsed.
+        """
+        if not keys:
+            return
+        args = ["send-keys"]
+        if literal:
+            args.append("-l")
+        self.run(*args, "-t", pane_id, "--", *keys)

@@ -1,0 +1,111 @@
+"""Discovery against real processes: tmux panes, the process tree, Claude's status files.
+
+Two real Claude sessions and one plain shell share a private tmux server;
+headspace must list all three panes, find Claude under exactly the two
+Claude panes, and match each to its own status file.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import pytest
+
+from headspace_tui.detect.registry import read_statuses, status_observation
+from headspace_tui.model import AgentState
+from headspace_tui.tmux.proctree import find_claude, read_process_table
+from headspace_tui.tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
+
+pytestmark = pytest.mark.e2e
+
+
+def _poll(read, accept, timeout: float = 15.0):
+    deadline = time.monotonic() + timeout
+    value = read()
+    while not accept(value):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up after {timeout}s; last value: {value!r}")
+        time.sleep(0.05)
+        value = read()
+    return value
+
+
+def test_discovers_claude_panes_and_their_status_files(claude_session, private_tmux, tmp_path):
+    alpha = claude_session([], name="alpha")
+    beta = claude_session([], name="beta", width=100, height=30)
+    plain_dir = tmp_path / "plain"
+    plain_dir.mkdir()
+    plain_pane = private_tmux.new_session(
+        "plain", width=80, height=24, cwd=str(plain_dir), command=["bash", "--norc", "--noprofile", "-i"]
+    )
+    server = TmuxServer(socket_name=private_tmux.name)
+
+    panes = {p.pane_id: p for p in server.list_panes()}
+    assert set(panes) == {alpha.pane_id, beta.pane_id, plain_pane}
+    a, b, plain = panes[alpha.pane_id], panes[beta.pane_id], panes[plain_pane]
+    assert (a.target, b.target, plain.target) == ("alpha:0.0", "beta:0.0", "plain:0.0")
+    assert (a.session_name, a.window_index, a.pane_index) == ("alpha", 0, 0)
+    assert a.session_id.startswith("$") and a.session_id != b.session_id
+    assert a.current_command == "claude" and b.current_command == "claude"
+    assert plain.current_command == "bash"
+    assert a.cwd == str(alpha.workdir) and plain.cwd == str(plain_dir)
+    assert (b.width, b.height) == (100, 30)
+    assert a.alternate_on is True and plain.alternate_on is False
+    assert not any(p.dead or p.in_mode for p in panes.values())
+    assert server.pane(alpha.pane_id) == a
+
+    table = read_process_table()
+    found = {pane_id: find_claude(p.pid, table) for pane_id, p in panes.items()}
+    assert found[plain_pane] is None
+    for session in (alpha, beta):
+        pid = found[session.pane_id]
+        assert pid is not None and pid != panes[session.pane_id].pid  # a child of the pane's shell
+        assert table.get(pid).ppid == panes[session.pane_id].pid
+        assert table.get(pid).comm == "claude"
+
+    # Each session has its own HOME, so its own ~/.claude/sessions.
+    for session in (alpha, beta):
+        folder = session.home / ".claude" / "sessions"
+        pid = found[session.pane_id]
+        statuses = _poll(lambda: read_statuses(folder), lambda s: pid in s and s[pid].status == "idle")
+        status = statuses[pid]
+        assert list(statuses) == [pid]
+        assert status.cwd == str(session.workdir)
+        assert status.pane_id == session.pane_id
+        assert status.tmux.startswith(f"{session.name}:")
+        assert status.session_id and status.kind == "interactive"
+        assert status.updated_at > 1_600_000_000
+        assert status_observation(status).state is AgentState.IDLE
+
+
+def test_send_keys_literal_text_stays_text(private_tmux, tmp_path):
+    pane = private_tmux.new_session("keys", width=80, height=24, cwd=str(tmp_path), command=["cat"])
+    server = TmuxServer(socket_name=private_tmux.name)
+    server.send_keys(pane, "-n Enter C-c", literal=True)
+    server.send_keys(pane, "Enter")
+    screen = _poll(lambda: server.capture(pane, ansi=False), lambda s: s.count("-n Enter C-c") == 2, timeout=5)
+    assert screen.splitlines()[:2] == ["-n Enter C-c", "-n Enter C-c"]  # typed, then echoed back by cat
+    assert server.pane(pane).current_command == "cat"  # C-c was text, not an interrupt
+
+
+def test_socket_path_addresses_the_same_server(private_tmux, tmp_path):
+    private_tmux.new_session("one", width=80, height=24, cwd=str(tmp_path), command=["cat"])
+    path = private_tmux.run("display-message", "-p", "#{socket_path}").strip()
+    assert [p.target for p in TmuxServer(socket_path=path).list_panes()] == ["one:0.0"]
+
+
+def test_errors_are_one_clear_line(private_tmux, tmp_path):
+    missing = TmuxServer(socket_name=f"headspace-none-{uuid.uuid4().hex[:8]}")
+    with pytest.raises(TmuxUnavailable) as unavailable:
+        missing.list_panes()
+    message = str(unavailable.value)
+    assert "\n" not in message and "no tmux server running" in message and missing.socket_name in message
+
+    private_tmux.new_session("errs", width=80, height=24, cwd=str(tmp_path), command=["cat"])
+    server = TmuxServer(socket_name=private_tmux.name)
+    with pytest.raises(TmuxCommandError) as gone:
+        server.capture("%99")
+    assert "\n" not in str(gone.value) and "%99" in str(gone.value)
+    with pytest.raises(TmuxCommandError):
+        server.pane("%99")
