@@ -1,25 +1,248 @@
-"""Command-line entry point."""
+"""Command-line entry points: the TUI, ``status``, ``classify`` and ``send``.
+
+Every failure a user can cause (no tmux server, unknown target, unreadable
+file, a pane not at the expected prompt) ends in one line on stderr and a
+non-zero exit, never a traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import time
+from pathlib import Path
 
 from . import __version__
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+class UserError(Exception):
+    """A problem to report in one line, with a non-zero exit."""
+
+
+def _add_server_options(parser: argparse.ArgumentParser, *, top: bool = False) -> None:
+    # Subcommands must not reset what was given before them (headspace -L x status).
+    default = None if top else argparse.SUPPRESS
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("-L", dest="socket_name", metavar="NAME", default=default, help="tmux server socket name (as tmux -L)")
+    group.add_argument("-S", dest="socket_path", metavar="PATH", default=default, help="tmux server socket path (as tmux -S)")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="headspace",
         description="One screen for every Claude Code agent in tmux: who needs you, answered in one key.",
+        epilog="Run 'headspace COMMAND --help' for a command's options. In the app, press ? for the keys.",
     )
     parser.add_argument("--version", action="version", version=f"headspace {__version__}")
+    _add_server_options(parser, top=True)
+    parser.add_argument("--all", action="store_true", help="show every pane, not only Claude Code agents")
+    parser.add_argument("--config", type=Path, metavar="FILE", help="config file (default: $XDG_CONFIG_HOME/headspace/config.toml)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    status = sub.add_parser("status", help="scan once and print every agent's state")
+    _add_server_options(status)
+    status.add_argument("--json", action="store_true", help="one JSON object per agent, one per line")
+    status.add_argument("--all", action="store_true", default=argparse.SUPPRESS, help="include panes that do not run Claude Code")
+
+    classify = sub.add_parser("classify", help="classify a saved 'tmux capture-pane -p -e' file (for bug reports)")
+    classify.add_argument("file", type=Path, help="the capture file ('-' for standard input)")
+    classify.add_argument("--command", dest="pane_command", metavar="NAME", help="the pane's #{pane_current_command}")
+    classify.add_argument("--json", action="store_true", help="print the observation as JSON")
+    _add_server_options(classify)  # accepted for symmetry; classify never talks to tmux
+
+    send = sub.add_parser("send", help="answer an agent through the guarded path")
+    _add_server_options(send)
+    send.add_argument("target", help="pane id (%%3), session:window.pane, or session name")
+    what = send.add_mutually_exclusive_group(required=True)
+    what.add_argument("--approve", action="store_true", help="choose the first 'Yes'")
+    what.add_argument("--deny", action="store_true", help="choose the 'No' option (found by its label)")
+    what.add_argument("--option", type=int, metavar="N", help="choose option N of the menu")
+    what.add_argument("--text", metavar="TEXT", help="type TEXT at Claude's input box and submit it")
+    what.add_argument("--nudge", action="store_true", help="send the nudge text (default 'continue')")
+    what.add_argument("--interrupt", action="store_true", help="press Esc to interrupt the agent")
+    send.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for confirmation (default 5)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    build_parser().parse_args(argv)
-    return 0
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "classify":
+            return cmd_classify(args)
+        if args.command == "status":
+            return cmd_status(args)
+        if args.command == "send":
+            return cmd_send(args)
+        return cmd_tui(args)
+    except UserError as exc:
+        print(f"headspace: {exc}", file=sys.stderr)
+        return EXIT_FAIL
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # output piped into head & co.
+        sys.stderr.close()
+        return EXIT_OK
+
+
+def _server(args: argparse.Namespace):
+    from .tmux.server import TmuxServer
+
+    return TmuxServer(socket_name=args.socket_name, socket_path=args.socket_path)
+
+
+def _load_config(args: argparse.Namespace):
+    from .config import ConfigError, load_config
+
+    try:
+        return load_config(getattr(args, "config", None))
+    except ConfigError as exc:
+        raise UserError(str(exc)) from None
+
+
+# --------------------------------------------------------------------------
+
+
+def cmd_classify(args: argparse.Namespace) -> int:
+    from .detect.claude_screen import classify_capture
+
+    try:
+        data = sys.stdin.buffer.read() if str(args.file) == "-" else args.file.read_bytes()
+    except OSError as exc:
+        raise UserError(f"cannot read {args.file}: {exc.strerror or exc}") from None
+    observation = classify_capture(data.decode("utf-8", errors="replace"), command=args.pane_command)
+    if args.json:
+        print(json.dumps(observation.to_json(), ensure_ascii=False))
+        return EXIT_OK
+    print(describe(observation))
+    for evidence in observation.evidence:
+        print(f"  why: {evidence}")
+    return EXIT_OK
+
+
+def describe(observation) -> str:
+    """One human line: state, then what it waits for."""
+    parts = [observation.state.value]
+    prompt = observation.prompt
+    if prompt is not None:
+        if prompt.tool and prompt.kind == "permission":
+            parts.append(f"{prompt.tool}: {prompt.detail}" if prompt.detail else prompt.tool)
+        elif prompt.title:
+            parts.append(prompt.title)
+        if prompt.options:
+            parts.append(" | ".join(f"{o.key}. {o.label}" if o.key else o.label for o in prompt.options))
+    if observation.error:
+        parts.append(observation.error + (" (retrying)" if observation.retrying else ""))
+    if observation.exit_status is not None:
+        parts.append(f"exit status {observation.exit_status}")
+    return " — ".join(parts)
+
+
+def _scan_agents(args: argparse.Namespace):
+    from .scan import scan, sort_key, to_agent
+    from .tmux.server import TmuxUnavailable
+
+    try:
+        views = scan(_server(args), include_all=args.all)
+    except TmuxUnavailable as exc:
+        raise UserError(str(exc)) from None
+    now = time.time()
+    return sorted((to_agent(v, now) for v in views), key=sort_key)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    agents = _scan_agents(args)
+    if args.json:
+        for agent in agents:
+            obs = agent.observation
+            print(
+                json.dumps(
+                    {
+                        "target": agent.target,
+                        "pane_id": agent.pane_id,
+                        "state": agent.state.value,
+                        "tool": obs.tool or None,
+                        "detail": (obs.prompt.detail or None) if obs.prompt else None,
+                        "options": obs.option_labels,
+                        "question": obs.question or None,
+                        "error": obs.error or None,
+                        "cwd": agent.cwd,
+                        "since": agent.since,
+                    },
+                    ensure_ascii=False,
+                )
+            )
+        return EXIT_OK
+    if not agents:
+        print("no Claude Code agents found" + ("" if args.all else " (use --all to list every pane)"))
+        return EXIT_OK
+    width = max(len(a.target) for a in agents)
+    for agent in agents:
+        print(f"{agent.target:<{width}}  {agent.pane_id:<5} {describe(agent.observation)}")
+    return EXIT_OK
+
+
+def resolve_target(server, target: str):
+    """The pane record a user's target names: %N, session:window.pane, session:window or session."""
+    from .tmux.server import TmuxUnavailable
+
+    try:
+        records = server.list_panes()
+    except TmuxUnavailable as exc:
+        raise UserError(str(exc)) from None
+    for matches in (
+        [r for r in records if r.pane_id == target],
+        [r for r in records if r.target == target],
+        [r for r in records if f"{r.session_name}:{r.window_index}" == target],
+        [r for r in records if r.session_name == target],
+    ):
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            raise UserError(f"target {target!r} names {len(matches)} panes; use session:window.pane or %N")
+    raise UserError(f"no pane {target!r} on this tmux server")
+
+
+def cmd_send(args: argparse.Namespace) -> int:
+    from .actions import ActionError, Intent, read_pane, send_guarded
+    from .tmux.server import TmuxCommandError
+
+    config = _load_config(args)
+    server = _server(args)
+    record = resolve_target(server, args.target)
+    if args.approve:
+        intent = Intent("approve")
+    elif args.deny:
+        intent = Intent("deny")
+    elif args.option is not None:
+        intent = Intent("option", option=str(args.option))
+    elif args.text is not None:
+        intent = Intent("text", text=args.text)
+    elif args.nudge:
+        intent = Intent("nudge", text=config.nudge_text)
+    else:
+        intent = Intent("interrupt")
+    try:
+        # From the command line, "what the user saw" is the prompt as it is now;
+        # the guard still re-reads it right before sending.
+        seen, _ = read_pane(server, record.pane_id)
+        outcome = send_guarded(server, record.pane_id, seen, intent, timeout=args.timeout)
+    except (ActionError, TmuxCommandError) as exc:
+        raise UserError(f"{record.target}: {exc}") from None
+    if not outcome.delivered:
+        raise UserError(f"{record.target}: {outcome.detail}")
+    print(f"{record.target}: {outcome.detail}")
+    return EXIT_OK
+
+
+def cmd_tui(args: argparse.Namespace) -> int:
+    from .app.main import run_app
+
+    config = _load_config(args)
+    return run_app(socket_name=args.socket_name, socket_path=args.socket_path, include_all=args.all, config=config)
 
 
 if __name__ == "__main__":

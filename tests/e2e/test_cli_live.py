@@ -1,0 +1,117 @@
+"""``headspace status`` and ``headspace send`` against live Claude sessions on a private server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.harness import fake_api as api
+from tests.harness.scenarios import INPUT_QUESTION, LONG_ANSWER, NUMBERED_MENU, QUESTION_DB, RETRYING, TURN_DONE
+
+pytestmark = pytest.mark.e2e
+
+
+def headspace(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+    proc = subprocess.run([sys.executable, "-m", "headspace_tui", *args], capture_output=True, text=True, env=env, timeout=60)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_status_json_reports_six_states(claude_session, fake_api, private_tmux):
+    fake_api.set_script([api.bash("touch x.txt", "Make x")])
+    permission = claude_session(name="perm")
+    permission.submit("make x")
+    permission.wait_for(NUMBERED_MENU, what="permission")
+
+    fake_api.set_script([api.ask(QUESTION_DB)])
+    question = claude_session(name="quest")
+    question.submit("pick")
+    question.wait_for("Enter to select", what="question")
+
+    fake_api.set_script([api.text(LONG_ANSWER, seconds=120)])
+    working = claude_session(name="work")
+    working.submit("explain")
+    working.wait_for("rune at a time", what="streaming")
+
+    fake_api.set_script([api.text(INPUT_QUESTION)])
+    asking = claude_session(name="ask")
+    asking.submit("fix it")
+    asking.wait_for(lambda s: "leave them alone?" in s and TURN_DONE.search(s) is not None, what="input")
+
+    idle = claude_session(name="idle")
+
+    fake_api.set_script([api.fail(500, times=None)])
+    failing = claude_session(name="fail")
+    failing.submit("hello")
+    failing.wait_for(RETRYING, timeout=40, what="retrying")
+
+    plain = private_tmux.new_session("plain", width=80, height=24, cwd="/", command=["bash", "--norc", "-i"])
+
+    rows = [json.loads(line) for line in headspace("status", "--json", "-L", private_tmux.name).stdout.splitlines()]
+    by_target = {row["target"]: row for row in rows}
+    assert set(by_target) == {"perm:0.0", "quest:0.0", "work:0.0", "ask:0.0", "idle:0.0", "fail:0.0"}
+    assert by_target["perm:0.0"]["state"] == "permission" and by_target["perm:0.0"]["tool"] == "Bash"
+    assert by_target["quest:0.0"]["state"] == "question"
+    assert by_target["quest:0.0"]["options"][:2] == ["Postgres", "SQLite"]
+    assert by_target["quest:0.0"]["question"] == "Which database should we use?"
+    assert by_target["work:0.0"]["state"] == "working"
+    assert by_target["ask:0.0"]["state"] == "input"
+    assert by_target["idle:0.0"]["state"] == "idle"
+    assert by_target["fail:0.0"]["state"] == "error"
+    for row in rows:
+        assert row["pane_id"].startswith("%") and isinstance(row["since"], float)
+    # Agents that need you come first.
+    assert [r["state"] for r in rows][:4].count("working") == 0
+
+    everything = headspace("status", "--all", "-L", private_tmux.name).stdout
+    assert "plain:0.0" in everything and plain in everything
+
+
+def test_send_approves_and_refuses_when_no_prompt(claude_session, fake_api, private_tmux):
+    session = claude_session([api.bash("touch sent.txt && echo sent-ok", "Make a file"), api.text("Made it.")], name="s")
+    session.submit("make the file")
+    session.wait_for(NUMBERED_MENU, what="permission")
+    session.wait_stable(quiet=0.5, timeout=3, strict=False)
+
+    done = headspace("send", "s:0.0", "--approve", "-L", private_tmux.name)
+    assert "prompt closed" in done.stdout
+    request = fake_api.wait_for(lambda r: bool(r.tool_results()), timeout=30)
+    assert "sent-ok" in api.block_text(request.tool_results()[0])
+    session.wait_for(lambda s: "Made it." in s and TURN_DONE.search(s) is not None, what="idle")
+
+    refused = headspace("send", session.pane_id, "--option", "2", "-L", private_tmux.name, check=False)
+    assert refused.returncode == 1
+    assert refused.stderr.count("\n") == 1 and "no numbered menu" in refused.stderr
+    input_box = [line for line in session.screen().splitlines() if line.startswith("❯")][-1]
+    assert input_box.strip() == "❯"  # nothing was typed into the input box
+
+    nudged = headspace("send", "s", "--nudge", "-L", private_tmux.name)
+    assert "submitted" in nudged.stdout
+    fake_api.wait_for(lambda r: r.user_text().strip().endswith("continue"), timeout=30)
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["status", "-L", "headspace-no-such-server"], "no tmux server"),
+        (["send", "%99", "--approve", "-L", "headspace-no-such-server"], "no tmux server"),
+        (["classify", "/nonexistent/capture.txt"], "cannot read"),
+    ],
+)
+def test_user_errors_are_one_line_without_traceback(args, message):
+    proc = headspace(*args, check=False)
+    assert proc.returncode == 1
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stderr.count("\n") == 1
+
+
+def test_unknown_target_is_a_clear_error(private_tmux):
+    private_tmux.new_session("only", width=80, height=24, cwd="/", command=["bash", "--norc", "-i"])
+    proc = headspace("send", "nosuch:1.2", "--approve", "-L", private_tmux.name, check=False)
+    assert proc.returncode == 1 and "no pane 'nosuch:1.2'" in proc.stderr and "Traceback" not in proc.stderr
