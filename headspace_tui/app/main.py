@@ -1,0 +1,340 @@
+"""The headspace app: agent table, live preview, prompt bar, one-key answers.
+
+Thin by design: the model comes from ``monitor.Monitor``, keys go through
+``actions.send_guarded`` (in a thread, so the UI never waits on tmux), and
+the widgets only display.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Callable
+from functools import partial
+from pathlib import Path
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Container, Vertical
+from textual.widgets import DataTable, Footer, Input, Static
+
+from ..actions import ActionError, Intent, send_guarded
+from ..config import Config
+from ..model import Agent, AgentState, Observation
+from ..monitor import Monitor
+from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
+from .screens.help import HelpScreen
+from .screens.reply import ReplyScreen
+from .widgets.agent_table import AgentTable
+from .widgets.preview import PanePreview, PromptBar
+
+SIDE_BY_SIDE_MIN_WIDTH = 140
+
+
+class FilterInput(Input):
+    """The ``/`` filter; Esc clears and closes it (and never reaches an agent)."""
+
+    BINDINGS = [Binding("escape", "close", "close filter")]
+
+    def action_close(self) -> None:
+        self.value = ""
+        self.app.close_filter()  # type: ignore[attr-defined]
+
+
+class HeadspaceApp(App[str | None]):
+    TITLE = "headspace"
+    CSS_PATH = "headspace.tcss"
+    BINDINGS = [
+        Binding("y", "approve", "approve", id="approve"),
+        Binding("n", "deny", "deny", id="deny"),
+        Binding("r", "reply", "reply", id="reply"),
+        Binding("c", "nudge", "nudge", id="nudge"),
+        Binding("escape", "interrupt", "interrupt", id="interrupt"),
+        Binding("enter", "jump", "jump", id="jump"),
+        Binding("slash", "filter", "filter", id="filter"),
+        Binding("l", "toggle_layout", "layout", id="toggle_layout", show=False),
+        Binding("question_mark", "help", "help", id="help"),
+        Binding("q", "quit", "quit", id="quit"),
+        *[Binding(str(n), f"option('{n}')", f"option {n}", show=False) for n in range(1, 10)],
+    ]
+
+    def __init__(
+        self,
+        server: TmuxServer,
+        *,
+        config: Config | None = None,
+        include_all: bool = False,
+        config_dir: Path | None = None,
+        live: bool = True,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        super().__init__()
+        self.server = server
+        self.live = live
+        self.clock = clock
+        self.config = config or Config()
+        self.monitor = Monitor(
+            server,
+            on_change=self._agent_changed,
+            on_remove=self._agent_removed,
+            on_problem=self._problem,
+            include_all=include_all,
+            config_dir=config_dir,
+            clock=clock,
+        )
+        self.layout_mode = self.config.layout
+        self.problem: str | None = None
+
+    # -- building -------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Static(id="summary")
+        yield FilterInput(placeholder="filter: target, folder, state…", id="filter")
+        with Container(id="body"):
+            with Vertical(id="left"):
+                yield AgentTable(id="agents", clock=self.clock)
+                yield Static(id="empty")
+            with Vertical(id="right"):
+                yield PanePreview(id="preview")
+                yield PromptBar(id="prompt")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.set_keymap(self.config.keys)
+        self.query_one("#filter").display = False
+        self._apply_layout()
+        self._refresh_summary()
+        if self.live:
+            self.run_worker(self.monitor.run(), group="monitor", name="monitor", exclusive=True)
+        else:
+            self.problem = None
+        self.set_interval(1.0, self._tick)
+        self.set_interval(0.25, self._refresh_preview)
+        self.query_one(AgentTable).focus()
+
+    @property
+    def table(self) -> AgentTable:
+        return self.query_one(AgentTable)
+
+    def replay(self, record: PaneRecord, ansi: str, observation: Observation, since: float) -> None:
+        """Show a recorded pane as if the monitor had just observed it (for a live=False app)."""
+        self.monitor.records[record.pane_id] = record
+        self.monitor.captures[record.pane_id] = ansi
+        agent = self.monitor._update(record, None, observation)
+        agent.since = since
+        self.table.upsert(agent)
+
+    # -- model updates (called on the app's loop by the monitor) -----------------
+    def _agent_changed(self, agent: Agent) -> None:
+        self.table.upsert(agent)
+        self._refresh_summary()
+        if agent.pane_id == self.table.selected_pane_id:
+            self._refresh_prompt_bar()
+        elif self.monitor.focused is None:
+            self._selection_changed()
+
+    def _agent_removed(self, pane_id: str) -> None:
+        self.table.remove(pane_id)
+        self._refresh_summary()
+        self._selection_changed()
+
+    def _problem(self, problem: str | None) -> None:
+        self.problem = problem
+        self._refresh_summary()
+
+    def _refresh_summary(self) -> None:
+        agents = list(self.table.agents.values())
+        needing = sum(1 for a in agents if a.state.needs_you)
+        working = sum(1 for a in agents if a.state is AgentState.WORKING)
+        summary = self.query_one("#summary", Static)
+        empty = self.query_one("#empty", Static)
+        if self.problem and self.problem != "starting":
+            summary.update(f"[b]headspace[/b]  [red]{self.problem}[/red]")
+        else:
+            summary.update(
+                f"[b]headspace[/b]  {len(agents)} agent{'s' if len(agents) != 1 else ''}"
+                f"  ·  [b yellow]{needing} need{'s' if needing == 1 else ''} you[/]  ·  {working} working"
+            )
+        if agents:
+            empty.display = False
+        else:
+            empty.display = True
+            if self.problem == "starting":
+                empty.update("Looking for Claude Code agents…")
+            elif self.problem:
+                empty.update(f"{self.problem}.\nStart tmux, or point headspace at a server with -L NAME / -S PATH.")
+            else:
+                empty.update("No Claude Code agents found.\nStart `claude` in a tmux pane; it shows up here within seconds.")
+
+    def _tick(self) -> None:
+        self.table.tick()
+
+    # -- selection, preview, prompt bar -----------------------------------------------
+    def selected_agent(self) -> Agent | None:
+        pane_id = self.table.selected_pane_id
+        return self.table.agents.get(pane_id) if pane_id else None
+
+    @on(DataTable.RowHighlighted)
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._selection_changed()
+
+    def _selection_changed(self) -> None:
+        agent = self.selected_agent()
+        self.monitor.focused = agent.pane_id if agent else None
+        if agent is not None:
+            self.monitor.refresh_soon(agent.pane_id)
+        self._refresh_prompt_bar()
+        self._refresh_preview()
+
+    def _refresh_prompt_bar(self) -> None:
+        self.query_one(PromptBar).show_agent(self.selected_agent(), self.config.keys)
+
+    def _refresh_preview(self) -> None:
+        preview = self.query_one(PanePreview)
+        agent = self.selected_agent()
+        if agent is None:
+            preview.clear("No agent selected.")
+            return
+        ansi = self.monitor.captures.get(agent.pane_id)
+        record = self.monitor.records.get(agent.pane_id)
+        if ansi is None or record is None:
+            return
+        preview.show(f"{agent.target} ({agent.pane_id})", ansi, record.width, record.height)
+
+    # -- layout ----------------------------------------------------------------
+    def on_resize(self) -> None:
+        self._apply_layout()
+
+    def _apply_layout(self) -> None:
+        body = self.query_one("#body")
+        side = self.layout_mode == "side" or (self.layout_mode == "auto" and self.size.width >= SIDE_BY_SIDE_MIN_WIDTH)
+        body.set_class(side, "side")
+        body.set_class(not side, "stacked")
+
+    def action_toggle_layout(self) -> None:
+        currently_side = self.query_one("#body").has_class("side")
+        self.layout_mode = "stacked" if currently_side else "side"
+        self._apply_layout()
+
+    # -- filter and help ----------------------------------------------------------
+    def action_filter(self) -> None:
+        box = self.query_one("#filter", FilterInput)
+        box.display = True
+        box.focus()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.table.set_filter(event.value)
+        self._selection_changed()
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self) -> None:
+        self.table.focus()
+
+    def close_filter(self) -> None:
+        box = self.query_one("#filter", FilterInput)
+        box.display = False
+        self.table.set_filter("")
+        self.table.focus()
+        self._selection_changed()
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(self.config.keys))
+
+    # -- answering -------------------------------------------------------------------
+    def _keys_live(self) -> bool:
+        """Agent keys act only on the main screen with the table focused (not while typing a filter)."""
+        return self.screen is self.screen_stack[0] and not isinstance(self.focused, Input)
+
+    def action_approve(self) -> None:
+        self._act(Intent("approve"))
+
+    def action_deny(self) -> None:
+        self._act(Intent("deny"))
+
+    def action_option(self, number: str) -> None:
+        self._act(Intent("option", option=number))
+
+    def action_nudge(self) -> None:
+        self._act(Intent("nudge", text=self.config.nudge_text))
+
+    def action_interrupt(self) -> None:
+        self._act(Intent("interrupt"))
+
+    def action_reply(self) -> None:
+        if not self._keys_live():
+            return
+        agent = self.selected_agent()
+        if agent is None:
+            self.notify("No agent selected.", severity="warning")
+            return
+        seen = agent.observation
+        question = seen.prompt.title if seen.prompt and seen.prompt.kind == "input" else ""
+
+        def done(text: str | None) -> None:
+            if text:
+                self._send(agent.pane_id, agent.target, seen, Intent("text", text=text))
+
+        self.push_screen(ReplyScreen(agent.target, question), done)
+
+    def _act(self, intent: Intent) -> None:
+        if not self._keys_live():
+            return
+        agent = self.selected_agent()
+        if agent is None:
+            self.notify("No agent selected.", severity="warning")
+            return
+        # What the user saw when pressing the key: the observation on display now.
+        self._send(agent.pane_id, agent.target, agent.observation, intent)
+
+    @work(thread=True, group="send")
+    def _send(self, pane_id: str, target: str, seen, intent: Intent) -> None:
+        try:
+            outcome = send_guarded(self.server, pane_id, seen, intent, timeout=self.config.confirm_timeout)
+        except (ActionError, TmuxCommandError, TmuxUnavailable) as exc:
+            self.call_from_thread(self._report_send, pane_id, f"{target}: {exc}", "not sent", "warning")
+            return
+        if outcome.delivered:
+            self.call_from_thread(self._report_send, pane_id, f"{target}: {outcome.detail}", "", "information")
+        else:
+            self.call_from_thread(self._report_send, pane_id, f"{target}: {outcome.detail}", "not delivered", "error")
+
+    def _report_send(self, pane_id: str, message: str, mark: str, severity: str) -> None:
+        self.notify(message, severity=severity)  # type: ignore[arg-type]
+        self.monitor.mark(pane_id, mark)
+        self.monitor.refresh_soon(pane_id)
+
+    # -- jump -----------------------------------------------------------------------
+    @on(DataTable.RowSelected)
+    def _row_selected(self) -> None:
+        self.action_jump()
+
+    def action_jump(self) -> None:
+        if not self._keys_live():
+            return
+        agent = self.selected_agent()
+        if agent is None:
+            return
+        if os.environ.get("TMUX") and self.server.socket_name is None and self.server.socket_path is None:
+            try:
+                self.server.run("switch-client", "-t", agent.pane_id)
+                self.server.run("select-window", "-t", agent.pane_id)
+                self.server.run("select-pane", "-t", agent.pane_id)
+            except (TmuxCommandError, TmuxUnavailable) as exc:
+                self.notify(f"cannot jump to {agent.target}: {exc}", severity="error")
+            return
+        self.exit(attach_command(self.server, agent))
+
+
+def attach_command(server: TmuxServer, agent: Agent) -> str:
+    """The command that takes a user outside tmux to the agent's pane."""
+    where = f"-L {server.socket_name} " if server.socket_name else f"-S {server.socket_path} " if server.socket_path else ""
+    return f"tmux {where}attach -t '{agent.session}' \\; select-window -t {agent.pane_id} \\; select-pane -t {agent.pane_id}"
+
+
+def run_app(*, socket_name: str | None, socket_path: str | None, include_all: bool, config: Config) -> int:
+    server = TmuxServer(socket_name=socket_name, socket_path=socket_path)
+    result = HeadspaceApp(server, config=config, include_all=include_all).run()
+    if result:
+        print(f"Jump to the agent with:\n  {result}")
+    return 0

@@ -1,0 +1,128 @@
+"""The agent table: one row per agent, the ones that need you on top.
+
+Rows are keyed by pane id, so updates land in place (``update_cell``) and the
+cursor stays on the agent the user selected even when rows re-order.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+from ...model import Agent, AgentState
+from ...scan import sort_key
+from .state_style import state_text
+
+COLUMNS = (("agent", "Agent"), ("state", "State"), ("time", "Time"), ("waiting", "Waiting for"))
+
+
+def waiting_for(agent: Agent) -> Text:
+    """What the agent waits for, in a few words: tool and command, the question, the error."""
+    obs = agent.observation
+    prompt = obs.prompt
+    if agent.delivery:
+        return Text(agent.delivery, style="bold red" if "not" in agent.delivery else "dim")
+    if prompt is not None and prompt.kind == "permission":
+        return Text(f"{prompt.tool}: {prompt.detail}" if prompt.detail else prompt.tool or prompt.title)
+    if prompt is not None and prompt.kind in ("question", "input"):
+        suffix = f" ({prompt.question_index}/{prompt.question_count})" if prompt.question_count > 1 else ""
+        return Text(prompt.title + suffix)
+    if prompt is not None and prompt.kind == "plan":
+        return Text("approve the plan")
+    if prompt is not None and prompt.kind == "starting":
+        return Text(prompt.title)
+    if obs.state is AgentState.ERROR:
+        return Text(obs.error + (" (retrying)" if obs.retrying else ""), style="red")
+    if obs.state is AgentState.EXITED and obs.exit_status is not None:
+        return Text(f"exit status {obs.exit_status}", style="dim")
+    return Text("")
+
+
+def elapsed(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+def agent_label(agent: Agent) -> Text:
+    label = Text(agent.target, style="bold")
+    where = agent.name or agent.cwd
+    if where:
+        label.append(f"  {where}", style="dim")
+    return label
+
+
+class AgentTable(DataTable):
+    """Agents, ordered by who needs you; updates in place."""
+
+    DEFAULT_CSS = """
+    AgentTable { height: 1fr; }
+    """
+
+    def __init__(self, *, clock: Callable[[], float] = time.time, **kwargs) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=False, **kwargs)
+        self.clock = clock
+        self.agents: dict[str, Agent] = {}
+        self.filter_text = ""
+        self._order: list[str] = []
+
+    def on_mount(self) -> None:
+        for key, label in COLUMNS:
+            self.add_column(label, key=key)
+
+    @property
+    def selected_pane_id(self) -> str | None:
+        if not self._order or self.cursor_row < 0 or self.cursor_row >= len(self._order):
+            return None
+        return self._order[self.cursor_row]
+
+    def _visible(self, agent: Agent) -> bool:
+        if not self.filter_text:
+            return True
+        needle = self.filter_text.lower()
+        haystack = " ".join([agent.target, agent.cwd, agent.name, agent.state.value, waiting_for(agent).plain]).lower()
+        return needle in haystack
+
+    def upsert(self, agent: Agent) -> None:
+        self.agents[agent.pane_id] = agent
+        self._sync()
+
+    def remove(self, pane_id: str) -> None:
+        self.agents.pop(pane_id, None)
+        self._sync()
+
+    def set_filter(self, text: str) -> None:
+        self.filter_text = text.strip()
+        self._sync()
+
+    def _cells(self, agent: Agent, now: float) -> list:
+        return [agent_label(agent), state_text(agent.state), elapsed(now - agent.since), waiting_for(agent)]
+
+    def _sync(self) -> None:
+        """Bring rows in line with ``agents``: in place when the order holds, rebuilt when it changed."""
+        now = self.clock()
+        selected = self.selected_pane_id
+        order = [a.pane_id for a in sorted((a for a in self.agents.values() if self._visible(a)), key=sort_key)]
+        if order != self._order:
+            self.clear()
+            for pane_id in order:
+                self.add_row(*self._cells(self.agents[pane_id], now), key=pane_id)
+            self._order = order
+            if selected in order:
+                self.move_cursor(row=order.index(selected), animate=False)
+        else:
+            for pane_id in order:
+                for (column, _), value in zip(COLUMNS, self._cells(self.agents[pane_id], now)):
+                    self.update_cell(pane_id, column, value)
+
+    def tick(self) -> None:
+        """Advance the time column once a second."""
+        now = self.clock()
+        for pane_id in self._order:
+            self.update_cell(pane_id, "time", elapsed(now - self.agents[pane_id].since))

@@ -1,0 +1,112 @@
+"""The live preview of the selected pane, and the prompt bar under it.
+
+The preview renders the pane's last capture through a pyte virtual screen, so
+colours are the pane's own.  When the preview is smaller than the pane, the
+bottom rows are shown: that is where Claude draws its prompts.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widget import Widget
+from textual.widgets import Static
+
+from ...model import Agent
+from ...screen.virtual import VirtualScreen
+
+
+class PanePreview(Widget):
+    DEFAULT_CSS = """
+    PanePreview { height: 1fr; border: round $primary-darken-2; overflow: hidden; }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._text: Text = Text("Select an agent to see its pane here.", style="dim")
+        self._key: tuple | None = None
+
+    def show(self, title: str, ansi: str, width: int, height: int) -> None:
+        key = (title, ansi, width, height)
+        if key == self._key:
+            return
+        self._key = key
+        screen = VirtualScreen(max(width, 1), max(height, 1))
+        screen.load_capture(ansi)
+        self._text = screen.to_rich()
+        self.border_title = title
+        self.refresh()
+
+    def clear(self, message: str) -> None:
+        self._key = None
+        self._text = Text(message, style="dim")
+        self.border_title = ""
+        self.refresh()
+
+    def render(self) -> Text:
+        rows = self._text.split("\n", allow_blank=True)
+        # Trailing blank rows carry nothing; the bottom of the content is where prompts are.
+        while len(rows) > 1 and not rows[-1].plain.strip():
+            rows.pop()
+        room = max(1, self.content_size.height)
+        width = max(1, self.content_size.width)
+        visible = rows[-room:]
+        for row in visible:
+            row.truncate(width, overflow="crop")  # a pane wider than the preview is cropped, never wrapped
+        out = Text("\n").join(visible)
+        out.no_wrap = True
+        return out
+
+
+class PromptBar(Static):
+    """What the selected agent waits for, with the keys that answer it."""
+
+    DEFAULT_CSS = """
+    PromptBar { height: auto; max-height: 6; padding: 0 1; background: $boost; }
+    """
+
+    def show_agent(self, agent: Agent | None, keys: dict[str, str]) -> None:
+        self.update(prompt_bar_text(agent, keys))
+
+
+def _key_name(key: str) -> str:
+    return {"escape": "Esc", "enter": "Enter", "slash": "/", "question_mark": "?"}.get(key, key)
+
+
+def prompt_bar_text(agent: Agent | None, keys: dict[str, str]) -> Text:
+    if agent is None:
+        return Text("No agent selected.", style="dim")
+    obs = agent.observation
+    prompt = obs.prompt
+    text = Text()
+    text.append(f"{agent.target}  ", style="bold")
+    if prompt is not None and prompt.options and prompt.kind != "starting":
+        text.append((prompt.title or "") + "\n", style="bold")
+        yes, no = prompt.yes, prompt.no
+        if yes is not None:
+            text.append(f"[{_key_name(keys['approve'])}] ", style="bold green")
+            text.append(f"{yes.label}   ")
+        if no is not None:
+            text.append(f"[{_key_name(keys['deny'])}] ", style="bold red")
+            text.append(f"{no.label}   ")
+        text.append("\n")
+        for option in prompt.options:
+            if option.key:
+                text.append(f"[{option.key}] ", style="bold")
+                text.append(f"{option.label}  ")
+        return text
+    if obs.state.value in ("idle", "input", "error"):
+        if prompt is not None and prompt.kind == "input":
+            text.append(prompt.title + "\n", style="bold")
+        text.append(f"[{_key_name(keys['reply'])}] ", style="bold")
+        text.append("reply   ")
+        text.append(f"[{_key_name(keys['nudge'])}] ", style="bold")
+        text.append("nudge")
+        return text
+    if obs.state.value == "working":
+        text.append(f"working — [{_key_name(keys['interrupt'])}] interrupt", style="dim")
+        return text
+    if prompt is not None and prompt.kind == "starting":
+        text.append(f"{prompt.title} — answer it in the pane ([{_key_name(keys['jump'])}] jump)", style="dim")
+        return text
+    text.append(obs.state.value, style="dim")
+    return text

@@ -1,0 +1,178 @@
+"""The app against live Claude sessions: one key in the app, checked at the scripted API.
+
+Each test brings a real Claude session to a prompt (synchronously, before the
+app starts), then drives the real app with Textual's pilot, pointed at the
+same private tmux server.  What counts is what Claude sent back to the API.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from headspace_tui.app.main import HeadspaceApp
+from headspace_tui.model import AgentState
+from headspace_tui.tmux.server import TmuxServer
+from tests.harness import fake_api as api
+from tests.harness.fake_api import block_text
+from tests.harness.scenarios import INPUT_QUESTION, NUMBERED_MENU, QUESTION_DB, TURN_DONE
+
+pytestmark = pytest.mark.e2e
+
+
+def make_app(private_tmux, session) -> HeadspaceApp:
+    return HeadspaceApp(TmuxServer(socket_name=private_tmux.name), config_dir=session.home / ".claude")
+
+
+async def wait_until(pilot, predicate, what: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.1)
+
+
+async def select_agent(pilot, app: HeadspaceApp, pane_id: str, state: AgentState) -> None:
+    """Wait until the table shows ``pane_id`` in ``state``, then put the cursor on it."""
+    table = app.table
+    await wait_until(
+        pilot, lambda: pane_id in table.agents and table.agents[pane_id].state is state, f"{pane_id} to be {state.value}"
+    )
+    table.move_cursor(row=table._order.index(pane_id))
+    await pilot.pause(0.1)
+    assert app.selected_agent().pane_id == pane_id
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_y_approves_a_permission(claude_session, fake_api, private_tmux):
+    session = claude_session([api.bash("touch app-approved.txt && echo approved-by-app", "Create a file"), api.text("Done approving.")])
+    session.submit("create the file")
+    session.wait_for(NUMBERED_MENU, what="the permission menu")
+
+    async def scenario():
+        app = make_app(private_tmux, session)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
+            assert app.selected_agent().observation.tool == "Bash"
+            await pilot.press("y")
+            request = await asyncio.to_thread(fake_api.wait_for, lambda r: bool(r.tool_results()), 30)
+            assert "approved-by-app" in block_text(request.tool_results()[0])
+            await wait_until(pilot, lambda: app.table.agents[session.pane_id].state is AgentState.IDLE, "idle after approval")
+
+    run(scenario())
+    assert (session.workdir / "app-approved.txt").exists()
+
+
+def test_n_denies_by_label(claude_session, fake_api, private_tmux):
+    session = claude_session([api.bash("touch app-denied.txt", "Create a file")])
+    session.submit("create the file")
+    session.wait_for(NUMBERED_MENU, what="the permission menu")
+
+    async def scenario():
+        app = make_app(private_tmux, session)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
+            await pilot.press("n")
+            await asyncio.to_thread(session.wait_for, "What should Claude do instead?", timeout=15)
+
+    run(scenario())
+    assert not (session.workdir / "app-denied.txt").exists()
+    assert all(not r.tool_results() for r in fake_api.main_requests)
+
+
+def test_2_picks_option_two_of_a_question(claude_session, fake_api, private_tmux):
+    session = claude_session([api.ask(QUESTION_DB), api.text("SQLite then.")])
+    session.submit("pick a database")
+    session.wait_for("Enter to select", what="the question")
+
+    async def scenario():
+        app = make_app(private_tmux, session)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await select_agent(pilot, app, session.pane_id, AgentState.QUESTION)
+            assert app.selected_agent().observation.option_labels[:2] == ["Postgres", "SQLite"]
+            await pilot.press("2")
+            request = await asyncio.to_thread(fake_api.wait_for, lambda r: bool(r.tool_results()), 30)
+            answer = block_text(request.tool_results()[0])
+            assert "SQLite" in answer and "Postgres" not in answer
+
+    run(scenario())
+
+
+def test_r_replies_with_text(claude_session, fake_api, private_tmux):
+    session = claude_session([api.text(INPUT_QUESTION), api.text("Leaving them.")])
+    session.submit("fix the flaky test")
+    session.wait_for("leave them alone?", what="the plain-text question")
+
+    async def scenario():
+        app = make_app(private_tmux, session)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await select_agent(pilot, app, session.pane_id, AgentState.INPUT)
+            await pilot.press("r")
+            await pilot.pause(0.2)
+            # Letters typed into the reply box must not act on the agent (y, n, 2 ...).
+            await pilot.press(*"leave them, try #2 y n")
+            await pilot.press("enter")
+            request = await asyncio.to_thread(fake_api.wait_for, lambda r: "leave them, try #2 y n" in r.user_text(), 30)
+            assert request.tool_results() == []
+
+    run(scenario())
+
+
+def test_c_nudges_an_idle_agent(claude_session, fake_api, private_tmux):
+    session = claude_session([api.text("First part done."), api.text("Continuing now.")])
+    session.submit("do the first part")
+    session.wait_for(lambda s: "First part done." in s and TURN_DONE.search(s) is not None, what="the first turn")
+
+    async def scenario():
+        app = make_app(private_tmux, session)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await select_agent(pilot, app, session.pane_id, AgentState.IDLE)
+            await pilot.press("c")
+            await asyncio.to_thread(fake_api.wait_for, lambda r: r.user_text().strip().endswith("continue"), 30)
+
+    run(scenario())
+
+
+def test_a_prompt_that_changed_after_looking_gets_no_keys(claude_session, fake_api, private_tmux):
+    """The table shows prompt A; the pane moves on to prompt B; pressing y must send nothing."""
+    session = claude_session(
+        [
+            api.bash("touch first.txt", "First command"),
+            api.bash("touch second.txt", "Second command"),
+            api.text("Both done."),
+        ]
+    )
+    session.submit("make two files")
+    session.wait_for("touch first.txt", what="prompt A")
+    session.wait_for(NUMBERED_MENU, what="prompt A's menu")
+
+    async def scenario():
+        app = make_app(private_tmux, session)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
+            seen = app.selected_agent().observation
+            assert seen.prompt.detail == "touch first.txt"
+            # Freeze what the user sees: stop the detectors, so the table keeps prompt A.
+            app.workers.cancel_group(app, "monitor")
+            await pilot.pause(0.2)
+            # Meanwhile, someone answers A in the pane itself; Claude shows prompt B.
+            await asyncio.to_thread(session.answer, "1")
+            await asyncio.to_thread(session.wait_for, "touch second.txt", timeout=20)
+            await asyncio.to_thread(session.wait_stable, quiet=0.5, timeout=3, strict=False)
+            requests_before = len(fake_api.main_requests)
+            assert app.selected_agent().observation is seen  # the table still shows A
+
+            await pilot.press("y")
+            await pilot.pause(1.5)
+            assert session.info().current_command == "claude"
+            assert "touch second.txt" in session.screen() and "Do you want to proceed?" in session.screen()
+            assert len(fake_api.main_requests) == requests_before  # B was not answered
+            assert app.table.agents[session.pane_id].delivery == "not sent"
+
+    run(scenario())
+    assert (session.workdir / "first.txt").exists() and not (session.workdir / "second.txt").exists()

@@ -1,0 +1,41 @@
+"""The core stays free of the UI: only headspace_tui/app imports Textual.
+
+detect/, screen/, model and actions must be usable (and testable) without a
+terminal UI; this keeps that promise checkable.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "headspace_tui"
+PURE = ("detect", "screen")
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_only_the_app_imports_textual():
+    offenders = [
+        str(path.relative_to(PACKAGE))
+        for path in PACKAGE.rglob("*.py")
+        if "app" not in path.relative_to(PACKAGE).parts[:1] and "textual" in imported_modules(path)
+    ]
+    assert offenders == []
+
+
+def test_detect_and_screen_do_no_io_with_tmux():
+    for folder in PURE:
+        for path in (PACKAGE / folder).rglob("*.py"):
+            if path.name == "registry.py":
+                continue  # reads Claude's status files by design; no tmux either
+            assert not {"subprocess", "libtmux", "textual"} & imported_modules(path), path
