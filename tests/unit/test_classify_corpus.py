@@ -59,3 +59,20 @@ def test_classify_with_pane_command(path):
 def test_classify_from_the_screen_alone(path):
     meta, ansi = load(path)
     check(classify_capture(ansi), meta["expected"])
+
+
+@pytest.mark.parametrize(
+    "capture",
+    ["", "\n\n\n", "\x1b[31m\x1b[", "\x00\xff garbage \x1b]0;title\x07 more", "❯ 1. Yes\n  2. No\n" * 50, "─" * 500],
+)
+def test_garbage_never_raises_and_never_offers_digits_without_evidence(capture):
+    observation = classify_capture(capture)
+    assert observation.evidence
+    if observation.state.is_menu:
+        assert observation.prompt is not None and observation.prompt.options
+
+
+def test_a_shell_pane_is_exited_when_claude_is_gone():
+    observation = classify_capture("user@host:~/src$ ls\nREADME.md\nuser@host:~/src$ ", command="bash")
+    assert observation.state.value == "exited"
+    assert observation.evidence[0].rule == "pane-command-is-shell"

@@ -48,6 +48,10 @@ class PanePreview(Widget):
         while len(rows) > 1 and not rows[-1].plain.strip():
             rows.pop()
         room = max(1, self.content_size.height)
+        if len(rows) > room:
+            # Claude's alternate screen leaves a tall blank gap between transcript
+            # and input box; when space is short, fold it rather than lose content.
+            rows = [row for i, row in enumerate(rows) if row.plain.strip() or i == 0 or rows[i - 1].plain.strip()]
         width = max(1, self.content_size.width)
         visible = rows[-room:]
         for row in visible:

@@ -1,0 +1,96 @@
+"""The app's own behaviour on a live private tmux server: discovery, exit, filter, help, remapped keys."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from headspace_tui.app.main import HeadspaceApp
+from headspace_tui.app.screens.help import HelpScreen
+from headspace_tui.config import parse_config
+from headspace_tui.model import AgentState
+from headspace_tui.tmux.server import TmuxServer
+from tests.harness import fake_api as api
+from tests.harness.scenarios import NUMBERED_MENU
+from tests.harness.session import SHELL_PROMPT
+from tests.ui.test_app_live import select_agent, wait_until
+
+pytestmark = pytest.mark.e2e
+
+
+def test_agents_appear_exit_and_leave_without_restart(claude_session, fake_api, private_tmux):
+    first = claude_session(name="first")
+
+    async def scenario():
+        app = HeadspaceApp(TmuxServer(socket_name=private_tmux.name))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_until(pilot, lambda: first.pane_id in app.table.agents, "the first agent")
+            # A plain shell pane is not an agent.
+            private_tmux.new_session("plain", width=80, height=24, cwd="/", command=["bash", "--norc", "-i"])
+            second = await asyncio.to_thread(claude_session, name="second")
+            await wait_until(pilot, lambda: second.pane_id in app.table.agents, "the new agent", timeout=15)
+            assert len(app.table.agents) == 2
+
+            # Claude exits; the shell is back: the row stays, as exited.
+            await asyncio.to_thread(second.submit, "/exit")
+            await asyncio.to_thread(second.wait_for, lambda s: SHELL_PROMPT.search(s.rstrip()) is not None, timeout=20)
+            await wait_until(pilot, lambda: app.table.agents[second.pane_id].state is AgentState.EXITED, "exited", timeout=15)
+            assert app.table._order[-1] == second.pane_id  # exited sorts last
+
+            # The pane closes: the row leaves.
+            private_tmux.kill_session("second")
+            await wait_until(pilot, lambda: second.pane_id not in app.table.agents, "the closed pane to leave", timeout=15)
+            assert list(app.table.agents) == [first.pane_id]
+
+    asyncio.run(scenario())
+
+
+def test_filter_help_and_a_remapped_approve_key(claude_session, fake_api, private_tmux):
+    session = claude_session([api.bash("touch remapped.txt", "Create a file"), api.text("ok")], name="remap")
+    other = claude_session(name="other")
+    session.submit("create it")
+    session.wait_for(NUMBERED_MENU, what="the permission menu")
+    config = parse_config({"keys": {"approve": "a"}})
+
+    async def scenario():
+        app = HeadspaceApp(TmuxServer(socket_name=private_tmux.name), config=config)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
+            await wait_until(pilot, lambda: other.pane_id in app.table.agents, "the second agent")
+
+            await pilot.press("question_mark")
+            await pilot.pause(0.2)
+            assert isinstance(app.screen, HelpScreen)
+            await pilot.press("y")  # the old key does nothing on the help screen, nor anywhere now
+            await pilot.press("escape")
+            await pilot.pause(0.2)
+            assert not isinstance(app.screen, HelpScreen)
+
+            await pilot.press("slash", *"other")
+            await pilot.pause(0.3)
+            assert app.table._order == [other.pane_id]
+            await pilot.press("escape")  # closes the filter; must not interrupt an agent
+            await pilot.pause(0.3)
+            assert len(app.table._order) == 2
+
+            await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
+            await pilot.press("y")
+            await pilot.pause(1.0)
+            assert not (session.workdir / "remapped.txt").exists()
+            await pilot.press("a")
+            await asyncio.to_thread(fake_api.wait_for, lambda r: bool(r.tool_results()), 30)
+
+    asyncio.run(scenario())
+    assert (session.workdir / "remapped.txt").exists()
+
+
+def test_no_tmux_server_is_a_clear_empty_state():
+    async def scenario():
+        app = HeadspaceApp(TmuxServer(socket_name="headspace-test-no-server-here"))
+        async with app.run_test(size=(100, 30)) as pilot:
+            empty = app.query_one("#empty")
+            await wait_until(pilot, lambda: "no tmux server" in str(empty.render()).lower(), "the empty state")
+            assert app.table.agents == {}
+
+    asyncio.run(scenario())
