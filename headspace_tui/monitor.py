@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
 from .detect.claude_screen import classify_capture
 from .detect.fusion import fuse
-from .detect.registry import ClaudeStatus, claude_config_dir, read_statuses, status_observation, watch_statuses
+from .detect.registry import ClaudeStatus, claude_config_dir, status_observation, watch_statuses
 from .model import Agent, AgentState, Evidence, Observation
 from .tmux.proctree import find_claude, read_process_table
 from .tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import time
 from typing import Callable
-from functools import partial
 from pathlib import Path
 
 from textual import on, work
@@ -261,12 +260,18 @@ class HeadspaceApp(App[str | None]):
     def action_interrupt(self) -> None:
         self._act(Intent("interrupt"))
 
-    def action_reply(self) -> None:
+    def _target(self) -> Agent | None:
+        """The agent a key acts on, or None (and why) when keys must not act now."""
         if not self._keys_live():
-            return
+            return None
         agent = self.selected_agent()
         if agent is None:
             self.notify("No agent selected.", severity="warning")
+        return agent
+
+    def action_reply(self) -> None:
+        agent = self._target()
+        if agent is None:
             return
         seen = agent.observation
         question = seen.prompt.title if seen.prompt and seen.prompt.kind == "input" else ""
@@ -278,11 +283,8 @@ class HeadspaceApp(App[str | None]):
         self.push_screen(ReplyScreen(agent.target, question), done)
 
     def _act(self, intent: Intent) -> None:
-        if not self._keys_live():
-            return
-        agent = self.selected_agent()
+        agent = self._target()
         if agent is None:
-            self.notify("No agent selected.", severity="warning")
             return
         # What the user saw when pressing the key: the observation on display now.
         self._send(agent.pane_id, agent.target, agent.observation, intent)

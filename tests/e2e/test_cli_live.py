@@ -44,7 +44,7 @@ def test_status_json_reports_six_states(claude_session, fake_api, private_tmux):
     asking.submit("fix it")
     asking.wait_for(lambda s: "leave them alone?" in s and TURN_DONE.search(s) is not None, what="input")
 
-    idle = claude_session(name="idle")
+    claude_session(name="idle")
 
     fake_api.set_script([api.fail(500, times=None)])
     failing = claude_session(name="fail")

@@ -7,7 +7,6 @@ Claude panes, and match each to its own status file.
 
 from __future__ import annotations
 
-import time
 import uuid
 
 import pytest
@@ -16,19 +15,11 @@ from headspace_tui.detect.registry import read_statuses, status_observation
 from headspace_tui.model import AgentState
 from headspace_tui.tmux.proctree import find_claude, read_process_table
 from headspace_tui.tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
+from tests.harness.wait import poll
 
 pytestmark = pytest.mark.e2e
 
 
-def _poll(read, accept, timeout: float = 15.0):
-    deadline = time.monotonic() + timeout
-    value = read()
-    while not accept(value):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up after {timeout}s; last value: {value!r}")
-        time.sleep(0.05)
-        value = read()
-    return value
 
 
 def test_discovers_claude_panes_and_their_status_files(claude_session, private_tmux, tmp_path):
@@ -68,7 +59,7 @@ def test_discovers_claude_panes_and_their_status_files(claude_session, private_t
     for session in (alpha, beta):
         folder = session.home / ".claude" / "sessions"
         pid = found[session.pane_id]
-        statuses = _poll(lambda: read_statuses(folder), lambda s: pid in s and s[pid].status == "idle")
+        statuses = poll(lambda: read_statuses(folder), lambda s: pid in s and s[pid].status == "idle")
         status = statuses[pid]
         assert list(statuses) == [pid]
         assert status.cwd == str(session.workdir)
@@ -84,7 +75,7 @@ def test_send_keys_literal_text_stays_text(private_tmux, tmp_path):
     server = TmuxServer(socket_name=private_tmux.name)
     server.send_keys(pane, "-n Enter C-c", literal=True)
     server.send_keys(pane, "Enter")
-    screen = _poll(lambda: server.capture(pane, ansi=False), lambda s: s.count("-n Enter C-c") == 2, timeout=5)
+    screen = poll(lambda: server.capture(pane, ansi=False), lambda s: s.count("-n Enter C-c") == 2, timeout=5)
     assert screen.splitlines()[:2] == ["-n Enter C-c", "-n Enter C-c"]  # typed, then echoed back by cat
     assert server.pane(pane).current_command == "cat"  # C-c was text, not an interrupt
 

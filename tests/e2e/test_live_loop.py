@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import re
-import time
 
 import pytest
 
 from tests.harness import fake_api as api
+from tests.harness.wait import poll
 from tests.harness.fake_api import block_text
 from tests.harness.scenarios import NUMBERED_MENU, QUESTION_DB, TURN_DONE
 from tests.harness.session import READY
@@ -96,16 +96,6 @@ def test_typed_prompt_reaches_the_api_verbatim(claude_session, fake_api):
     session.wait_for(_idle_after("Continuing."), timeout=30, what="idle after the nudge")
 
 
-def _poll(read, accept, timeout: float = 15.0):
-    """Call ``read`` until ``accept`` holds for its value; return the value."""
-    deadline = time.monotonic() + timeout
-    value = read()
-    while not accept(value):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up after {timeout}s; last value: {value!r}")
-        time.sleep(0.05)
-        value = read()
-    return value
 
 
 def test_status_file_follows_the_session(claude_session, fake_api):
@@ -117,15 +107,15 @@ def test_status_file_follows_the_session(claude_session, fake_api):
         files = list(folder.glob("*.json"))
         return json.loads(files[0].read_text()) if len(files) == 1 else {}
 
-    idle = _poll(status, lambda st: st.get("status") == "idle")
+    idle = poll(status, lambda st: st.get("status") == "idle")
     assert idle["cwd"] == str(session.workdir)
     assert idle["pid"] > 0
 
     session.submit("think")
-    busy = _poll(status, lambda st: st.get("status") == "busy")
+    busy = poll(status, lambda st: st.get("status") == "busy")
     assert busy["sessionId"] == idle["sessionId"]
     session.wait_for(_idle_after("Thinking it over."), timeout=30, what="the answer")
-    _poll(status, lambda st: st.get("status") == "idle")
+    poll(status, lambda st: st.get("status") == "idle")
 
     session.submit("/exit")
-    _poll(lambda: list(folder.glob("*.json")), lambda files: files == [])
+    poll(lambda: list(folder.glob("*.json")), lambda files: files == [])
