@@ -169,6 +169,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                         "options": obs.option_labels,
                         "question": obs.question or None,
                         "error": obs.error or None,
+                        "exit_status": obs.exit_status,
                         "cwd": agent.cwd,
                         "since": agent.since,
                     },

@@ -94,3 +94,20 @@ def test_no_tmux_server_is_a_clear_empty_state():
             assert app.table.agents == {}
 
     asyncio.run(scenario())
+
+
+def test_enter_outside_tmux_quits_with_the_attach_command(claude_session, private_tmux, monkeypatch):
+    monkeypatch.delenv("TMUX", raising=False)
+    session = claude_session(name="jumpy")
+
+    async def scenario():
+        app = HeadspaceApp(TmuxServer(socket_name=private_tmux.name))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await select_agent(pilot, app, session.pane_id, AgentState.IDLE)
+            await pilot.press("enter")
+            await pilot.pause(0.2)
+        return app.return_value
+
+    command = asyncio.run(scenario())
+    assert command.startswith(f"tmux -L {private_tmux.name} attach -t 'jumpy'")
+    assert f"select-pane -t {session.pane_id}" in command
