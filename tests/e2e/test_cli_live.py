@@ -138,3 +138,15 @@ def test_a_dead_pane_reports_its_exit_status(private_tmux, tmp_path):
     assert rows[0]["target"] == "boot:0.0" and rows[0]["state"] == "exited"
     text = headspace("status", "--all", "-L", private_tmux.name).stdout
     assert "exit status 3" in text
+
+
+def test_send_refuses_a_pane_in_copy_mode(claude_session, fake_api, private_tmux):
+    session = claude_session([api.bash("touch copy.txt", "Make a file")], name="cm")
+    session.submit("make it")
+    session.wait_for(NUMBERED_MENU, what="permission")
+    private_tmux.run("copy-mode", "-t", session.pane_id)
+    refused = headspace("send", session.pane_id, "--approve", "-L", private_tmux.name, check=False)
+    assert refused.returncode == 1 and "copy mode" in refused.stderr
+    private_tmux.send_keys(session.pane_id, "q")  # leave copy mode: the prompt is still there, unanswered
+    assert "Do you want to proceed?" in session.wait_for("Do you want to proceed?", timeout=5)
+    assert not (session.workdir / "copy.txt").exists() and all(not r.tool_results() for r in fake_api.main_requests)
