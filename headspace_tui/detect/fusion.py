@@ -12,7 +12,7 @@ alone, which the corpus tests show is enough.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ..model import AgentState, Observation
 
@@ -32,7 +32,7 @@ def fuse(screen: Observation, status: Observation | None) -> Observation:
     if screen.state is AgentState.STARTING and screen.prompt is not None:
         return replace(screen, evidence=evidence)  # a start-up dialog on screen
     if status.state is AgentState.WORKING:
-        return replace(screen, state=AgentState.WORKING, prompt=None, evidence=evidence, source="status-file", confidence=0.9)
+        return replace(screen, state=AgentState.WORKING, prompt=None, evidence=evidence, source=status.source, confidence=0.9)
     if status.state.needs_you:
         # The file says Claude waits on the user but the screen has not drawn
         # the dialog yet (or was read a moment early): trust the file, without details.
@@ -41,3 +41,121 @@ def fuse(screen: Observation, status: Observation | None) -> Observation:
         # The screen can lag a redraw; the file said idle since.
         return replace(status, evidence=evidence)
     return replace(screen, evidence=evidence)
+
+
+# ---------------------------------------------------------------------------
+# Many sources over time: the most confident fresh source, with an idle grace.
+
+SCREEN_LAG = 1.0  # seconds a redraw may trail an event before the screen is believed over it
+# How much each source is trusted, for the idle grace: Claude's own events above what we infer.
+SOURCE_TIER = {"hook": 4, "status-file": 3, "screen": 2, "transcript": 1, "process": 0}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One source's latest reading of an agent, and when it was made."""
+
+    observation: Observation
+    at: float
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """What the "why" view shows: every source's verdict, its age, and the decision."""
+
+    decision: str
+    verdicts: tuple[tuple[str, Verdict], ...]
+
+
+class Fuser:
+    """Per agent: the latest verdict of each source, and the state they add up to.
+
+    Sources: ``hook`` (Claude's hook events, one-shot), ``status-file``
+    (Claude's own status, always current), ``screen`` (each capture),
+    ``transcript`` and ``process``.  The rules, in order:
+
+    1. exited, from any source, is accepted at once;
+    2. a hook event holds until the screen has shown another state for
+       longer than a redraw takes after it (hooks say nothing when a prompt is
+       answered in the pane itself), otherwise the newest of hook and status
+       file is Claude's claim, fused with the screen by ``fuse``;
+    3. an idle verdict from a less trusted source than the one behind the
+       state it would replace is accepted only after it has held
+       ``idle_grace`` seconds with no new output (between two tool calls the
+       screen can look idle while a hook has said "working").
+
+    Pure: time comes in as ``now``.
+    """
+
+    def __init__(self, idle_grace: float = 5.0) -> None:
+        self.idle_grace = idle_grace
+        self.verdicts: dict[str, Verdict] = {}
+        self.current: Observation | None = None
+        self._idle_since: float | None = None
+        self._last_output = 0.0
+        self._screen_state_since = 0.0
+        self._decision = "no verdict yet"
+
+    def observe(self, observation: Observation, now: float, *, output_changed: bool = False) -> Observation:
+        """Record a source's verdict and return the fused observation."""
+        source = observation.source
+        previous = self.verdicts.get(source)
+        if source == "screen" and (previous is None or previous.observation.state is not observation.state):
+            self._screen_state_since = now
+        self.verdicts[source] = Verdict(observation, now)
+        if output_changed:
+            self._last_output = now
+        return self.decide(now)
+
+    def decide(self, now: float) -> Observation:
+        candidate, decision = self._candidate()
+        current = self.current
+        if (
+            candidate.state is AgentState.IDLE
+            and current is not None
+            and current.state not in (AgentState.IDLE, AgentState.EXITED, AgentState.UNKNOWN)
+            and SOURCE_TIER.get(candidate.source, 0) < SOURCE_TIER.get(current.source, 0)
+        ):
+            if self._idle_since is None:
+                self._idle_since = now
+            held = now - max(self._idle_since, self._last_output)
+            if held < self.idle_grace:
+                self._decision = f"idle pending: held {held:.1f}s of {self.idle_grace:.0f}s grace ({decision})"
+                return current
+        self._idle_since = None
+        self.current = candidate
+        self._decision = decision
+        return candidate
+
+    def _candidate(self) -> tuple[Observation, str]:
+        for source, verdict in self.verdicts.items():
+            if verdict.observation.state is AgentState.EXITED:
+                return verdict.observation, f"exited per {source}"
+        screen = self.verdicts.get("screen")
+        claims = [v for k, v in self.verdicts.items() if k in ("hook", "status-file")]
+        hook = self.verdicts.get("hook")
+        if hook is not None and screen is not None and self._hook_is_stale(hook, screen):
+            claims = [v for v in claims if v is not hook]
+        claim = max(claims, key=lambda v: v.at) if claims else None
+        if screen is not None:
+            fused = fuse(screen.observation, claim.observation if claim else None)
+            how = f"screen + {claim.observation.source}" if claim else "screen alone"
+            return fused, how
+        if claim is not None:
+            return claim.observation, f"{claim.observation.source} alone"
+        rest = max(self.verdicts.values(), key=lambda v: v.at, default=None)
+        if rest is not None:
+            return rest.observation, f"{rest.observation.source} alone"
+        return Observation(AgentState.UNKNOWN), "no verdict yet"
+
+    def _hook_is_stale(self, hook: Verdict, screen: Verdict) -> bool:
+        """The screen moved on to another state well after the hook event."""
+        return (
+            screen.observation.state is not hook.observation.state
+            and self._screen_state_since > hook.at
+            and screen.at - hook.at > SCREEN_LAG
+        )
+
+    def explain(self, now: float) -> Explanation:
+        rows = tuple(sorted(self.verdicts.items(), key=lambda kv: -kv[1].observation.confidence))
+        return Explanation(self._decision, rows)

@@ -1,0 +1,72 @@
+"""The multi-source fuser: hooks sooner than the screen, idle grace, exited at once, explain."""
+
+from __future__ import annotations
+
+from headspace_tui.detect.claude_screen import classify_capture
+from headspace_tui.detect.fusion import Fuser
+from headspace_tui.model import AgentState, Evidence, Observation
+from tests.harness.record import DEFAULT_OUT
+
+
+def screen(name: str) -> Observation:
+    return classify_capture((DEFAULT_OUT / "alt" / "120x40" / f"{name}.ansi").read_text(), command="claude")
+
+
+def hook(state: AgentState, tool: str = "") -> Observation:
+    return Observation(state, source="hook", confidence=0.95, evidence=(Evidence(f"hook:{state.value}", -1, tool),))
+
+
+def test_a_hook_permission_is_believed_before_the_screen_draws_it():
+    fuser = Fuser()
+    fuser.observe(screen("working_spinner"), now=10.0)
+    assert fuser.observe(hook(AgentState.PERMISSION, "Bash"), now=10.1).state is AgentState.PERMISSION
+    # The next capture still shows the spinner (redraw lag): the hook holds.
+    assert fuser.observe(screen("working_spinner"), now=10.3).state is AgentState.PERMISSION
+    # Then the dialog is drawn: the screen supplies the details.
+    fused = fuser.observe(screen("permission_bash"), now=10.5)
+    assert fused.state is AgentState.PERMISSION and fused.tool == "Bash" and fused.prompt.options
+
+
+def test_a_hook_goes_stale_once_the_screen_moved_on():
+    """Answered in the pane itself, a prompt sends no hook; the screen must win after a redraw's time."""
+    fuser = Fuser(idle_grace=0)
+    fuser.observe(hook(AgentState.PERMISSION), now=10.0)
+    fuser.observe(screen("permission_bash"), now=10.2)
+    fuser.observe(screen("working_spinner"), now=12.0)
+    assert fuser.observe(screen("working_spinner"), now=12.5).state is AgentState.WORKING
+
+
+def test_idle_from_a_less_trusted_source_waits_for_the_grace_without_new_output():
+    fuser = Fuser(idle_grace=5.0)
+    fuser.observe(hook(AgentState.WORKING), now=0.0)
+    # Within a redraw's time the hook's "working" still holds outright.
+    assert fuser.observe(screen("idle_finished"), now=1.0).state is AgentState.WORKING
+    assert fuser.explain(1.0).decision == "screen + hook"
+    # Later the screen's idle stands alone, but must hold for the grace; new output restarts the wait.
+    assert fuser.observe(screen("idle_finished"), now=4.0, output_changed=True).state is AgentState.WORKING
+    assert "idle pending" in fuser.explain(4.0).decision
+    assert fuser.observe(screen("idle_finished"), now=8.0).state is AgentState.WORKING
+    assert fuser.observe(screen("idle_finished"), now=9.5).state is AgentState.IDLE
+
+
+def test_idle_from_the_same_source_needs_no_grace():
+    fuser = Fuser(idle_grace=60)
+    fuser.observe(screen("working_streaming"), now=0.0)
+    assert fuser.observe(screen("idle_finished"), now=0.5).state is AgentState.IDLE
+
+
+def test_exited_is_accepted_at_once():
+    fuser = Fuser(idle_grace=60)
+    fuser.observe(hook(AgentState.WORKING), now=0.0)
+    exited = classify_capture("tester@box:work$ ", command="bash")
+    assert fuser.observe(exited, now=0.2).state is AgentState.EXITED
+
+
+def test_explain_lists_every_source_with_its_evidence():
+    fuser = Fuser()
+    fuser.observe(screen("permission_bash"), now=1.0)
+    fuser.observe(hook(AgentState.PERMISSION, "Bash"), now=1.1)
+    why = fuser.explain(2.0)
+    assert [source for source, _ in why.verdicts] == ["hook", "screen"]
+    assert "screen + hook" in why.decision
+    assert any(e.rule == "permission-question" for _, v in why.verdicts for e in v.observation.evidence)
