@@ -8,6 +8,7 @@ Example::
 
     nudge_text = "continue"
     layout = "auto"            # auto | side | stacked
+    idle_grace = 5.0           # seconds a less trusted "idle" must hold
 
     [keys]
     approve = "y"
@@ -31,6 +32,7 @@ DEFAULT_KEYS: dict[str, str] = {
     "jump": "enter",
     "filter": "slash",
     "toggle_layout": "l",
+    "why": "e",
     "help": "question_mark",
     "quit": "q",
 }
@@ -47,6 +49,8 @@ class Config:
     layout: str = "auto"
     keys: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_KEYS))
     confirm_timeout: float = 5.0
+    # A less trusted "idle" must hold this long with no new output before it is believed.
+    idle_grace: float = 5.0
 
 
 def default_path(env: os._Environ | dict = os.environ) -> Path:
@@ -74,7 +78,7 @@ def load_config(path: Path | None = None) -> Config:
 
 
 def parse_config(data: dict, where: str = "config") -> Config:
-    known = {"nudge_text", "layout", "keys", "confirm_timeout"}
+    known = {"nudge_text", "layout", "keys", "confirm_timeout", "idle_grace"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f"{where}: unknown setting {unknown[0]!r} (known: {', '.join(sorted(known))})")
@@ -87,6 +91,9 @@ def parse_config(data: dict, where: str = "config") -> Config:
     timeout = data.get("confirm_timeout", Config.confirm_timeout)
     if not isinstance(timeout, (int, float)) or not 0.5 <= timeout <= 60:
         raise ConfigError(f"{where}: confirm_timeout must be a number of seconds between 0.5 and 60")
+    grace = data.get("idle_grace", Config.idle_grace)
+    if not isinstance(grace, (int, float)) or not 0 <= grace <= 600:
+        raise ConfigError(f"{where}: idle_grace must be a number of seconds between 0 and 600")
     keys = dict(DEFAULT_KEYS)
     given = data.get("keys", {})
     if not isinstance(given, dict):
@@ -100,4 +107,4 @@ def parse_config(data: dict, where: str = "config") -> Config:
     clashes = {k for k in keys.values() if list(keys.values()).count(k) > 1}
     if clashes:
         raise ConfigError(f"{where}: [keys] binds {sorted(clashes)[0]!r} to more than one action")
-    return Config(nudge_text=nudge, layout=layout, keys=keys, confirm_timeout=float(timeout))
+    return Config(nudge_text=nudge, layout=layout, keys=keys, confirm_timeout=float(timeout), idle_grace=float(grace))

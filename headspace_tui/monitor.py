@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from .detect.claude_screen import classify_capture
-from .detect.fusion import fuse
+from .detect.fusion import Fuser
 from .detect.registry import ClaudeStatus, claude_config_dir, status_observation, watch_statuses
 from .model import Agent, AgentState, Evidence, Observation
 from .tmux.proctree import find_claude, read_process_table
@@ -52,6 +52,7 @@ class Monitor:
         include_all: bool = False,
         config_dir: Path | None = None,
         clock: Callable[[], float] = time.time,
+        idle_grace: float = 5.0,
     ) -> None:
         self.server = server
         self.on_change = on_change
@@ -65,6 +66,8 @@ class Monitor:
         self.claude_pids: dict[str, int | None] = {}
         self.statuses: dict[int, ClaudeStatus] = {}
         self.captures: dict[str, str] = {}  # pane id -> last capture (the preview reads it)
+        self.fusers: dict[str, Fuser] = {}
+        self.idle_grace = idle_grace
         self.focused: str | None = None
         self._sessions: dict[str, asyncio.Task] = {}
         self._wake: dict[str, asyncio.Event] = {}
@@ -148,15 +151,25 @@ class Monitor:
         except (TmuxCommandError, TmuxUnavailable):
             self._forget(pane_id)
             return None
+        changed = self.captures.get(pane_id) != ansi
         self.captures[pane_id] = ansi
+        now = self.clock()
+        fuser = self.fusers.setdefault(pane_id, Fuser(self.idle_grace))
         if record.dead:
-            observation = Observation(
-                AgentState.EXITED, evidence=(Evidence("pane-dead", -1, f"exit status {record.dead_status}"),), exit_status=record.dead_status
+            screen = Observation(
+                AgentState.EXITED,
+                evidence=(Evidence("pane-dead", -1, f"exit status {record.dead_status}"),),
+                exit_status=record.dead_status,
+                confidence=1.0,
             )
         else:
             screen = classify_capture(ansi, command="claude" if claude_pid else record.current_command)
-            status = self.statuses.get(claude_pid) if claude_pid else None
-            observation = fuse(screen, status_observation(status) if status else None)
+        status = self.statuses.get(claude_pid) if claude_pid else None
+        if status is not None:
+            fuser.observe(status_observation(status), now, at=status.updated_at or now)
+        elif "status-file" in fuser.verdicts:
+            del fuser.verdicts["status-file"]  # Claude removed its file (it exited)
+        observation = fuser.observe(screen, now, output_changed=changed)
         return self._update(record, claude_pid, observation)
 
     def _update(self, record: PaneRecord, claude_pid: int | None, observation: Observation) -> Agent:
@@ -195,6 +208,7 @@ class Monitor:
         self.records.pop(pane_id, None)
         self.claude_pids.pop(pane_id, None)
         self.captures.pop(pane_id, None)
+        self.fusers.pop(pane_id, None)
         if self.agents.pop(pane_id, None) is not None:
             self.on_remove(pane_id)
 

@@ -25,6 +25,7 @@ from ..monitor import Monitor
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 from .screens.help import HelpScreen
 from .screens.reply import ReplyScreen
+from .screens.why import WhyScreen
 from .widgets.agent_table import AgentTable
 from .widgets.preview import PanePreview, PromptBar
 
@@ -53,6 +54,7 @@ class HeadspaceApp(App[str | None]):
         Binding("enter", "jump", "jump", id="jump"),
         Binding("slash", "filter", "filter", id="filter"),
         Binding("l", "toggle_layout", "layout", id="toggle_layout", show=False),
+        Binding("e", "why", "why", id="why"),
         Binding("question_mark", "help", "help", id="help"),
         Binding("q", "quit", "quit", id="quit"),
         *[Binding(str(n), f"option('{n}')", f"option {n}", show=False) for n in range(1, 10)],
@@ -81,6 +83,7 @@ class HeadspaceApp(App[str | None]):
             include_all=include_all,
             config_dir=config_dir,
             clock=clock,
+            idle_grace=self.config.idle_grace,
         )
         self.layout_mode = self.config.layout
         self.problem: str | None = None
@@ -236,6 +239,14 @@ class HeadspaceApp(App[str | None]):
         self.table.set_filter("")
         self.table.focus()
         self._selection_changed()
+
+    def action_why(self) -> None:
+        agent = self.selected_agent()
+        if agent is None or not self._keys_live():
+            return
+        fuser = self.monitor.fusers.get(agent.pane_id)
+        now = self.clock()
+        self.push_screen(WhyScreen(agent, fuser.explain(now) if fuser else None, now))
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.config.keys))

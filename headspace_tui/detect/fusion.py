@@ -96,13 +96,17 @@ class Fuser:
         self._screen_state_since = 0.0
         self._decision = "no verdict yet"
 
-    def observe(self, observation: Observation, now: float, *, output_changed: bool = False) -> Observation:
-        """Record a source's verdict and return the fused observation."""
+    def observe(
+        self, observation: Observation, now: float, *, at: float | None = None, output_changed: bool = False
+    ) -> Observation:
+        """Record a source's verdict (made at ``at``, default ``now``) and return the fused observation."""
         source = observation.source
         previous = self.verdicts.get(source)
+        if previous is not None and at is not None and at < previous.at:
+            return self.decide(now)  # an older event arriving late changes nothing
         if source == "screen" and (previous is None or previous.observation.state is not observation.state):
             self._screen_state_since = now
-        self.verdicts[source] = Verdict(observation, now)
+        self.verdicts[source] = Verdict(observation, now if at is None else at)
         if output_changed:
             self._last_output = now
         return self.decide(now)
@@ -114,7 +118,7 @@ class Fuser:
             candidate.state is AgentState.IDLE
             and current is not None
             and current.state not in (AgentState.IDLE, AgentState.EXITED, AgentState.UNKNOWN)
-            and SOURCE_TIER.get(candidate.source, 0) < SOURCE_TIER.get(current.source, 0)
+            and self._support(candidate.state) < SOURCE_TIER.get(current.source, 0)
         ):
             if self._idle_since is None:
                 self._idle_since = now
@@ -147,6 +151,10 @@ class Fuser:
         if rest is not None:
             return rest.observation, f"{rest.observation.source} alone"
         return Observation(AgentState.UNKNOWN), "no verdict yet"
+
+    def _support(self, state: AgentState) -> int:
+        """The most trusted source that currently reads ``state``."""
+        return max((SOURCE_TIER.get(k, 0) for k, v in self.verdicts.items() if v.observation.state is state), default=0)
 
     def _hook_is_stale(self, hook: Verdict, screen: Verdict) -> bool:
         """The screen moved on to another state well after the hook event."""

@@ -111,3 +111,29 @@ def test_enter_outside_tmux_quits_with_the_attach_command(claude_session, privat
     command = asyncio.run(scenario())
     assert command.startswith(f"tmux -L {private_tmux.name} attach -t 'jumpy'")
     assert f"select-pane -t {session.pane_id}" in command
+
+
+def test_e_explains_the_state_with_every_source(claude_session, fake_api, private_tmux):
+    from headspace_tui.app.screens.why import WhyScreen
+
+    session = claude_session([api.bash("touch why.txt", "Make a file")], name="why")
+    session.submit("make it")
+    session.wait_for(NUMBERED_MENU, what="the permission menu")
+
+    async def scenario():
+        app = HeadspaceApp(TmuxServer(socket_name=private_tmux.name), config_dir=session.home / ".claude")
+        async with app.run_test(size=(160, 48)) as pilot:
+            await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
+            await wait_until(pilot, lambda: "status-file" in app.monitor.fusers[session.pane_id].verdicts, "the status file")
+            await pilot.press("e")
+            await pilot.pause(0.3)
+            assert isinstance(app.screen, WhyScreen)
+            sources = [source for source, _ in app.screen.explanation.verdicts]
+            assert set(sources) == {"screen", "status-file"}
+            screen_verdict = dict(app.screen.explanation.verdicts)["screen"]
+            assert any(e.rule == "permission-question" for e in screen_verdict.observation.evidence)
+            await pilot.press("escape")
+            await pilot.pause(0.2)
+            assert not isinstance(app.screen, WhyScreen)
+
+    asyncio.run(scenario())

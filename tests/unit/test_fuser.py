@@ -70,3 +70,13 @@ def test_explain_lists_every_source_with_its_evidence():
     assert [source for source, _ in why.verdicts] == ["hook", "screen"]
     assert "screen + hook" in why.decision
     assert any(e.rule == "permission-question" for _, v in why.verdicts for e in v.observation.evidence)
+
+
+def test_idle_confirmed_by_the_status_file_needs_no_grace():
+    from headspace_tui.detect.registry import ClaudeStatus, status_observation
+
+    fuser = Fuser(idle_grace=60)
+    fuser.observe(status_observation(ClaudeStatus(pid=1, status="busy")), now=0.0)
+    assert fuser.observe(screen("idle_finished"), now=0.1).state is AgentState.WORKING
+    fuser.observe(status_observation(ClaudeStatus(pid=1, status="idle")), now=1.0)
+    assert fuser.observe(screen("idle_finished"), now=1.1).state is AgentState.IDLE

@@ -18,6 +18,7 @@ ACTION_HELP = (
     ("jump", "jump to the pane (inside tmux), or print the attach command"),
     ("filter", "filter the table"),
     ("toggle_layout", "preview beside or under the table"),
+    ("why", "why: every source's verdict, its age and evidence"),
     ("help", "this help"),
     ("quit", "quit"),
 )
