@@ -1,0 +1,253 @@
+"""The event log: every state transition (and anything else worth an audit trail) in SQLite.
+
+Why SQLite: one file, no server, safe for several processes (the TUI, a
+``headspace hooks`` receiver, a ``headspace status`` call) writing at once,
+and it survives a crash.  The settings that make that true:
+
+* ``journal_mode=WAL``: readers never block the writer and the writer never
+  blocks readers; a crash mid-write leaves the half-written transaction in the
+  WAL, where it is ignored on the next open.
+* ``synchronous=FULL``: the WAL is fsynced at every commit, so a commit that
+  returned is on disk even if the *machine* dies right after (power loss,
+  kernel panic).  ``NORMAL`` would be enough for a process crash (SIGKILL
+  keeps everything the OS already has) but may roll back the last commits on
+  power loss; events are few (a handful per turn) and ``write_many`` batches
+  them into one transaction, so the extra fsync costs nothing a user notices.
+* ``busy_timeout``: a second process that wants to write while another is
+  writing waits (up to ``BUSY_TIMEOUT_MS``) instead of failing with
+  "database is locked"; writes take the lock up front (``BEGIN IMMEDIATE``)
+  so two writers never deadlock upgrading a read lock.
+
+Every SQLite failure reaches the caller as an ``EventLogError`` whose text is
+one line a user can act on ("... is not a database", "... permission
+denied"), never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+BUSY_TIMEOUT_MS = 10_000
+TABLE = """
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY,
+    ts REAL NOT NULL,
+    agent TEXT,
+    kind TEXT NOT NULL,
+    payload TEXT NOT NULL
+)"""
+INDEXES = (
+    "CREATE INDEX IF NOT EXISTS events_agent_ts ON events (agent, ts)",
+    "CREATE INDEX IF NOT EXISTS events_kind_ts ON events (kind, ts)",
+)
+COLUMNS = ("id", "ts", "agent", "kind", "payload")
+
+
+class EventLogError(RuntimeError):
+    """An event log that cannot be used; ``str()`` is one human-readable line."""
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    id: int
+    ts: float
+    agent: str | None
+    kind: str
+    payload: dict[str, Any]
+
+
+def default_path(env: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_STATE_HOME/headspace/events.db`` (``~/.local/state`` when unset or relative, per XDG)."""
+    env = os.environ if env is None else env
+    base = env.get("XDG_STATE_HOME", "")
+    if not base or not os.path.isabs(base):
+        base = os.path.join(env.get("HOME") or os.path.expanduser("~"), ".local", "state")
+    return Path(base) / "headspace" / "events.db"
+
+
+class EventLog:
+    """An open event log.  Thread-safe within a process; safe across processes.
+
+    Use as a context manager, or call ``close()``.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self.path = Path(path) if path is not None else default_path()
+        self._lock = threading.Lock()
+        self._db = self._open()
+
+    # -- opening ----------------------------------------------------------
+    def _open(self) -> sqlite3.Connection:
+        path = self.path
+        if path.is_dir():
+            raise EventLogError(f"event log {path} is a directory, not a file")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise EventLogError(f"cannot create the folder for event log {path}: {exc.strerror or exc}") from exc
+        if path.exists() and not os.access(path, os.R_OK | os.W_OK):
+            raise EventLogError(f"cannot open event log {path}: permission denied")
+        try:
+            db = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise EventLogError(f"cannot open event log {path}: {exc}") from exc
+        try:
+            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise EventLogError(f"event log {path}: cannot switch to WAL mode (got {mode})")
+            db.execute("PRAGMA synchronous = FULL")
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.execute(TABLE)
+                columns = tuple(row[1] for row in db.execute("PRAGMA table_info(events)"))
+                if columns != COLUMNS:
+                    raise EventLogError(f"event log {path} has an events table of another shape: {', '.join(columns)}")
+                for index in INDEXES:
+                    db.execute(index)
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+        except EventLogError:
+            db.close()
+            raise
+        except sqlite3.Error as exc:
+            db.close()
+            raise EventLogError(_describe(path, exc)) from exc
+        return db
+
+    # -- writing ----------------------------------------------------------
+    def write(self, kind: str, agent: str | None, payload: Mapping[str, Any] | None = None, ts: float | None = None) -> int:
+        """Append one event in its own transaction; return its id."""
+        return self._insert([(kind, agent, dict(payload or {}), ts)])[0]
+
+    def write_many(self, events: Iterable[Mapping[str, Any]]) -> list[int]:
+        """Append several events in one transaction (all or nothing); return their ids.
+
+        Each event is a dict with ``kind``, optionally ``agent`` and ``ts``;
+        every other key goes into the payload.  That is exactly the shape
+        ``machine.apply_turn`` returns, so ``log.write_many(events)`` stores them.
+        """
+        rows = []
+        for event in events:
+            rest = dict(event)
+            try:
+                kind = rest.pop("kind")
+            except KeyError:
+                raise EventLogError(f"an event needs a 'kind': {event!r}") from None
+            rows.append((kind, rest.pop("agent", None), rest, rest.pop("ts", None)))
+        return self._insert(rows)
+
+    def _insert(self, rows: list[tuple[str, str | None, dict[str, Any], float | None]]) -> list[int]:
+        if not rows:
+            return []
+        now = time.time()
+        try:
+            encoded = [(now if ts is None else float(ts), agent, kind, json.dumps(payload, default=str)) for kind, agent, payload, ts in rows]
+        except (TypeError, ValueError) as exc:
+            raise EventLogError(f"an event payload cannot be stored as JSON: {exc}") from exc
+        with self._lock:
+            db = self._connection()
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    ids = [db.execute("INSERT INTO events (ts, agent, kind, payload) VALUES (?, ?, ?, ?)", row).lastrowid for row in encoded]
+                    db.execute("COMMIT")
+                except BaseException:
+                    if db.in_transaction:
+                        db.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:
+                raise EventLogError(_describe(self.path, exc)) from exc
+        return [int(i) for i in ids if i is not None]
+
+    # -- reading ----------------------------------------------------------
+    def query(
+        self,
+        agent: str | None = None,
+        kind: str | None = None,
+        since: float | None = None,
+        limit: int | None = None,
+        *,
+        after_id: int | None = None,
+    ) -> list[StoredEvent]:
+        """Events matching every filter given, oldest first.
+
+        ``since`` keeps events at or after that time; ``after_id`` those newer
+        than an id already seen (for tailing without repeats); ``limit`` keeps
+        the *newest* ``limit`` matches (still returned oldest first).
+        """
+        where, args = [], []
+        for clause, value in (("agent = ?", agent), ("kind = ?", kind), ("ts >= ?", since), ("id > ?", after_id)):
+            if value is not None:
+                where.append(clause)
+                args.append(value)
+        sql = "SELECT id, ts, agent, kind, payload FROM events"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY id DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(max(int(limit), 0))
+        with self._lock:
+            try:
+                rows = self._connection().execute(sql, args).fetchall()
+            except sqlite3.Error as exc:
+                raise EventLogError(_describe(self.path, exc)) from exc
+        out = []
+        for id_, ts, who, what, payload in reversed(rows):
+            try:
+                data = json.loads(payload)
+            except ValueError:
+                data = {"_unreadable": payload}  # one bad row must not hide the rest
+            out.append(StoredEvent(int(id_), float(ts), who, what, data if isinstance(data, dict) else {"value": data}))
+        return out
+
+    def count(self) -> int:
+        with self._lock:
+            try:
+                return int(self._connection().execute("SELECT count(*) FROM events").fetchone()[0])
+            except sqlite3.Error as exc:
+                raise EventLogError(_describe(self.path, exc)) from exc
+
+    # -- closing ----------------------------------------------------------
+    def _connection(self) -> sqlite3.Connection:
+        if self._db is None:
+            raise EventLogError(f"event log {self.path} is closed")
+        return self._db
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def __enter__(self) -> "EventLog":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _describe(path: Path, exc: sqlite3.Error) -> str:
+    """One line for a user: what is wrong with which file."""
+    message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    lowered = message.lower()
+    if "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
+        return f"event log {path} is damaged or not a database ({message}); move it aside and headspace will start a new one"
+    if "locked" in lowered or "busy" in lowered:
+        return f"event log {path} stayed locked by another process for {BUSY_TIMEOUT_MS // 1000}s ({message})"
+    if "readonly" in lowered or "read-only" in lowered:
+        return f"event log {path} is read-only ({message})"
+    if "unable to open" in lowered:
+        return f"cannot open event log {path} ({message})"
+    return f"event log {path}: {message}"
