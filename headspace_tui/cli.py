@@ -1,4 +1,4 @@
-"""Command-line entry points: the TUI, ``status``, ``classify`` and ``send``.
+"""Command-line entry points: the TUI, ``status``, ``classify``, ``send`` and ``hooks``.
 
 Every failure a user can cause (no tmux server, unknown target, unreadable
 file, a pane not at the expected prompt) ends in one line on stderr and a
@@ -64,6 +64,21 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--nudge", action="store_true", help="send the nudge text (default 'continue')")
     what.add_argument("--interrupt", action="store_true", help="press Esc to interrupt the agent")
     send.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for confirmation (default 5)")
+
+    hooks = sub.add_parser("hooks", help="add or remove headspace's Claude Code hooks (settings.json)")
+    hooks_sub = hooks.add_subparsers(dest="hooks_action", metavar="ACTION", required=True)
+    for action, text in (
+        ("install", "register headspace's hook for every event it reads (backs the file up first)"),
+        ("uninstall", "remove headspace's hooks, restoring your file exactly when it is unchanged"),
+        ("status", "say whether headspace's hooks are installed"),
+    ):
+        hook_action = hooks_sub.add_parser(action, help=text, description=text)
+        hook_action.add_argument(
+            "--project",
+            type=Path,
+            metavar="DIR",
+            help="use DIR/.claude/settings.json instead of your user settings ($CLAUDE_CONFIG_DIR or ~/.claude)",
+        )
     return parser
 
 
@@ -77,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_status(args)
         if args.command == "send":
             return cmd_send(args)
+        if args.command == "hooks":
+            return cmd_hooks(args)
         return cmd_tui(args)
     except UserError as exc:
         print(f"headspace: {exc}", file=sys.stderr)
@@ -236,6 +253,52 @@ def cmd_send(args: argparse.Namespace) -> int:
     if not outcome.delivered:
         raise UserError(f"{record.target}: {outcome.detail}")
     print(f"{record.target}: {outcome.detail}")
+    return EXIT_OK
+
+
+def cmd_hooks(args: argparse.Namespace) -> int:
+    from .detect.registry import claude_config_dir
+    from .hooks.settings import EVENTS, HooksError, backup_path, install, status, uninstall
+
+    if args.project is not None:
+        if not args.project.is_dir():
+            raise UserError(f"no such directory: {args.project}")
+        path = args.project.resolve() / ".claude" / "settings.json"
+    else:
+        path = claude_config_dir() / "settings.json"
+    try:
+        if args.hooks_action == "install":
+            changed = install(path)
+            if not changed:
+                print(f"headspace hooks already installed in {path}")
+            elif backup_path(path).exists():
+                print(f"installed headspace hooks in {path} (backup: {backup_path(path)})")
+            else:
+                print(f"installed headspace hooks in {path} (new file)")
+        elif args.hooks_action == "uninstall":
+            done = uninstall(path)
+            print(
+                {
+                    "restored": f"removed headspace hooks: restored {path} from its backup",
+                    "deleted": f"removed headspace hooks: deleted {path}, which install had created",
+                    "removed": f"removed headspace hooks from {path} (it changed since install; backup kept: {backup_path(path)})",
+                    "absent": f"no headspace hooks in {path}",
+                }[done]
+            )
+        else:
+            found = status(path)
+            if found.installed:
+                print(f"headspace hooks installed in {path} ({len(EVENTS)} events)")
+            elif not found.events:
+                print(f"headspace hooks not installed in {path}" + ("" if found.exists else " (no such file)"))
+            elif found.missing:
+                print(f"headspace hooks partly installed in {path}: missing {', '.join(found.missing)}; run 'headspace hooks install'")
+            else:
+                print(f"headspace hooks in {path} run another program ({found.commands[0]}); run 'headspace hooks install'")
+    except HooksError as exc:
+        raise UserError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"{path}: {exc.strerror or exc}") from None
     return EXIT_OK
 
 

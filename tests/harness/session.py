@@ -44,6 +44,7 @@ class ClaudeSession:
     approve_key: bool = True
     extra_args: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)  # written into the work dir first
+    extra_env: dict[str, str] = field(default_factory=dict)  # added to (or overriding) the pane's environment
     pane_id: str = ""
 
     @property
@@ -59,7 +60,7 @@ class ClaudeSession:
         make_home(self.home, self.workdir, trust=self.trust, approve_key=self.approve_key)
         for rel, content in self.files.items():
             (self.workdir / rel).write_text(content)
-        env = claude_env(self.home, self.api.url, self.claude, inline=self.inline)
+        env = {**claude_env(self.home, self.api.url, self.claude, inline=self.inline), **self.extra_env}
         self.pane_id = self.tmux.new_session(
             self.name,
             width=self.width,

@@ -1,0 +1,209 @@
+"""Claude Code's session transcripts: ``<config>/projects/<encoded cwd>/<session id>.jsonl``.
+
+Claude appends one JSON object per line while a session runs.  Only two line
+types are conversation; everything else is bookkeeping and is skipped.
+
+Facts from real 2.1.330 transcripts (tests/data/transcripts/, made with the
+harness):
+
+* ``"type": "user"`` lines hold what the user typed (``message.content`` a
+  string) or tool results (``content`` a list of ``tool_result`` blocks, with
+  ``toolUseResult`` and ``permissionDecision`` beside them).  A line marked
+  ``isMeta`` is text Claude injected for itself, not typed by anyone.
+* ``"type": "assistant"`` lines hold ONE content block each: a reply with text
+  and a tool call is written as two lines that share ``message.id`` (and
+  ``message.stop_reason``, the reply's final one).
+* The rest: ``attachment``, ``system`` (``stop_hook_summary``,
+  ``turn_duration``), ``api-request``, ``api-request-blob`` (a copy of the
+  request, whose ``message.role`` can be ``user``: not a turn),
+  ``api-request-shape``, ``file-history-snapshot``, ``mode``,
+  ``permission-mode``, ``last-prompt``, ``tools-used``, ``cost-state``, ...
+  New kinds appear between versions; unknown ones are skipped.
+* The project folder is the cwd with every character outside ``[A-Za-z0-9]``
+  replaced by ``-`` (per UTF-16 code unit); names longer than 200 characters are cut to 200 and
+  given ``-<hash>`` (a 32-bit string hash of the cwd, in base 36).
+
+Reading is I/O on one file; parsing is pure (``parse_line``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+MAX_DIR_NAME = 200
+_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
+
+
+def _string_hash(text: str) -> int:
+    """Java-style ``hashCode`` over UTF-16 code units, as a signed 32-bit int."""
+    value = 0
+    data = text.encode("utf-16-le")
+    for i in range(0, len(data), 2):
+        value = (value * 31 + int.from_bytes(data[i : i + 2], "little")) & 0xFFFFFFFF
+    return value - (1 << 32) if value & 0x80000000 else value
+
+
+def _base36(number: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        number, rest = divmod(number, 36)
+        out = digits[rest] + out
+        if number == 0:
+            return out
+
+
+def encoded_project_dir(cwd: str) -> str:
+    """The folder name Claude files a working directory's sessions under."""
+    # Claude counts UTF-16 code units: a character beyond the BMP becomes "--".
+    name = _NOT_ALNUM.sub(lambda m: "--" if ord(m.group()) > 0xFFFF else "-", str(cwd))
+    if len(name) <= MAX_DIR_NAME:
+        return name
+    return f"{name[:MAX_DIR_NAME]}-{_base36(abs(_string_hash(str(cwd))))}"
+
+
+def transcript_path(config_dir: Path | str, cwd: str, session_id: str) -> Path:
+    """``<config_dir>/projects/<encoded cwd>/<session_id>.jsonl``."""
+    return Path(config_dir) / "projects" / encoded_project_dir(cwd) / f"{session_id}.jsonl"
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One conversational line of a transcript.
+
+    ``role`` is ``user`` (typed by the user), ``agent`` (one block of a reply)
+    or ``tool_result`` (a user line that only carries tool results: Claude
+    answering itself, never the user speaking; ``text`` joins the results).
+    """
+
+    role: str
+    text: str = ""
+    tool_uses: tuple[tuple[str, dict[str, Any]], ...] = field(default=(), hash=False)
+    stop_reason: str = ""  # agent lines: end_turn, tool_use, max_tokens, ...
+    uuid: str = ""
+    timestamp: str = ""  # ISO 8601, as Claude wrote it
+    message_id: str = ""  # agent lines: shared by the blocks of one reply
+    is_error: bool = False  # tool_result lines: a failed or rejected tool call
+
+
+def _blocks(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        return [b for b in content if isinstance(b, dict)]
+    return []
+
+
+def _result_text(block: dict[str, Any]) -> str:
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    return "\n".join(p.get("text", "") for p in _blocks(content) if p.get("type") == "text" and isinstance(p.get("text"), str))
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def parse_line(data: Any) -> Turn | None:
+    """The turn one decoded transcript line holds, or None for every other line."""
+    if not isinstance(data, dict):
+        return None
+    kind = data.get("type")
+    message = data.get("message")
+    if kind not in ("user", "assistant") or not isinstance(message, dict):
+        return None
+    blocks = _blocks(message.get("content"))
+    text = "\n".join(b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str))
+    common = {"uuid": _str(data.get("uuid")), "timestamp": _str(data.get("timestamp"))}
+    if kind == "assistant":
+        uses = tuple(
+            (b["name"], dict(b["input"]) if isinstance(b.get("input"), dict) else {})
+            for b in blocks
+            if b.get("type") == "tool_use" and isinstance(b.get("name"), str)
+        )
+        return Turn(
+            role="agent",
+            text=text,
+            tool_uses=uses,
+            stop_reason=_str(message.get("stop_reason")),
+            message_id=_str(message.get("id")),
+            **common,
+        )
+    if data.get("isMeta"):
+        return None
+    results = [b for b in blocks if b.get("type") == "tool_result"]
+    if results and not text:
+        return Turn(
+            role="tool_result",
+            text="\n".join(_result_text(b) for b in results),
+            is_error=any(b.get("is_error") is True for b in results),
+            **common,
+        )
+    if not text:
+        return None
+    return Turn(role="user", text=text, **common)
+
+
+class TranscriptTail:
+    """Follows one transcript file, returning the turns added since the last read.
+
+    A last line without its newline is still being written: it is kept and
+    completed on a later read.  Lines that are not JSON, not objects or not
+    conversation are skipped.  When the file shrinks below the offset or is
+    replaced (another inode), reading starts over from its beginning; a
+    missing file reads as nothing new.
+    """
+
+    def __init__(self, path: Path | str, offset: int = 0) -> None:
+        self.path = Path(path)
+        self.offset = offset  # bytes consumed, the kept partial line included
+        self._partial = b""
+        self._inode: tuple[int, int] | None = None
+        self.restarts = 0  # how often truncation or replacement was seen
+
+    @classmethod
+    def at_end(cls, path: Path | str) -> "TranscriptTail":
+        """A tail that skips what the file holds now (history) and reads only what comes."""
+        tail = cls(path)
+        try:
+            st = os.stat(tail.path)
+        except OSError:
+            return tail
+        tail.offset, tail._inode = st.st_size, (st.st_dev, st.st_ino)
+        return tail
+
+    def read_new(self) -> list[Turn]:
+        try:
+            handle = open(self.path, "rb")
+        except OSError:
+            return []
+        with handle:
+            st = os.fstat(handle.fileno())
+            inode = (st.st_dev, st.st_ino)
+            if (self._inode is not None and inode != self._inode) or st.st_size < self.offset:
+                self.offset, self._partial = 0, b""
+                self.restarts += 1
+            self._inode = inode
+            handle.seek(self.offset)
+            chunk = handle.read()
+        self.offset += len(chunk)
+        lines = (self._partial + chunk).split(b"\n")
+        self._partial = lines.pop()
+        turns = []
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line.decode("utf-8", errors="replace"))
+            except ValueError:
+                continue
+            turn = parse_line(data)
+            if turn is not None:
+                turns.append(turn)
+        return turns

@@ -1,0 +1,136 @@
+"""The hook program Claude Code runs for every event: one JSON file into the spool.
+
+Run as ``<python> -S program.py`` from a ``"type": "command"`` hook.  It
+
+* reads the event JSON from stdin (at most 1 MB; a tty is not read at all),
+* adds ``tmux_pane`` ($TMUX_PANE), ``ts`` (time.time() when it started) and
+  ``pid``: Claude's pid.  Claude 2.1.330 runs a hook as ``/bin/sh -c
+  <command>`` and dash does not exec the last command, so the parent is
+  usually that shell: when /proc says the parent is a shell, its parent is
+  taken instead (without /proc, the parent as it is),
+* writes one file per event into ``$XDG_RUNTIME_DIR/headspace/spool/``
+  (``/tmp/headspace-<uid>/spool/`` when it is unset or relative; a missing
+  $XDG_RUNTIME_DIR is never created, the event is dropped): first under a
+  ``.tmp-`` name, then ``os.replace``d to ``<ts_ns>-<pid>-<rand>.json``, so a
+  reader never sees half a file and file names sort in time order.
+
+Directories are created 0700 and files 0600.  A spool directory (or its
+``headspace`` parent) that is a symlink, is not owned by this user, or is
+writable by group or others is not used: the program just exits.
+
+Whatever happens it prints nothing (the stdout of some hooks is fed to
+Claude), raises nothing and exits 0 at once: a broken or absent headspace
+must never disturb Claude.  Standard library only, and only cheap modules.
+"""
+
+import json
+import os
+import time
+
+MAX_INPUT = 1 << 20
+
+
+def _spool_dir():
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime and os.path.isabs(runtime):  # relative values are invalid (XDG spec)
+        base = os.path.join(runtime, "headspace")
+    else:
+        base = "/tmp/headspace-%d" % os.getuid()
+    return base, os.path.join(base, "spool")
+
+
+def _private_dir(path):
+    """Create ``path`` 0700 if missing; True when it is a safe, private directory."""
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    st = os.lstat(path)
+    return (
+        (st.st_mode & 0o170000) == 0o040000  # a real directory, not a symlink
+        and st.st_uid == os.getuid()
+        and not st.st_mode & 0o022
+    )
+
+
+def _read_stdin():
+    try:
+        if os.isatty(0):
+            return b""
+    except OSError:
+        return b""
+    chunks = []
+    left = MAX_INPUT
+    while left > 0:
+        chunk = os.read(0, min(left, 65536))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+SHELLS = frozenset({"sh", "dash", "bash", "zsh", "ksh", "mksh", "busybox"})
+
+
+def _claude_pid():
+    """The hook's parent, or the parent's parent when the parent is ``sh -c``."""
+    ppid = os.getppid()
+    try:
+        with open("/proc/%d/stat" % ppid, "rb") as handle:
+            stat = handle.read()
+        head, _, tail = stat.rpartition(b")")
+        comm = head.partition(b"(")[2].decode("utf-8", "replace")
+        grandparent = int(tail.split()[1])
+    except (OSError, ValueError, IndexError):
+        return ppid
+    return grandparent if comm in SHELLS and grandparent > 1 else ppid
+
+
+def _record(data, ts):
+    text = data.decode("utf-8", "replace")
+    record = None
+    try:
+        parsed = json.loads(text)
+        if isinstance(parsed, dict):
+            record = parsed
+    except Exception:  # not JSON, or nested too deep to parse
+        pass
+    if record is None:
+        record = {"raw": text}
+    record["tmux_pane"] = os.environ.get("TMUX_PANE", "")
+    record["ts"] = ts
+    record["pid"] = _claude_pid()
+    return json.dumps(record, ensure_ascii=False).encode("utf-8", "replace")
+
+
+def main():
+    ts_ns = time.time_ns()
+    os.umask(0o077)
+    data = _read_stdin()
+    base, spool = _spool_dir()
+    if not (_private_dir(base) and _private_dir(spool)):
+        return
+    payload = _record(data, ts_ns / 1e9)
+    name = "%020d-%d-%s" % (ts_ns, os.getpid(), os.urandom(4).hex())
+    tmp = os.path.join(spool, ".tmp-" + name)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+    try:
+        os.replace(tmp, os.path.join(spool, name + ".json"))
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except BaseException:
+        pass
+    os._exit(0)

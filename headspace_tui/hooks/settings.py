@@ -1,0 +1,370 @@
+"""Adding headspace's hooks to a Claude Code ``settings.json``, and taking them out again.
+
+headspace registers one asynchronous command hook per event it cares about
+(``EVENTS``).  Claude runs it in the background, so it never slows a turn.
+Every entry headspace writes is recognisable by its command, which ends with
+the shell comment ``# headspace-hook`` (``MARKER``); nothing else in the file
+is touched: the user's own hooks, in the same events or others, and every
+other key stay as they are, in their order.
+
+Install
+    Parses the file (a missing or empty file counts as ``{}``), and refuses a
+    malformed one (invalid JSON, not an object, ``"hooks"`` or one of its event
+    lists of the wrong type) with a one-line ``HooksError``, leaving it alone.
+    When every event already holds exactly our entry, nothing is written: a
+    second install leaves the file byte-identical.  Otherwise stale entries of
+    ours (another python, another checkout) are dropped and the current one
+    appended.  Before the first change to a file that holds none of our
+    entries, its exact bytes are copied to ``settings.json.headspace-backup``
+    (same mode).  A missing file is created (and any stale backup removed, as
+    the record that there was no file).
+
+Uninstall
+    Restores the user's file byte-for-byte when that is provably right:
+
+    * with a backup, when the current file minus our entries holds the same
+      settings as the backup (compared as JSON values, ignoring empty
+      containers our entries may have needed), the backup's bytes are put
+      back and the backup removed;
+    * without a backup (the file did not exist before install), when nothing
+      but our entries is left, the file is deleted again;
+    * otherwise the user changed the file since install: only our entries are
+      removed (the rest is rewritten as indented JSON) and the backup is kept
+      for reference.
+
+Every write goes to a temporary file in the same directory that is then
+renamed over the target, keeping the file's mode.  A symlinked settings file
+(a dotfiles checkout) is followed, so the link survives.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+MARKER = "headspace-hook"
+BACKUP_SUFFIX = ".headspace-backup"
+PROGRAM = Path(__file__).resolve().with_name("program.py")
+
+# The events headspace listens to, in the order they are written.
+EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "Notification",
+    "Stop",
+    "SubagentStop",
+    "SessionEnd",
+)
+# Events whose groups Claude filters by tool name; "*" matches every tool.  The
+# others take no matcher (or one on another field); leaving it out matches all.
+TOOL_EVENTS = frozenset({"PreToolUse", "PermissionRequest", "PostToolUse"})
+TIMEOUT = 5  # seconds; the program takes milliseconds
+
+
+class HooksError(Exception):
+    """A settings file headspace will not touch, said in one line."""
+
+
+def hook_command(python: str | None = None, program: str | Path | None = None) -> str:
+    """The shell command Claude runs: ``<python> -S <program.py> # headspace-hook``."""
+    python = python or sys.executable
+    program = Path(program or PROGRAM).resolve()
+    return f"{shlex.quote(python)} -S {shlex.quote(str(program))} # {MARKER}"
+
+
+def is_ours(hook: Any) -> bool:
+    return (
+        isinstance(hook, dict)
+        and hook.get("type") == "command"
+        and isinstance(hook.get("command"), str)
+        and hook["command"].rstrip().endswith(f"# {MARKER}")
+    )
+
+
+def group_for(event: str, command: str) -> dict[str, Any]:
+    """The matcher group headspace adds to ``event``."""
+    group: dict[str, Any] = {"matcher": "*"} if event in TOOL_EVENTS else {}
+    group["hooks"] = [{"type": "command", "command": command, "timeout": TIMEOUT, "async": True}]
+    return group
+
+
+def backup_path(settings_path: Path) -> Path:
+    return settings_path.with_name(settings_path.name + BACKUP_SUFFIX)
+
+
+# -- reading ------------------------------------------------------------------
+
+
+def _target(settings_path: Path) -> Path:
+    """The file to read and replace: a symlink's target, so the link stays a link."""
+    path = Path(settings_path).expanduser()
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
+def _read(path: Path) -> tuple[bytes | None, dict[str, Any]]:
+    """The file's bytes (None when missing) and its settings; HooksError when malformed."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None, {}
+    except OSError as exc:
+        raise HooksError(f"cannot read {path}: {exc.strerror or exc}") from None
+    data = _parse(raw, path)
+    return raw, data
+
+
+def _parse(raw: bytes, path: Path) -> dict[str, Any]:
+    if not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise HooksError(f"{path} is not UTF-8 text; left it untouched") from None
+    except json.JSONDecodeError as exc:
+        raise HooksError(f"{path} is not valid JSON (line {exc.lineno}: {exc.msg}); left it untouched") from None
+    if not isinstance(data, dict):
+        raise HooksError(f"{path} does not hold a JSON object; left it untouched")
+    hooks = data.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise HooksError(f'{path}: "hooks" is not an object; left it untouched')
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
+            raise HooksError(f'{path}: "hooks.{event}" is not a list; left it untouched')
+    return data
+
+
+# -- editing ------------------------------------------------------------------
+
+
+def _holds_ours(group: Any) -> bool:
+    inner = group.get("hooks") if isinstance(group, dict) else None
+    return isinstance(inner, list) and any(is_ours(h) for h in inner)
+
+
+def _ours_in(groups: Any) -> list[dict[str, Any]]:
+    """The matcher groups of one event that hold an entry of ours."""
+    return [g for g in groups if _holds_ours(g)] if isinstance(groups, list) else []
+
+
+def _strip(data: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """``data`` without our hooks, and whether there were any.
+
+    A group, event list or ``"hooks"`` object is dropped only when removing our
+    entries is what emptied it; the user's own empty containers stay.
+    """
+    hooks = data.get("hooks")
+    if not isinstance(hooks, dict):
+        return data, False
+    found = False
+    new_hooks: dict[str, Any] = {}
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
+            new_hooks[event] = groups
+            continue
+        kept_groups = []
+        removed_here = False
+        for group in groups:
+            if _holds_ours(group):
+                removed_here = True
+                rest = [h for h in group["hooks"] if not is_ours(h)]
+                if rest:
+                    kept_groups.append({**group, "hooks": rest})
+            else:
+                kept_groups.append(group)
+        found = found or removed_here
+        if kept_groups or not removed_here:
+            new_hooks[event] = kept_groups
+    out = dict(data)
+    if new_hooks or not found:
+        out["hooks"] = new_hooks
+    else:
+        del out["hooks"]
+    return out, found
+
+
+def _canonical(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` without our entries and without empty hook containers, for comparison."""
+    stripped, _ = _strip(data)
+    hooks = stripped.get("hooks")
+    if not isinstance(hooks, dict):
+        return stripped
+    clean: dict[str, Any] = {}
+    for event, groups in hooks.items():
+        if isinstance(groups, list):
+            groups = [g for g in groups if not (isinstance(g, dict) and g.get("hooks") == [])]
+            if not groups:
+                continue
+        clean[event] = groups
+    out = dict(stripped)
+    if clean:
+        out["hooks"] = clean
+    else:
+        out.pop("hooks", None)
+    return out
+
+
+def _installed_exactly(data: dict[str, Any], command: str) -> bool:
+    hooks = data.get("hooks")
+    if not isinstance(hooks, dict):
+        return False
+    wanted_events = set(EVENTS)
+    for event, groups in hooks.items():
+        ours = _ours_in(groups)
+        if event not in wanted_events:
+            if ours:
+                return False
+            continue
+        if ours != [group_for(event, command)]:
+            return False
+    return all(event in hooks for event in EVENTS)
+
+
+def _with_ours(data: dict[str, Any], command: str) -> dict[str, Any]:
+    stripped, _ = _strip(data)
+    out = dict(stripped)
+    hooks = dict(out.get("hooks") or {})
+    for event in EVENTS:
+        hooks[event] = [*hooks.get(event, []), group_for(event, command)]
+    out["hooks"] = hooks
+    return out
+
+
+def _dump(data: dict[str, Any]) -> bytes:
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _default_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _write_atomic(path: Path, content: bytes, mode: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(content)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _mode_of(path: Path) -> int:
+    try:
+        return path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        return _default_mode()
+
+
+# -- the three operations -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HookStatus:
+    path: Path
+    exists: bool
+    events: tuple[str, ...]  # events that hold one of our entries
+    current: bool  # every entry is exactly what install writes now
+    commands: tuple[str, ...]  # our commands found, distinct
+
+    @property
+    def installed(self) -> bool:
+        return set(EVENTS) <= set(self.events) and self.current
+
+    @property
+    def missing(self) -> tuple[str, ...]:
+        return tuple(e for e in EVENTS if e not in self.events)
+
+
+def status(settings_path: Path, command: str | None = None) -> HookStatus:
+    """What of headspace's hooks ``settings_path`` holds (HooksError when malformed)."""
+    path = _target(settings_path)
+    command = command or hook_command()
+    raw, data = _read(path)
+    hooks = data.get("hooks") or {}
+    events: list[str] = []
+    commands: list[str] = []
+    for event, groups in hooks.items():
+        for group in _ours_in(groups):
+            if event not in events:
+                events.append(event)
+            for hook in group["hooks"]:
+                if is_ours(hook) and hook["command"] not in commands:
+                    commands.append(hook["command"])
+    return HookStatus(
+        path=path,
+        exists=raw is not None,
+        events=tuple(events),
+        current=bool(events) and _installed_exactly(data, command),
+        commands=tuple(commands),
+    )
+
+
+def install(settings_path: Path, command: str | None = None) -> bool:
+    """Register headspace's hooks in ``settings_path``; True when the file changed."""
+    path = _target(settings_path)
+    command = command or hook_command()
+    raw, data = _read(path)
+    if raw is not None and _installed_exactly(data, command):
+        return False
+    _, had_ours = _strip(data)
+    backup = backup_path(path)
+    if raw is None:
+        backup.unlink(missing_ok=True)  # no backup = "there was no file"
+    elif not had_ours:
+        _write_atomic(backup, raw, _mode_of(path))
+    _write_atomic(path, _dump(_with_ours(data, command)), _mode_of(path))
+    return True
+
+
+def uninstall(settings_path: Path) -> str:
+    """Remove headspace's hooks from ``settings_path``.
+
+    Returns what was done: ``"restored"`` (the backup's bytes put back),
+    ``"deleted"`` (the file install created is gone again), ``"removed"``
+    (only our entries taken out; the backup is kept) or ``"absent"`` (there
+    was nothing of ours).
+    """
+    path = _target(settings_path)
+    raw, data = _read(path)
+    stripped, had_ours = _strip(data)
+    if raw is None or not had_ours:
+        return "absent"
+    backup = backup_path(path)
+    try:
+        saved: bytes | None = backup.read_bytes()
+    except FileNotFoundError:
+        saved = None
+    except OSError as exc:
+        raise HooksError(f"cannot read {backup}: {exc.strerror or exc}") from None
+    if saved is not None:
+        try:
+            original = _parse(saved, backup)
+        except HooksError:
+            original = None
+        if original is not None and _canonical(original) == _canonical(data):
+            _write_atomic(path, saved, _mode_of(backup))
+            backup.unlink()
+            return "restored"
+    elif not _canonical(data):
+        path.unlink()
+        return "deleted"
+    _write_atomic(path, _dump(stripped), _mode_of(path))
+    return "removed"
