@@ -128,6 +128,10 @@ def send_guarded(io: PaneIO, pane_id: str, seen: Observation, intent: Intent, *,
         raise ActionError(f"pane {pane_id} is in copy mode; leave it first (q) — nothing sent")
     if intent.kind != "interrupt" and not is_claude_command(getattr(record, "current_command", "")):
         raise ActionError(f"Claude is no longer running in pane {pane_id}; nothing sent")
+    if intent.kind in ("approve", "deny", "option") and seen.state.is_menu and (seen.prompt is None or not seen.prompt.options):
+        # Known from a hook or Claude's status file before the dialog was drawn:
+        # the user has not seen its choices, so there is nothing to answer yet.
+        raise ActionError(f"the prompt in {pane_id} is not on screen yet; nothing sent")
     if intent.kind != "interrupt" and not same_prompt(seen, now):
         raise ActionError(f"the prompt in {pane_id} changed since you looked (now {now.state.value}); nothing sent")
     strokes = plan_keys(now, intent)

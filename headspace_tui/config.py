@@ -33,6 +33,7 @@ DEFAULT_KEYS: dict[str, str] = {
     "filter": "slash",
     "toggle_layout": "l",
     "why": "e",
+    "timeline": "t",
     "help": "question_mark",
     "quit": "q",
 }

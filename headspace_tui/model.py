@@ -179,6 +179,8 @@ class Agent:
     observation: Observation = field(default_factory=lambda: Observation(AgentState.UNKNOWN))
     since: float = 0.0  # when the current state began (time.time())
     delivery: str = ""  # "", "sent", "not delivered: ..."
+    command: str = ""  # the user's current (or last) command, from the transcript
+    outcome: str = ""  # the last outcome: "tests passed: 42 passed", "committed: abc1234 ..."
 
     @property
     def state(self) -> AgentState:

@@ -21,6 +21,9 @@ from typing import Callable
 from .detect.claude_screen import classify_capture
 from .detect.fusion import Fuser
 from .detect.registry import ClaudeStatus, claude_config_dir, status_observation, watch_statuses
+from .detect.transcript import TranscriptTail, transcript_path
+from .hooks.spool import HookEvent, hook_observation, spool_dir, watch_spool
+from .journal import Journal
 from .model import Agent, AgentState, Evidence, Observation
 from .tmux.proctree import find_claude, read_process_table
 from .tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
@@ -53,6 +56,9 @@ class Monitor:
         config_dir: Path | None = None,
         clock: Callable[[], float] = time.time,
         idle_grace: float = 5.0,
+        journal: Journal | None = None,
+        spool: Path | None = None,
+        hooks: bool = True,
     ) -> None:
         self.server = server
         self.on_change = on_change
@@ -68,6 +74,10 @@ class Monitor:
         self.captures: dict[str, str] = {}  # pane id -> last capture (the preview reads it)
         self.fusers: dict[str, Fuser] = {}
         self.idle_grace = idle_grace
+        self.journal = journal
+        self.hooks = hooks
+        self.spool = spool
+        self.tails: dict[str, TranscriptTail] = {}
         self.focused: str | None = None
         self._sessions: dict[str, asyncio.Task] = {}
         self._wake: dict[str, asyncio.Event] = {}
@@ -75,13 +85,16 @@ class Monitor:
 
     # -- the loops ----------------------------------------------------------
     async def run(self) -> None:
-        watcher = asyncio.create_task(self._watch_statuses())
+        watchers = [asyncio.create_task(self._watch_statuses())]
+        if self.hooks:
+            watchers.append(asyncio.create_task(self._watch_hooks()))
         try:
             while True:
                 await self.discover()
                 await asyncio.sleep(DISCOVERY_INTERVAL)
         finally:
-            watcher.cancel()
+            for watcher in watchers:
+                watcher.cancel()
             for task in self._sessions.values():
                 task.cancel()
 
@@ -140,6 +153,52 @@ class Monitor:
             for event in self._wake.values():
                 event.set()
 
+    async def _watch_hooks(self) -> None:
+        """Hook events (when installed): the most confident and often the first word on a change."""
+        async for event in watch_spool(self.spool or spool_dir()):
+            self.hook_event(event)
+
+    def hook_event(self, event: HookEvent) -> None:
+        record = self.records.get(event.pane_id)
+        agent = self.agents.get(event.pane_id)
+        if record is None or agent is None:
+            return  # not a pane we watch (another server, or not yet discovered)
+        claude_pid = self.claude_pids.get(event.pane_id)
+        if event.pid and claude_pid and event.pid != claude_pid:
+            return  # the same %N on another tmux server: not this agent
+        if event.transcript_path and event.pane_id not in self.tails:
+            self._open_transcript(agent, Path(event.transcript_path))
+        observation = hook_observation(event)
+        if observation is not None:
+            fused = self.fusers.setdefault(event.pane_id, Fuser(self.idle_grace)).observe(observation, self.clock(), at=event.ts)
+            self._update(record, self.claude_pids.get(event.pane_id), fused)
+        self.refresh_soon(event.pane_id)
+
+    # -- transcript ---------------------------------------------------------------
+    def _open_transcript(self, agent: Agent, path: Path) -> None:
+        """Follow an agent's transcript: replay what is there silently, then record what comes."""
+        tail = TranscriptTail(path)
+        self.tails[agent.pane_id] = tail
+        if self.journal is not None:
+            self.journal.turns(agent, tail.read_new(), record=False)
+
+    def _read_transcript(self, agent: Agent, status: ClaudeStatus | None) -> None:
+        tail = self.tails.get(agent.pane_id)
+        if tail is None:
+            if status is None or not status.session_id or not status.cwd:
+                return
+            path = transcript_path(self.config_dir, status.cwd, status.session_id)
+            if not path.exists():
+                return
+            self._open_transcript(agent, path)
+            return
+        turns = tail.read_new()
+        if turns and self.journal is not None:
+            before = (agent.command, agent.outcome)
+            self.journal.turns(agent, turns)
+            if (agent.command, agent.outcome) != before:
+                self.on_change(agent)
+
     # -- one pane -------------------------------------------------------------
     async def observe(self, pane_id: str) -> Agent | None:
         record = self.records.get(pane_id)
@@ -170,12 +229,14 @@ class Monitor:
         elif "status-file" in fuser.verdicts:
             del fuser.verdicts["status-file"]  # Claude removed its file (it exited)
         observation = fuser.observe(screen, now, output_changed=changed)
-        return self._update(record, claude_pid, observation)
+        agent = self._update(record, claude_pid, observation)
+        self._read_transcript(agent, status)
+        return agent
 
-    def _update(self, record: PaneRecord, claude_pid: int | None, observation: Observation) -> Agent:
+    def _update(self, record: PaneRecord, claude_pid: int | None, observation: Observation, at: float | None = None) -> Agent:
         status = self.statuses.get(claude_pid) if claude_pid else None
         agent = self.agents.get(record.pane_id)
-        now = self.clock()
+        now = self.clock() if at is None else at
         if agent is None:
             agent = Agent(
                 pane_id=record.pane_id,
@@ -189,10 +250,14 @@ class Monitor:
                 since=now,
             )
             self.agents[record.pane_id] = agent
+            if self.journal is not None:
+                self.journal.state_changed(agent, None, observation.state, now)
             self.on_change(agent)
             return agent
         changed = not same_observation(agent.observation, observation) or agent.target != record.target
         if agent.observation.state is not observation.state:
+            if self.journal is not None:
+                self.journal.state_changed(agent, agent.observation.state, observation.state, now)
             agent.since = now
             agent.delivery = ""
         agent.observation = observation
@@ -209,6 +274,7 @@ class Monitor:
         self.claude_pids.pop(pane_id, None)
         self.captures.pop(pane_id, None)
         self.fusers.pop(pane_id, None)
+        self.tails.pop(pane_id, None)
         if self.agents.pop(pane_id, None) is not None:
             self.on_remove(pane_id)
 

@@ -8,6 +8,7 @@ the widgets only display.
 from __future__ import annotations
 
 import os
+import sys
 import time
 from typing import Callable
 from pathlib import Path
@@ -21,12 +22,14 @@ from textual.widgets import DataTable, Footer, Input, Static
 from ..actions import ActionError, Intent, send_guarded
 from ..config import Config
 from ..model import Agent, AgentState, Observation
+from ..journal import Journal
 from ..monitor import Monitor
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 from .screens.help import HelpScreen
 from .screens.reply import ReplyScreen
+from .screens.timeline import TimelineScreen
 from .screens.why import WhyScreen
-from .widgets.agent_table import AgentTable
+from .widgets.agent_table import AgentTable, elapsed
 from .widgets.preview import PanePreview, PromptBar
 
 SIDE_BY_SIDE_MIN_WIDTH = 140
@@ -55,6 +58,7 @@ class HeadspaceApp(App[str | None]):
         Binding("slash", "filter", "filter", id="filter"),
         Binding("l", "toggle_layout", "layout", id="toggle_layout", show=False),
         Binding("e", "why", "why", id="why"),
+        Binding("t", "timeline", "timeline", id="timeline", show=False),
         Binding("question_mark", "help", "help", id="help"),
         Binding("q", "quit", "quit", id="quit"),
         *[Binding(str(n), f"option('{n}')", f"option {n}", show=False) for n in range(1, 10)],
@@ -69,6 +73,9 @@ class HeadspaceApp(App[str | None]):
         config_dir: Path | None = None,
         live: bool = True,
         clock: Callable[[], float] = time.time,
+        journal: Journal | None = None,
+        spool: Path | None = None,
+        hooks: bool = True,
     ) -> None:
         super().__init__()
         self.server = server
@@ -84,7 +91,11 @@ class HeadspaceApp(App[str | None]):
             config_dir=config_dir,
             clock=clock,
             idle_grace=self.config.idle_grace,
+            journal=journal,
+            spool=spool,
+            hooks=hooks and live,
         )
+        self.journal = journal
         self.layout_mode = self.config.layout
         self.problem: str | None = None
 
@@ -122,9 +133,7 @@ class HeadspaceApp(App[str | None]):
         """Show a recorded pane as if the monitor had just observed it (for a live=False app)."""
         self.monitor.records[record.pane_id] = record
         self.monitor.captures[record.pane_id] = ansi
-        agent = self.monitor._update(record, None, observation)
-        agent.since = since
-        self.table.upsert(agent)
+        self.monitor._update(record, None, observation, at=since)
 
     # -- model updates (called on the app's loop by the monitor) -----------------
     def _agent_changed(self, agent: Agent) -> None:
@@ -153,9 +162,12 @@ class HeadspaceApp(App[str | None]):
         if self.problem and self.problem != "starting":
             summary.update(f"[b]headspace[/b]  [red]{self.problem}[/red]")
         else:
+            waited = ""
+            if self.journal is not None:
+                waited = f"  ·  waited on you today: {elapsed(self.journal.waited_today(self.table.agents, self.clock()))}"
             summary.update(
                 f"[b]headspace[/b]  {len(agents)} agent{'s' if len(agents) != 1 else ''}"
-                f"  ·  [b yellow]{needing} need{'s' if needing == 1 else ''} you[/]  ·  {working} working"
+                f"  ·  [b yellow]{needing} need{'s' if needing == 1 else ''} you[/]  ·  {working} working{waited}"
             )
         if agents:
             empty.display = False
@@ -170,6 +182,7 @@ class HeadspaceApp(App[str | None]):
 
     def _tick(self) -> None:
         self.table.tick()
+        self._refresh_summary()
 
     # -- selection, preview, prompt bar -----------------------------------------------
     def selected_agent(self) -> Agent | None:
@@ -247,6 +260,13 @@ class HeadspaceApp(App[str | None]):
         fuser = self.monitor.fusers.get(agent.pane_id)
         now = self.clock()
         self.push_screen(WhyScreen(agent, fuser.explain(now) if fuser else None, now))
+
+    def action_timeline(self) -> None:
+        agent = self.selected_agent()
+        if agent is None or not self._keys_live():
+            return
+        events = self.journal.timeline(agent.pane_id) if self.journal is not None else []
+        self.push_screen(TimelineScreen(agent, events))
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.config.keys))
@@ -347,7 +367,13 @@ def attach_command(server: TmuxServer, agent: Agent) -> str:
 
 def run_app(*, socket_name: str | None, socket_path: str | None, include_all: bool, config: Config) -> int:
     server = TmuxServer(socket_name=socket_name, socket_path=socket_path)
-    result = HeadspaceApp(server, config=config, include_all=include_all).run()
+    journal, problem = Journal.open()
+    if problem:
+        print(f"headspace: {problem}", file=sys.stderr)
+    try:
+        result = HeadspaceApp(server, config=config, include_all=include_all, journal=journal).run()
+    finally:
+        journal.close()
     if result:
         print(f"Jump to the agent with:\n  {result}")
     return 0

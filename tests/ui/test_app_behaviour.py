@@ -6,24 +6,23 @@ import asyncio
 
 import pytest
 
-from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.app.screens.help import HelpScreen
 from headspace_tui.config import parse_config
 from headspace_tui.model import AgentState
-from headspace_tui.tmux.server import TmuxServer
 from tests.harness import fake_api as api
 from tests.harness.scenarios import NUMBERED_MENU
 from tests.harness.session import SHELL_PROMPT
+from tests.ui.apps import make_app
 from tests.ui.test_app_live import select_agent, wait_until
 
 pytestmark = pytest.mark.e2e
 
 
-def test_agents_appear_exit_and_leave_without_restart(claude_session, fake_api, private_tmux):
+def test_agents_appear_exit_and_leave_without_restart(claude_session, fake_api, private_tmux, tmp_path):
     first = claude_session(name="first")
 
     async def scenario():
-        app = HeadspaceApp(TmuxServer(socket_name=private_tmux.name))
+        app = make_app(private_tmux.name, tmp_path)
         async with app.run_test(size=(120, 40)) as pilot:
             await wait_until(pilot, lambda: first.pane_id in app.table.agents, "the first agent")
             # A plain shell pane is not an agent.
@@ -46,7 +45,7 @@ def test_agents_appear_exit_and_leave_without_restart(claude_session, fake_api, 
     asyncio.run(scenario())
 
 
-def test_filter_help_and_a_remapped_approve_key(claude_session, fake_api, private_tmux):
+def test_filter_help_and_a_remapped_approve_key(claude_session, fake_api, private_tmux, tmp_path):
     session = claude_session([api.bash("touch remapped.txt", "Create a file"), api.text("ok")], name="remap")
     other = claude_session(name="other")
     session.submit("create it")
@@ -54,7 +53,7 @@ def test_filter_help_and_a_remapped_approve_key(claude_session, fake_api, privat
     config = parse_config({"keys": {"approve": "a"}})
 
     async def scenario():
-        app = HeadspaceApp(TmuxServer(socket_name=private_tmux.name), config=config)
+        app = make_app(private_tmux.name, tmp_path, config=config)
         async with app.run_test(size=(160, 48)) as pilot:
             await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
             await wait_until(pilot, lambda: other.pane_id in app.table.agents, "the second agent")
@@ -85,9 +84,9 @@ def test_filter_help_and_a_remapped_approve_key(claude_session, fake_api, privat
     assert (session.workdir / "remapped.txt").exists()
 
 
-def test_no_tmux_server_is_a_clear_empty_state():
+def test_no_tmux_server_is_a_clear_empty_state(tmp_path):
     async def scenario():
-        app = HeadspaceApp(TmuxServer(socket_name="headspace-test-no-server-here"))
+        app = make_app("headspace-test-no-server-here", tmp_path)
         async with app.run_test(size=(100, 30)) as pilot:
             empty = app.query_one("#empty")
             await wait_until(pilot, lambda: "no tmux server" in str(empty.render()).lower(), "the empty state")
@@ -96,12 +95,12 @@ def test_no_tmux_server_is_a_clear_empty_state():
     asyncio.run(scenario())
 
 
-def test_enter_outside_tmux_quits_with_the_attach_command(claude_session, private_tmux, monkeypatch):
+def test_enter_outside_tmux_quits_with_the_attach_command(claude_session, private_tmux, monkeypatch, tmp_path):
     monkeypatch.delenv("TMUX", raising=False)
     session = claude_session(name="jumpy")
 
     async def scenario():
-        app = HeadspaceApp(TmuxServer(socket_name=private_tmux.name))
+        app = make_app(private_tmux.name, tmp_path)
         async with app.run_test(size=(120, 40)) as pilot:
             await select_agent(pilot, app, session.pane_id, AgentState.IDLE)
             await pilot.press("enter")
@@ -113,7 +112,7 @@ def test_enter_outside_tmux_quits_with_the_attach_command(claude_session, privat
     assert f"select-pane -t {session.pane_id}" in command
 
 
-def test_e_explains_the_state_with_every_source(claude_session, fake_api, private_tmux):
+def test_e_explains_the_state_with_every_source(claude_session, fake_api, private_tmux, tmp_path):
     from headspace_tui.app.screens.why import WhyScreen
 
     session = claude_session([api.bash("touch why.txt", "Make a file")], name="why")
@@ -121,7 +120,7 @@ def test_e_explains_the_state_with_every_source(claude_session, fake_api, privat
     session.wait_for(NUMBERED_MENU, what="the permission menu")
 
     async def scenario():
-        app = HeadspaceApp(TmuxServer(socket_name=private_tmux.name), config_dir=session.home / ".claude")
+        app = make_app(private_tmux.name, tmp_path, claude_home=session.home)
         async with app.run_test(size=(160, 48)) as pilot:
             await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
             await wait_until(pilot, lambda: "status-file" in app.monitor.fusers[session.pane_id].verdicts, "the status file")
@@ -137,3 +136,39 @@ def test_e_explains_the_state_with_every_source(claude_session, fake_api, privat
             assert not isinstance(app.screen, WhyScreen)
 
     asyncio.run(scenario())
+
+
+def test_the_transcript_gives_the_command_outcome_and_timeline(claude_session, fake_api, private_tmux, tmp_path):
+    from headspace_tui.app.screens.timeline import TimelineScreen
+    from headspace_tui.journal import Journal
+    from headspace_tui.state.eventlog import EventLog
+    from tests.harness.scenarios import TURN_DONE
+
+    session = claude_session(
+        [api.bash("touch ran.txt && echo '=== 12 passed in 0.10s ==='", "Run the tests"), api.text("All green.")], name="tl"
+    )
+    journal = Journal(EventLog(tmp_path / "events.db"))
+
+    async def scenario():
+        app = make_app(private_tmux.name, tmp_path, claude_home=session.home, journal=journal)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await select_agent(pilot, app, session.pane_id, AgentState.IDLE)
+            await asyncio.to_thread(session.submit, "run the tests")
+            await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
+            await wait_until(pilot, lambda: app.selected_agent().observation.option_labels, "the dialog's options on screen")
+            await pilot.press("y")
+            await asyncio.to_thread(session.wait_for, lambda s: "All green." in s and TURN_DONE.search(s) is not None, timeout=30)
+            agent = app.table.agents[session.pane_id]
+            await wait_until(pilot, lambda: agent.outcome == "tests passed: 12 passed", "the outcome on the row")
+            assert agent.command == "run the tests"
+            await pilot.press("t")
+            await pilot.pause(0.3)
+            assert isinstance(app.screen, TimelineScreen)
+            kinds = [e.kind for e in app.screen.events]
+            assert "agent_state" in kinds and "state_transition" in kinds and "outcome" in kinds
+            commands = [(e.payload["from"], e.payload["to"]) for e in app.screen.events if e.kind == "state_transition"]
+            assert commands[0] == ("idle", "commanded") and commands[-1][1] == "complete"
+            assert "waited on you today" in str(app.query_one("#summary").render())
+
+    asyncio.run(scenario())
+    journal.close()

@@ -14,16 +14,16 @@ import pytest
 
 from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.model import AgentState
-from headspace_tui.tmux.server import TmuxServer
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
+from tests.ui.apps import make_app
 from tests.harness.scenarios import INPUT_QUESTION, NUMBERED_MENU, QUESTION_DB, TURN_DONE
 
 pytestmark = pytest.mark.e2e
 
 
-def make_app(private_tmux, session) -> HeadspaceApp:
-    return HeadspaceApp(TmuxServer(socket_name=private_tmux.name), config_dir=session.home / ".claude")
+def app_for(private_tmux, session) -> HeadspaceApp:
+    return make_app(private_tmux.name, session.root, claude_home=session.home)
 
 
 async def wait_until(pilot, predicate, what: str, timeout: float = 20.0) -> None:
@@ -55,7 +55,7 @@ def test_y_approves_a_permission(claude_session, fake_api, private_tmux):
     session.wait_for(NUMBERED_MENU, what="the permission menu")
 
     async def scenario():
-        app = make_app(private_tmux, session)
+        app = app_for(private_tmux, session)
         async with app.run_test(size=(160, 48)) as pilot:
             await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
             assert app.selected_agent().observation.tool == "Bash"
@@ -74,7 +74,7 @@ def test_n_denies_by_label(claude_session, fake_api, private_tmux):
     session.wait_for(NUMBERED_MENU, what="the permission menu")
 
     async def scenario():
-        app = make_app(private_tmux, session)
+        app = app_for(private_tmux, session)
         async with app.run_test(size=(160, 48)) as pilot:
             await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
             await pilot.press("n")
@@ -91,7 +91,7 @@ def test_2_picks_option_two_of_a_question(claude_session, fake_api, private_tmux
     session.wait_for("Enter to select", what="the question")
 
     async def scenario():
-        app = make_app(private_tmux, session)
+        app = app_for(private_tmux, session)
         async with app.run_test(size=(160, 48)) as pilot:
             await select_agent(pilot, app, session.pane_id, AgentState.QUESTION)
             assert app.selected_agent().observation.option_labels[:2] == ["Postgres", "SQLite"]
@@ -109,7 +109,7 @@ def test_r_replies_with_text(claude_session, fake_api, private_tmux):
     session.wait_for("leave them alone?", what="the plain-text question")
 
     async def scenario():
-        app = make_app(private_tmux, session)
+        app = app_for(private_tmux, session)
         async with app.run_test(size=(160, 48)) as pilot:
             await select_agent(pilot, app, session.pane_id, AgentState.INPUT)
             await pilot.press("r")
@@ -129,7 +129,7 @@ def test_c_nudges_an_idle_agent(claude_session, fake_api, private_tmux):
     session.wait_for(lambda s: "First part done." in s and TURN_DONE.search(s) is not None, what="the first turn")
 
     async def scenario():
-        app = make_app(private_tmux, session)
+        app = app_for(private_tmux, session)
         async with app.run_test(size=(160, 48)) as pilot:
             await select_agent(pilot, app, session.pane_id, AgentState.IDLE)
             await pilot.press("c")
@@ -152,7 +152,7 @@ def test_a_prompt_that_changed_after_looking_gets_no_keys(claude_session, fake_a
     session.wait_for(NUMBERED_MENU, what="prompt A's menu")
 
     async def scenario():
-        app = make_app(private_tmux, session)
+        app = app_for(private_tmux, session)
         async with app.run_test(size=(160, 48)) as pilot:
             await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
             seen = app.selected_agent().observation

@@ -14,6 +14,7 @@ import pytest
 
 from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.detect.claude_screen import classify_capture
+from headspace_tui.journal import Journal
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
 from tests.harness.record import DEFAULT_OUT
 
@@ -31,7 +32,9 @@ AGENTS = [
 
 
 def demo_app() -> HeadspaceApp:
-    app = HeadspaceApp(TmuxServer(socket_name="headspace-snapshot-unused"), live=False, clock=lambda: NOW)
+    app = HeadspaceApp(
+        TmuxServer(socket_name="headspace-snapshot-unused"), live=False, clock=lambda: NOW, journal=Journal(None), hooks=False
+    )
 
     async def load(pilot) -> None:
         for n, (session, screen, age) in enumerate(AGENTS):

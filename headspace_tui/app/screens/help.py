@@ -19,6 +19,7 @@ ACTION_HELP = (
     ("filter", "filter the table"),
     ("toggle_layout", "preview beside or under the table"),
     ("why", "why: every source's verdict, its age and evidence"),
+    ("timeline", "timeline: the agent's states, commands and outcomes"),
     ("help", "this help"),
     ("quit", "quit"),
 )

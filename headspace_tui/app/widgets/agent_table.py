@@ -38,6 +38,9 @@ def waiting_for(agent: Agent) -> Text:
         return Text(obs.error + (" (retrying)" if obs.retrying else ""), style="red")
     if obs.state is AgentState.EXITED and obs.exit_status is not None:
         return Text(f"exit status {obs.exit_status}", style="dim")
+    if agent.outcome:  # nothing to wait for: show what the last turn achieved
+        failed = agent.outcome.startswith(("tests failed", "error", "compile error", "runtime error", "test error", "permission error", "command error"))
+        return Text(agent.outcome, style="red" if failed else "dim green")
     return Text("")
 
 

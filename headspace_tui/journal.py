@@ -1,0 +1,224 @@
+"""What headspace remembers: state changes, commands and outcomes, per agent.
+
+The monitor tells the journal when an agent's state changes and hands it the
+new transcript turns; the journal runs the PRD's command state machine over
+the turns, picks out outcomes (tests passed, commits, errors ...) and writes
+everything to the event log.  It also answers the two questions the UI asks
+of history: an agent's timeline, and how long agents waited on you today.
+
+Without an event log (it could not be opened) the journal still keeps the
+session's history in memory, so the app works; it just forgets on exit.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .detect import transcript
+from .detect.outcome import Outcome, analyze
+from .model import Agent, AgentState
+from .state.eventlog import EventLog, EventLogError, StoredEvent
+from .state.intent import IntentResult, TurnIntent, detect_intent
+from .state.machine import AgentCommands, CommandState, Turn, apply_turn
+
+MEMORY_EVENTS = 500  # per agent, when there is no log
+ASKING_TOOLS = ("AskUserQuestion", "ExitPlanMode")  # tool calls that put a question to the user
+
+
+@dataclass
+class AgentHistory:
+    commands: AgentCommands
+    changes: list[tuple[float, str, str]] = field(default_factory=list)  # (at, from, to)
+    events: list[StoredEvent] = field(default_factory=list)  # in-memory copy (no log)
+    outcome: Outcome | None = None
+
+
+def start_of_day(now: float) -> float:
+    today = dt.datetime.fromtimestamp(now).date()
+    return dt.datetime.combine(today, dt.time()).timestamp()
+
+
+class Journal:
+    def __init__(self, log: EventLog | None, clock: Callable[[], float] = time.time) -> None:
+        self.log = log
+        self.clock = clock
+        self.agents: dict[str, AgentHistory] = {}
+        self._waited_before: dict[str, float] = {}  # pane -> needs-you seconds today, from earlier runs
+        if log is not None:
+            self._load_today()
+
+    @classmethod
+    def open(cls, path=None, clock: Callable[[], float] = time.time) -> tuple["Journal", str | None]:
+        """A journal on the event log at ``path``; on failure, a memory-only one and the reason."""
+        try:
+            return cls(EventLog(path), clock), None
+        except EventLogError as exc:
+            return cls(None, clock), f"event log disabled: {exc}"
+
+    def _history(self, pane_id: str) -> AgentHistory:
+        history = self.agents.get(pane_id)
+        if history is None:
+            history = self.agents[pane_id] = AgentHistory(AgentCommands(agent=pane_id))
+        return history
+
+    def _write(self, events: list[dict]) -> None:
+        if not events:
+            return
+        now = self.clock()
+        for event in events:
+            event.setdefault("ts", now)
+        if self.log is not None:
+            try:
+                self.log.write_many(events)
+                return
+            except EventLogError:
+                self.log = None  # the disk went away: keep going in memory
+        for event in events:
+            rest = dict(event)
+            stored = StoredEvent(0, rest.pop("ts"), rest.pop("agent", None), rest.pop("kind"), rest)
+            history = self._history(stored.agent or "")
+            history.events = (history.events + [stored])[-MEMORY_EVENTS:]
+
+    # -- what the monitor reports ------------------------------------------------
+    def state_changed(self, agent: Agent, old: AgentState | None, new: AgentState, at: float) -> None:
+        history = self._history(agent.pane_id)
+        history.changes.append((at, old.value if old else "", new.value))
+        evidence = agent.observation.evidence[0] if agent.observation.evidence else None
+        self._write(
+            [
+                {
+                    "kind": "agent_state",
+                    "agent": agent.pane_id,
+                    "ts": at,
+                    "target": agent.target,
+                    "from": old.value if old else None,
+                    "to": new.value,
+                    "source": agent.observation.source,
+                    "rule": evidence.rule if evidence else "",
+                }
+            ]
+        )
+
+    def turns(self, agent: Agent, turns: list[transcript.Turn], *, record: bool = True) -> None:
+        """Run new transcript turns through the command machine; note outcomes.
+
+        ``record=False`` replays history (at start-up) without writing events.
+        """
+        history = self._history(agent.pane_id)
+        events: list[dict] = []
+        for line in turns:
+            ts = _timestamp(line.timestamp) or self.clock()
+            if line.role == "tool_result":
+                if history.commands.state is CommandState.AWAITING_INPUT:
+                    # The answer to a question dialog comes back as the tool's result.
+                    turn = Turn(id=line.uuid or f"r{ts}", actor="user", text=line.text, ts=ts)
+                    history.commands, more = apply_turn(history.commands, turn, intent=IntentResult(TurnIntent.ANSWER, 1.0, "dialog answer", "tool-result"))
+                    events.extend(more)
+                else:
+                    self._outcome(agent, history, line.text, ts, events, record)
+                continue
+            if line.role == "user":
+                turn = Turn(id=line.uuid or f"u{ts}", actor="user", text=line.text, ts=ts)
+                history.commands, more = apply_turn(history.commands, turn)
+            elif line.role == "agent":
+                turn = Turn(id=line.uuid or f"a{ts}", actor="agent", text=line.text, ts=ts)
+                history.commands, more = apply_turn(history.commands, turn, intent=_agent_intent(line, history.commands))
+                if line.text:
+                    self._outcome(agent, history, line.text, ts, events, record)
+            else:
+                continue
+            events.extend(more)
+        current = history.commands.current
+        agent.command = current.text if current is not None else (history.commands.history[-1].text if history.commands.history else "")
+        if record:
+            self._write(events)
+
+    def _outcome(self, agent: Agent, history: AgentHistory, text: str, ts: float, events: list, record: bool) -> None:
+        found = analyze(text)
+        if not found or found[0] == history.outcome:
+            return  # nothing, or the reply restating what the tool output showed
+        history.outcome = found[0]
+        agent.outcome = found[0].describe()
+        if record:
+            events.append({"kind": "outcome", "agent": agent.pane_id, "ts": ts, "outcome": found[0].kind, "detail": found[0].detail})
+
+    # -- what the UI asks -----------------------------------------------------------
+    def timeline(self, pane_id: str, limit: int = 200) -> list[StoredEvent]:
+        if self.log is not None:
+            try:
+                return self.log.query(agent=pane_id)[-limit:]
+            except EventLogError:
+                pass
+        return self._history(pane_id).events[-limit:]
+
+    def waited_today(self, agents: dict[str, Agent], now: float | None = None) -> float:
+        """Seconds agents spent needing you since midnight (earlier runs included)."""
+        now = self.clock() if now is None else now
+        midnight = start_of_day(now)
+        total = sum(self._waited_before.values())
+        for pane_id, history in self.agents.items():
+            total += _needs_you_seconds(history.changes, midnight, now if pane_id in agents else None)
+        return total
+
+    def _load_today(self) -> None:
+        """Needs-you time from earlier runs today (closed intervals only)."""
+        now = self.clock()
+        try:
+            rows = self.log.query(kind="agent_state", since=start_of_day(now)) if self.log else []
+        except EventLogError:
+            return
+        by_agent: dict[str, list[tuple[float, str, str]]] = {}
+        for row in rows:
+            by_agent.setdefault(row.agent or "", []).append((row.ts, row.payload.get("from") or "", row.payload.get("to") or ""))
+        for pane_id, changes in by_agent.items():
+            self._waited_before[pane_id] = _needs_you_seconds(changes, start_of_day(now), None)
+
+    def close(self) -> None:
+        if self.log is not None:
+            self.log.close()
+
+
+def _needs_you_seconds(changes: list[tuple[float, str, str]], since: float, open_until: float | None) -> float:
+    """Sum the intervals spent in a needs-you state; the last one counts up to ``open_until``."""
+    total = 0.0
+    for i, (at, _, to) in enumerate(changes):
+        try:
+            if not AgentState(to).needs_you:
+                continue
+        except ValueError:
+            continue
+        end = changes[i + 1][0] if i + 1 < len(changes) else open_until
+        if end is None:
+            continue
+        total += max(0.0, end - max(at, since))
+    return total
+
+
+def _agent_intent(line: transcript.Turn, commands: AgentCommands) -> IntentResult | None:
+    """A reply that ends the turn (stop_reason end_turn) completes the command unless it asks.
+
+    The transcript knows the turn ended; a regex that calls the last words
+    "progress" would leave the command stuck in processing.
+    """
+    if any(name in ASKING_TOOLS for name, _ in line.tool_uses):
+        return IntentResult(TurnIntent.QUESTION, 1.0, "question dialog", "asking-tool")
+    if line.tool_uses and not line.text:
+        return IntentResult(TurnIntent.PROGRESS, 1.0, "tool use", "tool-use")
+    if line.stop_reason == "end_turn":
+        found = detect_intent("agent", line.text, commands.state)
+        if found.intent is TurnIntent.PROGRESS:
+            return IntentResult(TurnIntent.COMPLETION, 0.8, "end_turn", "turn-ended")
+        return found
+    return None
+
+
+def _timestamp(text: str) -> float | None:
+    if not text:
+        return None
+    try:
+        return dt.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None

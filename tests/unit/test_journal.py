@@ -1,0 +1,89 @@
+"""The journal: commands and outcomes from a real transcript, waiting time, the event log behind it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from headspace_tui.detect.transcript import TranscriptTail
+from headspace_tui.journal import Journal, start_of_day
+from headspace_tui.model import Agent, AgentState
+from headspace_tui.state.eventlog import EventLog
+
+TRANSCRIPT = Path(__file__).resolve().parents[1] / "data" / "transcripts" / "bash_question_2.1.330.jsonl"
+NOON = start_of_day(1_800_000_000.0) + 12 * 3600
+
+
+def agent(pane: str = "%1") -> Agent:
+    return Agent(pane_id=pane, target="s:0.0", session="s")
+
+
+def test_a_real_transcript_drives_the_command_machine_and_outcomes(tmp_path):
+    journal = Journal(EventLog(tmp_path / "events.db"), clock=lambda: NOON)
+    a = agent()
+    journal.turns(a, TranscriptTail(TRANSCRIPT).read_new())
+    commands = journal.agents["%1"].commands
+    # Three commands, each completed (the question was answered through the dialog).
+    assert [c.text for c in commands.history] == ["say hello", "create the marker file", "pick a database"]
+    assert all(c.completed_at for c in commands.history) and commands.current is None
+    assert a.command == "pick a database"
+    transitions = [(e.payload["from"], e.payload["to"]) for e in journal.timeline("%1") if e.kind == "state_transition"]
+    assert ("commanded", "awaiting_input") in transitions and ("awaiting_input", "processing") in transitions
+    assert not [e for e in journal.timeline("%1") if e.kind == "transition_rejected"]
+
+
+def test_outcomes_come_from_tool_results_and_replies(tmp_path):
+    from headspace_tui.detect.transcript import Turn
+
+    journal = Journal(None, clock=lambda: NOON)
+    a = agent()
+    journal.turns(
+        a,
+        [
+            Turn(role="user", text="run the tests", uuid="u1"),
+            Turn(role="agent", tool_uses=(("Bash", {"command": "pytest"}),), stop_reason="tool_use", uuid="a1"),
+            Turn(role="tool_result", text="=== 12 passed in 0.5s ===", uuid="r1"),
+            Turn(role="agent", text="All 12 tests pass.", stop_reason="end_turn", uuid="a2"),
+        ],
+    )
+    assert a.outcome == "tests passed: 12 passed"
+    assert [e.kind for e in journal.timeline("%1")].count("outcome") == 1
+
+
+def test_replay_writes_nothing(tmp_path):
+    log = EventLog(tmp_path / "events.db")
+    journal = Journal(log, clock=lambda: NOON)
+    journal.turns(agent(), TranscriptTail(TRANSCRIPT).read_new(), record=False)
+    assert log.count() == 0
+
+
+def test_waited_today_sums_needs_you_time_and_survives_a_restart(tmp_path):
+    path = tmp_path / "events.db"
+    a = agent()
+    first = Journal(EventLog(path), clock=lambda: NOON)
+    first.state_changed(a, None, AgentState.WORKING, NOON - 300)
+    first.state_changed(a, AgentState.WORKING, AgentState.PERMISSION, NOON - 200)
+    first.state_changed(a, AgentState.PERMISSION, AgentState.WORKING, NOON - 150)  # 50 s waiting
+    first.state_changed(a, AgentState.WORKING, AgentState.QUESTION, NOON - 30)  # still waiting: 30 s so far
+    assert first.waited_today({"%1": a}, NOON) == 80
+    first.close()
+
+    second = Journal(EventLog(path), clock=lambda: NOON + 60)
+    assert second.waited_today({}, NOON + 60) == 50  # the open interval of a past run is not guessed
+
+
+def test_yesterday_does_not_count(tmp_path):
+    journal = Journal(None, clock=lambda: NOON)
+    a = agent()
+    midnight = start_of_day(NOON)
+    journal.state_changed(a, None, AgentState.PERMISSION, midnight - 600)
+    journal.state_changed(a, AgentState.PERMISSION, AgentState.IDLE, midnight + 60)
+    assert journal.waited_today({"%1": a}, NOON) == 60
+
+
+def test_an_unopenable_log_falls_back_to_memory(tmp_path):
+    bad = tmp_path / "events.db"
+    bad.write_bytes(b"this is not sqlite" * 100)
+    journal, problem = Journal.open(bad)
+    assert journal.log is None and problem.startswith("event log disabled:")
+    journal.state_changed(agent(), None, AgentState.IDLE, NOON)
+    assert [e.kind for e in journal.timeline("%1")] == ["agent_state"]
