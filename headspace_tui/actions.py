@@ -26,6 +26,9 @@ from .detect.claude_screen import classify_capture, is_claude_command, strip_sgr
 from .model import AgentState, Observation
 
 INPUT_BOX_STATES = (AgentState.IDLE, AgentState.INPUT, AgentState.ERROR)
+# Measured on 2.1.330: a digit sent within ~0.1 s of a menu being drawn is
+# dropped (the dialog is not listening yet); from ~0.3 s on it lands.
+MIN_PROMPT_AGE = 0.4
 
 
 class ActionError(Exception):
@@ -119,8 +122,15 @@ def read_pane(io: PaneIO, pane_id: str) -> tuple[Observation, object]:
     return classify_capture(io.capture(pane_id, ansi=True), command=record.current_command), record
 
 
-def send_guarded(io: PaneIO, pane_id: str, seen: Observation, intent: Intent, *, timeout: float = 5.0) -> Outcome:
-    """Send ``intent`` to ``pane_id`` only if it still shows ``seen``; confirm it landed."""
+def send_guarded(
+    io: PaneIO, pane_id: str, seen: Observation, intent: Intent, *, timeout: float = 5.0, shown_at: float | None = None
+) -> Outcome:
+    """Send ``intent`` to ``pane_id`` only if it still shows ``seen``; confirm it landed.
+
+    ``shown_at`` (time.time()) is when the prompt was first seen on screen; a
+    menu younger than MIN_PROMPT_AGE is given the rest of that time and read
+    again before any key goes (unknown: the full wait).
+    """
     if not pane_id.startswith("%"):
         raise ActionError(f"refusing to send to {pane_id!r}: actions address panes by id (%N) only")
     now, record = read_pane(io, pane_id)
@@ -135,6 +145,13 @@ def send_guarded(io: PaneIO, pane_id: str, seen: Observation, intent: Intent, *,
     if intent.kind != "interrupt" and not same_prompt(seen, now):
         raise ActionError(f"the prompt in {pane_id} changed since you looked (now {now.state.value}); nothing sent")
     strokes = plan_keys(now, intent)
+    if now.state.is_menu and intent.kind in ("approve", "deny", "option"):
+        wait = MIN_PROMPT_AGE if shown_at is None else shown_at + MIN_PROMPT_AGE - time.time()
+        if wait > 0:
+            time.sleep(wait)
+            again, _ = read_pane(io, pane_id)
+            if not same_prompt(now, again):
+                raise ActionError(f"the prompt in {pane_id} changed while it settled (now {again.state.value}); nothing sent")
     for stroke in strokes:
         io.send_keys(pane_id, *stroke.keys, literal=stroke.literal)
     return _confirm(io, pane_id, now, intent, timeout)

@@ -178,6 +178,7 @@ class Agent:
     claude_pid: int = 0
     observation: Observation = field(default_factory=lambda: Observation(AgentState.UNKNOWN))
     since: float = 0.0  # when the current state began (time.time())
+    prompt_since: float = 0.0  # when the prompt now on screen was first seen
     delivery: str = ""  # "", "sent", "not delivered: ..."
     command: str = ""  # the user's current (or last) command, from the transcript
     outcome: str = ""  # the last outcome: "tests passed: 42 passed", "committed: abc1234 ..."

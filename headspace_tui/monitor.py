@@ -25,12 +25,19 @@ from .detect.transcript import TranscriptTail, transcript_path
 from .hooks.spool import HookEvent, hook_observation, spool_dir, watch_spool
 from .journal import Journal
 from .model import Agent, AgentState, Evidence, Observation
+from .tmux.control import ControlClient, ControlError
 from .tmux.proctree import find_claude, read_process_table
 from .tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 
-DISCOVERY_INTERVAL = 2.0
-CAPTURE_INTERVAL = 0.5
-FOCUS_INTERVAL = 0.25
+DISCOVERY_INTERVAL = 10.0  # a full look even without events (Claude started in an old pane, exited)
+DISCOVERY_MIN_GAP = 0.5
+CAPTURE_GAP = 0.1  # a pane is re-read at most this often...
+FOCUS_GAP = 0.05  # ...and the previewed one this often
+QUIET = 0.02  # read once a burst of output has paused this long...
+MAX_WAIT = 0.1  # ...or once it has been changing for this long
+POLL_GAP = 0.5  # without a control client, every pane is polled this often
+IDLE_WAKE = 30.0  # with a control client, an unchanged session sleeps this long
+UNKNOWN_PANE_RECHECK = 5.0
 
 
 def same_observation(a: Observation, b: Observation) -> bool:
@@ -81,6 +88,15 @@ class Monitor:
         self.focused: str | None = None
         self._sessions: dict[str, asyncio.Task] = {}
         self._wake: dict[str, asyncio.Event] = {}
+        self._dirty: dict[str, set[str]] = {}  # session id -> panes to re-read (a set: stale work collapses)
+        self._last_read: dict[str, float] = {}
+        self._last_output: dict[str, float] = {}
+        self._dirty_since: dict[str, float] = {}
+        self._recheck: dict[str, float] = {}  # pane id -> when to look again without a change signal
+        self._unknown_output: dict[str, float] = {}
+        self._discover_soon = asyncio.Event()
+        self.clients: dict[str, ControlClient] = {}
+        self.all_panes: set[str] = set()
         self._problem: str | None = "starting"
 
     # -- the loops ----------------------------------------------------------
@@ -91,12 +107,20 @@ class Monitor:
         try:
             while True:
                 await self.discover()
-                await asyncio.sleep(DISCOVERY_INTERVAL)
+                self._discover_soon.clear()
+                try:
+                    await asyncio.wait_for(self._discover_soon.wait(), DISCOVERY_INTERVAL)
+                except asyncio.TimeoutError:
+                    pass
+                await asyncio.sleep(DISCOVERY_MIN_GAP)  # many events at once: one discovery
         finally:
             for watcher in watchers:
                 watcher.cancel()
             for task in self._sessions.values():
                 task.cancel()
+
+    def request_discovery(self) -> None:
+        self._discover_soon.set()
 
     async def discover(self) -> None:
         """List panes and processes once; start or stop session detectors."""
@@ -112,46 +136,136 @@ class Monitor:
             return
         self._report(None)
         seen: set[str] = set()
+        self.all_panes = {r.pane_id for r in records}
         for record in records:
             claude_pid = find_claude(record.pid, table)
             known = record.pane_id in self.agents
             if claude_pid is None and not known and not self.include_all:
                 continue
             seen.add(record.pane_id)
+            old = self.records.get(record.pane_id)
             self.records[record.pane_id] = record
             self.claude_pids[record.pane_id] = claude_pid
+            if old is None or old.dead != record.dead or old.current_command != record.current_command:
+                self._mark(record.pane_id)
         for pane_id in list(self.agents):
             if pane_id not in seen:
                 self._forget(pane_id)
+        for pane_id in list(self.records):
+            if pane_id not in seen:
+                self.records.pop(pane_id, None)
         sessions = {self.records[p].session_id for p in seen}
         for session_id in sessions - set(self._sessions):
             self._wake[session_id] = asyncio.Event()
+            self._dirty.setdefault(session_id, set()).update(p for p in seen if self.records[p].session_id == session_id)
             self._sessions[session_id] = asyncio.create_task(self._session_loop(session_id))
         for session_id in set(self._sessions) - sessions:
             self._sessions.pop(session_id).cancel()
             self._wake.pop(session_id, None)
-        for session_id in sessions:
-            self._wake[session_id].set()  # new panes get looked at now
+            self._dirty.pop(session_id, None)
+
+    def _mark(self, pane_id: str) -> None:
+        """Note that a pane changed; its session's detector will re-read it (coalesced)."""
+        record = self.records.get(pane_id)
+        if record is None:
+            return
+        dirty = self._dirty.setdefault(record.session_id, set())
+        if pane_id not in dirty:
+            dirty.add(pane_id)
+            self._dirty_since[pane_id] = self.clock()
+        wake = self._wake.get(record.session_id)
+        if wake is not None:
+            wake.set()
+
+    def _pane_output(self, pane_id: str) -> None:
+        if pane_id in self.records:
+            self._last_output[pane_id] = self.clock()
+            self._mark(pane_id)
+        elif pane_id not in self.all_panes or self.clock() - self._unknown_output.get(pane_id, 0.0) > UNKNOWN_PANE_RECHECK:
+            # A pane we do not watch is writing: maybe Claude just started in it.
+            self._unknown_output[pane_id] = self.clock()
+            self.request_discovery()
+
+    def _control_event(self, name: str, args: str) -> None:
+        if name in ("sessions-changed", "window-add", "window-close", "unlinked-window-close", "layout-change"):
+            self.request_discovery()
+        elif name == "pane-mode-changed":
+            self._mark(args.strip())
 
     async def _session_loop(self, session_id: str) -> None:
-        """The detector of one tmux session: observe its agent panes, report changes."""
+        """The detector of one tmux session: re-read a pane only when it changed.
+
+        Changes come from the session's control client (``%output``), from
+        Claude's status file and hooks, and from the idle-grace clock.  Each
+        pane is read at most every CAPTURE_GAP seconds (FOCUS_GAP for the
+        previewed one); changes in between collapse into one read.  Without a
+        control client (it could not attach) the panes are polled instead.
+        """
         wake = self._wake[session_id]
-        while True:
-            panes = [p for p, r in self.records.items() if r.session_id == session_id]
-            for pane_id in panes:
-                await self.observe(pane_id)
-            interval = FOCUS_INTERVAL if self.focused in panes else CAPTURE_INTERVAL
-            wake.clear()
-            try:
-                await asyncio.wait_for(wake.wait(), timeout=interval)
-            except asyncio.TimeoutError:
-                pass
+        dirty = self._dirty.setdefault(session_id, set())
+        client: ControlClient | None = ControlClient(
+            self.server,
+            session_id,
+            on_output=self._pane_output,
+            on_event=self._control_event,
+            on_exit=lambda reason: self.request_discovery(),
+        )
+        try:
+            await client.start()
+            self.clients[session_id] = client
+        except TmuxUnavailable:
+            client = None
+        try:
+            while True:
+                wake.clear()  # before looking: a change marked while we work wakes the next round
+                now = self.clock()
+                polling = client is None or client.closed
+                panes = [p for p, r in self.records.items() if r.session_id == session_id]
+                if polling:
+                    dirty.update(panes)  # no change signal: poll
+                for pane_id in panes:
+                    deadline = self._recheck.get(pane_id)
+                    if deadline is not None and deadline <= now:
+                        del self._recheck[pane_id]
+                        dirty.add(pane_id)
+                timeout = POLL_GAP if polling else IDLE_WAKE
+                for pane_id in list(dirty):
+                    if pane_id not in self.records:
+                        dirty.discard(pane_id)
+                        continue
+                    if polling:
+                        due = self._last_read.get(pane_id, 0.0) + POLL_GAP
+                    else:
+                        gap = FOCUS_GAP if pane_id == self.focused else CAPTURE_GAP
+                        settled = min(self._last_output.get(pane_id, 0.0) + QUIET, self._dirty_since.get(pane_id, now) + MAX_WAIT)
+                        due = max(self._last_read.get(pane_id, 0.0) + gap, settled)
+                    if due <= now:
+                        dirty.discard(pane_id)
+                        self._dirty_since.pop(pane_id, None)
+                        self._last_read[pane_id] = now
+                        await self.observe(pane_id, client)
+                    else:
+                        timeout = min(timeout, due - now)
+                for pane_id in panes:
+                    deadline = self._recheck.get(pane_id)
+                    if deadline is not None:
+                        timeout = min(timeout, deadline - self.clock())
+                try:
+                    await asyncio.wait_for(wake.wait(), timeout=max(timeout, 0.005))
+                except asyncio.TimeoutError:
+                    pass
+        finally:
+            self.clients.pop(session_id, None)
+            if client is not None:
+                await client.close()
 
     async def _watch_statuses(self) -> None:
         async for statuses in watch_statuses(self.config_dir / "sessions"):
+            changed = {pid for pid in set(statuses) | set(self.statuses) if statuses.get(pid) != self.statuses.get(pid)}
             self.statuses = statuses
-            for event in self._wake.values():
-                event.set()
+            for pane_id, pid in list(self.claude_pids.items()):
+                if pid in changed:
+                    self._mark(pane_id)
 
     async def _watch_hooks(self) -> None:
         """Hook events (when installed): the most confident and often the first word on a change."""
@@ -200,15 +314,18 @@ class Monitor:
                 self.on_change(agent)
 
     # -- one pane -------------------------------------------------------------
-    async def observe(self, pane_id: str) -> Agent | None:
+    async def observe(self, pane_id: str, client: ControlClient | None = None) -> Agent | None:
         record = self.records.get(pane_id)
         if record is None:
             return None
         claude_pid = self.claude_pids.get(pane_id)
         try:
-            ansi = await asyncio.to_thread(self.server.capture, pane_id, True)
-        except (TmuxCommandError, TmuxUnavailable):
-            self._forget(pane_id)
+            if client is not None and not client.closed:
+                ansi = await client.capture(pane_id)
+            else:
+                ansi = await asyncio.to_thread(self.server.capture, pane_id, True)
+        except (TmuxCommandError, TmuxUnavailable, ControlError, asyncio.TimeoutError):
+            self.request_discovery()  # the pane (or its session) is probably gone
             return None
         changed = self.captures.get(pane_id) != ansi
         self.captures[pane_id] = ansi
@@ -229,6 +346,9 @@ class Monitor:
         elif "status-file" in fuser.verdicts:
             del fuser.verdicts["status-file"]  # Claude removed its file (it exited)
         observation = fuser.observe(screen, now, output_changed=changed)
+        deadline = fuser.idle_deadline
+        if deadline is not None:
+            self._recheck[pane_id] = deadline + 0.05  # look again when the grace may have run out
         agent = self._update(record, claude_pid, observation)
         self._read_transcript(agent, status)
         return agent
@@ -248,6 +368,7 @@ class Monitor:
                 claude_pid=claude_pid or 0,
                 observation=observation,
                 since=now,
+                prompt_since=now,
             )
             self.agents[record.pane_id] = agent
             if self.journal is not None:
@@ -255,6 +376,10 @@ class Monitor:
             self.on_change(agent)
             return agent
         changed = not same_observation(agent.observation, observation) or agent.target != record.target
+        old_print = agent.observation.prompt.fingerprint if agent.observation.prompt else ""
+        new_print = observation.prompt.fingerprint if observation.prompt else ""
+        if new_print != old_print:
+            agent.prompt_since = now
         if agent.observation.state is not observation.state:
             if self.journal is not None:
                 self.journal.state_changed(agent, agent.observation.state, observation.state, now)
@@ -275,6 +400,10 @@ class Monitor:
         self.captures.pop(pane_id, None)
         self.fusers.pop(pane_id, None)
         self.tails.pop(pane_id, None)
+        self._recheck.pop(pane_id, None)
+        self._last_read.pop(pane_id, None)
+        self._last_output.pop(pane_id, None)
+        self._dirty_since.pop(pane_id, None)
         if self.agents.pop(pane_id, None) is not None:
             self.on_remove(pane_id)
 
@@ -291,6 +420,4 @@ class Monitor:
             self.on_change(agent)
 
     def refresh_soon(self, pane_id: str) -> None:
-        record = self.records.get(pane_id)
-        if record is not None and record.session_id in self._wake:
-            self._wake[record.session_id].set()
+        self._mark(pane_id)

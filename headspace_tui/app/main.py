@@ -309,7 +309,7 @@ class HeadspaceApp(App[str | None]):
 
         def done(text: str | None) -> None:
             if text:
-                self._send(agent.pane_id, agent.target, seen, Intent("text", text=text))
+                self._send(agent.pane_id, agent.target, seen, Intent("text", text=text), agent.prompt_since)
 
         self.push_screen(ReplyScreen(agent.target, question), done)
 
@@ -318,12 +318,14 @@ class HeadspaceApp(App[str | None]):
         if agent is None:
             return
         # What the user saw when pressing the key: the observation on display now.
-        self._send(agent.pane_id, agent.target, agent.observation, intent)
+        self._send(agent.pane_id, agent.target, agent.observation, intent, agent.prompt_since)
 
     @work(thread=True, group="send")
-    def _send(self, pane_id: str, target: str, seen, intent: Intent) -> None:
+    def _send(self, pane_id: str, target: str, seen, intent: Intent, shown_at: float | None = None) -> None:
         try:
-            outcome = send_guarded(self.server, pane_id, seen, intent, timeout=self.config.confirm_timeout)
+            outcome = send_guarded(
+                self.server, pane_id, seen, intent, timeout=self.config.confirm_timeout, shown_at=shown_at or None
+            )
         except (ActionError, TmuxCommandError, TmuxUnavailable) as exc:
             self.call_from_thread(self._report_send, pane_id, f"{target}: {exc}", "not sent", "warning")
             return

@@ -152,6 +152,13 @@ class Fuser:
             return rest.observation, f"{rest.observation.source} alone"
         return Observation(AgentState.UNKNOWN), "no verdict yet"
 
+    @property
+    def idle_deadline(self) -> float | None:
+        """When a pending idle may be accepted (the caller should look again then), or None."""
+        if self._idle_since is None:
+            return None
+        return max(self._idle_since, self._last_output) + self.idle_grace
+
     def _support(self, state: AgentState) -> int:
         """The most trusted source that currently reads ``state``."""
         return max((SOURCE_TIER.get(k, 0) for k, v in self.verdicts.items() if v.observation.state is state), default=0)

@@ -153,20 +153,28 @@ class TmuxServer:
             return f"socket {self.socket_name!r}"
         return "the default socket"
 
-    def _socket_args(self) -> list[str]:
+    def socket_args(self) -> list[str]:
+        """The ``-L``/``-S`` arguments that select this server (none: the default one)."""
         if self.socket_path:
             return ["-S", self.socket_path]
         if self.socket_name:
             return ["-L", self.socket_name]
         return []
 
-    def run(self, *args: str) -> str:
-        """Run ``tmux [-L name | -S path] args...``; return stdout exactly as printed."""
+    @property
+    def binary(self) -> str:
         if self._binary is None:
             self._binary = shutil.which("tmux")
             if self._binary is None:
                 raise TmuxUnavailable("tmux is not installed")
-        argv = [self._binary, "-u", *self._socket_args(), *args]
+        return self._binary
+
+    def env(self) -> dict[str, str]:
+        return os.environ.copy()
+
+    def run(self, *args: str) -> str:
+        """Run ``tmux [-L name | -S path] args...``; return stdout exactly as printed."""
+        argv = [self.binary, "-u", *self.socket_args(), *args]
         try:
             proc = subprocess.run(
                 argv,
@@ -175,7 +183,7 @@ class TmuxServer:
                 encoding="utf-8",
                 errors="replace",
                 timeout=TIMEOUT,
-                env=os.environ.copy(),
+                env=self.env(),
                 stdin=subprocess.DEVNULL,
             )
         except FileNotFoundError:

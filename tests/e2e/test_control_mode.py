@@ -1,0 +1,95 @@
+"""The control-mode client and the change-driven monitor, on a private tmux server."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from headspace_tui.model import AgentState
+from headspace_tui.monitor import Monitor
+from headspace_tui.tmux.control import ControlClient, ControlError
+from headspace_tui.tmux.server import TmuxServer
+from tests.harness import fake_api as api
+from tests.harness.scenarios import NUMBERED_MENU
+
+pytestmark = pytest.mark.e2e
+
+
+def test_control_client_reads_writes_and_leaves_no_trace(private_tmux, tmp_path):
+    pane = private_tmux.new_session("ctl", width=100, height=30, cwd=str(tmp_path), command=["bash", "--norc", "-i"])
+    server = TmuxServer(socket_name=private_tmux.name)
+    session_id = server.pane(pane).session_id
+    before = private_tmux.run("display-message", "-p", "-t", pane, "#{window_width}x#{window_height} #{session_many_attached}")
+    outputs: list[str] = []
+    exits: list[str] = []
+
+    async def scenario():
+        client = ControlClient(server, session_id, on_output=outputs.append, on_exit=exits.append)
+        await client.start()
+        assert await client.capture(pane) == server.capture(pane)
+        await client.send_keys(pane, "echo '#not a comment' \"$HOME\" ; true", literal=True)
+        await client.send_keys(pane, "Enter")
+        deadline = time.monotonic() + 5
+        while "#not a comment" not in server.capture(pane, ansi=False).split("\n", 2)[-1] and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert "#not a comment" in server.capture(pane, ansi=False)
+        assert pane in outputs
+        with pytest.raises(ControlError, match="can't find pane"):
+            await client.capture("%999")
+        size = private_tmux.run("display-message", "-p", "-t", pane, "#{window_width}x#{window_height}")
+        assert size.strip() == "100x30"  # ignore-size: the user's window keeps its size
+        await client.close()
+        assert exits
+
+    asyncio.run(scenario())
+    assert private_tmux.run("list-clients").strip() == ""  # detached cleanly
+    after = private_tmux.run("display-message", "-p", "-t", pane, "#{window_width}x#{window_height} #{session_many_attached}")
+    assert after == before
+    assert private_tmux.run("list-sessions", "-F", "#{session_name}").split() == ["ctl"]
+
+
+def test_an_idle_agent_costs_no_reads_and_a_change_is_seen_at_once(claude_session, fake_api, private_tmux, tmp_path):
+    session = claude_session([api.bash("touch c.txt", "Make c")], name="idle")
+    session.wait_stable(quiet=1.0, timeout=10, strict=False)
+    reads: list[float] = []
+    states: list[tuple[float, AgentState]] = []
+    monitor = Monitor(
+        TmuxServer(socket_name=private_tmux.name),
+        on_change=lambda agent: states.append((time.monotonic(), agent.state)),
+        on_remove=lambda pane: None,
+        on_problem=lambda problem: None,
+        config_dir=tmp_path / "no-claude-config",
+        hooks=False,
+    )
+    original = monitor.observe
+
+    async def counting_observe(pane_id, client=None):
+        reads.append(time.monotonic())
+        return await original(pane_id, client)
+
+    monitor.observe = counting_observe  # count the reads; the monitor is otherwise untouched
+
+    async def scenario():
+        task = asyncio.create_task(monitor.run())
+        try:
+            while not states:
+                await asyncio.sleep(0.05)
+            assert monitor.clients, "the session's control client attached"
+            await asyncio.sleep(0.5)
+            settled = len(reads)
+            await asyncio.sleep(3.0)
+            assert len(reads) == settled, "an idle agent was re-read without any change"
+            await asyncio.to_thread(session.submit, "make c")
+            await asyncio.to_thread(session.wait_for, NUMBERED_MENU, timeout=20)
+            drawn = time.monotonic()
+            while not any(state is AgentState.PERMISSION for _, state in states):
+                assert time.monotonic() - drawn < 2, "the permission was not seen"
+                await asyncio.sleep(0.01)
+            seen = next(t for t, state in states if state is AgentState.PERMISSION)
+            assert seen - drawn < 0.5
+        finally:
+            task.cancel()
+
+    asyncio.run(scenario())
