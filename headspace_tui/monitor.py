@@ -14,6 +14,7 @@ No Textual here: the app passes callbacks and runs ``Monitor.run`` as a worker.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from pathlib import Path
 from typing import Callable
@@ -29,13 +30,15 @@ from .tmux.control import ControlClient, ControlError
 from .tmux.proctree import find_claude, read_process_table
 from .tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 
-DISCOVERY_INTERVAL = 10.0  # a full look even without events (Claude started in an old pane, exited)
+DISCOVERY_INTERVAL = 30.0  # a full look even without any event (a safety net; events trigger it sooner)
 DISCOVERY_MIN_GAP = 0.5
 CAPTURE_GAP = 0.1  # a pane is re-read at most this often...
 FOCUS_GAP = 0.05  # ...and the previewed one this often
 QUIET = 0.02  # read once a burst of output has paused this long...
 MAX_WAIT = 0.1  # ...or once it has been changing for this long
 POLL_GAP = 0.5  # without a control client, every pane is polled this often
+SMALL_WRITE = 400  # escaped bytes: a spinner tick, a streamed word; a dialog is kilobytes
+LAZY_GAP = 1.0  # a working pane changed only by small writes is re-read this often
 IDLE_WAKE = 30.0  # with a control client, an unchanged session sleeps this long
 UNKNOWN_PANE_RECHECK = 5.0
 
@@ -66,8 +69,10 @@ class Monitor:
         journal: Journal | None = None,
         spool: Path | None = None,
         hooks: bool = True,
+        on_capture: Callable[[str], None] = lambda pane_id: None,
     ) -> None:
         self.server = server
+        self.on_capture = on_capture
         self.on_change = on_change
         self.on_remove = on_remove
         self.on_problem = on_problem
@@ -92,6 +97,7 @@ class Monitor:
         self._last_read: dict[str, float] = {}
         self._last_output: dict[str, float] = {}
         self._dirty_since: dict[str, float] = {}
+        self._lazy_since: dict[str, float] = {}  # dirty only by small writes while working
         self._recheck: dict[str, float] = {}  # pane id -> when to look again without a change signal
         self._unknown_output: dict[str, float] = {}
         self._discover_soon = asyncio.Event()
@@ -177,9 +183,18 @@ class Monitor:
         if wake is not None:
             wake.set()
 
-    def _pane_output(self, pane_id: str) -> None:
+    def _pane_output(self, pane_id: str, size: int = 1 << 20) -> None:
         if pane_id in self.records:
-            self._last_output[pane_id] = self.clock()
+            now = self.clock()
+            self._last_output[pane_id] = now
+            agent = self.agents.get(pane_id)
+            if size < SMALL_WRITE and agent is not None and agent.state is AgentState.WORKING and pane_id != self.focused:
+                # A working agent's spinner ticks in small writes; a dialog or the end of
+                # a turn is a large redraw.  Small writes are looked at lazily.
+                self._lazy_since.setdefault(pane_id, now)
+                self._mark(pane_id)
+                return
+            self._lazy_since.pop(pane_id, None)
             self._mark(pane_id)
         elif pane_id not in self.all_panes or self.clock() - self._unknown_output.get(pane_id, 0.0) > UNKNOWN_PANE_RECHECK:
             # A pane we do not watch is writing: maybe Claude just started in it.
@@ -235,6 +250,8 @@ class Monitor:
                         continue
                     if polling:
                         due = self._last_read.get(pane_id, 0.0) + POLL_GAP
+                    elif pane_id in self._lazy_since:
+                        due = self._last_read.get(pane_id, 0.0) + LAZY_GAP
                     else:
                         gap = FOCUS_GAP if pane_id == self.focused else CAPTURE_GAP
                         settled = min(self._last_output.get(pane_id, 0.0) + QUIET, self._dirty_since.get(pane_id, now) + MAX_WAIT)
@@ -242,6 +259,7 @@ class Monitor:
                     if due <= now:
                         dirty.discard(pane_id)
                         self._dirty_since.pop(pane_id, None)
+                        self._lazy_since.pop(pane_id, None)
                         self._last_read[pane_id] = now
                         await self.observe(pane_id, client)
                     else:
@@ -329,6 +347,12 @@ class Monitor:
             return None
         changed = self.captures.get(pane_id) != ansi
         self.captures[pane_id] = ansi
+        if changed:
+            self.on_capture(pane_id)
+        if claude_pid and not os.path.exists(f"/proc/{claude_pid}"):
+            # Claude has exited since the last discovery: read the pane as what it is now.
+            claude_pid = self.claude_pids[pane_id] = None
+            self.request_discovery()
         now = self.clock()
         fuser = self.fusers.setdefault(pane_id, Fuser(self.idle_grace))
         if record.dead:
@@ -404,6 +428,7 @@ class Monitor:
         self._last_read.pop(pane_id, None)
         self._last_output.pop(pane_id, None)
         self._dirty_since.pop(pane_id, None)
+        self._lazy_since.pop(pane_id, None)
         if self.agents.pop(pane_id, None) is not None:
             self.on_remove(pane_id)
 

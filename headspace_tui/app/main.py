@@ -94,10 +94,12 @@ class HeadspaceApp(App[str | None]):
             journal=journal,
             spool=spool,
             hooks=hooks and live,
+            on_capture=self._pane_captured,
         )
         self.journal = journal
         self.layout_mode = self.config.layout
         self.problem: str | None = None
+        self._summary_text = ""
 
     # -- building -------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -115,6 +117,7 @@ class HeadspaceApp(App[str | None]):
     def on_mount(self) -> None:
         self.set_keymap(self.config.keys)
         self.query_one("#filter").display = False
+        self.query_one("#filter", FilterInput).cursor_blink = False
         self._apply_layout()
         self._refresh_summary()
         if self.live:
@@ -122,7 +125,6 @@ class HeadspaceApp(App[str | None]):
         else:
             self.problem = None
         self.set_interval(1.0, self._tick)
-        self.set_interval(0.25, self._refresh_preview)
         self.query_one(AgentTable).focus()
 
     @property
@@ -160,15 +162,18 @@ class HeadspaceApp(App[str | None]):
         summary = self.query_one("#summary", Static)
         empty = self.query_one("#empty", Static)
         if self.problem and self.problem != "starting":
-            summary.update(f"[b]headspace[/b]  [red]{self.problem}[/red]")
+            text = f"[b]headspace[/b]  [red]{self.problem}[/red]"
         else:
             waited = ""
             if self.journal is not None:
-                waited = f"  ·  waited on you today: {elapsed(self.journal.waited_today(self.table.agents, self.clock()))}"
-            summary.update(
+                waited = f"  ·  waited on you today: {elapsed(self.journal.waited_today(self.table.agents, self.clock()), precise=False)}"
+            text = (
                 f"[b]headspace[/b]  {len(agents)} agent{'s' if len(agents) != 1 else ''}"
                 f"  ·  [b yellow]{needing} need{'s' if needing == 1 else ''} you[/]  ·  {working} working{waited}"
             )
+        if text != self._summary_text:  # repaint only when it reads differently
+            self._summary_text = text
+            summary.update(text)
         if agents:
             empty.display = False
         else:
@@ -200,6 +205,11 @@ class HeadspaceApp(App[str | None]):
             self.monitor.refresh_soon(agent.pane_id)
         self._refresh_prompt_bar()
         self._refresh_preview()
+
+    def _pane_captured(self, pane_id: str) -> None:
+        """The monitor read a pane that changed: repaint the preview if it is the one shown."""
+        if pane_id == self.table.selected_pane_id:
+            self._refresh_preview()
 
     def _refresh_prompt_bar(self) -> None:
         self.query_one(PromptBar).show_agent(self.selected_agent(), self.config.keys)
@@ -235,6 +245,7 @@ class HeadspaceApp(App[str | None]):
     def action_filter(self) -> None:
         box = self.query_one("#filter", FilterInput)
         box.display = True
+        box.cursor_blink = True
         box.focus()
 
     @on(Input.Changed, "#filter")
@@ -249,6 +260,7 @@ class HeadspaceApp(App[str | None]):
     def close_filter(self) -> None:
         box = self.query_one("#filter", FilterInput)
         box.display = False
+        box.cursor_blink = False  # a hidden input must not keep a blink timer busy
         self.table.set_filter("")
         self.table.focus()
         self._selection_changed()

@@ -40,8 +40,10 @@ def quote(arg: str) -> str:
 class ControlClient:
     """A control client attached to one session.
 
-    ``on_output(pane_id)`` is called for every ``%output`` (and after a paused
-    pane continues); ``on_event(name, args)`` for other notifications;
+    ``on_output(pane_id, size)`` is called for every ``%output`` with the
+    size of what was written (escaped; after a paused pane continues: a large
+    size, as everything may have changed); ``on_event(name, args)`` for other
+    notifications;
     ``on_exit(reason)`` once when the client ends.
     """
 
@@ -50,7 +52,7 @@ class ControlClient:
         server: TmuxServer,
         session_id: str,
         *,
-        on_output: Callable[[str], None],
+        on_output: Callable[[str, int], None],
         on_event: Callable[[str, str], None] = lambda name, args: None,
         on_exit: Callable[[str], None] = lambda reason: None,
     ) -> None:
@@ -147,14 +149,18 @@ class ControlClient:
                 if match is None:
                     continue
                 name, rest = match.group(1), match.group(2) or ""
-                if name in ("output", "extended-output"):
-                    self.on_output(rest.split(" ", 1)[0])
+                if name == "output":
+                    pane, _, value = rest.partition(" ")
+                    self.on_output(pane, len(value))
+                elif name == "extended-output":
+                    pane = rest.split(" ", 1)[0]
+                    self.on_output(pane, len(rest.partition(" : ")[2]))
                 elif name == "pause":
                     # Behind by PAUSE_AFTER seconds: skip the backlog, let it run, re-capture.
                     pane = rest.strip()
                     asyncio.create_task(self._continue(pane))
                 elif name == "continue":
-                    self.on_output(rest.strip())
+                    self.on_output(rest.strip(), 1 << 20)
                 elif name == "session-changed":
                     self._ready.set()
                 elif name == "exit":

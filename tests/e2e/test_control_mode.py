@@ -26,7 +26,7 @@ def test_control_client_reads_writes_and_leaves_no_trace(private_tmux, tmp_path)
     exits: list[str] = []
 
     async def scenario():
-        client = ControlClient(server, session_id, on_output=outputs.append, on_exit=exits.append)
+        client = ControlClient(server, session_id, on_output=lambda pane, size: outputs.append(pane), on_exit=exits.append)
         await client.start()
         assert await client.capture(pane) == server.capture(pane)
         await client.send_keys(pane, "echo '#not a comment' \"$HOME\" ; true", literal=True)

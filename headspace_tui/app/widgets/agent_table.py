@@ -44,13 +44,22 @@ def waiting_for(agent: Agent) -> Text:
     return Text("")
 
 
-def elapsed(seconds: float) -> str:
+def elapsed(seconds: float, *, precise: bool = True) -> str:
+    """How long, to the second when ``precise`` (an agent waiting on you), else to the minute.
+
+    An idle or working agent's seconds matter to nobody, and not repainting
+    them every second keeps an idle table idle.
+    """
     seconds = max(0, int(seconds))
     if seconds < 60:
-        return f"{seconds}s"
+        return f"{seconds}s" if precise else "<1m"
     if seconds < 3600:
-        return f"{seconds // 60}m{seconds % 60:02d}s"
+        return f"{seconds // 60}m{seconds % 60:02d}s" if precise else f"{seconds // 60}m"
     return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+def _plain(value) -> str:
+    return value.plain if isinstance(value, Text) else str(value)
 
 
 def agent_label(agent: Agent) -> Text:
@@ -74,6 +83,7 @@ class AgentTable(DataTable):
         self.agents: dict[str, Agent] = {}
         self.filter_text = ""
         self._order: list[str] = []
+        self._cells: dict[str, tuple] = {}  # what each row shows now
 
     def on_mount(self) -> None:
         for key, label in COLUMNS:
@@ -104,28 +114,50 @@ class AgentTable(DataTable):
         self.filter_text = text.strip()
         self._sync()
 
-    def _cells(self, agent: Agent, now: float) -> list:
-        return [agent_label(agent), state_text(agent.state), elapsed(now - agent.since), waiting_for(agent)]
+    @staticmethod
+    def _elapsed(agent: Agent, now: float) -> str:
+        return elapsed(now - agent.since, precise=agent.state.needs_you)
 
     def _sync(self) -> None:
-        """Bring rows in line with ``agents``: in place when the order holds, rebuilt when it changed."""
+        """Bring rows in line with ``agents`` without rebuilding the table.
+
+        New rows are added, gone ones removed, changed cells updated, and the
+        order fixed with one ``sort`` (a re-index, not a redraw of every row);
+        the cursor follows the agent it was on.
+        """
         now = self.clock()
         selected = self.selected_pane_id
-        order = [a.pane_id for a in sorted((a for a in self.agents.values() if self._visible(a)), key=sort_key)]
+        visible = {pane_id for pane_id, agent in self.agents.items() if self._visible(agent)}
+        for pane_id in [p for p in self._cells if p not in visible]:
+            self.remove_row(pane_id)
+            del self._cells[pane_id]
+        for pane_id in visible:
+            cells = self._cells_for(self.agents[pane_id], now)
+            old = self._cells.get(pane_id)
+            if old is None:
+                self.add_row(*cells, key=pane_id)
+            else:
+                for (column, _), value, before in zip(COLUMNS, cells, old):
+                    if _plain(value) != _plain(before) or getattr(value, "style", None) != getattr(before, "style", None):
+                        self.update_cell(pane_id, column, value)
+            self._cells[pane_id] = cells
+        order = [a.pane_id for a in sorted((self.agents[p] for p in visible), key=sort_key)]
         if order != self._order:
-            self.clear()
-            for pane_id in order:
-                self.add_row(*self._cells(self.agents[pane_id], now), key=pane_id)
+            rank = {self._cells[p][0].plain: i for i, p in enumerate(order)}
+            self.sort("agent", key=lambda label: rank.get(label.plain, len(rank)))
             self._order = order
             if selected in order:
                 self.move_cursor(row=order.index(selected), animate=False)
-        else:
-            for pane_id in order:
-                for (column, _), value in zip(COLUMNS, self._cells(self.agents[pane_id], now)):
-                    self.update_cell(pane_id, column, value)
+
+    def _cells_for(self, agent: Agent, now: float) -> tuple:
+        return (agent_label(agent), state_text(agent.state), self._elapsed(agent, now), waiting_for(agent))
 
     def tick(self) -> None:
-        """Advance the time column once a second."""
+        """Advance the time column once a second (only cells whose text changes)."""
         now = self.clock()
         for pane_id in self._order:
-            self.update_cell(pane_id, "time", elapsed(now - self.agents[pane_id].since))
+            text = self._elapsed(self.agents[pane_id], now)
+            cells = self._cells.get(pane_id)
+            if cells is not None and cells[2] != text:
+                self._cells[pane_id] = (*cells[:2], text, *cells[3:])
+                self.update_cell(pane_id, "time", text)

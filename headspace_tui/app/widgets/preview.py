@@ -7,6 +7,8 @@ bottom rows are shown: that is where Claude draws its prompts.
 
 from __future__ import annotations
 
+import time
+
 from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
@@ -20,24 +22,49 @@ class PanePreview(Widget):
     PanePreview { height: 1fr; border: round $primary-darken-2; overflow: hidden; }
     """
 
+    MAX_FPS = 5  # a spinning pane must not turn the preview into a CPU load
+
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._text: Text = Text("Select an agent to see its pane here.", style="dim")
         self._key: tuple | None = None
+        self._screen: VirtualScreen | None = None
+        self._pending: tuple | None = None
+        self._last_paint = 0.0
 
     def show(self, title: str, ansi: str, width: int, height: int) -> None:
+        """Show a capture; repaints are held to MAX_FPS (the newest capture wins)."""
         key = (title, ansi, width, height)
         if key == self._key:
             return
+        wait = self._last_paint + 1 / self.MAX_FPS - time.monotonic()
+        if wait > 0 and self._key is not None and self._key[0] == title:
+            if self._pending is None:
+                self.set_timer(wait, self._paint_pending)
+            self._pending = key
+            return
+        self._paint(key)
+
+    def _paint_pending(self) -> None:
+        key, self._pending = self._pending, None
+        if key is not None and key != self._key:
+            self._paint(key)
+
+    def _paint(self, key: tuple) -> None:
+        title, ansi, width, height = key
         self._key = key
-        screen = VirtualScreen(max(width, 1), max(height, 1))
-        screen.load_capture(ansi)
-        self._text = screen.to_rich()
+        self._last_paint = time.monotonic()
+        width, height = max(width, 1), max(height, 1)
+        if self._screen is None or (self._screen.width, self._screen.height) != (width, height):
+            self._screen = VirtualScreen(width, height)
+        self._screen.load_capture(ansi)
+        self._text = self._screen.to_rich()
         self.border_title = title
         self.refresh()
 
     def clear(self, message: str) -> None:
         self._key = None
+        self._pending = None
         self._text = Text(message, style="dim")
         self.border_title = ""
         self.refresh()
