@@ -446,3 +446,44 @@ class Monitor:
 
     def refresh_soon(self, pane_id: str) -> None:
         self._mark(pane_id)
+
+
+class ControlPaneIO:
+    """The guarded actions' view of tmux, for the app: no forks where a control client exists.
+
+    Actions run in a worker thread; captures and keys are handed to the
+    session's control client on the app's event loop and waited for.  The
+    pane record (copy mode, current command) still comes from a forked
+    ``display-message``, once per action.
+    """
+
+    def __init__(self, monitor: Monitor, loop: asyncio.AbstractEventLoop) -> None:
+        self.monitor = monitor
+        self.loop = loop
+
+    def _client(self, pane_id: str) -> ControlClient | None:
+        record = self.monitor.records.get(pane_id)
+        client = self.monitor.clients.get(record.session_id) if record is not None else None
+        return client if client is not None and not client.closed else None
+
+    def _run(self, coroutine):
+        try:
+            return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout=10)
+        except ControlError as exc:
+            raise TmuxCommandError(str(exc)) from None
+
+    def pane(self, pane_id: str) -> PaneRecord:
+        return self.monitor.server.pane(pane_id)
+
+    def capture(self, pane_id: str, ansi: bool = True) -> str:
+        client = self._client(pane_id)
+        if client is None:
+            return self.monitor.server.capture(pane_id, ansi)
+        return self._run(client.capture(pane_id, ansi))
+
+    def send_keys(self, pane_id: str, *keys: str, literal: bool = False) -> None:
+        client = self._client(pane_id)
+        if client is None:
+            self.monitor.server.send_keys(pane_id, *keys, literal=literal)
+            return
+        self._run(client.send_keys(pane_id, *keys, literal=literal))

@@ -7,6 +7,7 @@ the widgets only display.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 import time
@@ -23,7 +24,7 @@ from ..actions import ActionError, Intent, send_guarded
 from ..config import Config
 from ..model import Agent, AgentState, Observation
 from ..journal import Journal
-from ..monitor import Monitor
+from ..monitor import ControlPaneIO, Monitor
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 from .screens.help import HelpScreen
 from .screens.reply import ReplyScreen
@@ -115,6 +116,7 @@ class HeadspaceApp(App[str | None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.pane_io = ControlPaneIO(self.monitor, asyncio.get_running_loop())
         self.set_keymap(self.config.keys)
         self.query_one("#filter").display = False
         self.query_one("#filter", FilterInput).cursor_blink = False
@@ -336,7 +338,7 @@ class HeadspaceApp(App[str | None]):
     def _send(self, pane_id: str, target: str, seen, intent: Intent, shown_at: float | None = None) -> None:
         try:
             outcome = send_guarded(
-                self.server, pane_id, seen, intent, timeout=self.config.confirm_timeout, shown_at=shown_at or None
+                self.pane_io, pane_id, seen, intent, timeout=self.config.confirm_timeout, shown_at=shown_at or None
             )
         except (ActionError, TmuxCommandError, TmuxUnavailable) as exc:
             self.call_from_thread(self._report_send, pane_id, f"{target}: {exc}", "not sent", "warning")
