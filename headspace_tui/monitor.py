@@ -38,7 +38,8 @@ QUIET = 0.02  # read once a burst of output has paused this long...
 MAX_WAIT = 0.1  # ...or once it has been changing for this long
 POLL_GAP = 0.5  # without a control client, every pane is polled this often
 SMALL_WRITE = 400  # escaped bytes: a spinner tick, a streamed word; a dialog is kilobytes
-LAZY_GAP = 1.0  # a working pane changed only by small writes is re-read this often
+LAZY_GAP = 1.0  # a working pane changed only by small writes is re-read this often...
+FOCUS_LAZY_GAP = 0.2  # ...and the previewed one at the preview's pace
 IDLE_WAKE = 30.0  # with a control client, an unchanged session sleeps this long
 UNKNOWN_PANE_RECHECK = 5.0
 
@@ -188,7 +189,7 @@ class Monitor:
             now = self.clock()
             self._last_output[pane_id] = now
             agent = self.agents.get(pane_id)
-            if size < SMALL_WRITE and agent is not None and agent.state is AgentState.WORKING and pane_id != self.focused:
+            if size < SMALL_WRITE and agent is not None and agent.state is AgentState.WORKING:
                 # A working agent's spinner ticks in small writes; a dialog or the end of
                 # a turn is a large redraw.  Small writes are looked at lazily.
                 self._lazy_since.setdefault(pane_id, now)
@@ -251,7 +252,7 @@ class Monitor:
                     if polling:
                         due = self._last_read.get(pane_id, 0.0) + POLL_GAP
                     elif pane_id in self._lazy_since:
-                        due = self._last_read.get(pane_id, 0.0) + LAZY_GAP
+                        due = self._last_read.get(pane_id, 0.0) + (FOCUS_LAZY_GAP if pane_id == self.focused else LAZY_GAP)
                     else:
                         gap = FOCUS_GAP if pane_id == self.focused else CAPTURE_GAP
                         settled = min(self._last_output.get(pane_id, 0.0) + QUIET, self._dirty_since.get(pane_id, now) + MAX_WAIT)

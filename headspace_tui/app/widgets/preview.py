@@ -10,6 +10,8 @@ from __future__ import annotations
 import time
 
 from rich.text import Text
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -31,6 +33,9 @@ class PanePreview(Widget):
         self._screen: VirtualScreen | None = None
         self._pending: tuple | None = None
         self._last_paint = 0.0
+        self._rows: list[Text] = []
+        self._rows_size = None
+        self._strips: dict[int, Strip] = {}
 
     def show(self, title: str, ansi: str, width: int, height: int) -> None:
         """Show a capture; repaints are held to MAX_FPS (the newest capture wins)."""
@@ -60,16 +65,18 @@ class PanePreview(Widget):
         self._screen.load_capture(ansi)
         self._text = self._screen.to_rich()
         self.border_title = title
-        self.refresh()
+        self._relayout()
 
     def clear(self, message: str) -> None:
         self._key = None
         self._pending = None
         self._text = Text(message, style="dim")
         self.border_title = ""
-        self.refresh()
+        self._relayout()
 
-    def render(self) -> Text:
+    # -- drawing: the line API, so a spinner tick repaints one row, not the pane --
+    def _layout(self) -> list[Text]:
+        """The rows to show at the current size: trailing blanks dropped, gaps folded, cropped."""
         rows = self._text.split("\n", allow_blank=True)
         # Trailing blank rows carry nothing; the bottom of the content is where prompts are.
         while len(rows) > 1 and not rows[-1].plain.strip():
@@ -83,9 +90,35 @@ class PanePreview(Widget):
         visible = rows[-room:]
         for row in visible:
             row.truncate(width, overflow="crop")  # a pane wider than the preview is cropped, never wrapped
-        out = Text("\n").join(visible)
-        out.no_wrap = True
-        return out
+        return visible
+
+    def _relayout(self) -> None:
+        """Recompute the rows; repaint only those that changed (all, if the shape changed)."""
+        old, old_size = self._rows, self._rows_size
+        self._rows = self._layout()
+        self._rows_size = self.content_size
+        self._strips.clear()
+        if old_size != self.content_size or len(old) != len(self._rows):
+            self.refresh()
+            return
+        width = self.content_size.width
+        for y, (new, before) in enumerate(zip(self._rows, old)):
+            if new != before:
+                self.refresh(Region(0, y, width, 1))
+
+    def on_resize(self) -> None:
+        self._relayout()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.content_size.width
+        base = self.rich_style
+        if y >= len(self._rows):
+            return Strip.blank(width, base)
+        strip = self._strips.get(y)
+        if strip is None:
+            segments = list(self._rows[y].render(self.app.console))
+            strip = self._strips[y] = Strip(segments).apply_style(base).crop_extend(0, width, base)
+        return strip
 
 
 class PromptBar(Static):
