@@ -110,7 +110,7 @@ class Journal:
         history = self._history(agent.pane_id)
         events: list[dict] = []
         for line in turns:
-            ts = _timestamp(line.timestamp) or self.clock()
+            ts = turn_time(line) or self.clock()
             if line.role == "tool_result":
                 if history.commands.state is CommandState.AWAITING_INPUT:
                     # The answer to a question dialog comes back as the tool's result.
@@ -215,10 +215,11 @@ def _agent_intent(line: transcript.Turn, commands: AgentCommands) -> IntentResul
     return None
 
 
-def _timestamp(text: str) -> float | None:
-    if not text:
+def turn_time(line: transcript.Turn) -> float | None:
+    """When Claude wrote a transcript line (its ISO timestamp), or None."""
+    if not line.timestamp:
         return None
     try:
-        return dt.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+        return dt.datetime.fromisoformat(line.timestamp.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None

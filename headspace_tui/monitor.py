@@ -24,7 +24,7 @@ from .detect.fusion import Fuser
 from .detect.registry import ClaudeStatus, claude_config_dir, status_observation, watch_statuses
 from .detect.transcript import TranscriptTail, transcript_path
 from .hooks.spool import HookEvent, hook_observation, spool_dir, watch_spool
-from .journal import Journal
+from .journal import Journal, turn_time
 from .model import Agent, AgentState, Evidence, Observation
 from .tmux.control import ControlClient, ControlError
 from .tmux.proctree import find_claude, read_process_table
@@ -74,6 +74,7 @@ class Monitor:
     ) -> None:
         self.server = server
         self.on_capture = on_capture
+        self.started = clock()
         self.on_change = on_change
         self.on_remove = on_remove
         self.on_problem = on_problem
@@ -313,7 +314,13 @@ class Monitor:
         tail = TranscriptTail(path)
         self.tails[agent.pane_id] = tail
         if self.journal is not None:
-            self.journal.turns(agent, tail.read_new(), record=False)
+            turns = tail.read_new()
+            # History from before headspace started is replayed silently (it is
+            # in the log already, or was never ours to log); anything since is new.
+            cut = next((i for i, t in enumerate(turns) if (turn_time(t) or 0.0) >= self.started), len(turns))
+            self.journal.turns(agent, turns[:cut], record=False)
+            if turns[cut:]:
+                self.journal.turns(agent, turns[cut:])
 
     def _read_transcript(self, agent: Agent, status: ClaudeStatus | None) -> None:
         tail = self.tails.get(agent.pane_id)
