@@ -146,7 +146,10 @@ class Farm:
             path.unlink()
 
     def close(self) -> None:
+        socket = self.tmux("display-message", "-p", "#{socket_path}").strip()
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, env=self.env)
+        if os.path.basename(socket) == self.socket and os.path.exists(socket):
+            os.unlink(socket)  # tmux 3.3a leaves its socket file behind
 
 
 # -- one phase --------------------------------------------------------------------

@@ -83,6 +83,7 @@ class PrivateTmux:
         self.name = name or f"headspace-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.env = dict(env)
         self._binary = tmux_binary()
+        self.socket_path = ""
 
     def run(self, *args: str, check: bool = True, client_env: dict[str, str] | None = None) -> str:
         proc = subprocess.run(
@@ -129,6 +130,8 @@ class PrivateTmux:
             client_env=client_env,
         )
         pane = out.strip()
+        if not self.socket_path:  # known now; the server may exit on its own before close()
+            self.socket_path = self.run("display-message", "-p", "#{socket_path}").strip()
         # A detached session follows no client's size; pin it to ours.
         self.run("set-option", "-t", name, "window-size", "manual")
         self.run("resize-window", "-t", name, "-x", str(width), "-y", str(height))
@@ -155,8 +158,17 @@ class PrivateTmux:
         self.run("kill-session", "-t", name, check=False)
 
     def close(self) -> None:
-        """Kill this private server (and with it only the panes it started)."""
+        """Kill this private server (and with it only the panes it started), and remove its socket.
+
+        tmux 3.3a leaves the socket file behind after ``kill-server``; it is ours, so it goes too.
+        """
+        socket = self.socket_path
         self.run("kill-server", check=False)
+        if socket and os.path.basename(socket) == self.name:
+            try:
+                os.unlink(socket)
+            except OSError:
+                pass
         # Give the server a moment to remove its socket.
         for _ in range(20):
             if not self.run("list-sessions", check=False):
