@@ -19,13 +19,13 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from .detect.claude_screen import classify_capture
 from .detect.fusion import Fuser
 from .detect.registry import ClaudeStatus, claude_config_dir, status_observation, watch_statuses
 from .detect.transcript import TranscriptTail, transcript_path
 from .hooks.spool import HookEvent, hook_observation, spool_dir, watch_spool
 from .journal import Journal, turn_time
-from .model import Agent, AgentState, Evidence, Observation
+from .scan import screen_observation
+from .model import Agent, AgentState, Observation
 from .tmux.control import ControlClient, ControlError
 from .tmux.proctree import find_claude, read_process_table
 from .tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
@@ -305,7 +305,7 @@ class Monitor:
         observation = hook_observation(event)
         if observation is not None:
             fused = self.fusers.setdefault(event.pane_id, Fuser(self.idle_grace)).observe(observation, self.clock(), at=event.ts)
-            self._update(record, self.claude_pids.get(event.pane_id), fused)
+            self._update(record, claude_pid, fused)
         self.refresh_soon(event.pane_id)
 
     # -- transcript ---------------------------------------------------------------
@@ -363,15 +363,7 @@ class Monitor:
             self.request_discovery()
         now = self.clock()
         fuser = self.fusers.setdefault(pane_id, Fuser(self.idle_grace))
-        if record.dead:
-            screen = Observation(
-                AgentState.EXITED,
-                evidence=(Evidence("pane-dead", -1, f"exit status {record.dead_status}"),),
-                exit_status=record.dead_status,
-                confidence=1.0,
-            )
-        else:
-            screen = classify_capture(ansi, command="claude" if claude_pid else record.current_command)
+        screen = screen_observation(record, claude_pid, ansi)
         status = self.statuses.get(claude_pid) if claude_pid else None
         if status is not None:
             fuser.observe(status_observation(status), now, at=status.updated_at or now)

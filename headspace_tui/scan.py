@@ -28,8 +28,14 @@ class PaneView:
     status: ClaudeStatus | None
 
 
-def observe_pane(server: TmuxServer, record: PaneRecord, claude_pid: int | None, status: ClaudeStatus | None) -> Observation:
-    """Capture and classify one pane, fused with Claude's status file when there is one."""
+def screen_observation(record: PaneRecord, claude_pid: int | None, ansi: str) -> Observation:
+    """What one capture of a pane says, given whether Claude runs in it.
+
+    A dead pane is exited with the status tmux knows.  Otherwise the process
+    tree is the authority on whether Claude runs here:
+    ``#{pane_current_command}`` names the shell when Claude was started via
+    ``sh -c``.
+    """
     if record.dead:
         return Observation(
             AgentState.EXITED,
@@ -37,15 +43,16 @@ def observe_pane(server: TmuxServer, record: PaneRecord, claude_pid: int | None,
             exit_status=record.dead_status,
             confidence=1.0,
         )
+    return classify_capture(ansi, command="claude" if claude_pid else record.current_command)
+
+
+def observe_pane(server: TmuxServer, record: PaneRecord, claude_pid: int | None, status: ClaudeStatus | None) -> Observation:
+    """Capture and classify one pane, fused with Claude's status file when there is one."""
     try:
-        ansi = server.capture(record.pane_id, ansi=True)
+        ansi = "" if record.dead else server.capture(record.pane_id, ansi=True)
     except TmuxCommandError as exc:  # the pane closed between listing and capture
         return Observation(AgentState.EXITED, evidence=(Evidence("pane-gone", -1, str(exc)),), confidence=0.5)
-    # The process tree is the authority on whether Claude runs here:
-    # #{pane_current_command} names the shell when Claude was started via sh -c.
-    command = "claude" if claude_pid else record.current_command
-    screen = classify_capture(ansi, command=command)
-    return fuse(screen, status_observation(status) if status is not None else None)
+    return fuse(screen_observation(record, claude_pid, ansi), status_observation(status) if status is not None else None)
 
 
 def scan(server: TmuxServer, *, include_all: bool = False, config_dir: Path | None = None, table: ProcessTable | None = None) -> list[PaneView]:
