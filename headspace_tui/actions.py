@@ -154,16 +154,21 @@ def send_guarded(
                 raise ActionError(f"the prompt in {pane_id} changed while it settled (now {again.state.value}); nothing sent")
     for stroke in strokes:
         io.send_keys(pane_id, *stroke.keys, literal=stroke.literal)
-    return _confirm(io, pane_id, now, intent, timeout)
+    return _confirm(io, pane_id, now, intent, timeout, getattr(record, "current_command", ""))
 
 
-def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent, timeout: float) -> Outcome:
-    """Watch the pane until the action visibly took effect, or give up and say so."""
+def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent, timeout: float, command: str) -> Outcome:
+    """Watch the pane until the action visibly took effect, or give up and say so.
+
+    Only the screen is re-read each round (one capture, no pane record):
+    the pane's identity and mode were checked before the keys went.
+    """
     deadline = time.monotonic() + timeout
     after = before
     while time.monotonic() < deadline:
         time.sleep(0.1)
-        after, _ = read_pane(io, pane_id)
+        ansi = io.capture(pane_id, ansi=True)
+        after = classify_capture(ansi, command=command)
         if intent.kind in ("approve", "deny", "option"):
             if not same_prompt(before, after):
                 return Outcome(True, f"{intent.describe()} sent; the prompt closed", after)
@@ -171,7 +176,7 @@ def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent, time
             text = intent.text.strip()
             if after.state is AgentState.WORKING or (after.state is not before.state and after.state is not AgentState.UNKNOWN):
                 return Outcome(True, f"{intent.describe()} submitted", after)
-            if _submitted(io, pane_id, text):
+            if _submitted(ansi, text):
                 return Outcome(True, f"{intent.describe()} submitted", after)
         else:  # interrupt: Claude stops working, or the key at least reached a live pane
             if after.state is not AgentState.WORKING:
@@ -179,8 +184,8 @@ def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent, time
     return Outcome(False, f"not delivered: {pane_id} still shows {after.state.value} after {timeout:.0f}s", after)
 
 
-def _submitted(io: PaneIO, pane_id: str, text: str) -> bool:
+def _submitted(ansi: str, text: str) -> bool:
     """The text left the input box: the ❯ line no longer ends with it."""
-    lines = strip_sgr(io.capture(pane_id, ansi=True))
+    lines = strip_sgr(ansi)
     boxes = [line for line in lines if line.startswith("❯")]
     return bool(boxes) and text[-20:] not in boxes[-1]
