@@ -14,6 +14,7 @@ No Textual here: the app passes callbacks and runs ``Monitor.run`` as a worker.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
 import time
 from pathlib import Path
@@ -122,10 +123,13 @@ class Monitor:
                     pass
                 await asyncio.sleep(DISCOVERY_MIN_GAP)  # many events at once: one discovery
         finally:
-            for watcher in watchers:
-                watcher.cancel()
-            for task in self._sessions.values():
+            # Stop everything and wait for it: each session detector detaches its
+            # control client, so no tmux client or pipe outlives the monitor.
+            tasks = [*watchers, *self._sessions.values()]
+            for task in tasks:
                 task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            self._sessions.clear()
 
     def request_discovery(self) -> None:
         self._discover_soon.set()
@@ -409,7 +413,8 @@ class Monitor:
                 self.journal.state_changed(agent, agent.observation.state, observation.state, now)
             agent.since = now
             agent.delivery = ""
-        agent.observation = observation
+        if changed:
+            agent.observation = observation  # an equal reading keeps the object the UI already shows
         agent.target = record.target
         agent.claude_pid = claude_pid or 0
         if status and status.name:
@@ -471,6 +476,10 @@ class ControlPaneIO:
             return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout=10)
         except ControlError as exc:
             raise TmuxCommandError(str(exc)) from None
+        except (TimeoutError, concurrent.futures.TimeoutError):
+            raise TmuxCommandError("tmux did not answer through the control client in time") from None
+        except RuntimeError as exc:  # the app's loop is shutting down
+            raise TmuxCommandError(f"headspace is shutting down ({exc})") from None
 
     def pane(self, pane_id: str) -> PaneRecord:
         return self.monitor.server.pane(pane_id)
