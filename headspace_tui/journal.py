@@ -22,7 +22,7 @@ from .detect.outcome import Outcome, analyze
 from .model import Agent, AgentState
 from .state.eventlog import EventLog, EventLogError, StoredEvent
 from .state.intent import IntentResult, TurnIntent, detect_intent
-from .state.machine import AgentCommands, CommandState, Turn, apply_turn
+from .state.machine import AgentCommands, CommandState, Turn, apply_turn, end_session
 
 MEMORY_EVENTS = 500  # per agent, when there is no log
 ASKING_TOOLS = ("AskUserQuestion", "ExitPlanMode")  # tool calls that put a question to the user
@@ -87,8 +87,13 @@ class Journal:
         history = self._history(agent.pane_id)
         history.changes.append((at, old.value if old else "", new.value))
         evidence = agent.observation.evidence[0] if agent.observation.evidence else None
+        ended: list[dict] = []
+        if new is AgentState.EXITED:
+            # Claude is gone (exit, crash, closed pane): its command stays where it was (PRD FR11).
+            history.commands, ended = end_session(history.commands, ts=at, reason=evidence.rule if evidence else "exited")
         self._write(
             [
+                *ended,
                 {
                     "kind": "agent_state",
                     "agent": agent.pane_id,

@@ -87,3 +87,16 @@ def test_an_unopenable_log_falls_back_to_memory(tmp_path):
     assert journal.log is None and problem.startswith("event log disabled:")
     journal.state_changed(agent(), None, AgentState.IDLE, NOON)
     assert [e.kind for e in journal.timeline("%1")] == ["agent_state"]
+
+
+def test_an_agent_that_exits_mid_command_keeps_its_command_and_goes_inactive(tmp_path):
+    from headspace_tui.detect.transcript import Turn as Line
+
+    journal = Journal(EventLog(tmp_path / "events.db"), clock=lambda: NOON)
+    a = agent()
+    journal.turns(a, [Line(role="user", text="refactor the parser", uuid="u1"), Line(role="agent", text="Let me look.", uuid="a1")])
+    journal.state_changed(a, AgentState.WORKING, AgentState.EXITED, NOON)
+    commands = journal.agents["%1"].commands
+    assert commands.active is False and commands.current.text == "refactor the parser"
+    inactive = [e for e in journal.timeline("%1") if e.kind == "agent_inactive"]
+    assert len(inactive) == 1 and inactive[0].payload["state"] == "processing"

@@ -34,6 +34,8 @@ def describe_event(event: StoredEvent) -> Text | None:
         line = Text(f"command {p.get('from')} → {p.get('to')}", style="cyan")
         line.append(f"  ({p.get('intent')}, {p.get('confidence', 0):.2f})", style="dim")
         return line
+    if event.kind == "agent_inactive":
+        return Text(f"Claude ended with its command {p.get('state')}", style="yellow")
     if event.kind == "command_abandoned":
         return Text("command abandoned for a new one", style="yellow")
     if event.kind == "outcome":
