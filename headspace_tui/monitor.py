@@ -105,11 +105,13 @@ class Monitor:
         self._unknown_output: dict[str, float] = {}
         self._discover_soon = asyncio.Event()
         self.clients: dict[str, ControlClient] = {}
+        self._stopping = False
         self.all_panes: set[str] = set()
         self._problem: str | None = "starting"
 
     # -- the loops ----------------------------------------------------------
     async def run(self) -> None:
+        self._stopping = False
         watchers = [asyncio.create_task(self._watch_statuses())]
         if self.hooks:
             watchers.append(asyncio.create_task(self._watch_hooks()))
@@ -125,11 +127,22 @@ class Monitor:
         finally:
             # Stop everything and wait for it: each session detector detaches its
             # control client, so no tmux client or pipe outlives the monitor.
+            self._stopping = True
             tasks = [*watchers, *self._sessions.values()]
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             self._sessions.clear()
+
+    def _tell(self, callback: Callable, *args) -> None:
+        """Report to the app, unless the monitor is stopping (the app may be tearing down its widgets).
+
+        In Python 3.11 a cancelled ``wait_for`` can still return a result that
+        arrived at the same moment, so a detector may finish one last read
+        after it was told to stop; that read must not reach the UI.
+        """
+        if not self._stopping:
+            callback(*args)
 
     def request_discovery(self) -> None:
         self._discover_soon.set()
@@ -237,7 +250,7 @@ class Monitor:
         except TmuxUnavailable:
             client = None
         try:
-            while True:
+            while not self._stopping:  # a swallowed cancel (see _tell) must still end the loop
                 wake.clear()  # before looking: a change marked while we work wakes the next round
                 now = self.clock()
                 polling = client is None or client.closed
@@ -341,7 +354,7 @@ class Monitor:
             before = (agent.command, agent.outcome)
             self.journal.turns(agent, turns)
             if (agent.command, agent.outcome) != before:
-                self.on_change(agent)
+                self._tell(self.on_change, agent)
 
     # -- one pane -------------------------------------------------------------
     async def observe(self, pane_id: str, client: ControlClient | None = None) -> Agent | None:
@@ -360,7 +373,7 @@ class Monitor:
         changed = self.captures.get(pane_id) != ansi
         self.captures[pane_id] = ansi
         if changed:
-            self.on_capture(pane_id)
+            self._tell(self.on_capture, pane_id)
         if claude_pid and not os.path.exists(f"/proc/{claude_pid}"):
             # Claude has exited since the last discovery: read the pane as what it is now.
             claude_pid = self.claude_pids[pane_id] = None
@@ -401,7 +414,7 @@ class Monitor:
             self.agents[record.pane_id] = agent
             if self.journal is not None:
                 self.journal.state_changed(agent, None, observation.state, now)
-            self.on_change(agent)
+            self._tell(self.on_change, agent)
             return agent
         changed = not same_observation(agent.observation, observation) or agent.target != record.target
         old_print = agent.observation.prompt.fingerprint if agent.observation.prompt else ""
@@ -420,7 +433,7 @@ class Monitor:
         if status and status.name:
             agent.name = status.name
         if changed:
-            self.on_change(agent)
+            self._tell(self.on_change, agent)
         return agent
 
     def _forget(self, pane_id: str) -> None:
@@ -435,19 +448,19 @@ class Monitor:
         self._dirty_since.pop(pane_id, None)
         self._lazy_since.pop(pane_id, None)
         if self.agents.pop(pane_id, None) is not None:
-            self.on_remove(pane_id)
+            self._tell(self.on_remove, pane_id)
 
     def _report(self, problem: str | None) -> None:
         if problem != self._problem:
             self._problem = problem
-            self.on_problem(problem)
+            self._tell(self.on_problem, problem)
 
     def mark(self, pane_id: str, delivery: str) -> None:
         """Record the result of an action on the row ("not delivered: ...")."""
         agent = self.agents.get(pane_id)
         if agent is not None:
             agent.delivery = delivery
-            self.on_change(agent)
+            self._tell(self.on_change, agent)
 
     def refresh_soon(self, pane_id: str) -> None:
         self._mark(pane_id)
