@@ -125,14 +125,22 @@ class Monitor:
                     pass
                 await asyncio.sleep(DISCOVERY_MIN_GAP)  # many events at once: one discovery
         finally:
-            # Stop everything and wait for it: each session detector detaches its
-            # control client, so no tmux client or pipe outlives the monitor.
-            self._stopping = True
-            tasks = [*watchers, *self._sessions.values()]
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            self._sessions.clear()
+            for watcher in watchers:
+                watcher.cancel()
+            await asyncio.gather(*watchers, return_exceptions=True)
+            await self.stop()
+
+    async def stop(self) -> None:
+        """Stop every detector and wait for it: each detaches its control client,
+        so no tmux client or pipe outlives the monitor.  Safe to call twice."""
+        self._stopping = True
+        tasks = list(self._sessions.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._sessions.clear()
+        for client in list(self.clients.values()):
+            await client.close()
 
     def _tell(self, callback: Callable, *args) -> None:
         """Report to the app, unless the monitor is stopping (the app may be tearing down its widgets).
@@ -237,19 +245,20 @@ class Monitor:
         """
         wake = self._wake[session_id]
         dirty = self._dirty.setdefault(session_id, set())
-        client: ControlClient | None = ControlClient(
+        attached = ControlClient(
             self.server,
             session_id,
             on_output=self._pane_output,
             on_event=self._control_event,
             on_exit=lambda reason: self.request_discovery(),
         )
+        client: ControlClient | None = attached
         try:
-            await client.start()
-            self.clients[session_id] = client
-        except TmuxUnavailable:
-            client = None
-        try:
+            try:
+                await attached.start()
+                self.clients[session_id] = attached
+            except TmuxUnavailable:
+                client = None
             while not self._stopping:  # a swallowed cancel (see _tell) must still end the loop
                 wake.clear()  # before looking: a change marked while we work wakes the next round
                 now = self.clock()
@@ -292,9 +301,9 @@ class Monitor:
                 except asyncio.TimeoutError:
                     pass
         finally:
+            # Also when cancelled while attaching: the tmux -C process is ours to end.
             self.clients.pop(session_id, None)
-            if client is not None:
-                await client.close()
+            await attached.close()
 
     async def _watch_statuses(self) -> None:
         async for statuses in watch_statuses(self.config_dir / "sessions"):

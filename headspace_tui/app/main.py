@@ -8,6 +8,7 @@ the widgets only display.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import sys
 import time
@@ -34,6 +35,17 @@ from .widgets.agent_table import AgentTable, elapsed
 from .widgets.preview import PanePreview, PromptBar
 
 SIDE_BY_SIDE_MIN_WIDTH = 140
+
+
+def _while_running(handler):
+    """Drop monitor reports that arrive while the app is shutting down (its widgets are going)."""
+
+    @functools.wraps(handler)
+    def guarded(self, *args):
+        if self.is_running:
+            handler(self, *args)
+
+    return guarded
 
 
 class FilterInput(Input):
@@ -129,6 +141,11 @@ class HeadspaceApp(App[str | None]):
         self.set_interval(1.0, self._tick)
         self.query_one(AgentTable).focus()
 
+    async def on_unmount(self) -> None:
+        # Detach from tmux before the event loop goes away (the monitor worker may
+        # already have been cancelled without waiting for its detectors).
+        await self.monitor.stop()
+
     @property
     def table(self) -> AgentTable:
         return self.query_one(AgentTable)
@@ -140,6 +157,7 @@ class HeadspaceApp(App[str | None]):
         self.monitor._update(record, None, observation, at=since)
 
     # -- model updates (called on the app's loop by the monitor) -----------------
+    @_while_running
     def _agent_changed(self, agent: Agent) -> None:
         self.table.upsert(agent)
         self._refresh_summary()
@@ -148,11 +166,13 @@ class HeadspaceApp(App[str | None]):
         elif self.monitor.focused is None:
             self._selection_changed()
 
+    @_while_running
     def _agent_removed(self, pane_id: str) -> None:
         self.table.remove(pane_id)
         self._refresh_summary()
         self._selection_changed()
 
+    @_while_running
     def _problem(self, problem: str | None) -> None:
         self.problem = problem
         self._refresh_summary()
@@ -187,6 +207,7 @@ class HeadspaceApp(App[str | None]):
             else:
                 empty.update("No Claude Code agents found.\nStart `claude` in a tmux pane; it shows up here within seconds.")
 
+    @_while_running
     def _tick(self) -> None:
         self.table.tick()
         self._refresh_summary()
@@ -208,6 +229,7 @@ class HeadspaceApp(App[str | None]):
         self._refresh_prompt_bar()
         self._refresh_preview()
 
+    @_while_running
     def _pane_captured(self, pane_id: str) -> None:
         """The monitor read a pane that changed: repaint the preview if it is the one shown."""
         if pane_id == self.table.selected_pane_id:
@@ -348,6 +370,7 @@ class HeadspaceApp(App[str | None]):
         else:
             self.call_from_thread(self._report_send, pane_id, f"{target}: {outcome.detail}", "not delivered", "error")
 
+    @_while_running
     def _report_send(self, pane_id: str, message: str, mark: str, severity: str) -> None:
         self.notify(message, severity=severity)  # type: ignore[arg-type]
         self.monitor.mark(pane_id, mark)

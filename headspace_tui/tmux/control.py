@@ -71,16 +71,27 @@ class ControlClient:
     async def start(self, timeout: float = 5.0) -> None:
         """Attach and wait until tmux reports the session (only then may commands be sent)."""
         args = [self.server.binary, "-u", *self.server.socket_args(), "-C", "attach-session", "-f", f"ignore-size,pause-after={PAUSE_AFTER}", "-t", self.session_id]
-        try:
-            self._proc = await asyncio.create_subprocess_exec(
+        spawn = asyncio.ensure_future(
+            asyncio.create_subprocess_exec(
                 *args,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.DEVNULL,
                 env=self.server.env(),
             )
+        )
+        try:
+            self._proc = await asyncio.shield(spawn)
         except OSError as exc:
             raise TmuxUnavailable(f"cannot start tmux: {exc.strerror or exc}") from None
+        except asyncio.CancelledError:
+            # Cancelled while tmux was being started: it may exist already; end it, then give up.
+            try:
+                self._proc = await spawn
+            except OSError:
+                raise asyncio.CancelledError from None
+            await self.close()
+            raise
         self._reader = asyncio.create_task(self._read_loop())
         try:
             await asyncio.wait_for(self._ready.wait(), timeout)
@@ -129,6 +140,7 @@ class ControlClient:
             await self._proc.wait()
         if self._reader is not None:
             self._reader.cancel()
+            await asyncio.gather(self._reader, return_exceptions=True)  # let its pipe close now
         self._fail_pending("control client closed")
 
     # -- reading ------------------------------------------------------------------
