@@ -3,7 +3,10 @@
 ``find_claude`` prefers ``$HEADSPACE_CLAUDE`` (an explicit path), then the
 pinned version on PATH, then the pinned npm package in a cache folder,
 installing it there on first use.  The npm package ships the native Linux
-binary inside a registry package, so this works without other network access.
+binary inside a registry package (older versions ship ``cli.js`` for node),
+so this works without other network access.  ``find_claude(version=...)``
+does the same for any other version (the recorder's ``--version``); the live
+tests stay on the pinned one.
 
 ``make_home`` writes what Claude needs to start straight at its prompt with no
 dialogs (onboarding done, the dummy key approved, the work dir trusted); the
@@ -18,7 +21,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-CLAUDE_VERSION = "2.1.330"
+from .versions import CLAUDE_VERSION, renderer_env
+
 NPM_PACKAGE = "@anthropic-ai/claude-code"
 DUMMY_API_KEY = "sk-ant-api03-headspace-test-key-000000000000000000000000AA"
 
@@ -27,11 +31,11 @@ class ClaudeUnavailable(RuntimeError):
     pass
 
 
-def cache_dir() -> Path:
+def cache_dir(version: str = CLAUDE_VERSION) -> Path:
     base = os.environ.get("HEADSPACE_TEST_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "headspace-tests"
     )
-    return Path(base) / f"claude-code-{CLAUDE_VERSION}"
+    return Path(base) / f"claude-code-{version}"
 
 
 def _version_of(binary: str) -> str | None:
@@ -42,32 +46,38 @@ def _version_of(binary: str) -> str | None:
     return out.stdout.split()[0] if out.returncode == 0 and out.stdout.strip() else None
 
 
-def find_claude(*, install: bool = True) -> str:
-    """The path of a pinned ``claude`` binary; install it into the cache if need be."""
+def find_claude(*, install: bool = True, version: str | None = None) -> str:
+    """The path of a ``claude`` binary of ``version`` (default: the pinned one); install it into the cache if need be.
+
+    ``$HEADSPACE_CLAUDE`` overrides the pinned version only: asking for a
+    version by name always means that version.
+    """
     explicit = os.environ.get("HEADSPACE_CLAUDE")
-    if explicit:
+    if explicit and version is None:
         if _version_of(explicit) is None:
             raise ClaudeUnavailable(f"HEADSPACE_CLAUDE={explicit} does not run")
         return explicit
-    cached = cache_dir() / "node_modules" / ".bin" / "claude"
+    version = version or CLAUDE_VERSION
+    folder = cache_dir(version)
+    cached = folder / "node_modules" / ".bin" / "claude"
     candidates = [shutil.which("claude"), str(cached)]
     for candidate in candidates:
-        if candidate and os.path.exists(candidate) and _version_of(candidate) == CLAUDE_VERSION:
+        if candidate and os.path.exists(candidate) and _version_of(candidate) == version:
             return candidate
     if not install:
-        raise ClaudeUnavailable(f"claude {CLAUDE_VERSION} not found on PATH or in {cache_dir()}")
+        raise ClaudeUnavailable(f"claude {version} not found on PATH or in {folder}")
     npm = shutil.which("npm")
     if npm is None:
         raise ClaudeUnavailable("npm is not installed, so Claude Code cannot be installed for the tests")
-    cache_dir().mkdir(parents=True, exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)
     proc = subprocess.run(
-        [npm, "install", "--no-audit", "--no-fund", "--prefix", str(cache_dir()), f"{NPM_PACKAGE}@{CLAUDE_VERSION}"],
+        [npm, "install", "--no-audit", "--no-fund", "--prefix", str(folder), f"{NPM_PACKAGE}@{version}"],
         capture_output=True,
         text=True,
         timeout=600,
     )
-    if proc.returncode != 0 or _version_of(str(cached)) != CLAUDE_VERSION:
-        raise ClaudeUnavailable(f"npm install {NPM_PACKAGE}@{CLAUDE_VERSION} failed: {proc.stderr.strip()[-400:]}")
+    if proc.returncode != 0 or _version_of(str(cached)) != version:
+        raise ClaudeUnavailable(f"npm install {NPM_PACKAGE}@{version} failed: {proc.stderr.strip()[-400:]}")
     return str(cached)
 
 
@@ -85,7 +95,9 @@ def make_home(home: Path, workdir: Path, *, trust: bool = True, approve_key: boo
     (home / ".claude.json").write_text(json.dumps(config, indent=2))
 
 
-def claude_env(home: Path, api_url: str, claude_binary: str, *, inline: bool) -> dict[str, str]:
+def claude_env(
+    home: Path, api_url: str, claude_binary: str, *, inline: bool, version: str = CLAUDE_VERSION
+) -> dict[str, str]:
     """The whole environment of a test pane: nothing inherited but what is named here."""
     env = {
         "HOME": str(home),
@@ -103,6 +115,5 @@ def claude_env(home: Path, api_url: str, claude_binary: str, *, inline: bool) ->
         "TMPDIR": str(home / "tmp"),
     }
     (home / "tmp").mkdir(parents=True, exist_ok=True)
-    if inline:
-        env["CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN"] = "1"
+    env.update(renderer_env(version, "inline" if inline else "alt"))
     return env

@@ -33,11 +33,15 @@ DEFAULT_REPLY = "Done."
 class Step:
     """One scripted answer to one main-loop request.
 
-    kind is ``text``, ``tool`` or ``fail``.  ``delay`` holds the response back
-    before the first byte (Claude shows its spinner); ``seconds`` spreads a
-    text over that long (Claude shows the text streaming in).  A ``fail`` step
-    answers with HTTP ``status``; ``times`` says how many requests in a row
-    get that answer (``None``: all of them, so Claude keeps retrying).
+    kind is ``text``, ``tool``, ``fail`` or ``stall``.  ``delay`` holds the
+    response back before the first byte (Claude shows its spinner);
+    ``seconds`` spreads a text over that long (Claude shows the text streaming
+    in).  A ``fail`` step answers with HTTP ``status``; a ``stall`` step
+    accepts the request and sends nothing for ``delay`` seconds.  For both,
+    ``times`` says how many requests in a row get that answer (``None``: all
+    of them, so Claude keeps retrying).  A ``deferred`` tool is loaded
+    through ``ToolSearch`` first when the request does not offer it (newer
+    versions defer WebFetch, ExitPlanMode, ...; older ones offer them all).
     """
 
     kind: str
@@ -49,6 +53,12 @@ class Step:
     status: int = 0
     times: int | None = 1
     decide: Callable[["Request"], "Step"] | None = None
+    deferred: bool = False
+    when: str = ""  # answer every request whose last user message contains this, outside the script's order
+
+    @property
+    def repeats(self) -> bool:
+        return self.kind in ("fail", "stall")
 
 
 def text(body: str, *, delay: float = 0.0, seconds: float = 0.0) -> Step:
@@ -56,9 +66,13 @@ def text(body: str, *, delay: float = 0.0, seconds: float = 0.0) -> Step:
     return Step("text", text=body, delay=delay, seconds=seconds)
 
 
-def tool(name: str, tool_input: dict[str, Any], *, preface: str = "") -> Step:
-    """Call a tool; ``preface`` is optional text before the tool_use block."""
-    return Step("tool", text=preface, tool_name=name, tool_input=tool_input)
+def tool(name: str, tool_input: dict[str, Any], *, preface: str = "", deferred: bool = False) -> Step:
+    """Call a tool; ``preface`` is optional text before the tool_use block.
+
+    ``deferred``: when Claude does not offer the tool in this request, load
+    it with ``ToolSearch`` first (the step stays until it is offered).
+    """
+    return Step("tool", text=preface, tool_name=name, tool_input=tool_input, deferred=deferred)
 
 
 def fail(status: int, *, times: int | None = 1) -> Step:
@@ -66,19 +80,39 @@ def fail(status: int, *, times: int | None = 1) -> Step:
     return Step("fail", status=status, times=times)
 
 
+def when(needle: str, step: Step) -> Step:
+    """Answer every request (main or side) whose last user message contains ``needle`` with ``step``.
+
+    For requests whose place in the conversation a test cannot predict, such
+    as the compaction call (its instructions say "Compact Instructions" in
+    every version recorded).
+    """
+    return Step(step.kind, text=step.text, delay=step.delay, seconds=step.seconds, status=step.status, when=needle)
+
+
+def stall(*, seconds: float = 600.0, times: int | None = None) -> Step:
+    """Accept the request and send nothing for ``seconds`` (``times`` requests in a row)."""
+    return Step("stall", delay=seconds, times=times)
+
+
 def dynamic(decide: Callable[["Request"], Step]) -> Step:
     """A step chosen from the request itself (for values Claude makes up, like a plan file path)."""
     return Step("dynamic", decide=decide)
 
 
+SKIP = Step("skip")  # what a dynamic step decides when it has nothing to do: play the next step
+
+
 def write_plan(plan: str) -> Step:
-    """In plan mode, write ``plan`` to the plan file Claude named in its system prompt."""
+    """In plan mode, write ``plan`` to the plan file Claude named in its system prompt.
+
+    Versions without plan files (2.0.x, early 2.1.x) name none: then the step
+    is skipped and the plan travels as ExitPlanMode's ``plan`` argument.
+    """
 
     def decide(req: "Request") -> Step:
         match = re.search(r"create your plan at (\S+\.md)", json.dumps(req.body))
-        if match is None:
-            return text("I could not find the plan file path.")
-        return write(match.group(1), plan)
+        return SKIP if match is None else write(match.group(1), plan)
 
     return dynamic(decide)
 
@@ -101,11 +135,12 @@ def select_tool(name: str) -> Step:
 
 
 def web_fetch(url: str, prompt: str = "Summarise the page") -> list[Step]:
-    return [select_tool("WebFetch"), tool("WebFetch", {"url": url, "prompt": prompt})]
+    return [tool("WebFetch", {"url": url, "prompt": prompt}, deferred=True)]
 
 
-def exit_plan_mode(plan: str) -> list[Step]:
-    return [select_tool("ExitPlanMode"), tool("ExitPlanMode", {"plan": plan})]
+def exit_plan_mode(plan: str | None = None) -> list[Step]:
+    """Ask to leave plan mode; ``plan`` is the argument older versions take (newer ones read the plan file)."""
+    return [tool("ExitPlanMode", {"plan": plan} if plan is not None else {}, deferred=True)]
 
 
 def question(
@@ -124,7 +159,7 @@ def question(
 
 
 def ask(*questions: dict[str, Any]) -> Step:
-    return tool("AskUserQuestion", {"questions": list(questions)})
+    return tool("AskUserQuestion", {"questions": list(questions)}, deferred=True)
 
 
 # --------------------------------------------------------------------------
@@ -138,6 +173,10 @@ class Request:
     path: str
     body: dict[str, Any]
     at: float
+
+    @property
+    def tool_names(self) -> set[str]:
+        return {t.get("name", "") for t in self.body.get("tools") or () if isinstance(t, dict)}
 
     @property
     def is_main(self) -> bool:
@@ -186,6 +225,7 @@ class FakeAnthropicAPI:
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._steps: list[Step] = []
+        self._matchers: list[Step] = []
         self._failures_left: int | None = None
         self.requests: list[Request] = []
         self._ids = itertools.count(1)
@@ -223,7 +263,8 @@ class FakeAnthropicAPI:
         for item in script:
             steps.extend(item if isinstance(item, list) else [item])
         with self._lock:
-            self._steps = steps
+            self._steps = [s for s in steps if not s.when]
+            self._matchers = [s for s in steps if s.when]
             self._failures_left = None
 
     def extend(self, *steps: Step | list[Step]) -> None:
@@ -236,12 +277,24 @@ class FakeAnthropicAPI:
         with self._lock:
             return len(self._steps)
 
-    def _next_step(self) -> Step:
+    def _matching(self, req: "Request") -> Step | None:
+        with self._lock:
+            matchers = list(self._matchers)
+        if not matchers:
+            return None
+        last = json.dumps(req.last_user_message() or {})
+        return next((m for m in matchers if m.when in last), None)
+
+    def _next_step(self, req: "Request | None" = None) -> Step:
         with self._lock:
             if not self._steps:
                 return text(DEFAULT_REPLY)
             step = self._steps[0]
-            if step.kind == "fail":
+            if step.deferred and req is not None:
+                offered = req.tool_names
+                if step.tool_name not in offered and "ToolSearch" in offered:
+                    return select_tool(step.tool_name)  # the step stays for the next turn
+            if step.repeats:
                 if self._failures_left is None:
                     self._failures_left = step.times
                 if self._failures_left is not None:
@@ -313,9 +366,11 @@ class FakeAnthropicAPI:
                 if "count_tokens" in self.path:
                     self._json(200, {"input_tokens": 100})
                     return
-                step = api._next_step() if req.is_main else text("Headspace test session")
-                if step.decide is not None:
+                step = api._matching(req) or (api._next_step(req) if req.is_main else text("Headspace test session"))
+                while step.decide is not None:
                     step = step.decide(req)
+                    if step is SKIP:
+                        step = api._next_step(req)
                 try:
                     api._answer(self, body, step)
                 except (BrokenPipeError, ConnectionResetError):
@@ -324,8 +379,12 @@ class FakeAnthropicAPI:
         return Handler
 
     def _answer(self, handler: BaseHTTPRequestHandler, body: dict[str, Any], step: Step) -> None:
+        if step.kind == "stall":
+            time.sleep(step.delay)  # Claude gives up on us first (its timeout), or the test ends
+            handler.close_connection = True
+            return
         if step.kind == "fail":
-            kinds = {429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}
+            kinds = {401: "authentication_error", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}
             error_type = kinds.get(step.status, "api_error")
             handler._json(  # type: ignore[attr-defined]
                 step.status,

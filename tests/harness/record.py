@@ -1,12 +1,13 @@
 """Record the screen corpus from the real Claude Code binary.
 
-    python -m tests.harness.record            # everything, into snapshots/panes/claude-<version>/
+    python -m tests.harness.record                    # the pinned version, into snapshots/panes/claude-<version>/
+    python -m tests.harness.record --version 2.1.160  # another version (npm-installed into the test cache)
     python -m tests.harness.record --only permission_bash --sizes 80x24
 
-Each scenario of ``scenarios.py`` is played at every size in both renderers
-(``alt``: Claude's default alternate screen; ``inline``:
-``CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN=1``), each in its own private tmux
-server against its own scripted API.  For every screen three files are written
+Each scenario of ``scenarios.py`` is played at every size in every renderer
+the version has (``alt``: the full-screen renderer on the alternate screen;
+``inline``: the classic one; see ``versions.py``), each in its own private
+tmux server against its own scripted API.  For every screen three files are written
 next to each other::
 
     <renderer>/<W>x<H>/<scenario>.ansi   capture-pane -p -e (colours kept)
@@ -31,16 +32,24 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from .claude import CLAUDE_VERSION, find_claude
+from .claude import find_claude
 from .fake_api import FakeAnthropicAPI
 from .scenarios import BY_NAME, SCENARIOS, Scenario
 from .session import ClaudeSession
 from .tmux import PrivateTmux
+from .versions import CLAUDE_VERSION, renderers
 
 REPO = Path(__file__).resolve().parents[2]
-DEFAULT_OUT = REPO / "snapshots" / "panes" / f"claude-{CLAUDE_VERSION}"
+PANES = REPO / "snapshots" / "panes"
 SIZES = ((80, 24), (120, 40), (200, 50))
 RENDERERS = ("alt", "inline")
+
+
+def corpus_dir(version: str = CLAUDE_VERSION) -> Path:
+    return PANES / f"claude-{version}"
+
+
+DEFAULT_OUT = corpus_dir()
 SGR = re.compile(r"\x1b\[[0-9;:]*m")
 
 
@@ -55,6 +64,7 @@ class Job:
     width: int
     height: int
     renderer: str
+    version: str = CLAUDE_VERSION
 
     @property
     def label(self) -> str:
@@ -69,7 +79,16 @@ def record_one(job: Job, claude: str, out: Path) -> dict:
     files = options.pop("files", {})
     with FakeAnthropicAPI(job.scenario.script) as fake:
         session = ClaudeSession(
-            tmux, fake, claude, root, width=job.width, height=job.height, inline=job.renderer == "inline", files=files, **options
+            tmux,
+            fake,
+            claude,
+            root,
+            width=job.width,
+            height=job.height,
+            inline=job.renderer == "inline",
+            version=job.version,
+            files=files,
+            **options,
         )
         try:
             job.scenario.drive(session)
@@ -82,7 +101,7 @@ def record_one(job: Job, claude: str, out: Path) -> dict:
             tmux.close()
             shutil.rmtree(root, ignore_errors=True)
     meta = {
-        "claude_version": CLAUDE_VERSION,
+        "claude_version": job.version,
         "scenario": job.scenario.name,
         "renderer": job.renderer,
         "width": info.width,
@@ -112,23 +131,31 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.harness.record", description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="+", metavar="SCENARIO", choices=sorted(BY_NAME), help="record just these scenarios")
     parser.add_argument("--sizes", nargs="+", type=parse_size, default=list(SIZES), metavar="WxH")
-    parser.add_argument("--renderers", nargs="+", choices=RENDERERS, default=list(RENDERERS))
+    parser.add_argument("--version", default=CLAUDE_VERSION, help=f"the Claude Code version to record (default {CLAUDE_VERSION})")
+    parser.add_argument("--renderers", nargs="+", choices=RENDERERS, help="default: every renderer the version has")
     parser.add_argument("--jobs", type=int, default=4, help="sessions recorded at once (default 4)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--out", type=Path, help="default: snapshots/panes/claude-<version>")
     parser.add_argument("--tries", type=int, default=2, help="attempts per screen before giving up (default 2)")
     args = parser.parse_args(argv)
 
-    claude = find_claude()
+    version = args.version
+    out = args.out or corpus_dir(version)
+    has = renderers(version)
+    chosen = args.renderers or list(has)
+    missing = [r for r in chosen if r not in has]
+    if missing:
+        parser.error(f"Claude Code {version} has no {', '.join(missing)} renderer (it has: {', '.join(has)})")
+    claude = find_claude(version=version)
     scenarios = [BY_NAME[n] for n in args.only] if args.only else SCENARIOS
-    jobs = [Job(sc, w, h, r) for sc in scenarios for (w, h) in args.sizes for r in args.renderers]
-    print(f"recording {len(jobs)} screens with {claude} into {args.out}", flush=True)
+    jobs = [Job(sc, w, h, r, version) for sc in scenarios for (w, h) in args.sizes for r in chosen]
+    print(f"recording {len(jobs)} screens of Claude Code {version} ({claude}) into {out}", flush=True)
     failures: list[str] = []
     started = time.monotonic()
 
     def attempt(job: Job) -> dict:
         for n in range(args.tries):
             try:
-                return record_one(job, claude, args.out)
+                return record_one(job, claude, out)
             except Exception:  # report and retry: one flaky screen must not lose the run
                 if n == args.tries - 1:
                     raise

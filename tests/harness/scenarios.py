@@ -18,20 +18,29 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from . import fake_api as api
-from .session import READY, SHELL_PROMPT, ClaudeSession
+from .session import NUMBERED_MENU, READY, SHELL_PROMPT, ClaudeSession
 
-# Claude's spinner line while a turn runs: a glyph, a gerund, an ellipsis.
-SPINNER = re.compile(r"^\S \w[\w ]*… ", re.M)
-NUMBERED_MENU = re.compile(r"❯ 1\. ", re.M)
-RETRYING = re.compile(r"retrying in \d+s · attempt [3-9]/\d+")
-# The line Claude prints under a finished turn: "✻ Baked for 0s · done 5:00 AM".
+# Claude's spinner line while a turn runs: a glyph, a gerund ("Beboppin'"), an ellipsis.
+SPINNER = re.compile(r"^\S \w[\w' -]*…", re.M)
+# "429 rate limit error · retrying in 3s · attempt 3/10" (2.1.330); other
+# versions say "Retrying in 17 seconds… (attempt 3/10)": wait for the third try.
+RETRYING = re.compile(r"retrying\b.*attempt [3-9]/\d+", re.I)
+# A stalled request: Claude's timeout fired and it says it will try again.
+STALL_RETRY = re.compile(r"retrying\b.*attempt [2-9]/\d+", re.I)
+# The line 2.1.330 prints under a finished turn: "✻ Baked for 0s · done 5:00 AM".
 TURN_DONE = re.compile(r"for \d+[ms](?: \d+s)? · done ")
+# Every version says "esc to interrupt" somewhere while a turn runs, and only then.
+WORKING_HINT = re.compile(r"esc to interrupt", re.I)
 
-LONG_ANSWER = (
-    "Here is a careful walk through the parser. The tokenizer reads the input one "
-    "rune at a time and groups runs of letters into identifiers, digits into numbers "
-    "and everything else into punctuation. The parser then builds the tree bottom up. "
-) * 6
+# Paragraphs, not one long line: 2.0.x shows streamed text a finished line at a time.
+LONG_ANSWER = "\n\n".join(
+    [
+        "Here is a careful walk through the parser. The tokenizer reads the input one "
+        "rune at a time and groups runs of letters into identifiers, digits into numbers "
+        "and everything else into punctuation. The parser then builds the tree bottom up."
+    ]
+    * 6
+)
 
 QUESTION_DB = api.question("Which database should we use?", ["Postgres", "SQLite"], header="Database")
 QUESTION_FOUR = api.question(
@@ -46,6 +55,28 @@ QUOTED_DIALOG = (
     "  Do you want to proceed?\n  ❯ 1. Yes\n    2. No\n\n"
     "You answer it with the number of your choice. Nothing is waiting for you now."
 )
+# A multi-line change: the dialog shows a diff of several lines.
+README_BEFORE = "# Parser\n\nThe parser reads tokens.\nIt builds a tree.\nIt reports errors.\n\n## Usage\n\nRun it on a file.\n"
+EDIT_OLD = "The parser reads tokens.\nIt builds a tree.\nIt reports errors."
+EDIT_NEW = "The parser reads tokens one rune at a time.\nIt builds a typed syntax tree.\nIt reports every error with its line number."
+# Longer than 200 columns: wraps over several lines at every recorded width.
+LONG_COMMAND = (
+    "touch marker.txt && mkdir -p build/reports/coverage/html && "
+    "printf 'coverage for every package in the workspace, collected by the nightly job\\n' > build/reports/coverage/README.txt && "
+    "ls -la build/reports/coverage"
+)
+# Four options whose descriptions are too long to fit an 80x24 screen together.
+QUESTION_LONG = api.question(
+    "How should the migration handle the rows that fail validation?",
+    [
+        ("Skip them", "Leave every failing row where it is, log its primary key and the failed rule, and carry on with the rest of the batch so the migration finishes tonight."),
+        ("Quarantine them", "Move failing rows to a quarantine table with the reason attached, so someone can fix and replay them later without blocking this run at all."),
+        ("Abort the batch", "Stop at the first failing row, roll the whole batch back, and report the row so the data can be cleaned before the migration is tried again."),
+        ("Fix them", "Apply the default value of each failing column where one exists, and skip only the rows that still fail after that, reporting both groups at the end."),
+    ],
+    header="Failures",
+)
+BACKGROUND_REPLY = "The watcher runs in the background now."
 INPUT_QUESTION = "I found two ways to fix the flaky test. Should I also update the snapshot files, or leave them alone?"
 
 
@@ -76,14 +107,19 @@ def _screen(expect: Any, what: str, timeout: float = 30) -> Callable[[ClaudeSess
     return lambda s: s.wait_for(expect, timeout=timeout, what=what) and None
 
 
+def turn_over(screen: str) -> bool:
+    """The input box is back and nothing says a turn is running (any version)."""
+    return READY.search(screen) is not None and WORKING_HINT.search(screen) is None
+
+
 def _finished(marker: str) -> Callable[[ClaudeSession], None]:
-    """The turn is over: the reply's text and Claude's "done" line are shown, input box back."""
-    return _screen(lambda scr: marker in scr and TURN_DONE.search(scr) is not None and READY.search(scr) is not None, f"finished turn with {marker!r}")
+    """The turn is over: the reply's text is shown, the input box is back, no turn runs."""
+    return _screen(lambda scr: marker in scr and turn_over(scr), f"finished turn with {marker!r}")
 
 
-def _starting(s: ClaudeSession, anchor: str) -> None:
+def _starting(s: ClaudeSession, anchor: str | re.Pattern[str]) -> None:
     s.launch(wait_ready=False)
-    s.wait_for(anchor, timeout=30, what=anchor)
+    s.wait_for(anchor, timeout=30, what=str(anchor))
 
 
 def _idle_fresh(s: ClaudeSession) -> None:
@@ -96,10 +132,15 @@ def _idle_typed(s: ClaudeSession) -> None:
     s.wait_for("refactor the parser so that it", what="the half-typed prompt")
 
 
+# Text arriving: 2.1.330 and 2.0.60 show it as it streams; 2.1.30 shows only the
+# spinner's token counter until the reply is complete.
+STREAMING = re.compile(r"rune at a time and groups|↓ [1-9]\d* tokens")
+
+
 def _streaming(s: ClaudeSession) -> None:
     s.launch()
     s.submit("explain the parser")
-    s.wait_for("rune at a time and groups", timeout=30, what="streamed text")
+    s.wait_for(STREAMING, timeout=30, what="streamed text")
 
 
 def _spinner(s: ClaudeSession) -> None:
@@ -114,7 +155,42 @@ def _exited(s: ClaudeSession) -> None:
     s.submit("say hello")
     _finished("Hello there")(s)
     s.submit("/exit")
-    s.wait_for(lambda scr: SHELL_PROMPT.search(scr.rstrip()) is not None and "claude --permission-mode" in scr, what="the shell prompt after /exit")
+    # Inline renderers leave the transcript on screen: the command line may have scrolled away.
+    s.wait_for(lambda scr: SHELL_PROMPT.search(scr.rstrip()) is not None and ("claude --permission-mode" in scr or "/exit" in scr), what="the shell prompt after /exit")
+
+
+def _long_tool(s: ClaudeSession) -> None:
+    s.launch()
+    s.submit("wait for the deploy")
+    s.wait_for(lambda scr: "deploy.sh" in scr and WORKING_HINT.search(scr) is not None, what="the running tool")
+    time.sleep(1.2)  # let the elapsed-time counter tick once
+
+
+def _interrupted(s: ClaudeSession) -> None:
+    """A reply streaming in, stopped with Esc as a person would."""
+    s.launch()
+    s.submit("explain the parser")
+    s.wait_for(STREAMING, timeout=30, what="streamed text")
+    s.press("Escape")
+    s.wait_for(lambda scr: "Interrupted" in scr and turn_over(scr), what="the interrupted turn")
+
+
+def _gave_up(pattern: str, timeout: float = 90) -> Callable[[ClaudeSession], None]:
+    """Claude stopped trying: an error line, and the input box back."""
+    rx = re.compile(pattern, re.I)
+    return _prompt("hello", lambda s: s.wait_for(lambda scr: rx.search(scr) is not None and turn_over(scr), timeout=timeout, what=f"the error ({pattern})") and None)
+
+
+def _compacting(s: ClaudeSession) -> None:
+    """A few turns (2.1.160 refuses to compact fewer: "Not enough messages"), then /compact."""
+    s.launch()
+    for ask in ("say hello", "check the build", "check the tests"):
+        s.submit(ask)
+        s.api.wait_for(lambda r, ask=ask: ask in r.user_text(), timeout=30)
+        s.wait_for(turn_over, what=f"the answer to {ask!r}")
+    s.submit("/compact")
+    s.wait_for(lambda scr: re.search(r"compact", scr.split("/compact")[-1], re.I) is not None and WORKING_HINT.search(scr) is not None, what="compaction in progress")
+    time.sleep(1.2)
 
 
 def _old_permission_then(final: Callable[[ClaudeSession], None]) -> Callable[[ClaudeSession], None]:
@@ -146,7 +222,7 @@ def _question_second(s: ClaudeSession) -> None:
 
 
 SCENARIOS: list[Scenario] = [
-    Scenario("starting_trust_dialog", "starting", [], lambda s: _starting(s, "trust this folder"), session={"trust": False}),
+    Scenario("starting_trust_dialog", "starting", [], lambda s: _starting(s, re.compile(r"trust (this folder|the files in this folder)")), session={"trust": False}),
     Scenario(
         "starting_api_key_dialog", "starting", [], lambda s: _starting(s, "Do you want to use this API key?"), session={"approve_key": False}
     ),
@@ -264,8 +340,94 @@ SCENARIOS: list[Scenario] = [
         "error_overloaded_529",
         "error",
         [api.fail(529, times=None)],
-        _prompt("hello", _screen("API Error", "the API error", timeout=60)),
+        # 2.1.330 gives up on 529 after a few tries; 2.0.x and early 2.1.x retry it
+        # ten times with backoff (about four minutes) first.
+        _gave_up(r"API Error|overloaded", timeout=360),
         expected={"retrying": False, "status": 529},
+    ),
+    # -- added for the multi-version corpus --------------------------------
+    Scenario(
+        "permission_edit_diff",
+        "permission",
+        [api.tool("Read", {"file_path": "README.md"}), api.edit("README.md", EDIT_OLD, EDIT_NEW)],
+        _prompt("tidy the readme", MENU),
+        expected={"tool": "Edit", "detail": "README.md"},
+        session={"files": {"README.md": README_BEFORE}},
+    ),
+    Scenario(
+        "permission_bash_wrapped",
+        "permission",
+        [api.bash(LONG_COMMAND, "Collect the coverage reports")],
+        _prompt("collect the coverage reports", MENU),
+        expected={"tool": "Bash", "detail": LONG_COMMAND},
+    ),
+    Scenario(
+        "working_long_tool",
+        "working",
+        # Not a bare "sleep 600": 2.1.330 refuses long sleeps in the foreground.
+        [api.bash("bash deploy.sh", "Wait for the deploy")],
+        _long_tool,
+        session={"extra_args": ["--allowedTools", "Bash(bash deploy.sh)"], "files": {"deploy.sh": "echo deploying\nsleep 600\n"}},
+        settle=False,
+    ),
+    Scenario("idle_interrupted", "idle", [api.text(LONG_ANSWER, seconds=120)], _interrupted),
+    Scenario(
+        "error_auth_401",
+        "error",
+        [api.fail(401, times=None)],
+        _gave_up(r"API Error|Invalid API key|authentication|401"),
+        expected={"retrying": False, "status": 401},
+        session={"extra_env": {"CLAUDE_CODE_MAX_RETRIES": "0"}},
+    ),
+    Scenario(
+        "error_gave_up_500",
+        "error",
+        [api.fail(500, times=None)],
+        _gave_up(r"API Error|500"),
+        expected={"retrying": False, "status": 500},
+        session={"extra_env": {"CLAUDE_CODE_MAX_RETRIES": "0"}},
+    ),
+    Scenario(
+        "error_stalled",
+        "error",
+        [api.stall()],
+        _prompt("hello", _screen(STALL_RETRY, "the retry notice of a stalled request", timeout=90)),
+        expected={"retrying": True},
+        session={"extra_env": {"API_TIMEOUT_MS": "5000"}},
+        settle=False,
+    ),
+    Scenario(
+        "plan_exit_short",
+        "plan",
+        [*api.exit_plan_mode()],
+        _prompt("plan nothing, just leave plan mode", MENU),
+        expected={"tool": "ExitPlanMode"},
+        session={"permission_mode": "plan"},
+    ),
+    Scenario(
+        "question_long_options",
+        "question",
+        [api.ask(QUESTION_LONG)],
+        _prompt("plan the migration", QUESTION_UI),
+        expected={
+            "question": QUESTION_LONG["question"],
+            "options": [o["label"] for o in QUESTION_LONG["options"]],
+            "multi_select": False,
+        },
+    ),
+    Scenario(
+        "working_compacting",
+        "working",
+        [api.when("Compact Instructions", api.text("<summary>Said hello.</summary>", delay=600))],
+        _compacting,
+        settle=False,
+    ),
+    Scenario(
+        "idle_background_task",
+        "idle",
+        [api.tool("Bash", {"command": "sleep 600", "description": "Watch the build", "run_in_background": True}), api.text(BACKGROUND_REPLY)],
+        _prompt("start the build watcher", _finished("in the background now")),
+        session={"extra_args": ["--allowedTools", "Bash(sleep:*)"]},
     ),
     Scenario("exited_shell_back", "exited", [api.text("Hello there! Nice to meet you.")], _exited),
     Scenario("trap_quoted_dialog", "idle", [api.text(QUOTED_DIALOG)], _prompt("how do approvals look?", _finished("Nothing is waiting"))),

@@ -17,12 +17,15 @@ from pathlib import Path
 from typing import Callable
 
 from .claude import claude_env, make_home
+from .versions import CLAUDE_VERSION
 from .fake_api import FakeAnthropicAPI
 from .tmux import PaneInfo, PrivateTmux
 
 SHELL_PROMPT = re.compile(r"tester@box:\S*[$#] ?$", re.M)
-# Claude's input box: a rule, then the "❯" prompt line.
-READY = re.compile(r"^─{8,}\s*\n❯", re.M)
+# Claude's input box: a rule, then the prompt line ("❯" since 2.1, ">" in 2.0).
+READY = re.compile(r"^─{8,}\s*\n[❯>]", re.M)
+EMPTY_BOX = re.compile(r"^─{8,}\s*\n[❯>][ \u00a0]*\n─{8,}", re.M)
+NUMBERED_MENU = re.compile(r"❯ 1\. ", re.M)
 
 
 class ScreenTimeout(AssertionError):
@@ -45,6 +48,7 @@ class ClaudeSession:
     extra_args: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)  # written into the work dir first
     extra_env: dict[str, str] = field(default_factory=dict)  # added to (or overriding) the pane's environment
+    version: str = CLAUDE_VERSION  # which Claude Code ``claude`` is (it picks the renderer's environment)
     pane_id: str = ""
 
     @property
@@ -60,7 +64,7 @@ class ClaudeSession:
         make_home(self.home, self.workdir, trust=self.trust, approve_key=self.approve_key)
         for rel, content in self.files.items():
             (self.workdir / rel).write_text(content)
-        env = {**claude_env(self.home, self.api.url, self.claude, inline=self.inline), **self.extra_env}
+        env = {**claude_env(self.home, self.api.url, self.claude, inline=self.inline, version=self.version), **self.extra_env}
         self.pane_id = self.tmux.new_session(
             self.name,
             width=self.width,
@@ -169,8 +173,38 @@ class ClaudeSession:
         self.press(*keys)
 
     def submit(self, text: str, *, timeout: float = 10) -> None:
-        """Type a prompt, wait until the input box shows it, then press Enter."""
+        """Type a prompt, wait until the input box shows it, then press Enter until it leaves the box.
+
+        Seen on 2.0.60 under load: an Enter that follows the typed text
+        closely is taken as part of a paste (a newline in the box) and the
+        prompt stays put.  A person presses Enter again; so does this, only
+        while there is no sign the prompt went (an Enter on an empty box
+        does nothing in Claude).
+        """
         self.type(text)
         tail = text[-20:]
         self.wait_for(lambda s: tail in s, timeout=timeout, what=f"the typed text {tail!r}")
-        self.press("Enter")
+        requests = len(self.api.main_requests)  # side calls (2.0's topic check) come and go on their own
+
+        def submitted() -> bool:
+            # Positive evidence only (a redraw caught half-way can hide the box):
+            # Claude asked the API, the box is empty, a dialog opened, or Claude
+            # exited (``/exit``; its last frame may still show the text).
+            if len(self.api.main_requests) > requests:
+                return True
+            screen = self.screen()
+            if NUMBERED_MENU.search(screen) or SHELL_PROMPT.search(screen.rstrip()):
+                return True
+            if EMPTY_BOX.search(screen) is None:
+                return False
+            time.sleep(0.1)
+            return EMPTY_BOX.search(self.screen()) is not None
+
+        for _ in range(3):
+            self.press("Enter")
+            deadline = time.monotonic() + 3
+            while time.monotonic() < deadline:
+                if submitted():
+                    return
+                time.sleep(0.1)
+        raise ScreenTimeout(f"{self.name}: {text!r} stayed in the input box after three Enters:\n{self.screen()}")

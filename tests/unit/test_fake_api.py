@@ -119,3 +119,49 @@ def test_wait_for_times_out_with_what_it_saw():
         post(server, main_body(stream=False))
         with pytest.raises(TimeoutError, match="hi"):
             server.wait_for(lambda r: False, timeout=0.2)
+
+
+def _tool_name(body: str) -> str:
+    start = next(data for kind, data in events(body) if kind == "content_block_start")
+    return start["content_block"].get("name", "")
+
+
+def test_a_deferred_tool_is_loaded_through_toolsearch_only_where_claude_defers_it():
+    newer = [{"name": "Bash"}, {"name": "ToolSearch"}]  # 2.1.x: WebFetch is deferred
+    older = [{"name": "Bash"}, {"name": "WebFetch"}]  # 2.0.x offers it at once
+    with FakeAnthropicAPI(api.web_fetch("https://example.com")) as server:
+        first = post(server, {"stream": True, "tools": newer, "messages": [{"role": "user", "content": "go"}]})[1]
+        second = post(server, {"stream": True, "tools": [*newer, {"name": "WebFetch"}], "messages": [{"role": "user", "content": "go"}]})[1]
+    assert (_tool_name(first), _tool_name(second)) == ("ToolSearch", "WebFetch")
+    with FakeAnthropicAPI(api.web_fetch("https://example.com")) as server:
+        assert _tool_name(post(server, {"stream": True, "tools": older, "messages": [{"role": "user", "content": "go"}]})[1]) == "WebFetch"
+
+
+def test_a_stalled_request_gets_no_byte_and_every_retry_stalls_too():
+    with FakeAnthropicAPI([api.stall(seconds=30)]) as server:
+        for _ in range(2):
+            request = urllib.request.Request(server.url + "/v1/messages", data=json.dumps(main_body()).encode())
+            with pytest.raises((TimeoutError, urllib.error.URLError)):
+                urllib.request.urlopen(request, timeout=0.5)
+        assert len(server.main_requests) == 2
+
+
+def test_when_answers_a_matching_request_out_of_order_and_leaves_the_script_alone():
+    script = [api.text("first"), api.when("Compact Instructions", api.text("<summary>s</summary>"))]
+    with FakeAnthropicAPI(script) as server:
+        _, compact = post(server, main_body({"role": "user", "content": "## Compact Instructions\nsummarise"}))
+        _, normal = post(server, main_body())
+    text = lambda body: "".join(d["delta"].get("text", "") for k, d in events(body) if k == "content_block_delta")  # noqa: E731
+    assert (text(compact), text(normal)) == ("<summary>s</summary>", "first")
+
+
+def test_a_401_says_authentication_error():
+    with FakeAnthropicAPI([api.fail(401)]) as server:
+        status, body = post(server, main_body())
+    assert status == 401 and json.loads(body)["error"]["type"] == "authentication_error"
+
+
+def test_write_plan_is_skipped_where_claude_names_no_plan_file():
+    with FakeAnthropicAPI([api.write_plan("# Plan"), *api.exit_plan_mode("# Plan")]) as server:
+        body = post(server, {"stream": True, "tools": [{"name": "ExitPlanMode"}], "system": "plan mode", "messages": [{"role": "user", "content": "plan"}]})[1]
+    assert _tool_name(body) == "ExitPlanMode"

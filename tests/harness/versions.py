@@ -1,0 +1,57 @@
+"""The Claude Code versions the corpus is recorded from, and how each is driven.
+
+Everything that differs between versions *for the harness* lives here as
+data: which renderers a version has and which environment selects each.
+(What differs in how a version *draws* is the detector's business:
+``headspace_tui/detect/claude/``.)
+
+Measured on the binaries themselves:
+
+* 2.0.60 and 2.1.30 (node ``cli.js``) draw inline only: they have no
+  alternate-screen renderer.
+* 2.1.160 (native) has the full-screen renderer behind
+  ``CLAUDE_CODE_NO_FLICKER=1``; inline is its default.
+* 2.1.330 (native) draws on the alternate screen by default;
+  ``CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN=1`` draws inline.
+"""
+
+from __future__ import annotations
+
+# The version the live tests run and CI installs (keep .ci/run in step).
+CLAUDE_VERSION = "2.1.330"
+
+# version -> renderer -> the environment that selects it (nothing: the default)
+RENDERERS: dict[str, dict[str, dict[str, str]]] = {
+    "2.0.60": {"inline": {}},
+    "2.1.30": {"inline": {}},
+    "2.1.160": {"alt": {"CLAUDE_CODE_NO_FLICKER": "1"}, "inline": {}},
+    "2.1.330": {"alt": {}, "inline": {"CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN": "1"}},
+}
+# The versions in snapshots/panes/, oldest first.
+RECORDED = tuple(RENDERERS)
+# When each was published on npm (``npm view @anthropic-ai/claude-code time``).
+RELEASED = {"2.0.60": "2025-12-06", "2.1.30": "2026-04-01", "2.1.160": "2026-06-02", "2.1.330": "2026-11-20"}
+
+
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split(".") if part.isdigit())
+
+
+def renderers(version: str) -> tuple[str, ...]:
+    """The renderers ``version`` has (an unlisted version: those of the nearest older listed one)."""
+    return tuple(_profile(version))
+
+
+def renderer_env(version: str, renderer: str) -> dict[str, str]:
+    """The environment that makes ``version`` draw with ``renderer``; KeyError if it has none."""
+    profile = _profile(version)
+    if renderer not in profile:
+        raise KeyError(f"Claude Code {version} has no {renderer!r} renderer (it has: {', '.join(profile)})")
+    return dict(profile[renderer])
+
+
+def _profile(version: str) -> dict[str, dict[str, str]]:
+    if version in RENDERERS:
+        return RENDERERS[version]
+    older = [v for v in RENDERERS if _key(v) <= _key(version)]
+    return RENDERERS[max(older, key=_key)] if older else RENDERERS[RECORDED[0]]
