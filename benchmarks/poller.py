@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-from headspace_tui.detect.claude_screen import classify_capture
+from headspace_tui.detect.claude import classify_capture
 
 SOCKET, INTERVAL = sys.argv[1], float(sys.argv[2]) if len(sys.argv) > 2 else 0.5
 

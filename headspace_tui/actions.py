@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
-from .detect.claude_screen import classify_capture, is_claude_command, strip_sgr
+from .detect.claude import classify_capture, is_claude_command, strip_sgr
 from .model import AgentState, Observation
 
 INPUT_BOX_STATES = (AgentState.IDLE, AgentState.INPUT, AgentState.ERROR)

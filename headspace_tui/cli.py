@@ -50,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     classify = sub.add_parser("classify", help="classify a saved 'tmux capture-pane -p -e' file (for bug reports)")
     classify.add_argument("file", type=Path, help="the capture file ('-' for standard input)")
     classify.add_argument("--command", dest="pane_command", metavar="NAME", help="the pane's #{pane_current_command}")
+    classify.add_argument(
+        "--claude-version", metavar="X.Y.Z", help="the Claude Code version that drew it (default: the banner's, else the newest rules)"
+    )
     classify.add_argument("--json", action="store_true", help="print the observation as JSON")
     _add_server_options(classify)  # accepted for symmetry; classify never talks to tmux
 
@@ -124,13 +127,13 @@ def _load_config(args: argparse.Namespace):
 
 
 def cmd_classify(args: argparse.Namespace) -> int:
-    from .detect.claude_screen import classify_capture
+    from .detect.claude import classify_capture
 
     try:
         data = sys.stdin.buffer.read() if str(args.file) == "-" else args.file.read_bytes()
     except OSError as exc:
         raise UserError(f"cannot read {args.file}: {exc.strerror or exc}") from None
-    observation = classify_capture(data.decode("utf-8", errors="replace"), command=args.pane_command)
+    observation = classify_capture(data.decode("utf-8", errors="replace"), command=args.pane_command, version=args.claude_version)
     if args.json:
         print(json.dumps(observation.to_json(), ensure_ascii=False))
         return EXIT_OK
@@ -189,6 +192,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                         "exit_status": obs.exit_status,
                         "cwd": agent.cwd,
                         "since": agent.since,
+                        "claude_version": agent.claude_version or None,
                     },
                     ensure_ascii=False,
                 )
@@ -200,7 +204,21 @@ def cmd_status(args: argparse.Namespace) -> int:
     width = max(len(a.target) for a in agents)
     for agent in agents:
         print(f"{agent.target:<{width}}  {agent.pane_id:<5} {describe(agent.observation)}")
+    print(summary(agents))
     return EXIT_OK
+
+
+def summary(agents) -> str:
+    """The count line under ``status``: how many need you, work, idle, and how many we could not read."""
+    from .model import AgentState
+
+    count = lambda *states: sum(1 for a in agents if a.state in states)  # noqa: E731
+    parts = [f"{len(agents)} agent{'s' if len(agents) != 1 else ''}", f"{sum(1 for a in agents if a.state.needs_you)} need you"]
+    parts += [f"{count(AgentState.WORKING)} working", f"{count(AgentState.IDLE)} idle"]
+    unknown = count(AgentState.UNKNOWN)
+    if unknown:
+        parts.append(f"{unknown} unknown (unrecognised screen: see 'headspace classify --help' to report it)")
+    return " · ".join(parts)
 
 
 def resolve_target(server, target: str):

@@ -89,7 +89,7 @@ class Prompt:
     the pane right before sending and refuses when it changed.
     """
 
-    kind: str  # permission | question | plan | starting | input
+    kind: str  # permission | question | plan | starting | input | menu (a numbered menu nobody named)
     title: str = ""  # "Do you want to proceed?" or the question text
     tool: str = ""  # Bash, Write, Edit, WebFetch, ExitPlanMode ...
     detail: str = ""  # the command, file or URL
@@ -182,6 +182,7 @@ class Agent:
     delivery: str = ""  # "", "sent", "not delivered: ..."
     command: str = ""  # the user's current (or last) command, from the transcript
     outcome: str = ""  # the last outcome: "tests passed: 42 passed", "committed: abc1234 ..."
+    claude_version: str = ""  # from Claude's install; "" when unknown
 
     @property
     def state(self) -> AgentState:

@@ -13,7 +13,7 @@ import json
 import pytest
 
 from headspace_tui.app.main import HeadspaceApp
-from headspace_tui.detect.claude_screen import classify_capture
+from headspace_tui.detect.claude import classify_capture
 from headspace_tui.journal import Journal
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
 from tests.harness.record import DEFAULT_OUT

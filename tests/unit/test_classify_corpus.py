@@ -1,8 +1,9 @@
-"""The screen detector is right on every recorded real screen.
+"""The screen detector is right on every recorded real screen of every recorded version.
 
-The corpus (``snapshots/panes/claude-2.1.330``) was recorded from the real
-binary with a known state per screen; this runs the detector on each, with
-and without the pane's command (``headspace classify FILE`` may get neither).
+The corpus (``snapshots/panes/claude-<version>/``) was recorded from the real
+binaries with a known state per screen; this runs the detector on each, with
+and without the pane's command (``headspace classify FILE`` may get neither),
+and with the version the screen came from, as the app knows it.
 """
 
 from __future__ import annotations
@@ -11,54 +12,40 @@ import json
 
 import pytest
 
-from headspace_tui.detect.claude_screen import classify_capture
-from tests.harness.record import DEFAULT_OUT
+from headspace_tui.detect.claude import classify_capture
+from tests.harness.accuracy import problems
+from tests.harness.record import PANES
 
-SCREENS = sorted(DEFAULT_OUT.glob("*/*/*.json"))
-IDS = [str(p.relative_to(DEFAULT_OUT).with_suffix("")) for p in SCREENS]
+SCREENS = sorted(PANES.glob("claude-*/*/*/*.json"))
+IDS = [str(p.relative_to(PANES).with_suffix("")).removeprefix("claude-") for p in SCREENS]
 
 
 def load(path):
     return json.loads(path.read_text()), path.with_suffix(".ansi").read_text()
 
 
-def check(observation, expected):
-    assert observation.state.value == expected["state"], observation.evidence
-    assert observation.evidence, "every observation carries its evidence"
-    if "tool" in expected:
-        assert observation.tool == expected["tool"]
-    if "detail" in expected:
-        assert observation.prompt.detail == expected["detail"]
-    if "options" in expected:
-        labels = observation.option_labels
-        assert labels[: len(expected["options"])] == expected["options"]
-        assert observation.prompt.multi_select is expected["multi_select"]
-    if "question" in expected:
-        assert observation.question == expected["question"]
-    if "question_index" in expected:
-        assert (observation.prompt.question_index, observation.prompt.question_count) == (
-            expected["question_index"],
-            expected["question_count"],
-        )
-    if "retrying" in expected:
-        assert observation.retrying is expected["retrying"]
-        assert str(expected["status"]) in observation.error or expected["status"] == 529
+def check(observation, expected, text: str) -> None:
+    """``observation`` says what the recorded screen's label says, in every detail the label has."""
+    assert problems(observation, expected, text) == [], observation.evidence
 
 
-def test_corpus_is_there():
-    assert len(SCREENS) == 150
+def test_the_corpus_holds_every_recorded_version():
+    versions = {p.parent.parent.parent.name for p in SCREENS}
+    assert len(versions) >= 4, versions
+    assert len(SCREENS) >= 4 * 36 * 2
 
 
 @pytest.mark.parametrize("path", SCREENS, ids=IDS)
-def test_classify_with_pane_command(path):
+def test_classify_with_pane_command_and_version(path):
     meta, ansi = load(path)
-    check(classify_capture(ansi, command=meta["pane_command"]), meta["expected"])
+    observation = classify_capture(ansi, command=meta["pane_command"], version=meta["claude_version"])
+    check(observation, meta["expected"], path.with_suffix(".txt").read_text())
 
 
 @pytest.mark.parametrize("path", SCREENS, ids=IDS)
 def test_classify_from_the_screen_alone(path):
     meta, ansi = load(path)
-    check(classify_capture(ansi), meta["expected"])
+    check(classify_capture(ansi), meta["expected"], path.with_suffix(".txt").read_text())
 
 
 @pytest.mark.parametrize(

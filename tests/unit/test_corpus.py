@@ -1,14 +1,15 @@
-"""The recorded screen corpus is complete and says what it shows.
+"""The recorded screen corpus is complete and says what it shows, for every version.
 
 Each screen was recorded from the real binary by ``python -m
-tests.harness.record``; these checks make sure none is missing, each file
-agrees with its siblings and with the scenario that produced it, and the
-screen really contains the prompt its label claims (so a broken recording
-cannot hide behind a correct-looking JSON file).
+tests.harness.record --version V``; these checks make sure none is missing,
+each file agrees with its siblings and with the scenario that produced it,
+and the screen really shows what its label claims, in words any version uses
+(so a broken recording cannot hide behind a correct-looking JSON file).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from pathlib import Path
@@ -16,23 +17,33 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
-from tests.harness.record import DEFAULT_OUT, RENDERERS, SIZES, plain_text
+from tests.harness.record import PANES, SIZES, corpus_dir, plain_text
 from tests.harness.scenarios import SCENARIOS, STATES
+from tests.harness.versions import RECORDED, RELEASED, renderers
 
-CASES = [(sc, w, h, r) for sc in SCENARIOS for (w, h) in SIZES for r in RENDERERS]
-IDS = [f"{r}-{w}x{h}-{sc.name}" for sc, w, h, r in CASES]
+CASES = [(v, sc, w, h, r) for v in RECORDED for sc in SCENARIOS for (w, h) in SIZES for r in renderers(v)]
+IDS = [f"{v}-{r}-{w}x{h}-{sc.name}" for v, sc, w, h, r in CASES]
 
 
-def files(scenario, width, height, renderer) -> tuple[Path, Path, Path]:
-    base = DEFAULT_OUT / renderer / f"{width}x{height}" / scenario.name
+def files(version, scenario, width, height, renderer) -> tuple[Path, Path, Path]:
+    base = corpus_dir(version) / renderer / f"{width}x{height}" / scenario.name
     return base.with_suffix(".ansi"), base.with_suffix(".txt"), base.with_suffix(".json")
 
 
-@pytest.mark.parametrize("scenario,width,height,renderer", CASES, ids=IDS)
-def test_screen_is_recorded_and_consistent(scenario, width, height, renderer):
-    ansi_path, text_path, json_path = files(scenario, width, height, renderer)
+def test_the_versions_span_at_least_nine_months_of_releases():
+    assert len(RECORDED) >= 4
+    released = sorted(dt.date.fromisoformat(RELEASED[v]) for v in RECORDED)
+    assert (released[-1] - released[0]).days >= 270
+    on_disk = sorted(p.name.removeprefix("claude-") for p in PANES.glob("claude-*"))
+    assert on_disk == sorted(RECORDED)
+
+
+@pytest.mark.parametrize("version,scenario,width,height,renderer", CASES, ids=IDS)
+def test_screen_is_recorded_and_consistent(version, scenario, width, height, renderer):
+    ansi_path, text_path, json_path = files(version, scenario, width, height, renderer)
     ansi, text, meta = ansi_path.read_text(), text_path.read_text(), json.loads(json_path.read_text())
 
+    assert meta["claude_version"] == version
     assert meta["scenario"] == scenario.name and meta["renderer"] == renderer
     assert (meta["width"], meta["height"]) == (width, height)
     assert meta["expected"] == {"state": scenario.state, **scenario.expected}, "re-record: the scenario changed"
@@ -44,38 +55,53 @@ def test_screen_is_recorded_and_consistent(scenario, width, height, renderer):
     assert 0 <= meta["cursor"]["x"] <= width and 0 <= meta["cursor"]["y"] < height
 
 
-@pytest.mark.parametrize("scenario,width,height,renderer", CASES, ids=IDS)
-def test_screen_shows_what_its_label_claims(scenario, width, height, renderer):
-    _, text_path, json_path = files(scenario, width, height, renderer)
+@pytest.mark.parametrize("version,scenario,width,height,renderer", CASES, ids=IDS)
+def test_screen_shows_what_its_label_claims(version, scenario, width, height, renderer):
+    _, text_path, json_path = files(version, scenario, width, height, renderer)
     text, meta = text_path.read_text(), json.loads(json_path.read_text())
     flat = re.sub(r"\s+", " ", text)
-    state = meta["expected"]["state"]
+    expected = meta["expected"]
+    state = expected["state"]
 
-    claude_in_front = state != "exited"
-    assert (meta["pane_command"] == "claude") is claude_in_front
+    assert (meta["pane_command"] == "claude") is (state != "exited")
     if renderer == "inline":
         assert meta["alternate_on"] is False
     elif state in ("idle", "working", "permission", "question", "plan", "input", "error"):
         assert meta["alternate_on"] is True
 
+    menu = re.search(r"❯ 1\. ", text)
+    running = re.search(r"esc to interrupt", text, re.I)
     if state == "permission":
-        assert re.search(r"❯ 1\. Yes", text)
+        assert menu and re.search(r"❯ 1\. Yes", text)
+        assert re.sub(r"\s+", "", expected["detail"]) in re.sub(r"[\s│]+", "", text)
     if state == "plan":
-        assert "Would you like to proceed?" in flat
+        assert menu and re.search(r"\bplan\b", text, re.I)
     if state == "question":
-        assert meta["expected"]["question"] in flat
-        assert re.search(r"1\. (\[ \] )?" + re.escape(meta["expected"]["options"][0]), text)
+        assert expected["question"] in flat
+        assert re.search(r"1\. (\[ \] )?" + re.escape(expected["options"][0]), text)
     if state == "error":
-        assert ("retrying in" in text) is meta["expected"]["retrying"]
+        retry = re.search(r"retry.*attempt \d+/\d+", flat, re.I)
+        assert bool(retry) is expected["retrying"]
+        if not expected["retrying"]:
+            assert re.search(r"API Error|Please run /login", flat) and not running
     if state == "input":
-        assert "leave them alone?" in flat
+        assert "leave them alone?" in flat and not menu and not running
+    if state == "working":
+        assert running and not menu
+    if state == "idle":
+        assert not running
+        if not scenario.name.startswith("trap_"):  # the traps show a quoted or an answered menu
+            assert not menu
+    if state == "starting":
+        assert re.search(r"trust|API key", text)
     if state == "exited":
         assert re.search(r"tester@box:\S*[$#]\s*$", text.rstrip())
 
 
-def test_every_state_is_covered_at_every_size_in_both_renderers():
-    for renderer in RENDERERS:
+@pytest.mark.parametrize("version", RECORDED)
+def test_every_state_is_covered_at_every_size_in_every_renderer(version):
+    for renderer in renderers(version):
         for width, height in SIZES:
-            folder = DEFAULT_OUT / renderer / f"{width}x{height}"
+            folder = corpus_dir(version) / renderer / f"{width}x{height}"
             states = {json.loads(p.read_text())["expected"]["state"] for p in folder.glob("*.json")}
             assert states == set(STATES), f"{folder}: missing {set(STATES) - states}"

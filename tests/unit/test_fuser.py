@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from headspace_tui.detect.claude_screen import classify_capture
+from headspace_tui.detect.claude import classify_capture
 from headspace_tui.detect.fusion import Fuser
 from headspace_tui.model import AgentState, Evidence, Observation
 from tests.harness.record import DEFAULT_OUT

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from headspace_tui.actions import ActionError, Intent, KeyStroke, plan_keys, same_prompt
-from headspace_tui.detect.claude_screen import classify_capture
+from headspace_tui.detect.claude import classify_capture
 from tests.harness.record import DEFAULT_OUT
 
 

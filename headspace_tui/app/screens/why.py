@@ -10,9 +10,39 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ...detect.claude import family_of
 from ...detect.fusion import Explanation
-from ...model import Agent
+from ...model import Agent, AgentState, Evidence
 from ..widgets.state_style import state_text
+
+
+def unrecognised(agent: Agent, explanation: Explanation | None) -> Evidence | None:
+    """The evidence of a screen the reader did not recognise, if that is what the screen says now."""
+    if explanation is None:
+        return None
+    screen = dict(explanation.verdicts).get("screen")
+    if screen is None or screen.observation.state is not AgentState.UNKNOWN:
+        return None
+    return next((e for e in screen.observation.evidence if e.rule == "unrecognised-screen"), None)
+
+
+def report_hint(agent: Agent, evidence: Evidence) -> Text:
+    """What to tell the user about a screen headspace could not read, and how to report it."""
+    return Text.assemble(
+        ("Unrecognised screen. ", "bold"),
+        f"The reader stopped at line {evidence.line}: ",
+        (evidence.text.strip()[:100] or "(blank)", "italic"),
+        "\nThis Claude Code layout is new to headspace; the row shows 'unknown' until it is understood.\n"
+        "To report it, save the pane and classify it, then attach both to an issue:\n",
+        (f"  tmux capture-pane -p -e -t {agent.pane_id} > pane.txt\n  headspace classify pane.txt --command claude\n", "bold"),
+    )
+
+
+def version_line(agent: Agent) -> Text:
+    version = agent.claude_version
+    if not version:
+        return Text("Claude Code version unknown: read with the newest rules.", style="dim")
+    return Text(f"Claude Code {version}: read with the {family_of(version)} rules.", style="dim")
 
 
 def explanation_table(explanation: Explanation, now: float) -> Table:
@@ -46,6 +76,10 @@ class WhyScreen(ModalScreen[None]):
         with VerticalScroll():
             title = Text.assemble(("Why ", "bold"), (self.agent.target, "bold"), " is ", state_text(self.agent.state))
             yield Static(title)
+            yield Static(version_line(self.agent))
+            stopped = unrecognised(self.agent, self.explanation)
+            if stopped is not None:
+                yield Static(report_hint(self.agent, stopped))
             if self.explanation is None:
                 yield Static("No readings yet.", classes="dim")
             else:

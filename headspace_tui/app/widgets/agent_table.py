@@ -32,12 +32,16 @@ def waiting_for(agent: Agent) -> Text:
         return Text(prompt.title + suffix)
     if prompt is not None and prompt.kind == "plan":
         return Text("approve the plan")
+    if prompt is not None and prompt.kind == "menu":
+        return Text(f"menu: {prompt.title}" if prompt.title else "a menu waits for a choice")
     if prompt is not None and prompt.kind == "starting":
         return Text(prompt.title)
     if obs.state is AgentState.ERROR:
         return Text(obs.error + (" (retrying)" if obs.retrying else ""), style="red")
     if obs.state is AgentState.EXITED and obs.exit_status is not None:
         return Text(f"exit status {obs.exit_status}", style="dim")
+    if obs.state is AgentState.UNKNOWN and any(e.rule == "unrecognised-screen" for e in obs.evidence):
+        return Text("unrecognised screen: press e", style="dim")
     if agent.outcome:  # nothing to wait for: show what the last turn achieved
         failed = agent.outcome.startswith(("tests failed", "error", "compile error", "runtime error", "test error", "permission error", "command error"))
         return Text(agent.outcome, style="red" if failed else "dim green")

@@ -1,0 +1,668 @@
+"""Reading Claude Code's screen: which state, which prompt, and why.
+
+Pure functions over the text of a pane (plus, optionally, its ANSI capture,
+for what only colour tells: which question tab is active, which lines of a
+permission dialog are a grey description rather than the command).
+
+It reads **structure before strings**, from the bottom up, because only the
+bottom of the screen is live:
+
+1. **The input box**, found by its shape: a prompt line (any symbol glyph:
+   ``❯`` since 2.1, ``>`` in 2.0) right under a rule, a rule below it, and
+   no more than a short footer under that.  With the box on screen Claude is
+   at its prompt: working (a running-turn hint), error (a retry notice, or a
+   given-up error as the last thing Claude printed), input (its last reply
+   asks you something), or idle.
+2. **A live numbered menu**: consecutive options ``1.``, ``2.``, … with the
+   cursor on one of them and nothing but hints, descriptions and rules below.
+   It always needs you.  It is named by the words of its title lines
+   (permission / question / plan / a start-up dialog) and otherwise reported
+   as a generic menu (``question`` with ``prompt.kind == "menu"``), never as
+   ``starting``.
+3. Otherwise: a shell prompt at the bottom means Claude exited; a blank
+   screen or Claude's banner alone means it is starting; anything else is
+   ``unknown``, with the line the reader stopped at as evidence.
+
+So an answer that *quotes* "Do you want to proceed? 1. Yes" and an old
+prompt in the scrollback are never read as live: the input box below them
+is found first.  The words come from a ``Rules`` table per version family
+(``tables.py``); an unknown version is read with the structural defaults.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from ...model import AgentState, Evidence, Observation, Option, Prompt
+from .tables import BASE, Rules, rules_for
+
+SGR = re.compile(r"\x1b\[[0-9;:]*m")
+RULE = re.compile(r"^\s*[╭╰]?─{10,}[╮╯]?\s*$")  # also the edges of a rounded box (2.0 dialogs)
+DASHED_RULE = re.compile(r"^\s*╌{10,}\s*$")
+TOP_EDGE = re.compile(r"^\s*▔{10,}\s*$")  # the full-screen renderer draws it above a dialog
+# A prompt line: a symbol glyph at the left edge, then a (no-break) space or nothing.
+PROMPT_LINE = re.compile(r"^(?P<glyph>[^\w\s─━│┃╭╮╰╯┌┐└┘├┤╌▔▐▛▜▝▘⎿●·*✻✶✢✽]) ?(?:[ \u00a0](?P<text>.*))?$")
+OPTION = re.compile(r"^(?P<indent>\s{0,10})(?:(?P<cursor>[❯>›▸▶])\s*)?(?P<num>\d{1,2})\.\s+(?P<label>\S.*?)\s*$")
+CHECKBOX = re.compile(r"^\[(?P<mark>[ ✔✓xX×])\]\s+")
+# The spinner's row: a glyph, a gerund ("Beboppin'"), an ellipsis.
+SPINNER = re.compile(r"^\S\s+\w[\w' -]*…")
+BULLET = re.compile(r"^● ")
+RESULT = re.compile(r"^\s*⎿\s+(?P<text>.*)$")
+SHELL_PROMPT = re.compile(r"[\w~/)\]]\s?[$#%]\s*$|^[$#%>]\s*$")
+TOOL_CALL = re.compile(r"^● (?P<name>[A-Z]\w*)\((?P<arg>.*?)\)?\s*$")
+TAB_LINE = re.compile(r"[☐☒]\s+\S")
+BACKGROUND = re.compile(r"\x1b\[(?:[0-9;]*;)?48;[0-9;:]+m")
+URL = re.compile(r"https?://[^\s\"',)]+")
+FILE_IN_TITLE = re.compile(r"(?:create|edit to|make this edit to|write to|overwrite|edit|read)\s+(?P<path>\S+?)\?\s*$", re.I)
+ATTEMPT = re.compile(r"attempt\s+(\d+)\s*/\s*(\d+)", re.I)
+HINT_WORDS = re.compile(r"\b(esc|enter|tab|ctrl[+-]\w|shift[+-]\w|select|navigate|cancel|confirm|amend|edit|exit)\b", re.I)
+# A grey or dim foreground: a permission dialog's description, an input box's placeholder.
+DIM = re.compile(r"\x1b\[(?:2|38;5;(?:24[0-9]|25[0-5]|8)|90|38;2;(?:1[0-5]\d);(?:1[0-5]\d);(?:1[0-5]\d))m")
+
+SHELLS = frozenset({"bash", "zsh", "sh", "fish", "dash", "ksh", "tcsh", "csh", "nu", "xonsh", "elvish", "login"})
+VERSION_NAME = re.compile(r"^\d+\.\d+\.\d+$")
+BANNER_VERSION = re.compile(r"Claude Code v(\d+\.\d+\.\d+)")
+FOOTER_MAX = 6  # lines a footer may take under the input box (hints, a plugin notice, wraps)
+
+
+def is_claude_command(command: str) -> bool:
+    """Is ``#{pane_current_command}`` Claude Code (native, node, or a version-named binary)?"""
+    name = command.rsplit("/", 1)[-1]
+    return name in ("claude", "node") or bool(VERSION_NAME.match(name))
+
+
+def strip_sgr(ansi: str) -> list[str]:
+    """The screen rows of a ``capture-pane -p -e`` capture, colours dropped."""
+    return [line.rstrip() for line in SGR.sub("", ansi).split("\n")]
+
+
+def screen_version(text: str) -> str | None:
+    """The version in Claude's banner ("Claude Code v2.1.330"), if it is still on screen."""
+    match = BANNER_VERSION.search(text)
+    return match.group(1) if match else None
+
+
+@dataclass
+class _Screen:
+    lines: list[str]
+    ansi: list[str] | None
+    rules: Rules
+
+    def last_nonblank(self) -> int:
+        for i in range(len(self.lines) - 1, -1, -1):
+            if self.lines[i].strip():
+                return i
+        return -1
+
+    def is_dim(self, row: int) -> bool:
+        """The row's text is drawn in a grey or dim colour (only the ANSI capture tells)."""
+        if self.ansi is None or row >= len(self.ansi):
+            return False
+        raw = self.ansi[row]
+        first = re.search(r"\S", SGR.sub("", raw))
+        if first is None:
+            return False
+        # The style in force at the first visible character.
+        visible, style = 0, ""
+        for piece in re.split(r"(\x1b\[[0-9;:]*m)", raw):
+            if piece.startswith("\x1b["):
+                style = "" if piece in ("\x1b[0m", "\x1b[39m", "\x1b[m") else style + piece
+                continue
+            for char in piece:
+                if visible == first.start():
+                    return DIM.search(style) is not None
+                visible += 1
+        return False
+
+
+def _unbox(line: str) -> str:
+    """A row of a rounded box ("│ … │") without its borders (2.0's dialogs are boxed)."""
+    stripped = line.rstrip()
+    if stripped.startswith("│") and stripped.endswith("│") and len(stripped) > 2 and "│" not in stripped[1:-1]:
+        return " " + stripped[1:-1].rstrip()
+    return stripped
+
+
+def classify(
+    text: str,
+    *,
+    ansi: str | None = None,
+    command: str | None = None,
+    version: str | None = None,
+    rules: Rules | None = None,
+) -> Observation:
+    """Classify one screen.
+
+    ``text`` is the plain capture; ``ansi`` the same capture with escapes
+    (optional: it sharpens details); ``command`` is
+    ``#{pane_current_command}`` when known; ``version`` the Claude Code
+    version when known (else the banner's, else the newest table), and
+    ``rules`` overrides the table (the generalisation test passes ``BASE``).
+    """
+    lines = [_unbox(line) for line in text.split("\n")]
+    ansi_lines = ansi.split("\n") if ansi is not None else None
+    if rules is None:
+        rules = rules_for(version or screen_version(text))
+    screen = _Screen(lines, ansi_lines, rules)
+    bottom = screen.last_nonblank()
+
+    if command is not None and not is_claude_command(command):
+        if command in SHELLS:
+            return Observation(AgentState.EXITED, evidence=(Evidence("pane-command-is-shell", -1, command),), confidence=0.9)
+        return Observation(AgentState.UNKNOWN, evidence=(Evidence("pane-command-not-claude", -1, command),), confidence=0.3)
+
+    if bottom < 0:
+        return _starting(command, Evidence("blank-screen", -1, ""))
+
+    box = _find_input_box(screen, bottom)
+    if box is not None:
+        return _at_input_box(screen, *box)
+
+    menu = _find_menu(screen, bottom)
+    if menu is not None:
+        return _read_menu(screen, bottom, menu)
+
+    startup = _read_startup_dialog(screen, bottom)
+    if startup is not None:
+        return startup
+
+    if command is None and SHELL_PROMPT.search(lines[bottom]) and not lines[bottom].startswith(("❯", " ")):
+        return Observation(AgentState.EXITED, evidence=(Evidence("shell-prompt-at-bottom", bottom, lines[bottom]),), confidence=0.6)
+    if _nothing_drawn_yet(screen, bottom):
+        banner = any(rules.banner.search(line) for line in lines)
+        return _starting(command, Evidence("claude-not-drawn-yet", bottom, lines[bottom]), banner=banner)
+    return Observation(
+        AgentState.UNKNOWN,
+        evidence=(Evidence("unrecognised-screen", bottom, lines[bottom]),),
+        confidence=0.1,
+    )
+
+
+def classify_capture(ansi: str, *, command: str | None = None, version: str | None = None, rules: Rules | None = None) -> Observation:
+    """Classify a ``capture-pane -p -e`` capture (the format of ``headspace classify``)."""
+    return classify("\n".join(strip_sgr(ansi)), ansi=ansi, command=command, version=version, rules=rules)
+
+
+def _starting(command: str | None, evidence: Evidence, *, banner: bool = False) -> Observation:
+    """Claude runs but has drawn nothing of its own UI yet (or only its banner).
+
+    Without the pane's command a blank screen says nothing (unknown); Claude's
+    banner alone says Claude is starting.
+    """
+    if command is not None and is_claude_command(command) or command is None and banner:
+        extra = (Evidence("claude-running-no-ui", -1, command),) if command else ()
+        return Observation(AgentState.STARTING, evidence=(evidence, *extra), confidence=0.5)
+    return Observation(AgentState.UNKNOWN, evidence=(evidence,), confidence=0.1)
+
+
+def _nothing_drawn_yet(screen: _Screen, bottom: int) -> bool:
+    """Only the shell's command line and Claude's banner are on screen."""
+    for i in range(bottom + 1):
+        line = screen.lines[i].strip()
+        if not line or "claude" in line.lower() and i <= 1 or screen.rules.banner.search(line):
+            continue
+        if line[0] in "╭╰│▐▝▘" or set(line) <= set("─╭╮╰╯│ "):
+            continue  # the banner's box and mascot
+        return False
+    return True
+
+
+# ---------------------------------------------------------------------------
+# The input box: idle, working, input, error
+
+
+def _find_input_box(screen: _Screen, bottom: int) -> tuple[int, int, int] | None:
+    """(top rule, prompt line, bottom rule) of the input box, if it is the last thing drawn.
+
+    Only a short footer (hints, a notice, their wraps) may follow it; a shell
+    prompt at the very bottom means Claude has exited and left its last frame.
+    """
+    lines = screen.lines
+    for i in range(bottom, 0, -1):
+        if bottom - i > 24:
+            return None
+        match = PROMPT_LINE.match(lines[i])
+        if match is None or not RULE.match(lines[i - 1]) or OPTION.match(lines[i]):
+            continue
+        for j in range(i + 1, min(bottom + 1, i + 14)):
+            if OPTION.match(lines[j]):
+                break  # a dialog between rules (a question's tab line above its options), not the box
+            if RULE.match(lines[j]):
+                footer = [k for k in range(j + 1, bottom + 1) if lines[k].strip()]
+                if len(footer) > FOOTER_MAX or any(OPTION.match(lines[k]) for k in footer):
+                    break
+                if footer and SHELL_PROMPT.search(lines[bottom]) and not HINT_WORDS.search(lines[bottom]):
+                    return None
+                return i - 1, i, j
+    return None
+
+
+def _last_prompt_echo(screen: _Screen, top: int, glyph: str) -> int:
+    """The row of the user's last prompt in the transcript (the input box's glyph at the left edge), or -1."""
+    for i in range(top - 1, -1, -1):
+        line = screen.lines[i]
+        if line.startswith(glyph) and line[len(glyph) : len(glyph) + 1] in (" ", "\u00a0") and line[len(glyph) + 1 :].strip():
+            return i
+    return -1
+
+
+def _at_input_box(screen: _Screen, top: int, prompt_line: int, rule_below: int) -> Observation:
+    lines, rules = screen.lines, screen.rules
+    footer_rows = range(rule_below + 1, len(lines))
+    footer = " ".join(lines[k].strip() for k in footer_rows)
+    evidence = [Evidence("input-box", prompt_line, lines[prompt_line])]
+    echo = _last_prompt_echo(screen, top, PROMPT_LINE.match(lines[prompt_line]).group("glyph"))
+    region = range(echo + 1, top)  # what Claude printed since the user's last prompt
+
+    retry = next((i for i in reversed(region) if rules.retry.search(lines[i])), None)
+    if retry is not None:
+        return Observation(
+            AgentState.ERROR,
+            evidence=(*evidence, Evidence("retry-notice", retry, lines[retry])),
+            error=_retry_message(screen, retry, region.start),
+            retrying=True,
+            confidence=0.9,
+        )
+    working_row = next((i for i in reversed(region) if rules.working.search(lines[i])), None)
+    if working_row is not None or rules.working.search(footer):
+        spinner = next((i for i in reversed(region) if SPINNER.match(lines[i]) and not lines[i].startswith("●")), None)
+        where = working_row if working_row is not None else rule_below + 1
+        extra = [Evidence("spinner", spinner, lines[spinner])] if spinner is not None else []
+        return Observation(
+            AgentState.WORKING,
+            evidence=(*evidence, Evidence("running-turn-hint", where, lines[where] if working_row is not None else footer), *extra),
+            confidence=0.9,
+        )
+    spinner = next((i for i in range(top - 1, max(region.start, top - 4) - 1, -1) if SPINNER.match(lines[i]) and not lines[i].startswith("●")), None)
+    if spinner is not None:
+        return Observation(AgentState.WORKING, evidence=(*evidence, Evidence("spinner", spinner, lines[spinner])), confidence=0.7)
+
+    error = _given_up_error(screen, region)
+    if error is not None:
+        row, message = error
+        return Observation(
+            AgentState.ERROR, evidence=(*evidence, Evidence("error-given-up", row, lines[row])), error=message, confidence=0.85
+        )
+    interrupted = next((i for i in region if (m := RESULT.match(lines[i])) and rules.interrupted.search(m.group("text"))), None)
+    if interrupted is not None:
+        return Observation(AgentState.IDLE, evidence=(*evidence, Evidence("interrupted-by-user", interrupted, lines[interrupted])), confidence=0.85)
+    block = _last_reply(lines, top, echo)
+    if block is not None:
+        start, reply = block
+        last_paragraph = reply.split("\n\n")[-1].strip()
+        if last_paragraph.endswith("?"):
+            prompt = Prompt(kind="input", title=last_paragraph, fingerprint=_fingerprint("input", last_paragraph))
+            return Observation(
+                AgentState.INPUT, prompt=prompt, evidence=(*evidence, Evidence("reply-ends-with-question", start, lines[start])), confidence=0.7
+            )
+    return Observation(AgentState.IDLE, evidence=tuple(evidence), confidence=0.8)
+
+
+def _retry_message(screen: _Screen, row: int, start: int) -> str:
+    """What failed, as the retry notice or the lines above it say ("429 rate limit error")."""
+    line = screen.lines[row].strip()
+    attempt = ATTEMPT.search(line)
+    head = re.split(r"\s+·\s+(?=retrying|will retry)|\s*\bRetrying\b", line, maxsplit=1, flags=re.I)[0]
+    head = re.sub(r"^[^\w(]+\s*", "", head).strip(" ·")
+    if not head:
+        # The error sits in the result block above the notice ("⎿  429 {…}", "Request timed out.").
+        rows = []
+        for i in range(row - 1, start - 1, -1):
+            text = screen.lines[i].strip()
+            if not text or SPINNER.match(text) or BULLET.match(text):
+                break
+            rows.insert(0, re.sub(r"^⎿\s*", "", text))
+            if screen.lines[i].lstrip().startswith("⎿"):
+                break
+        head = " ".join(rows)
+    head = head or "API request failed"
+    return f"{head} (attempt {attempt.group(1)}/{attempt.group(2)})" if attempt else head
+
+
+def _given_up_error(screen: _Screen, region: range) -> tuple[int, str] | None:
+    """An error block that is the last thing Claude printed since the user's prompt."""
+    lines = screen.lines
+    found = None
+    for i in region:
+        stripped = lines[i].strip()
+        head = re.sub(r"^[●⎿]\s*", "", stripped)
+        if stripped[:1] in ("●", "⎿") and screen.rules.given_up.match(head):
+            rows = [head]
+            for k in range(i + 1, region.stop):
+                nxt = lines[k]
+                if not nxt.strip() or not nxt.startswith(" ") or nxt.strip()[:1] in ("⎿", "●"):
+                    break
+                rows.append(nxt.strip())
+            found = (i, " ".join(rows))
+        elif found is not None and BULLET.match(stripped) and not TOOL_CALL.match(stripped):
+            found = None  # Claude answered after the error: it recovered
+    return found
+
+
+def _last_reply(lines: list[str], top: int, echo: int) -> tuple[int, str] | None:
+    """The last ``●`` text block above the input box, if it is Claude's final reply.
+
+    A reply is a ``●`` line plus the indented lines under it.  Tool calls
+    (``● Bash(...)``) and blocks before the user's last prompt do not count.
+    """
+    start = None
+    for i in range(top - 1, echo, -1):
+        if BULLET.match(lines[i]):
+            start = i
+            break
+    if start is None or TOOL_CALL.match(lines[start]):
+        return None
+    rows = [lines[start][2:]]
+    for line in lines[start + 1 : top]:
+        if line and not line.startswith(" ") or line.strip().startswith("⎿"):
+            break
+        rows.append(line[2:] if line.startswith("  ") else line.strip())
+    text = "\n".join(rows).strip()
+    # Re-join soft-wrapped lines inside paragraphs; keep blank-line breaks.
+    paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text)]
+    return start, "\n\n".join(p for p in paragraphs if p)
+
+
+# ---------------------------------------------------------------------------
+# A live numbered menu: permission, question, plan, start-up, or a generic one
+
+
+@dataclass(frozen=True)
+class _Menu:
+    options: tuple[Option, ...]
+    rows: tuple[int, ...]  # the row of each option's number
+    top: int  # the dialog's top edge (a rule), or the first row it may own
+
+
+def _find_menu(screen: _Screen, bottom: int) -> _Menu | None:
+    """The numbered menu at the bottom: options 1..n in order, the cursor on one, only hints below."""
+    lines = screen.lines
+    last = next((i for i in range(bottom, max(-1, bottom - 12), -1) if OPTION.match(lines[i])), None)
+    if last is None:
+        return None
+    # Walk up from the last option to option 1, each number one less than the one below.
+    rows = [last]
+    expected = int(OPTION.match(lines[last]).group("num")) - 1
+    i = last - 1
+    while expected >= 1 and i >= 0 and last - i < 60:
+        match = OPTION.match(lines[i])
+        if match and int(match.group("num")) == expected:
+            rows.insert(0, i)
+            expected -= 1
+        elif match or DASHED_RULE.match(lines[i]) or TOP_EDGE.match(lines[i]):
+            return None  # another numbered list, or the dialog's edge, before option 1
+        i -= 1
+    if expected != 0:
+        return None
+    matches = [OPTION.match(lines[r]) for r in rows]
+    if not any(m.group("cursor") for m in matches):
+        return None  # a numbered list in text, not a menu
+    if not _only_hints_below(screen, last, bottom):
+        return None
+    options = _options(screen, rows, join=False)
+    top = next((k for k in range(rows[0], -1, -1) if RULE.match(lines[k]) or TOP_EDGE.match(lines[k])), 0)
+    return _Menu(tuple(options), tuple(rows), top)
+
+
+def _only_hints_below(screen: _Screen, last: int, bottom: int) -> bool:
+    """Under the last option: blanks, indented descriptions and wraps, rules, hints, a file path."""
+    tail = [i for i in range(last + 1, bottom + 1) if screen.lines[i].strip()]
+    if len(tail) > 8:
+        return False
+    for i in tail:
+        line = screen.lines[i]
+        stripped = line.strip()
+        if RULE.match(line) or DASHED_RULE.match(line) or line.startswith("   "):
+            continue
+        if HINT_WORDS.search(stripped) or stripped.startswith(("~/", "/", "…")) or stripped.endswith(".md"):
+            continue
+        if line.startswith(" ") and len(stripped) < 60 and not PROMPT_LINE.match(stripped):
+            continue  # a short indented line: a wrapped hint or path
+        return False
+    return True
+
+
+def _options(screen: _Screen, rows: tuple[int, ...] | list[int], *, join: bool) -> list[Option]:
+    """The options at ``rows``; with ``join``, a label's continuation lines are joined to it.
+
+    Permission dialogs wrap long labels ("Yes, and don't ask again for …")
+    onto lines that line up with the label; questions and plans put a
+    description there instead, which is not part of the label.
+    """
+    lines = screen.lines
+    options: list[Option] = []
+    for n, row in enumerate(rows):
+        match = OPTION.match(lines[row])
+        label = match.group("label")
+        checkbox = CHECKBOX.match(label)
+        if checkbox:
+            label = label[checkbox.end() :]
+        label_col = match.start("label")
+        stop = rows[n + 1] if n + 1 < len(rows) else min(len(lines), row + 6)
+        for k in range(row + 1, stop if join else row + 1):
+            cont = lines[k]
+            if not cont.strip() or RULE.match(cont):
+                break
+            indent = len(cont) - len(cont.lstrip())
+            if indent != label_col or screen.is_dim(k) or checkbox:
+                break
+            label = f"{label} {cont.strip()}"
+        options.append(Option(key=match.group("num"), label=label.strip(), selected=bool(match.group("cursor"))))
+    return options
+
+
+def _title_rows(screen: _Screen, menu: _Menu) -> list[int]:
+    """The rows that name a dialog: its first line(s) under the top edge, and the lines just above option 1."""
+    lines = screen.lines
+    first = [k for k in range(menu.top + 1, menu.rows[0]) if lines[k].strip() and not RULE.match(lines[k])][:2]
+    above = []
+    for k in range(menu.rows[0] - 1, menu.top, -1):
+        if not lines[k].strip():
+            if above:
+                break
+            continue
+        if DASHED_RULE.match(lines[k]) or RULE.match(lines[k]):
+            break
+        above.insert(0, k)
+        if len(above) == 3:
+            break
+    return sorted(set(first) | set(above))
+
+
+def _read_menu(screen: _Screen, bottom: int, menu: _Menu) -> Observation:
+    lines, rules = screen.lines, screen.rules
+    titles = _title_rows(screen, menu)
+    title_text = " ".join(lines[k].strip() for k in titles)
+    dialog = " ".join(lines[k].strip() for k in range(menu.top, bottom + 1))
+    evidence = Evidence("numbered-menu", menu.rows[0], lines[menu.rows[0]])
+
+    for rule, pattern in rules.startup:
+        if pattern.search(dialog):
+            row = next((k for k in range(menu.top, bottom + 1) if pattern.search(lines[k])), menu.rows[0])
+            title = "Do you trust the files in this folder?" if rule == "trust-dialog" else lines[row].strip()
+            prompt = Prompt(kind="starting", title=title, options=menu.options, fingerprint=_fingerprint("starting", rule, *_labels(menu)))
+            return Observation(AgentState.STARTING, prompt=prompt, evidence=(Evidence(rule, row, lines[row]), evidence), confidence=0.9)
+
+    question_title = next((k for k in titles if lines[k].strip().endswith("?")), titles[-1] if titles else menu.rows[0])
+    tabs = next((k for k in range(menu.top, menu.rows[0]) if TAB_LINE.search(lines[k])), None)
+    if tabs is not None or any(rules.question_options.match(o.label) for o in menu.options):
+        return _question(screen, menu, tabs, evidence)
+    if rules.plan_title.search(title_text):
+        prompt = Prompt(
+            kind="plan",
+            title=_joined_question(screen, titles) or "Would you like to proceed?",
+            tool="ExitPlanMode",
+            options=menu.options,
+            fingerprint=_fingerprint("plan", *_labels(menu)),
+        )
+        plan_row = titles[0] if titles else menu.rows[0]
+        return Observation(AgentState.PLAN, prompt=prompt, evidence=(Evidence("plan-title", plan_row, lines[plan_row]), evidence), confidence=0.9)
+    if rules.permission_title.search(title_text):
+        return _permission(screen, menu, titles, evidence)
+    # A menu nobody named: it still waits for you.
+    title = lines[question_title].strip()
+    prompt = Prompt(kind="menu", title=title, options=menu.options, fingerprint=_fingerprint("menu", title, *_labels(menu)))
+    return Observation(
+        AgentState.QUESTION, prompt=prompt, evidence=(Evidence("unnamed-menu", question_title, lines[question_title]), evidence), confidence=0.6
+    )
+
+
+def _labels(menu: _Menu) -> list[str]:
+    return [o.label for o in menu.options]
+
+
+def _joined_question(screen: _Screen, titles: list[int]) -> str:
+    """The question the dialog asks: the title lines ending in "?", soft wraps joined."""
+    rows = [screen.lines[k].strip() for k in titles]
+    for end in range(len(rows) - 1, -1, -1):
+        if rows[end].endswith("?"):
+            start = end
+            while start > 0 and not rows[start - 1].endswith(("?", ".", ":")) and titles[start] - titles[start - 1] == 1:
+                start -= 1
+            return " ".join(rows[start : end + 1])
+    return ""
+
+
+def _permission(screen: _Screen, menu: _Menu, titles: list[int], evidence: Evidence) -> Observation:
+    lines, rules = screen.lines, screen.rules
+    question_row = next((k for k in reversed(titles) if lines[k].strip().endswith("?")), titles[-1])
+    title = _joined_question(screen, titles) or lines[question_row].strip()
+    header_row = next((k for k in range(menu.top + 1, menu.rows[0]) if lines[k].strip()), None)
+    header = lines[header_row].strip() if header_row is not None else ""
+    tool = rules.tool_for_header(header)
+    call = _tool_call_above(lines, menu.top)
+    if not tool and call is not None:
+        tool = rules.tool_for_call(call[0])
+    body = [k for k in range((header_row if header_row is not None else menu.top) + 1, question_row)]
+    detail = _permission_detail(screen, tool, header, title, body)
+    if not detail and call is not None:
+        detail = call[1]
+    found = [Evidence("permission-question", question_row, lines[question_row]), evidence]
+    if header_row is not None and tool and rules.tool_for_header(header):
+        found.insert(0, Evidence("permission-header", header_row, lines[header_row]))
+    options = tuple(_options(screen, menu.rows, join=True))
+    prompt = Prompt(
+        kind="permission",
+        title=title,
+        tool=tool,
+        detail=detail,
+        options=options,
+        fingerprint=_fingerprint("permission", tool, detail, title, *[o.label for o in options]),
+    )
+    return Observation(AgentState.PERMISSION, prompt=prompt, evidence=tuple(found), confidence=0.9)
+
+
+def _tool_call_above(lines: list[str], top: int) -> tuple[str, str] | None:
+    """(name, argument) of the transcript's tool-call line just above a dialog."""
+    for k in range(top - 1, max(-1, top - 14), -1):
+        call = TOOL_CALL.match(lines[k])
+        if call:
+            return call.group("name"), call.group("arg").rstrip("…)")
+    return None
+
+
+def _permission_detail(screen: _Screen, tool: str, header: str, title: str, body: list[int]) -> str:
+    """What the permission is for: the command, the file or the URL, as the dialog shows it."""
+    lines = screen.lines
+    if tool == "Bash":
+        dashed = [k for k in body if DASHED_RULE.match(lines[k])]
+        if len(dashed) >= 2:  # 2.1.300+: the command in a dashed box, each row behind "│ "
+            rows = [re.sub(r"^\s*│\s?", "", lines[k]).strip() for k in range(dashed[0] + 1, dashed[1])]
+        else:  # earlier: the command indented, its description under it in grey
+            rows = [lines[k].strip() for k in body if lines[k].strip() and not screen.is_dim(k) and not DASHED_RULE.match(lines[k])]
+        return " ".join(r for r in rows if r).strip()
+    if tool in ("Write", "Edit", "Read", "NotebookEdit"):
+        in_title = FILE_IN_TITLE.search(title)
+        if in_title:
+            return in_title.group("path")
+        rest = header.split(None, 2)[2:] if len(header.split()) > 2 else []
+        if rest:
+            return rest[0]
+        first = next((lines[k].strip() for k in body if lines[k].strip() and not DASHED_RULE.match(lines[k])), "")
+        return first
+    if tool == "WebFetch":
+        for k in body:
+            url = URL.search(lines[k])
+            if url:
+                return url.group(0)
+    return ""
+
+
+def _question(screen: _Screen, menu: _Menu, tab_row: int | None, evidence: Evidence) -> Observation:
+    lines = screen.lines
+    text_start = (tab_row + 1) if tab_row is not None else max(menu.top + 1, menu.rows[0] - 3)
+    question = " ".join(lines[k].strip() for k in range(text_start, menu.rows[0]) if lines[k].strip() and not RULE.match(lines[k]))
+    multi = bool(CHECKBOX.match(OPTION.match(lines[menu.rows[0]]).group("label")))
+    index, count = _question_tabs(screen, tab_row)
+    found = [evidence]
+    if tab_row is not None:
+        found.insert(0, Evidence("question-tabs", tab_row, lines[tab_row]))
+    prompt = Prompt(
+        kind="question",
+        title=question,
+        tool="AskUserQuestion",
+        options=menu.options,
+        multi_select=multi,
+        question_index=index,
+        question_count=count,
+        fingerprint=_fingerprint("question", question, str(index), *_labels(menu)),
+    )
+    return Observation(AgentState.QUESTION, prompt=prompt, evidence=tuple(found), confidence=0.9)
+
+
+def _question_tabs(screen: _Screen, tab_row: int | None) -> tuple[int, int]:
+    """(1-based index of the question showing, number of questions) from the tab line.
+
+    The active tab is the one drawn on a background colour, which only the
+    ANSI capture shows; without it, the first unanswered (☐) tab is assumed.
+    """
+    if tab_row is None:
+        return 1, 1
+    marks = re.findall(r"[☐☒]", screen.lines[tab_row])
+    count = len(marks)
+    if count == 0:
+        return 1, 1
+    if screen.ansi is not None and tab_row < len(screen.ansi):
+        raw = screen.ansi[tab_row]
+        highlighted = BACKGROUND.search(raw)
+        if highlighted:
+            before = SGR.sub("", raw[: highlighted.start()])
+            return min(count, len(re.findall(r"[☐☒]", before)) + 1), count
+    return (marks.index("☐") + 1 if "☐" in marks else count), count
+
+
+# ---------------------------------------------------------------------------
+# Start-up dialogs without numbers (2.1.300+ draws "❯ Yes / No" unnumbered)
+
+
+def _read_startup_dialog(screen: _Screen, bottom: int) -> Observation | None:
+    lines = screen.lines
+    for rule, pattern in screen.rules.startup:
+        row = next((i for i in range(bottom, max(-1, bottom - 24), -1) if pattern.search(lines[i])), None)
+        if row is None:
+            continue
+        labels = []
+        for i in range(max(0, row - 3), bottom + 1):
+            label = lines[i].strip().removeprefix("❯").strip()
+            if label.startswith(("Yes", "No")):
+                labels.append(Option(key="", label=label, selected=lines[i].strip().startswith("❯")))
+        if not labels:
+            continue
+        prompt = Prompt(
+            kind="starting",
+            title=lines[row].strip() if rule == "api-key-dialog" else "Do you trust the files in this folder?",
+            options=tuple(labels),
+            fingerprint=_fingerprint("starting", rule, *[o.label for o in labels]),
+        )
+        return Observation(AgentState.STARTING, prompt=prompt, evidence=(Evidence(rule, row, lines[row]),), confidence=0.9)
+    return None
+
+
+def _fingerprint(*parts: str) -> str:
+    """A short stable hash of what identifies a prompt (not its cursor or animation)."""
+    return hashlib.sha1("\x1f".join(parts).encode()).hexdigest()[:16]
+
+
+__all__ = ["BASE", "classify", "classify_capture", "is_claude_command", "screen_version", "strip_sgr"]

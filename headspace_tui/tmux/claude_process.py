@@ -1,0 +1,136 @@
+"""What a running Claude Code process tells about itself: its config dir and its version.
+
+Claude keeps its status files under *its own* ``$CLAUDE_CONFIG_DIR`` (or
+``$HOME/.claude``), which need not be headspace's: an agent started with
+another HOME or config dir writes somewhere else.  So both are read from the
+process's environment (``/proc/<pid>/environ``, readable for our own
+processes), not assumed.
+
+The version decides which rules table reads its screen.  It comes from the
+install, never from running anything: the native installer runs
+``~/.local/share/claude/versions/<x.y.z>`` itself; npm installs carry a
+``package.json`` next to ``cli.js`` or the native binary.
+
+Files are read defensively: regular files only, sizes capped.  Linux only
+(``/proc``); elsewhere both answers are None and headspace falls back to its
+own config dir and the newest table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from pathlib import Path
+
+from dataclasses import dataclass
+
+from ..detect.registry import claude_config_dir
+from .proctree import ProcessInfo, ProcessTable
+
+ENVIRON_CAP = 1 << 20  # an environment larger than this is not read
+PACKAGE_CAP = 64 << 10
+_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
+_PACKAGE_NAMES = ("@anthropic-ai/claude-code",)
+
+
+@dataclass(frozen=True)
+class ClaudeProcess:
+    """The Claude Code process under a pane, as far as /proc tells."""
+
+    pid: int
+    version: str | None = None  # from its install; None: unknown (read with the newest table)
+    config_dir: Path | None = None  # from its environment; None: unreadable (headspace's own is assumed)
+    binary: str = ""  # its executable, for ``claude agents``
+
+
+def claude_process(pid: int, table: ProcessTable, *, proc: str = "/proc") -> ClaudeProcess:
+    """Everything /proc tells about the Claude process ``pid`` (a snapshot ``table`` entry)."""
+    info = table.get(pid)
+    return ClaudeProcess(
+        pid,
+        version_of(info, proc=proc) if info is not None else None,
+        config_dir_of(pid, proc=proc),
+        executable(pid, proc=proc),
+    )
+
+
+def executable(pid: int, *, proc: str = "/proc") -> str:
+    try:
+        return os.readlink(f"{proc}/{pid}/exe")
+    except OSError:
+        return ""
+
+
+def process_env(pid: int, keys: tuple[str, ...] = ("HOME", "CLAUDE_CONFIG_DIR"), *, proc: str = "/proc") -> dict[str, str]:
+    """The named variables of a process's environment ({} if it cannot be read)."""
+    try:
+        with open(f"{proc}/{pid}/environ", "rb") as f:
+            raw = f.read(ENVIRON_CAP + 1)
+    except OSError:
+        return {}
+    if len(raw) > ENVIRON_CAP:
+        return {}
+    found: dict[str, str] = {}
+    for entry in raw.split(b"\0"):
+        name, sep, value = entry.partition(b"=")
+        if sep and name.decode("utf-8", "replace") in keys:
+            found[name.decode()] = value.decode("utf-8", "replace")
+    return found
+
+
+def config_dir_of(pid: int, *, proc: str = "/proc") -> Path | None:
+    """Where the Claude process ``pid`` writes its status files' folder, or None if unknown."""
+    env = process_env(pid, proc=proc)
+    if not env:
+        return None
+    return claude_config_dir(env)
+
+
+def version_of(info: ProcessInfo, *, proc: str = "/proc") -> str | None:
+    """The Claude Code version of a Claude process, from its install (None if it cannot tell)."""
+    for name in (info.comm, info.argv0_name):
+        if name and _VERSION.match(name):
+            return name  # the native installer's versions/<x.y.z>
+    candidates: list[str] = []
+    for arg in info.argv[1:3]:
+        if arg.endswith("cli.js"):
+            candidates.append(os.path.dirname(arg))  # node .../claude-code/cli.js
+    exe = executable(info.pid, proc=proc)
+    if exe:
+        base = os.path.basename(exe)
+        if _VERSION.match(base):
+            return base
+        candidates.append(os.path.dirname(exe))
+    if info.argv:
+        candidates.append(os.path.dirname(info.argv[0]))
+    for folder in candidates:
+        version = _package_version(folder)
+        if version:
+            return version
+    return None
+
+
+def _package_version(folder: str) -> str | None:
+    """The version in the Claude Code ``package.json`` at or up to three folders above ``folder``."""
+    path = Path(folder)
+    for candidate in (path, *list(path.parents)[:3]):
+        package = candidate / "package.json"
+        data = _read_small_json(package)
+        if isinstance(data, dict) and str(data.get("name", "")).startswith(_PACKAGE_NAMES):
+            version = data.get("version")
+            if isinstance(version, str) and _VERSION.match(version):
+                return version
+    return None
+
+
+def _read_small_json(path: Path) -> object:
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode) or info.st_size > PACKAGE_CAP:
+            return None
+        with open(path, "rb") as f:
+            return json.loads(f.read(PACKAGE_CAP))
+    except (OSError, ValueError, RecursionError):
+        return None

@@ -1,0 +1,129 @@
+"""How right the detector is on the recorded corpus, per version and per rules table.
+
+    python -m tests.harness.accuracy            # the table the README shows
+
+For every version in ``snapshots/panes/`` the detector reads every screen
+three ways: with that version's own rules table (what the app does), with the
+*nearest other* table (as if the version were new and unknown: its own table
+removed), and with the structural rules alone (``BASE``: no version's words
+at all).  A screen counts as right for the *state* when the state matches its
+label, and *in full* when every detail its label names (tool, command, file,
+options, question, retrying) matches too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from headspace_tui.detect.claude import BASE, Rules, classify_capture, family_of, rules_for
+from headspace_tui.model import AgentState
+
+from .record import PANES
+from .versions import RECORDED
+
+MENU_STATES = {"permission", "question", "plan"}
+
+
+def problems(observation, expected: dict, text: str) -> list[str]:
+    """What ``observation`` gets wrong about a screen labelled ``expected`` (empty: right in full)."""
+    found: list[str] = []
+    prompt = observation.prompt
+    if observation.state.value != expected["state"]:
+        found.append(f"state {observation.state.value} (expected {expected['state']})")
+    if not observation.evidence:
+        found.append("no evidence")
+    if "tool" in expected and observation.tool != expected["tool"]:
+        found.append(f"tool {observation.tool!r}")
+    if "detail" in expected and (prompt is None or prompt.detail != expected["detail"]):
+        found.append(f"detail {prompt.detail if prompt else None!r}")
+    if "options" in expected:
+        if observation.option_labels[: len(expected["options"])] != expected["options"]:
+            found.append(f"options {observation.option_labels}")
+        if prompt is None or prompt.multi_select is not expected["multi_select"]:
+            found.append("multi_select")
+    if "question" in expected and observation.question != expected["question"]:
+        found.append(f"question {observation.question!r}")
+    if "question_index" in expected and (
+        prompt is None or (prompt.question_index, prompt.question_count) != (expected["question_index"], expected["question_count"])
+    ):
+        found.append("question index")
+    if "retrying" in expected:
+        if observation.retrying is not expected["retrying"]:
+            found.append(f"retrying {observation.retrying}")
+        if not observation.error:
+            found.append("no error text")
+    # The HTTP status, wherever the screen shows it (2.1.160's retries say only "Retrying in 3s").
+    if "status" in expected and re.search(rf"\b{expected['status']}\b", text) and str(expected["status"]) not in observation.error:
+        found.append(f"error {observation.error!r}")
+    return found
+
+
+@dataclass
+class Score:
+    total: int = 0
+    state_right: int = 0
+    full_right: int = 0
+    menu_as_not_menu: int = 0  # a numbered menu read as starting or idle
+    needs_you_missed: int = 0  # a screen that needs you read as one that doesn't
+    misses: list[str] = field(default_factory=list)
+
+    def add(self, name: str, observation, expected: dict, text: str) -> None:
+        self.total += 1
+        found = problems(observation, expected, text)
+        state_ok = observation.state.value == expected["state"]
+        self.state_right += state_ok
+        self.full_right += not found
+        if expected["state"] in MENU_STATES and observation.state in (AgentState.STARTING, AgentState.IDLE):
+            self.menu_as_not_menu += 1
+        if AgentState(expected["state"]).needs_you and not observation.state.needs_you:
+            self.needs_you_missed += 1
+        if found:
+            self.misses.append(f"{name}: {'; '.join(found)}")
+
+    def percent(self, right: int) -> float:
+        return 100.0 * right / self.total if self.total else 0.0
+
+
+def screens(version: str) -> list[Path]:
+    return sorted((PANES / f"claude-{version}").glob("*/*/*.json"))
+
+
+def measure(version: str, rules: Rules | None) -> Score:
+    """Read every screen of ``version`` with ``rules`` (None: the version's own table, as the app does)."""
+    score = Score()
+    for path in screens(version):
+        meta = json.loads(path.read_text())
+        ansi = path.with_suffix(".ansi").read_text()
+        text = path.with_suffix(".txt").read_text()
+        if rules is None:
+            observation = classify_capture(ansi, command=meta["pane_command"], version=version)
+        else:
+            observation = classify_capture(ansi, command=meta["pane_command"], rules=rules)
+        score.add(str(path.relative_to(PANES).with_suffix("")), observation, meta["expected"], text)
+    return score
+
+
+def ways(version: str) -> dict[str, Rules | None]:
+    """The three readings of a version: own table, nearest other table, structure alone."""
+    return {"own table": None, "nearest other table": rules_for(version, exclude=family_of(version)), "structural only": BASE}
+
+
+def report(out=sys.stdout) -> None:
+    out.write("| version | screens | own table | nearest other table | structural only |\n|---|---|---|---|---|\n")
+    for version in RECORDED:
+        cells = []
+        total = 0
+        for rules in ways(version).values():
+            score = measure(version, rules)
+            total = score.total
+            cells.append(f"{score.percent(score.state_right):.1f}% / {score.percent(score.full_right):.1f}%")
+        out.write(f"| {version} | {total} | " + " | ".join(cells) + " |\n")
+    out.write("\nEach cell: state right / right in full (state and every labelled detail).\n")
+
+
+if __name__ == "__main__":
+    report()
