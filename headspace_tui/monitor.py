@@ -22,11 +22,13 @@ from typing import Callable
 
 from .detect.fusion import Fuser
 from .detect.registry import ClaudeStatus, claude_config_dir, status_observation, watch_statuses
+from .scan import ask_claude
 from .detect.transcript import TranscriptTail, transcript_path
 from .hooks.spool import HookEvent, hook_observation, spool_dir, watch_spool
 from .journal import Journal, turn_time
 from .scan import screen_observation
 from .model import Agent, AgentState, Observation
+from .tmux.claude_process import ClaudeProcess, claude_process
 from .tmux.control import ControlClient, ControlError
 from .tmux.proctree import find_claude, read_process_table
 from .tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
@@ -43,6 +45,9 @@ LAZY_GAP = 1.0  # a working pane changed only by small writes is re-read this of
 FOCUS_LAZY_GAP = 0.2  # ...and the previewed one at the preview's pace
 IDLE_WAKE = 30.0  # with a control client, an unchanged session sleeps this long
 UNKNOWN_PANE_RECHECK = 5.0
+TRANSCRIPT_LAG = 0.5  # after a state change, read the pane (and its transcript) once more this much later
+ASK_CLAUDE_AFTER = 5.0  # an agent without a status file this long is asked about through ``claude agents``...
+ASK_CLAUDE_GAP = 30.0  # ...at most this often per binary and config dir
 
 
 def same_observation(a: Observation, b: Observation) -> bool:
@@ -85,7 +90,14 @@ class Monitor:
         self.agents: dict[str, Agent] = {}
         self.records: dict[str, PaneRecord] = {}
         self.claude_pids: dict[str, int | None] = {}
-        self.statuses: dict[int, ClaudeStatus] = {}
+        self.processes: dict[int, ClaudeProcess] = {}  # by pid: version and config dir, read once
+        self.statuses: dict[int, ClaudeStatus] = {}  # every watched config dir's status files, by pid
+        self.asked: dict[int, ClaudeStatus] = {}  # what ``claude agents --json`` said, for agents without a file
+        self._statuses_by_dir: dict[Path, dict[int, ClaudeStatus]] = {}
+        self._status_watchers: dict[Path, asyncio.Task] = {}
+        self._first_seen: dict[int, float] = {}
+        self._asked_at: dict[tuple[str, Path | None], float] = {}
+        self._asking: asyncio.Task | None = None
         self.captures: dict[str, str] = {}  # pane id -> last capture (the preview reads it)
         self.fusers: dict[str, Fuser] = {}
         self.idle_grace = idle_grace
@@ -112,7 +124,8 @@ class Monitor:
     # -- the loops ----------------------------------------------------------
     async def run(self) -> None:
         self._stopping = False
-        watchers = [asyncio.create_task(self._watch_statuses())]
+        self._watch_config_dir(self.config_dir)
+        watchers = []
         if self.hooks:
             watchers.append(asyncio.create_task(self._watch_hooks()))
         try:
@@ -134,11 +147,12 @@ class Monitor:
         """Stop every detector and wait for it: each detaches its control client,
         so no tmux client or pipe outlives the monitor.  Safe to call twice."""
         self._stopping = True
-        tasks = list(self._sessions.values())
+        tasks = [*self._sessions.values(), *self._status_watchers.values(), *([self._asking] if self._asking else [])]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         self._sessions.clear()
+        self._status_watchers.clear()
         for client in list(self.clients.values()):
             await client.close()
 
@@ -170,8 +184,13 @@ class Monitor:
         self._report(None)
         seen: set[str] = set()
         self.all_panes = {r.pane_id for r in records}
+        now = self.clock()
         for record in records:
             claude_pid = find_claude(record.pid, table)
+            if claude_pid is not None and claude_pid not in self.processes:
+                self.processes[claude_pid] = process = claude_process(claude_pid, table)
+                self._first_seen[claude_pid] = now
+                self._watch_config_dir(process.config_dir or self.config_dir)
             known = record.pane_id in self.agents
             if claude_pid is None and not known and not self.include_all:
                 continue
@@ -187,6 +206,11 @@ class Monitor:
         for pane_id in list(self.records):
             if pane_id not in seen:
                 self.records.pop(pane_id, None)
+        for pid in [pid for pid in self.processes if pid not in table]:
+            self.processes.pop(pid, None)  # that Claude is gone (a new one may reuse the pid)
+            self._first_seen.pop(pid, None)
+            self.asked.pop(pid, None)
+        self._ask_claude_soon(now)
         sessions = {self.records[p].session_id for p in seen}
         for session_id in sessions - set(self._sessions):
             self._wake[session_id] = asyncio.Event()
@@ -305,13 +329,53 @@ class Monitor:
             self.clients.pop(session_id, None)
             await attached.close()
 
-    async def _watch_statuses(self) -> None:
-        async for statuses in watch_statuses(self.config_dir / "sessions"):
-            changed = {pid for pid in set(statuses) | set(self.statuses) if statuses.get(pid) != self.statuses.get(pid)}
-            self.statuses = statuses
+    def _watch_config_dir(self, folder: Path) -> None:
+        """Watch one Claude config dir's status files (once per dir: agents may use different ones)."""
+        if folder not in self._status_watchers and not self._stopping:
+            self._status_watchers[folder] = asyncio.create_task(self._watch_statuses(folder))
+
+    async def _watch_statuses(self, folder: Path) -> None:
+        async for statuses in watch_statuses(folder / "sessions"):
+            self._statuses_by_dir[folder] = statuses
+            merged: dict[int, ClaudeStatus] = {}
+            for found in self._statuses_by_dir.values():
+                merged.update(found)
+            changed = {pid for pid in set(merged) | set(self.statuses) if merged.get(pid) != self.statuses.get(pid)}
+            self.statuses = merged
             for pane_id, pid in list(self.claude_pids.items()):
                 if pid in changed:
                     self._mark(pane_id)
+
+    def _ask_claude_soon(self, now: float) -> None:
+        """Ask ``claude agents --json`` about agents that still have no status file (in the background).
+
+        Only for versions that have the command, only after ASK_CLAUDE_AFTER
+        seconds without a file (Claude writes it a moment after start), at
+        most every ASK_CLAUDE_GAP seconds per binary and config dir, one call
+        at a time: it costs about 0.4 s of CPU.
+        """
+        if self._asking is not None and not self._asking.done():
+            return
+        due = [
+            p
+            for pid, p in self.processes.items()
+            if pid not in self.statuses
+            and now - self._first_seen.get(pid, now) >= ASK_CLAUDE_AFTER
+            and now - self._asked_at.get((p.binary, p.config_dir), 0.0) >= ASK_CLAUDE_GAP
+        ]
+        if not due:
+            return
+        for process in due:
+            self._asked_at[(process.binary, process.config_dir)] = now
+        self._asking = asyncio.create_task(self._ask_claude(due))
+
+    async def _ask_claude(self, processes: list[ClaudeProcess]) -> None:
+        answers = await ask_claude(processes, {p.pid for p in processes})
+        changed = {pid for pid, status in answers.items() if self.asked.get(pid) != status}
+        self.asked.update(answers)
+        for pane_id, pid in list(self.claude_pids.items()):
+            if pid in changed:
+                self._mark(pane_id)
 
     async def _watch_hooks(self) -> None:
         """Hook events (when installed): the most confident and often the first word on a change."""
@@ -353,7 +417,9 @@ class Monitor:
         if tail is None:
             if status is None or not status.session_id or not status.cwd:
                 return
-            path = transcript_path(self.config_dir, status.cwd, status.session_id)
+            process = self.processes.get(agent.claude_pid)
+            folder = (process.config_dir if process else None) or self.config_dir
+            path = transcript_path(folder, status.cwd, status.session_id)
             if not path.exists():
                 return
             self._open_transcript(agent, path)
@@ -389,17 +455,29 @@ class Monitor:
             self.request_discovery()
         now = self.clock()
         fuser = self.fusers.setdefault(pane_id, Fuser(self.idle_grace))
-        screen = screen_observation(record, claude_pid, ansi)
+        process = self.processes.get(claude_pid) if claude_pid else None
+        screen = screen_observation(record, claude_pid, ansi, process.version if process else None)
         status = self.statuses.get(claude_pid) if claude_pid else None
+        asked = self.asked.get(claude_pid) if claude_pid and status is None else None
         if status is not None:
             fuser.observe(status_observation(status), now, at=status.updated_at or now)
         elif "status-file" in fuser.verdicts:
             del fuser.verdicts["status-file"]  # Claude removed its file (it exited)
+        if asked is not None:
+            fuser.observe(status_observation(asked, source="claude-agents"), now, at=asked.updated_at or now)
+        elif "claude-agents" in fuser.verdicts:
+            del fuser.verdicts["claude-agents"]
         observation = fuser.observe(screen, now, output_changed=changed)
         deadline = fuser.idle_deadline
         if deadline is not None:
             self._recheck[pane_id] = deadline + 0.05  # look again when the grace may have run out
+        before = self.agents[pane_id].state if pane_id in self.agents else None
         agent = self._update(record, claude_pid, observation)
+        if before is not None and agent.state is not before and pane_id not in self._recheck:
+            # Claude writes a turn to its transcript a moment after drawing it:
+            # look once more after a state change, so the last turn is not left
+            # unread until the pane next changes.
+            self._recheck[pane_id] = now + TRANSCRIPT_LAG
         self._read_transcript(agent, status)
         return agent
 
@@ -419,6 +497,7 @@ class Monitor:
                 observation=observation,
                 since=now,
                 prompt_since=now,
+                claude_version=(self.processes[claude_pid].version or "") if claude_pid in self.processes else "",
             )
             self.agents[record.pane_id] = agent
             if self.journal is not None:

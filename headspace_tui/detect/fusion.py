@@ -29,13 +29,15 @@ def fuse(screen: Observation, status: Observation | None) -> Observation:
     evidence = screen.evidence + status.evidence
     if screen.state in SCREEN_DETAIL:
         return replace(screen, evidence=evidence, confidence=max(screen.confidence, 0.9))
-    if screen.state is AgentState.STARTING and screen.prompt is not None:
+    if screen.state is AgentState.STARTING and screen.prompt is not None and not status.state.needs_you:
         return replace(screen, evidence=evidence)  # a start-up dialog on screen
     if status.state is AgentState.WORKING:
         return replace(screen, state=AgentState.WORKING, prompt=None, evidence=evidence, source=status.source, confidence=0.9)
     if status.state.needs_you:
         # The file says Claude waits on the user but the screen has not drawn
-        # the dialog yet (or was read a moment early): trust the file, without details.
+        # the dialog yet, was read a moment early, or shows a layout we do not
+        # know (starting / unknown): trust the file, without details.  A
+        # waiting agent is never hidden by a screen we could not read.
         return replace(status, evidence=evidence)
     if status.state is AgentState.IDLE and screen.state in (AgentState.WORKING, AgentState.UNKNOWN, AgentState.STARTING):
         # The screen can lag a redraw; the file said idle since.
@@ -48,7 +50,8 @@ def fuse(screen: Observation, status: Observation | None) -> Observation:
 
 SCREEN_LAG = 1.0  # seconds a redraw may trail an event before the screen is believed over it
 # How much each source is trusted, for the idle grace: Claude's own events above what we infer.
-SOURCE_TIER = {"hook": 4, "status-file": 3, "screen": 2, "transcript": 1, "process": 0}
+SOURCE_TIER = {"hook": 4, "status-file": 3, "claude-agents": 3, "screen": 2, "transcript": 1, "process": 0}
+CLAIMS = ("hook", "status-file", "claude-agents")  # Claude's own word on its state
 
 
 @dataclass(frozen=True)
@@ -136,7 +139,7 @@ class Fuser:
             if verdict.observation.state is AgentState.EXITED:
                 return verdict.observation, f"exited per {source}"
         screen = self.verdicts.get("screen")
-        claims = [v for k, v in self.verdicts.items() if k in ("hook", "status-file")]
+        claims = [v for k, v in self.verdicts.items() if k in CLAIMS]
         hook = self.verdicts.get("hook")
         if hook is not None and screen is not None and self._hook_is_stale(hook, screen):
             claims = [v for v in claims if v is not hook]

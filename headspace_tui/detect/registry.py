@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AsyncIterator, Mapping
@@ -99,6 +100,30 @@ def parse_status(data: Any, fallback_pid: int | None = None) -> ClaudeStatus | N
     )
 
 
+STATUS_FILE_CAP = 64 << 10  # a status file is a few hundred bytes
+
+
+def _read_status_file(path: Path) -> Any:
+    """The decoded file, or None: not a regular file (a fifo would block), too large, gone, half-written."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > STATUS_FILE_CAP:
+            return None
+        raw = os.read(fd, STATUS_FILE_CAP + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+
+
 def read_statuses(folder: Path) -> dict[int, ClaudeStatus]:
     """Every complete status file in ``folder`` by pid; a missing folder is simply empty."""
     statuses: dict[int, ClaudeStatus] = {}
@@ -107,9 +132,8 @@ def read_statuses(folder: Path) -> dict[int, ClaudeStatus]:
     except OSError:
         return statuses
     for path in paths:
-        try:
-            data = json.loads(path.read_bytes())
-        except (OSError, ValueError):  # gone, unreadable, or caught mid-write
+        data = _read_status_file(path)
+        if data is None:
             continue
         stem = path.stem
         status = parse_status(data, int(stem) if stem.isdigit() else None)
@@ -200,8 +224,8 @@ async def watch_statuses(
 _PERMISSION_WAITS = ("permission", "sandbox request", "worker request", "goal proposal")
 
 
-def status_observation(status: ClaudeStatus) -> Observation:
-    """What a status file alone says about the agent.
+def status_observation(status: ClaudeStatus, *, source: str = SOURCE) -> Observation:
+    """What a status file alone says about the agent (``source`` "claude-agents" when ``claude agents --json`` said it).
 
     Mapping, and why:
 
@@ -239,5 +263,5 @@ def status_observation(status: ClaudeStatus) -> Observation:
         state = AgentState.STARTING
     else:
         state, confidence = AgentState.UNKNOWN, 0.3
-    evidence = Evidence(rule=SOURCE, line=-1, text=f"status={raw or '-'} waitingFor={waiting or '-'}")
-    return Observation(state, evidence=(evidence,), source=SOURCE, confidence=confidence)
+    evidence = Evidence(rule=source, line=-1, text=f"status={raw or '-'} waitingFor={waiting or '-'}")
+    return Observation(state, evidence=(evidence,), source=source, confidence=confidence)
