@@ -80,6 +80,8 @@ def plan_keys(now: Observation, intent: Intent) -> list[KeyStroke]:
                 raise ActionError("this prompt has no 'Yes' choice")
         elif intent.kind == "deny":
             choice = prompt.no
+            if choice is None and prompt.deny_key:
+                return [KeyStroke((prompt.deny_key,))]  # the dialog itself says this key refuses
             if choice is None:
                 raise ActionError("this prompt has no 'No' choice; pick an option by number instead")
         else:

@@ -98,6 +98,9 @@ class Prompt:
     question_index: int = 0  # 1-based, when several questions are asked at once
     question_count: int = 0
     fingerprint: str = ""
+    # The key that refuses, when no option says "No" (2.0's permission dialogs:
+    # "Type here to tell Claude what to do differently", and "Esc to exit").
+    deny_key: str = ""
 
     def option_for(self, label_prefix: str) -> Option | None:
         """The first option whose label starts with ``label_prefix`` (case-insensitive)."""

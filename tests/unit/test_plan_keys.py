@@ -70,3 +70,17 @@ def test_a_different_prompt_has_a_different_fingerprint():
     assert same_prompt(bash, screen("permission_bash"))
     # The same prompt at another size reads as the same prompt.
     assert screen("question_four_options").prompt.fingerprint == screen("question_four_options", "200x50").prompt.fingerprint
+
+
+@pytest.mark.parametrize("name", ["permission_bash", "permission_write", "permission_edit"])
+def test_deny_is_escape_where_the_dialog_has_no_no_but_says_esc_leaves_it(name):
+    # 2.0.x offers "3. Type here to tell Claude what to do differently" instead of
+    # "No", and "Esc to exit".  Measured on 2.0.60: Esc there rejects the tool
+    # ("Interrupted · What should Claude do instead?", the tool_result is a rejection).
+    from tests.harness.record import corpus_dir
+
+    path = corpus_dir("2.0.60") / "inline" / "120x40" / f"{name}.ansi"
+    obs = classify_capture(path.read_text(), command="claude", version="2.0.60")
+    assert obs.prompt.no is None and obs.prompt.deny_key == "Escape"
+    assert plan_keys(obs, Intent("deny")) == [KeyStroke(("Escape",))]
+    assert plan_keys(obs, Intent("approve")) == [KeyStroke(("1",))]

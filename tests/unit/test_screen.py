@@ -20,9 +20,10 @@ from rich.text import Text
 
 from headspace_tui.screen import VirtualScreen
 
-CORPUS = Path(__file__).resolve().parents[2] / "snapshots" / "panes" / "claude-2.1.330"
-CAPTURES = sorted(CORPUS.glob("*/*/*.ansi"))
-IDS = [str(path.relative_to(CORPUS).with_suffix("")) for path in CAPTURES]
+PANES = Path(__file__).resolve().parents[2] / "snapshots" / "panes"
+CORPUS = PANES / "claude-2.1.330"
+CAPTURES = sorted(PANES.glob("claude-*/*/*/*.ansi"))  # every recorded version: each draws its own way
+IDS = [str(path.relative_to(PANES).with_suffix("")).removeprefix("claude-") for path in CAPTURES]
 
 
 def load(path: Path) -> tuple[VirtualScreen, list[str]]:
@@ -45,7 +46,7 @@ def style_at(text: Text, offset: int) -> Style:
 
 
 def test_the_whole_corpus_is_found():
-    assert len(CAPTURES) == 150
+    assert len(CAPTURES) == len(list(PANES.glob("claude-*/*/*/*.json"))) >= 600
 
 
 @pytest.mark.parametrize("path", CAPTURES, ids=IDS)

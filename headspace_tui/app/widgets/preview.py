@@ -152,6 +152,9 @@ def prompt_bar_text(agent: Agent | None, keys: dict[str, str]) -> Text:
         if no is not None:
             text.append(f"[{_key_name(keys['deny'])}] ", style="bold red")
             text.append(f"{no.label}   ")
+        elif prompt.deny_key:
+            text.append(f"[{_key_name(keys['deny'])}] ", style="bold red")
+            text.append(f"No ({prompt.deny_key})   ")
         text.append("\n")
         for option in prompt.options:
             if option.key:

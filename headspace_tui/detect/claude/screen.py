@@ -43,7 +43,7 @@ RULE = re.compile(r"^\s*[╭╰]?─{10,}[╮╯]?\s*$")  # also the edges of a 
 DASHED_RULE = re.compile(r"^\s*╌{10,}\s*$")
 TOP_EDGE = re.compile(r"^\s*▔{10,}\s*$")  # the full-screen renderer draws it above a dialog
 # A prompt line: a symbol glyph at the left edge, then a (no-break) space or nothing.
-PROMPT_LINE = re.compile(r"^(?P<glyph>[^\w\s─━│┃╭╮╰╯┌┐└┘├┤╌▔▐▛▜▝▘⎿●·*✻✶✢✽]) ?(?:[ \u00a0](?P<text>.*))?$")
+PROMPT_LINE = re.compile(r"^(?P<glyph>[^\w\s─━│┃╭╮╰╯┌┐└┘├┤╌▔▐▛▜▝▘⎿●]) ?(?:[ \u00a0](?P<text>.*))?$")
 OPTION = re.compile(r"^(?P<indent>\s{0,10})(?:(?P<cursor>[❯>›▸▶])\s*)?(?P<num>\d{1,2})\.\s+(?P<label>\S.*?)\s*$")
 CHECKBOX = re.compile(r"^\[(?P<mark>[ ✔✓xX×])\]\s+")
 # The spinner's row: a glyph, a gerund ("Beboppin'"), an ellipsis.
@@ -56,6 +56,7 @@ TAB_LINE = re.compile(r"[☐☒]\s+\S")
 BACKGROUND = re.compile(r"\x1b\[(?:[0-9;]*;)?48;[0-9;:]+m")
 URL = re.compile(r"https?://[^\s\"',)]+")
 FILE_IN_TITLE = re.compile(r"(?:create|edit to|make this edit to|write to|overwrite|edit|read)\s+(?P<path>\S+?)\?\s*$", re.I)
+ESC_HINT = re.compile(r"\besc to (?:exit|cancel)\b", re.I)
 ATTEMPT = re.compile(r"attempt\s+(\d+)\s*/\s*(\d+)", re.I)
 HINT_WORDS = re.compile(r"\b(esc|enter|tab|ctrl[+-]\w|shift[+-]\w|select|navigate|cancel|confirm|amend|edit|exit)\b", re.I)
 # A grey or dim foreground: a permission dialog's description, an input box's placeholder.
@@ -252,8 +253,12 @@ def _at_input_box(screen: _Screen, top: int, prompt_line: int, rule_below: int) 
     lines, rules = screen.lines, screen.rules
     footer_rows = range(rule_below + 1, len(lines))
     footer = " ".join(lines[k].strip() for k in footer_rows)
+    glyph = PROMPT_LINE.match(lines[prompt_line]).group("glyph")
     evidence = [Evidence("input-box", prompt_line, lines[prompt_line])]
-    echo = _last_prompt_echo(screen, top, PROMPT_LINE.match(lines[prompt_line]).group("glyph"))
+    if rules.prompt_glyphs and glyph not in rules.prompt_glyphs:
+        # Found by its shape; the version's table knows another glyph: say so in "why".
+        evidence.append(Evidence("unfamiliar-glyph", prompt_line, f"{glyph!r}; the {rules.family} rules know {' '.join(rules.prompt_glyphs)}"))
+    echo = _last_prompt_echo(screen, top, glyph)
     region = range(echo + 1, top)  # what Claude printed since the user's last prompt
 
     retry = next((i for i in reversed(region) if rules.retry.search(lines[i])), None)
@@ -328,7 +333,8 @@ def _given_up_error(screen: _Screen, region: range) -> tuple[int, str] | None:
     for i in region:
         stripped = lines[i].strip()
         head = re.sub(r"^[●⎿]\s*", "", stripped)
-        if stripped[:1] in ("●", "⎿") and screen.rules.given_up.match(head):
+        # A block head: "●" at the left edge (a right-aligned "● high · /effort" is not one), or "⎿".
+        if (BULLET.match(lines[i]) or stripped[:1] == "⎿") and screen.rules.given_up.match(head):
             rows = [head]
             for k in range(i + 1, region.stop):
                 nxt = lines[k]
@@ -336,7 +342,7 @@ def _given_up_error(screen: _Screen, region: range) -> tuple[int, str] | None:
                     break
                 rows.append(nxt.strip())
             found = (i, " ".join(rows))
-        elif found is not None and BULLET.match(stripped) and not TOOL_CALL.match(stripped):
+        elif found is not None and BULLET.match(lines[i]) and not TOOL_CALL.match(lines[i]):
             found = None  # Claude answered after the error: it recovered
     return found
 
@@ -543,6 +549,7 @@ def _permission(screen: _Screen, menu: _Menu, titles: list[int], evidence: Evide
     if header_row is not None and tool and rules.tool_for_header(header):
         found.insert(0, Evidence("permission-header", header_row, lines[header_row]))
     options = tuple(_options(screen, menu.rows, join=True))
+    refuses = _escape_refuses(screen, menu) and not any(o.label.lower() == "no" or o.label.lower().startswith(("no,", "no ")) for o in options)
     prompt = Prompt(
         kind="permission",
         title=title,
@@ -550,8 +557,19 @@ def _permission(screen: _Screen, menu: _Menu, titles: list[int], evidence: Evide
         detail=detail,
         options=options,
         fingerprint=_fingerprint("permission", tool, detail, title, *[o.label for o in options]),
+        deny_key="Escape" if refuses else "",
     )
     return Observation(AgentState.PERMISSION, prompt=prompt, evidence=tuple(found), confidence=0.9)
+
+
+def _escape_refuses(screen: _Screen, menu: _Menu) -> bool:
+    """The dialog's own hint says Esc leaves it ("Esc to exit", "Esc to cancel")."""
+    bottom = screen.last_nonblank()
+    return any(ESC_HINT.search(screen.lines[k]) for k in range(menu.rows[-1] + 1, bottom + 1))
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 def _tool_call_above(lines: list[str], top: int) -> tuple[str, str] | None:
@@ -568,10 +586,18 @@ def _permission_detail(screen: _Screen, tool: str, header: str, title: str, body
     lines = screen.lines
     if tool == "Bash":
         dashed = [k for k in body if DASHED_RULE.match(lines[k])]
-        if len(dashed) >= 2:  # 2.1.300+: the command in a dashed box, each row behind "│ "
+        bordered = [k for k in body if lines[k].lstrip().startswith("│")]
+        if len(dashed) >= 2:  # 2.1.300+: the command between dashed rules (a wrapped one behind "│ ")
             rows = [re.sub(r"^\s*│\s?", "", lines[k]).strip() for k in range(dashed[0] + 1, dashed[1])]
-        else:  # earlier: the command indented, its description under it in grey
-            rows = [lines[k].strip() for k in body if lines[k].strip() and not screen.is_dim(k) and not DASHED_RULE.match(lines[k])]
+        elif bordered:  # 2.1.250: a wrapped command's rows behind a "│ " border
+            rows = [re.sub(r"^\s*│\s?", "", lines[k]).strip() for k in bordered]
+        else:  # earlier: the command indented past the header, its description under it in grey
+            indent = _indent(lines[body[0] - 1]) if body else 0  # the header's (body[0] - 1 is the header row)
+            rows = [
+                lines[k].strip()
+                for k in body
+                if lines[k].strip() and not screen.is_dim(k) and not DASHED_RULE.match(lines[k]) and _indent(lines[k]) > indent
+            ]
         return " ".join(r for r in rows if r).strip()
     if tool in ("Write", "Edit", "Read", "NotebookEdit"):
         in_title = FILE_IN_TITLE.search(title)
