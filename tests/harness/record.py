@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         parser.error(f"Claude Code {version} has no {', '.join(missing)} renderer (it has: {', '.join(has)})")
     claude = find_claude(version=version)
-    scenarios = [BY_NAME[n] for n in args.only] if args.only else SCENARIOS
+    scenarios = [sc for sc in ([BY_NAME[n] for n in args.only] if args.only else SCENARIOS) if sc.applies_to(version)]
     jobs = [Job(sc, w, h, r, version) for sc in scenarios for (w, h) in args.sizes for r in chosen]
     print(f"recording {len(jobs)} screens of Claude Code {version} ({claude}) into {out}", flush=True)
     failures: list[str] = []

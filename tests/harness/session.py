@@ -195,6 +195,8 @@ class ClaudeSession:
             screen = self.screen()
             if NUMBERED_MENU.search(screen) or SHELL_PROMPT.search(screen.rstrip()):
                 return True
+            if self.info().current_command == "bash":
+                return True  # Claude exited (its last frame can leave anything on screen)
             if EMPTY_BOX.search(screen) is None:
                 return False
             time.sleep(0.1)

@@ -7,12 +7,13 @@ data: which renderers a version has and which environment selects each.
 
 Measured on the binaries themselves:
 
-* 2.0.60 and 2.1.30 (node ``cli.js``) draw inline only: they have no
-  alternate-screen renderer.
+* 2.0.31, 2.0.60, 2.1.30 and 2.1.100 (node ``cli.js``) draw inline only:
+  they have no alternate-screen renderer.
 * 2.1.160 (native) has the full-screen renderer behind
   ``CLAUDE_CODE_NO_FLICKER=1``; inline is its default.
-* 2.1.330 (native) draws on the alternate screen by default;
-  ``CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN=1`` draws inline.
+* 2.1.250 and 2.1.330 (native) draw on the alternate screen by default;
+  ``CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN=1`` draws inline.  (The corpus test
+  caught this: 2.1.250's "inline" screens first came out on the alternate screen.)
 """
 
 from __future__ import annotations
@@ -22,15 +23,28 @@ CLAUDE_VERSION = "2.1.330"
 
 # version -> renderer -> the environment that selects it (nothing: the default)
 RENDERERS: dict[str, dict[str, dict[str, str]]] = {
+    "2.0.31": {"inline": {}},
     "2.0.60": {"inline": {}},
     "2.1.30": {"inline": {}},
+    "2.1.100": {"inline": {}},
     "2.1.160": {"alt": {"CLAUDE_CODE_NO_FLICKER": "1"}, "inline": {}},
+    "2.1.250": {"alt": {}, "inline": {"CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN": "1"}},
     "2.1.330": {"alt": {}, "inline": {"CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN": "1"}},
 }
 # The versions in snapshots/panes/, oldest first.
 RECORDED = tuple(RENDERERS)
 # When each was published on npm (``npm view @anthropic-ai/claude-code time``).
-RELEASED = {"2.0.60": "2025-12-06", "2.1.30": "2026-04-01", "2.1.160": "2026-06-02", "2.1.330": "2026-11-20"}
+RELEASED = {
+    "2.0.31": "2025-11-03",
+    "2.0.60": "2025-12-06",
+    "2.1.30": "2026-04-01",
+    "2.1.100": "2026-04-10",
+    "2.1.160": "2026-06-02",
+    "2.1.250": "2026-08-28",
+    "2.1.330": "2026-11-20",
+}
+# 2.0.31, 2.1.100 and 2.1.250 were recorded after the reader was written, and
+# read blind first (the README's "held out" numbers); then they joined.
 
 
 def _key(version: str) -> tuple[int, ...]:
