@@ -18,12 +18,11 @@ from ..widgets.state_style import state_text
 
 def unrecognised(agent: Agent, explanation: Explanation | None) -> Evidence | None:
     """The evidence of a screen the reader did not recognise, if that is what the screen says now."""
-    if explanation is None:
+    screen = dict(explanation.verdicts).get("screen") if explanation is not None else None
+    observation = screen.observation if screen is not None else agent.observation
+    if observation.state is not AgentState.UNKNOWN:
         return None
-    screen = dict(explanation.verdicts).get("screen")
-    if screen is None or screen.observation.state is not AgentState.UNKNOWN:
-        return None
-    return next((e for e in screen.observation.evidence if e.rule == "unrecognised-screen"), None)
+    return next((e for e in observation.evidence if e.rule == "unrecognised-screen"), None)
 
 
 def report_hint(agent: Agent, evidence: Evidence) -> Text:
