@@ -32,7 +32,7 @@ def screen(name: str) -> str:
 
 
 IDLE, BUSY, MENU = screen("idle_fresh"), screen("working_spinner"), screen("permission_bash")
-SPINNER_ROW = next(i for i, row in enumerate(BUSY.split("\r\n")) if "…" in row and "(" in row) + 1
+SPINNER_ROW = next(i for i, row in enumerate(BUSY.split("\r\n")) if "…" in row) + 1  # the spinner row, with or without its timer
 mode = "idle"
 
 

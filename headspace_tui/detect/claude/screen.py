@@ -121,7 +121,7 @@ class _Screen:
 def _unbox(line: str) -> str:
     """A row of a rounded box ("│ … │") without its borders (2.0's dialogs are boxed)."""
     stripped = line.rstrip()
-    if stripped.startswith("│") and stripped.endswith("│") and len(stripped) > 2 and "│" not in stripped[1:-1]:
+    if stripped[:1] == "│" and stripped[-1:] == "│" and len(stripped) > 2 and "│" not in stripped[1:-1]:
         return " " + stripped[1:-1].rstrip()
     return stripped
 
@@ -142,7 +142,7 @@ def classify(
     version when known (else the banner's, else the newest table), and
     ``rules`` overrides the table (the generalisation test passes ``BASE``).
     """
-    lines = [_unbox(line) for line in text.split("\n")]
+    lines = [_unbox(line) if "│" in line else line.rstrip() for line in text.split("\n")]
     ansi_lines = ansi.split("\n") if ansi is not None else None
     if rules is None:
         rules = rules_for(version or screen_version(text))

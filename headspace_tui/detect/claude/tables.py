@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 
 def _rx(*alternatives: str) -> re.Pattern[str]:
@@ -126,6 +127,7 @@ def version_key(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
 
 
+@lru_cache(maxsize=128)
 def rules_for(version: str | None, *, exclude: str | None = None) -> Rules:
     """The table of the family ``version`` belongs to: the newest whose ``since`` is not above it.
 
