@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from . import fake_api as api
-from .session import NUMBERED_MENU, READY, SHELL_PROMPT, ClaudeSession
+from .session import NUMBERED_MENU, READY, SHELL_PROMPT, ClaudeSession, ScreenTimeout
 
 # Claude's spinner line while a turn runs: a glyph, a gerund ("Beboppin'"), an ellipsis.
 SPINNER = re.compile(r"^\S \w[\w' -]*…", re.M)
@@ -136,21 +136,34 @@ def _idle_fresh(s: ClaudeSession) -> None:
 
 
 def _idle_typed(s: ClaudeSession) -> None:
+    """Half a prompt typed into the box.  Seen on 2.0.31: keys typed as soon as the box
+    is drawn may reach the terminal before Claude reads them (echoed under its
+    screen), so wait for the screen to settle, and check the text is *in* the box."""
     s.launch()
+    s.wait_stable(quiet=1.0, timeout=10, strict=False)
     s.type("refactor the parser so that it")
-    s.wait_for("refactor the parser so that it", what="the half-typed prompt")
+    s.wait_for(re.compile(r"^─{8,}\s*\n[❯>][ \u00a0]refactor the parser so that it", re.M), what="the half-typed prompt in the box")
 
 
-# Text arriving: 2.1.330 shows it as it streams; 2.1.30 shows only the
-# spinner's token counter until the reply is complete, and 2.0.60 shows that
-# counter only once the turn is about 40 s old.
-STREAMING = re.compile(r"rune at a time and groups|↓ [1-9]\d* tokens")
+# Text arriving.  Most versions show it as it streams; 2.1.30 and 2.1.100 show
+# only the spinner's token counter until the reply is complete, and 2.0.x
+# shows that counter only once the turn is about 40 s old.  Wait for the text
+# where the version draws it, else for the counter.
+STREAMED_TEXT = "rune at a time and groups"
+TOKEN_COUNTER = re.compile(r"↓ [1-9]\d* tokens")
+
+
+def _wait_streaming(s: ClaudeSession) -> None:
+    try:
+        s.wait_for(STREAMED_TEXT, timeout=20, what="streamed text")
+    except ScreenTimeout:
+        s.wait_for(TOKEN_COUNTER, timeout=60, what="the token counter of a streaming reply")
 
 
 def _streaming(s: ClaudeSession) -> None:
     s.launch()
     s.submit("explain the parser")
-    s.wait_for(STREAMING, timeout=70, what="streamed text")
+    _wait_streaming(s)
 
 
 def _spinner(s: ClaudeSession) -> None:
@@ -180,7 +193,7 @@ def _interrupted(s: ClaudeSession) -> None:
     """A reply streaming in, stopped with Esc as a person would."""
     s.launch()
     s.submit("explain the parser")
-    s.wait_for(STREAMING, timeout=70, what="streamed text")
+    _wait_streaming(s)
     s.press("Escape")
     s.wait_for(lambda scr: "Interrupted" in scr and turn_over(scr), what="the interrupted turn")
 
