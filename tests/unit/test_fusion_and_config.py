@@ -73,3 +73,13 @@ def test_malformed_file_names_the_file(tmp_path):
         load_config(path)
     with pytest.raises(ConfigError, match="does not exist"):
         load_config(tmp_path / "missing.toml")
+
+
+def test_a_waiting_agent_is_never_hidden_by_a_screen_read_as_unknown_or_starting():
+    unknown = classify_capture("  ◆ a layout nobody knows\n    ░░░░ 40%\n", command="claude")
+    assert unknown.state is AgentState.UNKNOWN
+    for screen_reading in (unknown, screen("starting_trust_dialog")):
+        fused = fuse(screen_reading, status("waiting", "permission prompt"))
+        assert fused.state is AgentState.PERMISSION and fused.state.needs_you
+    # Without Claude's word, the start-up dialog on screen stands.
+    assert fuse(screen("starting_trust_dialog"), status("idle")).state is AgentState.STARTING

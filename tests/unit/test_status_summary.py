@@ -1,0 +1,23 @@
+"""``headspace status`` ends with one count line, and says how many screens it could not read."""
+
+from __future__ import annotations
+
+from headspace_tui.cli import summary
+from headspace_tui.model import Agent, AgentState, Evidence, Observation
+
+
+def agent(state: AgentState, n: int) -> Agent:
+    evidence = (Evidence("unrecognised-screen", 3, "◆ new"),) if state is AgentState.UNKNOWN else ()
+    return Agent(pane_id=f"%{n}", target=f"s{n}:0.0", session=f"s{n}", observation=Observation(state, evidence=evidence))
+
+
+def test_the_count_line_names_unknowns_and_how_to_report_them():
+    agents = [agent(s, n) for n, s in enumerate([AgentState.PERMISSION, AgentState.INPUT, AgentState.WORKING, AgentState.IDLE, AgentState.UNKNOWN, AgentState.UNKNOWN])]
+    line = summary(agents)
+    assert line.startswith("6 agents · 2 need you · 1 working · 1 idle · 2 unknown")
+    assert "headspace classify" in line
+
+
+def test_no_unknowns_no_mention():
+    assert "unknown" not in summary([agent(AgentState.IDLE, 1)])
+    assert summary([agent(AgentState.IDLE, 1)]) == "1 agent · 0 need you · 0 working · 1 idle"
