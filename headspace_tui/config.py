@@ -22,6 +22,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .safe_files import Unreadable, read_regular
+
 # Action name -> default key.  Digits 1-9 always pick options.
 DEFAULT_KEYS: dict[str, str] = {
     "approve": "y",
@@ -38,6 +40,7 @@ DEFAULT_KEYS: dict[str, str] = {
     "quit": "q",
 }
 LAYOUTS = ("auto", "side", "stacked")
+MAX_CONFIG = 1 << 20
 
 
 class ConfigError(Exception):
@@ -64,18 +67,27 @@ def load_config(path: Path | None = None) -> Config:
     explicit = path is not None
     path = path or default_path()
     try:
-        raw = path.read_text()
+        raw = read_regular(path, MAX_CONFIG, follow=True).decode("utf-8")
     except FileNotFoundError:
         if explicit:
             raise ConfigError(f"config file {path} does not exist") from None
         return Config()
-    except OSError as exc:
-        raise ConfigError(f"cannot read config {path}: {exc.strerror or exc}") from None
+    except Unreadable as exc:
+        raise ConfigError(f"config: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     try:
         data = tomllib.loads(raw)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply to read") from None
     return parse_config(data, str(path))
+
+
+def _is_number(value: object) -> bool:
+    """A TOML integer or float; ``true`` is a bool, not 1."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def parse_config(data: dict, where: str = "config") -> Config:
@@ -90,10 +102,10 @@ def parse_config(data: dict, where: str = "config") -> Config:
     if layout not in LAYOUTS:
         raise ConfigError(f"{where}: layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
     timeout = data.get("confirm_timeout", Config.confirm_timeout)
-    if not isinstance(timeout, (int, float)) or not 0.5 <= timeout <= 60:
+    if not _is_number(timeout) or not 0.5 <= timeout <= 60:
         raise ConfigError(f"{where}: confirm_timeout must be a number of seconds between 0.5 and 60")
     grace = data.get("idle_grace", Config.idle_grace)
-    if not isinstance(grace, (int, float)) or not 0 <= grace <= 600:
+    if not _is_number(grace) or not 0 <= grace <= 600:
         raise ConfigError(f"{where}: idle_grace must be a number of seconds between 0 and 600")
     keys = dict(DEFAULT_KEYS)
     given = data.get("keys", {})

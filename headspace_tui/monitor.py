@@ -15,16 +15,17 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import os
 import time
 from pathlib import Path
 from typing import Callable
 
-from .detect.fusion import Fuser
+from .detect.fusion import SCREEN_LAG, Fuser
 from .detect.registry import ClaudeStatus, claude_config_dir, status_observation, watch_statuses
 from .scan import ask_claude
 from .detect.transcript import TranscriptTail, transcript_path
-from .hooks.spool import HookEvent, hook_observation, spool_dir, watch_spool
+from .hooks.spool import HookEvent, SpoolRefused, hook_observation, spool_dir, watch_spool
 from .journal import Journal, turn_time
 from .scan import screen_observation
 from .model import Agent, AgentState, Observation
@@ -48,6 +49,8 @@ UNKNOWN_PANE_RECHECK = 5.0
 TRANSCRIPT_LAG = 0.5  # after a state change, read the pane (and its transcript) once more this much later
 ASK_CLAUDE_AFTER = 5.0  # an agent without a status file this long is asked about through ``claude agents``...
 ASK_CLAUDE_GAP = 30.0  # ...at most this often per binary and config dir
+
+log = logging.getLogger(__name__)
 
 
 def same_observation(a: Observation, b: Observation) -> bool:
@@ -77,8 +80,10 @@ class Monitor:
         spool: Path | None = None,
         hooks: bool = True,
         on_capture: Callable[[str], None] = lambda pane_id: None,
+        on_notice: Callable[[str], None] = lambda message: None,
     ) -> None:
         self.server = server
+        self.on_notice = on_notice  # one line for the user: a source turned off, a file refused
         self.on_capture = on_capture
         self.started = clock()
         self.on_change = on_change
@@ -378,9 +383,20 @@ class Monitor:
                 self._mark(pane_id)
 
     async def _watch_hooks(self) -> None:
-        """Hook events (when installed): the most confident and often the first word on a change."""
-        async for event in watch_spool(self.spool or spool_dir()):
-            self.hook_event(event)
+        """Hook events (when installed): the most confident and often the first word on a change.
+
+        One bad event is skipped (and logged), never the end of the watch; an
+        unsafe spool folder turns hooks off with one line to the user.
+        """
+        try:
+            async for event in watch_spool(self.spool or spool_dir()):
+                try:
+                    self.hook_event(event)
+                except Exception:  # noqa: BLE001 - one event must not end the watch
+                    log.exception("hook event %s skipped", event.name)
+        except SpoolRefused as exc:
+            log.warning("%s", exc)
+            self._tell(self.on_notice, str(exc))
 
     def hook_event(self, event: HookEvent) -> None:
         record = self.records.get(event.pane_id)
@@ -394,8 +410,14 @@ class Monitor:
             self._open_transcript(agent, Path(event.transcript_path))
         observation = hook_observation(event)
         if observation is not None:
-            fused = self.fusers.setdefault(event.pane_id, Fuser(self.idle_grace)).observe(observation, self.clock(), at=event.ts)
+            now = self.clock()
+            fused = self.fusers.setdefault(event.pane_id, Fuser(self.idle_grace)).observe(observation, now, at=event.ts)
             self._update(record, claude_pid, fused)
+            # Read the screen again once a redraw's time has passed: a hook the
+            # screen still contradicts then is dropped (a forged or stale event
+            # must not hold a row when the pane stays quiet).
+            recheck = max(now, event.ts) + SCREEN_LAG + 0.1
+            self._recheck[event.pane_id] = min(self._recheck.get(event.pane_id, recheck), recheck)
         self.refresh_soon(event.pane_id)
 
     # -- transcript ---------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
+import shlex
 import sys
 import time
 from typing import Callable
@@ -19,6 +20,7 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Vertical
+from rich.text import Text
 from textual.widgets import DataTable, Footer, Input, Static
 
 from ..actions import ActionError, Intent, send_guarded
@@ -26,6 +28,7 @@ from ..config import Config
 from ..model import Agent, AgentState, Observation
 from ..journal import Journal
 from ..monitor import ControlPaneIO, Monitor
+from ..safe_text import clean, safe
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 from .screens.help import HelpScreen
 from .screens.reply import ReplyScreen
@@ -112,7 +115,7 @@ class HeadspaceApp(App[str | None]):
         self.journal = journal
         self.layout_mode = self.config.layout
         self.problem: str | None = None
-        self._summary_text = ""
+        self._summary_text: Text | None = None
 
     # -- building -------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -184,14 +187,16 @@ class HeadspaceApp(App[str | None]):
         summary = self.query_one("#summary", Static)
         empty = self.query_one("#empty", Static)
         if self.problem and self.problem != "starting":
-            text = f"[b]headspace[/b]  [red]{self.problem}[/red]"
+            text = Text.assemble(("headspace", "bold"), "  ", safe(self.problem, "red"))
         else:
             waited = ""
             if self.journal is not None:
                 waited = f"  ·  waited on you today: {elapsed(self.journal.waited_today(self.table.agents, self.clock()), precise=False)}"
-            text = (
-                f"[b]headspace[/b]  {len(agents)} agent{'s' if len(agents) != 1 else ''}"
-                f"  ·  [b yellow]{needing} need{'s' if needing == 1 else ''} you[/]  ·  {working} working{waited}"
+            text = Text.assemble(
+                ("headspace", "bold"),
+                f"  {len(agents)} agent{'s' if len(agents) != 1 else ''}  ·  ",
+                (f"{needing} need{'s' if needing == 1 else ''} you", "bold yellow"),
+                f"  ·  {working} working{waited}",
             )
         if text != self._summary_text:  # repaint only when it reads differently
             self._summary_text = text
@@ -203,9 +208,9 @@ class HeadspaceApp(App[str | None]):
             if self.problem == "starting":
                 empty.update("Looking for Claude Code agents…")
             elif self.problem:
-                empty.update(f"{self.problem}.\nStart tmux, or point headspace at a server with -L NAME / -S PATH.")
+                empty.update(Text(f"{clean(self.problem)}.\nStart tmux, or point headspace at a server with -L NAME / -S PATH."))
             else:
-                empty.update("No Claude Code agents found.\nStart `claude` in a tmux pane; it shows up here within seconds.")
+                empty.update(Text("No Claude Code agents found.\nStart `claude` in a tmux pane; it shows up here within seconds."))
 
     @_while_running
     def _tick(self) -> None:
@@ -372,7 +377,7 @@ class HeadspaceApp(App[str | None]):
 
     @_while_running
     def _report_send(self, pane_id: str, message: str, mark: str, severity: str) -> None:
-        self.notify(message, severity=severity)  # type: ignore[arg-type]
+        self.notify(clean(message), severity=severity, markup=False)  # type: ignore[arg-type]
         self.monitor.mark(pane_id, mark)
         self.monitor.refresh_soon(pane_id)
 
@@ -393,15 +398,22 @@ class HeadspaceApp(App[str | None]):
                 self.server.run("select-window", "-t", agent.pane_id)
                 self.server.run("select-pane", "-t", agent.pane_id)
             except (TmuxCommandError, TmuxUnavailable) as exc:
-                self.notify(f"cannot jump to {agent.target}: {exc}", severity="error")
+                self.notify(clean(f"cannot jump to {agent.target}: {exc}"), severity="error", markup=False)
             return
         self.exit(attach_command(self.server, agent))
 
 
 def attach_command(server: TmuxServer, agent: Agent) -> str:
     """The command that takes a user outside tmux to the agent's pane."""
-    where = f"-L {server.socket_name} " if server.socket_name else f"-S {server.socket_path} " if server.socket_path else ""
-    return f"tmux {where}attach -t '{agent.session}' \\; select-window -t {agent.pane_id} \\; select-pane -t {agent.pane_id}"
+    args = ["tmux"]
+    if server.socket_name:
+        args += ["-L", server.socket_name]
+    elif server.socket_path:
+        args += ["-S", server.socket_path]
+    # Every word quoted for the shell: a session may be named "x'; touch a; echo '".
+    # The pane id alone picks session, window and pane (it is unique on the server).
+    args += ["attach", "-t", agent.pane_id]
+    return shlex.join(args)
 
 
 def run_app(*, socket_name: str | None, socket_path: str | None, include_all: bool, config: Config) -> int:

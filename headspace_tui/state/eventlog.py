@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from ..safe_files import Unreadable, loads, note_once
+
 BUSY_TIMEOUT_MS = 10_000
 TABLE = """
 CREATE TABLE IF NOT EXISTS events (
@@ -205,11 +207,21 @@ class EventLog:
                 raise EventLogError(_describe(self.path, exc)) from exc
         out = []
         for id_, ts, who, what, payload in reversed(rows):
+            # The file is on disk and anyone with the user's rights may edit it:
+            # a row whose time is not a number is skipped (and noted), one whose
+            # payload is not JSON is shown as unreadable; the rest stay.
+            if not isinstance(ts, (int, float)) or isinstance(ts, bool) or not isinstance(id_, int):
+                note_once(f"event log {self.path}: rows with a malformed time or id skipped")
+                continue
             try:
-                data = json.loads(payload)
-            except ValueError:
-                data = {"_unreadable": payload}  # one bad row must not hide the rest
-            out.append(StoredEvent(int(id_), float(ts), who, what, data if isinstance(data, dict) else {"value": data}))
+                data = loads(payload if isinstance(payload, (str, bytes)) else "", what="event payload")
+            except Unreadable:
+                data = {"_unreadable": str(payload)[:200]}
+            out.append(
+                StoredEvent(
+                    id_, float(ts), who if isinstance(who, str) else None, str(what), data if isinstance(data, dict) else {"value": data}
+                )
+            )
         return out
 
     def count(self) -> int:

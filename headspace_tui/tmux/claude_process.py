@@ -18,15 +18,14 @@ own config dir and the newest table.
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import stat
 from pathlib import Path
 
 from dataclasses import dataclass
 
 from ..detect.registry import claude_config_dir
+from ..safe_files import Unreadable, loads, read_regular
 from .proctree import ProcessInfo, ProcessTable
 
 ENVIRON_CAP = 1 << 20  # an environment larger than this is not read
@@ -126,11 +125,8 @@ def _package_version(folder: str) -> str | None:
 
 
 def _read_small_json(path: Path) -> object:
+    """A small JSON file (package.json), or None; the check is on the opened file, so a pipe cannot block."""
     try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode) or info.st_size > PACKAGE_CAP:
-            return None
-        with open(path, "rb") as f:
-            return json.loads(f.read(PACKAGE_CAP))
-    except (OSError, ValueError, RecursionError):
+        return loads(read_regular(path, PACKAGE_CAP, follow=True), what=str(path))
+    except (OSError, Unreadable):
         return None

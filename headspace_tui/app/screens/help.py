@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from ...safe_text import clean
 
 ACTION_HELP = (
     ("approve", "approve: choose the first 'Yes' of a permission or plan"),
@@ -45,14 +48,16 @@ class HelpScreen(ModalScreen[None]):
         table.add_column(style="bold")
         table.add_column()
         for action, text in ACTION_HELP:
-            table.add_row(_key(self.keys[action]), text)
-        table.add_row("1-9", "pick that option of a numbered menu")
-        table.add_row("↑ ↓", "select an agent")
+            table.add_row(Text(clean(_key(self.keys[action]))), Text(text))
+        table.add_row(Text("1-9"), Text("pick that option of a numbered menu"))
+        table.add_row(Text("↑ ↓"), Text("select an agent"))
         with VerticalScroll():
-            yield Static("[b]headspace keys[/b]\n")
+            yield Static(Text("headspace keys\n", style="bold"))
             yield Static(table)
             yield Static(
-                "\nKeys go only to the selected pane, and only if it still shows the prompt you saw."
-                "\nRemap keys in ~/.config/headspace/config.toml under [keys].\n\nEsc to close.",
+                Text(
+                    "\nKeys go only to the selected pane, and only if it still shows the prompt you saw."
+                    "\nRemap keys in ~/.config/headspace/config.toml under [keys].\n\nEsc to close."
+                ),
                 classes="dim",
             )

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
+
+from ...safe_text import clean
 
 
 class ReplyScreen(ModalScreen[str | None]):
@@ -23,9 +26,9 @@ class ReplyScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(f"Reply to [b]{self.target}[/b]")
+            yield Label(Text.assemble("Reply to ", (clean(self.target), "bold")))
             if self.question:
-                yield Label(self.question, classes="dim")
+                yield Label(Text(clean(self.question)), classes="dim")
             yield Input(placeholder="type your answer, Enter to send, Esc to cancel", id="reply")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

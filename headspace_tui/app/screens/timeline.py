@@ -13,13 +13,27 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ...model import Agent, AgentState
+from ...safe_text import clean, cleaned
 from ...state.eventlog import StoredEvent
 from ..widgets.state_style import state_text
 
 
+def _number(value: object) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+
 def describe_event(event: StoredEvent) -> Text | None:
-    """One line for one event, or None for events the timeline does not show."""
-    p = event.payload
+    """One line for one event, or None for events the timeline does not show.
+
+    The event log is a file on disk: every value is treated as data from
+    outside (cleaned, never markup, numbers checked).
+    """
+    line = _describe(event)
+    return cleaned(line) if line is not None else None
+
+
+def _describe(event: StoredEvent) -> Text | None:
+    p = event.payload if isinstance(event.payload, dict) else {}
     if event.kind == "agent_state":
         try:
             to = AgentState(p.get("to"))
@@ -32,7 +46,7 @@ def describe_event(event: StoredEvent) -> Text | None:
         return line
     if event.kind == "state_transition":
         line = Text(f"command {p.get('from')} → {p.get('to')}", style="cyan")
-        line.append(f"  ({p.get('intent')}, {p.get('confidence', 0):.2f})", style="dim")
+        line.append(f"  ({p.get('intent')}, {_number(p.get('confidence')):.2f})", style="dim")
         return line
     if event.kind == "agent_inactive":
         return Text(f"Claude ended with its command {p.get('state')}", style="yellow")
@@ -40,10 +54,17 @@ def describe_event(event: StoredEvent) -> Text | None:
         return Text("command abandoned for a new one", style="yellow")
     if event.kind == "outcome":
         style = "red" if p.get("outcome") in ("error", "tests_failed") else "green"
-        return Text(f"{p.get('outcome', '').replace('_', ' ')}: {p.get('detail', '')}", style=style)
+        return Text(f"{str(p.get('outcome', '')).replace('_', ' ')}: {p.get('detail', '')}", style=style)
     if event.kind == "transition_rejected":
         return Text(f"rejected {p.get('actor')} {p.get('intent')} in {p.get('from')}", style="dim")
     return None
+
+
+def _clock(ts: object) -> str:
+    try:
+        return dt.datetime.fromtimestamp(_number(ts)).strftime("%H:%M:%S")
+    except (OverflowError, OSError, ValueError):
+        return "--:--:--"
 
 
 def timeline_table(events: list[StoredEvent]) -> Table:
@@ -53,7 +74,7 @@ def timeline_table(events: list[StoredEvent]) -> Table:
     for event in events:
         line = describe_event(event)
         if line is not None:
-            table.add_row(dt.datetime.fromtimestamp(event.ts).strftime("%H:%M:%S"), line)
+            table.add_row(Text(_clock(event.ts)), line)
     return table
 
 
@@ -71,11 +92,11 @@ class TimelineScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Static(Text.assemble(("Timeline of ", "bold"), (self.agent.target, "bold")))
+            yield Static(Text.assemble(("Timeline of ", "bold"), (clean(self.agent.target), "bold")))
             if self.agent.command:
-                yield Static(Text(f"command: {self.agent.command}", style="bold"))
+                yield Static(Text(f"command: {clean(self.agent.command)}", style="bold"))
             if self.agent.outcome:
-                yield Static(Text(f"last outcome: {self.agent.outcome}"))
+                yield Static(Text(f"last outcome: {clean(self.agent.outcome)}"))
             yield Static("")
             if any(describe_event(e) is not None for e in self.events):
                 yield Static(timeline_table(self.events))

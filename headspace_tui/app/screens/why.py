@@ -13,6 +13,7 @@ from textual.widgets import Static
 from ...detect.claude import family_of
 from ...detect.fusion import Explanation
 from ...model import Agent, AgentState, Evidence
+from ...safe_text import clean, clean_block
 from ..widgets.state_style import state_text
 
 
@@ -30,7 +31,7 @@ def report_hint(agent: Agent, evidence: Evidence) -> Text:
     return Text.assemble(
         ("Unrecognised screen. ", "bold"),
         f"The reader stopped at line {evidence.line}: ",
-        (evidence.text.strip()[:100] or "(blank)", "italic"),
+        (clean(evidence.text.strip(), 100) or "(blank)", "italic"),
         "\nThis Claude Code layout is new to headspace; the row shows 'unknown' until it is understood.\n"
         "To report it, save the pane and classify it, then attach both to an issue:\n",
         (f"  tmux capture-pane -p -e -t {agent.pane_id} > pane.txt\n  headspace classify pane.txt --command claude\n", "bold"),
@@ -41,7 +42,7 @@ def version_line(agent: Agent) -> Text:
     version = agent.claude_version
     if not version:
         return Text("Claude Code version unknown: read with the newest rules.", style="dim")
-    return Text(f"Claude Code {version}: read with the {family_of(version)} rules.", style="dim")
+    return Text(f"Claude Code {clean(version)}: read with the {family_of(version)} rules.", style="dim")
 
 
 def explanation_table(explanation: Explanation, now: float) -> Table:
@@ -53,8 +54,8 @@ def explanation_table(explanation: Explanation, now: float) -> Table:
     table.add_column("evidence")
     for source, verdict in explanation.verdicts:
         obs = verdict.observation
-        evidence = Text("\n".join(str(e) for e in obs.evidence) or "—")
-        table.add_row(source, state_text(obs.state), f"{max(0.0, now - verdict.at):.1f}s", f"{obs.confidence:.2f}", evidence)
+        evidence = Text(clean_block("\n".join(str(e) for e in obs.evidence)) or "—")
+        table.add_row(Text(clean(source)), state_text(obs.state), f"{max(0.0, now - verdict.at):.1f}s", f"{obs.confidence:.2f}", evidence)
     return table
 
 
@@ -73,7 +74,7 @@ class WhyScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            title = Text.assemble(("Why ", "bold"), (self.agent.target, "bold"), " is ", state_text(self.agent.state))
+            title = Text.assemble(("Why ", "bold"), (clean(self.agent.target), "bold"), " is ", state_text(self.agent.state))
             yield Static(title)
             yield Static(version_line(self.agent))
             stopped = unrecognised(self.agent, self.explanation)
@@ -82,6 +83,6 @@ class WhyScreen(ModalScreen[None]):
             if self.explanation is None:
                 yield Static("No readings yet.", classes="dim")
             else:
-                yield Static(Text(f"decision: {self.explanation.decision}\n", style="dim"))
+                yield Static(Text(f"decision: {clean(self.explanation.decision)}\n", style="dim"))
                 yield Static(explanation_table(self.explanation, self.now))
             yield Static("\nEsc to close.", classes="dim")

@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from ...model import Agent, AgentState
+from ...safe_text import clean, cleaned
 from ...scan import sort_key
 from .state_style import state_text
 
@@ -20,7 +21,15 @@ COLUMNS = (("agent", "Agent"), ("state", "State"), ("time", "Time"), ("waiting",
 
 
 def waiting_for(agent: Agent) -> Text:
-    """What the agent waits for, in a few words: tool and command, the question, the error."""
+    """What the agent waits for, in a few words: tool and command, the question, the error.
+
+    Everything here comes from Claude's screen, hooks or files: cleaned of
+    control characters (``Text`` is never read as markup).
+    """
+    return cleaned(_waiting_for(agent))
+
+
+def _waiting_for(agent: Agent) -> Text:
     obs = agent.observation
     prompt = obs.prompt
     if agent.delivery:
@@ -67,10 +76,10 @@ def _plain(value) -> str:
 
 
 def agent_label(agent: Agent) -> Text:
-    label = Text(agent.target, style="bold")
+    label = Text(clean(agent.target), style="bold")
     where = agent.name or agent.cwd
     if where:
-        label.append(f"  {where}", style="dim")
+        label.append(f"  {clean(where)}", style="dim")
     return label
 
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 import time
 
 from rich.text import Text
+from textual.content import Content
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
 
 from ...model import Agent
+from ...safe_text import clean
 from ...screen.virtual import VirtualScreen
 
 
@@ -64,7 +66,7 @@ class PanePreview(Widget):
             self._screen = VirtualScreen(width, height)
         self._screen.load_capture(ansi)
         self._text = self._screen.to_rich()
-        self.border_title = title
+        self.border_title = Content(clean(title))  # a name is data, never markup
         self._relayout()
 
     def clear(self, message: str) -> None:
@@ -142,16 +144,16 @@ def prompt_bar_text(agent: Agent | None, keys: dict[str, str]) -> Text:
     obs = agent.observation
     prompt = obs.prompt
     text = Text()
-    text.append(f"{agent.target}  ", style="bold")
+    text.append(f"{clean(agent.target)}  ", style="bold")
     if prompt is not None and prompt.options and prompt.kind != "starting":
-        text.append((prompt.title or "") + "\n", style="bold")
+        text.append(clean(prompt.title) + "\n", style="bold")
         yes, no = prompt.yes, prompt.no
         if yes is not None:
             text.append(f"[{_key_name(keys['approve'])}] ", style="bold green")
-            text.append(f"{yes.label}   ")
+            text.append(f"{clean(yes.label)}   ")
         if no is not None:
             text.append(f"[{_key_name(keys['deny'])}] ", style="bold red")
-            text.append(f"{no.label}   ")
+            text.append(f"{clean(no.label)}   ")
         elif prompt.deny_key:
             text.append(f"[{_key_name(keys['deny'])}] ", style="bold red")
             text.append(f"No ({prompt.deny_key})   ")
@@ -159,11 +161,11 @@ def prompt_bar_text(agent: Agent | None, keys: dict[str, str]) -> Text:
         for option in prompt.options:
             if option.key:
                 text.append(f"[{option.key}] ", style="bold")
-                text.append(f"{option.label}  ")
+                text.append(f"{clean(option.label)}  ")
         return text
     if obs.state.value in ("idle", "input", "error"):
         if prompt is not None and prompt.kind == "input":
-            text.append(prompt.title + "\n", style="bold")
+            text.append(clean(prompt.title) + "\n", style="bold")
         text.append(f"[{_key_name(keys['reply'])}] ", style="bold")
         text.append("reply   ")
         text.append(f"[{_key_name(keys['nudge'])}] ", style="bold")
@@ -173,7 +175,7 @@ def prompt_bar_text(agent: Agent | None, keys: dict[str, str]) -> Text:
         text.append(f"working — [{_key_name(keys['interrupt'])}] interrupt", style="dim")
         return text
     if prompt is not None and prompt.kind == "starting":
-        text.append(f"{prompt.title} — answer it in the pane ([{_key_name(keys['jump'])}] jump)", style="dim")
+        text.append(f"{clean(prompt.title)} — answer it in the pane ([{_key_name(keys['jump'])}] jump)", style="dim")
         return text
     text.append(obs.state.value, style="dim")
     return text
