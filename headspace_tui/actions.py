@@ -4,31 +4,42 @@ Keystrokes are dangerous: a digit typed into Claude's input box becomes part
 of a message, a "y" sent to a pane whose dialog already changed approves
 something the user never saw.  So every action goes through one guarded path:
 
-1. the pane is addressed by its id (``%N``) only, the one the user looked at;
+1. the pane is addressed by its id (``%N``) only, the one the user looked at,
+   and one send at a time goes to it (``pane_lock``);
 2. right before sending, the pane is re-read: not in copy mode, Claude still
-   running, and the prompt still has the fingerprint the user saw;
+   running, and the prompt still has the fingerprint the user saw, on a
+   screen that has held still (``settled_read``);
 3. the keys are derived from the prompt as it is *now* (``No`` found by its
    label, digits only for a numbered menu, text sent literally and Enter
    separately);
-4. afterwards the pane is watched until the prompt closed or the text was
-   submitted; otherwise the result says "not delivered".
+4. afterwards the pane is watched until Claude reacted (working, its input
+   box, the next prompt); otherwise the result says "not delivered".
 
 ``plan_keys`` is pure and tested on the corpus; ``send_guarded`` does the I/O.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Protocol
+from pathlib import Path
+from typing import Iterator, Protocol
 
 from .detect.claude import classify_capture, is_claude_command, strip_sgr
 from .model import AgentState, Observation
+from .safe_files import is_private_dir
 
 INPUT_BOX_STATES = (AgentState.IDLE, AgentState.INPUT, AgentState.ERROR)
 # Measured on 2.1.330: a digit sent within ~0.1 s of a menu being drawn is
 # dropped (the dialog is not listening yet); from ~0.3 s on it lands.
 MIN_PROMPT_AGE = 0.4
+# The screen must hold still this long before the last read that keys follow:
+# Claude redraws within a frame or two of a key typed in the pane itself.
+SETTLE = 0.15
 
 
 class ActionError(Exception):
@@ -68,8 +79,8 @@ def plan_keys(now: Observation, intent: Intent) -> list[KeyStroke]:
     """The keystrokes that carry out ``intent`` on the prompt ``now``; raise if they don't fit."""
     prompt = now.prompt
     if intent.kind == "interrupt":
-        if now.state is AgentState.EXITED:
-            raise ActionError("Claude is not running in this pane")
+        if now.state is not AgentState.WORKING:
+            raise ActionError(f"Claude is not working (it is {now.state.value}); nothing to interrupt")
         return [KeyStroke(("Escape",))]
     if intent.kind in ("approve", "deny", "option"):
         if not now.state.is_menu or prompt is None or not prompt.options:
@@ -103,12 +114,41 @@ def plan_keys(now: Observation, intent: Intent) -> list[KeyStroke]:
 
 
 def same_prompt(seen: Observation, now: Observation) -> bool:
-    """Is ``now`` the prompt the user saw?  Same state, and same fingerprint when there is a prompt."""
+    """Is ``now`` the prompt the user saw?  Same state, and same fingerprint when there is a prompt.
+
+    A question's fingerprint holds its text, its index among several
+    questions and its option labels, so question 2 of a dialog is never
+    taken for question 1.
+    """
     if seen.state is not now.state:
         return False
     if seen.prompt is None or now.prompt is None:
         return seen.prompt is None and now.prompt is None
     return seen.prompt.fingerprint == now.prompt.fingerprint
+
+
+def describe_answer(prompt_before: Observation, intent: Intent, strokes: list[KeyStroke]) -> str:
+    """Exactly what was answered, for the user: the tool and its command, or the question and the option."""
+    prompt = prompt_before.prompt
+    if intent.kind in ("text", "nudge"):
+        return f"{intent.kind} {intent.text.strip()!r}"
+    if intent.kind == "interrupt":
+        return "interrupt (Esc)"
+    if prompt is None:
+        return intent.describe()
+    key = strokes[0].keys[0] if strokes and strokes[0].keys else ""
+    option = next((o for o in prompt.options if o.key == key), None)
+    chosen = f"{key}. {option.label}" if option is not None else f"key {key}"
+    if prompt.kind == "permission":
+        what = f"{prompt.tool}: {prompt.detail}" if prompt.detail else prompt.tool or "permission"
+    elif prompt.kind == "question":
+        part = f" ({prompt.question_index}/{prompt.question_count})" if prompt.question_count > 1 else ""
+        what = f"question{part} {prompt.title!r}"
+    elif prompt.kind == "plan":
+        what = "plan"
+    else:
+        what = prompt.title or prompt.kind
+    return f"{what} → {chosen}"
 
 
 class PaneIO(Protocol):
@@ -124,44 +164,93 @@ def read_pane(io: PaneIO, pane_id: str) -> tuple[Observation, object]:
     return classify_capture(io.capture(pane_id, ansi=True), command=record.current_command), record
 
 
+def settled_read(io: PaneIO, pane_id: str, command: str, *, quiet: float = SETTLE, timeout: float = 2.0) -> tuple[Observation, str]:
+    """The pane once two captures ``quiet`` seconds apart are identical.
+
+    Claude redraws within a frame or two of a key: a screen that is still
+    changing may already be out of date (a key typed in the pane itself has
+    answered question 1, and question 2 is being drawn).  Keys only go to a
+    screen that held still.
+    """
+    deadline = time.monotonic() + timeout
+    ansi = io.capture(pane_id, ansi=True)
+    while True:
+        time.sleep(quiet)
+        again = io.capture(pane_id, ansi=True)
+        if again == ansi:
+            return classify_capture(again, command=command), again
+        if time.monotonic() > deadline:
+            raise ActionError(f"the pane {pane_id} kept changing; nothing sent")
+        ansi = again
+
+
 def send_guarded(
-    io: PaneIO, pane_id: str, seen: Observation, intent: Intent, *, timeout: float = 5.0, shown_at: float | None = None
+    io: PaneIO,
+    pane_id: str,
+    seen: Observation,
+    intent: Intent,
+    *,
+    timeout: float = 5.0,
+    shown_at: float | None = None,
+    server_key: str = "",
 ) -> Outcome:
     """Send ``intent`` to ``pane_id`` only if it still shows ``seen``; confirm it landed.
 
-    ``shown_at`` (time.time()) is when the prompt was first seen on screen; a
-    menu younger than MIN_PROMPT_AGE is given the rest of that time and read
-    again before any key goes (unknown: the full wait).
+    One send at a time per pane (across threads and processes: a lock in
+    the runtime folder).  ``shown_at`` (time.time()) is when the prompt was
+    first seen on screen; a menu younger than MIN_PROMPT_AGE is given the
+    rest of that time before any key goes (unknown: the full wait).  The
+    last read before the keys is of a screen that held still for SETTLE.
     """
     if not pane_id.startswith("%"):
         raise ActionError(f"refusing to send to {pane_id!r}: actions address panes by id (%N) only")
+    with pane_lock(server_key, pane_id):
+        return _send_locked(io, pane_id, seen, intent, timeout=timeout, shown_at=shown_at)
+
+
+def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Intent, *, timeout: float, shown_at: float | None) -> Outcome:
     now, record = read_pane(io, pane_id)
+    command = getattr(record, "current_command", "")
     if getattr(record, "in_mode", False):
         raise ActionError(f"pane {pane_id} is in copy mode; leave it first (q) — nothing sent")
-    if intent.kind != "interrupt" and not is_claude_command(getattr(record, "current_command", "")):
+    if not is_claude_command(command):
         raise ActionError(f"Claude is no longer running in pane {pane_id}; nothing sent")
     if intent.kind in ("approve", "deny", "option") and seen.state.is_menu and (seen.prompt is None or not seen.prompt.options):
         # Known from a hook or Claude's status file before the dialog was drawn:
         # the user has not seen its choices, so there is nothing to answer yet.
         raise ActionError(f"the prompt in {pane_id} is not on screen yet; nothing sent")
-    if intent.kind != "interrupt" and not same_prompt(seen, now):
+    if intent.kind == "interrupt":
+        if now.state is not AgentState.WORKING or seen.state is not AgentState.WORKING:
+            # Esc at a dialog would refuse it; at the input box it does nothing useful.
+            raise ActionError(f"{pane_id} is not working (it is {now.state.value}); nothing to interrupt, nothing sent")
+    elif not same_prompt(seen, now):
         raise ActionError(f"the prompt in {pane_id} changed since you looked (now {now.state.value}); nothing sent")
     strokes = plan_keys(now, intent)
     if now.state.is_menu and intent.kind in ("approve", "deny", "option"):
         wait = MIN_PROMPT_AGE if shown_at is None else shown_at + MIN_PROMPT_AGE - time.time()
         if wait > 0:
             time.sleep(wait)
-            again, _ = read_pane(io, pane_id)
-            if not same_prompt(now, again):
-                raise ActionError(f"the prompt in {pane_id} changed while it settled (now {again.state.value}); nothing sent")
+    if intent.kind != "interrupt":
+        settled, _ = settled_read(io, pane_id, command)
+        if not same_prompt(now, settled):
+            raise ActionError(f"the prompt in {pane_id} changed while it settled (now {settled.state.value}); nothing sent")
+    what = describe_answer(now, intent, strokes)
     for stroke in strokes:
         io.send_keys(pane_id, *stroke.keys, literal=stroke.literal)
-    return _confirm(io, pane_id, now, intent, timeout, getattr(record, "current_command", ""))
+    return _confirm(io, pane_id, now, intent, timeout, command, what)
 
 
-def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent, timeout: float, command: str) -> Outcome:
-    """Watch the pane until the action visibly took effect, or give up and say so.
+# Screens that prove nothing: a frame between two drawings, or a layout not understood.
+_NO_PROOF = (AgentState.UNKNOWN, AgentState.STARTING)
 
+
+def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent, timeout: float, command: str, what: str) -> Outcome:
+    """Watch the pane until Claude visibly reacted, or give up and say so.
+
+    "The menu vanished" is not enough (after Ctrl-Z and fg the terminal can
+    echo a digit while Claude is not reading): the answer counts as
+    delivered only when the pane shows a recognised Claude screen that
+    follows from it — Claude working, its input box, or another prompt.
     Only the screen is re-read each round (one capture, no pane record):
     the pane's identity and mode were checked before the keys went.
     """
@@ -171,18 +260,20 @@ def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent, time
         time.sleep(0.1)
         ansi = io.capture(pane_id, ansi=True)
         after = classify_capture(ansi, command=command)
+        if after.state in _NO_PROOF:
+            continue
         if intent.kind in ("approve", "deny", "option"):
             if not same_prompt(before, after):
-                return Outcome(True, f"{intent.describe()} sent; the prompt closed", after)
+                return Outcome(True, f"{what}: sent; Claude moved on ({after.state.value})", after)
         elif intent.kind in ("text", "nudge"):
             text = intent.text.strip()
-            if after.state is AgentState.WORKING or (after.state is not before.state and after.state is not AgentState.UNKNOWN):
-                return Outcome(True, f"{intent.describe()} submitted", after)
+            if after.state is AgentState.WORKING or after.state is not before.state:
+                return Outcome(True, f"{what} submitted", after)
             if _submitted(ansi, text):
-                return Outcome(True, f"{intent.describe()} submitted", after)
-        else:  # interrupt: Claude stops working, or the key at least reached a live pane
+                return Outcome(True, f"{what} submitted", after)
+        else:  # interrupt: Claude stopped working
             if after.state is not AgentState.WORKING:
-                return Outcome(True, "interrupt sent", after)
+                return Outcome(True, f"interrupt sent; Claude stopped ({after.state.value})", after)
     return Outcome(False, f"not delivered: {pane_id} still shows {after.state.value} after {timeout:.0f}s", after)
 
 
@@ -191,3 +282,63 @@ def _submitted(ansi: str, text: str) -> bool:
     lines = strip_sgr(ansi)
     boxes = [line for line in lines if line.startswith("❯")]
     return bool(boxes) and text[-20:] not in boxes[-1]
+
+
+# -- one send at a time per pane ------------------------------------------------------
+
+
+class PaneBusy(ActionError):
+    """Another send to the same pane is under way (a double tap, a second headspace)."""
+
+
+@contextmanager
+def pane_lock(server_key: str, pane_id: str) -> Iterator[None]:
+    """Hold the pane's send lock, or raise ``PaneBusy`` at once.
+
+    An ``flock`` on a file in the private runtime folder: it excludes other
+    threads (each opens its own descriptor) and other processes (``send``
+    from a script while the app answers).  Where no private folder can be
+    had, a lock inside this process still keeps one send per pane.
+    """
+    key = hashlib.sha256(f"{server_key}\0{pane_id}".encode()).hexdigest()[:24]
+    with _local_guard:
+        if key in _local_busy:
+            raise PaneBusy(f"a key is already being sent to {pane_id}; nothing more sent until it is confirmed")
+        _local_busy.add(key)
+    fd = None
+    try:
+        folder = _lock_dir()
+        if folder is not None:
+            try:
+                import fcntl
+
+                fd = os.open(os.path.join(folder, f"send-{key}.lock"), os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o600)
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise PaneBusy(f"another headspace is sending to {pane_id}; nothing sent") from None
+            except (ImportError, OSError):
+                pass  # no cross-process lock here; the in-process one still holds
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)
+        with _local_guard:
+            _local_busy.discard(key)
+
+
+_local_guard = threading.Lock()
+_local_busy: set[str] = set()
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def _lock_dir() -> str | None:
+    """``$XDG_RUNTIME_DIR/headspace`` (or ``/tmp/headspace-<uid>``), only if it is private to us."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    base = os.path.join(runtime, "headspace") if runtime and os.path.isabs(runtime) else f"/tmp/headspace-{os.getuid()}"
+    try:
+        os.mkdir(base, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    return base if is_private_dir(Path(base)) is None else None

@@ -9,13 +9,24 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from pathlib import Path
 
 from . import __version__
+from .safe_text import clean
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+def json_line(value: object) -> str:
+    """One JSON line for a terminal or a pipe: non-ASCII text kept readable, but
+    C1 controls and bidi overrides escaped (JSON itself escapes only C0)."""
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
+
+
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 
 
 class UserError(Exception):
@@ -65,7 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--option", type=int, metavar="N", help="choose option N of the menu")
     what.add_argument("--text", metavar="TEXT", help="type TEXT at Claude's input box and submit it")
     what.add_argument("--nudge", action="store_true", help="send the nudge text (default 'continue')")
-    what.add_argument("--interrupt", action="store_true", help="press Esc to interrupt the agent")
+    what.add_argument("--interrupt", action="store_true", help="press Esc to interrupt the agent (only while it works)")
+    send.add_argument(
+        "--expect",
+        metavar="FINGERPRINT",
+        help="send only if the prompt still has this fingerprint (from 'status --json'); refuse otherwise",
+    )
     send.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for confirmation (default 5)")
 
     hooks = sub.add_parser("hooks", help="add or remove headspace's Claude Code hooks (settings.json)")
@@ -99,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_hooks(args)
         return cmd_tui(args)
     except UserError as exc:
-        print(f"headspace: {exc}", file=sys.stderr)
+        print(f"headspace: {clean(str(exc))}", file=sys.stderr)
         return EXIT_FAIL
     except KeyboardInterrupt:
         return 130
@@ -135,11 +151,11 @@ def cmd_classify(args: argparse.Namespace) -> int:
         raise UserError(f"cannot read {args.file}: {exc.strerror or exc}") from None
     observation = classify_capture(data.decode("utf-8", errors="replace"), command=args.pane_command, version=args.claude_version)
     if args.json:
-        print(json.dumps(observation.to_json(), ensure_ascii=False))
+        print(json_line(observation.to_json()))
         return EXIT_OK
-    print(describe(observation))
+    print(clean(describe(observation)))
     for evidence in observation.evidence:
-        print(f"  why: {evidence}")
+        print(f"  why: {clean(evidence)}")
     return EXIT_OK
 
 
@@ -179,7 +195,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         for agent in agents:
             obs = agent.observation
             print(
-                json.dumps(
+                json_line(
                     {
                         "target": agent.target,
                         "pane_id": agent.pane_id,
@@ -190,11 +206,12 @@ def cmd_status(args: argparse.Namespace) -> int:
                         "question": obs.question or None,
                         "error": obs.error or None,
                         "exit_status": obs.exit_status,
+                        # What 'send --expect' checks: the prompt exactly as shown now.
+                        "fingerprint": obs.prompt.fingerprint if obs.prompt and obs.prompt.fingerprint else None,
                         "cwd": agent.cwd,
                         "since": agent.since,
                         "claude_version": agent.claude_version or None,
                     },
-                    ensure_ascii=False,
                 )
             )
         return EXIT_OK
@@ -203,7 +220,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         return EXIT_OK
     width = max(len(a.target) for a in agents)
     for agent in agents:
-        print(f"{agent.target:<{width}}  {agent.pane_id:<5} {describe(agent.observation)}")
+        print(f"{clean(agent.target):<{width}}  {agent.pane_id:<5} {clean(describe(agent.observation))}")
     print(summary(agents))
     return EXIT_OK
 
@@ -262,15 +279,24 @@ def cmd_send(args: argparse.Namespace) -> int:
     else:
         intent = Intent("interrupt")
     try:
-        # From the command line, "what the user saw" is the prompt as it is now;
-        # the guard still re-reads it right before sending.
+        # From the command line, "what the user saw" is the prompt as it is
+        # now, unless --expect names the one they saw; the guard still re-reads
+        # it right before sending, and the answer says exactly what it answered.
         seen, _ = read_pane(server, record.pane_id)
-        outcome = send_guarded(server, record.pane_id, seen, intent, timeout=args.timeout)
+        if args.expect is not None:
+            shown = seen.prompt.fingerprint if seen.prompt else ""
+            if shown != args.expect:
+                raise UserError(
+                    f"{record.target}: the prompt is not the one expected (now {seen.state.value}"
+                    + (f", fingerprint {shown}" if shown else ", no prompt")
+                    + "); nothing sent"
+                )
+        outcome = send_guarded(server, record.pane_id, seen, intent, timeout=args.timeout, server_key=server.key)
     except (ActionError, TmuxCommandError) as exc:
         raise UserError(f"{record.target}: {exc}") from None
     if not outcome.delivered:
         raise UserError(f"{record.target}: {outcome.detail}")
-    print(f"{record.target}: {outcome.detail}")
+    print(clean(f"{record.target}: {outcome.detail}"))
     return EXIT_OK
 
 
@@ -322,9 +348,16 @@ def cmd_hooks(args: argparse.Namespace) -> int:
 
 def cmd_tui(args: argparse.Namespace) -> int:
     from .app.main import run_app
+    from .config import Config, ConfigError, load_config
 
-    config = _load_config(args)
-    return run_app(socket_name=args.socket_name, socket_path=args.socket_path, include_all=args.all, config=config)
+    # A broken config must not keep the user from their agents: the app starts
+    # with the defaults and says what is wrong, in one line, on its screen.
+    notices: tuple[str, ...] = ()
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        config, notices = Config(), (f"{exc}; using the defaults",)
+    return run_app(socket_name=args.socket_name, socket_path=args.socket_path, include_all=args.all, config=config, notices=notices)
 
 
 if __name__ == "__main__":

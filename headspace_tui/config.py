@@ -30,7 +30,7 @@ DEFAULT_KEYS: dict[str, str] = {
     "deny": "n",
     "reply": "r",
     "nudge": "c",
-    "interrupt": "escape",
+    "interrupt": "x",  # deliberate: Esc only closes headspace's own overlays
     "jump": "enter",
     "filter": "slash",
     "toggle_layout": "l",

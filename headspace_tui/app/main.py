@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import os
 import shlex
 import sys
@@ -29,6 +30,7 @@ from ..model import Agent, AgentState, Observation
 from ..journal import Journal
 from ..monitor import ControlPaneIO, Monitor
 from ..safe_text import clean, safe
+from .. import logfile
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 from .screens.help import HelpScreen
 from .screens.reply import ReplyScreen
@@ -38,6 +40,11 @@ from .widgets.agent_table import AgentTable, elapsed
 from .widgets.preview import PanePreview, PromptBar
 
 SIDE_BY_SIDE_MIN_WIDTH = 140
+# A prompt on display for less than this cannot be the one the user meant to answer.
+REACTION_TIME = 0.4
+_NOTHING = object()
+
+log = logging.getLogger(__name__)
 
 
 def _while_running(handler):
@@ -69,7 +76,9 @@ class HeadspaceApp(App[str | None]):
         Binding("n", "deny", "deny", id="deny"),
         Binding("r", "reply", "reply", id="reply"),
         Binding("c", "nudge", "nudge", id="nudge"),
-        Binding("escape", "interrupt", "interrupt", id="interrupt"),
+        Binding("x", "interrupt", "interrupt", id="interrupt"),
+        # Esc is every TUI user's "close this": it never reaches an agent.
+        Binding("escape", "close_overlay", "close", show=False),
         Binding("enter", "jump", "jump", id="jump"),
         Binding("slash", "filter", "filter", id="filter"),
         Binding("l", "toggle_layout", "layout", id="toggle_layout", show=False),
@@ -92,8 +101,16 @@ class HeadspaceApp(App[str | None]):
         journal: Journal | None = None,
         spool: Path | None = None,
         hooks: bool = True,
+        notices: tuple[str, ...] = (),
+        log_path: Path | None = None,
     ) -> None:
         super().__init__()
+        self.notices = notices  # problems found before the screen existed (config, event log)
+        self.log_path = log_path
+        self.crash: BaseException | None = None
+        # Per pane: None while a key is on its way; after a delivered one, the
+        # observation it answered (keys wait for a newer one).
+        self._in_flight: dict[str, Observation | None] = {}
         self.server = server
         self.live = live
         self.clock = clock
@@ -111,6 +128,7 @@ class HeadspaceApp(App[str | None]):
             spool=spool,
             hooks=hooks and live,
             on_capture=self._pane_captured,
+            on_notice=self._notice,
         )
         self.journal = journal
         self.layout_mode = self.config.layout
@@ -143,6 +161,8 @@ class HeadspaceApp(App[str | None]):
             self.problem = None
         self.set_interval(1.0, self._tick)
         self.query_one(AgentTable).focus()
+        for notice in self.notices:
+            self._notice(notice)
 
     async def on_unmount(self) -> None:
         # Detach from tmux before the event loop goes away (the monitor worker may
@@ -174,6 +194,24 @@ class HeadspaceApp(App[str | None]):
         self.table.remove(pane_id)
         self._refresh_summary()
         self._selection_changed()
+
+    @_while_running
+    def _notice(self, message: str) -> None:
+        """One line about a problem that does not stop headspace (a bad file, a source turned off)."""
+        self.notify(clean(message), severity="warning", timeout=15, markup=False)
+
+    # -- crashes ------------------------------------------------------------------------
+    def _handle_exception(self, error: Exception) -> None:
+        """An unexpected error ends the app: its traceback goes to the log file, not the screen."""
+        log.error("headspace stopped on an unexpected error", exc_info=error)
+        if self.crash is None:
+            self.crash = error
+        super()._handle_exception(error)
+
+    def _print_error_renderables(self) -> None:
+        # Textual would print the traceback over the user's terminal; ``run_app``
+        # prints one line and the log file's path instead.
+        self._exit_renderables.clear()
 
     @_while_running
     def _problem(self, problem: str | None) -> None:
@@ -349,35 +387,88 @@ class HeadspaceApp(App[str | None]):
         question = seen.prompt.title if seen.prompt and seen.prompt.kind == "input" else ""
 
         def done(text: str | None) -> None:
-            if text:
-                self._send(agent.pane_id, agent.target, seen, Intent("text", text=text), agent.prompt_since)
+            if not text:
+                return
+            if agent.pane_id in self._in_flight and self._answer_refusal(agent):
+                self.notify(clean(f"{agent.target}: a key is still on its way; reply not sent"), severity="warning", markup=False)
+                return
+            self._in_flight[agent.pane_id] = None
+            self._send(agent.pane_id, agent.target, seen, Intent("text", text=text), agent.prompt_since)
 
         self.push_screen(ReplyScreen(agent.target, question), done)
+
+    def action_close_overlay(self) -> None:
+        """Esc on the main screen: close the filter if it is open; never a key to an agent."""
+        if self.query_one("#filter", FilterInput).display:
+            self.close_filter()
 
     def _act(self, intent: Intent) -> None:
         agent = self._target()
         if agent is None:
             return
+        refusal = self._answer_refusal(agent)
+        if refusal:
+            self.notify(clean(f"{agent.target}: {refusal}; nothing sent"), severity="warning", markup=False)
+            return
         # What the user saw when pressing the key: the observation on display now.
+        self._in_flight[agent.pane_id] = None  # on its way
         self._send(agent.pane_id, agent.target, agent.observation, intent, agent.prompt_since)
+
+    def _answer_refusal(self, agent: Agent) -> str:
+        """Why a key for ``agent`` must not go now, or "".
+
+        * one send at a time: a second key while the first is on its way
+          (a double tap) is refused, not queued;
+        * after a send, keys stay off until the monitor shows what the pane
+          did (a new observation), so the next key is judged against the
+          next prompt, never against the one already answered;
+        * a prompt on display for less than a human's reaction time cannot be
+          the one the user meant: it is shown, not answered.
+        """
+        pending = self._in_flight.get(agent.pane_id, _NOTHING)
+        if pending is not _NOTHING:
+            if pending is None:
+                return "a key is already on its way"
+            if agent.observation is pending:
+                return "waiting to see what the last key did"
+            del self._in_flight[agent.pane_id]
+        if agent.observation.prompt is not None and self.clock() - agent.prompt_since < REACTION_TIME:
+            return "the prompt just changed; read it, then press again"
+        return ""
 
     @work(thread=True, group="send")
     def _send(self, pane_id: str, target: str, seen, intent: Intent, shown_at: float | None = None) -> None:
         try:
             outcome = send_guarded(
-                self.pane_io, pane_id, seen, intent, timeout=self.config.confirm_timeout, shown_at=shown_at or None
+                self.pane_io,
+                pane_id,
+                seen,
+                intent,
+                timeout=self.config.confirm_timeout,
+                shown_at=shown_at or None,
+                server_key=self.server.key,
             )
         except (ActionError, TmuxCommandError, TmuxUnavailable) as exc:
-            self.call_from_thread(self._report_send, pane_id, f"{target}: {exc}", "not sent", "warning")
+            self.call_from_thread(self._report_send, pane_id, f"{target}: {exc}", "not sent", "warning", None)
+            return
+        except Exception as exc:  # noqa: BLE001 - a send must never end the app
+            log.exception("sending to %s failed", pane_id)
+            self.call_from_thread(self._report_send, pane_id, f"{target}: not sent ({type(exc).__name__})", "not sent", "error", None)
             return
         if outcome.delivered:
-            self.call_from_thread(self._report_send, pane_id, f"{target}: {outcome.detail}", "", "information")
+            self.call_from_thread(self._report_send, pane_id, f"{target}: {outcome.detail}", "", "information", seen)
         else:
-            self.call_from_thread(self._report_send, pane_id, f"{target}: {outcome.detail}", "not delivered", "error")
+            self.call_from_thread(self._report_send, pane_id, f"{target}: {outcome.detail}", "not delivered", "error", None)
 
     @_while_running
-    def _report_send(self, pane_id: str, message: str, mark: str, severity: str) -> None:
+    def _report_send(self, pane_id: str, message: str, mark: str, severity: str, answered) -> None:
+        """Say how a send went. After a delivered one, keys for that agent wait for a new observation."""
         self.notify(clean(message), severity=severity, markup=False)  # type: ignore[arg-type]
+        agent = self.table.agents.get(pane_id)
+        if answered is not None and agent is not None and agent.observation is answered:
+            self._in_flight[pane_id] = answered  # until the monitor reports the pane's next state
+        else:
+            self._in_flight.pop(pane_id, None)
         self.monitor.mark(pane_id, mark)
         self.monitor.refresh_soon(pane_id)
 
@@ -416,15 +507,31 @@ def attach_command(server: TmuxServer, agent: Agent) -> str:
     return shlex.join(args)
 
 
-def run_app(*, socket_name: str | None, socket_path: str | None, include_all: bool, config: Config) -> int:
+def run_app(
+    *, socket_name: str | None, socket_path: str | None, include_all: bool, config: Config, notices: tuple[str, ...] = ()
+) -> int:
+    """Run the TUI; 0 after a normal quit, 1 (with one line and the log's path) after a crash."""
+    log_path = logfile.setup()
     server = TmuxServer(socket_name=socket_name, socket_path=socket_path)
     journal, problem = Journal.open()
     if problem:
-        print(f"headspace: {problem}", file=sys.stderr)
+        log.warning("%s", problem)
+        notices = (*notices, problem)
+    app = HeadspaceApp(server, config=config, include_all=include_all, journal=journal, notices=notices, log_path=log_path)
     try:
-        result = HeadspaceApp(server, config=config, include_all=include_all, journal=journal).run()
+        result = app.run()
+    except Exception as exc:  # noqa: BLE001 - outside Textual's own handling (start-up, driver)
+        log.error("headspace stopped on an unexpected error", exc_info=exc)
+        app.crash = app.crash or exc
+        result = None
     finally:
         journal.close()
+    if app.crash is not None or (app.return_code or 0) != 0:
+        error = app.crash
+        what = f"{type(error).__name__}: {error}" if error is not None else f"exit status {app.return_code}"
+        where = f"; details in {log_path}" if log_path else ""
+        print(f"headspace: stopped on an unexpected error ({clean(what, 300)}){where}", file=sys.stderr)
+        return 1
     if result:
         print(f"Jump to the agent with:\n  {result}")
     return 0

@@ -146,6 +146,11 @@ class TmuxServer:
     def __repr__(self) -> str:
         return f"TmuxServer({self._where()})"
 
+    @property
+    def key(self) -> str:
+        """Which server this is, for locks: the same pane id exists on every server."""
+        return f"S:{self.socket_path}" if self.socket_path else f"L:{self.socket_name or 'default'}"
+
     def _where(self) -> str:
         if self.socket_path:
             return f"socket path {self.socket_path!r}"

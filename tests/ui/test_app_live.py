@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from headspace_tui.app.main import HeadspaceApp
+from headspace_tui.app.main import REACTION_TIME, HeadspaceApp
 from headspace_tui.model import AgentState
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
@@ -43,6 +43,12 @@ async def select_agent(pilot, app: HeadspaceApp, pane_id: str, state: AgentState
     table.move_cursor(row=table._order.index(pane_id))
     await pilot.pause(0.1)
     assert app.selected_agent().pane_id == pane_id
+    if state.is_menu:
+        # As a person would: the options are on screen and have been there long
+        # enough to be read (the app refuses keys for a prompt shown for less).
+        agent = table.agents[pane_id]
+        await wait_until(pilot, lambda: agent.observation.option_labels, "the menu's options on screen")
+        await wait_until(pilot, lambda: app.clock() - agent.prompt_since >= REACTION_TIME + 0.05, "the prompt to be readable")
 
 
 def run(coro):

@@ -17,7 +17,7 @@ ACTION_HELP = (
     ("deny", "deny: choose the 'No' option (found by its label)"),
     ("reply", "reply with free text at Claude's input box"),
     ("nudge", "nudge an idle agent (the configured text, default 'continue')"),
-    ("interrupt", "interrupt the agent (Esc in its pane)"),
+    ("interrupt", "interrupt a working agent (sends Esc to its pane)"),
     ("jump", "jump to the pane (inside tmux), or print the attach command"),
     ("filter", "filter the table"),
     ("toggle_layout", "preview beside or under the table"),
