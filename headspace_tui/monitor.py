@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from .detect.fusion import SCREEN_LAG, Fuser
+from .detect.fusion import Fuser
 from .detect.registry import ClaudeStatus, claude_config_dir, status_observation, watch_statuses
 from .scan import ask_claude
 from .detect.transcript import TranscriptTail, transcript_path
@@ -413,11 +413,6 @@ class Monitor:
             now = self.clock()
             fused = self.fusers.setdefault(event.pane_id, Fuser(self.idle_grace)).observe(observation, now, at=event.ts)
             self._update(record, claude_pid, fused)
-            # Read the screen again once a redraw's time has passed: a hook the
-            # screen still contradicts then is dropped (a forged or stale event
-            # must not hold a row when the pane stays quiet).
-            recheck = max(now, event.ts) + SCREEN_LAG + 0.1
-            self._recheck[event.pane_id] = min(self._recheck.get(event.pane_id, recheck), recheck)
         self.refresh_soon(event.pane_id)
 
     # -- transcript ---------------------------------------------------------------
@@ -493,6 +488,14 @@ class Monitor:
         deadline = fuser.idle_deadline
         if deadline is not None:
             self._recheck[pane_id] = deadline + 0.05  # look again when the grace may have run out
+        hook_deadline = fuser.hook_deadline
+        if hook_deadline is not None:
+            # Read the screen again once a redraw's time has passed since a hook it
+            # contradicts: the hook is then dropped (a forged or stale event must not
+            # hold the row while the pane stays quiet).  Never later than a look
+            # already due; a look that comes earlier schedules this one again.
+            due = self._recheck.get(pane_id)
+            self._recheck[pane_id] = hook_deadline if due is None or due <= now or hook_deadline < due else due
         before = self.agents[pane_id].state if pane_id in self.agents else None
         agent = self._update(record, claude_pid, observation)
         if before is not None and agent.state is not before and pane_id not in self._recheck:

@@ -82,8 +82,8 @@ class Fuser:
        it, shows another state (hooks say nothing when a prompt is answered
        in the pane itself; an event may be forged); otherwise the newest of hook and status
        file is Claude's claim, fused with the screen by ``fuse``;
-    3. an idle verdict from a less trusted source than the one behind the
-       state it would replace is accepted only after it has held
+    3. an idle verdict replacing "working" from a less trusted source than
+       the one behind it is accepted only after it has held
        ``idle_grace`` seconds with no new output (between two tool calls the
        screen can look idle while a hook has said "working").
 
@@ -117,7 +117,11 @@ class Fuser:
         if (
             candidate.state is AgentState.IDLE
             and current is not None
-            and current.state not in (AgentState.IDLE, AgentState.EXITED, AgentState.UNKNOWN)
+            # Only "working" is held: between two tool calls the screen can look
+            # idle while Claude works.  A dialog, once due, is always drawn, so a
+            # needs-you state the screen keeps contradicting (a stale or forged
+            # hook) is not held for the grace.
+            and current.state is AgentState.WORKING
             and self._support(candidate.state) < SOURCE_TIER.get(current.source, 0)
         ):
             if self._idle_since is None:
@@ -158,6 +162,16 @@ class Fuser:
         if self._idle_since is None:
             return None
         return max(self._idle_since, self._last_output) + self.idle_grace
+
+    @property
+    def hook_deadline(self) -> float | None:
+        """When the screen, read again, could prove the hook's verdict stale (the caller should look then), or None."""
+        hook, screen = self.verdicts.get("hook"), self.verdicts.get("screen")
+        if hook is None or screen is None or screen.observation.state is hook.observation.state:
+            return None
+        if self._hook_is_stale(hook, screen):
+            return None
+        return hook.at + SCREEN_LAG + 0.05
 
     def _support(self, state: AgentState) -> int:
         """The most trusted source that currently reads ``state``."""
