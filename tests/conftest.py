@@ -21,6 +21,31 @@ from tests.harness.session import ClaudeSession
 from tests.harness.tmux import PrivateTmux
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _private_xdg_dirs() -> Iterator[None]:
+    """headspace's own runtime, state and config folders, for the whole run, in a temp dir.
+
+    The app takes its send locks, the event log and its log file from the XDG
+    folders: a test must never write into the user's. (Tests that need a HOME
+    of their own still set it themselves.)
+    """
+    root = tempfile.mkdtemp(prefix="hs-xdg-")
+    saved = {k: os.environ.get(k) for k in ("XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME")}
+    for key in saved:
+        path = os.path.join(root, key.lower())
+        os.mkdir(path, 0o700)
+        os.environ[key] = path
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def _in_ci() -> bool:
     return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
