@@ -42,3 +42,14 @@ def test_the_banner_names_the_version_when_nothing_else_does():
     assert screen_version("╭─── Claude Code v2.0.60 ───╮") == "2.0.60"
     assert screen_version(" ▐▛███▛█   Claude Code v2.1.330") == "2.1.330"
     assert screen_version("no banner here") is None
+
+
+def test_a_banner_with_an_absurd_version_is_not_a_crash():
+    """Found by the fuzz run: "Claude Code v1111…" with 6,706 digits raised ValueError (int conversion limit)."""
+    from headspace_tui.detect.claude import classify_capture
+    from headspace_tui.detect.claude.tables import version_key
+
+    assert version_key("2.1.330") == (2, 1, 330)
+    assert len(version_key("1" * 7000 + ".2.3")) <= 3
+    observation = classify_capture(f"Claude Code v{'9' * 7000}.1.1\n\n❯ \n", command="claude")
+    assert observation.state is not None

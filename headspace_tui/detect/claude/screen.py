@@ -44,7 +44,7 @@ DASHED_RULE = re.compile(r"^\s*╌{10,}\s*$")
 TOP_EDGE = re.compile(r"^\s*▔{10,}\s*$")  # the full-screen renderer draws it above a dialog
 # A prompt line: a symbol glyph at the left edge, then a (no-break) space or nothing.
 PROMPT_LINE = re.compile(r"^(?P<glyph>[^\w\s─━│┃╭╮╰╯┌┐└┘├┤╌▔▐▛▜▝▘⎿●]) ?(?:[ \u00a0](?P<text>.*))?$")
-OPTION = re.compile(r"^(?P<indent>\s{0,10})(?:(?P<cursor>[❯>›▸▶])\s*)?(?P<num>\d{1,2})\.\s+(?P<label>\S.*?)\s*$")
+OPTION = re.compile(r"^(?P<indent>\s{0,10})(?:(?P<cursor>[❯>›▸▶])\s*)?(?P<num>\d{1,2})\.\s+(?P<label>\S(?:.*\S)?)\s*$")
 CHECKBOX = re.compile(r"^\[(?P<mark>[ ✔✓xX×])\]\s+")
 # The spinner's row: a glyph, a gerund ("Beboppin'"), an ellipsis.
 SPINNER = re.compile(r"^\S\s+\w[\w' -]*…")
@@ -64,6 +64,7 @@ DIM = re.compile(r"\x1b\[(?:2|38;5;(?:24[0-9]|25[0-5]|8)|90|38;2;(?:1[0-5]\d);(?
 
 SHELLS = frozenset({"bash", "zsh", "sh", "fish", "dash", "ksh", "tcsh", "csh", "nu", "xonsh", "elvish", "login"})
 VERSION_NAME = re.compile(r"^\d+\.\d+\.\d+$")
+MAX_LINE = 2000  # characters of a screen line the reader looks at
 BANNER_VERSION = re.compile(r"Claude Code v(\d+\.\d+\.\d+)")
 FOOTER_MAX = 6  # lines a footer may take under the input box (hints, a plugin notice, wraps)
 
@@ -142,7 +143,9 @@ def classify(
     version when known (else the banner's, else the newest table), and
     ``rules`` overrides the table (the generalisation test passes ``BASE``).
     """
-    lines = [_unbox(line) if "│" in line else line.rstrip() for line in text.split("\n")]
+    # A screen line is at most a pane's width; anything longer is not Claude's
+    # layout, and capping it bounds the work of every rule below.
+    lines = [_unbox(line) if "│" in line else line.rstrip() for line in (raw[:MAX_LINE] for raw in text.split("\n"))]
     ansi_lines = ansi.split("\n") if ansi is not None else None
     if rules is None:
         rules = rules_for(version or screen_version(text))

@@ -123,8 +123,13 @@ TABLES: tuple[Rules, ...] = (
 
 
 def version_key(version: str) -> tuple[int, ...]:
-    """(2, 1, 330) for "2.1.330"; unparsable parts are dropped."""
-    return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
+    """(2, 1, 330) for "2.1.330"; unparsable parts are dropped.
+
+    A version comes from a screen or a file: a part is at most nine digits
+    (a banner reading "v1111…" with thousands of digits is not a version,
+    and Python refuses to convert such a number).
+    """
+    return tuple(int(part) for part in re.findall(r"\d{1,9}", version[:64])[:3])
 
 
 @lru_cache(maxsize=128)
