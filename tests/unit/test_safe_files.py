@@ -154,3 +154,23 @@ def test_event_log_rows_with_a_text_time_are_skipped(tmp_path):
         rows = log.query(agent="%1")
     assert [r.ts for r in rows] == [1.0, 2.0]
     assert "_unreadable" in rows[1].payload
+
+
+def test_concurrent_installs_and_uninstalls_are_serialised(tmp_path):
+    """Eight processes install at once, then eight uninstall: one valid file, the user's settings back exactly."""
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    original = json.dumps({"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "mine"}]}]}}, indent=1)
+    settings.write_text(original)
+    code = "import sys; from pathlib import Path; from headspace_tui.hooks import settings as s; getattr(s, sys.argv[1])(Path(sys.argv[2]))"
+    for action in ("install", "uninstall"):
+        procs = [subprocess.Popen([sys.executable, "-c", code, action, str(settings)], stderr=subprocess.PIPE) for _ in range(8)]
+        errors = [p.communicate(timeout=60)[1].decode() for p in procs]
+        assert all(p.returncode == 0 for p in procs), errors
+        if action == "install":
+            data = json.loads(settings.read_text())
+            assert data["model"] == "opus"
+            stop = [h["command"] for group in data["hooks"]["Stop"] for h in group["hooks"]]
+            assert stop.count("mine") == 1 and sum("headspace-hook" in c for c in stop) == 1
+    assert settings.read_text() == original
+    assert sorted(p.name for p in settings.parent.iterdir()) == ["settings.json"]
