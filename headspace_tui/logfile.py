@@ -16,17 +16,15 @@ import os
 from pathlib import Path
 from typing import Mapping
 
+from .state.eventlog import default_path as events_path
+
 MAX_BYTES = 1 << 20
 BACKUPS = 2
 
 
 def default_path(env: Mapping[str, str] | None = None) -> Path:
-    """``$XDG_STATE_HOME/headspace/headspace.log`` (``~/.local/state`` when unset or relative)."""
-    env = os.environ if env is None else env
-    base = env.get("XDG_STATE_HOME", "")
-    if not base or not os.path.isabs(base):
-        base = os.path.join(env.get("HOME") or os.path.expanduser("~"), ".local", "state")
-    return Path(base) / "headspace" / "headspace.log"
+    """``$XDG_STATE_HOME/headspace/headspace.log``: beside the event log (``~/.local/state`` when unset)."""
+    return events_path(env).with_name("headspace.log")
 
 
 def setup(path: Path | None = None) -> Path | None:
