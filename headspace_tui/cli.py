@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import re
 import sys
 import time
@@ -122,6 +123,14 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into head & co.
         sys.stderr.close()
         return EXIT_OK
+    except Exception as exc:  # noqa: BLE001 - a bug: one line and the log, never a traceback
+        from . import logfile
+
+        path = logfile.setup()
+        logging.getLogger(__name__).error("headspace %s failed", args.command or "", exc_info=exc)
+        where = f"; details in {path}" if path else ""
+        print(f"headspace: stopped on an unexpected error ({clean(f'{type(exc).__name__}: {exc}', 300)}){where}", file=sys.stderr)
+        return EXIT_FAIL
 
 
 def _server(args: argparse.Namespace):
