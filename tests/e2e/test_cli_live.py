@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -151,3 +152,16 @@ def test_send_refuses_a_pane_in_copy_mode(claude_session, fake_api, private_tmux
     private_tmux.send_keys(session.pane_id, "q")  # leave copy mode: the prompt is still there, unanswered
     assert "Do you want to proceed?" in session.wait_for("Do you want to proceed?", timeout=5)
     assert not (session.workdir / "copy.txt").exists() and all(not r.tool_results() for r in fake_api.main_requests)
+
+
+def test_interrupt_goes_only_to_a_working_claude(claude_session, private_tmux):
+    """'send --interrupt' once delivered Esc to whatever ran in the pane and said it worked."""
+    private_tmux.new_session("notclaude", width=80, height=24, cwd="/", command=["cat", "-v"])
+    refused = headspace("send", "notclaude", "--interrupt", "-L", private_tmux.name, check=False)
+    assert refused.returncode == 1 and "Claude is no longer running" in refused.stderr
+    time.sleep(0.3)
+    assert "^[" not in private_tmux.capture("notclaude"), "an Esc reached the other program"
+
+    idle = claude_session([], name="idleone")
+    refused = headspace("send", idle.pane_id, "--interrupt", "-L", private_tmux.name, check=False)
+    assert refused.returncode == 1 and "not working" in refused.stderr

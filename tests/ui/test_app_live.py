@@ -186,3 +186,50 @@ def test_a_prompt_that_changed_after_looking_gets_no_keys(claude_session, fake_a
 
     run(scenario())
     assert (session.workdir / "first.txt").exists() and not (session.workdir / "second.txt").exists()
+
+
+def test_markup_in_a_question_and_a_reply_is_just_text(claude_session, fake_api, private_tmux):
+    """A question containing 'a[/b]' (the reply screen's label) and a reply 'use arr[/] ok' (the toast) once crashed the app."""
+    session = claude_session([api.text("Should I rename a[/b] to c[/d]?"), api.text("Renamed.")])
+    session.submit("tidy the names")
+    session.wait_for("c[/d]?", what="the question")
+
+    async def scenario():
+        app = app_for(private_tmux, session)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await select_agent(pilot, app, session.pane_id, AgentState.INPUT)
+            await pilot.press("r")
+            await pilot.pause(0.3)
+            assert "a[/b]" in str(app.screen.query_one("Label.dim").render())
+            await pilot.press(*"use arr[/] ok")
+            await pilot.press("enter")
+            await asyncio.to_thread(fake_api.wait_for, lambda r: "use arr[/] ok" in r.user_text(), 30)
+            await wait_until(pilot, lambda: any("use arr[/] ok" in str(n.message) for n in app._notifications), "the toast")
+            assert app.is_running
+
+    run(scenario())
+
+
+def test_esc_never_reaches_an_agent_and_x_interrupts_only_a_working_one(claude_session, fake_api, private_tmux):
+    # Not a bare "sleep": 2.1.330 refuses long sleeps in the foreground.
+    session = claude_session([api.bash("bash deploy.sh", "Wait for the deploy")], files={"deploy.sh": "sleep 30\necho long-done\n"})
+    session.submit("run the long command")
+    session.wait_for(NUMBERED_MENU, what="the permission dialog")
+
+    async def scenario():
+        app = app_for(private_tmux, session)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
+            await pilot.press("escape")  # every TUI user's "close": must not cancel the live dialog
+            await pilot.press("x")  # interrupt is for a working agent, not a dialog
+            await pilot.pause(1.0)
+            assert NUMBERED_MENU.search(session.screen()), "the permission dialog was cancelled"
+            assert app.table.agents[session.pane_id].state is AgentState.PERMISSION
+            await pilot.press("y")
+            await select_agent(pilot, app, session.pane_id, AgentState.WORKING)
+            await pilot.pause(0.5)
+            await pilot.press("x")
+            await wait_until(pilot, lambda: app.table.agents[session.pane_id].state is not AgentState.WORKING, "Claude to stop", timeout=15)
+            assert "long-done" not in session.screen()
+
+    run(scenario())
