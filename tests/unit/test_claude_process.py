@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -14,11 +15,20 @@ from headspace_tui.tmux.claude_process import _package_version, config_dir_of, p
 from headspace_tui.tmux.proctree import ProcessInfo
 
 
+def _sleeper(env: dict[str, str]) -> subprocess.Popen:
+    """``sleep`` with ``env``, returned once it runs: until its exec, /proc shows the parent's environment."""
+    proc = subprocess.Popen(["sleep", "30"], env=env)
+    deadline = time.monotonic() + 5
+    while Path(f"/proc/{proc.pid}/comm").read_text().strip() != "sleep":
+        assert time.monotonic() < deadline, "sleep did not start"
+        time.sleep(0.005)
+    return proc
+
+
 @pytest.fixture
 def child(tmp_path):
     """A real process with an environment of our choosing."""
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "their-home"), "OTHER": "x"}
-    proc = subprocess.Popen(["sleep", "30"], env=env)
+    proc = _sleeper({"PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "their-home"), "OTHER": "x"})
     yield proc
     proc.kill()
     proc.wait()
@@ -30,8 +40,7 @@ def test_the_environment_of_another_process_is_read(child, tmp_path):
 
 
 def test_claude_config_dir_wins_over_home(tmp_path):
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(tmp_path / "cfg")}
-    proc = subprocess.Popen(["sleep", "30"], env=env)
+    proc = _sleeper({"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(tmp_path / "cfg")})
     try:
         assert config_dir_of(proc.pid) == tmp_path / "cfg"
     finally:
