@@ -8,6 +8,10 @@ of history: an agent's timeline, and how long agents waited on you today.
 
 Without an event log (it could not be opened) the journal still keeps the
 session's history in memory, so the app works; it just forgets on exit.
+
+Histories are keyed by the agent's identity (``Agent.key``: host, tmux
+server, pane and Claude process), never by ``%N`` alone: every tmux server
+has a ``%1``, and the next pane reuses a closed one's id.
 """
 
 from __future__ import annotations
@@ -36,6 +40,11 @@ class AgentHistory:
     outcome: Outcome | None = None
 
 
+def who(agent: Agent) -> str:
+    """The key an agent's history is kept under (its pane id where it has no identity: replays, tests)."""
+    return agent.key or agent.pane_id
+
+
 def start_of_day(now: float) -> float:
     today = dt.datetime.fromtimestamp(now).date()
     return dt.datetime.combine(today, dt.time()).timestamp()
@@ -46,7 +55,7 @@ class Journal:
         self.log = log
         self.clock = clock
         self.agents: dict[str, AgentHistory] = {}
-        self._waited_before: dict[str, float] = {}  # pane -> needs-you seconds today, from earlier runs
+        self._waited_before: dict[str, float] = {}  # agent key -> needs-you seconds today, from earlier runs
         if log is not None:
             self._load_today()
 
@@ -58,10 +67,10 @@ class Journal:
         except EventLogError as exc:
             return cls(None, clock), f"event log disabled: {exc}"
 
-    def _history(self, pane_id: str) -> AgentHistory:
-        history = self.agents.get(pane_id)
+    def _history(self, key: str) -> AgentHistory:
+        history = self.agents.get(key)
         if history is None:
-            history = self.agents[pane_id] = AgentHistory(AgentCommands(agent=pane_id))
+            history = self.agents[key] = AgentHistory(AgentCommands(agent=key))
         return history
 
     def _write(self, events: list[dict]) -> None:
@@ -84,8 +93,10 @@ class Journal:
 
     # -- what the monitor reports ------------------------------------------------
     def state_changed(self, agent: Agent, old: AgentState | None, new: AgentState, at: float) -> None:
-        history = self._history(agent.pane_id)
+        history = self._history(who(agent))
         history.changes.append((at, old.value if old else "", new.value))
+        if old is None and self._last_logged_state(who(agent)) == new.value:
+            return  # headspace restarted and found the agent as it left it: nothing happened
         evidence = agent.observation.evidence[0] if agent.observation.evidence else None
         ended: list[dict] = []
         if new is AgentState.EXITED:
@@ -96,8 +107,9 @@ class Journal:
                 *ended,
                 {
                     "kind": "agent_state",
-                    "agent": agent.pane_id,
+                    "agent": who(agent),
                     "ts": at,
+                    "pane": agent.pane_id,
                     "target": agent.target,
                     "from": old.value if old else None,
                     "to": new.value,
@@ -112,7 +124,7 @@ class Journal:
 
         ``record=False`` replays history (at start-up) without writing events.
         """
-        history = self._history(agent.pane_id)
+        history = self._history(who(agent))
         events: list[dict] = []
         for line in turns:
             ts = turn_time(line) or self.clock()
@@ -148,24 +160,35 @@ class Journal:
         history.outcome = found[0]
         agent.outcome = found[0].describe()
         if record:
-            events.append({"kind": "outcome", "agent": agent.pane_id, "ts": ts, "outcome": found[0].kind, "detail": found[0].detail})
+            events.append({"kind": "outcome", "agent": who(agent), "ts": ts, "outcome": found[0].kind, "detail": found[0].detail})
 
     # -- what the UI asks -----------------------------------------------------------
-    def timeline(self, pane_id: str, limit: int = 200) -> list[StoredEvent]:
+    def timeline(self, key: str, limit: int = 200) -> list[StoredEvent]:
+        """One agent's events (``key``: ``who(agent)``), oldest first."""
         if self.log is not None:
             try:
-                return self.log.query(agent=pane_id)[-limit:]
+                return self.log.query(agent=key, limit=limit)
             except EventLogError:
                 pass
-        return self._history(pane_id).events[-limit:]
+        return self._history(key).events[-limit:]
+
+    def _last_logged_state(self, key: str) -> str | None:
+        if self.log is None:
+            return None
+        try:
+            rows = self.log.query(agent=key, kind="agent_state", limit=1)
+        except EventLogError:
+            return None
+        return rows[-1].payload.get("to") if rows else None
 
     def waited_today(self, agents: dict[str, Agent], now: float | None = None) -> float:
         """Seconds agents spent needing you since midnight (earlier runs included)."""
         now = self.clock() if now is None else now
         midnight = start_of_day(now)
+        live = {who(agent) for agent in agents.values()}
         total = sum(self._waited_before.values())
-        for pane_id, history in self.agents.items():
-            total += _needs_you_seconds(history.changes, midnight, now if pane_id in agents else None)
+        for key, history in self.agents.items():
+            total += _needs_you_seconds(history.changes, midnight, now if key in live else None)
         return total
 
     def _load_today(self) -> None:

@@ -186,6 +186,7 @@ class Agent:
     command: str = ""  # the user's current (or last) command, from the transcript
     outcome: str = ""  # the last outcome: "tests passed: 42 passed", "committed: abc1234 ..."
     claude_version: str = ""  # from Claude's install; "" when unknown
+    key: str = ""  # who this agent is for history: host, server, pane and process (pane_watch.agent_key)
 
     @property
     def state(self) -> AgentState:

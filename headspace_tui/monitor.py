@@ -1,14 +1,26 @@
 """Keeping the agent model of one tmux server current, one detector per session.
 
-A discovery loop lists panes and reads the process table every couple of
-seconds (one ``list-panes`` and one /proc walk for the whole server), and runs
-one async detector per tmux session that has agents.  A session's detector
-captures and classifies its agent panes and reports only *changes*.  Claude's
-status files are watched with watchfiles; a change there wakes the detectors
-at once instead of waiting for their next tick.
+Data flows one way: pane output (tmux control mode), Claude's status files
+and hook events become observations; a fuser per pane turns them into the
+agent's state; changes go out as callbacks (the app turns them into Textual
+messages).  No Textual here.
 
-No Textual here: the app passes callbacks and runs ``Monitor.run`` as a worker.
-(Issue 5 replaces the capture polling with tmux control mode.)
+The parts, each small and in its own module:
+
+* ``PaneWatch`` (pane_watch.py): everything kept about one watched pane, so
+  forgetting a pane is one operation;
+* ``schedule.py``: when a pane is read again (pure, clock injected);
+* ``Fuser`` (detect/fusion.py): how the sources add up;
+* ``Supervisor`` (supervise.py): every long-lived loop here (discovery, one
+  detector per tmux session, the socket, status-file and hook watchers)
+  restarts after an error, which is logged and told as one line.
+
+Discovery lists panes and reads the process table (one ``list-panes`` and
+one process-table read for the whole server) when something says the
+layout changed, when a pane we do not watch starts another program, when
+the server's socket appears or goes, and every 30 s as a safety net.  Every
+tmux session gets a control client, so a Claude started in any pane is seen
+within about a second.
 """
 
 from __future__ import annotations
@@ -23,32 +35,44 @@ from typing import Callable
 
 from .detect.fusion import Fuser
 from .detect.registry import ClaudeStatus, claude_config_dir, status_observation, watch_statuses
-from .scan import ask_claude
 from .detect.transcript import TranscriptTail, transcript_path
 from .hooks.spool import HookEvent, SpoolRefused, hook_observation, spool_dir, watch_spool
 from .journal import Journal, turn_time
-from .scan import screen_observation
 from .model import Agent, AgentState, Observation
+from .pane_watch import LOCAL_HOST, PaneWatch, agent_key
+from .scan import ask_claude, screen_observation
+from .schedule import due_at
+from .supervise import Backoff, Supervisor
 from .tmux.claude_process import ClaudeProcess, claude_process
 from .tmux.control import ControlClient, ControlError
-from .tmux.proctree import find_claude, read_process_table
+from .tmux.proctree import find_claude, process_exists, read_process_table
 from .tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 
 DISCOVERY_INTERVAL = 30.0  # a full look even without any event (a safety net; events trigger it sooner)
 DISCOVERY_MIN_GAP = 0.5
-CAPTURE_GAP = 0.1  # a pane is re-read at most this often...
-FOCUS_GAP = 0.05  # ...and the previewed one this often
-QUIET = 0.02  # read once a burst of output has paused this long...
-MAX_WAIT = 0.1  # ...or once it has been changing for this long
-POLL_GAP = 0.5  # without a control client, every pane is polled this often
-SMALL_WRITE = 400  # escaped bytes: a spinner tick, a streamed word; a dialog is kilobytes
-LAZY_GAP = 1.0  # a working pane changed only by small writes is re-read this often...
-FOCUS_LAZY_GAP = 0.2  # ...and the previewed one at the preview's pace
+SERVER_RETRY = 2.0  # with no server, look again this often (the socket watch usually says sooner)
+SOCKET_CHECK = 0.25  # the server's socket file is looked at this often (a stat, no fork)
 IDLE_WAKE = 30.0  # with a control client, an unchanged session sleeps this long
-UNKNOWN_PANE_RECHECK = 5.0
+UNKNOWN_PANE_RECHECK = 1.0  # a pane we do not watch is asked what it runs at most this often
 TRANSCRIPT_LAG = 0.5  # after a state change, read the pane (and its transcript) once more this much later
 ASK_CLAUDE_AFTER = 5.0  # an agent without a status file this long is asked about through ``claude agents``...
 ASK_CLAUDE_GAP = 30.0  # ...at most this often per binary and config dir
+# Notifications after which the panes of the server may have moved or been renamed.
+LAYOUT_EVENTS = frozenset(
+    {
+        "sessions-changed",
+        "session-renamed",
+        "session-window-changed",
+        "window-add",
+        "window-close",
+        "window-renamed",
+        "window-pane-changed",
+        "unlinked-window-add",
+        "unlinked-window-close",
+        "unlinked-window-renamed",
+        "layout-change",
+    }
+)
 
 log = logging.getLogger(__name__)
 
@@ -81,8 +105,10 @@ class Monitor:
         hooks: bool = True,
         on_capture: Callable[[str], None] = lambda pane_id: None,
         on_notice: Callable[[str], None] = lambda message: None,
+        host: str = LOCAL_HOST,
     ) -> None:
         self.server = server
+        self.host = host
         self.on_notice = on_notice  # one line for the user: a source turned off, a file refused
         self.on_capture = on_capture
         self.started = clock()
@@ -92,9 +118,14 @@ class Monitor:
         self.include_all = include_all
         self.config_dir = config_dir or claude_config_dir()
         self.clock = clock
+        self.idle_grace = idle_grace
+        self.journal = journal
+        self.hooks = hooks
+        self.spool = spool
+        self.focused: str | None = None
         self.agents: dict[str, Agent] = {}
-        self.records: dict[str, PaneRecord] = {}
-        self.claude_pids: dict[str, int | None] = {}
+        self.panes: dict[str, PaneWatch] = {}  # every watched pane, by id
+        self.all_panes: dict[str, PaneRecord] = {}  # every pane of the server at the last discovery
         self.processes: dict[int, ClaudeProcess] = {}  # by pid: version and config dir, read once
         self.statuses: dict[int, ClaudeStatus] = {}  # every watched config dir's status files, by pid
         self.asked: dict[int, ClaudeStatus] = {}  # what ``claude agents --json`` said, for agents without a file
@@ -103,63 +134,74 @@ class Monitor:
         self._first_seen: dict[int, float] = {}
         self._asked_at: dict[tuple[str, Path | None], float] = {}
         self._asking: asyncio.Task | None = None
-        self.captures: dict[str, str] = {}  # pane id -> last capture (the preview reads it)
-        self.fusers: dict[str, Fuser] = {}
-        self.idle_grace = idle_grace
-        self.journal = journal
-        self.hooks = hooks
-        self.spool = spool
-        self.tails: dict[str, TranscriptTail] = {}
-        self.focused: str | None = None
         self._sessions: dict[str, asyncio.Task] = {}
         self._wake: dict[str, asyncio.Event] = {}
-        self._dirty: dict[str, set[str]] = {}  # session id -> panes to re-read (a set: stale work collapses)
-        self._last_read: dict[str, float] = {}
-        self._last_output: dict[str, float] = {}
-        self._dirty_since: dict[str, float] = {}
-        self._lazy_since: dict[str, float] = {}  # dirty only by small writes while working
-        self._recheck: dict[str, float] = {}  # pane id -> when to look again without a change signal
-        self._unknown_output: dict[str, float] = {}
+        self._unknown_checked: dict[str, float] = {}
+        self._unknown_checks: dict[str, asyncio.Task] = {}
+        self._unknown_again: set[str] = set()
         self._discover_soon = asyncio.Event()
         self.clients: dict[str, ControlClient] = {}
         self._stopping = False
-        self.all_panes: set[str] = set()
         self._problem: str | None = "starting"
+        self.supervisor = Supervisor(self._loop_failed)
+
+    # -- views for readers that want one thing of every pane ----------------------
+    @property
+    def records(self) -> dict[str, PaneRecord]:
+        return {pane_id: watch.record for pane_id, watch in self.panes.items()}
+
+    @property
+    def captures(self) -> dict[str, str]:
+        return {pane_id: watch.capture for pane_id, watch in self.panes.items() if watch.capture is not None}
+
+    @property
+    def fusers(self) -> dict[str, Fuser]:
+        return {pane_id: watch.fuser for pane_id, watch in self.panes.items()}
+
+    @property
+    def claude_pids(self) -> dict[str, int | None]:
+        return {pane_id: watch.claude_pid for pane_id, watch in self.panes.items()}
 
     # -- the loops ----------------------------------------------------------
     async def run(self) -> None:
         self._stopping = False
         self._watch_config_dir(self.config_dir)
-        watchers = []
         if self.hooks:
-            watchers.append(asyncio.create_task(self._watch_hooks()))
+            self.supervisor.start("the hook watcher", self._watch_hooks)
+        self.supervisor.start("the tmux socket watcher", self._watch_socket)
         try:
-            while True:
-                await self.discover()
-                self._discover_soon.clear()
-                try:
-                    await asyncio.wait_for(self._discover_soon.wait(), DISCOVERY_INTERVAL)
-                except asyncio.TimeoutError:
-                    pass
-                await asyncio.sleep(DISCOVERY_MIN_GAP)  # many events at once: one discovery
+            await self.supervisor.start("discovery", self._discovery_loop)
         finally:
-            for watcher in watchers:
-                watcher.cancel()
-            await asyncio.gather(*watchers, return_exceptions=True)
             await self.stop()
 
+    async def _discovery_loop(self) -> None:
+        while True:
+            await self.discover()
+            self._discover_soon.clear()
+            wait = DISCOVERY_INTERVAL if self._problem is None else SERVER_RETRY
+            try:
+                await asyncio.wait_for(self._discover_soon.wait(), wait)
+            except asyncio.TimeoutError:
+                pass
+            await asyncio.sleep(DISCOVERY_MIN_GAP)  # many events at once: one discovery
+
     async def stop(self) -> None:
-        """Stop every detector and wait for it: each detaches its control client,
+        """Stop every loop and wait for it: each detector detaches its control client,
         so no tmux client or pipe outlives the monitor.  Safe to call twice."""
         self._stopping = True
-        tasks = [*self._sessions.values(), *self._status_watchers.values(), *([self._asking] if self._asking else [])]
-        for task in tasks:
+        extra = [*self._unknown_checks.values(), *([self._asking] if self._asking else [])]
+        for task in extra:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await self.supervisor.stop()
+        await asyncio.gather(*extra, return_exceptions=True)
         self._sessions.clear()
         self._status_watchers.clear()
+        self._unknown_checks.clear()
         for client in list(self.clients.values()):
             await client.close()
+
+    def _loop_failed(self, name: str, message: str) -> None:
+        self._tell(self.on_notice, message)
 
     def _tell(self, callback: Callable, *args) -> None:
         """Report to the app, unless the monitor is stopping (the app may be tearing down its widgets).
@@ -174,21 +216,39 @@ class Monitor:
     def request_discovery(self) -> None:
         self._discover_soon.set()
 
+    async def _watch_socket(self) -> None:
+        """Discover as soon as the server's socket appears, goes or is replaced (a restarted server)."""
+        path = self.server.socket_file()
+
+        def identity() -> tuple[int, int] | None:
+            try:
+                st = os.stat(path)
+            except OSError:
+                return None
+            return (st.st_dev, st.st_ino)
+
+        last = identity()
+        while True:
+            await asyncio.sleep(SOCKET_CHECK)
+            now = identity()
+            if now != last:
+                last = now
+                self.request_discovery()
+
     async def discover(self) -> None:
         """List panes and processes once; start or stop session detectors."""
         try:
             records, table = await asyncio.to_thread(lambda: (self.server.list_panes(), read_process_table()))
         except TmuxUnavailable as exc:
             self._report(str(exc))
-            for pane_id in list(self.agents):
-                self._forget(pane_id)
+            await self._lose_server()
             return
         except TmuxCommandError as exc:
             self._report(f"tmux: {exc}")
             return
         self._report(None)
         seen: set[str] = set()
-        self.all_panes = {r.pane_id for r in records}
+        self.all_panes = {r.pane_id: r for r in records}
         now = self.clock()
         for record in records:
             claude_pid = find_claude(record.pid, table)
@@ -196,69 +256,117 @@ class Monitor:
                 self.processes[claude_pid] = process = claude_process(claude_pid, table)
                 self._first_seen[claude_pid] = now
                 self._watch_config_dir(process.config_dir or self.config_dir)
-            known = record.pane_id in self.agents
-            if claude_pid is None and not known and not self.include_all:
+            watch = self.panes.get(record.pane_id)
+            if watch is not None and claude_pid is not None and not watch.key.endswith(f"|{claude_pid}@{_started(table, claude_pid)}"):
+                self._forget(record.pane_id)  # another Claude in that pane now: another agent
+                watch = None
+            if claude_pid is None and watch is None and not self.include_all:
                 continue
             seen.add(record.pane_id)
-            old = self.records.get(record.pane_id)
-            self.records[record.pane_id] = record
-            self.claude_pids[record.pane_id] = claude_pid
-            if old is None or old.dead != record.dead or old.current_command != record.current_command:
+            if watch is None:
+                pid = claude_pid or record.pid
+                key = agent_key(self.host, self.server.key, record.pane_id, pid, _started(table, pid))
+                self.panes[record.pane_id] = PaneWatch(record, key, claude_pid, fuser=Fuser(self.idle_grace))
+                continue
+            old, watch.record, watch.claude_pid = watch.record, record, claude_pid
+            if old.dead != record.dead or old.current_command != record.current_command:
                 self._mark(record.pane_id)
-        for pane_id in list(self.agents):
-            if pane_id not in seen:
-                self._forget(pane_id)
-        for pane_id in list(self.records):
-            if pane_id not in seen:
-                self.records.pop(pane_id, None)
+            agent = self.agents.get(record.pane_id)
+            if agent is not None and (agent.target, agent.session) != (record.target, record.session_name):
+                # A renamed session or window, a moved pane: the row follows at once.
+                agent.target, agent.session = record.target, record.session_name
+                self._tell(self.on_change, agent)
+        for pane_id in [p for p in self.panes if p not in seen]:
+            self._forget(pane_id)
         for pid in [pid for pid in self.processes if pid not in table]:
             self.processes.pop(pid, None)  # that Claude is gone (a new one may reuse the pid)
             self._first_seen.pop(pid, None)
             self.asked.pop(pid, None)
         self._ask_claude_soon(now)
-        sessions = {self.records[p].session_id for p in seen}
+        # Every session gets a detector (and a control client), not only those with
+        # agents: a Claude started in any pane is then noticed by its first output.
+        sessions = {r.session_id for r in records}
         for session_id in sessions - set(self._sessions):
             self._wake[session_id] = asyncio.Event()
-            self._dirty.setdefault(session_id, set()).update(p for p in seen if self.records[p].session_id == session_id)
-            self._sessions[session_id] = asyncio.create_task(self._session_loop(session_id))
+            self._sessions[session_id] = self.supervisor.start(f"the detector of tmux session {session_id}", lambda s=session_id: self._session_loop(s))
         for session_id in set(self._sessions) - sessions:
-            self._sessions.pop(session_id).cancel()
-            self._wake.pop(session_id, None)
-            self._dirty.pop(session_id, None)
+            await self._end_session(session_id)
+
+    async def _end_session(self, session_id: str) -> None:
+        self._sessions.pop(session_id, None)
+        self._wake.pop(session_id, None)
+        await self.supervisor.cancel(f"the detector of tmux session {session_id}")
+
+    async def _lose_server(self) -> None:
+        """The server is gone: forget its panes and end its detectors (a new server reuses ``$0`` and ``%0``)."""
+        for pane_id in list(self.panes):
+            self._forget(pane_id)
+        for session_id in list(self._sessions):
+            await self._end_session(session_id)
+        self.all_panes = {}
 
     def _mark(self, pane_id: str) -> None:
         """Note that a pane changed; its session's detector will re-read it (coalesced)."""
-        record = self.records.get(pane_id)
-        if record is None:
+        watch = self.panes.get(pane_id)
+        if watch is None:
             return
-        dirty = self._dirty.setdefault(record.session_id, set())
-        if pane_id not in dirty:
-            dirty.add(pane_id)
-            self._dirty_since[pane_id] = self.clock()
-        wake = self._wake.get(record.session_id)
+        watch.timing.changed(self.clock())
+        self._wake_session(watch.record.session_id)
+
+    def _wake_session(self, session_id: str) -> None:
+        wake = self._wake.get(session_id)
         if wake is not None:
             wake.set()
 
     def _pane_output(self, pane_id: str, size: int = 1 << 20) -> None:
-        if pane_id in self.records:
-            now = self.clock()
-            self._last_output[pane_id] = now
+        watch = self.panes.get(pane_id)
+        if watch is not None:
             agent = self.agents.get(pane_id)
-            if size < SMALL_WRITE and agent is not None and agent.state is AgentState.WORKING:
-                # A working agent's spinner ticks in small writes; a dialog or the end of
-                # a turn is a large redraw.  Small writes are looked at lazily.
-                self._lazy_since.setdefault(pane_id, now)
-                self._mark(pane_id)
+            # A working agent's spinner ticks in small writes; a dialog or the end of
+            # a turn is a large redraw.  Small writes are looked at lazily.
+            watch.timing.output(self.clock(), size, agent is not None and agent.state is AgentState.WORKING)
+            self._wake_session(watch.record.session_id)
+        else:
+            self._unknown_output(pane_id)
+
+    def _unknown_output(self, pane_id: str) -> None:
+        """A pane we do not watch wrote something: maybe Claude just started in it.
+
+        It is asked what it runs (through its session's control client, no
+        fork) at most once a second; only a changed answer costs a discovery.
+        Output while a question is pending asks once more afterwards, so a
+        Claude that draws once and waits is not missed.
+        """
+        if pane_id in self._unknown_checks:
+            self._unknown_again.add(pane_id)
+            return
+        delay = max(0.0, self._unknown_checked.get(pane_id, 0.0) + UNKNOWN_PANE_RECHECK - self.clock())
+        self._unknown_checks[pane_id] = asyncio.create_task(self._check_unknown(pane_id, delay))
+
+    async def _check_unknown(self, pane_id: str, delay: float) -> None:
+        try:
+            await asyncio.sleep(delay)
+            self._unknown_checked[pane_id] = self.clock()
+            record = self.all_panes.get(pane_id)
+            client = self.clients.get(record.session_id) if record is not None else None
+            if record is None or client is None or client.closed:
+                self.request_discovery()  # a pane newer than our last look
                 return
-            self._lazy_since.pop(pane_id, None)
-            self._mark(pane_id)
-        elif pane_id not in self.all_panes or self.clock() - self._unknown_output.get(pane_id, 0.0) > UNKNOWN_PANE_RECHECK:
-            # A pane we do not watch is writing: maybe Claude just started in it.
-            self._unknown_output[pane_id] = self.clock()
+            lines = await client.command("display-message", "-p", "-t", pane_id, "#{pane_current_command}")
+            if (lines[0] if lines else "") != record.current_command:
+                self.request_discovery()
+        except (ControlError, asyncio.TimeoutError):
             self.request_discovery()
+        except Exception:  # noqa: BLE001 - a check must not end anything
+            log.exception("checking pane %s failed", pane_id)
+        finally:
+            self._unknown_checks.pop(pane_id, None)
+            if pane_id in self._unknown_again and not self._stopping:
+                self._unknown_again.discard(pane_id)
+                self._unknown_output(pane_id)
 
     def _control_event(self, name: str, args: str) -> None:
-        if name in ("sessions-changed", "window-add", "window-close", "unlinked-window-close", "layout-change"):
+        if name in LAYOUT_EVENTS:
             self.request_discovery()
         elif name == "pane-mode-changed":
             self._mark(args.strip())
@@ -267,77 +375,69 @@ class Monitor:
         """The detector of one tmux session: re-read a pane only when it changed.
 
         Changes come from the session's control client (``%output``), from
-        Claude's status file and hooks, and from the idle-grace clock.  Each
-        pane is read at most every CAPTURE_GAP seconds (FOCUS_GAP for the
-        previewed one); changes in between collapse into one read.  Without a
-        control client (it could not attach) the panes are polled instead.
+        Claude's status file and hooks, and from the panes' own rechecks; the
+        pace is ``schedule.due_at``'s.  A control client that ends while the
+        session lives is replaced (with back-off); until then the panes are
+        polled.
         """
-        wake = self._wake[session_id]
-        dirty = self._dirty.setdefault(session_id, set())
-        attached = ControlClient(
-            self.server,
-            session_id,
-            on_output=self._pane_output,
-            on_event=self._control_event,
-            on_exit=lambda reason: self.request_discovery(),
-        )
-        client: ControlClient | None = attached
+        wake = self._wake.setdefault(session_id, asyncio.Event())
+        client: ControlClient | None = None
+        attach_at = 0.0
+        attached_at = 0.0
+        backoff = Backoff(first=1.0, limit=10.0, healthy_after=30.0)
+
+        def ended(reason: str) -> None:
+            self.request_discovery()  # the session may be gone...
+            wake.set()  # ...or only the client: replace it
+
         try:
-            try:
-                await attached.start()
-                self.clients[session_id] = attached
-            except TmuxUnavailable:
-                client = None
             while not self._stopping:  # a swallowed cancel (see _tell) must still end the loop
                 wake.clear()  # before looking: a change marked while we work wakes the next round
                 now = self.clock()
+                if (client is None or client.closed) and now >= attach_at:
+                    if client is not None:
+                        self.clients.pop(session_id, None)
+                        await client.close()
+                        log.info("control client of session %s ended; attaching a new one", session_id)
+                    client = ControlClient(self.server, session_id, on_output=self._pane_output, on_event=self._control_event, on_exit=ended)
+                    try:
+                        await client.start()
+                        self.clients[session_id] = client
+                        attached_at = now
+                        for watch in self._session_panes(session_id):
+                            watch.timing.changed(now)  # anything may have changed unseen
+                    except TmuxUnavailable:
+                        attach_at = now + backoff.after_failure(now - attached_at)
                 polling = client is None or client.closed
-                panes = [p for p, r in self.records.items() if r.session_id == session_id]
-                if polling:
-                    dirty.update(panes)  # no change signal: poll
-                for pane_id in panes:
-                    deadline = self._recheck.get(pane_id)
-                    if deadline is not None and deadline <= now:
-                        del self._recheck[pane_id]
-                        dirty.add(pane_id)
-                timeout = POLL_GAP if polling else IDLE_WAKE
-                for pane_id in list(dirty):
-                    if pane_id not in self.records:
-                        dirty.discard(pane_id)
-                        continue
-                    if polling:
-                        due = self._last_read.get(pane_id, 0.0) + POLL_GAP
-                    elif pane_id in self._lazy_since:
-                        due = self._last_read.get(pane_id, 0.0) + (FOCUS_LAZY_GAP if pane_id == self.focused else LAZY_GAP)
-                    else:
-                        gap = FOCUS_GAP if pane_id == self.focused else CAPTURE_GAP
-                        settled = min(self._last_output.get(pane_id, 0.0) + QUIET, self._dirty_since.get(pane_id, now) + MAX_WAIT)
-                        due = max(self._last_read.get(pane_id, 0.0) + gap, settled)
-                    if due <= now:
-                        dirty.discard(pane_id)
-                        self._dirty_since.pop(pane_id, None)
-                        self._lazy_since.pop(pane_id, None)
-                        self._last_read[pane_id] = now
-                        await self.observe(pane_id, client)
-                    else:
+                for watch in self._session_panes(session_id):
+                    due = due_at(watch.timing, now, polling=polling, focused=watch.record.pane_id == self.focused)
+                    if due is not None and due <= now:
+                        watch.timing.read(now)
+                        await self.observe(watch.record.pane_id, None if polling else client)
+                now = self.clock()
+                timeout = IDLE_WAKE if not polling else max(0.05, attach_at - now) if attach_at > now else IDLE_WAKE
+                for watch in self._session_panes(session_id):
+                    due = due_at(watch.timing, now, polling=polling, focused=watch.record.pane_id == self.focused)
+                    if due is not None:
                         timeout = min(timeout, due - now)
-                for pane_id in panes:
-                    deadline = self._recheck.get(pane_id)
-                    if deadline is not None:
-                        timeout = min(timeout, deadline - self.clock())
                 try:
                     await asyncio.wait_for(wake.wait(), timeout=max(timeout, 0.005))
                 except asyncio.TimeoutError:
                     pass
         finally:
             # Also when cancelled while attaching: the tmux -C process is ours to end.
-            self.clients.pop(session_id, None)
-            await attached.close()
+            if client is not None:
+                if self.clients.get(session_id) is client:
+                    self.clients.pop(session_id, None)
+                await client.close()
+
+    def _session_panes(self, session_id: str) -> list[PaneWatch]:
+        return [w for w in self.panes.values() if w.record.session_id == session_id]
 
     def _watch_config_dir(self, folder: Path) -> None:
         """Watch one Claude config dir's status files (once per dir: agents may use different ones)."""
         if folder not in self._status_watchers and not self._stopping:
-            self._status_watchers[folder] = asyncio.create_task(self._watch_statuses(folder))
+            self._status_watchers[folder] = self.supervisor.start(f"the status-file watcher of {folder}", lambda: self._watch_statuses(folder))
 
     async def _watch_statuses(self, folder: Path) -> None:
         async for statuses in watch_statuses(folder / "sessions"):
@@ -347,9 +447,12 @@ class Monitor:
                 merged.update(found)
             changed = {pid for pid in set(merged) | set(self.statuses) if merged.get(pid) != self.statuses.get(pid)}
             self.statuses = merged
-            for pane_id, pid in list(self.claude_pids.items()):
-                if pid in changed:
-                    self._mark(pane_id)
+            self._mark_pids(changed)
+
+    def _mark_pids(self, pids: set[int]) -> None:
+        for pane_id, watch in list(self.panes.items()):
+            if watch.claude_pid in pids:
+                self._mark(pane_id)
 
     def _ask_claude_soon(self, now: float) -> None:
         """Ask ``claude agents --json`` about agents that still have no status file (in the background).
@@ -375,12 +478,14 @@ class Monitor:
         self._asking = asyncio.create_task(self._ask_claude(due))
 
     async def _ask_claude(self, processes: list[ClaudeProcess]) -> None:
-        answers = await ask_claude(processes, {p.pid for p in processes})
+        try:
+            answers = await ask_claude(processes, {p.pid for p in processes})
+        except Exception:  # noqa: BLE001 - a fallback source; the next discovery asks again
+            log.exception("asking claude agents failed")
+            return
         changed = {pid for pid, status in answers.items() if self.asked.get(pid) != status}
         self.asked.update(answers)
-        for pane_id, pid in list(self.claude_pids.items()):
-            if pid in changed:
-                self._mark(pane_id)
+        self._mark_pids(changed)
 
     async def _watch_hooks(self) -> None:
         """Hook events (when installed): the most confident and often the first word on a change.
@@ -399,61 +504,55 @@ class Monitor:
             self._tell(self.on_notice, str(exc))
 
     def hook_event(self, event: HookEvent) -> None:
-        record = self.records.get(event.pane_id)
+        watch = self.panes.get(event.pane_id)
         agent = self.agents.get(event.pane_id)
-        if record is None or agent is None:
+        if watch is None or agent is None:
             return  # not a pane we watch (another server, or not yet discovered)
-        claude_pid = self.claude_pids.get(event.pane_id)
-        if event.pid and claude_pid and event.pid != claude_pid:
+        if event.pid and watch.claude_pid and event.pid != watch.claude_pid:
             return  # the same %N on another tmux server: not this agent
-        if event.transcript_path and event.pane_id not in self.tails:
-            self._open_transcript(agent, Path(event.transcript_path))
+        if event.transcript_path and watch.tail is None:
+            watch.tail = TranscriptTail(Path(event.transcript_path))  # replayed at the pane's next read
         observation = hook_observation(event)
         if observation is not None:
-            now = self.clock()
-            fused = self.fusers.setdefault(event.pane_id, Fuser(self.idle_grace)).observe(observation, now, at=event.ts)
-            self._update(record, claude_pid, fused)
-        self.refresh_soon(event.pane_id)
+            fused = watch.fuser.observe(observation, self.clock(), at=event.ts)
+            self._update(watch, fused)
+        self._mark(event.pane_id)
 
     # -- transcript ---------------------------------------------------------------
-    def _open_transcript(self, agent: Agent, path: Path) -> None:
-        """Follow an agent's transcript: replay what is there silently, then record what comes."""
-        tail = TranscriptTail(path)
-        self.tails[agent.pane_id] = tail
-        if self.journal is not None:
-            turns = tail.read_new()
-            # History from before headspace started is replayed silently (it is
-            # in the log already, or was never ours to log); anything since is new.
-            cut = next((i for i, t in enumerate(turns) if (turn_time(t) or 0.0) >= self.started), len(turns))
-            self.journal.turns(agent, turns[:cut], record=False)
-            if turns[cut:]:
-                self.journal.turns(agent, turns[cut:])
-
-    def _read_transcript(self, agent: Agent, status: ClaudeStatus | None) -> None:
-        tail = self.tails.get(agent.pane_id)
-        if tail is None:
+    async def _read_transcript(self, watch: PaneWatch, agent: Agent, status: ClaudeStatus | None) -> None:
+        """Follow an agent's transcript: history before headspace started is replayed
+        silently, anything since is recorded.  Reading runs in a thread: a first
+        read of a long transcript takes a tenth of a second."""
+        if watch.tail is None:
             if status is None or not status.session_id or not status.cwd:
                 return
             process = self.processes.get(agent.claude_pid)
             folder = (process.config_dir if process else None) or self.config_dir
             path = transcript_path(folder, status.cwd, status.session_id)
-            if not path.exists():
+            if not await asyncio.to_thread(path.exists):
                 return
-            self._open_transcript(agent, path)
+            watch.tail = TranscriptTail(path)
+        tail = watch.tail
+        first = not tail.opened
+        turns = await asyncio.to_thread(tail.read_new)
+        if not turns or self.journal is None or self.panes.get(agent.pane_id) is not watch:
             return
-        turns = tail.read_new()
-        if turns and self.journal is not None:
-            before = (agent.command, agent.outcome)
+        before = (agent.command, agent.outcome)
+        if first:
+            cut = next((i for i, t in enumerate(turns) if (turn_time(t) or 0.0) >= self.started), len(turns))
+            self.journal.turns(agent, turns[:cut], record=False)
+            turns = turns[cut:]
+        if turns:
             self.journal.turns(agent, turns)
-            if (agent.command, agent.outcome) != before:
-                self._tell(self.on_change, agent)
+        if (agent.command, agent.outcome) != before:
+            self._tell(self.on_change, agent)
 
     # -- one pane -------------------------------------------------------------
     async def observe(self, pane_id: str, client: ControlClient | None = None) -> Agent | None:
-        record = self.records.get(pane_id)
-        if record is None:
+        watch = self.panes.get(pane_id)
+        if watch is None:
             return None
-        claude_pid = self.claude_pids.get(pane_id)
+        record = watch.record
         try:
             if client is not None and not client.closed:
                 ansi = await client.capture(pane_id)
@@ -462,16 +561,19 @@ class Monitor:
         except (TmuxCommandError, TmuxUnavailable, ControlError, asyncio.TimeoutError):
             self.request_discovery()  # the pane (or its session) is probably gone
             return None
-        changed = self.captures.get(pane_id) != ansi
-        self.captures[pane_id] = ansi
+        if self.panes.get(pane_id) is not watch:
+            return None  # forgotten while it was being read
+        changed = watch.capture != ansi
+        watch.capture = ansi
         if changed:
             self._tell(self.on_capture, pane_id)
-        if claude_pid and not os.path.exists(f"/proc/{claude_pid}"):
+        claude_pid = watch.claude_pid
+        if claude_pid and not process_exists(claude_pid):
             # Claude has exited since the last discovery: read the pane as what it is now.
-            claude_pid = self.claude_pids[pane_id] = None
+            claude_pid = watch.claude_pid = None
             self.request_discovery()
         now = self.clock()
-        fuser = self.fusers.setdefault(pane_id, Fuser(self.idle_grace))
+        fuser = watch.fuser
         process = self.processes.get(claude_pid) if claude_pid else None
         screen = screen_observation(record, claude_pid, ansi, process.version if process else None)
         status = self.statuses.get(claude_pid) if claude_pid else None
@@ -485,28 +587,25 @@ class Monitor:
         elif "claude-agents" in fuser.verdicts:
             del fuser.verdicts["claude-agents"]
         observation = fuser.observe(screen, now, output_changed=changed)
-        deadline = fuser.idle_deadline
-        if deadline is not None:
-            self._recheck[pane_id] = deadline + 0.05  # look again when the grace may have run out
-        hook_deadline = fuser.hook_deadline
-        if hook_deadline is not None:
-            # Read the screen again once a redraw's time has passed since a hook it
-            # contradicts: the hook is then dropped (a forged or stale event must not
-            # hold the row while the pane stays quiet).  Never later than a look
-            # already due; a look that comes earlier schedules this one again.
-            due = self._recheck.get(pane_id)
-            self._recheck[pane_id] = hook_deadline if due is None or due <= now or hook_deadline < due else due
+        if fuser.idle_deadline is not None:
+            watch.timing.look_again(fuser.idle_deadline + 0.05)  # when the grace may have run out
+        if fuser.hook_deadline is not None:
+            # A redraw's time after a hook the screen contradicts: the hook is then
+            # dropped (a forged or stale event must not hold the row while the pane
+            # stays quiet).
+            watch.timing.look_again(fuser.hook_deadline)
         before = self.agents[pane_id].state if pane_id in self.agents else None
-        agent = self._update(record, claude_pid, observation)
-        if before is not None and agent.state is not before and pane_id not in self._recheck:
+        agent = self._update(watch, observation)
+        if before is not None and agent.state is not before:
             # Claude writes a turn to its transcript a moment after drawing it:
             # look once more after a state change, so the last turn is not left
             # unread until the pane next changes.
-            self._recheck[pane_id] = now + TRANSCRIPT_LAG
-        self._read_transcript(agent, status)
+            watch.timing.look_again(now + TRANSCRIPT_LAG)
+        await self._read_transcript(watch, agent, status)
         return agent
 
-    def _update(self, record: PaneRecord, claude_pid: int | None, observation: Observation, at: float | None = None) -> Agent:
+    def _update(self, watch: PaneWatch, observation: Observation, at: float | None = None) -> Agent:
+        record, claude_pid = watch.record, watch.claude_pid
         status = self.statuses.get(claude_pid) if claude_pid else None
         agent = self.agents.get(record.pane_id)
         now = self.clock() if at is None else at
@@ -523,6 +622,7 @@ class Monitor:
                 since=now,
                 prompt_since=now,
                 claude_version=(self.processes[claude_pid].version or "") if claude_pid in self.processes else "",
+                key=watch.key,
             )
             self.agents[record.pane_id] = agent
             if self.journal is not None:
@@ -542,6 +642,7 @@ class Monitor:
         if changed:
             agent.observation = observation  # an equal reading keeps the object the UI already shows
         agent.target = record.target
+        agent.session = record.session_name
         agent.claude_pid = claude_pid or 0
         if status and status.name:
             agent.name = status.name
@@ -549,17 +650,16 @@ class Monitor:
             self._tell(self.on_change, agent)
         return agent
 
+    def replay(self, record: PaneRecord, ansi: str, observation: Observation, at: float) -> Agent:
+        """Show a recorded pane as if it had just been observed (the app without tmux: tests, snapshots)."""
+        watch = self.panes.get(record.pane_id)
+        if watch is None:
+            watch = self.panes[record.pane_id] = PaneWatch(record, agent_key("replay", self.server.key, record.pane_id, record.pid, ""))
+        watch.record, watch.capture = record, ansi
+        return self._update(watch, observation, at=at)
+
     def _forget(self, pane_id: str) -> None:
-        self.records.pop(pane_id, None)
-        self.claude_pids.pop(pane_id, None)
-        self.captures.pop(pane_id, None)
-        self.fusers.pop(pane_id, None)
-        self.tails.pop(pane_id, None)
-        self._recheck.pop(pane_id, None)
-        self._last_read.pop(pane_id, None)
-        self._last_output.pop(pane_id, None)
-        self._dirty_since.pop(pane_id, None)
-        self._lazy_since.pop(pane_id, None)
+        self.panes.pop(pane_id, None)
         if self.agents.pop(pane_id, None) is not None:
             self._tell(self.on_remove, pane_id)
 
@@ -579,6 +679,11 @@ class Monitor:
         self._mark(pane_id)
 
 
+def _started(table, pid: int) -> str:
+    info = table.get(pid)
+    return info.started if info is not None else ""
+
+
 class ControlPaneIO:
     """The guarded actions' view of tmux, for the app: no forks where a control client exists.
 
@@ -593,8 +698,8 @@ class ControlPaneIO:
         self.loop = loop
 
     def _client(self, pane_id: str) -> ControlClient | None:
-        record = self.monitor.records.get(pane_id)
-        client = self.monitor.clients.get(record.session_id) if record is not None else None
+        watch = self.monitor.panes.get(pane_id)
+        client = self.monitor.clients.get(watch.record.session_id) if watch is not None else None
         return client if client is not None and not client.closed else None
 
     def _run(self, coroutine):

@@ -27,7 +27,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 from ..actions import ActionError, Intent, send_guarded
 from ..config import Config
 from ..model import Agent, AgentState, Observation
-from ..journal import Journal
+from ..journal import Journal, who
 from ..monitor import ControlPaneIO, Monitor
 from ..safe_text import clean, safe
 from .. import logfile
@@ -175,9 +175,7 @@ class HeadspaceApp(App[str | None]):
 
     def replay(self, record: PaneRecord, ansi: str, observation: Observation, since: float) -> None:
         """Show a recorded pane as if the monitor had just observed it (for a live=False app)."""
-        self.monitor.records[record.pane_id] = record
-        self.monitor.captures[record.pane_id] = ansi
-        self.monitor._update(record, None, observation, at=since)
+        self.monitor.replay(record, ansi, observation, since)
 
     # -- model updates (called on the app's loop by the monitor) -----------------
     @_while_running
@@ -287,11 +285,10 @@ class HeadspaceApp(App[str | None]):
         if agent is None:
             preview.clear("No agent selected.")
             return
-        ansi = self.monitor.captures.get(agent.pane_id)
-        record = self.monitor.records.get(agent.pane_id)
-        if ansi is None or record is None:
+        watch = self.monitor.panes.get(agent.pane_id)
+        if watch is None or watch.capture is None:
             return
-        preview.show(f"{agent.target} ({agent.pane_id})", ansi, record.width, record.height)
+        preview.show(f"{agent.target} ({agent.pane_id})", watch.capture, watch.record.width, watch.record.height)
 
     # -- layout ----------------------------------------------------------------
     def on_resize(self) -> None:
@@ -336,15 +333,15 @@ class HeadspaceApp(App[str | None]):
         agent = self.selected_agent()
         if agent is None or not self._keys_live():
             return
-        fuser = self.monitor.fusers.get(agent.pane_id)
+        watch = self.monitor.panes.get(agent.pane_id)
         now = self.clock()
-        self.push_screen(WhyScreen(agent, fuser.explain(now) if fuser else None, now))
+        self.push_screen(WhyScreen(agent, watch.fuser.explain(now) if watch else None, now))
 
     def action_timeline(self) -> None:
         agent = self.selected_agent()
         if agent is None or not self._keys_live():
             return
-        events = self.journal.timeline(agent.pane_id) if self.journal is not None else []
+        events = self.journal.timeline(who(agent)) if self.journal is not None else []
         self.push_screen(TimelineScreen(agent, events))
 
     def action_help(self) -> None:

@@ -175,6 +175,11 @@ class TranscriptTail:
         self._skipping = False  # inside a line too long to keep
         self.restarts = 0  # how often truncation or replacement was seen
 
+    @property
+    def opened(self) -> bool:
+        """Has the file been read at least once (what is read first is history)?"""
+        return self._inode is not None
+
     @classmethod
     def at_end(cls, path: Path | str) -> "TranscriptTail":
         """A tail that skips what the file holds now (history) and reads only what comes."""

@@ -11,9 +11,8 @@ install, never from running anything: the native installer runs
 ``~/.local/share/claude/versions/<x.y.z>`` itself; npm installs carry a
 ``package.json`` next to ``cli.js`` or the native binary.
 
-Files are read defensively: regular files only, sizes capped.  Linux only
-(``/proc``); elsewhere both answers are None and headspace falls back to its
-own config dir and the newest table.
+Files are read defensively: regular files only, sizes capped.  Where there
+is no /proc (macOS, BSD) psutil reads the environment and the executable.
 """
 
 from __future__ import annotations
@@ -55,7 +54,19 @@ def claude_process(pid: int, table: ProcessTable, *, proc: str = "/proc") -> Cla
     )
 
 
+def _portable(proc: str) -> bool:
+    """No /proc here (macOS, BSD): ask psutil instead."""
+    return proc == "/proc" and not os.path.isdir("/proc/self")
+
+
 def executable(pid: int, *, proc: str = "/proc") -> str:
+    if _portable(proc):
+        import psutil
+
+        try:
+            return psutil.Process(pid).exe()
+        except psutil.Error:
+            return ""
     try:
         return os.readlink(f"{proc}/{pid}/exe")
     except OSError:
@@ -64,6 +75,14 @@ def executable(pid: int, *, proc: str = "/proc") -> str:
 
 def process_env(pid: int, keys: tuple[str, ...] = ("HOME", "CLAUDE_CONFIG_DIR"), *, proc: str = "/proc") -> dict[str, str]:
     """The named variables of a process's environment ({} if it cannot be read)."""
+    if _portable(proc):
+        import psutil
+
+        try:
+            environ = psutil.Process(pid).environ()
+        except psutil.Error:
+            return {}
+        return {k: v for k, v in environ.items() if k in keys}
     try:
         with open(f"{proc}/{pid}/environ", "rb") as f:
             raw = f.read(ENVIRON_CAP + 1)

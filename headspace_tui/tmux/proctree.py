@@ -2,9 +2,13 @@
 
 ``#{pane_current_command}`` names only the pane's foreground process, and a
 pane's pid is usually a shell with Claude as its child (or grandchild, under
-a wrapper).  So we read the whole process table once per scan — one pass over
-/proc, two small files per process — and answer every pane from that snapshot
-with a pure tree walk, which tests can drive with hand-built tables.
+a wrapper).  So we read the whole process table once per scan and answer
+every pane from that snapshot with a pure tree walk, which tests can drive
+with hand-built tables.
+
+Where there is a /proc (Linux) the table is one pass over it, two small
+files per process: 2.5 ms for 66 processes here, where psutil's
+``process_iter`` takes 6.7 ms.  Elsewhere (macOS, BSD) psutil reads it.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ class ProcessInfo:
     ppid: int
     comm: str  # the kernel's name: the executable's basename, at most 15 characters
     argv: tuple[str, ...] = ()  # empty for kernel threads and zombies
+    started: str = ""  # when it started, in the platform's own unit: with the pid, names this process for good
 
     @property
     def argv0_name(self) -> str:
@@ -62,8 +67,8 @@ class ProcessTable:
         return list(self._children.get(pid, ()))
 
 
-def _parse_stat(text: str) -> tuple[str, int] | None:
-    """(comm, ppid) from /proc/<pid>/stat; comm may itself contain spaces and parentheses."""
+def _parse_stat(text: str) -> tuple[str, int, str] | None:
+    """(comm, ppid, start time in clock ticks) from /proc/<pid>/stat; comm may itself contain spaces and parentheses."""
     open_, close = text.find("("), text.rfind(")")
     if open_ < 0 or close < open_:
         return None
@@ -71,14 +76,19 @@ def _parse_stat(text: str) -> tuple[str, int] | None:
     if len(rest) < 2:
         return None
     try:
-        return text[open_ + 1 : close], int(rest[1])
+        return text[open_ + 1 : close], int(rest[1]), rest[19] if len(rest) > 19 else ""
     except ValueError:
         return None
 
 
-def read_process_table(proc: str = "/proc") -> ProcessTable:
-    """Every process visible in ``proc``; ones that exit mid-read or deny access are left out
-    (their stat) or kept without argv (their cmdline)."""
+def read_process_table(proc: str = "/proc", *, portable: bool | None = None) -> ProcessTable:
+    """Every process visible in ``proc`` (or, with ``portable`` or without a /proc, through psutil).
+
+    Processes that exit mid-read or deny access are left out (their stat)
+    or kept without argv (their cmdline).
+    """
+    if portable or (portable is None and proc == "/proc" and not os.path.isdir("/proc/self")):
+        return _psutil_table()
     processes: dict[int, ProcessInfo] = {}
     try:
         names = os.listdir(proc)
@@ -95,7 +105,7 @@ def read_process_table(proc: str = "/proc") -> ProcessTable:
             continue
         if parsed is None:
             continue
-        comm, ppid = parsed
+        comm, ppid, started = parsed
         try:
             with open(os.path.join(base, "cmdline"), "rb") as f:
                 raw = f.read()
@@ -103,8 +113,32 @@ def read_process_table(proc: str = "/proc") -> ProcessTable:
         except OSError:
             argv = ()
         pid = int(name)
-        processes[pid] = ProcessInfo(pid, ppid, comm, argv)
+        processes[pid] = ProcessInfo(pid, ppid, comm, argv, started)
     return ProcessTable(processes)
+
+
+def _psutil_table() -> ProcessTable:
+    import psutil
+
+    processes: dict[int, ProcessInfo] = {}
+    for process in psutil.process_iter(["pid", "ppid", "name", "cmdline", "create_time"]):
+        info = process.info
+        if info.get("ppid") is None:
+            continue  # gone while listed
+        argv = tuple(info.get("cmdline") or ())
+        started = info.get("create_time")
+        processes[info["pid"]] = ProcessInfo(info["pid"], info["ppid"], info.get("name") or "", argv, f"{started:.2f}" if started else "")
+    return ProcessTable(processes)
+
+
+def process_exists(pid: int) -> bool:
+    """Is ``pid`` still running (portable; a zombie counts as gone)?"""
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return psutil.pid_exists(pid)
 
 
 def children(pid: int, table: ProcessTable) -> list[int]:

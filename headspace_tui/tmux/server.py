@@ -158,6 +158,16 @@ class TmuxServer:
             return f"socket {self.socket_name!r}"
         return "the default socket"
 
+    def socket_file(self) -> str:
+        """Where this server's socket lives (as tmux(1) places it: ``$TMUX_TMPDIR/tmux-UID/NAME``).
+
+        Watching it is how a restarted server is noticed without forking tmux.
+        """
+        if self.socket_path:
+            return self.socket_path
+        folder = os.environ.get("TMUX_TMPDIR") or "/tmp"
+        return os.path.join(folder, f"tmux-{os.getuid()}", self.socket_name or "default")
+
     def socket_args(self) -> list[str]:
         """The ``-L``/``-S`` arguments that select this server (none: the default one)."""
         if self.socket_path:

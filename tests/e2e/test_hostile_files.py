@@ -105,7 +105,9 @@ def test_hostile_status_files_stop_nothing(claude_session, private_tmux, tmp_pat
             # The real status file, beside the hostile ones, is still read.
             await _until(lambda: "status-file" in monitor.fusers[session.pane_id].verdicts, "the real status file")
             pid = monitor.claude_pids[session.pane_id]
-            assert monitor.statuses[pid].status == "idle"
+            # Claude writes its file before its first status (read as starting): wait for
+            # the status, as a fixed assert raced Claude on a loaded machine.
+            await _until(lambda: monitor.statuses[pid].status == "idle", "the status file to say idle")
             assert set(monitor.statuses) == {pid}, "nothing from the hostile files became an agent status"
             # ...and it keeps being read: Claude's next change still arrives.
             session.submit("hello")

@@ -163,7 +163,9 @@ def test_the_transcript_gives_the_command_outcome_and_timeline(claude_session, f
             await wait_until(pilot, lambda: agent.outcome == "tests passed: 12 passed", "the outcome on the row")
             assert agent.command == "run the tests"
             # Claude writes its last turn to the transcript a moment after drawing it: wait for it, not a fixed time.
-            completed = lambda: any(e.kind == "state_transition" and e.payload["to"] == "complete" for e in journal.timeline(session.pane_id))  # noqa: E731
+            # History is kept under the agent's identity (host, server, pane, Claude process), not its %N.
+            assert agent.key.startswith("local|") and agent.key.split("|")[2] == session.pane_id and str(agent.claude_pid) in agent.key
+            completed = lambda: any(e.kind == "state_transition" and e.payload["to"] == "complete" for e in journal.timeline(agent.key))  # noqa: E731
             await wait_until(pilot, completed, "the command's completion in the journal")
             await pilot.press("t")
             await pilot.pause(0.3)

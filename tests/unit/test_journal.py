@@ -100,3 +100,38 @@ def test_an_agent_that_exits_mid_command_keeps_its_command_and_goes_inactive(tmp
     assert commands.active is False and commands.current.text == "refactor the parser"
     inactive = [e for e in journal.timeline("%1") if e.kind == "agent_inactive"]
     assert len(inactive) == 1 and inactive[0].payload["state"] == "processing"
+
+
+def keyed(pane: str, key: str) -> Agent:
+    return Agent(pane_id=pane, target="s:0.0", session="s", key=key)
+
+
+def test_two_agents_in_a_pane_called_percent_1_keep_separate_histories(tmp_path):
+    """``%1`` exists on every tmux server and is reused by the next pane: histories follow the identity."""
+    journal = Journal(EventLog(tmp_path / "events.db"), clock=lambda: NOON)
+    old = keyed("%1", "local|L:default|%1|100@5")  # an hour ago, on the default server
+    new = keyed("%1", "local|L:work|%1|200@9")  # now, on another server
+    journal.state_changed(old, None, AgentState.PERMISSION, NOON - 3600)
+    journal.state_changed(old, AgentState.PERMISSION, AgentState.EXITED, NOON - 3000)
+    journal.state_changed(new, None, AgentState.WORKING, NOON - 10)
+    assert [e.payload["to"] for e in journal.timeline(new.key)] == ["working"]
+    assert [e.payload["to"] for e in journal.timeline(old.key) if e.kind == "agent_state"] == ["permission", "exited"]
+    assert journal.waited_today({"%1": new}, NOON) == 600  # the old agent's wait, closed; nothing open for the new one
+    journal.state_changed(new, AgentState.WORKING, AgentState.QUESTION, NOON - 5)
+    assert journal.waited_today({"%1": new}, NOON) == 605
+
+
+def test_a_restart_that_finds_the_agent_as_it_was_writes_no_new_line(tmp_path):
+    path = tmp_path / "events.db"
+    a = keyed("%3", "local|L:default|%3|300@7")
+    first = Journal(EventLog(path), clock=lambda: NOON)
+    first.state_changed(a, None, AgentState.WORKING, NOON - 100)
+    first.close()
+    for restart in range(3):
+        again = Journal(EventLog(path), clock=lambda: NOON)
+        again.state_changed(a, None, AgentState.WORKING, NOON + restart)
+        again.close()
+    last = Journal(EventLog(path), clock=lambda: NOON)
+    last.state_changed(a, None, AgentState.IDLE, NOON + 10)  # it changed while headspace was away: that is news
+    assert [(e.payload["from"], e.payload["to"]) for e in last.timeline(a.key)] == [(None, "working"), (None, "idle")]
+    last.close()

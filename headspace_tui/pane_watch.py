@@ -1,0 +1,39 @@
+"""Everything the monitor keeps about one watched pane, in one record.
+
+The monitor used to keep a dozen dictionaries keyed by pane id that had to
+be kept in step (forgetting a pane cleared ten of them).  A ``PaneWatch``
+holds the pane's facts, its last capture, its fuser, its transcript tail
+and its read timing; forgetting a pane is dropping its record.
+
+``agent_key`` names an agent for history: ``%1`` exists on every tmux
+server and is reused by the next pane, so histories, timelines and totals
+are keyed by host, server, pane *and* the process that runs in it (its pid
+and start time, which together name a process for good).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .detect.fusion import Fuser
+from .detect.transcript import TranscriptTail
+from .schedule import PaneTiming
+from .tmux.server import PaneRecord
+
+LOCAL_HOST = "local"
+
+
+def agent_key(host: str, server: str, pane_id: str, pid: int, started: str) -> str:
+    """The identity of the agent in ``pane_id``: stable while its process lives, new with the next one."""
+    return f"{host}|{server}|{pane_id}|{pid}@{started}"
+
+
+@dataclass
+class PaneWatch:
+    record: PaneRecord
+    key: str
+    claude_pid: int | None = None
+    capture: str | None = None
+    fuser: Fuser = field(default_factory=Fuser)
+    tail: TranscriptTail | None = None
+    timing: PaneTiming = field(default_factory=PaneTiming)
