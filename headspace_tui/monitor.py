@@ -217,15 +217,20 @@ class Monitor:
         self._discover_soon.set()
 
     async def _watch_socket(self) -> None:
-        """Discover as soon as the server's socket appears, goes or is replaced (a restarted server)."""
+        """Discover as soon as the server's socket appears, goes or is replaced (a restarted server).
+
+        tmux 3.3 leaves its socket behind after ``kill-server`` and the next
+        server binds a new one in its place, often with the same inode: its
+        modification time (in ns) is what tells them apart.
+        """
         path = self.server.socket_file()
 
-        def identity() -> tuple[int, int] | None:
+        def identity() -> tuple[int, int, int] | None:
             try:
                 st = os.stat(path)
             except OSError:
                 return None
-            return (st.st_dev, st.st_ino)
+            return (st.st_dev, st.st_ino, st.st_mtime_ns)
 
         last = identity()
         while True:

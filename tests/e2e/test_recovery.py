@@ -1,0 +1,160 @@
+"""The monitor recovers by itself: a restarted tmux server, a dead control client,
+renamed and moved panes, an error inside a session's detector.
+
+Real tmux (a private server), real Claude Code against the scripted API,
+headspace's monitor as the app runs it.  Times are asserted against what
+the issue promises a user (agents back within 2 s of a restarted server, a
+Claude within 2 s of its box), generous for a loaded 2-core machine; the
+control client is killed by its own process id (it is our child).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+
+import pytest
+
+from headspace_tui import monitor as monitor_module
+from tests.harness import fake_api as api
+from headspace_tui.model import AgentState
+from headspace_tui.monitor import Monitor
+from headspace_tui.tmux.server import TmuxServer
+
+pytestmark = pytest.mark.e2e
+
+
+def _monitor(private_tmux, session, **options):
+    seen: dict[str, list] = {"problems": [], "notices": []}
+    monitor = Monitor(
+        TmuxServer(socket_name=private_tmux.name),
+        on_change=lambda agent: None,
+        on_remove=lambda pane_id: None,
+        on_problem=seen["problems"].append,
+        on_notice=seen["notices"].append,
+        config_dir=session.home / ".claude",
+        hooks=False,
+        **options,
+    )
+    return monitor, seen
+
+
+async def _until(predicate, what: str, timeout: float = 20.0) -> float:
+    """Wait for ``predicate``; how long it took."""
+    start = time.monotonic()
+    while not predicate():
+        if time.monotonic() - start > timeout:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.02)
+    return time.monotonic() - start
+
+
+def _live_clients(monitor: Monitor) -> dict[str, object]:
+    return {sid: c for sid, c in monitor.clients.items() if not c.closed}
+
+
+def _run(monitor: Monitor, scenario) -> None:
+    async def main() -> None:
+        task = asyncio.create_task(monitor.run())
+        try:
+            await scenario()
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            await monitor.stop()
+
+    asyncio.run(main())
+
+
+def test_a_restarted_tmux_server_is_picked_up_within_two_seconds(claude_session, private_tmux):
+    first = claude_session([])
+    monitor, seen = _monitor(private_tmux, first)
+
+    async def scenario() -> None:
+        await _until(lambda: first.pane_id in monitor.agents, "the first agent")
+        private_tmux.run("kill-server")
+        await _until(lambda: not monitor.agents and not monitor.clients, "the agents of the killed server to go")
+        assert seen["problems"][-1] and "no tmux server" in seen["problems"][-1]
+        # A new server: the shell is up when this returns.
+        again = await asyncio.to_thread(claude_session, [], name="again", launch=False)
+        picked_up = await _until(lambda: seen["problems"][-1] is None, "the new server to be noticed", timeout=10)
+        await asyncio.to_thread(again.launch)  # returns once Claude's box is drawn
+        found = await _until(lambda: again.pane_id in monitor.agents, "the new agent", timeout=10)
+        assert picked_up < 2.0, f"the restarted server was noticed after {picked_up:.2f}s"
+        assert found < 2.0, f"the new Claude appeared {found:.2f}s after its box"
+        # One control client per session, none left polling.
+        await _until(lambda: set(_live_clients(monitor)) == set(monitor._sessions) and monitor._sessions, "a control client per session")
+        assert len(monitor._sessions) == 1
+        print(f"server noticed after {picked_up:.2f}s; agent shown {found:.2f}s after its box")
+
+    _run(monitor, scenario)
+
+
+def test_a_dead_control_client_is_replaced_and_reads_go_on(claude_session, private_tmux):
+    session = claude_session([api.text("Hi there.")])
+    monitor, _ = _monitor(private_tmux, session)
+
+    async def scenario() -> None:
+        await _until(lambda: session.pane_id in monitor.agents, "the agent")
+        await _until(lambda: _live_clients(monitor), "a control client")
+        (session_id, client), = _live_clients(monitor).items()
+        os.kill(client._proc.pid, signal.SIGKILL)  # our own child, by its id
+        took = await _until(lambda: session_id in _live_clients(monitor) and monitor.clients[session_id] is not client, "a new control client", timeout=5)
+        await asyncio.to_thread(session.submit, "say hello")
+        await _until(lambda: "Hi there." in (monitor.panes[session.pane_id].capture or ""), "the reply read through the new client")
+        print(f"control client replaced after {took:.2f}s")
+
+    _run(monitor, scenario)
+
+
+def test_renamed_and_moved_panes_are_followed_at_once(claude_session, private_tmux):
+    session = claude_session([])
+    monitor, _ = _monitor(private_tmux, session)
+
+    async def scenario() -> None:
+        await _until(lambda: session.pane_id in monitor.agents, "the agent")
+        agent = monitor.agents[session.pane_id]
+        assert agent.session == session.name
+        private_tmux.run("rename-session", "-t", session.name, "renamed [x]")
+        took = await _until(lambda: agent.session == "renamed [x]" and agent.target.startswith("renamed [x]:"), "the row to follow the rename", timeout=5)
+        assert took < 1.5, f"rename followed after {took:.2f}s"
+        private_tmux.run("new-session", "-d", "-s", "other", "-x", "80", "-y", "24", "bash --norc --noprofile")
+        private_tmux.run("break-pane", "-d", "-s", session.pane_id, "-t", "other:")  # the pane moves to another session
+        moved = await _until(lambda: agent.session == "other" and agent.target.startswith("other:"), "the row to follow the moved pane", timeout=5)
+        assert moved < 1.5, f"move followed after {moved:.2f}s"
+        assert monitor.agents[session.pane_id] is agent  # the same agent, not a new one
+        print(f"rename followed after {took:.2f}s, move after {moved:.2f}s")
+
+    _run(monitor, scenario)
+
+
+def test_an_error_inside_a_detector_is_told_once_and_reading_resumes(claude_session, private_tmux, monkeypatch):
+    session = claude_session([api.text("Resumed fine.")])
+    monitor, seen = _monitor(private_tmux, session)
+    armed = {"on": False, "raised": 0}
+    real = monitor_module.screen_observation
+
+    def faulty(*args, **kwargs):
+        if armed["on"]:
+            armed["on"] = False
+            armed["raised"] += 1
+            raise RuntimeError("injected fault")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(monitor_module, "screen_observation", faulty)
+
+    async def scenario() -> None:
+        await _until(lambda: session.pane_id in monitor.agents and monitor.agents[session.pane_id].state is AgentState.IDLE, "the idle agent")
+        armed["on"] = True
+        await asyncio.to_thread(session.submit, "carry on")
+        await _until(lambda: armed["raised"] == 1, "the fault")
+        await _until(lambda: seen["notices"], "one line about it")
+        await _until(lambda: "Resumed fine." in (monitor.panes[session.pane_id].capture or ""), "reading after the fault")
+        await _until(lambda: monitor.agents[session.pane_id].state is AgentState.IDLE, "the agent's state after the fault")
+        assert len(seen["notices"]) == 1 and "RuntimeError: injected fault" in seen["notices"][0] and "restarted" in seen["notices"][0]
+        assert "\n" not in seen["notices"][0]
+        await _until(lambda: _live_clients(monitor), "the restarted detector's control client")
+
+    _run(monitor, scenario)
