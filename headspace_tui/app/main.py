@@ -1,8 +1,13 @@
 """The headspace app: agent table, live preview, prompt bar, one-key answers.
 
-Thin by design: the model comes from ``monitor.Monitor``, keys go through
+Thin by design: the model comes from ``monitor.Monitor`` (its reports
+arrive as Textual messages, see messages.py), keys go through
 ``actions.send_guarded`` (in a thread, so the UI never waits on tmux), and
-the widgets only display.
+the widgets only display.  The main screen owns the bindings and the
+layout breakpoints; ``check_action`` decides which keys are live for the
+selected agent, and the footer shows only those.  An error in a message
+handler or a worker is logged with its traceback and shown as one line;
+it never ends the app or the monitor.
 """
 
 from __future__ import annotations
@@ -17,12 +22,14 @@ import time
 from typing import Callable
 from pathlib import Path
 
+from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Vertical
-from rich.text import Text
+from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
+from textual.worker import Worker, WorkerState
 
 from ..actions import ActionError, Intent, send_guarded
 from ..config import Config
@@ -32,6 +39,7 @@ from ..monitor import ControlPaneIO, Monitor
 from ..safe_text import clean, safe
 from .. import logfile
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
+from .messages import AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, ServiceNotice
 from .screens.help import HelpScreen
 from .screens.reply import ReplyScreen
 from .screens.timeline import TimelineScreen
@@ -47,13 +55,30 @@ _NOTHING = object()
 log = logging.getLogger(__name__)
 
 
-def _while_running(handler):
-    """Drop monitor reports that arrive while the app is shutting down (its widgets are going)."""
+MONITOR_RESTART = 1.0  # seconds before a monitor that stopped on an error runs again
+# Keys that act on the selected agent, and the states in which each can do anything.
+_ANSWERS = {AgentState.PERMISSION, AgentState.PLAN}
+_AT_INPUT = {AgentState.IDLE, AgentState.INPUT}
+_NEEDS_AGENT = {"approve", "deny", "option", "nudge", "interrupt", "reply", "jump", "why", "timeline"}
+
+
+def _handler(handler):
+    """A UI handler that cannot take the app down.
+
+    Reports that arrive while the app is shutting down are dropped (its
+    widgets are going); an error is logged with its traceback and shown as
+    one line, and the next report is handled as usual.
+    """
 
     @functools.wraps(handler)
     def guarded(self, *args):
-        if self.is_running:
+        if not self.is_running:
+            return
+        try:
             handler(self, *args)
+        except Exception as exc:  # noqa: BLE001 - one bad update must not end the app
+            log.exception("%s failed", handler.__name__)
+            self.notify(clean(f"display error ({type(exc).__name__}: {exc}); details in the log", 300), severity="error", markup=False)
 
     return guarded
 
@@ -68,26 +93,38 @@ class FilterInput(Input):
         self.app.close_filter()  # type: ignore[attr-defined]
 
 
+class MainScreen(Screen):
+    """The app's default screen (table, preview, prompt bar): owns the keys and the layout breakpoints.
+
+    Its widgets are the app's ``compose``; the keys' actions live on the app
+    (``app.``), which holds the model and decides in ``check_action`` which
+    of them the selected agent allows.
+    """
+
+    BINDINGS = [
+        Binding("y", "app.approve", "approve", id="approve"),
+        Binding("n", "app.deny", "deny", id="deny"),
+        Binding("r", "app.reply", "reply", id="reply"),
+        Binding("c", "app.nudge", "nudge", id="nudge"),
+        Binding("x", "app.interrupt", "interrupt", id="interrupt"),
+        # Esc is every TUI user's "close this": it never reaches an agent.
+        Binding("escape", "app.close_overlay", "close", show=False),
+        Binding("enter", "app.jump", "jump", id="jump"),
+        Binding("slash", "app.filter", "filter", id="filter"),
+        Binding("l", "app.toggle_layout", "layout", id="toggle_layout", show=False),
+        Binding("e", "app.why", "why", id="why"),
+        Binding("t", "app.timeline", "timeline", id="timeline", show=False),
+        Binding("question_mark", "app.help", "help", id="help"),
+        Binding("q", "app.quit", "quit", id="quit"),
+        *[Binding(str(n), f"app.option('{n}')", f"option {n}", show=False) for n in range(1, 10)],
+    ]
+    # Side by side from SIDE_BY_SIDE_MIN_WIDTH columns (with the layout on "auto").
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (SIDE_BY_SIDE_MIN_WIDTH, "-wide")]
+
+
 class HeadspaceApp(App[str | None]):
     TITLE = "headspace"
     CSS_PATH = "headspace.tcss"
-    BINDINGS = [
-        Binding("y", "approve", "approve", id="approve"),
-        Binding("n", "deny", "deny", id="deny"),
-        Binding("r", "reply", "reply", id="reply"),
-        Binding("c", "nudge", "nudge", id="nudge"),
-        Binding("x", "interrupt", "interrupt", id="interrupt"),
-        # Esc is every TUI user's "close this": it never reaches an agent.
-        Binding("escape", "close_overlay", "close", show=False),
-        Binding("enter", "jump", "jump", id="jump"),
-        Binding("slash", "filter", "filter", id="filter"),
-        Binding("l", "toggle_layout", "layout", id="toggle_layout", show=False),
-        Binding("e", "why", "why", id="why"),
-        Binding("t", "timeline", "timeline", id="timeline", show=False),
-        Binding("question_mark", "help", "help", id="help"),
-        Binding("q", "quit", "quit", id="quit"),
-        *[Binding(str(n), f"option('{n}')", f"option {n}", show=False) for n in range(1, 10)],
-    ]
 
     def __init__(
         self,
@@ -118,8 +155,8 @@ class HeadspaceApp(App[str | None]):
         self.monitor = Monitor(
             server,
             on_change=self._agent_changed,
-            on_remove=self._agent_removed,
-            on_problem=self._problem,
+            on_remove=lambda pane_id: self.post_message(AgentRemoved(pane_id)),
+            on_problem=lambda problem: self.post_message(ProblemChanged(problem)),
             include_all=include_all,
             config_dir=config_dir,
             clock=clock,
@@ -127,16 +164,23 @@ class HeadspaceApp(App[str | None]):
             journal=journal,
             spool=spool,
             hooks=hooks and live,
-            on_capture=self._pane_captured,
-            on_notice=self._notice,
+            on_capture=lambda pane_id: self.post_message(PaneCaptured(pane_id)),
+            on_notice=lambda text: self.post_message(ServiceNotice(text)),
         )
         self.journal = journal
         self.layout_mode = self.config.layout
         self.problem: str | None = None
+        self._main_screen: MainScreen | None = None
         self._summary_text: Text | None = None
 
     # -- building -------------------------------------------------------------
+    def get_default_screen(self) -> Screen:
+        if self._main_screen is None:
+            self._main_screen = MainScreen()
+        return self._main_screen
+
     def compose(self) -> ComposeResult:
+        """The main screen's widgets (the app composes onto its default screen, a ``MainScreen``)."""
         yield Static(id="summary")
         yield FilterInput(placeholder="filter: target, folder, state…", id="filter")
         with Container(id="body"):
@@ -156,13 +200,30 @@ class HeadspaceApp(App[str | None]):
         self._apply_layout()
         self._refresh_summary()
         if self.live:
-            self.run_worker(self.monitor.run(), group="monitor", name="monitor", exclusive=True)
+            self._start_monitor()
         else:
             self.problem = None
         self.set_interval(1.0, self._tick)
         self.query_one(AgentTable).focus()
         for notice in self.notices:
-            self._notice(notice)
+            self.post_message(ServiceNotice(notice))
+
+    def _start_monitor(self) -> None:
+        self.run_worker(self.monitor.run(), group="monitor", name="monitor", exclusive=True, exit_on_error=False)
+
+    @_handler
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Every worker's error, in one place: logged, one line shown, the monitor run again."""
+        if event.state is not WorkerState.ERROR:
+            return
+        error = event.worker.error
+        log.error("worker %s stopped on an error", event.worker.name, exc_info=error)
+        what = f"{type(error).__name__}: {error}" if error is not None else "an error"
+        if event.worker.group == "monitor":
+            self.notify(clean(f"watching stopped on an error ({what}); starting again", 300), severity="error", markup=False)
+            self.set_timer(MONITOR_RESTART, self._start_monitor)
+        else:
+            self.notify(clean(f"{event.worker.name} failed ({what})", 300), severity="error", markup=False)
 
     async def on_unmount(self) -> None:
         # Detach from tmux before the event loop goes away (the monitor worker may
@@ -177,26 +238,32 @@ class HeadspaceApp(App[str | None]):
         """Show a recorded pane as if the monitor had just observed it (for a live=False app)."""
         self.monitor.replay(record, ansi, observation, since)
 
-    # -- model updates (called on the app's loop by the monitor) -----------------
-    @_while_running
+    # -- model updates (the monitor's reports, as messages) -----------------------
     def _agent_changed(self, agent: Agent) -> None:
+        """The monitor's report of a changed agent (on the app's loop): handled as a message."""
+        self.post_message(AgentChanged(agent))
+
+    @_handler
+    def on_agent_changed(self, message: AgentChanged) -> None:
+        agent = message.agent
         self.table.upsert(agent)
         self._refresh_summary()
         if agent.pane_id == self.table.selected_pane_id:
             self._refresh_prompt_bar()
+            self.refresh_bindings()  # the keys the footer offers follow the agent's state
         elif self.monitor.focused is None:
             self._selection_changed()
 
-    @_while_running
-    def _agent_removed(self, pane_id: str) -> None:
-        self.table.remove(pane_id)
+    @_handler
+    def on_agent_removed(self, message: AgentRemoved) -> None:
+        self.table.remove(message.pane_id)
         self._refresh_summary()
         self._selection_changed()
 
-    @_while_running
-    def _notice(self, message: str) -> None:
+    @_handler
+    def on_service_notice(self, message: ServiceNotice) -> None:
         """One line about a problem that does not stop headspace (a bad file, a source turned off)."""
-        self.notify(clean(message), severity="warning", timeout=15, markup=False)
+        self.notify(clean(message.text), severity="warning", timeout=15, markup=False)
 
     # -- crashes ------------------------------------------------------------------------
     def _handle_exception(self, error: Exception) -> None:
@@ -211,9 +278,9 @@ class HeadspaceApp(App[str | None]):
         # prints one line and the log file's path instead.
         self._exit_renderables.clear()
 
-    @_while_running
-    def _problem(self, problem: str | None) -> None:
-        self.problem = problem
+    @_handler
+    def on_problem_changed(self, message: ProblemChanged) -> None:
+        self.problem = message.problem
         self._refresh_summary()
 
     def _refresh_summary(self) -> None:
@@ -248,7 +315,7 @@ class HeadspaceApp(App[str | None]):
             else:
                 empty.update(Text("No Claude Code agents found.\nStart `claude` in a tmux pane; it shows up here within seconds."))
 
-    @_while_running
+    @_handler
     def _tick(self) -> None:
         self.table.tick()
         self._refresh_summary()
@@ -269,11 +336,12 @@ class HeadspaceApp(App[str | None]):
             self.monitor.refresh_soon(agent.pane_id)
         self._refresh_prompt_bar()
         self._refresh_preview()
+        self.refresh_bindings()
 
-    @_while_running
-    def _pane_captured(self, pane_id: str) -> None:
+    @_handler
+    def on_pane_captured(self, message: PaneCaptured) -> None:
         """The monitor read a pane that changed: repaint the preview if it is the one shown."""
-        if pane_id == self.table.selected_pane_id:
+        if message.pane_id == self.table.selected_pane_id:
             self._refresh_preview()
 
     def _refresh_prompt_bar(self) -> None:
@@ -291,19 +359,39 @@ class HeadspaceApp(App[str | None]):
         preview.show(f"{agent.target} ({agent.pane_id})", watch.capture, watch.record.width, watch.record.height)
 
     # -- layout ----------------------------------------------------------------
-    def on_resize(self) -> None:
-        self._apply_layout()
-
     def _apply_layout(self) -> None:
+        """``auto`` follows the main screen's breakpoint classes (-wide / -narrow) in the stylesheet."""
         body = self.query_one("#body")
-        side = self.layout_mode == "side" or (self.layout_mode == "auto" and self.size.width >= SIDE_BY_SIDE_MIN_WIDTH)
-        body.set_class(side, "side")
-        body.set_class(not side, "stacked")
+        for mode in ("auto", "side", "stacked"):
+            body.set_class(self.layout_mode == mode, mode)
 
     def action_toggle_layout(self) -> None:
-        currently_side = self.query_one("#body").has_class("side")
-        self.layout_mode = "stacked" if currently_side else "side"
+        body = self.query_one("#body")
+        side = body.has_class("side") or (body.has_class("auto") and self.screen_stack[0].has_class("-wide"))
+        self.layout_mode = "stacked" if side else "side"
         self._apply_layout()
+
+    # -- which keys are live ----------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Agent keys only where they can do something for the selected agent (the footer shows only those)."""
+        if action not in _NEEDS_AGENT or not self.is_running or not self.screen_stack:
+            return True
+        try:
+            agent = self.selected_agent()
+        except Exception:  # noqa: BLE001 - the main screen is still being built
+            return True
+        if agent is None:
+            return False
+        state = agent.state
+        if action in ("approve", "deny"):
+            return state in _ANSWERS
+        if action == "option":
+            return state.is_menu
+        if action == "interrupt":
+            return state is AgentState.WORKING
+        if action == "nudge":
+            return state in _AT_INPUT
+        return True
 
     # -- filter and help ----------------------------------------------------------
     def action_filter(self) -> None:
@@ -433,7 +521,7 @@ class HeadspaceApp(App[str | None]):
             return "the prompt just changed; read it, then press again"
         return ""
 
-    @work(thread=True, group="send")
+    @work(thread=True, group="send", exit_on_error=False)
     def _send(self, pane_id: str, target: str, seen, intent: Intent, shown_at: float | None = None) -> None:
         try:
             outcome = send_guarded(
@@ -457,7 +545,7 @@ class HeadspaceApp(App[str | None]):
         else:
             self.call_from_thread(self._report_send, pane_id, f"{target}: {outcome.detail}", "not delivered", "error", None)
 
-    @_while_running
+    @_handler
     def _report_send(self, pane_id: str, message: str, mark: str, severity: str, answered) -> None:
         """Say how a send went. After a delivered one, keys for that agent wait for a new observation."""
         self.notify(clean(message), severity=severity, markup=False)  # type: ignore[arg-type]

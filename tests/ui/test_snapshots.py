@@ -60,6 +60,7 @@ def demo_app() -> HeadspaceApp:
                 dead_status=None,
             )
             app.replay(record, ansi, classify_capture(ansi, command=meta["pane_command"]), NOW - age)
+        await pilot.pause()  # the monitor's reports reach the table as messages
         app.table.move_cursor(row=0)
         await pilot.pause()
 

@@ -1,0 +1,96 @@
+"""The app the Textual way: an error in a UI handler stays in the UI, and the footer offers only live keys.
+
+Recorded Claude screens from the corpus are shown through the monitor's own
+replay path (no tmux needed for what is tested here: the app's handling of
+the monitor's reports).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from headspace_tui.app.main import HeadspaceApp
+from headspace_tui.detect.claude import classify_capture
+from headspace_tui.journal import Journal
+from headspace_tui.model import AgentState
+from headspace_tui.tmux.server import PaneRecord, TmuxServer
+from tests.harness.record import DEFAULT_OUT
+
+NOW = 1_800_000_000.0
+
+
+def _record(n: int, screen: str) -> tuple[PaneRecord, str, dict]:
+    base = DEFAULT_OUT / "alt" / "120x40" / screen
+    meta = json.loads(base.with_suffix(".json").read_text())
+    record = PaneRecord(
+        pane_id=f"%{n}", session_id=f"${n}", session_name=f"s{n}", window_index=0, pane_index=0, target=f"s{n}:0.0",
+        pid=1000 + n, current_command=meta["pane_command"], cwd="/src", width=meta["width"], height=meta["height"],
+        alternate_on=meta["alternate_on"], in_mode=False, title="", dead=False, dead_status=None,
+    )
+    return record, base.with_suffix(".ansi").read_text(), meta
+
+
+def _app() -> HeadspaceApp:
+    return HeadspaceApp(TmuxServer(socket_name="headspace-resilience-unused"), live=False, clock=lambda: NOW, journal=Journal(None), hooks=False)
+
+
+def _show(app: HeadspaceApp, n: int, screen: str) -> None:
+    record, ansi, meta = _record(n, screen)
+    app.replay(record, ansi, classify_capture(ansi, command=meta["pane_command"]), NOW - 10)
+
+
+def _footer_keys(app: HeadspaceApp) -> set[str]:
+    return {b.binding.action.removeprefix("app.") for b in app.screen.active_bindings.values() if b.enabled and b.binding.show}
+
+
+def test_an_error_in_a_ui_handler_is_one_line_and_the_next_update_is_shown():
+    async def scenario() -> None:
+        app = _app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            table = app.table
+            real_upsert = table.upsert
+            calls = {"n": 0}
+
+            def upsert_failing_once(agent):
+                calls["n"] += 1
+                if calls["n"] == 1:
+                    raise RuntimeError("injected display fault")
+                real_upsert(agent)
+
+            table.upsert = upsert_failing_once  # the table's own method, failing once
+            _show(app, 0, "permission_bash")
+            await pilot.pause(0.2)
+            assert app.is_running
+            shown = [str(n.message) for n in app._notifications]
+            assert len(shown) == 1 and "RuntimeError: injected display fault" in shown[0] and "\n" not in shown[0]
+            _show(app, 1, "idle_finished")  # the next report is handled as usual
+            await pilot.pause(0.2)
+            assert "%1" in table.agents and app.is_running
+
+    asyncio.run(scenario())
+
+
+def test_the_footer_offers_only_the_keys_the_selected_agent_allows():
+    async def scenario() -> None:
+        app = _app()
+        async with app.run_test(size=(160, 48)) as pilot:
+            assert not {"approve", "deny", "interrupt", "nudge", "jump"} & _footer_keys(app)  # no agent: no agent keys
+            _show(app, 0, "permission_bash")
+            await pilot.pause(0.2)
+            assert app.selected_agent().state is AgentState.PERMISSION
+            keys = _footer_keys(app)
+            assert {"approve", "deny", "reply"} <= keys and not {"interrupt", "nudge"} & keys
+            _show(app, 1, "working_spinner")
+            await pilot.pause(0.2)
+            app.table.move_cursor(row=list(app.table._order).index("%1"))
+            await pilot.pause(0.2)
+            assert app.selected_agent().state is AgentState.WORKING
+            keys = _footer_keys(app)
+            assert "interrupt" in keys and not {"approve", "deny", "nudge"} & keys
+            # A key the agent does not allow does nothing at all: no send, no toast.
+            await pilot.press("y")
+            await pilot.pause(0.2)
+            assert not app._notifications and "%1" not in app._in_flight
+
+    asyncio.run(scenario())
