@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from headspace_tui.detect.agents_cli import list_agents  # noqa: E402
-from tests.harness.claude import find_claude  # noqa: E402
+from headspace_tui.detect.agents_cli import list_agents
+from tests.harness.claude import find_claude
 
 
 def main() -> None:

@@ -40,13 +40,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from headspace_tui.detect.claude import classify_capture  # noqa: E402
-from headspace_tui.detect.registry import read_statuses, status_observation  # noqa: E402
-from headspace_tui.detect.transcript import TranscriptTail  # noqa: E402
-from headspace_tui.hooks.spool import hook_observation, read_spool  # noqa: E402
-from headspace_tui.model import AgentState, Observation  # noqa: E402
-from headspace_tui.safe_text import is_clean  # noqa: E402
-from headspace_tui.screen.virtual import VirtualScreen  # noqa: E402
+from headspace_tui.detect.claude import classify_capture
+from headspace_tui.detect.registry import read_statuses, status_observation
+from headspace_tui.detect.transcript import TranscriptTail
+from headspace_tui.hooks.spool import hook_observation, read_spool
+from headspace_tui.model import AgentState, Observation
+from headspace_tui.safe_text import is_clean
+from headspace_tui.screen.virtual import VirtualScreen
 
 ROOT = Path(__file__).resolve().parent.parent
 VERSIONS = sorted(p.name.removeprefix("claude-") for p in (ROOT / "snapshots" / "panes").glob("claude-*"))
@@ -247,20 +247,20 @@ def fuzz_files(n: int, seed: int, stats: Stats, only: int | None) -> None:
             special = rng.random() < 0.02
             if target == "status":
                 path = folder / "44444.json"
-                kind = _special(rng, path) if special else path.write_bytes(mutate_json(rng, dict(STATUS)))
+                _special(rng, path) if special else path.write_bytes(mutate_json(rng, dict(STATUS)))
 
                 def call(folder=folder):
                     return [status_observation(s) for s in read_statuses(folder).values()]
             elif target == "spool":
                 path = folder / f"{i:020d}-1-abcd.json"
-                kind = _special(rng, path) if special else path.write_bytes(mutate_json(rng, dict(rng.choice(EVENTS))))
+                _special(rng, path) if special else path.write_bytes(mutate_json(rng, dict(rng.choice(EVENTS))))
 
                 def call(folder=folder):
                     return [hook_observation(e) for e in read_spool(folder)]
             else:
                 path = folder / "t.jsonl"
                 if special:
-                    kind = _special(rng, path)
+                    _special(rng, path)
                 else:
                     lines = [mutate_json(rng, line) if rng.random() < 0.3 else json.dumps(line).encode() for line in rng.sample(transcript_seed, min(8, len(transcript_seed)))]
                     path.write_bytes(b"\n".join(lines) + rng.choice([b"\n", b""]))

@@ -14,8 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from headspace_tui.state.intent import detect_intent  # noqa: E402
-from tests.unit.test_intent import HOSTILE, HOSTILE_IDS, ROWS  # noqa: E402
+from headspace_tui.state.intent import detect_intent
+from tests.unit.test_intent import HOSTILE, HOSTILE_IDS, ROWS
 
 
 def timed(text: str) -> float:
@@ -30,7 +30,7 @@ def timed(text: str) -> float:
 def main() -> None:
     labelled = [timed(row["text"]) for row in ROWS]
     print(f"labelled turns: {len(labelled)}, mean {sum(labelled) / len(labelled) * 1000:.2f} ms, slowest {max(labelled) * 1000:.2f} ms")
-    for name, text in zip(HOSTILE_IDS, HOSTILE):
+    for name, text in zip(HOSTILE_IDS, HOSTILE, strict=True):
         print(f"{name:>12}: {len(text):>7} chars, {timed(text) * 1000:.2f} ms")
 
 

@@ -24,11 +24,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.harness.claude import find_claude  # noqa: E402
-from tests.harness.fake_api import FakeAnthropicAPI  # noqa: E402
-from tests.harness.races import RACES, Bench  # noqa: E402
-from tests.harness.session import ClaudeSession  # noqa: E402
-from tests.harness.tmux import PrivateTmux  # noqa: E402
+from tests.harness.claude import find_claude
+from tests.harness.fake_api import FakeAnthropicAPI
+from tests.harness.races import RACES, Bench
+from tests.harness.session import ClaudeSession
+from tests.harness.tmux import PrivateTmux
 
 
 def run_race(name: str, trials: int, claude: str) -> tuple[list, float]:

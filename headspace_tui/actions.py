@@ -24,10 +24,11 @@ import hashlib
 import os
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Protocol
+from typing import Protocol
 
 from .detect.claude import classify_capture, is_claude_command, strip_sgr
 from .model import AgentState, Observation

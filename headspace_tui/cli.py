@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into head & co.
         sys.stderr.close()
         return EXIT_OK
-    except Exception as exc:  # noqa: BLE001 - a bug: one line and the log, never a traceback
+    except Exception as exc:
         from . import logfile
 
         path = logfile.setup()

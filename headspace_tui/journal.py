@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from .detect import transcript
 from .detect.outcome import Outcome, analyze
@@ -60,7 +60,7 @@ class Journal:
             self._load_today()
 
     @classmethod
-    def open(cls, path=None, clock: Callable[[], float] = time.time) -> tuple["Journal", str | None]:
+    def open(cls, path=None, clock: Callable[[], float] = time.time) -> tuple[Journal, str | None]:
         """A journal on the event log at ``path``; on failure, a memory-only one and the reason."""
         try:
             return cls(EventLog(path), clock), None

@@ -13,8 +13,8 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from .state.eventlog import default_path as events_path
 

@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import logging
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from .detect.fusion import Fuser
 from .detect.registry import ClaudeStatus, claude_config_dir, status_observation, watch_statuses
@@ -181,7 +182,7 @@ class Monitor:
             wait = DISCOVERY_INTERVAL if self._problem is None else SERVER_RETRY
             try:
                 await asyncio.wait_for(self._discover_soon.wait(), wait)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             await asyncio.sleep(DISCOVERY_MIN_GAP)  # many events at once: one discovery
 
@@ -293,7 +294,7 @@ class Monitor:
         sessions = {r.session_id for r in records}
         for session_id in sessions - set(self._sessions):
             self._wake[session_id] = asyncio.Event()
-            self._sessions[session_id] = self.supervisor.start(f"the detector of tmux session {session_id}", lambda s=session_id: self._session_loop(s))
+            self._sessions[session_id] = self.supervisor.start(f"the detector of tmux session {session_id}", functools.partial(self._session_loop, session_id))
         for session_id in set(self._sessions) - sessions:
             await self._end_session(session_id)
 
@@ -360,9 +361,9 @@ class Monitor:
             lines = await client.command("display-message", "-p", "-t", pane_id, "#{pane_current_command}")
             if (lines[0] if lines else "") != record.current_command:
                 self.request_discovery()
-        except (ControlError, asyncio.TimeoutError):
+        except (TimeoutError, ControlError):
             self.request_discovery()
-        except Exception:  # noqa: BLE001 - a check must not end anything
+        except Exception:
             log.exception("checking pane %s failed", pane_id)
         finally:
             self._unknown_checks.pop(pane_id, None)
@@ -427,7 +428,7 @@ class Monitor:
                         timeout = min(timeout, due - now)
                 try:
                     await asyncio.wait_for(wake.wait(), timeout=max(timeout, 0.005))
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     pass
         finally:
             # Also when cancelled while attaching: the tmux -C process is ours to end.
@@ -485,7 +486,7 @@ class Monitor:
     async def _ask_claude(self, processes: list[ClaudeProcess]) -> None:
         try:
             answers = await ask_claude(processes, {p.pid for p in processes})
-        except Exception:  # noqa: BLE001 - a fallback source; the next discovery asks again
+        except Exception:
             log.exception("asking claude agents failed")
             return
         changed = {pid for pid, status in answers.items() if self.asked.get(pid) != status}
@@ -502,7 +503,7 @@ class Monitor:
             async for event in watch_spool(self.spool or spool_dir()):
                 try:
                     self.hook_event(event)
-                except Exception:  # noqa: BLE001 - one event must not end the watch
+                except Exception:
                     log.exception("hook event %s skipped", event.name)
         except SpoolRefused as exc:
             log.warning("%s", exc)
@@ -563,7 +564,7 @@ class Monitor:
                 ansi = await client.capture(pane_id)
             else:
                 ansi = await asyncio.to_thread(self.server.capture, pane_id, True)
-        except (TmuxCommandError, TmuxUnavailable, ControlError, asyncio.TimeoutError):
+        except (TimeoutError, TmuxCommandError, TmuxUnavailable, ControlError):
             self.request_discovery()  # the pane (or its session) is probably gone
             return None
         if self.panes.get(pane_id) is not watch:

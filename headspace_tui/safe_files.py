@@ -24,8 +24,9 @@ import json
 import logging
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +123,7 @@ def depth(value: Any) -> int:
     while stack:
         item, level = stack.pop()
         if isinstance(item, dict):
-            children = item.values()
+            children = list(item.values())
         elif isinstance(item, list):
             children = item
         else:

@@ -87,7 +87,7 @@ class Supervisor:
                 return
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # noqa: BLE001 - the point of a supervisor
+            except Exception as exc:
                 self.failures[name] = self.failures.get(name, 0) + 1
                 log.error("%s stopped on an error; starting it again", name, exc_info=exc)
                 self.on_error(name, f"{name} stopped on an error ({type(exc).__name__}: {exc}); restarted")

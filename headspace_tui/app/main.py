@@ -19,7 +19,7 @@ import os
 import shlex
 import sys
 import time
-from typing import Callable
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.text import Text
@@ -27,17 +27,18 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 from textual.worker import Worker, WorkerState
 
+from .. import logfile
 from ..actions import ActionError, Intent, send_guarded
 from ..config import Config
-from ..model import Agent, AgentState, Observation
 from ..journal import Journal, who
+from ..model import Agent, AgentState, Observation
 from ..monitor import ControlPaneIO, Monitor
 from ..safe_text import clean, safe
-from .. import logfile
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 from .messages import AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, ServiceNotice
 from .screens.help import HelpScreen
@@ -76,7 +77,7 @@ def _handler(handler):
             return
         try:
             handler(self, *args)
-        except Exception as exc:  # noqa: BLE001 - one bad update must not end the app
+        except Exception as exc:
             log.exception("%s failed", handler.__name__)
             self.notify(clean(f"display error ({type(exc).__name__}: {exc}); details in the log", 300), severity="error", markup=False)
 
@@ -155,8 +156,8 @@ class HeadspaceApp(App[str | None]):
         self.monitor = Monitor(
             server,
             on_change=self._agent_changed,
-            on_remove=lambda pane_id: self.post_message(AgentRemoved(pane_id)),
-            on_problem=lambda problem: self.post_message(ProblemChanged(problem)),
+            on_remove=lambda pane_id: self._post(AgentRemoved(pane_id)),
+            on_problem=lambda problem: self._post(ProblemChanged(problem)),
             include_all=include_all,
             config_dir=config_dir,
             clock=clock,
@@ -164,8 +165,8 @@ class HeadspaceApp(App[str | None]):
             journal=journal,
             spool=spool,
             hooks=hooks and live,
-            on_capture=lambda pane_id: self.post_message(PaneCaptured(pane_id)),
-            on_notice=lambda text: self.post_message(ServiceNotice(text)),
+            on_capture=lambda pane_id: self._post(PaneCaptured(pane_id)),
+            on_notice=lambda text: self._post(ServiceNotice(text)),
         )
         self.journal = journal
         self.layout_mode = self.config.layout
@@ -239,9 +240,12 @@ class HeadspaceApp(App[str | None]):
         self.monitor.replay(record, ansi, observation, since)
 
     # -- model updates (the monitor's reports, as messages) -----------------------
+    def _post(self, message: Message) -> None:
+        """A report of the monitor (on the app's loop), handled as a message."""
+        self.post_message(message)
+
     def _agent_changed(self, agent: Agent) -> None:
-        """The monitor's report of a changed agent (on the app's loop): handled as a message."""
-        self.post_message(AgentChanged(agent))
+        self._post(AgentChanged(agent))
 
     @_handler
     def on_agent_changed(self, message: AgentChanged) -> None:
@@ -256,7 +260,7 @@ class HeadspaceApp(App[str | None]):
 
     @_handler
     def on_agent_removed(self, message: AgentRemoved) -> None:
-        self.table.remove(message.pane_id)
+        self.table.remove_agent(message.pane_id)
         self._refresh_summary()
         self._selection_changed()
 
@@ -536,7 +540,7 @@ class HeadspaceApp(App[str | None]):
         except (ActionError, TmuxCommandError, TmuxUnavailable) as exc:
             self.call_from_thread(self._report_send, pane_id, f"{target}: {exc}", "not sent", "warning", None)
             return
-        except Exception as exc:  # noqa: BLE001 - a send must never end the app
+        except Exception as exc:
             log.exception("sending to %s failed", pane_id)
             self.call_from_thread(self._report_send, pane_id, f"{target}: not sent ({type(exc).__name__})", "not sent", "error", None)
             return
@@ -605,7 +609,7 @@ def run_app(
     app = HeadspaceApp(server, config=config, include_all=include_all, journal=journal, notices=notices, log_path=log_path)
     try:
         result = app.run()
-    except Exception as exc:  # noqa: BLE001 - outside Textual's own handling (start-up, driver)
+    except Exception as exc:
         log.error("headspace stopped on an unexpected error", exc_info=exc)
         app.crash = app.crash or exc
         result = None

@@ -20,8 +20,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from .registry import ClaudeStatus, parse_status
 from .claude.tables import version_key
+from .registry import ClaudeStatus, parse_status
 
 MIN_VERSION = (2, 1, 145)
 OUTPUT_CAP = 1 << 20
@@ -29,7 +29,7 @@ TIMEOUT = 5.0
 
 
 def supports_agents(version: str | None) -> bool:
-    return bool(version) and version_key(version) >= MIN_VERSION
+    return version is not None and bool(version) and version_key(version) >= MIN_VERSION
 
 
 def parse_agents(output: str | bytes) -> dict[int, ClaudeStatus]:
@@ -96,7 +96,7 @@ async def list_agents(binary: str | Path, config_env: dict[str, str], *, timeout
     try:
         out = await asyncio.wait_for(proc.stdout.read(OUTPUT_CAP + 1), timeout)  # type: ignore[union-attr]
         await asyncio.wait_for(proc.wait(), timeout)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         await _end(proc)
         return {}
     except asyncio.CancelledError:

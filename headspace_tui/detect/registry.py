@@ -23,10 +23,12 @@ Facts measured on 2.1.330 (tests/e2e/test_live_loop.py, test_discovery.py):
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Mapping
+from typing import Any
 
 from ..model import AgentState, Evidence, Observation
 from ..safe_files import Unchanged, Unreadable, loads, note_once, read_regular
@@ -131,7 +133,7 @@ def read_statuses(folder: Path, cache: Unchanged[ClaudeStatus | None] | None = N
     except OSError:
         return statuses
     for path in paths:
-        status = read_status_file(path) if cache is None else cache.get(path, lambda path=path: read_status_file(path))
+        status = read_status_file(path) if cache is None else cache.get(path, functools.partial(read_status_file, path))
         if status is not None:
             statuses[status.pid] = status
     if cache is not None:
@@ -146,7 +148,7 @@ async def _wait(stop_event: asyncio.Event | None, seconds: float) -> bool:
         return False
     try:
         await asyncio.wait_for(stop_event.wait(), seconds)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         pass
     return stop_event.is_set()
 

@@ -127,7 +127,7 @@ def parse_line(data: Any) -> Turn | None:
         return None
     blocks = _blocks(message.get("content"))
     text = "\n".join(b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str))
-    common = {"uuid": _str(data.get("uuid")), "timestamp": _str(data.get("timestamp"))}
+    common: dict[str, Any] = {"uuid": _str(data.get("uuid")), "timestamp": _str(data.get("timestamp"))}
     if kind == "assistant":
         uses = tuple(
             (b["name"], dict(b["input"]) if isinstance(b.get("input"), dict) else {})
@@ -181,7 +181,7 @@ class TranscriptTail:
         return self._inode is not None
 
     @classmethod
-    def at_end(cls, path: Path | str) -> "TranscriptTail":
+    def at_end(cls, path: Path | str) -> TranscriptTail:
         """A tail that skips what the file holds now (history) and reads only what comes."""
         tail = cls(path)
         try:

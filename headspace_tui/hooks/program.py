@@ -35,7 +35,7 @@ def _spool_dir():
     if runtime and os.path.isabs(runtime):  # relative values are invalid (XDG spec)
         base = os.path.join(runtime, "headspace")
     else:
-        base = "/tmp/headspace-%d" % os.getuid()
+        base = f"/tmp/headspace-{os.getuid()}"
     return base, os.path.join(base, "spool")
 
 
@@ -77,7 +77,7 @@ def _claude_pid():
     """The hook's parent, or the parent's parent when the parent is ``sh -c``."""
     ppid = os.getppid()
     try:
-        with open("/proc/%d/stat" % ppid, "rb") as handle:
+        with open(f"/proc/{ppid}/stat", "rb") as handle:
             stat = handle.read()
         head, _, tail = stat.rpartition(b")")
         comm = head.partition(b"(")[2].decode("utf-8", "replace")
@@ -94,7 +94,7 @@ def _record(data, ts):
         parsed = json.loads(text)
         if isinstance(parsed, dict):
             record = parsed
-    except Exception:  # not JSON, or nested too deep to parse
+    except Exception:  # noqa: BLE001 - not JSON, or nested too deep to parse
         pass
     if record is None:
         record = {"raw": text}
@@ -112,7 +112,7 @@ def main():
     if not (_private_dir(base) and _private_dir(spool)):
         return
     payload = _record(data, ts_ns / 1e9)
-    name = "%020d-%d-%s" % (ts_ns, os.getpid(), os.urandom(4).hex())
+    name = f"{ts_ns:020d}-{os.getpid()}-{os.urandom(4).hex()}"
     tmp = os.path.join(spool, ".tmp-" + name)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     try:
@@ -131,6 +131,6 @@ def main():
 if __name__ == "__main__":
     try:
         main()
-    except BaseException:
+    except BaseException:  # noqa: BLE001 - a hook must never fail Claude's tool call: exit 0, say nothing
         pass
     os._exit(0)

@@ -44,10 +44,11 @@ import os
 import shlex
 import sys
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from ..safe_files import Unreadable, loads, read_regular
 

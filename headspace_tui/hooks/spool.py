@@ -32,9 +32,10 @@ import asyncio
 import os
 import re
 import time
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, AsyncIterator, Mapping
+from typing import Any
 
 from ..model import AgentState, Evidence, Observation, Option, Prompt
 from ..safe_files import Unreadable, is_private_dir, loads, note_once, read_with_stat
@@ -81,7 +82,7 @@ class HookEvent:
     raw: dict[str, Any] = field(default_factory=dict, hash=False, compare=False, repr=False)
 
     @classmethod
-    def from_record(cls, name: str, record: Mapping[str, Any]) -> "HookEvent":
+    def from_record(cls, name: str, record: Mapping[str, Any]) -> HookEvent:
         pid = record.get("pid")
         ts = record.get("ts")
         if not isinstance(ts, (int, float)) or isinstance(ts, bool):
@@ -264,21 +265,18 @@ async def watch_spool(
 
     for event in fresh():
         yield event
+    from watchfiles import awatch
+
+    # A wake-up on every change, and at the latest every ``rescan`` seconds.
+    changes = awatch(folder, rust_timeout=max(int(rescan * 1000), 50), yield_on_timeout=True, debounce=50, step=20)
     try:
-        from watchfiles import awatch
-    except ImportError:  # pragma: no cover - a declared dependency
-        awatch = None
-    if awatch is not None:
-        # A wake-up on every change, and at the latest every ``rescan`` seconds.
-        changes = awatch(folder, rust_timeout=max(int(rescan * 1000), 50), yield_on_timeout=True, debounce=50, step=20)
-        try:
-            async for _ in changes:
-                for event in fresh():
-                    yield event
-        except (OSError, RuntimeError):
-            pass  # no inotify (limits, exotic file systems): poll instead
-        finally:
-            await changes.aclose()  # stops the watcher thread when the caller stops
+        async for _ in changes:
+            for event in fresh():
+                yield event
+    except (OSError, RuntimeError):
+        pass  # no inotify (limits, exotic file systems): poll instead
+    finally:
+        await changes.aclose()  # stops the watcher thread when the caller stops
     while True:
         await asyncio.sleep(rescan)
         for event in fresh():
@@ -300,6 +298,10 @@ def _detail(tool_input: Mapping[str, Any]) -> str:
     return ""
 
 
+def _str_or_empty(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
 def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
@@ -310,7 +312,7 @@ def _question_prompt(tool_input: Mapping[str, Any]) -> Prompt:
     labels = [o.get("label") for o in _list(first.get("options")) if isinstance(o, dict)]
     return Prompt(
         kind="question",
-        title=first.get("question") if isinstance(first.get("question"), str) else "",
+        title=_str_or_empty(first.get("question")),
         tool="AskUserQuestion",
         # The keys that pick them are the screen's business (it adds its own rows).
         options=tuple(Option(key="", label=label) for label in labels if isinstance(label, str)),

@@ -12,6 +12,7 @@ Pure: only pyte and rich (plus ``wcwidth``, the width table pyte itself uses).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from itertools import groupby
 from typing import Any
@@ -232,7 +233,7 @@ class VirtualScreen:
         push the rest of the row one column right.
         """
         screen = self._screen
-        row = screen.buffer.get(y, {})
+        row: Mapping[int, Any] = screen.buffer.get(y, {})
         end = screen.columns
         if screen.default_char == _BLANK:
             # pyte stores only written cells; past the last one all are blank,

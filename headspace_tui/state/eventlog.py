@@ -29,9 +29,10 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from ..safe_files import Unreadable, loads, note_once
 
@@ -82,7 +83,7 @@ class EventLog:
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self.path = Path(path) if path is not None else default_path()
         self._lock = threading.Lock()
-        self._db = self._open()
+        self._db: sqlite3.Connection | None = self._open()
 
     # -- opening ----------------------------------------------------------
     def _open(self) -> sqlite3.Connection:
@@ -244,7 +245,7 @@ class EventLog:
                 self._db.close()
                 self._db = None
 
-    def __enter__(self) -> "EventLog":
+    def __enter__(self) -> EventLog:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -236,7 +236,8 @@ _COMPLETION = (
         r"(?:done|finished|complete|completed|all set|that's it|that should do it)\b", _I)),
     ("i-did", re.compile(r"\bI(?:'ve| have)?\s+(?:now\s+|also\s+|just\s+|successfully\s+)?(?:" + _DONE_VERBS + r")\b", _I)),
     ("did-verb", re.compile(r"^(?:" + _DONE_VERBS + r")\b", _I)),
-    ("is-done", re.compile(r"\b(?:is|are|'s|was|were|has been|have been|now)\s+(?:now\s+|all\s+|fully\s+)?(?:done|complete|completed|finished|fixed|in place|green|resolved|pushed|merged|committed|deployed|written|"
+    ("is-done", re.compile(r"\b(?:is|are|'s|was|were|has been|have been|now)\s+(?:now\s+|all\s+|fully\s+)?"
+        r"(?:done|complete|completed|finished|fixed|in place|green|resolved|pushed|merged|committed|deployed|written|"
         r"live|up to date)\b|\b(?:now works|works now)\b", _I)),
     ("tests-pass", re.compile(r"\b(?:tests?|suite|build|checks?|lint(?:ing)?|CI)\s+(?:now\s+|all\s+)?(?:pass(?:es|ed)?|passing|succeed(?:s|ed)?|green|clean)\b|\b\d+ passed\b", _I)),
     ("successfully", re.compile(r"\bsuccessfully\b|\bsucceeded\b|\b(?:compiles|builds|runs) cleanly\b", _I)),

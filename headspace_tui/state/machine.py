@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any, Iterable
+from typing import Any
 
 from .intent import AGENT_INTENTS, USER_INTENTS, IntentResult, TurnIntent, detect_intent, normalize_actor
 
@@ -72,7 +73,7 @@ class Rule:
 
 
 def _table() -> dict[tuple[CommandState, Actor, TurnIntent], Rule]:
-    S, U, A, I = CommandState, Actor.USER, Actor.AGENT, TurnIntent
+    S, U, A, I = CommandState, Actor.USER, Actor.AGENT, TurnIntent  # noqa: E741 - the table reads as S/U/A/I
     ok = lambda to, why: Rule(to, why)  # noqa: E731
     no = lambda why: Rule(None, why)  # noqa: E731
     table = {

@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
-
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..detect.registry import claude_config_dir
 from ..safe_files import Unreadable, loads, read_regular

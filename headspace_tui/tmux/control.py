@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from .server import TmuxServer, TmuxUnavailable
 
@@ -95,7 +95,7 @@ class ControlClient:
         self._reader = asyncio.create_task(self._read_loop())
         try:
             await asyncio.wait_for(self._ready.wait(), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             await self.close()
             raise TmuxUnavailable(f"tmux control client for session {self.session_id} did not attach") from None
         if self.closed:
@@ -135,7 +135,7 @@ class ControlClient:
             self._proc.stdin.close()
         try:
             await asyncio.wait_for(self._proc.wait(), 2.0)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self._proc.kill()  # our own child, by its handle
             await self._proc.wait()
         if self._reader is not None:
@@ -213,7 +213,7 @@ class ControlClient:
     async def _continue(self, pane_id: str) -> None:
         try:
             await self.command("refresh-client", "-A", f"{pane_id}:continue")
-        except (ControlError, asyncio.TimeoutError):
+        except (TimeoutError, ControlError):
             pass
 
     def _fail_pending(self, why: str) -> None:

@@ -16,8 +16,8 @@ from __future__ import annotations
 import os
 import re
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 _VERSION_NAME = re.compile(r"^\d+\.\d+\.\d+$")
 _CLAUDE_NAMES = frozenset({"claude", "claude.exe"})
@@ -51,7 +51,7 @@ class ProcessTable:
             pids.sort()
 
     @classmethod
-    def of(cls, processes: Iterable[ProcessInfo]) -> "ProcessTable":
+    def of(cls, processes: Iterable[ProcessInfo]) -> ProcessTable:
         return cls({p.pid: p for p in processes})
 
     def __contains__(self, pid: object) -> bool:

@@ -34,10 +34,11 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from tests.harness import fake_api as api
 from tests.harness.claude import find_claude

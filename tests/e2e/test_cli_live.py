@@ -11,8 +11,8 @@ import time
 import pytest
 
 from tests.harness import fake_api as api
-from tests.harness.wait import poll
 from tests.harness.scenarios import INPUT_QUESTION, LONG_ANSWER, NUMBERED_MENU, QUESTION_DB, RETRYING, TURN_DONE
+from tests.harness.wait import poll
 
 pytestmark = pytest.mark.e2e
 

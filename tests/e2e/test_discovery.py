@@ -59,7 +59,7 @@ def test_discovers_claude_panes_and_their_status_files(claude_session, private_t
     for session in (alpha, beta):
         folder = session.home / ".claude" / "sessions"
         pid = found[session.pane_id]
-        statuses = poll(lambda: read_statuses(folder), lambda s: pid in s and s[pid].status == "idle")
+        statuses = poll(lambda folder=folder: read_statuses(folder), lambda s, pid=pid: pid in s and s[pid].status == "idle")
         status = statuses[pid]
         assert list(statuses) == [pid]
         assert status.cwd == str(session.workdir)

@@ -134,7 +134,7 @@ def test_two_processes_write_at_once(tmp_path):
         proc.stdin.write("go\n")
         proc.stdin.flush()
     results = [proc.communicate(timeout=60) for proc in procs]
-    for proc, (out, err) in zip(procs, results):
+    for proc, (out, err) in zip(procs, results, strict=True):
         assert proc.returncode == 0, err
         assert out.split()[-1] == "300"
     assert integrity(db) == "ok"

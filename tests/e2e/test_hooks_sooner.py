@@ -96,4 +96,4 @@ def test_hooks_report_a_permission_sooner_than_the_screen(claude_session, fake_a
     # whichever monitor is scheduled first sees it first. A strict h <= s
     # failed on that jitter (242 vs 226 ms in a CI run); more than a capture
     # round late would be a real regression.
-    assert all(h <= s + SCHEDULING_JITTER_MS for h, s in zip(hooks_ms, screen_ms)), (hooks_ms, screen_ms)
+    assert all(h <= s + SCHEDULING_JITTER_MS for h, s in zip(hooks_ms, screen_ms, strict=True)), (hooks_ms, screen_ms)

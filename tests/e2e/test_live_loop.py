@@ -13,10 +13,10 @@ import re
 import pytest
 
 from tests.harness import fake_api as api
-from tests.harness.wait import poll
 from tests.harness.fake_api import block_text
 from tests.harness.scenarios import NUMBERED_MENU, QUESTION_DB, TURN_DONE
 from tests.harness.session import READY
+from tests.harness.wait import poll
 
 pytestmark = pytest.mark.e2e
 

@@ -18,10 +18,10 @@ import time
 import pytest
 
 from headspace_tui import monitor as monitor_module
-from tests.harness import fake_api as api
 from headspace_tui.model import AgentState
 from headspace_tui.monitor import Monitor
 from headspace_tui.tmux.server import TmuxServer
+from tests.harness import fake_api as api
 
 pytestmark = pytest.mark.e2e
 

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import threading
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-import re
-from typing import Any, Callable, Iterable
+from typing import Any
 
 DEFAULT_REPLY = "Done."
 
@@ -52,7 +53,7 @@ class Step:
     seconds: float = 0.0
     status: int = 0
     times: int | None = 1
-    decide: Callable[["Request"], "Step"] | None = None
+    decide: Callable[[Request], Step] | None = None
     deferred: bool = False
     when: str = ""  # answer every request whose last user message contains this, outside the script's order
 
@@ -95,7 +96,7 @@ def stall(*, seconds: float = 600.0, times: int | None = None) -> Step:
     return Step("stall", delay=seconds, times=times)
 
 
-def dynamic(decide: Callable[["Request"], Step]) -> Step:
+def dynamic(decide: Callable[[Request], Step]) -> Step:
     """A step chosen from the request itself (for values Claude makes up, like a plan file path)."""
     return Step("dynamic", decide=decide)
 
@@ -110,7 +111,7 @@ def write_plan(plan: str) -> Step:
     is skipped and the plan travels as ExitPlanMode's ``plan`` argument.
     """
 
-    def decide(req: "Request") -> Step:
+    def decide(req: Request) -> Step:
         match = re.search(r"create your plan at (\S+\.md)", json.dumps(req.body))
         return SKIP if match is None else write(match.group(1), plan)
 
@@ -242,7 +243,7 @@ class FakeAnthropicAPI:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
 
-    def start(self) -> "FakeAnthropicAPI":
+    def start(self) -> FakeAnthropicAPI:
         self._thread.start()
         return self
 
@@ -250,7 +251,7 @@ class FakeAnthropicAPI:
         self._server.shutdown()
         self._server.server_close()
 
-    def __enter__(self) -> "FakeAnthropicAPI":
+    def __enter__(self) -> FakeAnthropicAPI:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -277,7 +278,7 @@ class FakeAnthropicAPI:
         with self._lock:
             return len(self._steps)
 
-    def _matching(self, req: "Request") -> Step | None:
+    def _matching(self, req: Request) -> Step | None:
         with self._lock:
             matchers = list(self._matchers)
         if not matchers:
@@ -285,7 +286,7 @@ class FakeAnthropicAPI:
         last = json.dumps(req.last_user_message() or {})
         return next((m for m in matchers if m.when in last), None)
 
-    def _next_step(self, req: "Request | None" = None) -> Step:
+    def _next_step(self, req: Request | None = None) -> Step:
         with self._lock:
             if not self._steps:
                 return text(DEFAULT_REPLY)

@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 future.result()
                 print(f"ok   {job.label}", flush=True)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - one failed recording is reported; the others go on
                 failures.append(job.label)
                 print(f"FAIL {job.label}: {exc}", file=sys.stderr, flush=True)
     print(f"{len(jobs) - len(failures)}/{len(jobs)} screens in {time.monotonic() - started:.0f}s", flush=True)

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from . import fake_api as api
 from .session import NUMBERED_MENU, READY, SHELL_PROMPT, ClaudeSession, ScreenTimeout

@@ -12,14 +12,14 @@ from __future__ import annotations
 import re
 import shlex
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from .claude import claude_env, make_home
-from .versions import CLAUDE_VERSION
 from .fake_api import FakeAnthropicAPI
 from .tmux import PaneInfo, PrivateTmux
+from .versions import CLAUDE_VERSION
 
 SHELL_PROMPT = re.compile(r"tester@box:\S*[$#] ?$", re.M)
 # Claude's input box: a rule, then the prompt line ("❯" since 2.1, ">" in 2.0).
@@ -118,9 +118,9 @@ class ClaudeSession:
     ) -> str:
         """Poll the screen until ``expect`` (a substring, regex or predicate) holds."""
         if isinstance(expect, str):
-            check: Callable[[str], bool] = lambda s, needle=expect: needle in s
+            check: Callable[[str], bool] = lambda s, needle=expect: needle in s  # noqa: E731 - one of three small predicates
         elif isinstance(expect, re.Pattern):
-            check = lambda s, rx=expect: rx.search(s) is not None
+            check = lambda s, rx=expect: rx.search(s) is not None  # noqa: E731
         else:
             check = expect
         deadline = time.monotonic() + timeout

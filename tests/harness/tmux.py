@@ -48,7 +48,7 @@ class PaneInfo:
     dead_status: int | None
 
     @classmethod
-    def parse(cls, line: str) -> "PaneInfo":
+    def parse(cls, line: str) -> PaneInfo:
         f = line.split("\t")
         return cls(
             pane_id=f[0],

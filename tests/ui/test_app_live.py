@@ -16,8 +16,8 @@ from headspace_tui.app.main import REACTION_TIME, HeadspaceApp
 from headspace_tui.model import AgentState
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
-from tests.ui.apps import make_app
 from tests.harness.scenarios import INPUT_QUESTION, NUMBERED_MENU, QUESTION_DB, TURN_DONE
+from tests.ui.apps import make_app
 
 pytestmark = pytest.mark.e2e
 

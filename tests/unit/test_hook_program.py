@@ -325,7 +325,7 @@ def test_hook_observation_mapping(runtime: Path):
     (evidence,) = permission.evidence
     assert (evidence.rule, evidence.line) == ("hook:PermissionRequest", -1) and "touch marker.txt" in evidence.text
     assert observations[10].tool == "Write"
-    assert all(o.source == "hook" and o.evidence[0].rule == f"hook:{e.event}" for e, o in zip(events, observations) if o)
+    assert all(o.source == "hook" and o.evidence[0].rule == f"hook:{e.event}" for e, o in zip(events, observations, strict=True) if o)
 
 
 def test_permission_requests_for_dialogs_are_question_and_plan():

@@ -84,7 +84,7 @@ def test_accuracy_is_above_ninety_percent_overall_and_per_class(capsys):
         print("\n" + report)
     assert total >= 0.90, report
     for name, (hit, of) in per_class.items():
-        assert hit / of >= 0.85, report
+        assert hit / of >= 0.85, f"{name}: {report}"
 
 
 @pytest.mark.parametrize("source", ["transcript", "hand"])

@@ -28,7 +28,7 @@ from headspace_tui.state.machine import (
     validate,
 )
 
-S, I = CommandState, TurnIntent
+S, I = CommandState, TurnIntent  # noqa: E741 - the table reads as S/I
 USER_INTENTS = (I.COMMAND, I.ANSWER)
 AGENT_INTENTS = (I.PROGRESS, I.QUESTION, I.COMPLETION)
 

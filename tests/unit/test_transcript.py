@@ -54,7 +54,7 @@ def test_project_dir_encoding():
 def test_transcript_path_matches_the_fixture_layout(tmp_path: Path):
     path = transcript_path(tmp_path / ".claude", "/tmp/hsfix-4w8miwlv/a/work", "5396ed06-b043-49b1-8c29-4e253ccccacd")
     assert path == tmp_path / ".claude" / "projects" / "-tmp-hsfix-4w8miwlv-a-work" / "5396ed06-b043-49b1-8c29-4e253ccccacd.jsonl"
-    first = json.loads(next(l for l in FIXTURE.read_text().splitlines() if '"type":"user"' in l))
+    first = json.loads(next(line for line in FIXTURE.read_text().splitlines() if '"type":"user"' in line))
     assert encoded_project_dir(first["cwd"]) == "-tmp-hsfix-4w8miwlv-a-work"
     assert path.stem == first["sessionId"]
 

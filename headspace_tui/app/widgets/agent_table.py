@@ -7,7 +7,7 @@ cursor stays on the agent the user selected even when rows re-order.
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from rich.text import Text
 from textual.widgets import DataTable
@@ -119,7 +119,7 @@ class AgentTable(DataTable):
         self.agents[agent.pane_id] = agent
         self._sync()
 
-    def remove(self, pane_id: str) -> None:
+    def remove_agent(self, pane_id: str) -> None:
         self.agents.pop(pane_id, None)
         self._sync()
 
@@ -150,7 +150,7 @@ class AgentTable(DataTable):
             if old is None:
                 self.add_row(*cells, key=pane_id)
             else:
-                for (column, _), value, before in zip(COLUMNS, cells, old):
+                for (column, _), value, before in zip(COLUMNS, cells, old, strict=True):
                     if _plain(value) != _plain(before) or getattr(value, "style", None) != getattr(before, "style", None):
                         self.update_cell(pane_id, column, value)
             self._cells[pane_id] = cells

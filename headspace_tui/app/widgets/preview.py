@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import time
 
+from rich.containers import Lines
 from rich.text import Text
 from textual.content import Content
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
@@ -36,7 +37,7 @@ class PanePreview(Widget):
         self._pending: tuple | None = None
         self._last_paint = 0.0
         self._rows: list[Text] = []
-        self._rows_size = None
+        self._rows_size: Size | None = None
         self._strips: dict[int, Strip] = {}
 
     def show(self, title: str, ansi: str, width: int, height: int) -> None:
@@ -87,7 +88,7 @@ class PanePreview(Widget):
         if len(rows) > room:
             # Claude's alternate screen leaves a tall blank gap between transcript
             # and input box; when space is short, fold it rather than lose content.
-            rows = [row for i, row in enumerate(rows) if row.plain.strip() or i == 0 or rows[i - 1].plain.strip()]
+            rows = Lines(row for i, row in enumerate(rows) if row.plain.strip() or i == 0 or rows[i - 1].plain.strip())
         width = max(1, self.content_size.width)
         visible = rows[-room:]
         for row in visible:
@@ -104,7 +105,7 @@ class PanePreview(Widget):
             self.refresh()
             return
         width = self.content_size.width
-        for y, (new, before) in enumerate(zip(self._rows, old)):
+        for y, (new, before) in enumerate(zip(self._rows, old, strict=False)):
             if new != before:
                 self.refresh(Region(0, y, width, 1))
 

@@ -69,6 +69,14 @@ BANNER_VERSION = re.compile(r"Claude Code v(\d+\.\d+\.\d+)")
 FOOTER_MAX = 6  # lines a footer may take under the input box (hints, a plugin notice, wraps)
 
 
+
+def _matched(pattern: re.Pattern[str], line: str) -> re.Match[str]:
+    """``pattern.match(line)`` for a line an earlier step already matched with it."""
+    match = pattern.match(line)
+    if match is None:
+        raise ValueError(f"{pattern.pattern!r} no longer matches {line[:80]!r}")
+    return match
+
 def is_claude_command(command: str) -> bool:
     """Is ``#{pane_current_command}`` Claude Code (native, node, or a version-named binary)?"""
     name = command.rsplit("/", 1)[-1]
@@ -112,7 +120,7 @@ class _Screen:
             if piece.startswith("\x1b["):
                 style = "" if piece in ("\x1b[0m", "\x1b[39m", "\x1b[m") else style + piece
                 continue
-            for char in piece:
+            for _char in piece:
                 if visible == first.start():
                     return DIM.search(style) is not None
                 visible += 1
@@ -256,7 +264,7 @@ def _at_input_box(screen: _Screen, top: int, prompt_line: int, rule_below: int) 
     lines, rules = screen.lines, screen.rules
     footer_rows = range(rule_below + 1, len(lines))
     footer = " ".join(lines[k].strip() for k in footer_rows)
-    glyph = PROMPT_LINE.match(lines[prompt_line]).group("glyph")
+    glyph = _matched(PROMPT_LINE, lines[prompt_line]).group("glyph")
     evidence = [Evidence("input-box", prompt_line, lines[prompt_line])]
     if rules.prompt_glyphs and glyph not in rules.prompt_glyphs:
         # Found by its shape; the version's table knows another glyph: say so in "why".
@@ -316,7 +324,7 @@ def _retry_message(screen: _Screen, row: int, start: int) -> str:
     head = re.sub(r"^[^\w(]+\s*", "", head).strip(" ·")
     if not head:
         # The error sits in the result block above the notice ("⎿  429 {…}", "Request timed out.").
-        rows = []
+        rows: list[str] = []
         for i in range(row - 1, start - 1, -1):
             text = screen.lines[i].strip()
             if not text or SPINNER.match(text) or BULLET.match(text):
@@ -393,7 +401,7 @@ def _find_menu(screen: _Screen, bottom: int) -> _Menu | None:
         return None
     # Walk up from the last option to option 1, each number one less than the one below.
     rows = [last]
-    expected = int(OPTION.match(lines[last]).group("num")) - 1
+    expected = int(_matched(OPTION, lines[last]).group("num")) - 1
     i = last - 1
     while expected >= 1 and i >= 0 and last - i < 60:
         match = OPTION.match(lines[i])
@@ -405,7 +413,7 @@ def _find_menu(screen: _Screen, bottom: int) -> _Menu | None:
         i -= 1
     if expected != 0:
         return None
-    matches = [OPTION.match(lines[r]) for r in rows]
+    matches = [_matched(OPTION, lines[r]) for r in rows]
     if not any(m.group("cursor") for m in matches):
         return None  # a numbered list in text, not a menu
     if not _only_hints_below(screen, last, bottom):
@@ -443,7 +451,7 @@ def _options(screen: _Screen, rows: tuple[int, ...] | list[int], *, join: bool) 
     lines = screen.lines
     options: list[Option] = []
     for n, row in enumerate(rows):
-        match = OPTION.match(lines[row])
+        match = _matched(OPTION, lines[row])
         label = match.group("label")
         checkbox = CHECKBOX.match(label)
         if checkbox:
@@ -466,7 +474,7 @@ def _title_rows(screen: _Screen, menu: _Menu) -> list[int]:
     """The rows that name a dialog: its first line(s) under the top edge, and the lines just above option 1."""
     lines = screen.lines
     first = [k for k in range(menu.top + 1, menu.rows[0]) if lines[k].strip() and not RULE.match(lines[k])][:2]
-    above = []
+    above: list[int] = []
     for k in range(menu.rows[0] - 1, menu.top, -1):
         if not lines[k].strip():
             if above:
@@ -623,7 +631,7 @@ def _question(screen: _Screen, menu: _Menu, tab_row: int | None, evidence: Evide
     lines = screen.lines
     text_start = (tab_row + 1) if tab_row is not None else max(menu.top + 1, menu.rows[0] - 3)
     question = " ".join(lines[k].strip() for k in range(text_start, menu.rows[0]) if lines[k].strip() and not RULE.match(lines[k]))
-    multi = bool(CHECKBOX.match(OPTION.match(lines[menu.rows[0]]).group("label")))
+    multi = bool(CHECKBOX.match(_matched(OPTION, lines[menu.rows[0]]).group("label")))
     index, count = _question_tabs(screen, tab_row)
     found = [evidence]
     if tab_row is not None:
