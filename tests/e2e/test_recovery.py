@@ -22,6 +22,7 @@ from headspace_tui.model import AgentState
 from headspace_tui.monitor import Monitor
 from headspace_tui.tmux.server import TmuxServer
 from tests.harness import fake_api as api
+from tests.harness.scenarios import NUMBERED_MENU, QUESTION_DB
 
 pytestmark = pytest.mark.e2e
 
@@ -156,5 +157,42 @@ def test_an_error_inside_a_detector_is_told_once_and_reading_resumes(claude_sess
         assert len(seen["notices"]) == 1 and "RuntimeError: injected fault" in seen["notices"][0] and "restarted" in seen["notices"][0]
         assert "\n" not in seen["notices"][0]
         await _until(lambda: _live_clients(monitor), "the restarted detector's control client")
+
+    _run(monitor, scenario)
+
+
+def test_claude_started_in_a_pane_already_open_appears_within_two_seconds(claude_session, private_tmux):
+    shell = claude_session([], launch=False)  # a session with no agent yet: only a shell
+    monitor, _ = _monitor(private_tmux, shell)
+
+    async def scenario() -> None:
+        await _until(lambda: _live_clients(monitor), "the session's control client")
+        await asyncio.sleep(1.0)  # the shell has been looked at and is not an agent
+        assert shell.pane_id not in monitor.agents
+        await asyncio.to_thread(shell.launch)  # returns once Claude's box is drawn
+        found = await _until(lambda: shell.pane_id in monitor.agents, "the new agent", timeout=10)
+        assert found < 2.0, f"Claude appeared {found:.2f}s after its box"
+        print(f"Claude in an open pane appeared {found:.2f}s after its box")
+
+    _run(monitor, scenario)
+
+
+def test_a_question_survives_sigstop_and_sigcont(claude_session, private_tmux):
+    session = claude_session([api.ask(QUESTION_DB)])
+    monitor, _ = _monitor(private_tmux, session)
+    session.submit("pick one")
+    session.wait_for(NUMBERED_MENU, what="the question")
+
+    async def scenario() -> None:
+        await _until(lambda: session.pane_id in monitor.agents and monitor.agents[session.pane_id].state is AgentState.QUESTION, "the question")
+        labels = monitor.agents[session.pane_id].observation.option_labels
+        assert labels
+        pid = monitor.panes[session.pane_id].claude_pid
+        os.kill(pid, signal.SIGSTOP)  # the Claude this test started
+        await asyncio.sleep(1.0)
+        os.kill(pid, signal.SIGCONT)
+        await asyncio.sleep(2.0)
+        agent = monitor.agents[session.pane_id]
+        assert agent.state is AgentState.QUESTION and agent.observation.option_labels == labels
 
     _run(monitor, scenario)
