@@ -153,6 +153,25 @@ class Journal:
         if record:
             self._write(events)
 
+    def replayed(self, agent: Agent, turns: list[transcript.Turn]) -> Callable[[], None]:
+        """Replay history (turns from before headspace started) without touching the journal.
+
+        Safe to call off the event loop: a long transcript takes tens of
+        milliseconds through the command machine.  Returns the step that
+        adopts the result, to be run on the loop.
+        """
+        scratch = Journal(None, self.clock)
+        copy = Agent(pane_id=agent.pane_id, target=agent.target, session=agent.session, key=agent.key)
+        scratch.turns(copy, turns, record=False)
+        replayed = scratch._history(who(copy))
+
+        def adopt() -> None:
+            history = self._history(who(agent))
+            history.commands, history.outcome = replayed.commands, replayed.outcome
+            agent.command, agent.outcome = copy.command, copy.outcome
+
+        return adopt
+
     def _outcome(self, agent: Agent, history: AgentHistory, text: str, ts: float, events: list, record: bool) -> None:
         found = analyze(text)
         if not found or found[0] == history.outcome:

@@ -256,12 +256,17 @@ class Monitor:
         seen: set[str] = set()
         self.all_panes = {r.pane_id: r for r in records}
         now = self.clock()
-        for record in records:
-            claude_pid = find_claude(record.pid, table)
-            if claude_pid is not None and claude_pid not in self.processes:
-                self.processes[claude_pid] = process = claude_process(claude_pid, table)
-                self._first_seen[claude_pid] = now
+        claude_pids = {record.pane_id: find_claude(record.pid, table) for record in records}
+        new = [pid for pid in set(claude_pids.values()) if pid is not None and pid not in self.processes]
+        if new:
+            # Each new Claude's environment and install are files to read: off the loop.
+            found = await asyncio.to_thread(lambda: [claude_process(pid, table) for pid in new])
+            for process in found:
+                self.processes[process.pid] = process
+                self._first_seen[process.pid] = now
                 self._watch_config_dir(process.config_dir or self.config_dir)
+        for record in records:
+            claude_pid = claude_pids[record.pane_id]
             watch = self.panes.get(record.pane_id)
             if watch is not None and claude_pid is not None and not watch.key.endswith(f"|{claude_pid}@{_started(table, claude_pid)}"):
                 self._forget(record.pane_id)  # another Claude in that pane now: another agent
@@ -538,18 +543,22 @@ class Monitor:
             if not await asyncio.to_thread(path.exists):
                 return
             watch.tail = TranscriptTail(path)
-        tail = watch.tail
+        tail, journal = watch.tail, self.journal
         first = not tail.opened
         turns = await asyncio.to_thread(tail.read_new)
-        if not turns or self.journal is None or self.panes.get(agent.pane_id) is not watch:
+        if not turns or journal is None or self.panes.get(agent.pane_id) is not watch:
             return
         before = (agent.command, agent.outcome)
         if first:
             cut = next((i for i, t in enumerate(turns) if (turn_time(t) or 0.0) >= self.started), len(turns))
-            self.journal.turns(agent, turns[:cut], record=False)
+            if cut:
+                adopt = await asyncio.to_thread(journal.replayed, agent, turns[:cut])
+                if self.panes.get(agent.pane_id) is not watch:
+                    return
+                adopt()
             turns = turns[cut:]
         if turns:
-            self.journal.turns(agent, turns)
+            journal.turns(agent, turns)
         if (agent.command, agent.outcome) != before:
             self._tell(self.on_change, agent)
 

@@ -135,3 +135,16 @@ def test_a_restart_that_finds_the_agent_as_it_was_writes_no_new_line(tmp_path):
     last.state_changed(a, None, AgentState.IDLE, NOON + 10)  # it changed while headspace was away: that is news
     assert [(e.payload["from"], e.payload["to"]) for e in last.timeline(a.key)] == [(None, "working"), (None, "idle")]
     last.close()
+
+
+def test_history_replayed_off_the_loop_is_the_same_as_replayed_in_place(tmp_path):
+    turns = TranscriptTail(TRANSCRIPT).read_new()
+    in_place, aside = Journal(None, clock=lambda: NOON), Journal(EventLog(tmp_path / "events.db"), clock=lambda: NOON)
+    a, b = agent(), agent()
+    in_place.turns(a, turns, record=False)
+    adopt = aside.replayed(b, turns)
+    assert b.command == "" and "%1" not in aside.agents  # nothing touched until adopted (on the loop)
+    adopt()
+    assert (b.command, b.outcome) == (a.command, a.outcome) and b.command == "pick a database"
+    assert aside.agents["%1"].commands == in_place.agents["%1"].commands
+    assert aside.log.count() == 0  # replay writes nothing
