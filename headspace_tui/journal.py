@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from .detect import transcript
 from .detect.outcome import Outcome, analyze
+from .events import AgentChanged, Event, TurnsRead
 from .model import Agent, AgentState
 from .state.eventlog import EventLog, EventLogError, StoredEvent
 from .state.intent import IntentResult, TurnIntent, detect_intent
@@ -92,6 +93,13 @@ class Journal:
             history.events = (history.events + [stored])[-MEMORY_EVENTS:]
 
     # -- what the monitor reports ------------------------------------------------
+    def on_event(self, event: Event) -> None:
+        """The journal subscribes to the monitor: state changes and new transcript turns."""
+        if isinstance(event, AgentChanged) and event.state_changed:
+            self.state_changed(event.agent, event.old_state, event.agent.state, event.at)
+        elif isinstance(event, TurnsRead):
+            self.turns(event.agent, list(event.turns))
+
     def state_changed(self, agent: Agent, old: AgentState | None, new: AgentState, at: float) -> None:
         history = self._history(who(agent))
         history.changes.append((at, old.value if old else "", new.value))

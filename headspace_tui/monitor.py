@@ -2,11 +2,16 @@
 
 Data flows one way: pane output (tmux control mode), Claude's status files
 and hook events become observations; a fuser per pane turns them into the
-agent's state; changes go out as callbacks (the app turns them into Textual
-messages).  No Textual here.
+agent's state; the agents are kept here, and every change goes out as a
+typed event (events.py) to the subscribers: the journal (command machine,
+event log) first, then the app, which turns them into Textual messages.
+No Textual here.
 
 The parts, each small and in its own module:
 
+* ``LocalHost`` (host.py): everything outside headspace (tmux, processes,
+  Claude's files) is asked of the host, the seam for remote hosts;
+* ``discovery.plan``: which panes to watch and who their agents are (pure);
 * ``PaneWatch`` (pane_watch.py): everything kept about one watched pane, so
   forgetting a pane is one operation;
 * ``schedule.py``: when a pane is read again (pure, clock injected);
@@ -34,19 +39,21 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from . import discovery
 from .detect.fusion import Fuser
-from .detect.registry import ClaudeStatus, claude_config_dir, status_observation, watch_statuses
-from .detect.transcript import TranscriptTail, transcript_path
+from .detect.registry import ClaudeStatus, claude_config_dir, status_observation
+from .detect.transcript import transcript_path
+from .events import AgentChanged, AgentRemoved, Event, Notice, PaneCaptured, ProblemChanged, TurnsRead
 from .hooks.spool import HookEvent, SpoolRefused, hook_observation, spool_dir, watch_spool
+from .host import LocalHost
 from .journal import Journal, turn_time
 from .model import Agent, AgentState, Observation
-from .pane_watch import LOCAL_HOST, PaneWatch, agent_key
+from .pane_watch import PaneWatch, agent_key
 from .scan import ask_claude, screen_observation
 from .schedule import due_at
 from .supervise import Backoff, Supervisor
-from .tmux.claude_process import ClaudeProcess, claude_process
+from .tmux.claude_process import ClaudeProcess
 from .tmux.control import ControlClient, ControlError
-from .tmux.proctree import find_claude, process_exists, read_process_table
 from .tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 
 DISCOVERY_INTERVAL = 30.0  # a full look even without any event (a safety net; events trigger it sooner)
@@ -106,10 +113,10 @@ class Monitor:
         hooks: bool = True,
         on_capture: Callable[[str], None] = lambda pane_id: None,
         on_notice: Callable[[str], None] = lambda message: None,
-        host: str = LOCAL_HOST,
+        host: LocalHost | None = None,
     ) -> None:
         self.server = server
-        self.host = host
+        self.host = host or LocalHost(server)
         self.on_notice = on_notice  # one line for the user: a source turned off, a file refused
         self.on_capture = on_capture
         self.started = clock()
@@ -145,6 +152,10 @@ class Monitor:
         self._stopping = False
         self._problem: str | None = "starting"
         self.supervisor = Supervisor(self._loop_failed)
+        self._subscribers: list[Callable[[Event], None]] = []
+        if journal is not None:
+            self.subscribe(journal.on_event)  # first: it sets the command and outcome the others show
+        self.subscribe(self._callbacks)
 
     # -- views for readers that want one thing of every pane ----------------------
     @property
@@ -202,17 +213,41 @@ class Monitor:
             await client.close()
 
     def _loop_failed(self, name: str, message: str) -> None:
-        self._tell(self.on_notice, message)
+        self._emit(Notice(message))
 
-    def _tell(self, callback: Callable, *args) -> None:
-        """Report to the app, unless the monitor is stopping (the app may be tearing down its widgets).
+    def subscribe(self, subscriber: Callable[[Event], None]) -> None:
+        """Be told every event from now on, in order (subscribers are called in the order they came)."""
+        self._subscribers.append(subscriber)
+
+    def _emit(self, event: Event) -> None:
+        """Tell every subscriber, unless the monitor is stopping (the app may be tearing down its widgets).
 
         In Python 3.11 a cancelled ``wait_for`` can still return a result that
         arrived at the same moment, so a detector may finish one last read
-        after it was told to stop; that read must not reach the UI.
+        after it was told to stop; that read must not reach the UI.  A
+        subscriber's error is logged and goes no further: it must not stop
+        a detector.
         """
-        if not self._stopping:
-            callback(*args)
+        if self._stopping:
+            return
+        for subscriber in list(self._subscribers):
+            try:
+                subscriber(event)
+            except Exception:  # a subscriber's fault stays with the subscriber
+                log.exception("a subscriber failed on %s", type(event).__name__)
+
+    def _callbacks(self, event: Event) -> None:
+        """The constructor's callbacks, as one subscriber."""
+        if isinstance(event, AgentChanged):
+            self.on_change(event.agent)
+        elif isinstance(event, AgentRemoved):
+            self.on_remove(event.pane_id)
+        elif isinstance(event, PaneCaptured):
+            self.on_capture(event.pane_id)
+        elif isinstance(event, ProblemChanged):
+            self.on_problem(event.problem)
+        elif isinstance(event, Notice):
+            self.on_notice(event.text)
 
     def request_discovery(self) -> None:
         self._discover_soon.set()
@@ -224,7 +259,7 @@ class Monitor:
         server binds a new one in its place, often with the same inode: its
         modification time (in ns) is what tells them apart.
         """
-        path = self.server.socket_file()
+        path = self.host.socket_file()
 
         def identity() -> tuple[int, int, int] | None:
             try:
@@ -244,7 +279,7 @@ class Monitor:
     async def discover(self) -> None:
         """List panes and processes once; start or stop session detectors."""
         try:
-            records, table = await asyncio.to_thread(lambda: (self.server.list_panes(), read_process_table()))
+            records, table = await self.host.snapshot()
         except TmuxUnavailable as exc:
             self._report(str(exc))
             await self._lose_server()
@@ -253,31 +288,29 @@ class Monitor:
             self._report(f"tmux: {exc}")
             return
         self._report(None)
-        seen: set[str] = set()
         self.all_panes = {r.pane_id: r for r in records}
         now = self.clock()
-        claude_pids = {record.pane_id: find_claude(record.pid, table) for record in records}
-        new = [pid for pid in set(claude_pids.values()) if pid is not None and pid not in self.processes]
-        if new:
-            # Each new Claude's environment and install are files to read: off the loop.
-            found = await asyncio.to_thread(lambda: [claude_process(pid, table) for pid in new])
-            for process in found:
+        found = discovery.plan(
+            records,
+            table,
+            {pane_id: watch.key for pane_id, watch in self.panes.items()},
+            set(self.processes),
+            host=self.host.name,
+            server=self.server.key,
+            include_all=self.include_all,
+        )
+        if found.new_claudes:
+            for process in await self.host.claude_processes(found.new_claudes, table):
                 self.processes[process.pid] = process
                 self._first_seen[process.pid] = now
                 self._watch_config_dir(process.config_dir or self.config_dir)
-        for record in records:
-            claude_pid = claude_pids[record.pane_id]
+        for pane_id in found.replaced:
+            self._forget(pane_id)
+        for sighting in found.watch:
+            record, claude_pid = sighting.record, sighting.claude_pid
             watch = self.panes.get(record.pane_id)
-            if watch is not None and claude_pid is not None and not watch.key.endswith(f"|{claude_pid}@{_started(table, claude_pid)}"):
-                self._forget(record.pane_id)  # another Claude in that pane now: another agent
-                watch = None
-            if claude_pid is None and watch is None and not self.include_all:
-                continue
-            seen.add(record.pane_id)
             if watch is None:
-                pid = claude_pid or record.pid
-                key = agent_key(self.host, self.server.key, record.pane_id, pid, _started(table, pid))
-                self.panes[record.pane_id] = PaneWatch(record, key, claude_pid, fuser=Fuser(self.idle_grace))
+                self.panes[record.pane_id] = PaneWatch(record, sighting.key, claude_pid, fuser=Fuser(self.idle_grace))
                 continue
             old, watch.record, watch.claude_pid = watch.record, record, claude_pid
             if old.dead != record.dead or old.current_command != record.current_command:
@@ -286,7 +319,8 @@ class Monitor:
             if agent is not None and (agent.target, agent.session) != (record.target, record.session_name):
                 # A renamed session or window, a moved pane: the row follows at once.
                 agent.target, agent.session = record.target, record.session_name
-                self._tell(self.on_change, agent)
+                self._emit(AgentChanged(agent, agent.state, now))
+        seen = {sighting.record.pane_id for sighting in found.watch}
         for pane_id in [p for p in self.panes if p not in seen]:
             self._forget(pane_id)
         for pid in [pid for pid in self.processes if pid not in table]:
@@ -296,7 +330,7 @@ class Monitor:
         self._ask_claude_soon(now)
         # Every session gets a detector (and a control client), not only those with
         # agents: a Claude started in any pane is then noticed by its first output.
-        sessions = {r.session_id for r in records}
+        sessions = found.sessions
         for session_id in sessions - set(self._sessions):
             self._wake[session_id] = asyncio.Event()
             self._sessions[session_id] = self.supervisor.start(f"the detector of tmux session {session_id}", functools.partial(self._session_loop, session_id))
@@ -402,7 +436,7 @@ class Monitor:
             wake.set()  # ...or only the client: replace it
 
         try:
-            while not self._stopping:  # a swallowed cancel (see _tell) must still end the loop
+            while not self._stopping:  # a swallowed cancel (see _emit) must still end the loop
                 wake.clear()  # before looking: a change marked while we work wakes the next round
                 now = self.clock()
                 if (client is None or client.closed) and now >= attach_at:
@@ -410,7 +444,7 @@ class Monitor:
                         self.clients.pop(session_id, None)
                         await client.close()
                         log.info("control client of session %s ended; attaching a new one", session_id)
-                    client = ControlClient(self.server, session_id, on_output=self._pane_output, on_event=self._control_event, on_exit=ended)
+                    client = self.host.control_client(session_id, on_output=self._pane_output, on_event=self._control_event, on_exit=ended)
                     try:
                         await client.start()
                         self.clients[session_id] = client
@@ -451,7 +485,7 @@ class Monitor:
             self._status_watchers[folder] = self.supervisor.start(f"the status-file watcher of {folder}", lambda: self._watch_statuses(folder))
 
     async def _watch_statuses(self, folder: Path) -> None:
-        async for statuses in watch_statuses(folder / "sessions"):
+        async for statuses in self.host.watch_statuses(folder):
             self._statuses_by_dir[folder] = statuses
             merged: dict[int, ClaudeStatus] = {}
             for found in self._statuses_by_dir.values():
@@ -512,7 +546,7 @@ class Monitor:
                     log.exception("hook event %s skipped", event.name)
         except SpoolRefused as exc:
             log.warning("%s", exc)
-            self._tell(self.on_notice, str(exc))
+            self._emit(Notice(str(exc)))
 
     def hook_event(self, event: HookEvent) -> None:
         watch = self.panes.get(event.pane_id)
@@ -522,7 +556,7 @@ class Monitor:
         if event.pid and watch.claude_pid and event.pid != watch.claude_pid:
             return  # the same %N on another tmux server: not this agent
         if event.transcript_path and watch.tail is None:
-            watch.tail = TranscriptTail(Path(event.transcript_path))  # replayed at the pane's next read
+            watch.tail = self.host.transcript(Path(event.transcript_path))  # replayed at the pane's next read
         observation = hook_observation(event)
         if observation is not None:
             fused = watch.fuser.observe(observation, self.clock(), at=event.ts)
@@ -540,9 +574,9 @@ class Monitor:
             process = self.processes.get(agent.claude_pid)
             folder = (process.config_dir if process else None) or self.config_dir
             path = transcript_path(folder, status.cwd, status.session_id)
-            if not await asyncio.to_thread(path.exists):
+            if not await self.host.exists(path):
                 return
-            watch.tail = TranscriptTail(path)
+            watch.tail = self.host.transcript(path)
         tail, journal = watch.tail, self.journal
         first = not tail.opened
         turns = await asyncio.to_thread(tail.read_new)
@@ -558,9 +592,9 @@ class Monitor:
                 adopt()
             turns = turns[cut:]
         if turns:
-            journal.turns(agent, turns)
+            self._emit(TurnsRead(agent, tuple(turns)))  # the journal runs them through the command machine
         if (agent.command, agent.outcome) != before:
-            self._tell(self.on_change, agent)
+            self._emit(AgentChanged(agent, agent.state, self.clock()))
 
     # -- one pane -------------------------------------------------------------
     async def observe(self, pane_id: str, client: ControlClient | None = None) -> Agent | None:
@@ -572,7 +606,7 @@ class Monitor:
             if client is not None and not client.closed:
                 ansi = await client.capture(pane_id)
             else:
-                ansi = await asyncio.to_thread(self.server.capture, pane_id, True)
+                ansi = await self.host.capture(pane_id)
         except (TimeoutError, TmuxCommandError, TmuxUnavailable, ControlError):
             self.request_discovery()  # the pane (or its session) is probably gone
             return None
@@ -581,9 +615,9 @@ class Monitor:
         changed = watch.capture != ansi
         watch.capture = ansi
         if changed:
-            self._tell(self.on_capture, pane_id)
+            self._emit(PaneCaptured(pane_id))
         claude_pid = watch.claude_pid
-        if claude_pid and not process_exists(claude_pid):
+        if claude_pid and not self.host.process_exists(claude_pid):
             # Claude has exited since the last discovery: read the pane as what it is now.
             claude_pid = watch.claude_pid = None
             self.request_discovery()
@@ -640,18 +674,15 @@ class Monitor:
                 key=watch.key,
             )
             self.agents[record.pane_id] = agent
-            if self.journal is not None:
-                self.journal.state_changed(agent, None, observation.state, now)
-            self._tell(self.on_change, agent)
+            self._emit(AgentChanged(agent, None, now))
             return agent
         changed = not same_observation(agent.observation, observation) or agent.target != record.target
         old_print = agent.observation.prompt.fingerprint if agent.observation.prompt else ""
         new_print = observation.prompt.fingerprint if observation.prompt else ""
         if new_print != old_print:
             agent.prompt_since = now
-        if agent.observation.state is not observation.state:
-            if self.journal is not None:
-                self.journal.state_changed(agent, agent.observation.state, observation.state, now)
+        old_state = agent.observation.state
+        if old_state is not observation.state:
             agent.since = now
             agent.delivery = ""
         if changed:
@@ -662,7 +693,7 @@ class Monitor:
         if status and status.name:
             agent.name = status.name
         if changed:
-            self._tell(self.on_change, agent)
+            self._emit(AgentChanged(agent, old_state, now))
         return agent
 
     def replay(self, record: PaneRecord, ansi: str, observation: Observation, at: float) -> Agent:
@@ -676,27 +707,22 @@ class Monitor:
     def _forget(self, pane_id: str) -> None:
         self.panes.pop(pane_id, None)
         if self.agents.pop(pane_id, None) is not None:
-            self._tell(self.on_remove, pane_id)
+            self._emit(AgentRemoved(pane_id))
 
     def _report(self, problem: str | None) -> None:
         if problem != self._problem:
             self._problem = problem
-            self._tell(self.on_problem, problem)
+            self._emit(ProblemChanged(problem))
 
     def mark(self, pane_id: str, delivery: str) -> None:
         """Record the result of an action on the row ("not delivered: ...")."""
         agent = self.agents.get(pane_id)
         if agent is not None:
             agent.delivery = delivery
-            self._tell(self.on_change, agent)
+            self._emit(AgentChanged(agent, agent.state, self.clock()))
 
     def refresh_soon(self, pane_id: str) -> None:
         self._mark(pane_id)
-
-
-def _started(table, pid: int) -> str:
-    info = table.get(pid)
-    return info.started if info is not None else ""
 
 
 class ControlPaneIO:

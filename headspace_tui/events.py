@@ -1,0 +1,64 @@
+"""What the monitor tells its subscribers: typed events, in the order things happened.
+
+The monitor is the only writer of the agent model; everyone else (the
+journal, the app, a test) subscribes and reads.  An error in a subscriber
+is logged and does not reach the monitor.  No Textual here: the app turns
+these into its own messages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .detect.transcript import Turn
+from .model import Agent, AgentState
+
+
+@dataclass(frozen=True)
+class AgentChanged:
+    """An agent appeared (``old_state`` None) or its row reads differently; ``at`` is when."""
+
+    agent: Agent
+    old_state: AgentState | None
+    at: float
+
+    @property
+    def state_changed(self) -> bool:
+        return self.old_state is not self.agent.state
+
+
+@dataclass(frozen=True)
+class AgentRemoved:
+    pane_id: str
+
+
+@dataclass(frozen=True)
+class TurnsRead:
+    """New turns in an agent's transcript (written after headspace started)."""
+
+    agent: Agent
+    turns: tuple[Turn, ...]
+
+
+@dataclass(frozen=True)
+class PaneCaptured:
+    """A pane was read and its screen is not what it was."""
+
+    pane_id: str
+
+
+@dataclass(frozen=True)
+class ProblemChanged:
+    """The server-wide problem, or None when all is well."""
+
+    problem: str | None
+
+
+@dataclass(frozen=True)
+class Notice:
+    """One line for the user about something that does not stop headspace."""
+
+    text: str
+
+
+Event = AgentChanged | AgentRemoved | TurnsRead | PaneCaptured | ProblemChanged | Notice

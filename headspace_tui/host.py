@@ -1,0 +1,69 @@
+"""A host: one tmux server and the machine it runs on, as the monitor reaches them.
+
+The monitor asks its host for everything outside headspace: the panes and
+the process table, a pane's screen, a session's control client, whether a
+process still runs, and Claude's files (status files, transcripts).  The
+local host does this with this machine's tmux, /proc (or psutil) and file
+system; a remote host (another machine over SSH) will answer the same
+questions through its own transport.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+from .detect.registry import ClaudeStatus, watch_statuses
+from .detect.transcript import TranscriptTail
+from .pane_watch import LOCAL_HOST
+from .tmux.claude_process import ClaudeProcess, claude_process
+from .tmux.control import ControlClient
+from .tmux.proctree import ProcessTable, process_exists, read_process_table
+from .tmux.server import PaneRecord, TmuxServer
+
+
+class LocalHost:
+    """This machine's tmux server (``-L``/``-S`` as given) and its files."""
+
+    name = LOCAL_HOST
+
+    def __init__(self, server: TmuxServer) -> None:
+        self.server = server
+
+    async def snapshot(self) -> tuple[list[PaneRecord], ProcessTable]:
+        """Every pane and the process table, read together off the event loop."""
+        return await asyncio.to_thread(lambda: (self.server.list_panes(), read_process_table()))
+
+    async def claude_processes(self, pids: list[int], table: ProcessTable) -> list[ClaudeProcess]:
+        """Each Claude's version and config dir (files to read: off the loop)."""
+        return await asyncio.to_thread(lambda: [claude_process(pid, table) for pid in pids])
+
+    def process_exists(self, pid: int) -> bool:
+        return process_exists(pid)
+
+    def socket_file(self) -> str:
+        return self.server.socket_file()
+
+    def control_client(
+        self,
+        session_id: str,
+        *,
+        on_output: Callable[[str, int], None],
+        on_event: Callable[[str, str], None],
+        on_exit: Callable[[str], None],
+    ) -> ControlClient:
+        return ControlClient(self.server, session_id, on_output=on_output, on_event=on_event, on_exit=on_exit)
+
+    async def capture(self, pane_id: str) -> str:
+        """A pane's screen without a control client (a forked ``capture-pane``, off the loop)."""
+        return await asyncio.to_thread(self.server.capture, pane_id, True)
+
+    def watch_statuses(self, config_dir: Path) -> AsyncIterator[dict[int, ClaudeStatus]]:
+        return watch_statuses(config_dir / "sessions")
+
+    def transcript(self, path: Path) -> TranscriptTail:
+        return TranscriptTail(path)
+
+    async def exists(self, path: Path) -> bool:
+        return await asyncio.to_thread(path.exists)
