@@ -28,6 +28,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Vertical
 from textual.message import Message
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 from textual.worker import Worker, WorkerState
@@ -127,6 +128,11 @@ class HeadspaceApp(App[str | None]):
     TITLE = "headspace"
     CSS_PATH = "headspace.tcss"
 
+    # What drives the display: the server-wide problem (the summary line and the
+    # empty state) and the layout setting (the body's class).
+    problem: reactive[str | None] = reactive(None, init=False)
+    layout_mode: reactive[str] = reactive("auto", init=False)
+
     def __init__(
         self,
         server: TmuxServer,
@@ -169,8 +175,7 @@ class HeadspaceApp(App[str | None]):
             on_notice=lambda text: self._post(ServiceNotice(text)),
         )
         self.journal = journal
-        self.layout_mode = self.config.layout
-        self.problem: str | None = None
+        self.set_reactive(HeadspaceApp.layout_mode, self.config.layout)
         self._main_screen: MainScreen | None = None
         self._summary_text: Text | None = None
 
@@ -285,7 +290,12 @@ class HeadspaceApp(App[str | None]):
     @_handler
     def on_problem_changed(self, message: ProblemChanged) -> None:
         self.problem = message.problem
+
+    def watch_problem(self) -> None:
         self._refresh_summary()
+
+    def watch_layout_mode(self) -> None:
+        self._apply_layout()
 
     def _refresh_summary(self) -> None:
         agents = list(self.table.agents.values())
@@ -373,7 +383,6 @@ class HeadspaceApp(App[str | None]):
         body = self.query_one("#body")
         side = body.has_class("side") or (body.has_class("auto") and self.screen_stack[0].has_class("-wide"))
         self.layout_mode = "stacked" if side else "side"
-        self._apply_layout()
 
     # -- which keys are live ----------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -1,0 +1,73 @@
+"""The monitor's record of panes: forgetting a pane is one operation, and subscribers are told in order.
+
+No tmux here: panes are shown through the monitor's replay path (what the
+app uses for recorded screens); what is tested is the bookkeeping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from headspace_tui.events import AgentChanged, AgentRemoved, TurnsRead
+from headspace_tui.journal import Journal
+from headspace_tui.model import AgentState, Observation
+from headspace_tui.monitor import Monitor
+from headspace_tui.tmux.server import PaneRecord, TmuxServer
+
+
+def _record(pane_id: str) -> PaneRecord:
+    return PaneRecord(
+        pane_id=pane_id, session_id="$0", session_name="s", window_index=0, pane_index=int(pane_id[1:]), target=f"s:0.{pane_id[1:]}",
+        pid=100, current_command="claude", cwd="/", width=80, height=24, alternate_on=False, in_mode=False, title="", dead=False, dead_status=None,
+    )
+
+
+def _monitor(events: list) -> Monitor:
+    monitor = Monitor(TmuxServer(socket_name="headspace-unit-unused"), on_change=lambda a: None, on_remove=lambda p: None, on_problem=lambda p: None, journal=Journal(None))
+    monitor.subscribe(events.append)
+    return monitor
+
+
+def test_forgetting_a_pane_drops_everything_kept_about_it_at_once():
+    events: list = []
+    monitor = _monitor(events)
+    monitor.replay(_record("%1"), "screen one", Observation(AgentState.IDLE), 10.0)
+    monitor.replay(_record("%2"), "screen two", Observation(AgentState.PERMISSION), 11.0)
+    watch = monitor.panes["%1"]
+    watch.timing.look_again(99.0)
+    monitor._forget("%1")
+    assert "%1" not in monitor.panes and "%1" not in monitor.agents
+    assert "%1" not in monitor.captures and "%1" not in monitor.fusers and "%1" not in monitor.records
+    assert set(monitor.panes) == {"%2"} and monitor.captures == {"%2": "screen two"}
+    assert events[-1] == AgentRemoved("%1")
+    monitor._forget("%1")  # twice is harmless and says nothing more
+    assert events.count(AgentRemoved("%1")) == 1
+
+
+def test_the_journal_hears_state_changes_before_the_app_and_a_failing_subscriber_stops_nothing():
+    journal = Journal(None)
+    # What the app finds in the journal when it is told: the change is already there.
+    journal_when_app_told: list[int] = []
+    on_change = lambda a: journal_when_app_told.append(len(journal.agents[a.key].changes))  # noqa: E731
+    monitor = Monitor(TmuxServer(socket_name="headspace-unit-unused"), on_change=on_change, on_remove=lambda p: None, on_problem=lambda p: None, journal=journal)
+
+    def broken(event) -> None:
+        raise RuntimeError("a subscriber's bug")
+
+    monitor.subscribe(broken)
+    seen: list = []
+    monitor.subscribe(seen.append)
+    agent = monitor.replay(_record("%1"), "x", Observation(AgentState.IDLE), 10.0)
+    monitor.replay(_record("%1"), "y", Observation(AgentState.WORKING), 12.0)
+    assert [type(e) for e in seen] == [AgentChanged, AgentChanged] and seen[1].old_state is AgentState.IDLE and seen[1].state_changed
+    assert [(t[1], t[2]) for t in journal.agents[agent.key].changes] == [("", "idle"), ("idle", "working")]
+    assert journal_when_app_told == [1, 2]
+    monitor._emit(TurnsRead(agent, ()))  # the journal handles turns too (none here)
+
+
+def test_nothing_is_told_once_the_monitor_stops():
+    events: list = []
+    monitor = _monitor(events)
+    asyncio.run(monitor.stop())
+    monitor.replay(_record("%1"), "x", Observation(AgentState.IDLE), 10.0)
+    assert events == []
