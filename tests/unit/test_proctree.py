@@ -132,3 +132,33 @@ def test_tolerates_odd_proc_entries(tmp_path: Path):
     assert t.get(4).argv == ("claude", "--resume")
     assert find_claude(1, t) == 4
     assert len(read_process_table(str(tmp_path / "missing"))) == 0
+
+
+def test_a_process_exists_until_it_exits_and_a_zombie_counts_as_gone():
+    import subprocess
+    import time
+
+    from headspace_tui.tmux.proctree import process_exists
+
+    child = subprocess.Popen(["sleep", "30"])
+    try:
+        assert process_exists(child.pid)
+        child.kill()
+        deadline = time.monotonic() + 5
+        while process_exists(child.pid):  # a zombie until reaped: already gone for us
+            assert time.monotonic() < deadline, "a killed, unreaped child still counts as running"
+            time.sleep(0.01)
+    finally:
+        child.wait()
+    assert not process_exists(child.pid)
+
+
+def test_the_portable_table_agrees_with_proc():
+    """psutil's table (used where there is no /proc) finds the same parents, names and arguments."""
+    import os
+
+    fast, portable = read_process_table(), read_process_table(portable=True)
+    me = os.getpid()
+    assert portable.get(me).ppid == fast.get(me).ppid
+    assert portable.get(me).argv == fast.get(me).argv
+    assert portable.get(me).started and fast.get(me).started
