@@ -59,7 +59,8 @@ from .tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailab
 DISCOVERY_INTERVAL = 30.0  # a full look even without any event (a safety net; events trigger it sooner)
 DISCOVERY_MIN_GAP = 0.5
 SERVER_RETRY = 2.0  # with no server, look again this often (the socket watch usually says sooner)
-SOCKET_CHECK = 0.25  # the server's socket file is looked at this often (a stat, no fork)
+SOCKET_CHECK = 0.25  # with no server, its socket file is looked at this often (a stat, no fork)...
+SOCKET_CHECK_UP = 2.0  # ...and while it runs, this often (its end is told sooner by the control clients)
 IDLE_WAKE = 30.0  # with a control client, an unchanged session sleeps this long
 UNKNOWN_PANE_RECHECK = 1.0  # a pane we do not watch is asked what it runs at most this often
 TRANSCRIPT_LAG = 0.5  # after a state change, read the pane (and its transcript) once more this much later
@@ -270,7 +271,7 @@ class Monitor:
 
         last = identity()
         while True:
-            await asyncio.sleep(SOCKET_CHECK)
+            await asyncio.sleep(SOCKET_CHECK if self._problem else SOCKET_CHECK_UP)
             now = identity()
             if now != last:
                 last = now
