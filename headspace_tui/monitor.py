@@ -149,6 +149,7 @@ class Monitor:
         self._unknown_checks: dict[str, asyncio.Task] = {}
         self._unknown_again: set[str] = set()
         self._discover_soon = asyncio.Event()
+        self._socket_wake = asyncio.Event()
         self.clients: dict[str, ControlClient] = {}
         self._stopping = False
         self._problem: str | None = "starting"
@@ -271,7 +272,11 @@ class Monitor:
 
         last = identity()
         while True:
-            await asyncio.sleep(SOCKET_CHECK if self._problem else SOCKET_CHECK_UP)
+            try:  # a lost server ends the slow wait at once (see _report)
+                await asyncio.wait_for(self._socket_wake.wait(), SOCKET_CHECK if self._problem else SOCKET_CHECK_UP)
+            except TimeoutError:
+                pass
+            self._socket_wake.clear()
             now = identity()
             if now != last:
                 last = now
@@ -711,6 +716,8 @@ class Monitor:
             self._emit(AgentRemoved(pane_id))
 
     def _report(self, problem: str | None) -> None:
+        if problem is not None:
+            self._socket_wake.set()  # look for a new server at the fast pace from now
         if problem != self._problem:
             self._problem = problem
             self._emit(ProblemChanged(problem))
