@@ -460,14 +460,15 @@ class Monitor:
                     except TmuxUnavailable:
                         attach_at = now + backoff.after_failure(now - attached_at)
                 polling = client is None or client.closed
-                for watch in self._session_panes(session_id):
+                watches = self._session_panes(session_id)
+                for watch in watches:
                     due = due_at(watch.timing, now, polling=polling, focused=watch.record.pane_id == self.focused)
                     if due is not None and due <= now:
                         watch.timing.read(now)
                         await self.observe(watch.record.pane_id, None if polling else client)
                 now = self.clock()
                 timeout = IDLE_WAKE if not polling else max(0.05, attach_at - now) if attach_at > now else IDLE_WAKE
-                for watch in self._session_panes(session_id):
+                for watch in watches:
                     due = due_at(watch.timing, now, polling=polling, focused=watch.record.pane_id == self.focused)
                     if due is not None:
                         timeout = min(timeout, due - now)

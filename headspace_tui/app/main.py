@@ -171,7 +171,7 @@ class HeadspaceApp(App[str | None]):
             journal=journal,
             spool=spool,
             hooks=hooks and live,
-            on_capture=lambda pane_id: self._post(PaneCaptured(pane_id)),
+            on_capture=self._pane_captured,
             on_notice=lambda text: self._post(ServiceNotice(text)),
         )
         self.journal = journal
@@ -252,6 +252,11 @@ class HeadspaceApp(App[str | None]):
 
     def _agent_changed(self, agent: Agent) -> None:
         self._post(AgentChanged(agent))
+
+    def _pane_captured(self, pane_id: str) -> None:
+        # Only the previewed pane's screen is drawn: the others' captures need no message.
+        if pane_id == self.monitor.focused:
+            self._post(PaneCaptured(pane_id))
 
     @_handler
     def on_agent_changed(self, message: AgentChanged) -> None:
