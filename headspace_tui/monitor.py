@@ -37,6 +37,7 @@ import logging
 import os
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import discovery
@@ -154,6 +155,7 @@ class Monitor:
         self._stopping = False
         self._problem: str | None = "starting"
         self.supervisor = Supervisor(self._loop_failed)
+        self._history_reader = self._new_history_reader()
         self._subscribers: list[Callable[[Event], None]] = []
         if journal is not None:
             self.subscribe(journal.on_event)  # first: it sets the command and outcome the others show
@@ -213,6 +215,8 @@ class Monitor:
         self._unknown_checks.clear()
         for client in list(self.clients.values()):
             await client.close()
+        self._history_reader.shutdown(wait=False, cancel_futures=True)
+        self._history_reader = self._new_history_reader()  # for a run after this one (threads start on first use)
 
     def _loop_failed(self, name: str, message: str) -> None:
         self._emit(Notice(message))
@@ -571,6 +575,18 @@ class Monitor:
         self._mark(event.pane_id)
 
     # -- transcript ---------------------------------------------------------------
+    @staticmethod
+    def _new_history_reader() -> ThreadPoolExecutor:
+        """One thread reads and replays every transcript, one after another.
+
+        Ten agents starting at once gave ten threads: the event loop then waits
+        behind all of them for the interpreter lock each time it gives it up
+        (every SQLite write, every pipe read), and one step of the UI took a
+        third of a second.  The work is Python code, serialised by the lock
+        anyway, so one thread does it as fast.
+        """
+        return ThreadPoolExecutor(max_workers=1, thread_name_prefix="headspace-history")
+
     async def _read_transcript(self, watch: PaneWatch, agent: Agent, status: ClaudeStatus | None) -> None:
         """Follow an agent's transcript: history before headspace started is replayed
         silently, anything since is recorded.  Reading runs in a thread: a first
@@ -586,14 +602,14 @@ class Monitor:
             watch.tail = self.host.transcript(path)
         tail, journal = watch.tail, self.journal
         first = not tail.opened
-        turns = await asyncio.to_thread(tail.read_new)
+        turns = await asyncio.get_running_loop().run_in_executor(self._history_reader, tail.read_new)
         if not turns or journal is None or self.panes.get(agent.pane_id) is not watch:
             return
         before = (agent.command, agent.outcome)
         if first:
             cut = next((i for i, t in enumerate(turns) if (turn_time(t) or 0.0) >= self.started), len(turns))
             if cut:
-                adopt = await asyncio.to_thread(journal.replayed, agent, turns[:cut])
+                adopt = await asyncio.get_running_loop().run_in_executor(self._history_reader, journal.replayed, agent, turns[:cut])
                 if self.panes.get(agent.pane_id) is not watch:
                     return
                 adopt()
