@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .detect import transcript
-from .detect.outcome import Outcome, analyze
+from .detect.outcome import Outcome, analyze, last_outcome
 from .events import AgentChanged, Event, TurnsRead
 from .model import Agent, AgentState
 from .state.eventlog import EventLog, EventLogError, StoredEvent
@@ -131,9 +131,13 @@ class Journal:
         """Run new transcript turns through the command machine; note outcomes.
 
         ``record=False`` replays history (at start-up) without writing events.
+        Only the last outcome of a replay is shown, so its texts are analysed
+        newest first, stopping at the first that proves something: a long
+        history then costs one or two analyses instead of thousands.
         """
         history = self._history(who(agent))
         events: list[dict] = []
+        texts: list[str] = []  # a replay's texts that may hold an outcome
         for line in turns:
             ts = turn_time(line) or self.clock()
             if line.role == "tool_result":
@@ -142,8 +146,10 @@ class Journal:
                     turn = Turn(id=line.uuid or f"r{ts}", actor="user", text=line.text, ts=ts)
                     history.commands, more = apply_turn(history.commands, turn, intent=IntentResult(TurnIntent.ANSWER, 1.0, "dialog answer", "tool-result"))
                     events.extend(more)
+                elif record:
+                    self._outcome(agent, history, line.text, ts, events)
                 else:
-                    self._outcome(agent, history, line.text, ts, events, record)
+                    texts.append(line.text)
                 continue
             if line.role == "user":
                 turn = Turn(id=line.uuid or f"u{ts}", actor="user", text=line.text, ts=ts)
@@ -151,11 +157,16 @@ class Journal:
             elif line.role == "agent":
                 turn = Turn(id=line.uuid or f"a{ts}", actor="agent", text=line.text, ts=ts)
                 history.commands, more = apply_turn(history.commands, turn, intent=_agent_intent(line, history.commands))
-                if line.text:
-                    self._outcome(agent, history, line.text, ts, events, record)
+                if line.text and record:
+                    self._outcome(agent, history, line.text, ts, events)
+                elif line.text:
+                    texts.append(line.text)
             else:
                 continue
             events.extend(more)
+        found = last_outcome(texts)
+        if found is not None:
+            history.outcome, agent.outcome = found, found.describe()
         current = history.commands.current
         agent.command = current.text if current is not None else (history.commands.history[-1].text if history.commands.history else "")
         if record:
@@ -180,14 +191,13 @@ class Journal:
 
         return adopt
 
-    def _outcome(self, agent: Agent, history: AgentHistory, text: str, ts: float, events: list, record: bool) -> None:
+    def _outcome(self, agent: Agent, history: AgentHistory, text: str, ts: float, events: list) -> None:
         found = analyze(text)
         if not found or found[0] == history.outcome:
             return  # nothing, or the reply restating what the tool output showed
         history.outcome = found[0]
         agent.outcome = found[0].describe()
-        if record:
-            events.append({"kind": "outcome", "agent": who(agent), "ts": ts, "outcome": found[0].kind, "detail": found[0].detail})
+        events.append({"kind": "outcome", "agent": who(agent), "ts": ts, "outcome": found[0].kind, "detail": found[0].detail})
 
     # -- what the UI asks -----------------------------------------------------------
     def timeline(self, key: str, limit: int = 200) -> list[StoredEvent]:

@@ -148,3 +148,25 @@ def test_history_replayed_off_the_loop_is_the_same_as_replayed_in_place(tmp_path
     assert (b.command, b.outcome) == (a.command, a.outcome) and b.command == "pick a database"
     assert aside.agents["%1"].commands == in_place.agents["%1"].commands
     assert aside.log.count() == 0  # replay writes nothing
+
+
+def test_a_replay_ends_on_the_same_outcome_as_recording_the_turns_one_by_one(tmp_path):
+    """A replay analyses only its newest texts; the outcome it ends on must be the one recording shows."""
+    from headspace_tui.detect.transcript import Turn
+
+    turns = [
+        Turn(role="user", text="run the tests", uuid="u1"),
+        Turn(role="tool_result", text="=== 2 failed, 10 passed in 0.5s ===", uuid="r1"),
+        Turn(role="agent", text="Two tests fail; fixing.", stop_reason="tool_use", uuid="a1"),
+        Turn(role="tool_result", text="[main 3f2a9c1] Fix the parser", uuid="r2"),
+        Turn(role="agent", text="Committed.", stop_reason="tool_use", uuid="a2"),
+        Turn(role="tool_result", text="nothing to see", uuid="r3"),
+        Turn(role="agent", text="Done.", stop_reason="end_turn", uuid="a3"),
+    ]
+    recorded, replayed = agent(), agent()
+    Journal(None, clock=lambda: NOON).turns(recorded, turns)
+    Journal(None, clock=lambda: NOON).turns(replayed, turns, record=False)
+    assert recorded.outcome == replayed.outcome == "committed: 3f2a9c1 Fix the parser"
+    nothing = agent()
+    Journal(None, clock=lambda: NOON).turns(nothing, turns[-2:], record=False)
+    assert nothing.outcome == ""

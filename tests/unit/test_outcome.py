@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from headspace_tui.detect.outcome import analyze, last_outcome
+from headspace_tui.detect import outcome
+from headspace_tui.detect.outcome import Outcome, analyze, last_outcome
 
 CASES = [
     ("============================= 42 passed in 3.21s ==============================", "tests_passed", "42 passed"),
@@ -48,3 +51,67 @@ def test_last_outcome_is_from_the_newest_text_that_proves_something():
     assert last_outcome(["42 passed", "Now editing", "[main abc1234] Add docs"]).kind == "commit"
     assert last_outcome(["Now editing"]) is None
     assert last_outcome(["1 failed", "nothing here"]).describe() == "tests failed: 1 failed"
+
+
+def _ungated(text: str) -> list[Outcome]:
+    """analyze() as it was before its patterns were gated by words: every pattern run on the text."""
+    found: list[Outcome] = []
+    failed = next((m for p, _ in outcome._TESTS_FAILED if (m := p.search(text))), None)
+    if failed is not None:
+        found.append(Outcome("tests_failed", outcome._clip(failed.group(0))))
+    for error_type, pattern, _ in outcome._ERRORS:
+        if match := pattern.search(text):
+            found.append(Outcome("error", outcome._clip(match.group(0).strip()), error_type))
+            break
+    if failed is None:
+        passed = next((m for p, _ in outcome._TESTS_PASSED if (m := p.search(text))), None)
+        if passed is not None:
+            count = passed.groupdict().get("n")
+            found.append(Outcome("tests_passed", f"{count.strip()} passed" if count else outcome._clip(passed.group(0))))
+    build = next((m for p, _ in outcome._BUILD if (m := p.search(text))), None)
+    if build is not None:
+        found.append(Outcome("build_succeeded", outcome._clip(build.group(0))))
+    for commit in outcome._COMMIT.finditer(text):
+        found.append(Outcome("commit", f"{commit.group('sha')[:10]} {outcome._clip(commit.group('subject'), 60)}"))
+    for url in dict.fromkeys(outcome._PR.findall(text)):
+        found.append(Outcome("pr", url))
+    return found
+
+
+FRAGMENTS = [c[0] for c in CASES] + [
+    "OK",
+    "ok (3 tests)",
+    "Tests failed",
+    "ALL 3 TESTS PASSED",
+    "error: linker `cc` not found",
+    "SyntaxError: invalid syntax",
+    "AssertionError",
+    "fatal: not a git repository",
+    "panic: runtime error",
+    "ENOENT: no such file",
+    "Segmentation fault (core dumped)",
+    "EACCES",
+    "Build Complete",
+    "Compiled successfully",
+    "Successfully built abc",
+    "3 pass, 0 fail",
+    "I will run the tests next.",
+    "plain words",
+    "",
+]
+
+
+def test_the_word_gates_never_change_a_result():
+    """Every pattern's gate words must be in any text it matches: compare with running every pattern."""
+    rng = random.Random(7)
+    for _ in range(3000):
+        parts = rng.sample(FRAGMENTS, rng.randint(1, 4))
+        text = rng.choice(["\n", " ", "\n\n"]).join(p.upper() if rng.random() < 0.2 else p for p in parts)
+        assert analyze(text) == _ungated(text), text
+
+
+def test_only_the_end_of_a_huge_output_is_analysed():
+    filler = ("lorem ipsum dolor sit amet " * 3 + "\n") * (outcome.TAIL // 80)
+    assert analyze("error: at the start\n" + filler + "=== 42 passed in 9s ===")[0].detail == "42 passed"
+    assert [o.kind for o in analyze("error: far back\n" + filler + filler)] == []
+    assert analyze(filler + "bash: x: command not found")[0].detail == "bash: x: command not found"
