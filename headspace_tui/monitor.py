@@ -2,10 +2,10 @@
 
 Data flows one way: pane output (tmux control mode), Claude's status files
 and hook events become observations; a fuser per pane turns them into the
-agent's state; the agents are kept here, and every change goes out as a
-typed event (events.py) to the subscribers: the journal (command machine,
-event log) first, then the app, which turns them into Textual messages.
-No Textual here.
+agent's state; the store (store.py) keeps the agents and sends every change
+out as a typed event (events.py) to its subscribers: the journal (command
+machine, event log) first, then the app, which turns them into Textual
+messages.  No Textual here.
 
 The parts, each small and in its own module:
 
@@ -16,6 +16,8 @@ The parts, each small and in its own module:
   forgetting a pane is one operation;
 * ``schedule.py``: when a pane is read again (pure, clock injected);
 * ``Fuser`` (detect/fusion.py): how the sources add up;
+* ``AgentStore`` (store.py): the agents, the one writer of them, and the
+  subscribers told of each change;
 * ``Supervisor`` (supervise.py): every long-lived loop here (discovery, one
   detector per tmux session, the socket, status-file and hook watchers)
   restarts after an error, which is logged and told as one line.
@@ -52,6 +54,7 @@ from .model import Agent, AgentState, Observation
 from .pane_watch import PaneWatch, agent_key
 from .scan import ask_claude, screen_observation
 from .schedule import due_at
+from .store import AgentStore
 from .supervise import Backoff, Supervisor
 from .tmux.claude_process import ClaudeProcess
 from .tmux.control import ControlClient, ControlError
@@ -85,17 +88,6 @@ LAYOUT_EVENTS = frozenset(
 )
 
 log = logging.getLogger(__name__)
-
-
-def same_observation(a: Observation, b: Observation) -> bool:
-    """Equal for the table: same state, same prompt, same error (evidence may differ)."""
-    return (
-        a.state is b.state
-        and (a.prompt.fingerprint if a.prompt else "") == (b.prompt.fingerprint if b.prompt else "")
-        and a.error == b.error
-        and a.retrying == b.retrying
-        and a.exit_status == b.exit_status
-    )
 
 
 class Monitor:
@@ -133,7 +125,7 @@ class Monitor:
         self.hooks = hooks
         self.spool = spool
         self.focused: str | None = None
-        self.agents: dict[str, Agent] = {}
+        self.store = AgentStore()
         self.panes: dict[str, PaneWatch] = {}  # every watched pane, by id
         self.all_panes: dict[str, PaneRecord] = {}  # every pane of the server at the last discovery
         self.processes: dict[int, ClaudeProcess] = {}  # by pid: version and config dir, read once
@@ -156,12 +148,15 @@ class Monitor:
         self._problem: str | None = "starting"
         self.supervisor = Supervisor(self._loop_failed)
         self._history_reader = self._new_history_reader()
-        self._subscribers: list[Callable[[Event], None]] = []
         if journal is not None:
             self.subscribe(journal.on_event)  # first: it sets the command and outcome the others show
         self.subscribe(self._callbacks)
 
     # -- views for readers that want one thing of every pane ----------------------
+    @property
+    def agents(self) -> dict[str, Agent]:
+        return self.store.agents
+
     @property
     def records(self) -> dict[str, PaneRecord]:
         return {pane_id: watch.record for pane_id, watch in self.panes.items()}
@@ -180,7 +175,7 @@ class Monitor:
 
     # -- the loops ----------------------------------------------------------
     async def run(self) -> None:
-        self._stopping = False
+        self._stopping = self.store.quiet = False
         self._watch_config_dir(self.config_dir)
         if self.hooks:
             self.supervisor.start("the hook watcher", self._watch_hooks)
@@ -204,7 +199,7 @@ class Monitor:
     async def stop(self) -> None:
         """Stop every loop and wait for it: each detector detaches its control client,
         so no tmux client or pipe outlives the monitor.  Safe to call twice."""
-        self._stopping = True
+        self._stopping = self.store.quiet = True  # a last read after the stop must not reach the app
         extra = [*self._unknown_checks.values(), *([self._asking] if self._asking else [])]
         for task in extra:
             task.cancel()
@@ -219,28 +214,11 @@ class Monitor:
         self._history_reader = self._new_history_reader()  # for a run after this one (threads start on first use)
 
     def _loop_failed(self, name: str, message: str) -> None:
-        self._emit(Notice(message))
+        self.store.emit(Notice(message))
 
     def subscribe(self, subscriber: Callable[[Event], None]) -> None:
-        """Be told every event from now on, in order (subscribers are called in the order they came)."""
-        self._subscribers.append(subscriber)
-
-    def _emit(self, event: Event) -> None:
-        """Tell every subscriber, unless the monitor is stopping (the app may be tearing down its widgets).
-
-        In Python 3.11 a cancelled ``wait_for`` can still return a result that
-        arrived at the same moment, so a detector may finish one last read
-        after it was told to stop; that read must not reach the UI.  A
-        subscriber's error is logged and goes no further: it must not stop
-        a detector.
-        """
-        if self._stopping:
-            return
-        for subscriber in list(self._subscribers):
-            try:
-                subscriber(event)
-            except Exception:  # a subscriber's fault stays with the subscriber
-                log.exception("a subscriber failed on %s", type(event).__name__)
+        """Be told every event from now on, in order (see ``AgentStore.subscribe``)."""
+        self.store.subscribe(subscriber)
 
     def _callbacks(self, event: Event) -> None:
         """The constructor's callbacks, as one subscriber."""
@@ -325,11 +303,7 @@ class Monitor:
             old, watch.record, watch.claude_pid = watch.record, record, claude_pid
             if old.dead != record.dead or old.current_command != record.current_command:
                 self._mark(record.pane_id)
-            agent = self.agents.get(record.pane_id)
-            if agent is not None and (agent.target, agent.session) != (record.target, record.session_name):
-                # A renamed session or window, a moved pane: the row follows at once.
-                agent.target, agent.session = record.target, record.session_name
-                self._emit(AgentChanged(agent, agent.state, now))
+            self.store.moved(record, now)  # a renamed session or window, a moved pane: the row follows at once
         seen = {sighting.record.pane_id for sighting in found.watch}
         for pane_id in [p for p in self.panes if p not in seen]:
             self._forget(pane_id)
@@ -446,7 +420,7 @@ class Monitor:
             wake.set()  # ...or only the client: replace it
 
         try:
-            while not self._stopping:  # a swallowed cancel (see _emit) must still end the loop
+            while not self._stopping:  # a swallowed cancel (see AgentStore.quiet) must still end the loop
                 wake.clear()  # before looking: a change marked while we work wakes the next round
                 now = self.clock()
                 if (client is None or client.closed) and now >= attach_at:
@@ -557,7 +531,7 @@ class Monitor:
                     log.exception("hook event %s skipped", event.name)
         except SpoolRefused as exc:
             log.warning("%s", exc)
-            self._emit(Notice(str(exc)))
+            self.store.emit(Notice(str(exc)))
 
     def hook_event(self, event: HookEvent) -> None:
         watch = self.panes.get(event.pane_id)
@@ -615,9 +589,9 @@ class Monitor:
                 adopt()
             turns = turns[cut:]
         if turns:
-            self._emit(TurnsRead(agent, tuple(turns)))  # the journal runs them through the command machine
+            self.store.emit(TurnsRead(agent, tuple(turns)))  # the journal runs them through the command machine
         if (agent.command, agent.outcome) != before:
-            self._emit(AgentChanged(agent, agent.state, self.clock()))
+            self.store.touched(agent, self.clock())
 
     # -- one pane -------------------------------------------------------------
     async def observe(self, pane_id: str, client: ControlClient | None = None) -> Agent | None:
@@ -638,7 +612,7 @@ class Monitor:
         changed = watch.capture != ansi
         watch.capture = ansi
         if changed:
-            self._emit(PaneCaptured(pane_id))
+            self.store.emit(PaneCaptured(pane_id))
         claude_pid = watch.claude_pid
         if claude_pid and not self.host.process_exists(claude_pid):
             # Claude has exited since the last discovery: read the pane as what it is now.
@@ -677,47 +651,17 @@ class Monitor:
         return agent
 
     def _update(self, watch: PaneWatch, observation: Observation, at: float | None = None) -> Agent:
-        record, claude_pid = watch.record, watch.claude_pid
-        status = self.statuses.get(claude_pid) if claude_pid else None
-        agent = self.agents.get(record.pane_id)
-        now = self.clock() if at is None else at
-        if agent is None:
-            agent = Agent(
-                pane_id=record.pane_id,
-                target=record.target,
-                session=record.session_name,
-                cwd=(status.cwd if status and status.cwd else record.cwd),
-                name=status.name if status else "",
-                pid=record.pid,
-                claude_pid=claude_pid or 0,
-                observation=observation,
-                since=now,
-                prompt_since=now,
-                claude_version=(self.processes[claude_pid].version or "") if claude_pid in self.processes else "",
-                key=watch.key,
-            )
-            self.agents[record.pane_id] = agent
-            self._emit(AgentChanged(agent, None, now))
-            return agent
-        changed = not same_observation(agent.observation, observation) or agent.target != record.target
-        old_print = agent.observation.prompt.fingerprint if agent.observation.prompt else ""
-        new_print = observation.prompt.fingerprint if observation.prompt else ""
-        if new_print != old_print:
-            agent.prompt_since = now
-        old_state = agent.observation.state
-        if old_state is not observation.state:
-            agent.since = now
-            agent.delivery = ""
-        if changed:
-            agent.observation = observation  # an equal reading keeps the object the UI already shows
-        agent.target = record.target
-        agent.session = record.session_name
-        agent.claude_pid = claude_pid or 0
-        if status and status.name:
-            agent.name = status.name
-        if changed:
-            self._emit(AgentChanged(agent, old_state, now))
-        return agent
+        claude_pid = watch.claude_pid
+        process = self.processes.get(claude_pid) if claude_pid else None
+        return self.store.observed(
+            watch.record,
+            watch.key,
+            observation,
+            self.clock() if at is None else at,
+            claude_pid=claude_pid,
+            status=self.statuses.get(claude_pid) if claude_pid else None,
+            claude_version=(process.version or "") if process else "",
+        )
 
     def replay(self, record: PaneRecord, ansi: str, observation: Observation, at: float) -> Agent:
         """Show a recorded pane as if it had just been observed (the app without tmux: tests, snapshots)."""
@@ -729,22 +673,18 @@ class Monitor:
 
     def _forget(self, pane_id: str) -> None:
         self.panes.pop(pane_id, None)
-        if self.agents.pop(pane_id, None) is not None:
-            self._emit(AgentRemoved(pane_id))
+        self.store.forget(pane_id)
 
     def _report(self, problem: str | None) -> None:
         if problem is not None:
             self._socket_wake.set()  # look for a new server at the fast pace from now
         if problem != self._problem:
             self._problem = problem
-            self._emit(ProblemChanged(problem))
+            self.store.emit(ProblemChanged(problem))
 
     def mark(self, pane_id: str, delivery: str) -> None:
         """Record the result of an action on the row ("not delivered: ...")."""
-        agent = self.agents.get(pane_id)
-        if agent is not None:
-            agent.delivery = delivery
-            self._emit(AgentChanged(agent, agent.state, self.clock()))
+        self.store.marked(pane_id, delivery, self.clock())
 
     def refresh_soon(self, pane_id: str) -> None:
         self._mark(pane_id)

@@ -1,0 +1,139 @@
+"""The agents of one tmux server, and the one place they change: observations in, typed events out.
+
+The monitor decides what to read and when; each fused observation of a pane
+comes here.  The store turns it into that pane's ``Agent`` and tells its
+subscribers what changed (events.py), in the order they subscribed: the
+journal first (it sets the command and outcome the others show), then the
+app.  Nothing else writes an agent, so a subscriber can trust that an
+``AgentChanged`` is the whole story.
+
+An error in a subscriber is logged and goes no further: it must not stop
+the detector that made the observation.  No Textual here.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from .detect.registry import ClaudeStatus
+from .events import AgentChanged, AgentRemoved, Event
+from .model import Agent, Observation
+from .tmux.server import PaneRecord
+
+log = logging.getLogger(__name__)
+
+
+def same_observation(a: Observation, b: Observation) -> bool:
+    """Equal for the table: same state, same prompt, same error (evidence may differ)."""
+    return (
+        a.state is b.state
+        and (a.prompt.fingerprint if a.prompt else "") == (b.prompt.fingerprint if b.prompt else "")
+        and a.error == b.error
+        and a.retrying == b.retrying
+        and a.exit_status == b.exit_status
+    )
+
+
+class AgentStore:
+    """Every watched pane's agent, by pane id, and the subscribers told of each change."""
+
+    def __init__(self) -> None:
+        self.agents: dict[str, Agent] = {}
+        self._subscribers: list[Callable[[Event], None]] = []
+        # While the monitor stops nothing is told: in Python 3.11 a cancelled
+        # ``wait_for`` can still return a result that arrived at the same
+        # moment, so a detector may finish one last read after it was told to
+        # stop, and the app may be tearing its widgets down.
+        self.quiet = False
+
+    def subscribe(self, subscriber: Callable[[Event], None]) -> None:
+        """Be told every event from now on, in order (subscribers are called in the order they came)."""
+        self._subscribers.append(subscriber)
+
+    def emit(self, event: Event) -> None:
+        if self.quiet:
+            return
+        for subscriber in list(self._subscribers):
+            try:
+                subscriber(event)
+            except Exception:  # a subscriber's fault stays with the subscriber
+                log.exception("a subscriber failed on %s", type(event).__name__)
+
+    def observed(
+        self,
+        record: PaneRecord,
+        key: str,
+        observation: Observation,
+        at: float,
+        *,
+        claude_pid: int | None,
+        status: ClaudeStatus | None = None,
+        claude_version: str = "",
+    ) -> Agent:
+        """A pane was read (or a hook or status file spoke): its agent as it is now.
+
+        A reading equal for the table keeps the object the UI already shows
+        and tells no one; a new prompt restarts the prompt's clock, a new
+        state the state's clock.
+        """
+        agent = self.agents.get(record.pane_id)
+        if agent is None:
+            agent = Agent(
+                pane_id=record.pane_id,
+                target=record.target,
+                session=record.session_name,
+                cwd=(status.cwd if status and status.cwd else record.cwd),
+                name=status.name if status else "",
+                pid=record.pid,
+                claude_pid=claude_pid or 0,
+                observation=observation,
+                since=at,
+                prompt_since=at,
+                claude_version=claude_version,
+                key=key,
+            )
+            self.agents[record.pane_id] = agent
+            self.emit(AgentChanged(agent, None, at))
+            return agent
+        changed = not same_observation(agent.observation, observation) or agent.target != record.target
+        old_print = agent.observation.prompt.fingerprint if agent.observation.prompt else ""
+        new_print = observation.prompt.fingerprint if observation.prompt else ""
+        if new_print != old_print:
+            agent.prompt_since = at
+        old_state = agent.observation.state
+        if old_state is not observation.state:
+            agent.since = at
+            agent.delivery = ""
+        if changed:
+            agent.observation = observation
+        agent.target = record.target
+        agent.session = record.session_name
+        agent.claude_pid = claude_pid or 0
+        if status and status.name:
+            agent.name = status.name
+        if changed:
+            self.emit(AgentChanged(agent, old_state, at))
+        return agent
+
+    def moved(self, record: PaneRecord, at: float) -> None:
+        """A renamed session or window, a moved pane: the row follows at once."""
+        agent = self.agents.get(record.pane_id)
+        if agent is not None and (agent.target, agent.session) != (record.target, record.session_name):
+            agent.target, agent.session = record.target, record.session_name
+            self.emit(AgentChanged(agent, agent.state, at))
+
+    def marked(self, pane_id: str, delivery: str, at: float) -> None:
+        """The result of an action, shown on the row ("not delivered: ...")."""
+        agent = self.agents.get(pane_id)
+        if agent is not None:
+            agent.delivery = delivery
+            self.emit(AgentChanged(agent, agent.state, at))
+
+    def touched(self, agent: Agent, at: float) -> None:
+        """Something besides the state changed (its command or outcome, read from the transcript)."""
+        self.emit(AgentChanged(agent, agent.state, at))
+
+    def forget(self, pane_id: str) -> None:
+        if self.agents.pop(pane_id, None) is not None:
+            self.emit(AgentRemoved(pane_id))
