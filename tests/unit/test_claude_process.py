@@ -16,10 +16,15 @@ from headspace_tui.tmux.proctree import ProcessInfo
 
 
 def _sleeper(env: dict[str, str]) -> subprocess.Popen:
-    """``sleep`` with ``env``, returned once it runs: until its exec, /proc shows the parent's environment."""
+    """``sleep`` with ``env``, returned once its exec is complete.
+
+    Until the exec, /proc shows the parent's environment; and the kernel names
+    the new program (``comm``) before the loader records where its
+    environment is, so for a moment ``environ`` is empty (seen once under load).
+    """
     proc = subprocess.Popen(["sleep", "30"], env=env)
     deadline = time.monotonic() + 5
-    while Path(f"/proc/{proc.pid}/comm").read_text().strip() != "sleep":
+    while Path(f"/proc/{proc.pid}/comm").read_text().strip() != "sleep" or not Path(f"/proc/{proc.pid}/environ").read_bytes():
         assert time.monotonic() < deadline, "sleep did not start"
         time.sleep(0.005)
     return proc
