@@ -312,13 +312,15 @@ async def main_async(args) -> dict:
     try:
         await asyncio.sleep(2.0)  # the fake agents start and draw
         ours = await headspace_phase(farm, args, workdir)
-        farm.reset()
-        await asyncio.sleep(1.0)
-        theirs = await baseline_phase(farm, args)
+        theirs = None
+        if not args.no_baseline:
+            farm.reset()
+            await asyncio.sleep(1.0)
+            theirs = await baseline_phase(farm, args)
     finally:
         farm.close()
         shutil.rmtree(workdir, ignore_errors=True)
-    result = {"panes": args.panes, **summary(ours), **summary(theirs, "baseline_")}
+    result = {"panes": args.panes, **summary(ours), **(summary(theirs, "baseline_") if theirs else {})}
     result["key_p95_ms"] = round(ours["key_p95_ms"], 1)
     result["cpu_busy_split"] = {name: round(value, 2) for name, value in ours["busy_parts"].items()}
     result["previewing_busy"] = ours["previewing_busy"]
@@ -332,6 +334,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=15.0, help="length of each CPU window (default 15)")
     parser.add_argument("--spacing", type=float, default=0.05, help="seconds between two menus (default 0.05)")
     parser.add_argument("--json", action="store_true", help="print one JSON line")
+    parser.add_argument("--no-baseline", action="store_true", help="headspace's phase only (comparing two versions of it)")
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         print("scale.py: tmux is not installed", file=sys.stderr)
