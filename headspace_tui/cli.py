@@ -366,7 +366,9 @@ def cmd_tui(args: argparse.Namespace) -> int:
         config = load_config(args.config)
     except ConfigError as exc:
         config, notices = Config(), (f"{exc}; using the defaults",)
-    return run_app(socket_name=args.socket_name, socket_path=args.socket_path, include_all=args.all, config=config, notices=notices)
+    return run_app(
+        socket_name=args.socket_name, socket_path=args.socket_path, include_all=args.all, config=config, notices=notices, config_path=args.config
+    )
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Vertical
+from textual.geometry import Offset
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -36,13 +37,14 @@ from textual.worker import Worker, WorkerState
 from .. import logfile
 from ..actions import ActionError, Intent, send_guarded
 from ..config import Config
+from ..config import default_path as default_config_path
 from ..journal import Journal, who
 from ..model import Agent, AgentState, Observation
 from ..monitor import ControlPaneIO, Monitor
 from ..safe_text import clean, safe
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 from .messages import AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, ServiceNotice
-from .screens.help import HelpScreen
+from .screens.help import HelpScreen, help_rows
 from .screens.reply import ReplyScreen
 from .screens.timeline import TimelineScreen
 from .screens.why import WhyScreen
@@ -50,6 +52,7 @@ from .widgets.agent_table import AgentTable, elapsed
 from .widgets.preview import PanePreview, PromptBar
 
 SIDE_BY_SIDE_MIN_WIDTH = 140
+TABLE_ONLY_BELOW = 18
 # A prompt on display for less than this cannot be the one the user meant to answer.
 REACTION_TIME = 0.4
 _NOTHING = object()
@@ -103,25 +106,28 @@ class MainScreen(Screen):
     of them the selected agent allows.
     """
 
+    # Each binding's tooltip is its line on the help screen (generated from these, so the two agree).
     BINDINGS = [
-        Binding("y", "app.approve", "approve", id="approve"),
-        Binding("n", "app.deny", "deny", id="deny"),
-        Binding("r", "app.reply", "reply", id="reply"),
-        Binding("c", "app.nudge", "nudge", id="nudge"),
-        Binding("x", "app.interrupt", "interrupt", id="interrupt"),
+        Binding("y", "app.approve", "approve", id="approve", tooltip="approve: choose the first 'Yes' of a permission or plan"),
+        Binding("n", "app.deny", "deny", id="deny", tooltip="deny: choose the 'No' option (found by its label)"),
+        Binding("r", "app.reply", "reply", id="reply", tooltip="reply with free text at Claude's input box"),
+        Binding("c", "app.nudge", "nudge", id="nudge", tooltip="nudge an idle agent (the configured text, default 'continue')"),
+        Binding("x", "app.interrupt", "interrupt", id="interrupt", tooltip="interrupt a working agent (sends Esc to its pane)"),
+        *[Binding(str(n), f"app.option('{n}')", f"option {n}", show=False, tooltip="pick that option of a numbered menu") for n in range(1, 10)],
+        Binding("enter", "app.jump", "jump", id="jump", tooltip="jump: switch your tmux client to the agent's pane (or print the attach command)"),
         # Esc is every TUI user's "close this": it never reaches an agent.
-        Binding("escape", "app.close_overlay", "close", show=False),
-        Binding("enter", "app.jump", "jump", id="jump"),
-        Binding("slash", "app.filter", "filter", id="filter"),
-        Binding("l", "app.toggle_layout", "layout", id="toggle_layout", show=False),
-        Binding("e", "app.why", "why", id="why"),
-        Binding("t", "app.timeline", "timeline", id="timeline", show=False),
-        Binding("question_mark", "app.help", "help", id="help"),
-        Binding("q", "app.quit", "quit", id="quit"),
-        *[Binding(str(n), f"app.option('{n}')", f"option {n}", show=False) for n in range(1, 10)],
+        Binding("escape", "app.close_overlay", "close", show=False, tooltip="close the filter, a window, or the scrolled-back preview"),
+        Binding("question_mark", "app.help", "help", id="help", tooltip="this help"),
+        Binding("q", "app.quit", "quit", id="quit", tooltip="quit"),
+        Binding("slash", "app.filter", "filter", id="filter", tooltip="filter the table by target, folder, state or text"),
+        Binding("e", "app.why", "why", id="why", tooltip="why: every source's verdict, its age and evidence"),
+        Binding("t", "app.timeline", "timeline", id="timeline", show=False, tooltip="timeline: the agent's states, commands and outcomes"),
+        Binding("l", "app.toggle_layout", "layout", id="toggle_layout", show=False, tooltip="preview beside or under the table"),
     ]
-    # Side by side from SIDE_BY_SIDE_MIN_WIDTH columns (with the layout on "auto").
+    # Side by side from SIDE_BY_SIDE_MIN_WIDTH columns (with the layout on "auto");
+    # below TABLE_ONLY_BELOW rows, the table alone (the preview needs height to help).
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (SIDE_BY_SIDE_MIN_WIDTH, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (TABLE_ONLY_BELOW, "-tall")]
 
 
 class HeadspaceApp(App[str | None]):
@@ -147,8 +153,10 @@ class HeadspaceApp(App[str | None]):
         hooks: bool = True,
         notices: tuple[str, ...] = (),
         log_path: Path | None = None,
+        config_path: Path | None = None,
     ) -> None:
         super().__init__()
+        self.config_path = config_path  # where the user's settings live (said in the help and the palette)
         self.notices = notices  # problems found before the screen existed (config, event log)
         self.log_path = log_path
         self.crash: BaseException | None = None
@@ -212,6 +220,7 @@ class HeadspaceApp(App[str | None]):
             self.problem = None
         self.set_interval(1.0, self._tick)
         self.query_one(AgentTable).focus()
+        self._park_cursor()
         for notice in self.notices:
             self.post_message(ServiceNotice(notice))
 
@@ -346,7 +355,10 @@ class HeadspaceApp(App[str | None]):
         return self.table.agents.get(pane_id) if pane_id else None
 
     @on(DataTable.RowHighlighted)
+    @_handler
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if not self.query(AgentTable):  # a highlight from a table already taken down (shutting down)
+            return
         self._selection_changed()
 
     def _selection_changed(self) -> None:
@@ -444,9 +456,18 @@ class HeadspaceApp(App[str | None]):
         box = self.query_one("#filter", FilterInput)
         box.display = False
         box.cursor_blink = False  # a hidden input must not keep a blink timer busy
+        self._park_cursor()
         self.table.set_filter("")
         self.table.focus()
         self._selection_changed()
+
+    def _park_cursor(self) -> None:
+        """Put the terminal's (hidden) cursor in the top-right corner.
+
+        Textual leaves it where the filter input last had it, bottom-left; a
+        terminal or tool that draws the cursor anyway shows a stray glyph there.
+        """
+        self.cursor_position = Offset(max(0, self.size.width - 1), 0)
 
     def action_why(self) -> None:
         agent = self.selected_agent()
@@ -464,7 +485,7 @@ class HeadspaceApp(App[str | None]):
         self.push_screen(TimelineScreen(agent, events))
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen(self.config.keys))
+        self.push_screen(HelpScreen(help_rows(self.screen_stack[0]), str(self.config_path or default_config_path())))
 
     # -- answering -------------------------------------------------------------------
     def _keys_live(self) -> bool:
@@ -583,16 +604,22 @@ class HeadspaceApp(App[str | None]):
         agent = self.table.agents.get(pane_id)
         if answered is not None and agent is not None and agent.observation is answered:
             self._in_flight[pane_id] = answered  # until the monitor reports the pane's next state
+            if pane_id == self.table.selected_pane_id:
+                self._next_waiting(after=pane_id)
         else:
             self._in_flight.pop(pane_id, None)
         self.monitor.mark(pane_id, mark)
         self.monitor.refresh_soon(pane_id)
 
-    # -- jump -----------------------------------------------------------------------
-    @on(DataTable.RowSelected)
-    def _row_selected(self) -> None:
-        self.action_jump()
+    def _next_waiting(self, *, after: str) -> None:
+        """Like an inbox: once an agent is answered, select the next one that needs you (if any)."""
+        for pane_id in self.table.order:
+            agent = self.table.agents[pane_id]
+            if pane_id != after and agent.state.needs_you:
+                self.table.select(pane_id)
+                return
 
+    # -- jump -----------------------------------------------------------------------
     def action_jump(self) -> None:
         if not self._keys_live():
             return
@@ -624,7 +651,13 @@ def attach_command(server: TmuxServer, agent: Agent) -> str:
 
 
 def run_app(
-    *, socket_name: str | None, socket_path: str | None, include_all: bool, config: Config, notices: tuple[str, ...] = ()
+    *,
+    socket_name: str | None,
+    socket_path: str | None,
+    include_all: bool,
+    config: Config,
+    notices: tuple[str, ...] = (),
+    config_path: Path | None = None,
 ) -> int:
     """Run the TUI; 0 after a normal quit, 1 (with one line and the log's path) after a crash."""
     log_path = logfile.setup()
@@ -633,7 +666,9 @@ def run_app(
     if problem:
         log.warning("%s", problem)
         notices = (*notices, problem)
-    app = HeadspaceApp(server, config=config, include_all=include_all, journal=journal, notices=notices, log_path=log_path)
+    app = HeadspaceApp(
+        server, config=config, include_all=include_all, journal=journal, notices=notices, log_path=log_path, config_path=config_path
+    )
     try:
         result = app.run()
     except Exception as exc:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from headspace_tui.app.main import HeadspaceApp
+from headspace_tui.config import Config
+from headspace_tui.detect.claude import classify_capture
 from headspace_tui.journal import Journal
-from headspace_tui.tmux.server import TmuxServer
+from headspace_tui.tmux.server import PaneRecord, TmuxServer
+from tests.harness.record import DEFAULT_OUT
 
 
 def make_app(socket_name: str, tmp: Path, *, claude_home: Path | None = None, journal: Journal | None = None, **options) -> HeadspaceApp:
@@ -20,3 +24,61 @@ def make_app(socket_name: str, tmp: Path, *, claude_home: Path | None = None, jo
         journal=journal if journal is not None else Journal(None),
         **options,
     )
+
+
+# A demo table: the app with its detectors off, shown real recorded panes from
+# the corpus (screens the real Claude drew, classified by the real detector),
+# with a fixed clock, so what it shows depends only on the code.
+NOW = 1_800_000_000.0
+# (session, recorded screen, seconds in state)
+AGENTS = [
+    ("api", "permission_bash", 95),
+    ("web", "question_two_options", 40),
+    ("docs", "input_plain_question", 610),
+    ("parser", "working_streaming", 12),
+    ("ci", "error_retrying_500", 5),
+    ("notes", "idle_finished", 3600 + 120),
+    ("old", "exited_shell_back", 7200),
+]
+
+
+def show_recorded(app: HeadspaceApp, n: int, session: str, screen: str, age: float, *, cwd: str | None = None) -> None:
+    """Pane ``%n`` of session ``session`` shows the recorded ``screen``, in that state for ``age`` seconds."""
+    base = DEFAULT_OUT / "alt" / "120x40" / screen
+    meta = json.loads(base.with_suffix(".json").read_text())
+    ansi = base.with_suffix(".ansi").read_text()
+    record = PaneRecord(
+        pane_id=f"%{n}",
+        session_id=f"${n}",
+        session_name=session,
+        window_index=0,
+        pane_index=0,
+        target=f"{session}:0.0",
+        pid=1000 + n,
+        current_command=meta["pane_command"],
+        cwd=cwd if cwd is not None else f"/home/dev/src/{session}",
+        width=meta["width"],
+        height=meta["height"],
+        alternate_on=meta["alternate_on"],
+        in_mode=False,
+        title=meta["pane_title"],
+        dead=False,
+        dead_status=None,
+    )
+    app.replay(record, ansi, classify_capture(ansi, command=meta["pane_command"]), app.clock() - age)
+
+
+def demo_app(agents: list[tuple[str, str, float]] = AGENTS, *, config: Config | None = None) -> HeadspaceApp:
+    """The demo app; ``await app.snapshot_loader(pilot)`` fills its table."""
+    app = HeadspaceApp(
+        TmuxServer(socket_name="headspace-snapshot-unused"), live=False, clock=lambda: NOW, journal=Journal(None), hooks=False, config=config
+    )
+
+    async def load(pilot) -> None:
+        for n, (session, screen, age) in enumerate(agents):
+            show_recorded(app, n, session, screen, age)
+        await pilot.pause()  # the monitor's reports reach the table as messages
+        await pilot.pause()
+
+    app.snapshot_loader = load  # type: ignore[attr-defined]
+    return app

@@ -40,7 +40,7 @@ async def select_agent(pilot, app: HeadspaceApp, pane_id: str, state: AgentState
     await wait_until(
         pilot, lambda: pane_id in table.agents and table.agents[pane_id].state is state, f"{pane_id} to be {state.value}"
     )
-    table.move_cursor(row=table._order.index(pane_id))
+    table.select(pane_id)  # as a user picking the row: the selection stays with that agent
     await pilot.pause(0.1)
     assert app.selected_agent().pane_id == pane_id
     if state.is_menu:

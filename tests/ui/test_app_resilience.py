@@ -83,7 +83,7 @@ def test_the_footer_offers_only_the_keys_the_selected_agent_allows():
             assert {"approve", "deny", "reply"} <= keys and not {"interrupt", "nudge"} & keys
             _show(app, 1, "working_spinner")
             await pilot.pause(0.2)
-            app.table.move_cursor(row=list(app.table._order).index("%1"))
+            app.table.select("%1")
             await pilot.pause(0.2)
             assert app.selected_agent().state is AgentState.WORKING
             keys = _footer_keys(app)

@@ -1,4 +1,9 @@
-"""The ``?`` screen: every key, as currently bound (remapped keys included)."""
+"""The ``?`` screen: every key, generated from the bindings themselves.
+
+The rows come from the main screen's binding chain (table, screen, app) as
+they are bound now, remapped keys included, each with its binding's
+tooltip: the help can never disagree with what a key does.
+"""
 
 from __future__ import annotations
 
@@ -7,57 +12,55 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from ...safe_text import clean
 
-ACTION_HELP = (
-    ("approve", "approve: choose the first 'Yes' of a permission or plan"),
-    ("deny", "deny: choose the 'No' option (found by its label)"),
-    ("reply", "reply with free text at Claude's input box"),
-    ("nudge", "nudge an idle agent (the configured text, default 'continue')"),
-    ("interrupt", "interrupt a working agent (sends Esc to its pane)"),
-    ("jump", "jump to the pane (inside tmux), or print the attach command"),
-    ("filter", "filter the table"),
-    ("toggle_layout", "preview beside or under the table"),
-    ("why", "why: every source's verdict, its age and evidence"),
-    ("timeline", "timeline: the agent's states, commands and outcomes"),
-    ("help", "this help"),
-    ("quit", "quit"),
-)
 
-
-def _key(key: str) -> str:
-    return {"escape": "Esc", "enter": "Enter", "slash": "/", "question_mark": "?"}.get(key, key)
+def help_rows(screen: Screen) -> list[tuple[str, str]]:
+    """(keys, what they do) for every binding with a tooltip on ``screen``'s chain, keys of one action together."""
+    rows: dict[str, list[str]] = {}
+    # The screen's keys (the agent's answers) first, then the table's moves, then the app's.
+    chain = sorted(screen._binding_chain, key=lambda link: link[0] is not screen)
+    for _node, bindings in chain:
+        for _key, binding in bindings:
+            if not binding.tooltip:
+                continue
+            keys = rows.setdefault(binding.tooltip, [])
+            shown = screen.app.get_key_display(binding)
+            if shown not in keys:
+                keys.append(shown)
+    return [(" ".join(keys), tooltip) for tooltip, keys in rows.items()]
 
 
 class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > VerticalScroll { width: 76; height: auto; max-height: 90%; border: round $primary; padding: 1 2; background: $surface; }
+    HelpScreen > VerticalScroll { width: 90; max-width: 100%; height: auto; max-height: 100%; border: round $primary; padding: 0 1; background: $surface; }
     """
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "close")]
 
-    def __init__(self, keys: dict[str, str]) -> None:
+    def __init__(self, rows: list[tuple[str, str]], config_path: str) -> None:
         super().__init__()
-        self.keys = keys
+        self.rows = rows
+        self.config_path = config_path
 
     def compose(self) -> ComposeResult:
         table = Table.grid(padding=(0, 2))
-        table.add_column(style="bold")
+        table.add_column(style="bold", no_wrap=True)
         table.add_column()
-        for action, text in ACTION_HELP:
-            table.add_row(Text(clean(_key(self.keys[action]))), Text(text))
-        table.add_row(Text("1-9"), Text("pick that option of a numbered menu"))
-        table.add_row(Text("↑ ↓"), Text("select an agent"))
+        for keys, text in self.rows:
+            table.add_row(Text(clean(keys)), Text(text))
         with VerticalScroll():
-            yield Static(Text("headspace keys\n", style="bold"))
+            yield Static(Text("headspace keys", style="bold"))
             yield Static(table)
             yield Static(
-                Text(
-                    "\nKeys go only to the selected pane, and only if it still shows the prompt you saw."
-                    "\nRemap keys in ~/.config/headspace/config.toml under [keys].\n\nEsc to close."
+                Text.assemble(
+                    "\nKeys go only to the selected pane, and only if it still shows the prompt you saw.\n",
+                    "Remap keys in ",
+                    clean(self.config_path),
+                    " under [keys]. Ctrl+P opens the palette. Esc closes this.",
                 ),
                 classes="dim",
             )

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from rich.text import Text
+from textual import events
+from textual.binding import Binding
 from textual.widgets import DataTable
 
 from ...model import Agent, AgentState
@@ -17,7 +20,9 @@ from ...safe_text import clean, cleaned
 from ...scan import sort_key
 from .state_style import state_text
 
-COLUMNS = (("agent", "Agent"), ("state", "State"), ("time", "Time"), ("waiting", "Waiting for"))
+COLUMNS = (("agent", "Agent"), ("folder", "Folder"), ("state", "State"), ("time", "Time"), ("waiting", "Waiting for"))
+COLUMN_INDEX = {key: i for i, (key, _) in enumerate(COLUMNS)}
+TIME = COLUMN_INDEX["time"]
 
 
 def waiting_for(agent: Agent) -> Text:
@@ -61,52 +66,173 @@ def elapsed(seconds: float, *, precise: bool = True) -> str:
     """How long, to the second when ``precise`` (an agent waiting on you), else to the minute.
 
     An idle or working agent's seconds matter to nobody, and not repainting
-    them every second keeps an idle table idle.
+    them every second keeps an idle table idle.  Never wider than
+    ``TIME_WIDTH`` (days beyond a day), so the Time column never cuts one.
     """
     seconds = max(0, int(seconds))
     if seconds < 60:
         return f"{seconds}s" if precise else "<1m"
     if seconds < 3600:
         return f"{seconds // 60}m{seconds % 60:02d}s" if precise else f"{seconds // 60}m"
-    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    if seconds < 86400:
+        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    days = seconds // 86400
+    return f"{days}d{seconds % 86400 // 3600:02d}h" if days < 100 else f"{days}d"
 
 
 def _plain(value) -> str:
     return value.plain if isinstance(value, Text) else str(value)
 
 
-def agent_label(agent: Agent) -> Text:
-    label = Text(clean(agent.target), style="bold")
-    where = agent.name or agent.cwd
-    if where:
-        label.append(f"  {clean(where)}", style="dim")
-    return label
+def folder_of(agent: Agent) -> str:
+    """The folder's last component (the part that tells projects apart), or Claude's session name."""
+    path = agent.cwd.rstrip("/")
+    return clean(path.rsplit("/", 1)[-1] if path else agent.name)
+
+
+def fit(text: Text | str, width: int, *, keep_end: int = 0) -> Text:
+    """``text`` cut to ``width`` cells with an ellipsis where it was cut.
+
+    ``keep_end`` keeps that many cells of the end (a target's ":0.1" says
+    which pane; the session name before it is what may be cut).
+    """
+    text = text if isinstance(text, Text) else Text(text)
+    if text.cell_len <= width:
+        return text
+    if width <= 1:
+        return Text("…"[:width])
+    keep_end = min(keep_end, width - 2) if keep_end else 0
+    head = text.copy()
+    head.truncate(width - 1 - keep_end)
+    cut = Text.assemble(head, ("…", "dim"))
+    if keep_end:
+        cut.append_text(text[len(text.plain) - keep_end :])
+    return cut
+
+
+# Column layout.  State and Time never shrink; the folder goes first when
+# space is short, then the target is cut (keeping its pane address) down to a
+# floor, and "Waiting for" takes the rest.
+STATE_WIDTH = 12  # "▲ permission"
+TIME_WIDTH = 6  # "10m10s", "23h59m", "12d03h"
+TARGET_FLOOR, TARGET_CAP = 12, 32
+FOLDER_CAP = 20
+WAITING_FLOOR = 20
+PADDING = 2  # a DataTable cell's padding, both sides
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The widths the table's columns get at one width (0: the column is left out)."""
+
+    target: int
+    folder: int
+    waiting: int
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(key for key, _ in COLUMNS if key not in ("folder",) or self.folder)
+
+
+def plan_columns(width: int, targets: list[str], folders: list[str]) -> Columns:
+    """Widths for a table ``width`` cells wide showing these targets and folders."""
+    target_want = min(TARGET_CAP, max([TARGET_FLOOR // 2, *(len(t) for t in targets)]))
+    folder_want = min(FOLDER_CAP, max([0, *(len(f) for f in folders)]))
+    room = width - STATE_WIDTH - TIME_WIDTH - 4 * PADDING  # target and waiting, padding included above
+    if folder_want and room - PADDING - folder_want - target_want >= WAITING_FLOOR:
+        return Columns(target_want, folder_want, room - PADDING - folder_want - target_want)
+    target = max(min(target_want, TARGET_FLOOR), min(target_want, room - WAITING_FLOOR))
+    return Columns(target, 0, max(WAITING_FLOOR // 2, room - target))
 
 
 class AgentTable(DataTable):
-    """Agents, ordered by who needs you; updates in place."""
+    """Agents, ordered by who needs you; updates in place.
+
+    The columns are fitted to the table's width whenever it changes (a
+    resized terminal, a layout switch) or a longer name arrives: state and
+    time are always shown in full, the folder goes first, the target is cut
+    in its middle.  Until the user moves the cursor it stays on the top row,
+    the agent that needs you most; after that it follows the agent it is on
+    as rows re-order.
+    """
 
     DEFAULT_CSS = """
-    AgentTable { height: 1fr; }
+    AgentTable { height: 1fr; overflow-x: hidden; scrollbar-size-vertical: 1; }
     """
+
+    BINDINGS = [
+        Binding("down,j", "cursor_down", "down", show=False, tooltip="select the next agent"),
+        Binding("up,k", "cursor_up", "up", show=False, tooltip="select the previous agent"),
+        Binding("g,home", "scroll_top", "first", show=False, tooltip="select the first agent (the one that needs you most)"),
+        Binding("G,end", "scroll_bottom", "last", show=False, tooltip="select the last agent"),
+        Binding("pagedown", "page_down", "page down", show=False, tooltip="a page down"),
+        Binding("pageup", "page_up", "page up", show=False, tooltip="a page up"),
+    ]
 
     def __init__(self, *, clock: Callable[[], float] = time.time, **kwargs) -> None:
         super().__init__(cursor_type="row", zebra_stripes=False, **kwargs)
         self.clock = clock
         self.agents: dict[str, Agent] = {}
         self.filter_text = ""
+        self.pinned = False  # the user chose a row: follow it, not the top
         self._order: list[str] = []
         self._cells: dict[str, tuple] = {}  # what each row shows now
+        self._columns: Columns | None = None
 
-    def on_mount(self) -> None:
-        for key, label in COLUMNS:
-            self.add_column(label, key=key)
+    # -- the user's own moves pin the selection -------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Enter is the screen's "jump" (one binding, shown in the footer and help), not a row "select".
+        return action != "select_cursor"
+
+    def _pin(self) -> None:
+        self.pinned = True
+
+    def action_cursor_up(self) -> None:
+        self._pin()
+        super().action_cursor_up()
+
+    def action_cursor_down(self) -> None:
+        self._pin()
+        super().action_cursor_down()
+
+    def action_page_up(self) -> None:
+        self._pin()
+        super().action_page_up()
+
+    def action_page_down(self) -> None:
+        self._pin()
+        super().action_page_down()
+
+    def action_scroll_top(self) -> None:
+        self._pin()
+        super().action_scroll_top()
+
+    def action_scroll_bottom(self) -> None:
+        self._pin()
+        super().action_scroll_bottom()
+
+    async def _on_click(self, event: events.Click) -> None:
+        self._pin()
+        await super()._on_click(event)
+
+    def select(self, pane_id: str) -> bool:
+        """Put the cursor on ``pane_id``'s row (if it is shown); it stays with that agent."""
+        if pane_id not in self._order:
+            return False
+        self.pinned = True
+        self.move_cursor(row=self._order.index(pane_id), animate=False)
+        return True
 
     @property
     def selected_pane_id(self) -> str | None:
         if not self._order or self.cursor_row < 0 or self.cursor_row >= len(self._order):
             return None
         return self._order[self.cursor_row]
+
+    @property
+    def order(self) -> list[str]:
+        """The pane ids of the rows shown, top first."""
+        return list(self._order)
 
     def _visible(self, agent: Agent) -> bool:
         if not self.filter_text:
@@ -131,16 +257,39 @@ class AgentTable(DataTable):
     def _elapsed(agent: Agent, now: float) -> str:
         return elapsed(now - agent.since, precise=agent.state.needs_you)
 
+    # -- columns that fit ---------------------------------------------------------------
+    def on_resize(self) -> None:
+        self._sync()
+
+    def _fit_columns(self, visible: list[Agent]) -> None:
+        """Re-plan the columns when the width or the longest name changes (rows are rebuilt then)."""
+        width = self.size.width - 1  # the vertical scrollbar's cell, kept free so nothing jumps when it appears
+        columns = plan_columns(max(width, 40), [clean(a.target) for a in visible], [folder_of(a) for a in visible])
+        if columns == self._columns:
+            return
+        self._columns = columns
+        self.clear(columns=True)
+        self._cells.clear()
+        self._order = []
+        widths = {"agent": columns.target, "folder": columns.folder, "state": STATE_WIDTH, "time": TIME_WIDTH, "waiting": columns.waiting}
+        for key, label in COLUMNS:
+            if key in columns.keys:
+                self.add_column(label, key=key, width=widths[key])
+
     def _sync(self) -> None:
         """Bring rows in line with ``agents`` without rebuilding the table.
 
         New rows are added, gone ones removed, changed cells updated, and the
         order fixed with one ``sort`` (a re-index, not a redraw of every row);
-        the cursor follows the agent it was on.
+        the cursor follows the agent it was on, or the top row until the user
+        picks one.
         """
         now = self.clock()
         selected = self.selected_pane_id
         visible = {pane_id for pane_id, agent in self.agents.items() if self._visible(agent)}
+        self._fit_columns([self.agents[p] for p in visible])
+        assert self._columns is not None
+        keys = self._columns.keys
         for pane_id in [p for p in self._cells if p not in visible]:
             self.remove_row(pane_id)
             del self._cells[pane_id]
@@ -148,22 +297,40 @@ class AgentTable(DataTable):
             cells = self._cells_for(self.agents[pane_id], now)
             old = self._cells.get(pane_id)
             if old is None:
-                self.add_row(*cells, key=pane_id)
+                self.add_row(*(cells[COLUMN_INDEX[k]] for k in keys), key=pane_id)
             else:
-                for (column, _), value, before in zip(COLUMNS, cells, old, strict=True):
-                    if _plain(value) != _plain(before) or getattr(value, "style", None) != getattr(before, "style", None):
-                        self.update_cell(pane_id, column, value)
+                kept = list(cells)
+                for key in keys:
+                    i = COLUMN_INDEX[key]
+                    if _plain(cells[i]) != _plain(old[i]) or getattr(cells[i], "style", None) != getattr(old[i], "style", None):
+                        self.update_cell(pane_id, key, cells[i])
+                    else:
+                        kept[i] = old[i]  # the object the table holds (the sort below knows rows by it)
+                cells = tuple(kept)
             self._cells[pane_id] = cells
         order = [a.pane_id for a in sorted((self.agents[p] for p in visible), key=sort_key)]
         if order != self._order:
-            rank = {self._cells[p][0].plain: i for i, p in enumerate(order)}
-            self.sort("agent", key=lambda label: rank.get(label.plain, len(rank)))
+            # DataTable sorts by cell values; the first cell's object says which row it is.
+            rank = {id(self._cells[pane_id][0]): i for i, pane_id in enumerate(order)}
+            self.sort("agent", key=lambda cell: rank.get(id(cell), len(rank)))
             self._order = order
-            if selected in order:
-                self.move_cursor(row=order.index(selected), animate=False)
+        if not self.pinned and order:
+            if self.cursor_row != 0:
+                self.move_cursor(row=0, animate=False)
+        elif selected in order and self._order.index(selected) != self.cursor_row:
+            self.move_cursor(row=order.index(selected), animate=False)
 
     def _cells_for(self, agent: Agent, now: float) -> tuple:
-        return (agent_label(agent), state_text(agent.state), self._elapsed(agent, now), waiting_for(agent))
+        """Every column's cell for ``agent``, cut to its column's width (in COLUMNS order)."""
+        columns = self._columns or Columns(TARGET_CAP, FOLDER_CAP, 40)
+        label = Text(clean(agent.target), style="bold" if agent.state.needs_you else "")
+        return (
+            fit(label, columns.target, keep_end=len(agent.target) - agent.target.rfind(":") if ":" in agent.target else 0),
+            fit(Text(folder_of(agent), style="dim"), columns.folder),
+            state_text(agent.state),
+            self._elapsed(agent, now),
+            fit(waiting_for(agent), columns.waiting),
+        )
 
     def tick(self) -> None:
         """Advance the time column once a second (only cells whose text changes)."""
@@ -171,6 +338,6 @@ class AgentTable(DataTable):
         for pane_id in self._order:
             text = self._elapsed(self.agents[pane_id], now)
             cells = self._cells.get(pane_id)
-            if cells is not None and cells[2] != text:
-                self._cells[pane_id] = (*cells[:2], text, *cells[3:])
+            if cells is not None and cells[TIME] != text:
+                self._cells[pane_id] = (*cells[:TIME], text, *cells[TIME + 1 :])
                 self.update_cell(pane_id, "time", text)
