@@ -653,14 +653,16 @@ class Monitor:
     def _update(self, watch: PaneWatch, observation: Observation, at: float | None = None) -> Agent:
         claude_pid = watch.claude_pid
         process = self.processes.get(claude_pid) if claude_pid else None
+        now = self.clock() if at is None else at
         return self.store.observed(
             watch.record,
             watch.key,
             observation,
-            self.clock() if at is None else at,
+            now,
             claude_pid=claude_pid,
             status=self.statuses.get(claude_pid) if claude_pid else None,
             claude_version=(process.version or "") if process else "",
+            started=watch.fuser.started(observation.state, now),
         )
 
     def replay(self, record: PaneRecord, ansi: str, observation: Observation, at: float) -> Agent:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .detect.agents_cli import list_agents, supports_agents
 from .detect.claude import classify_capture
-from .detect.fusion import fuse
+from .detect.fusion import claim_agrees, fuse
 from .detect.registry import ClaudeStatus, claude_config_dir, read_statuses, status_observation
 from .model import STATE_RANK, Agent, AgentState, Evidence, Observation
 from .tmux.claude_process import ClaudeProcess, claude_process, process_env
@@ -124,7 +124,10 @@ def scan(
 
 def to_agent(view: PaneView, now: float | None = None) -> Agent:
     status = view.status
-    since = (status.updated_at if status and status.updated_at else None) or (now or time.time())
+    now = now or time.time()
+    # Claude's time for the state only when its status agrees with what the screen shows.
+    agrees = status is not None and status.updated_at and claim_agrees(status_observation(status).state, view.observation.state)
+    since = min(status.updated_at, now) if agrees and status is not None else now
     return Agent(
         pane_id=view.record.pane_id,
         target=view.record.target,

@@ -41,6 +41,9 @@ class AgentStore:
     def __init__(self) -> None:
         self.agents: dict[str, Agent] = {}
         self._subscribers: list[Callable[[Event], None]] = []
+        # Per pane: when the state before the current one began.  A claim of
+        # Claude's older than that is about an earlier state and dates nothing.
+        self._before: dict[str, float] = {}
         # While the monitor stops nothing is told: in Python 3.11 a cancelled
         # ``wait_for`` can still return a result that arrived at the same
         # moment, so a detector may finish one last read after it was told to
@@ -70,13 +73,17 @@ class AgentStore:
         claude_pid: int | None,
         status: ClaudeStatus | None = None,
         claude_version: str = "",
+        started: float | None = None,
     ) -> Agent:
         """A pane was read (or a hook or status file spoke): its agent as it is now.
 
         A reading equal for the table keeps the object the UI already shows
         and tells no one; a new prompt restarts the prompt's clock, a new
-        state the state's clock.
+        state the state's clock.  ``started`` is when Claude itself says the
+        state began (``Fuser.started``): a state seen late keeps Claude's
+        time, so a restart of headspace does not reset the clocks.
         """
+        since = min(at, started) if started is not None else at
         agent = self.agents.get(record.pane_id)
         if agent is None:
             agent = Agent(
@@ -88,7 +95,7 @@ class AgentStore:
                 pid=record.pid,
                 claude_pid=claude_pid or 0,
                 observation=observation,
-                since=at,
+                since=since,
                 prompt_since=at,
                 claude_version=claude_version,
                 key=key,
@@ -103,8 +110,17 @@ class AgentStore:
             agent.prompt_since = at
         old_state = agent.observation.state
         if old_state is not observation.state:
-            agent.since = at
+            # Claude's start for the new state, unless it is older than the state
+            # it follows (a status file not yet rewritten: its "busy" is from
+            # before the dialog just answered).
+            self._before[record.pane_id] = agent.since
+            agent.since = since if started is None or started >= agent.since else at
             agent.delivery = ""
+        elif started is not None and started != agent.since and self._before.get(record.pane_id, float("-inf")) < started <= at:
+            # Claude's word arrived after the screen's (its status file is watched
+            # apart): it dates this state, if it is about this state at all.
+            changed = changed or int(agent.since) != int(started)
+            agent.since = started
         if changed:
             agent.observation = observation
         agent.target = record.target
@@ -135,5 +151,6 @@ class AgentStore:
         self.emit(AgentChanged(agent, agent.state, at))
 
     def forget(self, pane_id: str) -> None:
+        self._before.pop(pane_id, None)
         if self.agents.pop(pane_id, None) is not None:
             self.emit(AgentRemoved(pane_id))

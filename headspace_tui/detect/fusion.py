@@ -52,6 +52,31 @@ SCREEN_LAG = 1.0  # seconds a redraw may trail an event before the screen is bel
 # How much each source is trusted, for the idle grace: Claude's own events above what we infer.
 SOURCE_TIER = {"hook": 4, "status-file": 3, "claude-agents": 3, "screen": 2, "transcript": 1, "process": 0}
 CLAIMS = ("hook", "status-file", "claude-agents")  # Claude's own word on its state
+# Which of Claude's own statuses a state shown in the table agrees with (for its start time):
+# Claude says "waiting" for any dialog (the screen tells a plan from a question) and
+# "idle" after a turn that ended with a typed question (the screen calls it input).
+_CLAIM_GROUPS: dict[AgentState, frozenset[str]] = {
+    AgentState.WORKING: frozenset({"busy"}),
+    AgentState.PERMISSION: frozenset({"waiting"}),
+    AgentState.QUESTION: frozenset({"waiting"}),
+    AgentState.PLAN: frozenset({"waiting"}),
+    AgentState.INPUT: frozenset({"waiting", "idle"}),
+    AgentState.IDLE: frozenset({"idle"}),
+}
+def claim_agrees(claim: AgentState, shown: AgentState) -> bool:
+    """Whether Claude's own claim (status file, hook) can date the state the table shows."""
+    return _CLAIM_SAYS.get(claim, "") in _CLAIM_GROUPS.get(shown, frozenset())
+
+
+# What a claim's state means in Claude's own words.
+_CLAIM_SAYS = {
+    AgentState.WORKING: "busy",
+    AgentState.PERMISSION: "waiting",
+    AgentState.QUESTION: "waiting",
+    AgentState.PLAN: "waiting",
+    AgentState.INPUT: "waiting",
+    AgentState.IDLE: "idle",
+}
 
 
 @dataclass(frozen=True)
@@ -110,6 +135,21 @@ class Fuser:
         if output_changed:
             self._last_output = now
         return self.decide(now)
+
+    def started(self, state: AgentState, now: float) -> float | None:
+        """When Claude itself says ``state`` began, or None when none of its claims agrees.
+
+        Claude's status file changes ``statusUpdatedAt`` only when its status
+        changes (busy → waiting → busy → idle), and a hook's event carries the
+        time it fired: measured on 2.1.330, busy's ``statusUpdatedAt`` is the
+        start of the clock Claude's own spinner shows.  So a state headspace
+        first sees late (it was started mid-turn, or restarted) keeps the time
+        Claude gives it.  Only a claim that agrees with ``state`` counts
+        (a stale "busy" from before a permission dialog must not date the
+        dialog), never one from the future (another machine's clock).
+        """
+        times = [verdict.at for source, verdict in self.verdicts.items() if source in CLAIMS and claim_agrees(verdict.observation.state, state)]
+        return min(max(times), now) if times else None
 
     def decide(self, now: float) -> Observation:
         candidate, decision = self._candidate()

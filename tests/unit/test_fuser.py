@@ -80,3 +80,21 @@ def test_idle_confirmed_by_the_status_file_needs_no_grace():
     assert fuser.observe(screen("idle_finished"), now=0.1).state is AgentState.WORKING
     fuser.observe(status_observation(ClaudeStatus(pid=1, status="idle")), now=1.0)
     assert fuser.observe(screen("idle_finished"), now=1.1).state is AgentState.IDLE
+
+
+def _claim(state: AgentState, source: str = "status-file") -> Observation:
+    return Observation(state, evidence=(Evidence(source, -1, "claim"),), source=source)
+
+
+def test_started_is_the_newest_agreeing_claim_and_never_in_the_future():
+    fuser = Fuser()
+    assert fuser.started(AgentState.WORKING, 50.0) is None  # no claim: the caller's own clock
+    fuser.observe(_claim(AgentState.WORKING), 50.0, at=20.0)
+    assert fuser.started(AgentState.WORKING, 50.0) == 20.0
+    assert fuser.started(AgentState.PERMISSION, 50.0) is None  # "busy" cannot date a dialog
+    fuser.observe(_claim(AgentState.PERMISSION, "hook"), 60.0, at=58.0)
+    assert fuser.started(AgentState.PLAN, 60.0) == 58.0  # Claude says "waiting" for a plan too
+    assert fuser.started(AgentState.INPUT, 60.0) == 58.0
+    fuser.observe(_claim(AgentState.IDLE), 70.0, at=90.0)  # another machine's clock, ahead
+    assert fuser.started(AgentState.IDLE, 70.0) == 70.0
+    assert fuser.started(AgentState.ERROR, 70.0) is None
