@@ -8,6 +8,7 @@ Example::
 
     nudge_text = "continue"
     layout = "auto"            # auto | side | stacked
+    theme = "headspace-dark"   # or -light, -high-contrast, -16, a Textual theme, or your own
     idle_grace = 5.0           # seconds a less trusted "idle" must hold
 
     [keys]
@@ -55,6 +56,7 @@ class Config:
     confirm_timeout: float = 5.0
     # A less trusted "idle" must hold this long with no new output before it is believed.
     idle_grace: float = 5.0
+    theme: str = ""  # "" = headspace-dark (headspace-16 on a 16-colour terminal), or the palette's last choice
 
 
 def default_path(env: os._Environ | dict = os.environ) -> Path:
@@ -91,7 +93,7 @@ def _is_number(value: object) -> bool:
 
 
 def parse_config(data: dict, where: str = "config") -> Config:
-    known = {"nudge_text", "layout", "keys", "confirm_timeout", "idle_grace"}
+    known = {"nudge_text", "layout", "keys", "confirm_timeout", "idle_grace", "theme"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f"{where}: unknown setting {unknown[0]!r} (known: {', '.join(sorted(known))})")
@@ -107,6 +109,9 @@ def parse_config(data: dict, where: str = "config") -> Config:
     grace = data.get("idle_grace", Config.idle_grace)
     if not _is_number(grace) or not 0 <= grace <= 600:
         raise ConfigError(f"{where}: idle_grace must be a number of seconds between 0 and 600")
+    theme = data.get("theme", Config.theme)
+    if not isinstance(theme, str) or len(theme) > 64:
+        raise ConfigError(f"{where}: theme must be a theme's name")
     keys = dict(DEFAULT_KEYS)
     given = data.get("keys", {})
     if not isinstance(given, dict):
@@ -120,4 +125,4 @@ def parse_config(data: dict, where: str = "config") -> Config:
     clashes = {k for k in keys.values() if list(keys.values()).count(k) > 1}
     if clashes:
         raise ConfigError(f"{where}: [keys] binds {sorted(clashes)[0]!r} to more than one action")
-    return Config(nudge_text=nudge, layout=layout, keys=keys, confirm_timeout=float(timeout), idle_grace=float(grace))
+    return Config(nudge_text=nudge, layout=layout, keys=keys, confirm_timeout=float(timeout), idle_grace=float(grace), theme=theme.strip())

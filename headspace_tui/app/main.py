@@ -19,12 +19,13 @@ import os
 import shlex
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from rich.style import Style
 from rich.text import Text
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Container, Vertical
 from textual.geometry import Offset
@@ -34,7 +35,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 from textual.worker import Worker, WorkerState
 
-from .. import logfile
+from .. import logfile, theme_files
 from ..actions import ActionError, Intent, send_guarded
 from ..config import Config
 from ..config import default_path as default_config_path
@@ -44,10 +45,12 @@ from ..monitor import ControlPaneIO, Monitor
 from ..safe_text import clean, safe
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 from .messages import AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, ServiceNotice
+from .palette import AgentCommands
 from .screens.help import HelpScreen, help_rows
 from .screens.reply import ReplyScreen
 from .screens.timeline import TimelineScreen
 from .screens.why import WhyScreen
+from .themes import STATE_DEFAULTS, choice_path, remember, remembered, state_style, to_textual
 from .widgets.agent_table import AgentTable, elapsed
 from .widgets.preview import PanePreview, PromptBar
 
@@ -123,6 +126,8 @@ class MainScreen(Screen):
         Binding("e", "app.why", "why", id="why", tooltip="why: every source's verdict, its age and evidence"),
         Binding("t", "app.timeline", "timeline", id="timeline", show=False, tooltip="timeline: the agent's states, commands and outcomes"),
         Binding("l", "app.toggle_layout", "layout", id="toggle_layout", show=False, tooltip="preview beside or under the table"),
+        Binding("left_square_bracket", "app.scroll_back", "history", id="scroll_back", show=False, tooltip="preview: a page back through the pane's history (tmux scrollback)"),
+        Binding("right_square_bracket", "app.scroll_forward", "forward", id="scroll_forward", show=False, tooltip="preview: a page forward (at the bottom: live again)"),
     ]
     # Side by side from SIDE_BY_SIDE_MIN_WIDTH columns (with the layout on "auto");
     # below TABLE_ONLY_BELOW rows, the table alone (the preview needs height to help).
@@ -133,6 +138,7 @@ class MainScreen(Screen):
 class HeadspaceApp(App[str | None]):
     TITLE = "headspace"
     CSS_PATH = "headspace.tcss"
+    COMMANDS = App.COMMANDS | {AgentCommands}
 
     # What drives the display: the server-wide problem (the summary line and the
     # empty state) and the layout setting (the body's class).
@@ -154,9 +160,15 @@ class HeadspaceApp(App[str | None]):
         notices: tuple[str, ...] = (),
         log_path: Path | None = None,
         config_path: Path | None = None,
+        theme_dirs: list[Path] | None = None,
+        theme_choice: Path | None = None,
     ) -> None:
         super().__init__()
         self.config_path = config_path  # where the user's settings live (said in the help and the palette)
+        self.state_styles: dict[AgentState, Style] = {}
+        # Where the palette's theme choice is kept (None: not kept, as in tests).
+        self.theme_choice = theme_choice
+        self._remember_theme = False  # only the user's choices, not the one made at start
         self.notices = notices  # problems found before the screen existed (config, event log)
         self.log_path = log_path
         self.crash: BaseException | None = None
@@ -183,10 +195,82 @@ class HeadspaceApp(App[str | None]):
             on_notice=lambda text: self._post(ServiceNotice(text)),
         )
         self.journal = journal
+        self.notices = (*self.notices, *self._load_themes(theme_dirs if theme_dirs is not None else [theme_files.builtin_dir()]))
         self.set_reactive(HeadspaceApp.layout_mode, self.config.layout)
         self._main_screen: MainScreen | None = None
         self._keys_for: tuple[str, AgentState] | None = None  # what the footer's keys were chosen for
         self._summary_text: Text | None = None
+
+    # -- themes ----------------------------------------------------------------
+    def _load_themes(self, folders: list[Path]) -> list[str]:
+        """Register every theme file's theme and pick the one to start with; one line per problem."""
+        specs, problems = theme_files.load_themes(folders)
+        for spec in specs:
+            try:
+                self.register_theme(to_textual(spec))
+            except theme_files.ThemeError as exc:
+                problems.append(str(exc))
+        wanted = (remembered(self.theme_choice, self.config.theme) if self.theme_choice else None) or self.config.theme
+        if not wanted:
+            # A 16-colour terminal shows its own colours best; anything else the default.
+            wanted = "headspace-16" if self.console.color_system == "standard" else theme_files.DEFAULT_THEME
+        if wanted not in self.available_themes:
+            problems.append(f"theme {wanted!r} not found (see the palette's Theme list); using {theme_files.DEFAULT_THEME}")
+            wanted = theme_files.DEFAULT_THEME
+        if wanted in self.available_themes:
+            self.theme = wanted
+        return problems
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        """State colours for themes that are not headspace's (Textual's own, from the palette)."""
+        return {**super().get_theme_variable_defaults(), **{f"state-{k}": v for k, v in STATE_DEFAULTS.items()}}
+
+    def _theme_changed(self, _theme=None) -> None:
+        """Restyle what carries state colours; remember a choice the user made."""
+        self.state_styles = {state: state_style(self.theme_variables, state, no_color=self.no_color) for state in AgentState}
+        if self.query(AgentTable):
+            self.table.restyle(self.state_styles)
+        if self._remember_theme and self.theme_choice is not None:
+            remember(self.theme_choice, self.theme, self.config.theme)
+
+    # -- the palette --------------------------------------------------------------
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Every action in the palette (Textual's own, Theme included, after headspace's)."""
+        agent: list[tuple[str, str, Callable[[], object]]] = [
+            ("Approve", "approve the selected agent's permission or plan", self.action_approve),
+            ("Deny", "deny the selected agent's permission or plan", self.action_deny),
+            ("Reply", "reply with free text to the selected agent", self.action_reply),
+            ("Nudge", "send the nudge text to the selected (idle) agent", self.action_nudge),
+            ("Interrupt", "interrupt the selected (working) agent", self.action_interrupt),
+            ("Jump", "switch your tmux client to the selected agent's pane", self.action_jump),
+            ("Why", "why the selected agent shows its state", self.action_why),
+            ("Timeline", "the selected agent's states, commands and outcomes", self.action_timeline),
+        ]
+        general: list[tuple[str, str, Callable[[], object]]] = [
+            ("Filter", "filter the table", self.action_filter),
+            ("Layout: side by side", "the preview beside the table", functools.partial(self._set_layout, "side")),
+            ("Layout: stacked", "the preview under the table", functools.partial(self._set_layout, "stacked")),
+            ("Layout: automatic", "side by side when wide, stacked when narrow", functools.partial(self._set_layout, "auto")),
+            ("Preview: scroll back", "show the selected pane's history (tmux scrollback)", self.action_scroll_back),
+            ("Preview: live", "back to the pane as it is now", self.action_preview_live),
+            ("Help", "every key", self.action_help),
+        ]
+        main = self.screen_stack[0] if self.screen_stack else None
+        for title, help_text, callback in agent:
+            name = getattr(callback, "__name__", "").removeprefix("action_")
+            if screen is main and self.check_action(name, ()):
+                yield SystemCommand(title, help_text, callback)
+        for title, help_text, callback in general:
+            yield SystemCommand(title, help_text, callback)
+        yield from super().get_system_commands(screen)
+
+    def _set_layout(self, mode: str) -> None:
+        self.layout_mode = mode
+
+    def jump_to(self, pane_id: str) -> None:
+        """The palette's "jump to <agent>": select it, then jump."""
+        if self.table.select(pane_id):
+            self.action_jump()
 
     # -- building -------------------------------------------------------------
     def get_default_screen(self) -> Screen:
@@ -209,6 +293,9 @@ class HeadspaceApp(App[str | None]):
 
     def on_mount(self) -> None:
         self.pane_io = ControlPaneIO(self.monitor, asyncio.get_running_loop())
+        self._theme_changed()
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
+        self._remember_theme = True
         self.set_keymap(self.config.keys)
         self.query_one("#filter").display = False
         self.query_one("#filter", FilterInput).cursor_blink = False
@@ -363,6 +450,9 @@ class HeadspaceApp(App[str | None]):
 
     def _selection_changed(self) -> None:
         agent = self.selected_agent()
+        preview = self.query_one(PanePreview)
+        if preview.in_history and (agent is None or not preview.border_title or agent.target not in str(preview.border_title)):
+            preview.live()  # another agent: its pane as it is now
         self.monitor.focused = agent.pane_id if agent else None
         if agent is not None:
             self.monitor.refresh_soon(agent.pane_id)
@@ -535,9 +625,55 @@ class HeadspaceApp(App[str | None]):
         self.push_screen(ReplyScreen(agent.target, question), done)
 
     def action_close_overlay(self) -> None:
-        """Esc on the main screen: close the filter if it is open; never a key to an agent."""
+        """Esc on the main screen: close the filter if it is open, else end the scrollback; never a key to an agent."""
         if self.query_one("#filter", FilterInput).display:
             self.close_filter()
+        else:
+            self.action_preview_live()
+
+    # -- the preview's scrollback ---------------------------------------------------------
+    HISTORY_LINES = 2000
+
+    def action_scroll_back(self) -> None:
+        preview = self.query_one(PanePreview)
+        if preview.in_history:
+            preview.scroll_history(1)
+            return
+        agent = self.selected_agent()
+        watch = self.monitor.panes.get(agent.pane_id) if agent else None
+        if agent is None or watch is None:
+            return
+        self._fetch_history(agent.pane_id, f"{agent.target} ({agent.pane_id})", watch.record.width)
+
+    @work(thread=True, group="history", exclusive=True, exit_on_error=False)
+    def _fetch_history(self, pane_id: str, title: str, width: int) -> None:
+        """The pane with its tmux history (read in a thread: a fork of tmux must not stall the UI)."""
+        try:
+            ansi = self.server.run("capture-pane", "-p", "-e", "-S", f"-{self.HISTORY_LINES}", "-t", pane_id)
+        except (TmuxCommandError, TmuxUnavailable) as exc:
+            self.call_from_thread(self.notify, clean(f"cannot read the history of {title}: {exc}"), severity="warning", markup=False)
+            return
+        self.call_from_thread(self._show_history, pane_id, title, ansi, width)
+
+    @_handler
+    def _show_history(self, pane_id: str, title: str, ansi: str, width: int) -> None:
+        if pane_id != self.table.selected_pane_id:
+            return  # the user moved on meanwhile
+        preview = self.query_one(PanePreview)
+        preview.show_history(title, ansi, width)
+        preview.scroll_history(1)
+
+    def action_scroll_forward(self) -> None:
+        preview = self.query_one(PanePreview)
+        if not preview.in_history:
+            return
+        if preview.back == 0:
+            self.action_preview_live()
+        else:
+            preview.scroll_history(-1)
+
+    def action_preview_live(self) -> None:
+        self.query_one(PanePreview).live()
 
     def _act(self, intent: Intent) -> None:
         agent = self._target()
@@ -667,7 +803,15 @@ def run_app(
         log.warning("%s", problem)
         notices = (*notices, problem)
     app = HeadspaceApp(
-        server, config=config, include_all=include_all, journal=journal, notices=notices, log_path=log_path, config_path=config_path
+        server,
+        config=config,
+        include_all=include_all,
+        journal=journal,
+        notices=notices,
+        log_path=log_path,
+        config_path=config_path,
+        theme_dirs=[theme_files.builtin_dir(), theme_files.user_dir()],
+        theme_choice=choice_path(),
     )
     try:
         result = app.run()

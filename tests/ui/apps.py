@@ -70,8 +70,14 @@ def show_recorded(app: HeadspaceApp, n: int, session: str, screen: str, age: flo
 
 def demo_app(agents: list[tuple[str, str, float]] = AGENTS, *, config: Config | None = None) -> HeadspaceApp:
     """The demo app; ``await app.snapshot_loader(pilot)`` fills its table."""
+    # The theme is named: left to itself the app picks one by the terminal's colours.
     app = HeadspaceApp(
-        TmuxServer(socket_name="headspace-snapshot-unused"), live=False, clock=lambda: NOW, journal=Journal(None), hooks=False, config=config
+        TmuxServer(socket_name="headspace-snapshot-unused"),
+        live=False,
+        clock=lambda: NOW,
+        journal=Journal(None),
+        hooks=False,
+        config=config or Config(theme="headspace-dark"),
     )
 
     async def load(pilot) -> None:

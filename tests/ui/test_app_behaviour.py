@@ -178,3 +178,35 @@ def test_the_transcript_gives_the_command_outcome_and_timeline(claude_session, f
 
     asyncio.run(scenario())
     journal.close()
+
+
+def test_the_preview_scrolls_back_through_the_panes_history_and_esc_returns_to_live(private_tmux, tmp_path):
+    pane = private_tmux.new_session("history", width=80, height=24, cwd="/", command=["bash", "--norc", "--noprofile", "-i"])
+    private_tmux.send_text(pane, "for i in $(seq 1 300); do echo history-line-$i; done")
+    private_tmux.send_keys(pane, "Enter")
+
+    async def scenario():
+        app = make_app(private_tmux.name, tmp_path, include_all=True)  # a plain shell is a row with --all
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_until(pilot, lambda: pane in app.table.agents, "the shell pane")
+            app.table.select(pane)
+            preview = app.query_one("#preview")
+            await wait_until(pilot, lambda: "history-line-300" in "\n".join(r.plain for r in preview._rows), "the live pane")
+            live = [r.plain for r in preview._rows]
+            assert not any("history-line-100" == line.strip() for line in live)
+            for _ in range(8):
+                await pilot.press("left_square_bracket")
+                await pilot.pause(0.3)
+            await wait_until(pilot, lambda: preview.in_history, "the history")
+            shown = "\n".join(r.plain for r in preview._rows)
+            assert "history-line-300" not in shown and "history-line-1" in shown, shown[-300:]
+            assert "history" in str(preview.border_title) and "Esc" in str(preview.border_title)
+            await pilot.press("right_square_bracket")
+            await pilot.pause(0.2)
+            assert preview.in_history and preview.back > 0
+            await pilot.press("escape")  # one key: live again
+            await pilot.pause(0.2)
+            assert not preview.in_history
+            assert "history-line-300" in "\n".join(r.plain for r in preview._rows)
+
+    asyncio.run(scenario())

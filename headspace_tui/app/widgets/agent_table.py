@@ -178,6 +178,7 @@ class AgentTable(DataTable):
         self._order: list[str] = []
         self._cells: dict[str, tuple] = {}  # what each row shows now
         self._columns: Columns | None = None
+        self.state_styles: dict | None = None  # per state, from the app's theme (restyle)
 
     # -- the user's own moves pin the selection -------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -257,6 +258,12 @@ class AgentTable(DataTable):
     def _elapsed(agent: Agent, now: float) -> str:
         return elapsed(now - agent.since, precise=agent.state.needs_you)
 
+    def restyle(self, styles: dict) -> None:
+        """The theme changed: every row is drawn again in its colours."""
+        self.state_styles = styles
+        self._columns = None  # rebuilds the rows
+        self._sync()
+
     # -- columns that fit ---------------------------------------------------------------
     def on_resize(self) -> None:
         self._sync()
@@ -327,7 +334,7 @@ class AgentTable(DataTable):
         return (
             fit(label, columns.target, keep_end=len(agent.target) - agent.target.rfind(":") if ":" in agent.target else 0),
             fit(Text(folder_of(agent), style="dim"), columns.folder),
-            state_text(agent.state),
+            state_text(agent.state, self.state_styles),
             self._elapsed(agent, now),
             fit(waiting_for(agent), columns.waiting),
         )

@@ -39,11 +39,17 @@ class PanePreview(Widget):
         self._rows: list[Text] = []
         self._rows_size: Size | None = None
         self._strips: dict[int, Strip] = {}
+        self._history: list[Text] | None = None  # the pane's history while scrolled back
+        self._history_title = ""
+        self.back = 0  # lines scrolled back from the bottom of the history
 
     def show(self, title: str, ansi: str, width: int, height: int) -> None:
         """Show a capture; repaints are held to MAX_FPS (the newest capture wins)."""
         key = (title, ansi, width, height)
         if key == self._key:
+            return
+        if self._history is not None:
+            self._pending = key  # shown when back to live
             return
         wait = self._last_paint + 1 / self.MAX_FPS - time.monotonic()
         if wait > 0 and self._key is not None and self._key[0] == title:
@@ -54,6 +60,8 @@ class PanePreview(Widget):
         self._paint(key)
 
     def _paint_pending(self) -> None:
+        if self._history is not None:
+            return  # kept for the return to live
         key, self._pending = self._pending, None
         if key is not None and key != self._key:
             self._paint(key)
@@ -70,9 +78,48 @@ class PanePreview(Widget):
         self.border_title = Content(clean(title))  # a name is data, never markup
         self._relayout()
 
+    # -- scrollback: the pane's history, frozen, until back to live -------------------
+    def show_history(self, title: str, ansi: str, width: int) -> None:
+        """Show a capture with history (``capture-pane -S -N``), scrolled to its bottom; live captures wait."""
+        lines = ansi.split("\n")
+        while lines and not lines[-1].strip():
+            lines.pop()
+        screen = VirtualScreen(max(width, 1), max(len(lines), 1))
+        screen.load_capture("\n".join(lines))
+        self._history = list(screen.to_rich().split("\n", allow_blank=True))
+        self._history_title = title
+        self.back = 0
+        self.scroll_history(0)
+
+    @property
+    def in_history(self) -> bool:
+        return self._history is not None
+
+    def scroll_history(self, pages: float) -> None:
+        """Move ``pages`` pages back (positive) or forward (negative) through the history."""
+        if self._history is None:
+            return
+        room = max(1, self.content_size.height)
+        most = max(0, len(self._history) - room)
+        self.back = max(0, min(most, self.back + int(pages * room)))
+        self.border_title = Content(clean(f"{self._history_title} · history, {self.back} lines back · Esc: live"))
+        self._relayout()
+
+    def live(self) -> None:
+        """Back to the pane as it is now."""
+        if self._history is None:
+            return
+        self._history = None
+        self.back = 0
+        if self._key is not None:
+            self.border_title = Content(clean(self._key[0]))
+        self._relayout()
+        self._paint_pending()
+
     def clear(self, message: str) -> None:
         self._key = None
         self._pending = None
+        self._history = None
         self._text = Text(message, style="dim")
         self.border_title = ""
         self._relayout()
@@ -80,6 +127,13 @@ class PanePreview(Widget):
     # -- drawing: the line API, so a spinner tick repaints one row, not the pane --
     def _layout(self) -> list[Text]:
         """The rows to show at the current size: trailing blanks dropped, gaps folded, cropped."""
+        if self._history is not None:
+            room = max(1, self.content_size.height)
+            end = len(self._history) - self.back
+            window = [row.copy() for row in self._history[max(0, end - room) : end]]
+            for row in window:
+                row.truncate(max(1, self.content_size.width), overflow="crop")
+            return window
         rows = self._text.split("\n", allow_blank=True)
         # Trailing blank rows carry nothing; the bottom of the content is where prompts are.
         while len(rows) > 1 and not rows[-1].plain.strip():
