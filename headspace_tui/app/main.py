@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import os
 import shlex
 import sys
 import time
@@ -43,6 +42,7 @@ from ..journal import Journal, who
 from ..model import Agent, AgentState, Observation
 from ..monitor import ControlPaneIO, Monitor
 from ..safe_text import clean, safe
+from ..tmux import clients
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 from .messages import AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, ServiceNotice
 from .palette import AgentCommands
@@ -757,18 +757,24 @@ class HeadspaceApp(App[str | None]):
 
     # -- jump -----------------------------------------------------------------------
     def action_jump(self) -> None:
+        """Move the user's own tmux client to the agent (never a control client); outside tmux, print how to attach."""
         if not self._keys_live():
             return
         agent = self.selected_agent()
         if agent is None:
             return
-        if os.environ.get("TMUX") and self.server.socket_name is None and self.server.socket_path is None:
-            try:
-                self.server.run("switch-client", "-t", agent.pane_id)
-                self.server.run("select-window", "-t", agent.pane_id)
-                self.server.run("select-pane", "-t", agent.pane_id)
-            except (TmuxCommandError, TmuxUnavailable) as exc:
-                self.notify(clean(f"cannot jump to {agent.target}: {exc}"), severity="error", markup=False)
+        try:
+            where = clients.locate(self.server)
+            if where.inside and where.client is not None:
+                clients.switch(self.server, where.client, agent.pane_id)
+                if where.popup:
+                    self.exit(None)  # a popup would stay over the agent and keep the keyboard
+                return
+        except (TmuxCommandError, TmuxUnavailable) as exc:
+            self.notify(clean(f"cannot jump to {agent.target}: {exc}"), severity="error", markup=False)
+            return
+        if where.inside:
+            self.notify(clean(f"no tmux client of yours found to move to {agent.target}"), severity="warning", markup=False)
             return
         self.exit(attach_command(self.server, agent))
 

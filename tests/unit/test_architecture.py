@@ -39,3 +39,13 @@ def test_detect_and_screen_do_no_io_with_tmux():
             if path.name == "registry.py":
                 continue  # reads Claude's status files by design; no tmux either
             assert not {"subprocess", "libtmux", "textual"} & imported_modules(path), path
+
+
+def test_every_package_is_listed_for_the_wheel():
+    """pyproject lists the packages (themes/ is mapped in): a new subpackage left out would be missing from a plain install."""
+    import tomllib
+
+    root = Path(__file__).resolve().parents[2]
+    listed = set(tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(root).parts) for p in (root / "headspace_tui").rglob("__init__.py")}
+    assert found | {"headspace_tui.themes"} == listed

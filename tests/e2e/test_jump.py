@@ -1,0 +1,153 @@
+"""Jump moves the user's own client: in a session that also runs an agent, and in a tmux popup.
+
+A real terminal client (a pty running ``tmux attach``) is the user; Claude
+Code runs for real in its own session; headspace runs inside the same
+private tmux server, in a window of the agent's session or in a
+``display-popup`` opened on the user's client.  Enter is typed into the
+user's terminal.  The user's client must end up on the agent's pane, and
+headspace's control-mode clients must stay where they were.
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import shlex
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+
+class Terminal:
+    """A real tmux client in a pty: what a user's terminal is to tmux."""
+
+    def __init__(self, tmux, session: str, width: int = 120, height: int = 40) -> None:
+        env = {**tmux.env, "TERM": "xterm-256color", "COLUMNS": str(width), "LINES": str(height)}
+        env.pop("TMUX", None)
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child: the user's terminal running tmux attach
+            os.execvpe("tmux", ["tmux", "-L", tmux.name, "attach", "-t", session], env)
+        import fcntl
+        import struct
+        import termios
+
+        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", height, width, 0, 0))
+        self.output = bytearray()
+        self._done = threading.Event()
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self) -> None:
+        # A client whose output nobody reads blocks tmux: keep reading.
+        while not self._done.is_set():
+            ready, _, _ = select.select([self.fd], [], [], 0.1)
+            if ready:
+                try:
+                    self.output += os.read(self.fd, 65536)
+                except OSError:
+                    return
+
+    def type(self, data: bytes) -> None:
+        os.write(self.fd, data)
+
+    def close(self) -> None:
+        self._done.set()
+        try:
+            os.kill(self.pid, 15)  # our own child, by its id
+            os.waitpid(self.pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        os.close(self.fd)
+
+
+def clients(tmux) -> list[dict[str, str]]:
+    out = tmux.run("list-clients", "-F", "#{client_name}\t#{client_control_mode}\t#{session_name}\t#{pane_id}")
+    rows = [dict(zip(("name", "control", "session", "pane"), line.split("\t"), strict=True)) for line in out.splitlines() if line]
+    return rows
+
+
+def wait(predicate, what: str, timeout: float = 30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def headspace_command(tmux, root: Path) -> str:
+    xdg = root / "xdg"
+    (xdg / "run").mkdir(parents=True, exist_ok=True, mode=0o700)
+    env = {
+        "HOME": str(root),
+        "XDG_CONFIG_HOME": str(xdg / "config"),
+        "XDG_STATE_HOME": str(xdg / "state"),
+        "XDG_RUNTIME_DIR": str(xdg / "run"),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": os.getcwd(),
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+    }
+    words = ["env", *(f"{k}={v}" for k, v in env.items()), sys.executable, "-m", "headspace_tui", "-L", tmux.name]
+    return " ".join(shlex.quote(w) for w in words) + f"; echo $? > {shlex.quote(str(root / 'exit'))}"
+
+
+def headspace_ready(tmux, agent_pane: str):
+    """headspace's control clients are attached and its table lists the agent (its top row, selected)."""
+    return [c for c in clients(tmux) if c["control"] == "1"]
+
+
+def test_enter_in_a_session_that_also_runs_an_agent_moves_the_users_client(claude_session, private_tmux, tmp_path):
+    agent = claude_session([])
+    private_tmux.run("new-window", "-t", f"{agent.name}:", "-n", "hs", headspace_command(private_tmux, tmp_path))
+    user = Terminal(private_tmux, f"{agent.name}:hs")
+    try:
+        real = wait(lambda: [c for c in clients(private_tmux) if c["control"] == "0"], "the user's client")
+        assert real[0]["pane"] != agent.pane_id  # the user looks at headspace
+        controls = wait(lambda: headspace_ready(private_tmux, agent.pane_id), "headspace's control clients")
+        wait(lambda: "idle" in private_tmux.capture(f"{agent.name}:hs") and agent.name in private_tmux.capture(f"{agent.name}:hs"), "the agent's row")
+        time.sleep(0.5)
+        user.type(b"\r")
+        moved = wait(lambda: [c for c in clients(private_tmux) if c["control"] == "0" and c["pane"] == agent.pane_id], "the user's client on the agent")
+        assert moved[0]["name"] == real[0]["name"]
+        after = [c for c in clients(private_tmux) if c["control"] == "1"]
+        assert sorted((c["name"], c["session"]) for c in after) == sorted((c["name"], c["session"]) for c in controls)
+    finally:
+        user.close()
+
+
+def test_enter_in_a_popup_moves_the_users_client_and_closes_the_popup(claude_session, private_tmux, tmp_path):
+    agent = claude_session([])
+    private_tmux.new_session("home", width=120, height=40, cwd=str(tmp_path), command=["sh", "-c", "sleep 600"])
+    user = Terminal(private_tmux, "home")
+    popup = None
+    try:
+        (real,) = wait(lambda: [c for c in clients(private_tmux) if c["control"] == "0"], "the user's client")
+        popup = subprocess.Popen(
+            ["tmux", "-L", private_tmux.name, "display-popup", "-c", real["name"], "-w", "90%", "-h", "90%", "-E", headspace_command(private_tmux, tmp_path)],
+            env=private_tmux.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait(lambda: headspace_ready(private_tmux, agent.pane_id), "headspace's control clients")
+        wait(lambda: b"idle" in user.output and b"Waiting for" in user.output, "headspace's table in the popup")
+        time.sleep(1.0)
+        assert [c["pane"] for c in clients(private_tmux) if c["control"] == "0"] != [agent.pane_id]
+        user.type(b"\r")
+        wait(lambda: [c for c in clients(private_tmux) if c["control"] == "0" and c["pane"] == agent.pane_id], "the user's client on the agent")
+        code = wait(lambda: (tmp_path / "exit").exists() and (tmp_path / "exit").read_text().strip(), "headspace to leave the popup")
+        assert code == "0"
+        assert not [c for c in clients(private_tmux) if c["control"] == "1"]  # its control clients left with it
+    finally:
+        user.close()
+        if popup is not None and popup.poll() is None:
+            popup.kill()
+            popup.wait()
