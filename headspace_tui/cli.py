@@ -99,6 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
             metavar="DIR",
             help="use DIR/.claude/settings.json instead of your user settings ($CLAUDE_CONFIG_DIR or ~/.claude)",
         )
+
+    doctor = sub.add_parser("doctor", help="check tmux, Claude Code, hooks, the spool and the terminal; a fix for each problem")
+    _add_server_options(doctor)
     return parser
 
 
@@ -114,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_send(args)
         if args.command == "hooks":
             return cmd_hooks(args)
+        if args.command == "doctor":
+            return cmd_doctor(args)
         return cmd_tui(args)
     except UserError as exc:
         print(f"headspace: {clean(str(exc))}", file=sys.stderr)
@@ -353,6 +358,15 @@ def cmd_hooks(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UserError(f"{path}: {exc.strerror or exc}") from None
     return EXIT_OK
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from .doctor import FAIL, report, run_checks
+    from .tmux.server import TmuxServer
+
+    checks = run_checks(TmuxServer(socket_name=args.socket_name, socket_path=args.socket_path))
+    print(report(checks))
+    return EXIT_FAIL if any(c.verdict == FAIL for c in checks) else EXIT_OK
 
 
 def cmd_tui(args: argparse.Namespace) -> int:

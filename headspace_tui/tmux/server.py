@@ -151,6 +151,10 @@ class TmuxServer:
         """Which server this is, for locks: the same pane id exists on every server."""
         return f"S:{self.socket_path}" if self.socket_path else f"L:{self.socket_name or 'default'}"
 
+    def where(self) -> str:
+        """Which server, for people: "the default socket", "socket 'work'"."""
+        return self._where()
+
     def _where(self) -> str:
         if self.socket_path:
             return f"socket path {self.socket_path!r}"

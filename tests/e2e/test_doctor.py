@@ -1,0 +1,65 @@
+"""``headspace doctor`` passes on a healthy setup and names what is broken on a broken one.
+
+Real tmux (a private server), the real Claude Code binary on PATH, the real
+``hooks install`` in a temporary HOME; never the user's own.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+
+def _env(home: Path, claude_binary: str) -> dict[str, str]:
+    run = home / "run"
+    run.mkdir(mode=0o700, exist_ok=True)
+    return {
+        "HOME": str(home),
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_STATE_HOME": str(home / ".state"),
+        "XDG_RUNTIME_DIR": str(run),
+        "PATH": f"{Path(claude_binary).parent}:/usr/bin:/bin",
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": os.getcwd(),
+    }
+
+
+def _doctor(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "headspace_tui", *args, "doctor"], capture_output=True, text=True, env=env, timeout=60)
+
+
+def test_doctor_passes_on_a_healthy_setup(private_tmux, claude_binary, tmp_path):
+    private_tmux.new_session("work", width=80, height=24, cwd=str(tmp_path), command=["sh", "-c", "sleep 600"])
+    env = _env(tmp_path, claude_binary)
+    (tmp_path / ".claude" / "sessions").mkdir(parents=True)
+    installed = subprocess.run([sys.executable, "-m", "headspace_tui", "hooks", "install"], capture_output=True, text=True, env=env, timeout=60)
+    assert installed.returncode == 0, installed.stderr
+    result = _doctor(env, "-L", private_tmux.name)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    for name in ("tmux", "tmux server", "control mode", "Claude Code", "status files", "hooks", "hook spool", "terminal colours", "notifications"):
+        assert any(line.split("  ")[1:2] and line[6:].startswith(name) for line in lines), (name, result.stdout)
+    assert not any(line.startswith("FAIL") for line in lines)
+    assert "Claude Code" in result.stdout and "2." in result.stdout  # its version
+    assert "healthy" in lines[-1]
+
+
+def test_doctor_names_each_broken_part(private_tmux, claude_binary, tmp_path):
+    env = _env(tmp_path, claude_binary)
+    (tmp_path / "run" / "headspace").mkdir()
+    os.chmod(tmp_path / "run" / "headspace", 0o777)  # anyone could forge hook events here
+    result = _doctor(env, "-L", f"{private_tmux.name}-none")  # no server on that socket
+    assert result.returncode == 1
+    out = result.stdout
+    assert "FAIL  tmux server" in out and "no tmux server" in out and "fix: start tmux" in out
+    assert "hooks not installed" in out and "fix: headspace hooks install" in out
+    assert "FAIL  hook spool" in out and "writable by other users" in out and "chmod 700" in out
+    assert "broken: 2 checks failed" in out
