@@ -138,6 +138,8 @@ def plan_columns(width: int, targets: list[str], folders: list[str]) -> Columns:
     """Widths for a table ``width`` cells wide showing these targets and folders."""
     target_want = min(TARGET_CAP, max([TARGET_FLOOR // 2, *(len(t) for t in targets)]))
     folder_want = min(FOLDER_CAP, max([0, *(len(f) for f in folders)]))
+    if folder_want:
+        folder_want = max(folder_want, len("Folder"))  # its header whole
     room = width - STATE_WIDTH - TIME_WIDTH - 4 * PADDING  # target and waiting, padding included above
     if folder_want and room - PADDING - folder_want - target_want >= WAITING_FLOOR:
         return Columns(target_want, folder_want, room - PADDING - folder_want - target_want)
