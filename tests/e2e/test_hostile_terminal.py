@@ -134,7 +134,11 @@ def test_hostile_names_never_reach_the_terminal_raw(world, size):
     # The rows are there, the names shown as text, the escapes as visible placeholders.
     for name in MARKUP_NAMES:
         assert name in screen, f"{name!r} not shown"
-    assert "SEVMTE8=" in screen and "␛" in screen
+    # The hostile name is the plain pane's folder: shown (escapes as visible
+    # placeholders) where the table has room for the Folder column; at 80
+    # columns that column is the first to go, by design (issue 11).
+    if size[0] >= 100:
+        assert "SEVMTE8=" in screen and "␛" in screen
 
 
 def test_a_broken_config_is_said_inside_the_tui(world):
