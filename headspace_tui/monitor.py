@@ -723,11 +723,11 @@ class ControlPaneIO:
     def pane(self, pane_id: str) -> PaneRecord:
         return self.monitor.server.pane(pane_id)
 
-    def capture(self, pane_id: str, ansi: bool = True) -> str:
+    def capture(self, pane_id: str, ansi: bool = True, history: int = 0) -> str:
         client = self._client(pane_id)
         if client is None:
-            return self.monitor.server.capture(pane_id, ansi)
-        return self._run(client.capture(pane_id, ansi))
+            return self.monitor.server.capture(pane_id, ansi, history)
+        return self._run(client.capture(pane_id, ansi, history))
 
     def send_keys(self, pane_id: str, *keys: str, literal: bool = False) -> None:
         client = self._client(pane_id)

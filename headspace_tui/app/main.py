@@ -451,7 +451,7 @@ class HeadspaceApp(App[str | None]):
     def _selection_changed(self) -> None:
         agent = self.selected_agent()
         preview = self.query_one(PanePreview)
-        if preview.in_history and (agent is None or not preview.border_title or agent.target not in str(preview.border_title)):
+        if preview.history_of is not None and (agent is None or agent.pane_id != preview.history_of):
             preview.live()  # another agent: its pane as it is now
         self.monitor.focused = agent.pane_id if agent else None
         if agent is not None:
@@ -647,9 +647,9 @@ class HeadspaceApp(App[str | None]):
 
     @work(thread=True, group="history", exclusive=True, exit_on_error=False)
     def _fetch_history(self, pane_id: str, title: str, width: int) -> None:
-        """The pane with its tmux history (read in a thread: a fork of tmux must not stall the UI)."""
+        """The pane with its tmux history, through the session's control client (waited for in a worker)."""
         try:
-            ansi = self.server.run("capture-pane", "-p", "-e", "-S", f"-{self.HISTORY_LINES}", "-t", pane_id)
+            ansi = self.pane_io.capture(pane_id, True, self.HISTORY_LINES)
         except (TmuxCommandError, TmuxUnavailable) as exc:
             self.call_from_thread(self.notify, clean(f"cannot read the history of {title}: {exc}"), severity="warning", markup=False)
             return
@@ -660,7 +660,7 @@ class HeadspaceApp(App[str | None]):
         if pane_id != self.table.selected_pane_id:
             return  # the user moved on meanwhile
         preview = self.query_one(PanePreview)
-        preview.show_history(title, ansi, width)
+        preview.show_history(pane_id, title, ansi, width)
         preview.scroll_history(1)
 
     def action_scroll_forward(self) -> None:

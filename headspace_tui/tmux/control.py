@@ -117,10 +117,13 @@ class ControlClient:
                 raise ControlError("control client went away") from None
         return await asyncio.wait_for(future, timeout)
 
-    async def capture(self, pane_id: str, ansi: bool = True) -> str:
+    async def capture(self, pane_id: str, ansi: bool = True, history: int = 0) -> str:
+        """The visible screen, or with ``history`` that many lines of scrollback above it as well."""
         args = ["capture-pane", "-p", "-t", pane_id]
         if ansi:
             args.insert(2, "-e")
+        if history:
+            args[2:2] = ["-S", f"-{history}"]
         return "\n".join(await self.command(*args)) + "\n"
 
     async def send_keys(self, pane_id: str, *keys: str, literal: bool = False) -> None:

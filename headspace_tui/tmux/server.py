@@ -230,11 +230,14 @@ class TmuxServer:
             raise TmuxCommandError(f"tmux display-message: could not read pane {pane_id}")
         return record
 
-    def capture(self, pane_id: str, ansi: bool = True) -> str:
-        """The visible screen of a pane; with ``ansi`` its colours and attributes as escapes."""
+    def capture(self, pane_id: str, ansi: bool = True, history: int = 0) -> str:
+        """The visible screen of a pane; with ``ansi`` its colours and attributes as escapes;
+        with ``history`` that many lines of scrollback above it as well."""
         args = ["capture-pane", "-p"]
         if ansi:
             args.append("-e")
+        if history:
+            args += ["-S", f"-{history}"]
         return self.run(*args, "-t", pane_id)
 
     def send_keys(self, pane_id: str, *keys: str, literal: bool = False) -> None:

@@ -41,6 +41,7 @@ class PanePreview(Widget):
         self._strips: dict[int, Strip] = {}
         self._history: list[Text] | None = None  # the pane's history while scrolled back
         self._history_title = ""
+        self.history_of: str | None = None  # the pane whose history is shown (None: live)
         self.back = 0  # lines scrolled back from the bottom of the history
 
     def show(self, title: str, ansi: str, width: int, height: int) -> None:
@@ -79,7 +80,7 @@ class PanePreview(Widget):
         self._relayout()
 
     # -- scrollback: the pane's history, frozen, until back to live -------------------
-    def show_history(self, title: str, ansi: str, width: int) -> None:
+    def show_history(self, pane_id: str, title: str, ansi: str, width: int) -> None:
         """Show a capture with history (``capture-pane -S -N``), scrolled to its bottom; live captures wait."""
         lines = ansi.split("\n")
         while lines and not lines[-1].strip():
@@ -87,6 +88,7 @@ class PanePreview(Widget):
         screen = VirtualScreen(max(width, 1), max(len(lines), 1))
         screen.load_capture("\n".join(lines))
         self._history = list(screen.to_rich().split("\n", allow_blank=True))
+        self.history_of = pane_id
         self._history_title = title
         self.back = 0
         self.scroll_history(0)
@@ -94,6 +96,7 @@ class PanePreview(Widget):
     @property
     def in_history(self) -> bool:
         return self._history is not None
+
 
     def scroll_history(self, pages: float) -> None:
         """Move ``pages`` pages back (positive) or forward (negative) through the history."""
@@ -110,6 +113,7 @@ class PanePreview(Widget):
         if self._history is None:
             return
         self._history = None
+        self.history_of = None
         self.back = 0
         if self._key is not None:
             self.border_title = Content(clean(self._key[0]))
@@ -120,6 +124,7 @@ class PanePreview(Widget):
         self._key = None
         self._pending = None
         self._history = None
+        self.history_of = None
         self._text = Text(message, style="dim")
         self.border_title = ""
         self._relayout()
