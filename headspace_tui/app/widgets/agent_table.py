@@ -180,6 +180,8 @@ class AgentTable(DataTable):
         self._order: list[str] = []
         self._cells: dict[str, tuple] = {}  # what each row shows now
         self._columns: Columns | None = None
+        self._replan = True  # the columns must be fitted again before the next rows are drawn
+        self._names: dict[str, tuple[str, str, str]] = {}  # per pane: the target, cwd and name the plan saw
         self.state_styles: dict | None = None  # per state, from the app's theme (restyle)
 
     # -- the user's own moves pin the selection -------------------------------------
@@ -246,14 +248,21 @@ class AgentTable(DataTable):
 
     def upsert(self, agent: Agent) -> None:
         self.agents[agent.pane_id] = agent
+        names = (agent.target, agent.cwd, agent.name)
+        if self._names.get(agent.pane_id) != names:  # a new agent or a new name: the widths may change
+            self._names[agent.pane_id] = names
+            self._replan = True
         self._sync()
 
     def remove_agent(self, pane_id: str) -> None:
         self.agents.pop(pane_id, None)
+        self._names.pop(pane_id, None)
+        self._replan = True
         self._sync()
 
     def set_filter(self, text: str) -> None:
         self.filter_text = text.strip()
+        self._replan = True
         self._sync()
 
     @staticmethod
@@ -264,14 +273,21 @@ class AgentTable(DataTable):
         """The theme changed: every row is drawn again in its colours."""
         self.state_styles = styles
         self._columns = None  # rebuilds the rows
+        self._replan = True
         self._sync()
 
     # -- columns that fit ---------------------------------------------------------------
     def on_resize(self) -> None:
+        self._replan = True
         self._sync()
 
     def _fit_columns(self, visible: list[Agent]) -> None:
-        """Re-plan the columns when the width or the longest name changes (rows are rebuilt then)."""
+        """Re-plan the columns (rows are rebuilt when the widths change).
+
+        Only after a resize, a theme change, or an agent that came, went or
+        was renamed: a state change, the common update, never re-plans.
+        """
+        self._replan = False
         width = self.size.width - 1  # the vertical scrollbar's cell, kept free so nothing jumps when it appears
         columns = plan_columns(max(width, 40), [clean(a.target) for a in visible], [folder_of(a) for a in visible])
         if columns == self._columns:
@@ -296,7 +312,8 @@ class AgentTable(DataTable):
         now = self.clock()
         selected = self.selected_pane_id
         visible = {pane_id for pane_id, agent in self.agents.items() if self._visible(agent)}
-        self._fit_columns([self.agents[p] for p in visible])
+        if self._replan or self._columns is None:
+            self._fit_columns([self.agents[p] for p in visible])
         assert self._columns is not None
         keys = self._columns.keys
         for pane_id in [p for p in self._cells if p not in visible]:
