@@ -16,9 +16,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .detect.registry import claude_config_dir
+from .hooks.settings import HooksError
 from .hooks.settings import status as hooks_status
-from .hooks.spool import spool_dir
-from .safe_files import is_private_dir
+from .hooks.spool import SpoolRefused, spool_dir
+from .hooks.spool import check_spool as spool_is_private
 from .safe_text import clean
 from .tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
 
@@ -60,7 +61,7 @@ def check_tmux(server: TmuxServer) -> list[Check]:
     checks.append(Check("tmux server", OK, f"{len(sessions)} session{'s' if len(sessions) != 1 else ''} on {server.where()}"))
     try:
         control = subprocess.run(
-            ["tmux", *server.socket_args(), "-C", "list-sessions"], capture_output=True, text=True, timeout=5, stdin=subprocess.DEVNULL
+            [server.binary, *server.socket_args(), "-C", "list-sessions"], capture_output=True, text=True, timeout=5, stdin=subprocess.DEVNULL
         )
         if "%begin" in control.stdout:
             checks.append(Check("control mode", OK, "tmux -C answers"))
@@ -98,7 +99,7 @@ def check_hooks(env: Mapping[str, str]) -> list[Check]:
     path = claude_config_dir(env) / "settings.json"
     try:
         found = hooks_status(path)
-    except Exception as exc:  # noqa: BLE001 - a broken settings file is a finding, not a crash
+    except (HooksError, OSError) as exc:  # a broken settings file is a finding, not a crash
         return [Check("hooks", WARN, f"{path}: {clean(str(exc), 200)}", "fix the file, then headspace hooks install")]
     if found.installed:
         return [Check("hooks", OK, f"installed in {path}")]
@@ -107,10 +108,10 @@ def check_hooks(env: Mapping[str, str]) -> list[Check]:
 
 def check_spool(env: Mapping[str, str]) -> list[Check]:
     folder = spool_dir(env)
-    for path in (folder.parent, folder):
-        problem = is_private_dir(path)
-        if problem:
-            return [Check("hook spool", FAIL, f"spool directory unsafe: {problem}", f"chmod 700 {path} (or remove it)")]
+    try:
+        spool_is_private(folder)  # the rule the hook program and the monitor apply
+    except SpoolRefused as exc:
+        return [Check("hook spool", FAIL, str(exc), f"chmod 700 the folder named (under {folder.parent.parent}), or remove it")]
     return [Check("hook spool", OK, f"{folder} is private" if folder.exists() else f"{folder} (made 0700 when needed)")]
 
 

@@ -20,12 +20,12 @@ that cannot be used is one line naming it, and the others still load.
 
 from __future__ import annotations
 
-import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .config import default_path as config_path
 from .model import AgentState
 from .safe_files import Unreadable, read_regular
 
@@ -113,10 +113,9 @@ def builtin_dir() -> Path:
     return installed if installed.is_dir() else here.parent / "themes"
 
 
-def user_dir(env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    base = env.get("XDG_CONFIG_HOME") or os.path.join(env.get("HOME", "~"), ".config")
-    return Path(base).expanduser() / "headspace" / "themes"
+def user_dir() -> Path:
+    """``themes/`` beside the user's config.toml (``$XDG_CONFIG_HOME/headspace/themes``)."""
+    return config_path().parent / "themes"
 
 
 def load_themes(folders: list[Path]) -> tuple[list[ThemeSpec], list[str]]:

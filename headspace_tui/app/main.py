@@ -236,15 +236,15 @@ class HeadspaceApp(App[str | None]):
     # -- the palette --------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Every action in the palette (Textual's own, Theme included, after headspace's)."""
-        agent: list[tuple[str, str, Callable[[], object]]] = [
-            ("Approve", "approve the selected agent's permission or plan", self.action_approve),
-            ("Deny", "deny the selected agent's permission or plan", self.action_deny),
-            ("Reply", "reply with free text to the selected agent", self.action_reply),
-            ("Nudge", "send the nudge text to the selected (idle) agent", self.action_nudge),
-            ("Interrupt", "interrupt the selected (working) agent", self.action_interrupt),
-            ("Jump", "switch your tmux client to the selected agent's pane", self.action_jump),
-            ("Why", "why the selected agent shows its state", self.action_why),
-            ("Timeline", "the selected agent's states, commands and outcomes", self.action_timeline),
+        agent = [  # (title, help, action): offered where check_action allows the action
+            ("Approve", "approve the selected agent's permission or plan", "approve"),
+            ("Deny", "deny the selected agent's permission or plan", "deny"),
+            ("Reply", "reply with free text to the selected agent", "reply"),
+            ("Nudge", "send the nudge text to the selected (idle) agent", "nudge"),
+            ("Interrupt", "interrupt the selected (working) agent", "interrupt"),
+            ("Jump", "switch your tmux client to the selected agent's pane", "jump"),
+            ("Why", "why the selected agent shows its state", "why"),
+            ("Timeline", "the selected agent's states, commands and outcomes", "timeline"),
         ]
         general: list[tuple[str, str, Callable[[], object]]] = [
             ("Filter", "filter the table", self.action_filter),
@@ -256,10 +256,9 @@ class HeadspaceApp(App[str | None]):
             ("Help", "every key", self.action_help),
         ]
         main = self.screen_stack[0] if self.screen_stack else None
-        for title, help_text, callback in agent:
-            name = getattr(callback, "__name__", "").removeprefix("action_")
-            if screen is main and self.check_action(name, ()):
-                yield SystemCommand(title, help_text, callback)
+        for title, help_text, action in agent:
+            if screen is main and self.check_action(action, ()):
+                yield SystemCommand(title, help_text, getattr(self, f"action_{action}"))
         for title, help_text, callback in general:
             yield SystemCommand(title, help_text, callback)
         yield from super().get_system_commands(screen)
@@ -565,14 +564,14 @@ class HeadspaceApp(App[str | None]):
             return
         watch = self.monitor.panes.get(agent.pane_id)
         now = self.clock()
-        self.push_screen(WhyScreen(agent, watch.fuser.explain(now) if watch else None, now))
+        self.push_screen(WhyScreen(agent, watch.fuser.explain(now) if watch else None, now, self.state_styles))
 
     def action_timeline(self) -> None:
         agent = self.selected_agent()
         if agent is None or not self._keys_live():
             return
         events = self.journal.timeline(who(agent)) if self.journal is not None else []
-        self.push_screen(TimelineScreen(agent, events))
+        self.push_screen(TimelineScreen(agent, events, self.state_styles))
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(help_rows(self.screen_stack[0]), str(self.config_path or default_config_path())))

@@ -13,6 +13,7 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ..safe_text import clean
+from .widgets.agent_table import folder_of
 
 
 class AgentCommands(Provider):
@@ -24,7 +25,7 @@ class AgentCommands(Provider):
         commands: list[tuple[str, object, str]] = []
         for pane_id in table.order:
             agent = table.agents[pane_id]
-            label = clean(f"{agent.target}  {agent.name or agent.cwd.rsplit('/', 1)[-1]}  ({agent.state.value})", 200)
+            label = clean(f"{agent.target}  {folder_of(agent)}  ({agent.state.value})", 200)
             commands.append((f"jump to {label}", partial(app.jump_to, pane_id), "switch your tmux client to this agent's pane"))  # type: ignore[attr-defined]
             commands.append((f"select {label}", partial(table.select, pane_id), "select this agent in the table"))
         return commands

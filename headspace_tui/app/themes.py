@@ -25,7 +25,7 @@ from textual.theme import Theme
 from ..model import AgentState
 from ..safe_files import Unreadable, loads, read_regular
 from ..state.eventlog import default_path as events_path
-from ..theme_files import DEFAULT_THEME, ThemeError, ThemeSpec
+from ..theme_files import ThemeError, ThemeSpec
 
 log = logging.getLogger(__name__)
 
@@ -45,14 +45,10 @@ STATE_DEFAULTS = {
 }
 
 
-def variable(state: AgentState) -> str:
-    return f"state-{state.value}"
-
-
 def to_textual(spec: ThemeSpec) -> Theme:
     """The Textual theme for ``spec``; ThemeError (one line) if a colour is not one."""
-    values = {**spec.colors, **{f"state-{k}": v for k, v in spec.states.items()}, **spec.variables}
-    for key, value in values.items():
+    variables = {**{f"state-{k}": v for k, v in spec.states.items()}, **spec.variables}
+    for key, value in {**spec.colors, **variables}.items():
         if key.endswith("text-style"):
             continue
         try:
@@ -63,7 +59,7 @@ def to_textual(spec: ThemeSpec) -> Theme:
         name=spec.name,
         dark=spec.dark,
         ansi=spec.ansi,
-        variables={**{f"state-{k}": v for k, v in spec.states.items()}, **spec.variables},
+        variables=variables,
         primary=spec.colors["primary"],
         secondary=spec.colors.get("secondary"),
         accent=spec.colors.get("accent"),
@@ -85,7 +81,7 @@ def state_style(variables: dict[str, str], state: AgentState, *, no_color: bool)
     thing on screen: bold and reverse survive NO_COLOR.
     """
     try:
-        color = Color.parse(variables.get(variable(state), STATE_DEFAULTS[state.value])).rich_color
+        color = Color.parse(variables.get(f"state-{state.value}", STATE_DEFAULTS[state.value])).rich_color
     except ColorParseError:
         color = None
     needs = state.needs_you
@@ -121,5 +117,3 @@ def remember(path: Path, theme: str, config_theme: str) -> None:
     except OSError:
         log.warning("could not remember the theme in %s", path, exc_info=True)
 
-
-__all__ = ["DEFAULT_THEME", "STATE_DEFAULTS", "choice_path", "remember", "remembered", "state_style", "to_textual", "variable"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -22,17 +23,17 @@ def _number(value: object) -> float:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
 
 
-def describe_event(event: StoredEvent) -> Text | None:
+def describe_event(event: StoredEvent, styles: dict[AgentState, Style]) -> Text | None:
     """One line for one event, or None for events the timeline does not show.
 
     The event log is a file on disk: every value is treated as data from
     outside (cleaned, never markup, numbers checked).
     """
-    line = _describe(event)
+    line = _describe(event, styles)
     return cleaned(line) if line is not None else None
 
 
-def _describe(event: StoredEvent) -> Text | None:
+def _describe(event: StoredEvent, styles: dict[AgentState, Style]) -> Text | None:
     p = event.payload if isinstance(event.payload, dict) else {}
     if event.kind == "agent_state":
         try:
@@ -40,7 +41,7 @@ def _describe(event: StoredEvent) -> Text | None:
         except ValueError:
             return None
         line = Text("state → ")
-        line.append_text(state_text(to))
+        line.append_text(state_text(to, styles))
         if p.get("source"):
             line.append(f"  ({p['source']}: {p.get('rule', '')})", style="dim")
         return line
@@ -67,12 +68,12 @@ def _clock(ts: object) -> str:
         return "--:--:--"
 
 
-def timeline_table(events: list[StoredEvent]) -> Table:
+def timeline_table(events: list[StoredEvent], styles: dict[AgentState, Style]) -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(style="dim", no_wrap=True)
     table.add_column()
     for event in events:
-        line = describe_event(event)
+        line = describe_event(event, styles)
         if line is not None:
             table.add_row(Text(_clock(event.ts)), line)
     return table
@@ -85,8 +86,9 @@ class TimelineScreen(ModalScreen[None]):
     """
     BINDINGS = [Binding("escape,q,t", "dismiss", "close")]
 
-    def __init__(self, agent: Agent, events: list[StoredEvent]) -> None:
+    def __init__(self, agent: Agent, events: list[StoredEvent], styles: dict[AgentState, Style]) -> None:
         super().__init__()
+        self.state_styles = styles  # the app's state styles (its theme)
         self.agent = agent
         self.events = events
 
@@ -98,8 +100,8 @@ class TimelineScreen(ModalScreen[None]):
             if self.agent.outcome:
                 yield Static(Text(f"last outcome: {clean(self.agent.outcome)}"))
             yield Static("")
-            if any(describe_event(e) is not None for e in self.events):
-                yield Static(timeline_table(self.events))
+            if any(describe_event(e, self.state_styles) is not None for e in self.events):
+                yield Static(timeline_table(self.events, self.state_styles))
             else:
                 yield Static("Nothing recorded for this agent yet.", classes="dim")
             yield Static("\nEsc to close.", classes="dim")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -45,7 +46,7 @@ def version_line(agent: Agent) -> Text:
     return Text(f"Claude Code {clean(version)}: read with the {family_of(version)} rules.", style="dim")
 
 
-def explanation_table(explanation: Explanation, now: float) -> Table:
+def explanation_table(explanation: Explanation, now: float, styles: dict[AgentState, Style]) -> Table:
     table = Table(expand=True, show_edge=False, pad_edge=False)
     table.add_column("source", style="bold", no_wrap=True)
     table.add_column("says", no_wrap=True)
@@ -55,7 +56,7 @@ def explanation_table(explanation: Explanation, now: float) -> Table:
     for source, verdict in explanation.verdicts:
         obs = verdict.observation
         evidence = Text(clean_block("\n".join(str(e) for e in obs.evidence)) or "—")
-        table.add_row(Text(clean(source)), state_text(obs.state), f"{max(0.0, now - verdict.at):.1f}s", f"{obs.confidence:.2f}", evidence)
+        table.add_row(Text(clean(source)), state_text(obs.state, styles), f"{max(0.0, now - verdict.at):.1f}s", f"{obs.confidence:.2f}", evidence)
     return table
 
 
@@ -66,15 +67,16 @@ class WhyScreen(ModalScreen[None]):
     """
     BINDINGS = [Binding("escape,q,e", "dismiss", "close")]
 
-    def __init__(self, agent: Agent, explanation: Explanation | None, now: float) -> None:
+    def __init__(self, agent: Agent, explanation: Explanation | None, now: float, styles: dict[AgentState, Style]) -> None:
         super().__init__()
+        self.state_styles = styles  # the app's state styles (its theme)
         self.agent = agent
         self.explanation = explanation
         self.now = now
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            title = Text.assemble(("Why ", "bold"), (clean(self.agent.target), "bold"), " is ", state_text(self.agent.state))
+            title = Text.assemble(("Why ", "bold"), (clean(self.agent.target), "bold"), " is ", state_text(self.agent.state, self.state_styles))
             yield Static(title)
             yield Static(version_line(self.agent))
             stopped = unrecognised(self.agent, self.explanation)
@@ -84,5 +86,5 @@ class WhyScreen(ModalScreen[None]):
                 yield Static("No readings yet.", classes="dim")
             else:
                 yield Static(Text(f"decision: {clean(self.explanation.decision)}\n", style="dim"))
-                yield Static(explanation_table(self.explanation, self.now))
+                yield Static(explanation_table(self.explanation, self.now, self.state_styles))
             yield Static("\nEsc to close.", classes="dim")

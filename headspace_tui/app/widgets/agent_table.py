@@ -182,7 +182,7 @@ class AgentTable(DataTable):
         self._columns: Columns | None = None
         self._replan = True  # the columns must be fitted again before the next rows are drawn
         self._names: dict[str, tuple[str, str, str]] = {}  # per pane: the target, cwd and name the plan saw
-        self.state_styles: dict | None = None  # per state, from the app's theme (restyle)
+        self.state_styles: dict = {}  # per state, from the app's theme (restyle)
 
     # -- the user's own moves pin the selection -------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
