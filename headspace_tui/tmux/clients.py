@@ -45,45 +45,46 @@ def _same_path(a: str, b: str) -> bool:
 
 
 def locate(server: TmuxServer, env: Mapping[str, str] | None = None) -> Where:
-    """Whether headspace runs inside ``server``, and the user's (never a control-mode) client there."""
+    """Whether headspace runs inside ``server``, and the user's (never a control-mode) client there.
+
+    Two questions to tmux: which socket (and, from a pane, which session the
+    pane is in now), and every client with its session and last activity.
+    """
     env = os.environ if env is None else env
     fields = env.get("TMUX", "").split(",")
     if not fields[0]:
         return Where(False, False, None)
+    pane = env.get("TMUX_PANE", "")
     try:
-        socket = server.run("display-message", "-p", "#{socket_path}").strip()
+        socket, _, session = server.run("display-message", "-p", *(["-t", pane] if pane else []), "#{socket_path}\t#{session_id}").strip().partition("\t")
     except TmuxCommandError:
         return Where(False, False, None)
     if not _same_path(fields[0], socket):
         return Where(False, False, None)  # inside another tmux server: its clients are not this one's
-    pane = env.get("TMUX_PANE", "")
-    popup = not pane
-    scope = pane or (f"${fields[2]}" if len(fields) > 2 and fields[2].isdigit() else "")
-    clients = _clients(server, scope) if scope else []
-    if not clients:
-        clients = _clients(server, "")  # the session has no client of its own (a detached one): any of the server's
+    if not pane:  # a popup: the session of the client that opened it
+        session = f"${fields[2]}" if len(fields) > 2 and fields[2].isdigit() else ""
+    clients = _real_clients(server)
     named = env.get("HEADSPACE_CLIENT", "")
-    if named and any(name == named for name, _ in _clients(server, "")):
-        return Where(True, popup, named)
-    if not clients:
-        return Where(True, popup, None)
-    return Where(True, popup, max(clients, key=lambda c: c[1])[0])
+    if named and any(name == named for name, _, _ in clients):
+        return Where(True, not pane, named)
+    # The session's own clients; if it has none (detached), any of the server's.
+    mine = [c for c in clients if c[1] == session] or clients
+    if not mine:
+        return Where(True, not pane, None)
+    return Where(True, not pane, max(mine, key=lambda c: c[2])[0])
 
 
-def _clients(server: TmuxServer, scope: str) -> list[tuple[str, int]]:
-    """(name, last activity) of the real clients of ``scope`` (a pane or session; "": the whole server)."""
-    args = ["list-clients", "-F", "#{client_control_mode}\t#{client_activity}\t#{client_name}"]
-    if scope:
-        args[1:1] = ["-t", scope]
+def _real_clients(server: TmuxServer) -> list[tuple[str, str, int]]:
+    """(name, session id, last activity) of every client that is not in control mode."""
     try:
-        out = server.run(*args)
+        out = server.run("list-clients", "-F", "#{client_control_mode}\t#{client_activity}\t#{session_id}\t#{client_name}")
     except TmuxCommandError:
         return []
     found = []
     for line in out.splitlines():
-        control, activity, name = (line.split("\t", 2) + ["", ""])[:3]
+        control, activity, session, name = (line.split("\t", 3) + ["", "", ""])[:4]
         if control == "0" and name:
-            found.append((name, int(activity) if activity.isdigit() else 0))
+            found.append((name, session, int(activity) if activity.isdigit() else 0))
     return found
 
 
