@@ -124,10 +124,10 @@ def scan(
 
 def to_agent(view: PaneView, now: float | None = None) -> Agent:
     status = view.status
-    now = now or time.time()
-    # Claude's time for the state only when its status agrees with what the screen shows.
-    agrees = status is not None and status.updated_at and claim_agrees(status_observation(status).state, view.observation.state)
-    since = min(status.updated_at, now) if agrees and status is not None else now
+    since = now or time.time()
+    # Claude's time for the state, when its status agrees with what the screen shows.
+    if status is not None and status.updated_at and claim_agrees(status_observation(status).state, view.observation.state):
+        since = min(status.updated_at, since)
     return Agent(
         pane_id=view.record.pane_id,
         target=view.record.target,

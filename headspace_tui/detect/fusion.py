@@ -52,31 +52,24 @@ SCREEN_LAG = 1.0  # seconds a redraw may trail an event before the screen is bel
 # How much each source is trusted, for the idle grace: Claude's own events above what we infer.
 SOURCE_TIER = {"hook": 4, "status-file": 3, "claude-agents": 3, "screen": 2, "transcript": 1, "process": 0}
 CLAIMS = ("hook", "status-file", "claude-agents")  # Claude's own word on its state
-# Which of Claude's own statuses a state shown in the table agrees with (for its start time):
-# Claude says "waiting" for any dialog (the screen tells a plan from a question) and
-# "idle" after a turn that ended with a typed question (the screen calls it input).
-_CLAIM_GROUPS: dict[AgentState, frozenset[str]] = {
-    AgentState.WORKING: frozenset({"busy"}),
-    AgentState.PERMISSION: frozenset({"waiting"}),
-    AgentState.QUESTION: frozenset({"waiting"}),
-    AgentState.PLAN: frozenset({"waiting"}),
-    AgentState.INPUT: frozenset({"waiting", "idle"}),
-    AgentState.IDLE: frozenset({"idle"}),
+# Which of Claude's own claims can date a state shown in the table.  Claude
+# says "waiting" for any dialog (its claim may be a permission where the screen
+# shows a plan or a question) and "idle" after a turn that ended with a typed
+# question (the screen calls that input).
+_WAITING = frozenset({AgentState.PERMISSION, AgentState.QUESTION, AgentState.PLAN, AgentState.INPUT})
+_DATED_BY: dict[AgentState, frozenset[AgentState]] = {
+    AgentState.WORKING: frozenset({AgentState.WORKING}),
+    AgentState.PERMISSION: _WAITING,
+    AgentState.QUESTION: _WAITING,
+    AgentState.PLAN: _WAITING,
+    AgentState.INPUT: _WAITING | {AgentState.IDLE},
+    AgentState.IDLE: frozenset({AgentState.IDLE}),
 }
+
+
 def claim_agrees(claim: AgentState, shown: AgentState) -> bool:
     """Whether Claude's own claim (status file, hook) can date the state the table shows."""
-    return _CLAIM_SAYS.get(claim, "") in _CLAIM_GROUPS.get(shown, frozenset())
-
-
-# What a claim's state means in Claude's own words.
-_CLAIM_SAYS = {
-    AgentState.WORKING: "busy",
-    AgentState.PERMISSION: "waiting",
-    AgentState.QUESTION: "waiting",
-    AgentState.PLAN: "waiting",
-    AgentState.INPUT: "waiting",
-    AgentState.IDLE: "idle",
-}
+    return claim in _DATED_BY.get(shown, frozenset())
 
 
 @dataclass(frozen=True)
