@@ -13,23 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness.env import private_env
+
 pytestmark = pytest.mark.e2e
 
 
 def _env(home: Path, claude_binary: str) -> dict[str, str]:
-    run = home / "run"
-    run.mkdir(mode=0o700, exist_ok=True)
-    return {
-        "HOME": str(home),
-        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_STATE_HOME": str(home / ".state"),
-        "XDG_RUNTIME_DIR": str(run),
-        "PATH": f"{Path(claude_binary).parent}:/usr/bin:/bin",
-        "TERM": "xterm-256color",
-        "LANG": "C.UTF-8",
-        "PYTHONPATH": os.getcwd(),
-    }
+    return private_env(home, claude_dir=home / ".claude", path=f"{Path(claude_binary).parent}:/usr/bin:/bin")
 
 
 def _doctor(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness.env import private_env
 from tests.harness.tmux import PrivateTmux
 
 pytestmark = pytest.mark.e2e
@@ -87,18 +88,7 @@ def _run_headspace(a: PrivateTmux, b: PrivateTmux, root: Path, *, width: int, he
     command = (
         f"script -q -e -c {shlex.quote(inner)} {shlex.quote(str(typescript))}; echo $? > {shlex.quote(str(status))}; sleep 60"
     )
-    env = {
-        "HOME": str(root / "home"),
-        "XDG_CONFIG_HOME": str(xdg / "config"),
-        "XDG_STATE_HOME": str(xdg / "state"),
-        "XDG_DATA_HOME": str(xdg / "data"),
-        "XDG_RUNTIME_DIR": str(xdg / "run"),
-        "CLAUDE_CONFIG_DIR": str(xdg / "claude"),
-        "TERM": "xterm-256color",
-        "LANG": "C.UTF-8",
-        "PYTHONPATH": os.getcwd(),
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-    }
+    env = private_env(root / "home", xdg, claude_dir=xdg / "claude")
     pane = b.new_session(f"term{width}", width=width, height=height, cwd=str(root), command=["sh", "-c", command], env=env)
     deadline = time.monotonic() + 30
     screen = ""

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness.env import private_env
+
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -50,16 +52,7 @@ def _rows(screen: str, names: list[str]) -> dict[str, str]:
 
 def test_the_installed_app_shows_every_state_at_80x24_and_after_resizes(installed, claude_session, private_tmux, tmp_path):
     agents = [claude_session([], name=name) for name in ("alpha", "bravo")]
-    env = {
-        "HOME": str(tmp_path),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "XDG_RUNTIME_DIR": str(tmp_path / "run"),
-        "TERM": "xterm-256color",
-        "LANG": "C.UTF-8",
-        "PATH": "/usr/bin:/bin",
-    }
-    (tmp_path / "run").mkdir(mode=0o700)
+    env = private_env(tmp_path, path="/usr/bin:/bin", checkout=False)  # only what the wheel installed
     words = ["env", "-i", *(f"{k}={v}" for k, v in env.items()), str(installed), "-L", private_tmux.name]
     pane = private_tmux.new_session("hs", width=80, height=24, cwd=str(tmp_path), command=["sh", "-c", " ".join(map(shlex.quote, words)) + "; sleep 60"])
     names = [a.name for a in agents]

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness.env import private_env
+
 pytestmark = pytest.mark.e2e
 
 
@@ -83,18 +85,7 @@ def wait(predicate, what: str, timeout: float = 30.0):
 
 
 def headspace_command(tmux, root: Path) -> str:
-    xdg = root / "xdg"
-    (xdg / "run").mkdir(parents=True, exist_ok=True, mode=0o700)
-    env = {
-        "HOME": str(root),
-        "XDG_CONFIG_HOME": str(xdg / "config"),
-        "XDG_STATE_HOME": str(xdg / "state"),
-        "XDG_RUNTIME_DIR": str(xdg / "run"),
-        "TERM": "xterm-256color",
-        "LANG": "C.UTF-8",
-        "PYTHONPATH": os.getcwd(),
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-    }
+    env = private_env(root, root / "xdg")
     words = ["env", *(f"{k}={v}" for k, v in env.items()), sys.executable, "-m", "headspace_tui", "-L", tmux.name]
     return " ".join(shlex.quote(w) for w in words) + f"; echo $? > {shlex.quote(str(root / 'exit'))}"
 
