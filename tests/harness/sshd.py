@@ -270,6 +270,39 @@ class Sshd:
         argv = ["ssh", "-F", str(self.client_config), *options, self.alias, *args]
         return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
 
+    @contextlib.contextmanager
+    def master(self, timeout: float = 10.0) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+        """A ControlMaster connection (``ssh -M -N``) as our own child; yields it and its ControlPath.
+
+        Sessions reach it with ``-o ControlPath=<path>`` (``-S``); ``ssh -O
+        check`` asks it whether it is alive. The path is under the short dir
+        (``%C`` is a 40-char hash; a unix socket path must stay under ~104
+        bytes). Ready when ``-O check`` answers; killed on exit.
+        """
+        path = str(self.control_dir / "cm-%C")
+        argv = ["ssh", "-F", str(self.client_config), "-M", "-N", "-o", f"ControlPath={path}", "-o", "ControlPersist=no", self.alias]
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            deadline = time.monotonic() + timeout
+            while not self.check_master(path):
+                if proc.poll() is not None:
+                    raise RuntimeError(f"ssh master exited with {proc.returncode}: {proc.stderr.read().decode(errors='replace') if proc.stderr else ''}")
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"ssh master not ready within {timeout}s")
+                time.sleep(0.02)
+            yield proc, path
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            if proc.stderr is not None:
+                proc.stderr.close()
+
+    def check_master(self, control_path: str) -> bool:
+        """``ssh -O check``: does a master answer on this ControlPath?"""
+        argv = ["ssh", "-F", str(self.client_config), "-o", f"ControlPath={control_path}", "-O", "check", self.alias]
+        return subprocess.run(argv, capture_output=True, stdin=subprocess.DEVNULL, timeout=10).returncode == 0
+
     # -- the server ----------------------------------------------------
 
     @property
