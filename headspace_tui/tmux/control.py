@@ -70,7 +70,7 @@ class ControlClient:
 
     async def start(self, timeout: float = 5.0) -> None:
         """Attach and wait until tmux reports the session (only then may commands be sent)."""
-        args = [self.server.binary, "-u", *self.server.socket_args(), "-C", "attach-session", "-f", f"ignore-size,pause-after={PAUSE_AFTER}", "-t", self.session_id]
+        args = self.server.argv("-C", "attach-session", "-f", f"ignore-size,pause-after={PAUSE_AFTER}", "-t", self.session_id)
         spawn = asyncio.ensure_future(
             asyncio.create_subprocess_exec(
                 *args,
@@ -106,7 +106,7 @@ class ControlClient:
         if self.closed or self._proc is None or self._proc.stdin is None:
             raise ControlError("control client is closed")
         future: asyncio.Future[list[str]] = asyncio.get_running_loop().create_future()
-        line = " ".join(quote(a) for a in args) + "\n"
+        line = " ".join(quote(self.server.tmux_id(a)) for a in args) + "\n"
         async with self._write_lock:  # the order of writes is the order of blocks
             self._pending.append(future)
             try:
@@ -150,6 +150,7 @@ class ControlClient:
     async def _read_loop(self) -> None:
         assert self._proc is not None and self._proc.stdout is not None
         stdout = self._proc.stdout
+        address = self.server.address
         reason = "eof"
         try:
             while True:
@@ -166,21 +167,23 @@ class ControlClient:
                 name, rest = match.group(1), match.group(2) or ""
                 if name == "output":
                     pane, _, value = rest.partition(" ")
-                    self.on_output(pane, len(value))
+                    self.on_output(address(pane), len(value))
                 elif name == "extended-output":
                     pane = rest.split(" ", 1)[0]
-                    self.on_output(pane, len(rest.partition(" : ")[2]))
+                    self.on_output(address(pane), len(rest.partition(" : ")[2]))
                 elif name == "pause":
                     # Behind by PAUSE_AFTER seconds: skip the backlog, let it run, re-capture.
                     pane = rest.strip()
                     asyncio.create_task(self._continue(pane))
                 elif name == "continue":
-                    self.on_output(rest.strip(), 1 << 20)
+                    self.on_output(address(rest.strip()), 1 << 20)
                 elif name == "session-changed":
                     self._ready.set()
                 elif name == "exit":
                     reason = rest or "exit"
                     break
+                elif name == "pane-mode-changed":
+                    self.on_event(name, address(rest.strip()))
                 else:
                     self.on_event(name, rest)
         except (asyncio.CancelledError, ConnectionResetError):

@@ -20,6 +20,7 @@ answered but refused, e.g. the pane is gone).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -191,9 +192,26 @@ class TmuxServer:
     def env(self) -> dict[str, str]:
         return os.environ.copy()
 
+    def argv(self, *args: str) -> list[str]:
+        """The command line that runs ``tmux [-L name | -S path] args...`` against this server.
+
+        A server on another machine (remote/ssh.py) runs the same tmux
+        command through ssh; everything above this line is the same.
+        """
+        return [self.binary, "-u", *self.socket_args(), *(self.tmux_id(a) for a in args)]
+
+    # A pane's address is its ``%N`` here; on a remote host it carries the
+    # host (``%N@box``) so that no two hosts' panes share one.  These two
+    # turn tmux's ids into addresses and back at the edge of the transport.
+    def address(self, pane_id: str) -> str:
+        return pane_id
+
+    def tmux_id(self, address: str) -> str:
+        return address
+
     def run(self, *args: str) -> str:
         """Run ``tmux [-L name | -S path] args...``; return stdout exactly as printed."""
-        argv = [self.binary, "-u", *self.socket_args(), *args]
+        argv = self.argv(*args)
         try:
             proc = subprocess.run(
                 argv,
@@ -211,6 +229,7 @@ class TmuxServer:
         except subprocess.TimeoutExpired:
             raise TmuxUnavailable(f"the tmux server on {self._where()} did not answer within {TIMEOUT:g}s") from None
         if proc.returncode != 0:
+            self.failed(proc.returncode, proc.stderr)
             message = _first_line(proc.stderr)
             lowered = message.lower()
             if "no server running" in lowered or "error connecting" in lowered or "server exited" in lowered:
@@ -219,16 +238,23 @@ class TmuxServer:
             raise TmuxCommandError(f"tmux {command}: {message or f'failed with exit status {proc.returncode}'}")
         return proc.stdout
 
+    def failed(self, returncode: int, stderr: str) -> None:
+        """A hook for transports that fail before tmux runs (ssh): raise their own error."""
+
+    def addressed(self, record: PaneRecord) -> PaneRecord:
+        address = self.address(record.pane_id)
+        return record if address == record.pane_id else dataclasses.replace(record, pane_id=address)
+
     def list_panes(self) -> list[PaneRecord]:
         """Every pane of every session, in one round trip."""
-        return parse_pane_records(self.run("list-panes", "-a", "-F", PANE_FORMAT))
+        return [self.addressed(r) for r in parse_pane_records(self.run("list-panes", "-a", "-F", PANE_FORMAT))]
 
     def pane(self, pane_id: str) -> PaneRecord:
         """One pane by id; ``TmuxCommandError`` if it is gone."""
         record = parse_pane_record(self.run("display-message", "-p", "-t", pane_id, PANE_FORMAT).rstrip("\n").removesuffix(_END))
         if record is None:
             raise TmuxCommandError(f"tmux display-message: could not read pane {pane_id}")
-        return record
+        return self.addressed(record)
 
     def capture(self, pane_id: str, ansi: bool = True, history: int = 0) -> str:
         """The visible screen of a pane; with ``ansi`` its colours and attributes as escapes;
