@@ -14,11 +14,17 @@ Example::
     [keys]
     approve = "y"
     deny = "n"
+
+    [hosts.box]                     # a remote host, shown as "box"
+    destination = "dev@box.example" # anything ssh accepts (default: the table name)
+    tmux_socket_name = "work"       # optional: tmux -L there (or tmux_socket_path, as -S)
+    ssh_config = "~/.ssh/work.conf" # optional: ssh -F (default: ssh's own ~/.ssh/config)
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +50,32 @@ LAYOUTS = ("auto", "side", "stacked")
 MAX_CONFIG = 1 << 20
 
 
+_HOST_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
+
+
+def valid_host_name(name: str) -> bool:
+    """A host's table name: letters, digits, ``.``, ``_``, ``-`` (it becomes part of pane addresses: ``%3@box``)."""
+    return bool(_HOST_NAME.match(name)) and name != "local"
+
+
+@dataclass(frozen=True)
+class HostSpec:
+    """A remote host as ``[hosts.NAME]`` or ``--host DEST`` gives it."""
+
+    name: str  # shown in the table; part of every pane address (``%3@box``)
+    destination: str  # anything ``ssh`` accepts: an alias, user@host, host
+    socket_name: str | None = None  # tmux -L there
+    socket_path: str | None = None  # tmux -S there
+    ssh_config: str | None = None  # ssh -F FILE (None: ssh's own, ~/.ssh/config)
+
+
+def host_from_destination(destination: str, ssh_config: str | None = None) -> HostSpec:
+    """``--host DEST``: named after the destination's host part (``dev@box.example:22`` → ``box.example``)."""
+    name = destination.rpartition("@")[2].split(":")[0] or destination
+    name = re.sub(r"[^A-Za-z0-9._-]", "-", name).strip("-.")[:40] or "remote"
+    return HostSpec(name if valid_host_name(name) else f"h-{name}"[:40], destination, ssh_config=ssh_config)
+
+
 class ConfigError(Exception):
     """A config problem, said in one line that names the file."""
 
@@ -57,6 +89,7 @@ class Config:
     # A less trusted "idle" must hold this long with no new output before it is believed.
     idle_grace: float = 5.0
     theme: str = ""  # "" = headspace-dark (headspace-16 on a 16-colour terminal), or the palette's last choice
+    hosts: tuple[HostSpec, ...] = ()  # remote hosts ([hosts.NAME])
 
 
 def default_path(env: os._Environ | dict = os.environ) -> Path:
@@ -93,7 +126,7 @@ def _is_number(value: object) -> bool:
 
 
 def parse_config(data: dict, where: str = "config") -> Config:
-    known = {"nudge_text", "layout", "keys", "confirm_timeout", "idle_grace", "theme"}
+    known = {"nudge_text", "layout", "keys", "confirm_timeout", "idle_grace", "theme", "hosts"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f"{where}: unknown setting {unknown[0]!r} (known: {', '.join(sorted(known))})")
@@ -125,4 +158,49 @@ def parse_config(data: dict, where: str = "config") -> Config:
     clashes = {k for k in keys.values() if list(keys.values()).count(k) > 1}
     if clashes:
         raise ConfigError(f"{where}: [keys] binds {sorted(clashes)[0]!r} to more than one action")
-    return Config(nudge_text=nudge, layout=layout, keys=keys, confirm_timeout=float(timeout), idle_grace=float(grace), theme=theme.strip())
+    return Config(
+        nudge_text=nudge,
+        layout=layout,
+        keys=keys,
+        confirm_timeout=float(timeout),
+        idle_grace=float(grace),
+        theme=theme.strip(),
+        hosts=parse_hosts(data.get("hosts", {}), where),
+    )
+
+
+_HOST_KEYS = {"destination", "tmux_socket_name", "tmux_socket_path", "ssh_config"}
+
+
+def parse_hosts(given: object, where: str) -> tuple[HostSpec, ...]:
+    """``[hosts.NAME]`` tables: each one a remote host, checked (a destination never starts with ``-``: ssh would read an option)."""
+    if not isinstance(given, dict):
+        raise ConfigError(f"{where}: [hosts] must hold tables like [hosts.box]")
+    hosts = []
+    for name, table in given.items():
+        if not valid_host_name(name):
+            raise ConfigError(f"{where}: [hosts.{name}]: a host's name is letters, digits, '.', '_' or '-' (and not 'local')")
+        if not isinstance(table, dict):
+            raise ConfigError(f"{where}: [hosts.{name}] must be a table")
+        unknown = sorted(set(table) - _HOST_KEYS)
+        if unknown:
+            raise ConfigError(f"{where}: [hosts.{name}] has unknown setting {unknown[0]!r} (known: {', '.join(sorted(_HOST_KEYS))})")
+        for key, value in table.items():
+            if not isinstance(value, str) or not value.strip() or "\n" in value or "\0" in value:
+                raise ConfigError(f"{where}: [hosts.{name}] {key} must be a non-empty string on one line")
+        destination = str(table.get("destination") or name)
+        if destination.startswith("-"):
+            raise ConfigError(f"{where}: [hosts.{name}] destination must not start with '-'")
+        if "tmux_socket_name" in table and "tmux_socket_path" in table:
+            raise ConfigError(f"{where}: [hosts.{name}] takes tmux_socket_name or tmux_socket_path, not both")
+        ssh_config = table.get("ssh_config")
+        hosts.append(
+            HostSpec(
+                name,
+                destination,
+                socket_name=table.get("tmux_socket_name"),
+                socket_path=table.get("tmux_socket_path"),
+                ssh_config=os.path.expanduser(ssh_config) if ssh_config else None,
+            )
+        )
+    return tuple(hosts)

@@ -4,8 +4,8 @@ The monitor asks its host for everything outside headspace: the panes and
 the process table, a pane's screen, a session's control client, whether a
 process still runs, and Claude's files (status files, transcripts).  The
 local host does this with this machine's tmux, /proc (or psutil) and file
-system; a remote host (another machine over SSH) will answer the same
-questions through its own transport.
+system; a remote host (``remote/host.py``, another machine over SSH)
+answers the same questions through its own transport.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
-from .detect.registry import ClaudeStatus, watch_statuses
+from .detect.registry import ClaudeStatus, claude_config_dir, watch_statuses
 from .detect.transcript import TranscriptTail
+from .hooks.spool import HookEvent, spool_dir, watch_spool
 from .pane_watch import LOCAL_HOST
 from .tmux.claude_process import ClaudeProcess, claude_process
 from .tmux.control import ControlClient
@@ -27,9 +28,21 @@ class LocalHost:
     """This machine's tmux server (``-L``/``-S`` as given) and its files."""
 
     name = LOCAL_HOST
+    remote = False  # a lost server here means its panes are gone; a remote host's may only be out of reach
+    can_ask_claude = True  # ``claude agents --json`` runs here
 
     def __init__(self, server: TmuxServer) -> None:
         self.server = server
+
+    def default_config_dir(self) -> Path | None:
+        """Claude's config dir for processes whose own cannot be read: headspace's."""
+        return claude_config_dir()
+
+    def watch_hooks(self, spool: Path | None) -> AsyncIterator[HookEvent]:
+        return watch_spool(spool or spool_dir())
+
+    async def close(self) -> None:
+        """Nothing to end here (a remote host ends its connection)."""
 
     async def snapshot(self) -> tuple[list[PaneRecord], ProcessTable]:
         """Every pane and the process table, read together off the event loop."""

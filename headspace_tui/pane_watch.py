@@ -14,9 +14,10 @@ and start time, which together name a process for good).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from .detect.fusion import Fuser
-from .detect.transcript import TranscriptTail
+from .detect.transcript import Turn
 from .schedule import PaneTiming
 from .tmux.server import PaneRecord
 
@@ -28,6 +29,15 @@ def agent_key(host: str, server: str, pane_id: str, pid: int, started: str) -> s
     return f"{host}|{server}|{pane_id}|{pid}@{started}"
 
 
+class Tail(Protocol):
+    """A transcript followed from where it was last read (here: ``TranscriptTail``; on a remote host, there)."""
+
+    @property
+    def opened(self) -> bool: ...
+
+    def read_new(self) -> list[Turn]: ...
+
+
 @dataclass
 class PaneWatch:
     record: PaneRecord
@@ -35,5 +45,5 @@ class PaneWatch:
     claude_pid: int | None = None
     capture: str | None = None
     fuser: Fuser = field(default_factory=Fuser)
-    tail: TranscriptTail | None = None
+    tail: Tail | None = None
     timing: PaneTiming = field(default_factory=PaneTiming)

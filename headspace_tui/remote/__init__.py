@@ -1,0 +1,1 @@
+"""Remote hosts: another machine's tmux and Claude files, reached through SSH."""

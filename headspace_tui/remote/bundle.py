@@ -1,0 +1,63 @@
+"""The probe as it travels: headspace's own reader modules, sent as source through SSH.
+
+``BOOT`` is the small program ``python3 -c`` runs on the remote host: it
+reads one JSON line holding these modules' source, makes them importable
+under their own names (in memory: nothing is written there), and starts
+``probe.serve``.  The modules are the standard-library-only readers that
+also run here; ``tests/unit/test_probe.py`` checks that the list is closed
+under their imports, so a new import cannot break remote hosts unnoticed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from functools import cache
+
+# In import order: each one's headspace imports come before it.
+MODULES = (
+    "headspace_tui.safe_files",
+    "headspace_tui.model",
+    "headspace_tui.detect.registry",
+    "headspace_tui.detect.transcript",
+    "headspace_tui.tmux.proctree",
+    "headspace_tui.tmux.claude_process",
+    "headspace_tui.hooks.spool",
+    "headspace_tui.remote.probe",
+)
+PACKAGES = ("headspace_tui", "headspace_tui.detect", "headspace_tui.tmux", "headspace_tui.hooks", "headspace_tui.remote")
+MIN_PYTHON = (3, 9)
+
+BOOT = """\
+import json, sys, types
+if sys.version_info < (3, 9):
+    sys.stdout.write(json.dumps({"fatal": "python3 %d.%d is too old (3.9 or later is needed)" % sys.version_info[:2]}) + "\\n")
+    sys.exit(0)
+bundle = json.loads(sys.stdin.readline())
+for name in bundle["packages"]:
+    package = types.ModuleType(name)
+    package.__path__ = []
+    sys.modules[name] = package
+for name, source in bundle["modules"]:
+    module = types.ModuleType(name)
+    module.__package__ = name.rpartition(".")[0]
+    module.__file__ = "<headspace " + name + ">"
+    sys.modules[name] = module
+    exec(compile(source, module.__file__, "exec"), module.__dict__)
+sys.modules["headspace_tui.remote.probe"].serve()
+"""
+
+
+def _source(name: str) -> str:
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin is None:
+        raise RuntimeError(f"headspace is missing its module {name}")
+    with open(spec.origin, encoding="utf-8") as handle:
+        return handle.read()
+
+
+@cache
+def bundle_line() -> bytes:
+    """The first line the probe reads: every module's source, as one JSON line."""
+    payload = {"packages": list(PACKAGES), "modules": [[name, _source(name)] for name in MODULES]}
+    return (json.dumps(payload) + "\n").encode()

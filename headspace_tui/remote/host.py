@@ -1,0 +1,364 @@
+"""A remote host: another machine's tmux server and Claude files, reached through SSH.
+
+It answers the monitor's questions as ``LocalHost`` does (host.py), so one
+``Monitor`` per host runs unchanged:
+
+* tmux (listing panes, captures, keys, one control client per session) is
+  the same tmux commands run through the host's shared SSH connection
+  (``ssh.SshTmuxServer``); pane ids carry the host (``%3@box``);
+* the process table, each Claude's version and config dir, status files,
+  transcripts and hook events come from the probe (probe.py), headspace's
+  own readers running there, which pushes what changes.
+
+A dropped connection is a ``TmuxUnavailable`` with ssh's reason; the
+monitor then keeps the rows (marked offline) and calls ``lost``, and the
+next discovery connects again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+from ..config import HostSpec
+from ..detect.registry import ClaudeStatus
+from ..detect.transcript import Turn
+from ..hooks.spool import HookEvent
+from ..tmux.claude_process import ClaudeProcess
+from ..tmux.control import ControlClient
+from ..tmux.proctree import ProcessInfo, ProcessTable
+from ..tmux.server import PaneRecord, TmuxUnavailable
+from .bundle import BOOT, bundle_line
+from .ssh import SshLink, SshTmuxServer, ssh_reason
+
+CALL_TIMEOUT = 10.0
+PROBE_START = 15.0  # seconds for python3 to start there and read the bundle
+MAX_LINE = 64 << 20  # a probe answer larger than this ends the probe (a transcript chunk is at most a few MB)
+
+log = logging.getLogger(__name__)
+
+
+class ProbeError(Exception):
+    """The probe could not answer (it is gone, or it said why)."""
+
+
+class ProbeClient:
+    """The probe running on one host: requests and their answers, and what it pushes."""
+
+    def __init__(self, server: SshTmuxServer, on_push: Callable[[dict[str, Any]], None], on_end: Callable[[], None]) -> None:
+        self.server = server
+        self.on_push = on_push
+        self.on_end = on_end
+        self._proc: asyncio.subprocess.Process | None = None
+        self._reader: asyncio.Task | None = None
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._next = 0
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.returncode is None and self._reader is not None and not self._reader.done()
+
+    async def start(self) -> None:
+        name = self.server.link.spec.name
+        self.loop = asyncio.get_running_loop()
+        self._proc = await asyncio.create_subprocess_exec(
+            *self.server.link.command(["python3", "-u", "-c", BOOT]),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            limit=MAX_LINE,
+            start_new_session=True,
+        )
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._proc.stdin.write(bundle_line())
+        self._proc.stdin.write(b'{"id": 0, "op": "hello"}\n')
+        try:
+            await self._proc.stdin.drain()
+            first = await asyncio.wait_for(self._proc.stdout.readline(), PROBE_START)
+        except (TimeoutError, ConnectionError, BrokenPipeError):
+            first = b""
+        try:
+            hello = json.loads(first) if first else None
+        except ValueError:
+            hello = None
+        if not isinstance(hello, dict) or "ok" not in hello:
+            reason = hello.get("fatal") if isinstance(hello, dict) else None
+            if reason is None:
+                stderr = b""
+                if self._proc.returncode is not None or first == b"":
+                    await self.close()
+                    stderr = await self._proc.stderr.read() if self._proc.stderr is not None else b""
+                text = stderr.decode("utf-8", "replace")
+                if "python3" in text and ("not found" in text or "No such file" in text):
+                    reason = "python3 is not installed there (it runs headspace's reader); install python3 3.9+"
+                else:
+                    reason = f"the remote reader did not start ({ssh_reason(text) or 'no answer'})"
+            await self.close()
+            raise TmuxUnavailable(f"{name}: {reason}")
+        self._reader = asyncio.create_task(self._read_loop())
+
+    async def call(self, op: str, timeout: float = CALL_TIMEOUT, **args: Any) -> Any:
+        if not self.running or self._proc is None or self._proc.stdin is None:
+            raise ProbeError("the remote reader is not running")
+        self._next += 1
+        ident = self._next
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[ident] = future
+        try:
+            self._proc.stdin.write((json.dumps({"id": ident, "op": op, **args}) + "\n").encode())
+            await self._proc.stdin.drain()
+            return await asyncio.wait_for(future, timeout)
+        except (ConnectionError, BrokenPipeError):
+            raise ProbeError("the remote reader went away") from None
+        except TimeoutError:
+            raise ProbeError(f"the remote reader did not answer {op} in {timeout:g}s") from None
+        finally:
+            self._pending.pop(ident, None)
+
+    def call_from_thread(self, op: str, **args: Any) -> Any:
+        """``call`` from a worker thread (the transcript reader), waited for there."""
+        if self.loop is None:
+            raise ProbeError("the remote reader is not running")
+        return asyncio.run_coroutine_threadsafe(self.call(op, **args), self.loop).result(CALL_TIMEOUT + 1)
+
+    async def _read_loop(self) -> None:
+        assert self._proc is not None and self._proc.stdout is not None
+        try:
+            while True:
+                line = await self._proc.stdout.readline()
+                if not line:
+                    break
+                try:
+                    message = json.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(message, dict):
+                    continue
+                if "push" in message:
+                    try:
+                        self.on_push(message)
+                    except Exception:
+                        log.exception("a push from the remote reader failed")
+                    continue
+                future = self._pending.get(message.get("id"))  # type: ignore[arg-type]
+                if future is None or future.done():
+                    continue
+                if "error" in message:
+                    future.set_exception(ProbeError(str(message["error"])))
+                else:
+                    future.set_result(message.get("ok"))
+        except (ConnectionError, ValueError):  # ValueError: a line over MAX_LINE
+            pass
+        finally:
+            for future in self._pending.values():
+                if not future.done():
+                    future.set_exception(ProbeError("the remote reader ended"))
+            self.on_end()
+
+    async def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.stdin is not None and not proc.stdin.is_closing():
+            proc.stdin.close()
+        if proc.returncode is None:
+            try:
+                await asyncio.wait_for(proc.wait(), 2.0)
+            except TimeoutError:
+                proc.kill()  # our own child, by its handle
+                await proc.wait()
+        self._proc = proc  # kept for its stderr; running is False now
+        if self._reader is not None and not self._reader.done():
+            self._reader.cancel()
+            await asyncio.gather(self._reader, return_exceptions=True)
+
+
+class RemoteTail:
+    """A transcript on the remote host, followed there; ``read_new`` runs in the monitor's reader thread."""
+
+    def __init__(self, host: RemoteHost, path: Path) -> None:
+        self.host = host
+        self.path = path
+        self.opened = False
+
+    def read_new(self) -> list[Turn]:
+        probe = self.host.probe
+        if probe is None:
+            return []
+        try:
+            answer = probe.call_from_thread("tail", path=str(self.path))
+        except (ProbeError, TimeoutError, RuntimeError):
+            return []
+        self.opened = True
+        return [_turn(row) for row in answer.get("turns", []) if isinstance(row, dict)]
+
+
+def _turn(row: dict[str, Any]) -> Turn:
+    uses = tuple((str(name), dict(data)) for name, data in row.get("tool_uses", ()) if isinstance(data, dict))
+    return Turn(**{**row, "tool_uses": uses})
+
+
+class RemoteHost:
+    """One remote host (``[hosts.NAME]`` or ``--host``) as the monitor's host."""
+
+    remote = True
+    can_ask_claude = False  # ``claude agents`` would run there; its status files are read instead
+
+    def __init__(self, spec: HostSpec, link: SshLink | None = None) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.link = link or SshLink(spec)
+        self.server = SshTmuxServer(self.link)
+        self.probe: ProbeClient | None = None
+        self._gone: set[int] = set()
+        self._status_folders: set[str] = set()
+        self._status_queues: dict[str, asyncio.Queue[dict[int, ClaudeStatus]]] = {}
+        self._hooks: asyncio.Queue[HookEvent] = asyncio.Queue()
+        self._spool_from: int | None = None  # a Claude pid whose environment names the spool there
+        self.on_notice: Callable[[str], None] = lambda text: None
+        self.on_lost: Callable[[], None] = lambda: None
+
+    # -- the connection ---------------------------------------------------------
+    async def connect(self) -> ProbeClient:
+        try:
+            await self.link.connect()
+        except TmuxUnavailable as exc:
+            raise TmuxUnavailable(f"{self.name}: {exc}") from None
+        if self.probe is None or not self.probe.running:
+            if self.probe is not None:
+                await self.probe.close()
+            probe = ProbeClient(self.server, self._pushed, self._probe_ended)
+            await probe.start()
+            self.probe = probe
+            for folder in sorted(self._status_folders):  # a new probe: watch what the old one watched
+                await probe.call("watch_statuses", folder=folder)
+            if self._spool_from is not None:
+                await probe.call("watch_spool", pid=self._spool_from)
+        return self.probe
+
+    def _probe_ended(self) -> None:
+        self.on_lost()
+
+    async def lost(self) -> None:
+        """The link dropped: end the probe and the master; the next discovery connects again."""
+        probe, self.probe = self.probe, None
+        if probe is not None:
+            await probe.close()
+        await self.link.close()
+
+    async def close(self) -> None:
+        await self.lost()
+        self.link.remove_folder()
+
+    def _pushed(self, message: dict[str, Any]) -> None:
+        kind = message.get("push")
+        if kind == "statuses":
+            queue = self._status_queues.get(str(message.get("folder")))
+            if queue is not None:
+                statuses = {}
+                for row in message.get("statuses", []):
+                    if isinstance(row, dict):
+                        status = ClaudeStatus(**row)
+                        statuses[status.pid] = status
+                queue.put_nowait(statuses)
+        elif kind == "gone":
+            self._gone.update(int(pid) for pid in message.get("pids", []))
+        elif kind == "hooks":
+            for name, record in message.get("events", []):
+                if isinstance(record, dict):
+                    event = HookEvent.from_record(str(name), record)
+                    if event.pane_id:
+                        event = HookEvent.from_record(str(name), {**record, "tmux_pane": self.server.address(event.pane_id)})
+                    self._hooks.put_nowait(event)
+        elif kind == "notice":
+            self.on_notice(f"{self.name}: {message.get('text', '')}")
+
+    # -- what the monitor asks --------------------------------------------------
+    async def snapshot(self) -> tuple[list[PaneRecord], ProcessTable]:
+        probe = await self.connect()
+        records = await asyncio.to_thread(self.server.list_panes)
+        try:
+            rows = await probe.call("table")
+        except ProbeError as exc:
+            raise TmuxUnavailable(f"{self.name}: {exc}") from None
+        table = ProcessTable.of(ProcessInfo(int(pid), int(ppid), str(comm), tuple(argv), str(started)) for pid, ppid, comm, argv, started in rows)
+        return records, table
+
+    async def claude_processes(self, pids: list[int], table: ProcessTable) -> list[ClaudeProcess]:
+        if self.probe is None:
+            return []
+        try:
+            rows = await self.probe.call("claude", pids=pids)
+        except ProbeError as exc:
+            log.warning("%s: reading Claude processes failed: %s", self.name, exc)
+            return []
+        self._gone.difference_update(pids)
+        if self._spool_from is None and pids:
+            self._spool_from = pids[0]  # its environment says where the hooks write there
+            try:
+                await self.probe.call("watch_spool", pid=pids[0])
+            except ProbeError:
+                self._spool_from = None
+        return [ClaudeProcess(int(pid), version, Path(folder) if folder else None, binary or "") for pid, version, folder, binary in rows]
+
+    def process_exists(self, pid: int) -> bool:
+        return pid not in self._gone  # the probe says when a watched Claude exits
+
+    def socket_file(self) -> str:
+        return ""
+
+    def default_config_dir(self) -> Path | None:
+        return None  # only what each Claude's own environment says, there
+
+    def control_client(
+        self,
+        session_id: str,
+        *,
+        on_output: Callable[[str, int], None],
+        on_event: Callable[[str, str], None],
+        on_exit: Callable[[str], None],
+    ) -> ControlClient:
+        return ControlClient(self.server, session_id, on_output=on_output, on_event=on_event, on_exit=on_exit)
+
+    async def capture(self, pane_id: str) -> str:
+        return await asyncio.to_thread(self.server.capture, pane_id, True)
+
+    async def watch_statuses(self, config_dir: Path) -> AsyncIterator[dict[int, ClaudeStatus]]:
+        folder = str(config_dir / "sessions")
+        queue = self._status_queues.setdefault(folder, asyncio.Queue())
+        if folder not in self._status_folders:
+            self._status_folders.add(folder)
+            if self.probe is not None and self.probe.running:
+                await self.probe.call("watch_statuses", folder=folder)
+        while True:
+            yield await queue.get()
+
+    async def watch_hooks(self, spool: Path | None) -> AsyncIterator[HookEvent]:
+        while True:
+            yield await self._hooks.get()
+
+    async def statuses(self, config_dir: Path) -> dict[int, ClaudeStatus]:
+        """The status files of one config dir there, read once (``headspace status``)."""
+        probe = await self.connect()
+        try:
+            rows = await probe.call("statuses", folder=str(config_dir / "sessions"))
+        except ProbeError:
+            return {}
+        found = [ClaudeStatus(**row) for row in rows if isinstance(row, dict)]
+        return {status.pid: status for status in found}
+
+    def transcript(self, path: Path) -> RemoteTail:
+        return RemoteTail(self, path)
+
+    async def exists(self, path: Path) -> bool:
+        if self.probe is None:
+            return False
+        try:
+            return bool(await self.probe.call("exists", path=str(path)))
+        except ProbeError:
+            return False

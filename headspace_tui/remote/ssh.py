@@ -1,0 +1,188 @@
+"""One SSH connection per remote host, shared by everything that talks to it.
+
+We run the system's OpenSSH client, so whatever ``ssh DEST`` does for the
+user (``~/.ssh/config`` aliases, keys, agents, ProxyJump, known_hosts)
+works here too.  One master connection per host (``ssh -M -N``, our own
+child, ended by us) holds a control socket in a private folder; every other
+command (tmux's control clients, ``list-panes``, the probe) is a session
+multiplexed over it, which costs a few milliseconds instead of a handshake.
+
+``BatchMode`` keeps ssh from ever asking for a password or a host key on
+headspace's screen: a host that needs one is a host we cannot reach, said
+in ssh's own words.  ``ServerAlive*`` notices a link that went silent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+
+from ..config import HostSpec
+from ..tmux.server import TmuxServer, TmuxUnavailable
+
+CONNECT_TIMEOUT = 5  # seconds for ssh to connect and authenticate
+ALIVE_INTERVAL = 2  # a keepalive every 2 s; 2 unanswered ones (about 4-6 s) end the link
+def ssh_reason(stderr: str) -> str:
+    """ssh's own one-line reason from its stderr (the last meaningful line)."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    lines = [line for line in lines if not line.startswith(("Warning: Permanently added", "debug"))]
+    return lines[-1] if lines else ""
+
+
+class SshLink:
+    """The shared connection to one host: the options every ssh command uses, and the master."""
+
+    def __init__(self, spec: HostSpec, control_dir: str | None = None) -> None:
+        self.spec = spec
+        self._dir = control_dir
+        self._master: asyncio.subprocess.Process | None = None
+        self.reason = ""  # why the last connection attempt failed, in ssh's words
+
+    @property
+    def control_path(self) -> str:
+        """A short path (unix sockets are limited to ~100 bytes) in a folder only we can use."""
+        if self._dir is None:
+            self._dir = tempfile.mkdtemp(prefix="hs-ssh-")  # 0700
+        digest = hashlib.sha1(f"{self.spec.destination}|{self.spec.ssh_config}".encode()).hexdigest()[:12]
+        return os.path.join(self._dir, digest)
+
+    def options(self, *, master: bool = False) -> list[str]:
+        binary = shutil.which("ssh")
+        if binary is None:
+            raise TmuxUnavailable(f"{self.spec.name}: ssh is not installed")
+        args = [binary]
+        if self.spec.ssh_config:
+            args += ["-F", self.spec.ssh_config]
+        args += [
+            "-o", "BatchMode=yes",
+            "-o", f"ConnectTimeout={CONNECT_TIMEOUT}",
+            "-o", f"ServerAliveInterval={ALIVE_INTERVAL}",
+            "-o", "ServerAliveCountMax=2",
+            "-o", f"ControlPath={self.control_path}",
+            "-o", "ControlMaster=yes" if master else "ControlMaster=no",
+            "-o", "ControlPersist=no",
+            "-T",  # never a terminal: tmux control mode and the probe speak through pipes
+        ]  # fmt: skip
+        return args
+
+    def command(self, words: list[str]) -> list[str]:
+        """``ssh … DEST -- words``, every word quoted for the remote shell."""
+        return [*self.options(), "--", self.spec.destination, shlex.join(words)]
+
+    @property
+    def connected(self) -> bool:
+        return self._master is not None and self._master.returncode is None
+
+    async def connect(self) -> None:
+        """Start the master connection (if it is not up); ``TmuxUnavailable`` with ssh's reason if it cannot."""
+        if self.connected and os.path.exists(self.control_path):
+            return
+        await self.close()
+        try:
+            os.unlink(self.control_path)  # a dead master's socket would be tried first
+        except OSError:
+            pass
+        self._master = await asyncio.create_subprocess_exec(
+            *self.options(master=True),
+            "-N",
+            "--",
+            self.spec.destination,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,  # a Ctrl+C in headspace's terminal is not the link's
+        )
+        deadline = asyncio.get_running_loop().time() + CONNECT_TIMEOUT + 5
+        while asyncio.get_running_loop().time() < deadline:
+            if self._master.returncode is not None or os.path.exists(self.control_path):
+                break
+            try:
+                await asyncio.wait_for(self._master.wait(), 0.05)
+            except TimeoutError:
+                pass
+        if self._master.returncode is not None or not os.path.exists(self.control_path):
+            stderr = b""
+            if self._master.returncode is not None and self._master.stderr is not None:
+                stderr = await self._master.stderr.read()
+            await self.close()
+            self.reason = ssh_reason(stderr.decode("utf-8", "replace")) or f"ssh to {self.spec.destination} failed"
+            raise TmuxUnavailable(self.reason)
+        self.reason = ""
+
+    async def close(self) -> None:
+        master, self._master = self._master, None
+        if master is None:
+            return
+        if master.returncode is None:
+            master.terminate()  # our own child, by its handle
+            try:
+                await asyncio.wait_for(master.wait(), 2.0)
+            except TimeoutError:
+                master.kill()
+                await master.wait()
+        try:
+            os.unlink(self.control_path)
+        except OSError:
+            pass
+
+    def remove_folder(self) -> None:
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+
+
+class SshTmuxServer(TmuxServer):
+    """The tmux server of a remote host, reached through its ``SshLink``.
+
+    Pane ids become addresses with the host's name (``%3@box``) on the way
+    in and lose it on the way out, so a pane of one host is never mistaken
+    for the same ``%N`` of another.
+    """
+
+    def __init__(self, link: SshLink) -> None:
+        super().__init__(link.spec.socket_name, link.spec.socket_path)
+        self.link = link
+        self._suffix = "@" + link.spec.name
+
+    def __repr__(self) -> str:
+        return f"SshTmuxServer({self.link.spec.name}: {self._where()})"
+
+    @property
+    def key(self) -> str:
+        return f"ssh:{self.link.spec.destination}|{super().key}"
+
+    def where(self) -> str:
+        return f"{self._where()} on {self.link.spec.name}"
+
+    @property
+    def binary(self) -> str:
+        return "tmux"  # found on the remote's PATH
+
+    def argv(self, *args: str) -> list[str]:
+        return self.link.command(["tmux", "-u", *self.socket_args(), *(self.tmux_id(a) for a in args)])
+
+    def address(self, pane_id: str) -> str:
+        return pane_id + self._suffix if pane_id.startswith("%") else pane_id
+
+    def tmux_id(self, address: str) -> str:
+        return address.removesuffix(self._suffix) if address.startswith("%") else address
+
+    def socket_file(self) -> str:
+        return ""  # not on this machine: a lost server is noticed by the link instead
+
+    def failed(self, returncode: int, stderr: str) -> None:
+        # ssh exits 255 for its own failures (no connection, refused key);
+        # anything else is the remote tmux's own exit status.
+        if returncode == 255:
+            raise TmuxUnavailable(f"{self.link.spec.name}: {ssh_reason(stderr) or 'ssh failed'}")
+        if "command not found" in stderr and "tmux" in stderr:
+            raise TmuxUnavailable(f"{self.link.spec.name}: tmux is not installed there")
+
+
+def run_ssh(link: SshLink, words: list[str], timeout: float = 10.0) -> subprocess.CompletedProcess[str]:
+    """One command on the host through the link (blocking; for the command line)."""
+    return subprocess.run(link.command(words), capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
