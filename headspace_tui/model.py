@@ -187,6 +187,16 @@ class Agent:
     outcome: str = ""  # the last outcome: "tests passed: 42 passed", "committed: abc1234 ..."
     claude_version: str = ""  # from Claude's install; "" when unknown
     key: str = ""  # who this agent is for history: host, server, pane and process (pane_watch.agent_key)
+    host: str = "local"  # which machine: "local", or a remote host's name from the config / --host
+    # Why this row cannot be read now ("" while it can: its host answers), and
+    # since when: a dropped SSH link leaves the last reading on screen, dimmed.
+    offline: str = ""
+    offline_since: float = 0.0
+
+    @property
+    def placeholder(self) -> bool:
+        """A row that stands for a host we never reached, not for an agent."""
+        return self.pane_id.startswith("@")
 
     @property
     def state(self) -> AgentState:

@@ -33,7 +33,6 @@ within about a second.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import functools
 import logging
 import os
@@ -44,14 +43,15 @@ from pathlib import Path
 
 from . import discovery
 from .detect.fusion import Fuser
-from .detect.registry import ClaudeStatus, claude_config_dir, status_observation
+from .detect.registry import ClaudeStatus, status_observation
 from .detect.transcript import transcript_path
 from .events import AgentChanged, AgentRemoved, Event, Notice, PaneCaptured, ProblemChanged, TurnsRead
-from .hooks.spool import HookEvent, SpoolRefused, hook_observation, spool_dir, watch_spool
+from .hooks.spool import HookEvent, SpoolRefused, hook_observation
 from .host import LocalHost
 from .journal import Journal, turn_time
 from .model import Agent, AgentState, Observation
 from .pane_watch import PaneWatch, agent_key
+from .remote.host import RemoteHost
 from .scan import ask_claude, screen_observation
 from .schedule import due_at
 from .store import AgentStore
@@ -107,10 +107,10 @@ class Monitor:
         hooks: bool = True,
         on_capture: Callable[[str], None] = lambda pane_id: None,
         on_notice: Callable[[str], None] = lambda message: None,
-        host: LocalHost | None = None,
+        host: LocalHost | RemoteHost | None = None,
     ) -> None:
-        self.server = server
         self.host = host or LocalHost(server)
+        self.server = self.host.server
         self.on_notice = on_notice  # one line for the user: a source turned off, a file refused
         self.on_capture = on_capture
         self.started = clock()
@@ -118,14 +118,16 @@ class Monitor:
         self.on_remove = on_remove
         self.on_problem = on_problem
         self.include_all = include_all
-        self.config_dir = config_dir or claude_config_dir()
+        # Assumed for a Claude whose own config dir cannot be read (a remote host assumes none).
+        self.config_dir = config_dir or self.host.default_config_dir()
         self.clock = clock
         self.idle_grace = idle_grace
         self.journal = journal
         self.hooks = hooks
         self.spool = spool
         self.focused: str | None = None
-        self.store = AgentStore()
+        self.store = AgentStore(self.host.name)
+        self._retry = Backoff(first=1.0, limit=5.0, healthy_after=30.0)  # reconnecting to a remote host
         self.panes: dict[str, PaneWatch] = {}  # every watched pane, by id
         self.all_panes: dict[str, PaneRecord] = {}  # every pane of the server at the last discovery
         self.processes: dict[int, ClaudeProcess] = {}  # by pid: version and config dir, read once
@@ -148,6 +150,9 @@ class Monitor:
         self._problem: str | None = "starting"
         self.supervisor = Supervisor(self._loop_failed)
         self._history_reader = self._new_history_reader()
+        if isinstance(self.host, RemoteHost):
+            self.host.on_lost = self.request_discovery
+            self.host.on_notice = lambda text: self.store.emit(Notice(text))
         if journal is not None:
             self.subscribe(journal.on_event)  # first: it sets the command and outcome the others show
         self.subscribe(self._callbacks)
@@ -176,10 +181,12 @@ class Monitor:
     # -- the loops ----------------------------------------------------------
     async def run(self) -> None:
         self._stopping = self.store.quiet = False
-        self._watch_config_dir(self.config_dir)
+        if self.config_dir is not None:
+            self._watch_config_dir(self.config_dir)
         if self.hooks:
             self.supervisor.start("the hook watcher", self._watch_hooks)
-        self.supervisor.start("the tmux socket watcher", self._watch_socket)
+        if self.host.socket_file():
+            self.supervisor.start("the tmux socket watcher", self._watch_socket)
         try:
             await self.supervisor.start("discovery", self._discovery_loop)
         finally:
@@ -187,9 +194,15 @@ class Monitor:
 
     async def _discovery_loop(self) -> None:
         while True:
+            started = self.clock()
             await self.discover()
             self._discover_soon.clear()
-            wait = DISCOVERY_INTERVAL if self._problem is None else SERVER_RETRY
+            if self._problem is None:
+                wait = DISCOVERY_INTERVAL
+            elif self.host.remote:  # out of reach: try again soon, then less often
+                wait = self._retry.after_failure(self.clock() - started)
+            else:
+                wait = SERVER_RETRY
             try:
                 await asyncio.wait_for(self._discover_soon.wait(), wait)
             except TimeoutError:
@@ -210,6 +223,7 @@ class Monitor:
         self._unknown_checks.clear()
         for client in list(self.clients.values()):
             await client.close()
+        await self.host.close()
         self._history_reader.shutdown(wait=False, cancel_futures=True)
         self._history_reader = self._new_history_reader()  # for a run after this one (threads start on first use)
 
@@ -270,12 +284,16 @@ class Monitor:
             records, table = await self.host.snapshot()
         except TmuxUnavailable as exc:
             self._report(str(exc))
-            await self._lose_server()
+            if self.host.remote:
+                await self._go_offline(str(exc))
+            else:
+                await self._lose_server()
             return
         except TmuxCommandError as exc:
             self._report(f"tmux: {exc}")
             return
         self._report(None)
+        self.store.online()
         self.all_panes = {r.pane_id: r for r in records}
         now = self.clock()
         found = discovery.plan(
@@ -291,7 +309,9 @@ class Monitor:
             for process in await self.host.claude_processes(found.new_claudes, table):
                 self.processes[process.pid] = process
                 self._first_seen[process.pid] = now
-                self._watch_config_dir(process.config_dir or self.config_dir)
+                folder = process.config_dir or self.config_dir
+                if folder is not None:
+                    self._watch_config_dir(folder)
         for pane_id in found.replaced:
             self._forget(pane_id)
         for sighting in found.watch:
@@ -325,6 +345,15 @@ class Monitor:
         self._sessions.pop(session_id, None)
         self._wake.pop(session_id, None)
         await self.supervisor.cancel(f"the detector of tmux session {session_id}")
+
+    async def _go_offline(self, reason: str) -> None:
+        """A remote host out of reach: its rows stay, marked offline with ssh's reason; its
+        detectors end (their control clients died with the link) until it answers again."""
+        self.store.offline(reason, self.clock())
+        for session_id in list(self._sessions):
+            await self._end_session(session_id)
+        assert isinstance(self.host, RemoteHost)
+        await self.host.lost()
 
     async def _lose_server(self) -> None:
         """The server is gone: forget its panes and end its detectors (a new server reuses ``$0`` and ``%0``)."""
@@ -492,7 +521,7 @@ class Monitor:
         most every ASK_CLAUDE_GAP seconds per binary and config dir, one call
         at a time: it costs about 0.4 s of CPU.
         """
-        if self._asking is not None and not self._asking.done():
+        if (self._asking is not None and not self._asking.done()) or not self.host.can_ask_claude:
             return
         due = [
             p
@@ -524,7 +553,7 @@ class Monitor:
         unsafe spool folder turns hooks off with one line to the user.
         """
         try:
-            async for event in watch_spool(self.spool or spool_dir()):
+            async for event in self.host.watch_hooks(self.spool):
                 try:
                     self.hook_event(event)
                 except Exception:
@@ -570,6 +599,8 @@ class Monitor:
                 return
             process = self.processes.get(agent.claude_pid)
             folder = (process.config_dir if process else None) or self.config_dir
+            if folder is None:
+                return
             path = transcript_path(folder, status.cwd, status.session_id)
             if not await self.host.exists(path):
                 return
@@ -690,48 +721,3 @@ class Monitor:
 
     def refresh_soon(self, pane_id: str) -> None:
         self._mark(pane_id)
-
-
-class ControlPaneIO:
-    """The guarded actions' view of tmux, for the app: no forks where a control client exists.
-
-    Actions run in a worker thread; captures and keys are handed to the
-    session's control client on the app's event loop and waited for.  The
-    pane record (copy mode, current command) still comes from a forked
-    ``display-message``, once per action.
-    """
-
-    def __init__(self, monitor: Monitor, loop: asyncio.AbstractEventLoop) -> None:
-        self.monitor = monitor
-        self.loop = loop
-
-    def _client(self, pane_id: str) -> ControlClient | None:
-        watch = self.monitor.panes.get(pane_id)
-        client = self.monitor.clients.get(watch.record.session_id) if watch is not None else None
-        return client if client is not None and not client.closed else None
-
-    def _run(self, coroutine):
-        try:
-            return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout=10)
-        except ControlError as exc:
-            raise TmuxCommandError(str(exc)) from None
-        except (TimeoutError, concurrent.futures.TimeoutError):
-            raise TmuxCommandError("tmux did not answer through the control client in time") from None
-        except RuntimeError as exc:  # the app's loop is shutting down
-            raise TmuxCommandError(f"headspace is shutting down ({exc})") from None
-
-    def pane(self, pane_id: str) -> PaneRecord:
-        return self.monitor.server.pane(pane_id)
-
-    def capture(self, pane_id: str, ansi: bool = True, history: int = 0) -> str:
-        client = self._client(pane_id)
-        if client is None:
-            return self.monitor.server.capture(pane_id, ansi, history)
-        return self._run(client.capture(pane_id, ansi, history))
-
-    def send_keys(self, pane_id: str, *keys: str, literal: bool = False) -> None:
-        client = self._client(pane_id)
-        if client is None:
-            self.monitor.server.send_keys(pane_id, *keys, literal=literal)
-            return
-        self._run(client.send_keys(pane_id, *keys, literal=literal))

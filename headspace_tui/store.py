@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from .detect.registry import ClaudeStatus
 from .events import AgentChanged, AgentRemoved, Event
-from .model import Agent, Observation
+from .model import Agent, AgentState, Evidence, Observation
 from .tmux.server import PaneRecord
 
 log = logging.getLogger(__name__)
@@ -38,7 +38,8 @@ def same_observation(a: Observation, b: Observation) -> bool:
 class AgentStore:
     """Every watched pane's agent, by pane id, and the subscribers told of each change."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: str = "local") -> None:
+        self.host = host
         self.agents: dict[str, Agent] = {}
         self._subscribers: list[Callable[[Event], None]] = []
         # Per pane: when the state before the current one began.  A claim of
@@ -99,11 +100,13 @@ class AgentStore:
                 prompt_since=at,
                 claude_version=claude_version,
                 key=key,
+                host=self.host,
             )
             self.agents[record.pane_id] = agent
             self.emit(AgentChanged(agent, None, at))
             return agent
-        changed = not same_observation(agent.observation, observation) or agent.target != record.target
+        changed = not same_observation(agent.observation, observation) or agent.target != record.target or bool(agent.offline)
+        agent.offline, agent.offline_since = "", 0.0  # read again: its host answers
         old_print = agent.observation.prompt.fingerprint if agent.observation.prompt else ""
         new_print = observation.prompt.fingerprint if observation.prompt else ""
         if new_print != old_print:
@@ -149,6 +152,37 @@ class AgentStore:
     def touched(self, agent: Agent, at: float) -> None:
         """Something besides the state changed (its command or outcome, read from the transcript)."""
         self.emit(AgentChanged(agent, agent.state, at))
+
+    def offline(self, reason: str, at: float) -> None:
+        """The host cannot be read: every row keeps its last reading, marked (once) with why and since when.
+
+        A host never reached has no rows: one placeholder row (``@host``)
+        says so, with ssh's own reason, until the host answers.
+        """
+        if not any(not a.placeholder for a in self.agents.values()):
+            address = "@" + self.host
+            agent = self.agents.get(address)
+            if agent is None or agent.offline != reason:
+                agent = self.agents[address] = Agent(
+                    pane_id=address,
+                    target=self.host,
+                    session="",
+                    observation=Observation(AgentState.UNKNOWN, evidence=(Evidence("host-unreachable", -1, reason),), source="ssh"),
+                    since=at,
+                    host=self.host,
+                    offline=reason,
+                    offline_since=at,
+                )
+                self.emit(AgentChanged(agent, None, at))
+            return
+        for agent in self.agents.values():
+            if not agent.offline:
+                agent.offline, agent.offline_since = reason, at
+                self.emit(AgentChanged(agent, agent.state, at))
+
+    def online(self) -> None:
+        """The host answers again: its placeholder row (if any) goes."""
+        self.forget("@" + self.host)
 
     def forget(self, pane_id: str) -> None:
         self._before.pop(pane_id, None)

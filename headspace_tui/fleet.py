@@ -1,0 +1,183 @@
+"""Every host's monitor behind one face: the local tmux server and each remote host.
+
+Each host has its own ``Monitor`` (its own detectors, store and problems);
+the app talks to the fleet, which sends each request to the monitor that
+owns the pane.  Pane addresses are unique across hosts (``%3`` here,
+``%3@box`` there, ``@box`` for a host never reached), so the owner is read
+off the address, and a key meant for one host's ``%3`` can never go to
+another's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from collections.abc import Callable
+
+from .model import Agent
+from .monitor import Monitor
+from .pane_watch import PaneWatch
+from .remote.host import RemoteHost
+from .scan import PaneView, observe_pane
+from .tmux.control import ControlClient, ControlError
+from .tmux.proctree import find_claude
+from .tmux.server import PaneRecord, TmuxCommandError
+
+
+def host_of(address: str) -> str:
+    """The host a pane address belongs to: ``%3`` → local, ``%3@box`` and ``@box`` → box."""
+    _, at, host = address.partition("@")
+    return host if at else "local"
+
+
+class Fleet:
+    def __init__(self, monitors: list[Monitor], on_problem: Callable[[str | None], None] = lambda problem: None) -> None:
+        if not monitors:
+            raise ValueError("a fleet needs at least one host")
+        self.monitors = {m.host.name: m for m in monitors}
+        self._problems: dict[str, str] = {name: "starting" for name in self.monitors}
+        self._on_problem = on_problem
+        self._focused: str | None = None
+
+    @property
+    def first(self) -> Monitor:
+        """The local monitor when there is one (replayed panes, tests), else the first host's."""
+        return self.monitors.get("local") or next(iter(self.monitors.values()))
+
+    @property
+    def hosts(self) -> list[str]:
+        return list(self.monitors)
+
+    def monitor_for(self, address: str) -> Monitor | None:
+        return self.monitors.get(host_of(address))
+
+    def problem_of(self, host: str, problem: str | None) -> None:
+        """One host's problem changed: tell the app the fleet's, in one line.
+
+        ``starting`` until every host has reported once; then each host's
+        problem (a remote one names its host), or None when all are well.
+        """
+        if problem is None:
+            self._problems.pop(host, None)
+        else:
+            self._problems[host] = problem
+        if len(self._problems) == len(self.monitors) and all(p == "starting" for p in self._problems.values()):
+            self._on_problem("starting")
+            return
+        problems = [p for p in self._problems.values() if p != "starting"]
+        self._on_problem("; ".join(problems) if problems else None)
+
+    # -- running ---------------------------------------------------------------------
+    async def run(self) -> None:
+        await asyncio.gather(*(m.run() for m in self.monitors.values()))
+
+    async def stop(self) -> None:
+        await asyncio.gather(*(m.stop() for m in self.monitors.values()))
+
+    # -- one pane --------------------------------------------------------------------
+    def watch(self, address: str) -> PaneWatch | None:
+        monitor = self.monitor_for(address)
+        return monitor.panes.get(address) if monitor is not None else None
+
+    def client(self, address: str) -> ControlClient | None:
+        watch = self.watch(address)
+        monitor = self.monitor_for(address)
+        if watch is None or monitor is None:
+            return None
+        client = monitor.clients.get(watch.record.session_id)
+        return client if client is not None and not client.closed else None
+
+    def agent(self, address: str) -> Agent | None:
+        monitor = self.monitor_for(address)
+        return monitor.agents.get(address) if monitor is not None else None
+
+    @property
+    def focused(self) -> str | None:
+        return self._focused
+
+    @focused.setter
+    def focused(self, address: str | None) -> None:
+        """The previewed pane: its host's monitor reads it at the preview's pace; every other host has none."""
+        self._focused = address
+        owner = self.monitor_for(address) if address else None
+        for monitor in self.monitors.values():
+            monitor.focused = address if monitor is owner else None
+
+    def refresh_soon(self, address: str) -> None:
+        monitor = self.monitor_for(address)
+        if monitor is not None:
+            monitor.refresh_soon(address)
+
+    def mark(self, address: str, delivery: str) -> None:
+        monitor = self.monitor_for(address)
+        if monitor is not None:
+            monitor.mark(address, delivery)
+
+    def server_key(self, address: str) -> str:
+        monitor = self.monitor_for(address)
+        return monitor.server.key if monitor is not None else ""
+
+
+class ControlPaneIO:
+    """The guarded actions' view of tmux, for the app: no forks where a control client exists.
+
+    Actions run in a worker thread; captures and keys are handed to the
+    pane's own host's control client on the app's event loop and waited
+    for.  The pane record (copy mode, current command) still comes from a
+    forked ``display-message`` (through ssh for a remote host), once per
+    action.  A pane of a host the fleet does not have is refused.
+    """
+
+    def __init__(self, fleet: Fleet, loop: asyncio.AbstractEventLoop) -> None:
+        self.fleet = fleet
+        self.loop = loop
+
+    def _server(self, address: str):
+        monitor = self.fleet.monitor_for(address)
+        if monitor is None:
+            raise TmuxCommandError(f"no host for pane {address}")
+        return monitor.server
+
+    def _run(self, coroutine):
+        try:
+            return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout=10)
+        except ControlError as exc:
+            raise TmuxCommandError(str(exc)) from None
+        except (TimeoutError, concurrent.futures.TimeoutError):
+            raise TmuxCommandError("tmux did not answer through the control client in time") from None
+        except RuntimeError as exc:  # the app's loop is shutting down
+            raise TmuxCommandError(f"headspace is shutting down ({exc})") from None
+
+    def pane(self, pane_id: str) -> PaneRecord:
+        return self._server(pane_id).pane(pane_id)
+
+    def capture(self, pane_id: str, ansi: bool = True, history: int = 0) -> str:
+        client = self.fleet.client(pane_id)
+        if client is None:
+            return self._server(pane_id).capture(pane_id, ansi, history)
+        return self._run(client.capture(pane_id, ansi, history))
+
+    def send_keys(self, pane_id: str, *keys: str, literal: bool = False) -> None:
+        client = self.fleet.client(pane_id)
+        if client is None:
+            self._server(pane_id).send_keys(pane_id, *keys, literal=literal)
+            return
+        self._run(client.send_keys(pane_id, *keys, literal=literal))
+
+
+async def scan_host(host: RemoteHost, *, include_all: bool = False) -> list[PaneView]:
+    """One look at a remote host (``headspace status``): the same reading as ``scan.scan``, through its link and probe."""
+    records, table = await host.snapshot()
+    found = [(record, find_claude(record.pid, table)) for record in records]
+    found = [(record, pid) for record, pid in found if pid is not None or include_all]
+    processes = {p.pid: p for p in await host.claude_processes([pid for _, pid in found if pid], table)}
+    statuses = {}
+    for folder in sorted({p.config_dir for p in processes.values() if p.config_dir}):
+        statuses.update(await host.statuses(folder))
+    views = []
+    for record, pid in found:
+        process = processes.get(pid) if pid else None
+        status = statuses.get(pid) if pid else None
+        observation = await asyncio.to_thread(observe_pane, host.server, record, pid, status, process.version if process else None)
+        views.append(PaneView(record, pid, observation, status, process))
+    return views
