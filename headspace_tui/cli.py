@@ -42,6 +42,19 @@ def _add_server_options(parser: argparse.ArgumentParser, *, top: bool = False) -
     group.add_argument("-S", dest="socket_path", metavar="PATH", default=default, help="tmux server socket path (as tmux -S)")
 
 
+def _add_host_options(parser: argparse.ArgumentParser, *, top: bool = False) -> None:
+    default = None if top else argparse.SUPPRESS
+    parser.add_argument(
+        "--host",
+        action="append",
+        metavar="HOST",
+        default=default,
+        help="a remote host: a [hosts.NAME] of the config, or anything ssh accepts (user@box, an ~/.ssh/config alias); "
+        "repeatable; without it every configured host",
+    )
+    parser.add_argument("--no-local", action="store_true", default=False if top else argparse.SUPPRESS, help="leave this machine's tmux server out")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="headspace",
@@ -50,12 +63,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"headspace {__version__}")
     _add_server_options(parser, top=True)
+    _add_host_options(parser, top=True)
     parser.add_argument("--all", action="store_true", help="show every pane, not only Claude Code agents")
     parser.add_argument("--config", type=Path, metavar="FILE", help="config file (default: $XDG_CONFIG_HOME/headspace/config.toml)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     status = sub.add_parser("status", help="scan once and print every agent's state")
     _add_server_options(status)
+    _add_host_options(status)
     status.add_argument("--json", action="store_true", help="one JSON object per agent, one per line")
     status.add_argument("--all", action="store_true", default=argparse.SUPPRESS, help="include panes that do not run Claude Code")
 
@@ -70,7 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     send = sub.add_parser("send", help="answer an agent through the guarded path")
     _add_server_options(send)
-    send.add_argument("target", help="pane id (%%3), session:window.pane, or session name")
+    send.add_argument("target", help="pane id (%%3, or %%3@HOST), session:window.pane, or session name")
+    send.add_argument("--host", metavar="HOST", help="the pane is on this remote host (a [hosts.NAME], or anything ssh accepts)")
     what = send.add_mutually_exclusive_group(required=True)
     what.add_argument("--approve", action="store_true", help="choose the first 'Yes'")
     what.add_argument("--deny", action="store_true", help="choose the 'No' option (found by its label)")
@@ -191,28 +207,104 @@ def describe(observation) -> str:
     return " — ".join(parts)
 
 
+def _host_specs(args: argparse.Namespace, config) -> tuple[bool, list]:
+    """Whether to read this machine, and which remote hosts: those named by ``--host``, else every configured one."""
+    from .config import host_from_destination
+
+    configured = {h.name: h for h in config.hosts}
+    wanted = getattr(args, "host", None) or []
+    if isinstance(wanted, str):
+        wanted = [wanted]
+    specs = [configured.get(w) or host_from_destination(w) for w in wanted] if wanted else list(config.hosts)
+    for spec in specs:
+        if spec.destination.startswith("-"):
+            raise UserError(f"host {spec.destination!r}: a destination must not start with '-'")
+    names = [s.name for s in specs]
+    if len(set(names)) != len(names):
+        raise UserError(f"host {sorted(n for n in names if names.count(n) > 1)[0]!r} is named twice")
+    local = not getattr(args, "no_local", False)
+    if not local and not specs:
+        raise UserError("--no-local leaves no host to read: add --host DEST, or [hosts.NAME] to the config")
+    return local, specs
+
+
+SCAN_TIMEOUT = 30.0  # one remote host's scan, connecting included
+
+
+def _scan_remote(specs: list, include_all: bool) -> tuple[list, list[str]]:
+    """Every remote host scanned at once; (agents, one line per host that could not be read)."""
+    import asyncio
+
+    from .fleet import scan_host
+    from .remote.host import RemoteHost
+    from .scan import to_agent
+
+    async def one(spec):
+        host = RemoteHost(spec)
+        try:
+            views = await asyncio.wait_for(scan_host(host, include_all=include_all), SCAN_TIMEOUT)
+        except TimeoutError:
+            return [], f"{spec.name}: no answer within {SCAN_TIMEOUT:g}s"
+        except Exception as exc:  # noqa: BLE001 - one line per host that could not be read; the others still print
+            return [], str(exc) if str(exc).startswith(spec.name) else f"{spec.name}: {exc}"
+        finally:
+            await host.close()
+        now = time.time()
+        agents = []
+        for view in views:
+            agent = to_agent(view, now)
+            agent.host = spec.name
+            agents.append(agent)
+        return agents, ""
+
+    async def every():
+        return await asyncio.gather(*(one(spec) for spec in specs))
+
+    agents, problems = [], []
+    for found, problem in asyncio.run(every()):
+        agents += found
+        if problem:
+            problems.append(problem)
+    return agents, problems
+
+
 def _scan_agents(args: argparse.Namespace):
     from .scan import scan, sort_key, to_agent
     from .tmux.server import TmuxUnavailable
 
-    try:
-        views = scan(_server(args), include_all=args.all)
-    except TmuxUnavailable as exc:
-        raise UserError(str(exc)) from None
-    now = time.time()
-    return sorted((to_agent(v, now) for v in views), key=sort_key)
+    local, specs = _host_specs(args, _load_config(args))
+    agents, problems = [], []
+    if local:
+        try:
+            views = scan(_server(args), include_all=args.all)
+        except TmuxUnavailable as exc:
+            if not specs:
+                raise UserError(str(exc)) from None
+            problems.append(f"local: {exc}")
+        else:
+            now = time.time()
+            agents = [to_agent(v, now) for v in views]
+    if specs:
+        found, trouble = _scan_remote(specs, args.all)
+        agents += found
+        problems += trouble
+    return sorted(agents, key=sort_key), problems
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    agents = _scan_agents(args)
+    agents, problems = _scan_agents(args)
+    for problem in problems:
+        print(f"headspace: {clean(problem)}", file=sys.stderr)
+    status = EXIT_FAIL if problems else EXIT_OK
     if args.json:
         for agent in agents:
             obs = agent.observation
             print(
                 json_line(
                     {
+                        "host": agent.host,
                         "target": agent.target,
-                        "pane_id": agent.pane_id,
+                        "pane_id": agent.pane_id.partition("@")[0],
                         "state": agent.state.value,
                         "tool": obs.tool or None,
                         "detail": (obs.prompt.detail or None) if obs.prompt else None,
@@ -228,15 +320,18 @@ def cmd_status(args: argparse.Namespace) -> int:
                     },
                 )
             )
-        return EXIT_OK
+        return status
     if not agents:
-        print("no Claude Code agents found" + ("" if args.all else " (use --all to list every pane)"))
-        return EXIT_OK
-    width = max(len(a.target) for a in agents)
-    for agent in agents:
-        print(f"{clean(agent.target):<{width}}  {agent.pane_id:<5} {clean(describe(agent.observation))}")
+        if not problems:
+            print("no Claude Code agents found" + ("" if args.all else " (use --all to list every pane)"))
+        return status
+    remote = any(a.host != "local" for a in agents)
+    names = [f"{a.host}:{a.target}" if remote else a.target for a in agents]
+    width = max(len(n) for n in names)
+    for name, agent in zip(names, agents, strict=True):
+        print(f"{clean(name):<{width}}  {agent.pane_id.partition('@')[0]:<5} {clean(describe(agent.observation))}")
     print(summary(agents))
-    return EXIT_OK
+    return status
 
 
 def summary(agents) -> str:
@@ -260,6 +355,7 @@ def resolve_target(server, target: str):
         records = server.list_panes()
     except TmuxUnavailable as exc:
         raise UserError(str(exc)) from None
+    where = "this tmux server" if server.address("%0") == "%0" else server.where()
     for matches in (
         [r for r in records if r.pane_id == target],
         [r for r in records if r.target == target],
@@ -270,16 +366,56 @@ def resolve_target(server, target: str):
             return matches[0]
         if len(matches) > 1:
             raise UserError(f"target {target!r} names {len(matches)} panes; use session:window.pane or %N")
-    raise UserError(f"no pane {target!r} on this tmux server")
+    raise UserError(f"no pane {target!r} on {where}")
 
 
 def cmd_send(args: argparse.Namespace) -> int:
+    config = _load_config(args)
+    host_name = args.host or (args.target.partition("@")[2] if args.target.startswith("%") else "")
+    if host_name:
+        return _send_remote(args, config, host_name)
+    server = _server(args)
+    record = resolve_target(server, args.target)
+    return _send_to(args, config, server, record)
+
+
+def _send_remote(args: argparse.Namespace, config, host_name: str) -> int:
+    """``send --host NAME``: the same guarded send, to that host's pane, through its ssh link."""
+    import asyncio
+
+    from .config import host_from_destination
+    from .remote.ssh import SshLink, SshTmuxServer
+    from .tmux.server import TmuxUnavailable
+
+    spec = next((h for h in config.hosts if h.name == host_name), None) or host_from_destination(host_name)
+    link = SshLink(spec)
+    server = SshTmuxServer(link)
+    target = args.target.partition("@")[0] if args.target.startswith("%") else args.target
+
+    def send() -> int:
+        record = resolve_target(server, server.address(target) if target.startswith("%") else target)
+        return _send_to(args, config, server, record)
+
+    async def over_the_link() -> int:
+        try:
+            await link.connect()
+        except TmuxUnavailable as exc:
+            raise UserError(f"{spec.name}: {exc}") from None
+        try:
+            return await asyncio.to_thread(send)  # the guarded send blocks: the link's master lives on this loop
+        finally:
+            await link.close()
+
+    try:
+        return asyncio.run(over_the_link())
+    finally:
+        link.remove_folder()
+
+
+def _send_to(args: argparse.Namespace, config, server, record) -> int:
     from .actions import ActionError, Intent, read_pane, send_guarded
     from .tmux.server import TmuxCommandError
 
-    config = _load_config(args)
-    server = _server(args)
-    record = resolve_target(server, args.target)
     if args.approve:
         intent = Intent("approve")
     elif args.deny:
@@ -380,8 +516,16 @@ def cmd_tui(args: argparse.Namespace) -> int:
         config = load_config(args.config)
     except ConfigError as exc:
         config, notices = Config(), (f"{exc}; using the defaults",)
+    local, specs = _host_specs(args, config)
     return run_app(
-        socket_name=args.socket_name, socket_path=args.socket_path, include_all=args.all, config=config, notices=notices, config_path=args.config
+        socket_name=args.socket_name,
+        socket_path=args.socket_path,
+        include_all=args.all,
+        config=config,
+        notices=notices,
+        config_path=args.config,
+        hosts=specs,
+        local=local,
     )
 
 

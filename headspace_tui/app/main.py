@@ -15,10 +15,11 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import os
 import shlex
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from rich.style import Style
@@ -36,11 +37,13 @@ from textual.worker import Worker, WorkerState
 
 from .. import logfile, theme_files
 from ..actions import ActionError, Intent, send_guarded
-from ..config import Config
+from ..config import Config, HostSpec
 from ..config import default_path as default_config_path
+from ..fleet import ControlPaneIO, Fleet
 from ..journal import Journal, who
 from ..model import Agent, AgentState, Observation
-from ..monitor import ControlPaneIO, Monitor
+from ..monitor import Monitor
+from ..remote.host import RemoteHost
 from ..safe_text import clean, safe
 from ..tmux import clients
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
@@ -162,6 +165,8 @@ class HeadspaceApp(App[str | None]):
         config_path: Path | None = None,
         theme_dirs: list[Path] | None = None,
         theme_choice: Path | None = None,
+        hosts: Sequence[RemoteHost] = (),
+        local: bool = True,
     ) -> None:
         super().__init__()
         self.config_path = config_path  # where the user's settings live (said in the help and the palette)
@@ -179,21 +184,29 @@ class HeadspaceApp(App[str | None]):
         self.live = live
         self.clock = clock
         self.config = config or Config()
-        self.monitor = Monitor(
-            server,
-            on_change=self._agent_changed,
-            on_remove=lambda pane_id: self._post(AgentRemoved(pane_id)),
-            on_problem=lambda problem: self._post(ProblemChanged(problem)),
-            include_all=include_all,
-            config_dir=config_dir,
-            clock=clock,
-            idle_grace=self.config.idle_grace,
-            journal=journal,
-            spool=spool,
-            hooks=hooks and live,
-            on_capture=self._pane_captured,
-            on_notice=lambda text: self._post(ServiceNotice(text)),
-        )
+        def monitor(host: RemoteHost | None) -> Monitor:
+            name = host.name if host is not None else "local"
+            return Monitor(
+                host.server if host is not None else server,
+                on_change=self._agent_changed,
+                on_remove=lambda pane_id: self._post(AgentRemoved(pane_id)),
+                on_problem=lambda problem: self.fleet.problem_of(name, problem),
+                include_all=include_all,
+                config_dir=config_dir if host is None else None,
+                clock=clock,
+                idle_grace=self.config.idle_grace,
+                journal=journal,
+                spool=spool if host is None else None,
+                hooks=hooks and live,
+                on_capture=self._pane_captured,
+                on_notice=lambda text: self._post(ServiceNotice(text)),
+                host=host,
+            )
+
+        # One monitor per host; the fleet sends each request to the pane's own host.
+        monitors = ([monitor(None)] if local or not hosts else []) + [monitor(h) for h in hosts]
+        self.fleet = Fleet(monitors, on_problem=lambda problem: self._post(ProblemChanged(problem)))
+        self.monitor = self.fleet.first  # the local one (replayed panes; tests read its state)
         self.journal = journal
         self.notices = (*self.notices, *self._load_themes(theme_dirs if theme_dirs is not None else [theme_files.builtin_dir()]))
         self.set_reactive(HeadspaceApp.layout_mode, self.config.layout)
@@ -291,7 +304,7 @@ class HeadspaceApp(App[str | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.pane_io = ControlPaneIO(self.monitor, asyncio.get_running_loop())
+        self.pane_io = ControlPaneIO(self.fleet, asyncio.get_running_loop())
         self._theme_changed()
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         self._remember_theme = True
@@ -311,7 +324,7 @@ class HeadspaceApp(App[str | None]):
             self.post_message(ServiceNotice(notice))
 
     def _start_monitor(self) -> None:
-        self.run_worker(self.monitor.run(), group="monitor", name="monitor", exclusive=True, exit_on_error=False)
+        self.run_worker(self.fleet.run(), group="monitor", name="monitor", exclusive=True, exit_on_error=False)
 
     @_handler
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -330,7 +343,7 @@ class HeadspaceApp(App[str | None]):
     async def on_unmount(self) -> None:
         # Detach from tmux before the event loop goes away (the monitor worker may
         # already have been cancelled without waiting for its detectors).
-        await self.monitor.stop()
+        await self.fleet.stop()
 
     @property
     def table(self) -> AgentTable:
@@ -350,7 +363,7 @@ class HeadspaceApp(App[str | None]):
 
     def _pane_captured(self, pane_id: str) -> None:
         # Only the previewed pane's screen is drawn: the others' captures need no message.
-        if pane_id == self.monitor.focused:
+        if pane_id == self.fleet.focused:
             self._post(PaneCaptured(pane_id))
 
     @_handler
@@ -361,7 +374,7 @@ class HeadspaceApp(App[str | None]):
         if agent.pane_id == self.table.selected_pane_id:
             self._refresh_prompt_bar()
             self._refresh_keys()
-        elif self.monitor.focused is None:
+        elif self.fleet.focused is None:
             self._selection_changed()
 
     @_handler
@@ -452,9 +465,9 @@ class HeadspaceApp(App[str | None]):
         preview = self.query_one(PanePreview)
         if preview.history_of is not None and (agent is None or agent.pane_id != preview.history_of):
             preview.live()  # another agent: its pane as it is now
-        self.monitor.focused = agent.pane_id if agent else None
+        self.fleet.focused = agent.pane_id if agent else None
         if agent is not None:
-            self.monitor.refresh_soon(agent.pane_id)
+            self.fleet.refresh_soon(agent.pane_id)
         self._refresh_prompt_bar()
         self._refresh_preview()
         self._refresh_keys()
@@ -486,7 +499,7 @@ class HeadspaceApp(App[str | None]):
         if agent is None:
             preview.clear("No agent selected.")
             return
-        watch = self.monitor.panes.get(agent.pane_id)
+        watch = self.fleet.watch(agent.pane_id)
         if watch is None or watch.capture is None:
             return
         preview.show(f"{agent.target} ({agent.pane_id})", watch.capture, watch.record.width, watch.record.height)
@@ -514,6 +527,8 @@ class HeadspaceApp(App[str | None]):
             return True
         if agent is None:
             return False
+        if agent.offline and action not in ("why", "timeline"):
+            return False  # its host is out of reach: no key goes to a reading that may be stale
         state = agent.state
         if action in ("approve", "deny"):
             return state in _ANSWERS
@@ -562,7 +577,7 @@ class HeadspaceApp(App[str | None]):
         agent = self.selected_agent()
         if agent is None or not self._keys_live():
             return
-        watch = self.monitor.panes.get(agent.pane_id)
+        watch = self.fleet.watch(agent.pane_id)
         now = self.clock()
         self.push_screen(WhyScreen(agent, watch.fuser.explain(now) if watch else None, now, self.state_styles))
 
@@ -639,7 +654,7 @@ class HeadspaceApp(App[str | None]):
             preview.scroll_history(1)
             return
         agent = self.selected_agent()
-        watch = self.monitor.panes.get(agent.pane_id) if agent else None
+        watch = self.fleet.watch(agent.pane_id) if agent else None
         if agent is None or watch is None:
             return
         self._fetch_history(agent.pane_id, f"{agent.target} ({agent.pane_id})", watch.record.width)
@@ -697,6 +712,8 @@ class HeadspaceApp(App[str | None]):
         * a prompt on display for less than a human's reaction time cannot be
           the one the user meant: it is shown, not answered.
         """
+        if agent.offline:
+            return f"{agent.host} is out of reach ({agent.offline})"
         pending = self._in_flight.get(agent.pane_id, _NOTHING)
         if pending is not _NOTHING:
             if pending is None:
@@ -718,7 +735,7 @@ class HeadspaceApp(App[str | None]):
                 intent,
                 timeout=self.config.confirm_timeout,
                 shown_at=shown_at or None,
-                server_key=self.server.key,
+                server_key=self.fleet.server_key(pane_id),
             )
         except (ActionError, TmuxCommandError, TmuxUnavailable) as exc:
             self.call_from_thread(self._report_send, pane_id, f"{target}: {exc}", "not sent", "warning", None)
@@ -743,8 +760,8 @@ class HeadspaceApp(App[str | None]):
                 self._next_waiting(after=pane_id)
         else:
             self._in_flight.pop(pane_id, None)
-        self.monitor.mark(pane_id, mark)
-        self.monitor.refresh_soon(pane_id)
+        self.fleet.mark(pane_id, mark)
+        self.fleet.refresh_soon(pane_id)
 
     def _next_waiting(self, *, after: str) -> None:
         """Like an inbox: once an agent is answered, select the next one that needs you (if any)."""
@@ -760,7 +777,11 @@ class HeadspaceApp(App[str | None]):
         if not self._keys_live():
             return
         agent = self.selected_agent()
-        if agent is None:
+        if agent is None or agent.placeholder:
+            return
+        monitor = self.fleet.monitor_for(agent.pane_id)
+        if monitor is not None and isinstance(monitor.host, RemoteHost):
+            self._jump_remote(agent, monitor.host)
             return
         try:
             where = clients.locate(self.server)
@@ -777,6 +798,17 @@ class HeadspaceApp(App[str | None]):
             return
         self.exit(attach_command(self.server, agent))
 
+    def _jump_remote(self, agent: Agent, host: RemoteHost) -> None:
+        """A pane on another machine: inside tmux, a new window here attached to it over ssh; outside, quit and print that command."""
+        command = remote_attach_command(host, agent)
+        if not os.environ.get("TMUX"):
+            self.exit(command)
+            return
+        try:
+            self.server.run("new-window", "-n", clean(f"{host.name}:{agent.target}", 40), command)
+        except (TmuxCommandError, TmuxUnavailable) as exc:
+            self.notify(clean(f"cannot open {agent.target} on {host.name}: {exc}"), severity="error", markup=False)
+
 
 def attach_command(server: TmuxServer, agent: Agent) -> str:
     """The command that takes a user outside tmux to the agent's pane."""
@@ -787,8 +819,14 @@ def attach_command(server: TmuxServer, agent: Agent) -> str:
         args += ["-S", server.socket_path]
     # Every word quoted for the shell: a session may be named "x'; touch a; echo '".
     # The pane id alone picks session, window and pane (it is unique on the server).
-    args += ["attach", "-t", agent.pane_id]
+    args += ["attach", "-t", server.tmux_id(agent.pane_id)]
     return shlex.join(args)
+
+
+def remote_attach_command(host: RemoteHost, agent: Agent) -> str:
+    """``ssh -t DEST 'tmux … attach -t %N'``: the user's own ssh, a terminal of its own (not the shared link)."""
+    ssh = ["ssh", "-t", *(["-F", host.spec.ssh_config] if host.spec.ssh_config else []), "--", host.spec.destination]
+    return shlex.join([*ssh, attach_command(host.server, agent)])
 
 
 def run_app(
@@ -799,6 +837,8 @@ def run_app(
     config: Config,
     notices: tuple[str, ...] = (),
     config_path: Path | None = None,
+    hosts: Sequence[HostSpec] = (),
+    local: bool = True,
 ) -> int:
     """Run the TUI; 0 after a normal quit, 1 (with one line and the log's path) after a crash."""
     log_path = logfile.setup()
@@ -817,6 +857,8 @@ def run_app(
         config_path=config_path,
         theme_dirs=[theme_files.builtin_dir(), theme_files.user_dir()],
         theme_choice=choice_path(),
+        hosts=[RemoteHost(spec) for spec in hosts],
+        local=local,
     )
     try:
         result = app.run()

@@ -13,6 +13,7 @@ import pytest
 from rich.console import Console
 
 from headspace_tui.app.screens.help import HelpScreen
+from headspace_tui.app.widgets.agent_table import TIME
 from headspace_tui.config import parse_config
 from headspace_tui.model import AgentState
 from tests.ui.apps import AGENTS, demo_app, show_recorded
@@ -44,7 +45,7 @@ def assert_every_row_readable(app) -> None:
     for pane_id, line in zip(app.table.order, lines[1:], strict=True):
         agent = app.table.agents[pane_id]
         assert agent.state.value in line, (agent.state, line)
-        assert app.table._cells[pane_id][3] in line, line  # the time, whole
+        assert app.table._cells[pane_id][TIME] in line, line  # the time, whole
         assert agent.target.split(":")[0][:8] in line, line
     permission = next(line for line in lines if "permission" in line)
     assert "Bash: touch" in permission  # what it waits for is on screen, not pushed off it

@@ -18,6 +18,7 @@ import pytest
 from rich.style import Style
 
 from headspace_tui.app.themes import remembered, to_textual
+from headspace_tui.app.widgets.agent_table import STATE
 from headspace_tui.config import Config
 from headspace_tui.theme_files import STATES, builtin_dir, load_themes
 from tests.ui.apps import demo_app
@@ -54,7 +55,7 @@ def test_the_palette_switches_the_theme_and_the_choice_is_remembered(tmp_path):
         app.theme_choice = choice
         async with app.run_test(size=(120, 40)) as pilot:
             await app.snapshot_loader(pilot)
-            before = app.table._cells[app.table.order[0]][2].style
+            before = app.table._cells[app.table.order[0]][STATE].style
             await pilot.press("ctrl+p")
             await pilot.pause()
             await pilot.press(*"theme")
@@ -66,7 +67,7 @@ def test_the_palette_switches_the_theme_and_the_choice_is_remembered(tmp_path):
             await pilot.press("enter")
             await pilot.pause(0.3)
             assert app.theme == "headspace-light"
-            assert app.table._cells[app.table.order[0]][2].style != before  # the states took the new colours
+            assert app.table._cells[app.table.order[0]][STATE].style != before  # the states took the new colours
 
     run(scenario())
     assert json.loads(choice.read_text())["theme"] == "headspace-light"
@@ -119,7 +120,7 @@ def test_no_color_keeps_the_rows_that_need_you_the_most_prominent(monkeypatch):
             assert app.no_color
             for pane_id in app.table.order:
                 agent = app.table.agents[pane_id]
-                style: Style = app.table._cells[pane_id][2].style
+                style: Style = app.table._cells[pane_id][STATE].style
                 assert bool(style.reverse) is agent.state.needs_you and bool(style.bold) is agent.state.needs_you, agent.state
                 assert style.color is None
                 assert agent.state.value in screen_text(app)  # the word, not only a colour

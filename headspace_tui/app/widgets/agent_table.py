@@ -7,7 +7,7 @@ cursor stays on the agent the user selected even when rows re-order.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -20,9 +20,11 @@ from ...safe_text import clean, cleaned
 from ...scan import sort_key
 from .state_style import state_text
 
-COLUMNS = (("agent", "Agent"), ("folder", "Folder"), ("state", "State"), ("time", "Time"), ("waiting", "Waiting for"))
+COLUMNS = (("host", "Host"), ("agent", "Agent"), ("folder", "Folder"), ("state", "State"), ("time", "Time"), ("waiting", "Waiting for"))
 COLUMN_INDEX = {key: i for i, (key, _) in enumerate(COLUMNS)}
 TIME = COLUMN_INDEX["time"]
+AGENT = COLUMN_INDEX["agent"]
+STATE = COLUMN_INDEX["state"]
 
 
 def waiting_for(agent: Agent) -> Text:
@@ -37,6 +39,10 @@ def waiting_for(agent: Agent) -> Text:
 def _waiting_for(agent: Agent) -> Text:
     obs = agent.observation
     prompt = obs.prompt
+    if agent.placeholder:
+        return Text(f"cannot reach {agent.host}: {agent.offline}", style="red")
+    if agent.offline:  # the last reading, kept on screen while the host is out of reach
+        return Text(f"reconnecting… ({agent.offline})", style="dim")
     if agent.delivery:
         return Text(agent.delivery, style="bold red" if "not" in agent.delivery else "dim")
     if prompt is not None and prompt.kind == "permission":
@@ -117,6 +123,7 @@ STATE_WIDTH = 12  # "▲ permission"
 TIME_WIDTH = 6  # "10m10s", "23h59m", "12d03h"
 TARGET_FLOOR, TARGET_CAP = 12, 32
 FOLDER_CAP = 20
+HOST_CAP = 12
 WAITING_FLOOR = 20
 PADDING = 2  # a DataTable cell's padding, both sides
 
@@ -128,14 +135,23 @@ class Columns:
     target: int
     folder: int
     waiting: int
+    host: int = 0
 
     @property
     def keys(self) -> tuple[str, ...]:
-        return tuple(key for key, _ in COLUMNS if key not in ("folder",) or self.folder)
+        return tuple(key for key, _ in COLUMNS if (key != "folder" or self.folder) and (key != "host" or self.host))
 
 
-def plan_columns(width: int, targets: list[str], folders: list[str]) -> Columns:
-    """Widths for a table ``width`` cells wide showing these targets and folders."""
+def plan_columns(width: int, targets: list[str], folders: list[str], hosts: Sequence[str] = ()) -> Columns:
+    """Widths for a table ``width`` cells wide showing these targets and folders.
+
+    The host column is there only when some agent is not local, as wide as
+    the longest host name (at most ``HOST_CAP``).
+    """
+    host = min(HOST_CAP, max(len("Host"), *(len(h) for h in hosts))) if any(h != "local" for h in hosts) else 0
+    if host:
+        planned = plan_columns(width - host - PADDING, targets, folders)
+        return Columns(planned.target, planned.folder, planned.waiting, host)
     target_want = min(TARGET_CAP, max([TARGET_FLOOR // 2, *(len(t) for t in targets)]))
     folder_want = min(FOLDER_CAP, max([0, *(len(f) for f in folders)]))
     if folder_want:
@@ -181,7 +197,7 @@ class AgentTable(DataTable):
         self._cells: dict[str, tuple] = {}  # what each row shows now
         self._columns: Columns | None = None
         self._replan = True  # the columns must be fitted again before the next rows are drawn
-        self._names: dict[str, tuple[str, str, str]] = {}  # per pane: the target, cwd and name the plan saw
+        self._names: dict[str, tuple[str, str, str, str]] = {}  # per pane: the target, cwd and name the plan saw
         self.state_styles: dict = {}  # per state, from the app's theme (restyle)
 
     # -- the user's own moves pin the selection -------------------------------------
@@ -248,7 +264,7 @@ class AgentTable(DataTable):
 
     def upsert(self, agent: Agent) -> None:
         self.agents[agent.pane_id] = agent
-        names = (agent.target, agent.cwd, agent.name)
+        names = (agent.target, agent.cwd, agent.name, agent.host)
         if self._names.get(agent.pane_id) != names:  # a new agent or a new name: the widths may change
             self._names[agent.pane_id] = names
             self._replan = True
@@ -267,6 +283,8 @@ class AgentTable(DataTable):
 
     @staticmethod
     def _elapsed(agent: Agent, now: float) -> str:
+        if agent.offline:  # out of reach: how old the reading on screen is
+            return elapsed(now - agent.offline_since)
         return elapsed(now - agent.since, precise=agent.state.needs_you)
 
     def restyle(self, styles: dict) -> None:
@@ -289,14 +307,14 @@ class AgentTable(DataTable):
         """
         self._replan = False
         width = self.size.width - 1  # the vertical scrollbar's cell, kept free so nothing jumps when it appears
-        columns = plan_columns(max(width, 40), [clean(a.target) for a in visible], [folder_of(a) for a in visible])
+        columns = plan_columns(max(width, 40), [clean(a.target) for a in visible], [folder_of(a) for a in visible], [a.host for a in visible])
         if columns == self._columns:
             return
         self._columns = columns
         self.clear(columns=True)
         self._cells.clear()
         self._order = []
-        widths = {"agent": columns.target, "folder": columns.folder, "state": STATE_WIDTH, "time": TIME_WIDTH, "waiting": columns.waiting}
+        widths = {"host": columns.host, "agent": columns.target, "folder": columns.folder, "state": STATE_WIDTH, "time": TIME_WIDTH, "waiting": columns.waiting}
         for key, label in COLUMNS:
             if key in columns.keys:
                 self.add_column(label, key=key, width=widths[key])
@@ -337,7 +355,7 @@ class AgentTable(DataTable):
         order = [a.pane_id for a in sorted((self.agents[p] for p in visible), key=sort_key)]
         if order != self._order:
             # DataTable sorts by cell values; the first cell's object says which row it is.
-            rank = {id(self._cells[pane_id][0]): i for i, pane_id in enumerate(order)}
+            rank = {id(self._cells[pane_id][AGENT]): i for i, pane_id in enumerate(order)}
             self.sort("agent", key=lambda cell: rank.get(id(cell), len(rank)))
             self._order = order
         if not self.pinned and order:
@@ -349,11 +367,15 @@ class AgentTable(DataTable):
     def _cells_for(self, agent: Agent, now: float) -> tuple:
         """Every column's cell for ``agent``, cut to its column's width (in COLUMNS order)."""
         columns = self._columns or Columns(TARGET_CAP, FOLDER_CAP, 40)
-        label = Text(clean(agent.target), style="bold" if agent.state.needs_you else "")
+        label = Text(clean(agent.target), style="dim" if agent.offline else "bold" if agent.state.needs_you else "")
+        state = state_text(agent.state, self.state_styles)
+        if agent.offline:  # the last reading, not a live one
+            state = Text(state.plain, style="dim")
         return (
+            fit(Text(agent.host, style="dim" if agent.offline else ""), columns.host),
             fit(label, columns.target, keep_end=len(agent.target) - agent.target.rfind(":") if ":" in agent.target else 0),
             fit(Text(folder_of(agent), style="dim"), columns.folder),
-            state_text(agent.state, self.state_styles),
+            state,
             self._elapsed(agent, now),
             fit(waiting_for(agent), columns.waiting),
         )
