@@ -1,0 +1,190 @@
+"""Agents on another machine: a real sshd on 127.0.0.1 in front of a private tmux with real Claude sessions.
+
+The "remote" is this machine reached through OpenSSH, as a user's dev box
+would be: headspace runs ``ssh -F <private config> box`` (a ``Host box``
+alias), tmux control mode and the probe run on the far side of that link,
+and nothing is mocked.  The sessions' tmux server lives in the remote
+login's ``TMUX_TMPDIR`` (set by the sshd's ``SetEnv``), so ``tmux -L NAME``
+over ssh finds exactly the server the Claude sessions run in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from headspace_tui.app.main import HeadspaceApp
+from headspace_tui.config import HostSpec
+from headspace_tui.journal import Journal
+from headspace_tui.model import AgentState
+from headspace_tui.remote.host import RemoteHost
+from headspace_tui.tmux.server import TmuxServer
+from tests.harness import fake_api as api
+from tests.harness.fake_api import block_text
+from tests.harness.scenarios import NUMBERED_MENU, TURN_DONE
+from tests.harness.sshd import Sshd, running_sshd, silent_host
+from tests.harness.tmux import PrivateTmux
+from tests.ui.test_app_live import select_agent, wait_until
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def box(claude_binary: str, tmp_path: Path) -> Iterator[Sshd]:
+    with running_sshd(tmp_path, claude=claude_binary) as server:
+        yield server
+
+
+@pytest.fixture
+def private_tmux(box: Sshd) -> Iterator[PrivateTmux]:
+    """The sessions' tmux server, where a login through ``box`` finds it (overrides conftest's)."""
+    root = tempfile.mkdtemp(prefix="hs-tmux-")
+    server = PrivateTmux({"PATH": "/usr/bin:/bin", "HOME": root, "LANG": "C.UTF-8", "TMUX_TMPDIR": box.remote_env["TMUX_TMPDIR"]})
+    try:
+        yield server
+    finally:
+        server.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def config_file(tmp_path: Path, box: Sshd, socket_name: str, *, name: str = "box", alias: str | None = None) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(
+        f'[hosts.{name}]\ndestination = "{alias or box.alias}"\ntmux_socket_name = "{socket_name}"\nssh_config = "{box.client_config}"\n'
+    )
+    return path
+
+
+def headspace(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+    return subprocess.run([sys.executable, "-m", "headspace_tui", *args], capture_output=True, text=True, env=env, timeout=timeout)
+
+
+def remote_app(box: Sshd, socket_name: str, tmp_path: Path) -> HeadspaceApp:
+    spec = HostSpec("box", box.alias, socket_name=socket_name, ssh_config=str(box.client_config))
+    return HeadspaceApp(
+        TmuxServer(socket_name="headspace-test-no-local"),
+        hosts=[RemoteHost(spec)],
+        local=False,
+        spool=tmp_path / "spool",
+        journal=Journal(None),
+    )
+
+
+def test_remote_agents_listed_approved_from_the_table_and_by_send(claude_session, fake_api, private_tmux, box, tmp_path):
+    fake_api.set_script([api.bash("touch a.txt && echo approved-in-table", "Make a")])
+    first = claude_session(name="alpha")
+    first.submit("make a")
+    first.wait_for(NUMBERED_MENU, what="alpha's permission")
+    fake_api.set_script([api.bash("touch b.txt && echo approved-by-send", "Make b")])
+    second = claude_session(name="beta")
+    second.submit("make b")
+    second.wait_for(NUMBERED_MENU, what="beta's permission")
+    fake_api.set_script([api.text("Made it."), api.text("Made it.")])
+    config = config_file(tmp_path, box, private_tmux.name)
+
+    status = headspace("--config", str(config), "status", "--json", "--no-local")
+    assert status.returncode == 0, status.stderr
+    rows = {row["target"]: row for row in map(json.loads, status.stdout.splitlines())}
+    assert set(rows) == {"alpha:0.0", "beta:0.0"}
+    for name, session in (("alpha", first), ("beta", second)):
+        row = rows[f"{name}:0.0"]
+        assert row["host"] == "box" and row["state"] == "permission" and row["tool"] == "Bash"
+        assert row["pane_id"] == session.pane_id
+
+    async def approve_in_the_table():
+        app = remote_app(box, private_tmux.name, tmp_path)
+        async with app.run_test(size=(120, 40)) as pilot:
+            address = first.pane_id + "@box"
+            await select_agent(pilot, app, address, AgentState.PERMISSION)
+            agent = app.selected_agent()
+            assert agent.host == "box" and agent.observation.tool == "Bash"
+            assert second.pane_id + "@box" in app.table.agents  # both remote agents in the table
+            await pilot.press("y")
+            request = await asyncio.to_thread(fake_api.wait_for, lambda r: any("approved-in-table" in block_text(b) for b in r.tool_results()), 30)
+            assert request.tool_results()
+            await wait_until(pilot, lambda: app.table.agents[address].state is AgentState.IDLE, "alpha idle after the approval", 30)
+            assert app.table.agents[second.pane_id + "@box"].state is AgentState.PERMISSION  # the other one untouched
+
+    asyncio.run(approve_in_the_table())
+    assert (first.workdir / "a.txt").exists()
+    assert not (second.workdir / "b.txt").exists()
+
+    sent = headspace("--config", str(config), "send", "--host", "box", second.pane_id, "--approve")
+    assert sent.returncode == 0, sent.stderr
+    assert "Bash: touch b.txt && echo approved-by-send" in sent.stdout and "Claude moved on" in sent.stdout
+    fake_api.wait_for(lambda r: any("approved-by-send" in block_text(b) for b in r.tool_results()), timeout=30)
+    second.wait_for(lambda s: "Made it." in s and TURN_DONE.search(s) is not None, what="beta done")
+    assert (second.workdir / "b.txt").exists()
+
+
+def test_a_dropped_link_marks_rows_offline_and_they_recover_by_themselves(claude_session, private_tmux, box, tmp_path):
+    session = claude_session(name="steady")
+    address = session.pane_id + "@box"
+
+    async def scenario() -> tuple[float, float]:
+        app = remote_app(box, private_tmux.name, tmp_path)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_until(pilot, lambda: address in app.table.agents and app.table.agents[address].state is AgentState.IDLE, "the remote agent idle", 30)
+            agent = app.table.agents[address]
+            box.stop()  # sshd and every connection it serves: as if the machine went away
+            stopped = time.monotonic()
+            await wait_until(pilot, lambda: bool(app.table.agents[address].offline), "the row marked offline", 10)
+            went_offline = time.monotonic() - stopped
+            assert app.table.agents[address] is agent  # the row stayed, with its last reading
+            assert agent.state is AgentState.IDLE
+            assert not app.check_action("nudge", ()), "no key goes to a row whose host is out of reach"
+            assert "reconnecting" in app.table.get_row(address)[-1].plain
+            box.start()
+            started = time.monotonic()
+            await wait_until(pilot, lambda: not app.table.agents[address].offline, "the row back online", 20)
+            back = time.monotonic() - started
+            assert app.check_action("nudge", ())
+            return went_offline, back
+
+    went_offline, back = asyncio.run(scenario())
+    print(f"\noffline after {went_offline:.2f} s, back {back:.2f} s after sshd returned")
+    assert went_offline < 5.0
+    assert back < 10.0
+
+
+def test_a_host_that_cannot_be_reached_is_one_line_and_a_failure(tmp_path, box):
+    with silent_host() as port:
+        box.add_alias("mute", port)
+        config = config_file(tmp_path, box, "headspace-none", name="mute", alias="mute")
+        began = time.monotonic()
+        proc = headspace("--config", str(config), "status", "--no-local")
+        took = time.monotonic() - began
+    assert proc.returncode == 1
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("headspace: mute: ") and "timed out" in proc.stderr
+    assert took < 20
+    box.stop()
+    refused = headspace("--config", str(config_file(tmp_path, box, "headspace-none")), "status", "--json", "--no-local")
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert refused.stderr.strip() == f"headspace: box: ssh: connect to host 127.0.0.1 port {box.port}: Connection refused"
+
+
+def test_an_unreachable_host_is_one_row_saying_why(tmp_path, box):
+    box.stop()
+
+    async def scenario():
+        app = remote_app(box, "headspace-none", tmp_path)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: "@box" in app.table.agents, "the host's row", 15)
+            row = app.table.agents["@box"]
+            assert row.placeholder and "Connection refused" in row.offline
+            assert "cannot reach box" in app.table.get_row("@box")[-1].plain
+            assert not app.check_action("approve", ()) and not app.check_action("jump", ())
+
+    asyncio.run(scenario())
