@@ -10,6 +10,9 @@ Example::
     layout = "auto"            # auto | side | stacked
     theme = "headspace-dark"   # or -light, -high-contrast, -16, a Textual theme, or your own
     idle_grace = 5.0           # seconds a less trusted "idle" must hold
+    notify = "osc"             # osc (OSC 9 + bell) | osc777 (OSC 777 + bell) | bell | none
+    notify_states = ["permission", "question", "plan", "input", "error"]
+    desktop_notify = false     # also notify-send, when headspace runs on your desktop
 
     [keys]
     approve = "y"
@@ -41,6 +44,10 @@ DEFAULT_KEYS: dict[str, str] = {
     "quit": "q",
 }
 LAYOUTS = ("auto", "side", "stacked")
+# How an agent that starts needing you is announced (see notify.py for why each).
+NOTIFY_MODES = ("osc", "osc777", "bell", "none")
+# The states that need you (model.NEEDS_YOU; config sits below model, so named here).
+NOTIFY_STATES = ("permission", "question", "plan", "input", "error")
 MAX_CONFIG = 1 << 20
 
 
@@ -57,6 +64,9 @@ class Config:
     # A less trusted "idle" must hold this long with no new output before it is believed.
     idle_grace: float = 5.0
     theme: str = ""  # "" = headspace-dark (headspace-16 on a 16-colour terminal), or the palette's last choice
+    notify: str = "osc"
+    notify_states: tuple[str, ...] = NOTIFY_STATES
+    desktop_notify: bool = False  # off: a terminal that shows OSC notifications would show each twice
 
 
 def default_path(env: os._Environ | dict = os.environ) -> Path:
@@ -93,7 +103,7 @@ def _is_number(value: object) -> bool:
 
 
 def parse_config(data: dict, where: str = "config") -> Config:
-    known = {"nudge_text", "layout", "keys", "confirm_timeout", "idle_grace", "theme"}
+    known = {"nudge_text", "layout", "keys", "confirm_timeout", "idle_grace", "theme", "notify", "notify_states", "desktop_notify"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f"{where}: unknown setting {unknown[0]!r} (known: {', '.join(sorted(known))})")
@@ -112,6 +122,18 @@ def parse_config(data: dict, where: str = "config") -> Config:
     theme = data.get("theme", Config.theme)
     if not isinstance(theme, str) or len(theme) > 64:
         raise ConfigError(f"{where}: theme must be a theme's name")
+    notify = data.get("notify", Config.notify)
+    if notify not in NOTIFY_MODES:
+        raise ConfigError(f"{where}: notify must be one of {', '.join(NOTIFY_MODES)}, not {notify!r}")
+    states = data.get("notify_states", list(Config.notify_states))
+    if not isinstance(states, list) or not all(isinstance(s, str) for s in states):
+        raise ConfigError(f"{where}: notify_states must be a list of states, such as [\"permission\", \"question\"]")
+    for state in states:
+        if state not in NOTIFY_STATES:
+            raise ConfigError(f"{where}: notify_states has {state!r}, not a state that needs you (known: {', '.join(NOTIFY_STATES)})")
+    desktop = data.get("desktop_notify", Config.desktop_notify)
+    if not isinstance(desktop, bool):
+        raise ConfigError(f"{where}: desktop_notify must be true or false")
     keys = dict(DEFAULT_KEYS)
     given = data.get("keys", {})
     if not isinstance(given, dict):
@@ -125,4 +147,14 @@ def parse_config(data: dict, where: str = "config") -> Config:
     clashes = {k for k in keys.values() if list(keys.values()).count(k) > 1}
     if clashes:
         raise ConfigError(f"{where}: [keys] binds {sorted(clashes)[0]!r} to more than one action")
-    return Config(nudge_text=nudge, layout=layout, keys=keys, confirm_timeout=float(timeout), idle_grace=float(grace), theme=theme.strip())
+    return Config(
+        nudge_text=nudge,
+        layout=layout,
+        keys=keys,
+        confirm_timeout=float(timeout),
+        idle_grace=float(grace),
+        theme=theme.strip(),
+        notify=notify,
+        notify_states=tuple(dict.fromkeys(states)),
+        desktop_notify=desktop,
+    )
