@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .model import Agent, AgentState
 from .safe_text import clean
@@ -132,11 +132,16 @@ class Notifier:
             return None
         prompt = agent.observation.prompt
         fingerprint = prompt.fingerprint if prompt is not None else ""
-        if before is not None and before[0] is state and (not fingerprint or state not in NEW_PROMPT_IS_NEWS):
-            return None  # the same wait: redrawn, re-read, or its details not (yet) known
+        if before is not None and before[0] is state and (fingerprint in ("", before[1]) or not before[1] or state not in NEW_PROMPT_IS_NEWS):
+            # The same wait: redrawn, re-read, read without its details, or its details just arrived.
+            if fingerprint:
+                self._waits[key] = (state, fingerprint)
+            told = self._pending.get(key)
+            name, what = describe(agent)
+            if told is not None and what:  # not said yet: say it with the details
+                self._pending[key] = replace(told, name=name, what=what)
+            return None
         self._waits[key] = (state, fingerprint)
-        if before is not None and before[0] is state and before[1] in ("", fingerprint):
-            return None  # the details of the wait already known arrived, or the same prompt again
         if not known or now < self.quiet_until:
             return None  # what was there when headspace started (or first saw this agent)
         if state not in self.states:

@@ -225,3 +225,13 @@ def test_notify_settings_defaults_and_choices():
 def test_bad_notify_settings_are_one_clear_error(data, message):
     with pytest.raises(ConfigError, match=re.escape(message)):
         parse_config(data, "cfg.toml")
+
+
+def test_details_that_arrive_before_the_wait_is_told_are_told_with_it():
+    n = notifier()
+    n.observe(agent(AgentState.WORKING), LATER)
+    n.observe(agent(AgentState.PERMISSION, "", tool="", detail=""), LATER + 1)  # a hook: "permission", no more
+    n.observe(agent(AgentState.PERMISSION, "p1", detail="touch a"), LATER + 1.1)  # the screen: the menu
+    n.observe(agent(AgentState.PERMISSION, "", tool="", detail=""), LATER + 1.2)  # details lost again: kept
+    note = n.due(LATER + 1 + GATHER)
+    assert note is not None and note.body == "Bash: touch a"
