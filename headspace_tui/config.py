@@ -10,6 +10,9 @@ Example::
     layout = "auto"            # auto | side | stacked
     theme = "headspace-dark"   # or -light, -high-contrast, -16, a Textual theme, or your own
     idle_grace = 5.0           # seconds a less trusted "idle" must hold
+    notify = "osc"             # osc (OSC 9 + bell) | osc777 (OSC 777 + bell) | bell | none
+    notify_states = ["permission", "question", "plan", "input", "error"]
+    desktop_notify = false     # also notify-send, when headspace runs on your desktop
 
     [keys]
     approve = "y"
@@ -47,6 +50,10 @@ DEFAULT_KEYS: dict[str, str] = {
     "quit": "q",
 }
 LAYOUTS = ("auto", "side", "stacked")
+# How an agent that starts needing you is announced (see notify.py for why each).
+NOTIFY_MODES = ("osc", "osc777", "bell", "none")
+# The states that need you (model.NEEDS_YOU; config sits below model, so named here).
+NOTIFY_STATES = ("permission", "question", "plan", "input", "error")
 MAX_CONFIG = 1 << 20
 
 
@@ -89,6 +96,9 @@ class Config:
     # A less trusted "idle" must hold this long with no new output before it is believed.
     idle_grace: float = 5.0
     theme: str = ""  # "" = headspace-dark (headspace-16 on a 16-colour terminal), or the palette's last choice
+    notify: str = "osc"
+    notify_states: tuple[str, ...] = NOTIFY_STATES
+    desktop_notify: bool = False  # off: a terminal that shows OSC notifications would show each twice
     hosts: tuple[HostSpec, ...] = ()  # remote hosts ([hosts.NAME])
 
 
@@ -126,7 +136,7 @@ def _is_number(value: object) -> bool:
 
 
 def parse_config(data: dict, where: str = "config") -> Config:
-    known = {"nudge_text", "layout", "keys", "confirm_timeout", "idle_grace", "theme", "hosts"}
+    known = {"nudge_text", "layout", "keys", "confirm_timeout", "idle_grace", "theme", "notify", "notify_states", "desktop_notify", "hosts"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f"{where}: unknown setting {unknown[0]!r} (known: {', '.join(sorted(known))})")
@@ -145,6 +155,18 @@ def parse_config(data: dict, where: str = "config") -> Config:
     theme = data.get("theme", Config.theme)
     if not isinstance(theme, str) or len(theme) > 64:
         raise ConfigError(f"{where}: theme must be a theme's name")
+    notify = data.get("notify", Config.notify)
+    if notify not in NOTIFY_MODES:
+        raise ConfigError(f"{where}: notify must be one of {', '.join(NOTIFY_MODES)}, not {notify!r}")
+    states = data.get("notify_states", list(Config.notify_states))
+    if not isinstance(states, list) or not all(isinstance(s, str) for s in states):
+        raise ConfigError(f"{where}: notify_states must be a list of states, such as [\"permission\", \"question\"]")
+    for state in states:
+        if state not in NOTIFY_STATES:
+            raise ConfigError(f"{where}: notify_states has {state!r}, not a state that needs you (known: {', '.join(NOTIFY_STATES)})")
+    desktop = data.get("desktop_notify", Config.desktop_notify)
+    if not isinstance(desktop, bool):
+        raise ConfigError(f"{where}: desktop_notify must be true or false")
     keys = dict(DEFAULT_KEYS)
     given = data.get("keys", {})
     if not isinstance(given, dict):
@@ -165,6 +187,9 @@ def parse_config(data: dict, where: str = "config") -> Config:
         confirm_timeout=float(timeout),
         idle_grace=float(grace),
         theme=theme.strip(),
+        notify=notify,
+        notify_states=tuple(dict.fromkeys(states)),
+        desktop_notify=desktop,
         hosts=parse_hosts(data.get("hosts", {}), where),
     )
 

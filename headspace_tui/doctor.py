@@ -128,17 +128,30 @@ def check_terminal(env: Mapping[str, str]) -> list[Check]:
     return [Check("terminal colours", OK, f"16 colours (TERM={term}): the headspace-16 theme is used", "set COLORTERM=truecolor if your terminal has more")]
 
 
-def check_passthrough(server: TmuxServer, env: Mapping[str, str]) -> list[Check]:
+PASSTHROUGH_ALL = (3, 4)  # allow-passthrough "all": also from a pane you are not looking at
+
+
+def check_passthrough(env: Mapping[str, str]) -> list[Check]:
+    """Whether a notification from headspace can leave tmux.
+
+    headspace allows passthrough on its own pane when it starts (deliver.py),
+    so what is left to check is what tmux can do: from 3.4 it passes
+    notifications from a pane in another window ("all"); 3.2-3.3 only from a
+    visible one (the bell still marks headspace's window).
+    """
     if not env.get("TMUX"):
         return [Check("notifications", OK, "not inside tmux: the terminal gets them directly")]
-    pane = env.get("TMUX_PANE", "")
-    try:
-        value = server.run("show-options", "-p", *(["-t", pane] if pane else []), "-v", "allow-passthrough").strip()
-    except (TmuxCommandError, TmuxUnavailable):
-        value = ""
-    if value in ("on", "all"):
-        return [Check("notifications", OK, f"allow-passthrough is {value}: desktop notifications can pass through tmux")]
-    return [Check("notifications", WARN, "allow-passthrough is off: tmux keeps desktop notifications from your terminal", "tmux set -p allow-passthrough on (in headspace's pane)")]
+    text, version = _tmux_version()
+    if version is not None and version >= PASSTHROUGH_ALL:
+        return [Check("notifications", OK, f"{text}: headspace allows passthrough on its own pane (all): notifications reach your terminal from any window")]
+    return [
+        Check(
+            "notifications",
+            WARN,
+            f"{text or 'tmux'}: notifications leave tmux only while headspace's pane is visible (elsewhere its window gets the bell flag)",
+            "tmux 3.4 or newer, or keep headspace in view (a split, or a popup)",
+        )
+    ]
 
 
 def run_checks(server: TmuxServer, env: Mapping[str, str] | None = None) -> list[Check]:
@@ -150,7 +163,7 @@ def run_checks(server: TmuxServer, env: Mapping[str, str] | None = None) -> list
         *check_hooks(env),
         *check_spool(env),
         *check_terminal(env),
-        *check_passthrough(server, env),
+        *check_passthrough(env),
     ]
 
 

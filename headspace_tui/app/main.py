@@ -32,10 +32,11 @@ from textual.geometry import Offset
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Input, Static
 from textual.worker import Worker, WorkerState
 
-from .. import logfile, theme_files
+from .. import deliver, logfile, theme_files
 from ..actions import ActionError, Intent, send_guarded
 from ..config import Config, HostSpec
 from ..config import default_path as default_config_path
@@ -43,6 +44,7 @@ from ..fleet import ControlPaneIO, Fleet
 from ..journal import Journal, who
 from ..model import Agent, AgentState, Observation
 from ..monitor import Monitor
+from ..notify import Notification, Notifier, terminal_text
 from ..remote.host import RemoteHost
 from ..safe_text import clean, safe
 from ..tmux import clients
@@ -213,6 +215,10 @@ class HeadspaceApp(App[str | None]):
         self._main_screen: MainScreen | None = None
         self._keys_for: tuple[str, AgentState] | None = None  # what the footer's keys were chosen for
         self._summary_text: Text | None = None
+        # Agents that start needing you are announced once (see notify.py).
+        self.notifier = Notifier(self.config.notify_states, started=clock())
+        self._notify_timer: Timer | None = None
+        self._notify_send: str | None = None  # notify-send's path, when desktop notifications are on and possible
 
     # -- themes ----------------------------------------------------------------
     def _load_themes(self, folders: list[Path]) -> list[str]:
@@ -315,6 +321,7 @@ class HeadspaceApp(App[str | None]):
         self._refresh_summary()
         if self.live:
             self._start_monitor()
+            self._prepare_notifications()
         else:
             self.problem = None
         self.set_interval(1.0, self._tick)
@@ -369,6 +376,8 @@ class HeadspaceApp(App[str | None]):
     @_handler
     def on_agent_changed(self, message: AgentChanged) -> None:
         agent = message.agent
+        if self.notifier.observe(agent, self.clock()) is not None:
+            self._notify_soon()
         self.table.upsert(agent)
         self._refresh_summary()
         if agent.pane_id == self.table.selected_pane_id:
@@ -379,6 +388,9 @@ class HeadspaceApp(App[str | None]):
 
     @_handler
     def on_agent_removed(self, message: AgentRemoved) -> None:
+        gone = self.table.agents.get(message.pane_id)
+        if gone is not None:
+            self.notifier.forget(gone.key or gone.pane_id)
         self.table.remove_agent(message.pane_id)
         self._refresh_summary()
         self._selection_changed()
@@ -387,6 +399,57 @@ class HeadspaceApp(App[str | None]):
     def on_service_notice(self, message: ServiceNotice) -> None:
         """One line about a problem that does not stop headspace (a bad file, a source turned off)."""
         self.notify(clean(message.text), severity="warning", timeout=15, markup=False)
+
+    # -- notifications --------------------------------------------------------------------
+    @work(thread=True, group="notify", exit_on_error=False)
+    def _prepare_notifications(self) -> None:
+        """Let OSC notifications out of tmux (headspace's own pane only), and look for notify-send."""
+        problems = []
+        if self.config.notify in ("osc", "osc777"):
+            _value, problem = deliver.enable_passthrough(os.environ)
+            problems.append(problem)
+        if self.config.desktop_notify:
+            problem = deliver.desktop_problem(os.environ)
+            problems.append(f"desktop_notify: {problem}" if problem else "")
+            self._notify_send = None if problem else deliver.notify_send_path(os.environ)
+        for problem in filter(None, problems):
+            self.call_from_thread(self.post_message, ServiceNotice(problem))
+
+    def _notify_soon(self) -> None:
+        """Send the due notification when the notifier says (one timer at a time)."""
+        when = self.notifier.next_due()
+        if when is None or self._notify_timer is not None:
+            return
+        self._notify_timer = self.set_timer(max(0.0, when - self.clock()), self._send_due)
+
+    @_handler
+    def _send_due(self) -> None:
+        self._notify_timer = None
+        note = self.notifier.due(self.clock())
+        if note is not None:
+            self._write_terminal(terminal_text(note, self.config.notify, inside_tmux=bool(os.environ.get("TMUX"))))
+            if self._notify_send:  # besides the terminal's (notify only says what the terminal gets)
+                self._desktop_notify(note, self._notify_send)
+        self._notify_soon()
+
+    def _write_terminal(self, text: str) -> None:
+        """Raw bytes to the terminal, between two frames.
+
+        Textual has no public call for this (``bell`` writes BEL alone); its own
+        ``copy_to_clipboard`` writes OSC 52 the same way.  Called on the app's
+        loop, which is where frames are written too, and the driver queues each
+        write whole: a notification never lands inside a frame.
+        """
+        driver = self._driver
+        if text and driver is not None and self.is_running and not self.is_headless:
+            driver.write(text)
+            driver.flush()
+
+    @work(thread=True, group="notify", exit_on_error=False)
+    def _desktop_notify(self, note: Notification, binary: str) -> None:
+        problem = deliver.desktop_notify(note, binary)
+        if problem:
+            log.warning("%s", problem)
 
     # -- crashes ------------------------------------------------------------------------
     def _handle_exception(self, error: Exception) -> None:

@@ -1,0 +1,247 @@
+"""When an agent starts needing you, say so once: the decision and the bytes.
+
+Pure: no terminal, no tmux, no clock of its own.  The app feeds every agent
+report to a ``Notifier`` and asks it, on a timer, for the ``Notification``
+that is due; ``terminal_text`` turns one into what headspace writes to its
+terminal.  (Getting it out, tmux's passthrough option and ``notify-send``,
+is in deliver.py.)
+
+What counts as news, and why:
+
+* **a transition into waiting**, never a state that merely continues.  The
+  monitor reports an agent on every redraw, hook and status-file write; a
+  notification per report would ring for as long as a prompt is up.  A wait
+  ends only when the agent is seen doing something else (working, idle,
+  starting, exited): ``unknown`` (a half-drawn screen) ends nothing, so a
+  prompt read as unknown for one redraw does not ring twice.
+* **a new prompt is a new wait**, also without a working state seen in
+  between: a second permission or plan with another fingerprint (another
+  command to approve) rings again.  A question's next page, an ``input``
+  whose text is re-read and an error whose retry count ticks do not: the
+  user is already there, or the agent asks nothing new.  A prompt read
+  without its details (a status file or hook says "permission" before the
+  screen shows the menu) is the same wait as the menu that follows.
+* **not at start-up**: agents already waiting when headspace starts are at
+  the top of the table it has just drawn, so an agent's first report is
+  only remembered, and for ``SETTLE`` seconds every report is (the sources
+  arrive one by one: a status file read after the screen could otherwise
+  look like a new wait).  Likewise an agent seen for the first time later
+  (a server found again) is not announced: its wait may be old.
+* **together when at once, and not too often**: waits that begin within
+  ``GATHER`` seconds are one notification ("3 agents need you"), and two
+  notifications are at least ``GAP`` seconds apart (the waits in between
+  are gathered into the next).  Ten agents hitting the same API error at
+  once make one notification, not ten.  A wait that ended before it was
+  said (answered within the gather time) is dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from .model import Agent, AgentState
+from .safe_text import clean
+
+SETTLE = 3.0  # seconds after start in which reports only set what is already known
+GATHER = 0.5  # waits beginning this close together make one notification
+GAP = 2.0  # at least this long between two notifications
+
+# Prompts whose every new fingerprint is a new request to the user.
+NEW_PROMPT_IS_NEWS = frozenset({AgentState.PERMISSION, AgentState.PLAN})
+# States that end a wait (any other needs-you state starts one; unknown changes nothing).
+_UNDECIDED = frozenset({AgentState.UNKNOWN})
+
+REASONS = {
+    AgentState.PERMISSION: "needs permission",
+    AgentState.QUESTION: "asks a question",
+    AgentState.PLAN: "waits for plan approval",
+    AgentState.INPUT: "waits for your reply",
+    AgentState.ERROR: "stopped on an error",
+}
+
+NAME_LIMIT = 60
+TITLE_LIMIT = 100
+BODY_LIMIT = 200
+
+
+@dataclass(frozen=True)
+class Alert:
+    """One agent that started waiting: who, in which state, for what."""
+
+    key: str
+    name: str  # target (and folder), as the table shows it
+    state: AgentState
+    what: str  # the command to approve, the question, the error; "" if nothing more to say
+    at: float
+
+
+@dataclass(frozen=True)
+class Notification:
+    """What to tell the user, already safe to put in a terminal sequence or a command's arguments."""
+
+    title: str
+    body: str
+    alerts: tuple[Alert, ...]
+
+
+def describe(agent: Agent) -> tuple[str, str]:
+    """``(name, what)`` for an agent: its target and folder, and what it waits for in a few words."""
+    folder = agent.cwd.rstrip("/").rsplit("/", 1)[-1] or agent.name
+    name = f"{agent.target} ({folder})" if folder else agent.target
+    obs = agent.observation
+    prompt = obs.prompt
+    what = ""
+    if obs.state is AgentState.ERROR:
+        what = obs.error
+    elif prompt is not None and prompt.kind == "permission":
+        what = f"{prompt.tool}: {prompt.detail}" if prompt.tool and prompt.detail else prompt.tool or prompt.detail or prompt.title
+    elif prompt is not None and prompt.kind in ("question", "input", "menu"):
+        what = prompt.title
+    return name, what
+
+
+class Notifier:
+    """Per agent, whether it waits and on which prompt; the waits not yet told.
+
+    ``observe`` every report, ``forget`` an agent that is gone, and call
+    ``due`` at ``next_due()`` (or on any timer) for the notification to send.
+    """
+
+    def __init__(self, states: Iterable[AgentState | str], *, started: float, settle: float = SETTLE, gather: float = GATHER, gap: float = GAP) -> None:
+        self.states = frozenset(AgentState(s) for s in states)
+        self.quiet_until = started + settle
+        self.gather = gather
+        self.gap = gap
+        # Per agent key: None when not waiting, else (state, fingerprint) of the wait.
+        self._waits: dict[str, tuple[AgentState, str] | None] = {}
+        self._pending: dict[str, Alert] = {}
+        self._last_sent = float("-inf")
+
+    def observe(self, agent: Agent, now: float) -> Alert | None:
+        """Take one report of ``agent``; the alert it starts (kept until ``due``), or None."""
+        key, state = agent.key or agent.pane_id, agent.state
+        if state in _UNDECIDED:
+            return None
+        known = key in self._waits
+        before = self._waits.get(key)
+        if not state.needs_you:
+            self._waits[key] = None
+            self._pending.pop(key, None)  # it ended before it was said
+            return None
+        prompt = agent.observation.prompt
+        fingerprint = prompt.fingerprint if prompt is not None else ""
+        if before is not None and before[0] is state and (fingerprint in ("", before[1]) or not before[1] or state not in NEW_PROMPT_IS_NEWS):
+            # The same wait: redrawn, re-read, read without its details, or its details just arrived.
+            if fingerprint:
+                self._waits[key] = (state, fingerprint)
+            told = self._pending.get(key)
+            name, what = describe(agent)
+            if told is not None and what:  # not said yet: say it with the details
+                self._pending[key] = replace(told, name=name, what=what)
+            return None
+        self._waits[key] = (state, fingerprint)
+        if not known or now < self.quiet_until:
+            return None  # what was there when headspace started (or first saw this agent)
+        if state not in self.states:
+            self._pending.pop(key, None)
+            return None
+        name, what = describe(agent)
+        alert = Alert(key, name, state, what, now)
+        self._pending.pop(key, None)  # one entry per agent: its latest wait
+        self._pending[key] = alert
+        return alert
+
+    def forget(self, key: str) -> None:
+        """The agent is gone (its pane closed): nothing more to say about it."""
+        self._waits.pop(key, None)
+        self._pending.pop(key, None)
+
+    def next_due(self) -> float | None:
+        """When the waits told so far become due, or None when there are none."""
+        if not self._pending:
+            return None
+        first = min(alert.at for alert in self._pending.values())
+        return max(first + self.gather, self._last_sent + self.gap)
+
+    def due(self, now: float) -> Notification | None:
+        """The notification to send now (every wait gathered so far), or None."""
+        when = self.next_due()
+        if when is None or now < when:
+            return None
+        alerts = tuple(self._pending.values())
+        self._pending.clear()
+        self._last_sent = now
+        return notification(alerts)
+
+
+# -- the words ---------------------------------------------------------------------
+
+_SEPARATORS = re.compile("[;]")
+
+
+def _text(value: str, limit: int) -> str:
+    """Outside text for a notification: one line, no control character, no ``;``, at most ``limit`` long.
+
+    ``clean`` turns every C0/C1 control, DEL and bidi override into a visible
+    placeholder, so nothing can end the sequence early or start another.
+    ``;`` separates OSC 777's fields (and some terminals read ``9;N;`` as a
+    command), so it becomes ``,``.
+    """
+    return _SEPARATORS.sub(",", clean(" ".join(value.split()), limit))
+
+
+def notification(alerts: tuple[Alert, ...]) -> Notification:
+    """One notification for these alerts: the agent and its wait, or how many and who."""
+    if len(alerts) == 1:
+        (alert,) = alerts
+        title = _text(f"{_text(alert.name, NAME_LIMIT)} {REASONS.get(alert.state, 'needs you')}", TITLE_LIMIT)
+        return Notification(title, _text(alert.what, BODY_LIMIT), alerts)
+    title = f"{len(alerts)} agents need you"
+    body = ", ".join(f"{_text(a.name, NAME_LIMIT)}: {a.state.value}" for a in alerts)
+    return Notification(title, _text(body, BODY_LIMIT), alerts)
+
+
+# -- the bytes ----------------------------------------------------------------------
+
+BEL = "\x07"
+ESC = "\x1b"
+
+
+def osc9(text: str) -> str:
+    """``ESC ] 9 ; text BEL``: iTerm2's notification, also kitty, WezTerm, Ghostty, Windows Terminal."""
+    return f"{ESC}]9;{text}{BEL}"
+
+
+def osc777(title: str, body: str) -> str:
+    """``ESC ] 777 ; notify ; title ; body BEL``: rxvt-unicode's, also foot, VTE (Fedora), WezTerm, Ghostty."""
+    return f"{ESC}]777;notify;{title};{body}{BEL}"
+
+
+def tmux_passthrough(sequence: str) -> str:
+    """The sequence wrapped so tmux hands it to the terminal: ``ESC P tmux ; …ESC doubled… ESC \\``."""
+    return f"{ESC}Ptmux;{sequence.replace(ESC, ESC + ESC)}{ESC}\\"
+
+
+def terminal_text(note: Notification, mode: str, *, inside_tmux: bool) -> str:
+    """What headspace writes to its terminal for ``note`` in notify ``mode``.
+
+    * ``osc``: OSC 9 (title and body in its one text), then a bell;
+    * ``osc777``: OSC 777 (title and body apart), then a bell;
+    * ``bell``: the bell alone; ``none``: nothing.
+
+    One OSC, never both: terminals that read both (WezTerm, Ghostty) would
+    show every notification twice.  The bell goes with the OSC because it
+    reaches you where the OSC cannot: tmux drops passthrough from a pane you
+    are not looking at (before 3.4, or with ``on`` instead of ``all``), but
+    handles a bell itself (the window's ``!`` flag, and your terminal's bell
+    per ``bell-action`` / ``visual-bell``).  So the bell is never wrapped.
+    """
+    if mode == "none":
+        return ""
+    if mode == "bell":
+        return BEL
+    text = f"{note.title}: {note.body}" if note.body else note.title
+    sequence = osc777(note.title, note.body) if mode == "osc777" else osc9(text)
+    return (tmux_passthrough(sequence) if inside_tmux else sequence) + BEL

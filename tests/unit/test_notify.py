@@ -1,0 +1,237 @@
+"""Notifications: once per wait, gathered, and safe bytes whatever the names say."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from headspace_tui.config import ConfigError, parse_config
+from headspace_tui.model import Agent, AgentState, Observation, Prompt
+from headspace_tui.notify import GAP, GATHER, SETTLE, Notification, Notifier, notification, osc9, osc777, terminal_text, tmux_passthrough
+
+START = 1000.0
+LATER = START + SETTLE + 1  # past the start-up quiet time
+ALL = ("permission", "question", "plan", "input", "error")
+
+
+def agent(state: AgentState, fingerprint: str = "", *, key: str = "k1", target: str = "api:0.1", cwd: str = "/src/shop", title: str = "", tool: str = "Bash", detail: str = "touch a") -> Agent:
+    prompt = None
+    if state.needs_you and state is not AgentState.ERROR:
+        prompt = Prompt(kind=state.value, title=title, tool=tool, detail=detail, fingerprint=fingerprint)
+    obs = Observation(state, prompt=prompt, error="API Error: 529" if state is AgentState.ERROR else "")
+    return Agent(pane_id="%1", target=target, session=target.split(":")[0], cwd=cwd, observation=obs, key=key)
+
+
+def notifier(states=ALL) -> Notifier:
+    return Notifier(states, started=START)
+
+
+def sent(n: Notifier, now: float) -> Notification | None:
+    return n.due(now + GATHER + GAP)
+
+
+# -- once per transition -----------------------------------------------------------------
+
+
+def test_a_wait_is_told_once_not_on_every_report():
+    n = notifier()
+    n.observe(agent(AgentState.WORKING), LATER)
+    assert n.observe(agent(AgentState.PERMISSION, "p1"), LATER + 1) is not None
+    for i in range(20):  # redraws, hooks, status files: the same wait
+        assert n.observe(agent(AgentState.PERMISSION, "p1"), LATER + 2 + i * 0.1) is None
+    note = sent(n, LATER + 5)
+    assert note is not None and len(note.alerts) == 1
+    assert n.due(LATER + 60) is None  # nothing more while it stays
+
+
+def test_a_prompt_answered_then_asked_again_is_a_new_wait():
+    n = notifier()
+    n.observe(agent(AgentState.WORKING), LATER)
+    assert n.observe(agent(AgentState.PERMISSION, "p1"), LATER + 1)
+    n.observe(agent(AgentState.WORKING), LATER + 2)
+    assert n.observe(agent(AgentState.PERMISSION, "p1"), LATER + 3)  # the same command asked again after running
+
+
+def test_another_permission_without_work_seen_between_is_new_but_a_question_page_is_not():
+    n = notifier()
+    n.observe(agent(AgentState.WORKING), LATER)
+    assert n.observe(agent(AgentState.PERMISSION, "p1"), LATER + 1)
+    assert n.observe(agent(AgentState.PERMISSION, "p2"), LATER + 2)  # another command to approve
+    n.observe(agent(AgentState.WORKING, key="k2"), LATER)
+    assert n.observe(agent(AgentState.QUESTION, "q1", key="k2"), LATER + 1)
+    assert n.observe(agent(AgentState.QUESTION, "q2", key="k2"), LATER + 2) is None  # the dialog's next question
+
+
+def test_details_arriving_later_are_the_same_wait():
+    """A status file or hook says "permission" before the screen shows the menu (no fingerprint yet)."""
+    n = notifier()
+    n.observe(agent(AgentState.WORKING), LATER)
+    assert n.observe(agent(AgentState.PERMISSION, ""), LATER + 1)
+    assert n.observe(agent(AgentState.PERMISSION, "p1"), LATER + 1.1) is None
+    assert n.observe(agent(AgentState.PERMISSION, ""), LATER + 1.2) is None  # read without details again
+    assert n.observe(agent(AgentState.PERMISSION, "p1"), LATER + 1.3) is None
+
+
+def test_an_unreadable_screen_does_not_end_a_wait():
+    n = notifier()
+    n.observe(agent(AgentState.WORKING), LATER)
+    assert n.observe(agent(AgentState.PERMISSION, "p1"), LATER + 1)
+    n.observe(agent(AgentState.UNKNOWN), LATER + 2)  # half a redraw
+    assert n.observe(agent(AgentState.PERMISSION, "p1"), LATER + 3) is None
+
+
+def test_agents_already_waiting_at_start_are_not_announced():
+    n = notifier()
+    assert n.observe(agent(AgentState.PERMISSION, "p1"), START + 0.1) is None
+    assert n.observe(agent(AgentState.UNKNOWN, key="k2"), START + 0.1) is None
+    assert n.observe(agent(AgentState.QUESTION, "q1", key="k2"), START + 0.5) is None  # first known reading
+    # Sources arriving one by one in the first seconds: stale "working", then the prompt.
+    n.observe(agent(AgentState.WORKING, key="k3"), START + 0.2)
+    assert n.observe(agent(AgentState.PLAN, "x", key="k3"), START + 1) is None
+    assert n.due(START + 100) is None
+    # Seen for the first time later (a server found again): its wait may be old.
+    assert n.observe(agent(AgentState.INPUT, "i", key="k4"), LATER + 10) is None
+    # But a new wait of a known agent after the quiet time is news.
+    n.observe(agent(AgentState.WORKING), LATER + 11)
+    assert n.observe(agent(AgentState.PERMISSION, "p2"), LATER + 12)
+
+
+def test_only_the_configured_states_notify():
+    n = notifier(("permission",))
+    n.observe(agent(AgentState.WORKING), LATER)
+    assert n.observe(agent(AgentState.ERROR), LATER + 1) is None
+    assert n.observe(agent(AgentState.PERMISSION, "p1"), LATER + 2)  # from error to permission: a new wait
+    n2 = notifier(())
+    n2.observe(agent(AgentState.WORKING), LATER)
+    assert n2.observe(agent(AgentState.PERMISSION, "p1"), LATER + 1) is None
+
+
+# -- gathered and spaced ----------------------------------------------------------------------
+
+
+def test_waits_at_once_are_one_notification_and_notifications_are_spaced():
+    n = notifier()
+    for i in range(5):
+        n.observe(agent(AgentState.WORKING, key=f"k{i}", target=f"s{i}:0.0"), LATER)
+    for i in range(5):
+        n.observe(agent(AgentState.ERROR, key=f"k{i}", target=f"s{i}:0.0"), LATER + 1 + i * 0.05)
+    assert n.due(LATER + 1.2) is None  # still gathering
+    note = n.due(LATER + 1 + GATHER)
+    assert note is not None and len(note.alerts) == 5
+    assert note.title == "5 agents need you" and "s0:0.0 (shop): error" in note.body
+    # One more right after: held back until GAP has passed, then told alone.
+    n.observe(agent(AgentState.WORKING, key="k9"), LATER)
+    n.observe(agent(AgentState.PERMISSION, "p", key="k9"), LATER + 1.6)
+    assert n.next_due() == pytest.approx(LATER + 1 + GATHER + GAP)
+    assert n.due(LATER + 2.5) is None
+    later = n.due(LATER + 1 + GATHER + GAP)
+    assert later is not None and len(later.alerts) == 1
+
+
+def test_a_wait_answered_before_it_was_told_is_dropped():
+    n = notifier()
+    n.observe(agent(AgentState.WORKING), LATER)
+    n.observe(agent(AgentState.PERMISSION, "p1"), LATER + 1)
+    n.observe(agent(AgentState.WORKING), LATER + 1.2)
+    assert n.next_due() is None and n.due(LATER + 10) is None
+    n.observe(agent(AgentState.PERMISSION, "p2"), LATER + 20)
+    n.forget("k1")  # its pane closed
+    assert n.due(LATER + 30) is None
+
+
+# -- the words and the bytes ---------------------------------------------------------------------
+
+HOSTILE = "evil\x1b]52;c;SEVMTE8=\x07\x1b\\;x\x9c\x9b31m\x07\n-u critical" + "z" * 500
+
+
+def test_one_agent_names_it_and_what_it_waits_for():
+    n = notifier()
+    n.observe(agent(AgentState.WORKING), LATER)
+    n.observe(agent(AgentState.PERMISSION, "p1", detail="npm test; rm -rf build"), LATER + 1)
+    note = sent(n, LATER + 1)
+    assert note is not None
+    assert note.title == "api:0.1 (shop) needs permission"
+    assert note.body == "Bash: npm test, rm -rf build"  # ';' separates OSC 777's fields
+    assert terminal_text(note, "osc", inside_tmux=False) == "\x1b]9;api:0.1 (shop) needs permission: Bash: npm test, rm -rf build\x07\x07"
+    assert terminal_text(note, "osc777", inside_tmux=False) == "\x1b]777;notify;api:0.1 (shop) needs permission;Bash: npm test, rm -rf build\x07\x07"
+    assert terminal_text(note, "bell", inside_tmux=True) == "\x07"
+    assert terminal_text(note, "none", inside_tmux=True) == ""
+
+
+@pytest.mark.parametrize("mode", ["osc", "osc777"])
+@pytest.mark.parametrize("inside_tmux", [False, True])
+def test_hostile_names_and_prompts_cannot_escape_the_sequence(mode, inside_tmux):
+    n = notifier()
+    a = agent(AgentState.WORKING, target=f"{HOSTILE}:0.0", cwd=f"/x/{HOSTILE}")
+    n.observe(a, LATER)
+    n.observe(agent(AgentState.QUESTION, "q", target=f"{HOSTILE}:0.0", cwd=f"/x/{HOSTILE}", title=HOSTILE), LATER + 1)
+    note = sent(n, LATER + 1)
+    assert note is not None
+    for text in (note.title, note.body):
+        assert not re.search("[\x00-\x1f\x7f-\x9f;]", text), text
+    assert len(note.title) <= 100 and len(note.body) <= 200
+    out = terminal_text(note, mode, inside_tmux=inside_tmux)
+    if inside_tmux:  # the passthrough frame, then the bell; inside it every ESC doubled
+        assert out.startswith("\x1bPtmux;\x1b\x1b]") and out.endswith("\x1b\\\x07")
+        inner = out[len("\x1bPtmux;") : -len("\x1b\\\x07")].replace("\x1b\x1b", "\x1b")
+    else:
+        inner = out[:-1]
+    assert out.endswith("\x07")
+    # Exactly one sequence: one ESC (its start), one BEL (its end), the fields as planned.
+    assert inner.count("\x1b") == 1 and inner.count("\x07") == 1 and inner.endswith("\x07")
+    fields = inner[2:-1].split(";")
+    assert fields[0] == ("777" if mode == "osc777" else "9")
+    assert len(fields) == (4 if mode == "osc777" else 2)
+    assert "␛" in inner  # shown, not obeyed
+
+
+def test_tmux_passthrough_doubles_every_escape():
+    assert tmux_passthrough(osc9("hi")) == "\x1bPtmux;\x1b\x1b]9;hi\x07\x1b\\"
+    assert tmux_passthrough(osc777("t", "b")) == "\x1bPtmux;\x1b\x1b]777;notify;t;b\x07\x1b\\"
+
+
+def test_empty_what_leaves_the_title_alone():
+    n = notifier()
+    n.observe(agent(AgentState.WORKING), LATER)
+    n.observe(agent(AgentState.PLAN, "p", cwd=""), LATER + 1)
+    note = sent(n, LATER + 1)
+    assert note == notification(note.alerts) and note.body == ""
+    assert terminal_text(note, "osc", inside_tmux=False) == "\x1b]9;api:0.1 waits for plan approval\x07\x07"
+
+
+# -- the settings ---------------------------------------------------------------------------
+
+
+def test_notify_settings_defaults_and_choices():
+    config = parse_config({})
+    assert config.notify == "osc" and config.notify_states == ALL and config.desktop_notify is False
+    config = parse_config({"notify": "bell", "notify_states": ["permission", "error", "permission"], "desktop_notify": True})
+    assert config.notify == "bell" and config.notify_states == ("permission", "error") and config.desktop_notify is True
+    assert parse_config({"notify_states": []}).notify_states == ()
+
+
+@pytest.mark.parametrize(
+    "data,message",
+    [
+        ({"notify": "loud"}, "notify must be one of osc, osc777, bell, none, not 'loud'"),
+        ({"notify": True}, "notify must be one of"),
+        ({"notify_states": "permission"}, "notify_states must be a list"),
+        ({"notify_states": ["permission", 3]}, "notify_states must be a list"),
+        ({"notify_states": ["working"]}, "notify_states has 'working', not a state that needs you"),
+        ({"desktop_notify": "yes"}, "desktop_notify must be true or false"),
+    ],
+)
+def test_bad_notify_settings_are_one_clear_error(data, message):
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        parse_config(data, "cfg.toml")
+
+
+def test_details_that_arrive_before_the_wait_is_told_are_told_with_it():
+    n = notifier()
+    n.observe(agent(AgentState.WORKING), LATER)
+    n.observe(agent(AgentState.PERMISSION, "", tool="", detail=""), LATER + 1)  # a hook: "permission", no more
+    n.observe(agent(AgentState.PERMISSION, "p1", detail="touch a"), LATER + 1.1)  # the screen: the menu
+    n.observe(agent(AgentState.PERMISSION, "", tool="", detail=""), LATER + 1.2)  # details lost again: kept
+    note = n.due(LATER + 1 + GATHER)
+    assert note is not None and note.body == "Bash: touch a"
