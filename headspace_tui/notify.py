@@ -89,7 +89,8 @@ class Notification:
 def describe(agent: Agent) -> tuple[str, str]:
     """``(name, what)`` for an agent: its target and folder, and what it waits for in a few words."""
     folder = agent.cwd.rstrip("/").rsplit("/", 1)[-1] or agent.name
-    name = f"{agent.target} ({folder})" if folder else agent.target
+    target = agent.target if agent.host == "local" else f"{agent.host}:{agent.target}"  # which machine, when not this one
+    name = f"{target} ({folder})" if folder else target
     obs = agent.observation
     prompt = obs.prompt
     what = ""

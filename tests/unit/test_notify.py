@@ -159,6 +159,18 @@ def test_one_agent_names_it_and_what_it_waits_for():
     assert terminal_text(note, "none", inside_tmux=True) == ""
 
 
+def test_an_agent_on_a_remote_host_is_named_with_its_host():
+    n = notifier()
+    remote = agent(AgentState.WORKING)
+    remote.host = "box"
+    n.observe(remote, LATER)
+    waiting = agent(AgentState.PERMISSION, "p1")
+    waiting.host = "box"
+    n.observe(waiting, LATER + 1)
+    note = sent(n, LATER + 1)
+    assert note is not None and note.title == "box:api:0.1 (shop) needs permission"
+
+
 @pytest.mark.parametrize("mode", ["osc", "osc777"])
 @pytest.mark.parametrize("inside_tmux", [False, True])
 def test_hostile_names_and_prompts_cannot_escape_the_sequence(mode, inside_tmux):
