@@ -188,3 +188,15 @@ def test_an_unreachable_host_is_one_row_saying_why(tmp_path, box):
             assert not app.check_action("approve", ()) and not app.check_action("jump", ())
 
     asyncio.run(scenario())
+
+
+def test_a_host_without_python3_says_so_in_one_line(tmp_path):
+    """The reader there needs python3; a host without it is one clear line, not a hang or a traceback."""
+    only_tmux = tmp_path / "bin"
+    only_tmux.mkdir()
+    (only_tmux / "tmux").symlink_to(shutil.which("tmux") or "/usr/bin/tmux")
+    with running_sshd(tmp_path, env={"PATH": str(only_tmux)}) as bare:
+        assert bare.ssh("tmux -V").returncode == 0 and bare.ssh("python3 -V").returncode != 0  # the premise
+        proc = headspace("--config", str(config_file(tmp_path, bare, "headspace-none")), "status", "--no-local")
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.stderr.startswith("headspace: box: python3 is not installed there")
