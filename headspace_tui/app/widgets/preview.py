@@ -284,8 +284,14 @@ class PromptBar(Static):
     PromptBar { height: auto; max-height: 6; padding: 0 1; background: $boost; }
     """
 
+    _shown: Text | None = None
+
     def show_agent(self, agent: Agent | None, keys: dict[str, str]) -> None:
-        self.update(prompt_bar_text(agent, keys))
+        """Show what ``agent`` waits for; the same text again repaints nothing."""
+        text = prompt_bar_text(agent, keys)
+        if text != self._shown:
+            self._shown = text
+            self.update(text)
 
 
 def _key_name(key: str) -> str:
