@@ -18,6 +18,7 @@ from textual import events
 from textual.binding import Binding
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable
+from textual.widgets.data_table import RowKey
 
 from ...model import Agent, AgentState
 from ...safe_text import clean, cleaned
@@ -337,7 +338,7 @@ class AgentTable(DataTable):
         picks one.
         """
         now = self.clock()
-        selected = self.selected_pane_id
+        selected, cursor = self.selected_pane_id, self.cursor_row
         visible = {pane_id for pane_id, agent in self.agents.items() if self._visible(agent)}
         if self._replan or self._columns is None:
             self._fit_columns([self.agents[p] for p in visible])
@@ -372,6 +373,12 @@ class AgentTable(DataTable):
                 self.move_cursor(row=0, animate=False)
         elif selected in order and self._order.index(selected) != self.cursor_row:
             self.move_cursor(row=order.index(selected), animate=False)
+        now_selected = self.selected_pane_id
+        if now_selected is not None and now_selected != selected and self.cursor_row == cursor:
+            # Another agent came to the cursor's row (a re-order under an unmoved
+            # cursor): DataTable says nothing, so say it, or the preview and the
+            # keys would stay with the agent that left the row.
+            self.post_message(DataTable.RowHighlighted(self, self.cursor_row, RowKey(now_selected)))
 
     def _cells_for(self, agent: Agent, now: float) -> tuple:
         """Every column's cell for ``agent``, cut to its column's width (in COLUMNS order)."""
