@@ -1,7 +1,10 @@
 """The agent table: one row per agent, the ones that need you on top.
 
 Rows are keyed by pane id, so updates land in place (``update_cell``) and the
-cursor stays on the agent the user selected even when rows re-order.
+cursor stays on the agent the user selected even when rows re-order.  A
+changed cell repaints that cell alone (DataTable's own ``update_cell``
+repaints the whole table: over ssh, a seconds counter would resend every
+row every second).
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
+from textual.coordinate import Coordinate
 from textual.widgets import DataTable
+from textual.widgets.data_table import RowKey
 
 from ...model import Agent, AgentState
 from ...safe_text import clean, cleaned
@@ -178,6 +183,8 @@ class AgentTable(DataTable):
     AgentTable { height: 1fr; overflow-x: hidden; scrollbar-size-vertical: 1; }
     """
 
+    _cell_only = False  # inside set_cell: DataTable's whole-table repaint is skipped
+
     BINDINGS = [
         Binding("down,j", "cursor_down", "down", show=False, tooltip="select the next agent"),
         Binding("up,k", "cursor_up", "up", show=False, tooltip="select the previous agent"),
@@ -199,6 +206,27 @@ class AgentTable(DataTable):
         self._replan = True  # the columns must be fitted again before the next rows are drawn
         self._names: dict[str, tuple[str, str, str, str]] = {}  # per pane: the target, cwd and name the plan saw
         self.state_styles: dict = {}  # per state, from the app's theme (restyle)
+
+    # -- one cell, one repaint ------------------------------------------------------------
+    def set_cell(self, pane_id: str, column: str, value) -> None:
+        """``update_cell``, repainting that cell only.
+
+        DataTable stores the value and invalidates its caches; its own
+        ``refresh()`` of the whole widget is skipped and the cell's region is
+        refreshed instead.  (Only the cell's text changes here: widths are
+        the planned ones, so no other cell moves.)
+        """
+        self._cell_only = True
+        try:
+            self.update_cell(pane_id, column, value)
+        finally:
+            self._cell_only = False
+        self.refresh_coordinate(Coordinate(self.get_row_index(pane_id), self.get_column_index(column)))
+
+    def refresh(self, *regions, repaint: bool = True, layout: bool = False, recompose: bool = False):
+        if self._cell_only and not regions and repaint and not layout and not recompose:
+            return self  # set_cell refreshes the cell's region itself
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     # -- the user's own moves pin the selection -------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -328,7 +356,7 @@ class AgentTable(DataTable):
         picks one.
         """
         now = self.clock()
-        selected = self.selected_pane_id
+        selected, cursor = self.selected_pane_id, self.cursor_row
         visible = {pane_id for pane_id, agent in self.agents.items() if self._visible(agent)}
         if self._replan or self._columns is None:
             self._fit_columns([self.agents[p] for p in visible])
@@ -347,7 +375,7 @@ class AgentTable(DataTable):
                 for key in keys:
                     i = COLUMN_INDEX[key]
                     if _plain(cells[i]) != _plain(old[i]) or getattr(cells[i], "style", None) != getattr(old[i], "style", None):
-                        self.update_cell(pane_id, key, cells[i])
+                        self.set_cell(pane_id, key, cells[i])
                     else:
                         kept[i] = old[i]  # the object the table holds (the sort below knows rows by it)
                 cells = tuple(kept)
@@ -363,6 +391,12 @@ class AgentTable(DataTable):
                 self.move_cursor(row=0, animate=False)
         elif selected in order and self._order.index(selected) != self.cursor_row:
             self.move_cursor(row=order.index(selected), animate=False)
+        now_selected = self.selected_pane_id
+        if now_selected is not None and now_selected != selected and self.cursor_row == cursor:
+            # Another agent came to the cursor's row (a re-order under an unmoved
+            # cursor): DataTable says nothing, so say it, or the preview and the
+            # keys would stay with the agent that left the row.
+            self.post_message(DataTable.RowHighlighted(self, self.cursor_row, RowKey(now_selected)))
 
     def _cells_for(self, agent: Agent, now: float) -> tuple:
         """Every column's cell for ``agent``, cut to its column's width (in COLUMNS order)."""
@@ -388,4 +422,4 @@ class AgentTable(DataTable):
             cells = self._cells.get(pane_id)
             if cells is not None and cells[TIME] != text:
                 self._cells[pane_id] = (*cells[:TIME], text, *cells[TIME + 1 :])
-                self.update_cell(pane_id, "time", text)
+                self.set_cell(pane_id, "time", text)

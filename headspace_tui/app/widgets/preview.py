@@ -3,13 +3,22 @@
 The preview renders the pane's last capture through a pyte virtual screen, so
 colours are the pane's own.  When the preview is smaller than the pane, the
 bottom rows are shown: that is where Claude draws its prompts.
+
+What reaches the terminal is kept to what changed, because over ssh every
+byte is the user's: a new capture repaints only the cells that differ from
+what is on screen (a spinner tick is a glyph and a digit, not the box), the
+border only when its title changes, and at most ``max_fps`` times a second
+(fewer over ssh).
 """
 
 from __future__ import annotations
 
+import os
 import time
 
+from rich.cells import cell_len
 from rich.containers import Lines
+from rich.style import Style
 from rich.text import Text
 from textual.content import Content
 from textual.geometry import Region, Size
@@ -22,15 +31,75 @@ from ...safe_text import clean
 from ...screen.virtual import VirtualScreen
 
 
+def over_ssh(environ: dict[str, str] | os._Environ[str] = os.environ) -> bool:
+    """Whether headspace's terminal is (probably) at the other end of an ssh link.
+
+    ssh sets these in the login shell; tmux copies ``SSH_CONNECTION`` into a
+    session's environment when a client attaches over ssh (its default
+    ``update-environment``), so a headspace started in that session sees it.
+    """
+    return any(environ.get(name) for name in ("SSH_CONNECTION", "SSH_TTY", "SSH_CLIENT"))
+
+
+# One cell of a rendered row: its text, style, and whether it is the left
+# (1) or right (2) half of a double-width character (0: neither).
+_Cell = tuple[str, Style | None, int]
+
+
+def _cells(strip: Strip) -> list[_Cell]:
+    cells: list[_Cell] = []
+    for segment in strip:
+        if segment.control:
+            continue
+        style = segment.style
+        for char in segment.text:
+            width = cell_len(char)
+            if width == 0 and cells:  # a combining mark belongs to the cell before it
+                last = cells[-1]
+                cells[-1] = (last[0] + char, last[1], last[2])
+            elif width == 2:
+                cells += [(char, style, 1), (char, style, 2)]
+            else:
+                cells.append((char, style, 0))
+    return cells
+
+
+def changed_span(before: Strip, after: Strip) -> tuple[int, int] | None:
+    """The cells ``[start, end)`` where two rendered rows differ (text or style), or None.
+
+    A double-width character is never cut in half: a span that starts or ends
+    inside one is widened to cover it.
+    """
+    old, new = _cells(before), _cells(after)
+    blank: _Cell = (" ", None, 0)
+    size = max(len(old), len(new))
+    old += [blank] * (size - len(old))
+    new += [blank] * (size - len(new))
+    start = next((x for x in range(size) if old[x] != new[x]), None)
+    if start is None:
+        return None
+    end = next(x for x in range(size - 1, -1, -1) if old[x] != new[x]) + 1
+    while start > 0 and 2 in (old[start][2], new[start][2]):
+        start -= 1
+    while end < size and 1 in (old[end - 1][2], new[end - 1][2]):
+        end += 1
+    return start, end
+
+
 class PanePreview(Widget):
     DEFAULT_CSS = """
     PanePreview { height: 1fr; border: round $primary-darken-2; overflow: hidden; }
     """
 
-    MAX_FPS = 5  # a spinning pane must not turn the preview into a CPU load
+    # Repaints a second, at most: a spinning pane must not turn the preview into a
+    # CPU load, nor the link into a stream of frames.  Over ssh, fewer: Claude's
+    # spinner moves several times a second, and every frame crosses the link.
+    MAX_FPS = 4
+    SSH_FPS = 2
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, *, max_fps: float | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
+        self.max_fps = max_fps or (self.SSH_FPS if over_ssh() else self.MAX_FPS)
         self._text: Text = Text("Select an agent to see its pane here.", style="dim")
         self._key: tuple | None = None
         self._screen: VirtualScreen | None = None
@@ -38,21 +107,23 @@ class PanePreview(Widget):
         self._last_paint = 0.0
         self._rows: list[Text] = []
         self._rows_size: Size | None = None
-        self._strips: dict[int, Strip] = {}
+        self._strips: dict[int, Strip] = {}  # rows as drawn, by y (for the base style below)
+        self._strips_style: Style | None = None
+        self._title: str | None = None  # the border's title as set
         self._history: list[Text] | None = None  # the pane's history while scrolled back
         self._history_title = ""
         self.history_of: str | None = None  # the pane whose history is shown (None: live)
         self.back = 0  # lines scrolled back from the bottom of the history
 
     def show(self, title: str, ansi: str, width: int, height: int) -> None:
-        """Show a capture; repaints are held to MAX_FPS (the newest capture wins)."""
+        """Show a capture; repaints are held to ``max_fps`` (the newest capture wins)."""
         key = (title, ansi, width, height)
         if key == self._key:
             return
         if self._history is not None:
             self._pending = key  # shown when back to live
             return
-        wait = self._last_paint + 1 / self.MAX_FPS - time.monotonic()
+        wait = self._last_paint + 1 / self.max_fps - time.monotonic()
         if wait > 0 and self._key is not None and self._key[0] == title:
             if self._pending is None:
                 self.set_timer(wait, self._paint_pending)
@@ -76,8 +147,14 @@ class PanePreview(Widget):
             self._screen = VirtualScreen(width, height)
         self._screen.load_capture(ansi)
         self._text = self._screen.to_rich()
-        self.border_title = Content(clean(title))  # a name is data, never markup
+        self._set_title(title)
         self._relayout()
+
+    def _set_title(self, title: str) -> None:
+        """Set the border's title; only a new one repaints (setting it repaints the whole box, border and all)."""
+        if title != self._title:
+            self._title = title
+            self.border_title = Content(clean(title))  # a name is data, never markup
 
     # -- scrollback: the pane's history, frozen, until back to live -------------------
     def show_history(self, pane_id: str, title: str, ansi: str, width: int) -> None:
@@ -105,7 +182,7 @@ class PanePreview(Widget):
         room = max(1, self.content_size.height)
         most = max(0, len(self._history) - room)
         self.back = max(0, min(most, self.back + int(pages * room)))
-        self.border_title = Content(clean(f"{self._history_title} · history, {self.back} lines back · Esc: live"))
+        self._set_title(f"{self._history_title} · history, {self.back} lines back · Esc: live")
         self._relayout()
 
     def live(self) -> None:
@@ -116,7 +193,7 @@ class PanePreview(Widget):
         self.history_of = None
         self.back = 0
         if self._key is not None:
-            self.border_title = Content(clean(self._key[0]))
+            self._set_title(self._key[0])
         self._relayout()
         self._paint_pending()
 
@@ -126,7 +203,7 @@ class PanePreview(Widget):
         self._history = None
         self.history_of = None
         self._text = Text(message, style="dim")
-        self.border_title = ""
+        self._set_title("")
         self._relayout()
 
     # -- drawing: the line API, so a spinner tick repaints one row, not the pane --
@@ -155,32 +232,49 @@ class PanePreview(Widget):
         return visible
 
     def _relayout(self) -> None:
-        """Recompute the rows; repaint only those that changed (all, if the shape changed)."""
+        """Recompute the rows; repaint only the cells that changed (everything, if the size changed)."""
         old, old_size = self._rows, self._rows_size
         self._rows = self._layout()
         self._rows_size = self.content_size
-        self._strips.clear()
-        if old_size != self.content_size or len(old) != len(self._rows):
+        if old_size != self.content_size or self._strips_style != self.rich_style:
+            self._strips.clear()
             self.refresh()
             return
-        width = self.content_size.width
-        for y, (new, before) in enumerate(zip(self._rows, old, strict=False)):
-            if new != before:
-                self.refresh(Region(0, y, width, 1))
+        for y in range(max(len(old), len(self._rows))):
+            before = old[y] if y < len(old) else None
+            after = self._rows[y] if y < len(self._rows) else None
+            if before == after:
+                continue  # its strip is still right
+            drawn = self._strips.pop(y, None)
+            if drawn is None:
+                drawn = self._render_row(before)
+            span = changed_span(drawn, self._strip(y))
+            if span is not None:
+                start, end = span
+                self.refresh(Region(start, y, end - start, 1))
 
     def on_resize(self) -> None:
         self._relayout()
 
-    def render_line(self, y: int) -> Strip:
+    def _render_row(self, row: Text | None) -> Strip:
         width = self.content_size.width
         base = self.rich_style
-        if y >= len(self._rows):
+        if row is None:
             return Strip.blank(width, base)
+        return Strip(list(row.render(self.app.console))).apply_style(base).crop_extend(0, width, base)
+
+    def _strip(self, y: int) -> Strip:
+        base = self.rich_style
+        if base != self._strips_style:  # a new theme: every row again
+            self._strips.clear()
+            self._strips_style = base
         strip = self._strips.get(y)
         if strip is None:
-            segments = list(self._rows[y].render(self.app.console))
-            strip = self._strips[y] = Strip(segments).apply_style(base).crop_extend(0, width, base)
+            strip = self._strips[y] = self._render_row(self._rows[y] if y < len(self._rows) else None)
         return strip
+
+    def render_line(self, y: int) -> Strip:
+        return self._strip(y)
 
 
 class PromptBar(Static):
@@ -190,8 +284,14 @@ class PromptBar(Static):
     PromptBar { height: auto; max-height: 6; padding: 0 1; background: $boost; }
     """
 
+    _shown: Text | None = None
+
     def show_agent(self, agent: Agent | None, keys: dict[str, str]) -> None:
-        self.update(prompt_bar_text(agent, keys))
+        """Show what ``agent`` waits for; the same text again repaints nothing."""
+        text = prompt_bar_text(agent, keys)
+        if text != self._shown:
+            self._shown = text
+            self.update(text)
 
 
 def _key_name(key: str) -> str:

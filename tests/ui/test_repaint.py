@@ -1,0 +1,248 @@
+"""What reaches the terminal: only what changed, and the screen still right.
+
+Every update the app writes is fed, as the bytes a terminal would get, into
+a virtual terminal (pyte); after each change that terminal must show what a
+full repaint shows, and the update must have touched only the changed cells
+(a spinner's glyph, a ticking time cell), never the preview's box or the
+whole table.  The pane contents are real recorded Claude screens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pyte
+from rich.segment import Segment
+from rich.style import Style
+from textual._compositor import ChopsUpdate, CompositorUpdate
+from textual.strip import Strip
+
+from headspace_tui.app.widgets.agent_table import TIME
+from headspace_tui.app.widgets.preview import PanePreview, changed_span, over_ssh
+from tests.harness.record import DEFAULT_OUT
+from tests.ui.apps import NOW, demo_app, show_recorded
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def _pyte(width: int, height: int) -> tuple[pyte.Screen, pyte.Stream]:
+    screen = pyte.Screen(width, height)
+    return screen, pyte.Stream(screen)
+
+
+def _cells(screen: pyte.Screen) -> list[list[tuple]]:
+    return [[(c.data, c.fg, c.bg, c.bold, c.reverse) for c in (screen.buffer[y][x] for x in range(screen.columns))] for y in range(screen.lines)]
+
+
+class Mirror:
+    """A terminal fed with every update the app writes, from one full frame on."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.screen, self.stream = _pyte(*app.size)
+        self.writes: list[str] = []
+        self.spans: list[tuple[int, int, int]] = []
+        app._display = self._display
+
+    def _display(self, screen, renderable) -> None:
+        if not isinstance(renderable, CompositorUpdate):
+            return
+        text = renderable.render_segments(self.app.console)
+        self.writes.append(text)
+        if isinstance(renderable, ChopsUpdate):
+            self.spans += renderable.spans
+        self.stream.feed(text)
+
+    async def start(self, pilot) -> None:
+        self.app.screen.refresh()
+        await pilot.pause()
+        self.clear()
+
+    def clear(self) -> None:
+        self.writes.clear()
+        self.spans.clear()
+
+    @property
+    def written(self) -> int:
+        return sum(len(w.encode()) for w in self.writes)
+
+    def assert_shows_the_truth(self) -> None:
+        """What the terminal shows is what a full repaint of the app now would show."""
+        truth, stream = _pyte(*self.app.size)
+        stream.feed(self.app.screen._compositor.render_update(full=True).render_segments(self.app.console))
+        shown, expected = _cells(self.screen), _cells(truth)
+        for y, (a, b) in enumerate(zip(shown, expected, strict=True)):
+            assert a == b, f"row {y} differs:\nshown    {''.join(c[0] for c in a)!r}\nexpected {''.join(c[0] for c in b)!r}"
+
+
+def recorded(name: str) -> str:
+    return (DEFAULT_OUT / "alt" / "120x40" / f"{name}.ansi").read_text()
+
+
+def spinner_frames(count: int) -> list[str]:
+    """A working pane's successive frames, as Claude draws them: the spinner's glyph turns, a
+    shimmer runs over its word, its timer counts (on the recorded screen's spinner row)."""
+    rows = recorded("working_spinner").split("\n")
+    y = next(i for i, row in enumerate(rows) if "Gro" in row)
+    frames = []
+    for i in range(count):
+        word = "".join(f"\x1b[38;5;{216 if abs(x - i % 9) < 2 else 174}m{c}" for x, c in enumerate("Grooving…"))
+        rows[y] = f"\x1b[38;5;174m{'✢✳✶✻✽'[i % 5]}\x1b[39m {word}\x1b[39m \x1b[38;5;246m({i + 1}s)\x1b[39m"
+        frames.append("\n".join(rows))
+    return frames
+
+
+def test_changed_span_finds_the_cells_that_differ():
+    style, other = Style(color="red"), Style(color="blue")
+    assert changed_span(Strip([]), Strip([])) is None
+    assert changed_span(Strip.blank(10), Strip.blank(10)) is None
+    assert changed_span(Strip([Segment("abcdef", style)]), Strip([Segment("abXdef", style)])) == (2, 3)
+    assert changed_span(Strip([Segment("abcdef", style)]), Strip([Segment("abcdef", other)])) == (0, 6)  # a colour alone counts
+    assert changed_span(Strip([Segment("ab", style), Segment("cd", style)]), Strip([Segment("abcd", style)])) is None  # same cells, other segments
+    assert changed_span(Strip([Segment("abc", style)]), Strip([Segment("abcde", style)])) == (3, 5)
+    # A double-width character is never cut in half.
+    assert changed_span(Strip([Segment("a中b", style)]), Strip([Segment("a文b", style)])) == (1, 3)
+    assert changed_span(Strip([Segment("a中b", style)]), Strip([Segment("a中c", style)])) == (3, 4)
+    assert changed_span(Strip([Segment("ab中", style)]), Strip([Segment("a中x", style)])) == (1, 4)
+
+
+def test_over_ssh_reads_the_session_environment():
+    assert not over_ssh({})
+    assert over_ssh({"SSH_CONNECTION": "192.0.2.1 5000 192.0.2.2 22"})
+    assert over_ssh({"SSH_TTY": "/dev/pts/3"})
+    assert not over_ssh({"SSH_CONNECTION": ""})
+
+
+def test_a_spinner_tick_repaints_a_few_cells_and_the_preview_stays_the_pane():
+    async def scenario():
+        app = demo_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.snapshot_loader(pilot)
+            preview = app.query_one(PanePreview)
+            preview.max_fps = 1000  # every capture painted: the pace is not what is tested here
+            title = "docs:0.0 (%2)"
+            frames = spinner_frames(6)
+            preview.show(title, frames[0], 120, 40)
+            await pilot.pause()
+            mirror = Mirror(app)
+            await mirror.start(pilot)
+            box_top = preview.region.y
+            for frame in frames[1:]:
+                preview.show(title, frame, 120, 40)
+                await pilot.pause()
+                mirror.assert_shows_the_truth()
+            # Each tick: the glyph and the timer's digits, not the box (its border rows are never written).
+            assert mirror.written < 5 * 400, mirror.writes
+            assert {y for y, _, _ in mirror.spans} <= set(range(box_top + 1, box_top + preview.outer_size.height - 1))
+            assert all(x2 - x1 <= 20 for _, x1, x2 in mirror.spans), mirror.spans  # glyph, word and timer of one row
+            # Other screens of the same pane (other shapes, other rows): still the pane, without a box repaint.
+            for name in ("working_streaming", "permission_bash", "idle_finished", "idle_fresh", "question_two_options", "working_spinner"):
+                mirror.clear()
+                preview.show(title, recorded(name), 120, 40)
+                await pilot.pause()
+                mirror.assert_shows_the_truth()
+                assert box_top not in {y for y, _, _ in mirror.spans}, name  # the border's title row stays
+            # A new title repaints the box (its border carries the title).
+            mirror.clear()
+            preview.show("web:0.0 (%1)", recorded("idle_fresh"), 120, 40)
+            await pilot.pause()
+            mirror.assert_shows_the_truth()
+            assert box_top in {y for y, _, _ in mirror.spans}
+
+    run(scenario())
+
+
+def test_the_preview_paces_its_repaints_and_shows_the_newest_capture():
+    async def scenario():
+        app = demo_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.snapshot_loader(pilot)
+            preview = app.query_one(PanePreview)
+            preview.max_fps = 2
+            title = "docs:0.0 (%2)"
+            frames = spinner_frames(12)
+            preview.show(title, frames[0], 120, 40)
+            await pilot.pause(0.6)
+            mirror = Mirror(app)
+            await mirror.start(pilot)
+            painted = []
+            original = preview._paint
+            preview._paint = lambda key: (painted.append(key[1]), original(key))  # type: ignore[method-assign]
+            for frame in frames[1:]:  # a burst: 11 captures in about 0.3 s
+                preview.show(title, frame, 120, 40)
+                await asyncio.sleep(0.03)
+            await pilot.pause(0.7)
+            assert 1 <= len(painted) <= 2, len(painted)  # at most twice a second, not eleven times
+            assert painted[-1] == frames[-1]  # the newest capture wins
+            mirror.assert_shows_the_truth()
+
+    run(scenario())
+
+
+def test_a_ticking_time_repaints_its_cell_not_the_table():
+    async def scenario():
+        app = demo_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.snapshot_loader(pilot)
+            mirror = Mirror(app)
+            await mirror.start(pilot)
+            now = [NOW]
+            app.table.clock = lambda: now[0]
+            app.clock = lambda: now[0]
+            before = {p: app.table._cells[p][TIME] for p in app.table.order}
+            now[0] += 1
+            app._tick()
+            await pilot.pause()
+            changed = [p for p in app.table.order if app.table._cells[p][TIME] != before[p]]
+            needing = [p for p in app.table.order if app.table.agents[p].state.needs_you]
+            assert changed == needing  # to the second for those that need you; the others to the minute
+            mirror.assert_shows_the_truth()
+            top = app.table.region.y + 1  # the header row
+            rows = {top + app.table.order.index(p) for p in changed}
+            assert {y for y, _, _ in mirror.spans} == rows
+            assert all(x2 - x1 <= 8 for _, x1, x2 in mirror.spans), mirror.spans  # the time cell, padding included
+            # A second where no shown text changes writes nothing at all.
+            mirror.clear()
+            app.table.clock = app.clock = lambda: NOW + 1.2
+            app._tick()
+            await pilot.pause()
+            assert mirror.writes == []
+
+    run(scenario())
+
+
+def test_an_agent_reported_again_unchanged_writes_nothing():
+    async def scenario():
+        app = demo_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.snapshot_loader(pilot)
+            await pilot.pause()
+            mirror = Mirror(app)
+            await mirror.start(pilot)
+            selected = app.table.selected_pane_id
+            assert selected == "%2"
+            show_recorded(app, 2, "docs", "input_plain_question", 610)  # the same screen, reported again
+            await pilot.pause()
+            await pilot.pause()
+            assert mirror.writes == [], mirror.writes  # neither the row, the prompt bar nor the preview
+
+    run(scenario())
+
+
+def test_the_preview_follows_an_agent_that_comes_to_the_top_under_an_unmoved_cursor():
+    async def scenario():
+        app = demo_app()
+        async with app.run_test(size=(160, 48)) as pilot:
+            await app.snapshot_loader(pilot)
+            assert app.table.selected_pane_id == "%2" and app.monitor.focused == "%2"
+            show_recorded(app, 5, "notes", "permission_bash", 5000)  # now waiting longest: the top row
+            await pilot.pause()
+            await pilot.pause()
+            assert app.table.order[0] == "%5" and app.table.cursor_row == 0
+            assert app.table.selected_pane_id == "%5"
+            assert app.monitor.focused == "%5"  # the preview shows the row under the cursor
+            assert "notes:0.0" in (app.query_one(PanePreview).border_title or "")
+
+    run(scenario())
