@@ -213,8 +213,6 @@ def _host_specs(args: argparse.Namespace, config) -> tuple[bool, list]:
 
     configured = {h.name: h for h in config.hosts}
     wanted = getattr(args, "host", None) or []
-    if isinstance(wanted, str):
-        wanted = [wanted]
     specs = [configured.get(w) or host_from_destination(w) for w in wanted] if wanted else list(config.hosts)
     for spec in specs:
         if spec.destination.startswith("-"):
@@ -355,7 +353,6 @@ def resolve_target(server, target: str):
         records = server.list_panes()
     except TmuxUnavailable as exc:
         raise UserError(str(exc)) from None
-    where = "this tmux server" if server.address("%0") == "%0" else server.where()
     for matches in (
         [r for r in records if r.pane_id == target],
         [r for r in records if r.target == target],
@@ -366,7 +363,7 @@ def resolve_target(server, target: str):
             return matches[0]
         if len(matches) > 1:
             raise UserError(f"target {target!r} names {len(matches)} panes; use session:window.pane or %N")
-    raise UserError(f"no pane {target!r} on {where}")
+    raise UserError(f"no pane {target!r} on {server.where()}")
 
 
 def cmd_send(args: argparse.Namespace) -> int:

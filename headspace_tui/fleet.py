@@ -14,7 +14,6 @@ import asyncio
 import concurrent.futures
 from collections.abc import Callable
 
-from .model import Agent
 from .monitor import Monitor
 from .pane_watch import PaneWatch
 from .remote.host import RemoteHost
@@ -43,10 +42,6 @@ class Fleet:
     def first(self) -> Monitor:
         """The local monitor when there is one (replayed panes, tests), else the first host's."""
         return self.monitors.get("local") or next(iter(self.monitors.values()))
-
-    @property
-    def hosts(self) -> list[str]:
-        return list(self.monitors)
 
     def monitor_for(self, address: str) -> Monitor | None:
         return self.monitors.get(host_of(address))
@@ -86,10 +81,6 @@ class Fleet:
             return None
         client = monitor.clients.get(watch.record.session_id)
         return client if client is not None and not client.closed else None
-
-    def agent(self, address: str) -> Agent | None:
-        monitor = self.monitor_for(address)
-        return monitor.agents.get(address) if monitor is not None else None
 
     @property
     def focused(self) -> str | None:

@@ -232,7 +232,7 @@ class RemoteHost:
         if self.probe is None or not self.probe.running:
             if self.probe is not None:
                 await self.probe.close()
-            probe = ProbeClient(self.server, self._pushed, self._probe_ended)
+            probe = ProbeClient(self.server, self._pushed, lambda: self.on_lost())
             await probe.start()
             self.probe = probe
             for folder in sorted(self._status_folders):  # a new probe: watch what the old one watched
@@ -240,9 +240,6 @@ class RemoteHost:
             if self._spool_from is not None:
                 await probe.call("watch_spool", pid=self._spool_from)
         return self.probe
-
-    def _probe_ended(self) -> None:
-        self.on_lost()
 
     async def lost(self) -> None:
         """The link dropped: end the probe and the master; the next discovery connects again."""

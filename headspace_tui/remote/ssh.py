@@ -19,7 +19,6 @@ import hashlib
 import os
 import shlex
 import shutil
-import subprocess
 import tempfile
 
 from ..config import HostSpec
@@ -155,8 +154,8 @@ class SshTmuxServer(TmuxServer):
     def key(self) -> str:
         return f"ssh:{self.link.spec.destination}|{super().key}"
 
-    def where(self) -> str:
-        return f"{self._where()} on {self.link.spec.name}"
+    def _where(self) -> str:
+        return f"{super()._where()} on {self.link.spec.name}"
 
     @property
     def binary(self) -> str:
@@ -181,8 +180,3 @@ class SshTmuxServer(TmuxServer):
             raise TmuxUnavailable(f"{self.link.spec.name}: {ssh_reason(stderr) or 'ssh failed'}")
         if "command not found" in stderr and "tmux" in stderr:
             raise TmuxUnavailable(f"{self.link.spec.name}: tmux is not installed there")
-
-
-def run_ssh(link: SshLink, words: list[str], timeout: float = 10.0) -> subprocess.CompletedProcess[str]:
-    """One command on the host through the link (blocking; for the command line)."""
-    return subprocess.run(link.command(words), capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
