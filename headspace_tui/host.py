@@ -11,7 +11,7 @@ answers the same questions through its own transport.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from .detect.registry import ClaudeStatus, claude_config_dir, watch_statuses
@@ -19,7 +19,6 @@ from .detect.transcript import TranscriptTail
 from .hooks.spool import HookEvent, spool_dir, watch_spool
 from .pane_watch import LOCAL_HOST
 from .tmux.claude_process import ClaudeProcess, claude_process
-from .tmux.control import ControlClient
 from .tmux.proctree import ProcessTable, process_exists, read_process_table
 from .tmux.server import PaneRecord, TmuxServer
 
@@ -58,19 +57,7 @@ class LocalHost:
     def socket_file(self) -> str:
         return self.server.socket_file()
 
-    def control_client(
-        self,
-        session_id: str,
-        *,
-        on_output: Callable[[str, int], None],
-        on_event: Callable[[str, str], None],
-        on_exit: Callable[[str], None],
-    ) -> ControlClient:
-        return ControlClient(self.server, session_id, on_output=on_output, on_event=on_event, on_exit=on_exit)
 
-    async def capture(self, pane_id: str) -> str:
-        """A pane's screen without a control client (a forked ``capture-pane``, off the loop)."""
-        return await asyncio.to_thread(self.server.capture, pane_id, True)
 
     def watch_statuses(self, config_dir: Path) -> AsyncIterator[dict[int, ClaudeStatus]]:
         return watch_statuses(config_dir / "sessions")

@@ -457,7 +457,8 @@ class Monitor:
                         self.clients.pop(session_id, None)
                         await client.close()
                         log.info("control client of session %s ended; attaching a new one", session_id)
-                    client = self.host.control_client(session_id, on_output=self._pane_output, on_event=self._control_event, on_exit=ended)
+                    # The host's server builds the command line (through ssh for a remote host).
+                    client = ControlClient(self.server, session_id, on_output=self._pane_output, on_event=self._control_event, on_exit=ended)
                     try:
                         await client.start()
                         self.clients[session_id] = client
@@ -634,7 +635,7 @@ class Monitor:
             if client is not None and not client.closed:
                 ansi = await client.capture(pane_id)
             else:
-                ansi = await self.host.capture(pane_id)
+                ansi = await asyncio.to_thread(self.server.capture, pane_id, True)  # a forked capture-pane, off the loop
         except (TimeoutError, TmuxCommandError, TmuxUnavailable, ControlError):
             self.request_discovery()  # the pane (or its session) is probably gone
             return None

@@ -29,7 +29,6 @@ from ..detect.registry import ClaudeStatus
 from ..detect.transcript import Turn
 from ..hooks.spool import HookEvent
 from ..tmux.claude_process import ClaudeProcess
-from ..tmux.control import ControlClient
 from ..tmux.proctree import ProcessInfo, ProcessTable
 from ..tmux.server import PaneRecord, TmuxUnavailable
 from .bundle import BOOT, bundle_line
@@ -312,18 +311,7 @@ class RemoteHost:
     def default_config_dir(self) -> Path | None:
         return None  # only what each Claude's own environment says, there
 
-    def control_client(
-        self,
-        session_id: str,
-        *,
-        on_output: Callable[[str, int], None],
-        on_event: Callable[[str, str], None],
-        on_exit: Callable[[str], None],
-    ) -> ControlClient:
-        return ControlClient(self.server, session_id, on_output=on_output, on_event=on_event, on_exit=on_exit)
 
-    async def capture(self, pane_id: str) -> str:
-        return await asyncio.to_thread(self.server.capture, pane_id, True)
 
     async def watch_statuses(self, config_dir: Path) -> AsyncIterator[dict[int, ClaudeStatus]]:
         folder = str(config_dir / "sessions")

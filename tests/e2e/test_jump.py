@@ -10,62 +10,18 @@ headspace's control-mode clients must stay where they were.
 
 from __future__ import annotations
 
-import os
-import pty
-import select
 import shlex
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from tests.harness.env import private_env
+from tests.harness.terminal import Terminal
 
 pytestmark = pytest.mark.e2e
-
-
-class Terminal:
-    """A real tmux client in a pty: what a user's terminal is to tmux."""
-
-    def __init__(self, tmux, session: str, width: int = 120, height: int = 40) -> None:
-        env = {**tmux.env, "TERM": "xterm-256color", "COLUMNS": str(width), "LINES": str(height)}
-        env.pop("TMUX", None)
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:  # the child: the user's terminal running tmux attach
-            os.execvpe("tmux", ["tmux", "-L", tmux.name, "attach", "-t", session], env)
-        import fcntl
-        import struct
-        import termios
-
-        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", height, width, 0, 0))
-        self.output = bytearray()
-        self._done = threading.Event()
-        threading.Thread(target=self._drain, daemon=True).start()
-
-    def _drain(self) -> None:
-        # A client whose output nobody reads blocks tmux: keep reading.
-        while not self._done.is_set():
-            ready, _, _ = select.select([self.fd], [], [], 0.1)
-            if ready:
-                try:
-                    self.output += os.read(self.fd, 65536)
-                except OSError:
-                    return
-
-    def type(self, data: bytes) -> None:
-        os.write(self.fd, data)
-
-    def close(self) -> None:
-        self._done.set()
-        try:
-            os.kill(self.pid, 15)  # our own child, by its id
-            os.waitpid(self.pid, 0)
-        except (ProcessLookupError, ChildProcessError):
-            pass
-        os.close(self.fd)
 
 
 def clients(tmux) -> list[dict[str, str]]:

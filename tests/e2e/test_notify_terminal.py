@@ -25,9 +25,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_jump import Terminal, wait
+from tests.e2e.test_jump import wait
 from tests.harness import fake_api as api
 from tests.harness.env import private_env
+from tests.harness.terminal import Terminal
 
 pytestmark = pytest.mark.e2e
 

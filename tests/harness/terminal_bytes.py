@@ -15,15 +15,8 @@ The benchmark (``benchmarks/terminal_bytes.py``) and the done-when test
 
 from __future__ import annotations
 
-import fcntl
-import os
-import pty
-import select
 import shlex
-import struct
 import sys
-import termios
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,61 +25,12 @@ from . import fake_api as api
 from .env import private_env
 from .fake_api import FakeAnthropicAPI
 from .session import NUMBERED_MENU, ClaudeSession
+from .terminal import Terminal
 from .tmux import PrivateTmux
 
 REPO = Path(__file__).resolve().parents[2]
 WORKING_HINT = "esc to interrupt"
 DEPLOY = {"deploy.sh": "echo deploying\nsleep 600\n"}  # a long tool: Claude's spinner and timer tick, nothing else moves
-
-
-class Terminal:
-    """A real tmux client in a pty, sized like a user's terminal; counts the bytes tmux sends it."""
-
-    def __init__(self, tmux: PrivateTmux, session: str, width: int, height: int, *, keep: bool = False) -> None:
-        env = {**tmux.env, "TERM": "xterm-256color", "COLUMNS": str(width), "LINES": str(height)}
-        env.pop("TMUX", None)
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:  # the child: the terminal, running tmux attach
-            os.execvpe("tmux", ["tmux", "-L", tmux.name, "attach", "-t", session], env)
-        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", height, width, 0, 0))
-        self._lock = threading.Lock()
-        self._count = 0
-        self.output: bytearray | None = bytearray() if keep else None  # every byte, to see what was sent
-        self._done = threading.Event()
-        threading.Thread(target=self._drain, daemon=True).start()
-
-    def _drain(self) -> None:
-        # A client whose output nobody reads blocks tmux: keep reading.
-        while not self._done.is_set():
-            ready, _, _ = select.select([self.fd], [], [], 0.1)
-            if ready:
-                try:
-                    data = os.read(self.fd, 65536)
-                except OSError:
-                    return
-                if not data:
-                    return
-                with self._lock:
-                    self._count += len(data)
-                    if self.output is not None:
-                        self.output += data
-
-    @property
-    def count(self) -> int:
-        with self._lock:
-            return self._count
-
-    def type(self, data: bytes) -> None:
-        os.write(self.fd, data)
-
-    def close(self) -> None:
-        self._done.set()
-        try:
-            os.kill(self.pid, 15)  # our own child, by its id
-            os.waitpid(self.pid, 0)
-        except (ProcessLookupError, ChildProcessError):
-            pass
-        os.close(self.fd)
 
 
 def per_minute(terminals: list[Terminal], seconds: float) -> list[float]:
