@@ -185,6 +185,7 @@ def test_an_unreachable_host_is_one_row_saying_why(tmp_path, box):
             row = app.table.agents["@box"]
             assert row.placeholder and "Connection refused" in row.offline
             assert "cannot reach box" in app.table.get_row("@box")[-1].plain
+            assert app.table.get_row("@box")[-1].plain.startswith("cannot reach box: ssh: connect to host")  # ssh's words, the host said once
             assert not app.check_action("approve", ()) and not app.check_action("jump", ())
 
     asyncio.run(scenario())

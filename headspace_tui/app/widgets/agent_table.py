@@ -44,10 +44,11 @@ def waiting_for(agent: Agent) -> Text:
 def _waiting_for(agent: Agent) -> Text:
     obs = agent.observation
     prompt = obs.prompt
-    if agent.placeholder:
-        return Text(f"cannot reach {agent.host}: {agent.offline}", style="red")
-    if agent.offline:  # the last reading, kept on screen while the host is out of reach
-        return Text(f"reconnecting… ({agent.offline})", style="dim")
+    if agent.offline:
+        reason = agent.offline.removeprefix(f"{agent.host}: ")  # the row names its host already
+        if agent.placeholder:
+            return Text(f"cannot reach {agent.host}: {reason}", style="red")
+        return Text(f"reconnecting… ({reason})", style="dim")  # the last reading, kept on screen while the host is out of reach
     if agent.delivery:
         return Text(agent.delivery, style="bold red" if "not" in agent.delivery else "dim")
     if prompt is not None and prompt.kind == "permission":
