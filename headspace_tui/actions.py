@@ -74,6 +74,7 @@ class Outcome:
     delivered: bool
     detail: str
     after: Observation | None = None
+    what: str = ""  # what was answered ("Bash: make → 1. Yes"), for the audit
 
 
 def plan_keys(now: Observation, intent: Intent) -> list[KeyStroke]:
@@ -241,6 +242,12 @@ def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Intent, *,
     return _confirm(io, pane_id, now, intent, timeout, command, what)
 
 
+def confirm_moved_on(io: PaneIO, pane_id: str, before: Observation, what: str, *, timeout: float = 5.0) -> Outcome:
+    """After an answer given elsewhere (the answer hook): wait until the pane shows Claude moved on."""
+    record = io.pane(pane_id)
+    return _confirm(io, pane_id, before, Intent("approve"), timeout, getattr(record, "current_command", ""), what)
+
+
 # Screens that prove nothing: a frame between two drawings, or a layout not understood.
 _NO_PROOF = (AgentState.UNKNOWN, AgentState.STARTING)
 
@@ -265,7 +272,7 @@ def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent, time
             continue
         if intent.kind in ("approve", "deny", "option"):
             if not same_prompt(before, after):
-                return Outcome(True, f"{what}: sent; Claude moved on ({after.state.value})", after)
+                return Outcome(True, f"{what}: sent; Claude moved on ({after.state.value})", after, what)
         elif intent.kind in ("text", "nudge"):
             text = intent.text.strip()
             if after.state is AgentState.WORKING or after.state is not before.state:

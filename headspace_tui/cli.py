@@ -115,6 +115,19 @@ def build_parser() -> argparse.ArgumentParser:
             metavar="DIR",
             help="use DIR/.claude/settings.json instead of your user settings ($CLAUDE_CONFIG_DIR or ~/.claude)",
         )
+        if action == "install":
+            hook_action.add_argument(
+                "--answer",
+                action="store_true",
+                help="also add the answer channel: y/n in headspace answer the exact tool call through Claude's "
+                "PermissionRequest hook (Claude's own dialog stays on screen and answerable meanwhile)",
+            )
+            hook_action.add_argument(
+                "--wait",
+                type=int,
+                metavar="SECONDS",
+                help="with --answer: how long a request waits for headspace before it is left to the dialog (default 60)",
+            )
 
     doctor = sub.add_parser("doctor", help="check tmux, Claude Code, hooks, the spool and the terminal; a fix for each problem")
     _add_server_options(doctor)
@@ -449,7 +462,7 @@ def _send_to(args: argparse.Namespace, config, server, record) -> int:
 
 def cmd_hooks(args: argparse.Namespace) -> int:
     from .detect.registry import claude_config_dir
-    from .hooks.settings import EVENTS, HooksError, backup_path, install, status, uninstall
+    from .hooks.settings import ANSWER_WAIT, EVENTS, HooksError, backup_path, install, status, uninstall
 
     if args.project is not None:
         if not args.project.is_dir():
@@ -459,13 +472,17 @@ def cmd_hooks(args: argparse.Namespace) -> int:
         path = claude_config_dir() / "settings.json"
     try:
         if args.hooks_action == "install":
-            changed = install(path)
+            if args.wait is not None and not args.answer:
+                raise UserError("--wait goes with --answer")
+            wait = (args.wait if args.wait is not None else ANSWER_WAIT) if args.answer else None
+            changed = install(path, answer_wait=wait)
+            what = "headspace hooks" + (f" with the answer channel (waits {wait}s)" if wait is not None else "")
             if not changed:
-                print(f"headspace hooks already installed in {path}")
+                print(f"{what} already installed in {path}")
             elif backup_path(path).exists():
-                print(f"installed headspace hooks in {path} (backup: {backup_path(path)})")
+                print(f"installed {what} in {path} (backup: {backup_path(path)})")
             else:
-                print(f"installed headspace hooks in {path} (new file)")
+                print(f"installed {what} in {path} (new file)")
         elif args.hooks_action == "uninstall":
             done = uninstall(path)
             print(
@@ -479,7 +496,8 @@ def cmd_hooks(args: argparse.Namespace) -> int:
         else:
             found = status(path)
             if found.installed:
-                print(f"headspace hooks installed in {path} ({len(EVENTS)} events)")
+                channel = f"; answer channel on, waits {found.answer_wait}s" if found.answer_wait is not None else ""
+                print(f"headspace hooks installed in {path} ({len(EVENTS)} events{channel})")
             elif not found.events:
                 print(f"headspace hooks not installed in {path}" + ("" if found.exists else " (no such file)"))
             elif found.missing:

@@ -61,4 +61,25 @@ class Notice:
     text: str
 
 
-Event = AgentChanged | AgentRemoved | TurnsRead | PaneCaptured | ProblemChanged | Notice
+@dataclass(frozen=True)
+class Answered:
+    """An agent's prompt was answered: by headspace (through the hook or keys) or in the pane itself.
+
+    ``tool_input`` is the exact input Claude asked about, as JSON with sorted
+    keys, when the hook handed it over ("" when only the screen is known).
+    """
+
+    agent: Agent
+    channel: str  # "hook", "keys" or "pane"
+    what: str  # "Bash: rm -rf build → allow", for people
+    tool: str
+    tool_input: str
+    at: float
+
+    @property
+    def first(self) -> str:
+        """Who answered first: headspace, or the person at the pane."""
+        return "pane" if self.channel == "pane" else "headspace"
+
+
+Event = AgentChanged | AgentRemoved | TurnsRead | PaneCaptured | ProblemChanged | Notice | Answered

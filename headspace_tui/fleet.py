@@ -14,6 +14,7 @@ import asyncio
 import concurrent.futures
 from collections.abc import Callable
 
+from .answering import AnswerDesk
 from .monitor import Monitor
 from .pane_watch import PaneWatch
 from .remote.host import RemoteHost
@@ -103,6 +104,11 @@ class Fleet:
         monitor = self.monitor_for(address)
         if monitor is not None:
             monitor.mark(address, delivery)
+
+    def desk(self, address: str) -> AnswerDesk | None:
+        """The answer desk of the host that owns ``address``."""
+        monitor = self.monitor_for(address)
+        return monitor.desk if monitor is not None else None
 
     def server_key(self, address: str) -> str:
         monitor = self.monitor_for(address)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .detect.registry import ClaudeStatus, claude_config_dir, watch_statuses
 from .detect.transcript import TranscriptTail
+from .hooks.channel import socket_path
 from .hooks.spool import HookEvent, spool_dir, watch_spool
 from .pane_watch import LOCAL_HOST
 from .tmux.claude_process import ClaudeProcess, claude_process
@@ -39,6 +40,10 @@ class LocalHost:
 
     def watch_hooks(self, spool: Path | None) -> AsyncIterator[HookEvent]:
         return watch_spool(spool or spool_dir())
+
+    def answer_socket(self, spool: Path | None) -> Path | None:
+        """Where this host's answer hooks find headspace: beside the spool."""
+        return socket_path(spool or spool_dir())
 
     async def close(self) -> None:
         """Nothing to end here (a remote host ends its connection)."""

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from .detect import transcript
 from .detect.outcome import Outcome, analyze, last_outcome
-from .events import AgentChanged, Event, TurnsRead
+from .events import AgentChanged, Answered, Event, TurnsRead
 from .model import Agent, AgentState
 from .state.eventlog import EventLog, EventLogError, StoredEvent
 from .state.intent import IntentResult, TurnIntent, detect_intent
@@ -99,6 +99,27 @@ class Journal:
             self.state_changed(event.agent, event.old_state, event.agent.state, event.at)
         elif isinstance(event, TurnsRead):
             self.turns(event.agent, list(event.turns))
+        elif isinstance(event, Answered):
+            self.answered(event)
+
+    def answered(self, event: Answered) -> None:
+        """The audit trail: who answered what, through which channel, with the exact input."""
+        self._write(
+            [
+                {
+                    "kind": "answer",
+                    "agent": who(event.agent),
+                    "ts": event.at,
+                    "pane": event.agent.pane_id,
+                    "target": event.agent.target,
+                    "channel": event.channel,
+                    "first": event.first,
+                    "what": event.what,
+                    "tool": event.tool,
+                    "input": event.tool_input,
+                }
+            ]
+        )
 
     def state_changed(self, agent: Agent, old: AgentState | None, new: AgentState, at: float) -> None:
         history = self._history(who(agent))

@@ -183,6 +183,10 @@ class Agent:
     since: float = 0.0  # when the current state began (time.time())
     prompt_since: float = 0.0  # when the prompt now on screen was first seen
     delivery: str = ""  # "", "sent", "not delivered: ..."
+    # How the last prompt was answered ("approved via hook: Bash: make"), and
+    # "hook" while the dialog on screen can be answered through the answer hook.
+    answered: str = ""
+    channel: str = ""
     command: str = ""  # the user's current (or last) command, from the transcript
     outcome: str = ""  # the last outcome: "tests passed: 42 passed", "committed: abc1234 ..."
     claude_version: str = ""  # from Claude's install; "" when unknown

@@ -42,6 +42,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import discovery
+from .answering import AnswerDesk, Watched
 from .detect.fusion import Fuser
 from .detect.registry import ClaudeStatus, status_observation
 from .detect.transcript import transcript_path
@@ -108,6 +109,7 @@ class Monitor:
         on_capture: Callable[[str], None] = lambda pane_id: None,
         on_notice: Callable[[str], None] = lambda message: None,
         host: LocalHost | RemoteHost | None = None,
+        answers: bool = False,
     ) -> None:
         self.host = host or LocalHost(server)
         self.server = self.host.server
@@ -127,6 +129,8 @@ class Monitor:
         self.spool = spool
         self.focused: str | None = None
         self.store = AgentStore(self.host.name)
+        self.answers = answers  # open the answer channel (where the host has one)
+        self.desk = AnswerDesk(self.store, self._watched, clock)
         self._retry = Backoff(first=1.0, limit=5.0, healthy_after=30.0)  # reconnecting to a remote host
         self.panes: dict[str, PaneWatch] = {}  # every watched pane, by id
         self.all_panes: dict[str, PaneRecord] = {}  # every pane of the server at the last discovery
@@ -185,6 +189,11 @@ class Monitor:
             self._watch_config_dir(self.config_dir)
         if self.hooks:
             self.supervisor.start("the hook watcher", self._watch_hooks)
+            socket = self.host.answer_socket(self.spool) if self.answers else None
+            if socket is not None:
+                problem = await self.desk.open(socket)
+                if problem:
+                    self.store.emit(Notice(problem))
         if self.host.socket_file():
             self.supervisor.start("the tmux socket watcher", self._watch_socket)
         try:
@@ -223,6 +232,7 @@ class Monitor:
         self._unknown_checks.clear()
         for client in list(self.clients.values()):
             await client.close()
+        await self.desk.close()
         await self.host.close()
         self._history_reader.shutdown(wait=False, cancel_futures=True)
         self._history_reader = self._new_history_reader()  # for a run after this one (threads start on first use)
@@ -686,7 +696,7 @@ class Monitor:
         claude_pid = watch.claude_pid
         process = self.processes.get(claude_pid) if claude_pid else None
         now = self.clock() if at is None else at
-        return self.store.observed(
+        agent = self.store.observed(
             watch.record,
             watch.key,
             observation,
@@ -696,6 +706,8 @@ class Monitor:
             claude_version=(process.version or "") if process else "",
             started=watch.fuser.started(observation.state, now),
         )
+        self.desk.observed(watch.record.pane_id)
+        return agent
 
     def replay(self, record: PaneRecord, ansi: str, observation: Observation, at: float) -> Agent:
         """Show a recorded pane as if it had just been observed (the app without tmux: tests, snapshots)."""
@@ -708,6 +720,13 @@ class Monitor:
     def _forget(self, pane_id: str) -> None:
         self.panes.pop(pane_id, None)
         self.store.forget(pane_id)
+        self.desk.observed(pane_id)  # a hook still waiting for that pane is let go
+
+    def _watched(self, pane_id: str) -> Watched | None:
+        """The answer desk's view of a pane: its agent and Claude's pid (None when not watched)."""
+        watch = self.panes.get(pane_id)
+        agent = self.agents.get(pane_id)
+        return Watched(agent, watch.claude_pid or 0) if watch is not None and agent is not None else None
 
     def _report(self, problem: str | None) -> None:
         if problem is not None:

@@ -149,6 +149,20 @@ class AgentStore:
             agent.delivery = delivery
             self.emit(AgentChanged(agent, agent.state, at))
 
+    def answered(self, pane_id: str, text: str, at: float) -> None:
+        """How the agent's prompt was answered, kept on the row until the next one is."""
+        agent = self.agents.get(pane_id)
+        if agent is not None:
+            agent.answered = text
+            self.emit(AgentChanged(agent, agent.state, at))
+
+    def channel(self, pane_id: str, channel: str, at: float) -> None:
+        """Whether the dialog on screen can be answered through the hook ("hook") or only by keys ("")."""
+        agent = self.agents.get(pane_id)
+        if agent is not None and agent.channel != channel:
+            agent.channel = channel
+            self.emit(AgentChanged(agent, agent.state, at))
+
     def touched(self, agent: Agent, at: float) -> None:
         """Something besides the state changed (its command or outcome, read from the transcript)."""
         self.emit(AgentChanged(agent, agent.state, at))

@@ -37,10 +37,11 @@ from textual.widgets import DataTable, Footer, Input, Static
 from textual.worker import Worker, WorkerState
 
 from .. import deliver, logfile, theme_files
-from ..actions import ActionError, Intent, send_guarded
+from ..actions import ActionError, Intent, Outcome, confirm_moved_on, send_guarded
 from ..config import Config, HostSpec
 from ..config import default_path as default_config_path
 from ..fleet import ControlPaneIO, Fleet
+from ..hooks.calls import QUESTION_TOOL, hook_answer
 from ..journal import Journal, who
 from ..model import Agent, AgentState, Observation
 from ..monitor import Monitor
@@ -51,6 +52,7 @@ from ..tmux import clients
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 from .messages import AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, ServiceNotice
 from .palette import AgentCommands
+from .screens.batch import BatchApproveScreen
 from .screens.help import HelpScreen, help_rows
 from .screens.reply import ReplyScreen
 from .screens.timeline import TimelineScreen
@@ -72,7 +74,7 @@ MONITOR_RESTART = 1.0  # seconds before a monitor that stopped on an error runs 
 # Keys that act on the selected agent, and the states in which each can do anything.
 _ANSWERS = {AgentState.PERMISSION, AgentState.PLAN}
 _AT_INPUT = {AgentState.IDLE, AgentState.INPUT}
-_NEEDS_AGENT = {"approve", "deny", "option", "nudge", "interrupt", "reply", "jump", "why", "timeline"}
+_NEEDS_AGENT = {"approve", "deny", "option", "nudge", "interrupt", "reply", "jump", "why", "timeline", "approve_all"}
 
 
 def _handler(handler):
@@ -121,6 +123,13 @@ class MainScreen(Screen):
         Binding("r", "app.reply", "reply", id="reply", tooltip="reply with free text at Claude's input box"),
         Binding("c", "app.nudge", "nudge", id="nudge", tooltip="nudge an idle agent (the configured text, default 'continue')"),
         Binding("x", "app.interrupt", "interrupt", id="interrupt", tooltip="interrupt a working agent (sends Esc to its pane)"),
+        Binding(
+            "A",
+            "app.approve_all",
+            "approve all",
+            id="approve_all",
+            tooltip="batch: approve every waiting request identical to this one, through Claude's hook, after a list to confirm",
+        ),
         *[Binding(str(n), f"app.option('{n}')", f"option {n}", show=False, tooltip="pick that option of a numbered menu") for n in range(1, 10)],
         Binding("enter", "app.jump", "jump", id="jump", tooltip="jump: switch your tmux client to the agent's pane (or print the attach command)"),
         # Esc is every TUI user's "close this": it never reaches an agent.
@@ -203,6 +212,7 @@ class HeadspaceApp(App[str | None]):
                 on_capture=self._pane_captured,
                 on_notice=lambda text: self._post(ServiceNotice(text)),
                 host=host,
+                answers=hooks and live,
             )
 
         # One monitor per host; the fleet sends each request to the pane's own host.
@@ -595,6 +605,8 @@ class HeadspaceApp(App[str | None]):
         state = agent.state
         if action in ("approve", "deny"):
             return state in _ANSWERS
+        if action == "approve_all":
+            return state is AgentState.PERMISSION and agent.channel == "hook"
         if action == "option":
             return state.is_menu
         if action == "interrupt":
@@ -642,7 +654,9 @@ class HeadspaceApp(App[str | None]):
             return
         watch = self.fleet.watch(agent.pane_id)
         now = self.clock()
-        self.push_screen(WhyScreen(agent, watch.fuser.explain(now) if watch else None, now, self.state_styles))
+        desk = self.fleet.desk(agent.pane_id)
+        channel = desk.channel_report(agent.pane_id) if desk is not None else None
+        self.push_screen(WhyScreen(agent, watch.fuser.explain(now) if watch else None, now, self.state_styles, channel))
 
     def action_timeline(self) -> None:
         agent = self.selected_agent()
@@ -762,7 +776,73 @@ class HeadspaceApp(App[str | None]):
             return
         # What the user saw when pressing the key: the observation on display now.
         self._in_flight[agent.pane_id] = None  # on its way
+        if self._answer_by_hook(agent, intent):
+            return
+        desk = self.fleet.desk(agent.pane_id)
+        mismatch = desk.question_mismatch(agent.pane_id) if desk is not None and intent.kind == "option" else ""
+        if mismatch:
+            del self._in_flight[agent.pane_id]
+            self.notify(clean(f"{agent.target}: {mismatch}; nothing sent"), severity="warning", markup=False)
+            return
+        if desk is not None:
+            desk.sending_keys(agent.pane_id, True)
         self._send(agent.pane_id, agent.target, agent.observation, intent, agent.prompt_since)
+
+    def _answer_by_hook(self, agent: Agent, intent: Intent) -> bool:
+        """Answer through the hook holding this exact call, when there is one and the intent fits; False: use keys."""
+        desk = self.fleet.desk(agent.pane_id)
+        call = desk.call_for(agent.pane_id) if desk is not None else None
+        answer = hook_answer(call, agent.observation, intent.kind, intent.option) if call is not None else None
+        if desk is None or call is None or answer is None or not desk.decide(call, answer.decision, answer.what):
+            return False
+        self._confirm_hook(agent.pane_id, agent.target, agent.observation, answer.what)
+        return True
+
+    @work(thread=True, group="send", exit_on_error=False)
+    def _confirm_hook(self, pane_id: str, target: str, seen: Observation, what: str) -> None:
+        """After a decision through the hook: the pane must show Claude moved on, as after keys."""
+        try:
+            outcome = confirm_moved_on(self.pane_io, pane_id, seen, what, timeout=self.config.confirm_timeout)
+        except (ActionError, TmuxCommandError, TmuxUnavailable) as exc:
+            outcome = Outcome(False, f"not confirmed: {exc}")
+        if outcome.delivered:
+            state = outcome.after.state.value if outcome.after else "?"
+            self.call_from_thread(self._report_send, pane_id, f"{target}: {what} (via hook); Claude moved on ({state})", "", "information", seen)
+        else:
+            self.call_from_thread(self._report_send, pane_id, f"{target}: {what} via hook: {outcome.detail}", "not delivered", "error", None)
+
+    def action_approve_all(self) -> None:
+        """Approve every waiting request identical to the selected one, after a list the user confirms."""
+        agent = self._target()
+        desk = self.fleet.desk(agent.pane_id) if agent is not None else None
+        call = desk.call_for(agent.pane_id) if desk is not None and agent is not None else None
+        if agent is None or desk is None or call is None or call.tool_name == QUESTION_TOOL:
+            if agent is not None:
+                self.notify(clean(f"{agent.target}: no hook request to approve here (y answers by keys)"), severity="warning", markup=False)
+            return
+        pairs = [(a, c) for a, c in desk.calls_like(call) if not self._answer_refusal(a) or a.pane_id == agent.pane_id]
+
+        def done(yes: bool | None) -> None:
+            if not yes:
+                return
+            approved = []
+            for other, pending in pairs:
+                if self._answer_refusal(other):
+                    continue  # a key went to it meanwhile
+                now = desk.call_for(other.pane_id)
+                answer = hook_answer(pending, other.observation, "approve")
+                if now is None or now.id != pending.id or answer is None or not desk.decide(pending, answer.decision, answer.what):
+                    continue
+                self._in_flight[other.pane_id] = None
+                approved.append(other.target)
+                self._confirm_hook(other.pane_id, other.target, other.observation, answer.what)
+            left = len(pairs) - len(approved)
+            self.notify(
+                clean(f"approved {len(approved)} via hook: {', '.join(approved)}" + (f"; {left} no longer waiting" if left else "")),
+                markup=False,
+            )
+
+        self.push_screen(BatchApproveScreen(pairs), done)
 
     def _answer_refusal(self, agent: Agent) -> str:
         """Why a key for ``agent`` must not go now, or "".
@@ -808,15 +888,20 @@ class HeadspaceApp(App[str | None]):
             self.call_from_thread(self._report_send, pane_id, f"{target}: not sent ({type(exc).__name__})", "not sent", "error", None)
             return
         if outcome.delivered:
-            self.call_from_thread(self._report_send, pane_id, f"{target}: {outcome.detail}", "", "information", seen)
+            self.call_from_thread(self._report_send, pane_id, f"{target}: {outcome.detail}", "", "information", seen, outcome.what)
         else:
             self.call_from_thread(self._report_send, pane_id, f"{target}: {outcome.detail}", "not delivered", "error", None)
 
     @_handler
-    def _report_send(self, pane_id: str, message: str, mark: str, severity: str, answered) -> None:
+    def _report_send(self, pane_id: str, message: str, mark: str, severity: str, answered, keys_answered: str = "") -> None:
         """Say how a send went. After a delivered one, keys for that agent wait for a new observation."""
         self.notify(clean(message), severity=severity, markup=False)  # type: ignore[arg-type]
         agent = self.table.agents.get(pane_id)
+        desk = self.fleet.desk(pane_id)
+        if desk is not None:
+            desk.sending_keys(pane_id, False)
+            if keys_answered and agent is not None:
+                desk.record(agent, "keys", keys_answered)
         if answered is not None and agent is not None and agent.observation is answered:
             self._in_flight[pane_id] = answered  # until the monitor reports the pane's next state
             if pane_id == self.table.selected_pane_id:

@@ -21,10 +21,23 @@ writable by group or others is not used: the program just exits.
 Whatever happens it prints nothing (the stdout of some hooks is fed to
 Claude), raises nothing and exits 0 at once: a broken or absent headspace
 must never disturb Claude.  Standard library only, and only cheap modules.
+
+``program.py answer SECONDS`` is the answer channel (``headspace hooks
+install --answer``), a synchronous PermissionRequest hook.  It hands the
+request (the same record) to headspace over ``<base>/answer.sock`` and waits
+at most SECONDS for one line back.  A decision (``allow`` / ``deny``, with an
+optional message, ``interrupt`` for a deny and, for AskUserQuestion,
+``updatedInput``) is printed as
+the hook's JSON output; anything else (no socket, nobody listening, headspace
+not watching that pane, no decision in time, headspace gone) prints nothing,
+and Claude's own dialog, which 2.1.330 draws while the hook runs, stays the
+way to answer.  The socket is used only inside a private base folder and only
+when it is a socket of this user.
 """
 
 import json
 import os
+import sys
 import time
 
 MAX_INPUT = 1 << 20
@@ -104,6 +117,75 @@ def _record(data, ts):
     return json.dumps(record, ensure_ascii=False).encode("utf-8", "replace")
 
 
+MAX_REPLY = 1 << 20
+BEHAVIOURS = ("allow", "deny")
+
+
+def _existing_private_dir(path):
+    """True when ``path`` already is a private directory of ours (never created here)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return (st.st_mode & 0o170000) == 0o040000 and st.st_uid == os.getuid() and not st.st_mode & 0o022
+
+
+def _decision(reply):
+    """The hook output for headspace's reply, or None: only a well-formed allow or deny passes."""
+    try:
+        parsed = json.loads(reply.decode("utf-8"))
+    except Exception:  # noqa: BLE001 - garbage from the socket: no decision
+        return None
+    decision = parsed.get("decision") if isinstance(parsed, dict) else None
+    if not isinstance(decision, dict) or decision.get("behavior") not in BEHAVIOURS:
+        return None
+    out = {"behavior": decision["behavior"]}
+    if isinstance(decision.get("message"), str):
+        out["message"] = decision["message"]
+    if decision["behavior"] == "allow" and isinstance(decision.get("updatedInput"), dict):
+        out["updatedInput"] = decision["updatedInput"]
+    if decision["behavior"] == "deny" and decision.get("interrupt") is True:
+        out["interrupt"] = True
+    return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": out}}
+
+
+def answer(wait):
+    """Ask headspace for a decision on this PermissionRequest; print it, or nothing."""
+    started = time.monotonic()
+    data = _read_stdin()
+    base, _ = _spool_dir()
+    path = os.path.join(base, "answer.sock")
+    if not _existing_private_dir(base):
+        return
+    st = os.lstat(path)  # FileNotFoundError: headspace is not running (caught in __main__)
+    if (st.st_mode & 0o170000) != 0o140000 or st.st_uid != os.getuid():
+        return
+    import socket
+
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(1.0)
+    sock.connect(path)  # refused: a stale socket, nobody listening
+    sock.sendall(_record(data, time.time()) + b"\n")
+    chunks = []
+    size = 0
+    while True:
+        left = wait - (time.monotonic() - started)
+        if left <= 0:
+            return
+        sock.settimeout(left)
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+        if b"\n" in chunk or size > MAX_REPLY:
+            break
+    output = _decision(b"".join(chunks).split(b"\n", 1)[0])
+    if output is not None:
+        sys.stdout.write(json.dumps(output))
+        sys.stdout.flush()
+
+
 def main():
     ts_ns = time.time_ns()
     os.umask(0o077)
@@ -128,9 +210,19 @@ def main():
         raise
 
 
+def _wait_from(argv):
+    try:
+        return min(max(float(argv[2]), 0.0), 3600.0)
+    except (IndexError, ValueError):
+        return 0.0
+
+
 if __name__ == "__main__":
     try:
-        main()
+        if sys.argv[1:2] == ["answer"]:
+            answer(_wait_from(sys.argv))
+        else:
+            main()
     except BaseException:  # noqa: BLE001 - a hook must never fail Claude's tool call: exit 0, say nothing
         pass
     os._exit(0)

@@ -32,6 +32,10 @@ Uninstall
       removed (the rest is rewritten as indented JSON) and the backup is kept
       for reference.
 
+The answer channel (``install(..., answer_wait=N)``) adds one more entry of
+ours, a *synchronous* PermissionRequest hook (``program.py answer N``) with a
+Claude timeout a little over N; without it an install removes that entry.
+
 Every write goes to a temporary file in the same directory that is then
 renamed over the target, keeping the file's mode.  A symlinked settings file
 (a dotfiles checkout) is followed, so the link survives.
@@ -72,6 +76,10 @@ EVENTS = (
 # others take no matcher (or one on another field); leaving it out matches all.
 TOOL_EVENTS = frozenset({"PreToolUse", "PermissionRequest", "PostToolUse"})
 TIMEOUT = 5  # seconds; the program takes milliseconds
+ANSWER_EVENT = "PermissionRequest"
+ANSWER_WAIT = 60  # seconds the answer hook waits for headspace by default
+MAX_ANSWER_WAIT = 590  # Claude's own default hook timeout is 600 s
+ANSWER_GRACE = 10  # Claude's timeout for the answer hook: its wait plus this
 MAX_SETTINGS = 4 << 20  # a settings.json is a few KB
 
 
@@ -84,6 +92,14 @@ def hook_command(python: str | None = None, program: str | Path | None = None) -
     python = python or sys.executable
     program = Path(program or PROGRAM).resolve()
     return f"{shlex.quote(python)} -S {shlex.quote(str(program))} # {MARKER}"
+
+
+def answer_wait_of(command: str) -> int | None:
+    """N when ``command`` is our answer hook (``... answer N # headspace-hook``), else None."""
+    words = command.rsplit("#", 1)[0].split()
+    if len(words) >= 2 and words[-2] == "answer" and words[-1].isdigit():
+        return int(words[-1])
+    return None
 
 
 def is_ours(hook: Any) -> bool:
@@ -100,6 +116,25 @@ def group_for(event: str, command: str) -> dict[str, Any]:
     group: dict[str, Any] = {"matcher": "*"} if event in TOOL_EVENTS else {}
     group["hooks"] = [{"type": "command", "command": command, "timeout": TIMEOUT, "async": True}]
     return group
+
+
+def answer_group(command: str, wait: int) -> dict[str, Any]:
+    """The answer hook's group: synchronous (Claude reads its output), timed out a little after its own wait."""
+    return {"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": wait + ANSWER_GRACE}]}
+
+
+def answer_command(command: str, wait: int) -> str:
+    """The answer hook's command: the same python and program as ``command``, plus ``answer N``."""
+    head = command.rsplit("#", 1)[0].rstrip()
+    return f"{head} answer {wait} # {MARKER}"
+
+
+def wanted(command: str, answer_wait: int | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Every group of ours, by event, that an install writes."""
+    groups = {event: [group_for(event, command)] for event in EVENTS}
+    if answer_wait is not None:
+        groups[ANSWER_EVENT] = [*groups[ANSWER_EVENT], answer_group(answer_command(command, answer_wait), answer_wait)]
+    return groups
 
 
 def backup_path(settings_path: Path) -> Path:
@@ -224,28 +259,22 @@ def _canonical(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _installed_exactly(data: dict[str, Any], command: str) -> bool:
+def _installed_exactly(data: dict[str, Any], ours_wanted: dict[str, list[dict[str, Any]]]) -> bool:
     hooks = data.get("hooks")
     if not isinstance(hooks, dict):
         return False
-    wanted_events = set(EVENTS)
     for event, groups in hooks.items():
-        ours = _ours_in(groups)
-        if event not in wanted_events:
-            if ours:
-                return False
-            continue
-        if ours != [group_for(event, command)]:
+        if _ours_in(groups) != ours_wanted.get(event, []):
             return False
-    return all(event in hooks for event in EVENTS)
+    return all(event in hooks for event in ours_wanted)
 
 
-def _with_ours(data: dict[str, Any], command: str) -> dict[str, Any]:
+def _with_ours(data: dict[str, Any], ours_wanted: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     stripped, _ = _strip(data)
     out = dict(stripped)
     hooks = dict(out.get("hooks") or {})
-    for event in EVENTS:
-        hooks[event] = [*hooks.get(event, []), group_for(event, command)]
+    for event, groups in ours_wanted.items():
+        hooks[event] = [*hooks.get(event, []), *groups]
     out["hooks"] = hooks
     return out
 
@@ -295,6 +324,7 @@ class HookStatus:
     events: tuple[str, ...]  # events that hold one of our entries
     current: bool  # every entry is exactly what install writes now
     commands: tuple[str, ...]  # our commands found, distinct
+    answer_wait: int | None = None  # the answer hook's wait, when it is installed
 
     @property
     def installed(self) -> bool:
@@ -320,12 +350,15 @@ def status(settings_path: Path, command: str | None = None) -> HookStatus:
             for hook in group["hooks"]:
                 if is_ours(hook) and hook["command"] not in commands:
                     commands.append(hook["command"])
+    waits = [w for w in map(answer_wait_of, commands) if w is not None]
+    answer = waits[0] if len(waits) == 1 else None
     return HookStatus(
         path=path,
         exists=raw is not None,
         events=tuple(events),
-        current=bool(events) and _installed_exactly(data, command),
+        current=bool(events) and _installed_exactly(data, wanted(command, answer)),
         commands=tuple(commands),
+        answer_wait=answer,
     )
 
 
@@ -353,13 +386,20 @@ def _locked(path: Path) -> Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
-def install(settings_path: Path, command: str | None = None) -> bool:
-    """Register headspace's hooks in ``settings_path``; True when the file changed."""
+def install(settings_path: Path, command: str | None = None, *, answer_wait: int | None = None) -> bool:
+    """Register headspace's hooks in ``settings_path``; True when the file changed.
+
+    ``answer_wait`` (seconds) adds the answer channel's hook; without it an
+    answer hook installed before is taken out again.
+    """
     path = _target(settings_path)
     command = command or hook_command()
+    if answer_wait is not None and not 1 <= answer_wait <= MAX_ANSWER_WAIT:
+        raise HooksError(f"--wait must be between 1 and {MAX_ANSWER_WAIT} seconds")
+    ours_wanted = wanted(command, answer_wait)
     with _locked(path):
         raw, data = _read(path)
-        if raw is not None and _installed_exactly(data, command):
+        if raw is not None and _installed_exactly(data, ours_wanted):
             return False
         _, had_ours = _strip(data)
         backup = backup_path(path)
@@ -370,7 +410,7 @@ def install(settings_path: Path, command: str | None = None) -> bool:
             _write_atomic(backup, raw, _mode_of(path))
             made_backup = True
         try:
-            _write_atomic(path, _dump(_with_ours(data, command)), _mode_of(path))
+            _write_atomic(path, _dump(_with_ours(data, ours_wanted)), _mode_of(path))
         except BaseException:
             if made_backup:  # the settings were not changed: a backup of them would be a stray
                 backup.unlink(missing_ok=True)

@@ -289,7 +289,7 @@ _WORKING_EVENTS = frozenset({"UserPromptSubmit", "PreToolUse", "PostToolUse", "S
 _PERMISSION_TOOL = re.compile(r"permission to use (.+?)\.?$")
 
 
-def _detail(tool_input: Mapping[str, Any]) -> str:
+def tool_detail(tool_input: Mapping[str, Any]) -> str:
     """The command, file or URL a tool call acts on."""
     for key in ("command", "file_path", "notebook_path", "url", "path", "pattern", "query"):
         value = tool_input.get(key)
@@ -355,7 +355,7 @@ def hook_observation(event: HookEvent) -> Observation | None:
     """
     name = event.event
     if name == "PermissionRequest":
-        detail = _detail(event.tool_input)
+        detail = tool_detail(event.tool_input)
         text = f"{event.tool_name}: {detail}" if detail else event.tool_name
         if event.tool_name == "AskUserQuestion":
             return _observation(event, AgentState.QUESTION, text, _question_prompt(event.tool_input))

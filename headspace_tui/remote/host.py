@@ -323,6 +323,10 @@ class RemoteHost:
         while True:
             yield await queue.get()
 
+    def answer_socket(self, spool: Path | None) -> Path | None:
+        """No answer channel across ssh: a remote agent is answered by keys."""
+        return None
+
     async def watch_hooks(self, spool: Path | None) -> AsyncIterator[HookEvent]:
         while True:
             yield await self._hooks.get()

@@ -56,6 +56,12 @@ def _describe(event: StoredEvent, styles: dict[AgentState, Style]) -> Text | Non
     if event.kind == "outcome":
         style = "red" if p.get("outcome") in ("error", "tests_failed") else "green"
         return Text(f"{str(p.get('outcome', '')).replace('_', ' ')}: {p.get('detail', '')}", style=style)
+    if event.kind == "answer":
+        who_ = {"hook": "via hook", "keys": "by keys", "pane": "in the pane"}.get(str(p.get("channel")), str(p.get("channel")))
+        line = Text(f"answered {who_}: {p.get('what', '')}", style="magenta")
+        if p.get("input"):
+            line.append(f"  {str(p['input'])[:300]}", style="dim")
+        return line
     if event.kind == "transition_rejected":
         return Text(f"rejected {p.get('actor')} {p.get('intent')} in {p.get('from')}", style="dim")
     return None

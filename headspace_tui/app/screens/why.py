@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
@@ -11,6 +13,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ...answering import ChannelReport
 from ...detect.claude import family_of
 from ...detect.fusion import Explanation
 from ...model import Agent, AgentState, Evidence
@@ -60,6 +63,30 @@ def explanation_table(explanation: Explanation, now: float, styles: dict[AgentSt
     return table
 
 
+def channel_text(report: ChannelReport) -> Text:
+    """The answer channel for this agent: which way y/n would go, what waits, what answered last (exact input)."""
+    out = Text()
+    if not report.open:
+        out.append("Answer channel: closed here (y/n answer by keys).", style="dim")
+    elif not report.waiting:
+        out.append("Answer channel: no hook request waits for this agent (y/n answer by keys).", style="dim")
+    for call, why in report.waiting:
+        verdict = "y/n answer through the hook" if not why else f"not this dialog: {why}"
+        out.append("Hook request: ", style="bold")
+        out.append(f"{clean(call.describe(), 200)} ({verdict})\n  exact input: ")
+        out.append(clean_block(call.exact_input, 2000), style="dim")
+        out.append("\n")
+    if report.last is not None:
+        last = report.last
+        channel = {"hook": "through the hook", "keys": "by keys", "pane": "in the pane itself"}.get(last.channel, last.channel)
+        out.append("\nLast answer: ", style="bold")
+        out.append(f"{clean(last.what, 300)}, {channel}, at {time.strftime('%H:%M:%S', time.localtime(last.at))}")
+        if last.tool_input:
+            out.append("\n  exact input: ")
+            out.append(clean_block(last.tool_input, 2000), style="dim")
+    return out
+
+
 class WhyScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     WhyScreen { align: center middle; }
@@ -67,8 +94,11 @@ class WhyScreen(ModalScreen[None]):
     """
     BINDINGS = [Binding("escape,q,e", "dismiss", "close")]
 
-    def __init__(self, agent: Agent, explanation: Explanation | None, now: float, styles: dict[AgentState, Style]) -> None:
+    def __init__(
+        self, agent: Agent, explanation: Explanation | None, now: float, styles: dict[AgentState, Style], channel: ChannelReport | None = None
+    ) -> None:
         super().__init__()
+        self.channel = channel
         self.state_styles = styles  # the app's state styles (its theme)
         self.agent = agent
         self.explanation = explanation
@@ -87,4 +117,6 @@ class WhyScreen(ModalScreen[None]):
             else:
                 yield Static(Text(f"decision: {clean(self.explanation.decision)}\n", style="dim"))
                 yield Static(explanation_table(self.explanation, self.now, self.state_styles))
+            if self.channel is not None:
+                yield Static(Text("\n").append_text(channel_text(self.channel)))
             yield Static("\nEsc to close.", classes="dim")

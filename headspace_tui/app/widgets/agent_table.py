@@ -51,11 +51,13 @@ def _waiting_for(agent: Agent) -> Text:
         return Text(f"reconnecting… ({reason})", style="dim")  # the last reading, kept on screen while the host is out of reach
     if agent.delivery:
         return Text(agent.delivery, style="bold red" if "not" in agent.delivery else "dim")
+    # "hook ·": y/n answer this exact call through Claude's hook, not by keys.
+    via = Text("hook · ", style="bold") if agent.channel == "hook" else Text("")
     if prompt is not None and prompt.kind == "permission":
-        return Text(f"{prompt.tool}: {prompt.detail}" if prompt.detail else prompt.tool or prompt.title)
+        return via + Text(f"{prompt.tool}: {prompt.detail}" if prompt.detail else prompt.tool or prompt.title)
     if prompt is not None and prompt.kind in ("question", "input"):
         suffix = f" ({prompt.question_index}/{prompt.question_count})" if prompt.question_count > 1 else ""
-        return Text(prompt.title + suffix)
+        return via + Text(prompt.title + suffix)
     if prompt is not None and prompt.kind == "plan":
         return Text("approve the plan")
     if prompt is not None and prompt.kind == "menu":
@@ -68,6 +70,8 @@ def _waiting_for(agent: Agent) -> Text:
         return Text(f"exit status {obs.exit_status}", style="dim")
     if obs.state is AgentState.UNKNOWN and any(e.rule == "unrecognised-screen" for e in obs.evidence):
         return Text("unrecognised screen: press e", style="dim")
+    if agent.answered and obs.state is AgentState.WORKING:  # how the prompt it works on was answered
+        return Text(agent.answered, style="dim")
     if agent.outcome:  # nothing to wait for: show what the last turn achieved
         failed = agent.outcome.startswith(("tests failed", "error", "compile error", "runtime error", "test error", "permission error", "command error"))
         return Text(agent.outcome, style="red" if failed else "dim green")

@@ -1,0 +1,216 @@
+"""Who answered an agent, and how: the answer hook's requests beside the rows they belong to.
+
+Each monitor has one ``AnswerDesk``.  On the local host, with hooks on, it
+opens the answer channel (``hooks/channel.py``); elsewhere it only keeps the
+audit.  It
+
+* accepts a hook's request only for a pane this monitor watches, from that
+  pane's own Claude process (the pid the hook reports);
+* after every reading of a pane, notes whether a waiting request's dialog is
+  on screen (``calls.why_not``); a request whose dialog was on screen and is
+  gone again was answered elsewhere: unless headspace was sending keys to the
+  pane at that moment, the person at the pane answered first.  The hook is
+  let go at once (its late decision would be ignored anyway) and the answer
+  recorded;
+* marks the row ``channel = "hook"`` while its dialog can be answered
+  through the hook;
+* ``decide`` hands a decision to the hook and records it; ``record`` is the
+  audit for every answer (hook, keys, pane): the row's ``answered`` text and
+  an ``Answered`` event for the journal.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .events import Answered
+from .hooks.calls import QUESTION_TOOL, PendingCall, why_not
+from .hooks.channel import AnswerChannel, ChannelUnavailable
+from .model import Agent, AgentState
+from .store import AgentStore
+
+log = logging.getLogger(__name__)
+
+# Screens that say nothing about whether a dialog is still up: a frame between two drawings.
+_UNSURE = (AgentState.UNKNOWN, AgentState.STARTING)
+
+
+@dataclass(frozen=True)
+class Watched:
+    agent: Agent
+    claude_pid: int
+
+
+@dataclass(frozen=True)
+class ChannelReport:
+    """The answer channel as one pane sees it: open or not, requests waiting (and why each does not fit), the last answer."""
+
+    open: bool
+    waiting: list[tuple[PendingCall, str]]
+    last: Answered | None
+
+
+class AnswerDesk:
+    def __init__(self, store: AgentStore, watched: Callable[[str], Watched | None], clock: Callable[[], float]) -> None:
+        self.store = store
+        self.watched = watched
+        self.clock = clock
+        self.channel: AnswerChannel | None = None
+        self._shown: set[int] = set()  # requests whose dialog has been on screen
+        self._keys: set[str] = set()  # panes headspace is sending keys to right now
+        self.last: dict[str, Answered] = {}  # the last answer per pane, for the why view
+
+    # -- the channel ---------------------------------------------------------------
+    async def open(self, path: Path) -> str | None:
+        """Listen for answer hooks at ``path``; the reason (one line) when that cannot be."""
+        channel = AnswerChannel(path, accept=self._accept, on_gone=self._gone, clock=self.clock)
+        try:
+            await channel.start()
+        except ChannelUnavailable as exc:
+            return str(exc)
+        self.channel = channel
+        return None
+
+    async def close(self) -> None:
+        if self.channel is not None:
+            await self.channel.close()
+            self.channel = None
+        self._shown.clear()
+
+    def _accept(self, call: PendingCall) -> bool:
+        seen = self.watched(call.pane_id)
+        if seen is None or seen.agent.offline:
+            return False
+        if call.pid and seen.claude_pid and call.pid != seen.claude_pid:
+            return False  # the same %N on another tmux server, or another Claude
+        self.observed(call.pane_id)  # a dialog already drawn shows it is answerable now
+        return True
+
+    def _gone(self, call: PendingCall) -> None:
+        """The hook left on its own (its wait ran out): the dialog is the keys' again."""
+        self._shown.discard(call.id)
+        self._tag(call.pane_id)
+
+    # -- after every reading ---------------------------------------------------------
+    def observed(self, pane_id: str) -> None:
+        if self.channel is None:
+            return
+        calls = self.channel.pending(pane_id)
+        if not calls:
+            self._tag(pane_id)
+            return
+        seen = self.watched(pane_id)
+        if seen is None:
+            for call in calls:
+                self._let_go(call)
+            return
+        observation = seen.agent.observation
+        for call in calls:
+            reason = why_not(call, observation, seen.claude_pid)
+            if not reason:
+                self._shown.add(call.id)
+            elif call.id in self._shown and observation.state not in _UNSURE and self._moved_on(observation):
+                self._let_go(call)
+                if pane_id not in self._keys:
+                    self.record(seen.agent, "pane", call.describe(), call)
+        self._tag(pane_id)
+
+    @staticmethod
+    def _moved_on(observation) -> bool:
+        """The dialog is gone: another state, or another prompt drawn in full."""
+        if not observation.state.is_menu:
+            return True
+        return observation.prompt is not None and bool(observation.prompt.options)
+
+    def _let_go(self, call: PendingCall) -> None:
+        self._shown.discard(call.id)
+        if self.channel is not None:
+            self.channel.release(call.id)
+
+    def _tag(self, pane_id: str) -> None:
+        self.store.channel(pane_id, "hook" if self.call_for(pane_id) is not None else "", self.clock())
+
+    # -- answering -------------------------------------------------------------------
+    def call_for(self, pane_id: str) -> PendingCall | None:
+        """The waiting request whose dialog the pane shows now, or None (then keys answer).
+
+        Two requests that both fit but ask different things (never seen, but
+        possible with parallel tool calls) are no answer either.
+        """
+        if self.channel is None:
+            return None
+        seen = self.watched(pane_id)
+        if seen is None or seen.agent.offline:
+            return None
+        fits = [c for c in self.channel.pending(pane_id) if not why_not(c, seen.agent.observation, seen.claude_pid)]
+        if not fits or len({c.exact_input for c in fits}) > 1:
+            return None
+        return fits[-1]  # the newest: the dialog on screen is the latest one drawn
+
+    def calls_like(self, call: PendingCall) -> list[tuple[Agent, PendingCall]]:
+        """Every pane whose on-screen dialog is a request identical to ``call`` (same tool, same exact input)."""
+        if self.channel is None:
+            return []
+        found = []
+        for pane_id in sorted({c.pane_id for c in self.channel.calls.values()}):
+            other = self.call_for(pane_id)
+            seen = self.watched(pane_id)
+            if other is not None and seen is not None and other.tool_name == call.tool_name and other.exact_input == call.exact_input:
+                found.append((seen.agent, other))
+        return found
+
+    def decide(self, call: PendingCall, decision: dict[str, Any], what: str) -> bool:
+        """Hand ``decision`` to ``call``'s hook; True when the hook was still there to take it."""
+        if self.channel is None or not self.channel.decide(call.id, decision):
+            return False
+        self._shown.discard(call.id)
+        seen = self.watched(call.pane_id)
+        if seen is not None:
+            self.record(seen.agent, "hook", what, call)
+        self._tag(call.pane_id)
+        return True
+
+    def question_mismatch(self, pane_id: str) -> str:
+        """Why a digit must not go: Claude's hook asked a question whose labels the screen does not show ("" if fine)."""
+        if self.channel is None or self.call_for(pane_id) is not None:
+            return ""
+        seen = self.watched(pane_id)
+        asked = [c for c in self.channel.pending(pane_id) if c.tool_name == QUESTION_TOOL]
+        if seen is None or not asked or seen.agent.state is not AgentState.QUESTION:
+            return ""
+        return why_not(asked[-1], seen.agent.observation, seen.claude_pid)
+
+    def channel_report(self, pane_id: str) -> ChannelReport:
+        """What the why view says about the answer channel for this pane."""
+        seen = self.watched(pane_id)
+        waiting = []
+        if self.channel is not None and seen is not None:
+            waiting = [(c, why_not(c, seen.agent.observation, seen.claude_pid)) for c in self.channel.pending(pane_id)]
+        return ChannelReport(open=self.channel is not None, waiting=waiting, last=self.last.get(pane_id))
+
+    def sending_keys(self, pane_id: str, on: bool) -> None:
+        """headspace is typing into ``pane_id``: a dialog that goes away meanwhile was not answered in the pane."""
+        if on:
+            self._keys.add(pane_id)
+        else:
+            self._keys.discard(pane_id)
+
+    def record(self, agent: Agent, channel: str, what: str, call: PendingCall | None = None) -> None:
+        """The audit: the row's last answer, and an event for the journal."""
+        at = self.clock()
+        label = {"hook": "via hook", "keys": "by keys", "pane": "answered in the pane"}[channel]
+        self.store.answered(agent.pane_id, f"{label}: {what}", at)
+        event = Answered(
+            agent=agent,
+            channel=channel,
+            what=what,
+            tool=call.tool_name if call is not None else agent.observation.tool,
+            tool_input=call.exact_input if call is not None else "",
+            at=at,
+        )
+        self.last[agent.pane_id] = event
+        self.store.emit(event)

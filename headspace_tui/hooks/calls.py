@@ -1,0 +1,238 @@
+"""A tool call Claude handed to headspace through the answer hook, and whether a row shows it.
+
+The answer hook (``program.py answer N``) sends Claude's PermissionRequest
+payload: the tool and its exact input.  headspace answers through the hook
+only when the agent's screen shows *that* call's dialog, the one the user
+looked at: same pane and Claude process, same tool, and the command, file or
+question on screen is the one in the request.  Anything less (the dialog not
+drawn yet, a detail the screen does not show, two different requests that
+would both fit) is no match, and the guarded keystrokes answer instead.
+
+Measured against the real Claude Code 2.1.330 (tests/e2e/test_answer_channel.py):
+
+* Claude draws its dialog while a synchronous PermissionRequest hook runs
+  (hook started +0.34 s after Enter, dialog on screen +0.77 s) and the dialog
+  takes keys meanwhile: whichever answers first wins.
+* The hook answering ``allow`` closes the dialog and runs the tool (0.2 s from
+  decision to tool result at the API); the transcript line says "Allowed by
+  PermissionRequest hook".  ``deny`` with a message: the tool result is an
+  error carrying the message, and Claude's turn goes on; with ``interrupt``
+  the turn stops at "Interrupted · What should Claude do instead?", as
+  after "No" in the dialog.
+* Answered in the pane first: the hook is not stopped; its later decision is
+  ignored (the tool ran, nothing else changed).
+* Past the hook's ``timeout`` Claude sends SIGTERM and leaves its dialog up,
+  still answerable.
+* AskUserQuestion comes as a PermissionRequest with the questions, labels
+  and ``multiSelect``; ``allow`` with ``updatedInput.answers`` {question:
+  label} answers it ("Your questions have been answered: ...").
+* ExitPlanMode comes with ``plan`` and ``planFilePath``; ``deny`` works but
+  ``allow`` is ignored (the plan dialog stays): plans are not answered here.
+* A blocking *PreToolUse* hook holds the dialog back until it returns, so the
+  channel uses PermissionRequest only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import AgentState, Observation, Prompt
+from .spool import tool_detail
+
+QUESTION_TOOL = "AskUserQuestion"
+# Tools whose hook answer 2.1.330 does not honour (allow is ignored): never through the channel.
+NOT_ANSWERABLE = frozenset({"ExitPlanMode"})
+FILE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "Read", "NotebookEdit"})
+
+
+def _text(data: Mapping[str, Any], key: str) -> str:
+    value = data.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def _squeeze(text: str) -> str:
+    """Whitespace folded: the screen wraps a long command and joins its rows with spaces."""
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class PendingCall:
+    """One PermissionRequest waiting in the answer channel."""
+
+    id: int
+    pane_id: str  # $TMUX_PANE of the Claude that asked
+    pid: int  # Claude's pid (the hook's parent, or the shell's parent)
+    session_id: str
+    tool_name: str
+    tool_input: dict[str, Any] = field(hash=False, compare=False)
+    cwd: str = ""
+    arrived: float = 0.0  # time.time() when headspace got it
+
+    @classmethod
+    def from_payload(cls, call_id: int, record: Any, arrived: float) -> PendingCall | None:
+        """The call in a hook's record, or None when it is not a PermissionRequest headspace can answer."""
+        if not isinstance(record, dict) or record.get("hook_event_name") != "PermissionRequest":
+            return None
+        tool_input = record.get("tool_input")
+        pid = record.get("pid")
+        call = cls(
+            id=call_id,
+            pane_id=_text(record, "tmux_pane"),
+            pid=pid if isinstance(pid, int) and not isinstance(pid, bool) else 0,
+            session_id=_text(record, "session_id"),
+            tool_name=_text(record, "tool_name"),
+            tool_input=dict(tool_input) if isinstance(tool_input, dict) else {},
+            cwd=_text(record, "cwd"),
+            arrived=arrived,
+        )
+        if not call.pane_id.startswith("%") or not call.tool_name or call.tool_name in NOT_ANSWERABLE:
+            return None
+        return call
+
+    @property
+    def detail(self) -> str:
+        """The command, file or URL the call acts on."""
+        return tool_detail(self.tool_input)
+
+    @property
+    def exact_input(self) -> str:
+        """The tool input as JSON, keys sorted: what "identical" means, and what the audit keeps."""
+        return json.dumps(self.tool_input, sort_keys=True, ensure_ascii=False)
+
+    def describe(self) -> str:
+        if self.tool_name == QUESTION_TOOL:
+            return f"{QUESTION_TOOL}: {' / '.join(q for q, _ in self.questions())}"
+        return f"{self.tool_name}: {self.detail}" if self.detail else self.tool_name
+
+    def questions(self) -> list[tuple[str, list[str]]]:
+        """(question, option labels) for each question an AskUserQuestion call asks."""
+        found = []
+        for item in self.tool_input.get("questions") or ():
+            if isinstance(item, dict):
+                labels = [o.get("label") for o in item.get("options") or () if isinstance(o, dict)]
+                found.append((_text(item, "question"), [label for label in labels if isinstance(label, str)]))
+        return found
+
+    @property
+    def single_choice(self) -> bool:
+        """One question, one answer: the only kind answered by label through the hook."""
+        items = self.tool_input.get("questions")
+        return isinstance(items, list) and len(items) == 1 and isinstance(items[0], dict) and not items[0].get("multiSelect")
+
+
+def why_not(call: PendingCall, observation: Observation, claude_pid: int = 0) -> str:
+    """Why ``call`` is not the prompt ``observation`` shows ("" when it is)."""
+    if claude_pid and call.pid and call.pid != claude_pid:
+        return "another Claude process asked"
+    prompt = observation.prompt
+    if prompt is None or not prompt.options:
+        return "its dialog is not on screen"
+    if call.tool_name == QUESTION_TOOL:
+        if observation.state is not AgentState.QUESTION or prompt.kind != "question":
+            return "the screen shows no question"
+        return _question_mismatch(call, prompt)
+    if observation.state is not AgentState.PERMISSION or prompt.kind != "permission":
+        return "the screen shows no permission dialog"
+    if prompt.tool != call.tool_name:
+        return f"the screen asks about {prompt.tool or 'another tool'}, the hook about {call.tool_name}"
+    if not _same_detail(call, prompt.detail):
+        return "the command on screen is not the one in the request"
+    return ""
+
+
+def _same_detail(call: PendingCall, shown: str) -> bool:
+    wanted = call.detail
+    if not shown or not wanted:
+        return False
+    if call.tool_name in FILE_TOOLS:
+        # The dialog may name the file relative to the work dir ("foo.py"), the request absolutely.
+        shown = shown.strip()
+        return wanted == shown or (not shown.startswith("/") and wanted.endswith("/" + shown.removeprefix("./")))
+    return _squeeze(wanted) == _squeeze(shown)
+
+
+def _question_mismatch(call: PendingCall, prompt: Prompt) -> str:
+    asked = call.questions()
+    index = (prompt.question_index or 1) - 1
+    if not 0 <= index < len(asked) or (prompt.question_count or 1) != len(asked):
+        return "the screen shows another set of questions"
+    question, labels = asked[index]
+    if _squeeze(prompt.title) != _squeeze(question):
+        return "the question on screen is not the one in the request"
+    if [o.label for o in prompt.options[: len(labels)]] != labels:  # Claude adds "Type something." and the like after them
+        return "the options on screen are not the ones Claude asked"
+    return ""
+
+
+def label_for_key(call: PendingCall, prompt: Prompt, key: str) -> str | None:
+    """The label the option ``key`` picks, when it is one of the labels Claude asked (not "Type something")."""
+    option = next((o for o in prompt.options if o.key == key), None)
+    if option is None:
+        return None
+    index = (prompt.question_index or 1) - 1
+    asked = call.questions()
+    labels = asked[index][1] if 0 <= index < len(asked) else []
+    return option.label if option.label in labels else None
+
+
+def allow(message: str = "") -> dict[str, Any]:
+    decision: dict[str, Any] = {"behavior": "allow"}
+    if message:
+        decision["message"] = message
+    return decision
+
+
+def deny(message: str) -> dict[str, Any]:
+    """Refuse, and stop the turn as "No" in the dialog does ("Interrupted · What should Claude do instead?")."""
+    return {"behavior": "deny", "message": message, "interrupt": True}
+
+
+def choose(call: PendingCall, label: str) -> dict[str, Any]:
+    """Allow an AskUserQuestion call with ``label`` as the answer to its one question."""
+    (question, _), = call.questions()
+    return {"behavior": "allow", "updatedInput": {**call.tool_input, "answers": {question: label}}}
+
+
+DENY_MESSAGE = "The user denied this tool call in headspace."
+
+
+@dataclass(frozen=True)
+class HookAnswer:
+    """What to hand the hook, and what it answers in words (for the user and the audit)."""
+
+    decision: dict[str, Any]
+    what: str
+
+
+def hook_answer(call: PendingCall, observation: Observation, kind: str, option: str = "") -> HookAnswer | None:
+    """The decision that carries out ``kind`` on ``call``, or None when only keys can (then keys answer).
+
+    approve / deny: allow / deny (with interrupt, as "No" does).  A digit: on
+    a one-question AskUserQuestion, the label that digit shows, when it is one
+    of the labels Claude asked (not "Type something."); on a permission, the
+    digit of its plain "Yes" or "No".  Everything else ("Yes, and always
+    allow ...", several questions, multi-select) goes by keys.
+    """
+    prompt = observation.prompt
+    if call.tool_name == QUESTION_TOOL:
+        if kind != "option" or not call.single_choice or prompt is None:
+            return None
+        label = label_for_key(call, prompt, option)
+        if label is None:
+            return None
+        (question, _), = call.questions()
+        return HookAnswer(choose(call, label), f"{question} → {label}")
+    if kind == "option" and prompt is not None:
+        chosen = next((o for o in prompt.options if o.key == option), None)
+        if chosen is not None and chosen.label.lower() == "yes":
+            kind = "approve"
+        elif chosen is not None and chosen == prompt.no:
+            kind = "deny"
+    if kind == "approve":
+        return HookAnswer(allow(), f"{call.describe()} → approved")
+    if kind == "deny":
+        return HookAnswer(deny(DENY_MESSAGE), f"{call.describe()} → denied")
+    return None

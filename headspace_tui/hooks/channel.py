@@ -1,0 +1,183 @@
+"""headspace's end of the answer hook: a private unix socket where permission requests wait.
+
+Each connection is one answer hook (``program.py answer N``) holding one
+PermissionRequest.  It sends one JSON line (its record) and waits for one
+line back.  The channel
+
+* serves only this user: the socket lives in the private base folder (the
+  spool's parent), is made 0600, and a peer whose uid differs (SO_PEERCRED)
+  is closed at once;
+* asks ``accept`` whether the request belongs to a pane headspace watches;
+  if not, it replies ``{}`` (no decision) at once, so the hook exits and
+  Claude's dialog is all there is;
+* keeps accepted requests as ``PendingCall`` until one of: ``decide`` (the
+  decision is written and the connection closed), ``release`` (``{}``: the
+  pane answered, or the dialog went away), or the hook leaving (its own wait
+  ran out, Claude's timeout killed it): then ``on_gone`` is told.
+
+A second headspace finds the socket alive and leaves it to the first one
+(``ChannelUnavailable``); a stale socket of a headspace that died is removed.
+Everything runs on the event loop that called ``start``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import socket
+import stat
+import struct
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..safe_files import is_private_dir
+from .calls import PendingCall
+
+log = logging.getLogger(__name__)
+
+SOCKET_NAME = "answer.sock"
+MAX_REQUEST = 2 << 20  # the hook sends at most 1 MB of payload, plus its own fields
+READ_TIMEOUT = 5.0  # a connection that says nothing in this long is dropped
+
+
+class ChannelUnavailable(Exception):
+    """The answer channel cannot be opened; one line for the user."""
+
+
+def socket_path(spool: Path) -> Path:
+    """Where the hook program looks: ``answer.sock`` beside the spool folder."""
+    return Path(spool).parent / SOCKET_NAME
+
+
+def _peer_uid(sock: socket.socket | None) -> int | None:
+    if sock is None or not hasattr(socket, "SO_PEERCRED"):
+        return None
+    try:
+        creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    except OSError:
+        return None
+    return struct.unpack("3i", creds)[1]
+
+
+class AnswerChannel:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        accept: Callable[[PendingCall], bool],
+        on_gone: Callable[[PendingCall], None] = lambda call: None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.path = Path(path)
+        self.accept = accept
+        self.on_gone = on_gone
+        self.clock = clock
+        self.calls: dict[int, PendingCall] = {}
+        self._writers: dict[int, asyncio.StreamWriter] = {}
+        self._server: asyncio.AbstractServer | None = None
+        self._inode: int | None = None
+        self._next_id = 0
+
+    # -- opening and closing -------------------------------------------------------
+    async def start(self) -> None:
+        folder = self.path.parent
+        try:
+            folder.mkdir(mode=0o700, exist_ok=True)
+        except OSError as exc:
+            raise ChannelUnavailable(f"answer channel off: cannot create {folder}: {exc.strerror or exc}") from None
+        problem = is_private_dir(folder)
+        if problem:
+            raise ChannelUnavailable(f"answer channel off: {problem}")
+        await self._clear_stale()
+        try:
+            self._server = await asyncio.start_unix_server(self._serve, path=str(self.path), limit=MAX_REQUEST)
+            os.chmod(self.path, 0o600)
+            self._inode = os.lstat(self.path).st_ino
+        except OSError as exc:
+            raise ChannelUnavailable(f"answer channel off: cannot listen on {self.path}: {exc.strerror or exc}") from None
+
+    async def _clear_stale(self) -> None:
+        try:
+            info = os.lstat(self.path)
+        except FileNotFoundError:
+            return
+        if not stat.S_ISSOCK(info.st_mode) or info.st_uid != os.getuid():
+            raise ChannelUnavailable(f"answer channel off: {self.path} is not a socket of yours; remove it")
+        try:
+            _, writer = await asyncio.wait_for(asyncio.open_unix_connection(str(self.path)), 1.0)
+        except (TimeoutError, OSError):
+            os.unlink(self.path)  # nobody listens: a headspace that died
+            return
+        writer.close()
+        raise ChannelUnavailable("answer channel off: another headspace is answering hooks on this machine")
+
+    async def close(self) -> None:
+        """Stop listening; every waiting hook gets "no decision" (Claude's dialog stays)."""
+        for call_id in list(self._writers):
+            self.release(call_id)
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+        try:
+            if self._inode is not None and os.lstat(self.path).st_ino == self._inode:
+                os.unlink(self.path)  # ours still, not a newer headspace's
+        except OSError:
+            pass
+
+    # -- one hook ------------------------------------------------------------------
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        call: PendingCall | None = None
+        try:
+            if _peer_uid(writer.get_extra_info("socket")) not in (None, os.getuid()):
+                return
+            try:
+                line = await asyncio.wait_for(reader.readline(), READ_TIMEOUT)
+                record = json.loads(line.decode("utf-8", "replace"))
+            except (TimeoutError, ValueError, asyncio.LimitOverrunError, ConnectionError):
+                return
+            self._next_id += 1
+            call = PendingCall.from_payload(self._next_id, record, self.clock())
+            if call is None or not self.accept(call):
+                call = None
+                writer.write(b"{}\n")
+                return
+            self.calls[call.id] = call
+            self._writers[call.id] = writer
+            try:
+                await reader.read()  # returns when the hook goes (or we close it)
+            except ConnectionError:
+                pass
+        finally:
+            if call is not None and self.calls.pop(call.id, None) is not None:
+                self._writers.pop(call.id, None)
+                self.on_gone(call)
+            writer.close()
+
+    # -- answering -------------------------------------------------------------------
+    def pending(self, pane_id: str) -> list[PendingCall]:
+        """The requests from ``pane_id`` still waiting, oldest first."""
+        return [c for c in self.calls.values() if c.pane_id == pane_id]
+
+    def decide(self, call_id: int, decision: dict[str, Any]) -> bool:
+        """Hand ``decision`` to the waiting hook; False when it is no longer waiting."""
+        return self._reply(call_id, {"decision": decision})
+
+    def release(self, call_id: int) -> bool:
+        """Let the hook go without a decision (the pane answered, or the request is void)."""
+        return self._reply(call_id, {})
+
+    def _reply(self, call_id: int, message: dict[str, Any]) -> bool:
+        writer = self._writers.pop(call_id, None)
+        self.calls.pop(call_id, None)
+        if writer is None or writer.is_closing():
+            return False
+        try:
+            writer.write(json.dumps(message).encode() + b"\n")
+            writer.close()
+        except (OSError, RuntimeError):
+            return False
+        return True
