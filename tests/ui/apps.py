@@ -13,10 +13,12 @@ from headspace_tui.tmux.server import PaneRecord, TmuxServer
 from tests.harness.record import DEFAULT_OUT
 
 
-def make_app(socket_name: str, tmp: Path, *, claude_home: Path | None = None, journal: Journal | None = None, **options) -> HeadspaceApp:
+def make_app(
+    socket_name: str, tmp: Path, *, claude_home: Path | None = None, journal: Journal | None = None, spool: Path | None = None, **options
+) -> HeadspaceApp:
     """The app on a private tmux server, reading Claude's status from ``claude_home`` (a test HOME)."""
     config_dir = (claude_home / ".claude") if claude_home is not None else tmp / "no-claude-config"
-    spool = tmp / "spool"
+    spool = spool or tmp / "spool"
     return HeadspaceApp(
         TmuxServer(socket_name=socket_name),
         config_dir=config_dir,

@@ -251,3 +251,56 @@ def test_cli_errors_are_one_line(tmp_path: Path):
     assert settings.read_bytes() == b'{"hooks": '
     out = run_cli(home, "install", "--project", str(tmp_path / "nowhere"))
     assert out.returncode == 1 and out.stderr == f"headspace: no such directory: {tmp_path / 'nowhere'}\n"
+
+
+# -- the answer channel's hook ---------------------------------------------------------
+
+
+def test_install_with_answer_adds_one_synchronous_permission_hook_and_is_idempotent(settings_file: Path):
+    assert install(settings_file, answer_wait=45)
+    data = json.loads(settings_file.read_text())
+    ours = [h for g in data["hooks"]["PermissionRequest"] for h in g["hooks"] if h["command"].endswith(f"# {MARKER}")]
+    assert len(ours) == 2
+    spool, answer = ours
+    assert spool["async"] is True and "answer" not in spool["command"]
+    assert "async" not in answer and answer["timeout"] == 45 + 10
+    assert shlex.split(answer["command"].rsplit("#", 1)[0])[-3:] == [str(PROGRAM), "answer", "45"]
+    found = status(settings_file)
+    assert found.installed and found.answer_wait == 45
+    before = settings_file.read_bytes()
+    assert not install(settings_file, answer_wait=45)
+    assert settings_file.read_bytes() == before
+    # Another wait replaces it; an install without --answer takes it out again.
+    assert install(settings_file, answer_wait=5) and status(settings_file).answer_wait == 5
+    assert install(settings_file) and status(settings_file).answer_wait is None
+    assert not any("answer" in h["command"] for g in json.loads(settings_file.read_text())["hooks"]["PermissionRequest"] for h in g["hooks"])
+
+
+def test_uninstall_after_an_answer_install_restores_the_file(settings_file: Path):
+    original = settings_file.read_bytes()
+    install(settings_file, answer_wait=60)
+    assert uninstall(settings_file) == "restored"
+    assert settings_file.read_bytes() == original
+
+
+@pytest.mark.parametrize("wait", [0, 591, -3])
+def test_an_answer_wait_out_of_range_is_refused_and_nothing_is_written(settings_file: Path, wait: int):
+    before = settings_file.read_bytes()
+    with pytest.raises(HooksError, match="between 1 and 590"):
+        install(settings_file, answer_wait=wait)
+    assert settings_file.read_bytes() == before
+
+
+def test_cli_install_answer_says_so_and_status_shows_the_wait(tmp_path: Path):
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "headspace_tui", "hooks", *args], capture_output=True, text=True, env=env, timeout=60)
+
+    out = cli("install", "--answer", "--wait", "20")
+    assert out.returncode == 0 and "with the answer channel (waits 20s)" in out.stdout, out
+    assert "answer channel on, waits 20s" in cli("status").stdout
+    refused = cli("install", "--wait", "20")
+    assert refused.returncode != 0 and "--wait goes with --answer" in refused.stderr

@@ -1,0 +1,277 @@
+"""The answer channel without Claude: the real hook program against headspace's real socket.
+
+``program.py answer N`` runs as Claude runs it (a subprocess, the record on
+stdin, a private XDG_RUNTIME_DIR); ``AnswerChannel`` listens on the socket in
+that folder.  Matching a request to a screen is checked on recorded screens
+from the corpus (what the real Claude drew).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from headspace_tui.detect.claude import classify_capture
+from headspace_tui.hooks.calls import PendingCall, allow, deny, hook_answer, why_not
+from headspace_tui.hooks.channel import AnswerChannel, ChannelUnavailable, socket_path
+from headspace_tui.hooks.settings import PROGRAM
+from headspace_tui.hooks.spool import spool_dir
+from tests.harness.record import DEFAULT_OUT
+
+BASH = {"command": "touch marker.txt && echo headspace-ok", "description": "Create a marker file"}
+
+
+def screen(name: str):
+    ansi = (DEFAULT_OUT / "alt" / "120x40" / name).with_suffix(".ansi").read_text()
+    return classify_capture(ansi, command="claude")
+
+
+def payload(tool: str = "Bash", tool_input: dict | None = None, **extra) -> dict:
+    record = {"hook_event_name": "PermissionRequest", "tool_name": tool, "tool_input": tool_input if tool_input is not None else BASH}
+    return {**record, "session_id": "s1", "cwd": "/work", "tmux_pane": "%3", "pid": 4242, **extra}
+
+
+def call_of(record: dict) -> PendingCall:
+    call = PendingCall.from_payload(1, record, 0.0)
+    assert call is not None
+    return call
+
+
+# -- matching a request to the screen ------------------------------------------------------
+
+
+def test_a_bash_request_matches_the_dialog_showing_its_command():
+    shown = screen("permission_bash")
+    assert why_not(call_of(payload()), shown) == ""
+    assert why_not(call_of(payload(tool_input={"command": "rm -rf build"})), shown) == "the command on screen is not the one in the request"
+    assert why_not(call_of(payload(tool="Write", tool_input={"file_path": "/w/x"})), shown).startswith("the screen asks about Bash")
+    assert why_not(call_of(payload()), shown, claude_pid=99) == "another Claude process asked"
+
+
+def test_a_file_request_matches_the_dialog_naming_the_file_relative_to_the_work_dir():
+    shown = screen("permission_write")  # "Do you want to create notes.txt?"
+    assert why_not(call_of(payload("Write", {"file_path": "/home/dev/proj/notes.txt", "content": "x"})), shown) == ""
+    assert why_not(call_of(payload("Write", {"file_path": "/home/dev/proj/other-notes.txt", "content": "x"})), shown) != ""
+
+
+def test_a_question_request_matches_only_its_question_and_labels():
+    shown = screen("question_two_options")
+    asked = {"questions": [{"question": "Which database should we use?", "options": [{"label": "Postgres"}, {"label": "SQLite"}]}]}
+    call = call_of(payload("AskUserQuestion", asked))
+    assert why_not(call, shown) == ""
+    answer = hook_answer(call, shown, "option", "2")
+    assert answer is not None and answer.decision["updatedInput"]["answers"] == {"Which database should we use?": "SQLite"}
+    assert hook_answer(call, shown, "option", "3") is None  # "Type something." is Claude's own row: keys
+    relabelled = {"questions": [{"question": "Which database should we use?", "options": [{"label": "MySQL"}, {"label": "SQLite"}]}]}
+    assert why_not(call_of(payload("AskUserQuestion", relabelled)), shown) == "the options on screen are not the ones Claude asked"
+
+
+def test_the_dialog_not_on_screen_is_no_match():
+    assert why_not(call_of(payload()), screen("working_streaming")) == "its dialog is not on screen"
+
+
+def test_answers_for_keys():
+    shown = screen("permission_bash")
+    call = call_of(payload())
+    assert hook_answer(call, shown, "approve").decision == allow()
+    refused = hook_answer(call, shown, "deny").decision
+    assert refused["behavior"] == "deny" and refused["interrupt"] is True
+    assert hook_answer(call, shown, "option", "1").decision == allow()  # "1. Yes"
+    assert hook_answer(call, shown, "option", "4").decision["behavior"] == "deny"  # "4. No"
+    assert hook_answer(call, shown, "option", "2") is None  # "Yes, and always allow ...": keys
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tmux_pane": "%3"},
+        {"hook_event_name": "PermissionRequest", "tool_name": "Bash", "tmux_pane": ""},
+        {"hook_event_name": "PermissionRequest", "tool_name": "ExitPlanMode", "tmux_pane": "%3"},
+        ["not", "an", "object"],
+    ],
+)
+def test_requests_headspace_cannot_answer_are_refused(record):
+    assert PendingCall.from_payload(1, record, 0.0) is None
+
+
+# -- the socket and the real hook program ---------------------------------------------------
+
+
+def run_hook(runtime: Path, record: dict | bytes, wait: float = 5) -> tuple[subprocess.Popen, float]:
+    env = {"XDG_RUNTIME_DIR": str(runtime), "PATH": "/usr/bin:/bin", "TMUX_PANE": "%3"}
+    proc = subprocess.Popen(
+        [sys.executable, "-S", str(PROGRAM), "answer", str(wait)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    data = record if isinstance(record, bytes) else json.dumps(record).encode()
+    proc.stdin.write(data)
+    proc.stdin.close()
+    proc.stdin = None  # written and closed: communicate() must not flush it again
+    return proc, time.monotonic()
+
+
+async def finish(proc: subprocess.Popen) -> tuple[int, str, str]:
+    out, err = await asyncio.to_thread(proc.communicate, timeout=15)
+    return proc.returncode, out.decode(), err.decode()
+
+
+@pytest.fixture
+def runtime(tmp_path: Path) -> Path:
+    folder = tmp_path / "run"
+    folder.mkdir(mode=0o700)
+    return folder
+
+
+def channel_in(runtime: Path, accept=lambda call: True, gone=None) -> AnswerChannel:
+    path = socket_path(spool_dir({"XDG_RUNTIME_DIR": str(runtime)}))
+    return AnswerChannel(path, accept=accept, on_gone=gone or (lambda call: None))
+
+
+async def first_call(channel: AnswerChannel, timeout: float = 10) -> PendingCall:
+    deadline = time.monotonic() + timeout
+    while not channel.calls:
+        assert time.monotonic() < deadline, "the hook never reached the channel"
+        await asyncio.sleep(0.01)
+    return next(iter(channel.calls.values()))
+
+
+def test_a_decision_reaches_claude_as_the_hooks_output(runtime: Path):
+    async def scenario():
+        channel = channel_in(runtime)
+        await channel.start()
+        assert (os.stat(channel.path).st_mode & 0o777) == 0o600
+        proc, _ = run_hook(runtime, payload())
+        call = await first_call(channel)
+        assert (call.pane_id, call.tool_name, call.tool_input) == ("%3", "Bash", BASH)
+        assert channel.decide(call.id, deny("no thanks"))
+        code, out, err = await finish(proc)
+        await channel.close()
+        assert not channel.path.exists()
+        return code, out, err
+
+    code, out, err = asyncio.run(scenario())
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {
+        "hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no thanks", "interrupt": True}}
+    }
+
+
+def test_no_headspace_means_no_output_at_once(runtime: Path):
+    proc, began = run_hook(runtime, payload(), wait=30)
+    code, out, err = asyncio.run(finish(proc))
+    assert (code, out, err) == (0, "", "")
+    assert time.monotonic() - began < 5  # not the 30 s wait
+
+
+def test_a_request_headspace_does_not_watch_is_let_go_at_once(runtime: Path):
+    async def scenario():
+        channel = channel_in(runtime, accept=lambda call: False)
+        await channel.start()
+        proc, began = run_hook(runtime, payload(), wait=30)
+        result = await finish(proc)
+        await channel.close()
+        return result, time.monotonic() - began
+
+    (code, out, err), took = asyncio.run(scenario())
+    assert (code, out, err) == (0, "", "") and took < 5
+
+
+def test_no_decision_in_time_returns_nothing_and_headspace_is_told(runtime: Path):
+    gone: list[PendingCall] = []
+
+    async def scenario():
+        channel = channel_in(runtime, gone=gone.append)
+        await channel.start()
+        proc, began = run_hook(runtime, payload(), wait=1)
+        await first_call(channel)
+        result = await finish(proc)
+        took = time.monotonic() - began
+        deadline = time.monotonic() + 5
+        while not gone and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        late = channel.decide(gone[0].id, allow()) if gone else True
+        await channel.close()
+        return result, took, late
+
+    (code, out, err), took, late = asyncio.run(scenario())
+    assert (code, out, err) == (0, "", "")
+    assert 0.9 < took < 5
+    assert len(gone) == 1 and late is False
+
+
+@pytest.mark.parametrize("reply", [b"garbage\n", b'{"decision": {"behavior": "always"}}\n', b'{"decision": "allow"}\n'])
+def test_a_malformed_reply_is_no_decision(runtime: Path, reply: bytes):
+    path = socket_path(spool_dir({"XDG_RUNTIME_DIR": str(runtime)}))
+    path.parent.mkdir(mode=0o700)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen(1)
+    proc, _ = run_hook(runtime, payload())
+    conn, _ = server.accept()
+    conn.recv(1 << 20)
+    conn.sendall(reply)
+    conn.close()
+    server.close()
+    assert asyncio.run(finish(proc)) == (0, "", "")
+
+
+def test_a_foreign_or_public_folder_is_never_used(runtime: Path):
+    base = runtime / "headspace"
+    base.mkdir(mode=0o755)
+    base.chmod(0o777)  # writable by anyone: another user could plant a socket here
+    with pytest.raises(ChannelUnavailable, match="answer channel off"):
+        asyncio.run(channel_in(runtime).start())
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(base / "answer.sock"))
+    server.listen(1)
+    proc, began = run_hook(runtime, payload(), wait=30)
+    assert asyncio.run(finish(proc)) == (0, "", "")
+    server.settimeout(0.2)
+    with pytest.raises(TimeoutError):
+        server.accept()  # the hook never connected
+    server.close()
+
+
+def test_a_second_headspace_leaves_the_channel_to_the_first_and_a_stale_socket_is_replaced(runtime: Path):
+    async def scenario():
+        first = channel_in(runtime)
+        await first.start()
+        with pytest.raises(ChannelUnavailable, match="another headspace"):
+            await channel_in(runtime).start()
+        first._server.close()  # dies without cleaning up: its socket stays behind
+        await first._server.wait_closed()
+        assert first.path.exists()
+        second = channel_in(runtime)
+        await second.start()
+        proc, _ = run_hook(runtime, payload())
+        call = await first_call(second)
+        second.decide(call.id, allow())
+        result = await finish(proc)
+        await second.close()
+        return result
+
+    code, out, _ = asyncio.run(scenario())
+    assert code == 0 and json.loads(out)["hookSpecificOutput"]["decision"] == {"behavior": "allow"}
+
+
+def test_garbage_on_stdin_is_let_go(runtime: Path):
+    async def scenario():
+        channel = channel_in(runtime)
+        await channel.start()
+        proc, _ = run_hook(runtime, b"\x00\xff not json at all")
+        result = await finish(proc)
+        await channel.close()
+        return result
+
+    assert asyncio.run(scenario()) == (0, "", "")
