@@ -128,7 +128,8 @@ def why_not(call: PendingCall, observation: Observation, claude_pid: int = 0) ->
     if claude_pid and call.pid and call.pid != claude_pid:
         return "another Claude process asked"
     prompt = observation.prompt
-    if prompt is None or not prompt.options:
+    if prompt is None or not prompt.options or not all(o.key for o in prompt.options):
+        # A question known from a hook has its labels but no keys: Claude has not drawn it yet.
         return "its dialog is not on screen"
     if call.tool_name == QUESTION_TOOL:
         if observation.state is not AgentState.QUESTION or prompt.kind != "question":

@@ -87,10 +87,7 @@ async def ready_to_answer(pilot, app, pane_id: str, state: AgentState, *, channe
     agent = table.agents[pane_id]
     await wait_until(pilot, lambda: agent.observation.option_labels, "the options on screen")
     await wait_until(pilot, lambda: agent.channel == channel, f"channel {channel!r}", timeout=10)
-    # Read as a person would: the prompt unchanged for 1.5 s.  The spool's copy of
-    # the same request can land a moment after the dialog and redate it, and a
-    # key within REACTION_TIME of that is refused by design.
-    await wait_until(pilot, lambda: app.clock() - agent.prompt_since >= max(1.5, REACTION_TIME), "a readable prompt")
+    await wait_until(pilot, lambda: app.clock() - agent.prompt_since >= REACTION_TIME + 0.05, "a readable prompt")
     table.select(pane_id)
     await pilot.pause(0.05)
     assert app.selected_agent().pane_id == pane_id

@@ -23,7 +23,7 @@ from headspace_tui.detect.claude import classify_capture
 from headspace_tui.hooks.calls import PendingCall, allow, deny, hook_answer, why_not
 from headspace_tui.hooks.channel import AnswerChannel, ChannelUnavailable, socket_path
 from headspace_tui.hooks.settings import PROGRAM
-from headspace_tui.hooks.spool import spool_dir
+from headspace_tui.hooks.spool import HookEvent, hook_observation, spool_dir
 from tests.harness.record import DEFAULT_OUT
 
 BASH = {"command": "touch marker.txt && echo headspace-ok", "description": "Create a marker file"}
@@ -76,6 +76,15 @@ def test_a_question_request_matches_only_its_question_and_labels():
 
 def test_the_dialog_not_on_screen_is_no_match():
     assert why_not(call_of(payload()), screen("working_streaming")) == "its dialog is not on screen"
+
+
+def test_a_question_known_only_from_a_hook_is_not_on_screen():
+    """The spool's PermissionRequest says "question" with its labels before Claude draws it: not answerable yet."""
+    asked = {"questions": [{"question": "Which database should we use?", "options": [{"label": "Postgres"}, {"label": "SQLite"}]}]}
+    record = payload("AskUserQuestion", asked)
+    from_hook = hook_observation(HookEvent.from_record("1-1-a.json", record))
+    assert from_hook.option_labels == ["Postgres", "SQLite"]
+    assert why_not(call_of(record), from_hook) == "its dialog is not on screen"
 
 
 def test_answers_for_keys():
