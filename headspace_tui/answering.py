@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .events import Answered
+from .events import ANSWERED_HOW, Answered
 from .hooks.calls import QUESTION_TOOL, PendingCall, why_not
 from .hooks.channel import AnswerChannel, ChannelUnavailable
 from .model import Agent, AgentState
@@ -37,6 +37,17 @@ log = logging.getLogger(__name__)
 
 # Screens that say nothing about whether a dialog is still up: a frame between two drawings.
 _UNSURE = (AgentState.UNKNOWN, AgentState.STARTING)
+
+
+def _one(fits: list[PendingCall]) -> PendingCall | None:
+    """The request the dialog on screen is, among those that fit it: the newest (the latest drawn).
+
+    Two that fit but ask different things (never seen, but possible with
+    parallel tool calls) are no answer: keys then.
+    """
+    if not fits or len({c.exact_input for c in fits}) > 1:
+        return None
+    return fits[-1]
 
 
 @dataclass(frozen=True)
@@ -100,24 +111,22 @@ class AnswerDesk:
         if self.channel is None:
             return
         calls = self.channel.pending(pane_id)
-        if not calls:
-            self._tag(pane_id)
-            return
         seen = self.watched(pane_id)
         if seen is None:
             for call in calls:
                 self._let_go(call)
             return
         observation = seen.agent.observation
+        fits = []
         for call in calls:
-            reason = why_not(call, observation, seen.claude_pid)
-            if not reason:
+            if not why_not(call, observation, seen.claude_pid):
                 self._shown.add(call.id)
+                fits.append(call)
             elif call.id in self._shown and observation.state not in _UNSURE and self._moved_on(observation):
                 self._let_go(call)
                 if pane_id not in self._keys:
                     self.record(seen.agent, "pane", call.describe(), call)
-        self._tag(pane_id)
+        self.store.channel(pane_id, "hook" if _one(fits) is not None else "", self.clock())
 
     @staticmethod
     def _moved_on(observation) -> bool:
@@ -146,10 +155,7 @@ class AnswerDesk:
         seen = self.watched(pane_id)
         if seen is None or seen.agent.offline:
             return None
-        fits = [c for c in self.channel.pending(pane_id) if not why_not(c, seen.agent.observation, seen.claude_pid)]
-        if not fits or len({c.exact_input for c in fits}) > 1:
-            return None
-        return fits[-1]  # the newest: the dialog on screen is the latest one drawn
+        return _one([c for c in self.channel.pending(pane_id) if not why_not(c, seen.agent.observation, seen.claude_pid)])
 
     def calls_like(self, call: PendingCall) -> list[tuple[Agent, PendingCall]]:
         """Every pane whose on-screen dialog is a request identical to ``call`` (same tool, same exact input)."""
@@ -202,8 +208,7 @@ class AnswerDesk:
     def record(self, agent: Agent, channel: str, what: str, call: PendingCall | None = None) -> None:
         """The audit: the row's last answer, and an event for the journal."""
         at = self.clock()
-        label = {"hook": "via hook", "keys": "by keys", "pane": "answered in the pane"}[channel]
-        self.store.answered(agent.pane_id, f"{label}: {what}", at)
+        self.store.answered(agent.pane_id, f"{ANSWERED_HOW[channel]}: {what}", at)
         event = Answered(
             agent=agent,
             channel=channel,

@@ -61,6 +61,10 @@ class Notice:
     text: str
 
 
+# How each channel answered, in the words the row, the why view and the timeline use.
+ANSWERED_HOW = {"hook": "via hook", "keys": "by keys", "pane": "answered in the pane"}
+
+
 @dataclass(frozen=True)
 class Answered:
     """An agent's prompt was answered: by headspace (through the hook or keys) or in the pane itself.

@@ -38,6 +38,7 @@ from textual.worker import Worker, WorkerState
 
 from .. import deliver, logfile, theme_files
 from ..actions import ActionError, Intent, Outcome, confirm_moved_on, send_guarded
+from ..answering import AnswerDesk
 from ..config import Config, HostSpec
 from ..config import default_path as default_config_path
 from ..fleet import ControlPaneIO, Fleet
@@ -776,24 +777,23 @@ class HeadspaceApp(App[str | None]):
             return
         # What the user saw when pressing the key: the observation on display now.
         self._in_flight[agent.pane_id] = None  # on its way
-        if self._answer_by_hook(agent, intent):
-            return
         desk = self.fleet.desk(agent.pane_id)
-        mismatch = desk.question_mismatch(agent.pane_id) if desk is not None and intent.kind == "option" else ""
-        if mismatch:
-            del self._in_flight[agent.pane_id]
-            self.notify(clean(f"{agent.target}: {mismatch}; nothing sent"), severity="warning", markup=False)
-            return
         if desk is not None:
+            if self._answer_by_hook(desk, agent, intent):
+                return
+            mismatch = desk.question_mismatch(agent.pane_id) if intent.kind == "option" else ""
+            if mismatch:
+                del self._in_flight[agent.pane_id]
+                self.notify(clean(f"{agent.target}: {mismatch}; nothing sent"), severity="warning", markup=False)
+                return
             desk.sending_keys(agent.pane_id, True)
         self._send(agent.pane_id, agent.target, agent.observation, intent, agent.prompt_since)
 
-    def _answer_by_hook(self, agent: Agent, intent: Intent) -> bool:
+    def _answer_by_hook(self, desk: AnswerDesk, agent: Agent, intent: Intent) -> bool:
         """Answer through the hook holding this exact call, when there is one and the intent fits; False: use keys."""
-        desk = self.fleet.desk(agent.pane_id)
-        call = desk.call_for(agent.pane_id) if desk is not None else None
+        call = desk.call_for(agent.pane_id)
         answer = hook_answer(call, agent.observation, intent.kind, intent.option) if call is not None else None
-        if desk is None or call is None or answer is None or not desk.decide(call, answer.decision, answer.what):
+        if call is None or answer is None or not desk.decide(call, answer.decision, answer.what):
             return False
         self._confirm_hook(agent.pane_id, agent.target, agent.observation, answer.what)
         return True

@@ -58,12 +58,16 @@ def _private_dir(path):
         os.mkdir(path, 0o700)
     except FileExistsError:
         pass
-    st = os.lstat(path)
-    return (
-        (st.st_mode & 0o170000) == 0o040000  # a real directory, not a symlink
-        and st.st_uid == os.getuid()
-        and not st.st_mode & 0o022
-    )
+    return _is_private(path)
+
+
+def _is_private(path):
+    """A real directory (not a symlink) of this user, not writable by group or others; never created here."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return (st.st_mode & 0o170000) == 0o040000 and st.st_uid == os.getuid() and not st.st_mode & 0o022
 
 
 def _read_stdin():
@@ -121,15 +125,6 @@ MAX_REPLY = 1 << 20
 BEHAVIOURS = ("allow", "deny")
 
 
-def _existing_private_dir(path):
-    """True when ``path`` already is a private directory of ours (never created here)."""
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return False
-    return (st.st_mode & 0o170000) == 0o040000 and st.st_uid == os.getuid() and not st.st_mode & 0o022
-
-
 def _decision(reply):
     """The hook output for headspace's reply, or None: only a well-formed allow or deny passes."""
     try:
@@ -155,7 +150,7 @@ def answer(wait):
     data = _read_stdin()
     base, _ = _spool_dir()
     path = os.path.join(base, "answer.sock")
-    if not _existing_private_dir(base):
+    if not _is_private(base):
         return
     st = os.lstat(path)  # FileNotFoundError: headspace is not running (caught in __main__)
     if (st.st_mode & 0o170000) != 0o140000 or st.st_uid != os.getuid():

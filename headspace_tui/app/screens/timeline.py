@@ -13,6 +13,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ...events import ANSWERED_HOW
 from ...model import Agent, AgentState
 from ...safe_text import clean, cleaned
 from ...state.eventlog import StoredEvent
@@ -57,8 +58,8 @@ def _describe(event: StoredEvent, styles: dict[AgentState, Style]) -> Text | Non
         style = "red" if p.get("outcome") in ("error", "tests_failed") else "green"
         return Text(f"{str(p.get('outcome', '')).replace('_', ' ')}: {p.get('detail', '')}", style=style)
     if event.kind == "answer":
-        who_ = {"hook": "via hook", "keys": "by keys", "pane": "in the pane"}.get(str(p.get("channel")), str(p.get("channel")))
-        line = Text(f"answered {who_}: {p.get('what', '')}", style="magenta")
+        how = ANSWERED_HOW.get(str(p.get("channel")), str(p.get("channel")))
+        line = Text(f"{how}: {p.get('what', '')}", style="magenta")
         if p.get("input"):
             line.append(f"  {str(p['input'])[:300]}", style="dim")
         return line

@@ -16,6 +16,7 @@ from textual.widgets import Static
 from ...answering import ChannelReport
 from ...detect.claude import family_of
 from ...detect.fusion import Explanation
+from ...events import ANSWERED_HOW
 from ...model import Agent, AgentState, Evidence
 from ...safe_text import clean, clean_block
 from ..widgets.state_style import state_text
@@ -78,9 +79,8 @@ def channel_text(report: ChannelReport) -> Text:
         out.append("\n")
     if report.last is not None:
         last = report.last
-        channel = {"hook": "through the hook", "keys": "by keys", "pane": "in the pane itself"}.get(last.channel, last.channel)
         out.append("\nLast answer: ", style="bold")
-        out.append(f"{clean(last.what, 300)}, {channel}, at {time.strftime('%H:%M:%S', time.localtime(last.at))}")
+        out.append(f"{ANSWERED_HOW[last.channel]}: {clean(last.what, 300)}, at {time.strftime('%H:%M:%S', time.localtime(last.at))}")
         if last.tool_input:
             out.append("\n  exact input: ")
             out.append(clean_block(last.tool_input, 2000), style="dim")
