@@ -22,6 +22,7 @@ import pytest
 
 from headspace_tui.app.main import REACTION_TIME
 from headspace_tui.app.screens.batch import BatchApproveScreen
+from headspace_tui.app.widgets.agent_table import waiting_for
 from headspace_tui.hooks import settings as hook_settings
 from headspace_tui.hooks.calls import deny
 from headspace_tui.hooks.spool import spool_dir
@@ -124,6 +125,7 @@ def test_y_approves_the_exact_call_through_the_hook_and_no_key_is_sent(claude_se
             await wait_until(pilot, lambda: agent.answered.startswith("via hook"), "the row to say the hook answered")
             assert command in agent.answered
             await wait_until(pilot, lambda: agent.state is AgentState.IDLE, "idle after the approval")
+            assert waiting_for(agent).plain.startswith("via hook: Bash: touch hooked.txt")  # what the row shows
             assert sent == []  # not one key went to the pane
         return latency
 

@@ -70,7 +70,8 @@ def _waiting_for(agent: Agent) -> Text:
         return Text(f"exit status {obs.exit_status}", style="dim")
     if obs.state is AgentState.UNKNOWN and any(e.rule == "unrecognised-screen" for e in obs.evidence):
         return Text("unrecognised screen: press e", style="dim")
-    if agent.answered and obs.state is AgentState.WORKING:  # how the prompt it works on was answered
+    # How its last prompt was answered: while it works on it, and after, until a turn's outcome says more.
+    if agent.answered and (obs.state is AgentState.WORKING or (obs.state is AgentState.IDLE and not agent.outcome)):
         return Text(agent.answered, style="dim")
     if agent.outcome:  # nothing to wait for: show what the last turn achieved
         failed = agent.outcome.startswith(("tests failed", "error", "compile error", "runtime error", "test error", "permission error", "command error"))
