@@ -57,6 +57,7 @@ from .scan import ask_claude, screen_observation
 from .schedule import due_at
 from .store import AgentStore
 from .supervise import Backoff, Supervisor
+from .tmux.attach_pace import AttachPace
 from .tmux.claude_process import ClaudeProcess
 from .tmux.control import ControlClient, ControlError
 from .tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
@@ -150,6 +151,12 @@ class Monitor:
         self._discover_soon = asyncio.Event()
         self._socket_wake = asyncio.Event()
         self.clients: dict[str, ControlClient] = {}
+        # Discoveries are numbered as they start; ``discoveries`` is the number of the last one that
+        # listed the server's panes.  A session whose client ended waits for one that started after.
+        self._discoveries_started = 0
+        self.discoveries = 0
+        self.attach_pace: Callable[[], AttachPace] = AttachPace  # how often a session's client may be attached
+        self._awaiting_discovery: set[str] = set()  # sessions whose client ended, waiting to be seen still there
         self._stopping = False
         self._problem: str | None = "starting"
         self.supervisor = Supervisor(self._loop_failed)
@@ -290,6 +297,8 @@ class Monitor:
 
     async def discover(self) -> None:
         """List panes and processes once; start or stop session detectors."""
+        self._discoveries_started += 1
+        number = self._discoveries_started
         try:
             records, table = await self.host.snapshot()
         except TmuxUnavailable as exc:
@@ -350,6 +359,9 @@ class Monitor:
             self._sessions[session_id] = self.supervisor.start(f"the detector of tmux session {session_id}", functools.partial(self._session_loop, session_id))
         for session_id in set(self._sessions) - sessions:
             await self._end_session(session_id)
+        self.discoveries = number
+        for session_id in self._awaiting_discovery & sessions:
+            self._wake_session(session_id)  # still there: its detector may attach again
 
     async def _end_session(self, session_id: str) -> None:
         self._sessions.pop(session_id, None)
@@ -444,15 +456,17 @@ class Monitor:
 
         Changes come from the session's control client (``%output``), from
         Claude's status file and hooks, and from the panes' own rechecks; the
-        pace is ``schedule.due_at``'s.  A control client that ends while the
-        session lives is replaced (with back-off); until then the panes are
-        polled.
+        pace is ``schedule.due_at``'s.  A control client that ends is replaced
+        only as ``AttachPace`` allows and only once a discovery made after its
+        end still lists the session (a session that is gone is never attached
+        again: its detector is ended by that discovery); until then the panes
+        are polled.
         """
         wake = self._wake.setdefault(session_id, asyncio.Event())
         client: ControlClient | None = None
-        attach_at = 0.0
-        attached_at = 0.0
-        backoff = Backoff(first=1.0, limit=10.0, healthy_after=30.0)
+        pace = self.attach_pace()
+        attached_at: float | None = None
+        confirm_after = -1  # the discovery count a new attach waits to exceed (-1: none needed)
 
         def ended(reason: str) -> None:
             self.request_discovery()  # the session may be gone...
@@ -462,21 +476,30 @@ class Monitor:
             while not self._stopping:  # a swallowed cancel (see AgentStore.quiet) must still end the loop
                 wake.clear()  # before looking: a change marked while we work wakes the next round
                 now = self.clock()
-                if (client is None or client.closed) and now >= attach_at:
-                    if client is not None:
-                        self.clients.pop(session_id, None)
-                        await client.close()
-                        log.info("control client of session %s ended; attaching a new one", session_id)
+                if client is not None and client.closed:
+                    self.clients.pop(session_id, None)
+                    await client.close()
+                    pace.ended(now, attached_at)
+                    log.info("control client of session %s ended; attaching again after a discovery still lists it", session_id)
+                    client, attached_at, confirm_after = None, None, self._discoveries_started
+                    self._awaiting_discovery.add(session_id)
+                    self.request_discovery()
+                if client is None and now >= pace.next_at() and self.discoveries > confirm_after:
+                    self._awaiting_discovery.discard(session_id)
+                    pace.attaching(now)
                     # The host's server builds the command line (through ssh for a remote host).
-                    client = ControlClient(self.server, session_id, on_output=self._pane_output, on_event=self._control_event, on_exit=ended)
+                    fresh = ControlClient(self.server, session_id, on_output=self._pane_output, on_event=self._control_event, on_exit=ended)
                     try:
-                        await client.start()
+                        await fresh.start()
+                        client, attached_at = fresh, now
                         self.clients[session_id] = client
-                        attached_at = now
                         for watch in self._session_panes(session_id):
                             watch.timing.changed(now)  # anything may have changed unseen
                     except TmuxUnavailable:
-                        attach_at = now + backoff.after_failure(now - attached_at)
+                        pace.ended(self.clock(), None)
+                        confirm_after = self._discoveries_started
+                        self._awaiting_discovery.add(session_id)
+                        self.request_discovery()
                 polling = client is None or client.closed
                 watches = self._session_panes(session_id)
                 for watch in watches:
@@ -485,7 +508,7 @@ class Monitor:
                         watch.timing.read(now)
                         await self.observe(watch.record.pane_id, None if polling else client)
                 now = self.clock()
-                timeout = IDLE_WAKE if not polling else max(0.05, attach_at - now) if attach_at > now else IDLE_WAKE
+                timeout = IDLE_WAKE if not polling else max(0.05, pace.next_at() - now)
                 for watch in watches:
                     due = due_at(watch.timing, now, polling=polling, focused=watch.record.pane_id == self.focused)
                     if due is not None:
@@ -495,6 +518,7 @@ class Monitor:
                 except TimeoutError:
                     pass
         finally:
+            self._awaiting_discovery.discard(session_id)
             # Also when cancelled while attaching: the tmux -C process is ours to end.
             if client is not None:
                 if self.clients.get(session_id) is client:

@@ -1,0 +1,134 @@
+"""headspace never storms the tmux server it watches with control-client attaches.
+
+tmux 3.3a crashed at the end of re-attach storms: a control client that
+attached and ended at once was attached again at once (up to 250 times a
+second), also for sessions being killed.  Here a real private tmux server
+counts every attach itself (a ``client-attached`` hook), and:
+
+* a server that drops every control client the moment it attaches (the
+  hook detaches it) sees a few attaches in 12 s, not hundreds, while the
+  session is still read (by forked captures);
+* a killed session is never attached again;
+* a client killed after a good run is replaced at once (the monitor's
+  promise in test_recovery stays).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from headspace_tui.journal import Journal
+from headspace_tui.monitor import Monitor
+from headspace_tui.tmux.attach_pace import AttachPace
+from headspace_tui.tmux.server import TmuxServer
+
+pytestmark = pytest.mark.e2e
+
+
+def _attaches(log: Path) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    if log.exists():
+        for line in log.read_text().split():
+            counts[line] = counts.get(line, 0) + 1
+    return counts
+
+
+def _world(private_tmux, tmp_path: Path, *sessions: str) -> Path:
+    log = tmp_path / "attaches"
+    for n, name in enumerate(sessions):
+        args = ["-f", "/dev/null"] if n == 0 else []
+        private_tmux.run(*args, "new-session", "-d", "-s", name, "-x", "80", "-y", "24", "sleep 600")
+    private_tmux.run("set-hook", "-g", "client-attached", f"run-shell -b \"echo '#{{session_name}}' >> {log}\"")
+    return log
+
+
+def _monitor(private_tmux, tmp_path: Path) -> Monitor:
+    return Monitor(
+        TmuxServer(socket_name=private_tmux.name),
+        on_change=lambda agent: None,
+        on_remove=lambda pane_id: None,
+        on_problem=lambda problem: None,
+        config_dir=tmp_path / "no-claude",
+        journal=Journal(None),
+        hooks=False,
+        include_all=True,  # every pane is a row: a session's panes are read even without Claude
+    )
+
+
+def _run(monitor: Monitor, scenario) -> None:
+    async def main() -> None:
+        task = asyncio.create_task(monitor.run())
+        try:
+            await scenario()
+        finally:
+            await monitor.stop()
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    asyncio.run(main())
+
+
+async def _until(predicate, what: str, timeout: float = 15.0) -> None:
+    start = time.monotonic()
+    while not predicate():
+        if time.monotonic() - start > timeout:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.05)
+
+
+def test_a_server_that_drops_every_client_at_once_sees_a_few_attaches_not_a_storm(private_tmux, tmp_path):
+    log = _world(private_tmux, tmp_path, "work")
+    # Every control client is detached the moment it attaches: the storm's trigger, made certain.
+    private_tmux.run("set-hook", "-ga", "client-attached", "detach-client")
+    monitor = _monitor(private_tmux, tmp_path)
+
+    async def scenario() -> None:
+        await _until(lambda: _attaches(log).get("work", 0) >= 1, "the first attach")
+        pane = next(iter(monitor.panes))
+        private_tmux.run("send-keys", "-t", pane, "echo still-read", "Enter")  # reaches sleep's tty: drawn, not run
+        await asyncio.sleep(12.0)
+        assert "still-read" in (monitor.panes[pane].capture or ""), "the session is still read while it has no client"
+
+    _run(monitor, scenario)
+    count = _attaches(log).get("work", 0)
+    # 0 s, 1 s, 3 s, then the minute's cap; the old loop attached again at once, hundreds of times.
+    assert 1 <= count <= 4, f"{count} attaches in 12 s"
+
+
+def test_a_killed_session_is_never_attached_again(private_tmux, tmp_path):
+    log = _world(private_tmux, tmp_path, "stays", "goes")
+    monitor = _monitor(private_tmux, tmp_path)
+
+    async def scenario() -> None:
+        await _until(lambda: len([c for c in monitor.clients.values() if not c.closed]) == 2, "a client per session")
+        private_tmux.run("kill-session", "-t", "goes")
+        await _until(lambda: len(monitor._sessions) == 1, "the killed session's detector to end")
+        await asyncio.sleep(3.0)
+
+    _run(monitor, scenario)
+    assert _attaches(log) == {"stays": 1, "goes": 1}
+
+
+def test_a_client_that_ran_well_and_was_killed_is_replaced_at_once(private_tmux, tmp_path):
+    log = _world(private_tmux, tmp_path, "work")
+    monitor = _monitor(private_tmux, tmp_path)
+    monitor.attach_pace = lambda: AttachPace(healthy_after=1.0)  # "a good run" is half a minute in real use
+
+    async def scenario() -> None:
+        await _until(lambda: any(not c.closed for c in monitor.clients.values()), "a control client")
+        await asyncio.sleep(1.5)
+        (client,) = monitor.clients.values()
+        os.kill(client._proc.pid, signal.SIGKILL)  # our own child, by its id
+        started = time.monotonic()
+        await _until(lambda: any(c is not client and not c.closed for c in monitor.clients.values()), "a new client", timeout=5)
+        took = time.monotonic() - started
+        assert took < 2.0, f"replaced after {took:.2f}s"
+
+    _run(monitor, scenario)
+    assert _attaches(log) == {"work": 2}
