@@ -20,11 +20,17 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from collections.abc import Callable
 
 from .server import TmuxServer, TmuxUnavailable
 
 PAUSE_AFTER = 2  # seconds a pane may fall behind before tmux pauses it
+LINE_LIMIT = 4 << 20  # a longer line (a pane's flood in one %output) is dropped, not the client's end
+ATTACH_SETTLE = 2.0
+FLOOD_WINDOW = 0.5  # a pane that writes more than FLOOD_BYTES within this many seconds...
+FLOOD_BYTES = 256 << 10
+FLOOD_HOLD = 0.5  # ...is not sent to us for this long (see ControlClient._spend)  # a close during the attach waits this long for it to be done
 _NOTIFICATION = re.compile(r"^%(\S+)(?: (.*))?$")
 
 
@@ -67,6 +73,10 @@ class ControlClient:
         self._reader: asyncio.Task | None = None
         self._write_lock = asyncio.Lock()
         self.closed = False
+        self.overlong = 0  # lines dropped for their length
+        self._budget: dict[str, tuple[float, int]] = {}  # pane (tmux's id) -> (window start, bytes in it)
+        self._held: set[str] = set()  # panes paused by us for flooding
+        self.floods = 0  # times a pane was held back
 
     async def start(self, timeout: float = 5.0) -> None:
         """Attach and wait until tmux reports the session (only then may commands be sent)."""
@@ -78,6 +88,10 @@ class ControlClient:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.DEVNULL,
                 env=self.server.env(),
+                limit=LINE_LIMIT,
+                # Its own process group: a hangup of headspace's terminal must not kill it
+                # mid-write; it detaches cleanly when we close its input (or we end).
+                start_new_session=True,
             )
         )
         try:
@@ -85,11 +99,13 @@ class ControlClient:
         except OSError as exc:
             raise TmuxUnavailable(f"cannot start tmux: {exc.strerror or exc}") from None
         except asyncio.CancelledError:
-            # Cancelled while tmux was being started: it may exist already; end it, then give up.
+            # Cancelled while tmux was being started: it may exist already; end it (once it has
+            # attached, see close), then give up.
             try:
                 self._proc = await spawn
             except OSError:
                 raise asyncio.CancelledError from None
+            self._reader = asyncio.create_task(self._read_loop())
             await self.close()
             raise
         self._reader = asyncio.create_task(self._read_loop())
@@ -98,6 +114,9 @@ class ControlClient:
         except TimeoutError:
             await self.close()
             raise TmuxUnavailable(f"tmux control client for session {self.session_id} did not attach") from None
+        except asyncio.CancelledError:
+            await self.close()  # the tmux -C process is ours to end, cancelled or not
+            raise
         if self.closed:
             raise TmuxUnavailable(f"session {self.session_id} is gone")
 
@@ -130,9 +149,20 @@ class ControlClient:
         await self.command("send-keys", *(["-l"] if literal else []), "-t", pane_id, "--", *keys)
 
     async def close(self) -> None:
-        """Detach: closing stdin makes tmux drop the client; nothing else changes."""
+        """Detach: closing stdin makes tmux drop the client; nothing else changes.
+
+        A client is never dropped in the middle of attaching: tmux 3.3a has
+        crashed when a client went away before the server had finished
+        setting it up (upstream PR #5004), so a close that comes early first
+        waits (briefly) for the attach to be done or to fail.
+        """
         if self._proc is None:
             return
+        if not self._ready.is_set() and self._proc.returncode is None and self._reader is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(self._ready.wait()), ATTACH_SETTLE)
+            except TimeoutError:
+                pass
         self.closed = True
         if self._proc.stdin is not None and not self._proc.stdin.is_closing():
             self._proc.stdin.close()
@@ -154,9 +184,16 @@ class ControlClient:
         reason = "eof"
         try:
             while True:
-                raw = await stdout.readline()
+                try:
+                    raw = await stdout.readline()
+                except ValueError:  # a line past the reader's limit: dropped (the client lives on)
+                    self.overlong += 1
+                    continue
                 if not raw:
                     break
+                if raw.startswith((b"%output ", b"%extended-output ")):
+                    self._output_line(raw)  # by far the most frequent line: no decoding, no regex
+                    continue
                 line = raw.decode("utf-8", errors="replace").rstrip("\n")
                 if line.startswith("%begin "):
                     await self._read_block(stdout, line)
@@ -165,13 +202,7 @@ class ControlClient:
                 if match is None:
                     continue
                 name, rest = match.group(1), match.group(2) or ""
-                if name == "output":
-                    pane, _, value = rest.partition(" ")
-                    self.on_output(address(pane), len(value))
-                elif name == "extended-output":
-                    pane = rest.split(" ", 1)[0]
-                    self.on_output(address(pane), len(rest.partition(" : ")[2]))
-                elif name == "pause":
+                if name == "pause":
                     # Behind by PAUSE_AFTER seconds: skip the backlog, let it run, re-capture.
                     pane = rest.strip()
                     asyncio.create_task(self._continue(pane))
@@ -193,6 +224,56 @@ class ControlClient:
             self._ready.set()
             self._fail_pending(f"control client ended: {reason}")
             self.on_exit(reason)
+
+    def _output_line(self, raw: bytes) -> None:
+        """``%output %N DATA`` or (with pause-after) ``%extended-output %N AGE : DATA``: which
+        pane wrote, and about how much (the escaped length; only its size matters)."""
+        start = raw.index(b" ") + 1
+        end = raw.find(b" ", start)
+        if end < 0:
+            return
+        pane = raw[start:end].decode("ascii", "replace")
+        if raw.startswith(b"%extended-output "):
+            colon = raw.find(b" : ", end)
+            end = colon + 2 if colon >= 0 else end
+        size = max(0, len(raw) - end - 2)
+        self.on_output(self.server.address(pane), size)
+        self._spend(pane, size)
+
+    def _spend(self, pane: str, size: int) -> None:
+        """Hold back a pane that writes more than FLOOD_BYTES in FLOOD_WINDOW.
+
+        A ``yes`` in a watched session sent us about 18 MB a second, every
+        byte of it read and thrown away (only "this pane changed" matters),
+        and a key's reply waited behind it.  Such a pane is paused for this
+        client (tmux keeps running it and drawing it for everyone else) and
+        let go after FLOOD_HOLD, with one "changed" so it is read again.
+        """
+        if pane in self._held:
+            return
+        now = time.monotonic()
+        began, spent = self._budget.get(pane, (now, 0))
+        if now - began > FLOOD_WINDOW:
+            began, spent = now, 0
+        spent += size
+        self._budget[pane] = (began, spent)
+        if spent > FLOOD_BYTES and not self.closed:
+            self._held.add(pane)
+            self.floods += 1
+            self._budget.pop(pane, None)
+            asyncio.create_task(self._hold(pane))
+
+    async def _hold(self, pane: str) -> None:
+        try:
+            await self.command("refresh-client", "-A", f"{pane}:pause")
+            await asyncio.sleep(FLOOD_HOLD)
+            await self.command("refresh-client", "-A", f"{pane}:continue")
+        except (TimeoutError, ControlError):
+            pass
+        finally:
+            self._held.discard(pane)
+        if not self.closed:
+            self.on_output(self.server.address(pane), 1 << 20)  # whatever it wrote meanwhile
 
     async def _read_block(self, stdout: asyncio.StreamReader, begin: str) -> None:
         stamp = begin.split(" ", 1)[1]
