@@ -23,6 +23,7 @@ import re
 import time
 from collections.abc import Callable
 
+from .lifetime import preexec
 from .server import TmuxServer, TmuxUnavailable
 
 PAUSE_AFTER = 2  # seconds a pane may fall behind before tmux pauses it
@@ -90,8 +91,9 @@ class ControlClient:
                 env=self.server.env(),
                 limit=LINE_LIMIT,
                 # Its own process group: a hangup of headspace's terminal must not kill it
-                # mid-write; it detaches cleanly when we close its input (or we end).
+                # mid-write; it detaches when we close its input, or on SIGTERM when we die.
                 start_new_session=True,
+                preexec_fn=preexec(),
             )
         )
         try:

@@ -22,7 +22,7 @@ def attaches_in(pace: AttachPace, seconds: float, *, lives: float) -> list[float
 def test_a_client_that_ends_at_once_is_attached_a_few_times_a_minute_at_most():
     times = attaches_in(AttachPace(), 600.0, lives=0.0)
     # the old loop: hundreds a second; now at most three in any minute, and slower and slower
-    for start in range(0, 600):
+    for start in range(600):
         assert sum(1 for t in times if start <= t < start + 60) <= 3
     assert len(times) <= 15  # 0, 1, 3, then the minute cap and the doubling delay: about one a minute (the old loop: ~150,000)
     gaps = [b - a for a, b in zip(times, times[1:], strict=False)]

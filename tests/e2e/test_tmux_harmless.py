@@ -1,4 +1,4 @@
-"""headspace never storms the tmux server it watches with control-client attaches.
+"""headspace never harms the tmux server it watches: no attach storms, no control client left behind.
 
 tmux 3.3a crashed at the end of re-attach storms: a control client that
 attached and ended at once was attached again at once (up to 250 times a
@@ -10,7 +10,9 @@ counts every attach itself (a ``client-attached`` hook), and:
   session is still read (by forked captures);
 * a killed session is never attached again;
 * a client killed after a good run is replaced at once (the monitor's
-  promise in test_recovery stays).
+  promise in test_recovery stays);
+* a headspace killed with ``kill -9`` while a pane floods leaves no control
+  client attached (tmux 3.3a kept such clients forever).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -132,3 +136,49 @@ def test_a_client_that_ran_well_and_was_killed_is_replaced_at_once(private_tmux,
 
     _run(monitor, scenario)
     assert _attaches(log) == {"work": 2}
+
+
+KILLED_MONITOR = """
+import asyncio, sys
+from pathlib import Path
+from headspace_tui.journal import Journal
+from headspace_tui.monitor import Monitor
+from headspace_tui.tmux import control
+from headspace_tui.tmux.server import TmuxServer
+
+# The flood hold (which pauses the pane for us) is off here: this is about what is left when
+# headspace dies with a full pipe, which the hold makes rarer but cannot rule out.
+control.FLOOD_BYTES = 1 << 40
+
+async def main():
+    monitor = Monitor(TmuxServer(socket_name=sys.argv[1]), on_change=lambda a: None, on_remove=lambda p: None,
+                      on_problem=lambda p: None, config_dir=Path(sys.argv[2]), journal=Journal(None), hooks=False)
+    task = asyncio.create_task(monitor.run())
+    while len([c for c in monitor.clients.values() if not c.closed]) < 2:
+        await asyncio.sleep(0.05)
+    print(" ".join(str(c._proc.pid) for c in monitor.clients.values()), flush=True)
+    await task
+
+asyncio.run(main())
+"""
+
+
+def test_a_killed_headspace_leaves_no_control_client_attached(private_tmux, tmp_path):
+    """kill -9 of headspace while a pane floods: its control clients end too (they stayed attached forever)."""
+    private_tmux.run("-f", "/dev/null", "new-session", "-d", "-s", "flood", "-x", "80", "-y", "24", "yes")
+    private_tmux.run("new-session", "-d", "-s", "quiet", "-x", "80", "-y", "24", "sleep 600")
+    env = {**private_tmux.env, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    child = subprocess.Popen([sys.executable, "-c", KILLED_MONITOR, private_tmux.name, str(tmp_path / "no-claude")], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        clients = [int(pid) for pid in child.stdout.readline().split()]
+        assert len(clients) == 2
+        time.sleep(1.0)
+    finally:
+        child.kill()  # our own child, by its handle
+        child.wait()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and (private_tmux.run("list-clients").strip() or any(Path(f"/proc/{pid}").exists() for pid in clients)):
+        time.sleep(0.1)
+    assert private_tmux.run("list-clients").strip() == "", "a control client of the dead headspace is still attached"
+    left = [pid for pid in clients if Path(f"/proc/{pid}/status").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text()]
+    assert left == [], f"tmux -C processes outlived headspace: {left}"
