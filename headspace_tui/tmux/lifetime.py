@@ -17,6 +17,7 @@ import ctypes
 import os
 import signal
 import sys
+from collections.abc import Callable
 
 PR_SET_PDEATHSIG = 1
 
@@ -46,7 +47,7 @@ def end_with_parent(parent: int | None = None) -> None:
         os._exit(1)
 
 
-def preexec() -> object:
+def preexec() -> Callable[[], None]:
     """A ``preexec_fn`` bound to this process as the parent."""
     parent = os.getpid()
     return lambda: end_with_parent(parent)
