@@ -314,6 +314,8 @@ class Monitor:
         self._report(None)
         self.store.online()
         self.all_panes = {r.pane_id: r for r in records}
+        for pane_id in [p for p in self._unknown_checked if p not in self.all_panes]:
+            del self._unknown_checked[pane_id]  # a closed pane: nothing of it is kept (churn must not grow us)
         now = self.clock()
         found = discovery.plan(
             records,

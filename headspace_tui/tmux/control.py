@@ -254,6 +254,8 @@ class ControlClient:
         if pane in self._held:
             return
         now = time.monotonic()
+        if len(self._budget) > 64:  # panes come and go in a long-lived session: keep only the live windows
+            self._budget = {p: b for p, b in self._budget.items() if now - b[0] <= FLOOD_WINDOW}
         began, spent = self._budget.get(pane, (now, 0))
         if now - began > FLOOD_WINDOW:
             began, spent = now, 0
