@@ -51,6 +51,7 @@ from ..remote.host import RemoteHost
 from ..safe_text import clean, safe
 from ..tmux import clients
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
+from . import gc_pace
 from .messages import AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, ServiceNotice
 from .palette import AgentCommands
 from .screens.batch import BatchApproveScreen
@@ -64,6 +65,7 @@ from .widgets.preview import PanePreview, PromptBar
 
 SIDE_BY_SIDE_MIN_WIDTH = 140
 TABLE_ONLY_BELOW = 18
+GC_SETTLE_AFTER = 3.0  # seconds after start: the app is up, the first discovery done (see gc_pace)
 # A prompt on display for less than this cannot be the one the user meant to answer.
 REACTION_TIME = 0.4
 _NOTHING = object()
@@ -333,6 +335,7 @@ class HeadspaceApp(App[str | None]):
         if self.live:
             self._start_monitor()
             self._prepare_notifications()
+            self.set_timer(GC_SETTLE_AFTER, gc_pace.settle)  # once the first rows are in
         else:
             self.problem = None
         self.set_interval(1.0, self._tick)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
+from textual.cache import LRUCache
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
@@ -137,6 +138,8 @@ FOLDER_CAP = 20
 HOST_CAP = 12
 WAITING_FLOOR = 20
 PADDING = 2  # a DataTable cell's padding, both sides
+CELL_CACHE = 1024  # rendered cells kept (DataTable keeps 10,000): 100 rows x 6 columns, with and without the cursor
+ROW_CACHE = 256  # rendered rows and lines kept (DataTable keeps 1,000)
 
 
 @dataclass(frozen=True)
@@ -202,6 +205,7 @@ class AgentTable(DataTable):
 
     def __init__(self, *, clock: Callable[[], float] = time.time, **kwargs) -> None:
         super().__init__(cursor_type="row", zebra_stripes=False, **kwargs)
+        self._smaller_caches()
         self.clock = clock
         self.agents: dict[str, Agent] = {}
         self.filter_text = ""
@@ -212,6 +216,21 @@ class AgentTable(DataTable):
         self._replan = True  # the columns must be fitted again before the next rows are drawn
         self._names: dict[str, tuple[str, str, str, str]] = {}  # per pane: the target, cwd and name the plan saw
         self.state_styles: dict = {}  # per state, from the app's theme (restyle)
+
+    def _smaller_caches(self) -> None:
+        """Keep DataTable's render caches to what a screen of rows needs.
+
+        DataTable keeps up to 10,000 rendered cells and 1,000 rendered rows
+        and lines; here every cell that changes (a ticking time, churning
+        agents) is a new entry, so they fill up, and each entry is lists of
+        Segments and Strips (a Strip carries seven small caches of its own).
+        Under churn that was hundreds of thousands of objects that every
+        full garbage collection walks: pauses grew to 100-250 ms, and a key
+        pressed then waited for it.  A few screens' worth is plenty.
+        """
+        for name, size in (("_cell_render_cache", CELL_CACHE), ("_row_render_cache", ROW_CACHE), ("_row_renderable_cache", ROW_CACHE), ("_line_cache", ROW_CACHE)):
+            if isinstance(getattr(self, name, None), LRUCache):
+                setattr(self, name, LRUCache(size))
 
     # -- one cell, one repaint ------------------------------------------------------------
     def set_cell(self, pane_id: str, column: str, value) -> None:
