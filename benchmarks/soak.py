@@ -1,0 +1,410 @@
+"""The churn soak: a busy day for the tmux server headspace watches, in a few minutes.
+
+    python benchmarks/soak.py [--minutes 20] [--panes 40] [--json]
+
+What it runs, all in private tmux servers under a private TMUX_TMPDIR, with a
+throwaway HOME and XDG folders (never the user's tmux, ~/.claude or ~/.config):
+
+* the **agents' server**: ``--panes`` short-lived fake agents
+  (``churn_agent.py``: real recorded Claude screens, 3-40 s lives) in
+  windows and sessions that come and go as the agents end and new ones
+  start; output floods (``yes`` in bursts) in three panes; a real tmux
+  client in a pty attached to it, as the user's own terminal is; and every
+  15 s a new session with a **second headspace** in it, the previous one
+  killed with its headspace inside;
+* **headspace under test**, the real program (``python -m headspace_tui``)
+  in a pane of a second private server (the user's terminal), watching the
+  agents' server.
+
+What it measures, and the limits it checks (exit 1 when one fails):
+
+* the agents' tmux server survives: the same pid answering at the end, and
+  no tmux segfault in the kernel log (when the kernel log can be read);
+* headspace runs throughout, and its RSS at the end is within
+  ``--rss-limit`` MB (15) of its RSS at minute 2 (of the last third's start
+  in runs shorter than 3 minutes);
+* key to screen: ``?`` sent to headspace's pane until its help shows, ``?``
+  again until it is gone, every 2 s (each sample includes forking one
+  ``tmux send-keys`` and the ~3 ms between two captures); the p95 of each minute under ``--key-limit``
+  ms (150);
+* control-client attaches, counted by tmux itself (a ``client-attached``
+  hook): at most ``--attach-limit`` (4) per session per headspace that saw
+  it, i.e. no re-attach storms.
+
+CI runs a 3-minute version (``tests/e2e/test_soak.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.harness.terminal import Terminal  # noqa: E402
+
+CORPUS = REPO / "snapshots" / "panes" / "claude-2.1.330" / "alt" / "120x40"
+AGENT = REPO / "benchmarks" / "churn_agent.py"
+HELP_MARK = "headspace keys"  # the help screen's title
+FLOOD = "while :; do timeout {on} yes soak-flood; sleep {off}; done"
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
+
+
+def rss_mb(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def cpu_seconds(pid: int) -> float | None:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def kernel_segfaults() -> list[str] | None:
+    """tmux segfault lines in the kernel log, or None when it cannot be read here."""
+    proc = subprocess.run(["dmesg"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        return None
+    return [line for line in proc.stdout.splitlines() if "tmux" in line and "segfault" in line]
+
+
+class Server:
+    """One private tmux server (``-L name`` under the soak's own TMUX_TMPDIR)."""
+
+    def __init__(self, name: str, env: dict[str, str]) -> None:
+        self.name = name
+        self.env = env
+
+    def run(self, *args: str, check: bool = False) -> str:
+        proc = subprocess.run(["tmux", "-L", self.name, *args], capture_output=True, text=True, env=self.env, timeout=20)
+        if check and proc.returncode != 0:
+            raise RuntimeError(f"tmux {' '.join(args)}: {proc.stderr.strip()}")
+        return proc.stdout
+
+    def pid(self) -> int | None:
+        out = self.run("display-message", "-p", "#{pid}").strip()
+        return int(out) if out.isdigit() else None
+
+    def kill(self) -> None:
+        socket = Path(self.env["TMUX_TMPDIR"]) / f"tmux-{os.getuid()}" / self.name
+        self.run("kill-server")
+        socket.unlink(missing_ok=True)  # tmux 3.3a leaves it behind
+
+
+class Soak:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.rng = random.Random(args.seed)
+        self.work = Path(tempfile.mkdtemp(prefix="headspace-soak-"))
+        home = self.work / "home"
+        runtime = self.work / "run"
+        for folder in (home, runtime, self.work / "tmux"):
+            folder.mkdir(mode=0o700)
+        self.env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(home),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "XDG_STATE_HOME": str(home / ".local" / "state"),
+            "XDG_DATA_HOME": str(home / ".local" / "share"),
+            "XDG_CACHE_HOME": str(home / ".cache"),
+            "XDG_RUNTIME_DIR": str(runtime),
+            "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+            "TMUX_TMPDIR": str(self.work / "tmux"),
+            "LANG": "C.UTF-8",
+            "TERM": "xterm-256color",
+            "PYTHONPATH": str(REPO),
+        }
+        for name in ("TEXTUAL_FPS", "PYTHONASYNCIODEBUG", "HS_GCLOG", "HS_GCMODE"):  # to compare frame rates, to find slow callbacks
+            if name in os.environ:
+                self.env[name] = os.environ[name]
+        tag = f"{os.getpid()}"
+        self.agents = Server(f"soak-agents-{tag}", self.env)
+        self.ui = Server(f"soak-ui-{tag}", self.env)
+        self.attach_log = self.work / "attaches"
+        self.stop = threading.Event()
+        self.seq = 0
+        self.sessions_seen: set[str] = set()
+        self.keys: list[tuple[float, float]] = []  # (at, ms)
+        self.key_misses = 0
+        self.samples: list[dict] = []
+        self.second: list[str] = []  # sessions made for a second headspace
+        self.failures: list[str] = []
+        self.terminal: Terminal | None = None
+        self.headspace_pid: int | None = None
+
+    # -- the agents' world ---------------------------------------------------------------
+    def agent_command(self) -> str:
+        self.seq += 1
+        life = self.rng.uniform(3.0, 40.0)
+        return f"exec -a claude {sys.executable} -S {AGENT} {CORPUS} {self.seq} {life:.1f}"
+
+    def start_world(self) -> None:
+        a = self.agents
+        a.run("-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "120", "-y", "40", check=True)
+        a.run("set-option", "-g", "status", "off")
+        a.run("set-option", "-g", "exit-empty", "off")
+        # tmux counts every client that attaches, ours and the second headspace's.
+        a.run("set-hook", "-g", "client-attached", f"run-shell -b \"echo '#{{session_id}} #{{client_control_mode}}' >> {self.attach_log}\"", check=True)
+        for n in range(3 if not self.args.no_floods else 0):  # output floods: bursts of yes, staggered
+            on, off = 5, 10
+            a.run("new-window", "-d", "-t", "main", f"sleep {n * 5}; {FLOOD.format(on=on, off=off)}")
+        # the user's own terminal, attached to the agents' server
+        if not self.args.no_terminal:
+            self.terminal = Terminal(_Named(a), "main", 120, 40, keep=False)
+        for _ in range(self.args.panes):
+            self.spawn_agent()
+
+    def agent_sessions(self) -> list[str]:
+        return [s for s in self.agents.run("list-sessions", "-F", "#{session_name}").split() if s.startswith("w-")]
+
+    def spawn_agent(self) -> None:
+        sessions = self.agent_sessions()
+        if not sessions or self.rng.random() < 0.3:
+            self.agents.run("new-session", "-d", "-s", f"w-{self.seq}", "-x", "120", "-y", "40", self.agent_command())
+        else:
+            self.agents.run("new-window", "-d", "-t", self.rng.choice(sessions), self.agent_command())
+
+    def agent_panes(self) -> int:
+        out = self.agents.run("list-panes", "-a", "-F", "#{session_name}")
+        return sum(1 for name in out.split() if name.startswith("w-"))
+
+    def churn(self) -> None:
+        while not self.stop.wait(0.5):
+            for _ in range(max(0, self.args.panes - self.agent_panes())):
+                self.spawn_agent()
+            for line in self.agents.run("list-sessions", "-F", "#{session_id}").split():
+                self.sessions_seen.add(line)
+
+    def second_headspace(self) -> None:
+        """Every 15 s: kill the last second headspace's session (it inside), start a new one."""
+        n = 0
+        while not self.stop.wait(0 if n == 0 else 15.0):
+            if self.second:
+                self.agents.run("kill-session", "-t", self.second[-1])
+            n += 1
+            name = f"hs2-{n}"
+            self.second.append(name)
+            self.agents.run("new-session", "-d", "-s", name, "-x", "100", "-y", "30", self.args.second_command)
+
+    # -- headspace under test -------------------------------------------------------------
+    def start_headspace(self) -> None:
+        self.ui.run("-f", "/dev/null", "new-session", "-d", "-s", "ui", "-x", "100", "-y", "30", f"exec {sys.executable} -m headspace_tui -L {self.agents.name}", check=True)
+        self.ui.run("set-option", "-g", "status", "off")
+        pid = self.ui.run("display-message", "-p", "-t", "ui", "#{pane_pid}").strip()
+        self.headspace_pid = int(pid)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and "need you" not in self.screen() and "agents" not in self.screen():
+            time.sleep(0.2)
+
+    def screen(self) -> str:
+        return self.ui.run("capture-pane", "-p", "-t", "ui")
+
+    def key_to_screen(self, key: str, shown: bool) -> float | None:
+        started = time.perf_counter()
+        self.ui.run("send-keys", "-t", "ui", key)
+        while time.perf_counter() - started < 5.0:
+            if (HELP_MARK in self.screen()) == shown:
+                return (time.perf_counter() - started) * 1000
+            time.sleep(0.003)
+        return None
+
+    def press_keys(self) -> None:
+        while not self.stop.wait(2.0):
+            # ``?`` opens the help and closes it again (Esc would add the terminal parser's wait
+            # for the rest of an escape sequence to every second sample).
+            for key, shown in (("?", True), ("?", False)):
+                ms = self.key_to_screen(key, shown)
+                if ms is None:
+                    self.key_misses += 1
+                    self.ui.run("send-keys", "-t", "ui", "Escape")
+                    break
+                self.keys.append((time.monotonic(), ms))
+
+    # -- measuring -------------------------------------------------------------------------
+    def sample(self, started: float) -> None:
+        pid = self.headspace_pid or 0
+        cpu = cpu_seconds(pid)
+        self.samples.append(
+            {
+                "t": round(time.monotonic() - started, 1),
+                "headspace_rss_mb": rss_mb(pid),
+                "headspace_cpu_s": cpu,
+                "tmux_pid": self.agents.pid(),
+                "tmux_rss_mb": rss_mb(self.server_pid),
+                "agents": self.agent_panes(),
+            }
+        )
+
+    def attaches(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        try:
+            text = self.attach_log.read_text()
+        except OSError:
+            return counts
+        for line in text.splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[1] == "1":  # control-mode clients: headspaces
+                counts[parts[0]] = counts.get(parts[0], 0) + 1
+        return counts
+
+    def run(self) -> dict:
+        before = kernel_segfaults()
+        self.start_world()
+        self.server_pid = self.agents.pid() or 0
+        if not self.args.no_headspace:
+            self.start_headspace()
+        started = time.monotonic()
+        loops = [self.churn] + ([] if self.args.no_second else [self.second_headspace]) + ([] if self.args.no_headspace else [self.press_keys])
+        threads = [threading.Thread(target=f, daemon=True) for f in loops]
+        for thread in threads:
+            thread.start()
+        duration = self.args.minutes * 60
+        while time.monotonic() - started < duration:
+            time.sleep(5.0)
+            self.sample(started)
+            if self.samples[-1]["tmux_pid"] != self.server_pid or (self.headspace_pid and self.samples[-1]["headspace_rss_mb"] is None):
+                break  # the server died, or headspace did: nothing more to learn
+        self.stop.set()
+        for thread in threads:
+            thread.join(timeout=10)
+        return self.result(started, before)
+
+    def result(self, started: float, before: list[str] | None) -> dict:
+        after = kernel_segfaults()
+        new_segfaults = None if before is None or after is None else after[len(before) :]
+        end = self.samples[-1] if self.samples else {}
+        mark = 120.0 if self.args.minutes >= 3 else self.args.minutes * 40.0
+        at_mark = next((s for s in self.samples if s["t"] >= mark), None)
+        per_minute: dict[int, list[float]] = {}
+        for at, ms in self.keys:
+            per_minute.setdefault(int((at - started) // 60), []).append(ms)
+        minute_p95 = {str(m): round(percentile(v, 95), 1) for m, v in sorted(per_minute.items())}
+        attaches = self.attaches()
+        # each session may be attached once by headspace and once by each second headspace alive while it lived
+        result = {
+            "minutes": self.args.minutes,
+            "ran_s": end.get("t"),
+            "tmux_survived": end.get("tmux_pid") == self.server_pid,
+            "tmux_segfaults": new_segfaults,
+            "tmux_rss_mb": [self.samples[0]["tmux_rss_mb"] if self.samples else None, end.get("tmux_rss_mb")],
+            "headspace_running": end.get("headspace_rss_mb") is not None,
+            "headspace_rss_mb_at_mark": at_mark and at_mark["headspace_rss_mb"],
+            "headspace_rss_mb_end": end.get("headspace_rss_mb"),
+            "headspace_cpu_pct": round(100 * (end["headspace_cpu_s"] - self.samples[0]["headspace_cpu_s"]) / max(1.0, end["t"] - self.samples[0]["t"]), 1)
+            if self.samples and end.get("headspace_cpu_s") is not None and self.samples[0].get("headspace_cpu_s") is not None
+            else None,
+            "key_ms_p50": round(percentile([ms for _, ms in self.keys], 50), 1),
+            "key_ms_p95": round(percentile([ms for _, ms in self.keys], 95), 1),
+            "key_ms_p95_by_minute": minute_p95,
+            "key_presses": len(self.keys),
+            "key_misses": self.key_misses,
+            "sessions_seen": len(self.sessions_seen) + len(self.second),
+            "second_headspaces": len(self.second),
+            "control_attaches": sum(attaches.values()),
+            "control_attaches_max_per_session": max(attaches.values(), default=0),
+            "agents_started": self.seq,
+        }
+        fails = []
+        if not result["tmux_survived"]:
+            fails.append("the agents' tmux server died")
+        if new_segfaults:
+            fails.append(f"tmux segfaulted: {new_segfaults}")
+        if not result["headspace_running"]:
+            fails.append("headspace is not running")
+        if at_mark and end.get("headspace_rss_mb") and end["headspace_rss_mb"] - at_mark["headspace_rss_mb"] > self.args.rss_limit:
+            fails.append(f"headspace grew {end['headspace_rss_mb'] - at_mark['headspace_rss_mb']:.1f} MB after minute {mark / 60:g}")
+        worst = max((v for v in minute_p95.values()), default=float("nan"))
+        if not worst <= self.args.key_limit:
+            fails.append(f"key to screen p95 {worst} ms in some minute (limit {self.args.key_limit})")
+        if self.key_misses:
+            fails.append(f"{self.key_misses} key presses never reached the screen in 5 s")
+        # Headspaces alive at once: ours and one second one (two while they overlap).
+        if result["control_attaches_max_per_session"] > self.args.attach_limit * 2:
+            fails.append(f"a session was attached {result['control_attaches_max_per_session']} times")
+        result["failures"] = fails
+        return result
+
+    def close(self) -> None:
+        self.stop.set()
+        if self.terminal is not None:
+            self.terminal.close()
+        for server in (self.ui, self.agents):
+            try:
+                server.kill()
+            except (OSError, subprocess.SubprocessError):
+                pass
+        log = self.work / "home" / ".local" / "state" / "headspace" / "headspace.log"
+        if self.args.keep_log and log.exists():
+            shutil.copy(log, self.args.keep_log)
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+class _Named:
+    """What ``Terminal`` needs of a server: its -L name and environment."""
+
+    def __init__(self, server: Server) -> None:
+        self.name = server.name
+        self.env = server.env
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--minutes", type=float, default=20.0)
+    parser.add_argument("--panes", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=22)
+    parser.add_argument("--rss-limit", type=float, default=15.0)
+    parser.add_argument("--key-limit", type=float, default=150.0)
+    parser.add_argument("--attach-limit", type=int, default=4, help="control attaches per session per headspace")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--keep-log", metavar="FILE", help="copy headspace's log file here at the end")
+    # to find what provokes a tmux crash: leave one part of the world out
+    parser.add_argument("--no-headspace", action="store_true", help="no headspace under test")
+    parser.add_argument("--no-second", action="store_true", help="no second headspace started and killed")
+    parser.add_argument("--no-terminal", action="store_true", help="no user client attached")
+    parser.add_argument("--no-floods", action="store_true", help="no output floods")
+    parser.add_argument("--second-command", default=f"exec {sys.executable} -m headspace_tui", help="what runs in the session killed every 15 s")
+    args = parser.parse_args()
+    if shutil.which("tmux") is None:
+        print("soak.py: tmux is not installed", file=sys.stderr)
+        return 1
+    soak = Soak(args)
+    signal.signal(signal.SIGTERM, lambda *a: sys.exit(1))
+    try:
+        result = soak.run()
+    finally:
+        soak.close()
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key:>34}  {value}")
+    return 1 if result["failures"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
