@@ -20,6 +20,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from ..children import release
 from .claude.tables import version_key
 from .registry import ClaudeStatus, parse_status
 
@@ -102,6 +103,8 @@ async def list_agents(binary: str | Path, config_env: dict[str, str], *, timeout
     except asyncio.CancelledError:
         await _end(proc)
         raise
+    finally:
+        release(proc)  # nothing left for the garbage collector after the loop has closed
     if proc.returncode != 0 or len(out) > OUTPUT_CAP:
         return {}
     return parse_agents(out)

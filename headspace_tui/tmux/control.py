@@ -23,7 +23,7 @@ import re
 import time
 from collections.abc import Callable
 
-from .lifetime import preexec
+from ..children import preexec, release
 from .server import TmuxServer, TmuxUnavailable
 
 PAUSE_AFTER = 2  # seconds a pane may fall behind before tmux pauses it
@@ -176,6 +176,7 @@ class ControlClient:
         if self._reader is not None:
             self._reader.cancel()
             await asyncio.gather(self._reader, return_exceptions=True)  # let its pipe close now
+        release(self._proc)
         self._fail_pending("control client closed")
 
     # -- reading ------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Children that end with headspace, however headspace ends.
+"""The processes headspace starts: they end with it, however it ends, and leave nothing behind.
 
 A tmux control client is told to go by closing its input, which is what
 headspace does when it stops.  When headspace dies instead (killed, a
@@ -51,3 +51,18 @@ def preexec() -> Callable[[], None]:
     """A ``preexec_fn`` bound to this process as the parent."""
     parent = os.getpid()
     return lambda: end_with_parent(parent)
+
+
+def release(proc: object) -> None:
+    """Close an asyncio child's transport once we are done with it.
+
+    asyncio closes a subprocess transport only when it is garbage collected;
+    one still referenced when the event loop closes (a control client kept by
+    a monitor, say) is collected afterwards and prints ``Exception ignored
+    in: BaseSubprocessTransport.__del__ ... Event loop is closed`` on the
+    user's terminal as headspace exits.  Closing it ourselves, while the loop
+    runs, leaves nothing for later.  (It kills the child if it still runs.)
+    """
+    transport = getattr(proc, "_transport", None)
+    if transport is not None:
+        transport.close()
