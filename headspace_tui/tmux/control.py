@@ -22,6 +22,7 @@ import asyncio
 import re
 from collections.abc import Callable
 
+from ..lifeline import end
 from .server import TmuxServer, TmuxUnavailable
 
 PAUSE_AFTER = 2  # seconds a pane may fall behind before tmux pauses it
@@ -134,13 +135,9 @@ class ControlClient:
         if self._proc is None:
             return
         self.closed = True
-        if self._proc.stdin is not None and not self._proc.stdin.is_closing():
-            self._proc.stdin.close()
-        try:
-            await asyncio.wait_for(self._proc.wait(), 2.0)
-        except TimeoutError:
-            self._proc.kill()  # our own child, by its handle
-            await self._proc.wait()
+        # Closing stdin, then a kill after 2 s; never proc.wait(), which on 3.11 also waits for
+        # pipes an ssh master may hold open for good (lifeline.exited).
+        await end(self._proc, 2.0)  # our own child, by its handle
         if self._reader is not None:
             self._reader.cancel()
             await asyncio.gather(self._reader, return_exceptions=True)  # let its pipe close now
