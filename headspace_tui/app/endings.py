@@ -1,4 +1,4 @@
-"""SIGTERM and SIGHUP end headspace the way ``q`` does.
+"""SIGTERM, SIGHUP and SIGINT end headspace the way ``q`` does.
 
 Python's default for both is to die on the spot: no ``finally``, no
 unmount, so every remote host's ssh master (in its own session, so the
@@ -23,7 +23,7 @@ import threading
 from textual.app import App
 
 GRACE = 10.0  # seconds the clean shutdown may take after a signal before the process ends regardless
-SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)  # SIGINT: `kill -INT`; the Ctrl+C key is a key in raw mode
 
 
 def end_on_signals(app: App) -> None:
