@@ -25,6 +25,8 @@ log = logging.getLogger(__name__)
 FIRST_DELAY = 0.5
 MAX_DELAY = 30.0
 HEALTHY_AFTER = 60.0  # a loop that ran this long before failing starts again at once
+CANCEL_AGAIN = 0.5  # a loop still running this long after its cancel is cancelled again
+CANCEL_GIVE_UP = 10.0  # ...and not waited for after this long (said in the log)
 
 
 @dataclass
@@ -96,13 +98,31 @@ class Supervisor:
     async def cancel(self, name: str) -> None:
         task = self.tasks.pop(name, None)
         if task is not None:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+            await end(task)
 
     async def stop(self) -> None:
         """Cancel every loop and wait for each (they release what they hold in ``finally``)."""
         tasks = list(self.tasks.values())
         self.tasks.clear()
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(*(end(task) for task in tasks))
+
+
+async def end(task: asyncio.Task, *, again_after: float = CANCEL_AGAIN, give_up_after: float = CANCEL_GIVE_UP) -> None:
+    """Cancel ``task`` and wait for it, cancelling again while it runs on, never waiting forever.
+
+    Python 3.11's ``asyncio.wait_for`` loses a cancellation that arrives as
+    its inner wait completes, and a loop around it then simply goes on: an
+    unbounded wait for such a task is how one remote host stayed
+    "reconnecting" for good (its discovery waited on a detector).  A task
+    still running after ``give_up_after`` is logged and left cancelled.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + give_up_after
+    while not task.done():
+        task.cancel()
+        await asyncio.wait({task}, timeout=min(again_after, max(0.0, deadline - loop.time())))
+        if loop.time() >= deadline and not task.done():
+            log.error("%s ignored its cancellation for %.0f s; left behind", task.get_name(), give_up_after)
+            return
+    if not task.cancelled() and task.exception() is not None:
+        log.debug("%s ended on %r", task.get_name(), task.exception())

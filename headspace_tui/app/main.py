@@ -52,6 +52,7 @@ from ..safe_text import clean, safe
 from ..tmux import clients
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 from . import gc_pace
+from .endings import end_on_signals
 from .messages import AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, ServiceNotice
 from .palette import AgentCommands
 from .screens.batch import BatchApproveScreen
@@ -161,6 +162,7 @@ class HeadspaceApp(App[str | None]):
     # empty state) and the layout setting (the body's class).
     problem: reactive[str | None] = reactive(None, init=False)
     layout_mode: reactive[str] = reactive("auto", init=False)
+    end_on_signals = False  # SIGTERM / SIGHUP end the app as q does (set for the real process: run_app)
 
     def __init__(
         self,
@@ -332,6 +334,8 @@ class HeadspaceApp(App[str | None]):
         self.query_one("#filter", FilterInput).cursor_blink = False
         self._apply_layout()
         self._refresh_summary()
+        if self.end_on_signals:
+            end_on_signals(self)
         if self.live:
             self._start_monitor()
             self._prepare_notifications()
@@ -1011,6 +1015,7 @@ def run_app(
         hosts=[RemoteHost(spec) for spec in hosts],
         local=local,
     )
+    app.end_on_signals = True  # the real process only: tests' apps share pytest's process
     try:
         result = app.run()
     except Exception as exc:

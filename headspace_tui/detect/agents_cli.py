@@ -20,7 +20,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from ..children import release
+from ..lifeline import release
 from .claude.tables import version_key
 from .registry import ClaudeStatus, parse_status
 

@@ -18,8 +18,10 @@ next discovery connects again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import shlex
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,7 @@ from ..config import HostSpec
 from ..detect.registry import ClaudeStatus
 from ..detect.transcript import Turn
 from ..hooks.spool import HookEvent
+from ..lifeline import die_with_parent, end
 from ..tmux.claude_process import ClaudeProcess
 from ..tmux.proctree import ProcessInfo, ProcessTable
 from ..tmux.server import PaneRecord, TmuxUnavailable
@@ -35,7 +38,8 @@ from .bundle import BOOT, bundle_line
 from .ssh import SshLink, SshTmuxServer, ssh_reason
 
 CALL_TIMEOUT = 10.0
-PROBE_START = 15.0  # seconds for python3 to start there and read the bundle
+PROBE_START = 10.0  # seconds for python3 to start there and read the bundle (a hung one is a row within 20 s)
+PID_TAG = "headspace-probe-pid"
 MAX_LINE = 64 << 20  # a probe answer larger than this ends the probe (a transcript chunk is at most a few MB)
 
 log = logging.getLogger(__name__)
@@ -56,6 +60,10 @@ class ProbeClient:
         self._reader: asyncio.Task | None = None
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._next = 0
+        self._stderr: asyncio.Task | None = None
+        self._errors = bytearray()
+        self.remote_pid: int | None = None  # the remote shell's pid = its process group (see ``start``)
+        self.leftover: int | None = None  # a remote process group still to end (see ``close``)
         self.loop: asyncio.AbstractEventLoop | None = None
 
     @property
@@ -63,36 +71,38 @@ class ProbeClient:
         return self._proc is not None and self._proc.returncode is None and self._reader is not None and not self._reader.done()
 
     async def start(self) -> None:
+        """Start python3 there with the bundle; ``TmuxUnavailable`` saying why if it does not answer in time.
+
+        The remote shell says its pid first: sshd makes each session's command
+        a process-group leader, so that pid is the group a hung python3 (and
+        whatever it started) can be ended by, from here, through the master.
+        """
         name = self.server.link.spec.name
         self.loop = asyncio.get_running_loop()
         self._proc = await asyncio.create_subprocess_exec(
-            *self.server.link.command(["python3", "-u", "-c", BOOT]),
+            *self.server.link.shell_command(f'echo "{PID_TAG} $$"; exec ' + shlex.join(["python3", "-u", "-c", BOOT])),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             limit=MAX_LINE,
             start_new_session=True,
+            preexec_fn=die_with_parent(),
         )
-        assert self._proc.stdin is not None and self._proc.stdout is not None
-        self._proc.stdin.write(bundle_line())
-        self._proc.stdin.write(b'{"id": 0, "op": "hello"}\n')
+        self._stderr = asyncio.create_task(self._keep_stderr())
+        timed_out = False
         try:
-            await self._proc.stdin.drain()
-            first = await asyncio.wait_for(self._proc.stdout.readline(), PROBE_START)
-        except (TimeoutError, ConnectionError, BrokenPipeError):
-            first = b""
-        try:
-            hello = json.loads(first) if first else None
-        except ValueError:
+            hello = await asyncio.wait_for(self._hello(), PROBE_START)
+        except TimeoutError:
+            hello, timed_out = None, True
+        except (ConnectionError, BrokenPipeError, ValueError):
             hello = None
         if not isinstance(hello, dict) or "ok" not in hello:
             reason = hello.get("fatal") if isinstance(hello, dict) else None
-            if reason is None:
-                stderr = b""
-                if self._proc.returncode is not None or first == b"":
-                    await self.close()
-                    stderr = await self._proc.stderr.read() if self._proc.stderr is not None else b""
-                text = stderr.decode("utf-8", "replace")
+            if reason is None and timed_out:
+                reason = f"the remote reader did not start (python3 there gave no answer in {PROBE_START:g}s)"
+            elif reason is None:
+                await asyncio.wait({self._stderr}, timeout=1.0)  # its last words are in flight: a moment, never more
+                text = bytes(self._errors).decode("utf-8", "replace")
                 if "python3" in text and ("not found" in text or "No such file" in text):
                     reason = "python3 is not installed there (it runs headspace's reader); install python3 3.9+"
                 else:
@@ -100,6 +110,27 @@ class ProbeClient:
             await self.close()
             raise TmuxUnavailable(f"{name}: {reason}")
         self._reader = asyncio.create_task(self._read_loop())
+
+    async def _hello(self) -> Any:
+        assert self._proc is not None and self._proc.stdin is not None and self._proc.stdout is not None
+        self._proc.stdin.write(bundle_line())
+        self._proc.stdin.write(b'{"id": 0, "op": "hello"}\n')
+        await self._proc.stdin.drain()
+        first = await self._proc.stdout.readline()
+        if first.startswith(PID_TAG.encode() + b" "):
+            with contextlib.suppress(ValueError):
+                self.remote_pid = int(first.split()[1])
+            first = await self._proc.stdout.readline()
+        return json.loads(first) if first else None
+
+    async def _keep_stderr(self) -> None:
+        """Keep the last few KB of what the remote side says on stderr, read as it comes (never waited for)."""
+        assert self._proc is not None and self._proc.stderr is not None
+        stream = self._proc.stderr
+        with contextlib.suppress(ConnectionError, ValueError):
+            while chunk := await stream.read(4096):
+                self._errors += chunk
+                del self._errors[: max(0, len(self._errors) - 4096)]
 
     async def call(self, op: str, timeout: float = CALL_TIMEOUT, **args: Any) -> Any:
         if not self.running or self._proc is None or self._proc.stdin is None:
@@ -159,22 +190,24 @@ class ProbeClient:
                     future.set_exception(ProbeError("the remote reader ended"))
             self.on_end()
 
-    async def close(self) -> None:
+    async def close(self, grace: float = 2.0) -> None:
+        """End the probe here; when it did not end by itself, ``leftover`` is its remote process group.
+
+        Closing stdin ends a healthy probe there (and then its ssh session
+        here).  A probe that does not end within 2 s is hung: its ssh is
+        killed here, and the remote group is left for ``RemoteHost`` to kill
+        through the master, now or on the next connection.
+        """
         proc, self._proc = self._proc, None
         if proc is None:
             return
-        if proc.stdin is not None and not proc.stdin.is_closing():
-            proc.stdin.close()
-        if proc.returncode is None:
-            try:
-                await asyncio.wait_for(proc.wait(), 2.0)
-            except TimeoutError:
-                proc.kill()  # our own child, by its handle
-                await proc.wait()
-        self._proc = proc  # kept for its stderr; running is False now
-        if self._reader is not None and not self._reader.done():
-            self._reader.cancel()
-            await asyncio.gather(self._reader, return_exceptions=True)
+        if not await end(proc, grace):
+            self.leftover = self.remote_pid
+        self._proc = proc  # kept for its exit status; running is False now
+        tasks = [t for t in (self._reader, self._stderr) if t is not None and not t.done()]
+        for task in tasks:
+            task.cancel()  # the master may hold these pipes open: they are never waited for
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 class RemoteTail:
@@ -219,32 +252,68 @@ class RemoteHost:
         self._status_queues: dict[str, asyncio.Queue[dict[int, ClaudeStatus]]] = {}
         self._hooks: asyncio.Queue[HookEvent] = asyncio.Queue()
         self._spool_from: int | None = None  # a Claude pid whose environment names the spool there
+        self._leftovers: set[int] = set()  # remote process groups of hung probes, still to end there
         self.on_notice: Callable[[str], None] = lambda text: None
         self.on_lost: Callable[[], None] = lambda: None
 
     # -- the connection ---------------------------------------------------------
     async def connect(self) -> ProbeClient:
+        """The master and a running probe, started as needed; ``TmuxUnavailable`` saying why otherwise.
+
+        Every step has a time limit, and every failure (a probe that hangs,
+        dies or cannot be told what to watch) is a ``TmuxUnavailable``: the
+        monitor then marks the rows offline with the reason and tries again
+        with its back-off, whatever state the link was left in.
+        """
         try:
             await self.link.connect()
         except TmuxUnavailable as exc:
             raise TmuxUnavailable(f"{self.name}: {exc}") from None
+        await self._end_leftovers()
         if self.probe is None or not self.probe.running:
             if self.probe is not None:
-                await self.probe.close()
+                await self._close_probe(self.probe)
             probe = ProbeClient(self.server, self._pushed, lambda: self.on_lost())
-            await probe.start()
+            try:
+                await probe.start()
+            except TmuxUnavailable:
+                await self._close_probe(probe)
+                raise
+            except asyncio.CancelledError:  # headspace is stopping: this half-started probe must not stay there
+                await self._close_probe(probe, grace=0.0)
+                raise
             self.probe = probe
-            for folder in sorted(self._status_folders):  # a new probe: watch what the old one watched
-                await probe.call("watch_statuses", folder=folder)
-            if self._spool_from is not None:
-                await probe.call("watch_spool", pid=self._spool_from)
+            try:
+                for folder in sorted(self._status_folders):  # a new probe: watch what the old one watched
+                    await probe.call("watch_statuses", folder=folder)
+                if self._spool_from is not None:
+                    await probe.call("watch_spool", pid=self._spool_from)
+            except ProbeError as exc:
+                raise TmuxUnavailable(f"{self.name}: {exc}") from None
         return self.probe
 
+    async def _close_probe(self, probe: ProbeClient, grace: float = 2.0) -> None:
+        """Close a probe; a hung one's remote process group is ended through the master (or at the next connect)."""
+        await probe.close(grace)
+        if probe.leftover is not None:
+            self._leftovers.add(probe.leftover)
+            probe.leftover = None
+            await self._end_leftovers()
+
+    async def _end_leftovers(self) -> None:
+        """Kill the remote process groups of hung probes there (SIGKILL: a hung python3 may ignore TERM)."""
+        if not self._leftovers or not self.link.connected:
+            return
+        groups, self._leftovers = sorted(self._leftovers), set()
+        line = "; ".join(f"kill -KILL -- -{pid} {pid} 2>/dev/null" for pid in groups) + "; true"
+        if not await self.link.run(line):
+            log.warning("%s: could not end a hung remote reader (%s)", self.name, ", ".join(map(str, groups)))
+
     async def lost(self) -> None:
-        """The link dropped: end the probe and the master; the next discovery connects again."""
+        """The link dropped (or the probe stopped answering): end the probe and the master; the next discovery connects again."""
         probe, self.probe = self.probe, None
         if probe is not None:
-            await probe.close()
+            await self._close_probe(probe)
         await self.link.close()
 
     async def close(self) -> None:

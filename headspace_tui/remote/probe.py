@@ -21,13 +21,18 @@ bundled readers, and speaks JSON lines on stdin/stdout:
   The remote side looks at them twice a second (a directory listing and a
   stat per status file; nothing is sent while nothing changes).
 
-It ends when its stdin closes (headspace quit or the link dropped).
+It ends when its stdin closes (headspace quit or the link dropped), and by
+itself when no request came for ``IDLE_EXIT`` seconds: headspace asks at
+least every 30 s while it watches, so a probe nobody asks is one whose
+headspace is gone without its stdin closing (a half-open connection sshd
+has not noticed); it must not stay there for good.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sys
 import threading
 import time
@@ -42,6 +47,7 @@ from ..tmux.claude_process import claude_process, process_env
 from ..tmux.proctree import process_exists, read_process_table
 
 WATCH_PACE = 0.5  # seconds between two looks at the watched folders and processes
+IDLE_EXIT = 180.0  # seconds without a request after which the probe ends itself
 SPOOL_KEEP = 600.0  # hook events older than this are pruned from the remote spool, as locally
 
 
@@ -148,12 +154,21 @@ class Probe:
             self.send({"push": "hooks", "events": [[e.name, e.raw] for e in events]})
 
 
-def serve(stdin=None, stdout=None) -> None:
-    """Answer requests until stdin closes (headspace quit, or the link dropped)."""
+def serve(stdin=None, stdout=None, idle_exit: float = IDLE_EXIT) -> None:
+    """Answer requests until stdin closes (headspace quit, or the link dropped) or none comes for ``idle_exit`` s."""
     stdin = stdin or sys.stdin
     probe = Probe(stdout or sys.stdout)
     threading.Thread(target=probe.watch, daemon=True).start()
+    last = [time.monotonic()]
+
+    def watchdog() -> None:
+        while time.monotonic() - last[0] < idle_exit:
+            time.sleep(min(5.0, idle_exit / 4))
+        os._exit(0)  # stdin's reader cannot be interrupted otherwise
+
+    threading.Thread(target=watchdog, daemon=True).start()
     for line in stdin:
+        last[0] = time.monotonic()
         try:
             request = json.loads(line)
         except ValueError:

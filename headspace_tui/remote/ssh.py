@@ -22,10 +22,29 @@ import shutil
 import tempfile
 
 from ..config import HostSpec
+from ..lifeline import die_with_parent, end, exited
 from ..tmux.server import TmuxServer, TmuxUnavailable
 
 CONNECT_TIMEOUT = 5  # seconds for ssh to connect and authenticate
 ALIVE_INTERVAL = 2  # a keepalive every 2 s; 2 unanswered ones (about 4-6 s) end the link
+STDERR_WAIT = 2.0  # seconds to read a dead ssh's last words: something else may hold its stderr open
+
+
+async def read_at_most(stream: asyncio.StreamReader | None, timeout: float = STDERR_WAIT) -> bytes:
+    """What a pipe has to say within ``timeout``: a pipe is never read without one.
+
+    A multiplexed ssh client hands its stdin/stdout/stderr to the master,
+    which keeps them open after the client is gone: waiting for the end of
+    such a pipe hung discovery for good (issue 22).
+    """
+    if stream is None:
+        return b""
+    try:
+        return await asyncio.wait_for(stream.read(1 << 16), timeout)
+    except (TimeoutError, ConnectionError, ValueError):
+        return b""
+
+
 def ssh_reason(stderr: str) -> str:
     """ssh's own one-line reason from its stderr (the last meaningful line)."""
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
@@ -71,7 +90,27 @@ class SshLink:
 
     def command(self, words: list[str]) -> list[str]:
         """``ssh … DEST -- words``, every word quoted for the remote shell."""
-        return [*self.options(), "--", self.spec.destination, shlex.join(words)]
+        return self.shell_command(shlex.join(words))
+
+    def shell_command(self, line: str) -> list[str]:
+        """``ssh … DEST -- line``: one line for the remote login shell, as written."""
+        return [*self.options(), "--", self.spec.destination, line]
+
+    async def run(self, line: str, timeout: float = CONNECT_TIMEOUT) -> bool:
+        """Run one short shell line there through the master; False if it failed or took too long (then it is killed)."""
+        if not self.connected:
+            return False
+        proc = await asyncio.create_subprocess_exec(
+            *self.shell_command(line),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        if await exited(proc, timeout):
+            return proc.returncode == 0
+        await end(proc, 0)  # our own child, by its handle
+        return False
 
     @property
     def connected(self) -> bool:
@@ -95,19 +134,17 @@ class SshLink:
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,  # a Ctrl+C in headspace's terminal is not the link's
+            preexec_fn=die_with_parent(),  # ...but headspace's death is, however it dies
         )
         deadline = asyncio.get_running_loop().time() + CONNECT_TIMEOUT + 5
         while asyncio.get_running_loop().time() < deadline:
             if self._master.returncode is not None or os.path.exists(self.control_path):
                 break
-            try:
-                await asyncio.wait_for(self._master.wait(), 0.05)
-            except TimeoutError:
-                pass
+            await exited(self._master, 0.05)
         if self._master.returncode is not None or not os.path.exists(self.control_path):
             stderr = b""
             if self._master.returncode is not None and self._master.stderr is not None:
-                stderr = await self._master.stderr.read()
+                stderr = await read_at_most(self._master.stderr)
             await self.close()
             self.reason = ssh_reason(stderr.decode("utf-8", "replace")) or f"ssh to {self.spec.destination} failed"
             raise TmuxUnavailable(self.reason)
@@ -117,21 +154,17 @@ class SshLink:
         master, self._master = self._master, None
         if master is None:
             return
-        if master.returncode is None:
-            master.terminate()  # our own child, by its handle
-            try:
-                await asyncio.wait_for(master.wait(), 2.0)
-            except TimeoutError:
-                master.kill()
-                await master.wait()
+        await end(master, 2.0, terminate=True)  # our own child, by its handle
         try:
             os.unlink(self.control_path)
         except OSError:
             pass
 
     def remove_folder(self) -> None:
+        """The private ControlPath folder goes with the link (on every ending: see ``RemoteHost.close``)."""
         if self._dir is not None:
             shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
 
 
 class SshTmuxServer(TmuxServer):

@@ -23,7 +23,7 @@ import re
 import time
 from collections.abc import Callable
 
-from ..children import preexec, release
+from ..lifeline import die_with_parent, end
 from .server import TmuxServer, TmuxUnavailable
 
 PAUSE_AFTER = 2  # seconds a pane may fall behind before tmux pauses it
@@ -93,7 +93,7 @@ class ControlClient:
                 # Its own process group: a hangup of headspace's terminal must not kill it
                 # mid-write; it detaches when we close its input, or on SIGTERM when we die.
                 start_new_session=True,
-                preexec_fn=preexec(),
+                preexec_fn=die_with_parent(),
             )
         )
         try:
@@ -166,17 +166,12 @@ class ControlClient:
             except TimeoutError:
                 pass
         self.closed = True
-        if self._proc.stdin is not None and not self._proc.stdin.is_closing():
-            self._proc.stdin.close()
-        try:
-            await asyncio.wait_for(self._proc.wait(), 2.0)
-        except TimeoutError:
-            self._proc.kill()  # our own child, by its handle
-            await self._proc.wait()
+        # Closing stdin, then a kill after 2 s; never proc.wait(), which on 3.11 also waits for
+        # pipes an ssh master may hold open for good (lifeline.exited).
+        await end(self._proc, 2.0)  # our own child, by its handle
         if self._reader is not None:
             self._reader.cancel()
             await asyncio.gather(self._reader, return_exceptions=True)  # let its pipe close now
-        release(self._proc)
         self._fail_pending("control client closed")
 
     # -- reading ------------------------------------------------------------------

@@ -88,3 +88,27 @@ def test_a_request_to_exit_is_not_swallowed(error):
 
     with pytest.raises(error):
         asyncio.run(scenario())
+
+
+def test_a_loop_that_loses_its_cancellation_is_cancelled_again_and_never_waited_for_forever():
+    """Python 3.11's wait_for can swallow a cancel; stopping such a loop must still end (issue 22)."""
+    swallowed = []
+
+    async def stubborn() -> None:
+        while True:
+            try:
+                await asyncio.sleep(10)
+            except asyncio.CancelledError:
+                if not swallowed:  # the first cancel is lost, as wait_for loses one
+                    swallowed.append(True)
+                    continue
+                raise
+
+    async def scenario() -> None:
+        supervisor = Supervisor()
+        supervisor.start("stubborn", stubborn)
+        await asyncio.sleep(0.01)
+        await asyncio.wait_for(supervisor.cancel("stubborn"), 5.0)
+
+    asyncio.run(scenario())
+    assert swallowed
