@@ -29,7 +29,9 @@ What it measures, and the limits it checks (exit 1 when one fails):
   ms (150);
 * control-client attaches, counted by tmux itself (a ``client-attached``
   hook): at most ``--attach-limit`` (4) per session per headspace that saw
-  it, i.e. no re-attach storms.
+  it, i.e. no re-attach storms;
+* nothing of a killed headspace stays attached: at the end, at most one
+  control client per session for each headspace still alive.
 
 CI runs a 3-minute version (``tests/e2e/test_soak.py``).
 """
@@ -156,6 +158,7 @@ class Soak:
         self.failures: list[str] = []
         self.terminal: Terminal | None = None
         self.headspace_pid: int | None = None
+        self.clients_at_end = self.sessions_at_end = 0
 
     # -- the agents' world ---------------------------------------------------------------
     def agent_command(self) -> str:
@@ -292,6 +295,8 @@ class Soak:
         self.stop.set()
         for thread in threads:
             thread.join(timeout=10)
+        self.clients_at_end = self.agents.run("list-clients", "-F", "#{client_control_mode}").split().count("1")
+        self.sessions_at_end = len(self.agents.run("list-sessions", "-F", "#{session_id}").split())
         return self.result(started, before)
 
     def result(self, started: float, before: list[str] | None) -> dict:
@@ -328,6 +333,8 @@ class Soak:
             "control_attaches": sum(attaches.values()),
             "control_attaches_max_per_session": max(attaches.values(), default=0),
             "agents_started": self.seq,
+            "control_clients_at_end": self.clients_at_end,
+            "sessions_at_end": self.sessions_at_end,
         }
         fails = []
         if not result["tmux_survived"]:
@@ -346,6 +353,10 @@ class Soak:
         # Headspaces alive at once: ours and one second one (two while they overlap).
         if result["control_attaches_max_per_session"] > self.args.attach_limit * 2:
             fails.append(f"a session was attached {result['control_attaches_max_per_session']} times")
+        # Two headspaces are alive at the end (ours and the last second one): a client per session
+        # each.  More are clients of killed headspaces left attached.
+        if self.clients_at_end > 2 * self.sessions_at_end:
+            fails.append(f"{self.clients_at_end} control clients attached to {self.sessions_at_end} sessions: killed headspaces left theirs")
         result["failures"] = fails
         return result
 

@@ -182,3 +182,34 @@ def test_a_killed_headspace_leaves_no_control_client_attached(private_tmux, tmp_
     assert private_tmux.run("list-clients").strip() == "", "a control client of the dead headspace is still attached"
     left = [pid for pid in clients if Path(f"/proc/{pid}/status").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text()]
     assert left == [], f"tmux -C processes outlived headspace: {left}"
+
+
+def test_a_flooding_pane_is_held_back_and_the_client_still_answers(private_tmux, tmp_path):
+    """``yes`` in a watched session: tmux sent us ~18 MB a second of it; now a few hundred KB, and commands still answer."""
+    private_tmux.run("-f", "/dev/null", "new-session", "-d", "-s", "work", "-x", "80", "-y", "24", "sleep 600")
+    private_tmux.run("new-window", "-d", "-t", "work", "yes soak-flood")
+    monitor = _monitor(private_tmux, tmp_path)
+    received = {"bytes": 0, "answers": 0}
+
+    async def scenario() -> None:
+        await _until(lambda: any(not c.closed for c in monitor.clients.values()), "a control client")
+        (client,) = monitor.clients.values()
+        original = client.on_output
+
+        def counting(pane: str, size: int) -> None:
+            if size != 1 << 20:  # the "read it again" after a hold is not output
+                received["bytes"] += size
+            original(pane, size)
+
+        client.on_output = counting
+        started = time.monotonic()
+        while time.monotonic() - started < 5.0:
+            await client.command("display-message", "-p", "still here")
+            received["answers"] += 1
+            await asyncio.sleep(0.1)
+        assert client.floods >= 3, "the flooding pane was never held back"
+        assert not client.closed
+
+    _run(monitor, scenario)
+    assert received["answers"] >= 20
+    assert received["bytes"] < 10_000_000, f"{received['bytes']:,} bytes of flood read in 5 s"
