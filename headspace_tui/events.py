@@ -30,6 +30,7 @@ class AgentChanged:
 @dataclass(frozen=True)
 class AgentRemoved:
     pane_id: str
+    key: str = ""  # the agent's identity (``Agent.key``): its history is kept under it
 
 
 @dataclass(frozen=True)

@@ -17,20 +17,27 @@ has a ``%1``, and the next pane reuses a closed one's id.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import time
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .detect import transcript
 from .detect.outcome import Outcome, analyze, last_outcome
-from .events import AgentChanged, Answered, Event, TurnsRead
+from .events import AgentChanged, AgentRemoved, Answered, Event, TurnsRead
 from .model import Agent, AgentState
 from .state.eventlog import EventLog, EventLogError, StoredEvent
 from .state.intent import IntentResult, TurnIntent, detect_intent
 from .state.machine import AgentCommands, CommandState, Turn, apply_turn, end_session
 
 MEMORY_EVENTS = 500  # per agent, when there is no log
+ENDED_KEPT = 100  # agents that are gone whose recent in-memory events are kept (for a timeline without a log)
+UNWRITTEN_CAP = 20_000  # events kept while the log cannot be written (answers are never dropped)
+RETRY_FIRST, RETRY_MAX = 2.0, 30.0  # seconds before writing to a failing log again, doubling
 ASKING_TOOLS = ("AskUserQuestion", "ExitPlanMode")  # tool calls that put a question to the user
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -55,8 +62,18 @@ class Journal:
     def __init__(self, log: EventLog | None, clock: Callable[[], float] = time.time) -> None:
         self.log = log
         self.clock = clock
-        self.agents: dict[str, AgentHistory] = {}
+        self.agents: dict[str, AgentHistory] = {}  # agents that are here now
+        self._ended: OrderedDict[str, list[StoredEvent]] = OrderedDict()  # the last ENDED_KEPT gone agents' events
         self._waited_before: dict[str, float] = {}  # agent key -> needs-you seconds today, from earlier runs
+        self._waited_ended = 0.0  # needs-you seconds today of agents that have gone since
+        # Writing to the log can fail for a while (a full disk): what could not be written waits
+        # here, in order, and goes out at the next try; the user is told once, and once more when
+        # it is written.
+        self._unwritten: deque[dict] = deque()
+        self._failing: str | None = None
+        self._retry_at = 0.0
+        self._retry_gap = RETRY_FIRST
+        self.on_notice: Callable[[str], None] = lambda text: None  # one line for the user (the monitor wires it)
         if log is not None:
             self._load_today()
 
@@ -81,16 +98,65 @@ class Journal:
         for event in events:
             event.setdefault("ts", now)
         if self.log is not None:
-            try:
-                self.log.write_many(events)
-                return
-            except EventLogError:
-                self.log = None  # the disk went away: keep going in memory
+            self._unwritten.extend(events)
+            self.flush(now)
+        if self.log is None or self._failing is not None:
+            self._remember(events)
+
+    def _remember(self, events: list[dict]) -> None:
+        """Keep events in memory (no log, or a log that cannot be written now): a bounded timeline."""
         for event in events:
-            rest = dict(event)
-            stored = StoredEvent(0, rest.pop("ts"), rest.pop("agent", None), rest.pop("kind"), rest)
-            history = self._history(stored.agent or "")
+            stored = _stored(event)
+            key = stored.agent or ""
+            history = self.agents.get(key)
+            if history is None and key in self._ended:
+                self._ended[key] = (self._ended[key] + [stored])[-MEMORY_EVENTS:]
+                continue
+            history = self._history(key)
             history.events = (history.events + [stored])[-MEMORY_EVENTS:]
+
+    def flush(self, now: float | None = None, *, force: bool = False) -> None:
+        """Write what waits to the log: at once while it works; after a failure, at most every few seconds.
+
+        A failing write (a full disk, an I/O error, a log made read-only)
+        keeps the events, tells the user once, and is tried again after 2 s,
+        doubling to 30 s; when it works again everything kept is written in
+        order and the user is told.  Past UNWRITTEN_CAP events the oldest
+        that are not answers are dropped: the audit of answers is kept whole.
+        """
+        if self.log is None or not self._unwritten:
+            return
+        now = self.clock() if now is None else now
+        if self._failing is not None and now < self._retry_at and not force:
+            self._bound_unwritten()
+            return
+        batch = list(self._unwritten)
+        try:
+            self.log.write_many(batch)
+        except EventLogError as exc:
+            if self._failing is None:
+                log.warning("event log write failed; keeping events in memory: %s", exc)
+                self.on_notice(f"{exc}; headspace keeps what happens in memory and writes it when it can")
+            self._failing = str(exc)
+            self._retry_at = now + self._retry_gap
+            self._retry_gap = min(RETRY_MAX, self._retry_gap * 2)
+            self._bound_unwritten()
+            return
+        self._unwritten.clear()
+        if self._failing is not None:
+            log.info("event log writing again (%d events kept meanwhile)", len(batch))
+            self.on_notice(f"event log writing again: {len(batch)} events kept meanwhile are saved")
+        self._failing = None
+        self._retry_gap = RETRY_FIRST
+
+    def _bound_unwritten(self) -> None:
+        if len(self._unwritten) <= UNWRITTEN_CAP:
+            return
+        kept = [e for e in self._unwritten if e.get("kind") == "answer"]
+        others = [e for e in self._unwritten if e.get("kind") != "answer"]
+        room = max(0, UNWRITTEN_CAP - len(kept))
+        keep_ids = {id(e) for e in kept} | {id(e) for e in others[len(others) - room :]}
+        self._unwritten = deque(e for e in self._unwritten if id(e) in keep_ids)
 
     # -- what the monitor reports ------------------------------------------------
     def on_event(self, event: Event) -> None:
@@ -101,6 +167,26 @@ class Journal:
             self.turns(event.agent, list(event.turns))
         elif isinstance(event, Answered):
             self.answered(event)
+        elif isinstance(event, AgentRemoved):
+            self.ended(event.key or event.pane_id)
+
+    def ended(self, key: str) -> None:
+        """An agent is gone: what is kept of it shrinks to a bounded recent history.
+
+        Its needs-you time today is added to one total, its recent in-memory
+        events stay (for the last ENDED_KEPT agents) and the rest is in the
+        event log; under churn (1,619 short-lived agents in 17 minutes) the
+        journal kept every one's history forever, about 28 KB each.
+        """
+        history = self.agents.pop(key, None)
+        if history is None:
+            return
+        now = self.clock()
+        self._waited_ended += _needs_you_seconds(history.changes, start_of_day(now), now)
+        self._ended[key] = history.events[-MEMORY_EVENTS:]
+        self._ended.move_to_end(key)
+        while len(self._ended) > ENDED_KEPT:
+            self._ended.popitem(last=False)
 
     def answered(self, event: Answered) -> None:
         """The audit trail: who answered what, through which channel, with the exact input."""
@@ -225,9 +311,14 @@ class Journal:
         """One agent's events (``key``: ``who(agent)``), oldest first."""
         if self.log is not None:
             try:
-                return self.log.query(agent=key, limit=limit)
+                stored = self.log.query(agent=key, limit=limit)
             except EventLogError:
                 pass
+            else:  # and what waits to be written (a full disk), after it
+                waiting = [_stored(e) for e in self._unwritten if e.get("agent") == key]
+                return (stored + waiting)[-limit:]
+        if key not in self.agents and key in self._ended:
+            return self._ended[key][-limit:]
         return self._history(key).events[-limit:]
 
     def _last_logged_state(self, key: str) -> str | None:
@@ -244,7 +335,7 @@ class Journal:
         now = self.clock() if now is None else now
         midnight = start_of_day(now)
         live = {who(agent) for agent in agents.values()}
-        total = sum(self._waited_before.values())
+        total = sum(self._waited_before.values()) + self._waited_ended
         for key, history in self.agents.items():
             total += _needs_you_seconds(history.changes, midnight, now if key in live else None)
         return total
@@ -264,7 +355,14 @@ class Journal:
 
     def close(self) -> None:
         if self.log is not None:
+            self.flush(force=True)  # a last try for what waits (a disk that has room again)
             self.log.close()
+
+
+def _stored(event: dict) -> StoredEvent:
+    """An event as the log would give it back (id 0: not in the log)."""
+    rest = dict(event)
+    return StoredEvent(0, rest.pop("ts"), rest.pop("agent", None), rest.pop("kind"), rest)
 
 
 def _needs_you_seconds(changes: list[tuple[float, str, str]], since: float, open_until: float | None) -> float:

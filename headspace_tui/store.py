@@ -200,5 +200,6 @@ class AgentStore:
 
     def forget(self, pane_id: str) -> None:
         self._before.pop(pane_id, None)
-        if self.agents.pop(pane_id, None) is not None:
-            self.emit(AgentRemoved(pane_id))
+        agent = self.agents.pop(pane_id, None)
+        if agent is not None:
+            self.emit(AgentRemoved(pane_id, agent.key or pane_id))

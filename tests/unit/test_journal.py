@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from headspace_tui.detect.transcript import TranscriptTail
 from headspace_tui.journal import Journal, start_of_day
-from headspace_tui.model import Agent, AgentState
+from headspace_tui.model import Agent, AgentState, Observation
 from headspace_tui.state.eventlog import EventLog
 
 TRANSCRIPT = Path(__file__).resolve().parents[1] / "data" / "transcripts" / "bash_question_2.1.330.jsonl"
@@ -170,3 +172,36 @@ def test_a_replay_ends_on_the_same_outcome_as_recording_the_turns_one_by_one(tmp
     nothing = agent()
     Journal(None, clock=lambda: NOON).turns(nothing, turns[-2:], record=False)
     assert nothing.outcome == ""
+
+
+def test_agents_that_come_and_go_leave_a_bounded_journal():
+    """1,619 short-lived agents grew the journal by ~28 KB each, for good: now what is gone shrinks to a bounded recent history."""
+    import tracemalloc
+
+    from headspace_tui.events import AgentChanged, AgentRemoved
+    from headspace_tui.journal import ENDED_KEPT
+
+    now = [1_000_000.0]
+    journal = Journal(None, clock=lambda: now[0])
+
+    def churn(first: int, count: int) -> None:
+        for n in range(first, first + count):
+            agent = Agent(pane_id=f"%{n}", target=f"w:{n}.0", session="w", key=f"local|s|%{n}|{n}@1")
+            for old, new in ((None, AgentState.STARTING), (AgentState.STARTING, AgentState.WORKING), (AgentState.WORKING, AgentState.PERMISSION), (AgentState.PERMISSION, AgentState.IDLE)):
+                now[0] += 1.0
+                agent.observation = Observation(new)
+                journal.on_event(AgentChanged(agent, old, now[0]))
+            journal.on_event(AgentRemoved(agent.pane_id, agent.key))
+
+    churn(0, 500)  # warm up
+    tracemalloc.start()
+    before = tracemalloc.take_snapshot()
+    churn(500, 3000)
+    after = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    grown = sum(stat.size_diff for stat in after.compare_to(before, "filename"))
+    assert journal.agents == {}
+    assert len(journal._ended) == ENDED_KEPT
+    assert grown < 3000 * 1024, f"{grown / 3000:.0f} bytes kept per ended agent"
+    # Their waits still count: one second in permission each, today.
+    assert journal.waited_today({}, now[0]) == pytest.approx(3500.0)

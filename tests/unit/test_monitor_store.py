@@ -34,14 +34,15 @@ def test_forgetting_a_pane_drops_everything_kept_about_it_at_once():
     monitor.replay(_record("%1"), "screen one", Observation(AgentState.IDLE), 10.0)
     monitor.replay(_record("%2"), "screen two", Observation(AgentState.PERMISSION), 11.0)
     watch = monitor.panes["%1"]
+    key = monitor.agents["%1"].key
     watch.timing.look_again(99.0)
     monitor._forget("%1")
     assert "%1" not in monitor.panes and "%1" not in monitor.agents
     assert "%1" not in monitor.captures and "%1" not in monitor.fusers and "%1" not in monitor.records
     assert set(monitor.panes) == {"%2"} and monitor.captures == {"%2": "screen two"}
-    assert events[-1] == AgentRemoved("%1")
+    assert events[-1] == AgentRemoved("%1", key)
     monitor._forget("%1")  # twice is harmless and says nothing more
-    assert events.count(AgentRemoved("%1")) == 1
+    assert [e for e in events if isinstance(e, AgentRemoved)] == [AgentRemoved("%1", key)]
 
 
 def test_the_journal_hears_state_changes_before_the_app_and_a_failing_subscriber_stops_nothing():

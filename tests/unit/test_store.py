@@ -74,7 +74,7 @@ def test_forgetting_tells_once_and_a_quiet_store_tells_nothing():
     store.observed(_record(), "k", Observation(AgentState.IDLE), 10.0, claude_pid=7)
     store.forget("%1")
     store.forget("%1")
-    assert told[1:] == [AgentRemoved("%1")] and store.agents == {}
+    assert told[1:] == [AgentRemoved("%1", "k")] and store.agents == {}  # with its identity: the journal keys histories by it
     store.quiet = True
     store.observed(_record("%2"), "k2", Observation(AgentState.IDLE), 10.0, claude_pid=8)
     store.marked("%2", "sent", 11.0)
