@@ -29,7 +29,7 @@ from typing import Any
 
 from .events import ANSWERED_HOW, Answered
 from .hooks.calls import QUESTION_TOOL, PendingCall, why_not
-from .hooks.channel import AnswerChannel, ChannelUnavailable
+from .hooks.channel import AnswerChannel, ChannelTaken, ChannelUnavailable
 from .model import Agent, AgentState
 from .store import AgentStore
 
@@ -71,6 +71,7 @@ class AnswerDesk:
         self.watched = watched
         self.clock = clock
         self.channel: AnswerChannel | None = None
+        self.taken = False  # the last open found another headspace holding the channel
         self._shown: set[int] = set()  # requests whose dialog has been on screen
         self._keys: set[str] = set()  # panes headspace is sending keys to right now
         self.last: dict[str, Answered] = {}  # the last answer per pane, for the why view
@@ -79,9 +80,11 @@ class AnswerDesk:
     async def open(self, path: Path) -> str | None:
         """Listen for answer hooks at ``path``; the reason (one line) when that cannot be."""
         channel = AnswerChannel(path, accept=self._accept, on_gone=self._gone, clock=self.clock)
+        self.taken = False
         try:
             await channel.start()
         except ChannelUnavailable as exc:
+            self.taken = isinstance(exc, ChannelTaken)  # another headspace has it: worth asking again later
             return str(exc)
         self.channel = channel
         return None

@@ -71,6 +71,7 @@ IDLE_WAKE = 30.0  # with a control client, an unchanged session sleeps this long
 UNKNOWN_PANE_RECHECK = 1.0  # a pane we do not watch is asked what it runs at most this often
 TRANSCRIPT_LAG = 0.5  # after a state change, read the pane (and its transcript) once more this much later
 ASK_CLAUDE_AFTER = 5.0  # an agent without a status file this long is asked about through ``claude agents``...
+CHANNEL_RETRY = 5.0  # while another headspace holds the answer channel, ask for it this often
 ASK_CLAUDE_GAP = 30.0  # ...at most this often per binary and config dir
 # Notifications after which the panes of the server may have moved or been renamed.
 LAYOUT_EVENTS = frozenset(
@@ -202,12 +203,27 @@ class Monitor:
                 problem = await self.desk.open(socket)
                 if problem:
                     self.store.emit(Notice(problem))
+                if self.desk.taken:  # another headspace answers hooks: take over once it is gone
+                    self.supervisor.start("the answer channel's takeover", functools.partial(self._take_over_channel, socket))
         if self.host.socket_file():
             self.supervisor.start("the tmux socket watcher", self._watch_socket)
         try:
             await self.supervisor.start("discovery", self._discovery_loop)
         finally:
             await self.stop()
+
+    async def _take_over_channel(self, socket: Path) -> None:
+        """Ask for the answer channel again every few seconds while another headspace holds it.
+
+        Its owner holds a lock the kernel releases however it ends, so a first
+        headspace killed with ``kill -9`` hands the channel to this one within
+        CHANNEL_RETRY seconds (before, hooks went unanswered until a restart).
+        """
+        while self.desk.taken and not self._stopping:
+            await asyncio.sleep(CHANNEL_RETRY)
+            if await self.desk.open(socket) is None:
+                self.store.emit(Notice("answer channel on: the headspace that had it has ended"))
+                return
 
     async def _discovery_loop(self) -> None:
         while True:

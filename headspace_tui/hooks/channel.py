@@ -15,14 +15,25 @@ line back.  The channel
   pane answered, or the dialog went away), or the hook leaving (its own wait
   ran out, Claude's timeout killed it): then ``on_gone`` is told.
 
-A second headspace finds the socket alive and leaves it to the first one
-(``ChannelUnavailable``); a stale socket of a headspace that died is removed.
+Who owns the channel is decided by a lock, not by the socket: the owner
+holds ``answer.lock`` (flock) beside it for as long as it runs, and the
+kernel lets go of it however the owner ends (``kill -9`` included).  A
+second headspace that cannot take the lock leaves the channel to the first
+(``ChannelTaken``) and may try again later: once the first is gone the lock
+is free, its stale socket is removed and the second takes over.  Two
+starting at once cannot both win.
+
+Nothing read is unbounded: the request line is capped (MAX_REQUEST) and
+must come within READ_TIMEOUT; after it the hook sends nothing, so anything
+more than a few bytes ends the connection instead of filling memory (a
+client that streamed 300 MB after a valid request grew headspace by 306 MB).
 Everything runs on the event loop that called ``start``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import logging
 import os
@@ -42,10 +53,16 @@ log = logging.getLogger(__name__)
 SOCKET_NAME = "answer.sock"
 MAX_REQUEST = 2 << 20  # the hook sends at most 1 MB of payload, plus its own fields
 READ_TIMEOUT = 5.0  # a connection that says nothing in this long is dropped
+MAX_AFTER = 4096  # bytes a hook may send after its request (it sends none) before it is dropped
+LOCK_NAME = "answer.lock"
 
 
 class ChannelUnavailable(Exception):
     """The answer channel cannot be opened; one line for the user."""
+
+
+class ChannelTaken(ChannelUnavailable):
+    """Another headspace, alive, holds the channel (try again later: it may end)."""
 
 
 def socket_path(spool: Path) -> Path:
@@ -80,6 +97,7 @@ class AnswerChannel:
         self._writers: dict[int, asyncio.StreamWriter] = {}
         self._server: asyncio.AbstractServer | None = None
         self._inode: int | None = None
+        self._lock_fd: int | None = None
         self._next_id = 0
 
     # -- opening and closing -------------------------------------------------------
@@ -92,13 +110,35 @@ class AnswerChannel:
         problem = is_private_dir(folder)
         if problem:
             raise ChannelUnavailable(f"answer channel off: {problem}")
-        await self._clear_stale()
+        self._take_lock(folder / LOCK_NAME)
         try:
+            await self._clear_stale()
             self._server = await asyncio.start_unix_server(self._serve, path=str(self.path), limit=MAX_REQUEST)
             os.chmod(self.path, 0o600)
             self._inode = os.lstat(self.path).st_ino
         except OSError as exc:
+            self._drop_lock()
             raise ChannelUnavailable(f"answer channel off: cannot listen on {self.path}: {exc.strerror or exc}") from None
+        except ChannelUnavailable:
+            self._drop_lock()
+            raise
+
+    def _take_lock(self, path: Path) -> None:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        except OSError as exc:
+            raise ChannelUnavailable(f"answer channel off: cannot open {path}: {exc.strerror or exc}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise ChannelTaken("answer channel off: another headspace is answering hooks on this machine") from None
+        self._lock_fd = fd
+
+    def _drop_lock(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # the kernel lets go of the flock with it
+            self._lock_fd = None
 
     async def _clear_stale(self) -> None:
         try:
@@ -113,7 +153,7 @@ class AnswerChannel:
             os.unlink(self.path)  # nobody listens: a headspace that died
             return
         writer.close()
-        raise ChannelUnavailable("answer channel off: another headspace is answering hooks on this machine")
+        raise ChannelTaken("answer channel off: another headspace is answering hooks on this machine")
 
     async def close(self) -> None:
         """Stop listening; every waiting hook gets "no decision" (Claude's dialog stays)."""
@@ -127,6 +167,7 @@ class AnswerChannel:
                 os.unlink(self.path)  # ours still, not a newer headspace's
         except OSError:
             pass
+        self._drop_lock()
 
     # -- one hook ------------------------------------------------------------------
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -147,10 +188,18 @@ class AnswerChannel:
                 return
             self.calls[call.id] = call
             self._writers[call.id] = writer
+            extra = 0
             try:
-                await reader.read()  # returns when the hook goes (or we close it)
+                while extra <= MAX_AFTER:  # until the hook goes (or we close it); it sends nothing more
+                    chunk = await reader.read(MAX_AFTER)
+                    if not chunk:
+                        break
+                    extra += len(chunk)
             except ConnectionError:
                 pass
+            if extra > MAX_AFTER:
+                log.warning("answer hook connection dropped: %d bytes after its request", extra)
+                self.release(call.id)
         finally:
             if call is not None and self.calls.pop(call.id, None) is not None:
                 self._writers.pop(call.id, None)

@@ -21,7 +21,7 @@ import pytest
 
 from headspace_tui.detect.claude import classify_capture
 from headspace_tui.hooks.calls import PendingCall, allow, deny, hook_answer, why_not
-from headspace_tui.hooks.channel import AnswerChannel, ChannelUnavailable, socket_path
+from headspace_tui.hooks.channel import AnswerChannel, ChannelTaken, ChannelUnavailable, socket_path
 from headspace_tui.hooks.settings import PROGRAM
 from headspace_tui.hooks.spool import HookEvent, hook_observation, spool_dir
 from tests.harness.record import DEFAULT_OUT
@@ -258,8 +258,9 @@ def test_a_second_headspace_leaves_the_channel_to_the_first_and_a_stale_socket_i
         await first.start()
         with pytest.raises(ChannelUnavailable, match="another headspace"):
             await channel_in(runtime).start()
-        first._server.close()  # dies without cleaning up: its socket stays behind
+        first._server.close()  # dies without cleaning up: its socket stays behind...
         await first._server.wait_closed()
+        first._drop_lock()  # ...and the kernel lets go of its lock, as for any process that ends
         assert first.path.exists()
         second = channel_in(runtime)
         await second.start()
@@ -284,3 +285,84 @@ def test_garbage_on_stdin_is_let_go(runtime: Path):
         return result
 
     assert asyncio.run(scenario()) == (0, "", "")
+
+
+OWNER = """
+import asyncio, sys
+from pathlib import Path
+from headspace_tui.hooks.channel import AnswerChannel
+
+async def main():
+    channel = AnswerChannel(Path(sys.argv[1]), accept=lambda call: True)
+    await channel.start()
+    print("open", flush=True)
+    await asyncio.sleep(600)
+
+asyncio.run(main())
+"""
+
+
+def test_a_headspace_killed_with_kill_9_hands_the_channel_to_the_next_one_and_a_live_one_keeps_it(runtime: Path):
+    """The first headspace is a real process; while it lives the channel is its own, after kill -9 the next one takes it."""
+    path = socket_path(spool_dir({"XDG_RUNTIME_DIR": str(runtime)}))
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    owner = subprocess.Popen([sys.executable, "-c", OWNER, str(path)], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert owner.stdout.readline().strip() == "open"
+
+        async def while_alive():
+            with pytest.raises(ChannelTaken):
+                await channel_in(runtime).start()
+            assert path.exists()  # and its socket is left alone
+
+        asyncio.run(while_alive())
+    finally:
+        owner.kill()  # our own child, by its handle: it ends without cleaning up
+        owner.wait()
+    assert path.exists(), "the dead headspace's socket stays behind"
+
+    async def after_death():
+        second = channel_in(runtime)
+        await second.start()
+        proc, _ = run_hook(runtime, payload())
+        call = await first_call(second)
+        second.decide(call.id, allow())
+        result = await finish(proc)
+        await second.close()
+        return result
+
+    code, out, _ = asyncio.run(after_death())
+    assert code == 0 and json.loads(out)["hookSpecificOutput"]["decision"] == {"behavior": "allow"}
+
+
+def test_a_hook_that_streams_after_its_request_is_dropped_without_buffering_it(runtime: Path):
+    """300 MB after a valid request grew headspace by 306 MB: now the connection ends after a few KB."""
+    gone: list = []
+
+    async def scenario():
+        channel = channel_in(runtime, gone=gone.append)
+        await channel.start()
+        reader, writer = await asyncio.open_unix_connection(str(channel.path))
+        writer.write((json.dumps(payload()) + "\n").encode())  # what the hook program sends: the payload with its pane and pid
+        await writer.drain()
+        await first_call(channel)
+        sent = 0
+        try:
+            while sent < 50 << 20:  # 50 MB, were it all read
+                writer.write(b"x" * 65536)
+                await asyncio.wait_for(writer.drain(), 5)
+                sent += 65536
+        except (ConnectionError, TimeoutError):
+            pass
+        try:  # the channel's "{}" (no decision), or a reset: it closed with our bytes unread
+            ended = await asyncio.wait_for(reader.read(), 5)
+        except ConnectionResetError:
+            ended = b"{}"
+        waiting = dict(channel.calls)
+        await channel.close()
+        return sent, ended, waiting
+
+    sent, ended, waiting = asyncio.run(scenario())
+    assert sent < 50 << 20, "the channel kept reading everything it was sent"
+    assert ended.strip() == b"{}" and waiting == {}, "the request was not let go"
