@@ -71,6 +71,8 @@ IDLE_WAKE = 30.0  # with a control client, an unchanged session sleeps this long
 UNKNOWN_PANE_RECHECK = 1.0  # a pane we do not watch is asked what it runs at most this often
 TRANSCRIPT_LAG = 0.5  # after a state change, read the pane (and its transcript) once more this much later
 ASK_CLAUDE_AFTER = 5.0  # an agent without a status file this long is asked about through ``claude agents``...
+ATTACH_QUIET = 0.3  # a control client attaches after this long without a session or window notification...
+ATTACH_QUIET_MAX = 3.0  # ...waiting at most this long for such a moment
 CHANNEL_RETRY = 5.0  # while another headspace holds the answer channel, ask for it this often
 ASK_CLAUDE_GAP = 30.0  # ...at most this often per binary and config dir
 # Notifications after which the panes of the server may have moved or been renamed.
@@ -157,6 +159,8 @@ class Monitor:
         self._discoveries_started = 0
         self.discoveries = 0
         self.attach_pace: Callable[[], AttachPace] = AttachPace  # how often a session's client may be attached
+        self._attaching = asyncio.Lock()  # one control client attaching at a time (see _quiet_moment)
+        self._last_notification = 0.0  # when tmux last told a control client of a session or window change
         self._awaiting_discovery: set[str] = set()  # sessions whose client ended, waiting to be seen still there
         self._stopping = False
         self._problem: str | None = "starting"
@@ -194,6 +198,7 @@ class Monitor:
     # -- the loops ----------------------------------------------------------
     async def run(self) -> None:
         self._stopping = self.store.quiet = False
+        self._attaching = asyncio.Lock()  # this run's loop's
         if self.config_dir is not None:
             self._watch_config_dir(self.config_dir)
         if self.hooks:
@@ -465,6 +470,7 @@ class Monitor:
                 self._unknown_output(pane_id)
 
     def _control_event(self, name: str, args: str) -> None:
+        self._last_notification = self.clock()
         if name in LAYOUT_EVENTS:
             self.request_discovery()
         elif name == "pane-mode-changed":
@@ -509,7 +515,9 @@ class Monitor:
                     # The host's server builds the command line (through ssh for a remote host).
                     fresh = ControlClient(self.server, session_id, on_output=self._pane_output, on_event=self._control_event, on_exit=ended)
                     try:
-                        await fresh.start()
+                        async with self._attaching:  # one at a time, in a quiet moment (see _quiet_moment)
+                            await self._quiet_moment()
+                            await fresh.start()
                         client, attached_at = fresh, now
                         self.clients[session_id] = client
                         for watch in self._session_panes(session_id):
@@ -543,6 +551,24 @@ class Monitor:
                 if self.clients.get(session_id) is client:
                     self.clients.pop(session_id, None)
                 await client.close()
+
+    async def _quiet_moment(self) -> None:
+        """Wait until tmux has sent no session or window notification for ATTACH_QUIET s (at most ATTACH_QUIET_MAX).
+
+        tmux 3.3a (and later, up to at least 3.5a: upstream PR #4980) crashes
+        its server when a session or window notification reaches a control
+        client that is still attaching (its control state does not exist yet).
+        Measured with a debug build under the churn soak: ``control_write``
+        dereferenced that NULL state ("segfault at 20"), right as a second
+        headspace attached twenty clients at once while sessions were created
+        and killed.  headspace cannot close that window, only stay out of the
+        storm: attaches go one at a time, each after a moment without
+        notifications (those come in bursts: a session made or killed, a
+        window opened or closed), and never in a burst of their own.
+        """
+        deadline = self.clock() + ATTACH_QUIET_MAX
+        while self.clock() < deadline and self.clock() - self._last_notification < ATTACH_QUIET:
+            await asyncio.sleep(ATTACH_QUIET / 2)
 
     def _session_panes(self, session_id: str) -> list[PaneWatch]:
         return [w for w in self.panes.values() if w.record.session_id == session_id]

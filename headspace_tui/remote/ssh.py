@@ -194,6 +194,9 @@ class SshTmuxServer(TmuxServer):
     def binary(self) -> str:
         return "tmux"  # found on the remote's PATH
 
+    def control_env(self) -> dict[str, str]:
+        return self.env()  # the ssh client's environment (its agent socket, its config); tmux runs there
+
     def argv(self, *args: str) -> list[str]:
         return self.link.command(["tmux", "-u", *self.socket_args(), *(self.tmux_id(a) for a in args)])
 

@@ -81,14 +81,16 @@ class ControlClient:
 
     async def start(self, timeout: float = 5.0) -> None:
         """Attach and wait until tmux reports the session (only then may commands be sent)."""
-        args = self.server.argv("-C", "attach-session", "-f", f"ignore-size,pause-after={PAUSE_AFTER}", "-t", self.session_id)
+        # -E: attaching must not apply update-environment to the user's session (it would
+        # replace or remove SSH_AUTH_SOCK, DISPLAY and the like there with headspace's).
+        args = self.server.argv("-C", "attach-session", "-E", "-f", f"ignore-size,pause-after={PAUSE_AFTER}", "-t", self.session_id)
         spawn = asyncio.ensure_future(
             asyncio.create_subprocess_exec(
                 *args,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.DEVNULL,
-                env=self.server.env(),
+                env=self.server.control_env(),
                 limit=LINE_LIMIT,
                 # Its own process group: a hangup of headspace's terminal must not kill it
                 # mid-write; it detaches when we close its input, or on SIGTERM when we die.

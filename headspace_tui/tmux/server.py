@@ -55,6 +55,9 @@ _FIELDS = (
 PANE_FORMAT = _SEP.join(f"#{{{name}}}" for name in _FIELDS) + _END
 
 
+
+CONTROL_ENV = frozenset({"HOME", "USER", "LOGNAME", "PATH", "TMUX", "TMUX_TMPDIR", "LANG", "LC_ALL", "LC_CTYPE", "TERM"})
+
 class TmuxUnavailable(Exception):
     """There is no tmux to talk to: not installed, or no server on that socket."""
 
@@ -191,6 +194,19 @@ class TmuxServer:
 
     def env(self) -> dict[str, str]:
         return os.environ.copy()
+
+    def control_env(self) -> dict[str, str]:
+        """The few variables a control client needs (which server, its locale).
+
+        A tmux client sends its whole environment while it attaches, one
+        message per variable, and tmux (3.3a to 3.5a at least) crashes if a
+        session or window notification reaches a control client in the
+        middle of that (upstream PR #4980: ``control_write`` on a client whose
+        control state does not exist yet).  A short environment makes that
+        moment short; the rest of ours is of no use to tmux anyway (the
+        attach uses ``-E``, so nothing of it reaches the user's session).
+        """
+        return {k: v for k, v in os.environ.items() if k in CONTROL_ENV}
 
     def argv(self, *args: str) -> list[str]:
         """The command line that runs ``tmux [-L name | -S path] args...`` against this server.
