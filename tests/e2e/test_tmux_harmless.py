@@ -213,3 +213,21 @@ def test_a_flooding_pane_is_held_back_and_the_client_still_answers(private_tmux,
     _run(monitor, scenario)
     assert received["answers"] >= 20
     assert received["bytes"] < 10_000_000, f"{received['bytes']:,} bytes of flood read in 5 s"
+
+
+def test_attaching_leaves_the_sessions_environment_alone(private_tmux, tmp_path, monkeypatch):
+    """tmux applies update-environment when a client attaches: headspace's SSH_AUTH_SOCK, DISPLAY ... must not replace the user's."""
+    private_tmux.run("-f", "/dev/null", "new-session", "-d", "-s", "work", "-x", "80", "-y", "24", "sleep 600")
+    private_tmux.run("set-environment", "-t", "work", "SSH_AUTH_SOCK", "/users/own/agent.sock")
+    private_tmux.run("set-environment", "-t", "work", "DISPLAY", ":7")
+    monkeypatch.setenv("SSH_AUTH_SOCK", "/headspace/agent.sock")  # what headspace's own environment says
+    monkeypatch.delenv("DISPLAY", raising=False)  # and a variable it does not have at all
+    monitor = _monitor(private_tmux, tmp_path)
+
+    async def scenario() -> None:
+        await _until(lambda: any(not c.closed for c in monitor.clients.values()), "a control client")
+        await asyncio.sleep(0.5)
+
+    _run(monitor, scenario)
+    assert private_tmux.run("show-environment", "-t", "work", "SSH_AUTH_SOCK").strip() == "SSH_AUTH_SOCK=/users/own/agent.sock"
+    assert private_tmux.run("show-environment", "-t", "work", "DISPLAY").strip() == "DISPLAY=:7"
