@@ -9,8 +9,8 @@ So, once the app is up:
 * what exists then (modules, widgets, styles: objects that live as long as
   the app) is collected once and frozen, so no collection walks it again;
 * young objects are collected less often (every 5,000 allocations instead of
-  700) and the full collection much less often (after 100 middle ones
-  instead of 10), so the pauses left are short and rare.
+  700, the middle generation after 20 young collections, the full one after
+  20 middle ones), so the pauses left are short and rare.
 
 Memory stays bounded: garbage is still collected, only later; the soak
 checks headspace's RSS over its whole run.
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import gc
 
-THRESHOLDS = (5000, 20, 100)  # CPython's defaults: (700, 10, 10)
+THRESHOLDS = (5000, 20, 20)  # CPython's defaults: (700, 10, 10)
 
 
 def settle() -> None:
