@@ -7,6 +7,7 @@ Claude panes, and match each to its own status file.
 
 from __future__ import annotations
 
+import time
 import uuid
 
 import pytest
@@ -31,6 +32,11 @@ def test_discovers_claude_panes_and_their_status_files(claude_session, private_t
         "plain", width=80, height=24, cwd=str(plain_dir), command=["bash", "--norc", "--noprofile", "-i"]
     )
     server = TmuxServer(socket_name=private_tmux.name)
+    # tmux reads a pane's path from its foreground process group, which a shell only has once
+    # it runs: right after new-session the path can still be "" (seen once in a loaded full run).
+    deadline = time.monotonic() + 5
+    while not private_tmux.run("display-message", "-p", "-t", plain_pane, "#{pane_current_path}").strip() and time.monotonic() < deadline:
+        time.sleep(0.05)
 
     panes = {p.pane_id: p for p in server.list_panes()}
     assert set(panes) == {alpha.pane_id, beta.pane_id, plain_pane}
