@@ -262,17 +262,22 @@ def test_a_second_headspace_leaves_the_channel_to_the_first_and_a_stale_socket_i
         await first._server.wait_closed()
         first._drop_lock()  # ...and the kernel lets go of its lock, as for any process that ends
         assert first.path.exists()
-        second = channel_in(runtime)
-        await second.start()
-        proc, _ = run_hook(runtime, payload())
-        call = await first_call(second)
-        second.decide(call.id, allow())
-        result = await finish(proc)
-        await second.close()
-        return result
+        return await a_new_channel_allows_one_hook(runtime)
 
     code, out, _ = asyncio.run(scenario())
     assert code == 0 and json.loads(out)["hookSpecificOutput"]["decision"] == {"behavior": "allow"}
+
+
+async def a_new_channel_allows_one_hook(runtime: Path) -> tuple[int, str, str]:
+    """Open a channel (taking over a dead one's), let a real hook reach it, allow its request."""
+    second = channel_in(runtime)
+    await second.start()
+    proc, _ = run_hook(runtime, payload())
+    call = await first_call(second)
+    second.decide(call.id, allow())
+    result = await finish(proc)
+    await second.close()
+    return result
 
 
 def test_garbage_on_stdin_is_let_go(runtime: Path):
@@ -322,17 +327,7 @@ def test_a_headspace_killed_with_kill_9_hands_the_channel_to_the_next_one_and_a_
         owner.wait()
     assert path.exists(), "the dead headspace's socket stays behind"
 
-    async def after_death():
-        second = channel_in(runtime)
-        await second.start()
-        proc, _ = run_hook(runtime, payload())
-        call = await first_call(second)
-        second.decide(call.id, allow())
-        result = await finish(proc)
-        await second.close()
-        return result
-
-    code, out, _ = asyncio.run(after_death())
+    code, out, _ = asyncio.run(a_new_channel_allows_one_hook(runtime))
     assert code == 0 and json.loads(out)["hookSpecificOutput"]["decision"] == {"behavior": "allow"}
 
 
