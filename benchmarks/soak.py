@@ -333,6 +333,7 @@ class Soak:
             "headspace_running": end.get("headspace_rss_mb") is not None,
             "headspace_rss_mb_at_mark": at_mark and at_mark["headspace_rss_mb"],
             "headspace_rss_mb_end": end.get("headspace_rss_mb"),
+            "headspace_rss_mb_by_minute": {str(int(x["t"] // 60)): round(x["headspace_rss_mb"], 1) for x in self.samples if x.get("headspace_rss_mb")},
             "headspace_cpu_pct": round(100 * (end["headspace_cpu_s"] - self.samples[0]["headspace_cpu_s"]) / max(1.0, end["t"] - self.samples[0]["t"]), 1)
             if self.samples and end.get("headspace_cpu_s") is not None and self.samples[0].get("headspace_cpu_s") is not None
             else None,

@@ -1,9 +1,14 @@
 """The churn soak, three minutes of it: tmux survives headspace on a busy day.
 
 ``benchmarks/soak.py`` (its docstring says what it runs) with 40 fake agents
-that come and go, output floods, a second headspace started and killed every
-15 s and a real client attached, against this machine's tmux.  It checks,
-and this test asserts through its exit status and report:
+that come and go, a second headspace started and killed every 15 s and a
+real client attached, against this machine's tmux.  Output floods are left
+out here: with them tmux 3.3a's server died in its own control-mode code
+(a NULL control state in ``control_write``, and a "not enough data" fatal,
+found with a debug build), also with plain ``tmux -C`` clients and no
+headspace at all (README, "Never the cause"), which no client can prevent;
+floods are tested on their own in test_tmux_harmless.py.  It checks, and
+this test asserts through its exit status and report:
 
 * the agents' tmux server survives (same pid, no segfault in the kernel log);
 * headspace runs throughout, its RSS at the end within 15 MB of minute 2;
@@ -29,9 +34,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.timeout(420)
-def test_three_minutes_of_churn_floods_and_a_second_headspace_harm_nothing():
+def test_three_minutes_of_churn_and_a_second_headspace_harm_nothing():
     proc = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "soak.py"), "--minutes", "3", "--json"],
+        [sys.executable, str(REPO / "benchmarks" / "soak.py"), "--minutes", "3", "--no-floods", "--json"],
         capture_output=True,
         text=True,
         timeout=400,
