@@ -71,10 +71,10 @@ IDLE_WAKE = 30.0  # with a control client, an unchanged session sleeps this long
 UNKNOWN_PANE_RECHECK = 1.0  # a pane we do not watch is asked what it runs at most this often
 TRANSCRIPT_LAG = 0.5  # after a state change, read the pane (and its transcript) once more this much later
 ASK_CLAUDE_AFTER = 5.0  # an agent without a status file this long is asked about through ``claude agents``...
+ASK_CLAUDE_GAP = 30.0  # ...at most this often per binary and config dir
 ATTACH_QUIET = 0.3  # a control client attaches after this long without a session or window notification...
 ATTACH_QUIET_MAX = 3.0  # ...waiting at most this long for such a moment
 CHANNEL_RETRY = 5.0  # while another headspace holds the answer channel, ask for it this often
-ASK_CLAUDE_GAP = 30.0  # ...at most this often per binary and config dir
 # Notifications after which the panes of the server may have moved or been renamed.
 LAYOUT_EVENTS = frozenset(
     {

@@ -162,7 +162,9 @@ class HeadspaceApp(App[str | None]):
     # empty state) and the layout setting (the body's class).
     problem: reactive[str | None] = reactive(None, init=False)
     layout_mode: reactive[str] = reactive("auto", init=False)
-    end_on_signals = False  # SIGTERM / SIGHUP end the app as q does (set for the real process: run_app)
+    # Set for the real process only (run_app), never for tests' apps, which share pytest's process:
+    end_on_signals = False  # SIGTERM / SIGHUP end the app as q does
+    pace_gc = False  # freeze what the app is made of and pace garbage collection (gc_pace), process-wide
 
     def __init__(
         self,
@@ -339,7 +341,8 @@ class HeadspaceApp(App[str | None]):
         if self.live:
             self._start_monitor()
             self._prepare_notifications()
-            self.set_timer(GC_SETTLE_AFTER, gc_pace.settle)  # once the first rows are in
+            if self.pace_gc:
+                self.set_timer(GC_SETTLE_AFTER, gc_pace.settle)  # once the first rows are in
         else:
             self.problem = None
         self.set_interval(1.0, self._tick)
@@ -1015,7 +1018,7 @@ def run_app(
         hosts=[RemoteHost(spec) for spec in hosts],
         local=local,
     )
-    app.end_on_signals = True  # the real process only: tests' apps share pytest's process
+    app.end_on_signals = app.pace_gc = True  # the real process only: tests' apps share pytest's process
     try:
         result = app.run()
     except Exception as exc:

@@ -28,10 +28,10 @@ from .server import TmuxServer, TmuxUnavailable
 
 PAUSE_AFTER = 2  # seconds a pane may fall behind before tmux pauses it
 LINE_LIMIT = 4 << 20  # a longer line (a pane's flood in one %output) is dropped, not the client's end
-ATTACH_SETTLE = 2.0
+ATTACH_SETTLE = 2.0  # a close during the attach waits this long for it to be done
 FLOOD_WINDOW = 0.5  # a pane that writes more than FLOOD_BYTES within this many seconds...
 FLOOD_BYTES = 256 << 10
-FLOOD_HOLD = 0.5  # ...is not sent to us for this long (see ControlClient._spend)  # a close during the attach waits this long for it to be done
+FLOOD_HOLD = 0.5  # ...is not sent to us for this long (see ControlClient._spend)
 _NOTIFICATION = re.compile(r"^%(\S+)(?: (.*))?$")
 
 
@@ -204,8 +204,10 @@ class ControlClient:
                 name, rest = match.group(1), match.group(2) or ""
                 if name == "pause":
                     # Behind by PAUSE_AFTER seconds: skip the backlog, let it run, re-capture.
+                    # (A pane we paused ourselves for flooding is let go by _hold, not here.)
                     pane = rest.strip()
-                    asyncio.create_task(self._continue(pane))
+                    if pane not in self._held:
+                        asyncio.create_task(self._continue(pane))
                 elif name == "continue":
                     self.on_output(address(rest.strip()), 1 << 20)
                 elif name == "session-changed":
@@ -229,14 +231,14 @@ class ControlClient:
         """``%output %N DATA`` or (with pause-after) ``%extended-output %N AGE : DATA``: which
         pane wrote, and about how much (the escaped length; only its size matters)."""
         start = raw.index(b" ") + 1
-        end = raw.find(b" ", start)
-        if end < 0:
+        stop = raw.find(b" ", start)
+        if stop < 0:
             return
-        pane = raw[start:end].decode("ascii", "replace")
+        pane = raw[start:stop].decode("ascii", "replace")
         if raw.startswith(b"%extended-output "):
-            colon = raw.find(b" : ", end)
-            end = colon + 2 if colon >= 0 else end
-        size = max(0, len(raw) - end - 2)
+            colon = raw.find(b" : ", stop)
+            stop = colon + 2 if colon >= 0 else stop
+        size = max(0, len(raw) - stop - 2)
         self.on_output(self.server.address(pane), size)
         self._spend(pane, size)
 
