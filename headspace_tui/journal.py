@@ -97,11 +97,11 @@ class Journal:
         now = self.clock()
         for event in events:
             event.setdefault("ts", now)
-        if self.log is not None:
-            self._unwritten.extend(events)
-            self.flush(now)
-        if self.log is None or self._failing is not None:
+        if self.log is None:
             self._remember(events)
+            return
+        self._unwritten.extend(events)  # until written: the timeline shows them from there (one copy)
+        self.flush(now)
 
     def _remember(self, events: list[dict]) -> None:
         """Keep events in memory (no log, or a log that cannot be written now): a bounded timeline."""
@@ -310,13 +310,11 @@ class Journal:
     def timeline(self, key: str, limit: int = 200) -> list[StoredEvent]:
         """One agent's events (``key``: ``who(agent)``), oldest first."""
         if self.log is not None:
+            waiting = [_stored(e) for e in self._unwritten if e.get("agent") == key]  # a full disk's backlog
             try:
-                stored = self.log.query(agent=key, limit=limit)
+                return (self.log.query(agent=key, limit=limit) + waiting)[-limit:]
             except EventLogError:
-                pass
-            else:  # and what waits to be written (a full disk), after it
-                waiting = [_stored(e) for e in self._unwritten if e.get("agent") == key]
-                return (stored + waiting)[-limit:]
+                return waiting[-limit:]
         if key not in self.agents and key in self._ended:
             return self._ended[key][-limit:]
         return self._history(key).events[-limit:]
