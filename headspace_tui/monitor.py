@@ -233,8 +233,8 @@ class Monitor:
     async def _discovery_loop(self) -> None:
         while True:
             started = self.clock()
+            self._discover_soon.clear()  # before looking: a request made while we look is a look again
             await self.discover()
-            self._discover_soon.clear()
             if self._problem is None:
                 wait = DISCOVERY_INTERVAL
             elif self.host.remote:  # out of reach: try again soon, then less often
@@ -362,6 +362,7 @@ class Monitor:
             watch = self.panes.get(record.pane_id)
             if watch is None:
                 self.panes[record.pane_id] = PaneWatch(record, sighting.key, claude_pid, fuser=Fuser(self.idle_grace))
+                self._mark(record.pane_id)  # its detector may be asleep (a session with no agent yet): read it now
                 continue
             old, watch.record, watch.claude_pid = watch.record, record, claude_pid
             if old.dead != record.dead or old.current_command != record.current_command:
