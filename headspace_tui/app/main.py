@@ -33,7 +33,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 from textual.worker import Worker, WorkerState
 
 from .. import deliver, logfile, theme_files
@@ -62,6 +62,7 @@ from .screens.timeline import TimelineScreen
 from .screens.why import WhyScreen
 from .themes import STATE_DEFAULTS, choice_path, remember, remembered, state_style, to_textual
 from .widgets.agent_table import AgentTable, elapsed
+from .widgets.footer import KeysFooter
 from .widgets.preview import PanePreview, PromptBar
 
 SIDE_BY_SIDE_MIN_WIDTH = 140
@@ -324,7 +325,7 @@ class HeadspaceApp(App[str | None]):
             with Vertical(id="right"):
                 yield PanePreview(id="preview")
                 yield PromptBar(id="prompt")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.pane_io = ControlPaneIO(self.fleet, asyncio.get_running_loop())
