@@ -160,17 +160,24 @@ class PrivateTmux:
     def close(self) -> None:
         """Kill this private server (and with it only the panes it started), and remove its socket.
 
-        tmux 3.3a leaves the socket file behind after ``kill-server``; it is ours, so it goes too.
+        tmux 3.3a leaves the socket file behind after ``kill-server`` (and a
+        server killed by a test leaves it too); it is ours, so it goes,
+        whether or not a session was ever made through ``new_session``.
         """
-        socket = self.socket_path
+        socket = self.socket_path or self.default_socket_path()
         self.run("kill-server", check=False)
-        if socket and os.path.basename(socket) == self.name:
-            try:
-                os.unlink(socket)
-            except OSError:
-                pass
-        # Give the server a moment to remove its socket.
+        # Give the server a moment to go.
         for _ in range(20):
             if not self.run("list-sessions", check=False):
                 break
             time.sleep(0.05)
+        if os.path.basename(socket) == self.name:
+            try:
+                os.unlink(socket)
+            except OSError:
+                pass
+
+    def default_socket_path(self) -> str:
+        """Where tmux puts ``-L name``'s socket: ``$TMUX_TMPDIR`` (or /tmp), ``tmux-<uid>``, the name."""
+        folder = self.env.get("TMUX_TMPDIR") or "/tmp"
+        return os.path.join(folder, f"tmux-{os.getuid()}", self.name)
