@@ -229,7 +229,7 @@ class Soak:
 
     # -- headspace under test -------------------------------------------------------------
     def start_headspace(self) -> None:
-        self.ui.run("-f", "/dev/null", "new-session", "-d", "-s", "ui", "-x", "100", "-y", "30", f"exec {sys.executable} -m headspace_tui -L {self.agents.name}", check=True)
+        self.ui.run("-f", "/dev/null", "new-session", "-d", "-s", "ui", "-x", "100", "-y", "30", f"exec {self.args.headspace_command} -L {self.agents.name}", check=True)
         self.ui.run("set-option", "-g", "status", "off")
         pid = self.ui.run("display-message", "-p", "-t", "ui", "#{pane_pid}").strip()
         self.headspace_pid = int(pid)
@@ -413,6 +413,7 @@ def main() -> int:
     parser.add_argument("--no-second", action="store_true", help="no second headspace started and killed")
     parser.add_argument("--no-terminal", action="store_true", help="no user client attached")
     parser.add_argument("--no-floods", action="store_true", help="no output floods")
+    parser.add_argument("--headspace-command", default=f"{sys.executable} -m headspace_tui", help="the headspace under test (e.g. under a memory tracer); -L <server> is added")
     parser.add_argument("--second-command", default=f"exec {sys.executable} -m headspace_tui", help="what runs in the session killed every 15 s")
     args = parser.parse_args()
     if shutil.which("tmux") is None:
