@@ -74,6 +74,7 @@ ASK_CLAUDE_AFTER = 5.0  # an agent without a status file this long is asked abou
 ASK_CLAUDE_GAP = 30.0  # ...at most this often per binary and config dir
 ATTACH_QUIET = 0.3  # a control client attaches after this long without a session or window notification...
 ATTACH_QUIET_MAX = 3.0  # ...waiting at most this long for such a moment
+REMOTE_RESTART_LIMIT = 10.0  # a remote host's failed loop starts again at most this long after
 CHANNEL_RETRY = 5.0  # while another headspace holds the answer channel, ask for it this often
 # Notifications after which the panes of the server may have moved or been renamed.
 LAYOUT_EVENTS = frozenset(
@@ -164,7 +165,10 @@ class Monitor:
         self._awaiting_discovery: set[str] = set()  # sessions whose client ended, waiting to be seen still there
         self._stopping = False
         self._problem: str | None = "starting"
-        self.supervisor = Supervisor(self._loop_failed)
+        # A remote host's loops come back within REMOTE_RESTART_LIMIT after any error, not only
+        # "can't reach" (which discovery retries itself): a link always comes back within 10 s.
+        restart = functools.partial(Backoff, limit=REMOTE_RESTART_LIMIT) if self.host.remote else Backoff
+        self.supervisor = Supervisor(self._loop_failed, backoff=restart)
         self._history_reader = self._new_history_reader()
         if isinstance(self.host, RemoteHost):
             self.host.on_lost = self.request_discovery

@@ -7,7 +7,12 @@ import logging
 
 import pytest
 
+from headspace_tui.config import HostSpec
+from headspace_tui.journal import Journal
+from headspace_tui.monitor import REMOTE_RESTART_LIMIT, Monitor
+from headspace_tui.remote.host import RemoteHost
 from headspace_tui.supervise import Backoff, Supervisor
+from headspace_tui.tmux.server import TmuxServer
 
 
 def test_backoff_doubles_after_quick_failures_and_resets_after_a_good_run():
@@ -112,3 +117,17 @@ def test_a_loop_that_loses_its_cancellation_is_cancelled_again_and_never_waited_
 
     asyncio.run(scenario())
     assert swallowed
+
+
+def test_a_remote_hosts_loops_come_back_within_ten_seconds_after_any_error():
+    """A remote link always comes back within 10 s (issue 22): discovery retries "can't reach" itself,
+    and any other error in a remote host's loop restarts it no later than that either."""
+    def delays(monitor: Monitor) -> list[float]:
+        backoff = monitor.supervisor.backoff()
+        return [backoff.after_failure(0.0) for _ in range(12)]
+
+    remote = RemoteHost(HostSpec(name="box", destination="box"))  # nothing is started: no ssh here
+    far = Monitor(remote.server, on_change=lambda a: None, on_remove=lambda p: None, on_problem=lambda p: None, journal=Journal(None), host=remote)
+    near = Monitor(TmuxServer(socket_name="headspace-unit-unused"), on_change=lambda a: None, on_remove=lambda p: None, on_problem=lambda p: None, journal=Journal(None))
+    assert max(delays(far)) == REMOTE_RESTART_LIMIT <= 10.0
+    assert max(delays(near)) == 30.0  # a local loop that keeps failing is let go more slowly
