@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from .detect import transcript
 from .detect.outcome import Outcome, analyze, last_outcome
 from .events import AgentChanged, AgentRemoved, Answered, Event, TurnsRead
+from .evidence import AnswerEvidence
 from .model import Agent, AgentState
 from .state.eventlog import EventLog, EventLogError, StoredEvent
 from .state.intent import IntentResult, TurnIntent, detect_intent
@@ -34,6 +35,7 @@ from .state.machine import AgentCommands, CommandState, Turn, apply_turn, end_se
 MEMORY_EVENTS = 500  # per agent, when there is no log
 ENDED_KEPT = 100  # agents that are gone whose recent in-memory events are kept (for a timeline without a log)
 UNWRITTEN_CAP = 20_000  # events kept while the log cannot be written (answers are never dropped)
+AUDIT_KINDS = ("answer", "answer_evidence")  # never dropped from the backlog of a log that cannot be written
 RETRY_FIRST, RETRY_MAX = 2.0, 30.0  # seconds before writing to a failing log again, doubling
 ASKING_TOOLS = ("AskUserQuestion", "ExitPlanMode")  # tool calls that put a question to the user
 
@@ -64,6 +66,7 @@ class Journal:
         self.clock = clock
         self.agents: dict[str, AgentHistory] = {}  # agents that are here now
         self._ended: OrderedDict[str, list[StoredEvent]] = OrderedDict()  # the last ENDED_KEPT gone agents' events
+        self.evidence = AnswerEvidence()  # answers waiting for Claude's word on who was first
         self._waited_before: dict[str, float] = {}  # agent key -> needs-you seconds today, from earlier runs
         self._waited_ended = 0.0  # needs-you seconds today of agents that have gone since
         # Writing to the log can fail for a while (a full disk): what could not be written waits
@@ -152,8 +155,8 @@ class Journal:
     def _bound_unwritten(self) -> None:
         if len(self._unwritten) <= UNWRITTEN_CAP:
             return
-        kept = [e for e in self._unwritten if e.get("kind") == "answer"]
-        others = [e for e in self._unwritten if e.get("kind") != "answer"]
+        kept = [e for e in self._unwritten if e.get("kind") in AUDIT_KINDS]
+        others = [e for e in self._unwritten if e.get("kind") not in AUDIT_KINDS]
         room = max(0, UNWRITTEN_CAP - len(kept))
         keep_ids = {id(e) for e in kept} | {id(e) for e in others[len(others) - room :]}
         self._unwritten = deque(e for e in self._unwritten if id(e) in keep_ids)
@@ -178,6 +181,7 @@ class Journal:
         event log; under churn (1,619 short-lived agents in 17 minutes) the
         journal kept every one's history forever, about 28 KB each.
         """
+        self.evidence.ended(key)
         history = self.agents.pop(key, None)
         if history is None:
             return
@@ -189,7 +193,13 @@ class Journal:
             self._ended.popitem(last=False)
 
     def answered(self, event: Answered) -> None:
-        """The audit trail: who answered what, through which channel, with the exact input."""
+        """The audit trail: who answered what, through which channel, with the exact input.
+
+        ``first`` here is headspace's view; Claude's word on it follows as an
+        ``answer_evidence`` event once the transcript shows the tool's result
+        (``evidence.py``).
+        """
+        self.evidence.answered(who(event.agent), event)
         self._write(
             [
                 {
@@ -277,7 +287,28 @@ class Journal:
         current = history.commands.current
         agent.command = current.text if current is not None else (history.commands.history[-1].text if history.commands.history else "")
         if record:
+            events.extend(self._confirmations(agent, turns))
             self._write(events)
+
+    def _confirmations(self, agent: Agent, turns: list[transcript.Turn]) -> list[dict]:
+        return [
+            {
+                "kind": "answer_evidence",
+                "agent": who(agent),
+                "ts": self.clock(),
+                "pane": agent.pane_id,
+                "target": agent.target,
+                "channel": found.answer.channel,
+                "answered_at": found.answer.at,
+                "tool": found.tool,  # the call as Claude's transcript has it
+                "input": found.tool_input,
+                "tool_use_id": found.tool_use_id,
+                "first": found.first,
+                "evidence": found.evidence,
+                "claude_said": found.said,
+            }
+            for found in self.evidence.turns(who(agent), turns)
+        ]
 
     def replayed(self, agent: Agent, turns: list[transcript.Turn]) -> Callable[[], None]:
         """Replay history (turns from before headspace started) without touching the journal.

@@ -96,6 +96,42 @@ class Turn:
     timestamp: str = ""  # ISO 8601, as Claude wrote it
     message_id: str = ""  # agent lines: shared by the blocks of one reply
     is_error: bool = False  # tool_result lines: a failed or rejected tool call
+    tool_use_ids: tuple[str, ...] = field(default=(), hash=False)  # agent lines: the ids of ``tool_uses``, in order
+    outcomes: tuple[ToolOutcome, ...] = field(default=(), hash=False)  # tool_result lines: who decided each call
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """Claude's own word on who let a tool call run or refused it (2.1.330, measured live).
+
+    A tool_result line carries ``permissionDecision``: ``source`` ``hook``
+    when a hook decided (its ``reasonCode`` names the event), ``user_*`` when
+    a key in the dialog did, another source when a rule or mode did and no
+    dialog was shown.  A refusal that stops the turn ("No", Esc, or a hook's
+    deny with ``interrupt``) has no ``permissionDecision``, only
+    ``toolDenialKind: user-rejected``, byte for byte the same for a key and a
+    hook: ``by`` is then "" (not known).
+    """
+
+    tool_use_id: str
+    by: str  # "hook", "dialog", "rule" or "" (not known)
+    accepted: bool | None  # None: not said
+    reason: str = ""  # Claude's words for it, as written ("hook:PermissionRequest", "user-rejected", ...)
+
+
+def _outcome(data: dict[str, Any], tool_use_id: str) -> ToolOutcome:
+    decision = data.get("permissionDecision")
+    denial = _str(data.get("toolDenialKind"))
+    if isinstance(decision, dict):
+        source = _str(decision.get("source"))
+        by = "hook" if source == "hook" else "dialog" if source.startswith("user") else "rule" if source else ""
+        verdict = _str(decision.get("decision"))
+        accepted = True if verdict == "accept" else False if verdict == "reject" else None
+        code = _str(decision.get("reasonCode"))
+        return ToolOutcome(tool_use_id, by, accepted, code if code not in ("", "unknown") else source)
+    if denial:
+        return ToolOutcome(tool_use_id, "", False, denial)
+    return ToolOutcome(tool_use_id, "", None)
 
 
 def _blocks(content: Any) -> list[dict[str, Any]]:
@@ -129,15 +165,12 @@ def parse_line(data: Any) -> Turn | None:
     text = "\n".join(b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str))
     common: dict[str, Any] = {"uuid": _str(data.get("uuid")), "timestamp": _str(data.get("timestamp"))}
     if kind == "assistant":
-        uses = tuple(
-            (b["name"], dict(b["input"]) if isinstance(b.get("input"), dict) else {})
-            for b in blocks
-            if b.get("type") == "tool_use" and isinstance(b.get("name"), str)
-        )
+        calls = [b for b in blocks if b.get("type") == "tool_use" and isinstance(b.get("name"), str)]
         return Turn(
             role="agent",
             text=text,
-            tool_uses=uses,
+            tool_uses=tuple((b["name"], dict(b["input"]) if isinstance(b.get("input"), dict) else {}) for b in calls),
+            tool_use_ids=tuple(_str(b.get("id")) for b in calls),
             stop_reason=_str(message.get("stop_reason")),
             message_id=_str(message.get("id")),
             **common,
@@ -150,6 +183,7 @@ def parse_line(data: Any) -> Turn | None:
             role="tool_result",
             text="\n".join(_result_text(b) for b in results),
             is_error=any(b.get("is_error") is True for b in results),
+            outcomes=tuple(_outcome(data, _str(b.get("tool_use_id"))) for b in results),
             **common,
         )
     if not text:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import shlex
@@ -28,7 +29,7 @@ from typing import Any
 
 from ..config import HostSpec
 from ..detect.registry import ClaudeStatus
-from ..detect.transcript import Turn
+from ..detect.transcript import ToolOutcome, Turn
 from ..hooks.spool import HookEvent
 from ..lifeline import die_with_parent, end
 from ..tmux.claude_process import ClaudeProcess
@@ -231,8 +232,19 @@ class RemoteTail:
 
 
 def _turn(row: dict[str, Any]) -> Turn:
+    """A turn as the probe sent it (``dataclasses.asdict``, through JSON): tuples came back as lists."""
     uses = tuple((str(name), dict(data)) for name, data in row.get("tool_uses", ()) if isinstance(data, dict))
-    return Turn(**{**row, "tool_uses": uses})
+    ids = tuple(str(i) for i in row.get("tool_use_ids", ()))
+    outcomes = tuple(
+        ToolOutcome(str(o.get("tool_use_id", "")), str(o.get("by", "")), o.get("accepted") if isinstance(o.get("accepted"), bool) else None, str(o.get("reason", "")))
+        for o in row.get("outcomes", ())
+        if isinstance(o, dict)
+    )
+    plain = {k: v for k, v in row.items() if k in _TURN_FIELDS}
+    return Turn(**{**plain, "tool_uses": uses, "tool_use_ids": ids, "outcomes": outcomes})
+
+
+_TURN_FIELDS = {f.name for f in dataclasses.fields(Turn)}
 
 
 class RemoteHost:

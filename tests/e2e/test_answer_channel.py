@@ -24,7 +24,7 @@ from headspace_tui.app.main import REACTION_TIME
 from headspace_tui.app.screens.batch import BatchApproveScreen
 from headspace_tui.app.widgets.agent_table import waiting_for
 from headspace_tui.hooks import settings as hook_settings
-from headspace_tui.hooks.calls import deny
+from headspace_tui.hooks.calls import allow, deny
 from headspace_tui.hooks.spool import spool_dir
 from headspace_tui.journal import Journal
 from headspace_tui.model import AgentState
@@ -101,6 +101,11 @@ async def ask(pilot, app, session, prompt: str, shown: object = NUMBERED_MENU) -
     await asyncio.to_thread(session.wait_for, shown, timeout=30, what="the dialog")
 
 
+def claudes_word(journal: Journal) -> list[dict]:
+    """The journal's ``answer_evidence`` events: Claude's transcript on who answered first."""
+    return [e.payload for history in list(journal.agents.values()) for e in history.events if e.kind == "answer_evidence"]
+
+
 def tool_result_request(fake_api, timeout: float = 30):
     return fake_api.wait_for(lambda r: bool(r.tool_results()), timeout)
 
@@ -127,6 +132,7 @@ def test_y_approves_the_exact_call_through_the_hook_and_no_key_is_sent(claude_se
             await wait_until(pilot, lambda: agent.state is AgentState.IDLE, "idle after the approval")
             assert waiting_for(agent).plain.startswith("via hook: Bash: touch hooked.txt")  # what the row shows
             assert sent == []  # not one key went to the pane
+            await wait_until(pilot, lambda: claudes_word(journal), "Claude's word on who answered, from its transcript")
         return latency
 
     latency = asyncio.run(scenario())
@@ -135,6 +141,8 @@ def test_y_approves_the_exact_call_through_the_hook_and_no_key_is_sent(claude_se
     (event,) = [e for e in journal.agents[next(iter(journal.agents))].events if e.kind == "answer"]
     assert event.payload["channel"] == "hook" and event.payload["first"] == "headspace"
     assert json.loads(event.payload["input"])["command"] == command
+    (word,) = claudes_word(journal)
+    assert word["first"] == "headspace" and word["evidence"] == "a hook allowed it" and word["claude_said"] == "hook" and word["channel"] == "hook"
     with capsys.disabled():
         print(f"\nhook channel: y → tool result at the API in {latency * 1000:.0f} ms")
 
@@ -178,6 +186,7 @@ def test_the_pane_answering_first_wins_and_the_row_says_so(claude_session, fake_
             # headspace's decision, arriving late, changes nothing: the hook is gone, Claude went on.
             assert desk.decide(call, deny("late"), "late deny") is False
             await wait_until(pilot, lambda: agent.state is AgentState.IDLE, "idle")
+            await wait_until(pilot, lambda: claudes_word(journal), "Claude's word on who answered")
 
     asyncio.run(scenario())
     assert (session.workdir / "by-pane.txt").exists()
@@ -185,6 +194,37 @@ def test_the_pane_answering_first_wins_and_the_row_says_so(claude_session, fake_
     assert len(results) == 1 and not results[0].tool_results()[0].get("is_error")
     (event,) = [e for e in journal.agents[next(iter(journal.agents))].events if e.kind == "answer"]
     assert (event.payload["channel"], event.payload["first"]) == ("pane", "pane")
+    (word,) = claudes_word(journal)
+    assert word["first"] == "pane" and word["evidence"] == "a key in the dialog allowed it"
+
+
+def test_a_key_in_the_pane_just_before_headspaces_hook_decision_is_recorded_as_first(claude_session, fake_api, private_tmux, tmp_path):
+    """The race the order of headspace's own events gets wrong: "1" pressed in the pane, and headspace's
+    hook decision handed over a moment later, before headspace saw the dialog go.  headspace records
+    its answer as given through the hook; Claude took the key (measured: the hook's decision is then
+    ignored), and its transcript says so: the audit records the pane as first."""
+    session, runtime = start(claude_session, tmp_path, [api.bash("touch raced.txt && echo race-ran", "Create a file"), api.text("Done.")])
+    journal = Journal(None)
+
+    async def scenario() -> None:
+        app = app_for(private_tmux, session, runtime, journal)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await ask(pilot, app, session, "create the file")
+            await ready_to_answer(pilot, app, session.pane_id, AgentState.PERMISSION)
+            desk = app.fleet.desk(session.pane_id)
+            call = desk.call_for(session.pane_id)
+            assert call is not None
+            session.press("1")  # the person, at the pane; no await between this and the decision
+            assert desk.decide(call, allow(), "Bash: touch raced.txt")  # the hook was still there to take it
+            request = await asyncio.to_thread(tool_result_request, fake_api)
+            assert "race-ran" in block_text(request.tool_results()[0])
+            await wait_until(pilot, lambda: claudes_word(journal), "Claude's word on who answered")
+
+    asyncio.run(scenario())
+    (event,) = [e for e in journal.agents[next(iter(journal.agents))].events if e.kind == "answer"]
+    assert (event.payload["channel"], event.payload["first"]) == ("hook", "headspace")  # headspace's view
+    (word,) = claudes_word(journal)
+    assert word["first"] == "pane" and word["evidence"] == "a key in the dialog allowed it"  # Claude's
 
 
 def test_a_timed_out_wait_leaves_the_dialog_to_keys(claude_session, fake_api, private_tmux, tmp_path):

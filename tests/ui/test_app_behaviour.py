@@ -140,7 +140,7 @@ def test_e_explains_the_state_with_every_source(claude_session, fake_api, privat
 
 
 def test_the_transcript_gives_the_command_outcome_and_timeline(claude_session, fake_api, private_tmux, tmp_path):
-    from headspace_tui.app.screens.timeline import TimelineScreen
+    from headspace_tui.app.screens.timeline import TimelineScreen, describe_event
     from headspace_tui.journal import Journal
     from headspace_tui.state.eventlog import EventLog
     from tests.harness.scenarios import TURN_DONE
@@ -167,11 +167,17 @@ def test_the_transcript_gives_the_command_outcome_and_timeline(claude_session, f
             assert agent.key.startswith("local|") and agent.key.split("|")[2] == session.pane_id and str(agent.claude_pid) in agent.key
             completed = lambda: any(e.kind == "state_transition" and e.payload["to"] == "complete" for e in journal.timeline(agent.key))  # noqa: E731
             await wait_until(pilot, completed, "the command's completion in the journal")
+            # headspace's keys answered the dialog; Claude's transcript confirms it (a key in the dialog decided).
+            confirmed = lambda: [e.payload for e in journal.timeline(agent.key) if e.kind == "answer_evidence"]  # noqa: E731
+            await wait_until(pilot, confirmed, "Claude's word on the answer")
+            assert [(w["channel"], w["tool"], w["first"]) for w in confirmed()] == [("keys", "Bash", "headspace")]
             await pilot.press("t")
             await pilot.pause(0.3)
             assert isinstance(app.screen, TimelineScreen)
             kinds = [e.kind for e in app.screen.events]
             assert "agent_state" in kinds and "state_transition" in kinds and "outcome" in kinds
+            shown = "\n".join(line.plain for line in map(lambda e: describe_event(e, app.state_styles), app.screen.events) if line is not None)
+            assert "by keys: Bash" in shown and "Claude's transcript: headspace answered first (a key in the dialog allowed it)" in shown
             commands = [(e.payload["from"], e.payload["to"]) for e in app.screen.events if e.kind == "state_transition"]
             assert commands[0] == ("idle", "commanded") and commands[-1][1] == "complete"
             assert "waited on you today" in str(app.query_one("#summary").render())

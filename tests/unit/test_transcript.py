@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from headspace_tui.detect.transcript import TranscriptTail, Turn, encoded_project_dir, parse_line, transcript_path
+from headspace_tui.detect.transcript import ToolOutcome, TranscriptTail, Turn, encoded_project_dir, parse_line, transcript_path
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "transcripts" / "bash_question_2.1.330.jsonl"
 
@@ -69,7 +69,8 @@ def test_parse_line_kinds():
         "agent", "Running it.", (("Bash", {"command": "ls"}),), "tool_use", "msg_1"
     )
     result = {"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": "denied"}], "is_error": True}]}}
-    assert parse_line(result) == Turn(role="tool_result", text="denied", is_error=True)
+    # Claude said nothing of who decided (no permissionDecision, no toolDenialKind): an outcome that says so.
+    assert parse_line(result) == Turn(role="tool_result", text="denied", is_error=True, outcomes=(ToolOutcome("t", "", None),))
     assert parse_line(user("<caveat>", isMeta=True)) is None
     for other in (
         {"type": "attachment", "attachment": {"type": "date"}},

@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ...events import ANSWERED_HOW
+from ...evidence import FIRST_SAYS
 from ...model import Agent, AgentState
 from ...safe_text import clean, cleaned
 from ...state.eventlog import StoredEvent
@@ -63,6 +64,10 @@ def _describe(event: StoredEvent, styles: dict[AgentState, Style]) -> Text | Non
         if p.get("input"):
             line.append(f"  {str(p['input'])[:300]}", style="dim")
         return line
+    if event.kind == "answer_evidence":
+        first = str(p.get("first", ""))
+        said = FIRST_SAYS.get(first, first)
+        return Text(f"  Claude's transcript: {said} ({p.get('evidence', '')})", style="magenta" if first != "unconfirmed" else "dim")
     if event.kind == "transition_rejected":
         return Text(f"rejected {p.get('actor')} {p.get('intent')} in {p.get('from')}", style="dim")
     return None

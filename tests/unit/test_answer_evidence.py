@@ -1,0 +1,159 @@
+"""Who answered first, from Claude's transcript: real 2.1.330 lines, and the matching of answers to them.
+
+The lines in tests/data/transcripts/answers/ are the tool call and its result
+from real Claude Code 2.1.330 sessions against the scripted API, answered by
+a PermissionRequest hook (allow; deny; deny with interrupt, as headspace's
+"n" sends) and by keys in the dialog ("1"; Esc).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from headspace_tui.detect.transcript import ToolOutcome, Turn, parse_line
+from headspace_tui.events import Answered
+from headspace_tui.evidence import KEPT_ANSWERS, KEPT_USES, AnswerEvidence, first_from
+from headspace_tui.journal import Journal, who
+from headspace_tui.model import Agent
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "transcripts" / "answers"
+
+
+def _turns(case: str) -> list[Turn]:
+    lines = (DATA / f"{case}.jsonl").read_text().splitlines()
+    return [t for t in (parse_line(json.loads(line)) for line in lines) if t is not None]
+
+
+def _answer(agent: Agent, channel: str, turns: list[Turn], *, exact: bool = True) -> Answered:
+    (tool, data), = turns[0].tool_uses
+    return Answered(agent, channel, f"{tool}: …", tool, json.dumps(data, sort_keys=True, ensure_ascii=False) if exact else "", at=1.0)
+
+
+@pytest.mark.parametrize(
+    ("case", "by", "accepted"),
+    [
+        ("hook_allow", "hook", True),
+        ("hook_deny", "hook", False),
+        ("hook_deny_interrupt", "", False),  # the same bytes as Esc: not known
+        ("key_allow_1", "dialog", True),
+        ("key_deny_esc", "", False),
+    ],
+)
+def test_claudes_result_line_says_who_decided(case, by, accepted):
+    call, result = _turns(case)
+    assert call.role == "agent" and call.tool_uses[0][0] == "Bash" and call.tool_use_ids[0].startswith("toolu_")
+    assert result.role == "tool_result"
+    (outcome,) = result.outcomes
+    assert outcome.tool_use_id == call.tool_use_ids[0]
+    assert (outcome.by, outcome.accepted) == (by, accepted)
+
+
+@pytest.mark.parametrize(
+    ("case", "channel", "first"),
+    [
+        ("hook_allow", "hook", "headspace"),  # headspace's hook decision was the one Claude used
+        ("key_allow_1", "hook", "pane"),  # headspace decided through the hook, but a key in the pane won
+        ("key_allow_1", "keys", "headspace"),  # headspace's keys answered the dialog
+        ("key_allow_1", "pane", "pane"),
+        ("hook_allow", "pane", "hook"),  # gone from the screen while headspace typed nothing: some hook
+        ("hook_deny_interrupt", "hook", "unconfirmed"),  # a stopping refusal reads the same for a key and a hook
+        ("key_deny_esc", "pane", "unconfirmed"),
+    ],
+)
+def test_an_answer_is_confirmed_by_its_tool_calls_result(case, channel, first):
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
+    turns = _turns(case)
+    evidence = AnswerEvidence()
+    evidence.turns("k1", turns[:1])  # the call is in the transcript before its dialog is answered
+    evidence.answered("k1", _answer(agent, channel, turns, exact=channel == "hook"))
+    (found,) = evidence.turns("k1", turns[1:])
+    assert found.first == first and found.tool_use_id == turns[0].tool_use_ids[0]
+    assert evidence.turns("k1", turns[1:]) == []  # confirmed once
+
+
+def test_an_answer_to_another_call_is_not_confirmed_by_this_result():
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
+    turns = _turns("hook_allow")
+    evidence = AnswerEvidence()
+    evidence.turns("k1", turns[:1])
+    other = Answered(agent, "hook", "Bash: ls", "Bash", json.dumps({"command": "ls"}), at=1.0)
+    evidence.answered("k1", other)
+    assert evidence.turns("k1", turns[1:]) == []
+    evidence.turns("k2", turns[:1])
+    evidence.answered("k1", _answer(agent, "hook", turns))
+    assert evidence.turns("k2", turns[1:]) == []  # another agent's result: not this answer's
+
+
+def test_what_is_kept_is_bounded_and_goes_with_the_agent():
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
+    evidence = AnswerEvidence()
+    many = [Turn(role="agent", tool_uses=(("Bash", {"command": f"echo {i}"}),), tool_use_ids=(f"toolu_{i}",)) for i in range(500)]
+    for i in range(500):
+        evidence.answered("k1", Answered(agent, "hook", "x", "Bash", json.dumps({"command": f"never {i}"}), at=float(i)))
+    evidence.turns("k1", many)
+    assert len(evidence._uses["k1"]) == KEPT_USES and len(evidence._waiting["k1"]) == KEPT_ANSWERS
+    for n in range(1000):  # agents that come and go
+        evidence.turns(f"gone{n}", many[:3])
+        evidence.ended(f"gone{n}")
+    evidence.ended("k1")
+    assert len(evidence) == 0
+
+
+def test_first_from_every_pair():
+    assert [first_from(c, b) for c in ("hook", "keys", "pane") for b in ("hook", "dialog", "rule", "")] == [
+        "headspace", "pane", "rule", "unconfirmed",
+        "hook", "headspace", "rule", "unconfirmed",
+        "hook", "pane", "rule", "unconfirmed",
+    ]
+
+
+def test_the_journal_writes_claudes_word_beside_the_answer():
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
+    journal = Journal(None, clock=lambda: 100.0)
+    turns = _turns("key_allow_1")
+    journal.turns(agent, turns[:1])
+    journal.answered(_answer(agent, "hook", turns))
+    journal.turns(agent, turns[1:])
+    kinds = [(e.kind, e.payload.get("first")) for e in journal.timeline(who(agent))]
+    assert ("answer", "headspace") in kinds  # headspace's view when it answered
+    assert ("answer_evidence", "pane") in kinds  # Claude's: the key in the pane won
+    evidence = next(e for e in journal.timeline(who(agent)) if e.kind == "answer_evidence")
+    assert evidence.payload["tool_use_id"] == turns[0].tool_use_ids[0] and evidence.payload["claude_said"] == "user_temporary"
+
+
+def test_a_remote_turn_keeps_its_outcomes(monkeypatch):
+    import dataclasses
+
+    from headspace_tui.remote.host import _turn
+
+    turn = _turns("hook_allow")[1]
+    row = json.loads(json.dumps(dataclasses.asdict(turn)))  # as the probe sends it
+    assert _turn(row).outcomes == (ToolOutcome(turn.outcomes[0].tool_use_id, "hook", True, "hook"),)
+    assert _turn({**row, "new_field_of_a_newer_probe": 1}).outcomes == turn.outcomes
+
+
+def test_an_answer_read_from_the_screen_is_bound_to_the_call_whose_dialog_was_up():
+    """Keys and the pane know the dialog, not always the tool: the answer is the latest call without a result."""
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
+    evidence = AnswerEvidence()
+    ran = Turn(role="agent", tool_uses=(("Read", {"file_path": "a"}),), tool_use_ids=("toolu_read",))
+    asked = Turn(role="agent", tool_uses=(("Bash", {"command": "make"}),), tool_use_ids=("toolu_bash",))
+    evidence.turns("k1", [ran, asked])
+    evidence.answered("k1", Answered(agent, "keys", "1", "", "", at=1.0))  # the screen did not name the tool
+    read_result = Turn(role="tool_result", outcomes=(ToolOutcome("toolu_read", "rule", True, "config"),))
+    assert evidence.turns("k1", [read_result]) == []  # an earlier call's result: not this answer's
+    bash_result = Turn(role="tool_result", outcomes=(ToolOutcome("toolu_bash", "dialog", True, "user_temporary"),))
+    (found,) = evidence.turns("k1", [bash_result])
+    assert (found.first, found.tool_use_id, found.evidence) == ("headspace", "toolu_bash", "a key in the dialog allowed it")
+
+
+def test_an_answer_from_the_screen_before_any_call_was_read_is_never_matched_to_a_guess():
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
+    evidence = AnswerEvidence()
+    evidence.answered("k1", Answered(agent, "pane", "1", "Bash", "", at=1.0))
+    later = Turn(role="agent", tool_uses=(("Bash", {"command": "ls"}),), tool_use_ids=("toolu_later",))
+    result = Turn(role="tool_result", outcomes=(ToolOutcome("toolu_later", "dialog", True, "user_temporary"),))
+    assert evidence.turns("k1", [later, result]) == []
