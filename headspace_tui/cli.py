@@ -214,7 +214,7 @@ def describe(observation) -> str:
         if prompt.options:
             parts.append(" | ".join(f"{o.key}. {o.label}" if o.key else o.label for o in prompt.options))
     if observation.error:
-        parts.append(observation.error + (" (retrying)" if observation.retrying else ""))
+        parts.append(observation.error)  # a retry's says "retrying 5/10 · …" itself
     if observation.exit_status is not None:
         parts.append(f"exit status {observation.exit_status}")
     return " — ".join(parts)

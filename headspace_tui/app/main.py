@@ -60,7 +60,7 @@ from .screens.help import HelpScreen, help_rows
 from .screens.reply import ReplyScreen
 from .screens.timeline import TimelineScreen
 from .screens.why import WhyScreen
-from .themes import STATE_DEFAULTS, choice_path, remember, remembered, state_style, to_textual
+from .themes import STATE_DEFAULTS, choice_path, remember, remembered, state_style, to_textual, warning_style
 from .widgets.agent_table import AgentTable, elapsed
 from .widgets.footer import KeysFooter
 from .widgets.preview import PanePreview, PromptBar
@@ -266,7 +266,7 @@ class HeadspaceApp(App[str | None]):
         """Restyle what carries state colours; remember a choice the user made."""
         self.state_styles = {state: state_style(self.theme_variables, state, no_color=self.no_color) for state in AgentState}
         if self.query(AgentTable):
-            self.table.restyle(self.state_styles)
+            self.table.restyle(self.state_styles, warning_style(self.theme_variables, no_color=self.no_color))
         if self._remember_theme and self.theme_choice is not None:
             remember(self.theme_choice, self.theme, self.config.theme)
 

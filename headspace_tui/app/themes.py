@@ -89,6 +89,16 @@ def state_style(variables: dict[str, str], state: AgentState, *, no_color: bool)
     return Style(color=None if no_color else color, bold=needs, reverse=needs and no_color, dim=dim and no_color)
 
 
+def warning_style(variables: dict[str, str], *, no_color: bool) -> Style:
+    """The theme's warning colour, for marks that are not a state (a request Claude is retrying)."""
+    if no_color:
+        return Style(italic=True)
+    try:
+        return Style(color=Color.parse(variables.get("warning", "ansi_yellow")).rich_color)
+    except ColorParseError:
+        return Style()
+
+
 # -- the user's choice ----------------------------------------------------------------
 def choice_path(env: dict[str, str] | None = None) -> Path:
     """``$XDG_STATE_HOME/headspace/ui.json``: beside the event log and the log file."""

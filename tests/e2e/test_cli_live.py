@@ -65,11 +65,13 @@ def test_status_json_reports_six_states(claude_session, fake_api, private_tmux):
     assert by_target["work:0.0"]["state"] == "working"
     assert by_target["ask:0.0"]["state"] == "input"
     assert by_target["idle:0.0"]["state"] == "idle"
-    assert by_target["fail:0.0"]["state"] == "error"
+    # A request Claude retries is still its turn (issue 23): working, marked.
+    assert by_target["fail:0.0"]["state"] == "working" and by_target["fail:0.0"]["retrying"] is True
+    assert by_target["fail:0.0"]["error"].startswith("retrying ")
     for row in rows:
         assert row["pane_id"].startswith("%") and isinstance(row["since"], float)
     # Agents that need you come first.
-    assert [r["state"] for r in rows][:4].count("working") == 0
+    assert [r["state"] for r in rows][:3].count("working") == 0
 
     everything = headspace("status", "--all", "-L", private_tmux.name).stdout
     assert "plain:0.0" in everything and plain in everything

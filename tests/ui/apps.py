@@ -38,7 +38,7 @@ AGENTS = [
     ("web", "question_two_options", 40),
     ("docs", "input_plain_question", 610),
     ("parser", "working_streaming", 12),
-    ("ci", "error_retrying_500", 5),
+    ("ci", "working_retrying_500", 5),
     ("notes", "idle_finished", 3600 + 120),
     ("old", "exited_shell_back", 7200),
 ]

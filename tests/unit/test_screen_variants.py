@@ -41,14 +41,21 @@ def replace_line(ansi: str, needle: str, new: str) -> str:
         "  ⎿  Retrying in 17 seconds… (attempt 6/10)",
         "✻ Waiting for API response · will retry in 4m 11s · check your network",
         "✻ API ERROR · RETRYING IN 3S · ATTEMPT 2/10",
+        "✻ 529 overloaded · retrying in 9s · attempt 5/10",
+        "✻ 401 invalid x-api-key · Retrying in 14s · attempt 6/10",
+        "  ⎿  Retrying in 15 seconds… (attempt 6/10)",
+        "✻ Waiting for API response · will retry in 4m 15s · check your network",
     ],
 )
-def test_a_retry_notice_is_an_error_wherever_and_however_it_is_worded(notice, rules):
-    # The spinner row of a real working screen, replaced by the notice.
+def test_a_retry_notice_is_working_with_the_retrying_mark_wherever_and_however_it_is_worded(notice, rules):
+    # The spinner row of a real working screen, replaced by the notice: Claude
+    # still runs the turn (esc to interrupt), nothing waits for you (issue 23).
     ansi = replace_line(recorded("working_spinner"), "…", notice)
     observation = classify_capture(ansi, command="claude", rules=rules)
-    assert observation.state is AgentState.ERROR and observation.retrying
+    assert observation.state is AgentState.WORKING and observation.retrying
+    assert not observation.state.needs_you
     assert observation.error
+    assert observation.to_json()["retrying"] is True
 
 
 @pytest.mark.parametrize("where", ["above the box", "under the footer"])

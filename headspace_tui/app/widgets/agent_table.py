@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
@@ -33,16 +34,20 @@ AGENT = COLUMN_INDEX["agent"]
 STATE = COLUMN_INDEX["state"]
 
 
-def waiting_for(agent: Agent) -> Text:
+def waiting_for(agent: Agent, retrying: Style | str = "yellow") -> Text:
     """What the agent waits for, in a few words: tool and command, the question, the error.
+
+    ``retrying`` is how a request Claude is retrying is marked (the theme's
+    warning colour): the agent works, nothing waits for you, but the user
+    should see that its turn is not getting through.
 
     Everything here comes from Claude's screen, hooks or files: cleaned of
     control characters (``Text`` is never read as markup).
     """
-    return cleaned(_waiting_for(agent))
+    return cleaned(_waiting_for(agent, retrying))
 
 
-def _waiting_for(agent: Agent) -> Text:
+def _waiting_for(agent: Agent, retrying: Style | str) -> Text:
     obs = agent.observation
     prompt = obs.prompt
     if agent.offline:
@@ -65,8 +70,10 @@ def _waiting_for(agent: Agent) -> Text:
         return Text(f"menu: {prompt.title}" if prompt.title else "a menu waits for a choice")
     if prompt is not None and prompt.kind == "starting":
         return Text(prompt.title)
+    if obs.retrying:  # still its turn: "retrying 5/10 · 529 overloaded"
+        return Text(obs.error or "retrying", style=retrying)
     if obs.state is AgentState.ERROR:
-        return Text(obs.error + (" (retrying)" if obs.retrying else ""), style="red")
+        return Text(obs.error, style="red")
     if obs.state is AgentState.EXITED and obs.exit_status is not None:
         return Text(f"exit status {obs.exit_status}", style="dim")
     if obs.state is AgentState.UNKNOWN and any(e.rule == "unrecognised-screen" for e in obs.evidence):
@@ -216,6 +223,7 @@ class AgentTable(DataTable):
         self._replan = True  # the columns must be fitted again before the next rows are drawn
         self._names: dict[str, tuple[str, str, str, str]] = {}  # per pane: the target, cwd and name the plan saw
         self.state_styles: dict = {}  # per state, from the app's theme (restyle)
+        self.retrying_style: Style | str = "yellow"  # the theme's warning colour (restyle)
 
     def _smaller_caches(self) -> None:
         """Keep DataTable's render caches to what a screen of rows needs.
@@ -340,9 +348,10 @@ class AgentTable(DataTable):
             return elapsed(now - agent.offline_since)
         return elapsed(now - agent.since, precise=agent.state.needs_you)
 
-    def restyle(self, styles: dict) -> None:
+    def restyle(self, styles: dict, retrying: Style | str = "yellow") -> None:
         """The theme changed: every row is drawn again in its colours."""
         self.state_styles = styles
+        self.retrying_style = retrying
         self._columns = None  # rebuilds the rows
         self._replan = True
         self._sync()
@@ -436,7 +445,7 @@ class AgentTable(DataTable):
             fit(Text(folder_of(agent), style="dim"), columns.folder),
             state,
             self._elapsed(agent, now),
-            fit(waiting_for(agent), columns.waiting),
+            fit(waiting_for(agent, self.retrying_style), columns.waiting),
         )
 
     def tick(self) -> None:

@@ -10,9 +10,10 @@ bottom of the screen is live:
 1. **The input box**, found by its shape: a prompt line (any symbol glyph:
    ``❯`` since 2.1, ``>`` in 2.0) right under a rule, a rule below it, and
    no more than a short footer under that.  With the box on screen Claude is
-   at its prompt: working (a running-turn hint), error (a retry notice, or a
-   given-up error as the last thing Claude printed), input (its last reply
-   asks you something), or idle.
+   at its prompt: working (a running-turn hint, or a retry notice: a request
+   Claude is retrying is still its turn, marked ``retrying``), error (an error
+   Claude gave up on, the last thing it printed), input (its last reply asks
+   you something), or idle.
 2. **A live numbered menu**: consecutive options ``1.``, ``2.``, … with the
    cursor on one of them and nothing but hints, descriptions and rules below.
    It always needs you.  It is named by the words of its title lines
@@ -274,8 +275,10 @@ def _at_input_box(screen: _Screen, top: int, prompt_line: int, rule_below: int) 
 
     retry = next((i for i in reversed(region) if rules.retry.search(lines[i])), None)
     if retry is not None:
+        # Claude is still trying: its turn runs ("esc to interrupt"), nothing
+        # waits for you yet.  ``error`` says what failed, for the row's mark.
         return Observation(
-            AgentState.ERROR,
+            AgentState.WORKING,
             evidence=(*evidence, Evidence("retry-notice", retry, lines[retry])),
             error=_retry_message(screen, retry, region.start),
             retrying=True,
@@ -317,7 +320,10 @@ def _at_input_box(screen: _Screen, top: int, prompt_line: int, rule_below: int) 
 
 
 def _retry_message(screen: _Screen, row: int, start: int) -> str:
-    """What failed, as the retry notice or the lines above it say ("429 rate limit error")."""
+    """The row's retrying mark: the attempt and what failed ("retrying 5/10 · 529 overloaded").
+
+    What failed is what the notice or the lines above it say.
+    """
     line = screen.lines[row].strip()
     attempt = ATTEMPT.search(line)
     head = re.split(r"\s+·\s+(?=retrying|will retry)|\s*\bRetrying\b", line, maxsplit=1, flags=re.I)[0]
@@ -334,7 +340,7 @@ def _retry_message(screen: _Screen, row: int, start: int) -> str:
                 break
         head = " ".join(rows)
     head = head or "API request failed"
-    return f"{head} (attempt {attempt.group(1)}/{attempt.group(2)})" if attempt else head
+    return f"retrying {attempt.group(1)}/{attempt.group(2)} · {head}" if attempt else f"retrying · {head}"
 
 
 def _given_up_error(screen: _Screen, region: range) -> tuple[int, str] | None:
