@@ -101,6 +101,12 @@ class Prompt:
     # The key that refuses, when no option says "No" (2.0's permission dialogs:
     # "Type here to tell Claude what to do differently", and "Esc to exit").
     deny_key: str = ""
+    # A dialog taller than the pane, scrolled by Claude itself: how many options
+    # are out of view above the first one in ``options``, and whether it says
+    # there is more below.  ``options`` holds only what is on screen (with
+    # their real numbers), so a key is never sent for an option nobody saw.
+    hidden_options: int = 0
+    more_below: bool = False
 
     def option_for(self, label_prefix: str) -> Option | None:
         """The first option whose label starts with ``label_prefix`` (case-insensitive)."""
@@ -112,14 +118,22 @@ class Prompt:
 
     @property
     def yes(self) -> Option | None:
-        return self.option_for("yes")
+        """The approving choice: the first "Yes" (or "Allow") that does not also clear Claude's context.
+
+        A plan-exit menu may offer "Yes, clear context and auto-accept edits"
+        first: approving must not throw the conversation away.
+        """
+        approving = [o for o in self.options if o.label.lower().startswith(("yes", "allow"))]
+        keeps = [o for o in approving if "clear context" not in o.label.lower()]
+        chosen = keeps or approving
+        return chosen[0] if chosen else None
 
     @property
     def no(self) -> Option | None:
-        """The "No" choice, found by its label (never by its position)."""
+        """The "No" (or "Deny") choice, found by its label (never by its position)."""
         for option in self.options:
             label = option.label.lower()
-            if label == "no" or label.startswith(("no,", "no ", "no (")):
+            if label in ("no", "deny") or label.startswith(("no,", "no ", "no (", "deny ", "deny,")):
                 return option
         return None
 

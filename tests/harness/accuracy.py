@@ -41,7 +41,15 @@ def problems(observation, expected: dict, text: str) -> list[str]:
     if "detail" in expected and (prompt is None or prompt.detail != expected["detail"]):
         found.append(f"detail {prompt.detail if prompt else None!r}")
     if "options" in expected:
-        if observation.option_labels[: len(expected["options"])] != expected["options"]:
+        if prompt is not None and (prompt.hidden_options or prompt.more_below):
+            # Claude scrolled the dialog: the options on screen, each at its own
+            # number, and the ones above counted exactly.
+            wanted = expected["options"]
+            seen = [(int(o.key) if o.key.isdigit() else 0, o.label) for o in prompt.options]
+            first = seen[0][0] if seen else 0
+            if first != prompt.hidden_options + 1 or any(not 0 < n <= len(wanted) or wanted[n - 1] != label for n, label in seen):
+                found.append(f"scrolled options {seen} (hidden above {prompt.hidden_options})")
+        elif observation.option_labels[: len(expected["options"])] != expected["options"]:
             found.append(f"options {observation.option_labels}")
         if prompt is None or prompt.multi_select is not expected["multi_select"]:
             found.append("multi_select")

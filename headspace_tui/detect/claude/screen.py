@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...model import AgentState, Evidence, Observation, Option, Prompt
 from .tables import BASE, Rules, rules_for
@@ -59,7 +59,16 @@ URL = re.compile(r"https?://[^\s\"',)]+")
 FILE_IN_TITLE = re.compile(r"(?:create|edit to|make this edit to|write to|overwrite|edit|read)\s+(?P<path>\S+?)\?\s*$", re.I)
 ESC_HINT = re.compile(r"\besc to (?:exit|cancel)\b", re.I)
 ATTEMPT = re.compile(r"attempt\s+(\d+)\s*/\s*(\d+)", re.I)
-HINT_WORDS = re.compile(r"\b(esc|enter|tab|ctrl[+-]\w|shift[+-]\w|select|navigate|cancel|confirm|amend|edit|exit)\b", re.I)
+HINT_WORDS = re.compile(r"\b(esc|enter|tab|ctrl[+-]\w|shift[+-]\w|select|navigate|cancel|confirm|amend|edit|exit|press \w+ to)\b", re.I)
+# A dialog's own hint under its options: it makes a numbered list a live menu
+# even where no cursor is drawn ("Esc to cancel", "Enter to select").
+DIALOG_HINT = re.compile(r"\b(?:esc to (?:cancel|exit)|enter to (?:select|confirm|submit)|to navigate)\b", re.I)
+# Claude scrolls a dialog taller than the pane inside itself and says so above
+# or below the options: "↑ 1 more line", "↓ 2 more lines", "↓ 3 more", "(more below)".
+SCROLL_UP = re.compile(r"^\s*(?:↑\s*(?:\d+\s+)?more\b.*|↑|\(more above\))\s*$", re.I)
+SCROLL_DOWN = re.compile(r"^\s*(?:↓\s*(?:\d+\s+)?more\b.*|↓|\(more below\))\s*$", re.I)
+# Where an option's label ends and a preview panel beside it begins: a gap, then a box edge.
+BESIDE = re.compile(r"\s{2,}[│┃┌┐└┘╭╮╰╯├┤]")
 # A grey or dim foreground: a permission dialog's description, an input box's placeholder.
 DIM = re.compile(r"\x1b\[(?:2|38;5;(?:24[0-9]|25[0-5]|8)|90|38;2;(?:1[0-5]\d);(?:1[0-5]\d);(?:1[0-5]\d))m")
 
@@ -397,10 +406,19 @@ class _Menu:
     options: tuple[Option, ...]
     rows: tuple[int, ...]  # the row of each option's number
     top: int  # the dialog's top edge (a rule), or the first row it may own
+    hidden_above: int = 0  # options Claude scrolled out of view above the first one shown
+    more_below: bool = False  # Claude says the dialog goes on below what is shown
 
 
 def _find_menu(screen: _Screen, bottom: int) -> _Menu | None:
-    """The numbered menu at the bottom: options 1..n in order, the cursor on one, only hints below."""
+    """The numbered menu at the bottom: options in order, the cursor on one, only hints below.
+
+    The options run 1..n, or k..n under Claude's own "↑ more" marker when it
+    scrolled a dialog taller than the pane (the first k-1 are out of view).
+    A menu drawn without a cursor counts when the dialog's own hint ("Esc to
+    cancel", "Enter to select") is under it: a numbered list in Claude's text
+    has neither.
+    """
     lines = screen.lines
     last = next((i for i in range(bottom, max(-1, bottom - 12), -1) if OPTION.match(lines[i])), None)
     if last is None:
@@ -408,25 +426,31 @@ def _find_menu(screen: _Screen, bottom: int) -> _Menu | None:
     # Walk up from the last option to option 1, each number one less than the one below.
     rows = [last]
     expected = int(_matched(OPTION, lines[last]).group("num")) - 1
+    scrolled = False
     i = last - 1
     while expected >= 1 and i >= 0 and last - i < 60:
         match = OPTION.match(lines[i])
         if match and int(match.group("num")) == expected:
             rows.insert(0, i)
             expected -= 1
+        elif SCROLL_UP.match(lines[i]):
+            scrolled = True  # the options above are out of view
+            break
         elif match or DASHED_RULE.match(lines[i]) or TOP_EDGE.match(lines[i]):
             return None  # another numbered list, or the dialog's edge, before option 1
         i -= 1
-    if expected != 0:
+    if expected != 0 and not scrolled:
         return None
     matches = [_matched(OPTION, lines[r]) for r in rows]
-    if not any(m.group("cursor") for m in matches):
+    hinted = any(DIALOG_HINT.search(lines[k]) for k in range(last + 1, bottom + 1))
+    if not any(m.group("cursor") for m in matches) and not hinted:
         return None  # a numbered list in text, not a menu
     if not _only_hints_below(screen, last, bottom):
         return None
     options = _options(screen, rows, join=False)
     top = next((k for k in range(rows[0], -1, -1) if RULE.match(lines[k]) or TOP_EDGE.match(lines[k])), 0)
-    return _Menu(tuple(options), tuple(rows), top)
+    more_below = any(SCROLL_DOWN.match(lines[k]) for k in range(last + 1, bottom + 1))
+    return _Menu(tuple(options), tuple(rows), top, hidden_above=expected, more_below=more_below)
 
 
 def _only_hints_below(screen: _Screen, last: int, bottom: int) -> bool:
@@ -437,7 +461,7 @@ def _only_hints_below(screen: _Screen, last: int, bottom: int) -> bool:
     for i in tail:
         line = screen.lines[i]
         stripped = line.strip()
-        if RULE.match(line) or DASHED_RULE.match(line) or line.startswith("   "):
+        if RULE.match(line) or DASHED_RULE.match(line) or line.startswith("   ") or SCROLL_DOWN.match(line):
             continue
         if HINT_WORDS.search(stripped) or stripped.startswith(("~/", "/", "…")) or stripped.endswith(".md"):
             continue
@@ -458,14 +482,14 @@ def _options(screen: _Screen, rows: tuple[int, ...] | list[int], *, join: bool) 
     options: list[Option] = []
     for n, row in enumerate(rows):
         match = _matched(OPTION, lines[row])
-        label = match.group("label")
+        label = BESIDE.split(match.group("label"), maxsplit=1)[0]  # not the preview panel beside it
         checkbox = CHECKBOX.match(label)
         if checkbox:
             label = label[checkbox.end() :]
         label_col = match.start("label")
         stop = rows[n + 1] if n + 1 < len(rows) else min(len(lines), row + 6)
         for k in range(row + 1, stop if join else row + 1):
-            cont = lines[k]
+            cont = BESIDE.split(lines[k], maxsplit=1)[0]
             if not cont.strip() or RULE.match(cont):
                 break
             indent = len(cont) - len(cont.lstrip())
@@ -482,7 +506,7 @@ def _title_rows(screen: _Screen, menu: _Menu) -> list[int]:
     first = [k for k in range(menu.top + 1, menu.rows[0]) if lines[k].strip() and not RULE.match(lines[k])][:2]
     above: list[int] = []
     for k in range(menu.rows[0] - 1, menu.top, -1):
-        if not lines[k].strip():
+        if not lines[k].strip() or SCROLL_UP.match(lines[k]):
             if above:
                 break
             continue
@@ -495,6 +519,16 @@ def _title_rows(screen: _Screen, menu: _Menu) -> list[int]:
 
 
 def _read_menu(screen: _Screen, bottom: int, menu: _Menu) -> Observation:
+    """The menu, named; with what Claude scrolled out of view, when it did."""
+    observation = _name_menu(screen, bottom, menu)
+    if observation.prompt is None or not (menu.hidden_above or menu.more_below):
+        return observation
+    scrolled = Evidence("menu-scrolled", menu.rows[0], f"{menu.hidden_above} option(s) above out of view" + (", more below" if menu.more_below else ""))
+    prompt = replace(observation.prompt, hidden_options=menu.hidden_above, more_below=menu.more_below)
+    return replace(observation, prompt=prompt, evidence=(*observation.evidence, scrolled))
+
+
+def _name_menu(screen: _Screen, bottom: int, menu: _Menu) -> Observation:
     lines, rules = screen.lines, screen.rules
     titles = _title_rows(screen, menu)
     title_text = " ".join(lines[k].strip() for k in titles)
@@ -512,7 +546,14 @@ def _read_menu(screen: _Screen, bottom: int, menu: _Menu) -> Observation:
     tabs = next((k for k in range(menu.top, menu.rows[0]) if TAB_LINE.search(lines[k])), None)
     if tabs is not None or any(rules.question_options.match(o.label) for o in menu.options):
         return _question(screen, menu, tabs, evidence)
-    if rules.plan_title.search(title_text):
+    # A plan by its title, by its options ("Yes, clear context and auto-accept
+    # edits", "Tell Claude what to change") or by the plan file under them: its
+    # title may be only "Would you like to proceed?", which a permission asks too.
+    if (
+        rules.plan_title.search(title_text)
+        or any(rules.plan_options.search(o.label) for o in menu.options)
+        or any(rules.plan_hint.search(lines[k]) for k in range(menu.rows[-1] + 1, bottom + 1))
+    ):
         prompt = Prompt(
             kind="plan",
             title=_joined_question(screen, titles) or "Would you like to proceed?",
@@ -636,7 +677,9 @@ def _permission_detail(screen: _Screen, tool: str, header: str, title: str, body
 def _question(screen: _Screen, menu: _Menu, tab_row: int | None, evidence: Evidence) -> Observation:
     lines = screen.lines
     text_start = (tab_row + 1) if tab_row is not None else max(menu.top + 1, menu.rows[0] - 3)
-    question = " ".join(lines[k].strip() for k in range(text_start, menu.rows[0]) if lines[k].strip() and not RULE.match(lines[k]))
+    question = " ".join(
+        lines[k].strip() for k in range(text_start, menu.rows[0]) if lines[k].strip() and not RULE.match(lines[k]) and not SCROLL_UP.match(lines[k])
+    )
     multi = bool(CHECKBOX.match(_matched(OPTION, lines[menu.rows[0]]).group("label")))
     index, count = _question_tabs(screen, tab_row)
     found = [evidence]

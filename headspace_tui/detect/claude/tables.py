@@ -84,7 +84,20 @@ class Rules:
     banner: re.Pattern[str] = field(default_factory=lambda: _rx(r"\bClaude Code v\d+\.\d+", r"Welcome to Claude Code"))
     # Naming a live menu by the words of its title lines.
     plan_title: re.Pattern[str] = field(default_factory=lambda: _rx(r"\bplan\b", r"\bready to code\b"))
-    permission_title: re.Pattern[str] = field(default_factory=lambda: _rx(r"\bdo you want\b", r"\ballow\b", r"\bproceed\b", r"\bapprove\b"))
+    # A plan-exit menu's own options, whatever its title says.
+    plan_options: re.Pattern[str] = field(
+        default_factory=lambda: _rx(
+            r"^yes,? (?:and )?(?:clear context|auto-accept edits|use auto mode|manually approve edits)\b",
+            r"^(?:no, )?keep planning\b",
+            r"\btell claude what to change\b",
+        )
+    )
+    # The plan file named under a plan-exit menu ("ctrl-g to edit in … · .claude/plans/x.md").
+    plan_hint: re.Pattern[str] = field(default_factory=lambda: _rx(r"\.claude/plans/\S+\.md\b"))
+    # "Do you want to proceed?", "Allow …?", and Claude in Chrome's "Claude in Chrome wants to navigate on …".
+    permission_title: re.Pattern[str] = field(
+        default_factory=lambda: _rx(r"\bdo you want\b", r"\ballow\b", r"\bproceed\b", r"\bapprove\b", r"\bwants to\b")
+    )
     question_options: re.Pattern[str] = field(default_factory=lambda: _rx(r"^type something\b", r"^chat about this\b", r"^other\b"))
 
     def tool_for_header(self, header: str) -> str:
