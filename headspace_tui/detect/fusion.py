@@ -181,13 +181,31 @@ class Fuser:
         if screen is not None:
             fused = fuse(screen.observation, claim.observation if claim else None)
             how = f"screen + {claim.observation.source}" if claim else "screen alone"
-            return fused, how
+            return self._floor(fused, how)
         if claim is not None:
             return claim.observation, f"{claim.observation.source} alone"
         rest = max(self.verdicts.values(), key=lambda v: v.at, default=None)
         if rest is not None:
             return rest.observation, f"{rest.observation.source} alone"
         return Observation(AgentState.UNKNOWN), "no verdict yet"
+
+    def _floor(self, fused: Observation, how: str) -> tuple[Observation, str]:
+        """Claude's own word that it waits is a floor: a waiting agent is never shown idle or working.
+
+        When its status file (or ``claude agents``) says ``waiting`` and the
+        screen reads idle, working or something we cannot read (a dialog of a
+        kind we do not know, a redraw caught midway), the row says what Claude
+        says it waits for, from that source; the screen's reading stays in the
+        evidence, so ``e`` shows both.
+        """
+        if fused.state.needs_you or fused.state is AgentState.EXITED:
+            return fused, how
+        said = [v for k, v in self.verdicts.items() if k in ("status-file", "claude-agents") and v.observation.state.needs_you]
+        if not said:
+            return fused, how
+        claim = max(said, key=lambda v: v.at).observation
+        evidence = claim.evidence + tuple(e for e in fused.evidence if e not in claim.evidence)
+        return replace(claim, evidence=evidence), f"{how}; {claim.source} says it waits (a floor over the screen's {fused.state.value})"
 
     @property
     def idle_deadline(self) -> float | None:

@@ -224,6 +224,17 @@ async def watch_statuses(
 _PERMISSION_WAITS = ("permission", "sandbox request", "worker request", "goal proposal")
 
 
+def claimed_wait(observation: Observation) -> str:
+    """What Claude's status file said it waits for ("permission prompt"), for an observation made by ``status_observation``; else ""."""
+    if observation.source not in (SOURCE, "claude-agents"):
+        return ""
+    for evidence in observation.evidence:
+        if evidence.rule == observation.source and "waitingFor=" in evidence.text:
+            said = evidence.text.split("waitingFor=", 1)[1]
+            return "" if said == "-" else said
+    return ""
+
+
 def status_observation(status: ClaudeStatus, *, source: str = SOURCE) -> Observation:
     """What a status file alone says about the agent (``source`` "claude-agents" when ``claude agents --json`` said it).
 

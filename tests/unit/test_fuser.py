@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from headspace_tui.detect.claude import classify_capture
 from headspace_tui.detect.fusion import Fuser
 from headspace_tui.model import AgentState, Evidence, Observation
@@ -98,3 +100,46 @@ def test_started_is_the_newest_agreeing_claim_and_never_in_the_future():
     fuser.observe(_claim(AgentState.IDLE), 70.0, at=90.0)  # another machine's clock, ahead
     assert fuser.started(AgentState.IDLE, 70.0) == 70.0
     assert fuser.started(AgentState.ERROR, 70.0) is None
+
+
+# -- Claude's own "waiting" is a floor (issue 23) ------------------------------------
+def status_file(value: str, waiting: str = "", source: str = "status-file") -> Observation:
+    from headspace_tui.detect.registry import ClaudeStatus, status_observation
+
+    return status_observation(ClaudeStatus(pid=1, status=value, waiting_for=waiting), source=source)
+
+
+@pytest.mark.parametrize("shown", ["idle_finished", "working_spinner", "working_retrying_429"])
+@pytest.mark.parametrize("source", ["status-file", "claude-agents"])
+def test_a_status_file_that_says_waiting_is_never_shown_idle_or_working(shown, source):
+    fuser = Fuser(idle_grace=0)
+    fuser.observe(status_file("waiting", "permission prompt", source), now=10.0, at=10.0)
+    # A hook that is newer and says "working" does not lift the floor either.
+    fuser.observe(hook(AgentState.WORKING), now=10.5, at=10.5)
+    fused = fuser.observe(screen(shown), now=11.0)
+    assert fused.state is AgentState.PERMISSION and fused.source == source
+    # Both readings are in the evidence, and "why" says which decided.
+    rules = {e.rule for e in fused.evidence}
+    assert source in rules and rules & {"input-box", "running-turn-hint", "retry-notice"}
+    assert "floor" in fuser.explain(11.0).decision
+
+
+def test_an_unreadable_screen_shows_what_the_status_file_says_it_waits_for():
+    from headspace_tui.app.widgets.agent_table import waiting_for
+    from headspace_tui.model import Agent
+
+    fuser = Fuser()
+    fuser.observe(status_file("waiting", "input needed"), now=10.0, at=10.0)
+    fused = fuser.observe(classify_capture("\n  ◆ a dialog nobody has seen\n    ░░░ 40%\n", command="claude"), now=10.2)
+    assert fused.state is AgentState.QUESTION and fused.source == "status-file"
+    assert "unrecognised-screen" in {e.rule for e in fused.evidence}
+    row = waiting_for(Agent(pane_id="%1", target="s:0.0", session="s", observation=fused)).plain
+    assert row == "input needed (Claude's status file; press e)"
+
+
+def test_the_floor_goes_when_the_status_file_stops_waiting():
+    fuser = Fuser(idle_grace=0)
+    fuser.observe(status_file("waiting", "permission prompt"), now=10.0, at=10.0)
+    assert fuser.observe(screen("working_spinner"), now=10.1).state is AgentState.PERMISSION
+    fuser.observe(status_file("busy"), now=10.3, at=10.3)
+    assert fuser.observe(screen("working_spinner"), now=10.4).state is AgentState.WORKING

@@ -22,6 +22,7 @@ from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
+from ...detect.registry import claimed_wait
 from ...model import Agent, AgentState
 from ...safe_text import clean, cleaned
 from ...scan import sort_key
@@ -70,6 +71,10 @@ def _waiting_for(agent: Agent, retrying: Style | str) -> Text:
         return Text(f"menu: {prompt.title}" if prompt.title else "a menu waits for a choice")
     if prompt is not None and prompt.kind == "starting":
         return Text(prompt.title)
+    if prompt is None and obs.state.needs_you and obs.source in ("status-file", "claude-agents"):
+        # Claude's own word, the screen unread: say so, and where it came from.
+        said = claimed_wait(obs) or obs.state.value
+        return Text(f"{said} (Claude's {'status file' if obs.source == 'status-file' else 'agent list'}; press e)")
     if obs.retrying:  # still its turn: "retrying 5/10 · 529 overloaded"
         return Text(obs.error or "retrying", style=retrying)
     if obs.state is AgentState.ERROR:
