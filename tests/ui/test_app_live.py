@@ -8,6 +8,7 @@ same private tmux server.  What counts is what Claude sent back to the API.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 
 import pytest
@@ -231,5 +232,87 @@ def test_esc_never_reaches_an_agent_and_x_interrupts_only_a_working_one(claude_s
             await pilot.press("x")
             await wait_until(pilot, lambda: app.table.agents[session.pane_id].state is not AgentState.WORKING, "Claude to stop", timeout=15)
             assert "long-done" not in session.screen()
+
+    run(scenario())
+
+
+# -- issue 23: retrying is working; a dialog taller than the pane ---------------------
+STALL_RETRIED = re.compile(r"retrying\b.*attempt [3-9]/\d+", re.I)
+
+
+def test_a_stalled_request_is_working_with_its_retry_mark_notifies_nobody_and_x_stops_it(claude_session, fake_api, private_tmux):
+    """The scripted API accepts the request and sends nothing; Claude's timeout fires and it retries."""
+    session = claude_session([api.stall()], extra_env={"API_TIMEOUT_MS": "3000"})
+
+    async def scenario():
+        app = app_for(private_tmux, session)
+        written: list[str] = []
+        app._write_terminal = written.append  # type: ignore[method-assign]  # what would reach the user's terminal
+        async with app.run_test(size=(120, 30)) as pilot:
+            await select_agent(pilot, app, session.pane_id, AgentState.IDLE)
+            await asyncio.to_thread(session.submit, "hello")
+            await wait_until(pilot, lambda: app.table.agents[session.pane_id].state is AgentState.WORKING, "the turn to start")
+            agent = app.table.agents[session.pane_id]
+            started = agent.since
+            states, marks = set(), []
+            deadline = time.monotonic() + 60
+            while not (marks and STALL_RETRIED.search(session.screen())):
+                assert time.monotonic() < deadline, f"no third attempt: {session.screen()}"
+                states.add(agent.state)
+                if agent.observation.retrying:
+                    marks.append(app.table.get_row(session.pane_id)[-1].plain)
+                await pilot.pause(0.1)
+            # Working all along, one clock for the whole turn, the mark on the row.
+            assert states == {AgentState.WORKING}, states
+            assert agent.since == started
+            assert any(m.startswith("retrying ") and "/10" in m for m in marks), marks
+            # Nothing needed the user: no notification was due, nothing was written.
+            assert app.notifier.next_due() is None and written == []
+            assert app.check_action("interrupt", ()) is True  # x is offered: the footer shows it
+            await pilot.press("x")
+            await wait_until(pilot, lambda: agent.state is AgentState.IDLE, "Claude to stop retrying", timeout=20)
+            # It stopped for real: no turn on screen, and no further attempt reaches the API.
+            tries = len(fake_api.main_requests)
+            await pilot.pause(6.0)  # two of Claude's 3 s timeouts
+            assert len(fake_api.main_requests) == tries
+            assert not re.search(r"esc to interrupt|retrying", session.screen(), re.I)
+
+    run(scenario())
+
+
+# Four options whose descriptions are far too long for 24 rows: Claude scrolls the dialog.
+QUESTION_TALL = api.question(
+    "Which rollout plan should the deploy follow this week?",
+    [
+        (label, f"{label} means: " + " ".join([f"step {n} of the {label.lower()} rollout is checked by the on-call engineer before the next one starts;" for n in range(1, 4)]))
+        for label in ("Canary first", "Blue green", "Region by region", "All at once")
+    ],
+    header="Rollout",
+)
+
+
+def test_a_question_too_tall_for_an_80x24_pane_is_answered_by_the_label_on_screen(claude_session, fake_api, private_tmux):
+    session = claude_session([api.ask(QUESTION_TALL), api.text("Rolling out then.")], width=80, height=24)
+    session.submit("plan the rollout")
+    session.wait_for("Enter to select", what="the question")
+    session.wait_stable(quiet=0.8, timeout=10, strict=False)
+    labels = [o["label"] for o in QUESTION_TALL["options"]]
+    # It really does not fit: some option of ours is not on screen.
+    assert not all(label in session.screen() for label in labels), session.screen()
+
+    async def scenario():
+        app = app_for(private_tmux, session)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await select_agent(pilot, app, session.pane_id, AgentState.QUESTION)
+            prompt = app.table.agents[session.pane_id].observation.prompt
+            shown = [o for o in prompt.options if o.label in labels]
+            assert shown and (prompt.hidden_options or prompt.more_below), prompt
+            choice = shown[-1]  # the last of ours on screen: not the one under the cursor
+            assert choice.key != "1" and not choice.selected
+            await pilot.press(choice.key)
+            request = await asyncio.to_thread(fake_api.wait_for, lambda r: bool(r.tool_results()), 30)
+            answer = block_text(request.tool_results()[0])
+            assert choice.label in answer
+            assert not any(other in answer for other in labels if other != choice.label)
 
     run(scenario())

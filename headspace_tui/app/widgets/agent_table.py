@@ -64,7 +64,7 @@ def _waiting_for(agent: Agent, retrying: Style | str) -> Text:
         return via + Text(f"{prompt.tool}: {prompt.detail}" if prompt.detail else prompt.tool or prompt.title)
     if prompt is not None and prompt.kind in ("question", "input"):
         suffix = f" ({prompt.question_index}/{prompt.question_count})" if prompt.question_count > 1 else ""
-        return via + Text(prompt.title + suffix)
+        return via + Text((prompt.title or "a question scrolled out of view (the preview shows its options)") + suffix)
     if prompt is not None and prompt.kind == "plan":
         return Text("approve the plan")
     if prompt is not None and prompt.kind == "menu":

@@ -439,6 +439,8 @@ def _find_menu(screen: _Screen, bottom: int) -> _Menu | None:
         elif match or DASHED_RULE.match(lines[i]) or TOP_EDGE.match(lines[i]):
             return None  # another numbered list, or the dialog's edge, before option 1
         i -= 1
+    # 2.1.330 draws its "↑ 9 more lines" under the options, above its hint.
+    scrolled = scrolled or any(SCROLL_UP.match(lines[k]) for k in range(last + 1, bottom + 1))
     if expected != 0 and not scrolled:
         return None
     matches = [_matched(OPTION, lines[r]) for r in rows]
@@ -461,7 +463,7 @@ def _only_hints_below(screen: _Screen, last: int, bottom: int) -> bool:
     for i in tail:
         line = screen.lines[i]
         stripped = line.strip()
-        if RULE.match(line) or DASHED_RULE.match(line) or line.startswith("   ") or SCROLL_DOWN.match(line):
+        if RULE.match(line) or DASHED_RULE.match(line) or line.startswith("   ") or SCROLL_DOWN.match(line) or SCROLL_UP.match(line):
             continue
         if HINT_WORDS.search(stripped) or stripped.startswith(("~/", "/", "…")) or stripped.endswith(".md"):
             continue
@@ -677,6 +679,8 @@ def _permission_detail(screen: _Screen, tool: str, header: str, title: str, body
 def _question(screen: _Screen, menu: _Menu, tab_row: int | None, evidence: Evidence) -> Observation:
     lines = screen.lines
     text_start = (tab_row + 1) if tab_row is not None else max(menu.top + 1, menu.rows[0] - 3)
+    if tab_row is None and menu.hidden_above:
+        text_start = menu.rows[0]  # Claude scrolled the question out of view with the first options: say nothing rather than a description
     question = " ".join(
         lines[k].strip() for k in range(text_start, menu.rows[0]) if lines[k].strip() and not RULE.match(lines[k]) and not SCROLL_UP.match(lines[k])
     )
