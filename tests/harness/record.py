@@ -34,7 +34,7 @@ from pathlib import Path
 
 from .claude import find_claude
 from .fake_api import FakeAnthropicAPI
-from .scenarios import BY_NAME, SCENARIOS, Scenario
+from .scenarios import BY_NAME, EXTRA, SCENARIOS, Scenario
 from .session import ClaudeSession
 from .tmux import PrivateTmux
 from .versions import CLAUDE_VERSION, renderers
@@ -47,6 +47,31 @@ RENDERERS = ("alt", "inline")
 
 def corpus_dir(version: str = CLAUDE_VERSION) -> Path:
     return PANES / f"claude-{version}"
+
+
+def planned(version: str) -> list[tuple[Scenario, int, int, str]]:
+    """Every screen the corpus holds for ``version``: (scenario, width, height, renderer).
+
+    Each scenario that applies to the version at its sizes (default the
+    standard ``SIZES``) in every renderer the version has, then the ``EXTRA``
+    screens (short panes where a menu scrolls, odd sizes).
+    """
+    has = renderers(version)
+    screens = [(sc, w, h, r) for sc in SCENARIOS if sc.applies_to(version) for (w, h) in (sc.sizes or SIZES) for r in has]
+    for extra in EXTRA:
+        if version not in extra.versions:
+            continue
+        for name in extra.scenarios:
+            sc = BY_NAME[name]
+            if sc.applies_to(version):
+                screens += [(sc, w, h, r) for (w, h) in extra.sizes for r in (extra.renderers or has) if r in has]
+    seen: set[tuple[str, int, int, str]] = set()
+    unique = []
+    for sc, w, h, r in screens:
+        if (sc.name, w, h, r) not in seen:
+            seen.add((sc.name, w, h, r))
+            unique.append((sc, w, h, r))
+    return unique
 
 
 DEFAULT_OUT = corpus_dir()
@@ -130,7 +155,7 @@ def parse_size(text: str) -> tuple[int, int]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.harness.record", description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="+", metavar="SCENARIO", choices=sorted(BY_NAME), help="record just these scenarios")
-    parser.add_argument("--sizes", nargs="+", type=parse_size, default=list(SIZES), metavar="WxH")
+    parser.add_argument("--sizes", nargs="+", type=parse_size, metavar="WxH", help="default: the corpus's plan (each scenario's sizes and the extra ones)")
     parser.add_argument("--version", default=CLAUDE_VERSION, help=f"the Claude Code version to record (default {CLAUDE_VERSION})")
     parser.add_argument("--renderers", nargs="+", choices=RENDERERS, help="default: every renderer the version has")
     parser.add_argument("--jobs", type=int, default=4, help="sessions recorded at once (default 4)")
@@ -147,7 +172,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"Claude Code {version} has no {', '.join(missing)} renderer (it has: {', '.join(has)})")
     claude = find_claude(version=version)
     scenarios = [sc for sc in ([BY_NAME[n] for n in args.only] if args.only else SCENARIOS) if sc.applies_to(version)]
-    jobs = [Job(sc, w, h, r, version) for sc in scenarios for (w, h) in args.sizes for r in chosen]
+    if args.sizes:
+        jobs = [Job(sc, w, h, r, version) for sc in scenarios for (w, h) in args.sizes for r in chosen]
+    else:
+        names = {sc.name for sc in scenarios}
+        jobs = [Job(sc, w, h, r, version) for sc, w, h, r in planned(version) if sc.name in names and r in chosen]
     print(f"recording {len(jobs)} screens of Claude Code {version} ({claude}) into {out}", flush=True)
     failures: list[str] = []
     started = time.monotonic()

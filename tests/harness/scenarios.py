@@ -93,9 +93,31 @@ class Scenario:
     settle: bool = True
     # The first recorded version that draws this screen at all ("": every one).
     since: str = ""
+    # Where it is recorded, when not everywhere: these sizes instead of the
+    # recorder's standard ones, and only these versions (scenarios added after
+    # the older versions' corpus was frozen are recorded on the newer ones).
+    sizes: tuple[tuple[int, int], ...] = ()
+    versions: tuple[str, ...] = ()
 
     def applies_to(self, version: str) -> bool:
+        if self.versions and version not in self.versions:
+            return False
         return not self.since or _key(version) >= _key(self.since)
+
+
+@dataclass(frozen=True)
+class Extra:
+    """Screens of existing scenarios recorded at sizes beyond their own.
+
+    Issue 23: a menu taller than the pane, which Claude scrolls inside itself
+    ("↑ 5 more lines"), and very narrow or very large panes.  ``renderers``
+    empty: every renderer the version has.
+    """
+
+    scenarios: tuple[str, ...]
+    sizes: tuple[tuple[int, int], ...]
+    versions: tuple[str, ...]
+    renderers: tuple[str, ...] = ()
 
 
 def _key(version: str) -> tuple[int, ...]:
@@ -475,3 +497,13 @@ SCENARIOS: list[Scenario] = [
 
 BY_NAME = {s.name: s for s in SCENARIOS}
 STATES = ("starting", "idle", "working", "permission", "question", "plan", "input", "error", "exited")
+
+
+# Menus taller than the pane (issue 23): the dialog scrolls inside itself.
+TALL_MENUS = ("question_long_options", "permission_bash_wrapped", "plan_exit_plan_mode", "question_four_options", "permission_edit_diff")
+NEWER = ("2.1.160", "2.1.250", "2.1.330")
+EXTRA: list[Extra] = [
+    Extra(TALL_MENUS, ((80, 20), (80, 16)), NEWER, ("alt",)),
+    Extra(TALL_MENUS, ((80, 20), (80, 16)), ("2.1.330",), ("inline",)),
+    Extra(("question_long_options", "permission_bash_wrapped"), ((60, 20), (240, 60)), NEWER, ("alt",)),
+]
