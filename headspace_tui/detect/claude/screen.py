@@ -45,7 +45,8 @@ DASHED_RULE = re.compile(r"^\s*╌{10,}\s*$")
 TOP_EDGE = re.compile(r"^\s*▔{10,}\s*$")  # the full-screen renderer draws it above a dialog
 # A prompt line: a symbol glyph at the left edge, then a (no-break) space or nothing.
 PROMPT_LINE = re.compile(r"^(?P<glyph>[^\w\s─━│┃╭╮╰╯┌┐└┘├┤╌▔▐▛▜▝▘⎿●]) ?(?:[ \u00a0](?P<text>.*))?$")
-OPTION = re.compile(r"^(?P<indent>\s{0,10})(?:(?P<cursor>[❯>›▸▶])\s*)?(?P<num>\d{1,2})\.\s+(?P<label>\S(?:.*\S)?)\s*$")
+# An option row: the cursor, or Claude's scroll arrow ("↓ 4. Fix them": more below it), in its margin.
+OPTION = re.compile(r"^(?P<indent>\s{0,10})(?:(?P<cursor>[❯>›▸▶])\s*|(?P<scroll>[↑↓])\s*)?(?P<num>\d{1,2})\.\s+(?P<label>\S(?:.*\S)?)\s*$")
 CHECKBOX = re.compile(r"^\[(?P<mark>[ ✔✓xX×])\]\s+")
 # The spinner's row: a glyph, a gerund ("Beboppin'"), an ellipsis.
 SPINNER = re.compile(r"^\S\s+\w[\w' -]*…")
@@ -408,51 +409,61 @@ class _Menu:
     top: int  # the dialog's top edge (a rule), or the first row it may own
     hidden_above: int = 0  # options Claude scrolled out of view above the first one shown
     more_below: bool = False  # Claude says the dialog goes on below what is shown
+    hidden_between: int = 0  # options out of view under a "↓" row, above options Claude keeps pinned ("Chat about this")
 
 
 def _find_menu(screen: _Screen, bottom: int) -> _Menu | None:
     """The numbered menu at the bottom: options in order, the cursor on one, only hints below.
 
-    The options run 1..n, or k..n under Claude's own "↑ more" marker when it
-    scrolled a dialog taller than the pane (the first k-1 are out of view).
-    A menu drawn without a cursor counts when the dialog's own hint ("Esc to
-    cancel", "Enter to select") is under it: a numbered list in Claude's text
-    has neither.
+    The options run 1..n, or k..n when Claude scrolled a dialog taller than
+    the pane: under its own "↑ more" marker, or cut by the top of the pane
+    itself (the first k-1 are out of view).  Options it scrolled away under a
+    "↓ 4. …" row, above the ones it keeps pinned at the bottom ("6. Chat about
+    this"), are counted too.  A menu drawn without a cursor counts when the
+    dialog's own hint ("Esc to cancel", "Enter to select") is under it: a
+    numbered list in Claude's text has neither.
     """
     lines = screen.lines
     last = next((i for i in range(bottom, max(-1, bottom - 12), -1) if OPTION.match(lines[i])), None)
     if last is None:
         return None
+    hinted = any(DIALOG_HINT.search(lines[k]) for k in range(last + 1, bottom + 1))
     # Walk up from the last option to option 1, each number one less than the one below.
     rows = [last]
     expected = int(_matched(OPTION, lines[last]).group("num")) - 1
     scrolled = False
+    between = 0
     i = last - 1
     while expected >= 1 and i >= 0 and last - i < 60:
         match = OPTION.match(lines[i])
         if match and int(match.group("num")) == expected:
             rows.insert(0, i)
             expected -= 1
+        elif match and match.group("scroll") == "↓" and int(match.group("num")) < expected:
+            between += expected - int(match.group("num"))  # scrolled away under this row
+            rows.insert(0, i)
+            expected = int(match.group("num")) - 1
         elif SCROLL_UP.match(lines[i]):
             scrolled = True  # the options above are out of view
             break
         elif match or DASHED_RULE.match(lines[i]) or TOP_EDGE.match(lines[i]):
             return None  # another numbered list, or the dialog's edge, before option 1
         i -= 1
-    # 2.1.330 draws its "↑ 9 more lines" under the options, above its hint.
-    scrolled = scrolled or any(SCROLL_UP.match(lines[k]) for k in range(last + 1, bottom + 1))
+    # 2.1.330 draws its "↑ 9 more lines" under the options, above its hint;
+    # 2.1.250 draws no marker: the dialog just runs off the top of the pane.
+    scrolled = scrolled or any(SCROLL_UP.match(lines[k]) for k in range(last + 1, bottom + 1)) or (i < 0 and hinted)
     if expected != 0 and not scrolled:
         return None
     matches = [_matched(OPTION, lines[r]) for r in rows]
-    hinted = any(DIALOG_HINT.search(lines[k]) for k in range(last + 1, bottom + 1))
     if not any(m.group("cursor") for m in matches) and not hinted:
         return None  # a numbered list in text, not a menu
     if not _only_hints_below(screen, last, bottom):
         return None
     options = _options(screen, rows, join=False)
-    top = next((k for k in range(rows[0], -1, -1) if RULE.match(lines[k]) or TOP_EDGE.match(lines[k])), 0)
-    more_below = any(SCROLL_DOWN.match(lines[k]) for k in range(last + 1, bottom + 1))
-    return _Menu(tuple(options), tuple(rows), top, hidden_above=expected, more_below=more_below)
+    # The dialog's top edge; -1 when it is above the pane (row 0 is then the dialog's own).
+    top = next((k for k in range(rows[0], -1, -1) if RULE.match(lines[k]) or TOP_EDGE.match(lines[k])), -1)
+    more_below = between > 0 or any(SCROLL_DOWN.match(lines[k]) for k in range(last + 1, bottom + 1))
+    return _Menu(tuple(options), tuple(rows), top, hidden_above=expected, more_below=more_below, hidden_between=between)
 
 
 def _only_hints_below(screen: _Screen, last: int, bottom: int) -> bool:
@@ -525,8 +536,9 @@ def _read_menu(screen: _Screen, bottom: int, menu: _Menu) -> Observation:
     observation = _name_menu(screen, bottom, menu)
     if observation.prompt is None or not (menu.hidden_above or menu.more_below):
         return observation
-    scrolled = Evidence("menu-scrolled", menu.rows[0], f"{menu.hidden_above} option(s) above out of view" + (", more below" if menu.more_below else ""))
-    prompt = replace(observation.prompt, hidden_options=menu.hidden_above, more_below=menu.more_below)
+    said = f"{menu.hidden_above} option(s) above out of view" + (f", {menu.hidden_between} below" if menu.hidden_between else "")
+    scrolled = Evidence("menu-scrolled", menu.rows[0], said + (", more below" if menu.more_below else ""))
+    prompt = replace(observation.prompt, hidden_options=menu.hidden_above + menu.hidden_between, more_below=menu.more_below)
     return replace(observation, prompt=prompt, evidence=(*observation.evidence, scrolled))
 
 
@@ -534,18 +546,18 @@ def _name_menu(screen: _Screen, bottom: int, menu: _Menu) -> Observation:
     lines, rules = screen.lines, screen.rules
     titles = _title_rows(screen, menu)
     title_text = " ".join(lines[k].strip() for k in titles)
-    dialog = " ".join(lines[k].strip() for k in range(menu.top, bottom + 1))
+    dialog = " ".join(lines[k].strip() for k in range(max(menu.top, 0), bottom + 1))
     evidence = Evidence("numbered-menu", menu.rows[0], lines[menu.rows[0]])
 
     for rule, pattern in rules.startup:
         if pattern.search(dialog):
-            row = next((k for k in range(menu.top, bottom + 1) if pattern.search(lines[k])), menu.rows[0])
+            row = next((k for k in range(max(menu.top, 0), bottom + 1) if pattern.search(lines[k])), menu.rows[0])
             title = "Do you trust the files in this folder?" if rule == "trust-dialog" else lines[row].strip()
             prompt = Prompt(kind="starting", title=title, options=menu.options, fingerprint=_fingerprint("starting", rule, *_labels(menu)))
             return Observation(AgentState.STARTING, prompt=prompt, evidence=(Evidence(rule, row, lines[row]), evidence), confidence=0.9)
 
     question_title = next((k for k in titles if lines[k].strip().endswith("?")), titles[-1] if titles else menu.rows[0])
-    tabs = next((k for k in range(menu.top, menu.rows[0]) if TAB_LINE.search(lines[k])), None)
+    tabs = next((k for k in range(max(menu.top, 0), menu.rows[0]) if TAB_LINE.search(lines[k])), None)
     if tabs is not None or any(rules.question_options.match(o.label) for o in menu.options):
         return _question(screen, menu, tabs, evidence)
     # A plan by its title, by its options ("Yes, clear context and auto-accept
@@ -601,7 +613,11 @@ def _permission(screen: _Screen, menu: _Menu, titles: list[int], evidence: Evide
     call = _tool_call_above(lines, menu.top)
     if not tool and call is not None:
         tool = rules.tool_for_call(call[0])
+    if not tool:  # the header scrolled out of view: the question may still name it ("make this edit to README.md?")
+        tool = rules.tool_for_title(title)
     body = [k for k in range((header_row if header_row is not None else menu.top) + 1, question_row)]
+    if not tool:  # no header seen: every row above the question may be the dialog's
+        body = list(range(max(menu.top + 1, 0), question_row))
     detail = _permission_detail(screen, tool, header, title, body)
     if not detail and call is not None:
         detail = call[1]
@@ -644,6 +660,12 @@ def _tool_call_above(lines: list[str], top: int) -> tuple[str, str] | None:
 def _permission_detail(screen: _Screen, tool: str, header: str, title: str, body: list[int]) -> str:
     """What the permission is for: the command, the file or the URL, as the dialog shows it."""
     lines = screen.lines
+    if not tool:
+        # The header scrolled out of view: what the dialog boxes between its
+        # dashed rules is still the thing asked about (a command, its input).
+        dashed = [k for k in body if DASHED_RULE.match(lines[k])]
+        boxed = range(dashed[0] + 1, dashed[1]) if len(dashed) >= 2 else [k for k in body if lines[k].lstrip().startswith("│")]
+        return " ".join(r for r in (re.sub(r"^\s*│\s?", "", lines[k]).strip() for k in boxed) if r)
     if tool == "Bash":
         dashed = [k for k in body if DASHED_RULE.match(lines[k])]
         bordered = [k for k in body if lines[k].lstrip().startswith("│")]

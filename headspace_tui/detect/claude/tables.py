@@ -49,6 +49,12 @@ class Rules:
         ("web search", "WebSearch"),
         ("fetch", "WebFetch"),
     )
+    # A permission's question, when its header is out of view -> tool.
+    permission_questions: tuple[tuple[str, str], ...] = (
+        (r"\bmake this edit to\b", "Edit"),
+        (r"\bcreate \S+\?", "Write"),
+        (r"\bfetch this content\b", "WebFetch"),
+    )
     # The transcript's tool-call line ("● Update(README.md)") -> tool.
     tool_call_names: tuple[tuple[str, str], ...] = (("Update", "Edit"), ("Fetch", "WebFetch"), ("Create", "Write"))
     # A turn is running: a hint in the footer or in the spinner's row.
@@ -106,6 +112,9 @@ class Rules:
             if lowered == prefix or lowered.startswith(prefix + " "):
                 return tool
         return ""
+
+    def tool_for_title(self, title: str) -> str:
+        return next((tool for pattern, tool in self.permission_questions if re.search(pattern, title, re.I)), "")
 
     def tool_for_call(self, name: str) -> str:
         return dict(self.tool_call_names).get(name, name)
