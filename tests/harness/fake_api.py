@@ -17,6 +17,7 @@ process and in the recorder alike.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -86,9 +87,11 @@ def when(needle: str, step: Step) -> Step:
 
     For requests whose place in the conversation a test cannot predict, such
     as the compaction call (its instructions say "Compact Instructions" in
-    every version recorded).
+    every version recorded), or a subagent's own loop (its first user message
+    is the prompt the main loop gave it).  A ``tool`` step answers only
+    requests that offer tools (a side call cannot take a tool_use).
     """
-    return Step(step.kind, text=step.text, delay=step.delay, seconds=step.seconds, status=step.status, when=needle)
+    return dataclasses.replace(step, when=needle)
 
 
 def stall(*, seconds: float = 600.0, times: int | None = None) -> Step:
@@ -139,6 +142,15 @@ def web_fetch(url: str, prompt: str = "Summarise the page") -> list[Step]:
     return [tool("WebFetch", {"url": url, "prompt": prompt}, deferred=True)]
 
 
+def web_search(query: str) -> list[Step]:
+    return [tool("WebSearch", {"query": query}, deferred=True)]
+
+
+def agent(description: str, prompt: str, subagent_type: str = "general-purpose") -> Step:
+    """Start a subagent (the ``Agent`` tool, called ``Task`` before 2.1); its own requests carry ``prompt``."""
+    return tool("Agent", {"description": description, "prompt": prompt, "subagent_type": subagent_type})
+
+
 def exit_plan_mode(plan: str | None = None) -> list[Step]:
     """Ask to leave plan mode; ``plan`` is the argument older versions take (newer ones read the plan file)."""
     return [tool("ExitPlanMode", {"plan": plan} if plan is not None else {}, deferred=True)]
@@ -146,16 +158,25 @@ def exit_plan_mode(plan: str | None = None) -> list[Step]:
 
 def question(
     text_: str,
-    options: Iterable[str | tuple[str, str]],
+    options: Iterable[str | tuple[str, str] | tuple[str, str, str]],
     *,
     header: str = "Choice",
     multi_select: bool = False,
 ) -> dict[str, Any]:
-    """One entry of AskUserQuestion's ``questions`` list."""
+    """One entry of AskUserQuestion's ``questions`` list.
+
+    An option is a label, ``(label, description)``, or ``(label,
+    description, preview)``: ``preview`` is the markdown 2.1.x draws in a
+    side panel beside the options when that option is focused.
+    """
     opts = []
     for opt in options:
-        label, desc = (opt, f"Pick {opt}") if isinstance(opt, str) else opt
-        opts.append({"label": label, "description": desc})
+        if isinstance(opt, str):
+            opt = (opt, f"Pick {opt}")
+        entry = {"label": opt[0], "description": opt[1]}
+        if len(opt) > 2:
+            entry["preview"] = opt[2]
+        opts.append(entry)
     return {"question": text_, "header": header, "options": opts, "multiSelect": multi_select}
 
 
@@ -284,7 +305,7 @@ class FakeAnthropicAPI:
         if not matchers:
             return None
         last = json.dumps(req.last_user_message() or {})
-        return next((m for m in matchers if m.when in last), None)
+        return next((m for m in matchers if m.when in last and (m.kind != "tool" or req.is_main)), None)
 
     def _next_step(self, req: Request | None = None) -> Step:
         with self._lock:

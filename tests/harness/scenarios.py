@@ -12,10 +12,12 @@ Claude draws for that state (never on a timer alone).
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from . import fake_api as api
@@ -32,6 +34,8 @@ STALL_RETRY = re.compile(r"retrying\b.*attempt [2-9]/\d+", re.I)
 TURN_DONE = re.compile(r"for \d+[ms](?: \d+s)? · done ")
 # Every version says "esc to interrupt" somewhere while a turn runs, and only then.
 WORKING_HINT = re.compile(r"esc to interrupt", re.I)
+# A turn that waits for its background subagent (2.1.250+ background every agent).
+WAITING_AGENT = re.compile(r"Waiting for \d+ background agents? to finish")
 
 # Paragraphs, not one long line: 2.0.x shows streamed text a finished line at a time.
 LONG_ANSWER = "\n\n".join(
@@ -78,6 +82,36 @@ QUESTION_LONG = api.question(
     header="Failures",
 )
 BACKGROUND_REPLY = "The watcher runs in the background now."
+# The versions that scenarios added after issue 23 are recorded on (the older
+# ones' corpus is frozen), at two sizes.
+NEWER = ("2.1.160", "2.1.250", "2.1.330")
+NEW_SIZES = ((80, 24), (120, 40))
+# Options with a preview: 2.1.x draws the focused option's markdown in a side box.
+QUESTION_PREVIEWS = api.question(
+    "Which layout should the settings page use?",
+    [
+        ("Sidebar", "Sections on the left, the chosen one on the right", "```\n+---------+-------------+\n| General | Name  [___] |\n| Alerts  | Theme [dark]|\n| Keys    |             |\n+---------+-------------+\n```"),
+        ("Tabs", "One tab per section across the top", "```\n[General] Alerts  Keys\n----------------------\nName  [___]\nTheme [dark]\n```"),
+        ("Single page", "Every section on one long scrolling page", "```\nGeneral\n  Name  [___]\nAlerts\n  Email [on]\nKeys\n  ...\n```"),
+    ],
+    header="Layout",
+)
+WEB_QUERY = "tmux capture-pane escape sequences"
+MCP_CONFIG = '{"mcpServers": {"ops": {"type": "stdio", "command": "python3", "args": ["mcp_server.py"]}}}\n'
+SUBAGENT_PROMPT = "Create the coverage marker file in the work dir, then report back."
+SUBAGENT_SURVEY = "Survey the test suite and list the slowest tests."
+# What the main loop says once it has started a background subagent (2.1.250+).
+SUBAGENT_REPLY = "A subagent is on it; I will report back when it finishes."
+QUEUED = "also check the tests afterwards"
+# The todo list: TaskCreate/TaskUpdate since 2.1.160 (TodoWrite before); 2.1.250
+# and 2.1.330 offer them only with CLAUDE_CODE_ENABLE_TODO_TOOLS (2.1.330 defers them).
+TODOS = ("Add the tokenizer", "Parse typed settings", "Cover both with tests")
+TODO_ACTIVE = ("Adding the tokenizer", "Parsing typed settings", "Covering both with tests")
+TODO_STEPS = [
+    *(api.tool("TaskCreate", {"subject": t, "description": f"{t} for the config parser", "activeForm": a}, deferred=True) for t, a in zip(TODOS, TODO_ACTIVE)),
+    api.tool("TaskUpdate", {"taskId": "1", "status": "in_progress"}, deferred=True),
+]
+TODO_SESSION = {"extra_env": {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "true"}}
 INPUT_QUESTION = "I found two ways to fix the flaky test. Should I also update the snapshot files, or leave them alone?"
 
 
@@ -255,6 +289,55 @@ def _old_permission_then(final: Callable[[ClaudeSession], None]) -> Callable[[Cl
 
 MENU = _screen(NUMBERED_MENU, "a numbered menu")
 QUESTION_UI = _screen("Enter to select", "the question dialog")
+
+
+def _mcp_ready(s: ClaudeSession) -> None:
+    """Launch with the MCP server configured; let it connect before the prompt goes (it starts in the background)."""
+    s.launch()
+    s.wait_stable(quiet=1.5, timeout=10, strict=False)
+    s.submit("deploy to staging")
+    MENU(s)
+
+
+def _subagent_running(s: ClaudeSession) -> None:
+    """A subagent whose reply is held back.  2.1.250 and 2.1.330 always run it in
+    the background: the main turn says so and waits ("Waiting for 1
+    background agent to finish"); Claude goes on by itself when it ends."""
+    s.launch()
+    s.submit("survey the tests")
+    s.api.wait_for(lambda r: SUBAGENT_SURVEY in r.user_text(), timeout=30)
+    s.wait_for(lambda scr: "Survey the tests" in scr and (WORKING_HINT.search(scr) or WAITING_AGENT.search(scr)) is not None, what="the running subagent")
+    time.sleep(1.2)  # let the elapsed-time counter tick once
+
+
+def _queued(s: ClaudeSession) -> None:
+    """A turn runs (its reply held back); a second message typed and sent waits in Claude's queue."""
+    s.launch()
+    s.submit("explain the parser")
+    s.wait_for(SPINNER, what="the spinner")
+    s.wait_stable(quiet=0.5, timeout=3, strict=False)
+    s.type(QUEUED)
+    in_box = re.compile(r"^─{8,}\s*\n[❯>][ \u00a0]" + re.escape(QUEUED), re.M)
+    s.wait_for(in_box, what="the second message in the box")
+    # Claude takes it into its queue: the box lets go of it (2.1.330 puts
+    # "Press up to edit queued messages" there), the text stays on screen.
+    for _ in range(3):
+        s.press("Enter")
+        try:
+            s.wait_for(lambda scr: QUEUED in scr and not in_box.search(scr) and WORKING_HINT.search(scr) is not None, timeout=3, what="the queued message")
+            break
+        except ScreenTimeout:
+            continue
+    else:
+        raise ScreenTimeout(f"the second message was never queued:\n{s.screen()}")
+    time.sleep(1.2)
+
+
+def _todo_working(s: ClaudeSession) -> None:
+    s.launch()
+    s.submit("build the config parser")
+    s.wait_for(lambda scr: all(t in scr for t in TODOS) and WORKING_HINT.search(scr) is not None, what="the todo list of a running turn")
+    time.sleep(1.2)
 
 
 def _question_second(s: ClaudeSession) -> None:
@@ -495,13 +578,101 @@ SCENARIOS: list[Scenario] = [
     ),
 ]
 
+# -- added for issue 23: recorded on the newer versions at 80x24 and 120x40 --
+NEW = {"versions": NEWER, "sizes": NEW_SIZES}
+SCENARIOS += [
+    Scenario(
+        "question_with_previews",
+        "question",
+        [api.ask(QUESTION_PREVIEWS)],
+        _prompt("pick a settings layout", _screen(lambda scr: QUESTION_PREVIEWS["question"] in scr and NUMBERED_MENU.search(scr) is not None, "the question with previews")),
+        expected={
+            "question": QUESTION_PREVIEWS["question"],
+            "options": [o["label"] for o in QUESTION_PREVIEWS["options"]],
+            "multi_select": False,
+        },
+        **NEW,
+    ),
+    Scenario(
+        "permission_websearch",
+        "permission",
+        api.web_search(WEB_QUERY),
+        _prompt("search the web for it", MENU),
+        expected={"tool": "WebSearch", "detail": WEB_QUERY},
+        **NEW,
+    ),
+    Scenario(
+        "permission_mcp",
+        "permission",
+        [api.tool("mcp__ops__deploy", {"target": "staging"}, deferred=True)],
+        _mcp_ready,
+        # The dialog says "ops — Deploy" (2.1.250+) or "ops - deploy" (2.1.160): the
+        # server and the tool of Claude's name for it; the arguments are the detail.
+        expected={"tool": "mcp__ops__deploy", "detail": 'target: "staging"'},
+        session={
+            "extra_args": ["--mcp-config", "mcp.json"],
+            "files": {"mcp.json": MCP_CONFIG, "mcp_server.py": (Path(__file__).parent / "mcp_server.py").read_text()},
+        },
+        **NEW,
+    ),
+    Scenario(
+        "plan_exit_clear_context",
+        "plan",
+        [api.write_plan(PLAN), *api.exit_plan_mode(PLAN)],
+        _prompt("plan the config parser", MENU),
+        expected={"tool": "ExitPlanMode"},
+        session={"permission_mode": "plan", "home_files": {".claude/settings.json": json.dumps({"showClearContextOnPlanAccept": True})}},
+        **NEW,
+    ),
+    Scenario(
+        "permission_in_subagent",
+        "permission",
+        [api.agent("Create the marker", SUBAGENT_PROMPT), api.text(SUBAGENT_REPLY), api.when(SUBAGENT_PROMPT, api.bash("touch marker.txt && echo from-subagent", "Create a marker file"))],
+        _prompt("have a subagent create the marker", MENU),
+        expected={"tool": "Bash", "detail": "touch marker.txt && echo from-subagent"},
+        **NEW,
+    ),
+    Scenario(
+        "working_task_running",
+        "working",
+        [api.agent("Survey the tests", SUBAGENT_SURVEY), api.text(SUBAGENT_REPLY), api.when(SUBAGENT_SURVEY, api.text("The slowest tests are ...", delay=600))],
+        _subagent_running,
+        settle=False,
+        **NEW,
+    ),
+    Scenario(
+        "working_todo_list",
+        "working",
+        [*TODO_STEPS, api.text("Here it is.", delay=600)],
+        _todo_working,
+        session=TODO_SESSION,
+        settle=False,
+        **NEW,
+    ),
+    Scenario(
+        "idle_todo_list_done",
+        "idle",
+        [*TODO_STEPS, api.text("Started on the tokenizer; the list shows what is left.")],
+        _prompt("build the config parser", _finished("what is left")),
+        session=TODO_SESSION,
+        **NEW,
+    ),
+    Scenario(
+        "working_queued_message",
+        "working",
+        [api.text("Here it is.", delay=600)],
+        _queued,
+        settle=False,
+        **NEW,
+    ),
+]
+
 BY_NAME = {s.name: s for s in SCENARIOS}
 STATES = ("starting", "idle", "working", "permission", "question", "plan", "input", "error", "exited")
 
 
 # Menus taller than the pane (issue 23): the dialog scrolls inside itself.
 TALL_MENUS = ("question_long_options", "permission_bash_wrapped", "plan_exit_plan_mode", "question_four_options", "permission_edit_diff")
-NEWER = ("2.1.160", "2.1.250", "2.1.330")
 EXTRA: list[Extra] = [
     Extra(TALL_MENUS, ((80, 20), (80, 16)), NEWER, ("alt",)),
     Extra(TALL_MENUS, ((80, 20), (80, 16)), ("2.1.330",), ("inline",)),

@@ -47,6 +47,7 @@ class ClaudeSession:
     approve_key: bool = True
     extra_args: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)  # written into the work dir first
+    home_files: dict[str, str] = field(default_factory=dict)  # written into the throwaway HOME (e.g. .claude/settings.json)
     extra_env: dict[str, str] = field(default_factory=dict)  # added to (or overriding) the pane's environment
     version: str = CLAUDE_VERSION  # which Claude Code ``claude`` is (it picks the renderer's environment)
     pane_id: str = ""
@@ -62,8 +63,10 @@ class ClaudeSession:
     # -- lifecycle --------------------------------------------------------
     def start_shell(self) -> None:
         make_home(self.home, self.workdir, trust=self.trust, approve_key=self.approve_key)
-        for rel, content in self.files.items():
-            (self.workdir / rel).write_text(content)
+        for base, written in ((self.workdir, self.files), (self.home, self.home_files)):
+            for rel, content in written.items():
+                (base / rel).parent.mkdir(parents=True, exist_ok=True)
+                (base / rel).write_text(content)
         env = {**claude_env(self.home, self.api.url, self.claude, inline=self.inline, version=self.version), **self.extra_env}
         self.pane_id = self.tmux.new_session(
             self.name,
