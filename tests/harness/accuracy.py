@@ -60,6 +60,8 @@ def problems(observation, expected: dict, text: str) -> list[str]:
     tool_shown = expected.get("tool") not in TOOL_HEADERS or re.search(TOOL_HEADERS[expected["tool"]], text, re.I)
     if "tool" in expected and observation.tool != expected["tool"] and tool_shown:
         found.append(f"tool {observation.tool!r}")
+    if "mcp_server" in expected and not (observation.tool.startswith(expected["mcp_server"] + " — ") and observation.tool.endswith("(MCP)")):
+        found.append(f"MCP tool {observation.tool!r}")
     if "detail" in expected and (prompt is None or prompt.detail != expected["detail"]) and (not scrolled or _shown(expected["detail"], text)):
         found.append(f"detail {prompt.detail if prompt else None!r}")
     if "options" in expected:

@@ -606,9 +606,10 @@ SCENARIOS += [
         "permission",
         [api.tool("mcp__ops__deploy", {"target": "staging"}, deferred=True)],
         _mcp_ready,
-        # The dialog says "ops — Deploy" (2.1.250+) or "ops - deploy" (2.1.160): the
-        # server and the tool of Claude's name for it; the arguments are the detail.
-        expected={"tool": "mcp__ops__deploy", "detail": 'target: "staging"'},
+        # The dialog says "ops — Deploy Tool: (MCP)" (2.1.250+) or "ops - deploy(…) (MCP)"
+        # (2.1.160): the server and Claude's own name for the tool, never the API's
+        # "mcp__ops__deploy"; the arguments are the detail.
+        expected={"mcp_server": "ops", "detail": 'target: "staging"'},
         session={
             "extra_args": ["--mcp-config", "mcp.json"],
             "files": {"mcp.json": MCP_CONFIG, "mcp_server.py": (Path(__file__).parent / "mcp_server.py").read_text()},

@@ -46,7 +46,10 @@ TOP_EDGE = re.compile(r"^\s*▔{10,}\s*$")  # the full-screen renderer draws it 
 # A prompt line: a symbol glyph at the left edge, then a (no-break) space or nothing.
 PROMPT_LINE = re.compile(r"^(?P<glyph>[^\w\s─━│┃╭╮╰╯┌┐└┘├┤╌▔▐▛▜▝▘⎿●]) ?(?:[ \u00a0](?P<text>.*))?$")
 # An option row: the cursor, or Claude's scroll arrow ("↓ 4. Fix them": more below it), in its margin.
-OPTION = re.compile(r"^(?P<indent>\s{0,10})(?:(?P<cursor>[❯>›▸▶])\s*|(?P<scroll>[↑↓])\s*)?(?P<num>\d{1,2})\.\s+(?P<label>\S(?:.*\S)?)\s*$")
+# (2.1.160 squeezes "2.Yes, and don't ask again…" without a space in a narrow pane.)
+OPTION = re.compile(
+    r"^(?P<indent>\s{0,10})(?:(?P<cursor>[❯>›▸▶])\s*|(?P<scroll>[↑↓])\s*)?(?P<num>\d{1,2})\.(?:\s+|(?=[A-Za-z]))(?P<label>\S(?:.*\S)?)\s*$"
+)
 CHECKBOX = re.compile(r"^\[(?P<mark>[ ✔✓xX×])\]\s+")
 # The spinner's row: a glyph, a gerund ("Beboppin'"), an ellipsis.
 SPINNER = re.compile(r"^\S\s+\w[\w' -]*…")
@@ -616,9 +619,13 @@ def _permission(screen: _Screen, menu: _Menu, titles: list[int], evidence: Evide
     if not tool:  # the header scrolled out of view: the question may still name it ("make this edit to README.md?")
         tool = rules.tool_for_title(title)
     body = [k for k in range((header_row if header_row is not None else menu.top) + 1, question_row)]
-    if not tool:  # no header seen: every row above the question may be the dialog's
-        body = list(range(max(menu.top + 1, 0), question_row))
-    detail = _permission_detail(screen, tool, header, title, body)
+    named = _tool_in_body(screen, body) if not rules.tool_for_header(header) else None
+    if named is not None:  # a generic "Tool use" header: the body names it (MCP tools, WebSearch)
+        tool, detail = named
+    else:
+        if not tool:  # no header seen: every row above the question may be the dialog's
+            body = list(range(max(menu.top + 1, 0), question_row))
+        detail = _permission_detail(screen, tool, header, title, body)
     if not detail and call is not None:
         detail = call[1]
     found = [Evidence("permission-question", question_row, lines[question_row]), evidence]
@@ -636,6 +643,30 @@ def _permission(screen: _Screen, menu: _Menu, titles: list[int], evidence: Evide
         deny_key="Escape" if refuses else "",
     )
     return Observation(AgentState.PERMISSION, prompt=prompt, evidence=tuple(found), confidence=0.9)
+
+
+def _tool_in_body(screen: _Screen, body: list[int]) -> tuple[str, str] | None:
+    """(tool, detail) when a row of the dialog's body names the tool: an MCP tool's line, a web search's.
+
+    An MCP tool is shown as its server and Claude's name for it
+    ("ops — Deploy Tool (MCP)"); its arguments, on that line or the first
+    row under it, are the detail.
+    """
+    lines, rules = screen.lines, screen.rules
+    for n, k in enumerate(body):
+        text = re.sub(r"^\s*│\s?", "", lines[k]).strip()
+        for pattern, tool in rules.permission_bodies:
+            found = re.search(pattern, text, re.I)
+            if found:
+                return tool, found.group("detail").strip()
+        mcp = rules.mcp_line.match(text)
+        if mcp:
+            args = mcp.group("args")
+            if args is None:
+                after = (re.sub(r"^\s*│\s?", "", lines[j]).strip() for j in body[n + 1 :] if not DASHED_RULE.match(lines[j]))
+                args = next((row for row in after if row), "")
+            return f"{mcp.group('server')} — {mcp.group('name').strip()} (MCP)", args
+    return None
 
 
 def _escape_refuses(screen: _Screen, menu: _Menu) -> bool:

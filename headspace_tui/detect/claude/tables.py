@@ -55,10 +55,19 @@ class Rules:
         (r"\bcreate \S+\?", "Write"),
         (r"\bfetch this content\b", "WebFetch"),
     )
+    # A line of the dialog's body that names the tool and what it is for.
+    permission_bodies: tuple[tuple[str, str], ...] = ((r"\bClaude wants to search the web for:\s*(?P<detail>\S.*)", "WebSearch"),)
+    # An MCP tool's line: "ops — Deploy Tool: (MCP)" (2.1.250+), "ops - deploy(target: "x") (MCP)" (2.1.160).
+    mcp_line: re.Pattern[str] = field(
+        default_factory=lambda: re.compile(r"^\s*(?P<server>[\w.-]+) [—-] (?P<name>[^(:]+?)(?::\s*|\((?P<args>.*)\)\s*)\(MCP\)\s*$")
+    )
     # The transcript's tool-call line ("● Update(README.md)") -> tool.
     tool_call_names: tuple[tuple[str, str], ...] = (("Update", "Edit"), ("Fetch", "WebFetch"), ("Create", "Write"))
     # A turn is running: a hint in the footer or in the spinner's row.
-    working: re.Pattern[str] = field(default_factory=lambda: _rx(r"\besc to interrupt\b", r"\bctrl\+c to interrupt\b"))
+    # (2.1.250+: a turn that handed its work to a background agent waits for it: "✻ Waiting for 1 background agent to finish".)
+    working: re.Pattern[str] = field(
+        default_factory=lambda: _rx(r"\besc to interrupt\b", r"\bctrl\+c to interrupt\b", r"\bwaiting for \d+ background agents? to finish\b")
+    )
     # Claude says it will try again: "retrying in 3s · attempt 3/10", "Retrying
     # in 17 seconds… (attempt 6/10)", "retrying… · attempt 5/10", "will retry in
     # 4m 11s".  Never "Will retry on next startup" (a plugin notice).
