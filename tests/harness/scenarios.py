@@ -90,7 +90,11 @@ NEW_SIZES = ((80, 24), (120, 40))
 QUESTION_PREVIEWS = api.question(
     "Which layout should the settings page use?",
     [
-        ("Sidebar", "Sections on the left, the chosen one on the right", "```\n+---------+-------------+\n| General | Name  [___] |\n| Alerts  | Theme [dark]|\n| Keys    |             |\n+---------+-------------+\n```"),
+        (
+            "Sidebar",
+            "Sections on the left, the chosen one on the right",
+            "```\n+---------+-------------+\n| General | Name  [___] |\n| Alerts  | Theme [dark]|\n| Keys    |             |\n+---------+-------------+\n```",
+        ),
         ("Tabs", "One tab per section across the top", "```\n[General] Alerts  Keys\n----------------------\nName  [___]\nTheme [dark]\n```"),
         ("Single page", "Every section on one long scrolling page", "```\nGeneral\n  Name  [___]\nAlerts\n  Email [on]\nKeys\n  ...\n```"),
     ],
@@ -108,7 +112,7 @@ QUEUED = "also check the tests afterwards"
 TODOS = ("Add the tokenizer", "Parse typed settings", "Cover both with tests")
 TODO_ACTIVE = ("Adding the tokenizer", "Parsing typed settings", "Covering both with tests")
 TODO_STEPS = [
-    *(api.tool("TaskCreate", {"subject": t, "description": f"{t} for the config parser", "activeForm": a}, deferred=True) for t, a in zip(TODOS, TODO_ACTIVE)),
+    *(api.tool("TaskCreate", {"subject": t, "description": f"{t} for the config parser", "activeForm": a}, deferred=True) for t, a in zip(TODOS, TODO_ACTIVE, strict=True)),
     api.tool("TaskUpdate", {"taskId": "1", "status": "in_progress"}, deferred=True),
 ]
 TODO_SESSION = {"extra_env": {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "true"}}
