@@ -15,7 +15,10 @@ bottom of the screen is live:
    Claude gave up on, the last thing it printed), input (its last reply asks
    you something), or idle.
 2. **A live numbered menu**: consecutive options ``1.``, ``2.``, … with the
-   cursor on one of them and nothing but hints, descriptions and rules below.
+   cursor on one of them (or the dialog's own "Esc to cancel" under them)
+   and nothing but hints, descriptions and rules below; when Claude scrolled
+   a dialog taller than the pane, the options on screen and a count of those
+   out of view.
    It always needs you.  It is named by the words of its title lines
    (permission / question / plan / a start-up dialog) and otherwise reported
    as a generic menu (``question`` with ``prompt.kind == "menu"``), never as
@@ -409,7 +412,7 @@ def _last_reply(lines: list[str], top: int, echo: int) -> tuple[int, str] | None
 class _Menu:
     options: tuple[Option, ...]
     rows: tuple[int, ...]  # the row of each option's number
-    top: int  # the dialog's top edge (a rule), or the first row it may own
+    top: int  # the dialog's top edge (a rule); -1 when that is above the pane (Claude scrolled it away)
     hidden_above: int = 0  # options Claude scrolled out of view above the first one shown
     more_below: bool = False  # Claude says the dialog goes on below what is shown
     hidden_between: int = 0  # options out of view under a "↓" row, above options Claude keeps pinned ("Chat about this")
