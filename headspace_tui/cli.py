@@ -322,6 +322,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                         "options": obs.option_labels,
                         "question": obs.question or None,
                         "error": obs.error or None,
+                        "retrying": obs.retrying,  # working, and Claude retries a failed request ("error" says which)
                         "exit_status": obs.exit_status,
                         # What 'send --expect' checks: the prompt exactly as shown now.
                         "fingerprint": obs.prompt.fingerprint if obs.prompt and obs.prompt.fingerprint else None,
