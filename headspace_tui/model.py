@@ -102,8 +102,8 @@ class Prompt:
     # "Type here to tell Claude what to do differently", and "Esc to exit").
     deny_key: str = ""
     # A dialog taller than the pane, scrolled by Claude itself: how many options
-    # are out of view above the first one in ``options``, and whether it says
-    # there is more below.  ``options`` holds only what is on screen (with
+    # are out of view (above the first one in ``options``, or between two of
+    # them, under a "↓" row), and whether it says there is more below.  ``options`` holds only what is on screen (with
     # their real numbers), so a key is never sent for an option nobody saw.
     hidden_options: int = 0
     more_below: bool = False

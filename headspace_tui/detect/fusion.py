@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..model import AgentState, Observation
+from .registry import STATUS_SOURCES
 
 # States only the screen can show in detail; when it shows one, it wins.
 SCREEN_DETAIL = frozenset(
@@ -200,7 +201,7 @@ class Fuser:
         """
         if fused.state.needs_you or fused.state is AgentState.EXITED:
             return fused, how
-        said = [v for k, v in self.verdicts.items() if k in ("status-file", "claude-agents") and v.observation.state.needs_you]
+        said = [v for k, v in self.verdicts.items() if k in STATUS_SOURCES and v.observation.state.needs_you]
         if not said:
             return fused, how
         claim = max(said, key=lambda v: v.at).observation

@@ -224,9 +224,13 @@ async def watch_statuses(
 _PERMISSION_WAITS = ("permission", "sandbox request", "worker request", "goal proposal")
 
 
+# The sources of ``status_observation``: Claude's status file, and ``claude agents --json`` reading the same files.
+STATUS_SOURCES = (SOURCE, "claude-agents")
+
+
 def claimed_wait(observation: Observation) -> str:
     """What Claude's status file said it waits for ("permission prompt"), for an observation made by ``status_observation``; else ""."""
-    if observation.source not in (SOURCE, "claude-agents"):
+    if observation.source not in STATUS_SOURCES:
         return ""
     for evidence in observation.evidence:
         if evidence.rule == observation.source and "waitingFor=" in evidence.text:

@@ -22,7 +22,7 @@ from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
-from ...detect.registry import claimed_wait
+from ...detect.registry import STATUS_SOURCES, claimed_wait
 from ...model import Agent, AgentState
 from ...safe_text import clean, cleaned
 from ...scan import sort_key
@@ -35,7 +35,10 @@ AGENT = COLUMN_INDEX["agent"]
 STATE = COLUMN_INDEX["state"]
 
 
-def waiting_for(agent: Agent, retrying: Style | str = "yellow") -> Text:
+RETRYING = "yellow"  # the retrying mark's style until the app's theme gives its warning colour
+
+
+def waiting_for(agent: Agent, retrying: Style | str = RETRYING) -> Text:
     """What the agent waits for, in a few words: tool and command, the question, the error.
 
     ``retrying`` is how a request Claude is retrying is marked (the theme's
@@ -71,7 +74,7 @@ def _waiting_for(agent: Agent, retrying: Style | str) -> Text:
         return Text(f"menu: {prompt.title}" if prompt.title else "a menu waits for a choice")
     if prompt is not None and prompt.kind == "starting":
         return Text(prompt.title)
-    if prompt is None and obs.state.needs_you and obs.source in ("status-file", "claude-agents"):
+    if prompt is None and obs.state.needs_you and obs.source in STATUS_SOURCES:
         # Claude's own word, the screen unread: say so, and where it came from.
         said = claimed_wait(obs) or obs.state.value
         return Text(f"{said} (Claude's {'status file' if obs.source == 'status-file' else 'agent list'}; press e)")
@@ -228,7 +231,7 @@ class AgentTable(DataTable):
         self._replan = True  # the columns must be fitted again before the next rows are drawn
         self._names: dict[str, tuple[str, str, str, str]] = {}  # per pane: the target, cwd and name the plan saw
         self.state_styles: dict = {}  # per state, from the app's theme (restyle)
-        self.retrying_style: Style | str = "yellow"  # the theme's warning colour (restyle)
+        self.retrying_style: Style | str = RETRYING  # the theme's warning colour (restyle)
 
     def _smaller_caches(self) -> None:
         """Keep DataTable's render caches to what a screen of rows needs.
@@ -353,7 +356,7 @@ class AgentTable(DataTable):
             return elapsed(now - agent.offline_since)
         return elapsed(now - agent.since, precise=agent.state.needs_you)
 
-    def restyle(self, styles: dict, retrying: Style | str = "yellow") -> None:
+    def restyle(self, styles: dict, retrying: Style | str = RETRYING) -> None:
         """The theme changed: every row is drawn again in its colours."""
         self.state_styles = styles
         self.retrying_style = retrying

@@ -615,14 +615,15 @@ def _permission(screen: _Screen, menu: _Menu, titles: list[int], evidence: Evide
     title = _joined_question(screen, titles) or lines[question_row].strip()
     header_row = next((k for k in range(menu.top + 1, menu.rows[0]) if lines[k].strip()), None)
     header = lines[header_row].strip() if header_row is not None else ""
-    tool = rules.tool_for_header(header)
+    header_tool = rules.tool_for_header(header)
+    tool = header_tool
     call = _tool_call_above(lines, menu.top)
     if not tool and call is not None:
         tool = rules.tool_for_call(call[0])
     if not tool:  # the header scrolled out of view: the question may still name it ("make this edit to README.md?")
         tool = rules.tool_for_title(title)
     body = [k for k in range((header_row if header_row is not None else menu.top) + 1, question_row)]
-    named = _tool_in_body(screen, body) if not rules.tool_for_header(header) else None
+    named = _tool_in_body(screen, body) if not header_tool else None
     if named is not None:  # a generic "Tool use" header: the body names it (MCP tools, WebSearch)
         tool, detail = named
     else:
@@ -632,7 +633,7 @@ def _permission(screen: _Screen, menu: _Menu, titles: list[int], evidence: Evide
     if not detail and call is not None:
         detail = call[1]
     found = [Evidence("permission-question", question_row, lines[question_row]), evidence]
-    if header_row is not None and tool and rules.tool_for_header(header):
+    if header_row is not None and tool and header_tool:
         found.insert(0, Evidence("permission-header", header_row, lines[header_row]))
     options = tuple(_options(screen, menu.rows, join=True))
     refuses = _escape_refuses(screen, menu) and not any(o.label.lower() == "no" or o.label.lower().startswith(("no,", "no ")) for o in options)
@@ -657,7 +658,7 @@ def _tool_in_body(screen: _Screen, body: list[int]) -> tuple[str, str] | None:
     """
     lines, rules = screen.lines, screen.rules
     for n, k in enumerate(body):
-        text = re.sub(r"^\s*│\s?", "", lines[k]).strip()
+        text = _unborder(lines[k])
         for pattern, tool in rules.permission_bodies:
             found = re.search(pattern, text, re.I)
             if found:
@@ -666,7 +667,7 @@ def _tool_in_body(screen: _Screen, body: list[int]) -> tuple[str, str] | None:
         if mcp:
             args = mcp.group("args")
             if args is None:
-                after = (re.sub(r"^\s*│\s?", "", lines[j]).strip() for j in body[n + 1 :] if not DASHED_RULE.match(lines[j]))
+                after = (_unborder(lines[j]) for j in body[n + 1 :] if not DASHED_RULE.match(lines[j]))
                 args = next((row for row in after if row), "")
             return f"{mcp.group('server')} — {mcp.group('name').strip()} (MCP)", args
     return None
@@ -691,23 +692,36 @@ def _tool_call_above(lines: list[str], top: int) -> tuple[str, str] | None:
     return None
 
 
+def _unborder(line: str) -> str:
+    """A row of a boxed block without its "│ " border, stripped."""
+    return re.sub(r"^\s*│\s?", "", line).strip()
+
+
+def _boxed(screen: _Screen, body: list[int]) -> list[str] | None:
+    """The rows a dialog boxes in its body, or None when it boxes nothing.
+
+    2.1.300+ puts them between two dashed rules (a wrapped one behind "│ "),
+    2.1.250 behind a "│ " border alone.
+    """
+    lines = screen.lines
+    dashed = [k for k in body if DASHED_RULE.match(lines[k])]
+    rows = range(dashed[0] + 1, dashed[1]) if len(dashed) >= 2 else [k for k in body if lines[k].lstrip().startswith("│")]
+    found = [text for text in (_unborder(lines[k]) for k in rows) if text]
+    return found if len(dashed) >= 2 or found else None
+
+
 def _permission_detail(screen: _Screen, tool: str, header: str, title: str, body: list[int]) -> str:
     """What the permission is for: the command, the file or the URL, as the dialog shows it."""
     lines = screen.lines
+    boxed = _boxed(screen, body)
     if not tool:
-        # The header scrolled out of view: what the dialog boxes between its
-        # dashed rules is still the thing asked about (a command, its input).
-        dashed = [k for k in body if DASHED_RULE.match(lines[k])]
-        boxed = range(dashed[0] + 1, dashed[1]) if len(dashed) >= 2 else [k for k in body if lines[k].lstrip().startswith("│")]
-        return " ".join(r for r in (re.sub(r"^\s*│\s?", "", lines[k]).strip() for k in boxed) if r)
+        # The header scrolled out of view: what the dialog boxes is still the
+        # thing asked about (a command, its input).
+        return " ".join(boxed or [])
     if tool == "Bash":
-        dashed = [k for k in body if DASHED_RULE.match(lines[k])]
-        bordered = [k for k in body if lines[k].lstrip().startswith("│")]
-        if len(dashed) >= 2:  # 2.1.300+: the command between dashed rules (a wrapped one behind "│ ")
-            rows = [re.sub(r"^\s*│\s?", "", lines[k]).strip() for k in range(dashed[0] + 1, dashed[1])]
-        elif bordered:  # 2.1.250: a wrapped command's rows behind a "│ " border
-            rows = [re.sub(r"^\s*│\s?", "", lines[k]).strip() for k in bordered]
-        else:  # earlier: the command indented past the header, its description under it in grey
+        if boxed is not None:
+            rows = boxed
+        else:  # before 2.1.250: the command indented past the header, its description under it in grey
             indent = _indent(lines[body[0] - 1]) if body else 0  # the header's (body[0] - 1 is the header row)
             rows = [
                 lines[k].strip()
