@@ -9,12 +9,16 @@ blindly for a fixed time to "let it settle".
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from headspace_tui.tmux.proctree import read_process_table
 
 from .claude import claude_env, make_home
 from .fake_api import FakeAnthropicAPI
@@ -97,9 +101,42 @@ class ClaudeSession:
         return self.wait_for(READY, timeout=timeout, what="Claude's input box")
 
     def close(self) -> None:
+        """Kill the session, then whatever of its pane's processes outlived it.
+
+        A Claude that was stopped (SIGSTOP, or SIGTTOU once its terminal was
+        gone) ignores the hangup tmux sends: one was found stopped under init
+        after a full run, 255 MB held.  Only processes under this session's
+        own pane are ended, by pid.
+        """
         if self.pane_id:
+            ours = self._pane_processes()
             self.tmux.kill_session(self.name)
             self.pane_id = ""
+            left = read_process_table()
+            for pid, started in ours.items():
+                info = left.get(pid)
+                if info is not None and info.started == started:  # the same process, not a reused pid
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass  # gone meanwhile
+
+    def _pane_processes(self) -> dict[int, str]:
+        """Every process under this session's pane (the shell, Claude and what it runs): pid → start time."""
+        try:
+            root = int(self.tmux.run("display-message", "-p", "-t", self.pane_id, "#{pane_pid}", check=False).strip() or 0)
+        except ValueError:
+            return {}
+        table = read_process_table()
+        found: dict[int, str] = {}
+        todo = [root] if root > 0 else []
+        while todo:
+            pid = todo.pop()
+            info = table.get(pid)
+            if info is not None:
+                found[pid] = info.started
+                todo.extend(table.children_of(pid))
+        return found
 
     # -- reading ----------------------------------------------------------
     def screen(self) -> str:
