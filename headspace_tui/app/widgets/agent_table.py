@@ -337,7 +337,7 @@ class AgentTable(DataTable):
         if self._names.get(agent.pane_id) != names:  # a new agent or a new name: the widths may change
             self._names[agent.pane_id] = names
             self._replan = True
-        self._sync()
+        self._sync(changed=agent.pane_id)
 
     def remove_agent(self, pane_id: str) -> None:
         self.agents.pop(pane_id, None)
@@ -389,17 +389,31 @@ class AgentTable(DataTable):
             if key in columns.keys:
                 self.add_column(label, key=key, width=widths[key])
 
-    def _sync(self) -> None:
+    def _sync(self, changed: str | None = None) -> None:
         """Bring rows in line with ``agents`` without rebuilding the table.
 
         New rows are added, gone ones removed, changed cells updated, and the
         order fixed with one ``sort`` (a re-index, not a redraw of every row);
         the cursor follows the agent it was on, or the top row until the user
-        picks one.
+        picks one.  ``changed``: only that agent changed (the common update,
+        one per observation), so only its row's cells are computed again; with
+        a hundred agents, recomputing every row on every update was most of a
+        busy table's cost.
         """
         now = self.clock()
         selected, cursor = self.selected_pane_id, self.cursor_row
-        visible = {pane_id for pane_id, agent in self.agents.items() if self._visible(agent)}
+        if changed is not None and not self._replan and self._columns is not None:
+            # Every other row is as it was: only the changed one can enter, leave or change.
+            visible = set(self._cells)
+            agent = self.agents.get(changed)
+            if agent is not None and self._visible(agent):
+                visible.add(changed)
+            else:
+                visible.discard(changed)
+            recompute = [changed] if changed in visible else []
+        else:
+            visible = {pane_id for pane_id, agent in self.agents.items() if self._visible(agent)}
+            recompute = list(visible)
         if self._replan or self._columns is None:
             self._fit_columns([self.agents[p] for p in visible])
         assert self._columns is not None
@@ -407,7 +421,7 @@ class AgentTable(DataTable):
         for pane_id in [p for p in self._cells if p not in visible]:
             self.remove_row(pane_id)
             del self._cells[pane_id]
-        for pane_id in visible:
+        for pane_id in recompute:
             cells = self._cells_for(self.agents[pane_id], now)
             old = self._cells.get(pane_id)
             if old is None:
