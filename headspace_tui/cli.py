@@ -381,13 +381,15 @@ def resolve_target(server, target: str):
 
 
 def cmd_send(args: argparse.Namespace) -> int:
+    import asyncio
+
     config = _load_config(args)
     host_name = args.host or (args.target.partition("@")[2] if args.target.startswith("%") else "")
     if host_name:
         return _send_remote(args, config, host_name)
     server = _server(args)
     record = resolve_target(server, args.target)
-    return _send_to(args, config, server, record)
+    return asyncio.run(_send_to(args, config, server, record))
 
 
 def _send_remote(args: argparse.Namespace, config, host_name: str) -> int:
@@ -403,17 +405,16 @@ def _send_remote(args: argparse.Namespace, config, host_name: str) -> int:
     server = SshTmuxServer(link)
     target = args.target.partition("@")[0] if args.target.startswith("%") else args.target
 
-    def send() -> int:
-        record = resolve_target(server, server.address(target) if target.startswith("%") else target)
-        return _send_to(args, config, server, record)
-
     async def over_the_link() -> int:
         try:
             await link.connect()
         except TmuxUnavailable as exc:
             raise UserError(f"{spec.name}: {exc}") from None
         try:
-            return await asyncio.to_thread(send)  # the guarded send blocks: the link's master lives on this loop
+            # The server's calls block on the link, whose master lives on this loop: each runs in a thread.
+            address = server.address(target) if target.startswith("%") else target
+            record = await asyncio.to_thread(resolve_target, server, address)
+            return await _send_to(args, config, server, record)
         finally:
             await link.close()
 
@@ -423,27 +424,29 @@ def _send_remote(args: argparse.Namespace, config, host_name: str) -> int:
         link.remove_folder()
 
 
-def _send_to(args: argparse.Namespace, config, server, record) -> int:
-    from .actions import ActionError, Intent, read_pane, send_guarded
+async def _send_to(args: argparse.Namespace, config, server, record) -> int:
+    from .answering.keys import ActionError, ThreadedPaneIO, read_pane, send_guarded
+    from .answering.policy import Intent, IntentKind
     from .tmux.server import TmuxCommandError
 
     if args.approve:
-        intent = Intent("approve")
+        intent = Intent(IntentKind.APPROVE)
     elif args.deny:
-        intent = Intent("deny")
+        intent = Intent(IntentKind.DENY)
     elif args.option is not None:
-        intent = Intent("option", option=str(args.option))
+        intent = Intent(IntentKind.OPTION, option=str(args.option))
     elif args.text is not None:
-        intent = Intent("text", text=args.text)
+        intent = Intent(IntentKind.TEXT, text=args.text)
     elif args.nudge:
-        intent = Intent("nudge", text=config.nudge_text)
+        intent = Intent(IntentKind.NUDGE, text=config.nudge_text)
     else:
-        intent = Intent("interrupt")
+        intent = Intent(IntentKind.INTERRUPT)
+    io = ThreadedPaneIO(server)
     try:
         # From the command line, "what the user saw" is the prompt as it is
         # now, unless --expect names the one they saw; the guard still re-reads
         # it right before sending, and the answer says exactly what it answered.
-        seen, _ = read_pane(server, record.pane_id)
+        seen, _ = await read_pane(io, record.pane_id)
         if args.expect is not None:
             shown = seen.prompt.fingerprint if seen.prompt else ""
             if shown != args.expect:
@@ -452,7 +455,7 @@ def _send_to(args: argparse.Namespace, config, server, record) -> int:
                     + (f", fingerprint {shown}" if shown else ", no prompt")
                     + "); nothing sent"
                 )
-        outcome = send_guarded(server, record.pane_id, seen, intent, timeout=args.timeout, server_key=server.key)
+        outcome = await send_guarded(io, record.pane_id, seen, intent, timeout=args.timeout, server_key=server.key)
     except (ActionError, TmuxCommandError) as exc:
         raise UserError(f"{record.target}: {exc}") from None
     if not outcome.delivered:

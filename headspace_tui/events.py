@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .detect.transcript import Turn
-from .model import Agent, AgentState
+from .model import Agent, AgentState, Channel
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class Notice:
 
 
 # How each channel answered, in the words the row, the why view and the timeline use.
-ANSWERED_HOW = {"hook": "via hook", "keys": "by keys", "pane": "answered in the pane"}
+ANSWERED_HOW: dict[str, str] = {Channel.HOOK: "via hook", Channel.KEYS: "by keys", Channel.PANE: "answered in the pane"}
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ class Answered:
     """
 
     agent: Agent
-    channel: str  # "hook", "keys" or "pane"
+    channel: Channel  # hook, keys or pane
     what: str  # "Bash: rm -rf build → allow", for people
     tool: str
     tool_input: str
@@ -84,7 +84,7 @@ class Answered:
     @property
     def first(self) -> str:
         """Who answered first: headspace, or the person at the pane."""
-        return "pane" if self.channel == "pane" else "headspace"
+        return "pane" if self.channel == Channel.PANE else "headspace"
 
 
 Event = AgentChanged | AgentRemoved | TurnsRead | PaneCaptured | ProblemChanged | Notice | Answered

@@ -11,10 +11,9 @@ another's.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 from collections.abc import Callable
 
-from .answering import AnswerDesk
+from .answering.desk import AnswerDesk
 from .monitor import Monitor
 from .pane_watch import PaneWatch
 from .remote.host import RemoteHost
@@ -116,18 +115,19 @@ class Fleet:
 
 
 class ControlPaneIO:
-    """The guarded actions' view of tmux, for the app: no forks where a control client exists.
+    """The guarded answers' view of tmux, for the app: no forks where a control client exists.
 
-    Actions run in a worker thread; captures and keys are handed to the
-    pane's own host's control client on the app's event loop and waited
-    for.  The pane record (copy mode, current command) still comes from a
-    forked ``display-message`` (through ssh for a remote host), once per
-    action.  A pane of a host the fleet does not have is refused.
+    Captures and keys go through the pane's own host's control client on
+    this loop.  The pane record (copy mode, current command) still comes
+    from a forked ``display-message`` (through ssh for a remote host), once
+    per answer, in a thread.  A pane of a host the fleet does not have is
+    refused.
     """
 
-    def __init__(self, fleet: Fleet, loop: asyncio.AbstractEventLoop) -> None:
+    WAIT = 10.0  # seconds for tmux to answer through a control client
+
+    def __init__(self, fleet: Fleet) -> None:
         self.fleet = fleet
-        self.loop = loop
 
     def _server(self, address: str):
         monitor = self.fleet.monitor_for(address)
@@ -135,31 +135,30 @@ class ControlPaneIO:
             raise TmuxCommandError(f"no host for pane {address}")
         return monitor.server
 
-    def _run(self, coroutine):
+    async def _through(self, coroutine):
         try:
-            return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout=10)
+            return await asyncio.wait_for(coroutine, self.WAIT)
         except ControlError as exc:
             raise TmuxCommandError(str(exc)) from None
-        except (TimeoutError, concurrent.futures.TimeoutError):
+        except TimeoutError:
             raise TmuxCommandError("tmux did not answer through the control client in time") from None
-        except RuntimeError as exc:  # the app's loop is shutting down
-            raise TmuxCommandError(f"headspace is shutting down ({exc})") from None
 
-    def pane(self, pane_id: str) -> PaneRecord:
-        return self._server(pane_id).pane(pane_id)
+    async def pane(self, pane_id: str) -> PaneRecord:
+        return await asyncio.to_thread(self._server(pane_id).pane, pane_id)
 
-    def capture(self, pane_id: str, ansi: bool = True, history: int = 0) -> str:
+    async def capture(self, pane_id: str, ansi: bool = True, history: int = 0) -> str:
         client = self.fleet.client(pane_id)
         if client is None:
-            return self._server(pane_id).capture(pane_id, ansi, history)
-        return self._run(client.capture(pane_id, ansi, history))
+            return await asyncio.to_thread(self._server(pane_id).capture, pane_id, ansi, history)
+        return await self._through(client.capture(pane_id, ansi, history))
 
-    def send_keys(self, pane_id: str, *keys: str, literal: bool = False) -> None:
+    async def send_keys(self, pane_id: str, *keys: str, literal: bool = False) -> None:
         client = self.fleet.client(pane_id)
         if client is None:
-            self._server(pane_id).send_keys(pane_id, *keys, literal=literal)
+            server = self._server(pane_id)
+            await asyncio.to_thread(lambda: server.send_keys(pane_id, *keys, literal=literal))
             return
-        self._run(client.send_keys(pane_id, *keys, literal=literal))
+        await self._through(client.send_keys(pane_id, *keys, literal=literal))
 
 
 async def scan_host(host: RemoteHost, *, include_all: bool = False) -> list[PaneView]:

@@ -9,7 +9,7 @@ as JSON and explained without knowing where it came from.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from enum import Enum
+from enum import Enum, StrEnum
 
 
 class AgentState(str, Enum):
@@ -182,6 +182,15 @@ class Observation:
         }
 
 
+class Channel(StrEnum):
+    """How an answer reached an agent, or can: Claude's answer hook, keys typed by headspace, the person at the pane."""
+
+    NONE = ""  # no answer, or keys only (the row's "channel" when no hook holds the dialog)
+    HOOK = "hook"
+    KEYS = "keys"
+    PANE = "pane"
+
+
 @dataclass
 class Agent:
     """One tmux pane that runs (or ran) Claude Code, as the table shows it."""
@@ -200,7 +209,7 @@ class Agent:
     # How the last prompt was answered ("approved via hook: Bash: make"), and
     # "hook" while the dialog on screen can be answered through the answer hook.
     answered: str = ""
-    channel: str = ""
+    channel: Channel = Channel.NONE
     command: str = ""  # the user's current (or last) command, from the transcript
     outcome: str = ""  # the last outcome: "tests passed: 42 passed", "committed: abc1234 ..."
     claude_version: str = ""  # from Claude's install; "" when unknown

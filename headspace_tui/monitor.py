@@ -42,7 +42,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import discovery
-from .answering import AnswerDesk, Watched
+from .answering.desk import AnswerDesk, Watched
 from .detect.fusion import Fuser
 from .detect.registry import ClaudeStatus, status_observation
 from .detect.transcript import transcript_path

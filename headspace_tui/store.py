@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from .detect.registry import ClaudeStatus
 from .events import AgentChanged, AgentRemoved, Event
-from .model import Agent, AgentState, Evidence, Observation
+from .model import Agent, AgentState, Channel, Evidence, Observation
 from .tmux.server import PaneRecord
 
 log = logging.getLogger(__name__)
@@ -156,8 +156,8 @@ class AgentStore:
             agent.answered = text
             self.emit(AgentChanged(agent, agent.state, at))
 
-    def channel(self, pane_id: str, channel: str, at: float) -> None:
-        """Whether the dialog on screen can be answered through the hook ("hook") or only by keys ("")."""
+    def channel(self, pane_id: str, channel: Channel, at: float) -> None:
+        """Whether the dialog on screen can be answered through the hook (``Channel.HOOK``) or only by keys (``NONE``)."""
         agent = self.agents.get(pane_id)
         if agent is not None and agent.channel != channel:
             agent.channel = channel

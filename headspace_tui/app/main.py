@@ -12,7 +12,6 @@ it never ends the app or the monitor.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import os
@@ -37,12 +36,11 @@ from textual.widgets import DataTable, Input, Static
 from textual.worker import Worker, WorkerState
 
 from .. import deliver, logfile, theme_files
-from ..actions import ActionError, Intent, Outcome, confirm_moved_on, send_guarded
-from ..answering import AnswerDesk
+from ..answering.answerer import Answerer, Report
+from ..answering.policy import Intent, IntentKind, key_allowed, live_keys
 from ..config import Config, HostSpec
 from ..config import default_path as default_config_path
 from ..fleet import ControlPaneIO, Fleet
-from ..hooks.calls import QUESTION_TOOL, hook_answer
 from ..journal import Journal, who
 from ..model import Agent, AgentState, Observation
 from ..monitor import Monitor
@@ -68,18 +66,11 @@ from .widgets.preview import PanePreview, PromptBar
 SIDE_BY_SIDE_MIN_WIDTH = 140
 TABLE_ONLY_BELOW = 18
 GC_SETTLE_AFTER = 3.0  # seconds after start: the app is up, the first discovery done (see gc_pace)
-# A prompt on display for less than this cannot be the one the user meant to answer.
-REACTION_TIME = 0.4
-_NOTHING = object()
 
 log = logging.getLogger(__name__)
 
 
 MONITOR_RESTART = 1.0  # seconds before a monitor that stopped on an error runs again
-# Keys that act on the selected agent, and the states in which each can do anything.
-_ANSWERS = {AgentState.PERMISSION, AgentState.PLAN}
-_AT_INPUT = {AgentState.IDLE, AgentState.INPUT}
-_NEEDS_AGENT = {"approve", "deny", "option", "nudge", "interrupt", "reply", "jump", "why", "timeline", "approve_all"}
 
 
 def _handler(handler):
@@ -196,9 +187,6 @@ class HeadspaceApp(App[str | None]):
         self.notices = notices  # problems found before the screen existed (config, event log)
         self.log_path = log_path
         self.crash: BaseException | None = None
-        # Per pane: None while a key is on its way; after a delivered one, the
-        # observation it answered (keys wait for a newer one).
-        self._in_flight: dict[str, Observation | None] = {}
         self.server = server
         self.live = live
         self.clock = clock
@@ -227,11 +215,14 @@ class HeadspaceApp(App[str | None]):
         monitors = ([monitor(None)] if local or not hosts else []) + [monitor(h) for h in hosts]
         self.fleet = Fleet(monitors, on_problem=lambda problem: self._post(ProblemChanged(problem)))
         self.monitor = self.fleet.first  # the local one (replayed panes; tests read its state)
+        self.pane_io = ControlPaneIO(self.fleet)
+        self.answerer = Answerer(self.fleet, self.pane_io, clock=clock, confirm_timeout=self.config.confirm_timeout)
+        self.answerer.subscribe(self._answer_reported)
         self.journal = journal
         self.notices = (*self.notices, *self._load_themes(theme_dirs if theme_dirs is not None else [theme_files.builtin_dir()]))
         self.set_reactive(HeadspaceApp.layout_mode, self.config.layout)
         self._main_screen: MainScreen | None = None
-        self._keys_for: tuple[str, AgentState] | None = None  # what the footer's keys were chosen for
+        self._keys_for: frozenset[str] | None = None  # the agent keys the footer shows
         self._summary_text: Text | None = None
         # Agents that start needing you are announced once (see notify.py).
         self.notifier = Notifier(self.config.notify_states, started=clock())
@@ -328,7 +319,6 @@ class HeadspaceApp(App[str | None]):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        self.pane_io = ControlPaneIO(self.fleet, asyncio.get_running_loop())
         self._theme_changed()
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         self._remember_theme = True
@@ -372,6 +362,7 @@ class HeadspaceApp(App[str | None]):
     async def on_unmount(self) -> None:
         # Detach from tmux before the event loop goes away (the monitor worker may
         # already have been cancelled without waiting for its detectors).
+        await self.answerer.close()
         await self.fleet.stop()
 
     @property
@@ -563,8 +554,7 @@ class HeadspaceApp(App[str | None]):
         (A footer rebuild restyles every key; on each update it cost about
         2% of a core at 50 busy agents.)
         """
-        agent = self.selected_agent()
-        live = (agent.pane_id, agent.state) if agent is not None else None
+        live = live_keys(self.selected_agent())
         if live != self._keys_for:
             self._keys_for = live
             self.refresh_bindings()
@@ -603,29 +593,14 @@ class HeadspaceApp(App[str | None]):
 
     # -- which keys are live ----------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Agent keys only where they can do something for the selected agent (the footer shows only those)."""
-        if action not in _NEEDS_AGENT or not self.is_running or not self.screen_stack:
+        """Agent keys only where they can do something for the selected agent (``policy.key_allowed``; the footer shows only those)."""
+        if not self.is_running or not self.screen_stack:
             return True
         try:
             agent = self.selected_agent()
         except Exception:  # noqa: BLE001 - the main screen is still being built
             return True
-        if agent is None:
-            return False
-        if agent.offline and action not in ("why", "timeline"):
-            return False  # its host is out of reach: no key goes to a reading that may be stale
-        state = agent.state
-        if action in ("approve", "deny"):
-            return state in _ANSWERS
-        if action == "approve_all":
-            return state is AgentState.PERMISSION and agent.channel == "hook"
-        if action == "option":
-            return state.is_menu
-        if action == "interrupt":
-            return state is AgentState.WORKING
-        if action == "nudge":
-            return state in _AT_INPUT
-        return True
+        return key_allowed(action, agent)
 
     # -- filter and help ----------------------------------------------------------
     def action_filter(self) -> None:
@@ -686,19 +661,19 @@ class HeadspaceApp(App[str | None]):
         return self.screen is self.screen_stack[0] and not isinstance(self.focused, Input)
 
     def action_approve(self) -> None:
-        self._act(Intent("approve"))
+        self._act(Intent(IntentKind.APPROVE))
 
     def action_deny(self) -> None:
-        self._act(Intent("deny"))
+        self._act(Intent(IntentKind.DENY))
 
     def action_option(self, number: str) -> None:
-        self._act(Intent("option", option=number))
+        self._act(Intent(IntentKind.OPTION, option=number))
 
     def action_nudge(self) -> None:
-        self._act(Intent("nudge", text=self.config.nudge_text))
+        self._act(Intent(IntentKind.NUDGE, text=self.config.nudge_text))
 
     def action_interrupt(self) -> None:
-        self._act(Intent("interrupt"))
+        self._act(Intent(IntentKind.INTERRUPT))
 
     def _target(self) -> Agent | None:
         """The agent a key acts on, or None (and why) when keys must not act now."""
@@ -719,11 +694,9 @@ class HeadspaceApp(App[str | None]):
         def done(text: str | None) -> None:
             if not text:
                 return
-            if agent.pane_id in self._in_flight and self._answer_refusal(agent):
-                self.notify(clean(f"{agent.target}: a key is still on its way; reply not sent"), severity="warning", markup=False)
-                return
-            self._in_flight[agent.pane_id] = None
-            self._send(agent.pane_id, agent.target, seen, Intent("text", text=text), agent.prompt_since)
+            refusal = self.answerer.answer(agent, Intent(IntentKind.TEXT, text=text), seen=seen)
+            if refusal:
+                self.notify(clean(f"{agent.target}: {refusal}; reply not sent"), severity="warning", markup=False)
 
         self.push_screen(ReplyScreen(agent.target, question), done)
 
@@ -748,15 +721,15 @@ class HeadspaceApp(App[str | None]):
             return
         self._fetch_history(agent.pane_id, f"{agent.target} ({agent.pane_id})", watch.record.width)
 
-    @work(thread=True, group="history", exclusive=True, exit_on_error=False)
-    def _fetch_history(self, pane_id: str, title: str, width: int) -> None:
-        """The pane with its tmux history, through the session's control client (waited for in a worker)."""
+    @work(group="history", exclusive=True, exit_on_error=False)
+    async def _fetch_history(self, pane_id: str, title: str, width: int) -> None:
+        """The pane with its tmux history, through the session's control client."""
         try:
-            ansi = self.pane_io.capture(pane_id, True, self.HISTORY_LINES)
+            ansi = await self.pane_io.capture(pane_id, True, self.HISTORY_LINES)
         except (TmuxCommandError, TmuxUnavailable) as exc:
-            self.call_from_thread(self.notify, clean(f"cannot read the history of {title}: {exc}"), severity="warning", markup=False)
+            self.notify(clean(f"cannot read the history of {title}: {exc}"), severity="warning", markup=False)
             return
-        self.call_from_thread(self._show_history, pane_id, title, ansi, width)
+        self._show_history(pane_id, title, ansi, width)
 
     @_handler
     def _show_history(self, pane_id: str, title: str, ansi: str, width: int) -> None:
@@ -782,145 +755,32 @@ class HeadspaceApp(App[str | None]):
         agent = self._target()
         if agent is None:
             return
-        refusal = self._answer_refusal(agent)
+        refusal = self.answerer.answer(agent, intent)
         if refusal:
             self.notify(clean(f"{agent.target}: {refusal}; nothing sent"), severity="warning", markup=False)
-            return
-        # What the user saw when pressing the key: the observation on display now.
-        self._in_flight[agent.pane_id] = None  # on its way
-        desk = self.fleet.desk(agent.pane_id)
-        if desk is not None:
-            if self._answer_by_hook(desk, agent, intent):
-                return
-            mismatch = desk.question_mismatch(agent.pane_id) if intent.kind == "option" else ""
-            if mismatch:
-                del self._in_flight[agent.pane_id]
-                self.notify(clean(f"{agent.target}: {mismatch}; nothing sent"), severity="warning", markup=False)
-                return
-            desk.sending_keys(agent.pane_id, True)
-        self._send(agent.pane_id, agent.target, agent.observation, intent, agent.prompt_since)
-
-    def _answer_by_hook(self, desk: AnswerDesk, agent: Agent, intent: Intent) -> bool:
-        """Answer through the hook holding this exact call, when there is one and the intent fits; False: use keys."""
-        call = desk.call_for(agent.pane_id)
-        answer = hook_answer(call, agent.observation, intent.kind, intent.option) if call is not None else None
-        if call is None or answer is None or not desk.decide(call, answer.decision, answer.what):
-            return False
-        self._confirm_hook(agent.pane_id, agent.target, agent.observation, answer.what)
-        return True
-
-    @work(thread=True, group="send", exit_on_error=False)
-    def _confirm_hook(self, pane_id: str, target: str, seen: Observation, what: str) -> None:
-        """After a decision through the hook: the pane must show Claude moved on, as after keys."""
-        try:
-            outcome = confirm_moved_on(self.pane_io, pane_id, seen, what, timeout=self.config.confirm_timeout)
-        except (ActionError, TmuxCommandError, TmuxUnavailable) as exc:
-            outcome = Outcome(False, f"not confirmed: {exc}")
-        if outcome.delivered:
-            state = outcome.after.state.value if outcome.after else "?"
-            self.call_from_thread(self._report_send, pane_id, f"{target}: {what} (via hook); Claude moved on ({state})", "", "information", seen)
-        else:
-            self.call_from_thread(self._report_send, pane_id, f"{target}: {what} via hook: {outcome.detail}", "not delivered", "error", None)
 
     def action_approve_all(self) -> None:
         """Approve every waiting request identical to the selected one, after a list the user confirms."""
         agent = self._target()
-        desk = self.fleet.desk(agent.pane_id) if agent is not None else None
-        call = desk.call_for(agent.pane_id) if desk is not None and agent is not None else None
-        if agent is None or desk is None or call is None or call.tool_name == QUESTION_TOOL:
-            if agent is not None:
-                self.notify(clean(f"{agent.target}: no hook request to approve here (y answers by keys)"), severity="warning", markup=False)
+        if agent is None:
             return
-        pairs = [(a, c) for a, c in desk.calls_like(call) if not self._answer_refusal(a) or a.pane_id == agent.pane_id]
+        pairs, reason = self.answerer.batch(agent)
+        if reason:
+            self.notify(clean(f"{agent.target}: {reason}"), severity="warning", markup=False)
+            return
 
         def done(yes: bool | None) -> None:
-            if not yes:
-                return
-            approved = []
-            for other, pending in pairs:
-                if self._answer_refusal(other):
-                    continue  # a key went to it meanwhile
-                now = desk.call_for(other.pane_id)
-                answer = hook_answer(pending, other.observation, "approve")
-                if now is None or now.id != pending.id or answer is None or not desk.decide(pending, answer.decision, answer.what):
-                    continue
-                self._in_flight[other.pane_id] = None
-                approved.append(other.target)
-                self._confirm_hook(other.pane_id, other.target, other.observation, answer.what)
-            left = len(pairs) - len(approved)
-            self.notify(
-                clean(f"approved {len(approved)} via hook: {', '.join(approved)}" + (f"; {left} no longer waiting" if left else "")),
-                markup=False,
-            )
+            if yes:
+                self.notify(clean(self.answerer.approve_batch(pairs)), markup=False)
 
         self.push_screen(BatchApproveScreen(pairs), done)
 
-    def _answer_refusal(self, agent: Agent) -> str:
-        """Why a key for ``agent`` must not go now, or "".
-
-        * one send at a time: a second key while the first is on its way
-          (a double tap) is refused, not queued;
-        * after a send, keys stay off until the monitor shows what the pane
-          did (a new observation), so the next key is judged against the
-          next prompt, never against the one already answered;
-        * a prompt on display for less than a human's reaction time cannot be
-          the one the user meant: it is shown, not answered.
-        """
-        if agent.offline:
-            return f"{agent.host} is out of reach ({agent.offline})"
-        pending = self._in_flight.get(agent.pane_id, _NOTHING)
-        if pending is not _NOTHING:
-            if pending is None:
-                return "a key is already on its way"
-            if agent.observation is pending:
-                return "waiting to see what the last key did"
-            del self._in_flight[agent.pane_id]
-        if agent.observation.prompt is not None and self.clock() - agent.prompt_since < REACTION_TIME:
-            return "the prompt just changed; read it, then press again"
-        return ""
-
-    @work(thread=True, group="send", exit_on_error=False)
-    def _send(self, pane_id: str, target: str, seen, intent: Intent, shown_at: float | None = None) -> None:
-        try:
-            outcome = send_guarded(
-                self.pane_io,
-                pane_id,
-                seen,
-                intent,
-                timeout=self.config.confirm_timeout,
-                shown_at=shown_at or None,
-                server_key=self.fleet.server_key(pane_id),
-            )
-        except (ActionError, TmuxCommandError, TmuxUnavailable) as exc:
-            self.call_from_thread(self._report_send, pane_id, f"{target}: {exc}", "not sent", "warning", None)
-            return
-        except Exception as exc:
-            log.exception("sending to %s failed", pane_id)
-            self.call_from_thread(self._report_send, pane_id, f"{target}: not sent ({type(exc).__name__})", "not sent", "error", None)
-            return
-        if outcome.delivered:
-            self.call_from_thread(self._report_send, pane_id, f"{target}: {outcome.detail}", "", "information", seen, outcome.what)
-        else:
-            self.call_from_thread(self._report_send, pane_id, f"{target}: {outcome.detail}", "not delivered", "error", None)
-
     @_handler
-    def _report_send(self, pane_id: str, message: str, mark: str, severity: str, answered, keys_answered: str = "") -> None:
-        """Say how a send went. After a delivered one, keys for that agent wait for a new observation."""
-        self.notify(clean(message), severity=severity, markup=False)  # type: ignore[arg-type]
-        agent = self.table.agents.get(pane_id)
-        desk = self.fleet.desk(pane_id)
-        if desk is not None:
-            desk.sending_keys(pane_id, False)
-            if keys_answered and agent is not None:
-                desk.record(agent, "keys", keys_answered)
-        if answered is not None and agent is not None and agent.observation is answered:
-            self._in_flight[pane_id] = answered  # until the monitor reports the pane's next state
-            if pane_id == self.table.selected_pane_id:
-                self._next_waiting(after=pane_id)
-        else:
-            self._in_flight.pop(pane_id, None)
-        self.fleet.mark(pane_id, mark)
-        self.fleet.refresh_soon(pane_id)
+    def _answer_reported(self, report: Report) -> None:
+        """How an answer went, in one line; after one that landed, the selection moves on like an inbox."""
+        self.notify(clean(report.text), severity=report.severity, markup=False)  # type: ignore[arg-type]
+        if report.move_on and report.pane_id == self.table.selected_pane_id:
+            self._next_waiting(after=report.pane_id)
 
     def _next_waiting(self, *, after: str) -> None:
         """Like an inbox: once an agent is answered, select the next one that needs you (if any)."""

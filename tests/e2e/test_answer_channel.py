@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from headspace_tui.app.main import REACTION_TIME
+from headspace_tui.answering.policy import REACTION_TIME
 from headspace_tui.app.screens.batch import BatchApproveScreen
 from headspace_tui.app.widgets.agent_table import waiting_for
 from headspace_tui.hooks import settings as hook_settings

@@ -13,7 +13,8 @@ import time
 
 import pytest
 
-from headspace_tui.app.main import REACTION_TIME, HeadspaceApp
+from headspace_tui.answering.policy import REACTION_TIME
+from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.model import AgentState
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text

@@ -12,6 +12,7 @@ import io
 import pytest
 from rich.console import Console
 
+from headspace_tui.answering.answerer import Report
 from headspace_tui.app.screens.help import HelpScreen
 from headspace_tui.app.widgets.agent_table import TIME
 from headspace_tui.config import parse_config
@@ -191,8 +192,8 @@ def test_after_an_answer_the_selection_moves_on_to_the_next_agent_waiting():
             await app.snapshot_loader(pilot)
             first = app.table.selected_pane_id
             agent = app.table.agents[first]
-            # What the send worker reports after a delivered key (the live path is in test_app_live).
-            app._report_send(first, f"{agent.target}: answered", "", "information", agent.observation)
+            # What the answerer reports after a delivered key (the live path is in test_app_live).
+            app._answer_reported(Report(first, f"{agent.target}: answered", "information", delivered=True, move_on=True))
             await pilot.pause()
             now = app.table.agents[app.table.selected_pane_id]
             assert now.pane_id != first and now.state.needs_you

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from headspace_tui.actions import ActionError, Intent, plan_keys
+from headspace_tui.answering.keys import ActionError, Intent, plan_keys
 from headspace_tui.detect.claude import BASE, classify_capture
 from headspace_tui.model import AgentState
 from tests.harness.record import corpus_dir

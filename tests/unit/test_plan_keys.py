@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from headspace_tui.actions import ActionError, Intent, KeyStroke, plan_keys, same_prompt
+from headspace_tui.answering.keys import ActionError, Intent, KeyStroke, plan_keys, same_prompt
 from headspace_tui.detect.claude import classify_capture
 from tests.harness.record import DEFAULT_OUT
 

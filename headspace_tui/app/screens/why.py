@@ -13,7 +13,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ...answering import ChannelReport
+from ...answering.desk import ChannelReport
 from ...detect.claude import family_of
 from ...detect.fusion import Explanation
 from ...events import ANSWERED_HOW

@@ -12,7 +12,7 @@ audit.  It
   pane at that moment, the person at the pane answered first.  The hook is
   let go at once (its late decision would be ignored anyway) and the answer
   recorded;
-* marks the row ``channel = "hook"`` while its dialog can be answered
+* marks the row ``channel = Channel.HOOK`` while its dialog can be answered
   through the hook;
 * ``decide`` hands a decision to the hook and records it; ``record`` is the
   audit for every answer (hook, keys, pane): the row's ``answered`` text and
@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .events import ANSWERED_HOW, Answered
-from .hooks.calls import QUESTION_TOOL, PendingCall, why_not
-from .hooks.channel import AnswerChannel, ChannelTaken, ChannelUnavailable
-from .model import Agent, AgentState
-from .store import AgentStore
+from ..events import ANSWERED_HOW, Answered
+from ..hooks.calls import QUESTION_TOOL, PendingCall, why_not
+from ..hooks.channel import AnswerChannel, ChannelTaken, ChannelUnavailable
+from ..model import Agent, AgentState, Channel
+from ..store import AgentStore
 
 log = logging.getLogger(__name__)
 
@@ -128,8 +128,8 @@ class AnswerDesk:
             elif call.id in self._shown and observation.state not in _UNSURE and self._moved_on(observation):
                 self._let_go(call)
                 if pane_id not in self._keys:
-                    self.record(seen.agent, "pane", call.describe(), call)
-        self.store.channel(pane_id, "hook" if _one(fits) is not None else "", self.clock())
+                    self.record(seen.agent, Channel.PANE, call.describe(), call)
+        self.store.channel(pane_id, Channel.HOOK if _one(fits) is not None else Channel.NONE, self.clock())
 
     @staticmethod
     def _moved_on(observation) -> bool:
@@ -144,7 +144,7 @@ class AnswerDesk:
             self.channel.release(call.id)
 
     def _tag(self, pane_id: str) -> None:
-        self.store.channel(pane_id, "hook" if self.call_for(pane_id) is not None else "", self.clock())
+        self.store.channel(pane_id, Channel.HOOK if self.call_for(pane_id) is not None else Channel.NONE, self.clock())
 
     # -- answering -------------------------------------------------------------------
     def call_for(self, pane_id: str) -> PendingCall | None:
@@ -179,7 +179,7 @@ class AnswerDesk:
         self._shown.discard(call.id)
         seen = self.watched(call.pane_id)
         if seen is not None:
-            self.record(seen.agent, "hook", what, call)
+            self.record(seen.agent, Channel.HOOK, what, call)
         self._tag(call.pane_id)
         return True
 
@@ -208,7 +208,7 @@ class AnswerDesk:
         else:
             self._keys.discard(pane_id)
 
-    def record(self, agent: Agent, channel: str, what: str, call: PendingCall | None = None) -> None:
+    def record(self, agent: Agent, channel: Channel, what: str, call: PendingCall | None = None) -> None:
         """The audit: the row's last answer, and an event for the journal."""
         at = self.clock()
         self.store.answered(agent.pane_id, f"{ANSWERED_HOW[channel]}: {what}", at)

@@ -1,8 +1,9 @@
-"""Answering an agent without ever typing into the wrong prompt.
+"""Answering an agent by keys without ever typing into the wrong prompt.
 
 Keystrokes are dangerous: a digit typed into Claude's input box becomes part
 of a message, a "y" sent to a pane whose dialog already changed approves
-something the user never saw.  So every action goes through one guarded path:
+something the user never saw.  So every answer by keys goes through one
+guarded path:
 
 1. the pane is addressed by its id (``%N``) only, the one the user looked at,
    and one send at a time goes to it (``pane_lock``);
@@ -11,15 +12,18 @@ something the user never saw.  So every action goes through one guarded path:
    screen that has held still (``settled_read``);
 3. the keys are derived from the prompt as it is *now* (``No`` found by its
    label, digits only for a numbered menu, text sent literally and Enter
-   separately);
+   separately), and only where ``policy.FITS`` says the answer fits;
 4. afterwards the pane is watched until Claude reacted (working, its input
    box, the next prompt); otherwise the result says "not delivered".
 
-``plan_keys`` is pure and tested on the corpus; ``send_guarded`` does the I/O.
+``plan_keys`` is pure and tested on the corpus; ``send_guarded`` does the
+I/O, as a coroutine on the caller's loop (the app's, or ``asyncio.run`` in
+the CLI): its waits are ``asyncio.sleep``, so nothing blocks while it watches.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import threading
@@ -30,14 +34,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from .detect.claude import classify_capture, is_claude_command, strip_sgr
-from .model import AgentState, Observation
-from .safe_files import is_private_dir
+from ..detect.claude import classify_capture, is_claude_command, strip_sgr
+from ..model import AgentState, Observation
+from ..safe_files import is_private_dir
+from .policy import INPUT_BOX_STATES, MENU_ANSWERS, REACTION_TIME, Intent, IntentKind, unfit
 
-INPUT_BOX_STATES = (AgentState.IDLE, AgentState.INPUT, AgentState.ERROR)
-# Measured on 2.1.330: a digit sent within ~0.1 s of a menu being drawn is
-# dropped (the dialog is not listening yet); from ~0.3 s on it lands.
-MIN_PROMPT_AGE = 0.4
+__all__ = ["INPUT_BOX_STATES", "ActionError", "Intent", "KeyStroke", "Outcome", "plan_keys", "same_prompt", "send_guarded"]
+
 # The screen must hold still this long before the last read that keys follow:
 # Claude redraws within a frame or two of a key typed in the pane itself.
 SETTLE = 0.15
@@ -45,22 +48,6 @@ SETTLE = 0.15
 
 class ActionError(Exception):
     """Why nothing was sent, in one line for the user."""
-
-
-@dataclass(frozen=True)
-class Intent:
-    """What the user asked for: approve, deny, option, text, nudge or interrupt."""
-
-    kind: str
-    option: str = ""  # the digit, for "option"
-    text: str = ""  # for "text" and "nudge"
-
-    def describe(self) -> str:
-        if self.kind == "option":
-            return f"option {self.option}"
-        if self.kind in ("text", "nudge"):
-            return f"{self.kind} {self.text!r}"
-        return self.kind
 
 
 @dataclass(frozen=True)
@@ -80,18 +67,23 @@ class Outcome:
 def plan_keys(now: Observation, intent: Intent) -> list[KeyStroke]:
     """The keystrokes that carry out ``intent`` on the prompt ``now``; raise if they don't fit."""
     prompt = now.prompt
-    if intent.kind == "interrupt":
-        if now.state is not AgentState.WORKING:
-            raise ActionError(f"Claude is not working (it is {now.state.value}); nothing to interrupt")
+    if intent.kind in (IntentKind.TEXT, IntentKind.NUDGE):
+        text = intent.text.replace("\r", " ").replace("\n", " ").strip()
+        if not text:
+            raise ActionError("nothing to send: the text is empty")
+    refusal = unfit(intent.kind, now.state)
+    if refusal:
+        raise ActionError(refusal)
+    if intent.kind is IntentKind.INTERRUPT:
         return [KeyStroke(("Escape",))]
-    if intent.kind in ("approve", "deny", "option"):
-        if not now.state.is_menu or prompt is None or not prompt.options:
+    if intent.kind in MENU_ANSWERS:
+        if prompt is None or not prompt.options:
             raise ActionError(f"the pane shows no numbered menu (it is {now.state.value}); nothing sent")
-        if intent.kind == "approve":
+        if intent.kind is IntentKind.APPROVE:
             choice = prompt.yes
             if choice is None:
                 raise ActionError("this prompt has no 'Yes' choice")
-        elif intent.kind == "deny":
+        elif intent.kind is IntentKind.DENY:
             choice = prompt.no
             if choice is None and prompt.deny_key:
                 return [KeyStroke((prompt.deny_key,))]  # the dialog itself says this key refuses
@@ -105,14 +97,7 @@ def plan_keys(now: Observation, intent: Intent) -> list[KeyStroke]:
         if not choice.key.isdigit():
             raise ActionError("this dialog has no number keys; answer it in the pane itself")
         return [KeyStroke((choice.key,))]
-    if intent.kind in ("text", "nudge"):
-        text = intent.text.replace("\r", " ").replace("\n", " ").strip()
-        if not text:
-            raise ActionError("nothing to send: the text is empty")
-        if now.state not in INPUT_BOX_STATES:
-            raise ActionError(f"the pane is not at Claude's input box (it is {now.state.value}); nothing sent")
-        return [KeyStroke((text,), literal=True), KeyStroke(("Enter",))]
-    raise ActionError(f"unknown action {intent.kind!r}")
+    return [KeyStroke((text,), literal=True), KeyStroke(("Enter",))]
 
 
 def same_prompt(seen: Observation, now: Observation) -> bool:
@@ -132,9 +117,9 @@ def same_prompt(seen: Observation, now: Observation) -> bool:
 def describe_answer(prompt_before: Observation, intent: Intent, strokes: list[KeyStroke]) -> str:
     """Exactly what was answered, for the user: the tool and its command, or the question and the option."""
     prompt = prompt_before.prompt
-    if intent.kind in ("text", "nudge"):
+    if intent.kind in (IntentKind.TEXT, IntentKind.NUDGE):
         return f"{intent.kind} {intent.text.strip()!r}"
-    if intent.kind == "interrupt":
+    if intent.kind is IntentKind.INTERRUPT:
         return "interrupt (Esc)"
     if prompt is None:
         return intent.describe()
@@ -154,19 +139,43 @@ def describe_answer(prompt_before: Observation, intent: Intent, strokes: list[Ke
 
 
 class PaneIO(Protocol):
-    """What the guarded path needs from tmux (``tmux.server.TmuxServer`` provides it)."""
+    """What the guarded path needs from tmux, awaited (``fleet.ControlPaneIO``, ``ThreadedPaneIO``)."""
+
+    async def pane(self, pane_id: str): ...
+    async def capture(self, pane_id: str, ansi: bool = True) -> str: ...
+    async def send_keys(self, pane_id: str, *keys: str, literal: bool = False) -> None: ...
+
+
+class BlockingPaneIO(Protocol):
+    """A tmux server's blocking calls (``tmux.server.TmuxServer``, ``remote.ssh.SshTmuxServer``)."""
 
     def pane(self, pane_id: str): ...
     def capture(self, pane_id: str, ansi: bool = True) -> str: ...
     def send_keys(self, pane_id: str, *keys: str, literal: bool = False) -> None: ...
 
 
-def read_pane(io: PaneIO, pane_id: str) -> tuple[Observation, object]:
-    record = io.pane(pane_id)
-    return classify_capture(io.capture(pane_id, ansi=True), command=record.current_command), record
+class ThreadedPaneIO:
+    """A server's blocking calls, each in a thread: the loop (and an ssh link's master on it) keeps running."""
+
+    def __init__(self, server: BlockingPaneIO) -> None:
+        self.server = server
+
+    async def pane(self, pane_id: str):
+        return await asyncio.to_thread(self.server.pane, pane_id)
+
+    async def capture(self, pane_id: str, ansi: bool = True) -> str:
+        return await asyncio.to_thread(self.server.capture, pane_id, ansi)
+
+    async def send_keys(self, pane_id: str, *keys: str, literal: bool = False) -> None:
+        await asyncio.to_thread(lambda: self.server.send_keys(pane_id, *keys, literal=literal))
 
 
-def settled_read(io: PaneIO, pane_id: str, command: str, *, quiet: float = SETTLE, timeout: float = 2.0) -> tuple[Observation, str]:
+async def read_pane(io: PaneIO, pane_id: str) -> tuple[Observation, object]:
+    record = await io.pane(pane_id)
+    return classify_capture(await io.capture(pane_id, ansi=True), command=record.current_command), record
+
+
+async def settled_read(io: PaneIO, pane_id: str, command: str, *, quiet: float = SETTLE, timeout: float = 2.0) -> tuple[Observation, str]:
     """The pane once two captures ``quiet`` seconds apart are identical.
 
     Claude redraws within a frame or two of a key: a screen that is still
@@ -175,10 +184,10 @@ def settled_read(io: PaneIO, pane_id: str, command: str, *, quiet: float = SETTL
     screen that held still.
     """
     deadline = time.monotonic() + timeout
-    ansi = io.capture(pane_id, ansi=True)
+    ansi = await io.capture(pane_id, ansi=True)
     while True:
-        time.sleep(quiet)
-        again = io.capture(pane_id, ansi=True)
+        await asyncio.sleep(quiet)
+        again = await io.capture(pane_id, ansi=True)
         if again == ansi:
             return classify_capture(again, command=command), again
         if time.monotonic() > deadline:
@@ -186,7 +195,7 @@ def settled_read(io: PaneIO, pane_id: str, command: str, *, quiet: float = SETTL
         ansi = again
 
 
-def send_guarded(
+async def send_guarded(
     io: PaneIO,
     pane_id: str,
     seen: Observation,
@@ -198,61 +207,61 @@ def send_guarded(
 ) -> Outcome:
     """Send ``intent`` to ``pane_id`` only if it still shows ``seen``; confirm it landed.
 
-    One send at a time per pane (across threads and processes: a lock in
+    One send at a time per pane (across tasks and processes: a lock in
     the runtime folder).  ``shown_at`` (time.time()) is when the prompt was
-    first seen on screen; a menu younger than MIN_PROMPT_AGE is given the
+    first seen on screen; a menu younger than REACTION_TIME is given the
     rest of that time before any key goes (unknown: the full wait).  The
     last read before the keys is of a screen that held still for SETTLE.
     """
     if not pane_id.startswith("%"):
         raise ActionError(f"refusing to send to {pane_id!r}: actions address panes by id (%N) only")
     with pane_lock(server_key, pane_id):
-        return _send_locked(io, pane_id, seen, intent, timeout=timeout, shown_at=shown_at)
+        return await _send_locked(io, pane_id, seen, intent, timeout=timeout, shown_at=shown_at)
 
 
-def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Intent, *, timeout: float, shown_at: float | None) -> Outcome:
-    now, record = read_pane(io, pane_id)
+async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Intent, *, timeout: float, shown_at: float | None) -> Outcome:
+    now, record = await read_pane(io, pane_id)
     command = getattr(record, "current_command", "")
     if getattr(record, "in_mode", False):
         raise ActionError(f"pane {pane_id} is in copy mode; leave it first (q) — nothing sent")
     if not is_claude_command(command):
         raise ActionError(f"Claude is no longer running in pane {pane_id}; nothing sent")
-    if intent.kind in ("approve", "deny", "option") and seen.state.is_menu and (seen.prompt is None or not seen.prompt.options):
+    if intent.kind in MENU_ANSWERS and seen.state.is_menu and (seen.prompt is None or not seen.prompt.options):
         # Known from a hook or Claude's status file before the dialog was drawn:
         # the user has not seen its choices, so there is nothing to answer yet.
         raise ActionError(f"the prompt in {pane_id} is not on screen yet; nothing sent")
-    if intent.kind == "interrupt":
+    if intent.kind is IntentKind.INTERRUPT:
         if now.state is not AgentState.WORKING or seen.state is not AgentState.WORKING:
             # Esc at a dialog would refuse it; at the input box it does nothing useful.
             raise ActionError(f"{pane_id} is not working (it is {now.state.value}); nothing to interrupt, nothing sent")
     elif not same_prompt(seen, now):
         raise ActionError(f"the prompt in {pane_id} changed since you looked (now {now.state.value}); nothing sent")
     strokes = plan_keys(now, intent)
-    if now.state.is_menu and intent.kind in ("approve", "deny", "option"):
-        wait = MIN_PROMPT_AGE if shown_at is None else shown_at + MIN_PROMPT_AGE - time.time()
+    if now.state.is_menu and intent.kind in MENU_ANSWERS:
+        wait = REACTION_TIME if shown_at is None else shown_at + REACTION_TIME - time.time()
         if wait > 0:
-            time.sleep(wait)
-    if intent.kind != "interrupt":
-        settled, _ = settled_read(io, pane_id, command)
+            await asyncio.sleep(wait)
+    if intent.kind is not IntentKind.INTERRUPT:
+        settled, _ = await settled_read(io, pane_id, command)
         if not same_prompt(now, settled):
             raise ActionError(f"the prompt in {pane_id} changed while it settled (now {settled.state.value}); nothing sent")
     what = describe_answer(now, intent, strokes)
     for stroke in strokes:
-        io.send_keys(pane_id, *stroke.keys, literal=stroke.literal)
-    return _confirm(io, pane_id, now, intent, timeout, command, what)
+        await io.send_keys(pane_id, *stroke.keys, literal=stroke.literal)
+    return await _confirm(io, pane_id, now, intent, timeout, command, what)
 
 
-def confirm_moved_on(io: PaneIO, pane_id: str, before: Observation, what: str, *, timeout: float = 5.0) -> Outcome:
+async def confirm_moved_on(io: PaneIO, pane_id: str, before: Observation, what: str, *, timeout: float = 5.0) -> Outcome:
     """After an answer given elsewhere (the answer hook): wait until the pane shows Claude moved on."""
-    record = io.pane(pane_id)
-    return _confirm(io, pane_id, before, Intent("approve"), timeout, getattr(record, "current_command", ""), what)
+    record = await io.pane(pane_id)
+    return await _confirm(io, pane_id, before, Intent(IntentKind.APPROVE), timeout, getattr(record, "current_command", ""), what)
 
 
 # Screens that prove nothing: a frame between two drawings, or a layout not understood.
 _NO_PROOF = (AgentState.UNKNOWN, AgentState.STARTING)
 
 
-def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent, timeout: float, command: str, what: str) -> Outcome:
+async def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent, timeout: float, command: str, what: str) -> Outcome:
     """Watch the pane until Claude visibly reacted, or give up and say so.
 
     "The menu vanished" is not enough (after Ctrl-Z and fg the terminal can
@@ -265,15 +274,15 @@ def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent, time
     deadline = time.monotonic() + timeout
     after = before
     while time.monotonic() < deadline:
-        time.sleep(0.1)
-        ansi = io.capture(pane_id, ansi=True)
+        await asyncio.sleep(0.1)
+        ansi = await io.capture(pane_id, ansi=True)
         after = classify_capture(ansi, command=command)
         if after.state in _NO_PROOF:
             continue
-        if intent.kind in ("approve", "deny", "option"):
+        if intent.kind in MENU_ANSWERS:
             if not same_prompt(before, after):
                 return Outcome(True, f"{what}: sent; Claude moved on ({after.state.value})", after, what)
-        elif intent.kind in ("text", "nudge"):
+        elif intent.kind in (IntentKind.TEXT, IntentKind.NUDGE):
             text = intent.text.strip()
             if after.state is AgentState.WORKING or after.state is not before.state:
                 return Outcome(True, f"{what} submitted", after)

@@ -1,0 +1,6 @@
+"""Answering agents, for every front end.
+
+``policy``: which answer fits which state; ``desk``: Claude's answer hook
+beside the rows; ``keys``: the guarded send by keys; ``answerer``: one
+answer at a time per agent, by hook or keys, reported.
+"""
