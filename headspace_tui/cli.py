@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from . import __version__
+from .model import PaneAddress
 from .safe_text import clean
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -315,7 +316,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                     {
                         "host": agent.host,
                         "target": agent.target,
-                        "pane_id": agent.pane_id.partition("@")[0],
+                        "pane_id": PaneAddress.parse(agent.pane_id).pane,
                         "state": agent.state.value,
                         "tool": obs.tool or None,
                         "detail": (obs.prompt.detail or None) if obs.prompt else None,
@@ -384,7 +385,8 @@ def cmd_send(args: argparse.Namespace) -> int:
     import asyncio
 
     config = _load_config(args)
-    host_name = args.host or (args.target.partition("@")[2] if args.target.startswith("%") else "")
+    address = PaneAddress.parse(args.target) if args.target.startswith("%") else None
+    host_name = args.host or (address.host if address is not None and address.host != "local" else "")
     if host_name:
         return _send_remote(args, config, host_name)
     server = _server(args)
@@ -403,7 +405,7 @@ def _send_remote(args: argparse.Namespace, config, host_name: str) -> int:
     spec = next((h for h in config.hosts if h.name == host_name), None) or host_from_destination(host_name)
     link = SshLink(spec)
     server = SshTmuxServer(link)
-    target = args.target.partition("@")[0] if args.target.startswith("%") else args.target
+    target = PaneAddress.parse(args.target).pane if args.target.startswith("%") else args.target
 
     async def over_the_link() -> int:
         try:

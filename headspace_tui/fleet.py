@@ -14,6 +14,7 @@ import asyncio
 from collections.abc import Callable
 
 from .answering.desk import AnswerDesk
+from .model import PaneAddress
 from .monitor import Monitor
 from .pane_watch import PaneWatch
 from .remote.host import RemoteHost
@@ -25,8 +26,7 @@ from .tmux.server import PaneRecord, TmuxCommandError
 
 def host_of(address: str) -> str:
     """The host a pane address belongs to: ``%3`` → local, ``%3@box`` and ``@box`` → box."""
-    _, at, host = address.partition("@")
-    return host if at else "local"
+    return PaneAddress.parse(address).host
 
 
 class Fleet:

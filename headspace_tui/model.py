@@ -182,6 +182,32 @@ class Observation:
         }
 
 
+@dataclass(frozen=True)
+class PaneAddress:
+    """Which pane, on which machine: tmux's ``%N`` and the host it lives on.
+
+    Written ``%3`` for the local server, ``%3@box`` for host ``box``, and
+    ``@box`` (no pane) for the row that stands for a host never reached.
+    Rows, keys and the fleet's routing use the written form; tmux only ever
+    sees ``pane`` (``tmux_id``), so no two hosts' ``%3`` are one.
+    """
+
+    pane: str  # "%N", or "" for a host's placeholder
+    host: str = "local"
+
+    @classmethod
+    def parse(cls, text: str) -> PaneAddress:
+        pane, at, host = text.partition("@")
+        return cls(pane, host if at else "local")
+
+    def __str__(self) -> str:
+        return self.pane if self.host == "local" else f"{self.pane}@{self.host}"
+
+    @property
+    def placeholder(self) -> bool:
+        return not self.pane
+
+
 class Channel(StrEnum):
     """How an answer reached an agent, or can: Claude's answer hook, keys typed by headspace, the person at the pane."""
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from .detect.registry import ClaudeStatus
 from .events import AgentChanged, AgentRemoved, Event
-from .model import Agent, AgentState, Channel, Evidence, Observation
+from .model import Agent, AgentState, Channel, Evidence, Observation, PaneAddress
 from .tmux.server import PaneRecord
 
 log = logging.getLogger(__name__)
@@ -174,7 +174,7 @@ class AgentStore:
         says so, with ssh's own reason, until the host answers.
         """
         if not any(not a.placeholder for a in self.agents.values()):
-            address = "@" + self.host
+            address = str(PaneAddress("", self.host))
             agent = self.agents.get(address)
             if agent is None or agent.offline != reason:
                 agent = self.agents[address] = Agent(
@@ -196,7 +196,7 @@ class AgentStore:
 
     def online(self) -> None:
         """The host answers again: its placeholder row (if any) goes."""
-        self.forget("@" + self.host)
+        self.forget(str(PaneAddress("", self.host)))
 
     def forget(self, pane_id: str) -> None:
         self._before.pop(pane_id, None)

@@ -23,6 +23,7 @@ import tempfile
 
 from ..config import HostSpec
 from ..lifeline import die_with_parent, end, exited
+from ..model import PaneAddress
 from ..tmux.server import TmuxServer, TmuxUnavailable
 
 CONNECT_TIMEOUT = 5  # seconds for ssh to connect and authenticate
@@ -178,7 +179,6 @@ class SshTmuxServer(TmuxServer):
     def __init__(self, link: SshLink) -> None:
         super().__init__(link.spec.socket_name, link.spec.socket_path)
         self.link = link
-        self._suffix = "@" + link.spec.name
 
     def __repr__(self) -> str:
         return f"SshTmuxServer({self.link.spec.name}: {self._where()})"
@@ -198,13 +198,14 @@ class SshTmuxServer(TmuxServer):
         return self.env()  # the ssh client's environment (its agent socket, its config); tmux runs there
 
     def argv(self, *args: str) -> list[str]:
-        return self.link.command(["tmux", "-u", *self.socket_args(), *(self.tmux_id(a) for a in args)])
+        return self.link.command(["tmux", "-u", *self.socket_args(), *self.targets_to_tmux(args)])
 
     def address(self, pane_id: str) -> str:
-        return pane_id + self._suffix if pane_id.startswith("%") else pane_id
+        return str(PaneAddress(pane_id, self.link.spec.name)) if pane_id.startswith("%") else pane_id
 
     def tmux_id(self, address: str) -> str:
-        return address.removesuffix(self._suffix) if address.startswith("%") else address
+        parsed = PaneAddress.parse(address)
+        return parsed.pane if address.startswith("%") and parsed.host == self.link.spec.name else address
 
     def socket_file(self) -> str:
         return ""  # not on this machine: a lost server is noticed by the link instead

@@ -129,7 +129,7 @@ class ControlClient:
         if self.closed or self._proc is None or self._proc.stdin is None:
             raise ControlError("control client is closed")
         future: asyncio.Future[list[str]] = asyncio.get_running_loop().create_future()
-        line = " ".join(quote(self.server.tmux_id(a)) for a in args) + "\n"
+        line = " ".join(quote(a) for a in self.server.targets_to_tmux(args)) + "\n"
         async with self._write_lock:  # the order of writes is the order of blocks
             self._pending.append(future)
             try:

@@ -24,6 +24,7 @@ import dataclasses
 import os
 import shutil
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 TIMEOUT = 10.0
@@ -214,7 +215,7 @@ class TmuxServer:
         A server on another machine (remote/ssh.py) runs the same tmux
         command through ssh; everything above this line is the same.
         """
-        return [self.binary, "-u", *self.socket_args(), *(self.tmux_id(a) for a in args)]
+        return [self.binary, "-u", *self.socket_args(), *self.targets_to_tmux(args)]
 
     # A pane's address is its ``%N`` here; on a remote host it carries the
     # host (``%N@box``) so that no two hosts' panes share one.  These two
@@ -224,6 +225,21 @@ class TmuxServer:
 
     def tmux_id(self, address: str) -> str:
         return address
+
+    def targets_to_tmux(self, args: Sequence[str]) -> list[str]:
+        """A command's arguments with each target (the word after ``-t``) as tmux's own id.
+
+        Only targets: anything else (a key, text typed with ``-l``, a format)
+        is data and goes as written, so a reply that reads ``%1@box`` reaches
+        the pane as ``%1@box``.  After ``--`` nothing is an option.
+        """
+        out: list[str] = []
+        target = ended = False
+        for arg in args:
+            out.append(self.tmux_id(arg) if target else arg)
+            target = arg == "-t" and not ended
+            ended = ended or arg == "--"
+        return out
 
     def run(self, *args: str) -> str:
         """Run ``tmux [-L name | -S path] args...``; return stdout exactly as printed."""

@@ -201,3 +201,50 @@ def test_a_host_without_python3_says_so_in_one_line(tmp_path):
         proc = headspace("--config", str(config_file(tmp_path, bare, "headspace-none")), "status", "--no-local")
     assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
     assert proc.stderr.startswith("headspace: box: python3 is not installed there")
+
+
+def test_text_that_reads_like_a_remote_address_reaches_the_remote_pane_as_typed(private_tmux, box, tmp_path):
+    """Only a tmux target (the word after ``-t``) loses its ``@box``: typed text is data, by ssh or by control client.
+
+    The transport used to strip ``@box`` from every argument, so a reply
+    reading ``%1@box`` arrived as ``%1``.  The pane runs ``cat`` (no Claude
+    is needed to see what the pane received).
+    """
+    from headspace_tui.remote.ssh import SshLink, SshTmuxServer
+    from headspace_tui.tmux.control import ControlClient
+
+    pane = private_tmux.new_session("echo", width=80, height=24, cwd=str(tmp_path), command=["cat"])
+    spec = HostSpec("box", box.alias, socket_name=private_tmux.name, ssh_config=str(box.client_config))
+
+    async def scenario() -> str:
+        link = SshLink(spec)
+        server = SshTmuxServer(link)
+        await link.connect()
+        try:
+            address = server.address(pane)
+            assert address == f"{pane}@box"
+            # Two literal words after "--": "-t" and the address; neither is a target.
+            await asyncio.to_thread(lambda: server.send_keys(address, "-t", f"{pane}@box", literal=True))
+            await asyncio.to_thread(server.send_keys, address, "Enter")
+            record = await asyncio.to_thread(server.pane, address)
+            client = ControlClient(server, record.session_id, on_output=lambda pane_id, size: None)
+            await client.start()
+            try:
+                await client.send_keys(address, f"{pane}@box", literal=True)
+                await client.send_keys(address, "Enter")
+                deadline = time.monotonic() + 10
+                while True:
+                    screen = await client.capture(address, ansi=False)
+                    if screen.count(f"{pane}@box") >= 3 or time.monotonic() > deadline:  # echoed and catted, twice
+                        return screen
+                    await asyncio.sleep(0.1)
+            finally:
+                await client.close()
+        finally:
+            await link.close()
+            link.remove_folder()
+
+    screen = asyncio.run(scenario())
+    lines = [line.strip() for line in screen.splitlines() if line.strip()]
+    assert f"-t{pane}@box" in lines, screen
+    assert f"{pane}@box" in lines, screen
