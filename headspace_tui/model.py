@@ -9,7 +9,7 @@ as JSON and explained without knowing where it came from.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from enum import Enum, StrEnum
+from enum import Enum
 
 
 class AgentState(str, Enum):
@@ -208,13 +208,20 @@ class PaneAddress:
         return not self.pane
 
 
-class Channel(StrEnum):
-    """How an answer reached an agent, or can: Claude's answer hook, keys typed by headspace, the person at the pane."""
+class Channel(str, Enum):
+    """How an answer reached an agent, or can: Claude's answer hook, keys typed by headspace, the person at the pane.
+
+    ``(str, Enum)``, not 3.11's ``StrEnum``: this module also runs in the
+    probe on remote hosts, which need only Python 3.9 (remote/bundle.py).
+    """
 
     NONE = ""  # no answer, or keys only (the row's "channel" when no hook holds the dialog)
     HOOK = "hook"
     KEYS = "keys"
     PANE = "pane"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 @dataclass

@@ -4,7 +4,7 @@
 reads one JSON line holding these modules' source, makes them importable
 under their own names (in memory: nothing is written there), and starts
 ``probe.serve``.  The modules are the standard-library-only readers that
-also run here; ``tests/unit/test_probe.py`` checks that the list is closed
+also run here; ``tests/unit/test_probe_bundle.py`` checks that the list is closed
 under their imports, so a new import cannot break remote hosts unnoticed.
 """
 

@@ -8,7 +8,7 @@ with hand-built tables.
 
 Where there is a /proc (Linux) the table is one pass over it, two small
 files per process: 2.5 ms for 66 processes here, where psutil's
-``process_iter`` takes 6.7 ms.  Elsewhere (macOS, BSD) psutil reads it.
+``process_iter`` takes 6.7 ms.  Elsewhere (macOS, BSD) psutil reads it (a remote host without `/proc` needs psutil for its `python3`).
 """
 
 from __future__ import annotations

@@ -1,14 +1,15 @@
 """Talking to one tmux server: list its panes, read them, type into them.
 
 Every call is one ``tmux`` client process run with ``subprocess`` and a 10 s
-timeout.  We do not build on libtmux, although the project depends on it:
+timeout.  We do not build on libtmux (nor depend on it any more):
 its ``Server.cmd()`` is a thin ``Popen`` too (so no speed to gain), but it
 has no timeout (a wedged server would hang the UI), looks tmux up on PATH
 again on every call, splits stdout into lines and drops trailing blank ones
 (``capture-pane`` output must come back exactly as drawn), and reports
 failures as stderr lists rather than exceptions.  Its object layer would
 also cost several ``list-*`` round trips where we need one.  Wrapping
-``subprocess`` directly is shorter than wrapping libtmux's wrapper.
+``subprocess`` directly is shorter than wrapping libtmux's wrapper.  The
+tests' private servers are the same few commands (``tests/harness/tmux.py``).
 
 The client always runs with ``-u``: without it, a client whose locale is not
 UTF-8 gets every non-ASCII character of a format (titles, paths) as ``_``.

@@ -49,3 +49,21 @@ def test_every_package_is_listed_for_the_wheel():
     listed = set(tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {".".join(p.parent.relative_to(root).parts) for p in (root / "headspace_tui").rglob("__init__.py")}
     assert found | {"headspace_tui.themes"} == listed
+
+
+def _layers() -> list[list[str]]:
+    import tomllib
+
+    root = Path(__file__).resolve().parents[2]
+    contracts = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    (layered,) = [c for c in contracts if c["type"] == "layers"]
+    return [[name.strip() for name in layer.replace("|", ":").split(":")] for layer in layered["layers"]]
+
+
+def test_every_module_is_in_a_layer():
+    """A module in no layer is unconstrained: import-linter would let it import anything and be imported by anything."""
+    placed = {name for layer in _layers() for name in layer}
+    found = {f"headspace_tui.{p.stem}" for p in PACKAGE.glob("*.py") if p.stem not in ("__init__", "__main__")}
+    found |= {f"headspace_tui.{p.parent.name}" for p in PACKAGE.glob("*/__init__.py")}
+    assert sorted(found - placed) == []
+    assert sorted(placed - found) == []  # and no layer names a module that is gone
