@@ -2,7 +2,7 @@
 
 The same demo app as test_snapshots.py (detectors off, real recorded panes
 from the corpus, a fixed clock, a named theme), at 100x30; the help also at
-80x24, where it has to scroll.  Each screen is opened the way a user opens
+80x24 (taller than both, it scrolls).  Each screen is opened the way a user opens
 it, with its key on a chosen agent, except the batch approval (see its
 test).  What else would vary from run to run is pinned: the timeline prints
 clock times in the local time zone (pinned to UTC here), and the help names
@@ -135,7 +135,9 @@ def test_timeline_screen(snap_compare, utc):
 
 @pytest.mark.parametrize("size", [(100, 30), (80, 24)], ids=["100x30", "80x24"])
 def test_help_screen(snap_compare, size):
-    """``?``: every key from the bindings, and where the config lives (at these sizes the list scrolls)."""
+    """``?``: the keys, made from the bindings.  The list is taller than both sizes: the snapshot shows its
+    top and the scrollbar; the closing lines (where the config lives) are below the fold, their path
+    pinned all the same so the picture cannot depend on the run's temporary folders."""
     app = demo_app()
     app.config_path = Path("/home/dev/.config/headspace/config.toml")
 
