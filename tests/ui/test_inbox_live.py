@@ -1,0 +1,168 @@
+"""The inbox, live: three real Claude agents waiting at once, answered one after another from the app.
+
+Three Claude Code sessions in the test's private tmux server, each with its
+own throwaway HOME, asked one after the other (the scripted API plays its
+steps in that order):
+
+* ``perm``: a Bash permission (the ``permission_bash`` scenario), answered
+  with ``y`` by keys (no hooks in its HOME);
+* ``quest``: a question with numbered options (``question_two_options``),
+  answered with ``2`` by keys;
+* ``hooked``: the same Bash permission, but with ``headspace hooks install
+  --answer`` in its own HOME's Claude config (``.claude/settings.json``, as
+  tests/e2e/test_answer_channel.py does), so Claude's answer hook holds the
+  dialog and ``y`` goes through the hook, not a key.
+
+Once approved, ``perm`` runs its command and asks again (a Write permission,
+the ``permission_write`` scenario): so after the third answer there is an
+agent that needs you to move to as well.  Each answer must move the
+selection (``app.table.selected_pane_id``) to the next agent that needs you,
+longest-waiting first: ``perm`` → ``quest`` → ``hooked`` → ``perm`` again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+import pytest
+
+from headspace_tui.answering.answerer import Report
+from headspace_tui.answering.policy import REACTION_TIME
+from headspace_tui.app.main import HeadspaceApp
+from headspace_tui.hooks import settings as hook_settings
+from headspace_tui.model import AgentState, Channel
+from tests.e2e.test_answer_channel import app_for, private_runtime, record_keys
+from tests.harness.fake_api import block_text
+from tests.harness.scenarios import NUMBERED_MENU, SCENARIOS
+from tests.harness.session import ClaudeSession
+
+pytestmark = pytest.mark.e2e
+
+SCENARIO = {s.name: s for s in SCENARIOS}
+PERMISSION, QUESTION, SECOND_PERMISSION = SCENARIO["permission_bash"], SCENARIO["question_two_options"], SCENARIO["permission_write"]
+HOOK_WAIT = 120  # the answer hook's wait (s): the hooked dialog must still be held when its turn comes
+
+
+def table_text(app: HeadspaceApp, names: dict[str, str], reports: list[Report]) -> str:
+    """The table as the user sees it (selection marked), and the answers' reports: for failure messages."""
+    table = app.table
+    rows = []
+    for pane_id in table.order:
+        agent = table.agents[pane_id]
+        mark = ">" if pane_id == table.selected_pane_id else " "
+        rows.append(f"{mark} {names.get(pane_id, pane_id)} {agent.state.value} since={agent.since:.2f} channel={agent.channel.value!r} answered={agent.answered!r} delivery={agent.delivery!r}")
+    said = [f"{names.get(r.pane_id, r.pane_id)}: {r.text} (delivered={r.delivered}, move_on={r.move_on})" for r in reports]
+    return "\n".join(rows) + f"\nreports: {said}"
+
+
+async def wait_until(pilot, predicate: Callable[[], object], what: Callable[[], str], timeout: float = 30.0) -> None:
+    """Poll ``predicate``; at the deadline fail with ``what()`` (built then, so it says how things stood)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f}s: {what()}")
+        await pilot.pause(0.05)
+
+
+def test_each_answer_moves_the_selection_to_the_next_agent_that_needs_you(claude_session, fake_api, private_tmux, tmp_path):
+    runtime = private_runtime(tmp_path)
+    # One script, played in the order the agents ask: perm, quest, hooked; then perm's second request.
+    fake_api.set_script([*PERMISSION.script, *QUESTION.script, *PERMISSION.script, *SECOND_PERMISSION.script])
+    sessions: dict[str, ClaudeSession] = {}
+    for name, answer_hook in (("perm", False), ("quest", False), ("hooked", True)):
+        session = claude_session((), launch=False, name=name, extra_env={"XDG_RUNTIME_DIR": str(runtime)})
+        if answer_hook:
+            hook_settings.install(session.home / ".claude" / "settings.json", answer_wait=HOOK_WAIT)
+        session.launch()
+        sessions[name] = session
+    perm, quest, hooked = sessions["perm"], sessions["quest"], sessions["hooked"]
+    names = {s.pane_id: name for name, s in sessions.items()}
+
+    async def scenario() -> list[tuple]:
+        app = app_for(private_tmux, perm, runtime)
+        async with app.run_test(size=(160, 48)) as pilot:
+            table = app.table
+            sent = record_keys(app)
+            reports: list[Report] = []
+            app.answerer.subscribe(reports.append)
+
+            def now() -> str:
+                return table_text(app, names, reports)
+
+            def agent(session: ClaudeSession):
+                return table.agents[session.pane_id]
+
+            async def ask(session: ClaudeSession, prompt: str, shown: object) -> None:
+                """With headspace watching (its channel open before Claude asks), type ``prompt`` and wait for the dialog."""
+                await wait_until(pilot, lambda: session.pane_id in table.agents, lambda: f"{session.name} in the table\n{now()}")
+                await asyncio.to_thread(session.submit, prompt)
+                await asyncio.to_thread(session.wait_for, shown, timeout=30, what=f"{session.name}'s dialog")
+
+            async def ready(session: ClaudeSession, state: AgentState, channel: Channel, tool: str = "") -> None:
+                """The row shows ``state`` with its options, answerable through ``channel``, on screen long enough to be read."""
+                pane_id = session.pane_id
+
+                def shown() -> bool:
+                    row = table.agents.get(pane_id)
+                    if row is None or row.state is not state or not row.observation.option_labels or row.channel != channel:
+                        return False
+                    return not tool or row.observation.tool == tool
+
+                await wait_until(pilot, shown, lambda: f"{session.name} to be {state.value} with options, channel {channel.value!r}, tool {tool!r}\n{now()}")
+                row = table.agents[pane_id]
+                await wait_until(pilot, lambda: app.clock() - row.prompt_since >= REACTION_TIME + 0.05, lambda: f"{session.name}'s prompt to be readable")
+
+            async def answered(session: ClaudeSession, key: str, then: ClaudeSession, what: str) -> None:
+                """``key`` pressed with ``session`` selected: the selection must move on to ``then``."""
+                assert table.selected_pane_id == session.pane_id, f"{session.name} is not selected before {what}\n{now()}"
+                await pilot.press(key)
+
+                def why() -> str:
+                    on = table.selected_pane_id
+                    return f"after {what}, the selection should have moved to {then.name}, the next agent that needs you; it is on {names.get(on or '', on)}\n{now()}"
+
+                await wait_until(pilot, lambda: table.selected_pane_id == then.pane_id, why)
+
+            await ask(perm, "create the marker file", NUMBERED_MENU)
+            await ask(quest, "pick a database", "Enter to select")
+            await ask(hooked, "create the marker file", NUMBERED_MENU)
+            await ready(perm, AgentState.PERMISSION, Channel.NONE, "Bash")
+            await ready(quest, AgentState.QUESTION, Channel.NONE)
+            await ready(hooked, AgentState.PERMISSION, Channel.HOOK, "Bash")
+            # Nobody picked a row: the inbox starts on the agent waiting longest.
+            await wait_until(pilot, lambda: table.order[:3] == [perm.pane_id, quest.pane_id, hooked.pane_id], lambda: f"the three waiting agents first, in the order they asked\n{now()}")
+            await wait_until(pilot, lambda: table.selected_pane_id == perm.pane_id, lambda: f"the selection to start on perm, waiting longest\n{now()}")
+            # The user picks perm's row: from now on the cursor stays with the agent it is on (the table no
+            # longer follows its top row), so only the inbox's own move can take it to the next agent.
+            assert table.select(perm.pane_id), f"perm is not in the table\n{now()}"
+            await pilot.pause()
+
+            # 1. y on perm's Bash permission, by keys: on to quest (waiting longer than hooked).
+            await answered(perm, "y", quest, "y on perm's permission")
+            await wait_until(pilot, lambda: agent(perm).answered.startswith("by keys"), lambda: f"perm's row to say it was answered by keys\n{now()}")
+            # perm ran its command and asks again (a Write): it needs you again, after the other two.
+            await asyncio.to_thread(perm.wait_for, "notes.txt", timeout=30, what="perm's second permission")
+            await ready(perm, AgentState.PERMISSION, Channel.NONE, "Write")
+            assert table.selected_pane_id == quest.pane_id, f"the selection left quest while perm asked again\n{now()}"
+
+            # 2. 2 on quest's question, by keys: on to hooked (waiting longer than perm's second permission).
+            await answered(quest, "2", hooked, "2 on quest's question")
+            request = await asyncio.to_thread(fake_api.wait_for, lambda r: any("SQLite" in block_text(b) for b in r.tool_results()), 30)
+            assert "Postgres" not in block_text(request.tool_results()[0])
+            await wait_until(pilot, lambda: agent(quest).answered.startswith("by keys"), lambda: f"quest's row to say it was answered by keys\n{now()}")
+
+            # 3. y on hooked's permission, through Claude's answer hook: on to perm's second permission.
+            await ready(hooked, AgentState.PERMISSION, Channel.HOOK, "Bash")  # the hook still holds it
+            await answered(hooked, "y", perm, "y on hooked's permission (through the hook)")
+            await wait_until(pilot, lambda: agent(hooked).answered.startswith("via hook"), lambda: f"hooked's row to say the hook answered\n{now()}")
+            await asyncio.to_thread(hooked.wait_for, "Allowed by PermissionRequest hook", timeout=20, what="Claude's note that the hook allowed it")
+            assert agent(perm).state is AgentState.PERMISSION and agent(perm).observation.tool == "Write", now()
+        return sent
+
+    sent = asyncio.run(scenario())
+    keys = {name: [args[1:] for args in sent if args[0] == session.pane_id] for name, session in sessions.items()}
+    assert keys == {"perm": [("1",)], "quest": [("2",)], "hooked": []}, keys  # y is "1. Yes"; the hook took hooked's y
+    assert (perm.workdir / "marker.txt").exists() and (hooked.workdir / "marker.txt").exists()
+    assert not (perm.workdir / "notes.txt").exists()  # the second permission is still waiting
