@@ -48,6 +48,7 @@ from textual import events  # noqa: E402
 from headspace_tui.app.main import HeadspaceApp  # noqa: E402
 from headspace_tui.journal import Journal  # noqa: E402
 from headspace_tui.model import AgentState  # noqa: E402
+from headspace_tui.service import AgentChanged, Service  # noqa: E402
 from headspace_tui.tmux.server import TmuxServer  # noqa: E402
 
 CORPUS = REPO / "snapshots" / "panes" / "claude-2.1.330" / "alt" / "120x40"
@@ -204,22 +205,24 @@ async def key_latency(app: HeadspaceApp) -> float:
 
 async def headspace_phase(farm: Farm, args, workdir: Path) -> dict:
     app = HeadspaceApp(
-        TmuxServer(socket_name=farm.socket),
-        config_dir=workdir / "no-claude-config",
-        journal=Journal(None),
-        hooks=False,
+        Service.build(
+            TmuxServer(socket_name=farm.socket),
+            config_dir=workdir / "no-claude-config",
+            journal=Journal(None),
+            hooks=False,
+        )
     )
     permission_at: dict[str, float] = {}
 
     async with app.run_test(size=(160, 48)) as pilot:
-        original = app._agent_changed
 
-        def watch(agent) -> None:
-            if agent.state is AgentState.PERMISSION and agent.pane_id not in permission_at:
+        def watch(event) -> None:
+            # When the service says permission (the app is told at the same moment, by the same call).
+            agent = getattr(event, "agent", None)
+            if isinstance(event, AgentChanged) and agent.state is AgentState.PERMISSION and agent.pane_id not in permission_at:
                 permission_at[agent.pane_id] = time.time()
-            original(agent)
 
-        app.monitor.on_change = watch
+        app.service.subscribe(watch)
         deadline = time.monotonic() + 60
         while len(app.table.agents) < len(farm.pids) and time.monotonic() < deadline:
             await pilot.pause(0.2)

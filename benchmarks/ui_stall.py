@@ -34,6 +34,7 @@ sys.path.insert(0, str(REPO))
 from headspace_tui.app.main import HeadspaceApp  # noqa: E402
 from headspace_tui.detect.transcript import transcript_path  # noqa: E402
 from headspace_tui.journal import Journal  # noqa: E402
+from headspace_tui.service import Service  # noqa: E402
 from headspace_tui.state.eventlog import EventLog  # noqa: E402
 from headspace_tui.tmux.server import TmuxServer  # noqa: E402
 
@@ -76,7 +77,7 @@ async def run(agents: int, size: int) -> dict:
     tmux(socket, env, "-f", "/dev/null", "new-session", "-d", "-s", "shell", "-x", "80", "-y", "24", "sleep 3600")
     log_path = root / "events.db"
     journal = Journal(EventLog(log_path))
-    app = HeadspaceApp(TmuxServer(socket_name=socket), config_dir=config, journal=journal, hooks=False)
+    app = HeadspaceApp(Service.build(TmuxServer(socket_name=socket), config_dir=config, journal=journal, hooks=False))
     gaps: list[float] = []
 
     async def heartbeat() -> None:

@@ -527,8 +527,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
-    from .app.main import run_app
     from .config import Config, ConfigError, load_config
+    from .launch import run_app
 
     # A broken config must not keep the user from their agents: the app starts
     # with the defaults and says what is wrong, in one line, on its screen.

@@ -35,7 +35,7 @@ class Fleet:
             raise ValueError("a fleet needs at least one host")
         self.monitors = {m.host.name: m for m in monitors}
         self._problems: dict[str, str] = {name: "starting" for name in self.monitors}
-        self._on_problem = on_problem
+        self.on_problem = on_problem  # the fleet's problem, in one line
         self._focused: str | None = None
 
     @property
@@ -57,10 +57,10 @@ class Fleet:
         else:
             self._problems[host] = problem
         if len(self._problems) == len(self.monitors) and all(p == "starting" for p in self._problems.values()):
-            self._on_problem("starting")
+            self.on_problem("starting")
             return
         problems = [p for p in self._problems.values() if p != "starting"]
-        self._on_problem("; ".join(problems) if problems else None)
+        self.on_problem("; ".join(problems) if problems else None)
 
     # -- running ---------------------------------------------------------------------
     async def run(self) -> None:

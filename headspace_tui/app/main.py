@@ -1,9 +1,9 @@
 """The headspace app: agent table, live preview, prompt bar, one-key answers.
 
-Thin by design: the model comes from ``monitor.Monitor`` (its reports
-arrive as Textual messages, see messages.py), keys go through
-``actions.send_guarded`` (in a thread, so the UI never waits on tmux), and
-the widgets only display.  The main screen owns the bindings and the
+Thin by design: everything comes from the ``service.Service`` it is handed
+(its events arrive as Textual messages, see messages.py), answers go to the
+service's answerer (``answering/``: which answer fits which state, one at a
+time per agent, by hook or keys), and the widgets only display.  The main screen owns the bindings and the
 layout breakpoints; ``check_action`` decides which keys are live for the
 selected agent, and the footer shows only those.  An error in a message
 handler or a worker is logged with its traceback and shown as one line;
@@ -15,10 +15,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
-import shlex
-import sys
-import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from rich.style import Style
@@ -28,27 +25,41 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Container, Vertical
 from textual.geometry import Offset
-from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, Static
 from textual.worker import Worker, WorkerState
 
-from .. import deliver, logfile, theme_files
-from ..answering.answerer import Answerer, Report
-from ..answering.policy import Intent, IntentKind, key_allowed, live_keys
-from ..config import Config, HostSpec
+from .. import deliver, theme_files
+from ..config import Config
 from ..config import default_path as default_config_path
-from ..fleet import ControlPaneIO, Fleet
-from ..journal import Journal, who
-from ..model import Agent, AgentState, Observation
-from ..monitor import Monitor
+from ..model import Agent, AgentState
 from ..notify import Notification, Notifier, terminal_text
-from ..remote.host import RemoteHost
 from ..safe_text import clean, safe
-from ..tmux import clients
-from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
+from ..service import (
+    AgentChanged as AgentEvent,
+)
+from ..service import (
+    AgentRemoved as RemovedEvent,
+)
+from ..service import (
+    Event,
+    Intent,
+    IntentKind,
+    Notice,
+    Report,
+    Service,
+    ServiceError,
+    key_allowed,
+    live_keys,
+)
+from ..service import (
+    PaneCaptured as CapturedEvent,
+)
+from ..service import (
+    ProblemChanged as ProblemEvent,
+)
 from . import gc_pace
 from .endings import end_on_signals
 from .messages import AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, ServiceNotice
@@ -58,7 +69,7 @@ from .screens.help import HelpScreen, help_rows
 from .screens.reply import ReplyScreen
 from .screens.timeline import TimelineScreen
 from .screens.why import WhyScreen
-from .themes import STATE_DEFAULTS, choice_path, remember, remembered, state_style, to_textual, warning_style
+from .themes import STATE_DEFAULTS, remember, remembered, state_style, to_textual, warning_style
 from .widgets.agent_table import AgentTable, elapsed
 from .widgets.footer import KeysFooter
 from .widgets.preview import PanePreview, PromptBar
@@ -160,25 +171,19 @@ class HeadspaceApp(App[str | None]):
 
     def __init__(
         self,
-        server: TmuxServer,
+        service: Service,
         *,
-        config: Config | None = None,
-        include_all: bool = False,
-        config_dir: Path | None = None,
-        live: bool = True,
-        clock: Callable[[], float] = time.time,
-        journal: Journal | None = None,
-        spool: Path | None = None,
-        hooks: bool = True,
         notices: tuple[str, ...] = (),
         log_path: Path | None = None,
         config_path: Path | None = None,
         theme_dirs: list[Path] | None = None,
         theme_choice: Path | None = None,
-        hosts: Sequence[RemoteHost] = (),
-        local: bool = True,
     ) -> None:
         super().__init__()
+        self.service = service
+        self.config: Config = service.config
+        self.clock = service.clock
+        self.live = service.live
         self.config_path = config_path  # where the user's settings live (said in the help and the palette)
         self.state_styles: dict[AgentState, Style] = {}
         # Where the palette's theme choice is kept (None: not kept, as in tests).
@@ -187,45 +192,15 @@ class HeadspaceApp(App[str | None]):
         self.notices = notices  # problems found before the screen existed (config, event log)
         self.log_path = log_path
         self.crash: BaseException | None = None
-        self.server = server
-        self.live = live
-        self.clock = clock
-        self.config = config or Config()
-        def monitor(host: RemoteHost | None) -> Monitor:
-            name = host.name if host is not None else "local"
-            return Monitor(
-                host.server if host is not None else server,
-                on_change=self._agent_changed,
-                on_remove=lambda pane_id: self._post(AgentRemoved(pane_id)),
-                on_problem=lambda problem: self.fleet.problem_of(name, problem),
-                include_all=include_all,
-                config_dir=config_dir if host is None else None,
-                clock=clock,
-                idle_grace=self.config.idle_grace,
-                journal=journal,
-                spool=spool if host is None else None,
-                hooks=hooks and live,
-                on_capture=self._pane_captured,
-                on_notice=lambda text: self._post(ServiceNotice(text)),
-                host=host,
-                answers=hooks and live,
-            )
-
-        # One monitor per host; the fleet sends each request to the pane's own host.
-        monitors = ([monitor(None)] if local or not hosts else []) + [monitor(h) for h in hosts]
-        self.fleet = Fleet(monitors, on_problem=lambda problem: self._post(ProblemChanged(problem)))
-        self.monitor = self.fleet.first  # the local one (replayed panes; tests read its state)
-        self.pane_io = ControlPaneIO(self.fleet)
-        self.answerer = Answerer(self.fleet, self.pane_io, clock=clock, confirm_timeout=self.config.confirm_timeout)
-        self.answerer.subscribe(self._answer_reported)
-        self.journal = journal
+        service.subscribe(self._service_event)
+        service.answerer.subscribe(self._answer_reported)
         self.notices = (*self.notices, *self._load_themes(theme_dirs if theme_dirs is not None else [theme_files.builtin_dir()]))
         self.set_reactive(HeadspaceApp.layout_mode, self.config.layout)
         self._main_screen: MainScreen | None = None
         self._keys_for: frozenset[str] | None = None  # the agent keys the footer shows
         self._summary_text: Text | None = None
         # Agents that start needing you are announced once (see notify.py).
-        self.notifier = Notifier(self.config.notify_states, started=clock())
+        self.notifier = Notifier(self.config.notify_states, started=self.clock())
         self._notify_timer: Timer | None = None
         self._notify_send: str | None = None  # notify-send's path, when desktop notifications are on and possible
 
@@ -343,7 +318,7 @@ class HeadspaceApp(App[str | None]):
             self.post_message(ServiceNotice(notice))
 
     def _start_monitor(self) -> None:
-        self.run_worker(self.fleet.run(), group="monitor", name="monitor", exclusive=True, exit_on_error=False)
+        self.run_worker(self.service.run(), group="monitor", name="monitor", exclusive=True, exit_on_error=False)
 
     @_handler
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -362,29 +337,25 @@ class HeadspaceApp(App[str | None]):
     async def on_unmount(self) -> None:
         # Detach from tmux before the event loop goes away (the monitor worker may
         # already have been cancelled without waiting for its detectors).
-        await self.answerer.close()
-        await self.fleet.stop()
+        await self.service.stop()
 
     @property
     def table(self) -> AgentTable:
         return self.query_one(AgentTable)
 
-    def replay(self, record: PaneRecord, ansi: str, observation: Observation, since: float) -> None:
-        """Show a recorded pane as if the monitor had just observed it (for a live=False app)."""
-        self.monitor.replay(record, ansi, observation, since)
-
-    # -- model updates (the monitor's reports, as messages) -----------------------
-    def _post(self, message: Message) -> None:
-        """A report of the monitor (on the app's loop), handled as a message."""
-        self.post_message(message)
-
-    def _agent_changed(self, agent: Agent) -> None:
-        self._post(AgentChanged(agent))
-
-    def _pane_captured(self, pane_id: str) -> None:
-        # Only the previewed pane's screen is drawn: the others' captures need no message.
-        if pane_id == self.fleet.focused:
-            self._post(PaneCaptured(pane_id))
+    # -- model updates (the service's events, as messages) -----------------------
+    def _service_event(self, event: Event) -> None:
+        """An event of the service (on the app's loop), handled as a message in the app's own order."""
+        if isinstance(event, AgentEvent):
+            self.post_message(AgentChanged(event.agent))
+        elif isinstance(event, RemovedEvent):
+            self.post_message(AgentRemoved(event.pane_id))
+        elif isinstance(event, CapturedEvent):
+            self.post_message(PaneCaptured(event.pane_id))
+        elif isinstance(event, ProblemEvent):
+            self.post_message(ProblemChanged(event.problem))
+        elif isinstance(event, Notice):
+            self.post_message(ServiceNotice(event.text))
 
     @_handler
     def on_agent_changed(self, message: AgentChanged) -> None:
@@ -396,7 +367,7 @@ class HeadspaceApp(App[str | None]):
         if agent.pane_id == self.table.selected_pane_id:
             self._refresh_prompt_bar()
             self._refresh_keys()
-        elif self.fleet.focused is None:
+        elif self.service.focused is None:
             self._selection_changed()
 
     @_handler
@@ -497,8 +468,9 @@ class HeadspaceApp(App[str | None]):
             text = Text.assemble(("headspace", "bold"), "  ", safe(self.problem, "red"))
         else:
             waited = ""
-            if self.journal is not None:
-                waited = f"  ·  waited on you today: {elapsed(self.journal.waited_today(self.table.agents, self.clock()), precise=False)}"
+            today = self.service.waited_today(self.table.agents, self.clock())
+            if today is not None:
+                waited = f"  ·  waited on you today: {elapsed(today, precise=False)}"
             text = Text.assemble(
                 ("headspace", "bold"),
                 f"  {len(agents)} agent{'s' if len(agents) != 1 else ''}  ·  ",
@@ -541,9 +513,7 @@ class HeadspaceApp(App[str | None]):
         preview = self.query_one(PanePreview)
         if preview.history_of is not None and (agent is None or agent.pane_id != preview.history_of):
             preview.live()  # another agent: its pane as it is now
-        self.fleet.focused = agent.pane_id if agent else None
-        if agent is not None:
-            self.fleet.refresh_soon(agent.pane_id)
+        self.service.focus(agent.pane_id if agent else None)
         self._refresh_prompt_bar()
         self._refresh_preview()
         self._refresh_keys()
@@ -574,10 +544,10 @@ class HeadspaceApp(App[str | None]):
         if agent is None:
             preview.clear("No agent selected.")
             return
-        watch = self.fleet.watch(agent.pane_id)
-        if watch is None or watch.capture is None:
+        screen = self.service.screen(agent.pane_id)
+        if screen is None:
             return
-        preview.show(f"{agent.target} ({agent.pane_id})", watch.capture, watch.record.width, watch.record.height)
+        preview.show(f"{agent.target} ({agent.pane_id})", screen.ansi, screen.width, screen.height)
 
     # -- layout ----------------------------------------------------------------
     def _apply_layout(self) -> None:
@@ -639,18 +609,15 @@ class HeadspaceApp(App[str | None]):
         agent = self.selected_agent()
         if agent is None or not self._keys_live():
             return
-        watch = self.fleet.watch(agent.pane_id)
         now = self.clock()
-        desk = self.fleet.desk(agent.pane_id)
-        channel = desk.channel_report(agent.pane_id) if desk is not None else None
-        self.push_screen(WhyScreen(agent, watch.fuser.explain(now) if watch else None, now, self.state_styles, channel))
+        explanation, channel = self.service.why(agent, now)
+        self.push_screen(WhyScreen(agent, explanation, now, self.state_styles, channel))
 
     def action_timeline(self) -> None:
         agent = self.selected_agent()
         if agent is None or not self._keys_live():
             return
-        events = self.journal.timeline(who(agent)) if self.journal is not None else []
-        self.push_screen(TimelineScreen(agent, events, self.state_styles))
+        self.push_screen(TimelineScreen(agent, self.service.timeline(agent), self.state_styles))
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(help_rows(self.screen_stack[0]), str(self.config_path or default_config_path())))
@@ -694,7 +661,7 @@ class HeadspaceApp(App[str | None]):
         def done(text: str | None) -> None:
             if not text:
                 return
-            refusal = self.answerer.answer(agent, Intent(IntentKind.TEXT, text=text), seen=seen)
+            refusal = self.service.answerer.answer(agent, Intent(IntentKind.TEXT, text=text), seen=seen)
             if refusal:
                 self.notify(clean(f"{agent.target}: {refusal}; reply not sent"), severity="warning", markup=False)
 
@@ -716,17 +683,17 @@ class HeadspaceApp(App[str | None]):
             preview.scroll_history(1)
             return
         agent = self.selected_agent()
-        watch = self.fleet.watch(agent.pane_id) if agent else None
-        if agent is None or watch is None:
+        width = self.service.width(agent.pane_id) if agent else None
+        if agent is None or width is None:
             return
-        self._fetch_history(agent.pane_id, f"{agent.target} ({agent.pane_id})", watch.record.width)
+        self._fetch_history(agent.pane_id, f"{agent.target} ({agent.pane_id})", width)
 
     @work(group="history", exclusive=True, exit_on_error=False)
     async def _fetch_history(self, pane_id: str, title: str, width: int) -> None:
         """The pane with its tmux history, through the session's control client."""
         try:
-            ansi = await self.pane_io.capture(pane_id, True, self.HISTORY_LINES)
-        except (TmuxCommandError, TmuxUnavailable) as exc:
+            ansi = await self.service.history(pane_id, self.HISTORY_LINES)
+        except ServiceError as exc:
             self.notify(clean(f"cannot read the history of {title}: {exc}"), severity="warning", markup=False)
             return
         self._show_history(pane_id, title, ansi, width)
@@ -755,7 +722,7 @@ class HeadspaceApp(App[str | None]):
         agent = self._target()
         if agent is None:
             return
-        refusal = self.answerer.answer(agent, intent)
+        refusal = self.service.answerer.answer(agent, intent)
         if refusal:
             self.notify(clean(f"{agent.target}: {refusal}; nothing sent"), severity="warning", markup=False)
 
@@ -764,14 +731,14 @@ class HeadspaceApp(App[str | None]):
         agent = self._target()
         if agent is None:
             return
-        pairs, reason = self.answerer.batch(agent)
+        pairs, reason = self.service.answerer.batch(agent)
         if reason:
             self.notify(clean(f"{agent.target}: {reason}"), severity="warning", markup=False)
             return
 
         def done(yes: bool | None) -> None:
             if yes:
-                self.notify(clean(self.answerer.approve_batch(pairs)), markup=False)
+                self.notify(clean(self.service.answerer.approve_batch(pairs)), markup=False)
 
         self.push_screen(BatchApproveScreen(pairs), done)
 
@@ -792,108 +759,18 @@ class HeadspaceApp(App[str | None]):
 
     # -- jump -----------------------------------------------------------------------
     def action_jump(self) -> None:
-        """Move the user's own tmux client to the agent (never a control client); outside tmux, print how to attach."""
+        """Move the user's own tmux client to the agent; outside tmux, end and print how to attach."""
         if not self._keys_live():
             return
         agent = self.selected_agent()
         if agent is None or agent.placeholder:
             return
-        monitor = self.fleet.monitor_for(agent.pane_id)
-        if monitor is not None and isinstance(monitor.host, RemoteHost):
-            self._jump_remote(agent, monitor.host)
-            return
         try:
-            where = clients.locate(self.server)
-            if where.inside and where.client is not None:
-                clients.switch(self.server, where.client, agent.pane_id)
-                if where.popup:
-                    self.exit(None)  # a popup would stay over the agent and keep the keyboard
-                return
-        except (TmuxCommandError, TmuxUnavailable) as exc:
-            self.notify(clean(f"cannot jump to {agent.target}: {exc}"), severity="error", markup=False)
+            jump = self.service.jump(agent)
+        except ServiceError as exc:
+            self.notify(clean(str(exc)), severity="error", markup=False)
             return
-        if where.inside:
-            self.notify(clean(f"no tmux client of yours found to move to {agent.target}"), severity="warning", markup=False)
-            return
-        self.exit(attach_command(self.server, agent))
-
-    def _jump_remote(self, agent: Agent, host: RemoteHost) -> None:
-        """A pane on another machine: inside tmux, a new window here attached to it over ssh; outside, quit and print that command."""
-        command = remote_attach_command(host, agent)
-        if not os.environ.get("TMUX"):
-            self.exit(command)
-            return
-        try:
-            self.server.run("new-window", "-n", clean(f"{host.name}:{agent.target}", 40), command)
-        except (TmuxCommandError, TmuxUnavailable) as exc:
-            self.notify(clean(f"cannot open {agent.target} on {host.name}: {exc}"), severity="error", markup=False)
-
-
-def attach_command(server: TmuxServer, agent: Agent) -> str:
-    """The command that takes a user outside tmux to the agent's pane."""
-    args = ["tmux"]
-    if server.socket_name:
-        args += ["-L", server.socket_name]
-    elif server.socket_path:
-        args += ["-S", server.socket_path]
-    # Every word quoted for the shell: a session may be named "x'; touch a; echo '".
-    # The pane id alone picks session, window and pane (it is unique on the server).
-    args += ["attach", "-t", server.tmux_id(agent.pane_id)]
-    return shlex.join(args)
-
-
-def remote_attach_command(host: RemoteHost, agent: Agent) -> str:
-    """``ssh -t DEST 'tmux … attach -t %N'``: the user's own ssh, a terminal of its own (not the shared link)."""
-    ssh = ["ssh", "-t", *(["-F", host.spec.ssh_config] if host.spec.ssh_config else []), "--", host.spec.destination]
-    return shlex.join([*ssh, attach_command(host.server, agent)])
-
-
-def run_app(
-    *,
-    socket_name: str | None,
-    socket_path: str | None,
-    include_all: bool,
-    config: Config,
-    notices: tuple[str, ...] = (),
-    config_path: Path | None = None,
-    hosts: Sequence[HostSpec] = (),
-    local: bool = True,
-) -> int:
-    """Run the TUI; 0 after a normal quit, 1 (with one line and the log's path) after a crash."""
-    log_path = logfile.setup()
-    server = TmuxServer(socket_name=socket_name, socket_path=socket_path)
-    journal, problem = Journal.open()
-    if problem:
-        log.warning("%s", problem)
-        notices = (*notices, problem)
-    app = HeadspaceApp(
-        server,
-        config=config,
-        include_all=include_all,
-        journal=journal,
-        notices=notices,
-        log_path=log_path,
-        config_path=config_path,
-        theme_dirs=[theme_files.builtin_dir(), theme_files.user_dir()],
-        theme_choice=choice_path(),
-        hosts=[RemoteHost(spec) for spec in hosts],
-        local=local,
-    )
-    app.end_on_signals = app.pace_gc = True  # the real process only: tests' apps share pytest's process
-    try:
-        result = app.run()
-    except Exception as exc:
-        log.error("headspace stopped on an unexpected error", exc_info=exc)
-        app.crash = app.crash or exc
-        result = None
-    finally:
-        journal.close()
-    if app.crash is not None or (app.return_code or 0) != 0:
-        error = app.crash
-        what = f"{type(error).__name__}: {error}" if error is not None else f"exit status {app.return_code}"
-        where = f"; details in {log_path}" if log_path else ""
-        print(f"headspace: stopped on an unexpected error ({clean(what, 300)}){where}", file=sys.stderr)
-        return 1
-    if result:
-        print(f"Jump to the agent with:\n  {result}")
-    return 0
+        if jump.notice:
+            self.notify(clean(jump.notice), severity="warning", markup=False)
+        if jump.end:
+            self.exit(jump.exit_with or None)

@@ -28,6 +28,7 @@ from headspace_tui.config import HostSpec
 from headspace_tui.journal import Journal
 from headspace_tui.model import AgentState
 from headspace_tui.remote.host import RemoteHost
+from headspace_tui.service import Service
 from headspace_tui.tmux.server import TmuxServer
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
@@ -73,11 +74,13 @@ def headspace(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
 def remote_app(box: Sshd, socket_name: str, tmp_path: Path) -> HeadspaceApp:
     spec = HostSpec("box", box.alias, socket_name=socket_name, ssh_config=str(box.client_config))
     return HeadspaceApp(
-        TmuxServer(socket_name="headspace-test-no-local"),
-        hosts=[RemoteHost(spec)],
-        local=False,
-        spool=tmp_path / "spool",
-        journal=Journal(None),
+        Service.build(
+            TmuxServer(socket_name="headspace-test-no-local"),
+            hosts=[RemoteHost(spec)],
+            local=False,
+            spool=tmp_path / "spool",
+            journal=Journal(None),
+        )
     )
 
 

@@ -34,6 +34,7 @@ from headspace_tui.config import HostSpec
 from headspace_tui.journal import Journal
 from headspace_tui.model import AgentState
 from headspace_tui.remote.host import RemoteHost
+from headspace_tui.service import Service
 from headspace_tui.tmux.server import TmuxServer
 from tests.harness.sshd import Sshd, running_sshd
 from tests.harness.tmux import PrivateTmux
@@ -62,7 +63,7 @@ def private_tmux(box: Sshd) -> Iterator[PrivateTmux]:
 
 def remote_app(box: Sshd, socket_name: str) -> HeadspaceApp:
     spec = HostSpec("box", box.alias, socket_name=socket_name, ssh_config=str(box.client_config))
-    return HeadspaceApp(TmuxServer(socket_name="headspace-test-no-local"), hosts=[RemoteHost(spec)], local=False, journal=Journal(None))
+    return HeadspaceApp(Service.build(TmuxServer(socket_name="headspace-test-no-local"), hosts=[RemoteHost(spec)], local=False, journal=Journal(None)))
 
 
 def our_ssh(root: int) -> list[psutil.Process]:
@@ -118,7 +119,7 @@ def test_twenty_sshd_restarts_then_the_rows_are_live_within_10s(claude_session, 
                 started = time.monotonic()
                 if cycle < 19:
                     await pilot.pause(ups[cycle % len(ups)])
-            host = app.fleet.monitors["box"].host
+            host = app.service.fleet.monitors["box"].host
             assert isinstance(host, RemoteHost)
 
             def live() -> bool:  # the row not offline *and* watched again: the last restart may not even be noticed yet

@@ -9,6 +9,7 @@ from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.config import Config
 from headspace_tui.detect.claude import classify_capture
 from headspace_tui.journal import Journal
+from headspace_tui.service import Service
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
 from tests.harness.record import DEFAULT_OUT
 
@@ -19,13 +20,14 @@ def make_app(
     """The app on a private tmux server, reading Claude's status from ``claude_home`` (a test HOME)."""
     config_dir = (claude_home / ".claude") if claude_home is not None else tmp / "no-claude-config"
     spool = spool or tmp / "spool"
-    return HeadspaceApp(
+    service = Service.build(
         TmuxServer(socket_name=socket_name),
         config_dir=config_dir,
         spool=spool,
         journal=journal if journal is not None else Journal(None),
         **options,
     )
+    return HeadspaceApp(service)
 
 
 # A demo table: the app with its detectors off, shown real recorded panes from
@@ -67,19 +69,21 @@ def show_recorded(app: HeadspaceApp, n: int, session: str, screen: str, age: flo
         dead=False,
         dead_status=None,
     )
-    app.replay(record, ansi, classify_capture(ansi, command=meta["pane_command"]), app.clock() - age)
+    app.service.replay(record, ansi, classify_capture(ansi, command=meta["pane_command"]), app.clock() - age)
 
 
 def demo_app(agents: list[tuple[str, str, float]] = AGENTS, *, config: Config | None = None) -> HeadspaceApp:
     """The demo app; ``await app.snapshot_loader(pilot)`` fills its table."""
     # The theme is named: left to itself the app picks one by the terminal's colours.
     app = HeadspaceApp(
-        TmuxServer(socket_name="headspace-snapshot-unused"),
-        live=False,
-        clock=lambda: NOW,
-        journal=Journal(None),
-        hooks=False,
-        config=config or Config(theme="headspace-dark"),
+        Service.build(
+            TmuxServer(socket_name="headspace-snapshot-unused"),
+            live=False,
+            clock=lambda: NOW,
+            journal=Journal(None),
+            hooks=False,
+            config=config or Config(theme="headspace-dark"),
+        )
     )
 
     async def load(pilot) -> None:

@@ -18,6 +18,7 @@ from headspace_tui.app.widgets.footer import KeysFooter
 from headspace_tui.detect.claude import classify_capture
 from headspace_tui.journal import Journal
 from headspace_tui.model import AgentState
+from headspace_tui.service import Service
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
 from tests.harness.record import DEFAULT_OUT
 
@@ -36,12 +37,12 @@ def _record(n: int, screen: str) -> tuple[PaneRecord, str, dict]:
 
 
 def _app() -> HeadspaceApp:
-    return HeadspaceApp(TmuxServer(socket_name="headspace-resilience-unused"), live=False, clock=lambda: NOW, journal=Journal(None), hooks=False)
+    return HeadspaceApp(Service.build(TmuxServer(socket_name="headspace-resilience-unused"), live=False, clock=lambda: NOW, journal=Journal(None), hooks=False))
 
 
 def _show(app: HeadspaceApp, n: int, screen: str) -> None:
     record, ansi, meta = _record(n, screen)
-    app.replay(record, ansi, classify_capture(ansi, command=meta["pane_command"]), NOW - 10)
+    app.service.replay(record, ansi, classify_capture(ansi, command=meta["pane_command"]), NOW - 10)
 
 
 def _footer_keys(app: HeadspaceApp) -> set[str]:
@@ -95,7 +96,7 @@ def test_the_footer_offers_only_the_keys_the_selected_agent_allows():
             # A key the agent does not allow does nothing at all: no send, no toast.
             await pilot.press("y")
             await pilot.pause(0.2)
-            assert not app._notifications and not app.answerer.busy("%1")
+            assert not app._notifications and not app.service.answerer.busy("%1")
 
     asyncio.run(scenario())
 

@@ -86,7 +86,7 @@ def test_each_answer_moves_the_selection_to_the_next_agent_that_needs_you(claude
             table = app.table
             sent = record_keys(app)
             reports: list[Report] = []
-            app.answerer.subscribe(reports.append)
+            app.service.answerer.subscribe(reports.append)
 
             def now() -> str:
                 return table_text(app, names, reports)

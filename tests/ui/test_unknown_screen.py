@@ -9,6 +9,7 @@ from headspace_tui.app.screens.why import WhyScreen
 from headspace_tui.detect.claude import classify_capture
 from headspace_tui.journal import Journal
 from headspace_tui.model import AgentState
+from headspace_tui.service import Service
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
 
 NOW = 1_800_000_000.0
@@ -17,7 +18,7 @@ NEW_LAYOUT = "\n".join([" ▐▛███▛█   Claude Code v9.0.0", "", "  �
 
 
 def test_e_explains_an_unrecognised_screen_and_how_to_report_it():
-    app = HeadspaceApp(TmuxServer(socket_name="headspace-unknown-unused"), live=False, clock=lambda: NOW, journal=Journal(None), hooks=False)
+    app = HeadspaceApp(Service.build(TmuxServer(socket_name="headspace-unknown-unused"), live=False, clock=lambda: NOW, journal=Journal(None), hooks=False))
     record = PaneRecord(
         pane_id="%7", session_id="$7", session_name="future", window_index=0, pane_index=0, target="future:0.0", pid=4242,
         current_command="claude", cwd="/home/dev/src/future", width=80, height=24, alternate_on=True, in_mode=False,
@@ -28,7 +29,7 @@ def test_e_explains_an_unrecognised_screen_and_how_to_report_it():
 
     async def scenario() -> None:
         async with app.run_test(size=(120, 40)) as pilot:
-            app.replay(record, NEW_LAYOUT, observation, NOW - 30)
+            app.service.replay(record, NEW_LAYOUT, observation, NOW - 30)
             app.table.move_cursor(row=0)
             await pilot.pause()
             row = " ".join(str(cell) for cell in app.table.get_row_at(0))

@@ -15,9 +15,9 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ...hooks.calls import PendingCall
 from ...model import Agent
 from ...safe_text import clean, clean_block
+from ...service import PendingCall
 
 
 def batch_table(pairs: list[tuple[Agent, PendingCall]]) -> Table:

@@ -13,12 +13,12 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ...answering.desk import ChannelReport
 from ...detect.claude import family_of
 from ...detect.fusion import Explanation
 from ...events import ANSWERED_HOW
 from ...model import Agent, AgentState, Evidence
 from ...safe_text import clean, clean_block
+from ...service import ChannelReport
 from ..widgets.state_style import state_text
 
 

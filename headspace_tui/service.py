@@ -1,0 +1,254 @@
+"""headspace as a front end sees it: one object, built before the front end and handed to it.
+
+The service holds every host's monitor (the fleet), the answerer, the
+journal and the tmux server headspace runs under.  A front end subscribes
+to its events (the store's typed events, every host's, in order), asks it
+for what it shows (a pane's screen, why an agent is in its state, its
+timeline), and hands it what the user asked for (answers, a jump).  Nothing
+here knows Textual; nothing in the front end knows tmux, the monitor, hooks
+or remote hosts (an import-linter contract says so).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .answering.answerer import Answerer, Report
+from .answering.desk import ChannelReport
+from .answering.policy import Intent, IntentKind, key_allowed, live_keys
+from .config import Config, HostSpec
+from .detect.fusion import Explanation
+from .events import AgentChanged, AgentRemoved, Event, Notice, PaneCaptured, ProblemChanged
+from .fleet import ControlPaneIO, Fleet
+from .hooks.calls import PendingCall
+from .journal import Journal, who
+from .model import Agent, Observation
+from .monitor import Monitor
+from .remote.host import RemoteHost
+from .safe_text import clean
+from .tmux import clients
+from .tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
+
+# What a front end needs besides the service itself: the answers' vocabulary and the events.
+__all__ = [
+    "AgentChanged",
+    "AgentRemoved",
+    "ChannelReport",
+    "Event",
+    "Explanation",
+    "Intent",
+    "IntentKind",
+    "Jump",
+    "Notice",
+    "PaneCaptured",
+    "PaneScreen",
+    "PendingCall",
+    "ProblemChanged",
+    "Report",
+    "Service",
+    "ServiceError",
+    "key_allowed",
+    "live_keys",
+]
+
+
+class ServiceError(Exception):
+    """A request the service could not carry out, in one line for the user."""
+
+
+@dataclass(frozen=True)
+class PaneScreen:
+    """A pane's screen as last read, for a preview."""
+
+    ansi: str
+    width: int
+    height: int
+
+
+@dataclass(frozen=True)
+class Jump:
+    """What a jump did: moved the user's client, or not (``notice`` says why); ``end``: the front end ends now."""
+
+    end: bool = False  # a popup moved its client (it would stay over the agent), or the user must attach outside
+    exit_with: str = ""  # printed after the front end ends: the command that takes the user there
+    notice: str = ""
+
+
+class Service:
+    def __init__(self, server: TmuxServer, fleet: Fleet, *, config: Config, clock: Callable[[], float], journal: Journal | None, live: bool) -> None:
+        self.server = server  # the tmux server headspace itself runs under (a jump moves its client)
+        self.fleet = fleet
+        self.config = config
+        self.clock = clock
+        self.journal = journal
+        self.live = live
+        self.pane_io = ControlPaneIO(fleet)
+        self.answerer = Answerer(fleet, self.pane_io, clock=clock, confirm_timeout=config.confirm_timeout)
+        self._subscribers: list[Callable[[Event], None]] = []
+        fleet.on_problem = lambda problem: self._emit(ProblemChanged(problem))
+        for monitor in fleet.monitors.values():
+            monitor.subscribe(self._from_host(monitor.host.name))
+
+    @classmethod
+    def build(
+        cls,
+        server: TmuxServer,
+        *,
+        config: Config | None = None,
+        include_all: bool = False,
+        config_dir: Path | None = None,
+        live: bool = True,
+        clock: Callable[[], float] = time.time,
+        journal: Journal | None = None,
+        spool: Path | None = None,
+        hooks: bool = True,
+        hosts: Sequence[RemoteHost | HostSpec] = (),
+        local: bool = True,
+    ) -> Service:
+        """One monitor per host (the local server unless ``local`` is off with hosts given); the fleet sends each request to its pane's host."""
+        config = config or Config()
+
+        def monitor(host: RemoteHost | None) -> Monitor:
+            return Monitor(
+                host.server if host is not None else server,
+                on_change=lambda agent: None,
+                on_remove=lambda pane_id: None,
+                on_problem=lambda problem: None,
+                include_all=include_all,
+                config_dir=config_dir if host is None else None,
+                clock=clock,
+                idle_grace=config.idle_grace,
+                journal=journal,
+                spool=spool if host is None else None,
+                hooks=hooks and live,
+                host=host,
+                answers=hooks and live,
+            )
+
+        remotes = [h if isinstance(h, RemoteHost) else RemoteHost(h) for h in hosts]
+        monitors = ([monitor(None)] if local or not remotes else []) + [monitor(h) for h in remotes]
+        return cls(server, Fleet(monitors), config=config, clock=clock, journal=journal, live=live)
+
+    # -- events ------------------------------------------------------------------------
+    def subscribe(self, subscriber: Callable[[Event], None]) -> None:
+        """Every host's events from now on, in order; the fleet's problem as one ``ProblemChanged``."""
+        self._subscribers.append(subscriber)
+
+    def _from_host(self, host: str) -> Callable[[Event], None]:
+        def forward(event: Event) -> None:
+            if isinstance(event, ProblemChanged):
+                self.fleet.problem_of(host, event.problem)  # the fleet says the hosts' problem in one line
+            elif isinstance(event, PaneCaptured) and event.pane_id != self.fleet.focused:
+                pass  # only the previewed pane's screen is drawn: the others' captures need no word
+            elif isinstance(event, (AgentChanged, AgentRemoved, PaneCaptured, Notice)):
+                self._emit(event)
+
+        return forward
+
+    def _emit(self, event: Event) -> None:
+        for subscriber in list(self._subscribers):
+            subscriber(event)
+
+    # -- running -----------------------------------------------------------------------
+    async def run(self) -> None:
+        await self.fleet.run()
+
+    async def stop(self) -> None:
+        await self.answerer.close()
+        await self.fleet.stop()
+
+    def replay(self, record: PaneRecord, ansi: str, observation: Observation, since: float) -> None:
+        """Show a recorded pane as if the local monitor had just observed it (demos, tests)."""
+        self.fleet.first.replay(record, ansi, observation, since)
+
+    # -- what a front end shows ----------------------------------------------------------
+    @property
+    def focused(self) -> str | None:
+        return self.fleet.focused
+
+    def focus(self, address: str | None) -> None:
+        """The previewed pane: read at the preview's pace, and read now."""
+        self.fleet.focused = address
+        if address is not None:
+            self.fleet.refresh_soon(address)
+
+    def screen(self, address: str) -> PaneScreen | None:
+        watch = self.fleet.watch(address)
+        if watch is None or watch.capture is None:
+            return None
+        return PaneScreen(watch.capture, watch.record.width, watch.record.height)
+
+    def width(self, address: str) -> int | None:
+        watch = self.fleet.watch(address)
+        return watch.record.width if watch is not None else None
+
+    async def history(self, address: str, lines: int) -> str:
+        """The pane with ``lines`` of tmux history above it; ``ServiceError`` when tmux cannot say."""
+        try:
+            return await self.pane_io.capture(address, True, lines)
+        except (TmuxCommandError, TmuxUnavailable) as exc:
+            raise ServiceError(str(exc)) from None
+
+    def why(self, agent: Agent, now: float) -> tuple[Explanation | None, ChannelReport | None]:
+        """Every source's verdict on ``agent``, and its answer channel."""
+        watch = self.fleet.watch(agent.pane_id)
+        desk = self.fleet.desk(agent.pane_id)
+        return (watch.fuser.explain(now) if watch else None), (desk.channel_report(agent.pane_id) if desk is not None else None)
+
+    def timeline(self, agent: Agent) -> list:
+        return self.journal.timeline(who(agent)) if self.journal is not None else []
+
+    def waited_today(self, agents: dict[str, Agent], now: float) -> float | None:
+        return self.journal.waited_today(agents, now) if self.journal is not None else None
+
+    # -- jump ----------------------------------------------------------------------------
+    def jump(self, agent: Agent) -> Jump:
+        """Move the user's own tmux client to the agent (never a control client); outside tmux, the attach command."""
+        monitor = self.fleet.monitor_for(agent.pane_id)
+        if monitor is not None and isinstance(monitor.host, RemoteHost):
+            return self._jump_remote(agent, monitor.host)
+        try:
+            where = clients.locate(self.server)
+            if where.inside and where.client is not None:
+                clients.switch(self.server, where.client, agent.pane_id)
+                return Jump(end=where.popup)  # a popup would stay over the agent and keep the keyboard
+        except (TmuxCommandError, TmuxUnavailable) as exc:
+            raise ServiceError(f"cannot jump to {agent.target}: {exc}") from None
+        if where.inside:
+            return Jump(notice=f"no tmux client of yours found to move to {agent.target}")
+        return Jump(end=True, exit_with=attach_command(self.server, agent))
+
+    def _jump_remote(self, agent: Agent, host: RemoteHost) -> Jump:
+        """A pane on another machine: inside tmux, a new window here attached to it over ssh; outside, quit and print that command."""
+        command = remote_attach_command(host, agent)
+        if not os.environ.get("TMUX"):
+            return Jump(end=True, exit_with=command)
+        try:
+            self.server.run("new-window", "-n", clean(f"{host.name}:{agent.target}", 40), command)
+        except (TmuxCommandError, TmuxUnavailable) as exc:
+            raise ServiceError(f"cannot open {agent.target} on {host.name}: {exc}") from None
+        return Jump()
+
+
+def attach_command(server: TmuxServer, agent: Agent) -> str:
+    """The command that takes a user outside tmux to the agent's pane."""
+    args = ["tmux"]
+    if server.socket_name:
+        args += ["-L", server.socket_name]
+    elif server.socket_path:
+        args += ["-S", server.socket_path]
+    # Every word quoted for the shell: a session may be named "x'; touch a; echo '".
+    # The pane id alone picks session, window and pane (it is unique on the server).
+    args += ["attach", "-t", server.tmux_id(agent.pane_id)]
+    return shlex.join(args)
+
+
+def remote_attach_command(host: RemoteHost, agent: Agent) -> str:
+    """``ssh -t DEST 'tmux … attach -t %N'``: the user's own ssh, a terminal of its own (not the shared link)."""
+    ssh = ["ssh", "-t", *(["-F", host.spec.ssh_config] if host.spec.ssh_config else []), "--", host.spec.destination]
+    return shlex.join([*ssh, attach_command(host.server, agent)])
