@@ -32,6 +32,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .paths import config_dir
 from .safe_files import Unreadable, read_regular
 
 # Action name -> default key.  Digits 1-9 always pick options.
@@ -103,8 +104,7 @@ class Config:
 
 
 def default_path(env: os._Environ | dict = os.environ) -> Path:
-    base = env.get("XDG_CONFIG_HOME") or os.path.join(env.get("HOME", "~"), ".config")
-    return Path(base).expanduser() / "headspace" / "config.toml"
+    return config_dir(env) / "config.toml"
 
 
 def load_config(path: Path | None = None) -> Config:

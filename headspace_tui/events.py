@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .detect.transcript import Turn
 from .model import Agent, AgentState, Channel
 
 
@@ -31,14 +30,6 @@ class AgentChanged:
 class AgentRemoved:
     pane_id: str
     key: str = ""  # the agent's identity (``Agent.key``): its history is kept under it
-
-
-@dataclass(frozen=True)
-class TurnsRead:
-    """New turns in an agent's transcript (written after headspace started)."""
-
-    agent: Agent
-    turns: tuple[Turn, ...]
 
 
 @dataclass(frozen=True)
@@ -87,4 +78,4 @@ class Answered:
         return "pane" if self.channel == Channel.PANE else "headspace"
 
 
-Event = AgentChanged | AgentRemoved | TurnsRead | PaneCaptured | ProblemChanged | Notice | Answered
+Event = AgentChanged | AgentRemoved | PaneCaptured | ProblemChanged | Notice | Answered

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from .detect import transcript
 from .detect.outcome import Outcome, analyze, last_outcome
-from .events import AgentChanged, AgentRemoved, Answered, Event, TurnsRead
+from .events import AgentChanged, AgentRemoved, Answered, Event
 from .evidence import AnswerEvidence
 from .model import Agent, AgentState
 from .state.eventlog import EventLog, EventLogError, StoredEvent
@@ -53,6 +53,13 @@ class AgentHistory:
 def who(agent: Agent) -> str:
     """The key an agent's history is kept under (its pane id where it has no identity: replays, tests)."""
     return agent.key or agent.pane_id
+
+
+def _work(history: AgentHistory) -> tuple[str, str]:
+    """An agent's current (or last) command and its last outcome, as the row shows them."""
+    current = history.commands.current
+    command = current.text if current is not None else (history.commands.history[-1].text if history.commands.history else "")
+    return command, history.outcome.describe() if history.outcome is not None else ""
 
 
 def start_of_day(now: float) -> float:
@@ -163,11 +170,9 @@ class Journal:
 
     # -- what the monitor reports ------------------------------------------------
     def on_event(self, event: Event) -> None:
-        """The journal subscribes to the monitor: state changes and new transcript turns."""
+        """The journal subscribes to the monitor: state changes, answers, agents gone (turns it is handed: ``turns``)."""
         if isinstance(event, AgentChanged) and event.state_changed:
             self.state_changed(event.agent, event.old_state, event.agent.state, event.at)
-        elif isinstance(event, TurnsRead):
-            self.turns(event.agent, list(event.turns))
         elif isinstance(event, Answered):
             self.answered(event)
         elif isinstance(event, AgentRemoved):
@@ -244,8 +249,11 @@ class Journal:
             ]
         )
 
-    def turns(self, agent: Agent, turns: list[transcript.Turn], *, record: bool = True) -> None:
-        """Run new transcript turns through the command machine; note outcomes.
+    def turns(self, agent: Agent, turns: list[transcript.Turn], *, record: bool = True) -> tuple[str, str]:
+        """Run new transcript turns through the command machine; note outcomes; the agent's (command, outcome) after them.
+
+        The agent is only read: the store is its one writer, and applies
+        what this returns (``AgentStore.work``).
 
         ``record=False`` replays history (at start-up) without writing events.
         Only the last outcome of a replay is shown, so its texts are analysed
@@ -283,12 +291,11 @@ class Journal:
             events.extend(more)
         found = last_outcome(texts)
         if found is not None:
-            history.outcome, agent.outcome = found, found.describe()
-        current = history.commands.current
-        agent.command = current.text if current is not None else (history.commands.history[-1].text if history.commands.history else "")
+            history.outcome = found
         if record:
             events.extend(self._confirmations(agent, turns))
             self._write(events)
+        return _work(history)
 
     def _confirmations(self, agent: Agent, turns: list[transcript.Turn]) -> list[dict]:
         return [
@@ -310,22 +317,22 @@ class Journal:
             for found in self.evidence.turns(who(agent), turns)
         ]
 
-    def replayed(self, agent: Agent, turns: list[transcript.Turn]) -> Callable[[], None]:
+    def replayed(self, agent: Agent, turns: list[transcript.Turn]) -> Callable[[], tuple[str, str]]:
         """Replay history (turns from before headspace started) without touching the journal.
 
         Safe to call off the event loop: a long transcript takes tens of
         milliseconds through the command machine.  Returns the step that
-        adopts the result, to be run on the loop.
+        adopts the result, to be run on the loop; it gives the agent's
+        (command, outcome) for the store to apply.
         """
         scratch = Journal(None, self.clock)
-        copy = Agent(pane_id=agent.pane_id, target=agent.target, session=agent.session, key=agent.key)
-        scratch.turns(copy, turns, record=False)
-        replayed = scratch._history(who(copy))
+        work = scratch.turns(agent, turns, record=False)
+        replayed = scratch._history(who(agent))
 
-        def adopt() -> None:
+        def adopt() -> tuple[str, str]:
             history = self._history(who(agent))
             history.commands, history.outcome = replayed.commands, replayed.outcome
-            agent.command, agent.outcome = copy.command, copy.outcome
+            return work
 
         return adopt
 
@@ -334,7 +341,6 @@ class Journal:
         if not found or found[0] == history.outcome:
             return  # nothing, or the reply restating what the tool output showed
         history.outcome = found[0]
-        agent.outcome = found[0].describe()
         events.append({"kind": "outcome", "agent": who(agent), "ts": ts, "outcome": found[0].kind, "detail": found[0].detail})
 
     # -- what the UI asks -----------------------------------------------------------

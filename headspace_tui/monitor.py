@@ -46,7 +46,7 @@ from .answering.desk import AnswerDesk, Watched
 from .detect.fusion import Fuser
 from .detect.registry import ClaudeStatus, status_observation
 from .detect.transcript import transcript_path
-from .events import AgentChanged, AgentRemoved, Event, Notice, PaneCaptured, ProblemChanged, TurnsRead
+from .events import AgentChanged, AgentRemoved, Event, Notice, PaneCaptured, ProblemChanged
 from .hooks.spool import HookEvent, SpoolRefused, hook_observation
 from .host import LocalHost
 from .journal import Journal, turn_time
@@ -695,19 +695,19 @@ class Monitor:
         turns = await asyncio.get_running_loop().run_in_executor(self._history_reader, tail.read_new)
         if not turns or journal is None or self.panes.get(agent.pane_id) is not watch:
             return
-        before = (agent.command, agent.outcome)
+        work = None
         if first:
             cut = next((i for i, t in enumerate(turns) if (turn_time(t) or 0.0) >= self.started), len(turns))
             if cut:
                 adopt = await asyncio.get_running_loop().run_in_executor(self._history_reader, journal.replayed, agent, turns[:cut])
                 if self.panes.get(agent.pane_id) is not watch:
                     return
-                adopt()
+                work = adopt()
             turns = turns[cut:]
         if turns:
-            self.store.emit(TurnsRead(agent, tuple(turns)))  # the journal runs them through the command machine
-        if (agent.command, agent.outcome) != before:
-            self.store.touched(agent, self.clock())
+            work = journal.turns(agent, turns)  # the command machine and outcomes; the journal records them
+        if work is not None:
+            self.store.work(agent.pane_id, *work, self.clock())
 
     # -- one pane -------------------------------------------------------------
     async def observe(self, pane_id: str, client: ControlClient | None = None) -> Agent | None:
@@ -770,17 +770,18 @@ class Monitor:
         claude_pid = watch.claude_pid
         process = self.processes.get(claude_pid) if claude_pid else None
         now = self.clock() if at is None else at
-        agent = self.store.observed(
-            watch.record,
-            watch.key,
-            observation,
-            now,
-            claude_pid=claude_pid,
-            status=self.statuses.get(claude_pid) if claude_pid else None,
-            claude_version=(process.version or "") if process else "",
-            started=watch.fuser.started(observation.state, now),
-        )
-        self.desk.observed(watch.record.pane_id)
+        with self.store.one_reading():  # the reading and what the answer desk makes of it: one AgentChanged
+            agent = self.store.observed(
+                watch.record,
+                watch.key,
+                observation,
+                now,
+                claude_pid=claude_pid,
+                status=self.statuses.get(claude_pid) if claude_pid else None,
+                claude_version=(process.version or "") if process else "",
+                started=watch.fuser.started(observation.state, now),
+            )
+            self.desk.observed(watch.record.pane_id)
         return agent
 
     def replay(self, record: PaneRecord, ansi: str, observation: Observation, at: float) -> Agent:

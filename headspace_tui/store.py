@@ -3,9 +3,12 @@
 The monitor decides what to read and when; each fused observation of a pane
 comes here.  The store turns it into that pane's ``Agent`` and tells its
 subscribers what changed (events.py), in the order they subscribed: the
-journal first (it sets the command and outcome the others show), then the
-app.  Nothing else writes an agent, so a subscriber can trust that an
-``AgentChanged`` is the whole story.
+journal first, then the front end.  Nothing else writes an agent (the
+journal's command and outcome come back here through ``work``), so a
+subscriber can trust that an ``AgentChanged`` is the whole story; and
+everything one reading changes about an agent (its state, the answer desk's
+hook tag, an answer given in the pane) is told as one ``AgentChanged``
+(``one_reading``).
 
 An error in a subscriber is logged and goes no further: it must not stop
 the detector that made the observation.  No Textual here.
@@ -14,7 +17,8 @@ the detector that made the observation.  No Textual here.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from .detect.registry import ClaudeStatus
 from .events import AgentChanged, AgentRemoved, Event
@@ -50,12 +54,38 @@ class AgentStore:
         # moment, so a detector may finish one last read after it was told to
         # stop, and the app may be tearing its widgets down.
         self.quiet = False
+        self._held: list[Event] | None = None  # events of the reading under way (one_reading)
 
     def subscribe(self, subscriber: Callable[[Event], None]) -> None:
         """Be told every event from now on, in order (subscribers are called in the order they came)."""
         self._subscribers.append(subscriber)
 
+    @contextmanager
+    def one_reading(self) -> Iterator[None]:
+        """Tell what a reading changed once it is all known: one ``AgentChanged`` per agent, where its first would have been."""
+        if self._held is not None:
+            yield  # already inside one
+            return
+        self._held = []
+        try:
+            yield
+        finally:
+            held, self._held = self._held, None
+            for event in held:
+                self._tell(event)
+
     def emit(self, event: Event) -> None:
+        if self._held is not None:
+            if isinstance(event, AgentChanged):
+                for i, earlier in enumerate(self._held):
+                    if isinstance(earlier, AgentChanged) and earlier.agent is event.agent:
+                        self._held[i] = AgentChanged(event.agent, earlier.old_state, event.at)
+                        return
+            self._held.append(event)
+            return
+        self._tell(event)
+
+    def _tell(self, event: Event) -> None:
         if self.quiet:
             return
         for subscriber in list(self._subscribers):
@@ -163,9 +193,12 @@ class AgentStore:
             agent.channel = channel
             self.emit(AgentChanged(agent, agent.state, at))
 
-    def touched(self, agent: Agent, at: float) -> None:
-        """Something besides the state changed (its command or outcome, read from the transcript)."""
-        self.emit(AgentChanged(agent, agent.state, at))
+    def work(self, pane_id: str, command: str, outcome: str, at: float) -> None:
+        """The agent's command and last outcome (from its transcript, through the journal); told only when they change."""
+        agent = self.agents.get(pane_id)
+        if agent is not None and (agent.command, agent.outcome) != (command, outcome):
+            agent.command, agent.outcome = command, outcome
+            self.emit(AgentChanged(agent, agent.state, at))
 
     def offline(self, reason: str, at: float) -> None:
         """The host cannot be read: every row keeps its last reading, marked (once) with why and since when.

@@ -36,6 +36,7 @@ from typing import Protocol
 
 from ..detect.claude import classify_capture, is_claude_command, strip_sgr
 from ..model import AgentState, Observation
+from ..paths import runtime_dir
 from ..safe_files import is_private_dir
 from .policy import INPUT_BOX_STATES, MENU_ANSWERS, REACTION_TIME, Intent, IntentKind, unfit
 
@@ -350,8 +351,7 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 def _lock_dir() -> str | None:
     """``$XDG_RUNTIME_DIR/headspace`` (or ``/tmp/headspace-<uid>``), only if it is private to us."""
-    runtime = os.environ.get("XDG_RUNTIME_DIR")
-    base = os.path.join(runtime, "headspace") if runtime and os.path.isabs(runtime) else f"/tmp/headspace-{os.getuid()}"
+    base = str(runtime_dir())
     try:
         os.mkdir(base, 0o700)
     except FileExistsError:

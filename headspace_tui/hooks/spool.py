@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import AgentState, Evidence, Observation, Option, Prompt
+from ..paths import runtime_dir
 from ..safe_files import Unreadable, is_private_dir, loads, note_once, read_with_stat
 
 SOURCE = "hook"
@@ -52,10 +53,7 @@ def spool_dir(env: Mapping[str, str] = os.environ) -> Path:
     absolute path, else ``/tmp/headspace-<uid>/spool``.  headspace must see
     the XDG_RUNTIME_DIR that Claude's panes see (tmux passes the server's).
     """
-    runtime = env.get("XDG_RUNTIME_DIR")
-    if runtime and os.path.isabs(runtime):
-        return Path(runtime) / "headspace" / "spool"
-    return Path(f"/tmp/headspace-{os.getuid()}") / "spool"
+    return runtime_dir(env) / "spool"
 
 
 def _text(data: Mapping[str, Any], key: str) -> str:

@@ -17,6 +17,7 @@ from functools import cache
 # In import order: each one's headspace imports come before it.
 MODULES = (
     "headspace_tui.safe_files",
+    "headspace_tui.paths",
     "headspace_tui.model",
     "headspace_tui.detect.registry",
     "headspace_tui.detect.transcript",

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..paths import state_dir
 from ..safe_files import Unreadable, loads, note_once
 
 BUSY_TIMEOUT_MS = 10_000
@@ -67,11 +68,7 @@ class StoredEvent:
 
 def default_path(env: Mapping[str, str] | None = None) -> Path:
     """``$XDG_STATE_HOME/headspace/events.db`` (``~/.local/state`` when unset or relative, per XDG)."""
-    env = os.environ if env is None else env
-    base = env.get("XDG_STATE_HOME", "")
-    if not base or not os.path.isabs(base):
-        base = os.path.join(env.get("HOME") or os.path.expanduser("~"), ".local", "state")
-    return Path(base) / "headspace" / "events.db"
+    return state_dir(env) / "events.db"
 
 
 class EventLog:

@@ -22,7 +22,7 @@ def agent(pane: str = "%1") -> Agent:
 def test_a_real_transcript_drives_the_command_machine_and_outcomes(tmp_path):
     journal = Journal(EventLog(tmp_path / "events.db"), clock=lambda: NOON)
     a = agent()
-    journal.turns(a, TranscriptTail(TRANSCRIPT).read_new())
+    a.command, a.outcome = journal.turns(a, TranscriptTail(TRANSCRIPT).read_new())  # what the store applies
     commands = journal.agents["%1"].commands
     # Three commands, each completed (the question was answered through the dialog).
     assert [c.text for c in commands.history] == ["say hello", "create the marker file", "pick a database"]
@@ -38,7 +38,7 @@ def test_outcomes_come_from_tool_results_and_replies(tmp_path):
 
     journal = Journal(None, clock=lambda: NOON)
     a = agent()
-    journal.turns(
+    a.command, a.outcome = journal.turns(
         a,
         [
             Turn(role="user", text="run the tests", uuid="u1"),
@@ -143,10 +143,10 @@ def test_history_replayed_off_the_loop_is_the_same_as_replayed_in_place(tmp_path
     turns = TranscriptTail(TRANSCRIPT).read_new()
     in_place, aside = Journal(None, clock=lambda: NOON), Journal(EventLog(tmp_path / "events.db"), clock=lambda: NOON)
     a, b = agent(), agent()
-    in_place.turns(a, turns, record=False)
+    a.command, a.outcome = in_place.turns(a, turns, record=False)
     adopt = aside.replayed(b, turns)
     assert b.command == "" and "%1" not in aside.agents  # nothing touched until adopted (on the loop)
-    adopt()
+    b.command, b.outcome = adopt()  # what the store applies
     assert (b.command, b.outcome) == (a.command, a.outcome) and b.command == "pick a database"
     assert aside.agents["%1"].commands == in_place.agents["%1"].commands
     assert aside.log.count() == 0  # replay writes nothing
@@ -166,11 +166,11 @@ def test_a_replay_ends_on_the_same_outcome_as_recording_the_turns_one_by_one(tmp
         Turn(role="agent", text="Done.", stop_reason="end_turn", uuid="a3"),
     ]
     recorded, replayed = agent(), agent()
-    Journal(None, clock=lambda: NOON).turns(recorded, turns)
-    Journal(None, clock=lambda: NOON).turns(replayed, turns, record=False)
+    recorded.command, recorded.outcome = Journal(None, clock=lambda: NOON).turns(recorded, turns)
+    replayed.command, replayed.outcome = Journal(None, clock=lambda: NOON).turns(replayed, turns, record=False)
     assert recorded.outcome == replayed.outcome == "committed: 3f2a9c1 Fix the parser"
     nothing = agent()
-    Journal(None, clock=lambda: NOON).turns(nothing, turns[-2:], record=False)
+    nothing.command, nothing.outcome = Journal(None, clock=lambda: NOON).turns(nothing, turns[-2:], record=False)
     assert nothing.outcome == ""
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
-from headspace_tui.events import AgentChanged, AgentRemoved, TurnsRead
+from headspace_tui.events import AgentChanged, AgentRemoved
 from headspace_tui.journal import Journal
 from headspace_tui.model import AgentState, Observation
 from headspace_tui.monitor import Monitor
@@ -63,7 +63,6 @@ def test_the_journal_hears_state_changes_before_the_app_and_a_failing_subscriber
     assert [type(e) for e in seen] == [AgentChanged, AgentChanged] and seen[1].old_state is AgentState.IDLE and seen[1].state_changed
     assert [(t[1], t[2]) for t in journal.agents[agent.key].changes] == [("", "idle"), ("idle", "working")]
     assert journal_when_app_told == [1, 2]
-    monitor.store.emit(TurnsRead(agent, ()))  # the journal handles turns too (none here)
 
 
 def test_nothing_is_told_once_the_monitor_stops():
