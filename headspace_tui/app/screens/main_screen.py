@@ -80,7 +80,7 @@ class MainScreen(Screen):
         # Esc is every TUI user's "close this": it never reaches an agent.
         Binding("escape", "close_overlay", "close", show=False, tooltip="close the filter, a window, or the scrolled-back preview"),
         Binding("question_mark", "help", "help", id="help", tooltip="this help"),
-        Binding("q", "app.quit", "quit", id="quit", tooltip="quit"),
+        Binding("q", "quit", "quit", id="quit", tooltip="quit"),
         Binding("slash", "filter", "filter", id="filter", tooltip="filter the table by target, folder, state or text"),
         Binding("e", "why", "why", id="why", tooltip="why: every source's verdict, its age and evidence"),
         Binding("t", "timeline", "timeline", id="timeline", show=False, tooltip="timeline: the agent's states, commands and outcomes"),
