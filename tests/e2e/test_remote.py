@@ -146,13 +146,13 @@ def test_a_dropped_link_marks_rows_offline_and_they_recover_by_themselves(claude
             went_offline = time.monotonic() - stopped
             assert app.table.agents[address] is agent  # the row stayed, with its last reading
             assert agent.state is AgentState.IDLE
-            assert not app.main.check_action("nudge", ()), "no key goes to a row whose host is out of reach"
+            assert not app.check_action("nudge", ()), "no key goes to a row whose host is out of reach"
             assert "reconnecting" in app.table.get_row(address)[-1].plain
             box.start()
             started = time.monotonic()
             await wait_until(pilot, lambda: not app.table.agents[address].offline, "the row back online", 20)
             back = time.monotonic() - started
-            assert app.main.check_action("nudge", ())
+            assert app.check_action("nudge", ())
             return went_offline, back
 
     went_offline, back = asyncio.run(scenario())
@@ -189,7 +189,7 @@ def test_an_unreachable_host_is_one_row_saying_why(tmp_path, box):
             assert row.placeholder and "Connection refused" in row.offline
             assert "cannot reach box" in app.table.get_row("@box")[-1].plain
             assert app.table.get_row("@box")[-1].plain.startswith("cannot reach box: ssh: connect to host")  # ssh's words, the host said once
-            assert not app.main.check_action("approve", ()) and not app.main.check_action("jump", ())
+            assert not app.check_action("approve", ()) and not app.check_action("jump", ())
 
     asyncio.run(scenario())
 

@@ -269,7 +269,7 @@ def test_a_stalled_request_is_working_with_its_retry_mark_notifies_nobody_and_x_
             assert any(m.startswith("retrying ") and "/10" in m for m in marks), marks
             # Nothing needed the user: no notification was due, nothing was written.
             assert app.notifier.next_due() is None and written == []
-            assert app.main.check_action("interrupt", ()) is True  # x is offered: the footer shows it
+            assert app.check_action("interrupt", ()) is True  # x is offered: the footer shows it
             await pilot.press("x")
             await wait_until(pilot, lambda: agent.state is AgentState.IDLE, "Claude to stop retrying", timeout=20)
             # It stopped for real: no turn on screen, and no further attempt reaches the API.

@@ -193,7 +193,7 @@ def test_after_an_answer_the_selection_moves_on_to_the_next_agent_waiting():
             first = app.table.selected_pane_id
             agent = app.table.agents[first]
             # What the answerer reports after a delivered key (the live path is in test_app_live).
-            app.main._answer_reported(Report(first, f"{agent.target}: answered", "information", delivered=True, move_on=True))
+            app._answer_reported(Report(first, f"{agent.target}: answered", "information", delivered=True, move_on=True))
             await pilot.pause()
             now = app.table.agents[app.table.selected_pane_id]
             assert now.pane_id != first and now.state.needs_you

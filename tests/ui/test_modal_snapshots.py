@@ -180,7 +180,7 @@ def test_batch_approve_screen(snap_compare):
         await app.snapshot_loader(pilot)
         await select(pilot, API)
         # Without a hook holding the dialog, A is not offered and does nothing.
-        assert app.main.check_action("approve_all", ()) is False
+        assert app.check_action("approve_all", ()) is False
         await pilot.press("A")
         await pilot.pause()
         assert app.screen is app.screen_stack[0]
