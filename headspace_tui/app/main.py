@@ -197,7 +197,7 @@ class HeadspaceApp(App[str | None]):
         self.notices = (*self.notices, *self._load_themes(theme_dirs if theme_dirs is not None else [theme_files.builtin_dir()]))
         self.set_reactive(HeadspaceApp.layout_mode, self.config.layout)
         self._main_screen: MainScreen | None = None
-        self._keys_for: frozenset[str] | None = None  # the agent keys the footer shows
+        self._keys_for: tuple[str | None, frozenset[str]] | None = None  # the pane and agent keys the footer was asked for
         self._summary_text: Text | None = None
         # Agents that start needing you are announced once (see notify.py).
         self.notifier = Notifier(self.config.notify_states, started=self.clock())
@@ -524,7 +524,11 @@ class HeadspaceApp(App[str | None]):
         (A footer rebuild restyles every key; on each update it cost about
         2% of a core at 50 busy agents.)
         """
-        live = live_keys(self.selected_agent())
+        agent = self.selected_agent()
+        # Per pane too: Textual also rebuilds the footer on its own occasions (focus,
+        # a screen closing), so a set of keys equal to the last one asked for may
+        # not be what the footer shows after another agent was selected in between.
+        live = (agent.pane_id if agent is not None else None, live_keys(agent))
         if live != self._keys_for:
             self._keys_for = live
             self.refresh_bindings()

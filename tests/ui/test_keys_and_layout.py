@@ -237,3 +237,18 @@ def test_at_80_columns_the_footer_keeps_help_and_quit():
             assert "approve" in footer and "? help" in footer and "q quit" in footer, footer
 
     run(scenario())
+
+
+def test_q_quits_from_the_main_screen():
+    """q is the app's quit, bound on the main screen (the installed smoke test caught it doing nothing once)."""
+
+    async def scenario():
+        app = demo_app()
+        async with app.run_test(size=(100, 30)) as pilot:
+            await app.snapshot_loader(pilot)
+            assert app.return_code is None
+            await pilot.press("q")
+            await pilot.pause()
+            assert app.return_code == 0
+
+    run(scenario())
