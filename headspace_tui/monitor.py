@@ -101,9 +101,9 @@ class Monitor:
         self,
         server: TmuxServer,
         *,
-        on_change: Callable[[Agent], None],
-        on_remove: Callable[[str], None],
-        on_problem: Callable[[str | None], None],
+        on_change: Callable[[Agent], None] | None = None,
+        on_remove: Callable[[str], None] | None = None,
+        on_problem: Callable[[str | None], None] | None = None,
         include_all: bool = False,
         config_dir: Path | None = None,
         clock: Callable[[], float] = time.time,
@@ -111,8 +111,8 @@ class Monitor:
         journal: Journal | None = None,
         spool: Path | None = None,
         hooks: bool = True,
-        on_capture: Callable[[str], None] = lambda pane_id: None,
-        on_notice: Callable[[str], None] = lambda message: None,
+        on_capture: Callable[[str], None] | None = None,
+        on_notice: Callable[[str], None] | None = None,
         host: LocalHost | RemoteHost | None = None,
         answers: bool = False,
     ) -> None:
@@ -176,7 +176,8 @@ class Monitor:
         if journal is not None:
             journal.on_notice = lambda text: self.store.emit(Notice(text))  # a log that cannot be written, and again
             self.subscribe(journal.on_event)  # first: it sets the command and outcome the others show
-        self.subscribe(self._callbacks)
+        if any(c is not None for c in (on_change, on_remove, on_problem, on_capture, on_notice)):
+            self.subscribe(self._callbacks)  # older callers' callbacks; the service subscribes instead
 
     # -- views for readers that want one thing of every pane ----------------------
     @property
@@ -278,16 +279,16 @@ class Monitor:
         self.store.subscribe(subscriber)
 
     def _callbacks(self, event: Event) -> None:
-        """The constructor's callbacks, as one subscriber."""
-        if isinstance(event, AgentChanged):
+        """The constructor's callbacks, as one subscriber (each one optional)."""
+        if isinstance(event, AgentChanged) and self.on_change is not None:
             self.on_change(event.agent)
-        elif isinstance(event, AgentRemoved):
+        elif isinstance(event, AgentRemoved) and self.on_remove is not None:
             self.on_remove(event.pane_id)
-        elif isinstance(event, PaneCaptured):
+        elif isinstance(event, PaneCaptured) and self.on_capture is not None:
             self.on_capture(event.pane_id)
-        elif isinstance(event, ProblemChanged):
+        elif isinstance(event, ProblemChanged) and self.on_problem is not None:
             self.on_problem(event.problem)
-        elif isinstance(event, Notice):
+        elif isinstance(event, Notice) and self.on_notice is not None:
             self.on_notice(event.text)
 
     def request_discovery(self) -> None:

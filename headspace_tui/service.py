@@ -116,9 +116,6 @@ class Service:
         def monitor(host: RemoteHost | None) -> Monitor:
             return Monitor(
                 host.server if host is not None else server,
-                on_change=lambda agent: None,
-                on_remove=lambda pane_id: None,
-                on_problem=lambda problem: None,
                 include_all=include_all,
                 config_dir=config_dir if host is None else None,
                 clock=clock,

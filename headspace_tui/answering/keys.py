@@ -38,9 +38,9 @@ from ..detect.claude import classify_capture, is_claude_command, strip_sgr
 from ..model import AgentState, Observation
 from ..paths import runtime_dir
 from ..safe_files import is_private_dir
-from .policy import INPUT_BOX_STATES, MENU_ANSWERS, REACTION_TIME, Intent, IntentKind, unfit
+from .policy import MENU_ANSWERS, REACTION_TIME, Intent, IntentKind, unfit
 
-__all__ = ["INPUT_BOX_STATES", "ActionError", "Intent", "KeyStroke", "Outcome", "plan_keys", "same_prompt", "send_guarded"]
+__all__ = ["ActionError", "Intent", "KeyStroke", "Outcome", "plan_keys", "same_prompt", "send_guarded"]
 
 # The screen must hold still this long before the last read that keys follow:
 # Claude redraws within a frame or two of a key typed in the pane itself.

@@ -32,34 +32,13 @@ from textual.widgets import DataTable, Input, Static
 from textual.worker import Worker, WorkerState
 
 from .. import deliver, theme_files
+from .. import service as svc
 from ..config import Config
 from ..config import default_path as default_config_path
 from ..model import Agent, AgentState
 from ..notify import Notification, Notifier, terminal_text
 from ..safe_text import clean, safe
-from ..service import (
-    AgentChanged as AgentEvent,
-)
-from ..service import (
-    AgentRemoved as RemovedEvent,
-)
-from ..service import (
-    Event,
-    Intent,
-    IntentKind,
-    Notice,
-    Report,
-    Service,
-    ServiceError,
-    key_allowed,
-    live_keys,
-)
-from ..service import (
-    PaneCaptured as CapturedEvent,
-)
-from ..service import (
-    ProblemChanged as ProblemEvent,
-)
+from ..service import Event, Intent, IntentKind, Notice, Report, Service, ServiceError, key_allowed, live_keys
 from . import gc_pace
 from .endings import end_on_signals
 from .messages import AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, ServiceNotice
@@ -346,13 +325,13 @@ class HeadspaceApp(App[str | None]):
     # -- model updates (the service's events, as messages) -----------------------
     def _service_event(self, event: Event) -> None:
         """An event of the service (on the app's loop), handled as a message in the app's own order."""
-        if isinstance(event, AgentEvent):
+        if isinstance(event, svc.AgentChanged):
             self.post_message(AgentChanged(event.agent))
-        elif isinstance(event, RemovedEvent):
+        elif isinstance(event, svc.AgentRemoved):
             self.post_message(AgentRemoved(event.pane_id))
-        elif isinstance(event, CapturedEvent):
+        elif isinstance(event, svc.PaneCaptured):
             self.post_message(PaneCaptured(event.pane_id))
-        elif isinstance(event, ProblemEvent):
+        elif isinstance(event, svc.ProblemChanged):
             self.post_message(ProblemChanged(event.problem))
         elif isinstance(event, Notice):
             self.post_message(ServiceNotice(event.text))
