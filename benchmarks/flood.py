@@ -54,14 +54,14 @@ async def run(args: argparse.Namespace, work: Path) -> dict:
     for _ in range(args.floods):
         tmux("new-window", "-d", "-t", "s", "yes soak-flood")
     server_pid = int(tmux("display-message", "-p", "#{pid}").strip())
-    monitor = Monitor(TmuxServer(socket_name=socket), on_change=lambda a: None, on_remove=lambda p: None, on_problem=lambda p: None, journal=Journal(None), hooks=False, config_dir=work / "none")
+    monitor = Monitor(TmuxServer(socket_name=socket), journal=Journal(None), hooks=False, config_dir=work / "none")
     task = asyncio.create_task(monitor.run())
     try:
         deadline = time.monotonic() + 20
-        while not monitor.agents and time.monotonic() < deadline:
+        while not monitor.store.agents and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
         await asyncio.sleep(2.0)
-        client = next(iter(monitor.clients.values()))
+        client = next(iter(monitor.sessions.clients.values()))
         sizes = [0]
         original = client.on_output
 

@@ -54,6 +54,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from scale import CORPUS, TICK, Farm, menus, percentile  # noqa: E402
 
 from headspace_tui.config import HostSpec  # noqa: E402
+from headspace_tui.events import AgentChanged, ProblemChanged  # noqa: E402
 from headspace_tui.model import AgentState  # noqa: E402
 from headspace_tui.monitor import Monitor  # noqa: E402
 from headspace_tui.remote.host import RemoteHost  # noqa: E402
@@ -198,7 +199,12 @@ async def phase(kind: str, farm: BoxFarm, box: Sshd, args) -> dict:
     permission_at: dict[str, float] = {}
     problems: list[tuple[float, str | None]] = []
 
-    def changed(agent) -> None:
+    def changed(event) -> None:
+        if isinstance(event, ProblemChanged):
+            problems.append((time.monotonic(), event.problem))
+        if not isinstance(event, AgentChanged):
+            return
+        agent = event.agent
         pane = agent.pane_id.split("@")[0]  # %3@box -> %3, as the fake agent names its file
         states[pane] = agent.state
         if agent.state is AgentState.PERMISSION and pane not in permission_at:
@@ -207,12 +213,10 @@ async def phase(kind: str, farm: BoxFarm, box: Sshd, args) -> dict:
     monitor = Monitor(
         server,
         host=host,
-        on_change=changed,
-        on_remove=lambda pane_id: None,
-        on_problem=lambda problem: problems.append((time.monotonic(), problem)),
         config_dir=None,
         hooks=False,
     )
+    monitor.subscribe(changed)
     started = time.monotonic()
     task = asyncio.create_task(monitor.run())
     result: dict = {"kind": kind}

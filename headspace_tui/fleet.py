@@ -79,7 +79,7 @@ class Fleet:
         monitor = self.monitor_for(address)
         if watch is None or monitor is None:
             return None
-        client = monitor.clients.get(watch.record.session_id)
+        client = monitor.client(watch.record.session_id)
         return client if client is not None and not client.closed else None
 
     @property

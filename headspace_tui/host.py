@@ -11,17 +11,52 @@ answers the same questions through its own transport.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Protocol
 
 from .detect.registry import ClaudeStatus, claude_config_dir, watch_statuses
 from .detect.transcript import TranscriptTail
 from .hooks.channel import socket_path
 from .hooks.spool import HookEvent, spool_dir, watch_spool
-from .pane_watch import LOCAL_HOST
+from .pane_watch import LOCAL_HOST, Tail
 from .tmux.claude_process import ClaudeProcess, claude_process
 from .tmux.proctree import ProcessTable, process_exists, read_process_table
 from .tmux.server import PaneRecord, TmuxServer
+
+
+class Host(Protocol):
+    """What the monitor asks of a host: this machine (``LocalHost``) or one over SSH (``remote.host.RemoteHost``).
+
+    The monitor never asks which kind it has: where they differ, the
+    difference is in the answers (a remote host has no answer socket, asks
+    no ``claude agents``, and when out of reach keeps its rows as offline).
+    """
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def remote(self) -> bool:
+        """Out of reach is not gone: rows stay, marked offline, and the link is tried again."""
+    @property
+    def can_ask_claude(self) -> bool: ...
+    @property
+    def server(self) -> TmuxServer: ...
+    on_lost: Callable[[], None]  # told when the link drops between discoveries
+    on_notice: Callable[[str], None]  # one line for the user from the host's side
+
+    def default_config_dir(self) -> Path | None: ...
+    def watch_hooks(self, spool: Path | None) -> AsyncIterator[HookEvent]: ...
+    def answer_socket(self, spool: Path | None) -> Path | None: ...
+    async def close(self) -> None: ...
+    async def lost(self) -> None: ...
+    async def snapshot(self) -> tuple[list[PaneRecord], ProcessTable]: ...
+    async def claude_processes(self, pids: list[int], table: ProcessTable) -> list[ClaudeProcess]: ...
+    def process_exists(self, pid: int) -> bool: ...
+    def socket_file(self) -> str: ...
+    def watch_statuses(self, config_dir: Path) -> AsyncIterator[dict[int, ClaudeStatus]]: ...
+    def transcript(self, path: Path) -> Tail: ...
+    async def exists(self, path: Path) -> bool: ...
 
 
 class LocalHost:
@@ -33,6 +68,8 @@ class LocalHost:
 
     def __init__(self, server: TmuxServer) -> None:
         self.server = server
+        self.on_lost: Callable[[], None] = lambda: None  # never told here: the server's end is seen by discovery
+        self.on_notice: Callable[[str], None] = lambda text: None
 
     def default_config_dir(self) -> Path | None:
         """Claude's config dir for processes whose own cannot be read: headspace's."""
@@ -48,6 +85,9 @@ class LocalHost:
     async def close(self) -> None:
         """Nothing to end here (a remote host ends its connection)."""
 
+    async def lost(self) -> None:
+        """Nothing to drop here: a lost local server is forgotten by the monitor."""
+
     async def snapshot(self) -> tuple[list[PaneRecord], ProcessTable]:
         """Every pane and the process table, read together off the event loop."""
         return await asyncio.to_thread(lambda: (self.server.list_panes(), read_process_table()))
@@ -61,8 +101,6 @@ class LocalHost:
 
     def socket_file(self) -> str:
         return self.server.socket_file()
-
-
 
     def watch_statuses(self, config_dir: Path) -> AsyncIterator[dict[int, ClaudeStatus]]:
         return watch_statuses(config_dir / "sessions")

@@ -392,8 +392,6 @@ class RemoteHost:
     def default_config_dir(self) -> Path | None:
         return None  # only what each Claude's own environment says, there
 
-
-
     async def watch_statuses(self, config_dir: Path) -> AsyncIterator[dict[int, ClaudeStatus]]:
         folder = str(config_dir / "sessions")
         queue = self._status_queues.setdefault(folder, asyncio.Queue())

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from headspace_tui.events import Notice
 from headspace_tui.hooks.channel import socket_path
 from headspace_tui.hooks.spool import spool_dir
 from headspace_tui.journal import Journal
@@ -42,15 +43,12 @@ def test_the_second_headspace_takes_the_channel_once_the_first_is_killed(private
         assert first.stdout.readline().strip() == "open"
         monitor = Monitor(
             TmuxServer(socket_name=private_tmux.name),
-            on_change=lambda agent: None,
-            on_remove=lambda pane_id: None,
-            on_problem=lambda problem: None,
-            on_notice=notices.append,
             config_dir=tmp_path / "no-claude",
             journal=Journal(None),
             spool=spool,
             answers=True,
         )
+        monitor.subscribe(lambda event: isinstance(event, Notice) and notices.append(event.text))
 
         async def scenario() -> float:
             task = asyncio.create_task(monitor.run())

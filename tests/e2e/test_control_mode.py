@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from headspace_tui.events import AgentChanged
 from headspace_tui.model import AgentState
 from headspace_tui.monitor import Monitor
 from headspace_tui.tmux.control import ControlClient, ControlError
@@ -57,12 +58,10 @@ def test_an_idle_agent_costs_no_reads_and_a_change_is_seen_at_once(claude_sessio
     states: list[tuple[float, AgentState]] = []
     monitor = Monitor(
         TmuxServer(socket_name=private_tmux.name),
-        on_change=lambda agent: states.append((time.monotonic(), agent.state)),
-        on_remove=lambda pane: None,
-        on_problem=lambda problem: None,
         config_dir=tmp_path / "no-claude-config",
         hooks=False,
     )
+    monitor.subscribe(lambda event: isinstance(event, AgentChanged) and states.append((time.monotonic(), event.agent.state)))
     original = monitor.observe
 
     async def counting_observe(pane_id, client=None):
@@ -76,7 +75,7 @@ def test_an_idle_agent_costs_no_reads_and_a_change_is_seen_at_once(claude_sessio
         try:
             while not states:
                 await asyncio.sleep(0.05)
-            assert monitor.clients, "the session's control client attached"
+            assert monitor.sessions.clients, "the session's control client attached"
             await asyncio.sleep(0.5)
             settled = len(reads)
             await asyncio.sleep(3.0)

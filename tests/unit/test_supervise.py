@@ -127,7 +127,7 @@ def test_a_remote_hosts_loops_come_back_within_ten_seconds_after_any_error():
         return [backoff.after_failure(0.0) for _ in range(12)]
 
     remote = RemoteHost(HostSpec(name="box", destination="box"))  # nothing is started: no ssh here
-    far = Monitor(remote.server, on_change=lambda a: None, on_remove=lambda p: None, on_problem=lambda p: None, journal=Journal(None), host=remote)
-    near = Monitor(TmuxServer(socket_name="headspace-unit-unused"), on_change=lambda a: None, on_remove=lambda p: None, on_problem=lambda p: None, journal=Journal(None))
+    far = Monitor(remote.server, journal=Journal(None), host=remote)
+    near = Monitor(TmuxServer(socket_name="headspace-unit-unused"), journal=Journal(None))
     assert max(delays(far)) == REMOTE_RESTART_LIMIT <= 10.0
     assert max(delays(near)) == 30.0  # a local loop that keeps failing is let go more slowly

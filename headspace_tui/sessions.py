@@ -1,0 +1,311 @@
+"""One detector per tmux session: its control client, and when each of its panes is read again.
+
+Every tmux session gets a detector and a control client, not only sessions
+with agents: a Claude started in any pane is then noticed by its first
+output.  ``%output`` from a watched pane only updates the pane's timing and
+wakes its session's detector, which reads the pane when ``schedule.due_at``
+says (a working agent's spinner is looked at lazily, a large redraw at
+once); output from a pane nobody watches asks tmux what that pane runs now
+(at most once a second), and only a changed answer costs a discovery.
+
+Attaching is where tmux is fragile (see ``_quiet_moment``): attaches go one
+at a time, each in a quiet moment, paced by ``AttachPace``, and a session
+whose client ended is attached again only after a discovery made since
+still lists it.  The monitor reads the panes (``read``) and runs discovery
+(``request_discovery``); this module decides only *when*.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+
+from .model import AgentState
+from .pane_watch import PaneWatch
+from .schedule import due_at
+from .supervise import Supervisor
+from .tmux.attach_pace import AttachPace
+from .tmux.control import ControlClient, ControlError
+from .tmux.server import PaneRecord, TmuxServer, TmuxUnavailable
+
+IDLE_WAKE = 30.0  # with a control client, an unchanged session sleeps this long
+UNKNOWN_PANE_RECHECK = 1.0  # a pane we do not watch is asked what it runs at most this often
+ATTACH_QUIET = 0.3  # a control client attaches after this long without a session or window notification...
+ATTACH_QUIET_MAX = 3.0  # ...waiting at most this long for such a moment
+# Notifications after which the panes of the server may have moved or been renamed.
+LAYOUT_EVENTS = frozenset(
+    {
+        "sessions-changed",
+        "session-renamed",
+        "session-window-changed",
+        "window-add",
+        "window-close",
+        "window-renamed",
+        "window-pane-changed",
+        "unlinked-window-add",
+        "unlinked-window-close",
+        "unlinked-window-renamed",
+        "layout-change",
+    }
+)
+
+log = logging.getLogger(__name__)
+
+Read = Callable[[str, "ControlClient | None"], Awaitable[object]]
+
+
+class Sessions:
+    """The detectors of one tmux server's sessions and their control clients."""
+
+    def __init__(
+        self,
+        server: TmuxServer,
+        supervisor: Supervisor,
+        panes: dict[str, PaneWatch],
+        *,
+        read: Read,
+        request_discovery: Callable[[], None],
+        state_of: Callable[[str], AgentState | None],
+        clock: Callable[[], float],
+    ) -> None:
+        self.server = server
+        self.supervisor = supervisor
+        self.panes = panes  # the monitor's watched panes (read here, never changed)
+        self.read = read
+        self.request_discovery = request_discovery
+        self.state_of = state_of
+        self.clock = clock
+        self.focused: str | None = None  # the pane the user looks at is read at a faster pace
+        self.clients: dict[str, ControlClient] = {}
+        self.attach_pace: Callable[[], AttachPace] = AttachPace  # how often a session's client may be attached
+        self.stopping = False
+        self._loops: dict[str, asyncio.Task] = {}
+        self._wake: dict[str, asyncio.Event] = {}
+        self._all_panes: dict[str, PaneRecord] = {}  # every pane of the server at the last discovery
+        self._unknown_checked: dict[str, float] = {}
+        self._unknown_checks: dict[str, asyncio.Task] = {}
+        self._unknown_again: set[str] = set()
+        self._attaching = asyncio.Lock()  # one control client attaching at a time (see _quiet_moment)
+        self._last_notification = 0.0  # when tmux last told a control client of a session or window change
+        self._awaiting_discovery: set[str] = set()  # sessions whose client ended, waiting to be seen still there
+        # Discoveries are numbered as they start; ``_discovered`` is the number of the last one that
+        # listed the server's panes.  A session whose client ended waits for one that started after.
+        self._discoveries_started = 0
+        self._discovered = 0
+
+    @property
+    def running(self) -> set[str]:
+        """The sessions that have a detector."""
+        return set(self._loops)
+
+    def start(self) -> None:
+        self.stopping = False
+        self._attaching = asyncio.Lock()  # this run's loop's
+
+    # -- told by discovery ---------------------------------------------------------
+    def discovery_started(self) -> int:
+        self._discoveries_started += 1
+        return self._discoveries_started
+
+    async def discovered(self, number: int, sessions: set[str], panes: list[PaneRecord]) -> None:
+        """A discovery listed the server: start a detector for each new session, end those of sessions gone."""
+        self._all_panes = {r.pane_id: r for r in panes}
+        for pane_id in [p for p in self._unknown_checked if p not in self._all_panes]:
+            del self._unknown_checked[pane_id]  # a closed pane: nothing of it is kept (churn must not grow us)
+        for session_id in sessions - set(self._loops):
+            self._wake[session_id] = asyncio.Event()
+            self._loops[session_id] = self.supervisor.start(f"the detector of tmux session {session_id}", functools.partial(self._session_loop, session_id))
+        for session_id in set(self._loops) - sessions:
+            await self.end(session_id)
+        self._discovered = number
+        for session_id in self._awaiting_discovery & sessions:
+            self._wake_session(session_id)  # still there: its detector may attach again
+
+    async def end(self, session_id: str) -> None:
+        self._loops.pop(session_id, None)
+        self._wake.pop(session_id, None)
+        await self.supervisor.cancel(f"the detector of tmux session {session_id}")
+
+    async def end_all(self) -> None:
+        for session_id in list(self._loops):
+            await self.end(session_id)
+        self._all_panes = {}
+
+    async def stop(self) -> None:
+        """After the supervisor stopped the loops: end the pane checks and every control client."""
+        self.stopping = True
+        checks = list(self._unknown_checks.values())
+        for task in checks:
+            task.cancel()
+        await asyncio.gather(*checks, return_exceptions=True)
+        self._unknown_checks.clear()
+        self._loops.clear()
+        for client in list(self.clients.values()):
+            await client.close()
+
+    # -- when a pane is read ---------------------------------------------------------
+    def read_soon(self, pane_id: str) -> None:
+        """Note that a pane changed; its session's detector will re-read it (coalesced)."""
+        watch = self.panes.get(pane_id)
+        if watch is None:
+            return
+        watch.timing.changed(self.clock())
+        self._wake_session(watch.record.session_id)
+
+    def _wake_session(self, session_id: str) -> None:
+        wake = self._wake.get(session_id)
+        if wake is not None:
+            wake.set()
+
+    def _pane_output(self, pane_id: str, size: int = 1 << 20) -> None:
+        watch = self.panes.get(pane_id)
+        if watch is not None:
+            # A working agent's spinner ticks in small writes; a dialog or the end of
+            # a turn is a large redraw.  Small writes are looked at lazily.
+            watch.timing.output(self.clock(), size, self.state_of(pane_id) is AgentState.WORKING)
+            self._wake_session(watch.record.session_id)
+        else:
+            self._unknown_output(pane_id)
+
+    def _unknown_output(self, pane_id: str) -> None:
+        """A pane we do not watch wrote something: maybe Claude just started in it.
+
+        It is asked what it runs (through its session's control client, no
+        fork) at most once a second; only a changed answer costs a discovery.
+        Output while a question is pending asks once more afterwards, so a
+        Claude that draws once and waits is not missed.
+        """
+        if pane_id in self._unknown_checks:
+            self._unknown_again.add(pane_id)
+            return
+        delay = max(0.0, self._unknown_checked.get(pane_id, 0.0) + UNKNOWN_PANE_RECHECK - self.clock())
+        self._unknown_checks[pane_id] = asyncio.create_task(self._check_unknown(pane_id, delay))
+
+    async def _check_unknown(self, pane_id: str, delay: float) -> None:
+        try:
+            await asyncio.sleep(delay)
+            self._unknown_checked[pane_id] = self.clock()
+            record = self._all_panes.get(pane_id)
+            client = self.clients.get(record.session_id) if record is not None else None
+            if record is None or client is None or client.closed:
+                self.request_discovery()  # a pane newer than our last look
+                return
+            lines = await client.command("display-message", "-p", "-t", pane_id, "#{pane_current_command}")
+            if (lines[0] if lines else "") != record.current_command:
+                self.request_discovery()
+        except (TimeoutError, ControlError):
+            self.request_discovery()
+        except Exception:
+            log.exception("checking pane %s failed", pane_id)
+        finally:
+            self._unknown_checks.pop(pane_id, None)
+            if pane_id in self._unknown_again and not self.stopping:
+                self._unknown_again.discard(pane_id)
+                self._unknown_output(pane_id)
+
+    def _control_event(self, name: str, args: str) -> None:
+        self._last_notification = self.clock()
+        if name in LAYOUT_EVENTS:
+            self.request_discovery()
+        elif name == "pane-mode-changed":
+            self.read_soon(args.strip())
+
+    def _session_panes(self, session_id: str) -> list[PaneWatch]:
+        return [w for w in self.panes.values() if w.record.session_id == session_id]
+
+    # -- one session's detector ----------------------------------------------------------
+    async def _session_loop(self, session_id: str) -> None:
+        """The detector of one tmux session: re-read a pane only when it changed.
+
+        Changes come from the session's control client (``%output``), from
+        Claude's status file and hooks, and from the panes' own rechecks; the
+        pace is ``schedule.due_at``'s.  A control client that ends is replaced
+        only as ``AttachPace`` allows and only once a discovery made after its
+        end still lists the session (a session that is gone is never attached
+        again: its detector is ended by that discovery); until then the panes
+        are polled.
+        """
+        wake = self._wake.setdefault(session_id, asyncio.Event())
+        client: ControlClient | None = None
+        pace = self.attach_pace()
+        attached_at: float | None = None
+        confirm_after = -1  # the discovery count a new attach waits to exceed (-1: none needed)
+
+        def ended(reason: str) -> None:
+            self.request_discovery()  # the session may be gone...
+            wake.set()  # ...or only the client: replace it
+
+        try:
+            while not self.stopping:  # a swallowed cancel (see AgentStore.quiet) must still end the loop
+                wake.clear()  # before looking: a change marked while we work wakes the next round
+                now = self.clock()
+                if client is not None and client.closed:
+                    self.clients.pop(session_id, None)
+                    await client.close()
+                    pace.ended(now, attached_at)
+                    log.info("control client of session %s ended; attaching again after a discovery still lists it", session_id)
+                    client, attached_at, confirm_after = None, None, self._discoveries_started
+                    self._awaiting_discovery.add(session_id)
+                    self.request_discovery()
+                if client is None and now >= pace.next_at() and self._discovered > confirm_after:
+                    self._awaiting_discovery.discard(session_id)
+                    pace.attaching(now)
+                    # The host's server builds the command line (through ssh for a remote host).
+                    fresh = ControlClient(self.server, session_id, on_output=self._pane_output, on_event=self._control_event, on_exit=ended)
+                    try:
+                        async with self._attaching:  # one at a time, in a quiet moment (see _quiet_moment)
+                            await self._quiet_moment()
+                            await fresh.start()
+                        client, attached_at = fresh, now
+                        self.clients[session_id] = client
+                        for watch in self._session_panes(session_id):
+                            watch.timing.changed(now)  # anything may have changed unseen
+                    except TmuxUnavailable:
+                        pace.ended(self.clock(), None)
+                        confirm_after = self._discoveries_started
+                        self._awaiting_discovery.add(session_id)
+                        self.request_discovery()
+                polling = client is None or client.closed
+                watches = self._session_panes(session_id)
+                for watch in watches:
+                    due = due_at(watch.timing, now, polling=polling, focused=watch.record.pane_id == self.focused)
+                    if due is not None and due <= now:
+                        watch.timing.read(now)
+                        await self.read(watch.record.pane_id, None if polling else client)
+                now = self.clock()
+                timeout = IDLE_WAKE if not polling else max(0.05, pace.next_at() - now)
+                for watch in watches:
+                    due = due_at(watch.timing, now, polling=polling, focused=watch.record.pane_id == self.focused)
+                    if due is not None:
+                        timeout = min(timeout, due - now)
+                try:
+                    await asyncio.wait_for(wake.wait(), timeout=max(timeout, 0.005))
+                except TimeoutError:
+                    pass
+        finally:
+            self._awaiting_discovery.discard(session_id)
+            # Also when cancelled while attaching: the tmux -C process is ours to end.
+            if client is not None:
+                if self.clients.get(session_id) is client:
+                    self.clients.pop(session_id, None)
+                await client.close()
+
+    async def _quiet_moment(self) -> None:
+        """Wait until tmux has sent no session or window notification for ATTACH_QUIET s (at most ATTACH_QUIET_MAX).
+
+        tmux 3.3a (and later, up to at least 3.5a: upstream PR #4980) crashes
+        its server when a session or window notification reaches a control
+        client that is still attaching (its control state does not exist yet).
+        Measured with a debug build under the churn soak: ``control_write``
+        dereferenced that NULL state ("segfault at 20"), right as a second
+        headspace attached twenty clients at once while sessions were created
+        and killed.  headspace cannot close that window, only stay out of the
+        storm: attaches go one at a time, each after a moment without
+        notifications (those come in bursts: a session made or killed, a
+        window opened or closed), and never in a burst of their own.
+        """
+        deadline = self.clock() + ATTACH_QUIET_MAX
+        while self.clock() < deadline and self.clock() - self._last_notification < ATTACH_QUIET:
+            await asyncio.sleep(ATTACH_QUIET / 2)

@@ -1,0 +1,98 @@
+"""Following each agent's transcript: what it was asked and what its tools did.
+
+After every reading of a pane the monitor hands its agent here.  The
+transcript (found through the hook event's path, or Claude's status file:
+config dir, folder and session id) is read from where it was last read; a
+first read replays the history from before headspace started silently, and
+whatever is newer goes to the journal (the command machine and the
+outcomes), whose result the store applies: the store stays the one writer
+of the agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+from .claude_facts import ClaudeFacts
+from .detect.registry import ClaudeStatus
+from .detect.transcript import transcript_path
+from .host import Host
+from .journal import Journal, turn_time
+from .model import Agent
+from .pane_watch import PaneWatch
+from .store import AgentStore
+
+
+class TranscriptFollower:
+    """Reads transcripts in one background thread and hands their turns to the journal, then the store."""
+
+    def __init__(
+        self,
+        host: Host,
+        facts: ClaudeFacts,
+        journal: Journal | None,
+        store: AgentStore,
+        *,
+        started: float,
+        clock: Callable[[], float],
+        current: Callable[[PaneWatch], bool],
+    ) -> None:
+        self.host = host
+        self.facts = facts
+        self.journal = journal
+        self.store = store
+        self.started = started  # turns before this are history, replayed silently
+        self.clock = clock
+        self.current = current  # is this still the pane's watch (not forgotten while reading)?
+        self._reader = self._new_reader()
+
+    @staticmethod
+    def _new_reader() -> ThreadPoolExecutor:
+        """One thread reads and replays every transcript, one after another.
+
+        Ten agents starting at once gave ten threads: the event loop then waits
+        behind all of them for the interpreter lock each time it gives it up
+        (every SQLite write, every pipe read), and one step of the UI took a
+        third of a second.  The work is Python code, serialised by the lock
+        anyway, so one thread does it as fast.
+        """
+        return ThreadPoolExecutor(max_workers=1, thread_name_prefix="headspace-history")
+
+    def shutdown(self) -> None:
+        """Let the thread go; a later run starts a new one (threads start on first use)."""
+        self._reader.shutdown(wait=False, cancel_futures=True)
+        self._reader = self._new_reader()
+
+    async def follow(self, watch: PaneWatch, agent: Agent, status: ClaudeStatus | None) -> None:
+        """Read what is new in the agent's transcript.  Reading runs in the thread:
+        a first read of a long transcript takes a tenth of a second."""
+        if watch.tail is None:
+            if status is None or not status.session_id or not status.cwd:
+                return
+            folder = self.facts.config_dir_of(agent.claude_pid)
+            if folder is None:
+                return
+            path = transcript_path(folder, status.cwd, status.session_id)
+            if not await self.host.exists(path):
+                return
+            watch.tail = self.host.transcript(path)
+        tail, journal, loop = watch.tail, self.journal, asyncio.get_running_loop()
+        first = not tail.opened
+        turns = await loop.run_in_executor(self._reader, tail.read_new)
+        if not turns or journal is None or not self.current(watch):
+            return
+        work = None
+        if first:
+            cut = next((i for i, t in enumerate(turns) if (turn_time(t) or 0.0) >= self.started), len(turns))
+            if cut:
+                adopt = await loop.run_in_executor(self._reader, journal.replayed, agent, turns[:cut])
+                if not self.current(watch):
+                    return
+                work = adopt()
+            turns = turns[cut:]
+        if turns:
+            work = journal.turns(agent, turns)  # the command machine and outcomes; the journal records them
+        if work is not None:
+            self.store.work(agent.pane_id, *work, self.clock())
