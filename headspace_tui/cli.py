@@ -12,7 +12,6 @@ import json
 import logging
 import re
 import sys
-import time
 from pathlib import Path
 
 from . import __version__
@@ -240,66 +239,26 @@ def _host_specs(args: argparse.Namespace, config) -> tuple[bool, list]:
     return local, specs
 
 
-SCAN_TIMEOUT = 30.0  # one remote host's scan, connecting included
-
-
-def _scan_remote(specs: list, include_all: bool) -> tuple[list, list[str]]:
-    """Every remote host scanned at once; (agents, one line per host that could not be read)."""
+def _scan_agents(args: argparse.Namespace):
+    """Every agent of this machine and the remote hosts asked for, read now; (agents, one line per host that failed)."""
     import asyncio
 
-    from .fleet import scan_host
+    from .host import LocalHost
+    from .one_look import look_at
     from .remote.host import RemoteHost
-    from .scan import to_agent
-
-    async def one(spec):
-        host = RemoteHost(spec)
-        try:
-            views = await asyncio.wait_for(scan_host(host, include_all=include_all), SCAN_TIMEOUT)
-        except TimeoutError:
-            return [], f"{spec.name}: no answer within {SCAN_TIMEOUT:g}s"
-        except Exception as exc:  # noqa: BLE001 - one line per host that could not be read; the others still print
-            return [], str(exc) if str(exc).startswith(spec.name) else f"{spec.name}: {exc}"
-        finally:
-            await host.close()
-        now = time.time()
-        agents = []
-        for view in views:
-            agent = to_agent(view, now)
-            agent.host = spec.name
-            agents.append(agent)
-        return agents, ""
-
-    async def every():
-        return await asyncio.gather(*(one(spec) for spec in specs))
-
-    agents, problems = [], []
-    for found, problem in asyncio.run(every()):
-        agents += found
-        if problem:
-            problems.append(problem)
-    return agents, problems
-
-
-def _scan_agents(args: argparse.Namespace):
-    from .scan import scan, sort_key, to_agent
+    from .scan import sort_key
     from .tmux.server import TmuxUnavailable
 
     local, specs = _host_specs(args, _load_config(args))
-    agents, problems = [], []
-    if local:
-        try:
-            views = scan(_server(args), include_all=args.all)
-        except TmuxUnavailable as exc:
+    hosts = ([LocalHost(_server(args))] if local else []) + [RemoteHost(spec) for spec in specs]
+    agents, failed = asyncio.run(look_at(hosts, include_all=args.all))
+    problems = []
+    for host, error, line in failed:
+        if not host.remote and isinstance(error, TmuxUnavailable):
             if not specs:
-                raise UserError(str(exc)) from None
-            problems.append(f"local: {exc}")
-        else:
-            now = time.time()
-            agents = [to_agent(v, now) for v in views]
-    if specs:
-        found, trouble = _scan_remote(specs, args.all)
-        agents += found
-        problems += trouble
+                raise UserError(str(error)) from None
+            line = f"local: {error}"
+        problems.append(line)
     return sorted(agents, key=sort_key), problems
 
 

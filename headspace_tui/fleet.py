@@ -17,10 +17,7 @@ from .answering.desk import AnswerDesk
 from .model import PaneAddress
 from .monitor import Monitor
 from .pane_watch import PaneWatch
-from .remote.host import RemoteHost
-from .scan import PaneView, observe_pane
 from .tmux.control import ControlClient, ControlError
-from .tmux.proctree import find_claude
 from .tmux.server import PaneRecord, TmuxCommandError
 
 
@@ -159,21 +156,3 @@ class ControlPaneIO:
             await asyncio.to_thread(lambda: server.send_keys(pane_id, *keys, literal=literal))
             return
         await self._through(client.send_keys(pane_id, *keys, literal=literal))
-
-
-async def scan_host(host: RemoteHost, *, include_all: bool = False) -> list[PaneView]:
-    """One look at a remote host (``headspace status``): the same reading as ``scan.scan``, through its link and probe."""
-    records, table = await host.snapshot()
-    found = [(record, find_claude(record.pid, table)) for record in records]
-    found = [(record, pid) for record, pid in found if pid is not None or include_all]
-    processes = {p.pid: p for p in await host.claude_processes([pid for _, pid in found if pid], table)}
-    statuses = {}
-    for folder in sorted({p.config_dir for p in processes.values() if p.config_dir}):
-        statuses.update(await host.statuses(folder))
-    views = []
-    for record, pid in found:
-        process = processes.get(pid) if pid else None
-        status = statuses.get(pid) if pid else None
-        observation = await asyncio.to_thread(observe_pane, host.server, record, pid, status, process.version if process else None)
-        views.append(PaneView(record, pid, observation, status, process))
-    return views

@@ -15,10 +15,11 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Protocol
 
-from .detect.registry import ClaudeStatus, claude_config_dir, watch_statuses
+from .detect.registry import ClaudeStatus, claude_config_dir, read_statuses
 from .detect.transcript import TranscriptTail
+from .folder_watch import watch_spool, watch_statuses
 from .hooks.channel import socket_path
-from .hooks.spool import HookEvent, spool_dir, watch_spool
+from .hooks.spool import HookEvent, spool_dir
 from .pane_watch import LOCAL_HOST, Tail
 from .tmux.claude_process import ClaudeProcess, claude_process
 from .tmux.proctree import ProcessTable, process_exists, read_process_table
@@ -55,6 +56,7 @@ class Host(Protocol):
     def process_exists(self, pid: int) -> bool: ...
     def socket_file(self) -> str: ...
     def watch_statuses(self, config_dir: Path) -> AsyncIterator[dict[int, ClaudeStatus]]: ...
+    async def statuses(self, config_dir: Path) -> dict[int, ClaudeStatus]: ...
     def transcript(self, path: Path) -> Tail: ...
     async def exists(self, path: Path) -> bool: ...
 
@@ -104,6 +106,10 @@ class LocalHost:
 
     def watch_statuses(self, config_dir: Path) -> AsyncIterator[dict[int, ClaudeStatus]]:
         return watch_statuses(config_dir / "sessions")
+
+    async def statuses(self, config_dir: Path) -> dict[int, ClaudeStatus]:
+        """The status files of one config dir, read once (``headspace status``)."""
+        return await asyncio.to_thread(read_statuses, config_dir / "sessions")
 
     def transcript(self, path: Path) -> TranscriptTail:
         return TranscriptTail(path)

@@ -1,15 +1,13 @@
-"""One look at a tmux server: which panes run Claude Code, and what each shows.
+"""Reading one pane: what its screen says, joined with what Claude says of itself.
 
-Used by ``headspace status`` and by the TUI's detectors.  One ``list-panes``
-call and one read of /proc serve every pane; only agent panes are captured.
-Each Claude process is asked (through /proc, never by running it) where its
-config dir is and which version it is: its status file lives under *its*
-config dir, and its version picks the rules table that reads its screen.
+Shared by the monitor (each reading of a watched pane) and ``one_look``
+(``headspace status``): a screen is read by the rules table of the Claude
+version that draws it, fused with Claude's status file when there is one,
+and ``claude agents --json`` is asked about agents without one.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,10 +15,9 @@ from pathlib import Path
 from .detect.agents_cli import list_agents, supports_agents
 from .detect.claude import classify_capture
 from .detect.fusion import claim_agrees, fuse
-from .detect.registry import ClaudeStatus, claude_config_dir, read_statuses, status_observation
+from .detect.registry import ClaudeStatus, status_observation
 from .model import STATE_RANK, Agent, AgentState, Evidence, Observation
-from .tmux.claude_process import ClaudeProcess, claude_process, process_env
-from .tmux.proctree import ProcessTable, find_claude, read_process_table
+from .tmux.claude_process import ClaudeProcess, process_env
 from .tmux.server import PaneRecord, TmuxCommandError, TmuxServer
 
 
@@ -65,14 +62,6 @@ def observe_pane(
     return fuse(screen, status_observation(status) if status is not None else None)
 
 
-def read_all_statuses(folders: set[Path]) -> dict[int, ClaudeStatus]:
-    """The status files of every config dir in use, by pid (pids are unique on one machine)."""
-    statuses: dict[int, ClaudeStatus] = {}
-    for folder in sorted(folders):
-        statuses.update(read_statuses(folder / "sessions"))
-    return statuses
-
-
 async def ask_claude(processes: list[ClaudeProcess], missing: set[int]) -> dict[int, ClaudeStatus]:
     """``claude agents --json`` once per (binary, config dir) that has an agent without a status file."""
     groups: dict[tuple[str, Path | None], ClaudeProcess] = {}
@@ -83,43 +72,6 @@ async def ask_claude(processes: list[ClaudeProcess], missing: set[int]) -> dict[
     for (binary, _), process in groups.items():
         found.update(await list_agents(binary, process_env(process.pid)))
     return {pid: status for pid, status in found.items() if pid in missing}
-
-
-def scan(
-    server: TmuxServer,
-    *,
-    include_all: bool = False,
-    config_dir: Path | None = None,
-    table: ProcessTable | None = None,
-    ask: bool = True,
-) -> list[PaneView]:
-    """Every Claude pane of the server (every pane with ``include_all``), observed now.
-
-    ``config_dir`` is assumed for processes whose environment cannot be read;
-    with ``ask``, Claude itself (``claude agents --json``) is asked about
-    agents whose status file was not found.
-    """
-    records = server.list_panes()
-    table = table if table is not None else read_process_table()
-    default_dir = config_dir or claude_config_dir()
-    found: list[tuple[PaneRecord, ClaudeProcess | None]] = []
-    for record in records:
-        claude_pid = find_claude(record.pid, table)
-        if claude_pid is None and not include_all:
-            continue
-        found.append((record, claude_process(claude_pid, table) if claude_pid else None))
-    processes = [p for _, p in found if p is not None]
-    statuses = read_all_statuses({p.config_dir or default_dir for p in processes} | {default_dir})
-    missing = {p.pid for p in processes if p.pid not in statuses}
-    if ask and missing:
-        statuses.update(asyncio.run(ask_claude(processes, missing)))
-    views = []
-    for record, process in found:
-        status = statuses.get(process.pid) if process else None
-        version = process.version if process else None
-        observation = observe_pane(server, record, process.pid if process else None, status, version)
-        views.append(PaneView(record, process.pid if process else None, observation, status, process))
-    return views
 
 
 def to_agent(view: PaneView, now: float | None = None) -> Agent:

@@ -22,10 +22,9 @@ Facts measured on 2.1.330 (tests/e2e/test_live_loop.py, test_discovery.py):
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -139,85 +138,6 @@ def read_statuses(folder: Path, cache: Unchanged[ClaudeStatus | None] | None = N
     if cache is not None:
         cache.forget_except({str(p) for p in paths})
     return statuses
-
-
-async def _wait(stop_event: asyncio.Event | None, seconds: float) -> bool:
-    """Sleep ``seconds``, or less if ``stop_event`` is set; True when asked to stop."""
-    if stop_event is None:
-        await asyncio.sleep(seconds)
-        return False
-    try:
-        await asyncio.wait_for(stop_event.wait(), seconds)
-    except TimeoutError:
-        pass
-    return stop_event.is_set()
-
-
-async def watch_statuses(
-    folder: Path, stop_event: asyncio.Event | None = None, *, poll: float = 1.0
-) -> AsyncIterator[dict[int, ClaudeStatus]]:
-    """Yield ``read_statuses(folder)`` now, then again whenever it changes.
-
-    Uses ``watchfiles.awatch`` (inotify) for prompt news, plus a re-read
-    every ``poll`` seconds as a safety net (a handful of small files).
-    Until the folder exists (Claude never ran under this config dir yet) it
-    is looked for every ``poll`` seconds; if it disappears, we go back to
-    that.  A reading equal to the last one yielded is not yielded again.
-    Ends when ``stop_event`` is set; set it (rather than cancelling the
-    task) to stop promptly.
-    """
-    from watchfiles import awatch
-
-    folder = Path(folder)
-    cache: Unchanged[ClaudeStatus | None] = Unchanged()  # a file is read again only when it changed
-    last = read_statuses(folder, cache)
-    yield last
-    while stop_event is None or not stop_event.is_set():
-        if not folder.is_dir():
-            if await _wait(stop_event, poll):
-                return
-            continue
-        # The folder may have been filled between our last read and the watch starting.
-        current = read_statuses(folder, cache)
-        if current != last:
-            last = current
-            yield last
-        folder_name = os.path.abspath(folder)
-
-        def relevant(change: Any, path: str, folder_name: str = folder_name) -> bool:
-            # Status files, and the folder itself (so its removal ends this watch).
-            return path.endswith(".json") or os.path.abspath(path) == folder_name
-
-        try:
-            # Every ``poll`` seconds without events awatch yields an empty set and
-            # we re-read anyway: a change made before the watch took hold is
-            # then late by a second, never lost.  It also bounds how long a
-            # cancelled task waits for the watch thread.
-            async for _changes in awatch(
-                folder,
-                stop_event=stop_event,
-                watch_filter=relevant,
-                debounce=400,
-                step=50,
-                rust_timeout=int(poll * 1000),
-                yield_on_timeout=True,
-                recursive=False,
-            ):
-                current = read_statuses(folder, cache)
-                if current != last:
-                    last = current
-                    yield last
-                if not folder.is_dir():
-                    break
-        except (FileNotFoundError, RuntimeError, OSError):
-            pass  # the folder went away under the watcher; poll for it again
-        if not folder.is_dir():
-            current = read_statuses(folder, cache)
-            if current != last:
-                last = current
-                yield last
-        elif stop_event is None or not stop_event.is_set():
-            await _wait(stop_event, poll)  # the watcher ended unexpectedly: don't spin
 
 
 # waitingFor values Claude itself groups as a permission-style yes/no menu.

@@ -22,17 +22,16 @@ Facts measured against the real Claude Code 2.1.330 (tests/e2e/test_hooks_live.p
 * SessionStart (``source`` ``startup``) fires as Claude starts, before its
   input box is drawn; SessionEnd (``reason`` ``prompt_input_exit``) on /exit.
 * async hooks run concurrently, so a file may appear after one with a later
-  name: ``watch_spool`` remembers names rather than a high-water mark, and a
+  name: ``SpoolReader`` remembers names rather than a high-water mark, and a
   consumer orders by ``HookEvent.ts``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -222,63 +221,40 @@ def ensure_spool(folder: Path) -> Path:
     return folder
 
 
-async def watch_spool(
-    folder: Path,
-    *,
-    since_name: str | None = None,
-    rescan: float = 1.0,
-    delete_older_than: float | None = 600.0,
-) -> AsyncIterator[HookEvent]:
-    """Yield events as their files appear in ``folder`` (created if missing).
+class SpoolReader:
+    """The events of one spool folder not yet handed out, each once (``folder_watch.watch_spool`` asks it).
 
-    Files already there are yielded first (those after ``since_name``).
-    watchfiles wakes the loop on a change; every ``rescan`` seconds it looks
-    anyway, so a missed notification (or no inotify at all) only delays an
-    event.  Names already yielded are remembered, so a hook that finished
-    late is still reported, after the newer events (order by ``ts``).
+    Names already handed out are remembered rather than a high-water mark,
+    so a hook that finished late (a file whose name sorts before newer ones)
+    is still reported.  Old files are pruned now and then (at most once a
+    minute).
     """
-    folder = ensure_spool(folder)
-    seen: set[str] = set()
-    last_prune = 0.0
 
-    def fresh() -> list[HookEvent]:
-        nonlocal last_prune
-        names = _names(folder)
-        present = set(names)
-        seen.intersection_update(present)  # forget files pruned since
+    def __init__(self, folder: Path, *, since_name: str | None = None, delete_older_than: float | None = 600.0) -> None:
+        self.folder = folder
+        self.since_name = since_name
+        self.delete_older_than = delete_older_than
+        self._seen: set[str] = set()
+        self._last_prune = 0.0
+
+    def fresh(self) -> list[HookEvent]:
+        names = _names(self.folder)
+        self._seen.intersection_update(names)  # forget files pruned since
         events = []
         for name in names:
-            if name in seen or (since_name is not None and name <= since_name):
+            if name in self._seen or (self.since_name is not None and name <= self.since_name):
                 continue
-            seen.add(name)
-            event = _load(folder / name)
+            self._seen.add(name)
+            event = _load(self.folder / name)
             if event is not None:
                 events.append(event)
         now = time.monotonic()
-        upto = max(seen) if seen else since_name
-        if delete_older_than is not None and upto is not None and now - last_prune > min(delete_older_than, 60.0):
-            last_prune = now
-            prune_spool(folder, delete_older_than, upto=upto)
+        upto = max(self._seen) if self._seen else self.since_name
+        keep = self.delete_older_than
+        if keep is not None and upto is not None and now - self._last_prune > min(keep, 60.0):
+            self._last_prune = now
+            prune_spool(self.folder, keep, upto=upto)
         return events
-
-    for event in fresh():
-        yield event
-    from watchfiles import awatch
-
-    # A wake-up on every change, and at the latest every ``rescan`` seconds.
-    changes = awatch(folder, rust_timeout=max(int(rescan * 1000), 50), yield_on_timeout=True, debounce=50, step=20)
-    try:
-        async for _ in changes:
-            for event in fresh():
-                yield event
-    except (OSError, RuntimeError):
-        pass  # no inotify (limits, exotic file systems): poll instead
-    finally:
-        await changes.aclose()  # stops the watcher thread when the caller stops
-    while True:
-        await asyncio.sleep(rescan)
-        for event in fresh():
-            yield event
 
 
 # -- events to observations ---------------------------------------------------

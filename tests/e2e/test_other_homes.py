@@ -20,7 +20,7 @@ import pytest
 
 from headspace_tui.detect.agents_cli import list_agents
 from headspace_tui.monitor import Monitor
-from headspace_tui.scan import scan
+from headspace_tui.one_look import scan
 from headspace_tui.tmux.claude_process import process_env
 from headspace_tui.tmux.server import TmuxServer
 from tests.harness import fake_api as api

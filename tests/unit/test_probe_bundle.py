@@ -53,8 +53,6 @@ def absolute(module: str, node: ast.ImportFrom) -> str:
 # Imports inside a function run only when it is called: these few are not
 # the standard library, and each says why the probe is safe with it.
 IN_FUNCTIONS = {
-    ("headspace_tui.detect.registry", "watchfiles"): "the local status-file watch loop; the probe polls instead",
-    ("headspace_tui.hooks.spool", "watchfiles"): "the local spool watch loop; the probe polls instead",
     ("headspace_tui.tmux.proctree", "psutil"): "only where there is no /proc (macOS, BSD): such a host needs psutil for its python3 (README)",
     ("headspace_tui.tmux.claude_process", "psutil"): "only where there is no /proc, as above",
 }

@@ -13,8 +13,8 @@ from headspace_tui.detect.registry import (
     claude_config_dir,
     read_statuses,
     status_observation,
-    watch_statuses,
 )
+from headspace_tui.folder_watch import watch_statuses
 from headspace_tui.model import AgentState
 
 # What 2.1.330 writes (trimmed of fields we do not read).

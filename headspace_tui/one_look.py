@@ -1,0 +1,90 @@
+"""One look at a host's agents, now: ``headspace status`` on this machine and on remote hosts alike.
+
+The app keeps its agents current with a monitor per host; a one-shot
+command needs the same answer once.  Both decide which panes hold agents
+with ``discovery.plan``, read a screen with ``scan.screen_observation`` and
+join Claude's status file the same way, and both ask the ``Host`` (this
+machine, or one over SSH) for everything outside headspace, so a pane reads
+the same in ``status`` as in the table, here or there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import discovery
+from .detect.registry import ClaudeStatus
+from .host import Host, LocalHost
+from .model import Agent
+from .scan import PaneView, ask_claude, observe_pane, to_agent
+from .tmux.server import TmuxServer
+
+HOST_TIMEOUT = 30.0  # one host's look, connecting included
+
+
+async def scan_host(host: Host, *, include_all: bool = False, config_dir: Path | None = None, ask: bool = True) -> list[PaneView]:
+    """Every Claude pane of the host (every pane with ``include_all``), observed now.
+
+    ``config_dir`` is assumed for processes whose environment cannot be read
+    (the host's default otherwise); with ``ask``, Claude itself (``claude
+    agents --json``, where the host can run it) is asked about agents whose
+    status file was not found.
+    """
+    records, table = await host.snapshot()
+    found = discovery.plan(records, table, {}, set(), host=host.name, server=host.server.key, include_all=include_all).watch
+    processes = {p.pid: p for p in await host.claude_processes([s.claude_pid for s in found if s.claude_pid], table)}
+    default = config_dir or host.default_config_dir()
+    folders = {p.config_dir or default for p in processes.values()} | {default}
+    statuses: dict[int, ClaudeStatus] = {}
+    for folder in sorted(f for f in folders if f is not None):
+        statuses.update(await host.statuses(folder))
+    missing = {pid for pid in processes if pid not in statuses}
+    if ask and missing and host.can_ask_claude:
+        statuses.update(await ask_claude(list(processes.values()), missing))
+    views = []
+    for sighting in found:
+        pid = sighting.claude_pid
+        process = processes.get(pid) if pid else None
+        status = statuses.get(pid) if pid else None
+        observation = await asyncio.to_thread(observe_pane, host.server, sighting.record, pid, status, process.version if process else None)
+        views.append(PaneView(sighting.record, pid, observation, status, process))
+    return views
+
+
+def scan(server: TmuxServer, *, include_all: bool = False, config_dir: Path | None = None, ask: bool = True) -> list[PaneView]:
+    """``scan_host`` of this machine's server, for callers without an event loop."""
+    return asyncio.run(scan_host(LocalHost(server), include_all=include_all, config_dir=config_dir, ask=ask))
+
+
+async def look_at(hosts: Sequence[Host], *, include_all: bool = False) -> tuple[list[Agent], list[tuple[Host, Exception | None, str]]]:
+    """Every host looked at together; (their agents, one (host, error, line) per host that could not be read).
+
+    A host that fails or does not answer within HOST_TIMEOUT is one line;
+    the others' agents are still returned.  Every host is closed after.
+    """
+
+    async def one(host: Host) -> tuple[list[Agent], Exception | None, str]:
+        try:
+            views = await asyncio.wait_for(scan_host(host, include_all=include_all), HOST_TIMEOUT)
+        except TimeoutError:
+            return [], None, f"{host.name}: no answer within {HOST_TIMEOUT:g}s"
+        except Exception as exc:  # noqa: BLE001 - one line per host that could not be read; the others still count
+            return [], exc, str(exc) if str(exc).startswith(host.name) else f"{host.name}: {exc}"
+        finally:
+            await host.close()
+        now = time.time()
+        agents = [to_agent(view, now) for view in views]
+        for agent in agents:
+            agent.host = host.name
+        return agents, None, ""
+
+    agents: list[Agent] = []
+    problems: list[tuple[Host, Exception | None, str]] = []
+    for host, (found, error, line) in zip(hosts, await asyncio.gather(*(one(h) for h in hosts)), strict=True):
+        agents += found
+        if line:
+            problems.append((host, error, line))
+    return agents, problems
