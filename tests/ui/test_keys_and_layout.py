@@ -226,6 +226,31 @@ def test_the_help_is_made_from_the_bindings_and_shows_a_remapped_key():
     run(scenario())
 
 
+def test_the_help_keeps_its_order_whatever_the_keymap():
+    """The answer keys first, then the others, as the main screen binds them, with or without remapped keys.
+
+    Textual applies a keymap by taking each binding it names out of the
+    screen's map and adding it back at the end, so the help once listed A,
+    the digits, Esc and [ ] before y/n/r/c/x (the app always sets a keymap:
+    the configured keys, defaults included).
+    """
+
+    async def scenario(keys):
+        app = demo_app(config=parse_config({"keys": keys}))
+        async with app.run_test(size=(100, 50)) as pilot:
+            await app.snapshot_loader(pilot)
+            usual = list(dict.fromkeys(b.tooltip for b in type(app.screen_stack[0]).BINDINGS if b.tooltip))
+            await pilot.press(keys.get("help", "question_mark"))
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen)
+            texts = [text for _keys, text in app.screen.rows]
+            assert texts[: len(usual)] == usual
+            assert [text.split()[0].rstrip(":") for text in texts[:5]] == ["approve", "deny", "reply", "nudge", "interrupt"]
+
+    for keys in ({}, {"approve": "a", "why": "w"}, {"help": "h", "interrupt": "z"}):
+        run(scenario(keys))
+
+
 def test_at_80_columns_the_footer_keeps_help_and_quit():
     async def scenario():
         app = demo_app()
