@@ -1,10 +1,13 @@
-"""What the monitor tells the app, as Textual messages.
+"""What the service tells the app, as Textual messages.
 
-The monitor is Textual-free and reports through callbacks; the app turns
+The service is Textual-free and reports through callbacks; the app turns
 each report into one of these messages, so the UI handles them in its own
 message loop, in order, one at a time, and an error in a handler stays in
 the UI (it is caught, logged and shown as one line) instead of travelling
-back into the monitor.
+back into the monitor.  An agent's messages go to the main screen, which
+shows them (after its widgets exist: a screen handles its queue only once
+composed and mounted), and then bubble up to the app, which keeps the
+app-wide part (notifications); a notice goes to the app.
 """
 
 from __future__ import annotations
@@ -25,9 +28,10 @@ class AgentChanged(Message):
 class AgentRemoved(Message):
     """A pane is no longer watched (closed, or no longer running Claude)."""
 
-    def __init__(self, pane_id: str) -> None:
+    def __init__(self, pane_id: str, key: str = "") -> None:
         super().__init__()
         self.pane_id = pane_id
+        self.key = key  # the agent's identity (``Agent.key``), which its notifications are kept under
 
 
 class ProblemChanged(Message):

@@ -15,6 +15,7 @@ from rich.console import Console
 from headspace_tui.answering.answerer import Report
 from headspace_tui.app.screens.help import HelpScreen
 from headspace_tui.app.widgets.agent_table import TIME
+from headspace_tui.app.widgets.footer import KeysFooter
 from headspace_tui.config import parse_config
 from headspace_tui.model import AgentState
 from tests.ui.apps import AGENTS, demo_app, show_recorded
@@ -225,6 +226,31 @@ def test_the_help_is_made_from_the_bindings_and_shows_a_remapped_key():
     run(scenario())
 
 
+def test_the_help_keeps_its_order_whatever_the_keymap():
+    """The answer keys first, then the others, as the main screen binds them, with or without remapped keys.
+
+    Textual applies a keymap by taking each binding it names out of the
+    screen's map and adding it back at the end, so the help once listed A,
+    the digits, Esc and [ ] before y/n/r/c/x (the app always sets a keymap:
+    the configured keys, defaults included).
+    """
+
+    async def scenario(keys):
+        app = demo_app(config=parse_config({"keys": keys}))
+        async with app.run_test(size=(100, 50)) as pilot:
+            await app.snapshot_loader(pilot)
+            usual = list(dict.fromkeys(b.tooltip for b in type(app.screen_stack[0]).BINDINGS if b.tooltip))
+            await pilot.press(keys.get("help", "question_mark"))
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen)
+            texts = [text for _keys, text in app.screen.rows]
+            assert texts[: len(usual)] == usual
+            assert [text.split()[0].rstrip(":") for text in texts[:5]] == ["approve", "deny", "reply", "nudge", "interrupt"]
+
+    for keys in ({}, {"approve": "a", "why": "w"}, {"help": "h", "interrupt": "z"}):
+        run(scenario(keys))
+
+
 def test_at_80_columns_the_footer_keeps_help_and_quit():
     async def scenario():
         app = demo_app()
@@ -235,6 +261,34 @@ def test_at_80_columns_the_footer_keeps_help_and_quit():
             await pilot.pause()
             footer = screen_text(app).splitlines()[-1]
             assert "approve" in footer and "? help" in footer and "q quit" in footer, footer
+
+    run(scenario())
+
+
+def test_the_footer_takes_the_new_keys_before_the_next_frame(monkeypatch):
+    """A selection's keys reach the footer without waiting for a frame, as its preview and prompt bar do.
+
+    Frames are held here (the screen's update timer stopped, the pilot's own
+    frame a no-op).  Textual's footer rebuilds only after a frame, so it kept
+    the previous agent's keys in the frame that showed the new agent's
+    preview (and the pilot test above read them about one run in six, when
+    the next frame came after its pause); held frames make that certain.
+    """
+
+    async def scenario():
+        app = demo_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await app.snapshot_loader(pilot)
+            footer = app.query_one(KeysFooter)
+            assert "approve" not in {key.description for key in footer.query("FooterKey")}  # an input is selected
+            app.screen._update_timer.stop()
+            monkeypatch.setattr(app.screen, "_on_timer_update", lambda: None)
+            app.table.select(next(p for p, a in app.table.agents.items() if a.state is AgentState.PERMISSION))
+            for _ in range(10):  # a busy machine can end a pause early; no frame comes however long this waits
+                await pilot.pause()
+                if "approve" in {key.description for key in footer.query("FooterKey")}:
+                    break
+            assert "approve" in {key.description for key in footer.query("FooterKey")}
 
     run(scenario())
 

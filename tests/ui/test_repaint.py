@@ -197,7 +197,7 @@ def test_a_ticking_time_repaints_its_cell_not_the_table():
             app.clock = lambda: now[0]
             before = {p: app.table._cells[p][TIME] for p in app.table.order}
             now[0] += 1
-            app._tick()
+            app.main._tick()
             await pilot.pause()
             changed = [p for p in app.table.order if app.table._cells[p][TIME] != before[p]]
             needing = [p for p in app.table.order if app.table.agents[p].state.needs_you]
@@ -210,7 +210,7 @@ def test_a_ticking_time_repaints_its_cell_not_the_table():
             # A second where no shown text changes writes nothing at all.
             mirror.clear()
             app.table.clock = app.clock = lambda: NOW + 1.2
-            app._tick()
+            app.main._tick()
             await pilot.pause()
             assert mirror.writes == []
 

@@ -161,7 +161,7 @@ def test_every_action_is_in_the_palette_and_an_agent_can_be_jumped_to_by_name():
     async def scenario():
         app = demo_app()
         jumped: list[str] = []
-        app.action_jump = lambda: jumped.append(app.table.selected_pane_id)  # type: ignore[method-assign]  # no tmux client in a pilot test
+        app.main.action_jump = lambda: jumped.append(app.table.selected_pane_id)  # type: ignore[method-assign]  # no tmux client in a pilot test
         async with app.run_test(size=(120, 40)) as pilot:
             await app.snapshot_loader(pilot)
             api = next(p for p, a in app.table.agents.items() if a.target == "api:0.0")

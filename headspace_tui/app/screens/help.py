@@ -10,8 +10,9 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingsMap
 from textual.containers import VerticalScroll
+from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
@@ -23,8 +24,8 @@ def help_rows(screen: Screen) -> list[tuple[str, str]]:
     rows: dict[str, list[str]] = {}
     # The screen's keys (the agent's answers) first, then the table's moves, then the app's.
     chain = sorted(screen._binding_chain, key=lambda link: link[0] is not screen)
-    for _node, bindings in chain:
-        for _key, binding in bindings:
+    for node, bindings in chain:
+        for binding in in_bound_order(node, bindings):
             if not binding.tooltip:
                 continue
             keys = rows.setdefault(binding.tooltip, [])
@@ -32,6 +33,20 @@ def help_rows(screen: Screen) -> list[tuple[str, str]]:
             if shown not in keys:
                 keys.append(shown)
     return [(" ".join(keys), tooltip) for tooltip, keys in rows.items()]
+
+
+def in_bound_order(node: DOMNode, bindings: BindingsMap) -> list[Binding]:
+    """``bindings`` (``node``'s, keymap applied) in the order ``node`` binds them.
+
+    Textual applies a keymap by taking out each binding it names and adding
+    it back at the end of the map; the app always sets one (the configured
+    keys, defaults included), so the map's order put A, the digits, Esc and
+    [ ] before y/n/r/c/x.  A remapped binding keeps its action.
+    """
+    bound: dict[str, int] = {}
+    for place, (_key, binding) in enumerate(node._bindings):
+        bound.setdefault(binding.action, place)  # an action's first key (↓ before j)
+    return sorted((binding for _key, binding in bindings), key=lambda binding: bound.get(binding.action, len(bound)))
 
 
 class HelpScreen(ModalScreen[None]):

@@ -1,0 +1,440 @@
+"""The main screen: agent table, live preview, prompt bar, one-key answers.
+
+It owns its keys, its layout breakpoints and its widgets, and decides in
+``check_action`` (through ``policy.key_allowed``, the one table every front
+end shares) which keys the selected agent allows; the footer shows only
+those.  What it shows comes from the service: its events arrive as
+messages the app posts here (messages.py), and what else it needs it asks
+the service for (a pane's screen, why, a timeline, a jump); every answer
+goes to the service's answerer, which reports back to the app.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container, Vertical
+from textual.geometry import Offset
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import DataTable, Input, Static
+
+from ...config import Config
+from ...config import default_path as default_config_path
+from ...model import Agent
+from ...safe_text import clean
+from ...service import Intent, IntentKind, Service, ServiceError, key_allowed, live_keys
+from ..guard import ui_handler
+from ..messages import AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged
+from ..widgets.agent_table import AgentTable
+from ..widgets.filter_input import FilterInput
+from ..widgets.footer import KeysFooter
+from ..widgets.preview import PanePreview, PromptBar
+from ..widgets.summary import SummaryLine, empty_text, summary_text
+from .batch import BatchApproveScreen
+from .help import HelpScreen, help_rows
+from .reply import ReplyScreen
+from .timeline import TimelineScreen
+from .why import WhyScreen
+
+if TYPE_CHECKING:
+    from ..main import HeadspaceApp
+
+SIDE_BY_SIDE_MIN_WIDTH = 140
+TABLE_ONLY_BELOW = 18
+
+
+class MainScreen(Screen):
+    """The app's default screen (table, preview, prompt bar): its keys, its layout, its answers."""
+
+    # Each binding's tooltip is its line on the help screen (generated from these, so the two agree).
+    BINDINGS = [
+        Binding("y", "approve", "approve", id="approve", tooltip="approve: choose the first 'Yes' of a permission or plan"),
+        Binding("n", "deny", "deny", id="deny", tooltip="deny: choose the 'No' option (found by its label)"),
+        Binding("r", "reply", "reply", id="reply", tooltip="reply with free text at Claude's input box"),
+        Binding("c", "nudge", "nudge", id="nudge", tooltip="nudge an idle agent (the configured text, default 'continue')"),
+        Binding("x", "interrupt", "interrupt", id="interrupt", tooltip="interrupt a working agent (sends Esc to its pane)"),
+        Binding(
+            "A",
+            "approve_all",
+            "approve all",
+            id="approve_all",
+            tooltip="batch: approve every waiting request identical to this one, through Claude's hook, after a list to confirm",
+        ),
+        *[Binding(str(n), f"option('{n}')", f"option {n}", show=False, tooltip="pick that option of a numbered menu") for n in range(1, 10)],
+        Binding("enter", "jump", "jump", id="jump", tooltip="jump: switch your tmux client to the agent's pane (or print the attach command)"),
+        # Esc is every TUI user's "close this": it never reaches an agent.
+        Binding("escape", "close_overlay", "close", show=False, tooltip="close the filter, a window, or the scrolled-back preview"),
+        Binding("question_mark", "help", "help", id="help", tooltip="this help"),
+        # The app's quit: the screen has none (a plain "quit" here did nothing).
+        Binding("q", "app.quit", "quit", id="quit", tooltip="quit"),
+        Binding("slash", "filter", "filter", id="filter", tooltip="filter the table by target, folder, state or text"),
+        Binding("e", "why", "why", id="why", tooltip="why: every source's verdict, its age and evidence"),
+        Binding("t", "timeline", "timeline", id="timeline", show=False, tooltip="timeline: the agent's states, commands and outcomes"),
+        Binding("l", "toggle_layout", "layout", id="toggle_layout", show=False, tooltip="preview beside or under the table"),
+        Binding("left_square_bracket", "scroll_back", "history", id="scroll_back", show=False, tooltip="preview: a page back through the pane's history (tmux scrollback)"),
+        Binding("right_square_bracket", "scroll_forward", "forward", id="scroll_forward", show=False, tooltip="preview: a page forward (at the bottom: live again)"),
+    ]
+    # Side by side from SIDE_BY_SIDE_MIN_WIDTH columns (with the layout on "auto");
+    # below TABLE_ONLY_BELOW rows, the table alone (the preview needs height to help).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (SIDE_BY_SIDE_MIN_WIDTH, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (TABLE_ONLY_BELOW, "-tall")]
+    HISTORY_LINES = 2000  # how far back ``[`` reads a pane's tmux history
+
+    # The hosts' problem ("no tmux server running ...", or "starting"): the summary line and the empty state.
+    problem: reactive[str | None] = reactive(None, init=False)
+
+    def __init__(self, service: Service, config: Config) -> None:
+        super().__init__()
+        self.service = service
+        self.config = config
+        self._keys_for: tuple[str | None, frozenset[str]] | None = None  # the pane and agent keys the footer was asked for
+
+    @property
+    def headspace(self) -> HeadspaceApp:
+        """The app, for what is app-wide: its clock, its theme's styles, the layout setting, where the settings live."""
+        return cast("HeadspaceApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        yield SummaryLine(id="summary")
+        yield FilterInput(placeholder="filter: target, folder, state…", id="filter")
+        with Container(id="body"):
+            with Vertical(id="left"):
+                yield AgentTable(id="agents", clock=self.headspace.clock)
+                yield Static(id="empty")
+            with Vertical(id="right"):
+                yield PanePreview(id="preview")
+                yield PromptBar(id="prompt")
+        yield KeysFooter()
+
+    def on_mount(self) -> None:
+        self.restyle()
+        self.watch(self.app, "layout_mode", self._apply_layout)  # now, and whenever the setting changes
+        self._refresh_summary()
+        self.set_interval(1.0, self._tick)
+        self.table.focus()
+        self._park_cursor()
+
+    @property
+    def table(self) -> AgentTable:
+        return self.query_one(AgentTable)
+
+    def restyle(self) -> None:
+        """Rows in the theme's state colours (the app calls this when the theme changes)."""
+        self.table.restyle(self.headspace.state_styles, self.headspace.retrying_style)
+
+    # -- the service's events (posted here by the app) -----------------------------------
+    @ui_handler
+    def on_agent_changed(self, message: AgentChanged) -> None:
+        agent = message.agent
+        self.table.upsert(agent)
+        self._refresh_summary()
+        if agent.pane_id == self.table.selected_pane_id:
+            self._refresh_prompt_bar()
+            self._refresh_keys()
+        elif self.service.focused is None:
+            self._selection_changed()
+
+    @ui_handler
+    def on_agent_removed(self, message: AgentRemoved) -> None:
+        self.table.remove_agent(message.pane_id)
+        self._refresh_summary()
+        self._selection_changed()
+
+    @ui_handler
+    def on_pane_captured(self, message: PaneCaptured) -> None:
+        """The monitor read a pane that changed: repaint the preview if it is the one shown."""
+        if message.pane_id == self.table.selected_pane_id:
+            self._refresh_preview()
+
+    @ui_handler
+    def on_problem_changed(self, message: ProblemChanged) -> None:
+        self.problem = message.problem
+
+    def answered(self, pane_id: str) -> None:
+        """An answer landed: like an inbox, select the next agent that needs you (if the answered one is still selected)."""
+        if pane_id != self.table.selected_pane_id:
+            return
+        for other in self.table.order:
+            if other != pane_id and self.table.agents[other].state.needs_you:
+                self.table.select(other)
+                return
+
+    def watch_problem(self) -> None:
+        self._refresh_summary()
+
+    def _refresh_summary(self) -> None:
+        agents = self.table.agents
+        self.query_one("#summary", SummaryLine).show(summary_text(agents.values(), self.problem, self.service.waited_today(agents, self.headspace.clock())))
+        empty = self.query_one("#empty", Static)
+        empty.display = not agents
+        if not agents:
+            empty.update(empty_text(self.problem))
+
+    @ui_handler
+    def _tick(self) -> None:
+        self.table.tick()
+        self._refresh_summary()
+
+    # -- selection, preview, prompt bar -----------------------------------------------
+    def selected_agent(self) -> Agent | None:
+        pane_id = self.table.selected_pane_id
+        return self.table.agents.get(pane_id) if pane_id else None
+
+    @on(DataTable.RowHighlighted)
+    @ui_handler
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if not self.query(AgentTable):  # a highlight from a table already taken down (shutting down)
+            return
+        self._selection_changed()
+
+    def _selection_changed(self) -> None:
+        agent = self.selected_agent()
+        preview = self.query_one(PanePreview)
+        if preview.history_of is not None and (agent is None or agent.pane_id != preview.history_of):
+            preview.live()  # another agent: its pane as it is now
+        self.service.focus(agent.pane_id if agent else None)
+        self._refresh_prompt_bar()
+        self._refresh_preview()
+        self._refresh_keys()
+
+    def _refresh_keys(self) -> None:
+        """The footer offers the keys the selected agent allows: ask for them again when those may differ.
+
+        The selection is read when the footer rebuilds (``check_action``), and
+        ``KeysFooter`` rebuilds before the next frame, so the keys are the
+        selected agent's in the frame that shows its preview.  (A rebuild
+        restyles every key; on each update it cost about 2% of a core at 50
+        busy agents, hence only on a change.)
+        """
+        agent = self.selected_agent()
+        # Per pane too: Textual also rebuilds the footer on its own occasions (focus,
+        # a screen closing), so a set of keys equal to the last one asked for may
+        # not be what the footer shows after another agent was selected in between.
+        live = (agent.pane_id if agent is not None else None, live_keys(agent))
+        if live != self._keys_for:
+            self._keys_for = live
+            self.refresh_bindings()
+
+    def _refresh_prompt_bar(self) -> None:
+        self.query_one(PromptBar).show_agent(self.selected_agent(), self.config.keys)
+
+    def _refresh_preview(self) -> None:
+        preview = self.query_one(PanePreview)
+        agent = self.selected_agent()
+        if agent is None:
+            preview.clear("No agent selected.")
+            return
+        screen = self.service.screen(agent.pane_id)
+        if screen is None:
+            return
+        preview.show(f"{agent.target} ({agent.pane_id})", screen.ansi, screen.width, screen.height)
+
+    # -- layout ----------------------------------------------------------------
+    def _apply_layout(self, mode: str) -> None:
+        """The app's layout setting as the body's class; ``auto`` follows the breakpoint classes (-wide / -narrow) in the stylesheet."""
+        body = self.query_one("#body")
+        for each in ("auto", "side", "stacked"):
+            body.set_class(mode == each, each)
+
+    def action_toggle_layout(self) -> None:
+        body = self.query_one("#body")
+        side = body.has_class("side") or (body.has_class("auto") and self.has_class("-wide"))
+        self.headspace.layout_mode = "stacked" if side else "side"
+
+    # -- which keys are live ----------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Agent keys only where they can do something for the selected agent (``policy.key_allowed``; the footer shows only those)."""
+        if not self.is_running:
+            return True
+        try:
+            agent = self.selected_agent()
+        except Exception:  # noqa: BLE001 - the screen is still being built
+            return True
+        return key_allowed(action, agent)
+
+    def _keys_live(self) -> bool:
+        """Agent keys act only on this screen with the table focused (not while typing a filter)."""
+        return self.app.screen is self and not isinstance(self.focused, Input)
+
+    # -- filter ---------------------------------------------------------------------
+    def action_filter(self) -> None:
+        self.query_one("#filter", FilterInput).open()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.table.set_filter(event.value)
+        self._selection_changed()
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self) -> None:
+        self.table.focus()
+
+    @on(FilterInput.Closed)
+    def close_filter(self) -> None:
+        self.query_one("#filter", FilterInput).hide()
+        self._park_cursor()
+        self.table.set_filter("")
+        self.table.focus()
+        self._selection_changed()
+
+    def _park_cursor(self) -> None:
+        """Put the terminal's (hidden) cursor in the top-right corner.
+
+        Textual leaves it where the filter input last had it, bottom-left; a
+        terminal or tool that draws the cursor anyway shows a stray glyph there.
+        """
+        self.app.cursor_position = Offset(max(0, self.size.width - 1), 0)
+
+    def action_close_overlay(self) -> None:
+        """Esc on the main screen: close the filter if it is open, else end the scrollback; never a key to an agent."""
+        if self.query_one("#filter", FilterInput).display:
+            self.close_filter()
+        else:
+            self.action_preview_live()
+
+    # -- windows: why, timeline, help ---------------------------------------------------
+    def action_why(self) -> None:
+        agent = self.selected_agent()
+        if agent is None or not self._keys_live():
+            return
+        now = self.headspace.clock()
+        explanation, channel = self.service.why(agent, now)
+        self.app.push_screen(WhyScreen(agent, explanation, now, self.headspace.state_styles, channel))
+
+    def action_timeline(self) -> None:
+        agent = self.selected_agent()
+        if agent is None or not self._keys_live():
+            return
+        self.app.push_screen(TimelineScreen(agent, self.service.timeline(agent), self.headspace.state_styles))
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(help_rows(self), str(self.headspace.config_path or default_config_path())))
+
+    # -- answering -------------------------------------------------------------------
+    def action_approve(self) -> None:
+        self._act(Intent(IntentKind.APPROVE))
+
+    def action_deny(self) -> None:
+        self._act(Intent(IntentKind.DENY))
+
+    def action_option(self, number: str) -> None:
+        self._act(Intent(IntentKind.OPTION, option=number))
+
+    def action_nudge(self) -> None:
+        self._act(Intent(IntentKind.NUDGE, text=self.config.nudge_text))
+
+    def action_interrupt(self) -> None:
+        self._act(Intent(IntentKind.INTERRUPT))
+
+    def _target(self) -> Agent | None:
+        """The agent a key acts on, or None (and why) when keys must not act now."""
+        if not self._keys_live():
+            return None
+        agent = self.selected_agent()
+        if agent is None:
+            self.notify("No agent selected.", severity="warning")
+        return agent
+
+    def _act(self, intent: Intent) -> None:
+        agent = self._target()
+        if agent is None:
+            return
+        refusal = self.service.answerer.answer(agent, intent)
+        if refusal:
+            self.notify(clean(f"{agent.target}: {refusal}; nothing sent"), severity="warning", markup=False)
+
+    def action_reply(self) -> None:
+        agent = self._target()
+        if agent is None:
+            return
+        seen = agent.observation
+        question = seen.prompt.title if seen.prompt and seen.prompt.kind == "input" else ""
+
+        def done(text: str | None) -> None:
+            if not text:
+                return
+            refusal = self.service.answerer.answer(agent, Intent(IntentKind.TEXT, text=text), seen=seen)
+            if refusal:
+                self.notify(clean(f"{agent.target}: {refusal}; reply not sent"), severity="warning", markup=False)
+
+        self.app.push_screen(ReplyScreen(agent.target, question), done)
+
+    def action_approve_all(self) -> None:
+        """Approve every waiting request identical to the selected one, after a list the user confirms."""
+        agent = self._target()
+        if agent is None:
+            return
+        pairs, reason = self.service.answerer.batch(agent)
+        if reason:
+            self.notify(clean(f"{agent.target}: {reason}"), severity="warning", markup=False)
+            return
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.notify(clean(self.service.answerer.approve_batch(pairs)), markup=False)
+
+        self.app.push_screen(BatchApproveScreen(pairs), done)
+
+    # -- the preview's scrollback ---------------------------------------------------------
+    def action_scroll_back(self) -> None:
+        preview = self.query_one(PanePreview)
+        if preview.in_history:
+            preview.scroll_history(1)
+            return
+        agent = self.selected_agent()
+        width = self.service.width(agent.pane_id) if agent else None
+        if agent is None or width is None:
+            return
+        # The app's worker, so that an error in it is reported where every worker's is (the app's on_worker_state_changed).
+        self.app.run_worker(self._fetch_history(agent.pane_id, f"{agent.target} ({agent.pane_id})", width), name="_fetch_history", group="history", exclusive=True, exit_on_error=False)
+
+    async def _fetch_history(self, pane_id: str, title: str, width: int) -> None:
+        """The pane with its tmux history, through the session's control client."""
+        try:
+            ansi = await self.service.history(pane_id, self.HISTORY_LINES)
+        except ServiceError as exc:
+            self.notify(clean(f"cannot read the history of {title}: {exc}"), severity="warning", markup=False)
+            return
+        self._show_history(pane_id, title, ansi, width)
+
+    @ui_handler
+    def _show_history(self, pane_id: str, title: str, ansi: str, width: int) -> None:
+        if pane_id != self.table.selected_pane_id:
+            return  # the user moved on meanwhile
+        preview = self.query_one(PanePreview)
+        preview.show_history(pane_id, title, ansi, width)
+        preview.scroll_history(1)
+
+    def action_scroll_forward(self) -> None:
+        preview = self.query_one(PanePreview)
+        if not preview.in_history:
+            return
+        if preview.back == 0:
+            self.action_preview_live()
+        else:
+            preview.scroll_history(-1)
+
+    def action_preview_live(self) -> None:
+        self.query_one(PanePreview).live()
+
+    # -- jump -----------------------------------------------------------------------
+    def action_jump(self) -> None:
+        """Move the user's own tmux client to the agent; outside tmux, end and print how to attach."""
+        if not self._keys_live():
+            return
+        agent = self.selected_agent()
+        if agent is None or agent.placeholder:
+            return
+        try:
+            jump = self.service.jump(agent)
+        except ServiceError as exc:
+            self.notify(clean(str(exc)), severity="error", markup=False)
+            return
+        if jump.notice:
+            self.notify(clean(jump.notice), severity="warning", markup=False)
+        if jump.end:
+            self.app.exit(jump.exit_with or None)
