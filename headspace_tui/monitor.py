@@ -116,7 +116,7 @@ class Monitor:
             self.server,
             self.supervisor,
             self.panes,
-            read=self.observe,
+            read=lambda pane_id, client: self.observe(pane_id, client),  # looked up at each read (tests count reads)
             request_discovery=self.request_discovery,
             state_of=lambda pane_id: agent.state if (agent := self.store.agents.get(pane_id)) else None,
             clock=clock,

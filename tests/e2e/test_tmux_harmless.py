@@ -119,7 +119,7 @@ def test_a_killed_session_is_never_attached_again(private_tmux, tmp_path):
 def test_a_client_that_ran_well_and_was_killed_is_replaced_at_once(private_tmux, tmp_path):
     log = _world(private_tmux, tmp_path, "work")
     monitor = _monitor(private_tmux, tmp_path)
-    monitor.attach_pace = lambda: AttachPace(healthy_after=1.0)  # "a good run" is half a minute in real use
+    monitor.sessions.attach_pace = lambda: AttachPace(healthy_after=1.0)  # "a good run" is half a minute in real use
 
     async def scenario() -> None:
         await _until(lambda: any(not c.closed for c in monitor.sessions.clients.values()), "a control client")
