@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from headspace_tui.detect.agents_cli import list_agents
+from headspace_tui.detect.claude.agents_cli import list_agents
 from tests.harness.claude import find_claude
 
 

@@ -41,12 +41,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from headspace_tui.detect.claude import classify_capture
-from headspace_tui.detect.registry import read_statuses, status_observation
-from headspace_tui.detect.transcript import TranscriptTail
+from headspace_tui.detect.claude.status_files import read_statuses, status_observation
+from headspace_tui.detect.claude.transcript import TranscriptTail
 from headspace_tui.hooks.spool import hook_observation, read_spool
 from headspace_tui.model import AgentState, Observation
-from headspace_tui.safe_text import is_clean
 from headspace_tui.screen.virtual import VirtualScreen
+from headspace_tui.shared.safe_text import is_clean
 
 ROOT = Path(__file__).resolve().parent.parent
 VERSIONS = sorted(p.name.removeprefix("claude-") for p in (ROOT / "snapshots" / "panes").glob("claude-*"))

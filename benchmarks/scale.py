@@ -46,9 +46,9 @@ sys.path.insert(0, str(REPO))
 from textual import events  # noqa: E402
 
 from headspace_tui.app.main import HeadspaceApp  # noqa: E402
-from headspace_tui.journal import Journal  # noqa: E402
 from headspace_tui.model import AgentState  # noqa: E402
-from headspace_tui.service import AgentChanged, Service  # noqa: E402
+from headspace_tui.service.facade import AgentChanged, Service  # noqa: E402
+from headspace_tui.service.journal import Journal  # noqa: E402
 from headspace_tui.tmux.server import TmuxServer  # noqa: E402
 
 CORPUS = REPO / "snapshots" / "panes" / "claude-2.1.330" / "alt" / "120x40"

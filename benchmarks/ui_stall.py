@@ -32,9 +32,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from headspace_tui.app.main import HeadspaceApp  # noqa: E402
-from headspace_tui.detect.transcript import transcript_path  # noqa: E402
-from headspace_tui.journal import Journal  # noqa: E402
-from headspace_tui.service import Service  # noqa: E402
+from headspace_tui.detect.claude.transcript import transcript_path  # noqa: E402
+from headspace_tui.service.facade import Service  # noqa: E402
+from headspace_tui.service.journal import Journal  # noqa: E402
 from headspace_tui.state.eventlog import EventLog  # noqa: E402
 from headspace_tui.tmux.server import TmuxServer  # noqa: E402
 

@@ -31,7 +31,7 @@ from ..events import ANSWERED_HOW, Answered
 from ..hooks.calls import QUESTION_TOOL, PendingCall, why_not
 from ..hooks.channel import AnswerChannel, ChannelTaken, ChannelUnavailable
 from ..model import Agent, AgentState, Channel
-from ..store import AgentStore
+from ..service.store import AgentStore
 
 log = logging.getLogger(__name__)
 

@@ -36,8 +36,8 @@ from typing import Protocol
 
 from ..detect.claude import classify_capture, is_claude_command, strip_sgr
 from ..model import AgentState, Observation
-from ..paths import runtime_dir
-from ..safe_files import is_private_dir
+from ..shared.paths import runtime_dir
+from ..shared.safe_files import is_private_dir
 from .policy import MENU_ANSWERS, REACTION_TIME, Intent, IntentKind, unfit
 
 __all__ = ["ActionError", "Intent", "KeyStroke", "Outcome", "plan_keys", "same_prompt", "send_guarded"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import logging
 
-from ..safe_text import clean
+from ..shared.safe_text import clean
 
 log = logging.getLogger(__name__)
 

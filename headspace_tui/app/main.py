@@ -28,13 +28,14 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
-from .. import deliver, theme_files
-from .. import service as svc
-from ..config import Config
 from ..model import Agent, AgentState
-from ..notify import Notification, Notifier, terminal_text
-from ..safe_text import clean
-from ..service import Event, Notice, Report, Service
+from ..notifications import deliver
+from ..notifications.decide import Notification, Notifier, terminal_text
+from ..service import facade as svc
+from ..service.facade import Event, Notice, Report, Service
+from ..shared import theme_files
+from ..shared.config import Config
+from ..shared.safe_text import clean
 from . import gc_pace
 from .endings import end_on_signals
 from .guard import ui_handler as _handler
@@ -90,7 +91,7 @@ class HeadspaceApp(App[str | None]):
         self.notices = (*self.notices, *self._load_themes(theme_dirs if theme_dirs is not None else [theme_files.builtin_dir()]))
         self.set_reactive(HeadspaceApp.layout_mode, self.config.layout)
         self._main_screen: MainScreen | None = None
-        # Agents that start needing you are announced once (see notify.py).
+        # Agents that start needing you are announced once (see notifications/decide.py).
         self.notifier = Notifier(self.config.notify_states, started=self.clock())
         self._notify_timer: Timer | None = None
         self._notify_send: str | None = None  # notify-send's path, when desktop notifications are on and possible
@@ -243,7 +244,7 @@ class HeadspaceApp(App[str | None]):
 
     @_handler
     def on_agent_changed(self, message: AgentChanged) -> None:
-        """Once the main screen has shown it (the message bubbles up): announce an agent that starts needing you (notify.py)."""
+        """Once the main screen has shown it (the message bubbles up): announce an agent that starts needing you (notifications/decide.py)."""
         if self.notifier.observe(message.agent, self.clock()) is not None:
             self._notify_soon()
 

@@ -12,7 +12,7 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from ..safe_text import clean
+from ..shared.safe_text import clean
 from .widgets.agent_table import folder_of
 
 

@@ -1,6 +1,6 @@
 """Theme files into Textual's theme system, and the theme the user chose.
 
-Each ``ThemeSpec`` (theme_files.py) becomes a Textual ``Theme`` whose extra
+Each ``ThemeSpec`` (shared/theme_files.py) becomes a Textual ``Theme`` whose extra
 variables carry the colour of every agent state (``$state-permission``
 ...), so the stylesheet and the table colour states from the theme.  A
 colour Textual cannot parse makes that theme one line and unused; the
@@ -23,9 +23,9 @@ from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 from ..model import AgentState
-from ..safe_files import Unreadable, loads, read_regular
+from ..shared.safe_files import Unreadable, loads, read_regular
+from ..shared.theme_files import ThemeError, ThemeSpec
 from ..state.eventlog import default_path as events_path
-from ..theme_files import ThemeError, ThemeSpec
 
 log = logging.getLogger(__name__)
 

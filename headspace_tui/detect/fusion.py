@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..model import AgentState, Observation
-from .registry import STATUS_SOURCES
+from .claude.status_files import STATUS_SOURCES
 
 # States only the screen can show in detail; when it shows one, it wins.
 SCREEN_DETAIL = frozenset(

@@ -45,7 +45,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..safe_files import is_private_dir
+from ..shared.safe_files import is_private_dir
 from .calls import PendingCall
 
 log = logging.getLogger(__name__)

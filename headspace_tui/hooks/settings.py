@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..safe_files import Unreadable, loads, read_regular
+from ..shared.safe_files import Unreadable, loads, read_regular
 
 MARKER = "headspace-hook"
 BACKUP_SUFFIX = ".headspace-backup"

@@ -37,8 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from ..model import AgentState, Evidence, Observation, Option, Prompt
-from ..paths import runtime_dir
-from ..safe_files import Unreadable, is_private_dir, loads, note_once, read_with_stat
+from ..shared.paths import runtime_dir
+from ..shared.safe_files import Unreadable, is_private_dir, loads, note_once, read_with_stat
 
 SOURCE = "hook"
 CONFIDENCE = 0.95

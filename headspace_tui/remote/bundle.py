@@ -16,17 +16,17 @@ from functools import cache
 
 # In import order: each one's headspace imports come before it.
 MODULES = (
-    "headspace_tui.safe_files",
-    "headspace_tui.paths",
+    "headspace_tui.shared.safe_files",
+    "headspace_tui.shared.paths",
     "headspace_tui.model",
-    "headspace_tui.detect.registry",
-    "headspace_tui.detect.transcript",
-    "headspace_tui.tmux.proctree",
-    "headspace_tui.tmux.claude_process",
+    "headspace_tui.detect.claude.status_files",
+    "headspace_tui.detect.claude.transcript",
+    "headspace_tui.shared.proctree",
+    "headspace_tui.detect.claude.process",
     "headspace_tui.hooks.spool",
     "headspace_tui.remote.probe",
 )
-PACKAGES = ("headspace_tui", "headspace_tui.detect", "headspace_tui.tmux", "headspace_tui.hooks", "headspace_tui.remote")
+PACKAGES = ("headspace_tui", "headspace_tui.shared", "headspace_tui.detect", "headspace_tui.detect.claude", "headspace_tui.hooks", "headspace_tui.remote")
 MIN_PYTHON = (3, 9)
 
 BOOT = """\

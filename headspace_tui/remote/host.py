@@ -1,6 +1,6 @@
 """A remote host: another machine's tmux server and Claude files, reached through SSH.
 
-It answers the monitor's questions as ``LocalHost`` does (host.py), so one
+It answers the monitor's questions as ``LocalHost`` does (service/host.py), so one
 ``Monitor`` per host runs unchanged:
 
 * tmux (listing panes, captures, keys, one control client per session) is
@@ -27,13 +27,13 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from ..config import HostSpec
-from ..detect.registry import ClaudeStatus
-from ..detect.transcript import ToolOutcome, Turn
+from ..detect.claude.process import ClaudeProcess
+from ..detect.claude.status_files import ClaudeStatus
+from ..detect.claude.transcript import ToolOutcome, Turn
 from ..hooks.spool import HookEvent
-from ..lifeline import die_with_parent, end
-from ..tmux.claude_process import ClaudeProcess
-from ..tmux.proctree import ProcessInfo, ProcessTable
+from ..shared.config import HostSpec
+from ..shared.lifeline import die_with_parent, end
+from ..shared.proctree import ProcessInfo, ProcessTable
 from ..tmux.server import PaneRecord, TmuxUnavailable
 from .bundle import BOOT, bundle_line
 from .ssh import SshLink, SshTmuxServer, ssh_reason

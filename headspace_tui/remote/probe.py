@@ -39,12 +39,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..detect.registry import ClaudeStatus, read_statuses
-from ..detect.transcript import TranscriptTail
+from ..detect.claude.process import claude_process, process_env
+from ..detect.claude.status_files import ClaudeStatus, read_statuses
+from ..detect.claude.transcript import TranscriptTail
 from ..hooks.spool import SpoolRefused, check_spool, read_spool, spool_dir
-from ..safe_files import Unchanged
-from ..tmux.claude_process import claude_process, process_env
-from ..tmux.proctree import process_exists, read_process_table
+from ..shared.proctree import process_exists, read_process_table
+from ..shared.safe_files import Unchanged
 
 WATCH_PACE = 0.5  # seconds between two looks at the watched folders and processes
 IDLE_EXIT = 180.0  # seconds without a request after which the probe ends itself

@@ -21,9 +21,9 @@ import shlex
 import shutil
 import tempfile
 
-from ..config import HostSpec
-from ..lifeline import die_with_parent, end, exited
 from ..model import PaneAddress
+from ..shared.config import HostSpec
+from ..shared.lifeline import die_with_parent, end, exited
 from ..tmux.server import TmuxServer, TmuxUnavailable
 
 CONNECT_TIMEOUT = 5  # seconds for ssh to connect and authenticate

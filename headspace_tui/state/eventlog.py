@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..paths import state_dir
-from ..safe_files import Unreadable, loads, note_once
+from ..shared.paths import state_dir
+from ..shared.safe_files import Unreadable, loads, note_once
 
 BUSY_TIMEOUT_MS = 10_000
 TABLE = """

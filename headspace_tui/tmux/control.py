@@ -23,7 +23,7 @@ import re
 import time
 from collections.abc import Callable
 
-from ..lifeline import die_with_parent, end
+from ..shared.lifeline import die_with_parent, end
 from .server import TmuxServer, TmuxUnavailable
 
 PAUSE_AFTER = 2  # seconds a pane may fall behind before tmux pauses it

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from headspace_tui.detect.transcript import TranscriptTail, encoded_project_dir, transcript_path
+from headspace_tui.detect.claude.transcript import TranscriptTail, encoded_project_dir, transcript_path
 from headspace_tui.hooks import settings as hook_settings
 from headspace_tui.hooks.spool import HookEvent, hook_observation, read_spool, spool_dir
 from headspace_tui.model import AgentState

@@ -18,10 +18,10 @@ import sys
 
 import pytest
 
-from headspace_tui.detect.agents_cli import list_agents
-from headspace_tui.monitor import Monitor
-from headspace_tui.one_look import scan
-from headspace_tui.tmux.claude_process import process_env
+from headspace_tui.detect.claude.agents_cli import list_agents
+from headspace_tui.detect.claude.process import process_env
+from headspace_tui.service.monitor import Monitor
+from headspace_tui.service.one_look import scan
 from headspace_tui.tmux.server import TmuxServer
 from tests.harness import fake_api as api
 from tests.harness.versions import CLAUDE_VERSION

@@ -27,7 +27,7 @@ DRIVER = textwrap.dedent(
     """
     import gc, sys
     from headspace_tui.app.main import HeadspaceApp
-    from headspace_tui.cli import main
+    from headspace_tui.cli.main import main
 
     mount = HeadspaceApp.on_mount
     def on_mount(self):

@@ -17,10 +17,10 @@ import time
 
 import pytest
 
-from headspace_tui import monitor as monitor_module
 from headspace_tui.events import Event, Notice, ProblemChanged
 from headspace_tui.model import AgentState
-from headspace_tui.monitor import Monitor
+from headspace_tui.service.facade import monitor as monitor_module
+from headspace_tui.service.monitor import Monitor
 from headspace_tui.tmux.server import TmuxServer
 from tests.harness import fake_api as api
 from tests.harness.scenarios import NUMBERED_MENU, QUESTION_DB

@@ -24,11 +24,11 @@ from pathlib import Path
 import pytest
 
 from headspace_tui.app.main import HeadspaceApp
-from headspace_tui.config import HostSpec
-from headspace_tui.journal import Journal
 from headspace_tui.model import AgentState
 from headspace_tui.remote.host import RemoteHost
-from headspace_tui.service import Service
+from headspace_tui.service.facade import Service
+from headspace_tui.service.journal import Journal
+from headspace_tui.shared.config import HostSpec
 from headspace_tui.tmux.server import TmuxServer
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text

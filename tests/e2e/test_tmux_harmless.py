@@ -27,8 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from headspace_tui.journal import Journal
-from headspace_tui.monitor import Monitor
+from headspace_tui.service.journal import Journal
+from headspace_tui.service.monitor import Monitor
 from headspace_tui.tmux.attach_pace import AttachPace
 from headspace_tui.tmux.server import TmuxServer
 
@@ -138,8 +138,8 @@ def test_a_client_that_ran_well_and_was_killed_is_replaced_at_once(private_tmux,
 KILLED_MONITOR = """
 import asyncio, sys
 from pathlib import Path
-from headspace_tui.journal import Journal
-from headspace_tui.monitor import Monitor
+from headspace_tui.service.journal import Journal
+from headspace_tui.service.monitor import Monitor
 from headspace_tui.tmux import control
 from headspace_tui.tmux.server import TmuxServer
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from headspace_tui.tmux.proctree import read_process_table
+from headspace_tui.shared.proctree import read_process_table
 
 from .claude import claude_env, make_home
 from .fake_api import FakeAnthropicAPI

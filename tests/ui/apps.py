@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 from headspace_tui.app.main import HeadspaceApp
-from headspace_tui.config import Config
 from headspace_tui.detect.claude import classify_capture
-from headspace_tui.journal import Journal
-from headspace_tui.service import Service
+from headspace_tui.service.facade import Service
+from headspace_tui.service.journal import Journal
+from headspace_tui.shared.config import Config
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
 from tests.harness.record import DEFAULT_OUT
 

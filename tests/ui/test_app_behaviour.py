@@ -8,8 +8,8 @@ import shlex
 import pytest
 
 from headspace_tui.app.screens.help import HelpScreen
-from headspace_tui.config import parse_config
 from headspace_tui.model import AgentState
+from headspace_tui.shared.config import parse_config
 from tests.harness import fake_api as api
 from tests.harness.scenarios import NUMBERED_MENU
 from tests.harness.session import SHELL_PROMPT
@@ -141,7 +141,7 @@ def test_e_explains_the_state_with_every_source(claude_session, fake_api, privat
 
 def test_the_transcript_gives_the_command_outcome_and_timeline(claude_session, fake_api, private_tmux, tmp_path):
     from headspace_tui.app.screens.timeline import TimelineScreen, describe_event
-    from headspace_tui.journal import Journal
+    from headspace_tui.service.journal import Journal
     from headspace_tui.state.eventlog import EventLog
     from tests.harness.scenarios import TURN_DONE
 

@@ -16,9 +16,9 @@ from textual.widget import Widget
 from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.app.widgets.footer import KeysFooter
 from headspace_tui.detect.claude import classify_capture
-from headspace_tui.journal import Journal
 from headspace_tui.model import AgentState
-from headspace_tui.service import Service
+from headspace_tui.service.facade import Service
+from headspace_tui.service.journal import Journal
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
 from tests.harness.record import DEFAULT_OUT
 

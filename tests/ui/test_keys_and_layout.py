@@ -16,8 +16,8 @@ from headspace_tui.answering.answerer import Report
 from headspace_tui.app.screens.help import HelpScreen
 from headspace_tui.app.widgets.agent_table import TIME
 from headspace_tui.app.widgets.footer import KeysFooter
-from headspace_tui.config import parse_config
 from headspace_tui.model import AgentState
+from headspace_tui.shared.config import parse_config
 from tests.ui.apps import AGENTS, demo_app, show_recorded
 
 

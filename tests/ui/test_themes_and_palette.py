@@ -19,8 +19,8 @@ from rich.style import Style
 
 from headspace_tui.app.themes import remembered, to_textual
 from headspace_tui.app.widgets.agent_table import STATE
-from headspace_tui.config import Config
-from headspace_tui.theme_files import STATES, builtin_dir, load_themes
+from headspace_tui.shared.config import Config
+from headspace_tui.shared.theme_files import STATES, builtin_dir, load_themes
 from tests.ui.apps import demo_app
 from tests.ui.test_keys_and_layout import screen_text
 
@@ -132,7 +132,7 @@ SIXTEEN = """
 import asyncio, sys
 sys.path.insert(0, {root!r})
 from tests.ui.apps import demo_app
-from headspace_tui.config import Config
+from headspace_tui.shared.config import Config
 
 async def main():
     app = demo_app(config=Config())

@@ -7,9 +7,9 @@ import asyncio
 from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.app.screens.why import WhyScreen
 from headspace_tui.detect.claude import classify_capture
-from headspace_tui.journal import Journal
 from headspace_tui.model import AgentState
-from headspace_tui.service import Service
+from headspace_tui.service.facade import Service
+from headspace_tui.service.journal import Journal
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
 
 NOW = 1_800_000_000.0

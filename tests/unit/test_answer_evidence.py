@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from headspace_tui.detect.transcript import ToolOutcome, Turn, parse_line
+from headspace_tui.detect.claude.transcript import ToolOutcome, Turn, parse_line
 from headspace_tui.events import Answered
-from headspace_tui.evidence import KEPT_ANSWERS, KEPT_USES, AnswerEvidence, first_from
-from headspace_tui.journal import Journal, who
 from headspace_tui.model import Agent
+from headspace_tui.service.evidence import KEPT_ANSWERS, KEPT_USES, AnswerEvidence, first_from
+from headspace_tui.service.journal import Journal, who
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "transcripts" / "answers"
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from headspace_tui.detect.agents_cli import agents_env, parse_agents, runnable, supports_agents
-from headspace_tui.tmux.claude_process import _package_version, config_dir_of, process_env, version_of
-from headspace_tui.tmux.proctree import ProcessInfo
+from headspace_tui.detect.claude.agents_cli import agents_env, parse_agents, runnable, supports_agents
+from headspace_tui.detect.claude.process import _package_version, config_dir_of, process_env, version_of
+from headspace_tui.shared.proctree import ProcessInfo
 
 
 def _sleeper(env: dict[str, str]) -> subprocess.Popen:

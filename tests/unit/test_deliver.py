@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from headspace_tui.deliver import desktop_notify, desktop_problem, enable_passthrough, notify_send_path, tmux_socket
-from headspace_tui.notify import Notification
+from headspace_tui.notifications.decide import Notification
+from headspace_tui.notifications.deliver import desktop_notify, desktop_problem, enable_passthrough, notify_send_path, tmux_socket
 from tests.harness.tmux import PrivateTmux
 
 
@@ -39,7 +39,7 @@ def test_a_failing_or_hanging_notify_send_is_a_line_not_a_crash(tmp_path, monkey
     stand_in(tmp_path, "sys.stderr.write('no bus'); sys.exit(3)")
     assert desktop_notify(Notification("t", "b", ()), binary) == "notify-send failed (exit status 3: no bus)"
     stand_in(tmp_path, "import time; time.sleep(30)")
-    monkeypatch.setattr("headspace_tui.deliver.NOTIFY_SEND_TIMEOUT", 0.5)
+    monkeypatch.setattr("headspace_tui.notifications.deliver.NOTIFY_SEND_TIMEOUT", 0.5)
     assert desktop_notify(Notification("t", "b", ()), binary) == "notify-send failed (TimeoutExpired)"
     assert desktop_notify(Notification("t", "b", ()), str(tmp_path / "missing")) == "notify-send failed (FileNotFoundError)"
 
@@ -87,7 +87,7 @@ def test_passthrough_is_allowed_on_headspaces_own_pane_only(tmp_path):
 
 
 def test_doctor_says_what_tmux_lets_through():
-    from headspace_tui.doctor import OK, PASSTHROUGH_ALL, WARN, _tmux_version, check_passthrough
+    from headspace_tui.cli.doctor import OK, PASSTHROUGH_ALL, WARN, _tmux_version, check_passthrough
 
     (outside,) = check_passthrough({})
     assert outside.verdict == OK and "directly" in outside.detail

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from headspace_tui.discovery import plan
-from headspace_tui.tmux.proctree import ProcessInfo, ProcessTable
+from headspace_tui.service.discovery import plan
+from headspace_tui.shared.proctree import ProcessInfo, ProcessTable
 from headspace_tui.tmux.server import PaneRecord
 
 

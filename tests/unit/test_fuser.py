@@ -75,7 +75,7 @@ def test_explain_lists_every_source_with_its_evidence():
 
 
 def test_idle_confirmed_by_the_status_file_needs_no_grace():
-    from headspace_tui.detect.registry import ClaudeStatus, status_observation
+    from headspace_tui.detect.claude.status_files import ClaudeStatus, status_observation
 
     fuser = Fuser(idle_grace=60)
     fuser.observe(status_observation(ClaudeStatus(pid=1, status="busy")), now=0.0)
@@ -104,7 +104,7 @@ def test_started_is_the_newest_agreeing_claim_and_never_in_the_future():
 
 # -- Claude's own "waiting" is a floor (issue 23) ------------------------------------
 def status_file(value: str, waiting: str = "", source: str = "status-file") -> Observation:
-    from headspace_tui.detect.registry import ClaudeStatus, status_observation
+    from headspace_tui.detect.claude.status_files import ClaudeStatus, status_observation
 
     return status_observation(ClaudeStatus(pid=1, status=value, waiting_for=waiting), source=source)
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from headspace_tui.config import ConfigError, load_config, parse_config
 from headspace_tui.detect.claude import classify_capture
+from headspace_tui.detect.claude.status_files import ClaudeStatus, status_observation
 from headspace_tui.detect.fusion import fuse
-from headspace_tui.detect.registry import ClaudeStatus, status_observation
 from headspace_tui.model import AgentState
+from headspace_tui.shared.config import ConfigError, load_config, parse_config
 from tests.harness.record import DEFAULT_OUT
 
 

@@ -349,7 +349,7 @@ def test_permission_requests_for_dialogs_are_question_and_plan():
 def test_watch_spool_yields_events_as_they_arrive(tmp_path: Path):
     import asyncio
 
-    from headspace_tui.folder_watch import watch_spool
+    from headspace_tui.service.folder_watch import watch_spool
 
     runtime = tmp_path / "run"
     runtime.mkdir(mode=0o700)
@@ -387,7 +387,7 @@ def test_watch_spool_reports_a_late_file_with_an_earlier_name(tmp_path: Path):
     """Concurrent hooks: a file may land after one with a later name; it is still reported."""
     import asyncio
 
-    from headspace_tui.folder_watch import watch_spool
+    from headspace_tui.service.folder_watch import watch_spool
 
     folder = tmp_path / "spool"
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from headspace_tui.detect.transcript import TranscriptTail
-from headspace_tui.journal import Journal, start_of_day
+from headspace_tui.detect.claude.transcript import TranscriptTail
 from headspace_tui.model import Agent, AgentState, Observation
+from headspace_tui.service.journal import Journal, start_of_day
 from headspace_tui.state.eventlog import EventLog
 
 TRANSCRIPT = Path(__file__).resolve().parents[1] / "data" / "transcripts" / "bash_question_2.1.330.jsonl"
@@ -34,7 +34,7 @@ def test_a_real_transcript_drives_the_command_machine_and_outcomes(tmp_path):
 
 
 def test_outcomes_come_from_tool_results_and_replies(tmp_path):
-    from headspace_tui.detect.transcript import Turn
+    from headspace_tui.detect.claude.transcript import Turn
 
     journal = Journal(None, clock=lambda: NOON)
     a = agent()
@@ -92,7 +92,7 @@ def test_an_unopenable_log_falls_back_to_memory(tmp_path):
 
 
 def test_an_agent_that_exits_mid_command_keeps_its_command_and_goes_inactive(tmp_path):
-    from headspace_tui.detect.transcript import Turn as Line
+    from headspace_tui.detect.claude.transcript import Turn as Line
 
     journal = Journal(EventLog(tmp_path / "events.db"), clock=lambda: NOON)
     a = agent()
@@ -154,7 +154,7 @@ def test_history_replayed_off_the_loop_is_the_same_as_replayed_in_place(tmp_path
 
 def test_a_replay_ends_on_the_same_outcome_as_recording_the_turns_one_by_one(tmp_path):
     """A replay analyses only its newest texts; the outcome it ends on must be the one recording shows."""
-    from headspace_tui.detect.transcript import Turn
+    from headspace_tui.detect.claude.transcript import Turn
 
     turns = [
         Turn(role="user", text="run the tests", uuid="u1"),
@@ -179,7 +179,7 @@ def test_agents_that_come_and_go_leave_a_bounded_journal():
     import tracemalloc
 
     from headspace_tui.events import AgentChanged, AgentRemoved
-    from headspace_tui.journal import ENDED_KEPT
+    from headspace_tui.service.journal import ENDED_KEPT
 
     now = [1_000_000.0]
     journal = Journal(None, clock=lambda: now[0])

@@ -13,7 +13,7 @@ import time
 import psutil
 import pytest
 
-from headspace_tui.lifeline import die_with_parent, end, exited
+from headspace_tui.shared.lifeline import die_with_parent, end, exited
 
 
 def test_exited_does_not_wait_for_pipes_a_grandchild_holds():
@@ -54,7 +54,7 @@ def test_a_child_dies_with_its_parent_even_on_kill_9():
     parent_code = textwrap.dedent(
         """
         import subprocess, sys, time
-        from headspace_tui.lifeline import die_with_parent
+        from headspace_tui.shared.lifeline import die_with_parent
         child = subprocess.Popen(["sleep", "60"], preexec_fn=die_with_parent(), start_new_session=True)
         print(child.pid, flush=True)
         time.sleep(60)

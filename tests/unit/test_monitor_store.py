@@ -9,9 +9,9 @@ from __future__ import annotations
 import asyncio
 
 from headspace_tui.events import AgentChanged, AgentRemoved
-from headspace_tui.journal import Journal
 from headspace_tui.model import AgentState, Observation
-from headspace_tui.monitor import Monitor
+from headspace_tui.service.journal import Journal
+from headspace_tui.service.monitor import Monitor
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
 
 

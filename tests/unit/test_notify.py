@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from headspace_tui.config import ConfigError, parse_config
 from headspace_tui.model import Agent, AgentState, Observation, Prompt
-from headspace_tui.notify import GAP, GATHER, SETTLE, Notification, Notifier, notification, osc9, osc777, terminal_text, tmux_passthrough
+from headspace_tui.notifications.decide import GAP, GATHER, SETTLE, Notification, Notifier, notification, osc9, osc777, terminal_text, tmux_passthrough
+from headspace_tui.shared.config import ConfigError, parse_config
 
 START = 1000.0
 LATER = START + SETTLE + 1  # past the start-up quiet time

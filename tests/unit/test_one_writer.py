@@ -11,9 +11,9 @@ tells only a change.
 from __future__ import annotations
 
 from headspace_tui.events import AgentChanged, Answered
-from headspace_tui.journal import Journal
 from headspace_tui.model import AgentState, Channel, Observation
-from headspace_tui.store import AgentStore
+from headspace_tui.service.journal import Journal
+from headspace_tui.service.store import AgentStore
 from tests.unit.test_monitor_store import _record
 
 
@@ -45,7 +45,7 @@ def test_outside_a_reading_each_change_is_told_at_once():
 
 
 def test_the_journal_hands_back_command_and_outcome_and_the_store_tells_only_a_change():
-    from headspace_tui.detect.transcript import Turn
+    from headspace_tui.detect.claude.transcript import Turn
 
     store = AgentStore()
     seen: list = []

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from headspace_tui.fleet import host_of
 from headspace_tui.model import PaneAddress
+from headspace_tui.service.fleet import host_of
 from headspace_tui.tmux.server import TmuxServer
 
 

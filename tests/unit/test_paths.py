@@ -1,13 +1,13 @@
-"""One rule per kind of folder (paths.py), read from the environment it is given."""
+"""One rule per kind of folder (shared/paths.py), read from the environment it is given."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from headspace_tui import paths
-from headspace_tui.config import default_path as config_path
 from headspace_tui.hooks.spool import spool_dir
+from headspace_tui.shared import paths
+from headspace_tui.shared.config import default_path as config_path
 from headspace_tui.state.eventlog import default_path as events_path
 
 

@@ -53,8 +53,8 @@ def absolute(module: str, node: ast.ImportFrom) -> str:
 # Imports inside a function run only when it is called: these few are not
 # the standard library, and each says why the probe is safe with it.
 IN_FUNCTIONS = {
-    ("headspace_tui.tmux.proctree", "psutil"): "only where there is no /proc (macOS, BSD): such a host needs psutil for its python3 (README)",
-    ("headspace_tui.tmux.claude_process", "psutil"): "only where there is no /proc, as above",
+    ("headspace_tui.shared.proctree", "psutil"): "only where there is no /proc (macOS, BSD): such a host needs psutil for its python3 (README)",
+    ("headspace_tui.detect.claude.process", "psutil"): "only where there is no /proc, as above",
 }
 
 

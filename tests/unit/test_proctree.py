@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from headspace_tui.tmux.proctree import ProcessInfo, ProcessTable, children, find_claude, read_process_table
+from headspace_tui.shared.proctree import ProcessInfo, ProcessTable, children, find_claude, read_process_table
 
 
 def table(*rows: tuple) -> ProcessTable:
@@ -138,7 +138,7 @@ def test_a_process_exists_until_it_exits_and_a_zombie_counts_as_gone():
     import subprocess
     import time
 
-    from headspace_tui.tmux.proctree import process_exists
+    from headspace_tui.shared.proctree import process_exists
 
     child = subprocess.Popen(["sleep", "30"])
     try:

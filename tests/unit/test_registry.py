@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from headspace_tui.detect.registry import (
+from headspace_tui.detect.claude.status_files import (
     ClaudeStatus,
     claude_config_dir,
     read_statuses,
     status_observation,
 )
-from headspace_tui.folder_watch import watch_statuses
 from headspace_tui.model import AgentState
+from headspace_tui.service.folder_watch import watch_statuses
 
 # What 2.1.330 writes (trimmed of fields we do not read).
 SAMPLE = {

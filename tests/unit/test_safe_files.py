@@ -11,9 +11,9 @@ import threading
 
 import pytest
 
-from headspace_tui.config import ConfigError, load_config, parse_config
 from headspace_tui.hooks.settings import HooksError, install
-from headspace_tui.safe_files import Unchanged, Unreadable, depth, is_private_dir, loads, read_regular
+from headspace_tui.shared.config import ConfigError, load_config, parse_config
+from headspace_tui.shared.safe_files import Unchanged, Unreadable, depth, is_private_dir, loads, read_regular
 from headspace_tui.state.eventlog import EventLog
 
 

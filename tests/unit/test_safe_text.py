@@ -8,7 +8,7 @@ import pytest
 from rich.console import Console
 from rich.text import Text
 
-from headspace_tui.safe_text import clean, clean_block, cleaned, is_clean, safe
+from headspace_tui.shared.safe_text import clean, clean_block, cleaned, is_clean, safe
 
 HOSTILE = "x_\x1b]52;c;SEVMTE8=\x1b\\_\x1b]0;TITLE\x07_\x1b[5n_\x9b31m_\u202egnp.exe"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from headspace_tui.cli import summary
+from headspace_tui.cli.main import summary
 from headspace_tui.model import Agent, AgentState, Evidence, Observation
 
 

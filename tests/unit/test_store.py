@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from headspace_tui.detect.registry import ClaudeStatus
+from headspace_tui.detect.claude.status_files import ClaudeStatus
 from headspace_tui.events import AgentChanged, AgentRemoved
 from headspace_tui.model import AgentState, Evidence, Observation, Prompt
-from headspace_tui.store import AgentStore
+from headspace_tui.service.store import AgentStore
 from headspace_tui.tmux.server import PaneRecord
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from headspace_tui.detect.transcript import ToolOutcome, TranscriptTail, Turn, encoded_project_dir, parse_line, transcript_path
+from headspace_tui.detect.claude.transcript import ToolOutcome, TranscriptTail, Turn, encoded_project_dir, parse_line, transcript_path
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "transcripts" / "bash_question_2.1.330.jsonl"
 

@@ -16,8 +16,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ...model import Agent
-from ...safe_text import clean, clean_block
-from ...service import PendingCall
+from ...service.facade import PendingCall
+from ...shared.safe_text import clean, clean_block
 
 
 def batch_table(pairs: list[tuple[Agent, PendingCall]]) -> Table:

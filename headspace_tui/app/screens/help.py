@@ -16,7 +16,7 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from ...safe_text import clean
+from ...shared.safe_text import clean
 
 
 def help_rows(screen: Screen) -> list[tuple[str, str]]:

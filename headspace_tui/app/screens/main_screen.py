@@ -22,11 +22,11 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
-from ...config import Config
-from ...config import default_path as default_config_path
 from ...model import Agent
-from ...safe_text import clean
-from ...service import Intent, IntentKind, Service, ServiceError, key_allowed, live_keys
+from ...service.facade import Intent, IntentKind, Service, ServiceError, key_allowed, live_keys
+from ...shared.config import Config
+from ...shared.config import default_path as default_config_path
+from ...shared.safe_text import clean
 from ..guard import ui_handler
 from ..messages import AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged
 from ..widgets.agent_table import AgentTable

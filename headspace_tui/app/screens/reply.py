@@ -9,7 +9,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
-from ...safe_text import clean
+from ...shared.safe_text import clean
 
 
 class ReplyScreen(ModalScreen[str | None]):

@@ -14,9 +14,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ...events import ANSWERED_HOW
-from ...evidence import FIRST_SAYS
 from ...model import Agent, AgentState
-from ...safe_text import clean, cleaned
+from ...service.evidence import FIRST_SAYS
+from ...shared.safe_text import clean, cleaned
 from ...state.eventlog import StoredEvent
 from ..widgets.state_style import state_text
 

@@ -17,8 +17,8 @@ from ...detect.claude import family_of
 from ...detect.fusion import Explanation
 from ...events import ANSWERED_HOW
 from ...model import Agent, AgentState, Evidence
-from ...safe_text import clean, clean_block
-from ...service import ChannelReport
+from ...service.facade import ChannelReport
+from ...shared.safe_text import clean, clean_block
 from ..widgets.state_style import state_text
 
 

@@ -22,10 +22,10 @@ from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
-from ...detect.registry import STATUS_SOURCES, claimed_wait
+from ...detect.claude.status_files import STATUS_SOURCES, claimed_wait
 from ...model import Agent, AgentState
-from ...safe_text import clean, cleaned
-from ...scan import sort_key
+from ...service.scan import sort_key
+from ...shared.safe_text import clean, cleaned
 from .state_style import state_text
 
 COLUMNS = (("host", "Host"), ("agent", "Agent"), ("folder", "Folder"), ("state", "State"), ("time", "Time"), ("waiting", "Waiting for"))

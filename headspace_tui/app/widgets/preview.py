@@ -27,8 +27,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from ...model import Agent
-from ...safe_text import clean
 from ...screen.virtual import VirtualScreen
+from ...shared.safe_text import clean
 
 
 def over_ssh(environ: dict[str, str] | os._Environ[str] = os.environ) -> bool:

@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ...model import Agent, AgentState
-from ...safe_text import clean, safe
+from ...shared.safe_text import clean, safe
 from .agent_table import elapsed
 
 

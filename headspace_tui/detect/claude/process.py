@@ -22,9 +22,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..detect.registry import claude_config_dir
-from ..safe_files import Unreadable, loads, read_regular
-from .proctree import ProcessInfo, ProcessTable
+from ...shared.proctree import ProcessInfo, ProcessTable
+from ...shared.safe_files import Unreadable, loads, read_regular
+from .status_files import claude_config_dir
 
 ENVIRON_CAP = 1 << 20  # an environment larger than this is not read
 PACKAGE_CAP = 64 << 10

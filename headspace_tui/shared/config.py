@@ -51,7 +51,7 @@ DEFAULT_KEYS: dict[str, str] = {
     "quit": "q",
 }
 LAYOUTS = ("auto", "side", "stacked")
-# How an agent that starts needing you is announced (see notify.py for why each).
+# How an agent that starts needing you is announced (see notifications/decide.py for why each).
 NOTIFY_MODES = ("osc", "osc777", "bell", "none")
 # The states that need you (model.NEEDS_YOU; config sits below model, so named here).
 NOTIFY_STATES = ("permission", "question", "plan", "input", "error")

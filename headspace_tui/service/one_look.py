@@ -15,12 +15,12 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..detect.claude.status_files import ClaudeStatus
+from ..model import Agent
+from ..tmux.server import TmuxServer
 from . import discovery
-from .detect.registry import ClaudeStatus
 from .host import Host, LocalHost
-from .model import Agent
 from .scan import PaneView, ask_claude, observe_pane, to_agent
-from .tmux.server import TmuxServer
 
 HOST_TIMEOUT = 30.0  # one host's look, connecting included
 

@@ -15,12 +15,12 @@ import asyncio
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from ..detect.claude.status_files import ClaudeStatus
+from ..detect.claude.transcript import transcript_path
+from ..model import Agent
 from .claude_facts import ClaudeFacts
-from .detect.registry import ClaudeStatus
-from .detect.transcript import transcript_path
 from .host import Host
 from .journal import Journal, turn_time
-from .model import Agent
 from .pane_watch import PaneWatch
 from .store import AgentStore
 

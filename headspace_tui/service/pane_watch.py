@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from .detect.fusion import Fuser
-from .detect.transcript import Turn
+from ..detect.claude.transcript import Turn
+from ..detect.fusion import Fuser
+from ..tmux.server import PaneRecord
 from .schedule import PaneTiming
-from .tmux.server import PaneRecord
 
 LOCAL_HOST = "local"
 

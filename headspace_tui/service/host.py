@@ -15,15 +15,15 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Protocol
 
-from .detect.registry import ClaudeStatus, claude_config_dir, read_statuses
-from .detect.transcript import TranscriptTail
+from ..detect.claude.process import ClaudeProcess, claude_process
+from ..detect.claude.status_files import ClaudeStatus, claude_config_dir, read_statuses
+from ..detect.claude.transcript import TranscriptTail
+from ..hooks.channel import socket_path
+from ..hooks.spool import HookEvent, spool_dir
+from ..shared.proctree import ProcessTable, process_exists, read_process_table
+from ..tmux.server import PaneRecord, TmuxServer
 from .folder_watch import watch_spool, watch_statuses
-from .hooks.channel import socket_path
-from .hooks.spool import HookEvent, spool_dir
 from .pane_watch import LOCAL_HOST, Tail
-from .tmux.claude_process import ClaudeProcess, claude_process
-from .tmux.proctree import ProcessTable, process_exists, read_process_table
-from .tmux.server import PaneRecord, TmuxServer
 
 
 class Host(Protocol):

@@ -13,12 +13,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from .answering.desk import AnswerDesk
-from .model import PaneAddress
+from ..answering.desk import AnswerDesk
+from ..model import PaneAddress
+from ..tmux.control import ControlClient, ControlError
+from ..tmux.server import PaneRecord, TmuxCommandError
 from .monitor import Monitor
 from .pane_watch import PaneWatch
-from .tmux.control import ControlClient, ControlError
-from .tmux.server import PaneRecord, TmuxCommandError
 
 
 def host_of(address: str) -> str:

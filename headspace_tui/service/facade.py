@@ -18,21 +18,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .answering.answerer import Answerer, Report
-from .answering.desk import ChannelReport
-from .answering.policy import Intent, IntentKind, key_allowed, live_keys
-from .config import Config, HostSpec
-from .detect.fusion import Explanation
-from .events import AgentChanged, AgentRemoved, Event, Notice, PaneCaptured, ProblemChanged
+from ..answering.answerer import Answerer, Report
+from ..answering.desk import ChannelReport
+from ..answering.policy import Intent, IntentKind, key_allowed, live_keys
+from ..detect.fusion import Explanation
+from ..events import AgentChanged, AgentRemoved, Event, Notice, PaneCaptured, ProblemChanged
+from ..hooks.calls import PendingCall
+from ..model import Agent, Observation
+from ..remote.host import RemoteHost
+from ..shared.config import Config, HostSpec
+from ..shared.safe_text import clean
+from ..tmux import clients
+from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 from .fleet import ControlPaneIO, Fleet
-from .hooks.calls import PendingCall
 from .journal import Journal, who
-from .model import Agent, Observation
 from .monitor import Monitor
-from .remote.host import RemoteHost
-from .safe_text import clean
-from .tmux import clients
-from .tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 
 # What a front end needs besides the service itself: the answers' vocabulary and the events.
 __all__ = [

@@ -20,9 +20,9 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from ..lifeline import release
-from .claude.tables import version_key
-from .registry import ClaudeStatus, parse_status
+from ...shared.lifeline import release
+from .status_files import ClaudeStatus, parse_status
+from .tables import version_key
 
 MIN_VERSION = (2, 1, 145)
 OUTPUT_CAP = 1 << 20

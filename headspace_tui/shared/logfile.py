@@ -16,7 +16,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from .state.eventlog import default_path as events_path
+from ..state.eventlog import default_path as events_path
 
 MAX_BYTES = 1 << 20
 BACKUPS = 2

@@ -20,10 +20,10 @@ import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from .detect.registry import ClaudeStatus
-from .events import AgentChanged, AgentRemoved, Event
-from .model import Agent, AgentState, Channel, Evidence, Observation, PaneAddress
-from .tmux.server import PaneRecord
+from ..detect.claude.status_files import ClaudeStatus
+from ..events import AgentChanged, AgentRemoved, Event
+from ..model import Agent, AgentState, Channel, Evidence, Observation, PaneAddress
+from ..tmux.server import PaneRecord
 
 log = logging.getLogger(__name__)
 

@@ -21,12 +21,12 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from .detect.registry import ClaudeStatus
+from ..detect.claude.process import ClaudeProcess
+from ..detect.claude.status_files import ClaudeStatus
+from ..shared.proctree import ProcessTable
 from .host import Host
 from .scan import ask_claude
 from .supervise import Supervisor
-from .tmux.claude_process import ClaudeProcess
-from .tmux.proctree import ProcessTable
 
 ASK_CLAUDE_AFTER = 5.0  # an agent without a status file this long is asked about through ``claude agents``...
 ASK_CLAUDE_GAP = 30.0  # ...at most this often per binary and config dir

@@ -44,23 +44,23 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from ..answering.desk import AnswerDesk, Watched
+from ..detect.claude.status_files import status_observation
+from ..detect.fusion import Fuser
+from ..events import Event, Notice, PaneCaptured, ProblemChanged
+from ..hooks.spool import HookEvent, SpoolRefused, hook_observation
+from ..model import Agent, Observation
+from ..tmux.control import ControlClient, ControlError
+from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 from . import discovery
-from .answering.desk import AnswerDesk, Watched
 from .claude_facts import ClaudeFacts
-from .detect.fusion import Fuser
-from .detect.registry import status_observation
-from .events import Event, Notice, PaneCaptured, ProblemChanged
-from .hooks.spool import HookEvent, SpoolRefused, hook_observation
 from .host import Host, LocalHost
 from .journal import Journal
-from .model import Agent, Observation
 from .pane_watch import PaneWatch, agent_key
 from .scan import screen_observation
 from .sessions import Sessions
 from .store import AgentStore
 from .supervise import Backoff, Supervisor
-from .tmux.control import ControlClient, ControlError
-from .tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 from .transcripts import TranscriptFollower
 
 DISCOVERY_INTERVAL = 30.0  # a full look even without any event (a safety net; events trigger it sooner)

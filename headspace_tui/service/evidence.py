@@ -35,8 +35,8 @@ import json
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from .detect.transcript import ToolOutcome, Turn
-from .events import Answered
+from ..detect.claude.transcript import ToolOutcome, Turn
+from ..events import Answered
 
 KEPT_USES = 64  # recent tool calls per agent, by id
 KEPT_ANSWERS = 16  # answers per agent still waiting for their result

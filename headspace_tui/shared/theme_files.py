@@ -25,8 +25,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..model import AgentState
 from .config import default_path as config_path
-from .model import AgentState
 from .safe_files import Unreadable, read_regular
 
 MAX_THEME = 64 << 10

@@ -15,13 +15,13 @@ import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .detect.registry import claude_config_dir
-from .hooks.settings import HooksError
-from .hooks.settings import status as hooks_status
-from .hooks.spool import SpoolRefused, spool_dir
-from .hooks.spool import check_spool as spool_is_private
-from .safe_text import clean
-from .tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
+from ..detect.claude.status_files import claude_config_dir
+from ..hooks.settings import HooksError
+from ..hooks.settings import status as hooks_status
+from ..hooks.spool import SpoolRefused, spool_dir
+from ..hooks.spool import check_spool as spool_is_private
+from ..shared.safe_text import clean
+from ..tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"
 MIN_TMUX = (3, 2)  # control mode with pane output and the formats headspace asks for
@@ -134,7 +134,7 @@ PASSTHROUGH_ALL = (3, 4)  # allow-passthrough "all": also from a pane you are no
 def check_passthrough(env: Mapping[str, str]) -> list[Check]:
     """Whether a notification from headspace can leave tmux.
 
-    headspace allows passthrough on its own pane when it starts (deliver.py),
+    headspace allows passthrough on its own pane when it starts (notifications/deliver.py),
     so what is left to check is what tmux can do: from 3.4 it passes
     notifications from a pane in another window ("all"); 3.2-3.3 only from a
     visible one (the bell still marks headspace's window).

@@ -22,13 +22,13 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable
 
-from .model import AgentState
+from ..model import AgentState
+from ..tmux.attach_pace import AttachPace
+from ..tmux.control import ControlClient, ControlError
+from ..tmux.server import PaneRecord, TmuxServer, TmuxUnavailable
 from .pane_watch import PaneWatch
 from .schedule import due_at
 from .supervise import Supervisor
-from .tmux.attach_pace import AttachPace
-from .tmux.control import ControlClient, ControlError
-from .tmux.server import PaneRecord, TmuxServer, TmuxUnavailable
 
 IDLE_WAKE = 30.0  # with a control client, an unchanged session sleeps this long
 UNKNOWN_PANE_RECHECK = 1.0  # a pane we do not watch is asked what it runs at most this often

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..safe_files import Unreadable, note_once, open_regular
+from ...shared.safe_files import Unreadable, note_once, open_regular
 
 MAX_DIR_NAME = 200
 # A transcript grows by a few KB a turn, but a long session's history can be

@@ -14,9 +14,9 @@ import re
 import sys
 from pathlib import Path
 
-from . import __version__
-from .model import PaneAddress
-from .safe_text import clean
+from .. import __version__
+from ..model import PaneAddress
+from ..shared.safe_text import clean
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.close()
         return EXIT_OK
     except Exception as exc:
-        from . import logfile
+        from ..shared import logfile
 
         path = logfile.setup()
         logging.getLogger(__name__).error("headspace %s failed", args.command or "", exc_info=exc)
@@ -168,13 +168,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _server(args: argparse.Namespace):
-    from .tmux.server import TmuxServer
+    from ..tmux.server import TmuxServer
 
     return TmuxServer(socket_name=args.socket_name, socket_path=args.socket_path)
 
 
 def _load_config(args: argparse.Namespace):
-    from .config import ConfigError, load_config
+    from ..shared.config import ConfigError, load_config
 
     try:
         return load_config(getattr(args, "config", None))
@@ -186,7 +186,7 @@ def _load_config(args: argparse.Namespace):
 
 
 def cmd_classify(args: argparse.Namespace) -> int:
-    from .detect.claude import classify_capture
+    from ..detect.claude import classify_capture
 
     try:
         data = sys.stdin.buffer.read() if str(args.file) == "-" else args.file.read_bytes()
@@ -222,7 +222,7 @@ def describe(observation) -> str:
 
 def _host_specs(args: argparse.Namespace, config) -> tuple[bool, list]:
     """Whether to read this machine, and which remote hosts: those named by ``--host``, else every configured one."""
-    from .config import host_from_destination
+    from ..shared.config import host_from_destination
 
     configured = {h.name: h for h in config.hosts}
     wanted = getattr(args, "host", None) or []
@@ -243,11 +243,11 @@ def _scan_agents(args: argparse.Namespace):
     """Every agent of this machine and the remote hosts asked for, read now; (agents, one line per host that failed)."""
     import asyncio
 
-    from .host import LocalHost
-    from .one_look import look_at
-    from .remote.host import RemoteHost
-    from .scan import sort_key
-    from .tmux.server import TmuxUnavailable
+    from ..remote.host import RemoteHost
+    from ..service.host import LocalHost
+    from ..service.one_look import look_at
+    from ..service.scan import sort_key
+    from ..tmux.server import TmuxUnavailable
 
     local, specs = _host_specs(args, _load_config(args))
     hosts = ([LocalHost(_server(args))] if local else []) + [RemoteHost(spec) for spec in specs]
@@ -308,7 +308,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def summary(agents) -> str:
     """The count line under ``status``: how many need you, work, idle, and how many we could not read."""
-    from .model import AgentState
+    from ..model import AgentState
 
     count = lambda *states: sum(1 for a in agents if a.state in states)  # noqa: E731
     parts = [f"{len(agents)} agent{'s' if len(agents) != 1 else ''}", f"{sum(1 for a in agents if a.state.needs_you)} need you"]
@@ -321,7 +321,7 @@ def summary(agents) -> str:
 
 def resolve_target(server, target: str):
     """The pane record a user's target names: %N, session:window.pane, session:window or session."""
-    from .tmux.server import TmuxUnavailable
+    from ..tmux.server import TmuxUnavailable
 
     try:
         records = server.list_panes()
@@ -357,9 +357,9 @@ def _send_remote(args: argparse.Namespace, config, host_name: str) -> int:
     """``send --host NAME``: the same guarded send, to that host's pane, through its ssh link."""
     import asyncio
 
-    from .config import host_from_destination
-    from .remote.ssh import SshLink, SshTmuxServer
-    from .tmux.server import TmuxUnavailable
+    from ..remote.ssh import SshLink, SshTmuxServer
+    from ..shared.config import host_from_destination
+    from ..tmux.server import TmuxUnavailable
 
     spec = next((h for h in config.hosts if h.name == host_name), None) or host_from_destination(host_name)
     link = SshLink(spec)
@@ -386,9 +386,9 @@ def _send_remote(args: argparse.Namespace, config, host_name: str) -> int:
 
 
 async def _send_to(args: argparse.Namespace, config, server, record) -> int:
-    from .answering.keys import ActionError, ThreadedPaneIO, read_pane, send_guarded
-    from .answering.policy import Intent, IntentKind
-    from .tmux.server import TmuxCommandError
+    from ..answering.keys import ActionError, ThreadedPaneIO, read_pane, send_guarded
+    from ..answering.policy import Intent, IntentKind
+    from ..tmux.server import TmuxCommandError
 
     if args.approve:
         intent = Intent(IntentKind.APPROVE)
@@ -426,8 +426,8 @@ async def _send_to(args: argparse.Namespace, config, server, record) -> int:
 
 
 def cmd_hooks(args: argparse.Namespace) -> int:
-    from .detect.registry import claude_config_dir
-    from .hooks.settings import ANSWER_WAIT, EVENTS, HooksError, backup_path, install, status, uninstall
+    from ..detect.claude.status_files import claude_config_dir
+    from ..hooks.settings import ANSWER_WAIT, EVENTS, HooksError, backup_path, install, status, uninstall
 
     if args.project is not None:
         if not args.project.is_dir():
@@ -477,8 +477,8 @@ def cmd_hooks(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
+    from ..tmux.server import TmuxServer
     from .doctor import FAIL, report, run_checks
-    from .tmux.server import TmuxServer
 
     checks = run_checks(TmuxServer(socket_name=args.socket_name, socket_path=args.socket_path))
     print(report(checks))
@@ -486,7 +486,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
-    from .config import Config, ConfigError, load_config
+    from ..shared.config import Config, ConfigError, load_config
     from .launch import run_app
 
     # A broken config must not keep the user from their agents: the app starts

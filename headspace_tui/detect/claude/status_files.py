@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..model import AgentState, Evidence, Observation
-from ..safe_files import Unchanged, Unreadable, loads, note_once, read_regular
+from ...model import AgentState, Evidence, Observation
+from ...shared.safe_files import Unchanged, Unreadable, loads, note_once, read_regular
 
 SOURCE = "status-file"
 

@@ -1,6 +1,6 @@
 """Getting a notification out of headspace: tmux's passthrough on its own pane, ``notify-send``.
 
-notify.py decides what to say and in which bytes; this is the little that
+decide.py decides what to say and in which bytes; this is the little that
 talks to the machine, each piece unable to fail the app (a problem is one
 line for the user, returned, never raised):
 
@@ -27,8 +27,8 @@ import shutil
 import subprocess
 from collections.abc import Mapping
 
-from .notify import Notification
-from .tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
+from ..tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
+from .decide import Notification
 
 NOTIFY_SEND_TIMEOUT = 5.0
 

@@ -41,8 +41,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from .model import Agent, AgentState
-from .safe_text import clean
+from ..model import Agent, AgentState
+from ..shared.safe_text import clean
 
 SETTLE = 3.0  # seconds after start in which reports only set what is already known
 GATHER = 0.5  # waits beginning this close together make one notification

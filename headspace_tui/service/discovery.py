@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ..shared.proctree import ProcessTable, find_claude
+from ..tmux.server import PaneRecord
 from .pane_watch import agent_key
-from .tmux.proctree import ProcessTable, find_claude
-from .tmux.server import PaneRecord
 
 
 @dataclass(frozen=True)

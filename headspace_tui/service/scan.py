@@ -12,13 +12,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .detect.agents_cli import list_agents, supports_agents
-from .detect.claude import classify_capture
-from .detect.fusion import claim_agrees, fuse
-from .detect.registry import ClaudeStatus, status_observation
-from .model import STATE_RANK, Agent, AgentState, Evidence, Observation
-from .tmux.claude_process import ClaudeProcess, process_env
-from .tmux.server import PaneRecord, TmuxCommandError, TmuxServer
+from ..detect.claude import classify_capture
+from ..detect.claude.agents_cli import list_agents, supports_agents
+from ..detect.claude.process import ClaudeProcess, process_env
+from ..detect.claude.status_files import ClaudeStatus, status_observation
+from ..detect.fusion import claim_agrees, fuse
+from ..model import STATE_RANK, Agent, AgentState, Evidence, Observation
+from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer
 
 
 @dataclass

@@ -23,14 +23,14 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .detect import transcript
-from .detect.outcome import Outcome, analyze, last_outcome
-from .events import AgentChanged, AgentRemoved, Answered, Event
+from ..detect.claude import transcript
+from ..detect.outcome import Outcome, analyze, last_outcome
+from ..events import AgentChanged, AgentRemoved, Answered, Event
+from ..model import Agent, AgentState
+from ..state.eventlog import EventLog, EventLogError, StoredEvent
+from ..state.intent import IntentResult, TurnIntent, detect_intent
+from ..state.machine import AgentCommands, CommandState, Turn, apply_turn, end_session
 from .evidence import AnswerEvidence
-from .model import Agent, AgentState
-from .state.eventlog import EventLog, EventLogError, StoredEvent
-from .state.intent import IntentResult, TurnIntent, detect_intent
-from .state.machine import AgentCommands, CommandState, Turn, apply_turn, end_session
 
 MEMORY_EVENTS = 500  # per agent, when there is no log
 ENDED_KEPT = 100  # agents that are gone whose recent in-memory events are kept (for a timeline without a log)

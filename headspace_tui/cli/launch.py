@@ -12,14 +12,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import logfile, theme_files
-from .app.main import HeadspaceApp
-from .app.themes import choice_path
-from .config import Config, HostSpec
-from .journal import Journal
-from .safe_text import clean
-from .service import Service
-from .tmux.server import TmuxServer
+from ..app.main import HeadspaceApp
+from ..app.themes import choice_path
+from ..service.facade import Service
+from ..service.journal import Journal
+from ..shared import logfile, theme_files
+from ..shared.config import Config, HostSpec
+from ..shared.safe_text import clean
+from ..tmux.server import TmuxServer
 
 log = logging.getLogger(__name__)
 
