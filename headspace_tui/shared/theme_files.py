@@ -108,9 +108,9 @@ def read_theme(path: Path) -> ThemeSpec:
 
 def builtin_dir() -> Path:
     """The shipped themes: inside the installed package, or the checkout's top-level ``themes/``."""
-    here = Path(__file__).resolve().parent
-    installed = here / "themes"
-    return installed if installed.is_dir() else here.parent / "themes"
+    package = Path(__file__).resolve().parents[1]  # headspace_tui/ (this module is in shared/)
+    installed = package / "themes"
+    return installed if installed.is_dir() else package.parent / "themes"
 
 
 def user_dir() -> Path:
