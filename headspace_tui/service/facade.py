@@ -30,9 +30,11 @@ from ..shared.config import Config, HostSpec
 from ..shared.safe_text import clean
 from ..tmux import clients
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
+from .evidence import FIRST_SAYS
 from .fleet import ControlPaneIO, Fleet
 from .journal import Journal, who
 from .monitor import Monitor
+from .scan import sort_key
 
 # What a front end needs besides the service itself: the answers' vocabulary and the events.
 __all__ = [
@@ -41,6 +43,7 @@ __all__ = [
     "ChannelReport",
     "Event",
     "Explanation",
+    "FIRST_SAYS",
     "Intent",
     "IntentKind",
     "Jump",
@@ -54,6 +57,7 @@ __all__ = [
     "ServiceError",
     "key_allowed",
     "live_keys",
+    "sort_key",
 ]
 
 

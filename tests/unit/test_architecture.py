@@ -87,3 +87,14 @@ def test_every_module_is_in_a_layer():
     for package in split:  # its __init__ holds no code that could import around the layers
         init = PACKAGE.joinpath(*package.split(".")[1:], "__init__.py")
         assert [type(n) for n in ast.parse(init.read_text()).body] == [ast.Expr], init  # and no layer names a module that is gone
+
+
+def test_the_app_is_kept_from_every_part_of_the_service_but_its_facade():
+    """A new module in service/ is behind the facade from its first day: the app's contract must name it."""
+    import tomllib
+
+    root = Path(__file__).resolve().parents[2]
+    contracts = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    (app,) = [c for c in contracts if c.get("source_modules") == ["headspace_tui.app"]]
+    parts = {m for m in _modules() if m.startswith("headspace_tui.service.")} - {"headspace_tui.service.facade"}
+    assert sorted(parts - set(app["forbidden_modules"])) == []

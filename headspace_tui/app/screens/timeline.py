@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from ...events import ANSWERED_HOW
 from ...model import Agent, AgentState
-from ...service.evidence import FIRST_SAYS
+from ...service.facade import FIRST_SAYS
 from ...shared.safe_text import clean, cleaned
 from ...state.eventlog import StoredEvent
 from ..widgets.state_style import state_text

@@ -14,10 +14,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ...detect.claude import family_of
-from ...detect.fusion import Explanation
 from ...events import ANSWERED_HOW
 from ...model import Agent, AgentState, Evidence
-from ...service.facade import ChannelReport
+from ...service.facade import ChannelReport, Explanation
 from ...shared.safe_text import clean, clean_block
 from ..widgets.state_style import state_text
 

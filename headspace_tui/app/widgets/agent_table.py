@@ -24,7 +24,7 @@ from textual.widgets.data_table import RowKey
 
 from ...detect.claude.status_files import STATUS_SOURCES, claimed_wait
 from ...model import Agent, AgentState
-from ...service.scan import sort_key
+from ...service.facade import sort_key
 from ...shared.safe_text import clean, cleaned
 from .state_style import state_text
 
