@@ -232,13 +232,13 @@ class HeadspaceApp(App[str | None]):
     def _service_event(self, event: Event) -> None:
         """An event of the service (on the app's loop), as a message: an agent's to the main screen, a notice to the app."""
         if isinstance(event, svc.AgentChanged):
-            self.main.post_message(AgentChanged(event.agent))
+            self.main.post_message(AgentChanged(event))
         elif isinstance(event, svc.AgentRemoved):
-            self.main.post_message(AgentRemoved(event.pane_id, event.key))
+            self.main.post_message(AgentRemoved(event))
         elif isinstance(event, svc.PaneCaptured):
-            self.main.post_message(PaneCaptured(event.pane_id))
+            self.main.post_message(PaneCaptured(event))
         elif isinstance(event, svc.ProblemChanged):
-            self.main.post_message(ProblemChanged(event.problem))
+            self.main.post_message(ProblemChanged(event))
         elif isinstance(event, Notice):
             self.post_message(ServiceNotice(event.text))
 
