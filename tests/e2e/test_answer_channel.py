@@ -295,7 +295,7 @@ def test_batch_approve_takes_the_three_identical_requests_and_leaves_the_fourth(
             await pilot.press("y")
             for session in sessions[:3]:  # the output itself is folded away ("Ran 1 shell command")
                 await asyncio.to_thread(session.wait_for, "Allowed by PermissionRequest hook", timeout=20)
-            await pilot.pause(1.0)
+            await pilot.pause(1.0)  # nothing to wait for: an approval that reached the fourth would show by now
             assert app.table.agents[fourth.pane_id].state is AgentState.PERMISSION
             assert sent == []
 

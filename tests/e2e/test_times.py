@@ -51,7 +51,7 @@ def test_a_waiting_permission_keeps_its_time_to_the_second(claude_session, priva
     session.submit("create the file")
     session.wait_for(NUMBERED_MENU, what="the permission menu")
     drawn = time.time()
-    time.sleep(6)
+    time.sleep(6)  # headspace is not running yet
     monitor, _ = _monitor(private_tmux, session)
 
     async def scenario() -> None:
