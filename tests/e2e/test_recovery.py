@@ -19,7 +19,7 @@ import pytest
 
 from headspace_tui.events import Event, Notice, ProblemChanged
 from headspace_tui.model import AgentState
-from headspace_tui.service.facade import monitor as monitor_module
+from headspace_tui.service import monitor as monitor_module
 from headspace_tui.service.monitor import Monitor
 from headspace_tui.tmux.server import TmuxServer
 from tests.harness import fake_api as api
