@@ -90,7 +90,7 @@ async def ready_to_answer(pilot, app, pane_id: str, state: AgentState, *, channe
     await wait_until(pilot, lambda: agent.channel == channel, f"channel {channel!r}", timeout=10)
     await wait_until(pilot, lambda: app.clock() - agent.prompt_since >= REACTION_TIME + 0.05, "a readable prompt")
     table.select(pane_id)
-    await pilot.pause(0.05)
+    await wait_until(pilot, lambda: (selected := app.selected_agent()) is not None and selected.pane_id == pane_id, f"the cursor on {pane_id}")
     assert app.selected_agent().pane_id == pane_id
 
 
@@ -287,7 +287,7 @@ def test_batch_approve_takes_the_three_identical_requests_and_leaves_the_fourth(
             for session in sessions:
                 await ready_to_answer(pilot, app, session.pane_id, AgentState.PERMISSION)
             app.table.select(first.pane_id)
-            await pilot.pause(0.05)
+            await wait_until(pilot, lambda: app.table.selected_pane_id == first.pane_id, "the cursor on the first")
             await pilot.press("A")
             await wait_until(pilot, lambda: isinstance(app.screen, BatchApproveScreen), "the confirmation")
             listed = {agent.pane_id: call.detail for agent, call in app.screen.pairs}
@@ -295,7 +295,7 @@ def test_batch_approve_takes_the_three_identical_requests_and_leaves_the_fourth(
             await pilot.press("y")
             for session in sessions[:3]:  # the output itself is folded away ("Ran 1 shell command")
                 await asyncio.to_thread(session.wait_for, "Allowed by PermissionRequest hook", timeout=20)
-            await pilot.pause(1.0)
+            await pilot.pause(1.0)  # nothing to wait for: an approval that reached the fourth would show by now
             assert app.table.agents[fourth.pane_id].state is AgentState.PERMISSION
             assert sent == []
 

@@ -76,9 +76,9 @@ def test_an_idle_agent_costs_no_reads_and_a_change_is_seen_at_once(claude_sessio
             while not states:
                 await asyncio.sleep(0.05)
             assert monitor.sessions.clients, "the session's control client attached"
-            await asyncio.sleep(0.5)
+            await asyncio.sleep(0.5)  # the start-up reads end (nothing outside says when)
             settled = len(reads)
-            await asyncio.sleep(3.0)
+            await asyncio.sleep(3.0)  # nothing to wait for: an idle agent must not be read again over 3 s
             assert len(reads) == settled, "an idle agent was re-read without any change"
             await asyncio.to_thread(session.submit, "make c")
             await asyncio.to_thread(session.wait_for, NUMBERED_MENU, timeout=20)

@@ -186,7 +186,7 @@ def test_hostile_spool_events_do_not_end_the_hook_watch(claude_session, private_
             _write_event(spool, "[" * 200_000 + "]" * 200_000)
             _write_event(spool, {"hook_event_name": "PermissionRequest", "tool_name": "AskUserQuestion", "tool_input": {"questions": 5}, "tmux_pane": session.pane_id})
             _write_event(spool, {"hook_event_name": "PermissionRequest", "tool_name": "AskUserQuestion", "tool_input": {"questions": [{"options": 7}]}, "tmux_pane": session.pane_id})
-            await asyncio.sleep(1.5)
+            await asyncio.sleep(1.5)  # the watcher meets the bad files (a stuck watcher would miss the forged event next)
             # A forged permission on this idle agent: believed for a moment at most,
             # dropped once the screen has had a redraw's time to show what it is.
             states: list[tuple[float, AgentState]] = []

@@ -194,9 +194,9 @@ def test_a_question_survives_sigstop_and_sigcont(claude_session, private_tmux):
         assert labels
         pid = monitor.panes[session.pane_id].claude_pid
         os.kill(pid, signal.SIGSTOP)  # the Claude this test started
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(1.0)  # time must pass: Claude stopped for a second
         os.kill(pid, signal.SIGCONT)
-        await asyncio.sleep(2.0)
+        await asyncio.sleep(2.0)  # nothing to wait for: a question lost to the stop would show by now
         agent = monitor.store.agents[session.pane_id]
         assert agent.state is AgentState.QUESTION and agent.observation.option_labels == labels
 

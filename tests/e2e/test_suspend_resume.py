@@ -43,7 +43,7 @@ def test_a_key_after_fg_is_reported_delivered_only_if_claude_took_it(claude_sess
     session.press("Enter")
     time.sleep(delay)
     done = _send(private_tmux, session.pane_id)
-    time.sleep(2.0)
+    time.sleep(2.0)  # either way: the command runs by now if the key landed, and not at all if it did not
     made = (session.workdir / "resumed.txt").exists()
     print(f"\nafter fg +{delay}s: exit {done.returncode}, {(done.stdout or done.stderr).strip()}; command ran: {made}")
     if done.returncode == 0:

@@ -42,8 +42,9 @@ def test_a_working_agent_keeps_claudes_clock_when_headspace_starts_late(claude_s
     # The one-shot scan (status, send) dates it the same way.
     views = scan(TmuxServer(socket_name=private_tmux.name), config_dir=session.home / ".claude")
     (view,) = [v for v in views if v.record.pane_id == session.pane_id]
-    if view.observation.state is AgentState.WORKING:
-        assert time.time() - to_agent(view).since >= 7.0
+    # The reply is held back 25 s: the turn still runs (an "if working" here let a wrong state pass unchecked).
+    assert view.observation.state is AgentState.WORKING, view.observation.state
+    assert time.time() - to_agent(view).since >= 7.0
 
 
 def test_a_waiting_permission_keeps_its_time_to_the_second(claude_session, private_tmux):
@@ -51,7 +52,7 @@ def test_a_waiting_permission_keeps_its_time_to_the_second(claude_session, priva
     session.submit("create the file")
     session.wait_for(NUMBERED_MENU, what="the permission menu")
     drawn = time.time()
-    time.sleep(6)
+    time.sleep(6)  # headspace is not running yet
     monitor, _ = _monitor(private_tmux, session)
 
     async def scenario() -> None:

@@ -93,7 +93,7 @@ def test_a_server_that_drops_every_client_at_once_sees_a_few_attaches_not_a_stor
         await _until(lambda: _attaches(log).get("work", 0) >= 1, "the first attach")
         pane = next(iter(monitor.panes))
         private_tmux.run("send-keys", "-t", pane, "echo still-read", "Enter")  # reaches sleep's tty: drawn, not run
-        await asyncio.sleep(12.0)
+        await asyncio.sleep(12.0)  # time must pass: the attaches over 12 s of dropped clients are counted
         assert "still-read" in (monitor.panes[pane].capture or ""), "the session is still read while it has no client"
 
     _run(monitor, scenario)
@@ -110,7 +110,7 @@ def test_a_killed_session_is_never_attached_again(private_tmux, tmp_path):
         await _until(lambda: len([c for c in monitor.sessions.clients.values() if not c.closed]) == 2, "a client per session")
         private_tmux.run("kill-session", "-t", "goes")
         await _until(lambda: len(monitor.sessions.running) == 1, "the killed session's detector to end")
-        await asyncio.sleep(3.0)
+        await asyncio.sleep(3.0)  # nothing to wait for: an attach to the killed session would have come by now
 
     _run(monitor, scenario)
     assert _attaches(log) == {"stays": 1, "goes": 1}
@@ -123,7 +123,7 @@ def test_a_client_that_ran_well_and_was_killed_is_replaced_at_once(private_tmux,
 
     async def scenario() -> None:
         await _until(lambda: any(not c.closed for c in monitor.sessions.clients.values()), "a control client")
-        await asyncio.sleep(1.5)
+        await asyncio.sleep(1.5)  # time must pass: a good run is longer than healthy_after
         (client,) = monitor.sessions.clients.values()
         os.kill(client._proc.pid, signal.SIGKILL)  # our own child, by its id
         started = time.monotonic()
@@ -168,7 +168,7 @@ def test_a_killed_headspace_leaves_no_control_client_attached(private_tmux, tmp_
     try:
         clients = [int(pid) for pid in child.stdout.readline().split()]
         assert len(clients) == 2
-        time.sleep(1.0)
+        time.sleep(1.0)  # time must pass: headspace is killed while the pane floods, not as it starts
     finally:
         child.kill()  # our own child, by its handle
         child.wait()
@@ -222,7 +222,7 @@ def test_attaching_leaves_the_sessions_environment_alone(private_tmux, tmp_path,
 
     async def scenario() -> None:
         await _until(lambda: any(not c.closed for c in monitor.sessions.clients.values()), "a control client")
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.5)  # nothing to wait for: an environment changed by the attach would show by now
 
     _run(monitor, scenario)
     assert private_tmux.run("show-environment", "-t", "work", "SSH_AUTH_SOCK").strip() == "SSH_AUTH_SOCK=/users/own/agent.sock"

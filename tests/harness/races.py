@@ -119,7 +119,7 @@ def double_tap_y(bench: Bench, trials: int) -> list[Trial]:
                 await pilot.press("y")
                 await asyncio.sleep(0.03)  # the second tap, 30 ms later
                 await pilot.press("y")
-                await asyncio.sleep(1.0)
+                await asyncio.sleep(1.0)  # the race itself: both keys have done whatever they do by now
                 if not (session.workdir / f"tap{n}.txt").exists() and NUMBERED_MENU.search(session.screen()):
                     # Refused as too early to have been read: a deliberate press now.
                     await _readable(pilot, app, session.pane_id, AgentState.PERMISSION)
@@ -171,7 +171,7 @@ def _questions_round(bench: Bench, trials: int, race: str, press: Callable) -> l
 def double_one_two_questions(bench: Bench, trials: int) -> list[Trial]:
     async def press(pilot, session) -> None:
         await pilot.press("1")
-        await asyncio.sleep(0.15)
+        await asyncio.sleep(0.15)  # the race itself: a double press, 150 ms apart
         await pilot.press("1")
 
     return _questions_round(bench, trials, "double_one_two_questions", press)
@@ -213,7 +213,7 @@ def send_expect_after_change(bench: Bench, trials: int) -> list[Trial]:
         session.answer("1")  # answered in the pane
         session.wait_for(lambda s, n=n: f"touch second{n}.txt" in s and NUMBERED_MENU.search(s) is not None, timeout=30)
         stale = _headspace("send", session.pane_id, "--approve", "--expect", first, "-L", bench.tmux.name)
-        time.sleep(0.5)
+        time.sleep(0.5)  # a stray approval would show on screen by now
         still = f"touch second{n}.txt" in session.screen() and NUMBERED_MENU.search(session.screen()) is not None
         wrong = stale.returncode == 0 or not still or (session.workdir / f"second{n}.txt").exists()
         # The control: the prompt's own fingerprint is accepted.

@@ -274,7 +274,7 @@ def _compacting(s: ClaudeSession) -> None:
         s.wait_for(turn_over, what=f"the answer to {ask!r}")
     s.submit("/compact")
     s.wait_for(lambda scr: re.search(r"compact", scr.split("/compact")[-1], re.I) is not None and WORKING_HINT.search(scr) is not None, what="compaction in progress")
-    time.sleep(1.2)
+    time.sleep(1.2)  # let the elapsed-time counter tick once
 
 
 def _old_permission_then(final: Callable[[ClaudeSession], None]) -> Callable[[ClaudeSession], None]:
@@ -334,14 +334,14 @@ def _queued(s: ClaudeSession) -> None:
             continue
     else:
         raise ScreenTimeout(f"the second message was never queued:\n{s.screen()}")
-    time.sleep(1.2)
+    time.sleep(1.2)  # let the elapsed-time counter tick once
 
 
 def _todo_working(s: ClaudeSession) -> None:
     s.launch()
     s.submit("build the config parser")
     s.wait_for(lambda scr: all(t in scr for t in TODOS) and WORKING_HINT.search(scr) is not None, what="the todo list of a running turn")
-    time.sleep(1.2)
+    time.sleep(1.2)  # let the elapsed-time counter tick once
 
 
 def _question_second(s: ClaudeSession) -> None:

@@ -239,7 +239,7 @@ class ClaudeSession:
                 return True  # Claude exited (its last frame can leave anything on screen)
             if EMPTY_BOX.search(screen) is None:
                 return False
-            time.sleep(0.1)
+            time.sleep(0.1)  # still empty a moment later: not a redraw caught half-way
             return EMPTY_BOX.search(self.screen()) is not None
 
         for _ in range(3):

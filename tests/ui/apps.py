@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
 from pathlib import Path
+
+from textual.screen import Screen
 
 from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.detect.claude import classify_capture
@@ -94,3 +98,17 @@ def demo_app(agents: list[tuple[str, str, float]] = AGENTS, *, config: Config | 
 
     app.snapshot_loader = load  # type: ignore[attr-defined]
     return app
+
+
+async def wait_until(pilot, predicate: Callable[[], object], what: str, timeout: float = 20.0, every: float = 0.1) -> None:
+    """Let the app run until ``predicate`` holds (checked every ``every`` s); after ``timeout`` s fail, saying what was awaited."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:g}s waiting for {what}")
+        await pilot.pause(every)
+
+
+def screen_open(app: HeadspaceApp, kind: type[Screen]) -> bool:
+    """A ``kind`` screen is on top and built (its widgets composed and mounted): what a user sees once it opened."""
+    return isinstance(app.screen, kind) and app.screen.is_mounted

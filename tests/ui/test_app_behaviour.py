@@ -13,8 +13,8 @@ from headspace_tui.shared.config import parse_config
 from tests.harness import fake_api as api
 from tests.harness.scenarios import NUMBERED_MENU
 from tests.harness.session import SHELL_PROMPT
-from tests.ui.apps import make_app
-from tests.ui.test_app_live import select_agent, wait_until
+from tests.ui.apps import make_app, screen_open, wait_until
+from tests.ui.test_app_live import select_agent
 
 pytestmark = pytest.mark.e2e
 
@@ -60,23 +60,23 @@ def test_filter_help_and_a_remapped_approve_key(claude_session, fake_api, privat
             await wait_until(pilot, lambda: other.pane_id in app.table.agents, "the second agent")
 
             await pilot.press("question_mark")
-            await pilot.pause(0.2)
+            await wait_until(pilot, lambda: screen_open(app, HelpScreen), "the help screen")
             assert isinstance(app.screen, HelpScreen)
             await pilot.press("y")  # the old key does nothing on the help screen, nor anywhere now
             await pilot.press("escape")
-            await pilot.pause(0.2)
+            await wait_until(pilot, lambda: not isinstance(app.screen, HelpScreen), "the help screen to close")
             assert not isinstance(app.screen, HelpScreen)
 
             await pilot.press("slash", *"other")
-            await pilot.pause(0.3)
+            await wait_until(pilot, lambda: app.table._order == [other.pane_id], "the filter to leave one row")
             assert app.table._order == [other.pane_id]
             await pilot.press("escape")  # closes the filter; must not interrupt an agent
-            await pilot.pause(0.3)
+            await wait_until(pilot, lambda: len(app.table._order) == 2, "both rows back")
             assert len(app.table._order) == 2
 
             await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
             await pilot.press("y")
-            await pilot.pause(1.0)
+            await pilot.pause(1.0)  # nothing to wait for: had y approved, Claude would have made the file by now
             assert not (session.workdir / "remapped.txt").exists()
             await pilot.press("a")
             await asyncio.to_thread(fake_api.wait_for, lambda r: bool(r.tool_results()), 30)
@@ -105,7 +105,7 @@ def test_enter_outside_tmux_quits_with_the_attach_command(claude_session, privat
         async with app.run_test(size=(120, 40)) as pilot:
             await select_agent(pilot, app, session.pane_id, AgentState.IDLE)
             await pilot.press("enter")
-            await pilot.pause(0.2)
+            await wait_until(pilot, lambda: app.return_value is not None, "the app to end with the attach command")
         return app.return_value
 
     command = asyncio.run(scenario())
@@ -126,14 +126,14 @@ def test_e_explains_the_state_with_every_source(claude_session, fake_api, privat
             await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
             await wait_until(pilot, lambda: "status-file" in app.service.fleet.first.panes[session.pane_id].fuser.verdicts, "the status file")
             await pilot.press("e")
-            await pilot.pause(0.3)
+            await wait_until(pilot, lambda: screen_open(app, WhyScreen), "the why screen")
             assert isinstance(app.screen, WhyScreen)
             sources = [source for source, _ in app.screen.explanation.verdicts]
             assert set(sources) == {"screen", "status-file"}
             screen_verdict = dict(app.screen.explanation.verdicts)["screen"]
             assert any(e.rule == "permission-question" for e in screen_verdict.observation.evidence)
             await pilot.press("escape")
-            await pilot.pause(0.2)
+            await wait_until(pilot, lambda: not isinstance(app.screen, WhyScreen), "the why screen to close")
             assert not isinstance(app.screen, WhyScreen)
 
     asyncio.run(scenario())
@@ -172,7 +172,7 @@ def test_the_transcript_gives_the_command_outcome_and_timeline(claude_session, f
             await wait_until(pilot, confirmed, "Claude's word on the answer")
             assert [(w["channel"], w["tool"], w["first"]) for w in confirmed()] == [("keys", "Bash", "headspace")]
             await pilot.press("t")
-            await pilot.pause(0.3)
+            await wait_until(pilot, lambda: screen_open(app, TimelineScreen), "the timeline")
             assert isinstance(app.screen, TimelineScreen)
             kinds = [e.kind for e in app.screen.events]
             assert "agent_state" in kinds and "state_transition" in kinds and "outcome" in kinds
@@ -200,18 +200,24 @@ def test_the_preview_scrolls_back_through_the_panes_history_and_esc_returns_to_l
             await wait_until(pilot, lambda: "history-line-300" in "\n".join(r.plain for r in preview._rows), "the live pane")
             live = [r.plain for r in preview._rows]
             assert not any("history-line-100" == line.strip() for line in live)
-            for _ in range(8):
-                await pilot.press("left_square_bracket")
-                await pilot.pause(0.3)
+            # Eight pages back: the first [ fetches the pane's history and shows it a page back;
+            # each next one goes a page further, up to the top.
+            await pilot.press("left_square_bracket")
             await wait_until(pilot, lambda: preview.in_history, "the history")
+            at_top = lambda: preview.back == max(0, len(preview._history) - max(1, preview.content_size.height))  # noqa: E731
+            for _ in range(7):
+                back = preview.back
+                await pilot.press("left_square_bracket")
+                await wait_until(pilot, lambda back=back: preview.back > back or at_top(), "a page further back")
             shown = "\n".join(r.plain for r in preview._rows)
             assert "history-line-300" not in shown and "history-line-1" in shown, shown[-300:]
             assert "history" in str(preview.border_title) and "Esc" in str(preview.border_title)
+            back = preview.back
             await pilot.press("right_square_bracket")
-            await pilot.pause(0.2)
+            await wait_until(pilot, lambda: preview.back != back, "a page forward")
             assert preview.in_history and preview.back > 0
             await pilot.press("escape")  # one key: live again
-            await pilot.pause(0.2)
+            await wait_until(pilot, lambda: not preview.in_history, "the live pane again")
             assert not preview.in_history
             assert "history-line-300" in "\n".join(r.plain for r in preview._rows)
 

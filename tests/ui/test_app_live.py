@@ -12,28 +12,22 @@ import re
 import time
 
 import pytest
+from textual.widgets import Input
 
 from headspace_tui.answering.policy import REACTION_TIME
 from headspace_tui.app.main import HeadspaceApp
+from headspace_tui.app.screens.reply import ReplyScreen
 from headspace_tui.model import AgentState
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
 from tests.harness.scenarios import INPUT_QUESTION, NUMBERED_MENU, QUESTION_DB, TURN_DONE
-from tests.ui.apps import make_app
+from tests.ui.apps import make_app, screen_open, wait_until
 
 pytestmark = pytest.mark.e2e
 
 
 def app_for(private_tmux, session) -> HeadspaceApp:
     return make_app(private_tmux.name, session.root, claude_home=session.home)
-
-
-async def wait_until(pilot, predicate, what: str, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.1)
 
 
 async def select_agent(pilot, app: HeadspaceApp, pane_id: str, state: AgentState) -> None:
@@ -43,7 +37,7 @@ async def select_agent(pilot, app: HeadspaceApp, pane_id: str, state: AgentState
         pilot, lambda: pane_id in table.agents and table.agents[pane_id].state is state, f"{pane_id} to be {state.value}"
     )
     table.select(pane_id)  # as a user picking the row: the selection stays with that agent
-    await pilot.pause(0.1)
+    await wait_until(pilot, lambda: (agent := app.selected_agent()) is not None and agent.pane_id == pane_id, f"the cursor on {pane_id}")
     assert app.selected_agent().pane_id == pane_id
     if state.is_menu:
         # As a person would: the options are on screen and have been there long
@@ -125,7 +119,7 @@ def test_r_replies_with_text(claude_session, fake_api, private_tmux):
         async with app.run_test(size=(160, 48)) as pilot:
             await select_agent(pilot, app, session.pane_id, AgentState.INPUT)
             await pilot.press("r")
-            await pilot.pause(0.2)
+            await wait_until(pilot, lambda: screen_open(app, ReplyScreen) and isinstance(app.focused, Input), "the reply box, open and focused")
             # Letters typed into the reply box must not act on the agent (y, n, 2 ...).
             await pilot.press(*"leave them, try #2 y n")
             await pilot.press("enter")
@@ -171,7 +165,7 @@ def test_a_prompt_that_changed_after_looking_gets_no_keys(claude_session, fake_a
             assert seen.prompt.detail == "touch first.txt"
             # Freeze what the user sees: stop the detectors, so the table keeps prompt A.
             app.workers.cancel_group(app, "monitor")
-            await pilot.pause(0.2)
+            await wait_until(pilot, lambda: all(w.is_finished for w in app.workers if w.group == "monitor"), "the monitor to stop")
             # Meanwhile, someone answers A in the pane itself; Claude shows prompt B.
             await asyncio.to_thread(session.answer, "1")
             await asyncio.to_thread(session.wait_for, "touch second.txt", timeout=20)
@@ -180,7 +174,7 @@ def test_a_prompt_that_changed_after_looking_gets_no_keys(claude_session, fake_a
             assert app.selected_agent().observation is seen  # the table still shows A
 
             await pilot.press("y")
-            await pilot.pause(1.5)
+            await pilot.pause(1.5)  # nothing to wait for: a key that went to prompt B would show in the pane and at the API by now
             assert session.info().current_command == "claude"
             assert "touch second.txt" in session.screen() and "Do you want to proceed?" in session.screen()
             assert len(fake_api.main_requests) == requests_before  # B was not answered
@@ -201,7 +195,7 @@ def test_markup_in_a_question_and_a_reply_is_just_text(claude_session, fake_api,
         async with app.run_test(size=(160, 48)) as pilot:
             await select_agent(pilot, app, session.pane_id, AgentState.INPUT)
             await pilot.press("r")
-            await pilot.pause(0.3)
+            await wait_until(pilot, lambda: screen_open(app, ReplyScreen), "the reply screen")
             assert "a[/b]" in str(app.screen.query_one("Label.dim").render())
             await pilot.press(*"use arr[/] ok")
             await pilot.press("enter")
@@ -220,16 +214,19 @@ def test_esc_never_reaches_an_agent_and_x_interrupts_only_a_working_one(claude_s
 
     async def scenario():
         app = app_for(private_tmux, session)
+        reports: list = []
+        app.service.answerer.subscribe(reports.append)
         async with app.run_test(size=(160, 48)) as pilot:
             await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
             await pilot.press("escape")  # every TUI user's "close": must not cancel the live dialog
             await pilot.press("x")  # interrupt is for a working agent, not a dialog
-            await pilot.pause(1.0)
+            await pilot.pause(1.0)  # nothing to wait for: a key that reached Claude would have closed the dialog by now
             assert NUMBERED_MENU.search(session.screen()), "the permission dialog was cancelled"
             assert app.table.agents[session.pane_id].state is AgentState.PERMISSION
             await pilot.press("y")
             await select_agent(pilot, app, session.pane_id, AgentState.WORKING)
-            await pilot.pause(0.5)
+            # x is refused while the approval's keys are still on their way ("a key is already on its way").
+            await wait_until(pilot, lambda: reports, "the approval's report")
             await pilot.press("x")
             await wait_until(pilot, lambda: app.table.agents[session.pane_id].state is not AgentState.WORKING, "Claude to stop", timeout=15)
             assert "long-done" not in session.screen()

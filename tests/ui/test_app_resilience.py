@@ -12,8 +12,10 @@ import gc
 import json
 
 from textual.widget import Widget
+from textual.widgets._footer import FooterKey
 
 from headspace_tui.app.main import HeadspaceApp
+from headspace_tui.app.screens.help import HelpScreen
 from headspace_tui.app.widgets.footer import KeysFooter
 from headspace_tui.detect.claude import classify_capture
 from headspace_tui.model import AgentState
@@ -21,6 +23,7 @@ from headspace_tui.service.facade import Service
 from headspace_tui.service.journal import Journal
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
 from tests.harness.record import DEFAULT_OUT
+from tests.ui.apps import screen_open, wait_until
 
 NOW = 1_800_000_000.0
 
@@ -65,12 +68,12 @@ def test_an_error_in_a_ui_handler_is_one_line_and_the_next_update_is_shown():
 
             table.upsert = upsert_failing_once  # the table's own method, failing once
             _show(app, 0, "permission_bash")
-            await pilot.pause(0.2)
+            await wait_until(pilot, lambda: app._notifications, "the error's notice")
             assert app.is_running
             shown = [str(n.message) for n in app._notifications]
             assert len(shown) == 1 and "RuntimeError: injected display fault" in shown[0] and "\n" not in shown[0]
             _show(app, 1, "idle_finished")  # the next report is handled as usual
-            await pilot.pause(0.2)
+            await wait_until(pilot, lambda: "%1" in table.agents, "the next report's row")
             assert "%1" in table.agents and app.is_running
 
     asyncio.run(scenario())
@@ -82,20 +85,20 @@ def test_the_footer_offers_only_the_keys_the_selected_agent_allows():
         async with app.run_test(size=(160, 48)) as pilot:
             assert not {"approve", "deny", "interrupt", "nudge", "jump"} & _footer_keys(app)  # no agent: no agent keys
             _show(app, 0, "permission_bash")
-            await pilot.pause(0.2)
+            await wait_until(pilot, lambda: app.selected_agent() is not None, "the first row, selected")
             assert app.selected_agent().state is AgentState.PERMISSION
             keys = _footer_keys(app)
             assert {"approve", "deny", "reply"} <= keys and not {"interrupt", "nudge"} & keys
             _show(app, 1, "working_spinner")
-            await pilot.pause(0.2)
+            await wait_until(pilot, lambda: "%1" in app.table.order, "the second row")
             app.table.select("%1")
-            await pilot.pause(0.2)
+            await wait_until(pilot, lambda: app.table.selected_pane_id == "%1", "the cursor on the second row")
             assert app.selected_agent().state is AgentState.WORKING
             keys = _footer_keys(app)
             assert "interrupt" in keys and not {"approve", "deny", "nudge"} & keys
             # A key the agent does not allow does nothing at all: no send, no toast.
             await pilot.press("y")
-            await pilot.pause(0.2)
+            await pilot.pause(0.2)  # nothing to wait for: a send or a toast would have started by now
             assert not app._notifications and not app.service.answerer.busy("%1")
 
     asyncio.run(scenario())
@@ -115,25 +118,42 @@ def test_the_footers_old_keys_are_let_go_when_the_keys_change():
         async with app.run_test(size=(160, 48)) as pilot:
             _show(app, 0, "permission_bash")
             _show(app, 1, "working_spinner")
-            await pilot.pause(0.2)
+            await wait_until(pilot, lambda: {"%0", "%1"} <= set(app.table.order), "both rows")
+            footer = app.query_one(KeysFooter)
+            # Each step waits for the footer's rebuild (started and finished: its old keys removed).
+            rebuilds = [0, 0]
+            real_recompose = footer.recompose
+
+            async def counted_recompose() -> None:
+                rebuilds[0] += 1
+                try:
+                    await real_recompose()
+                finally:
+                    rebuilds[1] += 1
+
+            footer.recompose = counted_recompose  # type: ignore[method-assign]
+
+            def settled() -> bool:
+                return rebuilds[0] == rebuilds[1] and not footer._recompose_required
+
+            def shows_the_keys() -> bool:
+                return settled() and {k.action.removeprefix("app.") for k in footer.query(FooterKey)} - {"command_palette"} == _footer_keys(app)
 
             async def change_keys_and_open_help() -> None:
                 for pane in ("%0", "%1"):  # a permission's keys, then a worker's
                     app.table.select(pane)
-                    await pilot.pause(0.05)
+                    await wait_until(pilot, lambda pane=pane: app.table.selected_pane_id == pane and shows_the_keys(), f"the footer with {pane}'s keys", every=0.01)
                 await pilot.press("question_mark")  # a dialog: the keys change again, and back
-                await pilot.pause(0.05)
+                await wait_until(pilot, lambda: screen_open(app, HelpScreen) and settled(), "the help screen", every=0.01)
                 await pilot.press("question_mark")
-                await pilot.pause(0.05)
+                await wait_until(pilot, lambda: not isinstance(app.screen, HelpScreen) and shows_the_keys(), "the main screen's keys again", every=0.01)
 
             for _ in range(3):
                 await change_keys_and_open_help()
             before = _live_widgets()
-            footer = app.query_one(KeysFooter)
             rebuilt_before = len(footer.children)
             for _ in range(30):
                 await change_keys_and_open_help()
-            await pilot.pause(0.2)
             after = _live_widgets()
             assert app.selected_agent().state is AgentState.WORKING and "interrupt" in _footer_keys(app)  # the keys did change
             assert rebuilt_before and footer.children

@@ -21,7 +21,7 @@ from textual.strip import Strip
 from headspace_tui.app.widgets.agent_table import TIME
 from headspace_tui.app.widgets.preview import PanePreview, changed_span, over_ssh
 from tests.harness.record import DEFAULT_OUT
-from tests.ui.apps import NOW, demo_app, show_recorded
+from tests.ui.apps import NOW, demo_app, show_recorded, wait_until
 
 
 def run(coro):
@@ -165,7 +165,13 @@ def test_the_preview_paces_its_repaints_and_shows_the_newest_capture():
             title = "docs:0.0 (%2)"
             frames = spinner_frames(12)
             preview.show(title, frames[0], 120, 40)
-            await pilot.pause(0.6)
+            # The burst starts from rest: the first frame painted, and a pacing interval gone by since.
+            await wait_until(
+                pilot,
+                lambda: preview._key is not None and preview._key[1] == frames[0] and time.monotonic() - preview._last_paint >= 1 / preview.max_fps,
+                "the first frame painted, a pacing interval ago",
+                every=0.05,
+            )
             mirror = Mirror(app)
             await mirror.start(pilot)
             painted = []
@@ -175,7 +181,8 @@ def test_the_preview_paces_its_repaints_and_shows_the_newest_capture():
             for frame in frames[1:]:  # a burst: 11 captures in about 0.3 s (longer on a loaded machine)
                 preview.show(title, frame, 120, 40)
                 await asyncio.sleep(0.03)
-            await pilot.pause(0.7)
+            await wait_until(pilot, lambda: preview._pending is None, "the capture held back to be painted", every=0.02)
+            await pilot.pause()  # and drawn
             took = time.monotonic() - began
             # At most twice a second over however long the burst really took, not eleven times.
             assert 1 <= len(painted) <= 1 + int(took * preview.max_fps), (len(painted), took)

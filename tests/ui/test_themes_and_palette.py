@@ -16,12 +16,13 @@ from pathlib import Path
 
 import pytest
 from rich.style import Style
+from textual.command import CommandList, CommandPalette
 
 from headspace_tui.app.themes import remembered, to_textual
 from headspace_tui.app.widgets.agent_table import STATE
 from headspace_tui.shared.config import Config
 from headspace_tui.shared.theme_files import STATES, builtin_dir, load_themes
-from tests.ui.apps import demo_app
+from tests.ui.apps import demo_app, wait_until
 from tests.ui.test_keys_and_layout import screen_text
 
 SHIPPED = sorted(p.stem for p in builtin_dir().glob("*.toml"))
@@ -30,6 +31,21 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def run(coro):
     return asyncio.run(coro)
+
+
+def offered(app) -> list[str]:
+    """The command palette's list as shown (each option's first line); [] when the palette is not open."""
+    if not isinstance(app.screen, CommandPalette):
+        return []
+    options = app.screen.query_one(CommandList)
+    return [str(options.get_option_at_index(i).prompt).split("\n")[0] for i in range(options.option_count)]
+
+
+def highlighted(app) -> str:
+    """The palette's highlighted option (what Enter picks), or ""."""
+    shown = offered(app)
+    index = app.screen.query_one(CommandList).highlighted if shown else None
+    return shown[index] if index is not None and index < len(shown) else ""
 
 
 def test_at_least_four_themes_ship_and_each_loads_with_every_state_colour():
@@ -59,13 +75,13 @@ def test_the_palette_switches_the_theme_and_the_choice_is_remembered(tmp_path):
             await pilot.press("ctrl+p")
             await pilot.pause()
             await pilot.press(*"theme")
-            await pilot.pause(0.3)
+            await wait_until(pilot, lambda: highlighted(app).startswith("Theme"), "the palette to offer Theme")
             await pilot.press("enter")
-            await pilot.pause(0.3)
+            await wait_until(pilot, lambda: "headspace-light" in offered(app), "the palette's list of themes")
             await pilot.press(*"headspace-light")
-            await pilot.pause(0.3)
+            await wait_until(pilot, lambda: highlighted(app) == "headspace-light", "the palette to offer headspace-light")
             await pilot.press("enter")
-            await pilot.pause(0.3)
+            await wait_until(pilot, lambda: app.theme == "headspace-light", "the theme to be applied")
             assert app.theme == "headspace-light"
             assert app.table._cells[app.table.order[0]][STATE].style != before  # the states took the new colours
 
@@ -173,17 +189,17 @@ def test_every_action_is_in_the_palette_and_an_agent_can_be_jumped_to_by_name():
             await pilot.press("ctrl+p")
             await pilot.pause()
             await pilot.press(*"jump to notes")
-            await pilot.pause(0.5)
+            await wait_until(pilot, lambda: highlighted(app).startswith("jump to notes:0.0"), "the palette to offer the jump to notes")
             await pilot.press("enter")
-            await pilot.pause(0.3)
+            await wait_until(pilot, lambda: jumped, "the jump")
             notes = next(p for p, a in app.table.agents.items() if a.target == "notes:0.0")
             assert jumped == [notes] and app.table.selected_pane_id == notes
             await pilot.press("ctrl+p")
             await pilot.pause()
             await pilot.press(*"layout: side")
-            await pilot.pause(0.3)
+            await wait_until(pilot, lambda: highlighted(app).startswith("Layout: side"), "the palette to offer the side layout")
             await pilot.press("enter")
-            await pilot.pause(0.3)
+            await wait_until(pilot, lambda: app.layout_mode == "side", "the side layout")
             assert app.layout_mode == "side"
 
     run(scenario())

@@ -11,6 +11,7 @@ from headspace_tui.model import AgentState
 from headspace_tui.service.facade import Service
 from headspace_tui.service.journal import Journal
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
+from tests.ui.apps import screen_open, wait_until
 
 NOW = 1_800_000_000.0
 # A Claude Code of the future: its banner, then a layout nothing in headspace knows.
@@ -35,7 +36,7 @@ def test_e_explains_an_unrecognised_screen_and_how_to_report_it():
             row = " ".join(str(cell) for cell in app.table.get_row_at(0))
             assert "unknown" in row and "unrecognised screen: press e" in row
             await pilot.press("e")
-            await pilot.pause(0.2)
+            await wait_until(pilot, lambda: screen_open(app, WhyScreen), "the why screen")
             assert isinstance(app.screen, WhyScreen)
             shown = "\n".join(str(w.render()) for w in app.screen.query("Static"))
             assert "Unrecognised screen" in shown and "line 3" in shown
