@@ -36,13 +36,30 @@ from textual.widgets import Footer
 class KeysFooter(Footer):
     """A ``Footer`` that rebuilds with its screen's keys, and whose old keys can be collected once removed."""
 
+    _shown: tuple = ()  # the keys on offer at the last rebuild
+
     def bindings_changed(self, screen: Screen) -> None:
-        """Rebuild before the next frame, not after it (Textual's own test of when to rebuild, kept)."""
+        """Rebuild before the next frame, not after it (Textual's own test of when to rebuild, kept).
+
+        Only when the keys on offer differ from those shown: Textual tells the
+        footer also when nothing it shows changed (its screen coming back from
+        the help, a focus move), and a rebuild in the frame's path then only
+        delays the frame (the churn soak's key-to-screen p95 rose by about 20 ms).
+        """
         self._bindings_ready = True
-        if screen.app.app_focus and self.is_attached and screen is self.screen:
+        if screen.app.app_focus and self.is_attached and screen is self.screen and self._offered(screen) != self._shown:
             self.refresh(recompose=True)
 
+    @staticmethod
+    def _offered(screen: Screen) -> tuple:
+        return tuple(
+            (key, active.binding.action, active.binding.description, active.binding.show, active.enabled, active.tooltip)
+            for key, active in screen.active_bindings.items()
+        )
+
     async def recompose(self) -> None:
+        if self.is_attached:
+            self._shown = self._offered(self.screen)
         await super().recompose()
         self.drop_gone_watchers()
 
