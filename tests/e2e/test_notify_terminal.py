@@ -21,6 +21,7 @@ show.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import sys
@@ -59,9 +60,13 @@ def user_clients(tmux) -> set[str]:
     return {line.split(" ", 1)[1] for line in lines if line.startswith("0 ")}
 
 
-def start_headspace(tmux, root: Path) -> str:
-    """headspace (this checkout, private HOME and XDG dirs, default settings) in session "hs"; its pane."""
+def start_headspace(tmux, root: Path, config: str = "") -> str:
+    """headspace (this checkout, private HOME and XDG dirs, default settings or ``config``) in session "hs"; its pane."""
     env = private_env(root, root / "xdg")
+    if config:
+        folder = root / "xdg" / "config" / "headspace"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "config.toml").write_text(config)
     words = [sys.executable, "-m", "headspace_tui", "-L", tmux.name]
     command = " ".join(shlex.quote(w) for w in words) + f"; echo $? > {shlex.quote(str(root / 'exit'))}; sleep 60"
     return tmux.new_session("hs", width=120, height=40, cwd=str(root), command=["sh", "-c", command], env=env)
@@ -123,7 +128,15 @@ def test_a_client_in_another_session_gets_exactly_one_notification(claude_sessio
     """The issue's case: Enter jumped the user's client away from headspace; a permission elsewhere must still reach it, once."""
     agent = claude_session([api.bash("touch away.txt", "Create a file"), api.text("Done.")], width=100, height=30)
     private_tmux.new_session("other", width=120, height=40, cwd=str(tmp_path), command=["sh", "-c", "sleep 600"])
-    hs = start_headspace(private_tmux, tmp_path)
+    # notify_command too: a real program that keeps the environment it was given.
+    told = tmp_path / "told.jsonl"
+    script = tmp_path / "notify.py"
+    script.write_text(
+        f"#!{sys.executable}\nimport json, os\n"
+        f"open({str(told)!r}, 'a').write(json.dumps({{k: v for k, v in os.environ.items() if k.startswith('HEADSPACE_')}}) + '\\n')\n"
+    )
+    script.chmod(0o755)
+    hs = start_headspace(private_tmux, tmp_path, f"notify_command = [{json.dumps(str(script))}, \"--topic\"]\n")
     away = Terminal(private_tmux, "hs")
     away_name = wait(lambda: user_clients(private_tmux) and next(iter(user_clients(private_tmux))), "the first client")
     staying = Terminal(private_tmux, "hs")
@@ -148,6 +161,8 @@ def test_a_client_in_another_session_gets_exactly_one_notification(claude_sessio
         assert "Do you want to proceed?" in agent.screen()
         assert notifications(away.output) == [got] and notifications(staying.output) == [got]
         assert bells(away.output) == 1 and bells(staying.output) == 1
+        (env,) = [json.loads(line) for line in told.read_text().splitlines()]  # notify_command: once, the same words
+        assert env["HEADSPACE_TEXT"] == got and f"{agent.name}:" in env["HEADSPACE_TITLE"] and "touch away.txt" in env["HEADSPACE_BODY"]
     finally:
         away.close()
         staying.close()
