@@ -307,7 +307,7 @@ class HeadspaceApp(App[str | None]):
             inside_tmux = bool(os.environ.get("TMUX"))
             if not (inside_tmux and not os.environ.get("TMUX_PANE")):  # a popup passes nothing on: every client gets it directly
                 self._write_terminal(terminal_text(note, mode, inside_tmux=inside_tmux))
-            if inside_tmux and mode != "none":
+            if inside_tmux and mode != "none" and self.is_running and not self.is_headless:  # never from tests' headless apps
                 self._notify_clients(osc_sequence(note, mode), self._passthrough)
             if self._notify_send:  # besides the terminal's (notify only says what the terminal gets)
                 self._desktop_notify(note, self._notify_send)
