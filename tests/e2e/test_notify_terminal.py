@@ -16,7 +16,9 @@ show.
 * a client that jumped to another session (tmux 3.3: no passthrough, no
   bell from headspace's window there) still gets exactly one OSC and one
   bell, written straight to its terminal, while a client still looking at
-  headspace gets its one through passthrough, not a second.
+  headspace gets its one through passthrough, not a second, and a client
+  of a session grouped with headspace's, on another window, gets the OSC
+  directly and the bell from tmux, one each.
 """
 
 from __future__ import annotations
@@ -141,6 +143,13 @@ def test_a_client_in_another_session_gets_exactly_one_notification(claude_sessio
     away_name = wait(lambda: user_clients(private_tmux) and next(iter(user_clients(private_tmux))), "the first client")
     staying = Terminal(private_tmux, "hs")
     (staying_name,) = wait(lambda: user_clients(private_tmux) - {away_name} or None, "the second client")
+    # A third client in a session grouped with "hs" (it has headspace's window) showing another window:
+    # passthrough 'on' does not reach it, tmux's bell does; so only the OSC is written to it.
+    private_tmux.run("new-window", "-d", "-t", "hs:", "sleep 600")
+    private_tmux.run("new-session", "-d", "-t", "hs", "-s", "beside")
+    private_tmux.run("select-window", "-t", "beside:1")
+    beside = Terminal(private_tmux, "beside")
+    wait(lambda: len(user_clients(private_tmux)) == 3, "the third client")
     try:
         wait(lambda: agent.name in private_tmux.capture(hs) and "idle" in private_tmux.capture(hs), "headspace's row of the idle agent")
         private_tmux.run("switch-client", "-c", away_name, "-t", "other")  # as a jump does, to a session without headspace
@@ -148,6 +157,7 @@ def test_a_client_in_another_session_gets_exactly_one_notification(claude_sessio
         time.sleep(SETTLE)
         assert passthrough(private_tmux, hs) == "on"  # tmux 3.3a: only while headspace's pane is shown
         assert notifications(away.output) == [] and notifications(staying.output) == [] and bells(away.output) == 0
+        assert private_tmux.run("display-message", "-p", "-t", "beside:", "#{window_index}").strip() == "1"
 
         agent.submit("create the file")
         agent.wait_for("Do you want to proceed?", what="the permission")
@@ -155,14 +165,17 @@ def test_a_client_in_another_session_gets_exactly_one_notification(claude_sessio
         assert f"{agent.name}:" in got and "needs permission" in got and "touch away.txt" in got, got
         (seen,) = wait(lambda: notifications(staying.output), "the notification of the client looking at headspace")
         assert seen == got
-        wait(lambda: bells(away.output) >= 1 and bells(staying.output) >= 1, "a bell in each terminal")
+        (aside,) = wait(lambda: notifications(beside.output), "the notification of the client on another window of headspace's session")
+        assert aside == got
+        wait(lambda: bells(away.output) >= 1 and bells(staying.output) >= 1 and bells(beside.output) >= 1, "a bell in each terminal")
 
         time.sleep(QUIET)  # nothing changes: nothing more, and nobody got anything twice
         assert "Do you want to proceed?" in agent.screen()
-        assert notifications(away.output) == [got] and notifications(staying.output) == [got]
-        assert bells(away.output) == 1 and bells(staying.output) == 1
+        assert notifications(away.output) == [got] and notifications(staying.output) == [got] and notifications(beside.output) == [got]
+        assert bells(away.output) == 1 and bells(staying.output) == 1 and bells(beside.output) == 1
         (env,) = [json.loads(line) for line in told.read_text().splitlines()]  # notify_command: once, the same words
         assert env["HEADSPACE_TEXT"] == got and f"{agent.name}:" in env["HEADSPACE_TITLE"] and "touch away.txt" in env["HEADSPACE_BODY"]
     finally:
         away.close()
         staying.close()
+        beside.close()
