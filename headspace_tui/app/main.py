@@ -29,8 +29,9 @@ from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from ..model import Agent, AgentState
-from ..notifications import deliver
-from ..notifications.decide import Notification, Notifier, terminal_text
+from ..notifications import deliver, direct
+from ..notifications.command import CommandRunner
+from ..notifications.decide import Notification, Notifier, osc_sequence, terminal_text
 from ..service import facade as svc
 from ..service.facade import Event, Notice, Report, Service
 from ..shared import theme_files
@@ -95,6 +96,9 @@ class HeadspaceApp(App[str | None]):
         self.notifier = Notifier(self.config.notify_states, started=self.clock())
         self._notify_timer: Timer | None = None
         self._notify_send: str | None = None  # notify-send's path, when desktop notifications are on and possible
+        self._passthrough = ""  # allow-passthrough as set on headspace's pane ("all", "on"), "" if not
+        self._direct_told = False  # a client's terminal that could not be written to is said once
+        self._command: CommandRunner | None = None  # notify_command, when configured
 
     # -- the main screen ------------------------------------------------------------
     @property
@@ -270,14 +274,21 @@ class HeadspaceApp(App[str | None]):
         """Let OSC notifications out of tmux (headspace's own pane only), and look for notify-send."""
         problems = []
         if self.config.notify in ("osc", "osc777"):
-            _value, problem = deliver.enable_passthrough(os.environ)
+            self._passthrough, problem = deliver.enable_passthrough(os.environ)
             problems.append(problem)
+        if self.config.notify_command:
+            self._command = CommandRunner(self.config.notify_command, self._say_from_thread)
         if self.config.desktop_notify:
             problem = deliver.desktop_problem(os.environ)
             problems.append(f"desktop_notify: {problem}" if problem else "")
             self._notify_send = None if problem else deliver.notify_send_path(os.environ)
         for problem in filter(None, problems):
-            self.call_from_thread(self.post_message, ServiceNotice(problem))
+            self._say_from_thread(problem)
+
+    def _say_from_thread(self, line: str) -> None:
+        """One line for the user, from a thread of the notifications."""
+        if self.is_running:
+            self.call_from_thread(self.post_message, ServiceNotice(line))
 
     def _notify_soon(self) -> None:
         """Send the due notification when the notifier says (one timer at a time)."""
@@ -288,13 +299,31 @@ class HeadspaceApp(App[str | None]):
 
     @_handler
     def _send_due(self) -> None:
+        """The due notification: to headspace's terminal, to the user's tmux clients it does not reach, to the programs configured."""
         self._notify_timer = None
         note = self.notifier.due(self.clock())
         if note is not None:
-            self._write_terminal(terminal_text(note, self.config.notify, inside_tmux=bool(os.environ.get("TMUX"))))
+            mode = self.config.notify
+            inside_tmux = bool(os.environ.get("TMUX"))
+            if not (inside_tmux and not os.environ.get("TMUX_PANE")):  # a popup passes nothing on: every client gets it directly
+                self._write_terminal(terminal_text(note, mode, inside_tmux=inside_tmux))
+            if inside_tmux and mode != "none" and self.is_running and not self.is_headless:  # never from tests' headless apps
+                self._notify_clients(osc_sequence(note, mode), self._passthrough)
             if self._notify_send:  # besides the terminal's (notify only says what the terminal gets)
                 self._desktop_notify(note, self._notify_send)
+            if self._command is not None:
+                self._command.submit(note)
         self._notify_soon()
+
+    @work(thread=True, group="notify", exit_on_error=False)
+    def _notify_clients(self, sequence: str, passthrough: str) -> None:
+        """The OSC and the bell straight to each client of the user's that tmux would not carry them to (notifications/reach.py)."""
+        sent = direct.to_clients(os.environ, sequence, ring=True, passthrough=passthrough)
+        for problem in sent.problems:
+            log.warning("%s", problem)
+        if sent.problems and not self._direct_told:
+            self._direct_told = True
+            self._say_from_thread(f"{sent.problems[0]}: that terminal gets only what tmux passes on (said once; more in the log)")
 
     def _write_terminal(self, text: str) -> None:
         """Raw bytes to the terminal, between two frames.

@@ -8,18 +8,29 @@ machine: it only looks.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
+import select
+import shlex
 import shutil
 import subprocess
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..detect.claude.status_files import claude_config_dir
 from ..hooks.settings import HooksError
 from ..hooks.settings import status as hooks_status
 from ..hooks.spool import SpoolRefused, spool_dir
 from ..hooks.spool import check_spool as spool_is_private
+from ..notifications.deliver import desktop_problem, tmux_socket
+from ..notifications.direct import terminal_problem
+from ..notifications.reach import CLIENT_FORMAT, parse_clients
+from ..service.host import LocalHost
+from ..service.one_look import config_dirs_in_use
+from ..shared.config import Config
 from ..shared.safe_text import clean
 from ..tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
 
@@ -59,17 +70,47 @@ def check_tmux(server: TmuxServer) -> list[Check]:
         checks.append(Check("tmux server", FAIL, f"no tmux server on {server.where()} ({exc})", "start tmux (or point headspace at yours with -L NAME / -S PATH)"))
         return checks
     checks.append(Check("tmux server", OK, f"{len(sessions)} session{'s' if len(sessions) != 1 else ''} on {server.where()}"))
-    try:
-        control = subprocess.run(
-            [server.binary, *server.socket_args(), "-C", "list-sessions"], capture_output=True, text=True, timeout=5, stdin=subprocess.DEVNULL
-        )
-        if "%begin" in control.stdout:
-            checks.append(Check("control mode", OK, "tmux -C answers"))
-        else:
-            checks.append(Check("control mode", WARN, "tmux -C did not answer; headspace polls instead (more CPU)", "update tmux"))
-    except (OSError, subprocess.TimeoutExpired):
-        checks.append(Check("control mode", WARN, "tmux -C did not answer in time; headspace polls instead", "update tmux"))
+    if _control_mode_answers(server):
+        checks.append(Check("control mode", OK, "tmux -C answers"))
+    else:
+        checks.append(Check("control mode", WARN, "tmux -C did not answer in time; headspace polls instead (more CPU)", "update tmux"))
     return checks
+
+
+def _control_mode_answers(server: TmuxServer, timeout: float = 5.0) -> bool:
+    """Whether ``tmux -C list-sessions`` answers with a ``%begin``/``%end`` block.
+
+    Its stdin stays open until the answer is in: a control client whose
+    stdin ends at once (``/dev/null``) may exit before the server's answer
+    arrives (one run in three on 3.3a printed only ``%exit``), and doctor
+    said control mode did not work when it did.
+    """
+    try:
+        child = subprocess.Popen(
+            [server.binary, *server.socket_args(), "-C", "list-sessions"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+    except (OSError, TmuxUnavailable):
+        return False
+    assert child.stdout is not None and child.stdin is not None
+    out, deadline = b"", time.monotonic() + timeout
+    try:
+        while b"%end" not in out and b"%error" not in out and b"%exit" not in out:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([child.stdout], [], [], left)[0]:
+                break
+            chunk = os.read(child.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            out += chunk
+    finally:
+        child.stdin.close()
+        try:
+            child.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+        child.stdout.close()
+    return b"%begin" in out and b"%end" in out
 
 
 def check_claude(env: Mapping[str, str]) -> list[Check]:
@@ -85,25 +126,58 @@ def check_claude(env: Mapping[str, str]) -> list[Check]:
     return [Check("Claude Code", OK, f"{clean(out.splitlines()[0], 80)} ({binary})")]
 
 
-def check_status_files(env: Mapping[str, str]) -> list[Check]:
-    folder = claude_config_dir(env) / "sessions"
-    if not folder.exists():
-        return [Check("status files", WARN, f"{folder} does not exist yet (no Claude Code has run with this config dir)", "start claude once")]
-    if not os.access(folder, os.R_OK | os.X_OK):
-        return [Check("status files", FAIL, f"{folder} cannot be read", f"chmod u+rx {folder}")]
-    count = sum(1 for p in folder.glob("*.json"))
-    return [Check("status files", OK, f"{folder}: {count} file{'s' if count != 1 else ''}")]
+def agent_config_dirs(server: TmuxServer, env: Mapping[str, str]) -> list[tuple[Path, list[str]]]:
+    """The Claude config dirs the server's agents run with (read from each Claude's environment), and their agents.
 
-
-def check_hooks(env: Mapping[str, str]) -> list[Check]:
-    path = claude_config_dir(env) / "settings.json"
+    Agents may run under other HOMEs or ``CLAUDE_CONFIG_DIR``s than doctor's
+    own; those are the dirs whose hooks and status files matter.  With no
+    agent running (or no server), doctor's own dir, with no agents.
+    """
     try:
-        found = hooks_status(path)
-    except (HooksError, OSError) as exc:  # a broken settings file is a finding, not a crash
-        return [Check("hooks", WARN, f"{path}: {clean(str(exc), 200)}", "fix the file, then headspace hooks install")]
-    if found.installed:
-        return [Check("hooks", OK, f"installed in {path}")]
-    return [Check("hooks", WARN, f"hooks not installed in {path} (states come from the screen and status files only)", "headspace hooks install")]
+        found = asyncio.run(config_dirs_in_use(LocalHost(server)))
+    except (TmuxCommandError, TmuxUnavailable, OSError):
+        found = {}
+    return sorted(found.items()) or [(claude_config_dir(env), [])]
+
+
+def _for(agents: list[str]) -> str:
+    """"" or " (for work:0.0, api:1.0 and 3 more)": which agents use a config dir."""
+    if not agents:
+        return ""
+    shown = ", ".join(agents[:3])
+    return f" (for {shown}{f' and {len(agents) - 3} more' if len(agents) > 3 else ''})"
+
+
+def check_status_files(env: Mapping[str, str], folders: list[tuple[Path, list[str]]] | None = None) -> list[Check]:
+    checks = []
+    for config_dir, agents in folders or [(claude_config_dir(env), [])]:
+        folder = config_dir / "sessions"
+        if not folder.exists():
+            checks.append(Check("status files", WARN, f"{folder} does not exist yet{_for(agents)} (no Claude Code has run with this config dir)", "start claude once"))
+        elif not os.access(folder, os.R_OK | os.X_OK):
+            checks.append(Check("status files", FAIL, f"{folder} cannot be read{_for(agents)}", f"chmod u+rx {folder}"))
+        else:
+            count = sum(1 for p in folder.glob("*.json"))
+            checks.append(Check("status files", OK, f"{folder}: {count} file{'s' if count != 1 else ''}{_for(agents)}"))
+    return checks
+
+
+def check_hooks(env: Mapping[str, str], folders: list[tuple[Path, list[str]]] | None = None) -> list[Check]:
+    checks = []
+    for config_dir, agents in folders or [(claude_config_dir(env), [])]:
+        path = config_dir / "settings.json"
+        # hooks install writes where Claude's own rule points (CLAUDE_CONFIG_DIR, else HOME's .claude).
+        how = "headspace hooks install" if config_dir == claude_config_dir(env) else f"CLAUDE_CONFIG_DIR={shlex.quote(str(config_dir))} headspace hooks install"
+        try:
+            found = hooks_status(path)
+        except (HooksError, OSError) as exc:  # a broken settings file is a finding, not a crash
+            checks.append(Check("hooks", WARN, f"{path}: {clean(str(exc), 200)}", f"fix the file, then {how}"))
+            continue
+        if found.installed:
+            checks.append(Check("hooks", OK, f"installed in {path}{_for(agents)}"))
+        else:
+            checks.append(Check("hooks", WARN, f"hooks not installed in {path}{_for(agents)} (states come from the screen and status files only)", how))
+    return checks
 
 
 def check_spool(env: Mapping[str, str]) -> list[Check]:
@@ -129,41 +203,90 @@ def check_terminal(env: Mapping[str, str]) -> list[Check]:
 
 
 PASSTHROUGH_ALL = (3, 4)  # allow-passthrough "all": also from a pane you are not looking at
+SAYS = {"osc": "OSC 9 and a bell", "osc777": "OSC 777 and a bell", "bell": "a bell"}
 
 
-def check_passthrough(env: Mapping[str, str]) -> list[Check]:
-    """Whether a notification from headspace can leave tmux.
+def check_notifications(env: Mapping[str, str], config: Config | None = None) -> list[Check]:
+    """Which way a notification reaches the user's terminal(s) (notifications/reach.py), and the extra channels.
 
-    headspace allows passthrough on its own pane when it starts (notifications/deliver.py),
-    so what is left to check is what tmux can do: from 3.4 it passes
-    notifications from a pane in another window ("all"); 3.2-3.3 only from a
-    visible one (the bell still marks headspace's window).
+    doctor runs where headspace would: outside tmux its terminal gets them;
+    inside, the clients of that server ($TMUX, which need not be the
+    watched one) each get them through tmux or straight to their terminal.
     """
-    if not env.get("TMUX"):
-        return [Check("notifications", OK, "not inside tmux: the terminal gets them directly")]
-    text, version = _tmux_version()
-    if version is not None and version >= PASSTHROUGH_ALL:
-        return [Check("notifications", OK, f"{text}: headspace allows passthrough on its own pane (all): notifications reach your terminal from any window")]
-    return [
-        Check(
-            "notifications",
-            WARN,
-            f"{text or 'tmux'}: notifications leave tmux only while headspace's pane is visible (elsewhere its window gets the bell flag)",
-            "tmux 3.4 or newer, or keep headspace in view (a split, or a popup)",
-        )
-    ]
+    config = config or Config()
+    checks = []
+    if config.notify == "none":
+        checks.append(Check("notifications", OK, 'notify = "none": nothing is written to a terminal'))
+    elif not env.get("TMUX"):
+        checks.append(Check("notifications", OK, f"not inside tmux: {SAYS[config.notify]} straight to headspace's terminal"))
+    else:
+        checks += _tmux_paths(env, config.notify)
+    if config.notify_command:
+        checks.append(_command_check(config.notify_command, env))
+    if config.desktop_notify:
+        problem = desktop_problem(env)
+        checks.append(Check("desktop_notify", WARN, problem, "desktop_notify = false, or run headspace on your desktop") if problem else Check("desktop_notify", OK, "notify-send too"))
+    return checks
 
 
-def run_checks(server: TmuxServer, env: Mapping[str, str] | None = None) -> list[Check]:
+def _tmux_paths(env: Mapping[str, str], mode: str) -> list[Check]:
+    server = TmuxServer(socket_path=tmux_socket(env))
+    try:
+        text = server.run("display-message", "-p", "#{version}").strip()
+        clients = parse_clients(server.run("list-clients", "-F", CLIENT_FORMAT))
+    except (TmuxCommandError, TmuxUnavailable) as exc:
+        return [Check("notifications", WARN, f"the tmux server of $TMUX did not answer ({clean(str(exc), 200)})", "run doctor inside the tmux you run headspace in")]
+    found = re.search(r"(\d+)\.(\d+)", text)
+    version = (int(found.group(1)), int(found.group(2))) if found else None
+    says = SAYS[mode]
+    if mode == "bell":
+        how = "tmux rings the clients whose session has headspace's window; every other client gets the bell straight to its terminal"
+    elif version is not None and version >= PASSTHROUGH_ALL:
+        how = f"passthrough (all) to every client whose session has headspace's window; a client in another session gets the {mode.upper()} straight to its terminal"
+    else:
+        how = "passthrough only to a client showing headspace's pane (this tmux knows no 'all'); every other client gets it straight to its terminal (client_tty)"
+    checks = [Check("notifications", OK, f"tmux {text}: {says}: {how}")]
+    users = [c for c in clients if not c.control]
+    for client in users:
+        problem = terminal_problem(client.tty)
+        if problem:
+            checks.append(
+                Check(
+                    "  client",
+                    WARN,
+                    f"{client.name}: {problem}: there only what tmux passes on (passthrough, the bell of headspace's window)",
+                    "attach from your own terminal",
+                )
+            )
+        else:
+            checks.append(Check("  client", OK, f"{client.tty}: its terminal can be written to, so it is reached in any session (direct when tmux would not pass it on)"))
+    if not users:
+        checks.append(Check("  client", OK, "no client attached now: each one attached later is reached the same way"))
+    return checks
+
+
+def _command_check(argv: tuple[str, ...], env: Mapping[str, str]) -> Check:
+    program = os.path.expanduser(argv[0])
+    where = program if "/" in program else shutil.which(program, path=env.get("PATH"))
+    line = shlex.join(argv)
+    if where is None or not (os.path.isfile(where) and os.access(where, os.X_OK)):
+        return Check("notify_command", WARN, f"{line}: {argv[0]!r} not found or not executable", "fix notify_command in the config")
+    return Check("notify_command", OK, f"runs {line} per notification (no shell; the text in HEADSPACE_TITLE, HEADSPACE_BODY, HEADSPACE_TEXT, HEADSPACE_AGENTS)")
+
+
+def run_checks(server: TmuxServer, env: Mapping[str, str] | None = None, config: Config | None = None, config_problem: str = "") -> list[Check]:
     env = os.environ if env is None else env
+    folders = agent_config_dirs(server, env)
+    settings = [Check("config", WARN, config_problem, "fix the file (headspace starts with the defaults and says so)")] if config_problem else []
     return [
         *check_tmux(server),
+        *settings,
         *check_claude(env),
-        *check_status_files(env),
-        *check_hooks(env),
+        *check_status_files(env, folders),
+        *check_hooks(env, folders),
         *check_spool(env),
         *check_terminal(env),
-        *check_passthrough(env),
+        *check_notifications(env, config),
     ]
 
 

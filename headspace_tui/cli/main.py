@@ -477,10 +477,16 @@ def cmd_hooks(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
+    from ..shared.config import Config, ConfigError, load_config
     from ..tmux.server import TmuxServer
     from .doctor import FAIL, report, run_checks
 
-    checks = run_checks(TmuxServer(socket_name=args.socket_name, socket_path=args.socket_path))
+    problem = ""
+    try:
+        config = load_config(getattr(args, "config", None))
+    except ConfigError as exc:  # a finding like the others: the checks still run, with the defaults
+        config, problem = Config(), str(exc)
+    checks = run_checks(TmuxServer(socket_name=args.socket_name, socket_path=args.socket_path), config=config, config_problem=problem)
     print(report(checks))
     return EXIT_FAIL if any(c.verdict == FAIL for c in checks) else EXIT_OK
 

@@ -179,18 +179,15 @@ class Notifier:
 
 # -- the words ---------------------------------------------------------------------
 
-_SEPARATORS = re.compile("[;]")
-
-
 def _text(value: str, limit: int) -> str:
-    """Outside text for a notification: one line, no control character, no ``;``, at most ``limit`` long.
+    """Outside text for a notification: one line, no control character, at most ``limit`` long.
 
     ``clean`` turns every C0/C1 control, DEL and bidi override into a visible
     placeholder, so nothing can end the sequence early or start another.
-    ``;`` separates OSC 777's fields (and some terminals read ``9;N;`` as a
-    command), so it becomes ``,``.
+    ``;`` stays (``import time; time.sleep`` is what the agent asks): only
+    the bytes for a terminal need care with it (``osc9``, ``osc777``).
     """
-    return _SEPARATORS.sub(",", clean(" ".join(value.split()), limit))
+    return clean(" ".join(value.split()), limit)
 
 
 def notification(alerts: tuple[Alert, ...]) -> Notification:
@@ -210,19 +207,44 @@ BEL = "\x07"
 ESC = "\x1b"
 
 
+# OSC 9's text starting with a number and ``;`` is a command to ConEmu
+# (``9;1;`` sleep, ``9;2;`` a message box), Windows Terminal and Ghostty
+# (``9;4;`` progress): such a start loses its ``;``.  (A title always has
+# words after the agent's name, so the text is never a number alone.)
+_OSC9_COMMAND = re.compile(r"^(\d+);")
+
+
 def osc9(text: str) -> str:
-    """``ESC ] 9 ; text BEL``: iTerm2's notification, also kitty, WezTerm, Ghostty, Windows Terminal."""
-    return f"{ESC}]9;{text}{BEL}"
+    """``ESC ] 9 ; text BEL``: iTerm2's notification, also kitty, WezTerm, Ghostty, Windows Terminal.
+
+    The text is everything after ``9;``, ``;`` included, except at its very
+    start, where a number followed by ``;`` would be read as a sub-command.
+    """
+    safe = _OSC9_COMMAND.sub(r"\g<1>,", text, count=1)
+    return f"{ESC}]9;{safe}{BEL}"
 
 
 def osc777(title: str, body: str) -> str:
-    """``ESC ] 777 ; notify ; title ; body BEL``: rxvt-unicode's, also foot, VTE (Fedora), WezTerm, Ghostty."""
-    return f"{ESC}]777;notify;{title};{body}{BEL}"
+    """``ESC ] 777 ; notify ; title ; body BEL``: rxvt-unicode's, also foot, VTE (Fedora), WezTerm, Ghostty.
+
+    ``;`` separates the fields: one in the title would end it, and WezTerm
+    keeps the body only up to its first ``;``.  So here, and only here, it becomes ``,``.
+    """
+    return f"{ESC}]777;notify;{title.replace(';', ',')};{body.replace(';', ',')}{BEL}"
 
 
 def tmux_passthrough(sequence: str) -> str:
     """The sequence wrapped so tmux hands it to the terminal: ``ESC P tmux ; …ESC doubled… ESC \\``."""
     return f"{ESC}Ptmux;{sequence.replace(ESC, ESC + ESC)}{ESC}\\"
+
+
+def osc_sequence(note: Notification, mode: str) -> str:
+    """The one OSC for ``note`` in notify ``mode`` (bare, not wrapped for tmux), or "" for ``bell`` and ``none``."""
+    if mode == "osc777":
+        return osc777(note.title, note.body)
+    if mode == "osc":
+        return osc9(f"{note.title}: {note.body}" if note.body else note.title)
+    return ""
 
 
 def terminal_text(note: Notification, mode: str, *, inside_tmux: bool) -> str:
@@ -233,16 +255,14 @@ def terminal_text(note: Notification, mode: str, *, inside_tmux: bool) -> str:
     * ``bell``: the bell alone; ``none``: nothing.
 
     One OSC, never both: terminals that read both (WezTerm, Ghostty) would
-    show every notification twice.  The bell goes with the OSC because it
-    reaches you where the OSC cannot: tmux drops passthrough from a pane you
-    are not looking at (before 3.4, or with ``on`` instead of ``all``), but
-    handles a bell itself (the window's ``!`` flag, and your terminal's bell
-    per ``bell-action`` / ``visual-bell``).  So the bell is never wrapped.
+    show every notification twice.  The bell goes with the OSC and is never
+    wrapped: inside tmux, tmux handles it itself (the window's ``!`` flag,
+    and the bell on the terminals of every client whose session has
+    headspace's window, per ``bell-action`` / ``visual-bell``).  Clients
+    that neither passthrough nor that bell reach get theirs straight to
+    their terminal (reach.py).
     """
     if mode == "none":
         return ""
-    if mode == "bell":
-        return BEL
-    text = f"{note.title}: {note.body}" if note.body else note.title
-    sequence = osc777(note.title, note.body) if mode == "osc777" else osc9(text)
-    return (tmux_passthrough(sequence) if inside_tmux else sequence) + BEL
+    sequence = osc_sequence(note, mode)
+    return (tmux_passthrough(sequence) if inside_tmux and sequence else sequence) + BEL

@@ -8,9 +8,10 @@ line for the user, returned, never raised):
   terminal only if headspace's pane allows passthrough.  It is set on that
   one pane (``set-option -p -t $TMUX_PANE``), never globally: no other
   program in your tmux gets to write to your terminal because of
-  headspace.  ``all`` (tmux 3.4+) lets it through while you look at another
-  window, which is when you need it; tmux 3.3 knows only ``on`` (only while
-  headspace's pane is visible; the bell still marks its window).  The
+  headspace.  ``all`` (tmux 3.4+) lets it through to clients whose session
+  has headspace's window; tmux 3.2-3.3 know only ``on`` (only to a client
+  showing headspace's pane).  Clients it does not reach get the
+  notification straight to their terminal (reach.py, direct.py).  The
   server is the one ``$TMUX`` names (the one headspace runs in), which need
   not be the one it watches (``-L`` / ``-S``).
 * ``desktop_problem`` / ``desktop_notify``: ``notify-send`` only when
@@ -54,7 +55,7 @@ def enable_passthrough(env: Mapping[str, str]) -> tuple[str, str]:
         except TmuxUnavailable as exc:
             problem = str(exc)
             break
-    return "", f"cannot allow passthrough on headspace's pane ({problem}): desktop notifications stay inside tmux; the bell still rings"
+    return "", f"cannot allow passthrough on headspace's pane ({problem}): notifications go straight to your clients' terminals instead"
 
 
 def desktop_problem(env: Mapping[str, str]) -> str:

@@ -54,6 +54,26 @@ async def scan_host(host: Host, *, include_all: bool = False, config_dir: Path |
     return views
 
 
+async def config_dirs_in_use(host: Host) -> dict[Path, list[str]]:
+    """Each Claude config dir the host's agents run with, and the agents (targets) that use it.
+
+    Read from each Claude process's environment (HOME, CLAUDE_CONFIG_DIR), as
+    the monitor does; a process whose environment cannot be read is counted
+    under the host's default dir.  ``doctor`` checks these, not its own.
+    """
+    records, table = await host.snapshot()
+    found = [s for s in discovery.plan(records, table, {}, set(), host=host.name, server=host.server.key).watch if s.claude_pid]
+    processes = {p.pid: p for p in await host.claude_processes([s.claude_pid for s in found if s.claude_pid], table)}
+    default = host.default_config_dir()
+    folders: dict[Path, list[str]] = {}
+    for sighting in found:
+        process = processes.get(sighting.claude_pid) if sighting.claude_pid else None
+        folder = (process.config_dir if process else None) or default
+        if folder is not None:
+            folders.setdefault(folder, []).append(sighting.record.target)
+    return folders
+
+
 def scan(server: TmuxServer, *, include_all: bool = False, config_dir: Path | None = None, ask: bool = True) -> list[PaneView]:
     """``scan_host`` of this machine's server, for callers without an event loop."""
     return asyncio.run(scan_host(LocalHost(server), include_all=include_all, config_dir=config_dir, ask=ask))

@@ -13,6 +13,8 @@ Example::
     notify = "osc"             # osc (OSC 9 + bell) | osc777 (OSC 777 + bell) | bell | none
     notify_states = ["permission", "question", "plan", "input", "error"]
     desktop_notify = false     # also notify-send, when headspace runs on your desktop
+    notify_command = ["ntfy", "publish", "my-topic"]  # also run per notification (no shell;
+                               # the text in HEADSPACE_TITLE, HEADSPACE_BODY, HEADSPACE_TEXT, HEADSPACE_AGENTS)
 
     [keys]
     approve = "y"
@@ -56,6 +58,7 @@ NOTIFY_MODES = ("osc", "osc777", "bell", "none")
 # The states that need you (model.NEEDS_YOU; config sits below model, so named here).
 NOTIFY_STATES = ("permission", "question", "plan", "input", "error")
 MAX_CONFIG = 1 << 20
+MAX_COMMAND_WORDS = 64
 
 
 _HOST_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
@@ -100,6 +103,7 @@ class Config:
     notify: str = "osc"
     notify_states: tuple[str, ...] = NOTIFY_STATES
     desktop_notify: bool = False  # off: a terminal that shows OSC notifications would show each twice
+    notify_command: tuple[str, ...] = ()  # a program run per notification (argv, no shell); () for none
     hosts: tuple[HostSpec, ...] = ()  # remote hosts ([hosts.NAME])
 
 
@@ -136,7 +140,7 @@ def _is_number(value: object) -> bool:
 
 
 def parse_config(data: dict, where: str = "config") -> Config:
-    known = {"nudge_text", "layout", "keys", "confirm_timeout", "idle_grace", "theme", "notify", "notify_states", "desktop_notify", "hosts"}
+    known = {"nudge_text", "layout", "keys", "confirm_timeout", "idle_grace", "theme", "notify", "notify_states", "desktop_notify", "notify_command", "hosts"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f"{where}: unknown setting {unknown[0]!r} (known: {', '.join(sorted(known))})")
@@ -167,6 +171,14 @@ def parse_config(data: dict, where: str = "config") -> Config:
     desktop = data.get("desktop_notify", Config.desktop_notify)
     if not isinstance(desktop, bool):
         raise ConfigError(f"{where}: desktop_notify must be true or false")
+    command = data.get("notify_command", list(Config.notify_command))
+    if (
+        not isinstance(command, list)
+        or not all(isinstance(word, str) and "\0" not in word for word in command)
+        or (command and not command[0].strip())
+        or len(command) > MAX_COMMAND_WORDS
+    ):
+        raise ConfigError(f"{where}: notify_command must be a list of words, the program first, such as [\"ntfy\", \"publish\", \"my-topic\"] (no shell)")
     keys = dict(DEFAULT_KEYS)
     given = data.get("keys", {})
     if not isinstance(given, dict):
@@ -190,6 +202,7 @@ def parse_config(data: dict, where: str = "config") -> Config:
         notify=notify,
         notify_states=tuple(dict.fromkeys(states)),
         desktop_notify=desktop,
+        notify_command=tuple(command),
         hosts=parse_hosts(data.get("hosts", {}), where),
     )
 

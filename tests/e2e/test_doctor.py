@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.harness.env import private_env
+from tests.harness.wait import poll
 
 pytestmark = pytest.mark.e2e
 
@@ -53,3 +54,28 @@ def test_doctor_names_each_broken_part(private_tmux, claude_binary, tmp_path):
     assert "hooks not installed" in out and "fix: headspace hooks install" in out
     assert "FAIL  hook spool" in out and "writable by other users" in out and "chmod 700" in out
     assert "broken: 2 checks failed" in out
+
+
+def test_doctor_checks_the_running_agents_config_dirs_on_the_server_named(claude_session, private_tmux, claude_binary, tmp_path):
+    """The agent runs under a HOME of its own, doctor under another: the agent's hooks and status files are the ones that count.
+
+    And ``-L`` is honoured throughout: the session count is that server's.
+    """
+    agent = claude_session([], name="elsewhere")
+    agent_dir = agent.home / ".claude"
+    installed = subprocess.run(
+        [sys.executable, "-m", "headspace_tui", "hooks", "install"], capture_output=True, text=True, env=_env(agent.home, claude_binary), timeout=60
+    )
+    assert installed.returncode == 0, installed.stderr
+    poll(lambda: list((agent_dir / "sessions").glob("*.json")), bool, timeout=30)
+    private_tmux.new_session("extra", width=80, height=24, cwd=str(tmp_path), command=["sh", "-c", "sleep 600"])
+    own = tmp_path / "doctor-home"
+    own.mkdir()
+    result = _doctor(_env(own, claude_binary), "-L", private_tmux.name)
+    out = result.stdout
+    target = f"{agent.name}:0.0"
+    assert "ok  hooks" in out and f"installed in {agent_dir / 'settings.json'} (for {target})" in out, out
+    assert f"{agent_dir / 'sessions'}: 1 file (for {target})" in out, out
+    assert str(own) not in out.replace(f"{own}/run", "")  # doctor's own HOME is not where the agent's files are
+    count = len(private_tmux.run("list-sessions", "-F", "#{session_name}").split())
+    assert count == 2 and f"{count} sessions on socket {private_tmux.name!r}" in out

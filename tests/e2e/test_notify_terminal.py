@@ -12,11 +12,18 @@ show.
   its clock every second meanwhile); answered, the next permission is a
   second one;
 * an agent already waiting when headspace starts gives none;
-* passthrough is allowed on headspace's own pane, not on the agent's.
+* passthrough is allowed on headspace's own pane, not on the agent's;
+* a client that jumped to another session (tmux 3.3: no passthrough, no
+  bell from headspace's window there) still gets exactly one OSC and one
+  bell, written straight to its terminal, while a client still looking at
+  headspace gets its one through passthrough, not a second, and a client
+  of a session grouped with headspace's, on another window, gets the OSC
+  directly and the bell from tmux, one each.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import sys
@@ -41,9 +48,27 @@ def notifications(data: bytes | bytearray) -> list[str]:
     return [m.group(1).decode("utf-8", "replace") for m in OSC.finditer(bytes(data))]
 
 
-def start_headspace(tmux, root: Path) -> str:
-    """headspace (this checkout, private HOME and XDG dirs, default settings) in session "hs"; its pane."""
+ANY_OSC = re.compile(rb"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+
+
+def bells(data: bytes | bytearray) -> int:
+    """BELs that ring: those outside an OSC (where BEL only ends the sequence)."""
+    return ANY_OSC.sub(b"", bytes(data)).count(b"\x07")
+
+
+def user_clients(tmux) -> set[str]:
+    """The names of the server's clients that are terminals (not headspace's control clients)."""
+    lines = tmux.run("list-clients", "-F", "#{client_control_mode} #{client_name}").splitlines()
+    return {line.split(" ", 1)[1] for line in lines if line.startswith("0 ")}
+
+
+def start_headspace(tmux, root: Path, config: str = "") -> str:
+    """headspace (this checkout, private HOME and XDG dirs, default settings or ``config``) in session "hs"; its pane."""
     env = private_env(root, root / "xdg")
+    if config:
+        folder = root / "xdg" / "config" / "headspace"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "config.toml").write_text(config)
     words = [sys.executable, "-m", "headspace_tui", "-L", tmux.name]
     command = " ".join(shlex.quote(w) for w in words) + f"; echo $? > {shlex.quote(str(root / 'exit'))}; sleep 60"
     return tmux.new_session("hs", width=120, height=40, cwd=str(root), command=["sh", "-c", command], env=env)
@@ -99,3 +124,58 @@ def test_an_agent_already_waiting_at_start_is_not_announced(claude_session, fake
         assert notifications(user.output) == []
     finally:
         user.close()
+
+
+def test_a_client_in_another_session_gets_exactly_one_notification(claude_session, fake_api, private_tmux, tmp_path):
+    """The issue's case: Enter jumped the user's client away from headspace; a permission elsewhere must still reach it, once."""
+    agent = claude_session([api.bash("touch away.txt", "Create a file"), api.text("Done.")], width=100, height=30)
+    private_tmux.new_session("other", width=120, height=40, cwd=str(tmp_path), command=["sh", "-c", "sleep 600"])
+    # notify_command too: a real program that keeps the environment it was given.
+    told = tmp_path / "told.jsonl"
+    script = tmp_path / "notify.py"
+    script.write_text(
+        f"#!{sys.executable}\nimport json, os\n"
+        f"open({str(told)!r}, 'a').write(json.dumps({{k: v for k, v in os.environ.items() if k.startswith('HEADSPACE_')}}) + '\\n')\n"
+    )
+    script.chmod(0o755)
+    hs = start_headspace(private_tmux, tmp_path, f"notify_command = [{json.dumps(str(script))}, \"--topic\"]\n")
+    away = Terminal(private_tmux, "hs")
+    away_name = wait(lambda: user_clients(private_tmux) and next(iter(user_clients(private_tmux))), "the first client")
+    staying = Terminal(private_tmux, "hs")
+    (staying_name,) = wait(lambda: user_clients(private_tmux) - {away_name} or None, "the second client")
+    # A third client in a session grouped with "hs" (it has headspace's window) showing another window:
+    # passthrough 'on' does not reach it, tmux's bell does; so only the OSC is written to it.
+    private_tmux.run("new-window", "-d", "-t", "hs:", "sleep 600")
+    private_tmux.run("new-session", "-d", "-t", "hs", "-s", "beside")
+    private_tmux.run("select-window", "-t", "beside:1")
+    beside = Terminal(private_tmux, "beside")
+    wait(lambda: len(user_clients(private_tmux)) == 3, "the third client")
+    try:
+        wait(lambda: agent.name in private_tmux.capture(hs) and "idle" in private_tmux.capture(hs), "headspace's row of the idle agent")
+        private_tmux.run("switch-client", "-c", away_name, "-t", "other")  # as a jump does, to a session without headspace
+        wait(lambda: private_tmux.run("display-message", "-p", "-c", away_name, "#{session_name}").strip() == "other", "the client in the other session")
+        time.sleep(SETTLE)
+        assert passthrough(private_tmux, hs) == "on"  # tmux 3.3a: only while headspace's pane is shown
+        assert notifications(away.output) == [] and notifications(staying.output) == [] and bells(away.output) == 0
+        assert private_tmux.run("display-message", "-p", "-t", "beside:", "#{window_index}").strip() == "1"
+
+        agent.submit("create the file")
+        agent.wait_for("Do you want to proceed?", what="the permission")
+        (got,) = wait(lambda: notifications(away.output), "a notification in the terminal of the client that jumped away")
+        assert f"{agent.name}:" in got and "needs permission" in got and "touch away.txt" in got, got
+        (seen,) = wait(lambda: notifications(staying.output), "the notification of the client looking at headspace")
+        assert seen == got
+        (aside,) = wait(lambda: notifications(beside.output), "the notification of the client on another window of headspace's session")
+        assert aside == got
+        wait(lambda: bells(away.output) >= 1 and bells(staying.output) >= 1 and bells(beside.output) >= 1, "a bell in each terminal")
+
+        time.sleep(QUIET)  # nothing changes: nothing more, and nobody got anything twice
+        assert "Do you want to proceed?" in agent.screen()
+        assert notifications(away.output) == [got] and notifications(staying.output) == [got] and notifications(beside.output) == [got]
+        assert bells(away.output) == 1 and bells(staying.output) == 1 and bells(beside.output) == 1
+        (env,) = [json.loads(line) for line in told.read_text().splitlines()]  # notify_command: once, the same words
+        assert env["HEADSPACE_TEXT"] == got and f"{agent.name}:" in env["HEADSPACE_TITLE"] and "touch away.txt" in env["HEADSPACE_BODY"]
+    finally:
+        away.close()
+        staying.close()
+        beside.close()

@@ -84,16 +84,3 @@ def test_passthrough_is_allowed_on_headspaces_own_pane_only(tmp_path):
         assert value == "" and "cannot allow passthrough" in problem
     finally:
         tmux.close()
-
-
-def test_doctor_says_what_tmux_lets_through():
-    from headspace_tui.cli.doctor import OK, PASSTHROUGH_ALL, WARN, _tmux_version, check_passthrough
-
-    (outside,) = check_passthrough({})
-    assert outside.verdict == OK and "directly" in outside.detail
-    (inside,) = check_passthrough({"TMUX": "/tmp/tmux-1/default,1,0", "TMUX_PANE": "%1"})
-    version = _tmux_version()[1]
-    if version is not None and version >= PASSTHROUGH_ALL:
-        assert inside.verdict == OK and "any window" in inside.detail
-    else:
-        assert inside.verdict == WARN and "only while headspace's pane is visible" in inside.detail and "3.4" in inside.fix

@@ -152,11 +152,26 @@ def test_one_agent_names_it_and_what_it_waits_for():
     note = sent(n, LATER + 1)
     assert note is not None
     assert note.title == "api:0.1 (shop) needs permission"
-    assert note.body == "Bash: npm test, rm -rf build"  # ';' separates OSC 777's fields
-    assert terminal_text(note, "osc", inside_tmux=False) == "\x1b]9;api:0.1 (shop) needs permission: Bash: npm test, rm -rf build\x07\x07"
+    assert note.body == "Bash: npm test; rm -rf build"  # as the agent asks it (notify_command, notify-send)
+    assert terminal_text(note, "osc", inside_tmux=False) == "\x1b]9;api:0.1 (shop) needs permission: Bash: npm test; rm -rf build\x07\x07"
+    # OSC 777's fields are separated by ';': there, and only there, it becomes ','.
     assert terminal_text(note, "osc777", inside_tmux=False) == "\x1b]777;notify;api:0.1 (shop) needs permission;Bash: npm test, rm -rf build\x07\x07"
     assert terminal_text(note, "bell", inside_tmux=True) == "\x07"
     assert terminal_text(note, "none", inside_tmux=True) == ""
+
+
+def test_semicolons_stay_in_osc9_text_but_never_start_a_sub_command():
+    n = notifier()
+    n.observe(agent(AgentState.WORKING, target="4;2:0.1"), LATER)
+    n.observe(agent(AgentState.PERMISSION, "p1", target="4;2:0.1", tool="Bash", detail="python -c 'import time; time.sleep(1)'"), LATER + 1)
+    note = sent(n, LATER + 1)
+    assert note is not None and note.title == "4;2:0.1 (shop) needs permission"
+    # A session named "4;2" would make "9;4;2…" (progress to ConEmu, Windows Terminal, Ghostty): that one ';' goes.
+    assert osc9(note.title) == "\x1b]9;4,2:0.1 (shop) needs permission\x07"
+    text = terminal_text(note, "osc", inside_tmux=False)
+    assert text == "\x1b]9;4,2:0.1 (shop) needs permission: Bash: python -c 'import time; time.sleep(1)'\x07\x07"
+    assert osc9("12;3 agents") == "\x1b]9;12,3 agents\x07" and osc9("a;1;b") == "\x1b]9;a;1;b\x07"
+    assert osc777("t;1", "b;2") == "\x1b]777;notify;t,1;b,2\x07"
 
 
 def test_an_agent_on_a_remote_host_is_named_with_its_host():
@@ -175,13 +190,13 @@ def test_an_agent_on_a_remote_host_is_named_with_its_host():
 @pytest.mark.parametrize("inside_tmux", [False, True])
 def test_hostile_names_and_prompts_cannot_escape_the_sequence(mode, inside_tmux):
     n = notifier()
-    a = agent(AgentState.WORKING, target=f"{HOSTILE}:0.0", cwd=f"/x/{HOSTILE}")
+    a = agent(AgentState.WORKING, target=f"7;{HOSTILE}:0.0", cwd=f"/x/{HOSTILE}")
     n.observe(a, LATER)
-    n.observe(agent(AgentState.QUESTION, "q", target=f"{HOSTILE}:0.0", cwd=f"/x/{HOSTILE}", title=HOSTILE), LATER + 1)
+    n.observe(agent(AgentState.QUESTION, "q", target=f"7;{HOSTILE}:0.0", cwd=f"/x/{HOSTILE}", title=HOSTILE), LATER + 1)
     note = sent(n, LATER + 1)
     assert note is not None
     for text in (note.title, note.body):
-        assert not re.search("[\x00-\x1f\x7f-\x9f;]", text), text
+        assert not re.search("[\x00-\x1f\x7f-\x9f]", text), text
     assert len(note.title) <= 100 and len(note.body) <= 200
     out = terminal_text(note, mode, inside_tmux=inside_tmux)
     if inside_tmux:  # the passthrough frame, then the bell; inside it every ESC doubled
@@ -194,7 +209,10 @@ def test_hostile_names_and_prompts_cannot_escape_the_sequence(mode, inside_tmux)
     assert inner.count("\x1b") == 1 and inner.count("\x07") == 1 and inner.endswith("\x07")
     fields = inner[2:-1].split(";")
     assert fields[0] == ("777" if mode == "osc777" else "9")
-    assert len(fields) == (4 if mode == "osc777" else 2)
+    if mode == "osc777":
+        assert len(fields) == 4 and fields[1] == "notify"  # the title's and the body's ';' are ','
+    else:  # OSC 9 keeps ';' in its text, never a number and ';' at its start
+        assert not re.match(r"\d+;", inner[4:])
     assert "␛" in inner  # shown, not obeyed
 
 

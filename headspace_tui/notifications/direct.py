@@ -1,0 +1,134 @@
+"""A notification straight to the terminals of the user's tmux clients, where tmux would not carry it.
+
+reach.py decides, per client, what passthrough and tmux's bell miss; this
+asks tmux (the server headspace runs in, ``$TMUX``: it need not be the one
+headspace watches) and writes.  Blocking (a few ``tmux`` calls, one write
+per terminal): call it off the event loop.
+
+A terminal is written to only if it is the user's own: the path tmux gives
+as ``client_tty`` must be a character device under ``/dev`` owned by this
+user, checked before it is opened and again on the open descriptor (the
+same file, still a terminal).  It is opened ``O_NOCTTY`` (never becomes
+headspace's controlling terminal), ``O_NONBLOCK`` (a terminal that does not
+drain cannot hold headspace) and ``O_NOFOLLOW``, written with a short
+deadline, and closed.  A notification is one ``write(2)`` of a few hundred
+bytes, which the kernel's tty layer does not interleave with any other
+write to that terminal; it could still fall between two writes of tmux
+that split one escape sequence, which tmux does only when the terminal
+stops draining (its output is written whole otherwise).
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import select
+import stat
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
+from .deliver import tmux_socket
+from .reach import CLIENT_FORMAT, Client, Place, direct_bytes, parse_clients, sessions_with
+
+WRITE_TIMEOUT = 1.0  # seconds a terminal may take to accept a notification
+
+log = logging.getLogger(__name__)
+
+
+class NotATerminal(Exception):
+    """The path is not a terminal of this user's: nothing was written."""
+
+
+def look(env: Mapping[str, str], passthrough: str) -> tuple[Place, list[Client]] | None:
+    """Where headspace runs and every client of that server; None outside tmux.
+
+    Raises ``TmuxCommandError`` / ``TmuxUnavailable`` when tmux does not answer.
+    """
+    socket = tmux_socket(env)
+    if not socket:
+        return None
+    server = TmuxServer(socket_path=socket)
+    pane = env.get("TMUX_PANE", "")
+    window, sessions = "", frozenset[str]()
+    if pane:
+        window = server.run("display-message", "-p", "-t", pane, "#{window_id}").strip()
+        sessions = sessions_with(window, server.run("list-windows", "-a", "-F", "#{session_id}\t#{window_id}").splitlines())
+    clients = parse_clients(server.run("list-clients", "-F", CLIENT_FORMAT))
+    return Place(pane, window, sessions, passthrough if pane else ""), clients
+
+
+def terminal_problem(path: str) -> str:
+    """Why ``path`` is not a terminal headspace may write to, or ""."""
+    if not path.startswith("/dev/"):
+        return f"{path!r} is not a terminal under /dev"
+    try:
+        info = os.lstat(path)
+    except OSError as exc:
+        return f"{path}: {exc.strerror or exc}"
+    if not stat.S_ISCHR(info.st_mode):
+        return f"{path} is not a character device"
+    if info.st_uid != os.getuid():
+        return f"{path} belongs to another user"
+    return ""
+
+
+def write_terminal(path: str, data: bytes, timeout: float = WRITE_TIMEOUT) -> None:
+    """Write ``data`` to the user's terminal at ``path`` (see the module's rules); raises ``NotATerminal`` or ``OSError``."""
+    problem = terminal_problem(path)
+    if problem:
+        raise NotATerminal(problem)
+    before = os.lstat(path)
+    fd = os.open(path, os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if (info.st_dev, info.st_ino, info.st_rdev) != (before.st_dev, before.st_ino, before.st_rdev) or not os.isatty(fd):
+            raise NotATerminal(f"{path} changed while it was opened")
+        deadline = time.monotonic() + timeout
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(fd, view) :]
+            except BlockingIOError:
+                pass
+            if view:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise OSError(errno.ETIMEDOUT, f"the terminal took more than {timeout:g}s")
+                select.select([], [fd], [], left)
+    finally:
+        os.close(fd)
+
+
+@dataclass(frozen=True)
+class Sent:
+    """What one notification did to the clients: the terminals written to, and one line per problem."""
+
+    written: tuple[str, ...]
+    problems: tuple[str, ...]
+
+
+def to_clients(env: Mapping[str, str], sequence: str, *, ring: bool, passthrough: str) -> Sent:
+    """Write ``sequence`` (the bare OSC, "" for the bell alone) and the bell to every client tmux would not reach."""
+    try:
+        found = look(env, passthrough)
+    except (TmuxCommandError, TmuxUnavailable) as exc:
+        return Sent((), (f"cannot list tmux's clients ({exc})",))
+    if found is None:
+        return Sent((), ())
+    place, clients = found
+    written, problems = [], []
+    for client in clients:
+        data = direct_bytes(client, place, sequence, ring=ring)
+        if not data:
+            continue
+        try:
+            write_terminal(client.tty, data.encode("utf-8"))
+        except (NotATerminal, OSError) as exc:
+            problems.append(f"cannot write to client {client.name}'s terminal ({exc})")
+            continue
+        written.append(client.tty)
+    log.debug("notification: direct to %s; %s", written, problems)
+    return Sent(tuple(written), tuple(problems))

@@ -1,0 +1,79 @@
+"""doctor's checks that need tmux but no Claude: the notification paths it names, control mode every time.
+
+A private tmux server and a real tmux client in a pty (the user's
+terminal); doctor is told it runs inside that server through ``$TMUX``, as
+it would be in a pane there.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from headspace_tui.cli.doctor import OK, WARN, check_notifications, check_tmux
+from headspace_tui.shared.config import Config
+from headspace_tui.tmux.server import TmuxServer
+from tests.harness.terminal import Terminal
+from tests.harness.wait import poll
+
+
+@pytest.fixture
+def inside(private_tmux, tmp_path):
+    """Two sessions, a user's client attached to the second; the env of a program in a pane of the first."""
+    pane = private_tmux.new_session("hs", width=80, height=24, cwd=str(tmp_path), command=["sh", "-c", "sleep 600"])
+    private_tmux.new_session("work", width=80, height=24, cwd=str(tmp_path), command=["sh", "-c", "sleep 600"])
+    user = Terminal(private_tmux, "work")
+    poll(lambda: private_tmux.run("list-clients", "-F", "#{client_tty}").strip(), bool, timeout=10)
+    socket = private_tmux.run("display-message", "-p", "#{socket_path}").strip()
+    try:
+        yield {"TMUX": f"{socket},1,0", "TMUX_PANE": pane, "PATH": "/usr/bin:/bin"}, private_tmux.run("list-clients", "-F", "#{client_tty}").strip()
+    finally:
+        user.close()
+
+
+def lines(checks) -> list[tuple[str, str, str]]:
+    return [(c.name.strip(), c.verdict, c.detail) for c in checks]
+
+
+def test_doctor_names_the_path_on_this_tmux_and_each_clients_terminal(inside):
+    env, tty = inside
+    version = TmuxServer(socket_path=env["TMUX"].split(",")[0]).run("display-message", "-p", "#{version}").strip()
+    found = lines(check_notifications(env, Config()))
+    assert found[0][:2] == ("notifications", OK)
+    if version.startswith(("3.3", "3.2")):  # this machine's tmux: 3.3a
+        assert "passthrough only to a client showing headspace's pane" in found[0][2]
+        assert "every other client gets it straight to its terminal (client_tty)" in found[0][2]
+    else:
+        assert "passthrough (all) to every client whose session has headspace's window" in found[0][2]
+    assert found[1] == ("client", OK, f"{tty}: its terminal can be written to, so it is reached in any session (direct when tmux would not pass it on)")
+    assert len(found) == 2  # headspace-less control clients are none here, and none would be listed
+
+
+def test_doctor_names_bell_only_none_and_outside_tmux(inside):
+    env, _ = inside
+    assert "tmux rings the clients whose session has headspace's window" in lines(check_notifications(env, Config(notify="bell")))[0][2]
+    assert lines(check_notifications(env, Config(notify="none"))) == [("notifications", OK, 'notify = "none": nothing is written to a terminal')]
+    outside = lines(check_notifications({"PATH": "/usr/bin:/bin"}, Config(notify="osc777")))
+    assert outside == [("notifications", OK, "not inside tmux: OSC 777 and a bell straight to headspace's terminal")]
+
+
+def test_doctor_checks_the_notify_command(tmp_path):
+    program = tmp_path / "tell"
+    program.write_text(f"#!{sys.executable}\n")
+    program.chmod(0o755)
+    env = {"PATH": f"{tmp_path}:/usr/bin:/bin"}
+    (_, (name, verdict, detail)) = lines(check_notifications(env, Config(notify_command=("tell", "--topic", "a b"))))
+    assert (name, verdict) == ("notify_command", OK) and detail.startswith("runs tell --topic 'a b' per notification (no shell")
+    (_, (name, verdict, detail)) = lines(check_notifications(env, Config(notify_command=("~/nowhere/tell",))))
+    assert (name, verdict) == ("notify_command", WARN) and "'~/nowhere/tell' not found or not executable" in detail
+
+
+def test_control_mode_is_found_every_time(private_tmux, tmp_path):
+    """tmux -C with stdin at its end may exit before the answer (3.3a: about one run in three): doctor keeps stdin open."""
+    private_tmux.new_session("one", width=80, height=24, cwd=str(tmp_path), command=["sh", "-c", "sleep 600"])
+    server = TmuxServer(socket_name=private_tmux.name)
+    for _ in range(12):
+        checks = {c.name: c for c in check_tmux(server)}
+        assert checks["tmux server"].detail == f"1 session on socket {private_tmux.name!r}"
+        assert checks["control mode"].verdict == OK, checks["control mode"].detail
