@@ -1,4 +1,4 @@
-"""Command-line entry points: the TUI, ``status``, ``classify``, ``send`` and ``hooks``.
+"""Command-line entry points: the TUI, ``status``, ``classify``, ``send``, ``new``, ``hooks`` and ``doctor``.
 
 Every failure a user can cause (no tmux server, unknown target, unreadable
 file, a pane not at the expected prompt) ends in one line on stderr and a
@@ -101,6 +101,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     send.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for confirmation (default 5)")
 
+    new = sub.add_parser(
+        "new",
+        help="start Claude Code in a new tmux window (optionally in a fresh git worktree)",
+        description="Start 'claude' in a new detached tmux window, in DIR (default: here). "
+        "Everything after '--' goes to claude as its arguments (headspace new . -- --model opus).",
+    )
+    _add_server_options(new)
+    new.add_argument("dir", nargs="?", type=Path, default=None, metavar="DIR", help="the folder to start in (default: the current one)")
+    new.add_argument(
+        "--worktree",
+        metavar="BRANCH",
+        help="first make a new branch BRANCH in a new git worktree beside the repository (<repo>-worktrees/BRANCH) and start there",
+    )
+    new.add_argument(
+        "--session",
+        metavar="NAME",
+        help="the tmux session for the window (made if missing; default: the session you run headspace in)",
+    )
+
     hooks = sub.add_parser("hooks", help="add or remove headspace's Claude Code hooks (settings.json)")
     hooks_sub = hooks.add_subparsers(dest="hooks_action", metavar="ACTION", required=True)
     for action, text in (
@@ -136,7 +155,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    passed: list[str] = []  # ``headspace new … -- ARGS``: ARGS are claude's, never headspace's
+    if "--" in argv and "new" in argv[: argv.index("--")]:
+        cut = argv.index("--")
+        argv, passed = argv[:cut], argv[cut + 1 :]
     args = parser.parse_args(argv)
+    args.claude_args = passed
     try:
         if args.command == "classify":
             return cmd_classify(args)
@@ -148,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_hooks(args)
         if args.command == "doctor":
             return cmd_doctor(args)
+        if args.command == "new":
+            return cmd_new(args)
         return cmd_tui(args)
     except UserError as exc:
         print(f"headspace: {clean(str(exc))}", file=sys.stderr)
@@ -473,6 +500,28 @@ def cmd_hooks(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     except OSError as exc:
         raise UserError(f"{path}: {exc.strerror or exc}") from None
+    return EXIT_OK
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    """``headspace new``: one line saying where Claude now runs (its pane id first, for scripts)."""
+    import os
+
+    from ..service.lifecycle import LifecycleError, claude_argv, start
+    from ..tmux.server import TmuxCommandError, TmuxUnavailable
+
+    server = _server(args)
+    folder = args.dir if args.dir is not None else Path.cwd()
+    try:
+        started = start(server, claude_argv(args.claude_args), folder=folder, branch=args.worktree, session=args.session, env=os.environ)
+    except LifecycleError as exc:
+        raise UserError(str(exc)) from None
+    try:
+        where = server.pane(started.pane_id).target
+    except (TmuxCommandError, TmuxUnavailable):
+        where = "a window that closed at once (did claude start? try it in that folder)"
+    tree = " (new worktree)" if started.worktree else ""
+    print(clean(f"{started.pane_id} {where}: claude in {started.cwd}{tree}"))
     return EXIT_OK
 
 
