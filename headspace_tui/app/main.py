@@ -37,6 +37,7 @@ from ..shared import theme_files
 from ..shared.config import Config
 from ..shared.safe_text import clean
 from . import gc_pace
+from .agent_lifecycle import AgentLifecycle, can_stop
 from .endings import end_on_signals
 from .guard import ui_handler as _handler
 from .messages import AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, ServiceNotice
@@ -95,6 +96,7 @@ class HeadspaceApp(App[str | None]):
         self.notifier = Notifier(self.config.notify_states, started=self.clock())
         self._notify_timer: Timer | None = None
         self._notify_send: str | None = None  # notify-send's path, when desktop notifications are on and possible
+        self.lifecycle = AgentLifecycle(self)  # the palette's New / Stop / Restart agent
 
     # -- the main screen ------------------------------------------------------------
     @property
@@ -178,6 +180,11 @@ class HeadspaceApp(App[str | None]):
         for title, help_text, action in agent:
             if screen is main and main.check_action(action, ()):
                 yield SystemCommand(title, help_text, getattr(main, f"action_{action}"))
+        if screen is main and self.live:
+            yield SystemCommand("New agent…", "start claude in a new tmux window: a folder, optionally a fresh git worktree", self.lifecycle.new_agent)
+            if can_stop(main.selected_agent()):
+                yield SystemCommand("Stop agent", "the selected agent's own /exit (idle at an empty input box); else kill its pane, if you confirm", self.lifecycle.stop_agent)
+                yield SystemCommand("Restart agent", "/exit, then claude --resume <its session> in a new window, same folder", self.lifecycle.restart_agent)
         for title, help_text, callback in general:
             yield SystemCommand(title, help_text, callback)
         yield from super().get_system_commands(screen)

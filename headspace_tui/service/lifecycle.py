@@ -66,8 +66,13 @@ def start(
     session: str | None = None,
     session_id: str | None = None,
     env: Mapping[str, str] | None = None,
+    window_env: Mapping[str, str] | None = None,
 ) -> Started:
-    """Start ``argv`` in a new window: of ``session`` (a name), else ``session_id``, else the session headspace runs in."""
+    """Start ``argv`` in a new window: of ``session`` (a name), else ``session_id``, else the session headspace runs in.
+
+    ``env``: headspace's own environment (which tmux session it runs in);
+    ``window_env``: variables for the new window only.
+    """
     folder = folder.expanduser()
     if not folder.is_dir():
         raise LifecycleError(f"no such folder: {folder}")
@@ -78,7 +83,7 @@ def start(
             raise LifecycleError(f"not inside tmux on {server.where()}: name a session with --session NAME")
     try:
         cwd = add_worktree(folder, branch) if branch is not None else folder
-        pane_id = start_window(server, argv, cwd=str(cwd), session=session, session_id=session_id)
+        pane_id = start_window(server, argv, cwd=str(cwd), session=session, session_id=session_id, env=window_env)
     except (WorktreeError, SpawnError, TmuxCommandError, TmuxUnavailable) as exc:
         raise LifecycleError(str(exc)) from None
     return Started(pane_id, str(cwd), branch is not None)

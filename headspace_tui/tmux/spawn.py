@@ -81,23 +81,33 @@ def session_exists(server: TmuxServer, name: str) -> bool:
 
 
 def start_window(
-    server: TmuxServer, argv: Sequence[str], *, cwd: str, session: str | None = None, session_id: str | None = None
+    server: TmuxServer,
+    argv: Sequence[str],
+    *,
+    cwd: str,
+    session: str | None = None,
+    session_id: str | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> str:
-    """Run ``argv`` in a new detached window of session ``session`` (a name, made if missing) or ``session_id`` (``$N``); its pane id."""
+    """Run ``argv`` in a new detached window of session ``session`` (a name, made if missing) or ``session_id`` (``$N``); its pane id.
+
+    ``env``: variables set for this window only (``-e``), over the server's.
+    """
     if not argv:
         raise SpawnError("nothing to run")
-    argv = literal_argv(argv)
+    sets = [arg for key, value in (env or {}).items() for arg in ("-e", f"{key}={value}")]
+    tail = literal_argv([*sets, "--", *argv])
     if session is not None:
         check_session_name(session)
         if not session_exists(server, session):
-            out = server.run("new-session", "-d", "-P", "-F", "#{pane_id}", "-s", session, "-c", cwd, "--", *argv)
+            out = server.run("new-session", "-d", "-P", "-F", "#{pane_id}", "-s", session, "-c", cwd, *tail)
             return _pane_id(out)
         where = f"={session}:"
     elif session_id is not None:
         where = f"{session_id}:"
     else:
         raise SpawnError("no tmux session to start in")
-    return _pane_id(server.run("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", where, "-c", cwd, "--", *argv))
+    return _pane_id(server.run("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", where, "-c", cwd, *tail))
 
 
 def literal_argv(argv: Sequence[str]) -> list[str]:
