@@ -26,6 +26,7 @@ from headspace_tui.shared.proctree import read_process_table
 from headspace_tui.shared.worktree import worktree_path
 from tests.harness import fake_api as api
 from tests.harness.claude import claude_env, make_home
+from tests.harness.session import SHELL_PROMPT
 from tests.ui.apps import make_app, screen_open, wait_until
 
 pytestmark = pytest.mark.e2e
@@ -68,6 +69,11 @@ def headspace_new(socket: str, env: dict[str, str], *args: str) -> subprocess.Co
     own = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
     own["PATH"] = env["PATH"]
     return subprocess.run([sys.executable, "-m", "headspace_tui", "-L", socket, "new", *args], capture_output=True, text=True, env=own, timeout=60)
+
+
+def box(private_tmux, pane_id: str) -> str:
+    """The pane's text, Claude's no-break space after its ❯ as a plain one."""
+    return private_tmux.capture(pane_id).replace("\u00a0", " ")
 
 
 def pane_ids(private_tmux) -> set[str]:
@@ -139,6 +145,16 @@ def test_palette_new_agent_is_selected_and_a_working_one_is_killed_only_after_ye
             assert private_tmux.run("display-message", "-p", "-t", pane_id, "#{session_name}").strip() == "headspace"
             await wait_until(pilot, lambda: app.table.agents[pane_id].state is AgentState.IDLE, "Claude idle", timeout=30)
             private_tmux.run("send-keys", "-t", pane_id, "-l", "explain")
+            await wait_until(pilot, lambda: "❯ explain" in box(private_tmux, pane_id), "the draft in the input box")
+
+            # A draft in the box: /exit would be sent on its end; the kill is offered instead, and n keeps all.
+            app.lifecycle.stop_agent()
+            await wait_until(pilot, lambda: screen_open(app, KillPaneScreen), "the kill confirmation")
+            assert "holds text" in app.screen.why
+            await pilot.press("n")
+            await wait_until(pilot, lambda: not screen_open(app, KillPaneScreen), "the modal closed")
+            assert "❯ explain" in box(private_tmux, pane_id) and "/exit" not in box(private_tmux, pane_id)
+
             private_tmux.run("send-keys", "-t", pane_id, "Enter")
             await wait_until(pilot, lambda: app.table.agents[pane_id].state is AgentState.WORKING, "Claude working", timeout=30)
 
@@ -199,3 +215,23 @@ def test_restart_resumes_the_same_conversation_in_a_new_window(claude_binary, fa
             assert "remember PELICAN" in str(request.body)
 
     asyncio.run(scenario())
+
+
+def test_stop_leaves_the_shell_claude_was_started_from(claude_session, private_tmux, tmp_path):
+    """A Claude typed at a shell prompt: /exit ends Claude, the user's shell stays, and nothing is killed."""
+    session = claude_session([], name="byhand")
+    app = make_app(private_tmux.name, session.root, claude_home=session.home)
+
+    async def scenario():
+        async with app.run_test(size=(160, 48)) as pilot:
+            await wait_until(pilot, lambda: session.pane_id in app.table.agents and app.table.agents[session.pane_id].state is AgentState.IDLE, "the agent idle", timeout=30)
+            app.table.select(session.pane_id)
+            await wait_until(pilot, lambda: (a := app.selected_agent()) is not None and a.pane_id == session.pane_id, "the cursor on it")
+            app.lifecycle.stop_agent()
+            await wait_until(pilot, lambda: any("stays open" in str(n.message) for n in app._notifications), "the report", timeout=15)
+            assert not screen_open(app, KillPaneScreen)
+            await wait_until(pilot, lambda: app.table.agents[session.pane_id].state is AgentState.EXITED, "the row to say exited", timeout=10)
+
+    asyncio.run(scenario())
+    assert session.pane_id in pane_ids(private_tmux)
+    session.wait_for(SHELL_PROMPT, what="the shell prompt back")
