@@ -89,7 +89,7 @@ def start_window(
     session_id: str | None = None,
     env: Mapping[str, str] | None = None,
 ) -> str:
-    """Run ``argv`` in a new detached window of session ``session`` (a name, made if missing) or ``session_id`` (``$N``); its pane id.
+    """Run ``argv`` in a new detached window of session ``session`` (a name, made if missing) or ``session_id`` (``$N``); its pane's address.
 
     ``env``: variables set for this window only (``-e``), over the server's.
     """
@@ -101,13 +101,13 @@ def start_window(
         check_session_name(session)
         if not session_exists(server, session):
             out = server.run("new-session", "-d", "-P", "-F", "#{pane_id}", "-s", session, "-c", cwd, *tail)
-            return _pane_id(out)
+            return server.address(_pane_id(out))
         where = f"={session}:"
     elif session_id is not None:
         where = f"{session_id}:"
     else:
         raise SpawnError("no tmux session to start in")
-    return _pane_id(server.run("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", where, "-c", cwd, *tail))
+    return server.address(_pane_id(server.run("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", where, "-c", cwd, *tail)))
 
 
 def literal_argv(argv: Sequence[str]) -> list[str]:
