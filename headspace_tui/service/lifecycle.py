@@ -24,15 +24,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..answering.keys import ActionError, PaneIO, send_guarded
-from ..answering.policy import Intent, IntentKind
+from ..answering.policy import INPUT_BOX_STATES, Intent, IntentKind
 from ..detect.claude.screen import DIM, PROMPT_LINE, RULE, SGR, is_claude_command
-from ..model import AgentState, Observation
+from ..model import Observation
 from ..shared.worktree import WorktreeError, add_worktree
 from ..tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
 from ..tmux.spawn import SpawnError, current_session, start_window
 
 EXIT_COMMAND = "/exit"
-EXIT_STATES = frozenset({AgentState.IDLE, AgentState.INPUT})  # at its input box, not working, no dialog
+EXIT_STATES = INPUT_BOX_STATES  # idle, asking in text, or given up on an error: at its input box, not working, no dialog
 EXIT_WAIT = 10.0  # seconds for Claude to be gone after /exit
 
 
@@ -92,7 +92,7 @@ def start(
 def exit_refusal(seen: Observation, ansi: str) -> str:
     """Why ``/exit`` must not be typed into this screen now, or ""."""
     if seen.state not in EXIT_STATES:
-        return f"Claude is {seen.state.value}, not idle at its input box; /exit not sent"
+        return f"Claude is {seen.state.value}, not waiting at its input box; /exit not sent"
     if not input_box_empty(ansi):
         return "Claude's input box holds text; clear it (or jump there) first; /exit not sent"
     return ""

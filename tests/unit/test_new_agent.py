@@ -18,7 +18,8 @@ from headspace_tui.cli.main import main
 from headspace_tui.model import AgentState, Observation
 from headspace_tui.service.lifecycle import LifecycleError, exit_refusal, input_box_empty, resume_argv
 from headspace_tui.shared.worktree import WorktreeError, add_worktree, worktree_path
-from headspace_tui.tmux.spawn import SpawnError, check_session_name
+from headspace_tui.tmux.server import TmuxServer
+from headspace_tui.tmux.spawn import SpawnError, check_session_name, current_session
 from tests.harness.record import DEFAULT_OUT
 from tests.harness.wait import poll
 
@@ -160,6 +161,35 @@ def test_new_outside_git_with_a_worktree_starts_nothing(private_tmux, tmp_path, 
     assert private_tmux.run("list-windows", "-a", "-F", "#{window_id}").split() == ["@0"]
 
 
+def test_inside_tmux_the_window_goes_to_the_session_of_headspace_s_own_pane(private_tmux, repo, stub_claude, capsys, monkeypatch):
+    private_tmux.new_session("first", width=80, height=24, cwd="/", command=["sleep", "60"])
+    mine = private_tmux.new_session("mine", width=80, height=24, cwd="/", command=["sleep", "60"])
+    socket = private_tmux.run("display-message", "-p", "#{socket_path}").strip()
+    server = TmuxServer(socket_name=private_tmux.name)
+    mine_id = private_tmux.run("display-message", "-p", "-t", mine, "#{session_id}").strip()
+    assert current_session(server, {"TMUX": f"{socket},1,0", "TMUX_PANE": mine}) == mine_id
+    assert current_session(server, {"TMUX": f"{socket},1,0"}) == "$0"  # a popup: the session of the client that opened it
+    assert current_session(server, {"TMUX": "/tmp/another-server,1,0", "TMUX_PANE": mine}) is None
+    assert current_session(server, {}) is None
+
+    monkeypatch.setenv("TMUX", f"{socket},1,0")
+    monkeypatch.setenv("TMUX_PANE", mine)
+    assert main(["new", str(repo), "-L", private_tmux.name]) == 0
+    assert "mine:1.0: claude in" in capsys.readouterr().out
+
+
+def test_host_needs_a_session_and_an_absolute_folder_and_no_worktree(capsys):
+    for args, message in (
+        (["/srv/x"], "--host needs --session"),
+        (["--session", "s", "rel/dir"], "an absolute path"),
+        (["--session", "s"], "an absolute path"),
+        (["--session", "s", "--worktree", "b", "/srv/x"], "--worktree is not supported with --host"),
+    ):
+        assert main(["new", "--host", "box.invalid", *args]) == 1
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1, err
+
+
 def test_session_names_tmux_would_change_are_refused():
     for bad in ("a.b", "a:b", "-x", "", "tab\there"):
         with pytest.raises(SpawnError):
@@ -187,7 +217,7 @@ def test_an_empty_input_box_is_empty_and_a_draft_is_not():
 
 @pytest.mark.parametrize("state", [AgentState.WORKING, AgentState.PERMISSION, AgentState.QUESTION, AgentState.EXITED])
 def test_exit_is_typed_only_at_the_input_box(state):
-    assert "not idle at its input box" in exit_refusal(Observation(state), _idle_capture())
+    assert "not waiting at its input box" in exit_refusal(Observation(state), _idle_capture())
 
 
 def test_resume_needs_a_session_id():
