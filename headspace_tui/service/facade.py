@@ -244,7 +244,6 @@ class Service:
             raise ServiceError(f"cannot open {agent.target} on {host.name}: {exc}") from None
         return Jump()
 
-
     # -- starting, stopping, restarting -------------------------------------------------------
     def start_agent(self, folder: str, branch: str = "", near: Agent | None = None) -> str:
         """``claude`` in a new window (of headspace's own session, else ``near``'s, else NEW_SESSION), optionally in a new worktree; its pane id.
@@ -287,7 +286,7 @@ class Service:
             raise ServiceError(f"{agent.target}: its pane no longer runs that agent; nothing closed")
         try:
             record = monitor.server.pane(agent.pane_id)
-            if not is_claude_command(record.current_command) or watch.key != agent.key:
+            if not is_claude_command(record.current_command):
                 raise ServiceError(f"{agent.target}: Claude no longer runs in its pane; nothing closed")
             kill_pane(monitor.server, agent.pane_id)
         except (TmuxCommandError, TmuxUnavailable, SpawnError) as exc:
