@@ -38,6 +38,7 @@ from ..shared import theme_files
 from ..shared.config import Config
 from ..shared.safe_text import clean
 from . import gc_pace
+from .agent_lifecycle import AgentLifecycle, can_stop
 from .endings import end_on_signals
 from .guard import ui_handler as _handler
 from .messages import AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, ServiceNotice
@@ -99,6 +100,7 @@ class HeadspaceApp(App[str | None]):
         self._passthrough = ""  # allow-passthrough as set on headspace's pane ("all", "on"), "" if not
         self._direct_told = False  # a client's terminal that could not be written to is said once
         self._command: CommandRunner | None = None  # notify_command, when configured
+        self.lifecycle = AgentLifecycle(self)  # the palette's New / Stop / Restart agent
 
     # -- the main screen ------------------------------------------------------------
     @property
@@ -182,6 +184,11 @@ class HeadspaceApp(App[str | None]):
         for title, help_text, action in agent:
             if screen is main and main.check_action(action, ()):
                 yield SystemCommand(title, help_text, getattr(main, f"action_{action}"))
+        if screen is main and self.live:
+            yield SystemCommand("New agent…", "start claude in a new tmux window: a folder, optionally a fresh git worktree", self.lifecycle.new_agent)
+            if can_stop(main.selected_agent()):
+                yield SystemCommand("Stop agent", "the selected agent's own /exit (idle at an empty input box); else kill its pane, if you confirm", self.lifecycle.stop_agent)
+                yield SystemCommand("Restart agent", "/exit, then claude --resume <its session> in a new window, same folder", self.lifecycle.restart_agent)
         for title, help_text, callback in general:
             yield SystemCommand(title, help_text, callback)
         yield from super().get_system_commands(screen)

@@ -1,4 +1,4 @@
-"""Command-line entry points: the TUI, ``status``, ``classify``, ``send`` and ``hooks``.
+"""Command-line entry points: the TUI, ``status``, ``classify``, ``send``, ``new``, ``hooks`` and ``doctor``.
 
 Every failure a user can cause (no tmux server, unknown target, unreadable
 file, a pane not at the expected prompt) ends in one line on stderr and a
@@ -101,6 +101,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     send.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for confirmation (default 5)")
 
+    new = sub.add_parser(
+        "new",
+        help="start Claude Code in a new tmux window (optionally in a fresh git worktree)",
+        description="Start 'claude' in a new detached tmux window, in DIR (default: here). "
+        "Everything after '--' goes to claude as its arguments (headspace new . -- --model opus).",
+    )
+    _add_server_options(new)
+    new.add_argument("dir", nargs="?", type=Path, default=None, metavar="DIR", help="the folder to start in (default: the current one)")
+    new.add_argument(
+        "--worktree",
+        metavar="BRANCH",
+        help="first make a new branch BRANCH in a new git worktree beside the repository (<repo>-worktrees/BRANCH) and start there",
+    )
+    new.add_argument(
+        "--session",
+        metavar="NAME",
+        help="the tmux session for the window (made if missing; default: the session you run headspace in)",
+    )
+    new.add_argument(
+        "--host",
+        metavar="HOST",
+        help="start it on this remote host (a [hosts.NAME], or anything ssh accepts): needs --session and an absolute DIR there; no --worktree",
+    )
+
     hooks = sub.add_parser("hooks", help="add or remove headspace's Claude Code hooks (settings.json)")
     hooks_sub = hooks.add_subparsers(dest="hooks_action", metavar="ACTION", required=True)
     for action, text in (
@@ -136,7 +160,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    passed: list[str] = []  # ``headspace new … -- ARGS``: ARGS are claude's, never headspace's
+    if "--" in argv and "new" in argv[: argv.index("--")]:
+        cut = argv.index("--")
+        argv, passed = argv[:cut], argv[cut + 1 :]
     args = parser.parse_args(argv)
+    args.claude_args = passed
     try:
         if args.command == "classify":
             return cmd_classify(args)
@@ -148,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_hooks(args)
         if args.command == "doctor":
             return cmd_doctor(args)
+        if args.command == "new":
+            return cmd_new(args)
         return cmd_tui(args)
     except UserError as exc:
         print(f"headspace: {clean(str(exc))}", file=sys.stderr)
@@ -473,6 +505,81 @@ def cmd_hooks(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     except OSError as exc:
         raise UserError(f"{path}: {exc.strerror or exc}") from None
+    return EXIT_OK
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    """``headspace new``: one line saying where Claude now runs (its pane id first, for scripts)."""
+    import os
+
+    from ..service.lifecycle import LifecycleError, claude_argv, start
+    from ..tmux.server import TmuxCommandError, TmuxUnavailable
+
+    if args.host:
+        return _new_remote(args, _load_config(args), args.host)
+    server = _server(args)
+    folder = args.dir if args.dir is not None else Path.cwd()
+    try:
+        started = start(server, claude_argv(args.claude_args), folder=folder, branch=args.worktree, session=args.session, env=os.environ)
+    except LifecycleError as exc:
+        raise UserError(str(exc)) from None
+    try:
+        where = server.pane(started.pane_id).target
+    except (TmuxCommandError, TmuxUnavailable):
+        where = "a window that closed at once (did claude start? try it in that folder)"
+    tree = " (new worktree)" if started.worktree else ""
+    print(clean(f"{started.pane_id} {where}: claude in {started.cwd}{tree}"))
+    return EXIT_OK
+
+
+def _new_remote(args: argparse.Namespace, config, host_name: str) -> int:
+    """``new --host NAME``: the same window on that host's tmux, through its ssh link; the folder must exist there."""
+    import asyncio
+    import shlex
+
+    from ..remote.ssh import SshLink, SshTmuxServer
+    from ..service.lifecycle import claude_argv
+    from ..shared.config import host_from_destination
+    from ..tmux.server import TmuxCommandError, TmuxUnavailable
+    from ..tmux.spawn import SpawnError, start_window
+
+    if args.worktree:
+        raise UserError("--worktree is not supported with --host: make the worktree there, then start in it")
+    if not args.session:
+        raise UserError("--host needs --session NAME (there is no current session over there)")
+    if args.dir is None or not str(args.dir).startswith("/"):
+        raise UserError("--host needs DIR, an absolute path of a folder on that host")
+    spec = next((h for h in config.hosts if h.name == host_name), None) or host_from_destination(host_name)
+    if spec.destination.startswith("-"):
+        raise UserError(f"host {spec.destination!r}: a destination must not start with '-'")
+    link = SshLink(spec)
+    server = SshTmuxServer(link)
+    folder = str(args.dir)
+
+    async def over_the_link() -> str:
+        try:
+            await link.connect()
+        except TmuxUnavailable as exc:
+            raise UserError(f"{spec.name}: {exc}") from None
+        try:
+            # tmux starts a window whose folder is missing in another folder, silently: look first.
+            if not await link.run(f"test -d {shlex.quote(folder)}"):
+                raise UserError(f"{spec.name}: no such folder: {folder}")
+            pane_id = await asyncio.to_thread(start_window, server, claude_argv(args.claude_args), cwd=folder, session=args.session)
+            try:
+                where = (await asyncio.to_thread(server.pane, pane_id)).target
+            except (TmuxCommandError, TmuxUnavailable):
+                where = "a window that closed at once (did claude start? try it in that folder)"
+            return f"{pane_id} {spec.name}:{where}: claude in {folder}"
+        except (SpawnError, TmuxCommandError, TmuxUnavailable) as exc:
+            raise UserError(f"{spec.name}: {exc}") from None
+        finally:
+            await link.close()
+
+    try:
+        print(clean(asyncio.run(over_the_link())))
+    finally:
+        link.remove_folder()
     return EXIT_OK
 
 

@@ -11,6 +11,7 @@ or remote hosts (an import-linter contract says so).
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shlex
 import time
@@ -21,6 +22,8 @@ from pathlib import Path
 from ..answering.answerer import Answerer, Report
 from ..answering.desk import ChannelReport
 from ..answering.policy import Intent, IntentKind, key_allowed, live_keys
+from ..detect.claude.process import process_env
+from ..detect.claude.screen import is_claude_command
 from ..detect.fusion import Explanation
 from ..events import AgentChanged, AgentRemoved, Event, Notice, PaneCaptured, ProblemChanged
 from ..hooks.calls import PendingCall
@@ -30,9 +33,11 @@ from ..shared.config import Config, HostSpec
 from ..shared.safe_text import clean
 from ..tmux import clients
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
+from ..tmux.spawn import SpawnError, kill_pane
 from .evidence import FIRST_SAYS
 from .fleet import ControlPaneIO, Fleet
 from .journal import Journal, who
+from .lifecycle import LifecycleError, claude_argv, exit_claude, resume_argv, start
 from .monitor import Monitor
 from .scan import sort_key
 
@@ -47,6 +52,7 @@ __all__ = [
     "Intent",
     "IntentKind",
     "Jump",
+    "NEW_SESSION",
     "Notice",
     "PaneCaptured",
     "PaneScreen",
@@ -59,6 +65,9 @@ __all__ = [
     "live_keys",
     "sort_key",
 ]
+
+
+NEW_SESSION = "headspace"  # where "New agent" starts Claude when headspace runs outside tmux and no agent is selected
 
 
 class ServiceError(Exception):
@@ -234,6 +243,80 @@ class Service:
         except (TmuxCommandError, TmuxUnavailable) as exc:
             raise ServiceError(f"cannot open {agent.target} on {host.name}: {exc}") from None
         return Jump()
+
+    # -- starting, stopping, restarting -------------------------------------------------------
+    def start_agent(self, folder: str, branch: str = "", near: Agent | None = None) -> str:
+        """``claude`` in a new window (of headspace's own session, else ``near``'s, else NEW_SESSION), optionally in a new worktree; its pane id.
+
+        Blocking (git, tmux): a front end calls it off its loop.
+        """
+        session: str | None = None  # None: the session headspace runs in
+        if not clients.locate(self.server).inside:
+            local = near is not None and not near.placeholder and near.host == "local"
+            session = near.target.rpartition(":")[0] if near is not None and local else NEW_SESSION
+        try:
+            started = start(
+                self.server,
+                claude_argv(),
+                folder=Path(folder.strip() or os.getcwd()),
+                branch=branch.strip() or None,
+                session=session,
+                env=os.environ,
+            )
+        except LifecycleError as exc:
+            raise ServiceError(str(exc)) from None
+        return started.pane_id
+
+    async def stop_agent(self, agent: Agent) -> bool:
+        """Claude's own ``/exit`` at its empty input box; True: its pane closed with it, False: the pane remains (a shell)."""
+        if self.answerer.busy(agent.pane_id):
+            raise ServiceError(f"{agent.target}: a key is on its way to it; nothing sent")
+        try:
+            return await exit_claude(self.pane_io, agent.pane_id, agent.observation, server_key=self.fleet.server_key(agent.pane_id))
+        except LifecycleError as exc:
+            raise ServiceError(f"{agent.target}: {exc}") from None
+        except (TmuxCommandError, TmuxUnavailable) as exc:
+            raise ServiceError(f"{agent.target}: {exc}") from None
+
+    def close_pane(self, agent: Agent) -> None:
+        """Kill the agent's pane by its %id, only while that pane still runs that very agent (its Claude process). Blocking."""
+        watch = self.fleet.watch(agent.pane_id)
+        monitor = self.fleet.monitor_for(agent.pane_id)
+        if watch is None or monitor is None or watch.key != agent.key or not watch.claude_pid:
+            raise ServiceError(f"{agent.target}: its pane no longer runs that agent; nothing closed")
+        try:
+            record = monitor.server.pane(agent.pane_id)
+            if not is_claude_command(record.current_command):
+                raise ServiceError(f"{agent.target}: Claude no longer runs in its pane; nothing closed")
+            kill_pane(monitor.server, agent.pane_id)
+        except (TmuxCommandError, TmuxUnavailable, SpawnError) as exc:
+            raise ServiceError(f"{agent.target}: {exc}") from None
+
+    def resume_plan(self, agent: Agent) -> tuple[list[str], str, dict[str, str]]:
+        """What restarting ``agent`` runs: ``claude --resume <id>``, in which folder, with its config dir; ServiceError if unknown."""
+        watch = self.fleet.watch(agent.pane_id)
+        monitor = self.fleet.monitor_for(agent.pane_id)
+        if monitor is None or isinstance(monitor.host, RemoteHost):
+            raise ServiceError(f"{agent.target}: restarting an agent on another host is not supported; jump there instead")
+        status = monitor.facts.status(watch.claude_pid) if watch is not None else None
+        try:
+            argv = resume_argv(status.session_id if status is not None else "")
+        except LifecycleError as exc:
+            raise ServiceError(f"{agent.target}: {exc}") from None
+        assert watch is not None and status is not None
+        config = process_env(watch.claude_pid or 0, ("CLAUDE_CONFIG_DIR",))  # the resumed Claude must read the same transcripts
+        return argv, status.cwd or agent.cwd, config
+
+    async def restart_agent(self, agent: Agent) -> str:
+        """``/exit``, then ``claude --resume <its session>`` in a new window of the same tmux session and folder; the new pane id."""
+        argv, cwd, config = self.resume_plan(agent)
+        session = agent.target.rpartition(":")[0]
+        await self.stop_agent(agent)
+        try:
+            started = await asyncio.to_thread(start, self.server, argv, folder=Path(cwd), session=session, window_env=config)
+        except LifecycleError as exc:
+            raise ServiceError(f"{agent.target} stopped, but its resume did not start: {exc}") from None
+        return started.pane_id
 
 
 def attach_command(server: TmuxServer, agent: Agent) -> str:

@@ -92,6 +92,7 @@ class MainScreen(Screen):
         self.service = service
         self.config = config
         self._keys_for: tuple[str | None, frozenset[str]] | None = None  # the pane and agent keys the footer was asked for
+        self._select_on_sight: str | None = None  # a pane headspace just started: selected when its row appears
 
     @property
     def headspace(self) -> HeadspaceApp:
@@ -122,6 +123,10 @@ class MainScreen(Screen):
     def table(self) -> AgentTable:
         return self.query_one(AgentTable)
 
+    def select_when_seen(self, pane_id: str) -> None:
+        """Select ``pane_id`` now if its row is there, else as soon as it appears (an agent headspace started)."""
+        self._select_on_sight = None if self.table.select(pane_id) else pane_id
+
     def restyle(self) -> None:
         """Rows in the theme's state colours (the app calls this when the theme changes)."""
         self.table.restyle(self.headspace.state_styles, self.headspace.retrying_style)
@@ -131,6 +136,8 @@ class MainScreen(Screen):
     def on_agent_changed(self, message: AgentChanged) -> None:
         agent = message.agent
         self.table.upsert(agent)
+        if agent.pane_id == self._select_on_sight and self.table.select(agent.pane_id):
+            self._select_on_sight = None
         self._refresh_summary()
         if agent.pane_id == self.table.selected_pane_id:
             self._refresh_prompt_bar()

@@ -1,0 +1,147 @@
+"""Starting, stopping and restarting agents: the steps, each refused in one line when it is not safe.
+
+* **Start**: ``claude ARGS`` in a new detached tmux window (tmux/spawn.py)
+  of the session headspace runs in, or of a named one (made if missing),
+  in a folder, or first in a fresh git worktree (shared/worktree.py).
+* **Stop**: Claude's own way out first: ``/exit`` typed at its input box
+  through the guarded send (the right pane by %id, the screen still the
+  one seen, one send at a time), only while it sits idle at an *empty*
+  input box (a draft there would be sent with "/exit" on its end).  Then
+  the pane is closed only if the user confirms, and only while it is the
+  same pane with the same agent (its identity: pane, process and start).
+* **Restart**: the agent's session id (Claude's status file), ``/exit``,
+  then ``claude --resume <id>`` in a new window in the same folder.
+
+No Textual here: the CLI and the facade call these.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..answering.keys import ActionError, PaneIO, send_guarded
+from ..answering.policy import INPUT_BOX_STATES, Intent, IntentKind
+from ..detect.claude.screen import DIM, PROMPT_LINE, RULE, SGR, is_claude_command
+from ..model import Observation
+from ..shared.worktree import WorktreeError, add_worktree
+from ..tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
+from ..tmux.spawn import SpawnError, current_session, start_window
+
+EXIT_COMMAND = "/exit"
+EXIT_STATES = INPUT_BOX_STATES  # idle, asking in text, or given up on an error: at its input box, not working, no dialog
+EXIT_WAIT = 10.0  # seconds for Claude to be gone after /exit
+
+
+class LifecycleError(Exception):
+    """A start, stop or restart that did not happen, in one line for the user."""
+
+
+@dataclass(frozen=True)
+class Started:
+    pane_id: str
+    cwd: str
+    worktree: bool  # the folder is a worktree made for this agent
+
+
+def claude_argv(args: Sequence[str] = ()) -> list[str]:
+    return ["claude", *args]
+
+
+def resume_argv(session_id: str) -> list[str]:
+    if not session_id or session_id.startswith("-"):
+        raise LifecycleError("the agent's Claude session is not known (no status file yet); nothing restarted")
+    return ["claude", "--resume", session_id]
+
+
+def start(
+    server: TmuxServer,
+    argv: Sequence[str],
+    *,
+    folder: Path,
+    branch: str | None = None,
+    session: str | None = None,
+    session_id: str | None = None,
+    env: Mapping[str, str] | None = None,
+    window_env: Mapping[str, str] | None = None,
+) -> Started:
+    """Start ``argv`` in a new window: of ``session`` (a name), else ``session_id``, else the session headspace runs in.
+
+    ``env``: headspace's own environment (which tmux session it runs in);
+    ``window_env``: variables for the new window only.
+    """
+    folder = folder.expanduser()
+    if not folder.is_dir():
+        raise LifecycleError(f"no such folder: {folder}")
+    folder = folder.resolve()
+    if session is None and session_id is None:
+        session_id = current_session(server, env if env is not None else {})
+        if session_id is None:
+            raise LifecycleError(f"not inside tmux on {server.where()}: name a session with --session NAME")
+    try:
+        cwd = add_worktree(folder, branch) if branch is not None else folder
+        pane_id = start_window(server, argv, cwd=str(cwd), session=session, session_id=session_id, env=window_env)
+    except (WorktreeError, SpawnError, TmuxCommandError, TmuxUnavailable) as exc:
+        raise LifecycleError(str(exc)) from None
+    return Started(pane_id, str(cwd), branch is not None)
+
+
+def exit_refusal(seen: Observation, ansi: str) -> str:
+    """Why ``/exit`` must not be typed into this screen now, or ""."""
+    if seen.state not in EXIT_STATES:
+        return f"Claude is {seen.state.value}, not waiting at its input box; /exit not sent"
+    if not input_box_empty(ansi):
+        return "Claude's input box holds text; clear it (or jump there) first; /exit not sent"
+    return ""
+
+
+def input_box_empty(ansi: str) -> bool:
+    """The last input box on screen holds nothing the user typed (a dim placeholder is not text)."""
+    lines = ansi.split("\n")
+    plain = [SGR.sub("", line).rstrip() for line in lines]
+    for i in range(len(plain) - 1, 0, -1):
+        match = PROMPT_LINE.match(plain[i])
+        if match is None or not RULE.match(plain[i - 1]):
+            continue
+        rest = (match.group("text") or "").replace("\u00a0", " ").strip()
+        after_glyph = lines[i].partition(match.group("glyph"))[2]
+        return not rest or DIM.search(after_glyph) is not None
+    return False
+
+
+async def exit_claude(io: PaneIO, pane_id: str, seen: Observation, *, server_key: str, timeout: float = EXIT_WAIT) -> bool:
+    """Type ``/exit`` at Claude's empty input box (guarded); wait until Claude is gone: True if its pane closed with it."""
+    try:
+        ansi = await io.capture(pane_id, ansi=True)
+    except (TmuxCommandError, TmuxUnavailable) as exc:
+        raise LifecycleError(f"cannot read {pane_id}: {exc}") from None
+    refusal = exit_refusal(seen, ansi)
+    if refusal:
+        raise LifecycleError(refusal)
+    try:
+        outcome = await send_guarded(io, pane_id, seen, Intent(IntentKind.TEXT, text=EXIT_COMMAND), timeout=timeout, server_key=server_key)
+        if not outcome.delivered:
+            raise LifecycleError(outcome.detail)
+    except ActionError as exc:
+        raise LifecycleError(str(exc)) from None
+    except (TmuxCommandError, TmuxUnavailable):
+        pass  # the pane closed under the confirmation: Claude was its program and it exited
+    return await _gone(io, pane_id, timeout)
+
+
+async def _gone(io: PaneIO, pane_id: str, timeout: float) -> bool:
+    """Wait until Claude no longer runs in ``pane_id``: True when the pane itself is gone, False when it remains (a shell)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            record = await io.pane(pane_id)
+        except TmuxCommandError:
+            return True
+        if getattr(record, "dead", False) or not is_claude_command(getattr(record, "current_command", "")):
+            return False
+        if time.monotonic() > deadline:
+            raise LifecycleError(f"/exit sent, but Claude still runs in {pane_id} after {timeout:.0f}s")
+        await asyncio.sleep(0.1)
