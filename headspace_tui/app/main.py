@@ -23,6 +23,7 @@ from pathlib import Path
 from rich.style import Style
 from textual import work
 from textual.app import App, SystemCommand
+from textual.filter import Monochrome, NoColor
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
@@ -46,6 +47,7 @@ from .themes import STATE_DEFAULTS, remember, remembered, state_style, to_textua
 from .widgets.agent_table import RETRYING, AgentTable
 
 GC_SETTLE_AFTER = 3.0  # seconds after start: the app is up, the first discovery done (see gc_pace)
+NO_COLOR_THEME = "headspace-16"  # under NO_COLOR: the terminal's own colours (and the NoColor filter takes even those)
 MONITOR_RESTART = 1.0  # seconds before a monitor that stopped on an error runs again
 
 log = logging.getLogger(__name__)
@@ -73,6 +75,8 @@ class HeadspaceApp(App[str | None]):
         theme_choice: Path | None = None,
     ) -> None:
         super().__init__()
+        if self.no_color:
+            self._filters = [NoColor() if isinstance(each, Monochrome) else each for each in self._filters]
         self.service = service
         self.config: Config = service.config
         self.clock = service.clock
@@ -128,6 +132,12 @@ class HeadspaceApp(App[str | None]):
                 self.register_theme(to_textual(spec))
             except theme_files.ThemeError as exc:
                 problems.append(str(exc))
+        if self.no_color:
+            # NO_COLOR: no colour at all (the NoColor filter set in __init__), and the
+            # theme whose colours are the terminal's own: a remembered or configured one
+            # (a light one paints a white background) has no say.
+            self.theme = NO_COLOR_THEME
+            return problems
         wanted = (remembered(self.theme_choice, self.config.theme) if self.theme_choice else None) or self.config.theme
         if not wanted:
             # A 16-colour terminal shows its own colours best; anything else the default.
@@ -149,7 +159,7 @@ class HeadspaceApp(App[str | None]):
         self.retrying_style = warning_style(self.theme_variables, no_color=self.no_color)
         if self.query(AgentTable):  # the main screen is up (else it takes these when it mounts)
             self.main.restyle()
-        if self._remember_theme and self.theme_choice is not None:
+        if self._remember_theme and self.theme_choice is not None and not self.no_color:
             remember(self.theme_choice, self.theme, self.config.theme)
 
     # -- the palette --------------------------------------------------------------

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 
 import pytest
 from textual.geometry import Region
 from textual.widgets._toast import Toast
 
 from headspace_tui.app.widgets.preview import PanePreview, PromptBar
+from headspace_tui.shared.config import Config
+from headspace_tui.shared.theme_files import builtin_dir
 from tests.ui.apps import demo_app, wait_until
 from tests.ui.test_repaint import Mirror
 
@@ -38,5 +42,42 @@ def test_a_toast_leaves_the_prompt_area_free_and_nothing_behind(size):
             await wait_until(pilot, lambda: not app.screen.query(Toast), "the toast gone")
             await pilot.pause()
             mirror.assert_shows_the_truth()  # its border ('▌') went with it
+
+    run(scenario())
+
+
+def colour_codes(frame: str) -> set[str]:
+    """The SGR parameters in ``frame`` that set a colour (anything but the terminal's default, 39 and 49)."""
+    codes = set()
+    for match in re.finditer(r"\x1b\[([0-9;]*)m", frame):
+        for code in match.group(1).split(";"):
+            if code and (30 <= int(code) <= 38 or 40 <= int(code) <= 48 or 90 <= int(code) <= 107):
+                codes.add(code)
+    return codes
+
+
+def test_no_color_paints_no_colour_and_ignores_a_remembered_light_theme(monkeypatch, tmp_path):
+    """NO_COLOR: not a grey background (Textual's Monochrome), not the light theme the palette remembered."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    choice = tmp_path / "ui.json"
+    choice.write_text(json.dumps({"theme": "headspace-light", "config_theme": "headspace-light"}))
+
+    async def scenario():
+        app = demo_app(config=Config(theme="headspace-light"))
+        app.theme_choice = choice
+        app._load_themes([builtin_dir()])  # picks again, as at start, with the remembered choice
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.snapshot_loader(pilot)
+            assert app.no_color
+            assert app.theme != "headspace-light"
+            frame = app.screen._compositor.render_update(full=True).render_segments(app.console)
+            assert colour_codes(frame) == set()
+            # Without colour the selected row still stands out: reversed.
+            row = next(s for s in app.screen._compositor.render_strips() if "docs:0.0" in s.text)
+            assert all(segment.style is not None and segment.style.reverse for segment in row if segment.text.strip()), row
+            # A theme picked now is not remembered: it could not be seen.
+            app.theme = "headspace-high-contrast"
+            await pilot.pause()
+        assert json.loads(choice.read_text())["theme"] == "headspace-light"
 
     run(scenario())
