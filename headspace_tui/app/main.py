@@ -23,6 +23,7 @@ from pathlib import Path
 from rich.style import Style
 from textual import work
 from textual.app import App, SystemCommand
+from textual.command import CommandPalette
 from textual.filter import Monochrome, NoColor
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -41,7 +42,7 @@ from . import gc_pace
 from .endings import end_on_signals
 from .guard import ui_handler as _handler
 from .messages import AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, ServiceNotice
-from .palette import AgentCommands
+from .palette import AgentCommands, ThemeCommands
 from .screens.main_screen import MainScreen
 from .themes import STATE_DEFAULTS, remember, remembered, state_style, to_textual, warning_style
 from .widgets.agent_table import RETRYING, AgentTable
@@ -86,6 +87,7 @@ class HeadspaceApp(App[str | None]):
         self.retrying_style: Style | str = RETRYING  # the theme's warning colour, for the retrying mark
         # Where the palette's theme choice is kept (None: not kept, as in tests).
         self.theme_choice = theme_choice
+        self.own_themes: dict[str, str] = {}  # headspace's themes (theme files), in order: name -> what the palette says of it
         self._remember_theme = False  # only the user's choices, not the one made at start
         self.notices = notices  # problems found before the screen existed (config, event log)
         self.log_path = log_path
@@ -132,6 +134,9 @@ class HeadspaceApp(App[str | None]):
                 self.register_theme(to_textual(spec))
             except theme_files.ThemeError as exc:
                 problems.append(str(exc))
+                continue
+            kind = "the terminal's own colours" if spec.ansi else "dark" if spec.dark else "light"
+            self.own_themes[spec.name] = f"{kind} · {spec.source.removeprefix('theme ')}"
         if self.no_color:
             # NO_COLOR: no colour at all (the NoColor filter set in __init__), and the
             # theme whose colours are the terminal's own: a remembered or configured one
@@ -191,6 +196,10 @@ class HeadspaceApp(App[str | None]):
         for title, help_text, callback in general:
             yield SystemCommand(title, help_text, callback)
         yield from super().get_system_commands(screen)
+
+    def search_themes(self) -> None:
+        """The palette's "Theme": headspace's themes, the one in use marked (palette.ThemeCommands), not Textual's twenty."""
+        self.push_screen(CommandPalette(providers=[ThemeCommands], placeholder="Search for themes…"))
 
     def _set_layout(self, mode: str) -> None:
         self.layout_mode = mode

@@ -7,14 +7,17 @@ import json
 import re
 
 import pytest
+from textual.command import CommandPalette
 from textual.geometry import Region
 from textual.widgets._toast import Toast
 
+from headspace_tui.app.palette import CURRENT, theme_entries
 from headspace_tui.app.widgets.preview import PanePreview, PromptBar
 from headspace_tui.shared.config import Config
 from headspace_tui.shared.theme_files import builtin_dir
-from tests.ui.apps import demo_app, wait_until
+from tests.ui.apps import demo_app, screen_open, wait_until
 from tests.ui.test_repaint import Mirror
+from tests.ui.test_themes_and_palette import highlighted, offered
 
 
 def run(coro):
@@ -81,3 +84,42 @@ def test_no_color_paints_no_colour_and_ignores_a_remembered_light_theme(monkeypa
         assert json.loads(choice.read_text())["theme"] == "headspace-light"
 
     run(scenario())
+
+
+def test_the_theme_list_is_headspaces_own_with_the_one_in_use_marked(tmp_path):
+    """The palette's Theme: the shipped themes and the user's, not Textual's twenty; the current one marked."""
+    user = tmp_path / "themes"
+    user.mkdir()
+    (user / "mine.toml").write_text((builtin_dir() / "headspace-dark.toml").read_text().replace('name = "headspace-dark"', 'name = "mine"'))
+
+    async def scenario():
+        app = demo_app(config=Config(theme="headspace-dark"))
+        app._load_themes([builtin_dir(), user])
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.snapshot_loader(pilot)
+            await pilot.press("ctrl+p")
+            await pilot.pause()
+            await pilot.press(*"theme")
+            await wait_until(pilot, lambda: highlighted(app).startswith("Theme"), "the palette to offer Theme")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: any(o.startswith("headspace-light") for o in offered(app)), "the palette's list of themes")
+            shown = offered(app)
+            shipped = sorted(p.stem for p in builtin_dir().glob("*.toml"))
+            assert shown == [f"{name}{CURRENT if name == 'headspace-dark' else ''}" for name in shipped] + ["mine"]
+            assert "textual-dark" not in shown and "nord" not in shown
+            await pilot.press(*"mine")
+            await wait_until(pilot, lambda: highlighted(app) == "mine", "the palette to offer mine")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: app.theme == "mine", "the theme to be applied")
+            # Opened again: the new one is the one marked.
+            app.search_themes()
+            await wait_until(pilot, lambda: screen_open(app, CommandPalette) and f"mine{CURRENT}" in offered(app), "the list marking mine")
+            assert f"headspace-dark{CURRENT}" not in offered(app) and "headspace-dark" in offered(app)
+
+    run(scenario())
+
+
+def test_a_textual_theme_named_in_the_config_is_listed_and_marked():
+    own = {"headspace-dark": "dark"}
+    assert [title for title, _, _ in theme_entries(own, "nord")] == ["headspace-dark", f"nord{CURRENT}"]
+    assert theme_entries({"a": "yours · /x/[b]"}, "a")[0][2] == "yours · /x/\\[b]"  # a path is not markup
