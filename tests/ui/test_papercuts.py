@@ -12,10 +12,11 @@ from textual.geometry import Region
 from textual.widgets._toast import Toast
 
 from headspace_tui.app.palette import CURRENT, theme_entries
+from headspace_tui.app.widgets.agent_table import COLUMN_INDEX, plan_columns
 from headspace_tui.app.widgets.preview import PanePreview, PromptBar
 from headspace_tui.shared.config import Config
 from headspace_tui.shared.theme_files import builtin_dir
-from tests.ui.apps import demo_app, screen_open, wait_until
+from tests.ui.apps import demo_app, screen_open, show_recorded, wait_until
 from tests.ui.test_repaint import Mirror
 from tests.ui.test_themes_and_palette import highlighted, offered
 
@@ -123,3 +124,44 @@ def test_a_textual_theme_named_in_the_config_is_listed_and_marked():
     own = {"headspace-dark": "dark"}
     assert [title for title, _, _ in theme_entries(own, "nord")] == ["headspace-dark", f"nord{CURRENT}"]
     assert theme_entries({"a": "yours · /x/[b]"}, "a")[0][2] == "yours · /x/\\[b]"  # a path is not markup
+
+
+def shown_identity(app) -> list[tuple[str, ...]]:
+    """What each row says of which agent it is (its Host, Agent and Folder cells as shown)."""
+    keys = [k for k in app.table._columns.keys if k in ("host", "agent", "folder")]
+    return [tuple(str(app.table._cells[p][COLUMN_INDEX[k]].plain) for k in keys) for p in app.table.order]
+
+
+@pytest.mark.parametrize(
+    ("sessions", "folders"),
+    [
+        (("headspace-review", "headspace-rework"), ("/src/review", "/src/rework")),  # the targets differ where they are cut
+        (("project-alpha", "project-beta"), ("/src/alpha", "/src/beta")),
+    ],
+)
+def test_at_120_columns_side_by_side_no_two_agents_read_the_same(sessions, folders):
+    async def scenario():
+        app = demo_app([], config=Config(theme="headspace-dark", layout="side"))
+        async with app.run_test(size=(120, 40)) as pilot:
+            for n, (session, folder) in enumerate(zip(sessions, folders, strict=True)):
+                show_recorded(app, n, session, "permission_bash", 10 + n, cwd=folder)
+            await wait_until(pilot, lambda: len(app.table.order) == 2, "both rows")
+            await pilot.pause()
+            rows = shown_identity(app)
+            assert rows[0] != rows[1], rows
+            assert app.table._columns.waiting >= 10  # what each waits for is still there
+
+    run(scenario())
+
+
+def test_the_columns_tell_rows_apart_only_when_they_would_read_the_same():
+    # Room for everything: nothing to tell apart, the plan as before.
+    assert plan_columns(59, ["api:0.0", "web:0.0"], ["api", "web"]).folder == 0  # short targets are distinct alone
+    alike = ["headspace-review:0.0", "headspace-rework:0.0"]
+    plain = plan_columns(59, ["headspace-review:0.0", "other:0.0"], ["review", "other"])
+    assert (plain.target, plain.folder) == (13, 0)
+    apart = plan_columns(59, alike, ["review", "rework"])
+    assert apart.waiting >= 10 and (apart.target > 13 or apart.folder > 0)
+    # The same targets on two hosts: the Host column tells them apart, nothing widens.
+    hosts = plan_columns(80, ["main:0.0", "main:0.0"], ["x", "x"], ["box1", "box2"])
+    assert hosts.host and hosts.waiting == plan_columns(80, ["main:0.0", "mine:0.0"], ["x", "x"], ["box1", "box2"]).waiting

@@ -175,12 +175,19 @@ def plan_columns(width: int, targets: list[str], folders: list[str], hosts: Sequ
     """Widths for a table ``width`` cells wide showing these targets and folders.
 
     The host column is there only when some agent is not local, as wide as
-    the longest host name (at most ``HOST_CAP``).
+    the longest host name (at most ``HOST_CAP``).  Where the folder must go,
+    no two rows may read the same for it (two sessions named alike, cut to
+    the same "project…:0.0"): the target is widened, or the folder kept, as
+    narrow as tells them apart, whichever leaves "Waiting for" wider.
     """
     host = min(HOST_CAP, max(len("Host"), *(len(h) for h in hosts))) if any(h != "local" for h in hosts) else 0
     if host:
-        planned = plan_columns(width - host - PADDING, targets, folders)
+        planned = _plan(width - host - PADDING, targets, folders, hosts)
         return Columns(planned.target, planned.folder, planned.waiting, host)
+    return _plan(width, targets, folders, [""] * len(targets))
+
+
+def _plan(width: int, targets: list[str], folders: list[str], hosts: Sequence[str]) -> Columns:
     target_want = min(TARGET_CAP, max([TARGET_FLOOR // 2, *(len(t) for t in targets)]))
     folder_want = min(FOLDER_CAP, max([0, *(len(f) for f in folders)]))
     if folder_want:
@@ -189,7 +196,29 @@ def plan_columns(width: int, targets: list[str], folders: list[str], hosts: Sequ
     if folder_want and room - PADDING - folder_want - target_want >= WAITING_FLOOR:
         return Columns(target_want, folder_want, room - PADDING - folder_want - target_want)
     target = max(min(target_want, TARGET_FLOOR), min(target_want, room - WAITING_FLOOR))
-    return Columns(target, 0, max(WAITING_FLOOR // 2, room - target))
+    narrow = Columns(target, 0, max(WAITING_FLOOR // 2, room - target))
+    if _tells_apart(narrow, targets, folders, hosts):
+        return narrow
+    least = WAITING_FLOOR // 2  # what "Waiting for" may shrink to, so that rows read apart
+    wider = (Columns(t, 0, room - t) for t in range(target + 1, target_want + 1) if room - t >= least)
+    folder = (Columns(target, f, room - PADDING - f - target) for f in range(len("Folder"), folder_want + 1) if room - PADDING - f - target >= least)
+    first = [next((c for c in candidates if _tells_apart(c, targets, folders, hosts)), None) for candidates in (wider, folder)]
+    found = [c for c in first if c is not None]
+    return max(found, key=lambda c: c.waiting) if found else narrow
+
+
+def _tells_apart(columns: Columns, targets: list[str], folders: list[str], hosts: Sequence[str]) -> bool:
+    """Whether every row reads differently in its host, agent and folder cells at these widths."""
+    rows = {
+        (host, fit(target, columns.target, keep_end=target_end(target)).plain, fit(folder, columns.folder).plain if columns.folder else "")
+        for host, target, folder in zip(hosts, targets, folders, strict=True)
+    }
+    return len(rows) == len(targets)
+
+
+def target_end(target: str) -> int:
+    """How much of a target's end its cut keeps: the pane address (":0.1"), which says which pane."""
+    return len(target) - target.rfind(":") if ":" in target else 0
 
 
 class AgentTable(DataTable):
@@ -463,7 +492,7 @@ class AgentTable(DataTable):
             state = Text(state.plain, style="dim")
         return (
             fit(Text(agent.host, style="dim" if agent.offline else ""), columns.host),
-            fit(label, columns.target, keep_end=len(agent.target) - agent.target.rfind(":") if ":" in agent.target else 0),
+            fit(label, columns.target, keep_end=target_end(clean(agent.target))),
             fit(Text(folder_of(agent), style="dim"), columns.folder),
             state,
             self._elapsed(agent, now),
