@@ -5,17 +5,25 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import shutil
 
 import pytest
 from textual.command import CommandPalette
 from textual.geometry import Region
 from textual.widgets._toast import Toast
 
+from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.app.palette import CURRENT, theme_entries
 from headspace_tui.app.widgets.agent_table import COLUMN_INDEX, plan_columns
 from headspace_tui.app.widgets.preview import PanePreview, PromptBar
-from headspace_tui.shared.config import Config
+from headspace_tui.app.widgets.summary import summary_text
+from headspace_tui.model import Agent, AgentState, Observation
+from headspace_tui.remote.host import RemoteHost
+from headspace_tui.service.facade import Service
+from headspace_tui.service.journal import Journal
+from headspace_tui.shared.config import Config, HostSpec
 from headspace_tui.shared.theme_files import builtin_dir
+from headspace_tui.tmux.server import TmuxServer
 from tests.ui.apps import demo_app, screen_open, show_recorded, wait_until
 from tests.ui.test_repaint import Mirror
 from tests.ui.test_themes_and_palette import highlighted, offered
@@ -165,3 +173,51 @@ def test_the_columns_tell_rows_apart_only_when_they_would_read_the_same():
     # The same targets on two hosts: the Host column tells them apart, nothing widens.
     hosts = plan_columns(80, ["main:0.0", "main:0.0"], ["x", "x"], ["box1", "box2"])
     assert hosts.host and hosts.waiting == plan_columns(80, ["main:0.0", "mine:0.0"], ["x", "x"], ["box1", "box2"]).waiting
+
+
+def test_a_problem_keeps_the_counts_and_names_the_host_briefly():
+    agents = [Agent(pane_id=f"%{n}", target=f"{name}:0.0", session=name, observation=Observation(state)) for n, (name, state) in enumerate([("api", AgentState.PERMISSION), ("web", AgentState.IDLE)])]
+    ssh = "box2: ssh: connect to host 192.0.2.7 port 22: Connection timed out"
+    line = summary_text(agents, ssh, 95.0, [("box2", ssh)]).plain
+    assert line.startswith("headspace  2 agents  ·  1 needs you  ·  0 working  ·  waited on you today: 1m")
+    assert line.endswith("·  box2 unreachable") and "timed out" not in line
+    three = [(f"h{n}", f"h{n}: ssh: no route") for n in range(3)]
+    assert summary_text(agents, "; ".join(t for _, t in three), None, three).plain.endswith("·  3 hosts unreachable")
+    # The local server's problem, cut short after the counts; "starting" is no problem.
+    local = "no tmux server running on socket '" + "x" * 80 + "'"
+    line = summary_text(agents, local, None, [("local", local)]).plain
+    assert line.startswith("headspace  2 agents") and "no tmux server running" in line and len(line) < 120
+    assert summary_text(agents, "starting", None).plain == summary_text(agents, None, None).plain
+
+
+@pytest.mark.skipif(shutil.which("ssh") is None, reason="needs the ssh client")
+def test_an_unreachable_host_keeps_the_header_and_widens_no_column(tmp_path, private_tmux):
+    """A real ssh to a closed port (nothing listens on 127.0.0.1:1): the counts stay, the host is named, ssh's words are a notice."""
+    config = tmp_path / "ssh_config"
+    config.write_text("Host nowhere\n  HostName 127.0.0.1\n  Port 1\n  User nobody\n  UserKnownHostsFile /dev/null\n")
+    name = "a-long-host-name.example.org"
+
+    async def scenario():
+        service = Service.build(
+            TmuxServer(socket_name=private_tmux.name),
+            hosts=[RemoteHost(HostSpec(name, "nowhere", ssh_config=str(config)))],
+            journal=Journal(None),
+            hooks=False,
+            spool=tmp_path / "spool",
+            config=Config(theme="headspace-dark"),
+        )
+        app = HeadspaceApp(service)
+        async with app.run_test(size=(120, 40), notifications=True) as pilot:
+            for n, (session, screen) in enumerate([("api", "permission_bash"), ("web", "question_two_options"), ("notes", "idle_finished")]):
+                show_recorded(app, n, session, screen, 30)
+            await wait_until(pilot, lambda: f"@{name}" in app.table.agents and app.main.problem not in (None, "starting"), "the host's row and problem", 30)
+            await pilot.pause()
+            header = str(app.query_one("#summary").render())
+            assert header.startswith("headspace  3 agents  ·  2 need you"), header
+            assert f"{name} unreachable" in header and "Connection refused" not in header
+            assert any("Connection refused" in n.message and name in n.message for n in app._notifications)  # ssh's words, once
+            # The host's row widens nothing: the Agent column is the agents' own width.
+            assert app.table._columns.target == len("notes:0.0")
+            assert app.table.get_row(f"@{name}")[-1].plain.startswith(f"cannot reach {name}: ssh: ")  # and its row says why
+
+    run(scenario())

@@ -171,7 +171,7 @@ class Columns:
         return tuple(key for key, _ in COLUMNS if (key != "folder" or self.folder) and (key != "host" or self.host))
 
 
-def plan_columns(width: int, targets: list[str], folders: list[str], hosts: Sequence[str] = ()) -> Columns:
+def plan_columns(width: int, targets: list[str], folders: list[str], hosts: Sequence[str] = (), *, unreached: Sequence[str] = ()) -> Columns:
     """Widths for a table ``width`` cells wide showing these targets and folders.
 
     The host column is there only when some agent is not local, as wide as
@@ -179,10 +179,13 @@ def plan_columns(width: int, targets: list[str], folders: list[str], hosts: Sequ
     no two rows may read the same for it (two sessions named alike, cut to
     the same "project…:0.0"): the target is widened, or the folder kept, as
     narrow as tells them apart, whichever leaves "Waiting for" wider.
+    ``unreached``: hosts never reached, whose one row needs the Host column
+    and nothing else (its Agent cell is cut to the agents' width).
     """
-    host = min(HOST_CAP, max(len("Host"), *(len(h) for h in hosts))) if any(h != "local" for h in hosts) else 0
+    every_host = [*hosts, *unreached]
+    host = min(HOST_CAP, max(len("Host"), *(len(h) for h in every_host))) if any(h != "local" for h in every_host) else 0
     if host:
-        planned = _plan(width - host - PADDING, targets, folders, hosts)
+        planned = _plan(width - host - PADDING, targets, folders, hosts or [""] * len(targets))
         return Columns(planned.target, planned.folder, planned.waiting, host)
     return _plan(width, targets, folders, [""] * len(targets))
 
@@ -406,7 +409,11 @@ class AgentTable(DataTable):
         """
         self._replan = False
         width = self.size.width - 1  # the vertical scrollbar's cell, kept free so nothing jumps when it appears
-        columns = plan_columns(max(width, 40), [clean(a.target) for a in visible], [folder_of(a) for a in visible], [a.host for a in visible])
+        # A host never reached (its one placeholder row) widens nothing: its Agent cell is cut to the agents' width.
+        agents = [a for a in visible if not a.placeholder]
+        columns = plan_columns(
+            max(width, 40), [clean(a.target) for a in agents], [folder_of(a) for a in agents], [a.host for a in agents], unreached=[a.host for a in visible if a.placeholder]
+        )
         if columns == self._columns:
             return
         self._columns = columns
