@@ -14,7 +14,7 @@ from textual.widgets._toast import Toast
 
 from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.app.palette import CURRENT, theme_entries
-from headspace_tui.app.widgets.agent_table import COLUMN_INDEX, plan_columns
+from headspace_tui.app.widgets.agent_table import COLUMN_INDEX, _cut, fit, plan_columns
 from headspace_tui.app.widgets.preview import PanePreview, PromptBar
 from headspace_tui.app.widgets.summary import summary_text
 from headspace_tui.model import Agent, AgentState, Observation
@@ -221,3 +221,11 @@ def test_an_unreachable_host_keeps_the_header_and_widens_no_column(tmp_path, pri
             assert app.table.get_row(f"@{name}")[-1].plain.startswith(f"cannot reach {name}: ssh: ")  # and its row says why
 
     run(scenario())
+
+
+def test_the_plans_quick_cut_reads_as_the_table_cuts():
+    """Planning tries many widths with a plain-string cut: it must read exactly as ``fit`` draws the cell."""
+    for text in ("project-number-001:0.0", "ab:0.0", "x" * 40 + "1:0.0", "abc", "プロジェクト:0.0"):
+        for width in range(30):
+            for keep_end in (0, 4, 6):
+                assert _cut(text, width, keep_end) == fit(text, width, keep_end=keep_end).plain, (text, width, keep_end)

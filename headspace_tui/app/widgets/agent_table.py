@@ -213,10 +213,22 @@ def _plan(width: int, targets: list[str], folders: list[str], hosts: Sequence[st
 def _tells_apart(columns: Columns, targets: list[str], folders: list[str], hosts: Sequence[str]) -> bool:
     """Whether every row reads differently in its host, agent and folder cells at these widths."""
     rows = {
-        (host, fit(target, columns.target, keep_end=target_end(target)).plain, fit(folder, columns.folder).plain if columns.folder else "")
+        (host, _cut(target, columns.target, target_end(target)), _cut(folder, columns.folder, 0) if columns.folder else "")
         for host, target, folder in zip(hosts, targets, folders, strict=True)
     }
     return len(rows) == len(targets)
+
+
+def _cut(text: str, width: int, keep_end: int) -> str:
+    """``fit(text, width, keep_end=keep_end).plain``, without building Text for the common ASCII name (planning tries many widths)."""
+    if not text.isascii():
+        return fit(text, width, keep_end=keep_end).plain
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    keep_end = min(keep_end, width - 2) if keep_end else 0
+    return text[: width - 1 - keep_end] + "…" + (text[len(text) - keep_end :] if keep_end else "")
 
 
 def target_end(target: str) -> int:
