@@ -41,9 +41,15 @@ class PaneCaptured:
 
 @dataclass(frozen=True)
 class ProblemChanged:
-    """The server-wide problem, or None when all is well."""
+    """The server-wide problem, or None when all is well.
+
+    ``hosts``: each host's own problem, (host, problem), so that the app can
+    say briefly which hosts are out ("box unreachable") and keep ssh's
+    words for where there is room for them.
+    """
 
     problem: str | None
+    hosts: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,8 @@ from pathlib import Path
 from rich.style import Style
 from textual import work
 from textual.app import App, SystemCommand
+from textual.command import CommandPalette
+from textual.filter import Monochrome, NoColor
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
@@ -42,12 +44,13 @@ from .agent_lifecycle import AgentLifecycle, can_stop
 from .endings import end_on_signals
 from .guard import ui_handler as _handler
 from .messages import AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, ServiceNotice
-from .palette import AgentCommands
+from .palette import AgentCommands, ThemeCommands
 from .screens.main_screen import MainScreen
 from .themes import STATE_DEFAULTS, remember, remembered, state_style, to_textual, warning_style
 from .widgets.agent_table import RETRYING, AgentTable
 
 GC_SETTLE_AFTER = 3.0  # seconds after start: the app is up, the first discovery done (see gc_pace)
+NO_COLOR_THEME = "headspace-16"  # under NO_COLOR: the terminal's own colours (and the NoColor filter takes even those)
 MONITOR_RESTART = 1.0  # seconds before a monitor that stopped on an error runs again
 
 log = logging.getLogger(__name__)
@@ -75,6 +78,8 @@ class HeadspaceApp(App[str | None]):
         theme_choice: Path | None = None,
     ) -> None:
         super().__init__()
+        if self.no_color:
+            self._filters = [NoColor() if isinstance(each, Monochrome) else each for each in self._filters]
         self.service = service
         self.config: Config = service.config
         self.clock = service.clock
@@ -84,6 +89,7 @@ class HeadspaceApp(App[str | None]):
         self.retrying_style: Style | str = RETRYING  # the theme's warning colour, for the retrying mark
         # Where the palette's theme choice is kept (None: not kept, as in tests).
         self.theme_choice = theme_choice
+        self.own_themes: dict[str, str] = {}  # headspace's themes (theme files), in order: name -> what the palette says of it
         self._remember_theme = False  # only the user's choices, not the one made at start
         self.notices = notices  # problems found before the screen existed (config, event log)
         self.log_path = log_path
@@ -134,6 +140,15 @@ class HeadspaceApp(App[str | None]):
                 self.register_theme(to_textual(spec))
             except theme_files.ThemeError as exc:
                 problems.append(str(exc))
+                continue
+            kind = "the terminal's own colours" if spec.ansi else "dark" if spec.dark else "light"
+            self.own_themes[spec.name] = f"{kind} · {spec.source.removeprefix('theme ')}"
+        if self.no_color:
+            # NO_COLOR: no colour at all (the NoColor filter set in __init__), and the
+            # theme whose colours are the terminal's own: a remembered or configured one
+            # (a light one paints a white background) has no say.
+            self.theme = NO_COLOR_THEME
+            return problems
         wanted = (remembered(self.theme_choice, self.config.theme) if self.theme_choice else None) or self.config.theme
         if not wanted:
             # A 16-colour terminal shows its own colours best; anything else the default.
@@ -155,7 +170,7 @@ class HeadspaceApp(App[str | None]):
         self.retrying_style = warning_style(self.theme_variables, no_color=self.no_color)
         if self.query(AgentTable):  # the main screen is up (else it takes these when it mounts)
             self.main.restyle()
-        if self._remember_theme and self.theme_choice is not None:
+        if self._remember_theme and self.theme_choice is not None and not self.no_color:
             remember(self.theme_choice, self.theme, self.config.theme)
 
     # -- the palette --------------------------------------------------------------
@@ -192,6 +207,10 @@ class HeadspaceApp(App[str | None]):
         for title, help_text, callback in general:
             yield SystemCommand(title, help_text, callback)
         yield from super().get_system_commands(screen)
+
+    def search_themes(self) -> None:
+        """The palette's "Theme": headspace's themes, the one in use marked (palette.ThemeCommands), not Textual's twenty."""
+        self.push_screen(CommandPalette(providers=[ThemeCommands], placeholder="Search for themes…"))
 
     def _set_layout(self, mode: str) -> None:
         self.layout_mode = mode

@@ -65,6 +65,10 @@ class ProblemChanged(Message):
     def problem(self) -> str | None:
         return self.event.problem
 
+    @property
+    def hosts(self) -> tuple[tuple[str, str], ...]:
+        return self.event.hosts
+
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, ProblemChanged)  # only the newest problem matters
 

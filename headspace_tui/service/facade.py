@@ -103,7 +103,7 @@ class Service:
         self.pane_io = ControlPaneIO(fleet)
         self.answerer = Answerer(fleet, self.pane_io, clock=clock, confirm_timeout=config.confirm_timeout)
         self._subscribers: list[Callable[[Event], None]] = []
-        fleet.on_problem = lambda problem: self._emit(ProblemChanged(problem))
+        fleet.on_problem = lambda problem, hosts: self._emit(ProblemChanged(problem, hosts))
         for monitor in fleet.monitors.values():
             monitor.subscribe(self._from_host(monitor.host.name))
 

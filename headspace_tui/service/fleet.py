@@ -27,12 +27,12 @@ def host_of(address: str) -> str:
 
 
 class Fleet:
-    def __init__(self, monitors: list[Monitor], on_problem: Callable[[str | None], None] = lambda problem: None) -> None:
+    def __init__(self, monitors: list[Monitor], on_problem: Callable[[str | None, tuple[tuple[str, str], ...]], None] = lambda problem, hosts: None) -> None:
         if not monitors:
             raise ValueError("a fleet needs at least one host")
         self.monitors = {m.host.name: m for m in monitors}
         self._problems: dict[str, str] = {name: "starting" for name in self.monitors}
-        self.on_problem = on_problem  # the fleet's problem, in one line
+        self.on_problem = on_problem  # the fleet's problem, in one line, and each host's
         self._focused: str | None = None
 
     @property
@@ -44,7 +44,7 @@ class Fleet:
         return self.monitors.get(host_of(address))
 
     def problem_of(self, host: str, problem: str | None) -> None:
-        """One host's problem changed: tell the app the fleet's, in one line.
+        """One host's problem changed: tell the app the fleet's, in one line, and each host's.
 
         ``starting`` until every host has reported once; then each host's
         problem (a remote one names its host), or None when all are well.
@@ -54,10 +54,10 @@ class Fleet:
         else:
             self._problems[host] = problem
         if len(self._problems) == len(self.monitors) and all(p == "starting" for p in self._problems.values()):
-            self.on_problem("starting")
+            self.on_problem("starting", ())
             return
-        problems = [p for p in self._problems.values() if p != "starting"]
-        self.on_problem("; ".join(problems) if problems else None)
+        problems = [(name, p) for name, p in self._problems.items() if p != "starting"]
+        self.on_problem("; ".join(p for _, p in problems) if problems else None, tuple(problems))
 
     # -- running ---------------------------------------------------------------------
     async def run(self) -> None:

@@ -86,6 +86,7 @@ class MainScreen(Screen):
 
     # The hosts' problem ("no tmux server running ...", or "starting"): the summary line and the empty state.
     problem: reactive[str | None] = reactive(None, init=False)
+    problem_hosts: tuple[tuple[str, str], ...] = ()  # each host's own problem (host, problem)
 
     def __init__(self, service: Service, config: Config) -> None:
         super().__init__()
@@ -159,7 +160,14 @@ class MainScreen(Screen):
 
     @ui_handler
     def on_problem_changed(self, message: ProblemChanged) -> None:
+        """The hosts' problem: briefly in the summary; a remote host newly out of reach also as a notice, in ssh's words."""
+        was = {host for host, _ in self.problem_hosts}
+        self.problem_hosts = message.hosts
+        for host, text in message.hosts:
+            if host != "local" and host not in was:
+                self.notify(clean(text, 300), severity="warning", timeout=15, markup=False)
         self.problem = message.problem
+        self._refresh_summary()
 
     def answered(self, pane_id: str) -> None:
         """An answer landed: like an inbox, select the next agent that needs you (if the answered one is still selected)."""
@@ -175,7 +183,7 @@ class MainScreen(Screen):
 
     def _refresh_summary(self) -> None:
         agents = self.table.agents
-        self.query_one("#summary", SummaryLine).show(summary_text(agents.values(), self.problem, self.service.waited_today(agents, self.headspace.clock())))
+        self.query_one("#summary", SummaryLine).show(summary_text(agents.values(), self.problem, self.service.waited_today(agents, self.headspace.clock()), self.problem_hosts))
         empty = self.query_one("#empty", Static)
         empty.display = not agents
         if not agents:

@@ -171,16 +171,26 @@ class Columns:
         return tuple(key for key, _ in COLUMNS if (key != "folder" or self.folder) and (key != "host" or self.host))
 
 
-def plan_columns(width: int, targets: list[str], folders: list[str], hosts: Sequence[str] = ()) -> Columns:
+def plan_columns(width: int, targets: list[str], folders: list[str], hosts: Sequence[str] = (), *, unreached: Sequence[str] = ()) -> Columns:
     """Widths for a table ``width`` cells wide showing these targets and folders.
 
     The host column is there only when some agent is not local, as wide as
-    the longest host name (at most ``HOST_CAP``).
+    the longest host name (at most ``HOST_CAP``).  Where the folder must go,
+    no two rows may read the same for it (two sessions named alike, cut to
+    the same "project…:0.0"): the target is widened, or the folder kept, as
+    narrow as tells them apart, whichever leaves "Waiting for" wider.
+    ``unreached``: hosts never reached, whose one row needs the Host column
+    and nothing else (its Agent cell is cut to the agents' width).
     """
-    host = min(HOST_CAP, max(len("Host"), *(len(h) for h in hosts))) if any(h != "local" for h in hosts) else 0
+    every_host = [*hosts, *unreached]
+    host = min(HOST_CAP, max(len("Host"), *(len(h) for h in every_host))) if any(h != "local" for h in every_host) else 0
     if host:
-        planned = plan_columns(width - host - PADDING, targets, folders)
+        planned = _plan(width - host - PADDING, targets, folders, hosts or [""] * len(targets))
         return Columns(planned.target, planned.folder, planned.waiting, host)
+    return _plan(width, targets, folders, [""] * len(targets))
+
+
+def _plan(width: int, targets: list[str], folders: list[str], hosts: Sequence[str]) -> Columns:
     target_want = min(TARGET_CAP, max([TARGET_FLOOR // 2, *(len(t) for t in targets)]))
     folder_want = min(FOLDER_CAP, max([0, *(len(f) for f in folders)]))
     if folder_want:
@@ -189,7 +199,41 @@ def plan_columns(width: int, targets: list[str], folders: list[str], hosts: Sequ
     if folder_want and room - PADDING - folder_want - target_want >= WAITING_FLOOR:
         return Columns(target_want, folder_want, room - PADDING - folder_want - target_want)
     target = max(min(target_want, TARGET_FLOOR), min(target_want, room - WAITING_FLOOR))
-    return Columns(target, 0, max(WAITING_FLOOR // 2, room - target))
+    narrow = Columns(target, 0, max(WAITING_FLOOR // 2, room - target))
+    if _tells_apart(narrow, targets, folders, hosts):
+        return narrow
+    least = WAITING_FLOOR // 2  # what "Waiting for" may shrink to, so that rows read apart
+    wider = (Columns(t, 0, room - t) for t in range(target + 1, target_want + 1) if room - t >= least)
+    folder = (Columns(target, f, room - PADDING - f - target) for f in range(len("Folder"), folder_want + 1) if room - PADDING - f - target >= least)
+    first = [next((c for c in candidates if _tells_apart(c, targets, folders, hosts)), None) for candidates in (wider, folder)]
+    found = [c for c in first if c is not None]
+    return max(found, key=lambda c: c.waiting) if found else narrow
+
+
+def _tells_apart(columns: Columns, targets: list[str], folders: list[str], hosts: Sequence[str]) -> bool:
+    """Whether every row reads differently in its host, agent and folder cells at these widths."""
+    rows = {
+        (host, _cut(target, columns.target, target_end(target)), _cut(folder, columns.folder, 0) if columns.folder else "")
+        for host, target, folder in zip(hosts, targets, folders, strict=True)
+    }
+    return len(rows) == len(targets)
+
+
+def _cut(text: str, width: int, keep_end: int) -> str:
+    """``fit(text, width, keep_end=keep_end).plain``, without building Text for the common ASCII name (planning tries many widths)."""
+    if not text.isascii():
+        return fit(text, width, keep_end=keep_end).plain
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    keep_end = min(keep_end, width - 2) if keep_end else 0
+    return text[: width - 1 - keep_end] + "…" + (text[len(text) - keep_end :] if keep_end else "")
+
+
+def target_end(target: str) -> int:
+    """How much of a target's end its cut keeps: the pane address (":0.1"), which says which pane."""
+    return len(target) - target.rfind(":") if ":" in target else 0
 
 
 class AgentTable(DataTable):
@@ -377,7 +421,11 @@ class AgentTable(DataTable):
         """
         self._replan = False
         width = self.size.width - 1  # the vertical scrollbar's cell, kept free so nothing jumps when it appears
-        columns = plan_columns(max(width, 40), [clean(a.target) for a in visible], [folder_of(a) for a in visible], [a.host for a in visible])
+        # A host never reached (its one placeholder row) widens nothing: its Agent cell is cut to the agents' width.
+        agents = [a for a in visible if not a.placeholder]
+        columns = plan_columns(
+            max(width, 40), [clean(a.target) for a in agents], [folder_of(a) for a in agents], [a.host for a in agents], unreached=[a.host for a in visible if a.placeholder]
+        )
         if columns == self._columns:
             return
         self._columns = columns
@@ -463,7 +511,7 @@ class AgentTable(DataTable):
             state = Text(state.plain, style="dim")
         return (
             fit(Text(agent.host, style="dim" if agent.offline else ""), columns.host),
-            fit(label, columns.target, keep_end=len(agent.target) - agent.target.rfind(":") if ":" in agent.target else 0),
+            fit(label, columns.target, keep_end=target_end(clean(agent.target))),
             fit(Text(folder_of(agent), style="dim"), columns.folder),
             state,
             self._elapsed(agent, now),

@@ -6,21 +6,44 @@ differently (a repaint sends the whole line to the terminal, over ssh too).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from rich.text import Text
 from textual.widgets import Static
 
 from ...model import Agent, AgentState
-from ...shared.safe_text import clean, safe
-from .agent_table import elapsed
+from ...shared.safe_text import clean
+from .agent_table import elapsed, fit
+
+LOCAL_PROBLEM_WIDTH = 48  # cells of the local server's problem in the summary (the empty table says it whole)
 
 
-def summary_text(agents: Iterable[Agent], problem: str | None, waited_today: float | None) -> Text:
-    """``headspace  7 agents · 3 need you · 2 working · waited on you today: 4m``, or the hosts' problem."""
-    if problem and problem != "starting":
-        return Text.assemble(("headspace", "bold"), "  ", safe(problem, "red"))
-    agents = list(agents)
+def summary_text(
+    agents: Iterable[Agent], problem: str | None, waited_today: float | None, hosts: Sequence[tuple[str, str]] = ()
+) -> Text:
+    """``headspace  7 agents · 3 need you · 2 working · waited on you today: 4m``, and which hosts are out.
+
+    A problem never takes the counts' place: a remote host out of reach is
+    ``· box unreachable`` after them (ssh's words are in its row, its why and
+    a notice), and the local server's problem follows, cut short.
+    """
+    agents = [a for a in agents if not a.placeholder]  # a host never reached is not an agent
+    counts = _counts(agents, waited_today)
+    if not problem or problem == "starting":
+        return counts
+    out = [host for host, _ in hosts if host != "local"]
+    if out:
+        named = ", ".join(clean(host, 40) for host in out) if len(out) <= 2 else f"{len(out)} hosts"
+        counts.append("  ·  ")
+        counts.append(f"{named} unreachable", style="red")
+    local = [text for host, text in hosts if host == "local"] if hosts else [problem]
+    for text in local:
+        counts.append("  ·  ")
+        counts.append_text(fit(Text(clean(text), style="red"), LOCAL_PROBLEM_WIDTH))
+    return counts
+
+
+def _counts(agents: list[Agent], waited_today: float | None) -> Text:
     needing = sum(1 for a in agents if a.state.needs_you)
     working = sum(1 for a in agents if a.state is AgentState.WORKING)
     waited = f"  ·  waited on you today: {elapsed(waited_today, precise=False)}" if waited_today is not None else ""
