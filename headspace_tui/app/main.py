@@ -43,7 +43,7 @@ from .messages import AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, 
 from .palette import AgentCommands
 from .screens.main_screen import MainScreen
 from .themes import STATE_DEFAULTS, remember, remembered, state_style, to_textual, warning_style
-from .widgets.agent_table import RETRYING, AgentTable
+from .widgets.agent_table import RETRYING, SORTS, AgentTable
 
 GC_SETTLE_AFTER = 3.0  # seconds after start: the app is up, the first discovery done (see gc_pace)
 MONITOR_RESTART = 1.0  # seconds before a monitor that stopped on an error runs again
@@ -180,6 +180,8 @@ class HeadspaceApp(App[str | None]):
                 yield SystemCommand(title, help_text, getattr(main, f"action_{action}"))
         for title, help_text, callback in general:
             yield SystemCommand(title, help_text, callback)
+        for column, meaning in SORTS.items():  # the selected agent stays selected
+            yield SystemCommand(f"Sort by {column}", f"{meaning}; again: the other way round", functools.partial(main.sort_by, column))
         yield from super().get_system_commands(screen)
 
     def _set_layout(self, mode: str) -> None:
@@ -251,6 +253,11 @@ class HeadspaceApp(App[str | None]):
     @_handler
     def on_agent_removed(self, message: AgentRemoved) -> None:
         self.notifier.forget(message.key or message.pane_id)
+
+    def snooze_ended(self, agent: Agent) -> None:
+        """A snooze ran out with the agent still waiting: say it again, as a new wait (notifications/snooze.py)."""
+        if self.notifier.remind(agent, self.clock()) is not None:
+            self._notify_soon()
 
     @_handler
     def on_service_notice(self, message: ServiceNotice) -> None:

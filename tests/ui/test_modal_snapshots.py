@@ -184,6 +184,9 @@ def test_batch_approve_screen(snap_compare):
         await pilot.press("A")
         await pilot.pause()
         assert app.screen is app.screen_stack[0]
+        # ... but says why (silent keys, issue 25); the line is cleared so the snapshot shows the batch screen alone.
+        assert [n.message for n in app._notifications] == ["A: no batch: api:0.0 has no permission held by Claude's hook"]
+        app.clear_notifications()
         waiting = [a for a in (app.table.agents[p] for p in app.table.order) if a.state is AgentState.PERMISSION]
         assert [a.target for a in waiting] == ["api:0.0", "shop:0.0", "infra:0.0"]  # longest-waiting first
         assert {a.observation.prompt.detail for a in waiting} == {COMMAND["command"]}

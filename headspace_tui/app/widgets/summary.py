@@ -6,7 +6,7 @@ differently (a repaint sends the whole line to the terminal, over ssh too).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 
 from rich.text import Text
 from textual.widgets import Static
@@ -16,18 +16,24 @@ from ...shared.safe_text import clean, safe
 from .agent_table import elapsed
 
 
-def summary_text(agents: Iterable[Agent], problem: str | None, waited_today: float | None) -> Text:
-    """``headspace  7 agents · 3 need you · 2 working · waited on you today: 4m``, or the hosts' problem."""
+def summary_text(agents: Iterable[Agent], problem: str | None, waited_today: float | None, snoozed: Container[str] = ()) -> Text:
+    """``headspace  7 agents · 3 need you · 2 working · waited on you today: 4m``, or the hosts' problem.
+
+    ``snoozed``: the pane ids of agents whose wait the user snoozed; they do
+    not count as needing you (``1 snoozed`` says they are there).
+    """
     if problem and problem != "starting":
         return Text.assemble(("headspace", "bold"), "  ", safe(problem, "red"))
     agents = list(agents)
-    needing = sum(1 for a in agents if a.state.needs_you)
+    needing = sum(1 for a in agents if a.state.needs_you and a.pane_id not in snoozed)
+    put_off = sum(1 for a in agents if a.state.needs_you and a.pane_id in snoozed)
     working = sum(1 for a in agents if a.state is AgentState.WORKING)
     waited = f"  ·  waited on you today: {elapsed(waited_today, precise=False)}" if waited_today is not None else ""
     return Text.assemble(
         ("headspace", "bold"),
         f"  {len(agents)} agent{'s' if len(agents) != 1 else ''}  ·  ",
         (f"{needing} need{'s' if needing == 1 else ''} you", "bold yellow"),
+        f" ({put_off} snoozed)" if put_off else "",
         f"  ·  {working} working{waited}",
     )
 
