@@ -85,6 +85,8 @@ class TriageScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self.snoozes = Snoozes()
+        self._counting = False  # the filter's border shows a count
+        self._own_keys: tuple[object, frozenset[str]] | None = None  # (the keymap, the keys bound on this screen under it)
 
     # The main screen's (main_screen.py).
     def selected_agent(self) -> Agent | None:
@@ -176,6 +178,8 @@ class TriageScreen(Screen):
         return self._table.agents.get(agent.pane_id)
 
     def snoozed_panes(self) -> set[str]:
+        if not self.snoozes:
+            return set()
         return {pane_id for pane_id, agent in self._table.agents.items() if agent.state.needs_you and self.snoozes.get(agent) is not None}
 
     def end_snoozes(self) -> None:
@@ -203,9 +207,12 @@ class TriageScreen(Screen):
     # -- the filter's count ---------------------------------------------------------------
     def refresh_filter_count(self) -> None:
         """While filtering: "4 of 9" on the filter's border, and the agents it hides that need you."""
-        box = self.query_one("#filter", FilterInput)
         table = self._table
-        if not table.filter_text:
+        if not table.filter_text and not self._counting:
+            return  # the common case, on every update: nothing to show, nothing shown
+        box = self.query_one("#filter", FilterInput)
+        self._counting = bool(table.filter_text)
+        if not self._counting:
             box.border_subtitle = None
             return
         hidden = sum(1 for agent in table.hidden() if self.needing(agent))
@@ -215,10 +222,24 @@ class TriageScreen(Screen):
         box.border_subtitle = count
 
     # -- keys that can do nothing here ------------------------------------------------------
+    def _screen_keys(self) -> frozenset[str]:
+        """The keys bound on this screen, the keymap applied (worked out again only when the keymap changes).
+
+        Building the binding chain costs about 0.5 ms; most keys pressed
+        (moves in the table) are not the screen's and skip it.
+        """
+        keymap = self.app._keymap
+        if self._own_keys is None or self._own_keys[0] is not keymap:
+            bindings = self._bindings.copy()
+            if keymap:
+                bindings.apply_keymap(keymap)
+            self._own_keys = (keymap, frozenset(bindings.key_to_bindings))
+        return self._own_keys[1]
+
     def on_key(self, event: events.Key) -> None:
         """An agent key the selected agent does not allow: the bell and why, instead of nothing."""
-        if not self._keys_live():
-            return
+        if event.key not in self._screen_keys() or not self._keys_live():
+            return  # a key this screen does not bind (a move in the table): not ours to explain
         for namespace, bindings in self._modal_binding_chain:
             for binding in bindings.key_to_bindings.get(event.key, ()):
                 target, action, parameters = parse(binding.action)
