@@ -1,4 +1,4 @@
-"""Snapshots of every modal screen: why (``e``), timeline (``t``), help (``?``), batch approve (``A``), reply (``r``).
+"""Snapshots of every modal screen: why (``e``), timeline (``t``), help (``?``), batch approve (``A``), reply (``r``), snooze (``z``).
 
 The same demo app as test_snapshots.py (detectors off, real recorded panes
 from the corpus, a fixed clock, a named theme), at 100x30; the help also at
@@ -27,6 +27,7 @@ from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.app.screens.batch import BatchApproveScreen
 from headspace_tui.app.screens.help import HelpScreen
 from headspace_tui.app.screens.reply import ReplyScreen
+from headspace_tui.app.screens.snooze import SnoozeScreen
 from headspace_tui.app.screens.timeline import TimelineScreen
 from headspace_tui.app.screens.why import WhyScreen
 from headspace_tui.hooks.calls import PendingCall
@@ -158,6 +159,17 @@ def test_reply_screen(snap_compare):
         box = app.screen.query_one("#reply", Input)
         assert box.has_focus
         box.cursor_blink = False  # a steady cursor: the snapshot cannot catch it blinked off
+
+    assert compare(snap_compare, app, SIZE, steps)
+
+
+def test_snooze_screen(snap_compare):
+    """``z`` on the Bash permission: the agent's target and the four lengths, each with its number key."""
+    app = demo_app()
+
+    async def steps(pilot: Pilot) -> None:
+        await app.snapshot_loader(pilot)
+        await press_on(pilot, API, "z", SnoozeScreen)
 
     assert compare(snap_compare, app, SIZE, steps)
 

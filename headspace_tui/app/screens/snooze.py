@@ -30,7 +30,7 @@ class SnoozeScreen(ModalScreen[float | None]):
     DEFAULT_CSS = """
     SnoozeScreen { align: center middle; }
     SnoozeScreen > Vertical { width: 52; max-width: 100%; height: auto; border: round $primary; padding: 0 1; background: $surface; }
-    SnoozeScreen OptionList { height: auto; border: none; padding: 0; }
+    SnoozeScreen OptionList, SnoozeScreen OptionList:focus { height: auto; border: none; padding: 0; }
     """
     BINDINGS = [
         Binding("escape,q,z", "dismiss(None)", "cancel"),
