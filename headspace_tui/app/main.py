@@ -168,6 +168,8 @@ class HeadspaceApp(App[str | None]):
         ]
         general: list[tuple[str, str, Callable[[], object]]] = [
             ("Filter", "filter the table", main.action_filter),
+            ("Next agent that needs you", "select it (Tab; Shift+Tab the previous one)", main.action_next_waiting),
+            ("Snooze or wake the selected agent", "put its wait off for a while, or until it changes (z)", main.action_snooze),
             ("Layout: side by side", "the preview beside the table", functools.partial(self._set_layout, "side")),
             ("Layout: stacked", "the preview under the table", functools.partial(self._set_layout, "stacked")),
             ("Layout: automatic", "side by side when wide, stacked when narrow", functools.partial(self._set_layout, "auto")),

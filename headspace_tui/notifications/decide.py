@@ -33,6 +33,10 @@ What counts as news, and why:
   are gathered into the next).  Ten agents hitting the same API error at
   once make one notification, not ten.  A wait that ended before it was
   said (answered within the gather time) is dropped.
+* **not for a snoozed wait, and again when its snooze ends**: the user put
+  it off (``snooze``; snooze.py keeps the snoozes), so nothing is said of
+  it until the snooze runs out with the wait still there (``remind``).  A
+  new wait is news as always, snoozed agent or not.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 
+from headspace_tui.answering.answerer import Report
 from headspace_tui.app.screens.snooze import SnoozeScreen
 from headspace_tui.app.widgets.agent_table import AGENT, STATE
 from headspace_tui.app.widgets.filter_input import FilterInput
@@ -120,6 +121,14 @@ def test_z_snoozes_a_wait_greyed_below_the_waiting_and_above_the_working_and_z_w
             assert f"snoozed till {until} · Bash: touch" in row, row
             assert "2 need you (1 snoozed)" in screen_text(app)  # the header counts it out
             assert selected(app) == "docs:0.0"  # moved on to the first that needs you, as after an answer
+            app.main.sort_by("time")  # docs, api, web: the snoozed api right after docs
+            await pilot.pause()
+            app._answer_reported(Report(pane(app, "docs:0.0"), "docs:0.0: answered", "information", delivered=True, move_on=True))
+            await pilot.pause()
+            assert selected(app) == "web:0.0"  # an answer moves on past the snoozed one too
+            app.main.sort_by("state")
+            app.table.select(pane(app, "docs:0.0"))
+            await pilot.pause()
             for expected in ["web:0.0", "docs:0.0"]:  # Tab passes it by
                 await pilot.press("tab")
                 await pilot.pause()
@@ -208,6 +217,8 @@ def test_sorting_from_the_palette_keeps_the_selection_and_the_same_column_again_
             await app.snapshot_loader(pilot)
             app.table.select(pane(app, "notes:0.0"))
             await pilot.pause()
+            titles = {c.title for c in app.get_system_commands(app.screen)}
+            assert {"Sort by state", "Sort by time", "Sort by target", "Sort by folder", "Next agent that needs you", "Snooze or wake the selected agent"} <= titles
             for _ in range(2):
                 await pilot.press("ctrl+p")
                 await pilot.pause()
