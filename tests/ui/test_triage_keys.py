@@ -250,6 +250,9 @@ def test_the_filter_says_how_many_rows_it_shows_and_marks_the_waits_it_hides():
             await pilot.press("slash", *"parser")
             await pilot.pause()
             assert "1 of 7  ▲ 3 outside the filter need you" in screen_text(app)
+            await pilot.press("tab")  # while typing the filter too
+            await pilot.pause()
+            assert said(app) == ["nothing needs you now in the filter"] and app.focused is box
             show_recorded(app, 4, "ci", "permission_bash", 1)  # an agent outside the filter starts needing you
             await wait_until(pilot, lambda: "▲ 4 outside the filter need you" in screen_text(app), "the mark to count ci")
             await pilot.press("escape")
@@ -258,6 +261,12 @@ def test_the_filter_says_how_many_rows_it_shows_and_marks_the_waits_it_hides():
             await pilot.press("slash", *"idle")
             await pilot.pause()
             assert "1 of 7  ▲ 4 outside the filter need you" in screen_text(app)
+            await pilot.press("backspace", "backspace", "backspace", "backspace", *"0.0")  # every row
+            await pilot.pause()
+            await pilot.press("tab")
+            await pilot.pause()
+            assert "7 of 7" in screen_text(app) and "outside the filter" not in screen_text(app)
+            assert app.table.agents[app.table.selected_pane_id].state.needs_you
 
     run(scenario())
 
