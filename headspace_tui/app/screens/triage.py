@@ -222,24 +222,26 @@ class TriageScreen(Screen):
         box.border_subtitle = count
 
     # -- keys that can do nothing here ------------------------------------------------------
-    def _screen_keys(self) -> frozenset[str]:
-        """The keys bound on this screen, the keymap applied (worked out again only when the keymap changes).
+    def _agent_keys(self) -> frozenset[str]:
+        """The keys bound on this screen to an agent key's action, the keymap applied (worked out again only when the keymap changes).
 
-        Building the binding chain costs about 0.5 ms; most keys pressed
-        (moves in the table) are not the screen's and skip it.
+        An agent key is one that needs an agent (``key_allowed`` says no
+        without one).  Building the binding chain costs 0.2-0.5 ms; the
+        other keys (moves in the table, ``?``) skip it.
         """
         keymap = self.app._keymap
         if self._own_keys is None or self._own_keys[0] is not keymap:
             bindings = self._bindings.copy()
             if keymap:
                 bindings.apply_keymap(keymap)
-            self._own_keys = (keymap, frozenset(bindings.key_to_bindings))
+            keys = frozenset(key for key, bound in bindings.key_to_bindings.items() if any(not key_allowed(parse(b.action)[1], None) for b in bound))
+            self._own_keys = (keymap, keys)
         return self._own_keys[1]
 
     def on_key(self, event: events.Key) -> None:
         """An agent key the selected agent does not allow: the bell and why, instead of nothing."""
-        if event.key not in self._screen_keys() or not self._keys_live():
-            return  # a key this screen does not bind (a move in the table): not ours to explain
+        if event.key not in self._agent_keys() or not self._keys_live():
+            return  # not an agent key of this screen (a move in the table, ?): not ours to explain
         for namespace, bindings in self._modal_binding_chain:
             for binding in bindings.key_to_bindings.get(event.key, ()):
                 target, action, parameters = parse(binding.action)
