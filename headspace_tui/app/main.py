@@ -47,7 +47,7 @@ from .messages import AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, 
 from .palette import AgentCommands, ThemeCommands
 from .screens.main_screen import MainScreen
 from .themes import STATE_DEFAULTS, remember, remembered, state_style, to_textual, warning_style
-from .widgets.agent_table import RETRYING, AgentTable
+from .widgets.agent_table import RETRYING, SORTS, AgentTable
 
 GC_SETTLE_AFTER = 3.0  # seconds after start: the app is up, the first discovery done (see gc_pace)
 NO_COLOR_THEME = "headspace-16"  # under NO_COLOR: the terminal's own colours (and the NoColor filter takes even those)
@@ -189,6 +189,8 @@ class HeadspaceApp(App[str | None]):
         ]
         general: list[tuple[str, str, Callable[[], object]]] = [
             ("Filter", "filter the table", main.action_filter),
+            ("Next agent that needs you", "select it (Tab; Shift+Tab the previous one)", main.action_next_waiting),
+            ("Snooze or wake the selected agent", "put its wait off for a while, or until it changes (z)", main.action_snooze),
             ("Layout: side by side", "the preview beside the table", functools.partial(self._set_layout, "side")),
             ("Layout: stacked", "the preview under the table", functools.partial(self._set_layout, "stacked")),
             ("Layout: automatic", "side by side when wide, stacked when narrow", functools.partial(self._set_layout, "auto")),
@@ -206,6 +208,8 @@ class HeadspaceApp(App[str | None]):
                 yield SystemCommand("Restart agent", "/exit, then claude --resume <its session> in a new window, same folder", self.lifecycle.restart_agent)
         for title, help_text, callback in general:
             yield SystemCommand(title, help_text, callback)
+        for column, meaning in SORTS.items():  # the selected agent stays selected
+            yield SystemCommand(f"Sort by {column}", f"{meaning}; again: the other way round", functools.partial(main.sort_by, column))
         yield from super().get_system_commands(screen)
 
     def search_themes(self) -> None:
@@ -281,6 +285,11 @@ class HeadspaceApp(App[str | None]):
     @_handler
     def on_agent_removed(self, message: AgentRemoved) -> None:
         self.notifier.forget(message.key or message.pane_id)
+
+    def snooze_ended(self, agent: Agent) -> None:
+        """A snooze ran out with the agent still waiting: say it again, as a new wait (notifications/snooze.py)."""
+        if self.notifier.remind(agent, self.clock()) is not None:
+            self._notify_soon()
 
     @_handler
     def on_service_notice(self, message: ServiceNotice) -> None:

@@ -33,6 +33,10 @@ What counts as news, and why:
   are gathered into the next).  Ten agents hitting the same API error at
   once make one notification, not ten.  A wait that ended before it was
   said (answered within the gather time) is dropped.
+* **not for a snoozed wait, and again when its snooze ends**: the user put
+  it off (``snooze``; snooze.py keeps the snoozes), so nothing is said of
+  it until the snooze runs out with the wait still there (``remind``).  A
+  new wait is news as always, snoozed agent or not.
 """
 
 from __future__ import annotations
@@ -103,6 +107,22 @@ def describe(agent: Agent) -> tuple[str, str]:
     return name, what
 
 
+def fingerprint_of(agent: Agent) -> str:
+    """Which prompt the agent shows ("" when read without its details)."""
+    prompt = agent.observation.prompt
+    return prompt.fingerprint if prompt is not None else ""
+
+
+def same_wait(before: tuple[AgentState, str] | None, state: AgentState, fingerprint: str) -> bool:
+    """Whether a report in ``state`` showing ``fingerprint`` continues the wait ``before`` (its state and fingerprint).
+
+    Redrawn, re-read, read without its details, or its details just arrived;
+    a new permission or plan (another fingerprint) is a new wait.  (A snooze
+    lasts as long as its wait by the same rule: snooze.py.)
+    """
+    return before is not None and before[0] is state and (fingerprint in ("", before[1]) or not before[1] or state not in NEW_PROMPT_IS_NEWS)
+
+
 class Notifier:
     """Per agent, whether it waits and on which prompt; the waits not yet told.
 
@@ -131,9 +151,8 @@ class Notifier:
             self._waits[key] = None
             self._pending.pop(key, None)  # it ended before it was said
             return None
-        prompt = agent.observation.prompt
-        fingerprint = prompt.fingerprint if prompt is not None else ""
-        if before is not None and before[0] is state and (fingerprint in ("", before[1]) or not before[1] or state not in NEW_PROMPT_IS_NEWS):
+        fingerprint = fingerprint_of(agent)
+        if same_wait(before, state, fingerprint):
             # The same wait: redrawn, re-read, read without its details, or its details just arrived.
             if fingerprint:
                 self._waits[key] = (state, fingerprint)
@@ -152,6 +171,19 @@ class Notifier:
         alert = Alert(key, name, state, what, now)
         self._pending.pop(key, None)  # one entry per agent: its latest wait
         self._pending[key] = alert
+        return alert
+
+    def snooze(self, key: str) -> None:
+        """The user put this agent's wait off: what was about to be said of it is not (``remind`` says it when the snooze ends)."""
+        self._pending.pop(key, None)
+
+    def remind(self, agent: Agent, now: float) -> Alert | None:
+        """A snooze ran out with ``agent`` still on the wait it was put off on: say it again, as a new wait (if its state is announced)."""
+        key, state = agent.key or agent.pane_id, agent.state
+        if not state.needs_you or state not in self.states:
+            return None
+        name, what = describe(agent)
+        self._pending[key] = alert = Alert(key, name, state, what, now)
         return alert
 
     def forget(self, key: str) -> None:

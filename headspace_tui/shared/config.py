@@ -49,6 +49,9 @@ DEFAULT_KEYS: dict[str, str] = {
     "toggle_layout": "l",
     "why": "e",
     "timeline": "t",
+    "next_waiting": "tab",
+    "previous_waiting": "shift+tab",
+    "snooze": "z",
     "help": "question_mark",
     "quit": "q",
 }

@@ -76,14 +76,14 @@ def show_recorded(app: HeadspaceApp, n: int, session: str, screen: str, age: flo
     app.service.replay(record, ansi, classify_capture(ansi, command=meta["pane_command"]), app.clock() - age)
 
 
-def demo_app(agents: list[tuple[str, str, float]] = AGENTS, *, config: Config | None = None) -> HeadspaceApp:
-    """The demo app; ``await app.snapshot_loader(pilot)`` fills its table."""
+def demo_app(agents: list[tuple[str, str, float]] = AGENTS, *, config: Config | None = None, clock: Callable[[], float] = lambda: NOW) -> HeadspaceApp:
+    """The demo app; ``await app.snapshot_loader(pilot)`` fills its table.  ``clock``: a test that needs time to pass gives its own."""
     # The theme is named: left to itself the app picks one by the terminal's colours.
     app = HeadspaceApp(
         Service.build(
             TmuxServer(socket_name="headspace-snapshot-unused"),
             live=False,
-            clock=lambda: NOW,
+            clock=clock,
             journal=Journal(None),
             hooks=False,
             config=config or Config(theme="headspace-dark"),

@@ -1,4 +1,4 @@
-"""Snapshots of every modal screen: why (``e``), timeline (``t``), help (``?``), batch approve (``A``), reply (``r``).
+"""Snapshots of every modal screen: why (``e``), timeline (``t``), help (``?``), batch approve (``A``), reply (``r``), snooze (``z``).
 
 The same demo app as test_snapshots.py (detectors off, real recorded panes
 from the corpus, a fixed clock, a named theme), at 100x30; the help also at
@@ -27,6 +27,7 @@ from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.app.screens.batch import BatchApproveScreen
 from headspace_tui.app.screens.help import HelpScreen
 from headspace_tui.app.screens.reply import ReplyScreen
+from headspace_tui.app.screens.snooze import SnoozeScreen
 from headspace_tui.app.screens.timeline import TimelineScreen
 from headspace_tui.app.screens.why import WhyScreen
 from headspace_tui.hooks.calls import PendingCall
@@ -162,6 +163,17 @@ def test_reply_screen(snap_compare):
     assert compare(snap_compare, app, SIZE, steps)
 
 
+def test_snooze_screen(snap_compare):
+    """``z`` on the Bash permission: the agent's target and the four lengths, each with its number key."""
+    app = demo_app()
+
+    async def steps(pilot: Pilot) -> None:
+        await app.snapshot_loader(pilot)
+        await press_on(pilot, API, "z", SnoozeScreen)
+
+    assert compare(snap_compare, app, SIZE, steps)
+
+
 # Two more agents showing the same recorded Bash permission as "api": three identical requests.
 BATCH_AGENTS = [*AGENTS, ("shop", "permission_bash", 70), ("infra", "permission_bash", 20)]
 COMMAND = {"command": "touch marker.txt && echo headspace-ok", "description": "Create a marker file"}
@@ -184,6 +196,9 @@ def test_batch_approve_screen(snap_compare):
         await pilot.press("A")
         await pilot.pause()
         assert app.screen is app.screen_stack[0]
+        # ... but says why (silent keys, issue 25); the line is cleared so the snapshot shows the batch screen alone.
+        assert [n.message for n in app._notifications] == ["A: no batch: api:0.0 has no permission held by Claude's hook"]
+        app.clear_notifications()
         waiting = [a for a in (app.table.agents[p] for p in app.table.order) if a.state is AgentState.PERMISSION]
         assert [a.target for a in waiting] == ["api:0.0", "shop:0.0", "infra:0.0"]  # longest-waiting first
         assert {a.observation.prompt.detail for a in waiting} == {COMMAND["command"]}

@@ -44,7 +44,10 @@ def in_bound_order(node: DOMNode, bindings: BindingsMap) -> list[Binding]:
     [ ] before y/n/r/c/x.  A remapped binding keeps its action.
     """
     bound: dict[str, int] = {}
-    for place, (_key, binding) in enumerate(node._bindings):
+    # The node's own class first, as it lists them: a key it takes over from a base
+    # class (the main screen's Tab, Textual's focus key) keeps the base's place in the map.
+    own = [binding for binding in type(node).__dict__.get("BINDINGS", []) if isinstance(binding, Binding)]
+    for place, binding in enumerate([*own, *(binding for _key, binding in node._bindings)]):
         bound.setdefault(binding.action, place)  # an action's first key (↓ before j)
     return sorted((binding for _key, binding in bindings), key=lambda binding: bound.get(binding.action, len(bound)))
 

@@ -19,7 +19,6 @@ from textual.binding import Binding
 from textual.containers import Container, Vertical
 from textual.geometry import Offset
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
 from ...model import Agent
@@ -38,6 +37,7 @@ from .batch import BatchApproveScreen
 from .help import HelpScreen, help_rows
 from .reply import ReplyScreen
 from .timeline import TimelineScreen
+from .triage import TRIAGE_BINDINGS, TriageScreen
 from .why import WhyScreen
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ SIDE_BY_SIDE_MIN_WIDTH = 140
 TABLE_ONLY_BELOW = 18
 
 
-class MainScreen(Screen):
+class MainScreen(TriageScreen):
     """The app's default screen (table, preview, prompt bar): its keys, its layout, its answers."""
 
     # Each binding's tooltip is its line on the help screen (generated from these, so the two agree).
@@ -77,6 +77,7 @@ class MainScreen(Screen):
         Binding("l", "toggle_layout", "layout", id="toggle_layout", show=False, tooltip="preview beside or under the table"),
         Binding("left_square_bracket", "scroll_back", "history", id="scroll_back", show=False, tooltip="preview: a page back through the pane's history (tmux scrollback)"),
         Binding("right_square_bracket", "scroll_forward", "forward", id="scroll_forward", show=False, tooltip="preview: a page forward (at the bottom: live again)"),
+        *TRIAGE_BINDINGS,  # Tab, Shift+Tab, z (triage.py)
     ]
     # Side by side from SIDE_BY_SIDE_MIN_WIDTH columns (with the layout on "auto");
     # below TABLE_ONLY_BELOW rows, the table alone (the preview needs height to help).
@@ -113,6 +114,7 @@ class MainScreen(Screen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
+        self.table.snooze_of = self.snoozes.get
         self.restyle()
         self.watch(self.app, "layout_mode", self._apply_layout)  # now, and whenever the setting changes
         self._refresh_summary()
@@ -136,6 +138,7 @@ class MainScreen(Screen):
     @ui_handler
     def on_agent_changed(self, message: AgentChanged) -> None:
         agent = message.agent
+        self.snoozes.observe(agent)  # a new wait, or none: its snooze is over
         self.table.upsert(agent)
         if agent.pane_id == self._select_on_sight and self.table.select(agent.pane_id):
             self._select_on_sight = None
@@ -149,6 +152,7 @@ class MainScreen(Screen):
     @ui_handler
     def on_agent_removed(self, message: AgentRemoved) -> None:
         self.table.remove_agent(message.pane_id)
+        self.snoozes.forget(message.key or message.pane_id)
         self._refresh_summary()
         self._selection_changed()
 
@@ -174,7 +178,7 @@ class MainScreen(Screen):
         if pane_id != self.table.selected_pane_id:
             return
         for other in self.table.order:
-            if other != pane_id and self.table.agents[other].state.needs_you:
+            if other != pane_id and self.needing(self.table.agents[other]):
                 self.table.select(other)
                 return
 
@@ -183,7 +187,10 @@ class MainScreen(Screen):
 
     def _refresh_summary(self) -> None:
         agents = self.table.agents
-        self.query_one("#summary", SummaryLine).show(summary_text(agents.values(), self.problem, self.service.waited_today(agents, self.headspace.clock()), self.problem_hosts))
+        self.query_one("#summary", SummaryLine).show(
+            summary_text(agents.values(), self.problem, self.service.waited_today(agents, self.headspace.clock()), self.problem_hosts, self.snoozed_panes())
+        )
+        self.refresh_filter_count()
         empty = self.query_one("#empty", Static)
         empty.display = not agents
         if not agents:
@@ -192,6 +199,7 @@ class MainScreen(Screen):
     @ui_handler
     def _tick(self) -> None:
         self.table.tick()
+        self.end_snoozes()
         self._refresh_summary()
 
     # -- selection, preview, prompt bar -----------------------------------------------
@@ -282,6 +290,7 @@ class MainScreen(Screen):
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         self.table.set_filter(event.value)
+        self.refresh_filter_count()
         self._selection_changed()
 
     @on(Input.Submitted, "#filter")

@@ -24,6 +24,7 @@ from textual.widgets.data_table import RowKey
 
 from ...detect.claude.status_files import STATUS_SOURCES, claimed_wait
 from ...model import Agent, AgentState
+from ...notifications.snooze import Snooze
 from ...service.facade import sort_key
 from ...shared.safe_text import clean, cleaned
 from .state_style import state_text
@@ -36,6 +37,20 @@ STATE = COLUMN_INDEX["state"]
 
 
 RETRYING = "yellow"  # the retrying mark's style until the app's theme gives its warning colour
+SNOOZED_RANK = 0.5  # snoozed waits: below the agents that need you, above the working ones
+
+# The orders the palette offers: the column, and what its order means.
+SORTS = {
+    "state": "needs you first, longest waiting first",
+    "time": "longest in its state first",
+    "target": "by target",
+    "folder": "by folder",
+}
+
+
+def snoozed_label(snooze: Snooze) -> str:
+    """``snoozed till 14:05`` (local time), or ``snoozed till it changes``."""
+    return f"snoozed till {time.strftime('%H:%M', time.localtime(snooze.until))}" if snooze.timed else "snoozed till it changes"
 
 
 def waiting_for(agent: Agent, retrying: Style | str = RETRYING) -> Text:
@@ -276,6 +291,9 @@ class AgentTable(DataTable):
         self._names: dict[str, tuple[str, str, str, str]] = {}  # per pane: the target, cwd and name the plan saw
         self.state_styles: dict = {}  # per state, from the app's theme (restyle)
         self.retrying_style: Style | str = RETRYING  # the theme's warning colour (restyle)
+        self.snooze_of: Callable[[Agent], Snooze | None] = lambda _agent: None  # the screen's snoozes
+        self.sort_column = "state"  # a key of SORTS
+        self.sort_reverse = False
 
     def _smaller_caches(self) -> None:
         """Keep DataTable's render caches to what a screen of rows needs.
@@ -389,6 +407,31 @@ class AgentTable(DataTable):
         self._replan = True
         self._sync()
 
+    def hidden(self) -> list[Agent]:
+        """The agents the filter hides."""
+        shown = set(self._order)
+        return [agent for pane_id, agent in self.agents.items() if pane_id not in shown]
+
+    def set_sort(self, column: str, reverse: bool) -> None:
+        """Order the rows by ``column`` (a key of SORTS), reversed or not; the selected agent stays selected."""
+        if column not in SORTS:
+            raise ValueError(f"no such order: {column}")
+        self.sort_column, self.sort_reverse = column, reverse
+        if self.selected_pane_id is not None:
+            self.pinned = True  # the selection follows its agent to its new row
+        self._sync()
+
+    def _order_key(self, agent: Agent) -> tuple:
+        if self.sort_column == "time":
+            return (agent.since, agent.target)
+        if self.sort_column == "target":
+            return (agent.host, agent.target)
+        if self.sort_column == "folder":
+            return (folder_of(agent), agent.host, agent.target)
+        if agent.state.needs_you and self.snooze_of(agent) is not None:
+            return (SNOOZED_RANK, agent.since, agent.target)
+        return sort_key(agent)
+
     def set_filter(self, text: str) -> None:
         self.filter_text = text.strip()
         self._replan = True
@@ -484,7 +527,7 @@ class AgentTable(DataTable):
                         kept[i] = old[i]  # the object the table holds (the sort below knows rows by it)
                 cells = tuple(kept)
             self._cells[pane_id] = cells
-        order = [a.pane_id for a in sorted((self.agents[p] for p in visible), key=sort_key)]
+        order = [a.pane_id for a in sorted((self.agents[p] for p in visible), key=self._order_key, reverse=self.sort_reverse)]
         if order != self._order:
             # DataTable sorts by cell values; the first cell's object says which row it is.
             rank = {id(self._cells[pane_id][AGENT]): i for i, pane_id in enumerate(order)}
@@ -509,13 +552,18 @@ class AgentTable(DataTable):
         state = state_text(agent.state, self.state_styles)
         if agent.offline:  # the last reading, not a live one
             state = Text(state.plain, style="dim")
+        waiting = waiting_for(agent, self.retrying_style)
+        snooze = self.snooze_of(agent) if agent.state.needs_you else None
+        if snooze is not None:  # greyed: it waits, but the user put it off
+            label, state = Text(label.plain, style="dim"), Text(state.plain, style="dim")
+            waiting = Text.assemble((f"{snoozed_label(snooze)} · ", "dim italic"), (waiting.plain, "dim"))
         return (
             fit(Text(agent.host, style="dim" if agent.offline else ""), columns.host),
             fit(label, columns.target, keep_end=target_end(clean(agent.target))),
             fit(Text(folder_of(agent), style="dim"), columns.folder),
             state,
             self._elapsed(agent, now),
-            fit(waiting_for(agent, self.retrying_style), columns.waiting),
+            fit(waiting, columns.waiting),
         )
 
     def tick(self) -> None:

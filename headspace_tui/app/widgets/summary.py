@@ -6,7 +6,7 @@ differently (a repaint sends the whole line to the terminal, over ssh too).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 
 from rich.text import Text
 from textual.widgets import Static
@@ -19,16 +19,18 @@ LOCAL_PROBLEM_WIDTH = 48  # cells of the local server's problem in the summary (
 
 
 def summary_text(
-    agents: Iterable[Agent], problem: str | None, waited_today: float | None, hosts: Sequence[tuple[str, str]] = ()
+    agents: Iterable[Agent], problem: str | None, waited_today: float | None, hosts: Sequence[tuple[str, str]] = (), snoozed: Container[str] = ()
 ) -> Text:
     """``headspace  7 agents · 3 need you · 2 working · waited on you today: 4m``, and which hosts are out.
 
     A problem never takes the counts' place: a remote host out of reach is
     ``· box unreachable`` after them (ssh's words are in its row, its why and
     a notice), and the local server's problem follows, cut short.
+    ``snoozed``: the pane ids of agents whose wait the user snoozed; they do
+    not count as needing you (``1 snoozed`` says they are there).
     """
     agents = [a for a in agents if not a.placeholder]  # a host never reached is not an agent
-    counts = _counts(agents, waited_today)
+    counts = _counts(agents, waited_today, snoozed)
     if not problem or problem == "starting":
         return counts
     out = [host for host, _ in hosts if host != "local"]
@@ -43,14 +45,16 @@ def summary_text(
     return counts
 
 
-def _counts(agents: list[Agent], waited_today: float | None) -> Text:
-    needing = sum(1 for a in agents if a.state.needs_you)
+def _counts(agents: list[Agent], waited_today: float | None, snoozed: Container[str]) -> Text:
+    needing = sum(1 for a in agents if a.state.needs_you and a.pane_id not in snoozed)
+    put_off = sum(1 for a in agents if a.state.needs_you and a.pane_id in snoozed)
     working = sum(1 for a in agents if a.state is AgentState.WORKING)
     waited = f"  ·  waited on you today: {elapsed(waited_today, precise=False)}" if waited_today is not None else ""
     return Text.assemble(
         ("headspace", "bold"),
         f"  {len(agents)} agent{'s' if len(agents) != 1 else ''}  ·  ",
         (f"{needing} need{'s' if needing == 1 else ''} you", "bold yellow"),
+        f" ({put_off} snoozed)" if put_off else "",
         f"  ·  {working} working{waited}",
     )
 

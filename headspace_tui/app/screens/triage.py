@@ -1,0 +1,257 @@
+"""The main screen's triage part: the next agent that needs you, snoozes, the table's order, the filter's count, and keys that can do nothing.
+
+``TriageScreen`` is the main screen's base (main_screen.py holds the
+table, the preview and the answers; this holds how you move between the
+agents that wait and put some off):
+
+* ``Tab`` / ``Shift+Tab`` select the next / previous agent that needs you
+  (snoozed ones skipped), wrapping round;
+* ``z`` snoozes the selected agent's wait (a chooser: 5 min, 15 min, 1 h,
+  until it changes); ``z`` on a snoozed agent takes the snooze back.  The
+  snoozes themselves are ``notifications.snooze.Snoozes`` (pure), ended by
+  a new report (``MainScreen.on_agent_changed``), by time (the screen's
+  one-second tick), or by the agent going;
+* the palette's "Sort by …" orders the table by a column, reversibly;
+* an open filter says how many rows it shows ("4 of 9") and how many
+  agents it hides that need you;
+* a key that can do nothing for the selected agent (``y`` on an idle
+  agent, ``3`` on a two-option menu) rings the bell and says why, once;
+  ``check_action`` hides such keys from the footer, and Textual then
+  passes them on to nothing, so they are caught here, before the bindings.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
+from rich.text import Text
+from textual import events
+from textual.actions import parse
+from textual.binding import Binding
+from textual.screen import Screen
+
+from ...model import Agent
+from ...notifications.snooze import Snoozes, key_of
+from ...service.facade import key_allowed
+from ...shared.safe_text import clean
+from ..widgets.agent_table import SORTS, AgentTable, snoozed_label
+from ..widgets.filter_input import FilterInput
+from .snooze import SnoozeScreen
+
+if TYPE_CHECKING:
+    from ..main import HeadspaceApp
+
+TRIAGE_BINDINGS = [
+    # Tab is Textual's "focus the next widget"; the main screen has one place to type (the filter), reached by /.
+    Binding("tab", "next_waiting", "next waiting", id="next_waiting", show=False, tooltip="move to the next agent that needs you (wraps round; snoozed ones are skipped)"),
+    Binding("shift+tab", "previous_waiting", "previous waiting", id="previous_waiting", show=False, tooltip="move to the previous agent that needs you"),
+    Binding("z", "snooze", "snooze", id="snooze", show=False, tooltip="snooze the selected agent's wait (5m, 15m, 1h, until it changes); z again wakes it"),
+]
+FLASH_SECONDS = 3.0  # how long a "this key does nothing here" line stays
+
+
+def why_nothing(action: str, parameters: tuple[object, ...], agent: Agent | None) -> str:
+    """Why the agent key ``action`` can do nothing for ``agent`` now, in a few words; "" when it can (or is not an agent key)."""
+    if action == "option" and agent is not None and not agent.offline and agent.state.is_menu:
+        prompt = agent.observation.prompt
+        digit = str(parameters[0]) if parameters else ""
+        offered = [option.key for option in prompt.options if option.key] if prompt is not None else []
+        if offered and digit not in offered:
+            return f"no option {digit} here: {clean(agent.target)} offers {', '.join(offered)}"
+        return ""
+    if key_allowed(action, agent):
+        return ""
+    if agent is None:
+        return "no agent selected"
+    who, state = clean(agent.target), agent.state.value
+    if agent.offline:
+        return f"{clean(agent.host)} is out of reach: {who}'s row is its last reading"
+    if action in ("approve", "deny"):
+        if agent.state.is_menu:
+            return f"{who} asks a {state}, not a permission: pick its option by number"
+        return f"nothing to {action}: {who} is {state}"
+    return {
+        "option": f"no menu to pick from: {who} is {state}",
+        "nudge": f"nothing to nudge: {who} is {state} (a nudge goes to an idle agent)",
+        "interrupt": f"nothing to interrupt: {who} is {state}",
+        "approve_all": f"no batch: {who} has no permission held by Claude's hook",
+        "jump": f"nothing to jump to: {who} stands for a host headspace cannot reach",
+    }.get(action, f"{action} does nothing for {who} ({state})")
+
+
+class TriageScreen(Screen):
+    """What the main screen does to move between waiting agents and put some off (its base class)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.snoozes = Snoozes()
+        self._counting = False  # the filter's border shows a count
+        self._own_keys: tuple[object, frozenset[str]] | None = None  # (the keymap, the keys bound on this screen under it)
+
+    # The main screen's (main_screen.py).
+    def selected_agent(self) -> Agent | None:
+        raise NotImplementedError
+
+    def _keys_live(self) -> bool:
+        raise NotImplementedError
+
+    def _refresh_summary(self) -> None:
+        raise NotImplementedError
+
+    @property
+    def _table(self) -> AgentTable:
+        return self.query_one(AgentTable)
+
+    def _key_for(self, action: str) -> str:
+        """The key bound to ``action`` now (the keymap applied), as the footer shows it."""
+        for active in self.active_bindings.values():
+            if active.binding.action == action:
+                return self.app.get_key_display(active.binding)
+        return action
+
+    def flash(self, text: str) -> None:
+        """A key did nothing: the bell, and one short line saying why."""
+        self.app.bell()
+        self.notify(text, severity="warning", timeout=FLASH_SECONDS, markup=False)
+
+    # -- the next agent that needs you ---------------------------------------------------
+    def needing(self, agent: Agent) -> bool:
+        """It needs you and is not snoozed."""
+        return agent.state.needs_you and self.snoozes.get(agent) is None
+
+    def action_next_waiting(self) -> None:
+        self._step(1)
+
+    def action_previous_waiting(self) -> None:
+        self._step(-1)
+
+    def _step(self, step: int) -> None:
+        table = self._table
+        order = table.order
+        waiting = [n for n, pane_id in enumerate(order) if self.needing(table.agents[pane_id])]
+        if not waiting:
+            self.flash("nothing needs you now" + (" in the filter" if table.hidden() else "") + (f" ({len(self.snoozes)} snoozed)" if self.snoozes else ""))
+            return
+        here = order.index(table.selected_pane_id) if table.selected_pane_id in order else -1
+        after = [n for n in waiting if (n - here) * step > 0]
+        row = (after[0] if step > 0 else after[-1]) if after else (waiting[0] if step > 0 else waiting[-1])
+        table.select(order[row])
+
+    # -- snoozes --------------------------------------------------------------------------
+    def action_snooze(self) -> None:
+        agent = self.selected_agent()
+        if agent is None or not self._keys_live():
+            return
+        if self.snoozes.unsnooze(agent):
+            self._snoozes_changed(agent)
+            self.notify(clean(f"{agent.target}: awake again"), timeout=FLASH_SECONDS, markup=False)
+            return
+        if not agent.state.needs_you:
+            self.flash(f"{self._key_for('snooze')}: nothing to snooze: {clean(agent.target)} is {agent.state.value}")
+            return
+
+        def chosen(seconds: float | None) -> None:
+            now = self.table_agent(agent)
+            if seconds is None or now is None:
+                return
+            snooze = self.snoozes.snooze(now, cast("HeadspaceApp", self.app).clock() + seconds)
+            if snooze is None:
+                self.flash(f"{self._key_for('snooze')}: nothing to snooze: {clean(now.target)} is {now.state.value} now")
+                return
+            cast("HeadspaceApp", self.app).notifier.snooze(key_of(now))
+            self._snoozes_changed(now)
+            self.notify(clean(f"{now.target}: {snoozed_label(snooze)}"), timeout=FLASH_SECONDS, markup=False)
+            self._move_on(now)
+
+        self.app.push_screen(SnoozeScreen(agent.target), chosen)
+
+    def _move_on(self, snoozed: Agent) -> None:
+        """Like after an answer: from the agent just put off to the first that needs you (if there is one)."""
+        table = self._table
+        if table.selected_pane_id == snoozed.pane_id:
+            first = next((pane_id for pane_id in table.order if self.needing(table.agents[pane_id])), None)
+            if first is not None:
+                table.select(first)
+
+    def table_agent(self, agent: Agent) -> Agent | None:
+        """The table's agent in ``agent``'s pane now (a chooser was open meanwhile)."""
+        return self._table.agents.get(agent.pane_id)
+
+    def snoozed_panes(self) -> set[str]:
+        if not self.snoozes:
+            return set()
+        return {pane_id for pane_id, agent in self._table.agents.items() if agent.state.needs_you and self.snoozes.get(agent) is not None}
+
+    def end_snoozes(self) -> None:
+        """Snoozes whose time is up: the rows wake, and the notifier says their waits again (called once a second)."""
+        if not self.snoozes:
+            return
+        app = cast("HeadspaceApp", self.app)
+        ended = set(self.snoozes.expired(app.clock()))
+        for agent in [a for a in self._table.agents.values() if key_of(a) in ended]:
+            self._snoozes_changed(agent)
+            app.snooze_ended(agent)
+
+    def _snoozes_changed(self, agent: Agent) -> None:
+        self._table.upsert(agent)  # its row again: greyed or not, and its place
+        self._refresh_summary()
+
+    # -- the table's order ----------------------------------------------------------------
+    def sort_by(self, column: str) -> None:
+        """Order the table by ``column``; the same column again reverses it."""
+        table = self._table
+        reverse = not table.sort_reverse if column == table.sort_column else False
+        table.set_sort(column, reverse)
+        self.notify(f"sorted {SORTS[column]}{' (reversed)' if reverse else ''}", timeout=FLASH_SECONDS, markup=False)
+
+    # -- the filter's count ---------------------------------------------------------------
+    def refresh_filter_count(self) -> None:
+        """While filtering: "4 of 9" on the filter's border, and the agents it hides that need you."""
+        table = self._table
+        if not table.filter_text and not self._counting:
+            return  # the common case, on every update: nothing to show, nothing shown
+        box = self.query_one("#filter", FilterInput)
+        self._counting = bool(table.filter_text)
+        if not self._counting:
+            box.border_subtitle = None
+            return
+        hidden = sum(1 for agent in table.hidden() if self.needing(agent))
+        count = Text(f"{len(table.order)} of {len(table.agents)}")
+        if hidden:
+            count.append(f"  ▲ {hidden} outside the filter need{'s' if hidden == 1 else ''} you", style="bold reverse")
+        box.border_subtitle = count
+
+    # -- keys that can do nothing here ------------------------------------------------------
+    def _agent_keys(self) -> frozenset[str]:
+        """The keys bound on this screen to an agent key's action, the keymap applied (worked out again only when the keymap changes).
+
+        An agent key is one that needs an agent (``key_allowed`` says no
+        without one).  Building the binding chain costs 0.2-0.5 ms; the
+        other keys (moves in the table, ``?``) skip it.
+        """
+        keymap = self.app._keymap
+        if self._own_keys is None or self._own_keys[0] is not keymap:
+            bindings = self._bindings.copy()
+            if keymap:
+                bindings.apply_keymap(keymap)
+            keys = frozenset(key for key, bound in bindings.key_to_bindings.items() if any(not key_allowed(parse(b.action)[1], None) for b in bound))
+            self._own_keys = (keymap, keys)
+        return self._own_keys[1]
+
+    def on_key(self, event: events.Key) -> None:
+        """An agent key the selected agent does not allow: the bell and why, instead of nothing."""
+        if event.key not in self._agent_keys() or not self._keys_live():
+            return  # not an agent key of this screen (a move in the table, ?): not ours to explain
+        for namespace, bindings in self._modal_binding_chain:
+            for binding in bindings.key_to_bindings.get(event.key, ()):
+                target, action, parameters = parse(binding.action)
+                if target or namespace is not self:
+                    if namespace.check_action(action, parameters):
+                        return  # another part takes this key
+                    continue
+                reason = why_nothing(action, parameters, self.selected_agent())
+                if reason:
+                    event.stop()
+                    event.prevent_default()
+                    self.flash(f"{self.app.get_key_display(binding)}: {reason}")
+                return
