@@ -20,7 +20,9 @@ from pathlib import Path
 
 from ..answering.answerer import Answerer, Report
 from ..answering.desk import ChannelReport
+from ..answering.keys import KeyStroke
 from ..answering.policy import Intent, IntentKind, key_allowed, live_keys
+from ..answering.typing import InputLink, Typist
 from ..detect.fusion import Explanation
 from ..events import AgentChanged, AgentRemoved, Event, Notice, PaneCaptured, ProblemChanged
 from ..hooks.calls import PendingCall
@@ -45,8 +47,10 @@ __all__ = [
     "Explanation",
     "FIRST_SAYS",
     "Intent",
+    "InputLink",
     "IntentKind",
     "Jump",
+    "KeyStroke",
     "Notice",
     "PaneCaptured",
     "PaneScreen",
@@ -93,6 +97,7 @@ class Service:
         self.live = live
         self.pane_io = ControlPaneIO(fleet)
         self.answerer = Answerer(fleet, self.pane_io, clock=clock, confirm_timeout=config.confirm_timeout)
+        self.typist = Typist(self.pane_io, fleet.server_key)  # input mode's keys, to one pane at a time
         self._subscribers: list[Callable[[Event], None]] = []
         fleet.on_problem = lambda problem: self._emit(ProblemChanged(problem))
         for monitor in fleet.monitors.values():

@@ -89,6 +89,7 @@ def changed_span(before: Strip, after: Strip) -> tuple[int, int] | None:
 class PanePreview(Widget):
     DEFAULT_CSS = """
     PanePreview { height: 1fr; border: round $primary-darken-2; overflow: hidden; }
+    PanePreview.-input { border: heavy $warning; border-title-color: $warning; border-title-style: bold; }
     """
 
     # Repaints a second, at most: a spinning pane must not turn the preview into a
@@ -289,6 +290,19 @@ class PromptBar(Static):
     def show_agent(self, agent: Agent | None, keys: dict[str, str]) -> None:
         """Show what ``agent`` waits for; the same text again repaints nothing."""
         text = prompt_bar_text(agent, keys)
+        if text != self._shown:
+            self._shown = text
+            self.update(text)
+
+
+    def show_input(self, target: str, pane_id: str, leave: str) -> None:
+        """Input mode: where the keys go and how to leave (instead of the agent's prompt)."""
+        text = Text()
+        text.append(" INPUT ", style="bold reverse")
+        text.append("  your keys go to ")
+        text.append(f"{clean(target)} ({clean(pane_id)})", style="bold")
+        text.append(f" as you type · {leave} leaves\n")
+        text.append("not forwarded: other Ctrl keys, Shift+Tab, Alt and function keys", style="dim")
         if text != self._shown:
             self._shown = text
             self.update(text)
