@@ -67,7 +67,7 @@ class InputLink:
         elif record.pid != self.pid:
             return f"pane {self.pane_id} now runs another process (pid {record.pid}, was {self.pid})"
         if not is_claude_command(getattr(record, "current_command", "")):
-            return f"Claude is no longer running in pane {self.pane_id} (it runs {record.current_command or 'nothing'})"
+            return f"Claude is not running in pane {self.pane_id} (it runs {record.current_command or 'nothing'})"
         if getattr(record, "in_mode", False):
             return f"pane {self.pane_id} is in copy mode; leave it first (q)"
         return ""

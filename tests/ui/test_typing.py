@@ -123,6 +123,10 @@ def test_input_mode_is_marked_and_its_keys_reach_only_the_pane_it_was_entered_on
             await pilot.press(*"hi y n 2", "enter")
             await screen.input_mode.sent()
             await wait_until(pilot, lambda: private_tmux.capture(first).count("hi y n 2") == 2, "the line echoed and printed back by the stand-in")
+            await pilot.press("escape")  # Claude's own key (interrupt, close a dialog): forwarded, input mode stays
+            await screen.input_mode.sent()
+            await wait_until(pilot, lambda: "^[" in private_tmux.capture(first), "the terminal's echo of Esc")
+            assert screen.input_mode.active
             await pilot.press(LEAVE_KEY)
             await pilot.pause()
             assert not screen.input_mode.active and not preview.has_class("-input") and app.focused is app.table
@@ -169,7 +173,7 @@ def test_input_mode_sends_nothing_in_copy_mode_and_ends_when_claude_leaves_its_p
             await wait_until(pilot, lambda: private_tmux.pane(pane).current_command == "bash", "the shell back")
             await pilot.press(*"touch gotcha", "enter")
             await wait_until(pilot, lambda: not screen.input_mode.active, "input mode to end")
-            assert any("no longer running" in n for n in notes(app)), notes(app)
+            assert any("Claude is not running" in n for n in notes(app)), notes(app)
             await pilot.pause(0.3)
 
     run(scenario())

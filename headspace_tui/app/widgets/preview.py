@@ -336,6 +336,9 @@ def prompt_bar_text(agent: Agent | None, keys: dict[str, str]) -> Text:
             if option.key:
                 text.append(f"[{option.key}] ", style="bold")
                 text.append(f"{clean(option.label)}  ")
+        if prompt.free_text:
+            text.append(f"[{_key_name(keys['reply'])}] ", style="bold")
+            text.append("type your own answer")
         return text
     if obs.state.value in ("idle", "input", "error"):
         if prompt is not None and prompt.kind == "input":
