@@ -17,8 +17,10 @@ from textual.widgets import Input
 from headspace_tui.app.input_mode import LEAVE_KEY
 from headspace_tui.app.screens.reply import ReplyScreen
 from headspace_tui.app.widgets.preview import PanePreview
-from headspace_tui.model import AgentState
-from tests.e2e.test_answer_channel import record_keys
+from headspace_tui.hooks import settings as hook_settings
+from headspace_tui.model import AgentState, Channel
+from tests.e2e.test_answer_channel import app_for as hooked_app
+from tests.e2e.test_answer_channel import private_runtime, record_keys
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
 from tests.harness.scenarios import QUESTION_DB, QUESTION_FEATURES, TURN_DONE
@@ -30,14 +32,24 @@ pytestmark = pytest.mark.e2e
 ANSWER = "3 nodes of MariaDB, please"  # a digit first: typed before the field opened, it would pick option 3 itself
 
 
-def test_r_on_a_question_types_into_its_own_free_text_option(claude_session, fake_api, private_tmux):
-    session = claude_session([api.ask(QUESTION_DB, QUESTION_FEATURES), api.text("MariaDB it is.")])
-    session.submit("pick a database")
-    session.wait_for("Enter to select", what="the question dialog")
+@pytest.mark.parametrize("answer_hook", [False, True], ids=["keys-only", "hook-holds-the-dialog"])
+def test_r_on_a_question_types_into_its_own_free_text_option(claude_session, fake_api, private_tmux, tmp_path, answer_hook):
+    """With Claude's answer hook holding the dialog too: a typed answer still goes by keys, and the hook lets go."""
+    runtime = private_runtime(tmp_path)
+    fake_api.set_script([api.ask(QUESTION_DB, QUESTION_FEATURES), api.text("MariaDB it is.")])
+    session = claude_session((), launch=False, extra_env={"XDG_RUNTIME_DIR": str(runtime)})
+    if answer_hook:
+        hook_settings.install(session.home / ".claude" / "settings.json", answer_wait=120)
+    session.launch()
 
     async def scenario() -> None:
-        app = app_for(private_tmux, session)
+        app = hooked_app(private_tmux, session, runtime)
         async with app.run_test(size=(160, 48)) as pilot:
+            await wait_until(pilot, lambda: session.pane_id in app.table.agents, "the row")
+            await asyncio.to_thread(session.submit, "pick a database")
+            await asyncio.to_thread(session.wait_for, "Enter to select", timeout=30, what="the question dialog")
+            if answer_hook:
+                await wait_until(pilot, lambda: app.table.agents[session.pane_id].channel == Channel.HOOK, "the hook holding the question")
             sent = record_keys(app)
             await select_agent(pilot, app, session.pane_id, AgentState.QUESTION)
             assert app.main.check_action("reply", ())
@@ -48,6 +60,8 @@ def test_r_on_a_question_types_into_its_own_free_text_option(claude_session, fak
             await pilot.press(*ANSWER, "enter")
             # The box closes once the answer is confirmed: Claude moved on to the second question.
             await wait_until(pilot, lambda: not screen_open(app, ReplyScreen), "the reply box to close once delivered", timeout=15)
+            row = app.table.agents[session.pane_id]
+            await wait_until(pilot, lambda: row.answered.startswith("by keys") and ANSWER in row.answered, f"the row to say how it was answered (it says {row.answered!r})")
             await asyncio.to_thread(session.wait_for, "Which features should ship first?", timeout=15, what="the second question")
             # The second question is multi-select: in the pane, 3 ticks Search, Tab goes on to the review, 1 submits.
             await asyncio.to_thread(session.answer, "3")
