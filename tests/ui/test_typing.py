@@ -111,6 +111,7 @@ def test_input_mode_is_marked_and_its_keys_reach_only_the_pane_it_was_entered_on
             await wait_until(pilot, lambda: screen.input_mode.link is not None, "input mode's link to the pane")
             # Unmistakable: the preview's border and title, the prompt bar, the footer's one key.
             assert preview.has_class("-input") and app.focused is preview
+            assert preview.styles.border_top[0] == "heavy"
             assert f"INPUT → first:0.0 ({first})" in str(preview.border_title)
             assert "INPUT" in str(screen.query_one(PromptBar).render())
             offered = {b.binding.action: b.binding.description for b in screen.active_bindings.values() if b.enabled and b.binding.show}
@@ -127,6 +128,9 @@ def test_input_mode_is_marked_and_its_keys_reach_only_the_pane_it_was_entered_on
             await screen.input_mode.sent()
             await wait_until(pilot, lambda: "^[" in private_tmux.capture(first), "the terminal's echo of Esc")
             assert screen.input_mode.active
+            await pilot.press("tab")  # Claude's (completion), not Textual's focus move
+            await screen.input_mode.sent()
+            assert screen.input_mode.active and app.focused is preview
             await pilot.press(LEAVE_KEY)
             await pilot.pause()
             assert not screen.input_mode.active and not preview.has_class("-input") and app.focused is app.table
@@ -137,6 +141,9 @@ def test_input_mode_is_marked_and_its_keys_reach_only_the_pane_it_was_entered_on
 
     sent = asyncio.run(scenario())
     assert {args[0] for args in sent} == {first}, sent
+    # (Without control clients each key is recorded twice: by the pane I/O and by the server it falls back to.)
+    named = [args[1:] for args in sent if args[1:] in (("Escape",), ("Tab",), ("Enter",))]
+    assert named == [("Enter",)] * 2 + [("Escape",)] * 2 + [("Tab",)] * 2, sent
     assert not any("\x1d" in str(args) or "C-]" in str(args) for args in sent), sent
     assert "^]" not in private_tmux.capture(first) and "y" not in private_tmux.capture(first).replace("hi y n 2", "")
     assert private_tmux.capture(second).strip() == ""
