@@ -20,9 +20,9 @@ from pathlib import Path
 
 from ..answering.answerer import Answerer, Report
 from ..answering.desk import ChannelReport
+from ..answering.input_link import InputLink, Typist
 from ..answering.keys import KeyStroke
 from ..answering.policy import Intent, IntentKind, key_allowed, live_keys
-from ..answering.typing import InputLink, Typist
 from ..detect.fusion import Explanation
 from ..events import AgentChanged, AgentRemoved, Event, Notice, PaneCaptured, ProblemChanged
 from ..hooks.calls import PendingCall

@@ -205,8 +205,10 @@ class MainScreen(TypingActions):
 
     def _selection_changed(self) -> None:
         bound = self.input_mode.pane_id
-        if bound is not None and self.table.selected_pane_id != bound and self.table.select(bound):
-            return  # input mode stays on its pane (re-selecting it says so again)
+        if bound is not None and self.table.selected_pane_id != bound:
+            if self.table.select(bound):
+                return  # input mode stays on its pane (re-selecting it says so again)
+            self.leave_input(f"input mode ended: {self.input_mode.target} ({bound}) left the table")
         agent = self.selected_agent()
         preview = self.query_one(PanePreview)
         if preview.history_of is not None and (agent is None or agent.pane_id != preview.history_of):

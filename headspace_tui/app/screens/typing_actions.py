@@ -80,7 +80,6 @@ class TypingActions(Screen):
         if isinstance(box, ReplyScreen) and box.pane_id == report.pane_id:
             box.reported(report.delivered, report.text)
 
-
     # -- input mode (i) -----------------------------------------------------------------
     def action_input_mode(self) -> None:
         """From now on the keys go to the selected agent's pane, until the leave key."""

@@ -1,4 +1,4 @@
-"""Input mode's keys to one pane: forwarded as typed, but only to the pane they were meant for.
+"""Input mode's keys to one pane (``InputLink``): forwarded as typed, but only to the pane they were meant for.
 
 In input mode the user types into an agent deliberately, so what a key
 means is the user's business (no prompt is checked, unlike an answer).
