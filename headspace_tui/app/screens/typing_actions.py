@@ -28,6 +28,7 @@ class TypingActions(Screen):
     def __init__(self) -> None:
         super().__init__()
         self._drafts: dict[str, str] = {}  # per pane: a reply typed and not (yet) delivered
+        self._replying: dict[str, str] = {}  # per pane: the reply on its way, until its report
         self.input_mode = InputMode(self)
 
     def _target(self) -> Agent | None:
@@ -62,6 +63,8 @@ class TypingActions(Screen):
         def send(text: str) -> str:
             refusal = self.service.answerer.answer(agent, Intent(IntentKind.TEXT, text=text), seen=seen)
             self._drafts[pane_id] = text  # until it is reported delivered
+            if not refusal:
+                self._replying[pane_id] = text
             return refusal
 
         def done(draft: str | None) -> None:
@@ -74,8 +77,9 @@ class TypingActions(Screen):
 
     def reported(self, report: Report) -> None:
         """An answer's report: the reply box waiting on it hears how it went; a delivered reply's draft goes."""
-        if report.delivered:
-            self._drafts.pop(report.pane_id, None)
+        sent = self._replying.pop(report.pane_id, None)
+        if report.delivered and sent is not None and self._drafts.get(report.pane_id) == sent:
+            self._drafts.pop(report.pane_id)  # only the reply itself: another answer's report leaves a draft alone
         box = self.app.screen
         if isinstance(box, ReplyScreen) and box.pane_id == report.pane_id:
             box.reported(report.delivered, report.text)
