@@ -239,3 +239,26 @@ def test_a_reply_that_is_not_delivered_stays_in_its_box_with_the_reason_and_come
             assert app.screen.query_one("#reply", Input).value == "MariaDB please"
 
     run(scenario())
+
+
+def test_a_reply_refused_at_once_stays_in_its_box_with_the_reason():
+    """The agent's host goes out of reach while the box is open: Enter is refused before any key, the text stays."""
+
+    async def scenario() -> None:
+        app = demo_app([("docs", "input_plain_question", 60)])
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.snapshot_loader(pilot)
+            agent = next(iter(app.table.agents.values()))
+            app.table.select(agent.pane_id)
+            await pilot.press("r")
+            await wait_until(pilot, lambda: screen_open(app, ReplyScreen), "the reply box")
+            box = app.screen
+            await pilot.press(*"leave them")
+            app.service.fleet.first.store.offline("ssh: connection lost", app.clock())  # as a monitor says it
+            await pilot.press("enter")
+            await pilot.pause()
+            reason = str(box.query_one("#reason").render())
+            assert app.screen is box and "out of reach" in reason and "ssh: connection lost" in reason, reason
+            assert box.query_one("#reply", Input).value == "leave them" and not box.sending
+
+    run(scenario())
