@@ -107,6 +107,9 @@ class Prompt:
     # their real numbers), so a key is never sent for an option nobody saw.
     hidden_options: int = 0
     more_below: bool = False
+    # A question's own free-text option ("Type something."), empty and ready: its key.
+    # "" when the question has none, is multi-select, or the field already holds text.
+    free_text: str = ""
 
     def option_for(self, label_prefix: str) -> Option | None:
         """The first option whose label starts with ``label_prefix`` (case-insensitive)."""

@@ -77,6 +77,8 @@ def plan_keys(now: Observation, intent: Intent) -> list[KeyStroke]:
         raise ActionError(refusal)
     if intent.kind is IntentKind.INTERRUPT:
         return [KeyStroke(("Escape",))]
+    if intent.kind is IntentKind.TEXT and now.state is AgentState.QUESTION:
+        return [KeyStroke((free_text_key(now),)), KeyStroke((text,), literal=True), KeyStroke(("Enter",))]
     if intent.kind in MENU_ANSWERS:
         if prompt is None or not prompt.options:
             raise ActionError(f"the pane shows no numbered menu (it is {now.state.value}); nothing sent")
@@ -101,6 +103,66 @@ def plan_keys(now: Observation, intent: Intent) -> list[KeyStroke]:
     return [KeyStroke((text,), literal=True), KeyStroke(("Enter",))]
 
 
+def free_text_key(now: Observation) -> str:
+    """The key of the question's own free-text option ("Type something."), found by its label; raise where there is none.
+
+    Never a guessed position: a question with previews has no such option, a
+    multi-select one draws a checkbox the digit only ticks, and one whose
+    field already holds text (typed in the pane) no longer says "Type something.".
+    """
+    prompt = now.prompt
+    if prompt is None or prompt.kind != "question" or not prompt.options:
+        raise ActionError(f"the pane shows no question to type an answer into (it is {now.state.value}); nothing sent")
+    if prompt.multi_select:
+        raise ActionError("a multi-select question: pick its options by number (free text only for single-choice questions); nothing sent")
+    if not prompt.free_text or not prompt.free_text.isdigit():
+        raise ActionError("this question has no empty 'Type something.' option to type into; pick an option by number; nothing sent")
+    return prompt.free_text
+
+
+def same_question(seen: Observation, now: Observation) -> bool:
+    """Is ``now`` still the question ``seen``, whatever its free-text option holds?
+
+    Typing into the field changes that option's label (and so the
+    fingerprint): the question is the same while its text, its place among
+    several questions and every other option are.
+    """
+    if now.state is not AgentState.QUESTION or seen.prompt is None or now.prompt is None:
+        return False
+    before, after = seen.prompt, now.prompt
+    free = before.free_text
+
+    def others(prompt) -> list[tuple[str, str]]:
+        return [(o.key, o.label) for o in prompt.options if o.key != free]
+
+    return (
+        after.kind == before.kind
+        and after.title == before.title
+        and (after.question_index, after.question_count) == (before.question_index, before.question_count)
+        and others(after) == others(before)
+        and any(o.key == free for o in after.options)
+    )
+
+
+def _field(seen: Observation, now: Observation):
+    return next((o for o in now.prompt.options if o.key == seen.prompt.free_text), None) if now.prompt and seen.prompt else None
+
+
+def field_open(seen: Observation, now: Observation) -> bool:
+    """The question ``seen`` with Claude's cursor in its free-text field (the digit landed)."""
+    option = _field(seen, now)
+    return same_question(seen, now) and option is not None and option.selected
+
+
+def field_holds(seen: Observation, now: Observation, text: str) -> bool:
+    """The question ``seen`` with ``text`` in its free-text field (its first line, where a long one wraps)."""
+    option = _field(seen, now)
+    if not same_question(seen, now) or option is None or not option.selected:
+        return False
+    shown, wanted = " ".join(option.label.split()), " ".join(text.split())
+    return bool(shown) and wanted.startswith(shown) and (shown == wanted or len(shown) >= min(len(wanted), 20))
+
+
 def same_prompt(seen: Observation, now: Observation) -> bool:
     """Is ``now`` the prompt the user saw?  Same state, and same fingerprint when there is a prompt.
 
@@ -118,6 +180,9 @@ def same_prompt(seen: Observation, now: Observation) -> bool:
 def describe_answer(prompt_before: Observation, intent: Intent, strokes: list[KeyStroke]) -> str:
     """Exactly what was answered, for the user: the tool and its command, or the question and the option."""
     prompt = prompt_before.prompt
+    if intent.kind is IntentKind.TEXT and prompt is not None and prompt.kind == "question":
+        part = f" ({prompt.question_index}/{prompt.question_count})" if prompt.question_count > 1 else ""
+        return f"question{part} {prompt.title!r} → typed {intent.text.strip()!r}"
     if intent.kind in (IntentKind.TEXT, IntentKind.NUDGE):
         return f"{intent.kind} {intent.text.strip()!r}"
     if intent.kind is IntentKind.INTERRUPT:
@@ -227,7 +292,8 @@ async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Inte
         raise ActionError(f"pane {pane_id} is in copy mode; leave it first (q) — nothing sent")
     if not is_claude_command(command):
         raise ActionError(f"Claude is no longer running in pane {pane_id}; nothing sent")
-    if intent.kind in MENU_ANSWERS and seen.state.is_menu and (seen.prompt is None or not seen.prompt.options):
+    at_menu = intent.kind in MENU_ANSWERS or (intent.kind is IntentKind.TEXT and seen.state is AgentState.QUESTION)
+    if at_menu and seen.state.is_menu and (seen.prompt is None or not seen.prompt.options):
         # Known from a hook or Claude's status file before the dialog was drawn:
         # the user has not seen its choices, so there is nothing to answer yet.
         raise ActionError(f"the prompt in {pane_id} is not on screen yet; nothing sent")
@@ -238,7 +304,7 @@ async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Inte
     elif not same_prompt(seen, now):
         raise ActionError(f"the prompt in {pane_id} changed since you looked (now {now.state.value}); nothing sent")
     strokes = plan_keys(now, intent)
-    if now.state.is_menu and intent.kind in MENU_ANSWERS:
+    if now.state.is_menu and at_menu:
         wait = REACTION_TIME if shown_at is None else shown_at + REACTION_TIME - time.time()
         if wait > 0:
             await asyncio.sleep(wait)
@@ -247,6 +313,8 @@ async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Inte
         if not same_prompt(now, settled):
             raise ActionError(f"the prompt in {pane_id} changed while it settled (now {settled.state.value}); nothing sent")
     what = describe_answer(now, intent, strokes)
+    if intent.kind is IntentKind.TEXT and now.state is AgentState.QUESTION:
+        return await _type_answer(io, pane_id, now, strokes, command, what, timeout)
     for stroke in strokes:
         await io.send_keys(pane_id, *stroke.keys, literal=stroke.literal)
     return await _confirm(io, pane_id, now, intent, timeout, command, what)
@@ -293,6 +361,54 @@ async def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent
             if after.state is not AgentState.WORKING:
                 return Outcome(True, f"interrupt sent; Claude stopped ({after.state.value})", after)
     return Outcome(False, f"not delivered: {pane_id} still shows {after.state.value} after {timeout:.0f}s", after)
+
+
+# How long each step of typing into a question's field may take to show (Claude redraws within a frame or two).
+STEP_TIMEOUT = 2.0
+
+
+async def _type_answer(io: PaneIO, pane_id: str, seen: Observation, strokes: list[KeyStroke], command: str, what: str, timeout: float) -> Outcome:
+    """Type a free-text answer into the question ``seen``, one step at a time, each seen to land before the next.
+
+    1. the digit of "Type something." (on that option it moves the cursor
+       into the field, it does not submit: measured on 2.1.330);
+    2. the text, literally, once the cursor is in the field (typed earlier, a
+       digit in it could pick another option);
+    3. Enter, once the field shows the text.
+
+    Between the steps the pane must still show the same question; otherwise
+    the rest is not sent.  Afterwards the question must have gone (the next
+    question, Claude working, its input box) for the answer to count.
+    """
+    pick, typed, enter = strokes
+    text = typed.keys[0]
+    await io.send_keys(pane_id, *pick.keys)
+    await _until(io, pane_id, command, seen, lambda now: field_open(seen, now), "its 'Type something.' field did not open; the text was not typed")
+    await io.send_keys(pane_id, *typed.keys, literal=True)
+    await _until(io, pane_id, command, seen, lambda now: field_holds(seen, now, text), "the text did not show in its field; Enter not sent (the text may be in the field: see the pane)")
+    await io.send_keys(pane_id, *enter.keys)
+    deadline = time.monotonic() + timeout
+    after = seen
+    while time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+        after = classify_capture(await io.capture(pane_id, ansi=True), command=command)
+        if after.state not in _NO_PROOF and not same_question(seen, after):
+            return Outcome(True, f"{what}: sent; Claude moved on ({after.state.value})", after, what)
+    return Outcome(False, f"not delivered: {pane_id} still shows the question after {timeout:.0f}s (the text is in its field)", after)
+
+
+async def _until(io: PaneIO, pane_id: str, command: str, seen: Observation, done, failed: str) -> Observation:
+    """Read the pane until ``done`` holds; stop (raise) at once if it no longer shows the question ``seen``, or after STEP_TIMEOUT."""
+    deadline = time.monotonic() + STEP_TIMEOUT
+    while True:
+        await asyncio.sleep(0.05)
+        now = classify_capture(await io.capture(pane_id, ansi=True), command=command)
+        if done(now):
+            return now
+        if now.state not in _NO_PROOF and not same_question(seen, now):
+            raise ActionError(f"the question in {pane_id} changed while typing (now {now.state.value}); nothing more sent")
+        if time.monotonic() > deadline:
+            raise ActionError(f"the question in {pane_id}: {failed}")
 
 
 def _submitted(ansi: str, text: str) -> bool:

@@ -10,7 +10,8 @@ footer offers is a key the send accepts, and the other way round.
   included;
 * ``text`` and ``nudge`` go to Claude's input box: idle, asking in plain
   text, or after an error (Claude is back at its box; "continue" is how one
-  retries);
+  retries); ``text`` also answers a question through its own free-text
+  option ("Type something.", picked by its label: ``keys.plan_keys``);
 * ``interrupt`` (Esc) only while Claude works: at a dialog Esc would refuse
   it.
 """
@@ -48,7 +49,7 @@ FITS: dict[IntentKind, frozenset[AgentState]] = {
     IntentKind.APPROVE: frozenset({AgentState.PERMISSION, AgentState.PLAN}),
     IntentKind.DENY: frozenset({AgentState.PERMISSION, AgentState.PLAN}),
     IntentKind.OPTION: MENU_STATES,
-    IntentKind.TEXT: INPUT_BOX_STATES,
+    IntentKind.TEXT: INPUT_BOX_STATES | {AgentState.QUESTION},
     IntentKind.NUDGE: INPUT_BOX_STATES,
     IntentKind.INTERRUPT: frozenset({AgentState.WORKING}),
 }
@@ -94,7 +95,7 @@ KEY_INTENTS = {
     "nudge": IntentKind.NUDGE,
     "interrupt": IntentKind.INTERRUPT,
 }
-AGENT_KEYS = frozenset({*KEY_INTENTS, "reply", "approve_all", "jump", "why", "timeline"})
+AGENT_KEYS = frozenset({*KEY_INTENTS, "reply", "approve_all", "jump", "why", "timeline", "input_mode"})
 # Keys that only look (they work for a host out of reach too: its last reading).
 LOOKING_KEYS = frozenset({"why", "timeline"})
 
@@ -103,7 +104,9 @@ def key_allowed(key: str, agent: Agent | None) -> bool:
     """Whether an agent key can do anything for ``agent`` (what the footer offers and the key does).
 
     ``reply`` opens the reply box for any reachable agent: what was typed is
-    checked against ``text``'s row when it is sent.  ``approve_all`` needs
+    checked against ``text``'s row when it is sent (at a question, it goes
+    into the question's own free-text option).  ``input_mode`` forwards the
+    user's keys to any pane that still runs its agent.  ``approve_all`` needs
     a permission whose dialog Claude's hook holds (the batch goes through it).
     """
     if key not in AGENT_KEYS:
@@ -118,6 +121,9 @@ def key_allowed(key: str, agent: Agent | None) -> bool:
         return agent.state is AgentState.PERMISSION and agent.channel == Channel.HOOK
     if key == "jump":
         return not agent.placeholder
+    if key == "input_mode":
+        # Keys straight to the pane: a pane that is there, with an agent still in it.
+        return not agent.placeholder and agent.state is not AgentState.EXITED
     return True
 
 

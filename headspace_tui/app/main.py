@@ -180,7 +180,8 @@ class HeadspaceApp(App[str | None]):
         agent = [  # (title, help, action): offered where the main screen's check_action allows the action
             ("Approve", "approve the selected agent's permission or plan", "approve"),
             ("Deny", "deny the selected agent's permission or plan", "deny"),
-            ("Reply", "reply with free text to the selected agent", "reply"),
+            ("Reply", "reply with free text to the selected agent (at a question: its 'Type something.' option)", "reply"),
+            ("Input mode", "type straight into the selected agent's pane until Ctrl+]", "input_mode"),
             ("Nudge", "send the nudge text to the selected (idle) agent", "nudge"),
             ("Interrupt", "interrupt the selected (working) agent", "interrupt"),
             ("Jump", "switch your tmux client to the selected agent's pane", "jump"),
@@ -300,6 +301,7 @@ class HeadspaceApp(App[str | None]):
     def _answer_reported(self, report: Report) -> None:
         """How an answer went, in one line; after one that landed, the main screen moves on like an inbox."""
         self.notify(clean(report.text), severity=report.severity, markup=False)  # type: ignore[arg-type]
+        self.main.reported(report)
         if report.move_on:
             self.main.answered(report.pane_id)
 

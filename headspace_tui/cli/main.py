@@ -91,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--approve", action="store_true", help="choose the first 'Yes'")
     what.add_argument("--deny", action="store_true", help="choose the 'No' option (found by its label)")
     what.add_argument("--option", type=int, metavar="N", help="choose option N of the menu")
-    what.add_argument("--text", metavar="TEXT", help="type TEXT at Claude's input box and submit it")
+    what.add_argument("--text", metavar="TEXT", help="type TEXT at Claude's input box (at a question: into its 'Type something.' option) and submit it")
     what.add_argument("--nudge", action="store_true", help="send the nudge text (default 'continue')")
     what.add_argument("--interrupt", action="store_true", help="press Esc to interrupt the agent (only while it works)")
     send.add_argument(

@@ -21,6 +21,8 @@ from pathlib import Path
 
 from ..answering.answerer import Answerer, Report
 from ..answering.desk import ChannelReport
+from ..answering.input_link import InputLink, Typist
+from ..answering.keys import KeyStroke
 from ..answering.policy import Intent, IntentKind, key_allowed, live_keys
 from ..detect.claude.process import process_env
 from ..detect.claude.screen import is_claude_command
@@ -50,8 +52,10 @@ __all__ = [
     "Explanation",
     "FIRST_SAYS",
     "Intent",
+    "InputLink",
     "IntentKind",
     "Jump",
+    "KeyStroke",
     "NEW_SESSION",
     "Notice",
     "PaneCaptured",
@@ -102,6 +106,7 @@ class Service:
         self.live = live
         self.pane_io = ControlPaneIO(fleet)
         self.answerer = Answerer(fleet, self.pane_io, clock=clock, confirm_timeout=config.confirm_timeout)
+        self.typist = Typist(self.pane_io, fleet.server_key)  # input mode's keys, to one pane at a time
         self._subscribers: list[Callable[[Event], None]] = []
         fleet.on_problem = lambda problem, hosts: self._emit(ProblemChanged(problem, hosts))
         for monitor in fleet.monitors.values():

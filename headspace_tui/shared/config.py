@@ -44,6 +44,7 @@ DEFAULT_KEYS: dict[str, str] = {
     "reply": "r",
     "nudge": "c",
     "interrupt": "x",  # deliberate: Esc only closes headspace's own overlays
+    "input_mode": "i",  # left with Ctrl+], which is not remappable: it must never be a key the pane could want
     "jump": "enter",
     "filter": "slash",
     "toggle_layout": "l",

@@ -27,6 +27,7 @@ from ...shared.config import Config
 from ...shared.config import default_path as default_config_path
 from ...shared.safe_text import clean
 from ..guard import ui_handler
+from ..input_mode import LEAVE_KEY, LEAVE_SHOWN
 from ..messages import AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged
 from ..widgets.agent_table import AgentTable
 from ..widgets.filter_input import FilterInput
@@ -35,9 +36,9 @@ from ..widgets.preview import PanePreview, PromptBar
 from ..widgets.summary import SummaryLine, empty_text, summary_text
 from .batch import BatchApproveScreen
 from .help import HelpScreen, help_rows
-from .reply import ReplyScreen
 from .timeline import TimelineScreen
 from .triage import TRIAGE_BINDINGS, TriageScreen
+from .typing_actions import TypingActions
 from .why import WhyScreen
 
 if TYPE_CHECKING:
@@ -47,16 +48,26 @@ SIDE_BY_SIDE_MIN_WIDTH = 140
 TABLE_ONLY_BELOW = 18
 
 
-class MainScreen(TriageScreen):
+class MainScreen(TypingActions, TriageScreen):
     """The app's default screen (table, preview, prompt bar): its keys, its layout, its answers."""
 
     # Each binding's tooltip is its line on the help screen (generated from these, so the two agree).
     BINDINGS = [
         Binding("y", "approve", "approve", id="approve", tooltip="approve: choose the first 'Yes' of a permission or plan"),
         Binding("n", "deny", "deny", id="deny", tooltip="deny: choose the 'No' option (found by its label)"),
-        Binding("r", "reply", "reply", id="reply", tooltip="reply with free text at Claude's input box"),
+        Binding("r", "reply", "reply", id="reply", tooltip="reply with free text: at Claude's input box, or into a question's own 'Type something.' option"),
         Binding("c", "nudge", "nudge", id="nudge", tooltip="nudge an idle agent (the configured text, default 'continue')"),
         Binding("x", "interrupt", "interrupt", id="interrupt", tooltip="interrupt a working agent (sends Esc to its pane)"),
+        Binding(
+            "i",
+            "input_mode",
+            "input",
+            id="input_mode",
+            show=False,
+            tooltip=f"input mode: your keys go straight to the selected agent's pane (text, Enter, Backspace, arrows, Tab, Esc) until {LEAVE_SHOWN}",
+        ),
+        # Priority: it acts before input mode sees the key, so it is never forwarded.
+        Binding(LEAVE_KEY, "leave_input", "leave INPUT", id="leave_input", priority=True, tooltip=f"{LEAVE_SHOWN}: leave input mode (never forwarded; nor are Ctrl keys, Shift+Tab, Alt, F-keys)"),
         Binding(
             "A",
             "approve_all",
@@ -151,6 +162,8 @@ class MainScreen(TriageScreen):
 
     @ui_handler
     def on_agent_removed(self, message: AgentRemoved) -> None:
+        if message.pane_id == self.input_mode.pane_id:
+            self.leave_input(f"input mode ended: {self.input_mode.target} ({message.pane_id}) is gone")
         self.table.remove_agent(message.pane_id)
         self.snoozes.forget(message.key or message.pane_id)
         self._refresh_summary()
@@ -175,8 +188,8 @@ class MainScreen(TriageScreen):
 
     def answered(self, pane_id: str) -> None:
         """An answer landed: like an inbox, select the next agent that needs you (if the answered one is still selected)."""
-        if pane_id != self.table.selected_pane_id:
-            return
+        if pane_id != self.table.selected_pane_id or self.input_mode.active:
+            return  # in input mode the selection stays on the pane the keys go to
         for other in self.table.order:
             if other != pane_id and self.needing(self.table.agents[other]):
                 self.table.select(other)
@@ -215,6 +228,11 @@ class MainScreen(TriageScreen):
         self._selection_changed()
 
     def _selection_changed(self) -> None:
+        bound = self.input_mode.pane_id
+        if bound is not None and self.table.selected_pane_id != bound:
+            if self.table.select(bound):
+                return  # input mode stays on its pane (re-selecting it says so again)
+            self.leave_input(f"input mode ended: {self.input_mode.target} ({bound}) left the table")
         agent = self.selected_agent()
         preview = self.query_one(PanePreview)
         if preview.history_of is not None and (agent is None or agent.pane_id != preview.history_of):
@@ -243,7 +261,11 @@ class MainScreen(TriageScreen):
             self.refresh_bindings()
 
     def _refresh_prompt_bar(self) -> None:
-        self.query_one(PromptBar).show_agent(self.selected_agent(), self.config.keys)
+        bar = self.query_one(PromptBar)
+        if self.input_mode.active:
+            bar.show_input(self.input_mode.target, self.input_mode.pane_id or "", LEAVE_SHOWN)
+        else:
+            bar.show_agent(self.selected_agent(), self.config.keys)
 
     def _refresh_preview(self) -> None:
         preview = self.query_one(PanePreview)
@@ -254,7 +276,8 @@ class MainScreen(TriageScreen):
         screen = self.service.screen(agent.pane_id)
         if screen is None:
             return
-        preview.show(f"{agent.target} ({agent.pane_id})", screen.ansi, screen.width, screen.height)
+        title = self.input_mode.title() if self.input_mode.pane_id == agent.pane_id else f"{agent.target} ({agent.pane_id})"
+        preview.show(title, screen.ansi, screen.width, screen.height)
 
     # -- layout ----------------------------------------------------------------
     def _apply_layout(self, mode: str) -> None:
@@ -273,6 +296,8 @@ class MainScreen(TriageScreen):
         """Agent keys only where they can do something for the selected agent (``policy.key_allowed``; the footer shows only those)."""
         if not self.is_running:
             return True
+        if self.input_mode.active or action == "leave_input":
+            return self.input_mode.active and action == "leave_input"  # in input mode every other key is the pane's
         try:
             agent = self.selected_agent()
         except Exception:  # noqa: BLE001 - the screen is still being built
@@ -370,22 +395,6 @@ class MainScreen(TriageScreen):
         refusal = self.service.answerer.answer(agent, intent)
         if refusal:
             self.notify(clean(f"{agent.target}: {refusal}; nothing sent"), severity="warning", markup=False)
-
-    def action_reply(self) -> None:
-        agent = self._target()
-        if agent is None:
-            return
-        seen = agent.observation
-        question = seen.prompt.title if seen.prompt and seen.prompt.kind == "input" else ""
-
-        def done(text: str | None) -> None:
-            if not text:
-                return
-            refusal = self.service.answerer.answer(agent, Intent(IntentKind.TEXT, text=text), seen=seen)
-            if refusal:
-                self.notify(clean(f"{agent.target}: {refusal}; reply not sent"), severity="warning", markup=False)
-
-        self.app.push_screen(ReplyScreen(agent.target, question), done)
 
     def action_approve_all(self) -> None:
         """Approve every waiting request identical to the selected one, after a list the user confirms."""

@@ -89,6 +89,7 @@ def changed_span(before: Strip, after: Strip) -> tuple[int, int] | None:
 class PanePreview(Widget):
     DEFAULT_CSS = """
     PanePreview { height: 1fr; border: round $primary-darken-2; overflow: hidden; }
+    PanePreview.-input { border: heavy $warning; border-title-color: $warning; border-title-style: bold; }
     """
 
     # Repaints a second, at most: a spinning pane must not turn the preview into a
@@ -294,6 +295,19 @@ class PromptBar(Static):
             self.update(text)
 
 
+    def show_input(self, target: str, pane_id: str, leave: str) -> None:
+        """Input mode: where the keys go and how to leave (instead of the agent's prompt)."""
+        text = Text()
+        text.append(" INPUT ", style="bold reverse")
+        text.append("  your keys go to ")
+        text.append(f"{clean(target)} ({clean(pane_id)})", style="bold")
+        text.append(f" as you type · {leave} leaves\n")
+        text.append("not forwarded: other Ctrl keys, Shift+Tab, Alt and function keys", style="dim")
+        if text != self._shown:
+            self._shown = text
+            self.update(text)
+
+
 def _key_name(key: str) -> str:
     return {"escape": "Esc", "enter": "Enter", "slash": "/", "question_mark": "?"}.get(key, key)
 
@@ -322,6 +336,9 @@ def prompt_bar_text(agent: Agent | None, keys: dict[str, str]) -> Text:
             if option.key:
                 text.append(f"[{option.key}] ", style="bold")
                 text.append(f"{clean(option.label)}  ")
+        if prompt.free_text:
+            text.append(f"[{_key_name(keys['reply'])}] ", style="bold")
+            text.append("type your own answer")
         return text
     if obs.state.value in ("idle", "input", "error"):
         if prompt is not None and prompt.kind == "input":

@@ -755,6 +755,7 @@ def _question(screen: _Screen, menu: _Menu, tab_row: int | None, evidence: Evide
         lines[k].strip() for k in range(text_start, menu.rows[0]) if lines[k].strip() and not RULE.match(lines[k]) and not SCROLL_UP.match(lines[k])
     )
     multi = bool(CHECKBOX.match(_matched(OPTION, lines[menu.rows[0]]).group("label")))
+    free = "" if multi else next((o.key for o in menu.options if screen.rules.question_free_text.match(o.label)), "")
     index, count = _question_tabs(screen, tab_row)
     found = [evidence]
     if tab_row is not None:
@@ -765,6 +766,7 @@ def _question(screen: _Screen, menu: _Menu, tab_row: int | None, evidence: Evide
         tool="AskUserQuestion",
         options=menu.options,
         multi_select=multi,
+        free_text=free,
         question_index=index,
         question_count=count,
         fingerprint=_fingerprint("question", question, str(index), *_labels(menu)),

@@ -114,6 +114,11 @@ class Rules:
         default_factory=lambda: _rx(r"\bdo you want\b", r"\ballow\b", r"\bproceed\b", r"\bapprove\b", r"\bwants to\b")
     )
     question_options: re.Pattern[str] = field(default_factory=lambda: _rx(r"^type something\b", r"^chat about this\b", r"^other\b"))
+    # A single-choice question's own free-text field, while it is empty: the option drawn
+    # "Type something." (every version recorded, 2.0.31 to 2.1.330).  Once text is typed
+    # into it the option shows that text instead; a multi-select question draws
+    # "[ ] Type something", a checkbox the digit only ticks.
+    question_free_text: re.Pattern[str] = field(default_factory=lambda: _rx(r"^type something\.$"))
 
     def tool_for_header(self, header: str) -> str:
         lowered = header.strip().lower()
