@@ -36,6 +36,7 @@ from ..widgets.preview import PanePreview, PromptBar
 from ..widgets.summary import SummaryLine, empty_text, summary_text
 from .batch import BatchApproveScreen
 from .help import HelpScreen, help_rows
+from .scrollback import ScrollbackActions
 from .timeline import TimelineScreen
 from .triage import TRIAGE_BINDINGS, TriageScreen
 from .typing_actions import TypingActions
@@ -48,7 +49,7 @@ SIDE_BY_SIDE_MIN_WIDTH = 140
 TABLE_ONLY_BELOW = 18
 
 
-class MainScreen(TypingActions, TriageScreen):
+class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
     """The app's default screen (table, preview, prompt bar): its keys, its layout, its answers."""
 
     # Each binding's tooltip is its line on the help screen (generated from these, so the two agree).
@@ -94,7 +95,6 @@ class MainScreen(TypingActions, TriageScreen):
     # below TABLE_ONLY_BELOW rows, the table alone (the preview needs height to help).
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (SIDE_BY_SIDE_MIN_WIDTH, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (TABLE_ONLY_BELOW, "-tall")]
-    HISTORY_LINES = 2000  # how far back ``[`` reads a pane's tmux history
 
     # The hosts' problem ("no tmux server running ...", or "starting"): the summary line and the empty state.
     problem: reactive[str | None] = reactive(None, init=False)
@@ -411,48 +411,6 @@ class MainScreen(TypingActions, TriageScreen):
                 self.notify(clean(self.service.answerer.approve_batch(pairs)), markup=False)
 
         self.app.push_screen(BatchApproveScreen(pairs), done)
-
-    # -- the preview's scrollback ---------------------------------------------------------
-    def action_scroll_back(self) -> None:
-        preview = self.query_one(PanePreview)
-        if preview.in_history:
-            preview.scroll_history(1)
-            return
-        agent = self.selected_agent()
-        width = self.service.width(agent.pane_id) if agent else None
-        if agent is None or width is None:
-            return
-        # The app's worker, so that an error in it is reported where every worker's is (the app's on_worker_state_changed).
-        self.app.run_worker(self._fetch_history(agent.pane_id, f"{agent.target} ({agent.pane_id})", width), name="_fetch_history", group="history", exclusive=True, exit_on_error=False)
-
-    async def _fetch_history(self, pane_id: str, title: str, width: int) -> None:
-        """The pane with its tmux history, through the session's control client."""
-        try:
-            ansi = await self.service.history(pane_id, self.HISTORY_LINES)
-        except ServiceError as exc:
-            self.notify(clean(f"cannot read the history of {title}: {exc}"), severity="warning", markup=False)
-            return
-        self._show_history(pane_id, title, ansi, width)
-
-    @ui_handler
-    def _show_history(self, pane_id: str, title: str, ansi: str, width: int) -> None:
-        if pane_id != self.table.selected_pane_id:
-            return  # the user moved on meanwhile
-        preview = self.query_one(PanePreview)
-        preview.show_history(pane_id, title, ansi, width)
-        preview.scroll_history(1)
-
-    def action_scroll_forward(self) -> None:
-        preview = self.query_one(PanePreview)
-        if not preview.in_history:
-            return
-        if preview.back == 0:
-            self.action_preview_live()
-        else:
-            preview.scroll_history(-1)
-
-    def action_preview_live(self) -> None:
-        self.query_one(PanePreview).live()
 
     # -- jump -----------------------------------------------------------------------
     def action_jump(self) -> None:

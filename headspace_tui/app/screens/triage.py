@@ -89,14 +89,16 @@ class TriageScreen(Screen):
         self._own_keys: tuple[object, frozenset[str]] | None = None  # (the keymap, the keys bound on this screen under it)
 
     # The main screen's (main_screen.py).
-    def selected_agent(self) -> Agent | None:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # provided by MainScreen; declared only for the type checker, so that they never shadow the real ones in the MRO
 
-    def _keys_live(self) -> bool:
-        raise NotImplementedError
+        def selected_agent(self) -> Agent | None:
+            ...
 
-    def _refresh_summary(self) -> None:
-        raise NotImplementedError
+        def _keys_live(self) -> bool:
+            ...
+
+        def _refresh_summary(self) -> None:
+            ...
 
     @property
     def _table(self) -> AgentTable:

@@ -7,6 +7,8 @@ prompt bar, and the input mode state in ``input_mode.py``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import events
 from textual.screen import Screen
 
@@ -20,7 +22,7 @@ from .reply import ReplyScreen
 
 
 class TypingActions(Screen):
-    """``r`` and ``i``; ``MainScreen`` provides the rest (the methods below that raise)."""
+    """``r`` and ``i``; ``MainScreen`` provides the rest (declared below for the type checker only)."""
 
     service: Service
     _keys_for: tuple[str | None, frozenset[str]] | None
@@ -31,17 +33,19 @@ class TypingActions(Screen):
         self._replying: dict[str, str] = {}  # per pane: the reply on its way, until its report
         self.input_mode = InputMode(self)
 
-    def _target(self) -> Agent | None:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # provided by MainScreen; declared only for the type checker, so that they never shadow the real ones in the MRO
 
-    def _refresh_prompt_bar(self) -> None:
-        raise NotImplementedError
+        def _target(self) -> Agent | None:
+            ...
 
-    def _refresh_preview(self) -> None:
-        raise NotImplementedError
+        def _refresh_prompt_bar(self) -> None:
+            ...
 
-    def action_preview_live(self) -> None:
-        raise NotImplementedError
+        def _refresh_preview(self) -> None:
+            ...
+
+        def action_preview_live(self) -> None:
+            ...
 
     # -- reply (r) ---------------------------------------------------------------------
     def action_reply(self) -> None:
