@@ -17,7 +17,13 @@ from .agent_table import elapsed
 
 
 def summary_text(agents: Iterable[Agent], problem: str | None, waited_today: float | None) -> Text:
-    """``headspace  7 agents · 3 need you · 2 working · waited on you today: 4m``, or the hosts' problem."""
+    """``headspace  7 agents · 3 need you · 2 working · waited on you today: 4m``, or the hosts' problem.
+
+    The total is the sum of the waits the rows show (those closed today and
+    those still open, each from the same claim: detect/clock.py), to the
+    minute: a header ticking every second would be one more line sent to the
+    terminal each second (tests/ui/test_repaint.py).
+    """
     if problem and problem != "starting":
         return Text.assemble(("headspace", "bold"), "  ", safe(problem, "red"))
     agents = list(agents)
