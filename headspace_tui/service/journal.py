@@ -234,7 +234,12 @@ class Journal:
         if old is None:
             self._found_again(key, new, since)
         if old is None and self._last_logged_state(key) == new.value:
-            return  # headspace restarted and found the agent as it left it: nothing happened
+            # Headspace restarted and found the agent as it left it: nothing happened,
+            # unless this run dates the state otherwise (Claude's word, read now).
+            logged = self.remembered_in_log(key)
+            if logged is not None and abs(logged[1] - since) >= 0.5:
+                self._write([{"kind": "agent_clock", "agent": key, "state": new.value, "since": since, "since_source": agent.since_source}])
+            return
         evidence = agent.observation.evidence[0] if agent.observation.evidence else None
         ended: list[dict] = []
         if new is AgentState.EXITED:
@@ -300,6 +305,10 @@ class Journal:
         if history is not None and history.changes:
             at, _, state = history.changes[-1]
             return state, at
+        return self.remembered_in_log(key)
+
+    def remembered_in_log(self, key: str) -> tuple[str, float] | None:
+        """The agent's last logged state and its claim (moved by later ``agent_clock`` events), or None."""
         if self.log is None:
             return None
         try:
