@@ -99,3 +99,33 @@ def test_a_claim_moved_earlier_moves_the_total_and_the_timeline_and_survives_a_r
 
     second = Run(tmp_path / "e.db", NOON + 100)
     assert second.header(NOON + 100) == 20
+
+
+def test_a_restart_that_dates_an_open_wait_earlier_is_kept_for_the_next_restart(tmp_path):
+    first = Run(tmp_path / "e.db", NOON)
+    first.see(_question(), NOON - 40)  # headspace's sight
+    first.journal.close()
+
+    second = Run(tmp_path / "e.db", NOON + 10)
+    agent = second.see(_question(), NOON + 10, {"status-file": NOON - 45})  # Claude's word, read now: 5 s earlier
+    assert agent.since == NOON - 45
+    second.journal.close()
+
+    third = Run(tmp_path / "e.db", NOON + 20)
+    agent = third.see(_question(), NOON + 20)
+    assert agent.since == NOON - 45
+    assert third.header(NOON + 20) == third.rows_waited(NOON + 20) == 65
+
+
+def test_the_transcript_dates_a_turn_by_its_prompt_and_a_wait_by_the_reply_before_it():
+    from headspace_tui.detect.claude.transcript import Turn
+    from headspace_tui.service.pane_watch import PaneWatch
+    from headspace_tui.service.transcripts import note_times
+
+    watch = PaneWatch(_record(), KEY)
+    note_times(watch, [Turn(role="user", text="go", timestamp="2026-11-25T10:00:00Z"), Turn(role="agent", text="ok", timestamp="2026-11-25T10:00:07Z")])
+    assert watch.prompted_at == 1795600800.0 and watch.replied_at == 1795600807.0
+    note_times(watch, [Turn(role="tool_result", text="done", timestamp="2026-11-25T10:00:09Z")])
+    assert watch.replied_at == 0.0  # Claude carries on: no wait began at its last reply
+    note_times(watch, [Turn(role="agent", text="no time")])  # a line without a time changes nothing
+    assert watch.replied_at == 0.0
