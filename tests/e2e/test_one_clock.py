@@ -20,12 +20,15 @@ from anything headspace computed:
 from __future__ import annotations
 
 import asyncio
+import io
 import time
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from textual.widgets import Static
 
+from headspace_tui.app.screens.timeline import TimelineScreen, began, timeline_table
 from headspace_tui.app.widgets.agent_table import elapsed
 from headspace_tui.detect.claude.status_files import ClaudeStatus, read_status_file
 from headspace_tui.hooks import settings as hook_settings
@@ -153,6 +156,18 @@ def test_times_follow_claudes_claim_across_restarts_during_a_wait_and_a_turn(cla
             closed = seen["answered"] - seen["waiting"]
             assert total is not None and abs(total - closed) <= 1.0, f"header total {total:.1f}s; the wait lasted {closed:.1f}s"
             assert f"waited on you today: {elapsed(total, precise=False)}" in header(app), header(app)
+            # The timeline dates each state by the same claim: the permission at Claude's "waiting since".
+            app.table.select(pane)
+            await pilot.press("t")
+            await wait_until(pilot, lambda: isinstance(app.screen, TimelineScreen), "the timeline")
+            events = app.screen.events
+            dated = began(events)
+            waits = [dated[i] for i, e in enumerate(events) if e.kind == "agent_state" and e.payload.get("to") == "permission"]
+            assert waits and abs(waits[-1] - seen["waiting"]) <= 1.0, (waits, seen["waiting"])
+            console = Console(width=160, record=True, file=io.StringIO())
+            console.print(timeline_table(events, app.screen.state_styles))  # what the timeline screen draws
+            line = [line for line in console.export_text().splitlines() if "state →" in line and "permission" in line][-1]
+            assert line.split()[0] == time.strftime("%H:%M:%S", time.localtime(waits[-1])), line
 
     asyncio.run(first_run())
     time.sleep(3)  # headspace is not running: the wait goes on
