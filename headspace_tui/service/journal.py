@@ -77,6 +77,7 @@ class Journal:
         self._waited_before: dict[str, float] = {}  # agent key -> needs-you seconds today, from earlier runs
         self._waited_ended = 0.0  # needs-you seconds today of agents that have gone since
         self._open_before: dict[str, tuple[float, str]] = {}  # agent key -> (since, state) of a wait an earlier run left open
+        self._away: dict[str, float] = {}  # agent key -> start of such a wait that ended before this run found the agent again
         # Writing to the log can fail for a while (a full disk): what could not be written waits
         # here, in order, and goes out at the next try; the user is told once, and once more when
         # it is written.
@@ -194,7 +195,8 @@ class Journal:
         if history is None:
             return
         now = self.clock()
-        self._waited_ended += _needs_you_seconds(history.changes, start_of_day(now), now)
+        self._waited_ended += _needs_you_seconds(history.changes, start_of_day(now), now) + self._waited_away(key, history, start_of_day(now))
+        self._away.pop(key, None)
         self._ended[key] = history.events[-MEMORY_EVENTS:]
         self._ended.move_to_end(key)
         while len(self._ended) > ENDED_KEPT:
@@ -289,10 +291,10 @@ class Journal:
         clock), so nothing of it is added here.
         """
         opened = self._open_before.pop(key, None)
-        if opened is None or opened[1] == state.value:
-            return
-        start = max(opened[0], start_of_day(self.clock()))
-        self._waited_before[key] = self._waited_before.get(key, 0.0) + max(0.0, since - start)
+        if opened is not None and opened[1] != state.value:
+            # Counted up to this run's first state's claim, read when the total is
+            # asked: the transcript may date that state earlier a moment from now.
+            self._away[key] = opened[0]
 
     def remembered(self, key: str) -> tuple[str, float] | None:
         """The agent's last state as headspace last saw it, and since when (its claim): from this run's memory, else the event log.
@@ -447,8 +449,15 @@ class Journal:
         live = {who(agent) for agent in agents.values()}
         total = sum(self._waited_before.values()) + self._waited_ended
         for key, history in self.agents.items():
-            total += _needs_you_seconds(history.changes, midnight, now if key in live else None)
+            total += _needs_you_seconds(history.changes, midnight, now if key in live else None) + self._waited_away(key, history, midnight)
         return total
+
+    def _waited_away(self, key: str, history: AgentHistory, midnight: float) -> float:
+        """A wait an earlier run left open and that ended while headspace was away: to the claim of the state this run found."""
+        start = self._away.get(key)
+        if start is None or not history.changes:
+            return 0.0
+        return max(0.0, history.changes[0][0] - max(start, midnight))
 
     def _load_today(self) -> None:
         """Needs-you time from earlier runs today: closed waits counted, open ones kept for when the agent is seen again.

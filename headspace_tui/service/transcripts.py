@@ -101,11 +101,20 @@ class TranscriptFollower:
 
 
 def note_times(watch: PaneWatch, turns: list) -> None:
-    """Keep what the transcript says of when the present began: the last typed prompt, and the last reply line if nothing followed it."""
-    for turn in turns:
+    """Keep what the transcript says of when the present began: the last typed prompt, and the last reply line if nothing followed it.
+
+    Read from the end: a first read hands over a whole history, and only its
+    last lines say anything of the present.
+    """
+    replied: float | None = None
+    for turn in reversed(turns):
         at = turn_time(turn)
         if at is None:
             continue
+        if replied is None:
+            replied = at if turn.role == "agent" else 0.0
         if turn.role == "user":
             watch.prompted_at = at
-        watch.replied_at = at if turn.role == "agent" else 0.0
+            break
+    if replied is not None:
+        watch.replied_at = replied

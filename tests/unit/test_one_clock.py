@@ -129,3 +129,15 @@ def test_the_transcript_dates_a_turn_by_its_prompt_and_a_wait_by_the_reply_befor
     assert watch.replied_at == 0.0  # Claude carries on: no wait began at its last reply
     note_times(watch, [Turn(role="agent", text="no time")])  # a line without a time changes nothing
     assert watch.replied_at == 0.0
+
+
+def test_a_wait_that_ended_while_away_counts_to_the_next_states_claim_even_when_it_comes_late(tmp_path):
+    first = Run(tmp_path / "e.db", NOON)
+    first.see(Observation(AgentState.PERMISSION), NOON - 30, {"status-file": NOON - 30})
+    first.journal.close()
+
+    second = Run(tmp_path / "e.db", NOON + 60)
+    second.see(Observation(AgentState.IDLE), NOON + 60)  # first seen with nothing to date it...
+    assert second.header(NOON + 60) == 90
+    second.see(Observation(AgentState.IDLE), NOON + 61, {"transcript": NOON + 15})  # ...then the transcript's reply line
+    assert second.header(NOON + 61) == 45
