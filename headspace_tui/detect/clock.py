@@ -14,7 +14,10 @@ Several sources can say when a state began, and they disagree by seconds:
 
 The rules (``Clock.update``), decided so that a time on screen never jumps:
 
-1. A new state starts a new spell.  Its claim is the most trusted source
+1. A new state starts a new spell; but one wait is one spell, whatever it
+   is called on the way (Claude's file says "waiting" for a permission
+   before the screen draws a plan or a question: the dialog it then shows
+   is the same wait, and keeps its time).  A new spell's claim is the most trusted source
    that dates it, from after the spell before began (an older claim is about
    an earlier state: a status file not yet rewritten); else headspace's
    sight, now.
@@ -71,13 +74,15 @@ class Clock:
 
     def update(self, state: AgentState, candidates: Mapping[str, float], now: float) -> Claim:
         """The claim for ``state`` given what each source says now (``candidates``: source → when it says the state began)."""
-        if state is not self.state or self.claim is None:
+        same_wait = self.state is not None and self.state.needs_you and state.needs_you
+        if (state is not self.state and not same_wait) or self.claim is None:
             if self.claim is not None:
                 self._floor = self.claim.at
             self.state = state
             best = self._best(candidates, now)
             self.claim = best if best is not None else Claim(now, SIGHT)
             return self.claim
+        self.state = state
         best = self._best(candidates, now, at_least=self.claim.trust)
         if best is not None and best.at < self.claim.at:
             self.claim = best

@@ -72,3 +72,11 @@ def test_a_new_state_starts_a_new_claim():
     clock.update(P, {"status-file": 100.0}, now=105.0)
     assert clock.update(W, {"hook": 106.0}, now=107.0) == Claim(106.0, "hook")
     assert clock.update(P, {"status-file": 100.0}, now=120.0) == Claim(120.0, SIGHT)  # the old wait's time is not this wait's
+
+
+def test_one_wait_keeps_its_time_when_the_screen_names_it_otherwise():
+    clock = Clock()
+    # Claude's file says "waiting" (read as a permission) before the screen draws the plan dialog it is.
+    assert clock.update(P, {"status-file": 100.0}, now=100.2) == Claim(100.0, "status-file")
+    assert clock.update(AgentState.PLAN, {"status-file": 100.0}, now=100.6) == Claim(100.0, "status-file")
+    assert clock.update(W, {}, now=130.0) == Claim(130.0, SIGHT)  # answered: the wait is over
