@@ -52,6 +52,16 @@ SAYS = {
 }
 
 
+def same_spell(a: str, b: str) -> bool:
+    """Whether two states (by value) are one spell of the clock: equal, or both a wait on the user."""
+    if a == b:
+        return True
+    try:
+        return AgentState(a).needs_you and AgentState(b).needs_you
+    except ValueError:
+        return False
+
+
 @dataclass(frozen=True)
 class Claim:
     """When the current spell began, and who says so."""

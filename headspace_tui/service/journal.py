@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..detect.claude import transcript
+from ..detect.clock import same_spell
 from ..detect.outcome import Outcome, analyze, last_outcome
 from ..events import AgentChanged, AgentRemoved, Answered, Event
 from ..model import Agent, AgentState
@@ -291,7 +292,7 @@ class Journal:
         clock), so nothing of it is added here.
         """
         opened = self._open_before.pop(key, None)
-        if opened is not None and opened[1] != state.value:
+        if opened is not None and not same_spell(opened[1], state.value):
             # Counted up to this run's first state's claim, read when the total is
             # asked: the transcript may date that state earlier a moment from now.
             self._away[key] = opened[0]

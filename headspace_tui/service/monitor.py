@@ -46,7 +46,7 @@ from pathlib import Path
 
 from ..answering.desk import AnswerDesk, Watched
 from ..detect.claude.status_files import status_observation
-from ..detect.clock import REMEMBERED
+from ..detect.clock import REMEMBERED, same_spell
 from ..detect.fusion import Fuser
 from ..events import Event, Notice, PaneCaptured, ProblemChanged
 from ..hooks.spool import HookEvent, SpoolRefused, hook_observation
@@ -454,7 +454,7 @@ class Monitor:
             found = self.journal.remembered(watch.key) if self.journal is not None else None
             watch.remembered = found or ("", 0.0)
         remembered_state, remembered_since = watch.remembered
-        if remembered_state == state.value and remembered_since:
+        if remembered_since and same_spell(remembered_state, state.value):
             claims[REMEMBERED] = remembered_since
         return claims
 

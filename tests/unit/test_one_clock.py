@@ -7,10 +7,14 @@ neither drop a wait still open nor count it from zero.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from headspace_tui.app.screens.timeline import began
 from headspace_tui.detect.clock import REMEMBERED
 from headspace_tui.model import AgentState, Observation, Prompt
 from headspace_tui.service.journal import Journal, start_of_day
+from headspace_tui.service.monitor import Monitor
+from headspace_tui.service.pane_watch import PaneWatch
 from headspace_tui.service.store import AgentStore
 from headspace_tui.state.eventlog import EventLog
 from headspace_tui.tmux.server import PaneRecord
@@ -38,14 +42,13 @@ class Run:
         self.journal = Journal(EventLog(path), clock=lambda: self.now)
         self.store = AgentStore()
         self.store.subscribe(self.journal.on_event)
+        self.watch = PaneWatch(_record(), KEY)
 
     def see(self, observation: Observation, at: float, claims: dict | None = None):
+        """``claims``: what Claude's files, hooks and transcript say; the journal's word is added as the monitor adds it."""
         self.now = at
-        claims = dict(claims or {})
-        remembered = self.journal.remembered(KEY)  # what the monitor hands the clock (Monitor._claims)
-        if remembered and remembered[0] == observation.state.value:
-            claims.setdefault(REMEMBERED, remembered[1])
-        return self.store.observed(_record(), KEY, observation, at, claude_pid=7, claims=claims)
+        found = Monitor._claims(SimpleNamespace(journal=self.journal), self.watch, observation.state)  # the monitor's own code
+        return self.store.observed(_record(), KEY, observation, at, claude_pid=7, claims={**found, **(claims or {})})
 
     def rows_waited(self, now: float) -> float:
         return sum(now - a.since for a in self.store.agents.values() if a.state.needs_you)
@@ -141,3 +144,14 @@ def test_a_wait_that_ended_while_away_counts_to_the_next_states_claim_even_when_
     assert second.header(NOON + 60) == 90
     second.see(Observation(AgentState.IDLE), NOON + 61, {"transcript": NOON + 15})  # ...then the transcript's reply line
     assert second.header(NOON + 61) == 45
+
+
+def test_a_wait_found_again_under_another_name_is_the_same_wait(tmp_path):
+    first = Run(tmp_path / "e.db", NOON)
+    first.see(Observation(AgentState.PERMISSION), NOON - 30)  # Claude's file said "waiting": read as a permission
+    first.journal.close()
+
+    second = Run(tmp_path / "e.db", NOON + 10)
+    agent = second.see(_question(), NOON + 10)  # the screen shows the question it is
+    assert agent.since == NOON - 30
+    assert second.header(NOON + 10) == second.rows_waited(NOON + 10) == 40
