@@ -239,7 +239,8 @@ class Agent:
     pid: int = 0  # the pane's shell or process
     claude_pid: int = 0
     observation: Observation = field(default_factory=lambda: Observation(AgentState.UNKNOWN))
-    since: float = 0.0  # when the current state began (time.time())
+    since: float = 0.0  # when the current state began (time.time()): the one claim every time on screen reads (detect/clock.py)
+    since_source: str = "sight"  # who says so: status-file, claude-agents, hook, transcript, journal, sight
     prompt_since: float = 0.0  # when the prompt now on screen was first seen
     delivery: str = ""  # "", "sent", "not delivered: ..."
     # How the last prompt was answered ("approved via hook: Bash: make"), and

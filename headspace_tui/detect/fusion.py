@@ -130,20 +130,19 @@ class Fuser:
             self._last_output = now
         return self.decide(now)
 
-    def started(self, state: AgentState, now: float) -> float | None:
-        """When Claude itself says ``state`` began, or None when none of its claims agrees.
+    def claims(self, state: AgentState) -> dict[str, float]:
+        """When each of Claude's own claims (status file, agent list, hook) says ``state`` began, for those that agree with it.
 
         Claude's status file changes ``statusUpdatedAt`` only when its status
         changes (busy → waiting → busy → idle), and a hook's event carries the
         time it fired: measured on 2.1.330, busy's ``statusUpdatedAt`` is the
-        start of the clock Claude's own spinner shows.  So a state headspace
-        first sees late (it was started mid-turn, or restarted) keeps the time
-        Claude gives it.  Only a claim that agrees with ``state`` counts
-        (a stale "busy" from before a permission dialog must not date the
-        dialog), never one from the future (another machine's clock).
+        start of the clock Claude's own spinner shows.  Only a claim that
+        agrees with ``state`` counts (a stale "busy" from before a permission
+        dialog must not date the dialog).  These are candidates of the one
+        clock (detect/clock.py), which weighs them by trust, keeps out the
+        future and never lets a time jump back.
         """
-        times = [verdict.at for source, verdict in self.verdicts.items() if source in CLAIMS and claim_agrees(verdict.observation.state, state)]
-        return min(max(times), now) if times else None
+        return {source: verdict.at for source, verdict in self.verdicts.items() if source in CLAIMS and claim_agrees(verdict.observation.state, state)}
 
     def decide(self, now: float) -> Observation:
         candidate, decision = self._candidate()

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..detect.claude import transcript
+from ..detect.clock import same_spell
 from ..detect.outcome import Outcome, analyze, last_outcome
 from ..events import AgentChanged, AgentRemoved, Answered, Event
 from ..model import Agent, AgentState
@@ -76,6 +77,8 @@ class Journal:
         self.evidence = AnswerEvidence()  # answers waiting for Claude's word on who was first
         self._waited_before: dict[str, float] = {}  # agent key -> needs-you seconds today, from earlier runs
         self._waited_ended = 0.0  # needs-you seconds today of agents that have gone since
+        self._open_before: dict[str, tuple[float, str]] = {}  # agent key -> (since, state) of a wait an earlier run left open
+        self._away: dict[str, float] = {}  # agent key -> start of such a wait that ended before this run found the agent again
         # Writing to the log can fail for a while (a full disk): what could not be written waits
         # here, in order, and goes out at the next try; the user is told once, and once more when
         # it is written.
@@ -173,6 +176,8 @@ class Journal:
         """The journal subscribes to the monitor: state changes, answers, agents gone (turns it is handed: ``turns``)."""
         if isinstance(event, AgentChanged) and event.state_changed:
             self.state_changed(event.agent, event.old_state, event.agent.state, event.at)
+        elif isinstance(event, AgentChanged):
+            self.clock_moved(event.agent)
         elif isinstance(event, Answered):
             self.answered(event)
         elif isinstance(event, AgentRemoved):
@@ -191,7 +196,8 @@ class Journal:
         if history is None:
             return
         now = self.clock()
-        self._waited_ended += _needs_you_seconds(history.changes, start_of_day(now), now)
+        self._waited_ended += _needs_you_seconds(history.changes, start_of_day(now), now) + self._waited_away(key, history, start_of_day(now))
+        self._away.pop(key, None)
         self._ended[key] = history.events[-MEMORY_EVENTS:]
         self._ended.move_to_end(key)
         while len(self._ended) > ENDED_KEPT:
@@ -223,10 +229,20 @@ class Journal:
         )
 
     def state_changed(self, agent: Agent, old: AgentState | None, new: AgentState, at: float) -> None:
-        history = self._history(who(agent))
-        history.changes.append((at, old.value if old else "", new.value))
-        if old is None and self._last_logged_state(who(agent)) == new.value:
-            return  # headspace restarted and found the agent as it left it: nothing happened
+        """A state began: kept (and logged) at its claim, ``agent.since``, the time its row counts from."""
+        key = who(agent)
+        history = self._history(key)
+        since = agent.since or at  # an agent with no claim (a replay) counts from when the change was told
+        history.changes.append((since, old.value if old else "", new.value))
+        if old is None:
+            self._found_again(key, new, since)
+        if old is None and self._last_logged_state(key) == new.value:
+            # Headspace restarted and found the agent as it left it: nothing happened,
+            # unless this run dates the state otherwise (Claude's word, read now).
+            logged = self.remembered_in_log(key)
+            if logged is not None and abs(logged[1] - since) >= 0.5:
+                self._write([{"kind": "agent_clock", "agent": key, "state": new.value, "since": since, "since_source": agent.since_source}])
+            return
         evidence = agent.observation.evidence[0] if agent.observation.evidence else None
         ended: list[dict] = []
         if new is AgentState.EXITED:
@@ -245,9 +261,71 @@ class Journal:
                     "to": new.value,
                     "source": agent.observation.source,
                     "rule": evidence.rule if evidence else "",
+                    "since": since,
+                    "since_source": agent.since_source,
                 }
             ]
         )
+
+    def clock_moved(self, agent: Agent) -> None:
+        """The claim of when the agent's state began moved (earlier: a more trusted source spoke late): the wait counts from there too.
+
+        Logged (``agent_clock``) when it moved by half a second or more, so
+        the total after a restart and the timeline agree with the row.
+        """
+        key = who(agent)
+        history = self.agents.get(key)
+        if history is None or not history.changes:
+            return
+        at, old, new = history.changes[-1]
+        if new != agent.state.value or not agent.since or at == agent.since:
+            return
+        history.changes[-1] = (agent.since, old, new)
+        if abs(at - agent.since) >= 0.5:
+            self._write([{"kind": "agent_clock", "agent": key, "state": new, "since": agent.since, "since_source": agent.since_source}])
+
+    def _found_again(self, key: str, state: AgentState, since: float) -> None:
+        """An agent seen again after a restart: a wait an earlier run left open ends where its next state began.
+
+        Found in the same state, the wait is still on: this run counts it
+        whole, from its claim (which the journal's ``remembered`` gave the
+        clock), so nothing of it is added here.
+        """
+        opened = self._open_before.pop(key, None)
+        if opened is not None and not same_spell(opened[1], state.value):
+            # Counted up to this run's first state's claim, read when the total is
+            # asked: the transcript may date that state earlier a moment from now.
+            self._away[key] = opened[0]
+
+    def remembered(self, key: str) -> tuple[str, float] | None:
+        """The agent's last state as headspace last saw it, and since when (its claim): from this run's memory, else the event log.
+
+        After a restart this dates a state no source of Claude's dates (the
+        one clock's ``journal`` source), so a fresh headspace does not count
+        a wait from zero.
+        """
+        history = self.agents.get(key)
+        if history is not None and history.changes:
+            at, _, state = history.changes[-1]
+            return state, at
+        return self.remembered_in_log(key)
+
+    def remembered_in_log(self, key: str) -> tuple[str, float] | None:
+        """The agent's last logged state and its claim (moved by later ``agent_clock`` events), or None."""
+        if self.log is None:
+            return None
+        try:
+            rows = self.log.query(agent=key, kind="agent_state", limit=1)
+            if not rows:
+                return None
+            moved = self.log.query(agent=key, kind="agent_clock", after_id=rows[-1].id)
+        except EventLogError:
+            return None
+        state, since = str(rows[-1].payload.get("to") or ""), _since(rows[-1])
+        for row in moved:
+            if row.payload.get("state") == state:
+                since = _number(row.payload.get("since"), since)
+        return state, since
 
     def turns(self, agent: Agent, turns: list[transcript.Turn], *, record: bool = True) -> tuple[str, str]:
         """Run new transcript turns through the command machine; note outcomes; the agent's (command, outcome) after them.
@@ -372,21 +450,42 @@ class Journal:
         live = {who(agent) for agent in agents.values()}
         total = sum(self._waited_before.values()) + self._waited_ended
         for key, history in self.agents.items():
-            total += _needs_you_seconds(history.changes, midnight, now if key in live else None)
+            total += _needs_you_seconds(history.changes, midnight, now if key in live else None) + self._waited_away(key, history, midnight)
         return total
 
+    def _waited_away(self, key: str, history: AgentHistory, midnight: float) -> float:
+        """A wait an earlier run left open and that ended while headspace was away: to the claim of the state this run found."""
+        start = self._away.get(key)
+        if start is None or not history.changes:
+            return 0.0
+        return max(0.0, history.changes[0][0] - max(start, midnight))
+
     def _load_today(self) -> None:
-        """Needs-you time from earlier runs today (closed intervals only)."""
+        """Needs-you time from earlier runs today: closed waits counted, open ones kept for when the agent is seen again.
+
+        Each state counts from its claim (``since``, moved by ``agent_clock``
+        events), as its row did.
+        """
         now = self.clock()
+        midnight = start_of_day(now)
         try:
-            rows = self.log.query(kind="agent_state", since=start_of_day(now)) if self.log else []
+            rows = self.log.query(kind="agent_state", since=midnight) if self.log else []
+            moved = self.log.query(kind="agent_clock", since=midnight) if self.log else []
         except EventLogError:
             return
         by_agent: dict[str, list[tuple[float, str, str]]] = {}
-        for row in rows:
-            by_agent.setdefault(row.agent or "", []).append((row.ts, row.payload.get("from") or "", row.payload.get("to") or ""))
-        for pane_id, changes in by_agent.items():
-            self._waited_before[pane_id] = _needs_you_seconds(changes, start_of_day(now), None)
+        for row in sorted(rows + moved, key=lambda r: r.id):
+            changes = by_agent.setdefault(row.agent or "", [])
+            if row.kind == "agent_state":
+                changes.append((_since(row), row.payload.get("from") or "", row.payload.get("to") or ""))
+            elif changes and changes[-1][2] == row.payload.get("state"):
+                at, old, new = changes[-1]
+                changes[-1] = (_number(row.payload.get("since"), at), old, new)
+        for key, changes in by_agent.items():
+            self._waited_before[key] = _needs_you_seconds(changes, midnight, None)
+            at, _, state = changes[-1] if changes else (0.0, "", "")
+            if _needs_you(state):
+                self._open_before[key] = (at, state)
 
     def close(self) -> None:
         if self.log is not None:
@@ -400,14 +499,30 @@ def _stored(event: dict) -> StoredEvent:
     return StoredEvent(0, rest.pop("ts"), rest.pop("agent", None), rest.pop("kind"), rest)
 
 
+def _needs_you(state: str) -> bool:
+    try:
+        return AgentState(state).needs_you
+    except ValueError:
+        return False
+
+
+def _number(value: object, default: float) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default
+
+
+def _since(row: StoredEvent) -> float:
+    """When a logged state began: its claim (``since``), or, in a log written before there was one, when it was seen."""
+    return _number(row.payload.get("since"), row.ts)
+
+
 def _needs_you_seconds(changes: list[tuple[float, str, str]], since: float, open_until: float | None) -> float:
-    """Sum the intervals spent in a needs-you state; the last one counts up to ``open_until``."""
+    """Sum the intervals spent in a needs-you state (each from its claim to the next state's); the last one counts up to ``open_until``.
+
+    Retrying is working, not a wait: it is never counted.
+    """
     total = 0.0
     for i, (at, _, to) in enumerate(changes):
-        try:
-            if not AgentState(to).needs_you:
-                continue
-        except ValueError:
+        if not _needs_you(to):
             continue
         end = changes[i + 1][0] if i + 1 < len(changes) else open_until
         if end is None:

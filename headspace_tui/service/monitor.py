@@ -46,10 +46,12 @@ from pathlib import Path
 
 from ..answering.desk import AnswerDesk, Watched
 from ..detect.claude.status_files import status_observation
+from ..detect.clock import REMEMBERED, same_spell
 from ..detect.fusion import Fuser
 from ..events import Event, Notice, PaneCaptured, ProblemChanged
 from ..hooks.spool import HookEvent, SpoolRefused, hook_observation
-from ..model import Agent, Observation
+from ..model import Agent, AgentState, Observation
+from ..shared.safe_text import clean
 from ..tmux.control import ControlClient, ControlError
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 from . import discovery
@@ -100,6 +102,7 @@ class Monitor:
         self.hooks = hooks
         self.spool = spool
         self.answers = answers  # open the answer channel (where the host has one)
+        self.journal = journal
         self.store = AgentStore(self.host.name)
         self.desk = AnswerDesk(self.store, self._watched, clock)
         self.panes: dict[str, PaneWatch] = {}  # every watched pane, by id
@@ -344,6 +347,11 @@ class Monitor:
         if event.transcript_path and watch.tail is None:
             watch.tail = self.host.transcript(Path(event.transcript_path))  # replayed at the pane's next read
         observation = hook_observation(event)
+        prompt = event.raw.get("prompt") if event.event == "UserPromptSubmit" else None
+        if isinstance(prompt, str) and prompt.strip():
+            # The prompt Claude starts on, before its transcript says so: the row says the present.
+            agent = self.store.agents[event.pane_id]
+            self.store.work(event.pane_id, clean(prompt, 500), agent.outcome, self.clock())
         if observation is not None:
             fused = watch.fuser.observe(observation, self.clock(), at=event.ts)
             self._update(watch, fused)
@@ -402,7 +410,13 @@ class Monitor:
             # look once more after a state change, so the last turn is not left
             # unread until the pane next changes.
             watch.timing.look_again(now + TRANSCRIPT_LAG)
+        said = (watch.prompted_at, watch.replied_at)
         await self.transcripts.follow(watch, agent, status)
+        if (watch.prompted_at, watch.replied_at) != said and self.panes.get(pane_id) is watch and watch.fuser.current is not None:
+            # The transcript can date the state (a fresh headspace, a state with no
+            # word from Claude's files): the clock may move earlier now, not at the
+            # next change of a pane that may stay quiet for minutes.
+            agent = self._update(watch, watch.fuser.current)
         return agent
 
     def _update(self, watch: PaneWatch, observation: Observation, at: float | None = None) -> Agent:
@@ -418,10 +432,31 @@ class Monitor:
                 claude_pid=claude_pid,
                 status=self.facts.status(claude_pid),
                 claude_version=(process.version or "") if process else "",
-                started=watch.fuser.started(observation.state, now),
+                claims=self._claims(watch, observation.state),
             )
             self.desk.observed(watch.record.pane_id)
         return agent
+
+    def _claims(self, watch: PaneWatch, state: AgentState) -> dict[str, float]:
+        """What each source says of when ``state`` began, for the one clock (detect/clock.py) to weigh.
+
+        Claude's own claims that agree with the state (status file, agent
+        list, hook); the transcript (the prompt that began a turn, the reply
+        line a wait followed); and the journal (when an earlier run of
+        headspace saw this agent enter the same state: a restart keeps it).
+        """
+        claims = watch.fuser.claims(state)
+        if state is AgentState.WORKING and watch.prompted_at:
+            claims["transcript"] = watch.prompted_at
+        elif state is not AgentState.WORKING and watch.replied_at:
+            claims["transcript"] = watch.replied_at
+        if watch.remembered is None:
+            found = self.journal.remembered(watch.key) if self.journal is not None else None
+            watch.remembered = found or ("", 0.0)
+        remembered_state, remembered_since = watch.remembered
+        if remembered_since and same_spell(remembered_state, state.value):
+            claims[REMEMBERED] = remembered_since
+        return claims
 
     def replay(self, record: PaneRecord, ansi: str, observation: Observation, at: float) -> Agent:
         """Show a recorded pane as if it had just been observed (the app without tmux: tests, snapshots)."""

@@ -47,3 +47,10 @@ class PaneWatch:
     fuser: Fuser = field(default_factory=Fuser)
     tail: Tail | None = None
     timing: PaneTiming = field(default_factory=PaneTiming)
+    # What the transcript says of the present (TranscriptFollower): when the
+    # last typed prompt was written (a turn's start), and when Claude last
+    # wrote a reply line, while nothing came after it (a wait's start).
+    prompted_at: float = 0.0
+    replied_at: float = 0.0
+    # The journal's last word on this agent from an earlier run: (state, since); None until asked.
+    remembered: tuple[str, float] | None = None

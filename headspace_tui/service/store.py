@@ -17,10 +17,11 @@ the detector that made the observation.  No Textual here.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 
 from ..detect.claude.status_files import ClaudeStatus
+from ..detect.clock import Clock
 from ..events import AgentChanged, AgentRemoved, Event
 from ..model import Agent, AgentState, Channel, Evidence, Observation, PaneAddress
 from ..tmux.server import PaneRecord
@@ -46,9 +47,8 @@ class AgentStore:
         self.host = host
         self.agents: dict[str, Agent] = {}
         self._subscribers: list[Callable[[Event], None]] = []
-        # Per pane: when the state before the current one began.  A claim of
-        # Claude's older than that is about an earlier state and dates nothing.
-        self._before: dict[str, float] = {}
+        # Per pane: the one claim of when its current state began (detect/clock.py).
+        self._clocks: dict[str, Clock] = {}
         # While the monitor stops nothing is told: in Python 3.11 a cancelled
         # ``wait_for`` can still return a result that arrived at the same
         # moment, so a detector may finish one last read after it was told to
@@ -104,17 +104,23 @@ class AgentStore:
         claude_pid: int | None,
         status: ClaudeStatus | None = None,
         claude_version: str = "",
-        started: float | None = None,
+        claims: Mapping[str, float] | None = None,
     ) -> Agent:
         """A pane was read (or a hook or status file spoke): its agent as it is now.
 
         A reading equal for the table keeps the object the UI already shows
-        and tells no one; a new prompt restarts the prompt's clock, a new
-        state the state's clock.  ``started`` is when Claude itself says the
-        state began (``Fuser.started``): a state seen late keeps Claude's
-        time, so a restart of headspace does not reset the clocks.
+        and tells no one; a new prompt restarts the prompt's clock.  When the
+        state began is one claim (``Clock``): ``claims`` is what each source
+        says (status file, hook, transcript, an earlier run's journal), the
+        most trusted wins, and within one state it only ever moves earlier;
+        so a state seen late (headspace started mid-turn, or restarted) keeps
+        its real start, and no time on screen jumps back.
         """
-        since = min(at, started) if started is not None else at
+        clock = self._clocks.get(record.pane_id)
+        if clock is None:
+            clock = self._clocks[record.pane_id] = Clock()
+        claim = clock.update(observation.state, claims or {}, at)
+        since = claim.at
         agent = self.agents.get(record.pane_id)
         if agent is None:
             agent = Agent(
@@ -127,6 +133,7 @@ class AgentStore:
                 claude_pid=claude_pid or 0,
                 observation=observation,
                 since=since,
+                since_source=claim.source,
                 prompt_since=at,
                 claude_version=claude_version,
                 key=key,
@@ -143,17 +150,10 @@ class AgentStore:
             agent.prompt_since = at
         old_state = agent.observation.state
         if old_state is not observation.state:
-            # Claude's start for the new state, unless it is older than the state
-            # it follows (a status file not yet rewritten: its "busy" is from
-            # before the dialog just answered).
-            self._before[record.pane_id] = agent.since
-            agent.since = since if started is None or started >= agent.since else at
             agent.delivery = ""
-        elif started is not None and started != agent.since and self._before.get(record.pane_id, float("-inf")) < started <= at:
-            # Claude's word arrived after the screen's (its status file is watched
-            # apart): it dates this state, if it is about this state at all.
-            changed = changed or int(agent.since) != int(started)
-            agent.since = started
+        elif int(agent.since) != int(since):
+            changed = True  # a more trusted source, arriving late, dates this state earlier
+        agent.since, agent.since_source = since, claim.source
         if changed:
             agent.observation = observation
         agent.target = record.target
@@ -232,7 +232,7 @@ class AgentStore:
         self.forget(str(PaneAddress("", self.host)))
 
     def forget(self, pane_id: str) -> None:
-        self._before.pop(pane_id, None)
+        self._clocks.pop(pane_id, None)
         agent = self.agents.pop(pane_id, None)
         if agent is not None:
             self.emit(AgentRemoved(pane_id, agent.key or pane_id))

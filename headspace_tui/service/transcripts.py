@@ -81,6 +81,8 @@ class TranscriptFollower:
         tail, journal, loop = watch.tail, self.journal, asyncio.get_running_loop()
         first = not tail.opened
         turns = await loop.run_in_executor(self._reader, tail.read_new)
+        if turns and self.current(watch):
+            note_times(watch, turns)
         if not turns or journal is None or not self.current(watch):
             return
         work = None
@@ -96,3 +98,23 @@ class TranscriptFollower:
             work = journal.turns(agent, turns)  # the command machine and outcomes; the journal records them
         if work is not None:
             self.store.work(agent.pane_id, *work, self.clock())
+
+
+def note_times(watch: PaneWatch, turns: list) -> None:
+    """Keep what the transcript says of when the present began: the last typed prompt, and the last reply line if nothing followed it.
+
+    Read from the end: a first read hands over a whole history, and only its
+    last lines say anything of the present.
+    """
+    replied: float | None = None
+    for turn in reversed(turns):
+        at = turn_time(turn)
+        if at is None:
+            continue
+        if replied is None:
+            replied = at if turn.role == "agent" else 0.0
+        if turn.role == "user":
+            watch.prompted_at = at
+            break
+    if replied is not None:
+        watch.replied_at = replied

@@ -88,18 +88,18 @@ def _claim(state: AgentState, source: str = "status-file") -> Observation:
     return Observation(state, evidence=(Evidence(source, -1, "claim"),), source=source)
 
 
-def test_started_is_the_newest_agreeing_claim_and_never_in_the_future():
+def test_claims_are_the_agreeing_claims_of_claude_by_source():
     fuser = Fuser()
-    assert fuser.started(AgentState.WORKING, 50.0) is None  # no claim: the caller's own clock
+    assert fuser.claims(AgentState.WORKING) == {}  # no claim: the clock falls back on headspace's sight
     fuser.observe(_claim(AgentState.WORKING), 50.0, at=20.0)
-    assert fuser.started(AgentState.WORKING, 50.0) == 20.0
-    assert fuser.started(AgentState.PERMISSION, 50.0) is None  # "busy" cannot date a dialog
+    assert fuser.claims(AgentState.WORKING) == {"status-file": 20.0}
+    assert fuser.claims(AgentState.PERMISSION) == {}  # "busy" cannot date a dialog
     fuser.observe(_claim(AgentState.PERMISSION, "hook"), 60.0, at=58.0)
-    assert fuser.started(AgentState.PLAN, 60.0) == 58.0  # Claude says "waiting" for a plan too
-    assert fuser.started(AgentState.INPUT, 60.0) == 58.0
-    fuser.observe(_claim(AgentState.IDLE), 70.0, at=90.0)  # another machine's clock, ahead
-    assert fuser.started(AgentState.IDLE, 70.0) == 70.0
-    assert fuser.started(AgentState.ERROR, 70.0) is None
+    assert fuser.claims(AgentState.PLAN) == {"hook": 58.0}  # Claude says "waiting" for a plan too
+    assert fuser.claims(AgentState.INPUT) == {"hook": 58.0}
+    fuser.observe(_claim(AgentState.PERMISSION), 70.0, at=51.0)  # the status file, a source of its own: both are kept
+    assert fuser.claims(AgentState.PERMISSION) == {"hook": 58.0, "status-file": 51.0}
+    assert fuser.claims(AgentState.ERROR) == {}
 
 
 # -- Claude's own "waiting" is a floor (issue 23) ------------------------------------

@@ -129,11 +129,13 @@ def test_a_restart_that_finds_the_agent_as_it_was_writes_no_new_line(tmp_path):
     first = Journal(EventLog(path), clock=lambda: NOON)
     first.state_changed(a, None, AgentState.WORKING, NOON - 100)
     first.close()
+    a.since = NOON - 100  # each restart dates the state as the first run did (the one clock's "journal" source)
     for restart in range(3):
         again = Journal(EventLog(path), clock=lambda: NOON)
         again.state_changed(a, None, AgentState.WORKING, NOON + restart)
         again.close()
     last = Journal(EventLog(path), clock=lambda: NOON)
+    a.since = 0.0
     last.state_changed(a, None, AgentState.IDLE, NOON + 10)  # it changed while headspace was away: that is news
     assert [(e.payload["from"], e.payload["to"]) for e in last.timeline(a.key)] == [(None, "working"), (None, "idle")]
     last.close()

@@ -95,15 +95,15 @@ def test_a_failing_subscriber_does_not_keep_the_next_from_hearing():
 
 def test_a_state_seen_late_keeps_the_start_claude_gives_it():
     store, _ = _store()
-    agent = store.observed(_record(), "k", Observation(AgentState.WORKING), 100.0, claude_pid=7, started=15.0)
+    agent = store.observed(_record(), "k", Observation(AgentState.WORKING), 100.0, claude_pid=7, claims={"status-file": 15.0})
     assert agent.since == 15.0  # headspace started at 100; Claude has worked since 15
-    agent = store.observed(_record(), "k", _permission("a"), 120.0, claude_pid=7, started=118.5)
+    agent = store.observed(_record(), "k", _permission("a"), 120.0, claude_pid=7, claims={"status-file": 118.5})
     assert agent.since == 118.5
     # A claim from before the state it would date (a status file not yet rewritten) is ignored.
-    agent = store.observed(_record(), "k", Observation(AgentState.WORKING), 130.0, claude_pid=7, started=15.0)
+    agent = store.observed(_record(), "k", Observation(AgentState.WORKING), 130.0, claude_pid=7, claims={"status-file": 15.0})
     assert agent.since == 130.0
     # Claude's word arriving after the screen's dates the state, if newer; never one from the future.
-    agent = store.observed(_record(), "k", Observation(AgentState.WORKING), 131.0, claude_pid=7, started=129.6)
+    agent = store.observed(_record(), "k", Observation(AgentState.WORKING), 131.0, claude_pid=7, claims={"status-file": 129.6})
     assert agent.since == 129.6
-    agent = store.observed(_record(), "k", Observation(AgentState.WORKING), 132.0, claude_pid=7, started=140.0)
+    agent = store.observed(_record(), "k", Observation(AgentState.WORKING), 132.0, claude_pid=7, claims={"status-file": 140.0})
     assert agent.since == 129.6

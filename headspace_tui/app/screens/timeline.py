@@ -80,14 +80,34 @@ def _clock(ts: object) -> str:
         return "--:--:--"
 
 
+def began(events: list[StoredEvent]) -> dict[int, float]:
+    """Per state change (by its place in ``events``): when the state began, as its row counted it.
+
+    A state is dated by its claim (``since``; detect/clock.py), which an
+    ``agent_clock`` event may have moved earlier since; a log from before
+    there were claims has only the time the change was seen.
+    """
+    times: dict[int, float] = {}
+    last: int | None = None
+    for i, event in enumerate(events):
+        p = event.payload if isinstance(event.payload, dict) else {}
+        if event.kind == "agent_state":
+            times[i] = _number(p.get("since")) or _number(event.ts)
+            last = i
+        elif event.kind == "agent_clock" and last is not None and _number(p.get("since")):
+            times[last] = _number(p.get("since"))
+    return times
+
+
 def timeline_table(events: list[StoredEvent], styles: dict[AgentState, Style]) -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(style="dim", no_wrap=True)
     table.add_column()
-    for event in events:
+    dated = began(events)
+    for i, event in enumerate(events):
         line = describe_event(event, styles)
         if line is not None:
-            table.add_row(Text(_clock(event.ts)), line)
+            table.add_row(Text(_clock(dated.get(i, event.ts))), line)
     return table
 
 

@@ -14,10 +14,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ...detect.claude import family_of
+from ...detect.clock import SAYS
 from ...events import ANSWERED_HOW
 from ...model import Agent, AgentState, Evidence
 from ...service.facade import ChannelReport, Explanation
 from ...shared.safe_text import clean, clean_block
+from ..widgets.agent_table import elapsed
 from ..widgets.state_style import state_text
 
 
@@ -61,6 +63,15 @@ def explanation_table(explanation: Explanation, now: float, styles: dict[AgentSt
         evidence = Text(clean_block("\n".join(str(e) for e in obs.evidence)) or "—")
         table.add_row(Text(clean(source)), state_text(obs.state, styles), f"{max(0.0, now - verdict.at):.1f}s", f"{obs.confidence:.2f}", evidence)
     return table
+
+
+def since_text(agent: Agent, now: float) -> Text:
+    """When the state began, who says so: the one claim the row's time counts from (detect/clock.py)."""
+    began = time.strftime("%H:%M:%S", time.localtime(agent.since))
+    return Text.assemble(
+        (f"{agent.state.value} since {began} ({elapsed(now - agent.since)})", "bold"),
+        (f", per {SAYS.get(agent.since_source, clean(agent.since_source))}", "dim"),
+    )
 
 
 def channel_text(report: ChannelReport) -> Text:
@@ -107,6 +118,7 @@ class WhyScreen(ModalScreen[None]):
         with VerticalScroll():
             title = Text.assemble(("Why ", "bold"), (clean(self.agent.target), "bold"), " is ", state_text(self.agent.state, self.state_styles))
             yield Static(title)
+            yield Static(since_text(self.agent, self.now))
             yield Static(version_line(self.agent))
             stopped = unrecognised(self.agent, self.explanation)
             if stopped is not None:

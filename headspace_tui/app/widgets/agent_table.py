@@ -101,8 +101,14 @@ def _waiting_for(agent: Agent, retrying: Style | str) -> Text:
         return Text(f"exit status {obs.exit_status}", style="dim")
     if obs.state is AgentState.UNKNOWN and any(e.rule == "unrecognised-screen" for e in obs.evidence):
         return Text("unrecognised screen: press e", style="dim")
-    # How its last prompt was answered: while it works on it, and after, until a turn's outcome says more.
-    if agent.answered and (obs.state is AgentState.WORKING or (obs.state is AgentState.IDLE and not agent.outcome)):
+    if obs.state is AgentState.WORKING:
+        # The present: the prompt it works on (the last answer or outcome is
+        # the past, and read as if it were what Claude does now).
+        if agent.command:
+            return Text.assemble(("▸ ", "dim"), " ".join(agent.command.split()))
+        return Text(agent.answered, style="dim")
+    # How its last prompt was answered, until a turn's outcome says more.
+    if agent.answered and obs.state is AgentState.IDLE and not agent.outcome:
         return Text(agent.answered, style="dim")
     if agent.outcome:  # nothing to wait for: show what the last turn achieved
         failed = agent.outcome.startswith(("tests failed", "error", "compile error", "runtime error", "test error", "permission error", "command error"))

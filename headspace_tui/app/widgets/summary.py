@@ -28,6 +28,10 @@ def summary_text(
     a notice), and the local server's problem follows, cut short.
     ``snoozed``: the pane ids of agents whose wait the user snoozed; they do
     not count as needing you (``1 snoozed`` says they are there).
+    The total is the sum of the waits the rows show (those closed today and
+    those still open, each from the same claim: detect/clock.py), to the
+    minute: a header ticking every second would be one more line sent to the
+    terminal each second (tests/ui/test_repaint.py).
     """
     agents = [a for a in agents if not a.placeholder]  # a host never reached is not an agent
     counts = _counts(agents, waited_today, snoozed)

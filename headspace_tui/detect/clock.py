@@ -1,0 +1,110 @@
+"""One claim per agent of when its current wait or turn began: the one clock every time on screen reads.
+
+Several sources can say when a state began, and they disagree by seconds:
+
+* Claude's status file (``statusUpdatedAt``: the start of the clock its own
+  spinner shows), or its ``claude agents`` list: Claude's word, the most
+  trusted;
+* a hook event's time (a ``Notification`` about a permission fires seconds
+  after the dialog was drawn, so a hook can be late, never early);
+* the transcript's time of the line that began it (the prompt that started a
+  turn; the last line Claude wrote before it stopped to wait);
+* headspace's own sight: when it first saw the state, in this run or (from
+  the journal) in an earlier one.
+
+The rules (``Clock.update``), decided so that a time on screen never jumps:
+
+1. A new state starts a new spell; but one wait is one spell, whatever it
+   is called on the way (Claude's file says "waiting" for a permission
+   before the screen draws a plan or a question: the dialog it then shows
+   is the same wait, and keeps its time).  A new spell's claim is the most trusted source
+   that dates it, from after the spell before began (an older claim is about
+   an earlier state: a status file not yet rewritten); else headspace's
+   sight, now.
+2. Within one spell the claim only moves *earlier*, and only for a source at
+   least as trusted as the one it holds: a more trusted source that arrives
+   late corrects it (a hook's "permission" at 11 s, then the status file's
+   "waiting" at 18.5 s: 18.5 s); a later time, from any source, is ignored
+   (the screen confirming a hook must not turn 6 s into 5 s).
+3. Nothing from the future counts beyond now (another machine's clock).
+
+Pure: times come in as arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..model import AgentState
+
+SIGHT = "sight"  # headspace saw it (now)
+REMEMBERED = "journal"  # headspace saw it in an earlier run (the event log)
+# Higher is more trusted.
+TRUST = {"status-file": 4, "claude-agents": 4, "hook": 3, "transcript": 2, REMEMBERED: 1, SIGHT: 0}
+SAYS = {
+    "status-file": "Claude's status file",
+    "claude-agents": "Claude's agent list",
+    "hook": "a hook event",
+    "transcript": "the transcript",
+    REMEMBERED: "headspace, before a restart",
+    SIGHT: "headspace's own sight",
+}
+
+
+def same_spell(a: str, b: str) -> bool:
+    """Whether two states (by value) are one spell of the clock: equal, or both a wait on the user."""
+    if a == b:
+        return True
+    try:
+        return AgentState(a).needs_you and AgentState(b).needs_you
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class Claim:
+    """When the current spell began, and who says so."""
+
+    at: float
+    source: str = SIGHT
+
+    @property
+    def trust(self) -> int:
+        return TRUST.get(self.source, 0)
+
+
+class Clock:
+    """One agent's claim: when its current state began (see the module's rules)."""
+
+    def __init__(self) -> None:
+        self.state: AgentState | None = None
+        self.claim: Claim | None = None
+        self._floor = float("-inf")  # when the spell before this one began: a claim older than that dates nothing here
+
+    def update(self, state: AgentState, candidates: Mapping[str, float], now: float) -> Claim:
+        """The claim for ``state`` given what each source says now (``candidates``: source → when it says the state began)."""
+        same_wait = self.state is not None and self.state.needs_you and state.needs_you
+        if (state is not self.state and not same_wait) or self.claim is None:
+            if self.claim is not None:
+                self._floor = self.claim.at
+            self.state = state
+            best = self._best(candidates, now)
+            self.claim = best if best is not None else Claim(now, SIGHT)
+            return self.claim
+        self.state = state
+        best = self._best(candidates, now, at_least=self.claim.trust)
+        if best is not None and best.at < self.claim.at:
+            self.claim = best
+        return self.claim
+
+    def _best(self, candidates: Mapping[str, float], now: float, at_least: int = -1) -> Claim | None:
+        """The most trusted usable candidate (the earliest among equals), or None."""
+        usable = [
+            Claim(min(at, now), source)
+            for source, at in candidates.items()
+            if at > 0 and at > self._floor and TRUST.get(source, 0) >= at_least
+        ]
+        if not usable:
+            return None
+        return max(usable, key=lambda c: (c.trust, -c.at))
