@@ -17,7 +17,11 @@ The rules (``Clock.update``), decided so that a time on screen never jumps:
 1. A new state starts a new spell; but one wait is one spell, whatever it
    is called on the way (Claude's file says "waiting" for a permission
    before the screen draws a plan or a question: the dialog it then shows
-   is the same wait, and keeps its time).  A new spell's claim is the most trusted source
+   is the same wait, and keeps its time).  A new request is a new wait,
+   though: a permission or plan whose prompt reads differently from the one
+   the spell began with (another command to approve) restarts the clock,
+   also when the working moment between the two was never seen (an answer
+   the next dialog follows within one read).  A new spell's claim is the most trusted source
    that dates it, from after the spell before began (an older claim is about
    an earlier state: a status file not yet rewritten); else headspace's
    sight, now.
@@ -37,6 +41,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..model import AgentState
+
+# Waits whose every new prompt (another fingerprint) is a new request to the user.
+NEW_REQUEST = frozenset({AgentState.PERMISSION, AgentState.PLAN})
 
 SIGHT = "sight"  # headspace saw it (now)
 REMEMBERED = "journal"  # headspace saw it in an earlier run (the event log)
@@ -81,18 +88,28 @@ class Clock:
         self.state: AgentState | None = None
         self.claim: Claim | None = None
         self._floor = float("-inf")  # when the spell before this one began: a claim older than that dates nothing here
+        self._prompt = ""  # the fingerprint of the wait's request, once it is read
 
-    def update(self, state: AgentState, candidates: Mapping[str, float], now: float) -> Claim:
-        """The claim for ``state`` given what each source says now (``candidates``: source → when it says the state began)."""
+    def update(self, state: AgentState, candidates: Mapping[str, float], now: float, prompt: str = "") -> Claim:
+        """The claim for ``state`` given what each source says now (``candidates``: source → when it says the state began).
+
+        ``prompt``: the fingerprint of the prompt on screen ("" when unread):
+        a permission or plan with another one than the wait's is a new wait.
+        """
         same_wait = self.state is not None and self.state.needs_you and state.needs_you
-        if (state is not self.state and not same_wait) or self.claim is None:
+        if same_wait and state in NEW_REQUEST and prompt and self._prompt and prompt != self._prompt:
+            same_wait = False  # the next request, right after the last was answered
+        if self.claim is None or (not same_wait and (state is not self.state or state.needs_you)):
             if self.claim is not None:
                 self._floor = self.claim.at
             self.state = state
+            self._prompt = prompt if state.needs_you else ""
             best = self._best(candidates, now)
             self.claim = best if best is not None else Claim(now, SIGHT)
             return self.claim
         self.state = state
+        if state.needs_you and prompt and (not self._prompt or state not in NEW_REQUEST):
+            self._prompt = prompt  # its details arrived (or a question's next page)
         best = self._best(candidates, now, at_least=self.claim.trust)
         if best is not None and best.at < self.claim.at:
             self.claim = best

@@ -177,7 +177,7 @@ class Journal:
         if isinstance(event, AgentChanged) and event.state_changed:
             self.state_changed(event.agent, event.old_state, event.agent.state, event.at)
         elif isinstance(event, AgentChanged):
-            self.clock_moved(event.agent)
+            self.clock_moved(event.agent, event.at)
         elif isinstance(event, Answered):
             self.answered(event)
         elif isinstance(event, AgentRemoved):
@@ -267,11 +267,15 @@ class Journal:
             ]
         )
 
-    def clock_moved(self, agent: Agent) -> None:
-        """The claim of when the agent's state began moved (earlier: a more trusted source spoke late): the wait counts from there too.
+    def clock_moved(self, agent: Agent, now: float) -> None:
+        """The claim of when the agent's state began moved: earlier (a more trusted source spoke late), or later (a new wait).
 
-        Logged (``agent_clock``) when it moved by half a second or more, so
-        the total after a restart and the timeline agree with the row.
+        Earlier, the wait counts from there too, logged (``agent_clock``)
+        when it moved by half a second or more, so the total after a restart
+        and the timeline agree with the row.  Later only when the clock saw
+        the next request in the same state (another permission right after
+        one was answered: detect/clock.py): the wait before it ended, and a
+        new one begins, logged as a state of its own.
         """
         key = who(agent)
         history = self.agents.get(key)
@@ -279,6 +283,9 @@ class Journal:
             return
         at, old, new = history.changes[-1]
         if new != agent.state.value or not agent.since or at == agent.since:
+            return
+        if agent.since > at:
+            self.state_changed(agent, agent.state, agent.state, now)
             return
         history.changes[-1] = (agent.since, old, new)
         if abs(at - agent.since) >= 0.5:

@@ -119,7 +119,7 @@ class AgentStore:
         clock = self._clocks.get(record.pane_id)
         if clock is None:
             clock = self._clocks[record.pane_id] = Clock()
-        claim = clock.update(observation.state, claims or {}, at)
+        claim = clock.update(observation.state, claims or {}, at, observation.prompt.fingerprint if observation.prompt else "")
         since = claim.at
         agent = self.agents.get(record.pane_id)
         if agent is None:

@@ -80,3 +80,23 @@ def test_one_wait_keeps_its_time_when_the_screen_names_it_otherwise():
     assert clock.update(P, {"status-file": 100.0}, now=100.2) == Claim(100.0, "status-file")
     assert clock.update(AgentState.PLAN, {"status-file": 100.0}, now=100.6) == Claim(100.0, "status-file")
     assert clock.update(W, {}, now=130.0) == Claim(130.0, SIGHT)  # answered: the wait is over
+
+
+def test_the_next_permission_is_a_new_wait_even_when_the_working_moment_between_was_not_seen():
+    # Approved, Claude ran the command and asked again within one read (tests/ui/test_inbox_live.py under load):
+    # the second dialog's wait starts when it is first seen, not when the first one did.
+    clock = Clock()
+    assert clock.update(P, {"status-file": 100.0}, now=101.0, prompt="bash-touch") == Claim(100.0, "status-file")
+    assert clock.update(P, {"status-file": 100.0}, now=130.0, prompt="write-file") == Claim(130.0, SIGHT)  # the file's old time dates the old wait
+    assert clock.update(P, {"status-file": 129.5}, now=131.0, prompt="write-file") == Claim(129.5, "status-file")  # rewritten: it corrects
+
+
+def test_a_wait_whose_details_arrive_later_or_a_questions_next_page_is_the_same_wait():
+    Q = AgentState.QUESTION
+    clock = Clock()
+    clock.update(P, {"status-file": 100.0}, now=101.0)  # Claude's "waiting", before the screen shows the dialog
+    assert clock.update(AgentState.PLAN, {"status-file": 100.0}, now=102.0, prompt="plan-a").at == 100.0
+    assert clock.update(AgentState.PLAN, {}, now=103.0, prompt="plan-a").at == 100.0
+    other = Clock()
+    other.update(Q, {"status-file": 200.0}, now=201.0, prompt="page-1")
+    assert other.update(Q, {}, now=205.0, prompt="page-2").at == 200.0

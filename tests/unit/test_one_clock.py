@@ -155,3 +155,22 @@ def test_a_wait_found_again_under_another_name_is_the_same_wait(tmp_path):
     agent = second.see(_question(), NOON + 10)  # the screen shows the question it is
     assert agent.since == NOON - 30
     assert second.header(NOON + 10) == second.rows_waited(NOON + 10) == 40
+
+
+def _permission(command: str) -> Observation:
+    return Observation(AgentState.PERMISSION, prompt=Prompt("permission", title="Bash command", detail=command, fingerprint=command))
+
+
+def test_the_next_permission_right_after_an_answer_is_a_wait_of_its_own_in_the_rows_and_the_header(tmp_path):
+    # Answered, and Claude asked again before headspace saw it work (tests/ui/test_inbox_live.py under load):
+    # the row counts the new request from when it appeared, the header both waits, and the timeline shows two.
+    run = Run(tmp_path / "events.db", NOON)
+    agent = run.see(_permission("touch a"), NOON, {"status-file": NOON - 4.0})
+    assert agent.since == NOON - 4.0
+    agent = run.see(_permission("touch b"), NOON + 10.0, {"status-file": NOON - 4.0})  # the status file not yet rewritten
+    assert agent.since == NOON + 10.0
+    assert abs(run.header(NOON + 15.0) - run.rows_waited(NOON + 15.0) - 14.0) < 0.01  # the closed wait (14 s) and the open one
+    run.see(Observation(AgentState.WORKING), NOON + 20.0)
+    assert abs(run.header(NOON + 30.0) - 24.0) < 0.01
+    states = [(to, since) for since, _old, to in run.journal.agents[KEY].changes]
+    assert states == [("permission", NOON - 4.0), ("permission", NOON + 10.0), ("working", NOON + 20.0)], states

@@ -52,11 +52,12 @@ def test_a_new_prompt_restarts_the_prompts_clock_and_a_new_state_the_states():
     agent = store.observed(_record(), "k", _permission("a"), 10.0, claude_pid=7)
     agent.delivery = "not delivered: the prompt changed"
     store.observed(_record(), "k", _permission("b"), 12.0, claude_pid=7)
-    assert (agent.prompt_since, agent.since, agent.delivery) == (12.0, 10.0, "not delivered: the prompt changed")
+    # Another command to approve is another wait (detect/clock.py), as the notifier counts it: its time starts again.
+    assert (agent.prompt_since, agent.since, agent.delivery) == (12.0, 12.0, "not delivered: the prompt changed")
     store.observed(_record(), "k", Observation(AgentState.WORKING), 15.0, claude_pid=7)
     assert (agent.since, agent.delivery) == (15.0, "")  # a new state clears the last action's line
     assert [e.old_state for e in told] == [None, AgentState.PERMISSION, AgentState.PERMISSION]
-    assert changed_state == [True, False, True]
+    assert changed_state == [True, False, True]  # the second permission: the same state, its clock moved
 
 
 def test_a_moved_pane_is_told_once_and_a_still_one_not_at_all():
