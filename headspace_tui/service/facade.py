@@ -297,13 +297,22 @@ class Service:
         except (TmuxCommandError, TmuxUnavailable, SpawnError) as exc:
             raise ServiceError(f"{agent.target}: {exc}") from None
 
-    def resume_plan(self, agent: Agent) -> tuple[list[str], str, dict[str, str]]:
-        """What restarting ``agent`` runs: ``claude --resume <id>``, in which folder, with its config dir; ServiceError if unknown."""
+    async def resume_plan(self, agent: Agent) -> tuple[list[str], str, dict[str, str]]:
+        """What restarting ``agent`` runs: ``claude --resume <id>``, in which folder, with its config dir; ServiceError if unknown.
+
+        The session id is in Claude's status file.  The watcher's copy may
+        not have it yet (a config dir whose ``sessions`` folder Claude made
+        after headspace started is found on the watcher's next look), so
+        without it the agent's own file is read now.
+        """
         watch = self.fleet.watch(agent.pane_id)
         monitor = self.fleet.monitor_for(agent.pane_id)
         if monitor is None or isinstance(monitor.host, RemoteHost):
             raise ServiceError(f"{agent.target}: restarting an agent on another host is not supported; jump there instead")
         status = monitor.facts.status(watch.claude_pid) if watch is not None else None
+        folder = monitor.facts.config_dir_of(watch.claude_pid) if watch is not None and status is None else None
+        if watch is not None and watch.claude_pid and folder is not None:
+            status = (await monitor.host.statuses(folder)).get(watch.claude_pid)
         try:
             argv = resume_argv(status.session_id if status is not None else "")
         except LifecycleError as exc:
@@ -314,7 +323,7 @@ class Service:
 
     async def restart_agent(self, agent: Agent) -> str:
         """``/exit``, then ``claude --resume <its session>`` in a new window of the same tmux session and folder; the new pane id."""
-        argv, cwd, config = self.resume_plan(agent)
+        argv, cwd, config = await self.resume_plan(agent)
         session = agent.target.rpartition(":")[0]
         await self.stop_agent(agent)
         try:

@@ -103,6 +103,8 @@ def test_a_bad_notify_command_is_one_clear_error(value):
 
 
 def test_the_environment_is_the_users_plus_the_text(tmp_path):
-    assert run_command([program(tmp_path)], Notification("t", "", ()), env={**os.environ, "KEEP": "1"}) == ""
+    # The base is given whole (not os.environ, which holds CI's own HEADSPACE_* settings); a stale HEADSPACE_TITLE in it is replaced.
+    base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "KEEP": "1", "HEADSPACE_TITLE": "stale"}
+    assert run_command([program(tmp_path)], Notification("t", "", ()), env=base) == ""
     (got,) = seen(tmp_path)
     assert got["env"] == {"KEEP": "1", "HEADSPACE_TITLE": "t", "HEADSPACE_BODY": "", "HEADSPACE_TEXT": "t", "HEADSPACE_AGENTS": "[]"}
