@@ -26,6 +26,7 @@ from headspace_tui.shared.proctree import read_process_table
 from headspace_tui.shared.worktree import worktree_path
 from tests.harness import fake_api as api
 from tests.harness.claude import claude_env, make_home
+from tests.harness.git_repo import git, make_repo
 from tests.harness.session import SHELL_PROMPT
 from tests.ui.apps import make_app, screen_open, wait_until
 
@@ -33,10 +34,6 @@ pytestmark = pytest.mark.e2e
 
 APPEARS_WITHIN = 2.0  # the bound: a started agent's row is on screen this soon
 
-
-def git(folder: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
-    return subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True, text=True, env=env).stdout
 
 
 def user_server(private_tmux, claude_binary: str, fake_api, tmp_path: Path, trusted: list[Path]) -> dict[str, str]:
@@ -53,15 +50,6 @@ def user_server(private_tmux, claude_binary: str, fake_api, tmp_path: Path, trus
         private_tmux.run("set-environment", "-g", key, value)
     return env
 
-
-def a_repo(tmp_path: Path) -> Path:
-    repo = tmp_path / "proj"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    (repo / "README").write_text("a project\n")
-    git(repo, "add", "README")
-    git(repo, "commit", "-q", "-m", "first")
-    return repo
 
 
 def headspace_new(socket: str, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
@@ -81,7 +69,7 @@ def pane_ids(private_tmux) -> set[str]:
 
 
 def test_headspace_new_in_a_fresh_worktree_then_stop(claude_binary, fake_api, private_tmux, tmp_path):
-    repo = a_repo(tmp_path)
+    repo = make_repo(tmp_path / "proj")
     tree = worktree_path(repo, "agent/one")
     env = user_server(private_tmux, claude_binary, fake_api, tmp_path, [tree])
     app = make_app(private_tmux.name, tmp_path, claude_home=Path(env["HOME"]))

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,24 +19,14 @@ from headspace_tui.service.lifecycle import LifecycleError, exit_refusal, input_
 from headspace_tui.shared.worktree import WorktreeError, add_worktree, worktree_path
 from headspace_tui.tmux.server import TmuxServer
 from headspace_tui.tmux.spawn import SpawnError, check_session_name, current_session
+from tests.harness.git_repo import git, make_repo
 from tests.harness.record import DEFAULT_OUT
 from tests.harness.wait import poll
 
 
-def git(folder: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
-    return subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True, text=True, env=env).stdout
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    folder = tmp_path / "proj"
-    folder.mkdir()
-    git(folder, "init", "-q", "-b", "main")
-    (folder / "README").write_text("hi\n")
-    git(folder, "add", "README")
-    git(folder, "commit", "-q", "-m", "first")
-    return folder
+    return make_repo(tmp_path / "proj")
 
 
 # -- the worktree ------------------------------------------------------------------------
@@ -46,7 +35,7 @@ def repo(tmp_path: Path) -> Path:
 def test_a_worktree_is_made_beside_the_repository_on_a_new_branch(repo):
     path = add_worktree(repo / ".", "feat/login")
     assert path == repo.parent / "proj-worktrees" / "feat-login" == worktree_path(repo, "feat/login")
-    assert (path / "README").read_text() == "hi\n"
+    assert (path / "README").read_text() == "a project\n"
     assert git(path, "rev-parse", "--abbrev-ref", "HEAD").strip() == "feat/login"
     assert git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"  # the main tree is left as it was
 
