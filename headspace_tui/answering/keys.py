@@ -342,10 +342,14 @@ async def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent
     """
     deadline = time.monotonic() + timeout
     after = before
+    typed = intent.kind in (IntentKind.TEXT, IntentKind.NUDGE)
     while time.monotonic() < deadline:
         await asyncio.sleep(0.1)
         ansi = await io.capture(pane_id, ansi=True)
         after = classify_capture(ansi, command=command)
+        if typed and after.state is not AgentState.WORKING and not is_claude_command(getattr(await io.pane(pane_id), "current_command", "")):
+            # Claude read the line and left (``/exit``): the shell behind it never draws a Claude screen.
+            return Outcome(True, f"{what} submitted; Claude exited", after)
         if after.state in _NO_PROOF:
             continue
         if intent.kind in MENU_ANSWERS:

@@ -121,30 +121,15 @@ async def exit_claude(io: PaneIO, pane_id: str, seen: Observation, *, server_key
     refusal = exit_refusal(seen, ansi)
     if refusal:
         raise LifecycleError(refusal)
-    # Claude leaving is the proof that /exit landed: the send's own confirmation
-    # waits for a Claude screen after it, and a shell left behind never shows one
-    # (it would say "not delivered" after the whole wait).  So the two race.
-    send = asyncio.ensure_future(send_guarded(io, pane_id, seen, Intent(IntentKind.TEXT, text=EXIT_COMMAND), timeout=timeout, server_key=server_key))
-    gone = asyncio.ensure_future(_gone(io, pane_id, timeout + 1.0))
     try:
-        await asyncio.wait({send, gone}, return_when=asyncio.FIRST_COMPLETED)
-        if gone.done() and not gone.cancelled() and gone.exception() is None:
-            return gone.result()  # Claude is gone: whatever the confirmation still waits for
-        try:
-            outcome = await send
-        except ActionError as exc:
-            raise LifecycleError(str(exc)) from None
-        except (TmuxCommandError, TmuxUnavailable):
-            return await gone  # the pane closed under the confirmation: Claude was its program and it exited
+        outcome = await send_guarded(io, pane_id, seen, Intent(IntentKind.TEXT, text=EXIT_COMMAND), timeout=timeout, server_key=server_key)
         if not outcome.delivered:
-            try:
-                return await asyncio.wait_for(asyncio.shield(gone), 1.0)
-            except (TimeoutError, LifecycleError):
-                raise LifecycleError(outcome.detail) from None
-        return await gone
-    finally:
-        for task in (send, gone):
-            task.cancel()
+            raise LifecycleError(outcome.detail)
+    except ActionError as exc:
+        raise LifecycleError(str(exc)) from None
+    except (TmuxCommandError, TmuxUnavailable):
+        pass  # the pane closed under the confirmation: Claude was its program and it exited
+    return await _gone(io, pane_id, timeout)
 
 
 async def _gone(io: PaneIO, pane_id: str, timeout: float) -> bool:
