@@ -59,14 +59,17 @@ SAYS = {
 }
 
 
-def same_spell(a: str, b: str) -> bool:
-    """Whether two states (by value) are one spell of the clock: equal, or both a wait on the user."""
-    if a == b:
-        return True
+def needs_you(value: str) -> bool:
+    """Whether a state, by its value (as logged), is a wait on the user; an unknown value is not."""
     try:
-        return AgentState(a).needs_you and AgentState(b).needs_you
+        return AgentState(value).needs_you
     except ValueError:
         return False
+
+
+def same_spell(a: str, b: str) -> bool:
+    """Whether two states (by value) are one spell of the clock: equal, or both a wait on the user."""
+    return a == b or (needs_you(a) and needs_you(b))
 
 
 @dataclass(frozen=True)

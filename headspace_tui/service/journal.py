@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..detect.claude import transcript
-from ..detect.clock import same_spell
+from ..detect.clock import needs_you, same_spell
 from ..detect.outcome import Outcome, analyze, last_outcome
 from ..events import AgentChanged, AgentRemoved, Answered, Event
 from ..model import Agent, AgentState
@@ -491,7 +491,7 @@ class Journal:
         for key, changes in by_agent.items():
             self._waited_before[key] = _needs_you_seconds(changes, midnight, None)
             at, _, state = changes[-1] if changes else (0.0, "", "")
-            if _needs_you(state):
+            if needs_you(state):
                 self._open_before[key] = (at, state)
 
     def close(self) -> None:
@@ -504,13 +504,6 @@ def _stored(event: dict) -> StoredEvent:
     """An event as the log would give it back (id 0: not in the log)."""
     rest = dict(event)
     return StoredEvent(0, rest.pop("ts"), rest.pop("agent", None), rest.pop("kind"), rest)
-
-
-def _needs_you(state: str) -> bool:
-    try:
-        return AgentState(state).needs_you
-    except ValueError:
-        return False
 
 
 def _number(value: object, default: float) -> float:
@@ -529,7 +522,7 @@ def _needs_you_seconds(changes: list[tuple[float, str, str]], since: float, open
     """
     total = 0.0
     for i, (at, _, to) in enumerate(changes):
-        if not _needs_you(to):
+        if not needs_you(to):
             continue
         end = changes[i + 1][0] if i + 1 < len(changes) else open_until
         if end is None:

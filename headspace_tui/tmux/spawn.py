@@ -25,6 +25,7 @@ with the program in its first window: asking for a session is asking for it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 
 from .server import TmuxCommandError, TmuxServer
@@ -58,8 +59,6 @@ def current_session(server: TmuxServer, env: Mapping[str, str]) -> str | None:
 
 
 def _same_file(a: str, b: str) -> bool:
-    import os
-
     try:
         return os.path.samefile(a, b)
     except OSError:
