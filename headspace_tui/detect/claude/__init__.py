@@ -3,11 +3,24 @@
 ``screen`` holds the reader, ``tables`` what differs between versions.
 """
 
+from ...shared.proctree import is_claude
+from ..family import Family
+from .process import version_of
 from .screen import classify, classify_capture, is_claude_command, screen_version, strip_sgr
 from .tables import BASE, TABLES, Rules, family_of, rules_for
 
+FAMILY = Family(
+    name="claude",
+    label="Claude",
+    recognise=is_claude,
+    classify=classify_capture,
+    is_command=is_claude_command,
+    version_of=version_of,
+)
+
 __all__ = [
     "BASE",
+    "FAMILY",
     "TABLES",
     "Rules",
     "classify",

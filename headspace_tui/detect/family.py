@@ -1,0 +1,60 @@
+"""What every agent family (Claude Code, Codex CLI, Gemini CLI, opencode) tells headspace.
+
+A family is one folder under ``detect/`` with the same parts: how its
+process is recognised in a pane's process tree, its screen reader, the
+version of its install, and what its pane title says.  The folder's
+``__init__`` exports one ``FAMILY``; ``families.py`` registers it.  Nothing
+else in headspace names a family: discovery, the monitor, the guarded keys,
+``status --json`` and ``classify --agent`` go through this record, so adding
+a family touches its folder, its recorded screens and one registration.
+
+Pure: no I/O beyond what ``version_of`` reads of the process's install.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..model import Observation
+from ..shared.proctree import ProcessInfo
+
+
+class ScreenReader(Protocol):
+    """Reads one ``capture-pane -p -e`` capture of the family's pane (pure).
+
+    ``command`` is ``#{pane_current_command}`` or the family's name when the
+    process tree says the agent runs there; ``version`` its install's version
+    (None: unknown, read as the newest).  Every prompt it returns carries
+    options whose ``key`` is what the agent itself takes to pick them, found
+    by label, and a ``fingerprint`` of the prompt's own text.
+    """
+
+    def __call__(self, ansi: str, *, command: str | None = None, version: str | None = None) -> Observation: ...
+
+
+def _no_version(info: ProcessInfo, *, proc: str = "/proc") -> str | None:
+    return None
+
+
+def _no_title(title: str) -> Observation | None:
+    return None
+
+
+@dataclass(frozen=True)
+class Family:
+    """One kind of coding agent, as headspace finds, reads and answers it."""
+
+    name: str  # "claude", "codex", "gemini", "opencode": status --json, classify --agent, the filter
+    label: str  # what the table's agent column shows ("Claude", "Codex", "Gemini", "opencode")
+    recognise: Callable[[ProcessInfo], bool]  # is this process the agent itself (not its shell, not a helper daemon)?
+    classify: ScreenReader
+    # Does ``#{pane_current_command}`` mean the agent still runs in the pane
+    # (its binary, or the runtime it runs under)?  Re-checked, cheaply, right
+    # before every key is sent.
+    is_command: Callable[[str], bool]
+    version_of: Callable[..., str | None] = _no_version  # (info, *, proc="/proc") -> its install's version
+    # What the pane's title (``#{pane_title}``, in every listing at no cost)
+    # says of the agent's state, for families that set it by state; None: nothing.
+    title_observation: Callable[[str], Observation | None] = _no_title
