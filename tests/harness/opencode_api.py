@@ -1,0 +1,292 @@
+"""A scripted stand-in for an OpenAI-compatible chat-completions API, for opencode.
+
+opencode reaches it through a provider in its config that uses
+``@ai-sdk/openai-compatible`` with ``options.baseURL`` at
+``http://127.0.0.1:PORT/v1`` (``opencode_agent.write_config``).  It speaks
+``POST /v1/chat/completions`` with ``stream: true`` and reads Server-Sent
+Events: ``data: {chunk}`` lines whose ``choices[0].delta`` carries ``content``
+or ``tool_calls``, a last chunk with ``finish_reason``, then ``data: [DONE]``.
+
+A test chooses a *script*, one step per turn of opencode's agent loop (a
+request that offers tools).  Requests without tools (opencode's title
+generation) get a short title and take no step.  When the script runs out,
+every further turn is answered ``"Done."``.  Every request is recorded, so a
+test can assert what opencode sent back (the ``tool`` message of an approved
+command).
+
+Standard library only: it runs in a thread of the test or the recorder.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+DEFAULT_REPLY = "Done."
+MODEL = "scripted-model"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One scripted answer to one agent-loop request.
+
+    kind: ``text``, ``tool``, ``fail`` (HTTP ``status`` for ``times``
+    requests in a row, ``None``: all), ``stall`` (accept, send nothing for
+    ``delay`` s).  ``delay`` holds back the first byte; ``seconds`` spreads
+    a text over that long (a slow stream: opencode shows its turn running).
+    """
+
+    kind: str
+    text: str = ""
+    tool_name: str = ""
+    tool_input: dict[str, Any] = field(default_factory=dict)
+    delay: float = 0.0
+    seconds: float = 0.0
+    status: int = 0
+    times: int | None = 1
+
+    @property
+    def repeats(self) -> bool:
+        return self.kind in ("fail", "stall")
+
+
+def text(body: str, *, delay: float = 0.0, seconds: float = 0.0) -> Step:
+    return Step("text", text=body, delay=delay, seconds=seconds)
+
+
+def tool(name: str, tool_input: dict[str, Any], *, preface: str = "") -> Step:
+    return Step("tool", text=preface, tool_name=name, tool_input=tool_input)
+
+
+def bash(command: str, description: str = "Create the marker file") -> Step:
+    """opencode's shell tool is ``bash`` with ``command`` and ``description``."""
+    return tool("bash", {"command": command, "description": description})
+
+
+def fail(status: int, *, times: int | None = 1, message: str = "") -> Step:
+    """An HTTP error.  opencode retries a 429 or 5xx, and any error whose body
+    says "server_error", "rate limit", "overloaded"...; it gives up on a 4xx
+    whose body says none of that (the default message here for a 4xx)."""
+    default = "scripted server error" if status >= 500 or status == 429 else "The scripted model rejected the request"
+    return Step("fail", text=message or default, status=status, times=times)
+
+
+def stall(*, seconds: float = 600.0, times: int | None = None) -> Step:
+    return Step("stall", delay=seconds, times=times)
+
+
+@dataclass
+class Request:
+    path: str
+    body: dict[str, Any]
+
+    @property
+    def is_main(self) -> bool:
+        return bool(self.body.get("tools"))
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        found = self.body.get("messages")
+        return found if isinstance(found, list) else []
+
+    def tool_results(self) -> list[str]:
+        """The contents of the ``tool`` messages: what opencode sent back from a tool."""
+        out = []
+        for message in self.messages:
+            if message.get("role") == "tool":
+                content = message.get("content")
+                out.append(content if isinstance(content, str) else json.dumps(content))
+        return out
+
+
+class OpenAICompatibleAPI:
+    """The scripted server; ``with OpenAICompatibleAPI([...]) as api: api.url``."""
+
+    def __init__(self, script: Iterable[Step] = (), *, host: str = "127.0.0.1") -> None:
+        self._script: list[Step] = list(script)
+        self._repeat_left: int | None = None
+        self._lock = threading.Lock()
+        self.requests: list[Request] = []
+        self._ids = itertools.count(1)
+        self._server = ThreadingHTTPServer((host, 0), self._handler_class())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def start(self) -> OpenAICompatibleAPI:
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> OpenAICompatibleAPI:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def extend(self, *steps: Step) -> None:
+        with self._lock:
+            self._script.extend(steps)
+
+    @property
+    def main_requests(self) -> list[Request]:
+        with self._lock:
+            return [r for r in self.requests if r.is_main]
+
+    def wait_for(self, predicate, timeout: float = 30.0) -> Request:
+        """The first recorded request for which ``predicate`` holds (waits for it)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                for request in self.requests:
+                    if predicate(request):
+                        return request
+            time.sleep(0.05)
+        raise TimeoutError("no matching request reached the scripted API")
+
+    def _next_step(self) -> Step:
+        with self._lock:
+            if not self._script:
+                return text(DEFAULT_REPLY)
+            step = self._script[0]
+            if step.repeats:
+                if self._repeat_left is None:
+                    self._repeat_left = step.times
+                if self._repeat_left is not None:
+                    self._repeat_left -= 1
+                    if self._repeat_left <= 0:
+                        self._script.pop(0)
+                        self._repeat_left = None
+                return step
+            self._script.pop(0)
+            return step
+
+    def _record(self, path: str, body: dict[str, Any]) -> Request:
+        request = Request(path, body)
+        with self._lock:
+            self.requests.append(request)
+        return request
+
+    def _handler_class(self):
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def _json(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                self._json(200, {"object": "list", "data": [{"id": MODEL, "object": "model", "owned_by": "headspace"}]})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                try:
+                    body = json.loads(raw or b"{}")
+                except ValueError:
+                    body = {}
+                request = api._record(self.path, body if isinstance(body, dict) else {})
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._json(404, {"error": {"message": f"no route {self.path}"}})
+                    return
+                step = api._next_step() if request.is_main else text("Scripted session")
+                try:
+                    api._answer(self, request, step)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        return Handler
+
+    def _answer(self, handler: BaseHTTPRequestHandler, request: Request, step: Step) -> None:
+        if step.kind == "stall":
+            time.sleep(step.delay)
+            return
+        if step.kind == "fail":
+            kind = "server_error" if step.status >= 500 else "invalid_request_error"
+            handler._json(step.status, {"error": {"message": step.text, "type": kind, "code": step.status}})  # type: ignore[attr-defined]
+            return
+        if step.delay:
+            time.sleep(step.delay)
+        ident = f"chatcmpl-{next(self._ids)}"
+        created = int(time.time())
+
+        def chunk(delta: dict[str, Any], finish: str | None = None, usage: dict[str, int] | None = None) -> bytes:
+            payload: dict[str, Any] = {
+                "id": ident,
+                "object": "chat.completion.chunk",
+                "created": created,
+                "model": MODEL,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            }
+            if usage is not None:
+                payload["usage"] = usage
+            return b"data: " + json.dumps(payload).encode() + b"\n\n"
+
+        if not request.body.get("stream"):
+            message: dict[str, Any] = {"role": "assistant", "content": step.text}
+            if step.kind == "tool":
+                message["tool_calls"] = [_call(ident, step)]
+            handler._json(200, {  # type: ignore[attr-defined]
+                "id": ident, "object": "chat.completion", "created": created, "model": MODEL,
+                "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if step.kind == "tool" else "stop"}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+            })
+            return
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/event-stream")
+        handler.send_header("Cache-Control", "no-cache")
+        handler.send_header("Connection", "close")
+        handler.end_headers()
+        out = handler.wfile
+        out.write(chunk({"role": "assistant", "content": ""}))
+        out.flush()
+        pieces = _pieces(step.text, step.seconds)
+        for piece, pause in pieces:
+            out.write(chunk({"content": piece}))
+            out.flush()
+            if pause:
+                time.sleep(pause)
+        if step.kind == "tool":
+            out.write(chunk({"tool_calls": [{"index": 0, **_call(ident, step)}]}))
+        usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        out.write(chunk({}, "tool_calls" if step.kind == "tool" else "stop", usage))
+        out.write(b"data: [DONE]\n\n")
+        out.flush()
+        handler.close_connection = True
+
+
+def _call(ident: str, step: Step) -> dict[str, Any]:
+    return {"id": f"call_{ident}", "type": "function", "function": {"name": step.tool_name, "arguments": json.dumps(step.tool_input)}}
+
+
+def _pieces(body: str, seconds: float) -> list[tuple[str, float]]:
+    """``body`` in word-sized pieces, spread over ``seconds`` (one piece when 0)."""
+    if not body:
+        return []
+    if seconds <= 0:
+        return [(body, 0.0)]
+    words = body.split(" ")
+    pause = seconds / max(len(words), 1)
+    return [(word + (" " if n < len(words) - 1 else ""), pause) for n, word in enumerate(words)]

@@ -1,0 +1,254 @@
+"""Record opencode's screens from the real binary, for the reader's corpus.
+
+    python -m tests.harness.record_opencode                    # the pinned version
+    python -m tests.harness.record_opencode --version 1.15.4   # an older one (npm-installed into the test cache)
+    python -m tests.harness.record_opencode --only permission_bash --sizes 80x24
+
+Each scenario below is played at 80x24 and 120x40, each in its own private
+tmux server against its own scripted OpenAI-compatible API, and written as
+``snapshots/panes/opencode-<version>/alt/<W>x<H>/<scenario>.{ansi,txt,json}``
+(opencode draws full-screen on the alternate screen: renderer ``alt``), in
+the format of Claude's corpus plus ``"agent"`` and ``"version"``.
+
+A scenario's ``drive`` returns once the screen shows its state (it waits on
+what opencode draws, never on a timer alone).  Labels are what the screen
+shows a person: every recorded screen was looked at before its label was kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import opencode_api as api
+from .opencode_agent import OPENCODE_VERSION, PERMISSION, SHELL_PROMPT, OpencodeSession, find_opencode
+from .tmux import PrivateTmux
+
+REPO = Path(__file__).resolve().parents[2]
+PANES = REPO / "snapshots" / "panes"
+SIZES = ((80, 24), (120, 40))
+SGR = re.compile(r"\x1b\[[0-9;:]*m")
+WORKING = re.compile(r"esc interrupt")
+RETRYING = re.compile(r"attempt #[2-9]")
+ASKS = "I can add the parser in two ways: a hand-written one or a generated one. Which do you prefer?"
+REJECTED = "The scripted model rejected the request"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    state: str
+    script: list[api.Step]
+    drive: Callable[[OpencodeSession], None]
+    expected: dict[str, Any] = field(default_factory=dict)
+    session: dict[str, Any] = field(default_factory=dict)
+
+
+def _idle(s: OpencodeSession) -> None:
+    s.launch()
+    s.wait_stable()
+
+
+def _replied(s: OpencodeSession) -> None:
+    s.launch()
+    s.submit("say hello")
+    s.wait_for("the scripted model", timeout=20)
+    s.wait_for(re.compile(r"▣ .*· \d"), timeout=10)  # the turn's footer with its duration: done
+
+
+def _working(s: OpencodeSession) -> None:
+    s.launch()
+    s.submit("explain the parser")
+    s.wait_for("tokenizer", timeout=20)
+    s.wait_for(WORKING, timeout=5)
+
+
+def _permission(s: OpencodeSession) -> None:
+    s.launch()
+    s.submit("create the marker file")
+    s.wait_for(PERMISSION, timeout=20)
+    s.wait_for("touch marker.txt", timeout=10)
+    s.wait_stable(quiet=0.8)
+
+
+def _permission_always(s: OpencodeSession) -> None:
+    _permission(s)
+    s.press("Right")
+    s.wait_stable(quiet=0.5)
+    s.press("Enter")
+    s.wait_for("Always allow", timeout=10)
+    s.wait_stable(quiet=0.8)
+
+
+def _input(s: OpencodeSession) -> None:
+    s.launch()
+    s.submit("add a config parser")
+    s.wait_for("Which do you prefer?", timeout=20)
+    s.wait_for(re.compile(r"▣ .*· \d"), timeout=10)
+
+
+def _error(s: OpencodeSession) -> None:
+    s.launch()
+    s.submit("add a config parser")
+    s.wait_for(REJECTED, timeout=20)
+    s.wait_for(lambda screen: not WORKING.search(screen), timeout=10, what="the turn to end")
+    s.wait_stable()
+
+
+def _retrying(s: OpencodeSession) -> None:
+    s.launch()
+    s.submit("add a config parser")
+    s.wait_for(RETRYING, timeout=30)
+
+
+def _provider_setup(s: OpencodeSession) -> None:
+    s.launch()
+    s.tmux.send_text(s.pane_id, "/connect")
+    s.wait_for("Connect provider", timeout=10)
+    s.wait_stable(quiet=0.4)
+    s.press("Enter")
+    s.wait_for("Connect a provider", timeout=10)
+    s.wait_stable()
+
+
+def _exited(s: OpencodeSession) -> None:
+    s.launch()
+    s.submit("say hello")
+    s.wait_for(re.compile(r"▣ .*· \d"), timeout=20)
+    s.tmux.send_text(s.pane_id, "/exit")
+    s.wait_for("/exit", timeout=5)
+    s.wait_stable(quiet=0.4)
+    s.press("Enter")
+    s.wait_for(lambda screen: s.info().current_command == "bash" and SHELL_PROMPT.search(screen) is not None, timeout=15, what="the shell back")
+
+
+SLOW = "Here is a careful walk through the parser. The tokenizer reads the input one rune at a time and groups runs of letters into identifiers. " * 4
+
+SCENARIOS: list[Scenario] = [
+    Scenario("idle", "idle", [], _idle),
+    Scenario("idle_after_reply", "idle", [api.text("Hello from the scripted model. Nothing else to do.")], _replied),
+    Scenario("working", "working", [api.text(SLOW, seconds=25)], _working),
+    Scenario(
+        "permission_bash",
+        "permission",
+        [api.bash("touch marker.txt"), api.text("Created it.")],
+        _permission,
+        {"tool": "bash", "detail": "touch marker.txt", "options": ["Allow once", "Allow always", "Reject"]},
+    ),
+    Scenario(
+        "permission_always",
+        "permission",
+        [api.bash("touch marker.txt"), api.text("Created it.")],
+        _permission_always,
+        {"tool": "bash", "detail": "touch *", "options": ["Confirm", "Cancel"]},
+    ),
+    Scenario("input", "input", [api.text(ASKS)], _input),
+    Scenario("error", "error", [api.fail(400, times=None)], _error, {"error": REJECTED}),
+    Scenario("retrying", "working", [api.fail(500, times=None)], _retrying, {"retrying": True}),
+    Scenario("provider_setup", "starting", [], _provider_setup, session={"provider": False}),
+    Scenario("exited", "exited", [api.text("Hello from the scripted model.")], _exited),
+]
+BY_NAME = {sc.name: sc for sc in SCENARIOS}
+
+
+def corpus_dir(version: str) -> Path:
+    return PANES / f"opencode-{version}"
+
+
+def plain_text(ansi: str) -> str:
+    return "\n".join(line.rstrip() for line in SGR.sub("", ansi).split("\n"))
+
+
+def record_one(scenario: Scenario, width: int, height: int, version: str, binary: str, out: Path) -> dict:
+    """Play one scenario against the real binary and write its three files."""
+    root = Path(tempfile.mkdtemp(prefix="hs-oc-rec-"))
+    tmux = PrivateTmux({"PATH": "/usr/bin:/bin", "HOME": str(root), "LANG": "C.UTF-8"})
+    with api.OpenAICompatibleAPI(scenario.script) as fake:
+        session = OpencodeSession(tmux, fake, binary, root, width=width, height=height, **scenario.session)
+        try:
+            scenario.drive(session)
+            ansi = session.ansi()
+            info = session.info()
+        finally:
+            session.close()
+            tmux.close()
+            shutil.rmtree(root, ignore_errors=True)
+    meta = {
+        "agent": "opencode",
+        "version": version,
+        "scenario": scenario.name,
+        "renderer": "alt",  # opencode always draws on the alternate screen (an exited one has left it)
+        "width": info.width,
+        "height": info.height,
+        "cursor": {"x": info.cursor_x, "y": info.cursor_y},
+        "alternate_on": info.alternate_on,
+        "pane_title": info.title,
+        "pane_command": info.current_command,
+        "expected": {"state": scenario.state, **scenario.expected},
+    }
+    folder = out / "alt" / f"{width}x{height}"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{scenario.name}.ansi").write_text(ansi)
+    (folder / f"{scenario.name}.txt").write_text(plain_text(ansi))
+    (folder / f"{scenario.name}.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
+    return meta
+
+
+def _size(text: str) -> tuple[int, int]:
+    match = re.fullmatch(r"(\d+)x(\d+)", text)
+    if not match:
+        raise argparse.ArgumentTypeError(f"size must look like 120x40, not {text!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.harness.record_opencode", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--version", default=OPENCODE_VERSION)
+    parser.add_argument("--only", nargs="+", choices=sorted(BY_NAME))
+    parser.add_argument("--sizes", nargs="+", type=_size, default=list(SIZES))
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--tries", type=int, default=2)
+    args = parser.parse_args(argv)
+    binary = find_opencode(args.version)
+    out = corpus_dir(args.version)
+    jobs = [(sc, w, h) for sc in ([BY_NAME[n] for n in args.only] if args.only else SCENARIOS) for (w, h) in args.sizes]
+    print(f"recording {len(jobs)} screens of opencode {args.version} into {out}", flush=True)
+    failures: list[str] = []
+    started = time.monotonic()
+
+    def attempt(job: tuple[Scenario, int, int]) -> dict:
+        for n in range(args.tries):
+            try:
+                return record_one(*job, args.version, binary, out)
+            except Exception:
+                if n == args.tries - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = {pool.submit(attempt, job): job for job in jobs}
+        for future in as_completed(futures):
+            sc, w, h = futures[future]
+            label = f"{w}x{h}/{sc.name}"
+            try:
+                future.result()
+                print(f"ok   {label}", flush=True)
+            except Exception as exc:  # noqa: BLE001 - one failed screen is reported, the rest go on
+                failures.append(label)
+                print(f"FAIL {label}: {str(exc)[-1500:]}", file=sys.stderr, flush=True)
+    print(f"{len(jobs) - len(failures)}/{len(jobs)} screens in {time.monotonic() - started:.0f}s", flush=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
