@@ -14,11 +14,15 @@ FAMILIES: tuple[Family, ...] = (CLAUDE,)
 BY_NAME: dict[str, Family] = {family.name: family for family in FAMILIES}
 
 
+class UnknownFamily(ValueError):
+    """A name no registered family has (``classify --agent``, a row from a newer headspace)."""
+
+
 def family_named(name: str) -> Family:
-    """The family called ``name``; ValueError naming the known ones otherwise."""
+    """The family called ``name``; UnknownFamily naming the known ones otherwise."""
     family = BY_NAME.get(name.strip().lower())
     if family is None:
-        raise ValueError(f"unknown agent {name!r} (known: {', '.join(BY_NAME)})")
+        raise UnknownFamily(f"unknown agent {name!r} (known: {', '.join(BY_NAME)})")
     return family
 
 
