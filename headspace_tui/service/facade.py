@@ -177,9 +177,9 @@ class Service:
         await self.answerer.close()
         await self.fleet.stop()
 
-    def replay(self, record: PaneRecord, ansi: str, observation: Observation, since: float) -> None:
-        """Show a recorded pane as if the local monitor had just observed it (demos, tests)."""
-        self.fleet.first.replay(record, ansi, observation, since)
+    def replay(self, record: PaneRecord, ansi: str, observation: Observation, since: float, family: str = CLAUDE.name) -> None:
+        """Show a recorded pane (of ``family``'s agent) as if the local monitor had just observed it (demos, tests)."""
+        self.fleet.first.replay(record, ansi, observation, since, family_named(family))
 
     # -- what a front end shows ----------------------------------------------------------
     @property

@@ -48,6 +48,7 @@ from ..answering.desk import AnswerDesk, Watched
 from ..detect.claude.status_files import status_observation
 from ..detect.clock import REMEMBERED, same_spell
 from ..detect.families import CLAUDE
+from ..detect.family import Family
 from ..detect.fusion import Fuser
 from ..events import Event, Notice, PaneCaptured, ProblemChanged
 from ..hooks.spool import HookEvent, SpoolRefused, hook_observation
@@ -462,11 +463,11 @@ class Monitor:
             claims[REMEMBERED] = remembered_since
         return claims
 
-    def replay(self, record: PaneRecord, ansi: str, observation: Observation, at: float) -> Agent:
-        """Show a recorded pane as if it had just been observed (the app without tmux: tests, snapshots)."""
+    def replay(self, record: PaneRecord, ansi: str, observation: Observation, at: float, family: Family | None = None) -> Agent:
+        """Show a recorded pane (of ``family``'s agent, default Claude) as if it had just been observed (the app without tmux: tests, snapshots)."""
         watch = self.panes.get(record.pane_id)
         if watch is None:
-            watch = self.panes[record.pane_id] = PaneWatch(record, agent_key("replay", self.server.key, record.pane_id, record.pid, ""))
+            watch = self.panes[record.pane_id] = PaneWatch(record, agent_key("replay", self.server.key, record.pane_id, record.pid, ""), family=family)
         watch.record, watch.capture = record, ansi
         return self._update(watch, observation, at=at)
 
