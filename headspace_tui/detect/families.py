@@ -9,8 +9,9 @@ from __future__ import annotations
 from ..shared.proctree import ProcessInfo, ProcessTable, find_first
 from .claude import FAMILY as CLAUDE
 from .family import Family
+from .opencode import FAMILY as OPENCODE
 
-FAMILIES: tuple[Family, ...] = (CLAUDE,)
+FAMILIES: tuple[Family, ...] = (CLAUDE, OPENCODE)
 BY_NAME: dict[str, Family] = {family.name: family for family in FAMILIES}
 
 

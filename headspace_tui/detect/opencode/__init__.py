@@ -1,6 +1,53 @@
-"""opencode (sst/opencode, npm ``opencode-ai``), read like Claude: screen first.  Filled in below."""
+"""opencode (npm ``opencode-ai``): what it offers headspace, measured on 1.15.4 and 1.18.33.
+
+* **Process tree**: one native process (a Bun executable; comm ``opencode``,
+  argv ``opencode``, exe ``…/opencode-ai/bin/opencode.exe``) under the
+  pane's shell; its in-process server and workers are threads, the commands
+  it runs are child shells.  ``process.recognise`` matches that process and
+  never ``opencode serve``/``web``/``run``/…, nor a node launcher.  Its
+  version comes from the install's ``package.json``.
+* **Screen**: full-screen on the alternate screen; read by ``screen.py``
+  (the input box, its status line with the progress bar, "esc interrupt"
+  and "[retrying … attempt #N]", the turn rows, the △ approval dialog, the
+  set-up panels).  This is what the reader uses: it is the only signal that
+  shows the approval dialog and what it asks, and it costs the capture
+  headspace makes anyway.
+* **Title**: ``OpenCode`` at start, ``OC | <session title>`` once the
+  session has a title; it does not change with the state, so
+  ``title_observation`` says nothing.
+* **Output**: no OSC state marks (nothing like Codex's ``ESC ] 7501``); the
+  only OSC is the title.  At rest it redraws nothing (0 bytes of ``%output``
+  a second, measured with a control-mode client on an idle pane), while a turn
+  runs the progress bar animates.
+* **Server and events**: the TUI runs its HTTP server in-process and, by
+  default (``--port 0``), listens on no socket at all (``ss -ltnp``, 1.18.33):
+  its ``/event`` stream is reachable only for an opencode started with
+  ``--port`` or ``opencode serve``.  Not used.
+* **Session store**: ``$XDG_DATA_HOME/opencode/opencode.db`` (SQLite, WAL):
+  tables ``session`` (title, directory, model, version), ``message``,
+  ``part`` (a tool part's ``state.status`` "running" with its input) and an
+  ``event`` log (``session.created.1``, ``message.updated.1``,
+  ``message.part.updated.1``).  A pending approval is not stored (the
+  ``permission`` table holds "always" rules), so the store cannot tell a
+  command waiting for you from one running.  Not used: reading it needs a
+  SQLite open per poll for less than the screen shows.
+* **Keys**: the approval dialog has no key per option: ←/→ (h/l) move the
+  selection, Enter picks it, Esc picks the escape option ("Reject"; "Cancel"
+  in the "Always allow" confirmation).  Options carry the key that picks
+  them from the selection on screen; ``deny_key`` is Esc.
+"""
 
 from ..family import Family
+from .process import recognise, version_of
 from .screen import classify, classify_capture, is_opencode_command
 
-__all__ = ["classify", "classify_capture", "is_opencode_command"]
+FAMILY = Family(
+    name="opencode",
+    label="opencode",
+    recognise=recognise,
+    classify=classify_capture,
+    is_command=is_opencode_command,
+    version_of=version_of,
+)
+
+__all__ = ["FAMILY", "classify", "classify_capture", "is_opencode_command", "recognise", "version_of"]
