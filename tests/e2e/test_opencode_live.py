@@ -1,0 +1,91 @@
+"""The real pinned opencode against a scripted OpenAI-compatible API, seen through ``headspace status`` and ``send``.
+
+One opencode (about 0.8 GB resident) walks through the states in turn, so
+the file stays within its time budget: idle at its prompt, its approval
+dialog answered with ``send --approve`` (the scripted API receives the
+command's result), a reply that asks something, an error it gives up on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.harness import opencode_api as api
+from tests.harness.opencode_agent import PERMISSION, OpencodeSession, require_opencode
+from tests.harness.tmux import PrivateTmux
+from tests.harness.wait import poll
+
+pytestmark = pytest.mark.e2e
+
+DONE = re.compile(r"▣ .*· \d")  # a turn's last row, with its duration: the turn ended
+ASKS = "Created it. Should I add marker.txt to .gitignore as well?"
+REJECTED = "The scripted model rejected the request"
+
+
+def headspace(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+    proc = subprocess.run([sys.executable, "-m", "headspace_tui", *args], capture_output=True, text=True, env=env, timeout=60)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def row(server: PrivateTmux) -> dict:
+    rows = [json.loads(line) for line in headspace("status", "--json", "-L", server.name).stdout.splitlines()]
+    assert len(rows) == 1, rows
+    return rows[0]
+
+
+@pytest.fixture
+def opencode() -> Iterator[OpencodeSession]:
+    binary = require_opencode()
+    root = Path(tempfile.mkdtemp(prefix="hs-oc-live-"))
+    server = PrivateTmux({"PATH": "/usr/bin:/bin", "HOME": str(root), "LANG": "C.UTF-8"})
+    with api.OpenAICompatibleAPI() as fake:
+        session = OpencodeSession(server, fake, binary, root, name="oc", width=120, height=40)
+        try:
+            yield session
+        finally:
+            session.close()
+            server.close()
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def test_idle_permission_answered_by_send_input_and_error(opencode):
+    opencode.launch()
+    server = opencode.tmux
+    idle = poll(lambda: row(server), lambda r: r["state"] == "idle", timeout=15)
+    assert idle["agent"] == "opencode" and idle["pane_id"] == opencode.pane_id
+
+    opencode.api.extend(api.bash("touch marker.txt && echo marker-made", "Create the marker file"), api.text(ASKS))
+    opencode.submit("create the marker file")
+    opencode.wait_for(PERMISSION, timeout=20, what="the approval dialog")
+    asked = poll(lambda: row(server), lambda r: r["state"] == "permission", timeout=10)
+    assert asked["tool"] == "bash" and asked["detail"] == "touch marker.txt && echo marker-made"
+    assert asked["options"] == ["Allow once", "Allow always", "Reject"]
+
+    done = headspace("send", opencode.pane_id, "--approve", "-L", server.name)
+    assert "Allow once" in done.stdout, done.stdout
+    result = opencode.api.wait_for(lambda r: any("marker-made" in t for t in r.tool_results()), timeout=30)
+    assert result.is_main
+    assert (opencode.workdir / "marker.txt").exists()
+
+    opencode.wait_for(lambda s: "Should I add" in s and DONE.search(s) is not None, timeout=20, what="the reply that asks")
+    waiting = poll(lambda: row(server), lambda r: r["state"] == "input", timeout=10)
+    assert waiting["question"] == "Should I add marker.txt to .gitignore as well?"
+
+    opencode.api.extend(api.fail(400, times=None))
+    opencode.submit("no, add a parser instead")
+    opencode.wait_for(lambda s: REJECTED in s and "esc interrupt" not in s, timeout=20, what="the error")
+    failed = poll(lambda: row(server), lambda r: r["state"] == "error", timeout=10)
+    assert failed["error"] == REJECTED
