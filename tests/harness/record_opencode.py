@@ -90,6 +90,36 @@ def _permission_always(s: OpencodeSession) -> None:
     s.wait_stable(quiet=0.8)
 
 
+def _permission_edit(s: OpencodeSession) -> None:
+    s.launch()
+    s.submit("write the notes")
+    s.wait_for(PERMISSION, timeout=20)
+    s.wait_for("first line", timeout=10)
+    s.wait_stable(quiet=0.8)
+
+
+def _rejected(s: OpencodeSession) -> None:
+    """Esc at the dialog rejects the command: the turn ends there (no result goes back), the box returns."""
+    _permission(s)
+    s.press("Escape")
+    s.wait_for(re.compile(r"╹▀{10,}"), timeout=10)
+    s.wait_stable()
+
+
+def _esc_once(s: OpencodeSession) -> None:
+    """One Esc while a turn runs only arms the interrupt: "esc again to interrupt"."""
+    _working(s)
+    s.press("Escape")
+    s.wait_for("esc again to interrupt", timeout=5)
+
+
+def _interrupted(s: OpencodeSession) -> None:
+    _esc_once(s)
+    s.press("Escape")
+    s.wait_for("interrupted", timeout=10)
+    s.wait_stable()
+
+
 def _input(s: OpencodeSession) -> None:
     s.launch()
     s.submit("add a config parser")
@@ -152,6 +182,16 @@ SCENARIOS: list[Scenario] = [
         _permission_always,
         {"tool": "", "detail": "touch *", "options": ["Confirm", "Cancel"]},
     ),
+    Scenario(
+        "permission_edit",
+        "permission",
+        [api.tool("write", {"filePath": "notes.md", "content": "# Notes\n\nfirst line\n"}), api.text("Written.")],
+        _permission_edit,
+        {"tool": "edit", "detail": "notes.md", "options": ["Allow once", "Allow always", "Reject"]},
+    ),
+    Scenario("rejected", "idle", [api.bash("touch marker.txt"), api.text("Created it.")], _rejected),
+    Scenario("working_esc_once", "working", [api.text(SLOW, seconds=25)], _esc_once),
+    Scenario("interrupted", "idle", [api.text(SLOW, seconds=25)], _interrupted),
     Scenario("input", "input", [api.text(ASKS)], _input, {"question": "Which do you prefer?"}),
     Scenario("error", "error", [api.fail(400, times=None)], _error, {"error": REJECTED}),
     Scenario("retrying", "working", [api.fail(500, times=None)], _retrying, {"retrying": True}),

@@ -140,6 +140,15 @@ def test_fingerprint_is_stable_and_names_the_command():
     assert older.fingerprint == first.fingerprint  # the same prompt at another size
 
 
+def test_the_first_start_of_1_15_migrating_its_storage_is_starting():
+    """Seen above the exit frame of the 1.15.4 recordings: the line opencode prints before its UI on a first start."""
+    exited = (PANES / "opencode-1.15.4" / "alt" / "80x24" / "exited.txt").read_text().split("\n")
+    first = next(n for n, line in enumerate(exited) if line.startswith("Performing one time"))
+    screen = "\n".join(exited[: first + 1])
+    assert classify(screen, command="opencode").state is AgentState.STARTING
+    assert classify(screen).state is AgentState.STARTING
+
+
 def test_a_reply_that_quotes_the_dialog_is_not_a_dialog():
     """The dialog is read only at the bottom, in place of the input box: text above the box is transcript."""
     ansi = _screen("1.18.33", "120x40", "idle_after_reply")

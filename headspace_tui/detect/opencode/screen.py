@@ -58,6 +58,8 @@ TRIANGLE = re.compile(r"^△\s+(?P<title>\S.*)$")
 PANEL_TITLE = re.compile(r"^\s+(?P<title>\S.*?\S)\s{3,}esc\s*$")
 SETUP_PANEL = re.compile(r"\b(?:provider|model|api key|sign in|log ?in|connect|auth\w*)\b", re.I)
 HINT_TOKEN = re.compile(r"^(?:ctrl\+|⇆|enter\b|esc\b|tab\b|↑|↓)")
+# 1.15 moves an older install's JSON storage into SQLite at its first start, before drawing anything.
+MIGRATING = re.compile(r"^Performing one time database migration")
 SHELL_PROMPT = re.compile(r"[\w~/)\]]\s?[$#%]\s*$|^[$#%>]\s*$")
 SHELLS = frozenset({"bash", "zsh", "sh", "fish", "dash", "ksh", "tcsh", "csh", "nu", "xonsh", "elvish", "login"})
 QUESTION_END = re.compile(r"\?[\"')\]*_`]*\s*$")
@@ -172,6 +174,9 @@ def _classify(screen: _Screen, command: str | None) -> Observation:
     if panel is not None:
         return panel
 
+    migrating = next((k for k in range(bottom, -1, -1) if MIGRATING.match(screen.lines[k])), None)
+    if migrating is not None and migrating >= bottom - 1:
+        return Observation(AgentState.STARTING, evidence=(Evidence("storage-migration", migrating, screen.lines[migrating]),), confidence=0.8)
     if SHELL_PROMPT.search(screen.lines[bottom]) and command is None:
         return Observation(AgentState.EXITED, evidence=(Evidence("shell-prompt-at-bottom", bottom, screen.lines[bottom]),), confidence=0.6)
     if _logo_only(screen, bottom):
