@@ -3,7 +3,8 @@
 One opencode (about 0.8 GB resident) walks through the states in turn, so
 the file stays within its time budget: idle at its prompt, its approval
 dialog answered with ``send --approve`` (the scripted API receives the
-command's result), a reply that asks something, an error it gives up on.
+command's result), a reply that asks something, an error it gives up on,
+and a second dialog refused with ``send --deny``.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ def test_idle_permission_answered_by_send_input_and_error(opencode):
     assert asked["options"] == ["Allow once", "Allow always", "Reject"]
 
     done = headspace("send", opencode.pane_id, "--approve", "-L", server.name)
-    assert "Allow once" in done.stdout, done.stdout
+    assert "→ Enter. Allow once: sent; opencode moved on" in done.stdout, done.stdout
     result = opencode.api.wait_for(lambda r: any("marker-made" in t for t in r.tool_results()), timeout=30)
     assert result.is_main
     assert (opencode.workdir / "marker.txt").exists()
@@ -84,8 +85,20 @@ def test_idle_permission_answered_by_send_input_and_error(opencode):
     waiting = poll(lambda: row(server), lambda r: r["state"] == "input", timeout=10)
     assert waiting["question"] == "Should I add marker.txt to .gitignore as well?"
 
-    opencode.api.extend(api.fail(400, times=None))
+    opencode.api.extend(api.fail(400, times=1))
     opencode.submit("no, add a parser instead")
     opencode.wait_for(lambda s: REJECTED in s and "esc interrupt" not in s, timeout=20, what="the error")
     failed = poll(lambda: row(server), lambda r: r["state"] == "error", timeout=10)
     assert failed["error"] == REJECTED
+
+    # Refused by send: Esc, the dialog's own refusal; no result goes back, the turn ends.
+    opencode.api.extend(api.bash("touch refused.txt", "Create another file"))
+    opencode.submit("then create another file")
+    opencode.wait_for("touch refused.txt", timeout=20, what="the second dialog")
+    poll(lambda: row(server), lambda r: r["state"] == "permission" and r["detail"] == "touch refused.txt", timeout=15)
+    before = len(opencode.api.main_requests)
+    refused = headspace("send", opencode.pane_id, "--deny", "-L", server.name)
+    assert "touch refused.txt → Escape. Reject: sent; opencode moved on" in refused.stdout, refused.stdout
+    poll(lambda: row(server), lambda r: r["state"] == "idle", timeout=15)
+    assert not (opencode.workdir / "refused.txt").exists()
+    assert len(opencode.api.main_requests) == before
