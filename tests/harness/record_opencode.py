@@ -4,7 +4,8 @@
     python -m tests.harness.record_opencode --version 1.15.4   # an older one (npm-installed into the test cache)
     python -m tests.harness.record_opencode --only permission_bash --sizes 80x24
 
-Each scenario below is played at 80x24 and 120x40, each in its own private
+Each scenario below is played at 80x24 and 120x40 (the dialogs and turns
+also at 60x24, where opencode puts a dialog's hints on a row of their own), each in its own private
 tmux server against its own scripted OpenAI-compatible API, and written as
 ``snapshots/panes/opencode-<version>/alt/<W>x<H>/<scenario>.{ansi,txt,json}``
 (opencode draws full-screen on the alternate screen: renderer ``alt``), in
@@ -37,6 +38,9 @@ from .tmux import PrivateTmux
 REPO = Path(__file__).resolve().parents[2]
 PANES = REPO / "snapshots" / "panes"
 SIZES = ((80, 24), (120, 40))
+# Under 80 columns (a split pane) opencode lays its dialogs out otherwise: these are recorded there too.
+NARROW = (60, 24)
+NARROW_SCENARIOS = ("idle", "working", "permission_bash", "permission_always", "input", "error")
 SGR = re.compile(r"\x1b\[[0-9;:]*m")
 WORKING = re.compile(r"esc interrupt")
 RETRYING = re.compile(r"attempt #[2-9]")
@@ -255,13 +259,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.harness.record_opencode", description=__doc__.split("\n\n")[0])
     parser.add_argument("--version", default=OPENCODE_VERSION)
     parser.add_argument("--only", nargs="+", choices=sorted(BY_NAME))
-    parser.add_argument("--sizes", nargs="+", type=_size, default=list(SIZES))
+    parser.add_argument("--sizes", nargs="+", type=_size, help="default: 80x24 and 120x40, and 60x24 for the dialogs and turns")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--tries", type=int, default=2)
     args = parser.parse_args(argv)
     binary = find_opencode(args.version)
     out = corpus_dir(args.version)
-    jobs = [(sc, w, h) for sc in ([BY_NAME[n] for n in args.only] if args.only else SCENARIOS) for (w, h) in args.sizes]
+    chosen = [BY_NAME[n] for n in args.only] if args.only else SCENARIOS
+    if args.sizes:
+        jobs = [(sc, w, h) for sc in chosen for (w, h) in args.sizes]
+    else:
+        jobs = [(sc, w, h) for sc in chosen for (w, h) in (*SIZES, *([NARROW] if sc.name in NARROW_SCENARIOS else []))]
     print(f"recording {len(jobs)} screens of opencode {args.version} into {out}", flush=True)
     failures: list[str] = []
     started = time.monotonic()

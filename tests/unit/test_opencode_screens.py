@@ -61,7 +61,7 @@ def test_the_corpus_holds_two_versions_months_apart_with_every_state():
         states = {json.loads(p.read_text())["expected"]["state"] for p in PANES.glob(f"{version}/alt/*/*.json")}
         assert states == {"starting", "idle", "working", "permission", "input", "error", "exited"}, version
         sizes = {p.parent.name for p in PANES.glob(f"{version}/alt/*/*.json")}
-        assert sizes == {"80x24", "120x40"}
+        assert sizes == {"60x24", "80x24", "120x40"}
 
 
 @pytest.mark.parametrize("path", SCREENS, ids=IDS)

@@ -338,16 +338,32 @@ def _find_dialog(screen: _Screen, bottom: int) -> _Dialog | None:
     top = _bar_block_top(screen, block_end)
     for k in range(top, block_end + 1):
         if TRIANGLE.match(screen.bar_text(k) or ""):
-            options = next((j for j in range(block_end, k, -1) if _options_in(screen.bar_text(j) or "")), None)
-            return _Dialog(k, options)
+            return _Dialog(k, _options_row(screen, k, block_end))
     return None
 
 
-def _options_in(text: str) -> list[str]:
-    """The option labels of an options row ("Allow once   Allow always   Reject  ⇆ select …"), [] if it is not one."""
+def _options_row(screen: _Screen, title_row: int, block_end: int) -> int | None:
+    """The row of the dialog's options: its labels, then its hints ("⇆ select  enter confirm") on that row
+    or, in a pane under 80 columns, on a row of their own under it."""
+    for j in range(block_end, title_row, -1):
+        text = screen.bar_text(j) or ""
+        if _options_in(text):
+            return j
+        if text and HINT_TOKEN.match(text):  # a hints row of its own: the options are the row above, blanks aside
+            above = next((i for i in range(j - 1, title_row, -1) if screen.bar_text(i)), None)
+            if above is not None and _options_in(screen.bar_text(above) or "", hints_below=True):
+                return above
+    return None
+
+
+def _options_in(text: str, *, hints_below: bool = False) -> list[str]:
+    """The option labels of an options row ("Allow once   Allow always   Reject  ⇆ select …"), [] if it is not one.
+
+    ``hints_below``: the dialog's hints are on the next row, so none follow the labels here.
+    """
     tokens = [t for t in re.split(r"\s{2,}", text.strip()) if t]
     labels: list[str] = []
-    hints = False
+    hints = hints_below
     for token in tokens:
         if HINT_TOKEN.match(token):
             hints = True
@@ -410,7 +426,7 @@ def _options(screen: _Screen, row: int | None, title: str) -> tuple[Option, ...]
     if row is None:
         return ()
     text = screen.lines[row]
-    labels = _options_in(screen.bar_text(row) or "")
+    labels = _options_in(screen.bar_text(row) or "") or _options_in(screen.bar_text(row) or "", hints_below=True)
     starts: list[int] = []
     at = 0
     for label in labels:
