@@ -15,11 +15,16 @@
 * **Title**: ``OpenCode`` at start, ``OC | <session title>`` once the
   session has a title; it does not change with the state, so
   ``title_observation`` says nothing.
-* **Output**: no OSC state marks (nothing like Codex's ``ESC ] 7501``); the
-  only OSC is the title.  At rest it redraws nothing: 0 bytes/s of
-  ``%output`` over 30 s (a control-mode client on an idle 1.18.33 pane),
-  at 4.3 % of one core and 0.78 GB resident (18 threads).  While a turn runs
-  the progress bar animates.
+* **Output**: no state marks (nothing like Codex's ``ESC ] 7501``).  Every
+  OSC in ``%output`` over a start, an approval and a reply (1.18.33): the
+  title (``ESC ] 0 ; OpenCode``, then ``OC | Scripted session``), the
+  cursor colour (12), the terminal queries 10, 11, 4 and 1337, text sizing
+  (66), and one kitty-notification capability query (``ESC ] 99 ;
+  i=opentui-notifications:p=?``) that tmux leaves unanswered: no
+  notification was sent for the approval or the end of the turn.  At rest
+  it redraws nothing: 0 bytes/s of ``%output`` over 30 s (a control-mode
+  client on an idle 1.18.33 pane), at 4.3 % of one core and 0.78 GB
+  resident (18 threads).  While a turn runs the progress bar animates.
 * **Server and events**: the TUI runs its HTTP server in-process and, by
   default (``--port 0``), listens on no socket at all (``ss -ltnp``,
   1.18.33).  Started with ``--port N`` it serves, measured: ``GET /event``
