@@ -24,7 +24,8 @@
   notification was sent for the approval or the end of the turn.  At rest
   it redraws nothing: 0 bytes/s of ``%output`` over 30 s (a control-mode
   client on an idle 1.18.33 pane), at 4.3 % of one core and 0.78 GB
-  resident (18 threads).  While a turn runs the progress bar animates.
+  resident (18 threads).  While a turn runs the progress bar animates:
+  6.1 kB/s of ``%output`` while it waits for the model.
 * **Server and events**: the TUI runs its HTTP server in-process and, by
   default (``--port 0``), listens on no socket at all (``ss -ltnp``,
   1.18.33).  Started with ``--port N`` it serves, measured: ``GET /event``
