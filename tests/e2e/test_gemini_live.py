@@ -1,11 +1,12 @@
 """Gemini CLI, the real pinned binary against the scripted Gemini API, read and answered by headspace.
 
-Four Gemini CLI sessions share one private tmux server, each with its own
+Five Gemini CLI sessions share one private tmux server, each with its own
 scripted API and HOME: one at its prompt, one at a shell-command approval,
-one whose reply asks a question, one that gave up on an API error.
-``headspace status --json`` must list each as ``gemini`` in its state, and
-``headspace send --approve`` must answer the approval so that the scripted
-API receives the command's result.  They start together so the whole file
+one at its ``ask_user`` question, one whose reply asks a question in plain
+text, one that gave up on an API error.  ``headspace status --json`` must
+list each as ``gemini`` in its state; ``headspace send --approve`` must
+answer the approval and ``--option 2`` the question (its digit), so that
+the scripted API receives the command's result and the choice.  They start together so the whole file
 stays well under a minute.
 """
 
@@ -22,7 +23,7 @@ import pytest
 
 from tests.harness import gemini_api as api
 from tests.harness.gemini_agent import PLACEHOLDER, GeminiSession, GeminiUnavailable, find_gemini
-from tests.harness.record_gemini import QUESTION_REPLY
+from tests.harness.record_gemini import BY_NAME, QUESTION_REPLY
 from tests.harness.tmux import PrivateTmux
 from tests.harness.wait import poll
 
@@ -75,18 +76,21 @@ def test_gemini_agents_are_listed_in_their_states_and_an_approval_is_answered(ge
     asking = gemini("asking", (api.text(QUESTION_REPLY),))
     failing = gemini("failing", (api.fail(400, "API key not valid. Please pass a valid API key.", times=None),))
     approving = gemini("approving", (api.shell("touch x", "Create the file x"), api.text("Made x.")))
-    for session in (idle, asking, failing, approving):
+    choosing = gemini("choosing", (*BY_NAME["question"].script, api.text("SQLite it is.")))
+    for session in (idle, asking, failing, approving, choosing):
         session.wait_ready()
 
     asking.submit("how should I lay it out")
     failing.submit("check the key")
     approving.submit("make x")
+    choosing.submit("pick a database")
     asking.wait_for(lambda s: "grammar.py" in s and PLACEHOLDER in s, what="the reply that asks")
     failing.wait_for("[API Error")
     approving.wait_for("Allow execution")
+    choosing.wait_for("Enter a custom value")
 
     def settled(rows: dict[str, dict]) -> bool:
-        wanted = ((idle, "idle"), (asking, "input"), (failing, "error"), (approving, "permission"))
+        wanted = ((idle, "idle"), (asking, "input"), (failing, "error"), (approving, "permission"), (choosing, "question"))
         return all(rows.get(s.pane_id, {}).get("state") == state for s, state in wanted)
 
     rows = poll(lambda: status(private_tmux), settled, timeout=20)
@@ -97,6 +101,13 @@ def test_gemini_agents_are_listed_in_their_states_and_an_approval_is_answered(ge
     permission = rows[approving.pane_id]
     assert permission["tool"] == "Shell" and permission["detail"] == "touch x"
     assert permission["options"] == ["Allow once", "Allow for this session", "No, suggest changes (esc)"]
+
+    assert rows[choosing.pane_id]["question"] == "Which database should we use?"
+    assert rows[choosing.pane_id]["options"] == ["Postgres", "SQLite", "Enter a custom value"]
+
+    headspace("send", choosing.pane_id, "--option", "2", "-L", private_tmux.name)
+    picked = choosing.api.wait_for(lambda req: any(r.get("name") == "ask_user" for r in req.function_responses()), timeout=20)
+    assert "SQLite" in json.dumps(picked.function_responses())
 
     headspace("send", approving.pane_id, "--approve", "-L", private_tmux.name)
     answered = approving.api.wait_for(lambda req: any(r.get("name") == "run_shell_command" for r in req.function_responses()), timeout=20)

@@ -121,7 +121,7 @@ class FakeGeminiAPI:
     """The scripted API server (a thread); ``url`` is its base URL."""
 
     def __init__(self, script: Iterable[Step] = (), *, host: str = "127.0.0.1") -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # wait_for's predicate may read loop_requests
         self._script: list[Step] = list(script)
         self._repeats = 0  # how many times the current fail step has answered
         self.requests: list[Request] = []

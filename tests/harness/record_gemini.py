@@ -99,6 +99,14 @@ def _retrying(s: GeminiSession) -> None:
     s.wait_for(WORKING_HINT, what="the running-turn hint while it retries")
 
 
+def _running_tool(s: GeminiSession) -> None:
+    """Approve a slow command and wait while it runs (the turn goes on under the tool's box)."""
+    _ask("wait for the build", "Allow execution")(s)
+    s.wait_stable(quiet=0.5, timeout=3, strict=False)  # a digit sent as the menu is drawn can be lost
+    s.press("1")
+    s.wait_for(lambda screen: "Allow execution" not in screen and WORKING_HINT.search(screen) is not None, what="the command running")
+
+
 def _reply_then(wait: str) -> Callable[[GeminiSession], None]:
     def drive(s: GeminiSession) -> None:
         _ask("go on", wait)(s)
@@ -127,6 +135,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         _retrying,
         settle=False,
     ),
+    Scenario("working_tool", "working", (api.shell("sleep 60", "Wait for the build"),), _running_tool, settle=False),
     Scenario(
         "permission_shell",
         "permission",

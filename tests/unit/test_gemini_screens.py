@@ -158,6 +158,11 @@ def test_the_recorded_titles_agree_with_the_screens_working_and_waiting():
         state = meta["expected"]["state"]
         if state == "exited":
             assert obs is None
+        elif meta["scenario"] == "working_tool":
+            # Captured the moment the approval closed: the title follows the
+            # screen within ~0.1 s (timed on 0.61.0) and, under load, lagged
+            # it in 2 of these 4 recordings: a trigger to read the screen, not a verdict.
+            assert obs is not None and obs.state in (AgentState.WORKING, AgentState.PERMISSION)
         elif state == "working":
             assert obs is not None and obs.state is AgentState.WORKING
         elif state in ("permission", "question"):

@@ -33,8 +33,9 @@ Facts measured on the binaries (0.53.0 of 2026-07-30 and 0.61.0 of
   stdin.  Not used: they need the user's settings edited, while the screen
   and title need nothing.  (``general.enableNotifications`` adds terminal
   notifications for action-required prompts, off by default.)
-- **Session files**: ``~/.gemini/tmp/<project hash>/chats/session-*.json``
-  and ``~/.gemini/history``; not read (the screen says more, sooner).
+- **Session files**: ``~/.gemini/tmp/<project>/chats/session-<date>-<id>.jsonl``
+  (the project named in ``~/.gemini/projects.json``), ``logs.json`` beside
+  it, ``~/.gemini/history/<project>``; not read (the screen says more, sooner).
 - **No server events, no OSC state output** beyond the title.
 """
 
