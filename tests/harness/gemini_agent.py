@@ -152,6 +152,7 @@ class GeminiSession:
     trust_dialog: bool = False
     extra_settings: dict = field(default_factory=dict)
     extra_args: list[str] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)  # written into the work dir first
     pane_id: str = ""
 
     @property
@@ -167,6 +168,9 @@ class GeminiSession:
         self.workdir.mkdir(parents=True, exist_ok=True)
         config = settings(trust_dialog=self.trust_dialog, extra=self.extra_settings)
         (self.home / ".gemini" / "settings.json").write_text(json.dumps(config, indent=2))
+        for rel, content in self.files.items():
+            (self.workdir / rel).parent.mkdir(parents=True, exist_ok=True)
+            (self.workdir / rel).write_text(content)
         self.pane_id = self.tmux.new_session(
             self.name,
             width=self.width,

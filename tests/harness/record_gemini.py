@@ -41,6 +41,8 @@ PANES = REPO / "snapshots" / "panes"
 SIZES = ((80, 24), (120, 40))
 RENDERER = "inline"
 
+PLAN_LIST = ("Add a tokenizer for the config format.", "Parse it into typed settings.", "Cover both with tests.")
+PLAN_STEPS = " ".join(f"{n}. {step}" for n, step in enumerate(PLAN_LIST, 1))
 QUESTION_REPLY = "I can put the parser in parser.py or split it across lexer.py and grammar.py. Which layout do you prefer?"
 LONG_COMMAND = (
     "touch marker.txt && mkdir -p build/reports/coverage/html && "
@@ -180,6 +182,17 @@ SCENARIOS: tuple[Scenario, ...] = (
         ),
         _ask("pick a database", "Which database should we use?"),
         {"question": "Which database should we use?"},
+    ),
+    Scenario(
+        "plan",
+        "plan",
+        (api.call("exit_plan_mode", {"plan_filename": "plan.md"}),),
+        _ask("plan the parser", "Ready to start implementation?"),
+        {"detail": PLAN_STEPS, "options": ["Yes, automatically accept edits", "Yes, manually accept edits", "Type your feedback..."]},
+        session={
+            "extra_settings": {"general": {"defaultApprovalMode": "plan", "plan": {"enabled": True, "directory": "plans"}}},
+            "files": {"plans/plan.md": "# Plan\n\n" + "\n".join(f"{n}. {step}" for n, step in enumerate(PLAN_LIST, 1)) + "\n"},
+        },
     ),
     Scenario("input", "input", (api.text(QUESTION_REPLY),), _reply_then("Which layout do you prefer?"), {"question": QUESTION_REPLY}),
     Scenario("error", "error", (api.fail(400, "API key not valid. Please pass a valid API key.", times=None),), _error),

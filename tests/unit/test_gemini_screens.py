@@ -48,7 +48,7 @@ def test_the_corpus_holds_every_scenario_of_both_versions_at_both_sizes():
                 assert meta["alternate_on"] is False
                 assert meta_path.with_suffix(".txt").read_text() == plain_text(ansi)
     states = {json.loads(p.read_text())["expected"]["state"] for p in SCREENS}
-    assert states >= {"starting", "idle", "working", "permission", "question", "input", "error", "exited"}
+    assert states >= {"starting", "idle", "working", "permission", "question", "plan", "input", "error", "exited"}
 
 
 @pytest.mark.parametrize("meta_path", SCREENS, ids=IDS)
@@ -82,6 +82,16 @@ def test_a_permission_is_answered_by_the_digits_of_its_labels(meta_path: Path):
     assert prompt.yes is not None and (prompt.yes.key, prompt.yes.label) == ("1", "Allow once")
     assert prompt.no is not None and prompt.no.label.startswith("No, suggest changes")
     assert prompt.no.key == str(len(prompt.options))
+
+
+@pytest.mark.parametrize("version", GEMINI_RECORDED)
+def test_a_plans_numbered_steps_are_not_its_options(version: str):
+    """The plan approval lists the plan's steps (1. 2. 3.) above its own options; only the options take keys."""
+    prompt = classify_capture(_screen(version, "80x24", "plan")).prompt
+    assert prompt is not None and prompt.kind == "plan"
+    assert prompt.yes is not None and (prompt.yes.key, prompt.yes.label) == ("1", "Yes, automatically accept edits")
+    assert prompt.no is None and prompt.deny_key == "Escape"  # "Esc to cancel" refuses it
+    assert "Cover both with tests." in prompt.detail
 
 
 def test_no_screen_of_an_agent_that_needs_you_reads_as_one_that_does_not():
@@ -165,7 +175,7 @@ def test_the_recorded_titles_agree_with_the_screens_working_and_waiting():
             assert obs is not None and obs.state in (AgentState.WORKING, AgentState.PERMISSION)
         elif state == "working":
             assert obs is not None and obs.state is AgentState.WORKING
-        elif state in ("permission", "question"):
+        elif state in ("permission", "question", "plan"):
             assert obs is not None and obs.state is AgentState.PERMISSION
         else:  # idle, input, error and the trust dialog all say "Ready": the screen must tell them apart
             assert obs is not None and obs.state is AgentState.IDLE and obs.confidence < 0.5, meta_path

@@ -22,6 +22,9 @@ now.  Measured on 0.53.0 and 0.61.0, from the bottom up:
    ``? Shell  touch x`` / ``? WriteFile  Writing to notes.txt`` (a tool's
    approval: permission; the command is in the nested box),
    ``Answer Questions`` (its ``ask_user`` tool: question),
+   ``Ready to start implementation?`` (leaving plan mode: plan; the plan's
+   own numbered steps sit above the options, so the options are the run of
+   numbers that holds the ``●`` cursor, and Esc refuses it),
    ``Do you trust the files in this folder?`` or a sign-in choice
    (starting, never a question).  Any other box with options is a generic
    menu (``question``, ``prompt.kind == "menu"``).  The dialog's options take
@@ -61,6 +64,7 @@ REPLY = "✦ "
 ERROR = "✕ "
 INFO_HEADS = ("ℹ ", "⚠ ")
 WRITING_TO = re.compile(r"^(?:Writing to|Editing|Overwriting)\s+(?P<path>\S+)", re.I)
+PLAN_TITLE = re.compile(r"^Ready to start implementation\?", re.I)
 STARTING_WORDS = re.compile(r"trust the files in this folder|how would you like to authenticate|get started|sign in|waiting for auth", re.I)
 BANNER = re.compile(r"Gemini CLI v(\d+\.\d+\.\d+)")
 SHELLS = frozenset({"bash", "zsh", "sh", "fish", "dash", "ksh", "tcsh", "csh", "nu", "xonsh", "elvish", "login"})
@@ -199,13 +203,7 @@ def _dialog(lines: list[str]) -> Observation | None:
     indent = len(_matched(BOX_BOTTOM, lines[bottom]).group("indent"))
     top = next((i for i in range(bottom - 1, -1, -1) if BOX_TOP.match(lines[i]) and len(_matched(BOX_TOP, lines[i]).group("indent")) == indent), -1)
     body = [(row, _inside(lines[row], indent)) for row in range(top + 1, bottom)]
-    options: list[Option] = []
-    option_rows: list[int] = []
-    for row, text in body:
-        match = OPTION.match(text)
-        if match is not None and (not options or int(match.group("num")) == int(options[-1].key) + 1):
-            options.append(Option(match.group("num"), match.group("label"), selected=bool(match.group("cursor"))))
-            option_rows.append(row)
+    options, option_rows = _live_options(body)
     if not options:
         return None
     content = [(row, text) for row, text in body if text.strip()]
@@ -234,9 +232,37 @@ def _dialog(lines: list[str]) -> Observation | None:
         title = " ".join(asked).strip()
         prompt = Prompt(kind="question", title=title, options=shown, fingerprint=_fingerprint("question", title, *_labels(shown)))
         return Observation(AgentState.QUESTION, prompt=prompt, evidence=(Evidence("ask-user-dialog", first_row, first),), confidence=0.9)
+    if PLAN_TITLE.match(first.strip()):
+        title = first.strip()
+        steps = " ".join(t.strip() for row, t in content[1:] if row < option_rows[0])
+        detail = re.sub(r"^Plan\s+", "", steps)
+        prompt = Prompt(kind="plan", title=title, detail=detail, options=shown, deny_key="Escape", fingerprint=_fingerprint("plan", title, detail, *_labels(shown)))
+        return Observation(AgentState.PLAN, prompt=prompt, evidence=(Evidence("plan-approval-dialog", first_row, first),), confidence=0.9)
     title = first.strip()
     prompt = Prompt(kind="menu", title=title, options=shown, fingerprint=_fingerprint("menu", title, *_labels(shown)))
     return Observation(AgentState.QUESTION, prompt=prompt, evidence=(Evidence("numbered-menu-in-a-box", option_rows[0], lines[option_rows[0]]),), confidence=0.6)
+
+
+def _live_options(body: list[tuple[int, str]]) -> tuple[list[Option], list[int]]:
+    """The dialog's own options: the run of ``1.``, ``2.``, … that holds the ``●`` cursor.
+
+    A plan's approval shows the plan's numbered steps above its options; the
+    steps have no cursor.  Without a cursor anywhere, the last run.
+    """
+    runs: list[list[tuple[int, Option]]] = []
+    for row, text in body:
+        match = OPTION.match(text)
+        if match is None:
+            continue
+        option = Option(match.group("num"), match.group("label"), selected=bool(match.group("cursor")))
+        if runs and int(option.key) == int(runs[-1][-1][1].key) + 1:
+            runs[-1].append((row, option))
+        elif option.key == "1":
+            runs.append([(row, option)])
+    if not runs:
+        return [], []
+    chosen = next((run for run in reversed(runs) if any(o.selected for _, o in run)), runs[-1])
+    return [o for _, o in chosen], [row for row, _ in chosen]
 
 
 def _inside(line: str, indent: int) -> str:
