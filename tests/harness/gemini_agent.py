@@ -105,10 +105,10 @@ def find_gemini(*, install: bool = False, version: str = GEMINI_VERSION) -> str:
     return str(binary)
 
 
-def settings(*, trust_dialog: bool = False, extra: dict | None = None) -> dict:
-    """``~/.gemini/settings.json``: API-key sign-in, nothing reaching the internet, folder trust as asked."""
+def settings(*, trust_dialog: bool = False, signed_in: bool = True, extra: dict | None = None) -> dict:
+    """``~/.gemini/settings.json``: API-key sign-in (unless not ``signed_in``), nothing reaching the internet, folder trust as asked."""
     base: dict = {
-        "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": trust_dialog}},
+        "security": {"auth": {"selectedType": "gemini-api-key"} if signed_in else {}, "folderTrust": {"enabled": trust_dialog}},
         "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
         "privacy": {"usageStatisticsEnabled": False},
         "telemetry": {"enabled": False},
@@ -121,10 +121,10 @@ def settings(*, trust_dialog: bool = False, extra: dict | None = None) -> dict:
     return base
 
 
-def gemini_env(home: Path, api_url: str, binary: str) -> dict[str, str]:
+def gemini_env(home: Path, api_url: str, binary: str, *, key: bool = True) -> dict[str, str]:
     """The whole environment of a test pane: nothing inherited but what is named here."""
     (home / "tmp").mkdir(parents=True, exist_ok=True)
-    return {
+    env = {
         "HOME": str(home),
         "PATH": f"{Path(binary).parent}:/usr/local/bin:/usr/bin:/bin",
         "SHELL": "/bin/bash",
@@ -138,6 +138,9 @@ def gemini_env(home: Path, api_url: str, binary: str) -> dict[str, str]:
         "GOOGLE_GEMINI_BASE_URL": api_url,
         "TMPDIR": str(home / "tmp"),
     }
+    if not key:
+        del env["GEMINI_API_KEY"]
+    return env
 
 
 @dataclass
@@ -150,6 +153,7 @@ class GeminiSession:
     width: int = 120
     height: int = 40
     trust_dialog: bool = False
+    signed_in: bool = True  # False: no sign-in chosen and no key, so it opens its sign-in dialog
     extra_settings: dict = field(default_factory=dict)
     extra_args: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)  # written into the work dir first
@@ -166,7 +170,7 @@ class GeminiSession:
     def start_shell(self) -> None:
         (self.home / ".gemini").mkdir(parents=True, exist_ok=True)
         self.workdir.mkdir(parents=True, exist_ok=True)
-        config = settings(trust_dialog=self.trust_dialog, extra=self.extra_settings)
+        config = settings(trust_dialog=self.trust_dialog, signed_in=self.signed_in, extra=self.extra_settings)
         (self.home / ".gemini" / "settings.json").write_text(json.dumps(config, indent=2))
         for rel, content in self.files.items():
             (self.workdir / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -177,7 +181,7 @@ class GeminiSession:
             height=self.height,
             cwd=str(self.workdir),
             command=["bash", "--norc", "--noprofile", "-i"],
-            env=gemini_env(self.home, self.api.url, self.binary),
+            env=gemini_env(self.home, self.api.url, self.binary, key=self.signed_in),
         )
         self.wait_for(SHELL_PROMPT, timeout=15, what="the shell prompt")
 

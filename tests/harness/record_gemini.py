@@ -79,6 +79,11 @@ def _starting(s: GeminiSession) -> None:
     s.wait_for("Do you trust the files in this folder?", what="the trust dialog")
 
 
+def _signing_in(s: GeminiSession) -> None:
+    s.launch(wait_ready=False)
+    s.wait_for("How would you like to authenticate", what="the sign-in choice")
+
+
 def _idle(s: GeminiSession) -> None:
     s.launch()
 
@@ -119,6 +124,7 @@ def _reply_then(wait: str) -> Callable[[GeminiSession], None]:
 
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario("starting_trust", "starting", drive=_starting, session={"trust_dialog": True}),
+    Scenario("starting_signin", "starting", drive=_signing_in, session={"signed_in": False}),
     Scenario("idle", "idle", drive=_idle),
     Scenario("idle_after_reply", "idle", (api.text("Hello there. The tests pass and the build is green."),), _reply_then("the build is green")),
     Scenario(

@@ -133,10 +133,19 @@ def test_a_dialog_quoted_in_the_history_is_not_live():
     assert classify_capture(screen).state is AgentState.IDLE
 
 
-def test_a_shell_command_that_says_sign_in_is_still_a_permission():
-    shell = plain_text(_screen("0.61.0", "120x40", "permission_shell")).replace("touch x", "echo sign in")
+@pytest.mark.parametrize("command", ["echo sign in", "Get started", "Do you trust the files in this folder?"])
+def test_a_shell_command_that_sounds_like_a_start_up_dialog_is_still_a_permission(command: str):
+    shell = plain_text(_screen("0.61.0", "120x40", "permission_shell")).replace("touch x", command)
     obs = classify_capture(shell)
-    assert obs.state is AgentState.PERMISSION and obs.prompt is not None and obs.prompt.detail == "echo sign in"
+    assert obs.state is AgentState.PERMISSION and obs.prompt is not None and obs.prompt.detail == command
+
+
+@pytest.mark.parametrize("version", GEMINI_RECORDED)
+def test_the_sign_in_choice_is_starting_not_an_approval_of_a_tool(version: str):
+    """Its title "? Get started" looks like a tool approval's "? Shell  touch x"."""
+    obs = classify_capture(_screen(version, "120x40", "starting_signin"))
+    assert obs.state is AgentState.STARTING and obs.prompt is not None and obs.prompt.tool == ""
+    assert obs.option_labels == ["Sign in with Google", "Use Gemini API Key", "Vertex AI"]
 
 
 # ---------------------------------------------------------------------------

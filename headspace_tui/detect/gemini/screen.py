@@ -25,8 +25,11 @@ now.  Measured on 0.53.0 and 0.61.0, from the bottom up:
    ``Ready to start implementation?`` (leaving plan mode: plan; the plan's
    own numbered steps sit above the options, so the options are the run of
    numbers that holds the ``●`` cursor, and Esc refuses it),
-   ``Do you trust the files in this folder?`` or a sign-in choice
-   (starting, never a question).  Any other box with options is a generic
+   ``Do you trust the files in this folder?`` or the sign-in choice
+   (``? Get started`` / "How would you like to authenticate for this
+   project?", shown without a key or a chosen sign-in): starting, never a
+   question, and matched as a whole line outside any nested box, so a
+   command that says "Get started" stays a permission.  Any other box with options is a generic
    menu (``question``, ``prompt.kind == "menu"``).  The dialog's options take
    their digit: pressing ``1`` picks "Allow once" at once (measured).
 3. Otherwise: a shell prompt at the bottom, or a shell as the pane's
@@ -57,7 +60,7 @@ WORKING_HINT = re.compile(r"\(esc to cancel\b", re.I)
 RETRY_HINT = re.compile(r"Trying to reach .*\(Attempt (\d+)/(\d+)\)|This is taking a bit longer", re.I)
 BOX_TOP = re.compile(r"^(?P<indent>\s*)╭─{4,}╮\s*$")
 BOX_BOTTOM = re.compile(r"^(?P<indent>\s*)╰─{4,}╯\s*$")
-OPTION = re.compile(r"^(?P<cursor>●)?\s*(?P<num>\d{1,2})\.\s+(?P<label>\S.*?)\s*$")
+OPTION = re.compile(r"^\s*(?P<cursor>●)?\s*(?P<num>\d{1,2})\.\s+(?P<label>\S.*?)\s*$")
 TOOL_TITLE = re.compile(r"^\?\s+(?P<tool>[A-Za-z][\w-]*)(?:\s+(?P<summary>.*?))?\s*$")
 SHELL_PROMPT = re.compile(r"[\w~/)\]]\s?[$#%]\s*$|^[$#%>]\s*$")
 REPLY = "✦ "
@@ -65,6 +68,9 @@ ERROR = "✕ "
 INFO_HEADS = ("ℹ ", "⚠ ")
 WRITING_TO = re.compile(r"^(?:Writing to|Editing|Overwriting)\s+(?P<path>\S+)", re.I)
 PLAN_TITLE = re.compile(r"^Ready to start implementation\?", re.I)
+# A start-up dialog's own line (a whole line, never inside a nested box, so a
+# command that says "Get started" is not one): folder trust, the sign-in choice.
+STARTING_TITLE = re.compile(r"^(?:\?\s+)?(?:Get started|Do you trust the files in this folder\?|How would you like to authenticate\b.*)$", re.I)
 STARTING_WORDS = re.compile(r"trust the files in this folder|how would you like to authenticate|get started|sign in|waiting for auth", re.I)
 BANNER = re.compile(r"Gemini CLI v(\d+\.\d+\.\d+)")
 SHELLS = frozenset({"bash", "zsh", "sh", "fish", "dash", "ksh", "tcsh", "csh", "nu", "xonsh", "elvish", "login"})
@@ -209,11 +215,13 @@ def _dialog(lines: list[str]) -> Observation | None:
     content = [(row, text) for row, text in body if text.strip()]
     first_row, first = content[0] if content else (top, "")
     shown = tuple(options)
-    tool = TOOL_TITLE.match(first.strip())
-    if tool is None and STARTING_WORDS.search(first):  # the title only: a command may say "sign in"
-        title = first.strip()
+    starting = next(((row, t.strip()) for row, t in content if not t.lstrip().startswith(("│", "╭", "╰")) and STARTING_TITLE.match(t.strip())), None)
+    if starting is not None:
+        first_row, first = starting
+        title = first
         prompt = Prompt(kind="starting", title=title, options=shown, fingerprint=_fingerprint("starting", title, *_labels(shown)))
         return Observation(AgentState.STARTING, prompt=prompt, evidence=(Evidence("start-up-dialog", first_row, first),), confidence=0.8)
+    tool = TOOL_TITLE.match(first.strip())
     if tool is not None:
         name = tool.group("tool")
         detail = _tool_detail(body, indent, name, tool.group("summary") or "", option_rows[0])
