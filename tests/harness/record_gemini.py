@@ -165,6 +165,14 @@ SCENARIOS: tuple[Scenario, ...] = (
         _ask("write notes", MENU),
         {"tool": "WriteFile", "detail": "notes.txt"},
     ),
+    # Taller than an 80x24 pane: the dialog must still be read as the write's approval.
+    Scenario(
+        "permission_write_long",
+        "permission",
+        (api.write_file("report.md", "".join(f"line {n} of the quarterly report\n" for n in range(1, 61))),),
+        _ask("write the report", MENU),
+        {"tool": "WriteFile", "detail": "report.md"},
+    ),
     Scenario(
         "question",
         "question",
