@@ -29,10 +29,17 @@ Facts measured on the binaries (0.53.0 of 2026-07-30 and 0.61.0 of
 - **Hooks** (``~/.gemini/settings.json`` ``hooks``, on by default through
   ``hooksConfig.enabled``): BeforeTool, AfterTool, BeforeAgent, AfterAgent,
   Notification, SessionStart, SessionEnd, PreCompress, BeforeModel,
-  AfterModel, BeforeToolSelection; each runs a command with a JSON event on
-  stdin.  Not used: they need the user's settings edited, while the screen
-  and title need nothing.  (``general.enableNotifications`` adds terminal
-  notifications for action-required prompts, off by default.)
+  AfterModel, BeforeToolSelection, each ``[{"matcher": "*", "hooks":
+  [{"type": "command", "command": …}]}]`` given one JSON object on stdin
+  with ``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name``.
+  Measured on 0.61.0: ``Notification`` with ``"notification_type":
+  "ToolPermission"`` fires as an approval dialog opens (``BeforeTool`` just
+  before it, with ``tool_name``/``tool_input``), ``AfterAgent`` at the end
+  of a turn (``prompt_response`` holds the reply), ``SessionEnd`` on
+  ``/quit`` (three times).  Not used: they need the user's settings edited,
+  while the screen and title need nothing; they could make a permission
+  known sooner, as Claude's hooks do.  (``general.enableNotifications`` adds
+  terminal notifications for action-required prompts, off by default.)
 - **Session files**: ``~/.gemini/tmp/<project>/chats/session-<date>-<id>.jsonl``
   (the project named in ``~/.gemini/projects.json``), ``logs.json`` beside
   it, ``~/.gemini/history/<project>``; not read (the screen says more, sooner).
