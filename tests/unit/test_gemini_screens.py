@@ -148,6 +148,19 @@ def test_the_sign_in_choice_is_starting_not_an_approval_of_a_tool(version: str):
     assert obs.option_labels == ["Sign in with Google", "Use Gemini API Key", "Vertex AI"]
 
 
+def test_hostile_screens_are_read_quickly_and_without_error():
+    """Long blank box rows once made the option pattern backtrack: a second per read."""
+    import time
+
+    box = ["╭" + "─" * 1998 + "╮"] + ["│" + " " * 1990 + "1x" + " " * 6 + "│"] * 30 + ["│ ● 1. Allow once" + " " * 1980 + "│", "╰" + "─" * 1998 + "╯"]
+    started = time.perf_counter()
+    obs = classify_capture("\n".join(box))
+    assert time.perf_counter() - started < 0.2
+    assert obs.state.needs_you
+    for noise in ("", "\x00\x1b[31m\x1b]0;x\x07\x9b", "\n" * 500, "╰──────╯", "│ ● 1. x │\n╰──────╯", "─" * 80 + "\n > "):
+        assert classify_capture(noise).evidence
+
+
 # ---------------------------------------------------------------------------
 # the title
 

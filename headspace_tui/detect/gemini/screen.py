@@ -60,8 +60,10 @@ WORKING_HINT = re.compile(r"\(esc to cancel\b", re.I)
 RETRY_HINT = re.compile(r"Trying to reach .*\(Attempt (\d+)/(\d+)\)|This is taking a bit longer", re.I)
 BOX_TOP = re.compile(r"^(?P<indent>\s*)╭─{4,}╮\s*$")
 BOX_BOTTOM = re.compile(r"^(?P<indent>\s*)╰─{4,}╯\s*$")
-OPTION = re.compile(r"^\s*(?P<cursor>●)?\s*(?P<num>\d{1,2})\.\s+(?P<label>\S.*?)\s*$")
-TOOL_TITLE = re.compile(r"^\?\s+(?P<tool>[A-Za-z][\w-]*)(?:\s+(?P<summary>.*?))?\s*$")
+# Unambiguous (no two runs of blanks that could split the same spaces): a hostile
+# box of long blank rows costs linear time, not quadratic.
+OPTION = re.compile(r"^\s*(?:(?P<cursor>●)\s*)?(?P<num>\d{1,2})\.\s+(?P<label>\S(?:.*\S)?)\s*$")
+TOOL_TITLE = re.compile(r"^\?\s+(?P<tool>[A-Za-z][\w-]*)(?:\s+(?P<summary>\S.*))?$")  # on a stripped line
 SHELL_PROMPT = re.compile(r"[\w~/)\]]\s?[$#%]\s*$|^[$#%>]\s*$")
 REPLY = "✦ "
 ERROR = "✕ "
@@ -280,7 +282,7 @@ def _inside(line: str, indent: int) -> str:
         text = text[1:]
     text = text.rstrip()
     if text.endswith("│"):
-        text = text[:-1]
+        text = text[:-1].rstrip()  # (trailing blanks left in would make the option pattern backtrack)
     return text[1:] if text.startswith(" ") else text
 
 
