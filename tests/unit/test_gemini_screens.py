@@ -247,6 +247,9 @@ def test_without_the_relaunch_the_single_process_is_the_agent():
     assert not recognise(ProcessInfo(5, 1, "node", ("node", "/srv/app/server.js")))
     assert not recognise(ProcessInfo(5, 1, "node", ("node",)))
     assert not recognise(ProcessInfo(5, 1, "gemini", ()))
+    # A single-executable build, typed by name, and the copy of itself it relaunches.
+    assert recognise(ProcessInfo(5, 1, "gemini", ("gemini", "--yolo")))
+    assert not recognise(ProcessInfo(6, 5, "gemini", ("/opt/gemini/gemini", "--yolo")))
 
 
 def test_the_version_comes_from_the_installs_package_json(tmp_path: Path):

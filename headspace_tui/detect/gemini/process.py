@@ -61,6 +61,10 @@ def recognise(info: ProcessInfo) -> bool:
     """Is this the Gemini CLI launcher (the one process per session that is the agent)?"""
     if not info.argv:
         return False
+    if info.comm == "gemini" and info.argv0_name == "gemini":
+        # A single-executable build (the CLI's getSpawnConfig handles one: it
+        # relaunches its own absolute execPath); read from its source, not measured.
+        return not os.path.isabs(info.argv[0])
     runtime = os.path.basename(info.argv[0])
     if not (_JS_RUNTIME.match(runtime) or _JS_RUNTIME.match(info.comm)):
         return False
