@@ -1,12 +1,13 @@
 """Gemini CLI, the real pinned binary against the scripted Gemini API, read and answered by headspace.
 
-Five Gemini CLI sessions share one private tmux server, each with its own
-scripted API and HOME: one at its prompt, one at a shell-command approval,
+Six Gemini CLI sessions share one private tmux server, each with its own
+scripted API and HOME: one at its prompt, two at a shell-command approval,
 one at its ``ask_user`` question, one whose reply asks a question in plain
 text, one that gave up on an API error.  ``headspace status --json`` must
 list each as ``gemini`` in its state; ``headspace send --approve`` must
-answer the approval and ``--option 2`` the question (its digit), so that
-the scripted API receives the command's result and the choice.  They start together so the whole file
+answer one approval and ``--option 2`` the question (its digit), so that
+the scripted API receives the command's result and the choice, and
+``--deny`` the other approval, so that its command never runs.  They start together so the whole file
 stays well under a minute.
 """
 
@@ -77,20 +78,23 @@ def test_gemini_agents_are_listed_in_their_states_and_an_approval_is_answered(ge
     failing = gemini("failing", (api.fail(400, "API key not valid. Please pass a valid API key.", times=None),))
     approving = gemini("approving", (api.shell("touch x", "Create the file x"), api.text("Made x.")))
     choosing = gemini("choosing", (*BY_NAME["question"].script, api.text("SQLite it is.")))
-    for session in (idle, asking, failing, approving, choosing):
+    refusing = gemini("refusing", (api.shell("touch y", "Create the file y"),))
+    for session in (idle, asking, failing, approving, choosing, refusing):
         session.wait_ready()
 
     asking.submit("how should I lay it out")
     failing.submit("check the key")
     approving.submit("make x")
     choosing.submit("pick a database")
+    refusing.submit("make y")
     asking.wait_for(lambda s: "grammar.py" in s and PLACEHOLDER in s, what="the reply that asks")
     failing.wait_for("[API Error")
     approving.wait_for("Allow execution")
     choosing.wait_for("Enter a custom value")
+    refusing.wait_for("Allow execution")
 
     def settled(rows: dict[str, dict]) -> bool:
-        wanted = ((idle, "idle"), (asking, "input"), (failing, "error"), (approving, "permission"), (choosing, "question"))
+        wanted = ((idle, "idle"), (asking, "input"), (failing, "error"), (approving, "permission"), (choosing, "question"), (refusing, "permission"))
         return all(rows.get(s.pane_id, {}).get("state") == state for s, state in wanted)
 
     rows = poll(lambda: status(private_tmux), settled, timeout=20)
@@ -108,6 +112,11 @@ def test_gemini_agents_are_listed_in_their_states_and_an_approval_is_answered(ge
     headspace("send", choosing.pane_id, "--option", "2", "-L", private_tmux.name)
     picked = choosing.api.wait_for(lambda req: any(r.get("name") == "ask_user" for r in req.function_responses()), timeout=20)
     assert "SQLite" in json.dumps(picked.function_responses())
+
+    # "No, suggest changes (esc)", found by its label: Gemini cancels the turn, the command never runs.
+    headspace("send", refusing.pane_id, "--deny", "-L", private_tmux.name)
+    refusing.wait_for(lambda s: "Request cancelled." in s and PLACEHOLDER in s, what="the refused command cancelled")
+    assert not (refusing.workdir / "y").exists()
 
     headspace("send", approving.pane_id, "--approve", "-L", private_tmux.name)
     answered = approving.api.wait_for(lambda req: any(r.get("name") == "run_shell_command" for r in req.function_responses()), timeout=20)
