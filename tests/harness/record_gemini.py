@@ -84,6 +84,14 @@ def _signing_in(s: GeminiSession) -> None:
     s.wait_for("How would you like to authenticate", what="the sign-in choice")
 
 
+def _drafting(s: GeminiSession) -> None:
+    """A draft of twelve lines pasted into the box, not sent: the box grows upwards."""
+    s.launch()
+    s.wait_stable(quiet=0.5, timeout=5, strict=False)
+    s.tmux.send_text(s.pane_id, "\n".join(f"line {n} of a long pasted message" for n in range(12)))
+    s.wait_for("line 11 of a long pasted message", what="the pasted draft")
+
+
 def _idle(s: GeminiSession) -> None:
     s.launch()
 
@@ -126,6 +134,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("starting_trust", "starting", drive=_starting, session={"trust_dialog": True}),
     Scenario("starting_signin", "starting", drive=_signing_in, session={"signed_in": False}),
     Scenario("idle", "idle", drive=_idle),
+    Scenario("idle_with_draft", "idle", drive=_drafting),
     Scenario("idle_after_reply", "idle", (api.text("Hello there. The tests pass and the build is green."),), _reply_then("the build is green")),
     Scenario(
         "working",

@@ -148,6 +148,15 @@ def test_the_sign_in_choice_is_starting_not_an_approval_of_a_tool(version: str):
     assert obs.option_labels == ["Sign in with Google", "Use Gemini API Key", "Vertex AI"]
 
 
+@pytest.mark.parametrize("name", ["idle", "idle_with_draft", "working", "input", "error"])
+def test_without_truecolor_the_box_edges_are_blank_rows(name: str):
+    """Without COLORTERM=truecolor Gemini draws the half-block edges as blank rows (seen on 0.61.0): same reading."""
+    text = plain_text(_screen("0.61.0", "80x24", name))
+    blank_edges = "\n".join("" if line and set(line) <= {"▄", "▀"} else line for line in text.split("\n"))
+    assert blank_edges != text
+    assert classify_capture(blank_edges).state == classify_capture(text).state
+
+
 def test_hostile_screens_are_read_quickly_and_without_error():
     """Long blank box rows once made the option pattern backtrack: a second per read."""
     import time

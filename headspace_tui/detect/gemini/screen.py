@@ -76,7 +76,9 @@ STARTING_TITLE = re.compile(r"^(?:\?\s+)?(?:Get started|Do you trust the files i
 STARTING_WORDS = re.compile(r"trust the files in this folder|how would you like to authenticate|get started|sign in|waiting for auth", re.I)
 BANNER = re.compile(r"Gemini CLI v(\d+\.\d+\.\d+)")
 SHELLS = frozenset({"bash", "zsh", "sh", "fish", "dash", "ksh", "tcsh", "csh", "nu", "xonsh", "elvish", "login"})
-FOOTER_MAX = 8  # rows under the rule: approval-mode line, box edges, the input line(s), the footer
+FOOTER_MAX = 6  # rows under a draft: the box's lower edge and the footer (workspace, sandbox, model; wrapped when narrow)
+BOX_REACH = 60  # rows above the bottom the box's rule may be, with a draft of many lines in it
+DRAFT_INDENT = "   "  # a draft's continuation rows
 MAX_LINE = 2000
 
 
@@ -130,14 +132,27 @@ class _Box:
 
 
 def _input_box(lines: list[str]) -> _Box | None:
-    """The live input box: the last full-width rule with a prompt line a few rows under it."""
-    for rule in range(len(lines) - 1, max(-1, len(lines) - 1 - FOOTER_MAX - 2), -1):
+    """The live input box: the lowest full-width rule, a prompt line right under it, the footer under that.
+
+    The box grows with a draft of several lines (continuation rows indented
+    three spaces, or blank), so the rule is looked for well above the
+    bottom; what follows the draft down to the bottom must be no more than
+    the box's edge and its footer, so an echoed prompt in the history (more
+    history, or a dialog, under it) is never taken for the box.
+    """
+    bottom = len(lines)
+    for rule in range(bottom - 1, max(-1, bottom - 1 - BOX_REACH), -1):
         if not RULE.match(lines[rule]):
             continue
-        for row in range(rule + 1, min(len(lines), rule + 5)):
-            if PROMPT_LINE.match(lines[row]):
-                return _Box(rule, row, rule - 1 if rule > 0 else -1)
-        return None
+        prompt = next((row for row in range(rule + 1, min(bottom, rule + 5)) if PROMPT_LINE.match(lines[row])), None)
+        if prompt is None:
+            return None
+        row = prompt + 1
+        while row < bottom and (not lines[row] or lines[row].startswith(DRAFT_INDENT)):
+            row += 1
+        if bottom - row > FOOTER_MAX:
+            return None
+        return _Box(rule, prompt, rule - 1 if rule > 0 else -1)
     return None
 
 
