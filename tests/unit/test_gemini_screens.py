@@ -166,6 +166,9 @@ def test_hostile_screens_are_read_quickly_and_without_error():
     obs = classify_capture("\n".join(box))
     assert time.perf_counter() - started < 0.2
     assert obs.state.needs_you
+    hostile = plain_text(_screen("0.61.0", "120x40", "permission_shell")).replace("touch x", "touch \x07x\x9b\x1b]0;pwned\x07")
+    prompt = classify_capture(hostile).prompt
+    assert prompt is not None and prompt.detail == "touch x"  # no control character reaches a display
     for noise in ("", "\x00\x1b[31m\x1b]0;x\x07\x9b", "\n" * 500, "╰──────╯", "│ ● 1. x │\n╰──────╯", "─" * 80 + "\n > "):
         assert classify_capture(noise).evidence
 

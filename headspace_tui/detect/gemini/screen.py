@@ -53,6 +53,7 @@ from ...model import AgentState, Evidence, Observation, Option, Prompt
 
 SGR = re.compile(r"\x1b\[[0-9;:]*m")
 ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 RULE = re.compile(r"^─{10,}\s*$")
 HALF_BLOCK = re.compile(r"^[▄▀]{10,}\s*$")
 PROMPT_LINE = re.compile(r"^ (?P<glyph>[>!*]) (?P<text>.*)$")
@@ -83,8 +84,12 @@ MAX_LINE = 2000
 
 
 def strip_escapes(ansi: str) -> list[str]:
-    """The screen rows of a capture, every escape dropped and trailing blanks trimmed."""
-    return [ESCAPES.sub("", line)[:MAX_LINE].rstrip() for line in ansi.split("\n")]
+    """The screen rows of a capture: escapes and other control characters dropped, trailing blanks trimmed.
+
+    (Outside text: what a pane shows goes into evidence and prompts, so no
+    control character survives to a terminal that shows them.)
+    """
+    return [CONTROL.sub("", ESCAPES.sub("", line))[:MAX_LINE].rstrip() for line in ansi.split("\n")]
 
 
 def screen_version(text: str) -> str | None:
