@@ -124,6 +124,14 @@ def test_the_fingerprint_is_the_prompts_own_text():
     assert moved_prompt is not None and moved_prompt.fingerprint == first.fingerprint
 
 
+@pytest.mark.parametrize("version", GEMINI_RECORDED)
+def test_an_error_whose_head_scrolled_off_a_short_pane_is_still_an_error(version: str):
+    rows = plain_text(_screen(version, "80x24", "error")).split("\n")
+    head = next(i for i, line in enumerate(rows) if line.startswith("✕ "))
+    obs = classify_capture("\n".join(rows[head + 1 :]))  # the ✕ row and all above it gone
+    assert obs.state is AgentState.ERROR and "This request failed" in obs.error
+
+
 def test_a_dialog_quoted_in_the_history_is_not_live():
     """An old approval box scrolled into the history, with the input box under it, is idle."""
     idle = _screen("0.61.0", "120x40", "idle_after_reply").split("\n")

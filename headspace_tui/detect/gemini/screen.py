@@ -66,6 +66,7 @@ BOX_BOTTOM = re.compile(r"^(?P<indent>\s*)╰─{4,}╯\s*$")
 OPTION = re.compile(r"^\s*(?:(?P<cursor>●)\s*)?(?P<num>\d{1,2})\.\s+(?P<label>\S(?:.*\S)?)\s*$")
 TOOL_TITLE = re.compile(r"^\?\s+(?P<tool>[A-Za-z][\w-]*)(?:\s+(?P<summary>\S.*))?$")  # on a stripped line
 SHELL_PROMPT = re.compile(r"[\w~/)\]]\s?[$#%]\s*$|^[$#%>]\s*$")
+REQUEST_FAILED = re.compile(r"^ℹ This request failed\b")
 REPLY = "✦ "
 ERROR = "✕ "
 INFO_HEADS = ("ℹ ", "⚠ ")
@@ -191,13 +192,17 @@ def _last_block(lines: list[str], above: int) -> tuple[int, str, str] | None:
     Kinds: ``reply`` (``✦``), ``error`` (``✕``), ``echo`` (the user's prompt),
     ``tool`` (a tool's box).  Info and warning notes (``ℹ``/``⚠``: "This
     request failed. Press F12 …", "Initializing…") are skipped: they comment
-    on the block before them.
+    on the block before them; but when the block they follow has scrolled
+    off the top of a short pane, "This request failed" alone says error.
     """
     end = above
+    failed: tuple[int, str] | None = None
     for row in range(above - 1, -1, -1):
         line = lines[row]
         if line.startswith(INFO_HEADS):
             end = row
+            if REQUEST_FAILED.search(line):
+                failed = (row, line[2:].strip())
             continue
         kind = None
         if line.startswith(REPLY):
@@ -216,6 +221,8 @@ def _last_block(lines: list[str], above: int) -> tuple[int, str, str] | None:
         text = "\n".join(rows).strip()
         paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text)]
         return row, kind, "\n\n".join(p for p in paragraphs if p)
+    if failed is not None:
+        return failed[0], "error", failed[1]
     return None
 
 
