@@ -9,8 +9,9 @@ from __future__ import annotations
 from ..shared.proctree import ProcessInfo, ProcessTable, find_first
 from .claude import FAMILY as CLAUDE
 from .family import Family
+from .gemini import FAMILY as GEMINI
 
-FAMILIES: tuple[Family, ...] = (CLAUDE,)
+FAMILIES: tuple[Family, ...] = (CLAUDE, GEMINI)
 BY_NAME: dict[str, Family] = {family.name: family for family in FAMILIES}
 
 
