@@ -5,8 +5,9 @@ scripted API and HOME: one at its prompt, two at a shell-command approval,
 one at its ``ask_user`` question, one whose reply asks a question in plain
 text, one that gave up on an API error.  ``headspace status --json`` must
 list each as ``gemini`` in its state; ``headspace send --approve`` must
-answer one approval and ``--option 2`` the question (its digit), so that
-the scripted API receives the command's result and the choice, and
+answer one approval, ``--option 2`` the question (its digit) and ``--text``
+the reply that asks, so that the scripted API receives the command's result,
+the choice and the typed line, and
 ``--deny`` the other approval, so that its command never runs.  They start together so the whole file
 stays well under a minute.
 """
@@ -74,7 +75,7 @@ def status(server: PrivateTmux) -> dict[str, dict]:
 
 def test_gemini_agents_are_listed_in_their_states_and_an_approval_is_answered(gemini, private_tmux: PrivateTmux):
     idle = gemini("idle")
-    asking = gemini("asking", (api.text(QUESTION_REPLY),))
+    asking = gemini("asking", (api.text(QUESTION_REPLY), api.text("One module it is.")))
     failing = gemini("failing", (api.fail(400, "API key not valid. Please pass a valid API key.", times=None),))
     approving = gemini("approving", (api.shell("touch x", "Create the file x"), api.text("Made x.")))
     choosing = gemini("choosing", (*BY_NAME["question"].script, api.text("SQLite it is.")))
@@ -108,6 +109,12 @@ def test_gemini_agents_are_listed_in_their_states_and_an_approval_is_answered(ge
 
     assert rows[choosing.pane_id]["question"] == "Which database should we use?"
     assert rows[choosing.pane_id]["options"] == ["Postgres", "SQLite", "Enter a custom value"]
+
+    # A typed reply at its input box: Enter only once the box shows the text (Gemini reads a fast
+    # Enter as part of a paste and puts a newline in the box), then the line reaches the API.
+    headspace("send", asking.pane_id, "--text", "keep it in one module please", "-L", private_tmux.name)
+    replied = asking.api.wait_for(lambda req: "keep it in one module please" in req.user_text(), timeout=20)
+    assert "keep it in one module please" in replied.user_text()
 
     headspace("send", choosing.pane_id, "--option", "2", "-L", private_tmux.name)
     picked = choosing.api.wait_for(lambda req: any(r.get("name") == "ask_user" for r in req.function_responses()), timeout=20)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from headspace_tui.detect.families import BY_NAME, find_agent
-from headspace_tui.detect.gemini import FAMILY, classify_capture, is_gemini_command, recognise, title_observation, version_of
+from headspace_tui.detect.gemini import FAMILY, box_text, classify_capture, is_gemini_command, recognise, title_observation, version_of
 from headspace_tui.model import NEEDS_YOU, AgentState
 from headspace_tui.shared.proctree import ProcessInfo, ProcessTable
 from tests.harness.gemini_agent import GEMINI_RECORDED
@@ -295,3 +295,12 @@ def test_the_version_comes_from_the_installs_package_json(tmp_path: Path):
 def test_the_pane_command_of_a_running_gemini():
     assert is_gemini_command("node") and is_gemini_command("gemini") and is_gemini_command("node22")
     assert not is_gemini_command("bash") and not is_gemini_command("claude") and not is_gemini_command("nodemon")
+
+
+@pytest.mark.parametrize("version", GEMINI_RECORDED)
+def test_the_input_box_is_read_empty_with_its_placeholder_and_whole_with_a_draft_and_absent_under_a_dialog(version):
+    """What a typed line's Enter waits for (answering/keys.py): the box holding the text."""
+    base = PANES / f"gemini-{version}" / "inline" / "80x24"
+    assert box_text((base / "idle.ansi").read_text()) == ""
+    assert "line 11 of a long pasted message" in (box_text((base / "idle_with_draft.ansi").read_text()) or "")
+    assert box_text((base / "permission_shell.ansi").read_text()) is None

@@ -48,7 +48,7 @@ Facts measured on the binaries (0.53.0 of 2026-07-30 and 0.61.0 of
 
 from ..family import Family
 from .process import recognise, version_of
-from .screen import classify_capture, is_gemini_command, screen_version, strip_escapes
+from .screen import box_text, classify_capture, is_gemini_command, screen_version, strip_escapes
 from .signals import title_observation
 
 FAMILY = Family(
@@ -59,6 +59,7 @@ FAMILY = Family(
     is_command=is_gemini_command,
     version_of=version_of,
     title_observation=title_observation,
+    box_text=box_text,
 )
 
-__all__ = ["FAMILY", "classify_capture", "is_gemini_command", "recognise", "screen_version", "strip_escapes", "title_observation", "version_of"]
+__all__ = ["FAMILY", "box_text", "classify_capture", "is_gemini_command", "recognise", "screen_version", "strip_escapes", "title_observation", "version_of"]

@@ -162,6 +162,26 @@ def _input_box(lines: list[str]) -> _Box | None:
     return None
 
 
+PLACEHOLDER = "Type your message or @path/to/file"  # the empty box's hint (0.53 and 0.61)
+
+
+def box_text(ansi: str) -> str | None:
+    """What the input box holds ("" when empty: its placeholder), its draft's rows joined; None with no box on screen."""
+    lines = strip_escapes(ansi)
+    while lines and not lines[-1]:
+        lines.pop()
+    box = _input_box(lines)
+    if box is None:
+        return None
+    rows = [_matched(PROMPT_LINE, lines[box.prompt]).group("text")]
+    row = box.prompt + 1
+    while row < len(lines) and lines[row].startswith(DRAFT_INDENT):
+        rows.append(lines[row])
+        row += 1
+    text = " ".join(part.strip() for part in rows).strip()
+    return "" if text.startswith(PLACEHOLDER) else text
+
+
 def _at_prompt(lines: list[str], box: _Box) -> Observation:
     here = Evidence("input-box", box.prompt, lines[box.prompt])
     status = lines[box.status] if box.status >= 0 else ""
