@@ -9,9 +9,10 @@ from __future__ import annotations
 from ..shared.proctree import ProcessInfo, ProcessTable, find_first
 from .claude import FAMILY as CLAUDE
 from .family import Family
+from .gemini import FAMILY as GEMINI
 from .opencode import FAMILY as OPENCODE
 
-FAMILIES: tuple[Family, ...] = (CLAUDE, OPENCODE)
+FAMILIES: tuple[Family, ...] = (CLAUDE, GEMINI, OPENCODE)
 BY_NAME: dict[str, Family] = {family.name: family for family in FAMILIES}
 
 
