@@ -3,7 +3,8 @@
 One opencode (about 0.8 GB resident) walks through the states in turn, so
 the file stays within its time budget: idle at its prompt, its approval
 dialog answered with ``send --approve`` (the scripted API receives the
-command's result), a reply that asks something, an error it gives up on,
+command's result), a reply that asks something (answered with ``send
+--text``), an error it gives up on,
 and a second dialog refused with ``send --deny``.
 """
 
@@ -62,7 +63,7 @@ def opencode() -> Iterator[OpencodeSession]:
             shutil.rmtree(root, ignore_errors=True)
 
 
-def test_idle_permission_answered_by_send_input_and_error(opencode):
+def test_idle_permission_input_and_error_read_and_answered_through_status_and_send(opencode):
     opencode.launch()
     server = opencode.tmux
     idle = poll(lambda: row(server), lambda r: r["state"] == "idle", timeout=15)
@@ -84,6 +85,13 @@ def test_idle_permission_answered_by_send_input_and_error(opencode):
     opencode.wait_for(lambda s: "Should I add" in s and DONE.search(s) is not None, timeout=20, what="the reply that asks")
     waiting = poll(lambda: row(server), lambda r: r["state"] == "input", timeout=10)
     assert waiting["question"] == "Should I add marker.txt to .gitignore as well?"
+
+    # Answered by send --text: the reply reaches the API as the next user message.
+    opencode.api.extend(api.text("Added it."))
+    replied = headspace("send", opencode.pane_id, "--text", "yes, add it", "-L", server.name)
+    assert "submitted" in replied.stdout, replied.stdout
+    opencode.api.wait_for(lambda r: r.is_main and r.messages[-1].get("content") == "yes, add it", timeout=20)
+    opencode.wait_for(lambda s: "Added it." in s and DONE.search(s) is not None, timeout=20, what="the reply to the answer")
 
     opencode.api.extend(api.fail(400, times=1))
     opencode.submit("no, add a parser instead")
