@@ -133,10 +133,10 @@ class Prompt:
 
     @property
     def no(self) -> Option | None:
-        """The "No" (or "Deny") choice, found by its label (never by its position)."""
+        """The "No" (or "Deny", opencode's "Reject") choice, found by its label (never by its position)."""
         for option in self.options:
             label = option.label.lower()
-            if label in ("no", "deny") or label.startswith(("no,", "no ", "no (", "deny ", "deny,")):
+            if label in ("no", "deny", "reject") or label.startswith(("no,", "no ", "no (", "deny ", "deny,", "reject ")):
                 return option
         return None
 

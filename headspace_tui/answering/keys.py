@@ -68,8 +68,8 @@ class Outcome:
     what: str = ""  # what was answered ("Bash: make → 1. Yes"), for the audit
 
 
-def plan_keys(now: Observation, intent: Intent) -> list[KeyStroke]:
-    """The keystrokes that carry out ``intent`` on the prompt ``now``; raise if they don't fit."""
+def plan_keys(now: Observation, intent: Intent, family: Family = CLAUDE) -> list[KeyStroke]:
+    """The keystrokes that carry out ``intent`` on the prompt ``now`` (of ``family``'s agent); raise if they don't fit."""
     prompt = now.prompt
     if intent.kind in (IntentKind.TEXT, IntentKind.NUDGE):
         text = intent.text.replace("\r", " ").replace("\n", " ").strip()
@@ -79,7 +79,7 @@ def plan_keys(now: Observation, intent: Intent) -> list[KeyStroke]:
     if refusal:
         raise ActionError(refusal)
     if intent.kind is IntentKind.INTERRUPT:
-        return [KeyStroke(("Escape",))]
+        return [KeyStroke((key,)) for key in family.interrupt_keys]
     if intent.kind is IntentKind.TEXT and now.state is AgentState.QUESTION:
         return [KeyStroke((free_text_key(now),)), KeyStroke((text,), literal=True), KeyStroke(("Enter",))]
     if intent.kind in MENU_ANSWERS:
@@ -321,7 +321,7 @@ async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Inte
             raise ActionError(f"{pane_id} is not working (it is {now.state.value}); nothing to interrupt, nothing sent")
     elif not same_prompt(seen, now):
         raise ActionError(f"the prompt in {pane_id} changed since you looked (now {now.state.value}); nothing sent")
-    strokes = plan_keys(now, intent)
+    strokes = plan_keys(now, intent, family)
     if now.state.is_menu and at_menu:
         wait = REACTION_TIME if shown_at is None else shown_at + REACTION_TIME - time.time()
         if wait > 0:
@@ -335,7 +335,9 @@ async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Inte
         return await _type_answer(io, pane_id, now, strokes, command, what, timeout, family)
     if intent.kind in (IntentKind.TEXT, IntentKind.NUDGE) and family.box_text is not no_box:
         return await _type_line(io, pane_id, now, intent, strokes, command, what, timeout, family)
-    for stroke in strokes:
+    for n, stroke in enumerate(strokes):
+        if n and family.key_gap:
+            await asyncio.sleep(family.key_gap)  # presses the agent must see apart (opencode's second Esc)
         await io.send_keys(pane_id, *stroke.keys, literal=stroke.literal)
     return await _confirm(io, pane_id, now, intent, timeout, command, what, family)
 

@@ -68,3 +68,8 @@ class Family:
     # only then submitted with Enter: an agent that reads a fast Enter as part
     # of a paste (Gemini CLI, within ~20 ms) would put a newline in the box.
     box_text: Callable[[str], str | None] = no_box
+    # The presses that interrupt a running turn, each sent on its own
+    # ``key_gap`` seconds apart: opencode arms its interrupt with one Esc and
+    # needs a second, separate one (two in one send-keys do nothing).
+    interrupt_keys: tuple[str, ...] = ("Escape",)
+    key_gap: float = 0.0

@@ -110,3 +110,11 @@ def test_idle_permission_input_and_error_read_and_answered_through_status_and_se
     poll(lambda: row(server), lambda r: r["state"] == "idle", timeout=15)
     assert not (opencode.workdir / "refused.txt").exists()
     assert len(opencode.api.main_requests) == before
+
+    # Interrupted by send: opencode's Esc only arms the interrupt, a second separate one stops the turn.
+    opencode.api.extend(api.stall(seconds=20, times=1))
+    opencode.submit("take your time over this")
+    poll(lambda: row(server), lambda r: r["state"] == "working", timeout=15)
+    stopped = headspace("send", opencode.pane_id, "--interrupt", "-L", server.name)
+    assert "interrupt sent; opencode stopped" in stopped.stdout, stopped.stdout
+    poll(lambda: row(server), lambda r: r["state"] == "idle", timeout=15)

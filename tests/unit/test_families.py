@@ -68,3 +68,15 @@ def test_classify_names_the_known_agents_for_an_unknown_one(tmp_path):
     done = subprocess.run([sys.executable, "-m", "headspace_tui", "classify", "--agent", "aider", str(capture)], capture_output=True, text=True, timeout=60)
     assert done.returncode != 0
     assert "unknown agent 'aider' (known: claude" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_reject_is_a_refusal_by_its_label():
+    menu = _menu(Option("Enter", "Allow once"), Option("Right Enter", "Allow always"), Option("Escape", "Reject"))
+    assert menu.prompt is not None and menu.prompt.no == Option("Escape", "Reject")
+    assert plan_keys(menu, Intent(IntentKind.DENY)) == [KeyStroke(("Escape",))]
+
+
+def test_a_family_that_needs_two_presses_to_interrupt_gets_both():
+    working = Observation(AgentState.WORKING)
+    assert plan_keys(working, Intent(IntentKind.INTERRUPT)) == [KeyStroke(("Escape",))]
+    assert plan_keys(working, Intent(IntentKind.INTERRUPT), family_named("opencode")) == [KeyStroke(("Escape",)), KeyStroke(("Escape",))]
