@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..detect.families import UnknownFamily, family_named
 from ..hooks.calls import QUESTION_TOOL, PendingCall, hook_answer
 from ..model import Agent, Channel, Observation
 from ..tmux.server import TmuxCommandError, TmuxUnavailable
@@ -183,8 +184,9 @@ class Answerer:
                 timeout=self.confirm_timeout,
                 shown_at=agent.prompt_since or None,
                 server_key=self.routes.server_key(pane_id),
+                family=family_named(agent.family),
             )
-        except (ActionError, TmuxCommandError, TmuxUnavailable) as exc:
+        except (ActionError, TmuxCommandError, TmuxUnavailable, UnknownFamily) as exc:
             self._finish(agent, Report(pane_id, f"{target}: {exc}", "warning", False), "not sent")
             return
         except Exception as exc:

@@ -27,7 +27,8 @@ import logging
 from collections import deque
 from collections.abc import Callable
 
-from ..detect.claude import is_claude_command
+from ..detect.families import CLAUDE, UnknownFamily, family_named
+from ..detect.family import Family
 from ..tmux.server import TmuxCommandError, TmuxUnavailable
 from .keys import KeyStroke, PaneBusy, PaneIO, pane_lock
 
@@ -46,8 +47,9 @@ class InputLink:
     can take no more keys (gone, or its agent gone): input mode should end.
     """
 
-    def __init__(self, io: PaneIO, pane_id: str, server_key: str, report: Callable[[str, bool], None]) -> None:
+    def __init__(self, io: PaneIO, pane_id: str, server_key: str, report: Callable[[str, bool], None], family: Family = CLAUDE) -> None:
         self.io = io
+        self.family = family  # whose process must still run in the pane
         self.pane_id = pane_id
         self.server_key = server_key
         self.report = report
@@ -66,8 +68,8 @@ class InputLink:
             self.pid = record.pid
         elif record.pid != self.pid:
             return f"pane {self.pane_id} now runs another process (pid {record.pid}, was {self.pid})"
-        if not is_claude_command(getattr(record, "current_command", "")):
-            return f"Claude is not running in pane {self.pane_id} (it runs {record.current_command or 'nothing'})"
+        if not self.family.is_command(getattr(record, "current_command", "")):
+            return f"{self.family.label} is not running in pane {self.pane_id} (it runs {record.current_command or 'nothing'})"
         if getattr(record, "in_mode", False):
             return f"pane {self.pane_id} is in copy mode; leave it first (q)"
         return ""
@@ -144,10 +146,14 @@ class Typist:
         self.io = io
         self.server_key = server_key
 
-    async def open(self, pane_id: str, report: Callable[[str, bool], None]) -> tuple[InputLink | None, str]:
-        """A link to ``pane_id`` once it is checked, or None and why not."""
+    async def open(self, pane_id: str, report: Callable[[str, bool], None], family: str = CLAUDE.name) -> tuple[InputLink | None, str]:
+        """A link to ``pane_id`` (whose agent is of ``family``) once it is checked, or None and why not."""
         if not pane_id.startswith("%"):
             return None, f"refusing to type into {pane_id!r}: panes are addressed by id (%N) only"
-        link = InputLink(self.io, pane_id, self.server_key(pane_id), report)
+        try:
+            kind = family_named(family)
+        except UnknownFamily as exc:
+            return None, str(exc)
+        link = InputLink(self.io, pane_id, self.server_key(pane_id), report, kind)
         problem = await link.check()
         return (None, problem) if problem else (link, "")

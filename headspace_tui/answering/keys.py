@@ -7,13 +7,14 @@ guarded path:
 
 1. the pane is addressed by its id (``%N``) only, the one the user looked at,
    and one send at a time goes to it (``pane_lock``);
-2. right before sending, the pane is re-read: not in copy mode, Claude still
+2. right before sending, the pane is re-read by its agent family's reader
+   (``detect/families.py``): not in copy mode, the agent still
    running, and the prompt still has the fingerprint the user saw, on a
    screen that has held still (``settled_read``);
 3. the keys are derived from the prompt as it is *now* (``No`` found by its
    label, digits only for a numbered menu, text sent literally and Enter
    separately), and only where ``policy.FITS`` says the answer fits;
-4. afterwards the pane is watched until Claude reacted (working, its input
+4. afterwards the pane is watched until the agent reacted (working, its input
    box, the next prompt); otherwise the result says "not delivered".
 
 ``plan_keys`` is pure and tested on the corpus; ``send_guarded`` does the
@@ -34,7 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from ..detect.claude import classify_capture, is_claude_command, strip_sgr
+from ..detect.claude import strip_sgr
+from ..detect.families import CLAUDE
+from ..detect.family import Family
 from ..model import AgentState, Observation
 from ..shared.paths import runtime_dir
 from ..shared.safe_files import is_private_dir
@@ -97,10 +100,22 @@ def plan_keys(now: Observation, intent: Intent) -> list[KeyStroke]:
             if choice is None:
                 keys = ", ".join(o.key for o in prompt.options if o.key) or "none"
                 raise ActionError(f"no option {intent.option} here (options: {keys})")
-        if not choice.key.isdigit():
-            raise ActionError("this dialog has no number keys; answer it in the pane itself")
+        if not answer_key(choice.key):
+            raise ActionError("this dialog has no keys to pick its options; answer it in the pane itself")
         return [KeyStroke((choice.key,))]
     return [KeyStroke((text,), literal=True), KeyStroke(("Enter",))]
+
+
+# Named keys a family's reader may give as an option's key (tmux key names).
+NAMED_KEYS = frozenset({"Enter", "Escape", "Tab", "Up", "Down", "Left", "Right"})
+
+
+def answer_key(key: str) -> bool:
+    """Is ``key`` one a reader may ask us to press for an option: a digit, one printable character, or a named key?
+
+    Nothing longer: a word typed literally would land in an input box as text.
+    """
+    return (len(key) == 1 and key.isprintable() and not key.isspace()) or key in NAMED_KEYS
 
 
 def free_text_key(now: Observation) -> str:
@@ -236,12 +251,13 @@ class ThreadedPaneIO:
         await asyncio.to_thread(lambda: self.server.send_keys(pane_id, *keys, literal=literal))
 
 
-async def read_pane(io: PaneIO, pane_id: str) -> tuple[Observation, object]:
+async def read_pane(io: PaneIO, pane_id: str, family: Family = CLAUDE) -> tuple[Observation, object]:
+    """The pane's record and its screen, read by ``family``'s reader."""
     record = await io.pane(pane_id)
-    return classify_capture(await io.capture(pane_id, ansi=True), command=record.current_command), record
+    return family.classify(await io.capture(pane_id, ansi=True), command=record.current_command), record
 
 
-async def settled_read(io: PaneIO, pane_id: str, command: str, *, quiet: float = SETTLE, timeout: float = 2.0) -> tuple[Observation, str]:
+async def settled_read(io: PaneIO, pane_id: str, command: str, family: Family = CLAUDE, *, quiet: float = SETTLE, timeout: float = 2.0) -> tuple[Observation, str]:
     """The pane once two captures ``quiet`` seconds apart are identical.
 
     Claude redraws within a frame or two of a key: a screen that is still
@@ -255,7 +271,7 @@ async def settled_read(io: PaneIO, pane_id: str, command: str, *, quiet: float =
         await asyncio.sleep(quiet)
         again = await io.capture(pane_id, ansi=True)
         if again == ansi:
-            return classify_capture(again, command=command), again
+            return family.classify(again, command=command), again
         if time.monotonic() > deadline:
             raise ActionError(f"the pane {pane_id} kept changing; nothing sent")
         ansi = again
@@ -270,10 +286,12 @@ async def send_guarded(
     timeout: float = 5.0,
     shown_at: float | None = None,
     server_key: str = "",
+    family: Family = CLAUDE,
 ) -> Outcome:
     """Send ``intent`` to ``pane_id`` only if it still shows ``seen``; confirm it landed.
 
-    One send at a time per pane (across tasks and processes: a lock in
+    ``family`` is the agent's kind: its reader reads the pane, and its
+    process must still run there.  One send at a time per pane (across tasks and processes: a lock in
     the runtime folder).  ``shown_at`` (time.time()) is when the prompt was
     first seen on screen; a menu younger than REACTION_TIME is given the
     rest of that time before any key goes (unknown: the full wait).  The
@@ -282,16 +300,16 @@ async def send_guarded(
     if not pane_id.startswith("%"):
         raise ActionError(f"refusing to send to {pane_id!r}: actions address panes by id (%N) only")
     with pane_lock(server_key, pane_id):
-        return await _send_locked(io, pane_id, seen, intent, timeout=timeout, shown_at=shown_at)
+        return await _send_locked(io, pane_id, seen, intent, family, timeout=timeout, shown_at=shown_at)
 
 
-async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Intent, *, timeout: float, shown_at: float | None) -> Outcome:
-    now, record = await read_pane(io, pane_id)
+async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Intent, family: Family, *, timeout: float, shown_at: float | None) -> Outcome:
+    now, record = await read_pane(io, pane_id, family)
     command = getattr(record, "current_command", "")
     if getattr(record, "in_mode", False):
         raise ActionError(f"pane {pane_id} is in copy mode; leave it first (q) — nothing sent")
-    if not is_claude_command(command):
-        raise ActionError(f"Claude is no longer running in pane {pane_id}; nothing sent")
+    if not family.is_command(command):
+        raise ActionError(f"{family.label} is no longer running in pane {pane_id}; nothing sent")
     at_menu = intent.kind in MENU_ANSWERS or (intent.kind is IntentKind.TEXT and seen.state is AgentState.QUESTION)
     if at_menu and seen.state.is_menu and (seen.prompt is None or not seen.prompt.options):
         # Known from a hook or Claude's status file before the dialog was drawn:
@@ -309,28 +327,28 @@ async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Inte
         if wait > 0:
             await asyncio.sleep(wait)
     if intent.kind is not IntentKind.INTERRUPT:
-        settled, _ = await settled_read(io, pane_id, command)
+        settled, _ = await settled_read(io, pane_id, command, family)
         if not same_prompt(now, settled):
             raise ActionError(f"the prompt in {pane_id} changed while it settled (now {settled.state.value}); nothing sent")
     what = describe_answer(now, intent, strokes)
     if intent.kind is IntentKind.TEXT and now.state is AgentState.QUESTION:
-        return await _type_answer(io, pane_id, now, strokes, command, what, timeout)
+        return await _type_answer(io, pane_id, now, strokes, command, what, timeout, family)
     for stroke in strokes:
         await io.send_keys(pane_id, *stroke.keys, literal=stroke.literal)
-    return await _confirm(io, pane_id, now, intent, timeout, command, what)
+    return await _confirm(io, pane_id, now, intent, timeout, command, what, family)
 
 
 async def confirm_moved_on(io: PaneIO, pane_id: str, before: Observation, what: str, *, timeout: float = 5.0) -> Outcome:
-    """After an answer given elsewhere (the answer hook): wait until the pane shows Claude moved on."""
+    """After an answer given elsewhere (Claude's answer hook): wait until the pane shows Claude moved on."""
     record = await io.pane(pane_id)
-    return await _confirm(io, pane_id, before, Intent(IntentKind.APPROVE), timeout, getattr(record, "current_command", ""), what)
+    return await _confirm(io, pane_id, before, Intent(IntentKind.APPROVE), timeout, getattr(record, "current_command", ""), what, CLAUDE)
 
 
 # Screens that prove nothing: a frame between two drawings, or a layout not understood.
 _NO_PROOF = (AgentState.UNKNOWN, AgentState.STARTING)
 
 
-async def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent, timeout: float, command: str, what: str) -> Outcome:
+async def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent, timeout: float, command: str, what: str, family: Family) -> Outcome:
     """Watch the pane until Claude visibly reacted, or give up and say so.
 
     "The menu vanished" is not enough (after Ctrl-Z and fg the terminal can
@@ -346,15 +364,15 @@ async def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent
     while time.monotonic() < deadline:
         await asyncio.sleep(0.1)
         ansi = await io.capture(pane_id, ansi=True)
-        after = classify_capture(ansi, command=command)
-        if typed and after.state is not AgentState.WORKING and not is_claude_command(getattr(await io.pane(pane_id), "current_command", "")):
-            # Claude read the line and left (``/exit``): the shell behind it never draws a Claude screen.
-            return Outcome(True, f"{what} submitted; Claude exited", after)
+        after = family.classify(ansi, command=command)
+        if typed and after.state is not AgentState.WORKING and not family.is_command(getattr(await io.pane(pane_id), "current_command", "")):
+            # The agent read the line and left (``/exit``): the shell behind it never draws the agent's screen.
+            return Outcome(True, f"{what} submitted; {family.label} exited", after)
         if after.state in _NO_PROOF:
             continue
         if intent.kind in MENU_ANSWERS:
             if not same_prompt(before, after):
-                return Outcome(True, f"{what}: sent; Claude moved on ({after.state.value})", after, what)
+                return Outcome(True, f"{what}: sent; {family.label} moved on ({after.state.value})", after, what)
         elif intent.kind in (IntentKind.TEXT, IntentKind.NUDGE):
             text = intent.text.strip()
             if after.state is AgentState.WORKING or after.state is not before.state:
@@ -363,7 +381,7 @@ async def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent
                 return Outcome(True, f"{what} submitted", after)
         else:  # interrupt: Claude stopped working
             if after.state is not AgentState.WORKING:
-                return Outcome(True, f"interrupt sent; Claude stopped ({after.state.value})", after)
+                return Outcome(True, f"interrupt sent; {family.label} stopped ({after.state.value})", after)
     return Outcome(False, f"not delivered: {pane_id} still shows {after.state.value} after {timeout:.0f}s", after)
 
 
@@ -371,7 +389,7 @@ async def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent
 STEP_TIMEOUT = 2.0
 
 
-async def _type_answer(io: PaneIO, pane_id: str, seen: Observation, strokes: list[KeyStroke], command: str, what: str, timeout: float) -> Outcome:
+async def _type_answer(io: PaneIO, pane_id: str, seen: Observation, strokes: list[KeyStroke], command: str, what: str, timeout: float, family: Family) -> Outcome:
     """Type a free-text answer into the question ``seen``, one step at a time, each seen to land before the next.
 
     1. the digit of "Type something." (on that option it moves the cursor
@@ -387,26 +405,26 @@ async def _type_answer(io: PaneIO, pane_id: str, seen: Observation, strokes: lis
     pick, typed, enter = strokes
     text = typed.keys[0]
     await io.send_keys(pane_id, *pick.keys)
-    await _until(io, pane_id, command, seen, lambda now: field_open(seen, now), "its 'Type something.' field did not open; the text was not typed")
+    await _until(io, pane_id, command, family, seen, lambda now: field_open(seen, now), "its 'Type something.' field did not open; the text was not typed")
     await io.send_keys(pane_id, *typed.keys, literal=True)
-    await _until(io, pane_id, command, seen, lambda now: field_holds(seen, now, text), "the text did not show in its field; Enter not sent (the text may be in the field: see the pane)")
+    await _until(io, pane_id, command, family, seen, lambda now: field_holds(seen, now, text), "the text did not show in its field; Enter not sent (the text may be in the field: see the pane)")
     await io.send_keys(pane_id, *enter.keys)
     deadline = time.monotonic() + timeout
     after = seen
     while time.monotonic() < deadline:
         await asyncio.sleep(0.1)
-        after = classify_capture(await io.capture(pane_id, ansi=True), command=command)
+        after = family.classify(await io.capture(pane_id, ansi=True), command=command)
         if after.state not in _NO_PROOF and not same_question(seen, after):
-            return Outcome(True, f"{what}: sent; Claude moved on ({after.state.value})", after, what)
+            return Outcome(True, f"{what}: sent; {family.label} moved on ({after.state.value})", after, what)
     return Outcome(False, f"not delivered: {pane_id} still shows the question after {timeout:.0f}s (the text is in its field)", after)
 
 
-async def _until(io: PaneIO, pane_id: str, command: str, seen: Observation, done, failed: str) -> Observation:
+async def _until(io: PaneIO, pane_id: str, command: str, family: Family, seen: Observation, done, failed: str) -> Observation:
     """Read the pane until ``done`` holds; stop (raise) at once if it no longer shows the question ``seen``, or after STEP_TIMEOUT."""
     deadline = time.monotonic() + STEP_TIMEOUT
     while True:
         await asyncio.sleep(0.05)
-        now = classify_capture(await io.capture(pane_id, ansi=True), command=command)
+        now = family.classify(await io.capture(pane_id, ansi=True), command=command)
         if done(now):
             return now
         if now.state not in _NO_PROOF and not same_question(seen, now):

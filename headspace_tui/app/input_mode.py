@@ -94,10 +94,10 @@ class InputMode:
     def enter(self, agent: Agent) -> None:
         """Bind to ``agent``'s pane now; its link is checked and made on the loop (keys typed meanwhile wait for it)."""
         self.pane_id, self.target, self.link, self._early = agent.pane_id, agent.target, None, []
-        self.screen.app.run_worker(self._connect(agent.pane_id), name="input_mode", group="input", exclusive=True, exit_on_error=False)
+        self.screen.app.run_worker(self._connect(agent.pane_id, agent.family), name="input_mode", group="input", exclusive=True, exit_on_error=False)
 
-    async def _connect(self, pane_id: str) -> None:
-        link, problem = await self.screen.service.typist.open(pane_id, self._reported)
+    async def _connect(self, pane_id: str, family: str) -> None:
+        link, problem = await self.screen.service.typist.open(pane_id, self._reported, family)
         if self.pane_id != pane_id:
             return  # left meanwhile
         if link is None:

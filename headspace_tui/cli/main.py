@@ -58,13 +58,13 @@ def _add_host_options(parser: argparse.ArgumentParser, *, top: bool = False) -> 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="headspace",
-        description="One screen for every Claude Code agent in tmux: who needs you, answered in one key.",
+        description="One screen for every coding agent in tmux (Claude Code, Codex, Gemini CLI, opencode): who needs you, answered in one key.",
         epilog="Run 'headspace COMMAND --help' for a command's options. In the app, press ? for the keys.",
     )
     parser.add_argument("--version", action="version", version=f"headspace {__version__}")
     _add_server_options(parser, top=True)
     _add_host_options(parser, top=True)
-    parser.add_argument("--all", action="store_true", help="show every pane, not only Claude Code agents")
+    parser.add_argument("--all", action="store_true", help="show every pane, not only coding agents")
     parser.add_argument("--config", type=Path, metavar="FILE", help="config file (default: $XDG_CONFIG_HOME/headspace/config.toml)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -72,13 +72,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_server_options(status)
     _add_host_options(status)
     status.add_argument("--json", action="store_true", help="one JSON object per agent, one per line")
-    status.add_argument("--all", action="store_true", default=argparse.SUPPRESS, help="include panes that do not run Claude Code")
+    status.add_argument("--all", action="store_true", default=argparse.SUPPRESS, help="include panes that run no coding agent")
 
     classify = sub.add_parser("classify", help="classify a saved 'tmux capture-pane -p -e' file (for bug reports)")
     classify.add_argument("file", type=Path, help="the capture file ('-' for standard input)")
+    classify.add_argument(
+        "--agent", default="claude", metavar="NAME", help="which agent drew it: claude (default), codex, gemini or opencode"
+    )
     classify.add_argument("--command", dest="pane_command", metavar="NAME", help="the pane's #{pane_current_command}")
     classify.add_argument(
-        "--claude-version", metavar="X.Y.Z", help="the Claude Code version that drew it (default: the banner's, else the newest rules)"
+        "--claude-version", metavar="X.Y.Z", help="the agent's version that drew it (Claude: default the banner's, else the newest rules)"
     )
     classify.add_argument("--json", action="store_true", help="print the observation as JSON")
     _add_server_options(classify)  # accepted for symmetry; classify never talks to tmux
@@ -218,13 +221,17 @@ def _load_config(args: argparse.Namespace):
 
 
 def cmd_classify(args: argparse.Namespace) -> int:
-    from ..detect.claude import classify_capture
+    from ..detect.families import UnknownFamily, family_named
 
+    try:
+        family = family_named(args.agent)
+    except UnknownFamily as exc:
+        raise UserError(str(exc)) from None
     try:
         data = sys.stdin.buffer.read() if str(args.file) == "-" else args.file.read_bytes()
     except OSError as exc:
         raise UserError(f"cannot read {args.file}: {exc.strerror or exc}") from None
-    observation = classify_capture(data.decode("utf-8", errors="replace"), command=args.pane_command, version=args.claude_version)
+    observation = family.classify(data.decode("utf-8", errors="replace"), command=args.pane_command, version=args.claude_version)
     if args.json:
         print(json_line(observation.to_json()))
         return EXIT_OK
@@ -320,22 +327,32 @@ def cmd_status(args: argparse.Namespace) -> int:
                         "fingerprint": obs.prompt.fingerprint if obs.prompt and obs.prompt.fingerprint else None,
                         "cwd": agent.cwd,
                         "since": agent.since,
-                        "claude_version": agent.claude_version or None,
+                        "agent": agent.family,  # claude, codex, gemini, opencode
+                        "agent_version": agent.claude_version or None,
+                        "claude_version": (agent.claude_version or None) if agent.family == "claude" else None,
                     },
                 )
             )
         return status
     if not agents:
         if not problems:
-            print("no Claude Code agents found" + ("" if args.all else " (use --all to list every pane)"))
+            print("no agents found (Claude Code, Codex, Gemini CLI, opencode)" + ("" if args.all else " (use --all to list every pane)"))
         return status
     remote = any(a.host != "local" for a in agents)
     names = [f"{a.host}:{a.target}" if remote else a.target for a in agents]
     width = max(len(n) for n in names)
     for name, agent in zip(names, agents, strict=True):
-        print(f"{clean(name):<{width}}  {agent.pane_id.partition('@')[0]:<5} {clean(describe(agent.observation))}")
+        print(f"{clean(name):<{width}}  {agent.pane_id.partition('@')[0]:<5} {agent_label(agent):<8} {clean(describe(agent.observation))}")
     print(summary(agents))
     return status
+
+
+def agent_label(agent) -> str:
+    """The agent's kind as the table shows it ("Claude", "Codex", ...)."""
+    from ..detect.families import BY_NAME
+
+    family = BY_NAME.get(agent.family)
+    return family.label if family is not None else clean(agent.family)
 
 
 def summary(agents) -> str:
@@ -407,7 +424,7 @@ def _send_remote(args: argparse.Namespace, config, host_name: str) -> int:
             # The server's calls block on the link, whose master lives on this loop: each runs in a thread.
             address = server.address(target) if target.startswith("%") else target
             record = await asyncio.to_thread(resolve_target, server, address)
-            return await _send_to(args, config, server, record)
+            return await _send_to(args, config, server, record, remote=True)
         finally:
             await link.close()
 
@@ -417,7 +434,24 @@ def _send_remote(args: argparse.Namespace, config, host_name: str) -> int:
         link.remove_folder()
 
 
-async def _send_to(args: argparse.Namespace, config, server, record) -> int:
+def pane_family(record, ansi: str, *, remote: bool):
+    """Which agent family runs in the pane: its process tree here; over SSH (no process table
+    in a one-shot send), the family whose process name the pane shows and whose reader
+    knows the screen (Claude's when none does: its guard then refuses, saying why)."""
+    from ..detect.families import CLAUDE, FAMILIES, find_agent
+    from ..model import AgentState
+    from ..shared.proctree import read_process_table
+
+    if not remote:
+        found = find_agent(record.pid, read_process_table())
+        return found[1] if found is not None else CLAUDE
+    for family in FAMILIES:
+        if family.is_command(record.current_command) and family.classify(ansi, command=family.name).state not in (AgentState.UNKNOWN, AgentState.EXITED):
+            return family
+    return CLAUDE
+
+
+async def _send_to(args: argparse.Namespace, config, server, record, *, remote: bool = False) -> int:
     from ..answering.keys import ActionError, ThreadedPaneIO, read_pane, send_guarded
     from ..answering.policy import Intent, IntentKind
     from ..tmux.server import TmuxCommandError
@@ -439,7 +473,8 @@ async def _send_to(args: argparse.Namespace, config, server, record) -> int:
         # From the command line, "what the user saw" is the prompt as it is
         # now, unless --expect names the one they saw; the guard still re-reads
         # it right before sending, and the answer says exactly what it answered.
-        seen, _ = await read_pane(io, record.pane_id)
+        family = pane_family(record, await io.capture(record.pane_id, ansi=True), remote=remote)
+        seen, _ = await read_pane(io, record.pane_id, family)
         if args.expect is not None:
             shown = seen.prompt.fingerprint if seen.prompt else ""
             if shown != args.expect:
@@ -448,7 +483,7 @@ async def _send_to(args: argparse.Namespace, config, server, record) -> int:
                     + (f", fingerprint {shown}" if shown else ", no prompt")
                     + "); nothing sent"
                 )
-        outcome = await send_guarded(io, record.pane_id, seen, intent, timeout=args.timeout, server_key=server.key)
+        outcome = await send_guarded(io, record.pane_id, seen, intent, timeout=args.timeout, server_key=server.key, family=family)
     except (ActionError, TmuxCommandError) as exc:
         raise UserError(f"{record.target}: {exc}") from None
     if not outcome.delivered:

@@ -6,9 +6,7 @@ Order matters only where two families could claim one process (none do).
 
 from __future__ import annotations
 
-from collections import deque
-
-from ..shared.proctree import ProcessTable
+from ..shared.proctree import ProcessInfo, ProcessTable, find_first
 from .claude import FAMILY as CLAUDE
 from .family import Family
 
@@ -16,11 +14,15 @@ FAMILIES: tuple[Family, ...] = (CLAUDE,)
 BY_NAME: dict[str, Family] = {family.name: family for family in FAMILIES}
 
 
+class UnknownFamily(ValueError):
+    """A name no registered family has (``classify --agent``, a row from a newer headspace)."""
+
+
 def family_named(name: str) -> Family:
-    """The family called ``name``; ValueError naming the known ones otherwise."""
+    """The family called ``name``; UnknownFamily naming the known ones otherwise."""
     family = BY_NAME.get(name.strip().lower())
     if family is None:
-        raise ValueError(f"unknown agent {name!r} (known: {', '.join(BY_NAME)})")
+        raise UnknownFamily(f"unknown agent {name!r} (known: {', '.join(BY_NAME)})")
     return family
 
 
@@ -31,17 +33,17 @@ def find_agent(root_pid: int, table: ProcessTable) -> tuple[int, Family] | None:
     agent started (a tool that runs ``codex exec``) is its child, not the
     pane's agent.  None if no family recognises any process there.
     """
-    seen: set[int] = set()
-    queue: deque[int] = deque([root_pid])
-    while queue:
-        pid = queue.popleft()
-        if pid in seen:
-            continue
-        seen.add(pid)
-        info = table.get(pid)
-        if info is not None:
-            for family in FAMILIES:
-                if family.recognise(info):
-                    return pid, family
-        queue.extend(table.children_of(pid))
+    pid = find_first(root_pid, table, lambda info: family_of_process(info) is not None)
+    if pid is None:
+        return None
+    info = table.get(pid)
+    family = family_of_process(info) if info is not None else None
+    return (pid, family) if family is not None else None
+
+
+def family_of_process(info: ProcessInfo) -> Family | None:
+    """The family that recognises this process as its agent, if any."""
+    for family in FAMILIES:
+        if family.recognise(info):
+            return family
     return None

@@ -25,7 +25,7 @@ from ..answering.input_link import InputLink, Typist
 from ..answering.keys import KeyStroke
 from ..answering.policy import Intent, IntentKind, key_allowed, live_keys
 from ..detect.claude.process import process_env
-from ..detect.claude.screen import is_claude_command
+from ..detect.families import CLAUDE, UnknownFamily, family_named
 from ..detect.fusion import Explanation
 from ..events import AgentChanged, AgentRemoved, Event, Notice, PaneCaptured, ProblemChanged
 from ..hooks.calls import PendingCall
@@ -177,9 +177,9 @@ class Service:
         await self.answerer.close()
         await self.fleet.stop()
 
-    def replay(self, record: PaneRecord, ansi: str, observation: Observation, since: float) -> None:
-        """Show a recorded pane as if the local monitor had just observed it (demos, tests)."""
-        self.fleet.first.replay(record, ansi, observation, since)
+    def replay(self, record: PaneRecord, ansi: str, observation: Observation, since: float, family: str = CLAUDE.name) -> None:
+        """Show a recorded pane (of ``family``'s agent) as if the local monitor had just observed it (demos, tests)."""
+        self.fleet.first.replay(record, ansi, observation, since, family_named(family))
 
     # -- what a front end shows ----------------------------------------------------------
     @property
@@ -272,8 +272,14 @@ class Service:
             raise ServiceError(str(exc)) from None
         return started.pane_id
 
+    @staticmethod
+    def _claude_only(agent: Agent) -> None:
+        if agent.family != CLAUDE.name:
+            raise ServiceError(f"{agent.target}: Stop and Restart know Claude Code's /exit only; stop {agent.family} in its pane")
+
     async def stop_agent(self, agent: Agent) -> bool:
         """Claude's own ``/exit`` at its empty input box; True: its pane closed with it, False: the pane remains (a shell)."""
+        self._claude_only(agent)
         if self.answerer.busy(agent.pane_id):
             raise ServiceError(f"{agent.target}: a key is on its way to it; nothing sent")
         try:
@@ -291,10 +297,11 @@ class Service:
             raise ServiceError(f"{agent.target}: its pane no longer runs that agent; nothing closed")
         try:
             record = monitor.server.pane(agent.pane_id)
-            if not is_claude_command(record.current_command):
-                raise ServiceError(f"{agent.target}: Claude no longer runs in its pane; nothing closed")
+            family = family_named(agent.family)
+            if not family.is_command(record.current_command):
+                raise ServiceError(f"{agent.target}: {family.label} no longer runs in its pane; nothing closed")
             kill_pane(monitor.server, agent.pane_id)
-        except (TmuxCommandError, TmuxUnavailable, SpawnError) as exc:
+        except (TmuxCommandError, TmuxUnavailable, SpawnError, UnknownFamily) as exc:
             raise ServiceError(f"{agent.target}: {exc}") from None
 
     async def resume_plan(self, agent: Agent) -> tuple[list[str], str, dict[str, str]]:
@@ -305,6 +312,7 @@ class Service:
         after headspace started is found on the watcher's next look), so
         without it the agent's own file is read now.
         """
+        self._claude_only(agent)
         watch = self.fleet.watch(agent.pane_id)
         monitor = self.fleet.monitor_for(agent.pane_id)
         if monitor is None or isinstance(monitor.host, RemoteHost):

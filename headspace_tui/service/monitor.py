@@ -47,6 +47,8 @@ from pathlib import Path
 from ..answering.desk import AnswerDesk, Watched
 from ..detect.claude.status_files import status_observation
 from ..detect.clock import REMEMBERED, same_spell
+from ..detect.families import CLAUDE
+from ..detect.family import Family
 from ..detect.fusion import Fuser
 from ..events import Event, Notice, PaneCaptured, ProblemChanged
 from ..hooks.spool import HookEvent, SpoolRefused, hook_observation
@@ -59,7 +61,7 @@ from .claude_facts import ClaudeFacts
 from .host import Host, LocalHost
 from .journal import Journal
 from .pane_watch import PaneWatch, agent_key
-from .scan import screen_observation
+from .scan import other_version, screen_observation
 from .sessions import Sessions
 from .store import AgentStore
 from .supervise import Backoff, Supervisor
@@ -288,10 +290,12 @@ class Monitor:
             record, claude_pid = sighting.record, sighting.claude_pid
             watch = self.panes.get(record.pane_id)
             if watch is None:
-                self.panes[record.pane_id] = PaneWatch(record, sighting.key, claude_pid, fuser=Fuser(self.idle_grace))
+                version = other_version(self.host.remote, sighting.family, table, claude_pid) if sighting.family is not CLAUDE else None
+                self.panes[record.pane_id] = PaneWatch(record, sighting.key, claude_pid, fuser=Fuser(self.idle_grace), family=sighting.family, version=version or "")
                 self.sessions.read_soon(record.pane_id)  # its detector may be asleep (a session with no agent yet): read it now
                 continue
             old, watch.record, watch.claude_pid = watch.record, record, claude_pid
+            watch.family = sighting.family or watch.family
             if old.dead != record.dead or old.current_command != record.current_command:
                 self.sessions.read_soon(record.pane_id)
             self.store.moved(record, now)  # a renamed session or window, a moved pane: the row follows at once
@@ -385,7 +389,7 @@ class Monitor:
         now = self.clock()
         fuser = watch.fuser
         process = self.facts.process(claude_pid)
-        screen = screen_observation(watch.record, claude_pid, ansi, process.version if process else None)
+        screen = screen_observation(watch.record, claude_pid, ansi, process.version if process else (watch.version or None), watch.family)
         status, asked = self.facts.status(claude_pid), self.facts.asked_status(claude_pid)
         if status is not None:
             fuser.observe(status_observation(status), now, at=status.updated_at or now)
@@ -431,7 +435,8 @@ class Monitor:
                 now,
                 claude_pid=claude_pid,
                 status=self.facts.status(claude_pid),
-                claude_version=(process.version or "") if process else "",
+                claude_version=(process.version or "") if process else watch.version,
+                family=(watch.family or CLAUDE).name,
                 claims=self._claims(watch, observation.state),
             )
             self.desk.observed(watch.record.pane_id)
@@ -458,11 +463,11 @@ class Monitor:
             claims[REMEMBERED] = remembered_since
         return claims
 
-    def replay(self, record: PaneRecord, ansi: str, observation: Observation, at: float) -> Agent:
-        """Show a recorded pane as if it had just been observed (the app without tmux: tests, snapshots)."""
+    def replay(self, record: PaneRecord, ansi: str, observation: Observation, at: float, family: Family | None = None) -> Agent:
+        """Show a recorded pane (of ``family``'s agent, default Claude) as if it had just been observed (the app without tmux: tests, snapshots)."""
         watch = self.panes.get(record.pane_id)
         if watch is None:
-            watch = self.panes[record.pane_id] = PaneWatch(record, agent_key("replay", self.server.key, record.pane_id, record.pid, ""))
+            watch = self.panes[record.pane_id] = PaneWatch(record, agent_key("replay", self.server.key, record.pane_id, record.pid, ""), family=family)
         watch.record, watch.capture = record, ansi
         return self._update(watch, observation, at=at)
 

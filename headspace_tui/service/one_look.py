@@ -16,17 +16,18 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..detect.claude.status_files import ClaudeStatus
+from ..detect.families import CLAUDE
 from ..model import Agent
 from ..tmux.server import TmuxServer
 from . import discovery
 from .host import Host, LocalHost
-from .scan import PaneView, ask_claude, observe_pane, to_agent
+from .scan import PaneView, ask_claude, observe_pane, other_version, to_agent
 
 HOST_TIMEOUT = 30.0  # one host's look, connecting included
 
 
 async def scan_host(host: Host, *, include_all: bool = False, config_dir: Path | None = None, ask: bool = True) -> list[PaneView]:
-    """Every Claude pane of the host (every pane with ``include_all``), observed now.
+    """Every agent's pane of the host (every pane with ``include_all``), observed now.
 
     ``config_dir`` is assumed for processes whose environment cannot be read
     (the host's default otherwise); with ``ask``, Claude itself (``claude
@@ -35,7 +36,7 @@ async def scan_host(host: Host, *, include_all: bool = False, config_dir: Path |
     """
     records, table = await host.snapshot()
     found = discovery.plan(records, table, {}, set(), host=host.name, server=host.server.key, include_all=include_all).watch
-    processes = {p.pid: p for p in await host.claude_processes([s.claude_pid for s in found if s.claude_pid], table)}
+    processes = {p.pid: p for p in await host.claude_processes([s.claude_pid for s in found if s.claude_pid and s.family is CLAUDE], table)}
     default = config_dir or host.default_config_dir()
     folders = {p.config_dir or default for p in processes.values()} | {default}
     statuses: dict[int, ClaudeStatus] = {}
@@ -49,8 +50,10 @@ async def scan_host(host: Host, *, include_all: bool = False, config_dir: Path |
         pid = sighting.claude_pid
         process = processes.get(pid) if pid else None
         status = statuses.get(pid) if pid else None
-        observation = await asyncio.to_thread(observe_pane, host.server, sighting.record, pid, status, process.version if process else None)
-        views.append(PaneView(sighting.record, pid, observation, status, process))
+        family = sighting.family
+        version = (process.version if process else None) or (other_version(host.remote, family, table, pid) if family is not CLAUDE else None)
+        observation = await asyncio.to_thread(observe_pane, host.server, sighting.record, pid, status, version, family)
+        views.append(PaneView(sighting.record, pid, observation, status, process, family, version or ""))
     return views
 
 
@@ -62,7 +65,7 @@ async def config_dirs_in_use(host: Host) -> dict[Path, list[str]]:
     under the host's default dir.  ``doctor`` checks these, not its own.
     """
     records, table = await host.snapshot()
-    found = [s for s in discovery.plan(records, table, {}, set(), host=host.name, server=host.server.key).watch if s.claude_pid]
+    found = [s for s in discovery.plan(records, table, {}, set(), host=host.name, server=host.server.key).watch if s.claude_pid and s.family is CLAUDE]
     processes = {p.pid: p for p in await host.claude_processes([s.claude_pid for s in found if s.claude_pid], table)}
     default = host.default_config_dir()
     folders: dict[Path, list[str]] = {}

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..detect.claude.transcript import Turn
+from ..detect.family import Family
 from ..detect.fusion import Fuser
 from ..tmux.server import PaneRecord
 from .schedule import PaneTiming
@@ -42,8 +43,12 @@ class Tail(Protocol):
 class PaneWatch:
     record: PaneRecord
     key: str
-    claude_pid: int | None = None
+    claude_pid: int | None = None  # the agent's process (any family); None once it has gone
     capture: str | None = None
+    # The agent's family (kept after it exits: its reader knows its shell is
+    # back), and a non-Claude agent's version (Claude's comes from its facts).
+    family: Family | None = None
+    version: str = ""
     fuser: Fuser = field(default_factory=Fuser)
     tail: Tail | None = None
     timing: PaneTiming = field(default_factory=PaneTiming)

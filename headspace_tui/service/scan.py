@@ -1,9 +1,10 @@
-"""Reading one pane: what its screen says, joined with what Claude says of itself.
+"""Reading one pane: what its screen says, joined with what the agent says of itself.
 
 Shared by the monitor (each reading of a watched pane) and ``one_look``
-(``headspace status``): a screen is read by the rules table of the Claude
-version that draws it, fused with Claude's status file when there is one,
-and ``claude agents --json`` is asked about agents without one.
+(``headspace status``): a screen is read by its agent family's reader (for
+Claude, the rules table of the version that draws it), fused with Claude's
+status file when there is one, and ``claude agents --json`` is asked about
+Claude agents without one.
 """
 
 from __future__ import annotations
@@ -12,12 +13,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..detect.claude import classify_capture
 from ..detect.claude.agents_cli import list_agents, supports_agents
 from ..detect.claude.process import ClaudeProcess, process_env
 from ..detect.claude.status_files import ClaudeStatus, status_observation
+from ..detect.families import CLAUDE
+from ..detect.family import Family
 from ..detect.fusion import claim_agrees, fuse
 from ..model import STATE_RANK, Agent, AgentState, Evidence, Observation
+from ..shared.proctree import ProcessTable
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer
 
 
@@ -30,15 +33,18 @@ class PaneView:
     observation: Observation
     status: ClaudeStatus | None
     process: ClaudeProcess | None = None
+    family: Family | None = None  # the agent's family; None: no agent runs there
+    version: str = ""  # the agent's version, for a family other than Claude (Claude's: ``process``)
 
 
-def screen_observation(record: PaneRecord, claude_pid: int | None, ansi: str, version: str | None = None) -> Observation:
-    """What one capture of a pane says, given whether Claude runs in it (and which version).
+def screen_observation(record: PaneRecord, claude_pid: int | None, ansi: str, version: str | None = None, family: Family | None = None) -> Observation:
+    """What one capture of a pane says, given whether an agent runs in it (its family, its version).
 
     A dead pane is exited with the status tmux knows.  Otherwise the process
-    tree is the authority on whether Claude runs here:
-    ``#{pane_current_command}`` names the shell when Claude was started via
-    ``sh -c``.
+    tree is the authority on whether the agent runs here:
+    ``#{pane_current_command}`` names the shell when it was started via
+    ``sh -c``.  A pane whose agent has gone is read by the reader of the
+    family that ran there (default Claude's), which knows its shell is back.
     """
     if record.dead:
         return Observation(
@@ -47,19 +53,28 @@ def screen_observation(record: PaneRecord, claude_pid: int | None, ansi: str, ve
             exit_status=record.dead_status,
             confidence=1.0,
         )
-    return classify_capture(ansi, command="claude" if claude_pid else record.current_command, version=version)
+    reader = family or CLAUDE
+    return reader.classify(ansi, command=reader.name if claude_pid else record.current_command, version=version)
 
 
 def observe_pane(
-    server: TmuxServer, record: PaneRecord, claude_pid: int | None, status: ClaudeStatus | None, version: str | None = None
+    server: TmuxServer, record: PaneRecord, claude_pid: int | None, status: ClaudeStatus | None, version: str | None = None, family: Family | None = None
 ) -> Observation:
     """Capture and classify one pane, fused with Claude's status file when there is one."""
     try:
         ansi = "" if record.dead else server.capture(record.pane_id, ansi=True)
     except TmuxCommandError as exc:  # the pane closed between listing and capture
         return Observation(AgentState.EXITED, evidence=(Evidence("pane-gone", -1, str(exc)),), confidence=0.5)
-    screen = screen_observation(record, claude_pid, ansi, version)
+    screen = screen_observation(record, claude_pid, ansi, version, family)
     return fuse(screen, status_observation(status) if status is not None else None)
+
+
+def other_version(remote: bool, family: Family | None, table: ProcessTable, pid: int | None) -> str | None:
+    """A non-Claude agent's version, from its install on this machine (a remote host's is not read: None)."""
+    info = table.get(pid) if pid else None
+    if family is None or info is None or remote:
+        return None
+    return family.version_of(info)
 
 
 async def ask_claude(processes: list[ClaudeProcess], missing: set[int]) -> dict[int, ClaudeStatus]:
@@ -90,7 +105,8 @@ def to_agent(view: PaneView, now: float | None = None) -> Agent:
         claude_pid=view.claude_pid or 0,
         observation=view.observation,
         since=since,
-        claude_version=view.process.version or "" if view.process else "",
+        claude_version=(view.process.version or "" if view.process else view.version),
+        family=(view.family or CLAUDE).name,
     )
 
 

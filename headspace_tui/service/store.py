@@ -104,6 +104,7 @@ class AgentStore:
         claude_pid: int | None,
         status: ClaudeStatus | None = None,
         claude_version: str = "",
+        family: str = "claude",
         claims: Mapping[str, float] | None = None,
     ) -> Agent:
         """A pane was read (or a hook or status file spoke): its agent as it is now.
@@ -136,6 +137,7 @@ class AgentStore:
                 since_source=claim.source,
                 prompt_since=at,
                 claude_version=claude_version,
+                family=family,
                 key=key,
                 host=self.host,
             )

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import re
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 _VERSION_NAME = re.compile(r"^\d+\.\d+\.\d+$")
@@ -176,7 +176,12 @@ def is_claude(info: ProcessInfo) -> bool:
 
 
 def find_claude(root_pid: int, table: ProcessTable) -> int | None:
-    """The first Claude Code process in the tree under ``root_pid`` (itself included),
+    """The first Claude Code process in the tree under ``root_pid`` (``find_first``)."""
+    return find_first(root_pid, table, is_claude)
+
+
+def find_first(root_pid: int, table: ProcessTable, match: Callable[[ProcessInfo], bool]) -> int | None:
+    """The first process ``match`` accepts in the tree under ``root_pid`` (itself included),
     breadth-first, so the process nearest the pane wins; None if there is none."""
     seen: set[int] = set()
     queue: deque[int] = deque([root_pid])
@@ -186,7 +191,7 @@ def find_claude(root_pid: int, table: ProcessTable) -> int | None:
             continue
         seen.add(pid)
         info = table.get(pid)
-        if info is not None and is_claude(info):
+        if info is not None and match(info):
             return pid
         queue.extend(table.children_of(pid))
     return None

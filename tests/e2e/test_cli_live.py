@@ -58,6 +58,7 @@ def test_status_json_reports_six_states(claude_session, fake_api, private_tmux):
     rows = [json.loads(line) for line in headspace("status", "--json", "-L", private_tmux.name).stdout.splitlines()]
     by_target = {row["target"]: row for row in rows}
     assert set(by_target) == {"perm:0.0", "quest:0.0", "work:0.0", "ask:0.0", "idle:0.0", "fail:0.0"}
+    assert {row["agent"] for row in rows} == {"claude"}  # every row names its agent's family
     assert by_target["perm:0.0"]["state"] == "permission" and by_target["perm:0.0"]["tool"] == "Bash"
     assert by_target["quest:0.0"]["state"] == "question"
     assert by_target["quest:0.0"]["options"][:2] == ["Postgres", "SQLite"]

@@ -155,14 +155,23 @@ def test_a_spinner_tick_repaints_a_few_cells_and_the_preview_stays_the_pane():
     run(scenario())
 
 
+PREVIEW_TITLE = "docs:0.0 (%2)"
+
+
+async def paced_preview(app, pilot) -> PanePreview:
+    """The demo app's preview, loaded, repainting at most twice a second."""
+    await app.snapshot_loader(pilot)
+    preview = app.query_one(PanePreview)
+    preview.max_fps = 2
+    return preview
+
+
 def test_the_preview_paces_its_repaints_and_shows_the_newest_capture():
     async def scenario():
         app = demo_app()
         async with app.run_test(size=(120, 40)) as pilot:
-            await app.snapshot_loader(pilot)
-            preview = app.query_one(PanePreview)
-            preview.max_fps = 2
-            title = "docs:0.0 (%2)"
+            preview = await paced_preview(app, pilot)
+            title = PREVIEW_TITLE
             frames = spinner_frames(12)
             preview.show(title, frames[0], 120, 40)
             # The burst starts from rest: the first frame painted, and a pacing interval gone by since.
@@ -188,6 +197,31 @@ def test_the_preview_paces_its_repaints_and_shows_the_newest_capture():
             assert 1 <= len(painted) <= 1 + int(took * preview.max_fps), (len(painted), took)
             assert painted[-1] == frames[-1]  # the newest capture wins
             mirror.assert_shows_the_truth()
+
+    run(scenario())
+
+
+def test_a_capture_painted_at_once_is_not_overwritten_by_an_older_one_held_back_for_a_late_timer():
+    """On a busy machine the pacing timer fires late: a newer capture, due by then, is painted
+    at once; the older one the timer held must not be painted over it afterwards.  (CI saw the
+    preview stay on a working agent's last frame, "esc to interrupt", with the pane at rest.)"""
+
+    async def scenario():
+        app = demo_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            preview = await paced_preview(app, pilot)
+            title = PREVIEW_TITLE
+            working, older, resting = spinner_frames(3)
+            preview.show(title, working, 120, 40)
+            await wait_until(pilot, lambda: preview._key is not None and preview._key[1] == working, "the first frame painted", every=0.02)
+            preview.show(title, older, 120, 40)  # within the pacing interval: held for the timer
+            assert preview._pending is not None and preview._pending[1] == older
+            preview._last_paint -= 1  # the loop was busy: the interval has gone by, the timer not yet fired
+            preview.show(title, resting, 120, 40)  # due now: painted at once
+            assert preview._key[1] == resting
+            await pilot.pause(1 / preview.max_fps + 0.2)  # the late timer fires
+            await pilot.pause()
+            assert preview._key[1] == resting, "an older capture was painted over the newest"
 
     run(scenario())
 

@@ -19,7 +19,7 @@ from ...events import ANSWERED_HOW
 from ...model import Agent, AgentState, Evidence
 from ...service.facade import ChannelReport, Explanation
 from ...shared.safe_text import clean, clean_block
-from ..widgets.agent_table import elapsed
+from ..widgets.agent_table import elapsed, kind_of
 from ..widgets.state_style import state_text
 
 
@@ -38,14 +38,16 @@ def report_hint(agent: Agent, evidence: Evidence) -> Text:
         ("Unrecognised screen. ", "bold"),
         f"The reader stopped at line {evidence.line}: ",
         (clean(evidence.text.strip(), 100) or "(blank)", "italic"),
-        "\nThis Claude Code layout is new to headspace; the row shows 'unknown' until it is understood.\n"
+        f"\nThis {kind_of(agent)} layout is new to headspace; the row shows 'unknown' until it is understood.\n"
         "To report it, save the pane and classify it, then attach both to an issue:\n",
-        (f"  tmux capture-pane -p -e -t {agent.pane_id} > pane.txt\n  headspace classify pane.txt --command claude\n", "bold"),
+        (f"  tmux capture-pane -p -e -t {agent.pane_id} > pane.txt\n  headspace classify pane.txt --agent {clean(agent.family)}\n", "bold"),
     )
 
 
 def version_line(agent: Agent) -> Text:
     version = agent.claude_version
+    if agent.family != "claude":
+        return Text(f"{kind_of(agent)} {clean(version) or '(version unknown)'}: read by its own reader (detect/{clean(agent.family)}/).", style="dim")
     if not version:
         return Text("Claude Code version unknown: read with the newest rules.", style="dim")
     return Text(f"Claude Code {clean(version)}: read with the {family_of(version)} rules.", style="dim")

@@ -23,19 +23,21 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
 from ...detect.claude.status_files import STATUS_SOURCES, claimed_wait
+from ...detect.families import BY_NAME
 from ...model import Agent, AgentState
 from ...notifications.snooze import Snooze
 from ...service.facade import sort_key
 from ...shared.safe_text import clean, cleaned
 from .state_style import state_text
 
-COLUMNS = (("host", "Host"), ("agent", "Agent"), ("folder", "Folder"), ("state", "State"), ("time", "Time"), ("waiting", "Waiting for"))
+COLUMNS = (("host", "Host"), ("kind", "Kind"), ("agent", "Agent"), ("folder", "Folder"), ("state", "State"), ("time", "Time"), ("waiting", "Waiting for"))
 COLUMN_INDEX = {key: i for i, (key, _) in enumerate(COLUMNS)}
 TIME = COLUMN_INDEX["time"]
 AGENT = COLUMN_INDEX["agent"]
 STATE = COLUMN_INDEX["state"]
 
 
+KIND_CAP = 8  # a family name the app does not know (a newer headspace's row): cut to this
 RETRYING = "yellow"  # the retrying mark's style until the app's theme gives its warning colour
 SNOOZED_RANK = 0.5  # snoozed waits: below the agents that need you, above the working ones
 
@@ -46,6 +48,12 @@ SORTS = {
     "target": "by target",
     "folder": "by folder",
 }
+
+
+def kind_of(agent: Agent) -> str:
+    """Which kind of agent the row is, as the Kind column shows it ("Claude", "Codex", "Gemini", "opencode")."""
+    family = BY_NAME.get(agent.family)
+    return family.label if family is not None else clean(agent.family)[:KIND_CAP]
 
 
 def snoozed_label(snooze: Snooze) -> str:
@@ -186,13 +194,16 @@ class Columns:
     folder: int
     waiting: int
     host: int = 0
+    kind: int = 0
 
     @property
     def keys(self) -> tuple[str, ...]:
-        return tuple(key for key, _ in COLUMNS if (key != "folder" or self.folder) and (key != "host" or self.host))
+        return tuple(key for key, _ in COLUMNS if (key != "folder" or self.folder) and (key != "host" or self.host) and (key != "kind" or self.kind))
 
 
-def plan_columns(width: int, targets: list[str], folders: list[str], hosts: Sequence[str] = (), *, unreached: Sequence[str] = ()) -> Columns:
+def plan_columns(
+    width: int, targets: list[str], folders: list[str], hosts: Sequence[str] = (), *, unreached: Sequence[str] = (), kinds: Sequence[str] = ()
+) -> Columns:
     """Widths for a table ``width`` cells wide showing these targets and folders.
 
     The host column is there only when some agent is not local, as wide as
@@ -201,14 +212,16 @@ def plan_columns(width: int, targets: list[str], folders: list[str], hosts: Sequ
     the same "project…:0.0"): the target is widened, or the folder kept, as
     narrow as tells them apart, whichever leaves "Waiting for" wider.
     ``unreached``: hosts never reached, whose one row needs the Host column
-    and nothing else (its Agent cell is cut to the agents' width).
+    and nothing else (its Agent cell is cut to the agents' width).  The Kind
+    column (Claude, Codex, Gemini, opencode) is there only when the agents
+    are of more than one kind: a table of Claudes alone reads as before.
     """
     every_host = [*hosts, *unreached]
     host = min(HOST_CAP, max(len("Host"), *(len(h) for h in every_host))) if any(h != "local" for h in every_host) else 0
-    if host:
-        planned = _plan(width - host - PADDING, targets, folders, hosts or [""] * len(targets))
-        return Columns(planned.target, planned.folder, planned.waiting, host)
-    return _plan(width, targets, folders, [""] * len(targets))
+    kind = max(len("Kind"), *(len(k) for k in kinds)) if len(set(kinds)) > 1 else 0
+    taken = (host + PADDING if host else 0) + (kind + PADDING if kind else 0)
+    planned = _plan(width - taken, targets, folders, hosts if host and hosts else [""] * len(targets))
+    return Columns(planned.target, planned.folder, planned.waiting, host, kind)
 
 
 def _plan(width: int, targets: list[str], folders: list[str], hosts: Sequence[str]) -> Columns:
@@ -294,7 +307,7 @@ class AgentTable(DataTable):
         self._cells: dict[str, tuple] = {}  # what each row shows now
         self._columns: Columns | None = None
         self._replan = True  # the columns must be fitted again before the next rows are drawn
-        self._names: dict[str, tuple[str, str, str, str]] = {}  # per pane: the target, cwd and name the plan saw
+        self._names: dict[str, tuple[str, str, str, str, str]] = {}  # per pane: the target, cwd and name the plan saw
         self.state_styles: dict = {}  # per state, from the app's theme (restyle)
         self.retrying_style: Style | str = RETRYING  # the theme's warning colour (restyle)
         self.snooze_of: Callable[[Agent], Snooze | None] = lambda _agent: None  # the screen's snoozes
@@ -396,12 +409,12 @@ class AgentTable(DataTable):
         if not self.filter_text:
             return True
         needle = self.filter_text.lower()
-        haystack = " ".join([agent.target, agent.cwd, agent.name, agent.state.value, waiting_for(agent).plain]).lower()
+        haystack = " ".join([agent.target, agent.cwd, agent.name, agent.state.value, kind_of(agent), waiting_for(agent).plain]).lower()
         return needle in haystack
 
     def upsert(self, agent: Agent) -> None:
         self.agents[agent.pane_id] = agent
-        names = (agent.target, agent.cwd, agent.name, agent.host)
+        names = (agent.target, agent.cwd, agent.name, agent.host, agent.family)
         if self._names.get(agent.pane_id) != names:  # a new agent or a new name: the widths may change
             self._names[agent.pane_id] = names
             self._replan = True
@@ -473,7 +486,12 @@ class AgentTable(DataTable):
         # A host never reached (its one placeholder row) widens nothing: its Agent cell is cut to the agents' width.
         agents = [a for a in visible if not a.placeholder]
         columns = plan_columns(
-            max(width, 40), [clean(a.target) for a in agents], [folder_of(a) for a in agents], [a.host for a in agents], unreached=[a.host for a in visible if a.placeholder]
+            max(width, 40),
+            [clean(a.target) for a in agents],
+            [folder_of(a) for a in agents],
+            [a.host for a in agents],
+            unreached=[a.host for a in visible if a.placeholder],
+            kinds=[kind_of(a) for a in agents],
         )
         if columns == self._columns:
             return
@@ -481,7 +499,7 @@ class AgentTable(DataTable):
         self.clear(columns=True)
         self._cells.clear()
         self._order = []
-        widths = {"host": columns.host, "agent": columns.target, "folder": columns.folder, "state": STATE_WIDTH, "time": TIME_WIDTH, "waiting": columns.waiting}
+        widths = {"host": columns.host, "kind": columns.kind, "agent": columns.target, "folder": columns.folder, "state": STATE_WIDTH, "time": TIME_WIDTH, "waiting": columns.waiting}
         for key, label in COLUMNS:
             if key in columns.keys:
                 self.add_column(label, key=key, width=widths[key])
@@ -565,6 +583,7 @@ class AgentTable(DataTable):
             waiting = Text.assemble((f"{snoozed_label(snooze)} · ", "dim italic"), (waiting.plain, "dim"))
         return (
             fit(Text(agent.host, style="dim" if agent.offline else ""), columns.host),
+            fit(Text(kind_of(agent), style="dim"), columns.kind),
             fit(label, columns.target, keep_end=target_end(clean(agent.target))),
             fit(Text(folder_of(agent), style="dim"), columns.folder),
             state,

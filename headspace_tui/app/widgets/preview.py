@@ -142,6 +142,10 @@ class PanePreview(Widget):
     def _paint(self, key: tuple) -> None:
         title, ansi, width, height = key
         self._key = key
+        # What is painted is the newest capture: one held back for the pacing
+        # timer is older, and a timer firing late (a busy loop) must not paint
+        # it over this one.
+        self._pending = None
         self._last_paint = time.monotonic()
         width, height = max(width, 1), max(height, 1)
         if self._screen is None or (self._screen.width, self._screen.height) != (width, height):

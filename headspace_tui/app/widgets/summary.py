@@ -66,10 +66,10 @@ def _counts(agents: list[Agent], waited_today: float | None, snoozed: Container[
 def empty_text(problem: str | None) -> Text:
     """What an empty table says: still looking, why nothing can be watched, or how to start an agent."""
     if problem == "starting":
-        return Text("Looking for Claude Code agents…")
+        return Text("Looking for agents…")
     if problem:
         return Text(f"{clean(problem)}.\nStart tmux, or point headspace at a server with -L NAME / -S PATH.")
-    return Text("No Claude Code agents found.\nStart `claude` in a tmux pane; it shows up here within seconds.")
+    return Text("No agents found.\nStart `claude`, `codex`, `gemini` or `opencode` in a tmux pane; it shows up here within seconds.")
 
 
 class SummaryLine(Static):

@@ -1,0 +1,70 @@
+"""The agent-family registry and what the core does with a row's family (pure parts)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from headspace_tui.answering.keys import ActionError, KeyStroke, answer_key, plan_keys
+from headspace_tui.answering.policy import Intent, IntentKind
+from headspace_tui.detect.families import BY_NAME, CLAUDE, FAMILIES, UnknownFamily, family_named, find_agent
+from headspace_tui.model import AgentState, Observation, Option, Prompt
+from headspace_tui.shared.proctree import ProcessInfo, ProcessTable
+
+
+def test_every_family_is_registered_once_under_its_own_name():
+    assert [f.name for f in FAMILIES] == list(BY_NAME)
+    assert len(set(BY_NAME)) == len(FAMILIES) and FAMILIES[0] is CLAUDE
+
+
+def test_a_family_is_found_by_name_case_aside_and_an_unknown_one_is_named_with_the_known_ones():
+    assert family_named(" Claude ") is CLAUDE
+    with pytest.raises(UnknownFamily, match="known: claude"):
+        family_named("aider")
+
+
+def test_the_agent_nearest_the_pane_is_found_with_its_family():
+    table = ProcessTable.of(
+        [
+            ProcessInfo(100, 1, "bash", ("bash",)),
+            ProcessInfo(200, 100, "claude", ("claude",)),
+            ProcessInfo(300, 200, "claude", ("claude", "-p", "sub")),  # an agent Claude started: not the pane's
+        ]
+    )
+    assert find_agent(100, table) == (200, CLAUDE)
+    assert find_agent(300, table) == (300, CLAUDE)
+
+
+def test_a_pane_with_no_agent_has_none():
+    table = ProcessTable.of([ProcessInfo(100, 1, "bash", ("bash",)), ProcessInfo(101, 100, "vim", ("vim", "x"))])
+    assert find_agent(100, table) is None
+
+
+@pytest.mark.parametrize(("key", "fits"), [("1", True), ("y", True), ("a", True), ("Enter", True), ("Escape", True), ("", False), (" ", False), ("yes", False), ("\x1b", False)])
+def test_an_option_key_is_one_printable_key_or_a_named_one_never_a_word(key, fits):
+    assert answer_key(key) is fits
+
+
+def _menu(*options: Option) -> Observation:
+    return Observation(AgentState.PERMISSION, prompt=Prompt(kind="permission", title="Run?", options=options, fingerprint="f"))
+
+
+def test_a_family_whose_menu_takes_letters_is_answered_with_the_letter_its_reader_found():
+    menu = _menu(Option("y", "Yes, proceed"), Option("a", "Yes, and don't ask again"), Option("n", "No, and tell me what to do"))
+    assert plan_keys(menu, Intent(IntentKind.APPROVE)) == [KeyStroke(("y",))]
+    assert plan_keys(menu, Intent(IntentKind.DENY)) == [KeyStroke(("n",))]
+
+
+def test_an_option_without_a_key_is_never_guessed():
+    with pytest.raises(ActionError, match="no keys to pick"):
+        plan_keys(_menu(Option("", "Yes"), Option("", "No")), Intent(IntentKind.APPROVE))
+
+
+def test_classify_names_the_known_agents_for_an_unknown_one(tmp_path):
+    capture = tmp_path / "pane.txt"
+    capture.write_text("$ \n")
+    done = subprocess.run([sys.executable, "-m", "headspace_tui", "classify", "--agent", "aider", str(capture)], capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert "unknown agent 'aider' (known: claude" in done.stderr and "Traceback" not in done.stderr
