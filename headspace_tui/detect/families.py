@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from ..shared.proctree import ProcessInfo, ProcessTable, find_first
 from .claude import FAMILY as CLAUDE
+from .codex import FAMILY as CODEX
 from .family import Family
 
-FAMILIES: tuple[Family, ...] = (CLAUDE,)
+FAMILIES: tuple[Family, ...] = (CLAUDE, CODEX)
 BY_NAME: dict[str, Family] = {family.name: family for family in FAMILIES}
 
 

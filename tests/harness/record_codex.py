@@ -47,7 +47,8 @@ LONG_COMMAND = (
     "touch marker.txt && mkdir -p build/reports/coverage/html && "
     "printf 'coverage for every package in the workspace\\n' > build/reports/coverage/README.txt && ls -la build/reports/coverage"
 )
-SLOW = " ".join(["The tokenizer reads the input one rune at a time."] * 12)
+# Paragraphs: 0.144 shows streamed text a finished line at a time.
+SLOW = "\n\n".join(["The tokenizer reads the input one rune at a time and groups runs of letters into identifiers."] * 12)
 WORKING = re.compile(r"esc to interrupt")
 RETRYING = re.compile(r"Reconnecting\.\.\. \d+/\d+")
 ERROR_MARK = re.compile(r"^■ ", re.M)
@@ -62,6 +63,8 @@ class Scenario:
     expected: dict[str, Any] = field(default_factory=dict)
     session: dict[str, Any] = field(default_factory=dict)
     settle: bool = True  # wait for the text to stop changing before the capture
+    # What the captured screen must still show (a retry notice comes and goes): else the screen is taken again.
+    shows: re.Pattern[str] | None = None
 
 
 def _ready(s: CodexSession) -> None:
@@ -75,7 +78,7 @@ def _signin(s: CodexSession) -> None:
 
 def _trust(s: CodexSession) -> None:
     s.launch(wait_ready=False)
-    s.wait_for(re.compile(r"[Tt]rust (?:this folder|the files)|Trust and continue"), what="the trust dialog")
+    s.wait_for(re.compile(r"[Tt]rust (?:this folder|the files|the contents)|Trust and continue"), what="the trust dialog")
 
 
 def _reply(s: CodexSession) -> None:
@@ -102,8 +105,7 @@ def _stalled(s: CodexSession) -> None:
 def _streaming(s: CodexSession) -> None:
     s.launch()
     s.submit("explain the parser slowly")
-    s.wait_for(lambda screen: "one rune at a time. The tokenizer" in screen or WORKING.search(screen) is not None, what="the streaming reply")
-    s.wait_for("one rune at a time. The tokenizer", what="the streaming reply", timeout=20)
+    s.wait_for("one rune at a time", what="the streaming reply", timeout=40)
 
 
 def _approval(s: CodexSession) -> None:
@@ -159,7 +161,16 @@ SCENARIOS = [
     ),
     Scenario("input_question", "input", [api.text(QUESTION)], _question, expected={"question": QUESTION}),
     Scenario("error_rejected_400", "error", [api.fail(400, "The scripted request was rejected.", times=None)], _error),
-    Scenario("working_retrying_500", "working", [api.fail(500, "Internal error (scripted).", times=None)], _retrying, expected={"retrying": True}, session={"retries": 8}, settle=False),
+    Scenario(
+        "working_retrying_500",
+        "working",
+        [api.fail(500, "Internal error (scripted).", times=None)],
+        _retrying,
+        expected={"retrying": True},
+        session={"retries": 8},
+        settle=False,
+        shows=RETRYING,
+    ),
     Scenario("exited_shell_back", "exited", [], _exited),
 ]
 BY_NAME = {sc.name: sc for sc in SCENARIOS}
@@ -195,6 +206,14 @@ def record_one(job: Job, codex: str, out: Path) -> dict:
                 session.wait_stable(quiet=0.8, timeout=4, strict=False)
             ansi = session.ansi()
             info = session.info()
+            if job.scenario.shows is not None:
+                for _ in range(50):
+                    if job.scenario.shows.search(plain_text(ansi)):
+                        break
+                    time.sleep(0.1)
+                    ansi, info = session.ansi(), session.info()
+                else:
+                    raise AssertionError(f"{job.label}: the screen no longer shows {job.scenario.shows.pattern!r}")
         finally:
             session.close()
             tmux.close()
