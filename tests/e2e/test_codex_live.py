@@ -3,7 +3,7 @@
 ``headspace status --json`` lists each Codex pane with ``"agent": "codex"``
 and its state (idle, permission, input, error); ``headspace send --approve``
 answers Codex's approval dialog with Codex's own key and the scripted API
-receives the command's output.  Four sessions start at once (each with its
+receives the command's output; ``--deny`` refuses the next one with Esc.  Four sessions start at once (each with its
 own CODEX_HOME, API and daemon) to keep the file well under a minute.
 """
 
@@ -72,10 +72,14 @@ def _rows(tmux: PrivateTmux) -> dict[str, dict]:
     return {row["target"]: row for row in map(json.loads, headspace(tmux, "status", "--json").stdout.splitlines())}
 
 
-def test_codex_reads_idle_permission_input_and_error_and_send_approves_its_command(codex_binary, server, tmp_path: Path):
+def test_codex_reads_idle_permission_input_and_error_and_send_approves_and_refuses_its_commands(codex_binary, server, tmp_path: Path):
     scripts = {
         "idle": [],
-        "perm": [api.command("touch x && echo approved-ok", justification="Do you want me to create the marker file x?"), api.text("Created x.")],
+        "perm": [
+            api.command("touch x && echo approved-ok", justification="Do you want me to create the marker file x?"),
+            api.text("Created x."),
+            api.command("rm -f x", justification="Do you want me to remove x?"),
+        ],
         "ask": [api.text(QUESTION)],
         "fail": [api.fail(400, "The scripted request was rejected.", times=None)],
     }
@@ -118,6 +122,16 @@ def test_codex_reads_idle_permission_input_and_error_and_send_approves_its_comma
         assert (tmp_path / "perm" / "work" / "x").exists()
         sessions["perm"].wait_for("Created x.", what="the reply after the command")
         poll(lambda: _rows(server)["perm:0.0"]["state"], lambda state: state == "idle", timeout=20)
+
+        # Refusing takes Codex's own key for "No, …" (Esc): nothing runs, nothing is sent, the turn ends.
+        sessions["perm"].submit("remove the marker file")
+        sessions["perm"].wait_for(APPROVAL, what="the second approval dialog")
+        turns = len(apis["perm"].turn_requests)
+        denied = headspace(server, "send", "perm:0.0", "--deny")
+        assert "Escape. No, and tell Codex what to do differently: sent" in denied.stdout, denied.stdout
+        sessions["perm"].wait_for("You canceled the request to run rm -f x", what="the refusal")
+        poll(lambda: _rows(server)["perm:0.0"]["state"], lambda state: state == "idle", timeout=20)
+        assert len(apis["perm"].turn_requests) == turns and (tmp_path / "perm" / "work" / "x").exists()
 
         refused = headspace(server, "send", "idle:0.0", "--approve", check=False)
         assert refused.returncode == 1 and refused.stderr.count("\n") == 1
