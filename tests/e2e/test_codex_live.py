@@ -9,6 +9,7 @@ own CODEX_HOME, API and daemon) to keep the file well under a minute.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -22,10 +23,13 @@ from pathlib import Path
 
 import pytest
 
+from headspace_tui.answering.policy import REACTION_TIME
+from headspace_tui.model import AgentState
 from tests.harness import codex_api as api
 from tests.harness.codex_agent import APPROVAL, CodexSession, CodexUnavailable, find_codex
 from tests.harness.tmux import PrivateTmux
 from tests.harness.wait import poll
+from tests.ui.apps import make_app, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -147,3 +151,34 @@ def _running(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except (OSError, IndexError):
         return False
+
+
+def test_y_in_the_table_approves_codexs_command_with_codexs_own_key(codex_binary, server, tmp_path: Path):
+    script = [api.command("touch y.txt && echo table-approved", justification="Do you want me to create y.txt?"), api.text("Created y.txt.")]
+    with api.FakeResponsesAPI(script) as fake:
+        session = CodexSession(server, fake, codex_binary, tmp_path / "codex", name="tab")
+        try:
+            session.launch()
+            app = make_app(server.name, tmp_path)
+
+            async def scenario() -> None:
+                async with app.run_test(size=(160, 48)) as pilot:
+                    table = app.table
+                    await wait_until(pilot, lambda: session.pane_id in table.agents, "the Codex row", timeout=15)
+                    await asyncio.to_thread(session.submit, "create y.txt")
+                    await wait_until(pilot, lambda: table.agents[session.pane_id].state is AgentState.PERMISSION, "permission", timeout=30)
+                    agent = table.agents[session.pane_id]
+                    assert agent.observation.tool == "exec_command" and agent.observation.prompt is not None
+                    assert agent.observation.prompt.detail == "touch y.txt && echo table-approved"
+                    await wait_until(pilot, lambda: app.clock() - agent.prompt_since >= REACTION_TIME + 0.05, "a readable prompt")
+                    table.select(session.pane_id)
+                    await wait_until(pilot, lambda: (a := app.selected_agent()) is not None and a.pane_id == session.pane_id, "the cursor on it")
+                    await pilot.press("y")
+                    request = await asyncio.to_thread(fake.wait_for, lambda r: bool(r.tool_outputs()), 30)
+                    assert "table-approved" in request.tool_outputs()[0]["output"]
+                    await wait_until(pilot, lambda: table.agents[session.pane_id].state is AgentState.IDLE, "idle after the approval", timeout=30)
+
+            asyncio.run(scenario())
+            assert (session.workdir / "y.txt").exists()
+        finally:
+            session.close()
