@@ -63,6 +63,7 @@ class Scenario:
     expected: dict[str, Any] = field(default_factory=dict)
     session: dict[str, Any] = field(default_factory=dict)
     settle: bool = True  # wait for the text to stop changing before the capture
+    versions: tuple[str, ...] = ()  # recorded only on these (empty: every version)
     # What the captured screen must still show (a retry notice comes and goes): else the screen is taken again.
     shows: re.Pattern[str] | None = None
 
@@ -127,6 +128,14 @@ def _retrying(s: CodexSession) -> None:
     s.wait_for(RETRYING, what="a retry notice", timeout=40)
 
 
+def _plan_question(s: CodexSession) -> None:
+    s.launch()
+    s.press("BTab")  # to Plan mode, where Codex offers request_user_input
+    s.wait_for("Plan mode", what="Plan mode in the footer")
+    s.submit("pick a database")
+    s.wait_for(re.compile(r"Question 1/1"), what="the question")
+
+
 def _exited(s: CodexSession) -> None:
     s.launch()
     s.tmux.send_text(s.pane_id, "/quit")
@@ -136,6 +145,19 @@ def _exited(s: CodexSession) -> None:
     s.wait_for(lambda screen: SHELL_PROMPT.search(screen.rstrip()) is not None, what="the shell prompt")
 
 
+DATABASE = {
+    "questions": [
+        {
+            "id": "database",
+            "header": "Database",
+            "question": "Which database should we use?",
+            "options": [
+                {"label": "Postgres (Recommended)", "description": "A server with every feature"},
+                {"label": "SQLite", "description": "One file, no server"},
+            ],
+        }
+    ]
+}
 PERMISSION_OPTIONS = ["Yes, proceed", "Yes, and don't ask again for commands that start with `touch x`", "No, and tell Codex what to do differently"]
 
 SCENARIOS = [
@@ -160,6 +182,14 @@ SCENARIOS = [
         expected={"tool": "exec_command", "detail": LONG_COMMAND},
     ),
     Scenario("input_question", "input", [api.text(QUESTION)], _question, expected={"question": QUESTION}),
+    Scenario(
+        "question_plan_mode",
+        "question",
+        [api.Step("call", name="request_user_input", arguments=DATABASE)],
+        _plan_question,
+        expected={"tool": "request_user_input", "question": "Which database should we use?", "options": ["Postgres (Recommended)", "SQLite", "None of the above"]},
+        versions=("0.169.0",),  # 0.144.0 has no Plan mode on shift+tab: request_user_input is refused there
+    ),
     Scenario("error_rejected_400", "error", [api.fail(400, "The scripted request was rejected.", times=None)], _error),
     Scenario(
         "working_retrying_500",
@@ -262,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [r for r in (args.renderers or has) if r in has]
     codex = find_codex(version=version)
     out = corpus_dir(version)
-    scenarios = [BY_NAME[n] for n in args.only] if args.only else SCENARIOS
+    scenarios = [sc for sc in ([BY_NAME[n] for n in args.only] if args.only else SCENARIOS) if not sc.versions or version in sc.versions]
     jobs = [Job(sc, w, h, r, version) for sc in scenarios for (w, h) in (args.sizes or SIZES) for r in chosen]
     print(f"recording {len(jobs)} screens of Codex {version} ({codex}) into {out}", flush=True)
     failures: list[str] = []

@@ -38,6 +38,8 @@ def test_the_corpus_has_two_versions_months_apart_and_every_state_codex_has():
     for version in VERSIONS:
         states = {json.loads(p.read_text())["expected"]["state"] for p in SCREENS if p.relative_to(PANES).parts[0] == version}
         assert states >= {"starting", "idle", "working", "permission", "input", "error", "exited"}, version
+    # request_user_input exists in 0.169.0's Plan mode only (0.144.0 refuses it outside Plan mode, and has no shift+tab to it).
+    assert any(p.stem == "question_plan_mode" for p in SCREENS if p.relative_to(PANES).parts[0] == "codex-0.169.0")
 
 
 @pytest.mark.parametrize("path", SCREENS, ids=_id)
@@ -91,6 +93,16 @@ def test_the_approval_dialog_is_answered_with_codexs_own_keys_found_by_label(pat
     assert prompt.yes is not None and prompt.yes.key == "y"
     assert prompt.no is not None and prompt.no.key == "Escape"
     assert prompt.options[0].selected
+
+
+@pytest.mark.parametrize("path", [p for p in SCREENS if p.stem == "question_plan_mode"], ids=_id)
+def test_a_plan_mode_question_is_answered_by_digit_and_its_descriptions_are_not_labels(path):
+    meta, ansi = _load(path)
+    prompt = classify_capture(ansi, version=meta["version"]).prompt
+    assert prompt is not None and prompt.kind == "question"
+    assert [o.key for o in prompt.options] == ["1", "2", "3"]  # a digit picks and submits (measured: "2" sent SQLite to the API)
+    assert (prompt.question_index, prompt.question_count) == (1, 1)
+    assert prompt.options[0].selected and not prompt.free_text
 
 
 def test_a_prompt_keeps_its_fingerprint_when_read_again_and_at_another_size_and_a_new_command_changes_it():

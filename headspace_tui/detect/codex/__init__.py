@@ -23,7 +23,10 @@ private tmux server, against a scripted Responses API:
   dialog "Would you like to run the following command?" with options that
   carry their own keys: "1. Yes, proceed (y)", "2. Yes, and don't ask again
   for commands that start with `…` (p)", "3. No, and tell Codex what to do
-  differently (esc)".  The sign-in menu ("Sign in with ChatGPT", shown when
+  differently (esc)".  In Plan mode (shift+tab, 0.169.0) its
+  ``request_user_input`` tool draws "Question 1/1 (1 unanswered)", the
+  question and numbered options (a digit picks and submits): ``question``.
+  The sign-in menu ("Sign in with ChatGPT", shown when
   no provider or login is configured) and the folder-trust dialog ("Trust
   this folder?", git repositories only) are ``starting``.  The reader
   (``screen.py``) uses all of this: it is the source of every prompt.

@@ -5,8 +5,10 @@ Structure before strings, from the bottom up (only the bottom is live):
 1. **A live numbered menu** at the bottom: option rows ``N. label`` with
    the cursor (``›``, ``>``) on one of them and only the dialog's hints
    under them ("Press enter to confirm or esc to cancel", "enter continue ·
-   esc back").  Named by its words: Codex's approval dialog ("Would you like
-   to run the following command?") is ``permission``; the sign-in menu and
+   esc back", "enter to submit answer").  Named by its words: Codex's
+   approval dialog ("Would you like to run the following command?") is
+   ``permission``; request_user_input's "Question 1/1" (Plan mode) is a
+   ``question`` whose digits pick (and submit) an option; the sign-in menu and
    the folder-trust dialog are ``starting`` (never a question for you);
    anything else is a generic menu, which still waits for you.
 2. **The composer**: a ``› `` line with Codex's footer under it (the model
@@ -40,7 +42,10 @@ MAX_LINE = 2000
 OPTION = re.compile(r"^(?P<indent> {0,4})(?:(?P<cursor>[›>❯])\s*)?(?P<num>\d{1,2})\.\s+(?P<label>\S.*?)\s*$")
 OWN_KEY = re.compile(r"\s+\((?P<key>esc|enter|tab|[a-z0-9])\)$", re.I)
 # The dialog's own hints under its options.
-MENU_HINT = re.compile(r"press enter to (?:confirm|continue)|esc to cancel|enter continue|esc back|to navigate|enter to select", re.I)
+MENU_HINT = re.compile(r"press enter to (?:confirm|continue)|esc to cancel|enter continue|esc back|to navigate|enter to select|enter to submit", re.I)
+# request_user_input's dialog (Plan mode, 0.169): "Question 1/2 (2 unanswered)" above the question and its options.
+QUESTION_HEADER = re.compile(r"^\s*Questions? (?P<index>\d+)/(?P<count>\d+)\b")
+BESIDE = re.compile(r"\s{2,}\S")  # an option's description drawn beside its label
 COMPOSER = re.compile(r"^› (?P<text>.*)$")
 # The footer under the composer: "gpt-5.1-codex default · /work · title", "← for agents · ? for shortcuts".
 FOOTER = re.compile(r"^  \S.*(?: · |\? for shortcuts|esc to interrupt|to send|ctrl\+)")
@@ -168,6 +173,9 @@ def _option(lines: list[str], row: int, stop: int) -> Option:
     match = OPTION.match(lines[row])
     assert match is not None
     label = match.group("label")
+    beside = BESIDE.search(label)
+    if beside:
+        label = label[: beside.start()]
     if not OWN_KEY.search(label):
         wrapped: list[str] = []
         for k in range(row + 1, stop):
@@ -199,6 +207,9 @@ def _read_menu(lines: list[str], bottom: int, menu: _Menu) -> Observation:
     title_row = next((i for i in range(first - 1, top - 1, -1) if PERMISSION_TITLE.search(lines[i])), None)
     if title_row is not None:
         return _permission(lines, menu, title_row, found)
+    header = next((i for i in range(first - 1, max(top, first - 12) - 1, -1) if QUESTION_HEADER.match(lines[i])), None)
+    if header is not None:
+        return _ask_dialog(lines, menu, header, found)
     title_row = next((i for i in range(first - 1, top - 1, -1) if lines[i].strip()), first)
     title = lines[title_row].strip()
     prompt = Prompt(kind="menu", title=title, options=menu.options, fingerprint=_fingerprint("menu", title, *labels))
@@ -223,6 +234,24 @@ def _permission(lines: list[str], menu: _Menu, title_row: int, found: Evidence) 
         fingerprint=_fingerprint("permission", tool, detail, title, reason, *labels),
     )
     return Observation(AgentState.PERMISSION, prompt=prompt, evidence=(Evidence("permission-title", title_row, lines[title_row]), found), confidence=0.9)
+
+
+def _ask_dialog(lines: list[str], menu: _Menu, header: int, found: Evidence) -> Observation:
+    """request_user_input's question: its text between the "Question i/n" header and the options; digits pick."""
+    counted = QUESTION_HEADER.match(lines[header])
+    assert counted is not None
+    question = " ".join(lines[k].strip() for k in range(header + 1, menu.rows[0]) if lines[k].strip())
+    index, count = int(counted.group("index")), int(counted.group("count"))
+    prompt = Prompt(
+        kind="question",
+        title=question,
+        tool="request_user_input",
+        options=menu.options,
+        question_index=index,
+        question_count=count,
+        fingerprint=_fingerprint("question", question, str(index), *[o.label for o in menu.options]),
+    )
+    return Observation(AgentState.QUESTION, prompt=prompt, evidence=(Evidence("codex-question", header, lines[header]), found), confidence=0.9)
 
 
 def _command(lines: list[str], body: range) -> str:
