@@ -37,7 +37,7 @@ from typing import Protocol
 
 from ..detect.claude import strip_sgr
 from ..detect.families import CLAUDE
-from ..detect.family import Family
+from ..detect.family import Family, no_box
 from ..model import AgentState, Observation
 from ..shared.paths import runtime_dir
 from ..shared.safe_files import is_private_dir
@@ -333,6 +333,8 @@ async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Inte
     what = describe_answer(now, intent, strokes)
     if intent.kind is IntentKind.TEXT and now.state is AgentState.QUESTION:
         return await _type_answer(io, pane_id, now, strokes, command, what, timeout, family)
+    if intent.kind in (IntentKind.TEXT, IntentKind.NUDGE) and family.box_text is not no_box:
+        return await _type_line(io, pane_id, now, intent, strokes, command, what, timeout, family)
     for stroke in strokes:
         await io.send_keys(pane_id, *stroke.keys, literal=stroke.literal)
     return await _confirm(io, pane_id, now, intent, timeout, command, what, family)
@@ -377,7 +379,7 @@ async def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent
             text = intent.text.strip()
             if after.state is AgentState.WORKING or after.state is not before.state:
                 return Outcome(True, f"{what} submitted", after)
-            if _submitted(ansi, text):
+            if _submitted(ansi, text, family):
                 return Outcome(True, f"{what} submitted", after)
         else:  # interrupt: Claude stopped working
             if after.state is not AgentState.WORKING:
@@ -433,8 +435,39 @@ async def _until(io: PaneIO, pane_id: str, command: str, family: Family, seen: O
             raise ActionError(f"the question in {pane_id}: {failed}")
 
 
-def _submitted(ansi: str, text: str) -> bool:
-    """The text left the input box: the ❯ line no longer ends with it."""
+async def _type_line(io: PaneIO, pane_id: str, seen: Observation, intent: Intent, strokes: list[KeyStroke], command: str, what: str, timeout: float, family: Family) -> Outcome:
+    """A line at the input box of a family that says what its box holds: the text, then Enter once the box shows it.
+
+    Gemini CLI takes an Enter that follows the text within ~20 ms as part of
+    a paste (a newline in the box, nothing submitted); waiting until the box
+    shows the text is the proof the paste is over, not a guessed delay.
+    """
+    typed, enter = strokes
+    text = typed.keys[0]
+    await io.send_keys(pane_id, *typed.keys, literal=True)
+    deadline = time.monotonic() + STEP_TIMEOUT
+    while not _in_box(family.box_text(await io.capture(pane_id, ansi=True)), text):
+        if time.monotonic() > deadline:
+            raise ActionError(f"the text did not show in {family.label}'s input box in {pane_id}; Enter not sent (the text may be in the box: see the pane)")
+        await asyncio.sleep(0.05)
+    await io.send_keys(pane_id, *enter.keys)
+    return await _confirm(io, pane_id, seen, intent, timeout, command, what, family)
+
+
+def _flat(text: str) -> str:
+    return "".join(text.split())
+
+
+def _in_box(box: str | None, text: str) -> bool:
+    """The box holds the end of ``text`` (wrapping and indentation aside)."""
+    return box is not None and _flat(text)[-40:] in _flat(box)
+
+
+def _submitted(ansi: str, text: str, family: Family = CLAUDE) -> bool:
+    """The text left the input box: (Claude) the ❯ line no longer ends with it; (a family that reads its box) the box no longer holds it."""
+    if family.box_text is not no_box:
+        box = family.box_text(ansi)
+        return box is not None and not _in_box(box, text)
     lines = strip_sgr(ansi)
     boxes = [line for line in lines if line.startswith("❯")]
     return bool(boxes) and text[-20:] not in boxes[-1]

@@ -10,8 +10,9 @@ from ..shared.proctree import ProcessInfo, ProcessTable, find_first
 from .claude import FAMILY as CLAUDE
 from .codex import FAMILY as CODEX
 from .family import Family
+from .gemini import FAMILY as GEMINI
 
-FAMILIES: tuple[Family, ...] = (CLAUDE, CODEX)
+FAMILIES: tuple[Family, ...] = (CLAUDE, CODEX, GEMINI)
 BY_NAME: dict[str, Family] = {family.name: family for family in FAMILIES}
 
 

@@ -42,6 +42,11 @@ def _no_title(title: str) -> Observation | None:
     return None
 
 
+def no_box(ansi: str) -> str | None:
+    """A family that does not say what its input box holds (Claude's lines are submitted at once, as always)."""
+    return None
+
+
 @dataclass(frozen=True)
 class Family:
     """One kind of coding agent, as headspace finds, reads and answers it."""
@@ -58,3 +63,8 @@ class Family:
     # What the pane's title (``#{pane_title}``, in every listing at no cost)
     # says of the agent's state, for families that set it by state; None: nothing.
     title_observation: Callable[[str], Observation | None] = _no_title
+    # What the agent's input box holds now ("" empty, None: no box on screen,
+    # or the family cannot tell).  A typed line is sent, seen in the box, and
+    # only then submitted with Enter: an agent that reads a fast Enter as part
+    # of a paste (Gemini CLI, within ~20 ms) would put a newline in the box.
+    box_text: Callable[[str], str | None] = no_box

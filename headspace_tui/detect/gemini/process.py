@@ -1,0 +1,108 @@
+"""Which process is Gemini CLI, and which version its install is.
+
+Measured on 0.53.0 and 0.61.0 (npm installs): the ``gemini`` bin is a
+symlink to ``@google/gemini-cli/bundle/gemini.js`` with the shebang
+``#!/usr/bin/env node``, so typing ``gemini`` runs::
+
+    bash
+    └─ node /…/node_modules/.bin/gemini                      the launcher
+       └─ /usr/bin/node --max-old-space-size=N /…/.bin/gemini  the CLI itself
+
+The launcher always starts the CLI as a child (``GEMINI_CLI_NO_RELAUNCH``
+set in the child's environment stops it recursing; the memory flag only
+when half the machine's memory exceeds node's default heap), waits for it,
+and starts it again when it exits with 199 (after "Trust folder", a
+settings change, ``/restart``): the child's pid changes within one session,
+the launcher's does not.  So the **launcher** is the process that is the
+agent: it lives exactly as long as the session and is the pane's foreground
+process (``#{pane_current_command}`` is ``node``).
+
+Telling them apart from the process table alone: the child is spawned with
+``process.execPath``, an absolute path, as its ``argv[0]``; a launcher run
+from a shell (the bin's shebang through ``env``, or ``node gemini`` typed)
+has the bare ``node``.  A child never matches; with ``GEMINI_CLI_NO_RELAUNCH``
+there is only the one process, which matches.  (A launcher typed as
+``/usr/bin/node …/gemini`` looks like a child and is not recognised: its
+argv cannot be told from its child's.)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from ...shared.proctree import ProcessInfo
+from ...shared.safe_files import Unreadable, loads, read_regular
+
+PACKAGE = "@google/gemini-cli"
+PACKAGE_CAP = 64 << 10
+_JS_RUNTIME = re.compile(r"^(node|nodejs|bun)(\d[\w.-]*)?(\.exe)?$")
+_VERSION = re.compile(r"^\d+\.\d+\.\d+(?:-[\w.]+)?$")
+
+
+def _script(info: ProcessInfo) -> str | None:
+    """The script a JS runtime runs (the first argument that is not a runtime flag)."""
+    for arg in info.argv[1:]:
+        if not arg.startswith("-"):
+            return arg
+    return None
+
+
+def _is_gemini_script(path: str) -> bool:
+    """``…/.bin/gemini``, ``…/gemini-cli/bundle/gemini.js`` or ``…/gemini-cli/dist/index.js``."""
+    base = os.path.basename(path)
+    if base in ("gemini", "gemini.js"):
+        return True
+    return "gemini-cli" in path and base.endswith(".js")
+
+
+def recognise(info: ProcessInfo) -> bool:
+    """Is this the Gemini CLI launcher (the one process per session that is the agent)?"""
+    if not info.argv:
+        return False
+    if info.comm == "gemini" and info.argv0_name == "gemini":
+        # A single-executable build (the CLI's getSpawnConfig handles one: it
+        # relaunches its own absolute execPath); read from its source, not measured.
+        return not os.path.isabs(info.argv[0])
+    runtime = os.path.basename(info.argv[0])
+    if not (_JS_RUNTIME.match(runtime) or _JS_RUNTIME.match(info.comm)):
+        return False
+    script = _script(info)
+    if script is None or not _is_gemini_script(script):
+        return False
+    # The relaunched child: argv[0] is node's absolute execPath.
+    return not os.path.isabs(info.argv[0])
+
+
+def version_of(info: ProcessInfo, *, proc: str = "/proc") -> str | None:
+    """The version in the install's ``package.json`` (the bin's real path, up to three folders above it)."""
+    script = _script(info)
+    if script is None:
+        return None
+    if not os.path.isabs(script):
+        try:
+            script = os.path.join(os.readlink(f"{proc}/{info.pid}/cwd"), script)
+        except OSError:
+            return None
+    try:
+        real = Path(os.path.realpath(script))
+    except (OSError, ValueError):
+        return None
+    for folder in list(real.parents)[:3]:
+        version = _package_version(folder / "package.json")
+        if version:
+            return version
+    return None
+
+
+def _package_version(path: Path) -> str | None:
+    try:
+        data = loads(read_regular(path, PACKAGE_CAP, follow=True), what=str(path))
+    except (OSError, Unreadable):
+        return None
+    if isinstance(data, dict) and data.get("name") == PACKAGE:
+        version = data.get("version")
+        if isinstance(version, str) and _VERSION.match(version):
+            return version
+    return None

@@ -1,0 +1,298 @@
+"""The real Gemini CLI in a private tmux pane, against the scripted Gemini API.
+
+``find_gemini`` returns the pinned (or a named) version's ``gemini`` from the
+test cache (``$HEADSPACE_TEST_CACHE/gemini-<version>``), installing it with
+npm when asked to.  ``GeminiSession`` gives it a throwaway HOME whose
+``~/.gemini/settings.json`` (measured on 0.53.0 and 0.61.0):
+
+- picks the API-key sign-in (``security.auth.selectedType = "gemini-api-key"``)
+  with ``GEMINI_API_KEY`` set, so it starts at its prompt, no auth dialog;
+- turns folder trust off (``security.folderTrust.enabled = false``) so the
+  "Do you trust the files in this folder?" dialog stays away (``trust_dialog``
+  turns it on: the ``starting`` scenario);
+- turns off auto-update and its notification and usage statistics, and
+  telemetry, so nothing reaches the internet (only loopback connections were
+  seen with ``ss -tnp`` during a session);
+
+and points it at the scripted API with ``GOOGLE_GEMINI_BASE_URL`` (the
+``@google/genai`` SDK's base-URL override; every model call was logged
+arriving there).  ``COLORTERM=truecolor`` as a modern terminal sets it
+(without it the CLI prints a "True color (24-bit) support not detected"
+warning and draws its input box with blank lines instead of half blocks).
+
+The pane starts an interactive bash and ``gemini`` is typed there, so the
+process tree is a user's: bash → ``node .../.bin/gemini`` (the launcher) →
+``/usr/bin/node --max-old-space-size=N .../.bin/gemini`` (the CLI itself, which
+the launcher relaunches after a trust change).  ``close`` ends every process
+under the pane, by pid.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from headspace_tui.shared.proctree import read_process_table
+
+from .gemini_api import FakeGeminiAPI
+from .tmux import PaneInfo, PrivateTmux
+
+GEMINI_VERSION = "0.61.0"  # the version the live tests run (keep .ci/run in step)
+GEMINI_OLDER = "0.53.0"  # published 2026-07-30, two months before 0.61.0 (2026-09-25)
+GEMINI_RECORDED = (GEMINI_OLDER, GEMINI_VERSION)
+NPM_PACKAGE = "@google/gemini-cli"
+DUMMY_KEY = "headspace-test-gemini-key"
+
+SHELL_PROMPT = re.compile(r"tester@box:\S*[$#] ?$", re.M)
+# The empty input box's placeholder: the CLI is at its prompt, nothing typed.
+PLACEHOLDER = "Type your message"
+WORKING_HINT = re.compile(r"\(esc to cancel")
+MENU = re.compile(r"● 1\. ")
+
+
+class GeminiUnavailable(RuntimeError):
+    pass
+
+
+class ScreenTimeout(AssertionError):
+    """The screen never showed what a wait expected; carries the last screen."""
+
+
+def cache_dir(version: str = GEMINI_VERSION) -> Path:
+    base = os.environ.get("HEADSPACE_TEST_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "headspace-tests"
+    )
+    return Path(base) / f"gemini-{version}"
+
+
+def _installed_version(folder: Path) -> str | None:
+    try:
+        data = json.loads((folder / "node_modules" / "@google" / "gemini-cli" / "package.json").read_text())
+    except (OSError, ValueError):
+        return None
+    version = data.get("version") if isinstance(data, dict) else None
+    return version if isinstance(version, str) else None
+
+
+def find_gemini(*, install: bool = False, version: str = GEMINI_VERSION) -> str:
+    """The ``gemini`` of ``version`` in the test cache; npm-install it there first if ``install``."""
+    folder = cache_dir(version)
+    binary = folder / "node_modules" / ".bin" / "gemini"
+    if binary.exists() and _installed_version(folder) == version:
+        return str(binary)
+    if not install:
+        raise GeminiUnavailable(f"Gemini CLI {version} is not installed in {folder}")
+    npm = shutil.which("npm")
+    if npm is None:
+        raise GeminiUnavailable("npm is not installed, so Gemini CLI cannot be installed for the tests")
+    folder.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run(
+        [npm, "install", "--no-audit", "--no-fund", "--prefix", str(folder), f"{NPM_PACKAGE}@{version}"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if proc.returncode != 0 or _installed_version(folder) != version:
+        raise GeminiUnavailable(f"npm install {NPM_PACKAGE}@{version} failed: {proc.stderr.strip()[-400:]}")
+    return str(binary)
+
+
+def settings(*, trust_dialog: bool = False, signed_in: bool = True, extra: dict | None = None) -> dict:
+    """``~/.gemini/settings.json``: API-key sign-in (unless not ``signed_in``), nothing reaching the internet, folder trust as asked."""
+    base: dict = {
+        "security": {"auth": {"selectedType": "gemini-api-key"} if signed_in else {}, "folderTrust": {"enabled": trust_dialog}},
+        "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+    }
+    for key, value in (extra or {}).items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            base[key] = {**base[key], **value}
+        else:
+            base[key] = value
+    return base
+
+
+def gemini_env(home: Path, api_url: str, binary: str, *, key: bool = True) -> dict[str, str]:
+    """The whole environment of a test pane: nothing inherited but what is named here."""
+    (home / "tmp").mkdir(parents=True, exist_ok=True)
+    env = {
+        "HOME": str(home),
+        "PATH": f"{Path(binary).parent}:/usr/local/bin:/usr/bin:/bin",
+        "SHELL": "/bin/bash",
+        "TERM": "xterm-256color",
+        "COLORTERM": "truecolor",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "USER": "tester",
+        "PS1": r"tester@box:\W\$ ",
+        "GEMINI_API_KEY": DUMMY_KEY,
+        "GOOGLE_GEMINI_BASE_URL": api_url,
+        "TMPDIR": str(home / "tmp"),
+    }
+    if not key:
+        del env["GEMINI_API_KEY"]
+    return env
+
+
+@dataclass
+class GeminiSession:
+    tmux: PrivateTmux
+    api: FakeGeminiAPI
+    binary: str
+    root: Path
+    name: str = "gemini"
+    width: int = 120
+    height: int = 40
+    trust_dialog: bool = False
+    signed_in: bool = True  # False: no sign-in chosen and no key, so it opens its sign-in dialog
+    extra_settings: dict = field(default_factory=dict)
+    extra_args: list[str] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)  # written into the work dir first
+    pane_id: str = ""
+
+    @property
+    def home(self) -> Path:
+        return self.root / "home"
+
+    @property
+    def workdir(self) -> Path:
+        return self.root / "work"
+
+    def start_shell(self) -> None:
+        (self.home / ".gemini").mkdir(parents=True, exist_ok=True)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        config = settings(trust_dialog=self.trust_dialog, signed_in=self.signed_in, extra=self.extra_settings)
+        (self.home / ".gemini" / "settings.json").write_text(json.dumps(config, indent=2))
+        for rel, content in self.files.items():
+            (self.workdir / rel).parent.mkdir(parents=True, exist_ok=True)
+            (self.workdir / rel).write_text(content)
+        self.pane_id = self.tmux.new_session(
+            self.name,
+            width=self.width,
+            height=self.height,
+            cwd=str(self.workdir),
+            command=["bash", "--norc", "--noprofile", "-i"],
+            env=gemini_env(self.home, self.api.url, self.binary, key=self.signed_in),
+        )
+        self.wait_for(SHELL_PROMPT, timeout=15, what="the shell prompt")
+
+    def launch(self, *, wait_ready: bool = True) -> str:
+        """Type ``gemini`` at the shell prompt; by default wait for its empty input box."""
+        if not self.pane_id:
+            self.start_shell()
+        self.tmux.send_text(self.pane_id, " ".join(["gemini", *self.extra_args]))
+        self.tmux.send_keys(self.pane_id, "Enter")
+        if wait_ready:
+            return self.wait_ready()
+        return self.screen()
+
+    def wait_ready(self, timeout: float = 40) -> str:
+        return self.wait_for(PLACEHOLDER, timeout=timeout, what="Gemini's input box")
+
+    def close(self) -> None:
+        """Kill the session, then whatever of its pane's processes outlived it (by pid and start time)."""
+        if not self.pane_id:
+            return
+        ours = self.pane_processes()
+        self.tmux.kill_session(self.name)
+        self.pane_id = ""
+        left = read_process_table()
+        for pid, started in ours.items():
+            info = left.get(pid)
+            if info is not None and info.started == started:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+
+    def pane_processes(self) -> dict[int, str]:
+        """Every process under this session's pane: pid → start time."""
+        try:
+            root = int(self.tmux.run("display-message", "-p", "-t", self.pane_id, "#{pane_pid}", check=False).strip() or 0)
+        except ValueError:
+            return {}
+        table = read_process_table()
+        found: dict[int, str] = {}
+        todo = [root] if root > 0 else []
+        while todo:
+            pid = todo.pop()
+            info = table.get(pid)
+            if info is not None:
+                found[pid] = info.started
+                todo.extend(table.children_of(pid))
+        return found
+
+    # -- reading ----------------------------------------------------------
+    def screen(self) -> str:
+        return self.tmux.capture(self.pane_id)
+
+    def ansi(self) -> str:
+        return self.tmux.capture(self.pane_id, ansi=True)
+
+    def info(self) -> PaneInfo:
+        return self.tmux.pane(self.pane_id)
+
+    def wait_for(
+        self, expect: str | re.Pattern[str] | Callable[[str], bool], *, timeout: float = 30, what: str | None = None
+    ) -> str:
+        """Poll the screen until ``expect`` (a substring, regex or predicate) holds."""
+        if isinstance(expect, str):
+            check: Callable[[str], bool] = lambda s, needle=expect: needle in s  # noqa: E731
+        elif isinstance(expect, re.Pattern):
+            check = lambda s, rx=expect: rx.search(s) is not None  # noqa: E731
+        else:
+            check = expect
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if check(screen):
+                return screen
+            time.sleep(0.05)
+        raise ScreenTimeout(f"{self.name}: waited {timeout}s for {what or expect!r}; screen was:\n{screen}")
+
+    def wait_stable(self, *, quiet: float = 0.6, timeout: float = 10, strict: bool = True) -> str:
+        """Wait until the screen's text has not changed for ``quiet`` seconds (the spinner changes it while working)."""
+        deadline = time.monotonic() + timeout
+        last = self.screen()
+        since = time.monotonic()
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+            now = self.screen()
+            if now != last:
+                last, since = now, time.monotonic()
+            elif time.monotonic() - since >= quiet:
+                return now
+        if not strict:
+            return self.screen()
+        raise ScreenTimeout(f"{self.name}: the screen kept changing for {timeout}s:\n{self.screen()}")
+
+    # -- typing -----------------------------------------------------------
+    def press(self, *keys: str) -> None:
+        self.tmux.send_keys(self.pane_id, *keys)
+
+    def submit(self, text: str, *, timeout: float = 10) -> None:
+        """Type a prompt, wait until the box shows it, press Enter until the API hears it (or a dialog opens)."""
+        self.tmux.send_text(self.pane_id, text)
+        tail = text[-20:]
+        self.wait_for(lambda s: tail in s, timeout=timeout, what=f"the typed text {tail!r}")
+        before = len(self.api.requests)
+        for _ in range(3):
+            self.press("Enter")
+            deadline = time.monotonic() + 3
+            while time.monotonic() < deadline:
+                if len(self.api.requests) > before or MENU.search(self.screen()):
+                    return
+                if self.info().current_command == "bash":
+                    return  # it exited (/quit)
+                time.sleep(0.1)
+        raise ScreenTimeout(f"{self.name}: {text!r} was not sent after three Enters:\n{self.screen()}")
