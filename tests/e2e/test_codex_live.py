@@ -184,11 +184,6 @@ def test_y_in_the_table_approves_codexs_command_with_codexs_own_key(codex_binary
             session.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core: answering/keys.py sends Enter right after the typed text; Codex's paste-burst detection swallows an Enter within ~20 ms of typed "
-    "characters (measured on 0.169.0: 0 ms lost it 3 times of 3, 20 ms and more never), so a reply or a nudge stays in the composer",
-)
 def test_send_text_answers_codexs_question_and_the_reply_reaches_the_api(codex_binary, server, tmp_path: Path):
     with api.FakeResponsesAPI([api.text(QUESTION), api.text("Updated them.")]) as fake:
         session = CodexSession(server, fake, codex_binary, tmp_path / "codex", name="reply")
@@ -197,7 +192,9 @@ def test_send_text_answers_codexs_question_and_the_reply_reaches_the_api(codex_b
             session.submit("fix the flaky test")
             session.wait_for(lambda s: "leave them alone?" in s and "Worked for" in s, what="the question and the turn's end")
             assert _rows(server)["reply:0.0"]["state"] == "input"
-            headspace(server, "send", "reply:0.0", "--text", "update them too", "--timeout", "2", check=False)
-            fake.wait_for(lambda r: r.user_text() == "update them too", timeout=5)
+            sent = headspace(server, "send", "reply:0.0", "--text", "update them too")
+            assert "submitted" in sent.stdout, sent.stdout
+            fake.wait_for(lambda r: r.user_text() == "update them too", timeout=10)
+            session.wait_for("Updated them.", what="the reply to the answer")
         finally:
             session.close()

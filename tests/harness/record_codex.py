@@ -48,6 +48,7 @@ LONG_COMMAND = (
     "printf 'coverage for every package in the workspace\\n' > build/reports/coverage/README.txt && ls -la build/reports/coverage"
 )
 # Paragraphs: 0.144 shows streamed text a finished line at a time.
+DRAFT = "please also update the snapshot files of the parser tests and keep the old ones for the changelog"
 SLOW = "\n\n".join(["The tokenizer reads the input one rune at a time and groups runs of letters into identifiers."] * 12)
 WORKING = re.compile(r"esc to interrupt")
 RETRYING = re.compile(r"Reconnecting\.\.\. \d+/\d+")
@@ -136,6 +137,12 @@ def _plan_question(s: CodexSession) -> None:
     s.wait_for(re.compile(r"Question 1/1"), what="the question")
 
 
+def _draft(s: CodexSession) -> None:
+    s.launch()
+    s.tmux.send_text(s.pane_id, DRAFT)
+    s.wait_for(DRAFT.split()[-1] + "\n", what="the draft in the composer")
+
+
 def _exited(s: CodexSession) -> None:
     s.launch()
     s.tmux.send_text(s.pane_id, "/quit")
@@ -164,6 +171,7 @@ SCENARIOS = [
     Scenario("starting_signin", "starting", [], _signin, session={"provider": False}),
     Scenario("starting_trust", "starting", [], _trust, session={"trust": False, "git": True}),
     Scenario("idle_fresh", "idle", [], _ready, settle=False),
+    Scenario("idle_draft", "idle", [], _draft),
     Scenario("idle_after_reply", "idle", [api.text(REPLY)], _reply),
     Scenario("working_stalled", "working", [api.stall(seconds=120)], _stalled, settle=False),
     Scenario("working_streaming", "working", [api.text(SLOW, seconds=90)], _streaming, settle=False),

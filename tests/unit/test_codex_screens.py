@@ -15,6 +15,7 @@ import pytest
 
 from headspace_tui.detect.codex import FAMILY, classify, classify_capture, classify_pane
 from headspace_tui.detect.codex.process import is_command, recognise, version_of
+from headspace_tui.detect.codex.screen import box_text
 from headspace_tui.detect.codex.signals import output_observation, output_state, title_observation
 from headspace_tui.detect.families import CLAUDE, family_of_process, find_agent
 from headspace_tui.model import AgentState
@@ -103,6 +104,21 @@ def test_a_plan_mode_question_is_answered_by_digit_and_its_descriptions_are_not_
     assert [o.key for o in prompt.options] == ["1", "2", "3"]  # a digit picks and submits (measured: "2" sent SQLite to the API)
     assert (prompt.question_index, prompt.question_count) == (1, 1)
     assert prompt.options[0].selected and not prompt.free_text
+
+
+DRAFT = "please also update the snapshot files of the parser tests and keep the old ones for the changelog"
+
+
+@pytest.mark.parametrize("path", SCREENS, ids=_id)
+def test_the_composer_says_what_it_holds_its_dim_placeholder_is_empty_and_a_dialog_has_none(path):
+    meta, ansi = _load(path)
+    held = box_text(ansi)
+    if path.stem == "idle_draft":
+        assert held == DRAFT  # its wrapped rows joined
+    elif meta["expected"]["state"] in ("permission", "question", "starting", "exited"):
+        assert held is None
+    else:
+        assert held == ""  # "Ask Codex to do anything", "Find and fix a bug in @filename": a placeholder, not a draft
 
 
 def test_a_prompt_keeps_its_fingerprint_when_read_again_and_at_another_size_and_a_new_command_changes_it():

@@ -60,7 +60,7 @@ private tmux server, against a scripted Responses API:
 from ..family import Family
 from .pane import classify_pane
 from .process import is_command, recognise, version_of
-from .screen import classify, classify_capture
+from .screen import box_text, classify, classify_capture
 from .signals import output_observation, output_state, title_observation
 
 FAMILY = Family(
@@ -71,6 +71,7 @@ FAMILY = Family(
     is_command=is_command,
     version_of=version_of,
     title_observation=title_observation,
+    box_text=box_text,
 )
 
-__all__ = ["FAMILY", "classify", "classify_capture", "classify_pane", "output_observation", "output_state", "recognise", "title_observation", "version_of"]
+__all__ = ["FAMILY", "box_text", "classify", "classify_capture", "classify_pane", "output_observation", "output_state", "recognise", "title_observation", "version_of"]

@@ -37,6 +37,7 @@ from ...model import AgentState, Evidence, Observation, Option, Prompt
 from .process import is_command
 
 SGR = re.compile(r"\x1b\[[0-9;:]*m")
+DIM_SGR = re.compile(r"\x1b\[(?:[0-9;]*;)?2(?:;[0-9;]*)?m")
 MAX_LINE = 2000
 # An option row: the cursor in the margin, a number, a label; Codex shows its own key at the end: "(y)", "(esc)".
 OPTION = re.compile(r"^(?P<indent> {0,4})(?:(?P<cursor>[›>❯])\s*)?(?P<num>\d{1,2})\.\s+(?P<label>\S.*?)\s*$")
@@ -278,6 +279,47 @@ def _edited_file(lines: list[str], body: range) -> str:
 
 # ---------------------------------------------------------------------------
 # The composer: idle, working, input, error
+
+
+def box_text(ansi: str) -> str | None:
+    """What Codex's composer holds: "" when it shows its dim placeholder, the draft's rows joined, None with no composer on screen.
+
+    The placeholder ("Ask Codex to do anything" in 0.169, a rotating
+    suggestion such as "Find and fix a bug in @filename" in 0.144) is drawn
+    dim (SGR 2) right after the "› "; typed text is not.  A draft wraps onto
+    rows indented two columns under it, up to the blank row above the footer.
+    Codex takes an Enter that follows typed text within ~20 ms as part of a
+    paste (measured on 0.169.0): a typed line is submitted only once this
+    shows it.
+    """
+    lines = strip_sgr(ansi)
+    bottom = next((i for i in range(len(lines) - 1, -1, -1) if lines[i].strip()), -1)
+    if bottom < 0 or _find_menu(lines, bottom) is not None:
+        return None
+    row = _find_composer(lines, bottom)
+    if row is None:
+        return None
+    raw = ansi.split("\n")[row] if row < len(ansi.split("\n")) else ""
+    styles = _styles_before_text(raw[raw.find("›") + 1 :] if "›" in raw else "")
+    if DIM_SGR.search(styles):
+        return ""
+    parts = [COMPOSER.match(lines[row]).group("text").strip()]  # type: ignore[union-attr]
+    for k in range(row + 1, bottom + 1):
+        if not lines[k].strip() or not lines[k].startswith("  "):
+            break
+        parts.append(lines[k].strip())
+    return " ".join(p for p in parts if p)
+
+
+def _styles_before_text(raw: str) -> str:
+    """The escapes in force where the first visible character of ``raw`` is drawn."""
+    styles = []
+    for piece in re.split(r"(\x1b\[[0-9;:]*m)", raw):
+        if SGR.fullmatch(piece):
+            styles.append(piece)
+        elif piece.strip():
+            break
+    return "".join(styles)
 
 
 def _find_composer(lines: list[str], bottom: int) -> int | None:
