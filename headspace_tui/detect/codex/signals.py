@@ -9,14 +9,19 @@ Measured on 0.169.0 with a ``tmux -C`` client on the pane (``%output``):
   when a turn ends with a reply, ``error`` when it ends on an error it gave
   up on.  tmux does not draw it; control mode's ``%output`` carries it (with
   ESC as ``\\033`` and ``\\`` as ``\\134``), so it costs nothing to read.
-  0.144.0 writes none: its absence says nothing.
+  0.144.0 writes none: its absence says nothing.  A Plan-mode question
+  (``request_user_input``) reports nothing either: measured, ``working``
+  stays the last report for the whole time the question waits (the title
+  does say "Action Required"), so ``working`` here never rules out that you
+  are needed: the screen decides.
 * **The title** (``ESC ] 0 ; … BEL``, tmux's ``#{pane_title}``): the folder
   name (``work``), ``<thread title> | work`` once the thread is named, a
   braille spinner in front while a turn runs (``⠹ Scripted task | work``,
   redrawn about 10 times a second), and ``[ ! ] Action Required | …``
   blinking with ``[ . ] Action Required | …`` while an approval waits.
-  Both versions set it.  The title says a prompt waits but not which: the
-  screen reader gives the prompt; the title is only a hint.
+  Both versions set it, for approvals and Plan-mode questions alike.  The
+  title says a prompt waits but not which: the screen reader gives the
+  prompt; the title is only a hint.
 """
 
 from __future__ import annotations
