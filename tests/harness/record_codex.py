@@ -78,6 +78,14 @@ def _signin(s: CodexSession) -> None:
     s.wait_for("Sign in with ChatGPT", what="the sign-in menu")
 
 
+LOADING = re.compile(r"^  \? for shortcuts$", re.M)  # 0.169's first frames: the composer, no model line yet
+
+
+def _loading(s: CodexSession) -> None:
+    s.launch(wait_ready=False)
+    s.wait_for(LOADING, what="the composer before the model line", timeout=15)
+
+
 def _trust(s: CodexSession) -> None:
     s.launch(wait_ready=False)
     s.wait_for(re.compile(r"[Tt]rust (?:this folder|the files|the contents)|Trust and continue"), what="the trust dialog")
@@ -169,6 +177,7 @@ PERMISSION_OPTIONS = ["Yes, proceed", "Yes, and don't ask again for commands tha
 
 SCENARIOS = [
     Scenario("starting_signin", "starting", [], _signin, session={"provider": False}),
+    Scenario("starting_loading", "starting", [], _loading, settle=False, shows=LOADING, versions=("0.169.0",)),
     Scenario("starting_trust", "starting", [], _trust, session={"trust": False, "git": True}),
     Scenario("idle_fresh", "idle", [], _ready, settle=False),
     Scenario("idle_draft", "idle", [], _draft),
