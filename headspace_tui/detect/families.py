@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from ..shared.proctree import ProcessInfo, ProcessTable, find_first
 from .claude import FAMILY as CLAUDE
+from .codex import FAMILY as CODEX
 from .family import Family
 from .gemini import FAMILY as GEMINI
 from .opencode import FAMILY as OPENCODE
 
-FAMILIES: tuple[Family, ...] = (CLAUDE, GEMINI, OPENCODE)
+FAMILIES: tuple[Family, ...] = (CLAUDE, CODEX, GEMINI, OPENCODE)
 BY_NAME: dict[str, Family] = {family.name: family for family in FAMILIES}
 
 

@@ -1,0 +1,289 @@
+"""The real Codex CLI in a private tmux pane, with a throwaway ``CODEX_HOME``.
+
+``find_codex`` finds the pinned npm install in the test cache
+(``$HEADSPACE_TEST_CACHE/codex-<version>/node_modules/.bin/codex``),
+installing it there on first use.  ``CodexSession`` writes a
+``$CODEX_HOME/config.toml`` that points Codex at the scripted Responses API
+as a custom model provider and trusts the work dir, so Codex starts straight
+at its prompt; ``provider=False`` leaves the provider out (Codex opens its
+sign-in menu) and ``trust=False`` the trust entry.
+
+Codex starts a shared background server (``codex app-server
+--managed-daemon`` and its ``daemon pid-update-loop``) from
+``$CODEX_HOME/packages/``; it is re-parented to init and outlives the pane.
+``close`` ends it with the pane's own processes, by pid: every process whose
+executable lies under this session's ``CODEX_HOME``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from headspace_tui.shared.proctree import read_process_table
+
+from .codex_api import FakeResponsesAPI
+from .tmux import PaneInfo, PrivateTmux
+
+CODEX_VERSION = "0.169.0"  # the live tests' version (keep .ci/run in step)
+OLDER_VERSION = "0.144.0"  # the corpus's second version
+NPM_PACKAGE = "@openai/codex"
+API_KEY_ENV = "HEADSPACE_FAKE_OPENAI_KEY"
+SHELL_PROMPT = re.compile(r"tester@box:\S*[$#] ?$", re.M)
+# Codex's composer: "› " at the left edge, the footer's hints under it.
+READY = re.compile(r"^› .*\n\n  \S.* · \S", re.M)
+APPROVAL = re.compile(r"^› 1\. Yes, proceed", re.M)
+
+
+class CodexUnavailable(RuntimeError):
+    pass
+
+
+class ScreenTimeout(AssertionError):
+    """The screen never showed what a wait expected; carries the last screen."""
+
+
+def cache_dir(version: str = CODEX_VERSION) -> Path:
+    base = os.environ.get("HEADSPACE_TEST_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "headspace-tests")
+    return Path(base) / f"codex-{version}"
+
+
+def _version_of(binary: str) -> str | None:
+    try:
+        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30, env={"PATH": os.environ.get("PATH", ""), "HOME": "/nonexistent"})
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    words = out.stdout.split()
+    return words[-1] if out.returncode == 0 and words else None  # "codex-cli 0.169.0"
+
+
+def find_codex(*, install: bool = True, version: str = CODEX_VERSION) -> str:
+    """The ``codex`` launcher of ``version`` in the test cache; installed there with npm if missing."""
+    folder = cache_dir(version)
+    launcher = folder / "node_modules" / ".bin" / "codex"
+    if launcher.exists() and _version_of(str(launcher)) == version:
+        return str(launcher)
+    if not install:
+        raise CodexUnavailable(f"codex {version} not found in {folder}")
+    npm = shutil.which("npm")
+    if npm is None:
+        raise CodexUnavailable("npm is not installed, so Codex CLI cannot be installed for the tests")
+    folder.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run(
+        [npm, "install", "--no-audit", "--no-fund", "--prefix", str(folder), f"{NPM_PACKAGE}@{version}"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if proc.returncode != 0 or _version_of(str(launcher)) != version:
+        raise CodexUnavailable(f"npm install {NPM_PACKAGE}@{version} failed: {proc.stderr.strip()[-400:]}")
+    return str(launcher)
+
+
+def config_toml(api_url: str, workdir: Path, *, provider: bool = True, trust: bool = True, notify: list[str] | None = None, retries: int = 2) -> str:
+    """``$CODEX_HOME/config.toml``: the scripted API as the provider, commands need your approval."""
+    lines = [
+        'approval_policy = "on-request"',
+        'sandbox_mode = "read-only"',
+        "check_for_update_on_startup = false",
+    ]
+    if notify:
+        lines.append("notify = [" + ", ".join(_toml_str(a) for a in notify) + "]")
+    if provider:
+        lines += [
+            'model = "gpt-5.1-codex"',
+            'model_provider = "scripted"',
+            "",
+            "[model_providers.scripted]",
+            'name = "Scripted"',
+            f"base_url = {_toml_str(api_url)}",
+            'wire_api = "responses"',
+            f'env_key = "{API_KEY_ENV}"',
+            "request_max_retries = 0",  # retried silently; the stream's retries are what the screen shows
+            f"stream_max_retries = {retries}",
+        ]
+    if trust:
+        lines += ["", f"[projects.{_toml_str(str(workdir))}]", 'trust_level = "trusted"']
+    return "\n".join(lines) + "\n"
+
+
+def _toml_str(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+@dataclass
+class CodexSession:
+    tmux: PrivateTmux
+    api: FakeResponsesAPI
+    codex: str
+    root: Path
+    name: str = "codex"
+    width: int = 120
+    height: int = 40
+    inline: bool = False  # --no-alt-screen
+    provider: bool = True
+    trust: bool = True
+    notify: list[str] | None = None
+    retries: int = 2  # the provider's stream retries, each shown as "Reconnecting... n/N" (Codex's default is 5)
+    git: bool = False  # make the work dir a git repository (Codex asks to trust only those)
+    extra_args: list[str] = field(default_factory=list)
+    pane_id: str = ""
+
+    @property
+    def home(self) -> Path:
+        return self.root / "home"
+
+    @property
+    def codex_home(self) -> Path:
+        return self.home / ".codex-test"
+
+    @property
+    def workdir(self) -> Path:
+        return self.root / "work"
+
+    def env(self) -> dict[str, str]:
+        return {
+            "HOME": str(self.home),
+            "CODEX_HOME": str(self.codex_home),
+            "PATH": f"{Path(self.codex).parent}:/usr/local/bin:/usr/bin:/bin",
+            "SHELL": "/bin/bash",
+            "TERM": "xterm-256color",
+            "LANG": "C.UTF-8",
+            "LC_ALL": "C.UTF-8",
+            "USER": "tester",
+            "PS1": r"tester@box:\W\$ ",
+            API_KEY_ENV: "sk-headspace-test-0000",
+            "TMPDIR": str(self.home / "tmp"),
+        }
+
+    def start_shell(self) -> None:
+        for folder in (self.codex_home, self.workdir, self.home / "tmp"):
+            folder.mkdir(parents=True, exist_ok=True)
+        if self.git:
+            subprocess.run(["git", "init", "-q", str(self.workdir)], check=True, capture_output=True, timeout=30)
+        config = config_toml(self.api.url, self.workdir, provider=self.provider, trust=self.trust, notify=self.notify, retries=self.retries)
+        (self.codex_home / "config.toml").write_text(config)
+        self.pane_id = self.tmux.new_session(
+            self.name, width=self.width, height=self.height, cwd=str(self.workdir), command=["bash", "--norc", "--noprofile", "-i"], env=self.env()
+        )
+        self.wait_for(SHELL_PROMPT, timeout=15, what="the shell prompt")
+
+    @property
+    def command_line(self) -> str:
+        args = ["codex", *(["--no-alt-screen"] if self.inline else []), *self.extra_args]
+        return " ".join(shlex.quote(a) for a in args)
+
+    def launch(self, *, wait_ready: bool = True) -> str:
+        if not self.pane_id:
+            self.start_shell()
+        self.tmux.send_text(self.pane_id, self.command_line)
+        self.tmux.send_keys(self.pane_id, "Enter")
+        return self.wait_ready() if wait_ready else self.screen()
+
+    def wait_ready(self, timeout: float = 30) -> str:
+        return self.wait_for(READY, timeout=timeout, what="Codex's composer")
+
+    def close(self) -> None:
+        """Kill the session, then every process left under the pane or run from this CODEX_HOME (its daemon), by pid."""
+        ours = self._pane_processes() if self.pane_id else {}
+        ours.update(self.daemon_processes())
+        if self.pane_id:
+            self.tmux.kill_session(self.name)
+            self.pane_id = ""
+        left = read_process_table()
+        for pid, started in ours.items():
+            info = left.get(pid)
+            if info is not None and info.started == started:  # the same process, not a reused pid
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+
+    def daemon_processes(self) -> dict[int, str]:
+        """Processes started from this session's ``CODEX_HOME`` (the app-server daemon Codex installs there): pid → start time."""
+        prefix = str(self.codex_home) + "/"
+        return {info.pid: info.started for info in read_process_table().processes.values() if info.argv and info.argv[0].startswith(prefix)}
+
+    def _pane_processes(self) -> dict[int, str]:
+        try:
+            root = int(self.tmux.run("display-message", "-p", "-t", self.pane_id, "#{pane_pid}", check=False).strip() or 0)
+        except ValueError:
+            return {}
+        table = read_process_table()
+        found: dict[int, str] = {}
+        todo = [root] if root > 0 else []
+        while todo:
+            pid = todo.pop()
+            info = table.get(pid)
+            if info is not None:
+                found[pid] = info.started
+                todo.extend(table.children_of(pid))
+        return found
+
+    # -- reading ----------------------------------------------------------
+    def screen(self) -> str:
+        return self.tmux.capture(self.pane_id)
+
+    def ansi(self) -> str:
+        return self.tmux.capture(self.pane_id, ansi=True)
+
+    def info(self) -> PaneInfo:
+        return self.tmux.pane(self.pane_id)
+
+    def wait_for(self, expect: str | re.Pattern[str] | Callable[[str], bool], *, timeout: float = 30, what: str | None = None) -> str:
+        if isinstance(expect, str):
+            check: Callable[[str], bool] = lambda s, needle=expect: needle in s  # noqa: E731
+        elif isinstance(expect, re.Pattern):
+            check = lambda s, rx=expect: rx.search(s) is not None  # noqa: E731
+        else:
+            check = expect
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if check(screen):
+                return screen
+            time.sleep(0.05)
+        raise ScreenTimeout(f"{self.name}: waited {timeout}s for {what or expect!r}; screen was:\n{screen}")
+
+    def wait_stable(self, *, quiet: float = 0.6, timeout: float = 15, strict: bool = True) -> str:
+        deadline = time.monotonic() + timeout
+        last = self.screen()
+        since = time.monotonic()
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+            now = self.screen()
+            if now != last:
+                last, since = now, time.monotonic()
+            elif time.monotonic() - since >= quiet:
+                return now
+        if not strict:
+            return self.screen()
+        raise ScreenTimeout(f"{self.name}: the screen kept changing for {timeout}s:\n{self.screen()}")
+
+    # -- typing -----------------------------------------------------------
+    def press(self, *keys: str) -> None:
+        self.tmux.send_keys(self.pane_id, *keys)
+
+    def submit(self, text: str, *, timeout: float = 10) -> None:
+        """Type a prompt, wait until the composer shows it, then press Enter until Codex takes it."""
+        self.tmux.send_text(self.pane_id, text)
+        tail = text[-20:]
+        self.wait_for(lambda s: tail in s, timeout=timeout, what=f"the typed text {tail!r}")
+        before = len(self.api.requests)
+        for _ in range(3):
+            self.press("Enter")
+            deadline = time.monotonic() + 3
+            while time.monotonic() < deadline:
+                if len(self.api.requests) > before or APPROVAL.search(self.screen()):
+                    return
+                time.sleep(0.1)
+        raise ScreenTimeout(f"{self.name}: {text!r} was not sent after three Enters:\n{self.screen()}")

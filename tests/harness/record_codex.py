@@ -1,0 +1,346 @@
+"""Record Codex CLI's screens from the real binary against the scripted Responses API.
+
+    python -m tests.harness.record_codex                   # the pinned version
+    python -m tests.harness.record_codex --version 0.144.0
+    python -m tests.harness.record_codex --only permission_touch --sizes 80x24
+
+Writes ``snapshots/panes/codex-<version>/<renderer>/<W>x<H>/<scenario>.{ansi,txt,json}``
+in the format of Claude's corpus (``record.py``), with ``"agent": "codex"``.
+The renderer is the one Codex draws with: 0.169.0 takes the alternate screen
+by default ("alt") and draws inline with ``--no-alt-screen``; 0.144.0 draws
+inline in tmux by default (and is recorded so only).
+
+A label is what the screen shows a person: every recorded ``.txt`` was looked
+at before its expected state was trusted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import codex_api as api
+from .codex_agent import APPROVAL, CODEX_VERSION, SHELL_PROMPT, CodexSession, find_codex
+from .record import plain_text
+from .tmux import PrivateTmux
+
+REPO = Path(__file__).resolve().parents[2]
+PANES = REPO / "snapshots" / "panes"
+SIZES = ((80, 24), (120, 40))
+# version -> the renderers recorded (the first is the version's default in tmux)
+RENDERERS: dict[str, tuple[str, ...]] = {"0.144.0": ("inline",), "0.169.0": ("alt", "inline")}
+
+QUESTION = "I found two ways to fix the flaky test. Should I also update the snapshot files, or leave them alone?"
+REPLY = "Hello from the scripted API. The parser reads tokens and builds a tree."
+LONG_COMMAND = (
+    "touch marker.txt && mkdir -p build/reports/coverage/html && "
+    "printf 'coverage for every package in the workspace\\n' > build/reports/coverage/README.txt && ls -la build/reports/coverage"
+)
+# Paragraphs: 0.144 shows streamed text a finished line at a time.
+DRAFT = "please also update the snapshot files of the parser tests and keep the old ones for the changelog"
+SLOW = "\n\n".join(["The tokenizer reads the input one rune at a time and groups runs of letters into identifiers."] * 12)
+WORKING = re.compile(r"esc to interrupt")
+RETRYING = re.compile(r"Reconnecting\.\.\. \d+/\d+")
+ERROR_MARK = re.compile(r"^■ ", re.M)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    state: str
+    script: list[api.Step]
+    drive: Callable[[CodexSession], None]
+    expected: dict[str, Any] = field(default_factory=dict)
+    session: dict[str, Any] = field(default_factory=dict)
+    settle: bool = True  # wait for the text to stop changing before the capture
+    versions: tuple[str, ...] = ()  # recorded only on these (empty: every version)
+    # What the captured screen must still show (a retry notice comes and goes): else the screen is taken again.
+    shows: re.Pattern[str] | None = None
+
+
+def _ready(s: CodexSession) -> None:
+    s.launch()
+
+
+def _signin(s: CodexSession) -> None:
+    s.launch(wait_ready=False)
+    s.wait_for("Sign in with ChatGPT", what="the sign-in menu")
+
+
+LOADING = re.compile(r"^  \? for shortcuts$", re.M)  # 0.169's first frames: the composer, no model line yet
+
+
+def _loading(s: CodexSession) -> None:
+    s.launch(wait_ready=False)
+    s.wait_for(LOADING, what="the composer before the model line", timeout=15)
+
+
+def _trust(s: CodexSession) -> None:
+    s.launch(wait_ready=False)
+    s.wait_for(re.compile(r"[Tt]rust (?:this folder|the files|the contents)|Trust and continue"), what="the trust dialog")
+
+
+def _reply(s: CodexSession) -> None:
+    s.launch()
+    s.submit("say hello")
+    s.wait_for("builds a tree.", what="the reply")
+    s.api.wait_for(lambda r: True)
+    s.wait_for(lambda screen: not WORKING.search(screen), what="the turn's end")
+
+
+def _question(s: CodexSession) -> None:
+    s.launch()
+    s.submit("fix the flaky test")
+    s.wait_for("leave them alone?", what="the question")
+    s.wait_for(lambda screen: not WORKING.search(screen), what="the turn's end")
+
+
+def _stalled(s: CodexSession) -> None:
+    s.launch()
+    s.submit("explain the parser")
+    s.wait_for(WORKING, what="the working status")
+
+
+def _streaming(s: CodexSession) -> None:
+    s.launch()
+    s.submit("explain the parser slowly")
+    s.wait_for("one rune at a time", what="the streaming reply", timeout=40)
+
+
+def _approval(s: CodexSession) -> None:
+    s.launch()
+    s.submit("create the marker file")
+    s.wait_for(APPROVAL, what="the approval dialog")
+
+
+def _error(s: CodexSession) -> None:
+    s.launch()
+    s.submit("break the build")
+    s.wait_for(ERROR_MARK, what="the error")
+    s.wait_for(lambda screen: not WORKING.search(screen), what="the turn's end")
+
+
+def _retrying(s: CodexSession) -> None:
+    s.launch()
+    s.submit("break the build")
+    s.wait_for(RETRYING, what="a retry notice", timeout=40)
+
+
+def _plan_question(s: CodexSession) -> None:
+    s.launch()
+    s.press("BTab")  # to Plan mode, where Codex offers request_user_input
+    s.wait_for("Plan mode", what="Plan mode in the footer")
+    s.submit("pick a database")
+    s.wait_for(re.compile(r"Question 1/1"), what="the question")
+
+
+def _draft(s: CodexSession) -> None:
+    s.launch()
+    s.tmux.send_text(s.pane_id, DRAFT)
+    s.wait_for(DRAFT.split()[-1] + "\n", what="the draft in the composer")
+
+
+def _exited(s: CodexSession) -> None:
+    s.launch()
+    s.tmux.send_text(s.pane_id, "/quit")
+    s.wait_for("/quit", what="the typed command")
+    s.wait_stable(quiet=0.5, timeout=5, strict=False)
+    s.press("Enter")
+    s.wait_for(lambda screen: SHELL_PROMPT.search(screen.rstrip()) is not None, what="the shell prompt")
+
+
+DATABASE = {
+    "questions": [
+        {
+            "id": "database",
+            "header": "Database",
+            "question": "Which database should we use?",
+            "options": [
+                {"label": "Postgres (Recommended)", "description": "A server with every feature"},
+                {"label": "SQLite", "description": "One file, no server"},
+            ],
+        }
+    ]
+}
+PERMISSION_OPTIONS = ["Yes, proceed", "Yes, and don't ask again for commands that start with `touch x`", "No, and tell Codex what to do differently"]
+
+SCENARIOS = [
+    Scenario("starting_signin", "starting", [], _signin, session={"provider": False}),
+    Scenario("starting_loading", "starting", [], _loading, settle=False, shows=LOADING, versions=("0.169.0",)),
+    Scenario("starting_trust", "starting", [], _trust, session={"trust": False, "git": True}),
+    Scenario("idle_fresh", "idle", [], _ready, settle=False),
+    Scenario("idle_draft", "idle", [], _draft),
+    Scenario("idle_after_reply", "idle", [api.text(REPLY)], _reply),
+    Scenario("working_stalled", "working", [api.stall(seconds=120)], _stalled, settle=False),
+    Scenario("working_streaming", "working", [api.text(SLOW, seconds=90)], _streaming, settle=False),
+    Scenario(
+        "permission_touch",
+        "permission",
+        [api.command("touch x", justification="Do you want me to create the marker file x?")],
+        _approval,
+        expected={"tool": "exec_command", "detail": "touch x", "options": PERMISSION_OPTIONS},
+    ),
+    Scenario(
+        "permission_long_command",
+        "permission",
+        [api.command(LONG_COMMAND, justification="Do you want me to write the coverage report?")],
+        _approval,
+        expected={"tool": "exec_command", "detail": LONG_COMMAND},
+    ),
+    Scenario("input_question", "input", [api.text(QUESTION)], _question, expected={"question": QUESTION}),
+    Scenario(
+        "question_plan_mode",
+        "question",
+        [api.Step("call", name="request_user_input", arguments=DATABASE)],
+        _plan_question,
+        expected={"tool": "request_user_input", "question": "Which database should we use?", "options": ["Postgres (Recommended)", "SQLite", "None of the above"]},
+        versions=("0.169.0",),  # 0.144.0 has no Plan mode on shift+tab: request_user_input is refused there
+    ),
+    Scenario("error_rejected_400", "error", [api.fail(400, "The scripted request was rejected.", times=None)], _error),
+    Scenario(
+        "working_retrying_500",
+        "working",
+        [api.fail(500, "Internal error (scripted).", times=None)],
+        _retrying,
+        expected={"retrying": True},
+        session={"retries": 8},
+        settle=False,
+        shows=RETRYING,
+    ),
+    Scenario("exited_shell_back", "exited", [], _exited),
+]
+BY_NAME = {sc.name: sc for sc in SCENARIOS}
+
+
+def corpus_dir(version: str) -> Path:
+    return PANES / f"codex-{version}"
+
+
+@dataclass(frozen=True)
+class Job:
+    scenario: Scenario
+    width: int
+    height: int
+    renderer: str
+    version: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.renderer}/{self.width}x{self.height}/{self.scenario.name}"
+
+
+def record_one(job: Job, codex: str, out: Path) -> dict:
+    root = Path(tempfile.mkdtemp(prefix="hs-cxrec-"))
+    tmux = PrivateTmux({"PATH": "/usr/bin:/bin", "HOME": str(root), "LANG": "C.UTF-8"})
+    with api.FakeResponsesAPI(job.scenario.script) as fake:
+        session = CodexSession(
+            tmux, fake, codex, root, width=job.width, height=job.height, inline=job.renderer == "inline" and job.version == "0.169.0", **job.scenario.session
+        )
+        try:
+            job.scenario.drive(session)
+            if job.scenario.settle:
+                session.wait_stable(quiet=0.8, timeout=4, strict=False)
+            ansi = session.ansi()
+            info = session.info()
+            if job.scenario.shows is not None:
+                for _ in range(50):
+                    if job.scenario.shows.search(plain_text(ansi)):
+                        break
+                    time.sleep(0.1)
+                    ansi, info = session.ansi(), session.info()
+                else:
+                    raise AssertionError(f"{job.label}: the screen no longer shows {job.scenario.shows.pattern!r}")
+        finally:
+            session.close()
+            tmux.close()
+            shutil.rmtree(root, ignore_errors=True)
+    if job.scenario.state != "exited" and info.alternate_on != (job.renderer == "alt"):
+        raise AssertionError(f"{job.label}: recorded as {job.renderer} but alternate_on={info.alternate_on}")
+    meta = {
+        "agent": "codex",
+        "version": job.version,
+        "scenario": job.scenario.name,
+        "renderer": job.renderer,
+        "width": info.width,
+        "height": info.height,
+        "cursor": {"x": info.cursor_x, "y": info.cursor_y},
+        "alternate_on": info.alternate_on,
+        "pane_title": info.title,
+        "pane_command": info.current_command,
+        "expected": {"state": job.scenario.state, **job.scenario.expected},
+    }
+    folder = out / job.renderer / f"{job.width}x{job.height}"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{job.scenario.name}.ansi").write_text(ansi)
+    (folder / f"{job.scenario.name}.txt").write_text(plain_text(ansi))
+    (folder / f"{job.scenario.name}.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
+    return meta
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    match = re.fullmatch(r"(\d+)x(\d+)", text)
+    if not match:
+        raise argparse.ArgumentTypeError(f"size must look like 120x40, not {text!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.harness.record_codex", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", nargs="+", metavar="SCENARIO", choices=sorted(BY_NAME))
+    parser.add_argument("--sizes", nargs="+", type=parse_size, metavar="WxH")
+    parser.add_argument("--version", default=CODEX_VERSION)
+    parser.add_argument("--renderers", nargs="+", choices=("alt", "inline"))
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--tries", type=int, default=2)
+    args = parser.parse_args(argv)
+    version = args.version
+    has = RENDERERS.get(version, ("alt",))
+    chosen = [r for r in (args.renderers or has) if r in has]
+    codex = find_codex(version=version)
+    out = corpus_dir(version)
+    scenarios = [sc for sc in ([BY_NAME[n] for n in args.only] if args.only else SCENARIOS) if not sc.versions or version in sc.versions]
+    jobs = [Job(sc, w, h, r, version) for sc in scenarios for (w, h) in (args.sizes or SIZES) for r in chosen]
+    print(f"recording {len(jobs)} screens of Codex {version} ({codex}) into {out}", flush=True)
+    failures: list[str] = []
+    started = time.monotonic()
+
+    def attempt(job: Job) -> dict:
+        for n in range(args.tries):
+            try:
+                return record_one(job, codex, out)
+            except Exception:
+                if n == args.tries - 1:
+                    raise
+                print(f"retrying {job.label}:\n{traceback.format_exc(limit=1)}", file=sys.stderr, flush=True)
+        raise AssertionError("unreachable")
+
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = {pool.submit(attempt, job): job for job in jobs}
+        for future in as_completed(futures):
+            job = futures[future]
+            try:
+                future.result()
+                print(f"ok   {job.label}", flush=True)
+            except Exception as exc:  # noqa: BLE001 - one failed screen is reported; the others go on
+                failures.append(job.label)
+                print(f"FAIL {job.label}: {exc}", file=sys.stderr, flush=True)
+    print(f"{len(jobs) - len(failures)}/{len(jobs)} screens in {time.monotonic() - started:.0f}s", flush=True)
+    if failures:
+        print("failed: " + ", ".join(sorted(failures)), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
