@@ -73,3 +73,9 @@ class Family:
     # needs a second, separate one (two in one send-keys do nothing).
     interrupt_keys: tuple[str, ...] = ("Escape",)
     key_gap: float = 0.0
+    # The screen read together with the pane's title, for a family whose
+    # screen alone cannot tell some states apart (Codex 0.144 shows a reply
+    # still streaming exactly as a finished one; only its title's spinner
+    # differs).  ``(ansi, *, title, command, version) -> Observation``; None:
+    # the screen alone.  The monitor then asks tmux for the title at each read.
+    with_title: Callable[..., Observation] | None = None

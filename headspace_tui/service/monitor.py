@@ -367,9 +367,13 @@ class Monitor:
         watch = self.panes.get(pane_id)
         if watch is None:
             return None
+        title: str | None = None
         try:
             if client is not None and not client.closed:
                 ansi = await client.capture(pane_id)
+                if watch.family is not None and watch.family.with_title is not None:
+                    # Its screen alone cannot tell every state: the title as it is now, not as last listed.
+                    title = "\n".join(await client.command("display-message", "-p", "-t", pane_id, "#{pane_title}"))
             else:
                 ansi = await asyncio.to_thread(self.server.capture, pane_id, True)  # a forked capture-pane, off the loop
         except (TimeoutError, TmuxCommandError, TmuxUnavailable, ControlError):
@@ -389,7 +393,7 @@ class Monitor:
         now = self.clock()
         fuser = watch.fuser
         process = self.facts.process(claude_pid)
-        screen = screen_observation(watch.record, claude_pid, ansi, process.version if process else (watch.version or None), watch.family)
+        screen = screen_observation(watch.record, claude_pid, ansi, process.version if process else (watch.version or None), watch.family, title)
         status, asked = self.facts.status(claude_pid), self.facts.asked_status(claude_pid)
         if status is not None:
             fuser.observe(status_observation(status), now, at=status.updated_at or now)

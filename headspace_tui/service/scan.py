@@ -37,7 +37,9 @@ class PaneView:
     version: str = ""  # the agent's version, for a family other than Claude (Claude's: ``process``)
 
 
-def screen_observation(record: PaneRecord, claude_pid: int | None, ansi: str, version: str | None = None, family: Family | None = None) -> Observation:
+def screen_observation(
+    record: PaneRecord, claude_pid: int | None, ansi: str, version: str | None = None, family: Family | None = None, title: str | None = None
+) -> Observation:
     """What one capture of a pane says, given whether an agent runs in it (its family, its version).
 
     A dead pane is exited with the status tmux knows.  Otherwise the process
@@ -45,6 +47,8 @@ def screen_observation(record: PaneRecord, claude_pid: int | None, ansi: str, ve
     ``#{pane_current_command}`` names the shell when it was started via
     ``sh -c``.  A pane whose agent has gone is read by the reader of the
     family that ran there (default Claude's), which knows its shell is back.
+    A family that reads its title too is given ``title`` (default the
+    listing's ``#{pane_title}``).
     """
     if record.dead:
         return Observation(
@@ -54,7 +58,10 @@ def screen_observation(record: PaneRecord, claude_pid: int | None, ansi: str, ve
             confidence=1.0,
         )
     reader = family or CLAUDE
-    return reader.classify(ansi, command=reader.name if claude_pid else record.current_command, version=version)
+    command = reader.name if claude_pid else record.current_command
+    if reader.with_title is not None:
+        return reader.with_title(ansi, title=record.title if title is None else title, command=command, version=version)
+    return reader.classify(ansi, command=command, version=version)
 
 
 def observe_pane(

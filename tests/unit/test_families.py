@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from dataclasses import replace as _replace
+from pathlib import Path
 
 import pytest
 
@@ -11,7 +14,9 @@ from headspace_tui.answering.keys import ActionError, KeyStroke, answer_key, pla
 from headspace_tui.answering.policy import Intent, IntentKind
 from headspace_tui.detect.families import BY_NAME, CLAUDE, FAMILIES, UnknownFamily, family_named, find_agent
 from headspace_tui.model import AgentState, Observation, Option, Prompt
+from headspace_tui.service.scan import screen_observation
 from headspace_tui.shared.proctree import ProcessInfo, ProcessTable
+from headspace_tui.tmux.server import PaneRecord
 
 
 def test_every_family_is_registered_once_under_its_own_name():
@@ -80,3 +85,15 @@ def test_a_family_that_needs_two_presses_to_interrupt_gets_both():
     working = Observation(AgentState.WORKING)
     assert plan_keys(working, Intent(IntentKind.INTERRUPT)) == [KeyStroke(("Escape",))]
     assert plan_keys(working, Intent(IntentKind.INTERRUPT), family_named("opencode")) == [KeyStroke(("Escape",)), KeyStroke(("Escape",))]
+
+
+def test_a_family_that_reads_its_title_gets_it_where_the_monitor_and_status_read_a_pane():
+    """Codex 0.144 draws a reply still streaming exactly as a finished one: only the title's spinner says working."""
+    base = Path(__file__).resolve().parents[2] / "snapshots" / "panes" / "codex-0.144.0" / "inline" / "80x24" / "working_streaming"
+    meta = json.loads(base.with_suffix(".json").read_text())
+    ansi = base.with_suffix(".ansi").read_text()
+    record = PaneRecord("%1", "$1", "s", 0, 0, "s:0.0", 10, meta["pane_command"], "/w", 80, 24, False, False, meta["pane_title"], False, None)
+    codex = family_named("codex")
+    assert screen_observation(record, 11, ansi, "0.144.0", codex).state is AgentState.WORKING  # the listing's title
+    assert screen_observation(_replace(record, title="work"), 11, ansi, "0.144.0", codex, meta["pane_title"]).state is AgentState.WORKING  # the title read now wins
+    assert screen_observation(record, 11, ansi, "0.144.0", codex, "work").state is not AgentState.WORKING  # the screen alone cannot tell

@@ -86,6 +86,7 @@ FAMILY = Family(
     version_of=version_of,
     title_observation=title_observation,
     box_text=box_text,
+    with_title=classify_pane,
 )
 
 __all__ = ["FAMILY", "box_text", "classify", "classify_capture", "classify_pane", "output_observation", "output_state", "recognise", "title_observation", "version_of"]
