@@ -399,59 +399,56 @@ def cmd_send(args: argparse.Namespace) -> int:
         return _send_remote(args, config, host_name)
     server = _server(args)
     record = resolve_target(server, args.target)
-    return asyncio.run(_send_to(args, config, server, record))
+    return asyncio.run(_send_to(args, config, server, record, local_family(record)))
 
 
 def _send_remote(args: argparse.Namespace, config, host_name: str) -> int:
     """``send --host NAME``: the same guarded send, to that host's pane, through its ssh link."""
     import asyncio
 
-    from ..remote.ssh import SshLink, SshTmuxServer
+    from ..detect.families import CLAUDE, find_agent
+    from ..remote.host import RemoteHost
     from ..shared.config import host_from_destination
     from ..tmux.server import TmuxUnavailable
 
     spec = next((h for h in config.hosts if h.name == host_name), None) or host_from_destination(host_name)
-    link = SshLink(spec)
-    server = SshTmuxServer(link)
+    host = RemoteHost(spec)
+    server = host.server
     target = PaneAddress.parse(args.target).pane if args.target.startswith("%") else args.target
 
     async def over_the_link() -> int:
         try:
-            await link.connect()
+            # The probe too: the host's process table says which agent runs in the pane.
+            _, table = await host.snapshot()
         except TmuxUnavailable as exc:
             raise UserError(f"{spec.name}: {exc}") from None
+        # The server's calls block on the link, whose master lives on this loop: each runs in a thread.
+        address = server.address(target) if target.startswith("%") else target
+        record = await asyncio.to_thread(resolve_target, server, address)
+        found = find_agent(record.pid, table)
+        return await _send_to(args, config, server, record, found[1] if found is not None else CLAUDE)
+
+    async def then_close() -> int:
         try:
-            # The server's calls block on the link, whose master lives on this loop: each runs in a thread.
-            address = server.address(target) if target.startswith("%") else target
-            record = await asyncio.to_thread(resolve_target, server, address)
-            return await _send_to(args, config, server, record, remote=True)
+            return await over_the_link()
         finally:
-            await link.close()
+            await host.close()
 
-    try:
-        return asyncio.run(over_the_link())
-    finally:
-        link.remove_folder()
+    return asyncio.run(then_close())
 
 
-def pane_family(record, ansi: str, *, remote: bool):
-    """Which agent family runs in the pane: its process tree here; over SSH (no process table
-    in a one-shot send), the family whose process name the pane shows and whose reader
-    knows the screen (Claude's when none does: its guard then refuses, saying why)."""
-    from ..detect.families import CLAUDE, FAMILIES, find_agent
-    from ..model import AgentState
+def local_family(record):
+    """Which agent family runs in the pane, from this machine's process tree (Claude's when none:
+    its guard then refuses, saying Claude is not running there)."""
+    from ..detect.families import CLAUDE, find_agent
     from ..shared.proctree import read_process_table
 
-    if not remote:
-        found = find_agent(record.pid, read_process_table())
-        return found[1] if found is not None else CLAUDE
-    for family in FAMILIES:
-        if family.is_command(record.current_command) and family.classify(ansi, command=family.name).state not in (AgentState.UNKNOWN, AgentState.EXITED):
-            return family
-    return CLAUDE
+    found = find_agent(record.pid, read_process_table())
+    return found[1] if found is not None else CLAUDE
 
 
-async def _send_to(args: argparse.Namespace, config, server, record, *, remote: bool = False) -> int:
+async def _send_to(args: argparse.Namespace, config, server, record, family) -> int:
+    """The guarded send to ``record``'s pane, whose agent is of ``family``."""
     from ..answering.keys import ActionError, ThreadedPaneIO, read_pane, send_guarded
     from ..answering.policy import Intent, IntentKind
     from ..tmux.server import TmuxCommandError
@@ -473,7 +470,6 @@ async def _send_to(args: argparse.Namespace, config, server, record, *, remote: 
         # From the command line, "what the user saw" is the prompt as it is
         # now, unless --expect names the one they saw; the guard still re-reads
         # it right before sending, and the answer says exactly what it answered.
-        family = pane_family(record, await io.capture(record.pane_id, ansi=True), remote=remote)
         seen, _ = await read_pane(io, record.pane_id, family)
         if args.expect is not None:
             shown = seen.prompt.fingerprint if seen.prompt else ""
