@@ -21,23 +21,21 @@ import os
 import re
 import shlex
 import shutil
-import signal
 import subprocess
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 from headspace_tui.shared.proctree import read_process_table
 
 from .codex_api import FakeResponsesAPI
-from .tmux import PaneInfo, PrivateTmux
+from .pane_session import PaneSession
+from .tmux import PrivateTmux
 
 CODEX_VERSION = "0.169.0"  # the live tests' version (keep .ci/run in step)
 OLDER_VERSION = "0.144.0"  # the corpus's second version
 NPM_PACKAGE = "@openai/codex"
 API_KEY_ENV = "HEADSPACE_FAKE_OPENAI_KEY"
-SHELL_PROMPT = re.compile(r"tester@box:\S*[$#] ?$", re.M)
 # Codex's composer: "› " at the left edge, the footer's hints under it.
 READY = re.compile(r"^› .*\n\n  \S.* · \S", re.M)
 APPROVAL = re.compile(r"^› 1\. Yes, proceed", re.M)
@@ -45,10 +43,6 @@ APPROVAL = re.compile(r"^› 1\. Yes, proceed", re.M)
 
 class CodexUnavailable(RuntimeError):
     pass
-
-
-class ScreenTimeout(AssertionError):
-    """The screen never showed what a wait expected; carries the last screen."""
 
 
 def cache_dir(version: str = CODEX_VERSION) -> Path:
@@ -120,7 +114,7 @@ def _toml_str(value: str) -> str:
 
 
 @dataclass
-class CodexSession:
+class CodexSession(PaneSession):
     tmux: PrivateTmux
     api: FakeResponsesAPI
     codex: str
@@ -136,6 +130,7 @@ class CodexSession:
     git: bool = False  # make the work dir a git repository (Codex asks to trust only those)
     extra_args: list[str] = field(default_factory=list)
     pane_id: str = ""
+    stable_timeout: ClassVar[float] = 15
 
     @property
     def home(self) -> Path:
@@ -171,10 +166,7 @@ class CodexSession:
             subprocess.run(["git", "init", "-q", str(self.workdir)], check=True, capture_output=True, timeout=30)
         config = config_toml(self.api.url, self.workdir, provider=self.provider, trust=self.trust, notify=self.notify, retries=self.retries)
         (self.codex_home / "config.toml").write_text(config)
-        self.pane_id = self.tmux.new_session(
-            self.name, width=self.width, height=self.height, cwd=str(self.workdir), command=["bash", "--norc", "--noprofile", "-i"], env=self.env()
-        )
-        self.wait_for(SHELL_PROMPT, timeout=15, what="the shell prompt")
+        self.open_shell(width=self.width, height=self.height, cwd=str(self.workdir), env=self.env())
 
     @property
     def command_line(self) -> str:
@@ -184,106 +176,23 @@ class CodexSession:
     def launch(self, *, wait_ready: bool = True) -> str:
         if not self.pane_id:
             self.start_shell()
-        self.tmux.send_text(self.pane_id, self.command_line)
-        self.tmux.send_keys(self.pane_id, "Enter")
+        self.run_in_shell(self.command_line)
         return self.wait_ready() if wait_ready else self.screen()
 
     def wait_ready(self, timeout: float = 30) -> str:
         return self.wait_for(READY, timeout=timeout, what="Codex's composer")
 
-    def close(self) -> None:
-        """Kill the session, then every process left under the pane or run from this CODEX_HOME (its daemon), by pid."""
-        ours = self._pane_processes() if self.pane_id else {}
-        ours.update(self.daemon_processes())
-        if self.pane_id:
-            self.tmux.kill_session(self.name)
-            self.pane_id = ""
-        left = read_process_table()
-        for pid, started in ours.items():
-            info = left.get(pid)
-            if info is not None and info.started == started:  # the same process, not a reused pid
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
+    def leftover_processes(self) -> dict[int, str]:
+        return self.daemon_processes()
 
     def daemon_processes(self) -> dict[int, str]:
         """Processes started from this session's ``CODEX_HOME`` (the app-server daemon Codex installs there): pid → start time."""
         prefix = str(self.codex_home) + "/"
         return {info.pid: info.started for info in read_process_table().processes.values() if info.argv and info.argv[0].startswith(prefix)}
 
-    def _pane_processes(self) -> dict[int, str]:
-        try:
-            root = int(self.tmux.run("display-message", "-p", "-t", self.pane_id, "#{pane_pid}", check=False).strip() or 0)
-        except ValueError:
-            return {}
-        table = read_process_table()
-        found: dict[int, str] = {}
-        todo = [root] if root > 0 else []
-        while todo:
-            pid = todo.pop()
-            info = table.get(pid)
-            if info is not None:
-                found[pid] = info.started
-                todo.extend(table.children_of(pid))
-        return found
-
-    # -- reading ----------------------------------------------------------
-    def screen(self) -> str:
-        return self.tmux.capture(self.pane_id)
-
-    def ansi(self) -> str:
-        return self.tmux.capture(self.pane_id, ansi=True)
-
-    def info(self) -> PaneInfo:
-        return self.tmux.pane(self.pane_id)
-
-    def wait_for(self, expect: str | re.Pattern[str] | Callable[[str], bool], *, timeout: float = 30, what: str | None = None) -> str:
-        if isinstance(expect, str):
-            check: Callable[[str], bool] = lambda s, needle=expect: needle in s  # noqa: E731
-        elif isinstance(expect, re.Pattern):
-            check = lambda s, rx=expect: rx.search(s) is not None  # noqa: E731
-        else:
-            check = expect
-        deadline = time.monotonic() + timeout
-        screen = ""
-        while time.monotonic() < deadline:
-            screen = self.screen()
-            if check(screen):
-                return screen
-            time.sleep(0.05)
-        raise ScreenTimeout(f"{self.name}: waited {timeout}s for {what or expect!r}; screen was:\n{screen}")
-
-    def wait_stable(self, *, quiet: float = 0.6, timeout: float = 15, strict: bool = True) -> str:
-        deadline = time.monotonic() + timeout
-        last = self.screen()
-        since = time.monotonic()
-        while time.monotonic() < deadline:
-            time.sleep(0.05)
-            now = self.screen()
-            if now != last:
-                last, since = now, time.monotonic()
-            elif time.monotonic() - since >= quiet:
-                return now
-        if not strict:
-            return self.screen()
-        raise ScreenTimeout(f"{self.name}: the screen kept changing for {timeout}s:\n{self.screen()}")
-
     # -- typing -----------------------------------------------------------
-    def press(self, *keys: str) -> None:
-        self.tmux.send_keys(self.pane_id, *keys)
-
     def submit(self, text: str, *, timeout: float = 10) -> None:
         """Type a prompt, wait until the composer shows it, then press Enter until Codex takes it."""
-        self.tmux.send_text(self.pane_id, text)
-        tail = text[-20:]
-        self.wait_for(lambda s: tail in s, timeout=timeout, what=f"the typed text {tail!r}")
+        self.type_and_see(text, timeout=timeout)
         before = len(self.api.requests)
-        for _ in range(3):
-            self.press("Enter")
-            deadline = time.monotonic() + 3
-            while time.monotonic() < deadline:
-                if len(self.api.requests) > before or APPROVAL.search(self.screen()):
-                    return
-                time.sleep(0.1)
-        raise ScreenTimeout(f"{self.name}: {text!r} was not sent after three Enters:\n{self.screen()}")
+        self.enter_until(lambda: len(self.api.requests) > before or APPROVAL.search(self.screen()) is not None, f"{text!r} was not sent after three Enters")

@@ -33,17 +33,13 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from headspace_tui.shared.proctree import read_process_table
-
 from .gemini_api import FakeGeminiAPI
-from .tmux import PaneInfo, PrivateTmux
+from .pane_session import PaneSession
+from .tmux import PrivateTmux
 
 GEMINI_VERSION = "0.61.0"  # the version the live tests run (keep .ci/run in step)
 GEMINI_OLDER = "0.53.0"  # published 2026-07-30, two months before 0.61.0 (2026-09-25)
@@ -51,7 +47,6 @@ GEMINI_RECORDED = (GEMINI_OLDER, GEMINI_VERSION)
 NPM_PACKAGE = "@google/gemini-cli"
 DUMMY_KEY = "headspace-test-gemini-key"
 
-SHELL_PROMPT = re.compile(r"tester@box:\S*[$#] ?$", re.M)
 # The empty input box's placeholder: the CLI is at its prompt, nothing typed.
 PLACEHOLDER = "Type your message"
 WORKING_HINT = re.compile(r"\(esc to cancel")
@@ -60,10 +55,6 @@ MENU = re.compile(r"● 1\. ")
 
 class GeminiUnavailable(RuntimeError):
     pass
-
-
-class ScreenTimeout(AssertionError):
-    """The screen never showed what a wait expected; carries the last screen."""
 
 
 def cache_dir(version: str = GEMINI_VERSION) -> Path:
@@ -144,7 +135,7 @@ def gemini_env(home: Path, api_url: str, binary: str, *, key: bool = True) -> di
 
 
 @dataclass
-class GeminiSession:
+class GeminiSession(PaneSession):
     tmux: PrivateTmux
     api: FakeGeminiAPI
     binary: str
@@ -175,22 +166,13 @@ class GeminiSession:
         for rel, content in self.files.items():
             (self.workdir / rel).parent.mkdir(parents=True, exist_ok=True)
             (self.workdir / rel).write_text(content)
-        self.pane_id = self.tmux.new_session(
-            self.name,
-            width=self.width,
-            height=self.height,
-            cwd=str(self.workdir),
-            command=["bash", "--norc", "--noprofile", "-i"],
-            env=gemini_env(self.home, self.api.url, self.binary, key=self.signed_in),
-        )
-        self.wait_for(SHELL_PROMPT, timeout=15, what="the shell prompt")
+        self.open_shell(width=self.width, height=self.height, cwd=str(self.workdir), env=gemini_env(self.home, self.api.url, self.binary, key=self.signed_in))
 
     def launch(self, *, wait_ready: bool = True) -> str:
         """Type ``gemini`` at the shell prompt; by default wait for its empty input box."""
         if not self.pane_id:
             self.start_shell()
-        self.tmux.send_text(self.pane_id, " ".join(["gemini", *self.extra_args]))
-        self.tmux.send_keys(self.pane_id, "Enter")
+        self.run_in_shell(" ".join(["gemini", *self.extra_args]))
         if wait_ready:
             return self.wait_ready()
         return self.screen()
@@ -198,101 +180,14 @@ class GeminiSession:
     def wait_ready(self, timeout: float = 40) -> str:
         return self.wait_for(PLACEHOLDER, timeout=timeout, what="Gemini's input box")
 
-    def close(self) -> None:
-        """Kill the session, then whatever of its pane's processes outlived it (by pid and start time)."""
-        if not self.pane_id:
-            return
-        ours = self.pane_processes()
-        self.tmux.kill_session(self.name)
-        self.pane_id = ""
-        left = read_process_table()
-        for pid, started in ours.items():
-            info = left.get(pid)
-            if info is not None and info.started == started:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-
-    def pane_processes(self) -> dict[int, str]:
-        """Every process under this session's pane: pid → start time."""
-        try:
-            root = int(self.tmux.run("display-message", "-p", "-t", self.pane_id, "#{pane_pid}", check=False).strip() or 0)
-        except ValueError:
-            return {}
-        table = read_process_table()
-        found: dict[int, str] = {}
-        todo = [root] if root > 0 else []
-        while todo:
-            pid = todo.pop()
-            info = table.get(pid)
-            if info is not None:
-                found[pid] = info.started
-                todo.extend(table.children_of(pid))
-        return found
-
-    # -- reading ----------------------------------------------------------
-    def screen(self) -> str:
-        return self.tmux.capture(self.pane_id)
-
-    def ansi(self) -> str:
-        return self.tmux.capture(self.pane_id, ansi=True)
-
-    def info(self) -> PaneInfo:
-        return self.tmux.pane(self.pane_id)
-
-    def wait_for(
-        self, expect: str | re.Pattern[str] | Callable[[str], bool], *, timeout: float = 30, what: str | None = None
-    ) -> str:
-        """Poll the screen until ``expect`` (a substring, regex or predicate) holds."""
-        if isinstance(expect, str):
-            check: Callable[[str], bool] = lambda s, needle=expect: needle in s  # noqa: E731
-        elif isinstance(expect, re.Pattern):
-            check = lambda s, rx=expect: rx.search(s) is not None  # noqa: E731
-        else:
-            check = expect
-        deadline = time.monotonic() + timeout
-        screen = ""
-        while time.monotonic() < deadline:
-            screen = self.screen()
-            if check(screen):
-                return screen
-            time.sleep(0.05)
-        raise ScreenTimeout(f"{self.name}: waited {timeout}s for {what or expect!r}; screen was:\n{screen}")
-
-    def wait_stable(self, *, quiet: float = 0.6, timeout: float = 10, strict: bool = True) -> str:
-        """Wait until the screen's text has not changed for ``quiet`` seconds (the spinner changes it while working)."""
-        deadline = time.monotonic() + timeout
-        last = self.screen()
-        since = time.monotonic()
-        while time.monotonic() < deadline:
-            time.sleep(0.05)
-            now = self.screen()
-            if now != last:
-                last, since = now, time.monotonic()
-            elif time.monotonic() - since >= quiet:
-                return now
-        if not strict:
-            return self.screen()
-        raise ScreenTimeout(f"{self.name}: the screen kept changing for {timeout}s:\n{self.screen()}")
-
     # -- typing -----------------------------------------------------------
-    def press(self, *keys: str) -> None:
-        self.tmux.send_keys(self.pane_id, *keys)
-
     def submit(self, text: str, *, timeout: float = 10) -> None:
         """Type a prompt, wait until the box shows it, press Enter until the API hears it (or a dialog opens)."""
-        self.tmux.send_text(self.pane_id, text)
-        tail = text[-20:]
-        self.wait_for(lambda s: tail in s, timeout=timeout, what=f"the typed text {tail!r}")
+        self.type_and_see(text, timeout=timeout)
         before = len(self.api.requests)
-        for _ in range(3):
-            self.press("Enter")
-            deadline = time.monotonic() + 3
-            while time.monotonic() < deadline:
-                if len(self.api.requests) > before or MENU.search(self.screen()):
-                    return
-                if self.info().current_command == "bash":
-                    return  # it exited (/quit)
-                time.sleep(0.1)
-        raise ScreenTimeout(f"{self.name}: {text!r} was not sent after three Enters:\n{self.screen()}")
+
+        def taken() -> bool:
+            # the API heard it, a dialog opened, or it exited (/quit)
+            return len(self.api.requests) > before or MENU.search(self.screen()) is not None or self.info().current_command == "bash"
+
+        self.enter_until(taken, f"{text!r} was not sent after three Enters")

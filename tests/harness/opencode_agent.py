@@ -34,22 +34,19 @@ import json
 import os
 import re
 import shlex
-import signal
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from headspace_tui.shared.proctree import read_process_table
 
 from .opencode_api import MODEL, OpenAICompatibleAPI
-from .tmux import PaneInfo, PrivateTmux
+from .pane_session import PaneSession
+from .tmux import PrivateTmux
 
 OPENCODE_VERSION = "1.18.33"
 OLDER_VERSION = "1.15.4"
 NPM_PACKAGE = "opencode-ai"
 
-SHELL_PROMPT = re.compile(r"tester@box:\S*[$#] ?$", re.M)
 # The prompt's footer under the input box: "Build · <model>" (the agent, the model).
 READY = re.compile(r"┃\s+Build\b")
 PERMISSION = re.compile(r"△ Permission required")
@@ -146,12 +143,8 @@ def opencode_env(root: Path, binary: str) -> dict[str, str]:
     }
 
 
-class ScreenTimeout(AssertionError):
-    """The screen never showed what a wait expected; carries the last screen."""
-
-
 @dataclass
-class OpencodeSession:
+class OpencodeSession(PaneSession):
     """One opencode in a private tmux pane, started from an interactive bash as a person would."""
 
     tmux: PrivateTmux
@@ -181,130 +174,33 @@ class OpencodeSession:
             (self.workdir / rel).write_text(content)
         env = opencode_env(self.root, self.binary)
         write_config(Path(env["XDG_CONFIG_HOME"]) / "opencode", self.api.url if self.provider else None, permission=self.permission)
-        self.pane_id = self.tmux.new_session(
-            self.name,
-            width=self.width,
-            height=self.height,
-            cwd=str(self.workdir),
-            command=["bash", "--norc", "--noprofile", "-i"],
-            env=env,
-        )
-        self.wait_for(SHELL_PROMPT, timeout=15, what="the shell prompt")
+        self.open_shell(width=self.width, height=self.height, cwd=str(self.workdir), env=env)
 
     def launch(self, *, wait_ready: bool = True) -> str:
         if not self.pane_id:
             self.start_shell()
-        self.tmux.send_text(self.pane_id, shlex.quote("opencode"))
-        self.tmux.send_keys(self.pane_id, "Enter")
+        self.run_in_shell(shlex.quote("opencode"))
         return self.wait_ready() if wait_ready else self.screen()
 
     def wait_ready(self, timeout: float = 45) -> str:
         return self.wait_for(READY, timeout=timeout, what="opencode's input box")
 
-    def close(self) -> None:
-        """Kill the session, then whatever of its pane's processes outlived it (by pid and start time)."""
-        if not self.pane_id:
-            return
-        ours = self._pane_processes()
-        self.tmux.kill_session(self.name)
-        self.pane_id = ""
-        left = read_process_table()
-        for pid, started in ours.items():
-            info = left.get(pid)
-            if info is not None and info.started == started:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-
-    def _pane_processes(self) -> dict[int, str]:
-        try:
-            root = int(self.tmux.run("display-message", "-p", "-t", self.pane_id, "#{pane_pid}", check=False).strip() or 0)
-        except ValueError:
-            return {}
-        table = read_process_table()
-        found: dict[int, str] = {}
-        todo = [root] if root > 0 else []
-        while todo:
-            pid = todo.pop()
-            info = table.get(pid)
-            if info is not None:
-                found[pid] = info.started
-                todo.extend(table.children_of(pid))
-        return found
-
     def agent_pid(self) -> int:
         """The opencode process under the pane (0 if none)."""
         table = read_process_table()
-        for pid in self._pane_processes():
+        for pid in self.pane_processes():
             info = table.get(pid)
             if info is not None and info.comm == "opencode":
                 return pid
         return 0
 
-    # -- reading ----------------------------------------------------------
-
-    def screen(self) -> str:
-        return self.tmux.capture(self.pane_id)
-
-    def ansi(self) -> str:
-        return self.tmux.capture(self.pane_id, ansi=True)
-
-    def info(self) -> PaneInfo:
-        return self.tmux.pane(self.pane_id)
-
-    def wait_for(
-        self, expect: str | re.Pattern[str] | Callable[[str], bool], *, timeout: float = 30, what: str | None = None
-    ) -> str:
-        if isinstance(expect, str):
-            check: Callable[[str], bool] = lambda s, needle=expect: needle in s  # noqa: E731
-        elif isinstance(expect, re.Pattern):
-            check = lambda s, rx=expect: rx.search(s) is not None  # noqa: E731
-        else:
-            check = expect
-        deadline = time.monotonic() + timeout
-        screen = ""
-        while time.monotonic() < deadline:
-            screen = self.screen()
-            if check(screen):
-                return screen
-            time.sleep(0.05)
-        raise ScreenTimeout(f"{self.name}: waited {timeout}s for {what or expect!r}; screen was:\n{screen}")
-
-    def wait_stable(self, *, quiet: float = 0.6, timeout: float = 10, strict: bool = True) -> str:
-        """Until the screen's text has not changed for ``quiet`` s (opencode animates its working bar)."""
-        deadline = time.monotonic() + timeout
-        last, since = self.screen(), time.monotonic()
-        while time.monotonic() < deadline:
-            time.sleep(0.05)
-            now = self.screen()
-            if now != last:
-                last, since = now, time.monotonic()
-            elif time.monotonic() - since >= quiet:
-                return now
-        if not strict:
-            return self.screen()
-        raise ScreenTimeout(f"{self.name}: the screen kept changing for {timeout}s:\n{self.screen()}")
-
     # -- typing -----------------------------------------------------------
-
-    def press(self, *keys: str) -> None:
-        self.tmux.send_keys(self.pane_id, *keys)
 
     def submit(self, text: str, *, timeout: float = 10) -> None:
         """Type a message, wait until the box shows it, press Enter until opencode takes it."""
-        self.tmux.send_text(self.pane_id, text)
-        tail = text[-20:]
-        self.wait_for(lambda s: tail in s, timeout=timeout, what=f"the typed text {tail!r}")
+        tail = self.type_and_see(text, timeout=timeout)
         before = len(self.api.requests)
-        for _ in range(3):
-            self.press("Enter")
-            deadline = time.monotonic() + 3
-            while time.monotonic() < deadline:
-                if len(self.api.requests) > before or not self._in_box(tail):
-                    return
-                time.sleep(0.1)
-        raise ScreenTimeout(f"{self.name}: {text!r} stayed in the input box:\n{self.screen()}")
+        self.enter_until(lambda: len(self.api.requests) > before or not self._in_box(tail), f"{text!r} stayed in the input box")
 
     def _in_box(self, tail: str) -> bool:
         """Is ``tail`` still in the input box (the ┃ rows just above the footer)?"""

@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from . import codex_api as api
-from .codex_agent import APPROVAL, CODEX_VERSION, SHELL_PROMPT, CodexSession, find_codex
+from .codex_agent import APPROVAL, CODEX_VERSION, CodexSession, find_codex
+from .pane_session import SHELL_PROMPT
 from .record import plain_text
 from .tmux import PrivateTmux
 

@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from . import gemini_api as api
-from .gemini_agent import GEMINI_VERSION, MENU, PLACEHOLDER, SHELL_PROMPT, WORKING_HINT, GeminiSession, find_gemini
+from .gemini_agent import GEMINI_VERSION, MENU, PLACEHOLDER, WORKING_HINT, GeminiSession, find_gemini
+from .pane_session import SHELL_PROMPT
 from .record import plain_text
 from .tmux import PrivateTmux
 

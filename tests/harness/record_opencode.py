@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from . import opencode_api as api
-from .opencode_agent import OPENCODE_VERSION, PERMISSION, SHELL_PROMPT, OpencodeSession, find_opencode
+from .opencode_agent import OPENCODE_VERSION, PERMISSION, OpencodeSession, find_opencode
+from .pane_session import SHELL_PROMPT
 from .tmux import PrivateTmux
 
 REPO = Path(__file__).resolve().parents[2]
