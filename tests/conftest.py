@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from tests.harness.claude import ClaudeUnavailable, find_claude
+from tests.harness.claude import find_claude
 from tests.harness.fake_api import FakeAnthropicAPI
+from tests.harness.npm_binary import require
 from tests.harness.session import ClaudeSession
 from tests.harness.tmux import PrivateTmux
 
@@ -47,10 +48,6 @@ def _private_xdg_dirs() -> Iterator[None]:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
-
-
 @pytest.fixture(scope="session")
 def claude_binary() -> str:
     """The pinned Claude Code binary; installed into a cache on first use.
@@ -58,17 +55,7 @@ def claude_binary() -> str:
     Locally a missing binary skips the live tests with the reason; with
     ``CI=true`` it fails them, so CI can never pass without testing for real.
     """
-    if shutil.which("tmux") is None:
-        message = "tmux is not installed"
-        if _in_ci():
-            pytest.fail(message)
-        pytest.skip(message)
-    try:
-        return find_claude()
-    except ClaudeUnavailable as exc:
-        if _in_ci():
-            pytest.fail(f"CI=true and Claude Code is unavailable: {exc}")
-        pytest.skip(str(exc))
+    return require(find_claude, "Claude Code")
 
 
 @pytest.fixture

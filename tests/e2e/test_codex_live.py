@@ -26,7 +26,8 @@ import pytest
 from headspace_tui.answering.policy import REACTION_TIME
 from headspace_tui.model import AgentState
 from tests.harness import codex_api as api
-from tests.harness.codex_agent import APPROVAL, CodexSession, CodexUnavailable, find_codex
+from tests.harness.codex_agent import APPROVAL, CodexSession, find_codex
+from tests.harness.npm_binary import require
 from tests.harness.tmux import PrivateTmux
 from tests.harness.wait import poll
 from tests.ui.apps import make_app, wait_until
@@ -36,21 +37,10 @@ pytestmark = pytest.mark.e2e
 QUESTION = "I found two ways to fix the flaky test. Should I also update the snapshot files, or leave them alone?"
 
 
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
-
-
 @pytest.fixture(scope="module")
 def codex_binary() -> str:
     """The pinned Codex CLI; locally a missing one skips, under CI=true it fails."""
-    if shutil.which("tmux") is None:
-        (pytest.fail if _in_ci() else pytest.skip)("tmux is not installed")
-    try:
-        return find_codex()
-    except CodexUnavailable as exc:
-        if _in_ci():
-            pytest.fail(f"CI=true and Codex CLI is unavailable: {exc}")
-        pytest.skip(str(exc))
+    return require(find_codex, "Codex CLI")
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from tests.harness import gemini_api as api
-from tests.harness.gemini_agent import PLACEHOLDER, GeminiSession, GeminiUnavailable, find_gemini
+from tests.harness.gemini_agent import PLACEHOLDER, GeminiSession, require_gemini
 from tests.harness.record_gemini import BY_NAME, QUESTION_REPLY
 from tests.harness.tmux import PrivateTmux
 from tests.harness.wait import poll
@@ -35,12 +35,7 @@ pytestmark = pytest.mark.e2e
 @pytest.fixture(scope="module")
 def gemini_binary() -> str:
     """The pinned Gemini CLI; a missing one skips locally and fails under CI=true."""
-    try:
-        return find_gemini(install=os.environ.get("CI", "").lower() in {"1", "true", "yes"})
-    except GeminiUnavailable as exc:
-        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
-            pytest.fail(f"CI=true and Gemini CLI is unavailable: {exc}")
-        pytest.skip(str(exc))
+    return require_gemini()
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -21,21 +20,10 @@ import pytest
 from headspace_tui.model import AgentState
 from tests.e2e.test_remote import box, config_file, headspace, private_tmux, remote_app  # noqa: F401 - box and private_tmux are fixtures
 from tests.harness import gemini_api as api
-from tests.harness.gemini_agent import GeminiSession, GeminiUnavailable, find_gemini
+from tests.harness.gemini_agent import GeminiSession, require_gemini
 from tests.ui.test_app_live import select_agent, wait_until
 
 pytestmark = pytest.mark.e2e
-
-
-def _gemini_binary() -> str:
-    ci = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
-    try:
-        return find_gemini(install=ci)
-    except GeminiUnavailable as exc:
-        if ci:
-            pytest.fail(f"CI=true and Gemini CLI is unavailable: {exc}")
-        pytest.skip(str(exc))
-        raise
 
 
 def _ran(fake: api.FakeGeminiAPI) -> bool:
@@ -43,7 +31,7 @@ def _ran(fake: api.FakeGeminiAPI) -> bool:
 
 
 def test_gemini_on_a_remote_host_is_listed_and_answered_from_the_table_and_by_send(private_tmux, box, tmp_path: Path):  # noqa: F811 - pytest fixtures
-    binary = _gemini_binary()
+    binary = require_gemini()
     sessions: list[tuple[GeminiSession, api.FakeGeminiAPI]] = []
     try:
         for name, touched in (("alpha", "a.txt"), ("beta", "b.txt")):

@@ -18,32 +18,21 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
+from .npm_binary import BinaryUnavailable, cache_root, find_npm_binary, reported_version
 from .versions import CLAUDE_VERSION, renderer_env
 
 NPM_PACKAGE = "@anthropic-ai/claude-code"
 DUMMY_API_KEY = "sk-ant-api03-headspace-test-key-000000000000000000000000AA"
 
 
-class ClaudeUnavailable(RuntimeError):
+class ClaudeUnavailable(BinaryUnavailable):
     pass
 
 
-def cache_dir(version: str = CLAUDE_VERSION) -> Path:
-    base = os.environ.get("HEADSPACE_TEST_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "headspace-tests"
-    )
-    return Path(base) / f"claude-code-{version}"
-
-
 def _version_of(binary: str) -> str | None:
-    try:
-        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30, env={"PATH": os.environ.get("PATH", ""), "HOME": "/nonexistent"})
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return out.stdout.split()[0] if out.returncode == 0 and out.stdout.strip() else None
+    return reported_version(binary, word=0)  # "2.1.3 (Claude Code)"
 
 
 def find_claude(*, install: bool = True, version: str | None = None) -> str:
@@ -58,27 +47,16 @@ def find_claude(*, install: bool = True, version: str | None = None) -> str:
             raise ClaudeUnavailable(f"HEADSPACE_CLAUDE={explicit} does not run")
         return explicit
     version = version or CLAUDE_VERSION
-    folder = cache_dir(version)
-    cached = folder / "node_modules" / ".bin" / "claude"
-    candidates = [shutil.which("claude"), str(cached)]
-    for candidate in candidates:
-        if candidate and os.path.exists(candidate) and _version_of(candidate) == version:
-            return candidate
-    if not install:
-        raise ClaudeUnavailable(f"claude {version} not found on PATH or in {folder}")
-    npm = shutil.which("npm")
-    if npm is None:
-        raise ClaudeUnavailable("npm is not installed, so Claude Code cannot be installed for the tests")
-    folder.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run(
-        [npm, "install", "--no-audit", "--no-fund", "--prefix", str(folder), f"{NPM_PACKAGE}@{version}"],
-        capture_output=True,
-        text=True,
-        timeout=600,
+    return find_npm_binary(
+        NPM_PACKAGE,
+        version,
+        "claude",
+        folder=cache_root() / f"claude-code-{version}",
+        version_of=_version_of,
+        install=install,
+        unavailable=ClaudeUnavailable,
+        also=[shutil.which("claude")],
     )
-    if proc.returncode != 0 or _version_of(str(cached)) != version:
-        raise ClaudeUnavailable(f"npm install {NPM_PACKAGE}@{version} failed: {proc.stderr.strip()[-400:]}")
-    return str(cached)
 
 
 def make_home(home: Path, workdir: Path, *, trust: bool = True, approve_key: bool = True) -> None:

@@ -17,10 +17,8 @@ executable lies under this session's ``CODEX_HOME``.
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
-import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +27,7 @@ from typing import ClassVar
 from headspace_tui.shared.proctree import read_process_table
 
 from .codex_api import FakeResponsesAPI
+from .npm_binary import BinaryUnavailable, cache_root, find_npm_binary, reported_version
 from .pane_session import PaneSession
 from .tmux import PrivateTmux
 
@@ -41,45 +40,21 @@ READY = re.compile(r"^› .*\n\n  \S.* · \S", re.M)
 APPROVAL = re.compile(r"^› 1\. Yes, proceed", re.M)
 
 
-class CodexUnavailable(RuntimeError):
+class CodexUnavailable(BinaryUnavailable):
     pass
-
-
-def cache_dir(version: str = CODEX_VERSION) -> Path:
-    base = os.environ.get("HEADSPACE_TEST_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "headspace-tests")
-    return Path(base) / f"codex-{version}"
-
-
-def _version_of(binary: str) -> str | None:
-    try:
-        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30, env={"PATH": os.environ.get("PATH", ""), "HOME": "/nonexistent"})
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    words = out.stdout.split()
-    return words[-1] if out.returncode == 0 and words else None  # "codex-cli 0.169.0"
 
 
 def find_codex(*, install: bool = True, version: str = CODEX_VERSION) -> str:
     """The ``codex`` launcher of ``version`` in the test cache; installed there with npm if missing."""
-    folder = cache_dir(version)
-    launcher = folder / "node_modules" / ".bin" / "codex"
-    if launcher.exists() and _version_of(str(launcher)) == version:
-        return str(launcher)
-    if not install:
-        raise CodexUnavailable(f"codex {version} not found in {folder}")
-    npm = shutil.which("npm")
-    if npm is None:
-        raise CodexUnavailable("npm is not installed, so Codex CLI cannot be installed for the tests")
-    folder.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run(
-        [npm, "install", "--no-audit", "--no-fund", "--prefix", str(folder), f"{NPM_PACKAGE}@{version}"],
-        capture_output=True,
-        text=True,
-        timeout=600,
+    return find_npm_binary(
+        NPM_PACKAGE,
+        version,
+        "codex",
+        folder=cache_root() / f"codex-{version}",
+        version_of=lambda binary: reported_version(binary, word=-1),  # "codex-cli 0.169.0"
+        install=install,
+        unavailable=CodexUnavailable,
     )
-    if proc.returncode != 0 or _version_of(str(launcher)) != version:
-        raise CodexUnavailable(f"npm install {NPM_PACKAGE}@{version} failed: {proc.stderr.strip()[-400:]}")
-    return str(launcher)
 
 
 def config_toml(api_url: str, workdir: Path, *, provider: bool = True, trust: bool = True, notify: list[str] | None = None, retries: int = 2) -> str:

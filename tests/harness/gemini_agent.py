@@ -30,14 +30,12 @@ under the pane, by pid.
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .gemini_api import FakeGeminiAPI
+from .npm_binary import BinaryUnavailable, cache_root, find_npm_binary, in_ci, package_version, require
 from .pane_session import PaneSession
 from .tmux import PrivateTmux
 
@@ -53,47 +51,27 @@ WORKING_HINT = re.compile(r"\(esc to cancel")
 MENU = re.compile(r"● 1\. ")
 
 
-class GeminiUnavailable(RuntimeError):
+class GeminiUnavailable(BinaryUnavailable):
     pass
-
-
-def cache_dir(version: str = GEMINI_VERSION) -> Path:
-    base = os.environ.get("HEADSPACE_TEST_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "headspace-tests"
-    )
-    return Path(base) / f"gemini-{version}"
-
-
-def _installed_version(folder: Path) -> str | None:
-    try:
-        data = json.loads((folder / "node_modules" / "@google" / "gemini-cli" / "package.json").read_text())
-    except (OSError, ValueError):
-        return None
-    version = data.get("version") if isinstance(data, dict) else None
-    return version if isinstance(version, str) else None
 
 
 def find_gemini(*, install: bool = False, version: str = GEMINI_VERSION) -> str:
     """The ``gemini`` of ``version`` in the test cache; npm-install it there first if ``install``."""
-    folder = cache_dir(version)
-    binary = folder / "node_modules" / ".bin" / "gemini"
-    if binary.exists() and _installed_version(folder) == version:
-        return str(binary)
-    if not install:
-        raise GeminiUnavailable(f"Gemini CLI {version} is not installed in {folder}")
-    npm = shutil.which("npm")
-    if npm is None:
-        raise GeminiUnavailable("npm is not installed, so Gemini CLI cannot be installed for the tests")
-    folder.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run(
-        [npm, "install", "--no-audit", "--no-fund", "--prefix", str(folder), f"{NPM_PACKAGE}@{version}"],
-        capture_output=True,
-        text=True,
-        timeout=600,
+    folder = cache_root() / f"gemini-{version}"
+    return find_npm_binary(
+        NPM_PACKAGE,
+        version,
+        "gemini",
+        folder=folder,
+        version_of=lambda _binary: package_version(folder, NPM_PACKAGE),  # read, not run: the launcher is slow to start
+        install=install,
+        unavailable=GeminiUnavailable,
     )
-    if proc.returncode != 0 or _installed_version(folder) != version:
-        raise GeminiUnavailable(f"npm install {NPM_PACKAGE}@{version} failed: {proc.stderr.strip()[-400:]}")
-    return str(binary)
+
+
+def require_gemini() -> str:
+    """The pinned Gemini CLI for a test (installed under CI); missing: skip locally, fail under CI=true."""
+    return require(lambda: find_gemini(install=in_ci()), "Gemini CLI")
 
 
 def settings(*, trust_dialog: bool = False, signed_in: bool = True, extra: dict | None = None) -> dict:

@@ -31,7 +31,6 @@ for ``@ai-sdk/openai-compatible``.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -39,6 +38,7 @@ from pathlib import Path
 
 from headspace_tui.shared.proctree import read_process_table
 
+from .npm_binary import BinaryUnavailable, cache_root, find_npm_binary, package_version, require
 from .opencode_api import MODEL, OpenAICompatibleAPI
 from .pane_session import PaneSession
 from .tmux import PrivateTmux
@@ -52,39 +52,27 @@ READY = re.compile(r"┃\s+Build\b")
 PERMISSION = re.compile(r"△ Permission required")
 
 
-class OpencodeUnavailable(RuntimeError):
+class OpencodeUnavailable(BinaryUnavailable):
     pass
-
-
-def cache_dir(version: str = OPENCODE_VERSION) -> Path:
-    base = os.environ.get("HEADSPACE_TEST_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "headspace-tests"
-    )
-    return Path(base) / f"opencode-{version}"
 
 
 def find_opencode(version: str = OPENCODE_VERSION) -> str:
     """The cached ``opencode`` of ``version``; OpencodeUnavailable (with how to install it) if absent."""
-    binary = cache_dir(version) / "node_modules" / ".bin" / "opencode"
-    if not binary.exists():
-        raise OpencodeUnavailable(
-            f"opencode {version} is not installed: npm install --no-audit --no-fund "
-            f"--prefix {cache_dir(version)} {NPM_PACKAGE}@{version}"
-        )
-    return str(binary)
+    folder = cache_root() / f"opencode-{version}"
+    return find_npm_binary(
+        NPM_PACKAGE,
+        version,
+        "opencode",
+        folder=folder,
+        version_of=lambda _binary: package_version(folder, NPM_PACKAGE),
+        install=False,
+        unavailable=OpencodeUnavailable,
+    )
 
 
 def require_opencode(version: str = OPENCODE_VERSION) -> str:
     """The binary for a test: skip when it is missing, except under CI (there it must be installed)."""
-    import pytest
-
-    try:
-        return find_opencode(version)
-    except OpencodeUnavailable as exc:
-        if os.environ.get("CI") == "true":
-            raise
-        pytest.skip(str(exc))
-        raise  # unreachable: skip raises
+    return require(lambda: find_opencode(version), "opencode")
 
 
 def write_config(config_dir: Path, api_url: str | None, *, permission: dict[str, str] | None = None) -> Path:

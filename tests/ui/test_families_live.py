@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,7 @@ import pytest
 from headspace_tui.app.widgets.agent_table import COLUMN_INDEX
 from headspace_tui.model import AgentState
 from tests.harness import gemini_api, opencode_api
-from tests.harness.gemini_agent import GeminiSession, GeminiUnavailable, find_gemini
+from tests.harness.gemini_agent import GeminiSession, require_gemini
 from tests.harness.opencode_agent import PERMISSION, OpencodeSession, require_opencode
 from tests.ui.apps import make_app, wait_until
 from tests.ui.test_app_live import select_agent
@@ -29,19 +28,8 @@ from tests.ui.test_app_live import select_agent
 pytestmark = pytest.mark.e2e
 
 
-def _gemini_binary() -> str:
-    ci = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
-    try:
-        return find_gemini(install=ci)
-    except GeminiUnavailable as exc:
-        if ci:
-            pytest.fail(f"CI=true and Gemini CLI is unavailable: {exc}")
-        pytest.skip(str(exc))
-        raise
-
-
 def test_three_kinds_in_one_table_each_answered_with_y(claude_session, private_tmux, tmp_path: Path):
-    gemini_bin, opencode_bin = _gemini_binary(), require_opencode()
+    gemini_bin, opencode_bin = require_gemini(), require_opencode()
     claude = claude_session([])
     gemini_fake = gemini_api.FakeGeminiAPI((gemini_api.shell("touch g.txt", "Create g"), gemini_api.text("Made g."))).start()
     gemini = GeminiSession(private_tmux, gemini_fake, gemini_bin, tmp_path / "gemini", name="gem", width=100, height=30)
