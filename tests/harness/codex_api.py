@@ -29,14 +29,13 @@ recorder alike.
 
 from __future__ import annotations
 
-import itertools
 import json
-import threading
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from .scripted_http import JSONHandler, ScriptedHTTP
 
 DEFAULT_REPLY = "Done."
 USAGE = {
@@ -133,47 +132,14 @@ class Request:
         return ""
 
 
-class FakeResponsesAPI:
+class FakeResponsesAPI(ScriptedHTTP[Request, Step]):
     """A loopback HTTP server that plays a script; use as a context manager."""
 
-    def __init__(self, script: Iterable[Step] = (), *, host: str = "127.0.0.1") -> None:
-        self._lock = threading.Lock()
-        self._changed = threading.Condition(self._lock)
-        self._steps: list[Step] = list(script)
+    thread_name = "fake-responses-api"
+    url_path = "/v1"
+
+    def _reset_repeats(self) -> None:
         self._left: int | None = None
-        self.requests: list[Request] = []
-        self._ids = itertools.count(1)
-        self._server = ThreadingHTTPServer((host, 0), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-responses-api", daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    def start(self) -> FakeResponsesAPI:
-        self._thread.start()
-        return self
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def __enter__(self) -> FakeResponsesAPI:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def set_script(self, script: Iterable[Step]) -> None:
-        with self._lock:
-            self._steps = list(script)
-            self._left = None
-
-    def extend(self, *steps: Step) -> None:
-        with self._lock:
-            self._steps.extend(steps)
 
     def _next_step(self) -> Step:
         with self._lock:
@@ -195,44 +161,19 @@ class FakeResponsesAPI:
         with self._lock:
             return [r for r in self.requests if r.is_turn]
 
-    def wait_for(self, predicate, timeout: float = 30.0) -> Request:
-        """Block until a recorded turn request satisfies ``predicate``; return it."""
-        deadline = time.monotonic() + timeout
-        with self._changed:
-            while True:
-                for req in self.requests:
-                    if req.is_turn and predicate(req):
-                        return req
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    seen = [r.items()[-1:] for r in self.requests if r.is_turn]
-                    raise TimeoutError(f"no matching request within {timeout}s; last items seen: {seen!r}")
-                self._changed.wait(left)
+    def _waits_on(self, request: Request) -> bool:
+        return request.is_turn
+
+    def _seen(self) -> str:
+        return "last items seen: " + repr([r.items()[-1:] for r in self.requests if r.is_turn])
 
     def _record(self, path: str, body: dict[str, Any]) -> Request:
-        req = Request(path=path, body=body, at=time.time())
-        with self._changed:
-            self.requests.append(req)
-            self._changed.notify_all()
-        return req
+        return self._keep(Request(path=path, body=body, at=time.time()))
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         api = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def _json(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
+        class Handler(JSONHandler):
             def do_GET(self) -> None:  # /v1/models: nothing to offer
                 self._json(200, {"object": "list", "data": []})
 

@@ -18,15 +18,15 @@ process and in the recorder alike.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import json
 import re
-import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from .scripted_http import JSONHandler, ScriptedHTTP
 
 DEFAULT_REPLY = "Done."
 
@@ -240,43 +240,15 @@ def block_text(block: dict[str, Any]) -> str:
 # The server
 
 
-class FakeAnthropicAPI:
+class FakeAnthropicAPI(ScriptedHTTP[Request, Step]):
     """A loopback HTTP server that plays a script; use as a context manager."""
 
+    thread_name = "fake-anthropic-api"
+
     def __init__(self, script: Iterable[Step | list[Step]] = (), *, host: str = "127.0.0.1") -> None:
-        self._lock = threading.Lock()
-        self._changed = threading.Condition(self._lock)
-        self._steps: list[Step] = []
         self._matchers: list[Step] = []
         self._failures_left: int | None = None
-        self.requests: list[Request] = []
-        self._ids = itertools.count(1)
-        self.set_script(script)
-        self._server = ThreadingHTTPServer((host, 0), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-anthropic-api", daemon=True
-        )
-
-    # -- lifecycle --------------------------------------------------------
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def start(self) -> FakeAnthropicAPI:
-        self._thread.start()
-        return self
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def __enter__(self) -> FakeAnthropicAPI:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        super().__init__(script, host=host)
 
     # -- script -----------------------------------------------------------
     def set_script(self, script: Iterable[Step | list[Step]]) -> None:
@@ -293,11 +265,6 @@ class FakeAnthropicAPI:
         with self._lock:
             for item in steps:
                 self._steps.extend(item if isinstance(item, list) else [item])
-
-    @property
-    def pending_steps(self) -> int:
-        with self._lock:
-            return len(self._steps)
 
     def _matching(self, req: Request) -> Step | None:
         with self._lock:
@@ -333,47 +300,20 @@ class FakeAnthropicAPI:
         with self._lock:
             return [r for r in self.requests if r.is_main]
 
-    def wait_for(self, predicate, timeout: float = 30.0) -> Request:
-        """Block until a recorded main request satisfies ``predicate``; return it."""
-        deadline = time.monotonic() + timeout
-        with self._changed:
-            while True:
-                for req in self.requests:
-                    if req.is_main and predicate(req):
-                        return req
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    seen = [r.user_blocks()[-1:] for r in self.requests if r.is_main]
-                    raise TimeoutError(f"no matching request within {timeout}s; last user blocks seen: {seen!r}")
-                self._changed.wait(left)
+    def _waits_on(self, request: Request) -> bool:
+        return request.is_main
+
+    def _seen(self) -> str:
+        return "last user blocks seen: " + repr([r.user_blocks()[-1:] for r in self.requests if r.is_main])
 
     def _record(self, path: str, body: dict[str, Any]) -> Request:
-        req = Request(path=path, body=body, at=time.time())
-        with self._changed:
-            self.requests.append(req)
-            self._changed.notify_all()
-        return req
+        return self._keep(Request(path=path, body=body, at=time.time()))
 
     # -- HTTP -------------------------------------------------------------
     def _handler_class(self):
         api = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: object) -> None:  # keep test output clean
-                pass
-
-            def _json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                for key, value in (headers or {}).items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
-
+        class Handler(JSONHandler):
             def do_GET(self) -> None:
                 self._json(200, {})
 

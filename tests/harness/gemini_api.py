@@ -27,12 +27,12 @@ Standard library only: it runs in a thread of the test or the recorder.
 from __future__ import annotations
 
 import json
-import threading
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from .scripted_http import JSONHandler, ScriptedHTTP
 
 DEFAULT_REPLY = "Done."
 
@@ -117,93 +117,39 @@ class Request:
         return ""
 
 
-class FakeGeminiAPI:
+class FakeGeminiAPI(ScriptedHTTP[Request, Step]):
     """The scripted API server (a thread); ``url`` is its base URL."""
 
-    def __init__(self, script: Iterable[Step] = (), *, host: str = "127.0.0.1") -> None:
-        self._lock = threading.RLock()  # wait_for's predicate may read loop_requests
-        self._script: list[Step] = list(script)
+    thread_name = "fake-gemini-api"
+
+    def _reset_repeats(self) -> None:
         self._repeats = 0  # how many times the current fail step has answered
-        self.requests: list[Request] = []
-        self._server = ThreadingHTTPServer((host, 0), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def start(self) -> FakeGeminiAPI:
-        self._thread.start()
-        return self
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def __enter__(self) -> FakeGeminiAPI:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def extend(self, *steps: Step) -> None:
-        with self._lock:
-            self._script.extend(steps)
 
     @property
     def loop_requests(self) -> list[Request]:
         with self._lock:
             return [r for r in self.requests if r.is_loop]
 
-    def wait_for(self, predicate, timeout: float = 30.0) -> Request:  # type: ignore[no-untyped-def]
-        """The first recorded request for which ``predicate`` holds, waiting up to ``timeout``."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with self._lock:
-                for req in self.requests:
-                    if predicate(req):
-                        return req
-            time.sleep(0.05)
-        raise AssertionError(f"no request matched within {timeout}s; got {[r.path for r in self.requests]}")
-
     def _next_step(self) -> Step:
         with self._lock:
-            if not self._script:
+            if not self._steps:
                 return text(DEFAULT_REPLY)
-            step = self._script[0]
+            step = self._steps[0]
             if step.kind in ("fail", "stall"):
                 self._repeats += 1
                 if step.times is not None and self._repeats >= step.times:
-                    self._script.pop(0)
+                    self._steps.pop(0)
                     self._repeats = 0
                 return step
-            return self._script.pop(0)
+            return self._steps.pop(0)
 
     def _record(self, path: str, body: dict[str, Any]) -> Request:
-        req = Request(path, body)
-        with self._lock:
-            self.requests.append(req)
-        return req
+        return self._keep(Request(path, body))
 
     def _handler_class(self):  # type: ignore[no-untyped-def]
         api = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: object) -> None:  # keep test output clean
-                pass
-
-            def _json(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
+        class Handler(JSONHandler):
             def do_GET(self) -> None:
                 api._record(self.path, {})
                 self._json(200, {"models": [{"name": "models/gemini-2.5-pro"}]})

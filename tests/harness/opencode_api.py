@@ -19,14 +19,13 @@ Standard library only: it runs in a thread of the test or the recorder.
 
 from __future__ import annotations
 
-import itertools
 import json
-import threading
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from .scripted_http import JSONHandler, ScriptedHTTP
 
 DEFAULT_REPLY = "Done."
 MODEL = "scripted-model"
@@ -105,98 +104,44 @@ class Request:
         return out
 
 
-class OpenAICompatibleAPI:
+class OpenAICompatibleAPI(ScriptedHTTP[Request, Step]):
     """The scripted server; ``with OpenAICompatibleAPI([...]) as api: api.url``."""
 
-    def __init__(self, script: Iterable[Step] = (), *, host: str = "127.0.0.1") -> None:
-        self._script: list[Step] = list(script)
+    thread_name = "fake-openai-compatible-api"
+    url_path = "/v1"
+
+    def _reset_repeats(self) -> None:
         self._repeat_left: int | None = None
-        self._lock = threading.Lock()
-        self.requests: list[Request] = []
-        self._ids = itertools.count(1)
-        self._server = ThreadingHTTPServer((host, 0), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    def start(self) -> OpenAICompatibleAPI:
-        self._thread.start()
-        return self
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def __enter__(self) -> OpenAICompatibleAPI:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def extend(self, *steps: Step) -> None:
-        with self._lock:
-            self._script.extend(steps)
 
     @property
     def main_requests(self) -> list[Request]:
         with self._lock:
             return [r for r in self.requests if r.is_main]
 
-    def wait_for(self, predicate, timeout: float = 30.0) -> Request:
-        """The first recorded request for which ``predicate`` holds (waits for it)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with self._lock:
-                for request in self.requests:
-                    if predicate(request):
-                        return request
-            time.sleep(0.05)
-        raise TimeoutError("no matching request reached the scripted API")
-
     def _next_step(self) -> Step:
         with self._lock:
-            if not self._script:
+            if not self._steps:
                 return text(DEFAULT_REPLY)
-            step = self._script[0]
+            step = self._steps[0]
             if step.repeats:
                 if self._repeat_left is None:
                     self._repeat_left = step.times
                 if self._repeat_left is not None:
                     self._repeat_left -= 1
                     if self._repeat_left <= 0:
-                        self._script.pop(0)
+                        self._steps.pop(0)
                         self._repeat_left = None
                 return step
-            self._script.pop(0)
+            self._steps.pop(0)
             return step
 
     def _record(self, path: str, body: dict[str, Any]) -> Request:
-        request = Request(path, body)
-        with self._lock:
-            self.requests.append(request)
-        return request
+        return self._keep(Request(path, body))
 
     def _handler_class(self):
         api = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def _json(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
+        class Handler(JSONHandler):
             def do_GET(self) -> None:
                 self._json(200, {"object": "list", "data": [{"id": MODEL, "object": "model", "owned_by": "headspace"}]})
 
