@@ -21,19 +21,16 @@ Nothing in the corpus is written by hand: rerun this after a Claude upgrade.
 from __future__ import annotations
 
 import argparse
-import json
-import re
 import shutil
 import sys
 import tempfile
-import time
-import traceback
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
 from .claude import find_claude
 from .fake_api import FakeAnthropicAPI
+from .recording import pane_record, parse_size, record_all, write_screen
+from .recording import plain_text as plain_text  # re-exported: the corpus tests read screens with it
 from .scenarios import BY_NAME, EXTRA, SCENARIOS, Scenario
 from .session import ClaudeSession
 from .tmux import PrivateTmux
@@ -75,14 +72,6 @@ def planned(version: str) -> list[tuple[Scenario, int, int, str]]:
 
 
 DEFAULT_OUT = corpus_dir()
-SGR = re.compile(r"\x1b\[[0-9;:]*m")
-
-
-def plain_text(ansi: str) -> str:
-    """The text of an ``capture-pane -e`` capture: colours dropped, trailing blanks trimmed."""
-    return "\n".join(line.rstrip() for line in SGR.sub("", ansi).split("\n"))
-
-
 @dataclass(frozen=True)
 class Job:
     scenario: Scenario
@@ -125,31 +114,11 @@ def record_one(job: Job, claude: str, out: Path) -> dict:
             session.close()
             tmux.close()
             shutil.rmtree(root, ignore_errors=True)
-    meta = {
-        "claude_version": job.version,
-        "scenario": job.scenario.name,
-        "renderer": job.renderer,
-        "width": info.width,
-        "height": info.height,
-        "cursor": {"x": info.cursor_x, "y": info.cursor_y},
-        "alternate_on": info.alternate_on,
-        "pane_title": info.title,
-        "pane_command": info.current_command,
-        "expected": {"state": job.scenario.state, **job.scenario.expected},
-    }
-    folder = out / job.renderer / f"{job.width}x{job.height}"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{job.scenario.name}.ansi").write_text(ansi)
-    (folder / f"{job.scenario.name}.txt").write_text(plain_text(ansi))
-    (folder / f"{job.scenario.name}.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
+    meta = pane_record(
+        {"claude_version": job.version}, job.scenario.name, job.renderer, info, {"state": job.scenario.state, **job.scenario.expected}
+    )
+    write_screen(out / job.renderer / f"{job.width}x{job.height}", job.scenario.name, ansi, meta)
     return meta
-
-
-def parse_size(text: str) -> tuple[int, int]:
-    match = re.fullmatch(r"(\d+)x(\d+)", text)
-    if not match:
-        raise argparse.ArgumentTypeError(f"size must look like 120x40, not {text!r}")
-    return int(match.group(1)), int(match.group(2))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -178,34 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         names = {sc.name for sc in scenarios}
         jobs = [Job(sc, w, h, r, version) for sc, w, h, r in planned(version) if sc.name in names and r in chosen]
     print(f"recording {len(jobs)} screens of Claude Code {version} ({claude}) into {out}", flush=True)
-    failures: list[str] = []
-    started = time.monotonic()
-
-    def attempt(job: Job) -> dict:
-        for n in range(args.tries):
-            try:
-                return record_one(job, claude, out)
-            except Exception:  # report and retry: one flaky screen must not lose the run
-                if n == args.tries - 1:
-                    raise
-                print(f"retrying {job.label}:\n{traceback.format_exc(limit=1)}", file=sys.stderr, flush=True)
-        raise AssertionError("unreachable")
-
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = {pool.submit(attempt, job): job for job in jobs}
-        for future in as_completed(futures):
-            job = futures[future]
-            try:
-                future.result()
-                print(f"ok   {job.label}", flush=True)
-            except Exception as exc:  # noqa: BLE001 - one failed recording is reported; the others go on
-                failures.append(job.label)
-                print(f"FAIL {job.label}: {exc}", file=sys.stderr, flush=True)
-    print(f"{len(jobs) - len(failures)}/{len(jobs)} screens in {time.monotonic() - started:.0f}s", flush=True)
-    if failures:
-        print("failed: " + ", ".join(sorted(failures)), file=sys.stderr)
-        return 1
-    return 0
+    return record_all(jobs, lambda job: record_one(job, claude, out), lambda job: job.label, workers=args.jobs, tries=args.tries)
 
 
 if __name__ == "__main__":

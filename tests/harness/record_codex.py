@@ -17,15 +17,12 @@ at before its expected state was trusted.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import shutil
 import sys
 import tempfile
 import time
-import traceback
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +30,7 @@ from typing import Any
 from . import codex_api as api
 from .codex_agent import APPROVAL, CODEX_VERSION, CodexSession, find_codex
 from .pane_session import SHELL_PROMPT
-from .record import plain_text
+from .recording import pane_record, parse_size, plain_text, record_all, write_screen
 from .tmux import PrivateTmux
 
 REPO = Path(__file__).resolve().parents[2]
@@ -268,32 +265,11 @@ def record_one(job: Job, codex: str, out: Path) -> dict:
             shutil.rmtree(root, ignore_errors=True)
     if job.scenario.state != "exited" and info.alternate_on != (job.renderer == "alt"):
         raise AssertionError(f"{job.label}: recorded as {job.renderer} but alternate_on={info.alternate_on}")
-    meta = {
-        "agent": "codex",
-        "version": job.version,
-        "scenario": job.scenario.name,
-        "renderer": job.renderer,
-        "width": info.width,
-        "height": info.height,
-        "cursor": {"x": info.cursor_x, "y": info.cursor_y},
-        "alternate_on": info.alternate_on,
-        "pane_title": info.title,
-        "pane_command": info.current_command,
-        "expected": {"state": job.scenario.state, **job.scenario.expected},
-    }
-    folder = out / job.renderer / f"{job.width}x{job.height}"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{job.scenario.name}.ansi").write_text(ansi)
-    (folder / f"{job.scenario.name}.txt").write_text(plain_text(ansi))
-    (folder / f"{job.scenario.name}.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
+    meta = pane_record(
+        {"agent": "codex", "version": job.version}, job.scenario.name, job.renderer, info, {"state": job.scenario.state, **job.scenario.expected}
+    )
+    write_screen(out / job.renderer / f"{job.width}x{job.height}", job.scenario.name, ansi, meta)
     return meta
-
-
-def parse_size(text: str) -> tuple[int, int]:
-    match = re.fullmatch(r"(\d+)x(\d+)", text)
-    if not match:
-        raise argparse.ArgumentTypeError(f"size must look like 120x40, not {text!r}")
-    return int(match.group(1)), int(match.group(2))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -313,34 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     scenarios = [sc for sc in ([BY_NAME[n] for n in args.only] if args.only else SCENARIOS) if not sc.versions or version in sc.versions]
     jobs = [Job(sc, w, h, r, version) for sc in scenarios for (w, h) in (args.sizes or SIZES) for r in chosen]
     print(f"recording {len(jobs)} screens of Codex {version} ({codex}) into {out}", flush=True)
-    failures: list[str] = []
-    started = time.monotonic()
-
-    def attempt(job: Job) -> dict:
-        for n in range(args.tries):
-            try:
-                return record_one(job, codex, out)
-            except Exception:
-                if n == args.tries - 1:
-                    raise
-                print(f"retrying {job.label}:\n{traceback.format_exc(limit=1)}", file=sys.stderr, flush=True)
-        raise AssertionError("unreachable")
-
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = {pool.submit(attempt, job): job for job in jobs}
-        for future in as_completed(futures):
-            job = futures[future]
-            try:
-                future.result()
-                print(f"ok   {job.label}", flush=True)
-            except Exception as exc:  # noqa: BLE001 - one failed screen is reported; the others go on
-                failures.append(job.label)
-                print(f"FAIL {job.label}: {exc}", file=sys.stderr, flush=True)
-    print(f"{len(jobs) - len(failures)}/{len(jobs)} screens in {time.monotonic() - started:.0f}s", flush=True)
-    if failures:
-        print("failed: " + ", ".join(sorted(failures)), file=sys.stderr)
-        return 1
-    return 0
+    return record_all(jobs, lambda job: record_one(job, codex, out), lambda job: job.label, workers=args.jobs, tries=args.tries)
 
 
 if __name__ == "__main__":

@@ -18,15 +18,11 @@ CLI draws, never on a timer alone).  The live tests reuse these scenarios.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import shutil
 import sys
 import tempfile
-import time
-import traceback
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +30,8 @@ from typing import Any
 from . import gemini_api as api
 from .gemini_agent import GEMINI_VERSION, MENU, PLACEHOLDER, WORKING_HINT, GeminiSession, find_gemini
 from .pane_session import SHELL_PROMPT
-from .record import plain_text
+from .recording import pane_record, parse_size, record_all, write_screen
+from .recording import plain_text as plain_text  # re-exported: the screen tests read with it
 from .tmux import PrivateTmux
 
 REPO = Path(__file__).resolve().parents[2]
@@ -245,38 +242,15 @@ def record_one(scenario: Scenario, width: int, height: int, version: str, binary
             session.close()
             tmux.close()
             shutil.rmtree(root, ignore_errors=True)
-    meta = {
-        "agent": "gemini",
-        "version": version,
-        "scenario": scenario.name,
-        "renderer": RENDERER,
-        "width": info.width,
-        "height": info.height,
-        "cursor": {"x": info.cursor_x, "y": info.cursor_y},
-        "alternate_on": info.alternate_on,
-        "pane_title": info.title,
-        "pane_command": info.current_command,
-        "expected": {"state": scenario.state, **scenario.expected},
-    }
-    folder = out / RENDERER / f"{width}x{height}"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{scenario.name}.ansi").write_text(ansi)
-    (folder / f"{scenario.name}.txt").write_text(plain_text(ansi))
-    (folder / f"{scenario.name}.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
+    meta = pane_record({"agent": "gemini", "version": version}, scenario.name, RENDERER, info, {"state": scenario.state, **scenario.expected})
+    write_screen(out / RENDERER / f"{width}x{height}", scenario.name, ansi, meta)
     return meta
-
-
-def _size(text: str) -> tuple[int, int]:
-    match = re.fullmatch(r"(\d+)x(\d+)", text)
-    if not match:
-        raise argparse.ArgumentTypeError(f"size must look like 120x40, not {text!r}")
-    return int(match.group(1)), int(match.group(2))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.harness.record_gemini", description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="+", metavar="SCENARIO", choices=sorted(BY_NAME))
-    parser.add_argument("--sizes", nargs="+", type=_size, metavar="WxH", default=list(SIZES))
+    parser.add_argument("--sizes", nargs="+", type=parse_size, metavar="WxH", default=list(SIZES))
     parser.add_argument("--version", default=GEMINI_VERSION)
     parser.add_argument("--jobs", type=int, default=3)
     parser.add_argument("--out", type=Path)
@@ -287,35 +261,9 @@ def main(argv: list[str] | None = None) -> int:
     scenarios = [sc for sc in ([BY_NAME[n] for n in args.only] if args.only else SCENARIOS) if sc.applies_to(args.version)]
     jobs = [(sc, w, h) for sc in scenarios for (w, h) in args.sizes]
     print(f"recording {len(jobs)} screens of Gemini CLI {args.version} ({binary}) into {out}", flush=True)
-    failures: list[str] = []
-    started = time.monotonic()
-
-    def attempt(job: tuple[Scenario, int, int]) -> dict:
-        for n in range(args.tries):
-            try:
-                return record_one(*job, args.version, binary, out)
-            except Exception:  # report and retry: one flaky screen must not lose the run
-                if n == args.tries - 1:
-                    raise
-                print(f"retrying {job[0].name} {job[1]}x{job[2]}:\n{traceback.format_exc(limit=1)}", file=sys.stderr, flush=True)
-        raise AssertionError("unreachable")
-
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = {pool.submit(attempt, job): job for job in jobs}
-        for future in as_completed(futures):
-            sc, w, h = futures[future]
-            label = f"{w}x{h}/{sc.name}"
-            try:
-                future.result()
-                print(f"ok   {label}", flush=True)
-            except Exception as exc:  # noqa: BLE001 - reported; the others go on
-                failures.append(label)
-                print(f"FAIL {label}: {exc}", file=sys.stderr, flush=True)
-    print(f"{len(jobs) - len(failures)}/{len(jobs)} screens in {time.monotonic() - started:.0f}s", flush=True)
-    if failures:
-        print("failed: " + ", ".join(sorted(failures)), file=sys.stderr)
-        return 1
-    return 0
+    return record_all(
+        jobs, lambda job: record_one(*job, args.version, binary, out), lambda job: f"{job[1]}x{job[2]}/{job[0].name}", workers=args.jobs, tries=args.tries
+    )
 
 
 if __name__ == "__main__":

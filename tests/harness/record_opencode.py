@@ -19,14 +19,11 @@ shows a person: every recorded screen was looked at before its label was kept.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import shutil
 import sys
 import tempfile
-import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +31,7 @@ from typing import Any
 from . import opencode_api as api
 from .opencode_agent import OPENCODE_VERSION, PERMISSION, OpencodeSession, find_opencode
 from .pane_session import SHELL_PROMPT
+from .recording import pane_record, parse_size, record_all, write_screen
 from .tmux import PrivateTmux
 
 REPO = Path(__file__).resolve().parents[2]
@@ -42,7 +40,6 @@ SIZES = ((80, 24), (120, 40))
 # Under 80 columns (a split pane) opencode lays its dialogs out otherwise: these are recorded there too.
 NARROW = (60, 24)
 NARROW_SCENARIOS = ("idle", "working", "permission_bash", "permission_always", "input", "error")
-SGR = re.compile(r"\x1b\[[0-9;:]*m")
 WORKING = re.compile(r"esc interrupt")
 RETRYING = re.compile(r"attempt #[2-9]")
 ASKS = "I can add the parser in two ways: a hand-written one or a generated one. Which do you prefer?"
@@ -210,10 +207,6 @@ def corpus_dir(version: str) -> Path:
     return PANES / f"opencode-{version}"
 
 
-def plain_text(ansi: str) -> str:
-    return "\n".join(line.rstrip() for line in SGR.sub("", ansi).split("\n"))
-
-
 def record_one(scenario: Scenario, width: int, height: int, version: str, binary: str, out: Path) -> dict:
     """Play one scenario against the real binary and write its three files."""
     root = Path(tempfile.mkdtemp(prefix="hs-oc-rec-"))
@@ -228,39 +221,17 @@ def record_one(scenario: Scenario, width: int, height: int, version: str, binary
             session.close()
             tmux.close()
             shutil.rmtree(root, ignore_errors=True)
-    meta = {
-        "agent": "opencode",
-        "version": version,
-        "scenario": scenario.name,
-        "renderer": "alt",  # opencode always draws on the alternate screen (an exited one has left it)
-        "width": info.width,
-        "height": info.height,
-        "cursor": {"x": info.cursor_x, "y": info.cursor_y},
-        "alternate_on": info.alternate_on,
-        "pane_title": info.title,
-        "pane_command": info.current_command,
-        "expected": {"state": scenario.state, **scenario.expected},
-    }
-    folder = out / "alt" / f"{width}x{height}"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{scenario.name}.ansi").write_text(ansi)
-    (folder / f"{scenario.name}.txt").write_text(plain_text(ansi))
-    (folder / f"{scenario.name}.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
+    # opencode always draws on the alternate screen (an exited one has left it)
+    meta = pane_record({"agent": "opencode", "version": version}, scenario.name, "alt", info, {"state": scenario.state, **scenario.expected})
+    write_screen(out / "alt" / f"{width}x{height}", scenario.name, ansi, meta)
     return meta
-
-
-def _size(text: str) -> tuple[int, int]:
-    match = re.fullmatch(r"(\d+)x(\d+)", text)
-    if not match:
-        raise argparse.ArgumentTypeError(f"size must look like 120x40, not {text!r}")
-    return int(match.group(1)), int(match.group(2))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.harness.record_opencode", description=__doc__.split("\n\n")[0])
     parser.add_argument("--version", default=OPENCODE_VERSION)
     parser.add_argument("--only", nargs="+", choices=sorted(BY_NAME))
-    parser.add_argument("--sizes", nargs="+", type=_size, help="default: 80x24 and 120x40, and 60x24 for the dialogs and turns")
+    parser.add_argument("--sizes", nargs="+", type=parse_size, help="default: 80x24 and 120x40, and 60x24 for the dialogs and turns")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--tries", type=int, default=2)
     args = parser.parse_args(argv)
@@ -272,31 +243,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         jobs = [(sc, w, h) for sc in chosen for (w, h) in (*SIZES, *([NARROW] if sc.name in NARROW_SCENARIOS else []))]
     print(f"recording {len(jobs)} screens of opencode {args.version} into {out}", flush=True)
-    failures: list[str] = []
-    started = time.monotonic()
-
-    def attempt(job: tuple[Scenario, int, int]) -> dict:
-        for n in range(args.tries):
-            try:
-                return record_one(*job, args.version, binary, out)
-            except Exception:
-                if n == args.tries - 1:
-                    raise
-        raise AssertionError("unreachable")
-
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = {pool.submit(attempt, job): job for job in jobs}
-        for future in as_completed(futures):
-            sc, w, h = futures[future]
-            label = f"{w}x{h}/{sc.name}"
-            try:
-                future.result()
-                print(f"ok   {label}", flush=True)
-            except Exception as exc:  # noqa: BLE001 - one failed screen is reported, the rest go on
-                failures.append(label)
-                print(f"FAIL {label}: {str(exc)[-1500:]}", file=sys.stderr, flush=True)
-    print(f"{len(jobs) - len(failures)}/{len(jobs)} screens in {time.monotonic() - started:.0f}s", flush=True)
-    return 1 if failures else 0
+    label: Callable[[tuple[Scenario, int, int]], str] = lambda job: f"{job[1]}x{job[2]}/{job[0].name}"  # noqa: E731
+    return record_all(jobs, lambda job: record_one(*job, args.version, binary, out), label, workers=args.jobs, tries=args.tries, error_chars=1500)
 
 
 if __name__ == "__main__":
