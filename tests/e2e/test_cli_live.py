@@ -3,26 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 
 import pytest
 
 from tests.harness import fake_api as api
+from tests.harness.cli import headspace
 from tests.harness.scenarios import INPUT_QUESTION, LONG_ANSWER, NUMBERED_MENU, QUESTION_DB, RETRYING, TURN_DONE
 from tests.harness.wait import poll
 
 pytestmark = pytest.mark.e2e
-
-
-def headspace(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
-    proc = subprocess.run([sys.executable, "-m", "headspace_tui", *args], capture_output=True, text=True, env=env, timeout=60)
-    if check:
-        assert proc.returncode == 0, proc.stderr
-    return proc
 
 
 def test_status_json_reports_six_states(claude_session, fake_api, private_tmux):

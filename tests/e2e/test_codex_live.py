@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -25,6 +23,7 @@ import pytest
 
 from headspace_tui.answering.policy import REACTION_TIME
 from headspace_tui.model import AgentState
+from tests.harness import cli
 from tests.harness import codex_api as api
 from tests.harness.codex_agent import APPROVAL, CodexSession, find_codex
 from tests.harness.npm_binary import require
@@ -55,11 +54,7 @@ def server() -> Iterator[PrivateTmux]:
 
 
 def headspace(tmux: PrivateTmux, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
-    proc = subprocess.run([sys.executable, "-m", "headspace_tui", *args, "-L", tmux.name], capture_output=True, text=True, env=env, timeout=60)
-    if check:
-        assert proc.returncode == 0, proc.stderr
-    return proc
+    return cli.headspace(*args, "-L", tmux.name, check=check)
 
 
 def _rows(tmux: PrivateTmux) -> dict[str, dict]:

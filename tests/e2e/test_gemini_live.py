@@ -15,15 +15,13 @@ stays well under a minute.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.harness import gemini_api as api
+from tests.harness.cli import headspace
 from tests.harness.gemini_agent import PLACEHOLDER, GeminiSession, require_gemini
 from tests.harness.record_gemini import BY_NAME, QUESTION_REPLY
 from tests.harness.tmux import PrivateTmux
@@ -54,13 +52,6 @@ def gemini(gemini_binary: str, private_tmux: PrivateTmux, tmp_path: Path) -> Ite
     for session, fake in started:
         session.close()
         fake.close()
-
-
-def headspace(*args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
-    proc = subprocess.run([sys.executable, "-m", "headspace_tui", *args], capture_output=True, text=True, env=env, timeout=60)
-    assert proc.returncode == 0, proc.stderr
-    return proc
 
 
 def status(server: PrivateTmux) -> dict[str, dict]:

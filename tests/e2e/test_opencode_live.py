@@ -11,11 +11,8 @@ and a second dialog refused with ``send --deny``.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.harness import opencode_api as api
+from tests.harness.cli import headspace
 from tests.harness.opencode_agent import PERMISSION, OpencodeSession, require_opencode
 from tests.harness.tmux import PrivateTmux
 from tests.harness.wait import poll
@@ -32,14 +30,6 @@ pytestmark = pytest.mark.e2e
 DONE = re.compile(r"▣ .*· \d")  # a turn's last row, with its duration: the turn ended
 ASKS = "Created it. Should I add marker.txt to .gitignore as well?"
 REJECTED = "The scripted model rejected the request"
-
-
-def headspace(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
-    proc = subprocess.run([sys.executable, "-m", "headspace_tui", *args], capture_output=True, text=True, env=env, timeout=60)
-    if check:
-        assert proc.returncode == 0, proc.stderr
-    return proc
 
 
 def row(server: PrivateTmux) -> dict:

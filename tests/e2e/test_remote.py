@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -30,6 +28,7 @@ from headspace_tui.service.facade import Service
 from headspace_tui.service.journal import Journal
 from headspace_tui.shared.config import HostSpec
 from headspace_tui.tmux.server import TmuxServer
+from tests.harness import cli
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
 from tests.harness.scenarios import NUMBERED_MENU, TURN_DONE
@@ -67,8 +66,8 @@ def config_file(tmp_path: Path, box: Sshd, socket_name: str, *, name: str = "box
 
 
 def headspace(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
-    return subprocess.run([sys.executable, "-m", "headspace_tui", *args], capture_output=True, text=True, env=env, timeout=timeout)
+    """``headspace *args``; the tests here read its exit code themselves."""
+    return cli.headspace(*args, check=False, timeout=timeout)
 
 
 def remote_app(box: Sshd, socket_name: str, tmp_path: Path) -> HeadspaceApp:
