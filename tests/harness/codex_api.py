@@ -138,23 +138,8 @@ class FakeResponsesAPI(ScriptedHTTP[Request, Step]):
     thread_name = "fake-responses-api"
     url_path = "/v1"
 
-    def _reset_repeats(self) -> None:
-        self._left: int | None = None
-
-    def _next_step(self) -> Step:
-        with self._lock:
-            if not self._steps:
-                return text(DEFAULT_REPLY)
-            step = self._steps[0]
-            if step.repeats and step.times is None:
-                return step
-            if step.repeats:
-                self._left = step.times if self._left is None else self._left
-                self._left -= 1
-                if self._left > 0:
-                    return step
-                self._left = None
-            return self._steps.pop(0)
+    def _default_step(self) -> Step:
+        return text(DEFAULT_REPLY)
 
     @property
     def turn_requests(self) -> list[Request]:

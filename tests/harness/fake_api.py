@@ -247,7 +247,6 @@ class FakeAnthropicAPI(ScriptedHTTP[Request, Step]):
 
     def __init__(self, script: Iterable[Step | list[Step]] = (), *, host: str = "127.0.0.1") -> None:
         self._matchers: list[Step] = []
-        self._failures_left: int | None = None
         super().__init__(script, host=host)
 
     # -- script -----------------------------------------------------------
@@ -259,7 +258,7 @@ class FakeAnthropicAPI(ScriptedHTTP[Request, Step]):
         with self._lock:
             self._steps = [s for s in steps if not s.when]
             self._matchers = [s for s in steps if s.when]
-            self._failures_left = None
+            self._played = 0
 
     def extend(self, *steps: Step | list[Step]) -> None:
         with self._lock:
@@ -274,25 +273,17 @@ class FakeAnthropicAPI(ScriptedHTTP[Request, Step]):
         last = json.dumps(req.last_user_message() or {})
         return next((m for m in matchers if m.when in last and (m.kind != "tool" or req.is_main)), None)
 
+    def _default_step(self) -> Step:
+        return text(DEFAULT_REPLY)
+
     def _next_step(self, req: Request | None = None) -> Step:
         with self._lock:
-            if not self._steps:
-                return text(DEFAULT_REPLY)
-            step = self._steps[0]
-            if step.deferred and req is not None:
+            step = self._steps[0] if self._steps else None
+            if step is not None and step.deferred and req is not None:
                 offered = req.tool_names
                 if step.tool_name not in offered and "ToolSearch" in offered:
                     return select_tool(step.tool_name)  # the step stays for the next turn
-            if step.repeats:
-                if self._failures_left is None:
-                    self._failures_left = step.times
-                if self._failures_left is not None:
-                    self._failures_left -= 1
-                    if self._failures_left <= 0:
-                        self._steps.pop(0)
-                        self._failures_left = None
-                return step
-            return self._steps.pop(0)
+            return super()._next_step()
 
     # -- recorded requests --------------------------------------------------
     @property

@@ -56,6 +56,10 @@ class Step:
     message: str = ""
     times: int | None = 1
 
+    @property
+    def repeats(self) -> bool:
+        return self.kind in ("fail", "stall")
+
 
 def text(body: str, *, delay: float = 0.0, seconds: float = 0.0) -> Step:
     return Step("text", text=body, delay=delay, seconds=seconds)
@@ -122,26 +126,13 @@ class FakeGeminiAPI(ScriptedHTTP[Request, Step]):
 
     thread_name = "fake-gemini-api"
 
-    def _reset_repeats(self) -> None:
-        self._repeats = 0  # how many times the current fail step has answered
+    def _default_step(self) -> Step:
+        return text(DEFAULT_REPLY)
 
     @property
     def loop_requests(self) -> list[Request]:
         with self._lock:
             return [r for r in self.requests if r.is_loop]
-
-    def _next_step(self) -> Step:
-        with self._lock:
-            if not self._steps:
-                return text(DEFAULT_REPLY)
-            step = self._steps[0]
-            if step.kind in ("fail", "stall"):
-                self._repeats += 1
-                if step.times is not None and self._repeats >= step.times:
-                    self._steps.pop(0)
-                    self._repeats = 0
-                return step
-            return self._steps.pop(0)
 
     def _record(self, path: str, body: dict[str, Any]) -> Request:
         return self._keep(Request(path, body))

@@ -110,30 +110,13 @@ class OpenAICompatibleAPI(ScriptedHTTP[Request, Step]):
     thread_name = "fake-openai-compatible-api"
     url_path = "/v1"
 
-    def _reset_repeats(self) -> None:
-        self._repeat_left: int | None = None
+    def _default_step(self) -> Step:
+        return text(DEFAULT_REPLY)
 
     @property
     def main_requests(self) -> list[Request]:
         with self._lock:
             return [r for r in self.requests if r.is_main]
-
-    def _next_step(self) -> Step:
-        with self._lock:
-            if not self._steps:
-                return text(DEFAULT_REPLY)
-            step = self._steps[0]
-            if step.repeats:
-                if self._repeat_left is None:
-                    self._repeat_left = step.times
-                if self._repeat_left is not None:
-                    self._repeat_left -= 1
-                    if self._repeat_left <= 0:
-                        self._steps.pop(0)
-                        self._repeat_left = None
-                return step
-            self._steps.pop(0)
-            return step
 
     def _record(self, path: str, body: dict[str, Any]) -> Request:
         return self._keep(Request(path, body))

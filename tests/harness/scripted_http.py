@@ -66,6 +66,7 @@ class ScriptedHTTP(Generic[R, S]):
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
         self._steps: list[S] = []
+        self._played = 0  # how many requests the repeating step at the head of the script has answered
         self.requests: list[R] = []
         self._ids = itertools.count(1)
         self.set_script(script)
@@ -101,10 +102,31 @@ class ScriptedHTTP(Generic[R, S]):
         """Replace the steps still to be played."""
         with self._lock:
             self._steps = list(script)
-            self._reset_repeats()
+            self._played = 0
 
-    def _reset_repeats(self) -> None:
-        """Forget how often a repeating step has answered (a subclass counts them its own way)."""
+    def _default_step(self) -> S:
+        """What answers once the script has run out (each API's plain "Done.")."""
+        raise NotImplementedError
+
+    def _next_step(self) -> S:
+        """The step that answers the next agent-loop request.
+
+        A repeating step (``step.repeats``: a failure or a stall) answers
+        ``step.times`` requests in a row (None: for ever) before the script
+        moves on; any other step answers one.
+        """
+        with self._lock:
+            if not self._steps:
+                return self._default_step()
+            step = self._steps[0]
+            if step.repeats:  # type: ignore[attr-defined]
+                self._played += 1
+                times = step.times  # type: ignore[attr-defined]
+                if times is not None and self._played >= times:
+                    self._steps.pop(0)
+                    self._played = 0
+                return step
+            return self._steps.pop(0)
 
     def extend(self, *steps: S) -> None:
         with self._lock:
