@@ -21,6 +21,7 @@ import shutil
 from pathlib import Path
 
 from .npm_binary import BinaryUnavailable, cache_root, find_npm_binary, reported_version
+from .pane_session import shell_env
 from .versions import CLAUDE_VERSION, renderer_env
 
 NPM_PACKAGE = "@anthropic-ai/claude-code"
@@ -78,20 +79,11 @@ def claude_env(
 ) -> dict[str, str]:
     """The whole environment of a test pane: nothing inherited but what is named here."""
     env = {
-        "HOME": str(home),
-        "PATH": f"{Path(claude_binary).parent}:/usr/local/bin:/usr/bin:/bin",
-        "SHELL": "/bin/bash",
-        "TERM": "xterm-256color",
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-        "USER": "tester",
-        "PS1": r"tester@box:\W\$ ",
+        **shell_env(home, claude_binary),
         "ANTHROPIC_BASE_URL": api_url,
         "ANTHROPIC_API_KEY": DUMMY_API_KEY,
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "DISABLE_AUTOUPDATER": "1",
-        "TMPDIR": str(home / "tmp"),
     }
-    (home / "tmp").mkdir(parents=True, exist_ok=True)
     env.update(renderer_env(version, "inline" if inline else "alt"))
     return env

@@ -28,7 +28,7 @@ from headspace_tui.shared.proctree import read_process_table
 
 from .codex_api import FakeResponsesAPI
 from .npm_binary import BinaryUnavailable, cache_root, find_npm_binary, reported_version
-from .pane_session import PaneSession
+from .pane_session import PaneSession, shell_env
 from .tmux import PrivateTmux
 
 CODEX_VERSION = "0.169.0"  # the live tests' version (keep .ci/run in step)
@@ -108,30 +108,14 @@ class CodexSession(PaneSession):
     stable_timeout: ClassVar[float] = 15
 
     @property
-    def home(self) -> Path:
-        return self.root / "home"
-
-    @property
     def codex_home(self) -> Path:
         return self.home / ".codex-test"
 
-    @property
-    def workdir(self) -> Path:
-        return self.root / "work"
-
     def env(self) -> dict[str, str]:
         return {
-            "HOME": str(self.home),
+            **shell_env(self.home, self.codex),
             "CODEX_HOME": str(self.codex_home),
-            "PATH": f"{Path(self.codex).parent}:/usr/local/bin:/usr/bin:/bin",
-            "SHELL": "/bin/bash",
-            "TERM": "xterm-256color",
-            "LANG": "C.UTF-8",
-            "LC_ALL": "C.UTF-8",
-            "USER": "tester",
-            "PS1": r"tester@box:\W\$ ",
             API_KEY_ENV: "sk-headspace-test-0000",
-            "TMPDIR": str(self.home / "tmp"),
         }
 
     def start_shell(self) -> None:

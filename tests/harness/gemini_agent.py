@@ -36,7 +36,7 @@ from pathlib import Path
 
 from .gemini_api import FakeGeminiAPI
 from .npm_binary import BinaryUnavailable, cache_root, find_npm_binary, in_ci, package_version, require
-from .pane_session import PaneSession
+from .pane_session import PaneSession, shell_env
 from .tmux import PrivateTmux
 
 GEMINI_VERSION = "0.61.0"  # the version the live tests run (keep .ci/run in step)
@@ -92,20 +92,11 @@ def settings(*, trust_dialog: bool = False, signed_in: bool = True, extra: dict 
 
 def gemini_env(home: Path, api_url: str, binary: str, *, key: bool = True) -> dict[str, str]:
     """The whole environment of a test pane: nothing inherited but what is named here."""
-    (home / "tmp").mkdir(parents=True, exist_ok=True)
     env = {
-        "HOME": str(home),
-        "PATH": f"{Path(binary).parent}:/usr/local/bin:/usr/bin:/bin",
-        "SHELL": "/bin/bash",
-        "TERM": "xterm-256color",
+        **shell_env(home, binary),
         "COLORTERM": "truecolor",
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-        "USER": "tester",
-        "PS1": r"tester@box:\W\$ ",
         "GEMINI_API_KEY": DUMMY_KEY,
         "GOOGLE_GEMINI_BASE_URL": api_url,
-        "TMPDIR": str(home / "tmp"),
     }
     if not key:
         del env["GEMINI_API_KEY"]
@@ -127,14 +118,6 @@ class GeminiSession(PaneSession):
     extra_args: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)  # written into the work dir first
     pane_id: str = ""
-
-    @property
-    def home(self) -> Path:
-        return self.root / "home"
-
-    @property
-    def workdir(self) -> Path:
-        return self.root / "work"
 
     def start_shell(self) -> None:
         (self.home / ".gemini").mkdir(parents=True, exist_ok=True)

@@ -40,7 +40,7 @@ from headspace_tui.shared.proctree import read_process_table
 
 from .npm_binary import BinaryUnavailable, cache_root, find_npm_binary, package_version, require
 from .opencode_api import MODEL, OpenAICompatibleAPI
-from .pane_session import PaneSession
+from .pane_session import PaneSession, shell_env
 from .tmux import PrivateTmux
 
 OPENCODE_VERSION = "1.18.33"
@@ -109,21 +109,12 @@ def opencode_env(root: Path, binary: str) -> dict[str, str]:
     home, xdg = root / "home", root / "xdg"
     for sub in ("config", "data", "state", "cache"):
         (xdg / sub).mkdir(parents=True, exist_ok=True)
-    (home / "tmp").mkdir(parents=True, exist_ok=True)
     return {
-        "HOME": str(home),
+        **shell_env(home, binary),
         "XDG_CONFIG_HOME": str(xdg / "config"),
         "XDG_DATA_HOME": str(xdg / "data"),
         "XDG_STATE_HOME": str(xdg / "state"),
         "XDG_CACHE_HOME": str(xdg / "cache"),
-        "PATH": f"{Path(binary).parent}:/usr/local/bin:/usr/bin:/bin",
-        "SHELL": "/bin/bash",
-        "TERM": "xterm-256color",
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-        "USER": "tester",
-        "PS1": r"tester@box:\W\$ ",
-        "TMPDIR": str(home / "tmp"),
         "OPENCODE_DISABLE_MODELS_FETCH": "1",
         "OPENCODE_DISABLE_AUTOUPDATE": "1",
         "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
@@ -146,10 +137,6 @@ class OpencodeSession(PaneSession):
     permission: dict[str, str] | None = None
     files: dict[str, str] = field(default_factory=dict)
     pane_id: str = ""
-
-    @property
-    def workdir(self) -> Path:
-        return self.root / "work"
 
     @property
     def data_dir(self) -> Path:

@@ -21,6 +21,7 @@ import re
 import signal
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import ClassVar
 
 from headspace_tui.shared.proctree import read_process_table
@@ -49,13 +50,44 @@ def end_processes(ours: dict[int, str]) -> None:
                 pass  # gone meanwhile
 
 
+def shell_env(home: Path, binary: str) -> dict[str, str]:
+    """What every test pane's environment starts from, nothing inherited.
+
+    The throwaway HOME, the agent's folder first on PATH, a UTF-8 locale, the
+    shell prompt ``SHELL_PROMPT`` knows, a private TMPDIR (made here).
+
+    A family adds its own (its API's URL and key, its config dirs, what keeps it offline).
+    """
+    (home / "tmp").mkdir(parents=True, exist_ok=True)
+    return {
+        "HOME": str(home),
+        "PATH": f"{Path(binary).parent}:/usr/local/bin:/usr/bin:/bin",
+        "SHELL": "/bin/bash",
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "USER": "tester",
+        "PS1": r"tester@box:\W\$ ",
+        "TMPDIR": str(home / "tmp"),
+    }
+
+
 class PaneSession:
-    """Reading, waiting, typing and closing for a session class that has ``tmux``, ``name`` and ``pane_id``."""
+    """Reading, waiting, typing and closing for a session class that has ``tmux``, ``root``, ``name`` and ``pane_id``."""
 
     tmux: PrivateTmux
+    root: Path  # the session's own temp folder: its HOME and work dir are under it
     name: str
     pane_id: str
     stable_timeout: ClassVar[float] = 10  # wait_stable's default deadline
+
+    @property
+    def home(self) -> Path:
+        return self.root / "home"
+
+    @property
+    def workdir(self) -> Path:
+        return self.root / "work"
 
     # -- lifecycle --------------------------------------------------------
     def open_shell(self, *, width: int, height: int, cwd: str, env: dict[str, str]) -> None:

@@ -50,14 +50,6 @@ class ClaudeSession(PaneSession):
     pane_id: str = ""
     stable_timeout: ClassVar[float] = 15
 
-    @property
-    def home(self) -> Path:
-        return self.root / "home"
-
-    @property
-    def workdir(self) -> Path:
-        return self.root / "work"
-
     # -- lifecycle --------------------------------------------------------
     def start_shell(self) -> None:
         make_home(self.home, self.workdir, trust=self.trust, approve_key=self.approve_key)
