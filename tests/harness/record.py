@@ -21,19 +21,16 @@ Nothing in the corpus is written by hand: rerun this after a Claude upgrade.
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from .claude import find_claude
 from .fake_api import FakeAnthropicAPI
-from .recording import pane_record, parse_size, record_all, write_screen
+from .recording import pane_record, parse_size, play, private_server, record_all, write_screen
 from .recording import plain_text as plain_text  # re-exported: the corpus tests read screens with it
 from .scenarios import BY_NAME, EXTRA, SCENARIOS, Scenario
 from .session import ClaudeSession
-from .tmux import PrivateTmux
 from .versions import CLAUDE_VERSION, renderers
 
 REPO = Path(__file__).resolve().parents[2]
@@ -87,11 +84,9 @@ class Job:
 
 def record_one(job: Job, claude: str, out: Path) -> dict:
     """Play one scenario against the real binary and write its three files."""
-    root = Path(tempfile.mkdtemp(prefix="hs-rec-"))
-    tmux = PrivateTmux({"PATH": "/usr/bin:/bin", "HOME": str(root), "LANG": "C.UTF-8"})
     options = dict(job.scenario.session)
     files = options.pop("files", {})
-    with FakeAnthropicAPI(job.scenario.script) as fake:
+    with private_server("hs-rec-") as (root, tmux), FakeAnthropicAPI(job.scenario.script) as fake:
         session = ClaudeSession(
             tmux,
             fake,
@@ -104,16 +99,7 @@ def record_one(job: Job, claude: str, out: Path) -> dict:
             files=files,
             **options,
         )
-        try:
-            job.scenario.drive(session)
-            if job.scenario.settle:
-                session.wait_stable(quiet=0.8, timeout=4, strict=False)
-            ansi = session.ansi()
-            info = session.info()
-        finally:
-            session.close()
-            tmux.close()
-            shutil.rmtree(root, ignore_errors=True)
+        ansi, info = play(session, job.scenario.drive, settle=job.scenario.settle)
     meta = pane_record(
         {"claude_version": job.version}, job.scenario.name, job.renderer, info, {"state": job.scenario.state, **job.scenario.expected}
     )

@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import argparse
 import re
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,8 +28,7 @@ from typing import Any
 from . import codex_api as api
 from .codex_agent import APPROVAL, CODEX_VERSION, CodexSession, find_codex
 from .pane_session import SHELL_PROMPT
-from .recording import pane_record, parse_size, plain_text, record_all, write_screen
-from .tmux import PrivateTmux
+from .recording import pane_record, parse_size, plain_text, private_server, record_all, write_screen
 
 REPO = Path(__file__).resolve().parents[2]
 PANES = REPO / "snapshots" / "panes"
@@ -239,9 +236,7 @@ class Job:
 
 
 def record_one(job: Job, codex: str, out: Path) -> dict:
-    root = Path(tempfile.mkdtemp(prefix="hs-cxrec-"))
-    tmux = PrivateTmux({"PATH": "/usr/bin:/bin", "HOME": str(root), "LANG": "C.UTF-8"})
-    with api.FakeResponsesAPI(job.scenario.script) as fake:
+    with private_server("hs-cxrec-") as (root, tmux), api.FakeResponsesAPI(job.scenario.script) as fake:
         session = CodexSession(
             tmux, fake, codex, root, width=job.width, height=job.height, inline=job.renderer == "inline" and job.version == "0.169.0", **job.scenario.session
         )
@@ -261,8 +256,6 @@ def record_one(job: Job, codex: str, out: Path) -> dict:
                     raise AssertionError(f"{job.label}: the screen no longer shows {job.scenario.shows.pattern!r}")
         finally:
             session.close()
-            tmux.close()
-            shutil.rmtree(root, ignore_errors=True)
     if job.scenario.state != "exited" and info.alternate_on != (job.renderer == "alt"):
         raise AssertionError(f"{job.label}: recorded as {job.renderer} but alternate_on={info.alternate_on}")
     meta = pane_record(

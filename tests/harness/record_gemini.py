@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import argparse
 import re
-import shutil
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,9 +28,8 @@ from typing import Any
 from . import gemini_api as api
 from .gemini_agent import GEMINI_VERSION, MENU, PLACEHOLDER, WORKING_HINT, GeminiSession, find_gemini
 from .pane_session import SHELL_PROMPT
-from .recording import pane_record, parse_size, record_all, write_screen
+from .recording import pane_record, parse_size, play, private_server, record_all, write_screen
 from .recording import plain_text as plain_text  # re-exported: the screen tests read with it
-from .tmux import PrivateTmux
 
 REPO = Path(__file__).resolve().parents[2]
 PANES = REPO / "snapshots" / "panes"
@@ -228,20 +225,9 @@ def corpus_dir(version: str = GEMINI_VERSION) -> Path:
 
 def record_one(scenario: Scenario, width: int, height: int, version: str, binary: str, out: Path) -> dict:
     """Play one scenario against the real binary and write its three files."""
-    root = Path(tempfile.mkdtemp(prefix="hs-gem-"))
-    tmux = PrivateTmux({"PATH": "/usr/bin:/bin", "HOME": str(root), "LANG": "C.UTF-8"})
-    with api.FakeGeminiAPI(scenario.script) as fake:
+    with private_server("hs-gem-") as (root, tmux), api.FakeGeminiAPI(scenario.script) as fake:
         session = GeminiSession(tmux, fake, binary, root, width=width, height=height, **scenario.session)
-        try:
-            scenario.drive(session)
-            if scenario.settle:
-                session.wait_stable(quiet=0.8, timeout=4, strict=False)
-            ansi = session.ansi()
-            info = session.info()
-        finally:
-            session.close()
-            tmux.close()
-            shutil.rmtree(root, ignore_errors=True)
+        ansi, info = play(session, scenario.drive, settle=scenario.settle)
     meta = pane_record({"agent": "gemini", "version": version}, scenario.name, RENDERER, info, {"state": scenario.state, **scenario.expected})
     write_screen(out / RENDERER / f"{width}x{height}", scenario.name, ansi, meta)
     return meta

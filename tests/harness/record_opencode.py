@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import argparse
 import re
-import shutil
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,8 +29,7 @@ from typing import Any
 from . import opencode_api as api
 from .opencode_agent import OPENCODE_VERSION, PERMISSION, OpencodeSession, find_opencode
 from .pane_session import SHELL_PROMPT
-from .recording import pane_record, parse_size, record_all, write_screen
-from .tmux import PrivateTmux
+from .recording import pane_record, parse_size, play, private_server, record_all, write_screen
 
 REPO = Path(__file__).resolve().parents[2]
 PANES = REPO / "snapshots" / "panes"
@@ -209,18 +206,9 @@ def corpus_dir(version: str) -> Path:
 
 def record_one(scenario: Scenario, width: int, height: int, version: str, binary: str, out: Path) -> dict:
     """Play one scenario against the real binary and write its three files."""
-    root = Path(tempfile.mkdtemp(prefix="hs-oc-rec-"))
-    tmux = PrivateTmux({"PATH": "/usr/bin:/bin", "HOME": str(root), "LANG": "C.UTF-8"})
-    with api.OpenAICompatibleAPI(scenario.script) as fake:
+    with private_server("hs-oc-rec-") as (root, tmux), api.OpenAICompatibleAPI(scenario.script) as fake:
         session = OpencodeSession(tmux, fake, binary, root, width=width, height=height, **scenario.session)
-        try:
-            scenario.drive(session)
-            ansi = session.ansi()
-            info = session.info()
-        finally:
-            session.close()
-            tmux.close()
-            shutil.rmtree(root, ignore_errors=True)
+        ansi, info = play(session, scenario.drive, settle=False)
     # opencode always draws on the alternate screen (an exited one has left it)
     meta = pane_record({"agent": "opencode", "version": version}, scenario.name, "alt", info, {"state": scenario.state, **scenario.expected})
     write_screen(out / "alt" / f"{width}x{height}", scenario.name, ansi, meta)
