@@ -20,7 +20,7 @@ from tests.harness.claude import find_claude
 from tests.harness.fake_api import FakeAnthropicAPI
 from tests.harness.npm_binary import require
 from tests.harness.session import ClaudeSession
-from tests.harness.tmux import PrivateTmux
+from tests.harness.tmux import PrivateTmux, temp_server
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -66,13 +66,8 @@ def fake_api() -> Iterator[FakeAnthropicAPI]:
 
 @pytest.fixture
 def private_tmux() -> Iterator[PrivateTmux]:
-    root = tempfile.mkdtemp(prefix="hs-tmux-")
-    server = PrivateTmux({"PATH": "/usr/bin:/bin", "HOME": root, "LANG": "C.UTF-8"})
-    try:
+    with temp_server("hs-tmux-") as (_root, server):
         yield server
-    finally:
-        server.close()
-        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
@@ -27,7 +25,7 @@ from tests.harness import cli
 from tests.harness import codex_api as api
 from tests.harness.codex_agent import APPROVAL, CodexSession, find_codex
 from tests.harness.npm_binary import require
-from tests.harness.tmux import PrivateTmux
+from tests.harness.tmux import PrivateTmux, temp_server
 from tests.harness.wait import poll
 from tests.ui.apps import make_app, wait_until
 
@@ -44,13 +42,8 @@ def codex_binary() -> str:
 
 @pytest.fixture
 def server() -> Iterator[PrivateTmux]:
-    root = tempfile.mkdtemp(prefix="hs-cx-tmux-")
-    tmux = PrivateTmux({"PATH": "/usr/bin:/bin", "HOME": root, "LANG": "C.UTF-8"})
-    try:
+    with temp_server("hs-cx-tmux-") as (_root, tmux):
         yield tmux
-    finally:
-        tmux.close()
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def headspace(tmux: PrivateTmux, *args: str, check: bool = True) -> subprocess.CompletedProcess:

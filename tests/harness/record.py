@@ -27,10 +27,11 @@ from pathlib import Path
 
 from .claude import find_claude
 from .fake_api import FakeAnthropicAPI
-from .recording import pane_record, parse_size, play, private_server, record_all, write_screen
+from .recording import pane_record, parse_size, play, record_all, write_screen
 from .recording import plain_text as plain_text  # re-exported: the corpus tests read screens with it
 from .scenarios import BY_NAME, EXTRA, SCENARIOS, Scenario
 from .session import ClaudeSession
+from .tmux import temp_server
 from .versions import CLAUDE_VERSION, renderers
 
 REPO = Path(__file__).resolve().parents[2]
@@ -86,7 +87,7 @@ def record_one(job: Job, claude: str, out: Path) -> dict:
     """Play one scenario against the real binary and write its three files."""
     options = dict(job.scenario.session)
     files = options.pop("files", {})
-    with private_server("hs-rec-") as (root, tmux), FakeAnthropicAPI(job.scenario.script) as fake:
+    with temp_server("hs-rec-") as (root, tmux), FakeAnthropicAPI(job.scenario.script) as fake:
         session = ClaudeSession(
             tmux,
             fake,

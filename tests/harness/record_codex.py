@@ -28,7 +28,8 @@ from typing import Any
 from . import codex_api as api
 from .codex_agent import APPROVAL, CODEX_VERSION, CodexSession, find_codex
 from .pane_session import SHELL_PROMPT
-from .recording import pane_record, parse_size, plain_text, private_server, record_all, write_screen
+from .recording import pane_record, parse_size, plain_text, record_all, write_screen
+from .tmux import temp_server
 
 REPO = Path(__file__).resolve().parents[2]
 PANES = REPO / "snapshots" / "panes"
@@ -236,7 +237,7 @@ class Job:
 
 
 def record_one(job: Job, codex: str, out: Path) -> dict:
-    with private_server("hs-cxrec-") as (root, tmux), api.FakeResponsesAPI(job.scenario.script) as fake:
+    with temp_server("hs-cxrec-") as (root, tmux), api.FakeResponsesAPI(job.scenario.script) as fake:
         session = CodexSession(
             tmux, fake, codex, root, width=job.width, height=job.height, inline=job.renderer == "inline" and job.version == "0.169.0", **job.scenario.session
         )

@@ -28,8 +28,9 @@ from typing import Any
 from . import gemini_api as api
 from .gemini_agent import GEMINI_VERSION, MENU, PLACEHOLDER, WORKING_HINT, GeminiSession, find_gemini
 from .pane_session import SHELL_PROMPT
-from .recording import pane_record, parse_size, play, private_server, record_all, write_screen
+from .recording import pane_record, parse_size, play, record_all, write_screen
 from .recording import plain_text as plain_text  # re-exported: the screen tests read with it
+from .tmux import temp_server
 
 REPO = Path(__file__).resolve().parents[2]
 PANES = REPO / "snapshots" / "panes"
@@ -225,7 +226,7 @@ def corpus_dir(version: str = GEMINI_VERSION) -> Path:
 
 def record_one(scenario: Scenario, width: int, height: int, version: str, binary: str, out: Path) -> dict:
     """Play one scenario against the real binary and write its three files."""
-    with private_server("hs-gem-") as (root, tmux), api.FakeGeminiAPI(scenario.script) as fake:
+    with temp_server("hs-gem-") as (root, tmux), api.FakeGeminiAPI(scenario.script) as fake:
         session = GeminiSession(tmux, fake, binary, root, width=width, height=height, **scenario.session)
         ansi, info = play(session, scenario.drive, settle=scenario.settle)
     meta = pane_record({"agent": "gemini", "version": version}, scenario.name, RENDERER, info, {"state": scenario.state, **scenario.expected})

@@ -29,7 +29,8 @@ from typing import Any
 from . import opencode_api as api
 from .opencode_agent import OPENCODE_VERSION, PERMISSION, OpencodeSession, find_opencode
 from .pane_session import SHELL_PROMPT
-from .recording import pane_record, parse_size, play, private_server, record_all, write_screen
+from .recording import pane_record, parse_size, play, record_all, write_screen
+from .tmux import temp_server
 
 REPO = Path(__file__).resolve().parents[2]
 PANES = REPO / "snapshots" / "panes"
@@ -206,7 +207,7 @@ def corpus_dir(version: str) -> Path:
 
 def record_one(scenario: Scenario, width: int, height: int, version: str, binary: str, out: Path) -> dict:
     """Play one scenario against the real binary and write its three files."""
-    with private_server("hs-oc-rec-") as (root, tmux), api.OpenAICompatibleAPI(scenario.script) as fake:
+    with temp_server("hs-oc-rec-") as (root, tmux), api.OpenAICompatibleAPI(scenario.script) as fake:
         session = OpencodeSession(tmux, fake, binary, root, width=width, height=height, **scenario.session)
         ansi, info = play(session, scenario.drive, settle=False)
     # opencode always draws on the alternate screen (an exited one has left it)

@@ -15,19 +15,16 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import shutil
 import sys
-import tempfile
 import time
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
 from .pane_session import PaneSession
-from .tmux import PaneInfo, PrivateTmux
+from .tmux import PaneInfo
 
 J = TypeVar("J")
 
@@ -68,18 +65,6 @@ def write_screen(folder: Path, name: str, ansi: str, meta: dict[str, Any]) -> No
     (folder / f"{name}.ansi").write_text(ansi)
     (folder / f"{name}.txt").write_text(plain_text(ansi))
     (folder / f"{name}.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
-
-
-@contextmanager
-def private_server(prefix: str) -> Iterator[tuple[Path, PrivateTmux]]:
-    """A temp folder (``prefix``...) for one recording's session and a private tmux server homed there; both gone afterwards."""
-    root = Path(tempfile.mkdtemp(prefix=prefix))
-    tmux = PrivateTmux({"PATH": "/usr/bin:/bin", "HOME": str(root), "LANG": "C.UTF-8"})
-    try:
-        yield root, tmux
-    finally:
-        tmux.close()
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def play(session: PaneSession, drive: Callable[[Any], object], *, settle: bool) -> tuple[str, PaneInfo]:

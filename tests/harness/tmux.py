@@ -11,9 +11,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 # One format string, one round trip: everything the corpus stores about a pane.
 PANE_FORMAT = "\t".join(
@@ -191,3 +195,15 @@ class PrivateTmux:
         """Where tmux puts ``-L name``'s socket: ``$TMUX_TMPDIR`` (or /tmp), ``tmux-<uid>``, the name."""
         folder = self.env.get("TMUX_TMPDIR") or "/tmp"
         return os.path.join(folder, f"tmux-{os.getuid()}", self.name)
+
+
+@contextmanager
+def temp_server(prefix: str) -> Iterator[tuple[Path, PrivateTmux]]:
+    """A temp folder named ``prefix``... and a private tmux server homed there; both gone afterwards."""
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    tmux = PrivateTmux({"PATH": "/usr/bin:/bin", "HOME": str(root), "LANG": "C.UTF-8"})
+    try:
+        yield root, tmux
+    finally:
+        tmux.close()
+        shutil.rmtree(root, ignore_errors=True)
