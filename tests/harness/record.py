@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from .claude import find_claude
 from .fake_api import FakeAnthropicAPI
-from .recording import pane_record, parse_size, play, record_all, write_screen
+from .recording import Job, pane_record, parse_size, play, record_all, write_screen
 from .recording import plain_text as plain_text  # re-exported: the corpus tests read screens with it
 from .scenarios import BY_NAME, EXTRA, SCENARIOS, Scenario
 from .session import ClaudeSession
@@ -70,17 +69,6 @@ def planned(version: str) -> list[tuple[Scenario, int, int, str]]:
 
 
 DEFAULT_OUT = corpus_dir()
-@dataclass(frozen=True)
-class Job:
-    scenario: Scenario
-    width: int
-    height: int
-    renderer: str
-    version: str = CLAUDE_VERSION
-
-    @property
-    def label(self) -> str:
-        return f"{self.renderer}/{self.width}x{self.height}/{self.scenario.name}"
 
 
 def record_one(job: Job, claude: str, out: Path) -> dict:

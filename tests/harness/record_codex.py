@@ -28,7 +28,7 @@ from typing import Any
 from . import codex_api as api
 from .codex_agent import APPROVAL, CODEX_VERSION, CodexSession, find_codex
 from .pane_session import SHELL_PROMPT
-from .recording import pane_record, parse_size, plain_text, record_all, write_screen
+from .recording import Job, pane_record, parse_size, plain_text, record_all, write_screen
 from .tmux import temp_server
 
 REPO = Path(__file__).resolve().parents[2]
@@ -221,19 +221,6 @@ BY_NAME = {sc.name: sc for sc in SCENARIOS}
 
 def corpus_dir(version: str) -> Path:
     return PANES / f"codex-{version}"
-
-
-@dataclass(frozen=True)
-class Job:
-    scenario: Scenario
-    width: int
-    height: int
-    renderer: str
-    version: str
-
-    @property
-    def label(self) -> str:
-        return f"{self.renderer}/{self.width}x{self.height}/{self.scenario.name}"
 
 
 def record_one(job: Job, codex: str, out: Path) -> dict:

@@ -20,6 +20,7 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -41,6 +42,21 @@ def parse_size(text: str) -> tuple[int, int]:
     if not match:
         raise argparse.ArgumentTypeError(f"size must look like 120x40, not {text!r}")
     return int(match.group(1)), int(match.group(2))
+
+
+@dataclass(frozen=True)
+class Job:
+    """One screen to record: a scenario (anything with a ``name``) at a size, in a renderer, of a version."""
+
+    scenario: Any
+    width: int
+    height: int
+    renderer: str
+    version: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.renderer}/{self.width}x{self.height}/{self.scenario.name}"
 
 
 def pane_record(head: dict[str, Any], scenario: str, renderer: str, info: PaneInfo, expected: dict[str, Any]) -> dict[str, Any]:
