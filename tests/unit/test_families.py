@@ -13,7 +13,8 @@ import pytest
 from headspace_tui.answering.keys import ActionError, KeyStroke, answer_key, plan_keys
 from headspace_tui.answering.policy import Intent, IntentKind
 from headspace_tui.detect.families import BY_NAME, CLAUDE, FAMILIES, UnknownFamily, family_named, find_agent
-from headspace_tui.model import AgentState, Observation, Option, Prompt
+from headspace_tui.model import Agent, AgentState, Observation, Option, Prompt
+from headspace_tui.service.facade import Service, ServiceError
 from headspace_tui.service.scan import screen_observation
 from headspace_tui.shared.proctree import ProcessInfo, ProcessTable
 from headspace_tui.tmux.server import PaneRecord
@@ -97,3 +98,10 @@ def test_a_family_that_reads_its_title_gets_it_where_the_monitor_and_status_read
     assert screen_observation(record, 11, ansi, "0.144.0", codex).state is AgentState.WORKING  # the listing's title
     assert screen_observation(_replace(record, title="work"), 11, ansi, "0.144.0", codex, meta["pane_title"]).state is AgentState.WORKING  # the title read now wins
     assert screen_observation(record, 11, ansi, "0.144.0", codex, "work").state is not AgentState.WORKING  # the screen alone cannot tell
+
+
+def test_stop_and_restart_refuse_another_family_in_one_line_rather_than_typing_claudes_exit():
+    codex = Agent(pane_id="%4", target="work:0.0", session="work", family="codex")
+    with pytest.raises(ServiceError, match=r"work:0\.0: Stop and Restart know Claude Code's /exit only; stop codex in its pane"):
+        Service._claude_only(codex)
+    Service._claude_only(Agent(pane_id="%5", target="main:0.0", session="main"))  # Claude's: no refusal
