@@ -72,7 +72,10 @@ DISCOVERY_MIN_GAP = 0.5
 SERVER_RETRY = 2.0  # with no server, look again this often (the socket watch usually says sooner)
 SOCKET_CHECK = 0.25  # with no server, its socket file is looked at this often (a stat, no fork)...
 SOCKET_CHECK_UP = 2.0  # ...and while it runs, this often (its end is told sooner by the control clients)
-TRANSCRIPT_LAG = 0.5  # after a state change, read the pane (and its transcript) once more this much later
+# After a state change, read the pane (and its transcript) again this much later:
+# Claude writes a turn's last lines a moment after drawing it, and on a busy
+# machine that moment can pass 0.5 s (CI saw the answer's evidence never read).
+TRANSCRIPT_LOOKS = (0.5, 2.0, 5.0)
 REMOTE_RESTART_LIMIT = 10.0  # a remote host's failed loop starts again at most this long after
 CHANNEL_RETRY = 5.0  # while another headspace holds the answer channel, ask for it this often
 
@@ -415,9 +418,12 @@ class Monitor:
         agent = self._update(watch, observation)
         if before is not None and agent.state is not before:
             # Claude writes a turn to its transcript a moment after drawing it:
-            # look once more after a state change, so the last turn is not left
+            # look again after a state change, so the last turn is not left
             # unread until the pane next changes.
-            watch.timing.look_again(now + TRANSCRIPT_LAG)
+            watch.transcript_looks = [now + lag for lag in TRANSCRIPT_LOOKS]
+        watch.transcript_looks = [at for at in watch.transcript_looks if at > now]
+        if watch.transcript_looks:
+            watch.timing.look_again(watch.transcript_looks[0])
         said = (watch.prompted_at, watch.replied_at)
         await self.transcripts.follow(watch, agent, status)
         if (watch.prompted_at, watch.replied_at) != said and self.panes.get(pane_id) is watch and watch.fuser.current is not None:
