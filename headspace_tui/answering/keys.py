@@ -389,6 +389,8 @@ async def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent
     return Outcome(False, f"not delivered: {pane_id} still shows {after.state.value} after {timeout:.0f}s", after)
 
 
+PASTE_GAP = 0.15  # seconds from a typed line to its Enter, for agents that read a fast Enter as part of a paste
+
 # How long each step of typing into a question's field may take to show (Claude redraws within a frame or two).
 STEP_TIMEOUT = 2.0
 
@@ -452,6 +454,10 @@ async def _type_line(io: PaneIO, pane_id: str, seen: Observation, intent: Intent
         if time.monotonic() > deadline:
             raise ActionError(f"the text did not show in {family.label}'s input box in {pane_id}; Enter not sent (the text may be in the box: see the pane)")
         await asyncio.sleep(0.05)
+    # Seen in the box is not yet past the paste window: an Enter within ~20 ms of the
+    # last typed key still joins the paste (measured on Codex and Gemini CLI; 50 ms was
+    # always enough).  CI caught the box drawn that fast once.
+    await asyncio.sleep(PASTE_GAP)
     await io.send_keys(pane_id, *enter.keys)
     return await _confirm(io, pane_id, seen, intent, timeout, command, what, family)
 
