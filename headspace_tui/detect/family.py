@@ -38,10 +38,6 @@ def _no_version(info: ProcessInfo, *, proc: str = "/proc") -> str | None:
     return None
 
 
-def _no_title(title: str) -> Observation | None:
-    return None
-
-
 def no_box(ansi: str) -> str | None:
     """A family that does not say what its input box holds (Claude's lines are submitted at once, as always)."""
     return None
@@ -60,9 +56,6 @@ class Family:
     # before every key is sent.
     is_command: Callable[[str], bool]
     version_of: Callable[..., str | None] = _no_version  # (info, *, proc="/proc") -> its install's version
-    # What the pane's title (``#{pane_title}``, in every listing at no cost)
-    # says of the agent's state, for families that set it by state; None: nothing.
-    title_observation: Callable[[str], Observation | None] = _no_title
     # What the agent's input box holds now ("" empty, None: no box on screen,
     # or the family cannot tell).  A typed line is sent, seen in the box, and
     # only then submitted with Enter: an agent that reads a fast Enter as part

@@ -16,7 +16,7 @@ import pytest
 from headspace_tui.detect.codex import FAMILY, classify, classify_capture, classify_pane
 from headspace_tui.detect.codex.process import is_command, recognise, version_of
 from headspace_tui.detect.codex.screen import box_text
-from headspace_tui.detect.codex.signals import output_observation, output_state, title_observation
+from headspace_tui.detect.codex.signals import title_observation
 from headspace_tui.detect.families import CLAUDE, family_of_process, find_agent
 from headspace_tui.model import AgentState
 from headspace_tui.shared.proctree import ProcessInfo, ProcessTable
@@ -229,21 +229,6 @@ def test_the_version_comes_from_the_install_beside_the_binary_and_a_hostile_file
 
 # ---------------------------------------------------------------------------
 # Signals: bytes as tmux control mode's %output carried them from 0.169.0.
-
-OUTPUT = rb"\033]0;[ ! ] Action Required | work\007\033]7501;state=blocked:app=codex:kind=permission\033\134\033[?2026h"
-
-
-def test_osc_7501_is_read_from_control_mode_output_and_from_raw_bytes():
-    assert output_state(OUTPUT) == "blocked"
-    assert output_state(b"\x1b]7501;state=working:app=codex\x1b\\\x1b[1;2H") == "working"
-    assert output_state(rb"\033]7501;state=working:app=codex\033\134 text \033]7501;state=done:app=codex\033\134") == "done"
-    assert output_state(b"plain text 7501; state=working") is None
-    assert output_state(b"\x1b]7501;state=working:app=other\x1b\\") is None
-    seen = output_observation(OUTPUT)
-    assert seen is not None and seen.state is AgentState.PERMISSION and seen.evidence[0].rule == "codex-osc-7501"
-    error = output_observation(rb"\033]7501;state=error:app=codex\033\134")
-    assert error is not None and error.state is AgentState.ERROR
-
 
 def test_the_title_says_working_or_action_required_and_nothing_sure_otherwise():
     working = title_observation("⠹ Scripted task | work")

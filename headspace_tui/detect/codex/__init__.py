@@ -46,8 +46,7 @@ private tmux server, against a scripted Responses API:
   title's blink) and 583 B/s (0.144.0).
 * **OSC 7501** in its output (0.169.0, not 0.144.0): ``state=idle``,
   ``working``, ``blocked`` (``kind=permission``), ``done``, ``error``, each
-  with ``app=codex`` (``signals.py``: ``output_state`` for the control-mode
-  feed).  Free to read from ``%output``; it says a prompt waits, not which.
+  with ``app=codex`` (described in ``signals.py``; not read).  Free to read from ``%output``; it says a prompt waits, not which.
 * **Title** (both versions): the folder, ``<thread title> | <folder>``, a
   braille spinner in front while working, ``[ ! ] Action Required | …``
   blinking with ``[ . ]`` while an approval waits (``title_observation``).
@@ -75,7 +74,7 @@ from ..family import Family
 from .pane import classify_pane
 from .process import is_command, recognise, version_of
 from .screen import box_text, classify, classify_capture
-from .signals import output_observation, output_state, title_observation
+from .signals import title_observation
 
 FAMILY = Family(
     name="codex",
@@ -84,9 +83,8 @@ FAMILY = Family(
     classify=classify_capture,
     is_command=is_command,
     version_of=version_of,
-    title_observation=title_observation,
     box_text=box_text,
     with_title=classify_pane,
 )
 
-__all__ = ["FAMILY", "box_text", "classify", "classify_capture", "classify_pane", "output_observation", "output_state", "recognise", "title_observation", "version_of"]
+__all__ = ["FAMILY", "box_text", "classify", "classify_capture", "classify_pane", "recognise", "title_observation", "version_of"]

@@ -17,7 +17,7 @@ Facts measured on the binaries (0.53.0 of 2026-07-30 and 0.61.0 of
   turn runs), history blocks above (``✦`` replies, ``✕ [API Error: …]``
   errors it gave up on), dialogs as rounded boxes at the bottom with
   numbered options (``● 1. Allow once``), answered by their digit.
-- **Title** (``signals.py``, ``title_observation``): ``◇  Ready (dir)``,
+- **Title** (not read): ``◇  Ready (dir)``,
   ``✦  Working… (dir)``, ``✋  Action Required (dir)`` via ``ESC ] 0 ;``,
   cleared on exit.  Cheap (``#{pane_title}``), right about working versus
   waiting for you, blind to errors, plain-text questions and the trust
@@ -49,7 +49,6 @@ Facts measured on the binaries (0.53.0 of 2026-07-30 and 0.61.0 of
 from ..family import Family
 from .process import recognise, version_of
 from .screen import box_text, classify_capture, is_gemini_command, screen_version, strip_escapes
-from .signals import title_observation
 
 FAMILY = Family(
     name="gemini",
@@ -58,8 +57,7 @@ FAMILY = Family(
     classify=classify_capture,
     is_command=is_gemini_command,
     version_of=version_of,
-    title_observation=title_observation,
     box_text=box_text,
 )
 
-__all__ = ["FAMILY", "box_text", "classify_capture", "is_gemini_command", "recognise", "screen_version", "strip_escapes", "title_observation", "version_of"]
+__all__ = ["FAMILY", "box_text", "classify_capture", "is_gemini_command", "recognise", "screen_version", "strip_escapes", "version_of"]

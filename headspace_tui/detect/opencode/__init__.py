@@ -13,8 +13,7 @@
   shows the approval dialog and what it asks, and it costs the capture
   headspace makes anyway.
 * **Title**: ``OpenCode`` at start, ``OC | <session title>`` once the
-  session has a title; it does not change with the state, so
-  ``title_observation`` says nothing.
+  session has a title; it does not change with the state, so it is not read.
 * **Output**: no state marks (nothing like Codex's ``ESC ] 7501``).  Every
   OSC in ``%output`` over a start, an approval and a reply (1.18.33): the
   title (``ESC ] 0 ; OpenCode``, then ``OC | Scripted session``), the
