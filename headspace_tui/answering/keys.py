@@ -252,9 +252,9 @@ class ThreadedPaneIO:
 
 
 async def read_pane(io: PaneIO, pane_id: str, family: Family = CLAUDE) -> tuple[Observation, object]:
-    """The pane's record and its screen, read by ``family``'s reader."""
+    """The pane's record and its screen, read by ``family``'s reader (with the pane's title, where it needs that)."""
     record = await io.pane(pane_id)
-    return family.classify(await io.capture(pane_id, ansi=True), command=record.current_command), record
+    return family.read(await io.capture(pane_id, ansi=True), command=record.current_command, title=getattr(record, "title", None)), record
 
 
 async def settled_read(io: PaneIO, pane_id: str, command: str, family: Family = CLAUDE, *, quiet: float = SETTLE, timeout: float = 2.0) -> tuple[Observation, str]:

@@ -72,3 +72,9 @@ class Family:
     # differs).  ``(ansi, *, title, command, version) -> Observation``; None:
     # the screen alone.  The monitor then asks tmux for the title at each read.
     with_title: Callable[..., Observation] | None = None
+
+    def read(self, ansi: str, *, command: str | None = None, version: str | None = None, title: str | None = None) -> Observation:
+        """The family's reading of one capture, with the pane's title where its screen alone cannot tell (``with_title``)."""
+        if self.with_title is not None and title is not None:
+            return self.with_title(ansi, title=title, command=command, version=version)
+        return self.classify(ansi, command=command, version=version)

@@ -59,9 +59,7 @@ def screen_observation(
         )
     reader = family or CLAUDE
     command = reader.name if claude_pid else record.current_command
-    if reader.with_title is not None:
-        return reader.with_title(ansi, title=record.title if title is None else title, command=command, version=version)
-    return reader.classify(ansi, command=command, version=version)
+    return reader.read(ansi, command=command, version=version, title=record.title if title is None else title)
 
 
 def observe_pane(
