@@ -35,9 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from ..detect.claude import strip_sgr
 from ..detect.families import CLAUDE
-from ..detect.family import Family, no_box
+from ..detect.family import Family
 from ..model import AgentState, Observation
 from ..shared.paths import runtime_dir
 from ..shared.safe_files import is_private_dir
@@ -333,7 +332,7 @@ async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Inte
     what = describe_answer(now, intent, strokes)
     if intent.kind is IntentKind.TEXT and now.state is AgentState.QUESTION:
         return await _type_answer(io, pane_id, now, strokes, command, what, timeout, family)
-    if intent.kind in (IntentKind.TEXT, IntentKind.NUDGE) and family.box_text is not no_box:
+    if intent.kind in (IntentKind.TEXT, IntentKind.NUDGE) and family.paste_gap:
         return await _type_line(io, pane_id, now, intent, strokes, command, what, timeout, family)
     for n, stroke in enumerate(strokes):
         if n and family.key_gap:
@@ -388,8 +387,6 @@ async def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent
                 return Outcome(True, f"interrupt sent; {family.label} stopped ({after.state.value})", after)
     return Outcome(False, f"not delivered: {pane_id} still shows {after.state.value} after {timeout:.0f}s", after)
 
-
-PASTE_GAP = 0.15  # seconds from a typed line to its Enter, for agents that read a fast Enter as part of a paste
 
 # How long each step of typing into a question's field may take to show (Claude redraws within a frame or two).
 STEP_TIMEOUT = 2.0
@@ -455,9 +452,8 @@ async def _type_line(io: PaneIO, pane_id: str, seen: Observation, intent: Intent
             raise ActionError(f"the text did not show in {family.label}'s input box in {pane_id}; Enter not sent (the text may be in the box: see the pane)")
         await asyncio.sleep(0.05)
     # Seen in the box is not yet past the paste window: an Enter within ~20 ms of the
-    # last typed key still joins the paste (measured on Codex and Gemini CLI; 50 ms was
-    # always enough).  CI caught the box drawn that fast once.
-    await asyncio.sleep(PASTE_GAP)
+    # last typed key still joins it (CI caught the box drawn that fast once).
+    await asyncio.sleep(family.paste_gap)
     await io.send_keys(pane_id, *enter.keys)
     return await _confirm(io, pane_id, seen, intent, timeout, command, what, family)
 
@@ -471,14 +467,10 @@ def _in_box(box: str | None, text: str) -> bool:
     return box is not None and _flat(text)[-40:] in _flat(box)
 
 
-def _submitted(ansi: str, text: str, family: Family = CLAUDE) -> bool:
-    """The text left the input box: (Claude) the ❯ line no longer ends with it; (a family that reads its box) the box no longer holds it."""
-    if family.box_text is not no_box:
-        box = family.box_text(ansi)
-        return box is not None and not _in_box(box, text)
-    lines = strip_sgr(ansi)
-    boxes = [line for line in lines if line.startswith("❯")]
-    return bool(boxes) and text[-20:] not in boxes[-1]
+def _submitted(ansi: str, text: str, family: Family) -> bool:
+    """The text left the input box: the family's reader finds its box, and the box no longer holds it."""
+    box = family.box_text(ansi)
+    return box is not None and not _in_box(box, text)
 
 
 # -- one send at a time per pane ------------------------------------------------------

@@ -38,8 +38,7 @@ def _no_version(info: ProcessInfo, *, proc: str = "/proc") -> str | None:
     return None
 
 
-def no_box(ansi: str) -> str | None:
-    """A family that does not say what its input box holds (Claude's lines are submitted at once, as always)."""
+def _no_box(ansi: str) -> str | None:
     return None
 
 
@@ -57,10 +56,14 @@ class Family:
     is_command: Callable[[str], bool]
     version_of: Callable[..., str | None] = _no_version  # (info, *, proc="/proc") -> its install's version
     # What the agent's input box holds now ("" empty, None: no box on screen,
-    # or the family cannot tell).  A typed line is sent, seen in the box, and
-    # only then submitted with Enter: an agent that reads a fast Enter as part
-    # of a paste (Gemini CLI, within ~20 ms) would put a newline in the box.
-    box_text: Callable[[str], str | None] = no_box
+    # or the family cannot tell): a typed line has been submitted once its box
+    # no longer holds it.
+    box_text: Callable[[str], str | None] = _no_box
+    # An agent that takes an Enter within ~20 ms of typed text as part of a
+    # paste (Codex, Gemini CLI: a newline in the box, nothing submitted) gets
+    # a typed line's Enter only once its box shows the text, and this many
+    # seconds after (0: Enter follows the text at once).
+    paste_gap: float = 0.0
     # The presses that interrupt a running turn, each sent on its own
     # ``key_gap`` seconds apart: opencode arms its interrupt with one Esc and
     # needs a second, separate one (two in one send-keys do nothing).

@@ -6,7 +6,7 @@
 from ...shared.proctree import is_claude
 from ..family import Family
 from .process import version_of
-from .screen import classify, classify_capture, is_claude_command, screen_version, strip_sgr
+from .screen import box_text, classify, classify_capture, is_claude_command, screen_version, strip_sgr
 from .tables import BASE, TABLES, Rules, family_of, rules_for
 
 FAMILY = Family(
@@ -16,6 +16,7 @@ FAMILY = Family(
     classify=classify_capture,
     is_command=is_claude_command,
     version_of=version_of,
+    box_text=box_text,
 )
 
 __all__ = [

@@ -58,6 +58,7 @@ FAMILY = Family(
     is_command=is_gemini_command,
     version_of=version_of,
     box_text=box_text,
+    paste_gap=0.15,  # an Enter within ~20 ms of typed text joins the paste; 50 ms was always enough (measured)
 )
 
 __all__ = ["FAMILY", "box_text", "classify_capture", "is_gemini_command", "recognise", "screen_version", "strip_escapes", "version_of"]
