@@ -302,6 +302,8 @@ def _scan_agents(args: argparse.Namespace):
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from ..detect.families import label_of
+
     agents, problems = _scan_agents(args)
     for problem in problems:
         print(f"headspace: {clean(problem)}", file=sys.stderr)
@@ -342,17 +344,9 @@ def cmd_status(args: argparse.Namespace) -> int:
     names = [f"{a.host}:{a.target}" if remote else a.target for a in agents]
     width = max(len(n) for n in names)
     for name, agent in zip(names, agents, strict=True):
-        print(f"{clean(name):<{width}}  {agent.pane_id.partition('@')[0]:<5} {agent_label(agent):<8} {clean(describe(agent.observation))}")
+        print(f"{clean(name):<{width}}  {agent.pane_id.partition('@')[0]:<5} {label_of(agent.family):<8} {clean(describe(agent.observation))}")
     print(summary(agents))
     return status
-
-
-def agent_label(agent) -> str:
-    """The agent's kind as the table shows it ("Claude", "Codex", ...)."""
-    from ..detect.families import BY_NAME
-
-    family = BY_NAME.get(agent.family)
-    return family.label if family is not None else clean(agent.family)
 
 
 def summary(agents) -> str:

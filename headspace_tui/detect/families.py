@@ -7,6 +7,7 @@ Order matters only where two families could claim one process (none do).
 from __future__ import annotations
 
 from ..shared.proctree import ProcessInfo, ProcessTable, find_first
+from ..shared.safe_text import clean
 from .claude import FAMILY as CLAUDE
 from .codex import FAMILY as CODEX
 from .family import Family
@@ -15,6 +16,12 @@ from .opencode import FAMILY as OPENCODE
 
 FAMILIES: tuple[Family, ...] = (CLAUDE, CODEX, GEMINI, OPENCODE)
 BY_NAME: dict[str, Family] = {family.name: family for family in FAMILIES}
+
+
+def label_of(name: str) -> str:
+    """How a row's family is shown ("Claude", "Codex", "Gemini", "opencode"); a name no family has (a newer headspace's), cleaned."""
+    family = BY_NAME.get(name)
+    return family.label if family is not None else clean(name, 8)
 
 
 class UnknownFamily(ValueError):

@@ -23,7 +23,7 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
 from ...detect.claude.status_files import STATUS_SOURCES, claimed_wait
-from ...detect.families import BY_NAME
+from ...detect.families import label_of
 from ...model import Agent, AgentState
 from ...notifications.snooze import Snooze
 from ...service.facade import sort_key
@@ -37,7 +37,6 @@ AGENT = COLUMN_INDEX["agent"]
 STATE = COLUMN_INDEX["state"]
 
 
-KIND_CAP = 8  # a family name the app does not know (a newer headspace's row): cut to this
 RETRYING = "yellow"  # the retrying mark's style until the app's theme gives its warning colour
 SNOOZED_RANK = 0.5  # snoozed waits: below the agents that need you, above the working ones
 
@@ -52,8 +51,7 @@ SORTS = {
 
 def kind_of(agent: Agent) -> str:
     """Which kind of agent the row is, as the Kind column shows it ("Claude", "Codex", "Gemini", "opencode")."""
-    family = BY_NAME.get(agent.family)
-    return family.label if family is not None else clean(agent.family)[:KIND_CAP]
+    return label_of(agent.family)
 
 
 def snoozed_label(snooze: Snooze) -> str:
