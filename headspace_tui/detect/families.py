@@ -43,12 +43,7 @@ def find_agent(root_pid: int, table: ProcessTable) -> tuple[int, Family] | None:
     agent started (a tool that runs ``codex exec``) is its child, not the
     pane's agent.  None if no family recognises any process there.
     """
-    pid = find_first(root_pid, table, lambda info: family_of_process(info) is not None)
-    if pid is None:
-        return None
-    info = table.get(pid)
-    family = family_of_process(info) if info is not None else None
-    return (pid, family) if family is not None else None
+    return find_first(root_pid, table, family_of_process)
 
 
 def family_of_process(info: ProcessInfo) -> Family | None:

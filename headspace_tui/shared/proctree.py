@@ -18,7 +18,9 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
+T = TypeVar("T")
 _VERSION_NAME = re.compile(r"^\d+\.\d+\.\d+$")
 _CLAUDE_NAMES = frozenset({"claude", "claude.exe"})
 _JS_RUNTIME = re.compile(r"^(node|nodejs|bun)(\d[\w.-]*)?(\.exe)?$")
@@ -177,12 +179,14 @@ def is_claude(info: ProcessInfo) -> bool:
 
 def find_claude(root_pid: int, table: ProcessTable) -> int | None:
     """The first Claude Code process in the tree under ``root_pid`` (``find_first``)."""
-    return find_first(root_pid, table, is_claude)
+    found = find_first(root_pid, table, lambda info: True if is_claude(info) else None)
+    return found[0] if found is not None else None
 
 
-def find_first(root_pid: int, table: ProcessTable, match: Callable[[ProcessInfo], bool]) -> int | None:
-    """The first process ``match`` accepts in the tree under ``root_pid`` (itself included),
-    breadth-first, so the process nearest the pane wins; None if there is none."""
+def find_first(root_pid: int, table: ProcessTable, pick: Callable[[ProcessInfo], T | None]) -> tuple[int, T] | None:
+    """The first process in the tree under ``root_pid`` (itself included) that ``pick`` names
+    something for, and what it named; breadth-first, so the process nearest the pane wins;
+    None if there is none."""
     seen: set[int] = set()
     queue: deque[int] = deque([root_pid])
     while queue:
@@ -191,7 +195,8 @@ def find_first(root_pid: int, table: ProcessTable, match: Callable[[ProcessInfo]
             continue
         seen.add(pid)
         info = table.get(pid)
-        if info is not None and match(info):
-            return pid
+        picked = pick(info) if info is not None else None
+        if picked is not None:
+            return pid, picked
         queue.extend(table.children_of(pid))
     return None
