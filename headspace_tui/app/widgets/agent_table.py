@@ -305,7 +305,7 @@ class AgentTable(DataTable):
         self._cells: dict[str, tuple] = {}  # what each row shows now
         self._columns: Columns | None = None
         self._replan = True  # the columns must be fitted again before the next rows are drawn
-        self._names: dict[str, tuple[str, str, str, str, str]] = {}  # per pane: the target, cwd and name the plan saw
+        self._names: dict[str, tuple[str, str, str, str, str]] = {}  # per pane: the target, cwd, name, host and family the plan saw
         self.state_styles: dict = {}  # per state, from the app's theme (restyle)
         self.retrying_style: Style | str = RETRYING  # the theme's warning colour (restyle)
         self.snooze_of: Callable[[Agent], Snooze | None] = lambda _agent: None  # the screen's snoozes
