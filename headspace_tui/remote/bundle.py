@@ -22,6 +22,7 @@ MODULES = (
     "headspace_tui.detect.claude.status_files",
     "headspace_tui.detect.claude.transcript",
     "headspace_tui.shared.proctree",
+    "headspace_tui.detect.install",
     "headspace_tui.detect.claude.process",
     "headspace_tui.hooks.spool",
     "headspace_tui.remote.probe",

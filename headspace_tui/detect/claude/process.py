@@ -23,11 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...shared.proctree import ProcessInfo, ProcessTable
-from ...shared.safe_files import Unreadable, loads, read_regular
+from ..install import version_above
 from .status_files import claude_config_dir
 
 ENVIRON_CAP = 1 << 20  # an environment larger than this is not read
-PACKAGE_CAP = 64 << 10
 _VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 _PACKAGE_NAMES = ("@anthropic-ai/claude-code",)
 
@@ -131,20 +130,4 @@ def version_of(info: ProcessInfo, *, proc: str = "/proc") -> str | None:
 
 def _package_version(folder: str) -> str | None:
     """The version in the Claude Code ``package.json`` at or up to three folders above ``folder``."""
-    path = Path(folder)
-    for candidate in (path, *list(path.parents)[:3]):
-        package = candidate / "package.json"
-        data = _read_small_json(package)
-        if isinstance(data, dict) and str(data.get("name", "")).startswith(_PACKAGE_NAMES):
-            version = data.get("version")
-            if isinstance(version, str) and _VERSION.match(version):
-                return version
-    return None
-
-
-def _read_small_json(path: Path) -> object:
-    """A small JSON file (package.json), or None; the check is on the opened file, so a pipe cannot block."""
-    try:
-        return loads(read_regular(path, PACKAGE_CAP, follow=True), what=str(path))
-    except (OSError, Unreadable):
-        return None
+    return version_above(Path(folder), 3, lambda name: name.startswith(_PACKAGE_NAMES), _VERSION)

@@ -28,9 +28,8 @@ import re
 from pathlib import Path
 
 from ...shared.proctree import ProcessInfo
-from ...shared.safe_files import Unreadable, loads, read_regular
+from ..install import manifest_version
 
-PACKAGE_CAP = 64 << 10
 _VERSION = re.compile(r"^(\d+\.\d+\.\d+)(?:-[a-z0-9_-]+)?$")
 _NAMES = frozenset({"codex", "codex.exe"})
 # Subcommands that are not an agent session: the daemon, servers, one-shot tools.
@@ -101,20 +100,8 @@ def version_of(info: ProcessInfo, *, proc: str = "/proc") -> str | None:
 def _install_version(folder: Path) -> str | None:
     """``codex-package.json`` or ``@openai/codex``'s ``package.json`` at or up to four folders above ``folder``."""
     for candidate in (folder, *list(folder.parents)[:4]):
-        for name in ("codex-package.json", "package.json"):
-            data = _small_json(candidate / name)
-            if not isinstance(data, dict):
-                continue
-            if name == "package.json" and data.get("name") != "@openai/codex":
-                continue
-            match = _VERSION.match(str(data.get("version", "")))
-            if match:
-                return match.group(1)
+        for name, named in (("codex-package.json", lambda _: True), ("package.json", lambda n: n == "@openai/codex")):
+            version = manifest_version(candidate / name, named, _VERSION)
+            if version:
+                return version
     return None
-
-
-def _small_json(path: Path) -> object:
-    try:
-        return loads(read_regular(path, PACKAGE_CAP, follow=True), what=str(path))
-    except (OSError, Unreadable):
-        return None

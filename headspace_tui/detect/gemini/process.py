@@ -33,10 +33,9 @@ import re
 from pathlib import Path
 
 from ...shared.proctree import ProcessInfo
-from ...shared.safe_files import Unreadable, loads, read_regular
+from ..install import manifest_version
 
 PACKAGE = "@google/gemini-cli"
-PACKAGE_CAP = 64 << 10
 _JS_RUNTIME = re.compile(r"^(node|nodejs|bun)(\d[\w.-]*)?(\.exe)?$")
 _VERSION = re.compile(r"^\d+\.\d+\.\d+(?:-[\w.]+)?$")
 
@@ -90,19 +89,7 @@ def version_of(info: ProcessInfo, *, proc: str = "/proc") -> str | None:
     except (OSError, ValueError):
         return None
     for folder in list(real.parents)[:3]:
-        version = _package_version(folder / "package.json")
+        version = manifest_version(folder / "package.json", lambda name: name == PACKAGE, _VERSION)
         if version:
-            return version
-    return None
-
-
-def _package_version(path: Path) -> str | None:
-    try:
-        data = loads(read_regular(path, PACKAGE_CAP, follow=True), what=str(path))
-    except (OSError, Unreadable):
-        return None
-    if isinstance(data, dict) and data.get("name") == PACKAGE:
-        version = data.get("version")
-        if isinstance(version, str) and _VERSION.match(version):
             return version
     return None

@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 
 from ...shared.proctree import ProcessInfo
-from ...shared.safe_files import Unreadable, loads, read_regular
+from ..install import version_above
 
 NAMES = frozenset({"opencode", "opencode.exe"})
 # Subcommands that draw no UI to answer (opencode --help, 1.18.33).
@@ -32,7 +32,6 @@ NOT_THE_UI = frozenset(
     {"serve", "web", "acp", "run", "mcp", "debug", "models", "providers", "auth", "agent", "upgrade", "uninstall",
      "stats", "export", "import", "github", "session", "plugin", "plug", "db", "completion", "pr"}
 )
-PACKAGE_CAP = 64 << 10
 _VERSION = re.compile(r"^\d+\.\d+\.\d+(?:-[\w.]+)?$")
 
 
@@ -54,21 +53,7 @@ def version_of(info: ProcessInfo, *, proc: str = "/proc") -> str | None:
     if info.argv and os.path.isabs(info.argv[0]):
         candidates.append(os.path.dirname(info.argv[0]))
     for folder in candidates:
-        path = Path(folder)
-        for candidate in (path, *list(path.parents)[:2]):
-            version = _package_version(candidate / "package.json")
-            if version:
-                return version
+        version = version_above(Path(folder), 2, lambda name: name.startswith(("opencode-ai", "opencode-")), _VERSION)
+        if version:
+            return version
     return None
-
-
-def _package_version(path: Path) -> str | None:
-    """The version of an opencode package.json (``opencode-ai`` or a platform package ``opencode-linux-x64``)."""
-    try:
-        data = loads(read_regular(path, PACKAGE_CAP, follow=True), what=str(path))
-    except (OSError, Unreadable):
-        return None
-    if not isinstance(data, dict) or not str(data.get("name", "")).startswith(("opencode-ai", "opencode-")):
-        return None
-    version = data.get("version")
-    return version if isinstance(version, str) and _VERSION.match(version) else None
