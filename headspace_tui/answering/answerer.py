@@ -45,6 +45,7 @@ class Routes(Protocol):
     """Where a pane's answers go (the fleet: each pane's own host)."""
 
     def desk(self, address: str) -> AnswerDesk | None: ...
+    def desks(self) -> list[AnswerDesk]: ...
     def mark(self, address: str, delivery: str) -> None: ...
     def refresh_soon(self, address: str) -> None: ...
     def server_key(self, address: str) -> str: ...
@@ -137,12 +138,13 @@ class Answerer:
 
     # -- approving a batch through the hook ------------------------------------------------
     def batch(self, agent: Agent) -> tuple[list[tuple[Agent, PendingCall]], str]:
-        """Every waiting request identical to ``agent``'s, with ``agent``'s own; or [] and why there is none."""
+        """Every waiting request identical to ``agent``'s on every host, with ``agent``'s own; or [] and why there is none."""
         desk = self.routes.desk(agent.pane_id)
         call = desk.call_for(agent.pane_id) if desk is not None else None
         if desk is None or call is None or call.tool_name == QUESTION_TOOL:
             return [], "no hook request to approve here (y answers by keys)"
-        return [(a, c) for a, c in desk.calls_like(call) if not self.refusal(a) or a.pane_id == agent.pane_id], ""
+        alike = [pair for each in self.routes.desks() for pair in each.calls_like(call)]
+        return [(a, c) for a, c in alike if not self.refusal(a) or a.pane_id == agent.pane_id], ""
 
     def approve_batch(self, pairs: list[tuple[Agent, PendingCall]]) -> str:
         """Approve each request of a confirmed batch that is still waiting, through its hook; one line saying which."""

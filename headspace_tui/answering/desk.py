@@ -1,8 +1,9 @@
 """Who answered an agent, and how: the answer hook's requests beside the rows they belong to.
 
-Each monitor has one ``AnswerDesk``.  On the local host, with hooks on, it
-opens the answer channel (``hooks/channel.py``); elsewhere it only keeps the
-audit.  It
+Each monitor has one ``AnswerDesk``.  With hooks on, it opens its host's
+answer channel: this machine's socket (``hooks/channel.py``), or a remote
+host's hooks relayed by its probe (``remote/answers.py``), through the same
+interface; without, it only keeps the audit.  It
 
 * accepts a hook's request only for a pane this monitor watches, from that
   pane's own Claude process (the pid the hook reports);
@@ -24,13 +25,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from ..events import ANSWERED_HOW, Answered
 from ..hooks.calls import QUESTION_TOOL, PendingCall, why_not
-from ..hooks.channel import AnswerChannel, ChannelTaken, ChannelUnavailable
+from ..hooks.channel import ChannelTaken, ChannelUnavailable, HookChannel, MakeChannel
 from ..model import Agent, AgentState, Channel
+from ..service.pane_watch import LOCAL_HOST
 from ..service.store import AgentStore
 
 log = logging.getLogger(__name__)
@@ -70,16 +71,16 @@ class AnswerDesk:
         self.store = store
         self.watched = watched
         self.clock = clock
-        self.channel: AnswerChannel | None = None
+        self.channel: HookChannel | None = None
         self.taken = False  # the last open found another headspace holding the channel
         self._shown: set[int] = set()  # requests whose dialog has been on screen
         self._keys: set[str] = set()  # panes headspace is sending keys to right now
         self.last: dict[str, Answered] = {}  # the last answer per pane, for the why view
 
     # -- the channel ---------------------------------------------------------------
-    async def open(self, path: Path) -> str | None:
-        """Listen for answer hooks at ``path``; the reason (one line) when that cannot be."""
-        channel = AnswerChannel(path, accept=self._accept, on_gone=self._gone, clock=self.clock)
+    async def open(self, make: MakeChannel) -> str | None:
+        """Listen for answer hooks on the channel ``make`` makes (the host's); the reason (one line) when that cannot be."""
+        channel = make(accept=self._accept, on_gone=self._gone, clock=self.clock)
         self.taken = False
         try:
             await channel.start()
@@ -209,9 +210,10 @@ class AnswerDesk:
             self._keys.discard(pane_id)
 
     def record(self, agent: Agent, channel: Channel, what: str, call: PendingCall | None = None) -> None:
-        """The audit: the row's last answer, and an event for the journal."""
+        """The audit: the row's last answer, and an event for the journal; a remote one names its host."""
         at = self.clock()
-        self.store.answered(agent.pane_id, f"{ANSWERED_HOW[channel]}: {what}", at)
+        where = f" on {agent.host}" if agent.host != LOCAL_HOST else ""
+        self.store.answered(agent.pane_id, f"{ANSWERED_HOW[channel]}{where}: {what}", at)
         event = Answered(
             agent=agent,
             channel=channel,

@@ -142,6 +142,12 @@ def build_parser() -> argparse.ArgumentParser:
             metavar="DIR",
             help="use DIR/.claude/settings.json instead of your user settings ($CLAUDE_CONFIG_DIR or ~/.claude)",
         )
+        hook_action.add_argument(
+            "--host",
+            metavar="HOST",
+            help="on this remote host (a [hosts.NAME], or anything ssh accepts), through its ssh connection: its user settings "
+            "($CLAUDE_CONFIG_DIR there, else ~/.claude), with the hook program put in ~/.local/share/headspace/hook there",
+        )
         if action == "install":
             hook_action.add_argument(
                 "--answer",
@@ -486,6 +492,14 @@ def cmd_hooks(args: argparse.Namespace) -> int:
     from ..detect.claude.status_files import claude_config_dir
     from ..hooks.settings import ANSWER_WAIT, EVENTS, HooksError, backup_path, install, status, uninstall
 
+    if args.host:
+        from .hooks_remote import RemoteHooksError, run
+
+        try:
+            print(run(args, _load_config(args)))
+        except RemoteHooksError as exc:
+            raise UserError(str(exc)) from None
+        return EXIT_OK
     if args.project is not None:
         if not args.project.is_dir():
             raise UserError(f"no such directory: {args.project}")

@@ -27,7 +27,9 @@ Nothing read is unbounded: the request line is capped (MAX_REQUEST) and
 must come within READ_TIMEOUT; after it the hook sends nothing, so anything
 more than a few bytes ends the connection instead of filling memory (a
 client that streamed 300 MB after a valid request grew headspace by 306 MB).
-Everything runs on the event loop that called ``start``.
+Everything runs on the event loop that called ``start``.  The same class
+serves a remote host's hooks there, run by the probe (remote/probe_answers.py)
+under the host's own python3, 3.9 or later: hence ``WAIT_ENDED``.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ import struct
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..shared.safe_files import is_private_dir
 from .calls import PendingCall
@@ -55,6 +57,9 @@ MAX_REQUEST = 2 << 20  # the hook sends at most 1 MB of payload, plus its own fi
 READ_TIMEOUT = 5.0  # a connection that says nothing in this long is dropped
 MAX_AFTER = 4096  # bytes a hook may send after its request (it sends none) before it is dropped
 LOCK_NAME = "answer.lock"
+# What asyncio.wait_for raises when time runs out: the built-in TimeoutError
+# from 3.11, asyncio's own before (a remote host's python3 may be 3.9).
+WAIT_ENDED = (TimeoutError, asyncio.TimeoutError)
 
 
 class ChannelUnavailable(Exception):
@@ -68,6 +73,24 @@ class ChannelTaken(ChannelUnavailable):
 def socket_path(spool: Path) -> Path:
     """Where the hook program looks: ``answer.sock`` beside the spool folder."""
     return Path(spool).parent / SOCKET_NAME
+
+
+class HookChannel(Protocol):
+    """What the answer desk uses of a channel: this machine's ``AnswerChannel``, or a remote host's relay (remote/answers.py)."""
+
+    calls: dict[int, PendingCall]
+
+    async def start(self) -> None: ...
+    async def close(self) -> None: ...
+    def pending(self, pane_id: str) -> list[PendingCall]: ...
+    def decide(self, call_id: int, decision: dict[str, Any]) -> bool: ...
+    def release(self, call_id: int) -> bool: ...
+
+
+class MakeChannel(Protocol):
+    """How a host makes its channel for a desk (``Host.answer_channel``)."""
+
+    def __call__(self, *, accept: Callable[[PendingCall], bool], on_gone: Callable[[PendingCall], None], clock: Callable[[], float]) -> HookChannel: ...
 
 
 def _peer_uid(sock: socket.socket | None) -> int | None:
@@ -149,7 +172,7 @@ class AnswerChannel:
             raise ChannelUnavailable(f"answer channel off: {self.path} is not a socket of yours; remove it")
         try:
             _, writer = await asyncio.wait_for(asyncio.open_unix_connection(str(self.path)), 1.0)
-        except (TimeoutError, OSError):
+        except (*WAIT_ENDED, OSError):
             os.unlink(self.path)  # nobody listens: a headspace that died
             return
         writer.close()
@@ -178,7 +201,7 @@ class AnswerChannel:
             try:
                 line = await asyncio.wait_for(reader.readline(), READ_TIMEOUT)
                 record = json.loads(line.decode("utf-8", "replace"))
-            except (TimeoutError, ValueError, asyncio.LimitOverrunError, ConnectionError):
+            except (*WAIT_ENDED, ValueError, asyncio.LimitOverrunError, ConnectionError):
                 return
             self._next_id += 1
             call = PendingCall.from_payload(self._next_id, record, self.clock())

@@ -8,7 +8,9 @@ It answers the monitor's questions as ``LocalHost`` does (service/host.py), so o
   (``ssh.SshTmuxServer``); pane ids carry the host (``%3@box``);
 * the process table, each Claude's version and config dir, status files,
   transcripts and hook events come from the probe (probe.py), headspace's
-  own readers running there, which pushes what changes.
+  own readers running there, which pushes what changes;
+* the answer hooks there wait at the probe, and reach the answer desk
+  through ``answers.RemoteAnswerChannel``.
 
 A dropped connection is a ``TmuxUnavailable`` with ssh's reason; the
 monitor then keeps the rows (marked offline) and calls ``lost``, and the
@@ -20,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import json
 import logging
 import shlex
@@ -30,11 +33,13 @@ from typing import Any
 from ..detect.claude.process import ClaudeProcess
 from ..detect.claude.status_files import ClaudeStatus
 from ..detect.claude.transcript import ToolOutcome, Turn
+from ..hooks.channel import MakeChannel
 from ..hooks.spool import HookEvent
 from ..shared.config import HostSpec
 from ..shared.lifeline import die_with_parent, end
 from ..shared.proctree import ProcessInfo, ProcessTable
 from ..tmux.server import PaneRecord, TmuxUnavailable
+from .answers import RemoteAnswerChannel
 from .bundle import BOOT, bundle_line
 from .ssh import SshLink, SshTmuxServer, ssh_reason
 
@@ -264,6 +269,8 @@ class RemoteHost:
         self._status_queues: dict[str, asyncio.Queue[dict[int, ClaudeStatus]]] = {}
         self._hooks: asyncio.Queue[HookEvent] = asyncio.Queue()
         self._spool_from: int | None = None  # a Claude pid whose environment names the spool there
+        self._spool: str | None = None  # that spool, as the probe found it (the answer socket goes beside it)
+        self.answers: RemoteAnswerChannel | None = None  # the answer desk's channel, when it has one
         self._leftovers: set[int] = set()  # remote process groups of hung probes, still to end there
         self.on_notice: Callable[[str], None] = lambda text: None
         self.on_lost: Callable[[], None] = lambda: None
@@ -285,7 +292,7 @@ class RemoteHost:
         if self.probe is None or not self.probe.running:
             if self.probe is not None:
                 await self._close_probe(self.probe)
-            probe = ProbeClient(self.server, self._pushed, lambda: self.on_lost())
+            probe = ProbeClient(self.server, self._pushed, self._probe_ended)
             try:
                 await probe.start()
             except TmuxUnavailable:
@@ -299,9 +306,10 @@ class RemoteHost:
                 for folder in sorted(self._status_folders):  # a new probe: watch what the old one watched
                     await probe.call("watch_statuses", folder=folder)
                 if self._spool_from is not None:
-                    await probe.call("watch_spool", pid=self._spool_from)
+                    self._spool = str(await probe.call("watch_spool", pid=self._spool_from))
             except ProbeError as exc:
                 raise TmuxUnavailable(f"{self.name}: {exc}") from None
+            await self.open_answers()
         return self.probe
 
     async def _close_probe(self, probe: ProbeClient, grace: float = 2.0) -> None:
@@ -321,8 +329,20 @@ class RemoteHost:
         if not await self.link.run(line):
             log.warning("%s: could not end a hung remote reader (%s)", self.name, ", ".join(map(str, groups)))
 
+    def _probe_ended(self) -> None:
+        if self.answers is not None:
+            self.answers.link_lost()  # its hooks there are let go: Claude's dialogs answer
+        self.on_lost()
+
+    async def open_answers(self) -> None:
+        """Open the answer socket there, beside the spool, once both the probe and the spool are known."""
+        if self.answers is not None and self.probe is not None and self.probe.running and self._spool is not None:
+            await self.answers.open_on(self.probe, self._spool)
+
     async def lost(self) -> None:
         """The link dropped (or the probe stopped answering): end the probe and the master; the next discovery connects again."""
+        if self.answers is not None:
+            self.answers.link_lost()
         probe, self.probe = self.probe, None
         if probe is not None:
             await self._close_probe(probe)
@@ -354,6 +374,8 @@ class RemoteHost:
                     self._hooks.put_nowait(event)
         elif kind == "notice":
             self.on_notice(f"{self.name}: {message.get('text', '')}")
+        elif kind in ("answer", "answer_gone") and self.answers is not None and self.probe is not None:
+            self.answers.pushed(self.probe, message)
 
     # -- what the monitor asks --------------------------------------------------
     async def snapshot(self) -> tuple[list[PaneRecord], ProcessTable]:
@@ -378,9 +400,10 @@ class RemoteHost:
         if self._spool_from is None and pids:
             self._spool_from = pids[0]  # its environment says where the hooks write there
             try:
-                await self.probe.call("watch_spool", pid=pids[0])
+                self._spool = str(await self.probe.call("watch_spool", pid=pids[0]))
             except ProbeError:
                 self._spool_from = None
+            await self.open_answers()
         return [ClaudeProcess(int(pid), version, Path(folder) if folder else None, binary or "") for pid, version, folder, binary in rows]
 
     def process_exists(self, pid: int) -> bool:
@@ -402,9 +425,9 @@ class RemoteHost:
         while True:
             yield await queue.get()
 
-    def answer_socket(self, spool: Path | None) -> Path | None:
-        """No answer channel across ssh: a remote agent is answered by keys."""
-        return None
+    def answer_channel(self, spool: Path | None) -> MakeChannel:
+        """The hooks there, relayed by the probe (the socket sits beside the spool of its Claudes' environment)."""
+        return functools.partial(RemoteAnswerChannel, self)
 
     async def watch_hooks(self, spool: Path | None) -> AsyncIterator[HookEvent]:
         while True:

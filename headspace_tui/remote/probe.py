@@ -17,7 +17,10 @@ bundled readers, and speaks JSON lines on stdin/stdout:
   ``{"push": "statuses", "folder": F, "statuses": [...]}`` when a watched
   status folder's contents change, ``{"push": "gone", "pids": [...]}`` when
   a watched Claude exits, ``{"push": "hooks", "events": [[name, record], ...]}``
-  for new hook events, ``{"push": "notice", "text": ...}`` for a refused spool.
+  for new hook events, ``{"push": "notice", "text": ...}`` for a refused spool;
+* the answer hooks' socket there and ``hooks install --host`` are their own
+  modules' (``probe_answers.py``, ``probe_hooks.py``): ``answer_*`` and
+  ``hooks_*`` requests go to them.
   The remote side looks at them twice a second (a directory listing and a
   stat per status file; nothing is sent while nothing changes).
 
@@ -45,6 +48,9 @@ from ..detect.claude.transcript import TranscriptTail
 from ..hooks.spool import SpoolRefused, check_spool, read_spool, spool_dir
 from ..shared.proctree import process_exists, read_process_table
 from ..shared.safe_files import Unchanged
+from . import probe_hooks
+from .probe_answers import OPS as ANSWER_OPS
+from .probe_answers import AnswerRelay
 
 WATCH_PACE = 0.5  # seconds between two looks at the watched folders and processes
 IDLE_EXIT = 180.0  # seconds without a request after which the probe ends itself
@@ -61,6 +67,7 @@ class Probe:
         self._spool: Path | None = None
         self._spool_last: str | None = None
         self._tails: dict[str, TranscriptTail] = {}
+        self.answers = AnswerRelay(self.send)
 
     def send(self, message: dict[str, Any]) -> None:
         line = json.dumps(message, separators=(",", ":")) + "\n"
@@ -71,6 +78,10 @@ class Probe:
     # -- requests ---------------------------------------------------------------
     def handle(self, request: dict[str, Any]) -> Any:
         op = request.get("op")
+        if op in probe_hooks.OPS:
+            return probe_hooks.handle(op, request)
+        if op in ANSWER_OPS:
+            return self.answers.handle(op, request)
         if op == "table":
             table = read_process_table()
             return [[p.pid, p.ppid, p.comm, list(p.argv), p.started] for p in table.processes.values()]
@@ -169,6 +180,7 @@ def serve(stdin=None, stdout=None, idle_exit: float = IDLE_EXIT) -> None:
     threading.Thread(target=watchdog, daemon=True).start()
     for line in stdin:
         last[0] = time.monotonic()
+        probe.answers.heard()
         try:
             request = json.loads(line)
         except ValueError:
@@ -179,3 +191,4 @@ def serve(stdin=None, stdout=None, idle_exit: float = IDLE_EXIT) -> None:
             probe.send({"id": request.get("id"), "ok": probe.handle(request)})
         except Exception as exc:  # noqa: BLE001 -- any failure is the answer, in one line
             probe.send({"id": request.get("id"), "error": f"{type(exc).__name__}: {exc}"})
+    probe.answers.close()  # stdin ended: the link is gone, and so is every hook's wait (Claude's dialog answers)

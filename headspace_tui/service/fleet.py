@@ -106,6 +106,10 @@ class Fleet:
         monitor = self.monitor_for(address)
         return monitor.desk if monitor is not None else None
 
+    def desks(self) -> list[AnswerDesk]:
+        """Every host's answer desk (a batch approval spans hosts), this machine's first."""
+        return [m.desk for m in self.monitors.values()]
+
     def server_key(self, address: str) -> str:
         monitor = self.monitor_for(address)
         return monitor.server.key if monitor is not None else ""

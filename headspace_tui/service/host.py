@@ -11,6 +11,7 @@ answers the same questions through its own transport.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Protocol
@@ -18,7 +19,7 @@ from typing import Protocol
 from ..detect.claude.process import ClaudeProcess, claude_process
 from ..detect.claude.status_files import ClaudeStatus, claude_config_dir, read_statuses
 from ..detect.claude.transcript import TranscriptTail
-from ..hooks.channel import socket_path
+from ..hooks.channel import AnswerChannel, MakeChannel, socket_path
 from ..hooks.spool import HookEvent, spool_dir
 from ..shared.proctree import ProcessTable, process_exists, read_process_table
 from ..tmux.server import PaneRecord, TmuxServer
@@ -30,8 +31,9 @@ class Host(Protocol):
     """What the monitor asks of a host: this machine (``LocalHost``) or one over SSH (``remote.host.RemoteHost``).
 
     The monitor never asks which kind it has: where they differ, the
-    difference is in the answers (a remote host has no answer socket, asks
-    no ``claude agents``, and when out of reach keeps its rows as offline).
+    difference is in the answers (a remote host's answer channel is relayed by
+    its probe, it asks no ``claude agents``, and when out of reach keeps its
+    rows as offline).
     """
 
     @property
@@ -48,7 +50,7 @@ class Host(Protocol):
 
     def default_config_dir(self) -> Path | None: ...
     def watch_hooks(self, spool: Path | None) -> AsyncIterator[HookEvent]: ...
-    def answer_socket(self, spool: Path | None) -> Path | None: ...
+    def answer_channel(self, spool: Path | None) -> MakeChannel | None: ...
     async def close(self) -> None: ...
     async def lost(self) -> None: ...
     async def snapshot(self) -> tuple[list[PaneRecord], ProcessTable]: ...
@@ -80,9 +82,9 @@ class LocalHost:
     def watch_hooks(self, spool: Path | None) -> AsyncIterator[HookEvent]:
         return watch_spool(spool or spool_dir())
 
-    def answer_socket(self, spool: Path | None) -> Path | None:
-        """Where this host's answer hooks find headspace: beside the spool."""
-        return socket_path(spool or spool_dir())
+    def answer_channel(self, spool: Path | None) -> MakeChannel:
+        """This host's answer hooks find headspace on a socket beside the spool."""
+        return functools.partial(AnswerChannel, socket_path(spool or spool_dir()))
 
     async def close(self) -> None:
         """Nothing to end here (a remote host ends its connection)."""

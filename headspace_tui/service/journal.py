@@ -218,6 +218,7 @@ class Journal:
                     "agent": who(event.agent),
                     "ts": event.at,
                     "pane": event.agent.pane_id,
+                    "host": event.agent.host,
                     "target": event.agent.target,
                     "channel": event.channel,
                     "first": event.first,

@@ -51,6 +51,7 @@ from ..detect.families import CLAUDE
 from ..detect.family import Family
 from ..detect.fusion import Fuser
 from ..events import Event, Notice, PaneCaptured, ProblemChanged
+from ..hooks.channel import MakeChannel
 from ..hooks.spool import HookEvent, SpoolRefused, hook_observation
 from ..model import Agent, AgentState, Observation
 from ..shared.safe_text import clean
@@ -164,13 +165,13 @@ class Monitor:
         self.facts.start()
         if self.hooks:
             self.supervisor.start("the hook watcher", self._watch_hooks)
-            socket = self.host.answer_socket(self.spool) if self.answers else None
-            if socket is not None:
-                problem = await self.desk.open(socket)
+            channel = self.host.answer_channel(self.spool) if self.answers else None
+            if channel is not None:
+                problem = await self.desk.open(channel)
                 if problem:
                     self.store.emit(Notice(problem))
                 if self.desk.taken:  # another headspace answers hooks: take over once it is gone
-                    self.supervisor.start("the answer channel's takeover", functools.partial(self._take_over_channel, socket))
+                    self.supervisor.start("the answer channel's takeover", functools.partial(self._take_over_channel, channel))
         if self.host.socket_file():
             self.supervisor.start("the tmux socket watcher", self._watch_socket)
         try:
@@ -193,7 +194,7 @@ class Monitor:
     def _loop_failed(self, name: str, message: str) -> None:
         self.store.emit(Notice(message))
 
-    async def _take_over_channel(self, socket: Path) -> None:
+    async def _take_over_channel(self, channel: MakeChannel) -> None:
         """Ask for the answer channel again every few seconds while another headspace holds it.
 
         Its owner holds a lock the kernel releases however it ends, so a first
@@ -202,7 +203,7 @@ class Monitor:
         """
         while self.desk.taken and not self._stopping:
             await asyncio.sleep(CHANNEL_RETRY)
-            if await self.desk.open(socket) is None:
+            if await self.desk.open(channel) is None:
                 self.store.emit(Notice("answer channel on: the headspace that had it has ended"))
                 return
 

@@ -3,6 +3,8 @@
 * settings: ``$XDG_CONFIG_HOME/headspace`` (``~/.config/headspace``);
 * state (event log, log file, the palette's theme choice):
   ``$XDG_STATE_HOME/headspace`` (``~/.local/state/headspace``);
+* data (the hook program headspace puts on a remote host):
+  ``$XDG_DATA_HOME/headspace`` (``~/.local/share/headspace``);
 * runtime (the hook spool, the answer channel, send locks):
   ``$XDG_RUNTIME_DIR/headspace``, else ``/tmp/headspace-<uid>``.
 
@@ -43,6 +45,10 @@ def config_dir(env: Mapping[str, str] | None = None) -> Path:
 
 def state_dir(env: Mapping[str, str] | None = None) -> Path:
     return _xdg(os.environ if env is None else env, "XDG_STATE_HOME", os.path.join(".local", "state"))
+
+
+def data_dir(env: Mapping[str, str] | None = None) -> Path:
+    return _xdg(os.environ if env is None else env, "XDG_DATA_HOME", os.path.join(".local", "share"))
 
 
 def runtime_dir(env: Mapping[str, str] | None = None) -> Path:

@@ -1,7 +1,8 @@
 """The ``A`` modal: approve every waiting request identical to the selected one, after reading the list.
 
 Each line is one agent with its folder and the exact command (or file) its
-hook handed over; nothing that is not listed is approved.  ``y`` approves
+hook handed over, and its host when the batch spans another machine
+(``box:alpha:0.0``); nothing that is not listed is approved.  ``y`` approves
 them, ``n`` or Esc approves nothing.
 """
 
@@ -25,8 +26,10 @@ def batch_table(pairs: list[tuple[Agent, PendingCall]]) -> Table:
     table.add_column("agent", style="bold", no_wrap=True)
     table.add_column("folder", no_wrap=True)
     table.add_column("approve exactly")
+    remote = any(agent.host != "local" for agent, _ in pairs)
     for agent, call in pairs:
-        table.add_row(Text(clean(agent.target)), Text(clean(call.cwd or agent.cwd, 60)), Text(clean_block(call.describe(), 2000)))
+        name = f"{agent.host}:{agent.target}" if remote else agent.target
+        table.add_row(Text(clean(name)), Text(clean(call.cwd or agent.cwd, 60)), Text(clean_block(call.describe(), 2000)))
     return table
 
 
