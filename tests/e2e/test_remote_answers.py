@@ -1,0 +1,189 @@
+"""The answer channel on a remote host: real Claude Code behind a real sshd, answered through its hook.
+
+The far side is tests/e2e/test_remote.py's: a private sshd on 127.0.0.1 whose
+logins get a temp HOME, ``CLAUDE_CONFIG_DIR`` and ``XDG_RUNTIME_DIR``, and the
+sessions' tmux in that login's ``TMUX_TMPDIR``.  The remote Claudes run with
+that same ``CLAUDE_CONFIG_DIR`` and ``XDG_RUNTIME_DIR``, as a user's agents on
+a dev box do, so ``headspace hooks install --answer --host box`` (which
+edits the login's Claude settings there, through the probe) is what they
+load.  A local Claude runs on another private tmux server, with its own
+answer hook, for the batch that spans hosts.
+
+Every key headspace sends passes ``pane_io.send_keys`` (the control client or
+a forked tmux, through ssh for the remote) or the local server's
+``send_keys``: both are recorded, and must stay empty; Claude's own note
+"Allowed by PermissionRequest hook" says the hook, not a key, answered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import stat
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from headspace_tui.app.main import HeadspaceApp
+from headspace_tui.app.screens.batch import BatchApproveScreen, batch_table
+from headspace_tui.hooks import settings as hook_settings
+from headspace_tui.hooks.spool import spool_dir
+from headspace_tui.model import AgentState
+from headspace_tui.remote.host import RemoteHost
+from headspace_tui.service.facade import Service
+from headspace_tui.service.journal import Journal
+from headspace_tui.shared.config import HostSpec
+from headspace_tui.tmux.server import TmuxServer
+from tests.e2e.test_answer_channel import ready_to_answer, record_keys, wait_until
+from tests.e2e.test_remote import box, config_file, headspace, private_tmux  # noqa: F401 - box and private_tmux are fixtures
+from tests.harness import fake_api as api
+from tests.harness.fake_api import block_text
+from tests.harness.scenarios import NUMBERED_MENU
+from tests.harness.session import ClaudeSession
+from tests.harness.sshd import Sshd
+from tests.harness.tmux import PrivateTmux, temp_server
+
+pytestmark = pytest.mark.e2e
+
+WAIT = 60  # the answer hook's wait there (seconds)
+# The user's own settings there, written by hand (4-space indent, their key order): uninstall must give back these bytes.
+USER_SETTINGS = b'{\n    "cleanupPeriodDays": 30,\n    "hooks": {\n        "Stop": [{"hooks": [{"type": "command", "command": "true"}]}]\n    }\n}\n'
+
+
+@pytest.fixture
+def local_tmux() -> Iterator[PrivateTmux]:
+    """This machine's own private tmux (the ``private_tmux`` fixture here is the remote's)."""
+    with temp_server("hs-local-") as (_root, server):
+        yield server
+
+
+def remote_sessions(claude_session, far: Sshd, names: list[str]) -> list[ClaudeSession]:
+    """Claudes on the box, sharing the login's config dir and runtime dir there; launched once all are trusted."""
+    config_dir = Path(far.remote_env["CLAUDE_CONFIG_DIR"])
+    env = {"CLAUDE_CONFIG_DIR": str(config_dir), "XDG_RUNTIME_DIR": far.remote_env["XDG_RUNTIME_DIR"]}
+    sessions = [claude_session((), launch=False, name=name, extra_env=env) for name in names]
+    merged: dict = {}
+    for session in sessions:  # with CLAUDE_CONFIG_DIR set, Claude keeps its .claude.json there: one for all
+        own = json.loads((session.home / ".claude.json").read_text())
+        merged = {**own, "projects": {**merged.get("projects", {}), **own["projects"]}}
+    (config_dir / ".claude.json").write_text(json.dumps(merged, indent=2))
+    for session in sessions:
+        session.launch()
+    return sessions
+
+
+def app_for(far: Sshd, remote_socket: str, local: PrivateTmux, local_home: Path, local_runtime: Path, journal: Journal) -> HeadspaceApp:
+    spec = HostSpec("box", far.alias, socket_name=remote_socket, ssh_config=str(far.client_config))
+    return HeadspaceApp(
+        Service.build(
+            TmuxServer(socket_name=local.name),
+            hosts=[RemoteHost(spec)],
+            config_dir=local_home / ".claude",
+            spool=spool_dir({"XDG_RUNTIME_DIR": str(local_runtime)}),
+            journal=journal,
+        )
+    )
+
+
+async def ask(pilot, app, session: ClaudeSession, address: str, prompt: str) -> None:
+    await wait_until(pilot, lambda: address in app.table.agents, f"{address} in the table", 30)
+    await asyncio.to_thread(session.submit, prompt)
+    await asyncio.to_thread(session.wait_for, NUMBERED_MENU, timeout=30, what="the dialog")
+
+
+def answers_in(journal: Journal) -> list[dict]:
+    return [e.payload for history in list(journal.agents.values()) for e in history.events if e.kind == "answer"]
+
+
+def test_remote_permissions_are_answered_through_the_hook_a_batch_spans_hosts_and_uninstall_restores_the_file(
+    claude_session, claude_binary, fake_api, private_tmux, box, local_tmux, tmp_path, capsys  # noqa: F811 - pytest fixtures
+):
+    settings = Path(box.remote_env["CLAUDE_CONFIG_DIR"]) / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_bytes(USER_SETTINGS)
+    config = str(config_file(tmp_path, box, private_tmux.name))
+
+    installed = headspace("--config", config, "hooks", "install", "--answer", "--wait", str(WAIT), "--host", "box")
+    assert installed.returncode == 0, installed.stderr
+    assert installed.stdout.startswith(f"box: installed headspace hooks with the answer channel (waits {WAIT}s) in {settings} (backup: ")
+    program = box.home / ".local" / "share" / "headspace" / "hook" / "program.py"
+    assert program.read_bytes() == hook_settings.PROGRAM.read_bytes()
+    assert stat.S_IMODE(program.stat().st_mode) == 0o600 and stat.S_IMODE(program.parent.stat().st_mode) == 0o700
+    hooks = json.loads(settings.read_text())["hooks"]
+    answer_hooks = [h["command"] for g in hooks["PermissionRequest"] for h in g["hooks"] if f"answer {WAIT}" in h["command"]]
+    assert len(answer_hooks) == 1 and str(program) in answer_hooks[0] and not answer_hooks[0].startswith(str(Path(hook_settings.PROGRAM).parent))
+    assert hooks["Stop"][0]["hooks"][0]["command"] == "true"  # the user's own hook stays, first
+    said = headspace("--config", config, "hooks", "status", "--host", "box")
+    assert said.stdout.strip() == f"box: headspace hooks installed in {settings} ({len(hook_settings.EVENTS)} events; answer channel on, waits {WAIT}s)"
+
+    one, same = "touch one.txt && echo remote-y-ok", "touch same.txt && echo batch-ok"
+    fake_api.set_script([api.bash(one, "Create one"), api.text("Done."), *[api.bash(same, "Same")] * 3, *[api.text("Done.")] * 3])
+    first, second, third = remote_sessions(claude_session, box, ["rone", "rtwo", "rthree"])
+    local_runtime = tmp_path / "local-run"
+    local_runtime.mkdir(mode=0o700)
+    here = ClaudeSession(local_tmux, fake_api, claude_binary, tmp_path / "here", name="here", extra_env={"XDG_RUNTIME_DIR": str(local_runtime)})
+    journal = Journal(None)
+    try:
+        here.start_shell()
+        hook_settings.install(here.home / ".claude" / "settings.json", answer_wait=WAIT)
+        here.launch()
+
+        async def scenario() -> float:
+            app = app_for(box, private_tmux.name, local_tmux, here.home, local_runtime, journal)
+            async with app.run_test(size=(160, 48)) as pilot:
+                sent = record_keys(app)
+                address = first.pane_id + "@box"
+                await ask(pilot, app, first, address, "create one")
+                await ready_to_answer(pilot, app, address, AgentState.PERMISSION)  # the row says: answerable through the hook
+                pressed = time.monotonic()
+                await pilot.press("y")
+                request = await asyncio.to_thread(fake_api.wait_for, lambda r: any("remote-y-ok" in block_text(b) for b in r.tool_results()), 30)
+                latency = time.monotonic() - pressed
+                assert request.tool_results()
+                await asyncio.to_thread(first.wait_for, "Allowed by PermissionRequest hook", timeout=15)
+                agent = app.table.agents[address]
+                await wait_until(pilot, lambda: agent.answered.startswith("via hook on box: Bash: touch one.txt"), "the row to say the hook on box answered")
+
+                pairs = [(second, second.pane_id + "@box"), (third, third.pane_id + "@box"), (here, here.pane_id)]
+                for session, where in pairs:  # one after the other: the scripted API answers them in this order
+                    await ask(pilot, app, session, where, "make the same file")
+                for _, where in pairs:
+                    await ready_to_answer(pilot, app, where, AgentState.PERMISSION)
+                app.table.select(second.pane_id + "@box")
+                await wait_until(pilot, lambda: app.table.selected_pane_id == second.pane_id + "@box", "the cursor on rtwo")
+                await pilot.press("A")
+                await wait_until(pilot, lambda: isinstance(app.screen, BatchApproveScreen), "the confirmation")
+                listed = {agent.pane_id: (agent.host, call.detail) for agent, call in app.screen.pairs}
+                assert listed == {second.pane_id + "@box": ("box", same), third.pane_id + "@box": ("box", same), here.pane_id: ("local", same)}
+                console = Console(width=200, record=True, file=io.StringIO())
+                console.print(batch_table(app.screen.pairs))
+                shown = console.export_text()
+                for name in ("box:rtwo:0.0", "box:rthree:0.0", "local:here:0.0"):
+                    assert name in shown, shown
+                await pilot.press("y")
+                for session in (second, third, here):
+                    await asyncio.to_thread(session.wait_for, "Allowed by PermissionRequest hook", timeout=20)
+                assert sent == []  # not one key went to any pane, here or there
+            return latency
+
+        latency = asyncio.run(scenario())
+    finally:
+        here.close()
+    for session, name in ((first, "one.txt"), (second, "same.txt"), (third, "same.txt"), (here, "same.txt")):
+        assert (session.workdir / name).exists()
+    audit = answers_in(journal)
+    assert sorted((a["host"], a["channel"]) for a in audit) == [("box", "hook"), ("box", "hook"), ("box", "hook"), ("local", "hook")]
+    assert {json.loads(a["input"])["command"] for a in audit if a["host"] == "box"} == {one, same}
+
+    removed = headspace("--config", config, "hooks", "uninstall", "--host", "box")
+    assert removed.returncode == 0, removed.stderr
+    assert removed.stdout.strip() == f"box: removed headspace hooks: restored {settings} from its backup; removed {program}"
+    assert settings.read_bytes() == USER_SETTINGS  # byte for byte
+    assert not program.exists() and not program.parent.exists()
+    assert not hook_settings.backup_path(settings).exists()
+    with capsys.disabled():
+        print(f"\nremote hook channel: y → tool result at the API in {latency * 1000:.0f} ms (through sshd on loopback)")
