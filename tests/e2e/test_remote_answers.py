@@ -187,3 +187,40 @@ def test_remote_permissions_are_answered_through_the_hook_a_batch_spans_hosts_an
     assert not hook_settings.backup_path(settings).exists()
     with capsys.disabled():
         print(f"\nremote hook channel: y → tool result at the API in {latency * 1000:.0f} ms (through sshd on loopback)")
+
+
+def test_hooks_host_without_a_settings_file_with_a_malformed_one_and_with_a_symlink_for_the_program(box, tmp_path):  # noqa: F811 - pytest fixture
+    """The far side's rules are the local ones: a file install made is deleted again; a malformed one is left alone, and so is the rest."""
+    settings = Path(box.remote_env["CLAUDE_CONFIG_DIR"]) / "settings.json"
+    program = box.home / ".local" / "share" / "headspace" / "hook" / "program.py"
+    config = str(config_file(tmp_path, box, "headspace-none"))
+
+    def run(*args: str):
+        return headspace("--config", config, "hooks", *args, "--host", "box")
+
+    assert run("status").stdout.strip() == f"box: headspace hooks not installed in {settings} (no such file)"
+    made = run("install")
+    assert made.returncode == 0 and made.stdout.startswith(f"box: installed headspace hooks in {settings} (new file; program {program}, run by /")
+    assert run("install").stdout.startswith("box: headspace hooks already installed")
+    program.write_text("# an older headspace's program\n")
+    assert "run a hook program that is another version" in run("status").stdout
+    assert run("install").returncode == 0 and program.read_bytes() == hook_settings.PROGRAM.read_bytes()  # put back, settings unchanged
+    gone = run("uninstall")
+    assert gone.stdout.strip() == f"box: removed headspace hooks: deleted {settings}, which install had created; removed {program}"
+    assert not settings.exists() and not program.parent.exists()
+
+    settings.write_bytes(b'{"hooks": [')
+    refused = run("install", "--answer")
+    assert refused.returncode == 1 and refused.stderr.count("\n") == 1 and "Traceback" not in refused.stderr
+    assert refused.stderr.startswith(f"headspace: box: {settings} is not valid JSON")
+    assert settings.read_bytes() == b'{"hooks": [' and not program.exists()  # nothing put there either
+
+    settings.unlink()
+    program.parent.mkdir(mode=0o700, parents=True)
+    program.symlink_to(tmp_path / "elsewhere.py")
+    linked = run("install")
+    assert linked.returncode == 1 and linked.stderr.strip() == f"headspace: box: {program} is not a regular file of yours; left it untouched"
+    assert not (tmp_path / "elsewhere.py").exists() and not settings.exists()
+
+    project = headspace("--config", config, "hooks", "install", "--project", str(tmp_path), "--host", "box")
+    assert project.returncode == 1 and project.stderr.strip() == "headspace: --project is not supported with --host (the user settings there are used)"
