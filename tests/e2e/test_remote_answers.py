@@ -25,6 +25,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 from rich.console import Console
 
@@ -224,3 +225,45 @@ def test_hooks_host_without_a_settings_file_with_a_malformed_one_and_with_a_syml
 
     project = headspace("--config", config, "hooks", "install", "--project", str(tmp_path), "--host", "box")
     assert project.returncode == 1 and project.stderr.strip() == "headspace: --project is not supported with --host (the user settings there are used)"
+
+
+def hook_processes(program: Path) -> list[psutil.Process]:
+    """The answer hooks running the program there (Claude started them; the remote is this machine)."""
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        cmdline = proc.info["cmdline"] or []
+        if str(program) in cmdline and "answer" in cmdline:
+            found.append(proc)
+    return found
+
+
+def test_a_dropped_link_lets_the_waiting_remote_hook_go_at_once_and_the_dialog_still_answers(claude_session, fake_api, private_tmux, box, tmp_path):  # noqa: F811
+    config = str(config_file(tmp_path, box, private_tmux.name))
+    assert headspace("--config", config, "hooks", "install", "--answer", "--host", "box").returncode == 0
+    program = box.home / ".local" / "share" / "headspace" / "hook" / "program.py"
+    fake_api.set_script([api.bash("touch kept.txt && echo dialog-ok", "Create a file"), api.text("Done.")])
+    (session,) = remote_sessions(claude_session, box, ["steady"])
+    address = session.pane_id + "@box"
+
+    async def scenario() -> float:
+        spec = HostSpec("box", box.alias, socket_name=private_tmux.name, ssh_config=str(box.client_config))
+        app = HeadspaceApp(Service.build(TmuxServer(socket_name="headspace-test-no-local"), hosts=[RemoteHost(spec)], local=False, journal=Journal(None)))
+        async with app.run_test(size=(160, 48)) as pilot:
+            await ask(pilot, app, session, address, "create the file")
+            await ready_to_answer(pilot, app, address, AgentState.PERMISSION)  # the hook waits, held by the probe there
+            assert len(hook_processes(program)) == 1
+            box.stop()  # the link drops: sshd and every connection it serves
+            dropped = time.monotonic()
+            await wait_until(pilot, lambda: not hook_processes(program), "the hook let go", 10)
+            let_go = time.monotonic() - dropped
+            await wait_until(pilot, lambda: bool(app.table.agents[address].offline), "the row offline", 10)
+            assert app.table.agents[address].channel == ""
+        return let_go
+
+    let_go = asyncio.run(scenario())
+    assert let_go < 2.0, let_go
+    assert NUMBERED_MENU.search(session.screen())  # Claude's own dialog is still there...
+    session.answer("1")  # ...and answers
+    fake_api.wait_for(lambda r: any("dialog-ok" in block_text(b) for b in r.tool_results()), timeout=30)
+    assert "Allowed by PermissionRequest hook" not in session.screen()
+    print(f"\nlink dropped: the waiting remote hook let go in {let_go * 1000:.0f} ms")
