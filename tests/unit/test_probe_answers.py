@@ -9,9 +9,11 @@ tests/e2e/test_remote_answers.py runs it through a real sshd).  The hook is
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import queue
+import shutil
 import subprocess
 import sys
 import threading
@@ -33,8 +35,8 @@ RECORD = {"hook_event_name": "PermissionRequest", "tool_name": "Bash", "tool_inp
 class RunningProbe:
     """The bundled probe in a subprocess: requests in, answers and pushes out (read by a thread)."""
 
-    def __init__(self, env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-u", "-c", BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    def __init__(self, env: dict[str, str], python: str = sys.executable) -> None:
+        self.proc = subprocess.Popen([python, "-u", "-c", BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
         assert self.proc.stdin is not None
         self.proc.stdin.write(bundle_line())
         self.proc.stdin.flush()
@@ -87,9 +89,20 @@ def runtime(tmp_path: Path) -> Path:
     return folder
 
 
+def oldest_python() -> str:
+    """The oldest python3 a remote host may have (3.9): where asyncio's TimeoutError was still its own."""
+    candidates = [shutil.which("python3.9"), *sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.9*/bin/python3.9")))]
+    for candidate in filter(None, candidates):
+        ran = subprocess.run([candidate, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True, text=True)
+        if ran.stdout.strip() == "(3, 9)":  # a pyenv shim without that version selected fails: the next one
+            return candidate
+    pytest.skip("no python3.9 here to run the probe as an old host would")
+
+
 @pytest.fixture
-def probe(runtime: Path):
-    running = RunningProbe({"PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": str(runtime), "HOME": str(runtime)})
+def probe(runtime: Path, request):
+    python = oldest_python() if getattr(request, "param", "") == "3.9" else sys.executable
+    running = RunningProbe({"PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": str(runtime), "HOME": str(runtime)}, python)
     try:
         assert running.call("hello")["python"]
         yield running
@@ -112,6 +125,7 @@ def spool_of(runtime: Path) -> str:
     return str(spool_dir({"XDG_RUNTIME_DIR": str(runtime)}))
 
 
+@pytest.mark.parametrize("probe", ["this", "3.9"], indirect=True)
 def test_a_request_is_relayed_as_a_push_and_the_decision_reaches_the_hook(probe: RunningProbe, runtime: Path):
     opened = probe.call("answer_open", spool=spool_of(runtime))
     socket = runtime / "headspace" / "answer.sock"
