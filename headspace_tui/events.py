@@ -79,6 +79,11 @@ class Answered:
     at: float
 
     @property
+    def host(self) -> str:
+        """The machine the agent runs on ("local", or a remote host's name): a batch may span several."""
+        return self.agent.host
+
+    @property
     def first(self) -> str:
         """Who answered first: headspace, or the person at the pane."""
         return "pane" if self.channel == Channel.PANE else "headspace"

@@ -218,7 +218,7 @@ class Journal:
                     "agent": who(event.agent),
                     "ts": event.at,
                     "pane": event.agent.pane_id,
-                    "host": event.agent.host,
+                    "host": event.host,
                     "target": event.agent.target,
                     "channel": event.channel,
                     "first": event.first,
