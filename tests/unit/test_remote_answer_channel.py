@@ -23,7 +23,7 @@ from pathlib import Path
 
 from headspace_tui.hooks.calls import PendingCall, allow
 from headspace_tui.hooks.settings import PROGRAM
-from headspace_tui.remote.answers import RemoteAnswerChannel
+from headspace_tui.remote.answers import RETRY, RemoteAnswerChannel
 from headspace_tui.remote.host import RemoteHost
 from headspace_tui.remote.probe_answers import SILENCE
 from headspace_tui.shared.config import HostSpec
@@ -123,3 +123,41 @@ def test_a_socket_that_cannot_be_made_there_is_one_line_for_the_user(tmp_path: P
             await host.close()
 
         asyncio.run(scenario())
+
+
+def test_a_second_headspace_leaves_the_socket_there_to_the_first_and_takes_it_over_when_it_ends(tmp_path: Path):
+    """The lock there is the local one (``answer.lock`` beside the socket): one headspace answers a host's hooks at a time."""
+    with running_sshd(tmp_path) as box:
+        runtime = box.remote_env["XDG_RUNTIME_DIR"]
+        spec = HostSpec("box", box.alias, socket_name="headspace-none", ssh_config=str(box.client_config))
+        first, second = RemoteHost(spec), RemoteHost(spec)
+        notices: list[str] = []
+        second.on_notice = notices.append
+        claude = subprocess.Popen(["sleep", "120"], env={"XDG_RUNTIME_DIR": runtime})
+
+        async def scenario() -> float:
+            channels = []
+            for host in (first, second):
+                channel = RemoteAnswerChannel(host, accept=lambda call: True)
+                await channel.start()
+                await host.connect()
+                await host.claude_processes([claude.pid], ProcessTable.of([]))
+                channels.append(channel)
+            held, waiting = channels
+            assert held.path and not waiting.path
+            assert notices == ["box: answer channel off: another headspace is answering hooks on this machine"]
+            await held.close()
+            await first.close()
+            ended = time.monotonic()
+            await until(lambda: bool(waiting.path), "the second to take the socket over", timeout=RETRY + 5)
+            assert notices[-1] == "box: answer channel on"
+            await waiting.close()
+            await second.close()
+            return time.monotonic() - ended
+
+        try:
+            took = asyncio.run(scenario())
+        finally:
+            claude.kill()
+            claude.wait()
+        assert took < RETRY + 2
