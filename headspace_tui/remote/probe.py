@@ -17,10 +17,7 @@ bundled readers, and speaks JSON lines on stdin/stdout:
   ``{"push": "statuses", "folder": F, "statuses": [...]}`` when a watched
   status folder's contents change, ``{"push": "gone", "pids": [...]}`` when
   a watched Claude exits, ``{"push": "hooks", "events": [[name, record], ...]}``
-  for new hook events, ``{"push": "notice", "text": ...}`` for a refused spool;
-* the answer hooks' socket there and ``hooks install --host`` are their own
-  modules' (``probe_answers.py``, ``probe_hooks.py``): ``answer_*`` and
-  ``hooks_*`` requests go to them.
+  for new hook events, ``{"push": "notice", "text": ...}`` for a refused spool.
   The remote side looks at them twice a second (a directory listing and a
   stat per status file; nothing is sent while nothing changes).
 
@@ -29,6 +26,12 @@ itself when no request came for ``IDLE_EXIT`` seconds: headspace asks at
 least every 30 s while it watches, so a probe nobody asks is one whose
 headspace is gone without its stdin closing (a half-open connection sshd
 has not noticed); it must not stay there for good.
+
+The answer hooks' socket there and ``hooks install --host`` have modules of
+their own (``probe_answers.py``, ``probe_hooks.py``), which get the
+``answer_*`` and ``hooks_*`` requests; they are what the probe writes to the
+remote's disk: that socket beside the spool, and what the user asked
+``hooks install --host`` to write.
 """
 
 from __future__ import annotations
