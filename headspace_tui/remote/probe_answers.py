@@ -109,8 +109,6 @@ class AnswerRelay:
         except ChannelUnavailable as exc:
             return {"open": False, "problem": str(exc), "taken": isinstance(exc, ChannelTaken)}
         self._channel = channel
-        if self._watch is None:
-            self._watch = asyncio.ensure_future(self._watch_silence())
         return {"open": True, "path": str(path)}
 
     async def _close(self) -> None:
@@ -131,6 +129,8 @@ class AnswerRelay:
 
     def _accept(self, call: PendingCall) -> bool:
         self._arrived = time.monotonic()
+        if self._watch is None or self._watch.done():  # only while calls wait: an idle probe never wakes for it
+            self._watch = asyncio.ensure_future(self._watch_silence())
         self._send({"push": "answer", "call": call.id, "record": as_record(call)})
         return True  # headspace's desk decides; a call it does not want is released at once
 
@@ -143,7 +143,7 @@ class AnswerRelay:
             await asyncio.sleep(LOOK)
             channel = self._channel
             if channel is None or not channel.calls:
-                continue
+                return  # none waits: looked at again when the next one comes
             if time.monotonic() - max(self._heard, self._arrived) > self.silence:
                 for call_id in list(channel.calls):
                     channel.release(call_id)
