@@ -36,6 +36,7 @@ from ..shared.lifeline import die_with_parent, end
 from ..shared.proctree import ProcessInfo, ProcessTable
 from ..tmux.server import PaneRecord, TmuxUnavailable
 from .bundle import BOOT, bundle_line
+from .mux import ProbeMux
 from .ssh import SshLink, SshTmuxServer, ssh_reason
 
 CALL_TIMEOUT = 10.0
@@ -151,6 +152,19 @@ class ProbeClient:
         finally:
             self._pending.pop(ident, None)
 
+    def notify(self, op: str, **args: Any) -> None:
+        """A request that gets no answer (a tmux stream's input or acknowledgement: mux.py), written now."""
+        if not self.running or self._proc is None or self._proc.stdin is None:
+            raise ConnectionError("the remote reader is not running")
+        self._proc.stdin.write((json.dumps({"op": op, **args}) + "\n").encode())
+
+    async def drain(self) -> None:
+        if self._proc is not None and self._proc.stdin is not None:
+            try:
+                await self._proc.stdin.drain()
+            except (ConnectionError, BrokenPipeError):
+                raise BrokenPipeError("the remote reader went away") from None
+
     def call_from_thread(self, op: str, **args: Any) -> Any:
         """``call`` from a worker thread (the transcript reader), waited for there."""
         if self.loop is None:
@@ -159,9 +173,10 @@ class ProbeClient:
 
     async def _read_loop(self) -> None:
         assert self._proc is not None and self._proc.stdout is not None
+        stdout = self._proc.stdout  # held: close() clears _proc while the last lines may still be read
         try:
             while True:
-                line = await self._proc.stdout.readline()
+                line = await stdout.readline()
                 if not line:
                     break
                 try:
@@ -285,7 +300,7 @@ class RemoteHost:
         if self.probe is None or not self.probe.running:
             if self.probe is not None:
                 await self._close_probe(self.probe)
-            probe = ProbeClient(self.server, self._pushed, lambda: self.on_lost())
+            probe = ProbeClient(self.server, self._pushed, self._probe_ended)
             try:
                 await probe.start()
             except TmuxUnavailable:
@@ -295,6 +310,7 @@ class RemoteHost:
                 await self._close_probe(probe, grace=0.0)
                 raise
             self.probe = probe
+            self.server.mux = ProbeMux(probe)  # control clients and tmux commands on its channel from now on
             try:
                 for folder in sorted(self._status_folders):  # a new probe: watch what the old one watched
                     await probe.call("watch_statuses", folder=folder)
@@ -321,8 +337,17 @@ class RemoteHost:
         if not await self.link.run(line):
             log.warning("%s: could not end a hung remote reader (%s)", self.name, ", ".join(map(str, groups)))
 
+    def _probe_ended(self) -> None:
+        mux, self.server.mux = self.server.mux, None
+        if mux is not None:
+            mux.ended()  # its control clients see the end of their streams
+        self.on_lost()
+
     async def lost(self) -> None:
         """The link dropped (or the probe stopped answering): end the probe and the master; the next discovery connects again."""
+        mux, self.server.mux = self.server.mux, None
+        if mux is not None:
+            mux.ended()
         probe, self.probe = self.probe, None
         if probe is not None:
             await self._close_probe(probe)
@@ -334,7 +359,10 @@ class RemoteHost:
 
     def _pushed(self, message: dict[str, Any]) -> None:
         kind = message.get("push")
-        if kind == "statuses":
+        if kind in ("ctl", "ctl_end"):
+            if self.server.mux is not None:
+                self.server.mux.pushed(message)
+        elif kind == "statuses":
             queue = self._status_queues.get(str(message.get("folder")))
             if queue is not None:
                 statuses = {}

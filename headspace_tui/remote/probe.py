@@ -45,6 +45,7 @@ from ..detect.claude.transcript import TranscriptTail
 from ..hooks.spool import SpoolRefused, check_spool, read_spool, spool_dir
 from ..shared.proctree import process_exists, read_process_table
 from ..shared.safe_files import Unchanged
+from .probe_tmux import LATER, OPS, TmuxMux
 
 WATCH_PACE = 0.5  # seconds between two looks at the watched folders and processes
 IDLE_EXIT = 180.0  # seconds without a request after which the probe ends itself
@@ -61,6 +62,7 @@ class Probe:
         self._spool: Path | None = None
         self._spool_last: str | None = None
         self._tails: dict[str, TranscriptTail] = {}
+        self.tmux = TmuxMux(self.send)  # the host's tmux over this one channel (probe_tmux.py)
 
     def send(self, message: dict[str, Any]) -> None:
         line = json.dumps(message, separators=(",", ":")) + "\n"
@@ -71,6 +73,8 @@ class Probe:
     # -- requests ---------------------------------------------------------------
     def handle(self, request: dict[str, Any]) -> Any:
         op = request.get("op")
+        if op in OPS:
+            return self.tmux.handle(request)
         if op == "table":
             table = read_process_table()
             return [[p.pid, p.ppid, p.comm, list(p.argv), p.started] for p in table.processes.values()]
@@ -176,6 +180,8 @@ def serve(stdin=None, stdout=None, idle_exit: float = IDLE_EXIT) -> None:
         if not isinstance(request, dict):
             continue
         try:
-            probe.send({"id": request.get("id"), "ok": probe.handle(request)})
+            answer = probe.handle(request)
+            if "id" in request and answer is not LATER:  # no id: a stream's input or ack, never answered
+                probe.send({"id": request.get("id"), "ok": answer})
         except Exception as exc:  # noqa: BLE001 -- any failure is the answer, in one line
             probe.send({"id": request.get("id"), "error": f"{type(exc).__name__}: {exc}"})
