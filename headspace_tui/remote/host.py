@@ -4,8 +4,10 @@ It answers the monitor's questions as ``LocalHost`` does (service/host.py), so o
 ``Monitor`` per host runs unchanged:
 
 * tmux (listing panes, captures, keys, one control client per session) is
-  the same tmux commands run through the host's shared SSH connection
-  (``ssh.SshTmuxServer``); pane ids carry the host (``%3@box``);
+  the same tmux commands, run there by the probe and carried on its one
+  SSH channel (probe_tmux.py, mux.py; before the probe runs, each is its
+  own ssh session over the master: ``ssh.SshTmuxServer``); pane ids carry
+  the host (``%3@box``);
 * the process table, each Claude's version and config dir, status files,
   transcripts and hook events come from the probe (probe.py), headspace's
   own readers running there, which pushes what changes.

@@ -59,12 +59,14 @@ class MuxPipe:
         self._skipping = False  # the rest of a line past the limit is dropped up to its newline
         self._unacknowledged = 0
         self.ended = False
+        self.received = 0  # bytes carried so far (for measurements)
 
     # -- what the probe sends -----------------------------------------------------
     def feed(self, data: bytes) -> None:
         if self._eof:
             return
         self._buffer += data
+        self.received += len(data)
         self._unacknowledged += len(data)
         self._arrived.set()
         self._acknowledge()
@@ -146,6 +148,11 @@ class MuxPipe:
         self._buffer.clear()
         self.feed_eof()
 
+    @property
+    def unread(self) -> int:
+        """Bytes arrived and not yet read by the control client (bounded: see the module's docstring)."""
+        return len(self._buffer)
+
     async def _wait_eof(self) -> None:
         while not self._eof:
             self._arrived.clear()
@@ -166,8 +173,8 @@ class ProbeMux:
         return self.carrier.running
 
     @property
-    def open_streams(self) -> int:
-        return len(self._streams)
+    def streams(self) -> list[MuxPipe]:
+        return list(self._streams.values())
 
     async def open(self, tmux_args: list[str]) -> MuxPipe:
         """Start ``tmux tmux_args`` there as a new stream; ``TmuxUnavailable`` if the probe cannot."""

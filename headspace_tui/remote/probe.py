@@ -20,6 +20,10 @@ bundled readers, and speaks JSON lines on stdin/stdout:
   for new hook events, ``{"push": "notice", "text": ...}`` for a refused spool.
   The remote side looks at them twice a second (a directory listing and a
   stat per status file; nothing is sent while nothing changes).
+* the host's tmux travels here too (probe_tmux.py): one-shot ``tmux``
+  commands, and each session's control client as a numbered stream
+  (``ctl_*`` requests, ``ctl`` pushes); a request without an ``id`` is
+  never answered.
 
 It ends when its stdin closes (headspace quit or the link dropped), and by
 itself when no request came for ``IDLE_EXIT`` seconds: headspace asks at

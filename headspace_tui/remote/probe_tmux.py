@@ -32,6 +32,14 @@ fills, and tmux itself holds the output back (and pauses the pane after
 one chunk per stream, a flooding session has at most ``WINDOW`` bytes on
 the wire, and the others' chunks (each at most ``CHUNK``) take turns with
 it on the channel.  Standard library only, Python 3.9+ (it runs there).
+
+What remains per session: one ``tmux -C`` client process there (a child
+of the probe, in its process group, so it ends with it: its input closes),
+two threads here in the probe, and one ``MuxPipe`` and ``ControlClient``
+in headspace.  No ssh process, channel or connection.  Still outside the
+channel: ``Enter`` on a remote row (an interactive ``ssh -t … tmux attach``
+needs a terminal of its own), and ssh commands run before the probe
+answers or from the probe's own event loop (``SshTmuxServer.execute``).
 """
 
 from __future__ import annotations

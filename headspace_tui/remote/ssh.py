@@ -4,8 +4,10 @@ We run the system's OpenSSH client, so whatever ``ssh DEST`` does for the
 user (``~/.ssh/config`` aliases, keys, agents, ProxyJump, known_hosts)
 works here too.  One master connection per host (``ssh -M -N``, our own
 child, ended by us) holds a control socket in a private folder; every other
-command (tmux's control clients, ``list-panes``, the probe) is a session
-multiplexed over it, which costs a few milliseconds instead of a handshake.
+command is a session multiplexed over it, which costs a few milliseconds
+instead of a handshake.  Once the probe runs, it is the only such session:
+tmux's control clients and commands travel inside it (probe_tmux.py), so a
+host with many sessions stays within sshd's ``MaxSessions`` (10).
 
 ``BatchMode`` keeps ssh from ever asking for a password or a host key on
 headspace's screen: a host that needs one is a host we cannot reach, said

@@ -151,3 +151,131 @@ def test_thirty_remote_sessions_watched_through_one_connection_and_one_channel(c
     assert len(connections) == 1, f"sshd accepted {len(connections)} connections"
     assert len(channels) == 1, f"sshd started {len(channels)} session channels: {channels}"
     assert all(live == (1, 1, 2) for live in samples), samples  # one connection, one channel; here the master and the probe's ssh
+
+
+def test_a_flooding_remote_session_neither_starves_the_others_nor_grows_memory(private_tmux, box, tmp_path):  # noqa: F811 - fixtures
+    """``yes`` in one remote session while five recorded agents draw their menus, all on the probe's one channel.
+
+    The flood's stream may have at most ``probe_tmux.WINDOW`` bytes in flight
+    and the control client holds the flooding pane back (``refresh-client -A
+    pause``, sent through the same stream), so the others' menus are seen
+    as fast as without it, the probe's memory stays flat and no stream's
+    unread bytes here pass the line limit.
+    """
+    from headspace_tui.remote.probe_tmux import WINDOW
+    from headspace_tui.tmux.control_pipe import LINE_LIMIT
+
+    fakes = fake_agents(private_tmux, 5, tmp_path / "drawn")
+    flood = private_tmux.new_session("flood", width=120, height=40, cwd=str(tmp_path), command=["sh", "-c", "sleep 3; exec yes 'flooding the one channel, line after line'"])
+    addresses = [pane + "@box" for pane in fakes]
+
+    def probe_rss() -> int:
+        assert box.process is not None
+        found = [p for p in psutil.Process(box.process.pid).children(recursive=True) if p.name() == "python3"]
+        assert len(found) == 1, found
+        return found[0].memory_info().rss
+
+    async def scenario() -> dict[str, object]:
+        app = remote_app(box, private_tmux.name, tmp_path)
+        async with app.run_test(size=(140, 40)) as pilot:
+            monitor = app.service.fleet.monitors["box"]
+            await wait_until(pilot, lambda: all(a in app.table.agents and app.table.agents[a].state is AgentState.IDLE for a in addresses), "the five agents idle", 60)
+            await wait_until(pilot, lambda: len(monitor.sessions.clients) == 6, "a control client per session, the flood's too", 30)
+            mux = monitor.host.server.mux
+            assert mux is not None and mux.running
+            flood_session = private_tmux.run("display-message", "-p", "-t", flood, "#{session_id}").strip()
+            flood_client = monitor.sessions.clients[flood_session]
+            await wait_until(pilot, lambda: flood_client.floods >= 1, "the flood held back by its control client", 15)
+            rss, unread = [probe_rss()], [0]
+            delays = []
+            carried = sum(s.received for s in mux.streams)
+            began = time.monotonic()
+            for pane in fakes:  # one menu at a time, each while the flood runs
+                drawn = time.monotonic()
+                psutil.Process(fakes[pane]).send_signal(signal.SIGUSR2)  # a fake agent this test started
+                while app.table.agents[pane + "@box"].state is not AgentState.PERMISSION:
+                    assert time.monotonic() - drawn < 10, f"{pane}'s menu not seen within 10 s of the flood"
+                    unread.append(max(s.unread for s in mux.streams))
+                    await pilot.pause(0.02)
+                delays.append(time.monotonic() - drawn)
+                rss.append(probe_rss())
+                await pilot.pause(0.5)
+            for _ in range(20):  # a few seconds more of flood, watched
+                rss.append(probe_rss())
+                unread.append(max(s.unread for s in mux.streams))
+                await pilot.pause(0.2)
+            rate = (sum(s.received for s in mux.streams) - carried) / (time.monotonic() - began)
+            assert flood_client.floods >= 2 and not flood_client.closed  # held again and again, never dropped
+            return {"delays": delays, "rss": rss, "unread": max(unread), "rate": rate, "floods": flood_client.floods}
+
+    seen = asyncio.run(scenario())
+    delays, rss = seen["delays"], seen["rss"]
+    assert isinstance(delays, list) and isinstance(rss, list)
+    print(
+        f"\nmenus seen under the flood after {', '.join(f'{d * 1000:.0f}' for d in delays)} ms; probe RSS {rss[0] >> 20}..{max(rss) >> 20} MB; "
+        f"largest unread stream here {seen['unread']} B; carried {float(seen['rate']) / 1024:.0f} KiB/s; flood held {seen['floods']} times"  # type: ignore[arg-type]
+    )
+    assert max(delays) < 1.0, delays
+    assert max(rss) - rss[0] < 16 << 20, rss  # flat: the probe holds a chunk per stream, never the flood
+    assert int(seen["unread"]) <= LINE_LIMIT + WINDOW  # type: ignore[call-overload]
+
+
+def test_a_stream_nobody_reads_is_stopped_by_its_window_and_paused_by_tmux(private_tmux, box, tmp_path):  # noqa: F811 - fixtures
+    """The bound itself: a flooding session's stream that headspace never reads.
+
+    The probe sends it at most ``WINDOW`` bytes past what headspace took, and
+    headspace takes no more once its unread bytes pass the line limit, so it
+    holds at most ``LINE_LIMIT + WINDOW``; tmux, whose client there is no
+    longer read, pauses the pane after ``pause-after`` (the ``%pause`` is in
+    the stream).  Meanwhile another session's control client on the same
+    channel answers a capture as usual.
+    """
+    from headspace_tui.remote.host import RemoteHost
+    from headspace_tui.remote.probe_tmux import CHUNK, WINDOW
+    from headspace_tui.shared.config import HostSpec
+    from headspace_tui.tmux.control import ControlClient
+    from headspace_tui.tmux.control_pipe import LINE_LIMIT
+
+    flood = private_tmux.new_session("flood", width=120, height=40, cwd=str(tmp_path), command=["yes", "flooding a stream nobody reads"])
+    quiet = private_tmux.new_session("quiet", width=80, height=24, cwd=str(tmp_path), command=["cat"])
+    session_of = {pane: private_tmux.run("display-message", "-p", "-t", pane, "#{session_id}").strip() for pane in (flood, quiet)}
+
+    async def scenario() -> tuple[list[int], bytes, str]:
+        host = RemoteHost(HostSpec("box", box.alias, socket_name=private_tmux.name, ssh_config=str(box.client_config)))
+        await host.connect()
+        try:
+            mux = host.server.mux
+            assert mux is not None
+            unread = await mux.open(host.server.tmux_words(["-C", "attach-session", "-f", "ignore-size,pause-after=1", "-t", session_of[flood]]))
+            received = []
+            for _ in range(30):  # three seconds of flood, never read
+                await asyncio.sleep(0.1)
+                received.append(unread.received)
+            client = ControlClient(host.server, session_of[quiet], on_output=lambda pane, size: None)
+            await client.start()
+            await client.send_keys(host.server.address(quiet), "still answering", literal=True)
+            screen = ""
+            for _ in range(50):
+                screen = await client.capture(host.server.address(quiet), ansi=False)
+                if "still answering" in screen:
+                    break
+                await asyncio.sleep(0.05)
+            await client.close()
+            held = b""
+            while unread.unread:  # what it holds, read now: tmux's word that it paused the pane is in it
+                line = await unread.readline()
+                if line.startswith(b"%pause"):
+                    held = line
+                    break
+            await unread.end(2.0)
+            return received, held, screen
+        finally:
+            await host.close()
+
+    received, held, screen = asyncio.run(scenario())
+    print(f"\nan unread stream received {received[-1]} B in 3 s (bound {LINE_LIMIT + WINDOW + CHUNK} B)")
+    assert received[-1] > WINDOW  # it did flood
+    assert max(received) <= LINE_LIMIT + WINDOW + CHUNK
+    assert received[-1] == received[-10]  # stopped, not slowed: nothing more arrived in the last second
+    assert f"%pause {flood}".encode() in held  # tmux paused the pane whose client fell behind
+    assert "still answering" in screen
