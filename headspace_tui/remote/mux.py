@@ -138,12 +138,17 @@ class MuxPipe:
         await self._carrier.drain()
 
     async def end(self, grace: float) -> None:
-        """Close its input there (tmux detaches; the probe kills it after its own grace) and wait for its end."""
+        """Close its input there (tmux detaches; the probe kills it if it has not ended in its own grace).
+
+        Nothing is waited for here: there is no process of ours to reap, and
+        a link that hangs must not hold up the end of every session's client
+        in turn (``Sessions.end_all`` ends them one by one).  What the stream
+        still says is dropped.
+        """
         if self.running:
             try:
-                await self._carrier.call("ctl_close", timeout=grace + 1, ch=self.number)
-                await asyncio.wait_for(self._wait_eof(), grace + 1)
-            except Exception:  # noqa: BLE001 -- a probe that went away ended the stream with it
+                self._carrier.notify("ctl_close", ch=self.number)
+            except (ConnectionError, RuntimeError):
                 pass
         self._buffer.clear()
         self.feed_eof()
@@ -153,10 +158,6 @@ class MuxPipe:
         """Bytes arrived and not yet read by the control client (bounded: see the module's docstring)."""
         return len(self._buffer)
 
-    async def _wait_eof(self) -> None:
-        while not self._eof:
-            self._arrived.clear()
-            await self._arrived.wait()
 
 
 class ProbeMux:
@@ -166,7 +167,6 @@ class ProbeMux:
         self.carrier = carrier
         self._streams: dict[int, MuxPipe] = {}
         self._numbers = itertools.count(1)
-        self._closing: asyncio.Future[None] | None = None
 
     @property
     def running(self) -> bool:
@@ -185,18 +185,12 @@ class ProbeMux:
         except asyncio.CancelledError:
             self._streams.pop(number, None)
             if self.carrier.running:  # it may have started there: it is ended there, not left behind
-                self._closing = asyncio.ensure_future(self._close_quietly(number))
+                self.carrier.notify("ctl_close", ch=number)
             raise
         except Exception as exc:  # noqa: BLE001 -- the probe's one line (ProbeError) or its absence
             self._streams.pop(number, None)
             raise TmuxUnavailable(f"the remote reader could not start tmux: {exc}") from None
         return pipe
-
-    async def _close_quietly(self, number: int) -> None:
-        try:
-            await self.carrier.call("ctl_close", ch=number)
-        except Exception:  # noqa: BLE001 -- a probe that went away ended it with itself
-            pass
 
     def run(self, tmux_args: list[str], timeout: float) -> tuple[int, str, str]:
         """One tmux command there, from a worker thread (``TmuxServer.run``'s callers): exit status, stdout, stderr.

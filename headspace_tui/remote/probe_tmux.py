@@ -10,7 +10,7 @@ the probe's JSON lines, next to the one-shot tmux commands.  Headspace's
 ``ControlClient`` reads a stream exactly as it reads a ``tmux -C`` pipe
 (remote/mux.py); nothing of tmux's protocol is parsed here.
 
-Requests (from headspace; ``ctl_in`` and ``ctl_ack`` get no answer):
+Requests (from headspace; ``ctl_in``, ``ctl_ack`` and ``ctl_close`` get no answer):
 
 * ``{"id", "op": "tmux", "args": [...]}``: run ``tmux args`` there, answer
   ``{"rc", "out", "err"}`` (in a small pool of threads: a slow capture must
@@ -19,8 +19,8 @@ Requests (from headspace; ``ctl_in`` and ``ctl_ack`` get no answer):
   start ``tmux args`` as stream N with only those environment variables;
 * ``{"op": "ctl_in", "ch": N, "data": B64}``: bytes for its input;
 * ``{"op": "ctl_ack", "ch": N, "n": bytes}``: headspace took that much;
-* ``{"id", "op": "ctl_close", "ch": N}``: close its input (tmux detaches);
-  killed if it has not ended within ``CLOSE_GRACE``.
+* ``{"op": "ctl_close", "ch": N}``: close its input (tmux detaches);
+  killed if it has not ended within ``CLOSE_GRACE`` (no answer either).
 
 Pushes: ``{"push": "ctl", "ch": N, "data": B64}`` (at most ``CHUNK`` bytes
 each) and ``{"push": "ctl_end", "ch": N}`` once, after its last bytes.
@@ -212,6 +212,8 @@ class TmuxMux:
             answer: dict[str, Any] = {"id": ident, "ok": {"rc": proc.returncode, "out": proc.stdout.decode("utf-8", "replace"), "err": proc.stderr.decode("utf-8", "replace")}}
         except subprocess.TimeoutExpired:
             answer = {"id": ident, "error": f"TimeoutExpired: tmux did not answer within {RUN_TIMEOUT:g}s"}
+        except FileNotFoundError:
+            answer = {"id": ident, "ok": {"rc": 127, "out": "", "err": "tmux: command not found"}}  # as a shell says it
         except OSError as exc:
             answer = {"id": ident, "error": f"{type(exc).__name__}: {exc}"}
         self._send(answer)

@@ -220,15 +220,16 @@ def test_a_flooding_remote_session_neither_starves_the_others_nor_grows_memory(p
     assert int(seen["unread"]) <= LINE_LIMIT + WINDOW  # type: ignore[call-overload]
 
 
-def test_a_stream_nobody_reads_is_stopped_by_its_window_and_paused_by_tmux(private_tmux, box, tmp_path):  # noqa: F811 - fixtures
+def test_a_stream_nobody_reads_is_stopped_by_its_window(private_tmux, box, tmp_path):  # noqa: F811 - fixtures
     """The bound itself: a flooding session's stream that headspace never reads.
 
     The probe sends it at most ``WINDOW`` bytes past what headspace took, and
     headspace takes no more once its unread bytes pass the line limit, so it
-    holds at most ``LINE_LIMIT + WINDOW``; tmux, whose client there is no
-    longer read, pauses the pane after ``pause-after`` (the ``%pause`` is in
-    the stream).  Meanwhile another session's control client on the same
-    channel answers a capture as usual.
+    holds at most ``LINE_LIMIT + WINDOW``: the rest waits in tmux, whose
+    client there is no longer read.  Meanwhile another session's control
+    client on the same channel answers a capture as usual.  (Whether tmux
+    then sends ``%pause`` for the pane depends on whether it goes on reading
+    the pane meanwhile: it did in 3 runs of 5, so it is not asserted.)
     """
     from headspace_tui.remote.host import RemoteHost
     from headspace_tui.remote.probe_tmux import CHUNK, WINDOW
@@ -240,7 +241,7 @@ def test_a_stream_nobody_reads_is_stopped_by_its_window_and_paused_by_tmux(priva
     quiet = private_tmux.new_session("quiet", width=80, height=24, cwd=str(tmp_path), command=["cat"])
     session_of = {pane: private_tmux.run("display-message", "-p", "-t", pane, "#{session_id}").strip() for pane in (flood, quiet)}
 
-    async def scenario() -> tuple[list[int], bytes, str]:
+    async def scenario() -> tuple[list[int], str]:
         host = RemoteHost(HostSpec("box", box.alias, socket_name=private_tmux.name, ssh_config=str(box.client_config)))
         await host.connect()
         try:
@@ -261,21 +262,14 @@ def test_a_stream_nobody_reads_is_stopped_by_its_window_and_paused_by_tmux(priva
                     break
                 await asyncio.sleep(0.05)
             await client.close()
-            held = b""
-            while unread.unread:  # what it holds, read now: tmux's word that it paused the pane is in it
-                line = await unread.readline()
-                if line.startswith(b"%pause"):
-                    held = line
-                    break
             await unread.end(2.0)
-            return received, held, screen
+            return received, screen
         finally:
             await host.close()
 
-    received, held, screen = asyncio.run(scenario())
+    received, screen = asyncio.run(scenario())
     print(f"\nan unread stream received {received[-1]} B in 3 s (bound {LINE_LIMIT + WINDOW + CHUNK} B)")
     assert received[-1] > WINDOW  # it did flood
     assert max(received) <= LINE_LIMIT + WINDOW + CHUNK
     assert received[-1] == received[-10]  # stopped, not slowed: nothing more arrived in the last second
-    assert f"%pause {flood}".encode() in held  # tmux paused the pane whose client fell behind
     assert "still answering" in screen
