@@ -57,6 +57,7 @@ class MuxPipe:
         self._arrived = asyncio.Event()
         self._eof = False
         self._skipping = False  # the rest of a line past the limit is dropped up to its newline
+        self._searched = 0  # how far the buffer is known to hold no newline
         self._unacknowledged = 0
         self.ended = False
         self.received = 0  # bytes carried so far (for measurements)
@@ -94,7 +95,8 @@ class MuxPipe:
 
     async def readline(self) -> bytes:
         while True:
-            newline = self._buffer.find(b"\n")
+            newline = self._buffer.find(b"\n", self._searched)  # a long line's start is not searched again
+            self._searched = len(self._buffer) if newline < 0 else 0
             if self._skipping and newline >= 0:
                 del self._buffer[: newline + 1]
                 self._skipping = False
@@ -102,6 +104,7 @@ class MuxPipe:
                 continue
             if self._skipping:
                 self._buffer.clear()
+                self._searched = 0
             elif newline >= 0:
                 line = bytes(self._buffer[: newline + 1])
                 del self._buffer[: newline + 1]
@@ -111,12 +114,14 @@ class MuxPipe:
                 return line
             elif len(self._buffer) > self._limit:
                 self._buffer.clear()
+                self._searched = 0
                 self._skipping = True
                 self._acknowledge()
                 raise ValueError("line longer than the limit (dropped)")
             if self._eof:
                 line = bytes(self._buffer)
                 self._buffer.clear()
+                self._searched = 0
                 return line
             self._arrived.clear()
             await self._arrived.wait()
@@ -151,13 +156,13 @@ class MuxPipe:
             except (ConnectionError, RuntimeError):
                 pass
         self._buffer.clear()
+        self._searched = 0
         self.feed_eof()
 
     @property
     def unread(self) -> int:
         """Bytes arrived and not yet read by the control client (bounded: see the module's docstring)."""
         return len(self._buffer)
-
 
 
 class ProbeMux:
