@@ -30,6 +30,7 @@ MODULES = (
     "headspace_tui.hooks.channel",
     "headspace_tui.remote.probe_hooks",
     "headspace_tui.remote.probe_answers",
+    "headspace_tui.remote.probe_tmux",
     "headspace_tui.remote.probe",
 )
 PACKAGES = ("headspace_tui", "headspace_tui.shared", "headspace_tui.detect", "headspace_tui.detect.claude", "headspace_tui.hooks", "headspace_tui.remote")

@@ -4,8 +4,10 @@ It answers the monitor's questions as ``LocalHost`` does (service/host.py), so o
 ``Monitor`` per host runs unchanged:
 
 * tmux (listing panes, captures, keys, one control client per session) is
-  the same tmux commands run through the host's shared SSH connection
-  (``ssh.SshTmuxServer``); pane ids carry the host (``%3@box``);
+  the same tmux commands, run there by the probe and carried on its one
+  SSH channel (probe_tmux.py, mux.py; before the probe runs, each is its
+  own ssh session over the master: ``ssh.SshTmuxServer``); pane ids carry
+  the host (``%3@box``);
 * the process table, each Claude's version and config dir, status files,
   transcripts and hook events come from the probe (probe.py), headspace's
   own readers running there, which pushes what changes;
@@ -41,6 +43,7 @@ from ..shared.proctree import ProcessInfo, ProcessTable
 from ..tmux.server import PaneRecord, TmuxUnavailable
 from .answers import RemoteAnswerChannel
 from .bundle import BOOT, bundle_line
+from .mux import ProbeMux
 from .ssh import SshLink, SshTmuxServer, ssh_reason
 
 CALL_TIMEOUT = 10.0
@@ -156,6 +159,19 @@ class ProbeClient:
         finally:
             self._pending.pop(ident, None)
 
+    def notify(self, op: str, **args: Any) -> None:
+        """A request that gets no answer (a tmux stream's input or acknowledgement: mux.py), written now."""
+        if not self.running or self._proc is None or self._proc.stdin is None:
+            raise ConnectionError("the remote reader is not running")
+        self._proc.stdin.write((json.dumps({"op": op, **args}) + "\n").encode())
+
+    async def drain(self) -> None:
+        if self._proc is not None and self._proc.stdin is not None:
+            try:
+                await self._proc.stdin.drain()
+            except (ConnectionError, BrokenPipeError):
+                raise BrokenPipeError("the remote reader went away") from None
+
     def call_from_thread(self, op: str, **args: Any) -> Any:
         """``call`` from a worker thread (the transcript reader), waited for there."""
         if self.loop is None:
@@ -164,9 +180,10 @@ class ProbeClient:
 
     async def _read_loop(self) -> None:
         assert self._proc is not None and self._proc.stdout is not None
+        stdout = self._proc.stdout  # held: close() clears _proc while the last lines may still be read
         try:
             while True:
-                line = await self._proc.stdout.readline()
+                line = await stdout.readline()
                 if not line:
                     break
                 try:
@@ -302,6 +319,7 @@ class RemoteHost:
                 await self._close_probe(probe, grace=0.0)
                 raise
             self.probe = probe
+            self.server.mux = ProbeMux(probe)  # control clients and tmux commands on its channel from now on
             try:
                 for folder in sorted(self._status_folders):  # a new probe: watch what the old one watched
                     await probe.call("watch_statuses", folder=folder)
@@ -332,6 +350,9 @@ class RemoteHost:
     def _probe_ended(self) -> None:
         if self.answers is not None:
             self.answers.link_lost()  # its hooks there are let go: Claude's dialogs answer
+        mux, self.server.mux = self.server.mux, None
+        if mux is not None:
+            mux.ended()  # its control clients see the end of their streams
         self.on_lost()
 
     async def open_answers(self) -> None:
@@ -343,6 +364,9 @@ class RemoteHost:
         """The link dropped (or the probe stopped answering): end the probe and the master; the next discovery connects again."""
         if self.answers is not None:
             self.answers.link_lost()
+        mux, self.server.mux = self.server.mux, None
+        if mux is not None:
+            mux.ended()
         probe, self.probe = self.probe, None
         if probe is not None:
             await self._close_probe(probe)
@@ -354,7 +378,10 @@ class RemoteHost:
 
     def _pushed(self, message: dict[str, Any]) -> None:
         kind = message.get("push")
-        if kind == "statuses":
+        if kind in ("ctl", "ctl_end"):
+            if self.server.mux is not None:
+                self.server.mux.pushed(message)
+        elif kind == "statuses":
             queue = self._status_queues.get(str(message.get("folder")))
             if queue is not None:
                 statuses = {}

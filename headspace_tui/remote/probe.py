@@ -20,6 +20,10 @@ bundled readers, and speaks JSON lines on stdin/stdout:
   for new hook events, ``{"push": "notice", "text": ...}`` for a refused spool.
   The remote side looks at them twice a second (a directory listing and a
   stat per status file; nothing is sent while nothing changes).
+* the host's tmux travels here too (probe_tmux.py): one-shot ``tmux``
+  commands, and each session's control client as a numbered stream
+  (``ctl_*`` requests, ``ctl`` pushes); a request without an ``id`` is
+  never answered.
 
 It ends when its stdin closes (headspace quit or the link dropped), and by
 itself when no request came for ``IDLE_EXIT`` seconds: headspace asks at
@@ -54,6 +58,8 @@ from ..shared.safe_files import Unchanged
 from . import probe_hooks
 from .probe_answers import OPS as ANSWER_OPS
 from .probe_answers import AnswerRelay
+from .probe_tmux import LATER, TmuxMux
+from .probe_tmux import OPS as TMUX_OPS
 
 WATCH_PACE = 0.5  # seconds between two looks at the watched folders and processes
 IDLE_EXIT = 180.0  # seconds without a request after which the probe ends itself
@@ -71,6 +77,7 @@ class Probe:
         self._spool_last: str | None = None
         self._tails: dict[str, TranscriptTail] = {}
         self.answers = AnswerRelay(self.send)
+        self.tmux = TmuxMux(self.send)  # the host's tmux over this one channel (probe_tmux.py)
 
     def send(self, message: dict[str, Any]) -> None:
         line = json.dumps(message, separators=(",", ":")) + "\n"
@@ -85,6 +92,8 @@ class Probe:
             return probe_hooks.handle(op, request)
         if op in ANSWER_OPS:
             return self.answers.handle(op, request)
+        if op in TMUX_OPS:
+            return self.tmux.handle(request)
         if op == "table":
             table = read_process_table()
             return [[p.pid, p.ppid, p.comm, list(p.argv), p.started] for p in table.processes.values()]
@@ -191,7 +200,9 @@ def serve(stdin=None, stdout=None, idle_exit: float = IDLE_EXIT) -> None:
         if not isinstance(request, dict):
             continue
         try:
-            probe.send({"id": request.get("id"), "ok": probe.handle(request)})
+            answer = probe.handle(request)
+            if "id" in request and answer is not LATER:  # no id: a stream's input or ack, never answered
+                probe.send({"id": request.get("id"), "ok": answer})
         except Exception as exc:  # noqa: BLE001 -- any failure is the answer, in one line
             probe.send({"id": request.get("id"), "error": f"{type(exc).__name__}: {exc}"})
     probe.answers.close()  # stdin ended: the link is gone, and so is every hook's wait (Claude's dialog answers)

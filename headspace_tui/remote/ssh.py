@@ -4,8 +4,10 @@ We run the system's OpenSSH client, so whatever ``ssh DEST`` does for the
 user (``~/.ssh/config`` aliases, keys, agents, ProxyJump, known_hosts)
 works here too.  One master connection per host (``ssh -M -N``, our own
 child, ended by us) holds a control socket in a private folder; every other
-command (tmux's control clients, ``list-panes``, the probe) is a session
-multiplexed over it, which costs a few milliseconds instead of a handshake.
+command is a session multiplexed over it, which costs a few milliseconds
+instead of a handshake.  Once the probe runs, it is the only such session:
+tmux's control clients and commands travel inside it (probe_tmux.py), so a
+host with many sessions stays within sshd's ``MaxSessions`` (10).
 
 ``BatchMode`` keeps ssh from ever asking for a password or a host key on
 headspace's screen: a host that needs one is a host we cannot reach, said
@@ -20,11 +22,14 @@ import os
 import shlex
 import shutil
 import tempfile
+from collections.abc import Sequence
 
 from ..model import PaneAddress
 from ..shared.config import HostSpec
 from ..shared.lifeline import die_with_parent, end, exited
-from ..tmux.server import TmuxServer, TmuxUnavailable
+from ..tmux.control_pipe import ControlPipe
+from ..tmux.server import TIMEOUT, TmuxServer, TmuxUnavailable
+from .mux import ProbeMux
 
 CONNECT_TIMEOUT = 5  # seconds for ssh to connect and authenticate
 ALIVE_INTERVAL = 2  # a keepalive every 2 s; 2 unanswered ones (about 4-6 s) end the link
@@ -174,11 +179,18 @@ class SshTmuxServer(TmuxServer):
     Pane ids become addresses with the host's name (``%3@box``) on the way
     in and lose it on the way out, so a pane of one host is never mistaken
     for the same ``%N`` of another.
+
+    While the host's probe runs (``mux`` is set by ``RemoteHost``), control
+    clients and tmux commands travel on the probe's one channel
+    (probe_tmux.py, mux.py); without it (no probe yet, or a caller on the
+    probe's own event loop) each is its own ssh session over the master, as
+    before: the fallback.
     """
 
     def __init__(self, link: SshLink) -> None:
         super().__init__(link.spec.socket_name, link.spec.socket_path)
         self.link = link
+        self.mux: ProbeMux | None = None
 
     def __repr__(self) -> str:
         return f"SshTmuxServer({self.link.spec.name}: {self._where()})"
@@ -198,7 +210,28 @@ class SshTmuxServer(TmuxServer):
         return self.env()  # the ssh client's environment (its agent socket, its config); tmux runs there
 
     def argv(self, *args: str) -> list[str]:
-        return self.link.command(["tmux", "-u", *self.socket_args(), *self.targets_to_tmux(args)])
+        return self.link.command(["tmux", *self.tmux_words(args)])
+
+    def tmux_words(self, args: Sequence[str]) -> list[str]:
+        """What follows ``tmux`` there: ``-u``, the socket, the command with tmux's own targets."""
+        return ["-u", *self.socket_args(), *self.targets_to_tmux(args)]
+
+    async def open_control(self, *args: str) -> ControlPipe:
+        mux = self.mux
+        if mux is not None and mux.running:
+            return await mux.open(self.tmux_words(args))
+        return await super().open_control(*args)
+
+    def execute(self, args: Sequence[str]) -> tuple[int, str, str]:
+        mux = self.mux
+        if mux is not None and mux.running:
+            try:
+                return mux.run(self.tmux_words(args), TIMEOUT)
+            except TmuxUnavailable as exc:
+                raise TmuxUnavailable(f"{self.link.spec.name}: {exc}") from None
+            except RuntimeError:
+                pass  # on the probe's own loop: it cannot wait for itself; a command of its own
+        return super().execute(args)
 
     def address(self, pane_id: str) -> str:
         return str(PaneAddress(pane_id, self.link.spec.name)) if pane_id.startswith("%") else pane_id

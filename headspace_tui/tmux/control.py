@@ -23,11 +23,11 @@ import re
 import time
 from collections.abc import Callable
 
-from ..shared.lifeline import die_with_parent, end
+from .control_pipe import LINE_LIMIT, ControlPipe, LineSource
 from .server import TmuxServer, TmuxUnavailable
 
 PAUSE_AFTER = 2  # seconds a pane may fall behind before tmux pauses it
-LINE_LIMIT = 4 << 20  # a longer line (a pane's flood in one %output) is dropped, not the client's end
+__all__ = ["LINE_LIMIT", "ControlClient", "ControlError", "quote"]
 ATTACH_SETTLE = 2.0  # a close during the attach waits this long for it to be done
 FLOOD_WINDOW = 0.5  # a pane that writes more than FLOOD_BYTES within this many seconds...
 FLOOD_BYTES = 256 << 10
@@ -52,6 +52,10 @@ class ControlClient:
     size, as everything may have changed); ``on_event(name, args)`` for other
     notifications;
     ``on_exit(reason)`` once when the client ends.
+
+    The bytes travel however the server says (``server.open_control``: a
+    ``tmux -C`` child here, or one stream of a remote probe's channel,
+    control_pipe.py); everything below reads and writes only ``self.pipe``.
     """
 
     def __init__(
@@ -68,7 +72,7 @@ class ControlClient:
         self.on_output = on_output
         self.on_event = on_event
         self.on_exit = on_exit
-        self._proc: asyncio.subprocess.Process | None = None
+        self.pipe: ControlPipe | None = None
         self._pending: list[asyncio.Future[list[str]]] = []
         self._ready = asyncio.Event()
         self._reader: asyncio.Task | None = None
@@ -83,31 +87,18 @@ class ControlClient:
         """Attach and wait until tmux reports the session (only then may commands be sent)."""
         # -E: attaching must not apply update-environment to the user's session (it would
         # replace or remove SSH_AUTH_SOCK, DISPLAY and the like there with headspace's).
-        args = self.server.argv("-C", "attach-session", "-E", "-f", f"ignore-size,pause-after={PAUSE_AFTER}", "-t", self.session_id)
-        spawn = asyncio.ensure_future(
-            asyncio.create_subprocess_exec(
-                *args,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.DEVNULL,
-                env=self.server.control_env(),
-                limit=LINE_LIMIT,
-                # Its own process group: a hangup of headspace's terminal must not kill it
-                # mid-write; it detaches when we close its input, or on SIGTERM when we die.
-                start_new_session=True,
-                preexec_fn=die_with_parent(),
-            )
-        )
+        args = ("-C", "attach-session", "-E", "-f", f"ignore-size,pause-after={PAUSE_AFTER}", "-t", self.session_id)
+        spawn = asyncio.ensure_future(self.server.open_control(*args))
         try:
-            self._proc = await asyncio.shield(spawn)
+            self.pipe = await asyncio.shield(spawn)
         except OSError as exc:
             raise TmuxUnavailable(f"cannot start tmux: {exc.strerror or exc}") from None
         except asyncio.CancelledError:
             # Cancelled while tmux was being started: it may exist already; end it (once it has
             # attached, see close), then give up.
             try:
-                self._proc = await spawn
-            except OSError:
+                self.pipe = await spawn
+            except (OSError, TmuxUnavailable):
                 raise asyncio.CancelledError from None
             self._reader = asyncio.create_task(self._read_loop())
             await self.close()
@@ -126,15 +117,15 @@ class ControlClient:
 
     async def command(self, *args: str, timeout: float = 5.0) -> list[str]:
         """Run one tmux command through the client; its output lines."""
-        if self.closed or self._proc is None or self._proc.stdin is None:
+        if self.closed or self.pipe is None:
             raise ControlError("control client is closed")
         future: asyncio.Future[list[str]] = asyncio.get_running_loop().create_future()
         line = " ".join(quote(a) for a in self.server.targets_to_tmux(args)) + "\n"
         async with self._write_lock:  # the order of writes is the order of blocks
             self._pending.append(future)
             try:
-                self._proc.stdin.write(line.encode())
-                await self._proc.stdin.drain()
+                self.pipe.write(line.encode())
+                await self.pipe.drain()
             except (BrokenPipeError, ConnectionResetError):
                 self._pending.remove(future)
                 raise ControlError("control client went away") from None
@@ -160,17 +151,15 @@ class ControlClient:
         setting it up (upstream PR #5004), so a close that comes early first
         waits (briefly) for the attach to be done or to fail.
         """
-        if self._proc is None:
+        if self.pipe is None:
             return
-        if not self._ready.is_set() and self._proc.returncode is None and self._reader is not None:
+        if not self._ready.is_set() and self.pipe.running and self._reader is not None:
             try:
                 await asyncio.wait_for(asyncio.shield(self._ready.wait()), ATTACH_SETTLE)
             except TimeoutError:
                 pass
         self.closed = True
-        # Closing stdin, then a kill after 2 s; never proc.wait(), which on 3.11 also waits for
-        # pipes an ssh master may hold open for good (lifeline.exited).
-        await end(self._proc, 2.0)  # our own child, by its handle
+        await self.pipe.end(2.0)  # tmux's input closed, then a kill after 2 s
         if self._reader is not None:
             self._reader.cancel()
             await asyncio.gather(self._reader, return_exceptions=True)  # let its pipe close now
@@ -178,8 +167,8 @@ class ControlClient:
 
     # -- reading ------------------------------------------------------------------
     async def _read_loop(self) -> None:
-        assert self._proc is not None and self._proc.stdout is not None
-        stdout = self._proc.stdout
+        assert self.pipe is not None
+        stdout = self.pipe.stdout
         address = self.server.address
         reason = "eof"
         try:
@@ -279,7 +268,7 @@ class ControlClient:
         if not self.closed:
             self.on_output(self.server.address(pane), 1 << 20)  # whatever it wrote meanwhile
 
-    async def _read_block(self, stdout: asyncio.StreamReader, begin: str) -> None:
+    async def _read_block(self, stdout: LineSource, begin: str) -> None:
         stamp = begin.split(" ", 1)[1]
         lines: list[str] = []
         while True:

@@ -28,6 +28,8 @@ import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .control_pipe import ControlPipe, spawn
+
 TIMEOUT = 10.0
 
 # Fields are joined by US (0x1f) and each record ends with RS (0x1e) before
@@ -218,6 +220,14 @@ class TmuxServer:
         """
         return [self.binary, "-u", *self.socket_args(), *self.targets_to_tmux(args)]
 
+    async def open_control(self, *args: str) -> ControlPipe:
+        """The byte streams of a control client ``tmux -C … args`` (control.py parses them).
+
+        Here: a ``tmux`` child process.  A remote host's server hands out one
+        stream of its probe's channel instead, where it can (remote/ssh.py).
+        """
+        return await spawn(self.argv(*args), self.control_env())
+
     # A pane's address is its ``%N`` here; on a remote host it carries the
     # host (``%N@box``) so that no two hosts' panes share one.  These two
     # turn tmux's ids into addresses and back at the edge of the transport.
@@ -244,6 +254,19 @@ class TmuxServer:
 
     def run(self, *args: str) -> str:
         """Run ``tmux [-L name | -S path] args...``; return stdout exactly as printed."""
+        returncode, stdout, stderr = self.execute(args)
+        if returncode != 0:
+            self.failed(returncode, stderr)
+            message = _first_line(stderr)
+            lowered = message.lower()
+            if "no server running" in lowered or "error connecting" in lowered or "server exited" in lowered:
+                raise TmuxUnavailable(f"no tmux server running on {self._where()}")
+            command = args[0] if args else "tmux"
+            raise TmuxCommandError(f"tmux {command}: {message or f'failed with exit status {returncode}'}")
+        return stdout
+
+    def execute(self, args: Sequence[str]) -> tuple[int, str, str]:
+        """One tmux client process: its exit status, stdout and stderr (a remote host's may travel otherwise)."""
         argv = self.argv(*args)
         try:
             proc = subprocess.run(
@@ -261,15 +284,7 @@ class TmuxServer:
             raise TmuxUnavailable("tmux is not installed") from None
         except subprocess.TimeoutExpired:
             raise TmuxUnavailable(f"the tmux server on {self._where()} did not answer within {TIMEOUT:g}s") from None
-        if proc.returncode != 0:
-            self.failed(proc.returncode, proc.stderr)
-            message = _first_line(proc.stderr)
-            lowered = message.lower()
-            if "no server running" in lowered or "error connecting" in lowered or "server exited" in lowered:
-                raise TmuxUnavailable(f"no tmux server running on {self._where()}")
-            command = args[0] if args else "tmux"
-            raise TmuxCommandError(f"tmux {command}: {message or f'failed with exit status {proc.returncode}'}")
-        return proc.stdout
+        return proc.returncode, proc.stdout, proc.stderr
 
     def failed(self, returncode: int, stderr: str) -> None:
         """A hook for transports that fail before tmux runs (ssh): raise their own error."""

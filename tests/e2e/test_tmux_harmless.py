@@ -125,7 +125,7 @@ def test_a_client_that_ran_well_and_was_killed_is_replaced_at_once(private_tmux,
         await _until(lambda: any(not c.closed for c in monitor.sessions.clients.values()), "a control client")
         await asyncio.sleep(1.5)  # time must pass: a good run is longer than healthy_after
         (client,) = monitor.sessions.clients.values()
-        os.kill(client._proc.pid, signal.SIGKILL)  # our own child, by its id
+        os.kill(client.pipe.proc.pid, signal.SIGKILL)  # our own child, by its id
         started = time.monotonic()
         await _until(lambda: any(c is not client and not c.closed for c in monitor.sessions.clients.values()), "a new client", timeout=5)
         took = time.monotonic() - started
@@ -152,7 +152,7 @@ async def main():
     task = asyncio.create_task(monitor.run())
     while len([c for c in monitor.sessions.clients.values() if not c.closed]) < 2:
         await asyncio.sleep(0.05)
-    print(" ".join(str(c._proc.pid) for c in monitor.sessions.clients.values()), flush=True)
+    print(" ".join(str(c.pipe.proc.pid) for c in monitor.sessions.clients.values()), flush=True)
     await task
 
 asyncio.run(main())

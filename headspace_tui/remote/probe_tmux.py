@@ -1,0 +1,225 @@
+"""The remote's tmux, run by the probe: every control client and tmux command over its one channel.
+
+Without this, each watched session of a remote host had its own SSH
+session channel (``ssh … tmux -C attach-session``), and every
+``list-panes``, capture or key was one more short channel; past sshd's
+``MaxSessions`` (10) OpenSSH opens extra connections.  Here the probe
+starts the control clients itself (``tmux -C attach-session …`` children
+over pipes, on the remote) and carries their bytes as numbered streams on
+the probe's JSON lines, next to the one-shot tmux commands.  Headspace's
+``ControlClient`` reads a stream exactly as it reads a ``tmux -C`` pipe
+(remote/mux.py); nothing of tmux's protocol is parsed here.
+
+Requests (from headspace; ``ctl_in``, ``ctl_ack`` and ``ctl_close`` get no answer):
+
+* ``{"id", "op": "tmux", "args": [...]}``: run ``tmux args`` there, answer
+  ``{"rc", "out", "err"}`` (in a small pool of threads: a slow capture must
+  not hold back the streams' input and acks);
+* ``{"id", "op": "ctl_open", "ch": N, "args": [...], "env": [names]}``:
+  start ``tmux args`` as stream N with only those environment variables;
+* ``{"op": "ctl_in", "ch": N, "data": B64}``: bytes for its input;
+* ``{"op": "ctl_ack", "ch": N, "n": bytes}``: headspace took that much;
+* ``{"op": "ctl_close", "ch": N}``: close its input (tmux detaches);
+  killed if it has not ended within ``CLOSE_GRACE`` (no answer either).
+
+Pushes: ``{"push": "ctl", "ch": N, "data": B64}`` (at most ``CHUNK`` bytes
+each) and ``{"push": "ctl_end", "ch": N}`` once, after its last bytes.
+
+Flow control: a stream may have at most ``WINDOW`` bytes sent and not yet
+acknowledged; past that its reader stops reading tmux's pipe, the pipe
+fills, and tmux itself holds the output back (and pauses the pane after
+``pause-after``, as for a slow local client).  So the probe holds at most
+one chunk per stream, a flooding session has at most ``WINDOW`` bytes on
+the wire, and the others' chunks (each at most ``CHUNK``) take turns with
+it on the channel.  Standard library only, Python 3.9+ (it runs there).
+
+What remains per session: one ``tmux -C`` client process there (a child
+of the probe, in its process group, so it ends with it: its input closes),
+two threads here in the probe, and one ``MuxPipe`` and ``ControlClient``
+in headspace.  No ssh process, channel or connection.  Still outside the
+channel: ``Enter`` on a remote row (an interactive ``ssh -t … tmux attach``
+needs a terminal of its own), and ssh commands run before the probe
+answers or from the probe's own event loop (``SshTmuxServer.execute``).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import queue
+import subprocess
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+CHUNK = 16 << 10  # bytes per pushed chunk: another stream's turn comes after at most this much
+WINDOW = 128 << 10  # bytes a stream may have in flight (sent, not acknowledged)
+MAX_STREAMS = 256  # more sessions than this on one host are not attached (a runaway would be)
+RUN_TIMEOUT = 10.0  # a one-shot tmux command (as TmuxServer.run here)
+CLOSE_GRACE = 2.0
+ONE_SHOT_WORKERS = 4
+OPS = frozenset({"tmux", "ctl_open", "ctl_in", "ctl_ack", "ctl_close"})
+LATER = object()  # handle's answer when the reply is sent by a worker once it is done
+
+
+class Stream:
+    """One control client there: its output pumped out under the window, its input written in order."""
+
+    def __init__(self, number: int, proc: subprocess.Popen, send: Callable[[dict[str, Any]], None], gone: Callable[[int], None]) -> None:
+        self.number = number
+        self.proc = proc
+        self._send = send
+        self._gone = gone
+        self._credit = WINDOW
+        self._closing = False
+        self._turn = threading.Condition()
+        self._input: queue.Queue[bytes | None] = queue.Queue()
+        threading.Thread(target=self._pump_out, daemon=True).start()
+        threading.Thread(target=self._pump_in, daemon=True).start()
+
+    def acknowledge(self, size: int) -> None:
+        with self._turn:
+            self._credit = min(WINDOW, self._credit + max(0, size))
+            self._turn.notify()
+
+    def write(self, data: bytes) -> None:
+        self._input.put(data)
+
+    def close(self) -> None:
+        """Close its input: tmux detaches and its output ends; killed if it does not within CLOSE_GRACE."""
+        with self._turn:
+            self._closing = True  # what it still says is read and dropped, whatever the window
+            self._turn.notify()
+        self._input.put(None)
+
+        def reap() -> None:
+            try:
+                self.proc.wait(CLOSE_GRACE)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+        threading.Thread(target=reap, daemon=True).start()
+
+    def _pump_out(self) -> None:
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        try:
+            while True:
+                with self._turn:
+                    while self._credit <= 0 and not self._closing:
+                        self._turn.wait()
+                    want = CHUNK if self._closing else min(CHUNK, self._credit)
+                data = os.read(fd, want)
+                if not data:
+                    break
+                with self._turn:
+                    if self._closing:
+                        continue
+                    self._credit -= len(data)
+                self._send({"push": "ctl", "ch": self.number, "data": base64.b64encode(data).decode("ascii")})
+        except OSError:
+            pass
+        finally:
+            self._input.put(None)
+            self._gone(self.number)
+            self._send({"push": "ctl_end", "ch": self.number})
+            try:
+                self.proc.wait(CLOSE_GRACE)  # its output ended: it is exiting (reaped here, never left a zombie)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def _pump_in(self) -> None:
+        stdin = self.proc.stdin
+        assert stdin is not None
+        while True:
+            data = self._input.get()
+            if data is None:
+                break
+            try:
+                stdin.write(data)
+                stdin.flush()
+            except (OSError, ValueError):
+                break
+        try:
+            stdin.close()
+        except OSError:
+            pass
+
+
+class TmuxMux:
+    """The probe's side of headspace's tmux: streams by number, and one-shot commands."""
+
+    def __init__(self, send: Callable[[dict[str, Any]], None]) -> None:
+        self._send = send
+        self._streams: dict[int, Stream] = {}
+        self._lock = threading.Lock()
+        self._pool = ThreadPoolExecutor(ONE_SHOT_WORKERS)
+
+    def handle(self, request: dict[str, Any]) -> Any:
+        op = request.get("op")
+        if op == "ctl_in":
+            stream = self._stream(request)
+            if stream is not None:
+                stream.write(base64.b64decode(str(request.get("data", ""))))
+            return None
+        if op == "ctl_ack":
+            stream = self._stream(request)
+            if stream is not None:
+                stream.acknowledge(int(request.get("n", 0)))
+            return None
+        if op == "ctl_open":
+            return self._open(int(request["ch"]), _words(request.get("args")), _words(request.get("env")))
+        if op == "ctl_close":
+            stream = self._stream(request)
+            if stream is not None:
+                stream.close()
+            return True
+        if op == "tmux":
+            args = _words(request.get("args"))
+            ident = request.get("id")
+            self._pool.submit(self._run, ident, args)
+            return LATER
+        raise ValueError(f"unknown op {op!r}")
+
+    def _stream(self, request: dict[str, Any]) -> Stream | None:
+        with self._lock:
+            return self._streams.get(int(request.get("ch", -1)))
+
+    def _open(self, number: int, args: list[str], keep: list[str]) -> bool:
+        with self._lock:
+            if number in self._streams:
+                raise ValueError(f"stream {number} is open already")
+            if len(self._streams) >= MAX_STREAMS:
+                raise ValueError(f"{MAX_STREAMS} tmux control clients are open already")
+        env = {name: value for name, value in os.environ.items() if name in keep}
+        proc = subprocess.Popen(["tmux", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, bufsize=0)
+        with self._lock:
+            self._streams[number] = Stream(number, proc, self._send, self._forget)
+        return True
+
+    def _forget(self, number: int) -> None:
+        with self._lock:
+            self._streams.pop(number, None)
+
+    def _run(self, ident: Any, args: list[str]) -> None:
+        try:
+            proc = subprocess.run(
+                ["tmux", *args], capture_output=True, timeout=RUN_TIMEOUT, stdin=subprocess.DEVNULL, env=dict(os.environ)
+            )
+            answer: dict[str, Any] = {"id": ident, "ok": {"rc": proc.returncode, "out": proc.stdout.decode("utf-8", "replace"), "err": proc.stderr.decode("utf-8", "replace")}}
+        except subprocess.TimeoutExpired:
+            answer = {"id": ident, "error": f"TimeoutExpired: tmux did not answer within {RUN_TIMEOUT:g}s"}
+        except FileNotFoundError:
+            answer = {"id": ident, "ok": {"rc": 127, "out": "", "err": "tmux: command not found"}}  # as a shell says it
+        except OSError as exc:
+            answer = {"id": ident, "error": f"{type(exc).__name__}: {exc}"}
+        self._send(answer)
+
+
+def _words(value: Any) -> list[str]:
+    if not isinstance(value, list):
+        raise ValueError("expected a list of words")
+    return [str(word) for word in value]
