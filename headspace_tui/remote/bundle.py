@@ -25,6 +25,7 @@ MODULES = (
     "headspace_tui.detect.install",
     "headspace_tui.detect.claude.process",
     "headspace_tui.hooks.spool",
+    "headspace_tui.remote.probe_watch",
     "headspace_tui.remote.probe",
 )
 PACKAGES = ("headspace_tui", "headspace_tui.shared", "headspace_tui.detect", "headspace_tui.detect.claude", "headspace_tui.hooks", "headspace_tui.remote")
