@@ -25,7 +25,7 @@ bundled readers, and speaks JSON lines on stdin/stdout:
 
 It ends when its stdin closes (headspace quit or the link dropped), and by
 itself when no request came for ``IDLE_EXIT`` seconds: headspace asks at
-least every 30 s while it watches, so a probe nobody asks is one whose
+least every minute while it watches (``host.KEEP_ALIVE``), so a probe nobody asks is one whose
 headspace is gone without its stdin closing (a half-open connection sshd
 has not noticed); it must not stay there for good.
 """
@@ -112,7 +112,7 @@ class Probe:
         if op == "exists":
             return Path(request["path"]).exists()
         if op == "hello":
-            return {"python": sys.version.split()[0]}
+            return {"python": sys.version.split()[0], "watch": self.waker.reason or "inotify"}
         raise ValueError(f"unknown op {op!r}")
 
     # -- what changes by itself ---------------------------------------------------
@@ -171,8 +171,8 @@ def serve(stdin=None, stdout=None, idle_exit: float = IDLE_EXIT) -> None:
     last = [time.monotonic()]
 
     def watchdog() -> None:
-        while time.monotonic() - last[0] < idle_exit:
-            time.sleep(min(5.0, idle_exit / 4))
+        while (left := last[0] + idle_exit - time.monotonic()) > 0:
+            time.sleep(left)  # one wake per request-free stretch, not one every few seconds
         os._exit(0)  # stdin's reader cannot be interrupted otherwise
 
     threading.Thread(target=watchdog, daemon=True).start()
