@@ -112,7 +112,7 @@ class Probe:
         if op == "exists":
             return Path(request["path"]).exists()
         if op == "hello":
-            return {"python": sys.version.split()[0], "watch": self.waker.reason or "inotify"}
+            return {"python": sys.version.split()[0], "watch": self.waker.reason or "inotify", "looks": self.waker.waits}
         raise ValueError(f"unknown op {op!r}")
 
     # -- what changes by itself ---------------------------------------------------

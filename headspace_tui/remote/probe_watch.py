@@ -154,6 +154,7 @@ class Waker:
         self._unwatched_pids: set[int] = set()  # no pidfd (old kernel, or it fired): looked at every PID_PACE s
         self.overflows = 0  # IN_Q_OVERFLOW seen (each one is a full look, as any wake)
         self.wakes = 0  # how often ``wait`` returned early (tests and benchmarks read it)
+        self.waits = 0  # how often ``wait`` returned at all, woken or timed out: the probe's looks
 
     @property
     def polling(self) -> bool:
@@ -268,6 +269,7 @@ class Waker:
         with everything armed, ``PID_PACE`` with a process on the timer,
         ``POLL_PACE`` without inotify.
         """
+        self.waits += 1
         if self._arm():
             self.wakes += 1
             return True
