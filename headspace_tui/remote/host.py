@@ -41,7 +41,7 @@ from .ssh import SshLink, SshTmuxServer, ssh_reason
 CALL_TIMEOUT = 10.0
 PROBE_START = 10.0  # seconds for python3 to start there and read the bundle (a hung one is a row within 20 s)
 PID_TAG = "headspace-probe-pid"
-KEEP_ALIVE = 60.0  # ask the probe something at least this often (it ends itself after probe.IDLE_EXIT s without a request)
+KEEP_ALIVE = 30.0  # ask the probe something at least this often (it ends itself after probe.IDLE_EXIT s without a request)
 MAX_LINE = 64 << 20  # a probe answer larger than this ends the probe (a transcript chunk is at most a few MB)
 
 log = logging.getLogger(__name__)
@@ -117,7 +117,12 @@ class ProbeClient:
         self._keeper = asyncio.create_task(self._keep_alive())
 
     async def _keep_alive(self) -> None:
-        """A ``hello`` when nothing else was asked for ``KEEP_ALIVE`` s: an idle host is asked rarely (see monitor.REMOTE_DISCOVERY_INTERVAL)."""
+        """A ``hello`` when nothing else was asked for ``KEEP_ALIVE`` s: an idle host is asked rarely (see monitor.REMOTE_DISCOVERY_INTERVAL).
+
+        A probe that does not answer it is told as a lost one (``on_end``: the
+        monitor's next discovery then finds out and reconnects), so a hung
+        probe is noticed without discovery's look, as before.
+        """
         loop = asyncio.get_running_loop()
         self._asked = loop.time()
         while self.running:
@@ -125,8 +130,12 @@ class ProbeClient:
             if left > 0:
                 await asyncio.sleep(left)
                 continue
-            with contextlib.suppress(ProbeError):
-                await self.call("hello")
+            try:
+                await self.call("hello", timeout=CALL_TIMEOUT)
+            except ProbeError:
+                if self.running:
+                    self.on_end()
+                return
 
     async def _hello(self) -> Any:
         assert self._proc is not None and self._proc.stdin is not None and self._proc.stdout is not None

@@ -25,7 +25,7 @@ bundled readers, and speaks JSON lines on stdin/stdout:
 
 It ends when its stdin closes (headspace quit or the link dropped), and by
 itself when no request came for ``IDLE_EXIT`` seconds: headspace asks at
-least every minute while it watches (``host.KEEP_ALIVE``), so a probe nobody asks is one whose
+least every 30 s while it watches (``host.KEEP_ALIVE``), so a probe nobody asks is one whose
 headspace is gone without its stdin closing (a half-open connection sshd
 has not noticed); it must not stay there for good.
 """

@@ -12,6 +12,8 @@ probe's idle exit is shortened in its start line the same way.
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import time
 
 import pytest
@@ -56,3 +58,23 @@ def test_without_keep_alive_the_probe_ends_itself(monkeypatch):
     running, after = asyncio.run(probe_alive_after(10 * IDLE_EXIT))
     assert not running
     assert after == pytest.approx(IDLE_EXIT, abs=1.0)
+
+
+def test_a_probe_that_does_not_answer_the_keep_alive_is_told_as_lost(monkeypatch):
+    monkeypatch.setattr(remote_host, "KEEP_ALIVE", 0.3)
+    monkeypatch.setattr(remote_host, "CALL_TIMEOUT", 0.5)
+
+    async def scenario() -> float:
+        lost = asyncio.Event()
+        client = ProbeClient(SshTmuxServer(LocalLink(HostSpec("box", "box"))), on_push=lambda message: None, on_end=lost.set)
+        await client.start()
+        assert client._proc is not None
+        os.kill(client._proc.pid, signal.SIGSTOP)  # our own python3 (sh exec'd it): alive, answering nothing
+        stopped = time.monotonic()
+        try:
+            await asyncio.wait_for(lost.wait(), 10)
+            return time.monotonic() - stopped
+        finally:
+            await client.close(grace=0.5)
+
+    assert asyncio.run(scenario()) < 3.0
