@@ -54,6 +54,7 @@ IN_MOVE_SELF = 0x800
 IN_Q_OVERFLOW = 0x4000
 IN_IGNORED = 0x8000
 IN_ONLYDIR = 0x01000000
+IN_MASK_ADD = 0x20000000  # a folder watched for two reasons (itself, and as a missing one's parent) keeps both masks
 
 # In a watched folder: any file written, replaced, added or removed; the folder itself going.
 FOLDER_MASK = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR
@@ -218,7 +219,7 @@ class Waker:
                     break
                 self._drop(folder)
                 try:
-                    wd = self._inotify.add(where, FOLDER_MASK if not name else PARENT_MASK)
+                    wd = self._inotify.add(where, (FOLDER_MASK if not name else PARENT_MASK) | IN_MASK_ADD)
                 except OSError as exc:
                     if exc.errno in (errno.ENOENT, errno.ENOTDIR):
                         continue  # it went between the look and the watch: look again

@@ -88,6 +88,18 @@ def test_a_folder_that_does_not_exist_yet_is_waited_for_on_its_parent(waker, tmp
     assert woke(waker) < 5
 
 
+def test_a_folder_watched_itself_and_as_a_missing_ones_parent_wakes_for_both(waker, tmp_path):
+    (tmp_path / "1.json").write_text("{}")
+    settled(waker, [tmp_path])  # watched for itself first...
+    inner = tmp_path / "spool"
+    settled(waker, [tmp_path, inner])  # ...then also for a missing folder's name: the kernel keeps one watch, both masks
+    (tmp_path / "1.json").unlink()
+    assert woke(waker) < 5
+    settled(waker, [tmp_path, inner])
+    inner.mkdir()
+    assert woke(waker) < 5
+
+
 def test_a_folder_moved_in_whole_is_seen_and_then_watched(waker, tmp_path):
     folder = tmp_path / "spool"
     settled(waker, [folder])
