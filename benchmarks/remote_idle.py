@@ -16,8 +16,9 @@ control client silent) is the same.
 
 A ``Monitor`` watches the host (``RemoteHost``, hooks on) in this process.
 After every agent is reported and a settle time, CPU is read from /proc over
-``--seconds`` (utime+stime, with what each process reaped from its ended
-children) and reported as percent of one core:
+``--seconds`` (each live process's threads from ``schedstat``, in ns; what
+it reaped from its ended children from ``cutime``/``cstime``, in clock
+ticks: 10 ms, 0.017% of a minute) and reported as percent of one core:
 
 * **ours**: this process (the monitor, every thread) and what it started
   (the ssh master, the multiplexed ssh clients of the control clients, the
@@ -62,9 +63,25 @@ from headspace_tui.shared.config import HostSpec  # noqa: E402
 from tests.harness.sshd import running_sshd  # noqa: E402
 
 
-def _ticks(fields: list[str], *, own: bool = True) -> int:
-    reaped = int(fields[13]) + int(fields[14])  # cutime, cstime
-    return reaped + (int(fields[11]) + int(fields[12]) if own else 0)  # utime, stime
+def _run_seconds(pid: int) -> float | None:
+    """CPU time of every thread of ``pid`` in ns precision (schedstat), or None where the kernel has none."""
+    total = 0
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/schedstat") as handle:
+                total += int(handle.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return total / 1e9
+
+
+def _seconds(pid: int, fields: list[str], *, own: bool = True) -> float:
+    """CPU seconds of ``pid`` (schedstat's ns where it can, else clock ticks) plus what it reaped (ticks: all there is)."""
+    reaped = (int(fields[13]) + int(fields[14])) / TICK  # cutime, cstime
+    if not own:
+        return reaped
+    run = _run_seconds(pid)
+    return reaped + (run if run is not None else (int(fields[11]) + int(fields[12])) / TICK)  # utime, stime
 
 
 def _comm_and_args(pid: int) -> tuple[str, str]:
@@ -94,24 +111,25 @@ def parts(listener: int, tmux_pid: int) -> dict[str, float]:
     children: dict[int, list[int]] = {}
     for pid, (ppid, _) in table.items():
         children.setdefault(ppid, []).append(pid)
-    totals = {"monitor": _ticks(table[me][1], own=True) - _ticks(table[me][1], own=False)}
-    totals["our_children"] = _ticks(table[me][1], own=False)  # reaped ssh clients
+    totals = {"monitor": _seconds(me, table[me][1]) - _seconds(me, table[me][1], own=False)}
+    totals["our_children"] = _seconds(me, table[me][1], own=False)  # reaped ssh clients
     stack = [p for p in children.get(me, []) if p != listener]
     while stack:
         pid = stack.pop()
-        totals["our_children"] += _ticks(table[pid][1])
-        stack.extend(children.get(pid, []))
+        if pid in table:
+            totals["our_children"] += _seconds(pid, table[pid][1])
+            stack.extend(children.get(pid, []))
     for kind in ("sshd", "probe", "tmux -C", "other"):
-        totals[f"far_{kind}"] = 0
+        totals[f"far_{kind}"] = 0.0
     stack = [listener]
     while stack:
         pid = stack.pop()
         if pid not in table:
             continue
-        totals[f"far_{kind_of(pid)}"] += _ticks(table[pid][1])
+        totals[f"far_{kind_of(pid)}"] += _seconds(pid, table[pid][1])
         stack.extend(children.get(pid, []))
-    totals["tmux_server"] = _ticks(table[tmux_pid][1]) if tmux_pid in table else 0
-    return {name: ticks / TICK for name, ticks in totals.items()}
+    totals["tmux_server"] = _seconds(tmux_pid, table[tmux_pid][1]) if tmux_pid in table else 0.0
+    return totals
 
 
 def per_process(roots: list[int]) -> dict[int, tuple[str, float]]:
@@ -127,7 +145,7 @@ def per_process(roots: list[int]) -> dict[int, tuple[str, float]]:
         if pid in found or pid not in table:
             continue
         comm, args = _comm_and_args(pid)
-        found[pid] = (f"{comm}: {args[:90]}", _ticks(table[pid][1]) / TICK)
+        found[pid] = (f"{comm}: {args[:90]}", _seconds(pid, table[pid][1]))
         stack.extend(children.get(pid, []))
     return found
 
@@ -137,8 +155,8 @@ async def window(listener: int, tmux_pid: int, seconds: float) -> dict:
 
     ``top`` lists the processes that used any CPU in the window (percent, command line).
     """
+    first = per_process([os.getpid(), listener])  # outside the window: reading /proc is this script's cost, not headspace's
     start, began = parts(listener, tmux_pid), time.monotonic()
-    first = per_process([os.getpid(), listener])
     await asyncio.sleep(seconds)
     end, wall = parts(listener, tmux_pid), time.monotonic() - began
     last = per_process([os.getpid(), listener])
@@ -249,7 +267,7 @@ def table(result: dict) -> str:
     if "unwatched" in result:
         rows.append(("tmux_server_unwatched", result["unwatched"]["tmux_server"]))
     lines = [f"| {result['panes']} idle agents, {result['seconds']:g} s | % of one core |", "|---|---:|"]
-    lines += [f"| {name} | {value:.3f} |" for name, value in rows]
+    lines += [f"| {name} | {value:.3f} |" for name, value in rows]  # percent of one core
     lines += ["", "processes that used CPU in the window (% of one core):"]
     lines += [f"  {cpu:6.3f}  {pid:>7}  {name}" for cpu, pid, name in watched["top"]]
     lines += ["", f"processes headspace started in the window: {len(result['spawned_in_window'])}"]

@@ -69,7 +69,7 @@ from .transcripts import TranscriptFollower
 
 DISCOVERY_INTERVAL = 30.0  # a full look even without any event (a safety net; events trigger it sooner)
 # A remote host's look is an ssh session there (a login shell and ``tmux list-panes``) and its whole
-# process table through the probe: about 0.2% of a core per look at a 30 s pace, most of an idle
+# process table through the probe: about 0.4% of a core at a 30 s pace, most of an idle
 # host's cost (benchmarks/remote_idle.py).  Its events ask for one sooner (tmux's layout
 # notifications, output from a pane not watched, the probe's pushes, a lost link), so the safety net waits longer.
 REMOTE_DISCOVERY_INTERVAL = 300.0
