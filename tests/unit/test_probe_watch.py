@@ -173,6 +173,21 @@ def test_an_exiting_process_wakes_it_through_its_pidfd(waker):
         child.wait()
 
 
+def test_without_pidfds_a_watched_process_is_looked_at_on_the_slow_timer(tmp_path):
+    waker = Waker(use_pidfd=False)  # as on a kernel before 5.3
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        settled(waker, [tmp_path], pids=[child.pid])
+        child.kill()
+        started = time.monotonic()
+        assert not waker.wait()  # no wake from the exit itself...
+        assert time.monotonic() - started < probe_watch.PID_PACE + 1  # ...but the next look comes at the slow pace, not the safety net's
+    finally:
+        child.kill()
+        child.wait()
+        waker.close()
+
+
 def test_a_poke_wakes_it_from_another_thread(waker, tmp_path):
     settled(waker, [tmp_path])
     threading.Timer(0.1, waker.poke).start()
