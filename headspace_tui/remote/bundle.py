@@ -25,6 +25,7 @@ MODULES = (
     "headspace_tui.detect.install",
     "headspace_tui.detect.claude.process",
     "headspace_tui.hooks.spool",
+    "headspace_tui.remote.probe_watch",
     "headspace_tui.hooks.settings",
     "headspace_tui.hooks.calls",
     "headspace_tui.hooks.channel",

@@ -49,6 +49,7 @@ from .ssh import SshLink, SshTmuxServer, ssh_reason
 CALL_TIMEOUT = 10.0
 PROBE_START = 10.0  # seconds for python3 to start there and read the bundle (a hung one is a row within 20 s)
 PID_TAG = "headspace-probe-pid"
+KEEP_ALIVE = 30.0  # ask the probe something at least this often (it ends itself after probe.IDLE_EXIT s without a request)
 MAX_LINE = 64 << 20  # a probe answer larger than this ends the probe (a transcript chunk is at most a few MB)
 
 log = logging.getLogger(__name__)
@@ -70,6 +71,8 @@ class ProbeClient:
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._next = 0
         self._stderr: asyncio.Task | None = None
+        self._keeper: asyncio.Task | None = None
+        self._asked = 0.0  # when a request last went out (loop time)
         self._errors = bytearray()
         self.remote_pid: int | None = None  # the remote shell's pid = its process group (see ``start``)
         self.leftover: int | None = None  # a remote process group still to end (see ``close``)
@@ -119,6 +122,28 @@ class ProbeClient:
             await self.close()
             raise TmuxUnavailable(f"{name}: {reason}")
         self._reader = asyncio.create_task(self._read_loop())
+        self._keeper = asyncio.create_task(self._keep_alive())
+
+    async def _keep_alive(self) -> None:
+        """A ``hello`` when nothing else was asked for ``KEEP_ALIVE`` s: an idle host is asked rarely (see monitor.REMOTE_DISCOVERY_INTERVAL).
+
+        A probe that does not answer it is told as a lost one (``on_end``: the
+        monitor's next discovery then finds out and reconnects), so a hung
+        probe is noticed without discovery's look, as before.
+        """
+        loop = asyncio.get_running_loop()
+        self._asked = loop.time()
+        while self.running:
+            left = self._asked + KEEP_ALIVE - loop.time()
+            if left > 0:
+                await asyncio.sleep(left)
+                continue
+            try:
+                await self.call("hello", timeout=CALL_TIMEOUT)
+            except ProbeError:
+                if self.running:
+                    self.on_end()
+                return
 
     async def _hello(self) -> Any:
         assert self._proc is not None and self._proc.stdin is not None and self._proc.stdout is not None
@@ -145,6 +170,7 @@ class ProbeClient:
         if not self.running or self._proc is None or self._proc.stdin is None:
             raise ProbeError("the remote reader is not running")
         self._next += 1
+        self._asked = asyncio.get_running_loop().time()
         ident = self._next
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[ident] = future
@@ -227,7 +253,7 @@ class ProbeClient:
         if not await end(proc, grace):
             self.leftover = self.remote_pid
         self._proc = proc  # kept for its exit status; running is False now
-        tasks = [t for t in (self._reader, self._stderr) if t is not None and not t.done()]
+        tasks = [t for t in (self._reader, self._stderr, self._keeper) if t is not None and not t.done()]
         for task in tasks:
             task.cancel()  # the master may hold these pipes open: they are never waited for
         await asyncio.gather(*tasks, return_exceptions=True)

@@ -18,8 +18,10 @@ bundled readers, and speaks JSON lines on stdin/stdout:
   status folder's contents change, ``{"push": "gone", "pids": [...]}`` when
   a watched Claude exits, ``{"push": "hooks", "events": [[name, record], ...]}``
   for new hook events, ``{"push": "notice", "text": ...}`` for a refused spool.
-  The remote side looks at them twice a second (a directory listing and a
-  stat per status file; nothing is sent while nothing changes).
+  The remote side looks at them when the kernel says something changed
+  (inotify and pidfds, ``probe_watch.py``), or twice a second where it
+  cannot (a directory listing and a stat per status file; nothing is sent
+  while nothing changes).
 * the host's tmux travels here too (probe_tmux.py): one-shot ``tmux``
   commands, and each session's control client as a numbered stream
   (``ctl_*`` requests, ``ctl`` pushes); a request without an ``id`` is
@@ -27,7 +29,7 @@ bundled readers, and speaks JSON lines on stdin/stdout:
 
 It ends when its stdin closes (headspace quit or the link dropped), and by
 itself when no request came for ``IDLE_EXIT`` seconds: headspace asks at
-least every 30 s while it watches, so a probe nobody asks is one whose
+least every 30 s while it watches (``host.KEEP_ALIVE``), so a probe nobody asks is one whose
 headspace is gone without its stdin closing (a half-open connection sshd
 has not noticed); it must not stay there for good.
 
@@ -60,15 +62,16 @@ from .probe_answers import OPS as ANSWER_OPS
 from .probe_answers import AnswerRelay
 from .probe_tmux import LATER, TmuxMux
 from .probe_tmux import OPS as TMUX_OPS
+from .probe_watch import Waker
 
-WATCH_PACE = 0.5  # seconds between two looks at the watched folders and processes
 IDLE_EXIT = 180.0  # seconds without a request after which the probe ends itself
 SPOOL_KEEP = 600.0  # hook events older than this are pruned from the remote spool, as locally
 
 
 class Probe:
-    def __init__(self, out) -> None:
+    def __init__(self, out, waker: Waker | None = None) -> None:
         self._out = out
+        self.waker = waker or Waker()  # when to look again (probe_watch.py)
         self._write = threading.Lock()
         self._lock = threading.Lock()  # the watched sets, shared with the watcher thread
         self._status_folders: dict[str, tuple[Unchanged[ClaudeStatus | None], list | None]] = {}
@@ -102,6 +105,7 @@ class Probe:
             pids = [int(pid) for pid in request["pids"]]
             with self._lock:
                 self._pids.update(pids)
+            self.waker.poke()
             found = [claude_process(pid, table) for pid in pids]
             return [[p.pid, p.version, str(p.config_dir) if p.config_dir else None, p.binary] for p in found]
         if op == "alive":
@@ -111,6 +115,7 @@ class Probe:
         if op == "watch_statuses":
             with self._lock:
                 self._status_folders.setdefault(str(request["folder"]), (Unchanged(), None))
+            self.waker.poke()
             return True
         if op == "watch_spool":
             # Where the hooks write there: the rule of the hook program, with that Claude's own environment.
@@ -118,6 +123,7 @@ class Probe:
             folder = Path(request.get("folder") or spool_dir(env))
             with self._lock:
                 self._spool, self._spool_last = folder, request.get("since")
+            self.waker.poke()
             return str(folder)
         if op == "tail":
             path = str(request["path"])
@@ -129,7 +135,7 @@ class Probe:
         if op == "exists":
             return Path(request["path"]).exists()
         if op == "hello":
-            return {"python": sys.version.split()[0]}
+            return {"python": sys.version.split()[0], "watch": self.waker.reason or "inotify", "looks": self.waker.waits}
         raise ValueError(f"unknown op {op!r}")
 
     # -- what changes by itself ---------------------------------------------------
@@ -139,7 +145,10 @@ class Probe:
                 self._look()
             except Exception as exc:  # noqa: BLE001 -- one bad look must not end the probe; it is said
                 self.send({"push": "notice", "text": f"remote reader: {type(exc).__name__}: {exc}"})
-            time.sleep(WATCH_PACE)
+            with self._lock:
+                spool = [str(self._spool)] if self._spool is not None else []
+                self.waker.want([*self._status_folders, *spool], self._pids)
+            self.waker.wait()
 
     def _look(self) -> None:
         with self._lock:
@@ -185,8 +194,8 @@ def serve(stdin=None, stdout=None, idle_exit: float = IDLE_EXIT) -> None:
     last = [time.monotonic()]
 
     def watchdog() -> None:
-        while time.monotonic() - last[0] < idle_exit:
-            time.sleep(min(5.0, idle_exit / 4))
+        while (left := last[0] + idle_exit - time.monotonic()) > 0:
+            time.sleep(left)  # one wake per request-free stretch, not one every few seconds
         os._exit(0)  # stdin's reader cannot be interrupted otherwise
 
     threading.Thread(target=watchdog, daemon=True).start()

@@ -69,6 +69,11 @@ from .supervise import Backoff, Supervisor
 from .transcripts import TranscriptFollower
 
 DISCOVERY_INTERVAL = 30.0  # a full look even without any event (a safety net; events trigger it sooner)
+# A remote host's look is an ssh session there (a login shell and ``tmux list-panes``) and its whole
+# process table through the probe: about 0.4% of a core at a 30 s pace, most of an idle
+# host's cost (benchmarks/remote_idle.py).  Its events ask for one sooner (tmux's layout
+# notifications, output from a pane not watched, the probe's pushes, a lost link), so the safety net waits longer.
+REMOTE_DISCOVERY_INTERVAL = 300.0
 DISCOVERY_MIN_GAP = 0.5
 SERVER_RETRY = 2.0  # with no server, look again this often (the socket watch usually says sooner)
 SOCKET_CHECK = 0.25  # with no server, its socket file is looked at this often (a stat, no fork)...
@@ -213,7 +218,7 @@ class Monitor:
             self._discover_soon.clear()  # before looking: a request made while we look is a look again
             await self.discover()
             if self._problem is None:
-                wait = DISCOVERY_INTERVAL
+                wait = REMOTE_DISCOVERY_INTERVAL if self.host.remote else DISCOVERY_INTERVAL
             elif self.host.remote:  # out of reach: try again soon, then less often
                 wait = self._retry.after_failure(self.clock() - started)
             else:
