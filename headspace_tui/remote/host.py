@@ -49,7 +49,12 @@ from .ssh import SshLink, SshTmuxServer, ssh_reason
 CALL_TIMEOUT = 10.0
 PROBE_START = 10.0  # seconds for python3 to start there and read the bundle (a hung one is a row within 20 s)
 PID_TAG = "headspace-probe-pid"
-KEEP_ALIVE = 30.0  # ask the probe something at least this often (it ends itself after probe.IDLE_EXIT s without a request)
+# A ``hello`` this often, answered by the probe's own request loop: the one proof that loop
+# still runs.  Its host's tmux now travels on the probe too, so a hung probe also silences the
+# control clients whose notifications used to start a discovery that found it out; without
+# this, a probe stopped there (SIGSTOP, a wedged NFS read) kept its rows "live" for good.
+KEEP_ALIVE = 10.0
+KEEP_ALIVE_ANSWER = 5.0  # ...and the seconds it may take (an answer is microseconds; a busy loop, a slow transcript read, well under this)
 MAX_LINE = 64 << 20  # a probe answer larger than this ends the probe (a transcript chunk is at most a few MB)
 
 log = logging.getLogger(__name__)
@@ -72,7 +77,6 @@ class ProbeClient:
         self._next = 0
         self._stderr: asyncio.Task | None = None
         self._keeper: asyncio.Task | None = None
-        self._asked = 0.0  # when a request last went out (loop time)
         self._errors = bytearray()
         self.remote_pid: int | None = None  # the remote shell's pid = its process group (see ``start``)
         self.leftover: int | None = None  # a remote process group still to end (see ``close``)
@@ -125,21 +129,18 @@ class ProbeClient:
         self._keeper = asyncio.create_task(self._keep_alive())
 
     async def _keep_alive(self) -> None:
-        """A ``hello`` when nothing else was asked for ``KEEP_ALIVE`` s: an idle host is asked rarely (see monitor.REMOTE_DISCOVERY_INTERVAL).
+        """A ``hello`` every ``KEEP_ALIVE`` s; a probe that does not answer it in ``KEEP_ALIVE_ANSWER`` s is told as lost.
 
-        A probe that does not answer it is told as a lost one (``on_end``: the
-        monitor's next discovery then finds out and reconnects), so a hung
-        probe is noticed without discovery's look, as before.
+        ``on_end`` makes the monitor mark the rows offline and reconnect, so a
+        hung probe is noticed within 15 s whatever else is (not) happening.  It
+        also keeps the probe from ending itself (``probe.IDLE_EXIT``) on an
+        idle host, whose discovery is rare (monitor.REMOTE_DISCOVERY_INTERVAL).
+        Six tiny lines a minute: nothing next to ssh's own keepalive.
         """
-        loop = asyncio.get_running_loop()
-        self._asked = loop.time()
         while self.running:
-            left = self._asked + KEEP_ALIVE - loop.time()
-            if left > 0:
-                await asyncio.sleep(left)
-                continue
+            await asyncio.sleep(KEEP_ALIVE)
             try:
-                await self.call("hello", timeout=CALL_TIMEOUT)
+                await self.call("hello", timeout=KEEP_ALIVE_ANSWER)
             except ProbeError:
                 if self.running:
                     self.on_end()
@@ -170,7 +171,6 @@ class ProbeClient:
         if not self.running or self._proc is None or self._proc.stdin is None:
             raise ProbeError("the remote reader is not running")
         self._next += 1
-        self._asked = asyncio.get_running_loop().time()
         ident = self._next
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[ident] = future

@@ -2,8 +2,8 @@
 
 The probe (the real bundle, run by a real python3) ends itself after
 ``IDLE_EXIT`` seconds without a request; discovery no longer asks every
-30 s on a remote host, so ``ProbeClient`` sends a ``hello`` when nothing
-else was asked for ``KEEP_ALIVE`` seconds.  ssh is replaced here by a local
+30 s on a remote host, so ``ProbeClient`` sends a ``hello`` every
+``KEEP_ALIVE`` seconds (which also proves the probe's request loop runs).  ssh is replaced here by a local
 ``sh -c`` (the keep-alive is between headspace and the probe; ssh only
 carries the bytes, and the e2e tests run it through a real sshd).  The
 probe's idle exit is shortened in its start line the same way.
@@ -62,7 +62,7 @@ def test_without_keep_alive_the_probe_ends_itself(monkeypatch):
 
 def test_a_probe_that_does_not_answer_the_keep_alive_is_told_as_lost(monkeypatch):
     monkeypatch.setattr(remote_host, "KEEP_ALIVE", 0.3)
-    monkeypatch.setattr(remote_host, "CALL_TIMEOUT", 0.5)
+    monkeypatch.setattr(remote_host, "KEEP_ALIVE_ANSWER", 0.5)
 
     async def scenario() -> float:
         lost = asyncio.Event()
