@@ -159,6 +159,12 @@ def _remove_namespace(name: str) -> None:
     _ip("netns", "delete", name, check=False)
 
 
+def _link_mac(namespace: str | None, interface: str) -> str:
+    where = ["-n", namespace] if namespace else []
+    words = _ip(*where, "-o", "link", "show", "dev", interface).stdout.split()
+    return words[words.index("link/ether") + 1]
+
+
 class NetHost:
     """One network namespace with its veth pair and /30; see the module's docstring."""
 
@@ -178,6 +184,20 @@ class NetHost:
         _ip("-n", name, "addr", "add", f"{self.ns_addr}/30", "dev", self.ns_if)
         _ip("-n", name, "link", "set", "dev", self.ns_if, "up")
         _ip("-n", name, "link", "set", "dev", "lo", "up")
+        self._pin_neighbours()
+
+    def _pin_neighbours(self) -> None:
+        """Permanent ARP entries both ways, so a downed link drops packets in silence.
+
+        Otherwise ARP gives up a second or so after the link goes down and
+        a new connection fails at once with "No route to host", which is a
+        refusal by another name; across a router (the usual case) a dead
+        host's SYN simply vanishes.
+        """
+        host_mac = _link_mac(None, self.host_if)
+        ns_mac = _link_mac(self.name, self.ns_if)
+        _ip("neigh", "replace", self.ns_addr, "lladdr", ns_mac, "dev", self.host_if, "nud", "permanent")
+        _ip("-n", self.name, "neigh", "replace", self.host_addr, "lladdr", host_mac, "dev", self.ns_if, "nud", "permanent")
 
     def __repr__(self) -> str:
         return f"NetHost({self.name}: {self.host_addr} <-> {self.ns_addr})"
@@ -218,6 +238,7 @@ class NetHost:
         _ip("addr", "del", f"{self.host_addr}/30", "dev", self.host_if)
         _ip("-n", self.name, "addr", "del", f"{self.ns_addr}/30", "dev", self.ns_if)
         self.host_addr, self.ns_addr = host_addr, ns_addr
+        self._pin_neighbours()
         return ns_addr
 
     def link_to(self, other: NetHost) -> str:
