@@ -77,6 +77,13 @@ SOCKET_CHECK_UP = 2.0  # ...and while it runs, this often (its end is told soone
 # machine that moment can pass 0.5 s (CI saw the answer's evidence never read).
 TRANSCRIPT_LOOKS = (0.5, 2.0, 5.0)
 REMOTE_RESTART_LIMIT = 10.0  # a remote host's failed loop starts again at most this long after
+# While a remote host is out of reach, a connection attempt starts this often (sooner
+# after an attempt that itself took this long: a dropped SYN waits out ssh's
+# ConnectTimeout). Never a growing back-off: a laptop back from an hour's sleep or a
+# cable plugged in again must find its hosts within seconds, not at the next of
+# ever rarer tries. An attempt that fails at once (refused, no route) costs one
+# short-lived ssh process per period.
+REMOTE_RETRY_PACE = 2.0
 CHANNEL_RETRY = 5.0  # while another headspace holds the answer channel, ask for it this often
 
 log = logging.getLogger(__name__)
@@ -111,7 +118,6 @@ class Monitor:
         self.store = AgentStore(self.host.name)
         self.desk = AnswerDesk(self.store, self._watched, clock)
         self.panes: dict[str, PaneWatch] = {}  # every watched pane, by id
-        self._retry = Backoff(first=1.0, limit=5.0, healthy_after=30.0)  # reconnecting to a remote host
         self._discover_soon = asyncio.Event()
         self._socket_wake = asyncio.Event()
         self._stopping = False
@@ -131,10 +137,8 @@ class Monitor:
         )
         # Assumed for a Claude whose own config dir cannot be read (a remote host assumes none).
         self.facts = ClaudeFacts(self.host, self.supervisor, config_dir or self.host.default_config_dir(), self._facts_changed)
-        self.transcripts = TranscriptFollower(
-            self.host, self.facts, journal, self.store, started=clock(), clock=clock, current=lambda watch: self.panes.get(watch.record.pane_id) is watch
-        )
-        self.host.on_lost = self.request_discovery
+        self.transcripts = TranscriptFollower(self.host, self.facts, journal, self.store, started=clock(), clock=clock, current=lambda watch: self.panes.get(watch.record.pane_id) is watch)
+        self.host.on_lost = self._link_lost
         self.host.on_notice = lambda text: self.store.emit(Notice(text))
         if journal is not None:
             journal.on_notice = lambda text: self.store.emit(Notice(text))  # a log that cannot be written, and again
@@ -213,8 +217,8 @@ class Monitor:
             await self.discover()
             if self._problem is None:
                 wait = DISCOVERY_INTERVAL
-            elif self.host.remote:  # out of reach: try again soon, then less often
-                wait = self._retry.after_failure(self.clock() - started)
+            elif self.host.remote:  # out of reach: the next attempt at a steady pace (see REMOTE_RETRY_PACE)
+                wait = min(REMOTE_RETRY_PACE, max(0.0, REMOTE_RETRY_PACE - DISCOVERY_MIN_GAP - (self.clock() - started)))
             else:
                 wait = SERVER_RETRY
             try:
@@ -225,6 +229,17 @@ class Monitor:
 
     def request_discovery(self) -> None:
         self._discover_soon.set()
+
+    def _link_lost(self) -> None:
+        """A remote host's link ended between discoveries: its rows are stale now, and discovery reconnects.
+
+        Stale at once, not once the reconnect attempt has failed: against a
+        host that drops packets that attempt waits out ssh's ConnectTimeout,
+        and the rows would go on looking live for those seconds too.
+        """
+        if self.host.remote and not self._stopping:
+            self.store.offline(f"{self.host.name}: the connection was lost", self.clock())
+        self.request_discovery()
 
     async def _watch_socket(self) -> None:
         """Discover as soon as the server's socket appears, goes or is replaced (a restarted server).
