@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
@@ -41,9 +43,14 @@ from headspace_tui.service.facade import Service
 from headspace_tui.service.journal import Journal
 from headspace_tui.shared.config import HostSpec
 from headspace_tui.tmux.server import TmuxServer
+from tests.harness import fake_api as api
+from tests.harness.fake_api import block_text
 from tests.harness.netns import NetHost, net_hosts, sshd_in
+from tests.harness.scenarios import NUMBERED_MENU
 from tests.harness.sshd import Sshd
+from tests.harness.tmux import PrivateTmux
 from tests.ui.apps import wait_until
+from tests.ui.test_app_live import select_agent
 
 pytestmark = pytest.mark.e2e
 
@@ -264,3 +271,72 @@ def test_a_link_that_hangs_is_noticed_about_as_fast_as_one_that_is_refused(boxes
     print(f"\nnoticed: refused after {refused:.2f} s, hung (packets dropped) after {hung:.2f} s")
     assert refused < 2.0
     assert hung < KEEPALIVE_WINDOW + 1.0  # ssh's ServerAlive: silence for the window ends the link
+
+
+# -- a host behind a jump host -----------------------------------------------------
+
+
+@pytest.fixture
+def jumped(tmp_path: Path, claude_binary: str) -> Iterator[tuple[NetHost, Sshd, Sshd, Path]]:
+    """Two real sshd: ``gate`` reachable from here, ``far`` only from inside gate's namespace.
+
+    One ssh config names both, ``far`` with ``ProxyJump gate``: what a user
+    with a bastion host writes. Yields gate's namespace, both servers and the config.
+    """
+    with net_hosts(2) as (gate_net, far_net):
+        far_net.down()  # far's own veth to this machine: off, so only gate's link reaches it
+        behind = gate_net.link_to(far_net)
+        with sshd_in(gate_net, tmp_path / "gate") as gate, sshd_in(far_net, tmp_path / "far", address=behind, claude=claude_binary) as far:
+            config = tmp_path / "ssh_config"
+            far_block = far.client_config.read_text().replace(f"Host {far.alias}\n", "Host far\n")
+            gate_block = gate.client_config.read_text().replace(f"Host {gate.alias}\n", "Host gate\n")
+            config.write_text(far_block + "    ProxyJump gate\n" + gate_block)
+            yield gate_net, gate, far, config
+
+
+@pytest.fixture
+def private_tmux(jumped: tuple[NetHost, Sshd, Sshd, Path]) -> Iterator[PrivateTmux]:
+    """The Claude sessions' tmux server, where a login on ``far`` finds it (overrides conftest's)."""
+    far = jumped[2]
+    root = tempfile.mkdtemp(prefix="hs-tmux-")
+    server = PrivateTmux({"PATH": "/usr/bin:/bin", "HOME": root, "LANG": "C.UTF-8", "TMUX_TMPDIR": far.remote_env["TMUX_TMPDIR"]})
+    try:
+        yield server
+    finally:
+        server.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_host_behind_a_jump_host_is_listed_answered_and_survives_the_jump_hosts_link_dropping(jumped, claude_session, fake_api, private_tmux, tmp_path):
+    gate_net, gate, far, config = jumped
+    direct = subprocess.run(["ssh", "-F", str(config), "-o", "ProxyJump=none", "-o", "ConnectTimeout=2", "far", "true"], capture_output=True, text=True, timeout=20)
+    assert direct.returncode == 255  # the premise: no way to far but through gate
+    fake_api.set_script([api.bash("touch through.txt && echo approved-through-the-jump", "Make it")])
+    session = claude_session(name="far")
+    session.submit("make it")
+    session.wait_for(NUMBERED_MENU, what="the permission")
+    fake_api.set_script([api.text("Made it."), api.text("Made it.")])
+    spec = HostSpec("far", "far", socket_name=private_tmux.name, ssh_config=str(config))
+    address = session.pane_id + "@far"
+
+    async def scenario() -> tuple[float, float]:
+        app = HeadspaceApp(
+            Service.build(TmuxServer(socket_name="headspace-test-no-local"), hosts=[RemoteHost(spec)], local=False, spool=tmp_path / "spool", journal=Journal(None))
+        )
+        async with app.run_test(size=(140, 40)) as pilot:
+            await select_agent(pilot, app, address, AgentState.PERMISSION)
+            assert gate.connection_pids(), "the connection does not go through the jump host"
+            await pilot.press("y")
+            await asyncio.to_thread(fake_api.wait_for, lambda r: any("approved-through-the-jump" in block_text(b) for b in r.tool_results()), 30)
+            await wait_until(pilot, lambda: app.table.agents[address].state is AgentState.IDLE, "idle after the approval", 30)
+            gate_net.down()  # the jump host's own link drops packets: far is cut off with it
+            went = await timed(pilot, lambda: bool(app.table.agents[address].offline), "the row stale", 30)
+            gate_net.up()
+            back = await timed(pilot, lambda: not app.table.agents[address].offline, "the row live again", 30)
+            return went, back
+
+    went, back = asyncio.run(scenario())
+    assert (session.workdir / "through.txt").exists()
+    print(f"\nthrough the jump host: stale {went:.2f} s after its link dropped, live {back:.2f} s after it returned")
+    assert went < STALE_LIMIT
+    assert back < BACK_LIMIT
