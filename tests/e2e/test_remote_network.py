@@ -208,6 +208,38 @@ def test_a_laptop_asleep_for_a_minute_is_live_within_5s_of_waking(boxes: list[Bo
     assert back < BACK_LIMIT
 
 
+HOLDS = (0.3, 1.1, 1.9, 2.7, 3.5, 4.3, 5.1, 6.0)  # seconds down after the rows went stale: every phase of a reconnect attempt
+
+
+@pytest.mark.parametrize("boxes", [1], indirect=True)
+def test_back_within_5s_whenever_the_interface_returns_during_a_reconnect_attempt(boxes: list[Box]) -> None:
+    """Returns that land at every moment of an attempt against a silent host.
+
+    An attempt sends its SYN at 0, 1 and 3 s and gives up at ssh's
+    ConnectTimeout (5 s); a return just after the last SYN waits for the
+    next attempt. These holds put the return all over that cycle.
+    """
+    (box,) = boxes
+
+    async def scenario() -> list[tuple[float, float]]:
+        app = fleet_app(boxes)
+        async with app.run_test(size=(140, 40)) as pilot:
+            await wait_until(pilot, live(app, box), f"{box.name}'s agents live", 40)
+            found = []
+            for hold in HOLDS:
+                box.net.down()
+                went = await timed(pilot, stale(app, box), "the rows stale", 30)
+                await pilot.pause(hold)
+                box.net.up()
+                found.append((went, await timed(pilot, live(app, box), f"live again after {hold} s down", 30)))
+            return found
+
+    found = asyncio.run(scenario())
+    print("\n" + "; ".join(f"down {hold} s after stale: stale {went:.2f} s, back {back:.2f} s" for hold, (went, back) in zip(HOLDS, found, strict=True)))
+    assert max(went for went, _ in found) < STALE_LIMIT
+    assert max(back for _, back in found) < BACK_LIMIT
+
+
 def move_host(box: Box) -> None:
     """The host's address moves (a network change); the ssh config's HostName follows, as DNS would."""
     old = box.net.ns_addr
@@ -320,9 +352,7 @@ def test_a_host_behind_a_jump_host_is_listed_answered_and_survives_the_jump_host
     address = session.pane_id + "@far"
 
     async def scenario() -> tuple[float, float]:
-        app = HeadspaceApp(
-            Service.build(TmuxServer(socket_name="headspace-test-no-local"), hosts=[RemoteHost(spec)], local=False, spool=tmp_path / "spool", journal=Journal(None))
-        )
+        app = HeadspaceApp(Service.build(TmuxServer(socket_name="headspace-test-no-local"), hosts=[RemoteHost(spec)], local=False, spool=tmp_path / "spool", journal=Journal(None)))
         async with app.run_test(size=(140, 40)) as pilot:
             await select_agent(pilot, app, address, AgentState.PERMISSION)
             assert gate.connection_pids(), "the connection does not go through the jump host"
