@@ -53,7 +53,8 @@ LOCK = Path("/tmp/hs-netns.lock")
 PREFIX = "hs-"
 POOL = ipaddress.ip_network("10.213.0.0/16")  # carved into /30s; any overlapping with this machine's routes is skipped
 SSH_PORT = 2222
-FENCE_METRIC = 4213  # our blackhole routes' metric: below a live /30's own route, so they only act once it is gone
+FENCE_BASE = 10_000_000  # our blackhole routes' metric is this plus the test process's pid: below a live /30's own route
+# (metric 0), so a fence only acts once that route is gone, and a fence whose process died is known as such
 
 
 def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -115,11 +116,11 @@ def _fence(net: ipaddress.IPv4Network) -> None:
     would leave by the default route onto the machine's real network. With
     it, such packets go nowhere, as on a network where that address is gone.
     """
-    _ip("route", "add", "blackhole", str(net), "metric", str(FENCE_METRIC), check=False)
+    _ip("route", "add", "blackhole", str(net), "metric", str(FENCE_BASE + os.getpid()), check=False)
 
 
 def _unfence(net: ipaddress.IPv4Network) -> None:
-    _ip("route", "del", "blackhole", str(net), "metric", str(FENCE_METRIC), check=False)
+    _ip("route", "del", "blackhole", str(net), "metric", str(FENCE_BASE + os.getpid()), check=False)
 
 
 def _pid_alive(pid: int) -> bool:
@@ -133,12 +134,18 @@ def _pid_alive(pid: int) -> bool:
 
 
 def sweep_leftovers() -> None:
-    """Remove this harness's namespaces whose test process is gone (it was killed before its cleanup ran)."""
+    """Remove this harness's namespaces and fences whose test process is gone (it was killed before its cleanup ran)."""
     for line in _ip("netns", "list", check=False).stdout.splitlines():
         name = line.split()[0] if line.split() else ""
         parts = name.split("-")
         if len(parts) == 3 and parts[0] + "-" == PREFIX and parts[1].isdigit() and not _pid_alive(int(parts[1])):
             _remove_namespace(name)
+    for line in _ip("-o", "route", "show", "type", "blackhole", check=False).stdout.splitlines():
+        words = line.split()  # "blackhole 10.213.1.0/30 metric 10012345"
+        if len(words) >= 4 and words[2] == "metric" and words[3].isdigit() and int(words[3]) > FENCE_BASE:
+            with contextlib.suppress(ValueError):
+                if ipaddress.ip_network(words[1]).subnet_of(POOL) and not _pid_alive(int(words[3]) - FENCE_BASE):
+                    _ip("route", "del", "blackhole", words[1], "metric", words[3], check=False)
 
 
 def _namespace_pids(name: str) -> list[int]:
