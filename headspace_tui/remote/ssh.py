@@ -29,6 +29,7 @@ SYN retries.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import shlex
@@ -166,11 +167,23 @@ class SshLink:
             raise TmuxUnavailable(self.reason)
         self.reason = ""
 
-    async def close(self) -> None:
+    def drop(self) -> None:
+        """Kill the master now, wherever the link is at (a link not trusted any more: this machine slept).
+
+        Only the process: every session over it ends with it at once (a call
+        waiting on a dead link among them), and whoever holds the link sees
+        it gone as after any drop; ``close`` still does the tidying.
+        """
+        if self._master is not None and self._master.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self._master.kill()  # our own child, by its handle
+
+    async def close(self, grace: float = 2.0) -> None:
+        """End the master (SIGTERM, then SIGKILL after ``grace``: a master whose link is dead spends it saying goodbye)."""
         master, self._master = self._master, None
         if master is None:
             return
-        await end(master, 2.0, terminate=True)  # our own child, by its handle
+        await end(master, grace, terminate=True)  # our own child, by its handle
         try:
             os.unlink(self.control_path)
         except OSError:

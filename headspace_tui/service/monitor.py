@@ -63,6 +63,7 @@ from .journal import Journal
 from .pane_watch import PaneWatch, agent_key
 from .scan import other_version, screen_observation
 from .sessions import Sessions
+from .sleep_watch import LOOK_EVERY, SleepWatch
 from .store import AgentStore
 from .supervise import Backoff, Supervisor
 from .transcripts import TranscriptFollower
@@ -121,6 +122,7 @@ class Monitor:
         self._discover_soon = asyncio.Event()
         self._socket_wake = asyncio.Event()
         self._stopping = False
+        self._slept = 0.0  # this machine just woke from a sleep this long: discovery redoes the remote link
         self._problem: str | None = "starting"
         # A remote host's loops come back within REMOTE_RESTART_LIMIT after any error, not only
         # "can't reach" (which discovery retries itself): a link always comes back within 10 s.
@@ -177,6 +179,8 @@ class Monitor:
                     self.supervisor.start("the answer channel's takeover", functools.partial(self._take_over_channel, socket))
         if self.host.socket_file():
             self.supervisor.start("the tmux socket watcher", self._watch_socket)
+        if self.host.remote:
+            self.supervisor.start("the sleep watch", self._watch_sleep)
         try:
             await self.supervisor.start("discovery", self._discovery_loop)
         finally:
@@ -215,7 +219,9 @@ class Monitor:
             started = self.clock()
             self._discover_soon.clear()  # before looking: a request made while we look is a look again
             await self.discover()
-            if self._problem is None:
+            if self._slept:  # woke from a sleep during that look: the link is redone now
+                wait = 0.0
+            elif self._problem is None:
                 wait = DISCOVERY_INTERVAL
             elif self.host.remote:  # out of reach: the next attempt at a steady pace (see REMOTE_RETRY_PACE)
                 wait = min(REMOTE_RETRY_PACE, max(0.0, REMOTE_RETRY_PACE - DISCOVERY_MIN_GAP - (self.clock() - started)))
@@ -229,6 +235,21 @@ class Monitor:
 
     def request_discovery(self) -> None:
         self._discover_soon.set()
+
+    async def _watch_sleep(self) -> None:
+        """A remote host's link is redone as soon as this machine wakes from a sleep (see sleep_watch.py)."""
+        watch = SleepWatch()
+        while True:
+            await asyncio.sleep(LOOK_EVERY)
+            slept = watch.slept()
+            if slept:
+                log.info("%s: this machine slept %.0f s; reconnecting", self.host.name, slept)
+                self._slept = slept
+                self.store.offline(f"{self.host.name}: reconnecting after a sleep of {slept:.0f} s", self.clock())
+                link = getattr(self.host, "link", None)
+                if link is not None:  # now, not when discovery comes to it: a discovery may be waiting on that dead link
+                    link.drop()
+                self.request_discovery()
 
     def _link_lost(self) -> None:
         """A remote host's link ended between discoveries: its rows are stale now, and discovery reconnects.
@@ -273,6 +294,10 @@ class Monitor:
     async def discover(self) -> None:
         """List panes and processes once; watch new agents, forget gone ones, start or stop session detectors."""
         number = self.sessions.discovery_started()
+        if self._slept:  # a link from before a sleep is not trusted: tidied and made anew here, where it never races a connect
+            self._slept = 0.0
+            await self.sessions.end_all()
+            await self.host.lost()
         try:
             records, table = await self.host.snapshot()
         except TmuxUnavailable as exc:

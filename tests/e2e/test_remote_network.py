@@ -39,6 +39,7 @@ import pytest
 from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.model import AgentState
 from headspace_tui.remote.host import RemoteHost
+from headspace_tui.service import sleep_watch
 from headspace_tui.service.facade import Service
 from headspace_tui.service.journal import Journal
 from headspace_tui.shared.config import HostSpec
@@ -369,4 +370,60 @@ def test_a_host_behind_a_jump_host_is_listed_answered_and_survives_the_jump_host
     assert (session.workdir / "through.txt").exists()
     print(f"\nthrough the jump host: stale {went:.2f} s after its link dropped, live {back:.2f} s after it returned")
     assert went < STALE_LIMIT
+    assert back < BACK_LIMIT
+
+
+@pytest.mark.parametrize("boxes", [1], indirect=True)
+def test_waking_from_a_sleep_redoes_the_link_at_once(boxes: list[Box], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real suspend cannot be made here: the clocks that tell one are stood in for (said), and ssh is frozen.
+
+    While a machine sleeps nothing runs, ssh's master included (SIGSTOP
+    here). Waking is the clocks saying time passed asleep. Nothing else is
+    broken, and the link is redone at once all the same: a link from before
+    a sleep is not trusted (before, the same master simply went on).
+    """
+    (box,) = boxes
+    asleep = [0.0]
+    monkeypatch.setattr(sleep_watch, "asleep_so_far", lambda: asleep[0])
+
+    async def scenario() -> tuple[float, float]:
+        app = fleet_app(boxes)
+        async with app.run_test(size=(140, 40)) as pilot:
+            await wait_until(pilot, live(app, box), f"{box.name}'s agents live", 40)
+            host = app.service.fleet.monitors[box.name].host
+            assert isinstance(host, RemoteHost)
+            master = host.link._master
+            assert master is not None
+            os.kill(master.pid, signal.SIGSTOP)  # our own ssh master, asleep with the machine
+            asleep[0] += 3600.0
+            os.kill(master.pid, signal.SIGCONT)  # awake, the link unharmed
+            return await timed(pilot, lambda: host.link._master is not master and live(app, box)(), "a new link after the sleep, live", 10)
+
+    redone = asyncio.run(scenario())
+    print(f"\nwoke: a new link, live, after {redone:.2f} s")
+
+
+@pytest.mark.parametrize("boxes", [1], indirect=True)
+def test_waking_on_another_network_is_live_within_5s(boxes: list[Box], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Asleep (ssh frozen, the clocks stood in for) while the host's address moved: woke on another network."""
+    (box,) = boxes
+    asleep = [0.0]
+    monkeypatch.setattr(sleep_watch, "asleep_so_far", lambda: asleep[0])
+
+    async def scenario() -> float:
+        app = fleet_app(boxes)
+        async with app.run_test(size=(140, 40)) as pilot:
+            await wait_until(pilot, live(app, box), f"{box.name}'s agents live", 40)
+            host = app.service.fleet.monitors[box.name].host
+            assert isinstance(host, RemoteHost)
+            master = host.link._master
+            assert master is not None
+            os.kill(master.pid, signal.SIGSTOP)
+            move_host(box)
+            asleep[0] += 3600.0
+            os.kill(master.pid, signal.SIGCONT)
+            return await timed(pilot, lambda: host.link._master is not master and live(app, box)(), "live at the new address after waking", 30)
+
+    back = asyncio.run(scenario())
+    print(f"\nwoke on another network: live {back:.2f} s after waking")
     assert back < BACK_LIMIT
