@@ -64,6 +64,7 @@ from .journal import Journal
 from .pane_watch import PaneWatch, agent_key
 from .scan import other_version, screen_observation
 from .sessions import Sessions
+from .sleep_watch import LOOK_EVERY, SleepWatch
 from .store import AgentStore
 from .supervise import Backoff, Supervisor
 from .transcripts import TranscriptFollower
@@ -83,6 +84,18 @@ SOCKET_CHECK_UP = 2.0  # ...and while it runs, this often (its end is told soone
 # machine that moment can pass 0.5 s (CI saw the answer's evidence never read).
 TRANSCRIPT_LOOKS = (0.5, 2.0, 5.0)
 REMOTE_RESTART_LIMIT = 10.0  # a remote host's failed loop starts again at most this long after
+# While a remote host is out of reach, connection attempts back off from 0.5 s to at most
+# this long between two starts (sooner after an attempt that itself took this long: a
+# dropped SYN waits out ssh's ConnectTimeout).  The cap is what the network asks: a laptop
+# back from an hour's sleep or a cable plugged in again must find its hosts within 5 s,
+# not at the next of ever rarer tries.  An attempt that fails at once (refused, no route)
+# costs one short-lived ssh process per period; one TCP handshake every 2 s is nothing
+# to the far sshd (its MaxStartups throttles at 10 unauthenticated at once).
+REMOTE_RETRY_PACE = 2.0
+
+
+def remote_retry() -> Backoff:
+    return Backoff(first=0.5, limit=REMOTE_RETRY_PACE, healthy_after=float("inf"))
 CHANNEL_RETRY = 5.0  # while another headspace holds the answer channel, ask for it this often
 
 log = logging.getLogger(__name__)
@@ -117,10 +130,11 @@ class Monitor:
         self.store = AgentStore(self.host.name)
         self.desk = AnswerDesk(self.store, self._watched, clock)
         self.panes: dict[str, PaneWatch] = {}  # every watched pane, by id
-        self._retry = Backoff(first=1.0, limit=5.0, healthy_after=30.0)  # reconnecting to a remote host
+        self._retry = remote_retry()  # reconnecting to a remote host
         self._discover_soon = asyncio.Event()
         self._socket_wake = asyncio.Event()
         self._stopping = False
+        self._slept = 0.0  # this machine just woke from a sleep this long: discovery redoes the remote link
         self._problem: str | None = "starting"
         # A remote host's loops come back within REMOTE_RESTART_LIMIT after any error, not only
         # "can't reach" (which discovery retries itself): a link always comes back within 10 s.
@@ -137,10 +151,8 @@ class Monitor:
         )
         # Assumed for a Claude whose own config dir cannot be read (a remote host assumes none).
         self.facts = ClaudeFacts(self.host, self.supervisor, config_dir or self.host.default_config_dir(), self._facts_changed)
-        self.transcripts = TranscriptFollower(
-            self.host, self.facts, journal, self.store, started=clock(), clock=clock, current=lambda watch: self.panes.get(watch.record.pane_id) is watch
-        )
-        self.host.on_lost = self.request_discovery
+        self.transcripts = TranscriptFollower(self.host, self.facts, journal, self.store, started=clock(), clock=clock, current=lambda watch: self.panes.get(watch.record.pane_id) is watch)
+        self.host.on_lost = self._link_lost
         self.host.on_notice = lambda text: self.store.emit(Notice(text))
         if journal is not None:
             journal.on_notice = lambda text: self.store.emit(Notice(text))  # a log that cannot be written, and again
@@ -179,6 +191,8 @@ class Monitor:
                     self.supervisor.start("the answer channel's takeover", functools.partial(self._take_over_channel, channel))
         if self.host.socket_file():
             self.supervisor.start("the tmux socket watcher", self._watch_socket)
+        if self.host.remote:
+            self.supervisor.start("the sleep watch", self._watch_sleep)
         try:
             await self.supervisor.start("discovery", self._discovery_loop)
         finally:
@@ -217,10 +231,13 @@ class Monitor:
             started = self.clock()
             self._discover_soon.clear()  # before looking: a request made while we look is a look again
             await self.discover()
-            if self._problem is None:
+            if self._slept:  # woke from a sleep during that look: the link is redone now
+                wait = 0.0
+            elif self._problem is None:
+                self._retry = remote_retry()  # reached: the next loss starts from the first, short wait
                 wait = REMOTE_DISCOVERY_INTERVAL if self.host.remote else DISCOVERY_INTERVAL
-            elif self.host.remote:  # out of reach: try again soon, then less often
-                wait = self._retry.after_failure(self.clock() - started)
+            elif self.host.remote:  # out of reach: attempts start 0, 0.5, 1, then every 2 s (see REMOTE_RETRY_PACE)
+                wait = max(0.0, self._retry.after_failure(0.0) - DISCOVERY_MIN_GAP - (self.clock() - started))
             else:
                 wait = SERVER_RETRY
             try:
@@ -231,6 +248,32 @@ class Monitor:
 
     def request_discovery(self) -> None:
         self._discover_soon.set()
+
+    async def _watch_sleep(self) -> None:
+        """A remote host's link is redone as soon as this machine wakes from a sleep (see sleep_watch.py)."""
+        watch = SleepWatch()
+        while True:
+            await asyncio.sleep(LOOK_EVERY)
+            slept = watch.slept()
+            if slept:
+                log.info("%s: this machine slept %.0f s; reconnecting", self.host.name, slept)
+                self._slept = slept
+                self.store.offline(f"{self.host.name}: reconnecting after a sleep of {slept:.0f} s", self.clock())
+                link = getattr(self.host, "link", None)
+                if link is not None:  # now, not when discovery comes to it: a discovery may be waiting on that dead link
+                    link.drop()
+                self.request_discovery()
+
+    def _link_lost(self) -> None:
+        """A remote host's link ended between discoveries: its rows are stale now, and discovery reconnects.
+
+        Stale at once, not once the reconnect attempt has failed: against a
+        host that drops packets that attempt waits out ssh's ConnectTimeout,
+        and the rows would go on looking live for those seconds too.
+        """
+        if self.host.remote and not self._stopping:
+            self.store.offline(f"{self.host.name}: the connection was lost", self.clock())
+        self.request_discovery()
 
     async def _watch_socket(self) -> None:
         """Discover as soon as the server's socket appears, goes or is replaced (a restarted server).
@@ -264,6 +307,10 @@ class Monitor:
     async def discover(self) -> None:
         """List panes and processes once; watch new agents, forget gone ones, start or stop session detectors."""
         number = self.sessions.discovery_started()
+        if self._slept:  # a link from before a sleep is not trusted: tidied and made anew here, where it never races a connect
+            self._slept = 0.0
+            await self.sessions.end_all()
+            await self.host.lost()
         try:
             records, table = await self.host.snapshot()
         except TmuxUnavailable as exc:

@@ -89,8 +89,8 @@ def _keygen(path: Path, comment: str) -> str:
     return path.with_suffix(".pub").read_text().strip()
 
 
-def _read_banner(port: int, timeout: float) -> bytes:
-    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+def _read_banner(port: int, timeout: float, address: str = "127.0.0.1") -> bytes:
+    with socket.create_connection((address, port), timeout=timeout) as sock:
         sock.settimeout(timeout)
         data = b""
         while b"\n" not in data:
@@ -121,6 +121,13 @@ class Sshd:
     ``path_dirs`` go in front of the remote PATH (tmux's and ``claude``'s dirs
     are added for you). ``max_sessions`` is sshd's ``MaxSessions`` (channels
     per connection; OpenSSH's default is 10, like a real user's server).
+
+    ``netns`` runs the server inside that network namespace (``ip netns exec``,
+    see ``tests/harness/netns.py``): it then listens on ``listen`` (all of the
+    namespace's own addresses by default, so it still answers after the
+    namespace's address moves) and is reached at ``address``, which the
+    client config and the known-hosts file name. ``port`` is a free one on
+    127.0.0.1 unless given.
     """
 
     alias = "box"
@@ -134,15 +141,22 @@ class Sshd:
         path_dirs: list[str] | None = None,
         max_sessions: int | None = None,
         extra_config: str = "",
+        address: str = "127.0.0.1",
+        port: int | None = None,
+        netns: str | None = None,
+        listen: str | None = None,
     ) -> None:
         self.sshd = find_sshd()
+        self.address = address
+        self.netns = netns
+        self.listen = listen or ("0.0.0.0" if netns else address)
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         self.short = Path(tempfile.mkdtemp(prefix="hs-ssh-"))
         self.control_dir = self.short / "cm"
         self.control_dir.mkdir(mode=0o700)
         self.user = pwd.getpwuid(os.getuid()).pw_name
-        self.port = free_port()
+        self.port = port or free_port()
         self.max_sessions = max_sessions
         self.extra_config = extra_config
         self.process: subprocess.Popen[bytes] | None = None
@@ -188,7 +202,8 @@ class Sshd:
         self.config = self.root / "sshd_config"
         self.config.write_text(self._server_config())
         self.known_hosts = self.root / "known_hosts"
-        self.known_hosts.write_text(f"[127.0.0.1]:{self.port} {self.host_public}\n")
+        self.known_hosts.write_text("")
+        self.trust(address)
         self.client_config = self.root / "ssh_config"
         self.client_config.write_text("")
         self.add_alias(self.alias, self.port)
@@ -207,7 +222,7 @@ class Sshd:
         it overrides them (OpenSSH >= 8.7).
         """
         lines = [
-            f"ListenAddress 127.0.0.1:{self.port}",
+            f"ListenAddress {self.listen}:{self.port}",
             f"HostKey {_quote(str(self.host_key))}",
             f"PidFile {_quote(str(self.pid_file))}",
             f"AuthorizedKeysFile {_quote(str(self.authorized_keys))}",
@@ -232,15 +247,20 @@ class Sshd:
             lines.append(f"MaxSessions {self.max_sessions}")
         return "\n".join(lines) + "\n" + self.extra_config
 
+    def trust(self, address: str) -> None:
+        """Let the client know this server's host key at ``address`` too (a host whose address moved)."""
+        with self.known_hosts.open("a") as f:
+            f.write(f"[{address}]:{self.port} {self.host_public}\n")
+
     def add_alias(self, alias: str, port: int, **options: str) -> None:
-        """Append a ``Host alias`` block for 127.0.0.1:port (e.g. for a host that never answers).
+        """Append a ``Host alias`` block for our address and ``port`` (e.g. for a host that never answers).
 
         ``options`` are extra ssh_config keywords (``ConnectTimeout="2"``).
         ``IdentityAgent none`` keeps the user's agent (SSH_AUTH_SOCK) out;
         ``UpdateHostKeys no`` keeps ssh from rewriting our known-hosts file.
         """
         settings = {
-            "HostName": "127.0.0.1",
+            "HostName": self.address,
             "Port": str(port),
             "User": self.user,
             "IdentityFile": _quote(str(self.client_key)),
@@ -322,8 +342,9 @@ class Sshd:
         if os.geteuid() == 0 and not PRIVSEP_DIR.is_dir():
             PRIVSEP_DIR.mkdir(mode=0o755, exist_ok=True)
         log = self.log_file.open("ab")
+        inside = ["ip", "netns", "exec", self.netns] if self.netns else []  # exec's sshd itself: our child is the listener
         self.process = subprocess.Popen(
-            [self.sshd, "-D", "-f", str(self.config), "-E", str(self.log_file)],
+            [*inside, self.sshd, "-D", "-f", str(self.config), "-E", str(self.log_file)],
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=log,
@@ -335,12 +356,16 @@ class Sshd:
         while True:
             if self.process.poll() is not None:
                 raise RuntimeError(f"sshd exited with {self.process.returncode}:\n{self.log()}")
-            with contextlib.suppress(OSError):
-                if _read_banner(self.port, timeout=1.0).startswith(b"SSH-2.0-"):
+            if self.netns is not None:
+                if "Server listening on" in self.log():  # logged once it listens: it may be reachable only from inside (a jump host's target)
                     return
+            else:
+                with contextlib.suppress(OSError):
+                    if _read_banner(self.port, timeout=1.0, address=self.address).startswith(b"SSH-2.0-"):
+                        return
             if time.monotonic() > deadline:
                 self.stop()
-                raise RuntimeError(f"sshd did not answer on port {self.port} within {timeout}s:\n{self.log()}")
+                raise RuntimeError(f"sshd did not answer on {self.address}:{self.port} within {timeout}s:\n{self.log()}")
             time.sleep(0.02)
 
     def connection_pids(self) -> list[int]:
