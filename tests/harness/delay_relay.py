@@ -52,7 +52,7 @@ async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, dela
         try:
             while chunk := await reader.read(CHUNK):
                 await queue.put((loop.time() + delay, chunk))
-        except ConnectionError:
+        except OSError:  # reset by the peer
             pass
         await queue.put((loop.time() + delay, b""))  # the end, delayed like the data before it
 
@@ -69,7 +69,7 @@ async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, dela
                 return
             writer.write(chunk)
             await writer.drain()
-    except ConnectionError:
+    except OSError:  # the other side is gone (reset, or not connected any more for the end of stream)
         return
     finally:
         taker.cancel()
