@@ -36,8 +36,9 @@ Per phase it reports:
   listener: per-connection sshds, remote tmux control clients, the probe),
   each per host; the relay and the tmux servers are shown apart (they are
   the network and the watched machines, not headspace);
-* **memory**: headspace's RSS and peak, its children's RSS, each host's far
-  side RSS;
+* **memory**: headspace's RSS and peak; its children's and each host's
+  far side's PSS (shared pages counted once, so 22 ssh clients do not count
+  libc 22 times);
 * **connections and channels per host**, counted, not assumed:
   established TCP connections on the sshd's port, ssh client processes
   below headspace naming that host's config (masters and sessions), and
@@ -122,14 +123,20 @@ def cmdline(pid: int) -> list[str]:
         return []
 
 
-def memory_kb(pid: int, key: str = "VmRSS") -> int:
+def memory_kb(pid: int, key: str = "VmRSS", table: str = "status") -> int:
+    """One line of /proc/PID/status (VmRSS, VmHWM) or of smaps_rollup (``Pss``), in kB; 0 for a gone process."""
     try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        for line in Path(f"/proc/{pid}/{table}").read_text().splitlines():
             if line.startswith(key + ":"):
                 return int(line.split()[1])
     except OSError:
         pass
     return 0
+
+
+def pss_mb(pids: list[int]) -> float:
+    """Memory of several processes, shared pages counted once (PSS): 22 ssh clients' RSS would count libc 22 times."""
+    return round(sum(memory_kb(pid, "Pss", "smaps_rollup") for pid in pids) / 1024, 1)
 
 
 def established(port: int) -> int:
@@ -199,12 +206,12 @@ async def measure(watcher: int, hosts: list[Host], others: list[int], seconds: f
 
 def memory(watcher: int, hosts: list[Host]) -> dict:
     table = process_table()
-    far = [sum(memory_kb(pid) for pid in [h.listener, *descendants(table, h.listener)]) / 1024 for h in hosts]
+    far = [pss_mb(descendants(table, h.listener)) for h in hosts]  # the connections' sshds and what they run, not the listener
     return {
         "headspace_rss_mb": round(memory_kb(watcher) / 1024, 1),
         "headspace_peak_mb": round(memory_kb(watcher, "VmHWM") / 1024, 1),
-        "children_rss_mb": round(sum(memory_kb(pid) for pid in descendants(table, watcher)) / 1024, 1),
-        "far_side_rss_mb_per_host": round(sum(far) / len(far), 1),
+        "children_pss_mb": pss_mb(descendants(table, watcher)),
+        "far_side_pss_mb_per_host": round(sum(far) / len(far), 1),
     }
 
 
@@ -479,8 +486,8 @@ def report(result: dict) -> str:
         row(f"CPU {load}: headspace process, all hosts (% core)", lambda p, load=load: p[f"cpu_{load}"]["headspace"])
         row(f"CPU {load}: tmux servers / relay, not headspace (% core)", lambda p, load=load: f"{p[f'cpu_{load}']['tmux_servers']:g} / {p[f'cpu_{load}']['relay']:g}")
     row("memory: headspace RSS / peak (MB)", lambda p: f"{p['memory']['headspace_rss_mb']:g} / {p['memory']['headspace_peak_mb']:g}")
-    row("memory: its children, all hosts (MB)", lambda p: p["memory"]["children_rss_mb"])
-    row("memory: far side per host (MB)", lambda p: p["memory"]["far_side_rss_mb_per_host"])
+    row("memory: its children, all hosts (MB, PSS)", lambda p: p["memory"]["children_pss_mb"])
+    row("memory: far side per host (MB, PSS)", lambda p: p["memory"]["far_side_pss_mb_per_host"])
     row("TCP connections per host", lambda p: _range([link["tcp_connections"] for link in p["links"].values()]))
     row("ssh clients per host (masters)", lambda p: f"{_range([link['ssh_clients'] for link in p['links'].values()])} ({_range([link['ssh_masters'] for link in p['links'].values()])})")
     row("channels per host", lambda p: _range([link["channels"] for link in p["links"].values()]))

@@ -72,7 +72,7 @@ def test_three_hosts_are_measured_end_to_end() -> None:
         for link in phase["links"].values():
             assert link["tcp_connections"] >= 1 and link["sshd_connections"] >= 1 and link["ssh_clients"] >= 1 and link["channels"] >= 1, link
             assert sum(link["channel_commands"].values()) == link["channels"]
-        assert phase["memory"]["far_side_rss_mb_per_host"] > 0
+        assert phase["memory"]["far_side_pss_mb_per_host"] > 0
         assert phase["bound"]["hosts"] == 3 and "pooled_within" in phase["bound"]  # computed; asserted only in the full run
 
     # Physics, through the relay: the menu's bytes cross it once at least, a login takes several round trips.
