@@ -29,7 +29,9 @@ Per phase it reports:
   tells the table), ``--rounds`` rounds of one menu per pane, hosts
   interleaved ``--spacing`` s apart, with ``--busy`` of the agents working;
   p50/p95/max, and whether each host's p95 is within R + 50 ms of its local
-  p95 (issue 27's bound);
+  p95 (issue 27's bound); and headspace's event-loop stalls of 100 ms or
+  more meanwhile (a late menu during one was late in headspace, not on the
+  wire);
 * **CPU** (percent of one core) over ``--seconds`` idle and busy: headspace's
   process, the processes below it (ssh clients; tmux control clients
   locally), and per host the far side (everything under that host's sshd
@@ -227,6 +229,7 @@ class Watch:
     first_seen: dict[tuple[str, str], float] = field(default_factory=dict)
     permission_at: dict[tuple[str, str], float] = field(default_factory=dict)
     problems: list[tuple[float, str | None]] = field(default_factory=list)
+    stalls: list[tuple[float, float]] = field(default_factory=list)  # (when, ms) the watcher's loop woke late
 
     async def read(self, stream: asyncio.StreamReader) -> None:
         async for line in stream:
@@ -237,6 +240,8 @@ class Watch:
             at = float(message["t"])
             if "started" in message:
                 self.started = at
+            elif "stall_ms" in message:
+                self.stalls.append((at, float(message["stall_ms"])))
             elif "problem" in message:
                 self.problems.append((at, message["problem"]))
             elif "state" in message:
@@ -344,7 +349,10 @@ async def phase(label: str, spec: dict, hosts: list[Host], args, workdir: Path, 
         table = process_table()
         result["links"] = {h.name: links(table, proc.pid, h) for h in hosts}
         result["memory"] = memory(proc.pid, hosts)
+        measuring = time.time()
         delays = await latency_rounds(hosts, watch, args)
+        during = [ms for at, ms in watch.stalls if at >= measuring]
+        result["loop_stalls"] = {"count": len(during), "max_ms": max(during, default=0.0), "total_ms": round(sum(during), 1)}
         result["latency"] = {name: stats(values) for name, values in delays.items()}
         result["latency_all"] = stats([v for values in delays.values() for v in values])
         result["delays_ms"] = {name: [round(v, 1) for v in values] for name, values in delays.items()}
@@ -473,6 +481,7 @@ def report(result: dict) -> str:
     row("latency p50 / p95 / max (ms)", lambda p: f"{p['latency_all']['p50_ms']:g} / {p['latency_all']['p95_ms']:g} / {p['latency_all']['max_ms']:g}")
     row("hosts' p95 (ms)", lambda p: _range([s["p95_ms"] for s in p["latency"].values()]))
     row("missed menus", lambda p: p["latency_all"]["missed"])
+    row("headspace loop stalls ≥ 100 ms while menus drawn (n, max ms)", lambda p: f"{p['loop_stalls']['count']}, {p['loop_stalls']['max_ms']:g}")
 
     def bound(p: dict) -> str:
         b = p["bound"]

@@ -15,8 +15,10 @@ no local server, as ``headspace --no-local --host ..`` runs).
 
 It prints one JSON line per row state change (``{"t", "host", "pane",
 "state"}``: the moment the service tells the table, by the same call), per
-fleet problem (``{"t", "problem"}``) and ``{"t", "started"}`` just before the
-services run; it stops them when its stdin closes.
+fleet problem (``{"t", "problem"}``), per event-loop stall of 100 ms or more
+(``{"t", "stall_ms"}``: a late menu during one was late in headspace's loop,
+not on the wire) and ``{"t", "started"}`` just before the services run; it
+stops them when its stdin closes.
 """
 
 from __future__ import annotations
@@ -81,11 +83,26 @@ def services(spec: dict, config_dir: Path) -> list[Service]:
     return built
 
 
+STALL_STEP = 0.05  # how often the loop's lag is sampled
+STALL_REPORTED = 0.1  # a wake-up this late is reported: nothing on the loop ran in that time, a menu included
+
+
+async def stalls() -> None:
+    """Say when the event loop woke ``STALL_REPORTED`` s or more late (headspace's own stall, or the machine's)."""
+    loop = asyncio.get_running_loop()
+    while True:
+        due = loop.time() + STALL_STEP
+        await asyncio.sleep(STALL_STEP)
+        late = loop.time() - due
+        if late >= STALL_REPORTED:
+            say(stall_ms=round(late * 1000, 1))
+
+
 async def main_async(spec: dict) -> None:
     with tempfile.TemporaryDirectory(prefix="headspace-fleet-watch-") as scratch:
         running = services(spec, Path(scratch) / "no-claude-config")
         say(started=True)
-        tasks = [asyncio.create_task(s.run()) for s in running]
+        tasks = [asyncio.create_task(s.run()) for s in running] + [asyncio.create_task(stalls())]
         await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)  # until the benchmark closes our stdin
         await asyncio.gather(*(s.stop() for s in running), return_exceptions=True)
         for task in tasks:
