@@ -273,7 +273,10 @@ async def latency_rounds(hosts: list[Host], watch: Watch, args) -> dict[str, lis
             await wait_until(lambda: "permission" not in watch.states.values(), 20)
             for h in hosts:
                 h.farm.busy(args.busy)
-            await asyncio.sleep(1.5)
+            # Every agent just changed state at once, which no fleet does: each row is looked at
+            # again 0.5, 2 and 5 s later (monitor.TRANSCRIPT_LOOKS), 200 looks in step, and a menu
+            # drawn just after its pane's look waits out CAPTURE_GAP.  Let them pass first.
+            await asyncio.sleep(args.round_gap)
         watch.permission_at.clear()
         for h, pane in order:
             h.farm.signal(pane, signal.SIGUSR2)
@@ -525,6 +528,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=15.0, help="length of each CPU window (default 15)")
     parser.add_argument("--rounds", type=int, default=2, help="menu rounds per phase, one menu per pane each (default 2)")
     parser.add_argument("--spacing", type=float, default=0.05, help="seconds between two menus (default 0.05)")
+    parser.add_argument("--round-gap", type=float, default=6.0, help="seconds between resetting every agent and the next round's menus (default 6)")
     parser.add_argument("--busy", type=float, default=0.2, help="fraction of each host's agents working (default 0.2)")
     parser.add_argument("--settle", type=float, default=3.0, help="seconds after the full table before measuring (default 3)")
     parser.add_argument("--start-timeout", type=float, default=120.0, help="seconds to wait for the full table (default 120)")
