@@ -530,7 +530,7 @@ def main() -> int:
     parser.add_argument("--spacing", type=float, default=0.05, help="seconds between two menus (default 0.05)")
     parser.add_argument("--round-gap", type=float, default=6.0, help="seconds between resetting every agent and the next round's menus (default 6)")
     parser.add_argument("--busy", type=float, default=0.2, help="fraction of each host's agents working (default 0.2)")
-    parser.add_argument("--settle", type=float, default=3.0, help="seconds after the full table before measuring (default 3)")
+    parser.add_argument("--settle", type=float, default=6.0, help="seconds after the full table before measuring: the last rows' looks at +0.5/2/5 s are startup, not idling (default 6)")
     parser.add_argument("--start-timeout", type=float, default=120.0, help="seconds to wait for the full table (default 120)")
     parser.add_argument("--max-sessions", type=int, default=None, help="sshd MaxSessions (default: OpenSSH's 10)")
     parser.add_argument("--json", action="store_true", help="print one JSON line")
