@@ -48,7 +48,9 @@ class PaneTiming:
         """tmux reported ``size`` escaped bytes of output from the pane."""
         self.last_output = now
         if size < SMALL_WRITE and working:
-            if self.lazy_since is None:
+            # Lazy only when nothing else made it dirty: tmux reports one large
+            # write (a dialog) as several %output lines, whose tail may be small.
+            if self.lazy_since is None and not self.dirty:
                 self.lazy_since = now
         else:
             self.lazy_since = None

@@ -56,6 +56,16 @@ def test_a_large_write_ends_the_lazy_pace():
     assert due_at(timing, 100.31, polling=False, focused=False) == 100.31 + QUIET
 
 
+def test_a_large_write_split_by_tmux_stays_eager_when_its_tail_is_small():
+    # tmux reports one write of a dialog as several %output lines (its pty
+    # reads): 2423 then 308 bytes, measured with the fleet benchmark. The small
+    # tail must not make the pane lazy: the dialog was seen up to LAZY_GAP late.
+    timing = _read_at(100.0)
+    timing.output(100.3, 2423, working=True)
+    timing.output(100.3001, 308, working=True)
+    assert due_at(timing, 100.3001, polling=False, focused=False) == 100.3001 + QUIET
+
+
 def test_small_writes_of_an_agent_not_working_are_not_lazy():
     timing = _read_at(100.0)
     timing.output(100.3, 40, working=False)  # an idle agent's prompt being typed into
