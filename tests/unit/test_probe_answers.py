@@ -23,10 +23,10 @@ from pathlib import Path
 import pytest
 
 from headspace_tui.hooks.calls import allow
-from headspace_tui.hooks.settings import PROGRAM
 from headspace_tui.hooks.spool import spool_dir
 from headspace_tui.remote.bundle import BOOT, bundle_line
 from headspace_tui.remote.probe_answers import SILENCE
+from tests.harness.answer_hook import answer_hook
 
 BASH = {"command": "touch relayed.txt", "description": "Create a file"}
 RECORD = {"hook_event_name": "PermissionRequest", "tool_name": "Bash", "tool_input": BASH, "session_id": "s1", "cwd": "/work"}
@@ -112,13 +112,7 @@ def probe(runtime: Path, request):
 
 def hook(runtime: Path, wait: float = 30) -> subprocess.Popen:
     """``program.py answer N`` as Claude runs it, for pane %3, the request on its stdin."""
-    env = {"XDG_RUNTIME_DIR": str(runtime), "PATH": "/usr/bin:/bin", "TMUX_PANE": "%3"}
-    proc = subprocess.Popen([sys.executable, "-S", str(PROGRAM), "answer", str(wait)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    assert proc.stdin is not None
-    proc.stdin.write(json.dumps(RECORD).encode())
-    proc.stdin.close()
-    proc.stdin = None
-    return proc
+    return answer_hook(str(runtime), RECORD, "%3", wait)
 
 
 def spool_of(runtime: Path) -> str:

@@ -17,30 +17,23 @@ import asyncio
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 from headspace_tui.hooks.calls import PendingCall, allow
-from headspace_tui.hooks.settings import PROGRAM
 from headspace_tui.remote.answers import RETRY, RemoteAnswerChannel
 from headspace_tui.remote.host import RemoteHost
 from headspace_tui.remote.probe_answers import SILENCE
 from headspace_tui.shared.config import HostSpec
 from headspace_tui.shared.proctree import ProcessTable
+from tests.harness.answer_hook import answer_hook
 from tests.harness.sshd import running_sshd
 
 RECORD = {"hook_event_name": "PermissionRequest", "tool_name": "Bash", "tool_input": {"command": "make"}, "session_id": "s1", "cwd": "/w"}
 
 
 def hook(runtime: str, pane: str, wait: float = 60) -> subprocess.Popen:
-    env = {"XDG_RUNTIME_DIR": runtime, "PATH": "/usr/bin:/bin", "TMUX_PANE": pane}
-    proc = subprocess.Popen([sys.executable, "-S", str(PROGRAM), "answer", str(wait)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    assert proc.stdin is not None
-    proc.stdin.write(json.dumps(RECORD).encode())
-    proc.stdin.close()
-    proc.stdin = None
-    return proc
+    return answer_hook(runtime, RECORD, pane, wait)
 
 
 async def until(predicate, what: str, timeout: float = 10.0) -> None:
