@@ -9,7 +9,7 @@ import pytest
 
 from headspace_tui.remote.host import RemoteHost
 from headspace_tui.service.journal import Journal
-from headspace_tui.service.monitor import REMOTE_RESTART_LIMIT, Monitor
+from headspace_tui.service.monitor import REMOTE_RESTART_LIMIT, REMOTE_RETRY_PACE, Monitor, remote_retry
 from headspace_tui.service.supervise import Backoff, Supervisor
 from headspace_tui.shared.config import HostSpec
 from headspace_tui.tmux.server import TmuxServer
@@ -20,6 +20,19 @@ def test_backoff_doubles_after_quick_failures_and_resets_after_a_good_run():
     assert [backoff.after_failure(1.0) for _ in range(6)] == [0.0, 0.5, 1.0, 2.0, 4.0, 4.0]
     assert backoff.after_failure(120.0) == 0.0  # it ran well for two minutes: start again at once
     assert backoff.after_failure(1.0) == 0.5
+
+
+def test_a_remote_hosts_reconnects_back_off_to_the_cap_and_stay_there_however_long_it_is_away():
+    """Attempts back off, but never past REMOTE_RETRY_PACE (2 s): an hour away is retried as often as ten seconds away.
+
+    This is what lets the live test's 20 s silence stand for a night's sleep:
+    past the cap (reached after 3.5 s) nothing changes with the length of the silence.
+    """
+    retry = remote_retry()
+    delays = [retry.after_failure(0.0) for _ in range(1800)]  # an hour of attempts every 2 s
+    assert delays[:4] == [0.0, 0.5, 1.0, 2.0]
+    assert max(delays) == REMOTE_RETRY_PACE <= 2.0
+    assert set(delays[3:]) == {REMOTE_RETRY_PACE}
 
 
 def test_a_loop_that_raises_is_restarted_with_backoff_and_said_once_per_failure(caplog):
