@@ -80,11 +80,15 @@ class ProbeClient:
         self._errors = bytearray()
         self.remote_pid: int | None = None  # the remote shell's pid = its process group (see ``start``)
         self.leftover: int | None = None  # a remote process group still to end (see ``close``)
+        # It did not answer in time (a keep-alive or a call): alive there, answering nothing.  Its ssh
+        # here may still end by itself when closed, which proves nothing about the python3 there.
+        self.hung = False
         self.loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def running(self) -> bool:
-        return self._proc is not None and self._proc.returncode is None and self._reader is not None and not self._reader.done()
+        """Its ssh runs, its output is read, and it answered in time (a hung probe is replaced at the next connect)."""
+        return not self.hung and self._proc is not None and self._proc.returncode is None and self._reader is not None and not self._reader.done()
 
     async def start(self) -> None:
         """Start python3 there with the bundle; ``TmuxUnavailable`` saying why if it does not answer in time.
@@ -142,7 +146,8 @@ class ProbeClient:
             try:
                 await self.call("hello", timeout=KEEP_ALIVE_ANSWER)
             except ProbeError:
-                if self.running:
+                if self._proc is not None and self._proc.returncode is None:  # not ended or closed meanwhile
+                    self.hung = True  # not running now; closing it ends its group there too
                     self.on_end()
                 return
 
@@ -181,6 +186,7 @@ class ProbeClient:
         except (ConnectionError, BrokenPipeError):
             raise ProbeError("the remote reader went away") from None
         except TimeoutError:
+            self.hung = True
             raise ProbeError(f"the remote reader did not answer {op} in {timeout:g}s") from None
         finally:
             self._pending.pop(ident, None)
@@ -250,7 +256,7 @@ class ProbeClient:
         proc, self._proc = self._proc, None
         if proc is None:
             return
-        if not await end(proc, grace):
+        if not await end(proc, grace) or self.hung:  # a hung one's python3 there is ended whatever its ssh did here
             self.leftover = self.remote_pid
         self._proc = proc  # kept for its exit status; running is False now
         tasks = [t for t in (self._reader, self._stderr, self._keeper) if t is not None and not t.done()]
