@@ -380,12 +380,16 @@ class RemoteHost:
             log.warning("%s: could not end a hung remote reader (%s)", self.name, ", ".join(map(str, groups)))
 
     def _probe_ended(self) -> None:
+        self._let_go()
+        self.on_lost()
+
+    def _let_go(self) -> None:
+        """What rode on the probe ends with it: its waiting hooks (Claude's dialogs answer) and its tmux streams."""
         if self.answers is not None:
-            self.answers.link_lost()  # its hooks there are let go: Claude's dialogs answer
+            self.answers.link_lost()
         mux, self.server.mux = self.server.mux, None
         if mux is not None:
             mux.ended()  # its control clients see the end of their streams
-        self.on_lost()
 
     async def open_answers(self) -> None:
         """Open the answer socket there, beside the spool, once both the probe and the spool are known."""
@@ -394,11 +398,7 @@ class RemoteHost:
 
     async def lost(self) -> None:
         """The link dropped (or the probe stopped answering): end the probe and the master; the next discovery connects again."""
-        if self.answers is not None:
-            self.answers.link_lost()
-        mux, self.server.mux = self.server.mux, None
-        if mux is not None:
-            mux.ended()
+        self._let_go()
         probe, self.probe = self.probe, None
         if probe is not None:
             await self._close_probe(probe)

@@ -28,10 +28,10 @@ bundled readers, and speaks JSON lines on stdin/stdout:
   never answered.
 
 It ends when its stdin closes (headspace quit or the link dropped), and by
-itself when no request came for ``IDLE_EXIT`` seconds: headspace asks at
-least every 30 s while it watches (``host.KEEP_ALIVE``), so a probe nobody asks is one whose
-headspace is gone without its stdin closing (a half-open connection sshd
-has not noticed); it must not stay there for good.
+itself when no request came for ``IDLE_EXIT`` seconds: headspace says
+``hello`` every 10 s while it watches (``host.KEEP_ALIVE``), so a probe
+nobody asks is one whose headspace is gone without its stdin closing (a
+half-open connection sshd has not noticed); it must not stay there for good.
 
 The answer hooks' socket there and ``hooks install --host`` have modules of
 their own (``probe_answers.py``, ``probe_hooks.py``), which get the
