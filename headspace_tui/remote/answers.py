@@ -170,8 +170,8 @@ class RemoteAnswerChannel:
                 await asyncio.sleep(BEAT)
                 for probe in {p for p, _ in self._held.values()}:
                     try:
-                        waiting = await asyncio.wait_for(probe.call("answer_beat", timeout=BEAT_WAIT), BEAT_WAIT)
-                    except (ProbeError, TimeoutError):
+                        waiting = await probe.call("answer_beat", timeout=BEAT_WAIT)
+                    except ProbeError:
                         waiting = []  # the probe lets them go after its own silence: so do we
                     there = set(waiting) if isinstance(waiting, list) else set()
                     for mine, (holder, remote_id) in list(self._held.items()):
@@ -203,8 +203,8 @@ class RemoteAnswerChannel:
     async def _send(self, probe: ProbeClient, op: str, **args: Any) -> None:
         from .host import ProbeError
 
-        with contextlib.suppress(ProbeError, TimeoutError):
-            done = await asyncio.wait_for(probe.call(op, **args), BEAT_WAIT)
+        with contextlib.suppress(ProbeError):
+            done = await probe.call(op, timeout=BEAT_WAIT, **args)
             if op == "answer_decide" and done is False:
                 log.info("%s: a decision came after the hook had left", self.host.name)
 
