@@ -289,7 +289,8 @@ def _default_mode() -> int:
     return 0o666 & ~mask
 
 
-def _write_atomic(path: Path, content: bytes, mode: int) -> None:
+def write_atomic(path: Path, content: bytes, mode: int) -> None:
+    """``content`` in ``path`` with ``mode``, whole or not at all: a temp file beside it, synced, then renamed over it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -407,10 +408,10 @@ def install(settings_path: Path, command: str | None = None, *, answer_wait: int
         if raw is None:
             backup.unlink(missing_ok=True)  # no backup = "there was no file"
         elif not had_ours:
-            _write_atomic(backup, raw, _mode_of(path))
+            write_atomic(backup, raw, _mode_of(path))
             made_backup = True
         try:
-            _write_atomic(path, _dump(_with_ours(data, ours_wanted)), _mode_of(path))
+            write_atomic(path, _dump(_with_ours(data, ours_wanted)), _mode_of(path))
         except BaseException:
             if made_backup:  # the settings were not changed: a backup of them would be a stray
                 backup.unlink(missing_ok=True)
@@ -449,11 +450,11 @@ def _uninstall(path: Path) -> str:
         except HooksError:
             original = None
         if original is not None and _canonical(original) == _canonical(data):
-            _write_atomic(path, saved, _mode_of(backup))
+            write_atomic(path, saved, _mode_of(backup))
             backup.unlink()
             return "restored"
     elif not _canonical(data):
         path.unlink()
         return "deleted"
-    _write_atomic(path, _dump(stripped), _mode_of(path))
+    write_atomic(path, _dump(stripped), _mode_of(path))
     return "removed"

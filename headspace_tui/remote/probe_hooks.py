@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..detect.claude.status_files import claude_config_dir
-from ..hooks.settings import HooksError, backup_path, hook_command, install, status, uninstall
+from ..hooks.settings import HooksError, backup_path, hook_command, install, status, uninstall, write_atomic
 from ..shared.paths import data_dir
 from ..shared.safe_files import Unreadable, is_private_dir, read_regular
 
@@ -119,20 +119,7 @@ def _place(program: Path, source: bytes) -> None:
     _private_folder(program.parent)
     if _regular_of_mine(program) is False:
         raise HooksError(f"{program} is not a regular file of yours; left it untouched")
-    tmp = program.with_name(f".{program.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    try:
-        try:
-            view = memoryview(source)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, program)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_atomic(program, source, 0o600)  # renamed over it: never written through a link
 
 
 def _remove(program: Path) -> bool:
