@@ -11,6 +11,7 @@ another's.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 
 from ..answering.desk import AnswerDesk
@@ -19,6 +20,9 @@ from ..tmux.control import ControlClient, ControlError
 from ..tmux.server import PaneRecord, TmuxCommandError
 from .monitor import Monitor
 from .pane_watch import PaneWatch
+from .sleep_watch import LOOK_EVERY, SleepWatch
+
+log = logging.getLogger(__name__)
 
 
 def host_of(address: str) -> str:
@@ -61,7 +65,26 @@ class Fleet:
 
     # -- running ---------------------------------------------------------------------
     async def run(self) -> None:
-        await asyncio.gather(*(m.run() for m in self.monitors.values()))
+        remote = [m for m in self.monitors.values() if m.host.remote]
+        sleeps = asyncio.create_task(self._watch_sleep(remote)) if remote else None
+        try:
+            await asyncio.gather(*(m.run() for m in self.monitors.values()))
+        finally:
+            if sleeps is not None:
+                sleeps.cancel()
+                await asyncio.gather(sleeps, return_exceptions=True)
+
+    @staticmethod
+    async def _watch_sleep(remote: list[Monitor]) -> None:
+        """One look a second at whether this machine slept (sleep_watch.py): a machine's fact, told to every remote host."""
+        watch = SleepWatch()
+        while True:
+            await asyncio.sleep(LOOK_EVERY)
+            slept = watch.slept()
+            if slept:
+                log.info("this machine slept %.0f s; reconnecting %d remote host(s)", slept, len(remote))
+                for monitor in remote:
+                    monitor.woke(slept)
 
     async def stop(self) -> None:
         await asyncio.gather(*(m.stop() for m in self.monitors.values()))

@@ -64,7 +64,6 @@ from .journal import Journal
 from .pane_watch import PaneWatch, agent_key
 from .scan import other_version, screen_observation
 from .sessions import Sessions
-from .sleep_watch import LOOK_EVERY, SleepWatch
 from .store import AgentStore
 from .supervise import Backoff, Supervisor
 from .transcripts import TranscriptFollower
@@ -191,8 +190,6 @@ class Monitor:
                     self.supervisor.start("the answer channel's takeover", functools.partial(self._take_over_channel, channel))
         if self.host.socket_file():
             self.supervisor.start("the tmux socket watcher", self._watch_socket)
-        if self.host.remote:
-            self.supervisor.start("the sleep watch", self._watch_sleep)
         try:
             await self.supervisor.start("discovery", self._discovery_loop)
         finally:
@@ -249,20 +246,16 @@ class Monitor:
     def request_discovery(self) -> None:
         self._discover_soon.set()
 
-    async def _watch_sleep(self) -> None:
-        """A remote host's link is redone as soon as this machine wakes from a sleep (see sleep_watch.py)."""
-        watch = SleepWatch()
-        while True:
-            await asyncio.sleep(LOOK_EVERY)
-            slept = watch.slept()
-            if slept:
-                log.info("%s: this machine slept %.0f s; reconnecting", self.host.name, slept)
-                self._slept = slept
-                self.store.offline(f"{self.host.name}: reconnecting after a sleep of {slept:.0f} s", self.clock())
-                link = getattr(self.host, "link", None)
-                if link is not None:  # now, not when discovery comes to it: a discovery may be waiting on that dead link
-                    link.drop()
-                self.request_discovery()
+    def woke(self, slept: float) -> None:
+        """This machine woke from a sleep of ``slept`` s (told by the fleet): a remote link is redone, not trusted."""
+        if self._stopping:
+            return
+        self._slept = slept
+        self.store.offline(f"{self.host.name}: reconnecting after a sleep of {slept:.0f} s", self.clock())
+        link = getattr(self.host, "link", None)
+        if link is not None:  # now, not when discovery comes to it: a discovery may be waiting on that dead link
+            link.drop()
+        self.request_discovery()
 
     def _link_lost(self) -> None:
         """A remote host's link ended between discoveries: its rows are stale now, and discovery reconnects.
