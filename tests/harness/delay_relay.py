@@ -97,17 +97,18 @@ class DelayRelay:
         task = asyncio.current_task()
         assert task is not None
         self._links.add(task)
+        writers = [client_writer]
         try:
             try:
                 server_reader, server_writer = await asyncio.open_connection(*self.target)
             except OSError:
-                client_writer.close()  # the target refuses: so does the relay
-                return
+                return  # the target refuses: so does the relay
+            writers.append(server_writer)
             half = self.rtt / 2
             await asyncio.gather(_pump(client_reader, server_writer, half), _pump(server_reader, client_writer, half))
-            for writer in (client_writer, server_writer):
-                writer.close()
         finally:
+            for writer in writers:  # also when the link is cancelled (close): both ends see it closed at once
+                writer.close()
             self._links.discard(task)
 
     async def close(self) -> None:

@@ -3,7 +3,7 @@
 Why: what a real network does to a link (packets dropped without a word,
 an address that moves, a laptop that is silent for an hour) cannot be made
 on loopback, where a dead peer always answers with a reset. Each
-:class:`NetHost` is a private network namespace (``hs-<pid>-<n>``) with one
+:class:`NetHost` is a private network namespace (``headspace-test-<pid>-<n>``) with one
 veth pair: this machine's end (``host_if``, ``host_addr``) and the
 namespace's end (``ns_if``, ``ns_addr``), a private /30 of their own. A real
 sshd (``tests/harness/sshd.py``, started with ``ip netns exec``) listens in
@@ -17,7 +17,7 @@ the namespace, so the only way to it is across the veth.
   connection's addresses are gone and it dies silently; the client reaches
   the host at its new ``ns_addr`` (the ssh config's ``HostName``, as DNS
   would say).
-* ``jump_target()`` makes a second namespace reachable *only* from this one
+* ``link_to()`` makes a second namespace reachable *only* from this one
   (a veth between the two namespaces, nothing from this machine): the host
   behind a ProxyJump.
 
@@ -28,7 +28,7 @@ Everything is removed at the end, however the test ends (``net_hosts``
 is a context manager): the processes inside each namespace (all started
 there by the test: the sshd and what it ran) are killed by pid, the veth
 pairs deleted, the namespaces deleted. Namespaces of this harness left by
-a test process that was itself killed (``hs-<dead pid>-*``) are swept at
+a test process that was itself killed (``headspace-test-<dead pid>-*``) are swept at
 the next start. Names and addresses are picked under a lock file, so two
 test processes at once never pick the same /30.
 """
@@ -39,6 +39,7 @@ import contextlib
 import fcntl
 import ipaddress
 import os
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -49,8 +50,8 @@ import pytest
 
 from .sshd import Sshd
 
-LOCK = Path("/tmp/hs-netns.lock")
-PREFIX = "hs-"
+LOCK = Path("/tmp/headspace-test-netns.lock")
+PREFIX = "headspace-test-"  # distinctive: the sweep removes only namespaces of this name whose test process is gone
 POOL = ipaddress.ip_network("10.213.0.0/16")  # carved into /30s; any overlapping with this machine's routes is skipped
 SSH_PORT = 2222
 FENCE_BASE = 10_000_000  # our blackhole routes' metric is this plus the test process's pid: below a live /30's own route
@@ -88,10 +89,12 @@ def _used_networks() -> list[ipaddress.IPv4Network]:
 @contextlib.contextmanager
 def _locked() -> Iterator[None]:
     """Held while names and /30s are picked and made, so another test process never picks the same."""
-    LOCK.touch(exist_ok=True)
-    with LOCK.open() as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    fd = os.open(LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)  # never through a planted link
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         yield
+    finally:
+        os.close(fd)
 
 
 def _free_slash30(taken: set[ipaddress.IPv4Network]) -> ipaddress.IPv4Network:
@@ -137,8 +140,8 @@ def sweep_leftovers() -> None:
     """Remove this harness's namespaces and fences whose test process is gone (it was killed before its cleanup ran)."""
     for line in _ip("netns", "list", check=False).stdout.splitlines():
         name = line.split()[0] if line.split() else ""
-        parts = name.split("-")
-        if len(parts) == 3 and parts[0] + "-" == PREFIX and parts[1].isdigit() and not _pid_alive(int(parts[1])):
+        parts = name[len(PREFIX) :].split("-") if name.startswith(PREFIX) else []
+        if len(parts) == 2 and parts[0].isdigit() and parts[1].isdigit() and not _pid_alive(int(parts[0])):
             _remove_namespace(name)
     for line in _ip("-o", "route", "show", "type", "blackhole", check=False).stdout.splitlines():
         words = line.split()  # "blackhole 10.213.1.0/30 metric 10012345"
@@ -177,7 +180,6 @@ class NetHost:
 
     def __init__(self, name: str, index: int, taken: set[ipaddress.IPv4Network]) -> None:
         self.name = name
-        self.index = index
         self._taken = taken
         tag = f"{os.getpid() % 100000}{chr(ord('a') + index % 26)}{index // 26 or ''}"
         self.host_if = f"hs{tag}h"  # at most 15 characters (IFNAMSIZ)
@@ -185,13 +187,17 @@ class NetHost:
         self.net = _free_slash30(taken)
         self.host_addr, self.ns_addr = (str(a) for a in list(self.net.hosts())[:2])
         _ip("netns", "add", name)
-        _ip("link", "add", self.host_if, "type", "veth", "peer", "name", self.ns_if, "netns", name)
-        _ip("addr", "add", f"{self.host_addr}/30", "dev", self.host_if)
-        _ip("link", "set", "dev", self.host_if, "up")
-        _ip("-n", name, "addr", "add", f"{self.ns_addr}/30", "dev", self.ns_if)
-        _ip("-n", name, "link", "set", "dev", self.ns_if, "up")
-        _ip("-n", name, "link", "set", "dev", "lo", "up")
-        self._pin_neighbours()
+        try:
+            _ip("link", "add", self.host_if, "type", "veth", "peer", "name", self.ns_if, "netns", name)
+            _ip("addr", "add", f"{self.host_addr}/30", "dev", self.host_if)
+            _ip("link", "set", "dev", self.host_if, "up")
+            _ip("-n", name, "addr", "add", f"{self.ns_addr}/30", "dev", self.ns_if)
+            _ip("-n", name, "link", "set", "dev", self.ns_if, "up")
+            _ip("-n", name, "link", "set", "dev", "lo", "up")
+            self._pin_neighbours()
+        except BaseException:
+            _remove_namespace(name)  # its veth goes with it; the caller's fences are released with ``taken``
+            raise
 
     def _pin_neighbours(self) -> None:
         """Permanent ARP entries both ways, so a downed link drops packets in silence.
@@ -209,10 +215,6 @@ class NetHost:
     def __repr__(self) -> str:
         return f"NetHost({self.name}: {self.host_addr} <-> {self.ns_addr})"
 
-    def exec_argv(self, *argv: str) -> list[str]:
-        """``argv`` run inside the namespace."""
-        return ["ip", "netns", "exec", self.name, *argv]
-
     def down(self) -> None:
         """Drop every packet to and from the host: its interface goes down (no reset, no refusal)."""
         _ip("-n", self.name, "link", "set", "dev", self.ns_if, "down")
@@ -223,8 +225,6 @@ class NetHost:
 
     def wait_reachable(self, port: int = SSH_PORT, timeout: float = 10.0) -> None:
         """Until a TCP connect to the host's port succeeds from this machine (the veth's carrier is back)."""
-        import socket
-
         deadline = time.monotonic() + timeout
         while True:
             try:

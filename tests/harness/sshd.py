@@ -341,6 +341,7 @@ class Sshd:
             return
         if os.geteuid() == 0 and not PRIVSEP_DIR.is_dir():
             PRIVSEP_DIR.mkdir(mode=0o755, exist_ok=True)
+        seen = self.log_file.stat().st_size if self.log_file.exists() else 0  # a restart's log goes on: only what follows counts
         log = self.log_file.open("ab")
         inside = ["ip", "netns", "exec", self.netns] if self.netns else []  # exec's sshd itself: our child is the listener
         self.process = subprocess.Popen(
@@ -357,7 +358,7 @@ class Sshd:
             if self.process.poll() is not None:
                 raise RuntimeError(f"sshd exited with {self.process.returncode}:\n{self.log()}")
             if self.netns is not None:
-                if "Server listening on" in self.log():  # logged once it listens: it may be reachable only from inside (a jump host's target)
+                if b"Server listening on" in self.log_file.read_bytes()[seen:]:  # logged once it listens: it may be reachable only from inside (a jump host's target)
                     return
             else:
                 with contextlib.suppress(OSError):
