@@ -14,8 +14,9 @@ import argparse
 import asyncio
 from typing import Any
 
-from ..hooks.settings import ANSWER_WAIT, EVENTS, PROGRAM
+from ..hooks.settings import ANSWER_WAIT, PROGRAM
 from ..shared.safe_text import clean
+from .hooks_text import said
 
 
 class RemoteHooksError(Exception):
@@ -57,35 +58,4 @@ def run(args: argparse.Namespace, config: Any) -> str:
         return answer
 
     answer = asyncio.run(over_the_link())
-    return clean(f"{spec.name}: {_say(args.hooks_action, answer, wait)}")
-
-
-def _say(action: str, answer: dict[str, Any], wait: int | None) -> str:
-    path, program = answer.get("path", "?"), answer.get("program", "?")
-    if action == "install":
-        what = "headspace hooks" + (f" with the answer channel (waits {wait}s)" if wait is not None else "")
-        if not answer.get("changed"):
-            return f"{what} already installed in {path} (program {program})"
-        backup = answer.get("backup")
-        return f"installed {what} in {path} ({f'backup: {backup}' if backup else 'new file'}; program {program}, run by {answer.get('python')})"
-    if action == "uninstall":
-        gone = f"; removed {program}" if answer.get("program_removed") else ""
-        return {
-            "restored": f"removed headspace hooks: restored {path} from its backup{gone}",
-            "deleted": f"removed headspace hooks: deleted {path}, which install had created{gone}",
-            "removed": f"removed headspace hooks from {path} (it changed since install; backup kept: {answer.get('backup')}){gone}",
-            "absent": f"no headspace hooks in {path}{gone}",
-        }.get(str(answer.get("done")), f"uninstall said {answer.get('done')!r}")
-    program_state = answer.get("program_state")
-    if answer.get("installed") and program_state == "current":
-        wait_there = answer.get("answer_wait")
-        channel = f"; answer channel on, waits {wait_there}s" if wait_there is not None else ""
-        return f"headspace hooks installed in {path} ({len(EVENTS)} events{channel})"
-    if not answer.get("events"):
-        return f"headspace hooks not installed in {path}" + ("" if answer.get("exists") else " (no such file)")
-    if answer.get("missing"):
-        return f"headspace hooks partly installed in {path}: missing {', '.join(answer['missing'])}; run 'headspace hooks install --host'"
-    if program_state != "current":
-        return f"headspace hooks in {path} run a hook program that is {'missing' if program_state == 'missing' else 'another version'} ({program}); run 'headspace hooks install --host'"
-    commands = answer.get("commands") or ["?"]
-    return f"headspace hooks in {path} run another program ({commands[0]}); run 'headspace hooks install --host'"
+    return clean(f"{spec.name}: {said(args.hooks_action, answer, wait, again=f'headspace hooks install --host {spec.name}')}")

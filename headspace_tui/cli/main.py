@@ -490,7 +490,8 @@ async def _send_to(args: argparse.Namespace, config, server, record, family) -> 
 
 def cmd_hooks(args: argparse.Namespace) -> int:
     from ..detect.claude.status_files import claude_config_dir
-    from ..hooks.settings import ANSWER_WAIT, EVENTS, HooksError, backup_path, install, status, uninstall
+    from ..hooks.settings import ANSWER_WAIT, HooksError, backup_path, install, status, uninstall
+    from .hooks_text import said
 
     if args.host:
         from .hooks_remote import RemoteHooksError, run
@@ -512,34 +513,14 @@ def cmd_hooks(args: argparse.Namespace) -> int:
                 raise UserError("--wait goes with --answer")
             wait = (args.wait if args.wait is not None else ANSWER_WAIT) if args.answer else None
             changed = install(path, answer_wait=wait)
-            what = "headspace hooks" + (f" with the answer channel (waits {wait}s)" if wait is not None else "")
-            if not changed:
-                print(f"{what} already installed in {path}")
-            elif backup_path(path).exists():
-                print(f"installed {what} in {path} (backup: {backup_path(path)})")
-            else:
-                print(f"installed {what} in {path} (new file)")
+            backup = backup_path(path)
+            print(said("install", {"path": path, "changed": changed, "backup": backup if backup.exists() else None}, wait))
         elif args.hooks_action == "uninstall":
-            done = uninstall(path)
-            print(
-                {
-                    "restored": f"removed headspace hooks: restored {path} from its backup",
-                    "deleted": f"removed headspace hooks: deleted {path}, which install had created",
-                    "removed": f"removed headspace hooks from {path} (it changed since install; backup kept: {backup_path(path)})",
-                    "absent": f"no headspace hooks in {path}",
-                }[done]
-            )
+            print(said("uninstall", {"path": path, "done": uninstall(path), "backup": backup_path(path)}, None))
         else:
             found = status(path)
-            if found.installed:
-                channel = f"; answer channel on, waits {found.answer_wait}s" if found.answer_wait is not None else ""
-                print(f"headspace hooks installed in {path} ({len(EVENTS)} events{channel})")
-            elif not found.events:
-                print(f"headspace hooks not installed in {path}" + ("" if found.exists else " (no such file)"))
-            elif found.missing:
-                print(f"headspace hooks partly installed in {path}: missing {', '.join(found.missing)}; run 'headspace hooks install'")
-            else:
-                print(f"headspace hooks in {path} run another program ({found.commands[0]}); run 'headspace hooks install'")
+            facts = {"path": path, "installed": found.installed, "events": found.events, "missing": found.missing, "exists": found.exists}
+            print(said("status", {**facts, "commands": found.commands, "answer_wait": found.answer_wait}, None))
     except HooksError as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:
