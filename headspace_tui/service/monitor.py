@@ -91,11 +91,12 @@ REMOTE_RESTART_LIMIT = 10.0  # a remote host's failed loop starts again at most 
 # costs one short-lived ssh process per period; one TCP handshake every 2 s is nothing
 # to the far sshd (its MaxStartups throttles at 10 unauthenticated at once).
 REMOTE_RETRY_PACE = 2.0
+CHANNEL_RETRY = 5.0  # while another headspace holds the answer channel, ask for it this often
 
 
 def remote_retry() -> Backoff:
+    """A remote host's reconnect pace: 0, 0.5, 1, then every REMOTE_RETRY_PACE s, however long it is away."""
     return Backoff(first=0.5, limit=REMOTE_RETRY_PACE, healthy_after=float("inf"))
-CHANNEL_RETRY = 5.0  # while another headspace holds the answer channel, ask for it this often
 
 log = logging.getLogger(__name__)
 
