@@ -98,6 +98,7 @@ def remote_retry() -> Backoff:
     """A remote host's reconnect pace: 0, 0.5, 1, then every REMOTE_RETRY_PACE s, however long it is away."""
     return Backoff(first=0.5, limit=REMOTE_RETRY_PACE, healthy_after=float("inf"))
 
+
 log = logging.getLogger(__name__)
 
 

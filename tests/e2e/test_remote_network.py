@@ -39,6 +39,7 @@ import pytest
 from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.model import AgentState
 from headspace_tui.remote.host import RemoteHost
+from headspace_tui.remote.ssh import ALIVE_COUNT, ALIVE_INTERVAL
 from headspace_tui.service import sleep_watch
 from headspace_tui.service.facade import Service
 from headspace_tui.service.journal import Journal
@@ -60,7 +61,7 @@ CORPUS = REPO / "snapshots" / "panes" / "claude-2.1.330" / "alt" / "120x40"
 STALE_LIMIT = 10.0  # issue 27: rows stale within 10 s of the packets being dropped
 BACK_LIMIT = 5.0  # ...and live again within 5 s of the interface coming back
 ASLEEP = 20.0  # seconds a "sleeping laptop"'s link stays silent (see its test)
-KEEPALIVE_WINDOW = 3.0  # ssh ServerAliveInterval 1 s x (ServerAliveCountMax 2 + 1): silence this long ends a link
+KEEPALIVE_WINDOW = ALIVE_INTERVAL * (ALIVE_COUNT + 1)  # silence this long ends a link (ssh's ServerAlive*)
 
 
 class Agents:
