@@ -30,6 +30,7 @@ import psutil
 import pytest
 
 from headspace_tui.app.main import HeadspaceApp
+from headspace_tui.events import AgentChanged
 from headspace_tui.model import AgentState
 from headspace_tui.remote.host import RemoteHost
 from headspace_tui.service.facade import Service
@@ -157,15 +158,21 @@ def test_a_probe_that_stops_answering_is_ended_there_and_the_rows_come_back(clau
 
     async def scenario() -> float:
         app = remote_app(box, private_tmux.name)
+        # The stale mark is recorded as it is made, not polled for: once the hung probe is let go,
+        # the next read of the pane goes through a plain ssh command over the master and clears it,
+        # often within the 0.1 s between two looks at the table.
+        marked: list[str] = []
+        app.service.subscribe(lambda event: isinstance(event, AgentChanged) and event.agent.pane_id == address and event.agent.offline and marked.append(event.agent.offline))
         async with app.run_test(size=(120, 40)) as pilot:
             await wait_until(pilot, lambda: address in app.table.agents and app.table.agents[address].state is AgentState.IDLE, "the remote agent idle", 30)
             await wait_until(pilot, lambda: bool(remote_probes()), "the probe there", 10)
             hung = remote_probes()
+            assert not marked, f"the row was marked stale before the probe hung: {marked}"
             for proc in hung:
                 proc.suspend()  # alive, its pipes open, answering nothing
             stopped = time.monotonic()
             await asyncio.to_thread(private_tmux.run, "new-session", "-d", "-s", "nudge")  # a discovery, which asks the probe
-            await wait_until(pilot, lambda: bool(app.table.agents[address].offline), "the row offline (the probe did not answer)", 30)
+            await wait_until(pilot, lambda: bool(marked), "the row marked stale (the probe did not answer)", 30)
             await wait_until(pilot, lambda: not app.table.agents[address].offline, "the row back", 30)
             back = time.monotonic() - stopped
             # The rows can come back before the hung reader is ended: its sessions' control clients
