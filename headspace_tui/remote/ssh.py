@@ -41,7 +41,7 @@ from collections.abc import Sequence
 
 from ..model import PaneAddress
 from ..shared.config import HostSpec
-from ..shared.lifeline import die_with_parent, end, exited
+from ..shared.lifeline import die_with_parent, end, exited, release
 from ..tmux.control_pipe import ControlPipe
 from ..tmux.server import TIMEOUT, TmuxServer, TmuxUnavailable
 from .mux import ProbeMux
@@ -129,8 +129,12 @@ class SshLink:
             stderr=asyncio.subprocess.DEVNULL,
             start_new_session=True,
         )
-        if await exited(proc, timeout):
-            return proc.returncode == 0
+        try:
+            if await exited(proc, timeout):
+                return proc.returncode == 0
+        except asyncio.CancelledError:
+            release(proc)  # headspace stopping: the line is killed if it still runs, nothing left for later
+            raise
         await end(proc, 0)  # our own child, by its handle
         return False
 

@@ -87,19 +87,23 @@ async def end(proc: asyncio.subprocess.Process, grace: float = 2.0, *, terminate
     """End our own child by its handle: its stdin closed (or SIGTERM), ``grace`` s, then SIGKILL; our pipe ends closed.
 
     Returns True if it ended by itself within ``grace`` (False: it had to be killed).
+    Cancelled (headspace stopping while it waits), it still releases: that
+    kills a child still running, and leaves no transport for the collector.
     """
-    if proc.stdin is not None and not proc.stdin.is_closing():
-        proc.stdin.close()
-    if terminate and proc.returncode is None:
-        with contextlib.suppress(ProcessLookupError):
-            proc.terminate()
-    by_itself = await exited(proc, grace)
-    if not by_itself:
-        with contextlib.suppress(ProcessLookupError):
-            proc.kill()
-        await exited(proc, 5.0)
-    release(proc)  # our ends of its pipes, which its holders may keep open
-    return by_itself
+    try:
+        if proc.stdin is not None and not proc.stdin.is_closing():
+            proc.stdin.close()
+        if terminate and proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.terminate()
+        by_itself = await exited(proc, grace)
+        if not by_itself:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await exited(proc, 5.0)
+        return by_itself
+    finally:
+        release(proc)  # our ends of its pipes, which its holders may keep open
 
 
 def release(proc: object) -> None:

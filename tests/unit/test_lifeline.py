@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -48,6 +49,28 @@ def test_end_kills_a_child_that_ignores_its_stdin_closing():
     by_itself, code = asyncio.run(scenario())
     assert not by_itself and code == -signal.SIGKILL
 
+
+
+def test_an_end_cancelled_in_its_grace_still_kills_the_child_and_closes_our_pipes():
+    """Headspace stopping cancels whatever is ending a child (a probe's 2 s grace, say).
+
+    Before, ``release`` was skipped then: the child ran on, and its transport,
+    collected after the loop had closed, printed "Event loop is closed".
+    """
+
+    async def scenario() -> tuple[bool, bool]:
+        proc = await asyncio.create_subprocess_exec("sleep", "30", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+        ending = asyncio.create_task(end(proc, 5.0))
+        await asyncio.sleep(0.2)  # in its grace: sleep ignores its stdin closing
+        ending.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await ending
+        closed = proc._transport.is_closing()  # type: ignore[attr-defined]  # asyncio's own transport: no public handle
+        return closed, await exited(proc, 5.0)
+
+    closed, gone = asyncio.run(scenario())
+    assert closed, "our ends of its pipes were left for the garbage collector"
+    assert gone, "the child outlived the cancelled end"
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 def test_a_child_dies_with_its_parent_even_on_kill_9():
