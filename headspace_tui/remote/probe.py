@@ -196,6 +196,7 @@ def serve(stdin=None, stdout=None, idle_exit: float = IDLE_EXIT) -> None:
     def watchdog() -> None:
         while (left := last[0] + idle_exit - time.monotonic()) > 0:
             time.sleep(left)  # one wake per request-free stretch, not one every few seconds
+        probe.tmux.close_all()  # no tmux client of ours outlives the probe
         os._exit(0)  # stdin's reader cannot be interrupted otherwise
 
     threading.Thread(target=watchdog, daemon=True).start()
@@ -215,3 +216,4 @@ def serve(stdin=None, stdout=None, idle_exit: float = IDLE_EXIT) -> None:
         except Exception as exc:  # noqa: BLE001 -- any failure is the answer, in one line
             probe.send({"id": request.get("id"), "error": f"{type(exc).__name__}: {exc}"})
     probe.answers.close()  # stdin ended: the link is gone, and so is every hook's wait (Claude's dialog answers)
+    probe.tmux.close_all()  # ...and every tmux control client it started there

@@ -22,6 +22,9 @@ Requests (from headspace; ``ctl_in``, ``ctl_ack`` and ``ctl_close`` get no answe
 * ``{"op": "ctl_close", "ch": N}``: close its input (tmux detaches);
   killed if it has not ended within ``CLOSE_GRACE`` (no answer either).
 
+When the probe ends (stdin closed, or idle), ``close_all`` ends every
+client the same way before it exits: none outlives it.
+
 Pushes: ``{"push": "ctl", "ch": N, "data": B64}`` (at most ``CHUNK`` bytes
 each) and ``{"push": "ctl_end", "ch": N}`` once, after its last bytes.
 
@@ -49,6 +52,7 @@ import os
 import queue
 import subprocess
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -199,6 +203,27 @@ class TmuxMux:
         with self._lock:
             self._streams[number] = Stream(number, proc, self._send, self._forget)
         return True
+
+    def close_all(self, grace: float = CLOSE_GRACE) -> None:
+        """End every control client before the probe exits: input closed, output drained, killed after ``grace``.
+
+        Left to the probe's exit, a client whose output headspace had stopped
+        taking (its window spent) outlived it: tmux 3.3a waits to flush a
+        control client's output before letting it go, nobody was left to
+        read it, and the server then ignored ``kill-server``.  A killed
+        client is let go at once.
+        """
+        with self._lock:
+            streams = list(self._streams.values())
+        for stream in streams:
+            stream.close()  # its reader now drops what it reads, whatever the window
+        deadline = time.monotonic() + grace
+        for stream in streams:
+            try:
+                stream.proc.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                stream.proc.kill()
+        self._pool.shutdown(wait=False)
 
     def _forget(self, number: int) -> None:
         with self._lock:
