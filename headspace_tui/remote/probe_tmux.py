@@ -48,11 +48,11 @@ answers or from the probe's own event loop (``SshTmuxServer.execute``).
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import queue
 import subprocess
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -90,21 +90,23 @@ class Stream:
     def write(self, data: bytes) -> None:
         self._input.put(data)
 
-    def close(self) -> None:
-        """Close its input: tmux detaches and its output ends; killed if it does not within CLOSE_GRACE."""
+    def close(self) -> threading.Thread:
+        """Close its input: tmux detaches and its output ends; the returned reaper kills it if it does not within CLOSE_GRACE."""
         with self._turn:
             self._closing = True  # what it still says is read and dropped, whatever the window
             self._turn.notify()
         self._input.put(None)
+        reaper = threading.Thread(target=self._reap, daemon=True)
+        reaper.start()
+        return reaper
 
-        def reap() -> None:
-            try:
-                self.proc.wait(CLOSE_GRACE)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-        threading.Thread(target=reap, daemon=True).start()
+    def _reap(self) -> None:
+        """Wait for it to exit (reaped here, never left a zombie); killed if it has not within CLOSE_GRACE."""
+        try:
+            self.proc.wait(CLOSE_GRACE)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
 
     def _pump_out(self) -> None:
         assert self.proc.stdout is not None
@@ -128,12 +130,9 @@ class Stream:
         finally:
             self._input.put(None)
             self._gone(self.number)
-            self._send({"push": "ctl_end", "ch": self.number})
-            try:
-                self.proc.wait(CLOSE_GRACE)  # its output ended: it is exiting (reaped here, never left a zombie)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+            with contextlib.suppress(OSError, ValueError):  # the probe's own output gone (headspace went): still reaped
+                self._send({"push": "ctl_end", "ch": self.number})
+            self._reap()  # its output ended: it is exiting
 
     def _pump_in(self) -> None:
         stdin = self.proc.stdin
@@ -204,8 +203,8 @@ class TmuxMux:
             self._streams[number] = Stream(number, proc, self._send, self._forget)
         return True
 
-    def close_all(self, grace: float = CLOSE_GRACE) -> None:
-        """End every control client before the probe exits: input closed, output drained, killed after ``grace``.
+    def close_all(self) -> None:
+        """End every control client before the probe exits: input closed, output drained, killed after CLOSE_GRACE.
 
         Left to the probe's exit, a client whose output headspace had stopped
         taking (its window spent) outlived it: tmux 3.3a waits to flush a
@@ -215,14 +214,8 @@ class TmuxMux:
         """
         with self._lock:
             streams = list(self._streams.values())
-        for stream in streams:
-            stream.close()  # its reader now drops what it reads, whatever the window
-        deadline = time.monotonic() + grace
-        for stream in streams:
-            try:
-                stream.proc.wait(max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                stream.proc.kill()
+        for reaper in [stream.close() for stream in streams]:  # all at once: their graces run side by side
+            reaper.join()
         self._pool.shutdown(wait=False)
 
     def _forget(self, number: int) -> None:
