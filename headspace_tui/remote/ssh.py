@@ -130,13 +130,9 @@ class SshLink:
             start_new_session=True,
         )
         try:
-            if await exited(proc, timeout):
-                return proc.returncode == 0
-        except asyncio.CancelledError:
-            release(proc)  # headspace stopping: the line is killed if it still runs, nothing left for later
-            raise
-        await end(proc, 0)  # our own child, by its handle
-        return False
+            return await exited(proc, timeout) and proc.returncode == 0
+        finally:
+            release(proc)  # our own child, by its handle: killed if it still runs (too slow, or headspace stopping)
 
     @property
     def connected(self) -> bool:
