@@ -519,8 +519,16 @@ def cmd_hooks(args: argparse.Namespace) -> int:
             print(said("uninstall", {"path": path, "done": uninstall(path), "backup": backup_path(path)}, None))
         else:
             found = status(path)
-            facts = {"path": path, "installed": found.installed, "events": found.events, "missing": found.missing, "exists": found.exists}
-            print(said("status", {**facts, "commands": found.commands, "answer_wait": found.answer_wait}, None))
+            facts = {
+                "path": path,
+                "installed": found.installed,
+                "exists": found.exists,
+                "events": found.events,
+                "missing": found.missing,
+                "commands": found.commands,
+                "answer_wait": found.answer_wait,
+            }
+            print(said("status", facts, None))
     except HooksError as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:
