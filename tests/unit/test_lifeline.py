@@ -50,7 +50,6 @@ def test_end_kills_a_child_that_ignores_its_stdin_closing():
     assert not by_itself and code == -signal.SIGKILL
 
 
-
 def test_an_end_cancelled_in_its_grace_still_kills_the_child_and_closes_our_pipes():
     """Headspace stopping cancels whatever is ending a child (a probe's 2 s grace, say).
 
@@ -71,6 +70,7 @@ def test_an_end_cancelled_in_its_grace_still_kills_the_child_and_closes_our_pipe
     closed, gone = asyncio.run(scenario())
     assert closed, "our ends of its pipes were left for the garbage collector"
     assert gone, "the child outlived the cancelled end"
+
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 def test_a_child_dies_with_its_parent_even_on_kill_9():

@@ -25,6 +25,7 @@ import psutil
 
 from headspace_tui.remote.bundle import BOOT, bundle_line
 from headspace_tui.remote.probe_tmux import WINDOW
+from headspace_tui.shared.proctree import process_exists
 
 
 def _line(proc: subprocess.Popen, message: dict) -> None:
@@ -34,17 +35,13 @@ def _line(proc: subprocess.Popen, message: dict) -> None:
 
 
 def _gone(pid: int, within: float) -> bool:
-    """Ended within ``within`` s: no such process, or one that has exited and waits to be reaped (not by us)."""
+    """Ended within ``within`` s (a zombie waiting for its reaper counts as ended, as everywhere in headspace)."""
     deadline = time.monotonic() + within
-    while True:
-        try:
-            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
-                return True
-        except psutil.NoSuchProcess:
-            return True
+    while process_exists(pid):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.05)
+    return True
 
 
 def test_an_ending_probe_ends_a_control_client_whose_output_nobody_reads(private_tmux, tmp_path):
