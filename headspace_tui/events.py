@@ -69,6 +69,8 @@ class Answered:
 
     ``tool_input`` is the exact input Claude asked about, as JSON with sorted
     keys, when the hook handed it over ("" when only the screen is known).
+    Keys are recorded once the pane shows Claude moved on; ``began`` is when
+    they began to go, the moment that says which dialog they answered.
     """
 
     agent: Agent
@@ -77,6 +79,7 @@ class Answered:
     tool: str
     tool_input: str
     at: float
+    began: float = 0.0  # when headspace began answering (0: at ``at``)
 
     @property
     def host(self) -> str:

@@ -124,7 +124,7 @@ class Answerer:
                 return mismatch
         if desk is not None:
             desk.sending_keys(agent.pane_id, True)
-        self._start(self._send(agent, seen, intent))
+        self._start(self._send(agent, seen, intent, self.clock()))
         return ""
 
     def _by_hook(self, desk: AnswerDesk, agent: Agent, intent: Intent) -> bool:
@@ -175,7 +175,7 @@ class Answerer:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
-    async def _send(self, agent: Agent, seen: Observation, intent: Intent) -> None:
+    async def _send(self, agent: Agent, seen: Observation, intent: Intent, began: float) -> None:
         pane_id, target = agent.pane_id, agent.target
         try:
             outcome = await send_guarded(
@@ -197,7 +197,7 @@ class Answerer:
             return
         if outcome.delivered:
             move_on = intent.kind is not IntentKind.INTERRUPT
-            self._finish(agent, Report(pane_id, f"{target}: {outcome.detail}", "information", True, move_on), "", seen, outcome.what)
+            self._finish(agent, Report(pane_id, f"{target}: {outcome.detail}", "information", True, move_on), "", seen, outcome.what, began)
         else:
             self._finish(agent, Report(pane_id, f"{target}: {outcome.detail}", "error", False), "not delivered")
 
@@ -214,14 +214,16 @@ class Answerer:
         else:
             self._finish(agent, Report(pane_id, f"{target}: {what} via hook: {outcome.detail}", "error", False), "not delivered")
 
-    def _finish(self, agent: Agent, report: Report, mark: str, answered: Observation | None = None, keys_answered: str = "") -> None:
+    def _finish(
+        self, agent: Agent, report: Report, mark: str, answered: Observation | None = None, keys_answered: str = "", began: float = 0.0
+    ) -> None:
         """After a send: keys for that agent wait for a new observation; the row and the audit say how it went."""
         pane_id = report.pane_id
         desk = self.routes.desk(pane_id)
         if desk is not None:
             desk.sending_keys(pane_id, False)
             if keys_answered:
-                desk.record(agent, Channel.KEYS, keys_answered)
+                desk.record(agent, Channel.KEYS, keys_answered, began=began, seen=answered)
         if answered is not None:
             self._in_flight[pane_id] = answered  # until the monitor reports the pane's next state
         else:

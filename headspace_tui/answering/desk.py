@@ -30,7 +30,7 @@ from typing import Any
 from ..events import ANSWERED_HOW, Answered
 from ..hooks.calls import QUESTION_TOOL, PendingCall, why_not
 from ..hooks.channel import ChannelTaken, ChannelUnavailable, HookChannel, MakeChannel
-from ..model import Agent, AgentState, Channel
+from ..model import Agent, AgentState, Channel, Observation
 from ..service.pane_watch import LOCAL_HOST
 from ..service.store import AgentStore
 
@@ -209,8 +209,14 @@ class AnswerDesk:
         else:
             self._keys.discard(pane_id)
 
-    def record(self, agent: Agent, channel: Channel, what: str, call: PendingCall | None = None) -> None:
-        """The audit: the row's last answer, and an event for the journal; a remote one names its host."""
+    def record(
+        self, agent: Agent, channel: Channel, what: str, call: PendingCall | None = None, *, began: float = 0.0, seen: Observation | None = None
+    ) -> None:
+        """The audit: the row's last answer, and an event for the journal; a remote one names its host.
+
+        Keys are recorded once delivered, when the pane shows what came after:
+        ``began`` is when they began to go, ``seen`` the dialog they answered.
+        """
         at = self.clock()
         where = f" on {agent.host}" if agent.host != LOCAL_HOST else ""
         self.store.answered(agent.pane_id, f"{ANSWERED_HOW[channel]}{where}: {what}", at)
@@ -218,9 +224,10 @@ class AnswerDesk:
             agent=agent,
             channel=channel,
             what=what,
-            tool=call.tool_name if call is not None else agent.observation.tool,
+            tool=call.tool_name if call is not None else (seen or agent.observation).tool,
             tool_input=call.exact_input if call is not None else "",
             at=at,
+            began=began or at,
         )
         self.last[agent.pane_id] = event
         self.store.emit(event)

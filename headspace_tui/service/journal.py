@@ -31,11 +31,12 @@ from ..model import Agent, AgentState
 from ..state.eventlog import EventLog, EventLogError, StoredEvent
 from ..state.intent import IntentResult, TurnIntent, detect_intent
 from ..state.machine import AgentCommands, CommandState, Turn, apply_turn, end_session
-from .evidence import AnswerEvidence
+from .evidence import KEPT_USES, AnswerEvidence, Confirmation
 
 MEMORY_EVENTS = 500  # per agent, when there is no log
 ENDED_KEPT = 100  # agents that are gone whose recent in-memory events are kept (for a timeline without a log)
 UNWRITTEN_CAP = 20_000  # events kept while the log cannot be written (answers are never dropped)
+REPLAYED_CALL_TURNS = 4 * KEPT_USES  # a replay's last lines read for their tool calls
 AUDIT_KINDS = ("answer", "answer_evidence")  # never dropped from the backlog of a log that cannot be written
 RETRY_FIRST, RETRY_MAX = 2.0, 30.0  # seconds before writing to a failing log again, doubling
 ASKING_TOOLS = ("AskUserQuestion", "ExitPlanMode")  # tool calls that put a question to the user
@@ -74,7 +75,7 @@ class Journal:
         self.clock = clock
         self.agents: dict[str, AgentHistory] = {}  # agents that are here now
         self._ended: OrderedDict[str, list[StoredEvent]] = OrderedDict()  # the last ENDED_KEPT gone agents' events
-        self.evidence = AnswerEvidence()  # answers waiting for Claude's word on who was first
+        self.evidence = AnswerEvidence(clock)  # answers waiting for Claude's word on who was first
         self._waited_before: dict[str, float] = {}  # agent key -> needs-you seconds today, from earlier runs
         self._waited_ended = 0.0  # needs-you seconds today of agents that have gone since
         self._open_before: dict[str, tuple[float, str]] = {}  # agent key -> (since, state) of a wait an earlier run left open
@@ -208,9 +209,9 @@ class Journal:
 
         ``first`` here is headspace's view; Claude's word on it follows as an
         ``answer_evidence`` event once the transcript shows the tool's result
-        (``evidence.py``).
+        (``evidence.py``): at once when it already did.
         """
-        self.evidence.answered(who(event.agent), event)
+        found = self.evidence.answered(who(event.agent), event)
         self._write(
             [
                 {
@@ -225,7 +226,8 @@ class Journal:
                     "what": event.what,
                     "tool": event.tool,
                     "input": event.tool_input,
-                }
+                },
+                *self._evidence_events(event.agent, found),
             ]
         )
 
@@ -379,11 +381,11 @@ class Journal:
         if found is not None:
             history.outcome = found
         if record:
-            events.extend(self._confirmations(agent, turns))
+            events.extend(self._evidence_events(agent, self.evidence.turns(who(agent), turns)))
             self._write(events)
         return _work(history)
 
-    def _confirmations(self, agent: Agent, turns: list[transcript.Turn]) -> list[dict]:
+    def _evidence_events(self, agent: Agent, confirmed: list[Confirmation]) -> list[dict]:
         return [
             {
                 "kind": "answer_evidence",
@@ -400,7 +402,7 @@ class Journal:
                 "evidence": found.evidence,
                 "claude_said": found.said,
             }
-            for found in self.evidence.turns(who(agent), turns)
+            for found in confirmed
         ]
 
     def replayed(self, agent: Agent, turns: list[transcript.Turn]) -> Callable[[], tuple[str, str]]:
@@ -414,10 +416,13 @@ class Journal:
         scratch = Journal(None, self.clock)
         work = scratch.turns(agent, turns, record=False)
         replayed = scratch._history(who(agent))
+        # The last calls, so that an answer to a dialog up at start-up meets its call.
+        scratch.evidence.turns(who(agent), turns[-REPLAYED_CALL_TURNS:])
 
         def adopt() -> tuple[str, str]:
             history = self._history(who(agent))
             history.commands, history.outcome = replayed.commands, replayed.outcome
+            self.evidence.adopt(who(agent), scratch.evidence)
             return work
 
         return adopt

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import shlex
 
 import pytest
@@ -139,11 +140,23 @@ def test_e_explains_the_state_with_every_source(claude_session, fake_api, privat
     asyncio.run(scenario())
 
 
+async def _approve_with_y(pilot, app, session, prompt: str, reply: str):
+    """Give the idle agent ``prompt``, approve its permission dialog with ``y``, wait for Claude's ``reply`` and the end of the turn."""
+    from tests.harness.scenarios import TURN_DONE
+
+    await select_agent(pilot, app, session.pane_id, AgentState.IDLE)
+    await asyncio.to_thread(session.submit, prompt)
+    await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
+    await wait_until(pilot, lambda: app.selected_agent().observation.option_labels, "the dialog's options on screen")
+    await pilot.press("y")
+    await asyncio.to_thread(session.wait_for, lambda s: reply in s and TURN_DONE.search(s) is not None, timeout=30)
+    return app.table.agents[session.pane_id]
+
+
 def test_the_transcript_gives_the_command_outcome_and_timeline(claude_session, fake_api, private_tmux, tmp_path):
     from headspace_tui.app.screens.timeline import TimelineScreen, describe_event
     from headspace_tui.service.journal import Journal
     from headspace_tui.state.eventlog import EventLog
-    from tests.harness.scenarios import TURN_DONE
 
     session = claude_session(
         [api.bash("touch ran.txt && echo '=== 12 passed in 0.10s ==='", "Run the tests"), api.text("All green.")], name="tl"
@@ -153,13 +166,7 @@ def test_the_transcript_gives_the_command_outcome_and_timeline(claude_session, f
     async def scenario():
         app = make_app(private_tmux.name, tmp_path, claude_home=session.home, journal=journal)
         async with app.run_test(size=(160, 48)) as pilot:
-            await select_agent(pilot, app, session.pane_id, AgentState.IDLE)
-            await asyncio.to_thread(session.submit, "run the tests")
-            await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
-            await wait_until(pilot, lambda: app.selected_agent().observation.option_labels, "the dialog's options on screen")
-            await pilot.press("y")
-            await asyncio.to_thread(session.wait_for, lambda s: "All green." in s and TURN_DONE.search(s) is not None, timeout=30)
-            agent = app.table.agents[session.pane_id]
+            agent = await _approve_with_y(pilot, app, session, "run the tests", "All green.")
             await wait_until(pilot, lambda: agent.outcome == "tests passed: 12 passed", "the outcome on the row")
             assert agent.command == "run the tests"
             # Claude writes its last turn to the transcript a moment after drawing it: wait for it, not a fixed time.
@@ -181,6 +188,41 @@ def test_the_transcript_gives_the_command_outcome_and_timeline(claude_session, f
             commands = [(e.payload["from"], e.payload["to"]) for e in app.screen.events if e.kind == "state_transition"]
             assert commands[0] == ("idle", "commanded") and commands[-1][1] == "complete"
             assert "waited on you today" in str(app.query_one("#summary").render())
+
+    asyncio.run(scenario())
+    journal.close()
+
+
+def test_keys_recorded_after_claudes_result_was_read_still_get_claudes_word(claude_session, fake_api, private_tmux, tmp_path, monkeypatch):
+    """Keys are recorded once the pane moved on; Claude writes the result 20-30 ms before that, and a quick read of the transcript
+    came first: the answer found no call to wait for, and Claude's word was lost (a CI failure).  Here that order is made
+    certain: the desk's record of the keys is held until the result is in the journal's hands."""
+    from headspace_tui.answering.desk import AnswerDesk
+    from headspace_tui.service.journal import Journal
+    from headspace_tui.state.eventlog import EventLog
+
+    session = claude_session([api.bash("touch late.txt", "Make a file"), api.text("Made.")], name="late")
+    journal = Journal(EventLog(tmp_path / "events.db"))
+    held: list = []
+    record = AnswerDesk.record
+
+    def held_record(desk, agent, channel, what, call=None, **kw):
+        held.append(lambda: record(desk, agent, channel, what, call, **kw))
+
+    monkeypatch.setattr(AnswerDesk, "record", held_record)
+
+    async def scenario():
+        app = make_app(private_tmux.name, tmp_path, claude_home=session.home, journal=journal)
+        async with app.run_test(size=(160, 48)) as pilot:
+            agent = await _approve_with_y(pilot, app, session, "make the file", "Made.")
+            completed = lambda: any(e.kind == "state_transition" and e.payload["to"] == "complete" for e in journal.timeline(agent.key))  # noqa: E731
+            await wait_until(pilot, completed, "the command's completion: the result was read")
+            (late,) = held
+            assert not [e for e in journal.timeline(agent.key) if e.kind == "answer" or e.kind == "answer_evidence"]
+            late()
+            rows = [e.payload for e in journal.timeline(agent.key) if e.kind in ("answer", "answer_evidence")]
+            assert [(w["channel"], w.get("tool"), w["first"]) for w in rows] == [("keys", "Bash", "headspace"), ("keys", "Bash", "headspace")]
+            assert json.loads(rows[1]["input"])["command"] == "touch late.txt"
 
     asyncio.run(scenario())
     journal.close()

@@ -16,10 +16,20 @@ import pytest
 from headspace_tui.detect.claude.transcript import ToolOutcome, Turn, parse_line
 from headspace_tui.events import Answered
 from headspace_tui.model import Agent
-from headspace_tui.service.evidence import KEPT_ANSWERS, KEPT_USES, AnswerEvidence, first_from
+from headspace_tui.service.evidence import KEPT_ANSWERS, KEPT_USES, LATE_BIND, AnswerEvidence, first_from
 from headspace_tui.service.journal import Journal, who
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "transcripts" / "answers"
+
+
+class Clock:
+    """headspace's clock, moved by the test: when each transcript line is read matters."""
+
+    def __init__(self, now: float = 0.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
 
 
 def _turns(case: str) -> list[Turn]:
@@ -66,9 +76,11 @@ def test_claudes_result_line_says_who_decided(case, by, accepted):
 def test_an_answer_is_confirmed_by_its_tool_calls_result(case, channel, first):
     agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
     turns = _turns(case)
-    evidence = AnswerEvidence()
-    evidence.turns("k1", turns[:1])  # the call is in the transcript before its dialog is answered
-    evidence.answered("k1", _answer(agent, channel, turns, exact=channel == "hook"))
+    clock = Clock(0.5)
+    evidence = AnswerEvidence(clock)
+    evidence.turns("k1", turns[:1])  # the call is in the transcript before its dialog is answered (at 1.0)
+    assert evidence.answered("k1", _answer(agent, channel, turns, exact=channel == "hook")) == []
+    clock.now = 2.0
     (found,) = evidence.turns("k1", turns[1:])
     assert found.first == first and found.tool_use_id == turns[0].tool_use_ids[0]
     assert evidence.turns("k1", turns[1:]) == []  # confirmed once
@@ -94,7 +106,7 @@ def test_what_is_kept_is_bounded_and_goes_with_the_agent():
     for i in range(500):
         evidence.answered("k1", Answered(agent, "hook", "x", "Bash", json.dumps({"command": f"never {i}"}), at=float(i)))
     evidence.turns("k1", many)
-    assert len(evidence._uses["k1"]) == KEPT_USES and len(evidence._waiting["k1"]) == KEPT_ANSWERS
+    assert len(evidence._calls["k1"]) == KEPT_USES and len(evidence._waiting["k1"]) == KEPT_ANSWERS
     for n in range(1000):  # agents that come and go
         evidence.turns(f"gone{n}", many[:3])
         evidence.ended(f"gone{n}")
@@ -138,7 +150,7 @@ def test_a_remote_turn_keeps_its_outcomes(monkeypatch):
 def test_an_answer_read_from_the_screen_is_bound_to_the_call_whose_dialog_was_up():
     """Keys and the pane know the dialog, not always the tool: the answer is the latest call without a result."""
     agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
-    evidence = AnswerEvidence()
+    evidence = AnswerEvidence(Clock(0.5))  # both calls read before the keys (at 1.0)
     ran = Turn(role="agent", tool_uses=(("Read", {"file_path": "a"}),), tool_use_ids=("toolu_read",))
     asked = Turn(role="agent", tool_uses=(("Bash", {"command": "make"}),), tool_use_ids=("toolu_bash",))
     evidence.turns("k1", [ran, asked])
@@ -157,3 +169,116 @@ def test_an_answer_from_the_screen_before_any_call_was_read_is_never_matched_to_
     later = Turn(role="agent", tool_uses=(("Bash", {"command": "ls"}),), tool_use_ids=("toolu_later",))
     result = Turn(role="tool_result", outcomes=(ToolOutcome("toolu_later", "dialog", True, "user_temporary"),))
     assert evidence.turns("k1", [later, result]) == []
+
+
+def _call(use_id: str, command: str, tool: str = "Bash") -> Turn:
+    return Turn(role="agent", tool_uses=((tool, {"command": command}),), tool_use_ids=(use_id,))
+
+
+def _result(use_id: str, by: str = "dialog") -> Turn:
+    return Turn(role="tool_result", outcomes=(ToolOutcome(use_id, by, True, "user_temporary" if by == "dialog" else by),))
+
+
+def _keys(agent: Agent, tool: str, began: float, at: float) -> Answered:
+    return Answered(agent, "keys", "1", tool, "", at=at, began=began)
+
+
+def test_keys_recorded_after_claude_wrote_the_result_are_confirmed_at_once():
+    """The CI failure: keys are recorded once the pane moved on, and Claude wrote the result 20-30 ms before; read first, it was lost."""
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
+    clock = Clock(0.0)
+    journal = Journal(None, clock)
+    journal.turns(agent, [_call("toolu_make", "make")])
+    clock.now = 1.2  # the keys began at 1.0; the result is read before they are recorded
+    journal.turns(agent, [_result("toolu_make")])
+    clock.now = 1.3
+    journal.answered(_keys(agent, "Bash", began=1.0, at=1.3))
+    (evidence,) = [e.payload for e in journal.timeline(who(agent)) if e.kind == "answer_evidence"]
+    assert (evidence["channel"], evidence["tool_use_id"], evidence["first"]) == ("keys", "toolu_make", "headspace")
+    journal.turns(agent, [_result("toolu_make")])  # read again: not confirmed twice
+    assert len([e for e in journal.timeline(who(agent)) if e.kind == "answer_evidence"]) == 1
+
+
+def test_keys_are_not_bound_to_the_call_claude_made_after_them():
+    """Between the keys and their record Claude ran the call and asked the next: the answer is the first's."""
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
+    clock = Clock(0.0)
+    evidence = AnswerEvidence(clock)
+    evidence.turns("k1", [_call("toolu_make", "make")])
+    clock.now = 1.2
+    evidence.turns("k1", [_result("toolu_make"), _call("toolu_next", "make install")])
+    clock.now = 1.3
+    (found,) = evidence.answered("k1", _keys(agent, "Bash", began=1.0, at=1.3))
+    assert found.tool_use_id == "toolu_make"
+    assert evidence.turns("k1", [_result("toolu_next")]) == []  # the next dialog's result: not these keys'
+
+
+def test_keys_do_not_claim_a_result_that_came_before_them():
+    """A call settled before the keys began (a rule allowed it) was not the dialog they answered."""
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
+    clock = Clock(0.0)
+    evidence = AnswerEvidence(clock)
+    evidence.turns("k1", [_call("toolu_ls", "ls"), _result("toolu_ls", by="rule")])
+    clock.now = 1.3
+    assert evidence.answered("k1", _keys(agent, "Bash", began=1.0, at=1.3)) == []
+    clock.now = 1.5  # the dialog's own call, read late
+    evidence.turns("k1", [_call("toolu_make", "make")])
+    (found,) = evidence.turns("k1", [_result("toolu_make")])
+    assert found.tool_use_id == "toolu_make" and found.first == "headspace"
+
+
+def test_keys_read_before_their_call_are_bound_to_it_when_the_transcript_lags():
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
+    clock = Clock(1.3)
+    evidence = AnswerEvidence(clock)
+    assert evidence.answered("k1", _keys(agent, "Bash", began=1.0, at=1.3)) == []
+    clock.now = 1.8
+    evidence.turns("k1", [_call("toolu_read", "a", tool="Read"), _call("toolu_make", "make")])  # another tool's call is not it
+    (found,) = evidence.turns("k1", [_result("toolu_read", by="rule"), _result("toolu_make")])
+    assert found.tool_use_id == "toolu_make"
+
+
+@pytest.mark.parametrize(
+    ("answer", "read_at"),
+    [
+        ("keys, the dialog named no tool", 1.8),  # a folder's trust, a model's choice: not a tool call
+        ("keys, its call read too late", 1.0 + LATE_BIND + 0.5),
+    ],
+)
+def test_keys_are_not_bound_to_a_later_call_when_it_could_be_claudes_next(answer, read_at):
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
+    clock = Clock(1.3)
+    evidence = AnswerEvidence(clock)
+    evidence.answered("k1", _keys(agent, "" if "no tool" in answer else "Bash", began=1.0, at=1.3))
+    clock.now = read_at
+    assert evidence.turns("k1", [_call("toolu_make", "make"), _result("toolu_make")]) == []
+
+
+def test_a_dialog_up_when_headspace_started_is_matched_through_the_replayed_history():
+    """History before start-up is replayed off the journal; its last calls still meet an answer given now."""
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
+    clock = Clock(5.0)
+    journal = Journal(None, clock)
+    history = [turn for i in range(300) for turn in (_call(f"toolu_{i}", f"echo {i}"), _result(f"toolu_{i}", by="rule"))][:-1]
+    journal.replayed(agent, history)()
+    clock.now = 6.0
+    journal.answered(_keys(agent, "Bash", began=6.0, at=6.0))
+    journal.turns(agent, [_result("toolu_299")])
+    (evidence,) = [e.payload for e in journal.timeline(who(agent)) if e.kind == "answer_evidence"]
+    assert (evidence["tool_use_id"], evidence["input"]) == ("toolu_299", json.dumps({"command": "echo 299"}))
+
+
+def test_an_answer_with_the_exact_input_takes_the_call_still_waiting_before_one_just_settled():
+    """Two identical calls: the first settled a moment ago (answered in the pane), the second waits for this hook answer."""
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
+    clock = Clock(0.0)
+    evidence = AnswerEvidence(clock)
+    evidence.turns("k1", [_call("toolu_1", "make"), _result("toolu_1"), _call("toolu_2", "make")])
+    clock.now = 1.0
+    exact = json.dumps({"command": "make"})
+    assert evidence.answered("k1", Answered(agent, "hook", "Bash: make", "Bash", exact, at=1.0)) == []
+    (found,) = evidence.turns("k1", [_result("toolu_2", by="hook")])
+    assert (found.tool_use_id, found.first) == ("toolu_2", "headspace")
+    # The pane's answer to the first, seen gone after its result was read: that result is still there to claim.
+    (late,) = evidence.answered("k1", Answered(agent, "pane", "Bash: make", "Bash", exact, at=1.5))
+    assert (late.tool_use_id, late.first) == ("toolu_1", "pane")
