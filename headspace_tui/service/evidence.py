@@ -22,19 +22,19 @@ tests/e2e/test_answer_channel.py):
 * a refusal that stops the turn is written the same for a key and for a
   hook (``user-rejected``): not confirmed either way, and said so.
 
-Matching is by the tool call: by its exact input where the answer knows
-it (the hook's), else (keys, the pane: read from the screen) to the call
-whose dialog was up when headspace began answering.  The transcript and
-the answer race (measured on the CI machine): keys are recorded once the
-pane shows Claude moved on, and Claude writes the tool's result 20-30 ms
-before that; headspace reads the transcript 0.1-1 s late, or early.  So
-an answer is matched whichever comes first:
-
-* the call was read, its result not yet: bound to it, confirmed by the result;
-* the result was read too (after the keys began): confirmed at once;
-* the call was not read yet (the transcript lags): keys whose dialog named
-  its tool are bound to the first call of that tool read after they began,
-  within ``LATE_BIND`` seconds.
+Matching is by the tool call.  An answer through the hook (or one seen
+in the pane while a hook waited) knows the call's exact input and is
+matched by it.  Keys know only the dialog on screen: their call is one that
+was open when headspace began sending them (``Answered.began``): read
+before then, its result not read before then, not one a rule allowed (no
+dialog was shown for it), of the tool the dialog named.  Keys are recorded
+once the pane shows Claude moved on, and Claude writes the tool's result
+20-30 ms before that (measured on the CI machine), so that result may
+already have been read: calls keep their result a while for an answer
+about to claim it.  With several such calls open (parallel calls), the
+keys are confirmed only when their results leave exactly one that a
+dialog or hook decided.  A call read only after the keys began is never
+theirs: a wrong word from Claude is worse than none.
 
 The times compared are headspace's own (``Answered.began``, and when this
 module read each line), never Claude's clock: a remote host's may be off.
@@ -53,10 +53,10 @@ from dataclasses import dataclass
 from ..detect.claude.transcript import ToolOutcome, Turn
 from ..events import Answered
 
-KEPT_USES = 64  # recent tool calls per agent, by id (with or without their result)
+KEPT_USES = 64  # recent tool calls per agent, by id (open, or settled and not claimed yet)
 KEPT_ANSWERS = 16  # answers per agent still waiting for their result
-LATE_BIND = 10.0  # s after the keys began: a call read later than this is not the dialog they answered
-SETTLED_GRACE = 2.0  # s: an answer with the exact input (the pane's, seen gone late) may claim a result read this long before
+SETTLED_KEPT = 30.0  # s a result no answer claimed is kept: keys are recorded well within this of their result
+SETTLED_GRACE = 2.0  # s: the pane's answer is seen (the dialog gone) after the person answered; its result may be read first
 
 # What each ``first`` says, for people (the timeline).
 FIRST_SAYS = {
@@ -112,12 +112,20 @@ class _Call:
     tool: str
     exact: str  # its input, JSON with sorted keys
     seen_at: float
-    outcome: ToolOutcome | None = None  # its result, not claimed by an answer yet
+    outcome: ToolOutcome | None = None  # its result, while no answer has claimed it
     settled_at: float = 0.0
 
 
+@dataclass
+class _Waiting:
+    """An answer waiting for Claude's word: the calls it may be to (keys), or the one it is bound to."""
+
+    answer: Answered
+    candidates: tuple[str, ...]  # () for an exact-input answer whose call was not read yet: matched by input
+
+
 class AnswerEvidence:
-    """Answers waiting for the result of their tool call, and recent calls waiting for an answer, per agent (its ``who`` key).
+    """Answers waiting for the result of their tool call, and calls settled a moment ago, per agent (its ``who`` key).
 
     ``clock`` must be the answers' clock (``Answered.at`` and ``began``).
     """
@@ -125,46 +133,52 @@ class AnswerEvidence:
     def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self.clock = clock
         self._calls: dict[str, OrderedDict[str, _Call]] = {}  # agent -> tool_use_id -> the call
-        self._waiting: dict[str, list[tuple[Answered, str]]] = {}  # agent -> (answer, the tool_use_id it is bound to or "")
+        self._waiting: dict[str, list[_Waiting]] = {}
 
     def answered(self, key: str, answer: Answered) -> list[Confirmation]:
-        """Match ``answer`` to its call: confirmed now if the call's result was already read, else it waits.
-
-        An answer through the hook knows its call's exact input and is matched
-        by it.  One read from the screen (keys, the pane) may not even know
-        the tool's name: it answered the dialog that was up when headspace
-        began, the latest call read by then whose result had not come
-        (or the first read after, when the transcript lags).
-        """
-        calls = self._calls.get(key)
-        use_id = self._match(key, answer, calls) if calls else ""
-        settled = calls[use_id].outcome if calls and use_id else None
-        if calls and settled is not None:
-            return [_confirm(answer, use_id, calls.pop(use_id), settled)]
+        """Match ``answer`` to its call: confirmed now if its result was already read, else it waits (or, unmatched keys, is let go)."""
+        candidates = self._candidates(key, answer)
+        if not candidates and not answer.tool_input:
+            return []  # no call was open for these keys: not confirmable, never guessed
         waiting = self._waiting.setdefault(key, [])
-        waiting.append((answer, use_id))
+        entry = _Waiting(answer, candidates)
+        done = self._settle(key, entry) if candidates else None
+        if done is not None:
+            return [done] if isinstance(done, Confirmation) else []
+        waiting.append(entry)
         del waiting[:-KEPT_ANSWERS]
         return []
 
-    def _match(self, key: str, answer: Answered, calls: OrderedDict[str, _Call]) -> str:
+    def _candidates(self, key: str, answer: Answered) -> tuple[str, ...]:
+        calls = self._calls.get(key)
+        if not calls:
+            return ()
         began = answer.began or answer.at
-        taken = {bound for _, bound in self._waiting.get(key, []) if bound}
-        grace = SETTLED_GRACE if answer.tool_input else 0.0
-        open_then = [
-            (use_id, call)
+        taken = {w.candidates[0] for w in self._waiting.get(key, []) if len(w.candidates) == 1}
+        grace = SETTLED_GRACE if answer.channel == "pane" else 0.0
+        fitting = [
+            use_id
             for use_id, call in calls.items()
-            if use_id not in taken and _fits(answer, call) and (call.outcome is None or call.settled_at >= began - grace)
+            if use_id not in taken
+            and _fits(answer, call)
+            and (call.outcome is None or (call.settled_at >= began - grace and not _by_rule(call)))
         ]
         if answer.tool_input:
             # The oldest of identical calls still waiting; else one whose result came just before this was recorded.
-            waiting = [use_id for use_id, call in open_then if call.outcome is None]
-            return waiting[0] if waiting else open_then[-1][0] if open_then else ""
-        before = [use_id for use_id, call in open_then if call.seen_at <= began]
-        if before:
-            return before[-1]
-        if not _may_bind_late(answer):
-            return ""
-        return next((use_id for use_id, call in open_then if call.seen_at - began <= LATE_BIND), "")
+            unsettled = [use_id for use_id in fitting if calls[use_id].outcome is None]
+            return (unsettled[0],) if unsettled else (fitting[-1],) if fitting else ()
+        return tuple(use_id for use_id in fitting if calls[use_id].seen_at <= began)
+
+    def _settle(self, key: str, entry: _Waiting) -> Confirmation | bool | None:
+        """Claude's word on ``entry`` if its calls' results make one certain; False: they never can; None: wait."""
+        calls = self._calls.get(key, OrderedDict())
+        live = [c for c in entry.candidates if c in calls and not _by_rule(calls[c])]
+        results = [calls[c].outcome for c in live]
+        if None in results:
+            return None
+        if len(live) != 1 or results[0] is None:
+            return False  # none left, or several a dialog or hook decided: which one these keys answered is not known
+        return _confirm(entry.answer, live[0], calls.pop(live[0]), results[0])
 
     def turns(self, key: str, turns: list[Turn]) -> list[Confirmation]:
         """Note the tool calls these turns make; confirm the waiting answers their results settle."""
@@ -173,46 +187,55 @@ class AnswerEvidence:
         now = self.clock()
         for turn in turns:
             for (tool, data), use_id in zip(turn.tool_uses, turn.tool_use_ids, strict=False):
-                if not use_id:
-                    continue
+                if not use_id or (calls is not None and use_id in calls):
+                    continue  # a line read again (a file read from the start): as it was
                 if calls is None:
                     calls = self._calls[key] = OrderedDict()
                 calls[use_id] = _Call(tool, json.dumps(data, sort_keys=True, ensure_ascii=False), now)
                 while len(calls) > KEPT_USES:
                     calls.popitem(last=False)
-                self._bind_late(key, use_id, calls[use_id])
             for outcome in turn.outcomes:
                 call = calls.get(outcome.tool_use_id) if calls is not None else None
-                if calls is None or call is None or call.outcome is not None:
+                if call is None or call.outcome is not None:
                     continue
-                answer = self._take(key, outcome.tool_use_id, call)
-                if answer is None:
-                    call.outcome, call.settled_at = outcome, now  # an answer recorded a moment from now may claim it
-                    continue
-                del calls[outcome.tool_use_id]
-                found.append(_confirm(answer, outcome.tool_use_id, call, outcome))
+                call.outcome, call.settled_at = outcome, now
+                found.extend(self._result(key, outcome.tool_use_id, call))
+        if calls:
+            self._forget_settled(key, calls, now)
         return found
 
-    def _bind_late(self, key: str, use_id: str, call: _Call) -> None:
-        """A call read after an answer from the screen began: the dialog it answered, when the transcript lagged."""
+    def _result(self, key: str, use_id: str, call: _Call) -> list[Confirmation]:
+        """A call's result was read: settle the answers waiting on it."""
         waiting = self._waiting.get(key, [])
-        for i, (answer, bound) in enumerate(waiting):
-            if not bound and _may_bind_late(answer) and _fits(answer, call) and 0 <= call.seen_at - (answer.began or answer.at) <= LATE_BIND:
-                waiting[i] = (answer, use_id)
-                return
+        for entry in waiting:
+            if not entry.candidates and entry.answer.tool == call.tool and entry.answer.tool_input == call.exact:
+                entry.candidates = (use_id,)  # the oldest answer with this exact input
+                break
+        found = []
+        for entry in [e for e in waiting if use_id in e.candidates]:
+            done = self._settle(key, entry)
+            if done is not None:
+                waiting.remove(entry)
+            if isinstance(done, Confirmation):
+                found.append(done)
+        return found
 
-    def _take(self, key: str, use_id: str, call: _Call) -> Answered | None:
-        """The oldest waiting answer to this call: bound to it, or the same tool with the same exact input."""
-        waiting = self._waiting.get(key, [])
-        for i, (answer, bound) in enumerate(waiting):
-            if bound == use_id or (not bound and answer.tool_input and answer.tool == call.tool and answer.tool_input == call.exact):
-                return waiting.pop(i)[0]
-        return None
+    def _forget_settled(self, key: str, calls: OrderedDict[str, _Call], now: float) -> None:
+        """Results no answer claimed, read long enough ago that none will (a Write's input is a whole file)."""
+        wanted = {c for entry in self._waiting.get(key, []) for c in entry.candidates}
+        for use_id in [i for i, call in calls.items() if call.outcome is not None and now - call.settled_at > SETTLED_KEPT and i not in wanted]:
+            del calls[use_id]
 
     def adopt(self, key: str, earlier: AnswerEvidence) -> None:
-        """Take the calls a replay of history (``earlier``) read, when none were read here: a dialog up at start-up can be matched."""
-        if key in earlier._calls and not self._calls.get(key):
-            self._calls[key] = earlier._calls[key]
+        """Take the open calls a replay of history (``earlier``) read, as read before any answer of this run.
+
+        A dialog up when headspace started can then be matched; calls the
+        replay saw settled are history, never claimed by a new answer.
+        """
+        replayed = earlier._calls.get(key)
+        if not replayed or self._calls.get(key):
+            return
+        self._calls[key] = OrderedDict((i, _Call(c.tool, c.exact, 0.0)) for i, c in replayed.items() if c.outcome is None)
 
     def ended(self, key: str) -> None:
         self._calls.pop(key, None)
@@ -223,14 +246,9 @@ class AnswerEvidence:
         return len(set(self._calls) | set(self._waiting))
 
 
-def _may_bind_late(answer: Answered) -> bool:
-    """Only keys whose dialog named its tool are matched to a call read after them.
-
-    Not every dialog is a tool call (a folder's trust, a model's choice): a
-    call read after keys that answered one of those is just Claude's next
-    call.  A tool's dialog names it; the pane's answers know their call's input.
-    """
-    return answer.channel == "keys" and bool(answer.tool) and not answer.tool_input
+def _by_rule(call: _Call) -> bool:
+    """A rule or mode let the call run: Claude showed no dialog for it, so no answer was to it."""
+    return call.outcome is not None and call.outcome.by == "rule"
 
 
 def _fits(answer: Answered, call: _Call) -> bool:

@@ -16,7 +16,7 @@ import pytest
 from headspace_tui.detect.claude.transcript import ToolOutcome, Turn, parse_line
 from headspace_tui.events import Answered
 from headspace_tui.model import Agent
-from headspace_tui.service.evidence import KEPT_ANSWERS, KEPT_USES, LATE_BIND, AnswerEvidence, first_from
+from headspace_tui.service.evidence import KEPT_ANSWERS, KEPT_USES, SETTLED_KEPT, AnswerEvidence, first_from
 from headspace_tui.service.journal import Journal, who
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "transcripts" / "answers"
@@ -164,8 +164,10 @@ def test_an_answer_read_from_the_screen_is_bound_to_the_call_whose_dialog_was_up
 
 def test_an_answer_from_the_screen_before_any_call_was_read_is_never_matched_to_a_guess():
     agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
-    evidence = AnswerEvidence()
-    evidence.answered("k1", Answered(agent, "pane", "1", "Bash", "", at=1.0))
+    clock = Clock(1.0)
+    evidence = AnswerEvidence(clock)
+    evidence.answered("k1", Answered(agent, "keys", "1", "Bash", "", at=1.0))
+    clock.now = 1.2
     later = Turn(role="agent", tool_uses=(("Bash", {"command": "ls"}),), tool_use_ids=("toolu_later",))
     result = Turn(role="tool_result", outcomes=(ToolOutcome("toolu_later", "dialog", True, "user_temporary"),))
     assert evidence.turns("k1", [later, result]) == []
@@ -213,59 +215,85 @@ def test_keys_are_not_bound_to_the_call_claude_made_after_them():
     assert evidence.turns("k1", [_result("toolu_next")]) == []  # the next dialog's result: not these keys'
 
 
-def test_keys_do_not_claim_a_result_that_came_before_them():
-    """A call settled before the keys began (a rule allowed it) was not the dialog they answered."""
+def test_keys_do_not_claim_a_result_that_came_before_them_nor_a_call_read_after_them():
+    """A call settled before the keys began was not their dialog; one read after they began is not known to be (a wrong word is worse than none)."""
     agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
     clock = Clock(0.0)
     evidence = AnswerEvidence(clock)
-    evidence.turns("k1", [_call("toolu_ls", "ls"), _result("toolu_ls", by="rule")])
+    evidence.turns("k1", [_call("toolu_old", "make"), _result("toolu_old")])  # answered in the pane, long before
     clock.now = 1.3
     assert evidence.answered("k1", _keys(agent, "Bash", began=1.0, at=1.3)) == []
-    clock.now = 1.5  # the dialog's own call, read late
-    evidence.turns("k1", [_call("toolu_make", "make")])
-    (found,) = evidence.turns("k1", [_result("toolu_make")])
-    assert found.tool_use_id == "toolu_make" and found.first == "headspace"
+    clock.now = 1.5  # one lagging read: a call a rule let run, and the call whose dialog the keys answered
+    assert evidence.turns("k1", [_call("toolu_ls", "ls"), _result("toolu_ls", by="rule"), _call("toolu_make", "make"), _result("toolu_make")]) == []
+    assert evidence._waiting.get("k1", []) == []  # nothing left waiting to be matched to a guess later
 
 
-def test_keys_read_before_their_call_are_bound_to_it_when_the_transcript_lags():
+def test_parallel_calls_confirm_keys_only_when_their_results_leave_one_dialog():
+    """Calls open when the keys began: a rule's result rules its call out; two a dialog decided leave it unknown."""
     agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
-    clock = Clock(1.3)
+    clock = Clock(0.0)
     evidence = AnswerEvidence(clock)
+    evidence.turns("k1", [_call("toolu_ls", "ls"), _call("toolu_rm", "rm x")])
+    clock.now = 1.3
     assert evidence.answered("k1", _keys(agent, "Bash", began=1.0, at=1.3)) == []
-    clock.now = 1.8
-    evidence.turns("k1", [_call("toolu_read", "a", tool="Read"), _call("toolu_make", "make")])  # another tool's call is not it
-    (found,) = evidence.turns("k1", [_result("toolu_read", by="rule"), _result("toolu_make")])
-    assert found.tool_use_id == "toolu_make"
+    assert evidence.turns("k1", [_result("toolu_rm")]) == []  # ls may still have had a dialog: wait
+    (found,) = evidence.turns("k1", [_result("toolu_ls", by="rule")])
+    assert (found.tool_use_id, found.first) == ("toolu_rm", "headspace")
+
+    clock.now = 5.0
+    evidence.turns("k1", [_call("toolu_a", "a"), _call("toolu_b", "b")])
+    clock.now = 6.3
+    assert evidence.answered("k1", _keys(agent, "Bash", began=6.0, at=6.3)) == []
+    assert evidence.turns("k1", [_result("toolu_a"), _result("toolu_b")]) == []  # both by a dialog: which one is not known
+    assert evidence._waiting["k1"] == []
 
 
-@pytest.mark.parametrize(
-    ("answer", "read_at"),
-    [
-        ("keys, the dialog named no tool", 1.8),  # a folder's trust, a model's choice: not a tool call
-        ("keys, its call read too late", 1.0 + LATE_BIND + 0.5),
-    ],
-)
-def test_keys_are_not_bound_to_a_later_call_when_it_could_be_claudes_next(answer, read_at):
+def test_a_second_answer_to_one_call_is_not_confirmed_against_claudes_next_call():
+    """A question with two parts takes two answers by keys; the call is the first's, and the next call is neither's."""
     agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
-    clock = Clock(1.3)
+    clock = Clock(0.0)
     evidence = AnswerEvidence(clock)
-    evidence.answered("k1", _keys(agent, "" if "no tool" in answer else "Bash", began=1.0, at=1.3))
-    clock.now = read_at
-    assert evidence.turns("k1", [_call("toolu_make", "make"), _result("toolu_make")]) == []
+    evidence.turns("k1", [_call("toolu_q", "which?", tool="AskUserQuestion")])
+    clock.now = 1.0
+    evidence.answered("k1", _keys(agent, "AskUserQuestion", began=1.0, at=1.0))
+    clock.now = 2.0
+    assert evidence.answered("k1", _keys(agent, "AskUserQuestion", began=2.0, at=2.0)) == []
+    clock.now = 2.5
+    (found,) = evidence.turns("k1", [_result("toolu_q"), _call("toolu_q2", "and?", tool="AskUserQuestion")])
+    assert found.tool_use_id == "toolu_q" and found.answer.at == 1.0
+    assert evidence.turns("k1", [_result("toolu_q2")]) == []
+
+
+def test_a_call_read_again_is_not_reopened_and_old_results_are_let_go():
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
+    clock = Clock(0.0)
+    evidence = AnswerEvidence(clock)
+    evidence.turns("k1", [_call("toolu_make", "make"), _result("toolu_make")])
+    clock.now = 3.0  # the file read again from the start, then keys to another dialog
+    evidence.turns("k1", [_call("toolu_make", "make"), _result("toolu_make")])
+    assert evidence.answered("k1", _keys(agent, "Bash", began=3.5, at=3.6)) == []
+    clock.now = 3.0 + SETTLED_KEPT + 1  # a result nobody claimed (its input may be a whole file) does not stay
+    evidence.turns("k1", [_call("toolu_next", "ls")])
+    assert list(evidence._calls["k1"]) == ["toolu_next"]
 
 
 def test_a_dialog_up_when_headspace_started_is_matched_through_the_replayed_history():
-    """History before start-up is replayed off the journal; its last calls still meet an answer given now."""
+    """History before start-up is replayed off the journal; its open calls meet an answer, its settled ones never do."""
     agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
     clock = Clock(5.0)
     journal = Journal(None, clock)
-    history = [turn for i in range(300) for turn in (_call(f"toolu_{i}", f"echo {i}"), _result(f"toolu_{i}", by="rule"))][:-1]
-    journal.replayed(agent, history)()
+    history = [turn for i in range(300) for turn in (_call(f"toolu_{i}", f"echo {i}"), _result(f"toolu_{i}"))][:-1]
+    adopt = journal.replayed(agent, history)
+    clock.now = 5.5  # keys began while the replay ran off the loop; recorded after it was adopted
+    adopt()
     clock.now = 6.0
-    journal.answered(_keys(agent, "Bash", began=6.0, at=6.0))
+    journal.answered(_keys(agent, "Bash", began=5.5, at=6.0))
     journal.turns(agent, [_result("toolu_299")])
     (evidence,) = [e.payload for e in journal.timeline(who(agent)) if e.kind == "answer_evidence"]
     assert (evidence["tool_use_id"], evidence["input"]) == ("toolu_299", json.dumps({"command": "echo 299"}))
+    # An identical request through the hook right after: yesterday's settled call is not its call.
+    journal.answered(Answered(agent, "hook", "Bash: echo 298", "Bash", json.dumps({"command": "echo 298"}), at=6.1))
+    assert len([e for e in journal.timeline(who(agent)) if e.kind == "answer_evidence"]) == 1
 
 
 def test_an_answer_with_the_exact_input_takes_the_call_still_waiting_before_one_just_settled():
