@@ -70,7 +70,8 @@ class Answered:
     ``tool_input`` is the exact input Claude asked about, as JSON with sorted
     keys, when the hook handed it over ("" when only the screen is known).
     Keys are recorded once the pane shows Claude moved on; ``began`` is when
-    they began to go, the moment that says which dialog they answered.
+    they began to go and ``shown`` what their dialog showed: which call
+    they answered.
     """
 
     agent: Agent
@@ -80,6 +81,7 @@ class Answered:
     tool_input: str
     at: float
     began: float = 0.0  # when headspace began answering (0: at ``at``)
+    shown: str = ""  # keys: the command, file or URL the dialog they answered showed
 
     @property
     def host(self) -> str:

@@ -228,6 +228,7 @@ class AnswerDesk:
             tool_input=call.exact_input if call is not None else "",
             at=at,
             began=began or at,
+            shown=seen.prompt.detail if seen is not None and seen.prompt is not None else "",
         )
         self.last[agent.pane_id] = event
         self.store.emit(event)

@@ -145,10 +145,14 @@ def why_not(call: PendingCall, observation: Observation, claude_pid: int = 0) ->
 
 
 def _same_detail(call: PendingCall, shown: str) -> bool:
-    wanted = call.detail
+    return same_detail(call.tool_name, call.detail, shown)
+
+
+def same_detail(tool: str, wanted: str, shown: str) -> bool:
+    """Does a dialog showing ``shown`` ask about a ``tool`` call acting on ``wanted`` (its command, file or URL)?"""
     if not shown or not wanted:
         return False
-    if call.tool_name in FILE_TOOLS:
+    if tool in FILE_TOOLS:
         # The dialog may name the file relative to the work dir ("foo.py"), the request absolutely.
         shown = shown.strip()
         return wanted == shown or (not shown.startswith("/") and wanted.endswith("/" + shown.removeprefix("./")))

@@ -24,17 +24,19 @@ tests/e2e/test_answer_channel.py):
 
 Matching is by the tool call.  An answer through the hook (or one seen
 in the pane while a hook waited) knows the call's exact input and is
-matched by it.  Keys know only the dialog on screen: their call is one that
-was open when headspace began sending them (``Answered.began``): read
-before then, its result not read before then, not one a rule allowed (no
-dialog was shown for it), of the tool the dialog named.  Keys are recorded
-once the pane shows Claude moved on, and Claude writes the tool's result
-20-30 ms before that (measured on the CI machine), so that result may
-already have been read: calls keep their result a while for an answer
-about to claim it.  With several such calls open (parallel calls), the
-keys are confirmed only when their results leave exactly one that a
-dialog or hook decided.  A call read only after the keys began is never
-theirs: a wrong word from Claude is worse than none.
+matched by it; when its call's line is not read yet, it waits for it
+``UNREAD_WAIT`` seconds, then gives up (its call was there and is gone).
+Keys know only the dialog on screen: their call is one that was open when
+headspace began sending them (``Answered.began``): read before then, its
+result not read before then, not one a rule allowed (no dialog was shown
+for it), of the tool and the command or file the dialog showed.  Keys are
+recorded once the pane shows Claude moved on, and Claude wrote the tool's
+result up to 25 ms before that (measured live), so that result may already
+have been read: calls keep their result a while for an answer about to
+claim it.  With several such calls open (parallel calls), the keys are
+confirmed only when the results rule out all but one (a rule let the
+others run).  A call read only after the keys began is never theirs: a
+wrong word from Claude is worse than none.
 
 The times compared are headspace's own (``Answered.began``, and when this
 module read each line), never Claude's clock: a remote host's may be off.
@@ -52,11 +54,15 @@ from dataclasses import dataclass
 
 from ..detect.claude.transcript import ToolOutcome, Turn
 from ..events import Answered
+from ..hooks.calls import same_detail
+from ..hooks.spool import tool_detail
 
 KEPT_USES = 64  # recent tool calls per agent, by id (open, or settled and not claimed yet)
 KEPT_ANSWERS = 16  # answers per agent still waiting for their result
 SETTLED_KEPT = 30.0  # s a result no answer claimed is kept: keys are recorded well within this of their result
 SETTLED_GRACE = 2.0  # s: the pane's answer is seen (the dialog gone) after the person answered; its result may be read first
+UNREAD_WAIT = 10.0  # s an answer with the exact input waits for its call's line (asked before the answer: only the read lags)
+KEPT_GONE = 256  # ids of calls claimed or let go, per agent: a line read again does not bring one back
 
 # What each ``first`` says, for people (the timeline).
 FIRST_SAYS = {
@@ -111,6 +117,7 @@ class _Call:
 
     tool: str
     exact: str  # its input, JSON with sorted keys
+    detail: str  # the command, file or URL it acts on, as a dialog shows it
     seen_at: float
     outcome: ToolOutcome | None = None  # its result, while no answer has claimed it
     settled_at: float = 0.0
@@ -133,6 +140,7 @@ class AnswerEvidence:
     def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self.clock = clock
         self._calls: dict[str, OrderedDict[str, _Call]] = {}  # agent -> tool_use_id -> the call
+        self._gone: dict[str, OrderedDict[str, None]] = {}  # agent -> ids of calls no longer kept
         self._waiting: dict[str, list[_Waiting]] = {}
 
     def answered(self, key: str, answer: Answered) -> list[Confirmation]:
@@ -177,8 +185,15 @@ class AnswerEvidence:
         if None in results:
             return None
         if len(live) != 1 or results[0] is None:
-            return False  # none left, or several a dialog or hook decided: which one these keys answered is not known
+            return False  # none left, or several no rule ruled out: which one these keys answered is not known
+        self._let_go(key, live[0])
         return _confirm(entry.answer, live[0], calls.pop(live[0]), results[0])
+
+    def _let_go(self, key: str, use_id: str) -> None:
+        gone = self._gone.setdefault(key, OrderedDict())
+        gone[use_id] = None
+        while len(gone) > KEPT_GONE:
+            gone.popitem(last=False)
 
     def turns(self, key: str, turns: list[Turn]) -> list[Confirmation]:
         """Note the tool calls these turns make; confirm the waiting answers their results settle."""
@@ -187,13 +202,13 @@ class AnswerEvidence:
         now = self.clock()
         for turn in turns:
             for (tool, data), use_id in zip(turn.tool_uses, turn.tool_use_ids, strict=False):
-                if not use_id or (calls is not None and use_id in calls):
+                if not use_id or (calls is not None and use_id in calls) or use_id in self._gone.get(key, ()):
                     continue  # a line read again (a file read from the start): as it was
                 if calls is None:
                     calls = self._calls[key] = OrderedDict()
-                calls[use_id] = _Call(tool, json.dumps(data, sort_keys=True, ensure_ascii=False), now)
+                calls[use_id] = _Call(tool, json.dumps(data, sort_keys=True, ensure_ascii=False), tool_detail(data), now)
                 while len(calls) > KEPT_USES:
-                    calls.popitem(last=False)
+                    self._let_go(key, calls.popitem(last=False)[0])
             for outcome in turn.outcomes:
                 call = calls.get(outcome.tool_use_id) if calls is not None else None
                 if call is None or call.outcome is not None:
@@ -202,14 +217,21 @@ class AnswerEvidence:
                 found.extend(self._result(key, outcome.tool_use_id, call))
         if calls:
             self._forget_settled(key, calls, now)
+        self._give_up_unread(key, now)
         return found
 
     def _result(self, key: str, use_id: str, call: _Call) -> list[Confirmation]:
         """A call's result was read: settle the answers waiting on it."""
         waiting = self._waiting.get(key, [])
+        held = {c for entry in waiting for c in entry.candidates}
         for entry in waiting:
-            if not entry.candidates and entry.answer.tool == call.tool and entry.answer.tool_input == call.exact:
-                entry.candidates = (use_id,)  # the oldest answer with this exact input
+            if (
+                use_id not in held
+                and not entry.candidates
+                and _fits(entry.answer, call)
+                and call.seen_at - (entry.answer.began or entry.answer.at) <= UNREAD_WAIT
+            ):
+                entry.candidates = (use_id,)  # the oldest answer with this exact input, its call read late
                 break
         found = []
         for entry in [e for e in waiting if use_id in e.candidates]:
@@ -225,6 +247,13 @@ class AnswerEvidence:
         wanted = {c for entry in self._waiting.get(key, []) for c in entry.candidates}
         for use_id in [i for i, call in calls.items() if call.outcome is not None and now - call.settled_at > SETTLED_KEPT and i not in wanted]:
             del calls[use_id]
+            self._let_go(key, use_id)
+
+    def _give_up_unread(self, key: str, now: float) -> None:
+        """An answer with the exact input whose call was not read in time: its call was there and is gone (claimed, long settled)."""
+        waiting = self._waiting.get(key)
+        if waiting:
+            waiting[:] = [e for e in waiting if e.candidates or now - (e.answer.began or e.answer.at) <= UNREAD_WAIT]
 
     def adopt(self, key: str, earlier: AnswerEvidence) -> None:
         """Take the open calls a replay of history (``earlier``) read, as read before any answer of this run.
@@ -235,15 +264,16 @@ class AnswerEvidence:
         replayed = earlier._calls.get(key)
         if not replayed or self._calls.get(key):
             return
-        self._calls[key] = OrderedDict((i, _Call(c.tool, c.exact, 0.0)) for i, c in replayed.items() if c.outcome is None)
+        self._calls[key] = OrderedDict((i, _Call(c.tool, c.exact, c.detail, 0.0)) for i, c in replayed.items() if c.outcome is None)
 
     def ended(self, key: str) -> None:
         self._calls.pop(key, None)
+        self._gone.pop(key, None)
         self._waiting.pop(key, None)
 
     def __len__(self) -> int:
         """Agents with anything kept (for the churn tests: it must not grow with agents that are gone)."""
-        return len(set(self._calls) | set(self._waiting))
+        return len(set(self._calls) | set(self._gone) | set(self._waiting))
 
 
 def _by_rule(call: _Call) -> bool:
@@ -252,10 +282,12 @@ def _by_rule(call: _Call) -> bool:
 
 
 def _fits(answer: Answered, call: _Call) -> bool:
-    """Could ``answer`` be to ``call``: the exact input when the answer knows it, else the tool's name when the screen showed it."""
+    """Could ``answer`` be to ``call``: the exact input when the answer knows it, else what the dialog showed (its tool, its command)."""
     if answer.tool_input:
         return answer.tool == call.tool and answer.tool_input == call.exact
-    return not answer.tool or answer.tool == call.tool
+    if answer.tool and answer.tool != call.tool:
+        return False
+    return not answer.shown or not call.detail or same_detail(call.tool, call.detail, answer.shown)
 
 
 def _confirm(answer: Answered, use_id: str, call: _Call, outcome: ToolOutcome) -> Confirmation:

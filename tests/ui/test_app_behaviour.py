@@ -194,7 +194,7 @@ def test_the_transcript_gives_the_command_outcome_and_timeline(claude_session, f
 
 
 def test_keys_recorded_after_claudes_result_was_read_still_get_claudes_word(claude_session, fake_api, private_tmux, tmp_path, monkeypatch):
-    """Keys are recorded once the pane moved on; Claude writes the result 20-30 ms before that, and a quick read of the transcript
+    """Keys are recorded once the pane moved on; Claude writes the result up to 25 ms before that, and a quick read of the transcript
     came first: the answer found no call to wait for, and Claude's word was lost (a CI failure).  Here that order is made
     certain: the desk's record of the keys is held until the result is in the journal's hands."""
     from headspace_tui.answering.desk import AnswerDesk

@@ -16,7 +16,7 @@ import pytest
 from headspace_tui.detect.claude.transcript import ToolOutcome, Turn, parse_line
 from headspace_tui.events import Answered
 from headspace_tui.model import Agent
-from headspace_tui.service.evidence import KEPT_ANSWERS, KEPT_USES, SETTLED_KEPT, AnswerEvidence, first_from
+from headspace_tui.service.evidence import KEPT_ANSWERS, KEPT_GONE, KEPT_USES, SETTLED_KEPT, UNREAD_WAIT, AnswerEvidence, first_from
 from headspace_tui.service.journal import Journal, who
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "transcripts" / "answers"
@@ -101,12 +101,13 @@ def test_an_answer_to_another_call_is_not_confirmed_by_this_result():
 
 def test_what_is_kept_is_bounded_and_goes_with_the_agent():
     agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
-    evidence = AnswerEvidence()
+    evidence = AnswerEvidence(Clock(1.0))
     many = [Turn(role="agent", tool_uses=(("Bash", {"command": f"echo {i}"}),), tool_use_ids=(f"toolu_{i}",)) for i in range(500)]
     for i in range(500):
-        evidence.answered("k1", Answered(agent, "hook", "x", "Bash", json.dumps({"command": f"never {i}"}), at=float(i)))
+        evidence.answered("k1", Answered(agent, "hook", "x", "Bash", json.dumps({"command": f"never {i}"}), at=1.0))
     evidence.turns("k1", many)
     assert len(evidence._calls["k1"]) == KEPT_USES and len(evidence._waiting["k1"]) == KEPT_ANSWERS
+    assert len(evidence._gone["k1"]) == KEPT_GONE  # the ids let go, remembered so a line read again stays gone
     for n in range(1000):  # agents that come and go
         evidence.turns(f"gone{n}", many[:3])
         evidence.ended(f"gone{n}")
@@ -148,7 +149,7 @@ def test_a_remote_turn_keeps_its_outcomes(monkeypatch):
 
 
 def test_an_answer_read_from_the_screen_is_bound_to_the_call_whose_dialog_was_up():
-    """Keys and the pane know the dialog, not always the tool: the answer is the latest call without a result."""
+    """Keys know the dialog, not always the tool: their call is one open when they began, and a rule's result rules a call out."""
     agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
     evidence = AnswerEvidence(Clock(0.5))  # both calls read before the keys (at 1.0)
     ran = Turn(role="agent", tool_uses=(("Read", {"file_path": "a"}),), tool_use_ids=("toolu_read",))
@@ -212,7 +213,10 @@ def test_keys_are_not_bound_to_the_call_claude_made_after_them():
     clock.now = 1.3
     (found,) = evidence.answered("k1", _keys(agent, "Bash", began=1.0, at=1.3))
     assert found.tool_use_id == "toolu_make"
-    assert evidence.turns("k1", [_result("toolu_next")]) == []  # the next dialog's result: not these keys'
+    clock.now = 3.0  # the next dialog, answered too: its call was left for it
+    assert evidence.answered("k1", _keys(agent, "Bash", began=2.0, at=3.0)) == []
+    (after,) = evidence.turns("k1", [_result("toolu_next")])
+    assert after.tool_use_id == "toolu_next" and after.answer.began == 2.0
 
 
 def test_keys_do_not_claim_a_result_that_came_before_them_nor_a_call_read_after_them():
@@ -283,11 +287,11 @@ def test_a_dialog_up_when_headspace_started_is_matched_through_the_replayed_hist
     clock = Clock(5.0)
     journal = Journal(None, clock)
     history = [turn for i in range(300) for turn in (_call(f"toolu_{i}", f"echo {i}"), _result(f"toolu_{i}"))][:-1]
-    adopt = journal.replayed(agent, history)
-    clock.now = 5.5  # keys began while the replay ran off the loop; recorded after it was adopted
+    adopt = journal.replayed(agent, history)  # read at 5.0, after the keys below began: still before any answer of this run
+    clock.now = 5.5
     adopt()
     clock.now = 6.0
-    journal.answered(_keys(agent, "Bash", began=5.5, at=6.0))
+    journal.answered(_keys(agent, "Bash", began=4.9, at=6.0))
     journal.turns(agent, [_result("toolu_299")])
     (evidence,) = [e.payload for e in journal.timeline(who(agent)) if e.kind == "answer_evidence"]
     assert (evidence["tool_use_id"], evidence["input"]) == ("toolu_299", json.dumps({"command": "echo 299"}))
@@ -310,3 +314,125 @@ def test_an_answer_with_the_exact_input_takes_the_call_still_waiting_before_one_
     # The pane's answer to the first, seen gone after its result was read: that result is still there to claim.
     (late,) = evidence.answered("k1", Answered(agent, "pane", "Bash: make", "Bash", exact, at=1.5))
     assert (late.tool_use_id, late.first) == ("toolu_1", "pane")
+
+
+def _keys_shown(agent: Agent, shown: str, began: float, at: float) -> Answered:
+    return Answered(agent, "keys", "1", "Bash", "", at=at, began=began, shown=shown)
+
+
+def test_keys_do_not_match_an_open_call_whose_command_their_dialog_did_not_show():
+    """Keys to ``make install`` whose call is not read yet, while ``make`` (decided by the user's own hook) has no result read: not ``make``."""
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
+    clock = Clock(0.0)
+    evidence = AnswerEvidence(clock)
+    evidence.turns("k1", [_call("toolu_make", "make")])
+    clock.now = 2.0
+    assert evidence.answered("k1", _keys_shown(agent, "make install", began=1.9, at=2.0)) == []
+    assert evidence.turns("k1", [_result("toolu_make", by="hook"), _call("toolu_install", "make install"), _result("toolu_install")]) == []
+    # The same keys with the dialog's command that was open: confirmed (the screen folds a wrapped command's whitespace).
+    evidence.turns("k1", [_call("toolu_test", "make  test")])
+    clock.now = 3.0
+    assert evidence.answered("k1", _keys_shown(agent, "make test", began=2.9, at=3.0)) == []
+    (found,) = evidence.turns("k1", [_result("toolu_test")])
+    assert found.tool_use_id == "toolu_test"
+
+
+def test_an_exact_answer_whose_call_is_gone_does_not_claim_the_next_identical_call():
+    """The pane's answer seen 3 s after its result was read: not confirmed, and ten minutes later not the new identical call's either."""
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
+    clock = Clock(0.0)
+    evidence = AnswerEvidence(clock)
+    exact = json.dumps({"command": "npm test"})
+    evidence.turns("k1", [_call("toolu_1", "npm test"), _result("toolu_1")])
+    clock.now = 3.0
+    assert evidence.answered("k1", Answered(agent, "pane", "Bash: npm test", "Bash", exact, at=3.0)) == []
+    clock.now = 600.0
+    evidence.turns("k1", [_call("toolu_2", "npm test")])
+    assert evidence.answered("k1", Answered(agent, "hook", "Bash: npm test", "Bash", exact, at=600.0)) == []
+    (found,) = evidence.turns("k1", [_result("toolu_2", by="hook")])
+    assert (found.tool_use_id, found.answer.channel, found.first) == ("toolu_2", "hook", "headspace")
+    assert evidence._waiting["k1"] == []  # the pane's answer gave up once its call could no longer be read in time
+
+
+def test_an_exact_answer_whose_line_lags_is_matched_when_it_is_read():
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
+    clock = Clock(1.0)
+    evidence = AnswerEvidence(clock)
+    exact = json.dumps({"command": "make"})
+    assert evidence.answered("k1", Answered(agent, "hook", "Bash: make", "Bash", exact, at=1.0)) == []
+    clock.now = 1.0 + UNREAD_WAIT - 1
+    (found,) = evidence.turns("k1", [_call("toolu_make", "make"), _result("toolu_make", by="hook")])
+    assert found.first == "headspace"
+
+
+def test_two_identical_calls_answered_through_the_hook_each_get_their_own_word():
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
+    clock = Clock(0.0)
+    evidence = AnswerEvidence(clock)
+    exact = json.dumps({"command": "make"})
+    evidence.turns("k1", [_call("toolu_1", "make"), _call("toolu_2", "make")])
+    clock.now = 1.0
+    for _ in range(2):
+        assert evidence.answered("k1", Answered(agent, "hook", "Bash: make", "Bash", exact, at=1.0)) == []
+    found = evidence.turns("k1", [_result("toolu_1", by="hook"), _result("toolu_2", by="dialog")])
+    assert [(f.tool_use_id, f.first) for f in found] == [("toolu_1", "headspace"), ("toolu_2", "pane")]
+
+
+def test_a_result_a_waiting_answer_still_needs_is_kept_past_the_settled_time():
+    """Parallel calls: the dialog's result came, the other call runs a minute; when a rule's result rules it out, the first is confirmed."""
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
+    clock = Clock(0.0)
+    evidence = AnswerEvidence(clock)
+    evidence.turns("k1", [_call("toolu_rm", "rm x"), _call("toolu_slow", "sleep 60")])
+    clock.now = 1.0
+    evidence.answered("k1", _keys(agent, "Bash", began=1.0, at=1.0))
+    evidence.turns("k1", [_result("toolu_rm")])
+    clock.now = 1.0 + SETTLED_KEPT + 30
+    evidence.turns("k1", [_call("toolu_other", "ls")])  # results nobody waits for go; this one is waited for
+    (found,) = evidence.turns("k1", [_result("toolu_slow", by="rule")])
+    assert found.tool_use_id == "toolu_rm"
+
+
+def test_calls_let_go_do_not_come_back_when_the_transcript_is_read_again():
+    """After its result is forgotten, a call read again (the file read from the start) is not a fresh call an exact answer may claim."""
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
+    clock = Clock(0.0)
+    evidence = AnswerEvidence(clock)
+    evidence.turns("k1", [_call("toolu_1", "make"), _result("toolu_1")])
+    clock.now = SETTLED_KEPT + 5
+    evidence.turns("k1", [])  # forgotten
+    evidence.turns("k1", [_call("toolu_1", "make"), _result("toolu_1")])  # read again
+    assert evidence.answered("k1", Answered(agent, "pane", "Bash: make", "Bash", json.dumps({"command": "make"}), at=clock.now)) == []
+
+
+def test_an_exact_answer_left_waiting_never_binds_to_an_identical_call_read_long_after():
+    """One read brings a new identical call and its result ten minutes on: the old pane answer is not its answer."""
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
+    clock = Clock(0.0)
+    evidence = AnswerEvidence(clock)
+    evidence.turns("k1", [_call("toolu_1", "npm test"), _result("toolu_1")])
+    clock.now = 3.0
+    evidence.answered("k1", Answered(agent, "pane", "Bash: npm test", "Bash", json.dumps({"command": "npm test"}), at=3.0))
+    clock.now = 600.0
+    assert evidence.turns("k1", [_call("toolu_2", "npm test"), _result("toolu_2")]) == []
+
+
+def test_an_exact_answer_waits_for_its_own_call_not_one_keys_hold_or_a_rule_let_run():
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
+    clock = Clock(0.0)
+    evidence = AnswerEvidence(clock)
+    exact = json.dumps({"command": "make"})
+    evidence.turns("k1", [_call("toolu_x", "make")])
+    clock.now = 1.0
+    assert evidence.answered("k1", _keys(agent, "Bash", began=1.0, at=1.0)) == []  # the keys hold toolu_x
+    assert evidence.answered("k1", Answered(agent, "hook", "Bash: make", "Bash", exact, at=1.0)) == []  # its own call is not read yet
+    clock.now = 2.0
+    found = evidence.turns("k1", [_result("toolu_x"), _call("toolu_y", "make"), _result("toolu_y", by="hook")])
+    assert [(f.tool_use_id, f.answer.channel) for f in found] == [("toolu_x", "keys"), ("toolu_y", "hook")]
+    # A call of the same input a rule let run just before is not the pane's: it waits for the one with a dialog.
+    evidence.turns("k1", [_call("toolu_r", "make"), _result("toolu_r", by="rule")])
+    clock.now = 3.0
+    assert evidence.answered("k1", Answered(agent, "pane", "Bash: make", "Bash", exact, at=3.0)) == []
+    clock.now = 3.5
+    (pane,) = evidence.turns("k1", [_call("toolu_d", "make"), _result("toolu_d")])
+    assert (pane.tool_use_id, pane.first) == ("toolu_d", "pane")
