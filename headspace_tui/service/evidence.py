@@ -29,7 +29,8 @@ matched by it; when its call's line is not read yet, it waits for it
 Keys know only the dialog on screen: their call is one that was open when
 headspace began sending them (``Answered.began``): read before then, its
 result not read before then, not one a rule allowed (no dialog was shown
-for it), of the tool and the command or file the dialog showed.  Keys are
+for it), of the tool and the command or file the dialog showed (a call
+acting on one matches no keys whose dialog showed none).  Keys are
 recorded once the pane shows Claude moved on, and Claude wrote the tool's
 result up to 25 ms before that (measured live), so that result may already
 have been read: calls keep their result a while for an answer about to
@@ -287,7 +288,8 @@ def _fits(answer: Answered, call: _Call) -> bool:
         return answer.tool == call.tool and answer.tool_input == call.exact
     if answer.tool and answer.tool != call.tool:
         return False
-    return not answer.shown or not call.detail or same_detail(call.tool, call.detail, answer.shown)
+    # A call acting on a command or file is the keys' only if their dialog showed it (not read from the screen: not known).
+    return not call.detail or same_detail(call.tool, call.detail, answer.shown)
 
 
 def _confirm(answer: Answered, use_id: str, call: _Call, outcome: ToolOutcome) -> Confirmation:

@@ -32,14 +32,23 @@ class Clock:
         return self.now
 
 
+def _watching(now: float) -> tuple[Agent, Clock, AnswerEvidence]:
+    """One agent, headspace's clock at ``now``, and the evidence kept for it."""
+    clock = Clock(now)
+    return Agent(pane_id="%1", target="s:0.0", session="s", key="k1"), clock, AnswerEvidence(clock)
+
+
 def _turns(case: str) -> list[Turn]:
     lines = (DATA / f"{case}.jsonl").read_text().splitlines()
     return [t for t in (parse_line(json.loads(line)) for line in lines) if t is not None]
 
 
 def _answer(agent: Agent, channel: str, turns: list[Turn], *, exact: bool = True) -> Answered:
+    """An answer to the call in ``turns``: with its exact input (the hook's), or knowing only what its dialog showed."""
     (tool, data), = turns[0].tool_uses
-    return Answered(agent, channel, f"{tool}: …", tool, json.dumps(data, sort_keys=True, ensure_ascii=False) if exact else "", at=1.0)
+    if exact:
+        return Answered(agent, channel, f"{tool}: …", tool, json.dumps(data, sort_keys=True, ensure_ascii=False), at=1.0)
+    return Answered(agent, channel, f"{tool}: …", tool, "", at=1.0, shown=data["command"])
 
 
 @pytest.mark.parametrize(
@@ -155,7 +164,7 @@ def test_an_answer_read_from_the_screen_is_bound_to_the_call_whose_dialog_was_up
     ran = Turn(role="agent", tool_uses=(("Read", {"file_path": "a"}),), tool_use_ids=("toolu_read",))
     asked = Turn(role="agent", tool_uses=(("Bash", {"command": "make"}),), tool_use_ids=("toolu_bash",))
     evidence.turns("k1", [ran, asked])
-    evidence.answered("k1", Answered(agent, "keys", "1", "", "", at=1.0))  # the screen did not name the tool
+    evidence.answered("k1", Answered(agent, "keys", "1", "", "", at=1.0, shown="make"))  # the screen did not name the tool
     read_result = Turn(role="tool_result", outcomes=(ToolOutcome("toolu_read", "rule", True, "config"),))
     assert evidence.turns("k1", [read_result]) == []  # an earlier call's result: not this answer's
     bash_result = Turn(role="tool_result", outcomes=(ToolOutcome("toolu_bash", "dialog", True, "user_temporary"),))
@@ -164,10 +173,8 @@ def test_an_answer_read_from_the_screen_is_bound_to_the_call_whose_dialog_was_up
 
 
 def test_an_answer_from_the_screen_before_any_call_was_read_is_never_matched_to_a_guess():
-    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
-    clock = Clock(1.0)
-    evidence = AnswerEvidence(clock)
-    evidence.answered("k1", Answered(agent, "keys", "1", "Bash", "", at=1.0))
+    agent, clock, evidence = _watching(1.0)
+    evidence.answered("k1", Answered(agent, "keys", "1", "Bash", "", at=1.0, shown="ls"))
     clock.now = 1.2
     later = Turn(role="agent", tool_uses=(("Bash", {"command": "ls"}),), tool_use_ids=("toolu_later",))
     result = Turn(role="tool_result", outcomes=(ToolOutcome("toolu_later", "dialog", True, "user_temporary"),))
@@ -182,8 +189,17 @@ def _result(use_id: str, by: str = "dialog") -> Turn:
     return Turn(role="tool_result", outcomes=(ToolOutcome(use_id, by, True, "user_temporary" if by == "dialog" else by),))
 
 
-def _keys(agent: Agent, tool: str, began: float, at: float) -> Answered:
-    return Answered(agent, "keys", "1", tool, "", at=at, began=began)
+def _keys(agent: Agent, tool: str, began: float, at: float, shown: str = "make") -> Answered:
+    return Answered(agent, "keys", "1", tool, "", at=at, began=began, shown=shown)
+
+
+def _mcp(use_id: str, sql: str) -> Turn:
+    """A call whose dialog shows no command or file (an MCP tool's): only its tool tells it from others."""
+    return Turn(role="agent", tool_uses=(("mcp__db__run", {"sql": sql}),), tool_use_ids=(use_id,))
+
+
+def _question(use_id: str, question: str) -> Turn:
+    return Turn(role="agent", tool_uses=(("AskUserQuestion", {"questions": [{"question": question, "options": []}]}),), tool_use_ids=(use_id,))
 
 
 def test_keys_recorded_after_claude_wrote_the_result_are_confirmed_at_once():
@@ -204,9 +220,7 @@ def test_keys_recorded_after_claude_wrote_the_result_are_confirmed_at_once():
 
 def test_keys_are_not_bound_to_the_call_claude_made_after_them():
     """Between the keys and their record Claude ran the call and asked the next: the answer is the first's."""
-    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
-    clock = Clock(0.0)
-    evidence = AnswerEvidence(clock)
+    agent, clock, evidence = _watching(0.0)
     evidence.turns("k1", [_call("toolu_make", "make")])
     clock.now = 1.2
     evidence.turns("k1", [_result("toolu_make"), _call("toolu_next", "make install")])
@@ -214,16 +228,22 @@ def test_keys_are_not_bound_to_the_call_claude_made_after_them():
     (found,) = evidence.answered("k1", _keys(agent, "Bash", began=1.0, at=1.3))
     assert found.tool_use_id == "toolu_make"
     clock.now = 3.0  # the next dialog, answered too: its call was left for it
-    assert evidence.answered("k1", _keys(agent, "Bash", began=2.0, at=3.0)) == []
+    assert evidence.answered("k1", _keys(agent, "Bash", began=2.0, at=3.0, shown="make install")) == []
     (after,) = evidence.turns("k1", [_result("toolu_next")])
     assert after.tool_use_id == "toolu_next" and after.answer.began == 2.0
+    # The same command asked again right after (a retry): read after the keys began, it is not theirs either.
+    clock.now = 4.0
+    evidence.turns("k1", [_call("toolu_try1", "make")])
+    clock.now = 4.2  # the keys began at 4.1
+    evidence.turns("k1", [_result("toolu_try1"), _call("toolu_try2", "make")])
+    clock.now = 4.3
+    (first,) = evidence.answered("k1", _keys(agent, "Bash", began=4.1, at=4.3))
+    assert first.tool_use_id == "toolu_try1"
 
 
 def test_keys_do_not_claim_a_result_that_came_before_them_nor_a_call_read_after_them():
     """A call settled before the keys began was not their dialog; one read after they began is not known to be (a wrong word is worse than none)."""
-    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
-    clock = Clock(0.0)
-    evidence = AnswerEvidence(clock)
+    agent, clock, evidence = _watching(0.0)
     evidence.turns("k1", [_call("toolu_old", "make"), _result("toolu_old")])  # answered in the pane, long before
     clock.now = 1.3
     assert evidence.answered("k1", _keys(agent, "Bash", began=1.0, at=1.3)) == []
@@ -233,45 +253,47 @@ def test_keys_do_not_claim_a_result_that_came_before_them_nor_a_call_read_after_
 
 
 def test_parallel_calls_confirm_keys_only_when_their_results_leave_one_dialog():
-    """Calls open when the keys began: a rule's result rules its call out; two a dialog decided leave it unknown."""
-    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
-    clock = Clock(0.0)
-    evidence = AnswerEvidence(clock)
+    """Calls open when the keys began: the dialog's command tells them apart; without one, a rule's result rules a call out,
+    and two a dialog decided leave it unknown."""
+    agent, clock, evidence = _watching(0.0)
     evidence.turns("k1", [_call("toolu_ls", "ls"), _call("toolu_rm", "rm x")])
     clock.now = 1.3
-    assert evidence.answered("k1", _keys(agent, "Bash", began=1.0, at=1.3)) == []
-    assert evidence.turns("k1", [_result("toolu_rm")]) == []  # ls may still have had a dialog: wait
-    (found,) = evidence.turns("k1", [_result("toolu_ls", by="rule")])
+    assert evidence.answered("k1", _keys(agent, "Bash", began=1.0, at=1.3, shown="rm x")) == []
+    (found,) = evidence.turns("k1", [_result("toolu_rm")])  # ls is not what the dialog showed
     assert (found.tool_use_id, found.first) == ("toolu_rm", "headspace")
 
+    clock.now = 2.0
+    evidence.turns("k1", [_mcp("toolu_select", "select 1"), _mcp("toolu_drop", "drop table t")])
+    clock.now = 3.3
+    assert evidence.answered("k1", _keys(agent, "mcp__db__run", began=3.0, at=3.3, shown="")) == []
+    assert evidence.turns("k1", [_result("toolu_drop")]) == []  # the select may still have had a dialog: wait
+    (found,) = evidence.turns("k1", [_result("toolu_select", by="rule")])
+    assert (found.tool_use_id, found.first) == ("toolu_drop", "headspace")
+
     clock.now = 5.0
-    evidence.turns("k1", [_call("toolu_a", "a"), _call("toolu_b", "b")])
+    evidence.turns("k1", [_mcp("toolu_a", "a"), _mcp("toolu_b", "b")])
     clock.now = 6.3
-    assert evidence.answered("k1", _keys(agent, "Bash", began=6.0, at=6.3)) == []
+    assert evidence.answered("k1", _keys(agent, "mcp__db__run", began=6.0, at=6.3, shown="")) == []
     assert evidence.turns("k1", [_result("toolu_a"), _result("toolu_b")]) == []  # both by a dialog: which one is not known
     assert evidence._waiting["k1"] == []
 
 
 def test_a_second_answer_to_one_call_is_not_confirmed_against_claudes_next_call():
     """A question with two parts takes two answers by keys; the call is the first's, and the next call is neither's."""
-    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
-    clock = Clock(0.0)
-    evidence = AnswerEvidence(clock)
-    evidence.turns("k1", [_call("toolu_q", "which?", tool="AskUserQuestion")])
+    agent, clock, evidence = _watching(0.0)
+    evidence.turns("k1", [_question("toolu_q", "which?")])
     clock.now = 1.0
-    evidence.answered("k1", _keys(agent, "AskUserQuestion", began=1.0, at=1.0))
+    evidence.answered("k1", _keys(agent, "AskUserQuestion", began=1.0, at=1.0, shown=""))
     clock.now = 2.0
-    assert evidence.answered("k1", _keys(agent, "AskUserQuestion", began=2.0, at=2.0)) == []
+    assert evidence.answered("k1", _keys(agent, "AskUserQuestion", began=2.0, at=2.0, shown="")) == []
     clock.now = 2.5
-    (found,) = evidence.turns("k1", [_result("toolu_q"), _call("toolu_q2", "and?", tool="AskUserQuestion")])
+    (found,) = evidence.turns("k1", [_result("toolu_q"), _question("toolu_q2", "and?")])
     assert found.tool_use_id == "toolu_q" and found.answer.at == 1.0
     assert evidence.turns("k1", [_result("toolu_q2")]) == []
 
 
 def test_a_call_read_again_is_not_reopened_and_old_results_are_let_go():
-    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
-    clock = Clock(0.0)
-    evidence = AnswerEvidence(clock)
+    agent, clock, evidence = _watching(0.0)
     evidence.turns("k1", [_call("toolu_make", "make"), _result("toolu_make")])
     clock.now = 3.0  # the file read again from the start, then keys to another dialog
     evidence.turns("k1", [_call("toolu_make", "make"), _result("toolu_make")])
@@ -291,7 +313,7 @@ def test_a_dialog_up_when_headspace_started_is_matched_through_the_replayed_hist
     clock.now = 5.5
     adopt()
     clock.now = 6.0
-    journal.answered(_keys(agent, "Bash", began=4.9, at=6.0))
+    journal.answered(_keys(agent, "Bash", began=4.9, at=6.0, shown="echo 299"))
     journal.turns(agent, [_result("toolu_299")])
     (evidence,) = [e.payload for e in journal.timeline(who(agent)) if e.kind == "answer_evidence"]
     assert (evidence["tool_use_id"], evidence["input"]) == ("toolu_299", json.dumps({"command": "echo 299"}))
@@ -302,9 +324,7 @@ def test_a_dialog_up_when_headspace_started_is_matched_through_the_replayed_hist
 
 def test_an_answer_with_the_exact_input_takes_the_call_still_waiting_before_one_just_settled():
     """Two identical calls: the first settled a moment ago (answered in the pane), the second waits for this hook answer."""
-    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
-    clock = Clock(0.0)
-    evidence = AnswerEvidence(clock)
+    agent, clock, evidence = _watching(0.0)
     evidence.turns("k1", [_call("toolu_1", "make"), _result("toolu_1"), _call("toolu_2", "make")])
     clock.now = 1.0
     exact = json.dumps({"command": "make"})
@@ -316,32 +336,29 @@ def test_an_answer_with_the_exact_input_takes_the_call_still_waiting_before_one_
     assert (late.tool_use_id, late.first) == ("toolu_1", "pane")
 
 
-def _keys_shown(agent: Agent, shown: str, began: float, at: float) -> Answered:
-    return Answered(agent, "keys", "1", "Bash", "", at=at, began=began, shown=shown)
-
-
 def test_keys_do_not_match_an_open_call_whose_command_their_dialog_did_not_show():
     """Keys to ``make install`` whose call is not read yet, while ``make`` (decided by the user's own hook) has no result read: not ``make``."""
-    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
-    clock = Clock(0.0)
-    evidence = AnswerEvidence(clock)
+    agent, clock, evidence = _watching(0.0)
     evidence.turns("k1", [_call("toolu_make", "make")])
     clock.now = 2.0
-    assert evidence.answered("k1", _keys_shown(agent, "make install", began=1.9, at=2.0)) == []
+    assert evidence.answered("k1", _keys(agent, "Bash", began=1.9, at=2.0, shown="make install")) == []
     assert evidence.turns("k1", [_result("toolu_make", by="hook"), _call("toolu_install", "make install"), _result("toolu_install")]) == []
     # The same keys with the dialog's command that was open: confirmed (the screen folds a wrapped command's whitespace).
     evidence.turns("k1", [_call("toolu_test", "make  test")])
     clock.now = 3.0
-    assert evidence.answered("k1", _keys_shown(agent, "make test", began=2.9, at=3.0)) == []
+    assert evidence.answered("k1", _keys(agent, "Bash", began=2.9, at=3.0, shown="make test")) == []
     (found,) = evidence.turns("k1", [_result("toolu_test")])
     assert found.tool_use_id == "toolu_test"
+    # Keys whose dialog's command was not read from the screen: a call acting on one is not known to be theirs.
+    evidence.turns("k1", [_call("toolu_lint", "make lint")])
+    clock.now = 4.0
+    assert evidence.answered("k1", _keys(agent, "Bash", began=3.9, at=4.0, shown="")) == []
+    assert evidence.turns("k1", [_result("toolu_lint")]) == []
 
 
 def test_an_exact_answer_whose_call_is_gone_does_not_claim_the_next_identical_call():
     """The pane's answer seen 3 s after its result was read: not confirmed, and ten minutes later not the new identical call's either."""
-    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
-    clock = Clock(0.0)
-    evidence = AnswerEvidence(clock)
+    agent, clock, evidence = _watching(0.0)
     exact = json.dumps({"command": "npm test"})
     evidence.turns("k1", [_call("toolu_1", "npm test"), _result("toolu_1")])
     clock.now = 3.0
@@ -355,9 +372,7 @@ def test_an_exact_answer_whose_call_is_gone_does_not_claim_the_next_identical_ca
 
 
 def test_an_exact_answer_whose_line_lags_is_matched_when_it_is_read():
-    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
-    clock = Clock(1.0)
-    evidence = AnswerEvidence(clock)
+    agent, clock, evidence = _watching(1.0)
     exact = json.dumps({"command": "make"})
     assert evidence.answered("k1", Answered(agent, "hook", "Bash: make", "Bash", exact, at=1.0)) == []
     clock.now = 1.0 + UNREAD_WAIT - 1
@@ -366,9 +381,7 @@ def test_an_exact_answer_whose_line_lags_is_matched_when_it_is_read():
 
 
 def test_two_identical_calls_answered_through_the_hook_each_get_their_own_word():
-    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
-    clock = Clock(0.0)
-    evidence = AnswerEvidence(clock)
+    agent, clock, evidence = _watching(0.0)
     exact = json.dumps({"command": "make"})
     evidence.turns("k1", [_call("toolu_1", "make"), _call("toolu_2", "make")])
     clock.now = 1.0
@@ -380,24 +393,20 @@ def test_two_identical_calls_answered_through_the_hook_each_get_their_own_word()
 
 def test_a_result_a_waiting_answer_still_needs_is_kept_past_the_settled_time():
     """Parallel calls: the dialog's result came, the other call runs a minute; when a rule's result rules it out, the first is confirmed."""
-    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
-    clock = Clock(0.0)
-    evidence = AnswerEvidence(clock)
-    evidence.turns("k1", [_call("toolu_rm", "rm x"), _call("toolu_slow", "sleep 60")])
+    agent, clock, evidence = _watching(0.0)
+    evidence.turns("k1", [_mcp("toolu_drop", "drop table t"), _mcp("toolu_slow", "select sleep(60)")])
     clock.now = 1.0
-    evidence.answered("k1", _keys(agent, "Bash", began=1.0, at=1.0))
-    evidence.turns("k1", [_result("toolu_rm")])
+    evidence.answered("k1", _keys(agent, "mcp__db__run", began=1.0, at=1.0, shown=""))
+    evidence.turns("k1", [_result("toolu_drop")])
     clock.now = 1.0 + SETTLED_KEPT + 30
     evidence.turns("k1", [_call("toolu_other", "ls")])  # results nobody waits for go; this one is waited for
     (found,) = evidence.turns("k1", [_result("toolu_slow", by="rule")])
-    assert found.tool_use_id == "toolu_rm"
+    assert found.tool_use_id == "toolu_drop"
 
 
 def test_calls_let_go_do_not_come_back_when_the_transcript_is_read_again():
     """After its result is forgotten, a call read again (the file read from the start) is not a fresh call an exact answer may claim."""
-    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
-    clock = Clock(0.0)
-    evidence = AnswerEvidence(clock)
+    agent, clock, evidence = _watching(0.0)
     evidence.turns("k1", [_call("toolu_1", "make"), _result("toolu_1")])
     clock.now = SETTLED_KEPT + 5
     evidence.turns("k1", [])  # forgotten
@@ -407,9 +416,7 @@ def test_calls_let_go_do_not_come_back_when_the_transcript_is_read_again():
 
 def test_an_exact_answer_left_waiting_never_binds_to_an_identical_call_read_long_after():
     """One read brings a new identical call and its result ten minutes on: the old pane answer is not its answer."""
-    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
-    clock = Clock(0.0)
-    evidence = AnswerEvidence(clock)
+    agent, clock, evidence = _watching(0.0)
     evidence.turns("k1", [_call("toolu_1", "npm test"), _result("toolu_1")])
     clock.now = 3.0
     evidence.answered("k1", Answered(agent, "pane", "Bash: npm test", "Bash", json.dumps({"command": "npm test"}), at=3.0))
@@ -418,9 +425,7 @@ def test_an_exact_answer_left_waiting_never_binds_to_an_identical_call_read_long
 
 
 def test_an_exact_answer_waits_for_its_own_call_not_one_keys_hold_or_a_rule_let_run():
-    agent = Agent(pane_id="%1", target="s:0.0", session="s", key="k1")
-    clock = Clock(0.0)
-    evidence = AnswerEvidence(clock)
+    agent, clock, evidence = _watching(0.0)
     exact = json.dumps({"command": "make"})
     evidence.turns("k1", [_call("toolu_x", "make")])
     clock.now = 1.0
