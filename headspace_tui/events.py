@@ -84,6 +84,11 @@ class Answered:
     shown: str = ""  # keys: the command, file or URL the dialog they answered showed
 
     @property
+    def started(self) -> float:
+        """When headspace began answering: ``began`` for keys, else when it was recorded."""
+        return self.began or self.at
+
+    @property
     def host(self) -> str:
         """The machine the agent runs on ("local", or a remote host's name): a batch may span several."""
         return self.agent.host

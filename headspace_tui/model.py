@@ -159,6 +159,11 @@ class Observation:
         return self.prompt.tool if self.prompt else ""
 
     @property
+    def detail(self) -> str:
+        """The command, file or URL the prompt asks about ("" when none is shown)."""
+        return self.prompt.detail if self.prompt else ""
+
+    @property
     def question(self) -> str:
         if self.prompt and self.prompt.kind in ("question", "input"):
             return self.prompt.title
@@ -173,7 +178,7 @@ class Observation:
         return {
             "state": self.state.value,
             "tool": self.tool or None,
-            "detail": (self.prompt.detail or None) if self.prompt else None,
+            "detail": self.detail or None,
             "options": self.option_labels,
             "question": self.question or None,
             "multi_select": bool(self.prompt and self.prompt.multi_select),

@@ -227,8 +227,8 @@ class AnswerDesk:
             tool=call.tool_name if call is not None else (seen or agent.observation).tool,
             tool_input=call.exact_input if call is not None else "",
             at=at,
-            began=began or at,
-            shown=seen.prompt.detail if seen is not None and seen.prompt is not None else "",
+            began=began,
+            shown=seen.detail if seen is not None else "",
         )
         self.last[agent.pane_id] = event
         self.store.emit(event)

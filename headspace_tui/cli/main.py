@@ -325,7 +325,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                         "pane_id": PaneAddress.parse(agent.pane_id).pane,
                         "state": agent.state.value,
                         "tool": obs.tool or None,
-                        "detail": (obs.prompt.detail or None) if obs.prompt else None,
+                        "detail": obs.detail or None,
                         "options": obs.option_labels,
                         "question": obs.question or None,
                         "error": obs.error or None,

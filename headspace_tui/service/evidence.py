@@ -162,7 +162,7 @@ class AnswerEvidence:
         calls = self._calls.get(key)
         if not calls:
             return ()
-        began = answer.began or answer.at
+        began = answer.started
         taken = {w.candidates[0] for w in self._waiting.get(key, []) if len(w.candidates) == 1}
         grace = SETTLED_GRACE if answer.channel == "pane" else 0.0
         fitting = [
@@ -230,7 +230,7 @@ class AnswerEvidence:
                 use_id not in held
                 and not entry.candidates
                 and _fits(entry.answer, call)
-                and call.seen_at - (entry.answer.began or entry.answer.at) <= UNREAD_WAIT
+                and call.seen_at - entry.answer.started <= UNREAD_WAIT
             ):
                 entry.candidates = (use_id,)  # the oldest answer with this exact input, its call read late
                 break
@@ -254,7 +254,7 @@ class AnswerEvidence:
         """An answer with the exact input whose call was not read in time: its call was there and is gone (claimed, long settled)."""
         waiting = self._waiting.get(key)
         if waiting:
-            waiting[:] = [e for e in waiting if e.candidates or now - (e.answer.began or e.answer.at) <= UNREAD_WAIT]
+            waiting[:] = [e for e in waiting if e.candidates or now - e.answer.started <= UNREAD_WAIT]
 
     def adopt(self, key: str, earlier: AnswerEvidence) -> None:
         """Take the open calls a replay of history (``earlier``) read, as read before any answer of this run.
