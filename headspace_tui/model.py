@@ -119,18 +119,7 @@ class Prompt:
                 return option
         return None
 
-    @property
-    def yes(self) -> Option | None:
-        """The approving choice: the first "Yes" (or "Allow") that does not also clear Claude's context.
-
-        A plan-exit menu may offer "Yes, clear context and auto-accept edits"
-        first: approving must not throw the conversation away.
-        """
-        approving = [o for o in self.options if o.label.lower().startswith(("yes", "allow"))]
-        keeps = [o for o in approving if "clear context" not in o.label.lower()]
-        chosen = keeps or approving
-        return chosen[0] if chosen else None
-
+    # Which option approves (``y``) is a rule of its own, never to widen permissions: detect/approval.py.
     @property
     def no(self) -> Option | None:
         """The "No" (or "Deny", opencode's "Reject") choice, found by its label (never by its position)."""

@@ -12,8 +12,10 @@ guarded path:
    running, and the prompt still has the fingerprint the user saw, on a
    screen that has held still (``settled_read``);
 3. the keys are derived from the prompt as it is *now* (``No`` found by its
-   label, digits only for a numbered menu, text sent literally and Enter
-   separately), and only where ``policy.FITS`` says the answer fits;
+   label, ``y``'s option by ``detect/approval.py``, digits only for a
+   numbered menu, text sent literally and Enter separately), only where
+   ``policy.FITS`` says the answer fits, and a line is typed only into an
+   empty input box (``draft_refusal``);
 4. afterwards the pane is watched until the agent reacted (working, its input
    box, the next prompt); otherwise the result says "not delivered".
 
@@ -35,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from ..detect.approval import Approval, approval
 from ..detect.families import CLAUDE
 from ..detect.family import Family
 from ..model import AgentState, Observation
@@ -42,7 +45,7 @@ from ..shared.paths import runtime_dir
 from ..shared.safe_files import is_private_dir
 from .policy import MENU_ANSWERS, REACTION_TIME, Intent, IntentKind, unfit
 
-__all__ = ["ActionError", "Intent", "KeyStroke", "Outcome", "plan_keys", "same_prompt", "send_guarded"]
+__all__ = ["ActionError", "DraftInBox", "Intent", "KeyStroke", "Outcome", "WidensPermissions", "plan_keys", "same_prompt", "send_guarded"]
 
 # The screen must hold still this long before the last read that keys follow:
 # Claude redraws within a frame or two of a key typed in the pane itself.
@@ -51,6 +54,41 @@ SETTLE = 0.15
 
 class ActionError(Exception):
     """Why nothing was sent, in one line for the user."""
+
+
+class DraftInBox(ActionError):
+    """The agent's input box holds text the user typed and did not send: a typed line would join it."""
+
+
+def draft_refusal(family: Family, ansi: str) -> str:
+    """Why nothing may be typed into the agent's input box on this screen ("" when its box is empty, or the family cannot tell).
+
+    The one rule for every typed line at the box (``c``, ``r``, ``send
+    --nudge/--text``, the web view, Stop's ``/exit``): text there is the
+    user's own draft, or the prompt Claude puts back after an interrupt, and
+    whatever is typed joins it and is submitted with it.  Each family's
+    reader says what its box holds (``Family.box_text``).
+    """
+    draft = family.box_text(ansi)
+    if not draft:
+        return ""
+    shown = draft if len(draft) <= 40 else draft[:39] + "…"
+    return f"{family.label}'s input box holds text you did not send ({shown!r}); nothing sent: finish or clear it in the pane (i types there)"
+
+
+class WidensPermissions(ActionError):
+    """Every way to approve this prompt also widens what the agent may do: the approve key sends nothing.
+
+    A front end may ask the user and then send the option's digit (a
+    deliberate choice); ``send`` says which ``--option`` that is.
+    """
+
+    def __init__(self, chosen: Approval) -> None:
+        self.chosen = chosen
+        super().__init__(
+            f"every way to approve here also changes more: {chosen.describe()!r} {chosen.widens}; "
+            f"nothing sent (choose it deliberately by its number: {chosen.option.key}, or send --option {chosen.option.key})"
+        )
 
 
 @dataclass(frozen=True)
@@ -85,20 +123,25 @@ def plan_keys(now: Observation, intent: Intent, family: Family = CLAUDE) -> list
         if prompt is None or not prompt.options:
             raise ActionError(f"the pane shows no numbered menu (it is {now.state.value}); nothing sent")
         if intent.kind is IntentKind.APPROVE:
-            choice = prompt.yes
-            if choice is None:
+            chosen = approval(prompt)
+            if chosen is None:
                 raise ActionError("this prompt has no 'Yes' choice")
+            if chosen.widens:
+                raise WidensPermissions(chosen)
+            choice = chosen.option
         elif intent.kind is IntentKind.DENY:
-            choice = prompt.no
-            if choice is None and prompt.deny_key:
+            refuse = prompt.no
+            if refuse is None and prompt.deny_key:
                 return [KeyStroke((prompt.deny_key,))]  # the dialog itself says this key refuses
-            if choice is None:
+            if refuse is None:
                 raise ActionError("this prompt has no 'No' choice; pick an option by number instead")
+            choice = refuse
         else:
-            choice = next((o for o in prompt.options if o.key == intent.option), None)
-            if choice is None:
+            picked = next((o for o in prompt.options if o.key == intent.option), None)
+            if picked is None:
                 keys = ", ".join(o.key for o in prompt.options if o.key) or "none"
                 raise ActionError(f"no option {intent.option} here (options: {keys})")
+            choice = picked
         if not answer_key(choice.key):
             raise ActionError("this dialog has no keys to pick its options; answer it in the pane itself")
         return [KeyStroke((choice.key,))]
@@ -326,9 +369,14 @@ async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Inte
         if wait > 0:
             await asyncio.sleep(wait)
     if intent.kind is not IntentKind.INTERRUPT:
-        settled, _ = await settled_read(io, pane_id, command, family)
+        settled, ansi = await settled_read(io, pane_id, command, family)
         if not same_prompt(now, settled):
             raise ActionError(f"the prompt in {pane_id} changed while it settled (now {settled.state.value}); nothing sent")
+        if intent.kind in (IntentKind.TEXT, IntentKind.NUDGE) and settled.state is not AgentState.QUESTION:
+            # A line at the input box; a question's own field refuses text in it by its label (``free_text_key``).
+            draft = draft_refusal(family, ansi)
+            if draft:
+                raise DraftInBox(draft)
     what = describe_answer(now, intent, strokes)
     if intent.kind is IntentKind.TEXT and now.state is AgentState.QUESTION:
         return await _type_answer(io, pane_id, now, strokes, command, what, timeout, family)

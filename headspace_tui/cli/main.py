@@ -91,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     send.add_argument("target", help="pane id (%%3, or %%3@HOST), session:window.pane, or session name")
     send.add_argument("--host", metavar="HOST", help="the pane is on this remote host (a [hosts.NAME], or anything ssh accepts)")
     what = send.add_mutually_exclusive_group(required=True)
-    what.add_argument("--approve", action="store_true", help="choose the first 'Yes'")
+    what.add_argument("--approve", action="store_true", help="approve this one request or plan: a plain 'Yes', never an option that widens permissions (auto mode, don't ask again)")
     what.add_argument("--deny", action="store_true", help="choose the 'No' option (found by its label)")
     what.add_argument("--option", type=int, metavar="N", help="choose option N of the menu")
     what.add_argument("--text", metavar="TEXT", help="type TEXT at Claude's input box (at a question: into its 'Type something.' option) and submit it")

@@ -39,6 +39,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..detect.approval import approval
 from ..model import AgentState, Observation, Prompt
 from .spool import tool_detail
 
@@ -218,7 +219,7 @@ def hook_answer(call: PendingCall, observation: Observation, kind: str, option: 
     approve / deny: allow / deny (with interrupt, as "No" does).  A digit: on
     a one-question AskUserQuestion, the label that digit shows, when it is one
     of the labels Claude asked (not "Type something."); on a permission, the
-    digit of its plain "Yes" or "No".  Everything else ("Yes, and always
+    digit of its plain "Yes" (``detect/approval.py``) or "No".  Everything else ("Yes, and always
     allow ...", several questions, multi-select) goes by keys.
     """
     prompt = observation.prompt
@@ -232,8 +233,9 @@ def hook_answer(call: PendingCall, observation: Observation, kind: str, option: 
         return HookAnswer(choose(call, label), f"{question} → {label}")
     if kind == "option" and prompt is not None:
         chosen = next((o for o in prompt.options if o.key == option), None)
-        if chosen is not None and chosen.label.lower() == "yes":
-            kind = "approve"
+        approve = approval(prompt)
+        if chosen is not None and approve is not None and chosen == approve.option and not approve.widens:
+            kind = "approve"  # the digit of the option y would take: an allow approves just this call
         elif chosen is not None and chosen == prompt.no:
             kind = "deny"
     if kind == "approve":

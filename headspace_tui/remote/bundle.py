@@ -19,6 +19,7 @@ MODULES = (
     "headspace_tui.shared.safe_files",
     "headspace_tui.shared.paths",
     "headspace_tui.model",
+    "headspace_tui.detect.approval",
     "headspace_tui.detect.claude.status_files",
     "headspace_tui.detect.claude.transcript",
     "headspace_tui.shared.proctree",

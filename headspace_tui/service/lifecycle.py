@@ -23,9 +23,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..answering.keys import ActionError, PaneIO, send_guarded
+from ..answering.keys import ActionError, PaneIO, draft_refusal, send_guarded
 from ..answering.policy import INPUT_BOX_STATES, Intent, IntentKind
-from ..detect.claude.screen import DIM, PROMPT_LINE, RULE, SGR, is_claude_command
+from ..detect.claude.screen import is_claude_command
+from ..detect.families import CLAUDE
 from ..model import Observation
 from ..shared.worktree import WorktreeError, add_worktree
 from ..tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
@@ -93,23 +94,7 @@ def exit_refusal(seen: Observation, ansi: str) -> str:
     """Why ``/exit`` must not be typed into this screen now, or ""."""
     if seen.state not in EXIT_STATES:
         return f"Claude is {seen.state.value}, not waiting at its input box; /exit not sent"
-    if not input_box_empty(ansi):
-        return "Claude's input box holds text; clear it (or jump there) first; /exit not sent"
-    return ""
-
-
-def input_box_empty(ansi: str) -> bool:
-    """The last input box on screen holds nothing the user typed (a dim placeholder is not text)."""
-    lines = ansi.split("\n")
-    plain = [SGR.sub("", line).rstrip() for line in lines]
-    for i in range(len(plain) - 1, 0, -1):
-        match = PROMPT_LINE.match(plain[i])
-        if match is None or not RULE.match(plain[i - 1]):
-            continue
-        rest = (match.group("text") or "").replace("\u00a0", " ").strip()
-        after_glyph = lines[i].partition(match.group("glyph"))[2]
-        return not rest or DIM.search(after_glyph) is not None
-    return False
+    return draft_refusal(CLAUDE, ansi).replace("nothing sent", "/exit not sent")
 
 
 async def exit_claude(io: PaneIO, pane_id: str, seen: Observation, *, server_key: str, timeout: float = EXIT_WAIT) -> bool:

@@ -31,7 +31,7 @@ from .recording import plain_text as plain_text  # re-exported: the corpus tests
 from .scenarios import BY_NAME, EXTRA, SCENARIOS, Scenario
 from .session import ClaudeSession
 from .tmux import temp_server
-from .versions import CLAUDE_VERSION, renderers
+from .versions import CLAUDE_VERSION, PARTIAL, renderers
 
 REPO = Path(__file__).resolve().parents[2]
 PANES = REPO / "snapshots" / "panes"
@@ -48,9 +48,13 @@ def planned(version: str) -> list[tuple[Scenario, int, int, str]]:
 
     Each scenario that applies to the version at its sizes (default the
     standard ``SIZES``) in every renderer the version has, then the ``EXTRA``
-    screens (short panes where a menu scrolls, odd sizes).
+    screens (short panes where a menu scrolls, odd sizes).  A version
+    recorded in part (``versions.PARTIAL``): only its own list.
     """
     has = renderers(version)
+    if version in PARTIAL:
+        names, sizes, only = PARTIAL[version]
+        return [(BY_NAME[n], w, h, r) for n in names if BY_NAME[n].applies_to(version) for (w, h) in sizes for r in only if r in has]
     screens = [(sc, w, h, r) for sc in SCENARIOS if sc.applies_to(version) for (w, h) in (sc.sizes or SIZES) for r in has]
     for extra in EXTRA:
         if version not in extra.versions:

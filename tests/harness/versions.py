@@ -30,6 +30,7 @@ RENDERERS: dict[str, dict[str, dict[str, str]]] = {
     "2.1.160": {"alt": {"CLAUDE_CODE_NO_FLICKER": "1"}, "inline": {}},
     "2.1.250": {"alt": {}, "inline": {"CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN": "1"}},
     "2.1.330": {"alt": {}, "inline": {"CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN": "1"}},
+    "2.1.332": {"alt": {}, "inline": {"CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN": "1"}},
 }
 # The versions in snapshots/panes/, oldest first.
 RECORDED = tuple(RENDERERS)
@@ -42,6 +43,19 @@ RELEASED = {
     "2.1.160": "2026-06-02",
     "2.1.250": "2026-08-28",
     "2.1.330": "2026-11-20",
+    "2.1.332": "2026-11-24",
+}
+# Versions recorded only in part: the scenarios (at the sizes, in the
+# renderers) that show what the version changed.  2.1.332 (issue 37): its
+# approval menus offer auto mode ("Yes, and switch to auto mode", the plan's
+# "Yes, and use auto mode"), which an approve key must never choose; its input
+# box with a draft, which no typed answer may join.
+PARTIAL: dict[str, tuple[tuple[str, ...], tuple[tuple[int, int], ...], tuple[str, ...]]] = {
+    "2.1.332": (
+        ("permission_bash", "permission_edit", "plan_exit_plan_mode", "plan_exit_short", "plan_exit_clear_context", "idle_fresh", "idle_half_typed"),
+        ((80, 24), (200, 50)),
+        ("alt",),
+    ),
 }
 # 2.0.31, 2.1.100 and 2.1.250 were recorded after the reader was written, and
 # read blind first (the README's "held out" numbers); then they joined.

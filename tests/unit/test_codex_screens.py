@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from headspace_tui.detect.approval import approval
 from headspace_tui.detect.codex import FAMILY, classify, classify_capture, classify_pane
 from headspace_tui.detect.codex.process import is_command, recognise, version_of
 from headspace_tui.detect.codex.screen import box_text
@@ -91,7 +92,8 @@ def test_the_approval_dialog_is_answered_with_codexs_own_keys_found_by_label(pat
     prompt = classify_capture(ansi, version=meta["version"]).prompt
     assert prompt is not None
     assert [o.key for o in prompt.options] == ["y", "p", "Escape"]
-    assert prompt.yes is not None and prompt.yes.key == "y"
+    yes = approval(prompt)
+    assert yes is not None and yes.option.key == "y" and not yes.widens  # "Yes, proceed", never "don't ask again"
     assert prompt.no is not None and prompt.no.key == "Escape"
     assert prompt.options[0].selected
 

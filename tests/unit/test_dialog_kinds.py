@@ -141,9 +141,8 @@ def test_the_plan_exit_menu_titled_would_you_like_to_proceed_is_a_plan(rules):
     observation = read(rows, rules)
     assert observation.state is AgentState.PLAN, observation.evidence
     assert observation.prompt.tool == "ExitPlanMode"
-    # y approves without throwing the conversation away.
-    assert observation.prompt.yes.label == "Yes, auto-accept edits"
-    assert keys(observation, "approve") == ["2"]
+    # y approves without throwing the conversation away, and keeps every edit asked.
+    assert keys(observation, "approve") == ["3"]
 
 
 @pytest.mark.parametrize("rules", RULES, ids=RULE_IDS)

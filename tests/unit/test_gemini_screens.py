@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from headspace_tui.detect.approval import approval
 from headspace_tui.detect.families import BY_NAME, find_agent
 from headspace_tui.detect.gemini import FAMILY, box_text, classify_capture, is_gemini_command, recognise, version_of
 from headspace_tui.model import NEEDS_YOU, AgentState
@@ -79,7 +80,8 @@ def test_a_permission_is_answered_by_the_digits_of_its_labels(meta_path: Path):
     ansi, _ = load(meta_path)
     prompt = classify_capture(ansi).prompt
     assert prompt is not None and prompt.kind == "permission"
-    assert prompt.yes is not None and (prompt.yes.key, prompt.yes.label) == ("1", "Allow once")
+    yes = approval(prompt)
+    assert yes is not None and (yes.option.key, yes.option.label) == ("1", "Allow once") and not yes.widens
     assert prompt.no is not None and prompt.no.label.startswith("No, suggest changes")
     assert prompt.no.key == str(len(prompt.options))
 
@@ -89,7 +91,9 @@ def test_a_plans_numbered_steps_are_not_its_options(version: str):
     """The plan approval lists the plan's steps (1. 2. 3.) above its own options; only the options take keys."""
     prompt = classify_capture(_screen(version, "80x24", "plan")).prompt
     assert prompt is not None and prompt.kind == "plan"
-    assert prompt.yes is not None and (prompt.yes.key, prompt.yes.label) == ("1", "Yes, automatically accept edits")
+    # y approves the plan and keeps every edit asked: never "automatically accept edits".
+    yes = approval(prompt)
+    assert yes is not None and (yes.option.key, yes.option.label) == ("2", "Yes, manually accept edits") and not yes.widens
     assert prompt.no is None and prompt.deny_key == "Escape"  # "Esc to cancel" refuses it
     assert "Cover both with tests." in prompt.detail
 

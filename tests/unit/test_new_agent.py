@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from headspace_tui.cli.main import main
+from headspace_tui.detect.claude import box_text
 from headspace_tui.model import AgentState, Observation
-from headspace_tui.service.lifecycle import LifecycleError, exit_refusal, input_box_empty, resume_argv
+from headspace_tui.service.lifecycle import LifecycleError, exit_refusal, resume_argv
 from headspace_tui.shared.worktree import WorktreeError, add_worktree, worktree_path
 from headspace_tui.tmux.server import TmuxServer
 from headspace_tui.tmux.spawn import SpawnError, check_session_name, current_session
@@ -195,11 +196,11 @@ def _idle_capture() -> str:
 
 def test_an_empty_input_box_is_empty_and_a_draft_is_not():
     ansi = _idle_capture()
-    assert input_box_empty(ansi)
+    assert box_text(ansi) == ""
     lines = ansi.split("\n")
     box = max(i for i, line in enumerate(lines) if "❯" in line)
     drafted = "\n".join([*lines[:box], "\x1b[39m❯\u00a0\x1b[38;5;231mhalf a thought", *lines[box + 1 :]])
-    assert not input_box_empty(drafted)
+    assert box_text(drafted) == "half a thought"
     assert "holds text" in exit_refusal(Observation(AgentState.IDLE), drafted)
     assert exit_refusal(Observation(AgentState.IDLE), ansi) == ""
 

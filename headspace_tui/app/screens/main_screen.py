@@ -41,6 +41,7 @@ from .timeline import TimelineScreen
 from .triage import TRIAGE_BINDINGS, TriageScreen
 from .typing_actions import TypingActions
 from .why import WhyScreen
+from .widen import ask_before_widening
 
 if TYPE_CHECKING:
     from ..main import HeadspaceApp
@@ -365,6 +366,9 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
 
     # -- answering -------------------------------------------------------------------
     def action_approve(self) -> None:
+        agent = self.selected_agent()
+        if agent is not None and self._keys_live() and ask_before_widening(self, self.service, agent):
+            return  # every way to approve there widens permissions: a confirmation asks first
         self._act(Intent(IntentKind.APPROVE))
 
     def action_deny(self) -> None:

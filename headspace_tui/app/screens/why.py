@@ -13,6 +13,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ...detect.approval import approval
 from ...detect.claude import family_of
 from ...detect.clock import SAYS
 from ...events import ANSWERED_HOW
@@ -76,6 +77,20 @@ def since_text(agent: Agent, now: float) -> Text:
     )
 
 
+def approve_text(agent: Agent, key: str = "y") -> Text | None:
+    """Which option the approve key takes here, and whether it asks first (``detect/approval.py``); None where it approves nothing."""
+    prompt = agent.observation.prompt
+    chosen = approval(prompt) if prompt is not None and prompt.kind in ("permission", "plan") else None
+    if chosen is None:
+        return None
+    out = Text.assemble((f"{key} → {clean(chosen.describe())}", "bold"))
+    if chosen.widens:
+        out.append(f"\n  every way to approve here {clean(chosen.widens)}: {key} asks before it chooses this", style="bold red")
+    else:
+        out.append("  (approves this one request or plan; never a mode that stops asking)", style="dim")
+    return out
+
+
 def channel_text(report: ChannelReport) -> Text:
     """The answer channel for this agent: which way y/n would go, what waits, what answered last (exact input)."""
     out = Text()
@@ -122,6 +137,9 @@ class WhyScreen(ModalScreen[None]):
             yield Static(title)
             yield Static(since_text(self.agent, self.now))
             yield Static(version_line(self.agent))
+            approves = approve_text(self.agent)
+            if approves is not None:
+                yield Static(approves)
             stopped = unrecognised(self.agent, self.explanation)
             if stopped is not None:
                 yield Static(report_hint(self.agent, stopped))

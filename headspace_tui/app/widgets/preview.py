@@ -26,6 +26,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
 
+from ...detect.approval import approval
 from ...model import Agent
 from ...screen.virtual import VirtualScreen
 from ...shared.safe_text import clean
@@ -325,10 +326,12 @@ def prompt_bar_text(agent: Agent | None, keys: dict[str, str]) -> Text:
     text.append(f"{clean(agent.target)}  ", style="bold")
     if prompt is not None and prompt.options and prompt.kind != "starting":
         text.append(clean(prompt.title) + "\n", style="bold")
-        yes, no = prompt.yes, prompt.no
-        if yes is not None:
-            text.append(f"[{_key_name(keys['approve'])}] ", style="bold green")
-            text.append(f"{clean(yes.label)}   ")
+        yes, no = approval(prompt), prompt.no
+        if yes is not None and prompt.kind in ("permission", "plan"):
+            text.append(f"[{_key_name(keys['approve'])}] → ", style="bold green")
+            text.append(f"{clean(yes.describe())}   ")
+            if yes.widens:
+                text.append("(asks first)   ", style="bold red")
         if no is not None:
             text.append(f"[{_key_name(keys['deny'])}] ", style="bold red")
             text.append(f"{clean(no.label)}   ")

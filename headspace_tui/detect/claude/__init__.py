@@ -5,8 +5,9 @@
 
 from ...shared.proctree import is_claude
 from ..family import Family
+from .box import box_text
 from .process import version_of
-from .screen import box_text, classify, classify_capture, is_claude_command, screen_version, strip_sgr
+from .screen import classify, classify_capture, is_claude_command, screen_version, strip_sgr
 from .tables import BASE, TABLES, Rules, family_of, rules_for
 
 FAMILY = Family(

@@ -105,12 +105,6 @@ def strip_sgr(ansi: str) -> list[str]:
     return [line.rstrip() for line in SGR.sub("", ansi).split("\n")]
 
 
-def box_text(ansi: str) -> str | None:
-    """What Claude's input box holds: the text of its last ``❯`` line ("" when empty); None with no such line on screen."""
-    boxes = [line for line in strip_sgr(ansi) if line.startswith("❯")]
-    return boxes[-1][1:].strip() if boxes else None
-
-
 def screen_version(text: str) -> str | None:
     """The version in Claude's banner ("Claude Code v2.1.330"), if it is still on screen."""
     match = BANNER_VERSION.search(text)

@@ -1,0 +1,72 @@
+"""``y`` where every way to approve also widens what the agent may do: ask first.
+
+``detect/approval.py`` picks the option ``y`` takes; when even the best
+one switches on auto mode, accepts every edit, stops asking or clears the
+context, the key sends nothing until the user has read which option that
+is and what it changes.  ``y`` confirms (the option's own digit then goes,
+against the prompt shown here: a dialog that changed meanwhile gets
+nothing); ``n`` or Esc sends nothing.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
+
+from ...detect.approval import Approval, approval
+from ...model import Agent, AgentState
+from ...service.facade import Intent, IntentKind, Service
+from ...shared.safe_text import clean
+
+
+def widening_approval(agent: Agent) -> Approval | None:
+    """The option ``y`` would take on ``agent``'s permission or plan, when it widens permissions (None otherwise)."""
+    if agent.state not in (AgentState.PERMISSION, AgentState.PLAN) or agent.offline:
+        return None
+    chosen = approval(agent.observation.prompt)
+    return chosen if chosen is not None and chosen.widens else None
+
+
+class WidenScreen(ModalScreen[bool]):
+    DEFAULT_CSS = """
+    WidenScreen { align: center middle; }
+    WidenScreen > Vertical { width: 80%; height: auto; border: round $error; padding: 1 2; background: $surface; }
+    """
+    BINDINGS = [Binding("y", "answer(True)", "choose it"), Binding("n,escape,q", "answer(False)", "cancel")]
+
+    def __init__(self, agent: Agent, chosen: Approval) -> None:
+        super().__init__()
+        self.agent = agent
+        self.chosen = chosen
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text.assemble(("Every way to approve ", "bold"), (clean(self.agent.target), "bold"), (" here changes more than this request.", "bold")))
+            yield Static(Text.assemble("\ny would choose  ", (clean(self.chosen.describe()), "bold"), f"\nwhich {clean(self.chosen.widens)}."))
+            yield Static(Text("\ny choose it · n / Esc send nothing", style="dim"))
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
+def ask_before_widening(screen: Screen, service: Service, agent: Agent) -> bool:
+    """If ``y`` on ``agent`` would widen permissions, ask first (True: the question is up; the key sends nothing now)."""
+    chosen = widening_approval(agent)
+    if chosen is None:
+        return False
+    seen = agent.observation
+
+    def done(yes: bool | None) -> None:
+        if not yes:
+            screen.notify(clean(f"{agent.target}: nothing sent"), markup=False)
+            return
+        refusal = service.answerer.answer(agent, Intent(IntentKind.OPTION, option=chosen.option.key), seen=seen)
+        if refusal:
+            screen.notify(clean(f"{agent.target}: {refusal}; nothing sent"), severity="warning", markup=False)
+
+    screen.app.push_screen(WidenScreen(agent, chosen), done)
+    return True
