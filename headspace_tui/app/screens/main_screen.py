@@ -55,7 +55,7 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
 
     # Each binding's tooltip is its line on the help screen (generated from these, so the two agree).
     BINDINGS = [
-        Binding("y", "approve", "approve", id="approve", tooltip="approve: choose the first 'Yes' of a permission or plan"),
+        Binding("y", "approve", "approve", id="approve", tooltip="approve only this request or plan (widens nothing)"),
         Binding("n", "deny", "deny", id="deny", tooltip="deny: choose the 'No' option (found by its label)"),
         Binding("r", "reply", "reply", id="reply", tooltip="reply with free text: at Claude's input box, or into a question's own 'Type something.' option"),
         Binding("c", "nudge", "nudge", id="nudge", tooltip="nudge an idle agent (the configured text, default 'continue')"),
