@@ -14,7 +14,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input, Static
 
+from headspace_tui.app.screens.reply import ReplyScreen
 from headspace_tui.app.widgets.preview import PromptBar
 from headspace_tui.detect.claude import box_text
 from headspace_tui.model import AgentState
@@ -23,7 +25,7 @@ from tests.harness.claude import ClaudeUnavailable, find_claude
 from tests.harness.cli import headspace
 from tests.harness.scenarios import PLAN, TURN_DONE
 from tests.harness.session import NUMBERED_MENU, ClaudeSession
-from tests.ui.apps import make_app, wait_until
+from tests.ui.apps import make_app, screen_open, wait_until
 from tests.ui.test_app_live import select_agent
 
 pytestmark = pytest.mark.e2e
@@ -60,6 +62,13 @@ def test_a_draft_in_the_box_survives_c_send_nudge_and_send_text(claude_session, 
             await wait_until(pilot, lambda: any("holds text you did not send" in str(n.message) for n in app._notifications), "the refusal")
             shown = next(str(n.message) for n in app._notifications if "holds text" in str(n.message))
             assert "\n" not in shown and "nothing sent" in shown and "i types there" in shown and DRAFT[:20] in shown
+            # r: the reply box hears the same refusal and keeps what was typed.
+            await pilot.press("r")
+            await wait_until(pilot, lambda: screen_open(app, ReplyScreen) and isinstance(app.focused, Input), "the reply box")
+            await pilot.press(*"and the lexer", "enter")
+            reason = app.screen.query_one("#reason", Static)
+            await wait_until(pilot, lambda: "holds text you did not send" in str(reason.render()), "the reply's refusal")
+            assert app.screen.query_one("#reply", Input).value == "and the lexer"
 
     asyncio.run(scenario())
     assert "holds text you did not send" in refused_by_cli(private_tmux, session, "--nudge")
