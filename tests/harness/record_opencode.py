@@ -59,6 +59,14 @@ def _idle(s: OpencodeSession) -> None:
     s.wait_stable()
 
 
+def _draft(s: OpencodeSession) -> None:
+    """Half a prompt typed into the box and not sent (issue 37: no typed answer may join it)."""
+    _idle(s)
+    s.type("refactor the parser so that it")
+    s.wait_for("refactor the parser so that it", timeout=10)
+    s.wait_stable(quiet=0.5)
+
+
 def _replied(s: OpencodeSession) -> None:
     s.launch()
     s.submit("say hello")
@@ -166,6 +174,7 @@ SLOW = "Here is a careful walk through the parser. The tokenizer reads the input
 
 SCENARIOS: list[Scenario] = [
     Scenario("idle", "idle", [], _idle),
+    Scenario("idle_draft", "idle", [], _draft),
     Scenario("idle_after_reply", "idle", [api.text("Hello from the scripted model. Nothing else to do.")], _replied),
     Scenario("working", "working", [api.text(SLOW, seconds=25)], _working),
     Scenario(

@@ -4,7 +4,7 @@ Each family's reader says what its box holds (``Family.box_text``); the
 guarded send asks it before every nudge, reply or typed text, and Stop's
 ``/exit`` asks the same rule (``keys.draft_refusal``).  Read on the real
 screens of the corpus: a half-typed line (Claude: every version; Codex;
-Gemini CLI) is a draft, an empty box with its dim placeholder is not.
+Gemini CLI; opencode) is a draft, an empty box with its dim placeholder is not.
 """
 
 from __future__ import annotations
@@ -21,10 +21,15 @@ from headspace_tui.model import AgentState
 from headspace_tui.service.lifecycle import exit_refusal
 from tests.harness.record import PANES
 
-DRAFTS = {"claude": "idle_half_typed", "codex": "idle_draft", "gemini": "idle_with_draft"}
+DRAFTS = {"claude": "idle_half_typed", "codex": "idle_draft", "gemini": "idle_with_draft", "opencode": "idle_draft"}
 # What each family's recorded draft begins with (typed by the recorder into the real agent).
-TYPED = {"claude": "refactor the parser so that it", "codex": "please also update the snapshot files", "gemini": "of a long pasted message"}
-EMPTY = ("idle_fresh", "idle_finished", "idle", "idle_after_reply", "idle_interrupted", "input_plain_question", "input", "input_question", "error_gave_up_500", "error")
+TYPED = {
+    "claude": "refactor the parser so that it",
+    "codex": "please also update the snapshot files",
+    "gemini": "of a long pasted message",
+    "opencode": "refactor the parser so that it",
+}
+EMPTY = ("idle_fresh", "idle_finished", "idle", "idle_after_reply", "idle_interrupted", "interrupted", "rejected", "input_plain_question", "input", "input_question", "error_gave_up_500", "error")
 
 
 def _family(path: Path):
