@@ -151,3 +151,12 @@ def test_the_hooks_allow_approves_this_call_only_and_a_widening_digit_goes_by_ke
     assert hook_answer(_call(), shown, "option", "1").decision == {"behavior": "allow"}
     assert hook_answer(_call(), shown, "option", "2") is None
     assert hook_answer(_call(), shown, "option", "3") is None
+
+
+def test_the_hook_program_never_hands_claude_a_permission_rule():
+    """Whatever reaches the hook program, what it prints for Claude carries no ``updatedPermissions`` (its fields are a whitelist)."""
+    from headspace_tui.hooks.program import _decision
+
+    widened = {"decision": {"behavior": "allow", "updatedPermissions": [{"type": "setMode", "mode": "bypassPermissions", "destination": "session"}]}}
+    out = _decision(json.dumps(widened).encode())
+    assert out == {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}
