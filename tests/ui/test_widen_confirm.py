@@ -61,7 +61,10 @@ def test_y_asks_before_choosing_an_option_that_widens_and_n_sends_nothing():
             assert handed == []  # n: nothing sent
             await pilot.press("y")
             await wait_until(pilot, lambda: screen_open(app, WidenScreen), "the confirmation, again")
-            await pilot.press("y")
+            await pilot.press("y")  # a double-tapped y never confirms: only the option's own digit does
+            await pilot.pause(0.2)
+            assert screen_open(app, WidenScreen) and handed == []
+            await pilot.press("1")
             await wait_until(pilot, lambda: handed, "the confirmed choice handed on")
             intent, seen = handed[0]
             # A deliberate digit, against the prompt the confirmation showed.

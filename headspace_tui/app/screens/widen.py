@@ -3,14 +3,17 @@
 ``detect/approval.py`` picks the option ``y`` takes; when even the best
 one switches on auto mode, accepts every edit, stops asking or clears the
 context, the key sends nothing until the user has read which option that
-is and what it changes.  ``y`` confirms (the option's own digit then goes,
-against the prompt shown here: a dialog that changed meanwhile gets
-nothing); ``n`` or Esc sends nothing.
+is and what it changes.  The option's own digit confirms (Enter where
+its key is not a digit), never ``y``: a double-tapped ``y`` must not be
+the one that switches on auto mode.  The digit then goes against the
+prompt shown here (a dialog that changed meanwhile gets nothing); ``n``
+or Esc sends nothing.
 """
 
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -36,18 +39,28 @@ class WidenScreen(ModalScreen[bool]):
     WidenScreen { align: center middle; }
     WidenScreen > Vertical { width: 80%; height: auto; border: round $error; padding: 1 2; background: $surface; }
     """
-    BINDINGS = [Binding("y", "answer(True)", "choose it"), Binding("n,escape,q", "answer(False)", "cancel")]
+    BINDINGS = [Binding("n,escape,q", "answer(False)", "cancel")]
 
     def __init__(self, agent: Agent, chosen: Approval) -> None:
         super().__init__()
         self.agent = agent
         self.chosen = chosen
+        key = chosen.option.key
+        self.confirm_key = key if key.isdigit() else "enter"
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Text.assemble(("Every way to approve ", "bold"), (clean(self.agent.target), "bold"), (" here changes more than this request.", "bold")))
             yield Static(Text.assemble("\ny would choose  ", (clean(self.chosen.describe()), "bold"), f"\nwhich {clean(self.chosen.widens)}."))
-            yield Static(Text("\ny choose it · n / Esc send nothing", style="dim"))
+            yield Static(Text(f"\n{self.confirm_key} choose it · n / Esc send nothing", style="dim"))
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == self.confirm_key:
+            event.stop()
+            self.dismiss(True)
+        elif event.key == "y":
+            event.stop()
+            self.app.bell()  # y does not choose a widening option: its digit does
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
