@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
-import tempfile
-from pathlib import Path
 
 import pytest
 from textual.widgets import Input, Static
@@ -95,7 +93,7 @@ NEWEST = "2.1.332"
 
 
 @pytest.fixture
-def claude_332(fake_api, private_tmux):
+def claude_332(fake_api, private_tmux, tmp_path):
     """Claude Code 2.1.332 (its plan menu offers auto mode first), installed in the test cache."""
     try:
         binary = find_claude(version=NEWEST)
@@ -105,8 +103,7 @@ def claude_332(fake_api, private_tmux):
 
     def start(script, **options) -> ClaudeSession:
         fake_api.set_script(script)
-        root = Path(tempfile.mkdtemp(prefix="hs-332-"))
-        session = ClaudeSession(private_tmux, fake_api, binary, root, name=f"new{len(sessions)}", version=NEWEST, **options)
+        session = ClaudeSession(private_tmux, fake_api, binary, tmp_path / f"new{len(sessions)}", name=f"new{len(sessions)}", version=NEWEST, **options)
         sessions.append(session)
         session.launch()
         return session
