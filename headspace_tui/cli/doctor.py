@@ -33,6 +33,7 @@ from ..service.one_look import config_dirs_in_use
 from ..shared.config import Config
 from ..shared.safe_text import clean
 from ..tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
+from .popup_key import binding, popup_programs, server_path
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"
 MIN_TMUX = (3, 2)  # control mode with pane output and the formats headspace asks for
@@ -189,6 +190,47 @@ def check_spool(env: Mapping[str, str]) -> list[Check]:
     return [Check("hook spool", OK, f"{folder} is private" if folder.exists() else f"{folder} (made 0700 when needed)")]
 
 
+POPUP_FIX = "headspace popup-binding >> ~/.tmux.conf && tmux source-file ~/.tmux.conf"
+
+
+def check_popup_key(server: TmuxServer) -> list[Check]:
+    """Whether the server can start the headspace a popup key runs.
+
+    A tmux server runs a popup's command with its own global environment,
+    kept from when it started: a PATH without ``~/.local/bin`` (the server
+    began before ``pipx ensurepath``) makes a bare ``display-popup -E
+    headspace`` close at once, without a word.
+    """
+    try:
+        keys = popup_programs(server.run("list-keys"))
+    except (TmuxCommandError, TmuxUnavailable):
+        return []  # no server: the tmux check says so
+    try:
+        path = server_path(server.run("show-environment", "-g", "PATH"))
+    except (TmuxCommandError, TmuxUnavailable):
+        path = None  # no PATH in the server's environment: sh's default
+    search = path if path is not None else os.defpath
+    line = binding()
+    if not keys:
+        on_path = shutil.which("headspace", path=search)
+        where = f"headspace is on the tmux server's PATH ({on_path})" if on_path else "the tmux server's PATH has no headspace; a key must name it by its path"
+        return [Check("popup key", OK, f"no popup key bound ({where}); to add one: {POPUP_FIX}")]
+    checks = []
+    for key in keys:
+        program = key.program
+        if "/" in program:
+            found = program if os.path.isfile(program) and os.access(program, os.X_OK) else None
+            missing = f"prefix {key.key} runs {program}, which is not there (moved or uninstalled): the popup closes at once"
+        else:
+            found = shutil.which(program, path=search)
+            missing = f"prefix {key.key} runs {program!r}, which the tmux server's PATH ({search}) does not hold: the popup closes at once"
+        if found:
+            checks.append(Check("popup key", OK, f"prefix {key.key} opens headspace in a popup ({found})"))
+        else:
+            checks.append(Check("popup key", WARN, missing, f"in ~/.tmux.conf, replace that bind-key line with: {line}; then tmux source-file ~/.tmux.conf"))
+    return checks
+
+
 def check_terminal(env: Mapping[str, str]) -> list[Check]:
     term, colorterm = env.get("TERM", ""), env.get("COLORTERM", "")
     if "NO_COLOR" in env:
@@ -285,6 +327,7 @@ def run_checks(server: TmuxServer, env: Mapping[str, str] | None = None, config:
         *check_status_files(env, folders),
         *check_hooks(env, folders),
         *check_spool(env),
+        *check_popup_key(server),
         *check_terminal(env),
         *check_notifications(env, config),
     ]
