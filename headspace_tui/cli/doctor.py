@@ -242,6 +242,7 @@ def check_popup_key(server: TmuxServer) -> list[Check]:
     headspace`` close at once, without a word.
     """
     try:
+        server.run("list-sessions")  # first: list-keys would start a server where there is none
         keys = popup_programs(server.run("list-keys"))
     except (TmuxCommandError, TmuxUnavailable):
         return []  # no server: the tmux check says so

@@ -134,6 +134,19 @@ def tmux_words(line: str) -> list[str]:
     return words
 
 
+def _bound_key(words: list[str]) -> tuple[str, str]:
+    """The table and key of a ``bind-key [-nr] [-N note] [-T table] key command…`` line."""
+    table, index = "prefix", 1
+    while index < len(words) and words[index].startswith("-") and len(words[index]) > 1:
+        if words[index] in ("-T", "-N") and index + 1 < len(words):
+            table = words[index + 1] if words[index] == "-T" else table
+            index += 1
+        elif words[index] == "-n":
+            table = "root"
+        index += 1
+    return table, words[index] if index < len(words) else ""
+
+
 def popup_programs(list_keys: str) -> list[PopupKey]:
     """The keys of ``tmux list-keys`` output whose popup runs headspace, and the program each starts.
 
@@ -152,9 +165,7 @@ def popup_programs(list_keys: str) -> list[PopupKey]:
             at = words.index("popup")
         else:
             continue
-        head = words[1:at]
-        table = head[head.index("-T") + 1] if "-T" in head and head.index("-T") + 1 < len(head) else "prefix"
-        key = head[-1] if head else ""
+        table, key = _bound_key(words)
         command = _popup_command(words[at + 1 :])
         if command is None:
             continue

@@ -117,3 +117,19 @@ def test_the_command_prints_one_line_naming_this_headspace(tmp_path):
     assert out.stdout == f"bind-key F5 display-popup -E -w 90% -h 90% '{sys.executable} -m headspace_tui'\n"
     bad = subprocess.run([sys.executable, "-m", "headspace_tui", "popup-binding", "--key", ""], capture_output=True, text=True, env=env, timeout=30)
     assert bad.returncode == 1 and bad.stderr.count("\n") == 1
+
+
+def test_doctor_starts_no_tmux_server_where_there_is_none(private_tmux):
+    """``tmux list-keys`` alone starts a server (and leaves its socket file): doctor only looks."""
+    server = TmuxServer(socket_name=f"{private_tmux.name}-none")
+    socket = Path(private_tmux.default_socket_path() + "-none")
+    assert check_popup_key(server) == []
+    assert not socket.exists()
+
+
+def test_a_binding_that_names_the_client_first_is_read_too(private_tmux, tmp_path):
+    """README: ``set-environment -gF HEADSPACE_CLIENT '#{client_name}' \\;`` before ``display-popup``."""
+    private_tmux.new_session("s", width=80, height=24, cwd="/", command=["sh", "-c", "sleep 60"])
+    line = binding("h", ["/opt/hs/headspace"]).replace("display-popup", "set-environment -gF HEADSPACE_CLIENT '#{client_name}' \\; display-popup")
+    _source(private_tmux, tmp_path, line)
+    assert popup_programs(private_tmux.run("list-keys")) == [PopupKey("h", "/opt/hs/headspace")]
