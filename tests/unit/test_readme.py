@@ -27,9 +27,12 @@ def set_up_commands() -> list[str]:
 
 
 def set_up_line(kind: str) -> str:
-    """``run``: the set-up's run command (its first block); ``pipx``: the pipx line its text gives."""
+    """``run``: the set-up's run command (its first block); ``pipx``: the pipx line its text gives; ``popup``: the popup key's step."""
     if kind == "run":
         return set_up_commands()[0]
+    if kind == "popup":
+        (line,) = [b.strip() for b in re.findall(r"^   ```sh\n(.*?)^   ```", _section(), flags=re.S | re.M) if "popup-binding" in b]
+        return line
     (line,) = re.findall(r"`(pipx install \. && headspace)`", _section())
     return line
 
@@ -61,9 +64,11 @@ def test_ci_runs_the_readmes_test_command_and_smoke_runs_the_set_up_lines_litera
     assert '"$venv/bin/uv" -q tool install' in smoke
 
 
-def test_the_popup_key_is_set_up_by_the_printed_line_and_checked_by_the_smoke():
+def test_the_popup_key_is_set_up_by_the_printed_line_and_the_smoke_presses_it():
+    run, popup = set_up_line("run"), set_up_line("popup")
+    installed = run.rsplit("&& ", 1)[1]  # the run command's headspace: the same one binds the key
+    assert popup == f"{installed} popup-binding >> ~/.tmux.conf && tmux source-file ~/.tmux.conf", popup
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "headspace popup-binding >> ~/.tmux.conf && tmux source-file ~/.tmux.conf" in text
     assert "display-popup -E -w 90% -h 90% headspace\n" not in text  # the bare name the tmux server may not find
     smoke = (ROOT / ".ci" / "smoke-wheel").read_text(encoding="utf-8")
-    assert 'binding=$("$venv/bin/headspace" popup-binding)' in smoke and "script -qfec" in smoke
+    assert "line=$(readme popup)" in smoke and "script -qfec" in smoke
