@@ -390,8 +390,9 @@ class Monitor:
         that differs from headspace's (a tmux server started without it,
         headspace run from another login) would otherwise lose every event.
         Once per folder; none where that XDG_RUNTIME_DIR does not exist (the
-        hook drops its events there too).  A remote host's probe watches its
-        own.
+        hook drops its events there too), and nothing is made there: the
+        folder is looked for until the agent's first hook makes it.  A remote
+        host's probe watches its own.
         """
         if not self.hooks or self.host.remote or self._stopping:
             return
@@ -404,16 +405,16 @@ class Monitor:
                 continue
             self._spools.add(folder.resolve())
             log.info("watching the hook spool %s too (an agent's XDG_RUNTIME_DIR differs from headspace's)", folder)
-            self.supervisor.start(f"the hook watcher of {folder}", functools.partial(self._watch_hooks, folder))
+            self.supervisor.start(f"the hook watcher of {folder}", functools.partial(self._watch_hooks, folder, create=False))
 
-    async def _watch_hooks(self, spool: Path | None) -> None:
+    async def _watch_hooks(self, spool: Path | None, *, create: bool = True) -> None:
         """Hook events (when installed): the most confident and often the first word on a change.
 
         One bad event is skipped (and logged), never the end of the watch; an
         unsafe spool folder turns hooks off with one line to the user.
         """
         try:
-            async for event in self.host.watch_hooks(spool):
+            async for event in self.host.watch_hooks(spool, create=create):
                 try:
                     self.hook_event(event)
                 except Exception:
