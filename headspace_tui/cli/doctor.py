@@ -31,6 +31,7 @@ from ..notifications.reach import CLIENT_FORMAT, parse_clients
 from ..service.host import LocalHost
 from ..service.one_look import config_dirs_in_use, runtimes_in_use
 from ..shared.config import Config
+from ..shared.paths import runtime_dir
 from ..shared.safe_text import clean
 from ..tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
 from .popup_key import binding, popup_programs, server_path
@@ -222,8 +223,9 @@ def check_spool(env: Mapping[str, str], runtimes: dict[Path, list[str]] | None =
         except SpoolRefused as exc:
             checks.append(Check("hook spool", FAIL, f"{exc}{_for(agents)}", f"chmod 700 the folder named (under {runtime.parent}), or remove it"))
             continue
+        why = "they have no XDG_RUNTIME_DIR" if runtime == runtime_dir({}) else "by their XDG_RUNTIME_DIR"
         detail = (
-            f"split: hooks write to {theirs}{_for(agents)} (their XDG_RUNTIME_DIR), headspace here reads {folder}: "
+            f"split: hooks write to {theirs}{_for(agents)} ({why}), headspace here reads {folder}: "
             "headspace watches theirs too, but their answer hook cannot reach it (y/n go as keys)"
         )
         checks.append(Check("hook spool", WARN, detail, same))
