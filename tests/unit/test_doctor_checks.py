@@ -105,10 +105,11 @@ def test_the_spool_check_names_agents_whose_hooks_write_under_another_xdg_runtim
     )
     by_agent = {agent: c for c in checks[1:] for agent in "bdef" if f"{agent}:0.0" in c.detail}
     assert checks[0].verdict == OK and set(by_agent) == set("bdef"), checks
-    assert by_agent["b"].verdict == WARN and f"split: hooks write to {theirs / 'headspace' / 'spool'} (for b:0.0, c:0.0)" in by_agent["b"].detail
-    assert "answer hook cannot reach it" in by_agent["b"].detail and f"tmux set-environment -g XDG_RUNTIME_DIR {ours}" in by_agent["b"].fix
+    assert by_agent["b"].verdict == OK and f"split: hooks write to {theirs / 'headspace' / 'spool'} (for b:0.0, c:0.0)" in by_agent["b"].detail
+    assert "headspace watches and answers there too" in by_agent["b"].detail
     assert by_agent["d"].verdict == WARN and "does not exist" in by_agent["d"].detail and "dropped" in by_agent["d"].detail
+    assert f"tmux set-environment -g XDG_RUNTIME_DIR {ours}" in by_agent["d"].fix
     assert by_agent["e"].verdict == FAIL and "writable by other users" in by_agent["e"].detail
-    assert by_agent["f"].verdict == WARN and "they have no XDG_RUNTIME_DIR" in by_agent["f"].detail
-    unset = check_spool({}, {theirs / "headspace": ["b:0.0"]})
+    assert by_agent["f"].verdict == OK and "they have no XDG_RUNTIME_DIR" in by_agent["f"].detail
+    unset = check_spool({}, {tmp_path / "gone" / "headspace": ["d:0.0"]})
     assert "tmux set-environment -g -u XDG_RUNTIME_DIR" in unset[-1].fix
