@@ -23,16 +23,18 @@ from pathlib import Path
 from ..detect.claude.status_files import claude_config_dir
 from ..hooks.settings import HooksError
 from ..hooks.settings import status as hooks_status
-from ..hooks.spool import SpoolRefused, spool_dir
+from ..hooks.spool import SpoolRefused, spool_dir, spool_in
 from ..hooks.spool import check_spool as spool_is_private
 from ..notifications.deliver import desktop_problem, tmux_socket
 from ..notifications.direct import terminal_problem
 from ..notifications.reach import CLIENT_FORMAT, parse_clients
 from ..service.host import LocalHost
-from ..service.one_look import config_dirs_in_use
+from ..service.one_look import config_dirs_in_use, runtimes_in_use
 from ..shared.config import Config
+from ..shared.paths import runtime_dir
 from ..shared.safe_text import clean
 from ..tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
+from .popup_key import binding, popup_programs, server_path
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"
 MIN_TMUX = (3, 2)  # control mode with pane output and the formats headspace asks for
@@ -180,13 +182,92 @@ def check_hooks(env: Mapping[str, str], folders: list[tuple[Path, list[str]]] | 
     return checks
 
 
-def check_spool(env: Mapping[str, str]) -> list[Check]:
+def agent_runtimes(server: TmuxServer) -> dict[Path, list[str]]:
+    """The runtime folders the server's agents' hooks write under (each Claude's XDG_RUNTIME_DIR), and their agents."""
+    try:
+        return asyncio.run(runtimes_in_use(LocalHost(server)))
+    except (TmuxCommandError, TmuxUnavailable, OSError):
+        return {}
+
+
+def check_spool(env: Mapping[str, str], runtimes: dict[Path, list[str]] | None = None) -> list[Check]:
+    """headspace's spool is private, and the agents' hooks write to it (or to one headspace also watches).
+
+    A hook writes under the XDG_RUNTIME_DIR of the Claude that runs it.  When
+    that is not headspace's (a tmux server started without one, or headspace
+    run from another login), the running app watches the agent's spool and
+    listens for its answer hook there too: reported, not a fault.  Where
+    that XDG_RUNTIME_DIR does not exist, the hook drops every event.
+    """
     folder = spool_dir(env)
     try:
         spool_is_private(folder)  # the rule the hook program and the monitor apply
     except SpoolRefused as exc:
         return [Check("hook spool", FAIL, str(exc), f"chmod 700 the folder named (under {folder.parent.parent}), or remove it")]
-    return [Check("hook spool", OK, f"{folder} is private" if folder.exists() else f"{folder} (made 0700 when needed)")]
+    checks = [Check("hook spool", OK, f"{folder} is private" if folder.exists() else f"{folder} (made 0700 when needed)")]
+    own = os.path.realpath(folder.parent)
+    mine = env.get("XDG_RUNTIME_DIR", "")
+    tmux_line = f"tmux set-environment -g XDG_RUNTIME_DIR {shlex.quote(mine)}" if os.path.isabs(mine) else "tmux set-environment -g -u XDG_RUNTIME_DIR"
+    same = f"one XDG_RUNTIME_DIR for both: {tmux_line} (for new panes), then restart those agents; or start headspace with theirs"
+    for runtime, agents in sorted((runtimes or {}).items()):
+        if os.path.realpath(runtime) == own:
+            continue
+        theirs = spool_in(runtime)
+        if not runtime.parent.is_dir():
+            detail = f"hooks write under {runtime.parent}, which does not exist{_for(agents)}: their events are dropped, headspace reads {folder}"
+            checks.append(Check("hook spool", WARN, detail, same))
+            continue
+        try:
+            spool_is_private(theirs)
+        except SpoolRefused as exc:
+            checks.append(Check("hook spool", FAIL, f"{exc}{_for(agents)}", f"chmod 700 the folder named (under {runtime.parent}), or remove it"))
+            continue
+        why = "they have no XDG_RUNTIME_DIR" if runtime == runtime_dir({}) else "by their XDG_RUNTIME_DIR"
+        detail = f"split: hooks write to {theirs}{_for(agents)} ({why}), not to {folder}: headspace watches and answers there too"
+        checks.append(Check("hook spool", OK, detail))
+    return checks
+
+
+POPUP_FIX = "headspace popup-binding >> ~/.tmux.conf && tmux source-file ~/.tmux.conf"
+
+
+def check_popup_key(server: TmuxServer) -> list[Check]:
+    """Whether the server can start the headspace a popup key runs.
+
+    A tmux server runs a popup's command with its own global environment,
+    kept from when it started: a PATH without ``~/.local/bin`` (the server
+    began before ``pipx ensurepath``) makes a bare ``display-popup -E
+    headspace`` close at once, without a word.
+    """
+    try:
+        server.run("list-sessions")  # first: list-keys would start a server where there is none
+        keys = popup_programs(server.run("list-keys"))
+    except (TmuxCommandError, TmuxUnavailable):
+        return []  # no server: the tmux check says so
+    try:
+        path = server_path(server.run("show-environment", "-g", "PATH"))
+    except (TmuxCommandError, TmuxUnavailable):
+        path = None  # no PATH in the server's environment: sh's default
+    search = path if path is not None else os.defpath
+    line = binding()
+    if not keys:
+        on_path = shutil.which("headspace", path=search)
+        where = f"headspace is on the tmux server's PATH ({on_path})" if on_path else "the tmux server's PATH has no headspace; a key must name it by its path"
+        return [Check("popup key", OK, f"no popup key bound ({where}); to add one: {POPUP_FIX}")]
+    checks = []
+    for key in keys:
+        program = key.program
+        if "/" in program:
+            found = program if os.path.isfile(program) and os.access(program, os.X_OK) else None
+            missing = f"prefix {key.key} runs {program}, which is not there (moved or uninstalled): the popup closes at once"
+        else:
+            found = shutil.which(program, path=search)
+            missing = f"prefix {key.key} runs {program!r}, which the tmux server's PATH ({search}) does not hold: the popup closes at once"
+        if found:
+            checks.append(Check("popup key", OK, f"prefix {key.key} opens headspace in a popup ({found})"))
+        else:
+            checks.append(Check("popup key", WARN, missing, f"in ~/.tmux.conf, replace that bind-key line with: {line}; then tmux source-file ~/.tmux.conf"))
+    return checks
 
 
 def check_terminal(env: Mapping[str, str]) -> list[Check]:
@@ -284,7 +365,8 @@ def run_checks(server: TmuxServer, env: Mapping[str, str] | None = None, config:
         *check_claude(env),
         *check_status_files(env, folders),
         *check_hooks(env, folders),
-        *check_spool(env),
+        *check_spool(env, agent_runtimes(server)),
+        *check_popup_key(server),
         *check_terminal(env),
         *check_notifications(env, config),
     ]

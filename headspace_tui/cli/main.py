@@ -1,4 +1,4 @@
-"""Command-line entry points: the TUI, ``status``, ``classify``, ``send``, ``new``, ``hooks`` and ``doctor``.
+"""Command-line entry points: the TUI, ``status``, ``classify``, ``send``, ``new``, ``hooks``, ``doctor`` and ``popup-binding``.
 
 Every failure a user can cause (no tmux server, unknown target, unreadable
 file, a pane not at the expected prompt) ends in one line on stderr and a
@@ -164,6 +164,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     doctor = sub.add_parser("doctor", help="check tmux, Claude Code, hooks, the spool and the terminal; a fix for each problem")
     _add_server_options(doctor)
+
+    popup = sub.add_parser(
+        "popup-binding",
+        help="print the tmux bind-key line that opens headspace in a popup, by its absolute path",
+        description="Print a line for ~/.tmux.conf that opens headspace in a tmux popup on prefix KEY. It names this "
+        "headspace by its absolute path, so it works whatever PATH the tmux server has: "
+        "headspace popup-binding >> ~/.tmux.conf && tmux source-file ~/.tmux.conf",
+    )
+    popup.add_argument("--key", default="h", metavar="KEY", help="the key after tmux's prefix (default h; any tmux key name: M-h, F5)")
     return parser
 
 
@@ -189,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_doctor(args)
         if args.command == "new":
             return cmd_new(args)
+        if args.command == "popup-binding":
+            return cmd_popup_binding(args)
         return cmd_tui(args)
     except UserError as exc:
         print(f"headspace: {clean(str(exc))}", file=sys.stderr)
@@ -624,6 +635,16 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     checks = run_checks(TmuxServer(socket_name=args.socket_name, socket_path=args.socket_path), config=config, config_problem=problem)
     print(report(checks))
     return EXIT_FAIL if any(c.verdict == FAIL for c in checks) else EXIT_OK
+
+
+def cmd_popup_binding(args: argparse.Namespace) -> int:
+    from .popup_key import binding
+
+    try:
+        print(binding(args.key))
+    except ValueError as exc:
+        raise UserError(f"--key {args.key!r}: {exc}") from None
+    return EXIT_OK
 
 
 def cmd_tui(args: argparse.Namespace) -> int:

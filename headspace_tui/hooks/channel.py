@@ -121,11 +121,30 @@ class AnswerChannel:
         self._server: asyncio.AbstractServer | None = None
         self._inode: int | None = None
         self._lock_fd: int | None = None
+        self._more: list[tuple[Path, asyncio.AbstractServer, int, int]] = []  # listen_also's places
         self._next_id = 0
 
     # -- opening and closing -------------------------------------------------------
     async def start(self) -> None:
-        folder = self.path.parent
+        self._server, self._inode, self._lock_fd = await self._listen(self.path)
+
+    async def listen_also(self, path: Path) -> None:
+        """Take requests at ``path`` too: the answer socket beside an agent's spool under another XDG_RUNTIME_DIR.
+
+        Its hooks look for headspace there (``program.py`` computes the
+        place from their own environment).  The same rules as ``start``: a
+        private folder, its own lock (``ChannelTaken`` when a headspace whose
+        own place that is holds it), a stale socket cleared.
+        """
+        if self._server is None:
+            raise ChannelUnavailable("answer channel off")
+        if any(extra == Path(path) for extra, *_ in self._more):
+            return
+        self._more.append((Path(path), *await self._listen(Path(path))))
+
+    async def _listen(self, path: Path) -> tuple[asyncio.AbstractServer, int, int]:
+        """Listen at ``path`` under its folder's lock: the server, the socket's inode and the lock's descriptor."""
+        folder = path.parent
         try:
             folder.mkdir(mode=0o700, exist_ok=True)
         except OSError as exc:
@@ -133,20 +152,27 @@ class AnswerChannel:
         problem = is_private_dir(folder)
         if problem:
             raise ChannelUnavailable(f"answer channel off: {problem}")
-        self._take_lock(folder / LOCK_NAME)
+        lock_fd = self._take_lock(folder / LOCK_NAME)
         try:
-            await self._clear_stale()
-            self._server = await asyncio.start_unix_server(self._serve, path=str(self.path), limit=MAX_REQUEST)
-            os.chmod(self.path, 0o600)
-            self._inode = os.lstat(self.path).st_ino
+            await self._clear_stale(path)
+            server = await asyncio.start_unix_server(self._serve, path=str(path), limit=MAX_REQUEST)
+            os.chmod(path, 0o600)
+            return server, os.lstat(path).st_ino, lock_fd
         except OSError as exc:
-            self._drop_lock()
-            raise ChannelUnavailable(f"answer channel off: cannot listen on {self.path}: {exc.strerror or exc}") from None
+            os.close(lock_fd)
+            raise ChannelUnavailable(f"answer channel off: cannot listen on {path}: {exc.strerror or exc}") from None
         except ChannelUnavailable:
-            self._drop_lock()
+            os.close(lock_fd)  # the kernel lets go of the flock with it
             raise
 
-    def _take_lock(self, path: Path) -> None:
+    def _drop_lock(self) -> None:
+        """Let go of the main place's lock (closing its descriptor: the kernel lets go of the flock)."""
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    @staticmethod
+    def _take_lock(path: Path) -> int:
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         except OSError as exc:
@@ -156,24 +182,20 @@ class AnswerChannel:
         except OSError:
             os.close(fd)
             raise ChannelTaken("answer channel off: another headspace is answering hooks on this machine") from None
-        self._lock_fd = fd
+        return fd
 
-    def _drop_lock(self) -> None:
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)  # the kernel lets go of the flock with it
-            self._lock_fd = None
-
-    async def _clear_stale(self) -> None:
+    @staticmethod
+    async def _clear_stale(path: Path) -> None:
         try:
-            info = os.lstat(self.path)
+            info = os.lstat(path)
         except FileNotFoundError:
             return
         if not stat.S_ISSOCK(info.st_mode) or info.st_uid != os.getuid():
-            raise ChannelUnavailable(f"answer channel off: {self.path} is not a socket of yours; remove it")
+            raise ChannelUnavailable(f"answer channel off: {path} is not a socket of yours; remove it")
         try:
-            _, writer = await asyncio.wait_for(asyncio.open_unix_connection(str(self.path)), 1.0)
+            _, writer = await asyncio.wait_for(asyncio.open_unix_connection(str(path)), 1.0)
         except (*WAIT_ENDED, OSError):
-            os.unlink(self.path)  # nobody listens: a headspace that died
+            os.unlink(path)  # nobody listens: a headspace that died
             return
         writer.close()
         raise ChannelTaken("answer channel off: another headspace is answering hooks on this machine")
@@ -182,15 +204,18 @@ class AnswerChannel:
         """Stop listening; every waiting hook gets "no decision" (Claude's dialog stays)."""
         for call_id in list(self._writers):
             self.release(call_id)
-        if self._server is not None:
-            self._server.close()
-            self._server = None
-        try:
-            if self._inode is not None and os.lstat(self.path).st_ino == self._inode:
-                os.unlink(self.path)  # ours still, not a newer headspace's
-        except OSError:
-            pass
-        self._drop_lock()
+        places = [(self.path, self._server, self._inode, self._lock_fd), *self._more]
+        self._server, self._inode, self._lock_fd, self._more = None, None, None, []
+        for path, server, inode, lock_fd in places:
+            if server is not None:
+                server.close()
+            try:
+                if inode is not None and os.lstat(path).st_ino == inode:
+                    os.unlink(path)  # ours still, not a newer headspace's
+            except OSError:
+                pass
+            if lock_fd is not None:
+                os.close(lock_fd)  # the kernel lets go of the flock with it
 
     # -- one hook ------------------------------------------------------------------
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -49,10 +49,19 @@ def spool_dir(env: Mapping[str, str] = os.environ) -> Path:
     """Where the hook program writes: the same rule as ``program.py``.
 
     ``$XDG_RUNTIME_DIR/headspace/spool`` when XDG_RUNTIME_DIR is set to an
-    absolute path, else ``/tmp/headspace-<uid>/spool``.  headspace must see
-    the XDG_RUNTIME_DIR that Claude's panes see (tmux passes the server's).
+    absolute path, else ``/tmp/headspace-<uid>/spool``.  That is the
+    XDG_RUNTIME_DIR *Claude* has (its hooks inherit its environment), which
+    need not be headspace's: a tmux server started without one, headspace
+    run from another login.  So the monitor also watches the spool of every
+    local agent whose environment says another (``spool_in`` of
+    ``ClaudeProcess.runtime``), and doctor reports the split.
     """
-    return runtime_dir(env) / "spool"
+    return spool_in(runtime_dir(env))
+
+
+def spool_in(runtime: Path) -> Path:
+    """The spool folder of one headspace runtime folder (``runtime_dir``)."""
+    return runtime / "spool"
 
 
 def _text(data: Mapping[str, Any], key: str) -> str:

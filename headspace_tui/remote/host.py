@@ -488,7 +488,7 @@ class RemoteHost:
         """The hooks there, relayed by the probe (the socket sits beside the spool of its Claudes' environment)."""
         return functools.partial(RemoteAnswerChannel, self)
 
-    async def watch_hooks(self, spool: Path | None) -> AsyncIterator[HookEvent]:
+    async def watch_hooks(self, spool: Path | None, *, create: bool = True) -> AsyncIterator[HookEvent]:
         while True:
             yield await self._hooks.get()
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..detect.claude.status_files import ClaudeStatus, read_statuses
-from ..hooks.spool import HookEvent, SpoolReader, ensure_spool
+from ..hooks.spool import HookEvent, SpoolReader, check_spool, ensure_spool
 from ..shared.safe_files import Unchanged
 
 log = logging.getLogger(__name__)
@@ -113,15 +113,23 @@ async def watch_statuses(folder: Path, stop_event: asyncio.Event | None = None, 
 
 
 async def watch_spool(
-    folder: Path, *, since_name: str | None = None, rescan: float = 1.0, delete_older_than: float | None = 600.0
+    folder: Path, *, since_name: str | None = None, rescan: float = 1.0, delete_older_than: float | None = 600.0, create: bool = True
 ) -> AsyncIterator[HookEvent]:
     """Yield hook events as their files appear in ``folder`` (created if missing, refused if not private).
 
     Files already there come first (those after ``since_name``); a hook that
     finished late is still reported, after newer events (a consumer orders
-    by ``ts``).
+    by ``ts``).  ``create=False`` (an agent's spool under another
+    XDG_RUNTIME_DIR): nothing is made there; the folder is looked for every
+    ``rescan`` seconds until its first hook makes it.
     """
-    reader = SpoolReader(ensure_spool(folder), since_name=since_name, delete_older_than=delete_older_than)
+    if create:
+        ensure_spool(folder)
+    else:
+        while not Path(folder).is_dir():
+            await asyncio.sleep(rescan)
+        check_spool(folder)
+    reader = SpoolReader(Path(folder), since_name=since_name, delete_older_than=delete_older_than)
     for event in reader.fresh():
         yield event
     async for _ in folder_changes(reader.folder, every=rescan):

@@ -49,7 +49,7 @@ class Host(Protocol):
     on_notice: Callable[[str], None]  # one line for the user from the host's side
 
     def default_config_dir(self) -> Path | None: ...
-    def watch_hooks(self, spool: Path | None) -> AsyncIterator[HookEvent]: ...
+    def watch_hooks(self, spool: Path | None, *, create: bool = True) -> AsyncIterator[HookEvent]: ...
     def answer_channel(self, spool: Path | None) -> MakeChannel | None: ...
     async def close(self) -> None: ...
     async def lost(self) -> None: ...
@@ -79,8 +79,9 @@ class LocalHost:
         """Claude's config dir for processes whose own cannot be read: headspace's."""
         return claude_config_dir()
 
-    def watch_hooks(self, spool: Path | None) -> AsyncIterator[HookEvent]:
-        return watch_spool(spool or spool_dir())
+    def watch_hooks(self, spool: Path | None, *, create: bool = True) -> AsyncIterator[HookEvent]:
+        """The spool's events; ``create=False`` for an agent's spool elsewhere, made by its hooks, not here."""
+        return watch_spool(spool or spool_dir(), create=create)
 
     def answer_channel(self, spool: Path | None) -> MakeChannel:
         """This host's answer hooks find headspace on a socket beside the spool."""

@@ -51,8 +51,8 @@ from ..detect.families import CLAUDE
 from ..detect.family import Family
 from ..detect.fusion import Fuser
 from ..events import Event, Notice, PaneCaptured, ProblemChanged
-from ..hooks.channel import MakeChannel
-from ..hooks.spool import HookEvent, SpoolRefused, hook_observation
+from ..hooks.channel import ChannelUnavailable, MakeChannel, socket_path
+from ..hooks.spool import HookEvent, SpoolRefused, hook_observation, spool_dir, spool_in
 from ..model import Agent, AgentState, Observation
 from ..shared.safe_text import clean
 from ..tmux.control import ControlClient, ControlError
@@ -92,6 +92,7 @@ REMOTE_RESTART_LIMIT = 10.0  # a remote host's failed loop starts again at most 
 # to the far sshd (its MaxStartups throttles at 10 unauthenticated at once).
 REMOTE_RETRY_PACE = 2.0
 CHANNEL_RETRY = 5.0  # while another headspace holds the answer channel, ask for it this often
+SPOOL_LOOK = 1.0  # an agent's spool elsewhere is looked for this often until its hooks make it
 
 
 def remote_retry() -> Backoff:
@@ -127,6 +128,7 @@ class Monitor:
         self.hooks = hooks
         self.spool = spool
         self.answers = answers  # open the answer channel (where the host has one)
+        self._spools: set[Path] = set()  # the local spool folders watched (resolved): headspace's own and its agents'
         self.journal = journal
         self.store = AgentStore(self.host.name)
         self.desk = AnswerDesk(self.store, self._watched, clock)
@@ -182,7 +184,7 @@ class Monitor:
         self.sessions.start()
         self.facts.start()
         if self.hooks:
-            self.supervisor.start("the hook watcher", self._watch_hooks)
+            self.supervisor.start("the hook watcher", functools.partial(self._watch_hooks, self.spool))
             channel = self.host.answer_channel(self.spool) if self.answers else None
             if channel is not None:
                 problem = await self.desk.open(channel)
@@ -190,6 +192,9 @@ class Monitor:
                     self.store.emit(Notice(problem))
                 if self.desk.taken:  # another headspace answers hooks: take over once it is gone
                     self.supervisor.start("the answer channel's takeover", functools.partial(self._take_over_channel, channel))
+            if not self.host.remote:
+                self._spools = {(self.spool or spool_dir()).resolve()}
+                self._watch_agents_spools(list(self.facts.processes))  # run again after a stop: the agents known already
         if self.host.socket_file():
             self.supervisor.start("the tmux socket watcher", self._watch_socket)
         try:
@@ -335,6 +340,7 @@ class Monitor:
             include_all=self.include_all,
         )
         await self.facts.learn(found.new_claudes, table, now)
+        self._watch_agents_spools(found.new_claudes)
         for pane_id in found.replaced:
             self._forget(pane_id)
         for sighting in found.watch:
@@ -377,14 +383,58 @@ class Monitor:
                 self.sessions.read_soon(pane_id)
 
     # -- hook events --------------------------------------------------------------------
-    async def _watch_hooks(self) -> None:
+    def _watch_agents_spools(self, pids: list[int]) -> None:
+        """Watch the spool of each new local agent whose hooks write to another one than headspace's.
+
+        A hook writes under the XDG_RUNTIME_DIR of the Claude that runs it
+        (``hooks/program.py``), read from that Claude's environment here; one
+        that differs from headspace's (a tmux server started without it,
+        headspace run from another login) would otherwise lose every event.
+        Once per folder; none where that XDG_RUNTIME_DIR does not exist (the
+        hook drops its events there too), and nothing is made there: the
+        folder is looked for until the agent's first hook makes it.  A remote
+        host's probe watches its own.
+        """
+        if not self.hooks or self.host.remote or self._stopping:
+            return
+        for pid in pids:
+            process = self.facts.process(pid)
+            if process is None or process.runtime is None or not process.runtime.parent.is_dir():
+                continue
+            folder = spool_in(process.runtime)
+            if folder.resolve() in self._spools:
+                continue
+            self._spools.add(folder.resolve())
+            log.info("watching the hook spool %s too (an agent's XDG_RUNTIME_DIR differs from headspace's)", folder)
+            self.supervisor.start(f"the hook watcher of {folder}", functools.partial(self._watch_hooks, folder, create=False))
+            if self.answers:
+                self.supervisor.start(f"the answer socket beside {folder}", functools.partial(self._answer_beside, folder))
+
+    async def _answer_beside(self, folder: Path) -> None:
+        """The answer channel also listens beside an agent's spool elsewhere, once its hooks have made it.
+
+        Its answer hook looks for headspace there, not beside headspace's own
+        spool.  Only while the channel is open here (not when another
+        headspace holds it); a headspace whose own place that is keeps it.
+        """
+        while not folder.is_dir():
+            await asyncio.sleep(SPOOL_LOOK)
+        listen_also = getattr(self.desk.channel, "listen_also", None)
+        if listen_also is None:
+            return
+        try:
+            await listen_also(socket_path(folder))
+        except ChannelUnavailable as exc:
+            log.info("no answer socket beside %s: %s", folder, exc)
+
+    async def _watch_hooks(self, spool: Path | None, *, create: bool = True) -> None:
         """Hook events (when installed): the most confident and often the first word on a change.
 
         One bad event is skipped (and logged), never the end of the watch; an
         unsafe spool folder turns hooks off with one line to the user.
         """
         try:
-            async for event in self.host.watch_hooks(self.spool):
+            async for event in self.host.watch_hooks(spool, create=create):
                 try:
                     self.hook_event(event)
                 except Exception:

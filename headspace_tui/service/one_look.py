@@ -15,6 +15,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..detect.claude.process import ClaudeProcess
 from ..detect.claude.status_files import ClaudeStatus
 from ..detect.families import CLAUDE
 from ..model import Agent
@@ -57,6 +58,14 @@ async def scan_host(host: Host, *, include_all: bool = False, config_dir: Path |
     return views
 
 
+async def claudes_in_use(host: Host) -> list[tuple[str, ClaudeProcess | None]]:
+    """Each Claude agent of the host (its target) and what its process tells (None: unreadable)."""
+    records, table = await host.snapshot()
+    found = [s for s in discovery.plan(records, table, {}, set(), host=host.name, server=host.server.key).watch if s.claude_pid and s.family is CLAUDE]
+    processes = {p.pid: p for p in await host.claude_processes([s.claude_pid for s in found if s.claude_pid], table)}
+    return [(s.record.target, processes.get(s.claude_pid) if s.claude_pid else None) for s in found]
+
+
 async def config_dirs_in_use(host: Host) -> dict[Path, list[str]]:
     """Each Claude config dir the host's agents run with, and the agents (targets) that use it.
 
@@ -64,16 +73,26 @@ async def config_dirs_in_use(host: Host) -> dict[Path, list[str]]:
     the monitor does; a process whose environment cannot be read is counted
     under the host's default dir.  ``doctor`` checks these, not its own.
     """
-    records, table = await host.snapshot()
-    found = [s for s in discovery.plan(records, table, {}, set(), host=host.name, server=host.server.key).watch if s.claude_pid and s.family is CLAUDE]
-    processes = {p.pid: p for p in await host.claude_processes([s.claude_pid for s in found if s.claude_pid], table)}
     default = host.default_config_dir()
     folders: dict[Path, list[str]] = {}
-    for sighting in found:
-        process = processes.get(sighting.claude_pid) if sighting.claude_pid else None
+    for target, process in await claudes_in_use(host):
         folder = (process.config_dir if process else None) or default
         if folder is not None:
-            folders.setdefault(folder, []).append(sighting.record.target)
+            folders.setdefault(folder, []).append(target)
+    return folders
+
+
+async def runtimes_in_use(host: Host) -> dict[Path, list[str]]:
+    """Each headspace runtime folder the host's agents' hooks write under (by their XDG_RUNTIME_DIR), and those agents.
+
+    ``doctor`` compares them with its own: a hook under another one writes its
+    events elsewhere (the monitor watches there too) and cannot reach the
+    answer socket.  Agents whose environment cannot be read are left out.
+    """
+    folders: dict[Path, list[str]] = {}
+    for target, process in await claudes_in_use(host):
+        if process is not None and process.runtime is not None:
+            folders.setdefault(process.runtime, []).append(target)
     return folders
 
 

@@ -223,3 +223,17 @@ def test_stop_leaves_the_shell_claude_was_started_from(claude_session, private_t
     asyncio.run(scenario())
     assert session.pane_id in pane_ids(private_tmux)
     session.wait_for(SHELL_PROMPT, what="the shell prompt back")
+
+
+def test_headspace_new_passes_the_permission_mode_to_the_real_claude(claude_binary, fake_api, private_tmux, tmp_path):
+    """README: ``headspace new -- --permission-mode plan`` starts Claude in plan mode (it says so under its box)."""
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    env = user_server(private_tmux, claude_binary, fake_api, tmp_path, [folder])
+    done = headspace_new(private_tmux.name, env, str(folder), "--session", "main", "--", "--permission-mode", "plan")
+    assert done.returncode == 0, done.stderr
+    pane_id = done.stdout.split()[0]
+    deadline = time.monotonic() + 30
+    while "plan mode on" not in box(private_tmux, pane_id).lower():
+        assert time.monotonic() < deadline, box(private_tmux, pane_id)
+        time.sleep(0.1)

@@ -12,6 +12,7 @@ import asyncio
 import json
 import os
 import socket
+import stat
 import subprocess
 import sys
 import time
@@ -361,3 +362,29 @@ def test_a_hook_that_streams_after_its_request_is_dropped_without_buffering_it(r
     sent, ended, waiting = asyncio.run(scenario())
     assert sent < 50 << 20, "the channel kept reading everything it was sent"
     assert ended.strip() == b"{}" and waiting == {}, "the request was not let go"
+
+
+def test_the_channel_also_answers_a_hook_under_another_xdg_runtime_dir(runtime: Path, tmp_path: Path):
+    """An agent's hook looks beside its own spool: ``listen_also`` puts headspace there too (the real hook program)."""
+    theirs = tmp_path / "agent-run"
+    theirs.mkdir(mode=0o700)
+    elsewhere = socket_path(spool_dir({"XDG_RUNTIME_DIR": str(theirs)}))
+
+    async def scenario() -> tuple[int, str, str]:
+        channel = channel_in(runtime)
+        await channel.start()
+        await channel.listen_also(elsewhere)
+        await channel.listen_also(elsewhere)  # twice is once
+        assert stat.S_IMODE(elsewhere.stat().st_mode) == 0o600
+        with pytest.raises(ChannelUnavailable, match="another headspace"):
+            await channel_in(theirs).start()  # its lock is held: a headspace of that XDG_RUNTIME_DIR leaves it
+        proc, _ = run_hook(theirs, payload())
+        call = await first_call(channel)
+        channel.decide(call.id, allow())
+        result = await finish(proc)
+        await channel.close()
+        assert not elsewhere.exists() and not channel.path.exists()  # both closed, not left behind
+        return result
+
+    code, out, _ = asyncio.run(scenario())
+    assert code == 0 and json.loads(out)["hookSpecificOutput"]["decision"] == {"behavior": "allow"}

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from headspace_tui.detect.claude.agents_cli import agents_env, parse_agents, runnable, supports_agents
-from headspace_tui.detect.claude.process import _package_version, config_dir_of, process_env, version_of
-from headspace_tui.shared.proctree import ProcessInfo
+from headspace_tui.detect.claude.process import _package_version, claude_process, config_dir_of, process_env, version_of
+from headspace_tui.shared.proctree import ProcessInfo, read_process_table
 
 
 def _sleeper(env: dict[str, str]) -> subprocess.Popen:
@@ -51,6 +51,21 @@ def test_claude_config_dir_wins_over_home(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_the_runtime_folder_its_hooks_write_under_follows_its_own_xdg_runtime_dir(tmp_path):
+    """Not headspace's: a hook writes where the Claude that runs it says (the monitor watches that spool too)."""
+    theirs = _sleeper({"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "XDG_RUNTIME_DIR": str(tmp_path / "their-run")})
+    without = _sleeper({"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    try:
+        table = read_process_table()
+        assert claude_process(theirs.pid, table).runtime == tmp_path / "their-run" / "headspace"
+        assert claude_process(without.pid, table).runtime == Path(f"/tmp/headspace-{os.getuid()}")
+        assert str(tmp_path) not in os.environ.get("XDG_RUNTIME_DIR", "")
+    finally:
+        for proc in (theirs, without):
+            proc.kill()
+            proc.wait()
 
 
 def test_a_gone_process_has_no_environment():

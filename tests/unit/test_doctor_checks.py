@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from headspace_tui.cli.doctor import OK, WARN, check_notifications, check_tmux
+from headspace_tui.cli.doctor import FAIL, OK, WARN, check_notifications, check_spool, check_tmux
 from headspace_tui.shared.config import Config
 from headspace_tui.tmux.server import TmuxServer
 from tests.harness.terminal import Terminal
@@ -77,3 +77,39 @@ def test_control_mode_is_found_every_time(private_tmux, tmp_path):
         checks = {c.name: c for c in check_tmux(server)}
         assert checks["tmux server"].detail == f"1 session on socket {private_tmux.name!r}"
         assert checks["control mode"].verdict == OK, checks["control mode"].detail
+
+
+def test_the_spool_check_names_agents_whose_hooks_write_under_another_xdg_runtime_dir(tmp_path):
+    """The live split, with the real hook program and Claude: tests/e2e/test_spool_split.py."""
+    import os
+    from pathlib import Path
+
+    ours, theirs, loose = tmp_path / "ours", tmp_path / "theirs", tmp_path / "loose"
+    for folder in (ours, theirs, loose):
+        folder.mkdir(mode=0o700)
+    (loose / "headspace").mkdir(mode=0o777)
+    os.chmod(loose / "headspace", 0o777)
+    env = {"XDG_RUNTIME_DIR": str(ours)}
+    same = check_spool(env, {ours / "headspace": ["a:0.0"]})
+    assert [c.verdict for c in same] == [OK]
+    fallback = Path(f"/tmp/headspace-{os.getuid()}")
+    checks = check_spool(
+        env,
+        {
+            ours / "headspace": ["a:0.0"],
+            theirs / "headspace": ["b:0.0", "c:0.0"],
+            tmp_path / "gone" / "headspace": ["d:0.0"],
+            loose / "headspace": ["e:0.0"],
+            fallback: ["f:0.0"],
+        },
+    )
+    by_agent = {agent: c for c in checks[1:] for agent in "bdef" if f"{agent}:0.0" in c.detail}
+    assert checks[0].verdict == OK and set(by_agent) == set("bdef"), checks
+    assert by_agent["b"].verdict == OK and f"split: hooks write to {theirs / 'headspace' / 'spool'} (for b:0.0, c:0.0)" in by_agent["b"].detail
+    assert "headspace watches and answers there too" in by_agent["b"].detail
+    assert by_agent["d"].verdict == WARN and "does not exist" in by_agent["d"].detail and "dropped" in by_agent["d"].detail
+    assert f"tmux set-environment -g XDG_RUNTIME_DIR {ours}" in by_agent["d"].fix
+    assert by_agent["e"].verdict == FAIL and "writable by other users" in by_agent["e"].detail
+    assert by_agent["f"].verdict == OK and "they have no XDG_RUNTIME_DIR" in by_agent["f"].detail
+    unset = check_spool({}, {tmp_path / "gone" / "headspace": ["d:0.0"]})
+    assert "tmux set-environment -g -u XDG_RUNTIME_DIR" in unset[-1].fix

@@ -407,3 +407,43 @@ def test_watch_spool_reports_a_late_file_with_an_earlier_name(tmp_path: Path):
         return got
 
     assert asyncio.run(scenario()) == ["PermissionRequest", "PreToolUse"]
+
+
+def test_watch_spool_of_an_agent_elsewhere_makes_nothing_and_reads_once_its_hook_made_the_folder(tmp_path: Path):
+    """An agent's spool under another XDG_RUNTIME_DIR: its hook makes the folder (the real program here), not headspace."""
+    import asyncio
+
+    from headspace_tui.service.folder_watch import watch_spool
+
+    runtime = tmp_path / "agent-run"
+    runtime.mkdir(mode=0o700)
+    folder = runtime / "headspace" / "spool"
+
+    async def scenario() -> str:
+        stream = watch_spool(folder, rescan=0.1, create=False)
+        first = asyncio.ensure_future(anext(stream))
+        await asyncio.sleep(0.5)
+        assert not (runtime / "headspace").exists() and not first.done()  # nothing made, nothing read
+        await asyncio.to_thread(run, json.dumps({"hook_event_name": "SessionStart", "source": "startup"}).encode(), {"XDG_RUNTIME_DIR": str(runtime)})
+        event = await asyncio.wait_for(first, 5)
+        await stream.aclose()
+        return event.event
+
+    assert asyncio.run(scenario()) == "SessionStart"
+
+
+def test_watch_spool_of_an_agent_elsewhere_refuses_a_folder_others_can_write(tmp_path: Path):
+    import asyncio
+
+    from headspace_tui.hooks.spool import SpoolRefused
+    from headspace_tui.service.folder_watch import watch_spool
+
+    folder = tmp_path / "headspace" / "spool"
+    folder.mkdir(parents=True)
+    os.chmod(folder, 0o777)
+
+    async def scenario() -> None:
+        await anext(watch_spool(folder, rescan=0.1, create=False))
+
+    with pytest.raises(SpoolRefused):
+        asyncio.run(scenario())

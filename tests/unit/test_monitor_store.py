@@ -71,3 +71,30 @@ def test_nothing_is_told_once_the_monitor_stops():
     asyncio.run(monitor.stop())
     monitor.replay(_record("%1"), "x", Observation(AgentState.IDLE), 10.0)
     assert events == []
+
+
+def test_an_agents_spool_under_another_xdg_runtime_dir_is_watched_once_and_a_missing_one_not(tmp_path):
+    """Its hooks write under its own XDG_RUNTIME_DIR (tests/e2e/test_spool_split.py runs the real hook program)."""
+    from headspace_tui.detect.claude.process import ClaudeProcess
+    from headspace_tui.hooks.spool import spool_dir
+
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs"
+    ours.mkdir(mode=0o700)
+    theirs.mkdir(mode=0o700)
+    monitor = Monitor(TmuxServer(socket_name="headspace-unit-unused"), spool=spool_dir({"XDG_RUNTIME_DIR": str(ours)}))
+    monitor.facts.processes = {
+        1: ClaudeProcess(1, runtime=ours / "headspace"),  # headspace's own: watched already
+        2: ClaudeProcess(2, runtime=theirs / "headspace"),
+        3: ClaudeProcess(3, runtime=theirs / "headspace"),  # the same folder: one watcher
+        4: ClaudeProcess(4, runtime=tmp_path / "gone" / "headspace"),  # no such XDG_RUNTIME_DIR: its hook drops events
+        5: ClaudeProcess(5),  # environment unreadable
+    }
+
+    async def started() -> list[str]:
+        monitor._spools = {monitor.spool.resolve()}
+        monitor._watch_agents_spools([1, 2, 3, 4, 5])
+        names = sorted(monitor.supervisor.tasks)
+        await monitor.supervisor.stop()
+        return names
+
+    assert asyncio.run(started()) == [f"the hook watcher of {theirs / 'headspace' / 'spool'}"]

@@ -116,6 +116,14 @@ def test_new_passes_everything_after_the_dashes_to_claude_verbatim(private_tmux,
     assert private_tmux.run("display-message", "-p", "-t", "base", "#{window_index}").strip() == "0"
 
 
+def test_new_passes_claudes_permission_mode_as_the_readme_says(private_tmux, repo, stub_claude, capsys):
+    """README: ``headspace new -- --permission-mode plan`` starts Claude in plan mode; the options before ``--`` stay headspace's."""
+    private_tmux.new_session("base", width=80, height=24, cwd="/", command=["sleep", "60"])
+    assert main(["new", str(repo), "-L", private_tmux.name, "--session", "base", "--", "--permission-mode", "plan"]) == 0
+    seen = poll(lambda: stub_claude.exists() and json.loads(stub_claude.read_text()), lambda v: bool(v), timeout=10)
+    assert seen == {"argv": ["--permission-mode", "plan"], "cwd": str(repo)}
+
+
 def test_new_in_a_worktree_makes_a_named_session_when_missing(private_tmux, repo, stub_claude, capsys):
     private_tmux.new_session("other", width=80, height=24, cwd="/", command=["sleep", "60"])
     assert main(["new", "--worktree", "try-1", "--session", "fresh", "-L", private_tmux.name, str(repo)]) == 0

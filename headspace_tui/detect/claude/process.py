@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...shared.paths import runtime_dir
 from ...shared.proctree import ProcessInfo, ProcessTable
 from ..install import version_above
 from .status_files import claude_config_dir
@@ -39,16 +40,24 @@ class ClaudeProcess:
     version: str | None = None  # from its install; None: unknown (read with the newest table)
     config_dir: Path | None = None  # from its environment; None: unreadable (headspace's own is assumed)
     binary: str = ""  # its executable, for ``claude agents``
+    # headspace's runtime folder by its environment's XDG_RUNTIME_DIR: where its hooks write their
+    # events and look for the answer socket; None: unreadable (headspace's own is assumed).
+    runtime: Path | None = None
+
+
+ENV_KEYS = ("HOME", "CLAUDE_CONFIG_DIR", "XDG_RUNTIME_DIR")
 
 
 def claude_process(pid: int, table: ProcessTable, *, proc: str = "/proc") -> ClaudeProcess:
     """Everything /proc tells about the Claude process ``pid`` (a snapshot ``table`` entry)."""
     info = table.get(pid)
+    env = process_env(pid, ENV_KEYS, proc=proc)
     return ClaudeProcess(
         pid,
         version_of(info, proc=proc) if info is not None else None,
-        config_dir_of(pid, proc=proc),
+        claude_config_dir(env) if env else None,
         executable(pid, proc=proc),
+        runtime_dir(env) if env else None,
     )
 
 
