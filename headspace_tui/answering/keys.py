@@ -65,6 +65,7 @@ class Outcome:
     detail: str
     after: Observation | None = None
     what: str = ""  # what was answered ("Bash: make → 1. Yes"), for the audit
+    more: bool = False  # the dialog goes on (a box toggled, the next page of one dialog): an inbox stays on this agent
 
 
 def plan_keys(now: Observation, intent: Intent, family: Family = CLAUDE) -> list[KeyStroke]:
@@ -79,6 +80,10 @@ def plan_keys(now: Observation, intent: Intent, family: Family = CLAUDE) -> list
         raise ActionError(refusal)
     if intent.kind is IntentKind.INTERRUPT:
         return [KeyStroke((key,)) for key in family.interrupt_keys]
+    from . import multi  # builds on this module (its errors, its reads)
+
+    if multi.handles(now, intent):
+        return multi.strokes(multi.plan(now, intent))
     if intent.kind is IntentKind.TEXT and now.state is AgentState.QUESTION:
         return [KeyStroke((free_text_key(now),)), KeyStroke((text,), literal=True), KeyStroke(("Enter",))]
     if intent.kind in MENU_ANSWERS:
@@ -329,6 +334,11 @@ async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Inte
         settled, _ = await settled_read(io, pane_id, command, family)
         if not same_prompt(now, settled):
             raise ActionError(f"the prompt in {pane_id} changed while it settled (now {settled.state.value}); nothing sent")
+    from . import multi  # builds on this module (its errors, its reads)
+
+    if multi.handles(now, intent):
+        what = multi.describe(now, intent, multi.plan(now, intent))
+        return await multi.send(io, pane_id, now, intent, command, family, what, timeout)
     what = describe_answer(now, intent, strokes)
     if intent.kind is IntentKind.TEXT and now.state is AgentState.QUESTION:
         return await _type_answer(io, pane_id, now, strokes, command, what, timeout, family)

@@ -93,7 +93,12 @@ def build_parser() -> argparse.ArgumentParser:
     what = send.add_mutually_exclusive_group(required=True)
     what.add_argument("--approve", action="store_true", help="choose the first 'Yes'")
     what.add_argument("--deny", action="store_true", help="choose the 'No' option (found by its label)")
-    what.add_argument("--option", type=int, metavar="N", help="choose option N of the menu")
+    what.add_argument(
+        "--option",
+        type=option_keys,
+        metavar="N[,M...]",
+        help="choose option N of the menu; at a multi-select question, tick exactly N,M,... and submit",
+    )
     what.add_argument("--text", metavar="TEXT", help="type TEXT at Claude's input box (at a question: into its 'Type something.' option) and submit it")
     what.add_argument("--nudge", action="store_true", help="send the nudge text (default 'continue')")
     what.add_argument("--interrupt", action="store_true", help="press Esc to interrupt the agent (only while it works)")
@@ -437,6 +442,14 @@ def _send_remote(args: argparse.Namespace, config, host_name: str) -> int:
     return asyncio.run(then_close())
 
 
+def option_keys(text: str) -> str:
+    """``--option``'s value: one option number, or several joined by commas ("1,3"), as the guarded send takes them."""
+    parts = [part.strip() for part in text.split(",")]
+    if not parts or not all(part.isdigit() and len(part) <= 2 for part in parts):
+        raise argparse.ArgumentTypeError(f"{text!r}: an option number (3), or several joined by commas (1,3)")
+    return ",".join(str(int(part)) for part in parts)
+
+
 def local_family(record):
     """Which agent family runs in the pane, from this machine's process tree (Claude's when none:
     its guard then refuses, saying Claude is not running there)."""
@@ -458,7 +471,7 @@ async def _send_to(args: argparse.Namespace, config, server, record, family) -> 
     elif args.deny:
         intent = Intent(IntentKind.DENY)
     elif args.option is not None:
-        intent = Intent(IntentKind.OPTION, option=str(args.option))
+        intent = Intent(IntentKind.OPTION, option=args.option)
     elif args.text is not None:
         intent = Intent(IntentKind.TEXT, text=args.text)
     elif args.nudge:

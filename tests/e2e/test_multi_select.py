@@ -1,0 +1,117 @@
+"""Multi-select questions answered from headspace, against the real Claude Code (issue 37).
+
+What counts is what reaches the scripted API: the AskUserQuestion tool result
+in Claude's next request must carry exactly the options chosen.  Measured on
+2.1.330 first (answering/multi.py): a digit toggles a box, → goes to the next
+page or Claude's "Review your answers", whose "1. Submit answers" submits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+
+from headspace_tui.app.widgets.agent_table import waiting_for
+from headspace_tui.hooks import settings as hook_settings
+from headspace_tui.model import AgentState
+from tests.harness import fake_api as api
+from tests.harness.cli import headspace
+from tests.harness.fake_api import block_text
+from tests.harness.scenarios import NUMBERED_MENU, QUESTION_DB, QUESTION_FEATURES
+
+from .test_answer_channel import app_for, private_runtime, ready_to_answer, record_keys, tool_result_request, wait_until
+
+pytestmark = pytest.mark.e2e
+
+FEATURES = QUESTION_FEATURES["question"]
+
+
+def answers(request) -> dict[str, str]:
+    """What Claude's AskUserQuestion tool result says was answered: {question: answer}, exactly as sent to the API."""
+    (result,) = request.tool_results()
+    text = block_text(result)
+    assert text.startswith("Your questions have been answered: "), text
+    return dict(re.findall(r'"([^"]+)"="([^"]*)"', text))
+
+
+def ticked(agent) -> tuple[str, ...]:
+    prompt = agent.observation.prompt
+    return prompt.ticked if prompt is not None else ()
+
+
+async def press_when_ready(pilot, app, agent, key: str) -> None:
+    """Press ``key`` once the answerer would take it (the last key's result seen, the prompt readable)."""
+    await wait_until(pilot, lambda: not app.service.answerer.refusal(agent), f"the agent ready for {key!r}")
+    await pilot.press(key)
+
+
+def test_send_option_1_3_ticks_both_and_submits(claude_session, fake_api, private_tmux):
+    session = claude_session([api.ask(QUESTION_FEATURES), api.text("Shipping those.")])
+    session.submit("what ships first")
+    session.wait_for("Enter to select", what="the multi-select question")
+    session.wait_for(NUMBERED_MENU)
+    done = headspace("send", session.pane_id, "--option", "1,3", "-L", private_tmux.name)
+    assert "submitted" in done.stdout, done.stdout
+    assert answers(tool_result_request(fake_api)) == {FEATURES: "Auth, Search"}
+    session.wait_for("Shipping those.", what="Claude going on with the answer")
+
+
+def test_app_digits_tick_page_two_and_s_submits_by_keys(claude_session, fake_api, private_tmux, tmp_path):
+    """Two questions, no answer hook: 1 answers question 1/2; on 2/2 (multi-select) 1 and 3 tick, s submits."""
+    runtime = private_runtime(tmp_path)
+    session = claude_session([api.ask(QUESTION_DB, QUESTION_FEATURES), api.text("Noted.")], extra_env={"XDG_RUNTIME_DIR": str(runtime)})
+
+    async def scenario() -> None:
+        app = app_for(private_tmux, session, runtime)
+        async with app.run_test(size=(160, 48)) as pilot:
+            sent = record_keys(app)
+            await wait_until(pilot, lambda: session.pane_id in app.table.agents, "the agent in the table")
+            await asyncio.to_thread(session.submit, "help me choose")
+            await ready_to_answer(pilot, app, session.pane_id, AgentState.QUESTION, channel="")
+            agent = app.table.agents[session.pane_id]
+            await pilot.press("1")  # Postgres: question 2/2 follows
+            await wait_until(pilot, lambda: agent.observation.prompt is not None and agent.observation.prompt.question_index == 2, "question 2/2")
+            assert agent.observation.prompt.multi_select
+            for digit, now in (("1", ("1",)), ("3", ("1", "3"))):
+                await press_when_ready(pilot, app, agent, digit)
+                await wait_until(pilot, lambda now=now: ticked(agent) == now, f"the row to show {now} ticked")
+            assert "✔ Auth, Search" in waiting_for(agent).plain  # what the row shows
+            assert app.selected_agent().pane_id == session.pane_id  # a toggle never moves the inbox on
+            await press_when_ready(pilot, app, agent, "s")
+            request = await asyncio.to_thread(tool_result_request, fake_api)
+            assert answers(request) == {"Which database should we use?": "Postgres", FEATURES: "Auth, Search"}
+            await wait_until(pilot, lambda: agent.state is not AgentState.QUESTION, "the dialog gone from the row")
+            assert [args[1:] for args in sent] == [("1",), ("1",), ("3",), ("Right",), ("1",)]
+
+    asyncio.run(scenario())
+
+
+def test_app_s_submits_a_one_question_multi_select_through_the_answer_hook(claude_session, fake_api, private_tmux, tmp_path):
+    """With Claude's answer hook holding the question: digits tick by keys (a hook cannot tick), s answers through the hook."""
+    runtime = private_runtime(tmp_path)
+    session = claude_session([api.ask(QUESTION_FEATURES), api.text("Noted.")], launch=False, extra_env={"XDG_RUNTIME_DIR": str(runtime)})
+    hook_settings.install(session.home / ".claude" / "settings.json", answer_wait=30)
+    session.launch()
+
+    async def scenario() -> None:
+        app = app_for(private_tmux, session, runtime)
+        async with app.run_test(size=(160, 48)) as pilot:
+            sent = record_keys(app)
+            await wait_until(pilot, lambda: session.pane_id in app.table.agents, "the agent in the table")
+            await asyncio.to_thread(session.submit, "what ships first")
+            await ready_to_answer(pilot, app, session.pane_id, AgentState.QUESTION, channel="hook")
+            agent = app.table.agents[session.pane_id]
+            for digit, now in (("3", ("3",)), ("1", ("1", "3"))):
+                await press_when_ready(pilot, app, agent, digit)
+                await wait_until(pilot, lambda now=now: ticked(agent) == now, f"the row to show {now} ticked")
+            assert agent.channel == "hook"  # ticking keeps the dialog the hook's
+            await press_when_ready(pilot, app, agent, "s")
+            request = await asyncio.to_thread(tool_result_request, fake_api)
+            assert answers(request) == {FEATURES: "Auth, Search"}
+            await wait_until(pilot, lambda: agent.answered.startswith("via hook"), "the row to say the hook answered")
+            assert [args[1:] for args in sent] == [("3",), ("1",)]  # the ticks only: the answer went through the hook
+
+    asyncio.run(scenario())
+    session.wait_for("Allowed by PermissionRequest hook", timeout=10, what="Claude's own note that the hook answered")
