@@ -58,8 +58,8 @@ def test_send_option_1_3_ticks_both_and_submits(claude_session, fake_api, privat
     session.wait_for("Shipping those.", what="Claude going on with the answer")
 
 
-def test_app_digits_tick_page_two_and_s_submits_by_keys(claude_session, fake_api, private_tmux, tmp_path):
-    """Two questions, no answer hook: 1 answers question 1/2; on 2/2 (multi-select) 1 and 3 tick, s submits."""
+def test_app_digits_tick_page_two_and_S_submits_by_keys(claude_session, fake_api, private_tmux, tmp_path):
+    """Two questions, no answer hook: 1 answers question 1/2; on 2/2 (multi-select) 1 and 3 tick, S submits."""
     runtime = private_runtime(tmp_path)
     session = claude_session([api.ask(QUESTION_DB, QUESTION_FEATURES), api.text("Noted.")], extra_env={"XDG_RUNTIME_DIR": str(runtime)})
 
@@ -79,7 +79,7 @@ def test_app_digits_tick_page_two_and_s_submits_by_keys(claude_session, fake_api
                 await wait_until(pilot, lambda now=now: ticked(agent) == now, f"the row to show {now} ticked")
             assert "✔ Auth, Search" in waiting_for(agent).plain  # what the row shows
             assert app.selected_agent().pane_id == session.pane_id  # a toggle never moves the inbox on
-            await press_when_ready(pilot, app, agent, "s")
+            await press_when_ready(pilot, app, agent, "S")
             request = await asyncio.to_thread(tool_result_request, fake_api)
             assert answers(request) == {"Which database should we use?": "Postgres", FEATURES: "Auth, Search"}
             await wait_until(pilot, lambda: agent.state is not AgentState.QUESTION, "the dialog gone from the row")
@@ -88,8 +88,8 @@ def test_app_digits_tick_page_two_and_s_submits_by_keys(claude_session, fake_api
     asyncio.run(scenario())
 
 
-def test_app_s_submits_a_one_question_multi_select_through_the_answer_hook(claude_session, fake_api, private_tmux, tmp_path):
-    """With Claude's answer hook holding the question: digits tick by keys (a hook cannot tick), s answers through the hook."""
+def test_app_S_submits_a_one_question_multi_select_through_the_answer_hook(claude_session, fake_api, private_tmux, tmp_path):
+    """With Claude's answer hook holding the question: digits tick by keys (a hook cannot tick), S answers through the hook."""
     runtime = private_runtime(tmp_path)
     session = claude_session([api.ask(QUESTION_FEATURES), api.text("Noted.")], launch=False, extra_env={"XDG_RUNTIME_DIR": str(runtime)})
     hook_settings.install(session.home / ".claude" / "settings.json", answer_wait=30)
@@ -107,7 +107,7 @@ def test_app_s_submits_a_one_question_multi_select_through_the_answer_hook(claud
                 await press_when_ready(pilot, app, agent, digit)
                 await wait_until(pilot, lambda now=now: ticked(agent) == now, f"the row to show {now} ticked")
             assert agent.channel == "hook"  # ticking keeps the dialog the hook's
-            await press_when_ready(pilot, app, agent, "s")
+            await press_when_ready(pilot, app, agent, "S")
             request = await asyncio.to_thread(tool_result_request, fake_api)
             assert answers(request) == {FEATURES: "Auth, Search"}
             await wait_until(pilot, lambda: agent.answered.startswith("via hook"), "the row to say the hook answered")

@@ -78,7 +78,7 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
         ),
         *[Binding(str(n), f"option('{n}')", f"option {n}", show=False, tooltip="pick that option of a numbered menu (at a multi-select question: tick or untick its box)") for n in range(1, 10)],
         Binding(
-            "s",
+            "S",
             "submit",
             "submit",
             id="submit",
