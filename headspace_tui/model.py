@@ -127,6 +127,18 @@ class Prompt:
         """The question on screen is the dialog's last: the next page is Claude's review."""
         return (self.question_index or 1) >= (self.question_count or 1)
 
+    def follows(self, before: Prompt) -> bool:
+        """Is this the page after ``before`` in the same question dialog: its next question, or (after its last) Claude's review?
+
+        The dialog goes on there: an answer that led here is not the end of
+        it, and an inbox stays on the agent.
+        """
+        if self.kind != "question" or before.kind != "question" or before.review or not self.options:
+            return False
+        if self.review:
+            return before.last_page and (before.question_count or 1) == (self.question_count or 1)
+        return self.question_count == before.question_count and self.question_index == before.question_index + 1
+
     def option_for(self, label_prefix: str) -> Option | None:
         """The first option whose label starts with ``label_prefix`` (case-insensitive)."""
         wanted = label_prefix.lower()

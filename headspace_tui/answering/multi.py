@@ -134,11 +134,23 @@ def describe(now: Observation, intent: Intent, steps: list[Step]) -> str:
     return f"{what} → {shown}" + ("" if prompt.last_page else f"; on to question {prompt.question_index + 1}/{prompt.question_count}")
 
 
-async def send(io: PaneIO, pane_id: str, now: Observation, intent: Intent, command: str, family: Family, what: str, timeout: float) -> Outcome:
-    """Carry out the plan for ``intent`` on the question ``now``, each key seen to land before the next."""
+async def send(
+    io: PaneIO, pane_id: str, seen: Observation, now: Observation, intent: Intent, command: str, family: Family, what: str, timeout: float
+) -> Outcome:
+    """Carry out the plan for ``intent`` on the question ``now`` (the user saw ``seen``), each key seen to land before the next.
+
+    A toggle or a submit acts on the boxes as the user saw them: ticked in
+    the pane since, a digit would untick what the user meant to tick, and a
+    submit would send ticks the user never saw.  Then nothing is sent.
+    (Several options name the boxes wanted, whatever they show now.)
+    """
     steps = plan(now, intent)
     prompt = now.prompt
     assert prompt is not None
+    as_seen = seen.prompt.ticked if seen.prompt is not None else ()
+    if not prompt.review and "," not in intent.option and prompt.ticked != as_seen:
+        shown = ", ".join(labels(prompt, prompt.ticked)) or "nothing"
+        raise ActionError(f"the boxes in {pane_id} changed since you looked (now ticked: {shown}); nothing sent")
     # The labels the review page must list for this question: the ticks as they will be.
     wanted = labels(prompt, chosen(intent) if intent.kind is IntentKind.OPTION else prompt.ticked) if not prompt.review else []
     page = now
@@ -210,12 +222,7 @@ def _toggled(now: Observation, before: Option) -> bool:
 
 def _next_page(page: Observation, now: Observation) -> bool:
     """The dialog's next tab: the next question of the same dialog, or Claude's review page."""
-    a, b = page.prompt, now.prompt
-    if now.state is not AgentState.QUESTION or a is None or b is None or not b.options:
-        return False
-    if b.review:
-        return a.last_page
-    return b.question_count == a.question_count and b.question_index == a.question_index + 1
+    return now.state is AgentState.QUESTION and page.prompt is not None and now.prompt is not None and now.prompt.follows(page.prompt)
 
 
 def _gone(review: Observation, now: Observation) -> bool:

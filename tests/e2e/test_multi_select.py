@@ -13,9 +13,12 @@ import re
 
 import pytest
 
+from headspace_tui.answering.keys import ActionError, ThreadedPaneIO, read_pane, send_guarded
+from headspace_tui.answering.policy import Intent, IntentKind
 from headspace_tui.app.widgets.agent_table import waiting_for
 from headspace_tui.hooks import settings as hook_settings
 from headspace_tui.model import AgentState
+from headspace_tui.tmux.server import TmuxServer
 from tests.harness import fake_api as api
 from tests.harness.cli import headspace
 from tests.harness.fake_api import block_text
@@ -115,3 +118,31 @@ def test_app_S_submits_a_one_question_multi_select_through_the_answer_hook(claud
 
     asyncio.run(scenario())
     session.wait_for("Allowed by PermissionRequest hook", timeout=10, what="Claude's own note that the hook answered")
+
+
+def test_a_box_ticked_in_the_pane_after_you_looked_stops_the_submit(claude_session, fake_api, private_tmux):
+    """What the user saw is what goes: ticks changed in the pane since (2 ticked there) and no key is sent, nothing submitted."""
+    session = claude_session([api.ask(QUESTION_FEATURES), api.text("Noted.")])
+    session.submit("what ships first")
+    session.wait_for("Enter to select", what="the multi-select question")
+    session.answer("1")
+    session.wait_for("1. [✔] Auth", what="Auth ticked")
+    io = ThreadedPaneIO(TmuxServer(socket_name=private_tmux.name))
+
+    async def scenario() -> None:
+        seen, _ = await read_pane(io, session.pane_id)
+        assert seen.prompt is not None and seen.prompt.ticked == ("1",)
+        await asyncio.to_thread(session.answer, "2")  # the person at the pane ticks Billing too
+        await asyncio.to_thread(session.wait_for, "2. [✔] Billing", what="Billing ticked in the pane")
+        with pytest.raises(ActionError, match="changed since you looked"):
+            await send_guarded(io, session.pane_id, seen, Intent(IntentKind.SUBMIT), timeout=5)
+        with pytest.raises(ActionError, match="changed since you looked"):
+            await send_guarded(io, session.pane_id, seen, Intent(IntentKind.OPTION, option="3"), timeout=5)
+        # "1,3" names the boxes wanted, whatever they show: 2 is unticked again, and the answer goes.
+        done = await send_guarded(io, session.pane_id, seen, Intent(IntentKind.OPTION, option="1,3"), timeout=10)
+        assert done.delivered and not done.more, done.detail
+
+    asyncio.run(scenario())
+    assert answers(tool_result_request(fake_api)) == {FEATURES: "Auth, Search"}
+    session.wait_for("Noted.", what="Claude going on with the answer")
+    assert len([r for r in fake_api.main_requests if r.tool_results()]) == 1

@@ -99,6 +99,17 @@ def test_the_keys_each_intent_becomes(where):
     assert not multi.handles(empty, option("5"))  # "Chat about this": a plain option
 
 
+@pytest.mark.parametrize("where", WHERE, ids=IDS)
+def test_which_page_follows_which_in_one_dialog(where):
+    """An answer that leads to the next page of the same dialog leaves the dialog going on (the inbox stays)."""
+    first, second = screen(*where, "question_several_first"), screen(*where, "question_several_multi_ticked")
+    review, one, one_review = screen(*where, "question_several_review"), screen(*where, "question_multi_ticked"), screen(*where, "question_multi_review")
+    assert second.prompt.follows(first.prompt) and review.prompt.follows(second.prompt) and one_review.prompt.follows(one.prompt)
+    assert not review.prompt.follows(first.prompt)  # question 1/2 is not the last: → goes to 2/2
+    assert not one_review.prompt.follows(second.prompt)  # another dialog's review (one question, not two)
+    assert not first.prompt.follows(second.prompt) and not second.prompt.follows(review.prompt)
+
+
 def test_a_single_choice_question_has_nothing_to_submit_and_takes_one_option():
     single = screen("2.1.330", "alt", "80x24", "question_two_options")
     with pytest.raises(ActionError, match="single-choice"):
