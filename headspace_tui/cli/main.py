@@ -99,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N[,M...]",
         help="choose option N of the menu; at a multi-select question, tick exactly N,M,... and submit",
     )
+    what.add_argument("--submit", action="store_true", help="submit a multi-select question's ticked boxes (or, at Claude's review page, every answer)")
     what.add_argument("--text", metavar="TEXT", help="type TEXT at Claude's input box (at a question: into its 'Type something.' option) and submit it")
     what.add_argument("--nudge", action="store_true", help="send the nudge text (default 'continue')")
     what.add_argument("--interrupt", action="store_true", help="press Esc to interrupt the agent (only while it works)")
@@ -472,6 +473,8 @@ async def _send_to(args: argparse.Namespace, config, server, record, family) -> 
         intent = Intent(IntentKind.DENY)
     elif args.option is not None:
         intent = Intent(IntentKind.OPTION, option=args.option)
+    elif args.submit:
+        intent = Intent(IntentKind.SUBMIT)
     elif args.text is not None:
         intent = Intent(IntentKind.TEXT, text=args.text)
     elif args.nudge:

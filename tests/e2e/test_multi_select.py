@@ -61,6 +61,24 @@ def test_send_option_1_3_ticks_both_and_submits(claude_session, fake_api, privat
     session.wait_for("Shipping those.", what="Claude going on with the answer")
 
 
+def test_send_goes_page_by_page_through_a_dialog_whose_first_question_is_multi_select(claude_session, fake_api, private_tmux):
+    """--option 1,3 on page 1/2 ticks and goes on to 2/2 (nothing submitted yet); 2 answers it; --submit sends both from the review."""
+    session = claude_session([api.ask(QUESTION_FEATURES, QUESTION_DB), api.text("Noted.")])
+    session.submit("help me choose")
+    session.wait_for("Enter to select", what="the first question")
+    session.wait_for(NUMBERED_MENU)
+    first = headspace("send", session.pane_id, "--option", "1,3", "-L", private_tmux.name)
+    assert "shows question 2/2" in first.stdout, first.stdout
+    session.wait_for("Which database should we use?", what="the second question")
+    second = headspace("send", session.pane_id, "--option", "2", "-L", private_tmux.name)
+    assert "moved on" in second.stdout, second.stdout
+    session.wait_for("Review your answers", what="Claude's review of both answers")
+    assert not [r for r in fake_api.main_requests if r.tool_results()]  # nothing submitted before the review's "Submit answers"
+    done = headspace("send", session.pane_id, "--submit", "-L", private_tmux.name)
+    assert "submitted" in done.stdout, done.stdout
+    assert answers(tool_result_request(fake_api)) == {FEATURES: "Auth, Search", "Which database should we use?": "SQLite"}
+
+
 def test_app_digits_tick_page_two_and_S_submits_by_keys(claude_session, fake_api, private_tmux, tmp_path):
     """Two questions, no answer hook: 1 answers question 1/2; on 2/2 (multi-select) 1 and 3 tick, S submits."""
     runtime = private_runtime(tmp_path)
