@@ -262,13 +262,21 @@ def describe(observation) -> str:
             parts.append(f"{prompt.tool}: {prompt.detail}" if prompt.detail else prompt.tool)
         elif prompt.title:
             parts.append(prompt.title)
+        if prompt.review and prompt.answers:
+            parts.append("; ".join(f"{q} → {a or '(no answer)'}" for q, a in prompt.answers))
         if prompt.options:
-            parts.append(" | ".join(f"{o.key}. {o.label}" if o.key else o.label for o in prompt.options))
+            parts.append(" | ".join(_option_text(o) for o in prompt.options))
     if observation.error:
         parts.append(observation.error)  # a retry's says "retrying 5/10 · …" itself
     if observation.exit_status is not None:
         parts.append(f"exit status {observation.exit_status}")
     return " — ".join(parts)
+
+
+def _option_text(option) -> str:
+    """One option as ``status`` prints it: "1. Yes", "3. [✔] Search" (a multi-select box, ticked)."""
+    box = "" if option.ticked is None else ("[✔] " if option.ticked else "[ ] ")
+    return f"{option.key}. {box}{option.label}" if option.key else f"{box}{option.label}"
 
 
 def _host_specs(args: argparse.Namespace, config) -> tuple[bool, list]:
@@ -334,6 +342,8 @@ def cmd_status(args: argparse.Namespace) -> int:
                         "detail": obs.detail or None,
                         "options": obs.option_labels,
                         "question": obs.question or None,
+                        # A multi-select question's ticked options (their numbers): what 'send --submit' sends.
+                        "ticked": list(obs.prompt.ticked) if obs.prompt else [],
                         "error": obs.error or None,
                         "retrying": obs.retrying,  # working, and Claude retries a failed request ("error" says which)
                         "exit_status": obs.exit_status,

@@ -17,7 +17,7 @@ from headspace_tui.answering.keys import ActionError, plan_keys
 from headspace_tui.answering.policy import Intent, IntentKind, key_allowed
 from headspace_tui.app.widgets.agent_table import waiting_for
 from headspace_tui.app.widgets.preview import prompt_bar_text
-from headspace_tui.cli.main import option_keys
+from headspace_tui.cli.main import describe, option_keys
 from headspace_tui.detect.claude import classify_capture
 from headspace_tui.hooks.calls import PendingCall, hook_answer, why_not
 from headspace_tui.model import Agent, AgentState, Observation
@@ -173,6 +173,14 @@ def test_a_dialog_of_two_questions_keeps_its_hook_to_the_review_but_is_answered_
     assert hook_answer(two, second, IntentKind.SUBMIT) is None  # answers left out would go unanswered: keys
     assert hook_answer(two, review, IntentKind.SUBMIT) is None
     assert why_not(call(QUESTION_FEATURES), review) == "the screen reviews another set of questions"
+
+
+def test_status_and_classify_print_the_boxes_and_the_review():
+    ticked = describe(screen("2.1.330", "inline", "80x24", "question_multi_ticked"))
+    assert ticked.endswith("1. [✔] Auth | 2. [ ] Billing | 3. [✔] Search | 4. [ ] Type something | 5. Chat about this")
+    review = describe(screen("2.1.330", "inline", "80x24", "question_several_review"))
+    assert review == f"question — Review your answers — Which database should we use? → Postgres; {FEATURES} → Billing — 1. Submit answers | 2. Cancel"
+    assert describe(screen("2.1.330", "inline", "80x24", "question_two_options")).endswith("1. Postgres | 2. SQLite | 3. Type something. | 4. Chat about this")
 
 
 def test_send_option_takes_one_number_or_several():
