@@ -27,10 +27,11 @@ Measured against the real Claude Code 2.1.330 (tests/e2e/test_answer_channel.py)
   and ``multiSelect``; ``allow`` with ``updatedInput.answers`` {question:
   label} answers it ("Your questions have been answered: ...").  A
   multi-select question takes its labels joined by ", " ("Auth, Search",
-  what Claude's own dialog sends); a list of labels is accepted too and
-  reaches the API joined the same way.  Questions left out of ``answers``
+  what Claude's own dialog sends, on 2.1.250, 2.1.330 and 2.1.332 alike); a
+  list of labels is accepted too, but joined by the version (2.1.330: ", ",
+  2.1.250: ","), so the string it is.  Questions left out of ``answers``
   are sent unanswered, so a dialog of several questions is never answered
-  here (measured on 2.1.330, issue 37).
+  here (measured, issue 37).
 * ExitPlanMode comes with ``plan`` and ``planFilePath``; ``deny`` works but
   ``allow`` is ignored (the plan dialog stays): plans are not answered here.
 * A blocking *PreToolUse* hook holds the dialog back until it returns, so the
