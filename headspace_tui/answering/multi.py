@@ -93,6 +93,9 @@ def plan(now: Observation, intent: Intent) -> list[Step]:
     steps: list[Step] = []
     ticked = prompt.ticked
     if intent.kind is IntentKind.OPTION:
+        if prompt.hidden_options or prompt.more_below:
+            # "Exactly these" needs every box in view: one ticked out of view would go too.
+            raise ActionError("some of its options are out of view (Claude scrolled the dialog): tick them one by one; nothing sent")
         wanted = chosen(intent)
         unknown = [key for key in wanted if key not in boxes]
         if unknown:

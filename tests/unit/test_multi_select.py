@@ -9,6 +9,7 @@ The screens were recorded from Claude Code 2.1.330 and 2.1.250
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
 import pytest
 
@@ -95,6 +96,10 @@ def test_the_keys_each_intent_becomes(where):
     ):
         with pytest.raises(ActionError, match=said):
             multi.plan(*wrong)
+    scrolled = replace(empty, prompt=replace(empty.prompt, hidden_options=1))  # as if Claude scrolled one box out of view
+    with pytest.raises(ActionError, match="out of view"):
+        multi.plan(scrolled, option("1,3"))
+    assert kinds(multi.plan(scrolled, option("3"))) == [("toggle", "3")]
     assert not multi.handles(review, option("1"))  # a digit at the review page picks its option like any menu
     assert not multi.handles(empty, option("5"))  # "Chat about this": a plain option
 
