@@ -66,6 +66,8 @@ class Option:
     key: str
     label: str
     selected: bool = False  # the ❯ cursor is on it
+    # A multi-select question's checkbox: True "[✔]", False "[ ]"; None where the option has none.
+    ticked: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,32 @@ class Prompt:
     # A question's own free-text option ("Type something."), empty and ready: its key.
     # "" when the question has none, is multi-select, or the field already holds text.
     free_text: str = ""
+    # Claude's "Review your answers" page, the last tab of a question dialog: its
+    # options submit or cancel every answer, listed in ``answers`` (question, answer).
+    review: bool = False
+    answers: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def ticked(self) -> tuple[str, ...]:
+        """The keys of a multi-select question's ticked options, in screen order."""
+        return tuple(o.key for o in self.options if o.ticked)
+
+    @property
+    def last_page(self) -> bool:
+        """The question on screen is the dialog's last: the next page is Claude's review."""
+        return (self.question_index or 1) >= (self.question_count or 1)
+
+    def follows(self, before: Prompt) -> bool:
+        """Is this the page after ``before`` in the same question dialog: its next question, or (after its last) Claude's review?
+
+        The dialog goes on there: an answer that led here is not the end of
+        it, and an inbox stays on the agent.
+        """
+        if self.kind != "question" or before.kind != "question" or before.review or not self.options:
+            return False
+        if self.review:
+            return before.last_page and (before.question_count or 1) == (self.question_count or 1)
+        return self.question_count == before.question_count and self.question_index == before.question_index + 1
 
     def option_for(self, label_prefix: str) -> Option | None:
         """The first option whose label starts with ``label_prefix`` (case-insensitive)."""
@@ -171,6 +199,8 @@ class Observation:
             "options": self.option_labels,
             "question": self.question or None,
             "multi_select": bool(self.prompt and self.prompt.multi_select),
+            "ticked": list(self.prompt.ticked) if self.prompt else [],
+            "review": bool(self.prompt and self.prompt.review),
             "error": self.error or None,
             "retrying": self.retrying,
             "exit_status": self.exit_status,

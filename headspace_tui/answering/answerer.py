@@ -196,7 +196,8 @@ class Answerer:
             self._finish(agent, Report(pane_id, f"{target}: not sent ({type(exc).__name__})", "error", False), "not sent")
             return
         if outcome.delivered:
-            move_on = intent.kind is not IntentKind.INTERRUPT
+            # A box toggled, or the next page of the same dialog: the dialog goes on, the inbox stays.
+            move_on = intent.kind is not IntentKind.INTERRUPT and not outcome.more
             self._finish(agent, Report(pane_id, f"{target}: {outcome.detail}", "information", True, move_on), "", seen, outcome.what, began)
         else:
             self._finish(agent, Report(pane_id, f"{target}: {outcome.detail}", "error", False), "not delivered")

@@ -103,6 +103,7 @@ class Outcome:
     detail: str
     after: Observation | None = None
     what: str = ""  # what was answered ("Bash: make → 1. Yes"), for the audit
+    more: bool = False  # the dialog goes on (a box toggled, the next page of one dialog): an inbox stays on this agent
 
 
 def plan_keys(now: Observation, intent: Intent, family: Family = CLAUDE) -> list[KeyStroke]:
@@ -117,6 +118,10 @@ def plan_keys(now: Observation, intent: Intent, family: Family = CLAUDE) -> list
         raise ActionError(refusal)
     if intent.kind is IntentKind.INTERRUPT:
         return [KeyStroke((key,)) for key in family.interrupt_keys]
+    from . import multi  # builds on this module (its errors, its reads)
+
+    if multi.handles(now, intent):
+        return multi.strokes(multi.plan(now, intent))
     if intent.kind is IntentKind.TEXT and now.state is AgentState.QUESTION:
         return [KeyStroke((free_text_key(now),)), KeyStroke((text,), literal=True), KeyStroke(("Enter",))]
     if intent.kind in MENU_ANSWERS:
@@ -377,6 +382,11 @@ async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Inte
             draft = draft_refusal(family, ansi)
             if draft:
                 raise DraftInBox(draft)
+    from . import multi  # builds on this module (its errors, its reads)
+
+    if multi.handles(now, intent):
+        what = multi.describe(now, intent, multi.plan(now, intent))
+        return await multi.send(io, pane_id, seen, now, intent, command, family, what, timeout)
     what = describe_answer(now, intent, strokes)
     if intent.kind is IntentKind.TEXT and now.state is AgentState.QUESTION:
         return await _type_answer(io, pane_id, now, strokes, command, what, timeout, family)
@@ -423,7 +433,9 @@ async def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent
             continue
         if intent.kind in MENU_ANSWERS:
             if not same_prompt(before, after):
-                return Outcome(True, f"{what}: sent; {family.label} moved on ({after.state.value})", after, what)
+                # Question 1/2 answered, 2/2 (or Claude's review) showing: the same dialog goes on.
+                goes_on = before.prompt is not None and after.prompt is not None and after.prompt.follows(before.prompt)
+                return Outcome(True, f"{what}: sent; {family.label} moved on ({after.state.value})", after, what, more=goes_on)
         elif intent.kind in (IntentKind.TEXT, IntentKind.NUDGE):
             text = intent.text.strip()
             if after.state is AgentState.WORKING or after.state is not before.state:
@@ -466,7 +478,8 @@ async def _type_answer(io: PaneIO, pane_id: str, seen: Observation, strokes: lis
         await asyncio.sleep(0.1)
         after = family.classify(await io.capture(pane_id, ansi=True), command=command)
         if after.state not in _NO_PROOF and not same_question(seen, after):
-            return Outcome(True, f"{what}: sent; {family.label} moved on ({after.state.value})", after, what)
+            goes_on = seen.prompt is not None and after.prompt is not None and after.prompt.follows(seen.prompt)
+            return Outcome(True, f"{what}: sent; {family.label} moved on ({after.state.value})", after, what, more=goes_on)
     return Outcome(False, f"not delivered: {pane_id} still shows the question after {timeout:.0f}s (the text is in its field)", after)
 
 

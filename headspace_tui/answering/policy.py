@@ -13,7 +13,10 @@ footer offers is a key the send accepts, and the other way round.
   retries); ``text`` also answers a question through its own free-text
   option ("Type something.", picked by its label: ``keys.plan_keys``);
 * ``interrupt`` (Esc) only while Claude works: at a dialog Esc would refuse
-  it.
+  it;
+* ``submit`` sends a multi-select question's ticks on (its page's "Submit",
+  or "Next" to the dialog's next question), and at Claude's "Review your
+  answers" page submits them all; a digit there only toggles its box.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ..model import Agent, AgentState, Channel
+from ..model import Agent, AgentState, Channel, Observation
 
 
 class IntentKind(StrEnum):
@@ -31,6 +34,7 @@ class IntentKind(StrEnum):
     TEXT = "text"
     NUDGE = "nudge"
     INTERRUPT = "interrupt"
+    SUBMIT = "submit"
 
 
 # A prompt younger than this is not answered yet, for two reasons that meet
@@ -40,7 +44,7 @@ class IntentKind(StrEnum):
 # the guarded send waits out the rest).
 REACTION_TIME = 0.4
 
-MENU_ANSWERS = frozenset({IntentKind.APPROVE, IntentKind.DENY, IntentKind.OPTION})
+MENU_ANSWERS = frozenset({IntentKind.APPROVE, IntentKind.DENY, IntentKind.OPTION, IntentKind.SUBMIT})
 INPUT_BOX_STATES = frozenset({AgentState.IDLE, AgentState.INPUT, AgentState.ERROR})
 MENU_STATES = frozenset(state for state in AgentState if state.is_menu)
 
@@ -52,6 +56,7 @@ FITS: dict[IntentKind, frozenset[AgentState]] = {
     IntentKind.TEXT: INPUT_BOX_STATES | {AgentState.QUESTION},
     IntentKind.NUDGE: INPUT_BOX_STATES,
     IntentKind.INTERRUPT: frozenset({AgentState.WORKING}),
+    IntentKind.SUBMIT: frozenset({AgentState.QUESTION}),
 }
 
 
@@ -60,7 +65,7 @@ class Intent:
     """What the user asked for: approve, deny, option, text, nudge or interrupt."""
 
     kind: IntentKind
-    option: str = ""  # the digit, for "option"
+    option: str = ""  # the digit, for "option" (several, "1,3", tick exactly those of a multi-select question and submit)
     text: str = ""  # for "text" and "nudge"
 
     def __post_init__(self) -> None:
@@ -78,6 +83,8 @@ def unfit(kind: IntentKind, state: AgentState) -> str:
     """Why an answer of ``kind`` cannot go to an agent in ``state`` ("" when it fits)."""
     if state in FITS[kind]:
         return ""
+    if kind is IntentKind.SUBMIT:
+        return f"nothing to submit: the pane shows no multi-select question (it is {state.value}); nothing sent"
     if kind in MENU_ANSWERS:
         if state.is_menu:
             return f"{kind} answers a permission or a plan (this is a {state.value}); pick an option by number"
@@ -94,6 +101,7 @@ KEY_INTENTS = {
     "option": IntentKind.OPTION,
     "nudge": IntentKind.NUDGE,
     "interrupt": IntentKind.INTERRUPT,
+    "submit": IntentKind.SUBMIT,
 }
 AGENT_KEYS = frozenset({*KEY_INTENTS, "reply", "approve_all", "jump", "why", "timeline", "input_mode"})
 # Keys that only look (they work for a host out of reach too: its last reading).
@@ -115,6 +123,8 @@ def key_allowed(key: str, agent: Agent | None) -> bool:
         return False
     if agent.offline and key not in LOOKING_KEYS:
         return False  # its host is out of reach: no key goes to a reading that may be stale
+    if key == "submit":
+        return submits(agent.observation)
     if key in KEY_INTENTS:
         return agent.state in FITS[KEY_INTENTS[key]]
     if key == "approve_all":
@@ -125,6 +135,12 @@ def key_allowed(key: str, agent: Agent | None) -> bool:
         # Keys straight to the pane: a pane that is there, with an agent still in it.
         return not agent.placeholder and agent.state is not AgentState.EXITED
     return True
+
+
+def submits(observation: Observation) -> bool:
+    """Is there something for ``submit`` to send: a multi-select question's page, or Claude's review of every answer?"""
+    prompt = observation.prompt
+    return observation.state is AgentState.QUESTION and prompt is not None and bool(prompt.options) and (prompt.multi_select or prompt.review)
 
 
 def live_keys(agent: Agent | None) -> frozenset[str]:

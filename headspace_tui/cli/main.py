@@ -93,7 +93,13 @@ def build_parser() -> argparse.ArgumentParser:
     what = send.add_mutually_exclusive_group(required=True)
     what.add_argument("--approve", action="store_true", help="approve this one request or plan: a plain 'Yes', never an option that widens permissions (auto mode, don't ask again)")
     what.add_argument("--deny", action="store_true", help="choose the 'No' option (found by its label)")
-    what.add_argument("--option", type=int, metavar="N", help="choose option N of the menu")
+    what.add_argument(
+        "--option",
+        type=option_keys,
+        metavar="N[,M...]",
+        help="choose option N of the menu; at a multi-select question, tick exactly N,M,... and submit",
+    )
+    what.add_argument("--submit", action="store_true", help="submit a multi-select question's ticked boxes (or, at Claude's review page, every answer)")
     what.add_argument("--text", metavar="TEXT", help="type TEXT at Claude's input box (at a question: into its 'Type something.' option) and submit it")
     what.add_argument("--nudge", action="store_true", help="send the nudge text (default 'continue')")
     what.add_argument("--interrupt", action="store_true", help="press Esc to interrupt the agent (only while it works)")
@@ -267,13 +273,21 @@ def describe(observation) -> str:
             parts.append(f"{prompt.tool}: {prompt.detail}" if prompt.detail else prompt.tool)
         elif prompt.title:
             parts.append(prompt.title)
+        if prompt.review and prompt.answers:
+            parts.append("; ".join(f"{q} → {a or '(no answer)'}" for q, a in prompt.answers))
         if prompt.options:
-            parts.append(" | ".join(f"{o.key}. {o.label}" if o.key else o.label for o in prompt.options))
+            parts.append(" | ".join(_option_text(o) for o in prompt.options))
     if observation.error:
         parts.append(observation.error)  # a retry's says "retrying 5/10 · …" itself
     if observation.exit_status is not None:
         parts.append(f"exit status {observation.exit_status}")
     return " — ".join(parts)
+
+
+def _option_text(option) -> str:
+    """One option as ``status`` prints it: "1. Yes", "3. [✔] Search" (a multi-select box, ticked)."""
+    box = "" if option.ticked is None else ("[✔] " if option.ticked else "[ ] ")
+    return f"{option.key}. {box}{option.label}" if option.key else f"{box}{option.label}"
 
 
 def _host_specs(args: argparse.Namespace, config) -> tuple[bool, list]:
@@ -339,6 +353,8 @@ def cmd_status(args: argparse.Namespace) -> int:
                         "detail": obs.detail or None,
                         "options": obs.option_labels,
                         "question": obs.question or None,
+                        # A multi-select question's ticked options (their numbers): what 'send --submit' sends.
+                        "ticked": list(obs.prompt.ticked) if obs.prompt else [],
                         "error": obs.error or None,
                         "retrying": obs.retrying,  # working, and Claude retries a failed request ("error" says which)
                         "exit_status": obs.exit_status,
@@ -448,6 +464,14 @@ def _send_remote(args: argparse.Namespace, config, host_name: str) -> int:
     return asyncio.run(then_close())
 
 
+def option_keys(text: str) -> str:
+    """``--option``'s value: one option number, or several joined by commas ("1,3"), as the guarded send takes them."""
+    parts = [part.strip() for part in text.split(",")]
+    if not parts or not all(part.isdigit() and len(part) <= 2 for part in parts):
+        raise argparse.ArgumentTypeError(f"{text!r}: an option number (3), or several joined by commas (1,3)")
+    return ",".join(str(int(part)) for part in parts)
+
+
 def local_family(record):
     """Which agent family runs in the pane, from this machine's process tree (Claude's when none:
     its guard then refuses, saying Claude is not running there)."""
@@ -469,7 +493,9 @@ async def _send_to(args: argparse.Namespace, config, server, record, family) -> 
     elif args.deny:
         intent = Intent(IntentKind.DENY)
     elif args.option is not None:
-        intent = Intent(IntentKind.OPTION, option=str(args.option))
+        intent = Intent(IntentKind.OPTION, option=args.option)
+    elif args.submit:
+        intent = Intent(IntentKind.SUBMIT)
     elif args.text is not None:
         intent = Intent(IntentKind.TEXT, text=args.text)
     elif args.nudge:

@@ -25,7 +25,13 @@ Measured against the real Claude Code 2.1.330 (tests/e2e/test_answer_channel.py)
   still answerable.
 * AskUserQuestion comes as a PermissionRequest with the questions, labels
   and ``multiSelect``; ``allow`` with ``updatedInput.answers`` {question:
-  label} answers it ("Your questions have been answered: ...").
+  label} answers it ("Your questions have been answered: ...").  A
+  multi-select question takes its labels joined by ", " ("Auth, Search",
+  what Claude's own dialog sends, on 2.1.250, 2.1.330 and 2.1.332 alike); a
+  list of labels is accepted too, but joined by the version (2.1.330: ", ",
+  2.1.250: ","), so the string it is.  Questions left out of ``answers``
+  are sent unanswered, so a dialog of several questions is never answered
+  here (measured, issue 37).
 * ExitPlanMode comes with ``plan`` and ``planFilePath``; ``deny`` works but
   ``allow`` is ignored (the plan dialog stays): plans are not answered here.
 * A blocking *PreToolUse* hook holds the dialog back until it returns, so the
@@ -118,6 +124,12 @@ class PendingCall:
         return found
 
     @property
+    def one_multi_select(self) -> bool:
+        """One question whose answer is several labels: answered through the hook once its boxes are chosen."""
+        items = self.tool_input.get("questions")
+        return isinstance(items, list) and len(items) == 1 and isinstance(items[0], dict) and items[0].get("multiSelect") is True
+
+    @property
     def single_choice(self) -> bool:
         """One question, one answer: the only kind answered by label through the hook."""
         items = self.tool_input.get("questions")
@@ -162,6 +174,12 @@ def same_detail(tool: str, wanted: str, shown: str) -> bool:
 
 def _question_mismatch(call: PendingCall, prompt: Prompt) -> str:
     asked = call.questions()
+    if prompt.review:
+        # The dialog's last tab, listing what was answered: still this call's dialog.
+        listed = {_squeeze(q) for q, _ in prompt.answers}
+        if (prompt.question_count or 1) != len(asked) or not listed <= {_squeeze(q) for q, _ in asked}:
+            return "the screen reviews another set of questions"
+        return ""
     index = (prompt.question_index or 1) - 1
     if not 0 <= index < len(asked) or (prompt.question_count or 1) != len(asked):
         return "the screen shows another set of questions"
@@ -197,9 +215,29 @@ def deny(message: str) -> dict[str, Any]:
 
 
 def choose(call: PendingCall, label: str) -> dict[str, Any]:
-    """Allow an AskUserQuestion call with ``label`` as the answer to its one question."""
+    """Allow an AskUserQuestion call with ``label`` as the answer to its one question (a multi-select's: labels joined by ", ")."""
     (question, _), = call.questions()
     return {"behavior": "allow", "updatedInput": {**call.tool_input, "answers": {question: label}}}
+
+
+def _several(call: PendingCall, prompt: Prompt, kind: str, option: str) -> HookAnswer | None:
+    """A one-question multi-select call answered with several labels: its ticks on ``submit``, or the options "1,3" names.
+
+    A single digit only toggles a box (keys do that); options that are not
+    among Claude's labels ("Type something") leave it to keys.
+    """
+    if kind == "submit":
+        keys = set(prompt.ticked)
+    elif kind == "option" and "," in option:
+        keys = {part.strip() for part in option.split(",") if part.strip()}
+    else:
+        return None
+    labels = [label_for_key(call, prompt, o.key) for o in prompt.options if o.key in keys]
+    if not keys or len(labels) != len(keys) or any(label is None for label in labels):
+        return None
+    (question, _), = call.questions()
+    answer = ", ".join(label for label in labels if label is not None)
+    return HookAnswer(choose(call, answer), f"{question} → {answer}")
 
 
 DENY_MESSAGE = "The user denied this tool call in headspace."
@@ -219,11 +257,15 @@ def hook_answer(call: PendingCall, observation: Observation, kind: str, option: 
     approve / deny: allow / deny (with interrupt, as "No" does).  A digit: on
     a one-question AskUserQuestion, the label that digit shows, when it is one
     of the labels Claude asked (not "Type something."); on a permission, the
-    digit of its plain "Yes" (``detect/approval.py``) or "No".  Everything else ("Yes, and always
-    allow ...", several questions, multi-select) goes by keys.
+    digit of its plain "Yes" (``detect/approval.py``) or "No".  A one-question
+    multi-select: on ``submit`` its ticked labels, or the labels of the options
+    "1,3" names, joined as Claude joins them.  Everything else ("Yes, and
+    always allow ...", several questions, toggling one box) goes by keys.
     """
     prompt = observation.prompt
     if call.tool_name == QUESTION_TOOL:
+        if call.one_multi_select and prompt is not None and prompt.multi_select:
+            return _several(call, prompt, kind, option)
         if kind != "option" or not call.single_choice or prompt is None:
             return None
         label = label_for_key(call, prompt, option)

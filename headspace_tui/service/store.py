@@ -30,10 +30,15 @@ log = logging.getLogger(__name__)
 
 
 def same_observation(a: Observation, b: Observation) -> bool:
-    """Equal for the table: same state, same prompt, same error (evidence may differ)."""
+    """Equal for the table: same state, same prompt with the same boxes ticked, same error (evidence may differ).
+
+    A tick is not in the fingerprint (it is the same question, still
+    answerable with the keys the user saw), but the row shows it.
+    """
     return (
         a.state is b.state
         and (a.prompt.fingerprint if a.prompt else "") == (b.prompt.fingerprint if b.prompt else "")
+        and (a.prompt.ticked if a.prompt else ()) == (b.prompt.ticked if b.prompt else ())
         and a.error == b.error
         and a.retrying == b.retrying
         and a.exit_status == b.exit_status

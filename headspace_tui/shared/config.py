@@ -44,6 +44,7 @@ DEFAULT_KEYS: dict[str, str] = {
     "reply": "r",
     "nudge": "c",
     "interrupt": "x",  # deliberate: Esc only closes headspace's own overlays
+    "submit": "S",  # a multi-select question's ticks (Enter is jump; in Claude it only toggles a box); capital, as A: it acts on the whole dialog
     "input_mode": "i",  # left with Ctrl+], which is not remappable: it must never be a key the pane could want
     "jump": "enter",
     "filter": "slash",

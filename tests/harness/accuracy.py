@@ -84,6 +84,12 @@ def problems(observation, expected: dict, text: str) -> list[str]:
         prompt is None or (prompt.question_index, prompt.question_count) != (expected["question_index"], expected["question_count"])
     ):
         found.append("question index")
+    if "ticked" in expected and (prompt is None or list(prompt.ticked) != expected["ticked"]):
+        found.append(f"ticked {list(prompt.ticked) if prompt else None}")
+    if "review" in expected and (prompt is None or prompt.review is not expected["review"]):
+        found.append("review page")
+    if "answers" in expected and (prompt is None or dict(prompt.answers) != expected["answers"]):
+        found.append(f"answers {dict(prompt.answers) if prompt else None}")
     if "retrying" in expected:
         if observation.retrying is not expected["retrying"]:
             found.append(f"retrying {observation.retrying}")

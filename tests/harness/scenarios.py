@@ -354,6 +354,42 @@ def _question_second(s: ClaudeSession) -> None:
     s.wait_for("Which features should ship first?", what="the second question")
 
 
+def _ticked(page: str, *digits: str) -> Callable[[ClaudeSession], None]:
+    """At a multi-select question (``page``'s text on screen), tick ``digits`` one by one, each seen ticked before the next."""
+
+    def tick(s: ClaudeSession) -> None:
+        s.wait_for(page, what="the multi-select question")
+        s.wait_for(NUMBERED_MENU, what="its options")
+        for digit in digits:
+            s.answer(digit)
+            s.wait_for(re.compile(rf"{digit}\. \[✔\]"), what=f"option {digit} ticked")
+
+    return tick
+
+
+def _review(s: ClaudeSession) -> None:
+    """On to the dialog's Submit tab (→): Claude's "Review your answers" page."""
+    s.answer("Right")
+    s.wait_for(re.compile(r"Review your answers(?s:.*)1\. Submit answers"), what="the review page")
+
+
+def _multi(*steps: Callable[[ClaudeSession], None], prompt: str = "what ships first") -> Callable[[ClaudeSession], None]:
+    def drive(s: ClaudeSession) -> None:
+        s.launch()
+        s.submit(prompt)
+        for step in steps:
+            step(s)
+
+    return drive
+
+
+def _first_answered(s: ClaudeSession) -> None:
+    """Question 1 of two (single choice) answered with "1": the multi-select question 2 shows."""
+    s.wait_for("Which database should we use?", what="the first question")
+    s.wait_for(NUMBERED_MENU, what="the first question's menu")
+    s.answer("1")
+
+
 SCENARIOS: list[Scenario] = [
     Scenario("starting_trust_dialog", "starting", [], lambda s: _starting(s, re.compile(r"trust (this folder|the files in this folder)")), session={"trust": False}),
     Scenario(
@@ -669,6 +705,54 @@ SCENARIOS += [
         _queued,
         settle=False,
         **NEW,
+    ),
+]
+
+# -- added for issue 37: a multi-select question being answered (ticks, the
+# second page of two, Claude's "Review your answers" page), on the pinned
+# version and one older, narrow and wide --
+MULTI = {"versions": ("2.1.250", "2.1.330"), "sizes": ((80, 24), (200, 50))}
+FEATURES = "Which features should ship first?"
+REVIEW = {"question": "Review your answers", "options": ["Submit answers", "Cancel"], "multi_select": False, "review": True}
+SCENARIOS += [
+    Scenario(
+        "question_multi_ticked",
+        "question",
+        [api.ask(QUESTION_FEATURES)],
+        _multi(_ticked(FEATURES, "1", "3")),
+        expected={"question": FEATURES, "options": ["Auth", "Billing", "Search"], "multi_select": True, "ticked": ["1", "3"]},
+        **MULTI,
+    ),
+    Scenario(
+        "question_multi_review",
+        "question",
+        [api.ask(QUESTION_FEATURES)],
+        _multi(_ticked(FEATURES, "1", "3"), _review),
+        expected={**REVIEW, "answers": {FEATURES: "Auth, Search"}},
+        **MULTI,
+    ),
+    Scenario(
+        "question_several_multi_ticked",
+        "question",
+        [api.ask(QUESTION_DB, QUESTION_FEATURES)],
+        _multi(_first_answered, _ticked(FEATURES, "2"), prompt="help me choose"),
+        expected={
+            "question": FEATURES,
+            "options": ["Auth", "Billing", "Search"],
+            "multi_select": True,
+            "ticked": ["2"],
+            "question_index": 2,
+            "question_count": 2,
+        },
+        **MULTI,
+    ),
+    Scenario(
+        "question_several_review",
+        "question",
+        [api.ask(QUESTION_DB, QUESTION_FEATURES)],
+        _multi(_first_answered, _ticked(FEATURES, "2"), _review, prompt="help me choose"),
+        expected={**REVIEW, "answers": {"Which database should we use?": "Postgres", FEATURES: "Billing"}},
+        **MULTI,
     ),
 ]
 

@@ -80,7 +80,7 @@ def test_screen_shows_what_its_label_claims(version, scenario, width, height, re
     if state == "plan":
         assert menu and re.search(r"\bplan\b", text, re.I)
     if state == "question":
-        shown = [n for n, label in enumerate(expected["options"], 1) if re.search(rf"{n}\. (\[ \] )?{re.escape(label)}", text)]
+        shown = [n for n, label in enumerate(expected["options"], 1) if re.search(rf"{n}\. (\[[ ✔]\] )?{re.escape(label)}", text)]
         if expected["question"] in flat:
             assert 1 in shown
         else:
@@ -91,6 +91,12 @@ def test_screen_shows_what_its_label_claims(version, scenario, width, height, re
             # own numbers, above the question's footer.
             assert shown and "Enter to select" in text
             assert 1 not in shown or re.search(r"↑ \d+ more lines?", text)
+    if "ticked" in expected:  # the boxes the scenario ticked are drawn ticked, the others empty
+        for n, label in enumerate(expected["options"], 1):
+            assert re.search(rf"{n}\. \[{'✔' if str(n) in expected['ticked'] else ' '}\] {re.escape(label)}", text)
+    if expected.get("review"):  # Claude's last tab: every answer listed, then Submit / Cancel
+        assert "Review your answers" in text and re.search(r"❯ 1\. Submit answers", text)
+        assert all(f"→ {answer}" in text for answer in expected["answers"].values())
     retry = re.search(r"retry.*attempt \d+/\d+", flat, re.I)
     if state == "error":  # an error Claude gave up on: no retry notice, no turn running
         assert expected["retrying"] is False and not retry

@@ -77,7 +77,14 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
             id="approve_all",
             tooltip="batch: approve every waiting request identical to this one, through Claude's hook, after a list to confirm",
         ),
-        *[Binding(str(n), f"option('{n}')", f"option {n}", show=False, tooltip="pick that option of a numbered menu") for n in range(1, 10)],
+        *[Binding(str(n), f"option('{n}')", f"option {n}", show=False, tooltip="pick that option of a numbered menu (at a multi-select question: tick or untick its box)") for n in range(1, 10)],
+        Binding(
+            "S",
+            "submit",
+            "submit",
+            id="submit",
+            tooltip="submit a multi-select question's ticked boxes (→ to the dialog's next question, or its review and 'Submit answers'); at Claude's review page, submit every answer",
+        ),
         Binding("enter", "jump", "jump", id="jump", tooltip="jump: switch your tmux client to the agent's pane (or print the attach command)"),
         # Esc is every TUI user's "close this": it never reaches an agent.
         Binding("escape", "close_overlay", "close", show=False, tooltip="close the filter, a window, or the scrolled-back preview"),
@@ -376,6 +383,9 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
 
     def action_option(self, number: str) -> None:
         self._act(Intent(IntentKind.OPTION, option=number))
+
+    def action_submit(self) -> None:
+        self._act(Intent(IntentKind.SUBMIT))
 
     def action_nudge(self) -> None:
         self._act(Intent(IntentKind.NUDGE, text=self.config.nudge_text))

@@ -74,6 +74,7 @@ def why_nothing(action: str, parameters: tuple[object, ...], agent: Agent | None
         "option": f"no menu to pick from: {who} is {state}",
         "nudge": f"nothing to nudge: {who} is {state} (a nudge goes to an idle agent)",
         "interrupt": f"nothing to interrupt: {who} is {state}",
+        "submit": f"nothing to submit: {who} shows no multi-select question ({state})",
         "approve_all": f"no batch: {who} has no permission held by Claude's hook",
         "jump": f"nothing to jump to: {who} stands for a host headspace cannot reach",
     }.get(action, f"{action} does nothing for {who} ({state})")

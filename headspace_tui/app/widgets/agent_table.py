@@ -86,9 +86,16 @@ def _waiting_for(agent: Agent, retrying: Style | str) -> Text:
     via = Text("hook · ", style="bold") if agent.channel == "hook" else Text("")
     if prompt is not None and prompt.kind == "permission":
         return via + Text(f"{prompt.tool}: {prompt.detail}" if prompt.detail else prompt.tool or prompt.title)
+    if prompt is not None and prompt.review:
+        answers = "; ".join(f"{q} → {a or '(no answer)'}" for q, a in prompt.answers)
+        return via + Text(f"submit your answers? {answers}" if answers else prompt.title)
     if prompt is not None and prompt.kind in ("question", "input"):
         suffix = f" ({prompt.question_index}/{prompt.question_count})" if prompt.question_count > 1 else ""
-        return via + Text((prompt.title or "a question scrolled out of view (the preview shows its options)") + suffix)
+        text = via + Text((prompt.title or "a question scrolled out of view (the preview shows its options)") + suffix)
+        if prompt.multi_select:
+            ticked = [o.label for o in prompt.options if o.ticked]
+            text.append(f" · ✔ {', '.join(ticked)}" if ticked else " · nothing ticked", style="bold" if ticked else "dim")
+        return text
     if prompt is not None and prompt.kind == "plan":
         return Text("approve the plan")
     if prompt is not None and prompt.kind == "menu":

@@ -342,7 +342,12 @@ def prompt_bar_text(agent: Agent | None, keys: dict[str, str]) -> Text:
         for option in prompt.options:
             if option.key:
                 text.append(f"[{option.key}] ", style="bold")
+                if option.ticked is not None:  # a multi-select box: the digit toggles it
+                    text.append("[✔] " if option.ticked else "[ ] ", style="bold green" if option.ticked else "dim")
                 text.append(f"{clean(option.label)}  ")
+        if prompt.multi_select or prompt.review:
+            text.append(f"[{_key_name(keys['submit'])}] ", style="bold")
+            text.append("submit every answer" if prompt.review else ("submit the ticked" if prompt.last_page else "next question"))
         if prompt.free_text:
             text.append(f"[{_key_name(keys['reply'])}] ", style="bold")
             text.append("type your own answer")

@@ -505,6 +505,7 @@ def _options(screen: _Screen, rows: tuple[int, ...] | list[int], *, join: bool) 
         checkbox = CHECKBOX.match(label)
         if checkbox:
             label = label[checkbox.end() :]
+        ticked = None if checkbox is None else checkbox.group("mark") != " "
         label_col = match.start("label")
         stop = rows[n + 1] if n + 1 < len(rows) else min(len(lines), row + 6)
         for k in range(row + 1, stop if join else row + 1):
@@ -515,7 +516,7 @@ def _options(screen: _Screen, rows: tuple[int, ...] | list[int], *, join: bool) 
             if indent != label_col or screen.is_dim(k) or checkbox:
                 break
             label = f"{label} {cont.strip()}"
-        options.append(Option(key=match.group("num"), label=label.strip(), selected=bool(match.group("cursor"))))
+        options.append(Option(key=match.group("num"), label=label.strip(), selected=bool(match.group("cursor")), ticked=ticked))
     return options
 
 
@@ -749,6 +750,9 @@ def _permission_detail(screen: _Screen, tool: str, header: str, title: str, body
 def _question(screen: _Screen, menu: _Menu, tab_row: int | None, evidence: Evidence) -> Observation:
     lines = screen.lines
     text_start = (tab_row + 1) if tab_row is not None else max(menu.top + 1, menu.rows[0] - 3)
+    heading = next((k for k in range(text_start, menu.rows[0]) if lines[k].strip()), None)
+    if tab_row is not None and heading is not None and screen.rules.question_review.match(lines[heading].strip()):
+        return _review(screen, menu, tab_row, heading, evidence)
     if tab_row is None and menu.hidden_above:
         text_start = menu.rows[0]  # Claude scrolled the question out of view with the first options: say nothing rather than a description
     question = " ".join(
@@ -772,6 +776,43 @@ def _question(screen: _Screen, menu: _Menu, tab_row: int | None, evidence: Evide
         fingerprint=_fingerprint("question", question, str(index), *_labels(menu)),
     )
     return Observation(AgentState.QUESTION, prompt=prompt, evidence=tuple(found), confidence=0.9)
+
+
+def _review(screen: _Screen, menu: _Menu, tab_row: int, heading: int, evidence: Evidence) -> Observation:
+    """Claude's "Review your answers" page: every question with its answer ("● question" / "→ answer"), then Submit / Cancel.
+
+    It is the question dialog's last tab: its options act on every answer at
+    once, so it is a page of its own (``review``), never question N of N.
+    """
+    lines = screen.lines
+    answers: list[list[str]] = []
+    part = ""  # which half of the last pair the next wrapped row continues
+    for k in range(heading + 1, menu.rows[0]):
+        row = lines[k].strip()
+        if not row:
+            part = ""
+        elif row.startswith("●"):
+            answers.append([row[1:].strip(), ""])
+            part = "question"
+        elif row.startswith("→") and answers:
+            answers[-1][1] = row[1:].strip()
+            part = "answer"
+        elif part and answers:  # a soft wrap of the line above
+            index = 0 if part == "question" else 1
+            answers[-1][index] = f"{answers[-1][index]} {row}"
+    _, count = _question_tabs(screen, tab_row)
+    prompt = Prompt(
+        kind="question",
+        title=lines[heading].strip(),
+        tool="AskUserQuestion",
+        options=menu.options,
+        question_count=count,
+        review=True,
+        answers=tuple((q, a) for q, a in answers),
+        fingerprint=_fingerprint("review", *[f"{q}\x1e{a}" for q, a in answers], *_labels(menu)),
+    )
+    found = (Evidence("question-tabs", tab_row, lines[tab_row]), Evidence("question-review", heading, lines[heading]), evidence)
+    return Observation(AgentState.QUESTION, prompt=prompt, evidence=found, confidence=0.9)
 
 
 def _question_tabs(screen: _Screen, tab_row: int | None) -> tuple[int, int]:

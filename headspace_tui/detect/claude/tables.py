@@ -119,6 +119,9 @@ class Rules:
     # into it the option shows that text instead; a multi-select question draws
     # "[ ] Type something", a checkbox the digit only ticks.
     question_free_text: re.Pattern[str] = field(default_factory=lambda: _rx(r"^type something\.$"))
+    # The last tab of a question dialog (→ from the last question): Claude lists every
+    # answer and offers "1. Submit answers / 2. Cancel" (2.0.31 to 2.1.330).
+    question_review: re.Pattern[str] = field(default_factory=lambda: _rx(r"^review your answers\b"))
 
     def tool_for_header(self, header: str) -> str:
         lowered = header.strip().lower()
