@@ -183,11 +183,11 @@ def test_a_problem_keeps_the_counts_and_names_the_host_briefly():
     assert line.endswith("·  box2 unreachable") and "timed out" not in line
     three = [(f"h{n}", f"h{n}: ssh: no route") for n in range(3)]
     assert summary_text(agents, "; ".join(t for _, t in three), None, three).plain.endswith("·  3 hosts unreachable")
-    # The local server's problem, cut short after the counts; "starting" is no problem.
+    # The local server's problem, cut short after the counts; "starting" counts nothing yet (issue 37).
     local = "no tmux server running on socket '" + "x" * 80 + "'"
     line = summary_text(agents, local, None, [("local", local)]).plain
     assert line.startswith("headspace  2 agents") and "no tmux server running" in line and len(line) < 120
-    assert summary_text(agents, "starting", None).plain == summary_text(agents, None, None).plain
+    assert summary_text(agents, "starting", None).plain == "headspace  looking…"
 
 
 @pytest.mark.skipif(shutil.which("ssh") is None, reason="needs the ssh client")

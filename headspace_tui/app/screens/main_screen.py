@@ -106,6 +106,8 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
         self.config = config
         self._keys_for: tuple[str | None, frozenset[str]] | None = None  # the pane and agent keys the footer was asked for
         self._select_on_sight: str | None = None  # a pane headspace just started: selected when its row appears
+        if service.live:
+            self.set_reactive(MainScreen.problem, "starting")  # until the monitor's first full look (monitor.py)
 
     @property
     def headspace(self) -> HeadspaceApp:

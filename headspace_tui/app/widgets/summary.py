@@ -23,7 +23,8 @@ def summary_text(
 ) -> Text:
     """``headspace  7 agents · 3 need you · 2 working · waited on you today: 4m``, and which hosts are out.
 
-    A problem never takes the counts' place: a remote host out of reach is
+    Until the first full look (``problem`` is "starting") it says only that
+    it is looking.  A problem never takes the counts' place: a remote host out of reach is
     ``· box unreachable`` after them (ssh's words are in its row, its why and
     a notice), and the local server's problem follows, cut short.
     ``snoozed``: the pane ids of agents whose wait the user snoozed; they do
@@ -34,8 +35,12 @@ def summary_text(
     terminal each second (tests/ui/test_repaint.py).
     """
     agents = [a for a in agents if not a.placeholder]  # a host never reached is not an agent
+    if problem == "starting":
+        # Before the first full look the rows are the ones read so far: counting them would
+        # say "0 agents", or fewer needing you than there are.
+        return Text.assemble(("headspace", "bold"), "  looking…")
     counts = _counts(agents, waited_today, snoozed)
-    if not problem or problem == "starting":
+    if not problem:
         return counts
     out = [host for host, _ in hosts if host != "local"]
     if out:
