@@ -23,6 +23,7 @@ from pathlib import Path
 from rich.style import Style
 from textual import work
 from textual.app import App, SystemCommand
+from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.filter import Monochrome, NoColor
 from textual.reactive import reactive
@@ -60,6 +61,10 @@ class HeadspaceApp(App[str | None]):
     TITLE = "headspace"
     CSS_PATH = "headspace.tcss"
     COMMANDS = App.COMMANDS | {AgentCommands}
+    # Ctrl+C quits, as in k9s and lazygit, wherever you are (a priority binding: before a
+    # screen's or a text box's copy, which swallowed it without a word).  Not in input mode,
+    # where check_action lets only the leave key act and the key is said not to be forwarded.
+    BINDINGS = [Binding("ctrl+c", "quit", "quit", show=False, priority=True, system=True)]
 
     # The layout setting (auto, side, stacked): the config's, then the palette's or ``l``'s; the main screen follows it.
     layout_mode: reactive[str] = reactive("auto", init=False)

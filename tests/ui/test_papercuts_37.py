@@ -77,3 +77,56 @@ def _wait(predicate, what: str, timeout: float = 10.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.05)
+
+
+# -- Ctrl+C quits, as in k9s ------------------------------------------------------------------
+
+
+def test_ctrl_c_quits_from_the_table_a_window_and_the_filter():
+    from headspace_tui.app.screens.why import WhyScreen
+    from tests.ui.apps import demo_app, screen_open
+
+    async def scenario(before) -> bool:
+        app = demo_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.snapshot_loader(pilot)
+            await before(pilot, app)
+            await pilot.press("ctrl+c")
+            await wait_until(pilot, lambda: app.return_code is not None, "the app to end", 5)
+            return app.return_code == 0
+
+    async def nothing(pilot, app):
+        pass
+
+    async def why(pilot, app):
+        await pilot.press("e")
+        await wait_until(pilot, lambda: screen_open(app, WhyScreen), "the why window")
+
+    async def filtering(pilot, app):
+        await pilot.press("slash", "a")
+        await pilot.pause()
+        assert app.focused is not None and app.focused.id == "filter"
+
+    for before in (nothing, why, filtering):
+        assert run(scenario(before)), before.__name__
+
+
+def test_ctrl_c_in_input_mode_neither_quits_nor_reaches_the_pane(private_tmux, tmp_path):
+    """In input mode every key is the pane's: Ctrl+C is not forwarded (x interrupts), is said so, and does not end headspace."""
+    from tests.ui.test_typing import app_on, pane_running, show, stand_in
+
+    pane = pane_running(private_tmux, "first", [str(stand_in(tmp_path))], tmp_path)
+
+    async def scenario():
+        app = app_on(private_tmux)
+        async with app.run_test(size=(160, 48), notifications=True) as pilot:
+            show(app, pane, "idle_fresh")
+            await wait_until(pilot, lambda: pane in app.table.agents, "the row")
+            await pilot.press("i")
+            await wait_until(pilot, lambda: app.main.input_mode.link is not None, "input mode's link to the pane")
+            await pilot.press("ctrl+c")
+            await wait_until(pilot, lambda: any("ctrl+c is not forwarded" in str(n.message) for n in app._notifications), "the word that it was not sent")
+            assert app.return_code is None and app.main.input_mode.active
+            assert "^C" not in private_tmux.capture(pane)
+
+    run(scenario())

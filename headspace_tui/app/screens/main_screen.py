@@ -82,7 +82,7 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
         Binding("escape", "close_overlay", "close", show=False, tooltip="close the filter, a window, or the scrolled-back preview"),
         Binding("question_mark", "help", "help", id="help", tooltip="this help"),
         # The app's quit: the screen has none (a plain "quit" here did nothing).
-        Binding("q", "app.quit", "quit", id="quit", tooltip="quit"),
+        Binding("q", "app.quit", "quit", id="quit", tooltip="quit (Ctrl+C too)"),
         Binding("slash", "filter", "filter", id="filter", tooltip="filter the table by target, folder, state or text"),
         Binding("e", "why", "why", id="why", tooltip="why: every source's verdict, its age and evidence"),
         Binding("t", "timeline", "timeline", id="timeline", show=False, tooltip="timeline: the agent's states, commands and outcomes"),
