@@ -9,6 +9,9 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+from textual.geometry import Region
+
 from headspace_tui.app.widgets.summary import SummaryLine, summary_text
 from headspace_tui.model import Agent, AgentState, Observation
 from tests.ui.apps import make_app, wait_until
@@ -128,5 +131,37 @@ def test_ctrl_c_in_input_mode_neither_quits_nor_reaches_the_pane(private_tmux, t
             await wait_until(pilot, lambda: any("ctrl+c is not forwarded" in str(n.message) for n in app._notifications), "the word that it was not sent")
             assert app.return_code is None and app.main.input_mode.active
             assert "^C" not in private_tmux.capture(pane)
+
+    run(scenario())
+
+
+# -- toasts cover nothing you triage ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [(120, 40), (160, 48), (200, 50), (100, 30)], ids=["stacked", "side", "wide", "small"])
+def test_toasts_cover_no_row_of_the_table_nor_the_prompt(size):
+    """Three toasts at once (a triage burst): none over the table, the prompt bar or the preview's lower half."""
+    from textual.widgets._toast import Toast
+
+    from headspace_tui.app.widgets.agent_table import AgentTable
+    from headspace_tui.app.widgets.preview import PanePreview, PromptBar
+    from tests.ui.apps import demo_app
+
+    async def scenario():
+        app = demo_app()
+        async with app.run_test(size=size, notifications=True) as pilot:
+            await app.snapshot_loader(pilot)
+            for n in range(3):
+                app.notify(f"api:0.0: approved ({n}); Claude confirmed it in its transcript", timeout=30)
+            await wait_until(pilot, lambda: len([t for t in app.screen.query(Toast) if t.region.height]) >= 1, "the toasts shown")
+            await pilot.pause()
+            table, preview, bar = app.query_one(AgentTable).region, app.query_one(PanePreview).region, app.query_one(PromptBar).region
+            lower_half = Region(preview.x, preview.y + preview.height // 2, preview.width, preview.height - preview.height // 2)
+            visible = [toast.region for toast in app.screen.query(Toast)]  # as drawn (clipped by the rack's scrolling)
+            assert any(shown.area for shown in visible), visible
+            for shown in filter(lambda r: r.area, visible):
+                assert not shown.overlaps(table), (size, shown, table)
+                assert not shown.overlaps(bar) and not shown.overlaps(lower_half), (size, shown, preview, bar)
+                assert shown.y > preview.y  # the preview's title stays readable
 
     run(scenario())

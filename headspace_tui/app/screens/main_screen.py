@@ -20,6 +20,7 @@ from textual.containers import Container, Vertical
 from textual.geometry import Offset
 from textual.reactive import reactive
 from textual.widgets import DataTable, Input, Static
+from textual.widgets._toast import Toast
 
 from ...model import Agent
 from ...service.facade import Intent, IntentKind, Service, ServiceError, key_allowed, live_keys
@@ -130,6 +131,7 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
         self.table.snooze_of = self.snoozes.get
         self.restyle()
         self.watch(self.app, "layout_mode", self._apply_layout)  # now, and whenever the setting changes
+        self.screen_layout_refresh_signal.subscribe(self, self._place_toasts)  # after every layout: the preview may have moved
         self._refresh_summary()
         self.set_interval(1.0, self._tick)
         self.table.focus()
@@ -292,6 +294,32 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
         body = self.query_one("#body")
         side = body.has_class("side") or (body.has_class("auto") and self.has_class("-wide"))
         self.headspace.layout_mode = "stacked" if side else "side"
+
+    def _place_toasts(self, _screen: object = None) -> None:
+        """Toasts over the preview's upper half, under its title: never over a row you triage.
+
+        At the top right they covered the table's "Waiting for" column in the
+        stacked layout; at the bottom they covered where Claude draws its
+        prompt, and the prompt bar.  The preview's top rows are the pane's
+        oldest lines.  When they reach beyond that half the oldest goes (what
+        an answer did is also on its row, in its why and in the event log).
+        With the table alone (a short terminal) they sit under the summary line.
+        """
+        racks = self.query("#textual-toastrack")
+        if not racks:
+            return
+        preview = self.query_one(PanePreview)
+        region = preview.region if preview.display else None
+        top, limit = (region.y + 1, region.y + region.height // 2) if region else (1, self.size.height // 2)
+        rack = racks.first()
+        if rack.styles.margin.top != top:
+            rack.styles.margin = (top, 0, 0, 0)
+            return  # placed at the next layout, and looked at again then
+        toasts = list(rack.query(Toast))
+        if len(toasts) > 1 and any(t.region.bottom > limit for t in toasts if t.region.height):
+            # The oldest goes (one per layout: the others move up).  Textual has no public call
+            # to drop one notification, only all of them.
+            self.app._unnotify(toasts[0]._notification)
 
     # -- which keys are live ----------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
