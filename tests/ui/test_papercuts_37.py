@@ -165,3 +165,32 @@ def test_toasts_cover_no_row_of_the_table_nor_the_prompt(size):
                 assert shown.y > preview.y  # the preview's title stays readable
 
     run(scenario())
+
+
+# -- l cycles auto → beside → under, and says which ---------------------------------------------
+
+
+def test_l_cycles_auto_beside_under_and_the_preview_says_which():
+    from headspace_tui.app.widgets.preview import PanePreview
+    from tests.ui.apps import demo_app
+
+    async def scenario():
+        app = demo_app()
+        async with app.run_test(size=(200, 50)) as pilot:
+            await app.snapshot_loader(pilot)
+            body, preview = app.query_one("#body"), app.query_one(PanePreview)
+
+            def seen() -> tuple[str, str, str]:
+                return app.layout_mode, body.styles.layout.name, str(preview.border_subtitle)
+
+            assert seen() == ("auto", "horizontal", "l layout: auto (beside)")  # at 200 columns auto is beside
+            steps = []
+            for _ in range(3):
+                await pilot.press("l")
+                await pilot.pause()
+                steps.append(seen())
+            assert steps == [("side", "horizontal", "l layout: beside"), ("stacked", "vertical", "l layout: under"), ("auto", "horizontal", "l layout: auto (beside)")]
+            await pilot.resize_terminal(100, 40)
+            await wait_until(pilot, lambda: seen() == ("auto", "vertical", "l layout: auto (under)"), "auto to go under when narrow")
+
+    run(scenario())

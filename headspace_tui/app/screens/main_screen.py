@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from ..main import HeadspaceApp
 
 SIDE_BY_SIDE_MIN_WIDTH = 140
+LAYOUT_WORDS = {"auto": "auto", "side": "beside", "stacked": "under"}  # the layout setting's values, as the user reads them (in ``l``'s order)
 TABLE_ONLY_BELOW = 18
 
 
@@ -87,7 +88,7 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
         Binding("slash", "filter", "filter", id="filter", tooltip="filter the table by target, folder, state or text"),
         Binding("e", "why", "why", id="why", tooltip="why: every source's verdict, its age and evidence"),
         Binding("t", "timeline", "timeline", id="timeline", show=False, tooltip="timeline: the agent's states, commands and outcomes"),
-        Binding("l", "toggle_layout", "layout", id="toggle_layout", show=False, tooltip="preview beside or under the table"),
+        Binding("l", "toggle_layout", "layout", id="toggle_layout", show=False, tooltip="layout: auto (beside from 140 columns, else under) → beside → under; shown on the preview's border"),
         Binding("left_square_bracket", "scroll_back", "history", id="scroll_back", show=False, tooltip="preview: a page back through the pane's history (tmux scrollback)"),
         Binding("right_square_bracket", "scroll_forward", "forward", id="scroll_forward", show=False, tooltip="preview: a page forward (at the bottom: live again)"),
         *TRIAGE_BINDINGS,  # Tab, Shift+Tab, z (triage.py)
@@ -289,11 +290,27 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
         body = self.query_one("#body")
         for each in ("auto", "side", "stacked"):
             body.set_class(mode == each, each)
+        self._show_layout()
 
     def action_toggle_layout(self) -> None:
-        body = self.query_one("#body")
-        side = body.has_class("side") or (body.has_class("auto") and self.has_class("-wide"))
-        self.headspace.layout_mode = "stacked" if side else "side"
+        """``l`` cycles auto → beside → under → auto (a sticky two-way toggle left no way back to auto)."""
+        modes = list(LAYOUT_WORDS)
+        mode = self.headspace.layout_mode
+        self.headspace.layout_mode = modes[(modes.index(mode) + 1) % len(modes)] if mode in modes else "auto"
+
+    def _show_layout(self) -> None:
+        """The layout setting on the preview's bottom border, in words ("layout: auto (beside)"), with the key that changes it."""
+        mode = self.headspace.layout_mode
+        shown = LAYOUT_WORDS.get(mode, mode)
+        if mode == "auto":
+            shown += f" ({LAYOUT_WORDS['side'] if self.size.width >= SIDE_BY_SIDE_MIN_WIDTH else LAYOUT_WORDS['stacked']})"
+        subtitle = f"{self._key_for('toggle_layout')} layout: {shown}"
+        preview = self.query_one(PanePreview)
+        if str(preview.border_subtitle or "") != subtitle:
+            preview.border_subtitle = subtitle
+
+    def on_resize(self) -> None:
+        self._show_layout()  # "auto" says which it is at this width
 
     def _place_toasts(self, _screen: object = None) -> None:
         """Toasts over the preview's upper half, under its title: never over a row you triage.
