@@ -15,6 +15,7 @@ from textual.geometry import Region
 from headspace_tui.app.widgets.summary import SummaryLine, summary_text
 from headspace_tui.model import Agent, AgentState, Observation
 from tests.ui.apps import make_app, wait_until
+from tests.unit.test_theme_contrast import contrast
 
 REPO = Path(__file__).resolve().parents[2]
 FAKE_AGENT = REPO / "benchmarks" / "fake_agent.py"  # draws real recorded Claude screens; SIGUSR2: the permission menu
@@ -194,3 +195,68 @@ def test_l_cycles_auto_beside_under_and_the_preview_says_which():
             await wait_until(pilot, lambda: seen() == ("auto", "vertical", "l layout: auto (under)"), "auto to go under when narrow")
 
     run(scenario())
+
+
+# -- every state colour readable on what it is drawn on ---------------------------------------------
+
+ALL_STATES = [
+    ("a", "permission_bash", 5),
+    ("b", "question_two_options", 6),
+    ("c", "plan_exit_plan_mode", 7),
+    ("d", "input_plain_question", 8),
+    ("e", "error_gave_up_500", 9),
+    ("f", "working_streaming", 10),
+    ("g", "starting_trust_dialog", 11),
+    ("h", "idle_finished", 12),
+    ("i", "exited_shell_back", 13),
+]
+
+
+@pytest.mark.parametrize("theme", sorted(p.stem for p in (REPO / "themes").glob("*.toml")))
+def test_every_state_colour_is_readable_where_it_is_drawn(theme):
+    """Every state's word in the table, and the header's "N need you", at least 4.5:1 against the cell's own background, as rendered.
+
+    headspace-16 draws with the terminal's own ANSI colours, which the terminal
+    defines (and the user tuned to their background): no number can be
+    computed for it here.  It is held to what can be said: every state is an
+    ANSI colour, none drawn in the background's own colour.
+    """
+    from headspace_tui.app.widgets.agent_table import AgentTable
+    from headspace_tui.shared.config import Config
+    from headspace_tui.shared.theme_files import builtin_dir, load_themes
+    from tests.ui.apps import demo_app, show_recorded
+
+    spec = next(s for s in load_themes([builtin_dir()])[0] if s.name == theme)
+    if spec.ansi:
+        assert all(colour.startswith("ansi_") for colour in spec.states.values()), spec.states
+        assert spec.colors["background"] == "ansi_default" and "ansi_default" not in {v for k, v in spec.states.items() if k != "idle"}
+        assert spec.states["idle"] == "ansi_default"  # the terminal's own foreground on its own background
+        return
+
+    async def scenario() -> list[tuple[str, float]]:
+        app = demo_app(ALL_STATES, config=Config(theme=theme))
+        async with app.run_test(size=(160, 40)) as pilot:
+            await app.snapshot_loader(pilot)
+            show_recorded(app, 20, "j", "idle_fresh", 14)
+            record = app.service.fleet.first.panes["%20"].record
+            app.service.replay(record, "", Observation(AgentState.UNKNOWN), app.clock() - 14)
+            await wait_until(pilot, lambda: app.table.agents.get("%20") is not None and app.table.agents["%20"].state is AgentState.UNKNOWN, "the unknown row")
+            await pilot.pause()
+            table = app.query_one(AgentTable).region
+            words = {state.value for state in AgentState}
+            found = []
+            for y, strip in enumerate(app.screen._compositor.render_strips()):
+                for segment in strip:
+                    text = segment.text.strip()
+                    state_cell = table.y < y < table.bottom and len(text.split()) == 2 and text.split()[1] in words
+                    if state_cell or (y == 0 and "need" in text):
+                        style = segment.style
+                        assert style is not None and style.color is not None and style.bgcolor is not None, (text, style)
+                        found.append((text, contrast(style.color.get_truecolor(), style.bgcolor.get_truecolor())))
+            return found
+
+    found = run(scenario())
+    assert {text.split()[1] for text, _ in found if "need" not in text} == {state.value for state in AgentState}, found
+    assert any("need" in text for text, _ in found), found
+    low = [(text, round(ratio, 2)) for text, ratio in found if ratio < 4.5]
+    assert not low, low

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
+from rich.style import Style
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -22,7 +23,7 @@ from textual.reactive import reactive
 from textual.widgets import DataTable, Input, Static
 from textual.widgets._toast import Toast
 
-from ...model import Agent
+from ...model import Agent, AgentState
 from ...service.facade import Intent, IntentKind, Service, ServiceError, key_allowed, live_keys
 from ...shared.config import Config
 from ...shared.config import default_path as default_config_path
@@ -147,8 +148,9 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
         self._select_on_sight = None if self.table.select(pane_id) else pane_id
 
     def restyle(self) -> None:
-        """Rows in the theme's state colours (the app calls this when the theme changes)."""
+        """Rows and the header in the theme's state colours (the app calls this when the theme changes)."""
         self.table.restyle(self.headspace.state_styles, self.headspace.retrying_style)
+        self._refresh_summary()
 
     # -- the service's events (posted here by the app) -----------------------------------
     @ui_handler
@@ -206,13 +208,28 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
     def _refresh_summary(self) -> None:
         agents = self.table.agents
         self.query_one("#summary", SummaryLine).show(
-            summary_text(agents.values(), self.problem, self.service.waited_today(agents, self.headspace.clock()), self.problem_hosts, self.snoozed_panes())
+            summary_text(
+                agents.values(),
+                self.problem,
+                self.service.waited_today(agents, self.headspace.clock()),
+                self.problem_hosts,
+                self.snoozed_panes(),
+                **self._summary_styles(),
+            )
         )
         self.refresh_filter_count()
         empty = self.query_one("#empty", Static)
         empty.display = not agents
         if not agents:
             empty.update(empty_text(self.problem))
+
+    def _summary_styles(self) -> dict[str, Style]:
+        """The header's colours from the theme (its permission and error states'), so they have the theme's contrast."""
+        styles = self.headspace.state_styles
+        if not styles:
+            return {}
+        need, error = styles[AgentState.PERMISSION], styles[AgentState.ERROR]
+        return {"need_style": Style(color=need.color, bold=True), "problem_style": Style(color=error.color)}
 
     @ui_handler
     def _tick(self) -> None:
