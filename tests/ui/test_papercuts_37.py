@@ -260,3 +260,49 @@ def test_every_state_colour_is_readable_where_it_is_drawn(theme):
     assert any("need" in text for text, _ in found), found
     low = [(text, round(ratio, 2)) for text, ratio in found if ratio < 4.5]
     assert not low, low
+
+
+# -- a fresh theme picker ----------------------------------------------------------------------------
+
+
+def test_the_theme_picker_opens_fresh_every_time():
+    """Whatever was typed before (a theme picked by name, a query that matched nothing), the picker opens empty, listing every theme."""
+    from textual.command import CommandPalette
+    from textual.widgets import Input
+
+    from headspace_tui.shared.theme_files import builtin_dir
+    from tests.ui.apps import demo_app, screen_open
+    from tests.ui.test_themes_and_palette import highlighted, offered
+
+    shipped = sorted(p.stem for p in builtin_dir().glob("*.toml"))
+
+    async def scenario():
+        app = demo_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.snapshot_loader(pilot)
+
+            async def open_picker() -> None:
+                await pilot.press("ctrl+p")
+                await wait_until(pilot, lambda: screen_open(app, CommandPalette), "the palette")
+                await pilot.press(*"theme")
+                await wait_until(pilot, lambda: highlighted(app).startswith("Theme"), "the palette to offer Theme")
+                await pilot.press("enter")
+                await wait_until(pilot, lambda: screen_open(app, CommandPalette) and len(offered(app)) == len(shipped), "the theme picker's list")
+                assert app.screen.query_one(Input).value == ""
+                assert [o.split()[0] for o in offered(app)] == shipped
+
+            await open_picker()
+            await pilot.press(*"light")
+            await wait_until(pilot, lambda: offered(app) == ["headspace-light"], "the one match")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: app.theme == "headspace-light", "the theme applied")
+            await open_picker()
+            await pilot.press(*"zzz")
+            await wait_until(pilot, lambda: not offered(app), "no match")
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: not isinstance(app.screen, CommandPalette), "the picker closed")
+            await open_picker()
+            app.search_themes()  # opened again on top (as the palette's Theme does)
+            await wait_until(pilot, lambda: screen_open(app, CommandPalette) and app.screen.query_one(Input).value == "" and len(offered(app)) == len(shipped), "a fresh picker")
+
+    run(scenario())
