@@ -306,3 +306,47 @@ def test_the_theme_picker_opens_fresh_every_time():
             await wait_until(pilot, lambda: screen_open(app, CommandPalette) and app.screen.query_one(Input).value == "" and len(offered(app)) == len(shipped), "a fresh picker")
 
     run(scenario())
+
+
+# -- the timeline in time order and in the user's words --------------------------------------------
+
+
+def test_the_timeline_reads_in_time_order_and_in_the_users_words():
+    import io
+
+    from rich.console import Console
+
+    from headspace_tui.app.screens.timeline import timeline_table
+    from headspace_tui.state.eventlog import StoredEvent
+
+    t0 = 1_800_000_000.0
+
+    def event(n: int, ts: float, kind: str, **payload) -> StoredEvent:
+        return StoredEvent(n, ts, "k", kind, payload)
+
+    events = [
+        event(1, t0, "agent_state", to="idle", since=t0, source="screen", rule="input box"),
+        event(2, t0 + 10, "state_transition", **{"from": "idle", "to": "commanded", "intent": "command", "confidence": 1.0}),
+        event(3, t0 + 11, "state_transition", **{"from": "commanded", "to": "processing", "intent": "progress", "confidence": 1.0}),
+        event(4, t0 + 12, "state_transition", **{"from": "processing", "to": "processing", "intent": "progress", "confidence": 1.0}),
+        # Seen on the screen at +13, dated by Claude's word to +9.5 (before the command was logged).
+        event(5, t0 + 13, "agent_state", to="working", since=t0 + 9.5, source="status-file", rule="busy"),
+        event(6, t0 + 20, "agent_state", to="permission", since=t0 + 20, source="hook", rule="PermissionRequest"),
+        event(7, t0 + 30, "state_transition", **{"from": "processing", "to": "complete", "intent": "completion", "confidence": 0.9}),
+    ]
+    console = Console(width=120, record=True, file=io.StringIO())
+    console.print(timeline_table(events, {}))
+    lines = [line.rstrip() for line in console.export_text().splitlines() if line.strip()]
+    times = [line.split()[0] for line in lines]
+    assert times == sorted(times), lines  # in time order
+    words = [line.split(None, 1)[1] for line in lines]
+    assert words == [
+        "state → ○ idle  (seen on its screen)",
+        "state → ● working  (Claude's status file)",
+        "you gave it a command",
+        "it started on the command",
+        "state → ▲ permission  (Claude's hook)",
+        "it finished the command",
+    ], words
+    shown = "\n".join(lines)
+    assert "processing" not in shown and "1.00" not in shown and "progress" not in shown
