@@ -350,3 +350,14 @@ def test_the_timeline_reads_in_time_order_and_in_the_users_words():
     ], words
     shown = "\n".join(lines)
     assert "processing" not in shown and "1.00" not in shown and "progress" not in shown
+
+
+# -- an honest "waited on you" label --------------------------------------------------------------
+
+
+def test_the_header_says_its_waiting_total_is_a_sum_over_agents():
+    """Two agents waiting five minutes at once: 10m, and the label says it is a sum (not how long you were waited on)."""
+    agents = [Agent(pane_id=f"%{n}", target=f"a{n}:0.0", session=f"a{n}", observation=Observation(AgentState.PERMISSION)) for n in range(2)]
+    line = summary_text(agents, None, 2 * 300.0).plain
+    assert line.endswith("·  waits today (sum): 10m"), line
+    assert "waited on you today" not in line

@@ -16,6 +16,7 @@ from ...model import Agent, AgentState
 from ...shared.safe_text import clean
 from .agent_table import elapsed, fit
 
+WAITED_LABEL = "waits today (sum)"  # the header's total of the agents' waits on you since midnight
 LOCAL_PROBLEM_WIDTH = 48  # cells of the local server's problem in the summary (the empty table says it whole)
 
 
@@ -29,7 +30,7 @@ def summary_text(
     need_style: Style | str = "bold yellow",
     problem_style: Style | str = "red",
 ) -> Text:
-    """``headspace  7 agents · 3 need you · 2 working · waited on you today: 4m``, and which hosts are out.
+    """``headspace  7 agents · 3 need you · 2 working · waits today (sum): 4m``, and which hosts are out.
 
     Until the first full look (``problem`` is "starting") it says only that
     it is looking.  A problem never takes the counts' place: a remote host out of reach is
@@ -69,7 +70,9 @@ def _counts(agents: list[Agent], waited_today: float | None, snoozed: Container[
     needing = sum(1 for a in agents if a.state.needs_you and a.pane_id not in snoozed)
     put_off = sum(1 for a in agents if a.state.needs_you and a.pane_id in snoozed)
     working = sum(1 for a in agents if a.state is AgentState.WORKING)
-    waited = f"  ·  waited on you today: {elapsed(waited_today, precise=False)}" if waited_today is not None else ""
+    # A sum over agents (two waiting 5 minutes at once are 10m), and the label says so; as
+    # short as the old "waited on you today", which read as the time you were waited on.
+    waited = f"  ·  {WAITED_LABEL}: {elapsed(waited_today, precise=False)}" if waited_today is not None else ""
     return Text.assemble(
         ("headspace", "bold"),
         f"  {len(agents)} agent{'s' if len(agents) != 1 else ''}  ·  ",
