@@ -361,3 +361,26 @@ def test_the_header_says_its_waiting_total_is_a_sum_over_agents():
     line = summary_text(agents, None, 2 * 300.0).plain
     assert line.endswith("·  waits today (sum): 10m"), line
     assert "waited on you today" not in line
+
+
+def test_a_host_still_on_its_first_look_is_said_beside_the_counts_of_the_others():
+    """The local server looked, the remote host not yet: the counts are this machine's, and the header says box is still being looked at."""
+    from types import SimpleNamespace
+
+    from headspace_tui.service.fleet import Fleet
+
+    told: list[tuple] = []
+    monitors = [SimpleNamespace(host=SimpleNamespace(name=name)) for name in ("local", "box")]  # the fleet reads only their names here
+    fleet = Fleet(monitors, lambda problem, hosts: told.append((problem, hosts)))  # type: ignore[arg-type]
+    fleet.problem_of("local", "starting")
+    assert told[-1] == ("starting", ())
+    fleet.problem_of("local", None)  # this machine's first look is whole; box is still connecting
+    assert told[-1] == (None, (("box", "starting"),))
+    agents = [Agent(pane_id="%1", target="api:0.0", session="api", observation=Observation(AgentState.PERMISSION))]
+    line = summary_text(agents, *told[-1][:1], None, told[-1][1]).plain
+    assert line == "headspace  1 agent  ·  1 needs you  ·  0 working  ·  looking at box…", line
+    fleet.problem_of("box", "box: ssh: connect to host box port 22: Connection refused")
+    problem, hosts = told[-1]
+    assert hosts == (("box", problem),) and summary_text(agents, problem, None, hosts).plain.endswith("·  box unreachable")
+    fleet.problem_of("box", None)
+    assert told[-1] == (None, ())

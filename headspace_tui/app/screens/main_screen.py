@@ -185,10 +185,10 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
     @ui_handler
     def on_problem_changed(self, message: ProblemChanged) -> None:
         """The hosts' problem: briefly in the summary; a remote host newly out of reach also as a notice, in ssh's words."""
-        was = {host for host, _ in self.problem_hosts}
+        was = {host for host, text in self.problem_hosts if text != "starting"}
         self.problem_hosts = message.hosts
         for host, text in message.hosts:
-            if host != "local" and host not in was:
+            if host != "local" and host not in was and text != "starting":  # a host still on its first look has no problem
                 self.notify(clean(text, 300), severity="warning", timeout=15, markup=False)
         self.problem = message.problem
         self._refresh_summary()

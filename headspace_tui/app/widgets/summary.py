@@ -52,6 +52,11 @@ def summary_text(
         # say "0 agents", or fewer needing you than there are.
         return Text.assemble(("headspace", "bold"), "  looking…")
     counts = _counts(agents, waited_today, snoozed, need_style)
+    looking = [host for host, text in hosts if text == "starting"]  # a host still on its first look: its agents are not counted yet
+    if looking:
+        named = ", ".join("this machine" if host == "local" else clean(host, 40) for host in looking) if len(looking) <= 2 else f"{len(looking)} hosts"
+        counts.append(f"  ·  looking at {named}…")
+    hosts = [(host, text) for host, text in hosts if text != "starting"]
     if not problem:
         return counts
     out = [host for host, _ in hosts if host != "local"]
