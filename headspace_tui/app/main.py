@@ -23,6 +23,7 @@ from pathlib import Path
 from rich.style import Style
 from textual import work
 from textual.app import App, SystemCommand
+from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.filter import Monochrome, NoColor
 from textual.reactive import reactive
@@ -33,7 +34,7 @@ from textual.worker import Worker, WorkerState
 from ..model import Agent, AgentState
 from ..notifications import deliver, direct
 from ..notifications.command import CommandRunner
-from ..notifications.decide import Notification, Notifier, osc_sequence, terminal_text
+from ..notifications.decide import Notification, Notifier, osc_sequence, status_text, terminal_text
 from ..service import facade as svc
 from ..service.facade import Event, Notice, Report, Service
 from ..shared import theme_files
@@ -60,6 +61,10 @@ class HeadspaceApp(App[str | None]):
     TITLE = "headspace"
     CSS_PATH = "headspace.tcss"
     COMMANDS = App.COMMANDS | {AgentCommands}
+    # Ctrl+C quits, as in k9s and lazygit, wherever you are (a priority binding: before a
+    # screen's or a text box's copy, which swallowed it without a word).  Not in input mode,
+    # where check_action lets only the leave key act and the key is said not to be forwarded.
+    BINDINGS = [Binding("ctrl+c", "quit", "quit", show=False, priority=True, system=True)]
 
     # The layout setting (auto, side, stacked): the config's, then the palette's or ``l``'s; the main screen follows it.
     layout_mode: reactive[str] = reactive("auto", init=False)
@@ -345,7 +350,7 @@ class HeadspaceApp(App[str | None]):
             if not (inside_tmux and not os.environ.get("TMUX_PANE")):  # a popup passes nothing on: every client gets it directly
                 self._write_terminal(terminal_text(note, mode, inside_tmux=inside_tmux))
             if inside_tmux and mode != "none" and self.is_running and not self.is_headless:  # never from tests' headless apps
-                self._notify_clients(osc_sequence(note, mode), self._passthrough)
+                self._notify_clients(osc_sequence(note, mode), self._passthrough, mode, status_text(note))
             if self._notify_send:  # besides the terminal's (notify only says what the terminal gets)
                 self._desktop_notify(note, self._notify_send)
             if self._command is not None:
@@ -353,9 +358,10 @@ class HeadspaceApp(App[str | None]):
         self._notify_soon()
 
     @work(thread=True, group="notify", exit_on_error=False)
-    def _notify_clients(self, sequence: str, passthrough: str) -> None:
-        """The OSC and the bell straight to each client of the user's that tmux would not carry them to (notifications/reach.py)."""
-        sent = direct.to_clients(os.environ, sequence, ring=True, passthrough=passthrough)
+    def _notify_clients(self, sequence: str, passthrough: str, mode: str, text: str) -> None:
+        """The OSC and the bell straight to each client of the user's that tmux would not carry them to (notifications/reach.py);
+        the words in the status line of each client whose terminal may not show the OSC."""
+        sent = direct.to_clients(os.environ, sequence, ring=True, passthrough=passthrough, mode=mode, text=text)
         for problem in sent.problems:
             log.warning("%s", problem)
         if sent.problems and not self._direct_told:

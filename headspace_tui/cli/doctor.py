@@ -27,7 +27,7 @@ from ..hooks.spool import SpoolRefused, spool_dir, spool_in
 from ..hooks.spool import check_spool as spool_is_private
 from ..notifications.deliver import desktop_problem, tmux_socket
 from ..notifications.direct import terminal_problem
-from ..notifications.reach import CLIENT_FORMAT, parse_clients
+from ..notifications.reach import CLIENT_FORMAT, TERMINAL_FORMAT, Client, Terminal, parse_clients, parse_terminals, status_line_too
 from ..service.host import LocalHost
 from ..service.one_look import config_dirs_in_use, runtimes_in_use
 from ..shared.config import Config
@@ -315,6 +315,7 @@ def _tmux_paths(env: Mapping[str, str], mode: str) -> list[Check]:
     try:
         text = server.run("display-message", "-p", "#{version}").strip()
         clients = parse_clients(server.run("list-clients", "-F", CLIENT_FORMAT))
+        terminals = parse_terminals(server.run("list-clients", "-F", TERMINAL_FORMAT))
     except (TmuxCommandError, TmuxUnavailable) as exc:
         return [Check("notifications", WARN, f"the tmux server of $TMUX did not answer ({clean(str(exc), 200)})", "run doctor inside the tmux you run headspace in")]
     found = re.search(r"(\d+)\.(\d+)", text)
@@ -341,9 +342,20 @@ def _tmux_paths(env: Mapping[str, str], mode: str) -> list[Check]:
             )
         else:
             checks.append(Check("  client", OK, f"{client.tty}: its terminal can be written to, so it is reached in any session (direct when tmux would not pass it on)"))
+        checks.append(_terminal_check(client, terminals.get(client.name), mode))
     if not users:
         checks.append(Check("  client", OK, "no client attached now: each one attached later is reached the same way"))
     return checks
+
+
+def _terminal_check(client: Client, terminal: Terminal | None, mode: str) -> Check:
+    """What this client's terminal shows of a notification (reach.py's ``status_line_too``: the app decides the same way)."""
+    kind = clean(((terminal.termtype or terminal.termname) if terminal else "") or "unknown", 80)
+    osc = SAYS[mode].removesuffix(" and a bell")
+    if status_line_too(client, terminal, mode):
+        shown = "a bell alone" if mode == "bell" else f"not known to show {osc}"
+        return Check("  terminal", OK, f"{client.name} ({kind}): {shown}: the notice also goes to its tmux status line (display-message)")
+    return Check("  terminal", OK, f"{client.name} ({kind}): shows {osc} itself")
 
 
 def _command_check(argv: tuple[str, ...], env: Mapping[str, str]) -> Check:

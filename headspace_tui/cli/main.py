@@ -332,10 +332,47 @@ def _scan_agents(args: argparse.Namespace):
     return sorted(agents, key=sort_key), problems
 
 
+def _dated_from_log(agents) -> None:
+    """Agents nothing of Claude's dates: the state's start as an earlier headspace logged it, if it is the same state.
+
+    Read only when the event log exists (a one-shot command never creates
+    it); an agent it does not date stays at "sight" (its time unknown).
+    """
+    from ..detect.clock import same_spell
+    from ..service.journal import Journal
+    from ..state.eventlog import EventLog, EventLogError
+    from ..state.eventlog import default_path as events_path
+
+    undated = [a for a in agents if a.since_source == "sight" and a.key]
+    if not undated or not events_path().is_file():
+        return
+    try:
+        journal = Journal(EventLog(events_path()))
+    except EventLogError:
+        return
+    try:
+        for agent in undated:
+            found = journal.remembered_in_log(agent.key)
+            if found and found[1] and same_spell(found[0], agent.state.value) and found[1] <= agent.since:
+                agent.since, agent.since_source = found[1], "journal"
+    finally:
+        journal.close()
+
+
+def in_state_for(agent, now: float) -> float | None:
+    """Seconds the agent has been in its state, or None when nothing says when it began."""
+    return None if agent.since_source == "sight" else round(max(0.0, now - agent.since), 1)
+
+
 def cmd_status(args: argparse.Namespace) -> int:
+    import time
+
+    from ..detect.clock import elapsed
     from ..detect.families import label_of
 
     agents, problems = _scan_agents(args)
+    _dated_from_log(agents)
+    now = time.time()
     for problem in problems:
         print(f"headspace: {clean(problem)}", file=sys.stderr)
     status = EXIT_FAIL if problems else EXIT_OK
@@ -361,7 +398,11 @@ def cmd_status(args: argparse.Namespace) -> int:
                         # What 'send --expect' checks: the prompt exactly as shown now.
                         "fingerprint": obs.prompt.fingerprint if obs.prompt and obs.prompt.fingerprint else None,
                         "cwd": agent.cwd,
-                        "since": agent.since,
+                        "since": agent.since,  # as before: the look's own time when nothing dates the state
+                        # How long in this state (seconds), and who says when it began (Claude's status
+                        # file, or the event log of an earlier headspace); null: nothing says.
+                        "in_state_for": in_state_for(agent, now),
+                        "since_source": agent.since_source if agent.since_source != "sight" else None,
                         "agent": agent.family,  # claude, codex, gemini, opencode
                         "agent_version": agent.claude_version or None,
                         "claude_version": (agent.claude_version or None) if agent.family == "claude" else None,
@@ -377,7 +418,9 @@ def cmd_status(args: argparse.Namespace) -> int:
     names = [f"{a.host}:{a.target}" if remote else a.target for a in agents]
     width = max(len(n) for n in names)
     for name, agent in zip(names, agents, strict=True):
-        print(f"{clean(name):<{width}}  {agent.pane_id.partition('@')[0]:<5} {label_of(agent.family):<8} {clean(describe(agent.observation))}")
+        seconds = in_state_for(agent, now)
+        took = elapsed(seconds, precise=agent.state.needs_you) if seconds is not None else "?"
+        print(f"{clean(name):<{width}}  {agent.pane_id.partition('@')[0]:<5} {label_of(agent.family):<8} {took:>6}  {clean(describe(agent.observation))}")
     print(summary(agents))
     return status
 

@@ -128,3 +128,21 @@ class Clock:
         if not usable:
             return None
         return max(usable, key=lambda c: (c.trust, -c.at))
+
+
+def elapsed(seconds: float, *, precise: bool = True) -> str:
+    """How long, to the second when ``precise`` (an agent waiting on you), else to the minute.
+
+    An idle or working agent's seconds matter to nobody, and not repainting
+    them every second keeps an idle table idle.  Never wider than
+    the table's ``TIME_WIDTH`` (days beyond a day), so its Time column never cuts one.
+    """
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds}s" if precise else "<1m"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s" if precise else f"{seconds // 60}m"
+    if seconds < 86400:
+        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    days = seconds // 86400
+    return f"{days}d{seconds % 86400 // 3600:02d}h" if days < 100 else f"{days}d"

@@ -279,6 +279,11 @@ def osc_sequence(note: Notification, mode: str) -> str:
     return ""
 
 
+def status_text(note: Notification) -> str:
+    """The notice in words, for a tmux status line (where the terminal may show no OSC): "headspace: <title>: <body>"."""
+    return f"headspace: {note.title}: {note.body}" if note.body else f"headspace: {note.title}"
+
+
 def terminal_text(note: Notification, mode: str, *, inside_tmux: bool) -> str:
     """What headspace writes to its terminal for ``note`` in notify ``mode``.
 

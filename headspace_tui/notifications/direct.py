@@ -31,9 +31,10 @@ from dataclasses import dataclass
 
 from ..tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
 from .deliver import tmux_socket
-from .reach import CLIENT_FORMAT, Client, Place, direct_bytes, parse_clients, sessions_with
+from .reach import CLIENT_FORMAT, TERMINAL_FORMAT, Client, Place, direct_bytes, parse_clients, parse_terminals, sessions_with, status_line_too, status_message
 
 WRITE_TIMEOUT = 1.0  # seconds a terminal may take to accept a notification
+STATUS_SECONDS = 8  # how long the notice stays in a client's status line (display-message -d)
 
 log = logging.getLogger(__name__)
 
@@ -110,8 +111,12 @@ class Sent:
     problems: tuple[str, ...]
 
 
-def to_clients(env: Mapping[str, str], sequence: str, *, ring: bool, passthrough: str) -> Sent:
-    """Write ``sequence`` (the bare OSC, "" for the bell alone) and the bell to every client tmux would not reach."""
+def to_clients(env: Mapping[str, str], sequence: str, *, ring: bool, passthrough: str, mode: str = "", text: str = "") -> Sent:
+    """Write ``sequence`` (the bare OSC, "" for the bell alone) and the bell to every client tmux would not reach.
+
+    With ``text``: also in the status line of every client whose terminal is
+    not known to show notify ``mode``'s OSC (reach.py's ``status_line_too``).
+    """
     try:
         found = look(env, passthrough)
     except (TmuxCommandError, TmuxUnavailable) as exc:
@@ -130,5 +135,24 @@ def to_clients(env: Mapping[str, str], sequence: str, *, ring: bool, passthrough
             problems.append(f"cannot write to client {client.name}'s terminal ({exc})")
             continue
         written.append(client.tty)
+    if text:
+        problems += to_status_lines(TmuxServer(socket_path=tmux_socket(env)), clients, mode, text)
     log.debug("notification: direct to %s; %s", written, problems)
     return Sent(tuple(written), tuple(problems))
+
+
+def to_status_lines(server: TmuxServer, clients: list[Client], mode: str, text: str) -> list[str]:
+    """``text`` in the status line of each client whose terminal may not show the OSC; one line per problem."""
+    try:
+        terminals = parse_terminals(server.run("list-clients", "-F", TERMINAL_FORMAT))
+    except (TmuxCommandError, TmuxUnavailable) as exc:
+        return [f"cannot ask tmux what its clients' terminals are ({exc})"]
+    problems = []
+    for client in clients:
+        if not status_line_too(client, terminals.get(client.name), mode):
+            continue
+        try:
+            server.run("display-message", "-c", client.name, "-d", str(STATUS_SECONDS * 1000), "--", status_message(text))
+        except (TmuxCommandError, TmuxUnavailable) as exc:
+            problems.append(f"cannot show the notice in client {client.name}'s status line ({exc})")
+    return problems

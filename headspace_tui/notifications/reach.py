@@ -116,3 +116,55 @@ def sessions_with(window: str, lines: Iterable[str]) -> frozenset[str]:
         if wid == window and session:
             found.add(session)
     return frozenset(found)
+
+
+# -- what each client's terminal can show -----------------------------------------------------------
+#
+# An OSC a terminal does not know is swallowed without a word (xterm, Alacritty, GNOME
+# Terminal, Apple's Terminal): there a notification was a bare bell.  tmux knows each
+# client's terminal: ``client_termtype`` (the terminal's own answer to XTVERSION, tmux 3.3+)
+# and ``client_termname`` (its TERM).  A terminal known to show the OSC gets it alone; every
+# other one also gets the notice in its tmux status line (``display-message -c``): a
+# terminal not known is told twice rather than not at all.
+TERMINAL_FORMAT = "#{client_name}\t#{client_termname}\t#{client_termtype}"  # the type last: it is the terminal's own text
+SHOWS = {
+    "osc": ("iterm2", "wezterm", "kitty", "ghostty"),  # OSC 9
+    "osc777": ("rxvt", "foot", "wezterm", "ghostty"),  # OSC 777 ; notify
+}
+
+
+@dataclass(frozen=True)
+class Terminal:
+    """A client's terminal as tmux knows it."""
+
+    termname: str  # its TERM ("xterm-256color", "xterm-kitty")
+    termtype: str  # what it says it is ("WezTerm 20240203-…", "iTerm2 3.5.0"), "" when it did not say
+
+
+def parse_terminals(output: str) -> dict[str, Terminal]:
+    """``list-clients -F TERMINAL_FORMAT``'s lines, by client name."""
+    found = {}
+    for line in output.splitlines():
+        parts = line.split("\t", 2)
+        if len(parts) == 3 and parts[0]:
+            found[parts[0]] = Terminal(parts[1], parts[2])
+    return found
+
+
+def shows_osc(terminal: Terminal | None, mode: str) -> bool:
+    """Whether this terminal is known to show notify ``mode``'s OSC (``bell`` and ``none`` show none)."""
+    if terminal is None:
+        return False
+    known = SHOWS.get(mode, ())
+    said = f"{terminal.termtype} {terminal.termname}".lower()
+    return any(name in said for name in known)
+
+
+def status_line_too(client: Client, terminal: Terminal | None, mode: str) -> bool:
+    """Whether this client also gets the notice in tmux's status line: a user's terminal not known to show the OSC."""
+    return not client.control and mode in ("osc", "osc777", "bell") and not shows_osc(terminal, mode)
+
+
+def status_message(text: str) -> str:
+    """``text`` for ``display-message``, which expands ``#{…}`` formats in it: every ``#`` doubled, so it is shown as written."""
+    return text.replace("#", "##")

@@ -51,7 +51,9 @@ class Fleet:
         """One host's problem changed: tell the app the fleet's, in one line, and each host's.
 
         ``starting`` until every host has reported once; then each host's
-        problem (a remote one names its host), or None when all are well.
+        problem (a remote one names its host), or None when all are well,
+        with each host still on its first look as (host, "starting") among
+        the hosts: the counts leave out its agents, and the header says so.
         """
         if problem is None:
             self._problems.pop(host, None)
@@ -61,7 +63,8 @@ class Fleet:
             self.on_problem("starting", ())
             return
         problems = [(name, p) for name, p in self._problems.items() if p != "starting"]
-        self.on_problem("; ".join(p for _, p in problems) if problems else None, tuple(problems))
+        looking = [(name, p) for name, p in self._problems.items() if p == "starting"]
+        self.on_problem("; ".join(p for _, p in problems) if problems else None, tuple(problems + looking))
 
     # -- running ---------------------------------------------------------------------
     async def run(self) -> None:

@@ -139,6 +139,11 @@ class Monitor:
         self._stopping = False
         self._slept = 0.0  # this machine just woke from a sleep this long: discovery redoes the remote link
         self._problem: str | None = "starting"
+        # The first full look: the panes the first discovery found, each until it has been read once.
+        # Until then the problem said is "starting" (the header says it is still looking rather than
+        # counting the rows read so far: "0 agents", or fewer needing you than there are).
+        self._first_look: set[str] | None = None
+        self._looked = False
         # A remote host's loops come back within REMOTE_RESTART_LIMIT after any error, not only
         # "can't reach" (which discovery retries itself): a link always comes back within 10 s.
         restart = functools.partial(Backoff, limit=REMOTE_RESTART_LIMIT) if self.host.remote else Backoff
@@ -147,7 +152,7 @@ class Monitor:
             self.server,
             self.supervisor,
             self.panes,
-            read=lambda pane_id, client: self.observe(pane_id, client),  # looked up at each read (tests count reads)
+            read=self._read,
             request_discovery=self.request_discovery,
             state_of=lambda pane_id: agent.state if (agent := self.store.agents.get(pane_id)) else None,
             clock=clock,
@@ -360,18 +365,39 @@ class Monitor:
         for pane_id in [p for p in self.panes if p not in seen]:
             self._forget(pane_id)
         self.facts.forget_ended(table, now)
+        first = self._first_look is None
+        if first:
+            self._first_look = set(self.panes)  # before any detector runs: no read of these goes uncounted
         # Every session gets a detector (and a control client), not only those with
         # agents: a Claude started in any pane is then noticed by its first output.
         await self.sessions.discovered(number, found.sessions, records)
+        if first:
+            self._looked_at(None)  # a server with no agents: the first look is whole now
 
     def _report(self, problem: str | None) -> None:
         if problem is not None:
             self._socket_wake.set()  # look for a new server at the fast pace from now
         if problem != self._problem:
             self._problem = problem
-            self.store.emit(ProblemChanged(problem))
+            self.store.emit(ProblemChanged(self._said_problem))
+
+    @property
+    def _said_problem(self) -> str | None:
+        """The problem as the front ends hear it: "starting" until the first full look, when nothing else is wrong."""
+        return "starting" if self._problem is None and not self._looked else self._problem
+
+    def _looked_at(self, pane_id: str | None) -> None:
+        """``pane_id`` was read (or forgotten): once every pane of the first discovery was, the first look is whole."""
+        if self._looked or self._first_look is None:
+            return
+        self._first_look.discard(pane_id or "")
+        if not self._first_look:
+            self._looked = True
+            if self._problem is None:
+                self.store.emit(ProblemChanged(None))
 
     def _forget(self, pane_id: str) -> None:
+        self._looked_at(pane_id)
         self.panes.pop(pane_id, None)
         self.store.forget(pane_id)
         self.desk.observed(pane_id)  # a hook still waiting for that pane is let go
@@ -463,6 +489,13 @@ class Monitor:
         self.sessions.read_soon(event.pane_id)
 
     # -- one pane -------------------------------------------------------------
+    async def _read(self, pane_id: str, client: ControlClient | None) -> Agent | None:
+        """A detector's read of a pane (``observe``, looked up at each read: tests count reads), which counts towards the first look."""
+        try:
+            return await self.observe(pane_id, client)
+        finally:
+            self._looked_at(pane_id)
+
     async def observe(self, pane_id: str, client: ControlClient | None = None) -> Agent | None:
         """Read one pane: its screen, joined with Claude's own facts, fused, to the store; then its transcript."""
         watch = self.panes.get(pane_id)

@@ -54,7 +54,7 @@ async def scan_host(host: Host, *, include_all: bool = False, config_dir: Path |
         family = sighting.family
         version = (process.version if process else None) or (other_version(host.remote, family, table, pid) if family is not CLAUDE else None)
         observation = await asyncio.to_thread(observe_pane, host.server, sighting.record, pid, status, version, family)
-        views.append(PaneView(sighting.record, pid, observation, status, process, family, version or ""))
+        views.append(PaneView(sighting.record, pid, observation, status, process, family, version or "", sighting.key))
     return views
 
 

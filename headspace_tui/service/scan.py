@@ -35,6 +35,7 @@ class PaneView:
     process: ClaudeProcess | None = None
     family: Family | None = None  # the agent's family; None: no agent runs there
     version: str = ""  # the agent's version, for a family other than Claude (Claude's: ``process``)
+    key: str = ""  # the agent's identity for history (pane_watch.agent_key): the event log knows it by this
 
 
 def screen_observation(
@@ -97,9 +98,10 @@ async def ask_claude(processes: list[ClaudeProcess], missing: set[int]) -> dict[
 def to_agent(view: PaneView, now: float | None = None) -> Agent:
     status = view.status
     since = now or time.time()
+    source = "sight"  # only now: nothing says when the state began
     # Claude's time for the state, when its status agrees with what the screen shows.
     if status is not None and status.updated_at and claim_agrees(status_observation(status).state, view.observation.state):
-        since = min(status.updated_at, since)
+        since, source = min(status.updated_at, since), "status-file"
     return Agent(
         pane_id=view.record.pane_id,
         target=view.record.target,
@@ -110,8 +112,10 @@ def to_agent(view: PaneView, now: float | None = None) -> Agent:
         claude_pid=view.claude_pid or 0,
         observation=view.observation,
         since=since,
+        since_source=source,
         claude_version=(view.process.version or "" if view.process else view.version),
         family=(view.family or CLAUDE).name,
+        key=view.key,
     )
 
 

@@ -179,3 +179,43 @@ def test_a_client_in_another_session_gets_exactly_one_notification(claude_sessio
         away.close()
         staying.close()
         beside.close()
+
+
+def shown_text(data: bytes | bytearray) -> str:
+    """What a terminal shows as text: its bytes without OSCs (a notification's own words are not on screen) and other escapes."""
+    plain = ANY_OSC.sub(b"", bytes(data))
+    plain = re.sub(rb"\x1b\[[0-9;?>=]*[A-Za-z]|\x1b[()][A-Za-z0-9]|\x1b[=>78]|\x1bP[^\x1b]*\x1b\\\\", b"", plain)
+    return plain.decode("utf-8", "replace")
+
+
+def test_a_terminal_not_known_to_show_osc_9_also_gets_the_notice_in_tmux_status_line(claude_session, fake_api, private_tmux, tmp_path):
+    """Issue 37: on a terminal without OSC 9 a notification was a bare bell.
+
+    Two real clients of headspace's session: one that says it is WezTerm when
+    tmux asks (XTVERSION: it shows OSC 9) and one that says nothing (an
+    xterm-256color of unknown make).  Both get the OSC; only the second also
+    gets the words in its tmux status line (display-message), once.
+    """
+    agent = claude_session([api.bash("touch seen.txt", "Create a file"), api.text("Done.")], width=100, height=30)
+    hs = start_headspace(private_tmux, tmp_path)
+    plain = Terminal(private_tmux, "hs")
+    wez = Terminal(private_tmux, "hs", version="WezTerm 20240203-110809-5046fc22")
+    try:
+        wait(lambda: len(user_clients(private_tmux)) == 2, "both clients")
+        types = private_tmux.run("list-clients", "-F", "#{client_termtype}").splitlines()
+        assert sorted(types) == ["", "WezTerm 20240203-110809-5046fc22"], types
+        wait(lambda: agent.name in private_tmux.capture(hs) and "idle" in private_tmux.capture(hs), "headspace's row of the idle agent")
+        time.sleep(SETTLE)
+        agent.submit("create the file")
+        agent.wait_for("Do you want to proceed?", what="the permission")
+        (got,) = wait(lambda: notifications(plain.output), "the OSC in the plain terminal")
+        assert notifications(wez.output) == [got]
+        words = f"headspace: {agent.name}:"
+        wait(lambda: words in shown_text(plain.output), "the notice in the plain terminal's status line")
+        line = next(part for part in shown_text(plain.output).split("\r") if words in part)
+        assert "needs permission" in line and "touch seen.txt" in line, line
+        time.sleep(2)
+        assert words not in shown_text(wez.output)  # a terminal that shows the OSC gets it alone
+    finally:
+        plain.close()
+        wez.close()

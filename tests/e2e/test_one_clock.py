@@ -94,7 +94,7 @@ def test_times_follow_claudes_claim_across_restarts_during_a_wait_and_a_turn(cla
         assert 0 <= (now - agent.since) - shown < 1.3, f"the row shows {shown}s; its claim is {now - agent.since:.1f}s old"
         total = app.service.waited_today(app.table.agents, now)
         assert total is not None and abs(total - rows_waited(app, now)) <= 1.0, f"header total {total:.1f}s, rows {rows_waited(app, now):.1f}s"
-        assert f"waited on you today: {elapsed(total, precise=False)}" in header(app), header(app)
+        assert f"waits today (sum): {elapsed(total, precise=False)}" in header(app), header(app)
 
     async def first_run() -> None:
         app = app_run()
@@ -155,7 +155,7 @@ def test_times_follow_claudes_claim_across_restarts_during_a_wait_and_a_turn(cla
             total = app.service.waited_today(app.table.agents, now)
             closed = seen["answered"] - seen["waiting"]
             assert total is not None and abs(total - closed) <= 1.0, f"header total {total:.1f}s; the wait lasted {closed:.1f}s"
-            assert f"waited on you today: {elapsed(total, precise=False)}" in header(app), header(app)
+            assert f"waits today (sum): {elapsed(total, precise=False)}" in header(app), header(app)
             # The timeline dates each state by the same claim: the permission at Claude's "waiting since".
             app.table.select(pane)
             await pilot.press("t")

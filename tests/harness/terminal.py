@@ -19,7 +19,7 @@ class Terminal:
     It counts the bytes tmux sends it and, with ``keep``, keeps them (to see what was sent).
     """
 
-    def __init__(self, tmux: PrivateTmux, session: str, width: int = 120, height: int = 40, *, keep: bool = True) -> None:
+    def __init__(self, tmux: PrivateTmux, session: str, width: int = 120, height: int = 40, *, keep: bool = True, version: str = "") -> None:
         env = {**tmux.env, "TERM": "xterm-256color", "COLUMNS": str(width), "LINES": str(height)}
         env.pop("TMUX", None)
         self.pid, self.fd = pty.fork()
@@ -29,6 +29,9 @@ class Terminal:
         self._lock = threading.Lock()
         self._count = 0
         self.output: bytearray | None = bytearray() if keep else None  # every byte, to see what was sent
+        # What the terminal says it is when tmux asks (XTVERSION, ``ESC [ > q``): tmux's client_termtype.
+        # "" answers nothing, as a terminal that does not know the question.
+        self.version = version
         self._done = threading.Event()
         threading.Thread(target=self._drain, daemon=True).start()
 
@@ -43,6 +46,8 @@ class Terminal:
                     return
                 if not data:
                     return
+                if self.version and b"\x1b[>q" in data:
+                    os.write(self.fd, b"\x1bP>|" + self.version.encode() + b"\x1b\\")
                 with self._lock:
                     self._count += len(data)
                     if self.output is not None:

@@ -187,7 +187,7 @@ def test_the_transcript_gives_the_command_outcome_and_timeline(claude_session, f
             assert "by keys: Bash" in shown and "Claude's transcript: headspace answered first (a key in the dialog allowed it)" in shown
             commands = [(e.payload["from"], e.payload["to"]) for e in app.screen.events if e.kind == "state_transition"]
             assert commands[0] == ("idle", "commanded") and commands[-1][1] == "complete"
-            assert "waited on you today" in str(app.query_one("#summary").render())
+            assert "waits today (sum): " in str(app.query_one("#summary").render())
 
     asyncio.run(scenario())
     journal.close()

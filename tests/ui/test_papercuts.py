@@ -179,15 +179,15 @@ def test_a_problem_keeps_the_counts_and_names_the_host_briefly():
     agents = [Agent(pane_id=f"%{n}", target=f"{name}:0.0", session=name, observation=Observation(state)) for n, (name, state) in enumerate([("api", AgentState.PERMISSION), ("web", AgentState.IDLE)])]
     ssh = "box2: ssh: connect to host 192.0.2.7 port 22: Connection timed out"
     line = summary_text(agents, ssh, 95.0, [("box2", ssh)]).plain
-    assert line.startswith("headspace  2 agents  ·  1 needs you  ·  0 working  ·  waited on you today: 1m")
+    assert line.startswith("headspace  2 agents  ·  1 needs you  ·  0 working  ·  waits today (sum): 1m")
     assert line.endswith("·  box2 unreachable") and "timed out" not in line
     three = [(f"h{n}", f"h{n}: ssh: no route") for n in range(3)]
     assert summary_text(agents, "; ".join(t for _, t in three), None, three).plain.endswith("·  3 hosts unreachable")
-    # The local server's problem, cut short after the counts; "starting" is no problem.
+    # The local server's problem, cut short after the counts; "starting" counts nothing yet (issue 37).
     local = "no tmux server running on socket '" + "x" * 80 + "'"
     line = summary_text(agents, local, None, [("local", local)]).plain
     assert line.startswith("headspace  2 agents") and "no tmux server running" in line and len(line) < 120
-    assert summary_text(agents, "starting", None).plain == summary_text(agents, None, None).plain
+    assert summary_text(agents, "starting", None).plain == "headspace  looking…"
 
 
 @pytest.mark.skipif(shutil.which("ssh") is None, reason="needs the ssh client")

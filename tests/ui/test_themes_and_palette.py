@@ -105,7 +105,7 @@ def test_a_user_theme_is_used_and_a_broken_one_is_one_line(tmp_path):
     text = (builtin_dir() / "headspace-light.toml").read_text().replace('name = "headspace-light"', 'name = "mine"')
     (mine / "mine.toml").write_text(text)
     (mine / "broken.toml").write_text('name = "broken"\n[colors]\nprimary = "not a colour"\n')
-    (mine / "bad-colour.toml").write_text(text.replace('name = "mine"', 'name = "badcolour"').replace('permission = "#a65f00"', 'permission = "nope"'))
+    (mine / "bad-colour.toml").write_text(text.replace('name = "mine"', 'name = "badcolour"').replace('permission = "#8f5200"', 'permission = "nope"'))
     os.mkfifo(mine / "fifo.toml")  # a reader must not wait on it
 
     async def scenario(theme: str):

@@ -47,7 +47,9 @@ def test_doctor_names_the_path_on_this_tmux_and_each_clients_terminal(inside):
     else:
         assert "passthrough (all) to every client whose session has headspace's window" in found[0][2]
     assert found[1] == ("client", OK, f"{tty}: its terminal can be written to, so it is reached in any session (direct when tmux would not pass it on)")
-    assert len(found) == 2  # headspace-less control clients are none here, and none would be listed
+    # The pty's terminal says nothing of itself (no XTVERSION answer): TERM alone, not a terminal known to show OSC 9.
+    assert found[2] == ("terminal", OK, f"{tty} (xterm-256color): not known to show OSC 9: the notice also goes to its tmux status line (display-message)")
+    assert len(found) == 3  # headspace-less control clients are none here, and none would be listed
 
 
 def test_doctor_names_bell_only_none_and_outside_tmux(inside):

@@ -128,3 +128,25 @@ def test_a_terminal_that_does_not_drain_costs_at_most_the_timeout(terminal):
     big = b"x" * (1 << 20)  # more than a pty holds while nobody reads
     with pytest.raises(OSError, match="took more than 0.3s"):
         write_terminal(path, big, timeout=0.3)
+
+
+# -- the status line, where a terminal may not show the OSC (issue 37) ---------------------------------
+
+
+def test_a_terminal_is_known_to_show_an_osc_by_what_it_says_it_is_or_its_term():
+    from headspace_tui.notifications.reach import Terminal, parse_terminals, shows_osc, status_line_too, status_message
+
+    out = "/dev/pts/3\txterm-256color\tWezTerm 20240203-110809-5046fc22\n/dev/pts/4\txterm-256color\t\nclient-9\txterm-kitty\t\n\nbroken\n/dev/pts/5\tfoot\tfoot(1.16.2)\twith a tab\n"
+    terminals = parse_terminals(out)
+    assert set(terminals) == {"/dev/pts/3", "/dev/pts/4", "client-9", "/dev/pts/5"}
+    assert terminals["/dev/pts/5"] == Terminal("foot", "foot(1.16.2)\twith a tab")  # the terminal's own words go last, whole
+    assert shows_osc(terminals["/dev/pts/3"], "osc") and shows_osc(terminals["client-9"], "osc")  # WezTerm by its word, kitty by its TERM
+    assert not shows_osc(terminals["/dev/pts/4"], "osc") and not shows_osc(None, "osc")  # unknown: not known to show it
+    assert shows_osc(terminals["/dev/pts/5"], "osc777") and not shows_osc(terminals["/dev/pts/5"], "osc")
+    assert not shows_osc(terminals["/dev/pts/3"], "bell")
+    user, control = client(), client(control=True)
+    assert status_line_too(user, terminals["/dev/pts/4"], "osc") and status_line_too(user, None, "osc777")
+    assert not status_line_too(user, terminals["/dev/pts/3"], "osc")
+    assert status_line_too(user, terminals["/dev/pts/3"], "bell")  # a bell alone says nothing: the words too
+    assert not status_line_too(control, None, "osc") and not status_line_too(user, None, "none")
+    assert status_message("api:0.0 needs you: echo #{pane_id} ##") == "api:0.0 needs you: echo ##{pane_id} ####"  # shown as written

@@ -1,6 +1,6 @@
 """One clock end to end without tmux: the store's claim, the journal's total and timeline, over a restart.
 
-The header's "waited on you today" must be the sum of the waits the rows
+The header's "waits today (sum)" must be the sum of the waits the rows
 show (closed ones today, open ones so far), and a restart of headspace must
 neither drop a wait still open nor count it from zero.
 """

@@ -36,7 +36,7 @@ def test_retrying_still_outranks_the_prompt():
 
 def test_the_header_shows_the_total_it_is_given_to_the_minute():
     rows = [_agent(AgentState.PERMISSION, since=0.0) for _ in range(3)]
-    assert "waited on you today: 10m" in summary_text(rows, None, 3 * 203).plain  # three rows at 3m23s (the sum: test_one_clock)
+    assert "waits today (sum): 10m" in summary_text(rows, None, 3 * 203).plain  # three rows at 3m23s (the sum: test_one_clock)
 
 
 def test_why_says_when_the_state_began_and_who_says_so():

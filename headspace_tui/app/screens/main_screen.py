@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
+from rich.style import Style
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -20,8 +21,9 @@ from textual.containers import Container, Vertical
 from textual.geometry import Offset
 from textual.reactive import reactive
 from textual.widgets import DataTable, Input, Static
+from textual.widgets._toast import Toast
 
-from ...model import Agent
+from ...model import Agent, AgentState
 from ...service.facade import Intent, IntentKind, Service, ServiceError, key_allowed, live_keys
 from ...shared.config import Config
 from ...shared.config import default_path as default_config_path
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
     from ..main import HeadspaceApp
 
 SIDE_BY_SIDE_MIN_WIDTH = 140
+LAYOUT_WORDS = {"auto": "auto", "side": "beside", "stacked": "under"}  # the layout setting's values, as the user reads them (in ``l``'s order)
 TABLE_ONLY_BELOW = 18
 
 
@@ -90,11 +93,11 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
         Binding("escape", "close_overlay", "close", show=False, tooltip="close the filter, a window, or the scrolled-back preview"),
         Binding("question_mark", "help", "help", id="help", tooltip="this help"),
         # The app's quit: the screen has none (a plain "quit" here did nothing).
-        Binding("q", "app.quit", "quit", id="quit", tooltip="quit"),
+        Binding("q", "app.quit", "quit", id="quit", tooltip="quit (Ctrl+C too)"),
         Binding("slash", "filter", "filter", id="filter", tooltip="filter the table by target, folder, state or text"),
         Binding("e", "why", "why", id="why", tooltip="why: every source's verdict, its age and evidence"),
         Binding("t", "timeline", "timeline", id="timeline", show=False, tooltip="timeline: the agent's states, commands and outcomes"),
-        Binding("l", "toggle_layout", "layout", id="toggle_layout", show=False, tooltip="preview beside or under the table"),
+        Binding("l", "toggle_layout", "layout", id="toggle_layout", show=False, tooltip="layout: auto (beside from 140 columns, else under) → beside → under; shown on the preview's border"),
         Binding("left_square_bracket", "scroll_back", "history", id="scroll_back", show=False, tooltip="preview: a page back through the pane's history (tmux scrollback)"),
         Binding("right_square_bracket", "scroll_forward", "forward", id="scroll_forward", show=False, tooltip="preview: a page forward (at the bottom: live again)"),
         *TRIAGE_BINDINGS,  # Tab, Shift+Tab, z (triage.py)
@@ -114,6 +117,8 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
         self.config = config
         self._keys_for: tuple[str | None, frozenset[str]] | None = None  # the pane and agent keys the footer was asked for
         self._select_on_sight: str | None = None  # a pane headspace just started: selected when its row appears
+        if service.live:
+            self.set_reactive(MainScreen.problem, "starting")  # until the monitor's first full look (monitor.py)
 
     @property
     def headspace(self) -> HeadspaceApp:
@@ -136,6 +141,7 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
         self.table.snooze_of = self.snoozes.get
         self.restyle()
         self.watch(self.app, "layout_mode", self._apply_layout)  # now, and whenever the setting changes
+        self.screen_layout_refresh_signal.subscribe(self, self._place_toasts)  # after every layout: the preview may have moved
         self._refresh_summary()
         self.set_interval(1.0, self._tick)
         self.table.focus()
@@ -150,8 +156,9 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
         self._select_on_sight = None if self.table.select(pane_id) else pane_id
 
     def restyle(self) -> None:
-        """Rows in the theme's state colours (the app calls this when the theme changes)."""
+        """Rows and the header in the theme's state colours (the app calls this when the theme changes)."""
         self.table.restyle(self.headspace.state_styles, self.headspace.retrying_style)
+        self._refresh_summary()
 
     # -- the service's events (posted here by the app) -----------------------------------
     @ui_handler
@@ -186,10 +193,10 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
     @ui_handler
     def on_problem_changed(self, message: ProblemChanged) -> None:
         """The hosts' problem: briefly in the summary; a remote host newly out of reach also as a notice, in ssh's words."""
-        was = {host for host, _ in self.problem_hosts}
+        was = {host for host, text in self.problem_hosts if text != "starting"}
         self.problem_hosts = message.hosts
         for host, text in message.hosts:
-            if host != "local" and host not in was:
+            if host != "local" and host not in was and text != "starting":  # a host still on its first look has no problem
                 self.notify(clean(text, 300), severity="warning", timeout=15, markup=False)
         self.problem = message.problem
         self._refresh_summary()
@@ -209,13 +216,28 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
     def _refresh_summary(self) -> None:
         agents = self.table.agents
         self.query_one("#summary", SummaryLine).show(
-            summary_text(agents.values(), self.problem, self.service.waited_today(agents, self.headspace.clock()), self.problem_hosts, self.snoozed_panes())
+            summary_text(
+                agents.values(),
+                self.problem,
+                self.service.waited_today(agents, self.headspace.clock()),
+                self.problem_hosts,
+                self.snoozed_panes(),
+                **self._summary_styles(),
+            )
         )
         self.refresh_filter_count()
         empty = self.query_one("#empty", Static)
         empty.display = not agents
         if not agents:
             empty.update(empty_text(self.problem))
+
+    def _summary_styles(self) -> dict[str, Style]:
+        """The header's colours from the theme (its permission and error states'), so they have the theme's contrast."""
+        styles = self.headspace.state_styles
+        if not styles:
+            return {}
+        need, error = styles[AgentState.PERMISSION], styles[AgentState.ERROR]
+        return {"need_style": Style(color=need.color, bold=True), "problem_style": Style(color=error.color)}
 
     @ui_handler
     def _tick(self) -> None:
@@ -293,11 +315,53 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
         body = self.query_one("#body")
         for each in ("auto", "side", "stacked"):
             body.set_class(mode == each, each)
+        self._show_layout()
 
     def action_toggle_layout(self) -> None:
-        body = self.query_one("#body")
-        side = body.has_class("side") or (body.has_class("auto") and self.has_class("-wide"))
-        self.headspace.layout_mode = "stacked" if side else "side"
+        """``l`` cycles auto → beside → under → auto (a sticky two-way toggle left no way back to auto)."""
+        modes = list(LAYOUT_WORDS)
+        mode = self.headspace.layout_mode
+        self.headspace.layout_mode = modes[(modes.index(mode) + 1) % len(modes)] if mode in modes else "auto"
+
+    def _show_layout(self) -> None:
+        """The layout setting on the preview's bottom border, in words ("layout: auto (beside)"), with the key that changes it."""
+        mode = self.headspace.layout_mode
+        shown = LAYOUT_WORDS.get(mode, mode)
+        if mode == "auto":
+            shown += f" ({LAYOUT_WORDS['side'] if self.size.width >= SIDE_BY_SIDE_MIN_WIDTH else LAYOUT_WORDS['stacked']})"
+        subtitle = f"{self._key_for('toggle_layout')} layout: {shown}"
+        preview = self.query_one(PanePreview)
+        if str(preview.border_subtitle or "") != subtitle:
+            preview.border_subtitle = subtitle
+
+    def on_resize(self) -> None:
+        self._show_layout()  # "auto" says which it is at this width
+
+    def _place_toasts(self, _screen: object = None) -> None:
+        """Toasts over the preview's upper half, under its title: never over a row you triage.
+
+        At the top right they covered the table's "Waiting for" column in the
+        stacked layout; at the bottom they covered where Claude draws its
+        prompt, and the prompt bar.  The preview's top rows are the pane's
+        oldest lines.  When they reach beyond that half the oldest goes (what
+        an answer did is also on its row, in its why and in the event log).
+        With the table alone (a short terminal) they sit under the summary line.
+        """
+        racks = self.query("#textual-toastrack")
+        if not racks:
+            return
+        preview = self.query_one(PanePreview)
+        region = preview.region if preview.display else None
+        top, limit = (region.y + 1, region.y + region.height // 2) if region else (1, self.size.height // 2)
+        rack = racks.first()
+        if rack.styles.margin.top != top:
+            rack.styles.margin = (top, 0, 0, 0)
+            return  # placed at the next layout, and looked at again then
+        toasts = list(rack.query(Toast))
+        if len(toasts) > 1 and any(t.region.bottom > limit for t in toasts if t.region.height):
+            # The oldest goes (one per layout: the others move up).  Textual has no public call
+            # to drop one notification, only all of them.
+            self.app._unnotify(toasts[0]._notification)
 
     # -- which keys are live ----------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -35,6 +35,33 @@ def describe_event(event: StoredEvent, styles: dict[AgentState, Style]) -> Text 
     return cleaned(line) if line is not None else None
 
 
+# Who said the agent's state, in the user's words (the rule itself is in ``e``, why).
+SOURCE_WORDS = {
+    "screen": "seen on its screen",
+    "status-file": "Claude's status file",
+    "claude-agents": "claude agents",
+    "hook": "Claude's hook",
+    "transcript": "Claude's transcript",
+    "process": "its process",
+    "title": "its pane's title",
+    "ssh": "ssh",
+}
+# The command's steps (state/machine.py), as what happened: (from, to) -> words.  A step to
+# where it already was (Claude still working) says nothing new and is not shown.
+COMMAND_WORDS = {
+    ("idle", "commanded"): "you gave it a command",
+    ("complete", "commanded"): "you gave it a command",
+    ("awaiting_input", "commanded"): "you gave it a new command (the one it asked about was left)",
+    ("commanded", "processing"): "it started on the command",
+    ("commanded", "awaiting_input"): "it asked you something before starting",
+    ("processing", "awaiting_input"): "it asked you something",
+    ("awaiting_input", "processing"): "you answered; it went on",
+    ("commanded", "complete"): "it finished the command at once",
+    ("processing", "complete"): "it finished the command",
+}
+COMMAND_STATE_WORDS = {"idle": "no command", "commanded": "given", "processing": "being worked on", "awaiting_input": "waiting for your answer", "complete": "finished"}
+
+
 def _describe(event: StoredEvent, styles: dict[AgentState, Style]) -> Text | None:
     p = event.payload if isinstance(event.payload, dict) else {}
     if event.kind == "agent_state":
@@ -45,14 +72,16 @@ def _describe(event: StoredEvent, styles: dict[AgentState, Style]) -> Text | Non
         line = Text("state → ")
         line.append_text(state_text(to, styles))
         if p.get("source"):
-            line.append(f"  ({p['source']}: {p.get('rule', '')})", style="dim")
+            source = str(p["source"])
+            line.append(f"  ({SOURCE_WORDS.get(source, source)})", style="dim")
         return line
     if event.kind == "state_transition":
-        line = Text(f"command {p.get('from')} → {p.get('to')}", style="cyan")
-        line.append(f"  ({p.get('intent')}, {_number(p.get('confidence')):.2f})", style="dim")
-        return line
+        start, end = str(p.get("from")), str(p.get("to"))
+        if start == end:
+            return None
+        return Text(COMMAND_WORDS.get((start, end), f"its command: {_command_state(start)} → {_command_state(end)}"), style="cyan")
     if event.kind == "agent_inactive":
-        return Text(f"Claude ended with its command {p.get('state')}", style="yellow")
+        return Text(f"Claude ended with its command {_command_state(str(p.get('state')))}", style="yellow")
     if event.kind == "command_abandoned":
         return Text("command abandoned for a new one", style="yellow")
     if event.kind == "outcome":
@@ -69,8 +98,13 @@ def _describe(event: StoredEvent, styles: dict[AgentState, Style]) -> Text | Non
         said = FIRST_SAYS.get(first, first)
         return Text(f"  Claude's transcript: {said} ({p.get('evidence', '')})", style="magenta" if first != "unconfirmed" else "dim")
     if event.kind == "transition_rejected":
-        return Text(f"rejected {p.get('actor')} {p.get('intent')} in {p.get('from')}", style="dim")
+        who = "your" if p.get("actor") == "user" else "its"
+        return Text(f"{who} {p.get('intent')} not counted: the command was {_command_state(str(p.get('from')))}", style="dim")
     return None
+
+
+def _command_state(value: str) -> str:
+    return COMMAND_STATE_WORDS.get(value, value.replace("_", " "))
 
 
 def _clock(ts: object) -> str:
@@ -100,14 +134,24 @@ def began(events: list[StoredEvent]) -> dict[int, float]:
 
 
 def timeline_table(events: list[StoredEvent], styles: dict[AgentState, Style]) -> Table:
+    """Every shown event at the time it says, in time order.
+
+    A state is dated by when it began (``began``), which can be before
+    events logged ahead of it (Claude's word arrives after headspace saw the
+    screen): ordered as logged, the times went backwards.  Equal times keep
+    the log's order.
+    """
     table = Table.grid(padding=(0, 2))
     table.add_column(style="dim", no_wrap=True)
     table.add_column()
     dated = began(events)
+    rows = []
     for i, event in enumerate(events):
         line = describe_event(event, styles)
         if line is not None:
-            table.add_row(Text(_clock(dated.get(i, event.ts))), line)
+            rows.append((dated.get(i, _number(event.ts)), i, line))
+    for when, _, line in sorted(rows, key=lambda row: (row[0], row[1])):
+        table.add_row(Text(_clock(when)), line)
     return table
 
 

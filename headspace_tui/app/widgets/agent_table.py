@@ -23,6 +23,7 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
 from ...detect.claude.status_files import STATUS_SOURCES, claimed_wait
+from ...detect.clock import elapsed  # how long, as every time on screen says it (also `headspace status`)
 from ...detect.families import label_of
 from ...model import Agent, AgentState
 from ...notifications.snooze import Snooze
@@ -127,24 +128,6 @@ def _waiting_for(agent: Agent, retrying: Style | str) -> Text:
         failed = agent.outcome.startswith(("tests failed", "error", "compile error", "runtime error", "test error", "permission error", "command error"))
         return Text(agent.outcome, style="red" if failed else "dim green")
     return Text("")
-
-
-def elapsed(seconds: float, *, precise: bool = True) -> str:
-    """How long, to the second when ``precise`` (an agent waiting on you), else to the minute.
-
-    An idle or working agent's seconds matter to nobody, and not repainting
-    them every second keeps an idle table idle.  Never wider than
-    ``TIME_WIDTH`` (days beyond a day), so the Time column never cuts one.
-    """
-    seconds = max(0, int(seconds))
-    if seconds < 60:
-        return f"{seconds}s" if precise else "<1m"
-    if seconds < 3600:
-        return f"{seconds // 60}m{seconds % 60:02d}s" if precise else f"{seconds // 60}m"
-    if seconds < 86400:
-        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
-    days = seconds // 86400
-    return f"{days}d{seconds % 86400 // 3600:02d}h" if days < 100 else f"{days}d"
 
 
 def _plain(value) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Container, Iterable, Sequence
 
+from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
@@ -15,15 +16,24 @@ from ...model import Agent, AgentState
 from ...shared.safe_text import clean
 from .agent_table import elapsed, fit
 
+WAITED_LABEL = "waits today (sum)"  # the header's total of the agents' waits on you since midnight
 LOCAL_PROBLEM_WIDTH = 48  # cells of the local server's problem in the summary (the empty table says it whole)
 
 
 def summary_text(
-    agents: Iterable[Agent], problem: str | None, waited_today: float | None, hosts: Sequence[tuple[str, str]] = (), snoozed: Container[str] = ()
+    agents: Iterable[Agent],
+    problem: str | None,
+    waited_today: float | None,
+    hosts: Sequence[tuple[str, str]] = (),
+    snoozed: Container[str] = (),
+    *,
+    need_style: Style | str = "bold yellow",
+    problem_style: Style | str = "red",
 ) -> Text:
-    """``headspace  7 agents · 3 need you · 2 working · waited on you today: 4m``, and which hosts are out.
+    """``headspace  7 agents · 3 need you · 2 working · waits today (sum): 4m``, and which hosts are out.
 
-    A problem never takes the counts' place: a remote host out of reach is
+    Until the first full look (``problem`` is "starting") it says only that
+    it is looking.  A problem never takes the counts' place: a remote host out of reach is
     ``· box unreachable`` after them (ssh's words are in its row, its why and
     a notice), and the local server's problem follows, cut short.
     ``snoozed``: the pane ids of agents whose wait the user snoozed; they do
@@ -32,32 +42,46 @@ def summary_text(
     those still open, each from the same claim: detect/clock.py), to the
     minute: a header ticking every second would be one more line sent to the
     terminal each second (tests/ui/test_repaint.py).
+    ``need_style`` and ``problem_style``: the theme's colours (the main screen
+    passes its permission and error states': plain ANSI yellow was 2.3:1 on
+    the light theme's panel).
     """
     agents = [a for a in agents if not a.placeholder]  # a host never reached is not an agent
-    counts = _counts(agents, waited_today, snoozed)
-    if not problem or problem == "starting":
+    if problem == "starting":
+        # Before the first full look the rows are the ones read so far: counting them would
+        # say "0 agents", or fewer needing you than there are.
+        return Text.assemble(("headspace", "bold"), "  looking…")
+    counts = _counts(agents, waited_today, snoozed, need_style)
+    looking = [host for host, text in hosts if text == "starting"]  # a host still on its first look: its agents are not counted yet
+    if looking:
+        named = ", ".join("this machine" if host == "local" else clean(host, 40) for host in looking) if len(looking) <= 2 else f"{len(looking)} hosts"
+        counts.append(f"  ·  looking at {named}…")
+    hosts = [(host, text) for host, text in hosts if text != "starting"]
+    if not problem:
         return counts
     out = [host for host, _ in hosts if host != "local"]
     if out:
         named = ", ".join(clean(host, 40) for host in out) if len(out) <= 2 else f"{len(out)} hosts"
         counts.append("  ·  ")
-        counts.append(f"{named} unreachable", style="red")
+        counts.append(f"{named} unreachable", style=problem_style)
     local = [text for host, text in hosts if host == "local"] if hosts else [problem]
     for text in local:
         counts.append("  ·  ")
-        counts.append_text(fit(Text(clean(text), style="red"), LOCAL_PROBLEM_WIDTH))
+        counts.append_text(fit(Text(clean(text), style=problem_style), LOCAL_PROBLEM_WIDTH))
     return counts
 
 
-def _counts(agents: list[Agent], waited_today: float | None, snoozed: Container[str]) -> Text:
+def _counts(agents: list[Agent], waited_today: float | None, snoozed: Container[str], need_style: Style | str) -> Text:
     needing = sum(1 for a in agents if a.state.needs_you and a.pane_id not in snoozed)
     put_off = sum(1 for a in agents if a.state.needs_you and a.pane_id in snoozed)
     working = sum(1 for a in agents if a.state is AgentState.WORKING)
-    waited = f"  ·  waited on you today: {elapsed(waited_today, precise=False)}" if waited_today is not None else ""
+    # A sum over agents (two waiting 5 minutes at once are 10m), and the label says so; as
+    # short as the old "waited on you today", which read as the time you were waited on.
+    waited = f"  ·  {WAITED_LABEL}: {elapsed(waited_today, precise=False)}" if waited_today is not None else ""
     return Text.assemble(
         ("headspace", "bold"),
         f"  {len(agents)} agent{'s' if len(agents) != 1 else ''}  ·  ",
-        (f"{needing} need{'s' if needing == 1 else ''} you", "bold yellow"),
+        (f"{needing} need{'s' if needing == 1 else ''} you", need_style),
         f" ({put_off} snoozed)" if put_off else "",
         f"  ·  {working} working{waited}",
     )
