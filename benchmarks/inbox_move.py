@@ -79,6 +79,15 @@ def run(root: Path, claude: str, prompts: int) -> list[float]:
             async def scenario() -> list[float]:
                 app = make_app(tmux.name, root, claude_home=sessions["A"].home)
                 moves: list[float] = []
+                said: list[str] = []  # the answers' reports and the app's notices: what a failure message shows
+                app.service.answerer.subscribe(lambda r: said.append(f"{r.pane_id}: {r.text} (final={r.final}, move_on={r.move_on})"))
+                original_notify = app.notify
+
+                def notify(message, *args, **kwargs):
+                    said.append(f"notice: {message}")
+                    return original_notify(message, *args, **kwargs)
+
+                app.notify = notify  # type: ignore[method-assign]
                 async with app.run_test(size=(160, 48)) as pilot:
                     table = app.table
                     panes = {name: s.pane_id for name, s in sessions.items()}
@@ -107,7 +116,10 @@ def run(root: Path, claude: str, prompts: int) -> list[float]:
                         await until(lambda moved_at=moved_at: time.monotonic() - moved_at >= REACTION_TIME + 0.1, "a reaction time after the last move")
                         pressed = time.monotonic()
                         await pilot.press("y")
-                        await until(lambda other=other: table.selected_pane_id == other, "the selection to move to the other agent", timeout=30)
+                        try:
+                            await until(lambda other=other: table.selected_pane_id == other, "the selection to move to the other agent", timeout=30)
+                        except TimeoutError as exc:
+                            raise TimeoutError(f"{exc}; said: {said}") from None
                         moved_at = time.monotonic()
                         moves.append(moved_at - pressed)
                         print(f"key {len(moves)}: {(moved_at - pressed) * 1000:.0f} ms", file=sys.stderr)
