@@ -116,6 +116,12 @@ def test_each_answer_moves_the_selection_to_the_next_agent_that_needs_you(claude
                 row = table.agents[pane_id]
                 await wait_until(pilot, lambda: app.clock() - row.prompt_since >= REACTION_TIME + 0.05, lambda: f"{session.name}'s prompt to be readable")
 
+                def looked_at() -> bool:  # brought under the cursor by the inbox: a person reads it before answering
+                    arrival = table.arrival
+                    return arrival is None or arrival[0] != pane_id or time.monotonic() - arrival[1] >= REACTION_TIME + 0.05
+
+                await wait_until(pilot, looked_at, lambda: f"{session.name} under the cursor long enough to be read")
+
             async def answered(session: ClaudeSession, key: str, then: ClaudeSession, what: str) -> None:
                 """``key`` pressed with ``session`` selected: the selection must move on to ``then``."""
                 assert table.selected_pane_id == session.pane_id, f"{session.name} is not selected before {what}\n{now()}"
