@@ -33,6 +33,7 @@ from headspace_tui.answering.policy import REACTION_TIME
 from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.hooks import settings as hook_settings
 from headspace_tui.model import AgentState, Channel
+from headspace_tui.service.facade import ServiceError
 from tests.e2e.test_answer_channel import app_for, private_runtime, record_keys
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
@@ -257,6 +258,9 @@ def test_y_y_80ms_apart_with_two_agents_waiting_approves_exactly_one(claude_sess
             # Long enough for a second approval's keys to have gone and landed (the first took less).
             await pilot.pause(2.0)
             assert app.table.agents[second.pane_id].state is AgentState.PERMISSION, table_text(app, names, reports)
+            # Stop on the agent at its dialog: refused with the true reason.
+            with pytest.raises(ServiceError, match=r"second:0\.0: a permission dialog is open"):
+                await app.service.stop_agent(app.table.agents[second.pane_id])
         return sent
 
     sent = asyncio.run(scenario())
