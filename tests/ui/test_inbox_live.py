@@ -23,23 +23,34 @@ longest-waiting first: ``perm`` → ``quest`` → ``hooked`` → ``perm`` again.
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from headspace_tui.answering.answerer import Report
 from headspace_tui.answering.policy import REACTION_TIME
 from headspace_tui.app.main import HeadspaceApp
+from headspace_tui.app.screens.timeline import describe_event
 from headspace_tui.hooks import settings as hook_settings
 from headspace_tui.model import AgentState, Channel
 from headspace_tui.service.facade import ServiceError
+from headspace_tui.service.journal import Journal
+from headspace_tui.shared.config import Config
+from headspace_tui.state.eventlog import EventLog
 from tests.e2e.test_answer_channel import app_for, private_runtime, record_keys
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
 from tests.harness.pane_session import SHELL_PROMPT
+from tests.harness.record import DEFAULT_OUT
 from tests.harness.scenarios import NUMBERED_MENU, SCENARIOS
 from tests.harness.session import ClaudeSession
+from tests.ui.apps import make_app
 
 pytestmark = pytest.mark.e2e
 
@@ -354,3 +365,55 @@ def test_stop_works_after_x_c_x(claude_session, fake_api, private_tmux, tmp_path
     closed = asyncio.run(scenario())
     assert closed is False  # the pane's shell stays; Claude itself is gone
     session.wait_for(SHELL_PROMPT, timeout=20, what="the shell after /exit")
+
+
+
+FAKE_AGENT = Path(__file__).resolve().parents[2] / "benchmarks" / "fake_agent.py"
+
+
+def test_a_key_that_reached_the_pane_but_never_landed_is_in_the_event_log(private_tmux, tmp_path):
+    """y types "1" into a pane whose dialog never moves: "not delivered" within confirm_timeout, on the row and in the event log.
+
+    Claude itself stands in here as ``benchmarks/fake_agent.py`` (real
+    recorded Claude screens, a process named ``claude``, its terminal raw and
+    silent): the real binary always reacts to a digit at its menu, and a
+    Claude that reads a key and does nothing (the issue's case) cannot be
+    had from it on demand.  tmux, the app, the send and the log are real.
+    """
+    corpus = DEFAULT_OUT / "alt" / "120x40"
+    drawn = tmp_path / "drawn"
+    drawn.mkdir()
+    command = ["bash", "-c", f"stty raw -echo; exec -a claude {sys.executable} -S {FAKE_AGENT} {corpus} {drawn}"]
+    pane_id = private_tmux.new_session("frozen", width=120, height=40, cwd=str(tmp_path), command=command)
+    journal = Journal(EventLog(tmp_path / "events.db"))
+
+    async def scenario() -> tuple[list, str, list[Report]]:
+        app = make_app(private_tmux.name, tmp_path, journal=journal, config=Config(confirm_timeout=1.0))
+        async with app.run_test(size=(160, 48)) as pilot:
+            sent = record_keys(app)
+            reports: list[Report] = []
+            app.service.answerer.subscribe(reports.append)
+            await wait_until(pilot, lambda: pane_id in app.table.agents, lambda: "the agent in the table")
+            pid = int(private_tmux.run("display-message", "-p", "-t", pane_id, "#{pane_pid}").strip())
+            os.kill(pid, signal.SIGUSR2)  # the permission dialog, drawn now
+            await wait_until(pilot, lambda: (drawn / (pane_id.lstrip("%") + ".drawn")).exists(), lambda: "the dialog drawn")
+            session = SimpleNamespace(pane_id=pane_id)
+            await all_waiting(pilot, app, {"frozen": session})  # type: ignore[dict-item]
+            assert app.table.select(pane_id)
+            await pilot.press("y")
+            await wait_until(pilot, lambda: any(r.final for r in reports), lambda: f"the final report: {[r.text for r in reports]}", timeout=20)
+            await wait_until(pilot, lambda: app.table.agents[pane_id].delivery.startswith("not delivered"), lambda: f"the row's mark: {app.table.agents[pane_id].delivery!r}")
+            return sent, app.table.agents[pane_id].delivery, reports
+
+    sent, delivery, reports = asyncio.run(scenario())
+    assert [args[:2] for args in sent] == [(pane_id, "1")], sent  # the key reached the pane
+    final = [r for r in reports if r.final]
+    assert len(final) == 1 and not final[0].delivered and "not delivered" in final[0].text, final
+    answers = [e.payload for e in journal.log.query(kind="answer")]
+    assert len(answers) == 1, answers
+    (answer,) = answers
+    assert answer["channel"] == "keys" and answer["delivered"] is False and "not delivered" in answer["outcome"], answer
+    assert answer["what"].endswith("→ 1. Yes"), answer
+    line = describe_event(journal.log.query(kind="answer")[0], {})  # the timeline (t) says it too
+    assert line is not None and "by keys: " in line.plain and "not delivered" in line.plain, line
+    journal.close()
