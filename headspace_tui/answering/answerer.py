@@ -154,6 +154,18 @@ class Answerer:
         """
         return pane_id in self._sending
 
+    def awaits(self, agent: Agent) -> bool:
+        """An answer to ``agent`` is on its way, or landed while its row still shows the prompt it answered.
+
+        Such an agent does not need you now, whatever its row says: the
+        inbox moves on past it (its keys went moments ago; Claude is still
+        to redraw, seconds under load).
+        """
+        if agent.pane_id in self._sending:
+            return True
+        answered = self._answered.get(agent.pane_id)
+        return answered is not None and agent.observation is answered[0]
+
     # -- may an answer go now? ----------------------------------------------------------
     def refusal(self, agent: Agent, *, typed: bool = False) -> str:
         """Why an answer to ``agent`` must not go now, or "".

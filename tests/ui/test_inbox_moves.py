@@ -102,3 +102,23 @@ def test_an_answer_that_did_not_land_says_how_to_go_back_and_minus_goes_back():
             assert rings == [1] and selected(app) == "docs:0.0"
 
     run(scenario())
+
+
+def test_the_inbox_skips_an_agent_whose_answer_is_still_on_its_way():
+    """Two answers in a row: the second's move must not go back to the first agent, whose row still shows the prompt just answered."""
+
+    async def scenario():
+        app = demo_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.snapshot_loader(pilot)
+            docs, api = pane(app, "docs:0.0"), pane(app, "api:0.0")
+            app.table.select(docs)
+            await pilot.pause()
+            app.service.answerer._sending.add(docs)  # docs's reply is on its way (as answer() marks it); Claude has not redrawn
+            app._answer_reported(Report(docs, "docs:0.0: text sent", "information", False, move_on=True, final=False))
+            assert selected(app) == "api:0.0"
+            assert app.table.order[0] == docs and app.table.agents[docs].state.needs_you  # first in the inbox, by its row
+            app._answer_reported(Report(api, "api:0.0: approve sent", "information", False, move_on=True, final=False))
+            assert selected(app) == "web:0.0"
+
+    run(scenario())

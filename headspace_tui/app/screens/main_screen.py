@@ -216,11 +216,16 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
         self.notify(text, severity=report.severity, markup=False)  # type: ignore[arg-type]
 
     def answered(self, pane_id: str) -> None:
-        """An answer went: like an inbox, select the next agent that needs you (if the answered one is still selected)."""
+        """An answer went: like an inbox, select the next agent that needs you (if the answered one is still selected).
+
+        Not one whose own answer is still on its way: its row may still show
+        the prompt just answered (the keys go before Claude redraws).
+        """
         if pane_id != self.table.selected_pane_id or self.input_mode.active:
             return  # in input mode the selection stays on the pane the keys go to
         for other in self.table.order:
-            if other != pane_id and self.needing(self.table.agents[other]):
+            agent = self.table.agents[other]
+            if other != pane_id and self.needing(agent) and not self.service.answerer.awaits(agent):
                 self.table.select(other, by_itself=True)
                 return
 
