@@ -44,7 +44,7 @@ from ..hooks.calls import QUESTION_TOOL, PendingCall, hook_answer
 from ..model import Agent, AgentState, Channel, Observation
 from ..tmux.server import TmuxCommandError, TmuxUnavailable
 from .desk import AnswerDesk
-from .keys import ActionError, Outcome, PaneIO, confirm_moved_on, send_guarded
+from .keys import ActionError, Outcome, PaneIO, confirm_moved_on, same_prompt, send_guarded
 from .policy import MENU_ANSWERS, REACTION_TIME, Intent, IntentKind
 
 log = logging.getLogger(__name__)
@@ -155,16 +155,22 @@ class Answerer:
         return pane_id in self._sending
 
     def awaits(self, agent: Agent) -> bool:
-        """An answer to ``agent`` is on its way, or landed while its row still shows the prompt it answered.
+        """An answer to ``agent`` is on its way, or landed moments ago while its row still shows the prompt it answered.
 
         Such an agent does not need you now, whatever its row says: the
-        inbox moves on past it (its keys went moments ago; Claude is still
-        to redraw, seconds under load).
+        inbox moves on past it.  Its keys went before Claude redrew (seconds
+        under load), and after it Claude's status file can still say
+        "waiting" for a while: the row then holds the answered prompt's state
+        with no prompt of its own.  A new prompt (another fingerprint) needs
+        you at once; the old one for at most ``confirm_timeout``.
         """
         if agent.pane_id in self._sending:
             return True
         answered = self._answered.get(agent.pane_id)
-        return answered is not None and agent.observation is answered[0]
+        if answered is None or time.monotonic() - answered[1] >= self.confirm_timeout:
+            return False
+        now, before = agent.observation, answered[0]
+        return now is before or (now.state is before.state and (now.prompt is None or same_prompt(before, now)))
 
     # -- may an answer go now? ----------------------------------------------------------
     def refusal(self, agent: Agent, *, typed: bool = False) -> str:

@@ -79,3 +79,49 @@ def test_the_key_that_commits_an_answer_is_its_last_word(intent, strokes, commit
     asyncio.run(send())
     assert watched.reached and watched.went
     assert went == [commits_at + 1]  # once, right after that stroke
+
+
+class Routes:
+    """The fleet's bookkeeping for one answer (no host behind it: nothing here sends)."""
+
+    def __init__(self) -> None:
+        self.marks: list[tuple[str, str]] = []
+
+    def desk(self, address: str):
+        return None
+
+    def desks(self) -> list:
+        return []
+
+    def mark(self, address: str, delivery: str) -> None:
+        self.marks.append((address, delivery))
+
+    def refresh_soon(self, address: str) -> None:
+        pass
+
+    def server_key(self, address: str) -> str:
+        return ""
+
+
+def test_an_answered_agent_is_passed_by_until_its_row_shows_something_new():
+    """Delivered, but Claude's status file still says it waits: a row with the answered state and no prompt of its own is not a new wait."""
+    from dataclasses import replace
+
+    from headspace_tui.answering.answerer import Answerer, Report
+    from headspace_tui.model import Agent, AgentState, Observation
+
+    answerer = Answerer(Routes(), None, clock=lambda: 0.0, confirm_timeout=5.0)  # type: ignore[arg-type]
+    seen = screen("permission_bash")
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", observation=seen)
+    answerer._sending.add("%1")  # as answer() does
+    assert answerer.awaits(agent)
+    answerer._finish(agent, Report("%1", "s:0.0: sent", "information", True), "", seen)
+    assert not answerer.busy("%1") and answerer.awaits(agent)
+    agent.observation = Observation(AgentState.PERMISSION, source="status-file")  # the status file's word, the screen not read
+    assert answerer.awaits(agent)
+    agent.observation = replace(seen)  # the same dialog read again
+    assert answerer.awaits(agent)
+    agent.observation = screen("permission_write")  # the next request: it needs you
+    assert not answerer.awaits(agent)
+    agent.observation = screen("working_streaming")
+    assert not answerer.awaits(agent)
