@@ -82,6 +82,11 @@ class Answered:
     at: float
     began: float = 0.0  # when headspace began answering (0: at ``at``)
     shown: str = ""  # keys: the command, file or URL the dialog they answered showed
+    # Keys: whether the pane showed they landed, and the report saying how it went. A key
+    # that reached the pane is audited either way ("not delivered: still shows ...").
+    delivered: bool = True
+    outcome: str = ""
+    dialog: bool = True  # they answered a dialog (not a line at the input box, not an Esc): Claude's transcript can confirm it
 
     @property
     def started(self) -> float:

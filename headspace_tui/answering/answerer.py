@@ -15,30 +15,45 @@ subscribers, on the same loop.  The rules, which used to live in the app:
   intent fits, the answer goes through the hook (the pane is then watched
   until it shows Claude moved on, as after keys); otherwise the guarded
   send types the keys (``keys.send_guarded``);
-* a delivered answer (not an interrupt) says ``move_on``: an inbox goes to
-  the next agent that needs you.  That is decided from the answer itself,
-  never from whether the next observation happened to arrive first.
+* an answer reports twice: once its keys have gone (or the hook took the
+  decision), a ``Report`` with ``final`` off, and ``move_on`` where an inbox
+  should go on to the next agent that needs you now, while Claude is still
+  to show what the keys did (under load that takes seconds: the user's hands
+  must not wait for it); then the final one, delivered or not.  ``move_on``
+  is decided from the answer itself (``moves_on``: not after an interrupt,
+  not between the parts of one dialog), never from whether the next
+  observation happened to arrive first;
+* every answer ends in a definite state within ``confirm_timeout`` (plus the
+  steps before the keys, ``SEND_SLACK`` in all): a pane that never answers
+  ends "not confirmed", and the pane is free for the next key or a Stop;
+* every key that reached a pane is in the audit with its outcome, delivered
+  or not (``AnswerDesk.record``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
 from ..detect.families import UnknownFamily, family_named
 from ..hooks.calls import QUESTION_TOOL, PendingCall, hook_answer
-from ..model import Agent, Channel, Observation
+from ..model import Agent, AgentState, Channel, Observation
 from ..tmux.server import TmuxCommandError, TmuxUnavailable
 from .desk import AnswerDesk
-from .keys import ActionError, Outcome, PaneIO, confirm_moved_on, send_guarded
-from .policy import REACTION_TIME, Intent, IntentKind
+from .keys import ActionError, Outcome, PaneIO, confirm_moved_on, same_prompt, send_guarded
+from .policy import MENU_ANSWERS, REACTION_TIME, Intent, IntentKind
 
 log = logging.getLogger(__name__)
 
-_NOTHING = object()
+# Beyond ``confirm_timeout``, what a send may take before its keys go and
+# between them: the re-read, a young prompt's wait, the screen settling (at
+# most 2 s), a reply's steps into a question's field (2 s each).  A send still
+# running past both is ended: "not confirmed", never a pane held "on its way".
+SEND_SLACK = 8.0
 
 
 class Routes(Protocol):
@@ -59,7 +74,64 @@ class Report:
     text: str
     severity: str  # "information", "warning" or "error" (a front end's notification levels)
     delivered: bool
-    move_on: bool = False  # an answer landed: an inbox selects the next agent that needs you
+    move_on: bool = False  # an inbox selects the next agent that needs you now
+    # False: the keys went (or the hook took the decision) and the pane is still
+    # to show what they did; the final report follows.
+    final: bool = True
+
+
+def moves_on(intent: Intent, seen: Observation) -> bool:
+    """Does answering ``seen`` with ``intent`` leave the agent to the others (an inbox moves on)?
+
+    Not after an interrupt (the user is still with that agent), and not
+    between the parts of one dialog: a question of several (Claude shows
+    the next one, then its review page, at once) or a multi-select one (a
+    digit ticks a box; the dialog waits for more).  What ends the dialog
+    moves on: the review page's answer, and on a multi-select's last page
+    its submit (``S``, or ``--option 1,3``, which ticks and submits).
+    """
+    if intent.kind is IntentKind.INTERRUPT:
+        return False
+    prompt = seen.prompt
+    if prompt is None or prompt.kind != "question" or prompt.review:
+        return True
+    if prompt.multi_select:
+        return prompt.last_page and (intent.kind is IntentKind.SUBMIT or "," in intent.option)
+    return prompt.question_count <= 1
+
+
+def answers_dialog(intent: Intent, seen: Observation) -> bool:
+    """Keys that answer a dialog (a menu's option, a reply into a question's field), not a line at the input box or an Esc."""
+    return intent.kind in MENU_ANSWERS or (intent.kind is IntentKind.TEXT and seen.state is AgentState.QUESTION)
+
+
+class _Watched:
+    """The pane's IO for one answer, noting its keys: whether any reached the pane, and when the one that commits it went.
+
+    The committing key is the answer's own: the option's key of a menu, Esc
+    of an interrupt, Enter after typed text (a reply into a question's field
+    picks the field with a digit first: that is not the answer yet).
+    """
+
+    def __init__(self, io: PaneIO, intent: Intent, committed: Callable[[], None]) -> None:
+        self.io = io
+        self.menu_key = intent.kind in MENU_ANSWERS or intent.kind is IntentKind.INTERRUPT
+        self.committed = committed
+        self.reached = False  # a key was handed to tmux for the pane
+        self.went = False
+
+    async def pane(self, pane_id: str):
+        return await self.io.pane(pane_id)
+
+    async def capture(self, pane_id: str, ansi: bool = True) -> str:
+        return await self.io.capture(pane_id, ansi)
+
+    async def send_keys(self, pane_id: str, *keys: str, literal: bool = False) -> None:
+        self.reached = True  # from here on the pane may have it, even if tmux's reply is lost
+        await self.io.send_keys(pane_id, *keys, literal=literal)
+        if not self.went and not literal and (self.menu_key or keys == ("Enter",)):
+            self.went = True
+            self.committed()
 
 
 class Answerer:
@@ -68,9 +140,12 @@ class Answerer:
         self.io = io
         self.clock = clock
         self.confirm_timeout = confirm_timeout
-        # Per pane: None while an answer is on its way; after a delivered one,
-        # the observation it answered (keys wait for a newer one).
-        self._in_flight: dict[str, Observation | None] = {}
+        # Panes an answer is on its way to (sending, or waiting for the pane to show it).
+        self._sending: set[str] = set()
+        # After a delivered answer: the observation it answered and when (monotonic);
+        # keys wait for a newer one, for at most confirm_timeout (the monitor has
+        # long seen the pane move by then; the guarded send re-reads it anyway).
+        self._answered: dict[str, tuple[Observation, float]] = {}
         self._subscribers: list[Callable[[Report], None]] = []
         self._tasks: set[asyncio.Task] = set()
 
@@ -78,8 +153,30 @@ class Answerer:
         self._subscribers.append(subscriber)
 
     def busy(self, pane_id: str) -> bool:
-        """An answer to ``pane_id`` is on its way or waits to see what it did."""
-        return pane_id in self._in_flight
+        """An answer to ``pane_id`` is on its way: its keys are going, or the pane is still to show what they did.
+
+        Never longer than the send's own bound (``confirm_timeout`` +
+        ``SEND_SLACK``): after it the answer has ended, one way or the other.
+        """
+        return pane_id in self._sending
+
+    def awaits(self, agent: Agent) -> bool:
+        """An answer to ``agent`` is on its way, or landed moments ago while its row still shows the prompt it answered.
+
+        Such an agent does not need you now, whatever its row says: the
+        inbox moves on past it.  Its keys went before Claude redrew (seconds
+        under load), and after it Claude's status file can still say
+        "waiting" for a while: the row then holds the answered prompt's state
+        with no prompt of its own.  A new prompt (another fingerprint) needs
+        you at once; the old one for at most ``confirm_timeout``.
+        """
+        if agent.pane_id in self._sending:
+            return True
+        answered = self._answered.get(agent.pane_id)
+        if answered is None or time.monotonic() - answered[1] >= self.confirm_timeout:
+            return False
+        now, before = agent.observation, answered[0]
+        return now is before or (now.state is before.state and (now.prompt is None or same_prompt(before, now)))
 
     # -- may an answer go now? ----------------------------------------------------------
     def refusal(self, agent: Agent, *, typed: bool = False) -> str:
@@ -90,13 +187,13 @@ class Answerer:
         """
         if agent.offline:
             return f"{agent.host} is out of reach ({agent.offline})"
-        pending = self._in_flight.get(agent.pane_id, _NOTHING)
-        if pending is not _NOTHING:
-            if pending is None:
-                return "a key is already on its way"
-            if agent.observation is pending:
+        if agent.pane_id in self._sending:
+            return "a key is already on its way"
+        answered = self._answered.get(agent.pane_id)
+        if answered is not None:
+            if agent.observation is answered[0] and time.monotonic() - answered[1] < self.confirm_timeout:
                 return "waiting to see what the last key did"
-            del self._in_flight[agent.pane_id]
+            del self._answered[agent.pane_id]
         if not typed and agent.observation.prompt is not None and self.clock() - agent.prompt_since < REACTION_TIME:
             return "the prompt just changed; read it, then press again"
         return ""
@@ -113,14 +210,14 @@ class Answerer:
         if refusal:
             return refusal
         seen = seen if seen is not None else agent.observation
-        self._in_flight[agent.pane_id] = None  # on its way
+        self._sending.add(agent.pane_id)  # on its way
         desk = self.routes.desk(agent.pane_id)
         if desk is not None and not typed:
             if self._by_hook(desk, agent, intent):
                 return ""
             mismatch = desk.question_mismatch(agent.pane_id) if intent.kind is IntentKind.OPTION else ""
             if mismatch:
-                del self._in_flight[agent.pane_id]
+                self._sending.discard(agent.pane_id)
                 return mismatch
         if desk is not None:
             desk.sending_keys(agent.pane_id, True)
@@ -133,7 +230,7 @@ class Answerer:
         answer = hook_answer(call, agent.observation, intent.kind, intent.option) if call is not None else None
         if call is None or answer is None or not desk.decide(call, answer.decision, answer.what):
             return False
-        self._start(self._confirm_hook(agent, agent.observation, answer.what))
+        self._start(self._confirm_hook(agent, agent.observation, answer.what, move_on=moves_on(intent, agent.observation)))
         return True
 
     # -- approving a batch through the hook ------------------------------------------------
@@ -157,7 +254,7 @@ class Answerer:
             answer = hook_answer(pending, agent.observation, IntentKind.APPROVE)
             if now is None or now.id != pending.id or answer is None or not desk.decide(pending, answer.decision, answer.what):
                 continue
-            self._in_flight[agent.pane_id] = None
+            self._sending.add(agent.pane_id)
             approved.append(agent.target)
             self._start(self._confirm_hook(agent, agent.observation, answer.what, move_on=False))
         left = len(pairs) - len(approved)
@@ -177,60 +274,99 @@ class Answerer:
 
     async def _send(self, agent: Agent, seen: Observation, intent: Intent, began: float) -> None:
         pane_id, target = agent.pane_id, agent.target
+        moves = moves_on(intent, seen)
+        io = _Watched(self.io, intent, lambda: self._went(agent, f"{intent.describe()} sent", moves))
         try:
-            outcome = await send_guarded(
-                self.io,
-                pane_id,
-                seen,
-                intent,
-                timeout=self.confirm_timeout,
-                shown_at=agent.prompt_since or None,
-                server_key=self.routes.server_key(pane_id),
-                family=family_named(agent.family),
-            )
+            async with asyncio.timeout(self.confirm_timeout + SEND_SLACK):
+                outcome = await send_guarded(
+                    io,
+                    pane_id,
+                    seen,
+                    intent,
+                    timeout=self.confirm_timeout,
+                    shown_at=agent.prompt_since or None,
+                    server_key=self.routes.server_key(pane_id),
+                    family=family_named(agent.family),
+                )
+        except TimeoutError:
+            outcome = Outcome(False, f"not confirmed: {pane_id} gave no answer in {self.confirm_timeout + SEND_SLACK:.0f}s")
         except (ActionError, TmuxCommandError, TmuxUnavailable, UnknownFamily) as exc:
-            self._finish(agent, Report(pane_id, f"{target}: {exc}", "warning", False), "not sent")
-            return
+            if not io.reached:
+                self._finish(agent, Report(pane_id, f"{target}: {exc}", "warning", False), "not sent")
+                return
+            outcome = Outcome(False, f"not delivered: {exc}")
         except Exception as exc:
             log.exception("sending to %s failed", pane_id)
-            self._finish(agent, Report(pane_id, f"{target}: not sent ({type(exc).__name__})", "error", False), "not sent")
-            return
+            if not io.reached:
+                self._finish(agent, Report(pane_id, f"{target}: not sent ({type(exc).__name__})", "error", False), "not sent")
+                return
+            outcome = Outcome(False, f"not delivered ({type(exc).__name__})")
+        # Every key that reached the pane goes in the audit, delivered or not; "what" names the
+        # dialog and option where the send read them, else the intent.
+        what = outcome.what or intent.describe()
         if outcome.delivered:
             # A box toggled, or the next page of the same dialog: the dialog goes on, the inbox stays.
-            move_on = intent.kind is not IntentKind.INTERRUPT and not outcome.more
-            self._finish(agent, Report(pane_id, f"{target}: {outcome.detail}", "information", True, move_on), "", seen, outcome.what, began)
+            report = Report(pane_id, f"{target}: {outcome.detail}", "information", True, moves and not io.went and not outcome.more)
+            self._finish(agent, report, "", seen, what, began, dialog=answers_dialog(intent, seen))
         else:
-            self._finish(agent, Report(pane_id, f"{target}: {outcome.detail}", "error", False), "not delivered")
+            report = Report(pane_id, f"{target}: {outcome.detail}", "error", False)
+            self._finish(agent, report, "not delivered", seen, what if io.reached else "", began, dialog=answers_dialog(intent, seen))
+
+    def _went(self, agent: Agent, what: str, move_on: bool) -> None:
+        """The answer's keys went (or the hook took it): the row says so, and an inbox may move on before the pane shows it."""
+        self.routes.mark(agent.pane_id, "sent; waiting for the pane to show it")
+        self._report(Report(agent.pane_id, f"{agent.target}: {what}", "information", False, move_on, final=False))
 
     async def _confirm_hook(self, agent: Agent, seen: Observation, what: str, *, move_on: bool = True) -> None:
         """After a decision through the hook: the pane must show Claude moved on, as after keys."""
         pane_id, target = agent.pane_id, agent.target
+        self._went(agent, f"{what} (via hook)", move_on)
         try:
-            outcome = await confirm_moved_on(self.io, pane_id, seen, what, timeout=self.confirm_timeout)
+            async with asyncio.timeout(self.confirm_timeout + SEND_SLACK):
+                outcome = await confirm_moved_on(self.io, pane_id, seen, what, timeout=self.confirm_timeout)
+        except TimeoutError:
+            outcome = Outcome(False, f"not confirmed: {pane_id} gave no answer in {self.confirm_timeout + SEND_SLACK:.0f}s")
         except (ActionError, TmuxCommandError, TmuxUnavailable) as exc:
             outcome = Outcome(False, f"not confirmed: {exc}")
         if outcome.delivered:
             state = outcome.after.state.value if outcome.after else "?"
-            self._finish(agent, Report(pane_id, f"{target}: {what} (via hook); Claude moved on ({state})", "information", True, move_on), "", seen)
+            self._finish(agent, Report(pane_id, f"{target}: {what} (via hook); Claude moved on ({state})", "information", True), "", seen)
         else:
             self._finish(agent, Report(pane_id, f"{target}: {what} via hook: {outcome.detail}", "error", False), "not delivered")
 
     def _finish(
-        self, agent: Agent, report: Report, mark: str, answered: Observation | None = None, keys_answered: str = "", began: float = 0.0
+        self,
+        agent: Agent,
+        report: Report,
+        mark: str,
+        answered: Observation | None = None,
+        keys: str = "",
+        began: float = 0.0,
+        *,
+        dialog: bool = True,
     ) -> None:
-        """After a send: keys for that agent wait for a new observation; the row and the audit say how it went."""
+        """After a send: keys for that agent wait for a new observation; the row and the audit say how it went.
+
+        ``keys``: what the keys that reached the pane did, for the audit
+        (delivered when ``report`` says so, else with its reason); ``dialog``:
+        they answered a dialog (Claude's transcript can confirm which call).
+        """
         pane_id = report.pane_id
         desk = self.routes.desk(pane_id)
         if desk is not None:
             desk.sending_keys(pane_id, False)
-            if keys_answered:
-                desk.record(agent, Channel.KEYS, keys_answered, began=began, seen=answered)
-        if answered is not None:
-            self._in_flight[pane_id] = answered  # until the monitor reports the pane's next state
+            if keys:
+                desk.record(agent, Channel.KEYS, keys, began=began, seen=answered, delivered=report.delivered, outcome=report.text, dialog=dialog)
+        self._sending.discard(pane_id)
+        if answered is not None and report.delivered:
+            self._answered[pane_id] = (answered, time.monotonic())  # until the monitor reports the pane's next state
         else:
-            self._in_flight.pop(pane_id, None)
+            self._answered.pop(pane_id, None)
         self.routes.mark(pane_id, mark)
         self.routes.refresh_soon(pane_id)
+        self._report(report)
+
+    def _report(self, report: Report) -> None:
         for subscriber in list(self._subscribers):
             try:
                 subscriber(report)

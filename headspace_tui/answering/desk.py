@@ -210,16 +210,29 @@ class AnswerDesk:
             self._keys.discard(pane_id)
 
     def record(
-        self, agent: Agent, channel: Channel, what: str, call: PendingCall | None = None, *, began: float = 0.0, seen: Observation | None = None
+        self,
+        agent: Agent,
+        channel: Channel,
+        what: str,
+        call: PendingCall | None = None,
+        *,
+        began: float = 0.0,
+        seen: Observation | None = None,
+        delivered: bool = True,
+        outcome: str = "",
+        dialog: bool = True,
     ) -> None:
         """The audit: the row's last answer, and an event for the journal; a remote one names its host.
 
-        Keys are recorded once delivered, when the pane shows what came after:
-        ``began`` is when they began to go, ``seen`` the dialog they answered.
+        Keys are recorded once their send ended, delivered (the pane shows
+        what came after) or not (``outcome`` says why): ``began`` is when they
+        began to go, ``seen`` the dialog they answered.  Only a delivered
+        answer to a dialog becomes the row's last answer.
         """
         at = self.clock()
         where = f" on {agent.host}" if agent.host != LOCAL_HOST else ""
-        self.store.answered(agent.pane_id, f"{ANSWERED_HOW[channel]}{where}: {what}", at)
+        if delivered and dialog:
+            self.store.answered(agent.pane_id, f"{ANSWERED_HOW[channel]}{where}: {what}", at)
         event = Answered(
             agent=agent,
             channel=channel,
@@ -229,6 +242,10 @@ class AnswerDesk:
             at=at,
             began=began,
             shown=seen.detail if seen is not None else "",
+            delivered=delivered,
+            outcome=outcome,
+            dialog=dialog,
         )
-        self.last[agent.pane_id] = event
+        if delivered and dialog:
+            self.last[agent.pane_id] = event
         self.store.emit(event)

@@ -445,7 +445,7 @@ async def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent
         else:  # interrupt: Claude stopped working
             if after.state is not AgentState.WORKING:
                 return Outcome(True, f"interrupt sent; {family.label} stopped ({after.state.value})", after)
-    return Outcome(False, f"not delivered: {pane_id} still shows {after.state.value} after {timeout:.0f}s", after)
+    return Outcome(False, f"not delivered: {pane_id} still shows {after.state.value} after {timeout:.0f}s", after, what)
 
 
 # How long each step of typing into a question's field may take to show (Claude redraws within a frame or two).
@@ -480,7 +480,7 @@ async def _type_answer(io: PaneIO, pane_id: str, seen: Observation, strokes: lis
         if after.state not in _NO_PROOF and not same_question(seen, after):
             goes_on = seen.prompt is not None and after.prompt is not None and after.prompt.follows(seen.prompt)
             return Outcome(True, f"{what}: sent; {family.label} moved on ({after.state.value})", after, what, more=goes_on)
-    return Outcome(False, f"not delivered: {pane_id} still shows the question after {timeout:.0f}s (the text is in its field)", after)
+    return Outcome(False, f"not delivered: {pane_id} still shows the question after {timeout:.0f}s (the text is in its field)", after, what)
 
 
 async def _until(io: PaneIO, pane_id: str, command: str, family: Family, seen: Observation, done, failed: str) -> Observation:

@@ -304,11 +304,8 @@ class HeadspaceApp(App[str | None]):
 
     @_handler
     def _answer_reported(self, report: Report) -> None:
-        """How an answer went, in one line; after one that landed, the main screen moves on like an inbox."""
-        self.notify(clean(report.text), severity=report.severity, markup=False)  # type: ignore[arg-type]
-        self.main.reported(report)
-        if report.move_on:
-            self.main.answered(report.pane_id)
+        """How an answer goes: the main screen moves on like an inbox once its keys went, and says the final word in one line."""
+        self.main.answer_reported(report)
 
     # -- notifications --------------------------------------------------------------------
     @work(thread=True, group="notify", exit_on_error=False)

@@ -23,7 +23,7 @@ from ..answering.answerer import Answerer, Report
 from ..answering.desk import ChannelReport
 from ..answering.input_link import InputLink, Typist
 from ..answering.keys import KeyStroke
-from ..answering.policy import Intent, IntentKind, key_allowed, live_keys
+from ..answering.policy import REACTION_TIME, Intent, IntentKind, key_allowed, live_keys
 from ..detect.claude.process import process_env
 from ..detect.families import CLAUDE, UnknownFamily, family_named
 from ..detect.fusion import Explanation
@@ -39,7 +39,7 @@ from ..tmux.spawn import SpawnError, kill_pane
 from .evidence import FIRST_SAYS
 from .fleet import ControlPaneIO, Fleet
 from .journal import Journal, who
-from .lifecycle import LifecycleError, claude_argv, exit_claude, resume_argv, start
+from .lifecycle import LifecycleError, claude_argv, exit_claude, resume_argv, start, state_refusal
 from .monitor import Monitor
 from .scan import sort_key
 
@@ -62,6 +62,7 @@ __all__ = [
     "PaneScreen",
     "PendingCall",
     "ProblemChanged",
+    "REACTION_TIME",
     "Report",
     "Service",
     "ServiceError",
@@ -280,8 +281,12 @@ class Service:
     async def stop_agent(self, agent: Agent) -> bool:
         """Claude's own ``/exit`` at its empty input box; True: its pane closed with it, False: the pane remains (a shell)."""
         self._claude_only(agent)
+        refusal = state_refusal(agent.observation)  # what the user sees in the way (a dialog open) comes first
+        if refusal:
+            raise ServiceError(f"{agent.target}: {refusal}")
         if self.answerer.busy(agent.pane_id):
-            raise ServiceError(f"{agent.target}: a key is on its way to it; nothing sent")
+            # Only while a key's send runs (at most confirm_timeout and the steps before it).
+            raise ServiceError(f"{agent.target}: a key is on its way to it; wait for how it went; nothing sent")
         try:
             return await exit_claude(self.pane_io, agent.pane_id, agent.observation, server_key=self.fleet.server_key(agent.pane_id))
         except LifecycleError as exc:

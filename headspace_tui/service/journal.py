@@ -30,7 +30,7 @@ from ..events import AgentChanged, AgentRemoved, Answered, Event
 from ..model import Agent, AgentState
 from ..state.eventlog import EventLog, EventLogError, StoredEvent
 from ..state.intent import IntentResult, TurnIntent, detect_intent
-from ..state.machine import AgentCommands, CommandState, Turn, apply_turn, end_session
+from ..state.machine import AgentCommands, CommandState, Turn, apply_turn, end_session, interrupt, is_interrupt
 from .evidence import KEPT_USES, AnswerEvidence, Confirmation
 
 MEMORY_EVENTS = 500  # per agent, when there is no log
@@ -209,9 +209,12 @@ class Journal:
 
         ``first`` here is headspace's view; Claude's word on it follows as an
         ``answer_evidence`` event once the transcript shows the tool's result
-        (``evidence.py``): at once when it already did.
+        (``evidence.py``): at once when it already did.  Keys the pane never
+        showed landing are written too (``delivered`` false, with why): they
+        reached the pane all the same; only delivered answers to a dialog
+        wait for Claude's word.
         """
-        found = self.evidence.answered(who(event.agent), event)
+        found = self.evidence.answered(who(event.agent), event) if event.delivered and event.dialog else []
         self._write(
             [
                 {
@@ -226,6 +229,8 @@ class Journal:
                     "what": event.what,
                     "tool": event.tool,
                     "input": event.tool_input,
+                    "delivered": event.delivered,
+                    "outcome": event.outcome,
                 },
                 *self._evidence_events(event.agent, found),
             ]
@@ -366,7 +371,8 @@ class Journal:
                 continue
             if line.role == "user":
                 turn = Turn(id=line.uuid or f"u{ts}", actor="user", text=line.text, ts=ts)
-                history.commands, more = apply_turn(history.commands, turn)
+                stop = interrupt if is_interrupt(line.text) else apply_turn  # Esc ends the command, in whatever state
+                history.commands, more = stop(history.commands, turn)
             elif line.role == "agent":
                 turn = Turn(id=line.uuid or f"a{ts}", actor="agent", text=line.text, ts=ts)
                 history.commands, more = apply_turn(history.commands, turn, intent=_agent_intent(line, history.commands))

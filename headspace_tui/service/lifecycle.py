@@ -27,7 +27,7 @@ from ..answering.keys import ActionError, PaneIO, draft_refusal, send_guarded
 from ..answering.policy import INPUT_BOX_STATES, Intent, IntentKind
 from ..detect.claude.screen import is_claude_command
 from ..detect.families import CLAUDE
-from ..model import Observation
+from ..model import AgentState, Observation
 from ..shared.worktree import WorktreeError, add_worktree
 from ..tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
 from ..tmux.spawn import SpawnError, current_session, start_window
@@ -90,10 +90,26 @@ def start(
     return Started(pane_id, str(cwd), branch is not None)
 
 
+def state_refusal(seen: Observation) -> str:
+    """Why ``/exit`` cannot go to an agent in ``seen``'s state, in the user's terms ("" at its input box).
+
+    The true reason first: a dialog open, Claude working (a stop is asked
+    for, not a key; the reason must say what is in the way).
+    """
+    if seen.state in EXIT_STATES:
+        return ""
+    if seen.state.is_menu:
+        return f"a {seen.state.value} dialog is open (Claude is not waiting at its input box): answer it or jump there first; /exit not sent"
+    if seen.state is AgentState.WORKING:
+        return "Claude is working, not waiting at its input box: interrupt it (x) first; /exit not sent"
+    return f"Claude is {seen.state.value}, not waiting at its input box; /exit not sent"
+
+
 def exit_refusal(seen: Observation, ansi: str) -> str:
     """Why ``/exit`` must not be typed into this screen now, or ""."""
-    if seen.state not in EXIT_STATES:
-        return f"Claude is {seen.state.value}, not waiting at its input box; /exit not sent"
+    refusal = state_refusal(seen)
+    if refusal:
+        return refusal
     return draft_refusal(CLAUDE, ansi).replace("nothing sent", "/exit not sent")
 
 

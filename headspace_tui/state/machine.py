@@ -278,6 +278,48 @@ def apply_turns(agent: AgentCommands, turns: Iterable[Turn]) -> tuple[AgentComma
     return agent, events
 
 
+# What Claude Code writes into its transcript, as a user line, when the user
+# stops it with Esc: "[Request interrupted by user]", or "... for tool use]"
+# when a tool call was running or waiting (2.1.330).
+INTERRUPT_MARK = "[Request interrupted by user"
+
+
+def is_interrupt(text: str | None) -> bool:
+    """Is this user turn Claude's note that the user interrupted it (not words the user typed)?"""
+    return text is not None and text.lstrip().startswith(INTERRUPT_MARK)
+
+
+def interrupt(agent: AgentCommands, turn: Turn) -> tuple[AgentCommands, list[Event]]:
+    """The user interrupted the agent (``turn`` is Claude's interrupt note): the current command ends there.
+
+    Whatever its state (commanded, processing, awaiting input), the command
+    is abandoned and the agent is idle: nothing the agent does after an
+    interrupt belongs to that command, and the user's next words start a new
+    one.  Read as a turn of the table, the note is a user "command" that
+    ``commanded`` and ``processing`` reject, and the command stayed where it
+    was until the agent spoke again (after Esc, a nudge and Esc, an agent
+    sat idle at its box for minutes still "commanded").  Idempotent like
+    ``apply_turn``; an interrupt with no command running changes nothing.
+    """
+    if agent.seen(turn.id):
+        return agent, []
+    seen = (agent.recent_turns + (turn.id,))[-SEEN_TURNS:]
+    current = agent.current
+    if current is None:
+        return replace(agent, recent_turns=seen), []
+    log.info("agent %s: %s -> idle (interrupted, turn %s)", agent.agent, current.state.value, turn.id)
+    event: Event = {
+        "kind": "command_interrupted",
+        "agent": agent.agent,
+        "command": current.id,
+        "from": current.state.value,
+        "to": CommandState.IDLE.value,
+        "turn": turn.id,
+    }
+    after = replace(agent, current=None, history=_keep(agent.history, replace(current, abandoned_at=turn.ts)), recent_turns=seen, active=True)
+    return after, [event]
+
+
 def end_session(agent: AgentCommands, *, ts: float | None = None, reason: str = "session ended") -> tuple[AgentCommands, list[Event]]:
     """The agent's process is gone (a crash, ``/exit``, a closed pane): mark it inactive (FR11).
 

@@ -225,8 +225,9 @@ def test_esc_never_reaches_an_agent_and_x_interrupts_only_a_working_one(claude_s
             assert app.table.agents[session.pane_id].state is AgentState.PERMISSION
             await pilot.press("y")
             await select_agent(pilot, app, session.pane_id, AgentState.WORKING)
-            # x is refused while the approval's keys are still on their way ("a key is already on its way").
-            await wait_until(pilot, lambda: reports, "the approval's report")
+            # x is refused while the approval's keys are still on their way ("a key is already on its way"):
+            # until its final report (the first one only says the keys went).
+            await wait_until(pilot, lambda: any(r.final for r in reports), "the approval's final report")
             await pilot.press("x")
             await wait_until(pilot, lambda: app.table.agents[session.pane_id].state is not AgentState.WORKING, "Claude to stop", timeout=15)
             assert "long-done" not in session.screen()

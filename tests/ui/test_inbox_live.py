@@ -23,20 +23,34 @@ longest-waiting first: ``perm`` → ``quest`` → ``hooked`` → ``perm`` again.
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from headspace_tui.answering.answerer import Report
 from headspace_tui.answering.policy import REACTION_TIME
 from headspace_tui.app.main import HeadspaceApp
+from headspace_tui.app.screens.timeline import describe_event
 from headspace_tui.hooks import settings as hook_settings
 from headspace_tui.model import AgentState, Channel
+from headspace_tui.service.facade import ServiceError
+from headspace_tui.service.journal import Journal
+from headspace_tui.shared.config import Config
+from headspace_tui.state.eventlog import EventLog
 from tests.e2e.test_answer_channel import app_for, private_runtime, record_keys
+from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
+from tests.harness.pane_session import SHELL_PROMPT
+from tests.harness.record import DEFAULT_OUT
 from tests.harness.scenarios import NUMBERED_MENU, SCENARIOS
 from tests.harness.session import ClaudeSession
+from tests.ui.apps import make_app
 
 pytestmark = pytest.mark.e2e
 
@@ -114,6 +128,12 @@ def test_each_answer_moves_the_selection_to_the_next_agent_that_needs_you(claude
                 row = table.agents[pane_id]
                 await wait_until(pilot, lambda: app.clock() - row.prompt_since >= REACTION_TIME + 0.05, lambda: f"{session.name}'s prompt to be readable")
 
+                def looked_at() -> bool:  # brought under the cursor by the inbox: a person reads it before answering
+                    arrival = table.arrival
+                    return arrival is None or arrival[0] != pane_id or time.monotonic() - arrival[1] >= REACTION_TIME + 0.05
+
+                await wait_until(pilot, looked_at, lambda: f"{session.name} under the cursor long enough to be read")
+
             async def answered(session: ClaudeSession, key: str, then: ClaudeSession, what: str) -> None:
                 """``key`` pressed with ``session`` selected: the selection must move on to ``then``."""
                 assert table.selected_pane_id == session.pane_id, f"{session.name} is not selected before {what}\n{now()}"
@@ -166,3 +186,234 @@ def test_each_answer_moves_the_selection_to_the_next_agent_that_needs_you(claude
     assert keys == {"perm": [("1",)], "quest": [("2",)], "hooked": []}, keys  # y is "1. Yes"; the hook took hooked's y
     assert (perm.workdir / "marker.txt").exists() and (hooked.workdir / "marker.txt").exists()
     assert not (perm.workdir / "notes.txt").exists()  # the second permission is still waiting
+
+
+# -- issue 37: the next agent under your finger; states that tell the truth after a key --------------
+
+
+def chain_step(name: str) -> list:
+    """Agent ``name``'s script, found by its own words (so agents may ask in any order): one Bash permission, then done."""
+    return [
+        api.when(f"please ask {name}", api.bash(f"touch {name}.txt && echo made-{name}-end", f"Create {name}.txt")),
+        api.when(f"made-{name}-end", api.text(f"{name} is done.")),
+    ]
+
+
+def start_agents(claude_session, fake_api, names: list[str]) -> dict[str, ClaudeSession]:
+    """One Claude per name, each at its input box (started side by side: each takes seconds to start)."""
+    fake_api.set_script([step for name in names for step in chain_step(name)])
+    sessions = {name: claude_session((), launch=False, name=name) for name in names}
+    for session in sessions.values():
+        session.launch(wait_ready=False)
+    for session in sessions.values():
+        session.wait_ready()
+    return sessions
+
+
+def said(app: HeadspaceApp) -> list[str]:
+    """The lines the app showed (its notifications), oldest first."""
+    return [str(n.message) for n in app._notifications]
+
+
+def reached_api(fake_api, name: str) -> bool:
+    """Claude sent the tool's result for agent ``name``'s command to the API: its permission was approved."""
+    return any(f"made-{name}-end" in block_text(b) for r in fake_api.main_requests for b in r.tool_results())
+
+
+async def all_waiting(pilot, app, sessions: dict[str, ClaudeSession]) -> None:
+    """Every agent at its permission, with its options on screen, readable for a person (longer than a reaction time)."""
+    table = app.table
+
+    def ready() -> bool:
+        for session in sessions.values():
+            row = table.agents.get(session.pane_id)
+            if row is None or row.state is not AgentState.PERMISSION or not row.observation.option_labels:
+                return False
+            if app.clock() - row.prompt_since < REACTION_TIME + 0.05:
+                return False
+        return True
+
+    def states() -> str:
+        return ", ".join(f"{n}={table.agents[s.pane_id].state.value if s.pane_id in table.agents else '-'}" for n, s in sessions.items())
+
+    await wait_until(pilot, ready, lambda: f"every agent at a readable permission: {states()}", timeout=60)
+
+
+def test_y_y_80ms_apart_with_two_agents_waiting_approves_exactly_one(claude_session, fake_api, private_tmux, tmp_path):
+    """A double tap: the second y finds the first's keys on their way, or the next agent just arrived under the cursor; either way nothing is sent."""
+    sessions = start_agents(claude_session, fake_api, ["first", "second"])
+    first, second = sessions["first"], sessions["second"]
+    names = {s.pane_id: n for n, s in sessions.items()}
+
+    async def scenario() -> list[tuple]:
+        app = app_for(private_tmux, first, private_runtime(tmp_path))
+        async with app.run_test(size=(160, 48)) as pilot:
+            sent = record_keys(app)
+            reports: list[Report] = []
+            app.service.answerer.subscribe(reports.append)
+            await wait_until(pilot, lambda: all(s.pane_id in app.table.agents for s in sessions.values()), lambda: "both agents in the table")
+            for name, session in sessions.items():
+                await asyncio.to_thread(session.submit, f"please ask {name}")
+                await asyncio.to_thread(session.wait_for, NUMBERED_MENU, timeout=30, what=f"{name}'s permission")
+            await all_waiting(pilot, app, sessions)
+            assert app.table.select(first.pane_id)
+            await pilot.pause()
+            await pilot.press("y")
+            await asyncio.sleep(0.08)
+            await pilot.press("y")  # first's keys are on their way
+            await wait_until(pilot, lambda: app.table.selected_pane_id == second.pane_id, lambda: f"the inbox to move on\n{table_text(app, names, reports)}", timeout=10)
+            await pilot.press("y")  # at once: second came under the cursor by itself just now
+            await wait_until(pilot, lambda: reached_api(fake_api, "first"), lambda: f"first's approval at the API\n{table_text(app, names, reports)}")
+            await wait_until(pilot, lambda: any(r.final for r in reports), lambda: f"first's final report\n{table_text(app, names, reports)}")
+            assert app.table.selected_pane_id == second.pane_id, table_text(app, names, reports)  # the inbox moved on
+            # Long enough for a second approval's keys to have gone and landed (the first took less).
+            await pilot.pause(2.0)
+            assert app.table.agents[second.pane_id].state is AgentState.PERMISSION, table_text(app, names, reports)
+            # Stop on the agent at its dialog: refused with the true reason.
+            with pytest.raises(ServiceError, match=r"second:0\.0: a permission dialog is open"):
+                await app.service.stop_agent(app.table.agents[second.pane_id])
+        return sent
+
+    sent = asyncio.run(scenario())
+    assert [args[0] for args in sent] == [first.pane_id], sent  # one key, to first only
+    assert not reached_api(fake_api, "second") and not (second.workdir / "second.txt").exists()
+    assert (first.workdir / "first.txt").exists()
+
+
+def test_five_permissions_answered_with_y_at_0_7s_intervals_all_reach_the_api(claude_session, fake_api, private_tmux, tmp_path):
+    """A steady hand, faster than Claude confirms under load: each y finds the next agent already under the cursor, long enough to be its own."""
+    names_ = ["one", "two", "three", "four", "five"]
+    sessions = start_agents(claude_session, fake_api, names_)
+    names = {s.pane_id: n for n, s in sessions.items()}
+
+    async def scenario() -> list[str]:
+        app = app_for(private_tmux, sessions["one"], private_runtime(tmp_path))
+        order: list[str] = []
+        async with app.run_test(size=(160, 48)) as pilot:
+            reports: list[Report] = []
+            app.service.answerer.subscribe(reports.append)
+            await wait_until(pilot, lambda: all(s.pane_id in app.table.agents for s in sessions.values()), lambda: "the agents in the table", timeout=60)
+            for name, session in sessions.items():
+                await asyncio.to_thread(session.submit, f"please ask {name}")
+                await asyncio.to_thread(session.wait_for, NUMBERED_MENU, timeout=30, what=f"{name}'s permission")
+            await all_waiting(pilot, app, sessions)
+            assert app.table.select(app.table.order[0])
+            await pilot.pause()
+            start = time.monotonic()
+            for n, _ in enumerate(names_):
+                await asyncio.sleep(max(0.0, start + 0.7 * n - time.monotonic()))  # 0.7 s apart, whatever each key took
+                order.append(names[app.table.selected_pane_id])
+                await pilot.press("y")
+            await wait_until(
+                pilot,
+                lambda: all(reached_api(fake_api, name) for name in names_),
+                lambda: f"approvals at the API: {[n for n in names_ if reached_api(fake_api, n)]}; y went to {order}\n{table_text(app, names, reports)}\nsaid: {said(app)}",
+                timeout=60,
+            )
+        return order
+
+    order = asyncio.run(scenario())
+    assert sorted(order) == sorted(names_), order  # each y went to another agent
+    assert all((s.workdir / f"{n}.txt").exists() for n, s in sessions.items())
+
+
+def test_stop_works_after_x_c_x(claude_session, fake_api, private_tmux, tmp_path):
+    """Interrupt, nudge, interrupt, then Stop: the agent sits idle at its box, and /exit goes (it used to be refused for good: "a key is on its way")."""
+    fake_api.set_script([api.text("Thinking about it. " * 200, seconds=60), api.text("Continuing. " * 200, seconds=60)])
+    session = claude_session((), name="agent")
+
+    async def scenario() -> bool:
+        app = app_for(private_tmux, session, private_runtime(tmp_path))
+        async with app.run_test(size=(160, 48)) as pilot:
+            reports: list[Report] = []
+            app.service.answerer.subscribe(reports.append)
+            table = app.table
+
+            def row():
+                return table.agents[session.pane_id]
+
+            def now() -> str:
+                return table_text(app, {session.pane_id: "agent"}, reports)
+
+            async def press(key: str, state: AgentState, then: AgentState) -> None:
+                await wait_until(pilot, lambda: row().state is state, lambda: f"the agent {state.value} before {key}\n{now()}")
+                table.select(session.pane_id)
+                await pilot.pause(REACTION_TIME + 0.1)
+                done = len([r for r in reports if r.final])
+                await pilot.press(key)
+                await wait_until(pilot, lambda: len([r for r in reports if r.final]) > done, lambda: f"{key}'s final report\n{now()}")
+                assert reports[-1].delivered, now()
+                await wait_until(pilot, lambda: row().state is then, lambda: f"the agent {then.value} after {key}\n{now()}")
+
+            await wait_until(pilot, lambda: session.pane_id in table.agents, lambda: "the agent in the table")
+            await asyncio.to_thread(session.submit, "think slowly")
+            await press("x", AgentState.WORKING, AgentState.IDLE)
+            await press("c", AgentState.IDLE, AgentState.WORKING)
+            await press("x", AgentState.WORKING, AgentState.IDLE)
+            assert not app.service.answerer.busy(session.pane_id), now()
+            # The command machine read Claude's interrupt notes from the transcript: the command ended, not "commanded".
+            journal = app.service.journal
+            assert journal is not None
+
+            def command_state() -> str:
+                history = journal.agents.get(row().key)
+                return history.commands.state.value if history is not None and history.commands.history else "?"
+
+            await wait_until(pilot, lambda: command_state() == "idle", lambda: f"the command machine idle (it is {command_state()})\n{now()}", timeout=15)
+            return await app.service.stop_agent(row())
+
+    closed = asyncio.run(scenario())
+    assert closed is False  # the pane's shell stays; Claude itself is gone
+    session.wait_for(SHELL_PROMPT, timeout=20, what="the shell after /exit")
+
+
+
+FAKE_AGENT = Path(__file__).resolve().parents[2] / "benchmarks" / "fake_agent.py"
+
+
+def test_a_key_that_reached_the_pane_but_never_landed_is_in_the_event_log(private_tmux, tmp_path):
+    """y types "1" into a pane whose dialog never moves: "not delivered" within confirm_timeout, on the row and in the event log.
+
+    Claude itself stands in here as ``benchmarks/fake_agent.py`` (real
+    recorded Claude screens, a process named ``claude``, its terminal raw and
+    silent): the real binary always reacts to a digit at its menu, and a
+    Claude that reads a key and does nothing (the issue's case) cannot be
+    had from it on demand.  tmux, the app, the send and the log are real.
+    """
+    corpus = DEFAULT_OUT / "alt" / "120x40"
+    drawn = tmp_path / "drawn"
+    drawn.mkdir()
+    command = ["bash", "-c", f"stty raw -echo; exec -a claude {sys.executable} -S {FAKE_AGENT} {corpus} {drawn}"]
+    pane_id = private_tmux.new_session("frozen", width=120, height=40, cwd=str(tmp_path), command=command)
+    journal = Journal(EventLog(tmp_path / "events.db"))
+
+    async def scenario() -> tuple[list, str, list[Report]]:
+        app = make_app(private_tmux.name, tmp_path, journal=journal, config=Config(confirm_timeout=1.0))
+        async with app.run_test(size=(160, 48)) as pilot:
+            sent = record_keys(app)
+            reports: list[Report] = []
+            app.service.answerer.subscribe(reports.append)
+            await wait_until(pilot, lambda: pane_id in app.table.agents, lambda: "the agent in the table")
+            pid = int(private_tmux.run("display-message", "-p", "-t", pane_id, "#{pane_pid}").strip())
+            os.kill(pid, signal.SIGUSR2)  # the permission dialog, drawn now
+            await wait_until(pilot, lambda: (drawn / (pane_id.lstrip("%") + ".drawn")).exists(), lambda: "the dialog drawn")
+            session = SimpleNamespace(pane_id=pane_id)
+            await all_waiting(pilot, app, {"frozen": session})  # type: ignore[dict-item]
+            assert app.table.select(pane_id)
+            await pilot.press("y")
+            await wait_until(pilot, lambda: any(r.final for r in reports), lambda: f"the final report: {[r.text for r in reports]}", timeout=20)
+            await wait_until(pilot, lambda: app.table.agents[pane_id].delivery.startswith("not delivered"), lambda: f"the row's mark: {app.table.agents[pane_id].delivery!r}")
+            return sent, app.table.agents[pane_id].delivery, reports
+
+    sent, delivery, reports = asyncio.run(scenario())
+    assert [args[:2] for args in sent] == [(pane_id, "1")], sent  # the key reached the pane
+    final = [r for r in reports if r.final]
+    assert len(final) == 1 and not final[0].delivered and "not delivered" in final[0].text, final
+    answers = [e.payload for e in journal.log.query(kind="answer")]
+    assert len(answers) == 1, answers
+    (answer,) = answers
+    assert answer["channel"] == "keys" and answer["delivered"] is False and "not delivered" in answer["outcome"], answer
+    assert answer["what"].endswith("→ 1. Yes"), answer
+    line = describe_event(journal.log.query(kind="answer")[0], {})  # the timeline (t) says it too
+    assert line is not None and "by keys: " in line.plain and "not delivered" in line.plain, line
+    journal.close()

@@ -207,3 +207,25 @@ def test_agents_that_come_and_go_leave_a_bounded_journal():
     assert grown < 3000 * 1024, f"{grown / 3000:.0f} bytes kept per ended agent"
     # Their waits still count: one second in permission each, today.
     assert journal.waited_today({}, now[0]) == pytest.approx(3500.0)
+
+
+def test_an_interrupt_in_the_transcript_ends_the_command_so_a_nudge_after_it_starts_one(tmp_path):
+    """x, c, x: Claude writes its interrupt note as a user line; the nudge after it is a new command, ended by the next Esc."""
+    from headspace_tui.detect.claude.transcript import Turn
+
+    journal = Journal(EventLog(tmp_path / "events.db"), clock=lambda: NOON)
+    a = agent()
+    journal.turns(
+        a,
+        [
+            Turn(role="user", text="refactor the parser", uuid="u1"),
+            Turn(role="agent", tool_uses=(("Bash", {"command": "sleep 60"}),), stop_reason="tool_use", uuid="a1"),
+            Turn(role="user", text="[Request interrupted by user for tool use]", uuid="x1"),
+            Turn(role="user", text="continue", uuid="u2"),
+            Turn(role="user", text="[Request interrupted by user]", uuid="x2"),
+        ],
+    )
+    commands = journal.agents["%1"].commands
+    assert commands.state.value == "idle" and commands.current is None
+    kinds = [e.kind for e in journal.timeline("%1")]
+    assert kinds.count("command_interrupted") == 2 and "transition_rejected" not in kinds

@@ -16,7 +16,7 @@ import pytest
 from headspace_tui.cli.main import main
 from headspace_tui.detect.claude import box_text
 from headspace_tui.model import AgentState, Observation
-from headspace_tui.service.lifecycle import LifecycleError, exit_refusal, resume_argv
+from headspace_tui.service.lifecycle import LifecycleError, exit_refusal, resume_argv, state_refusal
 from headspace_tui.shared.worktree import WorktreeError, add_worktree, worktree_path
 from headspace_tui.tmux.server import TmuxServer
 from headspace_tui.tmux.spawn import SpawnError, check_session_name, current_session
@@ -216,6 +216,18 @@ def test_an_empty_input_box_is_empty_and_a_draft_is_not():
 @pytest.mark.parametrize("state", [AgentState.WORKING, AgentState.PERMISSION, AgentState.QUESTION, AgentState.EXITED])
 def test_exit_is_typed_only_at_the_input_box(state):
     assert "not waiting at its input box" in exit_refusal(Observation(state), _idle_capture())
+
+
+@pytest.mark.parametrize("state", [AgentState.PERMISSION, AgentState.QUESTION, AgentState.PLAN])
+def test_stop_at_a_dialog_says_a_dialog_is_open(state):
+    """The true reason, in the user's words: not "a key is on its way" (issue 37)."""
+    assert state_refusal(Observation(state)).startswith(f"a {state.value} dialog is open")
+
+
+def test_stop_says_what_is_in_the_way_and_nothing_at_the_input_box():
+    assert "interrupt it (x) first" in state_refusal(Observation(AgentState.WORKING))
+    for state in (AgentState.IDLE, AgentState.INPUT, AgentState.ERROR):
+        assert state_refusal(Observation(state)) == ""
 
 
 def test_resume_needs_a_session_id():

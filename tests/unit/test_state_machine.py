@@ -411,3 +411,45 @@ def test_transition_latency_is_far_below_50ms():
         agent, _ = apply_turn(agent, t)
         worst = max(worst, time.perf_counter() - started)
     assert worst < 0.05, f"slowest transition took {worst * 1000:.1f} ms"
+
+
+# --------------------------------------------------------------------------
+# An interrupt (Esc) ends the command, in whatever state: nothing stays "commanded"
+
+
+@pytest.mark.parametrize("state", [S.COMMANDED, S.PROCESSING, S.AWAITING_INPUT])
+def test_claudes_interrupt_note_ends_the_command_in_any_state(state):
+    busy = agent_in(state)
+    note = Turn("i1", "user", "[Request interrupted by user]", ts=900.0)
+    assert machine.is_interrupt(note.text)
+    after, events = machine.interrupt(busy, note)
+    assert after.state is S.IDLE and after.current is None
+    (ended,) = after.history
+    assert ended.id == busy.current.id and ended.abandoned_at == 900.0 and ended.finished
+    assert events == [{"kind": "command_interrupted", "agent": busy.agent, "command": busy.current.id, "from": state.value, "to": "idle", "turn": "i1"}]
+    assert machine.interrupt(after, note) == (after, [])  # the same note twice: one transition
+
+
+def test_interrupt_then_nudge_then_interrupt_leaves_the_agent_idle_not_commanded():
+    """x, c, x on one agent, as Claude's transcript has it: before, the nudge was rejected and the command stayed "commanded"."""
+    agent = AgentCommands("a")
+    agent, _ = apply_turn(agent, Turn("u1", "user", "refactor the parser", ts=1.0))
+    agent, _ = apply_turn(agent, Turn("a1", "agent", "Let me read the parser first.", ts=2.0))
+    for turn_, expected in (
+        (Turn("x1", "user", "[Request interrupted by user for tool use]", ts=3.0), S.IDLE),
+        (Turn("u2", "user", "continue", ts=4.0), S.COMMANDED),
+        (Turn("x2", "user", "[Request interrupted by user]", ts=5.0), S.IDLE),
+    ):
+        step = machine.interrupt if machine.is_interrupt(turn_.text) else apply_turn
+        agent, events = step(agent, turn_)
+        assert agent.state is expected, (turn_.text, agent.state)
+        assert not [e for e in events if e["kind"] == "transition_rejected"]
+    assert [c.text for c in agent.history] == ["refactor the parser", "continue"]
+
+
+def test_an_interrupt_with_no_command_changes_nothing_and_a_typed_bracket_is_not_one():
+    idle = AgentCommands("a")
+    after, events = machine.interrupt(idle, Turn("i1", "user", "[Request interrupted by user]"))
+    assert after.state is S.IDLE and events == [] and after.seen("i1")
+    assert not machine.is_interrupt("please don't [Request interrupted by user] me")
+    assert not machine.is_interrupt(None) and not machine.is_interrupt("")

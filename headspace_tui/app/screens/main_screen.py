@@ -11,6 +11,7 @@ goes to the service's answerer, which reports back to the app.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, cast
 
 from rich.style import Style
@@ -24,7 +25,7 @@ from textual.widgets import DataTable, Input, Static
 from textual.widgets._toast import Toast
 
 from ...model import Agent, AgentState
-from ...service.facade import Intent, IntentKind, Service, ServiceError, key_allowed, live_keys
+from ...service.facade import REACTION_TIME, Intent, IntentKind, Report, Service, ServiceError, key_allowed, live_keys
 from ...shared.config import Config
 from ...shared.config import default_path as default_config_path
 from ...shared.safe_text import clean
@@ -51,6 +52,10 @@ if TYPE_CHECKING:
 SIDE_BY_SIDE_MIN_WIDTH = 140
 LAYOUT_WORDS = {"auto": "auto", "side": "beside", "stacked": "under"}  # the layout setting's values, as the user reads them (in ``l``'s order)
 TABLE_ONLY_BELOW = 18
+BACK_NOTICE_SECONDS = 12.0  # a "not delivered" line that says how to go back stays long enough to be read and acted on
+# The keys that answer a prompt (y, n, digits; A and r go through _target too): not applied to an agent
+# that just came under the cursor by itself.
+ANSWERING = frozenset({IntentKind.APPROVE, IntentKind.DENY, IntentKind.OPTION})
 
 
 class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
@@ -89,6 +94,8 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
             tooltip="submit a multi-select question's ticked boxes (→ to the dialog's next question, or its review and 'Submit answers'); at Claude's review page, submit every answer",
         ),
         Binding("enter", "jump", "jump", id="jump", tooltip="jump: switch your tmux client to the agent's pane (or print the attach command)"),
+        # Like `cd -`: back to where the inbox came from, when the answer given there did not land.
+        Binding("minus", "back", "back", id="back", show=False, tooltip="back to the agent whose answer was not delivered (the inbox had moved on from it)"),
         # Esc is every TUI user's "close this": it never reaches an agent.
         Binding("escape", "close_overlay", "close", show=False, tooltip="close the filter, a window, or the scrolled-back preview"),
         Binding("question_mark", "help", "help", id="help", tooltip="this help"),
@@ -119,6 +126,7 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
         self._select_on_sight: str | None = None  # a pane headspace just started: selected when its row appears
         if service.live:
             self.set_reactive(MainScreen.problem, "starting")  # until the monitor's first full look (monitor.py)
+        self._back_to: str | None = None  # an agent whose answer was not delivered after the inbox moved on from it
 
     @property
     def headspace(self) -> HeadspaceApp:
@@ -201,14 +209,48 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
         self.problem = message.problem
         self._refresh_summary()
 
+    def answer_reported(self, report: Report) -> None:
+        """An answer's progress, from the service's answerer.
+
+        Its keys went (``final`` off): the inbox moves on at once, if the
+        answer says so, while the pane is still to show what they did.  The
+        final word: one line; when the answer did not land and the selection
+        has moved on from that agent, the line says how to go back (the
+        ``back`` key), and the agent's row says "not delivered".
+        """
+        if report.move_on:
+            self.answered(report.pane_id)
+        if not report.final:
+            return
+        self.reported(report)
+        text = clean(report.text)
+        if not report.delivered and report.pane_id != self.table.selected_pane_id and report.pane_id in self.table.agents:
+            self._back_to = report.pane_id
+            self.notify(f"{text} — {self._key_for('back')} goes back to it", severity="error", timeout=BACK_NOTICE_SECONDS, markup=False)
+            return
+        self.notify(text, severity=report.severity, markup=False)  # type: ignore[arg-type]
+
     def answered(self, pane_id: str) -> None:
-        """An answer landed: like an inbox, select the next agent that needs you (if the answered one is still selected)."""
+        """An answer went: like an inbox, select the next agent that needs you (if the answered one is still selected).
+
+        Not one whose own answer is still on its way: its row may still show
+        the prompt just answered (the keys go before Claude redraws).
+        """
         if pane_id != self.table.selected_pane_id or self.input_mode.active:
             return  # in input mode the selection stays on the pane the keys go to
         for other in self.table.order:
-            if other != pane_id and self.needing(self.table.agents[other]):
-                self.table.select(other)
+            agent = self.table.agents[other]
+            if other != pane_id and self.needing(agent) and not self.service.answerer.awaits(agent):
+                self.table.select(other, by_itself=True)
                 return
+
+    def action_back(self) -> None:
+        """Back to the agent whose answer did not land after the inbox moved on from it."""
+        if not self._keys_live():
+            return
+        pane_id, self._back_to = self._back_to, None
+        if pane_id is None or not self.table.select(pane_id):
+            self.flash(f"{self._key_for('back')}: no answer that failed to go back to")
 
     def watch_problem(self) -> None:
         self._refresh_summary()
@@ -457,17 +499,29 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
     def action_interrupt(self) -> None:
         self._act(Intent(IntentKind.INTERRUPT))
 
-    def _target(self) -> Agent | None:
-        """The agent a key acts on, or None (and why) when keys must not act now."""
+    def _target(self, answering: bool = False) -> Agent | None:
+        """The agent a key acts on, or None (and why) when keys must not act now.
+
+        ``answering``: a key that answers (y, n, a digit, A, r).  It is never
+        applied to an agent the selection reached by itself (the inbox moving
+        on, a row re-ordered under the cursor) less than a reaction time ago:
+        a fast hand meant the agent it saw, not the one that just came under
+        the cursor.  The bell and one line; the next press works.
+        """
         if not self._keys_live():
             return None
         agent = self.selected_agent()
         if agent is None:
             self.notify("No agent selected.", severity="warning")
+            return None
+        arrival = self.table.arrival
+        if answering and arrival is not None and arrival[0] == agent.pane_id and time.monotonic() - arrival[1] < REACTION_TIME:
+            self.flash(f"{clean(agent.target)} came under the cursor just now: read it, then press again; nothing sent")
+            return None
         return agent
 
     def _act(self, intent: Intent) -> None:
-        agent = self._target()
+        agent = self._target(answering=intent.kind in ANSWERING)
         if agent is None:
             return
         refusal = self.service.answerer.answer(agent, intent)
@@ -476,7 +530,7 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
 
     def action_approve_all(self) -> None:
         """Approve every waiting request identical to the selected one, after a list the user confirms."""
-        agent = self._target()
+        agent = self._target(answering=True)
         if agent is None:
             return
         pairs, reason = self.service.answerer.batch(agent)

@@ -84,12 +84,16 @@ def _describe(event: StoredEvent, styles: dict[AgentState, Style]) -> Text | Non
         return Text(f"Claude ended with its command {_command_state(str(p.get('state')))}", style="yellow")
     if event.kind == "command_abandoned":
         return Text("command abandoned for a new one", style="yellow")
+    if event.kind == "command_interrupted":
+        return Text(f"command interrupted (Esc) while {p.get('from')}", style="yellow")
     if event.kind == "outcome":
         style = "red" if p.get("outcome") in ("error", "tests_failed") else "green"
         return Text(f"{str(p.get('outcome', '')).replace('_', ' ')}: {p.get('detail', '')}", style=style)
     if event.kind == "answer":
         how = ANSWERED_HOW.get(str(p.get("channel")), str(p.get("channel")))
-        line = Text(f"{how}: {p.get('what', '')}", style="magenta")
+        line = Text(f"{how}: {p.get('what', '')}", style="magenta" if p.get("delivered") is not False else "red")
+        if p.get("delivered") is False:  # the keys reached the pane; nothing showed they landed
+            line.append(f"  {p.get('outcome') or 'not delivered'}", style="red")
         if p.get("input"):
             line.append(f"  {str(p['input'])[:300]}", style="dim")
         return line

@@ -35,7 +35,7 @@ class TypingActions(Screen):
 
     if TYPE_CHECKING:  # provided by MainScreen; declared only for the type checker, so that they never shadow the real ones in the MRO
 
-        def _target(self) -> Agent | None:
+        def _target(self, answering: bool = False) -> Agent | None:
             ...
 
         def _refresh_prompt_bar(self) -> None:
@@ -55,7 +55,7 @@ class TypingActions(Screen):
         once or reported later) leaves it open with the reason; Esc keeps
         it as the agent's draft, shown again by the next ``r``.
         """
-        agent = self._target()
+        agent = self._target(answering=True)
         if agent is None:
             return
         seen = agent.observation

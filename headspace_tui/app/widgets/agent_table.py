@@ -291,6 +291,11 @@ class AgentTable(DataTable):
         self.agents: dict[str, Agent] = {}
         self.filter_text = ""
         self.pinned = False  # the user chose a row: follow it, not the top
+        # The agent the cursor reached by itself (the inbox moving on, a row
+        # re-ordered under it), not by the user's own move, and when
+        # (time.monotonic()): a key that answers is not applied to it for a
+        # reaction time (MainScreen).
+        self.arrival: tuple[str, float] | None = None
         self._order: list[str] = []
         self._cells: dict[str, tuple] = {}  # what each row shows now
         self._columns: Columns | None = None
@@ -345,6 +350,7 @@ class AgentTable(DataTable):
 
     def _pin(self) -> None:
         self.pinned = True
+        self.arrival = None  # the user's own move: they chose what is under the cursor
 
     def action_cursor_up(self) -> None:
         self._pin()
@@ -374,11 +380,16 @@ class AgentTable(DataTable):
         self._pin()
         await super()._on_click(event)
 
-    def select(self, pane_id: str) -> bool:
-        """Put the cursor on ``pane_id``'s row (if it is shown); it stays with that agent."""
+    def select(self, pane_id: str, *, by_itself: bool = False) -> bool:
+        """Put the cursor on ``pane_id``'s row (if it is shown); it stays with that agent.
+
+        ``by_itself``: headspace moved it (the inbox after an answer), not
+        the user: noted in ``arrival``.
+        """
         if pane_id not in self._order:
             return False
         self.pinned = True
+        self.arrival = (pane_id, time.monotonic()) if by_itself else None
         self.move_cursor(row=self._order.index(pane_id), animate=False)
         return True
 
@@ -551,6 +562,8 @@ class AgentTable(DataTable):
         elif selected in order and self._order.index(selected) != self.cursor_row:
             self.move_cursor(row=order.index(selected), animate=False)
         now_selected = self.selected_pane_id
+        if now_selected is not None and now_selected != selected:
+            self.arrival = (now_selected, time.monotonic())  # the top row's new agent, or one that came under the cursor
         if now_selected is not None and now_selected != selected and self.cursor_row == cursor:
             # Another agent came to the cursor's row (a re-order under an unmoved
             # cursor): DataTable says nothing, so say it, or the preview and the

@@ -1,0 +1,124 @@
+"""The inbox's move after an answer, on the demo table (issue 37): what a key may do to the agent that just came under the cursor, and the way back.
+
+Pilot tests on real recorded Claude screens with the detectors off: the
+answerer's reports are handed to the app as the service would hand them.
+The headless app's bell writes nothing: the bell is recorded instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from headspace_tui.answering.answerer import Report
+from headspace_tui.answering.policy import REACTION_TIME
+from tests.ui.apps import demo_app
+from tests.ui.test_triage_keys import pane, ringing, said, selected
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def recording_answers(app) -> list:
+    """The intents the screen hands the answerer (the real one still gets them)."""
+    asked: list = []
+    answer = app.service.answerer.answer
+    app.service.answerer.answer = lambda agent, intent, seen=None: asked.append((agent.target, intent.kind.value)) or answer(agent, intent, seen)
+    return asked
+
+
+def test_a_key_is_not_applied_to_an_agent_that_came_under_the_cursor_by_itself_just_now():
+    """y pressed right after the inbox moved on: the bell, one line, nothing sent; once a reaction time has passed it works."""
+
+    async def scenario():
+        app = demo_app()
+        asked = recording_answers(app)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.snapshot_loader(pilot)
+            rings = ringing(app)
+            docs = pane(app, "docs:0.0")
+            app.table.select(docs)
+            await pilot.pause()
+            # docs's reply went: the inbox moves on to the next agent that needs you (api), before Claude confirms.
+            app._answer_reported(Report(docs, "docs:0.0: text sent", "information", False, move_on=True, final=False))
+            moved = time.monotonic()
+            assert selected(app) == "api:0.0"
+            await pilot.press("y")  # a fast hand: meant for what it saw, not for api's permission
+            await pilot.pause()
+            assert time.monotonic() - moved < REACTION_TIME, "the machine was too slow for this test to mean anything"
+            assert asked == [] and rings == [1]
+            assert said(app)[-1] == "api:0.0 came under the cursor just now: read it, then press again; nothing sent"
+            await asyncio.sleep(max(0.0, moved + REACTION_TIME + 0.05 - time.monotonic()))
+            await pilot.press("y")
+            await pilot.pause()
+            assert asked == [("api:0.0", "approve")]
+            # A row the user picked is theirs at once: no wait.
+            app.table.select(pane(app, "web:0.0"))
+            await pilot.press("2")
+            await pilot.pause()
+            assert asked[-1] == ("web:0.0", "option")
+
+    run(scenario())
+
+
+def test_the_first_report_moves_and_the_final_one_does_not_move_again():
+    async def scenario():
+        app = demo_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.snapshot_loader(pilot)
+            docs = pane(app, "docs:0.0")
+            app.table.select(docs)
+            await pilot.pause()
+            app._answer_reported(Report(docs, "docs:0.0: text sent", "information", False, move_on=True, final=False))
+            assert selected(app) == "api:0.0" and said(app) == []  # keys going is not worth a line of its own
+            app.table.select(pane(app, "web:0.0"))  # the user moves on by hand meanwhile
+            app._answer_reported(Report(docs, "docs:0.0: text 'yes' submitted", "information", True))
+            await pilot.pause()
+            assert selected(app) == "web:0.0" and said(app) == ["docs:0.0: text 'yes' submitted"]
+
+    run(scenario())
+
+
+def test_an_answer_that_did_not_land_says_how_to_go_back_and_minus_goes_back():
+    async def scenario():
+        app = demo_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.snapshot_loader(pilot)
+            docs = pane(app, "docs:0.0")
+            app.table.select(docs)
+            await pilot.pause()
+            app._answer_reported(Report(docs, "docs:0.0: text sent", "information", False, move_on=True, final=False))
+            assert selected(app) == "api:0.0"
+            app._answer_reported(Report(docs, f"docs:0.0: not delivered: {docs} still shows input after 5s", "error", False))
+            await pilot.pause()
+            assert said(app)[-1] == f"docs:0.0: not delivered: {docs} still shows input after 5s — - goes back to it"
+            await pilot.press("minus")
+            await pilot.pause()
+            assert selected(app) == "docs:0.0"
+            rings = ringing(app)
+            await pilot.press("minus")  # once only: nothing more to go back to
+            await pilot.pause()
+            assert rings == [1] and selected(app) == "docs:0.0"
+
+    run(scenario())
+
+
+def test_the_inbox_skips_an_agent_whose_answer_is_still_on_its_way():
+    """Two answers in a row: the second's move must not go back to the first agent, whose row still shows the prompt just answered."""
+
+    async def scenario():
+        app = demo_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.snapshot_loader(pilot)
+            docs, api = pane(app, "docs:0.0"), pane(app, "api:0.0")
+            app.table.select(docs)
+            await pilot.pause()
+            app.service.answerer._sending.add(docs)  # docs's reply is on its way (as answer() marks it); Claude has not redrawn
+            app._answer_reported(Report(docs, "docs:0.0: text sent", "information", False, move_on=True, final=False))
+            assert selected(app) == "api:0.0"
+            assert app.table.order[0] == docs and app.table.agents[docs].state.needs_you  # first in the inbox, by its row
+            app._answer_reported(Report(api, "api:0.0: approve sent", "information", False, move_on=True, final=False))
+            assert selected(app) == "web:0.0"
+
+    run(scenario())

@@ -1,0 +1,127 @@
+"""When an answer leaves the agent to the others (the inbox moves on), read off real recorded screens; and which keys commit it."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from headspace_tui.answering.answerer import _Watched, answers_dialog, moves_on
+from headspace_tui.answering.policy import Intent, IntentKind
+from headspace_tui.detect.claude import classify_capture
+from tests.harness.record import DEFAULT_OUT
+
+
+def screen(name: str, size: str = "120x40"):
+    return classify_capture((DEFAULT_OUT / "alt" / size / f"{name}.ansi").read_text(), command="claude")
+
+
+@pytest.mark.parametrize(
+    ("name", "intent", "moves"),
+    [
+        ("permission_bash", Intent(IntentKind.APPROVE), True),
+        ("permission_bash", Intent(IntentKind.DENY), True),
+        ("plan_exit_short", Intent(IntentKind.OPTION, option="1"), True),
+        ("question_two_options", Intent(IntentKind.OPTION, option="2"), True),
+        ("input_plain_question", Intent(IntentKind.TEXT, text="yes"), True),
+        # Between the parts of one dialog: question 1/2 → 2/2 → its Submit page; a multi-select waits for more.
+        ("question_several_first", Intent(IntentKind.OPTION, option="1"), False),
+        ("question_several_second", Intent(IntentKind.OPTION, option="2"), False),
+        ("question_multi_select", Intent(IntentKind.OPTION, option="1"), False),
+        ("question_several_first", Intent(IntentKind.TEXT, text="MySQL"), False),
+        ("working_streaming", Intent(IntentKind.INTERRUPT), False),  # the user is still with it
+    ],
+)
+def test_an_answer_moves_on_unless_the_same_dialog_goes_on(name, intent, moves):
+    seen = screen(name)
+    assert seen.prompt is not None or intent.kind in (IntentKind.INTERRUPT, IntentKind.TEXT)
+    assert moves_on(intent, seen) is moves
+
+
+def test_only_answers_to_a_dialog_wait_for_claudes_word():
+    assert answers_dialog(Intent(IntentKind.APPROVE), screen("permission_bash"))
+    assert answers_dialog(Intent(IntentKind.TEXT, text="MySQL"), screen("question_two_options"))
+    assert not answers_dialog(Intent(IntentKind.NUDGE, text="continue"), screen("idle_finished"))
+    assert not answers_dialog(Intent(IntentKind.TEXT, text="yes"), screen("input_plain_question"))
+    assert not answers_dialog(Intent(IntentKind.INTERRUPT), screen("working_streaming"))
+
+
+class Keys:
+    """Stands in for tmux (a pure test of which key commits an answer: the live tests send real keys)."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple] = []
+
+    async def send_keys(self, pane_id: str, *keys: str, literal: bool = False) -> None:
+        self.sent.append((keys, literal))
+
+
+@pytest.mark.parametrize(
+    ("intent", "strokes", "commits_at"),
+    [
+        (Intent(IntentKind.APPROVE), [(("1",), False)], 0),
+        (Intent(IntentKind.INTERRUPT), [(("Escape",), False), (("Escape",), False)], 0),
+        (Intent(IntentKind.NUDGE, text="continue"), [(("continue",), True), (("Enter",), False)], 1),
+        # A reply into a question's field: the digit opens the field, the text goes in, Enter answers.
+        (Intent(IntentKind.TEXT, text="Enter"), [(("4",), False), (("Enter",), True), (("Enter",), False)], 2),
+    ],
+)
+def test_the_key_that_commits_an_answer_is_its_last_word(intent, strokes, commits_at):
+    went: list[int] = []
+    keys = Keys()
+    watched = _Watched(keys, intent, lambda: went.append(len(keys.sent)))  # type: ignore[arg-type]
+
+    async def send() -> None:
+        for stroke, literal in strokes:
+            await watched.send_keys("%1", *stroke, literal=literal)
+
+    assert not watched.reached
+    asyncio.run(send())
+    assert watched.reached and watched.went
+    assert went == [commits_at + 1]  # once, right after that stroke
+
+
+class Routes:
+    """The fleet's bookkeeping for one answer (no host behind it: nothing here sends)."""
+
+    def __init__(self) -> None:
+        self.marks: list[tuple[str, str]] = []
+
+    def desk(self, address: str):
+        return None
+
+    def desks(self) -> list:
+        return []
+
+    def mark(self, address: str, delivery: str) -> None:
+        self.marks.append((address, delivery))
+
+    def refresh_soon(self, address: str) -> None:
+        pass
+
+    def server_key(self, address: str) -> str:
+        return ""
+
+
+def test_an_answered_agent_is_passed_by_until_its_row_shows_something_new():
+    """Delivered, but Claude's status file still says it waits: a row with the answered state and no prompt of its own is not a new wait."""
+    from dataclasses import replace
+
+    from headspace_tui.answering.answerer import Answerer, Report
+    from headspace_tui.model import Agent, AgentState, Observation
+
+    answerer = Answerer(Routes(), None, clock=lambda: 0.0, confirm_timeout=5.0)  # type: ignore[arg-type]
+    seen = screen("permission_bash")
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", observation=seen)
+    answerer._sending.add("%1")  # as answer() does
+    assert answerer.awaits(agent)
+    answerer._finish(agent, Report("%1", "s:0.0: sent", "information", True), "", seen)
+    assert not answerer.busy("%1") and answerer.awaits(agent)
+    agent.observation = Observation(AgentState.PERMISSION, source="status-file")  # the status file's word, the screen not read
+    assert answerer.awaits(agent)
+    agent.observation = replace(seen)  # the same dialog read again
+    assert answerer.awaits(agent)
+    agent.observation = screen("permission_write")  # the next request: it needs you
+    assert not answerer.awaits(agent)
+    agent.observation = screen("working_streaming")
+    assert not answerer.awaits(agent)
