@@ -1,0 +1,65 @@
+"""A question typed in a reply is found wherever its question mark sits; a statement that contains one is not a question (issue 37).
+
+The real screens of every kind below are in the corpus
+(``snapshots/panes/claude-*/*/*/input_question_*`` and ``idle_question_*``,
+``idle_quoted_question``) and read by ``test_classify_corpus.py``; these are
+the reader's rules on their own, with the variants the corpus does not draw.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from headspace_tui.detect.asks import asked
+
+
+def lines(text: str) -> list[str]:
+    return text.split("\n")
+
+
+@pytest.mark.parametrize(
+    "reply,how,paragraph",
+    [
+        ("Done. Should I go on?", "ends-with-question", "Done. Should I go on?"),
+        # Before the choices it offers: a list, wrapped items, a lead-in ending in ":".
+        (
+            "I found three failing tests. Which one should I look at first?\n\n1. test_parser fails on an empty\n   config file\n2. test_cache",
+            "question-before-choices",
+            "I found three failing tests. Which one should I look at first?",
+        ),
+        ("Do you want me to fix one of these? Here they are:\n\n- the parser\n- the cache", "question-before-choices", None),
+        # Before a code block (Claude draws it without its fences), a short remark under it allowed.
+        ("Should I apply this with a 0.5 s floor?\n\ndef backoff(n):\n    return min(30, 0.5 * 2 ** n)\n\nThe tests pass either way.", "question-before-choices", None),
+        # In a final short paragraph, a short remark after it.
+        ("The parser is done.\n\nWant me to update the changelog too? It still describes the old behaviour.", "question-then-remark", None),
+        ("Would you like the same for the tokenizer? Just say the word.", "question-then-remark", None),
+    ],
+)
+def test_a_question_to_you_is_found_wherever_it_sits(reply, how, paragraph):
+    found = asked(lines(reply))
+    assert found is not None and found.how == how
+    if paragraph is not None:
+        assert found.paragraph == paragraph
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "All done; the build is green.",
+        # Rhetorical, answered in the same reply (short or long).
+        "Why did the build fail? The cache was stale.",
+        "Why did the build fail? The cache held a stale lockfile, so the install step pulled old versions. I cleared the cache.",
+        # Someone else's question, quoted or in inline code.
+        'The health check printed "Is the server running?" and exited. I restarted it.',
+        "The prompt `Overwrite existing file?` no longer blocks the script.",
+        # A question heading a list of what was done, not a question to you.
+        "What changed in this pass?\n\n- the tokenizer reads one rune at a time\n- the parser reports every error",
+        # A question to you, but long prose follows it: the reply went on and settled it.
+        "Should I keep the old flag? I looked at every caller and none of them passes it any more, so I removed it along with its tests and its docs.",
+        # A question to you, then two paragraphs of prose: not the end of what was said.
+        "Should I keep the old flag?\n\nNo caller passes it.\n\nI removed it.",
+        "",
+    ],
+)
+def test_a_statement_that_merely_contains_a_question_is_not_one(reply):
+    assert asked(lines(reply)) is None
