@@ -51,11 +51,16 @@ TO_YOU = re.compile(
 )
 # What may follow such a question in the last paragraph, or as the paragraph after it: one short remark.
 SHORT_REMARK = 80  # characters: "It still describes the old behaviour.", "Let me know and I will do it in the same commit."
-# Lines of code, as Claude draws a fenced block without its fences: brackets, operators, keywords, indentation.
+# Lines of code, as Claude draws a fenced block without its fences: brackets, operators, keywords,
+# indentation, a shell command and its flags, a table's box lines.
 CODE_LINE = re.compile(
-    r"[{}();\[\]]|\s(?:=|==|!=|->|=>|:=|\+=)\s|^\s*(?:def|class|fn|func|function|import|from|return|if|elif|else|for|while|let|const|var|pub|use|#include)\b"
+    r"[{}();\[\]│┃┌┐└┘├┤┬┴┼]|\s(?:=|==|!=|->|=>|:=|\+=|&&|\|\||\|)\s|\s--?[A-Za-z][\w-]*"
+    r"|^\s*(?:def|class|fn|func|function|import|from|return|if|elif|else|for|while|let|const|var|pub|use|#include)\b"
+    r"|^\s*(?:git|npm|npx|pnpm|yarn|pip|uv|python3?|cargo|go|make|cd|ls|rm|mv|cp|docker|kubectl|curl)\s"
     r"|^\s{2,}\S|^\s*[$#>]\s|^\s*(?://|#|--)\s?"
 )
+# A remark that answers the question before it: the reply asked itself ("Should I worry? No, …").
+ANSWERS_IT = re.compile(r"^(?:yes|no|nope|not\b|because|probably|turns out|it turns out|short answer|the answer)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -136,7 +141,7 @@ def asked(lines: list[str]) -> Asked | None:
             question, rest = found
             if after and (not rest or not remarks and len(rest) <= SHORT_REMARK and rest.endswith(":")):
                 return Asked(text, row, "question-before-choices")  # "…? Here they are:" and the list
-            if rest and len(rest) <= SHORT_REMARK and not after and _last_question(rest) is None:
+            if rest and len(rest) <= SHORT_REMARK and not after and _last_question(rest) is None and not ANSWERS_IT.match(rest):
                 return Asked(text, row, "question-then-remark")
         if remarks or len(text) > SHORT_REMARK or found is not None:
             return None  # a paragraph of prose that asks nothing of you: the reply is a statement

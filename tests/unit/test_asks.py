@@ -33,6 +33,10 @@ def lines(text: str) -> list[str]:
         # In a final short paragraph, a short remark after it.
         ("The parser is done.\n\nWant me to update the changelog too? It still describes the old behaviour.", "question-then-remark", None),
         ("Would you like the same for the tokenizer? Just say the word.", "question-then-remark", None),
+        # A shell command or a table as what is offered, and a heading over the list.
+        ("Should I run this for you?\n\ngit commit -am 'parser: read one rune at a time' && git push origin main --force-with-lease", "question-before-choices", None),
+        ("Which of these would you like me to fix first?\n\n┌──────┬──────┐\n│ test │ time │\n└──────┴──────┘", "question-before-choices", None),
+        ("Should I start with one of them?\n\nFailing tests\n\n1. test_parser\n2. test_cache", "question-before-choices", None),
     ],
 )
 def test_a_question_to_you_is_found_wherever_it_sits(reply, how, paragraph):
@@ -48,6 +52,8 @@ def test_a_question_to_you_is_found_wherever_it_sits(reply, how, paragraph):
         "All done; the build is green.",
         # Rhetorical, answered in the same reply (short or long).
         "Why did the build fail? The cache was stale.",
+        # Asked and answered by the reply itself, even in words that would ask you.
+        "Should I worry about the cache? No, it is rebuilt on every start.",
         "Why did the build fail? The cache held a stale lockfile, so the install step pulled old versions. I cleared the cache.",
         # Someone else's question, quoted or in inline code.
         'The health check printed "Is the server running?" and exited. I restarted it.',
