@@ -69,3 +69,21 @@ def test_a_question_to_you_is_found_wherever_it_sits(reply, how, paragraph):
 )
 def test_a_statement_that_merely_contains_a_question_is_not_one(reply):
     assert asked(lines(reply)) is None
+
+
+def test_the_corpus_holds_real_text_questions_before_a_list_from_three_versions_read_input():
+    """Issue 37's bar: real screens of a question followed by its list, from several versions, 80x24 and wide, all ``input``."""
+    import json
+
+    from headspace_tui.detect.claude import classify_capture
+    from headspace_tui.model import AgentState
+    from tests.harness.record import PANES
+
+    screens = sorted(PANES.glob("claude-*/*/*/input_question_before_list.json"))
+    versions = {json.loads(p.read_text())["claude_version"] for p in screens}
+    sizes = {p.parent.name for p in screens}
+    assert len(versions) >= 3 and {"80x24", "200x50"} <= sizes, (versions, sizes)
+    for path in screens:
+        observation = classify_capture(path.with_suffix(".ansi").read_text())
+        assert observation.state is AgentState.INPUT, path
+        assert observation.question == "I found three failing tests. Which one should I look at first?"
