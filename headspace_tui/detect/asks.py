@@ -70,6 +70,7 @@ class Asked:
     paragraph: str
     row: int  # the index, in the lines given, of the paragraph's first line
     how: str  # "ends-with-question" | "question-before-choices" | "question-then-remark"
+    question: str = ""  # the sentence that asks
 
 
 def _blocks(lines: list[str]) -> list[tuple[int, list[str]]]:
@@ -127,7 +128,8 @@ def asked(lines: list[str]) -> Asked | None:
     last_row, last = blocks[-1]
     last_text = _joined(last)
     if last_text.endswith("?"):
-        return Asked(last_text, last_row, "ends-with-question")
+        found = _last_question(last_text)
+        return Asked(last_text, last_row, "ends-with-question", found[0] if found else last_text)
     # Walk back over what a question may come before: choices (a list), code, one short remark.
     remarks = 0
     for n in range(len(blocks) - 1, -1, -1):
@@ -140,9 +142,9 @@ def asked(lines: list[str]) -> Asked | None:
         if found is not None and _to_you(found[0]):
             question, rest = found
             if after and (not rest or not remarks and len(rest) <= SHORT_REMARK and rest.endswith(":")):
-                return Asked(text, row, "question-before-choices")  # "…? Here they are:" and the list
+                return Asked(text, row, "question-before-choices", question)  # "…? Here they are:" and the list
             if rest and len(rest) <= SHORT_REMARK and not after and _last_question(rest) is None and not ANSWERS_IT.match(rest):
-                return Asked(text, row, "question-then-remark")
+                return Asked(text, row, "question-then-remark", question)
         if remarks or len(text) > SHORT_REMARK or found is not None:
             return None  # a paragraph of prose that asks nothing of you: the reply is a statement
         remarks += 1

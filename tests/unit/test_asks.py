@@ -8,9 +8,14 @@ the reader's rules on their own, with the variants the corpus does not draw.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from headspace_tui.detect.asks import asked
+from headspace_tui.model import AgentState
+
+PANES_DIR = Path(__file__).resolve().parents[2] / "snapshots" / "panes"
 
 
 def lines(text: str) -> list[str]:
@@ -76,7 +81,6 @@ def test_the_corpus_holds_real_text_questions_before_a_list_from_three_versions_
     import json
 
     from headspace_tui.detect.claude import classify_capture
-    from headspace_tui.model import AgentState
     from tests.harness.record import PANES
 
     screens = sorted(PANES.glob("claude-*/*/*/input_question_before_list.json"))
@@ -87,3 +91,32 @@ def test_the_corpus_holds_real_text_questions_before_a_list_from_three_versions_
         observation = classify_capture(path.with_suffix(".ansi").read_text())
         assert observation.state is AgentState.INPUT, path
         assert observation.question == "I found three failing tests. Which one should I look at first?"
+
+
+def test_the_sentence_that_asks_is_named_too():
+    assert asked(lines("Done. Should I go on?")).question == "Should I go on?"
+    assert asked(lines("I found three. Which one should I look at first?\n\n1. a\n2. b")).question == "Which one should I look at first?"
+    assert asked(lines("Want me to update it too? It is old.")).question == "Want me to update it too?"
+
+
+# -- the other families' readers hand their last reply to the same rules -------------
+def test_opencode_a_question_before_a_tool_ran_is_not_the_turns_last_word():
+    """A real opencode screen of a question before its list, with the list swapped for a tool's row: what ran after it settled the turn."""
+    from headspace_tui.detect.opencode import classify
+
+    text = (PANES_DIR / "opencode-1.18.33" / "alt" / "80x24" / "input_question_before_list.txt").read_text()
+    assert classify(text, command="opencode").state is AgentState.INPUT
+    rows = text.split("\n")
+    listed = [k for k, row in enumerate(rows) if row.lstrip().startswith(("1. ", "2. ", "3. "))]
+    assert len(listed) == 3
+    rows[listed[0]] = "     $ pytest tests/test_parser.py"
+    for k in listed[1:]:
+        rows[k] = ""
+    assert classify("\n".join(rows), command="opencode").state is AgentState.IDLE
+
+
+@pytest.mark.parametrize("family", ["codex-0.169.0", "gemini-0.61.0", "opencode-1.18.33"])
+def test_the_other_families_corpora_hold_the_same_text_questions(family):
+    found = {p.stem for p in (PANES_DIR / family).glob("*/*/*.json")}
+    assert {"input_question_before_list", "input_question_before_code", "input_question_short_last_paragraph"} <= found
+    assert {"idle_question_answered_in_reply", "idle_quoted_question", "idle_question_heading_a_list"} <= found
