@@ -29,7 +29,7 @@ from textual.widgets import Input
 from headspace_tui.app.screens.reply import ReplyScreen
 from headspace_tui.detect.claude import classify_capture
 from headspace_tui.hooks import settings as hook_settings
-from headspace_tui.model import AgentState
+from headspace_tui.model import AgentState, Channel
 from tests.e2e.test_answer_channel import app_for as hooked_app
 from tests.e2e.test_answer_channel import private_runtime
 from tests.harness import fake_api as api
@@ -108,6 +108,9 @@ def test_after_a_reply_the_row_reads_working_as_soon_as_the_pane_does(claude_ses
             await wait_until(pilot, lambda: session.pane_id in app.table.agents, "the row")
             await asyncio.to_thread(session.submit, "pick a database")
             await asyncio.to_thread(session.wait_for, "Enter to select", timeout=30, what="the question dialog")
+            if answer_hook:
+                # The reply is for the question as the user saw it: with the hook holding it.
+                await wait_until(pilot, lambda: app.table.agents[session.pane_id].channel == Channel.HOOK, "the hook holding the question")
             await select_agent(pilot, app, session.pane_id, AgentState.QUESTION)
             await pilot.press("r")
             await wait_until(pilot, lambda: screen_open(app, ReplyScreen) and isinstance(app.focused, Input), "the reply box, open and focused")
@@ -115,7 +118,11 @@ def test_after_a_reply_the_row_reads_working_as_soon_as_the_pane_does(claude_ses
             watch.start()
             try:
                 await pilot.press(*ANSWER, "enter")
-                request = await asyncio.to_thread(fake_api.wait_for, lambda r: bool(r.tool_results()), 30)
+                try:
+                    request = await asyncio.to_thread(fake_api.wait_for, lambda r: bool(r.tool_results()), 30)
+                except Exception as exc:
+                    row = app.table.agents[session.pane_id]
+                    raise AssertionError(f"{exc}\nrow: {row.state} {row.answered!r}\npane:\n{session.screen()}") from exc
                 assert ANSWER in json.dumps(request.tool_results()), "the typed answer reached Claude"
                 row = app.table.agents[session.pane_id]
                 await wait_until(pilot, lambda: watch.working_at is not None, "the pane to show Claude working", timeout=15)

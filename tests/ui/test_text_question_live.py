@@ -23,6 +23,16 @@ from tests.ui.test_app_live import app_for, run, select_agent
 pytestmark = pytest.mark.e2e
 
 
+def claude_says(session) -> str:
+    """The status in Claude's own status file ("" while there is none, or it is caught half-written)."""
+    for path in (session.home / ".claude" / "sessions").glob("*.json"):
+        try:
+            return str(json.loads(path.read_text()).get("status", ""))
+        except (OSError, ValueError):
+            continue
+    return ""
+
+
 def test_a_question_before_a_list_reads_input_and_r_answers_it(claude_session, fake_api, private_tmux):
     session = claude_session([api.text(INPUT_BEFORE_LIST), api.text("Looking at the cache test.")])
     session.submit("run the tests")
@@ -35,9 +45,10 @@ def test_a_question_before_a_list_reads_input_and_r_answers_it(claude_session, f
             agent = app.table.agents[session.pane_id]
             assert agent.observation.question == "I found three failing tests. Which one should I look at first?"
             assert agent.state.needs_you
-            # Claude's own word is "idle": the screen is what tells that it asks.
-            (status_file,) = (session.home / ".claude" / "sessions").glob("*.json")
-            assert json.loads(status_file.read_text())["status"] == "idle"
+            # Claude's own word is "idle" (once it has rewritten its file): the screen is what tells that it asks.
+            await wait_until(pilot, lambda: claude_says(session) == "idle", "Claude's status file to say idle")
+            await pilot.pause(0.3)  # a read of the pane after the file changed
+            assert app.table.agents[session.pane_id].state is AgentState.INPUT
             await pilot.press("r")
             await wait_until(pilot, lambda: screen_open(app, ReplyScreen) and isinstance(app.focused, Input), "the reply box, open and focused")
             await pilot.press(*"the cache one", "enter")
