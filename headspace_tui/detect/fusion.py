@@ -100,7 +100,9 @@ class Fuser:
     2. a hook event holds until the screen, read more than a redraw after
        it, shows another state (hooks say nothing when a prompt is answered
        in the pane itself; an event may be forged); otherwise the newest of hook and status
-       file is Claude's claim, fused with the screen by ``fuse``;
+       file is Claude's claim, fused with the screen by ``fuse``; the status
+       file's "waiting" is a floor under the screen, until a screen read more
+       than a redraw after it shows a running turn (``_moved_on``);
     3. an idle verdict replacing "working" from a less trusted source than
        the one behind it is accepted only after it has held
        ``idle_grace`` seconds with no new output (between two tool calls the
@@ -177,10 +179,18 @@ class Fuser:
         hook = self.verdicts.get("hook")
         if hook is not None and screen is not None and self._hook_is_stale(hook, screen):
             claims = [v for v in claims if v is not hook]
+        moved_on = [v for v in claims if self._moved_on(v)]
+        claims = [v for v in claims if v not in moved_on]
         claim = max(claims, key=lambda v: v.at) if claims else None
         if screen is not None:
             fused = fuse(screen.observation, claim.observation if claim else None)
             how = f"screen + {claim.observation.source}" if claim else "screen alone"
+            if moved_on:
+                # The file's word stays in the evidence: "why" shows what it said and that it was passed over.
+                old = tuple(e for v in moved_on for e in v.observation.evidence if e not in fused.evidence)
+                fused = replace(fused, evidence=fused.evidence + old)
+                said = ", ".join(sorted(v.observation.source for v in moved_on))
+                how += f"; {said} still says it waits, but the screen shows a running turn read since (Claude moved on)"
             return self._floor(fused, how)
         if claim is not None:
             return claim.observation, f"{claim.observation.source} alone"
@@ -200,7 +210,7 @@ class Fuser:
         """
         if fused.state.needs_you or fused.state is AgentState.EXITED:
             return fused, how
-        said = [v for k, v in self.verdicts.items() if k in STATUS_SOURCES and v.observation.state.needs_you]
+        said = [v for k, v in self.verdicts.items() if k in STATUS_SOURCES and v.observation.state.needs_you and not self._moved_on(v)]
         if not said:
             return fused, how
         claim = max(said, key=lambda v: v.at).observation
@@ -227,6 +237,28 @@ class Fuser:
     def _support(self, state: AgentState) -> int:
         """The most trusted source that currently reads ``state``."""
         return max((SOURCE_TIER.get(k, 0) for k, v in self.verdicts.items() if v.observation.state is state), default=0)
+
+    def _moved_on(self, claim: Verdict) -> bool:
+        """Claude's status file (or agent list) says it waits, but a newer screen shows its turn running again.
+
+        After an answer Claude rewrites its status file late: measured on
+        2.1.330, the row read "input needed (Claude's status file)" for about
+        5 s after a reply went into "Type something." while the pane showed
+        Claude working (issue 37).  A screen read more than a redraw after
+        the file's ``statusUpdatedAt`` that shows a running turn (a hint, a
+        spinner, a retry notice) is newer news: Claude has moved on.  Within
+        a redraw of the file's change the file still wins (the dialog may
+        not be drawn yet), and only a running turn lifts it: an idle-looking
+        or unreadable screen may be a dialog we do not know.
+        """
+        screen = self.verdicts.get("screen")
+        return (
+            claim.observation.source in STATUS_SOURCES
+            and claim.observation.state.needs_you
+            and screen is not None
+            and screen.observation.state is AgentState.WORKING
+            and screen.at - claim.at > SCREEN_LAG
+        )
 
     def _hook_is_stale(self, hook: Verdict, screen: Verdict) -> bool:
         """The screen, read more than a redraw after the hook event, shows another state.

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from . import codex_api as api
+from . import scenarios as text
 from .codex_agent import APPROVAL, CODEX_VERSION, CodexSession, find_codex
 from .pane_session import SHELL_PROMPT
 from .recording import Job, pane_record, parse_size, plain_text, record_all, write_screen
@@ -100,6 +101,18 @@ def _question(s: CodexSession) -> None:
     s.submit("fix the flaky test")
     s.wait_for("leave them alone?", what="the question")
     s.wait_for(lambda screen: not WORKING.search(screen), what="the turn's end")
+
+
+def _text_turn(prompt: str, marker: str) -> Callable[[CodexSession], None]:
+    """Submit ``prompt``; wait for ``marker`` in the reply (wraps aside) and the turn's end."""
+
+    def drive(s: CodexSession) -> None:
+        s.launch()
+        s.submit(prompt)
+        s.wait_for(lambda screen: marker in " ".join(screen.split()), what=f"the reply with {marker!r}")
+        s.wait_for(lambda screen: not WORKING.search(screen), what="the turn's end")
+
+    return drive
 
 
 def _stalled(s: CodexSession) -> None:
@@ -215,6 +228,37 @@ SCENARIOS = [
         shows=RETRYING,
     ),
     Scenario("exited_shell_back", "exited", [], _exited),
+]
+# Issue 37: a question asked in text before what it offers, and statements that merely contain one (as for Claude).
+TEXT_ONLY = ("0.169.0",)
+SCENARIOS += [
+    Scenario(
+        "input_question_before_list",
+        "input",
+        [api.text(text.INPUT_BEFORE_LIST)],
+        _text_turn("run the tests", "under load"),
+        expected={"question": "I found three failing tests. Which one should I look at first?"},
+        versions=TEXT_ONLY,
+    ),
+    Scenario(
+        "input_question_before_code",
+        "input",
+        [api.text(text.INPUT_BEFORE_CODE)],
+        _text_turn("look at the retry loop", "0.5 * 2 ** attempt"),
+        expected={"question": "The retry loop sleeps a fixed second between attempts. Should I apply this bounded backoff instead?"},
+        versions=TEXT_ONLY,
+    ),
+    Scenario(
+        "input_question_short_last_paragraph",
+        "input",
+        [api.text(text.INPUT_SHORT_LAST)],
+        _text_turn("finish the parser", "old behaviour"),
+        expected={"question": "Want me to update the changelog too? It still describes the old behaviour."},
+        versions=TEXT_ONLY,
+    ),
+    Scenario("idle_question_answered_in_reply", "idle", [api.text(text.STATEMENT_ANSWERED)], _text_turn("fix the build", "green again"), versions=TEXT_ONLY),
+    Scenario("idle_quoted_question", "idle", [api.text(text.STATEMENT_QUOTED)], _text_turn("fix the health check", "passes now"), versions=TEXT_ONLY),
+    Scenario("idle_question_heading_a_list", "idle", [api.text(text.STATEMENT_BEFORE_LIST)], _text_turn("summarise the pass", "with its line"), versions=TEXT_ONLY),
 ]
 BY_NAME = {sc.name: sc for sc in SCENARIOS}
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from . import gemini_api as api
+from . import scenarios as text
 from .gemini_agent import GEMINI_VERSION, MENU, PLACEHOLDER, WORKING_HINT, GeminiSession, find_gemini
 from .pane_session import SHELL_PROMPT
 from .recording import pane_record, parse_size, play, record_all, write_screen
@@ -126,6 +127,16 @@ def _reply_then(wait: str) -> Callable[[GeminiSession], None]:
     return drive
 
 
+def _text_turn(prompt: str, marker: str) -> Callable[[GeminiSession], None]:
+    """Submit ``prompt``; wait for ``marker`` in the reply (wraps aside), then the idle prompt."""
+
+    def drive(s: GeminiSession) -> None:
+        _ask(prompt, lambda screen: marker in " ".join(screen.split()))(s)  # type: ignore[arg-type]
+        s.wait_for(lambda screen: PLACEHOLDER in screen and WORKING_HINT.search(screen) is None, what="the idle prompt")
+
+    return drive
+
+
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario("starting_trust", "starting", drive=_starting, session={"trust_dialog": True}),
     Scenario("starting_signin", "starting", drive=_signing_in, session={"signed_in": False}),
@@ -216,6 +227,37 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("input", "input", (api.text(QUESTION_REPLY),), _reply_then("Which layout do you prefer?"), {"question": QUESTION_REPLY}),
     Scenario("error", "error", (api.fail(400, "API key not valid. Please pass a valid API key.", times=None),), _error),
     Scenario("exited", "exited", drive=_exited),
+)
+# Issue 37: a question asked in text before what it offers, and statements that merely contain one (as for Claude).
+TEXT_ONLY = ("0.61.0",)
+SCENARIOS += (
+    Scenario(
+        "input_question_before_list",
+        "input",
+        (api.text(text.INPUT_BEFORE_LIST),),
+        _text_turn("run the tests", "under load"),
+        {"question": "I found three failing tests. Which one should I look at first?"},
+        versions=TEXT_ONLY,
+    ),
+    Scenario(
+        "input_question_before_code",
+        "input",
+        (api.text(text.INPUT_BEFORE_CODE),),
+        _text_turn("look at the retry loop", "0.5 * 2 ** attempt"),
+        {"question": "The retry loop sleeps a fixed second between attempts. Should I apply this bounded backoff instead?"},
+        versions=TEXT_ONLY,
+    ),
+    Scenario(
+        "input_question_short_last_paragraph",
+        "input",
+        (api.text(text.INPUT_SHORT_LAST),),
+        _text_turn("finish the parser", "old behaviour"),
+        {"question": "Want me to update the changelog too? It still describes the old behaviour."},
+        versions=TEXT_ONLY,
+    ),
+    Scenario("idle_question_answered_in_reply", "idle", (api.text(text.STATEMENT_ANSWERED),), _text_turn("fix the build", "green again"), versions=TEXT_ONLY),
+    Scenario("idle_quoted_question", "idle", (api.text(text.STATEMENT_QUOTED),), _text_turn("fix the health check", "passes now"), versions=TEXT_ONLY),
+    Scenario("idle_question_heading_a_list", "idle", (api.text(text.STATEMENT_BEFORE_LIST),), _text_turn("summarise the pass", "with its line"), versions=TEXT_ONLY),
 )
 BY_NAME = {sc.name: sc for sc in SCENARIOS}
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from . import opencode_api as api
+from . import scenarios as text
 from .opencode_agent import OPENCODE_VERSION, PERMISSION, OpencodeSession, find_opencode
 from .pane_session import SHELL_PROMPT
 from .recording import pane_record, parse_size, play, record_all, write_screen
@@ -207,7 +208,44 @@ SCENARIOS: list[Scenario] = [
     Scenario("provider_setup", "starting", [], _provider_setup, session={"provider": False}),
     Scenario("exited", "exited", [api.text("Hello from the scripted model.")], _exited),
 ]
-BY_NAME = {sc.name: sc for sc in SCENARIOS}
+
+
+def _text_turn(prompt: str, marker: str) -> Callable[[OpencodeSession], None]:
+    """Submit ``prompt``; wait for ``marker`` in the reply (wraps aside) and the turn's end row."""
+
+    def drive(s: OpencodeSession) -> None:
+        s.launch()
+        s.submit(prompt)
+        s.wait_for(lambda screen: marker in " ".join(screen.split()), timeout=20, what=f"the reply with {marker!r}")
+        s.wait_for(re.compile(r"▣ .*· \d"), timeout=10)
+        s.wait_for(lambda screen: not WORKING.search(screen), timeout=10, what="the turn to end")  # the timer row comes first
+
+    return drive
+
+
+# Issue 37: a question asked in text before what it offers, and statements that merely contain one (as for Claude).
+# Recorded on the pinned version only.
+TEXT_QUESTIONS = [
+    Scenario("input_question_before_list", "input", [api.text(text.INPUT_BEFORE_LIST)], _text_turn("run the tests", "under load"), {"question": "Which one should I look at first?"}),
+    Scenario(
+        "input_question_before_code",
+        "input",
+        [api.text(text.INPUT_BEFORE_CODE)],
+        _text_turn("look at the retry loop", "0.5 * 2 ** attempt"),
+        {"question": "Should I apply this bounded backoff instead?"},
+    ),
+    Scenario(
+        "input_question_short_last_paragraph",
+        "input",
+        [api.text(text.INPUT_SHORT_LAST)],
+        _text_turn("finish the parser", "old behaviour"),
+        {"question": "Want me to update the changelog too?"},
+    ),
+    Scenario("idle_question_answered_in_reply", "idle", [api.text(text.STATEMENT_ANSWERED)], _text_turn("fix the build", "green again")),
+    Scenario("idle_quoted_question", "idle", [api.text(text.STATEMENT_QUOTED)], _text_turn("fix the health check", "passes now")),
+    Scenario("idle_question_heading_a_list", "idle", [api.text(text.STATEMENT_BEFORE_LIST)], _text_turn("summarise the pass", "with its line")),
+]
+BY_NAME = {sc.name: sc for sc in (*SCENARIOS, *TEXT_QUESTIONS)}
 
 
 def corpus_dir(version: str) -> Path:
@@ -235,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     binary = find_opencode(args.version)
     out = corpus_dir(args.version)
-    chosen = [BY_NAME[n] for n in args.only] if args.only else SCENARIOS
+    chosen = [BY_NAME[n] for n in args.only] if args.only else [*SCENARIOS, *(TEXT_QUESTIONS if args.version == OPENCODE_VERSION else [])]
     if args.sizes:
         jobs = [(sc, w, h) for sc in chosen for (w, h) in args.sizes]
     else:

@@ -117,6 +117,33 @@ TODO_STEPS = [
 ]
 TODO_SESSION = {"extra_env": {"CLAUDE_CODE_ENABLE_TODO_TOOLS": "true"}}
 INPUT_QUESTION = "I found two ways to fix the flaky test. Should I also update the snapshot files, or leave them alone?"
+# Issue 37: a question asked in text that is not the last line of the reply.
+# Markdown as Claude writes it: the list, the code block and the last short
+# paragraph are drawn by each version its own way (indents, wraps at 80 columns).
+INPUT_BEFORE_LIST = (
+    "I found three failing tests. Which one should I look at first?\n\n"
+    "1. `test_parser_handles_empty_input` fails on an empty config file\n"
+    "2. `test_tokenizer_unicode` breaks on combining marks in identifiers\n"
+    "3. `test_cache_eviction` times out when the machine is under load"
+)
+INPUT_BEFORE_CODE = (
+    "The retry loop sleeps a fixed second between attempts. Should I apply this bounded backoff instead?\n\n"
+    "```python\ndef backoff(attempt: int) -> float:\n    return min(30.0, 0.5 * 2 ** attempt)\n```"
+)
+INPUT_SHORT_LAST = (
+    "The parser now reads the whole config in one pass, and the tests cover the empty file and the unicode cases.\n\n"
+    "Want me to update the changelog too? It still describes the old behaviour."
+)
+# Statements that merely contain a question: answered in the same reply, quoted, or heading a list of what was done.
+STATEMENT_ANSWERED = (
+    "Why did the build fail? The cache held a stale lockfile, so the install step pulled old versions. "
+    "I cleared the cache and the build is green again."
+)
+STATEMENT_QUOTED = (
+    'The health check printed "Is the server running?" because the port was taken by an old process. '
+    "I stopped that process and the check passes now."
+)
+STATEMENT_BEFORE_LIST = "What changed in this pass?\n\n- the tokenizer reads one rune at a time\n- the parser reports every error with its line"
 
 
 @dataclass(frozen=True)
@@ -184,7 +211,8 @@ def turn_over(screen: str) -> bool:
 
 def _finished(marker: str) -> Callable[[ClaudeSession], None]:
     """The turn is over: the reply's text is shown, the input box is back, no turn runs."""
-    return _screen(lambda scr: marker in scr and turn_over(scr), f"finished turn with {marker!r}")
+    # A reply is wrapped to the pane: the marker may span a line break (and the reply's indent).
+    return _screen(lambda scr: (marker in scr or marker in " ".join(scr.split())) and turn_over(scr), f"finished turn with {marker!r}")
 
 
 def _starting(s: ClaudeSession, anchor: str | re.Pattern[str]) -> None:
@@ -754,6 +782,38 @@ SCENARIOS += [
         expected={**REVIEW, "answers": {"Which database should we use?": "Postgres", FEATURES: "Billing"}},
         **MULTI,
     ),
+]
+
+# -- added for issue 37: a question asked in text, wherever its question mark sits --
+TEXT_QUESTIONS = {"versions": (*NEWER, "2.0.60"), "sizes": (*NEW_SIZES, (200, 50))}
+SCENARIOS += [
+    Scenario(
+        "input_question_before_list",
+        "input",
+        [api.text(INPUT_BEFORE_LIST)],
+        _prompt("run the tests", _finished("under load")),
+        expected={"question": "I found three failing tests. Which one should I look at first?"},
+        **TEXT_QUESTIONS,
+    ),
+    Scenario(
+        "input_question_before_code",
+        "input",
+        [api.text(INPUT_BEFORE_CODE)],
+        _prompt("look at the retry loop", _finished("0.5 * 2 ** attempt")),
+        expected={"question": "The retry loop sleeps a fixed second between attempts. Should I apply this bounded backoff instead?"},
+        **TEXT_QUESTIONS,
+    ),
+    Scenario(
+        "input_question_short_last_paragraph",
+        "input",
+        [api.text(INPUT_SHORT_LAST)],
+        _prompt("finish the parser", _finished("old behaviour")),
+        expected={"question": "Want me to update the changelog too? It still describes the old behaviour."},
+        **TEXT_QUESTIONS,
+    ),
+    Scenario("idle_question_answered_in_reply", "idle", [api.text(STATEMENT_ANSWERED)], _prompt("fix the build", _finished("green again")), **TEXT_QUESTIONS),
+    Scenario("idle_quoted_question", "idle", [api.text(STATEMENT_QUOTED)], _prompt("fix the health check", _finished("passes now")), **TEXT_QUESTIONS),
+    Scenario("idle_question_heading_a_list", "idle", [api.text(STATEMENT_BEFORE_LIST)], _prompt("summarise the pass", _finished("with its line")), **TEXT_QUESTIONS),
 ]
 
 BY_NAME = {s.name: s for s in SCENARIOS}

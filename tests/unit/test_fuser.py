@@ -143,3 +143,64 @@ def test_the_floor_goes_when_the_status_file_stops_waiting():
     assert fuser.observe(screen("working_spinner"), now=10.1).state is AgentState.PERMISSION
     fuser.observe(status_file("busy"), now=10.3, at=10.3)
     assert fuser.observe(screen("working_spinner"), now=10.4).state is AgentState.WORKING
+
+
+# -- ...until Claude has moved on (issue 37) -----------------------------------------
+# What 2.1.330 writes while an AskUserQuestion dialog is up (trimmed of fields we do not read).
+ASKING = {
+    "pid": 2109,
+    "sessionId": "78ed0c1e-0000-4000-8000-000000000000",
+    "cwd": "/tmp/x/work",
+    "version": "2.1.330",
+    "kind": "interactive",
+    "tmux": "a:@0.%0",
+    "status": "waiting",
+    "waitingFor": "input needed",
+    "updatedAt": 1795323401000,
+    "statusUpdatedAt": 1795323400950,
+}
+
+
+def status_from_file(data: dict) -> tuple[Observation, float]:
+    """The status file as the monitor hands it to the fuser: its observation, dated by ``statusUpdatedAt``."""
+    from headspace_tui.detect.claude.status_files import parse_status, status_observation
+
+    status = parse_status(data)
+    assert status is not None
+    return status_observation(status), status.updated_at
+
+
+def test_a_running_turn_read_after_the_status_files_wait_beats_it():
+    """Answered through "Type something.": the pane shows Claude working while its file still says "input needed"."""
+    fuser = Fuser(idle_grace=5.0)
+    asking, since = status_from_file(ASKING)
+    fuser.observe(asking, now=since + 0.1, at=since)
+    assert fuser.observe(screen("question_two_options"), now=since + 0.2).state is AgentState.QUESTION
+    # Eight seconds later the user answers; Claude works, its file is not rewritten yet.
+    fuser.observe(asking, now=since + 8.4, at=since)
+    fused = fuser.observe(screen("working_spinner"), now=since + 8.5)
+    assert fused.state is AgentState.WORKING and fused.source == "screen"
+    assert "moved on" in fuser.explain(since + 8.5).decision
+    assert "status-file" in {e.rule for e in fused.evidence}  # the file's word stays in "why"
+    assert fuser.claims(AgentState.WORKING) == {}  # nor does the old wait date the turn
+    # Claude's file catches up: still working, now by both.
+    busy, busy_since = status_from_file({**ASKING, "status": "busy", "waitingFor": None, "statusUpdatedAt": ASKING["statusUpdatedAt"] + 8400})
+    assert fuser.observe(busy, now=since + 9.0, at=busy_since).state is AgentState.WORKING
+
+
+def test_within_a_redraw_of_the_files_wait_a_running_turn_does_not_lift_it():
+    """The dialog may not be drawn yet: the file is newer news than a screen read a moment after it."""
+    fuser = Fuser(idle_grace=0)
+    asking, since = status_from_file(ASKING)
+    fuser.observe(screen("working_spinner"), now=since - 2.0)
+    fuser.observe(asking, now=since + 0.05, at=since)
+    assert fuser.observe(screen("working_spinner"), now=since + 0.6).state is AgentState.QUESTION
+
+
+@pytest.mark.parametrize("shown", ["idle_finished", "idle_fresh"])
+def test_only_a_running_turn_lifts_the_files_wait(shown):
+    """An idle-looking screen, however new, may be a dialog headspace does not know: the floor holds."""
+    fuser = Fuser(idle_grace=0)
+    asking, since = status_from_file(ASKING)
+    fuser.observe(asking, now=since, at=since)
+    assert fuser.observe(screen(shown), now=since + 30.0).state is AgentState.QUESTION

@@ -40,6 +40,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ...model import AgentState, Evidence, Observation, Option, Prompt
+from ..asks import asked
 from .tables import BASE, Rules, rules_for
 
 SGR = re.compile(r"\x1b\[[0-9;:]*m")
@@ -324,14 +325,14 @@ def _at_input_box(screen: _Screen, top: int, prompt_line: int, rule_below: int) 
     if interrupted is not None:
         return Observation(AgentState.IDLE, evidence=(*evidence, Evidence("interrupted-by-user", interrupted, lines[interrupted])), confidence=0.85)
     block = _last_reply(lines, top, echo)
-    if block is not None:
-        start, reply = block
-        last_paragraph = reply.split("\n\n")[-1].strip()
-        if last_paragraph.endswith("?"):
-            prompt = Prompt(kind="input", title=last_paragraph, fingerprint=_fingerprint("input", last_paragraph))
-            return Observation(
-                AgentState.INPUT, prompt=prompt, evidence=(*evidence, Evidence("reply-ends-with-question", start, lines[start])), confidence=0.7
-            )
+    found = asked(block[1]) if block is not None else None
+    if block is not None and found is not None:
+        # A question typed in the reply: at its end, or before the choices, code
+        # or short remark it offers (detect/asks.py says which questions count).
+        row = block[0] + found.row
+        rule = "reply-ends-with-question" if found.how == "ends-with-question" else f"reply-asks-{found.how}"
+        prompt = Prompt(kind="input", title=found.paragraph, fingerprint=_fingerprint("input", found.paragraph))
+        return Observation(AgentState.INPUT, prompt=prompt, evidence=(*evidence, Evidence(rule, row, lines[row])), confidence=0.7)
     return Observation(AgentState.IDLE, evidence=tuple(evidence), confidence=0.8)
 
 
@@ -380,10 +381,12 @@ def _given_up_error(screen: _Screen, region: range) -> tuple[int, str] | None:
     return found
 
 
-def _last_reply(lines: list[str], top: int, echo: int) -> tuple[int, str] | None:
-    """The last ``●`` text block above the input box, if it is Claude's final reply.
+def _last_reply(lines: list[str], top: int, echo: int) -> tuple[int, list[str]] | None:
+    """The last ``●`` text block above the input box, if it is Claude's final reply: (its row, its lines).
 
-    A reply is a ``●`` line plus the indented lines under it.  Tool calls
+    A reply is a ``●`` line plus the indented lines under it, returned
+    without the reply's indent and with its blank lines (paragraph breaks),
+    so a list or a code block in it keeps its shape.  Tool calls
     (``● Bash(...)``) and blocks before the user's last prompt do not count.
     """
     start = None
@@ -398,10 +401,7 @@ def _last_reply(lines: list[str], top: int, echo: int) -> tuple[int, str] | None
         if line and not line.startswith(" ") or line.strip().startswith("⎿"):
             break
         rows.append(line[2:] if line.startswith("  ") else line.strip())
-    text = "\n".join(rows).strip()
-    # Re-join soft-wrapped lines inside paragraphs; keep blank-line breaks.
-    paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text)]
-    return start, "\n\n".join(p for p in paragraphs if p)
+    return start, rows
 
 
 # ---------------------------------------------------------------------------

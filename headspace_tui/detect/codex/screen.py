@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass
 
 from ...model import AgentState, Evidence, Observation, Option, Prompt
+from ..asks import asked
 from .process import is_command
 
 SGR = re.compile(r"\x1b\[[0-9;:]*m")
@@ -428,12 +429,10 @@ def _last_reply(lines: list[str], region: range) -> tuple[int, int] | None:
 
 
 def _question(lines: list[str], start: int, end: int) -> str:
-    """The reply's last paragraph, if it ends with a question mark."""
-    para_start = end
-    while para_start > start and lines[para_start - 1].strip():
-        para_start -= 1
-    text = " ".join(lines[k].strip().removeprefix("• ").strip() for k in range(para_start, end + 1))
-    return text if text.endswith("?") else ""
+    """The paragraph of the reply that asks you something ("" if none): at its end, or before the choices, code or remark it offers (detect/asks.py)."""
+    rows = [lines[start].removeprefix("• ")] + [line[2:] if line.startswith("  ") else line.strip() for line in lines[start + 1 : end + 1]]
+    found = asked(rows)
+    return found.paragraph if found is not None else ""
 
 
 def _fingerprint(*parts: str) -> str:

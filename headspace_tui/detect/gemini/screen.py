@@ -50,6 +50,7 @@ import re
 from dataclasses import dataclass
 
 from ...model import AgentState, Evidence, Observation, Option, Prompt
+from ..asks import asked
 
 SGR = re.compile(r"\x1b\[[0-9;:]*m")
 ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
@@ -196,18 +197,17 @@ def _at_prompt(lines: list[str], box: _Box) -> Observation:
         row, kind, text = head
         if kind == "error":
             return Observation(AgentState.ERROR, evidence=(here, Evidence("error-block-last", row, lines[row])), error=text, confidence=0.8)
-        if kind == "reply":
-            last_paragraph = text.split("\n\n")[-1].strip()
-            if last_paragraph.endswith("?"):
-                prompt = Prompt(kind="input", title=last_paragraph, fingerprint=_fingerprint("input", last_paragraph))
-                return Observation(
-                    AgentState.INPUT, prompt=prompt, evidence=(here, Evidence("reply-ends-with-question", row, lines[row])), confidence=0.7
-                )
+        found = asked(text.split("\n")) if kind == "reply" else None
+        if found is not None:
+            # A question typed in the reply: at its end, or before the choices, code or remark it offers (detect/asks.py).
+            rule = "reply-ends-with-question" if found.how == "ends-with-question" else f"reply-asks-{found.how}"
+            prompt = Prompt(kind="input", title=found.paragraph, fingerprint=_fingerprint("input", found.paragraph))
+            return Observation(AgentState.INPUT, prompt=prompt, evidence=(here, Evidence(rule, row + found.row, lines[row + found.row])), confidence=0.7)
     return Observation(AgentState.IDLE, evidence=(here,), confidence=0.8)
 
 
 def _last_block(lines: list[str], above: int) -> tuple[int, str, str] | None:
-    """The last history block above row ``above`` that is not an info note: (row, kind, its text).
+    """The last history block above row ``above`` that is not an info note: (row, kind, its text; a reply's one line per row).
 
     Kinds: ``reply`` (``✦``), ``error`` (``✕``), ``echo`` (the user's prompt),
     ``tool`` (a tool's box).  Info and warning notes (``ℹ``/``⚠``: "This
@@ -238,6 +238,8 @@ def _last_block(lines: list[str], above: int) -> tuple[int, str, str] | None:
         if kind in ("echo", "tool"):
             return row, kind, ""
         rows = [line[2:]] + [text[2:] if text.startswith("  ") else text.strip() for text in lines[row + 1 : end]]
+        if kind == "reply":
+            return row, kind, "\n".join(rows)  # its lines, one per screen row: a list or code keeps its shape
         text = "\n".join(rows).strip()
         paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text)]
         return row, kind, "\n\n".join(p for p in paragraphs if p)

@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 
 from ...model import AgentState, Evidence, Observation, Prompt
+from ..asks import asked
 from .dialog import find_dialog, read_dialog
 from .rows import MAX_LINE, Rows, block_top, fingerprint, strip_sgr
 
@@ -46,6 +47,8 @@ PROGRESS = re.compile(r"^\s*[⬝■]{4,}")
 INTERRUPT = re.compile(r"\besc (?:again )?(?:to )?interrupt\b")
 RETRY = re.compile(r"\[retrying(?: in (?P<wait>\S+))? attempt #(?P<attempt>\d+)\]")
 TURN_END = re.compile(r"^\s*▣\s+(?P<what>\S.*)$")
+# A tool's row in a turn: a glyph of its own, then a space ("$ touch x", "→ Read notes.md"); not a list mark.
+TOOL_ROW = re.compile(r"^\s*[^\w\s\-*•\"'`(\[]\s")
 DURATION = re.compile(r"·\s*(?:\d+h\s*)?(?:\d+m\s*)?\d+(?:\.\d+)?m?s\s*$")
 PANEL_TITLE = re.compile(r"^\s+(?P<title>\S.*?\S)\s{3,}esc\s*$")
 SETUP_PANEL = re.compile(r"\b(?:provider|model|api key|sign in|log ?in|connect|auth\w*)\b", re.I)
@@ -222,11 +225,30 @@ def _question(screen: Rows, end: int) -> tuple[int, str] | None:
         return None
     text = " ".join(screen.lines[k].strip() for k in rows)
     if not QUESTION_END.search(text):
-        return None
+        return _asked_before(screen, end)
     sentences = re.split(r"(?<=[.!?:])\s+", text)
     question = sentences[-1].strip()
     row = next((k for k in reversed(rows) if question.split()[0] in screen.lines[k]), rows[-1])
     return row, question
+
+
+def _asked_before(screen: Rows, end: int) -> tuple[int, str] | None:
+    """(row, question) when the reply asks you something before the list, code or short remark it ends with (detect/asks.py).
+
+    The reply's text: the rows above the ``▣`` row up to a ``┃`` block, the
+    previous turn or a tool's row ("$ touch x", "→ Read …": what came before
+    a tool ran is not the turn's last word), blank rows kept, its common
+    indent removed.
+    """
+    start = end
+    while start > 0 and screen.bar_text(start - 1) is None and not TURN_END.match(screen.lines[start - 1]) and not TOOL_ROW.match(screen.lines[start - 1]):
+        start -= 1
+    rows = screen.lines[start:end]
+    indent = min((len(line) - len(line.lstrip()) for line in rows if line.strip()), default=0)
+    found = asked([line[indent:] for line in rows])
+    if found is None:
+        return None
+    return start + found.row, found.question
 
 
 # ---------------------------------------------------------------------------
