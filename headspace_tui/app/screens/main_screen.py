@@ -91,11 +91,11 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
             "submit",
             "submit",
             id="submit",
-            tooltip="submit a multi-select question's ticked boxes (→ to the dialog's next question, or its review and 'Submit answers'); at Claude's review page, submit every answer",
+            tooltip="submit a multi-select question's ticks (on to the next question, or to Claude's review and its 'Submit answers')",
         ),
         Binding("enter", "jump", "jump", id="jump", tooltip="jump: switch your tmux client to the agent's pane (or print the attach command)"),
         # Like `cd -`: back to where the inbox came from, when the answer given there did not land.
-        Binding("minus", "back", "back", id="back", show=False, tooltip="back to the agent whose answer was not delivered (the inbox had moved on from it)"),
+        Binding("minus", "back", "back", id="back", show=False, tooltip="back to the agent whose answer did not land (after the inbox moved on)"),
         # Esc is every TUI user's "close this": it never reaches an agent.
         Binding("escape", "close_overlay", "close", show=False, tooltip="close the filter, a window, or the scrolled-back preview"),
         Binding("question_mark", "help", "help", id="help", tooltip="this help"),
