@@ -135,8 +135,9 @@ def test_a_broken_config_is_said_inside_the_tui(world):
     written, screen, code, _ = _run_headspace(a, b, root, width=120, height=40, keys=[], config=b'nudge_text = "\xff"\n')
     assert code == 0
     # The toast, as the terminal shows it: the text right of its left border (▌) on each of its lines, joined.
-    # (It sits top-right over the table since issue 25: the rows' cells to its left are not its words.)
-    toast = " ".join(" ".join(line.split("\u258c", 1)[1].split()) for line in screen.splitlines() if "\u258c" in line)
+    # (It sits over the preview's upper half since issue 37: the preview's cells left of it and its right
+    # border "│" after it are not its words.)
+    toast = " ".join(" ".join(line.split("\u258c", 1)[1].rstrip().removesuffix("\u2502").split()) for line in screen.splitlines() if "\u258c" in line)
     assert "not UTF-8 text" in toast and "using the defaults" in toast, screen
     assert "fix [/] bug" in screen  # and the app runs on
 
