@@ -55,8 +55,10 @@ def test_status_gives_a_real_claudes_time_in_state_from_its_own_word(claude_sess
     assert shown.endswith("s") and shown[:-1].isdigit() and int(shown[:-1]) >= 2, line
 
 
-def test_an_agent_nothing_dates_is_unknown_until_a_headspace_logged_it(private_tmux, tmp_path):
+def test_an_agent_nothing_dates_is_unknown_until_a_headspace_logged_it(private_tmux, tmp_path, monkeypatch):
     """A stand-in with no status file: "?" and null, never a made-up 0s; after the app watched it, the event log's time."""
+    # An event log of this test's own: the session's shared XDG_STATE_HOME may hold one an earlier test's app wrote.
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     command = ["bash", "-c", f"exec -a claude {sys.executable} -S {FAKE_AGENT} {CORPUS} {tmp_path}"]
     pane = private_tmux.new_session("stand", width=120, height=40, cwd=str(tmp_path), command=command)
     poll(lambda: private_tmux.capture(pane), lambda screen: "❯" in screen, timeout=10)  # the stand-in's idle screen
