@@ -1,0 +1,49 @@
+"""A screen "held still" before keys go: Claude's blinking tool bullet is not a redraw; every other change is.
+
+The captures are Claude 2.1.330's own lines (the permission dialog's tool
+line, as ``benchmarks/inbox_move.py`` caught it blinking); the async test
+drives ``settled_read`` with a stand-in pane whose captures alternate, since
+a real pane's blink cannot be timed from a unit test (the live answering
+tests use real panes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from headspace_tui.answering.keys import _held_still, settled_read
+
+LIT = "\x1b[38;5;246m\x1b[49m●\x1b[39m Creating A01\n  Do you want to proceed?\n"
+DARK = "\x1b[38;5;246m\x1b[49m \x1b[39m Creating A01\n  Do you want to proceed?\n"
+
+
+def test_the_blink_alone_is_not_a_change():
+    assert _held_still(LIT, DARK) and _held_still(DARK, LIT) and _held_still(LIT, LIT)
+
+
+def test_a_changed_letter_or_colour_is_a_change():
+    assert not _held_still(LIT, LIT.replace("A01", "A02"))
+    assert not _held_still(DARK, DARK.replace("A01", "A02"))
+    assert not _held_still(LIT, LIT.replace("246", "174"))
+    assert not _held_still(LIT, LIT.replace("proceed?", "proceed? "))
+
+
+def test_a_bullet_with_new_words_is_a_change():
+    assert not _held_still(DARK, DARK + "\x1b[38;5;246m●\x1b[39m Bash(touch A02)\n")
+
+
+class Blinking:
+    """A pane whose captures alternate the bullet, counted."""
+
+    def __init__(self) -> None:
+        self.captures = 0
+
+    async def capture(self, pane_id: str, ansi: bool = True) -> str:
+        self.captures += 1
+        return LIT if self.captures % 2 else DARK
+
+
+def test_settled_read_takes_one_round_over_a_blink():
+    pane = Blinking()
+    asyncio.run(settled_read(pane, "%1", "claude", quiet=0.01))  # type: ignore[arg-type]
+    assert pane.captures == 2
