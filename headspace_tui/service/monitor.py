@@ -139,11 +139,11 @@ class Monitor:
         self._stopping = False
         self._slept = 0.0  # this machine just woke from a sleep this long: discovery redoes the remote link
         self._problem: str | None = "starting"
-        # The first full look: the panes the first discovery found, each until it has been read once.
-        # Until then the problem said is "starting" (the header says it is still looking rather than
-        # counting the rows read so far: "0 agents", or fewer needing you than there are).
+        # The first full look: the panes the first discovery found, each until it has been read once
+        # (None before that discovery, empty once the look is whole).  Until then the problem said is
+        # "starting" (the header says it is still looking rather than counting the rows read so far:
+        # "0 agents", or fewer needing you than there are).
         self._first_look: set[str] | None = None
-        self._looked = False
         # A remote host's loops come back within REMOTE_RESTART_LIMIT after any error, not only
         # "can't reach" (which discovery retries itself): a link always comes back within 10 s.
         restart = functools.partial(Backoff, limit=REMOTE_RESTART_LIMIT) if self.host.remote else Backoff
@@ -371,8 +371,8 @@ class Monitor:
         # Every session gets a detector (and a control client), not only those with
         # agents: a Claude started in any pane is then noticed by its first output.
         await self.sessions.discovered(number, found.sessions, records)
-        if first:
-            self._looked_at(None)  # a server with no agents: the first look is whole now
+        if first and not self._first_look and self._problem is None:
+            self.store.emit(ProblemChanged(None))  # a server with no agents: the first look is whole now
 
     def _report(self, problem: str | None) -> None:
         if problem is not None:
@@ -384,17 +384,16 @@ class Monitor:
     @property
     def _said_problem(self) -> str | None:
         """The problem as the front ends hear it: "starting" until the first full look, when nothing else is wrong."""
-        return "starting" if self._problem is None and not self._looked else self._problem
+        looked = self._first_look is not None and not self._first_look
+        return "starting" if self._problem is None and not looked else self._problem
 
-    def _looked_at(self, pane_id: str | None) -> None:
+    def _looked_at(self, pane_id: str) -> None:
         """``pane_id`` was read (or forgotten): once every pane of the first discovery was, the first look is whole."""
-        if self._looked or self._first_look is None:
-            return
-        self._first_look.discard(pane_id or "")
         if not self._first_look:
-            self._looked = True
-            if self._problem is None:
-                self.store.emit(ProblemChanged(None))
+            return  # before the first discovery, or whole already
+        self._first_look.discard(pane_id)
+        if not self._first_look and self._problem is None:
+            self.store.emit(ProblemChanged(None))
 
     def _forget(self, pane_id: str) -> None:
         self._looked_at(pane_id)
