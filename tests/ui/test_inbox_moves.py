@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 
+from textual import events
 from headspace_tui.answering.answerer import Report
 from headspace_tui.answering.policy import REACTION_TIME
 from tests.ui.apps import demo_app
@@ -58,6 +59,30 @@ def test_a_key_is_not_applied_to_an_agent_that_came_under_the_cursor_by_itself_j
             await pilot.press("2")
             await pilot.pause()
             assert asked[-1] == ("web:0.0", "option")
+
+    run(scenario())
+
+
+def test_a_key_read_before_the_move_but_acted_on_after_it_is_not_applied_to_the_new_agent():
+    """Under load a key's action runs late: judged by when the key was read (before the move), not when it ran."""
+
+    async def scenario():
+        app = demo_app()
+        asked = recording_answers(app)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.snapshot_loader(pilot)
+            docs = pane(app, "docs:0.0")
+            app.table.select(docs)
+            await pilot.pause()
+            key = events.Key("y", "y")  # read from the terminal now, while docs is under the cursor
+            await asyncio.sleep(REACTION_TIME + 0.1)
+            app._answer_reported(Report(docs, "docs:0.0: text sent", "information", False, move_on=True, final=False))
+            assert selected(app) == "api:0.0"
+            await asyncio.sleep(REACTION_TIME + 0.1)  # api has been under the cursor longer than a reaction time
+            app.post_message(key)  # and only now the key is handled (the app was busy elsewhere)
+            await pilot.pause()
+            assert asked == []
+            assert said(app)[-1] == "api:0.0 came under the cursor just now: read it, then press again; nothing sent"
 
     run(scenario())
 

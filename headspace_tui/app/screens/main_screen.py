@@ -15,7 +15,7 @@ import time
 from typing import TYPE_CHECKING, cast
 
 from rich.style import Style
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Vertical
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 SIDE_BY_SIDE_MIN_WIDTH = 140
 LAYOUT_WORDS = {"auto": "auto", "side": "beside", "stacked": "under"}  # the layout setting's values, as the user reads them (in ``l``'s order)
 TABLE_ONLY_BELOW = 18
+KEY_MEMORY = 2.0  # a key's read time older than this is not the time of the action now running
 BACK_NOTICE_SECONDS = 12.0  # a "not delivered" line that says how to go back stays long enough to be read and acted on
 # The keys that answer a prompt (y, n, digits; A and r go through _target too): not applied to an agent
 # that just came under the cursor by itself.
@@ -127,6 +128,7 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
         if service.live:
             self.set_reactive(MainScreen.problem, "starting")  # until the monitor's first full look (monitor.py)
         self._back_to: str | None = None  # an agent whose answer was not delivered after the inbox moved on from it
+        self._key_read_at: float | None = None  # when the last key reached this screen (Textual's clock: monotonic)
 
     @property
     def headspace(self) -> HeadspaceApp:
@@ -515,10 +517,28 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
             self.notify("No agent selected.", severity="warning")
             return None
         arrival = self.table.arrival
-        if answering and arrival is not None and arrival[0] == agent.pane_id and time.monotonic() - arrival[1] < REACTION_TIME:
+        pressed = self._pressed_at()
+        if answering and arrival is not None and arrival[0] == agent.pane_id and pressed - arrival[1] < REACTION_TIME:
             self.flash(f"{clean(agent.target)} came under the cursor just now: read it, then press again; nothing sent")
             return None
         return agent
+
+    def on_key(self, event: events.Key) -> None:
+        """Note when this key reached headspace (the terminal read it), for ``_pressed_at``."""
+        self._key_read_at = event.time
+
+    def _pressed_at(self) -> float:
+        """When the key now acted on was pressed: the time it was read, not now.
+
+        Under load a key's action runs late, and the selection may have moved
+        by itself meanwhile; a key read before the move (or just after it)
+        was meant for what the user saw then.  Used once; a time more than
+        KEY_MEMORY old (the action came from a click, not a key) is not the
+        key's, and then it is now.
+        """
+        read_at, self._key_read_at = self._key_read_at, None
+        now = time.monotonic()
+        return read_at if read_at is not None and now - read_at < KEY_MEMORY else now
 
     def _act(self, intent: Intent) -> None:
         agent = self._target(answering=intent.kind in ANSWERING)

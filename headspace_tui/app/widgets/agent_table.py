@@ -389,9 +389,26 @@ class AgentTable(DataTable):
         if pane_id not in self._order:
             return False
         self.pinned = True
-        self.arrival = (pane_id, time.monotonic()) if by_itself else None
+        self.arrival = None
         self.move_cursor(row=self._order.index(pane_id), animate=False)
+        if by_itself:
+            self._arrived(pane_id)
         return True
+
+    def _arrived(self, pane_id: str) -> None:
+        """``pane_id`` came under the cursor by itself: noted now, and again once the screen shows it.
+
+        Under load the paint comes late, and the user can only have read the
+        new agent from then on: the reaction time counts from the later one.
+        """
+        now = time.monotonic()
+        self.arrival = (pane_id, now)
+
+        def shown() -> None:
+            if self.arrival == (pane_id, now):
+                self.arrival = (pane_id, time.monotonic())
+
+        self.call_after_refresh(shown)
 
     @property
     def selected_pane_id(self) -> str | None:
@@ -563,7 +580,7 @@ class AgentTable(DataTable):
             self.move_cursor(row=order.index(selected), animate=False)
         now_selected = self.selected_pane_id
         if now_selected is not None and now_selected != selected:
-            self.arrival = (now_selected, time.monotonic())  # the top row's new agent, or one that came under the cursor
+            self._arrived(now_selected)  # the top row's new agent, or one that came under the cursor
         if now_selected is not None and now_selected != selected and self.cursor_row == cursor:
             # Another agent came to the cursor's row (a re-order under an unmoved
             # cursor): DataTable says nothing, so say it, or the preview and the
