@@ -7,6 +7,11 @@ tooltip: the help can never disagree with what a key does.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.measure import Measurement
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -52,27 +57,61 @@ def in_bound_order(node: DOMNode, bindings: BindingsMap) -> list[Binding]:
     return sorted((binding for _key, binding in bindings), key=lambda binding: bound.get(binding.action, len(bound)))
 
 
+class RenderedOnce:
+    """A Rich renderable laid out once per width, then replayed.
+
+    Textual lays a Static's content out several times each time the help
+    opens (to measure it, for its height, for its lines, again after the
+    screen resumes), and a Rich table of every key is costly to lay out:
+    it was most of what ``?`` cost, and under load a key waited for it.
+    The output is the table's own, unchanged.
+    """
+
+    def __init__(self, renderable: RenderableType) -> None:
+        self.renderable = renderable
+        self._lines: dict[int, list[Segment]] = {}
+        self._measures: dict[int, Measurement] = {}
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        if width not in self._lines:
+            self._lines[width] = list(console.render(self.renderable, options))
+        yield from self._lines[width]
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        width = options.max_width
+        if width not in self._measures:
+            self._measures[width] = Measurement.get(console, options, self.renderable)
+        return self._measures[width]
+
+
+@lru_cache(maxsize=4)
+def keys_table(rows: tuple[tuple[str, str], ...]) -> RenderedOnce:
+    """The help's two columns, keys and what they do; the same rows (the same bindings) are laid out once for every opening."""
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    for keys, text in rows:
+        table.add_row(Text(clean(keys)), Text(text))
+    return RenderedOnce(table)
+
+
 class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
-    HelpScreen { align: center middle; }
+    HelpScreen { align: center middle; background: $background; }
     HelpScreen > VerticalScroll { width: 90; max-width: 100%; height: auto; max-height: 100%; border: round $primary; padding: 0 1; background: $surface; }
     """
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "close")]
 
     def __init__(self, rows: list[tuple[str, str]], config_path: str) -> None:
         super().__init__()
-        self.rows = rows
+        self.rows = tuple(rows)
         self.config_path = config_path
 
     def compose(self) -> ComposeResult:
-        table = Table.grid(padding=(0, 2))
-        table.add_column(style="bold", no_wrap=True)
-        table.add_column()
-        for keys, text in self.rows:
-            table.add_row(Text(clean(keys)), Text(text))
         with VerticalScroll():
             yield Static(Text("headspace keys", style="bold"))
-            yield Static(table)
+            yield Static(keys_table(self.rows))
             yield Static(
                 Text.assemble(
                     "\nKeys go only to the selected pane, and only if it still shows the prompt you saw.\n",
