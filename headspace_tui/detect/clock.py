@@ -41,9 +41,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..model import AgentState
-
-# Waits whose every new prompt (another fingerprint) is a new request to the user.
-NEW_REQUEST = frozenset({AgentState.PERMISSION, AgentState.PLAN})
+from .waits import new_request
 
 SIGHT = "sight"  # headspace saw it (now)
 REMEMBERED = "journal"  # headspace saw it in an earlier run (the event log)
@@ -99,9 +97,8 @@ class Clock:
         ``prompt``: the fingerprint of the prompt on screen ("" when unread):
         a permission or plan with another one than the wait's is a new wait.
         """
-        same_wait = self.state is not None and self.state.needs_you and state.needs_you
-        if same_wait and state in NEW_REQUEST and prompt and self._prompt and prompt != self._prompt:
-            same_wait = False  # the next request, right after the last was answered
+        # One wait whatever it is called on the way, unless it asks anew (the next request, right after the last was answered).
+        same_wait = self.state is not None and self.state.needs_you and state.needs_you and not new_request(state, self._prompt, prompt)
         if self.claim is None or (not same_wait and (state is not self.state or state.needs_you)):
             if self.claim is not None:
                 self._floor = self.claim.at
@@ -111,8 +108,8 @@ class Clock:
             self.claim = best if best is not None else Claim(now, SIGHT)
             return self.claim
         self.state = state
-        if state.needs_you and prompt and (not self._prompt or state not in NEW_REQUEST):
-            self._prompt = prompt  # its details arrived (or a question's next page)
+        if state.needs_you and prompt:
+            self._prompt = prompt  # its details arrived, or a question's next page (a new request started a spell above)
         best = self._best(candidates, now, at_least=self.claim.trust)
         if best is not None and best.at < self.claim.at:
             self.claim = best
