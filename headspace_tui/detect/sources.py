@@ -44,6 +44,9 @@ class Source(str, Enum):
     SIGHT = "sight"  # headspace's own sight, now
     SSH = "ssh"  # a remote host not reached
 
+    def __str__(self) -> str:
+        return self.value  # its old name also in text and f-strings (a bare (str, Enum) would print "Source.HOOK")
+
 
 # The one ranking: higher is more trusted; a source not named here is the least.
 TRUST: dict[str, int] = {
