@@ -51,8 +51,8 @@ def fuse(screen: Observation, status: Observation | None) -> Observation:
 # Many sources over time: the most confident fresh source, with an idle grace.
 
 SCREEN_LAG = 1.0  # seconds a redraw may trail an event before the screen is believed over it
-# How much each source is trusted, for the idle grace: the one ranking (sources.trust), Claude's own events above what we infer.
 CLAIMS = CLAUDES_WORD  # Claude's own word on its state
+# How far each source is trusted (the idle grace below) is the one ranking, sources.trust: Claude's own events above what we infer.
 # Which of Claude's own claims can date a state shown in the table.  Claude
 # says "waiting" for any dialog (its claim may be a permission where the screen
 # shows a plan or a question) and "idle" after a turn that ended with a typed
