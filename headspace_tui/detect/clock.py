@@ -12,6 +12,10 @@ Several sources can say when a state began, and they disagree by seconds:
 * headspace's own sight: when it first saw the state, in this run or (from
   the journal) in an earlier one.
 
+That order is the one ranking of sources (sources.py) with its one named
+exception: the fuser trusts a hook most about *what* happens, but its time
+is late, so for *when* it ranks below the status file (``dating_trust``).
+
 The rules (``Clock.update``), decided so that a time on screen never jumps:
 
 1. A new state starts a new spell; but one wait is one spell, whatever it
@@ -41,19 +45,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..model import AgentState
+from .sources import Source, dating_trust
+from .waits import new_request
 
-# Waits whose every new prompt (another fingerprint) is a new request to the user.
-NEW_REQUEST = frozenset({AgentState.PERMISSION, AgentState.PLAN})
-
-SIGHT = "sight"  # headspace saw it (now)
-REMEMBERED = "journal"  # headspace saw it in an earlier run (the event log)
-# Higher is more trusted.
-TRUST = {"status-file": 4, "claude-agents": 4, "hook": 3, "transcript": 2, REMEMBERED: 1, SIGHT: 0}
-SAYS = {
-    "status-file": "Claude's status file",
-    "claude-agents": "Claude's agent list",
-    "hook": "a hook event",
-    "transcript": "the transcript",
+SIGHT = Source.SIGHT  # headspace saw it (now)
+REMEMBERED = Source.JOURNAL  # headspace saw it in an earlier run (the event log)
+# Who dates a state, in words (the why view).  Trust is the one ranking's, for dating (sources.dating_trust).
+SAYS: dict[str, str] = {
+    Source.STATUS_FILE: "Claude's status file",
+    Source.CLAUDE_AGENTS: "Claude's agent list",
+    Source.HOOK: "a hook event",
+    Source.TRANSCRIPT: "the transcript",
     REMEMBERED: "headspace, before a restart",
     SIGHT: "headspace's own sight",
 }
@@ -80,8 +82,8 @@ class Claim:
     source: str = SIGHT
 
     @property
-    def trust(self) -> int:
-        return TRUST.get(self.source, 0)
+    def trust(self) -> float:
+        return dating_trust(self.source)
 
 
 class Clock:
@@ -99,9 +101,8 @@ class Clock:
         ``prompt``: the fingerprint of the prompt on screen ("" when unread):
         a permission or plan with another one than the wait's is a new wait.
         """
-        same_wait = self.state is not None and self.state.needs_you and state.needs_you
-        if same_wait and state in NEW_REQUEST and prompt and self._prompt and prompt != self._prompt:
-            same_wait = False  # the next request, right after the last was answered
+        # One wait whatever it is called on the way, unless it asks anew (the next request, right after the last was answered).
+        same_wait = self.state is not None and self.state.needs_you and state.needs_you and not new_request(state, self._prompt, prompt)
         if self.claim is None or (not same_wait and (state is not self.state or state.needs_you)):
             if self.claim is not None:
                 self._floor = self.claim.at
@@ -111,19 +112,19 @@ class Clock:
             self.claim = best if best is not None else Claim(now, SIGHT)
             return self.claim
         self.state = state
-        if state.needs_you and prompt and (not self._prompt or state not in NEW_REQUEST):
-            self._prompt = prompt  # its details arrived (or a question's next page)
+        if state.needs_you and prompt:
+            self._prompt = prompt  # its details arrived, or a question's next page (a new request started a spell above)
         best = self._best(candidates, now, at_least=self.claim.trust)
         if best is not None and best.at < self.claim.at:
             self.claim = best
         return self.claim
 
-    def _best(self, candidates: Mapping[str, float], now: float, at_least: int = -1) -> Claim | None:
+    def _best(self, candidates: Mapping[str, float], now: float, at_least: float = -1) -> Claim | None:
         """The most trusted usable candidate (the earliest among equals), or None."""
         usable = [
             Claim(min(at, now), source)
             for source, at in candidates.items()
-            if at > 0 and at > self._floor and TRUST.get(source, 0) >= at_least
+            if at > 0 and at > self._floor and dating_trust(source) >= at_least
         ]
         if not usable:
             return None

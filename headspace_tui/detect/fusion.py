@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 from ..model import AgentState, Observation
 from .claude.status_files import STATUS_SOURCES
+from .sources import CLAUDES_WORD, LEAST, Source, trust
 
 # States only the screen can show in detail; when it shows one, it wins.
 SCREEN_DETAIL = frozenset(
@@ -50,9 +51,8 @@ def fuse(screen: Observation, status: Observation | None) -> Observation:
 # Many sources over time: the most confident fresh source, with an idle grace.
 
 SCREEN_LAG = 1.0  # seconds a redraw may trail an event before the screen is believed over it
-# How much each source is trusted, for the idle grace: Claude's own events above what we infer.
-SOURCE_TIER = {"hook": 4, "status-file": 3, "claude-agents": 3, "screen": 2, "transcript": 1, "process": 0}
-CLAIMS = ("hook", "status-file", "claude-agents")  # Claude's own word on its state
+CLAIMS = CLAUDES_WORD  # Claude's own word on its state
+# How far each source is trusted (the idle grace below) is the one ranking, sources.trust: Claude's own events above what we infer.
 # Which of Claude's own claims can date a state shown in the table.  Claude
 # says "waiting" for any dialog (its claim may be a permission where the screen
 # shows a plan or a question) and "idle" after a turn that ended with a typed
@@ -157,7 +157,7 @@ class Fuser:
             # needs-you state the screen keeps contradicting (a stale or forged
             # hook) is not held for the grace.
             and current.state is AgentState.WORKING
-            and self._support(candidate.state) < SOURCE_TIER.get(current.source, 0)
+            and self._support(candidate.state) < trust(current.source)
         ):
             if self._idle_since is None:
                 self._idle_since = now
@@ -174,9 +174,9 @@ class Fuser:
         for source, verdict in self.verdicts.items():
             if verdict.observation.state is AgentState.EXITED:
                 return verdict.observation, f"exited per {source}"
-        screen = self.verdicts.get("screen")
+        screen = self.verdicts.get(Source.SCREEN)
         claims = [v for k, v in self.verdicts.items() if k in CLAIMS]
-        hook = self.verdicts.get("hook")
+        hook = self.verdicts.get(Source.HOOK)
         if hook is not None and screen is not None and self._hook_is_stale(hook, screen):
             claims = [v for v in claims if v is not hook]
         moved_on = [v for v in claims if self._moved_on(v)]
@@ -227,7 +227,7 @@ class Fuser:
     @property
     def hook_deadline(self) -> float | None:
         """When the screen, read again, could prove the hook's verdict stale (the caller should look then), or None."""
-        hook, screen = self.verdicts.get("hook"), self.verdicts.get("screen")
+        hook, screen = self.verdicts.get(Source.HOOK), self.verdicts.get(Source.SCREEN)
         if hook is None or screen is None or screen.observation.state is hook.observation.state:
             return None
         if self._hook_is_stale(hook, screen):
@@ -236,7 +236,7 @@ class Fuser:
 
     def _support(self, state: AgentState) -> int:
         """The most trusted source that currently reads ``state``."""
-        return max((SOURCE_TIER.get(k, 0) for k, v in self.verdicts.items() if v.observation.state is state), default=0)
+        return max((trust(k) for k, v in self.verdicts.items() if v.observation.state is state), default=LEAST)
 
     def _moved_on(self, claim: Verdict) -> bool:
         """Claude's status file (or agent list) says it waits, but a newer screen shows its turn running again.
@@ -251,7 +251,7 @@ class Fuser:
         not be drawn yet), and only a running turn lifts it: an idle-looking
         or unreadable screen may be a dialog we do not know.
         """
-        screen = self.verdicts.get("screen")
+        screen = self.verdicts.get(Source.SCREEN)
         return (
             claim.observation.source in STATUS_SOURCES
             and claim.observation.state.needs_you

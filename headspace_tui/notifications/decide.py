@@ -45,6 +45,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from ..detect.waits import new_request
 from ..model import Agent, AgentState
 from ..shared.safe_text import clean
 
@@ -52,8 +53,6 @@ SETTLE = 3.0  # seconds after start in which reports only set what is already kn
 GATHER = 0.5  # waits beginning this close together make one notification
 GAP = 2.0  # at least this long between two notifications
 
-# Prompts whose every new fingerprint is a new request to the user.
-NEW_PROMPT_IS_NEWS = frozenset({AgentState.PERMISSION, AgentState.PLAN})
 # States that end a wait (any other needs-you state starts one; unknown changes nothing).
 _UNDECIDED = frozenset({AgentState.UNKNOWN})
 
@@ -117,10 +116,14 @@ def same_wait(before: tuple[AgentState, str] | None, state: AgentState, fingerpr
     """Whether a report in ``state`` showing ``fingerprint`` continues the wait ``before`` (its state and fingerprint).
 
     Redrawn, re-read, read without its details, or its details just arrived;
-    a new permission or plan (another fingerprint) is a new wait.  (A snooze
-    lasts as long as its wait by the same rule: snooze.py.)
+    a new permission or plan (another fingerprint) is a new wait, by the
+    clock's rule (detect/waits.py).  One difference from the clock, kept on
+    purpose: here a wait must also keep its state (the clock's spell spans
+    a permission read as a plan; a notification names the state, so that
+    is told anew, gathered with the first when within ``GATHER``).
+    (A snooze lasts as long as its wait by the same rule: snooze.py.)
     """
-    return before is not None and before[0] is state and (fingerprint in ("", before[1]) or not before[1] or state not in NEW_PROMPT_IS_NEWS)
+    return before is not None and before[0] is state and not new_request(state, before[1], fingerprint)
 
 
 class Notifier:

@@ -28,12 +28,11 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..hooks.calls import PendingCall
-
-if TYPE_CHECKING:
-    from .host import ProbeClient, RemoteHost
+from .probe_client import ProbeClient, ProbeError
+from .ssh import SshTmuxServer
 
 BEAT = 2.0  # seconds between two heartbeats while calls wait (the probe waits SILENCE = 6 s)
 BEAT_WAIT = 4.0  # a heartbeat not answered in this long: the link is as good as gone
@@ -42,10 +41,26 @@ RETRY = 5.0  # while another headspace holds the socket there, ask again this of
 log = logging.getLogger(__name__)
 
 
+class AnswerHost(Protocol):
+    """What the channel needs of its host (``RemoteHost``, host.py, which makes the channel and so cannot be imported here).
+
+    Its name and tmux (for the pane addresses of pushed calls), where to
+    say a problem, and the slot the host keeps its channel in (``start``
+    fills it, ``close`` empties it) with a way to open the socket there.
+    """
+
+    name: str
+    server: SshTmuxServer
+    answers: RemoteAnswerChannel | None
+    on_notice: Callable[[str], None]
+
+    async def open_answers(self) -> None: ...
+
+
 class RemoteAnswerChannel:
     def __init__(
         self,
-        host: RemoteHost,
+        host: AnswerHost,
         *,
         accept: Callable[[PendingCall], bool],
         on_gone: Callable[[PendingCall], None] = lambda call: None,
@@ -77,8 +92,6 @@ class RemoteAnswerChannel:
         """Open the socket beside ``spool`` there, through ``probe``; a problem is one line for the user."""
         if self.closed or (self._open_on is probe and probe.running):
             return
-        from .host import ProbeError  # host.py imports this module
-
         try:
             answer = await probe.call("answer_open", spool=spool)
         except ProbeError as exc:
@@ -163,8 +176,6 @@ class RemoteAnswerChannel:
 
     async def _heartbeat(self) -> None:
         """While calls wait: say headspace is here, and forget calls the probe no longer holds."""
-        from .host import ProbeError
-
         try:
             while self._held:
                 await asyncio.sleep(BEAT)
@@ -201,8 +212,6 @@ class RemoteAnswerChannel:
         return True
 
     async def _send(self, probe: ProbeClient, op: str, **args: Any) -> None:
-        from .host import ProbeError
-
         with contextlib.suppress(ProbeError):
             done = await probe.call(op, timeout=BEAT_WAIT, **args)
             if op == "answer_decide" and done is False:

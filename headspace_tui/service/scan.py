@@ -4,7 +4,9 @@ Shared by the monitor (each reading of a watched pane) and ``one_look``
 (``headspace status``): a screen is read by its agent family's reader (for
 Claude, the rules table of the version that draws it), fused with Claude's
 status file when there is one, and ``claude agents --json`` is asked about
-Claude agents without one.
+Claude agents without one.  And the agent a reading makes (``new_agent``):
+one builder, dated by the one clock, for the live table's store and for
+``headspace status`` alike.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from pathlib import Path
 from ..detect.claude.agents_cli import list_agents, supports_agents
 from ..detect.claude.process import ClaudeProcess, process_env
 from ..detect.claude.status_files import ClaudeStatus, status_observation
+from ..detect.clock import Claim, Clock
 from ..detect.families import CLAUDE
 from ..detect.family import Family
 from ..detect.fusion import claim_agrees, fuse
+from ..detect.sources import Source
 from ..model import STATE_RANK, Agent, AgentState, Evidence, Observation
 from ..shared.proctree import ProcessTable
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer
@@ -95,27 +99,71 @@ async def ask_claude(processes: list[ClaudeProcess], missing: set[int]) -> dict[
     return {pid: status for pid, status in found.items() if pid in missing}
 
 
-def to_agent(view: PaneView, now: float | None = None) -> Agent:
-    status = view.status
-    since = now or time.time()
-    source = "sight"  # only now: nothing says when the state began
-    # Claude's time for the state, when its status agrees with what the screen shows.
-    if status is not None and status.updated_at and claim_agrees(status_observation(status).state, view.observation.state):
-        since, source = min(status.updated_at, since), "status-file"
+def status_claims(status: ClaudeStatus | None, shown: AgentState) -> dict[str, float]:
+    """When Claude's status file says the state began, if it can date the state shown (``claim_agrees``): the one clock's candidate."""
+    if status is not None and status.updated_at and claim_agrees(status_observation(status).state, shown):
+        return {Source.STATUS_FILE: status.updated_at}
+    return {}
+
+
+def new_agent(
+    record: PaneRecord,
+    key: str,
+    observation: Observation,
+    claim: Claim,
+    at: float,
+    *,
+    claude_pid: int | None,
+    status: ClaudeStatus | None,
+    claude_version: str,
+    family: str,
+    host: str = "local",
+) -> Agent:
+    """The agent a first reading of a pane makes, dated by ``claim`` (the one clock's, detect/clock.py) and read at ``at``.
+
+    The one builder of an agent from a reading: the live table's store
+    (store.py) and ``headspace status`` (``to_agent``) both call it, so the
+    two show the same agent, at the same time, for the same reading.
+    """
     return Agent(
-        pane_id=view.record.pane_id,
-        target=view.record.target,
-        session=view.record.session_name,
-        cwd=(status.cwd if status and status.cwd else view.record.cwd),
+        pane_id=record.pane_id,
+        target=record.target,
+        session=record.session_name,
+        cwd=(status.cwd if status and status.cwd else record.cwd),
         name=status.name if status else "",
-        pid=view.record.pid,
-        claude_pid=view.claude_pid or 0,
-        observation=view.observation,
-        since=since,
-        since_source=source,
+        pid=record.pid,
+        claude_pid=claude_pid or 0,
+        observation=observation,
+        since=claim.at,
+        since_source=claim.source,
+        prompt_since=at,
+        claude_version=claude_version,
+        family=family,
+        key=key,
+        host=host,
+    )
+
+
+def to_agent(view: PaneView, now: float | None = None) -> Agent:
+    """The agent of one look at a pane (``headspace status``): dated as the live table dates a first reading.
+
+    A fresh ``Clock`` given Claude's status file's time, when it agrees with
+    what the screen shows; else "sight" (only now: nothing says when the
+    state began; ``headspace status`` may still find it in the event log).
+    """
+    at = now or time.time()
+    observation = view.observation
+    claim = Clock().update(observation.state, status_claims(view.status, observation.state), at, observation.prompt.fingerprint if observation.prompt else "")
+    return new_agent(
+        view.record,
+        view.key,
+        observation,
+        claim,
+        at,
+        claude_pid=view.claude_pid,
+        status=view.status,
         claude_version=(view.process.version or "" if view.process else view.version),
         family=(view.family or CLAUDE).name,
-        key=view.key,
     )
 
 

@@ -25,6 +25,7 @@ from ..detect.clock import Clock
 from ..events import AgentChanged, AgentRemoved, Event
 from ..model import Agent, AgentState, Channel, Evidence, Observation, PaneAddress
 from ..tmux.server import PaneRecord
+from .scan import new_agent
 
 log = logging.getLogger(__name__)
 
@@ -129,23 +130,7 @@ class AgentStore:
         since = claim.at
         agent = self.agents.get(record.pane_id)
         if agent is None:
-            agent = Agent(
-                pane_id=record.pane_id,
-                target=record.target,
-                session=record.session_name,
-                cwd=(status.cwd if status and status.cwd else record.cwd),
-                name=status.name if status else "",
-                pid=record.pid,
-                claude_pid=claude_pid or 0,
-                observation=observation,
-                since=since,
-                since_source=claim.source,
-                prompt_since=at,
-                claude_version=claude_version,
-                family=family,
-                key=key,
-                host=self.host,
-            )
+            agent = new_agent(record, key, observation, claim, at, claude_pid=claude_pid, status=status, claude_version=claude_version, family=family, host=self.host)
             self.agents[record.pane_id] = agent
             self.emit(AgentChanged(agent, None, at))
             return agent

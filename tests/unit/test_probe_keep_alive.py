@@ -1,4 +1,4 @@
-"""An idle remote host is asked rarely, so headspace keeps its probe alive by itself (remote/host.py KEEP_ALIVE).
+"""An idle remote host is asked rarely, so headspace keeps its probe alive by itself (remote/probe_client.py KEEP_ALIVE).
 
 The probe (the real bundle, run by a real python3) ends itself after
 ``IDLE_EXIT`` seconds without a request; discovery no longer asks every
@@ -18,8 +18,8 @@ import time
 
 import pytest
 
-from headspace_tui.remote import host as remote_host
-from headspace_tui.remote.host import ProbeClient
+from headspace_tui.remote import probe_client as remote_probe
+from headspace_tui.remote.probe_client import ProbeClient
 from headspace_tui.remote.ssh import SshLink, SshTmuxServer
 from headspace_tui.shared.config import HostSpec
 
@@ -48,21 +48,21 @@ async def probe_alive_after(seconds: float) -> tuple[bool, float]:
 
 
 def test_a_probe_nobody_asks_is_kept_alive_by_headspace(monkeypatch):
-    monkeypatch.setattr(remote_host, "KEEP_ALIVE", IDLE_EXIT / 3)
+    monkeypatch.setattr(remote_probe, "KEEP_ALIVE", IDLE_EXIT / 3)
     running, _ = asyncio.run(probe_alive_after(3 * IDLE_EXIT))
     assert running, "the probe ended itself: headspace did not keep it alive"
 
 
 def test_without_keep_alive_the_probe_ends_itself(monkeypatch):
-    monkeypatch.setattr(remote_host, "KEEP_ALIVE", 3600.0)
+    monkeypatch.setattr(remote_probe, "KEEP_ALIVE", 3600.0)
     running, after = asyncio.run(probe_alive_after(10 * IDLE_EXIT))
     assert not running
     assert after == pytest.approx(IDLE_EXIT, abs=1.0)
 
 
 def test_a_probe_that_does_not_answer_the_keep_alive_is_told_as_lost(monkeypatch):
-    monkeypatch.setattr(remote_host, "KEEP_ALIVE", 0.3)
-    monkeypatch.setattr(remote_host, "KEEP_ALIVE_ANSWER", 0.5)
+    monkeypatch.setattr(remote_probe, "KEEP_ALIVE", 0.3)
+    monkeypatch.setattr(remote_probe, "KEEP_ALIVE_ANSWER", 0.5)
 
     async def scenario() -> float:
         lost = asyncio.Event()

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import re
 
-from .screen import DIM, MAX_LINE, PROMPT_LINE, SGR, _find_input_box, _Screen, _unbox, strip_sgr
+from ..screen_text import SGR, strip_sgr
+from .screen import DIM, MAX_LINE, PROMPT_LINE, _find_input_box, _Screen, _unbox
 from .tables import rules_for
 
 _PIECES = re.compile(r"(\x1b\[[0-9;:]*m)")

@@ -35,15 +35,14 @@ is found first.  The words come from a ``Rules`` table per version family
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, replace
 
 from ...model import AgentState, Evidence, Observation, Option, Prompt
 from ..asks import asked
+from ..screen_text import SGR, SHELLS, fingerprint, strip_sgr
 from .tables import BASE, Rules, rules_for
 
-SGR = re.compile(r"\x1b\[[0-9;:]*m")
 RULE = re.compile(r"^\s*[╭╰]?─{10,}[╮╯]?\s*$")  # also the edges of a rounded box (2.0 dialogs)
 DASHED_RULE = re.compile(r"^\s*╌{10,}\s*$")
 TOP_EDGE = re.compile(r"^\s*▔{10,}\s*$")  # the full-screen renderer draws it above a dialog
@@ -80,7 +79,6 @@ BESIDE = re.compile(r"\s{2,}[│┃┌┐└┘╭╮╰╯├┤]")
 # A grey or dim foreground: a permission dialog's description, an input box's placeholder.
 DIM = re.compile(r"\x1b\[(?:2|38;5;(?:24[0-9]|25[0-5]|8)|90|38;2;(?:1[0-5]\d);(?:1[0-5]\d);(?:1[0-5]\d))m")
 
-SHELLS = frozenset({"bash", "zsh", "sh", "fish", "dash", "ksh", "tcsh", "csh", "nu", "xonsh", "elvish", "login"})
 VERSION_NAME = re.compile(r"^\d+\.\d+\.\d+$")
 MAX_LINE = 2000  # characters of a screen line the reader looks at
 BANNER_VERSION = re.compile(r"Claude Code v(\d+\.\d+\.\d+)")
@@ -99,11 +97,6 @@ def is_claude_command(command: str) -> bool:
     """Is ``#{pane_current_command}`` Claude Code (native, node, or a version-named binary)?"""
     name = command.rsplit("/", 1)[-1]
     return name in ("claude", "node") or bool(VERSION_NAME.match(name))
-
-
-def strip_sgr(ansi: str) -> list[str]:
-    """The screen rows of a ``capture-pane -p -e`` capture, colours dropped."""
-    return [line.rstrip() for line in SGR.sub("", ansi).split("\n")]
 
 
 def screen_version(text: str) -> str | None:
@@ -331,7 +324,7 @@ def _at_input_box(screen: _Screen, top: int, prompt_line: int, rule_below: int) 
         # or short remark it offers (detect/asks.py says which questions count).
         row = block[0] + found.row
         rule = "reply-ends-with-question" if found.how == "ends-with-question" else f"reply-asks-{found.how}"
-        prompt = Prompt(kind="input", title=found.paragraph, fingerprint=_fingerprint("input", found.paragraph))
+        prompt = Prompt(kind="input", title=found.paragraph, fingerprint=fingerprint("input", found.paragraph))
         return Observation(AgentState.INPUT, prompt=prompt, evidence=(*evidence, Evidence(rule, row, lines[row])), confidence=0.7)
     return Observation(AgentState.IDLE, evidence=tuple(evidence), confidence=0.8)
 
@@ -560,7 +553,7 @@ def _name_menu(screen: _Screen, bottom: int, menu: _Menu) -> Observation:
         if pattern.search(dialog):
             row = next((k for k in range(max(menu.top, 0), bottom + 1) if pattern.search(lines[k])), menu.rows[0])
             title = "Do you trust the files in this folder?" if rule == "trust-dialog" else lines[row].strip()
-            prompt = Prompt(kind="starting", title=title, options=menu.options, fingerprint=_fingerprint("starting", rule, *_labels(menu)))
+            prompt = Prompt(kind="starting", title=title, options=menu.options, fingerprint=fingerprint("starting", rule, *_labels(menu)))
             return Observation(AgentState.STARTING, prompt=prompt, evidence=(Evidence(rule, row, lines[row]), evidence), confidence=0.9)
 
     question_title = next((k for k in titles if lines[k].strip().endswith("?")), titles[-1] if titles else menu.rows[0])
@@ -580,7 +573,7 @@ def _name_menu(screen: _Screen, bottom: int, menu: _Menu) -> Observation:
             title=_joined_question(screen, titles) or "Would you like to proceed?",
             tool="ExitPlanMode",
             options=menu.options,
-            fingerprint=_fingerprint("plan", *_labels(menu)),
+            fingerprint=fingerprint("plan", *_labels(menu)),
         )
         plan_row = titles[0] if titles else menu.rows[0]
         return Observation(AgentState.PLAN, prompt=prompt, evidence=(Evidence("plan-title", plan_row, lines[plan_row]), evidence), confidence=0.9)
@@ -588,7 +581,7 @@ def _name_menu(screen: _Screen, bottom: int, menu: _Menu) -> Observation:
         return _permission(screen, menu, titles, evidence)
     # A menu nobody named: it still waits for you.
     title = lines[question_title].strip()
-    prompt = Prompt(kind="menu", title=title, options=menu.options, fingerprint=_fingerprint("menu", title, *_labels(menu)))
+    prompt = Prompt(kind="menu", title=title, options=menu.options, fingerprint=fingerprint("menu", title, *_labels(menu)))
     return Observation(
         AgentState.QUESTION, prompt=prompt, evidence=(Evidence("unnamed-menu", question_title, lines[question_title]), evidence), confidence=0.6
     )
@@ -644,7 +637,7 @@ def _permission(screen: _Screen, menu: _Menu, titles: list[int], evidence: Evide
         tool=tool,
         detail=detail,
         options=options,
-        fingerprint=_fingerprint("permission", tool, detail, title, *[o.label for o in options]),
+        fingerprint=fingerprint("permission", tool, detail, title, *[o.label for o in options]),
         deny_key="Escape" if refuses else "",
     )
     return Observation(AgentState.PERMISSION, prompt=prompt, evidence=tuple(found), confidence=0.9)
@@ -773,7 +766,7 @@ def _question(screen: _Screen, menu: _Menu, tab_row: int | None, evidence: Evide
         free_text=free,
         question_index=index,
         question_count=count,
-        fingerprint=_fingerprint("question", question, str(index), *_labels(menu)),
+        fingerprint=fingerprint("question", question, str(index), *_labels(menu)),
     )
     return Observation(AgentState.QUESTION, prompt=prompt, evidence=tuple(found), confidence=0.9)
 
@@ -809,7 +802,7 @@ def _review(screen: _Screen, menu: _Menu, tab_row: int, heading: int, evidence: 
         question_count=count,
         review=True,
         answers=tuple((q, a) for q, a in answers),
-        fingerprint=_fingerprint("review", *[f"{q}\x1e{a}" for q, a in answers], *_labels(menu)),
+        fingerprint=fingerprint("review", *[f"{q}\x1e{a}" for q, a in answers], *_labels(menu)),
     )
     found = (Evidence("question-tabs", tab_row, lines[tab_row]), Evidence("question-review", heading, lines[heading]), evidence)
     return Observation(AgentState.QUESTION, prompt=prompt, evidence=found, confidence=0.9)
@@ -857,15 +850,10 @@ def _read_startup_dialog(screen: _Screen, bottom: int) -> Observation | None:
             kind="starting",
             title=lines[row].strip() if rule == "api-key-dialog" else "Do you trust the files in this folder?",
             options=tuple(labels),
-            fingerprint=_fingerprint("starting", rule, *[o.label for o in labels]),
+            fingerprint=fingerprint("starting", rule, *[o.label for o in labels]),
         )
         return Observation(AgentState.STARTING, prompt=prompt, evidence=(Evidence(rule, row, lines[row]),), confidence=0.9)
     return None
-
-
-def _fingerprint(*parts: str) -> str:
-    """A short stable hash of what identifies a prompt (not its cursor or animation)."""
-    return hashlib.sha1("\x1f".join(parts).encode()).hexdigest()[:16]
 
 
 __all__ = ["BASE", "classify", "classify_capture", "is_claude_command", "screen_version", "strip_sgr"]

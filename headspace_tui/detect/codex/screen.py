@@ -29,15 +29,14 @@ is found first, and a menu counts only with nothing but its hints below it.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 
 from ...model import AgentState, Evidence, Observation, Option, Prompt
 from ..asks import asked
+from ..screen_text import SGR, SHELLS, fingerprint, strip_sgr
 from .process import is_command
 
-SGR = re.compile(r"\x1b\[[0-9;:]*m")
 DIM_SGR = re.compile(r"\x1b\[(?:[0-9;]*;)?2(?:;[0-9;]*)?m")
 MAX_LINE = 2000
 # An option row: the cursor in the margin, a number, a label; Codex shows its own key at the end: "(y)", "(esc)".
@@ -58,7 +57,6 @@ INTERRUPTED = re.compile(r"conversation interrupted", re.I)
 CELL = re.compile(r"^[•◦■⚠›] ")  # the first row of a transcript cell
 WORKED_FOR = re.compile(r"^\s*(?:─+ )?Worked for (?:<?\d+[hms]\s*)+")
 SHELL_PROMPT = re.compile(r"[\w~/)\]]\s?[$#%]\s*$|^[$#%]\s*$")
-SHELLS = frozenset({"bash", "zsh", "sh", "fish", "dash", "ksh", "tcsh", "csh", "nu", "xonsh", "elvish", "login"})
 BANNER = re.compile(r">_ OpenAI Codex \(v(?P<version>\d+\.\d+\.\d+)\)")
 PERMISSION_TITLE = re.compile(
     r"(?P<what>would you like to (?:run the following command|make the following edits|allow)|do you want to (?:allow|approve))", re.I
@@ -70,10 +68,6 @@ STARTUP = (
 )
 # 0.169 hides the status row while a reply streams and writes "Worked for …" under every finished turn; 0.144 does neither.
 WORKED_FOR_SINCE = (0, 169, 0)
-
-
-def strip_sgr(ansi: str) -> list[str]:
-    return [line.rstrip() for line in SGR.sub("", ansi).split("\n")]
 
 
 def _key(version: str | None) -> tuple[int, ...] | None:
@@ -204,7 +198,7 @@ def _read_menu(lines: list[str], bottom: int, menu: _Menu) -> Observation:
     for rule, pattern in STARTUP:
         if pattern.search(dialog):
             row = next(i for i in range(top, bottom + 1) if pattern.search(lines[i]))
-            prompt = Prompt(kind="starting", title=lines[row].strip(), options=menu.options, fingerprint=_fingerprint("starting", rule, *labels))
+            prompt = Prompt(kind="starting", title=lines[row].strip(), options=menu.options, fingerprint=fingerprint("starting", rule, *labels))
             return Observation(AgentState.STARTING, prompt=prompt, evidence=(Evidence(rule, row, lines[row]), found), confidence=0.9)
     title_row = next((i for i in range(first - 1, top - 1, -1) if PERMISSION_TITLE.search(lines[i])), None)
     if title_row is not None:
@@ -214,7 +208,7 @@ def _read_menu(lines: list[str], bottom: int, menu: _Menu) -> Observation:
         return _ask_dialog(lines, menu, header, found)
     title_row = next((i for i in range(first - 1, top - 1, -1) if lines[i].strip()), first)
     title = lines[title_row].strip()
-    prompt = Prompt(kind="menu", title=title, options=menu.options, fingerprint=_fingerprint("menu", title, *labels))
+    prompt = Prompt(kind="menu", title=title, options=menu.options, fingerprint=fingerprint("menu", title, *labels))
     return Observation(AgentState.QUESTION, prompt=prompt, evidence=(Evidence("unnamed-menu", title_row, lines[title_row]), found), confidence=0.6)
 
 
@@ -233,7 +227,7 @@ def _permission(lines: list[str], menu: _Menu, title_row: int, found: Evidence) 
         tool=tool,
         detail=detail,
         options=menu.options,
-        fingerprint=_fingerprint("permission", tool, detail, title, reason, *labels),
+        fingerprint=fingerprint("permission", tool, detail, title, reason, *labels),
     )
     return Observation(AgentState.PERMISSION, prompt=prompt, evidence=(Evidence("permission-title", title_row, lines[title_row]), found), confidence=0.9)
 
@@ -251,7 +245,7 @@ def _ask_dialog(lines: list[str], menu: _Menu, header: int, found: Evidence) -> 
         options=menu.options,
         question_index=index,
         question_count=count,
-        fingerprint=_fingerprint("question", question, str(index), *[o.label for o in menu.options]),
+        fingerprint=fingerprint("question", question, str(index), *[o.label for o in menu.options]),
     )
     return Observation(AgentState.QUESTION, prompt=prompt, evidence=(Evidence("codex-question", header, lines[header]), found), confidence=0.9)
 
@@ -383,7 +377,7 @@ def _at_composer(lines: list[str], composer: int, bottom: int, version: str | No
     if reply is not None:
         question = _question(lines, *reply)
         if question:
-            prompt = Prompt(kind="input", title=question, fingerprint=_fingerprint("input", question))
+            prompt = Prompt(kind="input", title=question, fingerprint=fingerprint("input", question))
             return Observation(AgentState.INPUT, prompt=prompt, evidence=(*found, Evidence("reply-asks", reply[1], lines[reply[1]])), confidence=0.8)
     return Observation(AgentState.IDLE, evidence=tuple(found), confidence=0.85)
 
@@ -435,5 +429,3 @@ def _question(lines: list[str], start: int, end: int) -> str:
     return found.paragraph if found is not None else ""
 
 
-def _fingerprint(*parts: str) -> str:
-    return hashlib.sha1("\x1f".join(parts).encode()).hexdigest()[:16]

@@ -45,14 +45,13 @@ it), so a retry reads as working; the "Trying to reach … (Attempt 2/10)" /
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 
 from ...model import AgentState, Evidence, Observation, Option, Prompt
 from ..asks import asked
+from ..screen_text import SHELLS, fingerprint
 
-SGR = re.compile(r"\x1b\[[0-9;:]*m")
 ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 RULE = re.compile(r"^─{10,}\s*$")
@@ -78,7 +77,6 @@ PLAN_TITLE = re.compile(r"^Ready to start implementation\?", re.I)
 STARTING_TITLE = re.compile(r"^(?:\?\s+)?(?:Get started|Do you trust the files in this folder\?|How would you like to authenticate\b.*)$", re.I)
 STARTING_WORDS = re.compile(r"trust the files in this folder|how would you like to authenticate|get started|sign in|waiting for auth", re.I)
 BANNER = re.compile(r"Gemini CLI v(\d+\.\d+\.\d+)")
-SHELLS = frozenset({"bash", "zsh", "sh", "fish", "dash", "ksh", "tcsh", "csh", "nu", "xonsh", "elvish", "login"})
 FOOTER_MAX = 6  # rows under a draft: the box's lower edge and the footer (workspace, sandbox, model; wrapped when narrow)
 BOX_REACH = 60  # rows above the bottom the box's rule may be, with a draft of many lines in it
 DRAFT_INDENT = "   "  # a draft's continuation rows
@@ -201,7 +199,7 @@ def _at_prompt(lines: list[str], box: _Box) -> Observation:
         if found is not None:
             # A question typed in the reply: at its end, or before the choices, code or remark it offers (detect/asks.py).
             rule = "reply-ends-with-question" if found.how == "ends-with-question" else f"reply-asks-{found.how}"
-            prompt = Prompt(kind="input", title=found.paragraph, fingerprint=_fingerprint("input", found.paragraph))
+            prompt = Prompt(kind="input", title=found.paragraph, fingerprint=fingerprint("input", found.paragraph))
             return Observation(AgentState.INPUT, prompt=prompt, evidence=(here, Evidence(rule, row + found.row, lines[row + found.row])), confidence=0.7)
     return Observation(AgentState.IDLE, evidence=(here,), confidence=0.8)
 
@@ -270,7 +268,7 @@ def _dialog(lines: list[str]) -> Observation | None:
     if starting is not None:
         first_row, first = starting
         title = first
-        prompt = Prompt(kind="starting", title=title, options=shown, fingerprint=_fingerprint("starting", title, *_labels(shown)))
+        prompt = Prompt(kind="starting", title=title, options=shown, fingerprint=fingerprint("starting", title, *_labels(shown)))
         return Observation(AgentState.STARTING, prompt=prompt, evidence=(Evidence("start-up-dialog", first_row, first),), confidence=0.8)
     tool = TOOL_TITLE.match(first.strip())
     if tool is not None:
@@ -283,22 +281,22 @@ def _dialog(lines: list[str]) -> Observation | None:
             tool=name,
             detail=detail,
             options=shown,
-            fingerprint=_fingerprint("permission", name, detail, question, *_labels(shown)),
+            fingerprint=fingerprint("permission", name, detail, question, *_labels(shown)),
         )
         return Observation(AgentState.PERMISSION, prompt=prompt, evidence=(Evidence("tool-approval-dialog", first_row, first),), confidence=0.9)
     if first.strip().lower().startswith("answer question"):
         asked = [t.strip() for row, t in content[1:] if row < option_rows[0]]
         title = " ".join(asked).strip()
-        prompt = Prompt(kind="question", title=title, options=shown, fingerprint=_fingerprint("question", title, *_labels(shown)))
+        prompt = Prompt(kind="question", title=title, options=shown, fingerprint=fingerprint("question", title, *_labels(shown)))
         return Observation(AgentState.QUESTION, prompt=prompt, evidence=(Evidence("ask-user-dialog", first_row, first),), confidence=0.9)
     if PLAN_TITLE.match(first.strip()):
         title = first.strip()
         steps = " ".join(t.strip() for row, t in content[1:] if row < option_rows[0])
         detail = re.sub(r"^Plan\s+", "", steps)
-        prompt = Prompt(kind="plan", title=title, detail=detail, options=shown, deny_key="Escape", fingerprint=_fingerprint("plan", title, detail, *_labels(shown)))
+        prompt = Prompt(kind="plan", title=title, detail=detail, options=shown, deny_key="Escape", fingerprint=fingerprint("plan", title, detail, *_labels(shown)))
         return Observation(AgentState.PLAN, prompt=prompt, evidence=(Evidence("plan-approval-dialog", first_row, first),), confidence=0.9)
     title = first.strip()
-    prompt = Prompt(kind="menu", title=title, options=shown, fingerprint=_fingerprint("menu", title, *_labels(shown)))
+    prompt = Prompt(kind="menu", title=title, options=shown, fingerprint=fingerprint("menu", title, *_labels(shown)))
     return Observation(AgentState.QUESTION, prompt=prompt, evidence=(Evidence("numbered-menu-in-a-box", option_rows[0], lines[option_rows[0]]),), confidence=0.6)
 
 
@@ -367,11 +365,6 @@ def _matched(pattern: re.Pattern[str], line: str) -> re.Match[str]:
     if match is None:
         raise ValueError(f"{pattern.pattern!r} no longer matches {line[:80]!r}")
     return match
-
-
-def _fingerprint(*parts: str) -> str:
-    """A short stable hash of what identifies a prompt (not its cursor)."""
-    return hashlib.sha1("\x1f".join(parts).encode()).hexdigest()[:16]
 
 
 def is_gemini_command(command: str) -> bool:

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 
+from ..screen_text import SGR, strip_sgr
 from .dialog import find_dialog
-from .rows import BAR, MAX_LINE, SGR, Rows, block_top, strip_sgr
+from .rows import BAR, MAX_LINE, Rows, block_top
 from .screen import _find_box_edge
 
 # A grey foreground: the placeholder's colour (8, or the greys of the 256-colour ramp).

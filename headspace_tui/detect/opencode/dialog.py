@@ -22,7 +22,8 @@ import re
 from dataclasses import dataclass
 
 from ...model import AgentState, Evidence, Observation, Option, Prompt
-from .rows import BAR, Rows, block_top, fingerprint
+from ..screen_text import fingerprint
+from .rows import BAR, Rows, block_top
 
 TRIANGLE = re.compile(r"^△\s+(?P<title>\S.*)$")
 HINT_TOKEN = re.compile(r"^(?:ctrl\+|⇆|enter\b|esc\b|tab\b|↑|↓)")

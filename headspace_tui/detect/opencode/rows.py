@@ -8,21 +8,14 @@ column (the selected option of a dialog), and a run of bar rows.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 
-SGR = re.compile(r"\x1b\[[0-9;:]*m")
 MAX_LINE = 2000
 BAR = "┃"
 BAR_ROW = re.compile(r"^(?P<indent>\s*)┃(?:\s(?P<text>.*))?$")
 BACKGROUND = re.compile(r"\x1b\[(?:[0-9;]*;)?48;[0-9;:]+m")
 FOREGROUND = re.compile(r"\x1b\[38;[0-9;:]+m")
-
-
-def strip_sgr(ansi: str) -> list[str]:
-    """The rows of a ``capture-pane -p -e`` capture, colours dropped."""
-    return [line.rstrip() for line in SGR.sub("", ansi).split("\n")]
 
 
 @dataclass
@@ -85,7 +78,3 @@ def block_top(screen: Rows, last: int) -> int:
     while top > 0 and screen.bar_text(top - 1) is not None and screen.lines[top - 1].find(BAR) == column:
         top -= 1
     return top
-
-
-def fingerprint(*parts: str) -> str:
-    return hashlib.sha1("\x1f".join(parts).encode()).hexdigest()[:16]

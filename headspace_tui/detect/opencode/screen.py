@@ -38,8 +38,9 @@ import re
 
 from ...model import AgentState, Evidence, Observation, Prompt
 from ..asks import asked
+from ..screen_text import SHELLS, fingerprint, strip_sgr
 from .dialog import find_dialog, read_dialog
-from .rows import MAX_LINE, Rows, block_top, fingerprint, strip_sgr
+from .rows import MAX_LINE, Rows, block_top
 
 BOX_EDGE = re.compile(r"^(?P<indent>\s*)╹▀{10,}\s*$")
 OVERLAID_EDGE = re.compile(r"^\s*╹▀+\s{2,}\S")  # a dialog panel drawn over the box's edge
@@ -55,7 +56,6 @@ SETUP_PANEL = re.compile(r"\b(?:provider|model|api key|sign in|log ?in|connect|a
 # 1.15 moves an older install's JSON storage into SQLite at its first start, before drawing anything.
 MIGRATING = re.compile(r"^Performing one time database migration")
 SHELL_PROMPT = re.compile(r"[\w~/)\]]\s?[$#%]\s*$|^[$#%>]\s*$")
-SHELLS = frozenset({"bash", "zsh", "sh", "fish", "dash", "ksh", "tcsh", "csh", "nu", "xonsh", "elvish", "login"})
 QUESTION_END = re.compile(r"\?[\"')\]*_`]*\s*$")
 
 
