@@ -2,11 +2,20 @@
 
 The service holds every host's monitor (the fleet), the answerer, the
 journal and the tmux server headspace runs under.  A front end subscribes
-to its events (the store's typed events, every host's, in order), asks it
-for what it shows (a pane's screen, why an agent is in its state, its
-timeline), and hands it what the user asked for (answers, a jump).  Nothing
-here knows Textual; nothing in the front end knows tmux, the monitor, hooks
-or remote hosts (an import-linter contract says so).
+to its events (the store's typed events, every host's, in order, and the
+answers' reports), asks it for what it shows (a pane's screen, why an agent
+is in its state, its timeline), and hands it what the user asked for
+(answers, input mode's keys, a jump).  Nothing here knows Textual; nothing
+in the front end knows tmux, the monitor, hooks or remote hosts (an
+import-linter contract says so).
+
+Everything a front end asks or does is a method here, with plain data in
+and out (``Agent``, ``Intent``, ``Report``, strings), so the same calls can
+later be served over a socket.  The answerer and the typist are the
+service's own: a front end never holds them (tests/unit/test_facade_wall.py
+reads every front end's attribute chains on the service to keep it so).
+The facade only hands requests on; the answering policy and its guard
+decide, in one place (``answering/``).
 """
 
 from __future__ import annotations
@@ -21,7 +30,7 @@ from pathlib import Path
 
 from ..answering.answerer import Answerer, Report
 from ..answering.desk import ChannelReport
-from ..answering.input_link import InputLink, Typist
+from ..answering.input_link import Typist
 from ..answering.keys import KeyStroke
 from ..answering.policy import REACTION_TIME, Intent, IntentKind, key_allowed, live_keys
 from ..detect.claude.process import process_env
@@ -38,6 +47,7 @@ from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavaila
 from ..tmux.spawn import SpawnError, kill_pane
 from .evidence import FIRST_SAYS
 from .fleet import ControlPaneIO, Fleet
+from .input_session import InputSession
 from .journal import Journal, who
 from .lifecycle import LifecycleError, claude_argv, exit_claude, resume_argv, start, state_refusal
 from .monitor import Monitor
@@ -52,7 +62,7 @@ __all__ = [
     "Explanation",
     "FIRST_SAYS",
     "Intent",
-    "InputLink",
+    "InputSession",
     "IntentKind",
     "Jump",
     "KeyStroke",
@@ -106,8 +116,9 @@ class Service:
         self.journal = journal
         self.live = live
         self.pane_io = ControlPaneIO(fleet)
-        self.answerer = Answerer(fleet, self.pane_io, clock=clock, confirm_timeout=config.confirm_timeout)
-        self.typist = Typist(self.pane_io, fleet.server_key)  # input mode's keys, to one pane at a time
+        # The one answering policy and its guard, and input mode's keys: the service's own, asked through the methods below.
+        self._answerer = Answerer(fleet, self.pane_io, clock=clock, confirm_timeout=config.confirm_timeout)
+        self._typist = Typist(self.pane_io, fleet.server_key)  # to one pane at a time
         self._subscribers: list[Callable[[Event], None]] = []
         fleet.on_problem = lambda problem, hosts: self._emit(ProblemChanged(problem, hosts))
         for monitor in fleet.monitors.values():
@@ -175,7 +186,7 @@ class Service:
         await self.fleet.run()
 
     async def stop(self) -> None:
-        await self.answerer.close()
+        await self._answerer.close()
         await self.fleet.stop()
 
     def replay(self, record: PaneRecord, ansi: str, observation: Observation, since: float, family: str = CLAUDE.name) -> None:
@@ -221,6 +232,42 @@ class Service:
 
     def waited_today(self, agents: dict[str, Agent], now: float) -> float | None:
         return self.journal.waited_today(agents, now) if self.journal is not None else None
+
+    # -- answering ---------------------------------------------------------------------
+    # Handed on to the answerer as asked: whether an answer may go, and how, is its policy's to say.
+    def on_answer_report(self, subscriber: Callable[[Report], None]) -> None:
+        """Every answer's reports from now on: a first one when its keys went (``final`` False), the final one when the pane showed it."""
+        self._answerer.subscribe(subscriber)
+
+    def answer(self, agent: Agent, intent: Intent, seen: Observation | None = None) -> str:
+        """Answer ``agent`` with ``intent``: "" when it is on its way (its report follows), else why nothing was sent.
+
+        ``seen``: the screen the user answered (a reply box keeps the one
+        shown when it opened); by default the agent's own.
+        """
+        return self._answerer.answer(agent, intent, seen)
+
+    def answer_pending(self, agent: Agent) -> bool:
+        """An answer to ``agent`` is on its way, or landed moments ago while its row still shows what it answered (an inbox moves past it)."""
+        return self._answerer.awaits(agent)
+
+    def batch(self, agent: Agent) -> tuple[list[tuple[Agent, PendingCall]], str]:
+        """The hook requests identical to ``agent``'s waiting on every host, with ``agent``'s own; or [] and why there are none."""
+        return self._answerer.batch(agent)
+
+    def approve_batch(self, pairs: list[tuple[Agent, PendingCall]]) -> str:
+        """Approve each request of a confirmed ``batch`` that still waits, through its hook; one line saying which."""
+        return self._answerer.approve_batch(pairs)
+
+    # -- input mode ----------------------------------------------------------------------
+    async def open_input(self, pane_id: str, report: Callable[[str, bool], None], family: str) -> tuple[InputSession | None, str]:
+        """Input mode's session to ``pane_id`` (whose agent is of ``family``) once the pane is checked, or None and why not.
+
+        ``report(line, ended)``: a key that could not go, in one line;
+        ``ended`` when the pane can take no more keys (input mode ends).
+        """
+        link, problem = await self._typist.open(pane_id, report, family)
+        return (InputSession(link) if link is not None else None), problem
 
     # -- jump ----------------------------------------------------------------------------
     def jump(self, agent: Agent) -> Jump:
@@ -284,7 +331,7 @@ class Service:
         refusal = state_refusal(agent.observation)  # what the user sees in the way (a dialog open) comes first
         if refusal:
             raise ServiceError(f"{agent.target}: {refusal}")
-        if self.answerer.busy(agent.pane_id):
+        if self._answerer.busy(agent.pane_id):
             # Only while a key's send runs (at most confirm_timeout and the steps before it).
             raise ServiceError(f"{agent.target}: a key is on its way to it; wait for how it went; nothing sent")
         try:

@@ -215,7 +215,7 @@ def test_esc_never_reaches_an_agent_and_x_interrupts_only_a_working_one(claude_s
     async def scenario():
         app = app_for(private_tmux, session)
         reports: list = []
-        app.service.answerer.subscribe(reports.append)
+        app.service.on_answer_report(reports.append)
         async with app.run_test(size=(160, 48)) as pilot:
             await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
             await pilot.press("escape")  # every TUI user's "close": must not cancel the live dialog
