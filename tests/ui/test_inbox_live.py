@@ -352,7 +352,7 @@ def test_stop_works_after_x_c_x(claude_session, fake_api, private_tmux, tmp_path
             await press("x", AgentState.WORKING, AgentState.IDLE)
             assert not app.service._answerer.busy(session.pane_id), now()
             # The command machine read Claude's interrupt notes from the transcript: the command ended, not "commanded".
-            journal = app.service.journal
+            journal = app.service._journal
             assert journal is not None
 
             def command_state() -> str:

@@ -21,6 +21,7 @@ import ast
 import dataclasses
 import enum
 import inspect
+import time
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,7 @@ import pytest
 import headspace_tui
 from headspace_tui.service.facade import Service
 from headspace_tui.service.journal import Journal
+from headspace_tui.shared.config import Config
 from headspace_tui.tmux.server import TmuxServer
 
 # Every front end's package (a new front end adds its line here): the TUI, and the command line, which builds a Service.
@@ -56,6 +58,11 @@ def _members() -> tuple[set[str], set[str]]:
 
 
 PUBLIC, LIVE = _members()
+
+
+@dataclasses.dataclass
+class _Unfrozen:
+    changes: int = 0
 
 
 def _is_service(node: ast.expr) -> bool:
@@ -114,6 +121,17 @@ def test_the_check_sees_a_reach_past_the_facade():
     assert [line.split(":")[0] for line in caught] == ["1", "2", "3", "4"], caught
     for name in LIVE:
         assert reaches(f"x = self.service.{name}\n"), name
+
+
+def test_what_counts_as_a_live_part():
+    """A socket could carry a frozen record, a string, a flag; not the journal, a server, or a record that can change under you."""
+    assert _plain(Config()) and _plain("x") and _plain(None) and _plain(time.time)
+    assert not _plain(Journal(None)) and not _plain(TmuxServer(socket_name="headspace-wall-unused")) and not _plain(_Unfrozen())
+
+
+def test_the_facade_hands_out_no_live_part_as_an_attribute():
+    """Its answerer, typist, fleet, journal and servers are its own (``_``-named); what a front end may read is plain."""
+    assert not LIVE, f"Service attributes that hold a live part: {sorted(LIVE)}"
 
 
 def test_front_ends_ask_the_facade_and_never_reach_past_it():
