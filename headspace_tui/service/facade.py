@@ -30,7 +30,7 @@ from pathlib import Path
 
 from ..answering.answerer import Answerer, Report
 from ..answering.desk import ChannelReport
-from ..answering.input_link import Typist
+from ..answering.input_link import InputLink, Typist
 from ..answering.keys import KeyStroke
 from ..answering.policy import REACTION_TIME, Intent, IntentKind, key_allowed, live_keys
 from ..detect.claude.process import process_env
@@ -47,7 +47,6 @@ from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavaila
 from ..tmux.spawn import SpawnError, kill_pane
 from .evidence import FIRST_SAYS
 from .fleet import ControlPaneIO, Fleet
-from .input_session import InputSession
 from .journal import Journal, who
 from .lifecycle import LifecycleError, claude_argv, exit_claude, resume_argv, start, state_refusal
 from .monitor import Monitor
@@ -105,6 +104,39 @@ class Jump:
     end: bool = False  # a popup moved its client (it would stay over the agent), or the user must attach outside
     exit_with: str = ""  # printed after the front end ends: the command that takes the user there
     notice: str = ""
+
+
+class InputSession:
+    """Input mode's session to one pane, as ``Service.open_input`` hands it out: what a front end holds while the user types.
+
+    Not the typist's ``InputLink``, which holds the pane I/O and the send
+    lock: only what input mode does (which pane, send a key, close, wait
+    until typed keys are sent), each one message when served over a socket.
+    The link's checks (same pane and process, the agent still in it, not in
+    copy mode) stay in the service.
+    """
+
+    __slots__ = ("_link",)
+
+    def __init__(self, link: InputLink) -> None:
+        self._link = link
+
+    @property
+    def pane_id(self) -> str:
+        """The pane the keys go to (``%N``), fixed for the session."""
+        return self._link.pane_id
+
+    def send(self, stroke: KeyStroke) -> None:
+        """Queue one key or literal text; a key input mode does not forward raises ``ValueError``."""
+        self._link.send(stroke)
+
+    def close(self) -> None:
+        """No more keys are taken; those already typed still go."""
+        self._link.close()
+
+    async def wait_sent(self) -> None:
+        """Until every key typed so far was sent or refused."""
+        await self._link.wait_sent()
 
 
 class Service:
