@@ -65,8 +65,29 @@ class _Unfrozen:
     changes: int = 0
 
 
-def _is_service(node: ast.expr) -> bool:
-    return (isinstance(node, ast.Name) and node.id == "service") or (isinstance(node, ast.Attribute) and node.attr == "service")
+def _names_for_the_service(tree: ast.AST) -> set[str]:
+    """What the service is called in a module: ``service``, and any name it is given (``svc = self.service``, ``svc: Service``)."""
+    names = {"service"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and node.annotation is not None and ast.unparse(node.annotation).strip("'\"") in ("Service", "Service | None"):
+            names.add(node.arg)
+        elif isinstance(node, ast.AnnAssign) and ast.unparse(node.annotation).strip("'\"") in ("Service", "Service | None"):
+            names.add(_said(node.target).rpartition(".")[2])
+    grew = True
+    while grew:  # an alias of an alias
+        grew = False
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and _is_service(node.value, names):
+                for target in node.targets:
+                    name = _said(target).rpartition(".")[2]
+                    if isinstance(target, (ast.Name, ast.Attribute)) and name not in names:
+                        names.add(name)
+                        grew = True
+    return names
+
+
+def _is_service(node: ast.expr, names: set[str]) -> bool:
+    return (isinstance(node, ast.Name) and node.id in names) or (isinstance(node, ast.Attribute) and node.attr in names)
 
 
 def _said(node: ast.expr) -> str:
@@ -76,6 +97,8 @@ def _said(node: ast.expr) -> str:
 def reaches(source: str) -> list[str]:
     """Each place ``source`` goes past the facade, as ``line: code: why``."""
     found = []
+    tree = ast.parse(source)
+    names = _names_for_the_service(tree)
 
     def judge(at: ast.AST, name: str, shown: str) -> None:
         if name.startswith("_"):
@@ -88,15 +111,15 @@ def reaches(source: str) -> list[str]:
             return
         found.append(f"{at.lineno}: {shown}: {why}")
 
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Attribute) and _is_service(node.value):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _is_service(node.value, names):
             judge(node, node.attr, _said(node))
         elif (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)
             and node.func.id in ("getattr", "setattr", "hasattr", "delattr")
             and len(node.args) >= 2
-            and _is_service(node.args[0])
+            and _is_service(node.args[0], names)
         ):
             name = node.args[1]
             judge(node, name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else "_by a computed name", _said(node))
@@ -117,8 +140,12 @@ def test_the_check_sees_a_reach_past_the_facade():
         "getattr(self.service, '_typist')\n"  # 4: private, by getattr
         "self.service.jump(agent)\n"  # fine: a facade method
         "self.service.config.layout\n"  # fine: plain data
+        "svc = self.app.service\n"
+        "svc.answerer\n"  # 8: under another name
+        "def ask(door: Service) -> None:\n"
+        "    door._typist\n"  # 10: a parameter that is the service
     )
-    assert [line.split(":")[0] for line in caught] == ["1", "2", "3", "4"], caught
+    assert [line.split(":")[0] for line in caught] == ["1", "2", "3", "4", "8", "10"], caught
     for name in LIVE:
         assert reaches(f"x = self.service.{name}\n"), name
 
