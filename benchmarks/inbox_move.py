@@ -80,7 +80,7 @@ def run(root: Path, claude: str, prompts: int) -> list[float]:
                 app = make_app(tmux.name, root, claude_home=sessions["A"].home)
                 moves: list[float] = []
                 said: list[str] = []  # the answers' reports and the app's notices: what a failure message shows
-                app.service.answerer.subscribe(lambda r: said.append(f"{r.pane_id}: {r.text} (final={r.final}, move_on={r.move_on})"))
+                app.service.on_answer_report(lambda r: said.append(f"{r.pane_id}: {r.text} (final={r.final}, move_on={r.move_on})"))
                 original_notify = app.notify
 
                 def notify(message, *args, **kwargs):

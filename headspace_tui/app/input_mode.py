@@ -2,7 +2,7 @@
 
 Bound to the pane selected when it began, by its id: rows may re-order,
 the selection cannot move meanwhile, and the keys never follow another
-agent.  The service's ``InputLink`` checks the pane before every send (the
+agent.  The service's input session checks the pane before every send (the
 same pane and process, Claude still in it, not in copy mode) and sends one
 at a time.
 
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from textual import events
 
 from ..model import Agent
-from ..service.facade import InputLink, KeyStroke
+from ..service.facade import InputSession, KeyStroke
 from ..shared.safe_text import clean
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ class InputMode:
         self.screen = screen
         self.pane_id: str | None = None  # bound to this pane (None: not in input mode)
         self.target = ""
-        self.link: InputLink | None = None
+        self.link: InputSession | None = None  # the service's input-mode session, once the pane is checked
         self._early: list[KeyStroke] = []  # typed before the link was checked and made
 
     @property
@@ -97,7 +97,7 @@ class InputMode:
         self.screen.app.run_worker(self._connect(agent.pane_id, agent.family), name="input_mode", group="input", exclusive=True, exit_on_error=False)
 
     async def _connect(self, pane_id: str, family: str) -> None:
-        link, problem = await self.screen.service.typist.open(pane_id, self._reported, family)
+        link, problem = await self.screen.service.open_input(pane_id, self._reported, family)
         if self.pane_id != pane_id:
             return  # left meanwhile
         if link is None:

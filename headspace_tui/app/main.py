@@ -4,7 +4,7 @@ Thin by design: everything comes from the ``service.Service`` it is handed.
 The app runs the service in a worker and posts its events as Textual
 messages (messages.py) to the main screen, which shows them and owns the
 keys; they bubble up to the app, which announces agents that start needing
-you.  Answers go to the service's answerer (``answering/``), whose reports
+you.  Answers go to the service (``Service.answer``), whose answer reports
 come back here.  The app also keeps the themes and the palette's commands.
 An error in a handler or a worker is logged with its traceback and shown as
 one line (guard.py); it never ends the app or the monitor, and an
@@ -100,7 +100,7 @@ class HeadspaceApp(App[str | None]):
         self.log_path = log_path
         self.crash: BaseException | None = None
         service.subscribe(self._service_event)
-        service.answerer.subscribe(self._answer_reported)
+        service.on_answer_report(self._answer_reported)
         self.notices = (*self.notices, *self._load_themes(theme_dirs if theme_dirs is not None else [theme_files.builtin_dir()]))
         self.set_reactive(HeadspaceApp.layout_mode, self.config.layout)
         self._main_screen: MainScreen | None = None

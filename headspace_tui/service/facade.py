@@ -2,11 +2,20 @@
 
 The service holds every host's monitor (the fleet), the answerer, the
 journal and the tmux server headspace runs under.  A front end subscribes
-to its events (the store's typed events, every host's, in order), asks it
-for what it shows (a pane's screen, why an agent is in its state, its
-timeline), and hands it what the user asked for (answers, a jump).  Nothing
-here knows Textual; nothing in the front end knows tmux, the monitor, hooks
-or remote hosts (an import-linter contract says so).
+to its events (the store's typed events, every host's, in order, and the
+answers' reports), asks it for what it shows (a pane's screen, why an agent
+is in its state, its timeline), and hands it what the user asked for
+(answers, input mode's keys, a jump).  Nothing here knows Textual; nothing
+in the front end knows tmux, the monitor, hooks or remote hosts (an
+import-linter contract says so).
+
+Everything a front end asks or does is a method here, with plain data in
+and out (``Agent``, ``Intent``, ``Report``, strings), so the same calls can
+later be served over a socket.  The answerer and the typist are the
+service's own: a front end never holds them (tests/unit/test_facade_wall.py
+reads every front end's attribute chains on the service to keep it so).
+The facade only hands requests on; the answering policy and its guard
+decide, in one place (``answering/``).
 """
 
 from __future__ import annotations
@@ -52,7 +61,7 @@ __all__ = [
     "Explanation",
     "FIRST_SAYS",
     "Intent",
-    "InputLink",
+    "InputSession",
     "IntentKind",
     "Jump",
     "KeyStroke",
@@ -97,17 +106,53 @@ class Jump:
     notice: str = ""
 
 
+class InputSession:
+    """Input mode's session to one pane, as ``Service.open_input`` hands it out: what a front end holds while the user types.
+
+    Not the typist's ``InputLink``, which holds the pane I/O and the send
+    lock: only what input mode does (which pane, send a key, close, wait
+    until typed keys are sent), each one message when served over a socket.
+    The link's checks (same pane and process, the agent still in it, not in
+    copy mode) stay in the service.
+    """
+
+    __slots__ = ("_link",)
+
+    def __init__(self, link: InputLink) -> None:
+        self._link = link
+
+    @property
+    def pane_id(self) -> str:
+        """The pane the keys go to (``%N``), fixed for the session."""
+        return self._link.pane_id
+
+    def send(self, stroke: KeyStroke) -> None:
+        """Queue one key or literal text; a key input mode does not forward raises ``ValueError``."""
+        self._link.send(stroke)
+
+    def close(self) -> None:
+        """No more keys are taken; those already typed still go."""
+        self._link.close()
+
+    async def wait_sent(self) -> None:
+        """Until every key typed so far was sent or refused."""
+        await self._link.wait_sent()
+
+
 class Service:
     def __init__(self, server: TmuxServer, fleet: Fleet, *, config: Config, clock: Callable[[], float], journal: Journal | None, live: bool) -> None:
-        self.server = server  # the tmux server headspace itself runs under (a jump moves its client)
-        self.fleet = fleet
+        # Plain data a front end may read: the settings, the clock, whether it watches live tmux.
         self.config = config
         self.clock = clock
-        self.journal = journal
         self.live = live
-        self.pane_io = ControlPaneIO(fleet)
-        self.answerer = Answerer(fleet, self.pane_io, clock=clock, confirm_timeout=config.confirm_timeout)
-        self.typist = Typist(self.pane_io, fleet.server_key)  # input mode's keys, to one pane at a time
+        # The service's own live parts, never handed to a front end (tests reach them as a seam, by these names):
+        self._server = server  # the tmux server headspace itself runs under (a jump moves its client)
+        self._fleet = fleet
+        self._journal = journal
+        self._pane_io = ControlPaneIO(fleet)
+        # the one answering policy and its guard, and input mode's keys, asked through the methods below.
+        self._answerer = Answerer(fleet, self._pane_io, clock=clock, confirm_timeout=config.confirm_timeout)
+        self._typist = Typist(self._pane_io, fleet.server_key)  # to one pane at a time
         self._subscribers: list[Callable[[Event], None]] = []
         fleet.on_problem = lambda problem, hosts: self._emit(ProblemChanged(problem, hosts))
         for monitor in fleet.monitors.values():
@@ -158,8 +203,8 @@ class Service:
     def _from_host(self, host: str) -> Callable[[Event], None]:
         def forward(event: Event) -> None:
             if isinstance(event, ProblemChanged):
-                self.fleet.problem_of(host, event.problem)  # the fleet says the hosts' problem in one line
-            elif isinstance(event, PaneCaptured) and event.pane_id != self.fleet.focused:
+                self._fleet.problem_of(host, event.problem)  # the fleet says the hosts' problem in one line
+            elif isinstance(event, PaneCaptured) and event.pane_id != self._fleet.focused:
                 pass  # only the previewed pane's screen is drawn: the others' captures need no word
             elif isinstance(event, (AgentChanged, AgentRemoved, PaneCaptured, Notice)):
                 self._emit(event)
@@ -172,72 +217,108 @@ class Service:
 
     # -- running -----------------------------------------------------------------------
     async def run(self) -> None:
-        await self.fleet.run()
+        await self._fleet.run()
 
     async def stop(self) -> None:
-        await self.answerer.close()
-        await self.fleet.stop()
+        await self._answerer.close()
+        await self._fleet.stop()
 
     def replay(self, record: PaneRecord, ansi: str, observation: Observation, since: float, family: str = CLAUDE.name) -> None:
         """Show a recorded pane (of ``family``'s agent) as if the local monitor had just observed it (demos, tests)."""
-        self.fleet.first.replay(record, ansi, observation, since, family_named(family))
+        self._fleet.first.replay(record, ansi, observation, since, family_named(family))
 
     # -- what a front end shows ----------------------------------------------------------
     @property
     def focused(self) -> str | None:
-        return self.fleet.focused
+        return self._fleet.focused
 
     def focus(self, address: str | None) -> None:
         """The previewed pane: read at the preview's pace, and read now."""
-        self.fleet.focused = address
+        self._fleet.focused = address
         if address is not None:
-            self.fleet.refresh_soon(address)
+            self._fleet.refresh_soon(address)
 
     def screen(self, address: str) -> PaneScreen | None:
-        watch = self.fleet.watch(address)
+        watch = self._fleet.watch(address)
         if watch is None or watch.capture is None:
             return None
         return PaneScreen(watch.capture, watch.record.width, watch.record.height)
 
     def width(self, address: str) -> int | None:
-        watch = self.fleet.watch(address)
+        watch = self._fleet.watch(address)
         return watch.record.width if watch is not None else None
 
     async def history(self, address: str, lines: int) -> str:
         """The pane with ``lines`` of tmux history above it; ``ServiceError`` when tmux cannot say."""
         try:
-            return await self.pane_io.capture(address, True, lines)
+            return await self._pane_io.capture(address, True, lines)
         except (TmuxCommandError, TmuxUnavailable) as exc:
             raise ServiceError(str(exc)) from None
 
     def why(self, agent: Agent, now: float) -> tuple[Explanation | None, ChannelReport | None]:
         """Every source's verdict on ``agent``, and its answer channel."""
-        watch = self.fleet.watch(agent.pane_id)
-        desk = self.fleet.desk(agent.pane_id)
+        watch = self._fleet.watch(agent.pane_id)
+        desk = self._fleet.desk(agent.pane_id)
         return (watch.fuser.explain(now) if watch else None), (desk.channel_report(agent.pane_id) if desk is not None else None)
 
     def timeline(self, agent: Agent) -> list:
-        return self.journal.timeline(who(agent)) if self.journal is not None else []
+        return self._journal.timeline(who(agent)) if self._journal is not None else []
 
     def waited_today(self, agents: dict[str, Agent], now: float) -> float | None:
-        return self.journal.waited_today(agents, now) if self.journal is not None else None
+        return self._journal.waited_today(agents, now) if self._journal is not None else None
+
+    # -- answering ---------------------------------------------------------------------
+    # Handed on to the answerer as asked: whether an answer may go, and how, is its policy's to say.
+    def on_answer_report(self, subscriber: Callable[[Report], None]) -> None:
+        """Every answer's reports from now on: a first one when its keys went (``final`` False), the final one when the pane showed it."""
+        self._answerer.subscribe(subscriber)
+
+    def answer(self, agent: Agent, intent: Intent, seen: Observation | None = None) -> str:
+        """Answer ``agent`` with ``intent``: "" when it is on its way (its report follows), else why nothing was sent.
+
+        ``seen``: the screen the user answered (a reply box keeps the one
+        shown when it opened); by default the agent's own.
+        """
+        return self._answerer.answer(agent, intent, seen)
+
+    def answer_pending(self, agent: Agent) -> bool:
+        """An answer to ``agent`` is on its way, or landed moments ago while its row still shows what it answered (an inbox moves past it)."""
+        return self._answerer.awaits(agent)
+
+    def batch(self, agent: Agent) -> tuple[list[tuple[Agent, PendingCall]], str]:
+        """The hook requests identical to ``agent``'s waiting on every host, with ``agent``'s own; or [] and why there are none."""
+        return self._answerer.batch(agent)
+
+    def approve_batch(self, pairs: list[tuple[Agent, PendingCall]]) -> str:
+        """Approve each request of a confirmed ``batch`` that still waits, through its hook; one line saying which."""
+        return self._answerer.approve_batch(pairs)
+
+    # -- input mode ----------------------------------------------------------------------
+    async def open_input(self, pane_id: str, report: Callable[[str, bool], None], family: str) -> tuple[InputSession | None, str]:
+        """Input mode's session to ``pane_id`` (whose agent is of ``family``) once the pane is checked, or None and why not.
+
+        ``report(line, ended)``: a key that could not go, in one line;
+        ``ended`` when the pane can take no more keys (input mode ends).
+        """
+        link, problem = await self._typist.open(pane_id, report, family)
+        return (InputSession(link) if link is not None else None), problem
 
     # -- jump ----------------------------------------------------------------------------
     def jump(self, agent: Agent) -> Jump:
         """Move the user's own tmux client to the agent (never a control client); outside tmux, the attach command."""
-        monitor = self.fleet.monitor_for(agent.pane_id)
+        monitor = self._fleet.monitor_for(agent.pane_id)
         if monitor is not None and isinstance(monitor.host, RemoteHost):
             return self._jump_remote(agent, monitor.host)
         try:
-            where = clients.locate(self.server)
+            where = clients.locate(self._server)
             if where.inside and where.client is not None:
-                clients.switch(self.server, where.client, agent.pane_id)
+                clients.switch(self._server, where.client, agent.pane_id)
                 return Jump(end=where.popup)  # a popup would stay over the agent and keep the keyboard
         except (TmuxCommandError, TmuxUnavailable) as exc:
             raise ServiceError(f"cannot jump to {agent.target}: {exc}") from None
         if where.inside:
             return Jump(notice=f"no tmux client of yours found to move to {agent.target}")
-        return Jump(end=True, exit_with=attach_command(self.server, agent))
+        return Jump(end=True, exit_with=attach_command(self._server, agent))
 
     def _jump_remote(self, agent: Agent, host: RemoteHost) -> Jump:
         """A pane on another machine: inside tmux, a new window here attached to it over ssh; outside, quit and print that command."""
@@ -245,7 +326,7 @@ class Service:
         if not os.environ.get("TMUX"):
             return Jump(end=True, exit_with=command)
         try:
-            self.server.run("new-window", "-n", clean(f"{host.name}:{agent.target}", 40), command)
+            self._server.run("new-window", "-n", clean(f"{host.name}:{agent.target}", 40), command)
         except (TmuxCommandError, TmuxUnavailable) as exc:
             raise ServiceError(f"cannot open {agent.target} on {host.name}: {exc}") from None
         return Jump()
@@ -257,12 +338,12 @@ class Service:
         Blocking (git, tmux): a front end calls it off its loop.
         """
         session: str | None = None  # None: the session headspace runs in
-        if not clients.locate(self.server).inside:
+        if not clients.locate(self._server).inside:
             local = near is not None and not near.placeholder and near.host == "local"
             session = near.target.rpartition(":")[0] if near is not None and local else NEW_SESSION
         try:
             started = start(
-                self.server,
+                self._server,
                 claude_argv(),
                 folder=Path(folder.strip() or os.getcwd()),
                 branch=branch.strip() or None,
@@ -284,11 +365,11 @@ class Service:
         refusal = state_refusal(agent.observation)  # what the user sees in the way (a dialog open) comes first
         if refusal:
             raise ServiceError(f"{agent.target}: {refusal}")
-        if self.answerer.busy(agent.pane_id):
+        if self._answerer.busy(agent.pane_id):
             # Only while a key's send runs (at most confirm_timeout and the steps before it).
             raise ServiceError(f"{agent.target}: a key is on its way to it; wait for how it went; nothing sent")
         try:
-            return await exit_claude(self.pane_io, agent.pane_id, agent.observation, server_key=self.fleet.server_key(agent.pane_id))
+            return await exit_claude(self._pane_io, agent.pane_id, agent.observation, server_key=self._fleet.server_key(agent.pane_id))
         except LifecycleError as exc:
             raise ServiceError(f"{agent.target}: {exc}") from None
         except (TmuxCommandError, TmuxUnavailable) as exc:
@@ -296,8 +377,8 @@ class Service:
 
     def close_pane(self, agent: Agent) -> None:
         """Kill the agent's pane by its %id, only while that pane still runs that very agent (its Claude process). Blocking."""
-        watch = self.fleet.watch(agent.pane_id)
-        monitor = self.fleet.monitor_for(agent.pane_id)
+        watch = self._fleet.watch(agent.pane_id)
+        monitor = self._fleet.monitor_for(agent.pane_id)
         if watch is None or monitor is None or watch.key != agent.key or not watch.claude_pid:
             raise ServiceError(f"{agent.target}: its pane no longer runs that agent; nothing closed")
         try:
@@ -318,8 +399,8 @@ class Service:
         without it the agent's own file is read now.
         """
         self._claude_only(agent)
-        watch = self.fleet.watch(agent.pane_id)
-        monitor = self.fleet.monitor_for(agent.pane_id)
+        watch = self._fleet.watch(agent.pane_id)
+        monitor = self._fleet.monitor_for(agent.pane_id)
         if monitor is None or isinstance(monitor.host, RemoteHost):
             raise ServiceError(f"{agent.target}: restarting an agent on another host is not supported; jump there instead")
         status = monitor.facts.status(watch.claude_pid) if watch is not None else None
@@ -340,7 +421,7 @@ class Service:
         session = agent.target.rpartition(":")[0]
         await self.stop_agent(agent)
         try:
-            started = await asyncio.to_thread(start, self.server, argv, folder=Path(cwd), session=session, window_env=config)
+            started = await asyncio.to_thread(start, self._server, argv, folder=Path(cwd), session=session, window_env=config)
         except LifecycleError as exc:
             raise ServiceError(f"{agent.target} stopped, but its resume did not start: {exc}") from None
         return started.pane_id

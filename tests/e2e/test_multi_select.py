@@ -46,7 +46,7 @@ def ticked(agent) -> tuple[str, ...]:
 
 async def press_when_ready(pilot, app, agent, key: str) -> None:
     """Press ``key`` once the answerer would take it (the last key's result seen, the prompt readable)."""
-    await wait_until(pilot, lambda: not app.service.answerer.refusal(agent), f"the agent ready for {key!r}")
+    await wait_until(pilot, lambda: not app.service._answerer.refusal(agent), f"the agent ready for {key!r}")
     await pilot.press(key)
 
 

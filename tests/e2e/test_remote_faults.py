@@ -120,7 +120,7 @@ def test_twenty_sshd_restarts_then_the_rows_are_live_within_10s(claude_session, 
                 started = time.monotonic()
                 if cycle < 19:
                     await pilot.pause(ups[cycle % len(ups)])
-            host = app.service.fleet.monitors["box"].host
+            host = app.service._fleet.monitors["box"].host
             assert isinstance(host, RemoteHost)
 
             def live() -> bool:  # the row not offline *and* watched again: the last restart may not even be noticed yet

@@ -131,7 +131,7 @@ def live(app: HeadspaceApp, box: Box) -> Callable[[], bool]:
     """Every agent of ``box`` listed and not offline, and its link and probe up."""
 
     def check() -> bool:
-        host = app.service.fleet.monitors[box.name].host
+        host = app.service._fleet.monitors[box.name].host
         assert isinstance(host, RemoteHost)
         rows = [app.table.agents.get(a) for a in box.addresses()]
         return all(r is not None and not r.offline for r in rows) and host.link.connected and host.probe is not None and host.probe.running
@@ -267,7 +267,7 @@ def test_a_network_change_kills_the_old_connection_silently_and_the_host_comes_b
         async with app.run_test(size=(140, 40)) as pilot:
             for box in boxes:
                 await wait_until(pilot, live(app, box), f"{box.name}'s agents live", 40)
-            host = app.service.fleet.monitors[moved.name].host
+            host = app.service._fleet.monitors[moved.name].host
             assert isinstance(host, RemoteHost)
             master = host.link._master
             move_host(moved)
@@ -384,7 +384,7 @@ def test_a_host_behind_a_jump_host_is_listed_answered_and_survives_the_jump_host
 async def sleep_through(pilot, app, box: Box, asleep: list[float], while_asleep=lambda: None) -> tuple[RemoteHost, object]:
     """This machine "sleeps" an hour: our ssh master frozen (SIGSTOP) while the stood-in clocks move; (host, the old master)."""
     await wait_until(pilot, live(app, box), f"{box.name}'s agents live", 40)
-    host = app.service.fleet.monitors[box.name].host
+    host = app.service._fleet.monitors[box.name].host
     assert isinstance(host, RemoteHost)
     master = host.link._master
     assert master is not None

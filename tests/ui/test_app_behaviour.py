@@ -125,7 +125,7 @@ def test_e_explains_the_state_with_every_source(claude_session, fake_api, privat
         app = make_app(private_tmux.name, tmp_path, claude_home=session.home)
         async with app.run_test(size=(160, 48)) as pilot:
             await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
-            await wait_until(pilot, lambda: "status-file" in app.service.fleet.first.panes[session.pane_id].fuser.verdicts, "the status file")
+            await wait_until(pilot, lambda: "status-file" in app.service._fleet.first.panes[session.pane_id].fuser.verdicts, "the status file")
             await pilot.press("e")
             await wait_until(pilot, lambda: screen_open(app, WhyScreen), "the why screen")
             assert isinstance(app.screen, WhyScreen)

@@ -59,11 +59,11 @@ def test_y_approves_a_permission(claude_session, fake_api, private_tmux):
     async def scenario():
         app = app_for(private_tmux, session)
         forked: list = []
-        app.service.server.send_keys = lambda *args, **kwargs: forked.append(args)  # must not be needed
+        app.service._server.send_keys = lambda *args, **kwargs: forked.append(args)  # must not be needed
         async with app.run_test(size=(160, 48)) as pilot:
             await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
             assert app.selected_agent().observation.tool == "Bash"
-            assert app.service.fleet.first.sessions.clients, "a control client serves the session"
+            assert app.service._fleet.first.sessions.clients, "a control client serves the session"
             await pilot.press("y")
             request = await asyncio.to_thread(fake_api.wait_for, lambda r: bool(r.tool_results()), 30)
             assert "approved-by-app" in block_text(request.tool_results()[0])
@@ -215,7 +215,7 @@ def test_esc_never_reaches_an_agent_and_x_interrupts_only_a_working_one(claude_s
     async def scenario():
         app = app_for(private_tmux, session)
         reports: list = []
-        app.service.answerer.subscribe(reports.append)
+        app.service.on_answer_report(reports.append)
         async with app.run_test(size=(160, 48)) as pilot:
             await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
             await pilot.press("escape")  # every TUI user's "close": must not cancel the live dialog

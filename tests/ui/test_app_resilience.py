@@ -100,7 +100,7 @@ def test_the_footer_offers_only_the_keys_the_selected_agent_allows():
             await pilot.press("y")
             await pilot.pause(0.2)  # nothing to wait for: a send would have started by now
             assert [str(n.message) for n in app._notifications] == [f"y: nothing to approve: {app.selected_agent().target} is working"]
-            assert not app.service.answerer.busy("%1")
+            assert not app.service._answerer.busy("%1")
 
     asyncio.run(scenario())
 

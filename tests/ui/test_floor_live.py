@@ -102,7 +102,7 @@ def test_after_a_reply_the_row_reads_working_as_soon_as_the_pane_does(claude_ses
     async def scenario() -> None:
         app = hooked_app(private_tmux, session, runtime)
         if late:
-            host = app.service.fleet.first.host
+            host = app.service._fleet.first.host
             host.watch_statuses = hold_back_the_end_of_a_wait(host.watch_statuses, late)  # type: ignore[method-assign]
         async with app.run_test(size=(160, 48)) as pilot:
             await wait_until(pilot, lambda: session.pane_id in app.table.agents, "the row")

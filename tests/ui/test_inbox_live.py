@@ -100,7 +100,7 @@ def test_each_answer_moves_the_selection_to_the_next_agent_that_needs_you(claude
             table = app.table
             sent = record_keys(app)
             reports: list[Report] = []
-            app.service.answerer.subscribe(reports.append)
+            app.service.on_answer_report(reports.append)
 
             def now() -> str:
                 return table_text(app, names, reports)
@@ -250,7 +250,7 @@ def test_y_y_80ms_apart_with_two_agents_waiting_approves_exactly_one(claude_sess
         async with app.run_test(size=(160, 48)) as pilot:
             sent = record_keys(app)
             reports: list[Report] = []
-            app.service.answerer.subscribe(reports.append)
+            app.service.on_answer_report(reports.append)
             await wait_until(pilot, lambda: all(s.pane_id in app.table.agents for s in sessions.values()), lambda: "both agents in the table")
             for name, session in sessions.items():
                 await asyncio.to_thread(session.submit, f"please ask {name}")
@@ -297,7 +297,7 @@ def test_five_permissions_answered_with_y_at_0_7s_intervals_all_reach_the_api(cl
         order: list[str] = []
         async with app.run_test(size=(160, 48)) as pilot:
             reports: list[Report] = []
-            app.service.answerer.subscribe(reports.append)
+            app.service.on_answer_report(reports.append)
             await wait_until(pilot, lambda: all(s.pane_id in app.table.agents for s in sessions.values()), lambda: "the agents in the table", timeout=60)
             for name, session in sessions.items():
                 await asyncio.to_thread(session.submit, f"please ask {name}")
@@ -332,7 +332,7 @@ def test_stop_works_after_x_c_x(claude_session, fake_api, private_tmux, tmp_path
         app = app_for(private_tmux, session, private_runtime(tmp_path))
         async with app.run_test(size=(160, 48)) as pilot:
             reports: list[Report] = []
-            app.service.answerer.subscribe(reports.append)
+            app.service.on_answer_report(reports.append)
             table = app.table
 
             def row():
@@ -356,9 +356,9 @@ def test_stop_works_after_x_c_x(claude_session, fake_api, private_tmux, tmp_path
             await press("x", AgentState.WORKING, AgentState.IDLE)
             await press("c", AgentState.IDLE, AgentState.WORKING)
             await press("x", AgentState.WORKING, AgentState.IDLE)
-            assert not app.service.answerer.busy(session.pane_id), now()
+            assert not app.service._answerer.busy(session.pane_id), now()
             # The command machine read Claude's interrupt notes from the transcript: the command ended, not "commanded".
-            journal = app.service.journal
+            journal = app.service._journal
             assert journal is not None
 
             def command_state() -> str:
@@ -398,7 +398,7 @@ def test_a_key_that_reached_the_pane_but_never_landed_is_in_the_event_log(privat
         async with app.run_test(size=(160, 48)) as pilot:
             sent = record_keys(app)
             reports: list[Report] = []
-            app.service.answerer.subscribe(reports.append)
+            app.service.on_answer_report(reports.append)
             await wait_until(pilot, lambda: pane_id in app.table.agents, lambda: "the agent in the table")
             pid = int(private_tmux.run("display-message", "-p", "-t", pane_id, "#{pane_pid}").strip())
             os.kill(pid, signal.SIGUSR2)  # the permission dialog, drawn now

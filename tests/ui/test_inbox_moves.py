@@ -22,10 +22,10 @@ def run(coro):
 
 
 def recording_answers(app) -> list:
-    """The intents the screen hands the answerer (the real one still gets them)."""
+    """The intents the screen hands the service to answer (the real answerer still gets them)."""
     asked: list = []
-    answer = app.service.answerer.answer
-    app.service.answerer.answer = lambda agent, intent, seen=None: asked.append((agent.target, intent.kind.value)) or answer(agent, intent, seen)
+    answer = app.service.answer
+    app.service.answer = lambda agent, intent, seen=None: asked.append((agent.target, intent.kind.value)) or answer(agent, intent, seen)
     return asked
 
 
@@ -139,7 +139,7 @@ def test_the_inbox_skips_an_agent_whose_answer_is_still_on_its_way():
             docs, api = pane(app, "docs:0.0"), pane(app, "api:0.0")
             app.table.select(docs)
             await pilot.pause()
-            app.service.answerer._sending.add(docs)  # docs's reply is on its way (as answer() marks it); Claude has not redrawn
+            app.service._answerer._sending.add(docs)  # docs's reply is on its way (as answer() marks it); Claude has not redrawn
             app._answer_reported(Report(docs, "docs:0.0: text sent", "information", False, move_on=True, final=False))
             assert selected(app) == "api:0.0"
             assert app.table.order[0] == docs and app.table.agents[docs].state.needs_you  # first in the inbox, by its row

@@ -112,7 +112,7 @@ def test_why_screen(snap_compare):
 
     async def steps(pilot: Pilot) -> None:
         await app.snapshot_loader(pilot)
-        agent, watch = app.table.agents[API], app.service.fleet.watch(API)
+        agent, watch = app.table.agents[API], app.service._fleet.watch(API)
         assert watch is not None and agent.observation.source == "screen"
         watch.fuser.observe(agent.observation, app.clock(), at=app.clock() - 1.5)
         await press_on(pilot, API, "e", WhyScreen)

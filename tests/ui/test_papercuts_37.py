@@ -238,7 +238,7 @@ def test_every_state_colour_is_readable_where_it_is_drawn(theme):
         async with app.run_test(size=(160, 40)) as pilot:
             await app.snapshot_loader(pilot)
             show_recorded(app, 20, "j", "idle_fresh", 14)
-            record = app.service.fleet.first.panes["%20"].record
+            record = app.service._fleet.first.panes["%20"].record
             app.service.replay(record, "", Observation(AgentState.UNKNOWN), app.clock() - 14)
             await wait_until(pilot, lambda: app.table.agents.get("%20") is not None and app.table.agents["%20"].state is AgentState.UNKNOWN, "the unknown row")
             await pilot.pause()

@@ -275,8 +275,8 @@ def test_a_key_that_does_nothing_here_rings_and_says_why():
     async def scenario():
         app = demo_app(WITH_PLAN)
         asked = []
-        answer = app.service.answerer.answer
-        app.service.answerer.answer = lambda agent, intent, seen=None: asked.append(intent) or answer(agent, intent, seen)
+        answer = app.service.answer
+        app.service.answer = lambda agent, intent, seen=None: asked.append(intent) or answer(agent, intent, seen)
         async with app.run_test(size=(120, 40)) as pilot:
             await app.snapshot_loader(pilot)
             rings = ringing(app)

@@ -62,7 +62,7 @@ def app_on(tmux: PrivateTmux) -> HeadspaceApp:
 
 def show(app: HeadspaceApp, pane_id: str, screen: str, age: float = 30.0) -> None:
     """Row for the real pane ``pane_id``, showing the recorded ``screen``."""
-    record = app.service.server.pane(pane_id)
+    record = app.service._server.pane(pane_id)
     ansi = recorded(screen)
     app.service.replay(record, ansi, classify_capture(ansi, command="claude"), app.clock() - age)
 
@@ -254,7 +254,7 @@ def test_a_reply_refused_at_once_stays_in_its_box_with_the_reason():
             await wait_until(pilot, lambda: screen_open(app, ReplyScreen), "the reply box")
             box = app.screen
             await pilot.press(*"leave them")
-            app.service.fleet.first.store.offline("ssh: connection lost", app.clock())  # as a monitor says it
+            app.service._fleet.first.store.offline("ssh: connection lost", app.clock())  # as a monitor says it
             await pilot.press("enter")
             await pilot.pause()
             reason = str(box.query_one("#reason").render())

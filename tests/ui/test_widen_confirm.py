@@ -48,8 +48,7 @@ def test_y_asks_before_choosing_an_option_that_widens_and_n_sends_nothing():
         app = HeadspaceApp(Service.build(TmuxServer(socket_name="headspace-widen-unused"), live=False, clock=lambda: NOW, journal=Journal(None), hooks=False))
         handed: list[tuple[Intent, object]] = []
         async with app.run_test(size=(160, 48)) as pilot:
-            answerer = app.service.answerer
-            answerer.answer = lambda agent, intent, seen=None: handed.append((intent, seen)) or ""  # what the app hands on
+            app.service.answer = lambda agent, intent, seen=None: handed.append((intent, seen)) or ""  # what the app hands on
             _show(app)
             await wait_until(pilot, lambda: (agent := app.selected_agent()) is not None and agent.state is AgentState.PLAN, "the plan, selected")
             await pilot.press("y")

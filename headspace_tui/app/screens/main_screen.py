@@ -6,7 +6,7 @@ end shares) which keys the selected agent allows; the footer shows only
 those.  What it shows comes from the service: its events arrive as
 messages the app posts here (messages.py), and what else it needs it asks
 the service for (a pane's screen, why, a timeline, a jump); every answer
-goes to the service's answerer, which reports back to the app.
+goes to the service (``Service.answer``), which reports back to the app.
 """
 
 from __future__ import annotations
@@ -212,7 +212,7 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
         self._refresh_summary()
 
     def answer_reported(self, report: Report) -> None:
-        """An answer's progress, from the service's answerer.
+        """An answer's progress, as the service reports it.
 
         Its keys went (``final`` off): the inbox moves on at once, if the
         answer says so, while the pane is still to show what they did.  The
@@ -242,7 +242,7 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
             return  # in input mode the selection stays on the pane the keys go to
         for other in self.table.order:
             agent = self.table.agents[other]
-            if other != pane_id and self.needing(agent) and not self.service.answerer.awaits(agent):
+            if other != pane_id and self.needing(agent) and not self.service.answer_pending(agent):
                 self.table.select(other, by_itself=True)
                 return
 
@@ -544,7 +544,7 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
         agent = self._target(answering=intent.kind in ANSWERING)
         if agent is None:
             return
-        refusal = self.service.answerer.answer(agent, intent)
+        refusal = self.service.answer(agent, intent)
         if refusal:
             self.notify(clean(f"{agent.target}: {refusal}; nothing sent"), severity="warning", markup=False)
 
@@ -553,14 +553,14 @@ class MainScreen(TypingActions, TriageScreen, ScrollbackActions):
         agent = self._target(answering=True)
         if agent is None:
             return
-        pairs, reason = self.service.answerer.batch(agent)
+        pairs, reason = self.service.batch(agent)
         if reason:
             self.notify(clean(f"{agent.target}: {reason}"), severity="warning", markup=False)
             return
 
         def done(yes: bool | None) -> None:
             if yes:
-                self.notify(clean(self.service.answerer.approve_batch(pairs)), markup=False)
+                self.notify(clean(self.service.approve_batch(pairs)), markup=False)
 
         self.app.push_screen(BatchApproveScreen(pairs), done)
 

@@ -1,7 +1,7 @@
 """The ``r`` modal: type a reply for the selected agent, kept until it is delivered.
 
 Enter hands the text to ``send`` (the main screen's, which asks the
-answerer).  A refusal at once, or a report later that it was not
+service).  A refusal at once, or a report later that it was not
 delivered, leaves the box open with the text and the reason, ready to send
 again or to cancel; the box closes itself only when the reply landed.  Esc
 closes it at any time and hands back what is typed (the main screen keeps

@@ -65,7 +65,7 @@ class TypingActions(Screen):
         pane_id = agent.pane_id
 
         def send(text: str) -> str:
-            refusal = self.service.answerer.answer(agent, Intent(IntentKind.TEXT, text=text), seen=seen)
+            refusal = self.service.answer(agent, Intent(IntentKind.TEXT, text=text), seen=seen)
             self._drafts[pane_id] = text  # until it is reported delivered
             if not refusal:
                 self._replying[pane_id] = text

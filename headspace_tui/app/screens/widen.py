@@ -77,7 +77,7 @@ def ask_before_widening(screen: Screen, service: Service, agent: Agent) -> bool:
         if not yes:
             screen.notify(clean(f"{agent.target}: nothing sent"), markup=False)
             return
-        refusal = service.answerer.answer(agent, Intent(IntentKind.OPTION, option=chosen.option.key), seen=seen)
+        refusal = service.answer(agent, Intent(IntentKind.OPTION, option=chosen.option.key), seen=seen)
         if refusal:
             screen.notify(clean(f"{agent.target}: {refusal}; nothing sent"), severity="warning", markup=False)
 
