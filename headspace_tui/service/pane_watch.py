@@ -43,7 +43,7 @@ class Tail(Protocol):
 class PaneWatch:
     record: PaneRecord
     key: str
-    claude_pid: int | None = None  # the agent's process (any family); None once it has gone
+    agent_pid: int | None = None  # the agent's process (any family); None once it has gone
     capture: str | None = None
     # The agent's family (kept after it exits: its reader knows its shell is
     # back), and a non-Claude agent's version (Claude's comes from its facts).

@@ -29,7 +29,7 @@ class PaneView:
     """A pane with what we know about it in this scan."""
 
     record: PaneRecord
-    claude_pid: int | None
+    agent_pid: int | None
     observation: Observation
     status: ClaudeStatus | None
     process: ClaudeProcess | None = None
@@ -39,7 +39,7 @@ class PaneView:
 
 
 def screen_observation(
-    record: PaneRecord, claude_pid: int | None, ansi: str, version: str | None = None, family: Family | None = None, title: str | None = None
+    record: PaneRecord, agent_pid: int | None, ansi: str, version: str | None = None, family: Family | None = None, title: str | None = None
 ) -> Observation:
     """What one capture of a pane says, given whether an agent runs in it (its family, its version).
 
@@ -59,19 +59,19 @@ def screen_observation(
             confidence=1.0,
         )
     reader = family or CLAUDE
-    command = reader.name if claude_pid else record.current_command
+    command = reader.name if agent_pid else record.current_command
     return reader.read(ansi, command=command, version=version, title=record.title if title is None else title)
 
 
 def observe_pane(
-    server: TmuxServer, record: PaneRecord, claude_pid: int | None, status: ClaudeStatus | None, version: str | None = None, family: Family | None = None
+    server: TmuxServer, record: PaneRecord, agent_pid: int | None, status: ClaudeStatus | None, version: str | None = None, family: Family | None = None
 ) -> Observation:
     """Capture and classify one pane, fused with Claude's status file when there is one."""
     try:
         ansi = "" if record.dead else server.capture(record.pane_id, ansi=True)
     except TmuxCommandError as exc:  # the pane closed between listing and capture
         return Observation(AgentState.EXITED, evidence=(Evidence("pane-gone", -1, str(exc)),), confidence=0.5)
-    screen = screen_observation(record, claude_pid, ansi, version, family)
+    screen = screen_observation(record, agent_pid, ansi, version, family)
     return fuse(screen, status_observation(status) if status is not None else None)
 
 
@@ -109,11 +109,11 @@ def to_agent(view: PaneView, now: float | None = None) -> Agent:
         cwd=(status.cwd if status and status.cwd else view.record.cwd),
         name=status.name if status else "",
         pid=view.record.pid,
-        claude_pid=view.claude_pid or 0,
+        agent_pid=view.agent_pid or 0,
         observation=view.observation,
         since=since,
         since_source=source,
-        claude_version=(view.process.version or "" if view.process else view.version),
+        agent_version=(view.process.version or "" if view.process else view.version),
         family=(view.family or CLAUDE).name,
         key=view.key,
     )

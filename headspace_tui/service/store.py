@@ -106,9 +106,9 @@ class AgentStore:
         observation: Observation,
         at: float,
         *,
-        claude_pid: int | None,
+        agent_pid: int | None,
         status: ClaudeStatus | None = None,
-        claude_version: str = "",
+        agent_version: str = "",
         family: str = "claude",
         claims: Mapping[str, float] | None = None,
     ) -> Agent:
@@ -136,12 +136,12 @@ class AgentStore:
                 cwd=(status.cwd if status and status.cwd else record.cwd),
                 name=status.name if status else "",
                 pid=record.pid,
-                claude_pid=claude_pid or 0,
+                agent_pid=agent_pid or 0,
                 observation=observation,
                 since=since,
                 since_source=claim.source,
                 prompt_since=at,
-                claude_version=claude_version,
+                agent_version=agent_version,
                 family=family,
                 key=key,
                 host=self.host,
@@ -165,7 +165,7 @@ class AgentStore:
             agent.observation = observation
         agent.target = record.target
         agent.session = record.session_name
-        agent.claude_pid = claude_pid or 0
+        agent.agent_pid = agent_pid or 0
         if status and status.name:
             agent.name = status.name
         if changed:

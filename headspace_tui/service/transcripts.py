@@ -71,7 +71,7 @@ class TranscriptFollower:
         if watch.tail is None:
             if status is None or not status.session_id or not status.cwd:
                 return
-            folder = self.facts.config_dir_of(agent.claude_pid)
+            folder = self.facts.config_dir_of(agent.agent_pid)
             if folder is None:
                 return
             path = transcript_path(folder, status.cwd, status.session_id)
