@@ -323,10 +323,10 @@ class Answerer:
         self._went(agent, f"{what} (via hook)", move_on)
         try:
             async with asyncio.timeout(self.confirm_timeout + SEND_SLACK):
-                outcome = await confirm_moved_on(self.io, pane_id, seen, what, timeout=self.confirm_timeout)
+                outcome = await confirm_moved_on(self.io, pane_id, seen, what, family_named(agent.family), timeout=self.confirm_timeout)
         except TimeoutError:
             outcome = Outcome(False, f"not confirmed: {pane_id} gave no answer in {self.confirm_timeout + SEND_SLACK:.0f}s")
-        except (ActionError, TmuxCommandError, TmuxUnavailable) as exc:
+        except (ActionError, TmuxCommandError, TmuxUnavailable, UnknownFamily) as exc:
             outcome = Outcome(False, f"not confirmed: {exc}")
         if outcome.delivered:
             state = outcome.after.state.value if outcome.after else "?"

@@ -178,7 +178,7 @@ class Service:
         await self.answerer.close()
         await self.fleet.stop()
 
-    def replay(self, record: PaneRecord, ansi: str, observation: Observation, since: float, family: str = CLAUDE.name) -> None:
+    def replay(self, record: PaneRecord, ansi: str, observation: Observation, since: float, family: str) -> None:
         """Show a recorded pane (of ``family``'s agent) as if the local monitor had just observed it (demos, tests)."""
         self.fleet.first.replay(record, ansi, observation, since, family_named(family))
 
