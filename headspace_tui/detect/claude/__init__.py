@@ -3,10 +3,9 @@
 ``screen`` holds the reader, ``tables`` what differs between versions.
 """
 
-from ...shared.proctree import is_claude
 from ..family import Family
 from .box import box_text
-from .process import version_of
+from .process import is_claude, version_of
 from .screen import classify, classify_capture, is_claude_command, screen_version, strip_sgr
 from .tables import BASE, TABLES, Rules, family_of, rules_for
 
