@@ -45,7 +45,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..answering.desk import AnswerDesk, Watched
-from ..detect.claude.status_files import status_observation
 from ..detect.clock import REMEMBERED, same_spell
 from ..detect.families import CLAUDE
 from ..detect.family import Family
@@ -527,13 +526,14 @@ class Monitor:
         fuser = watch.fuser
         process = self.facts.process(agent_pid)
         screen = screen_observation(watch.record, agent_pid, ansi, process.version if process else (watch.version or None), watch.family, title)
-        status, asked = self.facts.status(agent_pid), self.facts.asked_status(agent_pid)
-        if status is not None:
-            fuser.observe(status_observation(status), now, at=status.updated_at or now)
+        files = watch.family.status_files if watch.family is not None else None  # the family's own status, if it writes one
+        status, asked = (self.facts.status(agent_pid), self.facts.asked_status(agent_pid)) if files is not None else (None, None)
+        if status is not None and files is not None:
+            fuser.observe(files.observation(status), now, at=status.updated_at or now)
         elif "status-file" in fuser.verdicts:
             del fuser.verdicts["status-file"]  # Claude removed its file (it exited)
-        if asked is not None:
-            fuser.observe(status_observation(asked, source="claude-agents"), now, at=asked.updated_at or now)
+        if asked is not None and files is not None:
+            fuser.observe(files.observation(asked, source="claude-agents"), now, at=asked.updated_at or now)
         elif "claude-agents" in fuser.verdicts:
             del fuser.verdicts["claude-agents"]
         observation = fuser.observe(screen, now, output_changed=changed)
