@@ -23,7 +23,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..detect.claude import transcript
+from ..detect import turns as transcript
 from ..detect.clock import needs_you, same_spell
 from ..detect.outcome import Outcome, analyze, last_outcome
 from ..events import AgentChanged, AgentRemoved, Answered, Event

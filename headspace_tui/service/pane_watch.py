@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..detect.claude.transcript import Turn
 from ..detect.family import Family
 from ..detect.fusion import Fuser
+from ..detect.turns import Turn
 from ..tmux.server import PaneRecord
 from .schedule import PaneTiming
 
