@@ -473,6 +473,8 @@ class Monitor:
             return  # not a pane we watch (another server, or not yet discovered)
         if event.pid and watch.agent_pid and event.pid != watch.agent_pid:
             return  # the same %N on another tmux server: not this agent
+        if watch.family is not None and watch.family.hooks is None:
+            return  # its agent's family runs no hooks: another agent's event (one it started, say)
         if event.transcript_path and watch.tail is None:
             watch.tail = self.host.transcript(Path(event.transcript_path))  # replayed at the pane's next read
         observation = hook_observation(event)
