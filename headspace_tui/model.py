@@ -261,7 +261,7 @@ class Agent:
     cwd: str = ""
     name: str = ""  # Claude's session name, when known
     pid: int = 0  # the pane's shell or process
-    claude_pid: int = 0  # the agent's process, whatever its family (the name is older than the families)
+    agent_pid: int = 0  # the agent's process, whatever its family
     family: str = "claude"  # which kind of agent: detect/families.py's names (claude, codex, gemini, opencode)
     observation: Observation = field(default_factory=lambda: Observation(AgentState.UNKNOWN))
     since: float = 0.0  # when the current state began (time.time()): the one claim every time on screen reads (detect/clock.py)
@@ -274,7 +274,7 @@ class Agent:
     channel: Channel = Channel.NONE
     command: str = ""  # the user's current (or last) command, from the transcript
     outcome: str = ""  # the last outcome: "tests passed: 42 passed", "committed: abc1234 ..."
-    claude_version: str = ""  # the agent's version, from its install (any family); "" when unknown
+    agent_version: str = ""  # the agent's version, from its install (any family); "" when unknown
     key: str = ""  # who this agent is for history: host, server, pane and process (pane_watch.agent_key)
     host: str = "local"  # which machine: "local", or a remote host's name from the config / --host
     # Why this row cannot be read now ("" while it can: its host answers), and

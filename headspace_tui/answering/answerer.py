@@ -134,6 +134,14 @@ class _Watched:
             self.committed()
 
 
+def _has_answer_channel(agent: Agent) -> bool:
+    """Can the agent's family answer a prompt through its hook (``Family.answer_channel``)?  No: keys only."""
+    try:
+        return family_named(agent.family).answer_channel is not None
+    except UnknownFamily:
+        return False
+
+
 class Answerer:
     def __init__(self, routes: Routes, io: PaneIO, *, clock: Callable[[], float], confirm_timeout: float) -> None:
         self.routes = routes
@@ -212,7 +220,7 @@ class Answerer:
         seen = seen if seen is not None else agent.observation
         self._sending.add(agent.pane_id)  # on its way
         desk = self.routes.desk(agent.pane_id)
-        if desk is not None and not typed:
+        if desk is not None and not typed and _has_answer_channel(agent):
             if self._by_hook(desk, agent, intent):
                 return ""
             mismatch = desk.question_mismatch(agent.pane_id) if intent.kind is IntentKind.OPTION else ""
@@ -323,10 +331,10 @@ class Answerer:
         self._went(agent, f"{what} (via hook)", move_on)
         try:
             async with asyncio.timeout(self.confirm_timeout + SEND_SLACK):
-                outcome = await confirm_moved_on(self.io, pane_id, seen, what, timeout=self.confirm_timeout)
+                outcome = await confirm_moved_on(self.io, pane_id, seen, what, family_named(agent.family), timeout=self.confirm_timeout)
         except TimeoutError:
             outcome = Outcome(False, f"not confirmed: {pane_id} gave no answer in {self.confirm_timeout + SEND_SLACK:.0f}s")
-        except (ActionError, TmuxCommandError, TmuxUnavailable) as exc:
+        except (ActionError, TmuxCommandError, TmuxUnavailable, UnknownFamily) as exc:
             outcome = Outcome(False, f"not confirmed: {exc}")
         if outcome.delivered:
             state = outcome.after.state.value if outcome.after else "?"

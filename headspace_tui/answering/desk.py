@@ -54,7 +54,7 @@ def _one(fits: list[PendingCall]) -> PendingCall | None:
 @dataclass(frozen=True)
 class Watched:
     agent: Agent
-    claude_pid: int
+    agent_pid: int
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ class AnswerDesk:
         seen = self.watched(call.pane_id)
         if seen is None or seen.agent.offline:
             return False
-        if call.pid and seen.claude_pid and call.pid != seen.claude_pid:
+        if call.pid and seen.agent_pid and call.pid != seen.agent_pid:
             return False  # the same %N on another tmux server, or another Claude
         self.observed(call.pane_id)  # a dialog already drawn shows it is answerable now
         return True
@@ -123,7 +123,7 @@ class AnswerDesk:
         observation = seen.agent.observation
         fits = []
         for call in calls:
-            if not why_not(call, observation, seen.claude_pid):
+            if not why_not(call, observation, seen.agent_pid):
                 self._shown.add(call.id)
                 fits.append(call)
             elif call.id in self._shown and observation.state not in _UNSURE and self._moved_on(observation):
@@ -159,7 +159,7 @@ class AnswerDesk:
         seen = self.watched(pane_id)
         if seen is None or seen.agent.offline:
             return None
-        return _one([c for c in self.channel.pending(pane_id) if not why_not(c, seen.agent.observation, seen.claude_pid)])
+        return _one([c for c in self.channel.pending(pane_id) if not why_not(c, seen.agent.observation, seen.agent_pid)])
 
     def calls_like(self, call: PendingCall) -> list[tuple[Agent, PendingCall]]:
         """Every pane whose on-screen dialog is a request identical to ``call`` (same tool, same exact input)."""
@@ -192,14 +192,14 @@ class AnswerDesk:
         asked = [c for c in self.channel.pending(pane_id) if c.tool_name == QUESTION_TOOL]
         if seen is None or not asked or seen.agent.state is not AgentState.QUESTION:
             return ""
-        return why_not(asked[-1], seen.agent.observation, seen.claude_pid)
+        return why_not(asked[-1], seen.agent.observation, seen.agent_pid)
 
     def channel_report(self, pane_id: str) -> ChannelReport:
         """What the why view says about the answer channel for this pane."""
         seen = self.watched(pane_id)
         waiting = []
         if self.channel is not None and seen is not None:
-            waiting = [(c, why_not(c, seen.agent.observation, seen.claude_pid)) for c in self.channel.pending(pane_id)]
+            waiting = [(c, why_not(c, seen.agent.observation, seen.agent_pid)) for c in self.channel.pending(pane_id)]
         return ChannelReport(open=self.channel is not None, waiting=waiting, last=self.last.get(pane_id))
 
     def sending_keys(self, pane_id: str, on: bool) -> None:

@@ -27,7 +27,7 @@ import logging
 from collections import deque
 from collections.abc import Callable
 
-from ..detect.families import CLAUDE, UnknownFamily, family_named
+from ..detect.families import UnknownFamily, family_named
 from ..detect.family import Family
 from ..tmux.server import TmuxCommandError, TmuxUnavailable
 from .keys import KeyStroke, PaneBusy, PaneIO, pane_lock
@@ -47,7 +47,7 @@ class InputLink:
     can take no more keys (gone, or its agent gone): input mode should end.
     """
 
-    def __init__(self, io: PaneIO, pane_id: str, server_key: str, report: Callable[[str, bool], None], family: Family = CLAUDE) -> None:
+    def __init__(self, io: PaneIO, pane_id: str, server_key: str, report: Callable[[str, bool], None], family: Family) -> None:
         self.io = io
         self.family = family  # whose process must still run in the pane
         self.pane_id = pane_id
@@ -146,7 +146,7 @@ class Typist:
         self.io = io
         self.server_key = server_key
 
-    async def open(self, pane_id: str, report: Callable[[str, bool], None], family: str = CLAUDE.name) -> tuple[InputLink | None, str]:
+    async def open(self, pane_id: str, report: Callable[[str, bool], None], family: str) -> tuple[InputLink | None, str]:
         """A link to ``pane_id`` (whose agent is of ``family``) once it is checked, or None and why not."""
         if not pane_id.startswith("%"):
             return None, f"refusing to type into {pane_id!r}: panes are addressed by id (%N) only"

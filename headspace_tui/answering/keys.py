@@ -39,7 +39,6 @@ from pathlib import Path
 from typing import Protocol
 
 from ..detect.approval import Approval, approval
-from ..detect.families import CLAUDE
 from ..detect.family import Family
 from ..model import AgentState, Observation
 from ..shared.paths import runtime_dir
@@ -107,7 +106,7 @@ class Outcome:
     more: bool = False  # the dialog goes on (a box toggled, the next page of one dialog): an inbox stays on this agent
 
 
-def plan_keys(now: Observation, intent: Intent, family: Family = CLAUDE) -> list[KeyStroke]:
+def plan_keys(now: Observation, intent: Intent, family: Family) -> list[KeyStroke]:
     """The keystrokes that carry out ``intent`` on the prompt ``now`` (of ``family``'s agent); raise if they don't fit."""
     prompt = now.prompt
     if intent.kind in (IntentKind.TEXT, IntentKind.NUDGE):
@@ -299,7 +298,7 @@ class ThreadedPaneIO:
         await asyncio.to_thread(lambda: self.server.send_keys(pane_id, *keys, literal=literal))
 
 
-async def read_pane(io: PaneIO, pane_id: str, family: Family = CLAUDE) -> tuple[Observation, object]:
+async def read_pane(io: PaneIO, pane_id: str, family: Family) -> tuple[Observation, object]:
     """The pane's record and its screen, read by ``family``'s reader (with the pane's title, where it needs that)."""
     record = await io.pane(pane_id)
     return family.read(await io.capture(pane_id, ansi=True), command=record.current_command, title=getattr(record, "title", None)), record
@@ -322,7 +321,7 @@ def _held_still(before: str, after: str) -> bool:
     return before == after or _BULLET.sub(r"\1 \2 ", before) == _BULLET.sub(r"\1 \2 ", after)
 
 
-async def settled_read(io: PaneIO, pane_id: str, command: str, family: Family = CLAUDE, *, quiet: float = SETTLE, timeout: float = 2.0) -> tuple[Observation, str]:
+async def settled_read(io: PaneIO, pane_id: str, command: str, family: Family, *, quiet: float = SETTLE, timeout: float = 2.0) -> tuple[Observation, str]:
     """The pane once two captures ``quiet`` seconds apart show the same screen (``_held_still``).
 
     Claude redraws within a frame or two of a key: a screen that is still
@@ -351,7 +350,7 @@ async def send_guarded(
     timeout: float = 5.0,
     shown_at: float | None = None,
     server_key: str = "",
-    family: Family = CLAUDE,
+    family: Family,
 ) -> Outcome:
     """Send ``intent`` to ``pane_id`` only if it still shows ``seen``; confirm it landed.
 
@@ -417,10 +416,10 @@ async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Inte
     return await _confirm(io, pane_id, now, intent, timeout, command, what, family)
 
 
-async def confirm_moved_on(io: PaneIO, pane_id: str, before: Observation, what: str, *, timeout: float = 5.0) -> Outcome:
-    """After an answer given elsewhere (Claude's answer hook): wait until the pane shows Claude moved on."""
+async def confirm_moved_on(io: PaneIO, pane_id: str, before: Observation, what: str, family: Family, *, timeout: float = 5.0) -> Outcome:
+    """After an answer given elsewhere (the family's answer channel, Claude's hook): wait until the pane shows the agent moved on."""
     record = await io.pane(pane_id)
-    return await _confirm(io, pane_id, before, Intent(IntentKind.APPROVE), timeout, getattr(record, "current_command", ""), what, CLAUDE)
+    return await _confirm(io, pane_id, before, Intent(IntentKind.APPROVE), timeout, getattr(record, "current_command", ""), what, family)
 
 
 # Screens that prove nothing: a frame between two drawings, or a layout not understood.

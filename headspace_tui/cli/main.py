@@ -404,8 +404,8 @@ def cmd_status(args: argparse.Namespace) -> int:
                         "in_state_for": in_state_for(agent, now),
                         "since_source": agent.since_source if agent.since_source != "sight" else None,
                         "agent": agent.family,  # claude, codex, gemini, opencode
-                        "agent_version": agent.claude_version or None,
-                        "claude_version": (agent.claude_version or None) if agent.family == "claude" else None,
+                        "agent_version": agent.agent_version or None,
+                        "claude_version": (agent.agent_version or None) if agent.family == "claude" else None,
                     },
                 )
             )

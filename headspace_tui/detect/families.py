@@ -1,7 +1,11 @@
 """The agent families headspace knows, and which process in a pane's tree is one.
 
-The one registration each family needs: its ``FAMILY`` in ``FAMILIES``.
-Order matters only where two families could claim one process (none do).
+The one registration each family needs: ``register(its FAMILY)``, below for
+the families that ship with headspace (a plug-in or a test registers its own
+the same way).  Everything else in the core (discovery, the monitor, the
+guarded keys, ``status``, ``classify --agent``) asks here at the time it
+looks, so a family registered later is found like the built-in ones.  Order
+matters only where two families could claim one process (none do).
 """
 
 from __future__ import annotations
@@ -14,8 +18,32 @@ from .family import Family
 from .gemini import FAMILY as GEMINI
 from .opencode import FAMILY as OPENCODE
 
-FAMILIES: tuple[Family, ...] = (CLAUDE, CODEX, GEMINI, OPENCODE)
-BY_NAME: dict[str, Family] = {family.name: family for family in FAMILIES}
+FAMILIES: tuple[Family, ...] = ()  # in the order registered; ``register`` replaces it
+BY_NAME: dict[str, Family] = {}
+
+
+def register(family: Family) -> Family:
+    """Make ``family`` known to the core; ValueError if its name is taken (two families, one ``--agent`` name)."""
+    global FAMILIES
+    if family.name in BY_NAME:
+        raise ValueError(f"an agent family named {family.name!r} is registered already")
+    BY_NAME[family.name] = family
+    FAMILIES = (*FAMILIES, family)
+    return family
+
+
+def unregister(family: Family) -> None:
+    """Forget ``family`` (a plug-in unloaded, a test's throwaway family); a family not registered is left alone."""
+    global FAMILIES
+    if BY_NAME.get(family.name) is family:
+        del BY_NAME[family.name]
+        FAMILIES = tuple(f for f in FAMILIES if f is not family)
+
+
+register(CLAUDE)
+register(CODEX)
+register(GEMINI)
+register(OPENCODE)
 
 
 def label_of(name: str) -> str:

@@ -8,14 +8,23 @@ else in headspace names a family: discovery, the monitor, the guarded keys,
 ``status --json`` and ``classify --agent`` go through this record, so adding
 a family touches its folder, its recorded screens and one registration.
 
+Beyond its screen a family may offer more, each an optional capability of
+the record (None: the family has none, and the core does without): its own
+status files, transcripts of its conversations, hooks that report events,
+an answer channel through those hooks, a reading of its pane's title
+(``with_title``).  Claude Code has all but the title; the core asks
+``family.status_files``... instead of importing Claude's modules, so a family
+that gains one (Gemini CLI has hooks) plugs its own in here.
+
 Pure: no I/O beyond what ``version_of`` reads of the process's install.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from pathlib import Path
+from typing import Any, Protocol
 
 from ..model import Observation
 from ..shared.proctree import ProcessInfo
@@ -40,6 +49,40 @@ def _no_version(info: ProcessInfo, *, proc: str = "/proc") -> str | None:
 
 def _no_box(ansi: str) -> str | None:
     return None
+
+
+@dataclass(frozen=True)
+class StatusFiles:
+    """A family whose agent writes its own status, one file per process (Claude Code: ``<config>/sessions/<pid>.json``)."""
+
+    folder: Callable[[Mapping[str, str]], Path]  # where, from the agent's environment (its HOME, its config dir)
+    read: Callable[..., dict[int, Any]]  # (folder, cache=None) -> each process's status, by pid
+    observation: Callable[..., Observation]  # (status, *, source=...) -> what one status alone says
+    sources: tuple[str, ...]  # the source names those observations carry (the file's, its CLI's listing's)
+
+
+@dataclass(frozen=True)
+class Transcripts:
+    """A family that keeps a transcript of each conversation (Claude Code: ``<config>/projects/<cwd>/<session>.jsonl``)."""
+
+    path: Callable[[Path, str, str], Path]  # (config folder, cwd, session id) -> the transcript file
+    tail: Callable[[Path], Any]  # a reader of the turns added since its last read (``read_new()``, ``opened``)
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """A family whose agent runs headspace's hook program at its events (Claude Code's settings.json hooks)."""
+
+    settings_folder: Callable[[Mapping[str, str]], Path]  # where its hook settings live, from the agent's environment
+
+
+@dataclass(frozen=True)
+class AnswerChannel:
+    """A family whose hook can wait for headspace's decision and answer a prompt itself (Claude Code's PermissionRequest hook).
+
+    The channel itself (hooks/channel.py, answering/desk.py) is shared; a
+    family offers it by having this record.
+    """
 
 
 @dataclass(frozen=True)
@@ -75,6 +118,11 @@ class Family:
     # differs).  ``(ansi, *, title, command, version) -> Observation``; None:
     # the screen alone.  The monitor then asks tmux for the title at each read.
     with_title: Callable[..., Observation] | None = None
+    # Optional capabilities beyond the screen (None: the family has none).
+    status_files: StatusFiles | None = None
+    transcripts: Transcripts | None = None
+    hooks: Hooks | None = None
+    answer_channel: AnswerChannel | None = None
 
     def read(self, ansi: str, *, command: str | None = None, version: str | None = None, title: str | None = None) -> Observation:
         """The family's reading of one capture, with the pane's title where its screen alone cannot tell (``with_title``)."""

@@ -136,9 +136,9 @@ class PendingCall:
         return isinstance(items, list) and len(items) == 1 and isinstance(items[0], dict) and not items[0].get("multiSelect")
 
 
-def why_not(call: PendingCall, observation: Observation, claude_pid: int = 0) -> str:
+def why_not(call: PendingCall, observation: Observation, agent_pid: int = 0) -> str:
     """Why ``call`` is not the prompt ``observation`` shows ("" when it is)."""
-    if claude_pid and call.pid and call.pid != claude_pid:
+    if agent_pid and call.pid and call.pid != agent_pid:
         return "another Claude process asked"
     prompt = observation.prompt
     if prompt is None or not prompt.options or not all(o.key for o in prompt.options):

@@ -21,6 +21,7 @@ MODULES = (
     "headspace_tui.model",
     "headspace_tui.detect.approval",
     "headspace_tui.detect.claude.status_files",
+    "headspace_tui.detect.turns",
     "headspace_tui.detect.claude.transcript",
     "headspace_tui.shared.proctree",
     "headspace_tui.detect.install",

@@ -31,7 +31,7 @@ from typing import Any
 
 from ..detect.claude.process import ClaudeProcess
 from ..detect.claude.status_files import ClaudeStatus
-from ..detect.claude.transcript import ToolOutcome, Turn
+from ..detect.turns import ToolOutcome, Turn
 from ..hooks.channel import MakeChannel
 from ..hooks.spool import HookEvent
 from ..shared.config import HostSpec

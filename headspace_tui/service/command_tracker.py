@@ -14,7 +14,7 @@ import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..detect.claude import transcript
+from ..detect import turns as transcript
 from ..detect.outcome import Outcome, analyze, last_outcome
 from ..model import Agent
 from ..state.eventlog import StoredEvent

@@ -7,9 +7,8 @@ shows "exited") until the pane closes.  A pane whose agent is another
 process than the one watched holds another agent: the old one is forgotten
 and the new one gets its own identity (``pane_watch.agent_key``).
 
-``claude_pid`` is the agent's process whatever its family (the name is
-older than the families); only Claude's are ``new_claudes``, whose status
-files and install Claude's facts learn.
+``agent_pid`` is the agent's process whatever its family; only Claude's
+are ``new_claudes``, whose status files and install Claude's facts learn.
 """
 
 from __future__ import annotations
@@ -29,7 +28,7 @@ class Sighting:
     """A pane to watch, with the agent in it (None: none now), its family, and its agent's identity."""
 
     record: PaneRecord
-    claude_pid: int | None
+    agent_pid: int | None
     key: str
     family: Family | None = None  # None while no agent runs there
 
@@ -61,17 +60,17 @@ def plan(
     result = Plan(sessions={r.session_id for r in records})
     for record in records:
         found = find_agent(record.pid, table)
-        claude_pid, family = found if found is not None else (None, None)
-        if family is CLAUDE and claude_pid is not None and claude_pid not in known_claudes and claude_pid not in result.new_claudes:
-            result.new_claudes.append(claude_pid)
+        agent_pid, family = found if found is not None else (None, None)
+        if family is CLAUDE and agent_pid is not None and agent_pid not in known_claudes and agent_pid not in result.new_claudes:
+            result.new_claudes.append(agent_pid)
         key = watched.get(record.pane_id)
-        if key is not None and claude_pid is not None and key != agent_key(host, server, record.pane_id, claude_pid, started(table, claude_pid)):
+        if key is not None and agent_pid is not None and key != agent_key(host, server, record.pane_id, agent_pid, started(table, agent_pid)):
             result.replaced.add(record.pane_id)  # another agent in that pane now
             key = None
         if key is None:
-            if claude_pid is None and not include_all:
+            if agent_pid is None and not include_all:
                 continue
-            pid = claude_pid or record.pid
+            pid = agent_pid or record.pid
             key = agent_key(host, server, record.pane_id, pid, started(table, pid))
-        result.watch.append(Sighting(record, claude_pid, key, family))
+        result.watch.append(Sighting(record, agent_pid, key, family))
     return result

@@ -53,7 +53,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..detect.claude.transcript import ToolOutcome, Turn
+from ..detect.turns import ToolOutcome, Turn
 from ..events import Answered
 from ..hooks.calls import same_detail
 from ..hooks.spool import tool_detail

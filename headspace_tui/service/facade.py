@@ -223,7 +223,7 @@ class Service:
         await self._answerer.close()
         await self._fleet.stop()
 
-    def replay(self, record: PaneRecord, ansi: str, observation: Observation, since: float, family: str = CLAUDE.name) -> None:
+    def replay(self, record: PaneRecord, ansi: str, observation: Observation, since: float, family: str) -> None:
         """Show a recorded pane (of ``family``'s agent) as if the local monitor had just observed it (demos, tests)."""
         self._fleet.first.replay(record, ansi, observation, since, family_named(family))
 
@@ -379,7 +379,7 @@ class Service:
         """Kill the agent's pane by its %id, only while that pane still runs that very agent (its Claude process). Blocking."""
         watch = self._fleet.watch(agent.pane_id)
         monitor = self._fleet.monitor_for(agent.pane_id)
-        if watch is None or monitor is None or watch.key != agent.key or not watch.claude_pid:
+        if watch is None or monitor is None or watch.key != agent.key or not watch.agent_pid:
             raise ServiceError(f"{agent.target}: its pane no longer runs that agent; nothing closed")
         try:
             record = monitor.server.pane(agent.pane_id)
@@ -403,16 +403,16 @@ class Service:
         monitor = self._fleet.monitor_for(agent.pane_id)
         if monitor is None or isinstance(monitor.host, RemoteHost):
             raise ServiceError(f"{agent.target}: restarting an agent on another host is not supported; jump there instead")
-        status = monitor.facts.status(watch.claude_pid) if watch is not None else None
-        folder = monitor.facts.config_dir_of(watch.claude_pid) if watch is not None and status is None else None
-        if watch is not None and watch.claude_pid and folder is not None:
-            status = (await monitor.host.statuses(folder)).get(watch.claude_pid)
+        status = monitor.facts.status(watch.agent_pid) if watch is not None else None
+        folder = monitor.facts.config_dir_of(watch.agent_pid) if watch is not None and status is None else None
+        if watch is not None and watch.agent_pid and folder is not None:
+            status = (await monitor.host.statuses(folder)).get(watch.agent_pid)
         try:
             argv = resume_argv(status.session_id if status is not None else "")
         except LifecycleError as exc:
             raise ServiceError(f"{agent.target}: {exc}") from None
         assert watch is not None and status is not None
-        config = process_env(watch.claude_pid or 0, ("CLAUDE_CONFIG_DIR",))  # the resumed Claude must read the same transcripts
+        config = process_env(watch.agent_pid or 0, ("CLAUDE_CONFIG_DIR",))  # the resumed Claude must read the same transcripts
         return argv, status.cwd or agent.cwd, config
 
     async def restart_agent(self, agent: Agent) -> str:

@@ -26,7 +26,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
-from ..detect.claude import transcript
+from ..detect import turns as transcript
 from ..events import AgentChanged, AgentRemoved, Answered, Event
 from ..model import Agent, AgentState
 from ..state.eventlog import EventLog, EventLogError, StoredEvent

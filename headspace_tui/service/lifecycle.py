@@ -25,7 +25,6 @@ from pathlib import Path
 
 from ..answering.keys import ActionError, PaneIO, draft_refusal, send_guarded
 from ..answering.policy import INPUT_BOX_STATES, Intent, IntentKind
-from ..detect.claude.screen import is_claude_command
 from ..detect.families import CLAUDE
 from ..model import AgentState, Observation
 from ..shared.worktree import WorktreeError, add_worktree
@@ -123,7 +122,7 @@ async def exit_claude(io: PaneIO, pane_id: str, seen: Observation, *, server_key
     if refusal:
         raise LifecycleError(refusal)
     try:
-        outcome = await send_guarded(io, pane_id, seen, Intent(IntentKind.TEXT, text=EXIT_COMMAND), timeout=timeout, server_key=server_key)
+        outcome = await send_guarded(io, pane_id, seen, Intent(IntentKind.TEXT, text=EXIT_COMMAND), timeout=timeout, server_key=server_key, family=CLAUDE)
         if not outcome.delivered:
             raise LifecycleError(outcome.detail)
     except ActionError as exc:
@@ -141,7 +140,7 @@ async def _gone(io: PaneIO, pane_id: str, timeout: float) -> bool:
             record = await io.pane(pane_id)
         except TmuxCommandError:
             return True
-        if getattr(record, "dead", False) or not is_claude_command(getattr(record, "current_command", "")):
+        if getattr(record, "dead", False) or not CLAUDE.is_command(getattr(record, "current_command", "")):
             return False
         if time.monotonic() > deadline:
             raise LifecycleError(f"/exit sent, but Claude still runs in {pane_id} after {timeout:.0f}s")

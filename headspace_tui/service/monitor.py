@@ -45,7 +45,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..answering.desk import AnswerDesk, Watched
-from ..detect.claude.status_files import status_observation
 from ..detect.clock import REMEMBERED, same_spell
 from ..detect.families import CLAUDE
 from ..detect.family import Family
@@ -349,14 +348,14 @@ class Monitor:
         for pane_id in found.replaced:
             self._forget(pane_id)
         for sighting in found.watch:
-            record, claude_pid = sighting.record, sighting.claude_pid
+            record, agent_pid = sighting.record, sighting.agent_pid
             watch = self.panes.get(record.pane_id)
             if watch is None:
-                version = other_version(self.host.remote, sighting.family, table, claude_pid) if sighting.family is not CLAUDE else None
-                self.panes[record.pane_id] = PaneWatch(record, sighting.key, claude_pid, fuser=Fuser(self.idle_grace), family=sighting.family, version=version or "")
+                version = other_version(self.host.remote, sighting.family, table, agent_pid) if sighting.family is not CLAUDE else None
+                self.panes[record.pane_id] = PaneWatch(record, sighting.key, agent_pid, fuser=Fuser(self.idle_grace), family=sighting.family, version=version or "")
                 self.sessions.read_soon(record.pane_id)  # its detector may be asleep (a session with no agent yet): read it now
                 continue
-            old, watch.record, watch.claude_pid = watch.record, record, claude_pid
+            old, watch.record, watch.agent_pid = watch.record, record, agent_pid
             watch.family = sighting.family or watch.family
             if old.dead != record.dead or old.current_command != record.current_command:
                 self.sessions.read_soon(record.pane_id)
@@ -404,7 +403,7 @@ class Monitor:
     def _facts_changed(self, pids: set[int]) -> None:
         """Claude's own facts about these processes changed: read their panes again."""
         for pane_id, watch in list(self.panes.items()):
-            if watch.claude_pid in pids:
+            if watch.agent_pid in pids:
                 self.sessions.read_soon(pane_id)
 
     # -- hook events --------------------------------------------------------------------
@@ -472,8 +471,10 @@ class Monitor:
         watch = self.panes.get(event.pane_id)
         if watch is None or event.pane_id not in self.store.agents:
             return  # not a pane we watch (another server, or not yet discovered)
-        if event.pid and watch.claude_pid and event.pid != watch.claude_pid:
+        if event.pid and watch.agent_pid and event.pid != watch.agent_pid:
             return  # the same %N on another tmux server: not this agent
+        if watch.family is not None and watch.family.hooks is None:
+            return  # its agent's family runs no hooks: another agent's event (one it started, say)
         if event.transcript_path and watch.tail is None:
             watch.tail = self.host.transcript(Path(event.transcript_path))  # replayed at the pane's next read
         observation = hook_observation(event)
@@ -518,22 +519,23 @@ class Monitor:
         watch.capture = ansi
         if changed:
             self.store.emit(PaneCaptured(pane_id))
-        claude_pid = watch.claude_pid
-        if claude_pid and not self.host.process_exists(claude_pid):
+        agent_pid = watch.agent_pid
+        if agent_pid and not self.host.process_exists(agent_pid):
             # Claude has exited since the last discovery: read the pane as what it is now.
-            claude_pid = watch.claude_pid = None
+            agent_pid = watch.agent_pid = None
             self.request_discovery()
         now = self.clock()
         fuser = watch.fuser
-        process = self.facts.process(claude_pid)
-        screen = screen_observation(watch.record, claude_pid, ansi, process.version if process else (watch.version or None), watch.family, title)
-        status, asked = self.facts.status(claude_pid), self.facts.asked_status(claude_pid)
-        if status is not None:
-            fuser.observe(status_observation(status), now, at=status.updated_at or now)
+        process = self.facts.process(agent_pid)
+        screen = screen_observation(watch.record, agent_pid, ansi, process.version if process else (watch.version or None), watch.family, title)
+        files = watch.family.status_files if watch.family is not None else None  # the family's own status, if it writes one
+        status, asked = (self.facts.status(agent_pid), self.facts.asked_status(agent_pid)) if files is not None else (None, None)
+        if status is not None and files is not None:
+            fuser.observe(files.observation(status), now, at=status.updated_at or now)
         elif "status-file" in fuser.verdicts:
             del fuser.verdicts["status-file"]  # Claude removed its file (it exited)
-        if asked is not None:
-            fuser.observe(status_observation(asked, source="claude-agents"), now, at=asked.updated_at or now)
+        if asked is not None and files is not None:
+            fuser.observe(files.observation(asked, source="claude-agents"), now, at=asked.updated_at or now)
         elif "claude-agents" in fuser.verdicts:
             del fuser.verdicts["claude-agents"]
         observation = fuser.observe(screen, now, output_changed=changed)
@@ -564,8 +566,8 @@ class Monitor:
         return agent
 
     def _update(self, watch: PaneWatch, observation: Observation, at: float | None = None) -> Agent:
-        claude_pid = watch.claude_pid
-        process = self.facts.process(claude_pid)
+        agent_pid = watch.agent_pid
+        process = self.facts.process(agent_pid)
         now = self.clock() if at is None else at
         with self.store.one_reading():  # the reading and what the answer desk makes of it: one AgentChanged
             agent = self.store.observed(
@@ -573,9 +575,9 @@ class Monitor:
                 watch.key,
                 observation,
                 now,
-                claude_pid=claude_pid,
-                status=self.facts.status(claude_pid),
-                claude_version=(process.version or "") if process else watch.version,
+                agent_pid=agent_pid,
+                status=self.facts.status(agent_pid),
+                agent_version=(process.version or "") if process else watch.version,
                 family=(watch.family or CLAUDE).name,
                 claims=self._claims(watch, observation.state),
             )
@@ -615,7 +617,7 @@ class Monitor:
         """The answer desk's view of a pane: its agent and Claude's pid (None when not watched)."""
         watch = self.panes.get(pane_id)
         agent = self.store.agents.get(pane_id)
-        return Watched(agent, watch.claude_pid or 0) if watch is not None and agent is not None else None
+        return Watched(agent, watch.agent_pid or 0) if watch is not None and agent is not None else None
 
     # -- asked by the answering side -------------------------------------------------------
     def mark(self, pane_id: str, delivery: str) -> None:

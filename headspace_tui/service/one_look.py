@@ -37,7 +37,7 @@ async def scan_host(host: Host, *, include_all: bool = False, config_dir: Path |
     """
     records, table = await host.snapshot()
     found = discovery.plan(records, table, {}, set(), host=host.name, server=host.server.key, include_all=include_all).watch
-    processes = {p.pid: p for p in await host.claude_processes([s.claude_pid for s in found if s.claude_pid and s.family is CLAUDE], table)}
+    processes = {p.pid: p for p in await host.claude_processes([s.agent_pid for s in found if s.agent_pid and s.family is CLAUDE], table)}
     default = config_dir or host.default_config_dir()
     folders = {p.config_dir or default for p in processes.values()} | {default}
     statuses: dict[int, ClaudeStatus] = {}
@@ -48,7 +48,7 @@ async def scan_host(host: Host, *, include_all: bool = False, config_dir: Path |
         statuses.update(await ask_claude(list(processes.values()), missing))
     views = []
     for sighting in found:
-        pid = sighting.claude_pid
+        pid = sighting.agent_pid
         process = processes.get(pid) if pid else None
         status = statuses.get(pid) if pid else None
         family = sighting.family
@@ -61,9 +61,9 @@ async def scan_host(host: Host, *, include_all: bool = False, config_dir: Path |
 async def claudes_in_use(host: Host) -> list[tuple[str, ClaudeProcess | None]]:
     """Each Claude agent of the host (its target) and what its process tells (None: unreadable)."""
     records, table = await host.snapshot()
-    found = [s for s in discovery.plan(records, table, {}, set(), host=host.name, server=host.server.key).watch if s.claude_pid and s.family is CLAUDE]
-    processes = {p.pid: p for p in await host.claude_processes([s.claude_pid for s in found if s.claude_pid], table)}
-    return [(s.record.target, processes.get(s.claude_pid) if s.claude_pid else None) for s in found]
+    found = [s for s in discovery.plan(records, table, {}, set(), host=host.name, server=host.server.key).watch if s.agent_pid and s.family is CLAUDE]
+    processes = {p.pid: p for p in await host.claude_processes([s.agent_pid for s in found if s.agent_pid], table)}
+    return [(s.record.target, processes.get(s.agent_pid) if s.agent_pid else None) for s in found]
 
 
 async def config_dirs_in_use(host: Host) -> dict[Path, list[str]]:

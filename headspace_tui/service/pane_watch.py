@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..detect.claude.transcript import Turn
 from ..detect.family import Family
 from ..detect.fusion import Fuser
+from ..detect.turns import Turn
 from ..tmux.server import PaneRecord
 from .schedule import PaneTiming
 
@@ -43,7 +43,7 @@ class Tail(Protocol):
 class PaneWatch:
     record: PaneRecord
     key: str
-    claude_pid: int | None = None  # the agent's process (any family); None once it has gone
+    agent_pid: int | None = None  # the agent's process (any family); None once it has gone
     capture: str | None = None
     # The agent's family (kept after it exits: its reader knows its shell is
     # back), and a non-Claude agent's version (Claude's comes from its facts).

@@ -33,7 +33,7 @@ class PaneView:
     """A pane with what we know about it in this scan."""
 
     record: PaneRecord
-    claude_pid: int | None
+    agent_pid: int | None
     observation: Observation
     status: ClaudeStatus | None
     process: ClaudeProcess | None = None
@@ -43,7 +43,7 @@ class PaneView:
 
 
 def screen_observation(
-    record: PaneRecord, claude_pid: int | None, ansi: str, version: str | None = None, family: Family | None = None, title: str | None = None
+    record: PaneRecord, agent_pid: int | None, ansi: str, version: str | None = None, family: Family | None = None, title: str | None = None
 ) -> Observation:
     """What one capture of a pane says, given whether an agent runs in it (its family, its version).
 
@@ -63,19 +63,19 @@ def screen_observation(
             confidence=1.0,
         )
     reader = family or CLAUDE
-    command = reader.name if claude_pid else record.current_command
+    command = reader.name if agent_pid else record.current_command
     return reader.read(ansi, command=command, version=version, title=record.title if title is None else title)
 
 
 def observe_pane(
-    server: TmuxServer, record: PaneRecord, claude_pid: int | None, status: ClaudeStatus | None, version: str | None = None, family: Family | None = None
+    server: TmuxServer, record: PaneRecord, agent_pid: int | None, status: ClaudeStatus | None, version: str | None = None, family: Family | None = None
 ) -> Observation:
     """Capture and classify one pane, fused with Claude's status file when there is one."""
     try:
         ansi = "" if record.dead else server.capture(record.pane_id, ansi=True)
     except TmuxCommandError as exc:  # the pane closed between listing and capture
         return Observation(AgentState.EXITED, evidence=(Evidence("pane-gone", -1, str(exc)),), confidence=0.5)
-    screen = screen_observation(record, claude_pid, ansi, version, family)
+    screen = screen_observation(record, agent_pid, ansi, version, family)
     return fuse(screen, status_observation(status) if status is not None else None)
 
 
@@ -113,9 +113,9 @@ def new_agent(
     claim: Claim,
     at: float,
     *,
-    claude_pid: int | None,
+    agent_pid: int | None,
     status: ClaudeStatus | None,
-    claude_version: str,
+    agent_version: str,
     family: str,
     host: str = "local",
 ) -> Agent:
@@ -132,12 +132,12 @@ def new_agent(
         cwd=(status.cwd if status and status.cwd else record.cwd),
         name=status.name if status else "",
         pid=record.pid,
-        claude_pid=claude_pid or 0,
+        agent_pid=agent_pid or 0,
         observation=observation,
         since=claim.at,
         since_source=claim.source,
         prompt_since=at,
-        claude_version=claude_version,
+        agent_version=agent_version,
         family=family,
         key=key,
         host=host,
@@ -160,9 +160,9 @@ def to_agent(view: PaneView, now: float | None = None) -> Agent:
         observation,
         claim,
         at,
-        claude_pid=view.claude_pid,
+        agent_pid=view.agent_pid,
         status=view.status,
-        claude_version=(view.process.version or "" if view.process else view.version),
+        agent_version=(view.process.version or "" if view.process else view.version),
         family=(view.family or CLAUDE).name,
     )
 

@@ -107,9 +107,9 @@ class AgentStore:
         observation: Observation,
         at: float,
         *,
-        claude_pid: int | None,
+        agent_pid: int | None,
         status: ClaudeStatus | None = None,
-        claude_version: str = "",
+        agent_version: str = "",
         family: str = "claude",
         claims: Mapping[str, float] | None = None,
     ) -> Agent:
@@ -130,7 +130,7 @@ class AgentStore:
         since = claim.at
         agent = self.agents.get(record.pane_id)
         if agent is None:
-            agent = new_agent(record, key, observation, claim, at, claude_pid=claude_pid, status=status, claude_version=claude_version, family=family, host=self.host)
+            agent = new_agent(record, key, observation, claim, at, agent_pid=agent_pid, status=status, agent_version=agent_version, family=family, host=self.host)
             self.agents[record.pane_id] = agent
             self.emit(AgentChanged(agent, None, at))
             return agent
@@ -150,7 +150,7 @@ class AgentStore:
             agent.observation = observation
         agent.target = record.target
         agent.session = record.session_name
-        agent.claude_pid = claude_pid or 0
+        agent.agent_pid = agent_pid or 0
         if status and status.name:
             agent.name = status.name
         if changed:

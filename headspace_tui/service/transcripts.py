@@ -16,7 +16,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from ..detect.claude.status_files import ClaudeStatus
-from ..detect.claude.transcript import transcript_path
 from ..model import Agent
 from .claude_facts import ClaudeFacts
 from .host import Host
@@ -69,12 +68,13 @@ class TranscriptFollower:
         """Read what is new in the agent's transcript.  Reading runs in the thread:
         a first read of a long transcript takes a tenth of a second."""
         if watch.tail is None:
-            if status is None or not status.session_id or not status.cwd:
+            kept = watch.family.transcripts if watch.family is not None else None
+            if kept is None or status is None or not status.session_id or not status.cwd:
                 return
-            folder = self.facts.config_dir_of(agent.claude_pid)
+            folder = self.facts.config_dir_of(agent.agent_pid)
             if folder is None:
                 return
-            path = transcript_path(folder, status.cwd, status.session_id)
+            path = kept.path(folder, status.cwd, status.session_id)
             if not await self.host.exists(path):
                 return
             watch.tail = self.host.transcript(path)

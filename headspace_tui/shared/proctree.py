@@ -1,10 +1,11 @@
-"""Which process under a tmux pane is Claude Code.
+"""The process table, and the walk that finds an agent's process under a tmux pane.
 
 ``#{pane_current_command}`` names only the pane's foreground process, and a
-pane's pid is usually a shell with Claude as its child (or grandchild, under
-a wrapper).  So we read the whole process table once per scan and answer
-every pane from that snapshot with a pure tree walk, which tests can drive
-with hand-built tables.
+pane's pid is usually a shell with the agent as its child (or grandchild,
+under a wrapper).  So we read the whole process table once per scan and answer
+every pane from that snapshot with a pure tree walk (``find_first``), which
+tests can drive with hand-built tables.  Which process is whose agent is each
+family's own knowledge (``Family.recognise``, e.g. ``detect/claude/process.py``).
 
 Where there is a /proc (Linux) the table is one pass over it, two small
 files per process: 2.5 ms for 66 processes here, where psutil's
@@ -14,16 +15,12 @@ files per process: 2.5 ms for 66 processes here, where psutil's
 from __future__ import annotations
 
 import os
-import re
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 T = TypeVar("T")
-_VERSION_NAME = re.compile(r"^\d+\.\d+\.\d+$")
-_CLAUDE_NAMES = frozenset({"claude", "claude.exe"})
-_JS_RUNTIME = re.compile(r"^(node|nodejs|bun)(\d[\w.-]*)?(\.exe)?$")
 
 
 @dataclass(frozen=True)
@@ -160,27 +157,6 @@ def process_exists(pid: int) -> bool:
 def children(pid: int, table: ProcessTable) -> list[int]:
     """The direct children of ``pid`` in ``table``, lowest pid first."""
     return table.children_of(pid)
-
-
-def is_claude(info: ProcessInfo) -> bool:
-    """Does this process look like Claude Code: native binary, npm ``cli.js``, or versioned binary?"""
-    names = {info.comm, info.argv0_name}
-    if names & _CLAUDE_NAMES:
-        return True
-    # The native installer runs ~/.local/share/claude/versions/<x.y.z> itself.
-    if any(_VERSION_NAME.match(n) for n in names if n):
-        return True
-    if any(_JS_RUNTIME.match(n) for n in names if n):
-        for arg in info.argv[1:]:
-            if arg.endswith("/cli.js") and "claude-code" in arg:
-                return True
-    return False
-
-
-def find_claude(root_pid: int, table: ProcessTable) -> int | None:
-    """The first Claude Code process in the tree under ``root_pid`` (``find_first``)."""
-    found = find_first(root_pid, table, lambda info: True if is_claude(info) else None)
-    return found[0] if found is not None else None
 
 
 def find_first(root_pid: int, table: ProcessTable, pick: Callable[[ProcessInfo], T | None]) -> tuple[int, T] | None:

@@ -12,9 +12,10 @@ import uuid
 
 import pytest
 
+from headspace_tui.detect.claude.process import find_claude
 from headspace_tui.detect.claude.status_files import read_statuses, status_observation
 from headspace_tui.model import AgentState
-from headspace_tui.shared.proctree import find_claude, read_process_table
+from headspace_tui.shared.proctree import read_process_table
 from headspace_tui.tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
 from tests.harness.wait import poll
 

@@ -102,7 +102,7 @@ def test_hostile_status_files_stop_nothing(claude_session, private_tmux, tmp_pat
             await _until(lambda: session.pane_id in monitor.store.agents, "the agent")
             # The real status file, beside the hostile ones, is still read.
             await _until(lambda: "status-file" in monitor.panes[session.pane_id].fuser.verdicts, "the real status file")
-            pid = monitor.panes[session.pane_id].claude_pid
+            pid = monitor.panes[session.pane_id].agent_pid
             # Claude writes its file before its first status (read as starting): wait for
             # the status, as a fixed assert raced Claude on a loaded machine.
             await _until(lambda: monitor.facts.statuses[pid].status == "idle", "the status file to say idle")

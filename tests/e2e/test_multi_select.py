@@ -16,6 +16,7 @@ import pytest
 from headspace_tui.answering.keys import ActionError, ThreadedPaneIO, read_pane, send_guarded
 from headspace_tui.answering.policy import Intent, IntentKind
 from headspace_tui.app.widgets.agent_table import waiting_for
+from headspace_tui.detect.families import CLAUDE
 from headspace_tui.hooks import settings as hook_settings
 from headspace_tui.model import AgentState
 from headspace_tui.tmux.server import TmuxServer
@@ -150,16 +151,16 @@ def test_a_box_ticked_in_the_pane_after_you_looked_stops_the_submit(claude_sessi
     io = ThreadedPaneIO(TmuxServer(socket_name=private_tmux.name))
 
     async def scenario() -> None:
-        seen, _ = await read_pane(io, session.pane_id)
+        seen, _ = await read_pane(io, session.pane_id, family=CLAUDE)
         assert seen.prompt is not None and seen.prompt.ticked == ("1",)
         await asyncio.to_thread(session.answer, "2")  # the person at the pane ticks Billing too
         await asyncio.to_thread(session.wait_for, "2. [✔] Billing", what="Billing ticked in the pane")
         with pytest.raises(ActionError, match="changed since you looked"):
-            await send_guarded(io, session.pane_id, seen, Intent(IntentKind.SUBMIT), timeout=5)
+            await send_guarded(io, session.pane_id, seen, Intent(IntentKind.SUBMIT), timeout=5, family=CLAUDE)
         with pytest.raises(ActionError, match="changed since you looked"):
-            await send_guarded(io, session.pane_id, seen, Intent(IntentKind.OPTION, option="3"), timeout=5)
+            await send_guarded(io, session.pane_id, seen, Intent(IntentKind.OPTION, option="3"), timeout=5, family=CLAUDE)
         # "1,3" names the boxes wanted, whatever they show: 2 is unticked again, and the answer goes.
-        done = await send_guarded(io, session.pane_id, seen, Intent(IntentKind.OPTION, option="1,3"), timeout=10)
+        done = await send_guarded(io, session.pane_id, seen, Intent(IntentKind.OPTION, option="1,3"), timeout=10, family=CLAUDE)
         assert done.delivered and not done.more, done.detail
 
     asyncio.run(scenario())

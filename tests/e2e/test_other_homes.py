@@ -72,7 +72,7 @@ def test_scan_finds_each_status_file_through_the_process_environment(claude_sess
     assert config_view.process.config_dir == config_dir
     assert not (headspace_home / ".claude").exists(), "headspace's own config dir is not where they write"
     assert home_view.status.status == "waiting" and home_view.status.waiting_for == "permission prompt"
-    assert config_view.status.status == "idle" and (config_dir / "sessions" / f"{config_view.claude_pid}.json").is_file()
+    assert config_view.status.status == "idle" and (config_dir / "sessions" / f"{config_view.agent_pid}.json").is_file()
     assert home_view.observation.state.value == "permission" and home_view.observation.tool == "Bash"
     assert any(e.rule == "status-file" for e in home_view.observation.evidence)
     assert home_view.process.version == CLAUDE_VERSION == config_view.process.version
@@ -109,7 +109,7 @@ def test_the_monitor_watches_every_agents_own_config_dir(claude_session, private
         try:
             for _ in range(200):
                 await asyncio.sleep(0.1)
-                pids = [watch.claude_pid if (watch := monitor.panes.get(s.pane_id)) else None for s in (by_home, by_config)]
+                pids = [watch.agent_pid if (watch := monitor.panes.get(s.pane_id)) else None for s in (by_home, by_config)]
                 states = [monitor.facts.statuses[pid].status if pid in monitor.facts.statuses else None for pid in pids]
                 if states == ["waiting", "idle"]:
                     break
@@ -129,8 +129,8 @@ def test_claude_agents_json_reports_the_waiting_agent_of_its_own_home(claude_ses
     by_home, _, _ = _two_agents(claude_session, tmp_path)
     server = TmuxServer(socket_name=private_tmux.name)
     view = poll(lambda: {v.record.pane_id: v for v in scan(server, ask=False)}[by_home.pane_id], lambda v: v.status is not None and v.status.status == "waiting")
-    answers = asyncio.run(list_agents(view.process.binary, process_env(view.claude_pid)))
-    assert answers[view.claude_pid].status == "waiting"
-    assert answers[view.claude_pid].waiting_for == "permission prompt"
-    assert answers[view.claude_pid].cwd == str(by_home.workdir)
+    answers = asyncio.run(list_agents(view.process.binary, process_env(view.agent_pid)))
+    assert answers[view.agent_pid].status == "waiting"
+    assert answers[view.agent_pid].waiting_for == "permission prompt"
+    assert answers[view.agent_pid].cwd == str(by_home.workdir)
     assert asyncio.run(list_agents(view.process.binary, {"HOME": str(headspace_home)})) == {}, "headspace's own HOME has no agents"

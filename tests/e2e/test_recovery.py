@@ -192,7 +192,7 @@ def test_a_question_survives_sigstop_and_sigcont(claude_session, private_tmux):
         await _until(lambda: session.pane_id in monitor.store.agents and monitor.store.agents[session.pane_id].state is AgentState.QUESTION, "the question")
         labels = monitor.store.agents[session.pane_id].observation.option_labels
         assert labels
-        pid = monitor.panes[session.pane_id].claude_pid
+        pid = monitor.panes[session.pane_id].agent_pid
         os.kill(pid, signal.SIGSTOP)  # the Claude this test started
         await asyncio.sleep(1.0)  # time must pass: Claude stopped for a second
         os.kill(pid, signal.SIGCONT)

@@ -73,7 +73,7 @@ def show_recorded(app: HeadspaceApp, n: int, session: str, screen: str, age: flo
         dead=False,
         dead_status=None,
     )
-    app.service.replay(record, ansi, classify_capture(ansi, command=meta["pane_command"]), app.clock() - age)
+    app.service.replay(record, ansi, classify_capture(ansi, command=meta["pane_command"]), app.clock() - age, family="claude")
 
 
 def demo_app(agents: list[tuple[str, str, float]] = AGENTS, *, config: Config | None = None, clock: Callable[[], float] = lambda: NOW) -> HeadspaceApp:

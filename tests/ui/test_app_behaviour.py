@@ -171,7 +171,7 @@ def test_the_transcript_gives_the_command_outcome_and_timeline(claude_session, f
             assert agent.command == "run the tests"
             # Claude writes its last turn to the transcript a moment after drawing it: wait for it, not a fixed time.
             # History is kept under the agent's identity (host, server, pane, Claude process), not its %N.
-            assert agent.key.startswith("local|") and agent.key.split("|")[2] == session.pane_id and str(agent.claude_pid) in agent.key
+            assert agent.key.startswith("local|") and agent.key.split("|")[2] == session.pane_id and str(agent.agent_pid) in agent.key
             completed = lambda: any(e.kind == "state_transition" and e.payload["to"] == "complete" for e in journal.timeline(agent.key))  # noqa: E731
             await wait_until(pilot, completed, "the command's completion in the journal")
             # headspace's keys answered the dialog; Claude's transcript confirms it (a key in the dialog decided).

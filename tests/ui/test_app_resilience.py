@@ -45,7 +45,7 @@ def _app() -> HeadspaceApp:
 
 def _show(app: HeadspaceApp, n: int, screen: str) -> None:
     record, ansi, meta = _record(n, screen)
-    app.service.replay(record, ansi, classify_capture(ansi, command=meta["pane_command"]), NOW - 10)
+    app.service.replay(record, ansi, classify_capture(ansi, command=meta["pane_command"]), NOW - 10, family="claude")
 
 
 def _footer_keys(app: HeadspaceApp) -> set[str]:

@@ -11,6 +11,7 @@ import asyncio
 import time
 
 from textual import events
+
 from headspace_tui.answering.answerer import Report
 from headspace_tui.answering.policy import REACTION_TIME
 from tests.ui.apps import demo_app

@@ -239,7 +239,7 @@ def test_every_state_colour_is_readable_where_it_is_drawn(theme):
             await app.snapshot_loader(pilot)
             show_recorded(app, 20, "j", "idle_fresh", 14)
             record = app.service._fleet.first.panes["%20"].record
-            app.service.replay(record, "", Observation(AgentState.UNKNOWN), app.clock() - 14)
+            app.service.replay(record, "", Observation(AgentState.UNKNOWN), app.clock() - 14, family="claude")
             await wait_until(pilot, lambda: app.table.agents.get("%20") is not None and app.table.agents["%20"].state is AgentState.UNKNOWN, "the unknown row")
             await pilot.pause()
             table = app.query_one(AgentTable).region

@@ -64,7 +64,7 @@ def show(app: HeadspaceApp, pane_id: str, screen: str, age: float = 30.0) -> Non
     """Row for the real pane ``pane_id``, showing the recorded ``screen``."""
     record = app.service._server.pane(pane_id)
     ansi = recorded(screen)
-    app.service.replay(record, ansi, classify_capture(ansi, command="claude"), app.clock() - age)
+    app.service.replay(record, ansi, classify_capture(ansi, command="claude"), app.clock() - age, family="claude")
 
 
 def notes(app: HeadspaceApp) -> list[str]:

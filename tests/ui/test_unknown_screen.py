@@ -30,7 +30,7 @@ def test_e_explains_an_unrecognised_screen_and_how_to_report_it():
 
     async def scenario() -> None:
         async with app.run_test(size=(120, 40)) as pilot:
-            app.service.replay(record, NEW_LAYOUT, observation, NOW - 30)
+            app.service.replay(record, NEW_LAYOUT, observation, NOW - 30, family="claude")
             app.table.move_cursor(row=0)
             await pilot.pause()
             row = " ".join(str(cell) for cell in app.table.get_row_at(0))

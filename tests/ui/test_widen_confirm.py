@@ -40,7 +40,7 @@ def _show(app: HeadspaceApp) -> None:
         pid=1000, current_command="claude", cwd="/src", width=meta["width"], height=meta["height"],
         alternate_on=True, in_mode=False, title="", dead=False, dead_status=None,
     )
-    app.service.replay(record, ansi, replace(seen, prompt=widening_only), NOW - 10)
+    app.service.replay(record, ansi, replace(seen, prompt=widening_only), NOW - 10, family="claude")
 
 
 def test_y_asks_before_choosing_an_option_that_widens_and_n_sends_nothing():

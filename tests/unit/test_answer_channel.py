@@ -54,7 +54,7 @@ def test_a_bash_request_matches_the_dialog_showing_its_command():
     assert why_not(call_of(payload()), shown) == ""
     assert why_not(call_of(payload(tool_input={"command": "rm -rf build"})), shown) == "the command on screen is not the one in the request"
     assert why_not(call_of(payload(tool="Write", tool_input={"file_path": "/w/x"})), shown).startswith("the screen asks about Bash")
-    assert why_not(call_of(payload()), shown, claude_pid=99) == "another Claude process asked"
+    assert why_not(call_of(payload()), shown, agent_pid=99) == "another Claude process asked"
 
 
 def test_a_file_request_matches_the_dialog_naming_the_file_relative_to_the_work_dir():

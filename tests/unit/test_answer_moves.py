@@ -125,3 +125,49 @@ def test_an_answered_agent_is_passed_by_until_its_row_shows_something_new():
     assert not answerer.awaits(agent)
     agent.observation = screen("working_streaming")
     assert not answerer.awaits(agent)
+
+
+class Desk:
+    """A host's answer desk holding one pending hook call for the pane (records what it decided)."""
+
+    def __init__(self, call) -> None:
+        self.call, self.decided, self.keys = call, [], []
+
+    def call_for(self, pane_id: str):
+        return self.call
+
+    def decide(self, call, decision, what) -> bool:
+        self.decided.append((call.id, what))
+        return True
+
+    def question_mismatch(self, pane_id: str) -> str:
+        return ""
+
+    def sending_keys(self, pane_id: str, on: bool) -> None:
+        self.keys.append((pane_id, on))
+
+
+@pytest.mark.parametrize(("family", "by_hook"), [("claude", True), ("codex", False)])
+def test_only_a_family_with_an_answer_channel_is_answered_through_the_hook(family, by_hook):
+    """Family.answer_channel decides: Claude's hook takes the answer; a family without one gets keys, even with a call waiting."""
+    from headspace_tui.answering.answerer import Answerer
+    from headspace_tui.detect.families import family_named
+    from headspace_tui.model import Agent
+    from tests.unit.test_answer_channel import call_of, payload
+
+    assert (family_named(family).answer_channel is not None) is by_hook
+    desk = Desk(call_of(payload()))
+    routes = Routes()
+    routes.desk = lambda address: desk  # type: ignore[method-assign]
+    agent = Agent(pane_id="%3", target="s:0.0", session="s", family=family, observation=screen("permission_bash"))
+
+    async def answer() -> str:
+        answerer = Answerer(routes, None, clock=lambda: 100.0, confirm_timeout=5.0)  # type: ignore[arg-type]
+        try:
+            return answerer.answer(agent, Intent(IntentKind.APPROVE))
+        finally:
+            await answerer.close()  # nothing is sent: the task that would send or confirm is stopped
+
+    assert asyncio.run(answer()) == ""
+    assert bool(desk.decided) is by_hook
+    assert desk.keys == ([] if by_hook else [("%3", True)])

@@ -8,7 +8,7 @@ from headspace_tui.model import Agent, AgentState, Observation
 
 
 def _agent(pane_id: str) -> Agent:
-    return Agent(pane_id=pane_id, target="s:0.0", session="s", cwd="/w", name="", pid=1, claude_pid=2, observation=Observation(AgentState.IDLE), since=0.0)
+    return Agent(pane_id=pane_id, target="s:0.0", session="s", cwd="/w", name="", pid=1, agent_pid=2, observation=Observation(AgentState.IDLE), since=0.0)
 
 
 def test_a_newer_message_about_the_same_agent_replaces_an_older_one_and_no_other():

@@ -113,7 +113,7 @@ def test_claude_2_1_332_plan_menu_is_approved_manually():
         assert seen.state is AgentState.PLAN
         labels = [o.label for o in seen.prompt.options]
         assert labels[:2] == ["Yes, and use auto mode", "Yes, manually approve edits"], labels
-        assert [k for s in plan_keys(seen, Intent(IntentKind.APPROVE)) for k in s.keys] == ["2"]
+        assert [k for s in plan_keys(seen, Intent(IntentKind.APPROVE), family=BY_NAME["claude"]) for k in s.keys] == ["2"]
 
 
 def test_claude_2_1_332_permission_menu_is_approved_by_its_plain_yes():
@@ -125,17 +125,17 @@ def test_claude_2_1_332_permission_menu_is_approved_by_its_plain_yes():
         assert any("auto mode" in o.label for o in seen.prompt.options) or json.loads(path.with_suffix(".json").read_text())["scenario"] != "permission_bash"
         chosen = approval(seen.prompt)
         assert chosen is not None and chosen.option.label == "Yes"
-        assert [k for s in plan_keys(seen, Intent(IntentKind.APPROVE)) for k in s.keys] == [chosen.option.key]
+        assert [k for s in plan_keys(seen, Intent(IntentKind.APPROVE), family=BY_NAME["claude"]) for k in s.keys] == [chosen.option.key]
 
 
 def test_the_approve_key_sends_nothing_where_every_approval_widens_and_says_which_option_to_pick():
     seen = Observation(AgentState.PLAN, menu("Yes, and use auto mode", "Tell Claude what to change"))
     with pytest.raises(WidensPermissions) as refused:
-        plan_keys(seen, Intent(IntentKind.APPROVE))
+        plan_keys(seen, Intent(IntentKind.APPROVE), family=BY_NAME["claude"])
     assert "auto mode" in str(refused.value) and "--option 1" in str(refused.value)
     assert isinstance(refused.value, ActionError)  # every front end reports it as a refusal: nothing sent
     # A digit is a deliberate choice: it still picks any option.
-    assert [k for s in plan_keys(seen, Intent(IntentKind.OPTION, option="1")) for k in s.keys] == ["1"]
+    assert [k for s in plan_keys(seen, Intent(IntentKind.OPTION, option="1"), family=BY_NAME["claude"]) for k in s.keys] == ["1"]
 
 
 def _call(tool: str = "Bash") -> PendingCall:

@@ -17,6 +17,7 @@ import pytest
 
 from headspace_tui.answering.keys import ActionError, Intent, plan_keys
 from headspace_tui.detect.claude import BASE, classify_capture
+from headspace_tui.detect.families import CLAUDE
 from headspace_tui.model import AgentState
 from tests.harness.record import corpus_dir
 
@@ -37,7 +38,7 @@ def read(rows: list[str], rules=None):
 
 
 def keys(observation, kind: str, option: str = "") -> list[str]:
-    return [k for stroke in plan_keys(observation, Intent(kind, option=option)) for k in stroke.keys]
+    return [k for stroke in plan_keys(observation, Intent(kind, option=option), family=CLAUDE) for k in stroke.keys]
 
 
 @pytest.mark.parametrize("rules", RULES, ids=RULE_IDS)
@@ -56,7 +57,7 @@ def test_a_question_scrolled_past_its_first_option_is_read_with_the_options_on_s
     # A digit answers an option by its own number; one nobody can see is refused.
     assert keys(observation, "option", "3") == ["3"]
     with pytest.raises(ActionError, match="no option 1 here"):
-        plan_keys(observation, Intent("option", option="1"))
+        plan_keys(observation, Intent("option", option="1"), family=CLAUDE)
 
 
 @pytest.mark.parametrize("rules", RULES, ids=RULE_IDS)

@@ -29,7 +29,7 @@ def run(processes: ProcessTable, watched: dict[str, str] | None = None, known: s
 
 def test_panes_running_claude_are_watched_with_an_identity_of_their_own():
     found = run(table((500, 100, "77"), (600, 300, "78")))
-    assert [(s.record.pane_id, s.claude_pid, s.key) for s in found.watch] == [
+    assert [(s.record.pane_id, s.agent_pid, s.key) for s in found.watch] == [
         ("%0", 500, "local|L:work|%0|500@77"),
         ("%2", 600, "local|L:work|%2|600@78"),
     ]
@@ -51,7 +51,7 @@ def test_another_claude_in_the_same_pane_is_another_agent():
 
 def test_a_pane_whose_claude_exited_stays_watched_as_the_same_agent():
     found = run(table(), {"%0": "local|L:work|%0|500@77"}, {500})
-    assert [(s.record.pane_id, s.claude_pid, s.key) for s in found.watch] == [("%0", None, "local|L:work|%0|500@77")]
+    assert [(s.record.pane_id, s.agent_pid, s.key) for s in found.watch] == [("%0", None, "local|L:work|%0|500@77")]
 
 
 def test_plain_shells_are_watched_only_with_all():

@@ -113,5 +113,5 @@ def test_the_guarded_send_still_types_into_an_empty_box(tmp_path, monkeypatch):
     path = PANES / "claude-2.1.330" / "alt" / "80x24" / "idle_finished.ansi"
     io = Replay(path.read_text(), "claude")
     seen = BY_NAME["claude"].classify(io.ansi, command="claude")
-    asyncio.run(send_guarded(io, "%1", seen, Intent(IntentKind.NUDGE, text="continue"), timeout=0.3))
+    asyncio.run(send_guarded(io, "%1", seen, Intent(IntentKind.NUDGE, text="continue"), timeout=0.3, family=BY_NAME["claude"]))
     assert io.sent == [("continue",), ("Enter",)]

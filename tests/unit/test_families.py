@@ -59,13 +59,13 @@ def _menu(*options: Option) -> Observation:
 
 def test_a_family_whose_menu_takes_letters_is_answered_with_the_letter_its_reader_found():
     menu = _menu(Option("y", "Yes, proceed"), Option("a", "Yes, and don't ask again"), Option("n", "No, and tell me what to do"))
-    assert plan_keys(menu, Intent(IntentKind.APPROVE)) == [KeyStroke(("y",))]
-    assert plan_keys(menu, Intent(IntentKind.DENY)) == [KeyStroke(("n",))]
+    assert plan_keys(menu, Intent(IntentKind.APPROVE), family_named("codex")) == [KeyStroke(("y",))]
+    assert plan_keys(menu, Intent(IntentKind.DENY), family_named("codex")) == [KeyStroke(("n",))]
 
 
 def test_an_option_without_a_key_is_never_guessed():
     with pytest.raises(ActionError, match="no keys to pick"):
-        plan_keys(_menu(Option("", "Yes"), Option("", "No")), Intent(IntentKind.APPROVE))
+        plan_keys(_menu(Option("", "Yes"), Option("", "No")), Intent(IntentKind.APPROVE), family_named("claude"))
 
 
 def test_classify_names_the_known_agents_for_an_unknown_one(tmp_path):
@@ -79,12 +79,12 @@ def test_classify_names_the_known_agents_for_an_unknown_one(tmp_path):
 def test_reject_is_a_refusal_by_its_label():
     menu = _menu(Option("Enter", "Allow once"), Option("Right Enter", "Allow always"), Option("Escape", "Reject"))
     assert menu.prompt is not None and menu.prompt.no == Option("Escape", "Reject")
-    assert plan_keys(menu, Intent(IntentKind.DENY)) == [KeyStroke(("Escape",))]
+    assert plan_keys(menu, Intent(IntentKind.DENY), family_named("opencode")) == [KeyStroke(("Escape",))]
 
 
 def test_a_family_that_needs_two_presses_to_interrupt_gets_both():
     working = Observation(AgentState.WORKING)
-    assert plan_keys(working, Intent(IntentKind.INTERRUPT)) == [KeyStroke(("Escape",))]
+    assert plan_keys(working, Intent(IntentKind.INTERRUPT), family_named("claude")) == [KeyStroke(("Escape",))]
     assert plan_keys(working, Intent(IntentKind.INTERRUPT), family_named("opencode")) == [KeyStroke(("Escape",)), KeyStroke(("Escape",))]
 
 

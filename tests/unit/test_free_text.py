@@ -13,6 +13,7 @@ import pytest
 from headspace_tui.answering.keys import ActionError, Intent, KeyStroke, field_holds, field_open, plan_keys, same_question
 from headspace_tui.answering.policy import key_allowed, unfit
 from headspace_tui.detect.claude import classify_capture
+from headspace_tui.detect.families import CLAUDE
 from headspace_tui.model import Agent, AgentState, Observation, Option
 from tests.harness.record import DEFAULT_OUT
 
@@ -29,7 +30,7 @@ def test_text_at_a_question_picks_type_something_by_its_label_then_types_then_en
     obs = screen(name, version=version)
     assert obs.prompt.free_text == key
     assert obs.prompt.options[int(key) - 1].label == "Type something."
-    assert plan_keys(obs, Intent("text", text="MariaDB, please")) == [
+    assert plan_keys(obs, Intent("text", text="MariaDB, please"), family=CLAUDE) == [
         KeyStroke((key,)),
         KeyStroke(("MariaDB, please",), literal=True),
         KeyStroke(("Enter",)),
@@ -41,7 +42,7 @@ def test_a_question_without_a_single_free_text_field_is_refused(name, why):
     obs = screen(name)
     assert obs.prompt.free_text == ""
     with pytest.raises(ActionError, match=why):
-        plan_keys(obs, Intent("text", text="something else"))
+        plan_keys(obs, Intent("text", text="something else"), family=CLAUDE)
 
 
 def test_a_field_that_already_holds_text_is_not_found_by_position():
@@ -49,13 +50,13 @@ def test_a_field_that_already_holds_text_is_not_found_by_position():
     obs = screen("question_two_options")
     typed = replace(obs.prompt, options=tuple(replace(o, label="half an answer") if o.key == "3" else o for o in obs.prompt.options), free_text="")
     with pytest.raises(ActionError, match="no empty 'Type something.'"):
-        plan_keys(replace(obs, prompt=typed), Intent("text", text="MariaDB"))
+        plan_keys(replace(obs, prompt=typed), Intent("text", text="MariaDB"), family=CLAUDE)
 
 
 @pytest.mark.parametrize("name", ["permission_bash", "plan_exit_plan_mode", "working_spinner"])
 def test_text_still_never_goes_to_a_permission_a_plan_or_a_working_agent(name):
     with pytest.raises(ActionError):
-        plan_keys(screen(name, size="80x24"), Intent("text", text="yes"))
+        plan_keys(screen(name, size="80x24"), Intent("text", text="yes"), family=CLAUDE)
 
 
 def test_nudge_still_only_goes_to_the_input_box():

@@ -98,3 +98,18 @@ def test_an_agents_spool_under_another_xdg_runtime_dir_is_watched_once_and_a_mis
         return names
 
     assert asyncio.run(started()) == [f"the hook watcher of {theirs / 'headspace' / 'spool'}"]
+
+
+def test_a_hook_event_counts_only_for_a_pane_whose_agent_family_has_hooks():
+    """Family.hooks decides: Claude's pane takes its hook's word; a Codex pane's row is not moved by a hook event naming it."""
+    from headspace_tui.detect.families import family_named
+    from headspace_tui.hooks.spool import HookEvent
+
+    async def run() -> dict[str, AgentState]:
+        monitor = _monitor([])
+        for pane_id, family in (("%1", "claude"), ("%2", "codex")):
+            monitor.replay(_record(pane_id), "x", Observation(AgentState.IDLE), 10.0, family_named(family))
+            monitor.hook_event(HookEvent(name=f"1-{pane_id}", event="UserPromptSubmit", pane_id=pane_id, ts=11.0))
+        return {pane_id: agent.observation.state for pane_id, agent in monitor.store.agents.items()}
+
+    assert asyncio.run(run()) == {"%1": AgentState.WORKING, "%2": AgentState.IDLE}

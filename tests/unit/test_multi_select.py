@@ -20,6 +20,7 @@ from headspace_tui.app.widgets.agent_table import waiting_for
 from headspace_tui.app.widgets.preview import prompt_bar_text
 from headspace_tui.cli.main import describe, option_keys
 from headspace_tui.detect.claude import classify_capture
+from headspace_tui.detect.families import CLAUDE
 from headspace_tui.hooks.calls import PendingCall, hook_answer, why_not
 from headspace_tui.model import Agent, AgentState, Observation
 from headspace_tui.service.store import same_observation
@@ -87,7 +88,7 @@ def test_the_keys_each_intent_becomes(where):
     assert kinds(multi.plan(ticked, submit)) == [("next", "Right"), ("submit", "")]
     assert kinds(multi.plan(second, submit)) == [("next", "Right"), ("submit", "")]  # 2/2 is the last page
     assert kinds(multi.plan(review, submit)) == [("submit", "")]
-    assert [s.keys for s in plan_keys(empty, option("1,3"))] == [("1",), ("3",), ("Right",), ("1",)]
+    assert [s.keys for s in plan_keys(empty, option("1,3"), family=CLAUDE)] == [("1",), ("3",), ("Right",), ("1",)]
     for wrong, said in (
         ((empty, submit), "nothing ticked"),
         ((empty, option("1,5")), "no option 5 to tick"),  # "Chat about this" has no box
@@ -120,8 +121,8 @@ def test_a_single_choice_question_has_nothing_to_submit_and_takes_one_option():
     with pytest.raises(ActionError, match="single-choice"):
         multi.plan(single, Intent(IntentKind.SUBMIT))
     with pytest.raises(ActionError, match="multi-select"):
-        plan_keys(single, Intent(IntentKind.OPTION, option="1,2"))
-    assert [s.keys for s in plan_keys(single, Intent(IntentKind.OPTION, option="2"))] == [("2",)]
+        plan_keys(single, Intent(IntentKind.OPTION, option="1,2"), family=CLAUDE)
+    assert [s.keys for s in plan_keys(single, Intent(IntentKind.OPTION, option="2"), family=CLAUDE)] == [("2",)]
 
 
 def test_submit_is_a_live_key_only_where_it_can_act():

@@ -48,7 +48,7 @@ class Run:
         """``claims``: what Claude's files, hooks and transcript say; the journal's word is added as the monitor adds it."""
         self.now = at
         found = Monitor._claims(SimpleNamespace(journal=self.journal), self.watch, observation.state)  # the monitor's own code
-        return self.store.observed(_record(), KEY, observation, at, claude_pid=7, claims={**found, **(claims or {})})
+        return self.store.observed(_record(), KEY, observation, at, agent_pid=7, claims={**found, **(claims or {})})
 
     def rows_waited(self, now: float) -> float:
         return sum(now - a.since for a in self.store.agents.values() if a.state.needs_you)

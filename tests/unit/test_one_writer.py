@@ -21,10 +21,10 @@ def test_one_reading_that_changes_state_tag_and_answer_is_one_agent_changed():
     store = AgentStore()
     seen: list = []
     store.subscribe(seen.append)
-    agent = store.observed(_record("%1"), "k1", Observation(AgentState.PERMISSION), 10.0, claude_pid=7)
+    agent = store.observed(_record("%1"), "k1", Observation(AgentState.PERMISSION), 10.0, agent_pid=7)
     seen.clear()
     with store.one_reading():
-        store.observed(_record("%1"), "k1", Observation(AgentState.WORKING), 11.0, claude_pid=7)
+        store.observed(_record("%1"), "k1", Observation(AgentState.WORKING), 11.0, agent_pid=7)
         store.channel("%1", Channel.HOOK, 11.0)
         store.answered("%1", "answered in the pane: Bash: make", 11.0)
         store.emit(Answered(agent=agent, channel=Channel.PANE, what="Bash: make", tool="Bash", tool_input="", at=11.0))
@@ -39,7 +39,7 @@ def test_outside_a_reading_each_change_is_told_at_once():
     store = AgentStore()
     seen: list = []
     store.subscribe(seen.append)
-    store.observed(_record("%1"), "k1", Observation(AgentState.IDLE), 10.0, claude_pid=7)
+    store.observed(_record("%1"), "k1", Observation(AgentState.IDLE), 10.0, agent_pid=7)
     store.channel("%1", Channel.HOOK, 11.0)
     assert [type(e) for e in seen] == [AgentChanged, AgentChanged]
 
@@ -50,7 +50,7 @@ def test_the_journal_hands_back_command_and_outcome_and_the_store_tells_only_a_c
     store = AgentStore()
     seen: list = []
     store.subscribe(seen.append)
-    agent = store.observed(_record("%1"), "k1", Observation(AgentState.WORKING), 10.0, claude_pid=7)
+    agent = store.observed(_record("%1"), "k1", Observation(AgentState.WORKING), 10.0, agent_pid=7)
     journal = Journal(None, clock=lambda: 20.0)
     turns = [Turn(role="user", text="run the tests", uuid="u1"), Turn(role="tool_result", text="=== 3 passed in 0.1s ===", uuid="r1")]
     work = journal.turns(agent, turns)

@@ -108,8 +108,8 @@ def test_the_approval_dialog_is_answered_by_the_keys_opencode_takes(version):
         ("Allow always", "Right Enter", False),
         ("Reject", "Escape", False),
     ]
-    assert plan_keys(observation, Intent(IntentKind.APPROVE))[0].keys == ("Enter",)
-    assert plan_keys(observation, Intent(IntentKind.DENY))[0].keys == ("Escape",)
+    assert plan_keys(observation, Intent(IntentKind.APPROVE), family=FAMILY)[0].keys == ("Enter",)
+    assert plan_keys(observation, Intent(IntentKind.DENY), family=FAMILY)[0].keys == ("Escape",)
 
 
 def test_without_colours_the_selection_is_unknown_and_only_escape_is_offered():

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from headspace_tui.shared.proctree import ProcessInfo, ProcessTable, children, find_claude, read_process_table
+from headspace_tui.detect.claude.process import find_claude
+from headspace_tui.shared.proctree import ProcessInfo, ProcessTable, children, read_process_table
 
 
 def table(*rows: tuple) -> ProcessTable:

@@ -39,7 +39,7 @@ def _both(observation: Observation, status: ClaudeStatus | None) -> tuple[Agent,
     if status is not None:
         fuser.observe(status_observation(status), NOW, at=status.updated_at or NOW)
     live = AgentStore().observed(
-        RECORD, KEY, observation, NOW, claude_pid=7, status=status, claude_version="2.1.330", family=CLAUDE.name, claims=fuser.claims(observation.state)
+        RECORD, KEY, observation, NOW, agent_pid=7, status=status, agent_version="2.1.330", family=CLAUDE.name, claims=fuser.claims(observation.state)
     )
     return shown, live
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 
 from headspace_tui.answering.keys import _held_still, settled_read
+from headspace_tui.detect.families import CLAUDE
 
 LIT = "\x1b[38;5;246m\x1b[49m●\x1b[39m Creating A01\n  Do you want to proceed?\n"
 DARK = "\x1b[38;5;246m\x1b[49m \x1b[39m Creating A01\n  Do you want to proceed?\n"
@@ -45,5 +46,5 @@ class Blinking:
 
 def test_settled_read_takes_one_round_over_a_blink():
     pane = Blinking()
-    asyncio.run(settled_read(pane, "%1", "claude", quiet=0.01))  # type: ignore[arg-type]
+    asyncio.run(settled_read(pane, "%1", "claude", quiet=0.01, family=CLAUDE))  # type: ignore[arg-type]
     assert pane.captures == 2

@@ -46,7 +46,7 @@ def report_hint(agent: Agent, evidence: Evidence) -> Text:
 
 
 def version_line(agent: Agent) -> Text:
-    version = agent.claude_version
+    version = agent.agent_version
     if agent.family != "claude":
         return Text(f"{kind_of(agent)} {clean(version) or '(version unknown)'}: read by its own reader (detect/{clean(agent.family)}/).", style="dim")
     if not version:

@@ -3,10 +3,10 @@
 ``screen`` holds the reader, ``tables`` what differs between versions.
 """
 
-from ...shared.proctree import is_claude
 from ..family import Family
 from .box import box_text
-from .process import version_of
+from .capabilities import ANSWER_CHANNEL, HOOKS, STATUS_FILES, TRANSCRIPTS
+from .process import is_claude, version_of
 from .screen import classify, classify_capture, is_claude_command, screen_version, strip_sgr
 from .tables import BASE, TABLES, Rules, family_of, rules_for
 
@@ -18,6 +18,10 @@ FAMILY = Family(
     is_command=is_claude_command,
     version_of=version_of,
     box_text=box_text,
+    status_files=STATUS_FILES,
+    transcripts=TRANSCRIPTS,
+    hooks=HOOKS,
+    answer_channel=ANSWER_CHANNEL,
 )
 
 __all__ = [

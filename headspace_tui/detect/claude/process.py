@@ -1,4 +1,7 @@
-"""What a running Claude Code process tells about itself: its config dir and its version.
+"""Which process is Claude Code, and what it tells about itself: its config dir and its version.
+
+``is_claude`` is Claude's ``Family.recognise``: its native binary, its npm
+``cli.js`` under node or bun, or the native installer's versioned binary.
 
 Claude keeps its status files under *its own* ``$CLAUDE_CONFIG_DIR`` (or
 ``$HOME/.claude``), which need not be headspace's: an agent started with
@@ -23,13 +26,36 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...shared.paths import runtime_dir
-from ...shared.proctree import ProcessInfo, ProcessTable
+from ...shared.proctree import ProcessInfo, ProcessTable, find_first
 from ..install import version_above
 from .status_files import claude_config_dir
 
 ENVIRON_CAP = 1 << 20  # an environment larger than this is not read
 _VERSION = re.compile(r"^\d+\.\d+\.\d+$")
+_CLAUDE_NAMES = frozenset({"claude", "claude.exe"})
+_JS_RUNTIME = re.compile(r"^(node|nodejs|bun)(\d[\w.-]*)?(\.exe)?$")
 _PACKAGE_NAMES = ("@anthropic-ai/claude-code",)
+
+
+def is_claude(info: ProcessInfo) -> bool:
+    """Does this process look like Claude Code: native binary, npm ``cli.js``, or versioned binary?"""
+    names = {info.comm, info.argv0_name}
+    if names & _CLAUDE_NAMES:
+        return True
+    # The native installer runs ~/.local/share/claude/versions/<x.y.z> itself.
+    if any(_VERSION.match(n) for n in names if n):
+        return True
+    if any(_JS_RUNTIME.match(n) for n in names if n):
+        for arg in info.argv[1:]:
+            if arg.endswith("/cli.js") and "claude-code" in arg:
+                return True
+    return False
+
+
+def find_claude(root_pid: int, table: ProcessTable) -> int | None:
+    """The first Claude Code process in the tree under ``root_pid`` (``find_first``)."""
+    found = find_first(root_pid, table, lambda info: True if is_claude(info) else None)
+    return found[0] if found is not None else None
 
 
 @dataclass(frozen=True)

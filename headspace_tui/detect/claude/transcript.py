@@ -31,11 +31,11 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ...shared.safe_files import Unreadable, note_once, open_regular
+from ..turns import ToolOutcome, Turn
 
 MAX_DIR_NAME = 200
 # A transcript grows by a few KB a turn, but a long session's history can be
@@ -77,46 +77,6 @@ def encoded_project_dir(cwd: str) -> str:
 def transcript_path(config_dir: Path | str, cwd: str, session_id: str) -> Path:
     """``<config_dir>/projects/<encoded cwd>/<session_id>.jsonl``."""
     return Path(config_dir) / "projects" / encoded_project_dir(cwd) / f"{session_id}.jsonl"
-
-
-@dataclass(frozen=True)
-class Turn:
-    """One conversational line of a transcript.
-
-    ``role`` is ``user`` (typed by the user), ``agent`` (one block of a reply)
-    or ``tool_result`` (a user line that only carries tool results: Claude
-    answering itself, never the user speaking; ``text`` joins the results).
-    """
-
-    role: str
-    text: str = ""
-    tool_uses: tuple[tuple[str, dict[str, Any]], ...] = field(default=(), hash=False)
-    stop_reason: str = ""  # agent lines: end_turn, tool_use, max_tokens, ...
-    uuid: str = ""
-    timestamp: str = ""  # ISO 8601, as Claude wrote it
-    message_id: str = ""  # agent lines: shared by the blocks of one reply
-    is_error: bool = False  # tool_result lines: a failed or rejected tool call
-    tool_use_ids: tuple[str, ...] = field(default=(), hash=False)  # agent lines: the ids of ``tool_uses``, in order
-    outcomes: tuple[ToolOutcome, ...] = field(default=(), hash=False)  # tool_result lines: who decided each call
-
-
-@dataclass(frozen=True)
-class ToolOutcome:
-    """Claude's own word on who let a tool call run or refused it (2.1.330, measured live).
-
-    A tool_result line carries ``permissionDecision``: ``source`` ``hook``
-    when a hook decided (its ``reasonCode`` names the event), ``user_*`` when
-    a key in the dialog did, another source when a rule or mode did and no
-    dialog was shown.  A refusal that stops the turn ("No", Esc, or a hook's
-    deny with ``interrupt``) has no ``permissionDecision``, only
-    ``toolDenialKind: user-rejected``, byte for byte the same for a key and a
-    hook: ``by`` is then "" (not known).
-    """
-
-    tool_use_id: str
-    by: str  # "hook", "dialog", "rule" or "" (not known)
-    accepted: bool | None  # None: not said
-    reason: str = ""  # Claude's words for it, as written ("hook:PermissionRequest", "user-rejected", ...)
 
 
 def _outcome(data: dict[str, Any], tool_use_id: str) -> ToolOutcome:

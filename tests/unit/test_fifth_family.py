@@ -1,0 +1,81 @@
+"""A fifth agent family needs its own folder and one registration line, nothing that names Claude (issue 38).
+
+Quill (tests/unit/quill) is made up and has only a screen reader.  Registered
+through the real ``register``, it is found in a pane's process tree by
+discovery, its screen is read by its own reader in the scan, its keys are
+planned from its own options, and the CLI's names know it; unregistered, none
+of that happens.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from headspace_tui.answering.keys import KeyStroke, plan_keys
+from headspace_tui.answering.policy import Intent, IntentKind
+from headspace_tui.detect import families
+from headspace_tui.model import AgentState
+from headspace_tui.service.discovery import plan
+from headspace_tui.service.scan import screen_observation
+from headspace_tui.shared.proctree import ProcessInfo, ProcessTable
+from headspace_tui.tmux.server import PaneRecord
+from tests.unit import quill
+
+ASKING = "\x1b[1mquill\x1b[0m 0.1\n\nI will remove the build folder.\nAllow rm -rf build? (y) yes  (n) no\n"
+
+
+@pytest.fixture
+def registered():
+    families.register(quill.FAMILY)  # the one line a new family adds to detect/families.py
+    yield quill.FAMILY
+    families.unregister(quill.FAMILY)
+
+
+def _pane(pid: int, command: str = "quill") -> PaneRecord:
+    return PaneRecord(
+        pane_id="%5", session_id="$0", session_name="s", window_index=0, pane_index=0, target="s:0.5", pid=pid,
+        current_command=command, cwd="/w", width=80, height=24, alternate_on=False, in_mode=False, title="", dead=False, dead_status=None,
+    )  # fmt: skip
+
+
+TREE = ProcessTable.of([ProcessInfo(100, 1, "bash", ("bash",), "1"), ProcessInfo(200, 100, "quill", ("/opt/quill/bin/quill",), "2")])
+
+
+def test_the_fifth_familys_folder_names_no_other_family_and_no_capability_beyond_its_screen():
+    source = "\n".join(p.read_text() for p in Path(quill.__file__).parent.glob("*.py")).lower()
+    assert "claude" not in source and "codex" not in source
+    family = quill.FAMILY
+    assert (family.hooks, family.status_files, family.transcripts, family.with_title, family.answer_channel) == (None, None, None, None, None)
+
+
+def test_before_it_is_registered_the_core_does_not_know_it():
+    assert families.find_agent(100, TREE) is None
+    with pytest.raises(families.UnknownFamily):
+        families.family_named("quill")
+
+
+def test_registered_discovery_finds_it_and_the_scan_reads_its_screen_with_its_reader(registered):
+    found = plan([_pane(100)], TREE, {}, set(), host="local", server="L:test")
+    [sighting] = found.watch
+    assert (sighting.agent_pid, sighting.family) == (200, registered)
+    assert found.new_claudes == []  # the Claude-only facts are not asked about it
+    seen = screen_observation(sighting.record, sighting.agent_pid, ASKING, None, sighting.family)
+    assert seen.state is AgentState.PERMISSION and seen.prompt is not None and seen.prompt.detail == "rm -rf build"
+    assert plan_keys(seen, Intent(IntentKind.APPROVE), sighting.family) == [KeyStroke(("y",))]
+    assert plan_keys(seen, Intent(IntentKind.DENY), sighting.family) == [KeyStroke(("n",))]
+
+
+def test_registered_its_name_and_label_are_known_and_its_exit_is_read_by_its_own_reader(registered):
+    assert families.family_named("Quill") is registered and families.label_of("quill") == "Quill"
+    gone = screen_observation(_pane(100, "bash"), None, "$ \n", None, registered)
+    assert gone.state is AgentState.EXITED
+
+
+def test_a_second_family_under_a_taken_name_is_refused_and_unregistering_forgets_it(registered):
+    with pytest.raises(ValueError, match="quill"):
+        families.register(registered)
+    families.unregister(registered)
+    assert families.find_agent(100, TREE) is None and "quill" not in families.BY_NAME
+    families.register(registered)  # for the fixture to forget again
