@@ -24,6 +24,8 @@ small and in its own module:
 * ``Fuser`` (detect/fusion.py): how the sources add up;
 * ``AgentStore`` (store.py): the agents, the one writer of them, and the
   subscribers told of each change;
+* ``HookIntake`` (hook_intake.py): hook events from the spools, to the
+  pane they name, and the answer channel beside them;
 * ``Supervisor`` (supervise.py): every long-lived loop here (discovery, one
   detector per tmux session, the socket, status-file and hook watchers)
   restarts after an error, which is logged and told as one line.
@@ -39,30 +41,28 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from ..answering.desk import AnswerDesk, Watched
-from ..detect.clock import REMEMBERED, same_spell
 from ..detect.families import CLAUDE
 from ..detect.family import Family
 from ..detect.fusion import Fuser
 from ..events import Event, Notice, PaneCaptured, ProblemChanged
-from ..hooks.channel import ChannelUnavailable, MakeChannel, socket_path
-from ..hooks.spool import HookEvent, SpoolRefused, hook_observation, spool_dir, spool_in
-from ..model import Agent, AgentState, Observation
-from ..shared.safe_text import clean
+from ..hooks.spool import HookEvent
+from ..model import Agent, Observation
 from ..tmux.control import ControlClient, ControlError
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 from . import discovery
 from .claude_facts import ClaudeFacts
+from .hook_intake import HookIntake
 from .host import Host, LocalHost
 from .journal import Journal
 from .pane_watch import PaneWatch, agent_key
 from .scan import other_version, screen_observation
 from .sessions import Sessions
+from .socket_watch import watch_socket
 from .store import AgentStore
 from .supervise import Backoff, Supervisor
 from .transcripts import TranscriptFollower
@@ -75,8 +75,6 @@ DISCOVERY_INTERVAL = 30.0  # a full look even without any event (a safety net; e
 REMOTE_DISCOVERY_INTERVAL = 300.0
 DISCOVERY_MIN_GAP = 0.5
 SERVER_RETRY = 2.0  # with no server, look again this often (the socket watch usually says sooner)
-SOCKET_CHECK = 0.25  # with no server, its socket file is looked at this often (a stat, no fork)...
-SOCKET_CHECK_UP = 2.0  # ...and while it runs, this often (its end is told sooner by the control clients)
 # After a state change, read the pane (and its transcript) again this much later:
 # Claude writes a turn's last lines a moment after drawing it, and on a busy
 # machine that moment can pass 0.5 s (CI saw the answer's evidence never read).
@@ -90,8 +88,6 @@ REMOTE_RESTART_LIMIT = 10.0  # a remote host's failed loop starts again at most 
 # costs one short-lived ssh process per period; one TCP handshake every 2 s is nothing
 # to the far sshd (its MaxStartups throttles at 10 unauthenticated at once).
 REMOTE_RETRY_PACE = 2.0
-CHANNEL_RETRY = 5.0  # while another headspace holds the answer channel, ask for it this often
-SPOOL_LOOK = 1.0  # an agent's spool elsewhere is looked for this often until its hooks make it
 
 
 def remote_retry() -> Backoff:
@@ -126,8 +122,6 @@ class Monitor:
         self.idle_grace = idle_grace
         self.hooks = hooks
         self.spool = spool
-        self.answers = answers  # open the answer channel (where the host has one)
-        self._spools: set[Path] = set()  # the local spool folders watched (resolved): headspace's own and its agents'
         self.journal = journal
         self.store = AgentStore(self.host.name)
         self.desk = AnswerDesk(self.store, self._watched, clock)
@@ -159,6 +153,21 @@ class Monitor:
         # Assumed for a Claude whose own config dir cannot be read (a remote host assumes none).
         self.facts = ClaudeFacts(self.host, self.supervisor, config_dir or self.host.default_config_dir(), self._facts_changed)
         self.transcripts = TranscriptFollower(self.host, self.facts, journal, self.store, started=clock(), clock=clock, current=lambda watch: self.panes.get(watch.record.pane_id) is watch)
+        self.intake = HookIntake(
+            self.host,
+            self.store,
+            self.desk,
+            self.supervisor,
+            self.facts,
+            self.panes,
+            spool=spool,
+            hooks=hooks,
+            answers=answers,
+            clock=clock,
+            update=self._update,
+            read_soon=self.sessions.read_soon,
+            stopping=lambda: self._stopping,
+        )
         self.host.on_lost = self._link_lost
         self.host.on_notice = lambda text: self.store.emit(Notice(text))
         if journal is not None:
@@ -187,18 +196,7 @@ class Monitor:
         self._stopping = self.store.quiet = False
         self.sessions.start()
         self.facts.start()
-        if self.hooks:
-            self.supervisor.start("the hook watcher", functools.partial(self._watch_hooks, self.spool))
-            channel = self.host.answer_channel(self.spool) if self.answers else None
-            if channel is not None:
-                problem = await self.desk.open(channel)
-                if problem:
-                    self.store.emit(Notice(problem))
-                if self.desk.taken:  # another headspace answers hooks: take over once it is gone
-                    self.supervisor.start("the answer channel's takeover", functools.partial(self._take_over_channel, channel))
-            if not self.host.remote:
-                self._spools = {(self.spool or spool_dir()).resolve()}
-                self._watch_agents_spools(list(self.facts.processes))  # run again after a stop: the agents known already
+        await self.intake.start()
         if self.host.socket_file():
             self.supervisor.start("the tmux socket watcher", self._watch_socket)
         try:
@@ -220,19 +218,6 @@ class Monitor:
 
     def _loop_failed(self, name: str, message: str) -> None:
         self.store.emit(Notice(message))
-
-    async def _take_over_channel(self, channel: MakeChannel) -> None:
-        """Ask for the answer channel again every few seconds while another headspace holds it.
-
-        Its owner holds a lock the kernel releases however it ends, so a first
-        headspace killed with ``kill -9`` hands the channel to this one within
-        CHANNEL_RETRY seconds (before, hooks went unanswered until a restart).
-        """
-        while self.desk.taken and not self._stopping:
-            await asyncio.sleep(CHANNEL_RETRY)
-            if await self.desk.open(channel) is None:
-                self.store.emit(Notice("answer channel on: the headspace that had it has ended"))
-                return
 
     async def _discovery_loop(self) -> None:
         while True:
@@ -280,32 +265,8 @@ class Monitor:
         self.request_discovery()
 
     async def _watch_socket(self) -> None:
-        """Discover as soon as the server's socket appears, goes or is replaced (a restarted server).
-
-        tmux 3.3 leaves its socket behind after ``kill-server`` and the next
-        server binds a new one in its place, often with the same inode: its
-        modification time (in ns) is what tells them apart.
-        """
-        path = self.host.socket_file()
-
-        def identity() -> tuple[int, int, int] | None:
-            try:
-                st = os.stat(path)
-            except OSError:
-                return None
-            return (st.st_dev, st.st_ino, st.st_mtime_ns)
-
-        last = identity()
-        while True:
-            try:  # a lost server ends the slow wait at once (see _report)
-                await asyncio.wait_for(self._socket_wake.wait(), SOCKET_CHECK if self._problem else SOCKET_CHECK_UP)
-            except TimeoutError:
-                pass
-            self._socket_wake.clear()
-            now = identity()
-            if now != last:
-                last = now
-                self.request_discovery()
+        """Discover as soon as the server's socket appears, goes or is replaced (a restarted server; a lost one ends the slow wait: ``_report``)."""
+        await watch_socket(self.host.socket_file(), self._socket_wake, lambda: self._problem is not None, self.request_discovery)
 
     # -- discovery ----------------------------------------------------------------
     async def discover(self) -> None:
@@ -344,7 +305,7 @@ class Monitor:
             include_all=self.include_all,
         )
         await self.facts.learn(found.new_claudes, table, now)
-        self._watch_agents_spools(found.new_claudes)
+        self.intake.watch_agents_spools(found.new_claudes)
         for pane_id in found.replaced:
             self._forget(pane_id)
         for sighting in found.watch:
@@ -407,86 +368,9 @@ class Monitor:
                 self.sessions.read_soon(pane_id)
 
     # -- hook events --------------------------------------------------------------------
-    def _watch_agents_spools(self, pids: list[int]) -> None:
-        """Watch the spool of each new local agent whose hooks write to another one than headspace's.
-
-        A hook writes under the XDG_RUNTIME_DIR of the Claude that runs it
-        (``hooks/program.py``), read from that Claude's environment here; one
-        that differs from headspace's (a tmux server started without it,
-        headspace run from another login) would otherwise lose every event.
-        Once per folder; none where that XDG_RUNTIME_DIR does not exist (the
-        hook drops its events there too), and nothing is made there: the
-        folder is looked for until the agent's first hook makes it.  A remote
-        host's probe watches its own.
-        """
-        if not self.hooks or self.host.remote or self._stopping:
-            return
-        for pid in pids:
-            process = self.facts.process(pid)
-            if process is None or process.runtime is None or not process.runtime.parent.is_dir():
-                continue
-            folder = spool_in(process.runtime)
-            if folder.resolve() in self._spools:
-                continue
-            self._spools.add(folder.resolve())
-            log.info("watching the hook spool %s too (an agent's XDG_RUNTIME_DIR differs from headspace's)", folder)
-            self.supervisor.start(f"the hook watcher of {folder}", functools.partial(self._watch_hooks, folder, create=False))
-            if self.answers:
-                self.supervisor.start(f"the answer socket beside {folder}", functools.partial(self._answer_beside, folder))
-
-    async def _answer_beside(self, folder: Path) -> None:
-        """The answer channel also listens beside an agent's spool elsewhere, once its hooks have made it.
-
-        Its answer hook looks for headspace there, not beside headspace's own
-        spool.  Only while the channel is open here (not when another
-        headspace holds it); a headspace whose own place that is keeps it.
-        """
-        while not folder.is_dir():
-            await asyncio.sleep(SPOOL_LOOK)
-        listen_also = getattr(self.desk.channel, "listen_also", None)
-        if listen_also is None:
-            return
-        try:
-            await listen_also(socket_path(folder))
-        except ChannelUnavailable as exc:
-            log.info("no answer socket beside %s: %s", folder, exc)
-
-    async def _watch_hooks(self, spool: Path | None, *, create: bool = True) -> None:
-        """Hook events (when installed): the most confident and often the first word on a change.
-
-        One bad event is skipped (and logged), never the end of the watch; an
-        unsafe spool folder turns hooks off with one line to the user.
-        """
-        try:
-            async for event in self.host.watch_hooks(spool, create=create):
-                try:
-                    self.hook_event(event)
-                except Exception:
-                    log.exception("hook event %s skipped", event.name)
-        except SpoolRefused as exc:
-            log.warning("%s", exc)
-            self.store.emit(Notice(str(exc)))
-
     def hook_event(self, event: HookEvent) -> None:
-        watch = self.panes.get(event.pane_id)
-        if watch is None or event.pane_id not in self.store.agents:
-            return  # not a pane we watch (another server, or not yet discovered)
-        if event.pid and watch.agent_pid and event.pid != watch.agent_pid:
-            return  # the same %N on another tmux server: not this agent
-        if watch.family is not None and watch.family.hooks is None:
-            return  # its agent's family runs no hooks: another agent's event (one it started, say)
-        if event.transcript_path and watch.tail is None:
-            watch.tail = self.host.transcript(Path(event.transcript_path))  # replayed at the pane's next read
-        observation = hook_observation(event)
-        prompt = event.raw.get("prompt") if event.event == "UserPromptSubmit" else None
-        if isinstance(prompt, str) and prompt.strip():
-            # The prompt Claude starts on, before its transcript says so: the row says the present.
-            agent = self.store.agents[event.pane_id]
-            self.store.work(event.pane_id, clean(prompt, 500), agent.outcome, self.clock())
-        if observation is not None:
-            fused = watch.fuser.observe(observation, self.clock(), at=event.ts)
-            self._update(watch, fused)
-        self.sessions.read_soon(event.pane_id)
+        """One hook event for this host's panes (``HookIntake.event``)."""
+        self.intake.event(event)
 
     # -- one pane -------------------------------------------------------------
     async def _read(self, pane_id: str, client: ControlClient | None) -> Agent | None:
@@ -579,31 +463,10 @@ class Monitor:
                 status=self.facts.status(agent_pid),
                 agent_version=(process.version or "") if process else watch.version,
                 family=(watch.family or CLAUDE).name,
-                claims=self._claims(watch, observation.state),
+                claims=watch.claims(observation.state, self.journal.remembered if self.journal is not None else None),
             )
             self.desk.observed(watch.record.pane_id)
         return agent
-
-    def _claims(self, watch: PaneWatch, state: AgentState) -> dict[str, float]:
-        """What each source says of when ``state`` began, for the one clock (detect/clock.py) to weigh.
-
-        Claude's own claims that agree with the state (status file, agent
-        list, hook); the transcript (the prompt that began a turn, the reply
-        line a wait followed); and the journal (when an earlier run of
-        headspace saw this agent enter the same state: a restart keeps it).
-        """
-        claims = watch.fuser.claims(state)
-        if state is AgentState.WORKING and watch.prompted_at:
-            claims["transcript"] = watch.prompted_at
-        elif state is not AgentState.WORKING and watch.replied_at:
-            claims["transcript"] = watch.replied_at
-        if watch.remembered is None:
-            found = self.journal.remembered(watch.key) if self.journal is not None else None
-            watch.remembered = found or ("", 0.0)
-        remembered_state, remembered_since = watch.remembered
-        if remembered_since and same_spell(remembered_state, state.value):
-            claims[REMEMBERED] = remembered_since
-        return claims
 
     def replay(self, record: PaneRecord, ansi: str, observation: Observation, at: float, family: Family | None = None) -> Agent:
         """Show a recorded pane (of ``family``'s agent, default Claude) as if it had just been observed (the app without tmux: tests, snapshots)."""

@@ -13,12 +13,15 @@ and start time, which together name a process for good).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from ..detect.clock import REMEMBERED, same_spell
 from ..detect.family import Family
 from ..detect.fusion import Fuser
 from ..detect.turns import Turn
+from ..model import AgentState
 from ..tmux.server import PaneRecord
 from .schedule import PaneTiming
 
@@ -61,3 +64,25 @@ class PaneWatch:
     transcript_looks: list[float] = field(default_factory=list)
     # The journal's last word on this agent from an earlier run: (state, since); None until asked.
     remembered: tuple[str, float] | None = None
+
+    def claims(self, state: AgentState, remember: Callable[[str], tuple[str, float] | None] | None) -> dict[str, float]:
+        """What each source says of when ``state`` began, for the one clock (detect/clock.py) to weigh.
+
+        Claude's own claims that agree with the state (status file, agent
+        list, hook); the transcript (the prompt that began a turn, the reply
+        line a wait followed); and the journal (``remember``: when an earlier
+        run of headspace saw this agent enter the same state: a restart
+        keeps it), asked once.
+        """
+        claims = self.fuser.claims(state)
+        if state is AgentState.WORKING and self.prompted_at:
+            claims["transcript"] = self.prompted_at
+        elif state is not AgentState.WORKING and self.replied_at:
+            claims["transcript"] = self.replied_at
+        if self.remembered is None:
+            found = remember(self.key) if remember is not None else None
+            self.remembered = found or ("", 0.0)
+        remembered_state, remembered_since = self.remembered
+        if remembered_since and same_spell(remembered_state, state.value):
+            claims[REMEMBERED] = remembered_since
+        return claims

@@ -91,8 +91,8 @@ def test_an_agents_spool_under_another_xdg_runtime_dir_is_watched_once_and_a_mis
     }
 
     async def started() -> list[str]:
-        monitor._spools = {monitor.spool.resolve()}
-        monitor._watch_agents_spools([1, 2, 3, 4, 5])
+        monitor.intake._spools = {monitor.spool.resolve()}
+        monitor.intake.watch_agents_spools([1, 2, 3, 4, 5])
         names = sorted(monitor.supervisor.tasks)
         await monitor.supervisor.stop()
         return names

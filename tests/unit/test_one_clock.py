@@ -7,13 +7,10 @@ neither drop a wait still open nor count it from zero.
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 from headspace_tui.app.screens.timeline import began
 from headspace_tui.detect.clock import REMEMBERED
 from headspace_tui.model import AgentState, Observation, Prompt
 from headspace_tui.service.journal import Journal, start_of_day
-from headspace_tui.service.monitor import Monitor
 from headspace_tui.service.pane_watch import PaneWatch
 from headspace_tui.service.store import AgentStore
 from headspace_tui.state.eventlog import EventLog
@@ -47,7 +44,7 @@ class Run:
     def see(self, observation: Observation, at: float, claims: dict | None = None):
         """``claims``: what Claude's files, hooks and transcript say; the journal's word is added as the monitor adds it."""
         self.now = at
-        found = Monitor._claims(SimpleNamespace(journal=self.journal), self.watch, observation.state)  # the monitor's own code
+        found = self.watch.claims(observation.state, self.journal.remembered)  # the code the monitor runs
         return self.store.observed(_record(), KEY, observation, at, agent_pid=7, claims={**found, **(claims or {})})
 
     def rows_waited(self, now: float) -> float:
