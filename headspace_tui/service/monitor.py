@@ -167,6 +167,7 @@ class Monitor:
             update=self._update,
             read_soon=self.sessions.read_soon,
             stopping=lambda: self._stopping,
+            deliver=lambda event: self.hook_event(event),  # looked up at each event: the monitor's one way in
         )
         self.host.on_lost = self._link_lost
         self.host.on_notice = lambda text: self.store.emit(Notice(text))
