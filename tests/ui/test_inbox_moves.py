@@ -30,6 +30,20 @@ def recording_answers(app) -> list:
     return asked
 
 
+async def at_docs(app, pilot) -> str:
+    """The demo table loaded and docs (at its input box) selected by the user: its pane id."""
+    await app.snapshot_loader(pilot)
+    docs = pane(app, "docs:0.0")
+    app.table.select(docs)
+    await pilot.pause()
+    return docs
+
+
+def docs_reply_went(app, docs: str) -> None:
+    """docs's reply went: the inbox moves on to the next agent that needs you (api), before Claude confirms."""
+    app._answer_reported(Report(docs, "docs:0.0: text sent", "information", False, move_on=True, final=False))
+
+
 def test_a_key_is_not_applied_to_an_agent_that_came_under_the_cursor_by_itself_just_now():
     """y pressed right after the inbox moved on: the bell, one line, nothing sent; once a reaction time has passed it works."""
 
@@ -37,13 +51,9 @@ def test_a_key_is_not_applied_to_an_agent_that_came_under_the_cursor_by_itself_j
         app = demo_app()
         asked = recording_answers(app)
         async with app.run_test(size=(120, 40)) as pilot:
-            await app.snapshot_loader(pilot)
+            docs = await at_docs(app, pilot)
             rings = ringing(app)
-            docs = pane(app, "docs:0.0")
-            app.table.select(docs)
-            await pilot.pause()
-            # docs's reply went: the inbox moves on to the next agent that needs you (api), before Claude confirms.
-            app._answer_reported(Report(docs, "docs:0.0: text sent", "information", False, move_on=True, final=False))
+            docs_reply_went(app, docs)
             moved = time.monotonic()
             assert selected(app) == "api:0.0"
             await pilot.press("y")  # a fast hand: meant for what it saw, not for api's permission
@@ -71,13 +81,10 @@ def test_a_key_read_before_the_move_but_acted_on_after_it_is_not_applied_to_the_
         app = demo_app()
         asked = recording_answers(app)
         async with app.run_test(size=(120, 40)) as pilot:
-            await app.snapshot_loader(pilot)
-            docs = pane(app, "docs:0.0")
-            app.table.select(docs)
-            await pilot.pause()
+            docs = await at_docs(app, pilot)
             key = events.Key("y", "y")  # read from the terminal now, while docs is under the cursor
             await asyncio.sleep(REACTION_TIME + 0.1)
-            app._answer_reported(Report(docs, "docs:0.0: text sent", "information", False, move_on=True, final=False))
+            docs_reply_went(app, docs)
             assert selected(app) == "api:0.0"
             await asyncio.sleep(REACTION_TIME + 0.1)  # api has been under the cursor longer than a reaction time
             app.post_message(key)  # and only now the key is handled (the app was busy elsewhere)
