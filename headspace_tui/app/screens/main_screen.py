@@ -78,7 +78,8 @@ class MainScreen(Screen):
 
     # The hosts' problem ("no tmux server running ...", or "starting"): the summary line and the empty state.
     problem: reactive[str | None] = reactive(None, init=False)
-    problem_hosts: tuple[tuple[str, str], ...] = ()  # each host's own problem (host, problem)
+    # Each host's own problem (host, problem): the summary names the hosts out; one newly out of reach is also a notice.
+    problem_hosts: reactive[tuple[tuple[str, str], ...]] = reactive((), repaint=False, init=False)
     # The filter's text (what the table shows follows it): typed in the filter box, "" when it closes.
     # Every setting acts, an unchanged one too (closing an empty filter still looks at the selection); no repaint of its own.
     filter_text: reactive[str] = reactive("", always_update=True, repaint=False, init=False)
@@ -161,8 +162,8 @@ class MainScreen(Screen):
             self._select_on_sight = None
         self._refresh_summary()
         if agent.pane_id == self.table.selected_pane_id:
-            self._refresh_prompt_bar()
-            self._refresh_keys()
+            self.pane_view.prompt_bar(self.selected_agent())
+            self.pane_view.footer_keys(self.selected_agent())
         elif self.service.focused is None:
             self._selection_changed()
 
@@ -179,12 +180,11 @@ class MainScreen(Screen):
     def on_pane_captured(self, message: PaneCaptured) -> None:
         """The monitor read a pane that changed: repaint the preview if it is the one shown."""
         if message.pane_id == self.table.selected_pane_id:
-            self._refresh_preview()
+            self.pane_view.preview(self.selected_agent())
 
     @ui_handler
     def on_problem_changed(self, message: ProblemChanged) -> None:
         """The hosts' problem: briefly in the summary; a remote host newly out of reach also as a notice, in ssh's words."""
-        self.header.hosts_out(self.problem_hosts, message.hosts)
         self.problem_hosts = message.hosts
         self.problem = message.problem
         self._refresh_summary()
@@ -200,6 +200,9 @@ class MainScreen(Screen):
         """Back to the agent whose answer did not land after the inbox moved on from it."""
         if self._keys_live():
             self.inbox.back()
+
+    def watch_problem_hosts(self, was: tuple[tuple[str, str], ...], now: tuple[tuple[str, str], ...]) -> None:
+        self.header.hosts_out(was, now)
 
     def watch_problem(self) -> None:
         self._refresh_summary()
@@ -233,15 +236,6 @@ class MainScreen(Screen):
                 return  # input mode stays on its pane (re-selecting it says so again)
             self.leave_input(f"input mode ended: {self.input_mode.target} ({bound}) left the table")
         self.pane_view.selected(self.selected_agent())
-
-    def _refresh_keys(self) -> None:
-        self.pane_view.footer_keys(self.selected_agent())
-
-    def _refresh_prompt_bar(self) -> None:
-        self.pane_view.prompt_bar(self.selected_agent())
-
-    def _refresh_preview(self) -> None:
-        self.pane_view.preview(self.selected_agent())
 
     # -- layout ----------------------------------------------------------------
     def _apply_layout(self, mode: str) -> None:
