@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import TYPE_CHECKING
+
+from textual.app import App
 
 from ..model import Agent, AgentState
 from ..service.facade import ServiceError
 from ..shared.safe_text import clean
 from .screens.agent_forms import KillPaneScreen, NewAgentScreen
-
-if TYPE_CHECKING:
-    from .main import HeadspaceApp
+from .screens.main_screen import MainScreen
 
 
 def can_stop(agent: Agent | None) -> bool:
@@ -28,8 +27,15 @@ def can_stop(agent: Agent | None) -> bool:
 
 
 class AgentLifecycle:
-    def __init__(self, app: HeadspaceApp) -> None:
-        self.app = app
+    """The palette's entries on the main screen's selection; the modals and the lines through its app (Textual's public API)."""
+
+    def __init__(self, main: MainScreen) -> None:
+        self.main = main
+        self.service = main.service
+
+    @property
+    def app(self) -> App:
+        return self.main.app
 
     def _say(self, text: str, severity: str = "information") -> None:
         self.app.notify(clean(text, 300), severity=severity, markup=False)  # type: ignore[arg-type]
@@ -46,27 +52,27 @@ class AgentLifecycle:
 
     # -- the steps ---------------------------------------------------------------------------
     async def _new(self) -> None:
-        near = self.app.selected_agent()
+        near = self.main.selected_agent()
         folder = near.cwd if near is not None and near.cwd and near.host == "local" else os.getcwd()
         choice = await self.app.push_screen_wait(NewAgentScreen(folder))
         if choice is None:
             return
         try:
-            pane_id = await asyncio.to_thread(self.app.service.start_agent, choice[0], choice[1], near)
+            pane_id = await asyncio.to_thread(self.service.start_agent, choice[0], choice[1], near)
         except ServiceError as exc:
             self._say(str(exc), "error")
             return
-        self.app.main.select_when_seen(pane_id)
+        self.main.select_when_seen(pane_id)
         self._say(f"started claude in {pane_id}" + (f" (new worktree {choice[1]})" if choice[1] else ""))
 
     async def _stop(self) -> None:
-        agent = self.app.selected_agent()
+        agent = self.main.selected_agent()
         if not can_stop(agent):
             self._say("no running agent selected; nothing stopped", "warning")
             return
         assert agent is not None
         try:
-            closed = await self.app.service.stop_agent(agent)
+            closed = await self.service.stop_agent(agent)
         except ServiceError as exc:
             why = str(exc)
         else:
@@ -76,22 +82,22 @@ class AgentLifecycle:
             self._say(f"{agent.target}: kept running ({why})")
             return
         try:
-            await asyncio.to_thread(self.app.service.close_pane, agent)
+            await asyncio.to_thread(self.service.close_pane, agent)
         except ServiceError as exc:
             self._say(str(exc), "error")
             return
         self._say(f"{agent.target}: pane {agent.pane_id} killed")
 
     async def _restart(self) -> None:
-        agent = self.app.selected_agent()
+        agent = self.main.selected_agent()
         if not can_stop(agent):
             self._say("no running agent selected; nothing restarted", "warning")
             return
         assert agent is not None
         try:
-            pane_id = await self.app.service.restart_agent(agent)
+            pane_id = await self.service.restart_agent(agent)
         except ServiceError as exc:
             self._say(str(exc), "error")
             return
-        self.app.main.select_when_seen(pane_id)
+        self.main.select_when_seen(pane_id)
         self._say(f"{agent.target}: restarted as {pane_id} (claude --resume)")

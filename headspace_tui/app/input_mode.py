@@ -21,16 +21,14 @@ mode), Alt and function keys.  A key not forwarded says so in one line.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
 from textual import events
+from textual.widget import Widget
 
 from ..model import Agent
-from ..service.facade import InputSession, KeyStroke
+from ..service.facade import InputSession, KeyStroke, Service
 from ..shared.safe_text import clean
-
-if TYPE_CHECKING:
-    from .screens.typing_actions import TypingActions
+from .messages import InputModeEnded
 
 LEAVE_KEY = "ctrl+right_square_bracket"  # Ctrl+]: 0x1d, never forwarded
 LEAVE_SHOWN = "Ctrl+]"
@@ -75,10 +73,16 @@ def pasted(text: str) -> KeyStroke | None:
 
 
 class InputMode:
-    """The main screen's input mode: which pane it is bound to, and its link to it."""
+    """The main screen's input mode: which pane it is bound to, and its link to it.
 
-    def __init__(self, screen: TypingActions) -> None:
-        self.screen = screen
+    ``owner`` (the main screen) runs its worker and shows its lines; when the
+    mode ends by itself it hears so as a message (``InputModeEnded``), and
+    leaves it the way the leave key does.
+    """
+
+    def __init__(self, service: Service, owner: Widget) -> None:
+        self.service = service
+        self.owner = owner
         self.pane_id: str | None = None  # bound to this pane (None: not in input mode)
         self.target = ""
         self.link: InputSession | None = None  # the service's input-mode session, once the pane is checked
@@ -94,14 +98,14 @@ class InputMode:
     def enter(self, agent: Agent) -> None:
         """Bind to ``agent``'s pane now; its link is checked and made on the loop (keys typed meanwhile wait for it)."""
         self.pane_id, self.target, self.link, self._early = agent.pane_id, agent.target, None, []
-        self.screen.app.run_worker(self._connect(agent.pane_id, agent.family), name="input_mode", group="input", exclusive=True, exit_on_error=False)
+        self.owner.app.run_worker(self._connect(agent.pane_id, agent.family), name="input_mode", group="input", exclusive=True, exit_on_error=False)
 
     async def _connect(self, pane_id: str, family: str) -> None:
-        link, problem = await self.screen.service.open_input(pane_id, self._reported, family)
+        link, problem = await self.service.open_input(pane_id, self._reported, family)
         if self.pane_id != pane_id:
             return  # left meanwhile
         if link is None:
-            self.screen.leave_input(f"input mode not started: {problem}")
+            self.owner.post_message(InputModeEnded(pane_id, f"input mode not started: {problem}"))
             return
         self.link = link
         for stroke in self._early:
@@ -111,7 +115,7 @@ class InputMode:
     def key(self, event: events.Key) -> None:
         stroke = keystroke(event.key, event.character)
         if stroke is None:
-            self.screen.notify(clean(f"{event.key} is not forwarded in input mode ({LEAVE_SHOWN} leaves)"), severity="warning", timeout=3, markup=False)
+            self.owner.notify(clean(f"{event.key} is not forwarded in input mode ({LEAVE_SHOWN} leaves)"), severity="warning", timeout=3, markup=False)
             return
         self._send(stroke)
 
@@ -128,9 +132,9 @@ class InputMode:
 
     def _reported(self, line: str, ended: bool) -> None:
         if ended and self.link is not None and self.pane_id == self.link.pane_id:
-            self.screen.leave_input(f"input mode ended: {line}")
+            self.owner.post_message(InputModeEnded(self.pane_id, f"input mode ended: {line}"))
         else:
-            self.screen.notify(clean(line), severity="warning", markup=False)
+            self.owner.notify(clean(line), severity="warning", markup=False)
 
     def leave(self) -> None:
         if self.link is not None:

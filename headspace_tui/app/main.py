@@ -35,16 +35,17 @@ from ..model import Agent, AgentState
 from ..notifications import deliver, direct
 from ..notifications.command import CommandRunner
 from ..notifications.decide import Notification, Notifier, osc_sequence, status_text, terminal_text
+from ..notifications.snooze import key_of
 from ..service import facade as svc
 from ..service.facade import Event, Notice, Report, Service
 from ..shared import theme_files
 from ..shared.config import Config
 from ..shared.safe_text import clean
-from . import gc_pace
+from . import gc_pace, textual_private
 from .agent_lifecycle import AgentLifecycle, can_stop
 from .endings import end_on_signals
 from .guard import ui_handler as _handler
-from .messages import AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, ServiceNotice
+from .messages import AgentChanged, AgentRemoved, LayoutChosen, PaneCaptured, ProblemChanged, ServiceNotice, Snoozed, Woken
 from .palette import AgentCommands, ThemeCommands
 from .screens.main_screen import MainScreen
 from .themes import STATE_DEFAULTS, remember, remembered, state_style, to_textual, warning_style
@@ -84,7 +85,7 @@ class HeadspaceApp(App[str | None]):
     ) -> None:
         super().__init__()
         if self.no_color:
-            self._filters = [NoColor() if isinstance(each, Monochrome) else each for each in self._filters]
+            textual_private.set_filters(self, [NoColor() if isinstance(each, Monochrome) else each for each in textual_private.filters(self)])
         self.service = service
         self.config: Config = service.config
         self.clock = service.clock
@@ -111,18 +112,22 @@ class HeadspaceApp(App[str | None]):
         self._passthrough = ""  # allow-passthrough as set on headspace's pane ("all", "on"), "" if not
         self._direct_told = False  # a client's terminal that could not be written to is said once
         self._command: CommandRunner | None = None  # notify_command, when configured
-        self.lifecycle = AgentLifecycle(self)  # the palette's New / Stop / Restart agent
 
     # -- the main screen ------------------------------------------------------------
     @property
     def main(self) -> MainScreen:
         """The main screen (made once: it is the app's default screen)."""
         if self._main_screen is None:
-            self._main_screen = MainScreen(self.service, self.config)
+            self._main_screen = MainScreen(self.service, self.config, self.config_path)
         return self._main_screen
 
     def get_default_screen(self) -> Screen:
         return self.main
+
+    @functools.cached_property
+    def lifecycle(self) -> AgentLifecycle:
+        """The palette's New / Stop / Restart agent (on the main screen's selection)."""
+        return AgentLifecycle(self.main)
 
     # The main screen's table, selection and keys, asked of the app (the palette, tests, benchmarks).
     @property
@@ -173,8 +178,7 @@ class HeadspaceApp(App[str | None]):
         """Restyle what carries state colours; remember a choice the user made."""
         self.state_styles = {state: state_style(self.theme_variables, state, no_color=self.no_color) for state in AgentState}
         self.retrying_style = warning_style(self.theme_variables, no_color=self.no_color)
-        if self.query(AgentTable):  # the main screen is up (else it takes these when it mounts)
-            self.main.restyle()
+        self.main.restyle(self.state_styles, self.retrying_style)  # now, or when it mounts
         if self._remember_theme and self.theme_choice is not None and not self.no_color:
             remember(self.theme_choice, self.theme, self.config.theme)
 
@@ -292,10 +296,18 @@ class HeadspaceApp(App[str | None]):
     def on_agent_removed(self, message: AgentRemoved) -> None:
         self.notifier.forget(message.key or message.pane_id)
 
-    def snooze_ended(self, agent: Agent) -> None:
+    def on_snoozed(self, message: Snoozed) -> None:
+        """The user snoozed an agent's wait (the main screen's triage): not said again while it lasts."""
+        self.notifier.snooze(key_of(message.agent))
+
+    def on_woken(self, message: Woken) -> None:
         """A snooze ran out with the agent still waiting: say it again, as a new wait (notifications/snooze.py)."""
-        if self.notifier.remind(agent, self.clock()) is not None:
+        if message.ran_out and self.notifier.remind(message.agent, self.clock()) is not None:
             self._notify_soon()
+
+    def on_layout_chosen(self, message: LayoutChosen) -> None:
+        """``l`` on the main screen: the next layout setting."""
+        self.layout_mode = message.mode
 
     @_handler
     def on_service_notice(self, message: ServiceNotice) -> None:
@@ -373,10 +385,7 @@ class HeadspaceApp(App[str | None]):
         loop, which is where frames are written too, and the driver queues each
         write whole: a notification never lands inside a frame.
         """
-        driver = self._driver
-        if text and driver is not None and self.is_running and not self.is_headless:
-            driver.write(text)
-            driver.flush()
+        textual_private.write_between_frames(self, text)
 
     @work(thread=True, group="notify", exit_on_error=False)
     def _desktop_notify(self, note: Notification, binary: str) -> None:
@@ -395,4 +404,4 @@ class HeadspaceApp(App[str | None]):
     def _print_error_renderables(self) -> None:
         # Textual would print the traceback over the user's terminal; ``run_app``
         # prints one line and the log file's path instead.
-        self._exit_renderables.clear()
+        textual_private.drop_exit_renderables(self)

@@ -92,3 +92,36 @@ class ServiceNotice(Message):
     """One line for the user about something that does not stop headspace."""
 
     text: str
+
+
+# -- what the main screen's parts tell the screen and the app (messages up; calls go down) --
+
+
+@dataclass
+class Snoozed(Message):
+    """The user snoozed ``agent``'s wait: the screen recounts its header; the app's notifier stops saying that wait."""
+
+    agent: Agent
+
+
+@dataclass
+class Woken(Message):
+    """``agent``'s snooze is over: taken back by the user, or (``ran_out``) its time is up and the app says its wait again."""
+
+    agent: Agent
+    ran_out: bool
+
+
+@dataclass
+class LayoutChosen(Message):
+    """``l`` chose the next layout setting (auto, side, stacked): the app keeps the setting, the screen follows it."""
+
+    mode: str
+
+
+@dataclass
+class InputModeEnded(Message):
+    """Input mode on ``pane_id`` ended by itself (its link could not be made, or the pane stopped taking keys): the screen leaves it, and says why."""
+
+    pane_id: str
+    why: str

@@ -22,13 +22,14 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from ...shared.safe_text import clean
+from .. import textual_private
 
 
 def help_rows(screen: Screen) -> list[tuple[str, str]]:
     """(keys, what they do) for every binding with a tooltip on ``screen``'s chain, keys of one action together."""
     rows: dict[str, list[str]] = {}
     # The screen's keys (the agent's answers) first, then the table's moves, then the app's.
-    chain = sorted(screen._binding_chain, key=lambda link: link[0] is not screen)
+    chain = sorted(textual_private.binding_chain(screen), key=lambda link: link[0] is not screen)
     for node, bindings in chain:
         for binding in in_bound_order(node, bindings):
             if not binding.tooltip:
@@ -52,7 +53,7 @@ def in_bound_order(node: DOMNode, bindings: BindingsMap) -> list[Binding]:
     # The node's own class first, as it lists them: a key it takes over from a base
     # class (the main screen's Tab, Textual's focus key) keeps the base's place in the map.
     own = [binding for binding in type(node).__dict__.get("BINDINGS", []) if isinstance(binding, Binding)]
-    for place, binding in enumerate([*own, *(binding for _key, binding in node._bindings)]):
+    for place, binding in enumerate([*own, *(binding for _key, binding in textual_private.own_bindings(node))]):
         bound.setdefault(binding.action, place)  # an action's first key (↓ before j)
     return sorted((binding for _key, binding in bindings), key=lambda binding: bound.get(binding.action, len(bound)))
 

@@ -1,13 +1,11 @@
 """The main screen's ``[`` / ``]``: the preview pages back through the selected pane's tmux history.
 
-A base of ``MainScreen`` (kept apart so that the screen class stays one
-screenful of concerns): the history is read through the service's control
-client, off the UI's path, and shown only if the user is still on that pane.
+A part the main screen holds and calls down into: the history is read
+through the service's control client, off the UI's path, and shown only if
+the user is still on that pane.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 from textual.screen import Screen
 
@@ -19,33 +17,38 @@ from ..widgets.agent_table import AgentTable
 from ..widgets.preview import PanePreview
 
 
-class ScrollbackActions(Screen):
-    """``[``, ``]`` and back to live; ``MainScreen`` provides the service, the table and the selection."""
+class Scrollback:
+    """``[``, ``]`` and back to live, on ``screen``'s preview (found by type), for the agent the screen says."""
 
     HISTORY_LINES = 2000  # how far back ``[`` reads a pane's tmux history
 
-    service: Service
+    def __init__(self, screen: Screen, service: Service) -> None:
+        self.screen = screen
+        self.service = service
 
-    if TYPE_CHECKING:  # provided by MainScreen; declared only for the type checker, so that they never shadow the real ones in the MRO
+    # What ``ui_handler`` asks of what it guards: the screen's.
+    @property
+    def is_running(self) -> bool:
+        return self.screen.is_running
 
-        @property
-        def table(self) -> AgentTable:
-            ...
+    def notify(self, message: str, **kwargs) -> None:
+        self.screen.notify(message, **kwargs)
 
-        def selected_agent(self) -> Agent | None:
-            ...
+    @property
+    def preview(self) -> PanePreview:
+        return self.screen.query_one(PanePreview)
 
-    def action_scroll_back(self) -> None:
-        preview = self.query_one(PanePreview)
+    def back(self, agent: Agent | None) -> None:
+        """A page back: the history read first if the preview is live."""
+        preview = self.preview
         if preview.in_history:
             preview.scroll_history(1)
             return
-        agent = self.selected_agent()
         width = self.service.width(agent.pane_id) if agent else None
         if agent is None or width is None:
             return
         # The app's worker, so that an error in it is reported where every worker's is (the app's on_worker_state_changed).
-        self.app.run_worker(self._fetch_history(agent.pane_id, f"{agent.target} ({agent.pane_id})", width), name="_fetch_history", group="history", exclusive=True, exit_on_error=False)
+        self.screen.app.run_worker(self._fetch_history(agent.pane_id, f"{agent.target} ({agent.pane_id})", width), name="_fetch_history", group="history", exclusive=True, exit_on_error=False)
 
     async def _fetch_history(self, pane_id: str, title: str, width: int) -> None:
         """The pane with its tmux history, through the session's control client."""
@@ -58,20 +61,21 @@ class ScrollbackActions(Screen):
 
     @ui_handler
     def _show_history(self, pane_id: str, title: str, ansi: str, width: int) -> None:
-        if pane_id != self.table.selected_pane_id:
+        if pane_id != self.screen.query_one(AgentTable).selected_pane_id:
             return  # the user moved on meanwhile
-        preview = self.query_one(PanePreview)
+        preview = self.preview
         preview.show_history(pane_id, title, ansi, width)
         preview.scroll_history(1)
 
-    def action_scroll_forward(self) -> None:
-        preview = self.query_one(PanePreview)
+    def forward(self) -> None:
+        """A page forward; at the bottom, live again."""
+        preview = self.preview
         if not preview.in_history:
             return
         if preview.back == 0:
-            self.action_preview_live()
+            self.live()
         else:
             preview.scroll_history(-1)
 
-    def action_preview_live(self) -> None:
-        self.query_one(PanePreview).live()
+    def live(self) -> None:
+        self.preview.live()

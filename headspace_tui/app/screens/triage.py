@@ -1,8 +1,9 @@
 """The main screen's triage part: the next agent that needs you, snoozes, the table's order, the filter's count, and keys that can do nothing.
 
-``TriageScreen`` is the main screen's base (main_screen.py holds the
-table, the preview and the answers; this holds how you move between the
-agents that wait and put some off):
+``Triage`` is a part the main screen holds (main_screen.py holds the
+table, the preview and the answers, and calls down into this for how you
+move between the agents that wait and put some off; what this changes it
+tells the screen and the app as messages, ``Snoozed`` and ``Woken``):
 
 * ``Tab`` / ``Shift+Tab`` select the next / previous agent that needs you
   (snoozed ones skipped), wrapping round;
@@ -22,7 +23,7 @@ agents that wait and put some off):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from collections.abc import Callable, Mapping
 
 from rich.text import Text
 from textual import events
@@ -34,12 +35,12 @@ from ...model import Agent
 from ...notifications.snooze import Snoozes, key_of
 from ...service.facade import key_allowed
 from ...shared.safe_text import clean
+from .. import textual_private
+from ..messages import Snoozed, Woken
 from ..widgets.agent_table import SORTS, AgentTable, snoozed_label
 from ..widgets.filter_input import FilterInput
+from .flash import FLASH_SECONDS, flash, key_for
 from .snooze import SnoozeScreen
-
-if TYPE_CHECKING:
-    from ..main import HeadspaceApp
 
 TRIAGE_BINDINGS = [
     # Tab is Textual's "focus the next widget"; the main screen has one place to type (the filter), reached by /.
@@ -47,7 +48,6 @@ TRIAGE_BINDINGS = [
     Binding("shift+tab", "previous_waiting", "previous waiting", id="previous_waiting", show=False, tooltip="move to the previous agent that needs you"),
     Binding("z", "snooze", "snooze", id="snooze", show=False, tooltip="snooze the selected agent's wait (5m, 15m, 1h, until it changes); z again wakes it"),
 ]
-FLASH_SECONDS = 3.0  # how long a "this key does nothing here" line stays
 
 
 def why_nothing(action: str, parameters: tuple[object, ...], agent: Agent | None) -> str:
@@ -80,60 +80,43 @@ def why_nothing(action: str, parameters: tuple[object, ...], agent: Agent | None
     }.get(action, f"{action} does nothing for {who} ({state})")
 
 
-class TriageScreen(Screen):
-    """What the main screen does to move between waiting agents and put some off (its base class)."""
+class Triage:
+    """How the main screen moves between waiting agents and puts some off: its snoozes, its steps, its order, its filter's count.
 
-    def __init__(self) -> None:
-        super().__init__()
+    It works on the screen's table and filter box (found by type on
+    ``screen``, a Textual screen: no more is known of it) and tells the screen
+    and, as the messages bubble, the app what changed (``Snoozed``, ``Woken``).
+    """
+
+    def __init__(self, screen: Screen, clock: Callable[[], float], keymap: Mapping[str, str]) -> None:
+        self.screen = screen
+        self.clock = clock
+        self.keymap = keymap  # the keys the app set (its keymap), so that a key's action is known here
         self.snoozes = Snoozes()
         self._counting = False  # the filter's border shows a count
-        self._own_keys: tuple[object, frozenset[str]] | None = None  # (the keymap, the keys bound on this screen under it)
-
-    # The main screen's (main_screen.py).
-    if TYPE_CHECKING:  # provided by MainScreen; declared only for the type checker, so that they never shadow the real ones in the MRO
-
-        def selected_agent(self) -> Agent | None:
-            ...
-
-        def _keys_live(self) -> bool:
-            ...
-
-        def _refresh_summary(self) -> None:
-            ...
+        self._own_keys: frozenset[str] | None = None  # the keys bound on the screen to an agent key, the keymap applied
 
     @property
-    def _table(self) -> AgentTable:
-        return self.query_one(AgentTable)
+    def table(self) -> AgentTable:
+        return self.screen.query_one(AgentTable)
 
-    def _key_for(self, action: str) -> str:
-        """The key bound to ``action`` now (the keymap applied), as the footer shows it."""
-        for active in self.active_bindings.values():
-            if active.binding.action == action:
-                return self.app.get_key_display(active.binding)
-        return action
-
-    def flash(self, text: str) -> None:
-        """A key did nothing: the bell, and one short line saying why."""
-        self.app.bell()
-        self.notify(text, severity="warning", timeout=FLASH_SECONDS, markup=False)
+    def selected_agent(self) -> Agent | None:
+        table = self.table
+        pane_id = table.selected_pane_id
+        return table.agents.get(pane_id) if pane_id else None
 
     # -- the next agent that needs you ---------------------------------------------------
     def needing(self, agent: Agent) -> bool:
         """It needs you and is not snoozed."""
         return agent.state.needs_you and self.snoozes.get(agent) is None
 
-    def action_next_waiting(self) -> None:
-        self._step(1)
-
-    def action_previous_waiting(self) -> None:
-        self._step(-1)
-
-    def _step(self, step: int) -> None:
-        table = self._table
+    def step(self, step: int) -> None:
+        """Select the next (``step`` 1) or previous (-1) agent that needs you, wrapping round."""
+        table = self.table
         order = table.order
         waiting = [n for n, pane_id in enumerate(order) if self.needing(table.agents[pane_id])]
         if not waiting:
-            self.flash("nothing needs you now" + (" in the filter" if table.hidden() else "") + (f" ({len(self.snoozes)} snoozed)" if self.snoozes else ""))
+            flash(self.screen, "nothing needs you now" + (" in the filter" if table.hidden() else "") + (f" ({len(self.snoozes)} snoozed)" if self.snoozes else ""))
             return
         here = order.index(table.selected_pane_id) if table.selected_pane_id in order else -1
         after = [n for n in waiting if (n - here) * step > 0]
@@ -141,36 +124,34 @@ class TriageScreen(Screen):
         table.select(order[row])
 
     # -- snoozes --------------------------------------------------------------------------
-    def action_snooze(self) -> None:
-        agent = self.selected_agent()
-        if agent is None or not self._keys_live():
-            return
+    def snooze(self, agent: Agent) -> None:
+        """``z`` on ``agent``: wake it if snoozed, else a chooser for how long (then on to the next agent that needs you)."""
+        screen = self.screen
         if self.snoozes.unsnooze(agent):
-            self._snoozes_changed(agent)
-            self.notify(clean(f"{agent.target}: awake again"), timeout=FLASH_SECONDS, markup=False)
+            self._snoozes_changed(agent, Woken(agent, ran_out=False))
+            screen.notify(clean(f"{agent.target}: awake again"), timeout=FLASH_SECONDS, markup=False)
             return
         if not agent.state.needs_you:
-            self.flash(f"{self._key_for('snooze')}: nothing to snooze: {clean(agent.target)} is {agent.state.value}")
+            flash(screen, f"{key_for(screen, 'snooze')}: nothing to snooze: {clean(agent.target)} is {agent.state.value}")
             return
 
         def chosen(seconds: float | None) -> None:
             now = self.table_agent(agent)
             if seconds is None or now is None:
                 return
-            snooze = self.snoozes.snooze(now, cast("HeadspaceApp", self.app).clock() + seconds)
+            snooze = self.snoozes.snooze(now, self.clock() + seconds)
             if snooze is None:
-                self.flash(f"{self._key_for('snooze')}: nothing to snooze: {clean(now.target)} is {now.state.value} now")
+                flash(screen, f"{key_for(screen, 'snooze')}: nothing to snooze: {clean(now.target)} is {now.state.value} now")
                 return
-            cast("HeadspaceApp", self.app).notifier.snooze(key_of(now))
-            self._snoozes_changed(now)
-            self.notify(clean(f"{now.target}: {snoozed_label(snooze)}"), timeout=FLASH_SECONDS, markup=False)
+            self._snoozes_changed(now, Snoozed(now))
+            screen.notify(clean(f"{now.target}: {snoozed_label(snooze)}"), timeout=FLASH_SECONDS, markup=False)
             self._move_on(now)
 
-        self.app.push_screen(SnoozeScreen(agent.target), chosen)
+        screen.app.push_screen(SnoozeScreen(agent.target), chosen)
 
     def _move_on(self, snoozed: Agent) -> None:
         """Like after an answer: from the agent just put off to the first that needs you (if there is one)."""
-        table = self._table
+        table = self.table
         if table.selected_pane_id == snoozed.pane_id:
             first = next((pane_id for pane_id in table.order if self.needing(table.agents[pane_id])), None)
             if first is not None:
@@ -178,43 +159,41 @@ class TriageScreen(Screen):
 
     def table_agent(self, agent: Agent) -> Agent | None:
         """The table's agent in ``agent``'s pane now (a chooser was open meanwhile)."""
-        return self._table.agents.get(agent.pane_id)
+        return self.table.agents.get(agent.pane_id)
 
     def snoozed_panes(self) -> set[str]:
         if not self.snoozes:
             return set()
-        return {pane_id for pane_id, agent in self._table.agents.items() if agent.state.needs_you and self.snoozes.get(agent) is not None}
+        return {pane_id for pane_id, agent in self.table.agents.items() if agent.state.needs_you and self.snoozes.get(agent) is not None}
 
     def end_snoozes(self) -> None:
-        """Snoozes whose time is up: the rows wake, and the notifier says their waits again (called once a second)."""
+        """Snoozes whose time is up: the rows wake, and the app says their waits again (called once a second)."""
         if not self.snoozes:
             return
-        app = cast("HeadspaceApp", self.app)
-        ended = set(self.snoozes.expired(app.clock()))
-        for agent in [a for a in self._table.agents.values() if key_of(a) in ended]:
-            self._snoozes_changed(agent)
-            app.snooze_ended(agent)
+        ended = set(self.snoozes.expired(self.clock()))
+        for agent in [a for a in self.table.agents.values() if key_of(a) in ended]:
+            self._snoozes_changed(agent, Woken(agent, ran_out=True))
 
-    def _snoozes_changed(self, agent: Agent) -> None:
-        self._table.upsert(agent)  # its row again: greyed or not, and its place
-        self._refresh_summary()
+    def _snoozes_changed(self, agent: Agent, message: Snoozed | Woken) -> None:
+        self.table.upsert(agent)  # its row again: greyed or not, and its place
+        self.screen.post_message(message)  # the screen recounts its header; the app's notifier hears it
 
     # -- the table's order ----------------------------------------------------------------
     def sort_by(self, column: str) -> None:
         """Order the table by ``column``; the same column again reverses it."""
-        table = self._table
+        table = self.table
         reverse = not table.sort_reverse if column == table.sort_column else False
         table.set_sort(column, reverse)
-        self.notify(f"sorted {SORTS[column]}{' (reversed)' if reverse else ''}", timeout=FLASH_SECONDS, markup=False)
+        self.screen.notify(f"sorted {SORTS[column]}{' (reversed)' if reverse else ''}", timeout=FLASH_SECONDS, markup=False)
 
     # -- the filter's count ---------------------------------------------------------------
-    def refresh_filter_count(self) -> None:
+    def show_filter_count(self, filter_text: str) -> None:
         """While filtering: "4 of 9" on the filter's border, and the agents it hides that need you."""
-        table = self._table
-        if not table.filter_text and not self._counting:
+        if not filter_text and not self._counting:
             return  # the common case, on every update: nothing to show, nothing shown
-        box = self.query_one("#filter", FilterInput)
-        self._counting = bool(table.filter_text)
+        table = self.table
+        box = self.screen.query_one("#filter", FilterInput)
+        self._counting = bool(filter_text)
         if not self._counting:
             box.border_subtitle = None
             return
@@ -226,29 +205,28 @@ class TriageScreen(Screen):
 
     # -- keys that can do nothing here ------------------------------------------------------
     def _agent_keys(self) -> frozenset[str]:
-        """The keys bound on this screen to an agent key's action, the keymap applied (worked out again only when the keymap changes).
+        """The keys bound on the screen to an agent key's action, the keymap applied (worked out once).
 
         An agent key is one that needs an agent (``key_allowed`` says no
         without one).  Building the binding chain costs 0.2-0.5 ms; the
         other keys (moves in the table, ``?``) skip it.
         """
-        keymap = self.app._keymap
-        if self._own_keys is None or self._own_keys[0] is not keymap:
-            bindings = self._bindings.copy()
-            if keymap:
-                bindings.apply_keymap(keymap)
-            keys = frozenset(key for key, bound in bindings.key_to_bindings.items() if any(not key_allowed(parse(b.action)[1], None) for b in bound))
-            self._own_keys = (keymap, keys)
-        return self._own_keys[1]
+        if self._own_keys is None:
+            bindings = textual_private.own_bindings(self.screen).copy()
+            if self.keymap:
+                bindings.apply_keymap(self.keymap)
+            self._own_keys = frozenset(key for key, bound in bindings.key_to_bindings.items() if any(not key_allowed(parse(b.action)[1], None) for b in bound))
+        return self._own_keys
 
-    def on_key(self, event: events.Key) -> None:
-        """An agent key the selected agent does not allow: the bell and why, instead of nothing."""
-        if event.key not in self._agent_keys() or not self._keys_live():
+    def explain(self, event: events.Key) -> None:
+        """An agent key the selected agent does not allow: the bell and why, instead of nothing (the screen calls this with its keys live)."""
+        if event.key not in self._agent_keys():
             return  # not an agent key of this screen (a move in the table, ?): not ours to explain
-        for namespace, bindings in self._modal_binding_chain:
+        screen = self.screen
+        for namespace, bindings in textual_private.modal_binding_chain(screen):
             for binding in bindings.key_to_bindings.get(event.key, ()):
                 target, action, parameters = parse(binding.action)
-                if target or namespace is not self:
+                if target or namespace is not screen:
                     if namespace.check_action(action, parameters):
                         return  # another part takes this key
                     continue
@@ -256,5 +234,5 @@ class TriageScreen(Screen):
                 if reason:
                     event.stop()
                     event.prevent_default()
-                    self.flash(f"{self.app.get_key_display(binding)}: {reason}")
+                    flash(screen, f"{screen.app.get_key_display(binding)}: {reason}")
                 return

@@ -17,7 +17,6 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
-from textual.cache import LRUCache
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
@@ -29,6 +28,7 @@ from ...model import Agent, AgentState
 from ...notifications.snooze import Snooze
 from ...service.facade import sort_key
 from ...shared.safe_text import clean, cleaned
+from .. import textual_private
 from .state_style import state_text
 
 COLUMNS = (("host", "Host"), ("kind", "Kind"), ("agent", "Agent"), ("folder", "Folder"), ("state", "State"), ("time", "Time"), ("waiting", "Waiting for"))
@@ -318,9 +318,7 @@ class AgentTable(DataTable):
         full garbage collection walks: pauses grew to 100-250 ms, and a key
         pressed then waited for it.  A few screens' worth is plenty.
         """
-        for name, size in (("_cell_render_cache", CELL_CACHE), ("_row_render_cache", ROW_CACHE), ("_row_renderable_cache", ROW_CACHE), ("_line_cache", ROW_CACHE)):
-            if isinstance(getattr(self, name, None), LRUCache):
-                setattr(self, name, LRUCache(size))
+        textual_private.shrink_render_caches(self, CELL_CACHE, ROW_CACHE)
 
     # -- one cell, one repaint ------------------------------------------------------------
     def set_cell(self, pane_id: str, column: str, value) -> None:
@@ -376,9 +374,9 @@ class AgentTable(DataTable):
         self._pin()
         super().action_scroll_bottom()
 
-    async def _on_click(self, event: events.Click) -> None:
+    def on_click(self, event: events.Click) -> None:
+        """A click on a row is the user's own move (Textual dispatches this before DataTable's own click handling)."""
         self._pin()
-        await super()._on_click(event)
 
     def select(self, pane_id: str, *, by_itself: bool = False) -> bool:
         """Put the cursor on ``pane_id``'s row (if it is shown); it stays with that agent.

@@ -22,7 +22,7 @@ steady 7.7 MB a minute (measured with tracemalloc in ``benchmarks/soak.py``:
 694 widgets a minute, nearly all ``FooterKey``).
 
 ``KeysFooter`` drops the watchers of keys that are gone after each rebuild.
-It relies on two private names (``__watchers``, ``_closing``); the unit
+It relies on private names (``__watchers``, ``_closing``: textual_private.py); the unit
 test that rebuilds the footer many times fails if a Textual release changes
 them, rather than letting the leak back in silently.
 """
@@ -31,6 +31,8 @@ from __future__ import annotations
 
 from textual.screen import Screen
 from textual.widgets import Footer
+
+from .. import textual_private
 
 
 class KeysFooter(Footer):
@@ -46,7 +48,7 @@ class KeysFooter(Footer):
         the help, a focus move), and a rebuild in the frame's path then only
         delays the frame (the churn soak's key-to-screen p95 rose by about 20 ms).
         """
-        self._bindings_ready = True
+        textual_private.bindings_shown(self)
         if screen.app.app_focus and self.is_attached and screen is self.screen and self._offered(screen) != self._shown:
             self.refresh(recompose=True)
 
@@ -65,6 +67,4 @@ class KeysFooter(Footer):
 
     def drop_gone_watchers(self) -> None:
         """Forget bindings held for children that were removed (or are being removed)."""
-        watchers = getattr(self, "__watchers", {})
-        for bound in watchers.values():
-            bound[:] = [(node, callback) for node, callback in bound if not (getattr(node, "_closing", False) or getattr(node, "_closed", False))]
+        textual_private.drop_gone_watchers(self)

@@ -10,6 +10,7 @@ from collections.abc import Container, Iterable, Sequence
 
 from rich.style import Style
 from rich.text import Text
+from textual.reactive import reactive
 from textual.widgets import Static
 
 from ...model import Agent, AgentState
@@ -97,11 +98,12 @@ def empty_text(problem: str | None) -> Text:
 
 
 class SummaryLine(Static):
-    """One line that repaints only when it reads differently."""
+    """One line that repaints only when it reads differently (``line`` is reactive: an equal line changes nothing)."""
 
-    _shown: Text | None = None
+    line: reactive[Text | None] = reactive(None, repaint=False, init=False)
 
     def show(self, text: Text) -> None:
-        if text != self._shown:
-            self._shown = text
-            self.update(text)
+        self.line = text
+
+    def watch_line(self, text: Text | None) -> None:
+        self.update(text or "")

@@ -1,0 +1,136 @@
+"""Every use of Textual's private API in the app, each with the reason Textual's public API does not do.
+
+A Textual upgrade breaks private names first; here they are in one place,
+so an upgrade is checked here (and tests/unit/test_textual_private.py fails
+when another module of the app uses one).  Each function is a small
+wrapper: it names what it does for the app, and says why no public call
+does it.  Private hooks the app must override in its own classes cannot
+move here; ``OVERRIDES`` lists them with the reason.
+"""
+
+from __future__ import annotations
+
+from textual.app import App
+from textual.binding import BindingsMap
+from textual.cache import LRUCache
+from textual.dom import DOMNode
+from textual.filter import LineFilter
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import DataTable, Footer
+from textual.widgets._toast import Toast
+
+# Private hooks overridden in the app's own classes (the name, and why).
+OVERRIDES = {
+    "_handle_exception": "HeadspaceApp: an unexpected error goes to the log file with its traceback, and ends the app with one line (no public hook sees it first)",
+    "_print_error_renderables": "HeadspaceApp: Textual would print the traceback over the user's terminal on exit; run_app prints one line and the log's path instead",
+}
+
+
+def write_between_frames(app: App, text: str) -> None:
+    """Raw bytes to the terminal, between two frames (a notification's OSC and bell).
+
+    Textual has no public call for this (``bell`` writes BEL alone); its own
+    ``copy_to_clipboard`` writes OSC 52 the same way, through the driver.
+    Called on the app's loop, which is where frames are written too, and the
+    driver queues each write whole: a notification never lands inside a frame.
+    """
+    driver = app._driver
+    if text and driver is not None and app.is_running and not app.is_headless:
+        driver.write(text)
+        driver.flush()
+
+
+def filters(app: App) -> list[LineFilter]:
+    """The app's line filters (NO_COLOR's Monochrome among them), to be replaced in ``__init__``.
+
+    Textual picks them from the environment in ``App.__init__`` and has no
+    public setter; headspace swaps Monochrome for NoColor under NO_COLOR.
+    """
+    return app._filters
+
+
+def set_filters(app: App, chosen: list[LineFilter]) -> None:
+    """Replace the app's line filters (see ``filters``)."""
+    app._filters = chosen
+
+
+def drop_exit_renderables(app: App) -> None:
+    """Forget the traceback Textual would print on exit (in the ``_print_error_renderables`` override, see ``OVERRIDES``)."""
+    app._exit_renderables.clear()
+
+
+def drop_oldest_toast(app: App, toast: Toast) -> None:
+    """Take one notification off the screen, the others staying.
+
+    Textual has public calls to clear all notifications only; the toast
+    keeps its notification privately, and ``App._unnotify`` drops one.
+    """
+    app._unnotify(toast._notification)
+
+
+def shrink_render_caches(table: DataTable, cell: int, row: int) -> None:
+    """Keep a DataTable's render caches to ``cell`` cells and ``row`` rows and lines.
+
+    DataTable makes them in ``__init__`` at 10,000 cells and 1,000 rows and
+    lines, with no parameter or public attribute to size them (why it
+    matters: ``AgentTable``).  Only caches that are there, as LRU caches, are
+    replaced: an upgrade that renames them leaves them as they are.
+    """
+    for name, size in (("_cell_render_cache", cell), ("_row_render_cache", row), ("_row_renderable_cache", row), ("_line_cache", row)):
+        if isinstance(getattr(table, name, None), LRUCache):
+            setattr(table, name, LRUCache(size))
+
+
+def binding_chain(screen: Screen) -> list[tuple[DOMNode, BindingsMap]]:
+    """The screen's chain of bindings (focused widget, its parents, the screen, the app), keymap applied, as Textual resolves a key.
+
+    Public are only the active bindings (one per key, the winner); the help
+    lists every key of every node, and a key's explanation needs each node's
+    binding for it in order.
+    """
+    return list(screen._binding_chain)
+
+
+def modal_binding_chain(screen: Screen) -> list[tuple[DOMNode, BindingsMap]]:
+    """As ``binding_chain``, stopping at a modal screen (what a key on ``screen`` can reach now)."""
+    return list(screen._modal_binding_chain)
+
+
+def own_bindings(node: DOMNode) -> BindingsMap:
+    """The bindings ``node`` itself declares (its class's BINDINGS, merged over its bases), before a keymap is applied.
+
+    Textual keeps them privately; the public ``active_bindings`` is the chain's
+    winners with the keymap applied, which loses the order and the losers.
+    """
+    return node._bindings
+
+
+def bindings_shown(footer: Footer) -> None:
+    """Tell Textual's footer its bindings are ready (what its own ``bindings_changed`` does before rebuilding).
+
+    ``KeysFooter`` replaces ``bindings_changed`` to rebuild only when the keys
+    differ; the flag it must set is private.
+    """
+    footer._bindings_ready = True
+
+
+def drop_gone_watchers(node: Widget) -> None:
+    """Forget the watchers Textual holds for removed widgets (a rebuilt footer's old keys), so they can be collected.
+
+    Textual keeps a node's watchers under a private attribute and drops those
+    of removed nodes only when it next calls them; a footer rebuilt on each
+    change of keys kept every old key alive until then.
+    """
+    watchers = getattr(node, "__watchers", {})
+    for bound in watchers.values():
+        bound[:] = [(each, callback) for each, callback in bound if not (getattr(each, "_closing", False) or getattr(each, "_closed", False))]
+
+
+def toasts(rack: Widget) -> list[Toast]:
+    """The toasts in Textual's toast rack, oldest first.
+
+    ``Toast`` lives in a private module (``textual.widgets._toast``), and the
+    rack is found only by its id; there is no public way to see one toast.
+    """
+    return list(rack.query(Toast))
