@@ -29,32 +29,39 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
-import re
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from ..detect.approval import Approval, approval
 from ..detect.family import Family
 from ..model import AgentState, Observation
 from ..shared.paths import runtime_dir
 from ..shared.safe_files import is_private_dir
+from . import multi
+from .pane_io import SETTLE, STEP_TIMEOUT, ActionError, BlockingPaneIO, KeyStroke, Outcome, PaneIO, ThreadedPaneIO, read_pane, settled_read
 from .policy import MENU_ANSWERS, REACTION_TIME, Intent, IntentKind, unfit
 
-__all__ = ["ActionError", "DraftInBox", "Intent", "KeyStroke", "Outcome", "WidensPermissions", "plan_keys", "same_prompt", "send_guarded"]
-
-# The screen must hold still this long before the last read that keys follow:
-# Claude redraws within a frame or two of a key typed in the pane itself.
-SETTLE = 0.15
-
-
-class ActionError(Exception):
-    """Why nothing was sent, in one line for the user."""
-
+__all__ = [
+    "SETTLE",
+    "STEP_TIMEOUT",
+    "ActionError",
+    "BlockingPaneIO",
+    "DraftInBox",
+    "Intent",
+    "KeyStroke",
+    "Outcome",
+    "PaneIO",
+    "ThreadedPaneIO",
+    "WidensPermissions",
+    "plan_keys",
+    "read_pane",
+    "same_prompt",
+    "send_guarded",
+    "settled_read",
+]
 
 class DraftInBox(ActionError):
     """The agent's input box holds text the user typed and did not send: a typed line would join it."""
@@ -91,21 +98,6 @@ class WidensPermissions(ActionError):
         )
 
 
-@dataclass(frozen=True)
-class KeyStroke:
-    keys: tuple[str, ...]
-    literal: bool = False
-
-
-@dataclass(frozen=True)
-class Outcome:
-    delivered: bool
-    detail: str
-    after: Observation | None = None
-    what: str = ""  # what was answered ("Bash: make → 1. Yes"), for the audit
-    more: bool = False  # the dialog goes on (a box toggled, the next page of one dialog): an inbox stays on this agent
-
-
 def plan_keys(now: Observation, intent: Intent, family: Family) -> list[KeyStroke]:
     """The keystrokes that carry out ``intent`` on the prompt ``now`` (of ``family``'s agent); raise if they don't fit."""
     prompt = now.prompt
@@ -118,7 +110,6 @@ def plan_keys(now: Observation, intent: Intent, family: Family) -> list[KeyStrok
         raise ActionError(refusal)
     if intent.kind is IntentKind.INTERRUPT:
         return [KeyStroke((key,)) for key in family.interrupt_keys]
-    from . import multi  # builds on this module (its errors, its reads)
 
     if multi.handles(now, intent):
         return multi.strokes(multi.plan(now, intent))
@@ -266,81 +257,6 @@ def describe_answer(prompt_before: Observation, intent: Intent, strokes: list[Ke
     return f"{what} → {chosen}"
 
 
-class PaneIO(Protocol):
-    """What the guarded path needs from tmux, awaited (``fleet.ControlPaneIO``, ``ThreadedPaneIO``)."""
-
-    async def pane(self, pane_id: str): ...
-    async def capture(self, pane_id: str, ansi: bool = True) -> str: ...
-    async def send_keys(self, pane_id: str, *keys: str, literal: bool = False) -> None: ...
-
-
-class BlockingPaneIO(Protocol):
-    """A tmux server's blocking calls (``tmux.server.TmuxServer``, ``remote.ssh.SshTmuxServer``)."""
-
-    def pane(self, pane_id: str): ...
-    def capture(self, pane_id: str, ansi: bool = True) -> str: ...
-    def send_keys(self, pane_id: str, *keys: str, literal: bool = False) -> None: ...
-
-
-class ThreadedPaneIO:
-    """A server's blocking calls, each in a thread: the loop (and an ssh link's master on it) keeps running."""
-
-    def __init__(self, server: BlockingPaneIO) -> None:
-        self.server = server
-
-    async def pane(self, pane_id: str):
-        return await asyncio.to_thread(self.server.pane, pane_id)
-
-    async def capture(self, pane_id: str, ansi: bool = True) -> str:
-        return await asyncio.to_thread(self.server.capture, pane_id, ansi)
-
-    async def send_keys(self, pane_id: str, *keys: str, literal: bool = False) -> None:
-        await asyncio.to_thread(lambda: self.server.send_keys(pane_id, *keys, literal=literal))
-
-
-async def read_pane(io: PaneIO, pane_id: str, family: Family) -> tuple[Observation, object]:
-    """The pane's record and its screen, read by ``family``'s reader (with the pane's title, where it needs that)."""
-    record = await io.pane(pane_id)
-    return family.read(await io.capture(pane_id, ansi=True), command=record.current_command, title=getattr(record, "title", None)), record
-
-
-# A line's leading bullet, between its colour codes: Claude blinks the "●" of a tool line that waits on
-# the user (it alternates with a blank, about twice a second).
-_BULLET = re.compile(r"^((?:\x1b\[[0-9;]*m)*)●((?:\x1b\[[0-9;]*m)*) ", re.M)
-
-
-def _held_still(before: str, after: str) -> bool:
-    """Two captures show the same screen, a blinking tool bullet aside.
-
-    The blink is not a redraw: with it counted, a third of the approvals
-    timed by ``benchmarks/inbox_move.py`` waited a second SETTLE round
-    (304 ms instead of 152 ms from the key to the keys going, 2.1.330) for
-    nothing but "●" turning into " ".  Any other change, a letter or a
-    colour, still counts.
-    """
-    return before == after or _BULLET.sub(r"\1 \2 ", before) == _BULLET.sub(r"\1 \2 ", after)
-
-
-async def settled_read(io: PaneIO, pane_id: str, command: str, family: Family, *, quiet: float = SETTLE, timeout: float = 2.0) -> tuple[Observation, str]:
-    """The pane once two captures ``quiet`` seconds apart show the same screen (``_held_still``).
-
-    Claude redraws within a frame or two of a key: a screen that is still
-    changing may already be out of date (a key typed in the pane itself has
-    answered question 1, and question 2 is being drawn).  Keys only go to a
-    screen that held still.
-    """
-    deadline = time.monotonic() + timeout
-    ansi = await io.capture(pane_id, ansi=True)
-    while True:
-        await asyncio.sleep(quiet)
-        again = await io.capture(pane_id, ansi=True)
-        if _held_still(ansi, again):
-            return family.classify(again, command=command), again
-        if time.monotonic() > deadline:
-            raise ActionError(f"the pane {pane_id} kept changing; nothing sent")
-        ansi = again
-
-
 async def send_guarded(
     io: PaneIO,
     pane_id: str,
@@ -399,7 +315,6 @@ async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Inte
             draft = draft_refusal(family, ansi)
             if draft:
                 raise DraftInBox(draft)
-    from . import multi  # builds on this module (its errors, its reads)
 
     if multi.handles(now, intent):
         what = multi.describe(now, intent, multi.plan(now, intent))
@@ -466,9 +381,6 @@ async def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent
 
 
 # How long each step of typing into a question's field may take to show (Claude redraws within a frame or two).
-STEP_TIMEOUT = 2.0
-
-
 async def _type_answer(io: PaneIO, pane_id: str, seen: Observation, strokes: list[KeyStroke], command: str, what: str, timeout: float, family: Family) -> Outcome:
     """Type a free-text answer into the question ``seen``, one step at a time, each seen to land before the next.
 

@@ -34,7 +34,7 @@ from functools import partial
 
 from ..detect.family import Family
 from ..model import AgentState, Observation, Option, Prompt
-from .keys import STEP_TIMEOUT, ActionError, KeyStroke, Outcome, PaneIO, settled_read
+from .pane_io import STEP_TIMEOUT, ActionError, KeyStroke, Outcome, PaneIO, settled_read
 from .policy import REACTION_TIME, Intent, IntentKind, unfit
 
 # The key that moves a question dialog to its next tab (the next question, or the review page).

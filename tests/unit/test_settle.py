@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 
-from headspace_tui.answering.keys import _held_still, settled_read
+from headspace_tui.answering.pane_io import _held_still, settled_read
 from headspace_tui.detect.families import CLAUDE
 
 LIT = "\x1b[38;5;246m\x1b[49m●\x1b[39m Creating A01\n  Do you want to proceed?\n"
