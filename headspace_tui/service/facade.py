@@ -39,6 +39,7 @@ from ..detect.fusion import Explanation
 from ..events import AgentChanged, AgentRemoved, Event, Notice, PaneCaptured, ProblemChanged
 from ..hooks.calls import PendingCall
 from ..model import Agent, Observation
+from ..notifications.snooze import Snooze, Snoozes
 from ..remote.host import RemoteHost
 from ..shared.config import Config, HostSpec
 from ..shared.safe_text import clean
@@ -154,6 +155,7 @@ class Service:
         self._answerer = Answerer(fleet, self._pane_io, clock=clock, confirm_timeout=config.confirm_timeout)
         self._typist = Typist(self._pane_io, fleet.server_key)  # to one pane at a time
         self._subscribers: list[Callable[[Event], None]] = []
+        self._snoozes = Snoozes()  # waits the user put off: one set for every front end
         fleet.on_problem = lambda problem, hosts: self._emit(ProblemChanged(problem, hosts))
         for monitor in fleet.monitors.values():
             monitor.subscribe(self._from_host(monitor.host.name))
@@ -207,6 +209,10 @@ class Service:
             elif isinstance(event, PaneCaptured) and event.pane_id != self._fleet.focused:
                 pass  # only the previewed pane's screen is drawn: the others' captures need no word
             elif isinstance(event, (AgentChanged, AgentRemoved, PaneCaptured, Notice)):
+                if isinstance(event, AgentChanged):
+                    self._snoozes.observe(event.agent)  # a new wait, or none: its snooze is over
+                elif isinstance(event, AgentRemoved):
+                    self._snoozes.forget(event.key or event.pane_id)
                 self._emit(event)
 
         return forward
@@ -292,6 +298,31 @@ class Service:
     def approve_batch(self, pairs: list[tuple[Agent, PendingCall]]) -> str:
         """Approve each request of a confirmed ``batch`` that still waits, through its hook; one line saying which."""
         return self._answerer.approve_batch(pairs)
+
+    # -- snoozes -------------------------------------------------------------------------
+    def snooze(self, agent: Agent, until: float) -> Snooze | None:
+        """Put ``agent``'s wait off until ``until`` (``UNTIL_IT_CHANGES``: until it changes); None when it waits for nothing.
+
+        A snooze ends with its wait (the service sees every report), when
+        its time is up (``snoozes_ended``) or when taken back (``unsnooze``).
+        """
+        return self._snoozes.snooze(agent, until)
+
+    def unsnooze(self, agent: Agent) -> bool:
+        """Take ``agent``'s snooze back; whether there was one."""
+        return self._snoozes.unsnooze(agent)
+
+    def snooze_of(self, agent: Agent) -> Snooze | None:
+        """``agent``'s snooze while it lasts."""
+        return self._snoozes.get(agent)
+
+    def snoozed(self) -> int:
+        """How many waits are snoozed now."""
+        return len(self._snoozes)
+
+    def snoozes_ended(self, now: float) -> list[str]:
+        """The agents (their keys) whose snooze ran out by ``now``; those snoozes are over."""
+        return self._snoozes.expired(now)
 
     # -- input mode ----------------------------------------------------------------------
     async def open_input(self, pane_id: str, report: Callable[[str, bool], None], family: str) -> tuple[InputSession | None, str]:

@@ -56,7 +56,7 @@ def ringing(app) -> list[int]:
 
 
 def snoozed(app, target: str) -> bool:
-    return app.main.snoozes.get(app.table.agents[pane(app, target)]) is not None
+    return app.service.snooze_of(app.table.agents[pane(app, target)]) is not None
 
 
 async def snooze(pilot, app, target: str, choice: str) -> None:

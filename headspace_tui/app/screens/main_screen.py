@@ -36,7 +36,6 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
 from ...model import Agent, AgentState
-from ...notifications.snooze import Snoozes
 from ...service.facade import REACTION_TIME, Intent, IntentKind, Report, Service, key_allowed
 from ...shared.config import Config
 from ...shared.safe_text import clean
@@ -93,7 +92,7 @@ class MainScreen(Screen):
         self.state_styles: dict[AgentState, Style] = {}  # the theme's, given by the app (restyle)
         self.retrying_style: Style | str = RETRYING
         self.layout_mode = "auto"  # the app's layout setting, as last seen (watched)
-        self.triage = Triage(self, self.clock, config.keys)
+        self.triage = Triage(self, service, self.clock, config.keys)
         self.typing = Typing(self, service)
         self.scrollback = Scrollback(self, service)
         self.inbox = Inbox(self, service, self.triage, self.typing)
@@ -110,10 +109,6 @@ class MainScreen(Screen):
     def input_mode(self) -> InputMode:
         return self.typing.input_mode
 
-    @property
-    def snoozes(self) -> Snoozes:
-        return self.triage.snoozes
-
     def compose(self) -> ComposeResult:
         yield SummaryLine(id="summary")
         yield FilterInput(placeholder="filter: target, folder, state…", id="filter")
@@ -127,7 +122,7 @@ class MainScreen(Screen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        self.table.snooze_of = self.snoozes.get
+        self.table.snooze_of = self.service.snooze_of
         self.table.restyle(self.state_styles, self.retrying_style)
         self._refresh_summary()
         self.watch(self.app, "layout_mode", self._apply_layout)  # now, and whenever the setting changes
@@ -156,7 +151,6 @@ class MainScreen(Screen):
     @ui_handler
     def on_agent_changed(self, message: AgentChanged) -> None:
         agent = message.agent
-        self.snoozes.observe(agent)  # a new wait, or none: its snooze is over
         self.table.upsert(agent)
         if agent.pane_id == self._select_on_sight and self.table.select(agent.pane_id):
             self._select_on_sight = None
@@ -172,7 +166,6 @@ class MainScreen(Screen):
         if message.pane_id == self.input_mode.pane_id:
             self.leave_input(f"input mode ended: {self.input_mode.target} ({message.pane_id}) is gone")
         self.table.remove_agent(message.pane_id)
-        self.snoozes.forget(message.key or message.pane_id)
         self._refresh_summary()
         self._selection_changed()
 

@@ -9,8 +9,9 @@ tells the screen and the app as messages, ``Snoozed`` and ``Woken``):
   (snoozed ones skipped), wrapping round;
 * ``z`` snoozes the selected agent's wait (a chooser: 5 min, 15 min, 1 h,
   until it changes); ``z`` on a snoozed agent takes the snooze back.  The
-  snoozes themselves are ``notifications.snooze.Snoozes`` (pure), ended by
-  a new report (``MainScreen.on_agent_changed``), by time (the screen's
+  snoozes themselves are the service's (``Service.snooze``, over the pure
+  ``notifications.snooze.Snoozes``: one set for every front end), ended by
+  a new report (the service sees every one), by time (the screen's
   one-second tick), or by the agent going;
 * the palette's "Sort by …" orders the table by a column, reversibly;
 * an open filter says how many rows it shows ("4 of 9") and how many
@@ -32,8 +33,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from ...model import Agent
-from ...notifications.snooze import Snoozes, key_of
-from ...service.facade import key_allowed
+from ...notifications.snooze import key_of
+from ...service.facade import Service, key_allowed
 from ...shared.safe_text import clean
 from .. import textual_private
 from ..messages import Snoozed, Woken
@@ -88,11 +89,11 @@ class Triage:
     and, as the messages bubble, the app what changed (``Snoozed``, ``Woken``).
     """
 
-    def __init__(self, screen: Screen, clock: Callable[[], float], keymap: Mapping[str, str]) -> None:
+    def __init__(self, screen: Screen, service: Service, clock: Callable[[], float], keymap: Mapping[str, str]) -> None:
         self.screen = screen
+        self.service = service  # the snoozes are the service's: one set for every front end
         self.clock = clock
         self.keymap = keymap  # the keys the app set (its keymap), so that a key's action is known here
-        self.snoozes = Snoozes()
         self._counting = False  # the filter's border shows a count
         self._own_keys: frozenset[str] | None = None  # the keys bound on the screen to an agent key, the keymap applied
 
@@ -108,7 +109,7 @@ class Triage:
     # -- the next agent that needs you ---------------------------------------------------
     def needing(self, agent: Agent) -> bool:
         """It needs you and is not snoozed."""
-        return agent.state.needs_you and self.snoozes.get(agent) is None
+        return agent.state.needs_you and self.service.snooze_of(agent) is None
 
     def step(self, step: int) -> None:
         """Select the next (``step`` 1) or previous (-1) agent that needs you, wrapping round."""
@@ -116,7 +117,7 @@ class Triage:
         order = table.order
         waiting = [n for n, pane_id in enumerate(order) if self.needing(table.agents[pane_id])]
         if not waiting:
-            flash(self.screen, "nothing needs you now" + (" in the filter" if table.hidden() else "") + (f" ({len(self.snoozes)} snoozed)" if self.snoozes else ""))
+            flash(self.screen, "nothing needs you now" + (" in the filter" if table.hidden() else "") + (f" ({self.service.snoozed()} snoozed)" if self.service.snoozed() else ""))
             return
         here = order.index(table.selected_pane_id) if table.selected_pane_id in order else -1
         after = [n for n in waiting if (n - here) * step > 0]
@@ -127,7 +128,7 @@ class Triage:
     def snooze(self, agent: Agent) -> None:
         """``z`` on ``agent``: wake it if snoozed, else a chooser for how long (then on to the next agent that needs you)."""
         screen = self.screen
-        if self.snoozes.unsnooze(agent):
+        if self.service.unsnooze(agent):
             self._snoozes_changed(agent, Woken(agent, ran_out=False))
             screen.notify(clean(f"{agent.target}: awake again"), timeout=FLASH_SECONDS, markup=False)
             return
@@ -139,7 +140,7 @@ class Triage:
             now = self.table_agent(agent)
             if seconds is None or now is None:
                 return
-            snooze = self.snoozes.snooze(now, self.clock() + seconds)
+            snooze = self.service.snooze(now, self.clock() + seconds)
             if snooze is None:
                 flash(screen, f"{key_for(screen, 'snooze')}: nothing to snooze: {clean(now.target)} is {now.state.value} now")
                 return
@@ -162,15 +163,15 @@ class Triage:
         return self.table.agents.get(agent.pane_id)
 
     def snoozed_panes(self) -> set[str]:
-        if not self.snoozes:
+        if not self.service.snoozed():
             return set()
-        return {pane_id for pane_id, agent in self.table.agents.items() if agent.state.needs_you and self.snoozes.get(agent) is not None}
+        return {pane_id for pane_id, agent in self.table.agents.items() if agent.state.needs_you and self.service.snooze_of(agent) is not None}
 
     def end_snoozes(self) -> None:
         """Snoozes whose time is up: the rows wake, and the app says their waits again (called once a second)."""
-        if not self.snoozes:
+        if not self.service.snoozed():
             return
-        ended = set(self.snoozes.expired(self.clock()))
+        ended = set(self.service.snoozes_ended(self.clock()))
         for agent in [a for a in self.table.agents.values() if key_of(a) in ended]:
             self._snoozes_changed(agent, Woken(agent, ran_out=True))
 
