@@ -234,6 +234,18 @@ class Service:
         self._fleet.first.replay(record, ansi, observation, since, family_named(family))
 
     # -- what a front end shows ----------------------------------------------------------
+    def agents(self) -> list[Agent]:
+        """Every agent now, on every host, needing you first and longest-waiting first (the table's order).
+
+        What a front end that joins late starts from (its events then keep
+        it current), instead of waiting for each agent's next report.
+        """
+        return sorted((agent for monitor in self._fleet.monitors.values() for agent in monitor.store.agents.values()), key=sort_key)
+
+    def hosts(self) -> list[tuple[str, str | None]]:
+        """Each watched host and its problem now (None: all is well; "starting": still on its first look)."""
+        return [(name, self._fleet.problem(name)) for name in self._fleet.monitors]
+
     @property
     def focused(self) -> str | None:
         return self._fleet.focused

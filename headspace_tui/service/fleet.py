@@ -47,6 +47,10 @@ class Fleet:
     def monitor_for(self, address: str) -> Monitor | None:
         return self.monitors.get(host_of(address))
 
+    def problem(self, host: str) -> str | None:
+        """``host``'s problem now (None when all is well)."""
+        return self._problems.get(host)
+
     def problem_of(self, host: str, problem: str | None) -> None:
         """One host's problem changed: tell the app the fleet's, in one line, and each host's.
 
