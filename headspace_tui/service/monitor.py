@@ -469,8 +469,8 @@ class Monitor:
             self.desk.observed(watch.record.pane_id)
         return agent
 
-    def replay(self, record: PaneRecord, ansi: str, observation: Observation, at: float, family: Family | None = None) -> Agent:
-        """Show a recorded pane (of ``family``'s agent, default Claude) as if it had just been observed (the app without tmux: tests, snapshots)."""
+    def replay(self, record: PaneRecord, ansi: str, observation: Observation, at: float, family: Family) -> Agent:
+        """Show a recorded pane (of ``family``'s agent) as if it had just been observed (the app without tmux: tests, snapshots)."""
         watch = self.panes.get(record.pane_id)
         if watch is None:
             watch = self.panes[record.pane_id] = PaneWatch(record, agent_key("replay", self.server.key, record.pane_id, record.pid, ""), family=family)

@@ -42,16 +42,17 @@ class PaneView:
     key: str = ""  # the agent's identity for history (pane_watch.agent_key): the event log knows it by this
 
 
-def screen_observation(
-    record: PaneRecord, agent_pid: int | None, ansi: str, version: str | None = None, family: Family | None = None, title: str | None = None
-) -> Observation:
+def screen_observation(record: PaneRecord, agent_pid: int | None, ansi: str, version: str | None, family: Family | None, title: str | None = None) -> Observation:
     """What one capture of a pane says, given whether an agent runs in it (its family, its version).
 
     A dead pane is exited with the status tmux knows.  Otherwise the process
     tree is the authority on whether the agent runs here:
     ``#{pane_current_command}`` names the shell when it was started via
     ``sh -c``.  A pane whose agent has gone is read by the reader of the
-    family that ran there (default Claude's), which knows its shell is back.
+    family that ran there, which knows its shell is back.  ``family`` is
+    always said (a forgotten one must not silently mean Claude's rules);
+    None says no agent was ever seen there, and then the first family's
+    reader (Claude's) reads the pane as the shell or program it is.
     A family that reads its title too is given ``title`` (default the
     listing's ``#{pane_title}``).
     """
@@ -67,9 +68,7 @@ def screen_observation(
     return reader.read(ansi, command=command, version=version, title=record.title if title is None else title)
 
 
-def observe_pane(
-    server: TmuxServer, record: PaneRecord, agent_pid: int | None, status: ClaudeStatus | None, version: str | None = None, family: Family | None = None
-) -> Observation:
+def observe_pane(server: TmuxServer, record: PaneRecord, agent_pid: int | None, status: ClaudeStatus | None, version: str | None, family: Family | None) -> Observation:
     """Capture and classify one pane, fused with Claude's status file when there is one."""
     try:
         ansi = "" if record.dead else server.capture(record.pane_id, ansi=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
+from headspace_tui.detect.families import CLAUDE
 from headspace_tui.events import AgentChanged, AgentRemoved
 from headspace_tui.model import AgentState, Observation
 from headspace_tui.service.journal import Journal
@@ -31,8 +32,8 @@ def _monitor(events: list) -> Monitor:
 def test_forgetting_a_pane_drops_everything_kept_about_it_at_once():
     events: list = []
     monitor = _monitor(events)
-    monitor.replay(_record("%1"), "screen one", Observation(AgentState.IDLE), 10.0)
-    monitor.replay(_record("%2"), "screen two", Observation(AgentState.PERMISSION), 11.0)
+    monitor.replay(_record("%1"), "screen one", Observation(AgentState.IDLE), 10.0, CLAUDE)
+    monitor.replay(_record("%2"), "screen two", Observation(AgentState.PERMISSION), 11.0, CLAUDE)
     watch = monitor.panes["%1"]
     key = monitor.store.agents["%1"].key
     watch.timing.look_again(99.0)
@@ -58,8 +59,8 @@ def test_the_journal_hears_state_changes_before_the_app_and_a_failing_subscriber
     monitor.subscribe(broken)
     seen: list = []
     monitor.subscribe(seen.append)
-    agent = monitor.replay(_record("%1"), "x", Observation(AgentState.IDLE), 10.0)
-    monitor.replay(_record("%1"), "y", Observation(AgentState.WORKING), 12.0)
+    agent = monitor.replay(_record("%1"), "x", Observation(AgentState.IDLE), 10.0, CLAUDE)
+    monitor.replay(_record("%1"), "y", Observation(AgentState.WORKING), 12.0, CLAUDE)
     assert [type(e) for e in seen] == [AgentChanged, AgentChanged] and seen[1].old_state is AgentState.IDLE and seen[1].state_changed
     assert [(t[1], t[2]) for t in journal.agents[agent.key].changes] == [("", "idle"), ("idle", "working")]
     assert journal_when_app_told == [1, 2]
@@ -69,7 +70,7 @@ def test_nothing_is_told_once_the_monitor_stops():
     events: list = []
     monitor = _monitor(events)
     asyncio.run(monitor.stop())
-    monitor.replay(_record("%1"), "x", Observation(AgentState.IDLE), 10.0)
+    monitor.replay(_record("%1"), "x", Observation(AgentState.IDLE), 10.0, CLAUDE)
     assert events == []
 
 
