@@ -226,6 +226,35 @@ def test_the_help_is_made_from_the_bindings_and_shows_a_remapped_key():
     run(scenario())
 
 
+def test_the_help_is_kept_between_openings_and_each_opening_starts_at_its_top():
+    """The help screen is built once (opening it is a repaint): the same screen again, scrolled back to the top, Esc and ? both close it."""
+
+    async def scenario():
+        app = demo_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await app.snapshot_loader(pilot)
+            await pilot.press("question_mark")
+            await pilot.pause()
+            first = app.screen
+            assert isinstance(first, HelpScreen)
+            top = screen_text(app)
+            await pilot.press("end")  # the list is taller than 24 rows: scrolled to its end
+            await pilot.pause()
+            assert screen_text(app) != top
+            await pilot.press("question_mark")
+            await pilot.pause()
+            assert not isinstance(app.screen, HelpScreen)
+            await pilot.press("question_mark")
+            await pilot.pause()
+            assert app.screen is first  # not built again
+            assert screen_text(app) == top  # from its top again
+            await pilot.press("escape")
+            await pilot.pause()
+            assert not isinstance(app.screen, HelpScreen)
+
+    run(scenario())
+
+
 def test_the_help_keeps_its_order_whatever_the_keymap():
     """The answer keys first, then the others, as the main screen binds them, with or without remapped keys.
 

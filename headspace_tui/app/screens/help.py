@@ -109,6 +109,10 @@ class HelpScreen(ModalScreen[None]):
         self.rows = tuple(rows)
         self.config_path = config_path
 
+    def on_screen_resume(self) -> None:
+        """Each opening starts at the top (the screen is kept between openings: ``Windows.help``)."""
+        self.query_one(VerticalScroll).scroll_home(animate=False)
+
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Static(Text("headspace keys", style="bold"))

@@ -27,6 +27,7 @@ class Windows:
         self.screen = screen
         self.service = service
         self.config_path = config_path  # where the user's settings live (said in the help)
+        self._help: HelpScreen | None = None  # kept between openings (installed on the app)
 
     def why(self, agent: Agent, now: float, styles: dict[AgentState, Style]) -> None:
         explanation, channel = self.service.why(agent, now)
@@ -36,7 +37,20 @@ class Windows:
         self.screen.app.push_screen(TimelineScreen(agent, self.service.timeline(agent), styles))
 
     def help(self) -> None:
-        self.screen.app.push_screen(HelpScreen(help_rows(self.screen), str(self.config_path or default_config_path())))
+        """``?``: the keys, on a screen built once and kept between openings (built again when the keys or the settings' path change).
+
+        Opening it is then a repaint, not a build: composing and styling its
+        widgets each time was a good part of what ``?`` cost, and under load
+        the key waited for it.
+        """
+        app = self.screen.app
+        rows, path = tuple(help_rows(self.screen)), str(self.config_path or default_config_path())
+        if self._help is None or self._help.rows != rows or self._help.config_path != path:
+            if self._help is not None:
+                app.uninstall_screen(self._help)
+            self._help = HelpScreen(list(rows), path)
+            app.install_screen(self._help, name=f"help-{id(self)}")
+        app.push_screen(self._help)
 
     def jump(self, agent: Agent) -> None:
         """Move the user's own tmux client to the agent; outside tmux, end and print how to attach."""
