@@ -52,7 +52,6 @@ class HookIntake:
         update: Callable[[PaneWatch, Observation], Agent],
         read_soon: Callable[[str], None],
         stopping: Callable[[], bool],
-        deliver: Callable[[HookEvent], None] | None = None,
     ) -> None:
         self.host = host
         self.store = store
@@ -68,7 +67,6 @@ class HookIntake:
         self._read_soon = read_soon
         self._stopping = stopping
         self._spools: set[Path] = set()  # the local spool folders watched (resolved): headspace's own and its agents'
-        self._deliver = deliver or self.event  # where a watched event goes (the monitor's hook_event, which comes here)
 
     async def start(self) -> None:
         """Watch the spool, open the answer channel (or wait to take it over), and watch the spools of the agents known already."""
@@ -152,7 +150,7 @@ class HookIntake:
         try:
             async for event in self.host.watch_hooks(spool, create=create):
                 try:
-                    self._deliver(event)
+                    self.event(event)
                 except Exception:
                     log.exception("hook event %s skipped", event.name)
         except SpoolRefused as exc:

@@ -91,10 +91,6 @@ class Journal:
             history = self._history(key)
             history.events = (history.events + [kept])[-MEMORY_EVENTS:]
 
-    def flush(self, now: float | None = None, *, force: bool = False) -> None:
-        """Write what waits to the log (``EventWriter.flush``)."""
-        self.writer.flush(now, force=force)
-
     # -- what the monitor reports ------------------------------------------------
     def on_event(self, event: Event) -> None:
         """The journal subscribes to the monitor: state changes, answers, agents gone (turns it is handed: ``turns``)."""

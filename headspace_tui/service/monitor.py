@@ -120,8 +120,6 @@ class Monitor:
         self.include_all = include_all
         self.clock = clock
         self.idle_grace = idle_grace
-        self.hooks = hooks
-        self.spool = spool
         self.journal = journal
         self.store = AgentStore(self.host.name)
         self.desk = AnswerDesk(self.store, self._watched, clock)
@@ -167,7 +165,6 @@ class Monitor:
             update=self._update,
             read_soon=self.sessions.read_soon,
             stopping=lambda: self._stopping,
-            deliver=lambda event: self.hook_event(event),  # looked up at each event: the monitor's one way in
         )
         self.host.on_lost = self._link_lost
         self.host.on_notice = lambda text: self.store.emit(Notice(text))

@@ -48,13 +48,13 @@ def test_events_of_an_agent_under_another_xdg_runtime_dir_reach_headspace(claude
     own_spool = spool_dir({"XDG_RUNTIME_DIR": str(ours)})
     monitor = Monitor(TmuxServer(socket_name=private_tmux.name), config_dir=tmp_path / "no-claude-config", spool=own_spool)
     seen: list[HookEvent] = []
-    hook_event = monitor.hook_event
+    hook_event = monitor.intake.event
 
     def spy(event: HookEvent) -> None:  # the real handler, counted
         seen.append(event)
         hook_event(event)
 
-    monitor.hook_event = spy  # type: ignore[method-assign]
+    monitor.intake.event = spy  # type: ignore[method-assign]
 
     async def run() -> None:
         task = asyncio.create_task(monitor.run())

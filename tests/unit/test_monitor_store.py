@@ -92,7 +92,7 @@ def test_an_agents_spool_under_another_xdg_runtime_dir_is_watched_once_and_a_mis
     }
 
     async def started() -> list[str]:
-        monitor.intake._spools = {monitor.spool.resolve()}
+        monitor.intake._spools = {monitor.intake.spool.resolve()}
         monitor.intake.watch_agents_spools([1, 2, 3, 4, 5])
         names = sorted(monitor.supervisor.tasks)
         await monitor.supervisor.stop()
