@@ -8,13 +8,16 @@ non-zero exit, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import re
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .. import __version__
+from ..detect.sources import Source
 from ..model import PaneAddress
 from ..shared.safe_text import clean
 
@@ -309,8 +312,11 @@ def _host_specs(args: argparse.Namespace, config) -> tuple[bool, list]:
     return local, specs
 
 
-def _scan_agents(args: argparse.Namespace):
-    """Every agent of this machine and the remote hosts asked for, read now; (agents, one line per host that failed)."""
+def _scan_agents(args: argparse.Namespace, remember: Callable[[str], tuple[str, float] | None] | None = None):
+    """Every agent of this machine and the remote hosts asked for, read now; (agents, one line per host that failed).
+
+    ``remember``: the event log's memory (``_log_memory``), to date a state as the live table would.
+    """
     import asyncio
 
     from ..remote.host import RemoteHost
@@ -321,7 +327,7 @@ def _scan_agents(args: argparse.Namespace):
 
     local, specs = _host_specs(args, _load_config(args))
     hosts = ([LocalHost(_server(args))] if local else []) + [RemoteHost(spec) for spec in specs]
-    agents, failed = asyncio.run(look_at(hosts, include_all=args.all))
+    agents, failed = asyncio.run(look_at(hosts, include_all=args.all, remember=remember))
     problems = []
     for host, error, line in failed:
         if not host.remote and isinstance(error, TmuxUnavailable):
@@ -332,36 +338,35 @@ def _scan_agents(args: argparse.Namespace):
     return sorted(agents, key=sort_key), problems
 
 
-def _dated_from_log(agents) -> None:
-    """Agents nothing of Claude's dates: the state's start as an earlier headspace logged it, if it is the same state.
+@contextlib.contextmanager
+def _log_memory() -> Iterator[Callable[[str], tuple[str, float] | None] | None]:
+    """The event log's last word on an agent (``History.remembered_in_log``), for dating what nothing of Claude's dates.
 
-    Read only when the event log exists (a one-shot command never creates
-    it); an agent it does not date stays at "sight" (its time unknown).
+    ``headspace status`` weighs it as the live table does (``to_agent``, the
+    one clock).  Read only when the event log exists (a one-shot command
+    never creates it); None without one.
     """
-    from ..detect.clock import same_spell
     from ..service.journal import Journal
     from ..state.eventlog import EventLog, EventLogError
     from ..state.eventlog import default_path as events_path
 
-    undated = [a for a in agents if a.since_source == "sight" and a.key]
-    if not undated or not events_path().is_file():
+    if not events_path().is_file():
+        yield None
         return
     try:
         journal = Journal(EventLog(events_path()))
     except EventLogError:
+        yield None
         return
     try:
-        for agent in undated:
-            found = journal.remembered_in_log(agent.key)
-            if found and found[1] and same_spell(found[0], agent.state.value) and found[1] <= agent.since:
-                agent.since, agent.since_source = found[1], "journal"
+        yield journal.remembered_in_log
     finally:
         journal.close()
 
 
 def in_state_for(agent, now: float) -> float | None:
     """Seconds the agent has been in its state, or None when nothing says when it began."""
-    return None if agent.since_source == "sight" else round(max(0.0, now - agent.since), 1)
+    return None if agent.since_source == Source.SIGHT else round(max(0.0, now - agent.since), 1)
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -370,8 +375,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     from ..detect.clock import elapsed
     from ..detect.families import label_of
 
-    agents, problems = _scan_agents(args)
-    _dated_from_log(agents)
+    with _log_memory() as remember:
+        agents, problems = _scan_agents(args, remember)
     now = time.time()
     for problem in problems:
         print(f"headspace: {clean(problem)}", file=sys.stderr)
@@ -402,7 +407,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                         # How long in this state (seconds), and who says when it began (Claude's status
                         # file, or the event log of an earlier headspace); null: nothing says.
                         "in_state_for": in_state_for(agent, now),
-                        "since_source": agent.since_source if agent.since_source != "sight" else None,
+                        "since_source": agent.since_source if agent.since_source != Source.SIGHT else None,
                         "agent": agent.family,  # claude, codex, gemini, opencode
                         "agent_version": agent.agent_version or None,
                         "claude_version": (agent.agent_version or None) if agent.family == "claude" else None,
@@ -569,7 +574,9 @@ async def _send_to(args: argparse.Namespace, config, server, record, family) -> 
 
 
 def cmd_hooks(args: argparse.Namespace) -> int:
-    from ..detect.claude.status_files import claude_config_dir
+    import os
+
+    from ..detect.families import CLAUDE
     from ..hooks.settings import ANSWER_WAIT, HooksError, backup_path, install, status, uninstall
     from .hooks_text import said
 
@@ -586,7 +593,8 @@ def cmd_hooks(args: argparse.Namespace) -> int:
             raise UserError(f"no such directory: {args.project}")
         path = args.project.resolve() / ".claude" / "settings.json"
     else:
-        path = claude_config_dir() / "settings.json"
+        assert CLAUDE.hooks is not None  # the family whose hooks these are (Family.hooks: where its settings live)
+        path = CLAUDE.hooks.settings_folder(os.environ) / "settings.json"
     try:
         if args.hooks_action == "install":
             if args.wait is not None and not args.answer:

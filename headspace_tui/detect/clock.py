@@ -74,6 +74,19 @@ def same_spell(a: str, b: str) -> bool:
     return a == b or (needs_you(a) and needs_you(b))
 
 
+def remembered_claim(remembered: tuple[str, float] | None, state: AgentState) -> dict[str, float]:
+    """The journal's claim on ``state``: when an earlier run of headspace saw the agent enter it, if it is the same spell.
+
+    ``remembered`` is the event log's last word on the agent, (state, since),
+    or None.  The live table (pane_watch.py) and ``headspace status``
+    (scan.to_agent) both weigh it through this one rule.
+    """
+    if remembered is None:
+        return {}
+    remembered_state, since = remembered
+    return {REMEMBERED: since} if since and same_spell(remembered_state, state.value) else {}
+
+
 @dataclass(frozen=True)
 class Claim:
     """When the current spell began, and who says so."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..detect.claude.process import ClaudeProcess
@@ -101,8 +101,12 @@ def scan(server: TmuxServer, *, include_all: bool = False, config_dir: Path | No
     return asyncio.run(scan_host(LocalHost(server), include_all=include_all, config_dir=config_dir, ask=ask))
 
 
-async def look_at(hosts: Sequence[Host], *, include_all: bool = False) -> tuple[list[Agent], list[tuple[Host, Exception | None, str]]]:
+async def look_at(
+    hosts: Sequence[Host], *, include_all: bool = False, remember: Callable[[str], tuple[str, float] | None] | None = None
+) -> tuple[list[Agent], list[tuple[Host, Exception | None, str]]]:
     """Every host looked at together; (their agents, one (host, error, line) per host that could not be read).
+
+    ``remember``: the event log's last word on an agent (``to_agent``).
 
     A host that fails or does not answer within HOST_TIMEOUT is one line;
     the others' agents are still returned.  Every host is closed after.
@@ -118,7 +122,7 @@ async def look_at(hosts: Sequence[Host], *, include_all: bool = False) -> tuple[
         finally:
             await host.close()
         now = time.time()
-        agents = [to_agent(view, now) for view in views]
+        agents = [to_agent(view, now, remember) for view in views]
         for agent in agents:
             agent.host = host.name
         return agents, None, ""

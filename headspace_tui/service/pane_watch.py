@@ -17,9 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..detect.clock import REMEMBERED, same_spell
+from ..detect.clock import remembered_claim
 from ..detect.family import Family
 from ..detect.fusion import Fuser
+from ..detect.sources import Source
 from ..detect.turns import Turn
 from ..model import AgentState
 from ..tmux.server import PaneRecord
@@ -76,13 +77,10 @@ class PaneWatch:
         """
         claims = self.fuser.claims(state)
         if state is AgentState.WORKING and self.prompted_at:
-            claims["transcript"] = self.prompted_at
+            claims[Source.TRANSCRIPT] = self.prompted_at
         elif state is not AgentState.WORKING and self.replied_at:
-            claims["transcript"] = self.replied_at
+            claims[Source.TRANSCRIPT] = self.replied_at
         if self.remembered is None:
             found = remember(self.key) if remember is not None else None
             self.remembered = found or ("", 0.0)
-        remembered_state, remembered_since = self.remembered
-        if remembered_since and same_spell(remembered_state, state.value):
-            claims[REMEMBERED] = remembered_since
-        return claims
+        return claims | remembered_claim(self.remembered, state)

@@ -12,13 +12,14 @@ one builder, dated by the one clock, for the live table's store and for
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..detect.claude.agents_cli import list_agents, supports_agents
 from ..detect.claude.process import ClaudeProcess, process_env
 from ..detect.claude.status_files import ClaudeStatus, status_observation
-from ..detect.clock import Claim, Clock
+from ..detect.clock import Claim, Clock, remembered_claim
 from ..detect.families import CLAUDE
 from ..detect.family import Family
 from ..detect.fusion import claim_agrees, fuse
@@ -143,16 +144,20 @@ def new_agent(
     )
 
 
-def to_agent(view: PaneView, now: float | None = None) -> Agent:
+def to_agent(view: PaneView, now: float | None = None, remember: Callable[[str], tuple[str, float] | None] | None = None) -> Agent:
     """The agent of one look at a pane (``headspace status``): dated as the live table dates a first reading.
 
     A fresh ``Clock`` given Claude's status file's time, when it agrees with
-    what the screen shows; else "sight" (only now: nothing says when the
-    state began; ``headspace status`` may still find it in the event log).
+    what the screen shows, and the journal's (``remember``: the event log's
+    last word on the agent, as the live table asks it), weighed by the one
+    ranking; else "sight" (only now: nothing says when the state began).
     """
     at = now or time.time()
     observation = view.observation
-    claim = Clock().update(observation.state, status_claims(view.status, observation.state), at, observation.prompt.fingerprint if observation.prompt else "")
+    claims = status_claims(view.status, observation.state)
+    if remember is not None and view.key:
+        claims |= remembered_claim(remember(view.key), observation.state)
+    claim = Clock().update(observation.state, claims, at, observation.prompt.fingerprint if observation.prompt else "")
     return new_agent(
         view.record,
         view.key,
