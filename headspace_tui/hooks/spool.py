@@ -36,11 +36,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..detect.sources import Source
 from ..model import AgentState, Evidence, Observation, Option, Prompt
 from ..shared.paths import runtime_dir
 from ..shared.safe_files import Unreadable, is_private_dir, loads, note_once, read_with_stat
 
-SOURCE = "hook"
+SOURCE = Source.HOOK
 CONFIDENCE = 0.95
 MAX_FILE = 4 << 20  # the program stores at most 1 MB of payload
 

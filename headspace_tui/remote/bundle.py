@@ -20,6 +20,7 @@ MODULES = (
     "headspace_tui.shared.paths",
     "headspace_tui.model",
     "headspace_tui.detect.approval",
+    "headspace_tui.detect.sources",
     "headspace_tui.detect.claude.status_files",
     "headspace_tui.detect.turns",
     "headspace_tui.detect.claude.transcript",

@@ -49,6 +49,7 @@ from ..answering.desk import AnswerDesk, Watched
 from ..detect.families import CLAUDE
 from ..detect.family import Family
 from ..detect.fusion import Fuser
+from ..detect.sources import Source
 from ..events import Event, Notice, PaneCaptured, ProblemChanged
 from ..hooks.spool import HookEvent
 from ..model import Agent, Observation
@@ -417,7 +418,7 @@ class Monitor:
         elif "status-file" in fuser.verdicts:
             del fuser.verdicts["status-file"]  # Claude removed its file (it exited)
         if asked is not None and files is not None:
-            fuser.observe(files.observation(asked, source="claude-agents"), now, at=asked.updated_at or now)
+            fuser.observe(files.observation(asked, source=Source.CLAUDE_AGENTS), now, at=asked.updated_at or now)
         elif "claude-agents" in fuser.verdicts:
             del fuser.verdicts["claude-agents"]
         observation = fuser.observe(screen, now, output_changed=changed)

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 
 from ..detect.claude.status_files import ClaudeStatus
 from ..detect.clock import Clock
+from ..detect.sources import Source
 from ..events import AgentChanged, AgentRemoved, Event
 from ..model import Agent, AgentState, Channel, Evidence, Observation, PaneAddress
 from ..tmux.server import PaneRecord
@@ -206,7 +207,7 @@ class AgentStore:
                     pane_id=address,
                     target=self.host,
                     session="",
-                    observation=Observation(AgentState.UNKNOWN, evidence=(Evidence("host-unreachable", -1, reason),), source="ssh"),
+                    observation=Observation(AgentState.UNKNOWN, evidence=(Evidence("host-unreachable", -1, reason),), source=Source.SSH),
                     since=at,
                     host=self.host,
                     offline=reason,

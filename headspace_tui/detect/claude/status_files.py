@@ -31,8 +31,9 @@ from typing import Any
 
 from ...model import AgentState, Evidence, Observation
 from ...shared.safe_files import Unchanged, Unreadable, loads, note_once, read_regular
+from ..sources import Source
 
-SOURCE = "status-file"
+SOURCE = Source.STATUS_FILE
 
 
 def claude_config_dir(env: Mapping[str, str] = os.environ) -> Path:
@@ -145,7 +146,7 @@ _PERMISSION_WAITS = ("permission", "sandbox request", "worker request", "goal pr
 
 
 # The sources of ``status_observation``: Claude's status file, and ``claude agents --json`` reading the same files.
-STATUS_SOURCES = (SOURCE, "claude-agents")
+STATUS_SOURCES = (SOURCE, Source.CLAUDE_AGENTS)
 
 
 def claimed_wait(observation: Observation) -> str:

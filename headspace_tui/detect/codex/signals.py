@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 
 from ...model import AgentState, Evidence, Observation
+from ..sources import Source
 
 _SPINNER = re.compile(r"^[\u2800-\u28ff] ")
 _ACTION_REQUIRED = re.compile(r"^\[ [!.] \] Action Required\b")
@@ -38,7 +39,7 @@ _ACTION_REQUIRED = re.compile(r"^\[ [!.] \] Action Required\b")
 def title_observation(title: str) -> Observation | None:
     """What Codex's pane title says: a spinner (working), "Action Required" (an approval waits), else nothing sure."""
     if _ACTION_REQUIRED.match(title):
-        return Observation(AgentState.PERMISSION, evidence=(Evidence("codex-title-action-required", -1, title),), source="title", confidence=0.6)
+        return Observation(AgentState.PERMISSION, evidence=(Evidence("codex-title-action-required", -1, title),), source=Source.TITLE, confidence=0.6)
     if _SPINNER.match(title):
-        return Observation(AgentState.WORKING, evidence=(Evidence("codex-title-spinner", -1, title),), source="title", confidence=0.6)
+        return Observation(AgentState.WORKING, evidence=(Evidence("codex-title-spinner", -1, title),), source=Source.TITLE, confidence=0.6)
     return None
