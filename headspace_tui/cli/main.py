@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .. import __version__
-from ..detect.sources import Source
 from ..model import PaneAddress
+from ..service.rows import describe
 from ..shared.safe_text import clean
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -182,6 +182,20 @@ def build_parser() -> argparse.ArgumentParser:
         "headspace popup-binding >> ~/.tmux.conf && tmux source-file ~/.tmux.conf",
     )
     popup.add_argument("--key", default="h", metavar="KEY", help="the key after tmux's prefix (default h; any tmux key name: M-h, F5)")
+
+    serve = sub.add_parser(
+        "serve",
+        help="run the resident service for this tmux server in the background (status asks it)",
+        description="Start headspace's resident service for this tmux server in the background: one per user and tmux "
+        "server, watching every agent while no headspace is open; 'headspace status' asks it. It ends by itself when "
+        "its tmux server ends. Its socket is in $XDG_RUNTIME_DIR/headspace/service/, its log in "
+        "$XDG_STATE_HOME/headspace/service.log.",
+    )
+    _add_server_options(serve)
+    what = serve.add_mutually_exclusive_group()
+    what.add_argument("--foreground", action="store_true", help="run in this process until the tmux server ends (or Ctrl-C)")
+    what.add_argument("--stop", action="store_true", help="stop the service of this tmux server")
+    what.add_argument("--status", action="store_true", help="say whether the service runs, and what it watches")
     return parser
 
 
@@ -209,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_new(args)
         if args.command == "popup-binding":
             return cmd_popup_binding(args)
+        if args.command == "serve":
+            return cmd_serve(args)
         return cmd_tui(args)
     except UserError as exc:
         print(f"headspace: {clean(str(exc))}", file=sys.stderr)
@@ -265,32 +281,6 @@ def cmd_classify(args: argparse.Namespace) -> int:
     for evidence in observation.evidence:
         print(f"  why: {clean(evidence)}")
     return EXIT_OK
-
-
-def describe(observation) -> str:
-    """One human line: state, then what it waits for."""
-    parts = [observation.state.value]
-    prompt = observation.prompt
-    if prompt is not None:
-        if prompt.tool and prompt.kind == "permission":
-            parts.append(f"{prompt.tool}: {prompt.detail}" if prompt.detail else prompt.tool)
-        elif prompt.title:
-            parts.append(prompt.title)
-        if prompt.review and prompt.answers:
-            parts.append("; ".join(f"{q} → {a or '(no answer)'}" for q, a in prompt.answers))
-        if prompt.options:
-            parts.append(" | ".join(_option_text(o) for o in prompt.options))
-    if observation.error:
-        parts.append(observation.error)  # a retry's says "retrying 5/10 · …" itself
-    if observation.exit_status is not None:
-        parts.append(f"exit status {observation.exit_status}")
-    return " — ".join(parts)
-
-
-def _option_text(option) -> str:
-    """One option as ``status`` prints it: "1. Yes", "3. [✔] Search" (a multi-select box, ticked)."""
-    box = "" if option.ticked is None else ("[✔] " if option.ticked else "[ ] ")
-    return f"{option.key}. {box}{option.label}" if option.key else f"{box}{option.label}"
 
 
 def _host_specs(args: argparse.Namespace, config) -> tuple[bool, list]:
@@ -364,80 +354,79 @@ def _log_memory() -> Iterator[Callable[[str], tuple[str, float] | None] | None]:
         journal.close()
 
 
-def in_state_for(agent, now: float) -> float | None:
-    """Seconds the agent has been in its state, or None when nothing says when it began."""
-    return None if agent.since_source == Source.SIGHT else round(max(0.0, now - agent.since), 1)
-
-
 def cmd_status(args: argparse.Namespace) -> int:
-    import time
-
+    """Every agent's state: asked of the running service when there is one for this view, else read now (a one-shot look)."""
     from ..detect.clock import elapsed
     from ..detect.families import label_of
+    from ..service.rows import needs_you, public
 
-    with _log_memory() as remember:
-        agents, problems = _scan_agents(args, remember)
-    now = time.time()
+    asked = _status_from_service(args)
+    if asked is not None:
+        rows, problems = asked
+    else:
+        rows, problems = _status_by_look(args)
     for problem in problems:
         print(f"headspace: {clean(problem)}", file=sys.stderr)
     status = EXIT_FAIL if problems else EXIT_OK
     if args.json:
-        for agent in agents:
-            obs = agent.observation
-            print(
-                json_line(
-                    {
-                        "host": agent.host,
-                        "target": agent.target,
-                        "pane_id": PaneAddress.parse(agent.pane_id).pane,
-                        "state": agent.state.value,
-                        "tool": obs.tool or None,
-                        "detail": obs.detail or None,
-                        "options": obs.option_labels,
-                        "question": obs.question or None,
-                        # A multi-select question's ticked options (their numbers): what 'send --submit' sends.
-                        "ticked": list(obs.prompt.ticked) if obs.prompt else [],
-                        "error": obs.error or None,
-                        "retrying": obs.retrying,  # working, and Claude retries a failed request ("error" says which)
-                        "exit_status": obs.exit_status,
-                        # What 'send --expect' checks: the prompt exactly as shown now.
-                        "fingerprint": obs.prompt.fingerprint if obs.prompt and obs.prompt.fingerprint else None,
-                        "cwd": agent.cwd,
-                        "since": agent.since,  # as before: the look's own time when nothing dates the state
-                        # How long in this state (seconds), and who says when it began (Claude's status
-                        # file, or the event log of an earlier headspace); null: nothing says.
-                        "in_state_for": in_state_for(agent, now),
-                        "since_source": agent.since_source if agent.since_source != Source.SIGHT else None,
-                        "agent": agent.family,  # claude, codex, gemini, opencode
-                        "agent_version": agent.agent_version or None,
-                        "claude_version": (agent.agent_version or None) if agent.family == "claude" else None,
-                    },
-                )
-            )
+        for row in rows:
+            print(json_line(public(row)))
         return status
-    if not agents:
+    if not rows:
         if not problems:
             print("no agents found (Claude Code, Codex, Gemini CLI, opencode)" + ("" if args.all else " (use --all to list every pane)"))
         return status
-    remote = any(a.host != "local" for a in agents)
-    names = [f"{a.host}:{a.target}" if remote else a.target for a in agents]
+    remote = any(row["host"] != "local" for row in rows)
+    names = [f"{row['host']}:{row['target']}" if remote else str(row["target"]) for row in rows]
     width = max(len(n) for n in names)
-    for name, agent in zip(names, agents, strict=True):
-        seconds = in_state_for(agent, now)
-        took = elapsed(seconds, precise=agent.state.needs_you) if seconds is not None else "?"
-        print(f"{clean(name):<{width}}  {agent.pane_id.partition('@')[0]:<5} {label_of(agent.family):<8} {took:>6}  {clean(describe(agent.observation))}")
-    print(summary(agents))
+    for name, row in zip(names, rows, strict=True):
+        seconds = row["in_state_for"]
+        took = elapsed(seconds, precise=needs_you(row)) if seconds is not None else "?"
+        print(f"{clean(name):<{width}}  {str(row['pane_id']):<5} {label_of(str(row['agent'])):<8} {took:>6}  {clean(str(row['line']))}")
+    print(summary(rows))
     return status
 
 
-def summary(agents) -> str:
-    """The count line under ``status``: how many need you, work, idle, and how many we could not read."""
-    from ..model import AgentState
+def _status_by_look(args: argparse.Namespace) -> tuple[list[dict], list[str]]:
+    """Every agent read now by this process (no service runs for this view): its rows, and one line per host that failed."""
+    import time
 
-    count = lambda *states: sum(1 for a in agents if a.state in states)  # noqa: E731
-    parts = [f"{len(agents)} agent{'s' if len(agents) != 1 else ''}", f"{sum(1 for a in agents if a.state.needs_you)} need you"]
-    parts += [f"{count(AgentState.WORKING)} working", f"{count(AgentState.IDLE)} idle"]
-    unknown = count(AgentState.UNKNOWN)
+    from ..service.rows import agent_row
+
+    with _log_memory() as remember:
+        agents, problems = _scan_agents(args, remember)
+    now = time.time()
+    return [agent_row(agent, now) for agent in agents], problems
+
+
+def _status_from_service(args: argparse.Namespace) -> tuple[list[dict], list[str]] | None:
+    """The rows of the running service of this tmux server, when it watches exactly this view; None: read it here.
+
+    The service watches the local server and the configured hosts: a view
+    with ``--all``, ``--host``, ``--no-local`` or another ``--config`` is
+    read here.  A service of
+    another version is stopped (an upgrade never leaves an old one
+    answering) and this look is read here.
+    """
+    if args.all or getattr(args, "host", None) or getattr(args, "no_local", False) or args.config is not None:
+        return None
+    from ..resident.client import ServiceError, ask_rows
+
+    try:
+        return ask_rows(_server(args).key)
+    except ServiceError as exc:
+        logging.getLogger(__name__).info("status read here: %s", exc)
+        return None
+
+
+def summary(rows) -> str:
+    """The count line under ``status``: how many need you, work, idle, and how many we could not read."""
+    from ..service.rows import needs_you
+
+    count = lambda *states: sum(1 for row in rows if row["state"] in states)  # noqa: E731
+    parts = [f"{len(rows)} agent{'s' if len(rows) != 1 else ''}", f"{sum(1 for row in rows if needs_you(row))} need you"]
+    parts += [f"{count('working')} working", f"{count('idle')} idle"]
+    unknown = count("unknown")
     if unknown:
         parts.append(f"{unknown} unknown (unrecognised screen: see 'headspace classify --help' to report it)")
     return " · ".join(parts)
@@ -721,6 +710,74 @@ def cmd_popup_binding(args: argparse.Namespace) -> int:
         print(binding(args.key))
     except ValueError as exc:
         raise UserError(f"--key {args.key!r}: {exc}") from None
+    return EXIT_OK
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """The resident service of this tmux server: start it in the background, run it here, stop it, or say how it is."""
+    from ..resident import client
+    from ..resident.place import PlaceError, is_held, place_of, where
+
+    server = _server(args)
+    place = place_of(server.key)
+    if args.stop:
+        if not is_held(place):
+            print(f"no headspace service runs for {server.where()}")
+            return EXIT_OK
+        if not client.stop(place):
+            raise UserError(f"the service did not end; {where(place)}")
+        print(f"stopped the headspace service of {server.where()}")
+        return EXIT_OK
+    if args.status:
+        try:
+            card = client.hello(place)
+        except client.ServiceError as exc:
+            print(f"no headspace service runs for {server.where()} ({exc})")
+            return EXIT_FAIL
+        print(f"{where(place)}; watching {', '.join(card.get('hosts') or []) or 'no host'}")
+        return EXIT_OK
+    if args.foreground:
+        return _serve_here(args, server, place)
+    if is_held(place):
+        raise UserError(where(place))
+    from ..resident.start import log_path, start_detached
+
+    try:
+        card = start_detached(server.socket_args(), place, config=args.config)
+    except (client.ServiceError, PlaceError) as exc:
+        raise UserError(f"the service did not start: {exc}") from None
+    print(f"headspace service started for {server.where()} (pid {card.get('pid')}); it ends with its tmux server; log: {log_path()}")
+    return EXIT_OK
+
+
+def _serve_here(args: argparse.Namespace, server, place) -> int:
+    """``serve --foreground``: hold the lock and serve in this process until the tmux server ends."""
+    from ..resident.place import PlaceError
+    from ..resident.server import Watched, serve
+    from ..resident.start import log_path
+    from ..service.facade import Service
+    from ..service.journal import Journal
+    from ..shared import logfile
+
+    log = logging.getLogger("headspace_tui.resident")
+    logfile.setup(log_path())
+    config = _load_config(args)
+    local, specs = _host_specs(args, config)
+    if server.server_pid() is None:
+        log.error("no tmux server runs (%s): nothing to serve", server.where())
+        raise UserError(f"no tmux server runs ({server.where()}): nothing to serve")
+    journal, problem = Journal.open()
+    if problem:
+        log.warning("%s", problem)
+    try:
+        service = Service.build(server, config=config, journal=journal, hosts=specs, local=local)
+        why = serve(service, Watched(server.key, server.where(), server.server_pid), place)
+    except PlaceError as exc:
+        log.error("%s", exc)
+        raise UserError(str(exc)) from None
+    finally:
+        journal.close()
+    print(f"headspace service ended: {why}", file=sys.stderr)
     return EXIT_OK
 
 

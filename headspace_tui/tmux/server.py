@@ -66,6 +66,10 @@ class TmuxUnavailable(Exception):
     """There is no tmux to talk to: not installed, or no server on that socket."""
 
 
+class TmuxTimeout(TmuxUnavailable):
+    """The server did not answer in time: it may be busy, not gone."""
+
+
 class TmuxCommandError(Exception):
     """The server answered but the command failed (for example, the pane is gone)."""
 
@@ -283,8 +287,22 @@ class TmuxServer:
             self._binary = None
             raise TmuxUnavailable("tmux is not installed") from None
         except subprocess.TimeoutExpired:
-            raise TmuxUnavailable(f"the tmux server on {self._where()} did not answer within {TIMEOUT:g}s") from None
+            raise TmuxTimeout(f"the tmux server on {self._where()} did not answer within {TIMEOUT:g}s") from None
         return proc.returncode, proc.stdout, proc.stderr
+
+    def server_pid(self) -> int | None:
+        """The server's pid, or None when no server runs (a plain command client: asking never attaches).
+
+        A server that answers late, or answers with an error, runs: 0.
+        """
+        try:
+            return int(self.run("display-message", "-p", "#{pid}").strip() or 0)
+        except TmuxTimeout:
+            return 0
+        except TmuxUnavailable:
+            return None
+        except (TmuxCommandError, ValueError):
+            return 0
 
     def failed(self, returncode: int, stderr: str) -> None:
         """A hook for transports that fail before tmux runs (ssh): raise their own error."""

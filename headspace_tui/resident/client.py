@@ -1,0 +1,124 @@
+"""Asking the running service, from the command line: HTTP/1.1 over its Unix socket, with the standard library.
+
+The service speaks HTTP (aiohttp, server.py); a one-shot command needs only
+a request and its JSON answer, so it uses ``http.client`` on a Unix socket
+and does not pay for importing an async HTTP stack.  Every failure is a
+``ServiceError`` in one line: the caller then reads for itself.
+
+Before a socket is trusted, its folder must be private (place.make_folder's
+rules, checked here without creating anything) and the socket this user's.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import stat
+import time
+from typing import Any
+
+from .. import __version__
+from ..shared.safe_files import is_private_dir
+from .place import Place, is_held, place_of
+
+ASK_TIMEOUT = 5.0  # seconds for one request (the service answers from memory)
+MAX_ANSWER = 8 << 20  # bytes: a hundred agents' rows are a few hundred KB
+SETTLE_WAIT = 10.0  # seconds the service may take to finish its first look before it answers ``agents``
+
+
+class ServiceError(Exception):
+    """No answer from a service (none runs, another version, a bad answer): one line."""
+
+
+class _UnixConnection(http.client.HTTPConnection):
+    def __init__(self, path: str, timeout: float) -> None:
+        super().__init__("localhost", timeout=timeout)
+        self._path = path
+
+    def connect(self) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(self.timeout)
+        self.sock.connect(self._path)
+
+
+def _check(place: Place) -> None:
+    for folder in (place.folder.parent, place.folder):
+        problem = is_private_dir(folder)
+        if problem:
+            raise ServiceError(f"not asking the service: {problem}")
+    try:
+        info = os.lstat(place.socket)
+    except OSError:
+        raise ServiceError("no service runs") from None
+    if not stat.S_ISSOCK(info.st_mode) or info.st_uid != os.getuid():
+        raise ServiceError(f"not asking the service: {place.socket} is not a socket of yours")
+
+
+def request(place: Place, method: str, path: str, *, timeout: float = ASK_TIMEOUT) -> Any:
+    """One request to the service at ``place``; its JSON answer (ServiceError on anything else)."""
+    _check(place)
+    connection = _UnixConnection(str(place.socket), timeout)
+    try:
+        connection.request(method, path, headers={"Accept": "application/json", "X-Headspace-Version": __version__})
+        response = connection.getresponse()
+        body = response.read(MAX_ANSWER + 1)
+    except (OSError, http.client.HTTPException) as exc:
+        raise ServiceError(f"the service did not answer: {exc}") from None
+    finally:
+        connection.close()
+    if len(body) > MAX_ANSWER:
+        raise ServiceError("the service's answer is too large")
+    try:
+        answer = json.loads(body)
+    except ValueError:
+        raise ServiceError(f"the service's answer is not JSON (HTTP {response.status})") from None
+    if response.status != 200:
+        error = answer.get("error") if isinstance(answer, dict) else None
+        raise ServiceError(f"the service said: {error or f'HTTP {response.status}'}")
+    return answer
+
+
+def hello(place: Place) -> dict[str, Any]:
+    """The service's card (version, pid, server, watched hosts); ServiceError when none answers."""
+    if not is_held(place):
+        raise ServiceError("no service runs")
+    card = request(place, "GET", "/v1/hello")
+    if not isinstance(card, dict):
+        raise ServiceError("the service's hello is not a card")
+    return card
+
+
+def same_version(place: Place) -> dict[str, Any]:
+    """``hello``, and a service of another version is stopped (an upgrade never leaves an old one answering)."""
+    card = hello(place)
+    if card.get("version") != __version__:
+        stop(place)
+        raise ServiceError(f"the service ran version {card.get('version')}, this is {__version__}: stopped it")
+    return card
+
+
+def ask_rows(server_key: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every agent's row as the service of the tmux server ``server_key`` has them (service/rows.py), and one line per host with a problem."""
+    place = place_of(server_key)
+    same_version(place)
+    answer = request(place, "GET", f"/v1/agents?settle={SETTLE_WAIT:g}", timeout=SETTLE_WAIT + ASK_TIMEOUT)
+    rows, problems = answer.get("agents"), answer.get("problems")
+    if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows) or not isinstance(problems, list):
+        raise ServiceError("the service's agents are not rows")
+    return rows, [str(problem) for problem in problems]
+
+
+def stop(place: Place, *, wait: float = 10.0) -> bool:
+    """Ask the service to end and wait until it has let go of its lock; True when none runs any more."""
+    try:
+        request(place, "POST", "/v1/stop")
+    except ServiceError:
+        pass  # it may be going already: what counts is the lock
+    deadline = time.monotonic() + wait
+    while is_held(place):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True

@@ -1,0 +1,98 @@
+"""An agent as plain data: the one shape ``headspace status --json`` prints and the resident service serves.
+
+``headspace status`` reads the agents itself (a one-shot look) or asks the
+running service (resident/); either way each agent becomes the same row
+here, so the two can never print different fields for the same agent.  A
+row is JSON-ready: strings, numbers, lists, None.  ``line`` is not printed
+by ``--json`` (it is the text view's one human line; ``PUBLIC`` lists the
+keys ``--json`` prints).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..detect.sources import Source
+from ..model import Agent, AgentState, Observation, Option, PaneAddress
+
+# The keys ``status --json`` prints, in its order (the README documents them).
+PUBLIC = (
+    "host", "target", "pane_id", "state", "tool", "detail", "options", "question", "ticked", "error", "retrying",
+    "exit_status", "fingerprint", "cwd", "since", "in_state_for", "since_source", "agent", "agent_version", "claude_version",
+)  # fmt: skip
+
+
+def in_state_for(agent: Agent, now: float) -> float | None:
+    """Seconds the agent has been in its state, or None when nothing says when it began."""
+    return None if agent.since_source == Source.SIGHT else round(max(0.0, now - agent.since), 1)
+
+
+def agent_row(agent: Agent, now: float) -> dict[str, Any]:
+    """The agent as ``status --json`` prints it (``PUBLIC``), plus ``line``: what the text view says of it."""
+    obs = agent.observation
+    return {
+        "host": agent.host,
+        "target": agent.target,
+        "pane_id": PaneAddress.parse(agent.pane_id).pane,
+        "state": agent.state.value,
+        "tool": obs.tool or None,
+        "detail": obs.detail or None,
+        "options": obs.option_labels,
+        "question": obs.question or None,
+        # A multi-select question's ticked options (their numbers): what 'send --submit' sends.
+        "ticked": list(obs.prompt.ticked) if obs.prompt else [],
+        "error": obs.error or None,
+        "retrying": obs.retrying,  # working, and Claude retries a failed request ("error" says which)
+        "exit_status": obs.exit_status,
+        # What 'send --expect' checks: the prompt exactly as shown now.
+        "fingerprint": obs.prompt.fingerprint if obs.prompt and obs.prompt.fingerprint else None,
+        "cwd": agent.cwd,
+        "since": agent.since,  # as before: the look's own time when nothing dates the state
+        # How long in this state (seconds), and who says when it began (Claude's status
+        # file, or the event log of an earlier headspace); null: nothing says.
+        "in_state_for": in_state_for(agent, now),
+        "since_source": agent.since_source if agent.since_source != Source.SIGHT else None,
+        "agent": agent.family,  # claude, codex, gemini, opencode
+        "agent_version": agent.agent_version or None,
+        "claude_version": (agent.agent_version or None) if agent.family == "claude" else None,
+        "line": describe(obs),
+    }
+
+
+def public(row: dict[str, Any]) -> dict[str, Any]:
+    """The row as ``--json`` prints it: the public keys, in their order (a newer service's extra keys are left out)."""
+    return {key: row.get(key) for key in PUBLIC}
+
+
+def needs_you(row: dict[str, Any]) -> bool:
+    """Whether a row's state is a wait on the user (an unknown state word is not)."""
+    try:
+        return AgentState(row.get("state")).needs_you
+    except ValueError:
+        return False
+
+
+def describe(observation: Observation) -> str:
+    """One human line: state, then what it waits for."""
+    parts = [observation.state.value]
+    prompt = observation.prompt
+    if prompt is not None:
+        if prompt.tool and prompt.kind == "permission":
+            parts.append(f"{prompt.tool}: {prompt.detail}" if prompt.detail else prompt.tool)
+        elif prompt.title:
+            parts.append(prompt.title)
+        if prompt.review and prompt.answers:
+            parts.append("; ".join(f"{q} → {a or '(no answer)'}" for q, a in prompt.answers))
+        if prompt.options:
+            parts.append(" | ".join(option_text(o) for o in prompt.options))
+    if observation.error:
+        parts.append(observation.error)  # a retry's says "retrying 5/10 · …" itself
+    if observation.exit_status is not None:
+        parts.append(f"exit status {observation.exit_status}")
+    return " — ".join(parts)
+
+
+def option_text(option: Option) -> str:
+    """One option as ``status`` prints it: "1. Yes", "3. [✔] Search" (a multi-select box, ticked)."""
+    box = "" if option.ticked is None else ("[✔] " if option.ticked else "[ ] ")
+    return f"{option.key}. {box}{option.label}" if option.key else f"{box}{option.label}"

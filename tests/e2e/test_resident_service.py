@@ -1,0 +1,234 @@
+"""The resident service (``headspace serve``), from outside, as a user meets it: real tmux, real Claude Code.
+
+* It answers ``status`` as a look of its own would (the same rows), one runs
+  per tmux server (a second ``serve`` says where the first is), its socket
+  is the user's alone, and its events stream says what changes.
+* It ends by itself when its tmux server ends, leaving no socket or card.
+* A SIGKILLed service leaves nothing that stops the next one, and ``status``
+  reads for itself meanwhile.
+* A client of another version stops the old service (an upgrade never
+  leaves an old one answering).
+
+Every service started here is ended here: by ``serve --stop``, by its tmux
+server's end, or by its pid (ours) at teardown.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import headspace_tui
+from headspace_tui.resident.place import place_of, read_card
+from tests.harness import fake_api as api
+from tests.harness.scenarios import NUMBERED_MENU
+from tests.harness.tmux import temp_server
+
+pytestmark = pytest.mark.e2e
+# The fields a service's row and a look's row must agree on (``since`` and ``in_state_for`` are times).
+STABLE = ("host", "target", "pane_id", "state", "tool", "detail", "options", "question", "fingerprint", "cwd", "agent", "agent_version")
+
+
+def run(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+    """``headspace *args`` as a user runs it (never inside the tests' own tmux)."""
+    base = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+    argv = [sys.executable, "-m", "headspace_tui", *args]
+    return subprocess.run(argv, capture_output=True, text=True, env={**base, **(env or {})}, cwd=cwd, timeout=timeout)
+
+
+def no_tmux_path(tmp_path: Path) -> str:
+    """A PATH with this Python but no tmux: a ``status`` that answers there was answered by the service, not by a look of its own."""
+    folder = tmp_path / "bin-without-tmux"
+    folder.mkdir()
+    os.symlink(sys.executable, folder / "python3")
+    return str(folder)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def wait_gone(pid: int, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@pytest.fixture
+def services() -> Iterator[list[int]]:
+    """The pids of the services a test started: each one still alive at the end is ended (ours, by its id)."""
+    pids: list[int] = []
+    yield pids
+    for pid in pids:
+        if alive(pid):
+            os.kill(pid, signal.SIGTERM)
+            if not wait_gone(pid, 10):
+                os.kill(pid, signal.SIGKILL)
+
+
+def started(server: str, pids: list[int]) -> dict:
+    """``headspace -L server serve``; the service's card (its pid noted for teardown)."""
+    proc = run("-L", server, "serve")
+    assert proc.returncode == 0, proc.stderr
+    assert "headspace service started" in proc.stdout
+    card = read_card(place_of(f"L:{server}"))
+    assert card is not None and isinstance(card.get("pid"), int), card
+    pids.append(card["pid"])
+    return card
+
+
+def rows(proc: subprocess.CompletedProcess) -> list[dict]:
+    assert proc.returncode == 0, proc.stderr
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def test_the_service_answers_status_as_a_look_would_one_per_server_the_users_alone(claude_session, private_tmux, tmp_path, services):
+    session = claude_session([api.bash("touch served.txt", "Create a file"), api.text("Done.")])
+    session.submit("create a file")
+    session.wait_for(NUMBERED_MENU, timeout=30)
+    looked = rows(run("-L", private_tmux.name, "status", "--json"))  # no service yet: a look of its own
+    assert [row["state"] for row in looked] == ["permission"], looked
+
+    card = started(private_tmux.name, services)
+    place = place_of(f"L:{private_tmux.name}")
+    again = run("-L", private_tmux.name, "serve")
+    assert again.returncode == 1 and f"pid {card['pid']}" in again.stderr and "already runs" in again.stderr, again.stderr
+    assert stat.S_IMODE(os.lstat(place.folder).st_mode) == 0o700
+    info = os.lstat(place.socket)
+    assert stat.S_ISSOCK(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o600
+
+    without_tmux = {"PATH": no_tmux_path(tmp_path)}
+    served = rows(run("-L", private_tmux.name, "status", "--json", env=without_tmux))
+    assert [{k: row[k] for k in STABLE} for row in served] == [{k: row[k] for k in STABLE} for row in looked]
+    assert list(served[0]) == list(looked[0])  # the same keys, in the same order
+    text = run("-L", private_tmux.name, "status", env=without_tmux)
+    assert text.returncode == 0 and "1 agent · 1 need you" in text.stdout and "Bash" in text.stdout, text
+    said = run("-L", private_tmux.name, "serve", "--status")
+    assert said.returncode == 0 and f"pid {card['pid']}" in said.stdout and "watching local" in said.stdout, said.stdout
+
+    # The events stream: answering the dialog in the pane is told as the agent's new row.
+    with socket.socket(socket.AF_UNIX) as stream:
+        stream.settimeout(30)
+        stream.connect(str(place.socket))
+        stream.sendall(b"GET /v1/events HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        first = stream.recv(4096)
+        assert first.startswith(b"HTTP/1.1 200") and b"text/event-stream" in first, first
+        session.answer("1")
+        seen, moved = b"", []
+        deadline = time.monotonic() + 30
+        while not moved:
+            assert time.monotonic() < deadline, seen
+            seen += stream.recv(65536)
+            events = [json.loads(line[6:]) for line in seen.decode(errors="replace").splitlines() if line.startswith("data: ")]
+            moved = [e for e in events if e["type"] == "agent" and e["row"]["state"] != "permission"]
+        assert moved[0]["row"]["pane_id"] == session.pane_id and moved[0]["row"]["target"] == looked[0]["target"], moved
+
+    stopped = run("-L", private_tmux.name, "serve", "--stop")
+    assert stopped.returncode == 0 and "stopped" in stopped.stdout, stopped
+    assert wait_gone(card["pid"], 10)
+    assert not place.socket.exists() and read_card(place) is None
+
+
+def test_the_service_ends_with_its_tmux_server_and_leaves_nothing(services):
+    with temp_server("hs-svc-") as (_root, tmux):
+        tmux.run("new-session", "-d", "-s", "work", "sleep 600")
+        card = started(tmux.name, services)
+        place = place_of(f"L:{tmux.name}")
+        tmux.run("kill-server")
+        assert wait_gone(card["pid"], 10), "the service outlived its tmux server"
+        assert not place.socket.exists() and read_card(place) is None
+        ended = run("-L", tmux.name, "serve")
+        assert ended.returncode == 1 and "no tmux server runs" in ended.stderr, ended
+
+
+def test_a_killed_service_leaves_nothing_that_stops_the_next(services, tmp_path):
+    with temp_server("hs-svc-") as (_root, tmux):
+        tmux.run("new-session", "-d", "-s", "work", "sleep 600")
+        card = started(tmux.name, services)
+        place = place_of(f"L:{tmux.name}")
+        os.kill(card["pid"], signal.SIGKILL)
+        assert wait_gone(card["pid"], 10)
+        assert place.socket.exists()  # what a SIGKILL leaves behind
+        looked = run("-L", tmux.name, "status", "--json", "--all")
+        assert looked.returncode == 0 and '"target": "work:0.0"' in looked.stdout, looked  # read by a look: no service answers
+        after = started(tmux.name, services)
+        assert after["pid"] != card["pid"]
+        served = run("-L", tmux.name, "status", env={"PATH": no_tmux_path(tmp_path)})
+        assert served.returncode == 0 and "no agents found" in served.stdout, served
+        tmux.run("kill-server")
+        assert wait_gone(after["pid"], 10)
+
+
+def test_a_client_of_another_version_stops_the_old_service(services, tmp_path):
+    """An upgrade: the service that runs is of another version than the command that asks; it is stopped, and the answer is read by a look."""
+    old = tmp_path / "old"
+    shutil.copytree(Path(headspace_tui.__file__).parent, old / "headspace_tui", ignore=shutil.ignore_patterns("__pycache__"))
+    init = old / "headspace_tui" / "__init__.py"
+    init.write_text(init.read_text().replace(f'__version__ = "{headspace_tui.__version__}"', '__version__ = "0.0.1-old"'))
+    assert '"0.0.1-old"' in init.read_text()
+    with temp_server("hs-svc-") as (_root, tmux):
+        tmux.run("new-session", "-d", "-s", "work", "sleep 600")
+        proc = run("-L", tmux.name, "serve", env={"PYTHONPATH": str(old)}, cwd=old)  # -m imports from the folder it runs in first
+        assert proc.returncode == 0, proc.stderr
+        place = place_of(f"L:{tmux.name}")
+        card = read_card(place)
+        assert card is not None and card["version"] == "0.0.1-old"
+        services.append(card["pid"])
+        looked = run("-L", tmux.name, "status", "--json", "--all")  # --all: a look; the plain view asks the service
+        assert looked.returncode == 0
+        assert alive(card["pid"])
+        asked = run("-L", tmux.name, "status")
+        assert asked.returncode == 0 and "no agents found" in asked.stdout, asked
+        assert wait_gone(card["pid"], 10), "the old service still answers"
+        new = started(tmux.name, services)
+        assert new["version"] == headspace_tui.__version__
+        tmux.run("kill-server")
+        assert wait_gone(new["pid"], 10)
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="needs root to ask as another user")
+def test_another_users_request_is_refused_even_past_the_folder(services):
+    """The 0700 folder keeps other users out; past it (opened here on purpose), SO_PEERCRED still refuses them."""
+    with temp_server("hs-svc-") as (_root, tmux):
+        tmux.run("new-session", "-d", "-s", "work", "sleep 600")
+        card = started(tmux.name, services)
+        place = place_of(f"L:{tmux.name}")
+        closed = [p for p in place.socket.parents if not os.lstat(p).st_mode & 0o001]  # every folder on the way that others cannot pass
+        opened = [(p, stat.S_IMODE(os.lstat(p).st_mode)) for p in (*closed, place.socket)]
+        try:
+            for path, mode in opened:
+                os.chmod(path, mode | (0o006 if path == place.socket else 0o001))
+            ask = (
+                "import socket,sys;s=socket.socket(socket.AF_UNIX);s.connect(sys.argv[1]);"
+                "s.sendall(b'GET /v1/agents HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n');"
+                "print(s.recv(4096).decode().splitlines()[0])"
+            )
+            nobody = subprocess.run(
+                ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c", ask, str(place.socket)],
+                capture_output=True, text=True, timeout=30,
+            )  # fmt: skip
+            assert nobody.returncode == 0, nobody.stderr
+            assert " 403 " in nobody.stdout, nobody.stdout
+        finally:
+            for path, mode in opened:
+                os.chmod(path, mode)
+        tmux.run("kill-server")
+        assert wait_gone(card["pid"], 10)

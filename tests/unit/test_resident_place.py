@@ -1,0 +1,89 @@
+"""Where the resident service lives (resident/place.py): one place per tmux server, private, its card read defensively."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from headspace_tui.resident.place import PlaceError, Taken, is_held, make_folder, place_of, read_card, take_lock, where, write_card
+
+
+def test_each_tmux_server_has_its_own_place_named_within_a_sockets_limits(tmp_path):
+    env = {"XDG_RUNTIME_DIR": str(tmp_path)}
+    names = {place_of(key, env).name for key in ("L:default", "L:work", "S:/tmp/x", "S:" + "/very/long" * 40, "L:ü ; rm -rf /")}
+    assert len(names) == 5
+    for key in ("S:" + "/very/long" * 40, "L:ü ; rm -rf /"):
+        place = place_of(key, env)
+        assert place.socket.parent == tmp_path / "headspace" / "service"
+        assert len(str(place.socket).encode()) < 108 and place.name.isascii() and "/" not in place.name
+
+
+def test_the_folder_is_made_private_and_refused_when_it_is_not(tmp_path):
+    place = place_of("L:work", {"XDG_RUNTIME_DIR": str(tmp_path / "run")})
+    (tmp_path / "run").mkdir(mode=0o700)
+    make_folder(place)
+    assert oct(place.folder.stat().st_mode & 0o777) == "0o700"
+    place.folder.chmod(0o777)
+    with pytest.raises(PlaceError, match="writable|others"):
+        make_folder(place)
+    place.folder.rmdir()
+    (tmp_path / "elsewhere").mkdir(mode=0o700)
+    place.folder.symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(PlaceError, match="symbolic link"):
+        make_folder(place)
+
+
+def test_one_lock_per_server_and_the_second_is_told_where_the_first_is(tmp_path):
+    place = place_of("L:work", {"XDG_RUNTIME_DIR": str(tmp_path)})
+    make_folder(place)
+    assert not is_held(place)
+    fd = take_lock(place)
+    try:
+        write_card(place, {"pid": 4242, "version": "9.9", "started": 0})
+        assert is_held(place)
+        # Another process asks for it (flock is per open file: another process is the real case).
+        other = subprocess.run(
+            [sys.executable, "-c", "import sys; from headspace_tui.resident.place import *; take_lock(place_of('L:work', {'XDG_RUNTIME_DIR': sys.argv[1]}))", str(tmp_path)],
+            capture_output=True, text=True,
+        )  # fmt: skip
+        assert other.returncode != 0 and "Taken" in other.stderr and "pid 4242" in other.stderr, other.stderr
+        with pytest.raises(Taken, match="pid 4242, version 9.9"):
+            take_lock(place)
+    finally:
+        os.close(fd)
+    assert not is_held(place)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda path: path.write_text("{not json"),
+        lambda path: path.write_text(json.dumps(["a", "list"])),
+        lambda path: path.write_text(json.dumps({"pid": 1, "pad": "x" * 10_000})),
+        lambda path: os.mkfifo(path),
+        lambda path: path.symlink_to("/dev/zero"),
+        lambda path: path.mkdir(),
+    ],
+    ids=["not json", "not a card", "too large", "a fifo", "a link", "a folder"],
+)
+def test_a_card_that_is_not_one_is_no_card_and_never_blocks(tmp_path, make):
+    place = place_of("L:work", {"XDG_RUNTIME_DIR": str(tmp_path)})
+    make_folder(place)
+    make(place.card)
+    assert read_card(place) is None
+    assert "pid unknown, version unknown" in where(place)
+
+
+def test_a_card_says_who_runs_and_for_how_long(tmp_path):
+    import time
+
+    place = place_of("L:work", {"XDG_RUNTIME_DIR": str(tmp_path)})
+    make_folder(place)
+    write_card(place, {"pid": 31337, "version": "1.2.3", "started": time.time() - 3700})
+    assert read_card(place) == {"pid": 31337, "version": "1.2.3", "started": pytest.approx(time.time() - 3700, abs=5)}
+    assert oct(place.card.stat().st_mode & 0o777) == "0o600"
+    assert "pid 31337, version 1.2.3, up 61m" in where(place)
