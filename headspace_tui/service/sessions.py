@@ -9,7 +9,10 @@ once); output from a pane nobody watches asks tmux what that pane runs now
 (at most once a second), and only a changed answer costs a discovery.
 
 Attaching is where tmux is fragile (see ``_quiet_moment``): attaches go one
-at a time, each in a quiet moment, paced by ``AttachPace``, and a session
+at a time, each in a quiet moment, paced by ``AttachPace``; a session that
+appears while we watch is attached only once it has settled (SETTLE s: the
+sessions of a storm, made and killed within a second or two, are never
+attached, their panes read by plain captures meanwhile); and a session
 whose client ended is attached again only after a discovery made since
 still lists it.  The monitor reads the panes (``read``) and runs discovery
 (``request_discovery``); this module decides only *when*.
@@ -34,6 +37,7 @@ IDLE_WAKE = 30.0  # with a control client, an unchanged session sleeps this long
 UNKNOWN_PANE_RECHECK = 1.0  # a pane we do not watch is asked what it runs at most this often
 ATTACH_QUIET = 0.3  # a control client attaches after this long without a session or window notification...
 ATTACH_QUIET_MAX = 3.0  # ...waiting at most this long for such a moment
+SETTLE = 3.0  # a session that appears while we watch is attached only once it has been there this long (read by captures until then)
 # Notifications after which the panes of the server may have moved or been renamed.
 LAYOUT_EVENTS = frozenset(
     {
@@ -94,6 +98,9 @@ class Sessions:
         # listed the server's panes.  A session whose client ended waits for one that started after.
         self._discoveries_started = 0
         self._discovered = 0
+        # When each session was first listed (-inf: it was there at our first look, settled already).
+        self._first_seen: dict[str, float] = {}
+        self._looked_once = False
 
     @property
     def running(self) -> set[str]:
@@ -103,6 +110,7 @@ class Sessions:
     def start(self) -> None:
         self.stopping = False
         self._attaching = asyncio.Lock()  # this run's loop's
+        self._first_seen, self._looked_once = {}, False  # this run's first look finds the sessions settled
 
     # -- told by discovery ---------------------------------------------------------
     def discovery_started(self) -> int:
@@ -112,6 +120,12 @@ class Sessions:
     async def discovered(self, number: int, sessions: set[str], panes: list[PaneRecord]) -> None:
         """A discovery listed the server: start a detector for each new session, end those of sessions gone."""
         self._all_panes = {r.pane_id: r for r in panes}
+        now = self.clock()
+        for session_id in sessions - set(self._first_seen):
+            self._first_seen[session_id] = now if self._looked_once else float("-inf")
+        for session_id in set(self._first_seen) - sessions:
+            del self._first_seen[session_id]  # gone: nothing of it is kept
+        self._looked_once = True
         for pane_id in [p for p in self._unknown_checked if p not in self._all_panes]:
             del self._unknown_checked[pane_id]  # a closed pane: nothing of it is kept (churn must not grow us)
         for session_id in sessions - set(self._loops):
@@ -249,7 +263,8 @@ class Sessions:
                     client, attached_at, confirm_after = None, None, self._discoveries_started
                     self._awaiting_discovery.add(session_id)
                     self.request_discovery()
-                if client is None and now >= pace.next_at() and self._discovered > confirm_after:
+                settles_at = self._first_seen.get(session_id, float("-inf")) + SETTLE
+                if client is None and now >= pace.next_at() and self._discovered > confirm_after and now >= settles_at:
                     self._awaiting_discovery.discard(session_id)
                     pace.attaching(now)
                     # The host's server builds the command line (through ssh for a remote host).
@@ -275,7 +290,7 @@ class Sessions:
                         watch.timing.read(now)
                         await self.read(watch.record.pane_id, None if polling else client)
                 now = self.clock()
-                timeout = IDLE_WAKE if not polling else max(0.05, pace.next_at() - now)
+                timeout = IDLE_WAKE if not polling else max(0.05, pace.next_at() - now, settles_at - now)
                 for watch in watches:
                     due = due_at(watch.timing, now, polling=polling, focused=watch.record.pane_id == self.focused)
                     if due is not None:

@@ -11,6 +11,8 @@ counts every attach itself (a ``client-attached`` hook), and:
 * a killed session is never attached again;
 * a client killed after a good run is replaced at once (the monitor's
   promise in test_recovery stays);
+* sessions that come and go within a second or two (a storm) are read by
+  captures and never attached; one that stays is attached once settled;
 * a headspace killed with ``kill -9`` while a pane floods leaves no control
   client attached (tmux 3.3a kept such clients forever).
 """
@@ -29,6 +31,7 @@ import pytest
 
 from headspace_tui.service.journal import Journal
 from headspace_tui.service.monitor import Monitor
+from headspace_tui.service.sessions import SETTLE
 from headspace_tui.tmux.attach_pace import AttachPace
 from headspace_tui.tmux.server import TmuxServer
 
@@ -135,11 +138,41 @@ def test_a_client_that_ran_well_and_was_killed_is_replaced_at_once(private_tmux,
     assert _attaches(log) == {"work": 2}
 
 
+def test_sessions_that_come_and_go_are_read_but_never_attached_and_one_that_stays_is(private_tmux, tmp_path):
+    """A storm's sessions (made and killed within a second or two) are read by captures and never attached; a session that stays is attached once it has settled."""
+    log = _world(private_tmux, tmp_path, "base")
+    monitor = _monitor(private_tmux, tmp_path)
+    seen: set[str] = set()
+
+    async def scenario() -> None:
+        await _until(lambda: _attaches(log).get("base", 0) == 1, "the session that was there at the first look, attached at once", timeout=5)
+        for n in range(8):
+            name = f"brief{n}"
+            private_tmux.run("new-session", "-d", "-s", name, "-x", "80", "-y", "24", f"printf 'brief-{n}-here'; sleep 600")
+            started = time.monotonic()
+            while time.monotonic() - started < 1.2:  # it lives ~1.2 s: is it read meanwhile?
+                seen.update(w.record.session_name for w in monitor.panes.values() if f"brief-{w.record.session_name[5:]}-here" in (w.capture or ""))
+                await asyncio.sleep(0.05)
+            private_tmux.run("kill-session", "-t", name)
+        private_tmux.run("new-session", "-d", "-s", "stays", "-x", "80", "-y", "24", "sleep 600")
+        made = time.monotonic()
+        await _until(lambda: _attaches(log).get("stays", 0) == 1, "the session that stays, attached once settled", timeout=15)
+        settled_after = time.monotonic() - made
+        assert settled_after >= SETTLE - 0.3, f"attached {settled_after:.1f}s after it appeared (settle: {SETTLE}s)"
+
+    _run(monitor, scenario)
+    attaches = _attaches(log)
+    assert not [name for name in attaches if name.startswith("brief")], attaches
+    assert attaches == {"base": 1, "stays": 1}
+    assert len(seen) >= 6, f"only {sorted(seen)} of 8 brief sessions were read while they lived"
+
+
 KILLED_MONITOR = """
 import asyncio, sys
 from pathlib import Path
 from headspace_tui.service.journal import Journal
 from headspace_tui.service.monitor import Monitor
+from headspace_tui.service.sessions import SETTLE
 from headspace_tui.tmux import control
 from headspace_tui.tmux.server import TmuxServer
 
