@@ -353,7 +353,9 @@ class HeadspaceApp(App[str | None]):
         """The due notification: to headspace's terminal, to the user's tmux clients it does not reach, to the programs configured."""
         self._notify_timer = None
         note = self.notifier.due(self.clock())
-        if note is not None:
+        if note is not None and self.service.rings_elsewhere():
+            log.info("not rung here: the resident service of this tmux server rings it (%s)", note.title)
+        elif note is not None:
             mode = self.config.notify
             inside_tmux = bool(os.environ.get("TMUX"))
             if not (inside_tmux and not os.environ.get("TMUX_PANE")):  # a popup passes nothing on: every client gets it directly

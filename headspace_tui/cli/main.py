@@ -716,7 +716,7 @@ def cmd_popup_binding(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     """The resident service of this tmux server: start it in the background, run it here, stop it, or say how it is."""
     from ..resident import client
-    from ..resident.place import PlaceError, is_held, place_of, where
+    from ..shared.resident_place import PlaceError, is_held, place_of, where
 
     server = _server(args)
     place = place_of(server.key)
@@ -752,12 +752,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def _serve_here(args: argparse.Namespace, server, place) -> int:
     """``serve --foreground``: hold the lock and serve in this process until the tmux server ends."""
-    from ..resident.place import PlaceError
+    import functools
+    import os
+
+    from ..resident.ringer import Ringer
     from ..resident.server import Watched, serve
     from ..resident.start import log_path
     from ..service.facade import Service
     from ..service.journal import Journal
     from ..shared import logfile
+    from ..shared.resident_place import PlaceError
 
     log = logging.getLogger("headspace_tui.resident")
     logfile.setup(log_path())
@@ -771,7 +775,8 @@ def _serve_here(args: argparse.Namespace, server, place) -> int:
         log.warning("%s", problem)
     try:
         service = Service.build(server, config=config, journal=journal, hosts=specs, local=local)
-        why = serve(service, Watched(server.key, server.where(), server.server_pid), place)
+        ring = functools.partial(Ringer, config=config, socket_file=server.socket_file(), env=dict(os.environ))
+        why = serve(service, Watched(server.key, server.where(), server.server_pid), place, ring)
     except PlaceError as exc:
         log.error("%s", exc)
         raise UserError(str(exc)) from None

@@ -2,7 +2,7 @@
 
 ``headspace serve`` runs the service (service/facade.py) in a process of its
 own, with no Textual, and answers its clients over HTTP on a Unix socket in
-the user's runtime folder (``server.py``); ``place.py`` says where that
+the user's runtime folder (``server.py``); ``shared/resident_place.py`` says where that
 socket, its lock and its card live; ``client.py`` is how the command line
 asks it; ``start.py`` starts it in the background and stops it.
 """

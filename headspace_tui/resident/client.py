@@ -20,8 +20,8 @@ import time
 from typing import Any
 
 from .. import __version__
+from ..shared.resident_place import Place, is_held, place_of
 from ..shared.safe_files import is_private_dir
-from .place import Place, is_held, place_of
 
 ASK_TIMEOUT = 5.0  # seconds for one request (the service answers from memory)
 MAX_ANSWER = 8 << 20  # bytes: a hundred agents' rows are a few hundred KB

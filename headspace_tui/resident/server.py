@@ -20,7 +20,7 @@ anything):
   falls behind by more than EVENTS_QUEUED is cut off: it asks again.
 * ``POST /v1/stop``: the service ends (its clients' lines end with it).
 
-Who may ask: the socket is 0600 in a 0700 folder (place.py), and each
+Who may ask: the socket is 0600 in a 0700 folder (shared/resident_place.py), and each
 connection's peer is checked by SO_PEERCRED: the same user only, as the
 answer channel does.
 
@@ -51,7 +51,8 @@ from ..events import AgentChanged, AgentRemoved, Event, Notice, ProblemChanged
 from ..model import PaneAddress
 from ..service.facade import Service
 from ..service.rows import agent_row
-from .place import Place, make_folder, remove_files, take_lock, write_card
+from ..shared.resident_place import Place, make_folder, remove_files, take_lock, write_card
+from .ringer import Ringer
 
 TMUX_CHECK = 2.0  # seconds between two looks at whether the tmux server still runs
 SETTLE_MAX = 30.0  # seconds a request may wait for the first look
@@ -85,8 +86,9 @@ class Watched:
 class Resident:
     """One service, its HTTP routes, and its life: started by ``run``, ended by its tmux server, a signal or ``/v1/stop``."""
 
-    def __init__(self, service: Service, server: Watched, place: Place, *, hosts: Sequence[str] = ()) -> None:
+    def __init__(self, service: Service, server: Watched, place: Place, *, ringer: Ringer | None = None, hosts: Sequence[str] = ()) -> None:
         self.service = service
+        self.ringer = ringer
         self.server = server
         self.place = place
         self.hosts = list(hosts)
@@ -240,6 +242,7 @@ class Resident:
         inode: int | None = None
         running = asyncio.create_task(self.service.run())
         watch = asyncio.create_task(self._watch_tmux(first_pid))
+        ringing = asyncio.create_task(self.ringer.run()) if self.ringer is not None else None
         try:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.place.socket)  # a stale socket: the lock is ours, so nobody listens there
@@ -261,7 +264,9 @@ class Resident:
                 self._cut(queue)
             watch.cancel()
             running.cancel()
-            await asyncio.gather(watch, running, return_exceptions=True)
+            if ringing is not None:
+                ringing.cancel()
+            await asyncio.gather(watch, running, *([ringing] if ringing else []), return_exceptions=True)
             await self.service.stop()
             await runner.cleanup()
             remove_files(self.place, inode)
@@ -271,11 +276,18 @@ class Resident:
         return self.why
 
 
-def serve(service: Service, server: Watched, place: Place) -> str:
-    """Hold the server's lock and serve until the end (place.Taken when another service holds it); why it ended."""
+def serve(service: Service, server: Watched, place: Place, make_ringer: Callable[[Service], Ringer] | None = None) -> str:
+    """Hold the server's lock and serve until the end (resident_place.Taken when another service holds it); why it ended.
+
+    ``make_ringer``: the service's ringer (ringer.py), made on the service's loop.
+    """
     make_folder(place)
     lock = take_lock(place)
+
+    async def main() -> str:
+        return await Resident(service, server, place, ringer=make_ringer(service) if make_ringer else None).run()
+
     try:
-        return asyncio.run(Resident(service, server, place).run())
+        return asyncio.run(main())
     finally:
         os.close(lock)  # the kernel lets go of the flock with it

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from ..shared import logfile
+from ..shared.resident_place import Place
 from ..shared.safe_files import Unreadable, read_regular
 from .client import ServiceError, hello
-from .place import Place
 
 START_WAIT = 15.0  # seconds a new service may take to answer
 

@@ -42,6 +42,7 @@ from ..model import Agent, Observation
 from ..notifications.snooze import Snooze, Snoozes
 from ..remote.host import RemoteHost
 from ..shared.config import Config, HostSpec
+from ..shared.resident_place import is_held, place_of
 from ..shared.safe_text import clean
 from ..tmux import clients
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
@@ -281,6 +282,10 @@ class Service:
 
     def timeline(self, agent: Agent) -> list:
         return self._journal.timeline(who(agent)) if self._journal is not None else []
+
+    def rings_elsewhere(self) -> bool:
+        """Whether a resident service (``headspace serve``) watches this tmux server: it rings every wait, so a headspace of its own leaves that to it."""
+        return is_held(place_of(self._server.key))
 
     def waited_today(self, agents: dict[str, Agent], now: float) -> float | None:
         return self._journal.waited_today(agents, now) if self._journal is not None else None

@@ -8,6 +8,8 @@
   reads for itself meanwhile.
 * A client of another version stops the old service (an upgrade never
   leaves an old one answering).
+* With no headspace open, a new wait rings once: in the user's terminal (a
+  real tmux client in a pty) and through ``notify_command``.
 
 Every service started here is ended here: by ``serve --stop``, by its tmux
 server's end, or by its pid (ours) at teardown.
@@ -30,9 +32,12 @@ from pathlib import Path
 import pytest
 
 import headspace_tui
-from headspace_tui.resident.place import place_of, read_card
+from headspace_tui.shared.resident_place import place_of, read_card
+from tests.e2e.test_jump import wait
+from tests.e2e.test_notify_terminal import bells, notifications
 from tests.harness import fake_api as api
 from tests.harness.scenarios import NUMBERED_MENU
+from tests.harness.terminal import Terminal
 from tests.harness.tmux import temp_server
 
 pytestmark = pytest.mark.e2e
@@ -84,9 +89,9 @@ def services() -> Iterator[list[int]]:
                 os.kill(pid, signal.SIGKILL)
 
 
-def started(server: str, pids: list[int]) -> dict:
-    """``headspace -L server serve``; the service's card (its pid noted for teardown)."""
-    proc = run("-L", server, "serve")
+def started(server: str, pids: list[int], *options: str) -> dict:
+    """``headspace -L server [options] serve``; the service's card (its pid noted for teardown)."""
+    proc = run("-L", server, *options, "serve")
     assert proc.returncode == 0, proc.stderr
     assert "headspace service started" in proc.stdout
     card = read_card(place_of(f"L:{server}"))
@@ -232,3 +237,35 @@ def test_another_users_request_is_refused_even_past_the_folder(services):
                 os.chmod(path, mode)
         tmux.run("kill-server")
         assert wait_gone(card["pid"], 10)
+
+
+def test_with_no_headspace_open_the_service_rings_a_new_wait_once(claude_session, private_tmux, tmp_path, services):
+    session = claude_session([api.bash("touch rung.txt", "Create a file"), api.text("Done.")])
+    private_tmux.new_session("desk", width=120, height=40, cwd=str(tmp_path), command=["sh", "-c", "sleep 600"])
+    told = tmp_path / "told.jsonl"
+    script = tmp_path / "notify.py"
+    script.write_text(
+        f"#!{sys.executable}\nimport json, os\n"
+        f"open({str(told)!r}, 'a').write(json.dumps({{k: v for k, v in os.environ.items() if k.startswith('HEADSPACE_')}}) + '\\n')\n"
+    )
+    script.chmod(0o755)
+    config = tmp_path / "config.toml"
+    config.write_text(f"notify_command = [{json.dumps(str(script))}]\n")
+    user = Terminal(private_tmux, "desk")  # the user's terminal, on another session than the agent's
+    try:
+        card = started(private_tmux.name, services, "--config", str(config))
+        time.sleep(4.0)  # the service's quiet start (notifications.decide.SETTLE, 3 s): what is there then is not news
+        assert notifications(user.output) == [] and not told.exists()
+        session.submit("create a file")
+        session.wait_for(NUMBERED_MENU, timeout=30)
+        (got,) = wait(lambda: notifications(user.output), "the notification in the user's terminal")
+        assert f"{session.name}:" in got and "touch rung.txt" in got, got
+        wait(lambda: told.exists() and told.read_text().strip(), "notify_command")
+        time.sleep(6.0)  # the dialog stays: nothing more is rung
+        assert notifications(user.output) == [got] and bells(user.output) == 1
+        (env,) = [json.loads(line) for line in told.read_text().splitlines()]
+        assert env["HEADSPACE_TEXT"] == got
+        assert run("-L", private_tmux.name, "serve", "--stop").returncode == 0
+        assert wait_gone(card["pid"], 10)
+    finally:
+        user.close()

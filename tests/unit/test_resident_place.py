@@ -1,4 +1,4 @@
-"""Where the resident service lives (resident/place.py): one place per tmux server, private, its card read defensively."""
+"""Where the resident service lives (shared/resident_place.py): one place per tmux server, private, its card read defensively."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from headspace_tui.resident.place import PlaceError, Taken, is_held, make_folder, place_of, read_card, take_lock, where, write_card
+from headspace_tui.shared.resident_place import PlaceError, Taken, is_held, make_folder, place_of, read_card, take_lock, where, write_card
 
 
 def test_each_tmux_server_has_its_own_place_named_within_a_sockets_limits(tmp_path):
@@ -47,7 +47,7 @@ def test_one_lock_per_server_and_the_second_is_told_where_the_first_is(tmp_path)
         assert is_held(place)
         # Another process asks for it (flock is per open file: another process is the real case).
         other = subprocess.run(
-            [sys.executable, "-c", "import sys; from headspace_tui.resident.place import *; take_lock(place_of('L:work', {'XDG_RUNTIME_DIR': sys.argv[1]}))", str(tmp_path)],
+            [sys.executable, "-c", "import sys; from headspace_tui.shared.resident_place import *; take_lock(place_of('L:work', {'XDG_RUNTIME_DIR': sys.argv[1]}))", str(tmp_path)],
             capture_output=True, text=True,
         )  # fmt: skip
         assert other.returncode != 0 and "Taken" in other.stderr and "pid 4242" in other.stderr, other.stderr

@@ -1,4 +1,7 @@
-"""Where the service of one tmux server lives: its socket, its lock and its card.
+"""Where the resident service of one tmux server lives: its socket, its lock and its card.
+
+In shared/ because the in-process headspace asks it too: while a service
+watches its server, the service rings (``Service.rings_elsewhere``).
 
 All three are in ``<runtime>/service/`` (``$XDG_RUNTIME_DIR/headspace/service``,
 else ``/tmp/headspace-<uid>/service``), a folder made 0700 and refused when
@@ -29,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..shared.paths import runtime_dir
-from ..shared.safe_files import Unreadable, is_private_dir, read_regular
+from .paths import runtime_dir
+from .safe_files import Unreadable, is_private_dir, read_regular
 
 CARD_MAX = 4096  # bytes: a card is a few fields
 
