@@ -413,7 +413,7 @@ def _status_from_service(args: argparse.Namespace) -> tuple[list[dict], list[str
     from ..resident.client import ServiceError, ask_rows
 
     try:
-        return ask_rows(_server(args).key)
+        return ask_rows(_server(args).identity)
     except ServiceError as exc:
         logging.getLogger(__name__).info("status read here: %s", exc)
         return None
@@ -719,7 +719,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from ..shared.resident_place import PlaceError, is_held, place_of, where
 
     server = _server(args)
-    place = place_of(server.key)
+    place = place_of(server.identity)
+    if getattr(args, "host", None) or getattr(args, "no_local", False):
+        raise UserError("serve watches this tmux server and every configured host: --host and --no-local are not for it")
     if args.stop:
         if not is_held(place):
             print(f"no headspace service runs for {server.where()}")
@@ -740,6 +742,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return _serve_here(args, server, place)
     if is_held(place):
         raise UserError(where(place))
+    _load_config(args)  # a broken config is said here, in one line, not lost in the background
+    if server.server_pid() is None:
+        raise UserError(f"no tmux server runs ({server.where()}): nothing to serve")
     from ..resident.start import log_path, start_detached
 
     try:
@@ -765,18 +770,22 @@ def _serve_here(args: argparse.Namespace, server, place) -> int:
 
     log = logging.getLogger("headspace_tui.resident")
     logfile.setup(log_path())
-    config = _load_config(args)
-    local, specs = _host_specs(args, config)
-    if server.server_pid() is None:
-        log.error("no tmux server runs (%s): nothing to serve", server.where())
-        raise UserError(f"no tmux server runs ({server.where()}): nothing to serve")
+    try:
+        config = _load_config(args)
+        local, specs = _host_specs(args, config)
+        if server.server_pid() is None:
+            raise UserError(f"no tmux server runs ({server.where()}): nothing to serve")
+    except UserError as exc:
+        log.error("%s", exc)  # a service started in the background has only its log to say it in
+        raise
     journal, problem = Journal.open()
     if problem:
         log.warning("%s", problem)
     try:
         service = Service.build(server, config=config, journal=journal, hosts=specs, local=local)
         ring = functools.partial(Ringer, config=config, socket_file=server.socket_file(), env=dict(os.environ))
-        why = serve(service, Watched(server.key, server.where(), server.server_pid), place, ring)
+        config_path = str(args.config.resolve()) if args.config is not None else None
+        why = serve(service, Watched(server.identity, server.where(), server.server_pid), place, ring, config_path=config_path)
     except PlaceError as exc:
         log.error("%s", exc)
         raise UserError(str(exc)) from None

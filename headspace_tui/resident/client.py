@@ -14,12 +14,14 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import socket
 import stat
 import time
 from typing import Any
 
 from .. import __version__
+from ..service.rows import well_formed
 from ..shared.resident_place import Place, is_held, place_of
 from ..shared.safe_files import is_private_dir
 
@@ -57,21 +59,33 @@ def _check(place: Place) -> None:
 
 
 def request(place: Place, method: str, path: str, *, timeout: float = ASK_TIMEOUT) -> Any:
-    """One request to the service at ``place``; its JSON answer (ServiceError on anything else)."""
+    """One request to the service at ``place``; its JSON answer (ServiceError on anything else), all of it within ``timeout``."""
     _check(place)
+    deadline = time.monotonic() + timeout
     connection = _UnixConnection(str(place.socket), timeout)
     try:
         connection.request(method, path, headers={"Accept": "application/json", "X-Headspace-Version": __version__})
         response = connection.getresponse()
-        body = response.read(MAX_ANSWER + 1)
+        chunks, size = [], 0
+        while True:  # a service that answers a byte at a time still ends by the deadline
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ServiceError(f"the service did not answer within {timeout:g}s")
+            if connection.sock is not None:
+                connection.sock.settimeout(left)
+            chunk = response.read1(65536)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > MAX_ANSWER:
+                raise ServiceError("the service's answer is too large")
+            chunks.append(chunk)
     except (OSError, http.client.HTTPException) as exc:
         raise ServiceError(f"the service did not answer: {exc}") from None
     finally:
         connection.close()
-    if len(body) > MAX_ANSWER:
-        raise ServiceError("the service's answer is too large")
     try:
-        answer = json.loads(body)
+        answer = json.loads(b"".join(chunks))
     except ValueError:
         raise ServiceError(f"the service's answer is not JSON (HTTP {response.status})") from None
     if response.status != 200:
@@ -91,21 +105,54 @@ def hello(place: Place) -> dict[str, Any]:
 
 
 def same_version(place: Place) -> dict[str, Any]:
-    """``hello``, and a service of another version is stopped (an upgrade never leaves an old one answering)."""
+    """``hello``, from a service of this version; an older one is stopped (an upgrade never leaves an old one answering).
+
+    A newer one is left running (an older copy of headspace must not end
+    it): this command then reads for itself.
+    """
     card = hello(place)
-    if card.get("version") != __version__:
-        stop(place)
-        raise ServiceError(f"the service ran version {card.get('version')}, this is {__version__}: stopped it")
+    version = card.get("version")
+    if version != __version__:
+        if older(version, __version__):
+            stop(place)
+            raise ServiceError(f"the service ran version {version}, older than this {__version__}: stopped it")
+        raise ServiceError(f"the service runs version {version}, this is {__version__}")
     return card
 
 
+def older(version: object, than: str) -> bool:
+    """Whether ``version`` is an older release than ``than`` (by their leading numbers); unknown or unreadable: not older."""
+
+    def numbers(text: str) -> tuple[int, ...]:
+        parts = []
+        for part in text.split(".")[:6]:
+            digits = re.match(r"\d{1,9}", part)
+            if digits is None:
+                break
+            parts.append(int(digits.group()))
+            if digits.end() != len(part):
+                break  # "1rc2", "1-old": the number, then nothing more
+        return tuple(parts)
+
+    if not isinstance(version, str) or not version:
+        return False
+    mine, theirs = numbers(than), numbers(version)
+    return bool(mine and theirs) and theirs < mine
+
+
 def ask_rows(server_key: str) -> tuple[list[dict[str, Any]], list[str]]:
-    """Every agent's row as the service of the tmux server ``server_key`` has them (service/rows.py), and one line per host with a problem."""
+    """Every agent's row as the service of the tmux server ``server_key`` has them (service/rows.py), and one line per host with a problem.
+
+    Only from a service of this version that reads the default config (what
+    a plain ``status`` reads); a wrong answer is a ServiceError, never a crash.
+    """
     place = place_of(server_key)
-    same_version(place)
+    card = same_version(place)
+    if card.get("config") is not None:
+        raise ServiceError(f"the service reads another config ({card.get('config')})")
     answer = request(place, "GET", f"/v1/agents?settle={SETTLE_WAIT:g}", timeout=SETTLE_WAIT + ASK_TIMEOUT)
-    rows, problems = answer.get("agents"), answer.get("problems")
-    if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows) or not isinstance(problems, list):
+    rows, problems = (answer.get("agents"), answer.get("problems")) if isinstance(answer, dict) else (None, None)
+    if not isinstance(rows, list) or not all(well_formed(row) for row in rows) or not isinstance(problems, list):
         raise ServiceError("the service's agents are not rows")
     return rows, [str(problem) for problem in problems]
 

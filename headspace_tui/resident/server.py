@@ -57,6 +57,9 @@ from .ringer import Ringer
 TMUX_CHECK = 2.0  # seconds between two looks at whether the tmux server still runs
 SETTLE_MAX = 30.0  # seconds a request may wait for the first look
 EVENTS_QUEUED = 1000  # events a slow client may fall behind by before it is cut off
+WRITE_TIMEOUT = 5.0  # seconds one write to an events client may take (one that stops reading is cut off)
+SHUTDOWN_TIMEOUT = 1.0  # seconds the clients' connections get to end when the service does
+WATCH_BACKOFF_MAX = 30.0  # seconds between two looks at tmux after the look itself kept failing
 MAX_REQUEST = 64 * 1024  # bytes: no route takes a body worth more
 
 log = logging.getLogger(__name__)
@@ -86,9 +89,10 @@ class Watched:
 class Resident:
     """One service, its HTTP routes, and its life: started by ``run``, ended by its tmux server, a signal or ``/v1/stop``."""
 
-    def __init__(self, service: Service, server: Watched, place: Place, *, ringer: Ringer | None = None, hosts: Sequence[str] = ()) -> None:
+    def __init__(self, service: Service, server: Watched, place: Place, *, ringer: Ringer | None = None, config_path: str | None = None, hosts: Sequence[str] = ()) -> None:
         self.service = service
         self.ringer = ringer
+        self.config_path = config_path  # None: the default config (what a plain ``status`` reads)
         self.server = server
         self.place = place
         self.hosts = list(hosts)
@@ -96,6 +100,7 @@ class Resident:
         self.stopping = asyncio.Event()
         self.why = ""  # why the service ended, for its log
         self._streams: set[asyncio.Queue[dict[str, Any] | None]] = set()
+        self._streaming: set[asyncio.Task[Any]] = set()  # the events handlers: ended with the service, whatever they wait on
         self._settled = asyncio.Event()
         service.subscribe(self._event)
 
@@ -108,6 +113,7 @@ class Resident:
             "socket": str(self.place.socket),
             "started": self.started,
             "hosts": [name for name, _ in self.service.hosts()],
+            "config": self.config_path,
         }
 
     def app(self) -> web.Application:
@@ -165,17 +171,23 @@ class Resident:
         await response.prepare(request)
         queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(EVENTS_QUEUED)
         self._streams.add(queue)
+        handler = asyncio.current_task()
+        if handler is not None:
+            self._streaming.add(handler)
         try:
-            await response.write(b": headspace events\n\n")
+            await asyncio.wait_for(response.write(b": headspace events\n\n"), WRITE_TIMEOUT)
             while not self.stopping.is_set():
                 item = await queue.get()
                 if item is None:
                     break
-                await response.write(b"data: " + json.dumps(item).encode() + b"\n\n")
-        except (ConnectionError, asyncio.CancelledError):
-            pass
+                # A client that stops reading blocks the write: it is cut off, never waited on.
+                await asyncio.wait_for(response.write(b"data: " + json.dumps(item).encode() + b"\n\n"), WRITE_TIMEOUT)
+        except (ConnectionError, TimeoutError):
+            log.info("an events client went away or stopped reading: cut off")
         finally:
             self._streams.discard(queue)
+            if handler is not None:
+                self._streaming.discard(handler)
         return response
 
     async def _stop(self, request: web.Request) -> web.Response:
@@ -218,12 +230,20 @@ class Resident:
             self.stopping.set()
 
     async def _watch_tmux(self, first_pid: int) -> None:
+        """End the service when its tmux server is gone or replaced; a look that fails (no fork, say) is tried again, less often each time."""
+        pause = TMUX_CHECK
         while not self.stopping.is_set():
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.stopping.wait(), TMUX_CHECK)
+                await asyncio.wait_for(self.stopping.wait(), pause)
             if self.stopping.is_set():
                 return
-            pid = await asyncio.to_thread(self.server.pid)
+            try:
+                pid = await asyncio.to_thread(self.server.pid)
+            except Exception:
+                log.exception("could not ask the tmux server whether it runs; asking again in %gs", pause)
+                pause = min(WATCH_BACKOFF_MAX, pause * 2)
+                continue
+            pause = TMUX_CHECK
             if pid is None:
                 self.end(f"the tmux server ({self.server.where}) is gone")
             elif pid and first_pid and pid != first_pid:
@@ -237,7 +257,7 @@ class Resident:
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             loop.add_signal_handler(signum, self.end, f"signal {signal.Signals(signum).name}")
-        runner = web.AppRunner(self.app(), access_log=None, handle_signals=False)
+        runner = web.AppRunner(self.app(), access_log=None, handle_signals=False, handler_cancellation=True, shutdown_timeout=SHUTDOWN_TIMEOUT)
         await runner.setup()
         inode: int | None = None
         running = asyncio.create_task(self.service.run())
@@ -253,15 +273,18 @@ class Resident:
             write_card(self.place, self.card())
             log.info("service %s serving %s at %s", __version__, self.server.where, self.place.socket)
             asked = asyncio.ensure_future(self.stopping.wait())
-            done, _ = await asyncio.wait({running, asked}, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait({running, asked, watch}, return_when=asyncio.FIRST_COMPLETED)
             asked.cancel()
-            if running in done and running.exception() is not None:
-                self.why = f"the service failed: {running.exception()}"
-                log.error("the service failed", exc_info=running.exception())
+            for part, name in ((running, "the service"), (watch, "the watch on tmux")):
+                if part in done and not part.cancelled() and part.exception() is not None:
+                    self.why = f"{name} failed: {part.exception()}"
+                    log.error("%s failed", name, exc_info=part.exception())
         finally:
             self.end(self.why or "ended")
             for queue in list(self._streams):
                 self._cut(queue)
+            for handler in list(self._streaming):
+                handler.cancel()  # one blocked on a client that stopped reading ends now, not at the runner's timeout
             watch.cancel()
             running.cancel()
             if ringing is not None:
@@ -276,7 +299,7 @@ class Resident:
         return self.why
 
 
-def serve(service: Service, server: Watched, place: Place, make_ringer: Callable[[Service], Ringer] | None = None) -> str:
+def serve(service: Service, server: Watched, place: Place, make_ringer: Callable[[Service], Ringer] | None = None, *, config_path: str | None = None) -> str:
     """Hold the server's lock and serve until the end (resident_place.Taken when another service holds it); why it ended.
 
     ``make_ringer``: the service's ringer (ringer.py), made on the service's loop.
@@ -285,7 +308,7 @@ def serve(service: Service, server: Watched, place: Place, make_ringer: Callable
     lock = take_lock(place)
 
     async def main() -> str:
-        return await Resident(service, server, place, ringer=make_ringer(service) if make_ringer else None).run()
+        return await Resident(service, server, place, ringer=make_ringer(service) if make_ringer else None, config_path=config_path).run()
 
     try:
         return asyncio.run(main())

@@ -285,7 +285,7 @@ class Service:
 
     def rings_elsewhere(self) -> bool:
         """Whether a resident service (``headspace serve``) watches this tmux server: it rings every wait, so a headspace of its own leaves that to it."""
-        return is_held(place_of(self._server.key))
+        return is_held(place_of(self._server.identity))
 
     def waited_today(self, agents: dict[str, Agent], now: float) -> float | None:
         return self._journal.waited_today(agents, now) if self._journal is not None else None

@@ -59,6 +59,27 @@ def agent_row(agent: Agent, now: float) -> dict[str, Any]:
     }
 
 
+# What each key of a row holds: a row from elsewhere (the service) is checked against it before it is printed.
+_TYPES: dict[str, tuple[type, ...]] = {
+    "host": (str,), "target": (str,), "pane_id": (str,), "state": (str,), "tool": (str, type(None)), "detail": (str, type(None)),
+    "options": (list,), "question": (str, type(None)), "ticked": (list,), "error": (str, type(None)), "retrying": (bool,),
+    "exit_status": (int, type(None)), "fingerprint": (str, type(None)), "cwd": (str,), "since": (int, float),
+    "in_state_for": (int, float, type(None)), "since_source": (str, type(None)), "agent": (str,), "agent_version": (str, type(None)),
+    "claude_version": (str, type(None)), "line": (str,),
+}  # fmt: skip
+
+
+def well_formed(row: object) -> bool:
+    """Whether ``row`` is a row: every key there, each of its kind (a bool is no number here)."""
+    if not isinstance(row, dict):
+        return False
+    for key, kinds in _TYPES.items():
+        value = row.get(key, ...)
+        if value is ... or not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            return False
+    return True
+
+
 def public(row: dict[str, Any]) -> dict[str, Any]:
     """The row as ``--json`` prints it: the public keys, in their order (a newer service's extra keys are left out)."""
     return {key: row.get(key) for key in PUBLIC}

@@ -36,6 +36,7 @@ from .paths import runtime_dir
 from .safe_files import Unreadable, is_private_dir, read_regular
 
 CARD_MAX = 4096  # bytes: a card is a few fields
+LOCK_PATIENCE = 0.5  # seconds a starting service asks for the lock again (a client's look holds it for an instant)
 
 
 class PlaceError(Exception):
@@ -92,18 +93,26 @@ def make_folder(place: Place) -> None:
         raise PlaceError(f"cannot use {place.folder}: {problem}")
 
 
-def take_lock(place: Place) -> int:
-    """Hold this server's lock for the life of the process: its descriptor (close it to let go). Taken when another holds it."""
+def take_lock(place: Place, *, patience: float = LOCK_PATIENCE) -> int:
+    """Hold this server's lock for the life of the process: its descriptor (close it to let go). Taken when another holds it.
+
+    Asked again for ``patience`` seconds: a client's look (``is_held``) holds
+    it shared for an instant, which must not turn a starting service away.
+    """
     try:
         fd = os.open(place.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     except OSError as exc:
         raise PlaceError(f"cannot open {place.lock}: {exc.strerror or exc}") from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        raise Taken(where(place)) from None
-    return fd
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except OSError:
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                raise Taken(where(place)) from None
+            time.sleep(0.02)
 
 
 def is_held(place: Place) -> bool:

@@ -181,8 +181,16 @@ class TmuxServer:
         """
         if self.socket_path:
             return self.socket_path
+        inside = os.environ.get("TMUX", "").split(",", 1)[0]
+        if not self.socket_name and inside:
+            return inside  # neither -L nor -S: tmux takes the server it runs in ($TMUX), as tmux(1) does
         folder = os.environ.get("TMUX_TMPDIR") or "/tmp"
         return os.path.join(folder, f"tmux-{os.getuid()}", self.socket_name or "default")
+
+    @property
+    def identity(self) -> str:
+        """This server for good, whatever named it: its socket's real path (``-L work``, ``-S /tmp/tmux-0/work`` and $TMUX inside it are one server)."""
+        return "S:" + os.path.realpath(self.socket_file())
 
     def socket_args(self) -> list[str]:
         """The ``-L``/``-S`` arguments that select this server (none: the default one)."""

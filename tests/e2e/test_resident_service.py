@@ -33,6 +33,7 @@ import pytest
 
 import headspace_tui
 from headspace_tui.shared.resident_place import place_of, read_card
+from headspace_tui.tmux.server import TmuxServer
 from tests.e2e.test_jump import wait
 from tests.e2e.test_notify_terminal import bells, notifications
 from tests.harness import fake_api as api
@@ -94,7 +95,7 @@ def started(server: str, pids: list[int], *options: str) -> dict:
     proc = run("-L", server, *options, "serve")
     assert proc.returncode == 0, proc.stderr
     assert "headspace service started" in proc.stdout
-    card = read_card(place_of(f"L:{server}"))
+    card = read_card(place_of(TmuxServer(socket_name=server).identity))
     assert card is not None and isinstance(card.get("pid"), int), card
     pids.append(card["pid"])
     return card
@@ -113,7 +114,7 @@ def test_the_service_answers_status_as_a_look_would_one_per_server_the_users_alo
     assert [row["state"] for row in looked] == ["permission"], looked
 
     card = started(private_tmux.name, services)
-    place = place_of(f"L:{private_tmux.name}")
+    place = place_of(TmuxServer(socket_name=private_tmux.name).identity)
     again = run("-L", private_tmux.name, "serve")
     assert again.returncode == 1 and f"pid {card['pid']}" in again.stderr and "already runs" in again.stderr, again.stderr
     assert stat.S_IMODE(os.lstat(place.folder).st_mode) == 0o700
@@ -153,12 +154,23 @@ def test_the_service_answers_status_as_a_look_would_one_per_server_the_users_alo
 
 
 def test_the_service_ends_with_its_tmux_server_and_leaves_nothing(services):
+    """Also with an events client still connected that never reads (tests/unit/test_resident_events.py: one whose writes block)."""
     with temp_server("hs-svc-") as (_root, tmux):
         tmux.run("new-session", "-d", "-s", "work", "sleep 600")
         card = started(tmux.name, services)
-        place = place_of(f"L:{tmux.name}")
-        tmux.run("kill-server")
-        assert wait_gone(card["pid"], 10), "the service outlived its tmux server"
+        place = place_of(TmuxServer(socket_name=tmux.name).identity)
+        stalled = socket.socket(socket.AF_UNIX)
+        stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        stalled.connect(str(place.socket))
+        stalled.sendall(b"GET /v1/events HTTP/1.1\r\nHost: localhost\r\n\r\n")  # and never reads
+        try:
+            for n in range(30):  # the events it never reads: sessions made and killed
+                tmux.run("new-session", "-d", "-s", f"churn{n}", "sleep 600")
+                tmux.run("kill-session", "-t", f"churn{n}")
+            tmux.run("kill-server")
+            assert wait_gone(card["pid"], 10), "the service outlived its tmux server"
+        finally:
+            stalled.close()
         assert not place.socket.exists() and read_card(place) is None
         ended = run("-L", tmux.name, "serve")
         assert ended.returncode == 1 and "no tmux server runs" in ended.stderr, ended
@@ -168,7 +180,7 @@ def test_a_killed_service_leaves_nothing_that_stops_the_next(services, tmp_path)
     with temp_server("hs-svc-") as (_root, tmux):
         tmux.run("new-session", "-d", "-s", "work", "sleep 600")
         card = started(tmux.name, services)
-        place = place_of(f"L:{tmux.name}")
+        place = place_of(TmuxServer(socket_name=tmux.name).identity)
         os.kill(card["pid"], signal.SIGKILL)
         assert wait_gone(card["pid"], 10)
         assert place.socket.exists()  # what a SIGKILL leaves behind
@@ -182,18 +194,24 @@ def test_a_killed_service_leaves_nothing_that_stops_the_next(services, tmp_path)
         assert wait_gone(after["pid"], 10)
 
 
+def copy_of_version(tmp_path: Path, version: str) -> Path:
+    """This headspace, copied, saying it is ``version``: a folder for PYTHONPATH (and the cwd of ``-m``)."""
+    folder = tmp_path / version
+    shutil.copytree(Path(headspace_tui.__file__).parent, folder / "headspace_tui", ignore=shutil.ignore_patterns("__pycache__"))
+    init = folder / "headspace_tui" / "__init__.py"
+    init.write_text(init.read_text().replace(f'__version__ = "{headspace_tui.__version__}"', f'__version__ = "{version}"'))
+    assert f'"{version}"' in init.read_text()
+    return folder
+
+
 def test_a_client_of_another_version_stops_the_old_service(services, tmp_path):
-    """An upgrade: the service that runs is of another version than the command that asks; it is stopped, and the answer is read by a look."""
-    old = tmp_path / "old"
-    shutil.copytree(Path(headspace_tui.__file__).parent, old / "headspace_tui", ignore=shutil.ignore_patterns("__pycache__"))
-    init = old / "headspace_tui" / "__init__.py"
-    init.write_text(init.read_text().replace(f'__version__ = "{headspace_tui.__version__}"', '__version__ = "0.0.1-old"'))
-    assert '"0.0.1-old"' in init.read_text()
+    """An upgrade: the service that runs is older than the command that asks; it is stopped, and the answer is read by a look."""
+    old = copy_of_version(tmp_path, "0.0.1-old")
     with temp_server("hs-svc-") as (_root, tmux):
         tmux.run("new-session", "-d", "-s", "work", "sleep 600")
         proc = run("-L", tmux.name, "serve", env={"PYTHONPATH": str(old)}, cwd=old)  # -m imports from the folder it runs in first
         assert proc.returncode == 0, proc.stderr
-        place = place_of(f"L:{tmux.name}")
+        place = place_of(TmuxServer(socket_name=tmux.name).identity)
         card = read_card(place)
         assert card is not None and card["version"] == "0.0.1-old"
         services.append(card["pid"])
@@ -209,13 +227,31 @@ def test_a_client_of_another_version_stops_the_old_service(services, tmp_path):
         assert wait_gone(new["pid"], 10)
 
 
+def test_an_older_client_leaves_a_newer_service_running(services, tmp_path):
+    """A second, older copy of headspace must not end the service of the newer one: it reads for itself."""
+    newer = copy_of_version(tmp_path, "999.0.0")
+    with temp_server("hs-svc-") as (_root, tmux):
+        tmux.run("new-session", "-d", "-s", "work", "sleep 600")
+        proc = run("-L", tmux.name, "serve", env={"PYTHONPATH": str(newer)}, cwd=newer)
+        assert proc.returncode == 0, proc.stderr
+        card = read_card(place_of(TmuxServer(socket_name=tmux.name).identity))
+        assert card is not None and card["version"] == "999.0.0"
+        services.append(card["pid"])
+        asked = run("-L", tmux.name, "status")
+        assert asked.returncode == 0 and "no agents found" in asked.stdout, asked
+        time.sleep(1.0)
+        assert alive(card["pid"]), "an older client stopped a newer service"
+        tmux.run("kill-server")
+        assert wait_gone(card["pid"], 10)
+
+
 @pytest.mark.skipif(os.getuid() != 0, reason="needs root to ask as another user")
 def test_another_users_request_is_refused_even_past_the_folder(services):
     """The 0700 folder keeps other users out; past it (opened here on purpose), SO_PEERCRED still refuses them."""
     with temp_server("hs-svc-") as (_root, tmux):
         tmux.run("new-session", "-d", "-s", "work", "sleep 600")
         card = started(tmux.name, services)
-        place = place_of(f"L:{tmux.name}")
+        place = place_of(TmuxServer(socket_name=tmux.name).identity)
         closed = [p for p in place.socket.parents if not os.lstat(p).st_mode & 0o001]  # every folder on the way that others cannot pass
         opened = [(p, stat.S_IMODE(os.lstat(p).st_mode)) for p in (*closed, place.socket)]
         try:

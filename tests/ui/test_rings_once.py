@@ -16,6 +16,7 @@ import time
 from headspace_tui.model import AgentState
 from headspace_tui.notifications.decide import SETTLE
 from headspace_tui.shared.resident_place import make_folder, place_of, take_lock
+from headspace_tui.tmux.server import TmuxServer
 from tests.harness import fake_api as api
 from tests.harness.scenarios import NUMBERED_MENU, TURN_DONE
 from tests.ui.apps import make_app, wait_until
@@ -23,7 +24,7 @@ from tests.ui.apps import make_app, wait_until
 
 def test_while_a_service_watches_the_server_the_app_does_not_ring_and_rings_again_once_it_is_gone(claude_session, private_tmux):
     session = claude_session([api.bash("touch one.txt", "Create one"), api.text("Made one."), api.bash("touch two.txt", "Create two"), api.text("Made two.")])
-    place = place_of(f"L:{private_tmux.name}")
+    place = place_of(TmuxServer(socket_name=private_tmux.name).identity)
     make_folder(place)
     held = [take_lock(place)]  # its descriptor while held
 

@@ -1,0 +1,109 @@
+"""The resident service: its idle CPU and memory at N agents, and how fast ``status`` answers through it.
+
+    python benchmarks/service.py --panes 100 --json
+
+N fake agents (``fake_agent.py``: real recorded Claude screens, each in its
+own session of a private tmux server, as ``scale.py`` makes them), all idle.
+Measured, in this order:
+
+* ``status --json`` read by a look of its own (no service), wall time p50
+  over ``--asks`` runs;
+* ``headspace serve`` started; once its first look is whole, its CPU
+  (the service, its control clients and the tmux server) over ``--seconds``
+  with every agent idle, and its peak memory (VmHWM, the service alone);
+* ``status --json`` answered by the service, wall time p50;
+* the service's own count of control-client attaches (tmux's
+  ``client-attached`` hook): one per session.
+
+Throwaway HOME and XDG folders; the service is stopped and the tmux server
+killed at the end.  Not part of the tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from benchmarks.scale import Farm, live_children, proc_cpu, rss_mb  # noqa: E402
+from headspace_tui.shared.resident_place import place_of, read_card  # noqa: E402
+from headspace_tui.tmux.server import TmuxServer  # noqa: E402
+
+
+def headspace(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "headspace_tui", *args], capture_output=True, text=True, env=env, timeout=120, cwd=REPO)
+
+
+def timed(env: dict[str, str], args: list[str], times: int) -> tuple[float, int]:
+    """Median wall seconds of ``headspace args`` over ``times`` runs, and the rows the last one printed."""
+    took, rows = [], 0
+    for _ in range(times):
+        started = time.perf_counter()
+        done = headspace(env, *args)
+        took.append(time.perf_counter() - started)
+        if done.returncode != 0:
+            raise SystemExit(f"headspace {' '.join(args)} failed: {done.stderr}")
+        rows = len(done.stdout.splitlines())
+    return statistics.median(took), rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--panes", type=int, default=10)
+    parser.add_argument("--seconds", type=float, default=20.0, help="the idle CPU window")
+    parser.add_argument("--asks", type=int, default=5, help="status runs timed each way")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    root = Path(tempfile.mkdtemp(prefix="hs-bench-service-"))
+    (root / "drawn").mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+    for name in ("XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"):
+        folder = root / name.lower()
+        folder.mkdir(mode=0o700)
+        env[name] = str(folder)
+    env["HOME"] = str(root)
+    farm = Farm(args.panes, root / "drawn")
+    attaches = root / "attaches"
+    farm.tmux("set-hook", "-g", "client-attached", f"run-shell -b \"echo x >> {attaches}\"")
+    status = ["-L", farm.socket, "status", "--json"]
+    result: dict = {"panes": args.panes}
+    pid = None
+    try:
+        time.sleep(2.0)  # the fake agents draw
+        result["status_by_look_s"], result["rows_by_look"] = timed(env, status, args.asks)
+        started = time.perf_counter()
+        if headspace(env, "-L", farm.socket, "serve").returncode != 0:
+            raise SystemExit("the service did not start")
+        result["serve_start_s"] = round(time.perf_counter() - started, 2)
+        card = read_card(place_of(TmuxServer(socket_name=farm.socket).identity, env)) or {}
+        pid = card.get("pid")
+        headspace(env, *status)  # waits for the first look to be whole
+        time.sleep(2.0)
+        cpu_of = lambda: proc_cpu(pid, children=True) + sum(proc_cpu(k) for k in live_children(pid)) + proc_cpu(farm.server_pid)  # noqa: E731
+        before, at = cpu_of(), time.monotonic()
+        time.sleep(args.seconds)
+        result["idle_cpu_pct"] = round((cpu_of() - before) / (time.monotonic() - at) * 100, 2)
+        result["rss_mb"] = round(rss_mb(pid), 1)
+        result["status_by_service_s"], result["rows_by_service"] = timed(env, status, args.asks)
+        result["status_by_look_s"] = round(result["status_by_look_s"], 3)
+        result["status_by_service_s"] = round(result["status_by_service_s"], 3)
+        result["attaches"] = len(attaches.read_text().split()) if attaches.exists() else 0
+    finally:
+        headspace(env, "-L", farm.socket, "serve", "--stop")
+        farm.close()
+        shutil.rmtree(root, ignore_errors=True)
+    print(json.dumps(result) if args.json else ", ".join(f"{k}: {v}" for k, v in result.items()))
+
+
+if __name__ == "__main__":
+    main()
