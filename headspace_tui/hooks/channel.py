@@ -39,14 +39,13 @@ import fcntl
 import json
 import logging
 import os
-import socket
 import stat
-import struct
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..shared.peer import peer_uid
 from ..shared.safe_files import is_private_dir
 from .calls import PendingCall
 
@@ -91,16 +90,6 @@ class MakeChannel(Protocol):
     """How a host makes its channel for a desk (``Host.answer_channel``)."""
 
     def __call__(self, *, accept: Callable[[PendingCall], bool], on_gone: Callable[[PendingCall], None], clock: Callable[[], float]) -> HookChannel: ...
-
-
-def _peer_uid(sock: socket.socket | None) -> int | None:
-    if sock is None or not hasattr(socket, "SO_PEERCRED"):
-        return None
-    try:
-        creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    except OSError:
-        return None
-    return struct.unpack("3i", creds)[1]
 
 
 class AnswerChannel:
@@ -221,7 +210,7 @@ class AnswerChannel:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         call: PendingCall | None = None
         try:
-            if _peer_uid(writer.get_extra_info("socket")) not in (None, os.getuid()):
+            if peer_uid(writer.get_extra_info("socket")) not in (None, os.getuid()):
                 return
             try:
                 line = await asyncio.wait_for(reader.readline(), READ_TIMEOUT)

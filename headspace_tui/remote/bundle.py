@@ -17,6 +17,7 @@ from functools import cache
 # In import order: each one's headspace imports come before it.
 MODULES = (
     "headspace_tui.shared.safe_files",
+    "headspace_tui.shared.peer",
     "headspace_tui.shared.paths",
     "headspace_tui.model",
     "headspace_tui.detect.approval",

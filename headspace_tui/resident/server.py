@@ -37,8 +37,6 @@ import json
 import logging
 import os
 import signal
-import socket
-import struct
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -51,6 +49,7 @@ from ..events import AgentChanged, AgentRemoved, Event, Notice, ProblemChanged
 from ..model import PaneAddress
 from ..service.facade import Service
 from ..service.rows import agent_row
+from ..shared.peer import peer_uid
 from ..shared.resident_place import Place, make_folder, remove_files, take_lock, write_card
 from .ringer import Ringer
 
@@ -63,18 +62,6 @@ WATCH_BACKOFF_MAX = 30.0  # seconds between two looks at tmux after the look its
 MAX_REQUEST = 64 * 1024  # bytes: no route takes a body worth more
 
 log = logging.getLogger(__name__)
-
-
-def peer_uid(transport: Any) -> int | None:
-    """The uid of the process at the other end of a Unix socket (SO_PEERCRED), or None where it cannot be told."""
-    sock = transport.get_extra_info("socket") if transport is not None else None
-    if sock is None or not hasattr(socket, "SO_PEERCRED"):
-        return None
-    try:
-        creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    except OSError:
-        return None
-    return struct.unpack("3i", creds)[1]
 
 
 @dataclass(frozen=True)
@@ -126,7 +113,7 @@ class Resident:
 
     @web.middleware
     async def _same_user(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        uid = peer_uid(request.transport)
+        uid = peer_uid(request.transport.get_extra_info("socket") if request.transport is not None else None)
         if uid is not None and uid != os.getuid():
             log.warning("refused a request from uid %s", uid)
             return web.json_response({"error": "another user's request"}, status=403)

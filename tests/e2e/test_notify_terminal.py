@@ -74,6 +74,18 @@ def start_headspace(tmux, root: Path, config: str = "") -> str:
     return tmux.new_session("hs", width=120, height=40, cwd=str(root), command=["sh", "-c", command], env=env)
 
 
+def recording_command(folder: Path) -> tuple[Path, Path]:
+    """A real ``notify_command`` program that writes down, one JSON line per run, the HEADSPACE_* environment it was given; (it, its file)."""
+    told = folder / "told.jsonl"
+    script = folder / "notify.py"
+    script.write_text(
+        f"#!{sys.executable}\nimport json, os\n"
+        f"open({str(told)!r}, 'a').write(json.dumps({{k: v for k, v in os.environ.items() if k.startswith('HEADSPACE_')}}) + '\\n')\n"
+    )
+    script.chmod(0o755)
+    return script, told
+
+
 def passthrough(tmux, pane: str) -> str:
     return tmux.run("show-options", "-p", "-t", pane, "-v", "allow-passthrough", check=False).strip()
 
@@ -131,13 +143,7 @@ def test_a_client_in_another_session_gets_exactly_one_notification(claude_sessio
     agent = claude_session([api.bash("touch away.txt", "Create a file"), api.text("Done.")], width=100, height=30)
     private_tmux.new_session("other", width=120, height=40, cwd=str(tmp_path), command=["sh", "-c", "sleep 600"])
     # notify_command too: a real program that keeps the environment it was given.
-    told = tmp_path / "told.jsonl"
-    script = tmp_path / "notify.py"
-    script.write_text(
-        f"#!{sys.executable}\nimport json, os\n"
-        f"open({str(told)!r}, 'a').write(json.dumps({{k: v for k, v in os.environ.items() if k.startswith('HEADSPACE_')}}) + '\\n')\n"
-    )
-    script.chmod(0o755)
+    script, told = recording_command(tmp_path)
     hs = start_headspace(private_tmux, tmp_path, f"notify_command = [{json.dumps(str(script))}, \"--topic\"]\n")
     away = Terminal(private_tmux, "hs")
     away_name = wait(lambda: user_clients(private_tmux) and next(iter(user_clients(private_tmux))), "the first client")

@@ -35,7 +35,7 @@ import headspace_tui
 from headspace_tui.shared.resident_place import place_of, read_card
 from headspace_tui.tmux.server import TmuxServer
 from tests.e2e.test_jump import wait
-from tests.e2e.test_notify_terminal import bells, notifications
+from tests.e2e.test_notify_terminal import bells, notifications, recording_command
 from tests.harness import fake_api as api
 from tests.harness.scenarios import NUMBERED_MENU
 from tests.harness.terminal import Terminal
@@ -278,13 +278,7 @@ def test_another_users_request_is_refused_even_past_the_folder(services):
 def test_with_no_headspace_open_the_service_rings_a_new_wait_once(claude_session, private_tmux, tmp_path, services):
     session = claude_session([api.bash("touch rung.txt", "Create a file"), api.text("Done.")])
     private_tmux.new_session("desk", width=120, height=40, cwd=str(tmp_path), command=["sh", "-c", "sleep 600"])
-    told = tmp_path / "told.jsonl"
-    script = tmp_path / "notify.py"
-    script.write_text(
-        f"#!{sys.executable}\nimport json, os\n"
-        f"open({str(told)!r}, 'a').write(json.dumps({{k: v for k, v in os.environ.items() if k.startswith('HEADSPACE_')}}) + '\\n')\n"
-    )
-    script.chmod(0o755)
+    script, told = recording_command(tmp_path)
     config = tmp_path / "config.toml"
     config.write_text(f"notify_command = [{json.dumps(str(script))}]\n")
     user = Terminal(private_tmux, "desk")  # the user's terminal, on another session than the agent's
