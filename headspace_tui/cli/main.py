@@ -89,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     classify.add_argument("--json", action="store_true", help="print the observation as JSON")
     _add_server_options(classify)  # accepted for symmetry; classify never talks to tmux
 
-    send = sub.add_parser("send", help="answer an agent through the guarded path")
+    send = sub.add_parser("send", help="answer an agent through the guarded path (through the resident service when one runs)")
     _add_server_options(send)
     send.add_argument("target", help="pane id (%%3, or %%3@HOST), session:window.pane, or session name")
     send.add_argument("--host", metavar="HOST", help="the pane is on this remote host (a [hosts.NAME], or anything ssh accepts)")
@@ -111,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FINGERPRINT",
         help="send only if the prompt still has this fingerprint (from 'status --json'); refuse otherwise",
     )
-    send.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for confirmation (default 5)")
+    send.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for confirmation (default 5; through a running service, its own confirm_timeout)")
 
     new = sub.add_parser(
         "new",
@@ -462,8 +462,57 @@ def cmd_send(args: argparse.Namespace) -> int:
     if host_name:
         return _send_remote(args, config, host_name)
     server = _server(args)
-    record = resolve_target(server, args.target)
+    # A pane id goes to the service as it is (no tmux asked); a name is resolved to one first.
+    record = None if re.fullmatch(r"%\d+", args.target) else resolve_target(server, args.target)
+    sent = _send_by_service(args, config, server, record.pane_id if record is not None else args.target)
+    if sent is not None:
+        return sent
+    record = record or resolve_target(server, args.target)
     return asyncio.run(_send_to(args, config, server, record, local_family(record)))
+
+
+def _send_by_service(args: argparse.Namespace, config, server, pane_id: str) -> int | None:
+    """The answer through the running service of this tmux server (its one answerer and guard); None: none to ask, answer here.
+
+    Only a service of this version that reads the default config is asked.
+    Once the request went, nothing is sent from here: a refusal is the
+    service's to make, and an answer that got no reply may have gone.
+    """
+    if args.config is not None:
+        return None
+    from ..resident.client import Lost, Refused, ServiceError, ask_answer
+
+    intent = _intent_of(args, config)
+    try:
+        target, delivered, detail = ask_answer(server.identity, pane_id, intent.kind.value, option=intent.option, text=intent.text, expect=args.expect)
+    except (Refused, Lost) as exc:
+        raise UserError(f"{pane_id}: {exc}" + ("; it may have been answered: see 'headspace status'" if isinstance(exc, Lost) else "")) from None
+    except ServiceError as exc:
+        logging.getLogger(__name__).info("answered here: %s", exc)
+        return None
+    if not delivered:
+        raise UserError(f"{target}: {detail}")
+    print(clean(f"{target}: {detail}"))
+    return EXIT_OK
+
+
+def _intent_of(args: argparse.Namespace, config):
+    """What ``send`` was asked to do, as the answering policy says it."""
+    from ..answering.policy import Intent, IntentKind
+
+    if args.approve:
+        return Intent(IntentKind.APPROVE)
+    if args.deny:
+        return Intent(IntentKind.DENY)
+    if args.option is not None:
+        return Intent(IntentKind.OPTION, option=args.option)
+    if args.submit:
+        return Intent(IntentKind.SUBMIT)
+    if args.text is not None:
+        return Intent(IntentKind.TEXT, text=args.text)
+    if args.nudge:
+        return Intent(IntentKind.NUDGE, text=config.nudge_text)
+    return Intent(IntentKind.INTERRUPT)
 
 
 def _send_remote(args: argparse.Namespace, config, host_name: str) -> int:
@@ -522,23 +571,9 @@ def local_family(record):
 async def _send_to(args: argparse.Namespace, config, server, record, family) -> int:
     """The guarded send to ``record``'s pane, whose agent is of ``family``."""
     from ..answering.keys import ActionError, ThreadedPaneIO, read_pane, send_guarded
-    from ..answering.policy import Intent, IntentKind
     from ..tmux.server import TmuxCommandError
 
-    if args.approve:
-        intent = Intent(IntentKind.APPROVE)
-    elif args.deny:
-        intent = Intent(IntentKind.DENY)
-    elif args.option is not None:
-        intent = Intent(IntentKind.OPTION, option=args.option)
-    elif args.submit:
-        intent = Intent(IntentKind.SUBMIT)
-    elif args.text is not None:
-        intent = Intent(IntentKind.TEXT, text=args.text)
-    elif args.nudge:
-        intent = Intent(IntentKind.NUDGE, text=config.nudge_text)
-    else:
-        intent = Intent(IntentKind.INTERRUPT)
+    intent = _intent_of(args, config)
     io = ThreadedPaneIO(server)
     try:
         # From the command line, "what the user saw" is the prompt as it is

@@ -28,10 +28,19 @@ from ..shared.safe_files import is_private_dir
 ASK_TIMEOUT = 5.0  # seconds for one request (the service answers from memory)
 MAX_ANSWER = 8 << 20  # bytes: a hundred agents' rows are a few hundred KB
 SETTLE_WAIT = 10.0  # seconds the service may take to finish its first look before it answers ``agents``
+ANSWER_WAIT = 40.0  # seconds an answer through the service may take (the service's own deadline, 30 s, comes first)
 
 
 class ServiceError(Exception):
     """No answer from a service (none runs, another version, a bad answer): one line."""
+
+
+class Refused(ServiceError):
+    """The service answered and said no (its guard refused, the pane has no agent): what it said, to show as it is."""
+
+
+class Lost(ServiceError):
+    """The request went and no answer came back: whatever it asked may have happened."""
 
 
 class _UnixConnection(http.client.HTTPConnection):
@@ -58,13 +67,26 @@ def _check(place: Place) -> None:
         raise ServiceError(f"not asking the service: {place.socket} is not a socket of yours")
 
 
-def request(place: Place, method: str, path: str, *, timeout: float = ASK_TIMEOUT) -> Any:
-    """One request to the service at ``place``; its JSON answer (ServiceError on anything else), all of it within ``timeout``."""
+def request(place: Place, method: str, path: str, *, timeout: float = ASK_TIMEOUT, body: Any = None) -> Any:
+    """One request to the service at ``place``; its JSON answer, all of it within ``timeout``.
+
+    ServiceError when it could not be asked, Lost when it was asked and did
+    not answer, Refused when it answered with an error.
+    """
     _check(place)
     deadline = time.monotonic() + timeout
     connection = _UnixConnection(str(place.socket), timeout)
+    headers = {"Accept": "application/json", "X-Headspace-Version": __version__}
+    data = json.dumps(body).encode() if body is not None else None
+    if data is not None:
+        headers["Content-Type"] = "application/json"
     try:
-        connection.request(method, path, headers={"Accept": "application/json", "X-Headspace-Version": __version__})
+        connection.connect()
+    except OSError as exc:
+        connection.close()
+        raise ServiceError(f"the service did not answer: {exc}") from None
+    try:
+        connection.request(method, path, body=data, headers=headers)
         response = connection.getresponse()
         chunks, size = [], 0
         while True:  # a service that answers a byte at a time still ends by the deadline
@@ -80,17 +102,19 @@ def request(place: Place, method: str, path: str, *, timeout: float = ASK_TIMEOU
             if size > MAX_ANSWER:
                 raise ServiceError("the service's answer is too large")
             chunks.append(chunk)
+    except ServiceError as exc:
+        raise Lost(str(exc)) from None
     except (OSError, http.client.HTTPException) as exc:
-        raise ServiceError(f"the service did not answer: {exc}") from None
+        raise Lost(f"the service did not answer: {exc}") from None
     finally:
         connection.close()
     try:
         answer = json.loads(b"".join(chunks))
     except ValueError:
-        raise ServiceError(f"the service's answer is not JSON (HTTP {response.status})") from None
+        raise Lost(f"the service's answer is not JSON (HTTP {response.status})") from None
     if response.status != 200:
         error = answer.get("error") if isinstance(answer, dict) else None
-        raise ServiceError(f"the service said: {error or f'HTTP {response.status}'}")
+        raise Refused(str(error) if isinstance(error, str) and error else f"HTTP {response.status}")
     return answer
 
 
@@ -169,3 +193,24 @@ def stop(place: Place, *, wait: float = 10.0) -> bool:
             return False
         time.sleep(0.05)
     return True
+
+
+def ask_answer(server_key: str, pane_id: str, intent: str, *, option: str = "", text: str = "", expect: str | None = None) -> tuple[str, bool, str]:
+    """Answer the agent in ``pane_id`` through the service of ``server_key`` (its one answerer and guard); (its target, delivered, what it says).
+
+    ServiceError (no service of this version and view: answer here),
+    Refused (the service's guard said no), Lost (asked, and no answer
+    came back: the answer may have gone).
+    """
+    place = place_of(server_key)
+    try:
+        card = same_version(place)
+    except ServiceError as exc:
+        raise ServiceError(str(exc)) from None  # nothing was asked yet: answer here
+    if card.get("config") is not None:
+        raise ServiceError(f"the service reads another config ({card.get('config')})")
+    body = {"pane_id": pane_id, "intent": intent, "option": option, "text": text, "expect": expect}
+    answer = request(place, "POST", "/v1/answer", body=body, timeout=ANSWER_WAIT)
+    if not isinstance(answer, dict) or not isinstance(answer.get("delivered"), bool) or not all(isinstance(answer.get(k), str) for k in ("detail", "target")):
+        raise Lost("the service's answer is not a report")
+    return answer["target"], answer["delivered"], answer["detail"]

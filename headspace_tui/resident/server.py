@@ -18,6 +18,12 @@ anything):
 * ``GET /v1/events``: Server-Sent Events, one JSON object per change
   (``agent`` with its row, ``removed``, ``hosts``, ``notice``).  A client that
   falls behind by more than EVENTS_QUEUED is cut off: it asks again.
+* ``POST /v1/answer``: answer one agent (``{"pane_id": "%3", "intent":
+  "approve", "option": "", "text": "", "expect": FINGERPRINT}``) through
+  the service's one answerer, its policy and guard (the hook holding the
+  exact call when there is one, else the guarded keys); the answer is the
+  final report, ``{"delivered": bool, "detail": "..."}``.  ``expect``: only
+  if the prompt shown has that fingerprint.
 * ``POST /v1/stop``: the service ends (its clients' lines end with it).
 
 Who may ask: the socket is 0600 in a 0700 folder (shared/resident_place.py), and each
@@ -36,6 +42,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import signal
 import time
 from collections.abc import Callable, Sequence
@@ -47,7 +54,7 @@ from aiohttp import web
 from .. import __version__
 from ..events import AgentChanged, AgentRemoved, Event, Notice, ProblemChanged
 from ..model import PaneAddress
-from ..service.facade import Service
+from ..service.facade import REACTION_TIME, Intent, IntentKind, Report, Service
 from ..service.rows import agent_row
 from ..shared.peer import peer_uid
 from ..shared.resident_place import Place, make_folder, remove_files, take_lock, write_card
@@ -60,6 +67,8 @@ WRITE_TIMEOUT = 5.0  # seconds one write to an events client may take (one that 
 SHUTDOWN_TIMEOUT = 1.0  # seconds the clients' connections get to end when the service does
 WATCH_BACKOFF_MAX = 30.0  # seconds between two looks at tmux after the look itself kept failing
 MAX_REQUEST = 64 * 1024  # bytes: no route takes a body worth more
+ANSWER_WAIT = 30.0  # seconds an answer may take to its final report (the answerer's own deadline comes first)
+MAX_TEXT = 10_000  # characters of a typed answer
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +98,9 @@ class Resident:
         self._streams: set[asyncio.Queue[dict[str, Any] | None]] = set()
         self._streaming: set[asyncio.Task[Any]] = set()  # the events handlers: ended with the service, whatever they wait on
         self._settled = asyncio.Event()
+        self._reports: dict[str, list[asyncio.Future[Report]]] = {}  # per pane, the answers waiting for their final report
         service.subscribe(self._event)
+        service.on_answer_report(self._report)
 
     # -- the card and the routes -----------------------------------------------------------
     def card(self) -> dict[str, Any]:
@@ -108,6 +119,7 @@ class Resident:
         app.router.add_get("/v1/hello", self._hello)
         app.router.add_get("/v1/agents", self._agents)
         app.router.add_get("/v1/events", self._events)
+        app.router.add_post("/v1/answer", self._answer)
         app.router.add_post("/v1/stop", self._stop)
         return app
 
@@ -176,6 +188,54 @@ class Resident:
             if handler is not None:
                 self._streaming.discard(handler)
         return response
+
+    async def _answer(self, request: web.Request) -> web.Response:
+        try:
+            body = await request.json()
+        except ValueError:
+            return web.json_response({"error": "the request is not JSON"}, status=400)
+        asked = _answer_request(body)
+        if isinstance(asked, str):
+            return web.json_response({"error": asked}, status=400)
+        pane_id, intent, expect = asked
+        agent = next((a for a in self.service.agents() if a.pane_id == pane_id), None)
+        if agent is None:
+            return web.json_response({"error": f"{pane_id}: no agent is watched there"}, status=404)
+        if expect is not None:
+            shown = agent.observation.prompt.fingerprint if agent.observation.prompt else ""
+            if shown != expect:
+                now = f", fingerprint {shown}" if shown else ", no prompt"
+                return web.json_response({"error": f"the prompt is not the one expected (now {agent.state.value}{now}); nothing sent"}, status=409)
+        future: asyncio.Future[Report] = asyncio.get_running_loop().create_future()
+        waiting = self._reports.setdefault(pane_id, [])
+        waiting.append(future)
+        try:
+            refusal = self.service.answer(agent, intent)
+            if refusal and agent.observation.prompt is not None and time.time() - agent.prompt_since < REACTION_TIME:
+                # A prompt shown moments ago: the command line gives it the rest of a reaction time, as its own guarded send does.
+                await asyncio.sleep(REACTION_TIME)
+                agent = next((a for a in self.service.agents() if a.pane_id == pane_id), agent)
+                refusal = self.service.answer(agent, intent)
+            if refusal:
+                return web.json_response({"error": refusal}, status=409)
+            report = await asyncio.wait_for(future, ANSWER_WAIT)
+        except TimeoutError:
+            log.warning("answer %s to %s: no final report within %gs", intent.kind.value, pane_id, ANSWER_WAIT)
+            return web.json_response({"target": agent.target, "delivered": False, "detail": f"no final word on the answer within {ANSWER_WAIT:g}s"})
+        finally:
+            if future in waiting:
+                waiting.remove(future)
+            if not waiting:
+                self._reports.pop(pane_id, None)
+        log.info("answer %s to %s (%s): %s", intent.kind.value, pane_id, agent.target, report.text)
+        return web.json_response({"target": agent.target, "delivered": report.delivered, "detail": report.text})
+
+    def _report(self, report: Report) -> None:
+        if not report.final:
+            return
+        for future in self._reports.pop(report.pane_id, []):
+            if not future.done():
+                future.set_result(report)
 
     async def _stop(self, request: web.Request) -> web.Response:
         self.end("asked to stop (serve --stop)")
@@ -301,3 +361,22 @@ def serve(service: Service, server: Watched, place: Place, make_ringer: Callable
         return asyncio.run(main())
     finally:
         os.close(lock)  # the kernel lets go of the flock with it
+
+
+def _answer_request(body: object) -> tuple[str, Intent, str | None] | str:
+    """``POST /v1/answer``'s body as (pane, intent, expected fingerprint), or what is wrong with it."""
+    if not isinstance(body, dict):
+        return "an answer is a JSON object"
+    pane_id, kind, expect = body.get("pane_id"), body.get("intent"), body.get("expect")
+    option, text = body.get("option", ""), body.get("text", "")
+    if not isinstance(pane_id, str) or not re.fullmatch(r"%\d{1,9}", pane_id):
+        return "pane_id: a pane id such as %3"
+    if kind not in {k.value for k in IntentKind}:
+        return f"intent: one of {', '.join(k.value for k in IntentKind)}"
+    if not isinstance(option, str) or not re.fullmatch(r"(\d{1,2}(,\d{1,2})*)?", option):
+        return "option: an option number, or several joined by commas"
+    if not isinstance(text, str) or len(text) > MAX_TEXT:
+        return f"text: a string of at most {MAX_TEXT} characters"
+    if expect is not None and not isinstance(expect, str):
+        return "expect: a fingerprint (a string)"
+    return pane_id, Intent(IntentKind(kind), option=option, text=text), expect

@@ -10,6 +10,8 @@
   leaves an old one answering).
 * With no headspace open, a new wait rings once: in the user's terminal (a
   real tmux client in a pty) and through ``notify_command``.
+* ``send`` goes through the service's one answerer and guard: to a pane id
+  with no tmux on PATH, refused on a fingerprint that is not the one shown.
 
 Every service started here is ended here: by ``serve --stop``, by its tmux
 server's end, or by its pid (ours) at teardown.
@@ -299,3 +301,29 @@ def test_with_no_headspace_open_the_service_rings_a_new_wait_once(claude_session
         assert wait_gone(card["pid"], 10)
     finally:
         user.close()
+
+
+def test_send_answers_through_the_service_and_its_guard(claude_session, private_tmux, tmp_path, services):
+    session = claude_session([api.bash("touch sent.txt", "Create a file"), api.text("Done sending.")])
+    session.submit("create a file")
+    session.wait_for(NUMBERED_MENU, timeout=30)
+    card = started(private_tmux.name, services)
+    without_tmux = {"PATH": no_tmux_path(tmp_path)}
+    (row,) = rows(run("-L", private_tmux.name, "status", "--json", env=without_tmux))
+    assert row["state"] == "permission" and row["fingerprint"], row
+
+    wrong = run("-L", private_tmux.name, "send", session.pane_id, "--approve", "--expect", "not-" + row["fingerprint"], env=without_tmux)
+    assert wrong.returncode == 1 and "not the one expected" in wrong.stderr and "nothing sent" in wrong.stderr, wrong
+    nobody = run("-L", private_tmux.name, "send", "%999", "--approve", env=without_tmux)
+    assert nobody.returncode == 1 and "no agent is watched there" in nobody.stderr, nobody
+    assert NUMBERED_MENU.search(session.screen()), "a refused answer changed the dialog"
+
+    sent = run("-L", private_tmux.name, "send", session.pane_id, "--approve", "--expect", row["fingerprint"], env=without_tmux)
+    assert sent.returncode == 0, sent.stderr
+    assert sent.stdout.startswith(f"{row['target']}: "), sent.stdout
+    session.wait_for("Done sending.", timeout=30)
+    assert (session.workdir / "sent.txt").exists()
+    log = Path(os.environ["XDG_STATE_HOME"]) / "headspace" / "service.log"
+    assert f"answer approve to {session.pane_id}" in log.read_text(), "the service's log does not name the answer"
+    assert run("-L", private_tmux.name, "serve", "--stop").returncode == 0
+    assert wait_gone(card["pid"], 10)
