@@ -246,7 +246,7 @@ class HeadspaceApp(App[str | None]):
             self._start_monitor()
             self._prepare_notifications()
             if self.pace_gc:
-                self.set_timer(GC_SETTLE_AFTER, gc_pace.settle)  # once the first rows are in
+                self.set_timer(GC_SETTLE_AFTER, self._pace_gc)  # once the first rows are in
         for notice in self.notices:
             self.post_message(ServiceNotice(notice))
 
@@ -273,6 +273,11 @@ class HeadspaceApp(App[str | None]):
         await self.service.stop()
 
     # -- the service's events, as messages ----------------------------------------------
+    def _pace_gc(self) -> None:
+        """Freeze what the app is made of, and collect the young on the app's clock from now on (gc_pace)."""
+        gc_pace.settle()
+        self.set_interval(gc_pace.TICK, gc_pace.tick)
+
     def _service_event(self, event: Event) -> None:
         """An event of the service (on the app's loop), as a message: an agent's to the main screen, a notice to the app."""
         if isinstance(event, svc.AgentChanged):
