@@ -164,16 +164,22 @@ def older(version: object, than: str) -> bool:
     return bool(mine and theirs) and theirs < mine
 
 
+def asked_place(server_key: str) -> Place:
+    """The place of the service of ``server_key`` when it may be asked: of this version (``same_version``) and reading the default config, as a plain command does."""
+    place = place_of(server_key)
+    card = same_version(place)
+    if card.get("config") is not None:
+        raise ServiceError(f"the service reads another config ({card.get('config')})")
+    return place
+
+
 def ask_rows(server_key: str) -> tuple[list[dict[str, Any]], list[str]]:
     """Every agent's row as the service of the tmux server ``server_key`` has them (service/rows.py), and one line per host with a problem.
 
     Only from a service of this version that reads the default config (what
     a plain ``status`` reads); a wrong answer is a ServiceError, never a crash.
     """
-    place = place_of(server_key)
-    card = same_version(place)
-    if card.get("config") is not None:
-        raise ServiceError(f"the service reads another config ({card.get('config')})")
+    place = asked_place(server_key)
     answer = request(place, "GET", f"/v1/agents?settle={SETTLE_WAIT:g}", timeout=SETTLE_WAIT + ASK_TIMEOUT)
     rows, problems = (answer.get("agents"), answer.get("problems")) if isinstance(answer, dict) else (None, None)
     if not isinstance(rows, list) or not all(well_formed(row) for row in rows) or not isinstance(problems, list):
@@ -202,13 +208,10 @@ def ask_answer(server_key: str, pane_id: str, intent: str, *, option: str = "", 
     Refused (the service's guard said no), Lost (asked, and no answer
     came back: the answer may have gone).
     """
-    place = place_of(server_key)
     try:
-        card = same_version(place)
+        place = asked_place(server_key)
     except ServiceError as exc:
-        raise ServiceError(str(exc)) from None  # nothing was asked yet: answer here
-    if card.get("config") is not None:
-        raise ServiceError(f"the service reads another config ({card.get('config')})")
+        raise ServiceError(str(exc)) from None  # nothing was asked yet (not Lost, not Refused): answer here
     body = {"pane_id": pane_id, "intent": intent, "option": option, "text": text, "expect": expect}
     answer = request(place, "POST", "/v1/answer", body=body, timeout=ANSWER_WAIT)
     if not isinstance(answer, dict) or not isinstance(answer.get("delivered"), bool) or not all(isinstance(answer.get(k), str) for k in ("detail", "target")):

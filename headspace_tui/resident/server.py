@@ -45,7 +45,7 @@ import os
 import re
 import signal
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,13 +85,12 @@ class Watched:
 class Resident:
     """One service, its HTTP routes, and its life: started by ``run``, ended by its tmux server, a signal or ``/v1/stop``."""
 
-    def __init__(self, service: Service, server: Watched, place: Place, *, ringer: Ringer | None = None, config_path: str | None = None, hosts: Sequence[str] = ()) -> None:
+    def __init__(self, service: Service, server: Watched, place: Place, *, ringer: Ringer | None = None, config_path: str | None = None) -> None:
         self.service = service
         self.ringer = ringer
         self.config_path = config_path  # None: the default config (what a plain ``status`` reads)
         self.server = server
         self.place = place
-        self.hosts = list(hosts)
         self.started = time.time()
         self.stopping = asyncio.Event()
         self.why = ""  # why the service ended, for its log
@@ -243,6 +242,10 @@ class Resident:
 
     # -- events to the streams ---------------------------------------------------------------
     def _event(self, event: Event) -> None:
+        if isinstance(event, ProblemChanged):
+            self._first_look_whole()
+        if not self._streams:
+            return  # nobody follows: no row is built for every change
         item: dict[str, Any] | None = None
         if isinstance(event, AgentChanged):
             item = {"type": "agent", "row": agent_row(event.agent, time.time())}
@@ -250,7 +253,6 @@ class Resident:
             address = PaneAddress.parse(event.pane_id)
             item = {"type": "removed", "host": address.host, "pane_id": address.pane}
         elif isinstance(event, ProblemChanged):
-            self._first_look_whole()
             item = {"type": "hosts", "hosts": [{"host": host, "problem": problem} for host, problem in self.service.hosts()]}
         elif isinstance(event, Notice):
             item = {"type": "notice", "text": event.text}
