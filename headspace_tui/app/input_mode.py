@@ -26,7 +26,7 @@ from textual import events
 from textual.widget import Widget
 
 from ..model import Agent
-from ..service.facade import InputSession, KeyStroke, Service
+from ..service.facade import Facade, KeyStroke, Typing
 from ..shared.safe_text import clean
 from .messages import InputModeEnded
 
@@ -80,12 +80,12 @@ class InputMode:
     leaves it the way the leave key does.
     """
 
-    def __init__(self, service: Service, owner: Widget) -> None:
+    def __init__(self, service: Facade, owner: Widget) -> None:
         self.service = service
         self.owner = owner
         self.pane_id: str | None = None  # bound to this pane (None: not in input mode)
         self.target = ""
-        self.link: InputSession | None = None  # the service's input-mode session, once the pane is checked
+        self.link: Typing | None = None  # the service's input-mode session, once the pane is checked
         self._early: list[KeyStroke] = []  # typed before the link was checked and made
 
     @property

@@ -37,7 +37,7 @@ from ..notifications.command import CommandRunner
 from ..notifications.decide import Notification, Notifier, osc_sequence, status_text, terminal_text
 from ..notifications.snooze import key_of
 from ..service import facade as svc
-from ..service.facade import Event, Notice, Report, Service
+from ..service.facade import Event, Facade, Notice, Report
 from ..shared import theme_files
 from ..shared.config import Config
 from ..shared.safe_text import clean
@@ -75,7 +75,7 @@ class HeadspaceApp(App[str | None]):
 
     def __init__(
         self,
-        service: Service,
+        service: Facade,
         *,
         notices: tuple[str, ...] = (),
         log_path: Path | None = None,

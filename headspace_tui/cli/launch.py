@@ -1,8 +1,13 @@
 """Starting the TUI for real: the tmux server, the event log, the service, then the app.
 
-The app is handed a service built here (``service.Service.build``): it
-never builds tmux servers, monitors or hosts itself, and tests build theirs
-the same way with a private server.
+The app is handed its facade from here: by default a client of the
+resident service of its tmux server (``resident.facade_client``, the
+service started first if none runs), so that a popup opened and closed
+twenty times attaches nothing and draws the whole table on its first
+frame; with ``--no-service`` (or a view the service does not watch) a
+service of its own, built here (``service.Service.build``).  The app never
+builds tmux servers, monitors or hosts itself, and tests build theirs the
+same way with a private server.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from pathlib import Path
 
 from ..app.main import HeadspaceApp
 from ..app.themes import choice_path
-from ..service.facade import Service
+from ..service.facade import Facade, Service, ServiceError
 from ..service.journal import Journal
 from ..shared import logfile, theme_files
 from ..shared.config import Config, HostSpec
@@ -34,15 +39,27 @@ def run_app(
     config_path: Path | None = None,
     hosts: Sequence[HostSpec] = (),
     local: bool = True,
+    resident: bool = False,
 ) -> int:
-    """Run the TUI; 0 after a normal quit, 1 (with one line and the log's path) after a crash."""
+    """Run the TUI; 0 after a normal quit, 1 (with one line and the log's path) after a crash.
+
+    ``resident``: the view is the one the resident service watches (this
+    server, the configured hosts, the default config): be its client.
+    """
     log_path = logfile.setup()
     server = TmuxServer(socket_name=socket_name, socket_path=socket_path)
-    journal, problem = Journal.open()
-    if problem:
-        log.warning("%s", problem)
-        notices = (*notices, problem)
-    service = Service.build(server, config=config, include_all=include_all, journal=journal, hosts=hosts, local=local)
+    service: Facade | None = None
+    journal = None
+    if resident:
+        service, why_not = connect_resident(server, config)
+        if why_not:
+            notices = (*notices, why_not)
+    if service is None:
+        journal, problem = Journal.open()
+        if problem:
+            log.warning("%s", problem)
+            notices = (*notices, problem)
+        service = Service.build(server, config=config, include_all=include_all, journal=journal, hosts=hosts, local=local)
     app = HeadspaceApp(
         service,
         notices=notices,
@@ -59,7 +76,8 @@ def run_app(
         app.crash = app.crash or exc
         result = None
     finally:
-        journal.close()
+        if journal is not None:
+            journal.close()
     if app.crash is not None or (app.return_code or 0) != 0:
         error = app.crash
         what = f"{type(error).__name__}: {error}" if error is not None else f"exit status {app.return_code}"
@@ -69,3 +87,42 @@ def run_app(
     if result:
         print(f"Jump to the agent with:\n  {result}")
     return 0
+
+
+def connect_resident(server: TmuxServer, config: Config) -> tuple[Facade | None, str]:
+    """A client of the resident service of ``server``, started first when none runs, with its whole state taken; or None and why not (one line).
+
+    A service of an older version is stopped and started anew (an upgrade
+    never leaves an old one answering).  Anything in the way, a newer
+    service or one that does not start, leaves the TUI to watch from its
+    own process, and says so.
+    """
+    from ..resident import client
+    from ..resident.facade_client import ServiceClient
+    from ..resident.start import start_detached
+    from ..shared.resident_place import PlaceError, is_held, place_of
+
+    if server.server_pid() is None:
+        return None, ""  # no tmux server: the app says so itself, as it always has
+    place = place_of(server.identity)
+
+    def start() -> object:
+        return start_detached(server.socket_args(), place)
+
+    try:
+        try:
+            client.asked_place(server.identity)
+        except client.ServiceError:
+            if is_held(place):
+                raise  # a newer one, or one that reads another config: not ours to end
+            start()
+            client.asked_place(server.identity)
+        facade = ServiceClient(place, config=config, restart=start)
+        facade.connect()
+    except (client.ServiceError, PlaceError, OSError) as exc:
+        log.warning("the resident service could not be used: %s", exc)
+        return None, f"watching from this headspace alone: the headspace service could not be used ({clean(str(exc), 160)})"
+    except ServiceError as exc:
+        log.warning("the resident service could not be used: %s", exc)
+        return None, f"watching from this headspace alone: {clean(str(exc), 160)}"
+    return facade, ""

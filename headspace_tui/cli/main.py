@@ -68,6 +68,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_server_options(parser, top=True)
     _add_host_options(parser, top=True)
     parser.add_argument("--all", action="store_true", help="show every pane, not only coding agents")
+    parser.add_argument(
+        "--no-service",
+        action="store_true",
+        help="watch from this process alone, without the resident service (headspace serve): nothing rings or remembers snoozes once it closes",
+    )
     parser.add_argument("--config", type=Path, metavar="FILE", help="config file (default: $XDG_CONFIG_HOME/headspace/config.toml)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -842,6 +847,8 @@ def cmd_tui(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         config, notices = Config(), (f"{exc}; using the defaults",)
     local, specs = _host_specs(args, config)
+    # The service watches this server and the configured hosts with the default config: any other view is watched from here.
+    own_view = args.all or getattr(args, "host", None) or getattr(args, "no_local", False) or args.config is not None or notices
     return run_app(
         socket_name=args.socket_name,
         socket_path=args.socket_path,
@@ -851,6 +858,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
         config_path=args.config,
         hosts=specs,
         local=local,
+        resident=not (args.no_service or own_view),
     )
 
 

@@ -86,6 +86,10 @@ class Snoozes:
             del self._by_key[key]
         return ended
 
+    def all(self) -> dict[str, Snooze]:
+        """Every snooze on now, by key (a copy)."""
+        return dict(self._by_key)
+
     def forget(self, key: str) -> None:
         """The agent is gone: its snooze with it."""
         self._by_key.pop(key, None)

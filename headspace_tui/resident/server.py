@@ -58,6 +58,7 @@ from ..service.facade import REACTION_TIME, Intent, IntentKind, Report, Service
 from ..service.rows import agent_row
 from ..shared.peer import peer_uid
 from ..shared.resident_place import Place, make_folder, remove_files, take_lock, write_card
+from .facade_routes import FacadeRoutes, FacadeStream
 from .ringer import Ringer
 
 TMUX_CHECK = 2.0  # seconds between two looks at whether the tmux server still runs
@@ -94,7 +95,9 @@ class Resident:
         self.started = time.time()
         self.stopping = asyncio.Event()
         self.why = ""  # why the service ended, for its log
-        self._streams: set[asyncio.Queue[dict[str, Any] | None]] = set()
+        self._streams: set[asyncio.Queue[dict[str, Any] | None]] = set()  # the rows' streams (status, the web page)
+        self._facade_streams: set[asyncio.Queue[dict[str, Any] | None]] = set()  # the facade's (a terminal UI: facade_client.py)
+        self.facade = FacadeStream(service)
         self._streaming: set[asyncio.Task[Any]] = set()  # the events handlers: ended with the service, whatever they wait on
         self._settled = asyncio.Event()
         self._reports: dict[str, list[asyncio.Future[Report]]] = {}  # per pane, the answers waiting for their final report
@@ -120,6 +123,7 @@ class Resident:
         app.router.add_get("/v1/events", self._events)
         app.router.add_post("/v1/answer", self._answer)
         app.router.add_post("/v1/stop", self._stop)
+        FacadeRoutes(self.service, self.facade, self._settle, self._snoozes_changed).add(app)
         return app
 
     @web.middleware
@@ -141,9 +145,7 @@ class Resident:
             settle = min(SETTLE_MAX, max(0.0, float(request.query.get("settle", "0"))))
         except ValueError:
             return web.json_response({"error": "settle: a number of seconds"}, status=400)
-        if settle and not self._first_look_whole():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._settled.wait(), settle)
+        await self._settle(settle)
         now = time.time()
         rows = [agent_row(agent, now) for agent in self.service.agents()]
         problems = [f"{host}: {problem}" if not problem.startswith(host) else problem for host, problem in self._problems()]
@@ -158,6 +160,12 @@ class Resident:
                 out.append((host, problem))
         return out
 
+    async def _settle(self, settle: float) -> None:
+        """Wait up to ``settle`` seconds (at most SETTLE_MAX) for the first look to be whole."""
+        if settle and not self._first_look_whole():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._settled.wait(), min(SETTLE_MAX, settle))
+
     def _first_look_whole(self) -> bool:
         whole = all(problem != "starting" for _, problem in self.service.hosts())
         if whole:
@@ -168,7 +176,8 @@ class Resident:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await response.prepare(request)
         queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(EVENTS_QUEUED)
-        self._streams.add(queue)
+        streams = self._facade_streams if request.query.get("form") == "facade" else self._streams
+        streams.add(queue)
         handler = asyncio.current_task()
         if handler is not None:
             self._streaming.add(handler)
@@ -183,7 +192,7 @@ class Resident:
         except (ConnectionError, TimeoutError):
             log.info("an events client went away or stopped reading: cut off")
         finally:
-            self._streams.discard(queue)
+            streams.discard(queue)
             if handler is not None:
                 self._streaming.discard(handler)
         return response
@@ -230,6 +239,8 @@ class Resident:
         return web.json_response({"target": agent.target, "delivered": report.delivered, "detail": report.text})
 
     def _report(self, report: Report) -> None:
+        if self._facade_streams:
+            self._push(self._facade_streams, [self.facade.report(report)])
         if not report.final:
             return
         for future in self._reports.pop(report.pane_id, []):
@@ -241,9 +252,15 @@ class Resident:
         return web.json_response({"stopping": True})
 
     # -- events to the streams ---------------------------------------------------------------
+    def _snoozes_changed(self) -> None:
+        if self._facade_streams:
+            self._push(self._facade_streams, self.facade.snoozes_if_changed())
+
     def _event(self, event: Event) -> None:
         if isinstance(event, ProblemChanged):
             self._first_look_whole()
+        if self._facade_streams:
+            self._push(self._facade_streams, self.facade.event(event))
         if not self._streams:
             return  # nobody follows: no row is built for every change
         item: dict[str, Any] | None = None
@@ -256,14 +273,17 @@ class Resident:
             item = {"type": "hosts", "hosts": [{"host": host, "problem": problem} for host, problem in self.service.hosts()]}
         elif isinstance(event, Notice):
             item = {"type": "notice", "text": event.text}
-        if item is None:
-            return
-        for queue in list(self._streams):
+        if item is not None:
+            self._push(self._streams, [item])
+
+    def _push(self, streams: set[asyncio.Queue[dict[str, Any] | None]], items: list[dict[str, Any]]) -> None:
+        for queue in list(streams):
             try:
-                queue.put_nowait(item)
+                for item in items:
+                    queue.put_nowait(item)
             except asyncio.QueueFull:
                 log.info("an events client fell %d behind: cut off", EVENTS_QUEUED)
-                self._streams.discard(queue)
+                streams.discard(queue)
                 self._cut(queue)
 
     @staticmethod
@@ -330,7 +350,7 @@ class Resident:
                     log.error("%s failed", name, exc_info=part.exception())
         finally:
             self.end(self.why or "ended")
-            for queue in list(self._streams):
+            for queue in [*self._streams, *self._facade_streams]:
                 self._cut(queue)
             for handler in list(self._streaming):
                 handler.cancel()  # one blocked on a client that stopped reading ends now, not at the runner's timeout

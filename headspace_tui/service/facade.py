@@ -24,9 +24,10 @@ import asyncio
 import os
 import shlex
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from ..answering.answerer import Answerer, Report
 from ..answering.desk import ChannelReport
@@ -62,6 +63,8 @@ __all__ = [
     "Event",
     "Explanation",
     "FIRST_SAYS",
+    "Facade",
+    "Typing",
     "Intent",
     "InputSession",
     "IntentKind",
@@ -141,6 +144,59 @@ class InputSession:
         await self._link.wait_sent()
 
 
+class Typing(Protocol):
+    """Input mode's session to one pane, as a front end holds it: ``InputSession`` here, a WebSocket's through the resident service."""
+
+    @property
+    def pane_id(self) -> str: ...
+    def send(self, stroke: KeyStroke) -> None: ...
+    def close(self) -> None: ...
+    async def wait_sent(self) -> None: ...
+
+
+class Facade(Protocol):
+    """What a front end holds: ``Service`` in its own process, or a client of the resident service (resident/facade_client.py).
+
+    The same calls either way, so the terminal UI is one code in both modes.
+    """
+
+    config: Config
+    clock: Callable[[], float]
+    live: bool
+
+    def subscribe(self, subscriber: Callable[[Event], None]) -> None: ...
+    def on_answer_report(self, subscriber: Callable[[Report], None]) -> None: ...
+    async def run(self) -> None: ...
+    async def stop(self) -> None: ...
+    def agents(self) -> list[Agent]: ...
+    def problem_now(self) -> ProblemChanged: ...
+    @property
+    def focused(self) -> str | None: ...
+    def focus(self, address: str | None) -> None: ...
+    def screen(self, address: str) -> PaneScreen | None: ...
+    def width(self, address: str) -> int | None: ...
+    async def history(self, address: str, lines: int) -> str: ...
+    def why(self, agent: Agent, now: float) -> tuple[Explanation | None, ChannelReport | None]: ...
+    def timeline(self, agent: Agent) -> list: ...
+    def rings_elsewhere(self) -> bool: ...
+    def waited_today(self, agents: dict[str, Agent], now: float) -> float | None: ...
+    def answer(self, agent: Agent, intent: Intent, seen: Observation | None = None) -> str: ...
+    def answer_pending(self, agent: Agent) -> bool: ...
+    def batch(self, agent: Agent) -> tuple[list[tuple[Agent, PendingCall]], str]: ...
+    def approve_batch(self, pairs: list[tuple[Agent, PendingCall]]) -> str: ...
+    def snooze(self, agent: Agent, until: float) -> Snooze | None: ...
+    def unsnooze(self, agent: Agent) -> bool: ...
+    def snooze_of(self, agent: Agent) -> Snooze | None: ...
+    def snoozed(self) -> int: ...
+    def snoozes_ended(self, now: float) -> list[str]: ...
+    async def open_input(self, pane_id: str, report: Callable[[str, bool], None], family: str) -> tuple[Typing | None, str]: ...
+    def jump(self, agent: Agent) -> Jump: ...
+    def start_agent(self, folder: str, branch: str = "", near: Agent | None = None) -> str: ...
+    async def stop_agent(self, agent: Agent) -> bool: ...
+    async def restart_agent(self, agent: Agent) -> str: ...
+    def close_pane(self, agent: Agent) -> None: ...
+
+
 class Service:
     def __init__(self, server: TmuxServer, fleet: Fleet, *, config: Config, clock: Callable[[], float], journal: Journal | None, live: bool) -> None:
         # Plain data a front end may read: the settings, the clock, whether it watches live tmux.
@@ -157,6 +213,7 @@ class Service:
         self._typist = Typist(self._pane_io, fleet.server_key)  # to one pane at a time
         self._subscribers: list[Callable[[Event], None]] = []
         self._snoozes = Snoozes()  # waits the user put off: one set for every front end
+        self._problem = ProblemChanged("starting", ())  # the fleet's problem as last said (until its first look: starting)
         fleet.on_problem = lambda problem, hosts: self._emit(ProblemChanged(problem, hosts))
         for monitor in fleet.monitors.values():
             monitor.subscribe(self._from_host(monitor.host.name))
@@ -219,6 +276,8 @@ class Service:
         return forward
 
     def _emit(self, event: Event) -> None:
+        if isinstance(event, ProblemChanged):
+            self._problem = event
         for subscriber in list(self._subscribers):
             subscriber(event)
 
@@ -242,6 +301,10 @@ class Service:
         it current), instead of waiting for each agent's next report.
         """
         return sorted((agent for monitor in self._fleet.monitors.values() for agent in monitor.store.agents.values()), key=sort_key)
+
+    def problem_now(self) -> ProblemChanged:
+        """The hosts' problem as last said (``starting`` until the first look is whole): what a front end that joins late shows first."""
+        return self._problem
 
     def hosts(self) -> list[tuple[str, str | None]]:
         """Each watched host and its problem now (None: all is well; "starting": still on its first look)."""
@@ -308,6 +371,10 @@ class Service:
         """An answer to ``agent`` is on its way, or landed moments ago while its row still shows what it answered (an inbox moves past it)."""
         return self._answerer.awaits(agent)
 
+    def answers_pending(self) -> list[str]:
+        """The panes whose agent ``answer_pending`` holds now (what a client asks in one go)."""
+        return [agent.pane_id for agent in self.agents() if self._answerer.awaits(agent)]
+
     def batch(self, agent: Agent) -> tuple[list[tuple[Agent, PendingCall]], str]:
         """The hook requests identical to ``agent``'s waiting on every host, with ``agent``'s own; or [] and why there are none."""
         return self._answerer.batch(agent)
@@ -341,8 +408,12 @@ class Service:
         """The agents (their keys) whose snooze ran out by ``now``; those snoozes are over."""
         return self._snoozes.expired(now)
 
+    def snoozes(self) -> dict[str, Snooze]:
+        """Every snooze on now, by agent key (what a client keeps a copy of)."""
+        return self._snoozes.all()
+
     # -- input mode ----------------------------------------------------------------------
-    async def open_input(self, pane_id: str, report: Callable[[str, bool], None], family: str) -> tuple[InputSession | None, str]:
+    async def open_input(self, pane_id: str, report: Callable[[str, bool], None], family: str) -> tuple[Typing | None, str]:
         """Input mode's session to ``pane_id`` (whose agent is of ``family``) once the pane is checked, or None and why not.
 
         ``report(line, ended)``: a key that could not go, in one line;
@@ -352,13 +423,19 @@ class Service:
         return (InputSession(link) if link is not None else None), problem
 
     # -- jump ----------------------------------------------------------------------------
-    def jump(self, agent: Agent) -> Jump:
-        """Move the user's own tmux client to the agent (never a control client); outside tmux, the attach command."""
+    def jump(self, agent: Agent, here: Mapping[str, str] | None = None) -> Jump:
+        """Move the user's own tmux client to the agent (never a control client); outside tmux, the attach command.
+
+        ``here``: the environment of the front end the user sits at (its
+        ``TMUX``, ``TMUX_PANE``, ``HEADSPACE_CLIENT``), which says whose
+        client that is; by default this process's own.
+        """
+        here = os.environ if here is None else here
         monitor = self._fleet.monitor_for(agent.pane_id)
         if monitor is not None and isinstance(monitor.host, RemoteHost):
-            return self._jump_remote(agent, monitor.host)
+            return self._jump_remote(agent, monitor.host, here)
         try:
-            where = clients.locate(self._server)
+            where = clients.locate(self._server, here)
             if where.inside and where.client is not None:
                 clients.switch(self._server, where.client, agent.pane_id)
                 return Jump(end=where.popup)  # a popup would stay over the agent and keep the keyboard
@@ -368,10 +445,10 @@ class Service:
             return Jump(notice=f"no tmux client of yours found to move to {agent.target}")
         return Jump(end=True, exit_with=attach_command(self._server, agent))
 
-    def _jump_remote(self, agent: Agent, host: RemoteHost) -> Jump:
+    def _jump_remote(self, agent: Agent, host: RemoteHost, here: Mapping[str, str]) -> Jump:
         """A pane on another machine: inside tmux, a new window here attached to it over ssh; outside, quit and print that command."""
         command = remote_attach_command(host, agent)
-        if not os.environ.get("TMUX"):
+        if not here.get("TMUX"):
             return Jump(end=True, exit_with=command)
         try:
             self._server.run("new-window", "-n", clean(f"{host.name}:{agent.target}", 40), command)
@@ -380,13 +457,15 @@ class Service:
         return Jump()
 
     # -- starting, stopping, restarting -------------------------------------------------------
-    def start_agent(self, folder: str, branch: str = "", near: Agent | None = None) -> str:
+    def start_agent(self, folder: str, branch: str = "", near: Agent | None = None, here: Mapping[str, str] | None = None) -> str:
         """``claude`` in a new window (of headspace's own session, else ``near``'s, else NEW_SESSION), optionally in a new worktree; its pane id.
 
-        Blocking (git, tmux): a front end calls it off its loop.
+        Blocking (git, tmux): a front end calls it off its loop.  ``here``:
+        the front end's environment (which session it runs in), as for ``jump``.
         """
+        here = os.environ if here is None else here
         session: str | None = None  # None: the session headspace runs in
-        if not clients.locate(self._server).inside:
+        if not clients.locate(self._server, here).inside:
             local = near is not None and not near.placeholder and near.host == "local"
             session = near.target.rpartition(":")[0] if near is not None and local else NEW_SESSION
         try:
@@ -396,7 +475,7 @@ class Service:
                 folder=Path(folder.strip() or os.getcwd()),
                 branch=branch.strip() or None,
                 session=session,
-                env=os.environ,
+                env=here,
             )
         except LifecycleError as exc:
             raise ServiceError(str(exc)) from None

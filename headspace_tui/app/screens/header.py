@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from ...model import AgentState
-from ...service.facade import Service
+from ...service.facade import Facade
 from ...shared.safe_text import clean
 from ..widgets.agent_table import AgentTable
 from ..widgets.summary import SummaryLine, empty_text, summary_text
@@ -33,7 +33,7 @@ def header_styles(styles: dict[AgentState, Style]) -> dict[str, Style]:
 class Header:
     """The summary line and the empty table's words, on ``screen``."""
 
-    def __init__(self, screen: Screen, service: Service, triage: Triage, clock: Callable[[], float]) -> None:
+    def __init__(self, screen: Screen, service: Facade, triage: Triage, clock: Callable[[], float]) -> None:
         self.screen = screen
         self.service = service
         self.triage = triage

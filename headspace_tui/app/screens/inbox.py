@@ -11,7 +11,7 @@ from __future__ import annotations
 from textual.screen import Screen
 
 from ...model import Agent
-from ...service.facade import Intent, Report, Service
+from ...service.facade import Facade, Intent, Report
 from ...shared.safe_text import clean
 from ..widgets.agent_table import AgentTable
 from .batch import BatchApproveScreen
@@ -25,7 +25,7 @@ BACK_NOTICE_SECONDS = 12.0  # a "not delivered" line that says how to go back st
 class Inbox:
     """Answers sent, their reports heard, and the selection moved on like an inbox."""
 
-    def __init__(self, screen: Screen, service: Service, triage: Triage, typing: Typing) -> None:
+    def __init__(self, screen: Screen, service: Facade, triage: Triage, typing: Typing) -> None:
         self.screen = screen
         self.service = service
         self.triage = triage

@@ -36,7 +36,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
 from ...model import Agent, AgentState
-from ...service.facade import REACTION_TIME, Intent, IntentKind, Report, Service, key_allowed
+from ...service.facade import REACTION_TIME, Facade, Intent, IntentKind, Report, key_allowed
 from ...shared.config import Config
 from ...shared.safe_text import clean
 from ..guard import ui_handler
@@ -83,7 +83,7 @@ class MainScreen(Screen):
     # Every setting acts, an unchanged one too (closing an empty filter still looks at the selection); no repaint of its own.
     filter_text: reactive[str] = reactive("", always_update=True, repaint=False, init=False)
 
-    def __init__(self, service: Service, config: Config, config_path: Path | None = None) -> None:
+    def __init__(self, service: Facade, config: Config, config_path: Path | None = None) -> None:
         super().__init__()
         self.service = service
         self.config = config
@@ -101,8 +101,10 @@ class MainScreen(Screen):
         self.placement = Placement(self)
         self.pane_view = PaneView(self, service, config.keys, self.typing.input_mode)
         self._select_on_sight: str | None = None  # a pane headspace just started: selected when its row appears
-        if service.live:
-            self.set_reactive(MainScreen.problem, "starting")  # until the monitor's first full look (monitor.py)
+        if service.live:  # "starting" until the monitor's first full look (monitor.py); a resident service's may be long done
+            now = service.problem_now()
+            self.set_reactive(MainScreen.problem, now.problem)
+            self.set_reactive(MainScreen.problem_hosts, now.hosts)
         self._key_read_at: float | None = None  # when the last key reached this screen (Textual's clock: monotonic)
 
     @property
@@ -123,6 +125,8 @@ class MainScreen(Screen):
 
     def on_mount(self) -> None:
         self.table.snooze_of = self.service.snooze_of
+        for agent in self.service.agents():  # what the service knows already (a resident one: all of it): on the first frame
+            self.table.upsert(agent)
         self.table.restyle(self.state_styles, self.retrying_style)
         self._refresh_summary()
         self.watch(self.app, "layout_mode", self._apply_layout)  # now, and whenever the setting changes

@@ -10,7 +10,7 @@ from __future__ import annotations
 from textual.screen import Screen
 
 from ...model import Agent
-from ...service.facade import Service, live_keys
+from ...service.facade import Facade, live_keys
 from ..input_mode import LEAVE_SHOWN, InputMode
 from ..widgets.preview import PanePreview, PromptBar
 
@@ -18,7 +18,7 @@ from ..widgets.preview import PanePreview, PromptBar
 class PaneView:
     """The preview, the prompt bar and the footer's keys, for the agent the screen says is selected."""
 
-    def __init__(self, screen: Screen, service: Service, keys: dict[str, str], input_mode: InputMode) -> None:
+    def __init__(self, screen: Screen, service: Facade, keys: dict[str, str], input_mode: InputMode) -> None:
         self.screen = screen
         self.service = service
         self.keys = keys  # the keymap, for the prompt bar's key names

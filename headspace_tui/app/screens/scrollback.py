@@ -10,7 +10,7 @@ from __future__ import annotations
 from textual.screen import Screen
 
 from ...model import Agent
-from ...service.facade import Service, ServiceError
+from ...service.facade import Facade, ServiceError
 from ...shared.safe_text import clean
 from ..guard import ui_handler
 from ..widgets.agent_table import AgentTable
@@ -22,7 +22,7 @@ class Scrollback:
 
     HISTORY_LINES = 2000  # how far back ``[`` reads a pane's tmux history
 
-    def __init__(self, screen: Screen, service: Service) -> None:
+    def __init__(self, screen: Screen, service: Facade) -> None:
         self.screen = screen
         self.service = service
 

@@ -34,7 +34,7 @@ from textual.screen import Screen
 
 from ...model import Agent
 from ...notifications.snooze import key_of
-from ...service.facade import Service, key_allowed
+from ...service.facade import Facade, key_allowed
 from ...shared.safe_text import clean
 from .. import textual_private
 from ..messages import Snoozed, Woken
@@ -89,7 +89,7 @@ class Triage:
     and, as the messages bubble, the app what changed (``Snoozed``, ``Woken``).
     """
 
-    def __init__(self, screen: Screen, service: Service, clock: Callable[[], float], keymap: Mapping[str, str]) -> None:
+    def __init__(self, screen: Screen, service: Facade, clock: Callable[[], float], keymap: Mapping[str, str]) -> None:
         self.screen = screen
         self.service = service  # the snoozes are the service's: one set for every front end
         self.clock = clock

@@ -13,7 +13,7 @@ from textual import events
 from textual.screen import Screen
 
 from ...model import Agent
-from ...service.facade import Intent, IntentKind, Report, Service
+from ...service.facade import Facade, Intent, IntentKind, Report
 from ..input_mode import InputMode
 from ..widgets.agent_table import AgentTable
 from ..widgets.preview import PanePreview
@@ -23,7 +23,7 @@ from .reply import ReplyScreen
 class Typing:
     """Replies (``r``) with their drafts, and input mode (``i``) on ``screen``'s preview."""
 
-    def __init__(self, screen: Screen, service: Service) -> None:
+    def __init__(self, screen: Screen, service: Facade) -> None:
         self.screen = screen
         self.service = service
         self._drafts: dict[str, str] = {}  # per pane: a reply typed and not (yet) delivered

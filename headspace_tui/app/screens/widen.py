@@ -22,7 +22,7 @@ from textual.widgets import Static
 
 from ...detect.approval import Approval, approval
 from ...model import Agent, AgentState
-from ...service.facade import Intent, IntentKind, Service
+from ...service.facade import Facade, Intent, IntentKind
 from ...shared.safe_text import clean
 
 
@@ -66,7 +66,7 @@ class WidenScreen(ModalScreen[bool]):
         self.dismiss(yes)
 
 
-def ask_before_widening(screen: Screen, service: Service, agent: Agent) -> bool:
+def ask_before_widening(screen: Screen, service: Facade, agent: Agent) -> bool:
     """If ``y`` on ``agent`` would widen permissions, ask first (True: the question is up; the key sends nothing now)."""
     chosen = widening_approval(agent)
     if chosen is None:

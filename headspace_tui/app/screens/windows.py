@@ -12,7 +12,7 @@ from rich.style import Style
 from textual.screen import Screen
 
 from ...model import Agent, AgentState
-from ...service.facade import Service, ServiceError
+from ...service.facade import Facade, ServiceError
 from ...shared.config import default_path as default_config_path
 from ...shared.safe_text import clean
 from .help import HelpScreen, help_rows
@@ -23,7 +23,7 @@ from .why import WhyScreen
 class Windows:
     """``e`` (why), ``t`` (timeline), ``?`` (help) and Enter (jump), over ``screen``."""
 
-    def __init__(self, screen: Screen, service: Service, config_path: Path | None) -> None:
+    def __init__(self, screen: Screen, service: Facade, config_path: Path | None) -> None:
         self.screen = screen
         self.service = service
         self.config_path = config_path  # where the user's settings live (said in the help)

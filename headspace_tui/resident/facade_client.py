@@ -1,0 +1,479 @@
+"""The facade, served by the resident service: what the terminal UI holds when a service watches its tmux server.
+
+``ServiceClient`` has the facade's methods (service/facade.py's ``Service``)
+and answers them from the service over its socket (facade_routes.py), so
+the app is the same code in both modes.  It keeps a copy of what a frame
+draws from (every agent, the hosts' problem, the snoozes, the previewed
+pane's screen), filled before the app starts (``connect``: the first frame
+has the full table) and kept current by the service's stream (``run``).
+Everything else is asked when the user asks it: a request over a Unix
+socket answered from the service's memory, a millisecond or two, so the
+questions the app asks as plain calls (why, timeline, an answer) stay plain
+calls here.
+
+Answers go to the service's one answerer, policy and guard, with the agent
+and the screen the user saw; their reports come back on the stream, marked
+with the client that asked (another front end's answers are not this
+one's to report).  The service never depends on a client: when the stream
+ends the client says so in the header, starts the service again if it
+died, and draws again from its state.
+
+Why aiohttp for the stream and ``http.client`` for the questions: the
+stream and input mode's WebSocket live on the app's loop, and a question
+the app asks as a plain call must be answered before it returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import aiohttp
+
+from .. import __version__
+from ..model import Agent, Observation
+from ..notifications.snooze import Snooze, key_of
+from ..service.facade import (
+    AgentChanged,
+    AgentRemoved,
+    ChannelReport,
+    Event,
+    Explanation,
+    Intent,
+    Jump,
+    KeyStroke,
+    Notice,
+    PaneCaptured,
+    PaneScreen,
+    PendingCall,
+    ProblemChanged,
+    Report,
+    ServiceError,
+    sort_key,
+)
+from ..service.wire import WireError, decode, encode
+from ..shared.config import Config
+from ..shared.resident_place import Place, is_held
+from . import client
+
+log = logging.getLogger(__name__)
+
+ASK_TIMEOUT = 2.0  # seconds a question may take (the service answers from memory; the app waits for it)
+SLOW_TIMEOUT = 30.0  # seconds for what runs tmux or git there: a jump, starting or stopping an agent
+PENDING_FRESH = 0.1  # seconds the answers on their way are taken as known (an inbox asks for each agent in one go)
+WAITED_EVERY = 5.0  # seconds between two questions of how long agents waited today
+RECONNECT_FIRST, RECONNECT_MAX = 0.2, 5.0  # seconds between tries to reach the service again: doubling, capped
+STREAM_BUFFER = 8 << 20  # bytes of one stream line: a wide pane's screen with its colours
+LOST = "the headspace service is not answering; reconnecting"
+
+
+class ClientInputSession:
+    """Input mode's session, through the service's WebSocket (``GET /v1/input``): what ``Service.open_input`` hands out in-process."""
+
+    def __init__(self, pane_id: str, ws: aiohttp.ClientWebSocketResponse, report: Callable[[str, bool], None]) -> None:
+        self._pane_id = pane_id
+        self._ws = ws
+        self._report = report
+        self._closed = False
+        self._asked = 0
+        self._sent: dict[int, asyncio.Future[None]] = {}
+        self._out: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self._tasks = [asyncio.get_running_loop().create_task(self._write()), asyncio.get_running_loop().create_task(self._read())]
+
+    @property
+    def pane_id(self) -> str:
+        return self._pane_id
+
+    def send(self, stroke: KeyStroke) -> None:
+        if not self._closed:
+            self._out.put_nowait({"key": encode(stroke)})
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._out.put_nowait({"close": True})
+            self._out.put_nowait(None)
+
+    async def wait_sent(self) -> None:
+        if self._ws.closed:
+            return
+        self._asked += 1
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._sent[self._asked] = future
+        self._out.put_nowait({"wait": self._asked})
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(future), SLOW_TIMEOUT)
+
+    async def _write(self) -> None:
+        try:
+            while (item := await self._out.get()) is not None:
+                await self._ws.send_json(item)
+        except (ConnectionError, aiohttp.ClientError, RuntimeError) as exc:
+            self._report(f"{self._pane_id}: the service is not answering ({exc}); keys not sent", True)
+
+    async def _read(self) -> None:
+        try:
+            async for message in self._ws:
+                if message.type != aiohttp.WSMsgType.TEXT:
+                    break
+                said = json.loads(message.data)
+                if isinstance(said, dict) and isinstance(said.get("report"), str):
+                    self._report(said["report"], bool(said.get("ended")))
+                elif isinstance(said, dict) and isinstance(said.get("sent"), int):
+                    future = self._sent.pop(said["sent"], None)
+                    if future is not None and not future.done():
+                        future.set_result(None)
+        except (ConnectionError, aiohttp.ClientError, ValueError):
+            pass
+        finally:
+            for future in self._sent.values():
+                if not future.done():
+                    future.set_result(None)
+            if not self._closed:
+                self._report(f"{self._pane_id}: the service ended input mode", True)
+
+
+class ServiceClient:
+    """The facade (``service.facade.Service``'s methods) of the resident service at ``place``."""
+
+    def __init__(self, place: Place, *, config: Config, restart: Callable[[], object] | None = None, here: Mapping[str, str] | None = None) -> None:
+        self.place = place
+        self.config = config
+        self.clock: Callable[[], float] = time.time
+        self.live = True
+        self.id = uuid.uuid4().hex  # this client's answers' reports are marked with it
+        self._restart = restart  # starts the service again (start.start_detached), when it died
+        self._here = dict(os.environ if here is None else here)
+        self._agents: dict[str, Agent] = {}
+        self._problem = ProblemChanged("starting", ())
+        self._snoozes: dict[str, Snooze] = {}
+        self._screens: dict[str, PaneScreen] = {}
+        self._focused: str | None = None
+        self._pending: tuple[float, set[str]] = (0.0, set())
+        self._waited: float | None = None
+        self._subscribers: list[Callable[[Event], None]] = []
+        self._reporters: list[Callable[[Report], None]] = []
+        self._http: aiohttp.ClientSession | None = None
+
+    # -- asking ------------------------------------------------------------------------------
+    def _ask(self, method: str, path: str, body: Any = None, *, timeout: float = ASK_TIMEOUT) -> dict[str, Any]:
+        """One question; a ServiceError (the facade's, one line for the user) when the service refused or did not answer."""
+        try:
+            answer = client.request(self.place, method, path, body=body, timeout=timeout)
+        except client.ServiceError as exc:
+            raise ServiceError(f"the headspace service: {exc}") from None
+        if not isinstance(answer, dict):
+            raise ServiceError("the headspace service's answer is not an object")
+        return answer
+
+    def _decoded(self, answer: dict[str, Any], key: str) -> Any:
+        try:
+            return decode(answer.get(key))
+        except WireError as exc:
+            raise ServiceError(f"the headspace service's answer: {exc}") from None
+
+    def connect(self, settle: float = client.SETTLE_WAIT) -> None:
+        """Take the service's whole state (waiting up to ``settle`` s for its first look): what the first frame draws."""
+        state = self._ask("GET", f"/v1/state?settle={settle:g}", timeout=settle + ASK_TIMEOUT)
+        agents = self._decoded(state, "agents")
+        problem, snoozes = self._decoded(state, "problem"), self._decoded(state, "snoozes")
+        if not isinstance(agents, list) or not all(isinstance(a, Agent) for a in agents) or not isinstance(problem, ProblemChanged) or not isinstance(snoozes, dict):
+            raise ServiceError("the headspace service's state is not the facade's")
+        self._agents = {agent.pane_id: agent for agent in agents}
+        self._problem, self._snoozes = problem, snoozes
+        pending = state.get("pending")
+        self._pending = (time.monotonic(), {p for p in pending if isinstance(p, str)} if isinstance(pending, list) else set())
+
+    # -- events ------------------------------------------------------------------------------
+    def subscribe(self, subscriber: Callable[[Event], None]) -> None:
+        self._subscribers.append(subscriber)
+
+    def on_answer_report(self, subscriber: Callable[[Report], None]) -> None:
+        self._reporters.append(subscriber)
+
+    def _emit(self, event: Event) -> None:
+        """An event of the stream: into the copy, then to the subscribers."""
+        if isinstance(event, AgentChanged):
+            self._agents[event.agent.pane_id] = event.agent
+        elif isinstance(event, AgentRemoved):
+            self._agents.pop(event.pane_id, None)
+            self._screens.pop(event.pane_id, None)
+        elif isinstance(event, ProblemChanged):
+            self._problem = event
+        elif isinstance(event, PaneCaptured) and event.pane_id != self._focused:
+            return  # another client's preview
+        self._tell(event)
+
+    def _tell(self, event: Event) -> None:
+        for subscriber in list(self._subscribers):
+            try:
+                subscriber(event)
+            except Exception:
+                log.exception("a subscriber failed on %s", type(event).__name__)
+
+    async def run(self) -> None:
+        """Follow the service's stream; when it ends, say so, start the service again if it died, and catch up from its state."""
+        self._http = aiohttp.ClientSession(connector=aiohttp.UnixConnector(path=str(self.place.socket)), read_bufsize=STREAM_BUFFER)
+        pause = RECONNECT_FIRST
+        try:
+            while True:
+                if await self._follow():
+                    pause = RECONNECT_FIRST
+                if self._problem.problem != LOST:
+                    self._emit(ProblemChanged(LOST, (("local", LOST),)))
+                await asyncio.sleep(pause)
+                pause = min(RECONNECT_MAX, pause * 2)
+                if not is_held(self.place) and self._restart is not None:
+                    log.warning("the service is gone; starting it again")
+                    with contextlib.suppress(client.ServiceError, OSError):
+                        await asyncio.to_thread(self._restart)
+        finally:
+            await self._http.close()
+
+    async def _follow(self) -> bool:
+        """Read the stream until it ends; whether it was followed at all."""
+        assert self._http is not None
+        try:
+            async with self._http.get("http://localhost/v1/events?form=facade", headers={"X-Headspace-Version": __version__}) as response:
+                if response.status != 200:
+                    log.warning("the service's stream answered HTTP %s", response.status)
+                    return False
+                await response.content.readline()  # its first line: the stream is open, nothing from now on is missed
+                await self._catch_up()
+                while True:
+                    line = await response.content.readline()
+                    if not line:
+                        return True
+                    if line.startswith(b"data: "):
+                        self._take(line[6:])
+        except (aiohttp.ClientError, ConnectionError, ServiceError, ValueError) as exc:
+            log.info("the service's stream ended: %s", exc)
+            return False
+
+    async def _catch_up(self) -> None:
+        """The service's state again, each agent that reads differently told as its event: what changed before the stream opened."""
+        before, problem = dict(self._agents), self._problem
+        await asyncio.to_thread(self.connect, 0.0)
+        now = time.time()
+        for pane_id in set(before) - set(self._agents):
+            self._tell(AgentRemoved(pane_id, before[pane_id].key))
+        for agent in self._agents.values():
+            old = before.get(agent.pane_id)
+            if old != agent:
+                self._tell(AgentChanged(agent, old.state if old is not None else None, now))
+        if self._problem != problem:
+            self._tell(self._problem)
+        if self._focused is not None:
+            await asyncio.to_thread(self.focus, self._focused)
+
+    def _take(self, data: bytes) -> None:
+        try:
+            item = json.loads(data)
+            kind = item.get("kind")
+            if kind == "event":
+                event = decode(item.get("event"))
+                if isinstance(event, (AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, Notice)):
+                    self._emit(event)
+            elif kind == "screen" and isinstance(item.get("pane"), str) and isinstance(item.get("ansi"), str):
+                self._screens[item["pane"]] = PaneScreen(item["ansi"], int(item["width"]), int(item["height"]))
+            elif kind == "snoozes":
+                snoozes = decode(item.get("snoozes"))
+                if isinstance(snoozes, dict):
+                    self._snoozes = snoozes
+            elif kind == "report" and item.get("by") == self.id:
+                report = decode(item.get("report"))
+                if isinstance(report, Report):
+                    for reporter in list(self._reporters):
+                        reporter(report)
+        except (WireError, ValueError, TypeError, KeyError, AttributeError) as exc:
+            log.warning("a stream item that is not the facade's: %s", exc)
+
+    async def stop(self) -> None:
+        if self._http is not None:
+            await self._http.close()
+
+    # -- what a front end shows ----------------------------------------------------------------
+    def agents(self) -> list[Agent]:
+        return sorted(self._agents.values(), key=sort_key)
+
+    def problem_now(self) -> ProblemChanged:
+        return self._problem
+
+    def hosts(self) -> list[tuple[str, str | None]]:
+        return [(host, problem) for host, problem in self._problem.hosts] or [("local", None)]
+
+    @property
+    def focused(self) -> str | None:
+        return self._focused
+
+    def focus(self, address: str | None) -> None:
+        self._focused = address
+        try:
+            self._ask("POST", "/v1/focus", {"pane": address})
+        except ServiceError as exc:
+            log.info("focus: %s", exc)
+
+    def screen(self, address: str) -> PaneScreen | None:
+        if address not in self._screens:
+            with contextlib.suppress(ServiceError, TypeError, ValueError, KeyError):
+                shown = self._ask("GET", f"/v1/screen?pane={_q(address)}").get("screen")
+                if isinstance(shown, dict):
+                    self._screens[address] = PaneScreen(str(shown["ansi"]), int(shown["width"]), int(shown["height"]))
+        return self._screens.get(address)
+
+    def width(self, address: str) -> int | None:
+        try:
+            width = self._ask("GET", f"/v1/screen?pane={_q(address)}").get("width")
+        except ServiceError:
+            return None
+        return width if isinstance(width, int) else None
+
+    async def history(self, address: str, lines: int) -> str:
+        answer = await asyncio.to_thread(self._ask, "GET", f"/v1/history?pane={_q(address)}&lines={int(lines)}", timeout=SLOW_TIMEOUT)
+        return str(answer.get("ansi", ""))
+
+    def why(self, agent: Agent, now: float) -> tuple[Explanation | None, ChannelReport | None]:
+        try:
+            why = self._decoded(self._ask("POST", "/v1/why", {"agent": encode(agent), "now": now}), "why")
+        except ServiceError as exc:
+            log.info("why: %s", exc)
+            return None, None
+        return why if isinstance(why, tuple) and len(why) == 2 else (None, None)
+
+    def timeline(self, agent: Agent) -> list:
+        try:
+            events = self._decoded(self._ask("POST", "/v1/timeline", {"agent": encode(agent)}), "events")
+        except ServiceError as exc:
+            log.info("timeline: %s", exc)
+            return []
+        return events if isinstance(events, list) else []
+
+    def rings_elsewhere(self) -> bool:
+        return True  # the service rings every wait, whether or not a client is open
+
+    def waited_today(self, agents: dict[str, Agent], now: float) -> float | None:
+        if self._waited is None or now - self._waited_at >= WAITED_EVERY:
+            self._waited_at = now
+            with contextlib.suppress(ServiceError):
+                seconds = self._ask("GET", "/v1/waited-today").get("seconds")
+                self._waited = float(seconds) if isinstance(seconds, (int, float)) else None
+        return self._waited
+
+    _waited_at = 0.0
+
+    # -- answering -------------------------------------------------------------------------
+    def answer(self, agent: Agent, intent: Intent, seen: Observation | None = None) -> str:
+        body = {"agent": encode(agent), "intent": encode(intent), "seen": encode(seen), "client": self.id}
+        try:
+            answer = client.request(self.place, "POST", "/v1/answers", body=body, timeout=ASK_TIMEOUT)
+        except client.Lost as exc:
+            return f"the headspace service did not say whether it answered ({exc}); look at the pane before answering again"
+        except client.ServiceError as exc:
+            return f"the headspace service: {exc}; nothing sent"
+        self._pending = (0.0, set())
+        refusal = answer.get("refusal") if isinstance(answer, dict) else None
+        return refusal if isinstance(refusal, str) else "the headspace service's answer is not a refusal or none; look at the pane"
+
+    def answer_pending(self, agent: Agent) -> bool:
+        at, panes = self._pending
+        if time.monotonic() - at > PENDING_FRESH:
+            with contextlib.suppress(ServiceError):
+                listed = self._ask("GET", "/v1/pending").get("panes")
+                panes = {p for p in listed if isinstance(p, str)} if isinstance(listed, list) else set()
+                self._pending = (time.monotonic(), panes)
+        return agent.pane_id in panes
+
+    def batch(self, agent: Agent) -> tuple[list[tuple[Agent, PendingCall]], str]:
+        try:
+            answer = self._ask("POST", "/v1/batch", {"agent": encode(agent)})
+            pairs = self._decoded(answer, "pairs")
+        except ServiceError as exc:
+            return [], str(exc)
+        return (pairs if isinstance(pairs, list) else []), str(answer.get("reason", ""))
+
+    def approve_batch(self, pairs: list[tuple[Agent, PendingCall]]) -> str:
+        try:
+            return str(self._ask("POST", "/v1/batch/approve", {"pairs": encode(pairs)}, timeout=SLOW_TIMEOUT).get("line", ""))
+        except ServiceError as exc:
+            return f"{exc}; approved nothing"
+
+    # -- snoozes -------------------------------------------------------------------------
+    def snooze(self, agent: Agent, until: float) -> Snooze | None:
+        try:
+            snooze = self._decoded(self._ask("POST", "/v1/snoozes", {"agent": encode(agent), "until": until}), "snooze")
+        except ServiceError as exc:
+            log.info("snooze: %s", exc)
+            return None
+        if isinstance(snooze, Snooze):
+            self._snoozes[key_of(agent)] = snooze
+            return snooze
+        return None
+
+    def unsnooze(self, agent: Agent) -> bool:
+        self._snoozes.pop(key_of(agent), None)
+        try:
+            return bool(self._ask("POST", "/v1/snoozes/delete", {"agent": encode(agent)}).get("was"))
+        except ServiceError:
+            return False
+
+    def snooze_of(self, agent: Agent) -> Snooze | None:
+        return self._snoozes.get(key_of(agent))
+
+    def snoozed(self) -> int:
+        return len(self._snoozes)
+
+    def snoozes_ended(self, now: float) -> list[str]:
+        """The snoozes that ran out, from this copy (the service lets go of its own by the same clock)."""
+        ended = [key for key, snooze in self._snoozes.items() if snooze.until <= now]
+        for key in ended:
+            del self._snoozes[key]
+        return ended
+
+    # -- input mode ----------------------------------------------------------------------
+    async def open_input(self, pane_id: str, report: Callable[[str, bool], None], family: str) -> tuple[ClientInputSession | None, str]:
+        if self._http is None:
+            return None, "the headspace service is not connected yet"
+        try:
+            ws = await self._http.ws_connect(f"http://localhost/v1/input?pane={_q(pane_id)}&family={_q(family)}", heartbeat=None)
+            first = await asyncio.wait_for(ws.receive_json(), SLOW_TIMEOUT)
+        except (aiohttp.ClientError, ConnectionError, TimeoutError, ValueError, TypeError) as exc:
+            return None, f"the headspace service: {exc or type(exc).__name__}"
+        if not isinstance(first, dict) or first.get("opened") is not True:
+            await ws.close()
+            problem = first.get("problem") if isinstance(first, dict) else None
+            return None, str(problem or "the headspace service refused input mode")
+        return ClientInputSession(pane_id, ws, report), ""
+
+    # -- jump, start, stop -------------------------------------------------------------------
+    def jump(self, agent: Agent) -> Jump:
+        answer = self._ask("POST", "/v1/jump", {"agent": encode(agent), "here": self._here}, timeout=SLOW_TIMEOUT)
+        return Jump(end=bool(answer.get("end")), exit_with=str(answer.get("exit_with", "")), notice=str(answer.get("notice", "")))
+
+    def start_agent(self, folder: str, branch: str = "", near: Agent | None = None) -> str:
+        where = str(Path(folder.strip() or os.getcwd()).expanduser().absolute())  # the folder the user means: from here, not the service's /
+        body = {"folder": where, "branch": branch, "near": encode(near), "here": self._here}
+        return str(self._ask("POST", "/v1/agents/start", body, timeout=SLOW_TIMEOUT).get("pane", ""))
+
+    async def stop_agent(self, agent: Agent) -> bool:
+        answer = await asyncio.to_thread(self._ask, "POST", "/v1/agents/stop", {"agent": encode(agent)}, timeout=SLOW_TIMEOUT)
+        return bool(answer.get("closed"))
+
+    async def restart_agent(self, agent: Agent) -> str:
+        answer = await asyncio.to_thread(self._ask, "POST", "/v1/agents/restart", {"agent": encode(agent)}, timeout=SLOW_TIMEOUT)
+        return str(answer.get("pane", ""))
+
+    def close_pane(self, agent: Agent) -> None:
+        self._ask("POST", "/v1/agents/close", {"agent": encode(agent)}, timeout=SLOW_TIMEOUT)
+
+
+def _q(text: str) -> str:
+    return quote(text, safe="")
