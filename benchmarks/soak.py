@@ -13,7 +13,7 @@ throwaway HOME and XDG folders (never the user's tmux, ~/.claude or ~/.config):
   client in a pty attached to it, as the user's own terminal is; and every
   15 s a new session with a **second headspace** in it, the previous one
   killed with its headspace inside;
-* **headspace under test**, the real program (``python -m headspace_tui``)
+* **headspace under test**, the real program (``python -m headspace_tui --no-service``: the in-process mode, its own monitor)
   in a pane of a second private server (the user's terminal), watching the
   agents' server.
 
@@ -413,8 +413,8 @@ def main() -> int:
     parser.add_argument("--no-second", action="store_true", help="no second headspace started and killed")
     parser.add_argument("--no-terminal", action="store_true", help="no user client attached")
     parser.add_argument("--no-floods", action="store_true", help="no output floods")
-    parser.add_argument("--headspace-command", default=f"{sys.executable} -m headspace_tui", help="the headspace under test (e.g. under a memory tracer); -L <server> is added")
-    parser.add_argument("--second-command", default=f"exec {sys.executable} -m headspace_tui", help="what runs in the session killed every 15 s")
+    parser.add_argument("--headspace-command", default=f"{sys.executable} -m headspace_tui --no-service", help="the headspace under test (e.g. under a memory tracer); -L <server> is added")
+    parser.add_argument("--second-command", default=f"exec {sys.executable} -m headspace_tui --no-service", help="what runs in the session killed every 15 s")
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         print("soak.py: tmux is not installed", file=sys.stderr)

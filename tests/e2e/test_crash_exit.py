@@ -35,7 +35,7 @@ DRIVER = textwrap.dedent(
     HeadspaceApp.action_help = broken_help
     HeadspaceApp.on_mount = on_mount
     from headspace_tui.cli.main import main
-    sys.exit(main(["-L", sys.argv[1]]))
+    sys.exit(main(["--no-service", "-L", sys.argv[1]]))
     """
 )
 

@@ -34,7 +34,7 @@ DRIVER = textwrap.dedent(
         mount(self)
         self.set_timer(2.5, lambda: self.run_action("quit"))  # the user's q, once the sessions are attached
     HeadspaceApp.on_mount = on_mount
-    status = main(["-L", sys.argv[1]])
+    status = main(["--no-service", "-L", sys.argv[1]])  # the in-process mode: its own control clients end with it
     gc.collect()  # what the loop left behind is collected now, not by chance later
     sys.exit(status)
     """

@@ -86,7 +86,7 @@ class Rig:
         env["PYTHONPATH"] = str(REPO)
         env.update(self.extra_env or {})
         (self.root / "hs-home").mkdir(exist_ok=True)
-        command = " ".join(shlex.quote(w) for w in (sys.executable, "-m", "headspace_tui", "-L", self.a.name))
+        command = " ".join(shlex.quote(w) for w in (sys.executable, "-m", "headspace_tui", "--no-service", "-L", self.a.name))
         if self.record is not None:
             command = f"script -q -f -c {shlex.quote(command)} {shlex.quote(str(self.record))}"
         self.hs_pane = self.b.new_session("hs", width=self.width, height=self.height, cwd=str(self.root), command=["sh", "-c", command], env=env)

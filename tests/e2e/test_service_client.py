@@ -1,0 +1,160 @@
+"""The terminal UI as a client of the resident service, as a user meets it: a real tmux client in a pty, popups, real Claude Code.
+
+* Opening and closing the popup twenty times adds no tmux control-client
+  attach (tmux's own ``client-attached`` hook counts them), and each open's
+  first drawn table holds every agent, in the state ``status --json`` says.
+* A SIGKILLed service comes back when the TUI opens, and a TUI left open
+  while its service is killed says so, starts it again and goes on, with
+  one service left and nothing else of ours.
+
+The in-process mode (``--no-service``) keeps its own tests: the quiet exit,
+the crash exit and the churn soak run it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyte
+import pytest
+
+from headspace_tui.shared.resident_place import place_of, read_card
+from headspace_tui.tmux.server import TmuxServer
+from tests.e2e.test_jump import wait
+from tests.e2e.test_resident_service import alive, rows, run, services, started, wait_gone  # noqa: F401 (services: a fixture)
+from tests.harness import fake_api as api
+from tests.harness.scenarios import NUMBERED_MENU
+from tests.harness.terminal import Terminal
+
+pytestmark = pytest.mark.e2e
+
+OPENS = 20
+WIDTH, HEIGHT = 120, 40
+ENV_KEYS = ("HOME", "PATH", "PYTHONPATH", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR", "LANG")
+HEADER = re.compile(r"headspace\s+(\d+) agents?")
+TITLE = re.compile(r"│ headspace\s")  # the header's first word, whatever it says next ("looking for agents…" before a first look)
+
+
+def headspace_words(server: str, *options: str) -> str:
+    """``headspace -L server``, as a shell command, in this test's environment (the service's place is in its XDG_RUNTIME_DIR)."""
+    env = [f"{key}={os.environ[key]}" for key in ENV_KEYS if key in os.environ]
+    return shlex.join(["env", *env, "TERM=xterm-256color", sys.executable, "-m", "headspace_tui", *options, "-L", server])
+
+
+def attaches(count_file: Path) -> int:
+    return count_file.read_text().count("x") if count_file.exists() else 0
+
+
+class Screen:
+    """What the user's terminal shows: every byte tmux sent it, through a virtual terminal."""
+
+    def __init__(self, terminal: Terminal) -> None:
+        self.terminal = terminal
+        self.screen = pyte.Screen(WIDTH, HEIGHT)
+        self.stream = pyte.ByteStream(self.screen)
+        self.fed = 0
+
+    def now(self) -> list[str]:
+        assert self.terminal.output is not None
+        data = bytes(self.terminal.output[self.fed :])
+        self.fed += len(data)
+        self.stream.feed(data)
+        return list(self.screen.display)
+
+
+def first_frame(screen: Screen, timeout: float = 30.0) -> list[str]:
+    """The first screen (looked at every 5 ms) on which headspace's header is drawn, whatever it says."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        lines = screen.now()
+        if any(TITLE.search(line) for line in lines):
+            return lines
+        time.sleep(0.005)
+    raise AssertionError("headspace's header never appeared:\n" + "\n".join(screen.now()))
+
+
+def test_twenty_popup_opens_attach_nothing_and_each_draws_the_whole_table_first(claude_session, private_tmux, tmp_path, services):
+    asking = claude_session([api.bash("touch popup.txt", "Create a file")], name="asking")
+    asking.submit("create a file")
+    asking.wait_for(NUMBERED_MENU, timeout=60)
+    claude_session(name="resting")
+    private_tmux.run("new-session", "-d", "-s", "desk", "-x", str(WIDTH), "-y", str(HEIGHT), "sleep 600")
+    counted = tmp_path / "attaches"
+    private_tmux.run("set-hook", "-g", "client-attached", f"run-shell -b 'echo x >> {counted}'")
+    card = started(private_tmux.name, services)
+    sessions = len(private_tmux.run("list-sessions", "-F", "#{session_id}").split())
+    wait(lambda: attaches(counted) >= sessions, "the service's control client on every session (desk after it settled)", timeout=60)
+    served = rows(run("-L", private_tmux.name, "status", "--json"))
+    assert sorted(row["state"] for row in served) == ["idle", "permission"], served
+
+    user = Terminal(private_tmux, "desk", WIDTH, HEIGHT)
+    screen = Screen(user)
+    try:
+        wait(lambda: attaches(counted) == sessions + 1, "the user's terminal attached")
+        listed = [line.split() for line in private_tmux.run("list-clients", "-F", "#{client_name} #{client_control_mode}").splitlines()]
+        (client,) = [name for name, control in listed if control == "0"]  # the user's, not the service's control clients
+        before = attaches(counted)
+        for n in range(OPENS):
+            screen.now()  # what was drawn before this open is not this open's
+            popup = subprocess.Popen(  # display-popup returns when the popup closes
+                ["tmux", "-L", private_tmux.name, "display-popup", "-c", client, "-w", "110", "-h", "34", "-E", headspace_words(private_tmux.name)],
+                env=private_tmux.env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            lines = first_frame(screen)
+            text = "\n".join(lines)
+            assert "watching from this headspace alone" not in text, text
+            headers = [m for line in lines if (m := HEADER.search(line))]
+            assert len(headers) == 1 and int(headers[0].group(1)) == len(served), f"open {n}: first frame\n{text}"
+            for row in served:
+                (drawn,) = [line for line in lines if line.lstrip().startswith(f"│ {row['target']} ")]  # its row (not the preview's title)
+                assert row["state"] in drawn, f"open {n}: {row['target']} is {row['state']}, drawn as {drawn!r}"
+            user.type(b"q")
+            assert popup.wait(30) == 0, f"open {n}: the popup did not close"
+        assert attaches(counted) == before, f"{attaches(counted) - before} control-client attaches in {OPENS} popup opens"
+        assert alive(card["pid"]) and read_card(place_of(TmuxServer(socket_name=private_tmux.name).identity))["pid"] == card["pid"]
+    finally:
+        user.close()
+
+
+def test_a_killed_service_comes_back_with_the_tui_and_a_tui_left_open_reconnects(claude_session, private_tmux, services):
+    agent = claude_session(name="resting")
+    place = place_of(TmuxServer(socket_name=private_tmux.name).identity)
+    first = started(private_tmux.name, services)
+    os.kill(first["pid"], signal.SIGKILL)
+    assert wait_gone(first["pid"], 10)
+
+    pane = private_tmux.new_session("tui", width=WIDTH, height=HEIGHT, cwd="/", command=["sh", "-c", headspace_words(private_tmux.name) + "; sleep 600"])
+
+    def shown() -> str:
+        return private_tmux.run("capture-pane", "-p", "-t", pane)
+
+    wait(lambda: HEADER.search(shown()) and f"{agent.name}:0.0" in shown(), "the TUI's table, through a new service", timeout=60)
+    second = read_card(place)
+    assert second is not None and second["pid"] != first["pid"] and alive(second["pid"])
+    services.append(second["pid"])
+    assert "watching from this headspace alone" not in shown(), shown()
+
+    os.kill(second["pid"], signal.SIGKILL)  # under the open TUI
+    assert wait_gone(second["pid"], 10)
+    wait(lambda: "not answering" in shown(), "the TUI saying its service is lost")
+    wait(lambda: (card := read_card(place)) is not None and card["pid"] not in (first["pid"], second["pid"]) and alive(card["pid"]), "a third service, started by the TUI", timeout=60)
+    third = read_card(place)
+    assert third is not None
+    services.append(third["pid"])
+    wait(lambda: "not answering" not in shown() and f"{agent.name}:0.0" in shown(), "the TUI drawing from the new service", timeout=30)
+
+    private_tmux.run("send-keys", "-t", pane, "q")
+    wait(lambda: HEADER.search(shown()) is None, "the TUI ended")
+    assert alive(third["pid"]), "the service ended with its client"
+    private_tmux.run("kill-server")
+    assert wait_gone(third["pid"], 10), "the service outlived its tmux server"
+    assert not place.socket.exists() and read_card(place) is None
