@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -99,7 +100,7 @@ def connect_resident(server: TmuxServer, config: Config) -> tuple[Facade | None,
     """
     from ..resident import client
     from ..resident.facade_client import ServiceClient
-    from ..resident.start import start_detached
+    from ..resident.start import START_WAIT, start_detached
     from ..shared.resident_place import PlaceError, is_held, place_of
 
     if server.server_pid() is None:
@@ -107,7 +108,19 @@ def connect_resident(server: TmuxServer, config: Config) -> tuple[Facade | None,
     place = place_of(server.identity)
 
     def start() -> object:
-        return start_detached(server.socket_args(), place)
+        try:
+            return start_detached(server.socket_args(), place)
+        except client.ServiceError:
+            if not is_held(place):
+                raise
+            deadline = time.monotonic() + START_WAIT  # another headspace opened at the same moment started it first
+            while True:
+                try:
+                    return client.hello(place)
+                except client.ServiceError:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.05)
 
     try:
         try:

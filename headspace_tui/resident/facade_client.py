@@ -316,6 +316,8 @@ class ServiceClient:
         return self._focused
 
     def focus(self, address: str | None) -> None:
+        if address != self._focused:
+            self._screens.clear()  # a pane shown before may have changed since: its screen is asked again
         self._focused = address
         try:
             self._ask("POST", "/v1/focus", {"pane": address})

@@ -2,7 +2,9 @@
 
 The service is ``headspace serve --foreground`` started as its own session
 (``start_new_session``: its own process group, no controlling terminal, so
-closing the terminal or the popup that started it does not end it), its
+closing the terminal or the popup that started it does not end it), by a
+shell that ends at once (so it is nobody's child: a TUI that started it
+never holds its zombie), its
 standard streams on /dev/null (it logs to ``service.log`` in the state
 folder).  It ends with its tmux server (server.py), so nothing of ours
 outlives what it watches.  It runs from ``/`` with Python's ``-P``: the
@@ -12,6 +14,7 @@ folder the user was in never holds it (a mount it pins) or feeds it code (a
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -24,6 +27,7 @@ from ..shared.safe_files import Unreadable, read_regular
 from .client import ServiceError, hello
 
 START_WAIT = 15.0  # seconds a new service may take to answer
+SHELL = "/bin/sh"
 
 
 def start_detached(socket_args: list[str], place: Place, *, config: Path | None = None) -> dict[str, Any]:
@@ -33,17 +37,32 @@ def start_detached(socket_args: list[str], place: Place, *, config: Path | None 
         argv += ["--config", str(config)]
     argv += ["serve", "--foreground"]
     started = time.time()
-    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True, cwd="/")
+    # Started by a shell that leaves it running and ends: the service is never our child, so one that dies
+    # while this headspace runs is reaped by init, not left a zombie of ours (and never ends with us).
+    spawn = [SHELL, "-c", '"$@" </dev/null >/dev/null 2>&1 & echo $!', "sh", *argv]
+    said = subprocess.run(spawn, stdin=subprocess.DEVNULL, capture_output=True, text=True, start_new_session=True, close_fds=True, cwd="/", timeout=10)
+    if said.returncode != 0 or not said.stdout.strip().isdigit():
+        raise ServiceError(f"the service could not be started ({said.stderr.strip()[:200] or f'exit status {said.returncode}'})")
+    pid = int(said.stdout.strip())
     deadline = time.monotonic() + START_WAIT
     while time.monotonic() < deadline:
-        code = process.poll()
-        if code is not None:
-            raise ServiceError(last_said(started) or f"the service ended at once (exit status {code}); see {log_path()}")
+        if not _alive(pid):
+            raise ServiceError(last_said(started) or f"the service ended at once; see {log_path()}")
         try:
             return hello(place)
         except ServiceError:
             time.sleep(0.05)
     raise ServiceError(f"the service did not answer within {START_WAIT:g}s; see {log_path()}")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's by now: not the service's
+    return True
 
 
 def log_path() -> Path:

@@ -25,7 +25,7 @@ from pathlib import Path
 import pyte
 import pytest
 
-from headspace_tui.shared.resident_place import place_of, read_card
+from headspace_tui.shared.resident_place import place_of, read_card, take_lock
 from headspace_tui.tmux.server import TmuxServer
 from tests.e2e.test_jump import wait
 from tests.e2e.test_resident_service import alive, rows, run, services, started, wait_gone  # noqa: F401 (services: a fixture)
@@ -132,20 +132,34 @@ def test_a_killed_service_comes_back_with_the_tui_and_a_tui_left_open_reconnects
     os.kill(first["pid"], signal.SIGKILL)
     assert wait_gone(first["pid"], 10)
 
-    pane = private_tmux.new_session("tui", width=WIDTH, height=HEIGHT, cwd="/", command=["sh", "-c", headspace_words(private_tmux.name) + "; sleep 600"])
+    # Two opened at the same moment, with no service: both find none, one service starts, both are its clients.
+    pane, other = (
+        private_tmux.new_session(name, width=WIDTH, height=HEIGHT, cwd="/", command=["sh", "-c", headspace_words(private_tmux.name) + "; sleep 600"])
+        for name in ("tui", "tui2")
+    )
 
-    def shown() -> str:
-        return private_tmux.run("capture-pane", "-p", "-t", pane)
+    def shown(where: str = pane) -> str:
+        return private_tmux.run("capture-pane", "-p", "-t", where)
 
-    wait(lambda: HEADER.search(shown()) and f"{agent.name}:0.0" in shown(), "the TUI's table, through a new service", timeout=60)
+    for where in (pane, other):
+        wait(lambda: HEADER.search(shown(where)) and f"{agent.name}:0.0" in shown(where), "the TUI's table, through a new service", timeout=60)
+        assert "watching from this headspace alone" not in shown(where), shown(where)
     second = read_card(place)
     assert second is not None and second["pid"] != first["pid"] and alive(second["pid"])
     services.append(second["pid"])
-    assert "watching from this headspace alone" not in shown(), shown()
+    private_tmux.run("send-keys", "-t", other, "q")
 
     os.kill(second["pid"], signal.SIGKILL)  # under the open TUI
-    assert wait_gone(second["pid"], 10)
-    wait(lambda: "not answering" in shown(), "the TUI saying its service is lost")
+    # The lock taken here as soon as the kernel lets go of it, and held a while, as by a service still
+    # starting: the TUI says it lost its service and waits for it.
+    held = take_lock(place, patience=2.0)
+    try:
+        assert wait_gone(second["pid"], 10)
+        wait(lambda: "not answering" in shown(), "the TUI saying its service is lost")
+        time.sleep(1.0)
+        assert "not answering" in shown() and read_card(place) is None or read_card(place)["pid"] == second["pid"], shown()
+    finally:
+        os.close(held)  # a lock with no service behind it: the TUI starts one
     wait(lambda: (card := read_card(place)) is not None and card["pid"] not in (first["pid"], second["pid"]) and alive(card["pid"]), "a third service, started by the TUI", timeout=60)
     third = read_card(place)
     assert third is not None
