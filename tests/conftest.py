@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -96,3 +97,17 @@ def claude_session(
     yield start
     for session in started:
         session.close()
+
+
+@pytest.fixture
+def services() -> Iterator[list[int]]:
+    """The pids of the services a test started: each one still alive at the end is ended (ours, by its id)."""
+    from tests.e2e.test_resident_service import alive, wait_gone
+
+    pids: list[int] = []
+    yield pids
+    for pid in pids:
+        if alive(pid):
+            os.kill(pid, signal.SIGTERM)
+            if not wait_gone(pid, 10):
+                os.kill(pid, signal.SIGKILL)

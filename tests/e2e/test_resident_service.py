@@ -28,7 +28,6 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -78,18 +77,6 @@ def wait_gone(pid: int, timeout: float) -> bool:
             return False
         time.sleep(0.05)
     return True
-
-
-@pytest.fixture
-def services() -> Iterator[list[int]]:
-    """The pids of the services a test started: each one still alive at the end is ended (ours, by its id)."""
-    pids: list[int] = []
-    yield pids
-    for pid in pids:
-        if alive(pid):
-            os.kill(pid, signal.SIGTERM)
-            if not wait_gone(pid, 10):
-                os.kill(pid, signal.SIGKILL)
 
 
 def started(server: str, pids: list[int], *options: str) -> dict:

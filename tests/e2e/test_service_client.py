@@ -28,7 +28,7 @@ import pytest
 from headspace_tui.shared.resident_place import place_of, read_card, take_lock
 from headspace_tui.tmux.server import TmuxServer
 from tests.e2e.test_jump import wait
-from tests.e2e.test_resident_service import alive, rows, run, services, started, wait_gone  # noqa: F401 (services: a fixture)
+from tests.e2e.test_resident_service import alive, rows, run, started, wait_gone
 from tests.harness import fake_api as api
 from tests.harness.scenarios import NUMBERED_MENU
 from tests.harness.terminal import Terminal
@@ -46,6 +46,20 @@ def headspace_words(server: str, *options: str) -> str:
     """``headspace -L server``, as a shell command, in this test's environment (the service's place is in its XDG_RUNTIME_DIR)."""
     env = [f"{key}={os.environ[key]}" for key in ENV_KEYS if key in os.environ]
     return shlex.join(["env", *env, "TERM=xterm-256color", sys.executable, "-m", "headspace_tui", *options, "-L", server])
+
+
+def serving(server: str) -> list[int]:
+    """The pids of every ``headspace -L server serve --foreground`` running now (from /proc: no pgrep needed)."""
+    wanted = ["-L", server, "serve", "--foreground"]
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if entry.name.isdigit() and any(argv[i : i + len(wanted)] == wanted for i in range(len(argv))):
+            found.append(int(entry.name))
+    return found
 
 
 def attaches(count_file: Path) -> int:
@@ -142,11 +156,13 @@ def test_a_killed_service_comes_back_with_the_tui_and_a_tui_left_open_reconnects
         return private_tmux.run("capture-pane", "-p", "-t", where)
 
     for where in (pane, other):
-        wait(lambda: HEADER.search(shown(where)) and f"{agent.name}:0.0" in shown(where), "the TUI's table, through a new service", timeout=60)
+        wait(lambda where=where: HEADER.search(shown(where)) and f"{agent.name}:0.0" in shown(where), "the TUI's table, through a new service", timeout=60)
         assert "watching from this headspace alone" not in shown(where), shown(where)
     second = read_card(place)
     assert second is not None and second["pid"] != first["pid"] and alive(second["pid"])
     services.append(second["pid"])
+    # The service the other TUI started found the lock taken; it asks again for LOCK_PATIENCE, then ends.
+    wait(lambda: serving(private_tmux.name) == [second["pid"]], "one service left")
     private_tmux.run("send-keys", "-t", other, "q")
 
     os.kill(second["pid"], signal.SIGKILL)  # under the open TUI

@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 
@@ -23,20 +22,13 @@ from headspace_tui.resident.facade_client import ServiceClient
 from headspace_tui.shared.config import Config
 from headspace_tui.shared.resident_place import place_of
 from headspace_tui.tmux.server import TmuxServer
-from tests.e2e.test_resident_service import services, started  # noqa: F401 (services: a fixture)
+from tests.e2e.test_resident_service import started
 from tests.harness import fake_api as api
 from tests.harness.scenarios import NUMBERED_MENU
 from tests.ui.apps import screen_open
+from tests.ui.test_inbox_live import wait_until as until
 
 pytestmark = pytest.mark.e2e
-
-
-async def until(pilot, predicate, what, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what()}")
-        await pilot.pause(0.05)
 
 
 def test_keys_answer_through_the_service_as_they_do_in_process(claude_session, private_tmux, tmp_path, services):
