@@ -5,23 +5,29 @@
   (and only the final one says how it went), and the inbox moves on.
 * ``y`` pressed again on the agent once it has moved on sends nothing.
 * Input mode types into Claude's box through the service's WebSocket.
-* The why view and a snooze are answered by the service.
+* The why view is answered by the service.
+* Batch approve (``A``) approves the identical hooked requests through
+  their hooks, by the service's answerer, and leaves a different one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 
 import pytest
 
 from headspace_tui.answering.answerer import Report
 from headspace_tui.app.main import HeadspaceApp
+from headspace_tui.app.screens.batch import BatchApproveScreen
 from headspace_tui.app.screens.why import WhyScreen
+from headspace_tui.hooks import settings as hook_settings
 from headspace_tui.model import AgentState
 from headspace_tui.resident.facade_client import ServiceClient
 from headspace_tui.shared.config import Config
 from headspace_tui.shared.resident_place import place_of
 from headspace_tui.tmux.server import TmuxServer
+from tests.e2e.test_answer_channel import WAIT, ready_to_answer
 from tests.e2e.test_resident_service import started
 from tests.harness import fake_api as api
 from tests.harness.scenarios import NUMBERED_MENU
@@ -84,3 +90,43 @@ def test_keys_answer_through_the_service_as_they_do_in_process(claude_session, p
             await until(pilot, lambda: app.main.input_mode.pane_id is None, lambda: "input mode left")
 
     asyncio.run(scenario())
+
+
+def test_batch_approve_goes_through_the_services_hooks_and_leaves_the_odd_one(claude_session, fake_api, private_tmux, services):
+    """``A`` on one of two identical hooked requests: the service's answerer approves both through their hooks; a third, different one waits."""
+    same, other = "touch same.txt && echo batch-ok", "touch other.txt"
+    fake_api.set_script([api.bash(same, "Same"), api.bash(same, "Same"), api.bash(other, "Other")] + [api.text("Done.")] * 3)
+    runtime = {"XDG_RUNTIME_DIR": os.environ["XDG_RUNTIME_DIR"]}  # the service's: its answer socket is where the hooks look
+    sessions = []
+    for n in range(3):
+        session = claude_session((), launch=False, name=f"batch{n}", extra_env=runtime)
+        hook_settings.install(session.home / ".claude" / "settings.json", answer_wait=WAIT)
+        session.launch()
+        sessions.append(session)
+    started(private_tmux.name, services)
+    for session in sessions:  # one after the other: the scripted API answers them in this order
+        session.submit("make the file")
+        session.wait_for(NUMBERED_MENU, timeout=60)
+    client = ServiceClient(place_of(TmuxServer(socket_name=private_tmux.name).identity), config=Config())
+    client.connect()
+
+    async def scenario() -> None:
+        app = HeadspaceApp(client)
+        async with app.run_test(size=(160, 48)) as pilot:
+            for session in sessions:
+                await ready_to_answer(pilot, app, session.pane_id, AgentState.PERMISSION)
+            app.table.select(sessions[0].pane_id)
+            await until(pilot, lambda: app.table.selected_pane_id == sessions[0].pane_id, lambda: "the cursor on the first")
+            await pilot.press("A")
+            await until(pilot, lambda: isinstance(app.screen, BatchApproveScreen), lambda: "the confirmation")
+            listed = {agent.pane_id: call.detail for agent, call in app.screen.pairs}
+            assert listed == {s.pane_id: same for s in sessions[:2]}
+            await pilot.press("y")
+            for session in sessions[:2]:
+                await asyncio.to_thread(session.wait_for, "Allowed by PermissionRequest hook", timeout=20)
+            await pilot.pause(1.0)  # an approval that reached the third would show by now
+            assert app.table.agents[sessions[2].pane_id].state is AgentState.PERMISSION
+
+    asyncio.run(scenario())
+    assert all((s.workdir / "same.txt").exists() for s in sessions[:2]) and not (sessions[2].workdir / "other.txt").exists()
+    assert NUMBERED_MENU.search(sessions[2].screen())
