@@ -108,6 +108,8 @@ def connect_resident(server: TmuxServer, config: Config) -> tuple[Facade | None,
     place = place_of(server.identity)
 
     def start() -> object:
+        if server.server_pid() is None:
+            raise client.ServiceError(f"no tmux server runs ({server.where()})")  # nothing to start a service for
         try:
             return start_detached(server.socket_args(), place)
         except client.ServiceError:

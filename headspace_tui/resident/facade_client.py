@@ -70,10 +70,12 @@ log = logging.getLogger(__name__)
 ASK_TIMEOUT = 2.0  # seconds a question may take (the service answers from memory; the app waits for it)
 SLOW_TIMEOUT = 30.0  # seconds for what runs tmux or git there: a jump, starting or stopping an agent
 PENDING_FRESH = 0.1  # seconds the answers on their way are taken as known (an inbox asks for each agent in one go)
+FAILED_FOR = 1.0  # seconds a question the service did not answer is not asked again
 WAITED_EVERY = 5.0  # seconds between two questions of how long agents waited today
 RECONNECT_FIRST, RECONNECT_MAX = 0.2, 5.0  # seconds between tries to reach the service again: doubling, capped
 STREAM_BUFFER = 8 << 20  # bytes of one stream line: a wide pane's screen with its colours
 LOST = "the headspace service is not answering; reconnecting"
+PASTE_PIECE = 1000  # characters of pasted text per input mode message (the service takes 16 KiB of JSON; a character is up to 12)
 
 
 class ClientInputSession:
@@ -94,8 +96,14 @@ class ClientInputSession:
         return self._pane_id
 
     def send(self, stroke: KeyStroke) -> None:
-        if not self._closed:
-            self._out.put_nowait({"key": encode(stroke)})
+        if self._closed:
+            return
+        if stroke.literal and stroke.keys and len(stroke.keys[0]) > PASTE_PIECE:  # a paste, in messages the service takes
+            text = stroke.keys[0]
+            for start in range(0, len(text), PASTE_PIECE):
+                self._out.put_nowait({"key": encode(KeyStroke((text[start : start + PASTE_PIECE],), literal=True))})
+            return
+        self._out.put_nowait({"key": encode(stroke)})
 
     def close(self) -> None:
         if not self._closed:
@@ -159,6 +167,7 @@ class ServiceClient:
         self._screens: dict[str, PaneScreen] = {}
         self._focused: str | None = None
         self._pending: tuple[float, set[str]] = (0.0, set())
+        self._awaiting: dict[str, str] = {}  # pane -> its target: this client's answers whose final report has not come
         self._waited: float | None = None
         self._subscribers: list[Callable[[Event], None]] = []
         self._reporters: list[Callable[[Report], None]] = []
@@ -222,7 +231,9 @@ class ServiceClient:
 
     async def run(self) -> None:
         """Follow the service's stream; when it ends, say so, start the service again if it died, and catch up from its state."""
-        self._http = aiohttp.ClientSession(connector=aiohttp.UnixConnector(path=str(self.place.socket)), read_bufsize=STREAM_BUFFER)
+        # No total timeout: the stream is meant to last (aiohttp's default would cut it every 5 minutes).
+        timeout = aiohttp.ClientTimeout(total=None, sock_connect=ASK_TIMEOUT)
+        self._http = aiohttp.ClientSession(connector=aiohttp.UnixConnector(path=str(self.place.socket)), read_bufsize=STREAM_BUFFER, timeout=timeout)
         pause = RECONNECT_FIRST
         try:
             while True:
@@ -243,7 +254,7 @@ class ServiceClient:
         """Read the stream until it ends; whether it was followed at all."""
         assert self._http is not None
         try:
-            async with self._http.get("http://localhost/v1/events?form=facade", headers={"X-Headspace-Version": __version__}) as response:
+            async with self._http.get(f"http://localhost/v1/events?form=facade&client={self.id}", headers={"X-Headspace-Version": __version__}) as response:
                 if response.status != 200:
                     log.warning("the service's stream answered HTTP %s", response.status)
                     return False
@@ -255,14 +266,22 @@ class ServiceClient:
                         return True
                     if line.startswith(b"data: "):
                         self._take(line[6:])
-        except (aiohttp.ClientError, ConnectionError, ServiceError, ValueError) as exc:
+        except (aiohttp.ClientError, OSError, ServiceError, ValueError) as exc:  # OSError: a refused connection, a timeout
             log.info("the service's stream ended: %s", exc)
             return False
 
     async def _catch_up(self) -> None:
-        """The service's state again, each agent that reads differently told as its event: what changed before the stream opened."""
-        before, problem = dict(self._agents), self._problem
+        """The service's state again, each agent that reads differently told as its event: what changed before the stream opened.
+
+        An answer of this client whose final report was due while the
+        stream was down is told as not known: the user looks at the pane.
+        """
+        before, problem, snoozes = dict(self._agents), self._problem, self._snoozes
         await asyncio.to_thread(self.connect, 0.0)
+        taken, self._snoozes = self._snoozes, snoozes
+        self._set_snoozes(taken)
+        for pane_id, target in list(self._awaiting.items()):
+            self._report(Report(pane_id, f"{target}: the link to the headspace service broke before it said how the answer went; look at the pane", "warning", False))
         now = time.time()
         for pane_id in set(before) - set(self._agents):
             self._tell(AgentRemoved(pane_id, before[pane_id].key))
@@ -288,14 +307,28 @@ class ServiceClient:
             elif kind == "snoozes":
                 snoozes = decode(item.get("snoozes"))
                 if isinstance(snoozes, dict):
-                    self._snoozes = snoozes
+                    self._set_snoozes(snoozes)
             elif kind == "report" and item.get("by") == self.id:
                 report = decode(item.get("report"))
                 if isinstance(report, Report):
-                    for reporter in list(self._reporters):
-                        reporter(report)
+                    self._report(report)
         except (WireError, ValueError, TypeError, KeyError, AttributeError) as exc:
             log.warning("a stream item that is not the facade's: %s", exc)
+
+    def _report(self, report: Report) -> None:
+        if report.final:
+            self._awaiting.pop(report.pane_id, None)
+        for reporter in list(self._reporters):
+            reporter(report)
+
+    def _set_snoozes(self, snoozes: dict[str, Snooze]) -> None:
+        """The service's snoozes; the rows whose snooze began or ended are told again (drawn dim, or not, and sorted anew)."""
+        changed = {key for key in set(snoozes) | set(self._snoozes) if snoozes.get(key) != self._snoozes.get(key)}
+        self._snoozes = snoozes
+        now = time.time()
+        for agent in list(self._agents.values()):
+            if key_of(agent) in changed:
+                self._tell(AgentChanged(agent, agent.state, now))
 
     async def stop(self) -> None:
         if self._http is not None:
@@ -320,7 +353,7 @@ class ServiceClient:
             self._screens.clear()  # a pane shown before may have changed since: its screen is asked again
         self._focused = address
         try:
-            self._ask("POST", "/v1/focus", {"pane": address})
+            self._ask("POST", "/v1/focus", {"pane": address, "client": self.id})
         except ServiceError as exc:
             log.info("focus: %s", exc)
 
@@ -363,14 +396,14 @@ class ServiceClient:
         return True  # the service rings every wait, whether or not a client is open
 
     def waited_today(self, agents: dict[str, Agent], now: float) -> float | None:
-        if self._waited is None or now - self._waited_at >= WAITED_EVERY:
+        if abs(now - self._waited_at) >= WAITED_EVERY:  # asked again every few seconds, whatever it said (None: no journal there)
             self._waited_at = now
             with contextlib.suppress(ServiceError):
                 seconds = self._ask("GET", "/v1/waited-today").get("seconds")
                 self._waited = float(seconds) if isinstance(seconds, (int, float)) else None
         return self._waited
 
-    _waited_at = 0.0
+    _waited_at = float("-inf")
 
     # -- answering -------------------------------------------------------------------------
     def answer(self, agent: Agent, intent: Intent, seen: Observation | None = None) -> str:
@@ -378,20 +411,25 @@ class ServiceClient:
         try:
             answer = client.request(self.place, "POST", "/v1/answers", body=body, timeout=ASK_TIMEOUT)
         except client.Lost as exc:
-            return f"the headspace service did not say whether it answered ({exc}); look at the pane before answering again"
+            return f"the headspace service did not answer ({exc}); the answer may have gone: look at the pane before answering again"
         except client.ServiceError as exc:
-            return f"the headspace service: {exc}; nothing sent"
+            return f"the headspace service: {exc}"
         self._pending = (0.0, set())
         refusal = answer.get("refusal") if isinstance(answer, dict) else None
+        if refusal == "":
+            self._awaiting[agent.pane_id] = agent.target
         return refusal if isinstance(refusal, str) else "the headspace service's answer is not a refusal or none; look at the pane"
 
     def answer_pending(self, agent: Agent) -> bool:
         at, panes = self._pending
         if time.monotonic() - at > PENDING_FRESH:
-            with contextlib.suppress(ServiceError):
+            try:
                 listed = self._ask("GET", "/v1/pending").get("panes")
                 panes = {p for p in listed if isinstance(p, str)} if isinstance(listed, list) else set()
                 self._pending = (time.monotonic(), panes)
+            except ServiceError:  # not asked again for a while: a service that does not answer costs one wait, not one per agent
+                panes = set(self._awaiting)
+                self._pending = (time.monotonic() + FAILED_FOR, panes)
         return agent.pane_id in panes
 
     def batch(self, agent: Agent) -> tuple[list[tuple[Agent, PendingCall]], str]:
@@ -404,9 +442,11 @@ class ServiceClient:
 
     def approve_batch(self, pairs: list[tuple[Agent, PendingCall]]) -> str:
         try:
-            return str(self._ask("POST", "/v1/batch/approve", {"pairs": encode(pairs)}, timeout=SLOW_TIMEOUT).get("line", ""))
+            line = str(self._ask("POST", "/v1/batch/approve", {"pairs": encode(pairs), "client": self.id}, timeout=SLOW_TIMEOUT).get("line", ""))
         except ServiceError as exc:
             return f"{exc}; approved nothing"
+        self._awaiting.update((agent.pane_id, agent.target) for agent, _ in pairs)
+        return line
 
     # -- snoozes -------------------------------------------------------------------------
     def snooze(self, agent: Agent, until: float) -> Snooze | None:
@@ -442,12 +482,12 @@ class ServiceClient:
 
     # -- input mode ----------------------------------------------------------------------
     async def open_input(self, pane_id: str, report: Callable[[str, bool], None], family: str) -> tuple[ClientInputSession | None, str]:
-        if self._http is None:
-            return None, "the headspace service is not connected yet"
+        if self._http is None or self._http.closed:
+            return None, "the headspace service is not connected yet; try again in a moment"
         try:
             ws = await self._http.ws_connect(f"http://localhost/v1/input?pane={_q(pane_id)}&family={_q(family)}", heartbeat=None)
             first = await asyncio.wait_for(ws.receive_json(), SLOW_TIMEOUT)
-        except (aiohttp.ClientError, ConnectionError, TimeoutError, ValueError, TypeError) as exc:
+        except (aiohttp.ClientError, OSError, ValueError, TypeError, RuntimeError) as exc:
             return None, f"the headspace service: {exc or type(exc).__name__}"
         if not isinstance(first, dict) or first.get("opened") is not True:
             await ws.close()

@@ -69,10 +69,28 @@ def _of(value: object, cls: type, what: str) -> Any:
     return decoded
 
 
+def _client(value: object) -> str:
+    if not isinstance(value, str) or not 0 < len(value) <= 64:
+        raise Asked("client: who asks (a short string)")
+    return value
+
+
 def _here(value: object) -> dict[str, str]:
     if not isinstance(value, dict):
         raise Asked("here: the client's TMUX, TMUX_PANE and HEADSPACE_CLIENT")
     return {key: str(value[key])[:4096] for key in HERE if isinstance(value.get(key), str)}
+
+
+def _own(service: Service, agent: Agent) -> Agent | None:
+    """The service's own ``Agent`` in that pane (the one its store holds), when it is the same agent.
+
+    An in-process front end hands the answerer the store's very object, and
+    the answerer's guard ("waiting to see what the last key did") knows an
+    observation by its identity: a copy decoded from a client must not pass
+    where the original would be held.
+    """
+    own = next((a for a in service.agents() if a.pane_id == agent.pane_id), None)
+    return own if own is not None and own.key == agent.key else None
 
 
 class FacadeStream:
@@ -81,11 +99,30 @@ class FacadeStream:
     def __init__(self, service: Service) -> None:
         self.service = service
         self.asked_by: dict[str, str] = {}  # pane -> the client whose answer to it is on its way
+        self.focuses: dict[str, str | None] = {}  # client -> the pane it previews (the newest last)
         self._snoozes: dict[str, Any] = {}
+
+    def focus(self, client: str, pane: str | None) -> None:
+        """``client`` previews ``pane``: read at the preview's pace (the newest focus wins), and its captures told."""
+        self.focuses.pop(client, None)
+        self.focuses[client] = pane
+        self._apply()
+
+    def gone(self, client: str) -> None:
+        """A client's stream ended: its preview ends with it (a closed popup leaves no pane read at the preview's pace)."""
+        if self.focuses.pop(client, None) is not None or client in self.asked_by.values():
+            self._apply()
+        for pane in [p for p, c in self.asked_by.items() if c == client]:
+            del self.asked_by[pane]
+
+    def _apply(self) -> None:
+        panes = [pane for pane in self.focuses.values() if pane is not None]
+        self.service.focus(panes[-1] if panes else None)
+        self.service.show(frozenset(panes))
 
     def event(self, event: Any) -> list[dict[str, Any]]:
         """The items one facade event makes: the event itself, a screen for a capture, the snoozes when they changed."""
-        items: list[dict[str, Any]] = []
+        items: list[dict[str, Any]] = self.snoozes_if_changed()  # first: a snooze the event ended is gone when its row is drawn
         if isinstance(event, PaneCaptured):
             screen = self.service.screen(event.pane_id)
             if screen is not None:
@@ -95,8 +132,7 @@ class FacadeStream:
             try:
                 items.append({"kind": "event", "event": encode(event)})
             except WireError:
-                return []  # an event a client does not follow (an answer's audit record): the journal's, not the screen's
-        items.extend(self.snoozes_if_changed())
+                pass  # an event a client does not follow (an answer's audit record): the journal's, not the screen's
         return items
 
     def snoozes_if_changed(self) -> list[dict[str, Any]]:
@@ -185,7 +221,7 @@ class FacadeRoutes:
 
     async def focus(self, request: web.Request, body: dict[str, Any]) -> Any:
         pane = body.get("pane")
-        self.service.focus(None if pane is None else _pane(pane))
+        self.stream.focus(_client(body.get("client")), None if pane is None else _pane(pane))
         return {}
 
     async def screen(self, request: web.Request, body: dict[str, Any]) -> Any:
@@ -206,10 +242,11 @@ class FacadeRoutes:
         now = body.get("now")
         if not isinstance(now, (int, float)):
             raise Asked("now: a time")
-        return {"why": encode(self.service.why(agent, float(now)))}
+        return {"why": encode(self.service.why(_own(self.service, agent) or agent, float(now)))}
 
     async def timeline(self, request: web.Request, body: dict[str, Any]) -> Any:
-        return {"events": encode(self.service.timeline(_of(body.get("agent"), Agent, "agent")))}
+        agent = _of(body.get("agent"), Agent, "agent")
+        return {"events": encode(self.service.timeline(_own(self.service, agent) or agent))}
 
     async def waited_today(self, request: web.Request, body: dict[str, Any]) -> Any:
         agents = {agent.pane_id: agent for agent in self.service.agents()}
@@ -220,43 +257,68 @@ class FacadeRoutes:
 
     # -- answering -------------------------------------------------------------------------
     async def answer(self, request: web.Request, body: dict[str, Any]) -> Any:
-        agent = _of(body.get("agent"), Agent, "agent")
+        asked = _of(body.get("agent"), Agent, "agent")
         intent = _of(body.get("intent"), Intent, "intent")
         seen = body.get("seen")
         observation = None if seen is None else _of(seen, Observation, "seen")
-        client = body.get("client")
-        if not isinstance(client, str) or len(client) > 64:
-            raise Asked("client: who asks (a short string)")
+        client = _client(body.get("client"))
+        agent = _own(self.service, asked)
+        if agent is None:
+            return {"refusal": "that agent is no longer there"}
+        if observation is not None and observation == agent.observation:
+            observation = agent.observation  # the very one on display, as an in-process front end hands it
+        before = self.stream.asked_by.get(agent.pane_id)
         self.stream.asked_by[agent.pane_id] = client  # its reports go to this client (the first may come before ``answer`` returns)
         refusal = self.service.answer(agent, intent, observation)
-        if refusal and self.stream.asked_by.get(agent.pane_id) == client and not self.service.answer_pending(agent):
-            del self.stream.asked_by[agent.pane_id]
+        if refusal:  # nothing went: the reports still on their way are the earlier asker's
+            if before is None:
+                self.stream.asked_by.pop(agent.pane_id, None)
+            else:
+                self.stream.asked_by[agent.pane_id] = before
         log.info("answer %s to %s from a client: %s", intent.kind.value, agent.pane_id, refusal or "on its way")
         return {"refusal": refusal}
 
     async def batch(self, request: web.Request, body: dict[str, Any]) -> Any:
-        pairs, reason = self.service.batch(_of(body.get("agent"), Agent, "agent"))
+        asked = _of(body.get("agent"), Agent, "agent")
+        agent = _own(self.service, asked)
+        if agent is None:
+            return {"pairs": [], "reason": "that agent is no longer there"}
+        pairs, reason = self.service.batch(agent)
         return {"pairs": encode(pairs), "reason": reason}
 
     async def approve_batch(self, request: web.Request, body: dict[str, Any]) -> Any:
         pairs = _of(body.get("pairs"), list, "pairs")
         if not all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], Agent) and isinstance(p[1], PendingCall) for p in pairs):
             raise Asked("pairs: (agent, request) pairs")
-        return {"line": self.service.approve_batch(pairs)}
+        client = _client(body.get("client"))
+        own = [(agent, call) for asked, call in pairs if (agent := _own(self.service, asked)) is not None]  # one gone since is left out
+        for agent, _ in own:
+            self.stream.asked_by.setdefault(agent.pane_id, client)
+        return {"line": self.service.approve_batch(own)}
 
     # -- snoozes ---------------------------------------------------------------------------
     async def snooze(self, request: web.Request, body: dict[str, Any]) -> Any:
         until = body.get("until")
         if not isinstance(until, (int, float)):
             raise Asked("until: a time")
-        snooze = self.service.snooze(_of(body.get("agent"), Agent, "agent"), float(until))
+        asked = _of(body.get("agent"), Agent, "agent")
+        snooze = self.service.snooze(_own(self.service, asked) or asked, float(until))
         self.changed()
         return {"snooze": encode(snooze)}
 
     async def unsnooze(self, request: web.Request, body: dict[str, Any]) -> Any:
-        was = self.service.unsnooze(_of(body.get("agent"), Agent, "agent"))
+        asked = _of(body.get("agent"), Agent, "agent")
+        was = self.service.unsnooze(_own(self.service, asked) or asked)
         self.changed()
         return {"was": was}
+
+    def _agent(self, body: dict[str, Any]) -> Agent:
+        """The service's own agent for the one asked about; ServiceError when it is gone."""
+        asked = _of(body.get("agent"), Agent, "agent")
+        agent = _own(self.service, asked)
+        if agent is None:
+            raise ServiceError(f"{asked.target}: that agent is no longer there")
+        return agent
 
     # -- jump, start, stop -------------------------------------------------------------------
     async def jump(self, request: web.Request, body: dict[str, Any]) -> Any:
@@ -272,13 +334,13 @@ class FacadeRoutes:
         return {"pane": await asyncio.to_thread(self.service.start_agent, folder, branch, near_agent, _here(body.get("here")))}
 
     async def stop_agent(self, request: web.Request, body: dict[str, Any]) -> Any:
-        return {"closed": await self.service.stop_agent(_of(body.get("agent"), Agent, "agent"))}
+        return {"closed": await self.service.stop_agent(self._agent(body))}
 
     async def restart_agent(self, request: web.Request, body: dict[str, Any]) -> Any:
-        return {"pane": await self.service.restart_agent(_of(body.get("agent"), Agent, "agent"))}
+        return {"pane": await self.service.restart_agent(self._agent(body))}
 
     async def close_pane(self, request: web.Request, body: dict[str, Any]) -> Any:
-        await asyncio.to_thread(self.service.close_pane, _of(body.get("agent"), Agent, "agent"))
+        await asyncio.to_thread(self.service.close_pane, self._agent(body))
         return {}
 
     # -- input mode ----------------------------------------------------------------------------

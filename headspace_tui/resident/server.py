@@ -193,6 +193,9 @@ class Resident:
             log.info("an events client went away or stopped reading: cut off")
         finally:
             streams.discard(queue)
+            client = request.query.get("client")
+            if streams is self._facade_streams and client:
+                self.facade.gone(client)  # its preview ends with it
             if handler is not None:
                 self._streaming.discard(handler)
         return response

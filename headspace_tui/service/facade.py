@@ -213,6 +213,7 @@ class Service:
         self._typist = Typist(self._pane_io, fleet.server_key)  # to one pane at a time
         self._subscribers: list[Callable[[Event], None]] = []
         self._snoozes = Snoozes()  # waits the user put off: one set for every front end
+        self._shown: frozenset[str] = frozenset()  # panes other front ends preview (``show``): their captures are told too
         self._problem = ProblemChanged("starting", ())  # the fleet's problem as last said (until its first look: starting)
         fleet.on_problem = lambda problem, hosts: self._emit(ProblemChanged(problem, hosts))
         for monitor in fleet.monitors.values():
@@ -264,8 +265,8 @@ class Service:
         def forward(event: Event) -> None:
             if isinstance(event, ProblemChanged):
                 self._fleet.problem_of(host, event.problem)  # the fleet says the hosts' problem in one line
-            elif isinstance(event, PaneCaptured) and event.pane_id != self._fleet.focused:
-                pass  # only the previewed pane's screen is drawn: the others' captures need no word
+            elif isinstance(event, PaneCaptured) and event.pane_id != self._fleet.focused and event.pane_id not in self._shown:
+                pass  # only the previewed panes' screens are drawn: the others' captures need no word
             elif isinstance(event, (AgentChanged, AgentRemoved, PaneCaptured, Notice)):
                 if isinstance(event, AgentChanged):
                     self._snoozes.observe(event.agent)  # a new wait, or none: its snooze is over
@@ -319,6 +320,10 @@ class Service:
         self._fleet.focused = address
         if address is not None:
             self._fleet.refresh_soon(address)
+
+    def show(self, addresses: frozenset[str]) -> None:
+        """The panes every front end previews now (a resident service's clients): each one's captures are told, not only the focused one's."""
+        self._shown = addresses
 
     def screen(self, address: str) -> PaneScreen | None:
         watch = self._fleet.watch(address)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 
 import pytest
 
@@ -24,6 +25,7 @@ from headspace_tui.app.screens.why import WhyScreen
 from headspace_tui.hooks import settings as hook_settings
 from headspace_tui.model import AgentState
 from headspace_tui.resident.facade_client import ServiceClient
+from headspace_tui.service.facade import KeyStroke
 from headspace_tui.shared.config import Config
 from headspace_tui.shared.resident_place import place_of
 from headspace_tui.tmux.server import TmuxServer
@@ -86,6 +88,11 @@ def test_keys_answer_through_the_service_as_they_do_in_process(claude_session, p
                 await pilot.press("space" if letter == " " else letter)
             await app.main.input_mode.link.wait_sent()
             await asyncio.to_thread(session.wait_for, "typed via service", timeout=15)
+            app.main.input_mode.link.send(KeyStroke((" " + "é" * 4000,), literal=True))  # a paste of 24 KB as JSON: more than one message takes
+            await app.main.input_mode.link.wait_sent()
+            await asyncio.to_thread(session.wait_for, re.compile("éééééééé|Pasted text"), timeout=15)
+            await pilot.pause(0.5)
+            assert app.main.input_mode.pane_id == session.pane_id, "input mode ended on a long paste"
             await pilot.press("ctrl+right_square_bracket")
             await until(pilot, lambda: app.main.input_mode.pane_id is None, lambda: "input mode left")
 
@@ -113,6 +120,8 @@ def test_batch_approve_goes_through_the_services_hooks_and_leaves_the_odd_one(cl
     async def scenario() -> None:
         app = HeadspaceApp(client)
         async with app.run_test(size=(160, 48)) as pilot:
+            reports: list[Report] = []
+            client.on_answer_report(reports.append)
             for session in sessions:
                 await ready_to_answer(pilot, app, session.pane_id, AgentState.PERMISSION)
             app.table.select(sessions[0].pane_id)
@@ -126,6 +135,8 @@ def test_batch_approve_goes_through_the_services_hooks_and_leaves_the_odd_one(cl
                 await asyncio.to_thread(session.wait_for, "Allowed by PermissionRequest hook", timeout=20)
             await pilot.pause(1.0)  # an approval that reached the third would show by now
             assert app.table.agents[sessions[2].pane_id].state is AgentState.PERMISSION
+            finals = lambda: {r.pane_id for r in reports if r.final and r.delivered}  # noqa: E731
+            await until(pilot, lambda: finals() == {s.pane_id for s in sessions[:2]}, lambda: f"each approval's report, to this client: {reports}")
 
     asyncio.run(scenario())
     assert all((s.workdir / "same.txt").exists() for s in sessions[:2]) and not (sessions[2].workdir / "other.txt").exists()
