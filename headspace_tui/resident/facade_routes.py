@@ -16,7 +16,10 @@ line in ``error``, shown to the user as an in-process one is):
 * ``GET /v1/events?form=facade``: the stream a client keeps current by (see
   ``FacadeStream``): the facade's events, the previewed pane's screen, the
   answers' reports (each with the client that asked), the snoozes.
-* ``POST /v1/focus``, ``GET /v1/screen``, ``GET /v1/history``: the preview.
+* ``POST /v1/focus``, ``GET /v1/screen``, ``GET /v1/history``: the preview
+  (each client its own pane: the newest focus is read at the preview's
+  pace, every client's pane has its captures told, and a client's ends
+  with its stream).
 * ``POST /v1/why``, ``POST /v1/timeline``, ``GET /v1/waited-today``, ``GET /v1/pending``.
 * ``POST /v1/answers``, ``POST /v1/batch``, ``POST /v1/batch/approve``.
 * ``POST /v1/snoozes``, ``POST /v1/snoozes/delete``.

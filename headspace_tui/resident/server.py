@@ -25,6 +25,8 @@ anything):
   final report, ``{"delivered": bool, "detail": "..."}``.  ``expect``: only
   if the prompt shown has that fingerprint.
 * ``POST /v1/stop``: the service ends (its clients' lines end with it).
+* The facade's own routes, what the terminal UI asks (facade_routes.py):
+  ``/v1/state``, ``/v1/events?form=facade``, ``/v1/answers``, ``/v1/input``...
 
 Who may ask: the socket is 0600 in a 0700 folder (shared/resident_place.py), and each
 connection's peer is checked by SO_PEERCRED: the same user only, as the
