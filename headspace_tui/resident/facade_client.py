@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import json
 import logging
 import os
@@ -34,10 +35,8 @@ import time
 import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
-
-import aiohttp
 
 from .. import __version__
 from ..model import Agent, Observation
@@ -64,6 +63,9 @@ from ..service.wire import WireError, decode, encode
 from ..shared.config import Config
 from ..shared.resident_place import Place, is_held
 from . import client
+
+if TYPE_CHECKING:
+    import aiohttp  # imported when the stream opens, after the first frame: it costs a popup 0.2 s of start-up
 
 log = logging.getLogger(__name__)
 
@@ -122,6 +124,8 @@ class ClientInputSession:
             await asyncio.wait_for(asyncio.shield(future), SLOW_TIMEOUT)
 
     async def _write(self) -> None:
+        import aiohttp
+
         try:
             while (item := await self._out.get()) is not None:
                 await self._ws.send_json(item)
@@ -129,6 +133,8 @@ class ClientInputSession:
             self._report(f"{self._pane_id}: the service is not answering ({exc}); keys not sent", True)
 
     async def _read(self) -> None:
+        import aiohttp
+
         try:
             async for message in self._ws:
                 if message.type != aiohttp.WSMsgType.TEXT:
@@ -231,6 +237,8 @@ class ServiceClient:
 
     async def run(self) -> None:
         """Follow the service's stream; when it ends, say so, start the service again if it died, and catch up from its state."""
+        # Imported beside the loop, not on it: the first frame, drawn from the state taken before, is not held up by it.
+        aiohttp = await asyncio.to_thread(importlib.import_module, "aiohttp")
         # No total timeout: the stream is meant to last (aiohttp's default would cut it every 5 minutes).
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=ASK_TIMEOUT)
         self._http = aiohttp.ClientSession(connector=aiohttp.UnixConnector(path=str(self.place.socket)), read_bufsize=STREAM_BUFFER, timeout=timeout)
@@ -252,6 +260,8 @@ class ServiceClient:
 
     async def _follow(self) -> bool:
         """Read the stream until it ends; whether it was followed at all."""
+        import aiohttp
+
         assert self._http is not None
         try:
             async with self._http.get(f"http://localhost/v1/events?form=facade&client={self.id}", headers={"X-Headspace-Version": __version__}) as response:
@@ -482,6 +492,8 @@ class ServiceClient:
 
     # -- input mode ----------------------------------------------------------------------
     async def open_input(self, pane_id: str, report: Callable[[str, bool], None], family: str) -> tuple[ClientInputSession | None, str]:
+        import aiohttp
+
         if self._http is None or self._http.closed:
             return None, "the headspace service is not connected yet; try again in a moment"
         try:
