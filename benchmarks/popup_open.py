@@ -88,6 +88,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--panes", type=int, default=100)
     parser.add_argument("--opens", type=int, default=10)
+    parser.add_argument("--modes", default="own,service", help="which of own, service to measure (default both)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="hs-bench-popup-"))
@@ -107,6 +108,9 @@ def main() -> None:
     result: dict[str, object] = {"panes": args.panes, "opens": args.opens}
     try:
         for mode in ("own", "service"):
+            if mode not in args.modes.split(","):
+                result[f"{mode}_attaches_total"] = attaches(counted)
+                continue
             if mode == "service":
                 subprocess.run([sys.executable, "-m", "headspace_tui", "-L", farm.socket, "serve"], env=env, cwd=REPO, check=True, capture_output=True)
                 deadline = time.monotonic() + 300

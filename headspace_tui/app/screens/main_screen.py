@@ -125,8 +125,7 @@ class MainScreen(Screen):
 
     def on_mount(self) -> None:
         self.table.snooze_of = self.service.snooze_of
-        for agent in self.service.agents():  # what the service knows already (a resident one: all of it): on the first frame
-            self.table.upsert(agent)
+        self.table.load(self.service.agents())  # what the service knows already (a resident one: all of it): on the first frame
         self.table.restyle(self.state_styles, self.retrying_style)
         self._refresh_summary()
         self.watch(self.app, "layout_mode", self._apply_layout)  # now, and whenever the setting changes

@@ -434,6 +434,14 @@ class AgentTable(DataTable):
             self._replan = True
         self._sync(changed=agent.pane_id)
 
+    def load(self, agents: list[Agent]) -> None:
+        """Every agent at once (what a resident service already knows, on the first frame): one sort and one layout, not one per row."""
+        for agent in agents:
+            self.agents[agent.pane_id] = agent
+            self._names[agent.pane_id] = (agent.target, agent.cwd, agent.name, agent.host, agent.family)
+        self._replan = True
+        self._sync()
+
     def remove_agent(self, pane_id: str) -> None:
         self.agents.pop(pane_id, None)
         self._names.pop(pane_id, None)
