@@ -1,26 +1,40 @@
-"""Popup open to full table: how long a headspace opened over N agents takes to show all of them, and the attaches each open costs.
+"""Popup open to full table: from starting ``headspace -L SERVER`` in a terminal to its screen showing the whole table, N fake agents.
 
     python benchmarks/popup_open.py --panes 100 --opens 10 --json
 
 N fake agents (``fake_agent.py``: real recorded Claude screens, each in its
 own session of a private tmux server, as ``scale.py`` makes them), all idle.
-headspace is opened ``--opens`` times in a pane of a second private tmux
-server (the user's terminal: what a popup is to tmux), and its screen is
-read every 10 ms (``capture-pane``) until it shows the whole table: the
-header says ``N agents`` and the first row is drawn.  Then ``q``, and the
-next open.  Two modes, in this order:
+The terminal is a pane of a second private tmux server (the viewer, 120x40,
+as a popup is a pane of the user's server): each open is one
+``new-session`` there running headspace, its screen read with
+``capture-pane`` every ``--poll`` seconds until
 
-* ``own``: ``headspace --no-service``, a monitor of its own each open (what
-  every open was before the resident service);
-* ``service``: ``headspace``, a client of the resident service, started once
-  before the first open and settled (every session's control client
-  attached) so that each open measures a popup, not the service's start.
+* the first frame: a header line (``headspace  looking…`` or ``headspace  N agents``);
+* the full table: the header says ``headspace  N agents`` (N = ``--panes``)
+  and the first row (``a0:0.0``) is drawn.
 
-Reported per mode: open to first frame and to full table (p50, p90, max,
-milliseconds from the start of the command), and the control-client
-attaches each open added (tmux's ``client-attached`` hook on the agents'
-server).  Throwaway HOME and XDG folders; everything started is ended.
-Not part of the tests.
+Both are timed from the ``new-session`` command.  Then ``q``, the process
+waited for, the viewer session killed, a pause (``--gap``) as between two
+popup opens, and the next open.  Each open also counts the control clients
+attached to the agents' server (tmux's ``client-attached`` hook) from just
+before it until its headspace has ended.  Two modes, in this order:
+
+* ``service``: ``headspace -L SERVER``, a client of the resident service,
+  which is started first (``headspace serve``) and left to settle (every
+  session's control client attached) so that each open measures a popup,
+  not the service's start.  Expected: 0 attaches per open.  A headspace
+  that says ``watching from this headspace alone: …`` did not use the
+  service: that text is reported (``service_notice``).
+* ``own``: ``headspace -L SERVER --no-service``, no service running: a
+  monitor of its own each open.  Expected: N attaches per open (one per
+  session, paced).
+
+``--warmup`` opens (default 1) before the first measured mode are not
+counted: they load the imports into the page cache (and ``__pycache__``).
+Reported per mode: full table and first frame p50 / p90 / max (ms),
+attaches per open.  Throwaway HOME and XDG folders; the service is stopped,
+both tmux servers killed and the folders removed at the end, on Ctrl-C or
+an error too.  Not part of the tests.
 """
 
 from __future__ import annotations
@@ -31,6 +45,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -41,56 +56,142 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.scale import Farm  # noqa: E402
+from benchmarks.scale import Farm, percentile  # noqa: E402
+from headspace_tui.shared.resident_place import place_of, read_card  # noqa: E402
+from headspace_tui.tmux.server import TmuxServer  # noqa: E402
 
-HEADER = re.compile(r"headspace\s+(\d+) agents?")
 WIDTH, HEIGHT = 120, 40
+FIRST_FRAME = re.compile(r"headspace  \S")  # the header, whatever it says yet
+FULL_HEADER = re.compile(r"headspace  (\d+) agents?\b")
+FIRST_ROW = re.compile(r"(?<![\w:.])a0:0\.0(?![\w.])")
+ALONE = "watching from this headspace alone"
+
+
+class Viewer:
+    """A private tmux server standing for the user's terminal: one session per open."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.socket = f"hs-viewer-{os.getpid()}"
+        self.env = env
+        # A session that holds the server up between opens (so each open is a new-session, not a
+        # server start), and remain-on-exit so that a headspace that ends on its own leaves its screen.
+        self.tmux("-f", "/dev/null", "new-session", "-d", "-s", "hold", "-x", str(WIDTH), "-y", str(HEIGHT), "cat")
+        self.tmux("set-option", "-g", "remain-on-exit", "on")
+
+    def tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, env=self.env, check=check)
+
+    def screen(self, session: str) -> str:
+        return self.tmux("capture-pane", "-p", "-t", f"={session}:", check=False).stdout
+
+    def dead(self, session: str) -> bool | None:
+        """True once the pane's process has ended (None: no such session)."""
+        said = self.tmux("display-message", "-p", "-t", f"={session}:", "#{pane_dead}", check=False)
+        return None if said.returncode != 0 else said.stdout.strip() == "1"
+
+    def close(self) -> None:
+        socket = self.tmux("display-message", "-p", "#{socket_path}", check=False).stdout.strip()
+        self.tmux("kill-server", check=False)
+        if os.path.basename(socket) == self.socket and os.path.exists(socket):
+            os.unlink(socket)  # tmux 3.3a leaves its socket file behind
 
 
 def attaches(path: Path) -> int:
     return path.read_text().count("x") if path.exists() else 0
 
 
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(p * (len(ordered) - 1)))]
-
-
-def open_once(viewer: str, env: dict[str, str], command: str, panes: int, n: int) -> tuple[float, float]:
-    """One open: (ms to the first frame, ms to the full table); the headspace quit after."""
-    session = f"open{n}"
-    started = time.perf_counter()
-    subprocess.run(["tmux", "-L", viewer, "new-session", "-d", "-x", str(WIDTH), "-y", str(HEIGHT), "-s", session, command], env=env, check=True)
-    first = full = None
-    deadline = time.monotonic() + 120
-    while full is None:
-        if time.monotonic() > deadline:
-            raise SystemExit(f"open {n}: no full table within 120 s")
-        shown = subprocess.run(["tmux", "-L", viewer, "capture-pane", "-p", "-t", session], capture_output=True, text=True, env=env).stdout
-        if "watching from this headspace alone" in shown:
-            raise SystemExit(f"open {n}: headspace did not use the service:\n{shown}")
-        now = (time.perf_counter() - started) * 1000
-        if first is None and "headspace " in shown:
-            first = now
-        header = HEADER.search(shown)
-        if header and int(header.group(1)) == panes and re.search(r"^\s*a0:0\.0\s", shown, re.M):
-            full = now
-        time.sleep(0.01)
-    subprocess.run(["tmux", "-L", viewer, "send-keys", "-t", session, "q"], env=env)
-    for _ in range(200):
-        if subprocess.run(["tmux", "-L", viewer, "has-session", "-t", session], capture_output=True, env=env).returncode != 0:
+def settled_attaches(path: Path, quiet: float = 0.5, limit: float = 10.0) -> int:
+    """The hook's count once it has not moved for ``quiet`` seconds (its run-shell -b lines land late)."""
+    count, since, deadline = attaches(path), time.monotonic(), time.monotonic() + limit
+    while time.monotonic() < deadline:
+        time.sleep(0.1)
+        now = attaches(path)
+        if now != count:
+            count, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet:
             break
-        time.sleep(0.05)
-    return first or full, full
+    return count
+
+
+def open_once(viewer: Viewer, argv: list[str], panes: int, name: str, *, poll: float, timeout: float) -> dict:
+    """One open: ms to the first frame and to the full table, then quit; what the screen said if it went wrong."""
+    command = "exec " + shlex.join(argv)
+    started = time.perf_counter()
+    viewer.tmux("new-session", "-d", "-s", name, "-x", str(WIDTH), "-y", str(HEIGHT), "-c", str(REPO), command)
+    first = full = None
+    notice = None
+    shown = ""
+    deadline = time.monotonic() + timeout
+    try:
+        while full is None:
+            shown = viewer.screen(name)
+            now = (time.perf_counter() - started) * 1000
+            if ALONE in shown and notice is None:
+                notice = next(line.strip() for line in shown.splitlines() if ALONE in line)
+            if first is None and FIRST_FRAME.search(shown):
+                first = now
+            header = FULL_HEADER.search(shown)
+            if header and int(header.group(1)) == panes and FIRST_ROW.search(shown):
+                full = now
+                break
+            if viewer.dead(name):
+                raise RuntimeError(f"{name}: headspace ended before its full table; its screen:\n{viewer.screen(name)}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{name}: no full table within {timeout:g} s; its screen:\n{shown}")
+            time.sleep(poll)
+        time.sleep(0.2)  # a notice is drawn with the first frame; look once more for one
+        shown = viewer.screen(name)
+        if ALONE in shown and notice is None:
+            notice = next(line.strip() for line in shown.splitlines() if ALONE in line)
+        viewer.tmux("send-keys", "-t", f"={name}:", "q", check=False)
+        quit_by = time.monotonic() + 20
+        while viewer.dead(name) is False and time.monotonic() < quit_by:
+            time.sleep(0.05)
+        quit_ok = viewer.dead(name) is not False
+        status = viewer.tmux("display-message", "-p", "-t", f"={name}:", "#{pane_dead_status}", check=False).stdout.strip()
+    finally:
+        viewer.tmux("kill-session", "-t", f"={name}", check=False)  # ends it (SIGHUP) if q did not
+    return {"first_ms": first if first is not None else full, "full_ms": full, "notice": notice, "quit": quit_ok, "exit": status}
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {"p50": round(statistics.median(values)), "p90": round(percentile(values, 90)), "max": round(max(values))}
+
+
+def stop_service(env: dict[str, str], socket: str, pid: int | None) -> None:
+    subprocess.run([sys.executable, "-m", "headspace_tui", "-L", socket, "serve", "--stop"], env=env, cwd=REPO, capture_output=True, timeout=60)
+    if pid is None:
+        return
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    try:
+        os.kill(pid, signal.SIGKILL)  # the service this benchmark started, which --stop did not end
+    except ProcessLookupError:
+        pass
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--panes", type=int, default=100)
-    parser.add_argument("--opens", type=int, default=10)
-    parser.add_argument("--modes", default="own,service", help="which of own, service to measure (default both)")
+    parser.add_argument("--opens", type=int, default=10, help="opens timed per mode")
+    parser.add_argument("--modes", default="service,own", help="which of service, own to measure, in this order (default both)")
+    parser.add_argument("--warmup", type=int, default=1, help="opens before the first measured mode, not counted")
+    parser.add_argument("--poll", type=float, default=0.02, help="seconds between two reads of the screen")
+    parser.add_argument("--gap", type=float, default=1.0, help="seconds between two opens")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds one open may take to its full table")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.opens < 1:
+        parser.error("--opens must be at least 1")
+    modes = [m for m in ("service", "own") if m in args.modes.split(",")]
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # Ctrl-C, or ended from outside (SIGINT too when started with &)
+        signal.signal(sig, signal.default_int_handler)
+
     root = Path(tempfile.mkdtemp(prefix="hs-bench-popup-"))
     (root / "drawn").mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
@@ -99,54 +200,99 @@ def main() -> None:
         folder.mkdir(mode=0o700)
         env[name] = str(folder)
     env["HOME"] = str(root)
-    farm = Farm(args.panes, root / "drawn")
-    counted = root / "attaches"
-    farm.tmux("set-hook", "-g", "client-attached", f"run-shell -b \"echo x >> {counted}\"")
-    viewer = f"hs-bench-viewer-{os.getpid()}"
-    words = [f"{k}={v}" for k, v in env.items() if k in ("HOME", "PATH", "PYTHONPATH") or k.startswith("XDG_")]
-    base = shlex.join(["env", *words, f"PYTHONPATH={REPO}", sys.executable, "-m", "headspace_tui"])
-    result: dict[str, object] = {"panes": args.panes, "opens": args.opens}
+    farm = viewer = None
+    service_pid = None
+    result: dict = {"panes": args.panes, "opens": args.opens}
     try:
-        for mode in ("own", "service"):
-            if mode not in args.modes.split(","):
-                result[f"{mode}_attaches_total"] = attaches(counted)
-                continue
+        farm = Farm(args.panes, root / "drawn")
+        counted = root / "attaches"
+        farm.tmux("set-hook", "-g", "client-attached", f'run-shell -b "echo x >> {counted}"')
+        viewer = Viewer(env)
+        time.sleep(2.0)  # the fake agents draw
+        headspace = [sys.executable, "-m", "headspace_tui", "-L", farm.socket]
+        opened = 0
+        for mode in modes:
+            argv = headspace if mode == "service" else [*headspace, "--no-service"]
             if mode == "service":
-                subprocess.run([sys.executable, "-m", "headspace_tui", "-L", farm.socket, "serve"], env=env, cwd=REPO, check=True, capture_output=True)
+                before = settled_attaches(counted)
+                started = time.perf_counter()
+                serve = subprocess.run([*headspace, "serve"], env=env, cwd=REPO, capture_output=True, text=True, timeout=120)
+                card = read_card(place_of(TmuxServer(socket_name=farm.socket).identity, env)) or {}
+                service_pid = card.get("pid")
+                if serve.returncode != 0:
+                    raise RuntimeError(f"headspace serve failed: {serve.stderr.strip() or serve.stdout.strip()}")
                 deadline = time.monotonic() + 300
-                while attaches(counted) < result["own_attaches_total"] + args.panes:  # type: ignore[operator]
+                while attaches(counted) < before + args.panes:
                     if time.monotonic() > deadline:
-                        raise SystemExit("the service did not attach to every session within 300 s")
+                        raise RuntimeError(f"the service attached {attaches(counted) - before} of {args.panes} sessions in 300 s")
                     time.sleep(0.2)
-                time.sleep(2)
-            command = f"cd / && {base} {'--no-service ' if mode == 'own' else ''}-L {shlex.quote(farm.socket)}"
-            firsts, fulls, added = [], [], []
+                result["service_attached_after_s"] = round(time.perf_counter() - started, 1)
+                time.sleep(2.0)  # settled
+            for n in range(args.warmup if mode == modes[0] else 0):
+                done = open_once(viewer, argv, args.panes, f"warmup{n}", poll=args.poll, timeout=args.timeout)
+                result.setdefault("warmup_full_ms", []).append(round(done["full_ms"]))
+                settled_attaches(counted)
+                time.sleep(args.gap)
+            fulls, firsts, added, notices, troubles = [], [], [], [], []
             for n in range(args.opens):
                 before = attaches(counted)
-                first, full = open_once(viewer, env, command, args.panes, n)
-                time.sleep(1.0)  # what it attached, counted; and a pause as between two popup opens
-                added.append(attaches(counted) - before)
-                firsts.append(first)
-                fulls.append(full)
+                done = open_once(viewer, argv, args.panes, f"{mode}{n}", poll=args.poll, timeout=args.timeout)
+                opened += 1
+                added.append(settled_attaches(counted) - before)
+                fulls.append(done["full_ms"])
+                firsts.append(done["first_ms"])
+                if done["notice"]:
+                    notices.append(done["notice"])
+                if not done["quit"] or done["exit"] not in ("", "0"):
+                    troubles.append(f"open {n}: quit {'ok' if done['quit'] else 'timed out'}, exit status {done['exit'] or '?'}")
+                time.sleep(args.gap)
             result[mode] = {
-                "first_frame_ms": {"p50": statistics.median(firsts), "p90": percentile(firsts, 0.9), "max": max(firsts)},
-                "full_table_ms": {"p50": statistics.median(fulls), "p90": percentile(fulls, 0.9), "max": max(fulls)},
-                "attaches_per_open": statistics.mean(added),
+                "full_table_ms": summary(fulls),
+                "first_frame_ms": summary(firsts),
+                "attaches_per_open": added,
+                "full_table_ms_each": [round(v) for v in fulls],
             }
-            result[f"{mode}_attaches_total"] = attaches(counted)
+            if notices:
+                result[mode]["notice"] = sorted(set(notices))
+            if troubles:
+                result[mode]["troubles"] = troubles
+            if mode == "service":
+                card = read_card(place_of(TmuxServer(socket_name=farm.socket).identity, env)) or {}
+                if card.get("pid") != service_pid:
+                    result["service"]["troubles"] = [*result["service"].get("troubles", []), f"the service changed under the opens: pid {service_pid} -> {card.get('pid')}"]
+                stop_service(env, farm.socket, service_pid)
+                service_pid = None
+                settled_attaches(counted)  # its control clients gone before the next mode counts
     finally:
-        subprocess.run([sys.executable, "-m", "headspace_tui", "-L", farm.socket, "serve", "--stop"], env=env, cwd=REPO, capture_output=True)
-        subprocess.run(["tmux", "-L", viewer, "kill-server"], capture_output=True, env=env)
-        farm.close()
+        ends = []
+        if farm is not None:
+            ends.append(lambda: stop_service(env, farm.socket, service_pid))
+        if viewer is not None:
+            ends.append(viewer.close)
+        if farm is not None:
+            ends.append(farm.close)
+        for end in ends:  # each one tried, whatever the one before did
+            try:
+                end()
+            except (OSError, subprocess.SubprocessError) as exc:
+                print(f"popup_open: cleaning up: {exc}", file=sys.stderr)
         shutil.rmtree(root, ignore_errors=True)
     if args.json:
-        print(json.dumps(result, indent=1))
-    else:
-        for mode in ("own", "service"):
-            row = result.get(mode)
-            if isinstance(row, dict):
-                f, t = row["first_frame_ms"], row["full_table_ms"]
-                print(f"{mode:8} first frame p50 {f['p50']:.0f} ms · full table p50 {t['p50']:.0f} / p90 {t['p90']:.0f} / max {t['max']:.0f} ms · attaches per open {row['attaches_per_open']:.1f}")
+        print(json.dumps(result))
+        return
+    print(f"{args.panes} agents, {args.opens} opens per mode (ms from the command to the screen)")
+    for mode in modes:
+        row = result[mode]
+        full, first = row["full_table_ms"], row["first_frame_ms"]
+        print(
+            f"  {mode:8} full table p50 {full['p50']} / p90 {full['p90']} / max {full['max']}"
+            f" · first frame p50 {first['p50']} / p90 {first['p90']} / max {first['max']}"
+            f" · attaches per open {statistics.mean(row['attaches_per_open']):g} {row['attaches_per_open']}"
+        )
+        for line in row.get("notice", []) + row.get("troubles", []):
+            print(f"           {line}")
+    if "service_attached_after_s" in result:
+        print(f"  the service had every session attached {result['service_attached_after_s']} s after 'serve'")
 
 
 if __name__ == "__main__":
