@@ -101,7 +101,8 @@ def test_app_digits_tick_page_two_and_S_submits_by_keys(claude_session, fake_api
             for digit, now in (("1", ("1",)), ("3", ("1", "3"))):
                 await press_when_ready(pilot, app, agent, digit)
                 await wait_until(pilot, lambda now=now: ticked(agent) == now, f"the row to show {now} ticked")
-            assert "✔ Auth, Search" in waiting_for(agent).plain  # what the row shows
+            # What the row shows once the tick is confirmed (until then it may say "sent; waiting for the pane to show it").
+            await wait_until(pilot, lambda: "✔ Auth, Search" in waiting_for(agent).plain, "the row to show what is ticked")
             assert app.selected_agent().pane_id == session.pane_id  # a toggle never moves the inbox on
             await press_when_ready(pilot, app, agent, "S")
             request = await asyncio.to_thread(tool_result_request, fake_api)
