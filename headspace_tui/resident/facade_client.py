@@ -175,6 +175,7 @@ class ServiceClient:
         self._pending: tuple[float, set[str]] = (0.0, set())
         self._awaiting: dict[str, str] = {}  # pane -> its target: this client's answers whose final report has not come
         self._waited: float | None = None
+        self._waited_at = float("-inf")  # when the service was last asked how long agents waited today
         self._subscribers: list[Callable[[Event], None]] = []
         self._reporters: list[Callable[[Report], None]] = []
         self._http: aiohttp.ClientSession | None = None
@@ -376,6 +377,9 @@ class ServiceClient:
         return self._screens.get(address)
 
     def width(self, address: str) -> int | None:
+        shown = self._screens.get(address)
+        if shown is not None:
+            return shown.width  # the previewed pane's, as its last screen said
         try:
             width = self._ask("GET", f"/v1/screen?pane={_q(address)}").get("width")
         except ServiceError:
@@ -412,8 +416,6 @@ class ServiceClient:
                 seconds = self._ask("GET", "/v1/waited-today").get("seconds")
                 self._waited = float(seconds) if isinstance(seconds, (int, float)) else None
         return self._waited
-
-    _waited_at = float("-inf")
 
     # -- answering -------------------------------------------------------------------------
     def answer(self, agent: Agent, intent: Intent, seen: Observation | None = None) -> str:

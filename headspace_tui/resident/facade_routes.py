@@ -92,7 +92,7 @@ def _own(service: Service, agent: Agent) -> Agent | None:
     observation by its identity: a copy decoded from a client must not pass
     where the original would be held.
     """
-    own = next((a for a in service.agents() if a.pane_id == agent.pane_id), None)
+    own = service.agent(agent.pane_id)
     return own if own is not None and own.key == agent.key else None
 
 
@@ -113,7 +113,7 @@ class FacadeStream:
 
     def gone(self, client: str) -> None:
         """A client's stream ended: its preview ends with it (a closed popup leaves no pane read at the preview's pace)."""
-        if self.focuses.pop(client, None) is not None or client in self.asked_by.values():
+        if self.focuses.pop(client, None) is not None:
             self._apply()
         for pane in [p for p, c in self.asked_by.items() if c == client]:
             del self.asked_by[pane]
@@ -126,16 +126,12 @@ class FacadeStream:
     def event(self, event: Any) -> list[dict[str, Any]]:
         """The items one facade event makes: the event itself, a screen for a capture, the snoozes when they changed."""
         items: list[dict[str, Any]] = self.snoozes_if_changed()  # first: a snooze the event ended is gone when its row is drawn
-        if isinstance(event, PaneCaptured):
-            screen = self.service.screen(event.pane_id)
-            if screen is not None:
-                items.append({"kind": "screen", "pane": event.pane_id, "ansi": screen.ansi, "width": screen.width, "height": screen.height})
+        if isinstance(event, PaneCaptured) and (screen := self.service.screen(event.pane_id)) is not None:
+            items.append({"kind": "screen", "pane": event.pane_id, "ansi": screen.ansi, "width": screen.width, "height": screen.height})
+        try:
             items.append({"kind": "event", "event": encode(event)})
-        else:
-            try:
-                items.append({"kind": "event", "event": encode(event)})
-            except WireError:
-                pass  # an event a client does not follow (an answer's audit record): the journal's, not the screen's
+        except WireError:
+            pass  # an event a client does not follow (an answer's audit record): the journal's, not the screen's
         return items
 
     def snoozes_if_changed(self) -> list[dict[str, Any]]:

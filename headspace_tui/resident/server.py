@@ -211,7 +211,7 @@ class Resident:
         if isinstance(asked, str):
             return web.json_response({"error": asked}, status=400)
         pane_id, intent, expect = asked
-        agent = next((a for a in self.service.agents() if a.pane_id == pane_id), None)
+        agent = self.service.agent(pane_id)
         if agent is None:
             return web.json_response({"error": f"{pane_id}: no agent is watched there"}, status=404)
         if expect is not None:
@@ -227,7 +227,7 @@ class Resident:
             if refusal and agent.observation.prompt is not None and time.time() - agent.prompt_since < REACTION_TIME:
                 # A prompt shown moments ago: the command line gives it the rest of a reaction time, as its own guarded send does.
                 await asyncio.sleep(REACTION_TIME)
-                agent = next((a for a in self.service.agents() if a.pane_id == pane_id), agent)
+                agent = self.service.agent(pane_id) or agent
                 refusal = self.service.answer(agent, intent)
             if refusal:
                 return web.json_response({"error": refusal}, status=409)

@@ -303,6 +303,11 @@ class Service:
         """
         return sorted((agent for monitor in self._fleet.monitors.values() for agent in monitor.store.agents.values()), key=sort_key)
 
+    def agent(self, address: str) -> Agent | None:
+        """The agent in pane ``address`` now: the very object the store holds (the answerer's guard knows its observation by identity)."""
+        monitor = self._fleet.monitor_for(address)
+        return next((a for a in monitor.store.agents.values() if a.pane_id == address), None) if monitor is not None else None
+
     def problem_now(self) -> ProblemChanged:
         """The hosts' problem as last said (``starting`` until the first look is whole): what a front end that joins late shows first."""
         return self._problem
