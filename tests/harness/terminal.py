@@ -58,6 +58,15 @@ class Terminal:
         with self._lock:
             return self._count
 
+    def take(self) -> bytes:
+        """The bytes kept since the last ``take`` (and no longer kept): what a test waits on, without keeping a long run's output."""
+        with self._lock:
+            if self.output is None:
+                return b""
+            data = bytes(self.output)
+            self.output.clear()
+            return data
+
     def type(self, data: bytes) -> None:
         os.write(self.fd, data)
 
