@@ -40,6 +40,20 @@ class AgentState(str, Enum):
         return self in (AgentState.PERMISSION, AgentState.QUESTION, AgentState.PLAN, AgentState.STARTING)
 
 
+# How each state is drawn where colour may be missing: a glyph before its word (the table, the web page).
+STATE_GLYPHS: dict[AgentState, str] = {
+    AgentState.PERMISSION: "▲",
+    AgentState.QUESTION: "?",
+    AgentState.PLAN: "◆",
+    AgentState.INPUT: "✎",
+    AgentState.ERROR: "✖",
+    AgentState.WORKING: "●",
+    AgentState.STARTING: "◌",
+    AgentState.IDLE: "○",
+    AgentState.EXITED: "■",
+    AgentState.UNKNOWN: "·",
+}
+
 NEEDS_YOU = frozenset(
     {AgentState.PERMISSION, AgentState.QUESTION, AgentState.PLAN, AgentState.INPUT, AgentState.ERROR}
 )

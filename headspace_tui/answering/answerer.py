@@ -236,7 +236,7 @@ class Answerer:
         """Answer through the hook holding this exact call, when there is one and the intent fits; False: use keys."""
         call = desk.call_for(agent.pane_id)
         answer = hook_answer(call, agent.observation, intent.kind, intent.option) if call is not None else None
-        if call is None or answer is None or not desk.decide(call, answer.decision, answer.what):
+        if call is None or answer is None or not desk.decide(call, answer.decision, answer.what + intent.audit_suffix()):
             return False
         self._start(self._confirm_hook(agent, agent.observation, answer.what, move_on=moves_on(intent, agent.observation)))
         return True
@@ -311,7 +311,7 @@ class Answerer:
             outcome = Outcome(False, f"not delivered ({type(exc).__name__})")
         # Every key that reached the pane goes in the audit, delivered or not; "what" names the
         # dialog and option where the send read them, else the intent.
-        what = outcome.what or intent.describe()
+        what = (outcome.what or intent.describe()) + intent.audit_suffix()
         if outcome.delivered:
             # A box toggled, or the next page of the same dialog: the dialog goes on, the inbox stays.
             report = Report(pane_id, f"{target}: {outcome.detail}", "information", True, moves and not io.went and not outcome.more)

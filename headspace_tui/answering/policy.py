@@ -67,6 +67,7 @@ class Intent:
     kind: IntentKind
     option: str = ""  # the digit, for "option" (several, "1,3", tick exactly those of a multi-select question and submit)
     text: str = ""  # for "text" and "nudge"
+    via: str = ""  # who asked, when not this terminal: "web 192.0.2.7" (the audit says so)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", IntentKind(self.kind))  # a plain string from a caller is checked here
@@ -77,6 +78,10 @@ class Intent:
         if self.kind in (IntentKind.TEXT, IntentKind.NUDGE):
             return f"{self.kind} {self.text!r}"
         return str(self.kind)
+
+    def audit_suffix(self) -> str:
+        """What the audit adds to the answer's line: `` (via web 192.0.2.7)``, or nothing for this terminal's own keys."""
+        return f" (via {self.via})" if self.via else ""
 
 
 def unfit(kind: IntentKind, state: AgentState) -> str:

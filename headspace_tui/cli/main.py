@@ -201,6 +201,26 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--foreground", action="store_true", help="run in this process until the tmux server ends (or Ctrl-C)")
     what.add_argument("--stop", action="store_true", help="stop the service of this tmux server")
     what.add_argument("--status", action="store_true", help="say whether the service runs, and what it watches")
+
+    page = sub.add_parser(
+        "web",
+        help="serve the phone page (every agent, answered from a browser) and print its address with a QR code",
+        description="Turn on the resident service's web page (starting the service when none runs) and print the address "
+        "to open, with its access token, and a QR code of it for a phone. The page shows the agents of this tmux "
+        "server and of the configured hosts, live, and answers them through the same policy and guard as the terminal's "
+        "keys. It listens on 127.0.0.1 by default: reach it over 'ssh -L', Tailscale or a reverse proxy. A [web] "
+        "section in the config turns it on whenever the service starts.",
+    )
+    _add_server_options(page)
+    page.add_argument("--listen", metavar="ADDR:PORT", help="where to listen (default 127.0.0.1:8765, or [web] listen)")
+    page.add_argument("--token-file", metavar="FILE", help="keep the access token in FILE (made when missing): the same address across restarts")
+    page.add_argument("--read-only", action="store_true", help="the page shows everything and answers nothing")
+    page.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="serve HTTPS with this certificate and key (needed for a non-loopback --listen)")
+    page.add_argument(
+        "--insecure-network", action="store_true", help="allow plain HTTP on a non-loopback address (anyone on the way can read the token and answer your agents)"
+    )
+    page.add_argument("--no-qr", action="store_true", help="print the address only, no QR code")
+    page.add_argument("--off", action="store_true", help="turn the page off (the service keeps running)")
     return parser
 
 
@@ -230,6 +250,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_popup_binding(args)
         if args.command == "serve":
             return cmd_serve(args)
+        if args.command == "web":
+            return cmd_web(args)
         return cmd_tui(args)
     except UserError as exc:
         print(f"headspace: {clean(str(exc))}", file=sys.stderr)
@@ -795,6 +817,69 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_web(args: argparse.Namespace) -> int:
+    """``headspace web``: the resident service's web page on (the service started first when none runs), and how to reach it."""
+    from ..resident import client
+    from ..shared.resident_place import PlaceError, is_held, place_of
+    from ..web import listen
+
+    server = _server(args)
+    place = place_of(server.identity)
+    if getattr(args, "host", None) or getattr(args, "no_local", False):
+        raise UserError("the page shows what the service watches (this tmux server and every configured host): --host and --no-local are not for it")
+    if args.off:
+        if not is_held(place):
+            print(f"no headspace service runs for {server.where()}: the page is off")
+            return EXIT_OK
+        client.request(place, "POST", "/v1/web", body={"off": True})
+        print(f"the web page of {server.where()} is off")
+        return EXIT_OK
+    config = _load_config(args)
+    web = config.web
+    try:
+        if args.listen or args.tls or args.token_file or args.read_only or args.insecure_network or web is None:
+            tls = (args.tls[0], args.tls[1]) if args.tls else ((web.tls_cert, web.tls_key) if web and web.tls_cert else None)
+            options = listen.options(
+                args.listen or (web.listen if web else "127.0.0.1:8765"),
+                token_file=args.token_file or (web.token_file if web else ""),
+                read_only=args.read_only or bool(web and web.read_only),
+                tls=tls,
+                insecure_network=args.insecure_network or bool(web and web.insecure_network),
+            )
+        else:
+            options = listen.from_config(web)
+    except listen.ListenError as exc:
+        raise UserError(str(exc)) from None
+    if server.server_pid() is None:
+        raise UserError(f"no tmux server runs ({server.where()}): nothing to show")
+    if not is_held(place):
+        from ..resident.start import start_detached
+
+        try:
+            start_detached(server.socket_args(), place, config=args.config)
+        except (client.ServiceError, PlaceError) as exc:
+            raise UserError(f"the service did not start: {exc}") from None
+    body = {"host": options.host, "port": options.port, "token": options.token, "read_only": options.read_only, "tls": list(options.tls) if options.tls else None}
+    try:
+        said = client.request(place, "POST", "/v1/web", body=body)
+    except client.ServiceError as exc:
+        raise UserError(f"the page is not on: {exc}") from None
+    url = str(said.get("url", ""))
+    host = listen.shown_host(options.host)
+    if host != options.host:
+        url = url.replace(f"//{options.host}:", f"//{host}:", 1)
+    print(f"headspace web: the page of {server.where()} is served at {options.scheme}://{host}:{options.port}/{' (read-only)' if options.read_only else ''}")
+    print("open this address (it carries the access token; keep it to yourself):")
+    print(url)
+    if not args.no_qr:
+        import segno
+
+        segno.make(url, error="l").terminal(out=sys.stdout, compact=True)
+    if listen.loopback(options.host):
+        print(f"from another machine: ssh -L {options.port}:{options.host}:{options.port} <this machine>, then open the address there")
+    return EXIT_OK
+
+
 def _serve_here(args: argparse.Namespace, server, place) -> int:
     """``serve --foreground``: hold the lock and serve in this process until the tmux server ends."""
     import functools
@@ -825,7 +910,15 @@ def _serve_here(args: argparse.Namespace, server, place) -> int:
         service = Service.build(server, config=config, journal=journal, hosts=specs, local=local)
         ring = functools.partial(Ringer, config=config, socket_file=server.socket_file(), env=dict(os.environ))
         config_path = str(args.config.resolve()) if args.config is not None else None
-        why = serve(service, Watched(server.identity, server.where(), server.server_pid), place, ring, config_path=config_path)
+        web = None
+        if config.web is not None:
+            from ..web import listen
+
+            try:
+                web = listen.from_config(config.web)
+            except listen.ListenError as exc:
+                log.warning("[web]: %s; the page stays off", exc)
+        why = serve(service, Watched(server.identity, server.where(), server.server_pid), place, ring, config_path=config_path, web_on_start=web)
     except PlaceError as exc:
         log.error("%s", exc)
         raise UserError(str(exc)) from None

@@ -46,6 +46,7 @@ import logging
 import os
 import re
 import signal
+import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -56,10 +57,12 @@ from aiohttp import web
 from .. import __version__
 from ..events import AgentChanged, AgentRemoved, Event, Notice, ProblemChanged
 from ..model import PaneAddress
-from ..service.facade import REACTION_TIME, Intent, IntentKind, Report, Service
+from ..service.answer_wait import AnswerWait
+from ..service.facade import Intent, IntentKind, Report, Service
 from ..service.rows import agent_row
 from ..shared.peer import peer_uid
 from ..shared.resident_place import Place, make_folder, remove_files, take_lock, write_card
+from ..web.server import WebOptions, WebPage, WebSite, web_options
 from .facade_routes import FacadeRoutes, FacadeStream
 from .ringer import Ringer
 
@@ -70,7 +73,6 @@ WRITE_TIMEOUT = 5.0  # seconds one write to an events client may take (one that 
 SHUTDOWN_TIMEOUT = 1.0  # seconds the clients' connections get to end when the service does
 WATCH_BACKOFF_MAX = 30.0  # seconds between two looks at tmux after the look itself kept failing
 MAX_REQUEST = 64 * 1024  # bytes: no route takes a body worth more
-ANSWER_WAIT = 30.0  # seconds an answer may take to its final report (the answerer's own deadline comes first)
 MAX_TEXT = 10_000  # characters of a typed answer
 
 log = logging.getLogger(__name__)
@@ -88,7 +90,9 @@ class Watched:
 class Resident:
     """One service, its HTTP routes, and its life: started by ``run``, ended by its tmux server, a signal or ``/v1/stop``."""
 
-    def __init__(self, service: Service, server: Watched, place: Place, *, ringer: Ringer | None = None, config_path: str | None = None) -> None:
+    def __init__(
+        self, service: Service, server: Watched, place: Place, *, ringer: Ringer | None = None, config_path: str | None = None, web_on_start: WebOptions | None = None
+    ) -> None:
         self.service = service
         self.ringer = ringer
         self.config_path = config_path  # None: the default config (what a plain ``status`` reads)
@@ -102,7 +106,9 @@ class Resident:
         self.facade = FacadeStream(service)
         self._streaming: set[asyncio.Task[Any]] = set()  # the events handlers: ended with the service, whatever they wait on
         self._settled = asyncio.Event()
-        self._reports: dict[str, list[asyncio.Future[Report]]] = {}  # per pane, the answers waiting for their final report
+        self.answers = AnswerWait(service)  # the answers asked over the socket (``send``) and from the web page, each waiting for its final report
+        self.web = WebSite(WebPage(service, self.answers, self.facade.focus, self.facade.gone))  # the phone page: off until asked (/v1/web, [web])
+        self.web_on_start = web_on_start
         service.subscribe(self._event)
         service.on_answer_report(self._report)
 
@@ -116,7 +122,14 @@ class Resident:
             "started": self.started,
             "hosts": [name for name, _ in self.service.hosts()],
             "config": self.config_path,
+            "web": self._web_card(),
         }
+
+    def _web_card(self) -> dict[str, Any] | None:
+        if not self.web.running:
+            return None
+        options = self.web.page.options
+        return {"host": options.host, "port": options.port, "scheme": options.scheme, "read_only": options.read_only}
 
     def app(self) -> web.Application:
         app = web.Application(middlewares=[self._same_user], client_max_size=MAX_REQUEST)
@@ -125,6 +138,7 @@ class Resident:
         app.router.add_get("/v1/events", self._events)
         app.router.add_post("/v1/answer", self._answer)
         app.router.add_post("/v1/stop", self._stop)
+        app.router.add_post("/v1/web", self._web)
         FacadeRoutes(self.service, self.facade, self._settle, self._snoozes_changed).add(app)
         return app
 
@@ -211,46 +225,35 @@ class Resident:
         if isinstance(asked, str):
             return web.json_response({"error": asked}, status=400)
         pane_id, intent, expect = asked
-        agent = self.service.agent(pane_id)
-        if agent is None:
-            return web.json_response({"error": f"{pane_id}: no agent is watched there"}, status=404)
-        if expect is not None:
-            shown = agent.observation.prompt.fingerprint if agent.observation.prompt else ""
-            if shown != expect:
-                now = f", fingerprint {shown}" if shown else ", no prompt"
-                return web.json_response({"error": f"the prompt is not the one expected (now {agent.state.value}{now}); nothing sent"}, status=409)
-        future: asyncio.Future[Report] = asyncio.get_running_loop().create_future()
-        waiting = self._reports.setdefault(pane_id, [])
-        waiting.append(future)
-        try:
-            refusal = self.service.answer(agent, intent)
-            if refusal and agent.observation.prompt is not None and time.time() - agent.prompt_since < REACTION_TIME:
-                # A prompt shown moments ago: the command line gives it the rest of a reaction time, as its own guarded send does.
-                await asyncio.sleep(REACTION_TIME)
-                agent = self.service.agent(pane_id) or agent
-                refusal = self.service.answer(agent, intent)
-            if refusal:
-                return web.json_response({"error": refusal}, status=409)
-            report = await asyncio.wait_for(future, ANSWER_WAIT)
-        except TimeoutError:
-            log.warning("answer %s to %s: no final report within %gs", intent.kind.value, pane_id, ANSWER_WAIT)
-            return web.json_response({"target": agent.target, "delivered": False, "detail": f"no final word on the answer within {ANSWER_WAIT:g}s"})
-        finally:
-            if future in waiting:
-                waiting.remove(future)
-            if not waiting:
-                self._reports.pop(pane_id, None)
-        log.info("answer %s to %s (%s): %s", intent.kind.value, pane_id, agent.target, report.text)
-        return web.json_response({"target": agent.target, "delivered": report.delivered, "detail": report.text})
+        reply = await self.answers.answer(pane_id, intent, expect)
+        if reply.status != 200:
+            return web.json_response({"error": reply.detail}, status=reply.status)
+        log.info("answer %s to %s (%s): %s", intent.kind.value, pane_id, reply.target, reply.detail)
+        return web.json_response({"target": reply.target, "delivered": reply.delivered, "detail": reply.detail})
 
     def _report(self, report: Report) -> None:
         if self._facade_streams:
             self._push(self._facade_streams, [self.facade.report(report)])
-        if not report.final:
-            return
-        for future in self._reports.pop(report.pane_id, []):
-            if not future.done():
-                future.set_result(report)
+
+    async def _web(self, request: web.Request) -> web.Response:
+        """Turn the web page on at an address (``headspace web``), or off (``{"off": true}``); the answer carries its URL with the token."""
+        try:
+            body = await request.json()
+        except ValueError:
+            return web.json_response({"error": "the request is not JSON"}, status=400)
+        if isinstance(body, dict) and body.get("off") is True:
+            await self.web.stop()
+            return web.json_response({"web": None})
+        options = web_options(body, self.web.page.options if self.web.running else None)
+        if isinstance(options, str):
+            return web.json_response({"error": options}, status=400)
+        try:
+            await self.web.start(options)
+        except (OSError, ssl.SSLError) as exc:
+            log.warning("the web page could not be served at %s:%d: %s", options.host, options.port, exc)
+            return web.json_response({"error": f"cannot serve the page at {options.host}:{options.port}: {exc.strerror or exc}"}, status=409)
+        write_card(self.place, self.card())
+        return web.json_response({"web": self._web_card(), "url": options.url()})
 
     async def _stop(self, request: web.Request) -> web.Response:
         self.end("asked to stop (serve --stop)")
@@ -344,6 +347,11 @@ class Resident:
             await site.start()
             os.chmod(self.place.socket, 0o600)
             inode = os.lstat(self.place.socket).st_ino
+            if self.web_on_start is not None:
+                try:
+                    await self.web.start(self.web_on_start)
+                except (OSError, ssl.SSLError) as exc:
+                    log.warning("the web page ([web] in the config) could not be served at %s:%d: %s", self.web_on_start.host, self.web_on_start.port, exc)
             write_card(self.place, self.card())
             log.info("service %s serving %s at %s", __version__, self.server.where, self.place.socket)
             asked = asyncio.ensure_future(self.stopping.wait())
@@ -364,6 +372,7 @@ class Resident:
             if ringing is not None:
                 ringing.cancel()
             await asyncio.gather(watch, running, *([ringing] if ringing else []), return_exceptions=True)
+            await self.web.stop()
             await self.service.stop()
             await runner.cleanup()
             remove_files(self.place, inode)
@@ -373,7 +382,15 @@ class Resident:
         return self.why
 
 
-def serve(service: Service, server: Watched, place: Place, make_ringer: Callable[[Service], Ringer] | None = None, *, config_path: str | None = None) -> str:
+def serve(
+    service: Service,
+    server: Watched,
+    place: Place,
+    make_ringer: Callable[[Service], Ringer] | None = None,
+    *,
+    config_path: str | None = None,
+    web_on_start: WebOptions | None = None,
+) -> str:
     """Hold the server's lock and serve until the end (resident_place.Taken when another service holds it); why it ended.
 
     ``make_ringer``: the service's ringer (ringer.py), made on the service's loop.
@@ -382,7 +399,8 @@ def serve(service: Service, server: Watched, place: Place, make_ringer: Callable
     lock = take_lock(place)
 
     async def main() -> str:
-        return await Resident(service, server, place, ringer=make_ringer(service) if make_ringer else None, config_path=config_path).run()
+        ringer = make_ringer(service) if make_ringer else None
+        return await Resident(service, server, place, ringer=ringer, config_path=config_path, web_on_start=web_on_start).run()
 
     try:
         return asyncio.run(main())

@@ -109,7 +109,7 @@ def _rich_color(value: str) -> Color | None:
         return None
     name = _PYTE_TO_RICH_NAMES.get(value, value)
     if name.startswith("bright") and not name.startswith("bright_"):
-        name = "bright_" + name[len("bright"):]
+        name = "bright_" + name[len("bright") :]
     try:
         return Color.parse(name)
     except ColorParseError:
@@ -225,6 +225,17 @@ class VirtualScreen:
             self._append_row(y, parts, spans, 0)
             lines.append(Text("".join(parts), spans=spans, end="", no_wrap=True))
         return lines
+
+    def runs(self) -> list[list[tuple[str, _Attrs]]]:
+        """Each row as runs of equal style, ``(text, (fg, bg, bold, italics, underscore, strikethrough, reverse, blink))``.
+
+        The screen as plain data, for a front end that is not rich (the web page).
+        """
+        rows = []
+        for y in range(self.height):
+            cells = _trim_blank_tail(self._cells(y))
+            rows.append([("".join(cell.data for cell in run), attrs) for attrs, run in groupby(cells, key=lambda cell: cell[1:])])
+        return rows
 
     def _cells(self, y: int) -> list[pyte.screens.Char]:
         """Row ``y`` as cells, without the "" stubs pyte puts after wide characters.

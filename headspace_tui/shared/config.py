@@ -20,6 +20,11 @@ Example::
     approve = "y"
     deny = "n"
 
+    [web]                           # the phone page, on whenever the service starts (headspace web)
+    listen = "127.0.0.1:8765"       # loopback by default; another address needs tls (or insecure_network)
+    token_file = "~/.config/headspace/web-token"  # optional: the same token across restarts
+    read_only = false               # true: the page shows and answers nothing
+
     [hosts.box]                     # a remote host, shown as "box"
     destination = "dev@box.example" # anything ssh accepts (default: the table name)
     tmux_socket_name = "work"       # optional: tmux -L there (or tmux_socket_path, as -S)
@@ -92,6 +97,40 @@ def host_from_destination(destination: str, ssh_config: str | None = None) -> Ho
     return HostSpec(name if valid_host_name(name) else f"h-{name}"[:40], destination, ssh_config=ssh_config)
 
 
+@dataclass(frozen=True)
+class WebConfig:
+    """``[web]``: where the phone page listens, its token's file, and whether it may answer."""
+
+    listen: str = "127.0.0.1:8765"
+    token_file: str = ""
+    read_only: bool = False
+    tls_cert: str = ""
+    tls_key: str = ""
+    insecure_network: bool = False
+
+
+_WEB_KEYS = {"listen", "token_file", "read_only", "tls_cert", "tls_key", "insecure_network"}
+
+
+def parse_web(given: object, where: str) -> WebConfig | None:
+    if given is None:
+        return None
+    if not isinstance(given, dict):
+        raise ConfigError(f"{where}: [web] must be a table")
+    unknown = sorted(set(given) - _WEB_KEYS)
+    if unknown:
+        raise ConfigError(f"{where}: [web] has unknown setting {unknown[0]!r} (known: {', '.join(sorted(_WEB_KEYS))})")
+    for key in ("listen", "token_file", "tls_cert", "tls_key"):
+        if not isinstance(given.get(key, ""), str):
+            raise ConfigError(f"{where}: [web] {key} must be a string")
+    for key in ("read_only", "insecure_network"):
+        if not isinstance(given.get(key, False), bool):
+            raise ConfigError(f"{where}: [web] {key} must be true or false")
+    if bool(given.get("tls_cert")) != bool(given.get("tls_key")):
+        raise ConfigError(f"{where}: [web] tls_cert and tls_key go together")
+    return WebConfig(**{key: given[key] for key in given})
+
+
 class ConfigError(Exception):
     """A config problem, said in one line that names the file."""
 
@@ -110,6 +149,7 @@ class Config:
     desktop_notify: bool = False  # off: a terminal that shows OSC notifications would show each twice
     notify_command: tuple[str, ...] = ()  # a program run per notification (argv, no shell); () for none
     hosts: tuple[HostSpec, ...] = ()  # remote hosts ([hosts.NAME])
+    web: WebConfig | None = None  # [web]: the phone page is on whenever the service starts
 
 
 def default_path(env: os._Environ | dict = os.environ) -> Path:
@@ -145,7 +185,7 @@ def _is_number(value: object) -> bool:
 
 
 def parse_config(data: dict, where: str = "config") -> Config:
-    known = {"nudge_text", "layout", "keys", "confirm_timeout", "idle_grace", "theme", "notify", "notify_states", "desktop_notify", "notify_command", "hosts"}
+    known = {"nudge_text", "layout", "keys", "confirm_timeout", "idle_grace", "theme", "notify", "notify_states", "desktop_notify", "notify_command", "hosts", "web"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f"{where}: unknown setting {unknown[0]!r} (known: {', '.join(sorted(known))})")
@@ -209,6 +249,7 @@ def parse_config(data: dict, where: str = "config") -> Config:
         desktop_notify=desktop,
         notify_command=tuple(command),
         hosts=parse_hosts(data.get("hosts", {}), where),
+        web=parse_web(data.get("web"), where),
     )
 
 

@@ -32,8 +32,8 @@ from headspace_tui.service.journal import Journal
 from headspace_tui.shared.config import Config
 from headspace_tui.tmux.server import TmuxServer
 
-# Every front end's package (a new front end adds its line here): the TUI, the command line (which builds a Service), and the resident service's server.
-FRONT_ENDS = ("headspace_tui.app", "headspace_tui.cli", "headspace_tui.resident")
+# Every front end's package (a new front end adds its line here): the TUI, the command line (which builds a Service), the resident service's server, the web page.
+FRONT_ENDS = ("headspace_tui.app", "headspace_tui.cli", "headspace_tui.resident", "headspace_tui.web")
 
 ROOT = Path(headspace_tui.__file__).parent.parent
 PLAIN = (bool, int, float, str, bytes, tuple, frozenset, type(None))

@@ -10,20 +10,9 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 
-from ...model import AgentState
+from ...model import STATE_GLYPHS, AgentState
 
-GLYPHS: dict[AgentState, str] = {
-    AgentState.PERMISSION: "▲",
-    AgentState.QUESTION: "?",
-    AgentState.PLAN: "◆",
-    AgentState.INPUT: "✎",
-    AgentState.ERROR: "✖",
-    AgentState.WORKING: "●",
-    AgentState.STARTING: "◌",
-    AgentState.IDLE: "○",
-    AgentState.EXITED: "■",
-    AgentState.UNKNOWN: "·",
-}
+GLYPHS = STATE_GLYPHS
 
 
 def state_text(state: AgentState, styles: dict[AgentState, Style]) -> Text:

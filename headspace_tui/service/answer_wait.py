@@ -1,0 +1,81 @@
+"""One answer from a front end that asks over a connection, start to final word: what the CLI's route and the web page share.
+
+A terminal UI holds the agent it answers and hears every report; a request
+(``send`` through the service, a tap on the phone page) holds only a pane id
+and a fingerprint, and wants one reply: sent and seen, or why not.  This is
+that reply, through the facade's one answerer, its policy and its guard:
+
+* the agent is looked up now, by its pane, in the service's own store;
+* ``expect``: only when the prompt shown now has the fingerprint the asker
+  saw (a dialog that changed since is not answered, whatever it asks now);
+* a prompt shown moments ago gets the rest of a reaction time, then one more
+  try, as the command line's own guarded send does;
+* the reply is the answer's final report (or why there was none in time).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+
+from .facade import REACTION_TIME, Intent, Report, Service
+
+ANSWER_WAIT = 30.0  # seconds an answer may take to its final report (the answerer's own deadline comes first)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """How one answer ended: ``status`` as HTTP says it (200 answered, 404 no such agent, 409 refused), and a line."""
+
+    status: int
+    target: str = ""
+    delivered: bool = False
+    detail: str = ""
+    state: str = ""  # the agent's state word when it was refused (the page redraws from it)
+
+
+class AnswerWait:
+    """Answers that wait for their final report; one per service, subscribed to its reports."""
+
+    def __init__(self, service: Service) -> None:
+        self.service = service
+        self._waiting: dict[str, list[asyncio.Future[Report]]] = {}  # per pane, the answers waiting for their final report
+        service.on_answer_report(self._report)
+
+    def _report(self, report: Report) -> None:
+        if report.final:
+            for future in self._waiting.pop(report.pane_id, []):
+                if not future.done():
+                    future.set_result(report)
+
+    async def answer(self, pane_id: str, intent: Intent, expect: str | None) -> Reply:
+        """Answer the agent in ``pane_id`` with ``intent`` (only if its prompt's fingerprint is ``expect``, when given)."""
+        agent = self.service.agent(pane_id)
+        if agent is None:
+            return Reply(404, detail=f"{pane_id}: no agent is watched there")
+        if expect is not None:
+            shown = agent.observation.prompt.fingerprint if agent.observation.prompt else ""
+            if shown != expect:
+                now = f", fingerprint {shown}" if shown else ", no prompt"
+                return Reply(409, agent.target, detail=f"the prompt is not the one expected (now {agent.state.value}{now}); nothing sent", state=agent.state.value)
+        future: asyncio.Future[Report] = asyncio.get_running_loop().create_future()
+        waiting = self._waiting.setdefault(pane_id, [])
+        waiting.append(future)
+        try:
+            refusal = self.service.answer(agent, intent)
+            if refusal and agent.observation.prompt is not None and time.time() - agent.prompt_since < REACTION_TIME:
+                await asyncio.sleep(REACTION_TIME)
+                agent = self.service.agent(pane_id) or agent
+                refusal = self.service.answer(agent, intent)
+            if refusal:
+                return Reply(409, agent.target, detail=refusal, state=agent.state.value)
+            report = await asyncio.wait_for(future, ANSWER_WAIT)
+        except TimeoutError:
+            return Reply(200, agent.target, detail=f"no final word on the answer within {ANSWER_WAIT:g}s")
+        finally:
+            if future in waiting:
+                waiting.remove(future)
+            if not waiting and self._waiting.get(pane_id) is waiting:
+                self._waiting.pop(pane_id, None)
+        return Reply(200, agent.target, report.delivered, report.text)

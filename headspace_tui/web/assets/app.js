@@ -1,0 +1,357 @@
+// headspace's phone page: the agents, live, and the answers that fit each one.
+//
+// Everything from outside (pane text, names, folders) goes in with textContent,
+// never as HTML.  Every answer carries the fingerprint of the prompt this page
+// drew: if the dialog changed since, the service sends nothing and says so,
+// and the page redraws.
+"use strict";
+
+const client = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
+const agents = new Map(); // address -> the agent as the service last said, with .at (when it was said, here)
+let problems = [];
+let readOnly = false;
+let shown = null; // the address of the agent open, or null for the list
+let screen = null; // the open agent's last screen
+let busy = false; // an answer is on its way: its buttons wait
+let ticks = null; // a multi-select question's boxes as the user set them here (null: as the pane shows them)
+let events = null;
+let wasLive = false;
+
+const $ = (id) => document.getElementById(id);
+const NAMED = new Set(["black", "red", "green", "brown", "yellow", "blue", "magenta", "cyan", "white"]);
+const ACTION_NAMES = { approve: "Approve", deny: "Deny", nudge: "Nudge", interrupt: "Interrupt" };
+
+function el(tag, props, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props || {})) {
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key.startsWith("data-") || key.startsWith("aria-") || key === "type" || key === "role") node.setAttribute(key, value);
+    else node[key] = value;
+  }
+  for (const child of children) if (child !== null && child !== undefined) node.append(child);
+  return node;
+}
+
+function order(a, b) {
+  for (let i = 0; i < a.order.length; i++) {
+    if (a.order[i] < b.order[i]) return -1;
+    if (a.order[i] > b.order[i]) return 1;
+  }
+  return 0;
+}
+
+function ago(agent) {
+  if (agent.in_state_for === null || agent.in_state_for === undefined) return "";
+  const s = Math.max(0, Math.round(agent.in_state_for + (Date.now() - agent.at) / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}`;
+}
+
+function folder(agent) {
+  const parts = (agent.cwd || "").split("/").filter(Boolean);
+  return parts.length ? parts[parts.length - 1] : agent.cwd || "";
+}
+
+function where(agent) {
+  return agent.host && agent.host !== "local" ? `${agent.target} @${agent.host}` : agent.target;
+}
+
+// -- the list ------------------------------------------------------------------------------
+function drawList() {
+  const list = $("agents");
+  const sorted = Array.from(agents.values()).sort(order);
+  const items = sorted.map((agent) => {
+    const open = el(
+      "button",
+      { type: "button", class: "open", onclick: () => openAgent(agent.address), "aria-label": `Open ${where(agent)}: ${agent.state}` },
+      el("span", { class: `state s-${agent.state}`, text: `${agent.glyph} ${agent.state}` }),
+      el("span", { class: "target", text: where(agent) }),
+      el("span", { class: "time", text: ago(agent) }),
+      el("span", { class: "folder", text: folder(agent) }),
+      el("span", { class: "line", text: agent.line || "" }),
+    );
+    return el("li", { class: `agent${agent.needs_you ? " needs" : ""}`, "data-pane": agent.address, "data-state": agent.state }, open);
+  });
+  list.replaceChildren(...items);
+  $("empty").hidden = items.length > 0;
+  const needing = sorted.filter((a) => a.needs_you).length;
+  $("summary").textContent = `${sorted.length} agent${sorted.length === 1 ? "" : "s"} · ${needing} need${needing === 1 ? "s" : ""} you`;
+  $("problems").hidden = problems.length === 0;
+  $("problems").textContent = problems.join(" · ");
+}
+
+// -- one agent -------------------------------------------------------------------------------
+function openAgent(address) {
+  if (location.hash !== `#agent=${encodeURIComponent(address)}`) location.hash = `agent=${encodeURIComponent(address)}`;
+  else route();
+}
+
+function route() {
+  const match = /^#agent=(.+)$/.exec(location.hash);
+  const address = match ? decodeURIComponent(match[1]) : null;
+  if (address !== shown) {
+    shown = address;
+    screen = null;
+    ticks = null;
+    say("");
+    $("reply-text").value = "";
+    post("/api/focus", { client, pane: shown }).catch(() => {});
+    if (shown) loadScreen();
+  }
+  $("list-view").hidden = shown !== null;
+  $("agent-view").hidden = shown === null;
+  if (shown) drawAgent();
+  else drawList();
+}
+
+async function loadScreen() {
+  const asked = shown;
+  try {
+    const response = await fetch(`/api/screen?pane=${encodeURIComponent(asked)}`, { credentials: "same-origin" });
+    if (asked !== shown) return;
+    if (response.status === 404) {
+      agents.delete(asked);
+      say("This agent is gone.");
+      drawAgent();
+      return;
+    }
+    if (!response.ok) return;
+    const body = await response.json();
+    if (asked !== shown) return;
+    agents.set(asked, { ...body.agent, at: Date.now() });
+    screen = body.screen;
+    drawAgent();
+  } catch (error) {
+    /* not live: the banner says so, the stream's return reloads */
+  }
+}
+
+function say(text, kind) {
+  const notice = $("notice");
+  notice.hidden = !text;
+  notice.textContent = text;
+  notice.className = `notice ${kind || ""}`;
+}
+
+function drawAgent() {
+  const agent = agents.get(shown);
+  $("agent-title").textContent = agent ? where(agent) : shown;
+  const view = $("agent-view");
+  view.setAttribute("data-pane", shown);
+  view.setAttribute("data-state", agent ? agent.state : "gone");
+  if (!agent) {
+    $("agent-state").textContent = "gone";
+    $("dialog").replaceChildren();
+    $("actions").replaceChildren();
+    $("reply-form").hidden = true;
+    drawScreen();
+    return;
+  }
+  $("agent-state").textContent = [`${agent.glyph} ${agent.state}`, folder(agent), ago(agent), agent.agent].filter(Boolean).join(" · ");
+  drawDialog(agent);
+  drawScreen();
+}
+
+function drawDialog(agent) {
+  const dialog = $("dialog");
+  const actions = $("actions");
+  const parts = [];
+  const title = agent.question || agent.title || (agent.tool ? `${agent.tool}${agent.detail ? ": " + agent.detail : ""}` : agent.line || "");
+  if (agent.part) parts.push(el("p", { class: "part", text: `question ${agent.part[0]} of ${agent.part[1]}` }));
+  if (title) parts.push(el("p", { class: "title", text: title }));
+  if (agent.tool && agent.detail && !title.includes(agent.detail)) parts.push(el("p", { class: "call", text: `${agent.tool}: ${agent.detail}` }));
+  const can = new Set(readOnly || agent.offline ? [] : agent.actions);
+  if (agent.multi_select && agent.choices.length) {
+    if (ticks === null) ticks = new Set(agent.choices.filter((c) => c.ticked).map((c) => c.key));
+    const boxes = agent.choices.map((choice) => {
+      const box = el("input", { type: "checkbox", checked: ticks.has(choice.key), disabled: !can.has("option") || busy });
+      box.addEventListener("change", () => {
+        if (box.checked) ticks.add(choice.key);
+        else ticks.delete(choice.key);
+        drawAgent();
+      });
+      return el("label", { class: "tick" }, box, el("span", { text: `${choice.key}. ${choice.label}` }));
+    });
+    parts.push(el("div", { class: "ticks" }, ...boxes));
+  } else if (agent.choices.length && can.has("option")) {
+    for (const choice of agent.choices) {
+      const pick = () => {
+        // An option that widens what the agent may do is sent only once the user has read what it changes.
+        if (choice.widens && !window.confirm(`"${choice.label}" ${choice.widens}. Choose it?`)) return;
+        answer(agent, "option", choice.key);
+      };
+      parts.push(el("button", { type: "button", class: `choice${choice.widens ? " widens" : ""}`, "aria-label": choice.label, disabled: busy, onclick: pick }, el("span", { text: choice.label }), choice.widens ? el("small", { text: `⚠ ${choice.widens}` }) : null));
+    }
+  } else if (agent.choices.length) {
+    parts.push(el("ol", { class: "choices" }, ...agent.choices.map((c) => el("li", { text: c.label }))));
+  }
+  dialog.replaceChildren(...parts);
+
+  const buttons = [];
+  if (agent.multi_select && agent.choices.length && can.has("option")) {
+    const keys = agent.choices.map((c) => c.key).filter((k) => ticks.has(k));
+    buttons.push(el("button", { type: "button", class: "primary", text: "Submit", disabled: busy || keys.length === 0, onclick: () => answer(agent, "option", keys.join(",")) }));
+  }
+  for (const action of ["approve", "deny", "nudge", "interrupt"]) {
+    if (can.has(action)) {
+      buttons.push(el("button", { type: "button", class: action === "approve" ? "primary" : action === "deny" || action === "interrupt" ? "danger" : "", text: ACTION_NAMES[action], disabled: busy, onclick: () => answer(agent, action) }));
+    }
+  }
+  actions.replaceChildren(...buttons);
+  const form = $("reply-form");
+  form.hidden = !can.has("reply") || agent.state === "working" || agent.state === "exited";
+  form.querySelector("button").disabled = busy;
+  if (readOnly) say("This page is read-only: it shows, it answers nothing.");
+}
+
+function drawScreen() {
+  const pre = $("screen");
+  if (!screen) {
+    pre.replaceChildren(el("span", { class: "dim", text: shown && agents.has(shown) ? "(reading the screen…)" : "" }));
+    return;
+  }
+  const lines = [];
+  screen.rows.forEach((row, y) => {
+    if (y) lines.push("\n");
+    for (const [text, fg, bg, flags] of row) {
+      if (!fg && !bg && !flags) {
+        lines.push(text);
+        continue;
+      }
+      const span = document.createElement("span");
+      span.textContent = text;
+      let [f, b] = [fg, bg];
+      if (flags.includes("r")) [f, b] = [b || "reverse-fg", f || "reverse-bg"];
+      colour(span, "color", "fg", f);
+      colour(span, "backgroundColor", "bg", b);
+      if (flags.includes("b")) span.classList.add("b");
+      if (flags.includes("i")) span.classList.add("i");
+      if (flags.includes("u")) span.classList.add("u");
+      lines.push(span);
+    }
+  });
+  const atBottom = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
+  pre.replaceChildren(...lines);
+  if (atBottom) pre.scrollTop = pre.scrollHeight;
+}
+
+function colour(span, property, prefix, value) {
+  if (!value) return;
+  if (value === "reverse-fg" || value === "reverse-bg") span.classList.add(value);
+  else if (/^[0-9a-f]{6}$/.test(value)) span.style[property] = `#${value}`;
+  else {
+    const bright = value.startsWith("bright");
+    const name = bright ? value.slice(6) : value;
+    if (NAMED.has(name)) span.classList.add(`${prefix}-${bright ? "bright-" : ""}${name}`);
+  }
+}
+
+// -- answering -------------------------------------------------------------------------------
+async function post(path, body) {
+  return fetch(path, { method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+}
+
+async function answer(agent, intent, option, text) {
+  if (busy) return;
+  busy = true;
+  say("Sending…", "pending");
+  drawAgent();
+  try {
+    const response = await post("/api/answer", { pane: agent.address, intent, option: option || "", text: text || "", expect: agent.fingerprint || "" });
+    const body = await response.json().catch(() => ({}));
+    if (response.ok && body.delivered) {
+      say(`Sent: ${body.detail}`, "ok");
+      if (intent === "text") $("reply-text").value = "";
+      ticks = null;
+    } else if (response.ok) {
+      say(`Not confirmed: ${body.detail}`, "error");
+    } else if (response.status === 409) {
+      say(`Nothing sent: ${body.error || "the agent changed"}. Here is what it shows now.`, "error");
+      ticks = null;
+    } else {
+      say(`Nothing sent: ${body.error || response.statusText}`, "error");
+    }
+  } catch (error) {
+    say("Nothing known: the connection failed. Check the agent before answering again.", "error");
+  } finally {
+    busy = false;
+    await loadScreen();
+  }
+}
+
+$("reply-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const agent = agents.get(shown);
+  const text = $("reply-text").value.trim();
+  if (agent && text) answer(agent, "text", "", text);
+});
+$("back").addEventListener("click", () => {
+  location.hash = "";
+});
+window.addEventListener("hashchange", route);
+
+// -- live ------------------------------------------------------------------------------------
+async function loadAgents() {
+  const response = await fetch("/api/agents", { credentials: "same-origin" });
+  if (response.status === 401 || response.status === 403) {
+    setLive(false, "not signed in: open the address 'headspace web' printed");
+    return false;
+  }
+  const body = await response.json();
+  const now = Date.now();
+  agents.clear();
+  for (const agent of body.agents) agents.set(agent.address, { ...agent, at: now });
+  problems = body.problems;
+  readOnly = body.read_only;
+  return true;
+}
+
+function setLive(live, text) {
+  const badge = $("live");
+  badge.textContent = text || (live ? "live" : "not live: reconnecting…");
+  badge.className = live ? "on" : "off";
+}
+
+function follow() {
+  events = new EventSource(`/api/events?client=${client}`);
+  events.onopen = async () => {
+    // After a gap, everything is read again: what changed meanwhile was not heard.
+    if (await loadAgents().catch(() => false)) {
+      setLive(true);
+      if (shown) {
+        post("/api/focus", { client, pane: shown }).catch(() => {});
+        loadScreen();
+      }
+      route();
+    }
+    wasLive = true;
+  };
+  events.onerror = () => setLive(false, wasLive ? "not live: reconnecting…" : "connecting…");
+  events.onmessage = (message) => {
+    const item = JSON.parse(message.data);
+    if (item.type === "agent") {
+      const before = agents.get(item.agent.address);
+      agents.set(item.agent.address, { ...item.agent, at: Date.now() });
+      if (item.agent.address === shown && before && before.fingerprint !== item.agent.fingerprint) ticks = null;
+    } else if (item.type === "removed") {
+      agents.delete(item.pane);
+    } else if (item.type === "hosts") {
+      problems = item.problems;
+    } else if (item.type === "screen") {
+      if (item.pane === shown) {
+        screen = item.screen;
+        drawScreen();
+      }
+      return;
+    }
+    if (shown) drawAgent();
+    else drawList();
+  };
+}
+
+setInterval(() => (shown ? null : drawList()), 1000); // the times tick
+route();
+follow();

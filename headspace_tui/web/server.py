@@ -1,0 +1,402 @@
+"""The web page's server: the resident service's agents, live, for a browser (a phone first), answering through the facade.
+
+Why aiohttp: the resident service already serves its Unix socket with it
+(resident/server.py), so the page is one more site of the same loop, with
+the service's own objects: one monitor for the terminal, the popup and the
+phone, and no second stack to keep.  Server-Sent Events carry the changes
+(a browser reconnects them by itself); answers are JSON POSTs.
+
+The routes (every one needs the token; guard.py says how it is checked):
+
+* ``GET /``: the page (``/?token=…`` sets the cookie and redirects to ``/``);
+* ``GET /assets/{app.js,app.css}``: its script and style, shipped in the wheel;
+* ``GET /api/agents``: every agent as the page lists it (views.py), the hosts'
+  problems, and whether the page may answer;
+* ``GET /api/screen?pane=%3@box``: that agent's screen as coloured runs;
+* ``GET /api/events?client=ID``: Server-Sent Events (``agent``, ``removed``,
+  ``hosts``, and ``screen`` for the pane that client looks at);
+* ``POST /api/focus``: ``{"client": ID, "pane": "%3"|null}``: the pane this
+  page looks at (read at the preview's pace, its screens pushed);
+* ``POST /api/answer``: ``{"pane", "intent", "option", "text", "expect"}``:
+  one answer through the facade's answerer, policy and guard, only if the
+  prompt's fingerprint is still ``expect`` (what the page showed); the audit
+  says "via web" and the client's address.
+
+The page reaches the service only through the facade (``Service``'s public
+calls and AnswerWait), as the terminal UI does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import re
+import ssl
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+from urllib.parse import quote
+
+from aiohttp import web
+
+from ..events import AgentChanged, AgentRemoved, Event, PaneCaptured, ProblemChanged
+from ..model import PaneAddress
+from ..service.answer_wait import AnswerWait
+from ..service.facade import Intent, IntentKind, Service
+from .guard import COOKIE, RateLimit, new_token, same_origin, token_matches
+from .views import agent_view, screen_view
+
+log = logging.getLogger(__name__)
+
+MAX_REQUEST = 16 * 1024  # bytes: no request of the page's is bigger
+MAX_TEXT = 10_000  # characters of a typed reply
+EVENTS_QUEUED = 500  # changes a page may fall behind by before it is cut off (it reconnects and reloads)
+WRITE_TIMEOUT = 5.0  # seconds one write to a page may take
+KEEPALIVE = 15.0  # seconds between two comments on a quiet stream (a proxy or a phone's network drops a silent one)
+SCREEN_PACE = 0.1  # seconds between two screens pushed to one page (a flood of output is not a flood of JSON)
+PANE = re.compile(r"%\d{1,9}(@[A-Za-z0-9][A-Za-z0-9._-]{0,63})?")
+CLIENT = re.compile(r"[A-Za-z0-9_-]{8,64}")
+ASSETS = {"app.js": "text/javascript", "app.css": "text/css"}
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",  # the first URL carries the token
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",
+}
+
+
+@dataclass(frozen=True)
+class WebOptions:
+    """How the page is served: where, with which token, answering or not, over TLS or not."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    token: str = ""
+    read_only: bool = False
+    tls: tuple[str, str] | None = None  # (certificate file, key file)
+
+    @property
+    def scheme(self) -> str:
+        return "https" if self.tls else "http"
+
+    def url(self, host: str | None = None, agent: str = "") -> str:
+        """The page's address with its token (what ``headspace web`` prints); ``agent``: opened at that agent."""
+        where = host or self.host
+        if ":" in where and not where.startswith("["):
+            where = f"[{where}]"
+        fragment = f"#agent={quote(agent, safe='@')}" if agent else ""
+        return f"{self.scheme}://{where}:{self.port}/?token={self.token}{fragment}"
+
+
+class WebPage:
+    """The page's routes and its streams, for one service; made once, served by ``WebSite`` while the web is on."""
+
+    def __init__(self, service: Service, answers: AnswerWait, focus: Callable[[str, str | None], None], gone: Callable[[str], None]) -> None:
+        self.service = service
+        self.answers = answers
+        self.focus = focus  # the service's focus arbitration, shared with the terminal clients (FacadeStream.focus)
+        self.gone = gone
+        self.options = WebOptions()
+        self.limits = RateLimit()
+        self._streams: dict[asyncio.Queue[dict[str, Any] | None], str] = {}  # each page's queue -> its client id
+        self._looking: dict[str, str] = {}  # client -> the pane it looks at
+        self._pushed: dict[str, float] = {}  # client -> when its last screen was pushed
+        service.subscribe(self._event)
+
+    # -- the application ------------------------------------------------------------------
+    def app(self) -> web.Application:
+        app = web.Application(middlewares=[self._guard], client_max_size=MAX_REQUEST)
+        app.router.add_get("/", self._page)
+        app.router.add_get("/assets/{name}", self._asset)
+        app.router.add_get("/api/agents", self._agents)
+        app.router.add_get("/api/screen", self._screen)
+        app.router.add_get("/api/events", self._events)
+        app.router.add_post("/api/focus", self._focus)
+        app.router.add_post("/api/answer", self._answer)
+        return app
+
+    @staticmethod
+    def _peer(request: web.Request) -> str:
+        return request.remote or "?"
+
+    @web.middleware
+    async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        peer = self._peer(request)
+        if self.limits.turned_away(peer) or not self.limits.allow(peer):
+            return _plain("too many requests", 429)
+        token = self.options.token
+        given = request.cookies.get(COOKIE)
+        first = request.path == "/" and request.method == "GET" and "token" in request.query
+        if first:
+            if not token_matches(request.query.get("token"), token):
+                self.limits.wrong_token(peer)
+                log.warning("web: a wrong token from %s", peer)
+                return _plain("headspace: this link's token is not the page's (run 'headspace web' again for the current one)", 403)
+            moved = web.HTTPSeeOther("/")  # the token leaves the address bar (and the history); the fragment stays
+            moved.set_cookie(COOKIE, token, httponly=True, samesite="Strict", secure=self.options.tls is not None, path="/")
+            _secure(moved)
+            return moved
+        if not token_matches(given, token):
+            if given is not None:
+                self.limits.wrong_token(peer)
+            return _plain("headspace: open the address 'headspace web' printed (it carries the page's token)", 401)
+        if request.method != "GET" and not same_origin(request.headers.get("Origin"), request.host, self.options.scheme):
+            log.warning("web: a %s from %s without this page's Origin", request.method, peer)
+            return _plain("a change must come from the page itself (its Origin)", 403)
+        try:
+            response = await handler(request)
+        except web.HTTPException as exc:
+            response = _plain(exc.reason, exc.status)
+        _secure(response)
+        return response
+
+    # -- the page and its assets ----------------------------------------------------------
+    async def _page(self, request: web.Request) -> web.StreamResponse:
+        return web.Response(body=_asset_bytes("index.html"), content_type="text/html", charset="utf-8")
+
+    async def _asset(self, request: web.Request) -> web.StreamResponse:
+        name = request.match_info["name"]
+        if name not in ASSETS:
+            return _plain("no such file", 404)
+        return web.Response(body=_asset_bytes(name), content_type=ASSETS[name], charset="utf-8")
+
+    # -- what the page reads ----------------------------------------------------------------
+    async def _agents(self, request: web.Request) -> web.Response:
+        now = time.time()
+        agents = [agent_view(agent, now) for agent in self.service.agents() if not PaneAddress.parse(agent.pane_id).placeholder]
+        return web.json_response({"agents": agents, "problems": self._problems(), "read_only": self.options.read_only})
+
+    def _problems(self) -> list[str]:
+        out = []
+        for host, problem in self.service.hosts():
+            if problem == "starting":
+                out.append(f"{host}: still on its first look")
+            elif problem:
+                out.append(problem if problem.startswith(host) else f"{host}: {problem}")
+        return out
+
+    async def _screen(self, request: web.Request) -> web.Response:
+        pane = request.query.get("pane", "")
+        if not PANE.fullmatch(pane):
+            return web.json_response({"error": "pane: a pane id such as %3 or %3@box"}, status=400)
+        agent = self.service.agent(pane)
+        if agent is None:
+            return web.json_response({"error": f"{pane}: no agent is watched there"}, status=404)
+        screen = self.service.screen(pane)
+        return web.json_response({"pane": pane, "agent": agent_view(agent), "screen": screen_view(screen) if screen else None})
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        client = request.query.get("client", "")
+        if not CLIENT.fullmatch(client):
+            return web.json_response({"error": "client: 8 to 64 letters, digits, - or _"}, status=400)
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", **SECURITY_HEADERS})
+        await response.prepare(request)
+        queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(EVENTS_QUEUED)
+        self._streams[queue] = client
+        try:
+            await asyncio.wait_for(response.write(b"retry: 1000\n: headspace\n\n"), WRITE_TIMEOUT)
+            while True:
+                try:
+                    item = await asyncio.wait_for(queue.get(), KEEPALIVE)
+                except TimeoutError:
+                    await asyncio.wait_for(response.write(b": still here\n\n"), WRITE_TIMEOUT)
+                    continue
+                if item is None:
+                    break
+                await asyncio.wait_for(response.write(b"data: " + json.dumps(item).encode() + b"\n\n"), WRITE_TIMEOUT)
+        except (ConnectionError, TimeoutError):
+            log.info("web: a page went away or stopped reading")
+        finally:
+            self._streams.pop(queue, None)
+            if client not in self._streams.values():
+                self._looking.pop(client, None)
+                self._pushed.pop(client, None)
+                self.gone(f"web-{client}")
+        return response
+
+    async def _focus(self, request: web.Request) -> web.Response:
+        body = await _json(request)
+        client, pane = body.get("client") if body else None, body.get("pane") if body else None
+        if not isinstance(client, str) or not CLIENT.fullmatch(client) or not (pane is None or (isinstance(pane, str) and PANE.fullmatch(pane))):
+            return web.json_response({"error": 'a focus is {"client": ID, "pane": "%3" or null}'}, status=400)
+        if pane is None:
+            self._looking.pop(client, None)
+        else:
+            self._looking[client] = pane
+        self.focus(f"web-{client}", pane)
+        return web.json_response({"focused": pane})
+
+    # -- answering ----------------------------------------------------------------------------
+    async def _answer(self, request: web.Request) -> web.Response:
+        if self.options.read_only:
+            return web.json_response({"error": "this page is read-only (headspace web --read-only): nothing sent"}, status=403)
+        body = await _json(request)
+        asked = _answer_request(body, f"web {self._peer(request)}")
+        if isinstance(asked, str):
+            return web.json_response({"error": asked}, status=400)
+        pane, intent, expect = asked
+        reply = await self.answers.answer(pane, intent, expect)
+        log.info("web answer %s to %s from %s: %s %s", intent.kind.value, pane, self._peer(request), reply.status, reply.detail)
+        if reply.status != 200:
+            return web.json_response({"error": reply.detail, "state": reply.state}, status=reply.status)
+        return web.json_response({"target": reply.target, "delivered": reply.delivered, "detail": reply.detail})
+
+    # -- the streams --------------------------------------------------------------------------
+    def _event(self, event: Event) -> None:
+        if not self._streams:
+            return
+        if isinstance(event, PaneCaptured):
+            self._screen_pushed(event.pane_id)
+            return
+        item: dict[str, Any] | None = None
+        if isinstance(event, AgentChanged):
+            if PaneAddress.parse(event.agent.pane_id).placeholder:
+                return
+            item = {"type": "agent", "agent": agent_view(event.agent)}
+        elif isinstance(event, AgentRemoved):
+            item = {"type": "removed", "pane": event.pane_id}
+        elif isinstance(event, ProblemChanged):
+            item = {"type": "hosts", "problems": self._problems()}
+        if item is not None:
+            for queue in list(self._streams):
+                self._put(queue, item)
+
+    def _screen_pushed(self, pane: str) -> None:
+        """A pane was read again: its screen goes to the pages that look at it, at most every SCREEN_PACE seconds each."""
+        now = time.monotonic()
+        item: dict[str, Any] | None = None
+        for queue, client in list(self._streams.items()):
+            if self._looking.get(client) != pane or now - self._pushed.get(client, 0.0) < SCREEN_PACE:
+                continue
+            if item is None:
+                screen = self.service.screen(pane)
+                if screen is None:
+                    return
+                item = {"type": "screen", "pane": pane, "screen": screen_view(screen)}
+            self._pushed[client] = now
+            self._put(queue, item)
+
+    def _put(self, queue: asyncio.Queue[dict[str, Any] | None], item: dict[str, Any]) -> None:
+        try:
+            queue.put_nowait(item)
+        except asyncio.QueueFull:
+            log.info("web: a page fell %d behind: cut off (it reconnects)", EVENTS_QUEUED)
+            self._streams.pop(queue, None)
+            with contextlib.suppress(asyncio.QueueEmpty):
+                queue.get_nowait()
+            queue.put_nowait(None)
+
+    def close_streams(self) -> None:
+        """End every page's stream (the web is turned off, or the service ends)."""
+        for queue in list(self._streams):
+            with contextlib.suppress(asyncio.QueueEmpty):
+                queue.get_nowait()
+            queue.put_nowait(None)
+
+
+class WebSite:
+    """The page served on a TCP address, started and stopped with the web (the service keeps running)."""
+
+    def __init__(self, page: WebPage) -> None:
+        self.page = page
+        self._runner: web.AppRunner | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._runner is not None
+
+    async def start(self, options: WebOptions) -> None:
+        """Serve the page at ``options``' address (stopping a site that served elsewhere first); OSError when the address cannot be had."""
+        await self.stop()
+        context = None
+        if options.tls is not None:
+            context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            context.load_cert_chain(*options.tls)
+        self.page.options = options
+        runner = web.AppRunner(self.page.app(), access_log=None, handle_signals=False, handler_cancellation=True, shutdown_timeout=1.0)
+        await runner.setup()
+        try:
+            await web.TCPSite(runner, options.host, options.port, ssl_context=context, reuse_address=True).start()
+        except BaseException:
+            await runner.cleanup()
+            raise
+        self._runner = runner
+        log.info("web page served at %s://%s:%d%s", options.scheme, options.host, options.port, " (read-only)" if options.read_only else "")
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            self.page.close_streams()
+            runner, self._runner = self._runner, None
+            await runner.cleanup()
+
+
+def _asset_bytes(name: str) -> bytes:
+    return resources.files("headspace_tui.web").joinpath("assets", name).read_bytes()
+
+
+def _plain(text: str, status: int) -> web.Response:
+    response = web.Response(text=text + "\n", status=status, content_type="text/plain")
+    _secure(response)
+    return response
+
+
+def _secure(response: web.StreamResponse) -> None:
+    for name, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(name, value)
+
+
+async def _json(request: web.Request) -> dict[str, Any] | None:
+    if request.content_type != "application/json":
+        return None
+    try:
+        body = await request.json()
+    except ValueError:
+        return None
+    return body if isinstance(body, dict) else None
+
+
+def _answer_request(body: dict[str, Any] | None, via: str) -> tuple[str, Intent, str] | str:
+    """An answer's body as (pane, intent, the fingerprint the page showed), or what is wrong with it."""
+    if body is None:
+        return "an answer is a JSON object"
+    pane, kind, expect = body.get("pane"), body.get("intent"), body.get("expect")
+    option, text = body.get("option", ""), body.get("text", "")
+    if not isinstance(pane, str) or not PANE.fullmatch(pane):
+        return "pane: a pane id such as %3 or %3@box"
+    if kind not in {k.value for k in IntentKind}:
+        return f"intent: one of {', '.join(k.value for k in IntentKind)}"
+    if not isinstance(option, str) or not re.fullmatch(r"(\d{1,2}(,\d{1,2})*)?", option):
+        return "option: an option number, or several joined by commas"
+    if not isinstance(text, str) or len(text) > MAX_TEXT:
+        return f"text: a string of at most {MAX_TEXT} characters"
+    if not isinstance(expect, str):
+        return "expect: the fingerprint of the prompt the page showed (a string; empty when it showed none)"
+    return pane, Intent(IntentKind(kind), option=option, text=text, via=via), expect
+
+
+def web_options(body: object, current: WebOptions | None = None) -> WebOptions | str:
+    """``POST /v1/web``'s body (``{"host", "port", "token", "read_only", "tls": [cert, key]}``) as options, or what is wrong with it.
+
+    No token: the one the page has now (the pages open keep working), else a new one.
+    """
+    if not isinstance(body, dict):
+        return "the web's settings are a JSON object"
+    host, port, token = body.get("host", "127.0.0.1"), body.get("port", 8765), body.get("token") or ""
+    read_only, tls = body.get("read_only", False), body.get("tls")
+    if not isinstance(host, str) or not re.fullmatch(r"[0-9A-Za-z.:_-]{1,255}", host):
+        return "host: an address to listen on, such as 127.0.0.1"
+    if not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536:
+        return "port: a port number"
+    if not isinstance(token, str) or (token and not re.fullmatch(r"[A-Za-z0-9_-]{16,256}", token)):
+        return "token: 16 or more letters, digits, - or _"
+    if not isinstance(read_only, bool):
+        return "read_only: true or false"
+    if tls is not None and not (isinstance(tls, list) and len(tls) == 2 and all(isinstance(p, str) and p for p in tls)):
+        return "tls: [certificate file, key file]"
+    token = token or (current.token if current is not None and current.token else new_token())
+    return WebOptions(host, port, token, read_only, (tls[0], tls[1]) if tls else None)

@@ -1,0 +1,75 @@
+"""What the page shows, as plain data: an agent's row with its actions, its dialog, and its screen as coloured runs.
+
+Every string here comes from outside (pane text, names, folders): the page
+puts it in with ``textContent``, never as HTML, and colours are passed only as
+a palette name or six hex digits (anything else is the default colour), so
+nothing from a pane can become markup or a style of its own.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from ..detect.approval import approval, widening
+from ..model import STATE_GLYPHS, Agent, AgentState
+from ..screen.virtual import VirtualScreen
+from ..service.facade import PaneScreen, key_allowed, sort_key
+from ..service.rows import agent_row
+
+# The page's buttons and the answer each sends (the terminal's keys, by the same names).
+ACTIONS = ("approve", "deny", "option", "submit", "reply", "nudge", "interrupt")
+_NAMED = re.compile(r"(bright)?(black|red|green|brown|yellow|blue|magenta|cyan|white)|bfightmagenta")
+_HEX = re.compile(r"[0-9a-fA-F]{6}")
+_REFUSES = re.compile(r"\s*(no\b|deny|reject|cancel|tell |type here)", re.IGNORECASE)  # a menu's options that refuse or redirect: they widen nothing
+
+
+def agent_view(agent: Agent, now: float | None = None) -> dict[str, Any]:
+    """The agent as the page lists it: ``status --json``'s row, with its address, glyph, and the actions that fit now."""
+    row = agent_row(agent, time.time() if now is None else now)
+    prompt = agent.observation.prompt
+    actions = [action for action in ACTIONS if key_allowed(action, agent)]
+    menu = agent.state in (AgentState.PERMISSION, AgentState.PLAN)
+    chosen = approval(prompt) if menu else None
+    if "approve" in actions and (chosen is None or chosen.widens):
+        actions.remove("approve")  # Approve never widens what the agent may do: the options say what each one does
+    row.update(
+        {
+            "address": agent.pane_id,  # "%3", or "%3@box" for a remote host's
+            "glyph": STATE_GLYPHS[agent.state],
+            "needs_you": agent.state.needs_you,
+            "offline": agent.offline,
+            "actions": actions,
+            "fingerprint": prompt.fingerprint if prompt else "",
+            "title": prompt.title if prompt else "",
+            # ``widens``: what choosing it changes beyond this one request ("" for none): the page asks before it sends one.
+            "choices": [{"key": o.key, "label": o.label, "ticked": o.ticked, "widens": widening(o.label) if menu and not _REFUSES.match(o.label) else ""} for o in prompt.options] if prompt else [],
+            "multi_select": bool(prompt and prompt.multi_select),
+            "order": list(sort_key(agent)),  # the table's order: needing you first, longest-waiting first
+            "part": [prompt.question_index, prompt.question_count] if prompt and prompt.question_count > 1 else None,
+        }
+    )
+    return row
+
+
+def _colour(value: Any) -> str:
+    if not isinstance(value, str) or value == "default":
+        return ""
+    if _NAMED.fullmatch(value):
+        return value
+    return value.lower() if _HEX.fullmatch(value) else ""
+
+
+def screen_view(screen: PaneScreen) -> dict[str, Any]:
+    """A pane's screen as rows of runs ``[text, fg, bg, flags]`` (flags: b bold, i italic, u underline, r reverse)."""
+    virtual = VirtualScreen(max(1, min(screen.width, 1000)), max(1, min(screen.height, 1000)))
+    virtual.load_capture(screen.ansi)
+    rows = []
+    for runs in virtual.runs():
+        row = []
+        for text, (fg, bg, bold, italics, underscore, _strike, reverse, _blink) in runs:
+            flags = "".join(flag for flag, on in (("b", bold), ("i", italics), ("u", underscore), ("r", reverse)) if on)
+            row.append([text, _colour(fg), _colour(bg), flags])
+        rows.append(row)
+    return {"width": virtual.width, "height": virtual.height, "rows": rows}
