@@ -8,7 +8,10 @@ characters shown as placeholders):
 * ``HEADSPACE_TITLE``: "api:0.1 (shop) needs permission", "3 agents need you";
 * ``HEADSPACE_BODY``: what it waits for ("Bash: npm test"), or who;
 * ``HEADSPACE_TEXT``: both in one line, as OSC 9 shows them;
-* ``HEADSPACE_AGENTS``: a JSON list, one ``{"name", "state", "what"}`` per agent.
+* ``HEADSPACE_AGENTS``: a JSON list, one ``{"name", "state", "what"}`` per agent;
+* ``HEADSPACE_URL``: the web page of the (first) agent when ``headspace web``
+  serves it (no token in it: a phone that opened the page once has the
+  cookie), else empty; a link that opens the page, never one that answers.
 
 It runs in a thread of its own with a timeout (the program, and whatever it
 started, is killed after it), stdin from /dev/null, output discarded but
@@ -28,6 +31,7 @@ import signal
 import subprocess
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
 from .decide import Notification, notification
 
@@ -46,6 +50,7 @@ def command_env(note: Notification, base: Mapping[str, str]) -> dict[str, str]:
         "HEADSPACE_BODY": note.body,
         "HEADSPACE_TEXT": f"{note.title}: {note.body}" if note.body else note.title,
         "HEADSPACE_AGENTS": json.dumps(agents, ensure_ascii=False),
+        "HEADSPACE_URL": note.link,
     }
 
 
@@ -138,4 +143,7 @@ class CommandRunner:
 def merged(first: Notification, second: Notification) -> Notification:
     """One notification for the agents of both (each agent once, its latest wait)."""
     alerts = {a.key: a for a in (*first.alerts, *second.alerts)}
-    return notification(tuple(alerts.values())) if alerts else second
+    if not alerts:
+        return second
+    link = first.link or second.link  # the page of the first agent, as the body says
+    return replace(notification(tuple(alerts.values())), link=link)

@@ -78,6 +78,7 @@ class Alert:
     state: AgentState
     what: str  # the command to approve, the question, the error; "" if nothing more to say
     at: float
+    address: str = ""  # its pane ("%3", "%3@box"): where the web page opens it
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,7 @@ class Notification:
     title: str
     body: str
     alerts: tuple[Alert, ...]
+    link: str = ""  # the web page of its (first) agent, when the page is served: a tap opens it, never answers
 
 
 def describe(agent: Agent) -> tuple[str, str]:
@@ -171,7 +173,7 @@ class Notifier:
             self._pending.pop(key, None)
             return None
         name, what = describe(agent)
-        alert = Alert(key, name, state, what, now)
+        alert = Alert(key, name, state, what, now, agent.pane_id)
         self._pending.pop(key, None)  # one entry per agent: its latest wait
         self._pending[key] = alert
         return alert
@@ -186,7 +188,7 @@ class Notifier:
         if not state.needs_you or state not in self.states:
             return None
         name, what = describe(agent)
-        self._pending[key] = alert = Alert(key, name, state, what, now)
+        self._pending[key] = alert = Alert(key, name, state, what, now, agent.pane_id)
         return alert
 
     def forget(self, key: str) -> None:

@@ -23,6 +23,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from ..events import AgentChanged, AgentRemoved, Event
 from ..model import Agent
@@ -51,6 +52,7 @@ class Ringer:
             self.notify_send = deliver.notify_send_path(self.env)
         self._wake = asyncio.Event()
         self.rung: list[Notification] = []  # what was rung, newest last (the last few; for the log and a test)
+        self.page_link: Callable[[str], str] = lambda address: ""  # the web page of an agent, "" while the page is off (the service sets it)
         service.subscribe(self._event)
 
     def _event(self, event: Event) -> None:
@@ -85,7 +87,14 @@ class Ringer:
                 self._wake.set()
 
     def ring(self, note: Notification) -> None:
-        """One notification out: every client's terminal, the command, the desktop (blocking: off the loop)."""
+        """One notification out: every client's terminal, the command, the desktop (blocking: off the loop).
+
+        While the web page is served, each carries the page of its (first)
+        agent: at the end of the words, and in ``HEADSPACE_URL``.
+        """
+        link = self.page_link(note.alerts[0].address) if note.alerts and note.alerts[0].address else ""
+        if link:
+            note = replace(note, body=f"{note.body} {link}".strip(), link=link)
         self.rung = [*self.rung[-9:], note]
         if self.mode != "none":
             sent = direct.to_clients(self.env, osc_sequence(note, self.mode), ring=True, passthrough="", mode=self.mode, text=status_text(note))

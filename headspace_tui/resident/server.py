@@ -109,6 +109,8 @@ class Resident:
         self.answers = AnswerWait(service)  # the answers asked over the socket (``send``) and from the web page, each waiting for its final report
         self.web = WebSite(WebPage(service, self.answers, self.facade.focus, self.facade.gone))  # the phone page: off until asked (/v1/web, [web])
         self.web_on_start = web_on_start
+        if ringer is not None:
+            ringer.page_link = self._page_link
         service.subscribe(self._event)
         service.on_answer_report(self._report)
 
@@ -124,6 +126,9 @@ class Resident:
             "config": self.config_path,
             "web": self._web_card(),
         }
+
+    def _page_link(self, address: str) -> str:
+        return self.web.page.options.link(address) if self.web.running else ""
 
     def _web_card(self) -> dict[str, Any] | None:
         if not self.web.running:

@@ -33,6 +33,7 @@ import contextlib
 import json
 import logging
 import re
+import socket
 import ssl
 import time
 from collections.abc import Callable
@@ -83,6 +84,13 @@ class WebOptions:
     @property
     def scheme(self) -> str:
         return "https" if self.tls else "http"
+
+    def link(self, agent: str) -> str:
+        """The page of ``agent``, without the token (a notification's link: the phone that opened the page once has the cookie)."""
+        where = socket.gethostname() if self.host in ("0.0.0.0", "::") else self.host
+        if ":" in where:
+            where = f"[{where}]"
+        return f"{self.scheme}://{where}:{self.port}/#agent={quote(agent, safe='@')}"
 
     def url(self, host: str | None = None, agent: str = "") -> str:
         """The page's address with its token (what ``headspace web`` prints); ``agent``: opened at that agent."""

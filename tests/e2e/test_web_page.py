@@ -17,8 +17,9 @@ service the command starts:
 * a session named like HTML is shown as text (nothing of it runs);
 * the page says when it is not live, and comes back by itself.
 
-Screenshots of the page at 390x844 are written to snapshots/web/ by the
-first two tests (the note's pictures; they are not compared).
+Screenshots of the page at 390x844 go to snapshots/web/ when
+HEADSPACE_WEB_SHOTS=1 (the README's pictures; they are not compared), else
+to the test's own folder.
 """
 
 from __future__ import annotations
@@ -32,11 +33,14 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
+from tests.e2e.test_jump import wait
 from tests.e2e.test_multi_select import answers
-from tests.e2e.test_resident_service import run
+from tests.e2e.test_notify_terminal import recording_command
+from tests.e2e.test_resident_service import run, started
 from tests.harness import fake_api as api
 from tests.harness.scenarios import NUMBERED_MENU, QUESTION_DB, QUESTION_FEATURES
 
@@ -44,7 +48,7 @@ pytestmark = pytest.mark.e2e
 
 CHROMIUM = "/usr/bin/chromium"
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
-SHOTS = Path(__file__).resolve().parents[2] / "snapshots" / "web"
+SNAPSHOTS = Path(__file__).resolve().parents[2] / "snapshots" / "web"
 WAIT = 30_000  # ms a page may take to show what the service knows (generous: CI is loaded; the benchmark measures)
 
 
@@ -74,13 +78,13 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def web_on(server: str, services: list[int], *options: str) -> tuple[str, int, str]:
+def web_on(server: str, services: list[int], *options: str, config: Path | None = None) -> tuple[str, int, str]:
     """``headspace -L server web --listen 127.0.0.1:PORT``: the printed address, its port and token (the service's pid noted for teardown)."""
     from headspace_tui.shared.resident_place import place_of, read_card
     from headspace_tui.tmux.server import TmuxServer
 
     port = free_port()
-    proc = run("-L", server, "web", "--listen", f"127.0.0.1:{port}", "--no-qr", *options)
+    proc = run("-L", server, *(["--config", str(config)] if config else []), "web", "--listen", f"127.0.0.1:{port}", "--no-qr", *options)
     assert proc.returncode == 0, proc.stderr
     urls = [line for line in proc.stdout.splitlines() if line.startswith("http://")]
     assert len(urls) == 1 and urls[0].startswith(f"http://127.0.0.1:{port}/?token="), proc.stdout
@@ -120,7 +124,11 @@ def audit_lines(needle: str) -> list[str]:
     return found
 
 
-def test_a_phone_approves_the_exact_call_and_the_page_is_closed_to_anyone_without_the_token(claude_session, private_tmux, services, phone):
+def shots(tmp_path: Path) -> Path:
+    return SNAPSHOTS if os.environ.get("HEADSPACE_WEB_SHOTS") == "1" else tmp_path
+
+
+def test_a_phone_approves_the_exact_call_and_the_page_is_closed_to_anyone_without_the_token(claude_session, private_tmux, services, phone, tmp_path):
     session = claude_session([api.bash("touch from-the-phone.txt", "Create a file"), api.text("Created it.")], name="asking")
     url, port, token = web_on(private_tmux.name, services)
     base = f"http://127.0.0.1:{port}"
@@ -149,11 +157,11 @@ def test_a_phone_approves_the_exact_call_and_the_page_is_closed_to_anyone_withou
     agent_item(page, session.pane_id, "permission").wait_for(timeout=WAIT)
     on_page = time.monotonic() - on_pane
     assert on_page <= 2.0, f"the wait reached the page {on_page:.2f}s after the pane showed it"  # the benchmark measures the p95
-    page.screenshot(path=str(SHOTS / "list-390x844.png"))
+    page.screenshot(path=str(shots(tmp_path) / "list-390x844.png"))
 
     open_agent(page, session.pane_id, "permission")
     page.locator("#agent-view").get_by_text("touch from-the-phone.txt").first.wait_for(timeout=WAIT)  # the screen and the dialog show the exact command
-    page.screenshot(path=str(SHOTS / "permission-390x844.png"))
+    page.screenshot(path=str(shots(tmp_path) / "permission-390x844.png"))
     page.get_by_role("button", name="Approve", exact=True).tap()
     page.locator("#notice.ok").wait_for(timeout=WAIT)
     assert page.locator("#notice").inner_text().startswith("Sent:"), page.locator("#notice").inner_text()
@@ -200,7 +208,7 @@ def test_a_stale_page_sends_nothing_and_redraws_then_deny_refuses_the_dialog_the
     assert (session.workdir / "first.txt").exists()
 
 
-def test_an_option_a_multi_select_and_a_reply_reach_claude_as_tapped(claude_session, fake_api, private_tmux, services, phone):
+def test_an_option_a_multi_select_and_a_reply_reach_claude_as_tapped(claude_session, fake_api, private_tmux, services, phone, tmp_path):
     session = claude_session([api.ask(QUESTION_DB), api.ask(QUESTION_FEATURES), api.text("What next?")], name="asks")
     url, _, _ = web_on(private_tmux.name, services)
     page = phone.new_page()
@@ -208,6 +216,7 @@ def test_an_option_a_multi_select_and_a_reply_reach_claude_as_tapped(claude_sess
     session.submit("pick a database")
     session.wait_for("Which database", timeout=60)
     open_agent(page, session.pane_id, "question")
+    page.screenshot(path=str(shots(tmp_path) / "question-390x844.png"))
     page.get_by_role("button", name="SQLite", exact=True).tap()
     first = fake_api.wait_for(lambda r: bool(r.tool_results()), 30)
     assert answers(first) == {"Which database should we use?": "SQLite"}
@@ -216,6 +225,7 @@ def test_an_option_a_multi_select_and_a_reply_reach_claude_as_tapped(claude_sess
     page.locator("#agent-view").get_by_text("Which features should ship first?").first.wait_for(timeout=WAIT)
     page.get_by_role("checkbox", name=re.compile("Auth")).check()
     page.get_by_role("checkbox", name=re.compile("Search")).check()
+    page.screenshot(path=str(shots(tmp_path) / "multi-select-390x844.png"))
     page.get_by_role("button", name="Submit", exact=True).tap()
     second = fake_api.wait_for(lambda r: "Which features" in json.dumps(r.tool_results()), 30)
     assert answers(second) == {"Which features should ship first?": "Auth, Search"}
@@ -263,3 +273,35 @@ def test_a_read_only_page_answers_nothing(claude_session, private_tmux, services
     assert code == 403 and "read-only" in body, body
     time.sleep(1.0)
     assert not (session.workdir / "never.txt").exists()
+
+
+def test_the_web_section_serves_the_page_at_every_start_and_a_notification_links_the_agents_page(claude_session, private_tmux, tmp_path, services, phone):
+    session = claude_session([api.bash("touch linked.txt", "Create a file"), api.text("Done.")], name="linked")
+    port = free_port()
+    token_file = tmp_path / "web-token"
+    script, told = recording_command(tmp_path)
+    config = tmp_path / "config.toml"
+    config.write_text(f'notify_command = [{json.dumps(str(script))}]\n[web]\nlisten = "127.0.0.1:{port}"\ntoken_file = {json.dumps(str(token_file))}\n')
+    card = started(private_tmux.name, services, "--config", str(config))
+    assert card["web"] == {"host": "127.0.0.1", "port": port, "scheme": "http", "read_only": False}, card
+    token = token_file.read_text().strip()
+    assert len(token) >= 22 and os.stat(token_file).st_mode & 0o077 == 0
+
+    time.sleep(4.0)  # the service's quiet start: what is there then is not news
+    session.submit("create a file")
+    session.wait_for(NUMBERED_MENU, timeout=30)
+    wait(lambda: told.exists() and told.read_text().strip(), "notify_command")
+    (env,) = [json.loads(line) for line in told.read_text().splitlines()]
+    link = f"http://127.0.0.1:{port}/#agent={quote(session.pane_id, safe='@')}"
+    assert env["HEADSPACE_URL"] == link and token not in env["HEADSPACE_URL"], env
+    assert env["HEADSPACE_BODY"].endswith(link), env
+
+    page = phone.new_page()
+    page.goto(link)  # not signed in yet: the link opens nothing
+    assert page.locator("li.agent").count() == 0
+    page.goto(f"http://127.0.0.1:{port}/?token={token}")  # the address 'headspace web' printed, once
+    page.goto(link)  # the notification's tap: the agent's page, its actions; nothing answered by opening it
+    page.locator(f'#agent-view[data-pane="{session.pane_id}"][data-state="permission"]').wait_for(timeout=WAIT)
+    assert page.get_by_role("button", name="Approve", exact=True).is_visible()
+    time.sleep(1.0)
+    assert not (session.workdir / "linked.txt").exists()

@@ -107,4 +107,4 @@ def test_the_environment_is_the_users_plus_the_text(tmp_path):
     base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "KEEP": "1", "HEADSPACE_TITLE": "stale"}
     assert run_command([program(tmp_path)], Notification("t", "", ()), env=base) == ""
     (got,) = seen(tmp_path)
-    assert got["env"] == {"KEEP": "1", "HEADSPACE_TITLE": "t", "HEADSPACE_BODY": "", "HEADSPACE_TEXT": "t", "HEADSPACE_AGENTS": "[]"}
+    assert got["env"] == {"KEEP": "1", "HEADSPACE_TITLE": "t", "HEADSPACE_BODY": "", "HEADSPACE_TEXT": "t", "HEADSPACE_AGENTS": "[]", "HEADSPACE_URL": ""}
