@@ -799,6 +799,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
             print(f"no headspace service runs for {server.where()} ({exc})")
             return EXIT_FAIL
         print(f"{where(place)}; watching {', '.join(card.get('hosts') or []) or 'no host'}")
+        web = card.get("web")
+        if isinstance(web, dict):
+            print(f"its web page: {web.get('scheme')}://{web.get('host')}:{web.get('port')}/{' (read-only)' if web.get('read_only') else ''} (headspace web prints the address with its token)")
         return EXIT_OK
     if args.foreground:
         return _serve_here(args, server, place)
@@ -836,8 +839,16 @@ def cmd_web(args: argparse.Namespace) -> int:
         return EXIT_OK
     config = _load_config(args)
     web = config.web
+    explicit = bool(args.listen or args.tls or args.token_file or args.read_only or args.insecure_network)
+    if not explicit and is_held(place):
+        try:
+            said = client.request(place, "POST", "/v1/web", body={"keep": True})
+        except client.ServiceError:
+            said = {}
+        if said.get("url") and isinstance(said.get("web"), dict):
+            return _print_web(server, str(said["url"]), said["web"], qr=not args.no_qr)  # on already: where it is, as it is
     try:
-        if args.listen or args.tls or args.token_file or args.read_only or args.insecure_network or web is None:
+        if explicit or web is None:
             tls = (args.tls[0], args.tls[1]) if args.tls else ((web.tls_cert, web.tls_key) if web and web.tls_cert else None)
             options = listen.options(
                 args.listen or (web.listen if web else "127.0.0.1:8765"),
@@ -864,19 +875,27 @@ def cmd_web(args: argparse.Namespace) -> int:
         said = client.request(place, "POST", "/v1/web", body=body)
     except client.ServiceError as exc:
         raise UserError(f"the page is not on: {exc}") from None
-    url = str(said.get("url", ""))
-    host = listen.shown_host(options.host)
-    if host != options.host:
-        url = url.replace(f"//{options.host}:", f"//{host}:", 1)
-    print(f"headspace web: the page of {server.where()} is served at {options.scheme}://{host}:{options.port}/{' (read-only)' if options.read_only else ''}")
+    card = {"host": options.host, "port": options.port, "scheme": options.scheme, "read_only": options.read_only}
+    return _print_web(server, str(said.get("url", "")), card, qr=not args.no_qr)
+
+
+def _print_web(server, url: str, card: dict, *, qr: bool) -> int:
+    """Where the page is: its address with the token on a line of its own, a QR code of it, and how to reach a loopback one."""
+    from ..web import listen
+
+    listened, port = str(card.get("host")), card.get("port")
+    host = listen.shown_host(listened)
+    if host != listened:
+        url = url.replace(f"//{listened}:", f"//{host}:", 1)
+    print(f"headspace web: the page of {server.where()} is served at {card.get('scheme')}://{host}:{port}/{' (read-only)' if card.get('read_only') else ''}")
     print("open this address (it carries the access token; keep it to yourself):")
     print(url)
-    if not args.no_qr:
+    if qr:
         import segno
 
         segno.make(url, error="l").terminal(out=sys.stdout, compact=True)
-    if listen.loopback(options.host):
-        print(f"from another machine: ssh -L {options.port}:{options.host}:{options.port} <this machine>, then open the address there")
+    if listen.loopback(listened):
+        print(f"from another machine: ssh -L {port}:{listened}:{port} <this machine>, then open the address there")
     return EXIT_OK
 
 

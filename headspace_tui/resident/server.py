@@ -241,7 +241,7 @@ class Resident:
             self._push(self._facade_streams, [self.facade.report(report)])
 
     async def _web(self, request: web.Request) -> web.Response:
-        """Turn the web page on at an address (``headspace web``), or off (``{"off": true}``); the answer carries its URL with the token."""
+        """Turn the web page on at an address (``headspace web``), off (``{"off": true}``), or say where it is (``{"keep": true}``); the answer carries its URL with the token."""
         try:
             body = await request.json()
         except ValueError:
@@ -249,6 +249,9 @@ class Resident:
         if isinstance(body, dict) and body.get("off") is True:
             await self.web.stop()
             return web.json_response({"web": None})
+        if isinstance(body, dict) and body.get("keep") is True:  # the page as it is, if it is on: its address again
+            running = self.web.running
+            return web.json_response({"web": self._web_card(), "url": self.web.page.options.url() if running else None})
         options = web_options(body, self.web.page.options if self.web.running else None)
         if isinstance(options, str):
             return web.json_response({"error": options}, status=400)

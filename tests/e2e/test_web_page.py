@@ -132,6 +132,10 @@ def test_a_phone_approves_the_exact_call_and_the_page_is_closed_to_anyone_withou
     session = claude_session([api.bash("touch from-the-phone.txt", "Create a file"), api.text("Created it.")], name="asking")
     url, port, token = web_on(private_tmux.name, services)
     base = f"http://127.0.0.1:{port}"
+    again = run("-L", private_tmux.name, "web", "--no-qr")  # on already: where it is, with the same token
+    assert again.returncode == 0 and url in again.stdout.splitlines(), again.stdout
+    said = run("-L", private_tmux.name, "serve", "--status")
+    assert f"its web page: http://127.0.0.1:{port}/" in said.stdout and token not in said.stdout, said.stdout
 
     # Closed to anyone without the token: no page, no agent data, no answer.
     assert status_of(f"{base}/")[0] == 401
