@@ -15,7 +15,12 @@ service the command starts:
 * no token: 401 and no agent data; a wrong one: 403; a change without the
   page's Origin: 403; a GET never answers;
 * a session named like HTML is shown as text (nothing of it runs);
-* the page says when it is not live, and comes back by itself.
+* the page says when it is not live, and comes back by itself;
+* ``[web]`` in the config serves the page at every start, and a
+  notification carries the agent's page (no token; opening it answers
+  nothing);
+* with the terminal UI and the page open, tmux sees one control client per
+  session (the service's), not two.
 
 Screenshots of the page at 390x844 go to snapshots/web/ when
 HEADSPACE_WEB_SHOTS=1 (the README's pictures; they are not compared), else
@@ -309,3 +314,33 @@ def test_the_web_section_serves_the_page_at_every_start_and_a_notification_links
     assert page.get_by_role("button", name="Approve", exact=True).is_visible()
     time.sleep(1.0)
     assert not (session.workdir / "linked.txt").exists()
+
+
+def control_clients(tmux) -> int:
+    return [line.strip() for line in tmux.run("list-clients", "-F", "#{client_control_mode}").splitlines()].count("1")
+
+
+def test_with_the_tui_and_the_page_open_tmux_sees_one_control_client_per_session(claude_session, private_tmux, tmp_path, services, phone):
+    from tests.e2e.test_service_client import HEADER, attaches, headspace_words
+
+    session = claude_session([api.bash("touch one-client.txt", "Create a file")], name="watched")
+    session.submit("create a file")
+    session.wait_for(NUMBERED_MENU, timeout=60)
+    private_tmux.run("new-session", "-d", "-s", "desk", "-x", "120", "-y", "40", "sleep 600")
+    counted = tmp_path / "attaches"
+    private_tmux.run("set-hook", "-g", "client-attached", f"run-shell -b 'echo x >> {counted}'")
+    url, _, _ = web_on(private_tmux.name, services)
+    sessions = len(private_tmux.run("list-sessions", "-F", "#{session_id}").split())
+    wait(lambda: control_clients(private_tmux) == sessions, "the service's control client on every session", timeout=60)
+    page = phone.new_page()
+    page.goto(url)
+    open_agent(page, session.pane_id, "permission")  # the page looks at the agent: its screen is pushed
+    page.locator("#screen").get_by_text("touch one-client.txt").first.wait_for(timeout=WAIT)
+    before = attaches(counted)
+
+    private_tmux.run("new-window", "-t", "desk", headspace_words(private_tmux.name))  # the terminal UI, as a client of the same service
+    wait(lambda: any(HEADER.search(line) for line in private_tmux.run("capture-pane", "-p", "-t", "desk").splitlines()), "the TUI's table")
+    time.sleep(2.0)  # what it would attach, it would have by now
+    assert control_clients(private_tmux) == sessions, private_tmux.run("list-clients", "-F", "#{client_name} #{client_control_mode} #{session_name}")
+    assert attaches(counted) == before, f"{attaches(counted) - before} control-client attaches with the TUI open beside the page"
+    assert page.locator("#live.on").is_visible()
