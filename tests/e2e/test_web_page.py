@@ -10,8 +10,8 @@ service the command starts:
 * a page that did not hear of a change (its stream cut) and taps "Approve" on
   a dialog answered in the terminal meanwhile sends nothing, says so, and
   redraws the dialog there now; "Deny" then refuses that one;
-* a question's option, a multi-select's ticks and a reply reach Claude as
-  exactly what was tapped and typed;
+* a two-part question (an option, then a multi-select's ticks and Submit)
+  and a reply reach Claude as exactly what was tapped and typed;
 * no token: 401 and no agent data; a wrong one: 403; a change without the
   page's Origin: 403; a GET never answers;
 * a session named like HTML is shown as text (nothing of it runs);
@@ -217,27 +217,28 @@ def test_a_stale_page_sends_nothing_and_redraws_then_deny_refuses_the_dialog_the
     assert (session.workdir / "first.txt").exists()
 
 
-def test_an_option_a_multi_select_and_a_reply_reach_claude_as_tapped(claude_session, fake_api, private_tmux, services, phone, tmp_path):
-    session = claude_session([api.ask(QUESTION_DB), api.ask(QUESTION_FEATURES), api.text("What next?")], name="asks")
+def test_a_two_part_question_with_a_multi_select_and_a_reply_reach_claude_as_tapped(claude_session, fake_api, private_tmux, services, phone, tmp_path):
+    session = claude_session([api.ask(QUESTION_DB, QUESTION_FEATURES), api.text("What next?")], name="asks")
     url, _, _ = web_on(private_tmux.name, services)
     page = phone.new_page()
     page.goto(url)
-    session.submit("pick a database")
+    session.submit("help me choose")
     session.wait_for("Which database", timeout=60)
     open_agent(page, session.pane_id, "question")
+    view = page.locator("#agent-view")
+    view.get_by_text("question 1 of 2").wait_for(timeout=WAIT)
     page.screenshot(path=str(shots(tmp_path) / "question-390x844.png"))
-    page.get_by_role("button", name="SQLite", exact=True).tap()
-    first = fake_api.wait_for(lambda r: bool(r.tool_results()), 30)
-    assert answers(first) == {"Which database should we use?": "SQLite"}
+    page.get_by_role("button", name="SQLite", exact=True).tap()  # an option: question 2 of 2 follows
 
-    session.wait_for("Which features", timeout=60)
-    page.locator("#agent-view").get_by_text("Which features should ship first?").first.wait_for(timeout=WAIT)
+    view.get_by_text("question 2 of 2").wait_for(timeout=WAIT)
+    view.get_by_text("Which features should ship first?").first.wait_for(timeout=WAIT)
+    assert not fake_api.requests or not any(r.tool_results() for r in fake_api.requests)  # nothing answered yet: the dialog goes on
     page.get_by_role("checkbox", name=re.compile("Auth")).check()
     page.get_by_role("checkbox", name=re.compile("Search")).check()
     page.screenshot(path=str(shots(tmp_path) / "multi-select-390x844.png"))
     page.get_by_role("button", name="Submit", exact=True).tap()
-    second = fake_api.wait_for(lambda r: "Which features" in json.dumps(r.tool_results()), 30)
-    assert answers(second) == {"Which features should ship first?": "Auth, Search"}
+    request = fake_api.wait_for(lambda r: bool(r.tool_results()), 30)
+    assert answers(request) == {"Which database should we use?": "SQLite", "Which features should ship first?": "Auth, Search"}
 
     session.wait_for("What next?", timeout=60)
     page.locator(f'#agent-view[data-pane="{session.pane_id}"]').wait_for(timeout=WAIT)
