@@ -114,6 +114,7 @@ class WebPage:
         self._streams: dict[asyncio.Queue[dict[str, Any] | None], str] = {}  # each page's queue -> its client id
         self._looking: dict[str, str] = {}  # client -> the pane it looks at
         self._pushed: dict[str, float] = {}  # client -> when its last screen was pushed
+        self._later: dict[str, asyncio.TimerHandle] = {}  # client -> its screen held back by the pace, due then
         service.subscribe(self._event)
 
     # -- the application ------------------------------------------------------------------
@@ -224,6 +225,9 @@ class WebPage:
             if client not in self._streams.values():
                 self._looking.pop(client, None)
                 self._pushed.pop(client, None)
+                later = self._later.pop(client, None)
+                if later is not None:
+                    later.cancel()
                 self.gone(f"web-{client}")
         return response
 
@@ -275,11 +279,21 @@ class WebPage:
                 self._put(queue, item)
 
     def _screen_pushed(self, pane: str) -> None:
-        """A pane was read again: its screen goes to the pages that look at it, at most every SCREEN_PACE seconds each."""
+        """A pane was read again: its screen goes to the pages that look at it, at most every SCREEN_PACE seconds each.
+
+        A screen that comes sooner is sent once the pace allows (the last one
+        of a burst is never lost: a page must not keep showing a screen that
+        is no longer there).
+        """
         now = time.monotonic()
         item: dict[str, Any] | None = None
         for queue, client in list(self._streams.items()):
-            if self._looking.get(client) != pane or now - self._pushed.get(client, 0.0) < SCREEN_PACE:
+            if self._looking.get(client) != pane:
+                continue
+            wait = SCREEN_PACE - (now - self._pushed.get(client, 0.0))
+            if wait > 0:
+                if client not in self._later:
+                    self._later[client] = asyncio.get_running_loop().call_later(wait, self._push_later, client, pane)
                 continue
             if item is None:
                 screen = self.service.screen(pane)
@@ -288,6 +302,11 @@ class WebPage:
                 item = {"type": "screen", "pane": pane, "screen": screen_view(screen)}
             self._pushed[client] = now
             self._put(queue, item)
+
+    def _push_later(self, client: str, pane: str) -> None:
+        self._later.pop(client, None)
+        if self._looking.get(client) == pane:
+            self._screen_pushed(pane)
 
     def _put(self, queue: asyncio.Queue[dict[str, Any] | None], item: dict[str, Any]) -> None:
         try:

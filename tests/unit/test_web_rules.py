@@ -192,3 +192,41 @@ def test_a_notification_links_the_agents_page_without_the_token():
     note = Notification("api:0.1 needs permission", "Bash: ls", (alert,), link)
     assert command_env(note, {})["HEADSPACE_URL"] == link
     assert merged(note, Notification("web:0.1 asks", "Which?", (other,))).link == link  # the first agent's page, as the words say
+
+
+def test_the_last_screen_of_a_burst_reaches_the_page_once_the_pace_allows():
+    """Screens are paced per page (SCREEN_PACE); the one held back is sent later, never dropped. The service here is a stand-in with the two calls used."""
+    import asyncio
+
+    from headspace_tui.events import PaneCaptured
+    from headspace_tui.web import server
+
+    class Service:  # a stand-in: the pacing is what is tested, not the service
+        def __init__(self) -> None:
+            self.listener = None
+            self.ansi = "one"
+
+        def subscribe(self, listener) -> None:
+            self.listener = listener
+
+        def screen(self, pane: str) -> PaneScreen:
+            return PaneScreen(self.ansi, 10, 1)
+
+    async def scenario() -> list[str]:
+        service = Service()
+        page = server.WebPage(service, None, lambda client, pane: None, lambda client: None)  # type: ignore[arg-type]
+        queue: asyncio.Queue = asyncio.Queue()
+        page._streams[queue] = "client-1"
+        page._looking["client-1"] = "%1"
+        service.listener(PaneCaptured("%1"))
+        service.ansi = "two"
+        service.listener(PaneCaptured("%1"))  # within the pace: held back
+        service.ansi = "three"
+        service.listener(PaneCaptured("%1"))  # still held back, and it is the one that counts
+        await asyncio.sleep(server.SCREEN_PACE * 3)
+        shown = []
+        while not queue.empty():
+            shown.append("".join(run[0] for run in queue.get_nowait()["screen"]["rows"][0]))
+        return shown
+
+    assert asyncio.run(scenario()) == ["one", "three"]
