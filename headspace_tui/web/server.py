@@ -111,7 +111,7 @@ class WebPage:
         self.gone = gone
         self.options = WebOptions()
         self.limits = RateLimit()
-        self._streams: dict[asyncio.Queue[dict[str, Any] | None], str] = {}  # each page's queue -> its client id
+        self._streams: dict[asyncio.Queue[bytes | None], str] = {}  # each page's queue (events, each encoded once) -> its client id
         self._looking: dict[str, str] = {}  # client -> the pane it looks at
         self._pushed: dict[str, float] = {}  # client -> when its last screen was pushed
         self._later: dict[str, asyncio.TimerHandle] = {}  # client -> its screen held back by the pace, due then
@@ -205,7 +205,7 @@ class WebPage:
             return web.json_response({"error": "client: 8 to 64 letters, digits, - or _"}, status=400)
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", **SECURITY_HEADERS})
         await response.prepare(request)
-        queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(EVENTS_QUEUED)
+        queue: asyncio.Queue[bytes | None] = asyncio.Queue(EVENTS_QUEUED)
         self._streams[queue] = client
         try:
             await asyncio.wait_for(response.write(b"retry: 1000\n: headspace\n\n"), WRITE_TIMEOUT)
@@ -217,7 +217,7 @@ class WebPage:
                     continue
                 if item is None:
                     break
-                await asyncio.wait_for(response.write(b"data: " + json.dumps(item).encode() + b"\n\n"), WRITE_TIMEOUT)
+                await asyncio.wait_for(response.write(item), WRITE_TIMEOUT)
         except (ConnectionError, TimeoutError):
             log.info("web: a page went away or stopped reading")
         finally:
@@ -275,8 +275,9 @@ class WebPage:
         elif isinstance(event, ProblemChanged):
             item = {"type": "hosts", "problems": self._problems()}
         if item is not None:
+            data = _event_bytes(item)
             for queue in list(self._streams):
-                self._put(queue, item)
+                self._put(queue, data)
 
     def _screen_pushed(self, pane: str) -> None:
         """A pane was read again: its screen goes to the pages that look at it, at most every SCREEN_PACE seconds each.
@@ -286,7 +287,7 @@ class WebPage:
         is no longer there).
         """
         now = time.monotonic()
-        item: dict[str, Any] | None = None
+        item: bytes | None = None
         for queue, client in list(self._streams.items()):
             if self._looking.get(client) != pane:
                 continue
@@ -299,7 +300,7 @@ class WebPage:
                 screen = self.service.screen(pane)
                 if screen is None:
                     return
-                item = {"type": "screen", "pane": pane, "screen": screen_view(screen)}
+                item = _event_bytes({"type": "screen", "pane": pane, "screen": screen_view(screen)})
             self._pushed[client] = now
             self._put(queue, item)
 
@@ -308,7 +309,7 @@ class WebPage:
         if self._looking.get(client) == pane:
             self._screen_pushed(pane)
 
-    def _put(self, queue: asyncio.Queue[dict[str, Any] | None], item: dict[str, Any]) -> None:
+    def _put(self, queue: asyncio.Queue[bytes | None], item: bytes) -> None:
         try:
             queue.put_nowait(item)
         except asyncio.QueueFull:
@@ -360,6 +361,11 @@ class WebSite:
             self.page.close_streams()
             runner, self._runner = self._runner, None
             await runner.cleanup()
+
+
+def _event_bytes(item: dict[str, Any]) -> bytes:
+    """One Server-Sent Event, encoded once for every page that gets it."""
+    return b"data: " + json.dumps(item).encode() + b"\n\n"
 
 
 def _asset_bytes(name: str) -> bytes:

@@ -14,7 +14,8 @@ service the command starts:
   and a reply reach Claude as exactly what was tapped and typed;
 * no token: 401 and no agent data; a wrong one: 403; a change without the
   page's Origin: 403; a GET never answers;
-* a session named like HTML is shown as text (nothing of it runs);
+* a session named like HTML, and markup typed in a pane, are shown as text
+  (nothing of them runs);
 * the page says when it is not live, and comes back by itself;
 * ``[web]`` in the config serves the page at every start, and a
   notification carries the agent's page (no token; opening it answers
@@ -258,6 +259,13 @@ def test_a_hostile_name_is_text_and_the_page_says_when_it_is_not_live(claude_ses
     item.wait_for(timeout=WAIT)
     assert name in item.inner_text()
     assert page.locator("img").count() == 0 and page.evaluate("typeof pwned") == "undefined"
+    typed = "<script>pwned=2</script><b>bold?</b>"  # markup in the pane itself: a draft in Claude's box
+    session.type(typed)
+    session.wait_for("pwned=2</script><b>bold?</b>", timeout=30)
+    item.get_by_role("button").tap()
+    page.locator("#screen", has_text=typed).wait_for(timeout=WAIT)
+    assert page.locator("#screen script, #screen b, img").count() == 0 and page.evaluate("typeof pwned") == "undefined"
+    page.get_by_role("button", name="Back").tap()
 
     page.route("**/api/events**", lambda route: route.abort())
     page.evaluate("events.close(); events.onerror()")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 
@@ -226,7 +227,8 @@ def test_the_last_screen_of_a_burst_reaches_the_page_once_the_pace_allows():
         await asyncio.sleep(server.SCREEN_PACE * 3)
         shown = []
         while not queue.empty():
-            shown.append("".join(run[0] for run in queue.get_nowait()["screen"]["rows"][0]))
+            event = json.loads(queue.get_nowait().removeprefix(b"data: "))
+            shown.append("".join(run[0] for run in event["screen"]["rows"][0]))
         return shown
 
     assert asyncio.run(scenario()) == ["one", "three"]

@@ -43,8 +43,8 @@ function order(a, b) {
 }
 
 function ago(agent) {
-  if (agent.in_state_for === null || agent.in_state_for === undefined) return "";
-  const s = Math.max(0, Math.round(agent.in_state_for + (Date.now() - agent.at) / 1000));
+  if (agent.for === null || agent.for === undefined) return "";
+  const s = Math.max(0, Math.round(agent.for + (Date.now() - agent.at) / 1000));
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m`;
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}`;
@@ -166,7 +166,7 @@ function drawDialog(agent) {
   const can = new Set(readOnly || agent.offline ? [] : agent.actions);
   if (agent.multi_select && agent.choices.length) {
     if (ticks === null) ticks = new Set(agent.choices.filter((c) => c.ticked).map((c) => c.key));
-    const boxes = agent.choices.map((choice) => {
+    const boxes = agent.choices.filter((choice) => choice.ticked !== null).map((choice) => {
       const box = el("input", { type: "checkbox", checked: ticks.has(choice.key), disabled: !can.has("option") || busy });
       box.addEventListener("change", () => {
         if (box.checked) ticks.add(choice.key);
@@ -192,7 +192,7 @@ function drawDialog(agent) {
 
   const buttons = [];
   if (agent.multi_select && agent.choices.length && can.has("option")) {
-    const keys = agent.choices.map((c) => c.key).filter((k) => ticks.has(k));
+    const keys = agent.choices.filter((c) => c.ticked !== null).map((c) => c.key).filter((k) => ticks.has(k));
     buttons.push(el("button", { type: "button", class: "primary", text: "Submit", disabled: busy || keys.length === 0, onclick: () => answer(agent, "option", keys.join(",")) }));
   }
   for (const action of ["approve", "deny", "nudge", "interrupt"]) {
@@ -352,6 +352,14 @@ function follow() {
   };
 }
 
-setInterval(() => (shown ? null : drawList()), 1000); // the times tick
+// The times tick: only their text changes (the list itself is redrawn when an agent does).
+setInterval(() => {
+  if (shown) return;
+  for (const item of $("agents").children) {
+    const agent = agents.get(item.getAttribute("data-pane"));
+    const time = item.querySelector(".time");
+    if (agent && time) time.textContent = ago(agent);
+  }
+}, 1000);
 route();
 follow();
