@@ -21,7 +21,9 @@ service the command starts:
   notification carries the agent's page (no token; opening it answers
   nothing);
 * with the terminal UI and the page open, tmux sees one control client per
-  session (the service's), not two.
+  session (the service's), not two;
+* a network address is refused without TLS; over TLS the cookie is Secure;
+  the token is in no log.
 
 Screenshots of the page at 390x844 go to snapshots/web/ when
 HEADSPACE_WEB_SHOTS=1 (the README's pictures; they are not compared), else
@@ -354,3 +356,48 @@ def test_with_the_tui_and_the_page_open_tmux_sees_one_control_client_per_session
     assert control_clients(private_tmux) == sessions, private_tmux.run("list-clients", "-F", "#{client_name} #{client_control_mode} #{session_name}")
     assert attaches(counted) == before, f"{attaches(counted) - before} control-client attaches with the TUI open beside the page"
     assert page.locator("#live.on").is_visible()
+
+
+def test_the_network_needs_tls_and_over_tls_the_cookie_is_secure(claude_session, private_tmux, services, tmp_path):
+    import shutil
+    import ssl
+    import subprocess
+
+    claude_session(name="tls")
+    refused = run("-L", private_tmux.name, "web", "--listen", f"0.0.0.0:{free_port()}", "--no-qr")
+    assert refused.returncode == 1 and "TLS" in refused.stderr and "--insecure-network" in refused.stderr and not refused.stdout, refused
+    assert len(refused.stderr.strip().splitlines()) == 1
+
+    assert shutil.which("openssl"), "openssl makes the test's certificate"
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    made = subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        capture_output=True,
+        timeout=60,
+    )
+    assert made.returncode == 0, made.stderr
+    port = free_port()
+    proc = run("-L", private_tmux.name, "web", "--listen", f"127.0.0.1:{port}", "--tls", str(cert), str(key), "--no-qr")
+    assert proc.returncode == 0, proc.stderr
+    (url,) = [line for line in proc.stdout.splitlines() if line.startswith("https://")]
+    from headspace_tui.shared.resident_place import place_of, read_card
+    from headspace_tui.tmux.server import TmuxServer
+
+    services.append(read_card(place_of(TmuxServer(socket_name=private_tmux.name).identity))["pid"])
+    trusting = ssl.create_default_context(cafile=str(cert))
+    trusting.check_hostname = False  # the certificate names 127.0.0.1 as its CN only
+    with pytest.raises(urllib.error.HTTPError) as bare:
+        urllib.request.urlopen(f"https://127.0.0.1:{port}/api/agents", context=trusting, timeout=10)
+    assert bare.value.code == 401
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    opener = urllib.request.build_opener(urllib.request.HTTPSHandler(context=trusting), NoRedirect)
+    with pytest.raises(urllib.error.HTTPError) as moved:
+        opener.open(url, timeout=10)
+    cookie = moved.value.headers["Set-Cookie"]
+    assert moved.value.code == 303 and "Secure" in cookie and "HttpOnly" in cookie and "SameSite=Strict" in cookie, cookie
+    token = url.split("token=", 1)[1]
+    assert not audit_lines(token), "the token is in a log"
