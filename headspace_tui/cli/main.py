@@ -775,15 +775,22 @@ def cmd_popup_binding(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _service_of(args: argparse.Namespace, watches: str):
+    """The tmux server and its service's place, for a command about the service itself (which takes no view of its own)."""
+    from ..shared.resident_place import place_of
+
+    server = _server(args)
+    if getattr(args, "host", None) or getattr(args, "no_local", False):
+        raise UserError(f"{watches}: --host and --no-local are not for it")
+    return server, place_of(server.identity)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """The resident service of this tmux server: start it in the background, run it here, stop it, or say how it is."""
     from ..resident import client
-    from ..shared.resident_place import PlaceError, is_held, place_of, where
+    from ..shared.resident_place import PlaceError, is_held, where
 
-    server = _server(args)
-    place = place_of(server.identity)
-    if getattr(args, "host", None) or getattr(args, "no_local", False):
-        raise UserError("serve watches this tmux server and every configured host: --host and --no-local are not for it")
+    server, place = _service_of(args, "serve watches this tmux server and every configured host")
     if args.stop:
         if not is_held(place):
             print(f"no headspace service runs for {server.where()}")
@@ -823,18 +830,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_web(args: argparse.Namespace) -> int:
     """``headspace web``: the resident service's web page on (the service started first when none runs), and how to reach it."""
     from ..resident import client
-    from ..shared.resident_place import PlaceError, is_held, place_of
+    from ..shared.resident_place import PlaceError, is_held
     from ..web import listen
 
-    server = _server(args)
-    place = place_of(server.identity)
-    if getattr(args, "host", None) or getattr(args, "no_local", False):
-        raise UserError("the page shows what the service watches (this tmux server and every configured host): --host and --no-local are not for it")
+    server, place = _service_of(args, "the page shows what the service watches (this tmux server and every configured host; add a host to the config)")
     if args.off:
         if not is_held(place):
             print(f"no headspace service runs for {server.where()}: the page is off")
             return EXIT_OK
-        client.request(place, "POST", "/v1/web", body={"off": True})
+        try:
+            client.request(place, "POST", "/v1/web", body={"off": True})
+        except client.ServiceError as exc:
+            raise UserError(f"the page could not be turned off: {exc}") from None
         print(f"the web page of {server.where()} is off")
         return EXIT_OK
     config = _load_config(args)
