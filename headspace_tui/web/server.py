@@ -37,7 +37,7 @@ import socket
 import ssl
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from typing import Any
 from urllib.parse import quote
@@ -252,6 +252,8 @@ class WebPage:
         if isinstance(asked, str):
             return web.json_response({"error": asked}, status=400)
         pane, intent, expect = asked
+        if intent.kind is IntentKind.NUDGE and not intent.text.strip():
+            intent = replace(intent, text=self.service.config.nudge_text)  # the nudge is the configured text, as the terminal's key sends
         reply = await self.answers.answer(pane, intent, expect)
         log.info("web answer %s to %s from %s: %s %s", intent.kind.value, pane, self._peer(request), reply.status, reply.detail)
         if reply.status != 200:

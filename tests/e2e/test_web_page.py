@@ -10,8 +10,8 @@ service the command starts:
 * a page that did not hear of a change (its stream cut) and taps "Approve" on
   a dialog answered in the terminal meanwhile sends nothing, says so, and
   redraws the dialog there now; "Deny" then refuses that one;
-* a two-part question (an option, then a multi-select's ticks and Submit)
-  and a reply reach Claude as exactly what was tapped and typed;
+* a two-part question (an option, then a multi-select's ticks and Submit),
+  a reply and a nudge reach Claude as exactly what was tapped and typed;
 * no token: 401 and no agent data; a wrong one: 403; a change without the
   page's Origin: 403; a GET never answers;
 * a session named like HTML, and markup typed in a pane, are shown as text
@@ -195,14 +195,20 @@ def test_a_stale_page_sends_nothing_and_redraws_then_deny_refuses_the_dialog_the
     session.wait_for("touch first.txt", timeout=60)
     open_agent(page, session.pane_id, "permission")
     page.locator("#agent-view").get_by_text("touch first.txt").first.wait_for(timeout=WAIT)
+    page.get_by_role("button", name="Approve", exact=True).wait_for(timeout=WAIT)  # the whole dialog read (its plain "Yes" too), as the user saw it
 
     # The page stops hearing of changes (its stream cut, as on a train), and the dialog is answered in the terminal.
     page.route("**/api/events**", lambda route: route.abort())
     page.evaluate("events.close()")
     run("-L", private_tmux.name, "send", session.pane_id, "--approve")
     session.wait_for("touch second.txt", timeout=60)
-    assert page.locator("#agent-view").get_by_text("touch first.txt").count() > 0  # the page still shows the first dialog
 
+    def service_sees_the_second() -> bool:  # the service has read the new dialog too (the page, not live, has not)
+        rows = [json.loads(line) for line in run("-L", private_tmux.name, "status", "--json").stdout.splitlines()]
+        return any(row["state"] == "permission" and "second.txt" in (row["detail"] or "") for row in rows)
+
+    wait(service_sees_the_second, "the service to see the second dialog")
+    assert page.locator("#agent-view").get_by_text("touch first.txt").count() > 0  # the page still shows the first dialog
     page.get_by_role("button", name="Approve", exact=True).tap()
     page.locator("#notice.error").wait_for(timeout=WAIT)
     notice = page.locator("#notice").inner_text()
@@ -216,13 +222,17 @@ def test_a_stale_page_sends_nothing_and_redraws_then_deny_refuses_the_dialog_the
 
     page.get_by_role("button", name="Deny", exact=True).tap()
     page.locator("#notice.ok").wait_for(timeout=WAIT)
-    page.locator(f'#agent-view[data-pane="{session.pane_id}"][data-state="idle"]').wait_for(timeout=WAIT)  # Claude was told no: back at its box
+    try:  # Claude was told no: back at its box
+        page.locator(f'#agent-view[data-pane="{session.pane_id}"][data-state="idle"]').wait_for(timeout=WAIT)
+    except Exception as exc:
+        shown = page.evaluate("JSON.stringify(agents.get(shown))")
+        raise AssertionError(f"the page did not show the agent idle: {page.locator('#notice').inner_text()!r}; the page's row {shown}; the pane:\n{session.screen()}") from exc
     assert not (session.workdir / "second.txt").exists()
     assert (session.workdir / "first.txt").exists()
 
 
 def test_a_two_part_question_with_a_multi_select_and_a_reply_reach_claude_as_tapped(claude_session, fake_api, private_tmux, services, phone, tmp_path):
-    session = claude_session([api.ask(QUESTION_DB, QUESTION_FEATURES), api.text("What next?")], name="asks")
+    session = claude_session([api.ask(QUESTION_DB, QUESTION_FEATURES), api.text("What next?"), api.text("Writing them."), api.text("Going on.")], name="asks")
     url, _, _ = web_on(private_tmux.name, services)
     page = phone.new_page()
     page.goto(url)
@@ -250,6 +260,11 @@ def test_a_two_part_question_with_a_multi_select_and_a_reply_reach_claude_as_tap
     page.get_by_role("textbox", name="Reply text").fill("write the tests first")
     page.get_by_role("button", name="Send reply").tap()
     fake_api.wait_for(lambda r: "write the tests first" in r.user_text(), 30)
+
+    session.wait_for("Writing them.", timeout=60)
+    page.locator(f'#agent-view[data-pane="{session.pane_id}"][data-state="idle"]').wait_for(timeout=WAIT)
+    page.get_by_role("button", name="Nudge", exact=True).tap()  # the configured nudge text, as the terminal's c sends
+    fake_api.wait_for(lambda r: r.user_text().strip().endswith("continue"), 30)
 
 
 def test_a_hostile_name_is_text_and_the_page_says_when_it_is_not_live(claude_session, private_tmux, services, phone):
@@ -401,3 +416,25 @@ def test_the_network_needs_tls_and_over_tls_the_cookie_is_secure(claude_session,
     assert moved.value.code == 303 and "Secure" in cookie and "HttpOnly" in cookie and "SameSite=Strict" in cookie, cookie
     token = url.split("token=", 1)[1]
     assert not audit_lines(token), "the token is in a log"
+
+
+def test_the_page_comes_back_by_itself_when_its_server_does_and_says_when_its_token_is_gone(claude_session, private_tmux, services, phone, tmp_path):
+    session = claude_session(name="back")
+    token_file = tmp_path / "web-token"
+    url, port, _ = web_on(private_tmux.name, services, "--token-file", str(token_file))
+    page = phone.new_page()
+    page.goto(url)
+    agent_item(page, session.pane_id, "idle").wait_for(timeout=WAIT)
+    page.locator("#live.on").wait_for(timeout=WAIT)
+
+    assert run("-L", private_tmux.name, "web", "--off").returncode == 0
+    page.locator("#live.off").wait_for(timeout=WAIT)
+    again = run("-L", private_tmux.name, "web", "--listen", f"127.0.0.1:{port}", "--token-file", str(token_file), "--no-qr")
+    assert again.returncode == 0 and url in again.stdout.splitlines(), again.stdout  # the same address: the same token
+    page.locator("#live.on").wait_for(timeout=WAIT)  # by itself: nothing on the page was touched
+    agent_item(page, session.pane_id, "idle").wait_for(timeout=WAIT)
+
+    assert run("-L", private_tmux.name, "web", "--off").returncode == 0
+    fresh = run("-L", private_tmux.name, "web", "--listen", f"127.0.0.1:{port}", "--no-qr")  # a new token: the page's cookie is no longer the page's
+    assert fresh.returncode == 0 and url not in fresh.stdout, fresh.stdout
+    page.locator("#live.off", has_text="not signed in").wait_for(timeout=WAIT)

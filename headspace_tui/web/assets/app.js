@@ -315,8 +315,18 @@ function setLive(live, text) {
   badge.className = live ? "on" : "off";
 }
 
+function retry(mine) {
+  setTimeout(async () => {
+    if (events !== mine) return;
+    const signedIn = await loadAgents().catch(() => null); // false: refused (it says "not signed in"); null: no answer
+    if (signedIn === false) retry(mine);
+    else follow();
+  }, 3000);
+}
+
 function follow() {
-  events = new EventSource(`/api/events?client=${client}`);
+  if (events) events.close();
+  const mine = (events = new EventSource(`/api/events?client=${client}`));
   events.onopen = async () => {
     // After a gap, everything is read again: what changed meanwhile was not heard.
     if (await loadAgents().catch(() => false)) {
@@ -329,7 +339,11 @@ function follow() {
     }
     wasLive = true;
   };
-  events.onerror = () => setLive(false, wasLive ? "not live: reconnecting…" : "connecting…");
+  events.onerror = () => {
+    setLive(false, wasLive ? "not live: reconnecting…" : "connecting…");
+    // The browser tries again by itself after a network error; after a refusal (a restart's 401, a 429) it gives up: try again here.
+    if (mine.readyState === EventSource.CLOSED && events === mine) retry(mine);
+  };
   events.onmessage = (message) => {
     const item = JSON.parse(message.data);
     if (item.type === "agent") {
