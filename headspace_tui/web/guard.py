@@ -10,8 +10,8 @@ The page answers agents, so every request is an attack surface.  The rules:
   carry an ``Origin`` naming this very page (a page elsewhere cannot post
   here with the user's cookie: SameSite stops the cookie, this stops the
   rest);
-* **a rate limit** per client address: a few wrong tokens a minute, a
-  steady flow of requests.
+* **a rate limit** per client address: a few wrong tokens a minute (given
+  in the address: a stale cookie is not a guess), a steady flow of requests.
 
 Pure: no aiohttp here, so the rules are tested on their own.
 """

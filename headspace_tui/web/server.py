@@ -151,8 +151,8 @@ class WebPage:
             _secure(moved)
             return moved
         if not token_matches(given, token):
-            if given is not None:
-                self.limits.wrong_token(peer)
+            # A cookie from before a restart with a new token is not a guess (the page asks again every few seconds):
+            # only a token given in the address counts towards turning an address away.
             return _plain("headspace: open the address 'headspace web' printed (it carries the page's token)", 401)
         if request.method != "GET" and not same_origin(request.headers.get("Origin"), request.host, self.options.scheme):
             log.warning("web: a %s from %s without this page's Origin", request.method, peer)
