@@ -829,7 +829,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_web(args: argparse.Namespace) -> int:
     """``headspace web``: the resident service's web page on (the service started first when none runs), and how to reach it."""
+    from dataclasses import replace
+
     from ..resident import client
+    from ..shared.config import WebConfig
     from ..shared.resident_place import PlaceError, is_held
     from ..web import listen
 
@@ -854,18 +857,19 @@ def cmd_web(args: argparse.Namespace) -> int:
             said = {}
         if said.get("url") and isinstance(said.get("web"), dict):
             return _print_web(server, str(said["url"]), said["web"], qr=not args.no_qr)  # on already: where it is, as it is
+    # The flags over [web] over the defaults: one set of settings, checked in one place.
+    base = web or WebConfig()
+    given = replace(
+        base,
+        listen=args.listen or base.listen,
+        token_file=args.token_file or base.token_file,
+        read_only=args.read_only or base.read_only,
+        insecure_network=args.insecure_network or base.insecure_network,
+        tls_cert=args.tls[0] if args.tls else base.tls_cert,
+        tls_key=args.tls[1] if args.tls else base.tls_key,
+    )
     try:
-        if explicit or web is None:
-            tls = (args.tls[0], args.tls[1]) if args.tls else ((web.tls_cert, web.tls_key) if web and web.tls_cert else None)
-            options = listen.options(
-                args.listen or (web.listen if web else "127.0.0.1:8765"),
-                token_file=args.token_file or (web.token_file if web else ""),
-                read_only=args.read_only or bool(web and web.read_only),
-                tls=tls,
-                insecure_network=args.insecure_network or bool(web and web.insecure_network),
-            )
-        else:
-            options = listen.from_config(web)
+        options = listen.from_config(given)
     except listen.ListenError as exc:
         raise UserError(str(exc)) from None
     if server.server_pid() is None:

@@ -59,7 +59,7 @@ from ..events import AgentChanged, AgentRemoved, Event, Notice, ProblemChanged
 from ..model import PaneAddress
 from ..service.answer_wait import AnswerWait
 from ..service.facade import Intent, IntentKind, Report, Service
-from ..service.rows import agent_row
+from ..service.rows import agent_row, host_problems
 from ..shared.peer import peer_uid
 from ..shared.resident_place import Place, make_folder, remove_files, take_lock, write_card
 from ..web.server import WebOptions, WebPage, WebSite, web_options
@@ -169,17 +169,7 @@ class Resident:
         await self._settle(settle)
         now = time.time()
         rows = [agent_row(agent, now) for agent in self.service.agents()]
-        problems = [f"{host}: {problem}" if not problem.startswith(host) else problem for host, problem in self._problems()]
-        return web.json_response({"agents": rows, "problems": problems})
-
-    def _problems(self) -> list[tuple[str, str]]:
-        out = []
-        for host, problem in self.service.hosts():
-            if problem == "starting":
-                out.append((host, "still on its first look"))
-            elif problem:
-                out.append((host, problem))
-        return out
+        return web.json_response({"agents": rows, "problems": host_problems(self.service.hosts())})
 
     async def _settle(self, settle: float) -> None:
         """Wait up to ``settle`` seconds (at most SETTLE_MAX) for the first look to be whole."""

@@ -117,3 +117,14 @@ def option_text(option: Option) -> str:
     """One option as ``status`` prints it: "1. Yes", "3. [✔] Search" (a multi-select box, ticked)."""
     box = "" if option.ticked is None else ("[✔] " if option.ticked else "[ ] ")
     return f"{option.key}. {box}{option.label}" if option.key else f"{box}{option.label}"
+
+
+def host_problems(hosts: list[tuple[str, str | None]]) -> list[str]:
+    """One line per host with a problem (``Service.hosts()``), as ``status`` and the web page say them: a host still on its first look says so."""
+    lines = []
+    for host, problem in hosts:
+        if problem == "starting":
+            problem = "still on its first look"
+        if problem:
+            lines.append(problem if problem.startswith(host) else f"{host}: {problem}")
+    return lines

@@ -48,6 +48,7 @@ from ..events import AgentChanged, AgentRemoved, Event, PaneCaptured, ProblemCha
 from ..model import PaneAddress
 from ..service.answer_wait import AnswerWait
 from ..service.facade import Intent, IntentKind, Service
+from ..service.rows import host_problems
 from .guard import COOKIE, RateLimit, new_token, same_origin, token_matches
 from .views import agent_view, screen_view
 
@@ -178,16 +179,7 @@ class WebPage:
     async def _agents(self, request: web.Request) -> web.Response:
         now = time.time()
         agents = [agent_view(agent, now) for agent in self.service.agents() if not PaneAddress.parse(agent.pane_id).placeholder]
-        return web.json_response({"agents": agents, "problems": self._problems(), "read_only": self.options.read_only})
-
-    def _problems(self) -> list[str]:
-        out = []
-        for host, problem in self.service.hosts():
-            if problem == "starting":
-                out.append(f"{host}: still on its first look")
-            elif problem:
-                out.append(problem if problem.startswith(host) else f"{host}: {problem}")
-        return out
+        return web.json_response({"agents": agents, "problems": host_problems(self.service.hosts()), "read_only": self.options.read_only})
 
     async def _screen(self, request: web.Request) -> web.Response:
         pane = request.query.get("pane", "")
@@ -275,7 +267,7 @@ class WebPage:
         elif isinstance(event, AgentRemoved):
             item = {"type": "removed", "pane": event.pane_id}
         elif isinstance(event, ProblemChanged):
-            item = {"type": "hosts", "problems": self._problems()}
+            item = {"type": "hosts", "problems": host_problems(self.service.hosts())}
         if item is not None:
             data = _event_bytes(item)
             for queue in list(self._streams):

@@ -27,14 +27,14 @@ _REFUSES = re.compile(r"\s*(no\b|deny|reject|cancel|tell |type here)", re.IGNORE
 
 def agent_view(agent: Agent, now: float | None = None) -> dict[str, Any]:
     """The agent as the page lists it: ``status --json``'s row, with its address, glyph, and the actions that fit now."""
-    row = agent_row(agent, time.time() if now is None else now)  # now: the same instant below
+    now = time.time() if now is None else now
+    row = agent_row(agent, now)
     prompt = agent.observation.prompt
     actions = [action for action in ACTIONS if key_allowed(action, agent)]
     menu = agent.state in (AgentState.PERMISSION, AgentState.PLAN)
     chosen = approval(prompt) if menu else None
     if "approve" in actions and (chosen is None or chosen.widens):
         actions.remove("approve")  # Approve never widens what the agent may do: the options say what each one does
-    now = time.time() if now is None else now
     row.update(
         {
             # How long in this state, by this host's clock (the page adds what passed since): Claude's word or the event log's, else since headspace saw it.
