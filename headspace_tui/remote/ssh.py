@@ -244,6 +244,9 @@ class SshTmuxServer(TmuxServer):
         """What follows ``tmux`` there: ``-u``, the socket, the command with tmux's own targets."""
         return ["-u", *self.socket_args(), *self.targets_to_tmux(args)]
 
+    def attach_directly(self) -> bool:
+        return False  # the socket is on the other machine: a tmux there attaches (through the probe, or ssh)
+
     async def open_control(self, *args: str) -> ControlPipe:
         mux = self.mux
         if mux is not None and mux.running:

@@ -157,7 +157,8 @@ class Sessions:
         self._unknown_checks.clear()
         self._loops.clear()
         for client in list(self.clients.values()):
-            await client.close()
+            async with self._attaching:
+                await client.close()
 
     # -- when a pane is read ---------------------------------------------------------
     def read_soon(self, pane_id: str) -> None:
@@ -301,25 +302,30 @@ class Sessions:
                     pass
         finally:
             self._awaiting_discovery.discard(session_id)
-            # Also when cancelled while attaching: the tmux -C process is ours to end.
+            # Also when cancelled while attaching: the control client is ours to end.
             if client is not None:
                 if self.clients.get(session_id) is client:
                     self.clients.pop(session_id, None)
-                await client.close()
+                async with self._attaching:  # a client's end is news to every control client: never while one of ours attaches
+                    await client.close()
 
     async def _quiet_moment(self) -> None:
         """Wait until tmux has sent no session or window notification for ATTACH_QUIET s (at most ATTACH_QUIET_MAX).
 
-        tmux 3.3a (and later, up to at least 3.5a: upstream PR #4980) crashes
+        tmux before 3.7 (upstream PRs #4980 and #5004 fixed it in 3.7) crashes
         its server when a session or window notification reaches a control
         client that is still attaching (its control state does not exist yet).
         Measured with a debug build under the churn soak: ``control_write``
         dereferenced that NULL state ("segfault at 20"), right as a second
         headspace attached twenty clients at once while sessions were created
-        and killed.  headspace cannot close that window, only stay out of the
+        and killed.  The stock client cannot close that window, only stay out of the
         storm: attaches go one at a time, each after a moment without
         notifications (those come in bursts: a session made or killed, a
         window opened or closed), and never in a burst of their own.
+        Since then the attach itself leaves no such window on the releases
+        that have the bug (tmux/direct_attach.py); these rules stay, for
+        the stock client on other releases and for everyone else's control
+        clients, whom our attaches and ends are news to.
         """
         deadline = self.clock() + ATTACH_QUIET_MAX
         while self.clock() < deadline and self.clock() - self._last_notification < ATTACH_QUIET:

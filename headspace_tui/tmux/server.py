@@ -22,6 +22,7 @@ answered but refused, e.g. the pane is gone).
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import shutil
 import subprocess
@@ -29,6 +30,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .control_pipe import ControlPipe, spawn
+from .direct_attach import open_direct, wanted
+
+log = logging.getLogger(__name__)
 
 TIMEOUT = 10.0
 
@@ -154,6 +158,7 @@ class TmuxServer:
         self.socket_name = socket_name
         self.socket_path = socket_path
         self._binary: str | None = None
+        self._version: str | None = None
 
     def __repr__(self) -> str:
         return f"TmuxServer({self._where()})"
@@ -215,9 +220,9 @@ class TmuxServer:
         """The few variables a control client needs (which server, its locale).
 
         A tmux client sends its whole environment while it attaches, one
-        message per variable, and tmux (3.3a to 3.5a at least) crashes if a
+        message per variable, and tmux (before 3.7) crashes if a
         session or window notification reaches a control client in the
-        middle of that (upstream PR #4980: ``control_write`` on a client whose
+        middle of that (before 3.7, upstream PR #4980: ``control_write`` on a client whose
         control state does not exist yet).  A short environment makes that
         moment short; the rest of ours is of no use to tmux anyway (the
         attach uses ``-E``, so nothing of it reaches the user's session).
@@ -235,10 +240,38 @@ class TmuxServer:
     async def open_control(self, *args: str) -> ControlPipe:
         """The byte streams of a control client ``tmux -C … args`` (control.py parses them).
 
-        Here: a ``tmux`` child process.  A remote host's server hands out one
-        stream of its probe's channel instead, where it can (remote/ssh.py).
+        Here: attached directly (direct_attach.py: no window for tmux's
+        crash) where this tmux has the bug, else a ``tmux`` child process,
+        which is also the fallback when the socket cannot be reached.  A
+        remote host's server hands out one stream of its probe's channel
+        instead, where it can (remote/ssh.py).
         """
+        if args[:1] == ("-C",) and self.attach_directly():
+            try:
+                return await open_direct(self.socket_file(), self.targets_to_tmux(args[1:]))
+            except OSError as exc:
+                log.info("attaching a control client directly to %s failed (%s); through tmux -C instead", self._where(), exc)
         return await spawn(self.argv(*args), self.control_env())
+
+    def attach_directly(self) -> bool:
+        """Whether control clients attach without a tmux process: for a tmux before 3.7 (direct_attach.py).
+
+        ``HEADSPACE_TMUX_ATTACH=client`` or ``=direct`` chooses (the storm
+        soak compares both).
+        """
+        choice = os.environ.get("HEADSPACE_TMUX_ATTACH", "")
+        if choice in ("client", "direct"):
+            return choice == "direct"
+        return wanted(self.version())
+
+    def version(self) -> str:
+        """``tmux -V`` of the tmux we run (asked once): "tmux 3.3a"; "" if it cannot say."""
+        if self._version is None:
+            try:
+                self._version = subprocess.run([self.binary, "-V"], capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL).stdout.strip()
+            except (OSError, subprocess.SubprocessError, TmuxUnavailable):
+                self._version = ""
+        return self._version
 
     # A pane's address is its ``%N`` here; on a remote host it carries the
     # host (``%N@box``) so that no two hosts' panes share one.  These two

@@ -23,6 +23,7 @@ from headspace_tui.service import monitor as monitor_module
 from headspace_tui.service.monitor import Monitor
 from headspace_tui.tmux.server import TmuxServer
 from tests.harness import fake_api as api
+from tests.harness.control import cut
 from tests.harness.scenarios import NUMBERED_MENU, QUESTION_DB
 
 pytestmark = pytest.mark.e2e
@@ -106,7 +107,7 @@ def test_a_dead_control_client_is_replaced_and_reads_go_on(claude_session, priva
         await _until(lambda: session.pane_id in monitor.store.agents, "the agent")
         await _until(lambda: _live_clients(monitor), "a control client")
         (session_id, client), = _live_clients(monitor).items()
-        os.kill(client.pipe.proc.pid, signal.SIGKILL)  # our own child, by its id
+        cut(client)  # as a crash would end it
         took = await _until(lambda: session_id in _live_clients(monitor) and monitor.sessions.clients[session_id] is not client, "a new control client", timeout=5)
         await asyncio.to_thread(session.submit, "say hello")
         await _until(lambda: "Hi there." in (monitor.panes[session.pane_id].capture or ""), "the reply read through the new client")

@@ -20,8 +20,6 @@ counts every attach itself (a ``client-attached`` hook), and:
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import subprocess
 import sys
 import time
@@ -34,6 +32,7 @@ from headspace_tui.service.monitor import Monitor
 from headspace_tui.service.sessions import SETTLE
 from headspace_tui.tmux.attach_pace import AttachPace
 from headspace_tui.tmux.server import TmuxServer
+from tests.harness.control import cut
 
 pytestmark = pytest.mark.e2e
 
@@ -128,7 +127,7 @@ def test_a_client_that_ran_well_and_was_killed_is_replaced_at_once(private_tmux,
         await _until(lambda: any(not c.closed for c in monitor.sessions.clients.values()), "a control client")
         await asyncio.sleep(1.5)  # time must pass: a good run is longer than healthy_after
         (client,) = monitor.sessions.clients.values()
-        os.kill(client.pipe.proc.pid, signal.SIGKILL)  # our own child, by its id
+        cut(client)  # as a crash would end it
         started = time.monotonic()
         await _until(lambda: any(c is not client and not c.closed for c in monitor.sessions.clients.values()), "a new client", timeout=5)
         took = time.monotonic() - started
@@ -185,22 +184,30 @@ async def main():
     task = asyncio.create_task(monitor.run())
     while len([c for c in monitor.sessions.clients.values() if not c.closed]) < 2:
         await asyncio.sleep(0.05)
-    print(" ".join(str(c.pipe.proc.pid) for c in monitor.sessions.clients.values()), flush=True)
+    # the tmux -C processes (a directly attached client has none: 0)
+    print(" ".join(str(getattr(c.pipe, "proc", None) and c.pipe.proc.pid or 0) for c in monitor.sessions.clients.values()), flush=True)
     await task
 
 asyncio.run(main())
 """
 
 
-def test_a_killed_headspace_leaves_no_control_client_attached(private_tmux, tmp_path):
-    """kill -9 of headspace while a pane floods: its control clients end too (they stayed attached forever)."""
+@pytest.mark.parametrize("attach", ["client", "direct"])
+def test_a_killed_headspace_leaves_no_control_client_attached(private_tmux, tmp_path, attach):
+    """kill -9 of headspace while a pane floods: its control clients end too (they stayed attached forever).
+
+    Both ways of attaching: ``tmux -C`` children (tmux 3.7 on, and the fallback) and direct clients
+    (tmux before 3.7), whose sockets end with the process.
+    """
     private_tmux.run("-f", "/dev/null", "new-session", "-d", "-s", "flood", "-x", "80", "-y", "24", "yes")
     private_tmux.run("new-session", "-d", "-s", "quiet", "-x", "80", "-y", "24", "sleep 600")
-    env = {**private_tmux.env, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    env = {**private_tmux.env, "PYTHONPATH": str(Path(__file__).resolve().parents[2]), "HEADSPACE_TMUX_ATTACH": attach}
     child = subprocess.Popen([sys.executable, "-c", KILLED_MONITOR, private_tmux.name, str(tmp_path / "no-claude")], stdout=subprocess.PIPE, text=True, env=env)
     try:
         clients = [int(pid) for pid in child.stdout.readline().split()]
         assert len(clients) == 2
+        assert all(clients) == (attach == "client")  # the way asked for is the way taken
+        clients = [pid for pid in clients if pid]
         time.sleep(1.0)  # time must pass: headspace is killed while the pane floods, not as it starts
     finally:
         child.kill()  # our own child, by its handle

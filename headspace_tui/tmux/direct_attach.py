@@ -1,0 +1,240 @@
+"""A control client without a ``tmux -C`` process: tmux's own client protocol, identify in one write.
+
+Why: tmux before 3.7 crashes its server (every session, every agent in it)
+when a session or window notification reaches a control client between its
+first identify message (``MSG_IDENTIFY_FLAGS``, which marks it a control
+client) and its last (``MSG_IDENTIFY_DONE``, which creates its control
+state): ``control_write`` on a NULL state, "segfault at 20" (fixed upstream
+in tmux 3.7 by PRs #4980 and #5004).  The stock ``tmux -C`` client sends its
+identify in three writes, because each of its two file descriptors (stdin,
+stdout) travels in a write of its own and a Unix socket read stops after a
+descriptor.  The server reads the first write (flags included), goes round
+its event loop (running whatever else is ready: another client's
+``kill-session``, a job's end), and only then reads the rest.  Under load
+the client may also be descheduled between its writes.  That is the window.
+
+This module attaches the same control client by speaking the protocol
+itself, in the one order that leaves no window: the two descriptors first,
+each alone (the server only notes them; a client without flags is no
+control client yet and gets no notifications), then flags, the rest of the
+identify, ``MSG_IDENTIFY_DONE`` and the ``attach-session`` command in a
+single write, which the server reads and dispatches in one go, with no turn
+of its loop in between (proc.c: one ``imsg_read``, then every message it
+holds).  Nothing else differs from ``tmux -C``: the server reads commands
+from and writes control-mode lines to the descriptor we passed (one end of a
+socketpair; ``DirectPipe`` is the other), and the client ends as a ``tmux
+-C`` client does, by closing its input.
+
+The messages are tmux's ``tmux-protocol.h`` (protocol version 8, tmux 2.4
+to 3.7c and later, the same numbers and flags throughout); each size is
+exactly what the server checks (a wrong size there is a ``fatalx``: the
+server exits), which tests/e2e/test_direct_attach.py proves against the real
+server.  Used only for the releases that have the bug (``wanted``); from 3.7
+on, and whenever this fails to connect, the stock client is used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import socket
+import struct
+
+from .control_pipe import LINE_LIMIT
+
+PROTOCOL_VERSION = 8
+HEADER = struct.Struct("=IHHII")  # imsg header: type, length (with header), flags, peer id (protocol), pid
+HAS_FD = 1  # IMSGF_HASFD: this message carries a file descriptor
+# tmux-protocol.h
+MSG_IDENTIFY_FLAGS, MSG_IDENTIFY_TERM, MSG_IDENTIFY_TTYNAME = 100, 101, 102
+MSG_IDENTIFY_STDIN, MSG_IDENTIFY_DONE, MSG_IDENTIFY_CLIENTPID = 104, 106, 107
+MSG_IDENTIFY_CWD, MSG_IDENTIFY_FEATURES, MSG_IDENTIFY_STDOUT = 108, 109, 110
+MSG_COMMAND, MSG_DETACH, MSG_DETACHKILL, MSG_EXIT, MSG_EXITED, MSG_EXITING = 200, 201, 202, 203, 204, 205
+MSG_SHUTDOWN = 210
+MAX_MESSAGE = 16384  # MAX_IMSGSIZE
+# tmux.h: the client flags ``tmux -u -C`` identifies with
+CLIENT_CONTROL = 0x2000
+CLIENT_UTF8 = 0x10000
+FIXED_IN = (3, 7)  # PRs #4980 and #5004: notifications skip a control client not yet set up
+_VERSION = re.compile(r"^tmux (\d+)\.(\d+)")
+EXIT_WAIT = 1.0  # after the server let the client go, how long its last lines may take to arrive
+
+
+def wanted(version_line: str) -> bool:
+    """Whether a tmux (its ``tmux -V`` line) needs the windowless attach: a release before 3.7.
+
+    ``next-3.8``, ``master`` or anything unreadable is taken as new (the
+    stock client, which a fixed server handles).
+    """
+    match = _VERSION.match(version_line.strip())
+    return match is not None and (int(match.group(1)), int(match.group(2))) < FIXED_IN
+
+
+def message(kind: int, data: bytes = b"", *, fd: bool = False) -> bytes:
+    """One protocol message as tmux's client composes it (peer id = protocol version, pid -1)."""
+    if HEADER.size + len(data) > MAX_MESSAGE:
+        raise ValueError("tmux message too long")
+    return HEADER.pack(kind, HEADER.size + len(data), HAS_FD if fd else 0, PROTOCOL_VERSION, 0xFFFFFFFF) + data
+
+
+def identify_and_command(command: list[str], pid: int) -> bytes:
+    """Everything after the two descriptors, for one write: flags to DONE, then the command.
+
+    A control client needs nothing of our terminal or environment: no TERM
+    (the server records "unknown"), no tty name (it is named
+    ``client-PID``), ``/`` as its folder, no variables (``attach-session
+    -E`` applies none anyway).
+    """
+    if not command or any("\0" in arg for arg in command):
+        raise ValueError("bad tmux command")
+    argv = b"".join(arg.encode() + b"\0" for arg in command)
+    return b"".join(
+        (
+            message(MSG_IDENTIFY_FLAGS, struct.pack("=i", CLIENT_CONTROL | CLIENT_UTF8)),
+            message(MSG_IDENTIFY_TERM, b"\0"),
+            message(MSG_IDENTIFY_TTYNAME, b"\0"),
+            message(MSG_IDENTIFY_CWD, b"/\0"),
+            message(MSG_IDENTIFY_FEATURES, struct.pack("=i", 0)),
+            message(MSG_IDENTIFY_CLIENTPID, struct.pack("=i", pid)),
+            message(MSG_IDENTIFY_DONE),
+            message(MSG_COMMAND, struct.pack("=i", len(command)) + argv),
+        )
+    )
+
+
+def message_types(buffer: bytearray) -> list[int]:
+    """Take the whole messages off the front of ``buffer``; their types (payloads are of no use to us)."""
+    kinds = []
+    while len(buffer) >= HEADER.size:
+        kind, length, _flags, _peer, _pid = HEADER.unpack_from(buffer)
+        if length < HEADER.size:
+            raise ValueError("bad message from tmux")
+        if len(buffer) < length:
+            break
+        kinds.append(kind)
+        del buffer[:length]
+    return kinds
+
+
+class DirectPipe:
+    """A control client attached without a tmux process (``ControlPipe``, control_pipe.py).
+
+    ``stdout``/``write`` are our end of the socketpair whose other end the
+    server reads commands from and writes control-mode lines to; ``_peer`` is
+    the protocol socket, which must stay open while the client lives (its
+    end is the client's end) and answers the server's goodbye as ``tmux``
+    does (``MSG_EXITING``).
+    """
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, peer: socket.socket) -> None:
+        self._reader = reader
+        self._writer = writer
+        self._peer = peer
+        self._ended = asyncio.Event()
+        self._talk = asyncio.create_task(self._listen())
+
+    @property
+    def stdout(self) -> asyncio.StreamReader:
+        return self._reader
+
+    @property
+    def running(self) -> bool:
+        return not self._ended.is_set()
+
+    def write(self, data: bytes) -> None:
+        if self._writer.is_closing():
+            raise BrokenPipeError("tmux control client ended")
+        self._writer.write(data)
+
+    async def drain(self) -> None:
+        await self._writer.drain()
+
+    async def end(self, grace: float) -> None:
+        """Close the client's input (tmux detaches it), wait ``grace`` s for its goodbye, then hang up."""
+        if not self._writer.is_closing() and self._writer.can_write_eof():
+            with contextlib.suppress(OSError):
+                self._writer.write_eof()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._ended.wait(), grace)
+        self._hang_up()
+        self._talk.cancel()
+        await asyncio.gather(self._talk, return_exceptions=True)
+
+    def abort(self) -> None:
+        """Hang up at once, without detaching first: what our crash looks like to tmux (it drops the client)."""
+        self._ended.set()
+        with contextlib.suppress(OSError):
+            self._peer.close()
+        self._writer.transport.abort()
+
+    def _hang_up(self) -> None:
+        self._ended.set()
+        with contextlib.suppress(OSError):
+            self._peer.close()
+        self._writer.close()
+
+    async def _listen(self) -> None:
+        """The server's messages: a goodbye is answered; its end (or ours) ends the client."""
+        loop = asyncio.get_running_loop()
+        buffer = bytearray()
+        try:
+            while True:
+                data = await loop.sock_recv(self._peer, 4096)
+                if not data:
+                    break
+                buffer += data
+                kinds = message_types(buffer)
+                if any(k in (MSG_EXIT, MSG_DETACH, MSG_DETACHKILL) for k in kinds):
+                    await loop.sock_sendall(self._peer, message(MSG_EXITING))
+                if any(k in (MSG_EXITED, MSG_SHUTDOWN) for k in kinds):
+                    break
+        except (OSError, ValueError):
+            pass
+        finally:
+            self._ended.set()
+            with contextlib.suppress(OSError):
+                self._peer.close()  # as tmux's client exits: the server frees the client and closes its end
+        # The server wrote every line before it let the client go (control_all_done): they are read
+        # until its end closes.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._eof(), EXIT_WAIT)
+        self._hang_up()
+
+    async def _eof(self) -> None:
+        while not self._reader.at_eof():
+            await asyncio.sleep(0.05)
+
+
+async def open_direct(socket_file: str, command: list[str]) -> DirectPipe:
+    """Attach a control client to the server at ``socket_file`` running ``command``; ``OSError`` if it cannot connect.
+
+    Whatever fails before the single identify write leaves the server a
+    client that never said it is a control client (harmless: it is dropped
+    when the socket closes).
+    """
+    body = identify_and_command(command, os.getpid())
+    peer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        peer.setblocking(False)
+        await asyncio.wait_for(asyncio.get_running_loop().sock_connect(peer, socket_file), 2.0)
+        peer.setblocking(True)  # three small writes into an empty socket: they never wait
+        peer.settimeout(2.0)
+        socket.send_fds(peer, [message(MSG_IDENTIFY_STDIN, fd=True)], [theirs.fileno()])
+        socket.send_fds(peer, [message(MSG_IDENTIFY_STDOUT, fd=True)], [theirs.fileno()])
+        peer.sendall(body)
+        peer.setblocking(False)
+    except TimeoutError:
+        peer.close()
+        ours.close()
+        raise OSError("tmux did not answer") from None
+    except BaseException:
+        peer.close()
+        ours.close()
+        raise
+    finally:
+        theirs.close()  # the server holds its copies; ours must go or its end is never seen
+    reader, writer = await asyncio.open_unix_connection(sock=ours, limit=LINE_LIMIT)
+    return DirectPipe(reader, writer, peer)
