@@ -925,6 +925,9 @@ def _serve_here(args: argparse.Namespace, server, place) -> int:
 
     log = logging.getLogger("headspace_tui.resident")
     logfile.setup(log_path())
+    from . import leftovers
+
+    leftovers.sweep()  # what a SIGKILLed headspace left (its socket, its ssh control folders)
     try:
         config = _load_config(args)
         local, specs = _host_specs(args, config)
@@ -960,7 +963,10 @@ def _serve_here(args: argparse.Namespace, server, place) -> int:
 
 def cmd_tui(args: argparse.Namespace) -> int:
     from ..shared.config import Config, ConfigError, load_config
+    from . import leftovers
     from .launch import run_app
+
+    leftovers.sweep()  # what a SIGKILLed headspace left (its socket, its ssh control folders)
 
     # A broken config must not keep the user from their agents: the app starts
     # with the defaults and says what is wrong, in one line, on its screen.

@@ -39,6 +39,7 @@ import fcntl
 import json
 import logging
 import os
+import socket
 import stat
 import time
 from collections.abc import Callable
@@ -72,6 +73,48 @@ class ChannelTaken(ChannelUnavailable):
 def socket_path(spool: Path) -> Path:
     """Where the hook program looks: ``answer.sock`` beside the spool folder."""
     return Path(spool).parent / SOCKET_NAME
+
+
+def sweep_stale(folder: Path) -> bool:
+    """Remove ``answer.sock`` in ``folder`` if its headspace is gone (nobody holds the lock, nobody listens); whether it did.
+
+    A SIGKILLed headspace leaves its socket; the next one to open the
+    channel clears it (``_clear_stale``), but a start that opens no channel
+    (a thin client of the service) would leave it for good.  The lock is
+    held while looking, so a headspace starting at that moment cannot lose
+    its new socket to this.
+    """
+    path = folder / SOCKET_NAME
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    if not stat.S_ISSOCK(info.st_mode) or info.st_uid != os.getuid():
+        return False  # not ours to touch
+    try:
+        lock_fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(lock_fd)
+        return False  # a headspace holds the channel: its socket is live
+    try:
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        probe.settimeout(0.5)
+        try:
+            probe.connect(str(path))
+            return False  # someone answers after all: leave it
+        except OSError:
+            os.unlink(path)
+            return True
+        finally:
+            probe.close()
+    except OSError:
+        return False
+    finally:
+        os.close(lock_fd)
 
 
 class HookChannel(Protocol):

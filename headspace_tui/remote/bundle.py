@@ -35,10 +35,11 @@ MODULES = (
     "headspace_tui.hooks.channel",
     "headspace_tui.remote.probe_hooks",
     "headspace_tui.remote.probe_answers",
+    "headspace_tui.tmux.identify",
     "headspace_tui.remote.probe_tmux",
     "headspace_tui.remote.probe",
 )
-PACKAGES = ("headspace_tui", "headspace_tui.shared", "headspace_tui.detect", "headspace_tui.detect.claude", "headspace_tui.hooks", "headspace_tui.remote")
+PACKAGES = ("headspace_tui", "headspace_tui.shared", "headspace_tui.detect", "headspace_tui.detect.claude", "headspace_tui.hooks", "headspace_tui.remote", "headspace_tui.tmux")
 MIN_PYTHON = (3, 9)
 
 BOOT = """\

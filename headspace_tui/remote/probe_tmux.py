@@ -4,8 +4,9 @@ Without this, each watched session of a remote host had its own SSH
 session channel (``ssh … tmux -C attach-session``), and every
 ``list-panes``, capture or key was one more short channel; past sshd's
 ``MaxSessions`` (10) OpenSSH opens extra connections.  Here the probe
-starts the control clients itself (``tmux -C attach-session …`` children
-over pipes, on the remote) and carries their bytes as numbered streams on
+starts the control clients itself (attached directly where that tmux has
+its identify crash, tmux/identify.py; elsewhere ``tmux -C attach-session
+…`` children over pipes, on the remote) and carries their bytes as numbered streams on
 the probe's JSON lines, next to the one-shot tmux commands.  Headspace's
 ``ControlClient`` reads a stream exactly as it reads a ``tmux -C`` pipe
 (remote/mux.py); nothing of tmux's protocol is parsed here.
@@ -37,7 +38,8 @@ the wire, and the others' chunks (each at most ``CHUNK``) take turns with
 it on the channel.  Standard library only, Python 3.9+ (it runs there).
 
 What remains per session: one ``tmux -C`` client process there (a child
-of the probe, in its process group, so it ends with it: its input closes),
+of the probe, in its process group, so it ends with it: its input closes)
+or, attached directly, two sockets of the probe's,
 two threads here in the probe, and one ``MuxPipe`` and ``ControlClient``
 in headspace.  No ssh process, channel or connection.  Still outside the
 channel: ``Enter`` on a remote row (an interactive ``ssh -t … tmux attach``
@@ -51,11 +53,14 @@ import base64
 import contextlib
 import os
 import queue
+import socket
 import subprocess
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Union
+
+from ..tmux.identify import MSG_DETACH, MSG_DETACHKILL, MSG_EXIT, MSG_EXITED, MSG_EXITING, MSG_SHUTDOWN, chosen, message, message_types, send_identify, socket_file
 
 CHUNK = 16 << 10  # bytes per pushed chunk: another stream's turn comes after at most this much
 WINDOW = 128 << 10  # bytes a stream may have in flight (sent, not acknowledged)
@@ -67,10 +72,76 @@ OPS = frozenset({"tmux", "ctl_open", "ctl_in", "ctl_ack", "ctl_close"})
 LATER = object()  # handle's answer when the reply is sent by a worker once it is done
 
 
+class DirectClient:
+    """A control client the probe attached itself (tmux/identify.py): as much of a ``Popen`` as ``Stream`` uses.
+
+    Its output and input are our end of the socketpair the server reads and
+    writes; the protocol socket answers the server's goodbye and its end is
+    the client's end (``wait``).
+    """
+
+    def __init__(self, ours: socket.socket, peer: socket.socket) -> None:
+        self.stdout = ours
+        self.stdin = _SocketInput(ours)
+        self._ours = ours
+        self._peer = peer
+        self._done = threading.Event()
+        threading.Thread(target=self._listen, daemon=True).start()
+
+    def _listen(self) -> None:
+        buffer = bytearray()
+        try:
+            while True:
+                data = self._peer.recv(4096)
+                if not data:
+                    break
+                buffer += data
+                kinds = message_types(buffer)
+                if any(k in (MSG_EXIT, MSG_DETACH, MSG_DETACHKILL) for k in kinds):
+                    self._peer.sendall(message(MSG_EXITING))
+                if any(k in (MSG_EXITED, MSG_SHUTDOWN) for k in kinds):
+                    break
+        except (OSError, ValueError):
+            pass
+        finally:
+            with contextlib.suppress(OSError):
+                self._peer.close()  # the server frees the client and closes its end: the output ends
+            self._done.set()
+
+    def wait(self, timeout: float | None = None) -> int:
+        if not self._done.wait(timeout):
+            raise subprocess.TimeoutExpired("tmux", timeout or 0)
+        return 0
+
+    def kill(self) -> None:
+        for sock in (self._peer, self._ours):
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+        self._done.set()
+
+
+class _SocketInput:
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+
+    def write(self, data: bytes) -> None:
+        self._sock.sendall(data)
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._sock.shutdown(socket.SHUT_WR)  # tmux reads the end of its input: it detaches the client
+
+
+Client = Union[subprocess.Popen, DirectClient]  # noqa: UP007 (an alias is evaluated: the remote may run Python 3.9)
+
+
 class Stream:
     """One control client there: its output pumped out under the window, its input written in order."""
 
-    def __init__(self, number: int, proc: subprocess.Popen, send: Callable[[dict[str, Any]], None], gone: Callable[[int], None]) -> None:
+    def __init__(self, number: int, proc: Client, send: Callable[[dict[str, Any]], None], gone: Callable[[int], None]) -> None:
         self.number = number
         self.proc = proc
         self._send = send
@@ -129,6 +200,8 @@ class Stream:
             pass
         finally:
             self._input.put(None)
+            with contextlib.suppress(OSError):
+                self.proc.stdout.close()  # read to its end: ours to close (a direct client's socket above all)
             self._gone(self.number)
             with contextlib.suppress(OSError, ValueError):  # the probe's own output gone (headspace went): still reaped
                 self._send({"push": "ctl_end", "ch": self.number})
@@ -160,6 +233,7 @@ class TmuxMux:
         self._streams: dict[int, Stream] = {}
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(ONE_SHOT_WORKERS)
+        self._version: str | None = None
 
     def handle(self, request: dict[str, Any]) -> Any:
         op = request.get("op")
@@ -198,10 +272,39 @@ class TmuxMux:
             if len(self._streams) >= MAX_STREAMS:
                 raise ValueError(f"{MAX_STREAMS} tmux control clients are open already")
         env = {name: value for name, value in os.environ.items() if name in keep}
-        proc = subprocess.Popen(["tmux", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, bufsize=0)
+        proc = self._direct(args) or subprocess.Popen(["tmux", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, bufsize=0)
         with self._lock:
             self._streams[number] = Stream(number, proc, self._send, self._forget)
         return True
+
+    def _direct(self, args: list[str]) -> DirectClient | None:
+        """``tmux … -C command`` attached without a tmux process, where this tmux has the identify crash; None: use tmux."""
+        if "-C" not in args or not chosen(self.version(), os.environ):
+            return None
+        split = args.index("-C")
+        peer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            peer.settimeout(2.0)
+            peer.connect(socket_file(args[:split], os.environ, os.getuid()))
+            send_identify(peer, theirs, args[split + 1 :])
+            peer.settimeout(None)
+        except (OSError, ValueError):
+            peer.close()
+            ours.close()
+            return None
+        finally:
+            theirs.close()  # the server holds its copies
+        return DirectClient(ours, peer)
+
+    def version(self) -> str:
+        """``tmux -V`` there (asked once); "" if it cannot say."""
+        if self._version is None:
+            try:
+                self._version = subprocess.run(["tmux", "-V"], capture_output=True, timeout=RUN_TIMEOUT, stdin=subprocess.DEVNULL).stdout.decode("utf-8", "replace").strip()
+            except (OSError, subprocess.SubprocessError):
+                self._version = ""
+        return self._version
 
     def close_all(self) -> None:
         """End every control client before the probe exits: input closed, output drained, killed after CLOSE_GRACE.

@@ -74,6 +74,8 @@ def ssh_reason(stderr: str) -> str:
     return lines[-1] if lines else ""
 
 
+CONTROL_PREFIX = "hs-ssh-"  # the ssh control folders in the temp folder: hs-ssh-<our pid>-<random>
+
 class SshLink:
     """The shared connection to one host: the options every ssh command uses, and the master."""
 
@@ -87,7 +89,8 @@ class SshLink:
     def control_path(self) -> str:
         """A short path (unix sockets are limited to ~100 bytes) in a folder only we can use."""
         if self._dir is None:
-            self._dir = tempfile.mkdtemp(prefix="hs-ssh-")  # 0700
+            # 0700; the pid in the name says whose it is, so that a later start can sweep it once we are gone (cli/leftovers.py)
+            self._dir = tempfile.mkdtemp(prefix=f"{CONTROL_PREFIX}{os.getpid()}-")
         digest = hashlib.sha1(f"{self.spec.destination}|{self.spec.ssh_config}".encode()).hexdigest()[:12]
         return os.path.join(self._dir, digest)
 

@@ -25,7 +25,7 @@ from and writes control-mode lines to the descriptor we passed (one end of a
 socketpair; ``DirectPipe`` is the other), and the client ends as a ``tmux
 -C`` client does, by closing its input.
 
-The messages are tmux's ``tmux-protocol.h`` (protocol version 8, tmux 2.4
+The messages (identify.py) are tmux's ``tmux-protocol.h`` (protocol version 8, tmux 2.4
 to 3.7c and later, the same numbers and flags throughout); each size is
 exactly what the server checks (a wrong size there is a ``fatalx``: the
 server exits), which tests/e2e/test_direct_attach.py proves against the real
@@ -37,85 +37,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import re
 import socket
-import struct
 
 from .control_pipe import LINE_LIMIT
+from .identify import MSG_DETACH, MSG_DETACHKILL, MSG_EXIT, MSG_EXITED, MSG_EXITING, MSG_SHUTDOWN, message, message_types, send_identify
 
-PROTOCOL_VERSION = 8
-HEADER = struct.Struct("=IHHII")  # imsg header: type, length (with header), flags, peer id (protocol), pid
-HAS_FD = 1  # IMSGF_HASFD: this message carries a file descriptor
-# tmux-protocol.h
-MSG_IDENTIFY_FLAGS, MSG_IDENTIFY_TERM, MSG_IDENTIFY_TTYNAME = 100, 101, 102
-MSG_IDENTIFY_STDIN, MSG_IDENTIFY_DONE, MSG_IDENTIFY_CLIENTPID = 104, 106, 107
-MSG_IDENTIFY_CWD, MSG_IDENTIFY_FEATURES, MSG_IDENTIFY_STDOUT = 108, 109, 110
-MSG_COMMAND, MSG_DETACH, MSG_DETACHKILL, MSG_EXIT, MSG_EXITED, MSG_EXITING = 200, 201, 202, 203, 204, 205
-MSG_SHUTDOWN = 210
-MAX_MESSAGE = 16384  # MAX_IMSGSIZE
-# tmux.h: the client flags ``tmux -u -C`` identifies with
-CLIENT_CONTROL = 0x2000
-CLIENT_UTF8 = 0x10000
-FIXED_IN = (3, 7)  # PRs #4980 and #5004: notifications skip a control client not yet set up
-_VERSION = re.compile(r"^tmux (\d+)\.(\d+)")
 EXIT_WAIT = 1.0  # after the server let the client go, how long its last lines may take to arrive
-
-
-def wanted(version_line: str) -> bool:
-    """Whether a tmux (its ``tmux -V`` line) needs the windowless attach: a release before 3.7.
-
-    ``next-3.8``, ``master`` or anything unreadable is taken as new (the
-    stock client, which a fixed server handles).
-    """
-    match = _VERSION.match(version_line.strip())
-    return match is not None and (int(match.group(1)), int(match.group(2))) < FIXED_IN
-
-
-def message(kind: int, data: bytes = b"", *, fd: bool = False) -> bytes:
-    """One protocol message as tmux's client composes it (peer id = protocol version, pid -1)."""
-    if HEADER.size + len(data) > MAX_MESSAGE:
-        raise ValueError("tmux message too long")
-    return HEADER.pack(kind, HEADER.size + len(data), HAS_FD if fd else 0, PROTOCOL_VERSION, 0xFFFFFFFF) + data
-
-
-def identify_and_command(command: list[str], pid: int) -> bytes:
-    """Everything after the two descriptors, for one write: flags to DONE, then the command.
-
-    A control client needs nothing of our terminal or environment: no TERM
-    (the server records "unknown"), no tty name (it is named
-    ``client-PID``), ``/`` as its folder, no variables (``attach-session
-    -E`` applies none anyway).
-    """
-    if not command or any("\0" in arg for arg in command):
-        raise ValueError("bad tmux command")
-    argv = b"".join(arg.encode() + b"\0" for arg in command)
-    return b"".join(
-        (
-            message(MSG_IDENTIFY_FLAGS, struct.pack("=i", CLIENT_CONTROL | CLIENT_UTF8)),
-            message(MSG_IDENTIFY_TERM, b"\0"),
-            message(MSG_IDENTIFY_TTYNAME, b"\0"),
-            message(MSG_IDENTIFY_CWD, b"/\0"),
-            message(MSG_IDENTIFY_FEATURES, struct.pack("=i", 0)),
-            message(MSG_IDENTIFY_CLIENTPID, struct.pack("=i", pid)),
-            message(MSG_IDENTIFY_DONE),
-            message(MSG_COMMAND, struct.pack("=i", len(command)) + argv),
-        )
-    )
-
-
-def message_types(buffer: bytearray) -> list[int]:
-    """Take the whole messages off the front of ``buffer``; their types (payloads are of no use to us)."""
-    kinds = []
-    while len(buffer) >= HEADER.size:
-        kind, length, _flags, _peer, _pid = HEADER.unpack_from(buffer)
-        if length < HEADER.size:
-            raise ValueError("bad message from tmux")
-        if len(buffer) < length:
-            break
-        kinds.append(kind)
-        del buffer[:length]
-    return kinds
 
 
 class DirectPipe:
@@ -208,23 +135,14 @@ class DirectPipe:
 
 
 async def open_direct(socket_file: str, command: list[str]) -> DirectPipe:
-    """Attach a control client to the server at ``socket_file`` running ``command``; ``OSError`` if it cannot connect.
-
-    Whatever fails before the single identify write leaves the server a
-    client that never said it is a control client (harmless: it is dropped
-    when the socket closes).
-    """
-    body = identify_and_command(command, os.getpid())
+    """Attach a control client to the server at ``socket_file`` running ``command``; ``OSError`` if it cannot connect."""
     peer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         peer.setblocking(False)
         await asyncio.wait_for(asyncio.get_running_loop().sock_connect(peer, socket_file), 2.0)
-        peer.setblocking(True)  # three small writes into an empty socket: they never wait
         peer.settimeout(2.0)
-        socket.send_fds(peer, [message(MSG_IDENTIFY_STDIN, fd=True)], [theirs.fileno()])
-        socket.send_fds(peer, [message(MSG_IDENTIFY_STDOUT, fd=True)], [theirs.fileno()])
-        peer.sendall(body)
+        send_identify(peer, theirs, command)
         peer.setblocking(False)
     except TimeoutError:
         peer.close()

@@ -30,7 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .control_pipe import ControlPipe, spawn
-from .direct_attach import open_direct, wanted
+from .direct_attach import open_direct
+from .identify import chosen, socket_file
 
 log = logging.getLogger(__name__)
 
@@ -182,15 +183,11 @@ class TmuxServer:
     def socket_file(self) -> str:
         """Where this server's socket lives (as tmux(1) places it: ``$TMUX_TMPDIR/tmux-UID/NAME``).
 
-        Watching it is how a restarted server is noticed without forking tmux.
+        Watching it is how a restarted server is noticed without forking tmux;
+        a control client attaches to it directly (direct_attach.py).  Neither
+        -L nor -S: the server it runs in ($TMUX), as tmux(1) does.
         """
-        if self.socket_path:
-            return self.socket_path
-        inside = os.environ.get("TMUX", "").split(",", 1)[0]
-        if not self.socket_name and inside:
-            return inside  # neither -L nor -S: tmux takes the server it runs in ($TMUX), as tmux(1) does
-        folder = os.environ.get("TMUX_TMPDIR") or "/tmp"
-        return os.path.join(folder, f"tmux-{os.getuid()}", self.socket_name or "default")
+        return socket_file(self.socket_args(), os.environ, os.getuid())
 
     @property
     def identity(self) -> str:
@@ -259,10 +256,7 @@ class TmuxServer:
         ``HEADSPACE_TMUX_ATTACH=client`` or ``=direct`` chooses (the storm
         soak compares both).
         """
-        choice = os.environ.get("HEADSPACE_TMUX_ATTACH", "")
-        if choice in ("client", "direct"):
-            return choice == "direct"
-        return wanted(self.version())
+        return chosen(self.version(), os.environ)
 
     def version(self) -> str:
         """``tmux -V`` of the tmux we run (asked once): "tmux 3.3a"; "" if it cannot say."""

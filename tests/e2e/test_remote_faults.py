@@ -281,19 +281,24 @@ def test_every_ending_leaves_no_ssh_process_or_control_folder(tmp_path, claude_b
                 subprocess.run([*tmux, "kill-server"], check=False)  # the terminal goes away: SIGHUP and a dead pty
             else:
                 subprocess.run([*tmux, "send-keys", "-t", "=0:0.0", "q"], check=True)
-            deadline = time.monotonic() + 5
-            while (alive(ssh) or any(os.path.exists(f) for f in folders)) and time.monotonic() < deadline:
-                time.sleep(0.05)
+            headspace = psutil.Process(pid)
+            deadline = time.monotonic() + 12
+            ended = None
+            while (alive(ssh) or any(os.path.exists(f) for f in folders) or ended is None) and time.monotonic() < deadline:
+                if ended is None and not alive([headspace]):
+                    ended = time.monotonic() - began
+                time.sleep(0.02)
             took = time.monotonic() - began
             left = [_cmdline(p) for p in alive(ssh)]
             folders_left = [f for f in folders if os.path.exists(f)]
-            print(f"\n{ending}: {len(ssh)} ssh processes before, {len(left)} after {took:.2f} s; folders left: {folders_left}")
+            print(f"\n{ending}: headspace ended after {ended} s; {len(ssh)} ssh processes before, {len(left)} after {took:.2f} s; folders left: {folders_left}")
             for proc in alive(ssh):  # never leave ours behind, even when the test fails
                 proc.kill()
             for folder in folders_left:
                 shutil.rmtree(folder, ignore_errors=True)
             assert not left, f"{ending} left ssh running: {left}"
             assert not folders_left, f"{ending} left the control folder: {folders_left}"
+            assert ended is not None and ended <= 2.0, f"{ending}: headspace ended after {ended} s (2 s at most)"
         finally:
             subprocess.run([*tmux, "kill-server"], check=False, capture_output=True)
             socket = Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}" / name

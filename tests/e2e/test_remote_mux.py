@@ -74,6 +74,18 @@ def live_counts(sshd: Sshd) -> tuple[int, int]:
     return len(connections), channels
 
 
+def stock_control_clients(root: int) -> list[int]:
+    """``tmux -C`` processes below a process (our sshd)."""
+    found = []
+    for proc in psutil.Process(root).children(recursive=True):
+        try:
+            if proc.name().startswith("tmux") and "-C" in proc.cmdline():  # a tmux client calls itself "tmux: client"
+                found.append(proc.pid)
+        except psutil.Error:
+            pass  # a one-shot tmux command that ended meanwhile
+    return found
+
+
 def our_ssh_processes() -> int:
     return sum(1 for p in psutil.Process().children(recursive=True) if p.name() == "ssh")
 
@@ -124,6 +136,9 @@ def test_thirty_remote_sessions_watched_through_one_connection_and_one_channel(c
             # Every session has its control client, and all of them run on the far side under the probe.
             await wait_until(pilot, lambda: len(app.service._fleet.monitors["box"].sessions.clients) == SESSIONS, "a control client per session", 30)
             sample()
+            # tmux 3.3a there has the identify crash: the probe attached every client itself, no tmux -C among its children.
+            assert box.process is not None
+            assert stock_control_clients(box.process.pid) == []
 
             # A state change seen live: a recorded agent draws its permission menu.
             changed = next(iter(fakes))

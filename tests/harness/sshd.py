@@ -152,7 +152,7 @@ class Sshd:
         self.listen = listen or ("0.0.0.0" if netns else address)
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
-        self.short = Path(tempfile.mkdtemp(prefix="hs-ssh-"))
+        self.short = Path(tempfile.mkdtemp(prefix="hs-sshd-short-"))
         self.control_dir = self.short / "cm"
         self.control_dir.mkdir(mode=0o700)
         self.user = pwd.getpwuid(os.getuid()).pw_name

@@ -12,7 +12,7 @@ import struct
 
 import pytest
 
-from headspace_tui.tmux import direct_attach as da
+from headspace_tui.tmux import identify as da
 
 
 def _split(data: bytes) -> list[tuple[int, int, int, bytes]]:

@@ -10,6 +10,10 @@ read it that wait never ended: the client stayed attached for good, and
 the server then ignored ``kill-server`` (found after a CI run: a
 benchmark's tmux server still running 20 minutes later, its socket file
 already removed).
+
+Both ways the probe attaches: a ``tmux -C`` child (tmux 3.7 on) and a
+client it attached itself (before 3.7, tmux/identify.py), whose sockets end
+with the probe.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import sys
 import time
 
 import psutil
+import pytest
 
 from headspace_tui.remote.bundle import BOOT, bundle_line
 from headspace_tui.remote.probe_tmux import WINDOW
@@ -44,11 +49,12 @@ def _gone(pid: int, within: float) -> bool:
     return True
 
 
-def test_an_ending_probe_ends_a_control_client_whose_output_nobody_reads(private_tmux, tmp_path):
+@pytest.mark.parametrize("attach", ["client", "direct"])
+def test_an_ending_probe_ends_a_control_client_whose_output_nobody_reads(private_tmux, tmp_path, attach):
     pane = private_tmux.new_session("flood", width=120, height=40, cwd=str(tmp_path), command=["yes", "flooding a stream nobody reads"])
     session = private_tmux.run("display-message", "-p", "-t", pane, "#{session_id}").strip()
     server_pid = int(private_tmux.run("display-message", "-p", "#{pid}").strip())
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"}
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8", "HEADSPACE_TMUX_ATTACH": attach}
     probe = subprocess.Popen([sys.executable, "-u", "-c", BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     client_pid = None
     try:
@@ -64,15 +70,17 @@ def test_an_ending_probe_ends_a_control_client_whose_output_nobody_reads(private
             assert "error" not in message, message
         assert received >= WINDOW, f"the stream carried only {received} B"
         clients = [p for p in psutil.Process(probe.pid).children() if "attach-session" in " ".join(p.cmdline())]
-        assert len(clients) == 1, clients
-        client_pid = clients[0].pid
+        assert len(clients) == (1 if attach == "client" else 0), clients  # the way asked for is the way taken
+        client_pid = clients[0].pid if clients else None
+        assert private_tmux.run("list-clients", "-F", "#{client_control_mode}").split() == ["1"]
         time.sleep(1.0)  # tmux fills the unread pipe and holds the rest for this client
 
         probe.stdin.close()  # headspace goes: the link's both ends close
         probe.stdout.close()
         probe.wait(10)
 
-        assert _gone(client_pid, 5.0), "the probe's tmux control client outlived it"
+        assert client_pid is None or _gone(client_pid, 5.0), "the probe's tmux control client outlived it"
+        assert private_tmux.run("list-clients").strip() == "", "the probe's control client is still attached"
         private_tmux.run("kill-server", check=False)
         assert _gone(server_pid, 5.0), "the tmux server ignored kill-server: a client of ours still held it"
     finally:
