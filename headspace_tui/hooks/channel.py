@@ -23,8 +23,8 @@ second headspace that cannot take the lock leaves the channel to the first
 is free, its stale socket is removed and the second takes over.  Two
 starting at once cannot both win.
 
-Nothing read is unbounded: the request line is capped (MAX_REQUEST) and
-must come within READ_TIMEOUT; after it the hook sends nothing, so anything
+Nothing read is unbounded: at most MAX_CONNECTIONS at once, the request
+line is capped (MAX_REQUEST) and must come within READ_TIMEOUT; after it the hook sends nothing, so anything
 more than a few bytes ends the connection instead of filling memory (a
 client that streamed 300 MB after a valid request grew headspace by 306 MB).
 Everything runs on the event loop that called ``start``.  The same class
@@ -56,6 +56,11 @@ SOCKET_NAME = "answer.sock"
 MAX_REQUEST = 2 << 20  # the hook sends at most 1 MB of payload, plus its own fields
 READ_TIMEOUT = 5.0  # a connection that says nothing in this long is dropped
 MAX_AFTER = 4096  # bytes a hook may send after its request (it sends none) before it is dropped
+# Connections open at once: every waiting dialog holds one (a hundred agents, a hundred), so this
+# is far above any real use.  More are closed as they come (that hook then says "no decision", and
+# Claude's own dialog is all there is): 6,000 idle connections had grown headspace by 36 MB that the
+# allocator never gave back.
+MAX_CONNECTIONS = 512
 LOCK_NAME = "answer.lock"
 # What asyncio.wait_for raises when time runs out: the built-in TimeoutError
 # from 3.11, asyncio's own before (a remote host's python3 may be 3.9).
@@ -155,6 +160,8 @@ class AnswerChannel:
         self._lock_fd: int | None = None
         self._more: list[tuple[Path, asyncio.AbstractServer, int, int]] = []  # listen_also's places
         self._next_id = 0
+        self._open = 0  # connections being served now (MAX_CONNECTIONS)
+        self.refused = 0  # connections closed for being past it
 
     # -- opening and closing -------------------------------------------------------
     async def start(self) -> None:
@@ -251,6 +258,11 @@ class AnswerChannel:
 
     # -- one hook ------------------------------------------------------------------
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self._open >= MAX_CONNECTIONS:
+            self.refused += 1
+            writer.close()
+            return
+        self._open += 1
         call: PendingCall | None = None
         try:
             if peer_uid(writer.get_extra_info("socket")) not in (None, os.getuid()):
@@ -281,6 +293,7 @@ class AnswerChannel:
                 log.warning("answer hook connection dropped: %d bytes after its request", extra)
                 self.release(call.id)
         finally:
+            self._open -= 1
             if call is not None and self.calls.pop(call.id, None) is not None:
                 self._writers.pop(call.id, None)
                 self.on_gone(call)

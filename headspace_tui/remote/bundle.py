@@ -44,6 +44,7 @@ MIN_PYTHON = (3, 9)
 
 BOOT = """\
 import json, sys, types
+sys.stdout.write('{"boot": 1}\\n')
 if sys.version_info < (3, 9):
     sys.stdout.write(json.dumps({"fatal": "python3 %d.%d is too old (3.9 or later is needed)" % sys.version_info[:2]}) + "\\n")
     sys.exit(0)

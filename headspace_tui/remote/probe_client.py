@@ -24,7 +24,12 @@ from .bundle import BOOT, bundle_line
 from .ssh import SshTmuxServer, ssh_reason
 
 CALL_TIMEOUT = 10.0
-PROBE_START = 10.0  # seconds for python3 to start there and read the bundle (a hung one is a row within 20 s)
+# Starting the reader is two waits.  python3 says it runs (``{"boot": 1}``, BOOT's first line) within
+# PYTHON_START s, or it is taken as hung: short, so that a host whose python3 hangs is retried soon
+# enough to be back within 10 s of the fault's end (an attempt in flight, the retry pace, a start).
+# Then the bundle (~200 KB) travels and runs, with PROBE_START s for it: a slow link has them.
+PYTHON_START = 4.0
+PROBE_START = 10.0
 PID_TAG = "headspace-probe-pid"
 # A ``hello`` this often, answered by the probe's own request loop: the one proof that loop
 # still runs.  Its host's tmux now travels on the probe too, so a hung probe also silences the
@@ -86,17 +91,22 @@ class ProbeClient:
             preexec_fn=die_with_parent(),
         )
         self._stderr = asyncio.create_task(self._keep_stderr())
-        timed_out = False
+        waited = 0.0
         try:
-            hello = await asyncio.wait_for(self._hello(), PROBE_START)
+            waited = PYTHON_START
+            hello = await asyncio.wait_for(self._booted(), PYTHON_START)
+            if isinstance(hello, dict) and hello.get("boot"):
+                waited = PROBE_START
+                hello = await asyncio.wait_for(self._hello(), PROBE_START)
+            waited = 0.0
         except TimeoutError:
-            hello, timed_out = None, True
-        except (ConnectionError, BrokenPipeError, ValueError):
             hello = None
+        except (ConnectionError, BrokenPipeError, ValueError):
+            hello, waited = None, 0.0
         if not isinstance(hello, dict) or "ok" not in hello:
             reason = hello.get("fatal") if isinstance(hello, dict) else None
-            if reason is None and timed_out:
-                reason = f"the remote reader did not start (python3 there gave no answer in {PROBE_START:g}s)"
+            if reason is None and waited:
+                reason = f"the remote reader did not start (python3 there gave no answer in {waited:g}s)"
             elif reason is None:
                 await asyncio.wait({self._stderr}, timeout=1.0)  # its last words are in flight: a moment, never more
                 text = bytes(self._errors).decode("utf-8", "replace")
@@ -128,16 +138,24 @@ class ProbeClient:
                     self.on_end()
                 return
 
-    async def _hello(self) -> Any:
-        assert self._proc is not None and self._proc.stdin is not None and self._proc.stdout is not None
-        self._proc.stdin.write(bundle_line())
-        self._proc.stdin.write(b'{"id": 0, "op": "hello"}\n')
-        await self._proc.stdin.drain()
+    async def _booted(self) -> Any:
+        """The remote shell's pid, then python3's first line (``{"boot": 1}``: it runs), or what it said instead."""
+        assert self._proc is not None and self._proc.stdout is not None
         first = await self._proc.stdout.readline()
         if first.startswith(PID_TAG.encode() + b" "):
             with contextlib.suppress(ValueError):
                 self.remote_pid = int(first.split()[1])
             first = await self._proc.stdout.readline()
+        return json.loads(first) if first else None
+
+    async def _hello(self) -> Any:
+        """The bundle sent and started; the probe's answer to ``hello``."""
+        assert self._proc is not None and self._proc.stdin is not None and self._proc.stdout is not None
+        with contextlib.suppress(ConnectionError):  # a python3 too old has said so and left: its words are read below
+            self._proc.stdin.write(bundle_line())
+            self._proc.stdin.write(b'{"id": 0, "op": "hello"}\n')
+            await self._proc.stdin.drain()
+        first = await self._proc.stdout.readline()
         return json.loads(first) if first else None
 
     async def _keep_stderr(self) -> None:

@@ -56,6 +56,9 @@ class AgentStore:
         self._subscribers: list[Callable[[Event], None]] = []
         # Per pane: the one claim of when its current state began (detect/clock.py).
         self._clocks: dict[str, Clock] = {}
+        # Why the host cannot be read, from ``offline`` until ``online``: a pane read meanwhile (tmux
+        # answering through ssh while the host's reader there is down) does not make a row live.
+        self._stale = ""
         # While the monitor stops nothing is told: in Python 3.11 a cancelled
         # ``wait_for`` can still return a result that arrived at the same
         # moment, so a detector may finish one last read after it was told to
@@ -135,8 +138,12 @@ class AgentStore:
             self.agents[record.pane_id] = agent
             self.emit(AgentChanged(agent, None, at))
             return agent
-        changed = not same_observation(agent.observation, observation) or agent.target != record.target or bool(agent.offline)
-        agent.offline, agent.offline_since = "", 0.0  # read again: its host answers
+        changed = not same_observation(agent.observation, observation) or agent.target != record.target or bool(agent.offline) != bool(self._stale)
+        if self._stale:  # the screen is read, but what else says its state (the reader there) is not: still stale
+            if not agent.offline:
+                agent.offline, agent.offline_since = self._stale, at
+        else:
+            agent.offline, agent.offline_since = "", 0.0  # read again: its host answers
         old_print = agent.observation.prompt.fingerprint if agent.observation.prompt else ""
         new_print = observation.prompt.fingerprint if observation.prompt else ""
         if new_print != old_print:
@@ -197,8 +204,10 @@ class AgentStore:
         """The host cannot be read: every row keeps its last reading, marked (once) with why and since when.
 
         A host never reached has no rows: one placeholder row (``@host``)
-        says so, with ssh's own reason, until the host answers.
+        says so, with ssh's own reason, until the host answers.  Until
+        ``online``, rows stay marked even when their panes are read (``observe``).
         """
+        self._stale = reason
         if not any(not a.placeholder for a in self.agents.values()):
             address = str(PaneAddress("", self.host))
             agent = self.agents.get(address)
@@ -221,7 +230,8 @@ class AgentStore:
                 self.emit(AgentChanged(agent, agent.state, at))
 
     def online(self) -> None:
-        """The host answers again: its placeholder row (if any) goes."""
+        """The host answers again (all of it: tmux and its reader): its placeholder row (if any) goes, and reads make rows live."""
+        self._stale = ""
         self.forget(str(PaneAddress("", self.host)))
 
     def forget(self, pane_id: str) -> None:

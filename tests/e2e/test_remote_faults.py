@@ -231,6 +231,98 @@ def test_a_hung_python3_is_a_row_saying_so_and_leaves_no_process(tmp_path, claud
     assert not left, f"left running: {left}"
 
 
+SOMETIMES_HANGING_PYTHON = """#!/bin/sh
+# python3 that hangs while the fault lasts (the flag file exists): a wedged interpreter, a stuck NFS home
+if [ -e {flag} ]; then exec sleep 3600; fi
+exec {python} "$@"
+"""
+
+
+def test_a_reader_that_stops_while_python3_hangs_is_stale_at_once_and_back_within_10s_of_the_fault(tmp_path, claude_binary):
+    """The probe dies (killed there) and a new one cannot start: python3 hangs on that host for a while.
+
+    Before, the rows looked live for 13 s of it: the panes were still read
+    through plain ssh commands, and each read cleared the stale mark, though
+    nothing read the host's processes, status files or hooks; and a start
+    that hung was given 10 s, so the host came back 14 s after the fault
+    ended.  Now: stale within 3 s, stale throughout, back within 10 s.
+    """
+    bin_dir = tmp_path / "sometimes-hang-bin"
+    bin_dir.mkdir()
+    flag = tmp_path / "python3-hangs"
+    real_python = shutil.which("python3", path="/usr/bin:/bin")
+    assert real_python is not None
+    wrapper = bin_dir / "python3"
+    wrapper.write_text(SOMETIMES_HANGING_PYTHON.format(flag=flag, python=real_python))
+    wrapper.chmod(0o755)
+    with running_sshd(tmp_path, claude=claude_binary, path_dirs=[str(bin_dir)]) as sometimes:
+        root = tempfile.mkdtemp(prefix="hs-tmux-")
+        tmux = PrivateTmux({"PATH": "/usr/bin:/bin", "HOME": root, "LANG": "C.UTF-8", "TMUX_TMPDIR": sometimes.remote_env["TMUX_TMPDIR"]})
+        tmux.run("-f", "/dev/null", "new-session", "-d", "-s", "work", "-x", "100", "-y", "30", "sleep 600")
+        address = tmux.run("display-message", "-p", "-t", "work", "#{pane_id}").strip() + "@box"
+
+        def probes() -> list[psutil.Process]:
+            found = []
+            for pid in sometimes.connection_pids():
+                with contextlib.suppress(psutil.Error):
+                    proc = psutil.Process(pid)
+                    if "headspace_tui.remote.probe" in _cmdline(proc):
+                        found.append(proc)
+            return found
+
+        def hung() -> list[psutil.Process]:  # the hanging python3s there (their wrapper exec'd sleep)
+            found = []
+            for pid in sometimes.connection_pids():
+                with contextlib.suppress(psutil.Error):
+                    proc = psutil.Process(pid)
+                    if _name(proc) == "sleep" and "3600" in _cmdline(proc):
+                        found.append(proc)
+            return found
+
+        async def scenario() -> tuple[float, float, list[float]]:
+            spec = HostSpec("box", sometimes.alias, socket_name=tmux.name, ssh_config=str(sometimes.client_config))
+            app = HeadspaceApp(Service.build(TmuxServer(socket_name="headspace-test-no-local"), hosts=[RemoteHost(spec)], local=False, journal=Journal(None), include_all=True))
+            marked: list[float] = []
+            app.service.subscribe(lambda event: isinstance(event, AgentChanged) and event.agent.pane_id == address and event.agent.offline and marked.append(time.monotonic()))
+            async with app.run_test(size=(120, 40)) as pilot:
+                await wait_until(pilot, lambda: address in app.table.agents and not app.table.agents[address].offline, "the remote row, live", 30)
+                await wait_until(pilot, lambda: bool(probes()), "the probe there", 10)
+                assert not marked
+                flag.touch()  # from now on python3 hangs there
+                for proc in probes():
+                    proc.kill()  # the reader stops (ours, started through our sshd)
+                stopped = time.monotonic()
+                await wait_until(pilot, lambda: bool(marked), "the row marked stale", 10, every=0.02)
+                stale_after = marked[0] - stopped
+                live_during_fault = []
+                met = False
+                while time.monotonic() - stopped < 8.0:  # attempts to start the reader hang meanwhile
+                    if not app.table.agents[address].offline:
+                        live_during_fault.append(round(time.monotonic() - stopped, 2))
+                    met = met or bool(await asyncio.to_thread(hung))
+                    await pilot.pause(0.1)
+                assert met, "no start of the reader hung: the fault was not met"
+                print("\nduring the fault:", app.table.agents[address].offline)
+                flag.unlink()  # the fault ends
+                ended = time.monotonic()
+                await wait_until(pilot, lambda: not app.table.agents[address].offline and bool(probes()), "the row live again, with a reader", 20, every=0.05)
+                return stale_after, time.monotonic() - ended, live_during_fault
+
+        try:
+            stale_after, back, live_during_fault = asyncio.run(scenario())
+        finally:
+            flag.unlink(missing_ok=True)
+            for proc in hung() + probes():  # started through our sshd for this test: never left behind
+                with contextlib.suppress(psutil.Error):
+                    proc.kill()
+            tmux.close()
+            shutil.rmtree(root, ignore_errors=True)
+    print(f"\nstale {stale_after:.2f} s after the reader stopped; back {back:.2f} s after the fault ended")
+    assert stale_after <= 3.0
+    assert live_during_fault == [], f"the row looked live while no reader worked, at {live_during_fault} s"
+    assert back <= 10.0
+
+
 def _parent_is_wrapper(proc: psutil.Process, wrapper: str) -> bool:
     try:
         parent = proc.parent()

@@ -388,3 +388,41 @@ def test_the_channel_also_answers_a_hook_under_another_xdg_runtime_dir(runtime: 
 
     code, out, _ = asyncio.run(scenario())
     assert code == 0 and json.loads(out)["hookSpecificOutput"]["decision"] == {"behavior": "allow"}
+
+
+def test_a_flood_of_idle_connections_is_capped_and_a_real_hook_still_gets_through_after(runtime: Path, monkeypatch: pytest.MonkeyPatch):
+    """6,000 idle connections left headspace 36 MB bigger for good: past MAX_CONNECTIONS they are closed as they come."""
+    from headspace_tui.hooks import channel as channel_module
+
+    monkeypatch.setattr(channel_module, "MAX_CONNECTIONS", 20)  # the same rule, at a size a test can reach quickly
+
+    async def scenario():
+        channel = channel_in(runtime)
+        await channel.start()
+        idle = [await asyncio.open_unix_connection(str(channel.path)) for _ in range(50)]
+        await asyncio.sleep(0.2)
+        refused, open_now = channel.refused, channel._open
+        closed_at_once = 0
+        for reader, _writer in idle:
+            try:
+                if await asyncio.wait_for(reader.read(), 0.05) == b"":
+                    closed_at_once += 1
+            except TimeoutError:
+                pass  # still open: one of the first twenty (dropped after READ_TIMEOUT if it says nothing)
+            except ConnectionError:
+                closed_at_once += 1
+        for _reader, writer in idle:
+            writer.close()
+        await asyncio.sleep(0.2)  # the open ones went: their places are free
+        proc, _ = run_hook(runtime, payload())
+        call = await first_call(channel)
+        assert channel.decide(call.id, allow())
+        result = await finish(proc)
+        left = channel._open
+        await channel.close()
+        return closed_at_once, refused, open_now, result, left
+
+    closed_at_once, refused, open_now, (code, out, _err), left = asyncio.run(scenario())
+    assert (closed_at_once, refused, open_now) == (30, 30, 20)
+    assert code == 0 and json.loads(out)["hookSpecificOutput"]["decision"]["behavior"] == "allow"
+    assert left == 0

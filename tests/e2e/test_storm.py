@@ -1,0 +1,53 @@
+"""The session storm, two minutes of it: tmux 3.3a survives headspace's resident service.
+
+``benchmarks/storm.py --arm service`` (its docstring says what it runs): a
+private tmux server with 20 fake Claude agents in 5 sessions, a new session
+every 0.7-2.3 s killed a second later, windows and whole sessions of agents
+killed and made again, a popup of headspace's UI opened and SIGKILLed every
+10 s, and three CPU hogs beside it, with headspace's resident service
+attached throughout.  tmux before 3.7 crashes its server when a session
+notification reaches a control client that is still identifying; plain
+``tmux -C`` clients attached again and again under this storm kill it within
+seconds (``--arm plain``).  This asserts that the server survives headspace
+(same pid, no segfault of it in the kernel log), that the service runs to
+the end, and that the storm really happened (sessions and popups made).
+
+The long runs, and the comparison with plain ``tmux -C`` clients, headspace's
+direct attach alone and no client at all, are ``python benchmarks/storm.py
+--arm {service,plain,direct,none} --minutes 10`` (not part of the tests).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.timeout(300)
+def test_two_minutes_of_session_storm_leave_tmux_and_the_service_running():
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "storm.py"), "--arm", "service", "--minutes", "2", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=280,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert proc.stdout.strip(), f"the storm printed nothing: {proc.stderr[-2000:]}"
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    print(json.dumps(result, indent=1))
+    assert result["tmux_survived"], result
+    assert not result["tmux_segfaults_ours"], result["tmux_segfaults_ours"]
+    assert result["service_running_at_end"], result
+    assert result["ran_s"] >= 115, result
+    assert result["sessions_made"] >= 40, "the storm did not make sessions"
+    assert result["popups_opened"] >= 8, "the popups were not opened every 10 s"
+    assert result["failures"] == [] and proc.returncode == 0, (result["failures"], proc.stderr[-2000:])
