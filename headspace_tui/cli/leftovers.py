@@ -31,6 +31,7 @@ from pathlib import Path
 from ..hooks.channel import sweep_stale
 from ..remote.ssh import CONTROL_PREFIX
 from ..shared.paths import runtime_dir
+from ..shared.proctree import process_exists
 
 OLD_STYLE_AGE = 600.0  # seconds an old-style, empty control folder must have been left alone
 
@@ -65,7 +66,7 @@ def sweep_control_folders(temp: str, now: float) -> list[str]:
         if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
             continue  # not a folder of ours
         owner = _owner(entry.name)
-        if owner is not None and _alive(owner):
+        if owner is not None and process_exists(owner):  # (a number reused by another process: the folder waits)
             continue
         if owner is None and now - info.st_mtime < OLD_STYLE_AGE:
             continue  # an old-style name says nothing of its owner: only a long-untouched one goes
@@ -77,16 +78,6 @@ def sweep_control_folders(temp: str, now: float) -> list[str]:
 def _owner(name: str) -> int | None:
     head = name[len(CONTROL_PREFIX) :].split("-", 1)
     return int(head[0]) if len(head) == 2 and head[0].isdigit() else None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # someone else's process by that number: leave the folder
-    return True
 
 
 def _empty_of_life(folder: Path, *, old_style: bool) -> bool:

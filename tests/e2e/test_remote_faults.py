@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psutil
@@ -90,6 +90,17 @@ def _cmdline(proc: psutil.Process) -> str:
         return ""
 
 
+def under(box: Sshd, wanted: Callable[[psutil.Process], bool]) -> list[psutil.Process]:
+    """The processes our sshd runs (the remote side of every connection) that are ``wanted``."""
+    found = []
+    for pid in box.connection_pids():
+        with contextlib.suppress(psutil.Error):
+            proc = psutil.Process(pid)
+            if wanted(proc):
+                found.append(proc)
+    return found
+
+
 def alive(procs: list[psutil.Process]) -> list[psutil.Process]:
     out = []
     for proc in procs:
@@ -148,13 +159,7 @@ def test_a_probe_that_stops_answering_is_ended_there_and_the_rows_come_back(clau
     address = session.pane_id + "@box"
 
     def remote_probes() -> list[psutil.Process]:
-        found = []
-        for pid in box.connection_pids():
-            with contextlib.suppress(psutil.Error):
-                proc = psutil.Process(pid)
-                if "headspace_tui.remote.probe" in _cmdline(proc):
-                    found.append(proc)
-        return found
+        return under(box, lambda proc: "headspace_tui.remote.probe" in _cmdline(proc))
 
     async def scenario() -> float:
         app = remote_app(box, private_tmux.name)
@@ -262,22 +267,10 @@ def test_a_reader_that_stops_while_python3_hangs_is_stale_at_once_and_back_withi
         address = tmux.run("display-message", "-p", "-t", "work", "#{pane_id}").strip() + "@box"
 
         def probes() -> list[psutil.Process]:
-            found = []
-            for pid in sometimes.connection_pids():
-                with contextlib.suppress(psutil.Error):
-                    proc = psutil.Process(pid)
-                    if "headspace_tui.remote.probe" in _cmdline(proc):
-                        found.append(proc)
-            return found
+            return under(sometimes, lambda proc: "headspace_tui.remote.probe" in _cmdline(proc))
 
         def hung() -> list[psutil.Process]:  # the hanging python3s there (their wrapper exec'd sleep)
-            found = []
-            for pid in sometimes.connection_pids():
-                with contextlib.suppress(psutil.Error):
-                    proc = psutil.Process(pid)
-                    if _name(proc) == "sleep" and "3600" in _cmdline(proc):
-                        found.append(proc)
-            return found
+            return under(sometimes, lambda proc: _name(proc) == "sleep" and "3600" in _cmdline(proc))
 
         async def scenario() -> tuple[float, float, list[float]]:
             spec = HostSpec("box", sometimes.alias, socket_name=tmux.name, ssh_config=str(sometimes.client_config))
