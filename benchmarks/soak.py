@@ -35,6 +35,9 @@ What it measures, and the limits it checks (exit 1 when one fails):
   control client per session for each headspace still alive.
 
 CI runs a 3-minute version (``tests/e2e/test_soak.py``).
+
+``soak.py --storm ...`` runs the session storm instead (storm.py: sessions
+made and killed every second or two, clients attaching all the time).
 """
 
 from __future__ import annotations
@@ -421,6 +424,11 @@ class _Named:
 
 
 def main() -> int:
+    if sys.argv[1:2] == ["--storm"]:  # the session storm (storm.py): ``soak.py --storm --arm ...``
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import storm
+
+        return storm.main(sys.argv[2:])
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, default=20.0)
     parser.add_argument("--panes", type=int, default=40)
