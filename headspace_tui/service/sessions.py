@@ -157,8 +157,22 @@ class Sessions:
         self._unknown_checks.clear()
         self._loops.clear()
         for client in list(self.clients.values()):
+            await self._end_client(client)
+
+    async def _end_client(self, client: ControlClient) -> None:
+        """End a control client, never while one of ours attaches (its end is news to every control client).
+
+        Cancelled while waiting its turn (headspace quitting), it is ended at
+        once all the same: a client skipped here would stay attached until
+        our process died, and its socket would reach the collector after the
+        loop closed ("unclosed transport" on the user's terminal).
+        """
+        try:
             async with self._attaching:
                 await client.close()
+        except asyncio.CancelledError:
+            await client.close()
+            raise
 
     # -- when a pane is read ---------------------------------------------------------
     def read_soon(self, pane_id: str) -> None:
@@ -252,8 +266,12 @@ class Sessions:
             self.request_discovery()  # the session may be gone...
             wake.set()  # ...or only the client: replace it
 
+        this = asyncio.current_task()
         try:
-            while not self.stopping:  # a swallowed cancel (see AgentStore.quiet) must still end the loop
+            # A swallowed cancel (see AgentStore.quiet, supervise.end) must still end the loop: it
+            # runs only while it is its session's detector (a session gone, or headspace stopping,
+            # has none), or a loaded machine kept attaching to sessions long gone.
+            while not self.stopping and self._loops.get(session_id) is this:
                 wake.clear()  # before looking: a change marked while we work wakes the next round
                 now = self.clock()
                 if client is not None and client.closed:
@@ -304,10 +322,9 @@ class Sessions:
             self._awaiting_discovery.discard(session_id)
             # Also when cancelled while attaching: the control client is ours to end.
             if client is not None:
+                await self._end_client(client)
                 if self.clients.get(session_id) is client:
                     self.clients.pop(session_id, None)
-                async with self._attaching:  # a client's end is news to every control client: never while one of ours attaches
-                    await client.close()
 
     async def _quiet_moment(self) -> None:
         """Wait until tmux has sent no session or window notification for ATTACH_QUIET s (at most ATTACH_QUIET_MAX).

@@ -19,6 +19,7 @@ inside a block, so a block is read whole, whatever its lines start with.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import time
 from collections.abc import Callable
@@ -153,17 +154,22 @@ class ControlClient:
         """
         if self.pipe is None:
             return
-        if not self._ready.is_set() and self.pipe.running and self._reader is not None:
+        try:
+            if not self._ready.is_set() and self.pipe.running and self._reader is not None:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(self._ready.wait()), ATTACH_SETTLE)
+        finally:
+            # Even when cancelled while waiting (headspace quitting mid-attach) the client ends:
+            # each pipe's end releases what it holds however it is cut short.
+            self.closed = True
             try:
-                await asyncio.wait_for(asyncio.shield(self._ready.wait()), ATTACH_SETTLE)
-            except TimeoutError:
-                pass
-        self.closed = True
-        await self.pipe.end(2.0)  # tmux's input closed, then a kill after 2 s
+                await self.pipe.end(2.0)  # tmux's input closed, then a kill after 2 s
+            finally:
+                if self._reader is not None:
+                    self._reader.cancel()
+                self._fail_pending("control client closed")
         if self._reader is not None:
-            self._reader.cancel()
             await asyncio.gather(self._reader, return_exceptions=True)  # let its pipe close now
-        self._fail_pending("control client closed")
 
     # -- reading ------------------------------------------------------------------
     async def _read_loop(self) -> None:

@@ -80,13 +80,17 @@ class DirectPipe:
 
     async def end(self, grace: float) -> None:
         """Close the client's input (tmux detaches it), wait ``grace`` s for its goodbye, then hang up."""
-        if not self._writer.is_closing() and self._writer.can_write_eof():
-            with contextlib.suppress(OSError):
-                self._writer.write_eof()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._ended.wait(), grace)
-        self._hang_up()
-        self._talk.cancel()
+        try:
+            if not self._writer.is_closing() and self._writer.can_write_eof():
+                with contextlib.suppress(OSError):
+                    self._writer.write_eof()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._ended.wait(), grace)
+        finally:
+            # Cancelled too (headspace stopping while it waits): our sockets close now, while the
+            # loop runs, never later by the collector ("unclosed transport" on the user's terminal).
+            self._hang_up()
+            self._talk.cancel()
         await asyncio.gather(self._talk, return_exceptions=True)
 
     def abort(self) -> None:
@@ -154,5 +158,10 @@ async def open_direct(socket_file: str, command: list[str]) -> DirectPipe:
         raise
     finally:
         theirs.close()  # the server holds its copies; ours must go or its end is never seen
-    reader, writer = await asyncio.open_unix_connection(sock=ours, limit=LINE_LIMIT)
+    try:
+        reader, writer = await asyncio.open_unix_connection(sock=ours, limit=LINE_LIMIT)
+    except BaseException:  # cancelled, say: nothing of this attach is left open
+        peer.close()
+        ours.close()
+        raise
     return DirectPipe(reader, writer, peer)
