@@ -84,6 +84,7 @@ class HeadspaceApp(App[str | None]):
         theme_choice: Path | None = None,
     ) -> None:
         super().__init__()
+        textual_private.unpin_styles_caches()
         if self.no_color:
             textual_private.set_filters(self, [NoColor() if isinstance(each, Monochrome) else each for each in textual_private.filters(self)])
         self.service = service

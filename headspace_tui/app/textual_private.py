@@ -10,6 +10,9 @@ move here; ``OVERRIDES`` lists them with the reason.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
+from textual._styles_cache import StylesCache
 from textual.app import App
 from textual.binding import BindingsMap
 from textual.cache import LRUCache
@@ -134,3 +137,32 @@ def toasts(rack: Widget) -> list[Toast]:
     rack is found only by its id; there is no public way to see one toast.
     """
     return list(rack.query(Toast))
+
+
+def unpin_styles_caches() -> None:
+    """Let a removed widget's styles cache go: Textual's ``StylesCache.get_inner_outer`` keeps every one it saw.
+
+    It is an ``lru_cache`` (1,024 entries) on a method, so each entry holds
+    the widget's ``StylesCache`` (with the lines it rendered) as its first
+    argument.  headspace's footer is rebuilt whenever the selected agent's
+    keys change, and under churn those caches filled the 1,024 entries
+    (about 7 MB) over 12-20 minutes: growth the memory soak saw.  The result
+    depends on the two colours only, so it is cached on them alone, once
+    for the process.  An upgrade that changes the method (no ``__wrapped__``)
+    leaves it as it is.
+    """
+    method = StylesCache.get_inner_outer
+    compute = getattr(method, "__wrapped__", None)
+    if compute is None or getattr(method, "headspace_unpinned", False):
+        return
+
+    @lru_cache(1024)
+    def shared(base_background: object, background: object) -> object:
+        return compute(None, base_background, background)
+
+    def get_inner_outer(self: StylesCache, base_background: object, background: object) -> object:
+        return shared(base_background, background)
+
+    get_inner_outer.headspace_unpinned = True  # type: ignore[attr-defined]
+    method.cache_clear()
+    StylesCache.get_inner_outer = get_inner_outer  # type: ignore[method-assign,assignment]

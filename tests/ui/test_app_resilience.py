@@ -110,6 +110,12 @@ def _live_widgets() -> int:
     return sum(1 for o in gc.get_objects() if isinstance(o, Widget))
 
 
+def _live_styles_caches() -> int:
+    """Every widget's render cache alive (Textual's ``get_inner_outer`` cache pinned each one, see textual_private)."""
+    gc.collect()
+    return sum(1 for o in gc.get_objects() if type(o).__name__ == "StylesCache")
+
+
 def test_the_footers_old_keys_are_let_go_when_the_keys_change():
     """Textual's Footer kept every key it ever drew (a watcher per key on the footer, never pruned):
     under churn the selected row's keys change all the time and headspace grew 7.7 MB a minute."""
@@ -151,14 +157,16 @@ def test_the_footers_old_keys_are_let_go_when_the_keys_change():
 
             for _ in range(3):
                 await change_keys_and_open_help()
-            before = _live_widgets()
+            before, caches_before = _live_widgets(), _live_styles_caches()
             rebuilt_before = len(footer.children)
             for _ in range(30):
                 await change_keys_and_open_help()
-            after = _live_widgets()
+            after, caches_after = _live_widgets(), _live_styles_caches()
             assert app.selected_agent().state is AgentState.WORKING and "interrupt" in _footer_keys(app)  # the keys did change
             assert rebuilt_before and footer.children
             # 120 key changes: without the fix about 8 widgets stayed behind for each.
             assert after - before <= 10, f"{after - before} widgets more after 120 changes of the footer's keys"
+            # One per widget; without unpin_styles_caches 510 more stayed (4 per change of keys).
+            assert caches_after - caches_before <= 20, f"{caches_after - caches_before} styles caches more after 120 changes of the footer's keys"
 
     asyncio.run(scenario())
