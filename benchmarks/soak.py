@@ -115,6 +115,55 @@ def kernel_segfaults() -> list[str] | None:
     return [line for line in proc.stdout.splitlines() if "tmux" in line and "segfault" in line]
 
 
+def private_env(work: Path, pythonpath: str) -> dict[str, str]:
+    """The environment every process of a soak runs in: a throwaway HOME, XDG folders and TMUX_TMPDIR under ``work``.
+
+    Never the user's tmux, ~/.claude or ~/.config; storm.py uses it too.
+    """
+    home = work / "home"
+    runtime = work / "run"
+    for folder in (home, runtime, work / "tmux"):
+        folder.mkdir(mode=0o700)
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_RUNTIME_DIR": str(runtime),
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "TMUX_TMPDIR": str(work / "tmux"),
+        "LANG": "C.UTF-8",
+        "TERM": "xterm-256color",
+        "PYTHONPATH": pythonpath,
+    }
+
+
+def start_hogs(count: int, env: dict[str, str]) -> list[subprocess.Popen]:
+    """``count`` CPU-bound processes: the machine loaded on purpose (headspace falling behind is what is measured)."""
+    return [subprocess.Popen([sys.executable, "-S", "-c", "while True: pass"], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True) for _ in range(count)]
+
+
+def stop_hogs(hogs: list[subprocess.Popen]) -> None:
+    for hog in hogs:
+        hog.kill()
+        hog.wait()
+
+
+def slope_per_hour(points: list[tuple[float, float]]) -> float | None:
+    """Least-squares slope of (seconds, MB) points, in MB per hour (robust to one sample's allocator noise)."""
+    if len(points) < 3:
+        return None
+    n = len(points)
+    mean_t = sum(t for t, _ in points) / n
+    mean_v = sum(v for _, v in points) / n
+    var = sum((t - mean_t) ** 2 for t, _ in points)
+    if var == 0:
+        return None
+    return sum((t - mean_t) * (v - mean_v) for t, v in points) / var * 3600
+
+
 class Server:
     """One private tmux server (``-L name`` under the soak's own TMUX_TMPDIR)."""
 
@@ -143,24 +192,8 @@ class Soak:
         self.args = args
         self.rng = random.Random(args.seed)
         self.work = Path(tempfile.mkdtemp(prefix="headspace-soak-"))
-        home = self.work / "home"
-        runtime = self.work / "run"
-        for folder in (home, runtime, self.work / "tmux"):
-            folder.mkdir(mode=0o700)
-        self.env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(home),
-            "XDG_CONFIG_HOME": str(home / ".config"),
-            "XDG_STATE_HOME": str(home / ".local" / "state"),
-            "XDG_DATA_HOME": str(home / ".local" / "share"),
-            "XDG_CACHE_HOME": str(home / ".cache"),
-            "XDG_RUNTIME_DIR": str(runtime),
-            "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-            "TMUX_TMPDIR": str(self.work / "tmux"),
-            "LANG": "C.UTF-8",
-            "TERM": "xterm-256color",
-            "PYTHONPATH": str(REPO),
-        }
+        self.env = private_env(self.work, str(REPO))
+        self.hogs: list[subprocess.Popen] = []
         for name in ("TEXTUAL_FPS", "PYTHONASYNCIODEBUG", "HS_GCLOG", "HS_GCMODE"):  # to compare frame rates, to find slow callbacks
             if name in os.environ:
                 self.env[name] = os.environ[name]
@@ -318,6 +351,7 @@ class Soak:
         self.server_pid = self.agents.pid() or 0
         if not self.args.no_headspace:
             self.start_headspace()
+        self.hogs = start_hogs(self.args.hogs, self.env)
         started = time.monotonic()
         loops = [self.churn] + ([] if self.args.no_second else [self.second_headspace]) + ([] if self.args.no_headspace else [self.press_keys])
         threads = [threading.Thread(target=f, daemon=True) for f in loops]
@@ -347,6 +381,7 @@ class Soak:
             per_minute.setdefault(int((at - started) // 60), []).append(ms)
         minute_p95 = {str(m): round(percentile(v, 95), 1) for m, v in sorted(per_minute.items())}
         attaches = self.attaches()
+        growth = slope_per_hour([(x["t"], x["headspace_rss_mb"]) for x in self.samples if x["t"] >= mark and x.get("headspace_rss_mb")])
         # each session may be attached once by headspace and once by each second headspace alive while it lived
         result = {
             "minutes": self.args.minutes,
@@ -358,6 +393,9 @@ class Soak:
             "headspace_rss_mb_at_mark": at_mark and at_mark["headspace_rss_mb"],
             "headspace_rss_mb_end": end.get("headspace_rss_mb"),
             "headspace_rss_mb_by_minute": {str(int(x["t"] // 60)): round(x["headspace_rss_mb"], 1) for x in self.samples if x.get("headspace_rss_mb")},
+            "headspace_rss_mb_per_hour": growth if growth is None else round(growth, 1),
+            "hogs": self.args.hogs,
+            "load_average": [round(x, 1) for x in os.getloadavg()],
             "headspace_cpu_pct": round(100 * (end["headspace_cpu_s"] - self.samples[0]["headspace_cpu_s"]) / max(1.0, end["t"] - self.samples[0]["t"]), 1)
             if self.samples and end.get("headspace_cpu_s") is not None and self.samples[0].get("headspace_cpu_s") is not None
             else None,
@@ -383,6 +421,8 @@ class Soak:
             fails.append("headspace is not running")
         if at_mark and end.get("headspace_rss_mb") and end["headspace_rss_mb"] - at_mark["headspace_rss_mb"] > self.args.rss_limit:
             fails.append(f"headspace grew {end['headspace_rss_mb'] - at_mark['headspace_rss_mb']:.1f} MB after minute {mark / 60:g}")
+        if self.args.rss_rate is not None and (growth is None or growth > self.args.rss_rate):
+            fails.append(f"headspace's RSS grew {growth if growth is None else round(growth, 1)} MB an hour after minute {mark / 60:g} (limit {self.args.rss_rate})")
         worst = max((v for v in minute_p95.values()), default=float("nan"))
         if not worst <= self.args.key_limit:
             fails.append(f"key to screen p95 {worst} ms in some minute (limit {self.args.key_limit})")
@@ -401,6 +441,7 @@ class Soak:
 
     def close(self) -> None:
         self.stop.set()
+        stop_hogs(self.hogs)
         for terminal in (self.terminal, self.user):
             if terminal is not None:
                 terminal.close()
@@ -434,6 +475,8 @@ def main() -> int:
     parser.add_argument("--panes", type=int, default=40)
     parser.add_argument("--seed", type=int, default=22)
     parser.add_argument("--rss-limit", type=float, default=15.0)
+    parser.add_argument("--rss-rate", type=float, help="MB an hour headspace's RSS may grow after minute 2 (least squares over the samples); off by default")
+    parser.add_argument("--hogs", type=int, default=0, help="CPU-bound processes beside the churn (a loaded machine, where headspace falls behind)")
     parser.add_argument("--key-limit", type=float, default=150.0)
     parser.add_argument("--attach-limit", type=int, default=3, help="control attaches per session beyond one per headspace that saw it")
     parser.add_argument("--json", action="store_true")

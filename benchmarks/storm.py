@@ -75,7 +75,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from soak import AGENT, CORPUS, Server, cpu_seconds, kernel_segfaults, percentile, rss_mb  # noqa: E402
+from soak import AGENT, CORPUS, Server, cpu_seconds, kernel_segfaults, percentile, private_env, rss_mb, slope_per_hour, start_hogs, stop_hogs  # noqa: E402
 
 ARMS = ("service", "plain", "direct", "none")
 SERVER = "agents"  # the -L name: private, since TMUX_TMPDIR is ours
@@ -99,19 +99,6 @@ def alive(pid: int | None) -> bool:
     return state not in ("Z", "X")
 
 
-def slope_per_hour(points: list[tuple[float, float]]) -> float | None:
-    """Least-squares slope of (seconds, MB) points, in MB per hour."""
-    if len(points) < 3:
-        return None
-    n = len(points)
-    mean_t = sum(t for t, _ in points) / n
-    mean_v = sum(v for _, v in points) / n
-    var = sum((t - mean_t) ** 2 for t, _ in points)
-    if var == 0:
-        return None
-    return sum((t - mean_t) * (v - mean_v) for t, v in points) / var * 3600
-
-
 class Storm:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
@@ -120,32 +107,15 @@ class Storm:
         self.agent_rng = random.Random(args.seed * 104729 + 2)
         self.rng_lock = threading.Lock()
         self.work = Path(tempfile.mkdtemp(prefix="headspace-storm-"))
-        home = self.work / "home"
-        runtime = self.work / "run"
-        for folder in (home, runtime, self.work / "tmux"):
-            folder.mkdir(mode=0o700)
         self.code = REPO
         if not args.live_code:  # a copy of the code as it is now: the working tree may change under a long run
             self.code = self.work / "code"
             shutil.copytree(REPO / "headspace_tui", self.code / "headspace_tui", ignore=shutil.ignore_patterns("__pycache__"))
             if (REPO / "themes").is_dir():
                 shutil.copytree(REPO / "themes", self.code / "themes")  # found beside the package (shared/theme_files.py)
-        self.env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(home),
-            "SHELL": shutil.which("bash") or "/bin/sh",  # the agents' windows use bash's ``exec -a``, as soak.py's do
-            "XDG_CONFIG_HOME": str(home / ".config"),
-            "XDG_STATE_HOME": str(home / ".local" / "state"),
-            "XDG_DATA_HOME": str(home / ".local" / "share"),
-            "XDG_CACHE_HOME": str(home / ".cache"),
-            "XDG_RUNTIME_DIR": str(runtime),
-            "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-            "TMUX_TMPDIR": str(self.work / "tmux"),
-            "LANG": "C.UTF-8",
-            "TERM": "xterm-256color",
-            "PYTHONPATH": os.pathsep.join(dict.fromkeys([str(self.code), str(REPO)])),
-            "PYTHONDONTWRITEBYTECODE": "1",
-        }
+        self.env = private_env(self.work, os.pathsep.join(dict.fromkeys([str(self.code), str(REPO)])))
+        self.env["SHELL"] = shutil.which("bash") or "/bin/sh"  # the agents' windows use bash's ``exec -a``, as soak.py's do
+        self.env["PYTHONDONTWRITEBYTECODE"] = "1"
         if args.arm == "service" and args.attach != "auto":
             self.env["HEADSPACE_TMUX_ATTACH"] = args.attach
         self.marker = f"TMUX_TMPDIR={self.env['TMUX_TMPDIR']}"  # every process of ours carries it: the last sweep finds them by it
@@ -229,10 +199,6 @@ class Storm:
         self.server_pid = a.pid()
         if not self.server_pid:
             raise RuntimeError("the agents' tmux server did not start")
-
-    def start_hogs(self) -> None:
-        for _ in range(self.args.hogs):
-            self.hogs.append(subprocess.Popen([sys.executable, "-S", "-c", "while True: pass"], env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True))
 
     # -- the storm -------------------------------------------------------------------------
     def storm(self) -> None:
@@ -471,7 +437,7 @@ class Storm:
 
     def run(self) -> dict:
         before = kernel_segfaults()
-        self.start_hogs()
+        self.hogs = start_hogs(self.args.hogs, self.env)
         self.start_world()
         self.progress(f"world up: tmux pid {self.server_pid}, {self.args.hogs} hogs, code from {self.code}")
         if self.args.arm == "service":
@@ -624,9 +590,7 @@ class Storm:
                 except OSError:
                     pass
                 self.service.wait(5)
-        for hog in self.hogs:
-            hog.kill()
-            hog.wait()
+        stop_hogs(self.hogs)
         try:
             self.agents.kill()
         except TMUX_ERRORS:
