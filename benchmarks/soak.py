@@ -164,6 +164,20 @@ def slope_per_hour(points: list[tuple[float, float]]) -> float | None:
     return sum((t - mean_t) * (v - mean_v) for t, v in points) / var * 3600
 
 
+def control_attaches(log: Path) -> dict[str, int]:
+    """Control-mode attaches per session, as tmux's own ``client-attached`` hook wrote them to ``log`` ("<session> <control mode>" lines)."""
+    counts: dict[str, int] = {}
+    try:
+        text = log.read_text()
+    except OSError:
+        return counts
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1] == "1":  # control-mode clients: headspaces
+            counts[parts[0]] = counts.get(parts[0], 0) + 1
+    return counts
+
+
 class Server:
     """One private tmux server (``-L name`` under the soak's own TMUX_TMPDIR)."""
 
@@ -333,18 +347,6 @@ class Soak:
             }
         )
 
-    def attaches(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        try:
-            text = self.attach_log.read_text()
-        except OSError:
-            return counts
-        for line in text.splitlines():
-            parts = line.split()
-            if len(parts) == 2 and parts[1] == "1":  # control-mode clients: headspaces
-                counts[parts[0]] = counts.get(parts[0], 0) + 1
-        return counts
-
     def run(self) -> dict:
         before = kernel_segfaults()
         self.start_world()
@@ -380,7 +382,7 @@ class Soak:
         for at, ms in self.keys:
             per_minute.setdefault(int((at - started) // 60), []).append(ms)
         minute_p95 = {str(m): round(percentile(v, 95), 1) for m, v in sorted(per_minute.items())}
-        attaches = self.attaches()
+        attaches = control_attaches(self.attach_log)
         growth = slope_per_hour([(x["t"], x["headspace_rss_mb"]) for x in self.samples if x["t"] >= mark and x.get("headspace_rss_mb")])
         # each session may be attached once by headspace and once by each second headspace alive while it lived
         result = {

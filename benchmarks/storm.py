@@ -75,7 +75,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from soak import AGENT, CORPUS, Server, cpu_seconds, kernel_segfaults, percentile, private_env, rss_mb, slope_per_hour, start_hogs, stop_hogs  # noqa: E402
+from soak import AGENT, CORPUS, Server, control_attaches, cpu_seconds, kernel_segfaults, percentile, private_env, rss_mb, slope_per_hour, start_hogs, stop_hogs  # noqa: E402
 
 ARMS = ("service", "plain", "direct", "none")
 SERVER = "agents"  # the -L name: private, since TMUX_TMPDIR is ours
@@ -281,7 +281,7 @@ class Storm:
         # started before the storm: wait until it has attached the base sessions (tmux's own count)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and self.service.poll() is None:
-            if len(self.attach_counts()) >= BASE_SESSIONS:
+            if len(control_attaches(self.attach_log)) >= BASE_SESSIONS:
                 return
             time.sleep(0.2)
         if self.service.poll() is not None:
@@ -404,18 +404,6 @@ class Storm:
                 pipe.abort()
 
     # -- measuring -------------------------------------------------------------------------
-    def attach_counts(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        try:
-            text = self.attach_log.read_text()
-        except OSError:
-            return counts
-        for line in text.splitlines():
-            parts = line.split()
-            if len(parts) == 2 and parts[1] == "1":
-                counts[parts[0]] = counts.get(parts[0], 0) + 1
-        return counts
-
     def attaches_all(self) -> int:
         try:
             return len(self.attach_log.read_text().splitlines())
@@ -478,7 +466,7 @@ class Storm:
                     s = self.samples[-1]
                     self.progress(
                         f"minute {int(s['t'] // 60)}: sessions {self.counts['sessions_made']}, popups {self.counts['popups_opened']}, "
-                        f"control attaches {sum(self.attach_counts().values())}, service RSS {s['service_rss_mb'] and round(s['service_rss_mb'], 1)} MB, load {s['load']:.1f}"
+                        f"control attaches {sum(control_attaches(self.attach_log).values())}, service RSS {s['service_rss_mb'] and round(s['service_rss_mb'], 1)} MB, load {s['load']:.1f}"
                     )
         except KeyboardInterrupt:
             self.interrupted = True
@@ -496,7 +484,7 @@ class Storm:
         new = None if before is None or after is None else after[len(before) :]
         ours = None if new is None else [line for line in new if f"[{self.server_pid}]:" in line]
         survived = self.died_at is None and end_pid == self.server_pid
-        attaches = self.attach_counts()
+        attaches = control_attaches(self.attach_log)
         service_samples = [s for s in self.samples if s["service_rss_mb"] is not None]
         mark = 120.0 if self.args.minutes >= 4 else self.args.minutes * 30.0
         after_mark = [(s["t"], s["service_rss_mb"]) for s in service_samples if s["t"] >= mark]

@@ -20,31 +20,16 @@ The 20-minute version is ``python benchmarks/soak.py`` (not part of the tests).
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-pytestmark = pytest.mark.e2e
+from tests.harness.benchmark import run_benchmark
 
-REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.e2e
 
 
 @pytest.mark.timeout(420)
 def test_three_minutes_of_churn_and_a_second_headspace_harm_nothing():
-    proc = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "soak.py"), "--minutes", "3", "--no-floods", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=400,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
-    assert proc.stdout.strip(), f"the soak printed nothing: {proc.stderr[-2000:]}"
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
-    print(json.dumps(result, indent=1))
+    result, _ = run_benchmark("soak.py", "--minutes", "3", "--no-floods", timeout=400)
     assert result["tmux_survived"], result
     assert not result["tmux_segfaults"], result["tmux_segfaults"]
     assert result["headspace_running"], result

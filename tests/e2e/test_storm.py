@@ -19,31 +19,16 @@ direct attach alone and no client at all, are ``python benchmarks/storm.py
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-pytestmark = pytest.mark.e2e
+from tests.harness.benchmark import run_benchmark
 
-REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.e2e
 
 
 @pytest.mark.timeout(300)
 def test_two_minutes_of_session_storm_leave_tmux_and_the_service_running():
-    proc = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "storm.py"), "--arm", "service", "--minutes", "2", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=280,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
-    assert proc.stdout.strip(), f"the storm printed nothing: {proc.stderr[-2000:]}"
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
-    print(json.dumps(result, indent=1))
+    result, proc = run_benchmark("storm.py", "--arm", "service", "--minutes", "2", timeout=280)
     assert result["tmux_survived"], result
     assert not result["tmux_segfaults_ours"], result["tmux_segfaults_ours"]
     assert result["service_running_at_end"], result
