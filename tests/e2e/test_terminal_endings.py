@@ -79,12 +79,12 @@ def _read_until(fd: int, mark: bytes, timeout: float) -> bytes:
 
 
 def _headspace(server_name: str) -> psutil.Process:
-    """The headspace watching this private server (found by its command line: ``setsid`` forks it away)."""
+    """The headspace watching this private server (found by its command line, not ``setsid``'s: that forks it away)."""
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         for proc in psutil.process_iter(["cmdline"]):
             line = proc.info["cmdline"] or []
-            if "headspace_tui" in line and server_name in line:
+            if "headspace_tui" in line and server_name in line and os.path.basename(line[0]) != "setsid":
                 return proc
         time.sleep(0.05)
     raise AssertionError("headspace did not start")
@@ -109,7 +109,10 @@ def test_a_closed_terminal_ends_headspace_within_two_seconds_leaving_nothing(pri
     env = _env(private_tmux, tmp_path)
     argv = [sys.executable, "-m", "headspace_tui", "--no-service", "-L", private_tmux.name]
     if how != "hangup":
-        argv = ["setsid", *argv]
+        # -w: setsid's parent (the terminal's session leader) stays until headspace ends.  Without
+        # it the parent exits at once, and the terminal's SIGHUP to its process group could reach
+        # the forked child before it had called setsid(): under load it killed headspace at start.
+        argv = ["setsid", "-w", *argv]
     child, fd = _start_in_pty(argv, env)
     try:
         assert DRAWN in _read_until(fd, DRAWN, 30).replace(b"\x1b[", b""), "headspace did not draw its table"
