@@ -96,15 +96,30 @@ class DirectPipe:
     def abort(self) -> None:
         """Hang up at once, without detaching first: what our crash looks like to tmux (it drops the client)."""
         self._ended.set()
-        with contextlib.suppress(OSError):
-            self._peer.close()
+        self._talk.cancel()
+        self._close_peer()
         self._writer.transport.abort()
 
     def _hang_up(self) -> None:
         self._ended.set()
+        self._close_peer()
+        self._writer.close()
+
+    def _close_peer(self) -> None:
+        """Close the protocol socket, first taking it out of the loop's watch.
+
+        ``_listen`` may be waiting on it (``sock_recv``): removing the reader
+        cancels that wait's handle, so when the wait is later cancelled the
+        loop does not unregister a new socket that got the same descriptor
+        number in between (sessions come and go by the second in a storm).
+        """
+        fd = self._peer.fileno()
+        if fd >= 0:
+            loop = asyncio.get_running_loop()
+            loop.remove_reader(fd)
+            loop.remove_writer(fd)
         with contextlib.suppress(OSError):
             self._peer.close()
-        self._writer.close()
 
     async def _listen(self) -> None:
         """The server's messages: a goodbye is answered; its end (or ours) ends the client."""
@@ -125,8 +140,7 @@ class DirectPipe:
             pass
         finally:
             self._ended.set()
-            with contextlib.suppress(OSError):
-                self._peer.close()  # as tmux's client exits: the server frees the client and closes its end
+            self._close_peer()  # as tmux's client exits: the server frees the client and closes its end
         # The server wrote every line before it let the client go (control_all_done): they are read
         # until its end closes.
         with contextlib.suppress(TimeoutError):

@@ -3,8 +3,10 @@
 Standard library only: it runs here (tmux/direct_attach.py, for asyncio) and
 in the probe on a remote host (remote/probe_tmux.py, with threads).  Why the
 order matters is direct_attach.py's docstring.  The messages are tmux's
-``tmux-protocol.h`` (protocol version 8, tmux 2.4 to 3.7c and later, the same
-numbers and flags throughout); each size is exactly what the server checks
+``tmux-protocol.h`` (protocol version 8; the numbers and flags are the same
+from 3.2 to 3.7c and later; before 3.2 a control client's input and output
+went through the protocol socket itself, with no ``MSG_IDENTIFY_STDOUT``,
+so this attach is only for 3.2 and later); each size is exactly what the server checks
 (a wrong size there is a ``fatalx``: the server exits), which
 tests/unit/test_direct_attach.py checks message by message and
 tests/e2e/test_direct_attach.py against the real server.
@@ -32,25 +34,38 @@ MAX_MESSAGE = 16384  # MAX_IMSGSIZE
 CLIENT_CONTROL = 0x2000
 CLIENT_UTF8 = 0x10000
 FIXED_IN = (3, 7)  # PRs #4980 and #5004: notifications skip a control client not yet set up
-_VERSION = re.compile(r"^tmux (\d+)\.(\d+)")
+SPOKEN_FROM = (3, 2)  # MSG_IDENTIFY_STDOUT (and the control client's own descriptors) came in 3.2
+_VERSION = re.compile(r"^(?:tmux )?(\d+)\.(\d+)")
 
 
-def wanted(version_line: str) -> bool:
-    """Whether a tmux (its ``tmux -V`` line) needs the windowless attach: a release before 3.7.
+def _release(version: str) -> tuple[int, int] | None:
+    match = _VERSION.match(version.strip())
+    return None if match is None else (int(match.group(1)), int(match.group(2)))
+
+
+def possible(version: str) -> bool:
+    """Whether this attach works with that tmux (``3.3a`` or ``tmux 3.3a``): 3.2 or later, or a name that is no release (``master``)."""
+    release = _release(version)
+    return bool(version.strip()) and (release is None or release >= SPOKEN_FROM)
+
+
+def wanted(version: str) -> bool:
+    """Whether a tmux (``#{version}`` or its ``tmux -V`` line) needs the windowless attach: 3.2 up to 3.7.
 
     ``next-3.8``, ``master`` or anything unreadable is taken as new (the
-    stock client, which a fixed server handles).
+    stock client, which a fixed server handles).  Before 3.2 the crash's
+    code does not exist (no control state) and this attach cannot work.
     """
-    match = _VERSION.match(version_line.strip())
-    return match is not None and (int(match.group(1)), int(match.group(2))) < FIXED_IN
+    release = _release(version)
+    return release is not None and SPOKEN_FROM <= release < FIXED_IN
 
 
-def chosen(version_line: str, environ: Mapping[str, str]) -> bool:
-    """Whether to attach directly: ``HEADSPACE_TMUX_ATTACH=direct`` or ``=client`` decides (benchmarks and tests compare both), else ``wanted``."""
+def chosen(version: str, environ: Mapping[str, str]) -> bool:
+    """Whether to attach directly: ``HEADSPACE_TMUX_ATTACH=direct`` or ``=client`` decides where it can work (benchmarks and tests compare both), else ``wanted``."""
     choice = environ.get("HEADSPACE_TMUX_ATTACH", "")
     if choice in ("client", "direct"):
-        return choice == "direct"
-    return wanted(version_line)
+        return choice == "direct" and possible(version)
+    return wanted(version)
 
 
 def message(kind: int, data: bytes = b"", *, fd: bool = False) -> bytes:

@@ -21,6 +21,7 @@ answered but refused, e.g. the pane is gone).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import os
@@ -243,7 +244,7 @@ class TmuxServer:
         remote host's server hands out one stream of its probe's channel
         instead, where it can (remote/ssh.py).
         """
-        if args[:1] == ("-C",) and self.attach_directly():
+        if args[:1] == ("-C",) and await asyncio.to_thread(self.attach_directly):  # the first asks tmux its version
             try:
                 return await open_direct(self.socket_file(), self.targets_to_tmux(args[1:]))
             except OSError as exc:
@@ -259,13 +260,23 @@ class TmuxServer:
         return chosen(self.version(), os.environ)
 
     def version(self) -> str:
-        """``tmux -V`` of the tmux we run (asked once): "tmux 3.3a"; "" if it cannot say."""
-        if self._version is None:
-            try:
-                self._version = subprocess.run([self.binary, "-V"], capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL).stdout.strip()
-            except (OSError, subprocess.SubprocessError, TmuxUnavailable):
-                self._version = ""
-        return self._version
+        """The running server's tmux version ("3.3a"), else the ``tmux -V`` of the binary we run; "" if neither can say.
+
+        The server's own: after a package upgrade the old server runs on
+        with the old code (and its crash) while ``tmux -V`` names the new
+        release.  Its answer is kept (a server's version does not change);
+        a failure or the binary's guess is asked again next time.
+        """
+        if self._version is not None:
+            return self._version
+        try:
+            asked = subprocess.run(self.argv("display-message", "-p", "#{version}"), capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+            if asked.returncode == 0 and asked.stdout.strip():
+                self._version = asked.stdout.strip()
+                return self._version
+            return subprocess.run([self.binary, "-V"], capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL).stdout.strip()
+        except (OSError, subprocess.SubprocessError, TmuxUnavailable):
+            return ""
 
     # A pane's address is its ``%N`` here; on a remote host it carries the
     # host (``%N@box``) so that no two hosts' panes share one.  These two

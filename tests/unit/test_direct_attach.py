@@ -28,9 +28,12 @@ def _split(data: bytes) -> list[tuple[int, int, int, bytes]]:
     ("line", "wanted"),
     [
         ("tmux 3.3a", True),
-        ("tmux 3.0", True),
+        ("tmux 3.2", True),
+        ("3.3a", True),  # the server's own #{version}
         ("tmux 3.6b", True),
-        ("tmux 2.9a", True),
+        ("tmux 3.1c", False),  # no MSG_IDENTIFY_STDOUT before 3.2: the server would keep the descriptor and never answer
+        ("tmux 3.0", False),
+        ("tmux 2.9a", False),
         ("tmux 3.7", False),
         ("tmux 3.7c", False),
         ("tmux 4.0", False),
@@ -42,6 +45,12 @@ def _split(data: bytes) -> list[tuple[int, int, int, bytes]]:
 )
 def test_only_the_releases_with_the_crash_attach_directly(line, wanted):
     assert da.wanted(line) is wanted
+
+
+@pytest.mark.parametrize(("version", "forced"), [("tmux 3.3a", True), ("3.7", True), ("master", True), ("tmux 3.1c", False), ("tmux 2.6", False), ("", False)])
+def test_forcing_the_direct_attach_never_uses_it_where_it_cannot_work(version, forced):
+    assert da.chosen(version, {"HEADSPACE_TMUX_ATTACH": "direct"}) is forced
+    assert da.chosen(version, {"HEADSPACE_TMUX_ATTACH": "client"}) is False
 
 
 def test_the_identify_is_in_the_order_with_no_window_and_each_size_is_what_the_server_checks():
