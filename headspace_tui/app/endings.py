@@ -17,12 +17,16 @@ terminal for its hangup (``poll`` with no events asked: it reads nothing of
 the user's keys) and ends the app as a SIGHUP would.
 
 If that shutdown itself hangs (a terminal that is gone can block a write), a
-second SIGTERM or SIGINT, or ``GRACE`` seconds, ends the process anyway (a
-hangup is seen twice as a rule, the signal and the terminal's end, and is
-no second request); the ssh
+second SIGTERM or SIGINT, or a deadline, ends the process anyway (a hangup
+is seen twice as a rule, the signal and the terminal's end, and is no
+second request).  The deadline is short after a hangup (``HANGUP_GRACE``:
+the terminal is gone, nobody waits for it) and long after SIGTERM or
+SIGINT (``GRACE``): the terminal is still there, and ending the process
+before Textual has put it back (raw mode, the alternate screen, mouse
+reports) would leave it unusable.  The ssh
 children still die with it (``lifeline.die_with_parent``), and what a
 shutdown cut short leaves (an empty control folder, a socket) is swept by the
-next start (shared/leftovers.py).
+next start (cli/leftovers.py).
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ from collections.abc import Callable
 
 from textual.app import App
 
-GRACE = 1.8  # seconds the clean shutdown may take after a signal or a hangup before the process ends regardless (it takes ~0.3)
+GRACE = 10.0  # seconds the clean shutdown may take after SIGTERM or SIGINT before the process ends regardless (it takes ~0.3)
+HANGUP_GRACE = 1.8  # the same after a hangup: the terminal is gone, so nothing is left to put back
 SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)  # SIGINT: `kill -INT`; the Ctrl+C key is a key in raw mode
 HUNG_UP = select.POLLHUP | select.POLLERR | select.POLLNVAL
 
@@ -52,8 +57,8 @@ def end_on_signals(app: App) -> None:
         if len(received) > 1:
             if signum != signal.SIGHUP:
                 os._exit(128 + signum)  # asked twice: the clean way is stuck
-            return  # a hangup comes more than once (the signal, the terminal's own end): GRACE decides
-        timer = threading.Timer(GRACE, os._exit, (128 + signum,))
+            return  # a hangup comes more than once (the signal, the terminal's own end): its deadline decides
+        timer = threading.Timer(HANGUP_GRACE if signum == signal.SIGHUP else GRACE, os._exit, (128 + signum,))
         timer.daemon = True
         timer.start()
         app.exit(return_code=0)
@@ -62,7 +67,15 @@ def end_on_signals(app: App) -> None:
         loop.add_signal_handler(signum, ended_by, signum)
     terminal = _terminal_fd()
     if terminal is not None:
-        threading.Thread(target=watch_terminal, args=(terminal, lambda: loop.call_soon_threadsafe(ended_by, signal.SIGHUP)), daemon=True, name="terminal-hangup").start()
+        threading.Thread(target=watch_terminal, args=(terminal, lambda: _call_soon(loop, ended_by, signal.SIGHUP)), daemon=True, name="terminal-hangup").start()
+
+
+def _call_soon(loop: asyncio.AbstractEventLoop, callback: Callable[[int], None], signum: int) -> None:
+    """``callback(signum)`` on the loop, unless the loop has already closed (the app ended first: nothing to end)."""
+    try:
+        loop.call_soon_threadsafe(callback, signum)
+    except RuntimeError:
+        pass
 
 
 def _terminal_fd() -> int | None:

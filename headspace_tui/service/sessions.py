@@ -131,8 +131,8 @@ class Sessions:
         for session_id in sessions - set(self._loops):
             self._wake[session_id] = asyncio.Event()
             self._loops[session_id] = self.supervisor.start(f"the detector of tmux session {session_id}", functools.partial(self._session_loop, session_id))
-        for session_id in set(self._loops) - sessions:
-            await self.end(session_id)
+        # Gone sessions' detectors end together: each may wait a moment for an attach of ours.
+        await asyncio.gather(*(self.end(session_id) for session_id in set(self._loops) - sessions))
         self._discovered = number
         for session_id in self._awaiting_discovery & sessions:
             self._wake_session(session_id)  # still there: its detector may attach again
@@ -162,10 +162,14 @@ class Sessions:
     async def _end_client(self, client: ControlClient) -> None:
         """End a control client, never while one of ours attaches (its end is news to every control client).
 
-        Cancelled while waiting its turn (headspace quitting), it is ended at
-        once all the same: a client skipped here would stay attached until
-        our process died, and its socket would reach the collector after the
-        loop closed ("unclosed transport" on the user's terminal).
+        Cancelled while waiting its turn (headspace quitting, or its
+        detector ended: supervise.end cancels again every half second), it
+        is ended at once all the same: a client skipped here would stay
+        attached until our process died, and its socket would reach the
+        collector after the loop closed ("unclosed transport" on the user's
+        terminal).  The direct attach (tmux 3.2-3.6) has no window to guard,
+        and 3.7 fixed the crash, so the wait is a courtesy to a stock client
+        attaching on such a release (the fallback), not a promise.
         """
         try:
             async with self._attaching:
@@ -322,9 +326,9 @@ class Sessions:
             self._awaiting_discovery.discard(session_id)
             # Also when cancelled while attaching: the control client is ours to end.
             if client is not None:
-                await self._end_client(client)
                 if self.clients.get(session_id) is client:
                     self.clients.pop(session_id, None)
+                await self._end_client(client)
 
     async def _quiet_moment(self) -> None:
         """Wait until tmux has sent no session or window notification for ATTACH_QUIET s (at most ATTACH_QUIET_MAX).
