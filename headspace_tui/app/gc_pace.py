@@ -20,12 +20,18 @@ So, once the app is up:
   threshold is set out of the way).
 
 Memory stays bounded: garbage is still collected, only later; the soak
-checks headspace's RSS over its whole run.
+checks headspace's RSS over its whole run.  After each full collection
+the C allocator's free pages are handed back to the system (shared/heap.py),
+off the app's loop: without that a loaded machine's churn left RSS at each
+burst's high-water mark.
 """
 
 from __future__ import annotations
 
 import gc
+import threading
+
+from ..shared import heap
 
 THRESHOLDS = (5000, 20, 1000)  # CPython's defaults: (700, 10, 10); the full collection's is ``tick``'s
 TICK = 1.0  # seconds between two collections of the middle generation
@@ -44,3 +50,4 @@ def tick() -> None:
     gc.collect(1)
     if gc.get_count()[2] >= FULL_AFTER:
         gc.collect(2)
+        threading.Thread(target=heap.give_back, name="headspace-give-back", daemon=True).start()  # a few ms walking the heaps, off the loop

@@ -10,6 +10,7 @@ collects the middle generation, and the full one comes on the clock.
 from __future__ import annotations
 
 import gc
+import threading
 
 import pytest
 
@@ -34,15 +35,19 @@ def paced():
         gc.set_threshold(*before)
 
 
-def test_each_tick_collects_the_middle_generation_and_every_full_after_ticks_the_full_one(paced):
+def test_each_tick_collects_the_middle_generation_and_every_full_after_ticks_the_full_one(paced, monkeypatch):
+    given_back = threading.Event()
+    monkeypatch.setattr(gc_pace.heap, "give_back", given_back.set)
     gc.collect()  # a known start: the full count at 0
     paced.clear()
     for _ in range(gc_pace.FULL_AFTER - 1):
         gc_pace.tick()
     assert paced.count(1) == gc_pace.FULL_AFTER - 1 and 2 not in paced
+    assert not given_back.wait(0.2), "the allocator's pages are handed back after a full collection only"
     gc_pace.tick()
     assert paced.count(2) == 1, "the full collection did not come on the clock"
     assert gc.get_count()[2] == 0
+    assert given_back.wait(5), "the full collection's garbage stayed in the allocator (shared/heap.py)"
 
 
 def test_the_full_collection_never_comes_by_itself_before_the_clock_says():
