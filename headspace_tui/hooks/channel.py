@@ -62,6 +62,7 @@ MAX_AFTER = 4096  # bytes a hook may send after its request (it sends none) befo
 # allocator never gave back.
 MAX_CONNECTIONS = 512
 LOCK_NAME = "answer.lock"
+LOCK_TRIES, LOCK_RETRY = 10, 0.02  # the lock asked for up to ~0.2 s (another start may be sweeping a stale socket)
 # What asyncio.wait_for raises when time runs out: the built-in TimeoutError
 # from 3.11, asyncio's own before (a remote host's python3 may be 3.9).
 WAIT_ENDED = (TimeoutError, asyncio.TimeoutError)
@@ -216,12 +217,17 @@ class AnswerChannel:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         except OSError as exc:
             raise ChannelUnavailable(f"answer channel off: cannot open {path}: {exc.strerror or exc}") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            raise ChannelTaken("answer channel off: another headspace is answering hooks on this machine") from None
-        return fd
+        # A few tries: ``sweep_stale`` (another headspace starting) holds the lock for a moment while
+        # it looks at a stale socket; only a lock held for longer is another headspace's channel.
+        for attempt in range(LOCK_TRIES):
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return fd
+            except OSError:
+                if attempt + 1 < LOCK_TRIES:
+                    time.sleep(LOCK_RETRY)
+        os.close(fd)
+        raise ChannelTaken("answer channel off: another headspace is answering hooks on this machine")
 
     @staticmethod
     async def _clear_stale(path: Path) -> None:

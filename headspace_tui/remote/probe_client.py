@@ -24,10 +24,12 @@ from .bundle import BOOT, bundle_line
 from .ssh import SshTmuxServer, ssh_reason
 
 CALL_TIMEOUT = 10.0
-# Starting the reader is two waits.  python3 says it runs (``{"boot": 1}``, BOOT's first line) within
-# PYTHON_START s, or it is taken as hung: short, so that a host whose python3 hangs is retried soon
-# enough to be back within 10 s of the fault's end (an attempt in flight, the retry pace, a start).
-# Then the bundle (~200 KB) travels and runs, with PROBE_START s for it: a slow link has them.
+# Starting the reader is three waits.  The remote shell says its pid (PID_TAG) within PROBE_START s
+# (a new channel, a login shell reading its rc files on a slow or loaded host).  Then python3 says
+# it runs (``{"boot": 1}``, BOOT's first line) within PYTHON_START s, or it is taken as hung: short,
+# so that a host whose python3 hangs is retried soon enough to be back within 10 s of the fault's
+# end (an attempt in flight, the retry pace, a start).  Then the bundle (~200 KB) travels and runs,
+# with PROBE_START s for it: a slow link has them.
 PYTHON_START = 4.0
 PROBE_START = 10.0
 PID_TAG = "headspace-probe-pid"
@@ -93,8 +95,10 @@ class ProbeClient:
         self._stderr = asyncio.create_task(self._keep_stderr())
         waited = 0.0
         try:
+            waited = PROBE_START
+            first = await asyncio.wait_for(self._shell(), PROBE_START)
             waited = PYTHON_START
-            hello = await asyncio.wait_for(self._booted(), PYTHON_START)
+            hello = await asyncio.wait_for(self._booted(first), PYTHON_START)
             if isinstance(hello, dict) and hello.get("boot"):
                 waited = PROBE_START
                 hello = await asyncio.wait_for(self._hello(), PROBE_START)
@@ -138,13 +142,20 @@ class ProbeClient:
                     self.on_end()
                 return
 
-    async def _booted(self) -> Any:
-        """The remote shell's pid, then python3's first line (``{"boot": 1}``: it runs), or what it said instead."""
+    async def _shell(self) -> bytes | None:
+        """The remote shell's pid line (noted); a first line that is not one is returned to be read as python3's."""
         assert self._proc is not None and self._proc.stdout is not None
         first = await self._proc.stdout.readline()
         if first.startswith(PID_TAG.encode() + b" "):
             with contextlib.suppress(ValueError):
                 self.remote_pid = int(first.split()[1])
+            return None
+        return first
+
+    async def _booted(self, first: bytes | None) -> Any:
+        """python3's first line (``{"boot": 1}``: it runs), or what it said instead."""
+        assert self._proc is not None and self._proc.stdout is not None
+        if first is None:
             first = await self._proc.stdout.readline()
         return json.loads(first) if first else None
 
