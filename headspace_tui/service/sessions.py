@@ -344,9 +344,12 @@ class Sessions:
         notifications (those come in bursts: a session made or killed, a
         window opened or closed), and never in a burst of their own.
         Since then the attach itself leaves no such window on the releases
-        that have the bug (tmux/direct_attach.py); these rules stay, for
-        the stock client on other releases and for everyone else's control
-        clients, whom our attaches and ends are news to.
+        that have the bug (tmux/direct_attach.py, tmux 3.2-3.6); these
+        rules stay for the stock client where it is still used with the bug
+        (the fallback when the socket cannot be reached, a remote host
+        without its reader, ``HEADSPACE_TMUX_ATTACH=client``) and for
+        everyone else's control clients, whom our attaches and ends are
+        news to.
         """
         deadline = self.clock() + ATTACH_QUIET_MAX
         while self.clock() < deadline and self.clock() - self._last_notification < ATTACH_QUIET:

@@ -52,7 +52,10 @@ class DirectPipe:
     server reads commands from and writes control-mode lines to; ``_peer`` is
     the protocol socket, which must stay open while the client lives (its
     end is the client's end) and answers the server's goodbye as ``tmux``
-    does (``MSG_EXITING``).
+    does (``MSG_EXITING``).  Every such client identifies with headspace's
+    own pid, so ``list-clients`` names them all ``client-<pid>`` (a stock
+    client has a pid of its own); nothing of headspace targets a client by
+    that name.
     """
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, peer: socket.socket) -> None:
@@ -141,8 +144,9 @@ class DirectPipe:
         finally:
             self._ended.set()
             self._close_peer()  # as tmux's client exits: the server frees the client and closes its end
-        # The server wrote every line before it let the client go (control_all_done): they are read
-        # until its end closes.
+        # When the server let the client go by itself (its session killed, say), it wrote every line
+        # first (control_all_done): they are read until its end closes, for at most EXIT_WAIT s.
+        # (Our own ``end`` hangs up without this wait: nothing more is wanted from that client.)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._eof(), EXIT_WAIT)
         self._hang_up()
