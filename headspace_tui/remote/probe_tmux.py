@@ -60,7 +60,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Union
 
-from ..tmux.identify import MSG_DETACH, MSG_DETACHKILL, MSG_EXIT, MSG_EXITED, MSG_EXITING, MSG_SHUTDOWN, chosen, message, message_types, send_identify, socket_file
+from ..tmux.identify import chosen, goodbye, identify_on, socket_file
 
 CHUNK = 16 << 10  # bytes per pushed chunk: another stream's turn comes after at most this much
 WINDOW = 128 << 10  # bytes a stream may have in flight (sent, not acknowledged)
@@ -95,11 +95,10 @@ class DirectClient:
                 data = self._peer.recv(4096)
                 if not data:
                     break
-                buffer += data
-                kinds = message_types(buffer)
-                if any(k in (MSG_EXIT, MSG_DETACH, MSG_DETACHKILL) for k in kinds):
-                    self._peer.sendall(message(MSG_EXITING))
-                if any(k in (MSG_EXITED, MSG_SHUTDOWN) for k in kinds):
+                reply, done = goodbye(buffer, data)
+                if reply is not None:
+                    self._peer.sendall(reply)
+                if done:
                     break
         except (OSError, ValueError):
             pass
@@ -283,18 +282,14 @@ class TmuxMux:
             return None
         split = args.index("-C")
         peer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             peer.settimeout(2.0)
             peer.connect(socket_file(args[:split], os.environ, os.getuid()))
-            send_identify(peer, theirs, args[split + 1 :])
+            ours = identify_on(peer, args[split + 1 :])
             peer.settimeout(None)
         except (OSError, ValueError):
             peer.close()
-            ours.close()
             return None
-        finally:
-            theirs.close()  # the server holds its copies
         return DirectClient(ours, peer)
 
     def version(self) -> str:

@@ -40,7 +40,7 @@ import contextlib
 import socket
 
 from .control_pipe import LINE_LIMIT
-from .identify import MSG_DETACH, MSG_DETACHKILL, MSG_EXIT, MSG_EXITED, MSG_EXITING, MSG_SHUTDOWN, message, message_types, send_identify
+from .identify import goodbye, identify_on
 
 EXIT_WAIT = 1.0  # after the server let the client go, how long its last lines may take to arrive
 
@@ -133,11 +133,10 @@ class DirectPipe:
                 data = await loop.sock_recv(self._peer, 4096)
                 if not data:
                     break
-                buffer += data
-                kinds = message_types(buffer)
-                if any(k in (MSG_EXIT, MSG_DETACH, MSG_DETACHKILL) for k in kinds):
-                    await loop.sock_sendall(self._peer, message(MSG_EXITING))
-                if any(k in (MSG_EXITED, MSG_SHUTDOWN) for k in kinds):
+                reply, done = goodbye(buffer, data)
+                if reply is not None:
+                    await loop.sock_sendall(self._peer, reply)
+                if done:
                     break
         except (OSError, ValueError):
             pass
@@ -159,27 +158,19 @@ class DirectPipe:
 async def open_direct(socket_file: str, command: list[str]) -> DirectPipe:
     """Attach a control client to the server at ``socket_file`` running ``command``; ``OSError`` if it cannot connect."""
     peer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    ours: socket.socket | None = None
     try:
         peer.setblocking(False)
         await asyncio.wait_for(asyncio.get_running_loop().sock_connect(peer, socket_file), 2.0)
-        peer.settimeout(2.0)
-        send_identify(peer, theirs, command)
+        peer.settimeout(2.0)  # the writes are small and the socket new: they never wait (identify.send_identify)
+        ours = identify_on(peer, command)
         peer.setblocking(False)
-    except TimeoutError:
-        peer.close()
-        ours.close()
-        raise OSError("tmux did not answer") from None
-    except BaseException:
-        peer.close()
-        ours.close()
-        raise
-    finally:
-        theirs.close()  # the server holds its copies; ours must go or its end is never seen
-    try:
         reader, writer = await asyncio.open_unix_connection(sock=ours, limit=LINE_LIMIT)
-    except BaseException:  # cancelled, say: nothing of this attach is left open
+    except BaseException as exc:  # cancelled too: nothing of this attach is left open
         peer.close()
-        ours.close()
+        if ours is not None:
+            ours.close()
+        if isinstance(exc, TimeoutError):
+            raise OSError("tmux did not answer") from None
         raise
     return DirectPipe(reader, writer, peer)

@@ -114,6 +114,38 @@ def message_types(buffer: bytearray) -> list[int]:
     return kinds
 
 
+def goodbye(buffer: bytearray, data: bytes) -> tuple[bytes | None, bool]:
+    """The server's messages in ``data`` (``buffer`` keeps a partial one): what to answer, and whether the client is done.
+
+    Its goodbye (``MSG_EXIT``, a detach) is answered ``MSG_EXITING``, as
+    tmux's client does; ``MSG_EXITED`` or ``MSG_SHUTDOWN`` is the end.
+    ``ValueError`` for a garbled message.
+    """
+    buffer += data
+    kinds = message_types(buffer)
+    reply = message(MSG_EXITING) if any(k in (MSG_EXIT, MSG_DETACH, MSG_DETACHKILL) for k in kinds) else None
+    return reply, any(k in (MSG_EXITED, MSG_SHUTDOWN) for k in kinds)
+
+
+def identify_on(peer: socket.socket, command: list[str]) -> socket.socket:
+    """On a connected, blocking ``peer``: a control client's identify and ``command``; our end of its input and output.
+
+    The server gets the other end of a new socketpair as the client's stdin
+    and stdout (and holds its own copies: ours of that end is closed here,
+    or the client's end would never be seen).  Nothing is left open on an
+    error (``OSError``, ``ValueError``).
+    """
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        send_identify(peer, theirs, command)
+    except BaseException:
+        ours.close()
+        raise
+    finally:
+        theirs.close()
+    return ours
+
+
 def send_identify(peer: socket.socket, theirs: socket.socket, command: list[str]) -> None:
     """On a connected, blocking ``peer``: the two descriptors alone (``theirs``, for the server's stdin and
     stdout), then everything else in one write.
