@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import logging
 import os
-import socket
 import stat
 import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..hooks.channel import sweep_stale
+from ..hooks.channel import answers, sweep_stale
 from ..remote.ssh import CONTROL_PREFIX
 from ..shared.paths import runtime_dir
 from ..shared.proctree import process_exists
@@ -90,7 +89,7 @@ def _empty_of_life(folder: Path, *, old_style: bool) -> bool:
         return False
     for entry in entries:
         try:
-            if not stat.S_ISSOCK(entry.stat(follow_symlinks=False).st_mode) or _answers(entry.path):
+            if not stat.S_ISSOCK(entry.stat(follow_symlinks=False).st_mode) or answers(entry.path):
                 return False
         except OSError:
             return False
@@ -100,16 +99,4 @@ def _empty_of_life(folder: Path, *, old_style: bool) -> bool:
         folder.rmdir()
     except OSError:
         return False
-    return True
-
-
-def _answers(path: str) -> bool:
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    probe.settimeout(0.5)
-    try:
-        probe.connect(path)
-    except OSError:
-        return False
-    finally:
-        probe.close()
     return True
