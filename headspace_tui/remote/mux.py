@@ -19,6 +19,7 @@ import base64
 import binascii
 import concurrent.futures
 import itertools
+import os
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -186,7 +187,7 @@ class ProbeMux:
         number = next(self._numbers)
         pipe = self._streams[number] = MuxPipe(number, self.carrier, self._forget)
         try:
-            await self.carrier.call("ctl_open", ch=number, args=tmux_args, env=sorted(CONTROL_ENV))
+            await self.carrier.call("ctl_open", ch=number, args=tmux_args, env=sorted(CONTROL_ENV), attach=os.environ.get("HEADSPACE_TMUX_ATTACH", ""))
         except asyncio.CancelledError:
             self._streams.pop(number, None)
             if self.carrier.running:  # it may have started there: it is ended there, not left behind

@@ -233,6 +233,7 @@ class TmuxMux:
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(ONE_SHOT_WORKERS)
         self._version: str | None = None
+        self._pool.submit(self.version)  # asked now, off the request loop: the first attach must not wait on it
 
     def handle(self, request: dict[str, Any]) -> Any:
         op = request.get("op")
@@ -247,7 +248,7 @@ class TmuxMux:
                 stream.acknowledge(int(request.get("n", 0)))
             return None
         if op == "ctl_open":
-            return self._open(int(request["ch"]), _words(request.get("args")), _words(request.get("env")))
+            return self._open(int(request["ch"]), _words(request.get("args")), _words(request.get("env")), str(request.get("attach", "")))
         if op == "ctl_close":
             stream = self._stream(request)
             if stream is not None:
@@ -264,21 +265,25 @@ class TmuxMux:
         with self._lock:
             return self._streams.get(int(request.get("ch", -1)))
 
-    def _open(self, number: int, args: list[str], keep: list[str]) -> bool:
+    def _open(self, number: int, args: list[str], keep: list[str], attach: str = "") -> bool:
         with self._lock:
             if number in self._streams:
                 raise ValueError(f"stream {number} is open already")
             if len(self._streams) >= MAX_STREAMS:
                 raise ValueError(f"{MAX_STREAMS} tmux control clients are open already")
         env = {name: value for name, value in os.environ.items() if name in keep}
-        proc = self._direct(args) or subprocess.Popen(["tmux", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, bufsize=0)
+        proc = self._direct(args, attach) or subprocess.Popen(["tmux", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, bufsize=0)
         with self._lock:
             self._streams[number] = Stream(number, proc, self._send, self._forget)
         return True
 
-    def _direct(self, args: list[str]) -> DirectClient | None:
-        """``tmux … -C command`` attached without a tmux process, where this tmux has the identify crash; None: use tmux."""
-        if "-C" not in args or not chosen(self.version(), os.environ):
+    def _direct(self, args: list[str], attach: str) -> DirectClient | None:
+        """``tmux … -C command`` attached without a tmux process, where this tmux has the identify crash; None: use tmux.
+
+        ``attach`` is headspace's ``HEADSPACE_TMUX_ATTACH`` (ssh does not carry
+        the variable here): the benchmarks' choice reaches remote hosts too.
+        """
+        if "-C" not in args or not chosen(self.version(), {"HEADSPACE_TMUX_ATTACH": attach}):
             return None
         split = args.index("-C")
         peer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -54,14 +54,14 @@ def test_an_ending_probe_ends_a_control_client_whose_output_nobody_reads(private
     pane = private_tmux.new_session("flood", width=120, height=40, cwd=str(tmp_path), command=["yes", "flooding a stream nobody reads"])
     session = private_tmux.run("display-message", "-p", "-t", pane, "#{session_id}").strip()
     server_pid = int(private_tmux.run("display-message", "-p", "#{pid}").strip())
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8", "HEADSPACE_TMUX_ATTACH": attach}
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"}
     probe = subprocess.Popen([sys.executable, "-u", "-c", BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     client_pid = None
     try:
         assert probe.stdin is not None and probe.stdout is not None
         probe.stdin.write(bundle_line())
         _line(probe, {"id": 1, "op": "hello"})
-        _line(probe, {"id": 2, "op": "ctl_open", "ch": 1, "args": ["-L", private_tmux.name, "-C", "attach-session", "-f", "ignore-size,pause-after=2", "-t", session], "env": ["PATH", "HOME", "LANG"]})
+        _line(probe, {"id": 2, "op": "ctl_open", "ch": 1, "args": ["-L", private_tmux.name, "-C", "attach-session", "-f", "ignore-size,pause-after=2", "-t", session], "env": ["PATH", "HOME", "LANG"], "attach": attach})  # headspace's HEADSPACE_TMUX_ATTACH
         received, deadline = 0, time.monotonic() + 20
         while received < WINDOW and time.monotonic() < deadline:  # never acknowledged: the window is spent
             message = json.loads(probe.stdout.readline())
