@@ -61,7 +61,9 @@ def test_an_ending_probe_ends_a_control_client_whose_output_nobody_reads(private
         assert probe.stdin is not None and probe.stdout is not None
         probe.stdin.write(bundle_line())
         _line(probe, {"id": 1, "op": "hello"})
-        _line(probe, {"id": 2, "op": "ctl_open", "ch": 1, "args": ["-L", private_tmux.name, "-C", "attach-session", "-f", "ignore-size,pause-after=2", "-t", session], "env": ["PATH", "HOME", "LANG"], "attach": attach})  # headspace's HEADSPACE_TMUX_ATTACH
+        # "attach": headspace's HEADSPACE_TMUX_ATTACH, sent with the request (ssh does not carry it)
+        args = ["-L", private_tmux.name, "-C", "attach-session", "-f", "ignore-size,pause-after=2", "-t", session]
+        _line(probe, {"id": 2, "op": "ctl_open", "ch": 1, "args": args, "env": ["PATH", "HOME", "LANG"], "attach": attach})
         received, deadline = 0, time.monotonic() + 20
         while received < WINDOW and time.monotonic() < deadline:  # never acknowledged: the window is spent
             message = json.loads(probe.stdout.readline())
