@@ -270,9 +270,9 @@ class TmuxServer:
         if self._version is not None:
             return self._version
         try:
-            asked = subprocess.run(self.argv("display-message", "-p", "#{version}"), capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
-            if asked.returncode == 0 and asked.stdout.strip():
-                self._version = asked.stdout.strip()
+            returncode, stdout, _ = self.execute(("display-message", "-p", "#{version}"))
+            if returncode == 0 and stdout.strip():
+                self._version = stdout.strip()
                 return self._version
             return subprocess.run([self.binary, "-V"], capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL).stdout.strip()
         except (OSError, subprocess.SubprocessError, TmuxUnavailable):
