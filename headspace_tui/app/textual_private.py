@@ -21,6 +21,7 @@ from textual.filter import LineFilter
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import DataTable, Footer
+from textual.widgets._footer import FooterKey  # the footer's key widget, not exported: KeysFooter changes its keys in place (widgets/footer.py)
 from textual.widgets._toast import Toast
 
 # Private hooks overridden in the app's own classes (the name, and why).
@@ -128,6 +129,17 @@ def drop_gone_watchers(node: Widget) -> None:
     watchers = getattr(node, "__watchers", {})
     for bound in watchers.values():
         bound[:] = [(each, callback) for each, callback in bound if not (getattr(each, "_closing", False) or getattr(each, "_closed", False))]
+
+
+def key_disabled(key: FooterKey) -> bool:
+    """Whether a footer key is drawn dimmed and rings the bell when clicked (Textual keeps it privately)."""
+    return bool(key._disabled)
+
+
+def set_key_disabled(key: FooterKey, disabled: bool) -> None:
+    """Dim a footer key, or not, after it was made (``FooterKey`` takes ``disabled`` only when it is built)."""
+    key._disabled = disabled
+    key.set_class(disabled, "-disabled")
 
 
 def toasts(rack: Widget) -> list[Toast]:

@@ -12,6 +12,7 @@ import gc
 import json
 
 from textual.widget import Widget
+from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
 from headspace_tui.app.main import HeadspaceApp
@@ -23,7 +24,7 @@ from headspace_tui.service.facade import Service
 from headspace_tui.service.journal import Journal
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
 from tests.harness.record import DEFAULT_OUT
-from tests.ui.apps import screen_open, wait_until
+from tests.ui.apps import demo_app, screen_open, wait_until
 
 NOW = 1_800_000_000.0
 
@@ -118,7 +119,8 @@ def _live_styles_caches() -> int:
 
 def test_the_footers_old_keys_are_let_go_when_the_keys_change():
     """Textual's Footer kept every key it ever drew (a watcher per key on the footer, never pruned):
-    under churn the selected row's keys change all the time and headspace grew 7.7 MB a minute."""
+    under churn the selected row's keys change all the time and headspace grew 7.7 MB a minute.
+    And the keys are changed in place: new ones are made only when there are more of them."""
 
     async def scenario() -> None:
         app = _app()
@@ -159,8 +161,19 @@ def test_the_footers_old_keys_are_let_go_when_the_keys_change():
                 await change_keys_and_open_help()
             before, caches_before = _live_widgets(), _live_styles_caches()
             rebuilt_before = len(footer.children)
-            for _ in range(30):
-                await change_keys_and_open_help()
+            made = [0]
+            real_init = FooterKey.__init__
+
+            def counted_init(key: FooterKey, *args: object, **kwargs: object) -> None:
+                made[0] += 1
+                real_init(key, *args, **kwargs)  # type: ignore[arg-type]
+
+            FooterKey.__init__ = counted_init  # type: ignore[method-assign]
+            try:
+                for _ in range(30):
+                    await change_keys_and_open_help()
+            finally:
+                FooterKey.__init__ = real_init  # type: ignore[method-assign]
             after, caches_after = _live_widgets(), _live_styles_caches()
             assert app.selected_agent().state is AgentState.WORKING and "interrupt" in _footer_keys(app)  # the keys did change
             assert rebuilt_before and footer.children
@@ -168,5 +181,51 @@ def test_the_footers_old_keys_are_let_go_when_the_keys_change():
             assert after - before <= 10, f"{after - before} widgets more after 120 changes of the footer's keys"
             # One per widget; without unpin_styles_caches 510 more stayed (4 per change of keys).
             assert caches_after - caches_before <= 20, f"{caches_after - caches_before} styles caches more after 120 changes of the footer's keys"
+            # Garbage: Textual's rebuild made every key anew on every change (510 here), a minute of churn's worth of dead
+            # widgets piling up until the full collection; in place, only the key one agent has beyond the other (30).
+            assert made[0] <= 60, f"{made[0]} footer keys made for 120 changes of the footer's keys"
+
+    asyncio.run(scenario())
+
+
+def test_keys_changed_in_place_draw_the_footer_textual_builds():
+    """The footer changes its key widgets in place: each agent's footer, reached from the one before, is drawn
+    exactly as Textual's own rebuild draws it, and the keys every agent has room for stay the same widgets."""
+
+    async def scenario() -> None:
+        app = demo_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.snapshot_loader(pilot)
+            footer = app.query_one(KeysFooter)
+
+            def shows_the_keys() -> bool:
+                return not footer._recompose_required and {k.action.removeprefix("app.") for k in footer.query(FooterKey)} - {"command_palette"} == _footer_keys(app)
+
+            async def rebuilt_by_textual() -> None:
+                done = asyncio.Event()
+
+                async def rebuild() -> None:
+                    await Footer.recompose(footer)
+                    done.set()
+
+                footer.call_later(rebuild)  # in the footer's own loop, as Textual runs it
+                await wait_until(pilot, done.is_set, "Textual's rebuild", every=0.01)
+                await pilot.pause(0.1)
+
+            await wait_until(pilot, shows_the_keys, "the first agent's keys")
+            seen = set()
+            for pane in app.table.order[1:]:
+                before = list(footer.query(FooterKey))
+                app.table.select(pane)
+                await wait_until(pilot, lambda pane=pane: app.table.selected_pane_id == pane and shows_the_keys(), f"{pane}'s keys", every=0.01)
+                await pilot.pause(0.1)
+                now, in_place = list(footer.query(FooterKey)), app.export_screenshot()
+                same = min(len(before), len(now)) - 1  # the palette's key is the last
+                assert same >= 3 and all(a is b for a, b in zip(now[:same], before[:same], strict=True)) and now[-1] is before[-1], "keys made anew"
+                seen.add(frozenset(_footer_keys(app)))
+                await rebuilt_by_textual()
+                assert list(footer.query(FooterKey))[0] is not now[0]
+                assert app.export_screenshot() == in_place, f"{pane}'s footer drawn in place differs from Textual's"
+            assert len(seen) >= 4, "the agents' keys differ, or this shows nothing"
 
     asyncio.run(scenario())
