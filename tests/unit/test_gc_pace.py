@@ -10,6 +10,7 @@ collects the middle generation, and the full one comes on the clock.
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 
 import pytest
@@ -18,9 +19,11 @@ from headspace_tui.app import gc_pace
 
 
 @pytest.fixture
-def paced():
+def paced(monkeypatch):
     before = gc.get_threshold()
     gc.set_threshold(*gc_pace.THRESHOLDS)  # as settle() leaves it (without freezing pytest's own heap)
+    gc.collect()
+    monkeypatch.setattr(gc_pace, "_alive_after_full", sys.getallocatedblocks())
     seen: list[int] = []
 
     def note(phase: str, info: dict) -> None:
@@ -48,6 +51,33 @@ def test_each_tick_collects_the_middle_generation_and_every_full_after_ticks_the
     assert paced.count(2) == 1, "the full collection did not come on the clock"
     assert gc.get_count()[2] == 0
     assert given_back.wait(5), "the full collection's garbage stayed in the allocator (shared/heap.py)"
+
+
+class _Cyclic:
+    """Garbage only a full collection frees once it has aged into the oldest generation (as Textual's strips do)."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_a_pile_of_old_garbage_brings_the_full_collection_forward_but_not_before_earliest_ticks(paced, monkeypatch):
+    monkeypatch.setattr(gc_pace.heap, "give_back", lambda: None)
+    pile = [_Cyclic() for _ in range(gc_pace.GROWTH)]
+    gc.collect(1)
+    gc.collect(1)  # aged into the oldest generation, as a cached strip is by the time a cache lets it go
+    del pile
+    paced.clear()
+    for _ in range(gc_pace.EARLIEST - 1 - gc.get_count()[2]):  # the ticks since the last full collection count
+        gc_pace.tick()
+    assert 2 not in paced, "a full collection sooner than EARLIEST ticks"
+    assert sum(isinstance(o, _Cyclic) for o in gc.get_objects()) == gc_pace.GROWTH, "the pile was collected by something else"
+    gc_pace.tick()
+    assert paced.count(2) == 1, "the pile did not bring the full collection forward"
+    assert not any(isinstance(o, _Cyclic) for o in gc.get_objects())
+    paced.clear()
+    for _ in range(gc_pace.EARLIEST * 2):
+        gc_pace.tick()
+    assert 2 not in paced, "a full collection with nothing piled up"
 
 
 def test_the_full_collection_never_comes_by_itself_before_the_clock_says():
