@@ -27,9 +27,9 @@ test that rebuilds the footer many times fails if a Textual release changes
 them, rather than letting the leak back in silently.
 
 Garbage: even collectable, a rebuild threw away every key widget (its
-styles, caches, message queue; about 15 KB each) to make the same number of
-new ones, and under churn that was a minute's worth of dead widgets waiting
-for the full collection (gc_pace.py).  On a loaded machine the collection
+styles, caches, message queue; about 11 KB each, from the 7.7 MB a minute
+above) to make the same number of new ones, and under churn that was a
+minute's worth of dead widgets waiting for the full collection (gc_pace.py).  On a loaded machine the collection
 comes late, the pile grows, and each new high-water mark left Python's
 allocator with arenas it could never give back: the churn soak's RSS grew
 in steps.  So a rebuild now changes the keys already there in place (their
