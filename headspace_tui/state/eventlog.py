@@ -17,12 +17,12 @@ and it survives a crash.  The settings that make that true:
   "database is locked"; writes take the lock up front (``BEGIN IMMEDIATE``)
   so two writers never deadlock upgrading a read lock.
 * ``cache_size``: SQLite keeps up to ``CACHE_KIB`` of the log's pages in
-  memory.  Its default (2 MB) filled as the log grew: in the loaded churn
-  soak the log grew about 185 KB a minute and headspace's C heap with it,
-  the steady 0.18 MB a minute left once the garbage was bounded
-  (gc_pace.py).  The log is written far more than it is read, and a read
-  (one agent's timeline, today's waits at start) finds its pages in the
-  system's file cache.
+  memory.  Its default (2 MB) filled as the log grew (in the churn soak
+  about 185 KB a minute), and headspace's C heap with it, where tracemalloc
+  does not see it: a part of the soak's slow growth once the garbage was
+  bounded (gc_pace.py).  The log is written far more than it is read, and
+  a read (one agent's timeline, today's waits at start) finds its pages in
+  the system's file cache.
 
 Every SQLite failure reaches the caller as an ``EventLogError`` whose text is
 one line a user can act on ("... is not a database", "... permission

@@ -1,8 +1,8 @@
 """The event log's memory stays small however big the log grows (state/eventlog.py, ``cache_size``).
 
 SQLite keeps the pages it wrote in its page cache, 2 MB by default; in the
-loaded churn soak the log grew about 185 KB a minute and headspace's C heap
-grew with it, a steady 0.18 MB a minute.  Measured here in the C heap
+churn soak the log grew about 185 KB a minute and headspace's C heap grew
+with it (a part of the loaded soak's slow growth).  Measured here in the C heap
 itself (glibc's ``mallinfo2``: SQLite allocates with ``malloc``, which
 tracemalloc does not see): 20,000 events (a 3.5 MB log) grew it by
 2.04 MB with SQLite's default and 0.18 MB with the log's own cache size.
