@@ -91,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     classify.add_argument(
         "--claude-version", metavar="X.Y.Z", help="the agent's version that drew it (Claude: default the banner's, else the newest rules)"
     )
+    classify.add_argument(
+        "--title", metavar="TEXT", help="the pane's #{pane_title}, read as the live pane's would be (Codex shows a streaming reply only there)"
+    )
     classify.add_argument("--json", action="store_true", help="print the observation as JSON")
     _add_server_options(classify)  # accepted for symmetry; classify never talks to tmux
 
@@ -300,7 +303,7 @@ def cmd_classify(args: argparse.Namespace) -> int:
         data = sys.stdin.buffer.read() if str(args.file) == "-" else args.file.read_bytes()
     except OSError as exc:
         raise UserError(f"cannot read {args.file}: {exc.strerror or exc}") from None
-    observation = family.classify(data.decode("utf-8", errors="replace"), command=args.pane_command, version=args.claude_version)
+    observation = family.read(data.decode("utf-8", errors="replace"), command=args.pane_command, version=args.claude_version, title=args.title)
     if args.json:
         print(json_line(observation.to_json()))
         return EXIT_OK

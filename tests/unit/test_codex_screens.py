@@ -9,6 +9,8 @@ by hand.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -240,3 +242,17 @@ def test_the_title_says_working_or_action_required_and_nothing_sure_otherwise():
         assert waiting is not None and waiting.state is AgentState.PERMISSION
     assert title_observation("Scripted task | work") is None
     assert title_observation("work") is None
+
+
+def test_classify_reads_a_saved_pane_with_its_title_as_the_live_pane_is_read():
+    """``headspace classify --title``: a bug report's saved pane of a streaming 0.144 reply is working, as live; without the title, idle."""
+    path = PANES / "codex-0.144.0/inline/80x24/working_streaming.json"
+    meta = json.loads(path.read_text())
+    base = [sys.executable, "-m", "headspace_tui", "classify", "--agent", "codex", "--command", meta["pane_command"], "--json", str(path.with_suffix(".ansi"))]
+    with_title = subprocess.run([*base, "--title", meta["pane_title"]], capture_output=True, text=True, timeout=60, check=True)
+    without = subprocess.run(base, capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(with_title.stdout)["state"] == "working"
+    assert json.loads(without.stdout)["state"] == "idle"
+    # The title is data: control characters in it never reach the terminal.
+    hostile = subprocess.run([*base[:-2], "--title", "\x1b]0;pwn\x07⠇ work\x1b[2J", str(path.with_suffix(".ansi"))], capture_output=True, text=True, timeout=60, check=True)
+    assert "\x1b" not in hostile.stdout and "\x07" not in hostile.stdout
