@@ -76,7 +76,7 @@ def problems(observation, expected: dict, text: str) -> list[str]:
                 found.append(f"scrolled options {seen} (hidden {prompt.hidden_options})")
         elif observation.option_labels[: len(expected["options"])] != expected["options"]:
             found.append(f"options {observation.option_labels}")
-        if prompt is None or prompt.multi_select is not expected["multi_select"]:
+        if prompt is None or ("multi_select" in expected and prompt.multi_select is not expected["multi_select"]):
             found.append("multi_select")
     if "question" in expected and observation.question != expected["question"] and (not scrolled or _shown(expected["question"], text)):
         found.append(f"question {observation.question!r}")
@@ -95,6 +95,8 @@ def problems(observation, expected: dict, text: str) -> list[str]:
             found.append(f"retrying {observation.retrying}")
         if not observation.error:
             found.append("no error text")
+    if "error" in expected and observation.error != expected["error"]:  # opencode's labels name the error line itself
+        found.append(f"error {observation.error!r}")
     # The HTTP status, wherever the screen shows it (2.1.160's retries say only "Retrying in 3s").
     if "status" in expected and re.search(rf"\b{expected['status']}\b", text) and str(expected["status"]) not in observation.error:
         found.append(f"error {observation.error!r}")

@@ -56,8 +56,8 @@ class OpencodeUnavailable(BinaryUnavailable):
     pass
 
 
-def find_opencode(version: str = OPENCODE_VERSION) -> str:
-    """The cached ``opencode`` of ``version``; OpencodeUnavailable (with how to install it) if absent."""
+def find_opencode(version: str = OPENCODE_VERSION, *, install: bool = False) -> str:
+    """The cached ``opencode`` of ``version``; npm-installed there if ``install``, else OpencodeUnavailable (with how to install it) if absent."""
     folder = cache_root() / f"opencode-{version}"
     return find_npm_binary(
         NPM_PACKAGE,
@@ -65,7 +65,7 @@ def find_opencode(version: str = OPENCODE_VERSION) -> str:
         "opencode",
         folder=folder,
         version_of=lambda _binary: package_version(folder, NPM_PACKAGE),
-        install=False,
+        install=install,
         unavailable=OpencodeUnavailable,
     )
 
@@ -157,7 +157,7 @@ class OpencodeSession(PaneSession):
         self.run_in_shell(shlex.quote("opencode"))
         return self.wait_ready() if wait_ready else self.screen()
 
-    def wait_ready(self, timeout: float = 45) -> str:
+    def wait_ready(self, timeout: float = 90) -> str:
         return self.wait_for(READY, timeout=timeout, what="opencode's input box")
 
     def agent_pid(self) -> int:

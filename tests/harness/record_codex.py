@@ -36,7 +36,21 @@ REPO = Path(__file__).resolve().parents[2]
 PANES = REPO / "snapshots" / "panes"
 SIZES = ((80, 24), (120, 40))
 # version -> the renderers recorded (the first is the version's default in tmux)
-RENDERERS: dict[str, tuple[str, ...]] = {"0.144.0": ("inline",), "0.169.0": ("alt", "inline")}
+# What each recorded version draws with by default (0.154 and 0.155: inline, as 0.144; 0.160.1: the alternate screen).
+RENDERERS: dict[str, tuple[str, ...]] = {"0.144.0": ("inline",), "0.154.0": ("inline",), "0.155.0": ("inline",), "0.160.1": ("alt",), "0.169.0": ("alt", "inline")}
+
+
+def renderers_of(version: str) -> tuple[str, ...]:
+    """The renderers ``version`` has: a recorded version's own, else those of the newest recorded one before it (0.152 draws inline, as 0.144)."""
+    if version in RENDERERS:
+        return RENDERERS[version]
+    key = _version_key(version)
+    older = [v for v in RENDERERS if _version_key(v) <= key]
+    return RENDERERS[max(older, key=_version_key)] if older else RENDERERS["0.144.0"]
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
 
 QUESTION = "I found two ways to fix the flaky test. Should I also update the snapshot files, or leave them alone?"
 REPLY = "Hello from the scripted API. The parser reads tokens and builds a tree."
@@ -305,12 +319,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--renderers", nargs="+", choices=("alt", "inline"))
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--tries", type=int, default=2)
+    parser.add_argument("--out", type=Path, help="default: snapshots/panes/codex-<version>")
     args = parser.parse_args(argv)
     version = args.version
-    has = RENDERERS.get(version, ("alt",))
+    has = renderers_of(version)
     chosen = [r for r in (args.renderers or has) if r in has]
     codex = find_codex(version=version)
-    out = corpus_dir(version)
+    out = args.out or corpus_dir(version)
     scenarios = [sc for sc in ([BY_NAME[n] for n in args.only] if args.only else SCENARIOS) if not sc.versions or version in sc.versions]
     jobs = [Job(sc, w, h, r, version) for sc in scenarios for (w, h) in (args.sizes or SIZES) for r in chosen]
     print(f"recording {len(jobs)} screens of Codex {version} ({codex}) into {out}", flush=True)

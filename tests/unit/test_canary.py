@@ -1,0 +1,49 @@
+"""The release canary's reading half: every recorded screen read as the live monitor reads it, against its label.
+
+The recording half is the corpus recorders' (their own e2e tests); here the
+canary reads folders laid out as a recorder writes them: copies of the
+pinned corpus, some with a label changed, so a difference is known.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from benchmarks.canary import FAMILIES, PANES, read_all, report
+
+PINNED = {"claude": "claude-2.1.330", "codex": "codex-0.169.0", "gemini": "gemini-0.61.0", "opencode": "opencode-1.18.33"}
+
+
+@pytest.mark.parametrize("family", sorted(PINNED))
+def test_every_screen_of_each_familys_pinned_release_reads_as_labelled(family):
+    readings = read_all(FAMILIES[family], PANES / PINNED[family])
+    assert len(readings) >= 40
+    assert [(r.screen, r.problems) for r in readings if r.problems] == []
+
+
+def _relabel(folder, name: str, **expected) -> None:
+    path = next(folder.glob(f"*/*/{name}.json"))
+    meta = json.loads(path.read_text())
+    meta["expected"] = expected
+    path.write_text(json.dumps(meta))
+
+
+def test_a_screen_that_reads_differently_is_named_and_one_that_needs_you_read_as_idle_is_marked_missed(tmp_path):
+    """Two labels changed in a copy of Codex's corpus: an idle screen labelled a permission (what a release that
+    redraws its dialog beyond the reader would look like), and a permission's tool renamed."""
+    out = tmp_path / "codex"
+    shutil.copytree(PANES / PINNED["codex"] / "alt" / "80x24", out / "alt" / "80x24")
+    _relabel(out, "idle_fresh", state="permission")
+    permission = json.loads(next(out.glob("*/*/permission_touch.json")).read_text())["expected"]
+    _relabel(out, "permission_touch", **{**permission, "tool": "Glob"})
+    readings = {r.screen: r for r in read_all(FAMILIES["codex"], out)}
+    wrong = {name for name, r in readings.items() if r.problems}
+    assert wrong == {"alt/80x24/idle_fresh", "alt/80x24/permission_touch"}
+    assert readings["alt/80x24/idle_fresh"].missed_you and not readings["alt/80x24/permission_touch"].missed_you
+    text = report(FAMILIES["codex"], "0.169.0", list(readings.values()), 0)
+    assert f"{len(readings)} screens recorded, {len(readings) - 2} read as labelled" in text
+    assert "MISSED alt/80x24/idle_fresh: state idle (expected permission)" in text
+    assert "DIFF   alt/80x24/permission_touch: tool" in text
