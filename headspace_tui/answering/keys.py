@@ -112,7 +112,10 @@ def plan_keys(now: Observation, intent: Intent, family: Family) -> list[KeyStrok
         return [KeyStroke((key,)) for key in family.interrupt_keys]
 
     if multi.handles(now, intent):
-        return multi.strokes(multi.plan(now, intent))
+        steps = multi.plan(now, intent)
+        if not family.question_review and any(step.kind != "toggle" for step in steps):
+            raise ActionError(f"{family.label}'s multi-select question is finished in the pane itself: tick its boxes here by number; nothing sent")
+        return multi.strokes(steps)
     if intent.kind is IntentKind.TEXT and now.state is AgentState.QUESTION:
         return [KeyStroke((free_text_key(now),)), KeyStroke((text,), literal=True), KeyStroke(("Enter",))]
     if intent.kind in MENU_ANSWERS:

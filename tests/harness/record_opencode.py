@@ -43,6 +43,21 @@ WORKING = re.compile(r"esc interrupt")
 RETRYING = re.compile(r"attempt #[2-9]")
 ASKS = "I can add the parser in two ways: a hand-written one or a generated one. Which do you prefer?"
 REJECTED = "The scripted model rejected the request"
+# opencode's ``question`` tool's arguments (its schema: question, header, options of label and description, multiple).
+PACKAGE_QUESTION = {
+    "question": "Which package manager should the project use?",
+    "header": "Package manager",
+    "options": [{"label": "pnpm", "description": "Fast, strict installs"}, {"label": "npm", "description": "The default with Node"}],
+}
+CHECKS_QUESTION = {
+    "question": "Which checks should run before each commit?",
+    "header": "Checks",
+    "options": [
+        {"label": "lint", "description": "ruff"},
+        {"label": "types", "description": "mypy"},
+        {"label": "tests", "description": "pytest -q"},
+    ],
+}
 
 
 @dataclass(frozen=True)
@@ -136,10 +151,18 @@ def _input(s: OpencodeSession) -> None:
     s.wait_for(re.compile(r"▣ .*· \d"), timeout=10)
 
 
+def _question(s: OpencodeSession) -> None:
+    """opencode's own ``question`` tool: the dialog that replaces the box, its options numbered, "Type your own answer" last."""
+    s.launch()
+    s.submit("set up the project")
+    s.wait_for("Type your own answer", timeout=90)
+    s.wait_stable(quiet=0.8)
+
+
 def _error(s: OpencodeSession) -> None:
     s.launch()
     s.submit("add a config parser")
-    s.wait_for(REJECTED, timeout=20)
+    s.wait_for(REJECTED, timeout=60)
     s.wait_for(lambda screen: not WORKING.search(screen), timeout=10, what="the turn to end")
     s.wait_stable()
 
@@ -203,6 +226,27 @@ SCENARIOS: list[Scenario] = [
     Scenario("working_esc_once", "working", [api.text(SLOW, seconds=25)], _esc_once),
     Scenario("interrupted", "idle", [api.text(SLOW, seconds=25)], _interrupted),
     Scenario("input", "input", [api.text(ASKS)], _input, {"question": "Which do you prefer?"}),
+    Scenario(
+        "question_tool",
+        "question",
+        [api.tool("question", {"questions": [PACKAGE_QUESTION]}), api.text("Using pnpm.")],
+        _question,
+        {"question": PACKAGE_QUESTION["question"], "options": ["pnpm", "npm", "Type your own answer"]},
+    ),
+    Scenario(
+        "question_multiple",
+        "question",
+        [api.tool("question", {"questions": [{**CHECKS_QUESTION, "multiple": True}]}), api.text("Adding them.")],
+        _question,
+        {"question": CHECKS_QUESTION["question"], "options": ["lint", "types", "tests", "Type your own answer"]},
+    ),
+    Scenario(
+        "question_two",
+        "question",
+        [api.tool("question", {"questions": [PACKAGE_QUESTION, CHECKS_QUESTION]}), api.text("Noted.")],
+        _question,
+        {"question": PACKAGE_QUESTION["question"], "options": ["pnpm", "npm", "Type your own answer"]},
+    ),
     Scenario("error", "error", [api.fail(400, times=None)], _error, {"error": REJECTED}),
     Scenario("retrying", "working", [api.fail(500, times=None)], _retrying, {"retrying": True}),
     Scenario("provider_setup", "starting", [], _provider_setup, session={"provider": False}),
@@ -270,9 +314,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", nargs="+", type=parse_size, help="default: 80x24 and 120x40, and 60x24 for the dialogs and turns")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--tries", type=int, default=2)
+    parser.add_argument("--out", type=Path, help="default: snapshots/panes/opencode-<version>")
+    parser.add_argument("--install", action="store_true", help="npm-install the version into the test cache when it is not there")
     args = parser.parse_args(argv)
-    binary = find_opencode(args.version)
-    out = corpus_dir(args.version)
+    binary = find_opencode(args.version, install=args.install)
+    out = args.out or corpus_dir(args.version)
     chosen = [BY_NAME[n] for n in args.only] if args.only else [*SCENARIOS, *(TEXT_QUESTIONS if args.version == OPENCODE_VERSION else [])]
     if args.sizes:
         jobs = [(sc, w, h) for sc in chosen for (w, h) in args.sizes]

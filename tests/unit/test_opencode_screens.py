@@ -59,9 +59,13 @@ def test_the_corpus_holds_two_versions_months_apart_with_every_state():
     assert versions == {"opencode-1.15.4", "opencode-1.18.33"}
     for version in versions:
         states = {json.loads(p.read_text())["expected"]["state"] for p in PANES.glob(f"{version}/alt/*/*.json")}
-        assert states == {"starting", "idle", "working", "permission", "input", "error", "exited"}, version
+        assert states - {"question"} == {"starting", "idle", "working", "permission", "input", "error", "exited"}, version
         sizes = {p.parent.name for p in PANES.glob(f"{version}/alt/*/*.json")}
-        assert sizes == {"60x24", "80x24", "120x40"}
+        assert sizes >= {"60x24", "80x24", "120x40"}
+    # Issue 42: opencode's own question tool (1.18.33), and a wide pane with the sidebar beside the transcript.
+    newest = {p.stem for p in PANES.glob("opencode-1.18.33/alt/*/*.json")}
+    assert {"question_tool", "question_multiple", "question_two"} <= newest
+    assert {p.stem for p in PANES.glob("opencode-1.18.33/alt/150x45/*.json")} >= {"input", "idle_after_reply", "permission_bash"}
 
 
 @pytest.mark.parametrize("path", SCREENS, ids=IDS)
@@ -216,3 +220,54 @@ def test_version_from_the_install_read_defensively(tmp_path):
 def test_the_pane_command_check():
     assert FAMILY.is_command("opencode") and FAMILY.is_command("opencode.exe")
     assert not FAMILY.is_command("bash") and not FAMILY.is_command("node") and not FAMILY.is_command("claude")
+
+
+def test_the_question_dialog_is_answered_by_its_digits_and_never_typed_into():
+    """opencode's question tool: a digit picks its option (measured: "2" answers it and shows the next question)."""
+    from headspace_tui.answering.pane_io import ActionError
+
+    observation = classify_capture(_screen("1.18.33", "120x40", "question_tool"), command="opencode")
+    assert observation.state is AgentState.QUESTION
+    prompt = observation.prompt
+    assert [(o.key, o.label, o.selected, o.ticked) for o in prompt.options] == [
+        ("1", "pnpm", True, None),
+        ("2", "npm", False, None),
+        ("3", "Type your own answer", False, None),
+    ]
+    assert (prompt.question_index, prompt.question_count, prompt.multi_select) == (1, 1, False)
+    assert plan_keys(observation, Intent(IntentKind.OPTION, option="2"), family=FAMILY)[0].keys == ("2",)
+    with pytest.raises(ActionError, match="pick an option by number"):
+        plan_keys(observation, Intent(IntentKind.APPROVE), family=FAMILY)
+    with pytest.raises(ActionError, match="no empty 'Type something.' option"):
+        plan_keys(observation, Intent(IntentKind.TEXT, text="yarn"), family=FAMILY)
+
+
+def test_several_questions_say_which_one_shows():
+    prompt = classify_capture(_screen("1.18.33", "150x45", "question_two"), command="opencode").prompt
+    assert (prompt.question_index, prompt.question_count) == (1, 2)
+    assert prompt.title == "Which package manager should the project use?"
+
+
+def test_a_multi_select_question_is_ticked_by_digit_and_finished_in_the_pane():
+    """A digit ticks a box; headspace does not submit opencode's multi-select (its "Confirm" tab is not Claude's review)."""
+    from headspace_tui.answering.pane_io import ActionError
+
+    observation = classify_capture(_screen("1.18.33", "80x24", "question_multiple"), command="opencode")
+    prompt = observation.prompt
+    assert prompt.multi_select and [o.ticked for o in prompt.options] == [False, False, False, False]
+    assert prompt.title == "Which checks should run before each commit?"
+    assert plan_keys(observation, Intent(IntentKind.OPTION, option="1"), family=FAMILY)[0].keys == ("1",)
+    ticked = classify_capture(_screen("1.18.33", "80x24", "question_multiple").replace("[ ] lint", "[✓] lint"), command="opencode")
+    assert ticked.prompt.ticked == ("1",)
+    with pytest.raises(ActionError, match="finished in the pane itself"):
+        plan_keys(ticked, Intent(IntentKind.SUBMIT), family=FAMILY)
+    with pytest.raises(ActionError, match="finished in the pane itself"):
+        plan_keys(observation, Intent(IntentKind.OPTION, option="1,3"), family=FAMILY)
+
+
+def test_a_reply_beside_the_sidebar_is_read_without_it():
+    """At 150 columns the sidebar ("Context", "0% used") shares the reply's rows; the question is still its last words."""
+    ansi = _screen("1.18.33", "150x45", "input")
+    assert "0% used" in SGR.sub("", ansi)
+    observation = classify_capture(ansi, command="opencode")
+    assert observation.state is AgentState.INPUT and observation.question == "Which do you prefer?"

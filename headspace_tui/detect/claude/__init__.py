@@ -22,6 +22,7 @@ FAMILY = Family(
     transcripts=TRANSCRIPTS,
     hooks=HOOKS,
     answer_channel=ANSWER_CHANNEL,
+    question_review=True,
 )
 
 __all__ = [

@@ -24,6 +24,9 @@ the bottom up:
   options ("Allow once   Allow always   Reject") followed by its hints
   ("⇆ select  enter confirm").  The selected option is drawn on a
   background of its own (ANSI only).
+* **The question dialog** (opencode's own ``question`` tool) replaces the
+  box too: a ``┃`` block of numbered options above its hints ("↑↓ select
+  enter submit  esc dismiss"), the question above them (``question.py``).
 * **Dialogs over the box** (``/connect``'s "Connect a provider", the model
   picker): a panel with a title row ending in "esc".  Provider and model
   set-up is ``starting``; any other panel someone opened is ``unknown``.
@@ -40,6 +43,7 @@ from ...model import AgentState, Evidence, Observation, Prompt
 from ..asks import asked
 from ..screen_text import SHELLS, fingerprint, strip_sgr
 from .dialog import find_dialog, read_dialog
+from .question import find_question, read_question
 from .rows import MAX_LINE, Rows, block_top
 
 BOX_EDGE = re.compile(r"^(?P<indent>\s*)╹▀{10,}\s*$")
@@ -89,6 +93,9 @@ def _classify(screen: Rows, command: str | None) -> Observation:
     dialog = find_dialog(screen, bottom)
     if dialog is not None:
         return read_dialog(screen, dialog, bottom)
+    hints = find_question(screen, bottom)
+    if hints is not None:
+        return read_question(screen, hints)
 
     edge = _find_box_edge(screen, bottom)
     if edge is not None:
@@ -133,7 +140,24 @@ def _find_box_edge(screen: Rows, bottom: int) -> int | None:
     return None
 
 
+def _beside_sidebar(screen: Rows, edge: int) -> Rows:
+    """The screen with the sidebar cut off the rows above the box: its text is not the transcript's.
+
+    A wide pane (measured at 150 columns on 1.18.33, once a session has
+    messages) draws opencode's sidebar (the session's title, context, LSP,
+    its folder) on the same rows as the transcript, to the right of it.  The
+    box's bottom edge ends where the transcript's column does, so every row
+    above it is cut there; without a sidebar nothing lies beyond it anyway.
+    (The colours are kept whole: only their left part, the bars, is read.)
+    """
+    right = len(screen.lines[edge].rstrip())
+    if not any(len(screen.lines[k].rstrip()) > right for k in range(edge)):
+        return screen
+    return Rows([line[:right].rstrip() if k < edge else line for k, line in enumerate(screen.lines)], screen.ansi)
+
+
 def _at_box(screen: Rows, edge: int, bottom: int) -> Observation:
+    screen = _beside_sidebar(screen, edge)
     lines = screen.lines
     box_top = block_top(screen, edge - 1)
     status_rows = list(range(edge + 1, bottom + 1))
