@@ -37,9 +37,14 @@ def _load(path: Path) -> tuple[dict, str]:
     return json.loads(path.read_text()), path.with_suffix(".ansi").read_text()
 
 
+# Versions recorded in full; the others hold the screens that date a rule (0.154/0.155/0.160.1: where finished turns are marked).
+FULL = ["codex-0.144.0", "codex-0.169.0"]
+
+
 def test_the_corpus_has_two_versions_months_apart_and_every_state_codex_has():
-    assert VERSIONS == ["codex-0.144.0", "codex-0.169.0"]
-    for version in VERSIONS:
+    assert set(FULL) <= set(VERSIONS)
+    assert {"codex-0.154.0", "codex-0.155.0", "codex-0.160.1"} <= set(VERSIONS)
+    for version in FULL:
         states = {json.loads(p.read_text())["expected"]["state"] for p in SCREENS if p.relative_to(PANES).parts[0] == version}
         assert states >= {"starting", "idle", "working", "permission", "input", "error", "exited"}, version
     # request_user_input exists in 0.169.0's Plan mode only (0.144.0 refuses it outside Plan mode, and has no shift+tab to it).
@@ -64,8 +69,12 @@ def test_every_recorded_screen_reads_as_labelled(path):
     assert seen.retrying is expected.get("retrying", False)
 
 
-# 0.144 hides its status row while a reply streams and marks no finished turn: only the title tells (pane.py).
-TITLE_ONLY = {"codex-0.144.0/inline/80x24/working_streaming", "codex-0.144.0/inline/120x40/working_streaming"}
+# Before 0.155 Codex hides its status row while a reply streams and marks no finished turn: only the title tells (pane.py).
+TITLE_ONLY = {
+    "codex-0.144.0/inline/80x24/working_streaming",
+    "codex-0.144.0/inline/120x40/working_streaming",
+    "codex-0.154.0/inline/80x24/working_streaming",
+}
 
 
 @pytest.mark.parametrize("path", SCREENS, ids=_id)

@@ -17,8 +17,9 @@ Structure before strings, from the bottom up (only the bottom is live):
    (the last ``› `` echo above) says which: the status row "Working (4s •
    esc to interrupt)" is ``working``, "Reconnecting... 2/5" there is
    ``working`` and ``retrying``, a last cell ``■ …`` is an ``error`` it gave
-   up on, a reply still without the "Worked for 3s" line under it (0.169:
-   the status row hides while text streams) is ``working``, a finished reply
+   up on, a reply still without the mark of a finished turn under it
+   ("Worked for 3s", "done 12:33 PM", a time: from 0.155; the status row
+   hides while text streams) is ``working``, a finished reply
    ending in a question is ``input``, else ``idle``.
 3. Otherwise a shell prompt at the bottom means Codex exited; a screen with
    only its banner is ``starting``; anything else ``unknown``.
@@ -55,7 +56,11 @@ RETRY = re.compile(r"^[•◦·] Reconnecting\.\.\. (?P<n>\d+)/(?P<of>\d+)")
 ERROR_CELL = re.compile(r"^■ (?P<text>.+)$")
 INTERRUPTED = re.compile(r"conversation interrupted", re.I)
 CELL = re.compile(r"^[•◦■⚠›] ")  # the first row of a transcript cell
-WORKED_FOR = re.compile(r"^\s*(?:─+ )?Worked for (?:<?\d+[hms]\s*)+")
+# The mark under a finished turn, by version: "done 12:33 PM" (0.155), the time alone "12:27" (0.156-0.158),
+# "Worked for <1s • 12:29" (0.160), "─ Worked for 3s ─" (0.169).  Measured on each (the reply and the mark, idle).
+WORKED_FOR = re.compile(
+    r"^\s*(?:─+ )?(?:Worked for (?:<?\d+[hms]\s*)+|done \d{1,2}:\d{2}(?:\s?[AP]M)?\s*$|\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AP]M)?\s*$)"
+)
 SHELL_PROMPT = re.compile(r"[\w~/)\]]\s?[$#%]\s*$|^[$#%]\s*$")
 BANNER = re.compile(r">_ OpenAI Codex \(v(?P<version>\d+\.\d+\.\d+)\)")
 PERMISSION_TITLE = re.compile(
@@ -66,8 +71,10 @@ STARTUP = (
     ("trust-dialog", re.compile(r"trust this folder|do you trust|trust and continue|folder access", re.I)),
     ("api-key-setup", re.compile(r"api key|choose a provider|set up a provider", re.I)),
 )
-# 0.169 hides the status row while a reply streams and writes "Worked for …" under every finished turn; 0.144 does neither.
-WORKED_FOR_SINCE = (0, 169, 0)
+# From 0.155 Codex marks every finished turn (WORKED_FOR), and it hides the status row while a reply
+# streams (from 0.144 on); before 0.155 a streaming reply and a finished one look the same (only the title tells).
+# Measured by recording a reply and a streaming one on 0.144, 0.152, 0.153, 0.154, 0.155, 0.156, 0.158, 0.160.1 and 0.169.
+WORKED_FOR_SINCE = (0, 155, 0)
 
 
 def _key(version: str | None) -> tuple[int, ...] | None:
@@ -370,7 +377,7 @@ def _at_composer(lines: list[str], composer: int, bottom: int, version: str | No
     newer = _writes_worked_for(version, [lines[k] for k in footer])
     reply = _last_reply(lines, region)
     if newer and worked is None and reply is not None:
-        # 0.169 hides the status row while a reply streams in; a finished turn has "Worked for …" under it.
+        # 0.155+ hides the status row while a reply streams in; a finished turn has its mark under it.
         return Observation(AgentState.WORKING, evidence=(*found, Evidence("codex-reply-streaming", reply[0], lines[reply[0]])), confidence=0.7)
     if worked is not None:
         found.append(Evidence("codex-turn-done", worked, lines[worked]))
@@ -383,10 +390,10 @@ def _at_composer(lines: list[str], composer: int, bottom: int, version: str | No
 
 
 def _writes_worked_for(version: str | None, footer: list[str]) -> bool:
-    """Does this Codex write "Worked for …" under every finished turn (and hide its status row while a reply streams)?
+    """Does this Codex mark every finished turn (WORKED_FOR), so that a reply without the mark is still streaming?
 
-    By its version when known; otherwise by its footer: 0.169 shows "← for
-    agents" there, 0.144 only the model line.  An unknown old Codex read as
+    By its version when known (from 0.155); otherwise by its footer: 0.158
+    and later show "← for agents" there, 0.144 only the model line.  An unknown old Codex read as
     new would show a finished question as still working.
     """
     known = _key(version)
