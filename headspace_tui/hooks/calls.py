@@ -150,11 +150,27 @@ def why_not(call: PendingCall, observation: Observation, agent_pid: int = 0) -> 
         return _question_mismatch(call, prompt)
     if observation.state is not AgentState.PERMISSION or prompt.kind != "permission":
         return "the screen shows no permission dialog"
-    if prompt.tool != call.tool_name:
+    if prompt.tool != call.tool_name and call.tool_name not in SHOWN_AS.get(prompt.tool, ()):
         return f"the screen asks about {prompt.tool or 'another tool'}, the hook about {call.tool_name}"
-    if not _same_detail(call, prompt.detail):
+    if prompt.tool in SHOWN_AS:
+        if not _same_search(call, prompt.detail):
+            return "the search on screen is not the one in the request"
+    elif not _same_detail(call, prompt.detail):
         return "the command on screen is not the one in the request"
     return ""
+
+
+# A tool the screen can name only as Claude draws it, and the tools it may be
+# (detect/claude/screen.py: a search outside the work dir is "Search(pattern: …)" for Glob and Grep alike).
+SHOWN_AS: dict[str, frozenset[str]] = {"Search": frozenset({"Glob", "Grep"})}
+
+
+def _same_search(call: PendingCall, shown: str) -> bool:
+    """Does the dialog's ``pattern: "…", path: "…"`` show this call's own pattern and path (every argument it drew)?"""
+    pattern, path = call.tool_input.get("pattern"), call.tool_input.get("path")
+    if not isinstance(pattern, str) or not pattern or f"pattern: {json.dumps(pattern, ensure_ascii=False)}" not in shown:
+        return False
+    return not isinstance(path, str) or not path or f"path: {json.dumps(path, ensure_ascii=False)}" in shown
 
 
 def _same_detail(call: PendingCall, shown: str) -> bool:

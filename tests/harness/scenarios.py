@@ -816,6 +816,60 @@ SCENARIOS += [
     Scenario("idle_question_heading_a_list", "idle", [api.text(STATEMENT_BEFORE_LIST)], _prompt("summarise the pass", _finished("with its line")), **TEXT_QUESTIONS),
 ]
 
+# -- added for issue 42: tools a dialog names only by what it shows --
+NOTEBOOK = json.dumps(
+    {
+        "cells": [
+            {"cell_type": "code", "id": "load", "metadata": {}, "execution_count": None, "outputs": [], "source": ["import pandas as pd\n", "df = pd.read_csv('runs.csv')"]},
+            {"cell_type": "code", "id": "plot", "metadata": {}, "execution_count": None, "outputs": [], "source": ["df.plot(x='day', y='p95')"]},
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    },
+    indent=1,
+)
+NOTEBOOK_SOURCE = "\n".join(
+    [
+        "df = df[df.host != 'ci-7']",
+        "df['p95'] = df['p95'].rolling(7).mean()",
+        "ax = df.plot(x='day', y='p95', title='key to screen, p95 (ms)')",
+        "ax.axhline(150, color='red')",
+        "ax.figure.savefig('p95.png')",
+    ]
+)
+# A search outside the work dir asks for permission up to 2.1.30 (2.1.160 and later search there without asking).
+SEARCH_ASKS = {"versions": ("2.0.31", "2.1.30"), "sizes": ((80, 24),)}
+TOOL_NAMES = {"versions": ("2.0.31", "2.1.30", "2.1.160", "2.1.330"), "sizes": ((80, 24),)}
+SCENARIOS += [
+    Scenario(
+        "permission_glob_outside",
+        "permission",
+        [api.tool("Glob", {"pattern": "*.conf", "path": "/usr/share/doc"})],
+        _prompt("find the conf files under /usr/share/doc", MENU),
+        # Claude draws Glob and Grep alike ("Read file", then "Search(pattern: …)"): the screen says Search.
+        expected={"tool": "Search", "detail": 'pattern: "*.conf", path: "/usr/share/doc"'},
+        **SEARCH_ASKS,
+    ),
+    Scenario(
+        "permission_grep_outside",
+        "permission",
+        [api.tool("Grep", {"pattern": "Copyright", "path": "/usr/share/doc"})],
+        _prompt("find the copyright lines under /usr/share/doc", MENU),
+        expected={"tool": "Search", "detail": 'pattern: "Copyright", path: "/usr/share/doc"'},
+        **SEARCH_ASKS,
+    ),
+    Scenario(
+        "permission_notebook",
+        "permission",
+        [api.tool("Read", {"file_path": "analysis.ipynb"}), api.tool("NotebookEdit", {"notebook_path": "analysis.ipynb", "cell_id": "plot", "new_source": NOTEBOOK_SOURCE, "edit_mode": "replace"})],
+        _prompt("smooth the p95 plot", MENU),
+        expected={"tool": "NotebookEdit", "detail": "analysis.ipynb"},
+        session={"files": {"analysis.ipynb": NOTEBOOK}},
+        **TOOL_NAMES,
+    ),
+]
+
 BY_NAME = {s.name: s for s in SCENARIOS}
 STATES = ("starting", "idle", "working", "permission", "question", "plan", "input", "error", "exited")
 

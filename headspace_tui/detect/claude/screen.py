@@ -626,6 +626,7 @@ def _permission(screen: _Screen, menu: _Menu, titles: list[int], evidence: Evide
         detail = _permission_detail(screen, tool, header, title, body)
     if not detail and call is not None:
         detail = call[1]
+    tool, detail = _named_by_what_it_shows(tool, detail)
     found = [Evidence("permission-question", question_row, lines[question_row]), evidence]
     if header_row is not None and tool and header_tool:
         found.insert(0, Evidence("permission-header", header_row, lines[header_row]))
@@ -641,6 +642,29 @@ def _permission(screen: _Screen, menu: _Menu, titles: list[int], evidence: Evide
         deny_key="Escape" if refuses else "",
     )
     return Observation(AgentState.PERMISSION, prompt=prompt, evidence=tuple(found), confidence=0.9)
+
+
+SEARCH_CALL = re.compile(r"^Search\((?P<args>.*)\)$")
+
+
+def _named_by_what_it_shows(tool: str, detail: str) -> tuple[str, str]:
+    """The tool a dialog names only by what it shows, not by its header or its question.
+
+    * A search outside the work dir (measured on 2.0.31 and 2.1.30): the
+      header says "Read file", the body ``Search(pattern: "*.conf", path:
+      "/usr/share/doc")``.  Claude draws Glob and Grep both so, so the tool is
+      ``Search`` (either), its arguments the detail; the hook's request names
+      which, and matches it by those arguments (``hooks/calls.py``).
+    * An edit to a notebook whose header scrolled away: "Do you want to make
+      this edit to analysis.ipynb?" is asked for NotebookEdit as for Edit;
+      Claude's Edit refuses ``.ipynb`` files, so the file says which.
+    """
+    search = SEARCH_CALL.match(detail.strip()) if tool in ("Read", "") else None
+    if search:
+        return "Search", search.group("args").strip()
+    if tool == "Edit" and detail.strip().lower().endswith(".ipynb"):
+        return "NotebookEdit", detail
+    return tool, detail
 
 
 def _tool_in_body(screen: _Screen, body: list[int]) -> tuple[str, str] | None:
