@@ -36,8 +36,16 @@ REPO = Path(__file__).resolve().parents[2]
 PANES = REPO / "snapshots" / "panes"
 SIZES = ((80, 24), (120, 40))
 # version -> the renderers recorded (the first is the version's default in tmux)
-# What each recorded version draws with by default (0.154 and 0.155: inline, as 0.144; 0.160.1: the alternate screen).
-RENDERERS: dict[str, tuple[str, ...]] = {"0.144.0": ("inline",), "0.154.0": ("inline",), "0.155.0": ("inline",), "0.160.1": ("alt",), "0.169.0": ("alt", "inline")}
+# What each recorded version draws with by default (0.154 and 0.155: inline, as 0.144; 0.160.1: the alternate screen;
+# 0.171.0 stays on the alternate screen even with --no-alt-screen: its canary run recorded no inline screen).
+RENDERERS: dict[str, tuple[str, ...]] = {
+    "0.144.0": ("inline",),
+    "0.154.0": ("inline",),
+    "0.155.0": ("inline",),
+    "0.160.1": ("alt",),
+    "0.169.0": ("alt", "inline"),
+    "0.171.0": ("alt",),
+}
 
 
 def renderers_of(version: str) -> tuple[str, ...]:
