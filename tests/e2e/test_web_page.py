@@ -262,7 +262,11 @@ def test_a_two_part_question_with_a_multi_select_and_a_reply_reach_claude_as_tap
     fake_api.wait_for(lambda r: "write the tests first" in r.user_text(), 30)
 
     session.wait_for("Writing them.", timeout=60)
-    page.locator(f'#agent-view[data-pane="{session.pane_id}"][data-state="idle"]').wait_for(timeout=WAIT)
+    try:
+        page.locator(f'#agent-view[data-pane="{session.pane_id}"][data-state="idle"]').wait_for(timeout=WAIT)
+    except Exception as exc:  # once in CI (load): say what the page showed, and the pane
+        shown = page.evaluate("JSON.stringify(agents.get(shown))")
+        raise AssertionError(f"the page did not show the agent idle: {page.locator('#notice').inner_text()!r}; the page's row {shown}; the pane:\n{session.screen()}") from exc
     page.get_by_role("button", name="Nudge", exact=True).tap()  # the configured nudge text, as the terminal's c sends
     fake_api.wait_for(lambda r: r.user_text().strip().endswith("continue"), 30)
 
