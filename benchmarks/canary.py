@@ -24,6 +24,7 @@ differently (a label to look at, not a reader to change).
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import shutil
 import subprocess
@@ -55,15 +56,14 @@ class Family:
     title: str  # how people call it
     package: str  # the npm package a release ships as
     recorder: str  # the module whose ``main(argv)`` records the grid
-    folder: str  # snapshots/panes/<folder>-<version>
     extra: tuple[str, ...] = ()  # arguments that recorder needs to install a missing release
 
 
 FAMILIES = {
-    "claude": Family("claude", "Claude Code", claude.NPM_PACKAGE, "tests.harness.record", "claude"),
-    "codex": Family("codex", "Codex CLI", codex_agent.NPM_PACKAGE, "tests.harness.record_codex", "codex"),
-    "gemini": Family("gemini", "Gemini CLI", gemini_agent.NPM_PACKAGE, "tests.harness.record_gemini", "gemini"),
-    "opencode": Family("opencode", "opencode", opencode_agent.NPM_PACKAGE, "tests.harness.record_opencode", "opencode", ("--install",)),
+    "claude": Family("claude", "Claude Code", claude.NPM_PACKAGE, "tests.harness.record"),
+    "codex": Family("codex", "Codex CLI", codex_agent.NPM_PACKAGE, "tests.harness.record_codex"),
+    "gemini": Family("gemini", "Gemini CLI", gemini_agent.NPM_PACKAGE, "tests.harness.record_gemini"),
+    "opencode": Family("opencode", "opencode", opencode_agent.NPM_PACKAGE, "tests.harness.record_opencode", ("--install",)),
 }
 
 
@@ -78,8 +78,6 @@ def newest(package: str) -> str:
 
 def record(family: Family, version: str, out: Path, sizes: list[str], jobs: int, only: list[str] | None) -> int:
     """Record the grid into ``out`` with the family's own recorder; its exit code (1: some screen failed)."""
-    import importlib
-
     main: Callable[[list[str]], int] = importlib.import_module(family.recorder).main
     argv = ["--version", version, "--out", str(out), "--sizes", *sizes, "--jobs", str(jobs), *family.extra]
     if only:
@@ -151,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
 
     family = FAMILIES[args.family]
     version = newest(family.package) if args.version == "latest" else args.version
-    out = args.keep or Path(tempfile.mkdtemp(prefix=f"hs-canary-{family.folder}-{version}-"))
+    out = args.keep or Path(tempfile.mkdtemp(prefix=f"hs-canary-{family.name}-{version}-"))
     try:
         try:
             recorded = record(family, version, out, args.sizes, args.jobs, args.only)
@@ -169,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(report(family, version, readings, recorded))
         if args.add:
-            target = PANES / f"{family.folder}-{version}"
+            target = PANES / f"{family.name}-{version}"
             shutil.copytree(out, target, dirs_exist_ok=True)
             print(f"added to the corpus: {target.relative_to(REPO)}")
         return 0 if recorded == 0 and readings and not any(r.problems for r in readings) else 1

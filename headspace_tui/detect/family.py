@@ -111,12 +111,12 @@ class Family:
     # ``key_gap`` seconds apart: opencode arms its interrupt with one Esc and
     # needs a second, separate one (two in one send-keys do nothing).
     interrupt_keys: tuple[str, ...] = ("Escape",)
+    key_gap: float = 0.0
     # A multi-select question is sent on by → to a review page whose first
     # option submits every answer (Claude's).  Elsewhere (opencode's question
     # dialog has a "Confirm" tab of its own) headspace only ticks the boxes by
     # digit and the person finishes the question in the pane.
     question_review: bool = False
-    key_gap: float = 0.0
     # The screen read together with the pane's title, for a family whose
     # screen alone cannot tell some states apart (Codex 0.144 shows a reply
     # still streaming exactly as a finished one; only its title's spinner

@@ -31,13 +31,14 @@ from .codex_agent import APPROVAL, CODEX_VERSION, CodexSession, find_codex
 from .pane_session import SHELL_PROMPT
 from .recording import Job, pane_record, parse_size, plain_text, record_all, write_screen
 from .tmux import temp_server
+from .versions import nearest_older
 
 REPO = Path(__file__).resolve().parents[2]
 PANES = REPO / "snapshots" / "panes"
 SIZES = ((80, 24), (120, 40))
-# version -> the renderers recorded (the first is the version's default in tmux)
-# What each recorded version draws with by default (0.154 and 0.155: inline, as 0.144; 0.160.1: the alternate screen;
-# 0.171.0 stays on the alternate screen even with --no-alt-screen: its canary run recorded no inline screen).
+# What each recorded version draws with by default, the first its default in tmux (0.154 and 0.155: inline,
+# as 0.144; 0.160.1: the alternate screen; 0.171.0 stays on the alternate screen even with --no-alt-screen:
+# its canary run recorded no inline screen).  An unlisted version: those of the newest listed one before it.
 RENDERERS: dict[str, tuple[str, ...]] = {
     "0.144.0": ("inline",),
     "0.154.0": ("inline",),
@@ -46,19 +47,6 @@ RENDERERS: dict[str, tuple[str, ...]] = {
     "0.169.0": ("alt", "inline"),
     "0.171.0": ("alt",),
 }
-
-
-def renderers_of(version: str) -> tuple[str, ...]:
-    """The renderers ``version`` has: a recorded version's own, else those of the newest recorded one before it (0.152 draws inline, as 0.144)."""
-    if version in RENDERERS:
-        return RENDERERS[version]
-    key = _version_key(version)
-    older = [v for v in RENDERERS if _version_key(v) <= key]
-    return RENDERERS[max(older, key=_version_key)] if older else RENDERERS["0.144.0"]
-
-
-def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
 
 QUESTION = "I found two ways to fix the flaky test. Should I also update the snapshot files, or leave them alone?"
 REPLY = "Hello from the scripted API. The parser reads tokens and builds a tree."
@@ -330,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="default: snapshots/panes/codex-<version>")
     args = parser.parse_args(argv)
     version = args.version
-    has = renderers_of(version)
+    has = nearest_older(RENDERERS, version)
     chosen = [r for r in (args.renderers or has) if r in has]
     codex = find_codex(version=version)
     out = args.out or corpus_dir(version)

@@ -18,6 +18,11 @@ Measured on the binaries themselves:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TypeVar
+
+T = TypeVar("T")
+
 # The version the live tests run and CI installs (keep .ci/run in step).
 CLAUDE_VERSION = "2.1.330"
 
@@ -79,7 +84,12 @@ def renderer_env(version: str, renderer: str) -> dict[str, str]:
 
 
 def _profile(version: str) -> dict[str, dict[str, str]]:
-    if version in RENDERERS:
-        return RENDERERS[version]
-    older = [v for v in RENDERERS if _key(v) <= _key(version)]
-    return RENDERERS[max(older, key=_key)] if older else RENDERERS[RECORDED[0]]
+    return nearest_older(RENDERERS, version)
+
+
+def nearest_older(table: Mapping[str, T], version: str) -> T:
+    """``table``'s entry for ``version``; for an unlisted one, the newest listed version's before it (the oldest's when none is)."""
+    if version in table:
+        return table[version]
+    older = [v for v in table if _key(v) <= _key(version)]
+    return table[max(older, key=_key)] if older else table[min(table, key=_key)]

@@ -70,8 +70,7 @@ def _options(screen: Rows, top: int, hints: int) -> list[int]:
     if start is None:
         return []
     run = rows[start:]
-    expected = list(range(1, len(run) + 1))
-    return run if [numbers[start + i] for i in range(len(run))] == expected and len(run) >= 2 else []
+    return run if numbers[start:] == list(range(1, len(run) + 1)) and len(run) >= 2 else []
 
 
 def _cursor(screen: Rows, row: int) -> bool:
