@@ -100,6 +100,22 @@ QUESTION_PREVIEWS = api.question(
     ],
     header="Layout",
 )
+# A preview far taller than the options it belongs to (issue 42): a code sample
+# of sixteen lines beside three options, so the box runs on below option 3.
+TALL_SAMPLE = "\n".join(
+    ["```python", "def settings_page(user):"]
+    + [f"    section_{n} = load_section(user, {n})  # part {n} of the page" for n in range(1, 15)]
+    + ["    return render(locals())", "```"]
+)
+QUESTION_TALL_PREVIEW = api.question(
+    "Which version of the settings page should we ship?",
+    [
+        ("Sectioned", "One loader per section", TALL_SAMPLE),
+        ("Flat", "Everything in one call", "```python\nrender(load_all(user))\n```"),
+        ("Lazy", "Sections load as they scroll in", "```python\nrender_lazy(user)\n```"),
+    ],
+    header="Settings",
+)
 WEB_QUERY = "tmux capture-pane escape sequences"
 MCP_CONFIG = '{"mcpServers": {"ops": {"type": "stdio", "command": "python3", "args": ["mcp_server.py"]}}}\n'
 SUBAGENT_PROMPT = "Create the coverage marker file in the work dir, then report back."
@@ -662,6 +678,18 @@ SCENARIOS += [
         **NEW,
     ),
     Scenario(
+        "question_tall_preview",
+        "question",
+        [api.ask(QUESTION_TALL_PREVIEW)],
+        _prompt("pick a settings version", _screen(lambda scr: "Which version of the settings page" in scr and NUMBERED_MENU.search(scr) is not None, "the question with a tall preview")),
+        expected={
+            "question": QUESTION_TALL_PREVIEW["question"],
+            "options": [o["label"] for o in QUESTION_TALL_PREVIEW["options"]],
+            "multi_select": False,
+        },
+        **NEW,
+    ),
+    Scenario(
         "permission_websearch",
         "permission",
         api.web_search(WEB_QUERY),
@@ -880,4 +908,6 @@ EXTRA: list[Extra] = [
     Extra(TALL_MENUS, ((80, 20), (80, 16)), NEWER, ("alt",)),
     Extra(TALL_MENUS, ((80, 20), (80, 16)), ("2.1.330",), ("inline",)),
     Extra(("question_long_options", "permission_bash_wrapped"), ((60, 20), (240, 60)), NEWER, ("alt",)),
+    # Narrow panes squeeze a preview box until its cut ("├─ ✂ ─ 24 lines hidden ─┤") wraps (issue 42).
+    Extra(("question_with_previews", "question_tall_preview"), ((60, 24), (44, 30)), ("2.1.330",), ()),
 ]

@@ -122,6 +122,45 @@ def test_a_question_with_a_preview_panel_beside_its_options(rules):
     assert keys(observation, "option", "2") == ["2"]
 
 
+TALL_QUESTION = "Which version of the settings page should we ship?"
+
+
+@pytest.mark.parametrize("rules", RULES, ids=RULE_IDS)
+@pytest.mark.parametrize("size", ["120x40", "80x24", "60x24", "44x30"])
+def test_a_preview_box_taller_than_its_options_is_looked_past(rules, size):
+    # Recorded (issue 42): the focused option's preview runs far below option 3,
+    # and in a narrow pane its cut ("├─ ✂ ─ 24 lines hidden ─┤") wraps onto a row of its own.
+    rows = screen("question_tall_preview", size)
+    assert row_of(rows, "└") - row_of(rows, "3. Lazy") >= 5  # the box ends well under the options
+    observation = read(rows, rules)
+    assert observation.state is AgentState.QUESTION, observation.evidence
+    assert observation.prompt.title == TALL_QUESTION
+    assert [o.label for o in observation.prompt.options] == ["Sectioned", "Flat", "Lazy"]
+    assert keys(observation, "option", "2") == ["2"]
+
+
+@pytest.mark.parametrize("rules", RULES, ids=RULE_IDS)
+def test_a_preview_box_drawn_below_its_options_is_looked_past(rules):
+    # The same box moved under the options, as a renderer short of width would stack it.
+    rows = screen("question_tall_preview", "120x40")
+    top, bottom = row_of(rows, "┌"), row_of(rows, "└")
+    column = rows[top].index("┌")
+    box = [row[column:] for row in rows[top : bottom + 1]]
+    options = [row[:column].rstrip() for row in rows[top : bottom + 1] if row[:column].strip()]
+    rows[top : bottom + 1] = [*options, "", *box]
+    observation = read(rows, rules)
+    assert observation.state is AgentState.QUESTION, observation.evidence
+    assert [o.label for o in observation.prompt.options] == ["Sectioned", "Flat", "Lazy"]
+
+
+def test_only_a_closed_box_is_looked_past():
+    # Without its bottom edge the rows are not a preview box but text under the
+    # options, too much of it for a dialog: not read as a menu.
+    rows = screen("question_tall_preview", "120x40")
+    rows[row_of(rows, "└")] = ""
+    assert read(rows).state is AgentState.UNKNOWN
+
+
 PLAN_MENU = [
     " Would you like to proceed?",
     "",

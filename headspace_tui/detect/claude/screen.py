@@ -76,6 +76,8 @@ SCROLL_UP = re.compile(r"^\s*(?:↑\s*(?:\d+\s+)?more\b.*|↑|\(more above\))\s*
 SCROLL_DOWN = re.compile(r"^\s*(?:↓\s*(?:\d+\s+)?more\b.*|↓|\(more below\))\s*$", re.I)
 # Where an option's label ends and a preview panel beside it begins: a gap, then a box edge.
 BESIDE = re.compile(r"\s{2,}[│┃┌┐└┘╭╮╰╯├┤]")
+BOX_TOP = re.compile(r"^┌[─┬]*.*┐$")  # a square box's top edge, from its column
+BOX_BOTTOM = re.compile(r"^(?P<indent>\s*)└[─┴]*┘$")  # its bottom edge: a whole row
 # A grey or dim foreground: a permission dialog's description, an input box's placeholder.
 DIM = re.compile(r"\x1b\[(?:2|38;5;(?:24[0-9]|25[0-5]|8)|90|38;2;(?:1[0-5]\d);(?:1[0-5]\d);(?:1[0-5]\d))m")
 
@@ -110,6 +112,7 @@ class _Screen:
     lines: list[str]
     ansi: list[str] | None
     rules: Rules
+    boxed: frozenset[int] = frozenset()  # rows of a preview box drawn whole (see _preview_box_rows)
 
     def last_nonblank(self) -> int:
         for i in range(len(self.lines) - 1, -1, -1):
@@ -164,11 +167,12 @@ def classify(
     """
     # A screen line is at most a pane's width; anything longer is not Claude's
     # layout, and capping it bounds the work of every rule below.
-    lines = [_unbox(line) if "│" in line else line.rstrip() for line in (raw[:MAX_LINE] for raw in text.split("\n"))]
+    raw_lines = [raw[:MAX_LINE].rstrip() for raw in text.split("\n")]
+    lines = [_unbox(line) if "│" in line else line for line in raw_lines]
     ansi_lines = ansi.split("\n") if ansi is not None else None
     if rules is None:
         rules = rules_for(version or screen_version(text))
-    screen = _Screen(lines, ansi_lines, rules)
+    screen = _Screen(lines, ansi_lines, rules, boxed=_preview_box_rows(raw_lines))
     bottom = screen.last_nonblank()
 
     if command is not None and not is_claude_command(command):
@@ -422,8 +426,8 @@ def _find_menu(screen: _Screen, bottom: int) -> _Menu | None:
     dialog's own hint ("Esc to cancel", "Enter to select") is under it: a
     numbered list in Claude's text has neither.
     """
-    lines = screen.lines
-    last = next((i for i in range(bottom, max(-1, bottom - 12), -1) if OPTION.match(lines[i])), None)
+    lines, boxed = screen.lines, screen.boxed
+    last = _last_option(lines, bottom, boxed)
     if last is None:
         return None
     hinted = any(DIALOG_HINT.search(lines[k]) for k in range(last + 1, bottom + 1))
@@ -456,7 +460,7 @@ def _find_menu(screen: _Screen, bottom: int) -> _Menu | None:
     matches = [_matched(OPTION, lines[r]) for r in rows]
     if not any(m.group("cursor") for m in matches) and not hinted:
         return None  # a numbered list in text, not a menu
-    if not _only_hints_below(screen, last, bottom):
+    if not _only_hints_below(screen, last, bottom, boxed):
         return None
     options = _options(screen, rows, join=False)
     # The dialog's top edge; -1 when it is above the pane (row 0 is then the dialog's own).
@@ -465,9 +469,62 @@ def _find_menu(screen: _Screen, bottom: int) -> _Menu | None:
     return _Menu(tuple(options), tuple(rows), top, hidden_above=expected, more_below=more_below, hidden_between=between)
 
 
-def _only_hints_below(screen: _Screen, last: int, bottom: int) -> bool:
-    """Under the last option: blanks, indented descriptions and wraps, rules, hints, a file path."""
-    tail = [i for i in range(last + 1, bottom + 1) if screen.lines[i].strip()]
+def _last_option(lines: list[str], bottom: int, boxed: frozenset[int]) -> int | None:
+    """The row of the lowest option: within 12 rows of the bottom, not counting a preview box's rows."""
+    looked = 0
+    for i in range(bottom, -1, -1):
+        if i in boxed:
+            continue
+        if OPTION.match(lines[i]):
+            return i
+        looked += 1
+        if looked == 12:
+            return None
+    return None
+
+
+def _preview_box_rows(lines: list[str]) -> frozenset[int]:
+    """Rows that hold nothing but a whole square box: a question's option preview, beside or below its options.
+
+    A preview may be far taller than the options it belongs to (a layout
+    sketch, a code sample: the box runs on below the last option), and in a
+    narrow pane Claude draws it under them.  Its rows are the preview's, not
+    the dialog's text, so the search for the menu looks past them.  Only a
+    closed box counts: a top edge, a left side in one column (a narrow pane
+    may wrap the right side of a row onto a row of its own), a bottom edge,
+    with nothing left of it on the rows that are skipped.  Square corners only:
+    2.0 draws its whole dialog in a rounded box, which is the dialog itself.
+    ``lines`` are the rows as captured, sides not yet taken off.
+    """
+    rows: set[int] = set()
+    i = len(lines) - 1
+    while i >= 0:
+        end = BOX_BOTTOM.match(lines[i])
+        if end is None:
+            i -= 1
+            continue
+        column = end.end("indent")
+        top = None
+        for k in range(i - 1, max(-1, i - 80), -1):
+            line = lines[k]
+            if BOX_TOP.match(line[column:]):  # an option may sit left of the top edge
+                top = k
+                break
+            above = lines[k - 1] if k else ""
+            wrapped_cut = above[column : column + 1] == "├" and not above.endswith("┤")  # the cut's words wrapped onto this row
+            if (len(line) <= column or line[column] not in "│├┤") and not wrapped_cut:  # a side, a cut ("├─ ✂ ─ 24 lines hidden")
+                break
+        if top is None:
+            i -= 1
+            continue
+        rows.update(r for r in range(top, i + 1) if not lines[r][:column].strip())
+        i = top - 1
+    return frozenset(rows)
+
+
+def _only_hints_below(screen: _Screen, last: int, bottom: int, boxed: frozenset[int] = frozenset()) -> bool:
+    """Under the last option: blanks, indented descriptions and wraps, rules, hints, a file path (a preview box's rows aside)."""
+    tail = [i for i in range(last + 1, bottom + 1) if screen.lines[i].strip() and i not in boxed]
     if len(tail) > 8:
         return False
     for i in tail:
