@@ -53,8 +53,15 @@ def planned(version: str) -> list[tuple[Scenario, int, int, str]]:
     """
     has = renderers(version)
     if version in PARTIAL:
-        names, sizes, only = PARTIAL[version]
-        return [(BY_NAME[n], w, h, r) for n in names if BY_NAME[n].applies_to(version) for (w, h) in sizes for r in only if r in has]
+        return [
+            (BY_NAME[n], w, h, r)
+            for names, sizes, only in PARTIAL[version]
+            for n in names
+            if BY_NAME[n].applies_to(version)
+            for (w, h) in sizes
+            for r in only
+            if r in has
+        ]
     screens = [(sc, w, h, r) for sc in SCENARIOS if sc.applies_to(version) for (w, h) in (sc.sizes or SIZES) for r in has]
     for extra in EXTRA:
         if version not in extra.versions:

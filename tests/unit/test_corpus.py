@@ -18,8 +18,8 @@ import pytest
 from rich.cells import cell_len
 
 from tests.harness.record import PANES, SIZES, corpus_dir, plain_text, planned
-from tests.harness.scenarios import STATES
-from tests.harness.versions import PARTIAL, RECORDED, RELEASED, renderers
+from tests.harness.scenarios import SCENARIOS, STATES
+from tests.harness.versions import PARTIAL, RECORDED, RELEASED, SLOW_RETRIES, renderers
 
 CASES = [(v, sc, w, h, r) for v in RECORDED for (sc, w, h, r) in planned(v)]
 IDS = [f"{v}-{r}-{w}x{h}-{sc.name}" for v, sc, w, h, r in CASES]
@@ -116,6 +116,19 @@ def test_screen_shows_what_its_label_claims(version, scenario, width, height, re
         assert re.search(r"trust|API key", text)
     if state == "exited":
         assert re.search(r"tester@box:\S*[$#]\s*$", text.rstrip())
+
+
+def test_the_newest_release_holds_the_canarys_whole_grid():
+    # 2.1.332 came in part (what it changed); the release canary (issue 42) then
+    # recorded every scenario it plays at two sizes on both renderers: all of it
+    # is in the corpus, but for the retry scenarios that take minutes each.
+    newest = RECORDED[-1]
+    held = {(sc.name, w, h, r) for sc, w, h, r in planned(newest)}
+    for sc in SCENARIOS:
+        if sc.applies_to(newest) and sc.name not in SLOW_RETRIES:
+            for size in ((80, 24), (150, 45)):
+                for renderer in renderers(newest):
+                    assert (sc.name, *size, renderer) in held, (sc.name, size, renderer)
 
 
 @pytest.mark.parametrize("version", [v for v in RECORDED if v not in PARTIAL])  # a version recorded in part holds its own list (planned())
