@@ -41,7 +41,8 @@ from .tmux import PrivateTmux
 
 GEMINI_VERSION = "0.61.0"  # the version the live tests run (keep .ci/run in step)
 GEMINI_OLDER = "0.53.0"  # published 2026-07-30, two months before 0.61.0 (2026-09-25)
-GEMINI_RECORDED = (GEMINI_OLDER, GEMINI_VERSION)
+GEMINI_BETWEEN = "0.57.0"  # a release between the two (issue 42), recorded by the release canary, also at 150x45
+GEMINI_RECORDED = (GEMINI_OLDER, GEMINI_BETWEEN, GEMINI_VERSION)
 NPM_PACKAGE = "@google/gemini-cli"
 DUMMY_KEY = "headspace-test-gemini-key"
 
