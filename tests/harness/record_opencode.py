@@ -86,14 +86,16 @@ def _draft(s: OpencodeSession) -> None:
 def _replied(s: OpencodeSession) -> None:
     s.launch()
     s.submit("say hello")
-    s.wait_for("the scripted model", timeout=20)
+    s.wait_for("the scripted model", timeout=60)  # as slow to start as the working turn's first words
     s.wait_for(re.compile(r"▣ .*· \d"), timeout=10)  # the turn's footer with its duration: done
+    # 1.17 draws that footer while its bar still runs ("esc interrupt"), busy a moment longer: idle once it stops.
+    s.wait_for(lambda screen: WORKING.search(screen) is None, timeout=30, what="the busy bar to stop")
 
 
 def _working(s: OpencodeSession) -> None:
     s.launch()
     s.submit("explain the parser")
-    s.wait_for("tokenizer", timeout=20)
+    s.wait_for("tokenizer", timeout=60)  # 1.17 on a loaded machine: its first words after 20-40 s
     s.wait_for(WORKING, timeout=5)
 
 

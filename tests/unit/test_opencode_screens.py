@@ -56,12 +56,13 @@ def wrong(observation, expected: dict) -> list[str]:
 
 def test_the_corpus_holds_two_versions_months_apart_with_every_state():
     versions = {p.parent.parent.parent.name for p in SCREENS}
-    assert versions == {"opencode-1.15.4", "opencode-1.18.33"}
+    # 1.17.19 (issue 42): a release between them, recorded by the release canary at its two sizes.
+    assert versions == {"opencode-1.15.4", "opencode-1.17.19", "opencode-1.18.33"}
     for version in versions:
         states = {json.loads(p.read_text())["expected"]["state"] for p in PANES.glob(f"{version}/alt/*/*.json")}
         assert states - {"question"} == {"starting", "idle", "working", "permission", "input", "error", "exited"}, version
         sizes = {p.parent.name for p in PANES.glob(f"{version}/alt/*/*.json")}
-        assert sizes >= {"60x24", "80x24", "120x40"}
+        assert sizes >= ({"80x24", "150x45"} if version == "opencode-1.17.19" else {"60x24", "80x24", "120x40"})
     # Issue 42: opencode's own question tool (1.18.33), and a wide pane with the sidebar beside the transcript.
     newest = {p.stem for p in PANES.glob("opencode-1.18.33/alt/*/*.json")}
     assert {"question_tool", "question_multiple", "question_two"} <= newest
