@@ -99,6 +99,21 @@ def rss_mb(pid: int) -> float | None:
     return None
 
 
+def rss_parts_mb(pid: int) -> dict[str, float]:
+    """The resident set split as the kernel counts it: anonymous (the heap, stacks), file-backed
+    (library and code pages faulted in as code paths first run) and shared memory.  A climb in the
+    file-backed part is pages of the program read in, not memory kept; the split says which."""
+    parts: dict[str, float] = {}
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            name, _, value = line.partition(":")
+            if name in ("RssAnon", "RssFile", "RssShmem"):
+                parts[name[3:].lower()] = int(value.split()[0]) / 1024
+    except (OSError, ValueError, IndexError):
+        return {}
+    return parts
+
+
 def cpu_seconds(pid: int) -> float | None:
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -340,12 +355,23 @@ class Soak:
             {
                 "t": round(time.monotonic() - started, 1),
                 "headspace_rss_mb": rss_mb(pid),
+                "headspace_rss_parts_mb": rss_parts_mb(pid),
                 "headspace_cpu_s": cpu,
                 "tmux_pid": self.agents.pid(),
                 "tmux_rss_mb": rss_mb(self.server_pid),
                 "agents": self.agent_panes(),
             }
         )
+
+    def part_slopes(self, mark: float) -> dict[str, float | None]:
+        """Growth an hour after the mark of each part of the resident set (anonymous, file-backed,
+        shared), so that a failing total says where it grew."""
+        slopes: dict[str, float | None] = {}
+        for part in ("anon", "file", "shmem"):
+            points = [(x["t"], x["headspace_rss_parts_mb"][part]) for x in self.samples if x["t"] >= mark and part in x.get("headspace_rss_parts_mb", {})]
+            slope = slope_per_hour(points)
+            slopes[part] = slope if slope is None else round(slope, 2)
+        return slopes
 
     def run(self) -> dict:
         before = kernel_segfaults()
@@ -396,6 +422,8 @@ class Soak:
             "headspace_rss_mb_end": end.get("headspace_rss_mb"),
             "headspace_rss_mb_by_minute": {str(int(x["t"] // 60)): round(x["headspace_rss_mb"], 1) for x in self.samples if x.get("headspace_rss_mb")},
             "headspace_rss_mb_per_hour": growth if growth is None else round(growth, 1),
+            "headspace_rss_parts_mb_per_hour": self.part_slopes(mark),
+            "headspace_rss_anon_mb_by_minute": {str(int(x["t"] // 60)): round(x["headspace_rss_parts_mb"]["anon"], 1) for x in self.samples if "anon" in x.get("headspace_rss_parts_mb", {})},
             "hogs": self.args.hogs,
             "load_average": [round(x, 1) for x in os.getloadavg()],
             "headspace_cpu_pct": round(100 * (end["headspace_cpu_s"] - self.samples[0]["headspace_cpu_s"]) / max(1.0, end["t"] - self.samples[0]["t"]), 1)
