@@ -230,6 +230,7 @@ class Watch:
     permission_at: dict[tuple[str, str], float] = field(default_factory=dict)
     problems: list[tuple[float, str | None]] = field(default_factory=list)
     stalls: list[tuple[float, float]] = field(default_factory=list)  # (when, ms) the watcher's loop woke late
+    missed: list[dict] = field(default_factory=list)  # each menu never seen: whether the agent drew it, the row's state then
 
     async def read(self, stream: asyncio.StreamReader) -> None:
         async for line in stream:
@@ -285,6 +286,8 @@ async def latency_rounds(hosts: list[Host], watch: Watch, args) -> dict[str, lis
         for h, pane in order:
             drawn, seen = h.farm.drawn_at(pane), watch.permission_at.get((h.name, pane))
             delays[h.name].append(max(0.0, seen - drawn) * 1000 if drawn is not None and seen is not None else float("inf"))
+            if drawn is None or seen is None:  # say which side lost it: the agent never drew it, or headspace never read it
+                watch.missed.append({"host": h.name, "pane": pane, "round": n, "drawn": drawn is not None, "seen": seen is not None, "state": watch.states.get((h.name, pane))})
     return delays
 
 
@@ -360,6 +363,7 @@ async def phase(label: str, spec: dict, hosts: list[Host], args, workdir: Path, 
         result["latency"] = {name: stats(values) for name, values in delays.items()}
         result["latency_all"] = stats([v for values in delays.values() for v in values])
         result["delays_ms"] = {name: [round(v, 1) for v in values] for name, values in delays.items()}
+        result["missed_why"] = [{**miss, "problems": [problem for _, problem in watch.problems if problem][-3:]} for miss in watch.missed]
     finally:
         proc.stdin.close()  # the watcher stops its services
         try:

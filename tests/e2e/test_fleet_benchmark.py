@@ -55,7 +55,7 @@ def test_three_hosts_are_measured_end_to_end() -> None:
     for name, phase in phases.items():
         assert phase["found"] == phase["expected"] == 15, (name, phase.get("error"))
         assert set(phase["latency"]) == hosts
-        assert phase["latency_all"]["samples"] == 15 and phase["latency_all"]["missed"] == 0, (name, phase["delays_ms"])
+        assert phase["latency_all"]["samples"] == 15 and phase["latency_all"]["missed"] == 0, (name, phase["delays_ms"], phase["missed_why"])
         delays = [d for values in phase["delays_ms"].values() for d in values]
         assert all(math.isfinite(d) and d >= 0 for d in delays), delays
         assert len(set(delays)) > 1, f"{name}: every menu took exactly {delays[0]} ms"
