@@ -92,6 +92,18 @@ def _replied(s: OpencodeSession) -> None:
     s.wait_for(lambda screen: WORKING.search(screen) is None, timeout=30, what="the busy bar to stop")
 
 
+def _plan_agent_replied(s: OpencodeSession) -> None:
+    """A reply in opencode's Plan agent (Tab switches Build and Plan): its footer and turn mark name the agent."""
+    s.launch()
+    s.wait_stable()
+    s.press("Tab")
+    s.wait_for(re.compile(r"Plan · "), timeout=10, what="the Plan agent in the footer")
+    s.submit("say hello")
+    s.wait_for("the scripted model", timeout=60)
+    s.wait_for(re.compile(r"▣ .*· \d"), timeout=10)
+    s.wait_for(lambda screen: WORKING.search(screen) is None, timeout=30, what="the busy bar to stop")
+
+
 def _working(s: OpencodeSession) -> None:
     s.launch()
     s.submit("explain the parser")
@@ -103,6 +115,18 @@ def _permission(s: OpencodeSession) -> None:
     s.launch()
     s.submit("create the marker file")
     s.wait_for(PERMISSION, timeout=20)
+    s.wait_for("touch marker.txt", timeout=10)
+    s.wait_stable(quiet=0.8)
+
+
+def _plan_agent_permission(s: OpencodeSession) -> None:
+    """A command asked for in the Plan agent: the same dialog under a Plan footer."""
+    s.launch()
+    s.wait_stable()
+    s.press("Tab")
+    s.wait_for(re.compile(r"Plan · "), timeout=10, what="the Plan agent in the footer")
+    s.submit("create the marker file")
+    s.wait_for(PERMISSION, timeout=60)
     s.wait_for("touch marker.txt", timeout=10)
     s.wait_stable(quiet=0.8)
 
@@ -203,6 +227,14 @@ SCENARIOS: list[Scenario] = [
     Scenario("idle_draft", "idle", [], _draft),
     Scenario("idle_after_reply", "idle", [api.text("Hello from the scripted model. Nothing else to do.")], _replied),
     Scenario("working", "working", [api.text(SLOW, seconds=25)], _working),
+    Scenario("idle_plan_agent", "idle", [api.text("Hello from the scripted model. Nothing else to do.")], _plan_agent_replied),
+    Scenario(
+        "permission_plan_agent",
+        "permission",
+        [api.bash("touch marker.txt"), api.text("Created it.")],
+        _plan_agent_permission,
+        {"tool": "bash", "detail": "touch marker.txt", "options": ["Allow once", "Allow always", "Reject"]},
+    ),
     Scenario(
         "permission_bash",
         "permission",

@@ -66,6 +66,8 @@ def test_the_corpus_holds_two_versions_months_apart_with_every_state():
     # Issue 42: opencode's own question tool (1.18.33), and a wide pane with the sidebar beside the transcript.
     newest = {p.stem for p in PANES.glob("opencode-1.18.33/alt/*/*.json")}
     assert {"question_tool", "question_multiple", "question_two"} <= newest
+    # And its Plan agent (Tab): a reply and a command asked for, under a "Plan ·" footer.
+    assert {p.stem for p in PANES.glob("opencode-1.18.33/alt/80x24/*.json")} >= {"idle_plan_agent", "permission_plan_agent"}
     assert {p.stem for p in PANES.glob("opencode-1.18.33/alt/150x45/*.json")} >= {"input", "idle_after_reply", "permission_bash"}
 
 
