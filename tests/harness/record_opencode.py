@@ -23,6 +23,7 @@ import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -83,24 +84,21 @@ def _draft(s: OpencodeSession) -> None:
     s.wait_stable(quiet=0.5)
 
 
-def _replied(s: OpencodeSession) -> None:
+def _launched(s: OpencodeSession, *, plan: bool = False) -> None:
+    """opencode started; with ``plan``, switched to its Plan agent (Tab switches Build and Plan: the footer names it)."""
     s.launch()
+    if plan:
+        s.wait_stable()
+        s.press("Tab")
+        s.wait_for(re.compile(r"Plan · "), timeout=10, what="the Plan agent in the footer")
+
+
+def _replied(s: OpencodeSession, *, plan: bool = False) -> None:
+    _launched(s, plan=plan)
     s.submit("say hello")
     s.wait_for("the scripted model", timeout=60)  # as slow to start as the working turn's first words
     s.wait_for(re.compile(r"▣ .*· \d"), timeout=10)  # the turn's footer with its duration: done
     # 1.17 draws that footer while its bar still runs ("esc interrupt"), busy a moment longer: idle once it stops.
-    s.wait_for(lambda screen: WORKING.search(screen) is None, timeout=30, what="the busy bar to stop")
-
-
-def _plan_agent_replied(s: OpencodeSession) -> None:
-    """A reply in opencode's Plan agent (Tab switches Build and Plan): its footer and turn mark name the agent."""
-    s.launch()
-    s.wait_stable()
-    s.press("Tab")
-    s.wait_for(re.compile(r"Plan · "), timeout=10, what="the Plan agent in the footer")
-    s.submit("say hello")
-    s.wait_for("the scripted model", timeout=60)
-    s.wait_for(re.compile(r"▣ .*· \d"), timeout=10)
     s.wait_for(lambda screen: WORKING.search(screen) is None, timeout=30, what="the busy bar to stop")
 
 
@@ -111,22 +109,10 @@ def _working(s: OpencodeSession) -> None:
     s.wait_for(WORKING, timeout=5)
 
 
-def _permission(s: OpencodeSession) -> None:
-    s.launch()
+def _permission(s: OpencodeSession, *, plan: bool = False) -> None:
+    _launched(s, plan=plan)
     s.submit("create the marker file")
-    s.wait_for(PERMISSION, timeout=20)
-    s.wait_for("touch marker.txt", timeout=10)
-    s.wait_stable(quiet=0.8)
-
-
-def _plan_agent_permission(s: OpencodeSession) -> None:
-    """A command asked for in the Plan agent: the same dialog under a Plan footer."""
-    s.launch()
-    s.wait_stable()
-    s.press("Tab")
-    s.wait_for(re.compile(r"Plan · "), timeout=10, what="the Plan agent in the footer")
-    s.submit("create the marker file")
-    s.wait_for(PERMISSION, timeout=60)
+    s.wait_for(PERMISSION, timeout=60 if plan else 20)
     s.wait_for("touch marker.txt", timeout=10)
     s.wait_stable(quiet=0.8)
 
@@ -227,12 +213,12 @@ SCENARIOS: list[Scenario] = [
     Scenario("idle_draft", "idle", [], _draft),
     Scenario("idle_after_reply", "idle", [api.text("Hello from the scripted model. Nothing else to do.")], _replied),
     Scenario("working", "working", [api.text(SLOW, seconds=25)], _working),
-    Scenario("idle_plan_agent", "idle", [api.text("Hello from the scripted model. Nothing else to do.")], _plan_agent_replied),
+    Scenario("idle_plan_agent", "idle", [api.text("Hello from the scripted model. Nothing else to do.")], partial(_replied, plan=True)),
     Scenario(
         "permission_plan_agent",
         "permission",
         [api.bash("touch marker.txt"), api.text("Created it.")],
-        _plan_agent_permission,
+        partial(_permission, plan=True),
         {"tool": "bash", "detail": "touch marker.txt", "options": ["Allow once", "Allow always", "Reject"]},
     ),
     Scenario(
