@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from ..screen_text import SGR, strip_sgr
-from .screen import DIM, MAX_LINE, PROMPT_LINE, _find_input_box, _Screen, _unbox
+from .screen import DIM, PROMPT_LINE, _find_input_box, _Screen
 from .tables import rules_for
 
 _PIECES = re.compile(r"(\x1b\[[0-9;:]*m)")
@@ -31,14 +31,13 @@ _PIECES = re.compile(r"(\x1b\[[0-9;:]*m)")
 def box_text(ansi: str) -> str | None:
     """What the input box holds: "" when empty (its placeholder is not text), the draft's rows joined; None with no input box on screen."""
     raw = ansi.split("\n")
-    lines = [_unbox(line) if "│" in line else line.rstrip() for line in (row[:MAX_LINE] for row in strip_sgr(ansi))]
-    screen = _Screen(lines, raw, rules_for(None))
+    screen = _Screen.read(strip_sgr(ansi), raw, rules_for(None))
     bottom = screen.last_nonblank()
     box = _find_input_box(screen, bottom) if bottom >= 0 else None
     if box is None:
         return None
     _, prompt_line, rule_below = box
-    glyph = PROMPT_LINE.match(lines[prompt_line])
+    glyph = PROMPT_LINE.match(screen.lines[prompt_line])
     first = raw[prompt_line].partition(glyph.group("glyph"))[2] if glyph is not None else ""
     rows = [_typed(first, first_row=True)] + [_typed(raw[k]) for k in range(prompt_line + 1, rule_below) if k < len(raw)]
     return " ".join(row for row in rows if row)

@@ -36,7 +36,9 @@ is found first.  The words come from a ``Rules`` table per version family
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from ...model import AgentState, Evidence, Observation, Option, Prompt
 from ..asks import asked
@@ -112,7 +114,19 @@ class _Screen:
     lines: list[str]
     ansi: list[str] | None
     rules: Rules
-    boxed: frozenset[int] = frozenset()  # rows of a preview box drawn whole (see _preview_box_rows)
+    captured: list[str] = field(default_factory=list)  # the rows as captured: box sides still on
+
+    @classmethod
+    def read(cls, rows: Iterable[str], ansi: list[str] | None, rules: Rules) -> _Screen:
+        """The screen of captured rows: each capped at a pane's width (anything longer is not Claude's
+        layout, and capping bounds the work of every rule) and read without a rounded box's sides."""
+        captured = [row[:MAX_LINE].rstrip() for row in rows]
+        return cls([_unbox(line) if "│" in line else line for line in captured], ansi, rules, captured)
+
+    @cached_property
+    def boxed(self) -> frozenset[int]:
+        """The rows of a preview box drawn whole (see _preview_box_rows): found only when a menu is looked for."""
+        return _preview_box_rows(self.captured)
 
     def last_nonblank(self) -> int:
         for i in range(len(self.lines) - 1, -1, -1):
@@ -165,14 +179,11 @@ def classify(
     version when known (else the banner's, else the newest table), and
     ``rules`` overrides the table (the generalisation test passes ``BASE``).
     """
-    # A screen line is at most a pane's width; anything longer is not Claude's
-    # layout, and capping it bounds the work of every rule below.
-    raw_lines = [raw[:MAX_LINE].rstrip() for raw in text.split("\n")]
-    lines = [_unbox(line) if "│" in line else line for line in raw_lines]
     ansi_lines = ansi.split("\n") if ansi is not None else None
     if rules is None:
         rules = rules_for(version or screen_version(text))
-    screen = _Screen(lines, ansi_lines, rules, boxed=_preview_box_rows(raw_lines))
+    screen = _Screen.read(text.split("\n"), ansi_lines, rules)
+    lines = screen.lines
     bottom = screen.last_nonblank()
 
     if command is not None and not is_claude_command(command):
@@ -426,8 +437,8 @@ def _find_menu(screen: _Screen, bottom: int) -> _Menu | None:
     dialog's own hint ("Esc to cancel", "Enter to select") is under it: a
     numbered list in Claude's text has neither.
     """
-    lines, boxed = screen.lines, screen.boxed
-    last = _last_option(lines, bottom, boxed)
+    lines = screen.lines
+    last = _last_option(screen, bottom)
     if last is None:
         return None
     hinted = any(DIALOG_HINT.search(lines[k]) for k in range(last + 1, bottom + 1))
@@ -460,7 +471,7 @@ def _find_menu(screen: _Screen, bottom: int) -> _Menu | None:
     matches = [_matched(OPTION, lines[r]) for r in rows]
     if not any(m.group("cursor") for m in matches) and not hinted:
         return None  # a numbered list in text, not a menu
-    if not _only_hints_below(screen, last, bottom, boxed):
+    if not _only_hints_below(screen, last, bottom):
         return None
     options = _options(screen, rows, join=False)
     # The dialog's top edge; -1 when it is above the pane (row 0 is then the dialog's own).
@@ -469,13 +480,13 @@ def _find_menu(screen: _Screen, bottom: int) -> _Menu | None:
     return _Menu(tuple(options), tuple(rows), top, hidden_above=expected, more_below=more_below, hidden_between=between)
 
 
-def _last_option(lines: list[str], bottom: int, boxed: frozenset[int]) -> int | None:
+def _last_option(screen: _Screen, bottom: int) -> int | None:
     """The row of the lowest option: within 12 rows of the bottom, not counting a preview box's rows."""
     looked = 0
     for i in range(bottom, -1, -1):
-        if i in boxed:
+        if i in screen.boxed:
             continue
-        if OPTION.match(lines[i]):
+        if OPTION.match(screen.lines[i]):
             return i
         looked += 1
         if looked == 12:
@@ -499,7 +510,7 @@ def _preview_box_rows(lines: list[str]) -> frozenset[int]:
     rows: set[int] = set()
     i = len(lines) - 1
     while i >= 0:
-        end = BOX_BOTTOM.match(lines[i])
+        end = BOX_BOTTOM.match(lines[i]) if "└" in lines[i] else None
         if end is None:
             i -= 1
             continue
@@ -522,9 +533,9 @@ def _preview_box_rows(lines: list[str]) -> frozenset[int]:
     return frozenset(rows)
 
 
-def _only_hints_below(screen: _Screen, last: int, bottom: int, boxed: frozenset[int] = frozenset()) -> bool:
+def _only_hints_below(screen: _Screen, last: int, bottom: int) -> bool:
     """Under the last option: blanks, indented descriptions and wraps, rules, hints, a file path (a preview box's rows aside)."""
-    tail = [i for i in range(last + 1, bottom + 1) if screen.lines[i].strip() and i not in boxed]
+    tail = [i for i in range(last + 1, bottom + 1) if screen.lines[i].strip() and i not in screen.boxed]
     if len(tail) > 8:
         return False
     for i in tail:
