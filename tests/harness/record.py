@@ -31,7 +31,7 @@ from .recording import plain_text as plain_text  # re-exported: the corpus tests
 from .scenarios import BY_NAME, EXTRA, SCENARIOS, Scenario
 from .session import ClaudeSession
 from .tmux import temp_server
-from .versions import CLAUDE_VERSION, EVERY, PARTIAL, SLOW_RETRIES, renderers
+from .versions import CLAUDE_VERSION, EVERY, PARTIAL, renderers
 
 REPO = Path(__file__).resolve().parents[2]
 PANES = REPO / "snapshots" / "panes"
@@ -53,7 +53,7 @@ def planned(version: str) -> list[tuple[Scenario, int, int, str]]:
     """
     has = renderers(version)
     if version in PARTIAL:
-        every = tuple(sc.name for sc in SCENARIOS if sc.name not in SLOW_RETRIES)
+        every = tuple(sc.name for sc in SCENARIOS)
         return [
             (BY_NAME[n], w, h, r)
             for names, sizes, only in PARTIAL[version]

@@ -50,6 +50,7 @@ RENDERERS: dict[str, tuple[str, ...]] = {
 
 QUESTION = "I found two ways to fix the flaky test. Should I also update the snapshot files, or leave them alone?"
 REPLY = "Hello from the scripted API. The parser reads tokens and builds a tree."
+REPLY_END = re.compile(r"builds\s+a\s+tree\.")  # its last words, wherever a narrow pane wraps them (72 columns: "builds a" / "tree.")
 LONG_COMMAND = (
     "touch marker.txt && mkdir -p build/reports/coverage/html && "
     "printf 'coverage for every package in the workspace\\n' > build/reports/coverage/README.txt && ls -la build/reports/coverage"
@@ -101,7 +102,7 @@ def _trust(s: CodexSession) -> None:
 def _reply(s: CodexSession) -> None:
     s.launch()
     s.submit("say hello")
-    s.wait_for("builds a tree.", what="the reply")
+    s.wait_for(lambda screen: REPLY_END.search(screen) is not None, what="the reply")
     s.api.wait_for(lambda r: True)
     s.wait_for(lambda screen: not WORKING.search(screen), what="the turn's end")
 

@@ -19,7 +19,7 @@ from rich.cells import cell_len
 
 from tests.harness.record import PANES, SIZES, corpus_dir, plain_text, planned
 from tests.harness.scenarios import SCENARIOS, STATES
-from tests.harness.versions import PARTIAL, RECORDED, RELEASED, SLOW_RETRIES, renderers
+from tests.harness.versions import PARTIAL, RECORDED, RELEASED, renderers
 
 CASES = [(v, sc, w, h, r) for v in RECORDED for (sc, w, h, r) in planned(v)]
 IDS = [f"{v}-{r}-{w}x{h}-{sc.name}" for v, sc, w, h, r in CASES]
@@ -120,13 +120,13 @@ def test_screen_shows_what_its_label_claims(version, scenario, width, height, re
 
 def test_the_newest_release_holds_the_canarys_whole_grid():
     # 2.1.332 came in part (what it changed); the release canary (issue 42) then
-    # recorded every scenario it plays at two sizes on both renderers: all of it
-    # is in the corpus, but for the retry scenarios that take minutes each.
+    # recorded every scenario it plays at two sizes on both renderers, then at
+    # 72x22: all of it is in the corpus.
     newest = RECORDED[-1]
     held = {(sc.name, w, h, r) for sc, w, h, r in planned(newest)}
     for sc in SCENARIOS:
-        if sc.applies_to(newest) and sc.name not in SLOW_RETRIES:
-            for size in ((80, 24), (150, 45)):
+        if sc.applies_to(newest):
+            for size in ((80, 24), (150, 45), (72, 22)):
                 for renderer in renderers(newest):
                     assert (sc.name, *size, renderer) in held, (sc.name, size, renderer)
 
