@@ -20,7 +20,9 @@ So, once the app is up:
   threshold is set out of the way).
 
 Memory stays bounded: garbage is still collected, only later; the soak
-checks headspace's RSS over its whole run.  After each full collection
+checks headspace's RSS over its whole run.  Each full collection first
+empties Textual's geometry caches and Rich's cell-width cache
+(render_caches.py), whose slow fill was the RSS growth left in the soak.  After each full collection
 the C allocator's free pages are handed back to the system (shared/heap.py),
 off the app's loop: without that a loaded machine's churn left RSS at each
 burst's high-water mark.
@@ -44,6 +46,7 @@ import sys
 import threading
 
 from ..shared import heap
+from . import render_caches
 
 THRESHOLDS = (5000, 20, 1000)  # CPython's defaults: (700, 10, 10); the full collection's is ``tick``'s
 TICK = 1.0  # seconds between two collections of the middle generation
@@ -69,6 +72,7 @@ def tick() -> None:
     gc.collect(1)
     ticks = gc.get_count()[2]
     if ticks >= FULL_AFTER or (ticks >= EARLIEST and sys.getallocatedblocks() - _alive_after_full > GROWTH):
+        render_caches.empty()  # Textual's and Rich's bounded caches hold a minute's worth, not their slow fill (render_caches.py)
         gc.collect(2)
         _alive_after_full = sys.getallocatedblocks()
         threading.Thread(target=heap.give_back, name="headspace-give-back", daemon=True).start()  # a few ms walking the heaps, off the loop

@@ -82,3 +82,32 @@ def test_a_pile_of_old_garbage_brings_the_full_collection_forward_but_not_before
 
 def test_the_full_collection_never_comes_by_itself_before_the_clock_says():
     assert gc_pace.THRESHOLDS[2] > gc_pace.FULL_AFTER * 10
+
+
+def test_the_full_collection_empties_textuals_geometry_caches_and_richs_cell_widths_first(paced, monkeypatch):
+    # Bounded caches that fill slowly under churn (10-40 minutes in the loaded soak) kept their fill in RSS for
+    # good; each full collection empties them (app/render_caches.py), and only the full one does.
+    from rich.cells import cached_cell_len
+    from textual.geometry import Region
+
+    monkeypatch.setattr(gc_pace.heap, "give_back", lambda: None)
+
+    def fill() -> None:
+        for n in range(300):
+            Region(n, 0, 10, 5).overlaps(Region(0, n, 3, 3))
+            Region(n, 1, 4, 4).translate((n, 2))
+            cached_cell_len(f"a line of pane {n}")
+
+    def held() -> list[int]:
+        return [Region.overlaps.cache_info().currsize, Region.translate.cache_info().currsize, cached_cell_len.cache_info().currsize]
+
+    fill()
+    gc.collect()  # a known start: the full count at 0
+    paced.clear()
+    assert all(size >= 300 for size in held())
+    for _ in range(gc_pace.FULL_AFTER - 1):
+        gc_pace.tick()
+    assert all(size >= 300 for size in held()), "a tick without the full collection emptied the caches"
+    gc_pace.tick()
+    assert paced.count(2) == 1
+    assert held() == [0, 0, 0]
