@@ -15,6 +15,8 @@ from __future__ import annotations
 import asyncio
 import gc
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from rich.segment import Segment
 from rich.style import Style
@@ -24,22 +26,23 @@ from headspace_tui.app import textual_private
 from tests.ui.apps import demo_app, wait_until
 
 
-def _garbage_after(make) -> Counter[str]:
-    """What a full collection finds unreachable (only in cycles) after ``make()`` ran and let go of its result."""
+@contextmanager
+def cycles_found() -> Iterator[Counter[str]]:
+    """What a full collection finds unreachable (only in cycles) of what the block made and let go, by type."""
+    found: Counter[str] = Counter()
     gc.collect()
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        make()
+        yield found
         gc.set_debug(gc.DEBUG_SAVEALL)
         gc.collect()
-        found = Counter(type(o).__name__ for o in gc.garbage)
+        found.update(type(o).__name__ for o in gc.garbage)
     finally:
         gc.set_debug(0)
         gc.garbage.clear()
         if was_enabled:
             gc.enable()
-    return found
 
 
 def test_a_strip_that_is_its_own_crop_or_division_is_freed_by_reference_counting():
@@ -51,7 +54,9 @@ def test_a_strip_that_is_its_own_crop_or_division_is_freed_by_reference_counting
         assert strip.divide([strip.cell_length]) == [strip]
         assert strip.divide(iter([strip.cell_length, 99])) == [strip]  # cuts past the end are dropped, any iterable
 
-    assert _garbage_after(use)["Strip"] == 0
+    with cycles_found() as found:
+        use()
+    assert found["Strip"] == 0
 
 
 def test_a_real_cut_is_still_remembered():
@@ -80,17 +85,8 @@ def test_the_app_drawing_its_table_and_preview_leaves_no_strip_in_a_cycle():
                     await pilot.pause(0.05)
 
             await browse()  # warm: what stays drawn is not garbage
-            gc.collect()
-            gc.disable()
-            try:
+            with cycles_found() as found:
                 await browse()
-                gc.set_debug(gc.DEBUG_SAVEALL)
-                gc.collect()
-                found = Counter(type(o).__name__ for o in gc.garbage)
-            finally:
-                gc.set_debug(0)
-                gc.garbage.clear()
-                gc.enable()
             # Without strips_free_themselves: hundreds of strips, each with its seven caches.
             assert found["Strip"] <= 5, f"{found['Strip']} strips freed only by a full collection ({found.most_common(6)})"
 
