@@ -22,8 +22,8 @@ So, once the app is up:
 Memory stays bounded: garbage is still collected, only later; the soak
 checks headspace's RSS over its whole run.  Each full collection first
 empties Textual's geometry caches and Rich's cell-width cache
-(render_caches.py), whose slow fill was the RSS growth left in the soak.  After each full collection
-the C allocator's free pages are handed back to the system (shared/heap.py),
+(render_caches.py), which otherwise kept filling for 10-20+ minutes of
+churn.  After each full collection the C allocator's free pages are handed back to the system (shared/heap.py),
 off the app's loop: without that a loaded machine's churn left RSS at each
 burst's high-water mark.
 

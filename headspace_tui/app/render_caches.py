@@ -6,12 +6,13 @@ measured (``cached_cell_len``) in ``lru_cache``\\s of 1,024-4,096 entries,
 each entry holding its arguments alive.  The bound is sound, but under churn
 every new layout and every new line of a pane adds entries, so the caches
 fill slowly: logged each minute in the loaded churn soak, the width cache
-grew by about 355 entries a minute (full after some ten minutes) and the
-three busiest region caches by 85-185 a minute each (full after twenty to
-forty).  That fill, a few MB in all, was the RSS growth the soak measured
-after its warm-up: memory that a long run keeps for good, and that only
-looks like a leak, but that the app does not need (an entry takes about
-10 µs to compute again).
+grew by 265-355 entries a minute and was full only at minute 11, and the
+busiest region caches (``overlaps``, ``translate``, ``intersection``) were
+still growing at minute 20.  That fill is memory a long run keeps for good,
+landing after the warm-up, and the app does not need it (an entry takes
+about 10 µs to compute again).  Emptied, with the strips freed at once
+(textual_private.strips_free_themselves), the soak's growth after minute 2
+went from 6.6-7.4 MB an hour to 3.4-5.3.
 
 So each full collection (about once a minute, gc_pace.py) empties them
 first: what they hold is at most a minute's worth, and the memory it took

@@ -194,8 +194,8 @@ def strips_free_themselves() -> None:
     on every line it draws, so every strip a render cache let go waited for
     that collection: in the loaded churn soak, up to 17,000 such objects a
     minute (a census of the collector's garbage: FIFOCache, Strip, Segment),
-    the larger part of the heap's swing between collections, whose highest
-    mark stays in the process's RSS.  The cut that returns the strip itself
+    much of the heap's swing between collections, whose highest mark stays
+    in the process's RSS.  The cut that returns the strip itself
     costs nothing to redo, so it is not remembered; every other result is,
     as before.  An upgrade that renames the caches leaves the methods as
     they are.
