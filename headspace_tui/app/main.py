@@ -86,6 +86,7 @@ class HeadspaceApp(App[str | None]):
         super().__init__()
         textual_private.unpin_styles_caches()
         textual_private.strips_free_themselves()
+        textual_private.lru_caches_free_on_clear()
         if self.no_color:
             textual_private.set_filters(self, [NoColor() if isinstance(each, Monochrome) else each for each in textual_private.filters(self)])
         self.service = service
