@@ -80,6 +80,14 @@ def test_a_real_cut_is_still_remembered():
     assert strip.divide([5, 11]) is halves
 
 
+async def select_each(app, pilot, panes: list[str]) -> None:
+    """Select each pane in turn, as a user browsing the table: every selection redraws the preview and the table's rows."""
+    for pane in panes:
+        app.table.select(pane)
+        await wait_until(pilot, lambda pane=pane: app.table.selected_pane_id == pane, f"{pane} selected", every=0.01)
+        await pilot.pause(0.05)
+
+
 def test_the_app_drawing_its_table_and_preview_leaves_no_strip_in_a_cycle():
     async def scenario() -> None:
         app = demo_app()
@@ -87,16 +95,9 @@ def test_the_app_drawing_its_table_and_preview_leaves_no_strip_in_a_cycle():
             await app.snapshot_loader(pilot)
             panes = [agent.pane_id for agent in app.service.agents()][:6]
             assert len(panes) >= 3
-
-            async def browse() -> None:  # every selection redraws the preview and the table's rows
-                for pane in panes * 3:
-                    app.table.select(pane)
-                    await wait_until(pilot, lambda pane=pane: app.table.selected_pane_id == pane, f"{pane} selected", every=0.01)
-                    await pilot.pause(0.05)
-
-            await browse()  # warm: what stays drawn is not garbage
+            await select_each(app, pilot, panes * 3)  # warm: what stays drawn is not garbage
             with cycles_found() as found:
-                await browse()
+                await select_each(app, pilot, panes * 3)
             # Without strips_free_themselves: hundreds of strips, each with its seven caches.
             assert found["Strip"] <= 5, f"{found['Strip']} strips freed only by a full collection ({found.most_common(6)})"
 
@@ -132,10 +133,7 @@ def test_the_table_replanning_its_columns_leaves_no_rendered_row_in_a_cycle():
         async with app.run_test(size=(160, 40)) as pilot:
             await app.snapshot_loader(pilot)
             panes = [agent.pane_id for agent in app.service.agents()][:6]
-            for pane in panes:  # rows drawn with the cursor on each: the render caches fill
-                app.table.select(pane)
-                await wait_until(pilot, lambda pane=pane: app.table.selected_pane_id == pane, f"{pane} selected", every=0.01)
-                await pilot.pause(0.05)
+            await select_each(app, pilot, panes)  # rows drawn with the cursor on each: the render caches fill
 
             def widths() -> list[tuple[object, int]]:
                 return [(key, column.width) for key, column in app.table.columns.items()]
