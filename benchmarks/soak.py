@@ -193,6 +193,11 @@ def control_attaches(log: Path) -> dict[str, int]:
     return counts
 
 
+def segfaults_of(lines: list[str] | None, *pids: int) -> list[str] | None:
+    """The segfault lines of the tmux servers with these pids (the kernel names each ``server[PID]:``)."""
+    return None if lines is None else [line for line in lines if any(f"[{pid}]:" in line for pid in pids)]
+
+
 class Server:
     """One private tmux server (``-L name`` under the soak's own TMUX_TMPDIR)."""
 
@@ -405,7 +410,7 @@ class Soak:
         new_segfaults = None if before is None or after is None else after[len(before) :]
         # This run's servers only: another soak beside it (the loaded pair) ends its own servers with kill-server,
         # and tmux 3.3a now and then segfaults in that teardown, which says nothing of this run.
-        ours = None if new_segfaults is None else [line for line in new_segfaults if any(f"[{pid}]:" in line for pid in (self.server_pid, self.ui_pid))]
+        ours = segfaults_of(new_segfaults, self.server_pid, self.ui_pid)
         end = self.samples[-1] if self.samples else {}
         mark = 120.0 if self.args.minutes >= 3 else self.args.minutes * 40.0
         at_mark = next((s for s in self.samples if s["t"] >= mark), None)

@@ -75,7 +75,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from soak import AGENT, CORPUS, Server, control_attaches, cpu_seconds, kernel_segfaults, percentile, private_env, rss_mb, slope_per_hour, start_hogs, stop_hogs  # noqa: E402
+from soak import AGENT, CORPUS, Server, control_attaches, cpu_seconds, kernel_segfaults, percentile, private_env, rss_mb, segfaults_of, slope_per_hour, start_hogs, stop_hogs  # noqa: E402
 
 ARMS = ("service", "plain", "direct", "none")
 SERVER = "agents"  # the -L name: private, since TMUX_TMPDIR is ours
@@ -482,7 +482,7 @@ class Storm:
     def result(self, ran: float, before: list[str] | None, end_pid: int | None) -> dict:
         after = kernel_segfaults()
         new = None if before is None or after is None else after[len(before) :]
-        ours = None if new is None else [line for line in new if f"[{self.server_pid}]:" in line]
+        ours = segfaults_of(new, self.server_pid)
         survived = self.died_at is None and end_pid == self.server_pid
         attaches = control_attaches(self.attach_log)
         service_samples = [s for s in self.samples if s["service_rss_mb"] is not None]
