@@ -184,6 +184,10 @@ class Observation:
     error: str = ""  # the error message, for state error
     retrying: bool = False
     exit_status: int | None = None
+    # Which appearance of ``prompt`` this is ("<fingerprint>~<appearance>", "" with no prompt):
+    # given by the store (service/appearances.py), carried by every answer, so an answer
+    # drawn for one request never lands on the next one with the same words.
+    request: str = ""
 
     @property
     def tool(self) -> str:

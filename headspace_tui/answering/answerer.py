@@ -27,7 +27,13 @@ subscribers, on the same loop.  The rules, which used to live in the app:
   steps before the keys, ``SEND_SLACK`` in all): a pane that never answers
   ends "not confirmed", and the pane is free for the next key or a Stop;
 * every key that reached a pane is in the audit with its outcome, delivered
-  or not (``AnswerDesk.record``).
+  or not (``AnswerDesk.record``);
+* one answer per request: an answer names the appearance of the prompt it
+  was drawn for (``Observation.request``, service/appearances.py); one
+  drawn for another appearance than the one on display is refused, and
+  once an answer to an appearance went, that appearance is spent: a late
+  answer naming it ("that request was already answered") never lands on
+  the next request with the same words.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -54,6 +61,9 @@ log = logging.getLogger(__name__)
 # most 2 s), a reply's steps into a question's field (2 s each).  A send still
 # running past both is ended: "not confirmed", never a pane held "on its way".
 SEND_SLACK = 8.0
+SPENT_KEPT = 16  # per pane, the answered requests remembered, to say why a late answer to one is refused
+
+ALREADY_ANSWERED = "that request was already answered"
 
 
 class Routes(Protocol):
@@ -62,6 +72,7 @@ class Routes(Protocol):
     def desk(self, address: str) -> AnswerDesk | None: ...
     def desks(self) -> list[AnswerDesk]: ...
     def mark(self, address: str, delivery: str) -> None: ...
+    def renew(self, address: str, request: str) -> None: ...
     def refresh_soon(self, address: str) -> None: ...
     def server_key(self, address: str) -> str: ...
 
@@ -156,6 +167,8 @@ class Answerer:
         self._answered: dict[str, tuple[Observation, float]] = {}
         self._subscribers: list[Callable[[Report], None]] = []
         self._tasks: set[asyncio.Task] = set()
+        # Per pane, the requests (``Observation.request``) an answer went to: never answered again.
+        self._spent: dict[str, deque[str]] = {}
 
     def subscribe(self, subscriber: Callable[[Report], None]) -> None:
         self._subscribers.append(subscriber)
@@ -187,16 +200,34 @@ class Answerer:
         return now is before or (now.state is before.state and (now.prompt is None or same_prompt(before, now)))
 
     # -- may an answer go now? ----------------------------------------------------------
-    def refusal(self, agent: Agent, *, typed: bool = False) -> str:
+    def stale(self, agent: Agent, request: str) -> str:
+        """Why an answer drawn for appearance ``request`` must not go to ``agent`` now ("" when it is the one on display, unanswered)."""
+        now = agent.observation.request
+        if request and request in self._spent.get(agent.pane_id, ()):
+            return ALREADY_ANSWERED + ("; this is a new one" if now and now != request else "")
+        if request == now:
+            return ""
+        if not request:
+            return f"the agent asks something now that was not shown (it is {agent.state.value})"
+        if not now:
+            return f"that request is no longer on screen (the agent is {agent.state.value})"
+        return "the prompt changed since it was shown" + ("; this is a new one" if now.split("~")[0] == request.split("~")[0] else "")
+
+    def refusal(self, agent: Agent, *, typed: bool = False, request: str | None = None) -> str:
         """Why an answer to ``agent`` must not go now, or "".
 
         ``typed``: a reply typed in a box, against the prompt shown when the
         box opened; the typing itself took longer than a reaction time.
+        ``request``: the appearance the answer was drawn for (``stale``).
         """
         if agent.offline:
             return f"{agent.host} is out of reach ({agent.offline})"
         if agent.pane_id in self._sending:
             return "a key is already on its way"
+        if request is not None:
+            stale = self.stale(agent, request)
+            if stale:
+                return stale
         answered = self._answered.get(agent.pane_id)
         if answered is not None:
             if agent.observation is answered[0] and time.monotonic() - answered[1] < self.confirm_timeout:
@@ -211,10 +242,12 @@ class Answerer:
         """Start answering ``agent`` with ``intent``; "" when it is on its way, else why nothing was sent.
 
         ``seen``: the observation the user answered (a reply box keeps the one
-        shown when it opened); by default the one on display now.
+        shown when it opened); by default the one on display now.  Either
+        way the answer is for that appearance of the prompt (its
+        ``request``), and for no other.
         """
         typed = seen is not None
-        refusal = self.refusal(agent, typed=typed)
+        refusal = self.refusal(agent, typed=typed, request=seen.request if seen is not None else None)
         if refusal:
             return refusal
         seen = seen if seen is not None else agent.observation
@@ -232,12 +265,21 @@ class Answerer:
         self._start(self._send(agent, seen, intent, self.clock()))
         return ""
 
+    def _spend(self, pane_id: str, request: str) -> None:
+        """An answer to appearance ``request`` went: no answer names it again, and the next prompt read is a new appearance."""
+        if not request:
+            return
+        spent = self._spent.setdefault(pane_id, deque(maxlen=SPENT_KEPT))
+        if request not in spent:
+            spent.append(request)
+
     def _by_hook(self, desk: AnswerDesk, agent: Agent, intent: Intent) -> bool:
         """Answer through the hook holding this exact call, when there is one and the intent fits; False: use keys."""
         call = desk.call_for(agent.pane_id)
         answer = hook_answer(call, agent.observation, intent.kind, intent.option) if call is not None else None
         if call is None or answer is None or not desk.decide(call, answer.decision, answer.what + intent.audit_suffix()):
             return False
+        self._spend(agent.pane_id, agent.observation.request)
         self._start(self._confirm_hook(agent, agent.observation, answer.what, move_on=moves_on(intent, agent.observation)))
         return True
 
@@ -262,6 +304,7 @@ class Answerer:
             answer = hook_answer(pending, agent.observation, IntentKind.APPROVE)
             if now is None or now.id != pending.id or answer is None or not desk.decide(pending, answer.decision, answer.what):
                 continue
+            self._spend(agent.pane_id, agent.observation.request)
             self._sending.add(agent.pane_id)
             approved.append(agent.target)
             self._start(self._confirm_hook(agent, agent.observation, answer.what, move_on=False))
@@ -309,16 +352,20 @@ class Answerer:
                 self._finish(agent, Report(pane_id, f"{target}: not sent ({type(exc).__name__})", "error", False), "not sent")
                 return
             outcome = Outcome(False, f"not delivered ({type(exc).__name__})")
+        # Keys reached the pane: the appearance they answered is spent, landed or not (but a
+        # box ticked in a multi-select question: the same request, still waiting for more).
+        ticks = seen.prompt is not None and seen.prompt.multi_select and not moves
+        request = seen.request if io.reached and not ticks else ""
         # Every key that reached the pane goes in the audit, delivered or not; "what" names the
         # dialog and option where the send read them, else the intent.
         what = (outcome.what or intent.describe()) + intent.audit_suffix()
         if outcome.delivered:
             # A box toggled, or the next page of the same dialog: the dialog goes on, the inbox stays.
             report = Report(pane_id, f"{target}: {outcome.detail}", "information", True, moves and not io.went and not outcome.more)
-            self._finish(agent, report, "", seen, what, began, dialog=answers_dialog(intent, seen))
+            self._finish(agent, report, "", seen, what, began, dialog=answers_dialog(intent, seen), request=request)
         else:
             report = Report(pane_id, f"{target}: {outcome.detail}", "error", False)
-            self._finish(agent, report, "not delivered", seen, what if io.reached else "", began, dialog=answers_dialog(intent, seen))
+            self._finish(agent, report, "not delivered", seen, what if io.reached else "", began, dialog=answers_dialog(intent, seen), request=request)
 
     def _went(self, agent: Agent, what: str, move_on: bool) -> None:
         """The answer's keys went (or the hook took it): the row says so, and an inbox may move on before the pane shows it."""
@@ -338,9 +385,9 @@ class Answerer:
             outcome = Outcome(False, f"not confirmed: {exc}")
         if outcome.delivered:
             state = outcome.after.state.value if outcome.after else "?"
-            self._finish(agent, Report(pane_id, f"{target}: {what} (via hook); Claude moved on ({state})", "information", True), "", seen)
+            self._finish(agent, Report(pane_id, f"{target}: {what} (via hook); Claude moved on ({state})", "information", True), "", seen, request=seen.request)
         else:
-            self._finish(agent, Report(pane_id, f"{target}: {what} via hook: {outcome.detail}", "error", False), "not delivered")
+            self._finish(agent, Report(pane_id, f"{target}: {what} via hook: {outcome.detail}", "error", False), "not delivered", request=seen.request)
 
     def _finish(
         self,
@@ -352,14 +399,20 @@ class Answerer:
         began: float = 0.0,
         *,
         dialog: bool = True,
+        request: str = "",
     ) -> None:
         """After a send: keys for that agent wait for a new observation; the row and the audit say how it went.
 
         ``keys``: what the keys that reached the pane did, for the audit
         (delivered when ``report`` says so, else with its reason); ``dialog``:
         they answered a dialog (Claude's transcript can confirm which call).
+        ``request``: the appearance the answer went to (its keys reached the
+        pane, or the hook took it): spent, and the next prompt read is a new one.
         """
         pane_id = report.pane_id
+        if request:
+            self._spend(pane_id, request)
+            self.routes.renew(pane_id, request)
         desk = self.routes.desk(pane_id)
         if desk is not None:
             desk.sending_keys(pane_id, False)

@@ -130,7 +130,8 @@ class AnswerDesk:
                 self._let_go(call)
                 if pane_id not in self._keys:
                     self.record(seen.agent, Channel.PANE, call.describe(), call)
-        self.store.channel(pane_id, Channel.HOOK if _one(fits) is not None else Channel.NONE, self.clock())
+        holder = _one(fits)
+        self.store.channel(pane_id, Channel.HOOK if holder is not None else Channel.NONE, self.clock(), holder.id if holder is not None else None)
 
     @staticmethod
     def _moved_on(observation) -> bool:

@@ -116,8 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--interrupt", action="store_true", help="press Esc to interrupt the agent (only while it works)")
     send.add_argument(
         "--expect",
-        metavar="FINGERPRINT",
-        help="send only if the prompt still has this fingerprint (from 'status --json'); refuse otherwise",
+        metavar="REQUEST",
+        help="send only if the prompt on display is still this request (the 'request' of 'status --json': one appearance of it, "
+        "so the same words asked again are refused); needs the running headspace service",
     )
     send.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for confirmation (default 5; through a running service, its own confirm_timeout)")
 
@@ -607,17 +608,18 @@ async def _send_to(args: argparse.Namespace, config, server, record, family) -> 
     io = ThreadedPaneIO(server)
     try:
         # From the command line, "what the user saw" is the prompt as it is
-        # now, unless --expect names the one they saw; the guard still re-reads
-        # it right before sending, and the answer says exactly what it answered.
+        # now; the guard still re-reads it right before sending, and the
+        # answer says exactly what it answered.  Which appearance of a prompt
+        # an --expect names is known only to the service that watched it
+        # come and go: here (no service) only "no prompt" can be expected.
         seen, _ = await read_pane(io, record.pane_id, family)
-        if args.expect is not None:
-            shown = seen.prompt.fingerprint if seen.prompt else ""
-            if shown != args.expect:
-                raise UserError(
-                    f"{record.target}: the prompt is not the one expected (now {seen.state.value}"
-                    + (f", fingerprint {shown}" if shown else ", no prompt")
-                    + "); nothing sent"
-                )
+        if args.expect:
+            raise UserError(
+                f"{record.target}: --expect names one appearance of a prompt, which only the running headspace service "
+                "keeps track of, and none answers for this pane (start one: headspace serve); nothing sent"
+            )
+        if args.expect is not None and seen.prompt is not None:
+            raise UserError(f"{record.target}: the agent asks something now ({seen.state.value}), and no prompt was expected; nothing sent")
         outcome = await send_guarded(io, record.pane_id, seen, intent, timeout=args.timeout, server_key=server.key, family=family)
     except (ActionError, TmuxCommandError) as exc:
         raise UserError(f"{record.target}: {exc}") from None

@@ -264,6 +264,10 @@ class FacadeRoutes:
         agent = _own(self.service, asked)
         if agent is None:
             return {"refusal": "that agent is no longer there"}
+        # The client answers what it drew: that appearance of the prompt, and no later one with the same words.
+        stale = self.service.stale(agent, (observation or asked.observation).request)
+        if stale:
+            return {"refusal": stale}
         if observation is not None and observation == agent.observation:
             observation = agent.observation  # the very one on display, as an in-process front end hands it
         before = self.stream.asked_by.get(agent.pane_id)
@@ -290,7 +294,11 @@ class FacadeRoutes:
         if not all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], Agent) and isinstance(p[1], PendingCall) for p in pairs):
             raise Asked("pairs: (agent, request) pairs")
         client = _client(body.get("client"))
-        own = [(agent, call) for asked, call in pairs if (agent := _own(self.service, asked)) is not None]  # one gone since is left out
+        own = [  # one gone since, or asking anew since the list was drawn, is left out
+            (agent, call)
+            for asked, call in pairs
+            if (agent := _own(self.service, asked)) is not None and not self.service.stale(agent, asked.observation.request)
+        ]
         for agent, _ in own:
             self.stream.asked_by.setdefault(agent.pane_id, client)
         return {"line": self.service.approve_batch(own)}

@@ -23,7 +23,8 @@ anything):
   the service's one answerer, its policy and guard (the hook holding the
   exact call when there is one, else the guarded keys); the answer is the
   final report, ``{"delivered": bool, "detail": "..."}``.  ``expect``: only
-  if the prompt shown has that fingerprint.
+  if the prompt shown is that request (one appearance of it: ``status
+  --json``'s ``request``).
 * ``POST /v1/stop``: the service ends (its clients' lines end with it).
 * The facade's own routes, what the terminal UI asks (facade_routes.py):
   ``/v1/state``, ``/v1/events?form=facade``, ``/v1/answers``, ``/v1/input``...
@@ -424,7 +425,7 @@ def serve(
 
 
 def _answer_request(body: object) -> tuple[str, Intent, str | None] | str:
-    """``POST /v1/answer``'s body as (pane, intent, expected fingerprint), or what is wrong with it."""
+    """``POST /v1/answer``'s body as (pane, intent, expected request), or what is wrong with it."""
     if not isinstance(body, dict):
         return "an answer is a JSON object"
     pane_id, kind, expect = body.get("pane_id"), body.get("intent"), body.get("expect")
@@ -438,5 +439,5 @@ def _answer_request(body: object) -> tuple[str, Intent, str | None] | str:
     if not isinstance(text, str) or len(text) > MAX_TEXT:
         return f"text: a string of at most {MAX_TEXT} characters"
     if expect is not None and not isinstance(expect, str):
-        return "expect: a fingerprint (a string)"
+        return "expect: a request, as 'status --json' shows it (a string)"
     return pane_id, Intent(IntentKind(kind), option=option, text=text), expect

@@ -6,8 +6,9 @@ and a fingerprint, and wants one reply: sent and seen, or why not.  This is
 that reply, through the facade's one answerer, its policy and its guard:
 
 * the agent is looked up now, by its pane, in the service's own store;
-* ``expect``: only when the prompt shown now has the fingerprint the asker
-  saw (a dialog that changed since is not answered, whatever it asks now);
+* ``expect``: only when the prompt shown now is the very appearance the
+  asker saw (its ``request``: service/appearances.py): a dialog that changed
+  since, or the same words asked anew after an answer, is not answered;
 * a prompt shown moments ago gets the rest of a reaction time, then one more
   try, as the command line's own guarded send does;
 * the reply is the answer's final report (or why there was none in time).
@@ -19,6 +20,7 @@ import asyncio
 import time
 from dataclasses import dataclass
 
+from ..model import Agent
 from .facade import REACTION_TIME, Intent, Report, Service
 
 ANSWER_WAIT = 30.0  # seconds an answer may take to its final report (the answerer's own deadline comes first)
@@ -50,15 +52,13 @@ class AnswerWait:
                     future.set_result(report)
 
     async def answer(self, pane_id: str, intent: Intent, expect: str | None) -> Reply:
-        """Answer the agent in ``pane_id`` with ``intent`` (only if its prompt's fingerprint is ``expect``, when given)."""
+        """Answer the agent in ``pane_id`` with ``intent`` (only if its prompt is appearance ``expect``, when given)."""
         agent = self.service.agent(pane_id)
         if agent is None:
             return Reply(404, detail=f"{pane_id}: no agent is watched there")
-        if expect is not None:
-            shown = agent.observation.prompt.fingerprint if agent.observation.prompt else ""
-            if shown != expect:
-                now = f", fingerprint {shown}" if shown else ", no prompt"
-                return Reply(409, agent.target, detail=f"the prompt is not the one expected (now {agent.state.value}{now}); nothing sent", state=agent.state.value)
+        refusal = self._unexpected(agent, expect)
+        if refusal:
+            return Reply(409, agent.target, detail=refusal, state=agent.state.value)
         future: asyncio.Future[Report] = asyncio.get_running_loop().create_future()
         waiting = self._waiting.setdefault(pane_id, [])
         waiting.append(future)
@@ -67,7 +67,8 @@ class AnswerWait:
             if refusal and agent.observation.prompt is not None and time.time() - agent.prompt_since < REACTION_TIME:
                 await asyncio.sleep(REACTION_TIME)
                 agent = self.service.agent(pane_id) or agent
-                refusal = self.service.answer(agent, intent)
+                # Judged again after the wait: the appearance may have changed meanwhile.
+                refusal = self._unexpected(agent, expect) or self.service.answer(agent, intent)
             if refusal:
                 return Reply(409, agent.target, detail=refusal, state=agent.state.value)
             report = await asyncio.wait_for(future, ANSWER_WAIT)
@@ -79,3 +80,12 @@ class AnswerWait:
             if not waiting and self._waiting.get(pane_id) is waiting:
                 self._waiting.pop(pane_id, None)
         return Reply(200, agent.target, report.delivered, report.text)
+
+    def _unexpected(self, agent: Agent, expect: str | None) -> str:
+        """Why ``agent`` must not be answered for ``expect`` (the request the asker saw), or ""."""
+        if expect is None:
+            return ""
+        if expect and "~" not in expect:
+            return "expect takes the prompt's 'request' (from 'status --json' or the page), which names one appearance of it, not its words' fingerprint; nothing sent"
+        stale = self.service.stale(agent, expect)
+        return f"{stale}; nothing sent" if stale else ""

@@ -377,6 +377,10 @@ class Service:
         """
         return self._answerer.answer(agent, intent, seen)
 
+    def stale(self, agent: Agent, request: str) -> str:
+        """Why an answer drawn for appearance ``request`` of ``agent``'s prompt must not go ("" when it is the one on display, unanswered)."""
+        return self._answerer.stale(agent, request)
+
     def answer_pending(self, agent: Agent) -> bool:
         """An answer to ``agent`` is on its way, or landed moments ago while its row still shows what it answered (an inbox moves past it)."""
         return self._answerer.awaits(agent)

@@ -131,6 +131,11 @@ class Fleet:
         if monitor is not None:
             monitor.mark(address, delivery)
 
+    def renew(self, address: str, request: str) -> None:
+        monitor = self.monitor_for(address)
+        if monitor is not None:
+            monitor.renew(address, request)
+
     def desk(self, address: str) -> AnswerDesk | None:
         """The answer desk of the host that owns ``address``."""
         monitor = self.monitor_for(address)

@@ -486,6 +486,10 @@ class Monitor:
         """Record the result of an action on the row ("not delivered: ...")."""
         self.store.marked(pane_id, delivery, self.clock())
 
+    def renew(self, pane_id: str, request: str) -> None:
+        """An answer to ``request`` went and ended: the next prompt read there is a new appearance."""
+        self.store.renew(pane_id, request)
+
     def refresh_soon(self, pane_id: str) -> None:
         """Read the pane again soon (after keys were sent to it)."""
         self.sessions.read_soon(pane_id)

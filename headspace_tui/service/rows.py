@@ -18,7 +18,7 @@ from ..model import Agent, AgentState, Observation, Option, PaneAddress
 # The keys ``status --json`` prints, in its order (the README documents them).
 PUBLIC = (
     "host", "target", "pane_id", "state", "tool", "detail", "options", "question", "ticked", "error", "retrying",
-    "exit_status", "fingerprint", "cwd", "since", "in_state_for", "since_source", "agent", "agent_version", "claude_version",
+    "exit_status", "fingerprint", "request", "cwd", "since", "in_state_for", "since_source", "agent", "agent_version", "claude_version",
 )  # fmt: skip
 
 
@@ -44,8 +44,10 @@ def agent_row(agent: Agent, now: float) -> dict[str, Any]:
         "error": obs.error or None,
         "retrying": obs.retrying,  # working, and Claude retries a failed request ("error" says which)
         "exit_status": obs.exit_status,
-        # What 'send --expect' checks: the prompt exactly as shown now.
+        # The prompt's words, the same each time they are asked.
         "fingerprint": obs.prompt.fingerprint if obs.prompt and obs.prompt.fingerprint else None,
+        # What 'send --expect' checks: this appearance of the prompt, and no later one with the same words.
+        "request": obs.request or None,
         "cwd": agent.cwd,
         "since": agent.since,  # as before: the look's own time when nothing dates the state
         # How long in this state (seconds), and who says when it began (Claude's status
@@ -63,7 +65,7 @@ def agent_row(agent: Agent, now: float) -> dict[str, Any]:
 _TYPES: dict[str, tuple[type, ...]] = {
     "host": (str,), "target": (str,), "pane_id": (str,), "state": (str,), "tool": (str, type(None)), "detail": (str, type(None)),
     "options": (list,), "question": (str, type(None)), "ticked": (list,), "error": (str, type(None)), "retrying": (bool,),
-    "exit_status": (int, type(None)), "fingerprint": (str, type(None)), "cwd": (str,), "since": (int, float),
+    "exit_status": (int, type(None)), "fingerprint": (str, type(None)), "request": (str, type(None)), "cwd": (str,), "since": (int, float),
     "in_state_for": (int, float, type(None)), "since_source": (str, type(None)), "agent": (str,), "agent_version": (str, type(None)),
     "claude_version": (str, type(None)), "line": (str,),
 }  # fmt: skip

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 
 from ..detect.claude.status_files import ClaudeStatus
 from ..detect.clock import Clock
@@ -26,19 +27,21 @@ from ..detect.sources import Source
 from ..events import AgentChanged, AgentRemoved, Event
 from ..model import Agent, AgentState, Channel, Evidence, Observation, PaneAddress
 from ..tmux.server import PaneRecord
+from .appearances import Appearances
 from .scan import new_agent
 
 log = logging.getLogger(__name__)
 
 
 def same_observation(a: Observation, b: Observation) -> bool:
-    """Equal for the table: same state, same prompt with the same boxes ticked, same error (evidence may differ).
+    """Equal for the table: same state, same appearance of the same prompt with the same boxes ticked, same error (evidence may differ).
 
     A tick is not in the fingerprint (it is the same question, still
     answerable with the keys the user saw), but the row shows it.
     """
     return (
         a.state is b.state
+        and a.request == b.request
         and (a.prompt.fingerprint if a.prompt else "") == (b.prompt.fingerprint if b.prompt else "")
         and (a.prompt.ticked if a.prompt else ()) == (b.prompt.ticked if b.prompt else ())
         and a.error == b.error
@@ -56,6 +59,8 @@ class AgentStore:
         self._subscribers: list[Callable[[Event], None]] = []
         # Per pane: the one claim of when its current state began (detect/clock.py).
         self._clocks: dict[str, Clock] = {}
+        # Per pane: which appearance of its prompt is on display, the id every answer carries.
+        self.appearances = Appearances()
         # Why the host cannot be read, from ``offline`` until ``online``: a pane read meanwhile (tmux
         # answering through ssh while the host's reader there is down) does not make a row live.
         self._stale = ""
@@ -132,6 +137,9 @@ class AgentStore:
             clock = self._clocks[record.pane_id] = Clock()
         claim = clock.update(observation.state, claims or {}, at, observation.prompt.fingerprint if observation.prompt else "")
         since = claim.at
+        request = self.appearances.see(record.pane_id, observation)
+        if request != observation.request:
+            observation = replace(observation, request=request)
         agent = self.agents.get(record.pane_id)
         if agent is None:
             agent = new_agent(record, key, observation, claim, at, agent_pid=agent_pid, status=status, agent_version=agent_version, family=family, host=self.host)
@@ -144,10 +152,8 @@ class AgentStore:
                 agent.offline, agent.offline_since = self._stale, at
         else:
             agent.offline, agent.offline_since = "", 0.0  # read again: its host answers
-        old_print = agent.observation.prompt.fingerprint if agent.observation.prompt else ""
-        new_print = observation.prompt.fingerprint if observation.prompt else ""
-        if new_print != old_print:
-            agent.prompt_since = at
+        if request and request != agent.observation.request:
+            agent.prompt_since = at  # another prompt, or the same words asked anew
         old_state = agent.observation.state
         if old_state is not observation.state:
             agent.delivery = ""
@@ -186,12 +192,27 @@ class AgentStore:
             agent.answered = text
             self.emit(AgentChanged(agent, agent.state, at))
 
-    def channel(self, pane_id: str, channel: Channel, at: float) -> None:
-        """Whether the dialog on screen can be answered through the hook (``Channel.HOOK``) or only by keys (``NONE``)."""
+    def channel(self, pane_id: str, channel: Channel, at: float, call: int | None = None) -> None:
+        """Whether the dialog on screen can be answered through the hook (``Channel.HOOK``: by ``call``) or only by keys (``NONE``).
+
+        A dialog held by another hook call than the one that held it is
+        another request, whatever its words: a new appearance.
+        """
         agent = self.agents.get(pane_id)
-        if agent is not None and agent.channel != channel:
-            agent.channel = channel
+        if agent is None:
+            return
+        changed = agent.channel != channel
+        agent.channel = channel
+        if call is not None and self.appearances.held_by(pane_id, call):
+            agent.observation = replace(agent.observation, request=self.appearances.current(pane_id))
+            agent.prompt_since = at
+            changed = True
+        if changed:
             self.emit(AgentChanged(agent, agent.state, at))
+
+    def renew(self, pane_id: str, request: str) -> None:
+        """An answer to ``request`` went and ended: the next prompt read in ``pane_id`` is a new appearance, whatever its words."""
+        self.appearances.renew(pane_id, request)
 
     def work(self, pane_id: str, command: str, outcome: str, at: float) -> None:
         """The agent's command and last outcome (from its transcript, through the journal); told only when they change."""
@@ -236,6 +257,7 @@ class AgentStore:
 
     def forget(self, pane_id: str) -> None:
         self._clocks.pop(pane_id, None)
+        self.appearances.forget(pane_id)
         agent = self.agents.pop(pane_id, None)
         if agent is not None:
             self.emit(AgentRemoved(pane_id, agent.key or pane_id))

@@ -19,7 +19,8 @@ The routes (every one needs the token; guard.py says how it is checked):
   page looks at (read at the preview's pace, its screens pushed);
 * ``POST /api/answer``: ``{"pane", "intent", "option", "text", "expect"}``:
   one answer through the facade's answerer, policy and guard, only if the
-  prompt's fingerprint is still ``expect`` (what the page showed); the audit
+  prompt on display is still the appearance ``expect`` names (the row's
+  ``request``: the same words asked again are another request); the audit
   says "via web" and the client's address.
 
 The page reaches the service only through the facade (``Service``'s public
@@ -388,7 +389,7 @@ async def _json(request: web.Request) -> dict[str, Any] | None:
 
 
 def _answer_request(body: dict[str, Any] | None, via: str) -> tuple[str, Intent, str] | str:
-    """An answer's body as (pane, intent, the fingerprint the page showed), or what is wrong with it."""
+    """An answer's body as (pane, intent, the request the page showed), or what is wrong with it."""
     if body is None:
         return "an answer is a JSON object"
     pane, kind, expect = body.get("pane"), body.get("intent"), body.get("expect")
@@ -402,7 +403,7 @@ def _answer_request(body: dict[str, Any] | None, via: str) -> tuple[str, Intent,
     if not isinstance(text, str) or len(text) > MAX_TEXT:
         return f"text: a string of at most {MAX_TEXT} characters"
     if not isinstance(expect, str):
-        return "expect: the fingerprint of the prompt the page showed (a string; empty when it showed none)"
+        return "expect: the request (one appearance of a prompt) the page showed (a string; empty when it showed none)"
     return pane, Intent(IntentKind(kind), option=option, text=text, via=via), expect
 
 

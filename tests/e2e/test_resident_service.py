@@ -11,7 +11,7 @@
 * With no headspace open, a new wait rings once: in the user's terminal (a
   real tmux client in a pty) and through ``notify_command``.
 * ``send`` goes through the service's one answerer and guard: to a pane id
-  with no tmux on PATH, refused on a fingerprint that is not the one shown.
+  with no tmux on PATH, refused on a request that is not the one shown.
 
 Every service started here is ended here: by ``serve --stop``, by its tmux
 server's end, or by its pid (ours) at teardown.
@@ -297,15 +297,17 @@ def test_send_answers_through_the_service_and_its_guard(claude_session, private_
     card = started(private_tmux.name, services)
     without_tmux = {"PATH": no_tmux_path(tmp_path)}
     (row,) = rows(run("-L", private_tmux.name, "status", "--json", env=without_tmux))
-    assert row["state"] == "permission" and row["fingerprint"], row
+    assert row["state"] == "permission" and row["fingerprint"] and row["request"], row
 
-    wrong = run("-L", private_tmux.name, "send", session.pane_id, "--approve", "--expect", "not-" + row["fingerprint"], env=without_tmux)
-    assert wrong.returncode == 1 and "not the one expected" in wrong.stderr and "nothing sent" in wrong.stderr, wrong
+    wrong = run("-L", private_tmux.name, "send", session.pane_id, "--approve", "--expect", "not-" + row["request"], env=without_tmux)
+    assert wrong.returncode == 1 and "the prompt changed since it was shown" in wrong.stderr and "nothing sent" in wrong.stderr, wrong
+    words = run("-L", private_tmux.name, "send", session.pane_id, "--approve", "--expect", row["fingerprint"], env=without_tmux)
+    assert words.returncode == 1 and "not its words' fingerprint" in words.stderr, words  # the words alone name no one request
     nobody = run("-L", private_tmux.name, "send", "%999", "--approve", env=without_tmux)
     assert nobody.returncode == 1 and "no agent is watched there" in nobody.stderr, nobody
     assert NUMBERED_MENU.search(session.screen()), "a refused answer changed the dialog"
 
-    sent = run("-L", private_tmux.name, "send", session.pane_id, "--approve", "--expect", row["fingerprint"], env=without_tmux)
+    sent = run("-L", private_tmux.name, "send", session.pane_id, "--approve", "--expect", row["request"], env=without_tmux)
     assert sent.returncode == 0, sent.stderr
     assert sent.stdout.startswith(f"{row['target']}: "), sent.stdout
     session.wait_for("Done sending.", timeout=30)

@@ -185,6 +185,48 @@ def test_a_phone_approves_the_exact_call_and_the_page_is_closed_to_anyone_withou
     assert audited, "the audit does not say the answer came from the web page"
 
 
+def test_a_stale_tap_for_an_answered_request_never_approves_the_next_one_with_the_same_words(claude_session, private_tmux, services, phone):
+    """The issue's defect: the page's Approve named only the words, so it approved the same command asked again."""
+    command = "echo run >> runs.txt"
+    session = claude_session([api.bash(command, "Log a run"), api.bash(command, "Log a run"), api.text("Logged twice.")], name="twice")
+    runs = session.workdir / "runs.txt"
+    url, _, _ = web_on(private_tmux.name, services)
+    page = phone.new_page()
+    page.goto(url)
+    session.submit("log two runs")
+    session.wait_for(NUMBERED_MENU, timeout=60)
+    open_agent(page, session.pane_id, "permission")
+    page.get_by_role("button", name="Approve", exact=True).wait_for(timeout=WAIT)
+    first = page.evaluate("agents.get(shown).request")
+    assert first, "the page has no request to answer"
+
+    page.route("**/api/events**", lambda route: route.abort())  # a phone tab in the background: its stream frozen
+    page.evaluate("events.close()")
+    run("-L", private_tmux.name, "send", session.pane_id, "--approve")  # answered in the terminal
+    wait(lambda: runs.exists() and len(runs.read_text().splitlines()) == 1, "the first run")
+
+    def asked_again() -> bool:
+        rows = [json.loads(line) for line in run("-L", private_tmux.name, "status", "--json").stdout.splitlines()]
+        return any(row["state"] == "permission" and row["request"] not in (None, first) for row in rows)
+
+    wait(asked_again, "the service to see the same command asked again")
+    page.get_by_role("button", name="Approve", exact=True).tap()
+    page.locator("#notice.error").wait_for(timeout=WAIT)
+    notice = page.locator("#notice").inner_text()
+    assert notice.startswith("Nothing sent:") and "that request was already answered; this is a new one" in notice, notice
+    time.sleep(1.5)  # time enough for a command that was let through to run
+    assert len(runs.read_text().splitlines()) == 1, "the stale tap ran the command a second time"
+
+    page.unroute("**/api/events**")
+    page.evaluate("follow()")
+    page.locator("#live.on").wait_for(timeout=WAIT)
+    page.wait_for_function("(first) => agents.get(shown) && agents.get(shown).request && agents.get(shown).request !== first", arg=first, timeout=WAIT)
+    page.get_by_role("button", name="Approve", exact=True).tap()  # the new request, seen: approved
+    page.locator("#notice.ok").wait_for(timeout=WAIT)
+    session.wait_for("Logged twice.", timeout=60)
+    assert len(runs.read_text().splitlines()) == 2
+
+
 def test_a_stale_page_sends_nothing_and_redraws_then_deny_refuses_the_dialog_there_now(claude_session, private_tmux, services, phone):
     script = [api.bash("touch first.txt", "First file"), api.bash("touch second.txt", "Second file"), api.text("Both made.")]
     session = claude_session(script, name="stale")
@@ -212,7 +254,7 @@ def test_a_stale_page_sends_nothing_and_redraws_then_deny_refuses_the_dialog_the
     page.get_by_role("button", name="Approve", exact=True).tap()
     page.locator("#notice.error").wait_for(timeout=WAIT)
     notice = page.locator("#notice").inner_text()
-    assert notice.startswith("Nothing sent:") and "not the one expected" in notice, notice
+    assert notice.startswith("Nothing sent:") and "that request was already answered; this is a new one." in notice, notice
     page.locator("#agent-view").get_by_text("touch second.txt").first.wait_for(timeout=WAIT)  # redrawn: the dialog there now
     time.sleep(1.0)
     assert not (session.workdir / "second.txt").exists()  # the stale tap approved nothing

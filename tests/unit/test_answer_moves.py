@@ -86,6 +86,7 @@ class Routes:
 
     def __init__(self) -> None:
         self.marks: list[tuple[str, str]] = []
+        self.renewed: list[tuple[str, str]] = []
 
     def desk(self, address: str):
         return None
@@ -95,6 +96,9 @@ class Routes:
 
     def mark(self, address: str, delivery: str) -> None:
         self.marks.append((address, delivery))
+
+    def renew(self, address: str, request: str) -> None:
+        self.renewed.append((address, request))
 
     def refresh_soon(self, address: str) -> None:
         pass

@@ -1,9 +1,9 @@
 // headspace's phone page: the agents, live, and the answers that fit each one.
 //
 // Everything from outside (pane text, names, folders) goes in with textContent,
-// never as HTML.  Every answer carries the fingerprint of the prompt this page
-// drew: if the dialog changed since, the service sends nothing and says so,
-// and the page redraws.
+// never as HTML.  Every answer carries the request this page drew (one
+// appearance of a prompt): if the dialog changed since, or was answered and
+// asked again, the service sends nothing and says so, and the page redraws.
 "use strict";
 
 const client = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
@@ -105,6 +105,11 @@ function route() {
   $("agent-view").hidden = shown === null;
   if (shown) drawAgent();
   else drawList();
+}
+
+// A refusal's reason without its own "nothing sent" (the notice says it first).
+function refused(reason) {
+  return (reason || "").replace(/;? *nothing sent\.?$/i, "");
 }
 
 async function loadScreen() {
@@ -260,7 +265,7 @@ async function answer(agent, intent, option, text) {
   say("Sending…", "pending");
   drawAgent();
   try {
-    const response = await post("/api/answer", { pane: agent.address, intent, option: option || "", text: text || "", expect: agent.fingerprint || "" });
+    const response = await post("/api/answer", { pane: agent.address, intent, option: option || "", text: text || "", expect: agent.request || "" });
     const body = await response.json().catch(() => ({}));
     if (response.ok && body.delivered) {
       say(`Sent: ${body.detail}`, "ok");
@@ -269,10 +274,10 @@ async function answer(agent, intent, option, text) {
     } else if (response.ok) {
       say(`Not confirmed: ${body.detail}`, "error");
     } else if (response.status === 409) {
-      say(`Nothing sent: ${body.error || "the agent changed"}. Here is what it shows now.`, "error");
+      say(`Nothing sent: ${refused(body.error) || "the agent changed"}. Here is what it shows now.`, "error");
       ticks = null;
     } else {
-      say(`Nothing sent: ${body.error || response.statusText}`, "error");
+      say(`Nothing sent: ${refused(body.error) || response.statusText}`, "error");
     }
   } catch (error) {
     say("Nothing known: the connection failed. Check the agent before answering again.", "error");
