@@ -65,6 +65,7 @@ from ..shared import heap
 from ..shared.peer import peer_uid
 from ..shared.resident_place import Place, make_folder, remove_files, take_lock, write_card
 from ..web.server import WebOptions, WebPage, WebSite, web_options
+from .deadline import Deadline
 from .facade_routes import FacadeRoutes, FacadeStream
 from .ringer import Ringer
 
@@ -104,6 +105,10 @@ class Resident:
         self.started = time.time()
         self.stopping = asyncio.Event()
         self.why = ""  # why the service ended, for its log
+        self.socket_inode: int | None = None  # the socket's, once it listens (only ours is removed)
+        # Once the service decides to end, the process ends within this bound, whatever it waits on
+        # (deadline.py): armed by ``serve``, the process's own entry, never in a process that only hosts one.
+        self.deadline: Deadline | None = None
         self._streams: set[asyncio.Queue[dict[str, Any] | None]] = set()  # the rows' streams (status, the web page)
         self._facade_streams: set[asyncio.Queue[dict[str, Any] | None]] = set()  # the facade's (a terminal UI: facade_client.py)
         self.facade = FacadeStream(service)
@@ -306,6 +311,16 @@ class Resident:
         if not self.stopping.is_set():
             self.why = why
             self.stopping.set()
+            log.info("service ending: %s", why)
+            if self.deadline is not None:
+                self.deadline.start(why)
+
+    def _signalled(self, name: str) -> None:
+        """SIGTERM, SIGINT or SIGHUP: the first ends the service; a second while it ends, the process at once."""
+        if self.stopping.is_set() and self.deadline is not None:
+            self.deadline.again(name)
+        else:
+            self.end(f"signal {name}")
 
     async def _watch_tmux(self, first_pid: int) -> None:
         """End the service when its tmux server is gone or replaced; a look that fails (no fork, say) is tried again, less often each time."""
@@ -347,10 +362,9 @@ class Resident:
             return f"no tmux server runs ({self.server.where})"
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-            loop.add_signal_handler(signum, self.end, f"signal {signal.Signals(signum).name}")
+            loop.add_signal_handler(signum, self._signalled, signal.Signals(signum).name)
         runner = web.AppRunner(self.app(), access_log=None, handle_signals=False, handler_cancellation=True, shutdown_timeout=SHUTDOWN_TIMEOUT)
         await runner.setup()
-        inode: int | None = None
         running = asyncio.create_task(self.service.run())
         watch = asyncio.create_task(self._watch_tmux(first_pid))
         ringing = asyncio.create_task(self.ringer.run()) if self.ringer is not None else None
@@ -361,7 +375,7 @@ class Resident:
             site = web.UnixSite(runner, str(self.place.socket))
             await site.start()
             os.chmod(self.place.socket, 0o600)
-            inode = os.lstat(self.place.socket).st_ino
+            self.socket_inode = os.lstat(self.place.socket).st_ino
             if self.web_on_start is not None:
                 try:
                     await self.web.start(self.web_on_start)
@@ -376,6 +390,11 @@ class Resident:
                 if part in done and not part.cancelled() and part.exception() is not None:
                     self.why = f"{name} failed: {part.exception()}"
                     log.error("%s failed", name, exc_info=part.exception())
+        except Exception as exc:
+            # Said here, before the shutdown: a shutdown that runs out its deadline ends the process before this propagates.
+            self.why = self.why or f"failed: {type(exc).__name__}: {exc}"
+            log.exception("the service failed")
+            raise
         finally:
             self.end(self.why or "ended")
             for queue in [*self._streams, *self._facade_streams]:
@@ -391,10 +410,12 @@ class Resident:
             await self.web.stop()
             await self.service.stop()
             await runner.cleanup()
-            remove_files(self.place, inode)
+            remove_files(self.place, self.socket_inode)
             for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
                 loop.remove_signal_handler(signum)
         log.info("service ended: %s", self.why)
+        if self.deadline is not None:
+            self.deadline.done()
         return self.why
 
 
@@ -416,12 +437,32 @@ def serve(
 
     async def main() -> str:
         ringer = make_ringer(service) if make_ringer else None
-        return await Resident(service, server, place, ringer=ringer, config_path=config_path, web_on_start=web_on_start).run()
+        resident = Resident(service, server, place, ringer=ringer, config_path=config_path, web_on_start=web_on_start)
+        resident.deadline = Deadline(lambda: remove_files(place, resident.socket_inode), describe=_tasks_of(asyncio.get_running_loop()))
+        return await resident.run()
 
     try:
         return asyncio.run(main())
     finally:
         os.close(lock)  # the kernel lets go of the flock with it
+
+
+def _tasks_of(loop: asyncio.AbstractEventLoop) -> Callable[[], str]:
+    """What each of ``loop``'s tasks waits on (its innermost frames), for a shutdown that ran out its deadline."""
+
+    def describe() -> str:
+        lines = []
+        for task in list(asyncio.all_tasks(loop)):
+            chain, step = [], task.get_coro()
+            while step is not None and len(chain) < 20:  # the awaits, outermost first (a task's own stack stops at its coroutine)
+                frame = getattr(step, "cr_frame", None) or getattr(step, "gi_frame", None)
+                if frame is not None:
+                    chain.append(f"{frame.f_code.co_name} ({os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno})")
+                step = getattr(step, "cr_await", None) or getattr(step, "gi_yieldfrom", None)
+            lines.append(f"  task {task.get_name()}: {' -> '.join(chain[-4:]) or 'not started'}\n")
+        return "".join(lines)
+
+    return describe
 
 
 def _answer_request(body: object) -> tuple[str, Intent, str | None] | str:
