@@ -453,7 +453,8 @@ def _tasks_of(loop: asyncio.AbstractEventLoop) -> Callable[[], str]:
     def describe() -> str:
         lines = []
         for task in list(asyncio.all_tasks(loop)):
-            chain, step = [], task.get_coro()
+            chain: list[str] = []
+            step: Any = task.get_coro()
             while step is not None and len(chain) < 20:  # the awaits, outermost first (a task's own stack stops at its coroutine)
                 frame = getattr(step, "cr_frame", None) or getattr(step, "gi_frame", None)
                 if frame is not None:
