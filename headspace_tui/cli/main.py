@@ -684,7 +684,7 @@ def cmd_new(args: argparse.Namespace) -> int:
     """``headspace new``: one line saying where Claude now runs (its pane id first, for scripts)."""
     import os
 
-    from ..service.lifecycle import LifecycleError, claude_argv, start
+    from ..service.lifecycle import LifecycleError, claude_argv, runs_agent, start
     from ..tmux.server import TmuxCommandError, TmuxUnavailable
 
     if args.host:
@@ -695,10 +695,13 @@ def cmd_new(args: argparse.Namespace) -> int:
         started = start(server, claude_argv(args.claude_args), folder=folder, branch=args.worktree, session=args.session, env=os.environ)
     except LifecycleError as exc:
         raise UserError(str(exc)) from None
+    why = runs_agent(server, started.pane_id, "claude")  # told as started only once it runs
+    if why:
+        raise UserError(why)
     try:
         where = server.pane(started.pane_id).target
     except (TmuxCommandError, TmuxUnavailable):
-        where = "a window that closed at once (did claude start? try it in that folder)"
+        raise UserError(f"claude started in {started.pane_id}, whose window closed at once (try claude in that folder)") from None
     tree = " (new worktree)" if started.worktree else ""
     print(clean(f"{started.pane_id} {where}: claude in {started.cwd}{tree}"))
     return EXIT_OK

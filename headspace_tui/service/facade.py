@@ -51,7 +51,7 @@ from ..tmux.spawn import SpawnError, kill_pane
 from .evidence import FIRST_SAYS
 from .fleet import ControlPaneIO, Fleet
 from .journal import Journal, who
-from .lifecycle import LifecycleError, claude_argv, exit_claude, resume_argv, start, state_refusal
+from .lifecycle import LifecycleError, claude_argv, exit_claude, resume_argv, runs_agent, start, state_refusal
 from .monitor import Monitor
 from .scan import sort_key
 
@@ -493,6 +493,9 @@ class Service:
             )
         except LifecycleError as exc:
             raise ServiceError(str(exc)) from None
+        why = runs_agent(self._server, started.pane_id, "claude")
+        if why:
+            raise ServiceError(why)
         return started.pane_id
 
     @staticmethod
@@ -565,6 +568,9 @@ class Service:
             started = await asyncio.to_thread(start, self._server, argv, folder=Path(cwd), session=session, window_env=config)
         except LifecycleError as exc:
             raise ServiceError(f"{agent.target} stopped, but its resume did not start: {exc}") from None
+        why = await asyncio.to_thread(runs_agent, self._server, started.pane_id, "claude")
+        if why:
+            raise ServiceError(f"{agent.target} stopped, but its resume did not start: {why}")
         return started.pane_id
 
 

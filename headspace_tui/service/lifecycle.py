@@ -11,6 +11,11 @@
   same pane with the same agent (its identity: pane, process and start).
 * **Restart**: the agent's session id (Claude's status file), ``/exit``,
   then ``claude --resume <id>`` in a new window in the same folder.
+* **Confirm**: a start or restart is told as done only once the new pane
+  runs the agent (its process in the pane's tree, within ``START_WAIT``);
+  a window that closed at once (``claude`` not on the PATH tmux gives new
+  windows) or a pane that never ran it says so, in one line, with what the
+  pane showed last.
 
 No Textual here: the CLI and the facade call these.
 """
@@ -18,6 +23,7 @@ No Textual here: the CLI and the facade call these.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -25,8 +31,10 @@ from pathlib import Path
 
 from ..answering.keys import ActionError, PaneIO, draft_refusal, send_guarded
 from ..answering.policy import INPUT_BOX_STATES, Intent, IntentKind
-from ..detect.families import CLAUDE
+from ..detect.families import CLAUDE, find_agent
 from ..model import AgentState, Observation
+from ..shared.proctree import read_process_table
+from ..shared.safe_text import clean
 from ..shared.worktree import WorktreeError, add_worktree
 from ..tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
 from ..tmux.spawn import SpawnError, current_session, start_window
@@ -34,6 +42,7 @@ from ..tmux.spawn import SpawnError, current_session, start_window
 EXIT_COMMAND = "/exit"
 EXIT_STATES = INPUT_BOX_STATES  # idle, asking in text, or given up on an error: at its input box, not working, no dialog
 EXIT_WAIT = 10.0  # seconds for Claude to be gone after /exit
+START_WAIT = 8.0  # seconds for a new window to run its agent (a cold start of Claude's binary under load: 1-3 s)
 
 
 class LifecycleError(Exception):
@@ -87,6 +96,37 @@ def start(
     except (WorktreeError, SpawnError, TmuxCommandError, TmuxUnavailable) as exc:
         raise LifecycleError(str(exc)) from None
     return Started(pane_id, str(cwd), branch is not None)
+
+
+def runs_agent(server: TmuxServer, pane_id: str, program: str, *, timeout: float = START_WAIT, family: str = CLAUDE.name) -> str:
+    """Wait until ``pane_id`` runs an agent of ``family`` (started as ``program``); "" when it does, else why not, in one line.
+
+    Blocking (tmux, /proc): called off the loop.  A pane gone at once is a
+    program that could not start (not found, or it failed before drawing);
+    a pane that lives but never runs the agent says what it runs and shows.
+    """
+    deadline = time.monotonic() + timeout
+    last = ""
+    while True:
+        try:
+            record = server.pane(pane_id)
+        except (TmuxCommandError, TmuxUnavailable):
+            return f"{program} did not start: its window ({pane_id}) closed at once{_said(last)} (is {program} on the PATH of tmux's new windows? headspace doctor checks)"
+        with contextlib.suppress(TmuxCommandError, TmuxUnavailable):
+            last = server.capture(pane_id, ansi=False)
+        found = find_agent(record.pid, read_process_table())
+        if found is not None and found[1].name == family:
+            return ""
+        if record.dead or time.monotonic() >= deadline:
+            running = "has ended" if record.dead else f"runs {record.current_command or 'nothing known'}"
+            return f"{program} is not running in {pane_id} after {timeout:g}s: the pane {running}{_said(last)}"
+        time.sleep(0.2)
+
+
+def _said(screen: str) -> str:
+    """The last thing a pane showed, as data (one line, cut), to quote in a refusal."""
+    lines = [line.strip() for line in screen.splitlines() if line.strip()]
+    return f" (it showed {clean(lines[-1], 120)!r})" if lines else ""
 
 
 def state_refusal(seen: Observation) -> str:

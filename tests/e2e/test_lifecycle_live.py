@@ -205,6 +205,37 @@ def test_restart_resumes_the_same_conversation_in_a_new_window(claude_binary, fa
     asyncio.run(scenario())
 
 
+def test_restart_with_claude_missing_from_the_new_windows_path_says_so_and_claims_nothing(claude_binary, fake_api, private_tmux, tmp_path, monkeypatch):
+    """The trial's restart toasted "restarted as %7" while %7 never ran Claude (not on the PATH new windows get)."""
+    folder = tmp_path / "work"
+    folder.mkdir()
+    env = user_server(private_tmux, claude_binary, fake_api, tmp_path, [folder])
+    monkeypatch.delenv("TMUX", raising=False)
+    fake_api.set_script([api.text("Noted.")])
+    app = make_app(private_tmux.name, tmp_path, claude_home=Path(env["HOME"]))
+    done = headspace_new(private_tmux.name, env, str(folder), "--session", "main")
+    assert done.returncode == 0, done.stderr
+    old = done.stdout.split()[0]
+    private_tmux.run("set-environment", "-g", "PATH", "/usr/bin:/bin")  # from now on, new windows find no claude
+
+    async def scenario():
+        async with app.run_test(size=(160, 48)) as pilot:
+            await wait_until(pilot, lambda: old in app.table.agents and app.table.agents[old].state is AgentState.IDLE, "the agent idle", timeout=30)
+            app.table.select(old)
+            await wait_until(pilot, lambda: (a := app.selected_agent()) is not None and a.pane_id == old, "the cursor on it")
+            app.lifecycle.restart_agent()
+
+            def said() -> list[str]:
+                return [str(n.message) for n in app._notifications]
+
+            await wait_until(pilot, lambda: any("resume did not start" in m for m in said()), "the restart's report", timeout=30)
+            (report,) = [m for m in said() if "resume did not start" in m]
+            assert "claude did not start" in report and "PATH" in report, report
+            assert not any("restarted as" in m for m in said()), said()
+
+    asyncio.run(scenario())
+
+
 def test_stop_leaves_the_shell_claude_was_started_from(claude_session, private_tmux, tmp_path):
     """A Claude typed at a shell prompt: /exit ends Claude, the user's shell stays, and nothing is killed."""
     session = claude_session([], name="byhand")
