@@ -81,8 +81,18 @@ def _waiting_for(agent: Agent, retrying: Style | str) -> Text:
         if agent.placeholder:
             return Text(f"cannot reach {agent.host}: {reason}", style="red")
         return Text(f"reconnecting… ({reason})", style="dim")  # the last reading, kept on screen while the host is out of reach
-    if agent.delivery:
-        return Text(agent.delivery, style="bold red" if "not" in agent.delivery else "dim")
+    wait = _the_wait(agent, retrying)
+    if not agent.delivery:
+        return wait
+    # An answer's outcome is added to what the row waits for, never put in its place
+    # (a refused answer left "not sent" where the command was: the user lost what it asks).
+    said = Text(agent.delivery, style="bold red" if "not" in agent.delivery else "dim")
+    return Text.assemble(wait, (" · ", "dim"), said) if wait.plain and obs.state.needs_you else said
+
+
+def _the_wait(agent: Agent, retrying: Style | str) -> Text:
+    obs = agent.observation
+    prompt = obs.prompt
     # "hook ·": y/n answer this exact call through Claude's hook, not by keys.
     via = Text("hook · ", style="bold") if agent.channel == "hook" else Text("")
     if prompt is not None and prompt.kind == "permission":
