@@ -18,12 +18,14 @@ start-up, so nothing rings for them).
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 from ..model import Agent, AgentState
 from .decide import fingerprint_of, same_wait
 
 UNTIL_IT_CHANGES = math.inf  # a snooze's ``until`` when only a change of its wait ends it
+SNOOZED_RANK = 0.5  # where a snoozed wait sorts: below the agents that need you, above the working ones
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,11 @@ class Snooze:
 
 def key_of(agent: Agent) -> str:
     return agent.key or agent.pane_id
+
+
+def snoozed_label(snooze: Snooze) -> str:
+    """``snoozed till 14:05`` (local time), or ``snoozed till it changes``: the words every front end shows."""
+    return f"snoozed till {time.strftime('%H:%M', time.localtime(snooze.until))}" if snooze.timed else "snoozed till it changes"
 
 
 class Snoozes:

@@ -116,6 +116,7 @@ class Resident:
         self._settled = asyncio.Event()
         self.answers = AnswerWait(service)  # the answers asked over the socket (``send``) and from the web page, each waiting for its final report
         self.web = WebSite(WebPage(service, self.answers, self.facade.focus, self.facade.gone))  # the phone page: off until asked (/v1/web, [web])
+        self.web.page.on_snoozes = self._snoozes_changed
         self.web_on_start = web_on_start
         if ringer is not None:
             ringer.page_link = self._page_link
@@ -267,8 +268,10 @@ class Resident:
 
     # -- events to the streams ---------------------------------------------------------------
     def _snoozes_changed(self) -> None:
+        """A snooze changed (a terminal client's or the page's): every front end hears it, so all show one set."""
         if self._facade_streams:
             self._push(self._facade_streams, self.facade.snoozes_if_changed())
+        self.web.page.snoozes_changed()
 
     def _event(self, event: Event) -> None:
         if isinstance(event, ProblemChanged):

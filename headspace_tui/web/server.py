@@ -46,7 +46,8 @@ from urllib.parse import quote
 from aiohttp import web
 
 from ..events import AgentChanged, AgentRemoved, Event, PaneCaptured, ProblemChanged
-from ..model import PaneAddress
+from ..model import Agent, PaneAddress
+from ..notifications.snooze import UNTIL_IT_CHANGES, snoozed_label
 from ..service.answer_wait import AnswerWait
 from ..service.facade import Intent, IntentKind, Service
 from ..service.rows import host_problems
@@ -117,6 +118,8 @@ class WebPage:
         self._looking: dict[str, str] = {}  # client -> the pane it looks at
         self._pushed: dict[str, float] = {}  # client -> when its last screen was pushed
         self._later: dict[str, asyncio.TimerHandle] = {}  # client -> its screen held back by the pace, due then
+        self._snoozes_told: dict[str, str] = {}  # pane -> the snooze the pages were last told ("" for none)
+        self.on_snoozes: Callable[[], None] = self.snoozes_changed  # a snooze changed here: every front end hears it (the service sets it)
         service.subscribe(self._event)
 
     # -- the application ------------------------------------------------------------------
@@ -129,7 +132,50 @@ class WebPage:
         app.router.add_get("/api/events", self._events)
         app.router.add_post("/api/focus", self._focus)
         app.router.add_post("/api/answer", self._answer)
+        app.router.add_post("/api/snooze", self._snooze)
         return app
+
+    def _view(self, agent: Agent, now: float | None = None) -> dict[str, Any]:
+        """The agent as the page shows it, with its snooze (the one set every front end shares)."""
+        view = agent_view(agent, now, self.service.snooze_of(agent))
+        self._snoozes_told[agent.pane_id] = view["snoozed"]
+        return view
+
+    def snoozes_changed(self) -> None:
+        """A snooze was put on or taken back (by any front end): the pages redraw each agent whose snooze changed."""
+        if not self._streams:
+            return
+        for agent in self.service.agents():
+            if PaneAddress.parse(agent.pane_id).placeholder:
+                continue
+            snooze = self.service.snooze_of(agent)
+            label = snoozed_label(snooze) if snooze is not None and agent.state.needs_you else ""
+            if self._snoozes_told.get(agent.pane_id, "") != label:
+                data = _event_bytes({"type": "agent", "agent": self._view(agent)})
+                for queue in list(self._streams):
+                    self._put(queue, data)
+
+    async def _snooze(self, request: web.Request) -> web.Response:
+        """``{"pane", "minutes"}``: put the agent's wait off for that long (0: till it changes), or ``{"pane", "wake": true}``."""
+        if self.options.read_only:
+            return web.json_response({"error": "this page is read-only (headspace web --read-only): nothing changed"}, status=403)
+        body = await _json(request)
+        pane = body.get("pane") if body else None
+        minutes, wake = (body.get("minutes"), body.get("wake")) if body else (None, None)
+        if not isinstance(pane, str) or not PANE.fullmatch(pane):
+            return web.json_response({"error": "pane: a pane id such as %3 or %3@box"}, status=400)
+        if wake is not True and not (isinstance(minutes, int) and not isinstance(minutes, bool) and 0 <= minutes <= 24 * 60):
+            return web.json_response({"error": 'a snooze is {"pane", "minutes": 0 to 1440 (0: till it changes)} or {"pane", "wake": true}'}, status=400)
+        agent = self.service.agent(pane)
+        if agent is None:
+            return web.json_response({"error": f"{pane}: no agent is watched there"}, status=404)
+        if wake is True:
+            self.service.unsnooze(agent)
+        elif self.service.snooze(agent, time.time() + minutes * 60 if minutes else UNTIL_IT_CHANGES) is None:
+            return web.json_response({"error": f"{agent.target} waits for nothing: there is nothing to snooze", "state": agent.state.value}, status=409)
+        log.info("web %s of %s from %s", "wake" if wake is True else "snooze", pane, self._peer(request))
+        self.on_snoozes()
+        return web.json_response({"agent": self._view(agent)})
 
     @staticmethod
     def _peer(request: web.Request) -> str:
@@ -179,7 +225,7 @@ class WebPage:
     # -- what the page reads ----------------------------------------------------------------
     async def _agents(self, request: web.Request) -> web.Response:
         now = time.time()
-        agents = [agent_view(agent, now) for agent in self.service.agents() if not PaneAddress.parse(agent.pane_id).placeholder]
+        agents = [self._view(agent, now) for agent in self.service.agents() if not PaneAddress.parse(agent.pane_id).placeholder]
         return web.json_response({"agents": agents, "problems": host_problems(self.service.hosts()), "read_only": self.options.read_only})
 
     async def _screen(self, request: web.Request) -> web.Response:
@@ -190,7 +236,7 @@ class WebPage:
         if agent is None:
             return web.json_response({"error": f"{pane}: no agent is watched there"}, status=404)
         screen = self.service.screen(pane)
-        return web.json_response({"pane": pane, "agent": agent_view(agent), "screen": screen_view(screen) if screen else None})
+        return web.json_response({"pane": pane, "agent": self._view(agent), "screen": screen_view(screen) if screen else None})
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
         client = request.query.get("client", "")
@@ -264,7 +310,7 @@ class WebPage:
         if isinstance(event, AgentChanged):
             if PaneAddress.parse(event.agent.pane_id).placeholder:
                 return
-            item = {"type": "agent", "agent": agent_view(event.agent)}
+            item = {"type": "agent", "agent": self._view(event.agent)}
         elif isinstance(event, AgentRemoved):
             item = {"type": "removed", "pane": event.pane_id}
         elif isinstance(event, ProblemChanged):

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..detect.approval import approval, widening
 from ..model import STATE_GLYPHS, Agent, AgentState
+from ..notifications.snooze import SNOOZED_RANK, Snooze, snoozed_label
 from ..screen.virtual import VirtualScreen
 from ..service.facade import PaneScreen, key_allowed, sort_key
 from ..service.rows import agent_row
@@ -25,9 +26,14 @@ _HEX = re.compile(r"[0-9a-fA-F]{6}")
 _REFUSES = re.compile(r"\s*(no\b|deny|reject|cancel|tell |type here)", re.IGNORECASE)  # a menu's options that refuse or redirect: they widen nothing
 
 
-def agent_view(agent: Agent, now: float | None = None) -> dict[str, Any]:
-    """The agent as the page lists it: ``status --json``'s row, with its address, glyph, and the actions that fit now."""
+def agent_view(agent: Agent, now: float | None = None, snooze: Snooze | None = None) -> dict[str, Any]:
+    """The agent as the page lists it: ``status --json``'s row, with its address, glyph, and the actions that fit now.
+
+    ``snooze``: the wait the user put off (one set of snoozes for every
+    front end): it does not need you, sorts below those that do, and says so.
+    """
     now = time.time() if now is None else now
+    snoozed = snoozed_label(snooze) if snooze is not None and agent.state.needs_you else ""
     row = agent_row(agent, now)
     prompt = agent.observation.prompt
     actions = [action for action in ACTIONS if key_allowed(action, agent)]
@@ -41,7 +47,8 @@ def agent_view(agent: Agent, now: float | None = None) -> dict[str, Any]:
             "for": row["in_state_for"] if row["in_state_for"] is not None else max(0.0, now - agent.since) if agent.since else None,
             "address": agent.pane_id,  # "%3", or "%3@box" for a remote host's
             "glyph": STATE_GLYPHS[agent.state],
-            "needs_you": agent.state.needs_you,
+            "needs_you": agent.state.needs_you and not snoozed,
+            "snoozed": snoozed,
             "offline": agent.offline,
             "actions": actions,
             "fingerprint": prompt.fingerprint if prompt else "",
@@ -49,7 +56,8 @@ def agent_view(agent: Agent, now: float | None = None) -> dict[str, Any]:
             # ``widens``: what choosing it changes beyond this one request ("" for none): the page asks before it sends one.
             "choices": [{"key": o.key, "label": o.label, "ticked": o.ticked, "widens": widening(o.label) if menu and not _REFUSES.match(o.label) else ""} for o in prompt.options] if prompt else [],
             "multi_select": bool(prompt and prompt.multi_select),
-            "order": list(sort_key(agent)),  # the table's order: needing you first, longest-waiting first
+            # The table's order: needing you first, longest-waiting first, then the snoozed waits.
+            "order": [SNOOZED_RANK, 0.0, agent.target] if snoozed else list(sort_key(agent)),
             "part": [prompt.question_index, prompt.question_count] if prompt and prompt.question_count > 1 else None,
         }
     )

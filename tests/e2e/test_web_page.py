@@ -484,3 +484,43 @@ def test_the_page_comes_back_by_itself_when_its_server_does_and_says_when_its_to
     fresh = run("-L", private_tmux.name, "web", "--listen", f"127.0.0.1:{port}", "--no-qr")  # a new token: the page's cookie is no longer the page's
     assert fresh.returncode == 0 and url not in fresh.stdout, fresh.stdout
     page.locator("#live.off", has_text="not signed in").wait_for(timeout=WAIT)
+
+
+def test_one_set_of_snoozes_the_terminal_snoozes_the_page_shows_it_and_wakes_it(claude_session, private_tmux, services, phone):
+    """The trial: an agent snoozed in the TUI was first on the page and counted as needing you."""
+    from headspace_tui.resident import client
+    from headspace_tui.service.wire import decode, encode
+    from headspace_tui.shared.resident_place import place_of
+    from headspace_tui.tmux.server import TmuxServer
+
+    session = claude_session([api.bash("touch later.txt", "Create a file"), api.text("Made.")], name="later")
+    url, _, _ = web_on(private_tmux.name, services)
+    place = place_of(TmuxServer(socket_name=private_tmux.name).identity)
+    page = phone.new_page()
+    page.goto(url)
+    session.submit("create a file")
+    session.wait_for(NUMBERED_MENU, timeout=60)
+    agent_item(page, session.pane_id, "permission").wait_for(timeout=WAIT)
+    page.wait_for_function("document.getElementById('summary').textContent.includes('1 needs you')", timeout=WAIT)
+
+    def snoozes() -> dict:
+        return decode(client.request(place, "GET", "/v1/state")["snoozes"])
+
+    # The terminal (a client of the service, as the TUI is) snoozes it: the page greys it and counts it as the terminal does.
+    (agent,) = [a for a in decode(client.request(place, "GET", "/v1/state")["agents"]) if a.pane_id == session.pane_id]
+    client.request(place, "POST", "/v1/snoozes", body={"agent": encode(agent), "until": time.time() + 600})
+    page.locator(f'li.agent.snoozed[data-pane="{session.pane_id}"][data-snoozed="yes"]').wait_for(timeout=WAIT)
+    summary = page.locator("#summary").inner_text()
+    assert summary == "1 agent · 0 need you (1 snoozed)", summary
+    assert "snoozed till" in page.locator(f'li.agent[data-pane="{session.pane_id}"] .line').inner_text()
+
+    # The page wakes it, and snoozes it till it changes: the service (every front end's) holds the same.
+    open_agent(page, session.pane_id, "permission")
+    page.get_by_role("button", name="Wake", exact=True).tap()
+    page.locator("#notice.ok").wait_for(timeout=WAIT)
+    assert snoozes() == {}
+    page.get_by_role("button", name="Snooze till it changes", exact=True).tap()
+    page.get_by_role("button", name="Wake", exact=True).wait_for(timeout=WAIT)
+    (held,) = snoozes().values()
+    assert not held.timed
+    assert NUMBERED_MENU.search(session.screen()) and not (session.workdir / "later.txt").exists()  # a snooze answers nothing

@@ -87,14 +87,18 @@ def test_a_worktree_outside_git_is_refused(tmp_path):
 
 @pytest.fixture
 def stub_claude(tmp_path: Path, monkeypatch) -> Path:
-    """A ``claude`` that writes its argv and folder as JSON, then waits (a stand-in: this is about headspace's arguments)."""
+    """A ``claude`` that writes its argv and folder as JSON, then waits (a stand-in: this is about headspace's arguments).
+
+    It waits as a process named ``claude`` (argv[0]), as the real one is
+    named: ``new`` says it started only once the pane runs Claude.
+    """
     folder = tmp_path / "bin"
     folder.mkdir()
     out = tmp_path / "argv.json"
     script = folder / "claude"
     script.write_text(
         "#!/usr/bin/env python3\nimport json, os, sys, time\n"
-        f"open({str(out)!r}, 'w').write(json.dumps({{'argv': sys.argv[1:], 'cwd': os.getcwd()}}))\ntime.sleep(60)\n"
+        f"open({str(out)!r}, 'w').write(json.dumps({{'argv': sys.argv[1:], 'cwd': os.getcwd()}}))\nos.execv('/bin/sleep', ['claude', '60'])\n"
     )
     script.chmod(0o755)
     monkeypatch.setenv("PATH", f"{folder}:{os.environ['PATH']}")

@@ -25,7 +25,7 @@ from ...detect.claude.status_files import STATUS_SOURCES, claimed_wait
 from ...detect.clock import elapsed  # how long, as every time on screen says it (also `headspace status`)
 from ...detect.families import label_of
 from ...model import Agent, AgentState
-from ...notifications.snooze import Snooze
+from ...notifications.snooze import SNOOZED_RANK, Snooze, snoozed_label
 from ...service.facade import sort_key
 from ...shared.safe_text import clean, cleaned
 from .. import textual_private
@@ -39,7 +39,6 @@ STATE = COLUMN_INDEX["state"]
 
 
 RETRYING = "yellow"  # the retrying mark's style until the app's theme gives its warning colour
-SNOOZED_RANK = 0.5  # snoozed waits: below the agents that need you, above the working ones
 
 # The orders the palette offers: the column, and what its order means.
 SORTS = {
@@ -53,11 +52,6 @@ SORTS = {
 def kind_of(agent: Agent) -> str:
     """Which kind of agent the row is, as the Kind column shows it ("Claude", "Codex", "Gemini", "opencode")."""
     return label_of(agent.family)
-
-
-def snoozed_label(snooze: Snooze) -> str:
-    """``snoozed till 14:05`` (local time), or ``snoozed till it changes``."""
-    return f"snoozed till {time.strftime('%H:%M', time.localtime(snooze.until))}" if snooze.timed else "snoozed till it changes"
 
 
 def waiting_for(agent: Agent, retrying: Style | str = RETRYING) -> Text:
@@ -75,7 +69,6 @@ def waiting_for(agent: Agent, retrying: Style | str = RETRYING) -> Text:
 
 def _waiting_for(agent: Agent, retrying: Style | str) -> Text:
     obs = agent.observation
-    prompt = obs.prompt
     if agent.offline:
         reason = agent.offline.removeprefix(f"{agent.host}: ")  # the row names its host already
         if agent.placeholder:

@@ -71,14 +71,17 @@ function drawList() {
       el("span", { class: "target", text: where(agent) }),
       el("span", { class: "time", text: ago(agent) }),
       el("span", { class: "folder", text: folder(agent) }),
-      el("span", { class: "line", text: agent.line || "" }),
+      el("span", { class: "line", text: agent.snoozed ? `${agent.snoozed} · ${agent.line || ""}` : agent.line || "" }),
     );
-    return el("li", { class: `agent${agent.needs_you ? " needs" : ""}`, "data-pane": agent.address, "data-state": agent.state }, open);
+    const kind = agent.needs_you ? " needs" : agent.snoozed ? " snoozed" : "";
+    return el("li", { class: `agent${kind}`, "data-pane": agent.address, "data-state": agent.state, "data-snoozed": agent.snoozed ? "yes" : "no" }, open);
   });
   list.replaceChildren(...items);
   $("empty").hidden = items.length > 0;
+  // Counted as the terminal counts them: a snoozed wait does not need you, and says it is there.
   const needing = sorted.filter((a) => a.needs_you).length;
-  $("summary").textContent = `${sorted.length} agent${sorted.length === 1 ? "" : "s"} · ${needing} need${needing === 1 ? "s" : ""} you`;
+  const snoozed = sorted.filter((a) => a.snoozed).length;
+  $("summary").textContent = `${sorted.length} agent${sorted.length === 1 ? "" : "s"} · ${needing} need${needing === 1 ? "s" : ""} you${snoozed ? ` (${snoozed} snoozed)` : ""}`;
   $("problems").hidden = problems.length === 0;
   $("problems").textContent = problems.join(" · ");
 }
@@ -205,6 +208,13 @@ function drawDialog(agent) {
       buttons.push(el("button", { type: "button", class: action === "approve" ? "primary" : action === "deny" || action === "interrupt" ? "danger" : "", text: ACTION_NAMES[action], disabled: busy, onclick: () => answer(agent, action) }));
     }
   }
+  if (!readOnly && !agent.offline && (agent.needs_you || agent.snoozed)) {
+    if (agent.snoozed) buttons.push(el("button", { type: "button", class: "snooze", text: "Wake", disabled: busy, onclick: () => snooze(agent, { wake: true }) }));
+    else {
+      buttons.push(el("button", { type: "button", class: "snooze", text: "Snooze 15m", disabled: busy, onclick: () => snooze(agent, { minutes: 15 }) }));
+      buttons.push(el("button", { type: "button", class: "snooze", text: "Snooze till it changes", disabled: busy, onclick: () => snooze(agent, { minutes: 0 }) }));
+    }
+  }
   actions.replaceChildren(...buttons);
   const form = $("reply-form");
   form.hidden = !can.has("reply") || agent.state === "working" || agent.state === "exited";
@@ -257,6 +267,21 @@ function colour(span, property, prefix, value) {
 // -- answering -------------------------------------------------------------------------------
 async function post(path, body) {
   return fetch(path, { method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+}
+
+// Put a wait off, or wake it: the service's one set of snoozes, which the terminal shows too.
+async function snooze(agent, how) {
+  try {
+    const response = await post("/api/snooze", { pane: agent.address, ...how });
+    const body = await response.json().catch(() => ({}));
+    if (response.ok && body.agent) {
+      agents.set(body.agent.address, { ...body.agent, at: Date.now() });
+      say(how.wake ? "Woken: it needs you again." : `${body.agent.snoozed}.`, "ok");
+    } else say(`Nothing changed: ${body.error || response.statusText}`, "error");
+  } catch (error) {
+    say("Nothing known: the connection failed.", "error");
+  }
+  route();
 }
 
 async function answer(agent, intent, option, text) {
