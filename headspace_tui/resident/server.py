@@ -64,6 +64,7 @@ from ..service.rows import agent_row, host_problems
 from ..shared import heap
 from ..shared.peer import peer_uid
 from ..shared.resident_place import Place, make_folder, remove_files, take_lock, write_card
+from ..web import kept
 from ..web.server import WebOptions, WebPage, WebSite, web_options
 from .deadline import Deadline
 from .facade_routes import FacadeRoutes, FacadeStream
@@ -247,6 +248,7 @@ class Resident:
             return web.json_response({"error": "the request is not JSON"}, status=400)
         if isinstance(body, dict) and body.get("off") is True:
             await self.web.stop()
+            kept.forget(kept.kept_path(self.place.name))
             return web.json_response({"web": None})
         if isinstance(body, dict) and body.get("keep") is True:  # the page as it is, if it is on: its address again
             running = self.web.running
@@ -260,7 +262,32 @@ class Resident:
             log.warning("the web page could not be served at %s:%d: %s", options.host, options.port, exc)
             return web.json_response({"error": f"cannot serve the page at {options.host}:{options.port}: {exc.strerror or exc}"}, status=409)
         write_card(self.place, self.card())
+        self._keep_web(options)
         return web.json_response({"web": self._web_card(), "url": options.url()})
+
+    def _keep_web(self, options: WebOptions) -> None:
+        """The page that is on, kept for the next start of the service (web/kept.py): same address, same token."""
+        settings = {"host": options.host, "port": options.port, "token": options.token, "read_only": options.read_only, "tls": list(options.tls) if options.tls else None}
+        try:
+            kept.keep(kept.kept_path(self.place.name), settings)
+        except OSError as exc:
+            log.warning("the web page's settings could not be kept (%s): after a restart it stays off until 'headspace web'", exc.strerror or exc)
+
+    async def _web_again(self) -> None:
+        """The page that was on when the service last ran, on again at the same address with the same token."""
+        settings = kept.kept(kept.kept_path(self.place.name))
+        if settings is None:
+            return
+        options = web_options(settings)
+        if isinstance(options, str):
+            log.warning("the web page's kept settings are not valid (%s); the page stays off", options)
+            return
+        try:
+            await self.web.start(options)
+        except (OSError, ssl.SSLError) as exc:
+            log.warning("the web page could not be served again at %s:%d: %s; it stays off until 'headspace web'", options.host, options.port, exc)
+            return
+        log.info("the web page is back at %s://%s:%d (kept from the last run)", options.scheme, options.host, options.port)
 
     async def _stop(self, request: web.Request) -> web.Response:
         self.end("asked to stop (serve --stop)")
@@ -384,6 +411,8 @@ class Resident:
                     await self.web.start(self.web_on_start)
                 except (OSError, ssl.SSLError) as exc:
                     log.warning("the web page ([web] in the config) could not be served at %s:%d: %s", self.web_on_start.host, self.web_on_start.port, exc)
+            else:
+                await self._web_again()
             write_card(self.place, self.card())
             log.info("service %s serving %s at %s", __version__, self.server.where, self.place.socket)
             asked = asyncio.ensure_future(self.stopping.wait())

@@ -334,10 +334,12 @@ def test_a_hostile_name_is_text_and_the_page_says_when_it_is_not_live(claude_ses
     page.route("**/api/events**", lambda route: route.abort())
     page.evaluate("events.close(); events.onerror()")
     page.locator("#live.off").wait_for(timeout=WAIT)
-    assert "not live" in page.locator("#live").inner_text()
+    assert re.fullmatch(r"offline since \d\d:\d\d:\d\d", page.locator("#live").inner_text()), page.locator("#live").inner_text()
+    assert page.evaluate("document.body.classList.contains('stale')")  # the list, perhaps old, greyed
     page.unroute("**/api/events**")
     page.evaluate("follow()")
     page.locator("#live.on").wait_for(timeout=WAIT)
+    assert not page.evaluate("document.body.classList.contains('stale')")
 
 
 def test_a_read_only_page_answers_nothing(claude_session, private_tmux, services, phone):
@@ -524,3 +526,43 @@ def test_one_set_of_snoozes_the_terminal_snoozes_the_page_shows_it_and_wakes_it(
     (held,) = snoozes().values()
     assert not held.timed
     assert NUMBERED_MENU.search(session.screen()) and not (session.workdir / "later.txt").exists()  # a snooze answers nothing
+
+
+def test_the_page_comes_back_with_the_service_at_the_same_address_without_a_new_sign_in(claude_session, private_tmux, services, phone):
+    """The trial: after the service was killed and brought back, the page said "reconnecting…" forever, and 'headspace web' printed a new address."""
+    import signal
+
+    from headspace_tui.shared.resident_place import place_of, read_card
+    from headspace_tui.tmux.server import TmuxServer
+
+    session = claude_session(name="kept")
+    url, port, token = web_on(private_tmux.name, services)
+    place = place_of(TmuxServer(socket_name=private_tmux.name).identity)
+    kept = Path(os.environ["XDG_STATE_HOME"]) / "headspace" / "web"
+    settings = kept / f"{place.name}.json"  # the page of this service, kept (it holds the token)
+    assert oct(settings.stat().st_mode & 0o777) == "0o600" and oct(kept.stat().st_mode & 0o777) == "0o700"
+    page = phone.new_page()
+    page.goto(url)
+    agent_item(page, session.pane_id, "idle").wait_for(timeout=WAIT)
+    page.locator("#live.on").wait_for(timeout=WAIT)
+    header = page.locator("header").bounding_box()
+    assert header is not None and header["height"] < 48, header  # one line at 390 px (it wrapped to four)
+
+    card = read_card(place)
+    assert card is not None
+    os.kill(card["pid"], signal.SIGKILL)  # the service dies as a crash would end it
+    page.locator("#live.off").wait_for(timeout=WAIT)
+    assert page.evaluate("document.body.classList.contains('stale')")
+
+    again = run("-L", private_tmux.name, "serve")  # a client brings it back (the terminal's does the same)
+    assert again.returncode == 0, again.stderr
+    back = read_card(place)
+    assert back is not None and back["pid"] != card["pid"] and back["web"]["port"] == port, back
+    services.append(back["pid"])
+    page.locator("#live.on").wait_for(timeout=WAIT)  # the open page, live again by itself: no new address, no sign-in
+    agent_item(page, session.pane_id, "idle").wait_for(timeout=WAIT)
+    assert page.url == f"http://127.0.0.1:{port}/", page.url
+    printed = run("-L", private_tmux.name, "web", "--no-qr")
+    assert printed.returncode == 0 and f"http://127.0.0.1:{port}/?token={token}" in printed.stdout.splitlines(), printed.stdout
+    off = run("-L", private_tmux.name, "web", "--off")
+    assert off.returncode == 0 and not settings.exists(), off.stdout  # turned off: nothing brings it back

@@ -339,10 +339,19 @@ async function loadAgents() {
   return true;
 }
 
+// Not live: what the page shows is greyed and says since when (it may be old: answers still carry
+// the request they were drawn for, and the service refuses one that is no longer there).
+let offSince = null;
 function setLive(live, text) {
   const badge = $("live");
-  badge.textContent = text || (live ? "live" : "not live: reconnecting…");
+  if (live) offSince = null;
+  else if (offSince === null && wasLive) offSince = new Date();
+  const two = (n) => String(n).padStart(2, "0");
+  const since = offSince ? ` since ${two(offSince.getHours())}:${two(offSince.getMinutes())}:${two(offSince.getSeconds())}` : "";
+  badge.textContent = live ? "live" : text ? `${text}${since}` : `offline${since}`;
+  badge.title = live ? "" : "not live: reconnecting by itself";
   badge.className = live ? "on" : "off";
+  document.body.classList.toggle("stale", !live && wasLive);
 }
 
 function retry(mine) {
@@ -370,7 +379,7 @@ function follow() {
     wasLive = true;
   };
   events.onerror = () => {
-    setLive(false, wasLive ? "not live: reconnecting…" : "connecting…");
+    setLive(false, wasLive ? "offline" : "connecting…");
     // The browser tries again by itself after a network error; after a refusal (a restart's 401, a 429) it gives up: try again here.
     if (mine.readyState === EventSource.CLOSED && events === mine) retry(mine);
   };
