@@ -15,11 +15,12 @@ subscribers, on the same loop.  The rules, which used to live in the app:
   intent fits, the answer goes through the hook (the pane is then watched
   until it shows Claude moved on, as after keys); otherwise the guarded
   send types the keys (``keys.send_guarded``);
-* an answer reports twice: once its keys have gone (or the hook took the
-  decision), a ``Report`` with ``final`` off, and ``move_on`` where an inbox
-  should go on to the next agent that needs you now, while Claude is still
-  to show what the keys did (under load that takes seconds: the user's hands
-  must not wait for it); then the final one, delivered or not.  ``move_on``
+* an answer reports twice: once it is on its way (the hook took the
+  decision, or the guarded send began), a ``Report`` with ``final`` off,
+  and ``move_on`` where an inbox should go on to the next agent that needs
+  you now, while Claude is still to show what the keys did (under load
+  that takes seconds: the user's hands must not wait for it); then the
+  final one, delivered or not.  ``move_on``
   is decided from the answer itself (``moves_on``: not after an interrupt,
   not between the parts of one dialog), never from whether the next
   observation happened to arrive first;
@@ -263,6 +264,12 @@ class Answerer:
         if desk is not None:
             desk.sending_keys(agent.pane_id, True)
         self._start(self._send(agent, seen, intent, self.clock()))
+        if answers_dialog(intent, seen) and moves_on(intent, seen):
+            # The inbox moves on now, not once the keys went: the guarded send re-reads and lets the
+            # screen settle first (0.3 s quiet, over a second under load), and a steady hand's next
+            # key must find the next agent under the cursor, not this one still on its way.  If the
+            # keys never go, the final report says so and offers the way back.
+            self._report(Report(agent.pane_id, f"{agent.target}: {intent.describe()} on its way", "information", False, True, final=False))
         return ""
 
     def _spend(self, pane_id: str, request: str) -> None:

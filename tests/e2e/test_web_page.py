@@ -123,10 +123,16 @@ def open_agent(page, pane_id: str, state: str) -> None:
 
 
 def audit_lines(needle: str) -> list[str]:
-    """Lines of headspace's own files (the event log, the service's log) under this test's private state folders that hold ``needle``."""
+    """Lines of headspace's own files (the event log, the service's log) under this test's private state folders that hold ``needle``.
+
+    Not the page's kept settings (``web/``, 0600): the token's own home across restarts, as a ``--token-file`` is.
+    """
     found = []
+    kept = Path(os.environ["XDG_STATE_HOME"]) / "headspace" / "web"
     for base in (os.environ["XDG_STATE_HOME"], os.environ.get("XDG_DATA_HOME", "")):
         for path in Path(base).rglob("*") if base else []:
+            if path.parent == kept:
+                continue
             if path.is_file() and path.stat().st_size < 10_000_000:
                 found += [line for line in path.read_text(errors="replace").splitlines() if needle in line]
     return found
