@@ -16,10 +16,11 @@ The races, from issue 9:
 * ``pane_then_app``: question 1 answered in the pane itself, then ``1``
   pressed in headspace at once (where question 1 was still shown).  Wrong:
   question 2 gets it.
-* ``send_expect_after_change``: ``send --approve --expect FP`` with the
-  fingerprint of a prompt already answered in the pane, while the next
-  prompt is up.  Wrong: anything is approved.  Each round also approves the
-  next prompt with its own fingerprint, which must work (the control).
+* ``send_expect_after_change``: ``send --approve --expect REQUEST`` (through
+  the resident service, which names each appearance of a prompt) with the
+  request of a prompt already answered in the pane, while the next prompt
+  is up.  Wrong: anything is approved.  Each round also approves the next
+  prompt with its own request, which must work (the control).
 """
 
 from __future__ import annotations
@@ -190,13 +191,18 @@ def _headspace(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "headspace_tui", *args], capture_output=True, text=True, env=env, timeout=60)
 
 
-def _fingerprint(bench: Bench, pane_id: str) -> str:
-    done = _headspace("status", "--json", "-L", bench.tmux.name)
-    for line in done.stdout.splitlines():
-        row = json.loads(line)
-        if row["pane_id"] == pane_id:
-            return row.get("fingerprint") or ""
-    return ""
+def _request(bench: Bench, pane_id: str, other_than: str = "", timeout: float = 15.0) -> str:
+    """The request (one appearance of a prompt) the service shows in ``pane_id``, once it is not ``other_than``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        done = _headspace("status", "--json", "-L", bench.tmux.name)
+        for line in done.stdout.splitlines():
+            row = json.loads(line)
+            if row["pane_id"] == pane_id and row.get("request") and row["request"] != other_than:
+                return row["request"]
+        if time.monotonic() > deadline:
+            return ""
+        time.sleep(0.2)
 
 
 def send_expect_after_change(bench: Bench, trials: int) -> list[Trial]:
@@ -204,21 +210,31 @@ def send_expect_after_change(bench: Bench, trials: int) -> list[Trial]:
     for n in range(trials):
         script += [api.bash(f"touch first{n}.txt", "First file"), api.bash(f"touch second{n}.txt", "Second file"), api.text(f"Both {n}.")]
     session = bench.start(script, name="expect")
+    served = _headspace("-L", bench.tmux.name, "serve")  # --expect names a request: the service keeps track of them
+    if served.returncode != 0:
+        raise AssertionError(f"the service did not start: {served.stderr}")
+    try:
+        return _send_expect_rounds(bench, session, trials)
+    finally:
+        _headspace("-L", bench.tmux.name, "serve", "--stop")
+
+
+def _send_expect_rounds(bench: Bench, session: ClaudeSession, trials: int) -> list[Trial]:
     results: list[Trial] = []
     for n in range(trials):
         session.submit(f"make two files {n}")
         session.wait_for(lambda s, n=n: f"touch first{n}.txt" in s and NUMBERED_MENU.search(s) is not None, timeout=30)
         session.wait_stable(quiet=0.5, timeout=10, strict=False)
-        first = _fingerprint(bench, session.pane_id)
+        first = _request(bench, session.pane_id)
         session.answer("1")  # answered in the pane
         session.wait_for(lambda s, n=n: f"touch second{n}.txt" in s and NUMBERED_MENU.search(s) is not None, timeout=30)
         stale = _headspace("send", session.pane_id, "--approve", "--expect", first, "-L", bench.tmux.name)
         time.sleep(0.5)  # a stray approval would show on screen by now
         still = f"touch second{n}.txt" in session.screen() and NUMBERED_MENU.search(session.screen()) is not None
         wrong = stale.returncode == 0 or not still or (session.workdir / f"second{n}.txt").exists()
-        # The control: the prompt's own fingerprint is accepted.
+        # The control: the prompt's own request is accepted.
         session.wait_stable(quiet=0.5, timeout=10, strict=False)
-        current = _fingerprint(bench, session.pane_id)
+        current = _request(bench, session.pane_id, other_than=first)
         fresh = _headspace("send", session.pane_id, "--approve", "--expect", current, "-L", bench.tmux.name)
         session.wait_for(lambda s, n=n: f"Both {n}." in s and TURN_DONE.search(s) is not None, timeout=30)
         control = fresh.returncode == 0 and (session.workdir / f"second{n}.txt").exists()
@@ -231,7 +247,7 @@ def send_expect_after_change(bench: Bench, trials: int) -> list[Trial]:
             )
         )
         if not control:
-            raise AssertionError(f"the control failed: send --expect with the current fingerprint: {fresh.stderr or fresh.stdout}")
+            raise AssertionError(f"the control failed: send --expect with the current request: {fresh.stderr or fresh.stdout}")
     return results
 
 

@@ -18,6 +18,8 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.coordinate import Coordinate
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
@@ -303,6 +305,8 @@ class AgentTable(DataTable):
         self._cells: dict[str, tuple] = {}  # what each row shows now
         self._columns: Columns | None = None
         self._replan = True  # the columns must be fitted again before the next rows are drawn
+        self._planned_for = 0  # the width the columns were fitted to (render_lines draws nothing for another)
+        self._replan_asked = False
         self._names: dict[str, tuple[str, str, str, str, str]] = {}  # per pane: the target, cwd, name, host and family the plan saw
         self.state_styles: dict = {}  # per state, from the app's theme (restyle)
         self.retrying_style: Style | str = RETRYING  # the theme's warning colour (restyle)
@@ -498,7 +502,24 @@ class AgentTable(DataTable):
     # -- columns that fit ---------------------------------------------------------------
     def on_resize(self) -> None:
         self._replan = True
+        self._replan_asked = False
         self._sync()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The table's lines; blank while its rows are planned for another width than it has.
+
+        The layout gives the table its new size, and paints, before the
+        resize reaches ``on_resize``: for that frame (longer under load) the
+        rows would be cut for the old width.  Blank, then right, is never
+        wrong; the re-plan is asked for at once.
+        """
+        if self._columns is not None and self._planned_for != self.size.width:
+            if not self._replan_asked:
+                self._replan_asked = True
+                self._replan = True
+                self.call_later(self._sync)
+            return [Strip.blank(crop.width, self.rich_style) for _ in range(crop.height)]
+        return super().render_lines(crop)
 
     def _fit_columns(self, visible: list[Agent]) -> None:
         """Re-plan the columns (rows are rebuilt when the widths change).
@@ -507,6 +528,8 @@ class AgentTable(DataTable):
         was renamed: a state change, the common update, never re-plans.
         """
         self._replan = False
+        self._replan_asked = False
+        self._planned_for = self.size.width
         width = self.size.width - 1  # the vertical scrollbar's cell, kept free so nothing jumps when it appears
         # A host never reached (its one placeholder row) widens nothing: its Agent cell is cut to the agents' width.
         agents = [a for a in visible if not a.placeholder]
@@ -540,6 +563,12 @@ class AgentTable(DataTable):
         a hundred agents, recomputing every row on every update was most of a
         busy table's cost.
         """
+        if self.size.width <= 0:
+            # Mounted, not laid out yet: no size to plan for.  Rows planned at a guess were painted
+            # narrow (``permiss…:0.0``, two rows alike) until the resize came, up to seconds under
+            # load; the first resize plans them at the real width.
+            self._replan = True
+            return
         now = self.clock()
         selected, cursor = self.selected_pane_id, self.cursor_row
         if changed is not None and not self._replan and self._columns is not None:
