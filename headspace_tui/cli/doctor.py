@@ -34,7 +34,7 @@ from ..shared.config import Config
 from ..shared.paths import runtime_dir
 from ..shared.safe_text import clean
 from ..tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
-from .popup_key import binding, popup_programs, server_path
+from .popup_key import binding, installed_command, popup_programs, server_path
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"
 MIN_TMUX = (3, 2)  # control mode with pane output and the formats headspace asks for
@@ -164,12 +164,25 @@ def check_status_files(env: Mapping[str, str], folders: list[tuple[Path, list[st
     return checks
 
 
+def me(env: Mapping[str, str] | None = None) -> str:
+    """How the user runs this headspace in a fix line: ``headspace`` where that name finds this one, else its path.
+
+    The README's own install (a venv, no PATH change) has no ``headspace``
+    on the PATH: a fix that says bare ``headspace`` would not run there.
+    """
+    command = installed_command()
+    found = shutil.which("headspace", path=(env or os.environ).get("PATH"))
+    if found and len(command) == 1 and os.path.realpath(found) == os.path.realpath(command[0]):
+        return "headspace"
+    return shlex.join(command)
+
+
 def check_hooks(env: Mapping[str, str], folders: list[tuple[Path, list[str]]] | None = None) -> list[Check]:
     checks = []
     for config_dir, agents in folders or [(claude_config_dir(env), [])]:
         path = config_dir / "settings.json"
         # hooks install writes where Claude's own rule points (CLAUDE_CONFIG_DIR, else HOME's .claude).
-        how = "headspace hooks install" if config_dir == claude_config_dir(env) else f"CLAUDE_CONFIG_DIR={shlex.quote(str(config_dir))} headspace hooks install"
+        how = f"{me(env)} hooks install" if config_dir == claude_config_dir(env) else f"CLAUDE_CONFIG_DIR={shlex.quote(str(config_dir))} {me(env)} hooks install"
         try:
             found = hooks_status(path)
         except (HooksError, OSError) as exc:  # a broken settings file is a finding, not a crash
@@ -228,7 +241,8 @@ def check_spool(env: Mapping[str, str], runtimes: dict[Path, list[str]] | None =
     return checks
 
 
-POPUP_FIX = "headspace popup-binding >> ~/.tmux.conf && tmux source-file ~/.tmux.conf"
+def popup_fix() -> str:
+    return f"{me()} popup-binding >> ~/.tmux.conf && tmux source-file ~/.tmux.conf"
 
 
 def check_popup_key(server: TmuxServer) -> list[Check]:
@@ -253,7 +267,7 @@ def check_popup_key(server: TmuxServer) -> list[Check]:
     if not keys:
         on_path = shutil.which("headspace", path=search)
         where = f"headspace is on the tmux server's PATH ({on_path})" if on_path else "the tmux server's PATH has no headspace; a key must name it by its path"
-        return [Check("popup key", OK, f"no popup key bound ({where}); to add one: {POPUP_FIX}")]
+        return [Check("popup key", OK, f"no popup key bound ({where}); to add one: {popup_fix()}")]
     checks = []
     for key in keys:
         program = key.program

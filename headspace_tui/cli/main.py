@@ -521,6 +521,7 @@ def _send_by_service(args: argparse.Namespace, config, server, pane_id: str) -> 
     except ServiceError as exc:
         logging.getLogger(__name__).info("answered here: %s", exc)
         return None
+    detail = detail.removeprefix(f"{target}: ")  # the report names its target already
     if not delivered:
         raise UserError(f"{target}: {detail}")
     print(clean(f"{target}: {detail}"))
@@ -796,7 +797,7 @@ def _service_of(args: argparse.Namespace, watches: str):
 def cmd_serve(args: argparse.Namespace) -> int:
     """The resident service of this tmux server: start it in the background, run it here, stop it, or say how it is."""
     from ..resident import client
-    from ..shared.resident_place import PlaceError, is_held, where
+    from ..shared.resident_place import PlaceError, facts, is_held, where
 
     server, place = _service_of(args, "serve watches this tmux server and every configured host")
     if args.stop:
@@ -813,7 +814,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         except client.ServiceError as exc:
             print(f"no headspace service runs for {server.where()} ({exc})")
             return EXIT_FAIL
-        print(f"{where(place)}; watching {', '.join(card.get('hosts') or []) or 'no host'}")
+        print(f"the headspace service of {server.where()} runs ({facts(place)}); watching {', '.join(card.get('hosts') or []) or 'no host'}")
         web = card.get("web")
         if isinstance(web, dict):
             print(f"its web page: {web.get('scheme')}://{web.get('host')}:{web.get('port')}/{' (read-only)' if web.get('read_only') else ''} (headspace web prints the address with its token)")

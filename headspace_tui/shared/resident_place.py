@@ -149,13 +149,18 @@ def read_card(place: Place) -> dict[str, Any] | None:
 
 
 def where(place: Place) -> str:
-    """One line on the service that holds the lock: its pid, version and socket, as its card says."""
+    """One line on the service that holds the lock (why a second one is not started): its pid, version and socket, as its card says."""
+    return f"a headspace service already runs for this tmux server ({facts(place)})"
+
+
+def facts(place: Place) -> str:
+    """The running service as its card says: "pid 123, version 0.1.0, up 5m; socket …"."""
     card = read_card(place) or {}
     pid, version = card.get("pid"), card.get("version")
     started = card.get("started")
     since = f", up {_age(time.time() - started)}" if isinstance(started, (int, float)) else ""
     who = f"pid {pid}" if isinstance(pid, int) else "pid unknown"
-    return f"a headspace service already runs for this tmux server ({who}, version {version or 'unknown'}{since}; socket {place.socket})"
+    return f"{who}, version {version or 'unknown'}{since}; socket {place.socket}"
 
 
 def _age(seconds: float) -> str:

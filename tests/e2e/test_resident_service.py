@@ -118,6 +118,7 @@ def test_the_service_answers_status_as_a_look_would_one_per_server_the_users_alo
     assert text.returncode == 0 and "1 agent · 1 need you" in text.stdout and "Bash" in text.stdout, text
     said = run("-L", private_tmux.name, "serve", "--status")
     assert said.returncode == 0 and f"pid {card['pid']}" in said.stdout and "watching local" in said.stdout, said.stdout
+    assert said.stdout.startswith("the headspace service of socket") and "already" not in said.stdout, said.stdout  # a state, not a refusal
 
     # The events stream: answering the dialog in the pane is told as the agent's new row.
     with socket.socket(socket.AF_UNIX) as stream:
@@ -309,7 +310,7 @@ def test_send_answers_through_the_service_and_its_guard(claude_session, private_
 
     sent = run("-L", private_tmux.name, "send", session.pane_id, "--approve", "--expect", row["request"], env=without_tmux)
     assert sent.returncode == 0, sent.stderr
-    assert sent.stdout.startswith(f"{row['target']}: "), sent.stdout
+    assert sent.stdout.startswith(f"{row['target']}: ") and sent.stdout.count(row["target"]) == 1, sent.stdout  # the target once
     session.wait_for("Done sending.", timeout=30)
     assert (session.workdir / "sent.txt").exists()
     log = Path(os.environ["XDG_STATE_HOME"]) / "headspace" / "service.log"

@@ -92,7 +92,11 @@ def test_doctor_warns_of_a_bare_headspace_the_servers_path_lacks_and_passes_the_
     private_tmux.new_session("s", width=80, height=24, cwd="/", command=["sh", "-c", "sleep 60"])
     server = TmuxServer(socket_name=private_tmux.name)
     (check,) = check_popup_key(server)
-    assert check.verdict == OK and "no popup key bound" in check.detail and "headspace popup-binding" in check.detail
+    # The line to add names this headspace as it can be run (pytest's: no headspace script, so its Python with -m).
+    from headspace_tui.cli.doctor import me
+
+    assert check.verdict == OK and "no popup key bound" in check.detail and f"{me()} popup-binding" in check.detail
+    assert me().endswith("headspace") or me().endswith("-m headspace_tui"), me()
 
     _source(private_tmux, tmp_path, "bind-key h display-popup -E -w 90% -h 90% headspace")
     (check,) = check_popup_key(server)
