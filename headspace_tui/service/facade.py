@@ -33,7 +33,7 @@ from ..answering.answerer import Answerer, Report
 from ..answering.desk import ChannelReport
 from ..answering.input_link import InputLink, Typist
 from ..answering.keys import KeyStroke
-from ..answering.policy import REACTION_TIME, Intent, IntentKind, key_allowed, live_keys
+from ..answering.policy import REACTION_TIME, Intent, IntentKind, key_allowed, live_keys, unfit
 from ..detect.claude.process import process_env
 from ..detect.families import CLAUDE, UnknownFamily, family_named
 from ..detect.fusion import Explanation
@@ -57,6 +57,7 @@ from .scan import sort_key
 
 # What a front end needs besides the service itself: the answers' vocabulary and the events.
 __all__ = [
+    "unfit",
     "AgentChanged",
     "AgentRemoved",
     "ChannelReport",

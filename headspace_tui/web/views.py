@@ -16,7 +16,7 @@ from ..detect.approval import approval, widening
 from ..model import STATE_GLYPHS, Agent, AgentState
 from ..notifications.snooze import SNOOZED_RANK, Snooze, snoozed_label
 from ..screen.virtual import VirtualScreen
-from ..service.facade import PaneScreen, key_allowed, sort_key
+from ..service.facade import IntentKind, PaneScreen, key_allowed, sort_key, unfit
 from ..service.rows import agent_row
 
 # The page's buttons and the answer each sends (the terminal's keys, by the same names).
@@ -36,7 +36,9 @@ def agent_view(agent: Agent, now: float | None = None, snooze: Snooze | None = N
     snoozed = snoozed_label(snooze) if snooze is not None and agent.state.needs_you else ""
     row = agent_row(agent, now)
     prompt = agent.observation.prompt
-    actions = [action for action in ACTIONS if key_allowed(action, agent)]
+    # Reply only where a typed line is taken (the terminal's r opens its box anywhere and checks on send;
+    # the page has no box to open first, so it offers only what would not be refused).
+    actions = [action for action in ACTIONS if key_allowed(action, agent) and (action != "reply" or not unfit(IntentKind.TEXT, agent.state))]
     menu = agent.state in (AgentState.PERMISSION, AgentState.PLAN)
     chosen = approval(prompt) if menu else None
     if "approve" in actions and (chosen is None or chosen.widens):
@@ -54,7 +56,19 @@ def agent_view(agent: Agent, now: float | None = None, snooze: Snooze | None = N
             "fingerprint": prompt.fingerprint if prompt else "",
             "title": prompt.title if prompt else "",
             # ``widens``: what choosing it changes beyond this one request ("" for none): the page asks before it sends one.
-            "choices": [{"key": o.key, "label": o.label, "ticked": o.ticked, "widens": widening(o.label) if menu and not _REFUSES.match(o.label) else ""} for o in prompt.options] if prompt else [],
+            # ``same_as``: the option Approve or Deny already sends (the page shows it once, as that button).
+            "choices": [
+                {
+                    "key": o.key,
+                    "label": o.label,
+                    "ticked": o.ticked,
+                    "widens": widening(o.label) if menu and not _REFUSES.match(o.label) else "",
+                    "same_as": _same_as(o.key, actions, chosen.option.key if chosen is not None else "", prompt.no.key if prompt.no is not None else ""),
+                }
+                for o in prompt.options
+            ]
+            if prompt
+            else [],
             "multi_select": bool(prompt and prompt.multi_select),
             # The table's order: needing you first, longest-waiting first, then the snoozed waits.
             "order": [SNOOZED_RANK, 0.0, agent.target] if snoozed else list(sort_key(agent)),
@@ -62,6 +76,15 @@ def agent_view(agent: Agent, now: float | None = None, snooze: Snooze | None = N
         }
     )
     return row
+
+
+def _same_as(key: str, actions: list[str], approves: str, denies: str) -> str:
+    """The action (approve or deny) that already sends option ``key``, or ""."""
+    if "approve" in actions and key == approves:
+        return "approve"
+    if "deny" in actions and key == denies:
+        return "deny"
+    return ""
 
 
 def _colour(value: Any) -> str:

@@ -181,6 +181,12 @@ def test_a_phone_approves_the_exact_call_and_the_page_is_closed_to_anyone_withou
     open_agent(page, session.pane_id, "permission")
     page.locator("#agent-view").get_by_text("touch from-the-phone.txt").first.wait_for(timeout=WAIT)  # the screen and the dialog show the exact command
     page.screenshot(path=str(shots(tmp_path) / "permission-390x844.png"))
+    # Each answer once: the plain "Yes" is Approve and "No" is Deny (not a second pair of buttons); no Reply box at a permission.
+    page.get_by_role("button", name="Deny", exact=True).wait_for(timeout=WAIT)
+    choices = {c["label"]: c["same_as"] for c in page.evaluate("agents.get(shown).choices")}
+    assert choices.get("Yes") == "approve" and choices.get("No") == "deny", choices
+    assert page.get_by_role("button", name="Yes", exact=True).count() == 0 and page.get_by_role("button", name="No", exact=True).count() == 0
+    assert page.locator("#reply-form").is_hidden()
     page.get_by_role("button", name="Approve", exact=True).tap()
     page.locator("#notice.ok").wait_for(timeout=WAIT)
     assert page.locator("#notice").inner_text().startswith("Sent:"), page.locator("#notice").inner_text()

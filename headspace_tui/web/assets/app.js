@@ -186,6 +186,7 @@ function drawDialog(agent) {
     parts.push(el("div", { class: "ticks" }, ...boxes));
   } else if (agent.choices.length && can.has("option")) {
     for (const choice of agent.choices) {
+      if (choice.same_as && can.has(choice.same_as)) continue; // Approve or Deny below sends it: one button, not two
       const pick = () => {
         // An option that widens what the agent may do is sent only once the user has read what it changes.
         if (choice.widens && !window.confirm(`"${choice.label}" ${choice.widens}. Choose it?`)) return;
