@@ -42,12 +42,17 @@ function order(a, b) {
   return 0;
 }
 
+// How long, as the terminal's Time column says it (detect/clock.py's elapsed): to the second while an agent waits on you.
 function ago(agent) {
   if (agent.for === null || agent.for === undefined) return "";
-  const s = Math.max(0, Math.round(agent.for + (Date.now() - agent.at) / 1000));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m`;
-  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}`;
+  const s = Math.max(0, Math.floor(agent.for + (Date.now() - agent.at) / 1000));
+  const two = (n) => String(n).padStart(2, "0");
+  const precise = agent.needs_you;
+  if (s < 60) return precise ? `${s}s` : "<1m";
+  if (s < 3600) return precise ? `${Math.floor(s / 60)}m${two(s % 60)}s` : `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h${two(Math.floor((s % 3600) / 60))}m`;
+  const days = Math.floor(s / 86400);
+  return days < 100 ? `${days}d${two(Math.floor((s % 86400) / 3600))}h` : `${days}d`;
 }
 
 function folder(agent) {
