@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from headspace_tui.app.widgets.agent_table import waiting_for
+from headspace_tui.app.widgets.agent_table import choice_end, fit, waiting_for
 from headspace_tui.model import Agent, AgentState, Observation, Prompt
 
 PUSH = Observation(AgentState.PERMISSION, Prompt(kind="permission", tool="Bash", detail="git push origin main", fingerprint="f"))
@@ -25,3 +25,12 @@ def test_a_row_that_waits_for_nothing_shows_the_outcome_alone():
     working = Observation(AgentState.WORKING)
     assert waiting_for(_agent(working, "not delivered: the prompt changed")).plain == "not delivered: the prompt changed"
     assert waiting_for(_agent(PUSH, "")).plain == "Bash: git push origin main"
+
+
+def test_a_cut_answer_keeps_the_option_it_chose_so_approve_and_deny_differ():
+    approved = "approved via keys: Bash: rm -rf build && make -j8 all → 1. Yes"
+    denied = "approved via keys: Bash: rm -rf build && make -j8 all → 4. No"
+    a, d = (fit(t, 30, keep_end=choice_end(t)).plain for t in (approved, denied))
+    assert a.endswith("→ 1. Yes") and d.endswith("→ 4. No") and a != d, (a, d)
+    assert len(a) == len(d) == 30
+    assert choice_end("Bash: ls") == 0  # no answer in it: cut at the end as any text

@@ -258,6 +258,17 @@ def _cut(text: str, width: int, keep_end: int) -> str:
     return text[: width - 1 - keep_end] + "…" + (text[len(text) - keep_end :] if keep_end else "")
 
 
+CHOICE_KEPT = 24  # cells of an answer's chosen option kept when its line is cut ("→ 4. No")
+
+
+def choice_end(text: str) -> int:
+    """How much of ``text``'s end to keep when it is cut: an answer's chosen option (``… → 4. No``), so approve and deny never read the same."""
+    what, arrow, chosen = text.rpartition(" → ")
+    if not arrow or not what or len(chosen) + 2 > CHOICE_KEPT:
+        return 0
+    return len(chosen) + 2  # "→ " and the option
+
+
 def target_end(target: str) -> int:
     """How much of a target's end its cut keeps: the pane address (":0.1"), which says which pane."""
     return len(target) - target.rfind(":") if ":" in target else 0
@@ -644,7 +655,7 @@ class AgentTable(DataTable):
             fit(Text(folder_of(agent), style="dim"), columns.folder),
             state,
             self._elapsed(agent, now),
-            fit(waiting, columns.waiting),
+            fit(waiting, columns.waiting, keep_end=choice_end(waiting.plain)),
         )
 
     def tick(self) -> None:
