@@ -174,6 +174,7 @@ class ServiceClient:
         self._focused: str | None = None
         self._pending: tuple[float, set[str]] = (0.0, set())
         self._awaiting: dict[str, str] = {}  # pane -> its target: this client's answers whose final report has not come
+        self._ended = ""  # why the service said it ended, until its stream is followed again
         self._waited: float | None = None
         self._waited_at = float("-inf")  # when the service was last asked how long agents waited today
         self._subscribers: list[Callable[[Event], None]] = []
@@ -248,8 +249,9 @@ class ServiceClient:
             while True:
                 if await self._follow():
                     pause = RECONNECT_FIRST
-                if self._problem.problem != LOST:
-                    self._emit(ProblemChanged(LOST, (("local", LOST),)))
+                lost = f"service ended: {self._ended}" if self._ended else LOST  # its why first: the header cuts the rest
+                if self._problem.problem != lost:
+                    self._emit(ProblemChanged(lost, (("local", lost),)))
                 await asyncio.sleep(pause)
                 pause = min(RECONNECT_MAX, pause * 2)
                 if not is_held(self.place) and self._restart is not None:
@@ -270,6 +272,7 @@ class ServiceClient:
                     log.warning("the service's stream answered HTTP %s", response.status)
                     return False
                 await response.content.readline()  # its first line: the stream is open, nothing from now on is missed
+                self._ended = ""
                 await self._catch_up()
                 while True:
                     line = await response.content.readline()
@@ -319,6 +322,8 @@ class ServiceClient:
                 snoozes = decode(item.get("snoozes"))
                 if isinstance(snoozes, dict):
                     self._set_snoozes(snoozes)
+            elif kind == "ending" and isinstance(item.get("why"), str):
+                self._ended = item["why"][:300]  # said when the line goes: why, not only that
             elif kind == "report" and item.get("by") == self.id:
                 report = decode(item.get("report"))
                 if isinstance(report, Report):

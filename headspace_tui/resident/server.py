@@ -76,6 +76,7 @@ SETTLE_MAX = 30.0  # seconds a request may wait for the first look
 EVENTS_QUEUED = 1000  # events a slow client may fall behind by before it is cut off
 WRITE_TIMEOUT = 5.0  # seconds one write to an events client may take (one that stops reading is cut off)
 SHUTDOWN_TIMEOUT = 1.0  # seconds the clients' connections get to end when the service does
+LAST_WORD = 0.3  # seconds the events streams get to send the service's last word before they are cut
 WATCH_BACKOFF_MAX = 30.0  # seconds between two looks at tmux after the look itself kept failing
 MAX_REQUEST = 64 * 1024  # bytes: no route takes a body worth more
 MAX_TEXT = 10_000  # characters of a typed answer
@@ -204,7 +205,7 @@ class Resident:
             self._streaming.add(handler)
         try:
             await asyncio.wait_for(response.write(b": headspace events\n\n"), WRITE_TIMEOUT)
-            while not self.stopping.is_set():
+            while True:  # until the queue's end (None): the service's end puts its last word, then the end
                 item = await queue.get()
                 if item is None:
                     break
@@ -331,9 +332,18 @@ class Resident:
                 self._cut(queue)
 
     @staticmethod
-    def _cut(queue: asyncio.Queue[dict[str, Any] | None]) -> None:
-        with contextlib.suppress(asyncio.QueueEmpty):
+    def _last_word(queue: asyncio.Queue[dict[str, Any] | None], item: dict[str, Any]) -> None:
+        """``item`` at the end of ``queue``, room made for it and for the end that follows (the oldest items go)."""
+        while queue.maxsize and queue.qsize() > queue.maxsize - 2:
             queue.get_nowait()
+        queue.put_nowait(item)
+
+    @staticmethod
+    def _cut(queue: asyncio.Queue[dict[str, Any] | None]) -> None:
+        """The end of ``queue``'s stream, after what it holds (the oldest item goes only when there is no room)."""
+        if queue.full():
+            with contextlib.suppress(asyncio.QueueEmpty):
+                queue.get_nowait()
         queue.put_nowait(None)
 
     # -- life ----------------------------------------------------------------------------------
@@ -429,8 +439,12 @@ class Resident:
             raise
         finally:
             self.end(self.why or "ended")
+            for queue in self._facade_streams:  # the clients hear why (a tmux server gone, a stop), not only that the line went
+                self._last_word(queue, {"kind": "ending", "why": self.why})
             for queue in [*self._streams, *self._facade_streams]:
                 self._cut(queue)
+            if self._streaming:
+                await asyncio.wait(list(self._streaming), timeout=LAST_WORD)
             for handler in list(self._streaming):
                 handler.cancel()  # one blocked on a client that stopped reading ends now, not at the runner's timeout
             watch.cancel()

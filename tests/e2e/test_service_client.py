@@ -192,3 +192,24 @@ def test_a_killed_service_comes_back_with_the_tui_and_a_tui_left_open_reconnects
     private_tmux.run("kill-server")
     assert wait_gone(third["pid"], 10), "the service outlived its tmux server"
     assert not place.socket.exists() and read_card(place) is None
+
+
+def test_a_tui_outside_the_watched_tmux_says_its_server_is_gone(claude_session, private_tmux, services):
+    """The trial: with its tmux server gone the TUI said only "the headspace service is not answering"; now the service says why it ends."""
+    from tests.harness.tmux import temp_server
+
+    agent = claude_session([], name="why")
+    card = started(private_tmux.name, services)
+    with temp_server("hs-desk-") as (_root, desk):  # the user's own terminal: another tmux server, watching this one (-L)
+        pane = desk.new_session("tui", width=WIDTH, height=HEIGHT, cwd="/", command=["sh", "-c", headspace_words(private_tmux.name) + "; sleep 600"])
+
+        def shown() -> str:
+            return " ".join(desk.run("capture-pane", "-p", "-t", pane).split())
+
+        wait(lambda: f"{agent.name}:0.0" in shown(), "the TUI's table, through the service", timeout=60)
+        private_tmux.run("kill-server")
+        assert wait_gone(card["pid"], 10)
+        wait(lambda: "service ended: the tmux server" in shown(), "the TUI saying its tmux server is gone")
+        time.sleep(2.0)  # no service can start for a server that is gone: the line stays
+        assert "service ended: the tmux server" in shown() and "not answering" not in shown(), shown()
+        desk.run("send-keys", "-t", pane, "q")
