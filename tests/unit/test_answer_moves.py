@@ -185,27 +185,18 @@ def test_the_inbox_moves_on_as_soon_as_an_answer_by_keys_is_on_its_way():
     agent = Agent(pane_id="%4", target="s:0.0", session="s", family="codex", observation=screen("permission_bash"))
     told: list[Report] = []
 
-    async def answer() -> str:
+    async def answer(kind: IntentKind) -> str:
         answerer = Answerer(Routes(), None, clock=lambda: 100.0, confirm_timeout=5.0)  # type: ignore[arg-type]
         answerer.subscribe(told.append)
         try:
-            return answerer.answer(agent, Intent(IntentKind.APPROVE))
+            return answerer.answer(agent, Intent(kind))
         finally:
             await answerer.close()  # the send itself never runs here: only what answer() says at once
 
-    assert asyncio.run(answer()) == ""
+    assert asyncio.run(answer(IntentKind.APPROVE)) == ""
     assert [(r.pane_id, r.move_on, r.final, r.delivered) for r in told] == [("%4", True, False, False)]
     # An interrupt is no answer to a dialog: nothing moves.
     told.clear()
     agent.observation = screen("working_streaming")
-
-    async def interrupt() -> str:
-        answerer = Answerer(Routes(), None, clock=lambda: 100.0, confirm_timeout=5.0)  # type: ignore[arg-type]
-        answerer.subscribe(told.append)
-        try:
-            return answerer.answer(agent, Intent(IntentKind.INTERRUPT))
-        finally:
-            await answerer.close()
-
-    assert asyncio.run(interrupt()) == ""
+    assert asyncio.run(answer(IntentKind.INTERRUPT)) == ""
     assert told == []
