@@ -455,7 +455,10 @@ def summary(rows) -> str:
     from ..service.rows import needs_you
 
     count = lambda *states: sum(1 for row in rows if row["state"] in states)  # noqa: E731
-    parts = [f"{len(rows)} agent{'s' if len(rows) != 1 else ''}", f"{sum(1 for row in rows if needs_you(row))} need you"]
+    # A wait the user snoozed does not need them (counted apart, as the table and the page count it).
+    put_off = sum(1 for row in rows if needs_you(row) and row.get("snoozed"))
+    needing = sum(1 for row in rows if needs_you(row) and not row.get("snoozed"))
+    parts = [f"{len(rows)} agent{'s' if len(rows) != 1 else ''}", f"{needing} need you" + (f" ({put_off} snoozed)" if put_off else "")]
     parts += [f"{count('working')} working", f"{count('idle')} idle"]
     unknown = count("unknown")
     if unknown:

@@ -18,7 +18,7 @@ from ..model import Agent, AgentState, Observation, Option, PaneAddress
 # The keys ``status --json`` prints, in its order (the README documents them).
 PUBLIC = (
     "host", "target", "pane_id", "state", "tool", "detail", "options", "question", "ticked", "error", "retrying",
-    "exit_status", "fingerprint", "request", "cwd", "since", "in_state_for", "since_source", "agent", "agent_version", "claude_version",
+    "exit_status", "fingerprint", "request", "snoozed", "cwd", "since", "in_state_for", "since_source", "agent", "agent_version", "claude_version",
 )  # fmt: skip
 
 
@@ -27,8 +27,12 @@ def in_state_for(agent: Agent, now: float) -> float | None:
     return None if agent.since_source == Source.SIGHT else round(max(0.0, now - agent.since), 1)
 
 
-def agent_row(agent: Agent, now: float) -> dict[str, Any]:
-    """The agent as ``status --json`` prints it (``PUBLIC``), plus ``line``: what the text view says of it."""
+def agent_row(agent: Agent, now: float, snoozed: str = "") -> dict[str, Any]:
+    """The agent as ``status --json`` prints it (``PUBLIC``), plus ``line``: what the text view says of it.
+
+    ``snoozed``: how its wait is put off ("snoozed till 14:05"), as the
+    service that holds the snoozes says; a wait put off does not need you.
+    """
     obs = agent.observation
     return {
         "host": agent.host,
@@ -48,6 +52,7 @@ def agent_row(agent: Agent, now: float) -> dict[str, Any]:
         "fingerprint": obs.prompt.fingerprint if obs.prompt and obs.prompt.fingerprint else None,
         # What 'send --expect' checks: this appearance of the prompt, and no later one with the same words.
         "request": obs.request or None,
+        "snoozed": snoozed or None,  # the wait the user put off (the service's one set of snoozes), or null
         "cwd": agent.cwd,
         "since": agent.since,  # as before: the look's own time when nothing dates the state
         # How long in this state (seconds), and who says when it began (Claude's status
@@ -65,7 +70,7 @@ def agent_row(agent: Agent, now: float) -> dict[str, Any]:
 _TYPES: dict[str, tuple[type, ...]] = {
     "host": (str,), "target": (str,), "pane_id": (str,), "state": (str,), "tool": (str, type(None)), "detail": (str, type(None)),
     "options": (list,), "question": (str, type(None)), "ticked": (list,), "error": (str, type(None)), "retrying": (bool,),
-    "exit_status": (int, type(None)), "fingerprint": (str, type(None)), "request": (str, type(None)), "cwd": (str,), "since": (int, float),
+    "exit_status": (int, type(None)), "fingerprint": (str, type(None)), "request": (str, type(None)), "snoozed": (str, type(None)), "cwd": (str,), "since": (int, float),
     "in_state_for": (int, float, type(None)), "since_source": (str, type(None)), "agent": (str,), "agent_version": (str, type(None)),
     "claude_version": (str, type(None)), "line": (str,),
 }  # fmt: skip

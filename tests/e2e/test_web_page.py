@@ -526,6 +526,10 @@ def test_one_set_of_snoozes_the_terminal_snoozes_the_page_shows_it_and_wakes_it(
     page.locator(f'li.agent.snoozed[data-pane="{session.pane_id}"][data-snoozed="yes"]').wait_for(timeout=WAIT)
     summary = page.locator("#summary").inner_text()
     assert summary == "1 agent · 0 need you (1 snoozed)", summary
+    said = run("-L", private_tmux.name, "status")  # the command line counts as the page does, from the same snoozes
+    assert said.returncode == 0 and "1 agent · 0 need you (1 snoozed)" in said.stdout, said.stdout
+    (row,) = [json.loads(line) for line in run("-L", private_tmux.name, "status", "--json").stdout.splitlines()]
+    assert row["snoozed"] and row["snoozed"].startswith("snoozed till"), row
     assert "snoozed till" in page.locator(f'li.agent[data-pane="{session.pane_id}"] .line').inner_text()
 
     # The page wakes it, and snoozes it till it changes: the service (every front end's) holds the same.

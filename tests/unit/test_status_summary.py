@@ -23,3 +23,9 @@ def test_the_count_line_names_unknowns_and_how_to_report_them():
 def test_no_unknowns_no_mention():
     assert "unknown" not in summary([agent(AgentState.IDLE, 1)])
     assert summary([agent(AgentState.IDLE, 1)]) == "1 agent · 0 need you · 0 working · 1 idle"
+
+
+def test_a_snoozed_wait_is_counted_apart_as_the_table_counts_it():
+    waiting = agent(AgentState.PERMISSION, 1)
+    put_off = {**agent(AgentState.PERMISSION, 2), "snoozed": "snoozed till 14:05"}
+    assert summary([waiting, put_off]) == "2 agents · 1 need you (1 snoozed) · 0 working · 0 idle"
