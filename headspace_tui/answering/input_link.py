@@ -47,8 +47,13 @@ class InputLink:
     can take no more keys (gone, or its agent gone): input mode should end.
     """
 
-    def __init__(self, io: PaneIO, pane_id: str, server_key: str, report: Callable[[str, bool], None], family: Family) -> None:
+    def __init__(
+        self, io: PaneIO, pane_id: str, server_key: str, report: Callable[[str, bool], None], family: Family, sent: Callable[[], None] | None = None
+    ) -> None:
         self.io = io
+        # Keys reached the pane: whatever it asked may be answered by them (the service then takes
+        # what a later capture shows as a new appearance: an answer drawn before them is stale).
+        self.sent = sent
         self.family = family  # whose process must still run in the pane
         self.pane_id = pane_id
         self.server_key = server_key
@@ -115,8 +120,12 @@ class InputLink:
                             self._queue.clear()
                             self.closed = True
                         return
-                    for stroke in batch:
-                        await self.io.send_keys(self.pane_id, *stroke.keys, literal=stroke.literal)
+                    try:
+                        for stroke in batch:
+                            await self.io.send_keys(self.pane_id, *stroke.keys, literal=stroke.literal)
+                    finally:
+                        if self.sent is not None:
+                            self.sent()
                     return
             except PaneBusy:
                 await asyncio.sleep(BUSY_RETRY)
@@ -146,14 +155,16 @@ class Typist:
         self.io = io
         self.server_key = server_key
 
-    async def open(self, pane_id: str, report: Callable[[str, bool], None], family: str) -> tuple[InputLink | None, str]:
-        """A link to ``pane_id`` (whose agent is of ``family``) once it is checked, or None and why not."""
+    async def open(
+        self, pane_id: str, report: Callable[[str, bool], None], family: str, sent: Callable[[], None] | None = None
+    ) -> tuple[InputLink | None, str]:
+        """A link to ``pane_id`` (whose agent is of ``family``) once it is checked, or None and why not; ``sent``: after each batch of keys went."""
         if not pane_id.startswith("%"):
             return None, f"refusing to type into {pane_id!r}: panes are addressed by id (%N) only"
         try:
             kind = family_named(family)
         except UnknownFamily as exc:
             return None, str(exc)
-        link = InputLink(self.io, pane_id, self.server_key(pane_id), report, kind)
+        link = InputLink(self.io, pane_id, self.server_key(pane_id), report, kind, sent)
         problem = await link.check()
         return (None, problem) if problem else (link, "")

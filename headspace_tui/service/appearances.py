@@ -16,10 +16,17 @@ A new appearance begins when
 * another hook call holds the dialog than the one that held it (each of
   Claude's PermissionRequest calls is one request, whatever its words);
 * an answer to it went (keys reached the pane, or the hook took the
-  decision) and ended: whatever prompt is read after that is a new one, even
-  with the same words, because the answer's confirmation saw the pane move
-  on (``renew``).  Until it ended, the spent id stays, so nothing shown
-  before the answer landed can carry an answer to what comes after.
+  decision) and ended: whatever prompt a capture begun after that shows is
+  a new one, even with the same words, because the answer's confirmation
+  saw the pane move on (``renew``).  Until it ended, the spent id stays, so
+  nothing shown before the answer landed can carry an answer to what comes
+  after; and a reading that is not a new capture (a hook's event fused with
+  the last screen, a capture begun before the end) keeps it.
+
+A reading with no prompt in the same waiting state (Claude's status file
+says "waiting" while a frame between two drawings cannot be read) neither
+ends nor begins one, as an ``unknown`` frame does not: an answer in flight
+is not refused for a frame nobody saw.
 
 The id's appearance part starts with a random word per store, so an id from
 an earlier run of the service never names a prompt of this one.  Pure: no
@@ -39,7 +46,7 @@ class _Shown:
     key: tuple[AgentState, str]  # the state and fingerprint of the prompt on display
     request: str
     call: int | None = None  # the hook call that holds this dialog, once one does
-    renew: bool = False  # answered: the next reading of a prompt is a new appearance
+    renew: float | None = None  # answered then (its end): a capture begun after it shows a new appearance
 
 
 class Appearances:
@@ -55,16 +62,21 @@ class Appearances:
         shown = self._shown[pane_id] = _Shown(key, f"{key[1]}~{self.run}{self._count}")
         return shown.request
 
-    def see(self, pane_id: str, observation: Observation) -> str:
-        """The request id of the prompt ``observation`` shows in ``pane_id`` ("" when it shows none)."""
+    def see(self, pane_id: str, observation: Observation, captured: float | None = None) -> str:
+        """The request id of the prompt ``observation`` shows in ``pane_id`` ("" when it shows none).
+
+        ``captured``: when the screen capture it was read from began (None:
+        not a new capture, such as a hook's event fused with the last one).
+        """
         prompt = observation.prompt
+        shown = self._shown.get(pane_id)
         if prompt is None or not prompt.fingerprint:
-            if observation.state is not AgentState.UNKNOWN:
+            unread = observation.state is AgentState.UNKNOWN or (shown is not None and shown.key[0] is observation.state)
+            if not unread:
                 self._shown.pop(pane_id, None)
             return ""
         key = (observation.state, prompt.fingerprint)
-        shown = self._shown.get(pane_id)
-        if shown is None or shown.key != key or shown.renew:
+        if shown is None or shown.key != key or (shown.renew is not None and captured is not None and captured > shown.renew):
             return self._new(pane_id, key)
         return shown.request
 
@@ -80,11 +92,11 @@ class Appearances:
         self._shown[pane_id].call = call
         return True
 
-    def renew(self, pane_id: str, request: str) -> None:
-        """An answer to ``request`` went and ended: the next prompt read in ``pane_id`` is a new appearance."""
+    def renew(self, pane_id: str, request: str, at: float) -> None:
+        """An answer to ``request`` went and ended at ``at``: a prompt a capture begun after that shows is a new appearance."""
         shown = self._shown.get(pane_id)
         if shown is not None and shown.request == request:
-            shown.renew = True
+            shown.renew = at
 
     def current(self, pane_id: str) -> str:
         shown = self._shown.get(pane_id)

@@ -434,8 +434,14 @@ class Service:
         ``report(line, ended)``: a key that could not go, in one line;
         ``ended`` when the pane can take no more keys (input mode ends).
         """
-        link, problem = await self._typist.open(pane_id, report, family)
+        link, problem = await self._typist.open(pane_id, report, family, lambda: self._typed_into(pane_id))
         return (InputSession(link) if link is not None else None), problem
+
+    def _typed_into(self, pane_id: str) -> None:
+        """Input mode's keys reached ``pane_id``: the prompt it showed may be answered by them; later captures show a new appearance."""
+        agent = self.agent(pane_id)
+        if agent is not None and agent.observation.request:
+            self._fleet.renew(pane_id, agent.observation.request)
 
     # -- jump ----------------------------------------------------------------------------
     def jump(self, agent: Agent, here: Mapping[str, str] | None = None) -> Jump:

@@ -385,6 +385,7 @@ class Monitor:
         if watch is None:
             return None
         title: str | None = None
+        began = self.clock()  # what this capture shows is from now on (an answer that ended before it is behind it)
         try:
             if client is not None and not client.closed:
                 ansi = await client.capture(pane_id)
@@ -430,7 +431,7 @@ class Monitor:
             # stays quiet).
             watch.timing.look_again(fuser.hook_deadline)
         before = self.store.agents[pane_id].state if pane_id in self.store.agents else None
-        agent = self._update(watch, observation)
+        agent = self._update(watch, observation, captured=began)
         if before is not None and agent.state is not before:
             # Claude writes a turn to its transcript a moment after drawing it:
             # look again after a state change, so the last turn is not left
@@ -448,7 +449,7 @@ class Monitor:
             agent = self._update(watch, watch.fuser.current)
         return agent
 
-    def _update(self, watch: PaneWatch, observation: Observation, at: float | None = None) -> Agent:
+    def _update(self, watch: PaneWatch, observation: Observation, at: float | None = None, captured: float | None = None) -> Agent:
         agent_pid = watch.agent_pid
         process = self.facts.process(agent_pid)
         now = self.clock() if at is None else at
@@ -463,6 +464,7 @@ class Monitor:
                 agent_version=(process.version or "") if process else watch.version,
                 family=(watch.family or CLAUDE).name,
                 claims=watch.claims(observation.state, self.journal.remembered if self.journal is not None else None),
+                captured=captured,
             )
             self.desk.observed(watch.record.pane_id)
         return agent
@@ -488,7 +490,7 @@ class Monitor:
 
     def renew(self, pane_id: str, request: str) -> None:
         """An answer to ``request`` went and ended: the next prompt read there is a new appearance."""
-        self.store.renew(pane_id, request)
+        self.store.renew(pane_id, request, self.clock())
 
     def refresh_soon(self, pane_id: str) -> None:
         """Read the pane again soon (after keys were sent to it)."""

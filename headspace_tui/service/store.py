@@ -121,6 +121,7 @@ class AgentStore:
         agent_version: str = "",
         family: str = "claude",
         claims: Mapping[str, float] | None = None,
+        captured: float | None = None,
     ) -> Agent:
         """A pane was read (or a hook or status file spoke): its agent as it is now.
 
@@ -130,14 +131,15 @@ class AgentStore:
         says (status file, hook, transcript, an earlier run's journal), the
         most trusted wins, and within one state it only ever moves earlier;
         so a state seen late (headspace started mid-turn, or restarted) keeps
-        its real start, and no time on screen jumps back.
+        its real start, and no time on screen jumps back.  ``captured``: when
+        the screen capture behind this reading began (None: no new capture).
         """
         clock = self._clocks.get(record.pane_id)
         if clock is None:
             clock = self._clocks[record.pane_id] = Clock()
         claim = clock.update(observation.state, claims or {}, at, observation.prompt.fingerprint if observation.prompt else "")
         since = claim.at
-        request = self.appearances.see(record.pane_id, observation)
+        request = self.appearances.see(record.pane_id, observation, captured)
         if request != observation.request:
             observation = replace(observation, request=request)
         agent = self.agents.get(record.pane_id)
@@ -210,9 +212,9 @@ class AgentStore:
         if changed:
             self.emit(AgentChanged(agent, agent.state, at))
 
-    def renew(self, pane_id: str, request: str) -> None:
-        """An answer to ``request`` went and ended: the next prompt read in ``pane_id`` is a new appearance, whatever its words."""
-        self.appearances.renew(pane_id, request)
+    def renew(self, pane_id: str, request: str, at: float) -> None:
+        """An answer to ``request`` went and ended at ``at``: a prompt a capture begun after that shows is a new appearance, whatever its words."""
+        self.appearances.renew(pane_id, request, at)
 
     def work(self, pane_id: str, command: str, outcome: str, at: float) -> None:
         """The agent's command and last outcome (from its transcript, through the journal); told only when they change."""

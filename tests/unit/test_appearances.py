@@ -41,15 +41,27 @@ def test_other_words_are_a_new_request_and_panes_do_not_share_one():
 
 
 def test_an_answered_appearance_is_followed_by_a_new_one_even_unseen_in_between():
-    """The answer's confirmation saw the pane move on; the monitor may have missed it: the words read next are asked anew."""
+    """The answer's confirmation saw the pane move on; the monitor may have missed it: the words a later capture shows are asked anew."""
+    seen = Appearances(run="r")
+    first = seen.see("%1", PUSH, captured=1.0)
+    seen.renew("%1", "f-push~other", 10.0)  # another appearance's answer: nothing to do with this one
+    assert seen.see("%1", PUSH, captured=11.0) == first
+    seen.renew("%1", first, 10.0)
+    assert seen.see("%1", PUSH, captured=9.5) == first  # a capture begun before the answer ended shows the answered dialog
+    assert seen.see("%1", PUSH) == first  # a hook's event fused with the last capture is no new capture either
+    second = seen.see("%1", PUSH, captured=10.5)
+    assert second != first
+    assert seen.see("%1", PUSH, captured=12.0) == second  # and that one holds until it too is answered
+
+
+def test_a_waiting_state_read_without_its_prompt_keeps_the_appearance():
+    """Claude's status file says "waiting" while a frame cannot be read: the dialog is still the one shown."""
     seen = Appearances(run="r")
     first = seen.see("%1", PUSH)
-    seen.renew("%1", "f-push~other")  # another appearance's answer: nothing to do with this one
+    assert seen.see("%1", Observation(AgentState.PERMISSION, source="status-file")) == ""
     assert seen.see("%1", PUSH) == first
-    seen.renew("%1", first)
-    second = seen.see("%1", PUSH)
-    assert second != first
-    assert seen.see("%1", PUSH) == second  # and that one holds until it too is answered
+    assert seen.see("%1", Observation(AgentState.QUESTION, source="status-file")) == ""  # another waiting state: it left
+    assert seen.see("%1", PUSH) != first
 
 
 def test_another_hook_call_holding_the_dialog_is_another_request():
@@ -81,8 +93,10 @@ def test_the_store_dates_and_tells_a_new_appearance_of_the_same_words():
     assert first.startswith("f-push~") and agent.prompt_since == 100.0
     store.observed(RECORD, "k", PUSH, 101.0, agent_pid=11)
     assert agent.observation.request == first and agent.prompt_since == 100.0 and told == [first]
-    store.renew("%1", first)
-    store.observed(RECORD, "k", PUSH, 102.0, agent_pid=11)
+    store.renew("%1", first, 101.5)
+    store.observed(RECORD, "k", PUSH, 101.6, agent_pid=11, captured=101.4)  # begun before the answer ended: the same
+    assert agent.observation.request == first
+    store.observed(RECORD, "k", PUSH, 102.0, agent_pid=11, captured=101.8)
     assert agent.observation.request != first and agent.prompt_since == 102.0
     assert told == [first, agent.observation.request]  # the row is told: its answers now name the new one
     before = agent.observation.request
