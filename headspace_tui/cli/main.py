@@ -620,7 +620,8 @@ async def _send_to(args: argparse.Namespace, config, server, record, family) -> 
         if args.expect:
             raise UserError(
                 f"{record.target}: --expect names one appearance of a prompt, which only the running headspace service "
-                "keeps track of, and none answers for this pane (start one: headspace serve); nothing sent"
+                "keeps track of, and this send is not asked of one (none runs: start it with 'headspace serve'; "
+                "or --host / --config, which answer by themselves); nothing sent"
             )
         if args.expect is not None and seen.prompt is not None:
             raise UserError(f"{record.target}: the agent asks something now ({seen.state.value}), and no prompt was expected; nothing sent")
