@@ -179,7 +179,9 @@ class TmuxServer:
             return f"socket path {self.socket_path!r}"
         if self.socket_name:
             return f"socket {self.socket_name!r}"
-        return "the default socket"
+        # Neither -L nor -S: inside tmux, the server of $TMUX (as tmux itself picks it), which need not be the default.
+        inside = os.path.basename(os.environ.get("TMUX", "").split(",")[0])
+        return f"socket {inside!r}" if inside and inside != "default" else "the default socket"
 
     def socket_file(self) -> str:
         """Where this server's socket lives (as tmux(1) places it: ``$TMUX_TMPDIR/tmux-UID/NAME``).

@@ -29,3 +29,16 @@ def test_a_snoozed_wait_is_counted_apart_as_the_table_counts_it():
     waiting = agent(AgentState.PERMISSION, 1)
     put_off = {**agent(AgentState.PERMISSION, 2), "snoozed": "snoozed till 14:05"}
     assert summary([waiting, put_off]) == "2 agents · 1 need you (1 snoozed) · 0 working · 0 idle"
+
+
+def test_a_server_named_by_tmux_itself_is_named_as_it_is(monkeypatch):
+    """Inside ``tmux -L uxa`` with no -L of its own, headspace watches uxa: its words (and the service's log) say so."""
+    from headspace_tui.tmux.server import TmuxServer
+
+    monkeypatch.setenv("TMUX", "/tmp/tmux-1000/uxa,4242,0")
+    assert TmuxServer().where() == "socket 'uxa'"
+    monkeypatch.setenv("TMUX", "/tmp/tmux-1000/default,4242,0")
+    assert TmuxServer().where() == "the default socket"
+    monkeypatch.delenv("TMUX")
+    assert TmuxServer().where() == "the default socket"
+    assert TmuxServer(socket_name="work").where() == "socket 'work'"
