@@ -369,7 +369,7 @@ class Answerer:
         if outcome.delivered:
             # A box toggled, or the next page of the same dialog: the dialog goes on, the inbox stays.
             report = Report(pane_id, f"{target}: {outcome.detail}", "information", True, moves and not io.went and not outcome.more)
-            self._finish(agent, report, "", seen, what, began, dialog=answers_dialog(intent, seen), request=request)
+            self._finish(agent, report, "", seen, what, began, dialog=answers_dialog(intent, seen), request=request, interrupt=intent.kind is IntentKind.INTERRUPT)
         else:
             report = Report(pane_id, f"{target}: {outcome.detail}", "error", False)
             self._finish(agent, report, "not delivered", seen, what if io.reached else "", began, dialog=answers_dialog(intent, seen), request=request)
@@ -407,6 +407,7 @@ class Answerer:
         *,
         dialog: bool = True,
         request: str = "",
+        interrupt: bool = False,
     ) -> None:
         """After a send: keys for that agent wait for a new observation; the row and the audit say how it went.
 
@@ -415,6 +416,8 @@ class Answerer:
         they answered a dialog (Claude's transcript can confirm which call).
         ``request``: the appearance the answer went to (its keys reached the
         pane, or the hook took it): spent, and the next prompt read is a new one.
+        ``interrupt``: a delivered Esc is the row's last answer (the answer
+        before it no longer says what happened last).
         """
         pane_id = report.pane_id
         if request:
@@ -424,7 +427,8 @@ class Answerer:
         if desk is not None:
             desk.sending_keys(pane_id, False)
             if keys:
-                desk.record(agent, Channel.KEYS, keys, began=began, seen=answered, delivered=report.delivered, outcome=report.text, dialog=dialog)
+                row = report.delivered and (dialog or interrupt)
+                desk.record(agent, Channel.KEYS, keys, began=began, seen=answered, delivered=report.delivered, outcome=report.text, dialog=dialog, row=row)
         self._sending.discard(pane_id)
         if answered is not None and report.delivered:
             self._answered[pane_id] = (answered, time.monotonic())  # until the monitor reports the pane's next state

@@ -222,17 +222,19 @@ class AnswerDesk:
         delivered: bool = True,
         outcome: str = "",
         dialog: bool = True,
+        row: bool | None = None,
     ) -> None:
         """The audit: the row's last answer, and an event for the journal; a remote one names its host.
 
         Keys are recorded once their send ended, delivered (the pane shows
         what came after) or not (``outcome`` says why): ``began`` is when they
         began to go, ``seen`` the dialog they answered.  Only a delivered
-        answer to a dialog becomes the row's last answer.
+        answer to a dialog becomes the row's last answer (``row``: or another
+        key the row should say went, an interrupt, in place of an older answer).
         """
         at = self.clock()
         where = f" on {agent.host}" if agent.host != LOCAL_HOST else ""
-        if delivered and dialog:
+        if (delivered and dialog) if row is None else row:
             self.store.answered(agent.pane_id, f"{ANSWERED_HOW[channel]}{where}: {what}", at)
         event = Answered(
             agent=agent,

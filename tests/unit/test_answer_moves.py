@@ -200,3 +200,27 @@ def test_the_inbox_moves_on_as_soon_as_an_answer_by_keys_is_on_its_way():
     agent.observation = screen("working_streaming")
     assert asyncio.run(answer(IntentKind.INTERRUPT)) == ""
     assert told == []
+
+
+def test_a_delivered_interrupt_is_the_rows_last_answer_and_a_nudge_is_not():
+    """After x a row kept the answer before it ("… → 1. Yes") as if that were what happened last."""
+    from headspace_tui.answering.answerer import Answerer, Report
+    from headspace_tui.model import Agent
+
+    rows: list[tuple[str, bool | None]] = []
+
+    class RecordingDesk:
+        def sending_keys(self, pane_id: str, on: bool) -> None:
+            pass
+
+        def record(self, agent, channel, what, call=None, **kw) -> None:
+            rows.append((what, kw.get("row")))
+
+    routes = Routes()
+    routes.desk = lambda address: RecordingDesk()  # type: ignore[method-assign]
+    answerer = Answerer(routes, None, clock=lambda: 100.0, confirm_timeout=5.0)  # type: ignore[arg-type]
+    agent = Agent(pane_id="%5", target="s:0.0", session="s", observation=screen("working_streaming"))
+    answerer._finish(agent, Report("%5", "s:0.0: interrupted", "information", True), "", agent.observation, "interrupt (Esc)", 99.0, dialog=False, interrupt=True)
+    answerer._finish(agent, Report("%5", "s:0.0: nudged", "information", True), "", agent.observation, "nudge 'continue'", 99.0, dialog=False)
+    answerer._finish(agent, Report("%5", "s:0.0: not delivered", "error", False), "", agent.observation, "interrupt (Esc)", 99.0, dialog=False, interrupt=True)
+    assert rows == [("interrupt (Esc)", True), ("nudge 'continue'", False), ("interrupt (Esc)", False)]
