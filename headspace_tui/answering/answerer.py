@@ -50,6 +50,7 @@ from typing import Protocol
 from ..detect.families import UnknownFamily, family_named
 from ..hooks.calls import QUESTION_TOOL, PendingCall, hook_answer
 from ..model import Agent, AgentState, Channel, Observation
+from ..service.appearances import words_of
 from ..tmux.server import TmuxCommandError, TmuxUnavailable
 from .desk import AnswerDesk
 from .keys import ActionError, Outcome, PaneIO, confirm_moved_on, same_prompt, send_guarded
@@ -212,7 +213,7 @@ class Answerer:
             return f"the agent asks something now that was not shown (it is {agent.state.value})"
         if not now:
             return f"that request is no longer on screen (the agent is {agent.state.value})"
-        return "the prompt changed since it was shown" + ("; this is a new one" if now.split("~")[0] == request.split("~")[0] else "")
+        return "the prompt changed since it was shown" + ("; this is a new one" if words_of(now) == words_of(request) else "")
 
     def refusal(self, agent: Agent, *, typed: bool = False, request: str | None = None) -> str:
         """Why an answer to ``agent`` must not go now, or "".
@@ -271,6 +272,10 @@ class Answerer:
             # keys never go, the final report says so and offers the way back.
             self._report(Report(agent.pane_id, f"{agent.target}: {intent.describe()} on its way", "information", False, True, final=False))
         return ""
+
+    def forget(self, pane_id: str) -> None:
+        """The pane is gone: what was answered there goes with it (pane ids come and go all day)."""
+        self._spent.pop(pane_id, None)
 
     def _spend(self, pane_id: str, request: str) -> None:
         """An answer to appearance ``request`` went: no answer names it again, and the next prompt read is a new appearance."""

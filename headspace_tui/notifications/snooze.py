@@ -49,6 +49,11 @@ def snoozed_label(snooze: Snooze) -> str:
     return f"snoozed till {time.strftime('%H:%M', time.localtime(snooze.until))}" if snooze.timed else "snoozed till it changes"
 
 
+def snooze_words(agent: Agent, snooze: Snooze | None) -> str:
+    """How ``agent``'s wait is put off, in the words every front end shows; "" when it waits for nothing or is not snoozed."""
+    return snoozed_label(snooze) if snooze is not None and agent.state.needs_you else ""
+
+
 class Snoozes:
     """The snoozes on now, per agent key."""
 

@@ -57,8 +57,8 @@ from aiohttp import web
 
 from .. import __version__
 from ..events import AgentChanged, AgentRemoved, Event, Notice, ProblemChanged
-from ..model import Agent, PaneAddress
-from ..notifications.snooze import snoozed_label
+from ..model import PaneAddress
+from ..notifications.snooze import snooze_words
 from ..service.answer_wait import AnswerWait
 from ..service.facade import Intent, IntentKind, Report, Service
 from ..service.rows import agent_row, host_problems
@@ -180,7 +180,7 @@ class Resident:
             return web.json_response({"error": "settle: a number of seconds"}, status=400)
         await self._settle(settle)
         now = time.time()
-        rows = [agent_row(agent, now, _snoozed(self.service, agent)) for agent in self.service.agents()]
+        rows = [agent_row(agent, now, snooze_words(agent, self.service.snooze_of(agent))) for agent in self.service.agents()]
         return web.json_response({"agents": rows, "problems": host_problems(self.service.hosts())})
 
     async def _settle(self, settle: float) -> None:
@@ -492,12 +492,6 @@ def serve(
         return asyncio.run(main())
     finally:
         os.close(lock)  # the kernel lets go of the flock with it
-
-
-def _snoozed(service: Service, agent: Agent) -> str:
-    """How ``agent``'s wait is put off, in the words every front end shows ("" when it is not)."""
-    snooze = service.snooze_of(agent) if agent.state.needs_you else None
-    return snoozed_label(snooze) if snooze is not None else ""
 
 
 def _tasks_of(loop: asyncio.AbstractEventLoop) -> Callable[[], str]:

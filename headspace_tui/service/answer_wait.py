@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass
 
 from ..model import Agent
+from .appearances import is_request
 from .facade import REACTION_TIME, Intent, Report, Service
 
 ANSWER_WAIT = 30.0  # seconds an answer may take to its final report (the answerer's own deadline comes first)
@@ -85,7 +86,7 @@ class AnswerWait:
         """Why ``agent`` must not be answered for ``expect`` (the request the asker saw), or ""."""
         if expect is None:
             return ""
-        if expect and "~" not in expect:
+        if expect and not is_request(expect):
             return "expect takes the prompt's 'request' (from 'status --json' or the page), which names one appearance of it, not its words' fingerprint; nothing sent"
         stale = self.service.stale(agent, expect)
         return f"{stale}; nothing sent" if stale else ""

@@ -40,6 +40,18 @@ from dataclasses import dataclass
 
 from ..model import AgentState, Observation
 
+SEP = "~"  # between a request's words (the fingerprint) and its appearance
+
+
+def words_of(request: str) -> str:
+    """The fingerprint part of a request id: the same for every appearance of the same words."""
+    return request.partition(SEP)[0]
+
+
+def is_request(text: str) -> bool:
+    """Whether ``text`` names an appearance (``<fingerprint>~<appearance>``), not only a prompt's words."""
+    return SEP in text
+
 
 @dataclass
 class _Shown:
@@ -59,7 +71,7 @@ class Appearances:
 
     def _new(self, pane_id: str, key: tuple[AgentState, str]) -> str:
         self._count += 1
-        shown = self._shown[pane_id] = _Shown(key, f"{key[1]}~{self.run}{self._count}")
+        shown = self._shown[pane_id] = _Shown(key, f"{key[1]}{SEP}{self.run}{self._count}")
         return shown.request
 
     def see(self, pane_id: str, observation: Observation, captured: float | None = None) -> str:

@@ -57,7 +57,6 @@ from .scan import sort_key
 
 # What a front end needs besides the service itself: the answers' vocabulary and the events.
 __all__ = [
-    "unfit",
     "AgentChanged",
     "AgentRemoved",
     "ChannelReport",
@@ -84,6 +83,7 @@ __all__ = [
     "key_allowed",
     "live_keys",
     "sort_key",
+    "unfit",
 ]
 
 
@@ -273,6 +273,7 @@ class Service:
                     self._snoozes.observe(event.agent)  # a new wait, or none: its snooze is over
                 elif isinstance(event, AgentRemoved):
                     self._snoozes.forget(event.key or event.pane_id)
+                    self._answerer.forget(event.pane_id)
                 self._emit(event)
 
         return forward

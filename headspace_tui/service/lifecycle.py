@@ -106,20 +106,20 @@ def runs_agent(server: TmuxServer, pane_id: str, program: str, *, timeout: float
     a pane that lives but never runs the agent says what it runs and shows.
     """
     deadline = time.monotonic() + timeout
-    last = ""
     while True:
         try:
             record = server.pane(pane_id)
         except (TmuxCommandError, TmuxUnavailable):
-            return f"{program} did not start: its window ({pane_id}) closed at once{_said(last)} (is {program} on the PATH of tmux's new windows? headspace doctor checks)"
-        with contextlib.suppress(TmuxCommandError, TmuxUnavailable):
-            last = server.capture(pane_id, ansi=False)
+            return f"{program} did not start: its window ({pane_id}) closed at once (is {program} on the PATH of tmux's new windows? headspace doctor checks)"
         found = find_agent(record.pid, read_process_table())
         if found is not None and found[1].name == family:
             return ""
         if record.dead or time.monotonic() >= deadline:
             running = "has ended" if record.dead else f"runs {record.current_command or 'nothing known'}"
-            return f"{program} is not running in {pane_id} after {timeout:g}s: the pane {running}{_said(last)}"
+            shown = ""
+            with contextlib.suppress(TmuxCommandError, TmuxUnavailable):  # one capture, for the refusal only
+                shown = server.capture(pane_id, ansi=False)
+            return f"{program} is not running in {pane_id} after {timeout:g}s: the pane {running}{_said(shown)}"
         time.sleep(0.2)
 
 

@@ -47,7 +47,7 @@ from aiohttp import web
 
 from ..events import AgentChanged, AgentRemoved, Event, PaneCaptured, ProblemChanged
 from ..model import Agent, PaneAddress
-from ..notifications.snooze import UNTIL_IT_CHANGES, snoozed_label
+from ..notifications.snooze import UNTIL_IT_CHANGES, snooze_words
 from ..service.answer_wait import AnswerWait
 from ..service.facade import Intent, IntentKind, Service
 from ..service.rows import host_problems
@@ -148,9 +148,7 @@ class WebPage:
         for agent in self.service.agents():
             if PaneAddress.parse(agent.pane_id).placeholder:
                 continue
-            snooze = self.service.snooze_of(agent)
-            label = snoozed_label(snooze) if snooze is not None and agent.state.needs_you else ""
-            if self._snoozes_told.get(agent.pane_id, "") != label:
+            if self._snoozes_told.get(agent.pane_id, "") != snooze_words(agent, self.service.snooze_of(agent)):
                 data = _event_bytes({"type": "agent", "agent": self._view(agent)})
                 for queue in list(self._streams):
                     self._put(queue, data)
@@ -312,6 +310,7 @@ class WebPage:
                 return
             item = {"type": "agent", "agent": self._view(event.agent)}
         elif isinstance(event, AgentRemoved):
+            self._snoozes_told.pop(event.pane_id, None)
             item = {"type": "removed", "pane": event.pane_id}
         elif isinstance(event, ProblemChanged):
             item = {"type": "hosts", "problems": host_problems(self.service.hosts())}

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..detect.approval import approval, widening
 from ..model import STATE_GLYPHS, Agent, AgentState
-from ..notifications.snooze import SNOOZED_RANK, Snooze, snoozed_label
+from ..notifications.snooze import SNOOZED_RANK, Snooze, snooze_words
 from ..screen.virtual import VirtualScreen
 from ..service.facade import IntentKind, PaneScreen, key_allowed, sort_key, unfit
 from ..service.rows import agent_row
@@ -33,7 +33,7 @@ def agent_view(agent: Agent, now: float | None = None, snooze: Snooze | None = N
     front end): it does not need you, sorts below those that do, and says so.
     """
     now = time.time() if now is None else now
-    snoozed = snoozed_label(snooze) if snooze is not None and agent.state.needs_you else ""
+    snoozed = snooze_words(agent, snooze)
     row = agent_row(agent, now)
     prompt = agent.observation.prompt
     # Reply only where a typed line is taken (the terminal's r opens its box anywhere and checks on send;

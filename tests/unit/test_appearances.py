@@ -170,3 +170,12 @@ def test_the_end_of_an_answer_that_went_spends_its_request_and_renews_the_pane()
     # An answer that never reached the pane spends nothing.
     answerer._finish(agent, Report("%1", "s:0.0: not sent", "warning", False), "not sent")
     assert routes.renewed == [("%1", "f-push~r1")]
+
+
+def test_a_gone_pane_takes_its_answered_requests_with_it():
+    """Pane ids come and go all day: what was answered in one is not kept after it."""
+    answerer = Answerer(_Routes(), None, clock=lambda: 100.0, confirm_timeout=5.0)  # type: ignore[arg-type]
+    answerer._spend("%1", "f-push~r1")
+    assert "%1" in answerer._spent
+    answerer.forget("%1")
+    assert answerer._spent == {}

@@ -33,12 +33,12 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from ...model import Agent
-from ...notifications.snooze import key_of
+from ...notifications.snooze import key_of, snoozed_label
 from ...service.facade import Facade, key_allowed
 from ...shared.safe_text import clean
 from .. import textual_private
 from ..messages import Snoozed, Woken
-from ..widgets.agent_table import SORTS, AgentTable, snoozed_label
+from ..widgets.agent_table import SORTS, AgentTable
 from ..widgets.filter_input import FilterInput
 from .flash import FLASH_SECONDS, flash, key_for
 from .snooze import SnoozeScreen

@@ -27,7 +27,7 @@ from ...detect.claude.status_files import STATUS_SOURCES, claimed_wait
 from ...detect.clock import elapsed  # how long, as every time on screen says it (also `headspace status`)
 from ...detect.families import label_of
 from ...model import Agent, AgentState
-from ...notifications.snooze import SNOOZED_RANK, Snooze, snoozed_label
+from ...notifications.snooze import SNOOZED_RANK, Snooze, snooze_words
 from ...service.facade import sort_key
 from ...shared.safe_text import clean, cleaned
 from .. import textual_private
@@ -644,10 +644,10 @@ class AgentTable(DataTable):
         if agent.offline:  # the last reading, not a live one
             state = Text(state.plain, style="dim")
         waiting = waiting_for(agent, self.retrying_style)
-        snooze = self.snooze_of(agent) if agent.state.needs_you else None
-        if snooze is not None:  # greyed: it waits, but the user put it off
+        snoozed = snooze_words(agent, self.snooze_of(agent))
+        if snoozed:  # greyed: it waits, but the user put it off
             label, state = Text(label.plain, style="dim"), Text(state.plain, style="dim")
-            waiting = Text.assemble((f"{snoozed_label(snooze)} · ", "dim italic"), (waiting.plain, "dim"))
+            waiting = Text.assemble((f"{snoozed} · ", "dim italic"), (waiting.plain, "dim"))
         return (
             fit(Text(agent.host, style="dim" if agent.offline else ""), columns.host),
             fit(Text(kind_of(agent), style="dim"), columns.kind),
