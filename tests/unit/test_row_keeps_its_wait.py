@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from headspace_tui.app.widgets.agent_table import choice_end, fit, waiting_for
+from headspace_tui.app.widgets.agent_table import choice_end, fit, kept_end, waiting_for
 from headspace_tui.model import Agent, AgentState, Observation, Prompt
 
 PUSH = Observation(AgentState.PERMISSION, Prompt(kind="permission", tool="Bash", detail="git push origin main", fingerprint="f"))
@@ -34,3 +34,14 @@ def test_a_cut_answer_keeps_the_option_it_chose_so_approve_and_deny_differ():
     assert a.endswith("→ 1. Yes") and d.endswith("→ 4. No") and a != d, (a, d)
     assert len(a) == len(d) == 30
     assert choice_end("Bash: ls") == 0  # no answer in it: cut at the end as any text
+
+
+def test_a_cut_waiting_row_keeps_its_outcome_in_sight():
+    """A narrow popup cut "· not sent" off the end: the outcome was added, and nobody could see it."""
+    agent = _agent(PUSH, "not sent")
+    shown = waiting_for(agent).plain
+    cut = fit(shown, 28, keep_end=kept_end(agent, shown, 28)).plain
+    assert cut.startswith("Bash: git") and cut.endswith(" · not sent") and len(cut) == 28, cut
+    going = _agent(PUSH, "sent; waiting for the pane to show it")  # too long to keep: the command keeps the column
+    shown = waiting_for(going).plain
+    assert fit(shown, 28, keep_end=kept_end(going, shown, 28)).plain.startswith("Bash: git push origin")

@@ -269,6 +269,18 @@ def choice_end(text: str) -> int:
     return len(chosen) + 2  # "→ " and the option
 
 
+def kept_end(agent: Agent, shown: str, width: int) -> int:
+    """How much of a row's "Waiting for" end its cut keeps: an answer's outcome after the wait ("… · not sent"), else its chosen option.
+
+    Only an outcome that leaves the column's first half to what it waits
+    for ("sent; waiting for the pane to show it" would take all of a narrow one).
+    """
+    said = f" · {agent.delivery}"
+    if agent.delivery and shown.endswith(said):
+        return len(said) if len(said) <= width // 2 else 0
+    return choice_end(shown)
+
+
 def target_end(target: str) -> int:
     """How much of a target's end its cut keeps: the pane address (":0.1"), which says which pane."""
     return len(target) - target.rfind(":") if ":" in target else 0
@@ -655,7 +667,7 @@ class AgentTable(DataTable):
             fit(Text(folder_of(agent), style="dim"), columns.folder),
             state,
             self._elapsed(agent, now),
-            fit(waiting, columns.waiting, keep_end=choice_end(waiting.plain)),
+            fit(waiting, columns.waiting, keep_end=kept_end(agent, waiting.plain, columns.waiting)),
         )
 
     def tick(self) -> None:
