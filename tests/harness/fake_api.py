@@ -57,6 +57,7 @@ class Step:
     decide: Callable[[Request], Step] | None = None
     deferred: bool = False
     when: str = ""  # answer every request whose last user message contains this, outside the script's order
+    verdict: dict[str, Any] | None = None  # auto mode's server review of this step's tool call (None: not flagged)
 
     @property
     def repeats(self) -> bool:
@@ -92,6 +93,19 @@ def when(needle: str, step: Step) -> Step:
     requests that offer tools (a side call cannot take a tool_use).
     """
     return dataclasses.replace(step, when=needle)
+
+
+def flagged(step: Step, explanation: str) -> Step:
+    """``step``'s tool call, flagged by auto mode's server review (Claude does not run it and says why)."""
+    return dataclasses.replace(step, verdict={"type": "evaluated", "outcome": "flagged", "explanation": explanation})
+
+
+def unavailable(step: Step, reason: str = "timeout") -> Step:
+    """``step``'s tool call, which the review could not judge (``timeout``, ``error``, ``refused``, ...): Claude retries the check."""
+    return dataclasses.replace(step, verdict={"type": "unavailable", "reason": reason})
+
+
+NOT_FLAGGED = {"type": "evaluated", "outcome": "not_flagged"}
 
 
 def stall(*, seconds: float = 600.0, times: int | None = None) -> Step:
@@ -245,8 +259,9 @@ class FakeAnthropicAPI(ScriptedHTTP[Request, Step]):
 
     thread_name = "fake-anthropic-api"
 
-    def __init__(self, script: Iterable[Step | list[Step]] = (), *, host: str = "127.0.0.1") -> None:
+    def __init__(self, script: Iterable[Step | list[Step]] = (), *, host: str = "127.0.0.1", review: str = "answer") -> None:
         self._matchers: list[Step] = []
+        self.review = review
         super().__init__(script, host=host)
 
     # -- script -----------------------------------------------------------
@@ -417,8 +432,28 @@ class FakeAnthropicAPI(ScriptedHTTP[Request, Step]):
                     {"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}},
                 )
             event("content_block_stop", {"type": "content_block_stop", "index": index})
-        event("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": None}, "usage": {"output_tokens": 20}})
+        delta: dict[str, Any] = {"stop_reason": stop_reason, "stop_sequence": None}
+        results = self._safeguard_results(body, step, blocks)
+        if results is not None:
+            delta["safeguard_results"] = results
+        event("message_delta", {"type": "message_delta", "delta": delta, "usage": {"output_tokens": 20}})
         event("message_stop", {"type": "message_stop"})
+
+
+    def _safeguard_results(self, body: dict[str, Any], step: Step, blocks: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+        """The review of this response's tool calls, when Claude asked for one (auto mode) and this API gives it.
+
+        ``review``: ``answer`` (the API's own reviewer: each call's scripted
+        verdict, not flagged by default), ``unsupported`` (the API says it has
+        no reviewer) or ``none`` (a gateway that drops the field: Claude stops
+        at "Auto mode can't check actions in this session").
+        """
+        if self.review == "none" or not any(isinstance(s, dict) and s.get("type") == "dangerous_tool_use" for s in body.get("safeguards") or ()):
+            return None
+        if self.review == "unsupported":
+            return [{"type": "dangerous_tool_use", "status": {"type": "unsupported"}}]
+        uses = {b["id"]: step.verdict or NOT_FLAGGED for b in blocks if b["type"] == "tool_use"}
+        return [{"type": "dangerous_tool_use", "status": {"type": "available", "tool_uses": uses}}]
 
 
 def _chunks(body: str, seconds: float) -> list[tuple[str, float]]:

@@ -39,7 +39,7 @@ class ClaudeSession(PaneSession):
     width: int = 120
     height: int = 40
     inline: bool = False
-    permission_mode: str = "default"
+    permission_mode: str | None = "default"  # None: no flag, Claude's own default (auto mode since 2.1.283)
     trust: bool = True
     approve_key: bool = True
     extra_args: list[str] = field(default_factory=list)
@@ -62,7 +62,8 @@ class ClaudeSession(PaneSession):
 
     @property
     def command_line(self) -> str:
-        args = ["claude", "--permission-mode", self.permission_mode, *self.extra_args]
+        mode = [] if self.permission_mode is None else ["--permission-mode", self.permission_mode]
+        args = ["claude", *mode, *self.extra_args]
         return " ".join(shlex.quote(a) for a in args)
 
     def launch(self, *, wait_ready: bool = True) -> str:
