@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .model import Agent, AgentState, Channel
+from .model import Agent, AgentState, Blocked, Channel
 
 
 @dataclass(frozen=True)
@@ -104,4 +104,13 @@ class Answered:
         return "pane" if self.channel == Channel.PANE else "headspace"
 
 
-Event = AgentChanged | AgentRemoved | PaneCaptured | ProblemChanged | Notice | Answered
+@dataclass(frozen=True)
+class CallBlocked:
+    """A call the agent wanted to make was refused by its permission mode's check (Claude's auto mode), unseen by the user."""
+
+    agent: Agent
+    block: Blocked
+    at: float
+
+
+Event = AgentChanged | AgentRemoved | PaneCaptured | ProblemChanged | Notice | Answered | CallBlocked

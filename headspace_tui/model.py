@@ -172,6 +172,48 @@ class Prompt:
         return None
 
 
+# The permission modes an agent can run in, as headspace names them (every family):
+# manual asks before each call that needs it; auto lets a classifier decide (Claude's
+# default since 2.1.283); accept-edits runs file edits unasked; plan only plans;
+# bypass asks nothing.  "" when nothing has said which.
+MODES = ("manual", "auto", "accept-edits", "plan", "bypass")
+# Claude's own names for them (the hook's ``permission_mode``, ``--permission-mode``).
+CLAUDE_MODES = {"default": "manual", "auto": "auto", "acceptEdits": "accept-edits", "plan": "plan", "bypassPermissions": "bypass", "dontAsk": "manual"}
+
+
+@dataclass(frozen=True)
+class Blocked:
+    """A call the agent wanted to make and its permission mode's check refused (Claude's auto mode): the user never saw it asked.
+
+    ``source`` says who told: Claude's ``PermissionDenied`` hook (the exact
+    call), or the note Claude draws on screen (its command as drawn, maybe cut).
+    """
+
+    tool: str
+    detail: str  # the command, file or URL
+    reason: str = ""  # the classifier's words: "Sends local secrets to an outside host"
+    at: float = 0.0
+    source: str = "screen"  # screen | hook
+
+    def to_json(self) -> dict:
+        return {"tool": self.tool or None, "detail": self.detail, "reason": self.reason or None, "at": self.at or None, "source": self.source}
+
+    @classmethod
+    def from_json(cls, data: object) -> Blocked:
+        """A block as ``to_json`` (or the event log) wrote it; a field of the wrong type reads as empty."""
+        d = data if isinstance(data, dict) else {}
+        text = {k: d[k] if isinstance(d.get(k), str) else "" for k in ("tool", "detail", "reason", "source")}
+        at = d.get("at") if isinstance(d.get("at"), (int, float)) and not isinstance(d.get("at"), bool) else 0.0
+        return cls(text["tool"], text["detail"], text["reason"], float(at or 0.0), text["source"] or "screen")
+
+    def words(self, limit: int = 0) -> str:
+        """``blocked: curl -X POST https://… — Sends data out``: the call (cut to ``limit`` when given) and the check's reason."""
+        call = f"{self.tool}: {self.detail}" if self.tool and self.tool != "Bash" else self.detail or self.tool
+        if limit and len(call) > limit:
+            call = call[: limit - 1] + "…"
+        return f"blocked: {call} — {self.reason}" if self.reason else f"blocked: {call}"
+
+
 @dataclass(frozen=True)
 class Observation:
     """One reading of one agent from one source."""
@@ -188,6 +230,9 @@ class Observation:
     # given by the store (service/appearances.py), carried by every answer, so an answer
     # drawn for one request never lands on the next one with the same words.
     request: str = ""
+    mode: str = ""  # the permission mode the screen shows (MODES; "" when it shows none)
+    # Calls the permission mode's check refused, as drawn since the user's last prompt (Claude's auto mode).
+    blocked: tuple[Blocked, ...] = ()
 
     @property
     def tool(self) -> str:
@@ -222,6 +267,8 @@ class Observation:
             "error": self.error or None,
             "retrying": self.retrying,
             "exit_status": self.exit_status,
+            "mode": self.mode or None,
+            "blocked": [b.to_json() for b in self.blocked],
             "source": self.source,
             "evidence": [asdict(e) for e in self.evidence],
         }
@@ -299,6 +346,18 @@ class Agent:
     # since when: a dropped SSH link leaves the last reading on screen, dimmed.
     offline: str = ""
     offline_since: float = 0.0
+    # The permission mode it runs in (MODES; "" unknown), from its hooks or its screen's footer,
+    # kept while a dialog hides the footer.
+    mode: str = ""
+    # Calls its permission mode's check refused, oldest first (the last few), and when its
+    # current turn began: the row marks those of this turn.
+    blocks: tuple[Blocked, ...] = ()
+    turn_since: float = 0.0
+
+    @property
+    def blocked_this_turn(self) -> tuple[Blocked, ...]:
+        """The calls its mode's check blocked since its user's last prompt (all it knows of, when no prompt was seen)."""
+        return tuple(b for b in self.blocks if b.at >= self.turn_since)
 
     @property
     def placeholder(self) -> bool:

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from ..detect.approval import Approval, approval
 from ..detect.family import Family
-from ..model import AgentState, Observation
+from ..model import AgentState, Observation, Option, Prompt
 from ..shared.paths import runtime_dir
 from ..shared.safe_files import is_private_dir
 from . import multi
@@ -141,10 +141,31 @@ def plan_keys(now: Observation, intent: Intent, family: Family) -> list[KeyStrok
                 keys = ", ".join(o.key for o in prompt.options if o.key) or "none"
                 raise ActionError(f"no option {intent.option} here (options: {keys})")
             choice = picked
+        moves = cursor_moves(prompt, choice)
+        if moves is not None:
+            return moves
         if not answer_key(choice.key):
             raise ActionError("this dialog has no keys to pick its options; answer it in the pane itself")
         return [KeyStroke((choice.key,))]
     return [KeyStroke((text,), literal=True), KeyStroke(("Enter",))]
+
+
+def cursor_moves(prompt: Prompt, choice: Option) -> list[KeyStroke] | None:
+    """For a menu drawn without numbers (no option has a key, the cursor on one): arrows from the cursor to ``choice``, then Enter.
+
+    Claude's "needs your approval" dialog when auto mode's check cannot
+    run is ``❯ No`` / ``Yes``.  The moves are counted on the screen read
+    right before sending, so a cursor the user moved in the pane is
+    counted from where it is; an arrow lost on the way leaves Enter on
+    "No", the first and safe one.  None for a menu with keys, or one whose
+    cursor is not seen.
+    """
+    cursor = next((i for i, o in enumerate(prompt.options) if o.selected), None)
+    if any(o.key for o in prompt.options) or choice.key or cursor is None:
+        return None  # keys, or no cursor to count from: nothing is guessed
+    target = prompt.options.index(choice)
+    step = KeyStroke(("Down" if target > cursor else "Up",))
+    return [step] * abs(target - cursor) + [KeyStroke(("Enter",))]
 
 
 # Named keys a family's reader may give as an option's key (tmux key names).

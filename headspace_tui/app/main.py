@@ -293,6 +293,9 @@ class HeadspaceApp(App[str | None]):
             self.main.post_message(ProblemChanged(event))
         elif isinstance(event, Notice):
             self.post_message(ServiceNotice(event.text))
+        elif isinstance(event, svc.CallBlocked) and self.config.notify_blocked:
+            if self.notifier.blocked(event.agent, event.block, self.clock()) is not None:
+                self._notify_soon()
 
     @_handler
     def on_agent_changed(self, message: AgentChanged) -> None:

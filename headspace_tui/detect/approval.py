@@ -15,7 +15,10 @@ once   "Yes", "Yes, proceed" (Codex), "Allow once"   approves this request only;
 asks   "Yes, manually approve edits", "Yes, and      a plan's way out that keeps the user asked for
        manually approve edits", "Yes, manually       every edit (leaving plan mode is what approving
        accept edits" (Gemini), "Yes, and switch to   a plan means)
-       default (ask each time) for this session"
+       default (ask each time) for this session",
+       "Stay in auto mode" (Claude's dialog when
+       auto mode's check cannot run: the user
+       approves each action the check cannot)
 wider  any label with a phrase of ``WIDENS``, or     changes more than this request (below); ``y``
        any other "Yes, …" not understood             picks one only where nothing better approves,
                                                      and only after the user confirms it (the app
@@ -40,13 +43,13 @@ from dataclasses import dataclass
 
 from ..model import Option, Prompt
 
-APPROVING = ("yes", "allow")  # how an approving option's label starts
+APPROVING = ("yes", "allow", "stay in auto mode")  # how an approving option's label starts
 
 # Labels that approve exactly this request (lower case, the whole label).
 PLAIN = frozenset({"yes", "yes, proceed", "yes, once", "yes, allow once", "allow", "allow once", "approve", "approve once"})
 
 # Phrases that keep the user asked for what follows (a plan approved into the default mode).
-KEEPS_ASKING = ("manually approve", "manually accept", "ask each time")
+KEEPS_ASKING = ("manually approve", "manually accept", "ask each time", "stay in auto mode")
 
 # Phrases that widen what the agent may do without asking, and what each does (lower case, found anywhere in the label).
 WIDENS: tuple[tuple[str, str], ...] = (
@@ -56,6 +59,7 @@ WIDENS: tuple[tuple[str, str], ...] = (
     ("automatically accept", "accepts every edit without asking"),
     ("auto-approve", "approves edits and file commands without asking"),
     ("switch to accept edits", "accepts every edit without asking"),
+    ("accept edits mode", "switches to accept edits mode: file edits and commands in the project run without asking"),
     ("don't ask again", "stops asking for requests like this one"),
     ("do not ask again", "stops asking for requests like this one"),
     ("always", "adds a standing rule: requests like this one are no longer asked"),
@@ -81,6 +85,8 @@ class Approval:
 def widening(label: str) -> str:
     """What choosing ``label`` changes beyond approving this request ("" for a plain or keeps-asking approval)."""
     text = " ".join(label.lower().replace("’", "'").split())
+    if text == "stay in auto mode":
+        return ""  # keeps what is (the mode on, each unchecked action asked): "auto mode" in it widens nothing
     for phrase, why in WIDENS:
         if phrase in text:
             return why

@@ -66,6 +66,7 @@ EVENTS = (
     "UserPromptSubmit",
     "PreToolUse",
     "PermissionRequest",
+    "PermissionDenied",
     "PostToolUse",
     "Notification",
     "Stop",
@@ -74,7 +75,7 @@ EVENTS = (
 )
 # Events whose groups Claude filters by tool name; "*" matches every tool.  The
 # others take no matcher (or one on another field); leaving it out matches all.
-TOOL_EVENTS = frozenset({"PreToolUse", "PermissionRequest", "PostToolUse"})
+TOOL_EVENTS = frozenset({"PreToolUse", "PermissionRequest", "PermissionDenied", "PostToolUse"})
 TIMEOUT = 5  # seconds; the program takes milliseconds
 ANSWER_EVENT = "PermissionRequest"
 ANSWER_WAIT = 60  # seconds the answer hook waits for headspace by default

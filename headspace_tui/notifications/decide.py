@@ -46,12 +46,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from ..detect.waits import new_request
-from ..model import Agent, AgentState
+from ..model import Agent, AgentState, Blocked
 from ..shared.safe_text import clean
 
 SETTLE = 3.0  # seconds after start in which reports only set what is already known
 GATHER = 0.5  # waits beginning this close together make one notification
 GAP = 2.0  # at least this long between two notifications
+BURST = 120.0  # blocked calls of one agent less than this far apart are one burst, said once
+BLOCKED_KEY = "#blocked"  # an agent's blocked alert waits beside its wait's (both are said)
 
 # States that end a wait (any other needs-you state starts one; unknown changes nothing).
 _UNDECIDED = frozenset({AgentState.UNKNOWN})
@@ -79,6 +81,7 @@ class Alert:
     what: str  # the command to approve, the question, the error; "" if nothing more to say
     at: float
     address: str = ""  # its pane ("%3", "%3@box"): where the web page opens it
+    blocked: bool = False  # not a wait: auto mode blocked a call of the agent's (``what`` says which, and why)
 
 
 @dataclass(frozen=True)
@@ -144,6 +147,7 @@ class Notifier:
         self._waits: dict[str, tuple[AgentState, str] | None] = {}
         self._pending: dict[str, Alert] = {}
         self._last_sent = float("-inf")
+        self._blocked_at: dict[str, float] = {}  # per agent key: its last blocked call (bursts are said once)
 
     def observe(self, agent: Agent, now: float) -> Alert | None:
         """Take one report of ``agent``; the alert it starts (kept until ``due``), or None."""
@@ -178,6 +182,24 @@ class Notifier:
         self._pending[key] = alert
         return alert
 
+    def blocked(self, agent: Agent, block: Blocked, now: float) -> Alert | None:
+        """Auto mode blocked one of ``agent``'s calls: an alert for the first of a burst (blocks less than BURST apart), else None.
+
+        A burst is said once, with its first call: an agent that tries five
+        ways to send data out rings once, not five times.
+        """
+        key = agent.key or agent.pane_id
+        last = self._blocked_at.get(key)
+        self._blocked_at[key] = now
+        if last is not None and now - last < BURST or now < self.quiet_until:
+            return None
+        name, _ = describe(agent)
+        call = f"{block.tool}: {block.detail}" if block.tool else block.detail
+        what = f"{call} — {block.reason}" if block.reason else call
+        alert = Alert(key + BLOCKED_KEY, name, agent.state, what, now, agent.pane_id, blocked=True)
+        self._pending[alert.key] = alert
+        return alert
+
     def snooze(self, key: str) -> None:
         """The user put this agent's wait off: what was about to be said of it is not (``remind`` says it when the snooze ends)."""
         self._pending.pop(key, None)
@@ -195,6 +217,8 @@ class Notifier:
         """The agent is gone (its pane closed): nothing more to say about it."""
         self._waits.pop(key, None)
         self._pending.pop(key, None)
+        self._pending.pop(key + BLOCKED_KEY, None)
+        self._blocked_at.pop(key, None)
 
     def next_due(self) -> float | None:
         """When the waits told so far become due, or None when there are none."""
@@ -231,10 +255,11 @@ def notification(alerts: tuple[Alert, ...]) -> Notification:
     """One notification for these alerts: the agent and its wait, or how many and who."""
     if len(alerts) == 1:
         (alert,) = alerts
-        title = _text(f"{_text(alert.name, NAME_LIMIT)} {REASONS.get(alert.state, 'needs you')}", TITLE_LIMIT)
+        reason = "was blocked by auto mode" if alert.blocked else REASONS.get(alert.state, "needs you")
+        title = _text(f"{_text(alert.name, NAME_LIMIT)} {reason}", TITLE_LIMIT)
         return Notification(title, _text(alert.what, BODY_LIMIT), alerts)
     title = f"{len(alerts)} agents need you"
-    body = ", ".join(f"{_text(a.name, NAME_LIMIT)}: {a.state.value}" for a in alerts)
+    body = ", ".join(f"{_text(a.name, NAME_LIMIT)}: {'blocked' if a.blocked else a.state.value}" for a in alerts)
     return Notification(title, _text(body, BODY_LIMIT), alerts)
 
 

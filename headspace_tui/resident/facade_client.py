@@ -44,6 +44,7 @@ from ..notifications.snooze import Snooze, key_of
 from ..service.facade import (
     AgentChanged,
     AgentRemoved,
+    CallBlocked,
     ChannelReport,
     Event,
     Explanation,
@@ -314,7 +315,7 @@ class ServiceClient:
             kind = item.get("kind")
             if kind == "event":
                 event = decode(item.get("event"))
-                if isinstance(event, (AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, Notice)):
+                if isinstance(event, (AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, Notice, CallBlocked)):
                     self._emit(event)
             elif kind == "screen" and isinstance(item.get("pane"), str) and isinstance(item.get("ansi"), str):
                 self._screens[item["pane"]] = PaneScreen(item["ansi"], int(item["width"]), int(item["height"]))

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from ..events import AgentChanged, AgentRemoved, Event
+from ..events import AgentChanged, AgentRemoved, CallBlocked, Event
 from ..model import Agent
 from ..notifications import deliver, direct
 from ..notifications.command import CommandRunner
@@ -46,6 +46,7 @@ class Ringer:
         self.env = {**(env or {}), "TMUX": f"{socket_file},0,0"}
         self.env.pop("TMUX_PANE", None)
         self.notifier = Notifier(config.notify_states, started=clock())
+        self.notify_blocked = config.notify_blocked
         self.command = CommandRunner(config.notify_command, lambda line: log.warning("%s", line)) if config.notify_command else None
         self.notify_send: str | None = None
         if config.desktop_notify and not deliver.desktop_problem(self.env):
@@ -61,6 +62,9 @@ class Ringer:
             if self.notifier.observe(agent, self.clock()) is not None:
                 if self.service.snooze_of(agent) is not None:
                     self.notifier.snooze(_key(agent))
+                self._wake.set()
+        elif isinstance(event, CallBlocked):
+            if self.notify_blocked and self.notifier.blocked(event.agent, event.block, self.clock()) is not None:
                 self._wake.set()
         elif isinstance(event, AgentRemoved):
             self.notifier.forget(event.key or event.pane_id)

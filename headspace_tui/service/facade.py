@@ -37,7 +37,7 @@ from ..answering.policy import REACTION_TIME, Intent, IntentKind, key_allowed, l
 from ..detect.claude.process import process_env
 from ..detect.families import CLAUDE, UnknownFamily, family_named
 from ..detect.fusion import Explanation
-from ..events import AgentChanged, AgentRemoved, Event, Notice, PaneCaptured, ProblemChanged
+from ..events import AgentChanged, AgentRemoved, CallBlocked, Event, Notice, PaneCaptured, ProblemChanged
 from ..hooks.calls import PendingCall
 from ..model import Agent, Observation
 from ..notifications.snooze import Snooze, Snoozes
@@ -59,6 +59,7 @@ from .scan import sort_key
 __all__ = [
     "AgentChanged",
     "AgentRemoved",
+    "CallBlocked",
     "ChannelReport",
     "Event",
     "Explanation",
@@ -268,7 +269,7 @@ class Service:
                 self._fleet.problem_of(host, event.problem)  # the fleet says the hosts' problem in one line
             elif isinstance(event, PaneCaptured) and event.pane_id != self._fleet.focused and event.pane_id not in self._shown:
                 pass  # only the previewed panes' screens are drawn: the others' captures need no word
-            elif isinstance(event, (AgentChanged, AgentRemoved, PaneCaptured, Notice)):
+            elif isinstance(event, (AgentChanged, AgentRemoved, PaneCaptured, Notice, CallBlocked)):
                 if isinstance(event, AgentChanged):
                     self._snoozes.observe(event.agent)  # a new wait, or none: its snooze is over
                 elif isinstance(event, AgentRemoved):

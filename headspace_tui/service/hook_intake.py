@@ -20,8 +20,8 @@ from pathlib import Path
 from ..answering.desk import AnswerDesk
 from ..events import Notice
 from ..hooks.channel import ChannelUnavailable, MakeChannel, socket_path
-from ..hooks.spool import HookEvent, SpoolRefused, hook_observation, spool_dir, spool_in
-from ..model import Agent, Observation
+from ..hooks.spool import HookEvent, SpoolRefused, hook_observation, spool_dir, spool_in, tool_detail
+from ..model import CLAUDE_MODES, Agent, Blocked, Observation
 from ..shared.safe_text import clean
 from .claude_facts import ClaudeFacts
 from .host import Host
@@ -169,6 +169,14 @@ class HookIntake:
         if event.transcript_path and watch.tail is None:
             watch.tail = self.host.transcript(Path(event.transcript_path))  # replayed at the pane's next read
         observation = hook_observation(event)
+        mode = hook_mode(event)
+        if mode:
+            self.store.mode(event.pane_id, mode, self.clock())
+        if event.event == "UserPromptSubmit":
+            self.store.turn(event.pane_id, event.ts or self.clock())
+        blocked = hook_blocked(event)
+        if blocked is not None:
+            self.store.blocked(event.pane_id, (blocked,), self.clock())
         prompt = event.raw.get("prompt") if event.event == "UserPromptSubmit" else None
         if isinstance(prompt, str) and prompt.strip():
             # The prompt Claude starts on, before its transcript says so: the row says the present.
@@ -178,3 +186,22 @@ class HookIntake:
             fused = watch.fuser.observe(observation, self.clock(), at=event.ts)
             self._update(watch, fused)
         self._read_soon(event.pane_id)
+
+
+def hook_mode(event: HookEvent) -> str:
+    """The permission mode the event's Claude runs in (``permission_mode``, in headspace's words), "" when it does not say."""
+    value = event.raw.get("permission_mode")
+    return CLAUDE_MODES.get(value, "") if isinstance(value, str) else ""
+
+
+def hook_blocked(event: HookEvent) -> Blocked | None:
+    """A ``PermissionDenied`` event: the call auto mode's check refused, exactly as Claude made it, and the check's reason."""
+    if event.event != "PermissionDenied":
+        return None
+    return Blocked(
+        tool=clean(event.tool_name, 80),
+        detail=clean(tool_detail(event.tool_input), 2000),
+        reason=clean(event.raw["reason"] if isinstance(event.raw.get("reason"), str) else "", 500),
+        at=event.ts,
+        source="hook",
+    )

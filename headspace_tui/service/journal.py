@@ -27,7 +27,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from ..detect import turns as transcript
-from ..events import AgentChanged, AgentRemoved, Answered, Event
+from ..events import AgentChanged, AgentRemoved, Answered, CallBlocked, Event
 from ..model import Agent, AgentState
 from ..state.eventlog import EventLog, EventLogError, StoredEvent
 from ..state.machine import AgentCommands, end_session
@@ -100,6 +100,8 @@ class Journal:
             self.clock_moved(event.agent, event.at)
         elif isinstance(event, Answered):
             self.answered(event)
+        elif isinstance(event, CallBlocked):
+            self.blocked(event)
         elif isinstance(event, AgentRemoved):
             self.ended(event.key or event.pane_id)
 
@@ -150,6 +152,26 @@ class Journal:
                     "outcome": event.outcome,
                 },
                 *self.tracker.evidence_events(event.agent, found),
+            ]
+        )
+
+    def blocked(self, event: CallBlocked) -> None:
+        """A call auto mode blocked: into the log (the timeline lists it), as the hook or the screen told it."""
+        block = event.block
+        self.writer.write(
+            [
+                {
+                    "kind": "blocked",
+                    "agent": who(event.agent),
+                    "ts": block.at or event.at,
+                    "pane": event.agent.pane_id,
+                    "host": event.agent.host,
+                    "target": event.agent.target,
+                    "tool": block.tool,
+                    "detail": block.detail,
+                    "reason": block.reason,
+                    "source": block.source,
+                }
             ]
         )
 

@@ -18,7 +18,7 @@ from ..model import Agent, AgentState, Observation, Option, PaneAddress
 # The keys ``status --json`` prints, in its order (the README documents them).
 PUBLIC = (
     "host", "target", "pane_id", "state", "tool", "detail", "options", "question", "ticked", "error", "retrying",
-    "exit_status", "fingerprint", "request", "snoozed", "cwd", "since", "in_state_for", "since_source", "agent", "agent_version", "claude_version",
+    "exit_status", "fingerprint", "request", "snoozed", "mode", "blocked", "cwd", "since", "in_state_for", "since_source", "agent", "agent_version", "claude_version",
 )  # fmt: skip
 
 
@@ -53,6 +53,10 @@ def agent_row(agent: Agent, now: float, snoozed: str = "") -> dict[str, Any]:
         # What 'send --expect' checks: this appearance of the prompt, and no later one with the same words.
         "request": obs.request or None,
         "snoozed": snoozed or None,  # the wait the user put off (the service's one set of snoozes), or null
+        # Its permission mode: manual, auto, accept-edits, plan, bypass, dont-ask; "unknown" when nothing said.
+        "mode": agent.mode or "unknown",
+        # The calls its mode's check blocked (Claude's auto mode), oldest first; this_turn: since its user's last prompt.
+        "blocked": [{**b.to_json(), "this_turn": b.at >= agent.turn_since} for b in agent.blocks],
         "cwd": agent.cwd,
         "since": agent.since,  # as before: the look's own time when nothing dates the state
         # How long in this state (seconds), and who says when it began (Claude's status
@@ -62,7 +66,7 @@ def agent_row(agent: Agent, now: float, snoozed: str = "") -> dict[str, Any]:
         "agent": agent.family,  # claude, codex, gemini, opencode
         "agent_version": agent.agent_version or None,
         "claude_version": (agent.agent_version or None) if agent.family == "claude" else None,
-        "line": describe(obs),
+        "line": describe(obs, agent),
     }
 
 
@@ -70,7 +74,8 @@ def agent_row(agent: Agent, now: float, snoozed: str = "") -> dict[str, Any]:
 _TYPES: dict[str, tuple[type, ...]] = {
     "host": (str,), "target": (str,), "pane_id": (str,), "state": (str,), "tool": (str, type(None)), "detail": (str, type(None)),
     "options": (list,), "question": (str, type(None)), "ticked": (list,), "error": (str, type(None)), "retrying": (bool,),
-    "exit_status": (int, type(None)), "fingerprint": (str, type(None)), "request": (str, type(None)), "snoozed": (str, type(None)), "cwd": (str,), "since": (int, float),
+    "exit_status": (int, type(None)), "fingerprint": (str, type(None)), "request": (str, type(None)), "snoozed": (str, type(None)),
+    "mode": (str,), "blocked": (list,), "cwd": (str,), "since": (int, float),
     "in_state_for": (int, float, type(None)), "since_source": (str, type(None)), "agent": (str,), "agent_version": (str, type(None)),
     "claude_version": (str, type(None)), "line": (str,),
 }  # fmt: skip
@@ -100,9 +105,11 @@ def needs_you(row: dict[str, Any]) -> bool:
         return False
 
 
-def describe(observation: Observation) -> str:
-    """One human line: state, then what it waits for."""
+def describe(observation: Observation, agent: Agent | None = None) -> str:
+    """One human line: state (and a mode other than manual), then what it waits for, and a call blocked this turn."""
     parts = [observation.state.value]
+    if agent is not None and agent.mode and agent.mode != "manual":
+        parts[0] += f" [{agent.mode}]"
     prompt = observation.prompt
     if prompt is not None:
         if prompt.tool and prompt.kind == "permission":
@@ -117,6 +124,10 @@ def describe(observation: Observation) -> str:
         parts.append(observation.error)  # a retry's says "retrying 5/10 · …" itself
     if observation.exit_status is not None:
         parts.append(f"exit status {observation.exit_status}")
+    blocked = agent.blocked_this_turn if agent is not None else ()
+    if blocked:
+        more = f" (+{len(blocked) - 1} more)" if len(blocked) > 1 else ""
+        parts.append(f"⊘ {blocked[-1].words(80)}{more}")
     return " — ".join(parts)
 
 

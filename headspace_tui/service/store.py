@@ -24,8 +24,8 @@ from dataclasses import replace
 from ..detect.claude.status_files import ClaudeStatus
 from ..detect.clock import Clock
 from ..detect.sources import Source
-from ..events import AgentChanged, AgentRemoved, Event
-from ..model import Agent, AgentState, Channel, Evidence, Observation, PaneAddress
+from ..events import AgentChanged, AgentRemoved, CallBlocked, Event
+from ..model import Agent, AgentState, Blocked, Channel, Evidence, Observation, PaneAddress
 from ..tmux.server import PaneRecord
 from .appearances import Appearances
 from .scan import new_agent
@@ -48,6 +48,19 @@ def same_observation(a: Observation, b: Observation) -> bool:
         and a.retrying == b.retrying
         and a.exit_status == b.exit_status
     )
+
+
+BLOCKS_KEPT = 20  # blocked calls kept per agent (status --json, e, the page); the event log keeps them all
+
+
+def same_block(new: Blocked, old: Blocked) -> bool:
+    """One blocked call told twice: by the hook (exact) and the screen (as drawn: a long command cut with "…"), or the screen twice."""
+    if new.tool and old.tool and new.tool != old.tool:
+        return False
+    a, b = " ".join(new.detail.split()).rstrip("…"), " ".join(old.detail.split()).rstrip("…")
+    if not a or not b:
+        return a == b and new.reason == old.reason
+    return a.startswith(b) or b.startswith(a)
 
 
 class AgentStore:
@@ -171,6 +184,10 @@ class AgentStore:
             agent.name = status.name
         if changed:
             self.emit(AgentChanged(agent, old_state, at))
+        if observation.mode:
+            self.mode(record.pane_id, observation.mode, at)
+        if observation.blocked:
+            self.blocked(record.pane_id, observation.blocked, at)
         return agent
 
     def moved(self, record: PaneRecord, at: float) -> None:
@@ -216,9 +233,46 @@ class AgentStore:
         """An answer to ``request`` went and ended at ``at``: a prompt a capture begun after that shows is a new appearance, whatever its words."""
         self.appearances.renew(pane_id, request, at)
 
+    def mode(self, pane_id: str, mode: str, at: float) -> None:
+        """The permission mode the agent runs in (its hook's ``permission_mode``, or its footer); told when it changes."""
+        agent = self.agents.get(pane_id)
+        if agent is not None and mode and agent.mode != mode:
+            agent.mode = mode
+            self.emit(AgentChanged(agent, agent.state, at))
+
+    def turn(self, pane_id: str, at: float) -> None:
+        """The agent's user submitted a prompt: a new turn, whose blocked calls the row shows from here on."""
+        agent = self.agents.get(pane_id)
+        if agent is not None and at > agent.turn_since:
+            marked = bool(agent.blocked_this_turn)
+            agent.turn_since = at
+            if marked:  # the row's blocked mark was the last turn's: it goes
+                self.emit(AgentChanged(agent, agent.state, at))
+
+    def blocked(self, pane_id: str, calls: tuple[Blocked, ...], at: float) -> None:
+        """Calls its permission mode's check refused: each new one kept (the last BLOCKS_KEPT) and told as ``CallBlocked``.
+
+        The hook's word (the exact call) and the screen's note (the call as
+        drawn, maybe cut) on one call are one block: the screen's is dropped
+        when a block of this turn already names the call.
+        """
+        agent = self.agents.get(pane_id)
+        if agent is None:
+            return
+        fresh = [b for b in calls if not any(same_block(b, old) for old in agent.blocks if old.at >= agent.turn_since)]
+        if not fresh:
+            return
+        stamped = [b if b.at else replace(b, at=at) for b in fresh]
+        agent.blocks = (*agent.blocks, *stamped)[-BLOCKS_KEPT:]
+        for block in stamped:
+            self.emit(CallBlocked(agent, block, block.at))
+        self.emit(AgentChanged(agent, agent.state, at))
+
     def work(self, pane_id: str, command: str, outcome: str, at: float) -> None:
         """The agent's command and last outcome (from its transcript, through the journal); told only when they change."""
         agent = self.agents.get(pane_id)
+        if agent is not None and command and agent.command and command != agent.command:
+            self.turn(pane_id, at)  # a new prompt (the transcript's word, when no hook told first)
         if agent is not None and (agent.command, agent.outcome) != (command, outcome):
             agent.command, agent.outcome = command, outcome
             self.emit(AgentChanged(agent, agent.state, at))

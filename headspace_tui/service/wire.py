@@ -27,9 +27,9 @@ from ..answering.keys import KeyStroke
 from ..answering.policy import Intent, IntentKind
 from ..detect.fusion import Explanation, Verdict
 from ..detect.sources import Source
-from ..events import AgentChanged, AgentRemoved, Answered, Notice, PaneCaptured, ProblemChanged
+from ..events import AgentChanged, AgentRemoved, Answered, CallBlocked, Notice, PaneCaptured, ProblemChanged
 from ..hooks.calls import PendingCall
-from ..model import Agent, AgentState, Channel, Evidence, Observation, Option, Prompt
+from ..model import Agent, AgentState, Blocked, Channel, Evidence, Observation, Option, Prompt
 from ..notifications.snooze import Snooze
 from ..state.eventlog import StoredEvent
 
@@ -37,7 +37,7 @@ CLASSES: dict[str, type] = {
     cls.__name__: cls
     for cls in (
         Agent, Observation, Prompt, Option, Evidence, Verdict, Explanation, ChannelReport, PendingCall, Answered, StoredEvent,
-        Report, Snooze, KeyStroke, Intent, AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, Notice,
+        Report, Snooze, KeyStroke, Intent, AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, Notice, Blocked, CallBlocked,
     )
 }
 ENUMS: dict[str, type[Enum]] = {cls.__name__: cls for cls in (AgentState, Channel, IntentKind, Source)}

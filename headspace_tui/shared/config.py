@@ -13,6 +13,7 @@ Example::
     notify = "osc"             # osc (OSC 9 + bell) | osc777 (OSC 777 + bell) | bell | none
     notify_states = ["permission", "question", "plan", "input", "error"]
     desktop_notify = false     # also notify-send, when headspace runs on your desktop
+    notify_blocked = true      # ring once per burst when auto mode blocks an agent's call
     notify_command = ["ntfy", "publish", "my-topic"]  # also run per notification (no shell;
                                # the text in HEADSPACE_TITLE, HEADSPACE_BODY, HEADSPACE_TEXT, HEADSPACE_AGENTS)
 
@@ -147,6 +148,7 @@ class Config:
     notify: str = "osc"
     notify_states: tuple[str, ...] = NOTIFY_STATES
     desktop_notify: bool = False  # off: a terminal that shows OSC notifications would show each twice
+    notify_blocked: bool = True  # ring (once per burst) when auto mode blocks a call
     notify_command: tuple[str, ...] = ()  # a program run per notification (argv, no shell); () for none
     hosts: tuple[HostSpec, ...] = ()  # remote hosts ([hosts.NAME])
     web: WebConfig | None = None  # [web]: the phone page is on whenever the service starts
@@ -185,7 +187,7 @@ def _is_number(value: object) -> bool:
 
 
 def parse_config(data: dict, where: str = "config") -> Config:
-    known = {"nudge_text", "layout", "keys", "confirm_timeout", "idle_grace", "theme", "notify", "notify_states", "desktop_notify", "notify_command", "hosts", "web"}
+    known = {"nudge_text", "layout", "keys", "confirm_timeout", "idle_grace", "theme", "notify", "notify_states", "desktop_notify", "notify_blocked", "notify_command", "hosts", "web"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f"{where}: unknown setting {unknown[0]!r} (known: {', '.join(sorted(known))})")
@@ -216,6 +218,9 @@ def parse_config(data: dict, where: str = "config") -> Config:
     desktop = data.get("desktop_notify", Config.desktop_notify)
     if not isinstance(desktop, bool):
         raise ConfigError(f"{where}: desktop_notify must be true or false")
+    blocked = data.get("notify_blocked", Config.notify_blocked)
+    if not isinstance(blocked, bool):
+        raise ConfigError(f"{where}: notify_blocked must be true or false")
     command = data.get("notify_command", list(Config.notify_command))
     if (
         not isinstance(command, list)
@@ -247,6 +252,7 @@ def parse_config(data: dict, where: str = "config") -> Config:
         notify=notify,
         notify_states=tuple(dict.fromkeys(states)),
         desktop_notify=desktop,
+        notify_blocked=blocked,
         notify_command=tuple(command),
         hosts=parse_hosts(data.get("hosts", {}), where),
         web=parse_web(data.get("web"), where),

@@ -76,7 +76,7 @@ def test_install_keeps_user_hooks_and_every_other_key(settings_file: Path):
         (group,) = ours(data["hooks"][event])
         (hook,) = group["hooks"]
         assert hook == {"type": "command", "command": hook_command(), "timeout": 5, "async": True}
-        assert ("matcher" in group) is (event in ("PreToolUse", "PermissionRequest", "PostToolUse"))
+        assert ("matcher" in group) is (event in ("PreToolUse", "PermissionRequest", "PermissionDenied", "PostToolUse"))
     assert not ours(data["hooks"]["PreCompact"])
     assert stat.S_IMODE(settings_file.stat().st_mode) == 0o640
     assert status(settings_file).installed
@@ -213,7 +213,7 @@ def test_cli_user_settings_round_trip(tmp_path: Path):
     assert out.stdout.count("\n") == 1 and "backup" in out.stdout
     assert run_cli(home, "install").stdout.startswith("headspace hooks already installed")
     out = run_cli(home, "status")
-    assert out.stdout == f"headspace hooks installed in {settings} (9 events)\n"
+    assert out.stdout == f"headspace hooks installed in {settings} (10 events)\n"
     out = run_cli(home, "uninstall")
     assert out.returncode == 0 and "restored" in out.stdout
     assert settings.read_bytes() == USER_BYTES

@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ...events import ANSWERED_HOW
-from ...model import Agent, AgentState
+from ...model import Agent, AgentState, Blocked
 from ...service.facade import FIRST_SAYS
 from ...shared.safe_text import clean, cleaned
 from ...state.eventlog import StoredEvent
@@ -97,6 +97,8 @@ def _describe(event: StoredEvent, styles: dict[AgentState, Style]) -> Text | Non
         if p.get("input"):
             line.append(f"  {str(p['input'])[:300]}", style="dim")
         return line
+    if event.kind == "blocked":
+        return Text(f"⊘ {clean(Blocked.from_json(p).words(), 500)}", style="red")
     if event.kind == "answer_evidence":
         first = str(p.get("first", ""))
         said = FIRST_SAYS.get(first, first)

@@ -77,6 +77,29 @@ def since_text(agent: Agent, now: float) -> Text:
     )
 
 
+# What each permission mode means for the user, in the words of the why screen.
+MODE_WORDS = {
+    "manual": "manual: it asks before each call that needs permission",
+    "auto": "auto: a classifier decides each call; it blocks what it finds risky and asks only when it pauses",
+    "accept-edits": "accept edits: file edits and commands in its folder run without asking",
+    "plan": "plan: it plans and changes nothing until you approve the plan",
+    "bypass": "BYPASS: it asks for nothing and nothing is checked",
+    "dont-ask": "don't ask: what is not allowed by a rule is refused without asking",
+}
+
+
+def mode_text(agent: Agent) -> Text:
+    """The agent's permission mode, what it means, and the calls its check blocked (newest last)."""
+    words = MODE_WORDS.get(agent.mode, "unknown (its screen and hooks have not said)")
+    out = Text.assemble(("Permission mode: ", "bold"), (words, "bold red" if agent.mode == "bypass" else ""))
+    for block in agent.blocks[-10:]:
+        when = time.strftime("%H:%M:%S", time.localtime(block.at)) if block.at else "--:--:--"
+        this = "" if block.at >= agent.turn_since else " (an earlier turn)"
+        out.append(f"\n  ⊘ {when} {clean(block.words(), 400)}{this}", style="red" if not this else "dim")
+        out.append(f"  [{clean(block.source)}]", style="dim")
+    return out
+
+
 def approve_text(agent: Agent, key: str = "y") -> Text | None:
     """Which option the approve key takes here, and whether it asks first (``detect/approval.py``); None where it approves nothing."""
     prompt = agent.observation.prompt
@@ -137,6 +160,7 @@ class WhyScreen(ModalScreen[None]):
             yield Static(title)
             yield Static(since_text(self.agent, self.now))
             yield Static(version_line(self.agent))
+            yield Static(mode_text(self.agent))
             approves = approve_text(self.agent)
             if approves is not None:
                 yield Static(approves)

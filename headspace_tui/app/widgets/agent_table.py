@@ -76,13 +76,24 @@ def _waiting_for(agent: Agent, retrying: Style | str) -> Text:
         if agent.placeholder:
             return Text(f"cannot reach {agent.host}: {reason}", style="red")
         return Text(f"reconnecting… ({reason})", style="dim")  # the last reading, kept on screen while the host is out of reach
-    wait = _the_wait(agent, retrying)
+    wait = _with_mode(agent, _the_wait(agent, retrying))
     if not agent.delivery:
         return wait
     # An answer's outcome is added to what the row waits for, never put in its place
     # (a refused answer left "not sent" where the command was: the user lost what it asks).
     said = Text(agent.delivery, style="bold red" if "not" in agent.delivery else "dim")
     return Text.assemble(wait, (" · ", "dim"), said) if wait.plain and obs.state.needs_you else said
+
+
+# A permission mode other than manual, as the row's first words: what ``y`` means and how much runs unseen.
+MODE_BADGES = {"auto": ("auto", "dim"), "accept-edits": ("edits", "dim"), "plan": ("plan", "dim"), "bypass": ("BYPASS", "bold red"), "dont-ask": ("no-ask", "dim")}
+
+
+def _with_mode(agent: Agent, wait: Text) -> Text:
+    badge = MODE_BADGES.get(agent.mode)
+    if badge is None:
+        return wait
+    return Text.assemble((badge[0], badge[1]), (" · ", "dim"), wait) if wait.plain else Text(badge[0], style=badge[1])
 
 
 def _the_wait(agent: Agent, retrying: Style | str) -> Text:
@@ -114,6 +125,11 @@ def _the_wait(agent: Agent, retrying: Style | str) -> Text:
         return Text(f"{said} (Claude's {'status file' if obs.source == 'status-file' else 'agent list'}; press e)")
     if obs.retrying:  # still its turn: "retrying 5/10 · 529 overloaded"
         return Text(obs.error or "retrying", style=retrying)
+    blocked = agent.blocked_this_turn
+    if blocked and not obs.state.needs_you:
+        # Auto mode refused a call this turn, unseen: the row says so until the next prompt.
+        more = f" (+{len(blocked) - 1})" if len(blocked) > 1 else ""
+        return Text(f"⊘ {blocked[-1].words()}{more}", style="red")
     if obs.state is AgentState.ERROR:
         return Text(obs.error, style="red")
     if obs.state is AgentState.EXITED and obs.exit_status is not None:
@@ -278,6 +294,11 @@ def kept_end(agent: Agent, shown: str, width: int) -> int:
     said = f" · {agent.delivery}"
     if agent.delivery and shown.endswith(said):
         return len(said) if len(said) <= width // 2 else 0
+    blocked = agent.blocked_this_turn
+    if blocked and blocked[-1].reason and shown.startswith(("⊘ ", f"{MODE_BADGES.get(agent.mode, ('',))[0]} · ⊘ ")):
+        # A blocked call's reason is why it matters ("— sends data out"): the command is cut in its middle.
+        end = shown[shown.rfind(" — ") :]
+        return len(end) if len(end) <= width // 2 else width // 2
     return choice_end(shown)
 
 

@@ -43,6 +43,7 @@ from functools import cached_property
 from ...model import AgentState, Evidence, Observation, Option, Prompt
 from ..asks import asked
 from ..screen_text import SGR, SHELLS, fingerprint, strip_sgr
+from .auto_mode import blocked_calls, footer_mode, gateway_dialog
 from .tables import BASE, Rules, rules_for
 
 RULE = re.compile(r"^\s*[╭╰]?─{10,}[╮╯]?\s*$")  # also the edges of a rounded box (2.0 dialogs)
@@ -198,9 +199,15 @@ def classify(
     if box is not None:
         return _at_input_box(screen, *box)
 
-    menu = _find_menu(screen, bottom)
+    menu = _find_menu(screen, bottom) or _unnumbered_menu(screen, bottom)
     if menu is not None:
         return _read_menu(screen, bottom, menu)
+
+    gateway = gateway_dialog(lines, bottom)
+    if gateway is not None:
+        # Auto mode's check cannot run (a gateway drops it): Claude waits for Enter (stay) or Esc.
+        row, prompt = gateway
+        return Observation(AgentState.PERMISSION, prompt=prompt, evidence=(Evidence("auto-mode-check-dialog", row, lines[row]),), confidence=0.9, mode="auto")
 
     startup = _read_startup_dialog(screen, bottom)
     if startup is not None:
@@ -297,6 +304,25 @@ def _at_input_box(screen: _Screen, top: int, prompt_line: int, rule_below: int) 
         evidence.append(Evidence("unfamiliar-glyph", prompt_line, f"{glyph!r}; the {rules.family} rules know {' '.join(rules.prompt_glyphs)}"))
     echo = _last_prompt_echo(screen, top, glyph)
     region = range(echo + 1, top)  # what Claude printed since the user's last prompt
+    state = _box_state(screen, top, prompt_line, rule_below, footer, evidence, echo, region)
+    seen = _turn_facts(screen, region, footer)
+    return replace(state, **seen) if seen else state
+
+
+def _turn_facts(screen: _Screen, region: range, footer: str) -> dict:
+    """The permission mode the footer names and the calls auto mode blocked this turn, for the observation (only those shown)."""
+    facts: dict = {}
+    mode = footer_mode(footer)
+    if mode:
+        facts["mode"] = mode
+    blocked = blocked_calls(screen.captured, region, screen.rules.tool_for_call)
+    if blocked:
+        facts["blocked"] = blocked
+    return facts
+
+
+def _box_state(screen: _Screen, top: int, prompt_line: int, rule_below: int, footer: str, evidence: list[Evidence], echo: int, region: range) -> Observation:
+    lines, rules = screen.lines, screen.rules
 
     retry = next((i for i in reversed(region) if rules.retry.search(lines[i])), None)
     if retry is not None:
@@ -351,7 +377,7 @@ def _retry_message(screen: _Screen, row: int, start: int) -> str:
     """
     line = screen.lines[row].strip()
     attempt = ATTEMPT.search(line)
-    head = re.split(r"\s+·\s+(?=retrying|will retry)|\s*\bRetrying\b", line, maxsplit=1, flags=re.I)[0]
+    head = re.split(r"\s+·\s+(?=retrying|will retry|next try)|\s*\bRetrying\b", line, maxsplit=1, flags=re.I)[0]
     head = re.sub(r"^[^\w(]+\s*", "", head).strip(" ·")
     if not head:
         # The error sits in the result block above the notice ("⎿  429 {…}", "Request timed out.").
@@ -478,6 +504,38 @@ def _find_menu(screen: _Screen, bottom: int) -> _Menu | None:
     top = next((k for k in range(rows[0], -1, -1) if RULE.match(lines[k]) or TOP_EDGE.match(lines[k])), -1)
     more_below = between > 0 or any(SCROLL_DOWN.match(lines[k]) for k in range(last + 1, bottom + 1))
     return _Menu(tuple(options), tuple(rows), top, hidden_above=expected, more_below=more_below, hidden_between=between)
+
+
+UNNUMBERED = re.compile(r"^\s*(?P<cursor>❯)?\s*(?P<label>(?:Yes|No)\b.*)$")
+
+
+def _unnumbered_menu(screen: _Screen, bottom: int) -> _Menu | None:
+    """A Yes/No menu drawn without numbers, the cursor on one, the dialog's hint under it.
+
+    Claude 2.1.330 asks so when auto mode's check cannot run ("Auto mode
+    can't check actions in this session, so this one needs your approval":
+    ``❯ No`` first, then ``Yes``).  No digit picks an option there; its
+    options have no key, and an answer moves the cursor (answering/keys.py).
+    """
+    lines = screen.lines
+    hint = next((k for k in range(bottom, max(bottom - 3, -1), -1) if DIALOG_HINT.search(lines[k])), None)
+    if hint is None:
+        return None
+    rows: list[int] = []
+    for k in range(hint - 1, max(hint - 8, -1), -1):
+        if not lines[k].strip():
+            if rows:
+                break
+            continue
+        if UNNUMBERED.match(lines[k]) is None:
+            break
+        rows.insert(0, k)
+    matches = [_matched(UNNUMBERED, lines[k]) for k in rows]
+    if len(rows) < 2 or sum(bool(m.group("cursor")) for m in matches) != 1:
+        return None
+    options = tuple(Option(key="", label=m.group("label").strip(), selected=bool(m.group("cursor"))) for m in matches)
+    top = next((k for k in range(rows[0], -1, -1) if RULE.match(lines[k]) or TOP_EDGE.match(lines[k])), -1)
+    return _Menu(options, tuple(rows), top)
 
 
 def _last_option(screen: _Screen, bottom: int) -> int | None:
@@ -698,7 +756,7 @@ def _permission(screen: _Screen, menu: _Menu, titles: list[int], evidence: Evide
     found = [Evidence("permission-question", question_row, lines[question_row]), evidence]
     if header_row is not None and tool and header_tool:
         found.insert(0, Evidence("permission-header", header_row, lines[header_row]))
-    options = tuple(_options(screen, menu.rows, join=True))
+    options = tuple(_options(screen, menu.rows, join=True)) if menu.options[0].key else menu.options  # unnumbered: as found
     refuses = _escape_refuses(screen, menu) and not any(o.label.lower() == "no" or o.label.lower().startswith(("no,", "no ")) for o in options)
     prompt = Prompt(
         kind="permission",

@@ -70,9 +70,10 @@ class Rules:
     )
     # Claude says it will try again: "retrying in 3s · attempt 3/10", "Retrying
     # in 17 seconds… (attempt 6/10)", "retrying… · attempt 5/10", "will retry in
-    # 4m 11s".  Never "Will retry on next startup" (a plugin notice).
+    # 4m 11s", and auto mode's "Auto mode check unavailable · next try in 4s ·
+    # attempt 5/10".  Never "Will retry on next startup" (a plugin notice).
     retry: re.Pattern[str] = field(
-        default_factory=lambda: _rx(r"\bretrying\b[^\n]*?\battempt\s+\d+\s*/\s*\d+", r"\bretrying in \d", r"\bwill retry in \d")
+        default_factory=lambda: _rx(r"\bretrying\b[^\n]*?\battempt\s+\d+\s*/\s*\d+", r"\bretrying in \d", r"\bwill retry in \d", r"\bnext try in \d")
     )
     # The head of a block that reports an error Claude has given up on.
     given_up: re.Pattern[str] = field(

@@ -163,9 +163,27 @@ function drawAgent() {
     drawScreen();
     return;
   }
-  $("agent-state").textContent = [`${agent.glyph} ${agent.state}`, folder(agent), ago(agent), agent.agent].filter(Boolean).join(" · ");
+  $("agent-state").textContent = [`${agent.glyph} ${agent.state}`, modeWords(agent), folder(agent), ago(agent), agent.agent].filter(Boolean).join(" · ");
   drawDialog(agent);
   drawScreen();
+}
+
+// A permission mode other than manual, as the agent's line says it ("auto mode", "BYPASS: nothing is checked").
+function modeWords(agent) {
+  const words = { auto: "auto mode", "accept-edits": "accept edits", plan: "plan mode", bypass: "BYPASS: nothing is checked", "dont-ask": "don't ask" };
+  return words[agent.mode] || "";
+}
+
+// The calls auto mode blocked, newest first: this turn's in full colour, earlier ones dimmed.
+function drawBlocked(agent) {
+  const blocked = (agent.blocked || []).slice(-5).reverse();
+  if (!blocked.length) return null;
+  const items = blocked.map((b) => {
+    const at = b.at ? new Date(b.at * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" }) : "";
+    const call = b.tool && b.tool !== "Bash" ? `${b.tool}: ${b.detail}` : b.detail || b.tool || "";
+    return el("li", { class: b.this_turn ? "now" : "earlier", text: `⊘ ${at} ${call}${b.reason ? " — " + b.reason : ""}` });
+  });
+  return el("div", { class: "blocked" }, el("p", { class: "part", text: "blocked by auto mode" }), el("ul", {}, ...items));
 }
 
 function drawDialog(agent) {
@@ -176,6 +194,8 @@ function drawDialog(agent) {
   if (agent.part) parts.push(el("p", { class: "part", text: `question ${agent.part[0]} of ${agent.part[1]}` }));
   if (title) parts.push(el("p", { class: "title", text: title }));
   if (agent.tool && agent.detail && !title.includes(agent.detail)) parts.push(el("p", { class: "call", text: `${agent.tool}: ${agent.detail}` }));
+  const blocked = drawBlocked(agent);
+  if (blocked) parts.push(blocked);
   const can = new Set(readOnly || agent.offline ? [] : agent.actions);
   if (agent.multi_select && agent.choices.length) {
     if (ticks === null) ticks = new Set(agent.choices.filter((c) => c.ticked).map((c) => c.key));
