@@ -158,8 +158,11 @@ class AgentStore:
         agent = self.agents.get(record.pane_id)
         if agent is None:
             agent = new_agent(record, key, observation, claim, at, agent_pid=agent_pid, status=status, agent_version=agent_version, family=family, host=self.host)
+            agent.mode = observation.mode
             self.agents[record.pane_id] = agent
             self.emit(AgentChanged(agent, None, at))
+            if observation.blocked:
+                self.blocked(record.pane_id, observation.blocked, at)
             return agent
         changed = not same_observation(agent.observation, observation) or agent.target != record.target or bool(agent.offline) != bool(self._stale)
         if self._stale:  # the screen is read, but what else says its state (the reader there) is not: still stale
