@@ -190,6 +190,10 @@ def check_hooks(env: Mapping[str, str], folders: list[tuple[Path, list[str]]] | 
             continue
         if found.installed:
             checks.append(Check("hooks", OK, f"installed in {path}{_for(agents)}"))
+        elif found.events and found.missing:
+            # An install from before an event was added (PermissionDenied: the calls auto mode blocks).
+            missing = ", ".join(found.missing)
+            checks.append(Check("hooks", WARN, f"hooks in {path}{_for(agents)} are out of date: no {missing} hook (what it tells comes from the screen only)", how))
         else:
             checks.append(Check("hooks", WARN, f"hooks not installed in {path}{_for(agents)} (states come from the screen and status files only)", how))
     return checks

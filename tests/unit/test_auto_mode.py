@@ -7,6 +7,8 @@ the corpus test reads every recorded auto-mode screen against its label.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from headspace_tui.answering.keys import KeyStroke, cursor_moves, plan_keys
@@ -14,11 +16,13 @@ from headspace_tui.answering.pane_io import ActionError
 from headspace_tui.answering.policy import Intent, IntentKind
 from headspace_tui.app.screens.why import mode_text
 from headspace_tui.app.widgets.agent_table import kept_end, waiting_for
+from headspace_tui.cli.doctor import WARN, check_hooks
 from headspace_tui.detect.approval import approval, widening
 from headspace_tui.detect.claude.auto_mode import blocked_calls, footer_mode, gateway_dialog
 from headspace_tui.detect.claude.screen import classify
 from headspace_tui.detect.families import family_named
 from headspace_tui.events import AgentChanged, CallBlocked
+from headspace_tui.hooks import settings as hook_settings
 from headspace_tui.hooks.spool import HookEvent
 from headspace_tui.model import Agent, AgentState, Blocked, Observation, Option, Prompt
 from headspace_tui.notifications.decide import BURST, Notifier
@@ -275,3 +279,15 @@ def test_an_agent_with_its_mode_and_blocks_travels_to_a_client_whole():
     back = decode(encode(agent))
     assert back == agent and back.blocks[0].source == "hook" and back.mode == "auto"
     assert decode(encode(CallBlocked(agent, agent.blocks[0], 11.0))).block == agent.blocks[0]
+
+
+def test_doctor_says_hooks_installed_before_permission_denied_are_out_of_date(tmp_path):
+    """An install from before PermissionDenied was listened to: doctor names what is missing and how to fix it."""
+    config = tmp_path / ".claude"
+    settings = config / "settings.json"
+    hook_settings.install(settings)
+    data = json.loads(settings.read_text())
+    del data["hooks"]["PermissionDenied"]
+    settings.write_text(json.dumps(data))
+    (check,) = check_hooks({"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(config)}, [(config, [])])
+    assert check.verdict == WARN and "out of date: no PermissionDenied hook" in check.detail and "hooks install" in check.fix
