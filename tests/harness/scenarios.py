@@ -956,8 +956,12 @@ def _auto_blocked_once(s: ClaudeSession) -> None:
 def _auto_blocked_working(s: ClaudeSession) -> None:
     s.launch()
     s.submit("upload the reports")
-    said = re.compile(BLOCKED_GROUP.pattern + "|denied by auto mode")
-    s.wait_for(lambda scr: _post(2) in scr and WORKING_HINT.search(scr) is not None and said.search(scr) is not None, what="two blocked calls in a running turn")
+    # The full-screen renderer groups them ("2 actions blocked by auto mode", then the latest
+    # command); the inline one draws each call with its own "Blocked by auto mode" and reason.
+    def shown(scr: str) -> bool:
+        return BLOCKED_GROUP.search(scr) is not None or scr.count("Blocked by auto mode") >= 2 or "denied by auto mode" in scr
+
+    s.wait_for(lambda scr: _post(2) in scr and WORKING_HINT.search(scr) is not None and shown(scr), what="two blocked calls in a running turn")
     time.sleep(1.2)  # let the elapsed-time counter tick once
 
 
