@@ -980,13 +980,15 @@ def _auto_check_unavailable(s: ClaudeSession) -> None:
 def _auto_gateway(s: ClaudeSession) -> None:
     s.launch()
     s.submit("upload the report")
-    s.wait_for(lambda scr: "Auto mode can't check actions in this session" in scr and "Enter to stay in auto mode" in " ".join(scr.split()), what="auto mode's gateway dialog")
+    # Taller than a 72x22 pane: the full-screen renderer cuts its foot (the keys), the inline
+    # one its head (the title); the advice to ask the gateway shows in every size.
+    s.wait_for(lambda scr: "ask whoever runs your gateway" in " ".join(scr.split()) and not READY.search(scr), what="auto mode's gateway dialog")
 
 
 def _auto_gateway_notice(s: ClaudeSession) -> None:
     s.launch()
     s.submit("upload the report")
-    s.wait_for(lambda scr: "ask your gateway to implement" in scr and "Enter to continue" in scr, what="auto mode's gateway notice")
+    s.wait_for(lambda scr: "ask your gateway to implement" in " ".join(scr.split()) and not READY.search(scr), what="auto mode's gateway notice")
 
 
 def _pause_expected(n: int) -> dict[str, Any]:
@@ -1047,7 +1049,9 @@ SCENARIOS += [
         _auto_check_unavailable,
         expected={"mode": "auto", "retrying": True},
         settle=False,
-        **AUTO,
+        # 2.1.283 does not retry the check: a call it could not judge counts as blocked, and the
+        # third stops at the consecutive pause ("Auto mode could not evaluate this action").
+        **{**AUTO, "versions": ("2.1.330", "2.1.332")},
     ),
     Scenario(
         "auto_gateway_dialog",
@@ -1067,7 +1071,8 @@ SCENARIOS += [
         _auto_gateway_notice,
         expected={"tool": "Auto mode", "options": ["Continue", "Cancel"]},
         review="none",
-        **{**AUTO, "versions": ("2.1.283",)},
+        # At 80x24 on the alternate screen the notice's foot never came into view: wide only.
+        **{**AUTO, "versions": ("2.1.283",), "sizes": ((200, 50),)},
     ),
 ]
 

@@ -76,13 +76,15 @@ AUTO_SCREENS = (
     "auto_gateway_dialog",
     "auto_gateway_notice",
 )
-AUTO_GROUP: Group = (AUTO_SCREENS, ((80, 24), (200, 50)), ("alt", "inline"))
 PARTIAL: dict[str, tuple[Group, ...]] = {
-    "2.1.283": (AUTO_GROUP,),
+    "2.1.283": (
+        (tuple(n for n in AUTO_SCREENS if n != "auto_gateway_notice"), ((80, 24), (200, 50)), ("alt", "inline")),
+        (("auto_gateway_notice",), ((200, 50),), ("alt", "inline")),
+    ),
     "2.1.332": (
         ((EVERY,), ((80, 24), (150, 45), (72, 22)), ("alt", "inline")),
         (AUTO_MODE, ((200, 50),), ("alt",)),
-        AUTO_GROUP,
+        (AUTO_SCREENS, ((200, 50),), ("alt", "inline")),  # and at 80x24 (and the canary's sizes) with EVERY
     ),
 }
 # 2.0.31, 2.1.100 and 2.1.250 were recorded after the reader was written, and
