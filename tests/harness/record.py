@@ -87,7 +87,7 @@ def record_one(job: Job, claude: str, out: Path) -> dict:
     """Play one scenario against the real binary and write its three files."""
     options = dict(job.scenario.session)
     files = options.pop("files", {})
-    with temp_server("hs-rec-") as (root, tmux), FakeAnthropicAPI(job.scenario.script) as fake:
+    with temp_server("hs-rec-") as (root, tmux), FakeAnthropicAPI(job.scenario.script, review=job.scenario.review) as fake:
         session = ClaudeSession(
             tmux,
             fake,

@@ -11,7 +11,7 @@ Measured on the binaries themselves:
   they have no alternate-screen renderer.
 * 2.1.160 (native) has the full-screen renderer behind
   ``CLAUDE_CODE_NO_FLICKER=1``; inline is its default.
-* 2.1.250 and 2.1.330 (native) draw on the alternate screen by default;
+* 2.1.250, 2.1.283 and 2.1.330 (native) draw on the alternate screen by default;
   ``CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN=1`` draws inline.  (The corpus test
   caught this: 2.1.250's "inline" screens first came out on the alternate screen.)
 """
@@ -34,6 +34,7 @@ RENDERERS: dict[str, dict[str, dict[str, str]]] = {
     "2.1.100": {"inline": {}},
     "2.1.160": {"alt": {"CLAUDE_CODE_NO_FLICKER": "1"}, "inline": {}},
     "2.1.250": {"alt": {}, "inline": {"CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN": "1"}},
+    "2.1.283": {"alt": {}, "inline": {"CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN": "1"}},
     "2.1.330": {"alt": {}, "inline": {"CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN": "1"}},
     "2.1.332": {"alt": {}, "inline": {"CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN": "1"}},
 }
@@ -47,6 +48,7 @@ RELEASED = {
     "2.1.100": "2026-04-10",
     "2.1.160": "2026-06-02",
     "2.1.250": "2026-08-28",
+    "2.1.283": "2026-09-25",
     "2.1.330": "2026-11-20",
     "2.1.332": "2026-11-24",
 }
@@ -60,10 +62,29 @@ RELEASED = {
 Group = tuple[tuple[str, ...], tuple[tuple[int, int], ...], tuple[str, ...]]
 EVERY = "*"
 AUTO_MODE = ("permission_bash", "permission_edit", "plan_exit_plan_mode", "plan_exit_short", "plan_exit_clear_context", "idle_fresh", "idle_half_typed")
+# Issue 53: auto mode's own screens (Claude's default permission mode since
+# 2.1.283, the first release that starts in it), narrow and wide, on both
+# renderers: 2.1.283 holds only these.
+AUTO_SCREENS = (
+    "auto_idle_fresh",
+    "auto_blocked_once",
+    "auto_blocked_once_notice",
+    "auto_blocked_working",
+    "auto_pause_consecutive",
+    "auto_pause_total",
+    "auto_check_unavailable",
+    "auto_gateway_dialog",
+    "auto_gateway_notice",
+)
 PARTIAL: dict[str, tuple[Group, ...]] = {
+    "2.1.283": (
+        (tuple(n for n in AUTO_SCREENS if n != "auto_gateway_notice"), ((80, 24), (200, 50)), ("alt", "inline")),
+        (("auto_gateway_notice",), ((200, 50),), ("alt", "inline")),
+    ),
     "2.1.332": (
         ((EVERY,), ((80, 24), (150, 45), (72, 22)), ("alt", "inline")),
         (AUTO_MODE, ((200, 50),), ("alt",)),
+        (AUTO_SCREENS, ((200, 50),), ("alt", "inline")),  # and at 80x24 (and the canary's sizes) with EVERY
     ),
 }
 # 2.0.31, 2.1.100 and 2.1.250 were recorded after the reader was written, and
