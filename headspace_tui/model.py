@@ -208,7 +208,7 @@ class Blocked:
 
     def words(self, limit: int = 0) -> str:
         """``blocked: curl -X POST https://… — Sends data out``: the call (cut to ``limit`` when given) and the check's reason."""
-        call = f"{self.tool}: {self.detail}" if self.tool and self.tool != "Bash" else self.detail or self.tool
+        call = f"{self.tool}: {self.detail}" if self.tool and self.detail and self.tool != "Bash" else self.detail or self.tool or "a call"
         if limit and len(call) > limit:
             call = call[: limit - 1] + "…"
         return f"blocked: {call} — {self.reason}" if self.reason else f"blocked: {call}"

@@ -18,7 +18,9 @@ asks   "Yes, manually approve edits", "Yes, and      a plan's way out that keeps
        default (ask each time) for this session",
        "Stay in auto mode" (Claude's dialog when
        auto mode's check cannot run: the user
-       approves each action the check cannot)
+       approves each action the check cannot),
+       "Continue" (2.1.283's notice that auto
+       mode's check goes on as before)
 wider  any label with a phrase of ``WIDENS``, or     changes more than this request (below); ``y``
        any other "Yes, …" not understood             picks one only where nothing better approves,
                                                      and only after the user confirms it (the app
@@ -43,10 +45,10 @@ from dataclasses import dataclass
 
 from ..model import Option, Prompt
 
-APPROVING = ("yes", "allow", "stay in auto mode")  # how an approving option's label starts
+APPROVING = ("yes", "allow", "stay in auto mode", "continue")  # how an approving option's label starts
 
 # Labels that approve exactly this request (lower case, the whole label).
-PLAIN = frozenset({"yes", "yes, proceed", "yes, once", "yes, allow once", "allow", "allow once", "approve", "approve once"})
+PLAIN = frozenset({"yes", "yes, proceed", "yes, once", "yes, allow once", "allow", "allow once", "approve", "approve once", "continue"})
 
 # Phrases that keep the user asked for what follows (a plan approved into the default mode).
 KEEPS_ASKING = ("manually approve", "manually accept", "ask each time", "stay in auto mode")

@@ -54,12 +54,14 @@ BLOCKS_KEPT = 20  # blocked calls kept per agent (status --json, e, the page); t
 
 
 def same_block(new: Blocked, old: Blocked) -> bool:
-    """One blocked call told twice: by the hook (exact) and the screen (as drawn: a long command cut with "…"), or the screen twice."""
+    """One blocked call told twice: by the hook (exact) and the screen (as drawn: a long command cut with "…"; the
+    notice above the box: its reason only, maybe cut), or the screen twice."""
     if new.tool and old.tool and new.tool != old.tool:
         return False
     a, b = " ".join(new.detail.split()).rstrip("…"), " ".join(old.detail.split()).rstrip("…")
-    if not a or not b:
-        return a == b and new.reason == old.reason
+    if not a or not b:  # the notice names no call: one block when its reason (maybe cut) is the other's
+        x, y = new.reason.rstrip("…").rstrip(), old.reason.rstrip("…").rstrip()
+        return x.startswith(y) or y.startswith(x)
     return a.startswith(b) or b.startswith(a)
 
 

@@ -97,10 +97,28 @@ def problems(observation, expected: dict, text: str) -> list[str]:
             found.append("no error text")
     if "error" in expected and observation.error != expected["error"]:  # opencode's labels name the error line itself
         found.append(f"error {observation.error!r}")
+    if "mode" in expected and observation.mode != expected["mode"]:
+        found.append(f"mode {observation.mode!r}")
+    for block in expected.get("blocked", ()):
+        # Each call the screen shows as blocked, as far as it names it (a cut command: its start).
+        if not any(_same_block(block, seen) for seen in observation.blocked):
+            found.append(f"blocked {[(b.tool, b.detail, b.reason) for b in observation.blocked]}")
+            break
     # The HTTP status, wherever the screen shows it (2.1.160's retries say only "Retrying in 3s").
     if "status" in expected and re.search(rf"\b{expected['status']}\b", text) and str(expected["status"]) not in observation.error:
         found.append(f"error {observation.error!r}")
     return found
+
+
+def _same_block(expected: dict, seen) -> bool:
+    """A blocked call read as labelled: the same tool and reason, and the command (or the start of it, where the screen cuts it)."""
+    if "tool" in expected and seen.tool != expected["tool"]:
+        return False
+    reason = seen.reason.rstrip("…").rstrip()
+    if "reason" in expected and not (seen.reason == expected["reason"] or seen.reason.endswith("…") and reason and expected["reason"].startswith(reason)):
+        return False
+    detail = seen.detail.rstrip("…").rstrip()
+    return "detail" not in expected or bool(detail) and expected["detail"].startswith(detail)
 
 
 @dataclass

