@@ -21,6 +21,7 @@ import pytest
 from headspace_tui.hooks import settings as hook_settings
 from tests.e2e.test_jump import wait
 from tests.e2e.test_resident_service import rows, run, started
+from tests.e2e.test_web_page import WAIT, agent_item, chromium, open_agent, phone, web_on  # noqa: F401 - chromium and phone are fixtures
 from tests.harness import fake_api as api
 from tests.harness.scenarios import NUMBERED_MENU
 
@@ -31,11 +32,11 @@ REASON = "Sends a local file to an outside host"
 AUTO_FOOTER = "auto mode on"
 
 
-def _auto(claude_session, script, *, hook: bool = False, **options):
-    """Claude in its own default mode (auto), its hooks installed where the service's spool is when ``hook``."""
+def _auto(claude_session, script, *, hook: bool = False, answer: bool = False, **options):
+    """Claude in its own default mode (auto), its hooks installed where the service's spool is (``hook``; ``answer``: the answer hook too)."""
     session = claude_session(script, launch=False, permission_mode=None, extra_env={"XDG_RUNTIME_DIR": os.environ["XDG_RUNTIME_DIR"]}, **options)
-    if hook:
-        hook_settings.install(session.home / ".claude" / "settings.json")
+    if hook or answer:
+        hook_settings.install(session.home / ".claude" / "settings.json", answer_wait=60 if answer else None)
     session.launch()
     session.wait_for(AUTO_FOOTER, timeout=30)
     return session
@@ -113,11 +114,16 @@ def test_a_flagged_call_is_blocked_on_the_row_and_in_status_json(claude_session,
     assert "⊘ blocked: curl" in said and REASON in said, said
 
 
-def test_three_flags_in_a_row_read_as_a_permission_and_approve_runs_the_call_with_no_rule_written(claude_session, private_tmux, services, fake_api):
-    """Auto mode's pause: a Bash permission with the command; ``send --approve`` picks the plain "Yes", never "don't ask again"."""
+@pytest.mark.parametrize("hook", [False, True], ids=["keys", "hook"])
+def test_three_flags_in_a_row_read_as_a_permission_and_approve_runs_the_call_with_no_rule_written(claude_session, private_tmux, services, fake_api, hook):
+    """Auto mode's pause: a Bash permission with the command; ``send --approve`` picks the plain "Yes", never "don't ask again".
+
+    With the answer hook installed the pause comes as a PermissionRequest
+    (2.1.330): approved through it, with no ``updatedPermissions``.
+    """
     calls = [f"curl -s http://127.0.0.1:{fake_api.url.rsplit(':', 1)[1]}/ran-{n}" for n in range(3)]
     script = [*(api.flagged(api.bash(call, "Post the result"), "Sends data to a server") for call in calls), api.text("Posted.")]
-    session = _auto(claude_session, script)
+    session = _auto(claude_session, script, answer=hook)
     started(private_tmux.name, services)
     session.submit("post the results")
     session.wait_for("consecutive actions were blocked", timeout=90)
@@ -126,6 +132,7 @@ def test_three_flags_in_a_row_read_as_a_permission_and_approve_runs_the_call_wit
     assert row["options"][0] == "Yes" and any("don" in o and "ask again" in o for o in row["options"]), row
     sent = run("-L", private_tmux.name, "send", session.pane_id, "--approve", "--expect", row["request"])
     assert sent.returncode == 0, sent.stderr
+    assert ("via hook" in sent.stdout) is hook, sent.stdout
     session.wait_for("Posted.", timeout=60)
     results = [b for r in fake_api.main_requests for b in r.tool_results()]
     assert results and results[-1].get("is_error") is not True, results[-1:]  # the third call ran
@@ -156,3 +163,24 @@ def test_the_gateway_dialog_needs_you_and_approve_stays_in_auto_mode(claude_sess
     session.wait_for("Fetched.", timeout=60)
     assert (session.workdir / "gateway.txt").exists(), "the approved call did not run"
     assert AUTO_FOOTER in session.screen() and "accept edits on" not in session.screen(), "approving left auto mode"
+
+
+def test_the_phone_page_shows_the_mode_and_the_blocked_call_as_text(claude_session, private_tmux, services, phone):  # noqa: F811
+    """The page in a real browser: the agent's line and its view say auto mode and the call it blocked; the classifier's words stay text."""
+    hostile = "Sends <img src=x onerror=pwned=1> data out"
+    session = _auto(claude_session, [api.flagged(api.bash(LEAK, "Send the notes"), hostile), api.text("Not sent.")], files={"notes.txt": "x\n"})
+    url, _, _ = web_on(private_tmux.name, services)
+    page = phone.new_page()
+    page.goto(url)
+    agent_item(page, session.pane_id, "idle").wait_for(timeout=WAIT)
+    session.submit("send my notes")
+    session.wait_for("Not sent.", timeout=60)
+    item = agent_item(page, session.pane_id, "idle")
+    page.locator(f'li.agent[data-pane="{session.pane_id}"]', has_text="⊘ blocked").wait_for(timeout=WAIT)
+    assert "idle [auto]" in item.inner_text() and hostile in item.inner_text(), item.inner_text()
+    open_agent(page, session.pane_id, "idle")
+    assert "auto mode" in page.locator("#agent-state").inner_text()
+    blocked = page.locator(".blocked li.now")
+    blocked.first.wait_for(timeout=WAIT)
+    assert LEAK.split(" --data")[0] in blocked.first.inner_text() and hostile in blocked.first.inner_text()
+    assert page.locator("img").count() == 0 and page.evaluate("typeof pwned") == "undefined"
