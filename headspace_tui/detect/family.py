@@ -21,7 +21,7 @@ Pure: no I/O beyond what ``version_of`` reads of the process's install.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -98,6 +98,8 @@ class Family:
     # before every key is sent.
     is_command: Callable[[str], bool]
     version_of: Callable[..., str | None] = _no_version  # (info, *, proc="/proc") -> its install's version
+    # The permission mode its command line sets (detect/modes.py), "" when it sets none: the row's word until the screen says.
+    mode_of: Callable[[Sequence[str]], str] = lambda argv: ""
     # What the agent's input box holds now ("" empty, None: no box on screen,
     # or the family cannot tell): a typed line has been submitted once its box
     # no longer holds it.

@@ -312,7 +312,11 @@ class Monitor:
             watch = self.panes.get(record.pane_id)
             if watch is None:
                 version = other_version(self.host.remote, sighting.family, table, agent_pid) if sighting.family is not CLAUDE else None
-                self.panes[record.pane_id] = PaneWatch(record, sighting.key, agent_pid, fuser=Fuser(self.idle_grace), family=sighting.family, version=version or "")
+                info = table.get(agent_pid) if agent_pid else None
+                mode = (sighting.family or CLAUDE).mode_of(info.argv) if info is not None else ""
+                self.panes[record.pane_id] = PaneWatch(
+                    record, sighting.key, agent_pid, fuser=Fuser(self.idle_grace), family=sighting.family, version=version or "", mode=mode
+                )
                 self.sessions.read_soon(record.pane_id)  # its detector may be asleep (a session with no agent yet): read it now
                 continue
             old, watch.record, watch.agent_pid = watch.record, record, agent_pid
@@ -466,6 +470,8 @@ class Monitor:
                 claims=watch.claims(observation.state, self.journal.remembered if self.journal is not None else None),
                 captured=captured,
             )
+            if watch.mode and not agent.mode:  # nothing on screen or from a hook said it yet: its command line's word
+                self.store.mode(watch.record.pane_id, watch.mode, now)
             self.desk.observed(watch.record.pane_id)
         return agent
 

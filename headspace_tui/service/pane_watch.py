@@ -53,6 +53,7 @@ class PaneWatch:
     # back), and a non-Claude agent's version (Claude's comes from its facts).
     family: Family | None = None
     version: str = ""
+    mode: str = ""  # the permission mode its command line sets ("" none): the row's until its screen or hooks say
     fuser: Fuser = field(default_factory=Fuser)
     tail: Tail | None = None
     timing: PaneTiming = field(default_factory=PaneTiming)

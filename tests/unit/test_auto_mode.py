@@ -312,3 +312,45 @@ def test_doctor_says_hooks_installed_before_permission_denied_are_out_of_date(tm
     settings.write_text(json.dumps(data))
     (check,) = check_hooks({"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(config)}, [(config, [])])
     assert check.verdict == WARN and "out of date: no PermissionDenied hook" in check.detail and "hooks install" in check.fix
+
+
+# -- the other families' modes ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("family", "argv", "mode"),
+    [
+        ("claude", ["claude"], ""),  # its settings' defaultMode decides (auto since 2.1.283): its footer says which
+        ("claude", ["claude", "--permission-mode", "plan"], "plan"),
+        ("claude", ["claude", "--permission-mode=acceptEdits"], "accept-edits"),
+        ("claude", ["claude", "--permission-mode", "default"], "manual"),
+        ("claude", ["claude", "--dangerously-skip-permissions"], "bypass"),
+        ("codex", ["codex"], ""),
+        ("codex", ["codex", "--yolo"], "bypass"),
+        ("codex", ["codex", "--dangerously-bypass-approvals-and-sandbox"], "bypass"),
+        ("codex", ["codex", "-a", "never"], "dont-ask"),
+        ("codex", ["codex", "--ask-for-approval=untrusted"], "manual"),
+        ("codex", ["codex", "--full-auto"], "accept-edits"),
+        ("gemini", ["node", "/usr/bin/gemini", "-y"], "bypass"),
+        ("gemini", ["node", "/usr/bin/gemini", "--approval-mode", "auto_edit"], "accept-edits"),
+        ("gemini", ["node", "/usr/bin/gemini", "--approval-mode=plan"], "plan"),
+        ("opencode", ["opencode", "--agent", "plan"], "plan"),
+        ("opencode", ["opencode", "--agent", "build"], ""),
+    ],
+)
+def test_a_command_line_that_sets_the_mode_names_it(family, argv, mode):
+    assert family_named(family).mode_of(argv) == mode
+
+
+def test_gemini_and_opencode_name_their_mode_on_screen():
+    from headspace_tui.detect.gemini.screen import classify_capture as gemini
+    from headspace_tui.detect.opencode.screen import classify_capture as opencode
+
+    root = "snapshots/panes"
+    default = open(f"{root}/gemini-0.61.0/inline/80x24/idle.ansi").read()
+    assert gemini(default).mode == "manual"
+    assert gemini(default.replace("Shift+Tab to accept edits", "YOLO Ctrl+Y")).mode == "bypass"
+    assert gemini(default.replace("Shift+Tab to accept edits", "auto-accept edits Shift+Tab to manual")).mode == "accept-edits"
+    build = open(f"{root}/opencode-1.18.33/alt/80x24/idle.ansi").read()
+    assert opencode(build).mode == ""
+    assert opencode(build.replace("mBuild\x1b", "mPlan\x1b")).mode == "plan"

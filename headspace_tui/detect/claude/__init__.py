@@ -4,6 +4,7 @@
 """
 
 from ..family import Family
+from ..modes import claude_mode
 from .box import box_text
 from .capabilities import ANSWER_CHANNEL, HOOKS, STATUS_FILES, TRANSCRIPTS
 from .process import is_claude, version_of
@@ -17,6 +18,7 @@ FAMILY = Family(
     classify=classify_capture,
     is_command=is_claude_command,
     version_of=version_of,
+    mode_of=claude_mode,
     box_text=box_text,
     status_files=STATUS_FILES,
     transcripts=TRANSCRIPTS,

@@ -71,6 +71,7 @@ private tmux server, against a scripted Responses API:
 """
 
 from ..family import Family
+from ..modes import codex_mode
 from .pane import classify_pane
 from .process import is_command, recognise, version_of
 from .screen import box_text, classify, classify_capture
@@ -83,6 +84,7 @@ FAMILY = Family(
     classify=classify_capture,
     is_command=is_command,
     version_of=version_of,
+    mode_of=codex_mode,
     box_text=box_text,
     paste_gap=0.15,  # an Enter within ~20 ms of typed text joins the paste; 50 ms was always enough (measured)
     with_title=classify_pane,

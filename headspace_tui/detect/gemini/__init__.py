@@ -47,6 +47,7 @@ Facts measured on the binaries (0.53.0 of 2026-07-30 and 0.61.0 of
 """
 
 from ..family import Family
+from ..modes import gemini_mode
 from .process import recognise, version_of
 from .screen import box_text, classify_capture, is_gemini_command, screen_version, strip_escapes
 
@@ -57,6 +58,7 @@ FAMILY = Family(
     classify=classify_capture,
     is_command=is_gemini_command,
     version_of=version_of,
+    mode_of=gemini_mode,
     box_text=box_text,
     paste_gap=0.15,  # an Enter within ~20 ms of typed text joins the paste; 50 ms was always enough (measured)
 )

@@ -46,7 +46,7 @@ it), so a retry reads as working; the "Trying to reach … (Attempt 2/10)" /
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...model import AgentState, Evidence, Observation, Option, Prompt
 from ..asks import asked
@@ -109,7 +109,9 @@ def classify_capture(ansi: str, *, command: str | None = None, version: str | No
         return Observation(AgentState.STARTING, evidence=(Evidence("blank-pane", -1, ""),), confidence=0.4)
     box = _input_box(lines)
     if box is not None:
-        return _at_prompt(lines, box)
+        seen = _at_prompt(lines, box)
+        mode = next((m for m in (_mode(lines[k]) for k in range(box.rule + 1, box.prompt)) if m), "")  # the row over the box's top edge
+        return replace(seen, mode=mode) if mode else seen
     dialog = _dialog(lines)
     if dialog is not None:
         return dialog
@@ -119,6 +121,21 @@ def classify_capture(ansi: str, *, command: str | None = None, version: str | No
     if all(not line.strip() or BANNER.search(line) or _is_logo(line) for line in lines[-12:]) or STARTING_WORDS.search("\n".join(lines[-12:])):
         return Observation(AgentState.STARTING, evidence=(Evidence("banner-without-prompt", last, lines[last]),), confidence=0.5)
     return Observation(AgentState.UNKNOWN, evidence=(Evidence("no-input-box-or-dialog", last, lines[last]),), confidence=0.2)
+
+
+# The approval mode on the row between the rule and the box (0.53 to 0.61): "Shift+Tab to accept edits" in the default one, else its name first
+# ("auto-accept edits Shift+Tab to manual", "plan Shift+Tab to manual", "YOLO Ctrl+Y").
+MODES = (
+    (re.compile(r"\bYOLO\b"), "bypass"),
+    (re.compile(r"^\s*auto-accept edits\b", re.I), "accept-edits"),
+    (re.compile(r"^\s*plan\b.*\bto manual\b", re.I), "plan"),
+    (re.compile(r"^\s*Shift\+Tab to accept edits\b", re.I), "manual"),
+)
+
+
+def _mode(status: str) -> str:
+    """Gemini CLI's approval mode, in headspace's words, from the row over its box ("" when it names none)."""
+    return next((mode for pattern, mode in MODES if pattern.search(status)), "")
 
 
 def _is_logo(line: str) -> bool:

@@ -52,6 +52,7 @@
 """
 
 from ..family import Family
+from ..modes import opencode_mode
 from .box import box_text
 from .process import recognise, version_of
 from .screen import classify, classify_capture, is_opencode_command
@@ -63,6 +64,7 @@ FAMILY = Family(
     classify=classify_capture,
     is_command=is_opencode_command,
     version_of=version_of,
+    mode_of=opencode_mode,
     box_text=box_text,
     # One Esc only arms opencode's interrupt ("esc again to interrupt"); a
     # second, separate press 0.2 s later stops the turn (measured on 1.18.33).

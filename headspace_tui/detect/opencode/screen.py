@@ -38,6 +38,7 @@ and their colours in ``rows.py``.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ...model import AgentState, Evidence, Observation, Prompt
 from ..asks import asked
@@ -73,7 +74,16 @@ def classify_capture(ansi: str, *, command: str | None = None, version: str | No
     """Classify one ``capture-pane -p -e`` capture of opencode's pane (``version`` unused: one reader fits 1.15 to 1.18)."""
     lines = [line[:MAX_LINE] for line in strip_sgr(ansi)]
     screen = Rows(lines, [raw[: MAX_LINE * 8] for raw in ansi.split("\n")])
-    return _classify(screen, command)
+    return _with_mode(_classify(screen, command), lines)
+
+
+# The agent named in the box ("┃  Build · <model>"): opencode's plan agent changes nothing; what the others
+# may do unasked is their own config's business (not read), so only plan is a mode here.
+PLAN_AGENT = re.compile(r"^\s*┃\s+Plan\s+·\s")
+
+
+def _with_mode(seen: Observation, lines: list[str]) -> Observation:
+    return replace(seen, mode="plan") if any(PLAN_AGENT.match(line) for line in lines[-12:]) else seen
 
 
 def classify(text: str, *, command: str | None = None, version: str | None = None) -> Observation:
