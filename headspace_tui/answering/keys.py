@@ -136,12 +136,14 @@ def plan_keys(now: Observation, intent: Intent, family: Family) -> list[KeyStrok
                 raise ActionError("this prompt has no 'No' choice; pick an option by number instead")
             choice = refuse
         else:
+            if not intent.option:  # a key-less option is never picked by an empty key (it would match the first one)
+                raise ActionError("no option named: pick one by its number")
             picked = next((o for o in prompt.options if o.key == intent.option), None)
             if picked is None:
                 keys = ", ".join(o.key for o in prompt.options if o.key) or "none"
                 raise ActionError(f"no option {intent.option} here (options: {keys})")
             choice = picked
-        moves = cursor_moves(prompt, choice)
+        moves = cursor_moves(prompt, choice) if intent.kind in (IntentKind.APPROVE, IntentKind.DENY) else None
         if moves is not None:
             return moves
         if not answer_key(choice.key):
@@ -150,22 +152,42 @@ def plan_keys(now: Observation, intent: Intent, family: Family) -> list[KeyStrok
     return [KeyStroke((text,), literal=True), KeyStroke(("Enter",))]
 
 
-def cursor_moves(prompt: Prompt, choice: Option) -> list[KeyStroke] | None:
-    """For a menu drawn without numbers (no option has a key, the cursor on one): arrows from the cursor to ``choice``, then Enter.
+def cursor_menu(prompt: Prompt | None) -> bool:
+    """A permission menu drawn without numbers, its cursor seen: Claude's "needs your approval" when auto mode's check cannot run (``❯ No`` / ``Yes``)."""
+    return (
+        prompt is not None
+        and prompt.kind == "permission"
+        and bool(prompt.options)
+        and not any(o.key for o in prompt.options)
+        and sum(o.selected for o in prompt.options) == 1
+    )
 
-    Claude's "needs your approval" dialog when auto mode's check cannot
-    run is ``❯ No`` / ``Yes``.  The moves are counted on the screen read
-    right before sending, so a cursor the user moved in the pane is
-    counted from where it is; an arrow lost on the way leaves Enter on
-    "No", the first and safe one.  None for a menu with keys, or one whose
-    cursor is not seen.
+
+def cursor_moves(prompt: Prompt, choice: Option) -> list[KeyStroke] | None:
+    """On a ``cursor_menu``: arrows from the cursor to ``choice``, then Enter; None anywhere else (nothing is guessed).
+
+    Only ``y`` and ``n`` come here (their option found by its label).  The
+    guarded send counts the arrows again on the screen read right before
+    they go, and presses Enter only once a new read shows the cursor on
+    ``choice`` (``_move_then_press``).
     """
-    cursor = next((i for i, o in enumerate(prompt.options) if o.selected), None)
-    if any(o.key for o in prompt.options) or choice.key or cursor is None:
-        return None  # keys, or no cursor to count from: nothing is guessed
+    if not cursor_menu(prompt) or choice not in prompt.options:
+        return None
+    cursor = next(i for i, o in enumerate(prompt.options) if o.selected)
     target = prompt.options.index(choice)
     step = KeyStroke(("Down" if target > cursor else "Up",))
     return [step] * abs(target - cursor) + [KeyStroke(("Enter",))]
+
+
+def cursor_choice(prompt: Prompt | None, intent: Intent) -> Option | None:
+    """The option ``y`` or ``n`` takes on a ``cursor_menu`` (None elsewhere, or where none fits)."""
+    if not cursor_menu(prompt):
+        return None
+    assert prompt is not None
+    if intent.kind is IntentKind.APPROVE:
+        chosen = approval(prompt)
+        return chosen.option if chosen is not None and not chosen.widens else None
+    return prompt.no if intent.kind is IntentKind.DENY else None
 
 
 # Named keys a family's reader may give as an option's key (tmux key names).
@@ -267,8 +289,8 @@ def describe_answer(prompt_before: Observation, intent: Intent, strokes: list[Ke
     if prompt is None:
         return intent.describe()
     key = strokes[0].keys[0] if strokes and strokes[0].keys else ""
-    option = next((o for o in prompt.options if o.key == key), None)
-    chosen = f"{key}. {option.label}" if option is not None else f"key {key}"
+    option = next((o for o in prompt.options if o.key == key), None) if key else None
+    chosen = f"{key}. {option.label}" if option is not None else f"key {key}" if key else ""
     if prompt.kind == "permission":
         what = f"{prompt.tool}: {prompt.detail}" if prompt.detail else prompt.tool or "permission"
     elif prompt.kind == "question":
@@ -278,7 +300,7 @@ def describe_answer(prompt_before: Observation, intent: Intent, strokes: list[Ke
         what = "plan"
     else:
         what = prompt.title or prompt.kind
-    return f"{what} → {chosen}"
+    return f"{what} → {chosen}" if chosen else what
 
 
 async def send_guarded(
@@ -340,6 +362,9 @@ async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Inte
             if draft:
                 raise DraftInBox(draft)
 
+    target = cursor_choice(now.prompt, intent)
+    if target is not None:
+        return await _move_then_press(io, pane_id, now, settled, intent, target, command, timeout, family)
     if multi.handles(now, intent):
         what = multi.describe(now, intent, multi.plan(now, intent))
         return await multi.send(io, pane_id, seen, now, intent, command, family, what, timeout)
@@ -355,6 +380,38 @@ async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Inte
     return await _confirm(io, pane_id, now, intent, timeout, command, what, family)
 
 
+async def _move_then_press(
+    io: PaneIO, pane_id: str, now: Observation, settled: Observation, intent: Intent, target: Option, command: str, timeout: float, family: Family
+) -> Outcome:
+    """Answer a ``cursor_menu``: arrows counted from where its cursor is on the settled screen, Enter only once a new read shows it on ``target``.
+
+    The cursor is not in the prompt's fingerprint (the menu is the same
+    wherever it stands), so it is read again here: a cursor the user moved
+    in the pane meanwhile is counted from where it is, and an arrow that was
+    lost leaves Enter unsent (arrows alone answer nothing).
+    """
+    choice = cursor_choice(settled.prompt, intent)
+    if choice is None or choice.label != target.label or settled.prompt is None:
+        raise ActionError(f"the menu in {pane_id} changed while it settled; nothing sent")
+    moves = cursor_moves(settled.prompt, choice) or []
+    for stroke in moves[:-1]:
+        await io.send_keys(pane_id, *stroke.keys)
+    deadline = time.monotonic() + CURSOR_WAIT
+    while True:
+        seen = family.classify(await io.capture(pane_id, ansi=True), command=command)
+        selected = next((o.label for o in seen.prompt.options if o.selected), None) if seen.prompt is not None else None
+        if same_prompt(settled, seen) and selected == target.label:
+            break
+        if seen.state not in _NO_PROOF and not same_prompt(settled, seen):
+            raise ActionError(f"the menu in {pane_id} changed while its cursor moved (now {seen.state.value}); Enter not sent")
+        if time.monotonic() > deadline:
+            raise ActionError(f"the cursor in {pane_id} did not reach {target.label!r} (it is on {selected!r}); Enter not sent")
+        await asyncio.sleep(0.05)
+    await io.send_keys(pane_id, "Enter")
+    what = f"{describe_answer(now, intent, [])} → {target.label}"
+    return await _confirm(io, pane_id, now, intent, timeout, command, what, family)
+
+
 async def confirm_moved_on(io: PaneIO, pane_id: str, before: Observation, what: str, family: Family, *, timeout: float = 5.0) -> Outcome:
     """After an answer given elsewhere (the family's answer channel, Claude's hook): wait until the pane shows the agent moved on."""
     record = await io.pane(pane_id)
@@ -363,6 +420,7 @@ async def confirm_moved_on(io: PaneIO, pane_id: str, before: Observation, what: 
 
 # Screens that prove nothing: a frame between two drawings, or a layout not understood.
 _NO_PROOF = (AgentState.UNKNOWN, AgentState.STARTING)
+CURSOR_WAIT = 1.5  # seconds a cursor menu's cursor may take to show it moved before Enter is given up
 
 
 async def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent, timeout: float, command: str, what: str, family: Family) -> Outcome:

@@ -173,10 +173,10 @@ class HookIntake:
         if mode:
             self.store.mode(event.pane_id, mode, self.clock())
         if event.event == "UserPromptSubmit":
-            self.store.turn(event.pane_id, event.ts or self.clock())
-        blocked = hook_blocked(event)
+            self.store.turn(event.pane_id, self.clock(), event.ts)
+        blocked = hook_blocked(event, self.clock())
         if blocked is not None:
-            self.store.blocked(event.pane_id, (blocked,), self.clock())
+            self.store.blocked(event.pane_id, (blocked,), blocked.at)
         prompt = event.raw.get("prompt") if event.event == "UserPromptSubmit" else None
         if isinstance(prompt, str) and prompt.strip():
             # The prompt Claude starts on, before its transcript says so: the row says the present.
@@ -194,14 +194,17 @@ def hook_mode(event: HookEvent) -> str:
     return CLAUDE_MODES.get(value, "") if isinstance(value, str) else ""
 
 
-def hook_blocked(event: HookEvent) -> Blocked | None:
-    """A ``PermissionDenied`` event: the call auto mode's check refused, exactly as Claude made it, and the check's reason."""
+def hook_blocked(event: HookEvent, at: float) -> Blocked | None:
+    """A ``PermissionDenied`` event: the call auto mode's check refused, exactly as Claude made it, and the check's reason.
+
+    ``at``: this clock's time (the hook's own is its host's: every block of an agent is dated by one clock).
+    """
     if event.event != "PermissionDenied":
         return None
     return Blocked(
         tool=clean(event.tool_name, 80),
         detail=clean(tool_detail(event.tool_input), 2000),
         reason=clean(event.raw["reason"] if isinstance(event.raw.get("reason"), str) else "", 500),
-        at=event.ts,
+        at=at,
         source="hook",
     )

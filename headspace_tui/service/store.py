@@ -51,6 +51,7 @@ def same_observation(a: Observation, b: Observation) -> bool:
 
 
 BLOCKS_KEPT = 20  # blocked calls kept per agent (status --json, e, the page); the event log keeps them all
+SAME_PROMPT = 3.0  # seconds between the hook's and the transcript's time of one prompt (they are one turn)
 
 
 def fuller(new: Blocked, old: Blocked) -> bool:
@@ -63,12 +64,12 @@ def fuller(new: Blocked, old: Blocked) -> bool:
 def same_block(new: Blocked, old: Blocked) -> bool:
     """One blocked call told twice: by the hook (exact) and the screen (as drawn: a long command cut with "…"; the
     notice above the box: its reason only, maybe cut), or the screen twice."""
-    if new.tool and old.tool and new.tool != old.tool:
-        return False
+    if new.source == old.source == "hook" or new.tool and old.tool and new.tool != old.tool:
+        return False  # each PermissionDenied is a call of its own, a retry of the same one too
     a, b = " ".join(new.detail.split()).rstrip("…"), " ".join(old.detail.split()).rstrip("…")
     if not a or not b:  # the notice names no call: one block when its reason (maybe cut) is the other's
         x, y = new.reason.rstrip("…").rstrip(), old.reason.rstrip("…").rstrip()
-        return x.startswith(y) or y.startswith(x)
+        return bool(x and y) and (x.startswith(y) or y.startswith(x))
     return a.startswith(b) or b.startswith(a)
 
 
@@ -92,6 +93,8 @@ class AgentStore:
         # stop, and the app may be tearing its widgets down.
         self.quiet = False
         self._held: list[Event] | None = None  # events of the reading under way (one_reading)
+        self._prompts: dict[str, float] = {}  # per pane: the time of the last prompt a turn began with (its host's clock)
+        self._drawn: dict[str, tuple[Blocked, ...]] = {}  # per pane: the kept blocks its last screen reading showed
 
     def subscribe(self, subscriber: Callable[[Event], None]) -> None:
         """Be told every event from now on, in order (subscribers are called in the order they came)."""
@@ -170,8 +173,7 @@ class AgentStore:
             agent.mode = observation.mode
             self.agents[record.pane_id] = agent
             self.emit(AgentChanged(agent, None, at))
-            if observation.blocked:
-                self.blocked(record.pane_id, observation.blocked, at)
+            self._drawn_now(record.pane_id, observation, at)
             return agent
         changed = not same_observation(agent.observation, observation) or agent.target != record.target or bool(agent.offline) != bool(self._stale)
         if self._stale:  # the screen is read, but what else says its state (the reader there) is not: still stale
@@ -198,9 +200,15 @@ class AgentStore:
             self.emit(AgentChanged(agent, old_state, at))
         if observation.mode:
             self.mode(record.pane_id, observation.mode, at)
-        if observation.blocked:
-            self.blocked(record.pane_id, observation.blocked, at)
+        self._drawn_now(record.pane_id, observation, at)
         return agent
+
+    def _drawn_now(self, pane_id: str, observation: Observation, at: float) -> None:
+        """The blocks a screen reading shows (none: what it drew before is no longer there)."""
+        if observation.blocked:
+            self.blocked(pane_id, observation.blocked, at, drawn=True)
+        elif observation.source == "screen":
+            self._drawn.pop(pane_id, None)
 
     def moved(self, record: PaneRecord, at: float) -> None:
         """A renamed session or window, a moved pane: the row follows at once."""
@@ -252,34 +260,56 @@ class AgentStore:
             agent.mode = mode
             self.emit(AgentChanged(agent, agent.state, at))
 
-    def turn(self, pane_id: str, at: float) -> None:
-        """The agent's user submitted a prompt: a new turn, whose blocked calls the row shows from here on."""
+    def turn(self, pane_id: str, at: float, prompt_at: float = 0.0) -> None:
+        """The agent's user submitted a prompt: a new turn, whose blocked calls the row shows from here on.
+
+        ``at`` is this clock's (as every block's time is); ``prompt_at`` the
+        prompt's own time as the agent's host tells it (the hook's, the
+        transcript's): the same prompt told by the other source a moment
+        later is not another turn (it would hide the blocks between).
+        """
         agent = self.agents.get(pane_id)
+        if prompt_at:
+            if prompt_at <= self._prompts.get(pane_id, 0.0) + SAME_PROMPT:
+                return
+            self._prompts[pane_id] = prompt_at
         if agent is not None and at > agent.turn_since:
             marked = bool(agent.blocked_this_turn)
             agent.turn_since = at
             if marked:  # the row's blocked mark was the last turn's: it goes
                 self.emit(AgentChanged(agent, agent.state, at))
 
-    def blocked(self, pane_id: str, calls: tuple[Blocked, ...], at: float) -> None:
+    def blocked(self, pane_id: str, calls: tuple[Blocked, ...], at: float, *, drawn: bool = False) -> None:
         """Calls its permission mode's check refused: each new one kept (the last BLOCKS_KEPT) and told as ``CallBlocked``.
 
-        The hook's word (the exact call) and the screen's note (the call as
-        drawn, maybe cut) on one call are one block: the screen's is dropped
-        when a block of this turn already names the call.
+        One block told twice is kept once: the hook's word (the exact call)
+        and the screen's (the call as drawn, maybe cut; the notice above the
+        box: its reason only) of this turn, or what the screen still draws
+        of a block it drew at the last reading (``drawn``: these ``calls``
+        are all the screen shows now), whichever turn it was dated in.  The
+        fuller word wins.  Two ``PermissionDenied`` are two calls.
         """
         agent = self.agents.get(pane_id)
         if agent is None:
             return
-        blocks, fresh, better = list(agent.blocks), [], False
+        blocks, fresh, better, shown = list(agent.blocks), [], False, []
+        still = self._drawn.get(pane_id, ()) if drawn else ()
         for call in calls:
-            known = next((i for i, old in enumerate(blocks) if old.at >= agent.turn_since and same_block(call, old)), None)
+            known = next(
+                (i for i, old in enumerate(blocks) if (old.at >= agent.turn_since or any(old is d for d in still)) and same_block(call, old)), None
+            )
             if known is None:
-                fresh.append(call if call.at else replace(call, at=at))
-            elif fuller(call, blocks[known]):
+                block = call if call.at else replace(call, at=at)
+                fresh.append(block)
+                shown.append(block)
+                continue
+            if fuller(call, blocks[known]):
                 # The notice came first (its reason, cut), the note or the hook names the call: keep the fuller word.
                 blocks[known] = replace(call, at=blocks[known].at)
                 better = True
+            shown.append(blocks[known])
+        if drawn:
+            self._drawn[pane_id] = tuple(shown)
         if not fresh and not better:
             return
         agent.blocks = (*blocks, *fresh)[-BLOCKS_KEPT:]
@@ -290,8 +320,6 @@ class AgentStore:
     def work(self, pane_id: str, command: str, outcome: str, at: float) -> None:
         """The agent's command and last outcome (from its transcript, through the journal); told only when they change."""
         agent = self.agents.get(pane_id)
-        if agent is not None and command and agent.command and command != agent.command:
-            self.turn(pane_id, at)  # a new prompt (the transcript's word, when no hook told first)
         if agent is not None and (agent.command, agent.outcome) != (command, outcome):
             agent.command, agent.outcome = command, outcome
             self.emit(AgentChanged(agent, agent.state, at))
@@ -332,6 +360,8 @@ class AgentStore:
 
     def forget(self, pane_id: str) -> None:
         self._clocks.pop(pane_id, None)
+        self._prompts.pop(pane_id, None)
+        self._drawn.pop(pane_id, None)
         self.appearances.forget(pane_id)
         agent = self.agents.pop(pane_id, None)
         if agent is not None:

@@ -98,6 +98,8 @@ class TranscriptFollower:
             work = journal.turns(agent, turns)  # the command machine and outcomes; the journal records them
         if work is not None:
             self.store.work(agent.pane_id, *work, self.clock())
+        if watch.prompted_at:
+            self.store.turn(agent.pane_id, self.clock(), watch.prompted_at)  # a new prompt, when no hook told it first
 
 
 def note_times(watch: PaneWatch, turns: list) -> None:

@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from ..detect.approval import approval, widening
-from ..model import STATE_GLYPHS, Agent, AgentState
+from ..model import STATE_GLYPHS, Agent, AgentState, Option
 from ..notifications.snooze import SNOOZED_RANK, Snooze, snooze_words
 from ..screen.virtual import VirtualScreen
 from ..service.facade import IntentKind, PaneScreen, key_allowed, sort_key, unfit
@@ -63,9 +63,12 @@ def agent_view(agent: Agent, now: float | None = None, snooze: Snooze | None = N
                     "label": o.label,
                     "ticked": o.ticked,
                     "widens": widening(o.label) if menu and not _REFUSES.match(o.label) else "",
-                    "same_as": _same_as(o.key, actions, chosen.option.key if chosen is not None else "", prompt.no.key if prompt.no is not None else ""),
+                    "same_as": _same_as(o, actions, chosen.option if chosen is not None else None, prompt.no),
                 }
                 for o in prompt.options
+                # Only what the page can send: a digit, or the option Approve or Deny sends (a menu without
+                # numbers, auto mode's dialog whose keys are Enter and Esc); shift+Tab's way out is never offered.
+                if o.key.isdigit() or _same_as(o, actions, chosen.option if chosen is not None else None, prompt.no)
             ]
             if prompt
             else [],
@@ -78,11 +81,11 @@ def agent_view(agent: Agent, now: float | None = None, snooze: Snooze | None = N
     return row
 
 
-def _same_as(key: str, actions: list[str], approves: str, denies: str) -> str:
-    """The action (approve or deny) that already sends option ``key``, or ""."""
-    if "approve" in actions and key == approves:
+def _same_as(option: Option, actions: list[str], approves: Option | None, denies: Option | None) -> str:
+    """The action (approve or deny) that already sends ``option``, or ""."""
+    if "approve" in actions and option == approves:
         return "approve"
-    if "deny" in actions and key == denies:
+    if "deny" in actions and option == denies:
         return "deny"
     return ""
 

@@ -61,13 +61,16 @@ NAMED_CALL = re.compile(r"^(?P<name>[A-Z][\w.-]*)\((?P<arg>.*?)\)?$")
 # Auto mode: <reason>", 2.1.283's "bash denied by auto mode · <reason> · /permissions", "2 recent blocks by auto mode · …".
 NOTICE = re.compile(r"(?:^|\s)(?:(?P<tool>[a-z][\w-]*) (?:blocked|denied)|\d+ recent blocks) by auto mode\s*·\s*(?P<rest>.*)$")
 TOOL_NAMES = {"bash": "Bash", "write": "Write", "edit": "Edit", "multiedit": "MultiEdit", "notebookedit": "NotebookEdit", "webfetch": "WebFetch", "websearch": "WebSearch"}
-PAUSE_NOTICE = re.compile(r"^\s*│\s*Auto mode\b")  # "│ Auto mode needs your confirmation …" (2.1.283: "Auto mode classifier requires …")
-GATEWAY_TITLE = re.compile(r"^\s*Auto mode can'?t check actions in this session\b", re.I)
-GATEWAY_KEYS = re.compile(r"\bEnter to stay in auto mode\b", re.I)
+# Auto mode's pause, boxed under the command: "│ Auto mode needs your confirmation for this command." (2.1.283:
+# "│ Auto mode classifier requires confirmation for this command.").
+PAUSE_NOTICE = re.compile(r"^\s*│\s*Auto mode (?:needs your confirmation|classifier requires confirmation) for this command\.\s*$")
+GATEWAY_TITLE = re.compile(r"^\s*Auto mode can'?t check actions in this session\s*$", re.I)  # not "…, so this one needs your approval"
+GATEWAY_KEYS = re.compile(r"^\s*Enter to stay in auto mode\b", re.I)
+GATEWAY_FIRST = re.compile(r"^\s*Auto mode's safety check runs on the server\b", re.I)
 GATEWAY_TITLE_TEXT = "Auto mode can't check actions in this session"
 RULE = re.compile(r"^\s*─{10,}\s*$")
 BILLING_TITLE = re.compile(r"^\s*We're changing auto mode to no longer charge for classifier requests\b", re.I)
-BILLING_KEYS = re.compile(r"\bEnter to continue\s*·\s*Esc to cancel\b", re.I)
+BILLING_KEYS = re.compile(r"^\s*Enter to continue\s*·\s*Esc to cancel\s*$", re.I)
 STAY = "Stay in auto mode"
 LEAVE = "Leave for accept edits mode and stop"
 
@@ -172,19 +175,20 @@ def blocked_calls(lines: list[str], region: range, tool_for_call=lambda name: na
 
 
 def notice_rows(lines: list[str], rows: list[int]) -> set[int]:
-    """The rows of auto mode's own notice inside a permission dialog's body (its pause: "│ Auto mode needs your confirmation …").
+    """The rows of auto mode's pause notice in a permission dialog's body: they say why Claude asks, not what it asks about.
 
-    They say why Claude asks, not what it asks about: the command is read
-    without them.
+    Only Claude's own words open it, and only as the last thing in the body
+    (its ``│`` rows, then nothing but blank rows before the question): a
+    command that merely holds such rows is read whole.
     """
-    found: set[int] = set()
-    inside = False
-    for k in rows:
-        line = lines[k]
-        inside = bool(PAUSE_NOTICE.match(line)) or inside and line.lstrip().startswith("│")
-        if inside:
-            found.add(k)
-    return found
+    starts = [k for k in rows if PAUSE_NOTICE.match(lines[k])]
+    if not starts:
+        return set()
+    block = [k for k in rows if k >= starts[-1]]
+    end = next((n for n, k in enumerate(block) if not lines[k].lstrip().startswith("│")), len(block))
+    if any(lines[k].strip() for k in block[end:]):
+        return set()
+    return set(block[:end])
 
 
 def gateway_dialog(lines: list[str], bottom: int) -> tuple[int, Prompt] | None:
@@ -200,14 +204,23 @@ def gateway_dialog(lines: list[str], bottom: int) -> tuple[int, Prompt] | None:
     checked and billed as before).  ``classify`` looks here only when no
     input box is drawn: the same words quoted in a reply are not a dialog.
     """
-    tail = range(bottom, max(bottom - 3, -1), -1)
-    keys = next((i for i in tail if GATEWAY_KEYS.search(lines[i])), None)
+    # Its keys line is the last row (or wraps onto it: "… · Esc to cancel"), its own words at the start of the row.
+    keys = next((i for i in (bottom, bottom - 1) if i >= 0 and GATEWAY_KEYS.match(lines[i]) and (i == bottom or "esc to cancel" in lines[bottom].lower())), None)
     top = max(bottom - 40, -1)
     title = next((i for i in range(bottom, top, -1) if GATEWAY_TITLE.match(lines[i])), None)
-    if keys is not None or title is not None and title > 0 and RULE.match(lines[title - 1]):
+    below = [lines[k].strip() for k in range(title + 1, bottom + 1) if lines[k].strip()] if title is not None else []
+    cut = (
+        title is not None
+        and title > 0
+        and RULE.match(lines[title - 1]) is not None  # right under the dialog's top edge
+        and bool(below)
+        and GATEWAY_FIRST.match(below[0]) is not None  # its own first paragraph next
+        and not any(row.startswith(("❯", ">")) for row in below)  # and no input box under it
+    )
+    if keys is not None or cut:
         row = title if title is not None else keys
         return row, _prompt("auto-mode-check", GATEWAY_TITLE_TEXT, (Option("Enter", STAY), Option("BTab", LEAVE), Option("Escape", "Cancel")))  # type: ignore[return-value]
-    keys = next((i for i in tail if BILLING_KEYS.search(lines[i])), None)
+    keys = bottom if BILLING_KEYS.match(lines[bottom]) else None
     notice = next((i for i in range(bottom, top, -1) if BILLING_TITLE.search(lines[i])), None) if keys is not None else None
     if keys is not None and notice is not None:
         return notice, _prompt("auto-mode-billing", lines[notice].strip(), (Option("Enter", "Continue"), Option("Escape", "Cancel")))
