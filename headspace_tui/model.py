@@ -175,10 +175,12 @@ class Prompt:
 # The permission modes an agent can run in, as headspace names them (every family):
 # manual asks before each call that needs it; auto lets a classifier decide (Claude's
 # default since 2.1.283); accept-edits runs file edits unasked; plan only plans;
-# bypass asks nothing.  "" when nothing has said which.
-MODES = ("manual", "auto", "accept-edits", "plan", "bypass")
+# bypass asks nothing.  "" when nothing has said which.  Read from screens, hooks and command lines:
+# detect/claude/auto_mode.py, detect/modes.py.
+# dont-ask refuses what no rule allows, without asking; build is opencode's default agent (it asks as its config says).
+MODES = ("manual", "auto", "accept-edits", "plan", "bypass", "dont-ask", "build")
 # Claude's own names for them (the hook's ``permission_mode``, ``--permission-mode``).
-CLAUDE_MODES = {"default": "manual", "auto": "auto", "acceptEdits": "accept-edits", "plan": "plan", "bypassPermissions": "bypass", "dontAsk": "manual"}
+CLAUDE_MODES = {"default": "manual", "auto": "auto", "acceptEdits": "accept-edits", "plan": "plan", "bypassPermissions": "bypass", "dontAsk": "dont-ask"}
 
 
 @dataclass(frozen=True)
@@ -205,6 +207,11 @@ class Blocked:
         text = {k: d[k] if isinstance(d.get(k), str) else "" for k in ("tool", "detail", "reason", "source")}
         at = d.get("at") if isinstance(d.get("at"), (int, float)) and not isinstance(d.get("at"), bool) else 0.0
         return cls(text["tool"], text["detail"], text["reason"], float(at or 0.0), text["source"] or "screen")
+
+    def agrees(self, other: Blocked) -> bool:
+        """Both name the same reason, one of them maybe cut at a pane's edge ("Sends data out to …"); never two empty ones."""
+        a, b = self.reason.rstrip("…").rstrip(), other.reason.rstrip("…").rstrip()
+        return bool(a and b) and (a.startswith(b) or b.startswith(a))
 
     def words(self, limit: int = 0) -> str:
         """``blocked: curl -X POST https://… — Sends data out``: the call (cut to ``limit`` when given) and the check's reason."""

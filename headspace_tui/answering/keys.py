@@ -92,10 +92,12 @@ class WidensPermissions(ActionError):
 
     def __init__(self, chosen: Approval) -> None:
         self.chosen = chosen
-        super().__init__(
-            f"every way to approve here also changes more: {chosen.describe()!r} {chosen.widens}; "
-            f"nothing sent (choose it deliberately by its number: {chosen.option.key}, or send --option {chosen.option.key})"
+        how = (
+            f"choose it deliberately by its number: {chosen.option.key}, or send --option {chosen.option.key}"
+            if chosen.option.key.isdigit()
+            else "choose it in the pane itself"
         )
+        super().__init__(f"every way to approve here also changes more: {chosen.describe()!r} {chosen.widens}; nothing sent ({how})")
 
 
 def plan_keys(now: Observation, intent: Intent, family: Family) -> list[KeyStroke]:

@@ -15,12 +15,7 @@ once   "Yes", "Yes, proceed" (Codex), "Allow once"   approves this request only;
 asks   "Yes, manually approve edits", "Yes, and      a plan's way out that keeps the user asked for
        manually approve edits", "Yes, manually       every edit (leaving plan mode is what approving
        accept edits" (Gemini), "Yes, and switch to   a plan means)
-       default (ask each time) for this session",
-       "Stay in auto mode" (Claude's dialog when
-       auto mode's check cannot run: the user
-       approves each action the check cannot),
-       "Continue" (2.1.283's notice that auto
-       mode's check goes on as before)
+       default (ask each time) for this session"
 wider  any label with a phrase of ``WIDENS``, or     changes more than this request (below); ``y``
        any other "Yes, …" not understood             picks one only where nothing better approves,
                                                      and only after the user confirms it (the app
@@ -34,6 +29,10 @@ to…") may hide the phrase that widens, so it is never taken for a plain
 (approving must not throw the conversation away).  Digits still choose any
 option deliberately; only the approve key is held to this.
 
+Auto mode's own dialogs (tool "Auto mode") have no "Yes": ``y`` takes
+"Stay in auto mode" (the user approves each action its check cannot
+judge) or 2.1.283's "Continue", never "Leave for accept edits mode".
+
 Pure: labels in, a choice out.  Used by the guarded keys (``plan_keys``),
 the hook answer (a digit on the plain "Yes" is the hook's ``allow``), the
 prompt bar and the why screen (both say which option ``y`` takes).
@@ -45,13 +44,16 @@ from dataclasses import dataclass
 
 from ..model import Option, Prompt
 
-APPROVING = ("yes", "allow", "stay in auto mode", "continue")  # how an approving option's label starts
+APPROVING = ("yes", "allow")  # how an approving option's label starts
 
 # Labels that approve exactly this request (lower case, the whole label).
-PLAIN = frozenset({"yes", "yes, proceed", "yes, once", "yes, allow once", "allow", "allow once", "approve", "approve once", "continue"})
+PLAIN = frozenset({"yes", "yes, proceed", "yes, once", "yes, allow once", "allow", "allow once", "approve", "approve once"})
 
 # Phrases that keep the user asked for what follows (a plan approved into the default mode).
-KEEPS_ASKING = ("manually approve", "manually accept", "ask each time", "stay in auto mode")
+KEEPS_ASKING = ("manually approve", "manually accept", "ask each time")
+# Auto mode's own dialogs (``detect/claude/auto_mode.py``, tool "Auto mode"): the option that keeps things as they are.
+AUTO_MODE_TOOL = "Auto mode"
+AUTO_MODE_KEEPS = ("stay in auto mode", "continue")
 
 # Phrases that widen what the agent may do without asking, and what each does (lower case, found anywhere in the label).
 WIDENS: tuple[tuple[str, str], ...] = (
@@ -81,7 +83,9 @@ class Approval:
 
     def describe(self) -> str:
         """``"2. Yes, manually approve edits"``: the option as the menu shows it."""
-        return f"{self.option.key}. {self.option.label}" if self.option.key.isdigit() else f"{self.option.label} ({self.option.key})"
+        if self.option.key.isdigit():
+            return f"{self.option.key}. {self.option.label}"
+        return f"{self.option.label} ({self.option.key})" if self.option.key else self.option.label
 
 
 def widening(label: str) -> str:
@@ -112,6 +116,10 @@ def approval(prompt: Prompt | None) -> Approval | None:
     """
     if prompt is None:
         return None
+    if prompt.tool == AUTO_MODE_TOOL:
+        # "Stay in auto mode" (you approve what its check cannot), 2.1.283's "Continue": never the way out to accept edits.
+        keep = next((o for o in prompt.options if o.label.lower() in AUTO_MODE_KEEPS), None)
+        return Approval(keep) if keep is not None else None
     approving = [o for o in prompt.options if o.label.lower().startswith(APPROVING)]
     if not approving:
         return None

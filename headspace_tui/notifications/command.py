@@ -8,7 +8,8 @@ characters shown as placeholders):
 * ``HEADSPACE_TITLE``: "api:0.1 (shop) needs permission", "3 agents need you";
 * ``HEADSPACE_BODY``: what it waits for ("Bash: npm test"), or who;
 * ``HEADSPACE_TEXT``: both in one line, as OSC 9 shows them;
-* ``HEADSPACE_AGENTS``: a JSON list, one ``{"name", "state", "what"}`` per agent;
+* ``HEADSPACE_AGENTS``: a JSON list, one ``{"name", "state", "what"}`` per agent
+  (``"blocked": true`` for a call auto mode blocked: ``what`` says which);
 * ``HEADSPACE_URL``: the web page of the (first) agent when ``headspace web``
   serves it (no token in it: a phone that opened the page once has the
   cookie), else empty; a link that opens the page, never one that answers.
@@ -43,7 +44,7 @@ log = logging.getLogger(__name__)
 
 def command_env(note: Notification, base: Mapping[str, str]) -> dict[str, str]:
     """``base`` with the notification's ``HEADSPACE_*`` variables."""
-    agents = [{"name": a.name, "state": a.state.value, "what": a.what} for a in note.alerts]
+    agents = [{"name": a.name, "state": a.state.value, "what": a.what, **({"blocked": True} if a.blocked else {})} for a in note.alerts]
     return {
         **base,
         "HEADSPACE_TITLE": note.title,

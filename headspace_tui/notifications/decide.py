@@ -258,7 +258,11 @@ def notification(alerts: tuple[Alert, ...]) -> Notification:
         reason = "was blocked by auto mode" if alert.blocked else REASONS.get(alert.state, "needs you")
         title = _text(f"{_text(alert.name, NAME_LIMIT)} {reason}", TITLE_LIMIT)
         return Notification(title, _text(alert.what, BODY_LIMIT), alerts)
-    title = f"{len(alerts)} agents need you"
+    agents = len({a.key.removesuffix(BLOCKED_KEY) for a in alerts})  # one agent's wait and its block: one agent
+    if all(a.blocked for a in alerts):
+        title = f"{agents} agents were blocked by auto mode"
+    else:
+        title = f"{agents} agent{'s' if agents > 1 else ''} need{'' if agents > 1 else 's'} you"
     body = ", ".join(f"{_text(a.name, NAME_LIMIT)}: {'blocked' if a.blocked else a.state.value}" for a in alerts)
     return Notification(title, _text(body, BODY_LIMIT), alerts)
 

@@ -68,8 +68,7 @@ def same_block(new: Blocked, old: Blocked) -> bool:
         return False  # each PermissionDenied is a call of its own, a retry of the same one too
     a, b = " ".join(new.detail.split()).rstrip("…"), " ".join(old.detail.split()).rstrip("…")
     if not a or not b:  # the notice names no call: one block when its reason (maybe cut) is the other's
-        x, y = new.reason.rstrip("…").rstrip(), old.reason.rstrip("…").rstrip()
-        return bool(x and y) and (x.startswith(y) or y.startswith(x))
+        return new.agrees(old)
     return a.startswith(b) or b.startswith(a)
 
 

@@ -114,7 +114,8 @@ NEEDS_APPROVAL = """\
         ("⏸ plan mode on (shift+tab to cycle)", "plan"),
         ("⏵⏵ bypass permissions on (shift+tab to cycle)", "bypass"),
         ("⏵⏵ don't ask on", "dont-ask"),
-        ("? for shortcuts", ""),  # versions that draw nothing in the default mode: the hook says it
+        ("? for shortcuts", "manual"),  # before 2.1.250 the default mode draws no word of its own, and this only there
+        ("esc to interrupt", ""),  # a running turn's footer says nothing of the mode before 2.1.250: the hook says it
         ("", ""),
     ],
 )
@@ -335,7 +336,7 @@ def test_doctor_says_hooks_installed_before_permission_denied_are_out_of_date(tm
         ("gemini", ["node", "/usr/bin/gemini", "--approval-mode", "auto_edit"], "accept-edits"),
         ("gemini", ["node", "/usr/bin/gemini", "--approval-mode=plan"], "plan"),
         ("opencode", ["opencode", "--agent", "plan"], "plan"),
-        ("opencode", ["opencode", "--agent", "build"], ""),
+        ("opencode", ["opencode", "--agent", "build"], ""),  # its box says it
     ],
 )
 def test_a_command_line_that_sets_the_mode_names_it(family, argv, mode):
@@ -352,7 +353,7 @@ def test_gemini_and_opencode_name_their_mode_on_screen():
     assert gemini(default.replace("Shift+Tab to accept edits", "YOLO Ctrl+Y")).mode == "bypass"
     assert gemini(default.replace("Shift+Tab to accept edits", "auto-accept edits Shift+Tab to manual")).mode == "accept-edits"
     build = open(f"{root}/opencode-1.18.33/alt/80x24/idle.ansi").read()
-    assert opencode(build).mode == ""
+    assert opencode(build).mode == "build"  # its default agent: it asks as its own config says
     assert opencode(build.replace("mBuild\x1b", "mPlan\x1b")).mode == "plan"
 
 

@@ -85,6 +85,7 @@ MODE_WORDS = {
     "plan": "plan: it plans and changes nothing until you approve the plan",
     "bypass": "BYPASS: it asks for nothing and nothing is checked",
     "dont-ask": "don't ask: what is not allowed by a rule is refused without asking",
+    "build": "build (opencode's default agent): it asks as its permission config says",
 }
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 
 from ...model import Blocked, Option, Prompt
+from ..approval import AUTO_MODE_TOOL
 from ..screen_text import fingerprint
 
 # Footer words -> mode, the most specific first ("auto-accept edits on" is 2.0's accept edits).
@@ -44,6 +45,8 @@ FOOTER_MODES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bauto mode on\b", "auto"),
         (r"\bplan mode on\b", "plan"),
         (r"\bmanual mode on\b", "manual"),
+        # Before 2.1.250 the default mode has no words of its own: "? for shortcuts" shows only there.
+        (r"\?\s*for shortcuts\b", "manual"),
     )
 )
 
@@ -104,9 +107,21 @@ def _call_above(lines: list[str], note: int, start: int, tool_for_call) -> tuple
             continue
         if BLOCKED_NOTE.match(lines[k]) or DENIED_NOTE.match(lines[k]):
             return None  # the note of the call above: this one's call is not drawn
+        if row.re is CALL_ROW and not _under_did_not_run(lines, k, start):
+            return None  # "⎿ …" under anything but "Did not run N call": a tool's own output, which may say anything
         parts = [row.group("call"), *(lines[i].strip() for i in range(k + 1, note) if lines[i].strip())]
         return _call(" ".join(parts), tool_for_call)
     return None
+
+
+def _under_did_not_run(lines: list[str], row: int, start: int) -> bool:
+    """The full-screen renderer's blocked calls sit under "Did not run N call(s)" (their rows and notes between)."""
+    for k in range(row - 1, max(start, row - 40) - 1, -1):
+        if DID_NOT_RUN.match(lines[k]):
+            return True
+        if lines[k].startswith(("●", "❯")):
+            return False
+    return False
 
 
 def _reason_under(lines: list[str], note: int, rows: list[int]) -> str:
@@ -122,7 +137,7 @@ def _reason_under(lines: list[str], note: int, rows: list[int]) -> str:
     return " ".join(reason)
 
 
-def _denied_reason(lines: list[str], note: int, rows: list[int]) -> str:
+def _denied_reason(lines: list[str], note: int) -> str:
     """2.1.283's reason on its note's line: up to the "∙ see …" that ends it (which may wrap onto the next row)."""
     text = DENIED_NOTE.match(lines[note]).group("reason")  # type: ignore[union-attr]
     return re.split(r"\s*[∙·]\s*(?:see\b.*)?$", text, maxsplit=1)[0].strip()
@@ -137,12 +152,6 @@ def _notice(line: str) -> Blocked | None:
     reason = " · ".join(p.removeprefix("Auto mode:").strip() for p in parts if p and not p.startswith("/permis"))
     tool = match.group("tool") or ""
     return Blocked(tool=TOOL_NAMES.get(tool, tool[:1].upper() + tool[1:]), detail="", reason=reason)
-
-
-def _compatible(a: str, b: str) -> bool:
-    """Two reasons that may be one, cut at the pane's edge ("Sends data out to …")."""
-    a, b = a.rstrip("…").rstrip(), b.rstrip("…").rstrip()
-    return a.startswith(b) or b.startswith(a)
 
 
 def blocked_calls(lines: list[str], region: range, tool_for_call=lambda name: name, footer: range = range(0)) -> tuple[Blocked, ...]:
@@ -165,11 +174,11 @@ def blocked_calls(lines: list[str], region: range, tool_for_call=lambda name: na
         call = _call_above(lines, i, region.start, tool_for_call)
         if call is None:
             continue
-        reason = _denied_reason(lines, i, rows) if denied else _reason_under(lines, i, rows)
+        reason = _denied_reason(lines, i) if denied else _reason_under(lines, i, rows)
         found.append(Blocked(tool=call[0], detail=call[1], reason=reason))
     for i in [*rows, *footer]:
         notice = _notice(lines[i])
-        if notice is not None and not any(_compatible(notice.reason, b.reason) for b in found):
+        if notice is not None and not any(notice.agrees(b) for b in found):
             found.append(notice)
     return tuple(found)
 
@@ -232,7 +241,7 @@ def _prompt(kind: str, title: str, options: tuple[Option, ...]) -> Prompt:
     return Prompt(
         kind="permission",
         title=title,
-        tool="Auto mode",
+        tool=AUTO_MODE_TOOL,
         detail="its safety check can't run in this session: approve each action yourself" if kind == "auto-mode-check" else "its classifier requests go on as before",
         options=options,
         fingerprint=fingerprint(kind, title, *[o.label for o in options]),

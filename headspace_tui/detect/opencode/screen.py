@@ -77,13 +77,14 @@ def classify_capture(ansi: str, *, command: str | None = None, version: str | No
     return _with_mode(_classify(screen, command), lines)
 
 
-# The agent named in the box ("┃  Build · <model>"): opencode's plan agent changes nothing; what the others
-# may do unasked is their own config's business (not read), so only plan is a mode here.
-PLAN_AGENT = re.compile(r"^\s*┃\s+Plan\s+·\s")
+# The agent named in the box ("┃  Build · <model>"), opencode's mode: plan changes nothing; build (its default)
+# asks as its permission config says (not read).  Other agents of the user's own: not named here.
+AGENT_IN_BOX = re.compile(r"^\s*┃\s+(?P<agent>Plan|Build)\s+·\s")
 
 
 def _with_mode(seen: Observation, lines: list[str]) -> Observation:
-    return replace(seen, mode="plan") if any(PLAN_AGENT.match(line) for line in lines[-12:]) else seen
+    found = next((m.group("agent").lower() for m in (AGENT_IN_BOX.match(line) for line in lines[-12:]) if m), "")
+    return replace(seen, mode=found) if found else seen
 
 
 def classify(text: str, *, command: str | None = None, version: str | None = None) -> Observation:
