@@ -54,7 +54,7 @@ def one_round(how: str, claude: str) -> float:
         session = ClaudeSession(tmux, fake, claude, root / "agent", permission_mode=None, files={"notes.txt": "x\n"}, extra_env={"XDG_RUNTIME_DIR": str(runtime)})
         session.start_shell()
         if how == "hook":
-            hook_settings.install(session.home / ".claude" / "settings.json")
+            hook_settings.install(session.home / ".claude" / "settings.json", claude=claude)
         session.launch()
         session.wait_for("auto mode on", timeout=30)
         os.environ["XDG_RUNTIME_DIR"] = str(runtime)  # the client looks for the service's socket there

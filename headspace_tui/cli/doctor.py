@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..detect.claude.status_files import claude_config_dir
-from ..hooks.settings import HooksError
+from ..hooks.settings import DENIED_EVENT, HooksError, knows_denied
 from ..hooks.settings import status as hooks_status
 from ..hooks.spool import SpoolRefused, spool_dir, spool_in
 from ..hooks.spool import check_spool as spool_is_private
@@ -177,7 +177,7 @@ def me(env: Mapping[str, str] | None = None) -> str:
     return shlex.join(command)
 
 
-def check_hooks(env: Mapping[str, str], folders: list[tuple[Path, list[str]]] | None = None) -> list[Check]:
+def check_hooks(env: Mapping[str, str], folders: list[tuple[Path, list[str]]] | None = None, *, claude: str | None = None) -> list[Check]:
     checks = []
     for config_dir, agents in folders or [(claude_config_dir(env), [])]:
         path = config_dir / "settings.json"
@@ -188,12 +188,11 @@ def check_hooks(env: Mapping[str, str], folders: list[tuple[Path, list[str]]] | 
         except (HooksError, OSError) as exc:  # a broken settings file is a finding, not a crash
             checks.append(Check("hooks", WARN, f"{path}: {clean(str(exc), 200)}", f"fix the file, then {how}"))
             continue
-        if found.installed:
+        if found.installed and DENIED_EVENT not in found.events and knows_denied(claude):
+            # Installed before headspace listened to it, or for an older Claude: the calls auto mode blocks come from the screen only.
+            checks.append(Check("hooks", WARN, f"hooks in {path}{_for(agents)} are out of date: no {DENIED_EVENT} hook, which this Claude has", how))
+        elif found.installed:
             checks.append(Check("hooks", OK, f"installed in {path}{_for(agents)}"))
-        elif found.events and found.missing:
-            # An install from before an event was added (PermissionDenied: the calls auto mode blocks).
-            missing = ", ".join(found.missing)
-            checks.append(Check("hooks", WARN, f"hooks in {path}{_for(agents)} are out of date: no {missing} hook (what it tells comes from the screen only)", how))
         else:
             checks.append(Check("hooks", WARN, f"hooks not installed in {path}{_for(agents)} (states come from the screen and status files only)", how))
     return checks

@@ -36,7 +36,7 @@ def said(action: str, facts: dict[str, Any], wait: int | None, again: str = "hea
     if facts.get("installed") and program_state == "current":
         wait_there = facts.get("answer_wait")
         channel = f"; answer channel on, waits {wait_there}s" if wait_there is not None else ""
-        return f"headspace hooks installed in {path} ({len(EVENTS)} events{channel})"
+        return f"headspace hooks installed in {path} ({len(facts.get('events') or EVENTS)} events{channel})"
     if not facts.get("events"):
         return f"headspace hooks not installed in {path}" + ("" if facts.get("exists") else " (no such file)")
     if facts.get("missing"):

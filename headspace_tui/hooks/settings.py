@@ -44,8 +44,10 @@ renamed over the target, keeping the file's mode.  A symlinked settings file
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import shlex
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -66,13 +68,16 @@ EVENTS = (
     "UserPromptSubmit",
     "PreToolUse",
     "PermissionRequest",
-    "PermissionDenied",
     "PostToolUse",
     "Notification",
     "Stop",
     "SubagentStop",
     "SessionEnd",
 )
+# A call auto mode blocked (2.1.283 has it).  Written only where the Claude that reads the file knows it: Claude
+# Code 2.1.30 refuses a settings file that names an event it does not know, all of it ("PermissionDenied: Invalid
+# key in record ... Files with errors are skipped entirely"), the user's own permissions included.
+DENIED_EVENT = "PermissionDenied"
 # Events whose groups Claude filters by tool name; "*" matches every tool.  The
 # others take no matcher (or one on another field); leaving it out matches all.
 TOOL_EVENTS = frozenset({"PreToolUse", "PermissionRequest", "PermissionDenied", "PostToolUse"})
@@ -130,9 +135,27 @@ def answer_command(command: str, wait: int) -> str:
     return f"{head} answer {wait} # {MARKER}"
 
 
-def wanted(command: str, answer_wait: int | None = None) -> dict[str, list[dict[str, Any]]]:
-    """Every group of ours, by event, that an install writes."""
-    groups = {event: [group_for(event, command)] for event in EVENTS}
+def knows_denied(claude: str | None = None) -> bool:
+    """Whether the Claude Code at ``claude`` (default: ``claude`` on PATH) has the PermissionDenied hook: its own list of events names it.
+
+    Its program (the native binary, or 2.0's ``cli.js``) is searched for the
+    name as a string, without running it (a tenth of a second for 380 MB,
+    mapped).  No Claude found, or one that cannot be read: False (the hook
+    is left out, which costs only the exact word on blocked calls).
+    """
+    path = claude or shutil.which("claude")
+    if not path:
+        return False
+    try:
+        with open(os.path.realpath(path), "rb") as program, mmap.mmap(program.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            return data.find(b'"' + DENIED_EVENT.encode() + b'"') != -1
+    except (OSError, ValueError):
+        return False
+
+
+def wanted(command: str, answer_wait: int | None = None, *, denied: bool = False) -> dict[str, list[dict[str, Any]]]:
+    """Every group of ours, by event, that an install writes (``denied``: PermissionDenied too)."""
+    groups = {event: [group_for(event, command)] for event in (*EVENTS, *((DENIED_EVENT,) if denied else ()))}
     if answer_wait is not None:
         groups[ANSWER_EVENT] = [*groups[ANSWER_EVENT], answer_group(answer_command(command, answer_wait), answer_wait)]
     return groups
@@ -358,7 +381,7 @@ def status(settings_path: Path, command: str | None = None) -> HookStatus:
         path=path,
         exists=raw is not None,
         events=tuple(events),
-        current=bool(events) and _installed_exactly(data, wanted(command, answer)),
+        current=bool(events) and _installed_exactly(data, wanted(command, answer, denied=DENIED_EVENT in events)),
         commands=tuple(commands),
         answer_wait=answer,
     )
@@ -388,17 +411,19 @@ def _locked(path: Path) -> Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
-def install(settings_path: Path, command: str | None = None, *, answer_wait: int | None = None) -> bool:
+def install(settings_path: Path, command: str | None = None, *, answer_wait: int | None = None, claude: str | None = None) -> bool:
     """Register headspace's hooks in ``settings_path``; True when the file changed.
 
     ``answer_wait`` (seconds) adds the answer channel's hook; without it an
-    answer hook installed before is taken out again.
+    answer hook installed before is taken out again.  PermissionDenied is
+    written only when the Claude at ``claude`` (default: on PATH) knows it
+    (``knows_denied``).
     """
     path = _target(settings_path)
     command = command or hook_command()
     if answer_wait is not None and not 1 <= answer_wait <= MAX_ANSWER_WAIT:
         raise HooksError(f"--wait must be between 1 and {MAX_ANSWER_WAIT} seconds")
-    ours_wanted = wanted(command, answer_wait)
+    ours_wanted = wanted(command, answer_wait, denied=knows_denied(claude))
     with _locked(path):
         raw, data = _read(path)
         if raw is not None and _installed_exactly(data, ours_wanted):

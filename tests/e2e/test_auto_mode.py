@@ -36,7 +36,7 @@ def _auto(claude_session, script, *, hook: bool = False, answer: bool = False, *
     """Claude in its own default mode (auto), its hooks installed where the service's spool is (``hook``; ``answer``: the answer hook too)."""
     session = claude_session(script, launch=False, permission_mode=None, extra_env={"XDG_RUNTIME_DIR": os.environ["XDG_RUNTIME_DIR"]}, **options)
     if hook or answer:
-        hook_settings.install(session.home / ".claude" / "settings.json", answer_wait=60 if answer else None)
+        hook_settings.install(session.home / ".claude" / "settings.json", answer_wait=60 if answer else None, claude=session.claude)
     session.launch()
     session.wait_for(AUTO_FOOTER, timeout=30)
     return session

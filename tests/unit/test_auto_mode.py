@@ -16,7 +16,7 @@ from headspace_tui.answering.pane_io import ActionError
 from headspace_tui.answering.policy import Intent, IntentKind
 from headspace_tui.app.screens.why import mode_text
 from headspace_tui.app.widgets.agent_table import kept_end, waiting_for
-from headspace_tui.cli.doctor import WARN, check_hooks
+from headspace_tui.cli.doctor import OK, WARN, check_hooks
 from headspace_tui.detect.approval import approval, widening
 from headspace_tui.detect.claude.auto_mode import blocked_calls, footer_mode, gateway_dialog
 from headspace_tui.detect.claude.screen import classify
@@ -303,16 +303,23 @@ def test_an_agent_with_its_mode_and_blocks_travels_to_a_client_whole():
     assert decode(encode(CallBlocked(agent, agent.blocks[0], 11.0))).block == agent.blocks[0]
 
 
-def test_doctor_says_hooks_installed_before_permission_denied_are_out_of_date(tmp_path):
-    """An install from before PermissionDenied was listened to: doctor names what is missing and how to fix it."""
+def test_doctor_says_hooks_without_permission_denied_are_out_of_date_for_a_claude_that_has_it(tmp_path):
+    """Hooks installed before headspace listened to PermissionDenied (or for an older Claude): doctor names it, and the fix."""
     config = tmp_path / ".claude"
     settings = config / "settings.json"
-    hook_settings.install(settings)
-    data = json.loads(settings.read_text())
-    del data["hooks"]["PermissionDenied"]
-    settings.write_text(json.dumps(data))
-    (check,) = check_hooks({"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(config)}, [(config, [])])
-    assert check.verdict == WARN and "out of date: no PermissionDenied hook" in check.detail and "hooks install" in check.fix
+    old, new = tmp_path / "claude-2.1.30", tmp_path / "claude-2.1.330"
+    old.write_text('const CK=["PermissionRequest","Setup"]')
+    new.write_text('const CK=["PermissionRequest","PermissionDenied","Setup"]')
+    hook_settings.install(settings, claude=str(old))
+    assert "PermissionDenied" not in json.loads(settings.read_text())["hooks"]
+    env = {"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(config)}
+    (check,) = check_hooks(env, [(config, [])], claude=str(new))
+    assert check.verdict == WARN and "out of date: no PermissionDenied hook, which this Claude has" in check.detail and "hooks install" in check.fix
+    (check,) = check_hooks(env, [(config, [])], claude=str(old))
+    assert check.verdict == OK
+    hook_settings.install(settings, claude=str(new))
+    (check,) = check_hooks(env, [(config, [])], claude=str(new))
+    assert check.verdict == OK and "PermissionDenied" in json.loads(settings.read_text())["hooks"]
 
 
 # -- the other families' modes ---------------------------------------------------------------------

@@ -195,8 +195,14 @@ def test_a_symlinked_settings_file_stays_a_link(tmp_path: Path):
 # -- the CLI ------------------------------------------------------------------
 
 
-def run_cli(home: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+def run_cli(home: Path, *args: str, claude: str = "") -> subprocess.CompletedProcess:
+    """``headspace hooks ARGS`` with HOME there and, on PATH, only a ``claude`` whose program holds ``claude`` (none when "")."""
+    folder = home.parent / "bin"
+    folder.mkdir(exist_ok=True)
+    if claude:
+        (folder / "claude").write_text(claude)
+        (folder / "claude").chmod(0o755)
+    env = {"HOME": str(home), "PATH": str(folder), "LANG": "C.UTF-8"}
     return subprocess.run([sys.executable, "-m", "headspace_tui", "hooks", *args], capture_output=True, text=True, env=env, timeout=60)
 
 
@@ -213,7 +219,7 @@ def test_cli_user_settings_round_trip(tmp_path: Path):
     assert out.stdout.count("\n") == 1 and "backup" in out.stdout
     assert run_cli(home, "install").stdout.startswith("headspace hooks already installed")
     out = run_cli(home, "status")
-    assert out.stdout == f"headspace hooks installed in {settings} (10 events)\n"
+    assert out.stdout == f"headspace hooks installed in {settings} (9 events)\n"  # no Claude on PATH: not PermissionDenied
     out = run_cli(home, "uninstall")
     assert out.returncode == 0 and "restored" in out.stdout
     assert settings.read_bytes() == USER_BYTES
@@ -304,3 +310,19 @@ def test_cli_install_answer_says_so_and_status_shows_the_wait(tmp_path: Path):
     assert "answer channel on, waits 20s" in cli("status").stdout
     refused = cli("install", "--wait", "20")
     assert refused.returncode != 0 and "--wait goes with --answer" in refused.stderr
+
+
+@pytest.mark.parametrize(
+    ("program", "events"),
+    [
+        ('#!/bin/sh\n# Claude Code 2.1.330\nconst CK=["PermissionRequest","PermissionDenied","Setup"]\n', 10),
+        ('#!/bin/sh\n# Claude Code 2.1.30\nconst CK=["PermissionRequest","Setup"]\n', 9),  # it refuses a file naming an event it lacks
+    ],
+)
+def test_permission_denied_is_installed_only_for_a_claude_that_knows_it(tmp_path: Path, program: str, events: int):
+    home = tmp_path / "home"
+    settings = home / ".claude" / "settings.json"
+    assert run_cli(home, "install", claude=program).returncode == 0
+    data = json.loads(settings.read_text())
+    assert ("PermissionDenied" in data["hooks"]) is (events == 10)
+    assert run_cli(home, "status", claude=program).stdout == f"headspace hooks installed in {settings} ({events} events)\n"
