@@ -99,7 +99,10 @@ class TranscriptFollower:
         if work is not None:
             self.store.work(agent.pane_id, *work, self.clock())
         if watch.prompted_at:
-            self.store.turn(agent.pane_id, self.clock(), watch.prompted_at)  # a new prompt, when no hook told it first
+            # A new prompt, when no hook told it first.  Read a moment after it was written (the screen may already
+            # have shown a block of this turn): dated by the transcript where its clock is this one, else as read.
+            began = min(self.clock(), watch.prompted_at) if not self.host.remote else self.clock()
+            self.store.turn(agent.pane_id, began, watch.prompted_at)
 
 
 def note_times(watch: PaneWatch, turns: list) -> None:
