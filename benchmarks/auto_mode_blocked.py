@@ -6,7 +6,7 @@ Each round starts the pinned Claude Code in its default mode (auto) in a
 private tmux server, against the scripted API whose review flags one call,
 with headspace's hooks installed ("hook") or not ("screen"), and the
 resident service for that server.  The screen is polled every 20 ms for the
-note; a client of the service is polled every 20 ms for the agent's block.
+note; the service is asked for its rows (what ``status --json`` prints) every 20 ms.
 The time is the second minus the first: how late the row, ``status
 --json`` and the page learn it (the note can come after the hook's word:
 then the time is negative).  Not part of the tests.
@@ -27,9 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from headspace_tui.hooks import settings as hook_settings  # noqa: E402
-from headspace_tui.resident.facade_client import ServiceClient  # noqa: E402
-from headspace_tui.shared.config import Config  # noqa: E402
-from headspace_tui.shared.resident_place import place_of  # noqa: E402
+from headspace_tui.resident.client import ask_rows  # noqa: E402
 from headspace_tui.tmux.server import TmuxServer  # noqa: E402
 from tests.harness import fake_api as api  # noqa: E402
 from tests.harness.claude import find_claude  # noqa: E402
@@ -61,8 +59,7 @@ def one_round(how: str, claude: str) -> float:
         started = headspace(tmux.name, env, "serve")
         assert started.returncode == 0, started.stderr
         try:
-            client = ServiceClient(place_of(TmuxServer(socket_name=tmux.name).identity), config=Config())
-            client.connect()
+            server_key = TmuxServer(socket_name=tmux.name).identity
             session.submit("send my notes")
             drawn = known = 0.0
             deadline = time.monotonic() + 60
@@ -70,7 +67,7 @@ def one_round(how: str, claude: str) -> float:
                 now = time.monotonic()
                 if not drawn and "Blocked by auto mode" in session.screen():
                     drawn = now
-                if not known and any(a.blocks for a in client.agents()):
+                if not known and any(row["blocked"] for row in ask_rows(server_key)[0]):
                     known = now
                 time.sleep(0.02)
             assert drawn and known, f"drawn {drawn}, known {known}"
