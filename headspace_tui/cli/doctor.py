@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..detect.claude.status_files import claude_config_dir
-from ..hooks.settings import DENIED_EVENT, HooksError, knows_denied
+from ..hooks.settings import DENIED_EVENT, HooksError, denied_support
 from ..hooks.settings import status as hooks_status
 from ..hooks.spool import SpoolRefused, spool_dir, spool_in
 from ..hooks.spool import check_spool as spool_is_private
@@ -188,7 +188,11 @@ def check_hooks(env: Mapping[str, str], folders: list[tuple[Path, list[str]]] | 
         except (HooksError, OSError) as exc:  # a broken settings file is a finding, not a crash
             checks.append(Check("hooks", WARN, f"{path}: {clean(str(exc), 200)}", f"fix the file, then {how}"))
             continue
-        if found.installed and DENIED_EVENT not in found.events and knows_denied(claude):
+        support = denied_support(claude if claude is not None else shutil.which("claude", path=env.get("PATH")) or "")
+        if found.installed and DENIED_EVENT in found.events and support is False:
+            # Installed for a newer Claude: this one refuses the whole file over an event it does not know, your permissions too.
+            checks.append(Check("hooks", FAIL, f"hooks in {path}{_for(agents)} name {DENIED_EVENT}, which this Claude does not have: it skips the whole file", how))
+        elif found.installed and DENIED_EVENT not in found.events and support is True:
             # Installed before headspace listened to it, or for an older Claude: the calls auto mode blocks come from the screen only.
             checks.append(Check("hooks", WARN, f"hooks in {path}{_for(agents)} are out of date: no {DENIED_EVENT} hook, which this Claude has", how))
         elif found.installed:

@@ -20,10 +20,12 @@ def said(action: str, facts: dict[str, Any], wait: int | None, again: str = "hea
     if action == "install":
         what = "headspace hooks" + (f" with the answer channel (waits {wait}s)" if wait is not None else "")
         placed = f"; program {program}, run by {facts.get('python')}" if program else ""
+        # PermissionDenied (a call auto mode blocked) is written only for a Claude that has it (hooks/settings.py).
+        left = "; no PermissionDenied hook: the claude on PATH has none (blocked calls are read from the screen)" if facts.get("denied") is False else ""
         if not facts.get("changed"):
-            return f"{what} already installed in {path}" + (f" (program {program})" if program else "")
+            return f"{what} already installed in {path}" + (f" (program {program})" if program else "") + left
         backup = facts.get("backup")
-        return f"installed {what} in {path} ({f'backup: {backup}' if backup else 'new file'}{placed})"
+        return f"installed {what} in {path} ({f'backup: {backup}' if backup else 'new file'}{placed}){left}"
     if action == "uninstall":
         gone = f"; removed {program}" if facts.get("program_removed") else ""
         return {

@@ -638,7 +638,7 @@ def cmd_hooks(args: argparse.Namespace) -> int:
     import os
 
     from ..detect.families import CLAUDE
-    from ..hooks.settings import ANSWER_WAIT, HooksError, backup_path, install, status, uninstall
+    from ..hooks.settings import ANSWER_WAIT, DENIED_EVENT, HooksError, backup_path, install, status, uninstall
     from .hooks_text import said
 
     if args.host:
@@ -663,7 +663,8 @@ def cmd_hooks(args: argparse.Namespace) -> int:
             wait = (args.wait if args.wait is not None else ANSWER_WAIT) if args.answer else None
             changed = install(path, answer_wait=wait)
             backup = backup_path(path)
-            print(said("install", {"path": path, "changed": changed, "backup": backup if backup.exists() else None}, wait))
+            denied = DENIED_EVENT in status(path).events
+            print(said("install", {"path": path, "changed": changed, "backup": backup if backup.exists() else None, "denied": denied}, wait))
         elif args.hooks_action == "uninstall":
             print(said("uninstall", {"path": path, "done": uninstall(path), "backup": backup_path(path)}, None))
         else:

@@ -290,7 +290,7 @@ def hook_answer(call: PendingCall, observation: Observation, kind: str, option: 
         (question, _), = call.questions()
         return HookAnswer(choose(call, label), f"{question} → {label}")
     if kind == "option" and prompt is not None:
-        chosen = next((o for o in prompt.options if o.key == option), None)
+        chosen = next((o for o in prompt.options if o.key == option), None) if option else None  # "" names no option
         approve = approval(prompt)
         if chosen is not None and approve is not None and chosen == approve.option and not approve.widens:
             kind = "approve"  # the digit of the option y would take: an allow approves just this call

@@ -46,8 +46,10 @@ from __future__ import annotations
 import json
 import mmap
 import os
+import re
 import shlex
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -82,6 +84,7 @@ DENIED_EVENT = "PermissionDenied"
 # others take no matcher (or one on another field); leaving it out matches all.
 TOOL_EVENTS = frozenset({"PreToolUse", "PermissionRequest", "PermissionDenied", "PostToolUse"})
 TIMEOUT = 5  # seconds; the program takes milliseconds
+VERSION_WAIT = 10  # seconds a wrapper's ``claude --version`` may take
 ANSWER_EVENT = "PermissionRequest"
 ANSWER_WAIT = 60  # seconds the answer hook waits for headspace by default
 MAX_ANSWER_WAIT = 590  # Claude's own default hook timeout is 600 s
@@ -135,22 +138,42 @@ def answer_command(command: str, wait: int) -> str:
     return f"{head} answer {wait} # {MARKER}"
 
 
-def knows_denied(claude: str | None = None) -> bool:
-    """Whether the Claude Code at ``claude`` (default: ``claude`` on PATH) has the PermissionDenied hook: its own list of events names it.
+# The release that made auto mode Claude's default has the hook (the earliest that has it is not known): what a
+# wrapper script's ``claude --version`` must reach when the program itself cannot be searched.
+DENIED_SINCE = (2, 1, 283)
 
-    Its program (the native binary, or 2.0's ``cli.js``) is searched for the
-    name as a string, without running it (a tenth of a second for 380 MB,
-    mapped).  No Claude found, or one that cannot be read: False (the hook
-    is left out, which costs only the exact word on blocked calls).
+
+def denied_support(claude: str | None = None) -> bool | None:
+    """Whether the Claude Code at ``claude`` (default: ``claude`` on PATH) has the PermissionDenied hook; None when that cannot be told.
+
+    Its program (the native binary, or ``cli.js``) is searched for the name
+    in its list of events, without running it (a tenth of a second for 380
+    MB, mapped).  A script that starts another program (a wrapper, a shim)
+    is asked ``--version`` instead.  No Claude found: None.
     """
-    path = claude or shutil.which("claude")
+    path = claude if claude is not None else shutil.which("claude")
     if not path:
-        return False
+        return None
     try:
         with open(os.path.realpath(path), "rb") as program, mmap.mmap(program.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            return data.find(b'"' + DENIED_EVENT.encode() + b'"') != -1
+            if data.find(b'"' + DENIED_EVENT.encode() + b'"') != -1:
+                return True
+            script = data[:2] == b"#!" and len(data) < (1 << 16)  # a wrapper, not Claude's own program (cli.js is megabytes)
     except (OSError, ValueError):
+        return None
+    if not script:
         return False
+    try:
+        said = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=VERSION_WAIT, stdin=subprocess.DEVNULL).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = re.match(r"\s*(\d+)\.(\d+)\.(\d+)", said or "")
+    return None if found is None else tuple(int(n) for n in found.groups()) >= DENIED_SINCE
+
+
+def knows_denied(claude: str | None = None) -> bool:
+    """``denied_support`` is sure it has it: only then is PermissionDenied written (a Claude without it skips the whole file)."""
+    return denied_support(claude) is True
 
 
 def wanted(command: str, answer_wait: int | None = None, *, denied: bool = False) -> dict[str, list[dict[str, Any]]]:

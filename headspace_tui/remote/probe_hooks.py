@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..detect.claude.status_files import claude_config_dir
-from ..hooks.settings import HooksError, backup_path, hook_command, install, status, uninstall, write_atomic
+from ..hooks.settings import DENIED_EVENT, HooksError, backup_path, hook_command, install, status, uninstall, write_atomic
 from ..shared.paths import data_dir
 from ..shared.safe_files import Unreadable, is_private_dir, read_regular
 
@@ -90,7 +90,8 @@ def _install(path: Path, program: Path, command: str, source: bytes, answer_wait
             _remove(program)  # the settings were left alone: so is the rest
         raise
     backup = backup_path(path)
-    return {"path": str(path), "changed": changed, "backup": str(backup) if backup.exists() else None, "program": str(program), "python": _python()}
+    denied = DENIED_EVENT in status(path).events
+    return {"path": str(path), "changed": changed, "backup": str(backup) if backup.exists() else None, "program": str(program), "python": _python(), "denied": denied}
 
 
 def _private_folder(folder: Path) -> None:

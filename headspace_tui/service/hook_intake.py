@@ -172,9 +172,11 @@ class HookIntake:
         mode = hook_mode(event)
         if mode:
             self.store.mode(event.pane_id, mode, self.clock())
+        # Dated by the event where its clock is this one (a spool replayed at a restart keeps its times), else as read.
+        at = min(self.clock(), event.ts) if event.ts and not self.host.remote else self.clock()
         if event.event == "UserPromptSubmit":
-            self.store.turn(event.pane_id, self.clock(), event.ts)
-        blocked = hook_blocked(event, self.clock())
+            self.store.turn(event.pane_id, at, event.ts)
+        blocked = hook_blocked(event, at)
         if blocked is not None:
             self.store.blocked(event.pane_id, (blocked,), blocked.at)
         prompt = event.raw.get("prompt") if event.event == "UserPromptSubmit" else None

@@ -435,7 +435,7 @@ class Monitor:
             # stays quiet).
             watch.timing.look_again(fuser.hook_deadline)
         before = self.store.agents[pane_id].state if pane_id in self.store.agents else None
-        agent = self._update(watch, observation, captured=began)
+        agent = self._update(watch, observation, captured=began, screen=screen)
         if before is not None and agent.state is not before:
             # Claude writes a turn to its transcript a moment after drawing it:
             # look again after a state change, so the last turn is not left
@@ -453,7 +453,7 @@ class Monitor:
             agent = self._update(watch, watch.fuser.current)
         return agent
 
-    def _update(self, watch: PaneWatch, observation: Observation, at: float | None = None, captured: float | None = None) -> Agent:
+    def _update(self, watch: PaneWatch, observation: Observation, at: float | None = None, captured: float | None = None, screen: Observation | None = None) -> Agent:
         agent_pid = watch.agent_pid
         process = self.facts.process(agent_pid)
         now = self.clock() if at is None else at
@@ -470,6 +470,8 @@ class Monitor:
                 claims=watch.claims(observation.state, self.journal.remembered if self.journal is not None else None),
                 captured=captured,
             )
+            if screen is not None:  # a capture was read: its mode and blocked calls (``screen``: before fusion)
+                self.store.screen_read(watch.record.pane_id, screen, now)
             if watch.mode and not agent.mode:  # nothing on screen or from a hook said it yet: its command line's word
                 self.store.mode(watch.record.pane_id, watch.mode, now)
             self.desk.observed(watch.record.pane_id)
@@ -481,7 +483,7 @@ class Monitor:
         if watch is None:
             watch = self.panes[record.pane_id] = PaneWatch(record, agent_key("replay", self.server.key, record.pane_id, record.pid, ""), family=family)
         watch.record, watch.capture = record, ansi
-        return self._update(watch, observation, at=at)
+        return self._update(watch, observation, at=at, screen=observation)
 
     def _watched(self, pane_id: str) -> Watched | None:
         """The answer desk's view of a pane: its agent and Claude's pid (None when not watched)."""

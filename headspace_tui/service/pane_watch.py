@@ -62,6 +62,7 @@ class PaneWatch:
     # wrote a reply line, while nothing came after it (a wait's start).
     prompted_at: float = 0.0
     replied_at: float = 0.0
+    typed_at: float = 0.0  # the last prompt the user typed (not an interrupt's line): a turn began, for its blocked calls
     # When to read the pane again after its last state change (TRANSCRIPT_LOOKS), earliest first.
     transcript_looks: list[float] = field(default_factory=list)
     # The journal's last word on this agent from an earlier run: (state, since); None until asked.

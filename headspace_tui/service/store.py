@@ -169,10 +169,8 @@ class AgentStore:
         agent = self.agents.get(record.pane_id)
         if agent is None:
             agent = new_agent(record, key, observation, claim, at, agent_pid=agent_pid, status=status, agent_version=agent_version, family=family, host=self.host)
-            agent.mode = observation.mode
             self.agents[record.pane_id] = agent
             self.emit(AgentChanged(agent, None, at))
-            self._drawn_now(record.pane_id, observation, at)
             return agent
         changed = not same_observation(agent.observation, observation) or agent.target != record.target or bool(agent.offline) != bool(self._stale)
         if self._stale:  # the screen is read, but what else says its state (the reader there) is not: still stale
@@ -197,16 +195,17 @@ class AgentStore:
             agent.name = status.name
         if changed:
             self.emit(AgentChanged(agent, old_state, at))
-        if observation.mode:
-            self.mode(record.pane_id, observation.mode, at)
-        self._drawn_now(record.pane_id, observation, at)
         return agent
 
-    def _drawn_now(self, pane_id: str, observation: Observation, at: float) -> None:
-        """The blocks a screen reading shows (none: what it drew before is no longer there)."""
-        if observation.blocked:
-            self.blocked(pane_id, observation.blocked, at, drawn=True)
-        elif observation.source == "screen":
+    def screen_read(self, pane_id: str, screen: Observation, at: float) -> None:
+        """What a capture of the pane shows besides its state (the screen's own reading, not the fused one, which a
+        status file or a hook may have taken over): the mode its footer names, the blocks it draws (none: those it
+        drew before are gone)."""
+        if screen.mode:
+            self.mode(pane_id, screen.mode, at)
+        if screen.blocked:
+            self.blocked(pane_id, screen.blocked, at, drawn=True)
+        else:
             self._drawn.pop(pane_id, None)
 
     def moved(self, record: PaneRecord, at: float) -> None:

@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ..detect.claude.status_files import ClaudeStatus
 from ..model import Agent
+from ..state.machine import is_interrupt
 from .claude_facts import ClaudeFacts
 from .host import Host
 from .journal import Journal, turn_time
@@ -98,11 +99,11 @@ class TranscriptFollower:
             work = journal.turns(agent, turns)  # the command machine and outcomes; the journal records them
         if work is not None:
             self.store.work(agent.pane_id, *work, self.clock())
-        if watch.prompted_at:
+        if watch.typed_at:
             # A new prompt, when no hook told it first.  Read a moment after it was written (the screen may already
             # have shown a block of this turn): dated by the transcript where its clock is this one, else as read.
-            began = min(self.clock(), watch.prompted_at) if not self.host.remote else self.clock()
-            self.store.turn(agent.pane_id, began, watch.prompted_at)
+            began = min(self.clock(), watch.typed_at) if not self.host.remote else self.clock()
+            self.store.turn(agent.pane_id, began, watch.typed_at)
 
 
 def note_times(watch: PaneWatch, turns: list) -> None:
@@ -121,5 +122,8 @@ def note_times(watch: PaneWatch, turns: list) -> None:
         if turn.role == "user":
             watch.prompted_at = at
             break
+    typed = next((turn_time(t) for t in reversed(turns) if t.role == "user" and not is_interrupt(t.text) and turn_time(t)), None)
+    if typed is not None:
+        watch.typed_at = typed  # the user's last prompt (Claude's "[Request interrupted by user]" line is none): a turn began
     if replied is not None:
         watch.replied_at = replied

@@ -66,7 +66,7 @@ NOTICE = re.compile(r"(?:^|\s)(?:(?P<tool>[a-z][\w-]*) (?:blocked|denied)|\d+ re
 TOOL_NAMES = {"bash": "Bash", "write": "Write", "edit": "Edit", "multiedit": "MultiEdit", "notebookedit": "NotebookEdit", "webfetch": "WebFetch", "websearch": "WebSearch"}
 # Auto mode's pause, boxed under the command: "│ Auto mode needs your confirmation for this command." (2.1.283:
 # "│ Auto mode classifier requires confirmation for this command.").
-PAUSE_NOTICE = re.compile(r"^\s*│\s*Auto mode (?:needs your confirmation|classifier requires confirmation) for this command\.\s*$")
+PAUSE_WORDS = re.compile(r"^Auto mode (?:needs your confirmation|classifier requires confirmation) for this command\.(?:\s|$)")
 GATEWAY_TITLE = re.compile(r"^\s*Auto mode can'?t check actions in this session\s*$", re.I)  # not "…, so this one needs your approval"
 GATEWAY_KEYS = re.compile(r"^\s*Enter to stay in auto mode\b", re.I)
 GATEWAY_FIRST = re.compile(r"^\s*Auto mode's safety check runs on the server\b", re.I)
@@ -186,18 +186,22 @@ def blocked_calls(lines: list[str], region: range, tool_for_call=lambda name: na
 def notice_rows(lines: list[str], rows: list[int]) -> set[int]:
     """The rows of auto mode's pause notice in a permission dialog's body: they say why Claude asks, not what it asks about.
 
-    Only Claude's own words open it, and only as the last thing in the body
-    (its ``│`` rows, then nothing but blank rows before the question): a
-    command that merely holds such rows is read whole.
+    Only Claude's own words open it (read across the ``│`` rows a narrow
+    pane wraps them onto), and only as the last thing in the body (its
+    ``│`` rows, then nothing but blank rows before the question): a command
+    that merely holds such rows is read whole.
     """
-    starts = [k for k in rows if PAUSE_NOTICE.match(lines[k])]
-    if not starts:
+    boxed = [k for k in rows if lines[k].lstrip().startswith("│")]
+    if not boxed:
         return set()
-    block = [k for k in rows if k >= starts[-1]]
-    end = next((n for n, k in enumerate(block) if not lines[k].lstrip().startswith("│")), len(block))
-    if any(lines[k].strip() for k in block[end:]):
+    last = boxed[-1]
+    first = last
+    while first - 1 in rows and lines[first - 1].lstrip().startswith("│"):
+        first -= 1
+    if any(lines[k].strip() for k in rows if k > last):
         return set()
-    return set(block[:end])
+    words = " ".join(lines[k].strip().lstrip("│").strip() for k in range(first, last + 1))
+    return set(range(first, last + 1)) if PAUSE_WORDS.match(words) else set()
 
 
 def gateway_dialog(lines: list[str], bottom: int) -> tuple[int, Prompt] | None:
@@ -214,7 +218,7 @@ def gateway_dialog(lines: list[str], bottom: int) -> tuple[int, Prompt] | None:
     input box is drawn: the same words quoted in a reply are not a dialog.
     """
     # Its keys line is the last row (or wraps onto it: "… · Esc to cancel"), its own words at the start of the row.
-    keys = next((i for i in (bottom, bottom - 1) if i >= 0 and GATEWAY_KEYS.match(lines[i]) and (i == bottom or "esc to cancel" in lines[bottom].lower())), None)
+    keys = next((i for i in range(bottom, max(bottom - 4, -1), -1) if GATEWAY_KEYS.match(lines[i]) and _ends_cancel(lines, i, bottom)), None)
     top = max(bottom - 40, -1)
     title = next((i for i in range(bottom, top, -1) if GATEWAY_TITLE.match(lines[i])), None)
     below = [lines[k].strip() for k in range(title + 1, bottom + 1) if lines[k].strip()] if title is not None else []
@@ -234,6 +238,12 @@ def gateway_dialog(lines: list[str], bottom: int) -> tuple[int, Prompt] | None:
     if keys is not None and notice is not None:
         return notice, _prompt("auto-mode-billing", lines[notice].strip(), (Option("Enter", "Continue"), Option("Escape", "Cancel")))
     return None
+
+
+def _ends_cancel(lines: list[str], row: int, bottom: int) -> bool:
+    """The keys line from ``row`` to the bottom, wrapped in a narrow pane ("… · Esc" / "to cancel"), ends with "Esc to cancel"."""
+    joined = " ".join(lines[k].strip() for k in range(row, bottom + 1))
+    return re.search(r"\besc to cancel\s*$", joined, re.I) is not None
 
 
 def _prompt(kind: str, title: str, options: tuple[Option, ...]) -> Prompt:
