@@ -37,6 +37,7 @@ from .safe_files import Unreadable, is_private_dir, read_regular
 
 CARD_MAX = 4096  # bytes: a card is a few fields
 LOCK_PATIENCE = 0.5  # seconds a starting service asks for the lock again (a client's look holds it for an instant)
+ENDING_PATIENCE = 5.0  # seconds it waits for the lock of a service that was killed (gone, or a zombie) and is still being torn down
 
 
 class PlaceError(Exception):
@@ -104,15 +105,38 @@ def take_lock(place: Place, *, patience: float = LOCK_PATIENCE) -> int:
     except OSError as exc:
         raise PlaceError(f"cannot open {place.lock}: {exc.strerror or exc}") from None
     deadline = time.monotonic() + patience
+    ending = time.monotonic() + ENDING_PATIENCE
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return fd
         except OSError:
-            if time.monotonic() >= deadline:
+            now = time.monotonic()
+            if now >= deadline and not (now < ending and _holder_ended(place)):
                 os.close(fd)
                 raise Taken(where(place)) from None
             time.sleep(0.02)
+
+
+def _holder_ended(place: Place) -> bool:
+    """The card's service is gone, a zombie, or has SIGKILL pending: killed a moment ago, its lock goes once the kernel has torn it down."""
+    pid = (read_card(place) or {}).get("pid")
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            fields = dict(line.split(b":", 1) for line in status.read().splitlines() if b":" in line)
+    except OSError:
+        return False
+    state = fields.get(b"State", b"").split()[:1]
+    pending = [int(fields.get(key, b"0").strip() or b"0", 16) for key in (b"SigPnd", b"ShdPnd")]
+    return state in ([b"Z"], [b"X"]) or any(mask & (1 << (9 - 1)) for mask in pending)  # a zombie, or SIGKILL on its way
 
 
 def is_held(place: Place) -> bool:

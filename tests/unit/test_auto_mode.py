@@ -589,3 +589,4 @@ def test_an_empty_option_never_answers_through_the_hook_either():
     seen = classify(NEEDS_APPROVAL)  # No / Yes without keys: "" would have been the first of them
     assert call is not None and hook_answer(call, seen, "option", "") is None
     assert hook_answer(call, seen, "approve") is not None
+

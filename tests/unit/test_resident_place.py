@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -87,3 +88,30 @@ def test_a_card_says_who_runs_and_for_how_long(tmp_path):
     assert read_card(place) == {"pid": 31337, "version": "1.2.3", "started": pytest.approx(time.time() - 3700, abs=5)}
     assert oct(place.card.stat().st_mode & 0o777) == "0o600"
     assert "pid 31337, version 1.2.3, up 61m" in where(place)
+
+
+def test_a_service_killed_a_moment_ago_lets_the_next_one_take_its_lock(tmp_path):
+    """The trial's restart after kill -9: the next service waits for the lock of one that is gone (here a zombie whose
+    forked child still holds the lock for a second), instead of saying one already runs.  Real processes, no tmux."""
+    from headspace_tui.shared import resident_place as places
+
+    folder = tmp_path / "service"
+    folder.mkdir(mode=0o700)
+    place = places.Place(folder, "tmux-test")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import os, sys, time, fcntl\n"
+         f"fd = os.open({str(place.lock)!r}, os.O_RDWR | os.O_CREAT, 0o600); fcntl.flock(fd, fcntl.LOCK_EX)\n"
+         "print('held', flush=True)\n"
+         "if os.fork() == 0:\n    time.sleep(1.0); os._exit(0)\n"
+         "os._exit(0)\n"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    places.write_card(place, {"pid": holder.pid, "version": "0", "started": time.time()})
+    time.sleep(0.2)  # the holder has exited (a zombie: not reaped yet); its child holds the lock a little longer
+    began = time.monotonic()
+    fd = places.take_lock(place)
+    assert 0.5 < time.monotonic() - began < places.ENDING_PATIENCE
+    os.close(fd)
+    holder.wait()
