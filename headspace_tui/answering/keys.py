@@ -37,6 +37,7 @@ from pathlib import Path
 
 from ..detect.approval import Approval, approval
 from ..detect.family import Family
+from ..detect.screen_text import strip_sgr
 from ..model import AgentState, Observation, Option, Prompt
 from ..shared.paths import runtime_dir
 from ..shared.safe_files import is_private_dir
@@ -379,7 +380,7 @@ async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Inte
         if n and family.key_gap:
             await asyncio.sleep(family.key_gap)  # presses the agent must see apart (opencode's second Esc)
         await io.send_keys(pane_id, *stroke.keys, literal=stroke.literal)
-    return await _confirm(io, pane_id, now, intent, timeout, command, what, family)
+    return await _confirm(io, pane_id, now, intent, timeout, command, what, family, shown=ansi if intent.kind in MENU_ANSWERS else None)
 
 
 async def _move_then_press(
@@ -425,7 +426,9 @@ _NO_PROOF = (AgentState.UNKNOWN, AgentState.STARTING)
 CURSOR_WAIT = 1.5  # seconds a cursor menu's cursor may take to show it moved before Enter is given up
 
 
-async def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent, timeout: float, command: str, what: str, family: Family) -> Outcome:
+async def _confirm(
+    io: PaneIO, pane_id: str, before: Observation, intent: Intent, timeout: float, command: str, what: str, family: Family, *, shown: str | None = None
+) -> Outcome:
     """Watch the pane until Claude visibly reacted, or give up and say so.
 
     "The menu vanished" is not enough (after Ctrl-Z and fg the terminal can
@@ -452,6 +455,10 @@ async def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent
                 # Question 1/2 answered, 2/2 (or Claude's review) showing: the same dialog goes on.
                 goes_on = before.prompt is not None and after.prompt is not None and after.prompt.follows(before.prompt)
                 return Outcome(True, f"{what}: sent; {family.label} moved on ({after.state.value})", after, what, more=goes_on)
+            if shown is not None and family.name == "claude" and _history_moved(shown, ansi):
+                # The same words asked again (a second identical call) after the first ran, too fast for a read to see
+                # Claude working between: the transcript above the dialog moved on.  Claude's dialog is drawn still.
+                return Outcome(True, f"{what}: sent; {family.label} asked the same again", after, what)
         elif intent.kind in (IntentKind.TEXT, IntentKind.NUDGE):
             text = intent.text.strip()
             if after.state is AgentState.WORKING or after.state is not before.state:
@@ -462,6 +469,17 @@ async def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent
             if after.state is not AgentState.WORKING:
                 return Outcome(True, f"interrupt sent; {family.label} stopped ({after.state.value})", after)
     return Outcome(False, f"not delivered: {pane_id} still shows {after.state.value} after {timeout:.0f}s", after, what)
+
+
+def _history_moved(before: str, after: str) -> bool:
+    """Whether a capture differs from the one before the keys anywhere (Claude draws a waiting dialog still: a change is its reaction)."""
+    def plain(ansi: str) -> list[str]:
+        rows = [row.rstrip() for row in strip_sgr(ansi)]
+        while rows and not rows[-1]:
+            rows.pop()
+        return rows
+
+    return plain(before) != plain(after)
 
 
 # How long each step of typing into a question's field may take to show (Claude redraws within a frame or two).
