@@ -42,7 +42,7 @@ def test_the_set_up_gives_exactly_one_run_and_one_test_command():
     assert len(commands) == 2, commands
     run, test = commands
     assert "\n" not in run and run.endswith("/bin/headspace") and "install ." in run, run
-    assert test.endswith("&& pytest"), test
+    assert test.endswith("&& tests/run"), test
 
 
 def test_the_run_command_needs_no_pipx_and_no_path_change_and_pipx_is_explained():
