@@ -14,7 +14,7 @@ was read and why.  Exit 0: every screen read as labelled; 1: a difference
 (or a screen that could not be recorded); 2: the release could not be
 installed.
 
-What to do with a difference is in the README ("A new release, the day it
+What to do with a difference is in docs/testing.md ("A new release, the day it
 ships").  A difference is either a change in what the release draws (a new
 option, a renamed footer: fix the reader by structure, then ``--add`` the
 screens to the corpus so it stays fixed) or a scenario the release plays
@@ -131,7 +131,7 @@ def report(family: Family, version: str, readings: list[Reading], recorded: int)
         lines.append(f"{mark} {r.screen}: {'; '.join(r.problems)}")
         lines += [f"         why: {why}" for why in r.why[:3]]
     if wrong:
-        lines.append("what to do with a difference: README, 'A new release, the day it ships'")
+        lines.append("what to do with a difference: docs/testing.md, 'A new release, the day it ships'")
     return "\n".join(lines)
 
 

@@ -9,7 +9,7 @@ headspace's code in it: ``tmux -C attach-session -f ignore-size`` per
 session, output read and thrown away.  On SIGHUP (its session killed) it
 detaches every client by closing its input (``clean``) or passes the hangup
 to them (``hup``).  tmux 3.3a's server crashes under that soak too: the
-crash is tmux's, reachable by any control-mode client (see the README).
+crash is tmux's, reachable by any control-mode client (see docs/resilience.md).
 Standard library only.
 """
 

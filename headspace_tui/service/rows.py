@@ -15,7 +15,7 @@ from typing import Any
 from ..detect.sources import Source
 from ..model import Agent, AgentState, Observation, Option, PaneAddress
 
-# The keys ``status --json`` prints, in its order (the README documents them).
+# The keys ``status --json`` prints, in its order (docs/using.md and docs/service.md document them).
 PUBLIC = (
     "host", "target", "pane_id", "state", "tool", "detail", "options", "question", "ticked", "error", "retrying",
     "exit_status", "fingerprint", "request", "snoozed", "mode", "blocked", "cwd", "since", "in_state_for", "since_source", "agent", "agent_version", "claude_version",

@@ -257,7 +257,7 @@ def test_stop_leaves_the_shell_claude_was_started_from(claude_session, private_t
 
 
 def test_headspace_new_passes_the_permission_mode_to_the_real_claude(claude_binary, fake_api, private_tmux, tmp_path):
-    """README: ``headspace new -- --permission-mode plan`` starts Claude in plan mode (it says so under its box)."""
+    """docs/agents.md: ``headspace new -- --permission-mode plan`` starts Claude in plan mode (it says so under its box)."""
     folder = tmp_path / "proj"
     folder.mkdir()
     env = user_server(private_tmux, claude_binary, fake_api, tmp_path, [folder])

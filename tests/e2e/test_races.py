@@ -2,7 +2,7 @@
 
 A few rounds of each race against live Claude here, so CI stays fast;
 ``python benchmarks/races.py --trials 100`` runs the hundred rounds the
-issue asks for (README, "Races"). A round is wrong when a key reached a
+issue asks for (docs/testing.md, "Races"). A round is wrong when a key reached a
 prompt other than the one shown; none may be.
 """
 

@@ -6,7 +6,7 @@ real client attached, against this machine's tmux.  Output floods are left
 out here: with them tmux 3.3a's server died in its own control-mode code
 (a NULL control state in ``control_write``, and a "not enough data" fatal,
 found with a debug build), also with plain ``tmux -C`` clients and no
-headspace at all (README, "Never the cause"), which no client can prevent;
+headspace at all (docs/resilience.md, "Never the cause"), which no client can prevent;
 floods are tested on their own in test_tmux_harmless.py.  It checks, and
 this test asserts through its exit status and report:
 

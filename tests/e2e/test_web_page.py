@@ -26,7 +26,7 @@ service the command starts:
   the token is in no log.
 
 Screenshots of the page at 390x844 go to snapshots/web/ when
-HEADSPACE_WEB_SHOTS=1 (the README's pictures; they are not compared), else
+HEADSPACE_WEB_SHOTS=1 (docs/web.md's pictures; they are not compared), else
 to the test's own folder.
 """
 

@@ -1,6 +1,6 @@
 """How right the detector is on the recorded corpus, per version and per rules table.
 
-    python -m tests.harness.accuracy            # the table the README shows
+    python -m tests.harness.accuracy            # the table docs/testing.md shows
 
 For every version in ``snapshots/panes/`` the detector reads every screen
 three ways: with that version's own rules table (what the app does), with the

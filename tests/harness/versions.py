@@ -88,7 +88,7 @@ PARTIAL: dict[str, tuple[Group, ...]] = {
     ),
 }
 # 2.0.31, 2.1.100 and 2.1.250 were recorded after the reader was written, and
-# read blind first (the README's "held out" numbers); then they joined.
+# read blind first (docs/testing.md's "held out" numbers); then they joined.
 
 
 def _key(version: str) -> tuple[int, ...]:

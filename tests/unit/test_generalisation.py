@@ -3,8 +3,8 @@
 For each recorded version the detector reads every screen as if that version
 were new: once with the nearest *other* version family's table (its own
 removed) and once with the structural rules alone (no version's words).
-Measured, not assumed: the numbers are printed (``pytest -s``) and the README
-shows them (``python -m tests.harness.accuracy``).
+Measured, not assumed: the numbers are printed (``pytest -s``) and
+docs/testing.md shows them (``python -m tests.harness.accuracy``).
 """
 
 from __future__ import annotations

@@ -121,7 +121,7 @@ def test_new_passes_everything_after_the_dashes_to_claude_verbatim(private_tmux,
 
 
 def test_new_passes_claudes_permission_mode_as_the_readme_says(private_tmux, repo, stub_claude, capsys):
-    """README: ``headspace new -- --permission-mode plan`` starts Claude in plan mode; the options before ``--`` stay headspace's."""
+    """docs/agents.md: ``headspace new -- --permission-mode plan`` starts Claude in plan mode; the options before ``--`` stay headspace's."""
     private_tmux.new_session("base", width=80, height=24, cwd="/", command=["sleep", "60"])
     assert main(["new", str(repo), "-L", private_tmux.name, "--session", "base", "--", "--permission-mode", "plan"]) == 0
     seen = poll(lambda: stub_claude.exists() and json.loads(stub_claude.read_text()), lambda v: bool(v), timeout=10)

@@ -15,7 +15,7 @@ version family's table adds what that family draws exactly.
 
 Adding a version: record it (``python -m tests.harness.record --version X``),
 run the corpus tests, and only if they fail add a table here with ``since=X``
-for what it draws differently (README: "A new Claude Code version").
+for what it draws differently (docs/testing.md: "A new Claude Code version").
 """
 
 from __future__ import annotations
