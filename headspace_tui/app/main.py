@@ -276,8 +276,8 @@ class HeadspaceApp(App[str | None]):
     # -- the service's events, as messages ----------------------------------------------
     def _pace_gc(self) -> None:
         """Freeze what the app is made of, and collect the young on the app's clock from now on (gc_pace)."""
-        gc_pace.settle()
-        self.set_interval(gc_pace.TICK, gc_pace.tick)
+        if gc_pace.settle():  # not on a Python it was not measured on (logged; doctor says so)
+            self.set_interval(gc_pace.TICK, gc_pace.tick)
 
     def _service_event(self, event: Event) -> None:
         """An event of the service (on the app's loop), as a message: an agent's to the main screen, a notice to the app."""
