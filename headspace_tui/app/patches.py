@@ -112,7 +112,7 @@ def fingerprint(module: str, qualname: str) -> str:
         node = next((n for n in body if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == part), None)
         if node is None:
             return ""
-        body = node.body  # type: ignore[attr-defined]
+        body = node.body
     assert node is not None and node.end_lineno is not None
     first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
     text = "\n".join(source.splitlines()[first - 1 : node.end_lineno])
@@ -143,4 +143,4 @@ def check(patch: Patch) -> tuple[bool, str]:
         return False, f"applied, but Textual {version} is not the pinned {PINNED['textual']}: patch {patch.name!r} not checked against it"
     if differs:
         return False, f"applied, but Textual {version} changed {', '.join(differs)} since the patch was checked: re-check it"
-    return True, f"applied ({patch.what})"
+    return True, f"applied to Textual {version}: {patch.what}"

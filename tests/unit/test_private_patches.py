@@ -108,7 +108,7 @@ print(sorted(p.name for p in patches.PATCHES if p.applied()))
 
 @pytest.mark.parametrize("patch", patches.PATCHES, ids=lambda p: p.name)
 def test_each_patch_checks_out_as_doctor_says_it(patch):
-    assert patches.check(patch) == (True, f"applied ({patch.what})")
+    assert patches.check(patch) == (True, f"applied to Textual {patches.PINNED['textual']}: {patch.what}")
     assert patch.applied()
 
 
