@@ -38,11 +38,24 @@ machine the ticks come late, the pile grew with the delay, and each new
 high-water mark left Python's allocator with arenas it could not give back
 (their other blocks still in use): the loaded churn soak's RSS rose in
 steps.  Bounding the pile bounds that.
+
+Measured on CPython 3.11 only (3.11.7, the soak's machine, November 2026:
+commits "Keys answer during churn" and "Garbage collection's middle
+generation every second").  The pacing assumes CPython's three
+generations (``gc.collect(1)`` the middle one, ``gc.get_count()[2]`` the
+ticks since the last full collection); CPython 3.14's incremental
+collector has two, and 3.12 and 3.13 were never measured.  So it
+refuses (``refusal``: logged, and said by ``headspace doctor``) on an
+interpreter whose collector does not have three generations, or on a
+Python minor version outside ``MEASURED_ON``: CPython's own pacing then,
+untouched.  To add a version: run the churn soak on it (benchmarks/soak.py),
+compare the keys' latency and RSS, then add it here.
 """
 
 from __future__ import annotations
 
 import gc
+import logging
 import sys
 import threading
 
@@ -55,16 +68,43 @@ FULL_AFTER = 60  # ticks between two full collections
 GROWTH = 40_000  # more small objects alive than after the last full collection (about 2.5 MB) that bring the next one forward
 EARLIEST = 10  # ticks between two full collections at the least, however fast the heap grows (a legitimately growing heap)
 
+MEASURED_ON = ((3, 11),)  # Python minor versions the pacing was measured on (see above)
+GENERATIONS = 3  # CPython's, which the pacing assumes
+
+log = logging.getLogger(__name__)
+
 _alive_after_full = 0  # small objects alive after the last full collection (sys.getallocatedblocks)
 
 
-def settle() -> None:
-    """Collect and freeze what the app is made of, then pace collections (call once it is up; then ``tick`` every TICK s)."""
+def refusal(version: tuple[int, int] | None = None) -> str:
+    """Why the pacing must not be applied on this interpreter ("" when it may): not three generations, or a Python it was not measured on."""
+    generations = {len(gc.get_threshold()), len(gc.get_count())}
+    if generations != {GENERATIONS}:
+        found = "/".join(str(n) for n in sorted(generations))
+        return f"the collector has {found} generations, not the {GENERATIONS} the pacing assumes"
+    major, minor = version or sys.version_info[:2]
+    if (major, minor) not in MEASURED_ON:
+        measured = ", ".join(f"{a}.{b}" for a, b in MEASURED_ON)
+        return f"Python {major}.{minor}: the pacing was measured on {measured} only"
+    return ""
+
+
+def settle() -> bool:
+    """Collect and freeze what the app is made of, then pace collections (call once it is up; then ``tick`` every TICK s).
+
+    Whether it did: on an interpreter ``refusal`` names, nothing changes
+    (CPython's own pacing stays) and the reason is logged.
+    """
     global _alive_after_full
+    problem = refusal()
+    if problem:
+        log.warning("garbage collection left as the interpreter paces it: %s", problem)
+        return False
     gc.collect()
     gc.freeze()
     gc.set_threshold(*THRESHOLDS)
     _alive_after_full = sys.getallocatedblocks()
+    return True
 
 
 def tick() -> None:

@@ -41,7 +41,7 @@ from ..service.facade import Event, Facade, Notice, Report
 from ..shared import theme_files
 from ..shared.config import Config
 from ..shared.safe_text import clean
-from . import gc_pace, textual_private
+from . import gc_pace, patches, textual_private
 from .agent_lifecycle import AgentLifecycle, can_stop
 from .endings import end_on_signals
 from .guard import ui_handler as _handler
@@ -84,9 +84,7 @@ class HeadspaceApp(App[str | None]):
         theme_choice: Path | None = None,
     ) -> None:
         super().__init__()
-        textual_private.unpin_styles_caches()
-        textual_private.strips_free_themselves()
-        textual_private.lru_caches_free_on_clear()
+        patches.apply_all()  # process-wide, once (textual_private.py; doctor says whether each applied)
         if self.no_color:
             textual_private.set_filters(self, [NoColor() if isinstance(each, Monochrome) else each for each in textual_private.filters(self)])
         self.service = service
@@ -278,8 +276,8 @@ class HeadspaceApp(App[str | None]):
     # -- the service's events, as messages ----------------------------------------------
     def _pace_gc(self) -> None:
         """Freeze what the app is made of, and collect the young on the app's clock from now on (gc_pace)."""
-        gc_pace.settle()
-        self.set_interval(gc_pace.TICK, gc_pace.tick)
+        if gc_pace.settle():  # not on a Python it was not measured on (logged; doctor says so)
+            self.set_interval(gc_pace.TICK, gc_pace.tick)
 
     def _service_event(self, event: Event) -> None:
         """An event of the service (on the app's loop), as a message: an agent's to the main screen, a notice to the app."""

@@ -2,7 +2,9 @@
 
 A Textual upgrade breaks private names first; here they are in one place,
 so an upgrade is checked here (and tests/unit/test_textual_private.py fails
-when another module of the app uses one).  Each function is a small
+when another module of the app uses one; tests/unit/test_private_patches.py
+fails when what each use relies on changes, and app/patches.py lists the
+three that patch Textual process-wide, for doctor).  Each function is a small
 wrapper: it names what it does for the app, and says why no public call
 does it.  Private hooks the app must override in its own classes cannot
 move here; ``OVERRIDES`` lists them with the reason.
@@ -179,6 +181,7 @@ def unpin_styles_caches() -> None:
         return shared(base_background, background)
 
     get_inner_outer.headspace_unpinned = True  # type: ignore[attr-defined]
+    get_inner_outer.headspace_replaces = method  # type: ignore[attr-defined]  # Textual's own, for the checks (patches.py)
     method.cache_clear()
     StylesCache.get_inner_outer = get_inner_outer  # type: ignore[method-assign,assignment]
 
@@ -218,6 +221,8 @@ def strips_free_themselves() -> None:
         return strips
 
     crop_extend_acyclic.headspace_acyclic = True  # type: ignore[attr-defined]
+    crop_extend_acyclic.headspace_replaces = crop_extend  # type: ignore[attr-defined]  # Textual's own, for the checks (patches.py)
+    divide_acyclic.headspace_replaces = divide  # type: ignore[attr-defined]
     Strip.crop_extend = crop_extend_acyclic  # type: ignore[method-assign]
     Strip.divide = divide_acyclic  # type: ignore[method-assign]
 
@@ -248,4 +253,5 @@ def lru_caches_free_on_clear() -> None:
         clear(self)
 
     clear_unlinked.headspace_unlinks = True  # type: ignore[attr-defined]
+    clear_unlinked.headspace_replaces = clear  # type: ignore[attr-defined]  # Textual's own, for the checks (patches.py)
     LRUCache.clear = clear_unlinked  # type: ignore[method-assign]

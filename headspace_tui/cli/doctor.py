@@ -3,7 +3,8 @@
 Each check says ok, warn (headspace works, something is missing or off)
 or FAIL (headspace cannot do its job), in one line, and the fix in the next.
 The exit status is 1 when anything failed.  Nothing here changes the
-machine: it only looks.
+machine: it only looks (the patches of Textual it checks are applied to
+doctor's own process, as the app applies them to its own).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import select
 import shlex
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -388,6 +390,33 @@ def _command_check(argv: tuple[str, ...], env: Mapping[str, str]) -> Check:
     return Check("notify_command", OK, f"runs {line} per notification (no shell; the text in HEADSPACE_TITLE, HEADSPACE_BODY, HEADSPACE_TEXT, HEADSPACE_AGENTS)")
 
 
+def check_patches() -> list[Check]:
+    """Whether each of the app's process-wide patches of Textual applies here, and to the Textual it was checked against; and the gc pacing.
+
+    Imported here, not at the top: the app's modules import Textual, which
+    doctor's other checks do not need.
+    """
+    from ..app import gc_pace, patches
+
+    pinned = patches.PINNED["textual"]
+    checks = []
+    for patch in patches.PATCHES:
+        try:
+            fine, detail = patches.check(patch)
+        except Exception as exc:  # noqa: BLE001 - a patch that breaks on this Textual is a finding, not a crash
+            fine, detail = False, f"not applied: {type(exc).__name__}: {exc}"
+        fix = f"install the pinned textual=={pinned} (pip install textual=={pinned}), or re-check the patch (app/textual_private.py) against this one"
+        checks.append(Check(f"patch: {patch.name}", OK if fine else WARN, detail, fix))
+    problem = gc_pace.refusal()
+    version = f"Python {sys.version_info[0]}.{sys.version_info[1]}"
+    if problem:
+        detail = f"{problem}: not applied (the interpreter paces its own collections; keys may wait for one)"
+        checks.append(Check("gc pacing", WARN, detail, "run headspace on a Python it was measured on (app/gc_pace.py)"))
+    else:
+        checks.append(Check("gc pacing", OK, f"{version}, {gc_pace.GENERATIONS} generations: paced as measured (app/gc_pace.py)"))
+    return checks
+
+
 def run_checks(server: TmuxServer, env: Mapping[str, str] | None = None, config: Config | None = None, config_problem: str = "") -> list[Check]:
     env = os.environ if env is None else env
     folders = agent_config_dirs(server, env)
@@ -402,6 +431,7 @@ def run_checks(server: TmuxServer, env: Mapping[str, str] | None = None, config:
         *check_popup_key(server),
         *check_terminal(env),
         *check_notifications(env, config),
+        *check_patches(),
     ]
 
 

@@ -111,3 +111,33 @@ def test_the_full_collection_empties_textuals_geometry_caches_and_richs_cell_wid
     gc_pace.tick()
     assert paced.count(2) == 1
     assert held() == [0, 0, 0]
+
+
+def test_the_pacing_applies_on_the_python_it_was_measured_on_only():
+    assert gc_pace.refusal((3, 11)) == ""
+    assert gc_pace.refusal((3, 13)) == "Python 3.13: the pacing was measured on 3.11 only"
+    assert gc_pace.refusal((3, 14)) == "Python 3.14: the pacing was measured on 3.11 only"
+    assert gc_pace.refusal() == ("" if sys.version_info[:2] in gc_pace.MEASURED_ON else f"Python {sys.version_info[0]}.{sys.version_info[1]}: the pacing was measured on 3.11 only")
+
+
+def test_a_collector_without_three_generations_is_left_alone_and_the_reason_logged(monkeypatch, caplog):
+    # CPython 3.14's incremental collector has a young and an old generation; what the pacing calls the middle one is not there.
+    before = gc.get_threshold()
+    frozen = gc.get_freeze_count()
+    monkeypatch.setattr(gc, "get_threshold", lambda: (2000, 10))
+    monkeypatch.setattr(gc, "get_count", lambda: (3, 0))
+    assert gc_pace.refusal((3, 11)) == "the collector has 2 generations, not the 3 the pacing assumes"
+    with caplog.at_level("WARNING", logger=gc_pace.__name__):
+        assert gc_pace.settle() is False
+    monkeypatch.undo()
+    assert gc.get_threshold() == before and gc.get_freeze_count() == frozen, "settle changed the collector it refused"
+    assert "garbage collection left as the interpreter paces it: the collector has 2 generations" in caplog.text
+
+
+def test_an_unmeasured_python_is_refused_by_settle(monkeypatch, caplog):
+    before = gc.get_threshold()
+    monkeypatch.setattr(gc_pace, "MEASURED_ON", ((3, 99),))
+    with caplog.at_level("WARNING", logger=gc_pace.__name__):
+        assert gc_pace.settle() is False
+    assert gc.get_threshold() == before
+    assert f"Python {sys.version_info[0]}.{sys.version_info[1]}: the pacing was measured on 3.99 only" in caplog.text
