@@ -8,6 +8,7 @@ an explicit environment, and every Claude session gets a temporary HOME.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import tempfile
@@ -22,6 +23,38 @@ from tests.harness.fake_api import FakeAnthropicAPI
 from tests.harness.npm_binary import require
 from tests.harness.session import ClaudeSession
 from tests.harness.tmux import PrivateTmux, temp_server
+
+
+# What a test needs, read from its module: the markers that select tests by it
+# (``pytest -m "not e2e"`` is the fast stage: no real agent binary, sshd or
+# browser).  Read from the source rather than declared by hand, so a new
+# live test cannot forget its marker and slip into the fast stage.
+NEEDS = {
+    "claude": re.compile(r"\bclaude_session\b|\bclaude_binary\b|\bClaudeSession\b|harness\.claude import|harness\.session import"),
+    "agents": re.compile(r"\b(codex|gemini|opencode)_binary\b|\bfind_(codex|gemini|opencode)\(|\brequire_(gemini|opencode)\(|\b(Codex|Gemini|Opencode)Session\b"),
+    "sshd": re.compile(r"harness\.sshd import|harness\.netns import|\brunning_sshd\b|\bSshd\("),
+    "browser": re.compile(r"\bplaywright\b|\bchromium\b"),
+}
+_needs_of: dict[Path, list[str]] = {}
+
+
+def _needs(path: Path) -> list[str]:
+    if path not in _needs_of:
+        text = path.read_text(encoding="utf-8")
+        _needs_of[path] = [name for name, pattern in NEEDS.items() if pattern.search(text)]
+    return _needs_of[path]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test with what it needs, and ``e2e`` for every test under tests/e2e or needing a real binary."""
+    e2e_dir = Path(__file__).parent / "e2e"
+    for item in items:
+        path = Path(str(item.path))
+        needs = _needs(path)
+        for name in needs:
+            item.add_marker(name)
+        if needs or e2e_dir in path.parents:
+            item.add_marker("e2e")
 
 
 @pytest.fixture(scope="session", autouse=True)
