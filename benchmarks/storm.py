@@ -51,7 +51,7 @@ the ``plain`` arm exits 0 either way.
 
 headspace runs from a copy of headspace_tui/ taken at the start (so edits in
 the working tree during a long run change nothing); ``--live-code`` runs the
-working tree itself.  CI runs 2 minutes of the ``service`` arm
+working tree itself.  CI runs 1 minute of the ``service`` arm, with one hog
 (tests/e2e/test_storm.py).
 """
 
