@@ -37,6 +37,7 @@ from pathlib import Path
 
 from ..detect.approval import Approval, approval
 from ..detect.family import Family
+from ..detect.claude.screen import RULE as DIALOG_TOP  # a rule, or a rounded box's edge (2.0 dialogs)
 from ..detect.screen_text import strip_sgr
 from ..model import AgentState, Observation, Option, Prompt
 from ..shared.paths import runtime_dir
@@ -472,14 +473,23 @@ async def _confirm(
 
 
 def _history_moved(before: str, after: str) -> bool:
-    """Whether a capture differs from the one before the keys anywhere (Claude draws a waiting dialog still: a change is its reaction)."""
-    def plain(ansi: str) -> list[str]:
-        rows = [row.rstrip() for row in strip_sgr(ansi)]
-        while rows and not rows[-1]:
-            rows.pop()
-        return rows
+    """Whether the transcript above Claude's dialog differs from the one before the keys (Claude draws a waiting dialog still).
 
-    return plain(before) != plain(after)
+    Only the rows above the dialog count: a key can redraw the dialog itself
+    (its cursor on the option picked) a frame before Claude acts on it, and
+    on a loaded machine a read lands in that frame.  The same words asked
+    again after the first call ran show that call's result above.
+    """
+    return _transcript(before) != _transcript(after)
+
+
+def _transcript(ansi: str) -> list[str]:
+    """The rows above the dialog: before its top rule (the last full-width rule that is not a box's bottom edge), else all."""
+    rows = [row.rstrip() for row in strip_sgr(ansi)]
+    while rows and not rows[-1]:
+        rows.pop()
+    tops = [i for i, row in enumerate(rows) if DIALOG_TOP.match(row) and not row.lstrip().startswith("╰")]
+    return rows[: tops[-1]] if tops else rows
 
 
 # How long each step of typing into a question's field may take to show (Claude redraws within a frame or two).

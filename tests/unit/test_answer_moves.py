@@ -224,3 +224,22 @@ def test_a_delivered_interrupt_is_the_rows_last_answer_and_a_nudge_is_not():
     answerer._finish(agent, Report("%5", "s:0.0: nudged", "information", True), "", agent.observation, "nudge 'continue'", 99.0, dialog=False)
     answerer._finish(agent, Report("%5", "s:0.0: not delivered", "error", False), "", agent.observation, "interrupt (Esc)", 99.0, dialog=False, interrupt=True)
     assert rows == [("interrupt (Esc)", True), ("nudge 'continue'", False), ("interrupt (Esc)", False)]
+
+
+def _recorded_dialog() -> list[str]:
+    return (DEFAULT_OUT / "alt" / "80x24" / "permission_bash.txt").read_text().split("\n")  # plain rows: the redraw below is made in words
+
+
+def test_a_redraw_of_the_dialog_alone_is_not_claudes_reaction_but_a_moved_transcript_is():
+    """Seen in a parallel run: the key's own redraw (the dialog's cursor) read as "asked the same again" while Claude had not acted yet."""
+    from headspace_tui.answering.keys import _history_moved
+
+    rows = _recorded_dialog()
+    shown = "\n".join(rows)
+    assert any("❯ 1. Yes" in row for row in rows)
+    cursor_moved = "\n".join(row.replace("❯ 1. Yes", "  1. Yes").replace("  4. No", "❯ 4. No") for row in rows)
+    assert cursor_moved != shown
+    assert not _history_moved(shown, cursor_moved)
+    at = next(i for i, row in enumerate(rows) if "Creating a marker file" in row)
+    ran = "\n".join([*rows[:at], "  ⎿  headspace-ok", *rows[at:]])  # the first call's result above the same words asked again
+    assert _history_moved(shown, ran)
