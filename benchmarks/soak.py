@@ -1,9 +1,11 @@
 """The churn soak: a busy day for the tmux server headspace watches, in a few minutes.
 
-    python benchmarks/soak.py [--minutes 20] [--panes 40] [--json]
+    python benchmarks/soak.py [--minutes 20] [--panes 40] [--mode {service,own}] [--no-budgets] [--json]
 
 What it runs, all in private tmux servers under a private TMUX_TMPDIR, with a
-throwaway HOME and XDG folders (never the user's tmux, ~/.claude or ~/.config):
+throwaway HOME and XDG folders (never the user's tmux, ~/.claude or ~/.config;
+every process of the run shares them, so the clients find the run's service
+in its own $XDG_RUNTIME_DIR/headspace/service/):
 
 * the **agents' server**: ``--panes`` short-lived fake agents
   (``churn_agent.py``: real recorded Claude screens, 3-40 s lives) in
@@ -13,28 +15,54 @@ throwaway HOME and XDG folders (never the user's tmux, ~/.claude or ~/.config):
   client in a pty attached to it, as the user's own terminal is; and every
   15 s a new session with a **second headspace** in it, the previous one
   killed with its headspace inside;
-* **headspace under test**, the real program (``python -m headspace_tui --no-service``: the in-process mode, its own monitor)
-  in a pane of a second private server (the user's terminal), watching the
-  agents' server.
+* ``--mode service`` (the default, as users run headspace): first the
+  **resident service** of the agents' server (``python -m headspace_tui -L
+  <agents> serve --foreground``, what ``headspace serve`` and a first
+  ``headspace`` start in the background), waited for until it has attached
+  every session; then **headspace under test**, the real program as its
+  client (``python -m headspace_tui -L <agents>``) in a pane of a second
+  private server (the user's terminal), and the second headspaces as its
+  clients too.  A headspace that says "watching from this headspace alone"
+  (the service could not be used) fails the run at once: it would measure
+  the other mode;
+* ``--mode own``: no service; headspace under test and the second
+  headspaces with ``--no-service`` (each its own monitor, attaching every
+  session itself), as before the service existed.
 
-What it measures, and the limits it checks (exit 1 when one fails):
+What it measures (exit 1 when a check fails):
+
+The harm checks, always counted:
 
 * the agents' tmux server survives: the same pid answering at the end, and
   no tmux segfault in the kernel log (when the kernel log can be read);
-* headspace runs throughout, and its RSS at the end is within
-  ``--rss-limit`` MB (15) of its RSS at minute 2 (of the last third's start
-  in runs shorter than 3 minutes);
+* headspace runs throughout, and so does the service (the process started
+  here, not one a client started again after it died);
+* control-client attaches, counted by tmux itself (a ``client-attached``
+  hook, which also names the attaching process): in service mode one per
+  session by the service and none by any headspace client, in own mode one
+  per session for each headspace that ran; at most ``--attach-limit`` (3)
+  more per session, i.e. no re-attach storms;
+* nothing of a killed headspace stays attached: at the end, at most one
+  control client per session for each process that watches (the service;
+  in own mode headspace and the last second headspace);
+* every key press reaches the screen within 5 s.
+
+The budgets, counted unless ``--no-budgets`` (then only reported, in
+``over_budget``: timing and memory are this machine's, under this load):
+
+* RSS: headspace's (``headspace_rss_*``, the UI) and the service's
+  (``service_rss_*``) at the end each within ``--rss-limit`` MB (15) of
+  their RSS at minute 2 (of the last third's start in runs shorter than 3
+  minutes), and, with ``--rss-rate``, growth an hour after it;
 * key to screen: ``?`` typed into the user's terminal (a real tmux client in
   a pty showing headspace's pane) until tmux sends that terminal the help's
   frame, ``?`` again until it sends the main screen's, every 2 s; the p95 of each
-  minute under ``--key-limit`` ms (150);
-* control-client attaches, counted by tmux itself (a ``client-attached``
-  hook): one per session for each headspace that ran, and at most
-  ``--attach-limit`` (3) more, i.e. no re-attach storms;
-* nothing of a killed headspace stays attached: at the end, at most one
-  control client per session for each headspace still alive.
+  minute under ``--key-limit`` ms (150).
 
-CI runs a 3-minute version (``tests/e2e/test_soak.py``).
+The tests run 1.5 minutes of the service mode with ``--no-budgets``
+(``tests/e2e/test_soak.py``): they assert the harm checks only, since they
+run beside other tests.  The budgets are this script's:
+``nice python benchmarks/soak.py --minutes 5`` (or the 20-minute default).
 
 ``soak.py --storm ...`` runs the session storm instead (storm.py: sessions
 made and killed every second or two, clients attaching all the time).
@@ -80,6 +108,8 @@ FLOOD_PROGRAM = (
     "    time.sleep({off})\n"
 )
 WORK_SESSIONS = 8  # the agents' sessions (the second headspace's session comes and goes besides)
+ALONE = "watching from this headspace alone"  # what a headspace says when it could not use the service (cli/launch.py)
+ALONE_LOGGED = "the resident service could not be used"  # what it logs then
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -180,17 +210,30 @@ def slope_per_hour(points: list[tuple[float, float]]) -> float | None:
 
 
 def control_attaches(log: Path) -> dict[str, int]:
-    """Control-mode attaches per session, as tmux's own ``client-attached`` hook wrote them to ``log`` ("<session> <control mode>" lines)."""
+    """Control-mode attaches per session, as tmux's own ``client-attached`` hook wrote them to ``log`` ("<session> <control mode> [<client pid>]" lines)."""
     counts: dict[str, int] = {}
+    for session, _ in control_attach_lines(log):
+        counts[session] = counts.get(session, 0) + 1
+    return counts
+
+
+def control_attach_lines(log: Path) -> list[tuple[str, int | None]]:
+    """Each control-mode attach in ``log``: (session id, the attaching process's pid, when the hook wrote it).
+
+    headspace attaches its control clients itself and identifies them with
+    its own pid (tmux/direct_attach.py), so the pid says which headspace, or
+    the service, attached.
+    """
     try:
         text = log.read_text()
     except OSError:
-        return counts
+        return []
+    attaches: list[tuple[str, int | None]] = []
     for line in text.splitlines():
         parts = line.split()
-        if len(parts) == 2 and parts[1] == "1":  # control-mode clients: headspaces
-            counts[parts[0]] = counts.get(parts[0], 0) + 1
-    return counts
+        if len(parts) in (2, 3) and parts[1] == "1":  # control-mode clients: headspaces
+            attaches.append((parts[0], int(parts[2]) if len(parts) == 3 and parts[2].isdigit() else None))
+    return attaches
 
 
 def segfaults_of(lines: list[str] | None, *pids: int) -> list[str] | None:
@@ -242,6 +285,10 @@ class Soak:
         self.key_misses = 0
         self.samples: list[dict] = []
         self.second: list[str] = []  # sessions made for a second headspace
+        self.second_pids: list[int] = []  # their headspaces (``exec``: the pane's own process)
+        self.service: subprocess.Popen | None = None  # the resident service (service mode)
+        self.service_settled_s: float | None = None  # how long it took to attach every session
+        self.alone: list[str] = []  # headspaces that watched on their own in service mode: the run measures the wrong mode
         self.failures: list[str] = []
         self.terminal: Terminal | None = None
         self.user: Terminal | None = None  # the user's terminal showing headspace: keys are typed into it
@@ -261,7 +308,8 @@ class Soak:
         a.run("set-option", "-g", "status", "off")
         a.run("set-option", "-g", "exit-empty", "off")
         # tmux counts every client that attaches, ours and the second headspace's.
-        a.run("set-hook", "-g", "client-attached", f"run-shell -b \"echo '#{{session_id}} #{{client_control_mode}}' >> {self.attach_log}\"", check=True)
+        # The client's pid: headspace's direct attach identifies with its own, which says which process attached.
+        a.run("set-hook", "-g", "client-attached", f"run-shell -b \"echo '#{{session_id}} #{{client_control_mode}} #{{client_pid}}' >> {self.attach_log}\"", check=True)
         for n in range(3 if not self.args.no_floods else 0):  # output floods: bursts of yes, staggered
             on, off = 5, 10
             a.run("new-window", "-d", "-t", "main", f"sleep {n * 5}; exec {sys.executable} -S -c {shlex.quote(FLOOD_PROGRAM.format(on=on, off=off))}")
@@ -300,7 +348,56 @@ class Soak:
             n += 1
             name = f"hs2-{n}"
             self.second.append(name)
-            self.agents.run("new-session", "-d", "-s", name, "-x", "100", "-y", "30", self.args.second_command)
+            pid = self.agents.run("new-session", "-d", "-P", "-F", "#{pane_pid}", "-s", name, "-x", "100", "-y", "30", self.args.second_command).strip()
+            if pid.isdigit():
+                self.second_pids.append(int(pid))
+
+    # -- the resident service (service mode) -------------------------------------------------
+    def start_service(self) -> None:
+        """The agents' server's resident service, as ``headspace serve`` runs it (``serve --foreground``, here our child so
+        that its pid, RSS and end are known); waited for until it has attached every session (tmux's own count)."""
+        with open(self.work / "service.err", "wb") as err:  # the child keeps its own copy
+            self.service = subprocess.Popen(
+                [sys.executable, "-m", "headspace_tui", "-L", self.agents.name, "serve", "--foreground"],
+                env=self.env,
+                cwd=str(self.work),
+                stdin=subprocess.DEVNULL,
+                stdout=err,
+                stderr=err,
+                start_new_session=True,
+            )
+        began = time.monotonic()
+        while time.monotonic() - began < 60 and self.service.poll() is None:
+            attached = {session for session, pid in control_attach_lines(self.attach_log) if pid == self.service.pid}
+            sessions = set(self.agents.run("list-sessions", "-F", "#{session_id}").split())
+            if sessions and sessions <= attached:
+                self.service_settled_s = round(time.monotonic() - began, 1)
+                time.sleep(2.0)  # its first reads of every pane done, before anything is measured
+                return
+            time.sleep(0.2)
+        if self.service.poll() is not None:
+            raise RuntimeError(f"the service ended at once ({self.service.returncode}): {self.service_err()}")
+        raise RuntimeError(f"the service did not attach every session in 60 s: {self.service_err()}")
+
+    def service_err(self) -> str:
+        try:
+            return (self.work / "service.err").read_text(errors="replace")[-2000:]
+        except OSError:
+            return ""
+
+    def service_running(self) -> bool:
+        return self.service is not None and self.service.poll() is None
+
+    def logged_alone(self) -> list[str]:
+        """The lines of headspace's log (its rotated copies too) where a headspace could not use the service."""
+        log = self.work / "home" / ".local" / "state" / "headspace" / "headspace.log"
+        lines: list[str] = []
+        for path in sorted(log.parent.glob("headspace.log*")) if log.parent.is_dir() else []:
+            try:
+                lines += [line.strip() for line in path.read_text(errors="replace").splitlines() if ALONE_LOGGED in line]
+            except OSError:
+                pass
+        return lines
 
     # -- headspace under test -------------------------------------------------------------
     def start_headspace(self) -> None:
@@ -313,6 +410,12 @@ class Soak:
         while time.monotonic() < deadline and "need you" not in self.screen() and "agents" not in self.screen():
             time.sleep(0.2)
         self.user = Terminal(_Named(self.ui), "ui", 100, 30, keep=True)
+        if self.args.mode == "service":
+            # It says so in a notice for 15 s (a toast, its lines wrapped anywhere) and in its log.
+            time.sleep(1.0)
+            seen = " ".join(self.screen().replace("▌", " ").replace("▐", " ").split())
+            if ALONE in seen or self.logged_alone():
+                self.alone.append(f"headspace under test: {ALONE} ({'; '.join(self.logged_alone()) or seen[:300]})")
 
     def key_to_screen(self, key: bytes, mark: bytes) -> float | None:
         """Type ``key`` into the user's terminal; ms until what tmux sends that terminal draws ``mark``, or None after 5 s.
@@ -358,24 +461,28 @@ class Soak:
     def sample(self, started: float) -> None:
         pid = self.headspace_pid or 0
         cpu = cpu_seconds(pid)
+        service = self.service.pid if self.service_running() else 0  # type: ignore[union-attr]
         self.samples.append(
             {
                 "t": round(time.monotonic() - started, 1),
                 "headspace_rss_mb": rss_mb(pid),
                 "headspace_rss_parts_mb": rss_parts_mb(pid),
                 "headspace_cpu_s": cpu,
+                "service_rss_mb": rss_mb(service) if service else None,
+                "service_rss_parts_mb": rss_parts_mb(service) if service else {},
+                "service_cpu_s": cpu_seconds(service) if service else None,
                 "tmux_pid": self.agents.pid(),
                 "tmux_rss_mb": rss_mb(self.server_pid),
                 "agents": self.agent_panes(),
             }
         )
 
-    def part_slopes(self, mark: float) -> dict[str, float | None]:
+    def part_slopes(self, mark: float, who: str = "headspace") -> dict[str, float | None]:
         """Growth an hour after the mark of each part of the resident set (anonymous, file-backed,
-        shared), so that a failing total says where it grew."""
+        shared) of ``who`` (headspace or service), so that a failing total says where it grew."""
         slopes: dict[str, float | None] = {}
         for part in ("anon", "file", "shmem"):
-            points = [(x["t"], x["headspace_rss_parts_mb"][part]) for x in self.samples if x["t"] >= mark and part in x.get("headspace_rss_parts_mb", {})]
+            points = [(x["t"], x[f"{who}_rss_parts_mb"][part]) for x in self.samples if x["t"] >= mark and part in x.get(f"{who}_rss_parts_mb", {})]
             slope = slope_per_hour(points)
             slopes[part] = slope if slope is None else round(slope, 2)
         return slopes
@@ -384,6 +491,8 @@ class Soak:
         before = kernel_segfaults()
         self.start_world()
         self.server_pid = self.agents.pid() or 0
+        if self.args.mode == "service":
+            self.start_service()
         if not self.args.no_headspace:
             self.start_headspace()
         self.hogs = start_hogs(self.args.hogs, self.env)
@@ -392,18 +501,42 @@ class Soak:
         threads = [threading.Thread(target=f, daemon=True) for f in loops]
         for thread in threads:
             thread.start()
-        duration = self.args.minutes * 60
-        while time.monotonic() - started < duration:
+        duration = 0 if self.alone else self.args.minutes * 60  # a headspace on its own measures the other mode: fail at once
+        while True:
             time.sleep(5.0)
             self.sample(started)
             if self.samples[-1]["tmux_pid"] != self.server_pid or (self.headspace_pid and self.samples[-1]["headspace_rss_mb"] is None):
                 break  # the server died, or headspace did: nothing more to learn
+            if self.service is not None and not self.service_running():
+                break  # the service died
+            if time.monotonic() - started >= duration:
+                break
         self.stop.set()
         for thread in threads:
             thread.join(timeout=10)
         self.clients_at_end = self.agents.run("list-clients", "-F", "#{client_control_mode}").split().count("1")
         self.sessions_at_end = len(self.agents.run("list-sessions", "-F", "#{session_id}").split())
         return self.result(started, before)
+
+    def cpu_pct(self, who: str) -> float | None:
+        first, end = (self.samples[0], self.samples[-1]) if self.samples else ({}, {})
+        if first.get(f"{who}_cpu_s") is None or end.get(f"{who}_cpu_s") is None:
+            return None
+        return round(100 * (end[f"{who}_cpu_s"] - first[f"{who}_cpu_s"]) / max(1.0, end["t"] - first["t"]), 1)
+
+    def rss_report(self, who: str, mark: float) -> dict:
+        """``<who>_rss_*``: the RSS of headspace (the UI) or of the service at the mark and the end, by minute, and growth after the mark."""
+        key = f"{who}_rss_mb"
+        at_mark = next((s for s in self.samples if s["t"] >= mark), {})
+        growth = slope_per_hour([(x["t"], x[key]) for x in self.samples if x["t"] >= mark and x.get(key)])
+        return {
+            f"{key}_at_mark": at_mark.get(key),
+            f"{key}_end": self.samples[-1].get(key) if self.samples else None,
+            f"{key}_by_minute": {str(int(x["t"] // 60)): round(x[key], 1) for x in self.samples if x.get(key)},
+            f"{key}_per_hour": growth if growth is None else round(growth, 1),
+            f"{who}_rss_parts_mb_per_hour": self.part_slopes(mark, who),
+            f"{who}_rss_anon_mb_by_minute": {str(int(x["t"] // 60)): round(x[f"{who}_rss_parts_mb"]["anon"], 1) for x in self.samples if "anon" in x.get(f"{who}_rss_parts_mb", {})},
+        }
 
     def result(self, started: float, before: list[str] | None) -> dict:
         after = kernel_segfaults()
@@ -412,16 +545,26 @@ class Soak:
         # and tmux 3.3a now and then segfaults in that teardown, which says nothing of this run.
         ours = segfaults_of(new_segfaults, self.server_pid, self.ui_pid)
         end = self.samples[-1] if self.samples else {}
+        service_mode = self.args.mode == "service"
         mark = 120.0 if self.args.minutes >= 3 else self.args.minutes * 40.0
-        at_mark = next((s for s in self.samples if s["t"] >= mark), None)
         per_minute: dict[int, list[float]] = {}
         for at, ms in self.keys:
             per_minute.setdefault(int((at - started) // 60), []).append(ms)
         minute_p95 = {str(m): round(percentile(v, 95), 1) for m, v in sorted(per_minute.items())}
         attaches = control_attaches(self.attach_log)
-        growth = slope_per_hour([(x["t"], x["headspace_rss_mb"]) for x in self.samples if x["t"] >= mark and x.get("headspace_rss_mb")])
-        # each session may be attached once by headspace and once by each second headspace alive while it lived
+        # Who attached, by the pid each control client identified with.
+        by_pid: dict[int | None, int] = {}
+        for _, pid in control_attach_lines(self.attach_log):
+            by_pid[pid] = by_pid.get(pid, 0) + 1
+        service_pid = self.service.pid if self.service is not None else None
+        by_service = by_pid.get(service_pid, 0) if service_pid else None
+        by_ui = by_pid.get(self.headspace_pid, 0) if self.headspace_pid else 0
+        by_second = sum(by_pid.get(pid, 0) for pid in self.second_pids)
+        by_others = sum(n for pid, n in by_pid.items() if pid not in {service_pid, self.headspace_pid, *self.second_pids})
+        alone_logged = self.logged_alone() if service_mode else []
         result = {
+            "mode": self.args.mode,
+            "budgets": self.args.budgets,
             "minutes": self.args.minutes,
             "ran_s": end.get("t"),
             "tmux_survived": end.get("tmux_pid") == self.server_pid,
@@ -429,17 +572,15 @@ class Soak:
             "tmux_segfaults_ours": ours,  # those of this run's two servers (by pid)
             "tmux_rss_mb": [self.samples[0]["tmux_rss_mb"] if self.samples else None, end.get("tmux_rss_mb")],
             "headspace_running": end.get("headspace_rss_mb") is not None,
-            "headspace_rss_mb_at_mark": at_mark and at_mark["headspace_rss_mb"],
-            "headspace_rss_mb_end": end.get("headspace_rss_mb"),
-            "headspace_rss_mb_by_minute": {str(int(x["t"] // 60)): round(x["headspace_rss_mb"], 1) for x in self.samples if x.get("headspace_rss_mb")},
-            "headspace_rss_mb_per_hour": growth if growth is None else round(growth, 1),
-            "headspace_rss_parts_mb_per_hour": self.part_slopes(mark),
-            "headspace_rss_anon_mb_by_minute": {str(int(x["t"] // 60)): round(x["headspace_rss_parts_mb"]["anon"], 1) for x in self.samples if "anon" in x.get("headspace_rss_parts_mb", {})},
+            **self.rss_report("headspace", mark),
+            "service_running": self.service_running() if service_mode else None,
+            "service_settled_s": self.service_settled_s,
+            **(self.rss_report("service", mark) if service_mode else {}),
+            "rss_mark_s": mark,
             "hogs": self.args.hogs,
             "load_average": [round(x, 1) for x in os.getloadavg()],
-            "headspace_cpu_pct": round(100 * (end["headspace_cpu_s"] - self.samples[0]["headspace_cpu_s"]) / max(1.0, end["t"] - self.samples[0]["t"]), 1)
-            if self.samples and end.get("headspace_cpu_s") is not None and self.samples[0].get("headspace_cpu_s") is not None
-            else None,
+            "headspace_cpu_pct": self.cpu_pct("headspace"),
+            "service_cpu_pct": self.cpu_pct("service") if service_mode else None,
             "key_ms_p50": round(percentile([ms for _, ms in self.keys], 50), 1),
             "key_ms_p95": round(percentile([ms for _, ms in self.keys], 95), 1),
             "key_ms_p95_by_minute": minute_p95,
@@ -449,35 +590,55 @@ class Soak:
             "second_headspaces": len(self.second),
             "control_attaches": sum(attaches.values()),
             "control_attaches_max_per_session": max(attaches.values(), default=0),
+            "control_attaches_by_service": by_service,
+            "control_attaches_by_headspace": by_ui,  # the UI under test
+            "control_attaches_by_second_headspaces": by_second,
+            "control_attaches_by_others": by_others,
+            "headspaces_alone": len(self.alone) + len(alone_logged),  # service mode: headspaces that could not use the service
             "agents_started": self.seq,
             "control_clients_at_end": self.clients_at_end,
             "sessions_at_end": self.sessions_at_end,
         }
-        fails = []
+        fails = []  # harm: counted always
         if not result["tmux_survived"]:
             fails.append("the agents' tmux server died")
         if ours:
             fails.append(f"tmux segfaulted: {ours}")
         if not result["headspace_running"]:
             fails.append("headspace is not running")
-        if at_mark and end.get("headspace_rss_mb") and end["headspace_rss_mb"] - at_mark["headspace_rss_mb"] > self.args.rss_limit:
-            fails.append(f"headspace grew {end['headspace_rss_mb'] - at_mark['headspace_rss_mb']:.1f} MB after minute {mark / 60:g}")
-        if self.args.rss_rate is not None and (growth is None or growth > self.args.rss_rate):
-            fails.append(f"headspace's RSS grew {growth if growth is None else round(growth, 1)} MB an hour after minute {mark / 60:g} (limit {self.args.rss_rate})")
-        worst = max((v for v in minute_p95.values()), default=float("nan"))
-        if not worst <= self.args.key_limit:
-            fails.append(f"key to screen p95 {worst} ms in some minute (limit {self.args.key_limit})")
+        if service_mode and not result["service_running"]:
+            fails.append(f"the service is not running (exit status {self.service.returncode if self.service else None}): {self.service_err()[-300:]}")
+        fails += self.alone
+        if alone_logged:
+            fails.append(f"{len(alone_logged)} headspaces watched on their own, not through the service: {alone_logged[-1]}")
         if self.key_misses:
             fails.append(f"{self.key_misses} key presses never reached the screen in 5 s")
-        # Each headspace that ran attaches each session it saw once; beyond that, a few re-attaches at most.
-        allowed = 1 + len(self.second) + self.args.attach_limit
-        if result["control_attaches_max_per_session"] > allowed:
-            fails.append(f"a session was attached {result['control_attaches_max_per_session']} times by {1 + len(self.second)} headspaces")
-        # Two headspaces are alive at the end (ours and the last second one): a client per session
-        # each.  More are clients of killed headspaces left attached.
-        if self.clients_at_end > 2 * self.sessions_at_end:
+        if service_mode:
+            # The service attaches each session once; its clients attach nothing.
+            if by_ui or by_second or by_others:
+                fails.append(f"control clients attached by others than the service: {by_ui} by headspace, {by_second} by second headspaces, {by_others} by other processes")
+            watchers = 1
+        else:
+            watchers = 1 + len(self.second)  # each headspace that ran attaches each session it saw once
+        if result["control_attaches_max_per_session"] > watchers + self.args.attach_limit:
+            fails.append(f"a session was attached {result['control_attaches_max_per_session']} times by {watchers} watching processes")
+        # At the end: a client per session for each process still watching (the service; or headspace and the last
+        # second headspace).  More are clients of killed headspaces left attached.
+        alive_watchers = 1 if service_mode else 2
+        if self.clients_at_end > alive_watchers * self.sessions_at_end:
             fails.append(f"{self.clients_at_end} control clients attached to {self.sessions_at_end} sessions: killed headspaces left theirs")
-        result["failures"] = fails
+        over = []  # the budgets: this machine's timing and memory, counted only with --budgets
+        for who in ("headspace", "service") if service_mode else ("headspace",):
+            at, last, growth = result[f"{who}_rss_mb_at_mark"], result[f"{who}_rss_mb_end"], result[f"{who}_rss_mb_per_hour"]
+            if at and last and last - at > self.args.rss_limit:
+                over.append(f"{who} grew {last - at:.1f} MB after minute {mark / 60:g} (limit {self.args.rss_limit})")
+            if self.args.rss_rate is not None and (growth is None or growth > self.args.rss_rate):
+                over.append(f"{who}'s RSS grew {growth} MB an hour after minute {mark / 60:g} (limit {self.args.rss_rate})")
+        worst = max((v for v in minute_p95.values()), default=float("nan"))
+        if not worst <= self.args.key_limit:
+            over.append(f"key to screen p95 {worst} ms in some minute (limit {self.args.key_limit})")
+        result["over_budget"] = over
+        result["failures"] = fails + (over if self.args.budgets else [])
         return result
 
     def close(self) -> None:
@@ -491,6 +652,12 @@ class Soak:
                 server.kill()
             except (OSError, subprocess.SubprocessError):
                 pass
+        if self.service is not None and self.service.poll() is None:  # it ends with its tmux server; if not, ours to end
+            try:
+                self.service.wait(10)
+            except subprocess.TimeoutExpired:
+                self.service.kill()
+                self.service.wait(5)
         log = self.work / "home" / ".local" / "state" / "headspace" / "headspace.log"
         if self.args.keep_log and log.exists():
             shutil.copy(log, self.args.keep_log)
@@ -520,6 +687,8 @@ def main() -> int:
     parser.add_argument("--hogs", type=int, default=0, help="CPU-bound processes beside the churn (a loaded machine, where headspace falls behind)")
     parser.add_argument("--key-limit", type=float, default=150.0)
     parser.add_argument("--attach-limit", type=int, default=3, help="control attaches per session beyond one per headspace that saw it")
+    parser.add_argument("--mode", choices=("service", "own"), default="service", help="service: the resident service watches, the headspaces are its clients; own: each with --no-service")
+    parser.add_argument("--budgets", action=argparse.BooleanOptionalAction, default=True, help="count the key-to-screen and RSS limits as failures (--no-budgets: report them only)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--keep-log", metavar="FILE", help="copy headspace's log file here at the end")
     # to find what provokes a tmux crash: leave one part of the world out
@@ -527,9 +696,12 @@ def main() -> int:
     parser.add_argument("--no-second", action="store_true", help="no second headspace started and killed")
     parser.add_argument("--no-terminal", action="store_true", help="no user client attached")
     parser.add_argument("--no-floods", action="store_true", help="no output floods")
-    parser.add_argument("--headspace-command", default=f"{sys.executable} -m headspace_tui --no-service", help="the headspace under test (e.g. under a memory tracer); -L <server> is added")
-    parser.add_argument("--second-command", default=f"exec {sys.executable} -m headspace_tui --no-service", help="what runs in the session killed every 15 s")
+    parser.add_argument("--headspace-command", help="the headspace under test (e.g. under a memory tracer); -L <server> is added (default: python -m headspace_tui, with --no-service in own mode)")
+    parser.add_argument("--second-command", help="what runs in the session killed every 15 s (default: exec python -m headspace_tui, with --no-service in own mode)")
     args = parser.parse_args()
+    own = " --no-service" if args.mode == "own" else ""
+    args.headspace_command = args.headspace_command or f"{sys.executable} -m headspace_tui{own}"
+    args.second_command = args.second_command or f"exec {sys.executable} -m headspace_tui{own}"
     if shutil.which("tmux") is None:
         print("soak.py: tmux is not installed", file=sys.stderr)
         return 1
