@@ -160,6 +160,8 @@ class ClientInputSession:
 class ServiceClient:
     """The facade (``service.facade.Service``'s methods) of the resident service at ``place``."""
 
+    blocking = True  # its questions wait on the service: the app asks them off its loop
+
     def __init__(self, place: Place, *, config: Config, restart: Callable[[], object] | None = None, here: Mapping[str, str] | None = None) -> None:
         self.place = place
         self.config = config
@@ -173,6 +175,8 @@ class ServiceClient:
         self._snoozes: dict[str, Snooze] = {}
         self._screens: dict[str, PaneScreen] = {}
         self._focused: str | None = None
+        self._focusing: asyncio.Task[None] | None = None  # says the newest focus to the service, off the loop
+        self._focus_due = False  # a focus not yet said
         self._pending: tuple[float, set[str]] = (0.0, set())
         self._awaiting: dict[str, str] = {}  # pane -> its target: this client's answers whose final report has not come
         self._ended = ""  # why the service said it ended, until its stream is followed again
@@ -307,7 +311,7 @@ class ServiceClient:
         if self._problem != problem:
             self._tell(self._problem)
         if self._focused is not None:
-            await asyncio.to_thread(self.focus, self._focused)
+            self.focus(self._focused)
 
     def _take(self, data: bytes) -> None:
         try:
@@ -366,20 +370,47 @@ class ServiceClient:
         return self._focused
 
     def focus(self, address: str | None) -> None:
+        """The pane this client previews, said to the service without waiting for it: a cursor move never waits.
+
+        On the app's loop the newest focus is said by a task, off the loop
+        (one at a time: moves made meanwhile are said once, the last one),
+        then the pane's screen is asked and told as a capture, which the
+        preview draws; until then ``screen`` has none.
+        """
         if address != self._focused:
             self._screens.clear()  # a pane shown before may have changed since: its screen is asked again
         self._focused = address
         try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not on a loop: said here
+            self._say_focus(address)
+            return
+        self._focus_due = True
+        if self._focusing is None or self._focusing.done():
+            self._focusing = loop.create_task(self._send_focus())
+
+    async def _send_focus(self) -> None:
+        while self._focus_due:
+            self._focus_due = False
+            address = self._focused
+            await asyncio.to_thread(self._say_focus, address)
+            if address is not None and address == self._focused and address in self._screens:
+                self._tell(PaneCaptured(address))
+
+    def _say_focus(self, address: str | None) -> None:
+        try:
             self._ask("POST", "/v1/focus", {"pane": address, "client": self.id})
         except ServiceError as exc:
             log.info("focus: %s", exc)
+        if address is None:
+            return
+        with contextlib.suppress(ServiceError, TypeError, ValueError, KeyError):
+            shown = self._ask("GET", f"/v1/screen?pane={_q(address)}").get("screen")
+            if isinstance(shown, dict):  # the stream's, if it brought one meanwhile, is as new or newer
+                self._screens.setdefault(address, PaneScreen(str(shown["ansi"]), int(shown["width"]), int(shown["height"])))
 
     def screen(self, address: str) -> PaneScreen | None:
-        if address not in self._screens:
-            with contextlib.suppress(ServiceError, TypeError, ValueError, KeyError):
-                shown = self._ask("GET", f"/v1/screen?pane={_q(address)}").get("screen")
-                if isinstance(shown, dict):
-                    self._screens[address] = PaneScreen(str(shown["ansi"]), int(shown["width"]), int(shown["height"]))
+        """The previewed pane's screen as this client has it (asked when focused, then kept by the stream); None until it came."""
         return self._screens.get(address)
 
     def width(self, address: str) -> int | None:

@@ -165,6 +165,9 @@ class Facade(Protocol):
     config: Config
     clock: Callable[[], float]
     live: bool
+    # Its questions wait on another process (a client of the resident service): a front end
+    # asks them off its UI loop.  In-process (False) they are answered from memory, on the loop.
+    blocking: bool
 
     def subscribe(self, subscriber: Callable[[Event], None]) -> None: ...
     def on_answer_report(self, subscriber: Callable[[Report], None]) -> None: ...
@@ -200,6 +203,8 @@ class Facade(Protocol):
 
 
 class Service:
+    blocking = False  # answered here, from memory (its answers start tasks on the caller's loop: called on it)
+
     def __init__(self, server: TmuxServer, fleet: Fleet, *, config: Config, clock: Callable[[], float], journal: Journal | None, live: bool) -> None:
         # Plain data a front end may read: the settings, the clock, whether it watches live tmux.
         self.config = config

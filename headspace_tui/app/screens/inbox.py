@@ -11,9 +11,10 @@ from __future__ import annotations
 from textual.screen import Screen
 
 from ...model import Agent
-from ...service.facade import Facade, Intent, Report
+from ...service.facade import Facade, Intent, PendingCall, Report
 from ...shared.safe_text import clean
 from ..widgets.agent_table import AgentTable
+from .asking import Asking
 from .batch import BatchApproveScreen
 from .flash import flash, key_for
 from .triage import Triage
@@ -25,11 +26,12 @@ BACK_NOTICE_SECONDS = 12.0  # a "not delivered" line that says how to go back st
 class Inbox:
     """Answers sent, their reports heard, and the selection moved on like an inbox."""
 
-    def __init__(self, screen: Screen, service: Facade, triage: Triage, typing: Typing) -> None:
+    def __init__(self, screen: Screen, service: Facade, triage: Triage, typing: Typing, asking: Asking) -> None:
         self.screen = screen
         self.service = service
         self.triage = triage
         self.typing = typing
+        self.asking = asking  # the calls that may wait on the service: off the UI loop
         self._back_to: str | None = None  # an agent whose answer was not delivered after the inbox moved on from it
 
     @property
@@ -38,22 +40,29 @@ class Inbox:
 
     def answer(self, agent: Agent, intent: Intent) -> None:
         """``intent`` to ``agent``, through the service's one answering policy; a refusal in one line."""
-        refusal = self.service.answer(agent, intent)
-        if refusal:
-            self.screen.notify(clean(f"{agent.target}: {refusal}; nothing sent"), severity="warning", markup=False)
+
+        def refused(refusal: str) -> None:
+            if refusal:
+                self.screen.notify(clean(f"{agent.target}: {refusal}; nothing sent"), severity="warning", markup=False)
+
+        self.asking.answer(agent, intent.describe(), lambda: self.service.answer(agent, intent), refused)
 
     def approve_all(self, agent: Agent) -> None:
         """Approve every waiting request identical to ``agent``'s, after a list the user confirms."""
-        pairs, reason = self.service.batch(agent)
-        if reason:
-            self.screen.notify(clean(f"{agent.target}: {reason}"), severity="warning", markup=False)
-            return
 
-        def done(yes: bool | None) -> None:
-            if yes:
-                self.screen.notify(clean(self.service.approve_batch(pairs)), markup=False)
+        def listed(batch: tuple[list[tuple[Agent, PendingCall]], str]) -> None:
+            pairs, reason = batch
+            if reason:
+                self.screen.notify(clean(f"{agent.target}: {reason}"), severity="warning", markup=False)
+                return
 
-        self.screen.app.push_screen(BatchApproveScreen(pairs), done)
+            def done(yes: bool | None) -> None:
+                if yes:
+                    self.asking.ask("approving the batch", lambda: self.service.approve_batch(pairs), lambda line: self.screen.notify(clean(line), markup=False))
+
+            self.screen.app.push_screen(BatchApproveScreen(pairs), done)
+
+        self.asking.ask(f"the batch like {clean(agent.target)}'s", lambda: self.service.batch(agent), listed)
 
     def reported(self, report: Report) -> None:
         """An answer's progress, as the service reports it.
@@ -86,11 +95,20 @@ class Inbox:
         table = self.table
         if pane_id != table.selected_pane_id or self.typing.input_mode.active:
             return  # in input mode the selection stays on the pane the keys go to
-        for other in table.order:
-            agent = table.agents[other]
-            if other != pane_id and self.triage.needing(agent) and not self.service.answer_pending(agent):
-                table.select(other, by_itself=True)
-                return
+        needing = [agent for other in table.order if other != pane_id and self.triage.needing(agent := table.agents[other])]
+        if not needing:
+            return
+
+        def move_on(pending: list[bool]) -> None:
+            table = self.table
+            if pane_id != table.selected_pane_id or self.typing.input_mode.active:
+                return  # the user moved meanwhile (a resident service's answer took a while)
+            for agent, on_its_way in zip(needing, pending, strict=True):
+                if not on_its_way and agent.pane_id in table.agents:
+                    table.select(agent.pane_id, by_itself=True)
+                    return
+
+        self.asking.ask("answers on their way", lambda: [self.service.answer_pending(agent) for agent in needing], move_on, said=False)
 
     def back(self) -> None:
         """Back to the agent whose answer did not land after the inbox moved on from it."""

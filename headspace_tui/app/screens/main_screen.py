@@ -47,6 +47,7 @@ from ..widgets.filter_input import FilterInput
 from ..widgets.footer import KeysFooter
 from ..widgets.preview import PanePreview, PromptBar
 from ..widgets.summary import SummaryLine
+from .asking import Asking
 from .flash import flash, key_for
 from .header import Header
 from .inbox import Inbox
@@ -92,12 +93,13 @@ class MainScreen(Screen):
         self.state_styles: dict[AgentState, Style] = {}  # the theme's, given by the app (restyle)
         self.retrying_style: Style | str = RETRYING
         self.layout_mode = "auto"  # the app's layout setting, as last seen (watched)
-        self.triage = Triage(self, service, self.clock, config.keys)
-        self.typing = Typing(self, service)
-        self.scrollback = Scrollback(self, service)
-        self.inbox = Inbox(self, service, self.triage, self.typing)
-        self.header = Header(self, service, self.triage, self.clock)
-        self.windows = Windows(self, service, config_path)
+        self.asking = Asking(self, service, self._refresh_summary)
+        self.triage = Triage(self, service, self.clock, config.keys, self.asking)
+        self.typing = Typing(self, service, self.asking)
+        self.scrollback = Scrollback(self, service, self.asking)
+        self.inbox = Inbox(self, service, self.triage, self.typing, self.asking)
+        self.header = Header(self, service, self.triage, self.clock, self.asking)
+        self.windows = Windows(self, service, config_path, self.asking)
         self.placement = Placement(self)
         self.pane_view = PaneView(self, service, config.keys, self.typing.input_mode)
         self._select_on_sight: str | None = None  # a pane headspace just started: selected when its row appears
@@ -318,7 +320,7 @@ class MainScreen(Screen):
     # -- answering -------------------------------------------------------------------
     def action_approve(self) -> None:
         agent = self.selected_agent()
-        if agent is not None and self._keys_live() and ask_before_widening(self, self.service, agent):
+        if agent is not None and self._keys_live() and ask_before_widening(self, self.asking, agent):
             return  # every way to approve there widens permissions: a confirmation asks first
         self._act(Intent(IntentKind.APPROVE))
 

@@ -14,6 +14,8 @@ from ...service.facade import Facade, live_keys
 from ..input_mode import LEAVE_SHOWN, InputMode
 from ..widgets.preview import PanePreview, PromptBar
 
+WAITING = "waiting for the service for this pane's screen…"
+
 
 class PaneView:
     """The preview, the prompt bar and the footer's keys, for the agent the screen says is selected."""
@@ -71,8 +73,9 @@ class PaneView:
         if agent is None:
             preview.clear("No agent selected.")
             return
-        screen = self.service.screen(agent.pane_id)
-        if screen is None:
-            return
         title = self.input_mode.title() if self.input_mode.pane_id == agent.pane_id else f"{agent.target} ({agent.pane_id})"
+        screen = self.service.screen(agent.pane_id)
+        if screen is None:  # not read yet (a resident service's client: asked when focused, drawn when it comes)
+            preview.waiting(title, WAITING)
+            return
         preview.show(title, screen.ansi, screen.width, screen.height)

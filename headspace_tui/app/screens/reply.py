@@ -1,7 +1,7 @@
 """The ``r`` modal: type a reply for the selected agent, kept until it is delivered.
 
 Enter hands the text to ``send`` (the main screen's, which asks the
-service).  A refusal at once, or a report later that it was not
+service, off the UI loop, and hands back its refusal or "").  A refusal at once, or a report later that it was not
 delivered, leaves the box open with the text and the reason, ready to send
 again or to cancel; the box closes itself only when the reply landed.  Esc
 closes it at any time and hands back what is typed (the main screen keeps
@@ -33,7 +33,7 @@ class ReplyScreen(ModalScreen[str | None]):
     """
     BINDINGS = [Binding("escape", "cancel", "cancel")]
 
-    def __init__(self, target: str, pane_id: str, send: Callable[[str], str], *, question: str = "", hint: str = "", text: str = "", reason: str = "") -> None:
+    def __init__(self, target: str, pane_id: str, send: Callable[[str, Callable[[str], None]], None], *, question: str = "", hint: str = "", text: str = "", reason: str = "") -> None:
         super().__init__()
         self.target = target
         self.pane_id = pane_id
@@ -64,12 +64,14 @@ class ReplyScreen(ModalScreen[str | None]):
         if not text.strip():
             self.dismiss(None)
             return
-        refusal = self.send(text)
-        if refusal:
-            self.refused(refusal)
-            return
         self.sending = text
         self._say("sending…", sending=True)
+        self.send(text, self._sent)  # its refusal, "" when it went, comes back to _sent (later, from a resident service)
+
+    def _sent(self, refusal: str) -> None:
+        if refusal and self.sending and self.is_running:
+            self.sending = ""
+            self.refused(refusal)
 
     def reported(self, delivered: bool, text: str) -> None:
         """How the reply sent from this box went: close when it landed, else keep the text and say why."""

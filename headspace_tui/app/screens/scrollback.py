@@ -15,6 +15,7 @@ from ...shared.safe_text import clean
 from ..guard import ui_handler
 from ..widgets.agent_table import AgentTable
 from ..widgets.preview import PanePreview
+from .asking import Asking
 
 
 class Scrollback:
@@ -22,9 +23,10 @@ class Scrollback:
 
     HISTORY_LINES = 2000  # how far back ``[`` reads a pane's tmux history
 
-    def __init__(self, screen: Screen, service: Facade) -> None:
+    def __init__(self, screen: Screen, service: Facade, asking: Asking) -> None:
         self.screen = screen
         self.service = service
+        self.asking = asking  # the calls that may wait on the service: off the UI loop
 
     # What ``ui_handler`` asks of what it guards: the screen's.
     @property
@@ -44,14 +46,16 @@ class Scrollback:
         if preview.in_history:
             preview.scroll_history(1)
             return
-        width = self.service.width(agent.pane_id) if agent else None
-        if agent is None or width is None:
+        if agent is None:
             return
         # The app's worker, so that an error in it is reported where every worker's is (the app's on_worker_state_changed).
-        self.screen.app.run_worker(self._fetch_history(agent.pane_id, f"{agent.target} ({agent.pane_id})", width), name="_fetch_history", group="history", exclusive=True, exit_on_error=False)
+        self.screen.app.run_worker(self._fetch_history(agent.pane_id, f"{agent.target} ({agent.pane_id})"), name="_fetch_history", group="history", exclusive=True, exit_on_error=False)
 
-    async def _fetch_history(self, pane_id: str, title: str, width: int) -> None:
+    async def _fetch_history(self, pane_id: str, title: str) -> None:
         """The pane with its tmux history, through the session's control client."""
+        width = await self.asking.asked(f"{title}'s width", lambda: self.service.width(pane_id))
+        if width is None:
+            return
         try:
             ansi = await self.service.history(pane_id, self.HISTORY_LINES)
         except ServiceError as exc:

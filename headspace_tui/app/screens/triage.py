@@ -33,13 +33,14 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from ...model import Agent
-from ...notifications.snooze import key_of, snoozed_label
+from ...notifications.snooze import Snooze, key_of, snoozed_label
 from ...service.facade import Facade, key_allowed
 from ...shared.safe_text import clean
 from .. import textual_private
 from ..messages import Snoozed, Woken
 from ..widgets.agent_table import SORTS, AgentTable
 from ..widgets.filter_input import FilterInput
+from .asking import Asking
 from .flash import FLASH_SECONDS, flash, key_for
 from .snooze import SnoozeScreen
 
@@ -89,9 +90,10 @@ class Triage:
     and, as the messages bubble, the app what changed (``Snoozed``, ``Woken``).
     """
 
-    def __init__(self, screen: Screen, service: Facade, clock: Callable[[], float], keymap: Mapping[str, str]) -> None:
+    def __init__(self, screen: Screen, service: Facade, clock: Callable[[], float], keymap: Mapping[str, str], asking: Asking) -> None:
         self.screen = screen
         self.service = service  # the snoozes are the service's: one set for every front end
+        self.asking = asking  # the calls that may wait on the service: off the UI loop
         self.clock = clock
         self.keymap = keymap  # the keys the app set (its keymap), so that a key's action is known here
         self._counting = False  # the filter's border shows a count
@@ -128,19 +130,24 @@ class Triage:
     def snooze(self, agent: Agent) -> None:
         """``z`` on ``agent``: wake it if snoozed, else a chooser for how long (then on to the next agent that needs you)."""
         screen = self.screen
-        if self.service.unsnooze(agent):
-            self._snoozes_changed(agent, Woken(agent, ran_out=False))
-            screen.notify(clean(f"{agent.target}: awake again"), timeout=FLASH_SECONDS, markup=False)
-            return
-        if not agent.state.needs_you:
-            flash(screen, f"{key_for(screen, 'snooze')}: nothing to snooze: {clean(agent.target)} is {agent.state.value}")
-            return
+
+        def unsnoozed(was: bool) -> None:
+            if was:
+                self._snoozes_changed(agent, Woken(agent, ran_out=False))
+                screen.notify(clean(f"{agent.target}: awake again"), timeout=FLASH_SECONDS, markup=False)
+                return
+            if not agent.state.needs_you:
+                flash(screen, f"{key_for(screen, 'snooze')}: nothing to snooze: {clean(agent.target)} is {agent.state.value}")
+                return
+            screen.app.push_screen(SnoozeScreen(agent.target), chosen)
 
         def chosen(seconds: float | None) -> None:
             now = self.table_agent(agent)
             if seconds is None or now is None:
                 return
-            snooze = self.service.snooze(now, self.clock() + seconds)
+            self.asking.ask(f"snoozing {clean(now.target)}", lambda: self.service.snooze(now, self.clock() + seconds), lambda snooze: snoozed(now, snooze))
+
+        def snoozed(now: Agent, snooze: Snooze | None) -> None:
             if snooze is None:
                 flash(screen, f"{key_for(screen, 'snooze')}: nothing to snooze: {clean(now.target)} is {now.state.value} now")
                 return
@@ -148,7 +155,7 @@ class Triage:
             screen.notify(clean(f"{now.target}: {snoozed_label(snooze)}"), timeout=FLASH_SECONDS, markup=False)
             self._move_on(now)
 
-        screen.app.push_screen(SnoozeScreen(agent.target), chosen)
+        self.asking.ask(f"waking {clean(agent.target)}", lambda: self.service.unsnooze(agent), unsnoozed)
 
     def _move_on(self, snoozed: Agent) -> None:
         """Like after an answer: from the agent just put off to the first that needs you (if there is one)."""

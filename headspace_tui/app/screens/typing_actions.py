@@ -9,6 +9,8 @@ preview.  What ends input mode by itself comes to the screen as a message
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual import events
 from textual.screen import Screen
 
@@ -17,15 +19,17 @@ from ...service.facade import Facade, Intent, IntentKind, Report
 from ..input_mode import InputMode
 from ..widgets.agent_table import AgentTable
 from ..widgets.preview import PanePreview
+from .asking import Asking
 from .reply import ReplyScreen
 
 
 class Typing:
     """Replies (``r``) with their drafts, and input mode (``i``) on ``screen``'s preview."""
 
-    def __init__(self, screen: Screen, service: Facade) -> None:
+    def __init__(self, screen: Screen, service: Facade, asking: Asking) -> None:
         self.screen = screen
         self.service = service
+        self.asking = asking  # the calls that may wait on the service: off the UI loop
         self._drafts: dict[str, str] = {}  # per pane: a reply typed and not (yet) delivered
         self._replying: dict[str, str] = {}  # per pane: the reply on its way, until its report
         self.input_mode = InputMode(service, screen)
@@ -44,12 +48,16 @@ class Typing:
         hint = "typed into the question's own 'Type something.' option" if prompt and prompt.kind == "question" and prompt.free_text else ""
         pane_id = agent.pane_id
 
-        def send(text: str) -> str:
-            refusal = self.service.answer(agent, Intent(IntentKind.TEXT, text=text), seen=seen)
+        def send(text: str, sent: Callable[[str], None]) -> None:
             self._drafts[pane_id] = text  # until it is reported delivered
-            if not refusal:
-                self._replying[pane_id] = text
-            return refusal
+            self._replying[pane_id] = text  # before the service takes it: its report may come first
+
+            def refused(refusal: str) -> None:
+                if refusal and self._replying.get(pane_id) == text:
+                    del self._replying[pane_id]
+                sent(refusal)
+
+            self.asking.answer(agent, "a reply", lambda: self.service.answer(agent, Intent(IntentKind.TEXT, text=text), seen=seen), refused)
 
         def done(draft: str | None) -> None:
             if draft:

@@ -22,8 +22,9 @@ from textual.widgets import Static
 
 from ...detect.approval import Approval, approval
 from ...model import Agent, AgentState
-from ...service.facade import Facade, Intent, IntentKind
+from ...service.facade import Intent, IntentKind
 from ...shared.safe_text import clean
+from .asking import Asking
 
 
 def widening_approval(agent: Agent) -> Approval | None:
@@ -66,7 +67,7 @@ class WidenScreen(ModalScreen[bool]):
         self.dismiss(yes)
 
 
-def ask_before_widening(screen: Screen, service: Facade, agent: Agent) -> bool:
+def ask_before_widening(screen: Screen, asking: Asking, agent: Agent) -> bool:
     """If ``y`` on ``agent`` would widen permissions, ask first (True: the question is up; the key sends nothing now)."""
     chosen = widening_approval(agent)
     if chosen is None:
@@ -77,9 +78,13 @@ def ask_before_widening(screen: Screen, service: Facade, agent: Agent) -> bool:
         if not yes:
             screen.notify(clean(f"{agent.target}: nothing sent"), markup=False)
             return
-        refusal = service.answer(agent, Intent(IntentKind.OPTION, option=chosen.option.key), seen=seen)
-        if refusal:
-            screen.notify(clean(f"{agent.target}: {refusal}; nothing sent"), severity="warning", markup=False)
+        intent = Intent(IntentKind.OPTION, option=chosen.option.key)
+
+        def refused(refusal: str) -> None:
+            if refusal:
+                screen.notify(clean(f"{agent.target}: {refusal}; nothing sent"), severity="warning", markup=False)
+
+        asking.answer(agent, intent.describe(), lambda: asking.service.answer(agent, intent, seen=seen), refused)
 
     screen.app.push_screen(WidenScreen(agent, chosen), done)
     return True

@@ -12,9 +12,10 @@ from rich.style import Style
 from textual.screen import Screen
 
 from ...model import Agent, AgentState
-from ...service.facade import Facade, ServiceError
+from ...service.facade import ChannelReport, Explanation, Facade, Jump, ServiceError
 from ...shared.config import default_path as default_config_path
 from ...shared.safe_text import clean
+from .asking import Asking
 from .help import HelpScreen, help_rows
 from .timeline import TimelineScreen
 from .why import WhyScreen
@@ -23,18 +24,24 @@ from .why import WhyScreen
 class Windows:
     """``e`` (why), ``t`` (timeline), ``?`` (help) and Enter (jump), over ``screen``."""
 
-    def __init__(self, screen: Screen, service: Facade, config_path: Path | None) -> None:
+    def __init__(self, screen: Screen, service: Facade, config_path: Path | None, asking: Asking) -> None:
         self.screen = screen
         self.service = service
+        self.asking = asking  # the calls that may wait on the service: off the UI loop
         self.config_path = config_path  # where the user's settings live (said in the help)
         self._help: HelpScreen | None = None  # kept between openings (installed on the app)
 
     def why(self, agent: Agent, now: float, styles: dict[AgentState, Style]) -> None:
-        explanation, channel = self.service.why(agent, now)
-        self.screen.app.push_screen(WhyScreen(agent, explanation, now, styles, channel))
+        def answered(why: tuple[Explanation | None, ChannelReport | None]) -> None:
+            self.screen.app.push_screen(WhyScreen(agent, why[0], now, styles, why[1]))
+
+        self.asking.ask(f"why {clean(agent.target)}", lambda: self.service.why(agent, now), answered)
 
     def timeline(self, agent: Agent, styles: dict[AgentState, Style]) -> None:
-        self.screen.app.push_screen(TimelineScreen(agent, self.service.timeline(agent), styles))
+        def answered(events: list) -> None:
+            self.screen.app.push_screen(TimelineScreen(agent, events, styles))
+
+        self.asking.ask(f"{clean(agent.target)}'s timeline", lambda: self.service.timeline(agent), answered)
 
     def help(self) -> None:
         """``?``: the keys, on a screen built once and kept between openings (built again when the keys or the settings' path change).
@@ -56,12 +63,20 @@ class Windows:
         """Move the user's own tmux client to the agent; outside tmux, end and print how to attach."""
         if agent.placeholder:
             return
-        try:
-            jump = self.service.jump(agent)
-        except ServiceError as exc:
-            self.screen.notify(clean(str(exc)), severity="error", markup=False)
-            return
-        if jump.notice:
-            self.screen.notify(clean(jump.notice), severity="warning", markup=False)
-        if jump.end:
-            self.screen.app.exit(jump.exit_with or None)
+
+        def jump() -> Jump | str:
+            try:
+                return self.service.jump(agent)
+            except ServiceError as exc:
+                return str(exc)
+
+        def jumped(jump: Jump | str) -> None:
+            if isinstance(jump, str):
+                self.screen.notify(clean(jump), severity="error", markup=False)
+                return
+            if jump.notice:
+                self.screen.notify(clean(jump.notice), severity="warning", markup=False)
+            if jump.end:
+                self.screen.app.exit(jump.exit_with or None)
+
+        self.asking.ask(f"the jump to {clean(agent.target)}", jump, jumped)

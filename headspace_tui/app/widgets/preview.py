@@ -203,6 +203,16 @@ class PanePreview(Widget):
         self._relayout()
         self._paint_pending()
 
+    def waiting(self, title: str, message: str) -> None:
+        """The pane ``title`` is selected, its screen not here yet: its title now, and ``message`` until ``show`` (painted at once then)."""
+        if self._history is not None or (self._key is None and self._title == title):
+            return  # its history is shown (it waits for live), or this is shown already
+        self._key = None
+        self._pending = None
+        self._text = Text(message, style="dim")
+        self._set_title(title)
+        self._relayout()
+
     def clear(self, message: str) -> None:
         self._key = None
         self._pending = None
