@@ -4,7 +4,10 @@
 
 Best of three runs per screen; prints the mean, p95 and slowest, overall and
 at 200x50.  The monitor runs the reader on every changed capture, so this is
-the per-pane CPU cost of knowing the state.
+the per-pane CPU cost of knowing the state.  Then a hostile screen: the
+2000-column Gemini box with long blank rows that once made the option
+pattern backtrack for a second per read (tests/unit/test_gemini_screens.py
+only checks it stays far from that).
 """
 
 from __future__ import annotations
@@ -40,6 +43,22 @@ def main() -> None:
     p95 = values[int(len(values) * 0.95)]
     print(f"{len(values)} screens: mean {statistics.mean(values) * 1e6:.0f} µs, p95 {p95 * 1e6:.0f} µs, "
           f"slowest {values[-1] * 1e6:.0f} µs ({max(times)[1]}); 200x50 mean {statistics.mean(big) * 1e6:.0f} µs")
+
+    hostile()
+
+
+def hostile() -> None:
+    """The Gemini reader on the box of test_hostile_screens_are_read_quickly_and_without_error, best of three."""
+    from headspace_tui.detect.gemini import classify_capture
+
+    box = ["╭" + "─" * 1998 + "╮"] + ["│" + " " * 1990 + "1x" + " " * 6 + "│"] * 30 + ["│ ● 1. Allow once" + " " * 1980 + "│", "╰" + "─" * 1998 + "╯"]
+    text = "\n".join(box)
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        classify_capture(text)
+        best = min(best, time.perf_counter() - started)
+    print(f"hostile Gemini box (2000 columns, blank rows): {best * 1000:.1f} ms (it took a second before the fix)")
 
 
 if __name__ == "__main__":

@@ -76,18 +76,26 @@ def test_an_idle_agent_costs_no_reads_and_a_change_is_seen_at_once(claude_sessio
             while not states:
                 await asyncio.sleep(0.05)
             assert monitor.sessions.clients, "the session's control client attached"
-            await asyncio.sleep(0.5)  # the start-up reads end (nothing outside says when)
-            settled = len(reads)
+            # The start-up reads end (nothing outside says when): 0.5 s without one, rather than 0.5 s after the first
+            # state, which a loaded machine can still be reading through.
+            settled, quiet_since, deadline = len(reads), time.monotonic(), time.monotonic() + 15
+            while time.monotonic() - quiet_since < 0.5:
+                assert time.monotonic() < deadline, "the start-up reads never ended"
+                await asyncio.sleep(0.05)
+                if len(reads) != settled:
+                    settled, quiet_since = len(reads), time.monotonic()
             await asyncio.sleep(3.0)  # nothing to wait for: an idle agent must not be read again over 3 s
             assert len(reads) == settled, "an idle agent was re-read without any change"
             await asyncio.to_thread(session.submit, "make c")
             await asyncio.to_thread(session.wait_for, NUMBERED_MENU, timeout=20)
             drawn = time.monotonic()
             while not any(state is AgentState.PERMISSION for _, state in states):
-                assert time.monotonic() - drawn < 2, "the permission was not seen"
+                assert time.monotonic() - drawn < 10, "the permission was not seen"
                 await asyncio.sleep(0.01)
             seen = next(t for t, state in states if state is AgentState.PERMISSION)
-            assert seen - drawn < 0.5
+            # At once, not at a poll: an idle agent is never re-read (above), so without the change a menu would wait for
+            # the 30 s safety net.  2.5 s: 5x the 0.5 s once asserted, which a loaded CI box missed; docs/speed.md's latency is benchmarked.
+            assert seen - drawn < 2.5
         finally:
             task.cancel()
 

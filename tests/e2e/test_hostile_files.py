@@ -118,7 +118,9 @@ def test_hostile_status_files_stop_nothing(claude_session, private_tmux, tmp_pat
             await monitor.stop()
 
     worst = asyncio.run(run())
-    assert worst < 1.0, f"the event loop stalled for {worst:.2f}s"
+    # What this guards is a read that blocks (a FIFO never answers, a huge file takes seconds); a GC pause or a
+    # loaded CPU gave 0.56 s once: 2 s is beyond what a 5x slower machine stalls, far below a blocking read.
+    assert worst < 2.0, f"the event loop stalled for {worst:.2f}s"
 
     # The command a user runs: no hang, no traceback, the agent listed.
     runtime = tmp_path / "run"
@@ -203,7 +205,7 @@ def test_hostile_spool_events_do_not_end_the_hook_watch(claude_session, private_
             print(f"\nforged permission shown for {max(shown):.2f}s")
             assert max(shown) < 2.5, f"a forged permission held the idle row for {max(shown):.1f}s"
             assert states[-1][1] is AgentState.IDLE
-            assert max(gaps) < 1.0, f"the event loop stalled for {max(gaps):.2f}s"
+            assert max(gaps) < 2.0, f"the event loop stalled for {max(gaps):.2f}s"  # a blocking read, not a loaded CPU (above)
             assert notices == []
         finally:
             for task in tasks:

@@ -43,7 +43,12 @@ def test_a_key_after_fg_is_reported_delivered_only_if_claude_took_it(claude_sess
     session.press("Enter")
     time.sleep(delay)
     done = _send(private_tmux, session.pane_id)
-    time.sleep(2.0)  # either way: the command runs by now if the key landed, and not at all if it did not
+    if done.returncode == 0:  # reported delivered: the command must run (waited for: a loaded Claude may take longer than 2 s)
+        deadline = time.monotonic() + 20
+        while not (session.workdir / "resumed.txt").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+    else:
+        time.sleep(2.0)  # not delivered: a key that landed would have run the command by now
     made = (session.workdir / "resumed.txt").exists()
     print(f"\nafter fg +{delay}s: exit {done.returncode}, {(done.stdout or done.stderr).strip()}; command ran: {made}")
     if done.returncode == 0:

@@ -121,7 +121,8 @@ def test_a_killed_session_is_never_attached_again(private_tmux, tmp_path):
 def test_a_client_that_ran_well_and_was_killed_is_replaced_at_once(private_tmux, tmp_path):
     log = _world(private_tmux, tmp_path, "work")
     monitor = _monitor(private_tmux, tmp_path)
-    monitor.sessions.attach_pace = lambda: AttachPace(healthy_after=1.0)  # "a good run" is half a minute in real use
+    # "A good run" is half a minute in real use; a run judged short would wait 30 s here, so "at once" is told apart by order, not a tight clock.
+    monitor.sessions.attach_pace = lambda: AttachPace(healthy_after=1.0, first=30.0)
 
     async def scenario() -> None:
         await _until(lambda: any(not c.closed for c in monitor.sessions.clients.values()), "a control client")
@@ -129,9 +130,9 @@ def test_a_client_that_ran_well_and_was_killed_is_replaced_at_once(private_tmux,
         (client,) = monitor.sessions.clients.values()
         cut(client)  # as a crash would end it
         started = time.monotonic()
-        await _until(lambda: any(c is not client and not c.closed for c in monitor.sessions.clients.values()), "a new client", timeout=5)
+        await _until(lambda: any(c is not client and not c.closed for c in monitor.sessions.clients.values()), "a new client", timeout=20)
         took = time.monotonic() - started
-        assert took < 2.0, f"replaced after {took:.2f}s"
+        assert took < 10.0, f"replaced after {took:.2f}s"  # not after the 30 s a short run waits; a 5x slower machine meets it
 
     _run(monitor, scenario)
     assert _attaches(log) == {"work": 2}

@@ -174,8 +174,9 @@ def test_a_phone_approves_the_exact_call_and_the_page_is_closed_to_anyone_withou
     on_pane = time.monotonic()
     agent_item(page, session.pane_id, "permission").wait_for(timeout=WAIT)
     on_page = time.monotonic() - on_pane
-    # The bound; benchmarks/web_page.py measures the p50/p95 (p95 under 80 ms here, the goal 250 ms).
-    assert on_page <= 0.5, f"the wait reached the page {on_page:.2f}s after the pane showed it"
+    # Pushed, not picked up by the page's 3 s retry: 5x the 250 ms goal, a bound a loaded CI box (Chromium beside
+    # the e2e stage's workers) still meets.  How fast: benchmarks/web_page.py measures the p50/p95 (p95 under 80 ms here).
+    assert on_page <= 1.25, f"the wait reached the page {on_page:.2f}s after the pane showed it"
     page.screenshot(path=str(shots(tmp_path) / "list-390x844.png"))
 
     open_agent(page, session.pane_id, "permission")

@@ -400,7 +400,10 @@ def test_a_flood_of_idle_connections_is_capped_and_a_real_hook_still_gets_throug
         channel = channel_in(runtime)
         await channel.start()
         idle = [await asyncio.open_unix_connection(str(channel.path)) for _ in range(50)]
-        await asyncio.sleep(0.2)
+        for _ in range(500):  # every connection accepted or refused: waited for (up to 5 s), not assumed done after 0.2 s
+            if channel.refused + channel._open >= 50:
+                break
+            await asyncio.sleep(0.01)
         refused, open_now = channel.refused, channel._open
         closed_at_once = 0
         for reader, _writer in idle:
@@ -413,7 +416,10 @@ def test_a_flood_of_idle_connections_is_capped_and_a_real_hook_still_gets_throug
                 closed_at_once += 1
         for _reader, writer in idle:
             writer.close()
-        await asyncio.sleep(0.2)  # the open ones went: their places are free
+        for _ in range(500):  # the open ones went: their places are free (waited for, up to 5 s)
+            if channel._open == 0:
+                break
+            await asyncio.sleep(0.01)
         proc, _ = run_hook(runtime, payload())
         call = await first_call(channel)
         assert channel.decide(call.id, allow())

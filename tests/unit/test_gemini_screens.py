@@ -176,7 +176,7 @@ def test_hostile_screens_are_read_quickly_and_without_error():
     box = ["╭" + "─" * 1998 + "╮"] + ["│" + " " * 1990 + "1x" + " " * 6 + "│"] * 30 + ["│ ● 1. Allow once" + " " * 1980 + "│", "╰" + "─" * 1998 + "╯"]
     started = time.perf_counter()
     obs = classify_capture("\n".join(box))
-    assert time.perf_counter() - started < 0.2
+    assert time.perf_counter() - started < 0.5  # the regression took a second; 2-30 ms here, so a 5x slower machine passes
     assert obs.state.needs_you
     hostile = plain_text(_screen("0.61.0", "120x40", "permission_shell")).replace("touch x", "touch \x07x\x9b\x1b]0;pwned\x07")
     prompt = classify_capture(hostile).prompt

@@ -12,7 +12,6 @@ import os
 import re
 import shlex
 import stat
-import statistics
 import subprocess
 import sys
 import time
@@ -190,27 +189,13 @@ def test_without_xdg_runtime_dir_it_falls_back_to_tmp():
                 pass
 
 
-def test_wall_time_p50(runtime: Path, capsys):
+def test_every_run_spools_its_event(runtime: Path):
+    """Twenty runs in a row, each its own file.  How fast: benchmarks/hook_program.py (a timing is not gated here)."""
     payload = json.dumps(EVENT).encode()
-    times = []
     for _ in range(20):
-        start = time.perf_counter()
         out = run(payload, {"XDG_RUNTIME_DIR": str(runtime), "TMUX_PANE": "%1"})
-        times.append(time.perf_counter() - start)
         assert out.returncode == 0
     assert len(spooled(runtime)) == 20
-    bare = []
-    for _ in range(20):  # the floor: starting the interpreter and doing nothing
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-S", "-c", "pass"], check=True, timeout=10)
-        bare.append(time.perf_counter() - start)
-    p50 = statistics.median(times)
-    with capsys.disabled():
-        print(
-            f"\nhook program wall time over 20 runs: p50 {p50 * 1000:.1f} ms, max {max(times) * 1000:.1f} ms"
-            f" (bare 'python -S -c pass': p50 {statistics.median(bare) * 1000:.1f} ms)"
-        )
-    assert p50 < 0.5  # generous: a loaded CI box; typically ~20 ms
 
 
 def test_the_program_is_standalone():
@@ -359,7 +344,7 @@ def test_watch_spool_yields_events_as_they_arrive(tmp_path: Path):
 
     async def scenario() -> list[tuple[str, float]]:
         seen: list[tuple[str, float]] = []
-        stream = watch_spool(folder, rescan=5.0)  # long rescan: the file watcher must do it
+        stream = watch_spool(folder, rescan=30.0)  # long rescan: the file watcher must do it
 
         async def collect() -> None:
             async for event in stream:
@@ -368,19 +353,22 @@ def test_watch_spool_yields_events_as_they_arrive(tmp_path: Path):
                     return
 
         task = asyncio.create_task(collect())
-        await asyncio.sleep(0.3)
+        for _ in range(200):  # the watcher's first step makes the folder: waited for, not assumed done after a fixed time
+            if folder.is_dir():
+                break
+            await asyncio.sleep(0.05)
         assert folder.is_dir() and stat.S_IMODE(folder.stat().st_mode) == 0o700  # created by the watcher
         await asyncio.to_thread(run, json.dumps(early).encode(), {"XDG_RUNTIME_DIR": str(runtime)})
         await asyncio.sleep(0.3)
         sent = time.monotonic()
         await asyncio.to_thread(run, json.dumps(late).encode(), {"XDG_RUNTIME_DIR": str(runtime)})
-        await asyncio.wait_for(task, timeout=10)
+        await asyncio.wait_for(task, timeout=20)
         await stream.aclose()
         return [(name, at - sent) for name, at in seen]
 
     events = asyncio.run(scenario())
     assert [name for name, _ in events] == ["SessionStart", "Stop"]
-    assert events[1][1] < 2.0  # well before the 5 s rescan
+    assert events[1][1] < 10.0  # well before the 30 s rescan (a 5x slower machine too; usually ~0.1 s)
 
 
 def test_watch_spool_reports_a_late_file_with_an_earlier_name(tmp_path: Path):

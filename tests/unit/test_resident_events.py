@@ -17,6 +17,7 @@ import time
 import uuid
 
 from headspace_tui.model import AgentState, Observation, Prompt
+from headspace_tui.resident.deadline import DEADLINE
 from headspace_tui.resident.server import Resident, Watched
 from headspace_tui.service.facade import Service
 from headspace_tui.service.journal import Journal
@@ -60,5 +61,7 @@ def test_a_client_that_stops_reading_is_cut_off_and_the_service_still_ends_at_on
             stalled.close()
 
     took = asyncio.run(main())
-    assert took < 1.0, f"the service took {took:.1f}s to end with a client that stopped reading"
+    # At once: not held by the stalled client until DEADLINE (5 s) ends the process.  About 0.3 s here, so half the
+    # deadline is a bound a 5x slower machine meets (1.0 s was not).
+    assert took < DEADLINE / 2, f"the service took {took:.1f}s to end with a client that stopped reading"
     assert not place.socket.exists()

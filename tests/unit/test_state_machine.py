@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -400,17 +399,15 @@ def test_history_is_bounded():
     assert len(agent.history) == machine.HISTORY and agent.history[-1].id == f"u{machine.HISTORY + 4}"
 
 
-def test_transition_latency_is_far_below_50ms():
+def test_six_hundred_turns_in_a_row_each_move_the_command_on():
+    """How fast each transition is (the PRD's 50 ms) is measured by benchmarks/intent_speed.py, not gated here."""
     turns = [Turn(f"t{n}", actor, text) for n, (actor, text) in enumerate(
         [("user", "go"), ("agent", "Let me look at the parser and the tests."), ("agent", "I've fixed it; all 12 tests pass.")] * 200
     )]
     agent = AgentCommands("a")
-    worst = 0.0
     for t in turns:
-        started = time.perf_counter()
         agent, _ = apply_turn(agent, t)
-        worst = max(worst, time.perf_counter() - started)
-    assert worst < 0.05, f"slowest transition took {worst * 1000:.1f} ms"
+    assert agent.state is S.IDLE and len(agent.history) == machine.HISTORY
 
 
 # --------------------------------------------------------------------------
