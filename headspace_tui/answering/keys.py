@@ -36,8 +36,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..detect.approval import Approval, approval
-from ..detect.family import Family
 from ..detect.claude.screen import RULE as DIALOG_TOP  # a rule, or a rounded box's edge (2.0 dialogs)
+from ..detect.family import Family
 from ..detect.screen_text import strip_sgr
 from ..model import AgentState, Observation, Option, Prompt
 from ..shared.paths import runtime_dir
