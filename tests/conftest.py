@@ -81,6 +81,19 @@ def _private_xdg_dirs() -> Iterator[None]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+@pytest.fixture
+def short_tmp() -> Iterator[Path]:
+    """A private temp folder with a short path (``/tmp/hs-…``), for Unix sockets: their paths end at 108 bytes.
+
+    pytest's ``tmp_path`` grows with the test's name and, under xdist, the worker's folder.
+    """
+    root = Path(tempfile.mkdtemp(prefix="hs-"))
+    try:
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def claude_binary() -> str:
     """The pinned Claude Code binary; installed into a cache on first use.

@@ -30,8 +30,9 @@ RECORD = PaneRecord(
 )  # fmt: skip
 
 
-def test_a_client_that_stops_reading_is_cut_off_and_the_service_still_ends_at_once(tmp_path):
-    place = place_of("S:/nowhere/test", {"XDG_RUNTIME_DIR": str(tmp_path)})
+def test_a_client_that_stops_reading_is_cut_off_and_the_service_still_ends_at_once(short_tmp):
+    # A runtime folder as short as a real one: under xdist pytest's tmp_path made the socket's path too long to bind.
+    place = place_of("S:/nowhere/test", {"XDG_RUNTIME_DIR": str(short_tmp)})
     make_folder(place)
     service = Service.build(TmuxServer(socket_name=f"hs-unused-{uuid.uuid4().hex[:8]}"), live=False, journal=Journal(None), hooks=False)
     resident = Resident(service, Watched("S:/nowhere/test", "no tmux (a test)", lambda: 1), place)
@@ -39,6 +40,9 @@ def test_a_client_that_stops_reading_is_cut_off_and_the_service_still_ends_at_on
     async def main() -> float:
         task = asyncio.create_task(resident.run())
         while not place.socket.exists():
+            if task.done():  # the service could not start (its error is raised here, not waited on for ever)
+                await task
+                raise AssertionError("the service ended before it listened")
             await asyncio.sleep(0.02)
         stalled = socket.socket(socket.AF_UNIX)
         stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)

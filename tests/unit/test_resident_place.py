@@ -13,7 +13,10 @@ import pytest
 from headspace_tui.shared.resident_place import PlaceError, Taken, is_held, make_folder, place_of, read_card, take_lock, where, write_card
 
 
-def test_each_tmux_server_has_its_own_place_named_within_a_sockets_limits(tmp_path):
+def test_each_tmux_server_has_its_own_place_named_within_a_sockets_limits(short_tmp):
+    # A runtime folder as short as a real one (/run/user/1000): pytest's own tmp_path is 10 bytes longer under
+    # xdist ("popen-gw1/"), and the name's bound is what is tested here, not the test's folder.
+    tmp_path = short_tmp
     env = {"XDG_RUNTIME_DIR": str(tmp_path)}
     names = {place_of(key, env).name for key in ("L:default", "L:work", "S:/tmp/x", "S:" + "/very/long" * 40, "L:ü ; rm -rf /")}
     assert len(names) == 5
