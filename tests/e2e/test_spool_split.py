@@ -29,7 +29,11 @@ pytestmark = pytest.mark.e2e
 
 
 def _agent_with_hooks(claude_session, tmp_path: Path, *answer: str):
-    """A real Claude whose XDG_RUNTIME_DIR is ``tmp_path/agent-run``, hooks installed by the CLI in its HOME."""
+    """A real Claude whose XDG_RUNTIME_DIR is ``tmp_path/agent-run``, hooks installed by the CLI in its HOME.
+
+    ``tmp_path``: a short folder (``short_tmp``): the answer hook's socket lives in the runtime folder, and a
+    Unix socket's path ends at 108 bytes, which pytest's own tmp_path under xdist passes.
+    """
     theirs = tmp_path / "agent-run"
     theirs.mkdir(mode=0o700)
     script = [api.bash("touch split.txt", "Create a file"), api.text("Created it.")]
@@ -41,9 +45,9 @@ def _agent_with_hooks(claude_session, tmp_path: Path, *answer: str):
     return session, theirs
 
 
-def test_events_of_an_agent_under_another_xdg_runtime_dir_reach_headspace(claude_session, private_tmux, tmp_path):
-    session, theirs = _agent_with_hooks(claude_session, tmp_path)
-    ours = tmp_path / "headspace-run"
+def test_events_of_an_agent_under_another_xdg_runtime_dir_reach_headspace(claude_session, private_tmux, tmp_path, short_tmp):
+    session, theirs = _agent_with_hooks(claude_session, short_tmp)
+    ours = short_tmp / "headspace-run"
     ours.mkdir(mode=0o700)
     own_spool = spool_dir({"XDG_RUNTIME_DIR": str(ours)})
     monitor = Monitor(TmuxServer(socket_name=private_tmux.name), config_dir=tmp_path / "no-claude-config", spool=own_spool)
@@ -79,10 +83,10 @@ def test_events_of_an_agent_under_another_xdg_runtime_dir_reach_headspace(claude
     assert request.tool_name == "Bash" and request.tool_input.get("command") == "touch split.txt"
 
 
-def test_the_answer_hook_of_an_agent_under_another_xdg_runtime_dir_reaches_headspace(claude_session, private_tmux, tmp_path):
+def test_the_answer_hook_of_an_agent_under_another_xdg_runtime_dir_reaches_headspace(claude_session, private_tmux, tmp_path, short_tmp):
     """Its answer hook looks for headspace beside its own spool: headspace listens there too, and its decision reaches Claude."""
-    session, theirs = _agent_with_hooks(claude_session, tmp_path, "--answer")
-    ours = tmp_path / "headspace-run"
+    session, theirs = _agent_with_hooks(claude_session, short_tmp, "--answer")
+    ours = short_tmp / "headspace-run"
     ours.mkdir(mode=0o700)
     monitor = Monitor(TmuxServer(socket_name=private_tmux.name), config_dir=tmp_path / "no-claude-config", spool=spool_dir({"XDG_RUNTIME_DIR": str(ours)}), answers=True)
 
@@ -112,10 +116,10 @@ def test_the_answer_hook_of_an_agent_under_another_xdg_runtime_dir_reaches_heads
     assert not (theirs / "headspace" / "answer.sock").exists()  # closed with the monitor
 
 
-def test_doctor_reports_the_split(claude_session, private_tmux, claude_binary, tmp_path):
-    session, theirs = _agent_with_hooks(claude_session, tmp_path)
+def test_doctor_reports_the_split(claude_session, private_tmux, claude_binary, tmp_path, short_tmp):
+    session, theirs = _agent_with_hooks(claude_session, short_tmp)
     session.wait_stable(quiet=0.5, timeout=15, strict=False)
-    env = private_env(tmp_path / "doctor-home", path=f"{Path(claude_binary).parent}:/usr/bin:/bin")
+    env = private_env(short_tmp / "doctor-home", path=f"{Path(claude_binary).parent}:/usr/bin:/bin")
     result = subprocess.run([sys.executable, "-m", "headspace_tui", "-L", private_tmux.name, "doctor"], capture_output=True, text=True, env=env, timeout=60)
     lines = result.stdout.splitlines()
     split = [line for line in lines if line.startswith("  ok  hook spool") and "split:" in line]
