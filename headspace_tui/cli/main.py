@@ -192,6 +192,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     popup.add_argument("--key", default="h", metavar="KEY", help="the key after tmux's prefix (default h; any tmux key name: M-h, F5)")
 
+    opener = sub.add_parser(
+        "popup",
+        help="open headspace in this tmux popup, kept warm between opens (what popup-binding's key runs)",
+        description="Attach this popup to headspace's warm UI (a client of the resident service kept running in a "
+        "private tmux server of headspace's own, started on the first open): the table at once, with the selection, "
+        "filter and layout of the last open. q, Esc or a jump close the popup; the warm UI ends with the service.",
+    )
+    _add_server_options(opener)
+    warm = sub.add_parser("popup-ui")  # the warm UI itself, started by 'popup' in the private server (no help: not for users)
+    _add_server_options(warm)
+
     serve = sub.add_parser(
         "serve",
         help="run the resident service for this tmux server in the background (status asks it)",
@@ -252,6 +263,10 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_new(args)
         if args.command == "popup-binding":
             return cmd_popup_binding(args)
+        if args.command == "popup":
+            return cmd_popup(args)
+        if args.command == "popup-ui":
+            return cmd_popup_ui(args)
         if args.command == "serve":
             return cmd_serve(args)
         if args.command == "web":
@@ -787,6 +802,24 @@ def cmd_popup_binding(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UserError(f"--key {args.key!r}: {exc}") from None
     return EXIT_OK
+
+
+def cmd_popup(args: argparse.Namespace) -> int:
+    """The popup key's launcher: no Textual here (cli/popup.py); the warm UI, else the cold headspace, in this popup."""
+    from .popup import main_launcher
+    from .popup_key import installed_command
+
+    if getattr(args, "host", None) or getattr(args, "no_local", False) or args.all or args.no_service or args.config is not None:
+        raise UserError("popup shows the view the service watches: run 'headspace' with --host, --all, --config or --no-service instead")
+    return main_launcher(_server(args).socket_args(), installed_command())
+
+
+def cmd_popup_ui(args: argparse.Namespace) -> int:
+    from .warm import run_warm
+
+    if not args.socket_path or not args.socket_path.startswith("/"):
+        raise UserError("popup-ui is started by 'headspace popup', with -S and the tmux server's socket path")
+    return run_warm(args.socket_path)
 
 
 def _service_of(args: argparse.Namespace, watches: str):
