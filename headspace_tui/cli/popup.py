@@ -218,14 +218,10 @@ def launch(socket_args: list[str], env: Mapping[str, str], program: list[str], *
     ``$TMUX``).  ``program``: how to run this headspace (``popup_key.installed_command``).
     Returns only on failure to exec anything.
     """
-    from ..tmux.server import TmuxServer
+    from ..tmux.identify import socket_file as where_socket  # not tmux.server: asyncio and the control client are not the launcher's
 
-    server = TmuxServer(
-        socket_name=socket_args[1] if socket_args[:1] == ["-L"] else None,
-        socket_path=socket_args[1] if socket_args[:1] == ["-S"] else None,
-    )
-    socket_file = os.path.realpath(server.socket_file())
-    place = ui_place(server.identity, env)
+    socket_file = os.path.realpath(where_socket(socket_args, env, os.getuid()))
+    place = ui_place("S:" + socket_file, env)  # TmuxServer.identity
     size = popup_size()
     message = opening(env, size)
     answer = ask(place, message)
