@@ -94,11 +94,15 @@ class WarmApp(HeadspaceApp):
                 self._end(f"process {pid} gone")
                 return
             self._pidfds.append(fd)
-            loop.add_reader(fd, self._end, f"process {pid} ended")
+            loop.add_reader(fd, self._lifeline_ended, fd, pid)
         with contextlib.suppress(FileNotFoundError):
             self.control.unlink()  # a killed one's: the lock says none runs
         self._server = await asyncio.start_unix_server(self._opened, path=str(self.control), limit=LINE_MAX)
         os.chmod(self.control, 0o600)
+
+    def _lifeline_ended(self, fd: int, pid: int) -> None:
+        asyncio.get_running_loop().remove_reader(fd)  # readable for good: once is enough
+        self._end(f"process {pid} ended")
 
     def _end(self, why: str) -> None:
         if not self.ended_by:
@@ -157,6 +161,6 @@ class WarmApp(HeadspaceApp):
             self.control.unlink()
         loop = asyncio.get_running_loop()
         for fd in self._pidfds:
-            loop.remove_reader(fd)
+            loop.remove_reader(fd)  # False when already removed
             os.close(fd)
         self._pidfds = []  # HeadspaceApp's on_unmount runs next, and stops the facade

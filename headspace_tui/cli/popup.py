@@ -220,19 +220,24 @@ def launch(socket_args: list[str], env: Mapping[str, str], program: list[str], *
     """
     from ..tmux.identify import socket_file as where_socket  # not tmux.server: asyncio and the control client are not the launcher's
 
+    if not env.get("TMUX"):
+        os.execv(cold[0], cold)  # not in a popup, nor in tmux at all: the full-screen headspace, which prints where a jump goes
     socket_file = os.path.realpath(where_socket(socket_args, env, os.getuid()))
     place = ui_place("S:" + socket_file, env)  # TmuxServer.identity
     size = popup_size()
     message = opening(env, size)
-    answer = ask(place, message)
-    why = ""
-    if answer is None:
-        why = start_warm(place, [*program, "-S", socket_file, "popup-ui"], size, env)
-        answer = None if why else ask(place, message)
-    if answer is not None and answer.get("ok") is True:
-        tmux = shutil.which("tmux") or "tmux"
-        # -d: a second popup (another client) takes the UI over; the first one closes (its tmux client is detached).
-        os.execve(tmux, ["tmux", "-S", str(tmux_socket(place)), "attach-session", "-d", "-t", f"={SESSION}"], private_env(env))
+    try:
+        answer = ask(place, message)
+        why = ""
+        if answer is None:
+            why = start_warm(place, [*program, "-S", socket_file, "popup-ui"], size, env)
+            answer = None if why else ask(place, message)
+        if answer is not None and answer.get("ok") is True:
+            tmux = shutil.which("tmux", path=env.get("PATH")) or "tmux"
+            # -d: a second popup (another client) takes the UI over; the first one closes (its tmux client is detached).
+            os.execve(tmux, ["tmux", "-S", str(tmux_socket(place)), "attach-session", "-d", "-t", f"={SESSION}"], private_env(env))
+    except (OSError, subprocess.SubprocessError) as exc:  # no tmux to run, a folder we cannot use: the cold start, below
+        answer, why = None, f"{type(exc).__name__}: {exc}"
     if answer is not None:
         why = str(answer.get("why") or "the warm UI refused the open")
     if why:

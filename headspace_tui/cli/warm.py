@@ -31,6 +31,10 @@ def run_warm(socket_path: str) -> int:
     """The warm UI for the tmux server at ``socket_path`` (an absolute path: ``$TMUX`` here is our private server's)."""
     for name in popup.HERE:
         os.environ.pop(name, None)  # we run inside our private server: nothing here may take it for the user's
+    with contextlib.suppress(OSError):
+        # Started from / (no folder of the user's on the import path); the home folder is where a new agent
+        # starts when none is selected, as a long-lived process pins no mount the user would take away.
+        os.chdir(os.path.expanduser("~"))
     log_path = logfile.setup()
     server = TmuxServer(socket_path=socket_path)
     place = popup.ui_place(server.identity)
