@@ -6,9 +6,12 @@ three fake agents (real recorded Claude screens) and a real terminal client
 sourced and pressed: the first open starts the warm UI in headspace's own
 private tmux server; the filter typed and the selection moved there are
 still on screen at the second open, in the same process; ``q`` closes the
-popup and leaves the warm UI; Enter jumps the client that opened the popup;
-killing the service ends the warm UI and its private server, as does
-killing the watched tmux server (no process, no socket left).  The warm UI
+popup and leaves the warm UI; a second client's popup takes the warm UI
+over (the first popup is detached), and each Enter jumps the client that
+opened the popup on screen; a warm UI killed outright is replaced at the
+next open (its socket files cleaned); killing the service ends the warm UI
+and its private server, as does killing the watched tmux server (no
+process, no socket left).  The warm UI
 never attaches a control client to the user's server: every control client
 there is the service's.
 """
@@ -71,9 +74,10 @@ def control_pids(tmux) -> list[int]:
     return [int(line.split()[1]) for line in lines if line.startswith("1 ")]
 
 
-def real_client_session(tmux) -> str:
-    lines = tmux.run("list-clients", "-F", "#{client_control_mode} #{session_name}").splitlines()
-    return next(line.split()[1] for line in lines if line.startswith("0 "))
+def real_clients(tmux) -> dict[str, str]:
+    """The user's (not control-mode) clients: name -> the session each shows."""
+    lines = tmux.run("list-clients", "-F", "#{client_control_mode} #{client_name} #{session_name}").splitlines()
+    return {line.split()[1]: line.split()[2] for line in lines if line.startswith("0 ")}
 
 
 def descendants(pid: int) -> set[int]:
@@ -116,8 +120,9 @@ def test_the_second_popup_shows_the_first_ones_filter_and_selection_and_the_warm
     conf.write_text(printed)
     tmux.run("source-file", str(conf))
     user = Terminal(tmux, "home")
+    other: Terminal | None = None
     try:
-        poll(lambda: tmux.run("list-clients"), bool, timeout=10)
+        (user_client,) = poll(lambda: real_clients(tmux), bool, timeout=10)
 
         # The first open: the warm UI starts, and the table comes.
         user.type(PREFIX_H)
@@ -152,11 +157,35 @@ def test_the_second_popup_shows_the_first_ones_filter_and_selection_and_the_warm
         mine = descendants(ui_pid) | descendants(private_pid)
         assert control_pids(tmux) and not set(control_pids(tmux)) & mine, "the warm UI attached to the user's server"
 
-        # Enter: the client that opened the popup goes to beta2, and the popup closes.
-        user.type(b"\r")
-        poll(lambda: real_client_session(tmux), lambda s: s == "beta2", timeout=15)
+        # A second client opens the popup meanwhile: it takes the warm UI over (the first popup is detached),
+        # and its Enter moves that client, not the first one.
+        other = Terminal(tmux, "alpha")
+        (other_client,) = set(poll(lambda: real_clients(tmux), lambda c: len(c) == 2, timeout=10)) - {user_client}
+        first_attach = warm.tmux("list-clients", "-F", "#{client_pid}").stdout.split()
+        other.type(PREFIX_H)
+        poll(lambda: warm.tmux("list-clients", "-F", "#{client_pid}").stdout.split(), lambda pids: len(pids) == 1 and pids != first_attach, timeout=15)
+        other.type(b"\r")
+        poll(lambda: real_clients(tmux), lambda c: c == {user_client: "home", other_client: "beta2"}, timeout=15)
         poll(warm.clients, lambda n: n == 0, timeout=15)
-        assert alive(ui_pid)
+
+        # The first client opens it again; Enter: that client goes to beta2, and the popup closes.
+        user.type(PREFIX_H)
+        poll(warm.clients, lambda n: n == 1, timeout=15)
+        user.type(b"\r")
+        poll(lambda: real_clients(tmux), lambda c: c.get(user_client) == "beta2", timeout=15)
+        poll(warm.clients, lambda n: n == 0, timeout=15)
+        assert warm.pids() == (ui_pid, private_pid)
+
+        # A warm UI killed outright leaves its socket files; the next open cleans them and starts a new one.
+        os.kill(ui_pid, signal.SIGKILL)  # the warm UI this test's popup started
+        assert wait_gone(ui_pid, 15) and wait_gone(private_pid, 15)
+        assert warm.socket.exists()  # tmux 3.3a leaves it
+        user.type(PREFIX_H)
+        poll(warm.screen, lambda s: "3 agents" in s, timeout=60)
+        assert warm.pids() != (ui_pid, private_pid)
+        ui_pid, private_pid = warm.pids()
+        user.type(b"q")
+        poll(warm.clients, lambda n: n == 0, timeout=15)
 
         # The service ends: so do the warm UI and its private server, leaving no socket.
         os.kill(service_pid, signal.SIGTERM)  # the service this test's popup started
@@ -172,11 +201,15 @@ def test_the_second_popup_shows_the_first_ones_filter_and_selection_and_the_warm
         poll(warm.clients, lambda n: n == 0, timeout=15)
         assert alive(ui_pid)
         user.close()
+        if other is not None:
+            other.close()
         tmux.run("kill-server")
         assert wait_gone(ui_pid, 15) and wait_gone(private_pid, 15) and wait_gone(service_pid, 15)
         assert not warm.socket.exists() and not warm.place.socket.exists()
     finally:
-        with contextlib.suppress(OSError):
-            user.close()
+        for terminal in (user, other):
+            if terminal is not None:
+                with contextlib.suppress(OSError):
+                    terminal.close()
         if warm.socket.exists():
             warm.tmux("kill-server")  # a failed test's warm UI: its own private server, by its socket
