@@ -21,7 +21,7 @@ import os
 import re
 import shlex
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 DEFAULT_KEY = "h"
 SIZE = "90%"
@@ -79,6 +79,7 @@ class PopupKey:
 
     key: str  # as list-keys shows it: "h", or "-n F5" for a key without the prefix
     program: str  # the first word of the popup's shell command: a path, or a name looked up on PATH
+    warm: bool = field(default=False, compare=False)  # it runs ``headspace popup`` (the warm UI), not a cold headspace
 
 
 def _popup_command(words: list[str]) -> str | None:
@@ -185,7 +186,7 @@ def popup_programs(list_keys: str) -> list[PopupKey]:
         while shell and (shell[0] in ("exec", "env") or "=" in shell[0]):
             shell = shell[1:]  # exec headspace, env X=1 headspace
         if shell:
-            found.append(PopupKey(key if table == "prefix" else f"{key} (table {table})", shell[0]))
+            found.append(PopupKey(key if table == "prefix" else f"{key} (table {table})", shell[0], warm=POPUP_COMMAND in shell[1:]))
     return found
 
 

@@ -9,6 +9,7 @@ through its own ``list-keys``.
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -107,7 +108,11 @@ def test_doctor_warns_of_a_bare_headspace_the_servers_path_lacks_and_passes_the_
     program = _stub(tmp_path / HOSTILE)
     _source(private_tmux, tmp_path, binding("h", [str(program)]))
     (check,) = check_popup_key(server)
-    assert check.verdict == OK and str(program) in check.detail
+    assert check.verdict == OK and str(program) in check.detail and "kept warm" in check.detail
+
+    _source(private_tmux, tmp_path, f"bind-key h display-popup -E -w 90% -h 90% {tmux_quote(shlex.quote(str(program)))}")  # as printed before the warm popup
+    (check,) = check_popup_key(server)
+    assert check.verdict == OK and "starts it anew" in check.detail and " popup'" in check.fix, check
 
     program.unlink()  # uninstalled since
     (check,) = check_popup_key(server)
@@ -141,6 +146,7 @@ def test_the_printed_line_names_the_client_then_opens_the_launcher(private_tmux,
     assert sorted(words[at + 1]) == sorted("-gF") and words[at + 2 : at + 4] == ["HEADSPACE_CLIENT", "#{client_name}"], words  # list-keys prints -Fg
     assert words[-1] == "/opt/hs/headspace popup" and "display-popup" in words, words
     assert popup_programs(private_tmux.run("list-keys")) == [PopupKey("h", "/opt/hs/headspace")]
+    assert popup_programs(private_tmux.run("list-keys"))[0].warm
 
 
 def test_a_binding_that_names_the_client_first_is_read_too(private_tmux, tmp_path):
