@@ -19,10 +19,10 @@ from headspace_tui.shared.resident_place import Place, place_of
 
 
 def test_the_launcher_imports_no_textual():
-    """What the popup key runs before it becomes a tmux client: Python, the CLI and the launcher, never the app."""
+    """What the popup key runs before it becomes a tmux client: Python, the CLI and the launcher, never the app (nor Rich, nor asyncio)."""
     code = (
-        "import sys; import headspace_tui.cli.main, headspace_tui.cli.popup, headspace_tui.cli.popup_key, headspace_tui.tmux.server; "
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'aiohttp')))"
+        "import sys; import headspace_tui.cli.main, headspace_tui.cli.popup, headspace_tui.cli.popup_key, headspace_tui.tmux.identify; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich', 'aiohttp', 'asyncio')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]", out.stdout
