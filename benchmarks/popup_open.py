@@ -17,7 +17,7 @@ Both are timed from the ``new-session`` command.  Then ``q``, the process
 waited for, the viewer session killed, a pause (``--gap``) as between two
 popup opens, and the next open.  Each open also counts the control clients
 attached to the agents' server (tmux's ``client-attached`` hook) from just
-before it until its headspace has ended.  Two modes, in this order:
+before it until its headspace has ended.  Three modes, in this order:
 
 * ``service``: ``headspace -L SERVER``, a client of the resident service,
   which is started first (``headspace serve``) and left to settle (every
@@ -25,6 +25,14 @@ before it until its headspace has ended.  Two modes, in this order:
   not the service's start.  Expected: 0 attaches per open.  A headspace
   that says ``watching from this headspace alone: …`` did not use the
   service: that text is reported (``service_notice``).
+* ``warm``: ``headspace -L SERVER popup``, what the popup key runs now
+  (docs/popup.md): the launcher attaches the viewer's pane to the warm UI
+  in headspace's private tmux server, started by the first open (a warm-up
+  open, not counted: its time is reported as ``first_open_ms``); ``q``
+  detaches it.  Expected: 0 attaches per open.  Then the warm UI's idle
+  cost: CPU (% of one core) and RSS of the UI process and of its private
+  tmux server over ``--idle`` seconds with no popup open, and whether both
+  ended with the service (``ended_with_service``).
 * ``own``: ``headspace -L SERVER --no-service``, no service running: a
   monitor of its own each open.  Expected: N attaches per open (one per
   session, paced).
@@ -154,6 +162,47 @@ def open_once(viewer: Viewer, argv: list[str], panes: int, name: str, *, poll: f
     return {"first_ms": first if first is not None else full, "full_ms": full, "notice": notice, "quit": quit_ok, "exit": status}
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of ``pid`` so far (/proc/PID/stat: utime and stime, in clock ticks)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
+def idle_cost(pids: dict[str, int], seconds: float) -> dict[str, dict[str, float]]:
+    """Each process's CPU (% of one core) over ``seconds`` of idling, and its RSS (MiB) at the end."""
+    before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+    started = time.monotonic()
+    time.sleep(seconds)
+    took = time.monotonic() - started
+    return {name: {"cpu_pct": round(100 * (cpu_seconds(pid) - before[name]) / took, 2), "rss_mib": rss_mib(pid)} for name, pid in pids.items()}
+
+
+def warm_pids(env: dict[str, str], socket: str) -> dict[str, int]:
+    """The warm UI's pid and its private tmux server's (read from that server: our own, by its socket)."""
+    from headspace_tui.cli.popup import SESSION, tmux_socket, ui_place
+
+    place = ui_place(TmuxServer(socket_name=socket).identity, env)
+    said = subprocess.run(
+        ["tmux", "-S", str(tmux_socket(place)), "display-message", "-p", "-t", f"={SESSION}:", "#{pane_pid} #{pid}"], capture_output=True, text=True, env=env
+    ).stdout.split()
+    return {"warm_ui": int(said[0]), "private_tmux": int(said[1])} if len(said) == 2 else {}
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def summary(values: list[float]) -> dict[str, float]:
     return {"p50": round(statistics.median(values)), "p90": round(percentile(values, 90)), "max": round(max(values))}
 
@@ -179,7 +228,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--panes", type=int, default=100)
     parser.add_argument("--opens", type=int, default=10, help="opens timed per mode")
-    parser.add_argument("--modes", default="service,own", help="which of service, own to measure, in this order (default both)")
+    parser.add_argument("--modes", default="service,warm,own", help="which of service, warm, own to measure, in this order (default all three)")
+    parser.add_argument("--idle", type=float, default=60.0, help="seconds the warm UI's idle cost is measured over (0: not measured)")
     parser.add_argument("--warmup", type=int, default=1, help="opens before the first measured mode, not counted")
     parser.add_argument("--poll", type=float, default=0.02, help="seconds between two reads of the screen")
     parser.add_argument("--gap", type=float, default=1.0, help="seconds between two opens")
@@ -188,7 +238,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.opens < 1:
         parser.error("--opens must be at least 1")
-    modes = [m for m in ("service", "own") if m in args.modes.split(",")]
+    modes = [m for m in ("service", "warm", "own") if m in args.modes.split(",")]
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # Ctrl-C, or ended from outside (SIGINT too when started with &)
         signal.signal(sig, signal.default_int_handler)
 
@@ -200,6 +250,7 @@ def main() -> None:
         folder.mkdir(mode=0o700)
         env[name] = str(folder)
     env["HOME"] = str(root)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))  # this checkout, also where the warm UI runs (from /)
     farm = viewer = None
     service_pid = None
     result: dict = {"panes": args.panes, "opens": args.opens}
@@ -212,8 +263,8 @@ def main() -> None:
         headspace = [sys.executable, "-m", "headspace_tui", "-L", farm.socket]
         opened = 0
         for mode in modes:
-            argv = headspace if mode == "service" else [*headspace, "--no-service"]
-            if mode == "service":
+            argv = {"service": headspace, "warm": [*headspace, "popup"], "own": [*headspace, "--no-service"]}[mode]
+            if mode in ("service", "warm") and service_pid is None:
                 before = settled_attaches(counted)
                 started = time.perf_counter()
                 serve = subprocess.run([*headspace, "serve"], env=env, cwd=REPO, capture_output=True, text=True, timeout=120)
@@ -228,6 +279,11 @@ def main() -> None:
                     time.sleep(0.2)
                 result["service_attached_after_s"] = round(time.perf_counter() - started, 1)
                 time.sleep(2.0)  # settled
+            if mode == "warm":  # the first open starts the warm UI: not counted, said apart
+                done = open_once(viewer, argv, args.panes, "warmfirst", poll=args.poll, timeout=args.timeout)
+                result["warm_first_open_ms"] = round(done["full_ms"])
+                settled_attaches(counted)
+                time.sleep(args.gap)
             for n in range(args.warmup if mode == modes[0] else 0):
                 done = open_once(viewer, argv, args.panes, f"warmup{n}", poll=args.poll, timeout=args.timeout)
                 result.setdefault("warmup_full_ms", []).append(round(done["full_ms"]))
@@ -256,12 +312,25 @@ def main() -> None:
                 result[mode]["notice"] = sorted(set(notices))
             if troubles:
                 result[mode]["troubles"] = troubles
-            if mode == "service":
+            if mode == "warm":
+                pids = warm_pids(env, farm.socket)
+                if not pids:
+                    result["warm"]["troubles"] = [*result["warm"].get("troubles", []), "no warm UI after the opens"]
+                elif args.idle > 0:
+                    result["warm"]["idle"] = idle_cost(pids, args.idle)
+                    result["warm"]["idle_seconds"] = args.idle
+            if mode in ("service", "warm") and (mode == modes[-1] or modes[modes.index(mode) + 1] == "own"):
                 card = read_card(place_of(TmuxServer(socket_name=farm.socket).identity, env)) or {}
                 if card.get("pid") != service_pid:
-                    result["service"]["troubles"] = [*result["service"].get("troubles", []), f"the service changed under the opens: pid {service_pid} -> {card.get('pid')}"]
+                    result[mode]["troubles"] = [*result[mode].get("troubles", []), f"the service changed under the opens: pid {service_pid} -> {card.get('pid')}"]
+                warm = warm_pids(env, farm.socket)
                 stop_service(env, farm.socket, service_pid)
                 service_pid = None
+                if warm:
+                    deadline = time.monotonic() + 15
+                    while any(alive(pid) for pid in warm.values()) and time.monotonic() < deadline:
+                        time.sleep(0.1)
+                    result["warm"]["ended_with_service"] = not any(alive(pid) for pid in warm.values())
                 settled_attaches(counted)  # its control clients gone before the next mode counts
     finally:
         ends = []
@@ -291,6 +360,11 @@ def main() -> None:
         )
         for line in row.get("notice", []) + row.get("troubles", []):
             print(f"           {line}")
+        if "idle" in row:
+            costs = " · ".join(f"{name} {cost['cpu_pct']}% CPU, {cost['rss_mib']} MiB RSS" for name, cost in row["idle"].items())
+            print(f"           idle over {row['idle_seconds']:g} s: {costs}; ended with the service: {row.get('ended_with_service')}")
+    if "warm_first_open_ms" in result:
+        print(f"  the warm UI's first open (it starts): {result['warm_first_open_ms']} ms")
     if "service_attached_after_s" in result:
         print(f"  the service had every session attached {result['service_attached_after_s']} s after 'serve'")
 

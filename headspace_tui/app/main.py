@@ -230,6 +230,13 @@ class HeadspaceApp(App[str | None]):
     def _set_layout(self, mode: str) -> None:
         self.layout_mode = mode
 
+    def end_after_jump(self, exit_with: str | None) -> None:
+        """A jump that ends headspace (a popup over the agent, or the command to print outside tmux); the warm UI closes its popup instead (warm.py)."""
+        self.exit(exit_with)
+
+    def nothing_to_close(self) -> None:
+        """Esc on the main screen with nothing open to close: nothing here; the warm UI closes its popup (warm.py)."""
+
     def jump_to(self, pane_id: str) -> None:
         """The palette's "jump to <agent>": select it, then jump."""
         if self.table.select(pane_id):

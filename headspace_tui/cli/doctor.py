@@ -286,8 +286,11 @@ def check_popup_key(server: TmuxServer) -> list[Check]:
         else:
             found = shutil.which(program, path=search)
             missing = f"prefix {key.key} runs {program!r}, which the tmux server's PATH ({search}) does not hold: the popup closes at once"
-        if found:
-            checks.append(Check("popup key", OK, f"prefix {key.key} opens headspace in a popup ({found})"))
+        if found and key.warm:
+            checks.append(Check("popup key", OK, f"prefix {key.key} opens headspace in a popup ({found}), kept warm between opens"))
+        elif found:
+            cold = f"prefix {key.key} opens headspace in a popup ({found}); each open starts it anew, forgetting the selection and filter"
+            checks.append(Check("popup key", OK, cold, f"for the warm popup, replace that bind-key line with: {line}"))
         else:
             checks.append(Check("popup key", WARN, missing, f"in ~/.tmux.conf, replace that bind-key line with: {line}; then tmux source-file ~/.tmux.conf"))
     return checks

@@ -90,11 +90,12 @@ def run_app(
     return 0
 
 
-def connect_resident(server: TmuxServer, config: Config) -> tuple[Facade | None, str]:
+def connect_resident(server: TmuxServer, config: Config, *, restart: bool = True, here: dict[str, str] | None = None) -> tuple[Facade | None, str]:
     """A client of the resident service of ``server``, started first when none runs, with its whole state taken; or None and why not (one line).
 
     A service of an older version is stopped and started anew (an upgrade
-    never leaves an old one answering).  Anything in the way, a newer
+    never leaves an old one answering).  ``restart``: start it again if it
+    dies later (the warm UI ends with it instead).  Anything in the way, a newer
     service or one that does not start, leaves the TUI to watch from its
     own process, and says so.
     """
@@ -132,7 +133,7 @@ def connect_resident(server: TmuxServer, config: Config) -> tuple[Facade | None,
                 raise  # a newer one, or one that reads another config: not ours to end
             start()
             client.asked_place(server.identity)
-        facade = ServiceClient(place, config=config, restart=start)
+        facade = ServiceClient(place, config=config, restart=start if restart else None, here=here)
         facade.connect()
     except (client.ServiceError, PlaceError, OSError) as exc:
         log.warning("the resident service could not be used: %s", exc)

@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .. import __version__
-from ..model import PaneAddress
-from ..service.rows import describe
-from ..shared.safe_text import clean
+
+# Nothing heavy at the top: the popup key's launcher (``headspace popup``) runs through here
+# and must not pay for Rich (safe_text) or the model before it becomes a tmux client.
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -31,6 +31,13 @@ def json_line(value: object) -> str:
 
 
 _JSON_UNSAFE = re.compile("[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+
+
+def clean(value: object, limit: int | None = None) -> str:
+    """``shared.safe_text.clean``, imported when first needed."""
+    from ..shared import safe_text
+
+    return safe_text.clean(value) if limit is None else safe_text.clean(value, limit)
 
 
 class UserError(Exception):
@@ -192,6 +199,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     popup.add_argument("--key", default="h", metavar="KEY", help="the key after tmux's prefix (default h; any tmux key name: M-h, F5)")
 
+    opener = sub.add_parser(
+        "popup",
+        help="open headspace in this tmux popup, kept warm between opens (what popup-binding's key runs)",
+        description="Attach this popup to headspace's warm UI (a client of the resident service kept running in a "
+        "private tmux server of headspace's own, started on the first open): the table at once, with the selection, "
+        "filter and layout of the last open. q, Esc or a jump close the popup; the warm UI ends with the service.",
+    )
+    _add_server_options(opener)
+    warm = sub.add_parser("popup-ui")  # the warm UI itself, started by 'popup' in the private server (no help: not for users)
+    _add_server_options(warm)
+
     serve = sub.add_parser(
         "serve",
         help="run the resident service for this tmux server in the background (status asks it)",
@@ -252,6 +270,10 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_new(args)
         if args.command == "popup-binding":
             return cmd_popup_binding(args)
+        if args.command == "popup":
+            return cmd_popup(args)
+        if args.command == "popup-ui":
+            return cmd_popup_ui(args)
         if args.command == "serve":
             return cmd_serve(args)
         if args.command == "web":
@@ -308,6 +330,8 @@ def cmd_classify(args: argparse.Namespace) -> int:
     if args.json:
         print(json_line(observation.to_json()))
         return EXIT_OK
+    from ..service.rows import describe
+
     print(clean(describe(observation)))
     for evidence in observation.evidence:
         print(f"  why: {clean(evidence)}")
@@ -491,6 +515,8 @@ def cmd_send(args: argparse.Namespace) -> int:
     import asyncio
 
     config = _load_config(args)
+    from ..model import PaneAddress
+
     address = PaneAddress.parse(args.target) if args.target.startswith("%") else None
     host_name = args.host or (address.host if address is not None and address.host != "local" else "")
     if host_name:
@@ -562,6 +588,8 @@ def _send_remote(args: argparse.Namespace, config, host_name: str) -> int:
     spec = next((h for h in config.hosts if h.name == host_name), None) or host_from_destination(host_name)
     host = RemoteHost(spec)
     server = host.server
+    from ..model import PaneAddress
+
     target = PaneAddress.parse(args.target).pane if args.target.startswith("%") else args.target
 
     async def over_the_link() -> int:
@@ -787,6 +815,25 @@ def cmd_popup_binding(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UserError(f"--key {args.key!r}: {exc}") from None
     return EXIT_OK
+
+
+def cmd_popup(args: argparse.Namespace) -> int:
+    """The popup key's launcher: no Textual here (cli/popup.py); the warm UI, else the cold headspace, in this popup."""
+    from .popup import main_launcher
+    from .popup_key import installed_command
+
+    if getattr(args, "host", None) or getattr(args, "no_local", False) or args.all or args.no_service or args.config is not None:
+        raise UserError("popup shows the view the service watches: run 'headspace' with --host, --all, --config or --no-service instead")
+    socket_args = ["-S", args.socket_path] if args.socket_path else ["-L", args.socket_name] if args.socket_name else []
+    return main_launcher(socket_args, installed_command())
+
+
+def cmd_popup_ui(args: argparse.Namespace) -> int:
+    from .warm import run_warm
+
+    if not args.socket_path or not args.socket_path.startswith("/"):
+        raise UserError("popup-ui is started by 'headspace popup', with -S and the tmux server's socket path")
+    return run_warm(args.socket_path)
 
 
 def _service_of(args: argparse.Namespace, watches: str):

@@ -21,10 +21,12 @@ import os
 import re
 import shlex
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 DEFAULT_KEY = "h"
 SIZE = "90%"
+POPUP_COMMAND = "popup"  # the launcher: the warm UI, else the cold headspace
+NAME_CLIENT = "set-environment -gF HEADSPACE_CLIENT '#{client_name}'"  # before the popup: whose client a jump moves
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_+-]*$")
 # display-popup's flags that take a value (tmux 3.2-3.5): the shell command is the first word after them.
 _POPUP_VALUE_FLAGS = frozenset("bcdehsStTwxy")
@@ -58,12 +60,17 @@ def tmux_quote(word: str) -> str:
 
 
 def binding(key: str = DEFAULT_KEY, command: list[str] | None = None) -> str:
-    """The ``bind-key`` line for ``~/.tmux.conf``: ``key`` after the prefix opens headspace in a popup."""
+    """The ``bind-key`` line for ``~/.tmux.conf``: ``key`` after the prefix opens headspace in a popup.
+
+    The popup runs ``headspace popup``, the launcher of the warm UI
+    (cli/popup.py, docs/popup.md), after naming the client that pressed the
+    key (``HEADSPACE_CLIENT``: the one a jump moves, tmux/clients.py).
+    """
     if not key or any(ord(c) < 0x20 or ord(c) == 0x7F for c in key):
         raise ValueError("a tmux key name, such as h, M-h or F5")
-    shell = shlex.join(command or installed_command())
+    shell = shlex.join([*(command or installed_command()), POPUP_COMMAND])
     key_word = key if _PLAIN_KEY.match(key) else tmux_quote(key)
-    return f"bind-key {key_word} display-popup -E -w {SIZE} -h {SIZE} {tmux_quote(shell)}"
+    return f"bind-key {key_word} {NAME_CLIENT} \\; display-popup -E -w {SIZE} -h {SIZE} {tmux_quote(shell)}"
 
 
 @dataclass(frozen=True)
@@ -72,6 +79,7 @@ class PopupKey:
 
     key: str  # as list-keys shows it: "h", or "-n F5" for a key without the prefix
     program: str  # the first word of the popup's shell command: a path, or a name looked up on PATH
+    warm: bool = field(default=False, compare=False)  # it runs ``headspace popup`` (the warm UI), not a cold headspace
 
 
 def _popup_command(words: list[str]) -> str | None:
@@ -178,7 +186,7 @@ def popup_programs(list_keys: str) -> list[PopupKey]:
         while shell and (shell[0] in ("exec", "env") or "=" in shell[0]):
             shell = shell[1:]  # exec headspace, env X=1 headspace
         if shell:
-            found.append(PopupKey(key if table == "prefix" else f"{key} (table {table})", shell[0]))
+            found.append(PopupKey(key if table == "prefix" else f"{key} (table {table})", shell[0], warm=POPUP_COMMAND in shell[1:]))
     return found
 
 

@@ -197,6 +197,10 @@ class ServiceClient:
             raise ServiceError("the headspace service's answer is not an object")
         return answer
 
+    def set_here(self, here: Mapping[str, str]) -> None:
+        """Where the user sits from now on (a warm popup's each open: the client that opened it), for jumps and new agents."""
+        self._here = dict(here)
+
     def _decoded(self, answer: dict[str, Any], key: str) -> Any:
         try:
             return decode(answer.get(key))

@@ -11,6 +11,7 @@ closes it.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -38,6 +39,8 @@ def test_the_printed_binding_opens_headspace_where_a_bare_one_closes_at_once(pri
         folder = tmp_path / name.lower()
         folder.mkdir(mode=0o700)
         private_tmux.run("set-environment", "-g", name, str(folder))  # headspace in the popup keeps to the test's folders
+    if os.environ.get("PYTHONPATH"):
+        private_tmux.run("set-environment", "-g", "PYTHONPATH", os.environ["PYTHONPATH"])  # this checkout's code, where it is not the installed one
     conf = tmp_path / "tmux.conf"
     user = Terminal(private_tmux, "home")
     try:
@@ -49,7 +52,7 @@ def test_the_printed_binding_opens_headspace_where_a_bare_one_closes_at_once(pri
         assert control_clients(private_tmux) == []
 
         printed = subprocess.run([sys.executable, "-m", "headspace_tui", "popup-binding"], capture_output=True, text=True, timeout=30, check=True).stdout
-        assert printed.startswith("bind-key h display-popup -E -w 90% -h 90% '/") and printed.count("\n") == 1, printed
+        assert printed.startswith("bind-key h set-environment -gF HEADSPACE_CLIENT '#{client_name}' \\; display-popup -E -w 90% -h 90% '/") and printed.count("\n") == 1, printed
         conf.write_text(printed)
         private_tmux.run("source-file", str(conf))
         user.type(PREFIX_H)

@@ -9,6 +9,7 @@ through its own ``list-keys``.
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -102,12 +103,16 @@ def test_doctor_warns_of_a_bare_headspace_the_servers_path_lacks_and_passes_the_
     (check,) = check_popup_key(server)
     assert check.verdict == WARN, check
     assert "'headspace'" in check.detail and "/usr/bin:/bin" in check.detail and "closes at once" in check.detail
-    assert "bind-key h display-popup -E -w 90% -h 90% '" in check.fix
+    assert "bind-key h set-environment -gF HEADSPACE_CLIENT '#{client_name}' \\; display-popup -E -w 90% -h 90% '" in check.fix
 
     program = _stub(tmp_path / HOSTILE)
     _source(private_tmux, tmp_path, binding("h", [str(program)]))
     (check,) = check_popup_key(server)
-    assert check.verdict == OK and str(program) in check.detail
+    assert check.verdict == OK and str(program) in check.detail and "kept warm" in check.detail
+
+    _source(private_tmux, tmp_path, f"bind-key h display-popup -E -w 90% -h 90% {tmux_quote(shlex.quote(str(program)))}")  # as printed before the warm popup
+    (check,) = check_popup_key(server)
+    assert check.verdict == OK and "starts it anew" in check.detail and " popup'" in check.fix, check
 
     program.unlink()  # uninstalled since
     (check,) = check_popup_key(server)
@@ -118,7 +123,7 @@ def test_the_command_prints_one_line_naming_this_headspace(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8", "PYTHONPATH": os.getcwd()}
     out = subprocess.run([sys.executable, "-m", "headspace_tui", "popup-binding", "--key", "F5"], capture_output=True, text=True, env=env, timeout=30)
     assert out.returncode == 0, out.stderr
-    assert out.stdout == f"bind-key F5 display-popup -E -w 90% -h 90% '{sys.executable} -m headspace_tui'\n"
+    assert out.stdout == f"bind-key F5 set-environment -gF HEADSPACE_CLIENT '#{{client_name}}' \\; display-popup -E -w 90% -h 90% '{sys.executable} -m headspace_tui popup'\n"
     bad = subprocess.run([sys.executable, "-m", "headspace_tui", "popup-binding", "--key", ""], capture_output=True, text=True, env=env, timeout=30)
     assert bad.returncode == 1 and bad.stderr.count("\n") == 1
 
@@ -131,9 +136,22 @@ def test_doctor_starts_no_tmux_server_where_there_is_none(private_tmux):
     assert not socket.exists()
 
 
+def test_the_printed_line_names_the_client_then_opens_the_launcher(private_tmux, tmp_path):
+    """tmux reads back one binding: HEADSPACE_CLIENT set from the pressing client, then the popup running ``headspace popup``."""
+    private_tmux.new_session("s", width=80, height=24, cwd="/", command=["sh", "-c", "sleep 60"])
+    _source(private_tmux, tmp_path, binding("h", ["/opt/hs/headspace"]))
+    (line,) = [line for line in private_tmux.run("list-keys").splitlines() if " h " in line and "popup" in line]
+    words = tmux_words(line)
+    at = words.index("set-environment")
+    assert sorted(words[at + 1]) == sorted("-gF") and words[at + 2 : at + 4] == ["HEADSPACE_CLIENT", "#{client_name}"], words  # list-keys prints -Fg
+    assert words[-1] == "/opt/hs/headspace popup" and "display-popup" in words, words
+    assert popup_programs(private_tmux.run("list-keys")) == [PopupKey("h", "/opt/hs/headspace")]
+    assert popup_programs(private_tmux.run("list-keys"))[0].warm
+
+
 def test_a_binding_that_names_the_client_first_is_read_too(private_tmux, tmp_path):
     """README: ``set-environment -gF HEADSPACE_CLIENT '#{client_name}' \\;`` before ``display-popup``."""
     private_tmux.new_session("s", width=80, height=24, cwd="/", command=["sh", "-c", "sleep 60"])
-    line = binding("h", ["/opt/hs/headspace"]).replace("display-popup", "set-environment -gF HEADSPACE_CLIENT '#{client_name}' \\; display-popup")
+    line = "bind-key h set-environment -gF HEADSPACE_CLIENT '#{client_name}' \\; display-popup -E -w 90% -h 90% /opt/hs/headspace"  # written by hand, before popup-binding printed it
     _source(private_tmux, tmp_path, line)
     assert popup_programs(private_tmux.run("list-keys")) == [PopupKey("h", "/opt/hs/headspace")]

@@ -294,8 +294,10 @@ class MainScreen(Screen):
         """Esc on the main screen: close the filter if it is open, else end the scrollback; never a key to an agent."""
         if self.query_one("#filter", FilterInput).display:
             self.close_filter()
-        else:
+        elif self.scrollback.preview.in_history:
             self.scrollback.live()
+        else:
+            self.app.nothing_to_close()  # type: ignore[attr-defined]  # HeadspaceApp's: the warm UI closes its popup
 
     # -- windows: why, timeline, help, and the jump -----------------------------------
     def action_why(self) -> None:

@@ -77,6 +77,6 @@ class Windows:
             if jump.notice:
                 self.screen.notify(clean(jump.notice), severity="warning", markup=False)
             if jump.end:
-                self.screen.app.exit(jump.exit_with or None)
+                self.screen.app.end_after_jump(jump.exit_with or None)  # type: ignore[attr-defined]  # HeadspaceApp's
 
         self.asking.ask(f"the jump to {clean(agent.target)}", jump, jumped)
