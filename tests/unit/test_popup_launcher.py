@@ -79,7 +79,8 @@ def test_ask_gets_the_warm_uis_answer_and_none_when_nobody_listens(tmp_path):
     assert got == [{"open": 1, "cols": 80}]
 
 
-def test_a_killed_warm_uis_files_are_removed_before_a_new_one_starts(tmp_path, monkeypatch):
+def test_a_killed_warm_uis_files_are_removed_before_a_new_one_starts(short_tmp, monkeypatch):
+    tmp_path = short_tmp  # it binds Unix sockets there: a path under 108 bytes, as a real runtime folder gives
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
     place = popup.ui_place("S:/nowhere/at-all", {"XDG_RUNTIME_DIR": str(tmp_path)})
     os.makedirs(place.folder, mode=0o700)
