@@ -8,6 +8,7 @@ as JSON and explained without knowing where it came from.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 
@@ -279,6 +280,11 @@ class Observation:
             "source": self.source,
             "evidence": [asdict(e) for e in self.evidence],
         }
+
+
+# A pane's written address, as a front end may send it: ``%3``, or ``%3@box`` (a host's name as the config makes it).
+# The one pattern every route checks a pane against (the facade's, the command line's, the web page's).
+PANE_ADDRESS = re.compile(r"%\d{1,9}(@[A-Za-z0-9._-]{1,64})?")
 
 
 @dataclass(frozen=True)
