@@ -189,6 +189,7 @@ class ServiceClient:
         self._subscribers: list[Callable[[Event], None]] = []
         self._reporters: list[Callable[[Report], None]] = []
         self._http: aiohttp.ClientSession | None = None
+        self._rings: bool | None = None  # whether the service rings every wait, once asked
 
     # -- asking ------------------------------------------------------------------------------
     def _send(self, name: str, args: dict[str, Any]) -> Any:
@@ -428,7 +429,13 @@ class ServiceClient:
         return events if isinstance(events, list) else []
 
     def rings_elsewhere(self) -> bool:
-        return True  # the service rings every wait, whether or not a client is open
+        """Whether a resident service rings every wait (the one this client asks does): asked once."""
+        if self._rings is None:
+            try:
+                self._rings = bool(self._call("rings_elsewhere")["rings"])
+            except ServiceError:
+                return True  # a resident service that does not answer now still rings
+        return self._rings
 
     def waited_today(self, agents: dict[str, Agent], now: float) -> float | None:
         if abs(now - self._waited_at) >= WAITED_EVERY:  # asked again every few seconds, whatever it said (None: no journal there)
