@@ -42,18 +42,6 @@ log = logging.getLogger(__name__)
 MAX_KEY_MESSAGE = 16 * 1024  # bytes of one input mode message (a paste is cut into messages by the client)
 
 
-def _own(service: Service, agent: Agent) -> Agent | None:
-    """The service's own ``Agent`` in that pane (the one its store holds), when it is the same agent.
-
-    An in-process front end hands the answerer the store's very object, and
-    the answerer's guard ("waiting to see what the last key did") knows an
-    observation by its identity: a copy decoded from a client must not pass
-    where the original would be held.
-    """
-    own = service.agent(agent.pane_id)
-    return own if own is not None and own.key == agent.key else None
-
-
 class FacadeStream:
     """What one client's stream carries, built once per change for every such client (``Resident`` holds the queues)."""
 
@@ -199,10 +187,10 @@ class FacadeRoutes:
         return {"ansi": await self.service.history(pane, lines)}
 
     def why(self, agent: Agent, now: float) -> Any:
-        return {"why": encode(self.service.why(_own(self.service, agent) or agent, now))}
+        return {"why": encode(self.service.why(self.service.now(agent) or agent, now))}
 
     def timeline(self, agent: Agent) -> Any:
-        return {"events": encode(self.service.timeline(_own(self.service, agent) or agent))}
+        return {"events": encode(self.service.timeline(self.service.now(agent) or agent))}
 
     def waited_today(self, now: float) -> Any:
         agents = {agent.pane_id: agent for agent in self.service.agents()}
@@ -218,15 +206,13 @@ class FacadeRoutes:
     # -- answering -------------------------------------------------------------------------
     def answer(self, agent: Agent, intent: Intent, seen: Observation | None, client: str) -> Any:
         asked, observation = agent, seen
-        own = _own(self.service, asked)
+        own = self.service.now(asked)
         if own is None:
             return {"refusal": "that agent is no longer there"}
         # The client answers what it drew: that appearance of the prompt, and no later one with the same words.
         stale = self.service.stale(own, (observation or asked.observation).request)
         if stale:
             return {"refusal": stale}
-        if observation is not None and observation == own.observation:
-            observation = own.observation  # the very one on display, as an in-process front end hands it
         before = self.stream.asked_by.get(own.pane_id)
         self.stream.asked_by[own.pane_id] = client  # its reports go to this client (the first may come before ``answer`` returns)
         refusal = self.service.answer(own, intent, observation)
@@ -239,7 +225,7 @@ class FacadeRoutes:
         return {"refusal": refusal}
 
     def batch(self, agent: Agent) -> Any:
-        own = _own(self.service, agent)
+        own = self.service.now(agent)
         if own is None:
             return {"pairs": [], "reason": "that agent is no longer there"}
         pairs, reason = self.service.batch(own)
@@ -249,7 +235,7 @@ class FacadeRoutes:
         own = [  # one gone since, or asking anew since the list was drawn, is left out
             (agent, call)
             for asked, call in pairs
-            if (agent := _own(self.service, asked)) is not None and not self.service.stale(agent, asked.observation.request)
+            if (agent := self.service.now(asked)) is not None and not self.service.stale(agent, asked.observation.request)
         ]
         for agent, _ in own:
             self.stream.asked_by.setdefault(agent.pane_id, client)
@@ -257,18 +243,18 @@ class FacadeRoutes:
 
     # -- snoozes ---------------------------------------------------------------------------
     def snooze(self, agent: Agent, until: float) -> Any:
-        snooze = self.service.snooze(_own(self.service, agent) or agent, until)
+        snooze = self.service.snooze(self.service.now(agent) or agent, until)
         self.changed()
         return {"snooze": encode(snooze)}
 
     def unsnooze(self, agent: Agent) -> Any:
-        was = self.service.unsnooze(_own(self.service, agent) or agent)
+        was = self.service.unsnooze(self.service.now(agent) or agent)
         self.changed()
         return {"was": was}
 
     def _agent(self, asked: Agent) -> Agent:
         """The service's own agent for the one asked about; ServiceError when it is gone."""
-        agent = _own(self.service, asked)
+        agent = self.service.now(asked)
         if agent is None:
             raise ServiceError(f"{asked.target}: that agent is no longer there")
         return agent

@@ -307,9 +307,19 @@ class Service:
         return sorted((agent for monitor in self._fleet.monitors.values() for agent in monitor.store.agents.values()), key=sort_key)
 
     def agent(self, address: str) -> Agent | None:
-        """The agent in pane ``address`` now: the very object the store holds (the answerer's guard knows its observation by identity)."""
+        """The agent in pane ``address`` now, as the store holds it."""
         monitor = self._fleet.monitor_for(address)
         return next((a for a in monitor.store.agents.values() if a.pane_id == address), None) if monitor is not None else None
+
+    def now(self, agent: Agent) -> Agent | None:
+        """``agent`` as it is now (a front end holds a copy, maybe a moment old): the store's, when its pane still holds that agent; else None.
+
+        What the answerer, a snooze or a stop judge is the agent on display
+        now; what the user saw travels beside it (an answer's ``seen``, its
+        ``request``), compared by value and by ``Observation.id``.
+        """
+        now = self.agent(agent.pane_id)
+        return now if now is not None and now.key == agent.key else None
 
     def problem_now(self) -> ProblemChanged:
         """The hosts' problem as last said (``starting`` until the first look is whole): what a front end that joins late shows first."""

@@ -139,8 +139,8 @@ class Stub:
     def rings_elsewhere(self):
         return True
 
-    def agent(self, pane):
-        return AGENT if pane == AGENT.pane_id else None
+    def now(self, agent):
+        return AGENT if (agent.pane_id, agent.key) == (AGENT.pane_id, AGENT.key) else None
 
     def stale(self, agent, request):
         return ""
