@@ -68,7 +68,7 @@ def _time(value: Any) -> float:
         number = float(value) if isinstance(value, (int, float, str)) and not isinstance(value, bool) else math.nan
     except ValueError:
         number = math.nan
-    if not math.isfinite(number):
+    if math.isnan(number):  # infinity is a time: a snooze until its wait changes (UNTIL_IT_CHANGES)
         raise Asked("a time")
     return number
 
@@ -198,6 +198,7 @@ CALLS: dict[str, Call] = _calls(
     # Snoozes.
     Call("snooze", "POST", "/v1/snoozes", (("agent", AGENT), ("until", TIME)), (("snooze", True),)),
     Call("unsnooze", "POST", "/v1/snoozes/delete", (("agent", AGENT),), (("was", False),)),
+    Call("snoozes_ended", "POST", "/v1/snoozes/ended", (("now", TIME),), (("keys", False),)),
     # Input mode: a WebSocket, ``{"key": KEY}`` messages (input in facade_routes.py says the rest).
     Call("input", "WS", "/v1/input", (("pane", PANE), ("family", TEXT))),
     # Jump, start, stop.
@@ -223,7 +224,6 @@ LOCAL: dict[str, str] = {
     "focused": "the pane this client last focused",
     "snooze_of": "the client's copy of the snoozes, kept by the stream",
     "snoozed": "the client's copy of the snoozes",
-    "snoozes_ended": "the client's copy; the service ends its own by the same clock",
 }
 
 # Which call serves each other facade method (a method may be served by a call of another name).
@@ -242,6 +242,7 @@ SERVED_BY: dict[str, str] = {
     "approve_batch": "approve_batch",
     "snooze": "snooze",
     "unsnooze": "unsnooze",
+    "snoozes_ended": "snoozes_ended",
     "open_input": "input",
     "jump": "jump",
     "start_agent": "start_agent",

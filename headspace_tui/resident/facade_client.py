@@ -56,7 +56,9 @@ from ..service.facade import (
     PendingCall,
     ProblemChanged,
     Report,
+    Service,
     ServiceError,
+    Typing,
     sort_key,
 )
 from ..service.wire import WireError, decode, encode
@@ -64,7 +66,7 @@ from ..shared.config import Config
 from ..shared.resident_place import Place, is_held
 from . import client
 from .calls import ASK, CALLS, SETTLE, SLOW
-from .transport import HttpTransport, Transport, url_path
+from .transport import HttpTransport, InProcess, Transport, url_path
 
 if TYPE_CHECKING:
     import aiohttp  # imported when the stream opens, after the first frame: it costs a popup 0.2 s of start-up
@@ -166,10 +168,13 @@ class ServiceClient:
     """
 
     def __init__(
-        self, place: Place, *, config: Config, restart: Callable[[], object] | None = None, here: Mapping[str, str] | None = None, transport: Transport | None = None
+        self, place: Place | None, *, config: Config, restart: Callable[[], object] | None = None, here: Mapping[str, str] | None = None, transport: Transport | None = None
     ) -> None:
         self.place = place
-        self.transport: Transport = transport if transport is not None else HttpTransport(place)
+        if transport is None:
+            assert place is not None, "a client over HTTP needs the service's place"
+            transport = HttpTransport(place)
+        self.transport: Transport = transport
         self.config = config
         self.clock: Callable[[], float] = time.time
         self.live = True
@@ -189,7 +194,6 @@ class ServiceClient:
         self._subscribers: list[Callable[[Event], None]] = []
         self._reporters: list[Callable[[Report], None]] = []
         self._http: aiohttp.ClientSession | None = None
-        self._rings: bool | None = None  # whether the service rings every wait, once asked
 
     # -- asking ------------------------------------------------------------------------------
     def _send(self, name: str, args: dict[str, Any]) -> Any:
@@ -203,12 +207,22 @@ class ServiceClient:
         timeout = {ASK: ASK_TIMEOUT, SLOW: SLOW_TIMEOUT, SETTLE: float(args.get("settle") or 0.0) + ASK_TIMEOUT}[call.timeout]
         return self.transport.ask(call, call.put(args), timeout)
 
+    @classmethod
+    def in_process(cls, service: Service) -> ServiceClient:
+        """The client of ``service``, run in this very process (``--no-service``, demos, tests): the same calls, copies and stream (transport.InProcess)."""
+        transport = InProcess(service)
+        me = cls(None, config=service.config, transport=transport)
+        me.clock, me.live = service.clock, service.live
+        transport.follow(me._take)
+        me.connect(0.0)
+        return me
+
     def _call(self, name: str, **args: Any) -> dict[str, Any]:
         """One call; its reply, the facade's data decoded; a ServiceError (the facade's, one line for the user) when the service refused or did not answer."""
         try:
             answer = self._send(name, args)
         except client.ServiceError as exc:
-            raise ServiceError(f"the headspace service: {exc}") from None
+            raise ServiceError(f"{self.transport.prefix}{exc}") from None
         if not isinstance(answer, dict):
             raise ServiceError("the headspace service's answer is not an object")
         try:
@@ -256,6 +270,10 @@ class ServiceClient:
 
     async def run(self) -> None:
         """Follow the service's stream; when it ends, say so, start the service again if it died, and catch up from its state."""
+        if isinstance(self.transport, InProcess):
+            await self.transport.run()  # the service itself, whose stream reaches this client as it is made
+            return
+        assert self.place is not None
         # Imported beside the loop, not on it: the first frame, drawn from the state taken before, is not held up by it.
         aiohttp = await asyncio.to_thread(importlib.import_module, "aiohttp")
         # No total timeout: the stream is meant to last (aiohttp's default would cut it every 5 minutes).
@@ -364,6 +382,8 @@ class ServiceClient:
                 self._tell(AgentChanged(agent, agent.state, now))
 
     async def stop(self) -> None:
+        if isinstance(self.transport, InProcess):
+            await self.transport.stop()
         if self._http is not None:
             await self._http.close()
 
@@ -429,13 +449,11 @@ class ServiceClient:
         return events if isinstance(events, list) else []
 
     def rings_elsewhere(self) -> bool:
-        """Whether a resident service rings every wait (the one this client asks does): asked once."""
-        if self._rings is None:
-            try:
-                self._rings = bool(self._call("rings_elsewhere")["rings"])
-            except ServiceError:
-                return True  # a resident service that does not answer now still rings
-        return self._rings
+        """Whether a resident service rings every wait (the one this client asks does; one may start or end beside a service in this process)."""
+        try:
+            return bool(self._call("rings_elsewhere")["rings"])
+        except ServiceError:
+            return True  # a resident service that does not answer now still rings
 
     def waited_today(self, agents: dict[str, Agent], now: float) -> float | None:
         if abs(now - self._waited_at) >= WAITED_EVERY:  # asked again every few seconds, whatever it said (None: no journal there)
@@ -452,7 +470,7 @@ class ServiceClient:
         except client.Lost as exc:
             return f"the headspace service did not answer ({exc}); the answer may have gone: look at the pane before answering again"
         except client.ServiceError as exc:
-            return f"the headspace service: {exc}"
+            return f"{self.transport.prefix}{exc}"
         self._pending = (0.0, set())
         refusal = answer.get("refusal") if isinstance(answer, dict) else None
         if refusal == "":
@@ -513,16 +531,23 @@ class ServiceClient:
         return len(self._snoozes)
 
     def snoozes_ended(self, now: float) -> list[str]:
-        """The snoozes that ran out, from this copy (the service lets go of its own by the same clock)."""
+        """The snoozes that ran out by ``now``: ended in the service (one set for every front end) and in this copy."""
         ended = [key for key, snooze in self._snoozes.items() if snooze.until <= now]
+        try:
+            keys = self._call("snoozes_ended", now=now)["keys"]
+            ended += [key for key in keys if isinstance(key, str) and key not in ended] if isinstance(keys, list) else []
+        except ServiceError as exc:
+            log.info("snoozes ended: %s", exc)
         for key in ended:
-            del self._snoozes[key]
+            self._snoozes.pop(key, None)
         return ended
 
     # -- input mode ----------------------------------------------------------------------
-    async def open_input(self, pane_id: str, report: Callable[[str, bool], None], family: str) -> tuple[ClientInputSession | None, str]:
+    async def open_input(self, pane_id: str, report: Callable[[str, bool], None], family: str) -> tuple[Typing | None, str]:
         import aiohttp
 
+        if isinstance(self.transport, InProcess):
+            return await self.transport.open_input(pane_id, report, family)
         if self._http is None or self._http.closed:
             return None, "the headspace service is not connected yet; try again in a moment"
         try:

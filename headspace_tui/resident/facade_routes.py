@@ -252,6 +252,13 @@ class FacadeRoutes:
         self.changed()
         return {"was": was}
 
+    def snoozes_ended(self, now: float) -> Any:
+        """The snoozes that ran out by ``now`` (the asker's clock) end in the service, for every front end: their keys."""
+        keys = self.service.snoozes_ended(now)
+        if keys:
+            self.changed()
+        return {"keys": keys}
+
     def _agent(self, asked: Agent) -> Agent:
         """The service's own agent for the one asked about; ServiceError when it is gone."""
         agent = self.service.now(asked)
@@ -274,7 +281,7 @@ class FacadeRoutes:
         return {"pane": await self.service.restart_agent(self._agent(agent))}
 
     def close_pane(self, agent: Agent) -> Any:
-        self.service.close_pane(self._agent(agent))
+        self.service.close_pane(agent)  # which checks, by the agent's key, that its pane still runs that very agent
         return {}
 
     # -- input mode ----------------------------------------------------------------------------

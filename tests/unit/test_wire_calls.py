@@ -161,6 +161,9 @@ class Stub:
     def unsnooze(self, agent):
         return True
 
+    def snoozes_ended(self, now):
+        return ["k1"]
+
     def jump(self, agent, here):
         return Jump()
 
@@ -217,6 +220,7 @@ def _every_call(client: ServiceClient) -> None:
     assert client.approve_batch([(AGENT, CALL)]) == "approved 1"
     assert client.snooze(AGENT, 5.0) is not None
     assert client.unsnooze(AGENT) is True
+    assert client.snoozes_ended(10.0) == ["k1"]
     assert client.jump(AGENT) == Jump()
     assert client.start_agent("/tmp", "", AGENT) == "%9"
     assert asyncio.run(client.stop_agent(AGENT)) is True
