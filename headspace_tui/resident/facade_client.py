@@ -184,6 +184,7 @@ class ServiceClient:
         self._agents: dict[str, Agent] = {}
         self._problem = ProblemChanged("starting", ())
         self._snoozes: dict[str, Snooze] = {}
+        self._ran_out: set[str] = set()  # snoozes the service ended by their time, not yet said by ``snoozes_ended``
         self._screens: dict[str, PaneScreen] = {}
         self._focused: str | None = None
         self._pending: tuple[float, set[str]] = (0.0, set())
@@ -375,6 +376,9 @@ class ServiceClient:
     def _set_snoozes(self, snoozes: dict[str, Snooze]) -> None:
         """The service's snoozes; the rows whose snooze began or ended are told again (drawn dim, or not, and sorted anew)."""
         changed = {key for key in set(snoozes) | set(self._snoozes) if snoozes.get(key) != self._snoozes.get(key)}
+        clock = self.clock()
+        # Ended in the service because their time ran out (another front end, or its ringer, asked first): ended here too (``snoozes_ended``).
+        self._ran_out |= {key for key, snooze in self._snoozes.items() if key not in snoozes and snooze.until <= clock}
         self._snoozes = snoozes
         now = time.time()
         for agent in list(self._agents.values()):
@@ -531,13 +535,20 @@ class ServiceClient:
         return len(self._snoozes)
 
     def snoozes_ended(self, now: float) -> list[str]:
-        """The snoozes that ran out by ``now``: ended in the service (one set for every front end) and in this copy."""
-        ended = [key for key, snooze in self._snoozes.items() if snooze.until <= now]
+        """The snoozes that ran out by ``now``, ended in the service (one set for every front end; its stream tells the others).
+
+        With them, those the service ended by their time before this client
+        asked (another front end, the resident's ringer); the copy decides
+        alone only while the service does not answer.
+        """
         try:
             keys = self._call("snoozes_ended", now=now)["keys"]
-            ended += [key for key in keys if isinstance(key, str) and key not in ended] if isinstance(keys, list) else []
+            ended = [key for key in keys if isinstance(key, str)] if isinstance(keys, list) else []
         except ServiceError as exc:
             log.info("snoozes ended: %s", exc)
+            ended = [key for key, snooze in self._snoozes.items() if snooze.until <= now]
+        ended += sorted(self._ran_out - set(ended))
+        self._ran_out.clear()
         for key in ended:
             self._snoozes.pop(key, None)
         return ended
