@@ -157,9 +157,11 @@ class Typing(Protocol):
 
 
 class Facade(Protocol):
-    """What a front end holds: ``Service`` in its own process, or a client of the resident service (resident/facade_client.py).
+    """What a front end holds: a client of the service (resident/facade_client.py), of the resident one or of one in its own process.
 
-    The same calls either way, so the terminal UI is one code in both modes.
+    One path either way: each call is declared once (resident/calls.py)
+    and served by the same routes over the service's ``Service`` methods,
+    its data crossing as JSON, so a front end holds copies in both modes.
     """
 
     config: Config
