@@ -31,7 +31,6 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from headspace_tui.app.main import HeadspaceApp  # noqa: E402
 from headspace_tui.service.facade import Service  # noqa: E402
 from headspace_tui.service.journal import Journal  # noqa: E402
 from headspace_tui.tmux.server import TmuxServer  # noqa: E402
@@ -40,6 +39,7 @@ from tests.harness.codex_agent import CodexSession, find_codex  # noqa: E402
 from tests.harness.gemini_agent import GeminiSession, find_gemini  # noqa: E402
 from tests.harness.opencode_agent import OpencodeSession, find_opencode  # noqa: E402
 from tests.harness.tmux import PrivateTmux  # noqa: E402
+from tests.ui.apps import app_of  # noqa: E402
 
 
 def self_cpu() -> float:
@@ -81,7 +81,7 @@ def start_agents(family: str, count: int, tmux: PrivateTmux, root: Path, stack: 
 
 
 async def watch(tmux: PrivateTmux, expected: int, seconds: float, workdir: Path) -> dict:
-    app = HeadspaceApp(Service.build(TmuxServer(socket_name=tmux.name), config_dir=workdir / "no-claude-config", journal=Journal(None), hooks=False))
+    app = app_of(Service.build(TmuxServer(socket_name=tmux.name), config_dir=workdir / "no-claude-config", journal=Journal(None), hooks=False))
     async with app.run_test(size=(160, 48)) as pilot:
         deadline = time.monotonic() + 60
         while len(app.table.agents) < expected and time.monotonic() < deadline:

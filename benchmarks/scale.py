@@ -47,6 +47,7 @@ from textual import events  # noqa: E402
 
 from headspace_tui.app.main import HeadspaceApp  # noqa: E402
 from headspace_tui.model import AgentState  # noqa: E402
+from headspace_tui.resident.facade_client import ServiceClient  # noqa: E402
 from headspace_tui.service.facade import AgentChanged, Service  # noqa: E402
 from headspace_tui.service.journal import Journal  # noqa: E402
 from headspace_tui.tmux.server import TmuxServer  # noqa: E402
@@ -205,11 +206,13 @@ async def key_latency(app: HeadspaceApp) -> float:
 
 async def headspace_phase(farm: Farm, args, workdir: Path) -> dict:
     app = HeadspaceApp(
-        Service.build(
-            TmuxServer(socket_name=farm.socket),
-            config_dir=workdir / "no-claude-config",
-            journal=Journal(None),
-            hooks=False,
+        ServiceClient.in_process(
+            Service.build(
+                TmuxServer(socket_name=farm.socket),
+                config_dir=workdir / "no-claude-config",
+                journal=Journal(None),
+                hooks=False,
+            )
         )
     )
     permission_at: dict[str, float] = {}

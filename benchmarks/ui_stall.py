@@ -33,6 +33,7 @@ sys.path.insert(0, str(REPO))
 
 from headspace_tui.app.main import HeadspaceApp  # noqa: E402
 from headspace_tui.detect.claude.transcript import transcript_path  # noqa: E402
+from headspace_tui.resident.facade_client import ServiceClient  # noqa: E402
 from headspace_tui.service.facade import Service  # noqa: E402
 from headspace_tui.service.journal import Journal  # noqa: E402
 from headspace_tui.state.eventlog import EventLog  # noqa: E402
@@ -77,7 +78,7 @@ async def run(agents: int, size: int) -> dict:
     tmux(socket, env, "-f", "/dev/null", "new-session", "-d", "-s", "shell", "-x", "80", "-y", "24", "sleep 3600")
     log_path = root / "events.db"
     journal = Journal(EventLog(log_path))
-    app = HeadspaceApp(Service.build(TmuxServer(socket_name=socket), config_dir=config, journal=journal, hooks=False))
+    app = HeadspaceApp(ServiceClient.in_process(Service.build(TmuxServer(socket_name=socket), config_dir=config, journal=journal, hooks=False)))
     gaps: list[float] = []
 
     async def heartbeat() -> None:

@@ -8,7 +8,10 @@ as JSON and explained without knowing where it came from.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import itertools
+import re
+import time
+from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 
 
@@ -221,6 +224,14 @@ class Blocked:
         return f"blocked: {call} — {self.reason}" if self.reason else f"blocked: {call}"
 
 
+# Observation ids: from this process's start time in microseconds, so a copy kept across a service's restart names no new reading.
+_OBSERVATION_IDS = itertools.count(time.time_ns() // 1000)
+
+
+def _observation_id() -> int:
+    return next(_OBSERVATION_IDS)
+
+
 @dataclass(frozen=True)
 class Observation:
     """One reading of one agent from one source."""
@@ -240,6 +251,11 @@ class Observation:
     mode: str = ""  # the permission mode the screen shows (MODES; "" when it shows none)
     # Calls the permission mode's check refused, as drawn since the user's last prompt (Claude's auto mode).
     blocked: tuple[Blocked, ...] = ()
+    # Which reading this is: new for each observation made, and again each time a store keeps one (``stamped``).
+    # A copy (service/wire.py's, a front end's) keeps it, so the answerer's guard ("waiting to see what the last
+    # key did") knows the reading an answer went to by its id, in every process, never by the object's identity.
+    # Not part of equality: two readings alike are equal, and still two readings.
+    id: int = field(default_factory=_observation_id, compare=False)
 
     @property
     def tool(self) -> str:
@@ -260,6 +276,10 @@ class Observation:
     def option_labels(self) -> list[str]:
         return [o.label for o in self.prompt.options] if self.prompt else []
 
+    def stamped(self) -> Observation:
+        """This reading as a store keeps it: the same, with an id of its own (a ``replace`` copies the id)."""
+        return replace(self, id=_observation_id())
+
     def to_json(self) -> dict:
         """The stable JSON shape used by ``headspace classify --json`` and ``status --json``."""
         return {
@@ -279,6 +299,11 @@ class Observation:
             "source": self.source,
             "evidence": [asdict(e) for e in self.evidence],
         }
+
+
+# A pane's written address, as a front end may send it: ``%3``, or ``%3@box`` (a host's name as the config makes it).
+# The one pattern every route checks a pane against (the facade's, the command line's, the web page's).
+PANE_ADDRESS = re.compile(r"%\d{1,9}(@[A-Za-z0-9._-]{1,64})?")
 
 
 @dataclass(frozen=True)

@@ -164,7 +164,7 @@ class Answerer:
         # Panes an answer is on its way to (sending, or waiting for the pane to show it).
         self._sending: set[str] = set()
         # After a delivered answer: the observation it answered and when (monotonic);
-        # keys wait for a newer one, for at most confirm_timeout (the monitor has
+        # keys wait for a newer one (another ``Observation.id``: a copy of the same reading is not newer), for at most confirm_timeout (the monitor has
         # long seen the pane move by then; the guarded send re-reads it anyway).
         self._answered: dict[str, tuple[Observation, float]] = {}
         self._subscribers: list[Callable[[Report], None]] = []
@@ -199,7 +199,7 @@ class Answerer:
         if answered is None or time.monotonic() - answered[1] >= self.confirm_timeout:
             return False
         now, before = agent.observation, answered[0]
-        return now is before or (now.state is before.state and (now.prompt is None or same_prompt(before, now)))
+        return now.id == before.id or (now.state is before.state and (now.prompt is None or same_prompt(before, now)))
 
     # -- may an answer go now? ----------------------------------------------------------
     def stale(self, agent: Agent, request: str) -> str:
@@ -232,7 +232,7 @@ class Answerer:
                 return stale
         answered = self._answered.get(agent.pane_id)
         if answered is not None:
-            if agent.observation is answered[0] and time.monotonic() - answered[1] < self.confirm_timeout:
+            if agent.observation.id == answered[0].id and time.monotonic() - answered[1] < self.confirm_timeout:
                 return "waiting to see what the last key did"
             del self._answered[agent.pane_id]
         if not typed and agent.observation.prompt is not None and self.clock() - agent.prompt_since < REACTION_TIME:

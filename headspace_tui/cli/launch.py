@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..app.main import HeadspaceApp
 from ..app.themes import choice_path
+from ..resident.facade_client import ServiceClient
 from ..service.facade import Facade, Service, ServiceError
 from ..service.journal import Journal
 from ..shared import logfile, theme_files
@@ -60,7 +61,8 @@ def run_app(
         if problem:
             log.warning("%s", problem)
             notices = (*notices, problem)
-        service = Service.build(server, config=config, include_all=include_all, journal=journal, hosts=hosts, local=local)
+        # The service in this process, behind the same client as a resident one: the app holds copies and calls, never the service.
+        service = ServiceClient.in_process(Service.build(server, config=config, include_all=include_all, journal=journal, hosts=hosts, local=local))
     app = HeadspaceApp(
         service,
         notices=notices,
@@ -100,7 +102,6 @@ def connect_resident(server: TmuxServer, config: Config, *, restart: bool = True
     own process, and says so.
     """
     from ..resident import client
-    from ..resident.facade_client import ServiceClient
     from ..resident.start import START_WAIT, start_detached
     from ..shared.resident_place import PlaceError, is_held, place_of
 

@@ -49,8 +49,8 @@ WARM_ONLY = ("-L", "-S")  # the options the warm UI takes; any other view is a c
 
 def ui_place(server_key: str, env: Mapping[str, str] | None = None) -> Place:
     """The warm UI's files for the tmux server ``server_key``: its control socket, lock and private tmux socket (``tmux_socket``)."""
-    service = place_of(server_key, env)
-    return Place(runtime_dir(env) / "ui", service.name)
+    services = place_of(server_key, env)  # the service's place: the warm UI's files are named as its are
+    return Place(runtime_dir(env) / "ui", services.name)
 
 
 def tmux_socket(place: Place) -> Path:

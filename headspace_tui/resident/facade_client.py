@@ -36,7 +36,6 @@ import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
 from .. import __version__
 from ..model import Agent, Observation
@@ -57,13 +56,17 @@ from ..service.facade import (
     PendingCall,
     ProblemChanged,
     Report,
+    Service,
     ServiceError,
+    Typing,
     sort_key,
 )
 from ..service.wire import WireError, decode, encode
 from ..shared.config import Config
 from ..shared.resident_place import Place, is_held
 from . import client
+from .calls import ASK, CALLS, SETTLE, SLOW
+from .transport import HttpTransport, InProcess, Transport, url_path
 
 if TYPE_CHECKING:
     import aiohttp  # imported when the stream opens, after the first frame: it costs a popup 0.2 s of start-up
@@ -158,12 +161,20 @@ class ClientInputSession:
 
 
 class ServiceClient:
-    """The facade (``service.facade.Service``'s methods) of the resident service at ``place``."""
+    """The facade (``service.facade.Service``'s methods) of the resident service at ``place``.
 
-    blocking = True  # its questions wait on the service: the app asks them off its loop
+    Every call it makes of the service is one of calls.py's ``CALLS``
+    (``_call``), sent by its transport (transport.py; by default HTTP to ``place``).
+    """
 
-    def __init__(self, place: Place, *, config: Config, restart: Callable[[], object] | None = None, here: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, place: Place | None, *, config: Config, restart: Callable[[], object] | None = None, here: Mapping[str, str] | None = None, transport: Transport | None = None
+    ) -> None:
         self.place = place
+        if transport is None:
+            assert place is not None, "a client over HTTP needs the service's place"
+            transport = HttpTransport(place)
+        self.transport: Transport = transport
         self.config = config
         self.clock: Callable[[], float] = time.time
         self.live = True
@@ -173,6 +184,7 @@ class ServiceClient:
         self._agents: dict[str, Agent] = {}
         self._problem = ProblemChanged("starting", ())
         self._snoozes: dict[str, Snooze] = {}
+        self._ran_out: set[str] = set()  # snoozes the service ended by their time, not yet said by ``snoozes_ended``
         self._screens: dict[str, PaneScreen] = {}
         self._focused: str | None = None
         self._focusing: asyncio.Task[None] | None = None  # says the newest focus to the service, off the loop
@@ -187,31 +199,53 @@ class ServiceClient:
         self._http: aiohttp.ClientSession | None = None
 
     # -- asking ------------------------------------------------------------------------------
-    def _ask(self, method: str, path: str, body: Any = None, *, timeout: float = ASK_TIMEOUT) -> dict[str, Any]:
-        """One question; a ServiceError (the facade's, one line for the user) when the service refused or did not answer."""
+    def _send(self, name: str, args: dict[str, Any]) -> Any:
+        """Call ``name`` (calls.py) with ``args``, this client's id and place filled in: the service's JSON reply, or ``client.ServiceError`` as the transport raised it."""
+        call = CALLS[name]
+        fields = {field for field, _ in call.fields}
+        if "client" in fields:
+            args.setdefault("client", self.id)
+        if "here" in fields:
+            args.setdefault("here", self._here)
+        timeout = {ASK: ASK_TIMEOUT, SLOW: SLOW_TIMEOUT, SETTLE: float(args.get("settle") or 0.0) + ASK_TIMEOUT}[call.timeout]
+        return self.transport.ask(call, call.put(args), timeout)
+
+    @classmethod
+    def in_process(cls, service: Service) -> ServiceClient:
+        """The client of ``service``, run in this very process (``--no-service``, demos, tests): the same calls, copies and stream (transport.InProcess)."""
+        transport = InProcess(service)
+        me = cls(None, config=service.config, transport=transport)
+        me.clock, me.live = service.clock, service.live
+        transport.follow(me._take)
+        me.connect(0.0)
+        return me
+
+    def _call(self, name: str, **args: Any) -> dict[str, Any]:
+        """One call; its reply, the facade's data decoded; a ServiceError (the facade's, one line for the user) when the service refused or did not answer."""
         try:
-            answer = client.request(self.place, method, path, body=body, timeout=timeout)
+            answer = self._send(name, args)
         except client.ServiceError as exc:
-            raise ServiceError(f"the headspace service: {exc}") from None
+            raise ServiceError(f"{self.transport.prefix}{exc}") from None
         if not isinstance(answer, dict):
             raise ServiceError("the headspace service's answer is not an object")
-        return answer
+        try:
+            return CALLS[name].answer(answer)
+        except WireError as exc:
+            raise ServiceError(f"the headspace service's answer: {exc}") from None
 
     def set_here(self, here: Mapping[str, str]) -> None:
         """Where the user sits from now on (a warm popup's each open: the client that opened it), for jumps and new agents."""
         self._here = dict(here)
 
-    def _decoded(self, answer: dict[str, Any], key: str) -> Any:
-        try:
-            return decode(answer.get(key))
-        except WireError as exc:
-            raise ServiceError(f"the headspace service's answer: {exc}") from None
+    @property
+    def blocking(self) -> bool:
+        """Whether a call waits on another process (a resident service over its socket): the app asks those off its loop."""
+        return self.transport.blocking
 
     def connect(self, settle: float = client.SETTLE_WAIT) -> None:
         """Take the service's whole state (waiting up to ``settle`` s for its first look): what the first frame draws."""
-        state = self._ask("GET", f"/v1/state?settle={settle:g}", timeout=settle + ASK_TIMEOUT)
-        agents = self._decoded(state, "agents")
-        problem, snoozes = self._decoded(state, "problem"), self._decoded(state, "snoozes")
+        state = self._call("state", settle=settle)
+        agents, problem, snoozes = state["agents"], state["problem"], state["snoozes"]
         if not isinstance(agents, list) or not all(isinstance(a, Agent) for a in agents) or not isinstance(problem, ProblemChanged) or not isinstance(snoozes, dict):
             raise ServiceError("the headspace service's state is not the facade's")
         self._agents = {agent.pane_id: agent for agent in agents}
@@ -248,6 +282,10 @@ class ServiceClient:
 
     async def run(self) -> None:
         """Follow the service's stream; when it ends, say so, start the service again if it died, and catch up from its state."""
+        if isinstance(self.transport, InProcess):
+            await self.transport.run()  # the service itself, whose stream reaches this client as it is made
+            return
+        assert self.place is not None
         # Imported beside the loop, not on it: the first frame, drawn from the state taken before, is not held up by it.
         aiohttp = await asyncio.to_thread(importlib.import_module, "aiohttp")
         # No total timeout: the stream is meant to last (aiohttp's default would cut it every 5 minutes).
@@ -276,7 +314,7 @@ class ServiceClient:
 
         assert self._http is not None
         try:
-            async with self._http.get(f"http://localhost/v1/events?form=facade&client={self.id}", headers={"X-Headspace-Version": __version__}) as response:
+            async with self._http.get("http://localhost" + url_path(CALLS["events"], {"client": self.id}), headers={"X-Headspace-Version": __version__}) as response:
                 if response.status != 200:
                     log.warning("the service's stream answered HTTP %s", response.status)
                     return False
@@ -349,6 +387,9 @@ class ServiceClient:
     def _set_snoozes(self, snoozes: dict[str, Snooze]) -> None:
         """The service's snoozes; the rows whose snooze began or ended are told again (drawn dim, or not, and sorted anew)."""
         changed = {key for key in set(snoozes) | set(self._snoozes) if snoozes.get(key) != self._snoozes.get(key)}
+        clock = self.clock()
+        # Ended in the service because their time ran out (another front end, or its ringer, asked first): ended here too (``snoozes_ended``).
+        self._ran_out |= {key for key, snooze in self._snoozes.items() if key not in snoozes and snooze.until <= clock}
         self._snoozes = snoozes
         now = time.time()
         for agent in list(self._agents.values()):
@@ -356,6 +397,8 @@ class ServiceClient:
                 self._tell(AgentChanged(agent, agent.state, now))
 
     async def stop(self) -> None:
+        if isinstance(self.transport, InProcess):
+            await self.transport.stop()
         if self._http is not None:
             await self._http.close()
 
@@ -389,6 +432,9 @@ class ServiceClient:
         except RuntimeError:  # not on a loop: said here
             self._say_focus(address)
             return
+        if not self.blocking:  # the service in this process: answered at once, on this loop
+            self._say_focus(address)
+            return
         self._focus_due = True
         if self._focusing is None or self._focusing.done():
             self._focusing = loop.create_task(self._send_focus())
@@ -403,18 +449,27 @@ class ServiceClient:
 
     def _say_focus(self, address: str | None) -> None:
         try:
-            self._ask("POST", "/v1/focus", {"pane": address, "client": self.id})
+            self._call("focus", pane=address)
         except ServiceError as exc:
             log.info("focus: %s", exc)
         if address is None:
             return
+        self._fetch_screen(address)
+
+    def _fetch_screen(self, address: str) -> None:
+        """Ask the service for ``address``'s screen, kept unless the stream brought one meanwhile (as new or newer)."""
         with contextlib.suppress(ServiceError, TypeError, ValueError, KeyError):
-            shown = self._ask("GET", f"/v1/screen?pane={_q(address)}").get("screen")
-            if isinstance(shown, dict):  # the stream's, if it brought one meanwhile, is as new or newer
+            shown = self._call("screen", pane=address)["screen"]
+            if isinstance(shown, dict):
                 self._screens.setdefault(address, PaneScreen(str(shown["ansi"]), int(shown["width"]), int(shown["height"])))
 
     def screen(self, address: str) -> PaneScreen | None:
-        """The previewed pane's screen as this client has it (asked when focused, then kept by the stream); None until it came."""
+        """The previewed pane's screen as this client has it (asked when focused, then kept by the stream); None until it came.
+
+        Asked here only of a service in this process (answered at once); a resident service's comes off the loop (``focus``).
+        """
+        if address not in self._screens and not self.blocking:
+            self._fetch_screen(address)
         return self._screens.get(address)
 
     def width(self, address: str) -> int | None:
@@ -422,18 +477,18 @@ class ServiceClient:
         if shown is not None:
             return shown.width  # the previewed pane's, as its last screen said
         try:
-            width = self._ask("GET", f"/v1/screen?pane={_q(address)}").get("width")
+            width = self._call("screen", pane=address)["width"]
         except ServiceError:
             return None
         return width if isinstance(width, int) else None
 
     async def history(self, address: str, lines: int) -> str:
-        answer = await asyncio.to_thread(self._ask, "GET", f"/v1/history?pane={_q(address)}&lines={int(lines)}", timeout=SLOW_TIMEOUT)
-        return str(answer.get("ansi", ""))
+        answer = await asyncio.to_thread(lambda: self._call("history", pane=address, lines=int(lines)))
+        return str(answer["ansi"] or "")
 
     def why(self, agent: Agent, now: float) -> tuple[Explanation | None, ChannelReport | None]:
         try:
-            why = self._decoded(self._ask("POST", "/v1/why", {"agent": encode(agent), "now": now}), "why")
+            why = self._call("why", agent=agent, now=now)["why"]
         except ServiceError as exc:
             log.info("why: %s", exc)
             return None, None
@@ -441,32 +496,35 @@ class ServiceClient:
 
     def timeline(self, agent: Agent) -> list:
         try:
-            events = self._decoded(self._ask("POST", "/v1/timeline", {"agent": encode(agent)}), "events")
+            events = self._call("timeline", agent=agent)["events"]
         except ServiceError as exc:
             log.info("timeline: %s", exc)
             return []
         return events if isinstance(events, list) else []
 
     def rings_elsewhere(self) -> bool:
-        return True  # the service rings every wait, whether or not a client is open
+        """Whether a resident service rings every wait (the one this client asks does; one may start or end beside a service in this process)."""
+        try:
+            return bool(self._call("rings_elsewhere")["rings"])
+        except ServiceError:
+            return True  # a resident service that does not answer now still rings
 
     def waited_today(self, agents: dict[str, Agent], now: float) -> float | None:
         if abs(now - self._waited_at) >= WAITED_EVERY:  # asked again every few seconds, whatever it said (None: no journal there)
             self._waited_at = now
             with contextlib.suppress(ServiceError):
-                seconds = self._ask("GET", "/v1/waited-today").get("seconds")
+                seconds = self._call("waited_today", now=now)["seconds"]
                 self._waited = float(seconds) if isinstance(seconds, (int, float)) else None
         return self._waited
 
     # -- answering -------------------------------------------------------------------------
     def answer(self, agent: Agent, intent: Intent, seen: Observation | None = None) -> str:
-        body = {"agent": encode(agent), "intent": encode(intent), "seen": encode(seen), "client": self.id}
         try:
-            answer = client.request(self.place, "POST", "/v1/answers", body=body, timeout=ASK_TIMEOUT)
+            answer = self._send("answer", {"agent": agent, "intent": intent, "seen": seen})
         except client.Lost as exc:
             return f"the headspace service did not answer ({exc}); the answer may have gone: look at the pane before answering again"
         except client.ServiceError as exc:
-            return f"the headspace service: {exc}"
+            return f"{self.transport.prefix}{exc}"
         self._pending = (0.0, set())
         refusal = answer.get("refusal") if isinstance(answer, dict) else None
         if refusal == "":
@@ -477,7 +535,7 @@ class ServiceClient:
         at, panes = self._pending
         if time.monotonic() - at > PENDING_FRESH:
             try:
-                listed = self._ask("GET", "/v1/pending").get("panes")
+                listed = self._call("pending")["panes"]
                 panes = {p for p in listed if isinstance(p, str)} if isinstance(listed, list) else set()
                 self._pending = (time.monotonic(), panes)
             except ServiceError:  # not asked again for a while: a service that does not answer costs one wait, not one per agent
@@ -487,15 +545,15 @@ class ServiceClient:
 
     def batch(self, agent: Agent) -> tuple[list[tuple[Agent, PendingCall]], str]:
         try:
-            answer = self._ask("POST", "/v1/batch", {"agent": encode(agent)})
-            pairs = self._decoded(answer, "pairs")
+            answer = self._call("batch", agent=agent)
+            pairs = answer["pairs"]
         except ServiceError as exc:
             return [], str(exc)
         return (pairs if isinstance(pairs, list) else []), str(answer.get("reason", ""))
 
     def approve_batch(self, pairs: list[tuple[Agent, PendingCall]]) -> str:
         try:
-            line = str(self._ask("POST", "/v1/batch/approve", {"pairs": encode(pairs), "client": self.id}, timeout=SLOW_TIMEOUT).get("line", ""))
+            line = str(self._call("approve_batch", pairs=pairs)["line"] or "")
         except ServiceError as exc:
             return f"{exc}; approved nothing"
         self._awaiting.update((agent.pane_id, agent.target) for agent, _ in pairs)
@@ -504,7 +562,7 @@ class ServiceClient:
     # -- snoozes -------------------------------------------------------------------------
     def snooze(self, agent: Agent, until: float) -> Snooze | None:
         try:
-            snooze = self._decoded(self._ask("POST", "/v1/snoozes", {"agent": encode(agent), "until": until}), "snooze")
+            snooze = self._call("snooze", agent=agent, until=until)["snooze"]
         except ServiceError as exc:
             log.info("snooze: %s", exc)
             return None
@@ -516,7 +574,7 @@ class ServiceClient:
     def unsnooze(self, agent: Agent) -> bool:
         self._snoozes.pop(key_of(agent), None)
         try:
-            return bool(self._ask("POST", "/v1/snoozes/delete", {"agent": encode(agent)}).get("was"))
+            return bool(self._call("unsnooze", agent=agent)["was"])
         except ServiceError:
             return False
 
@@ -527,20 +585,34 @@ class ServiceClient:
         return len(self._snoozes)
 
     def snoozes_ended(self, now: float) -> list[str]:
-        """The snoozes that ran out, from this copy (the service lets go of its own by the same clock)."""
-        ended = [key for key, snooze in self._snoozes.items() if snooze.until <= now]
+        """The snoozes that ran out by ``now``, ended in the service (one set for every front end; its stream tells the others).
+
+        With them, those the service ended by their time before this client
+        asked (another front end, the resident's ringer); the copy decides
+        alone only while the service does not answer.
+        """
+        try:
+            keys = self._call("snoozes_ended", now=now)["keys"]
+            ended = [key for key in keys if isinstance(key, str)] if isinstance(keys, list) else []
+        except ServiceError as exc:
+            log.info("snoozes ended: %s", exc)
+            ended = [key for key, snooze in self._snoozes.items() if snooze.until <= now]
+        ended += sorted(self._ran_out - set(ended))
+        self._ran_out.clear()
         for key in ended:
-            del self._snoozes[key]
+            self._snoozes.pop(key, None)
         return ended
 
     # -- input mode ----------------------------------------------------------------------
-    async def open_input(self, pane_id: str, report: Callable[[str, bool], None], family: str) -> tuple[ClientInputSession | None, str]:
+    async def open_input(self, pane_id: str, report: Callable[[str, bool], None], family: str) -> tuple[Typing | None, str]:
         import aiohttp
 
+        if isinstance(self.transport, InProcess):
+            return await self.transport.open_input(pane_id, report, family)
         if self._http is None or self._http.closed:
             return None, "the headspace service is not connected yet; try again in a moment"
         try:
-            ws = await self._http.ws_connect(f"http://localhost/v1/input?pane={_q(pane_id)}&family={_q(family)}", heartbeat=None)
+            ws = await self._http.ws_connect("http://localhost" + url_path(CALLS["input"], CALLS["input"].put({"pane": pane_id, "family": family})), heartbeat=None)
             first = await asyncio.wait_for(ws.receive_json(), SLOW_TIMEOUT)
         except (aiohttp.ClientError, OSError, ValueError, TypeError, RuntimeError) as exc:
             return None, f"the headspace service: {exc or type(exc).__name__}"
@@ -552,25 +624,20 @@ class ServiceClient:
 
     # -- jump, start, stop -------------------------------------------------------------------
     def jump(self, agent: Agent) -> Jump:
-        answer = self._ask("POST", "/v1/jump", {"agent": encode(agent), "here": self._here}, timeout=SLOW_TIMEOUT)
-        return Jump(end=bool(answer.get("end")), exit_with=str(answer.get("exit_with", "")), notice=str(answer.get("notice", "")))
+        answer = self._call("jump", agent=agent)
+        return Jump(end=bool(answer["end"]), exit_with=str(answer["exit_with"] or ""), notice=str(answer["notice"] or ""))
 
     def start_agent(self, folder: str, branch: str = "", near: Agent | None = None) -> str:
         where = str(Path(folder.strip() or os.getcwd()).expanduser().absolute())  # the folder the user means: from here, not the service's /
-        body = {"folder": where, "branch": branch, "near": encode(near), "here": self._here}
-        return str(self._ask("POST", "/v1/agents/start", body, timeout=SLOW_TIMEOUT).get("pane", ""))
+        return str(self._call("start_agent", folder=where, branch=branch, near=near)["pane"] or "")
 
     async def stop_agent(self, agent: Agent) -> bool:
-        answer = await asyncio.to_thread(self._ask, "POST", "/v1/agents/stop", {"agent": encode(agent)}, timeout=SLOW_TIMEOUT)
-        return bool(answer.get("closed"))
+        answer = await asyncio.to_thread(lambda: self._call("stop_agent", agent=agent))
+        return bool(answer["closed"])
 
     async def restart_agent(self, agent: Agent) -> str:
-        answer = await asyncio.to_thread(self._ask, "POST", "/v1/agents/restart", {"agent": encode(agent)}, timeout=SLOW_TIMEOUT)
-        return str(answer.get("pane", ""))
+        answer = await asyncio.to_thread(lambda: self._call("restart_agent", agent=agent))
+        return str(answer["pane"] or "")
 
     def close_pane(self, agent: Agent) -> None:
-        self._ask("POST", "/v1/agents/close", {"agent": encode(agent)}, timeout=SLOW_TIMEOUT)
-
-
-def _q(text: str) -> str:
-    return quote(text, safe="")
+        self._call("close_pane", agent=agent)

@@ -8,92 +8,38 @@ answerer, policy and guard.  Questions that take an agent are POSTs (the
 agent the user saw travels in the body); none of them changes anything
 unless its name says so (answers, snoozes, focus, starting and stopping).
 
-The routes (all JSON; a ``ServiceError`` of the facade is HTTP 409 with its
-line in ``error``, shown to the user as an in-process one is):
-
-* ``GET /v1/state[?settle=S]``: every agent, the hosts' problem, the snoozes
-  and the answers on their way: what a client draws its first frame from.
-* ``GET /v1/events?form=facade``: the stream a client keeps current by (see
-  ``FacadeStream``): the facade's events, the previewed pane's screen, the
-  answers' reports (each with the client that asked), the snoozes.
-* ``POST /v1/focus``, ``GET /v1/screen``, ``GET /v1/history``: the preview
-  (each client its own pane: the newest focus is read at the preview's
-  pace, every client's pane has its captures told, and a client's ends
-  with its stream).
-* ``POST /v1/why``, ``POST /v1/timeline``, ``GET /v1/waited-today``, ``GET /v1/pending``.
-* ``POST /v1/answers``, ``POST /v1/batch``, ``POST /v1/batch/approve``.
-* ``POST /v1/snoozes``, ``POST /v1/snoozes/delete``.
-* ``GET /v1/input`` (a WebSocket): input mode's session to one pane.
-* ``POST /v1/jump``, ``POST /v1/agents/start|stop|restart|close``.
+The routes are calls.py's ``CALLS``, each served by the method of its
+name (all JSON; a ``ServiceError`` of the facade is HTTP 409 with its line
+in ``error``, shown to the user as an in-process one is; a field that is
+not what the call declares is HTTP 400).  ``state`` is what a client draws
+its first frame from; the events stream (server.py, ``FacadeStream`` here)
+keeps it current: the facade's events, the previewed pane's screen, the
+answers' reports (each with the client that asked), the snoozes.  Each
+client previews its own pane (``focus``: the newest is read at the
+preview's pace, every client's pane has its captures told, and a client's
+ends with its stream).  ``input`` is a WebSocket: input mode's session.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
 import logging
-import re
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import WSMsgType, web
 
 from ..model import Agent, Observation
-from ..service.facade import Intent, KeyStroke, PaneCaptured, PendingCall, Report, Service, ServiceError
-from ..service.wire import WireError, decode, encode
+from ..service.facade import Intent, PaneCaptured, PendingCall, Report, Service, ServiceError
+from ..service.wire import WireError, encode
+from .calls import CALLS, KEY, Asked, Call
 
 log = logging.getLogger(__name__)
 
-HISTORY_MAX = 100_000  # lines of history one request may ask for
 MAX_KEY_MESSAGE = 16 * 1024  # bytes of one input mode message (a paste is cut into messages by the client)
-HERE = ("TMUX", "TMUX_PANE", "HEADSPACE_CLIENT")  # what of a client's environment says where the user sits
-PANE = re.compile(r"%\d{1,9}(@[A-Za-z0-9._-]{1,64})?")
-
-
-class Asked(Exception):
-    """A request that is not what the route takes: HTTP 400 with this line."""
-
-
-def _pane(value: object) -> str:
-    if not isinstance(value, str) or not PANE.fullmatch(value):
-        raise Asked("pane: a pane id such as %3 (or %3@host)")
-    return value
-
-
-def _of(value: object, cls: type, what: str) -> Any:
-    try:
-        decoded = decode(value)
-    except WireError as exc:
-        raise Asked(f"{what}: {exc}") from None
-    if not isinstance(decoded, cls):
-        raise Asked(f"{what}: not a {cls.__name__}")
-    return decoded
-
-
-def _client(value: object) -> str:
-    if not isinstance(value, str) or not 0 < len(value) <= 64:
-        raise Asked("client: who asks (a short string)")
-    return value
-
-
-def _here(value: object) -> dict[str, str]:
-    if not isinstance(value, dict):
-        raise Asked("here: the client's TMUX, TMUX_PANE and HEADSPACE_CLIENT")
-    return {key: str(value[key])[:4096] for key in HERE if isinstance(value.get(key), str)}
-
-
-def _own(service: Service, agent: Agent) -> Agent | None:
-    """The service's own ``Agent`` in that pane (the one its store holds), when it is the same agent.
-
-    An in-process front end hands the answerer the store's very object, and
-    the answerer's guard ("waiting to see what the last key did") knows an
-    observation by its identity: a copy decoded from a client must not pass
-    where the original would be held.
-    """
-    own = service.agent(agent.pane_id)
-    return own if own is not None and own.key == agent.key else None
 
 
 class FacadeStream:
@@ -149,49 +95,44 @@ class FacadeStream:
 
 
 class FacadeRoutes:
-    """The routes above, for one service; ``changed`` is called after anything that may have changed the snoozes."""
+    """The routes above, for one service; ``changed`` is called after anything that may have changed the snoozes.
 
-    def __init__(self, service: Service, stream: FacadeStream, settle: Callable[[float], Awaitable[None]], changed: Callable[[], None]) -> None:
+    Each call of ``CALLS`` (calls.py) is served by the method of its name,
+    handed the call's fields checked and decoded; it answers a dict of the
+    call's reply (or an awaitable of one).  ``settle``: waits for the first
+    look (None: a service in the asker's own process, which draws its first
+    frame at once).
+    """
+
+    def __init__(
+        self, service: Service, stream: FacadeStream, settle: Callable[[float], Awaitable[None]] | None, changed: Callable[[], None], *, settled: Callable[[], bool] = lambda: False
+    ) -> None:
         self.service = service
         self.stream = stream
         self.settle = settle
+        self.settled = settled
         self.changed = changed
 
     def add(self, app: web.Application) -> None:
-        get, post = app.router.add_get, app.router.add_post
-        get("/v1/state", self._wrap(self.state))
-        post("/v1/focus", self._wrap(self.focus))
-        get("/v1/screen", self._wrap(self.screen))
-        get("/v1/history", self._wrap(self.history))
-        post("/v1/why", self._wrap(self.why))
-        post("/v1/timeline", self._wrap(self.timeline))
-        get("/v1/waited-today", self._wrap(self.waited_today))
-        get("/v1/pending", self._wrap(self.pending))
-        post("/v1/answers", self._wrap(self.answer))
-        post("/v1/batch", self._wrap(self.batch))
-        post("/v1/batch/approve", self._wrap(self.approve_batch))
-        post("/v1/snoozes", self._wrap(self.snooze))
-        post("/v1/snoozes/delete", self._wrap(self.unsnooze))
-        post("/v1/jump", self._wrap(self.jump))
-        post("/v1/agents/start", self._wrap(self.start_agent))
-        post("/v1/agents/stop", self._wrap(self.stop_agent))
-        post("/v1/agents/restart", self._wrap(self.restart_agent))
-        post("/v1/agents/close", self._wrap(self.close_pane))
-        get("/v1/input", self.input)
+        """Every call's route (the events stream is the server's own: server.py serves it at its declared path)."""
+        for call in CALLS.values():
+            if call.method == "WS":
+                app.router.add_get(call.path, getattr(self, call.name))
+            elif call.method != "STREAM":
+                app.router.add_route(call.verb, call.path, self._route(call))
 
-    @staticmethod
-    def _wrap(route: Callable[[web.Request, dict[str, Any]], Awaitable[Any]]) -> Callable[[web.Request], Awaitable[web.Response]]:
+    def _route(self, call: Call) -> Callable[[web.Request], Awaitable[web.Response]]:
         async def handler(request: web.Request) -> web.Response:
-            body: dict[str, Any] = {}
-            if request.method == "POST":
+            sent: Any = dict(request.query)
+            if call.verb == "POST":
                 try:
-                    body = await request.json()
+                    sent = await request.json()
                 except ValueError:
                     return web.json_response({"error": "the request is not JSON"}, status=400)
-                if not isinstance(body, dict):
+                if not isinstance(sent, dict):
                     return web.json_response({"error": "the request is not a JSON object"}, status=400)
             try:
-                return web.json_response(await route(request, body))
+                return web.json_response(await self.serve(call, sent))
             except Asked as exc:
                 return web.json_response({"error": str(exc)}, status=400)
             except ServiceError as exc:
@@ -202,14 +143,29 @@ class FacadeRoutes:
 
         return handler
 
+    async def serve(self, call: Call, sent: dict[str, Any]) -> Any:
+        """``call`` with the fields ``sent``, on the service's loop: what runs tmux or git, off it."""
+        if call.blocking:
+            return await asyncio.to_thread(self.answer_now, call, sent)
+        reply = self.answer_now(call, sent)
+        return await reply if inspect.isawaitable(reply) else reply
+
+    def answer_now(self, call: Call, sent: dict[str, Any]) -> Any:
+        """``call``'s handler on the fields ``sent`` (Asked when one is wrong): its reply, or an awaitable of it for one that waits."""
+        return getattr(self, call.name)(**call.take(sent))
+
     # -- what a client shows ---------------------------------------------------------------
-    async def state(self, request: web.Request, body: dict[str, Any]) -> Any:
-        try:
-            settle = max(0.0, float(request.query.get("settle", "0")))
-        except ValueError:
-            raise Asked("settle: a number of seconds") from None
-        if settle:
-            await self.settle(settle)
+    def state(self, settle: float) -> Any:
+        if settle > 0 and self.settle is not None and not self.settled():
+            return self._state_settled(settle)
+        return self._state()
+
+    async def _state_settled(self, settle: float) -> Any:
+        assert self.settle is not None
+        await self.settle(settle)
+        return self._state()
+
+    def _state(self) -> dict[str, Any]:
         return {
             "agents": encode(self.service.agents()),
             "problem": encode(self.service.problem_now()),
@@ -218,136 +174,114 @@ class FacadeRoutes:
             "focused": self.service.focused,
         }
 
-    async def focus(self, request: web.Request, body: dict[str, Any]) -> Any:
-        pane = body.get("pane")
-        self.stream.focus(_client(body.get("client")), None if pane is None else _pane(pane))
+    def focus(self, pane: str | None, client: str) -> Any:
+        self.stream.focus(client, pane)
         return {}
 
-    async def screen(self, request: web.Request, body: dict[str, Any]) -> Any:
-        pane = _pane(request.query.get("pane"))
+    def screen(self, pane: str) -> Any:
         screen = self.service.screen(pane)
         shown = None if screen is None else {"ansi": screen.ansi, "width": screen.width, "height": screen.height}
         return {"screen": shown, "width": self.service.width(pane)}
 
-    async def history(self, request: web.Request, body: dict[str, Any]) -> Any:
-        pane = _pane(request.query.get("pane"))
-        lines = request.query.get("lines", "")
-        if not lines.isdigit() or int(lines) > HISTORY_MAX:
-            raise Asked(f"lines: a number up to {HISTORY_MAX}")
-        return {"ansi": await self.service.history(pane, int(lines))}
+    async def history(self, pane: str, lines: int) -> Any:
+        return {"ansi": await self.service.history(pane, lines)}
 
-    async def why(self, request: web.Request, body: dict[str, Any]) -> Any:
-        agent = _of(body.get("agent"), Agent, "agent")
-        now = body.get("now")
-        if not isinstance(now, (int, float)):
-            raise Asked("now: a time")
-        return {"why": encode(self.service.why(_own(self.service, agent) or agent, float(now)))}
+    def why(self, agent: Agent, now: float) -> Any:
+        return {"why": encode(self.service.why(self.service.now(agent) or agent, now))}
 
-    async def timeline(self, request: web.Request, body: dict[str, Any]) -> Any:
-        agent = _of(body.get("agent"), Agent, "agent")
-        return {"events": encode(self.service.timeline(_own(self.service, agent) or agent))}
+    def timeline(self, agent: Agent) -> Any:
+        return {"events": encode(self.service.timeline(self.service.now(agent) or agent))}
 
-    async def waited_today(self, request: web.Request, body: dict[str, Any]) -> Any:
+    def waited_today(self, now: float) -> Any:
         agents = {agent.pane_id: agent for agent in self.service.agents()}
-        return {"seconds": self.service.waited_today(agents, time.time())}
+        return {"seconds": self.service.waited_today(agents, now)}
 
-    async def pending(self, request: web.Request, body: dict[str, Any]) -> Any:
+    def pending(self) -> Any:
         return {"panes": self.service.answers_pending()}
 
+    def rings_elsewhere(self) -> Any:
+        """Whether a resident service rings every wait (the one serving this, when it is one): a front end then leaves that to it."""
+        return {"rings": self.service.rings_elsewhere()}
+
     # -- answering -------------------------------------------------------------------------
-    async def answer(self, request: web.Request, body: dict[str, Any]) -> Any:
-        asked = _of(body.get("agent"), Agent, "agent")
-        intent = _of(body.get("intent"), Intent, "intent")
-        seen = body.get("seen")
-        observation = None if seen is None else _of(seen, Observation, "seen")
-        client = _client(body.get("client"))
-        agent = _own(self.service, asked)
-        if agent is None:
+    def answer(self, agent: Agent, intent: Intent, seen: Observation | None, client: str) -> Any:
+        asked, observation = agent, seen
+        own = self.service.now(asked)
+        if own is None:
             return {"refusal": "that agent is no longer there"}
         # The client answers what it drew: that appearance of the prompt, and no later one with the same words.
-        stale = self.service.stale(agent, (observation or asked.observation).request)
+        stale = self.service.stale(own, (observation or asked.observation).request)
         if stale:
             return {"refusal": stale}
-        if observation is not None and observation == agent.observation:
-            observation = agent.observation  # the very one on display, as an in-process front end hands it
-        before = self.stream.asked_by.get(agent.pane_id)
-        self.stream.asked_by[agent.pane_id] = client  # its reports go to this client (the first may come before ``answer`` returns)
-        refusal = self.service.answer(agent, intent, observation)
+        before = self.stream.asked_by.get(own.pane_id)
+        self.stream.asked_by[own.pane_id] = client  # its reports go to this client (the first may come before ``answer`` returns)
+        refusal = self.service.answer(own, intent, observation)
         if refusal:  # nothing went: the reports still on their way are the earlier asker's
             if before is None:
-                self.stream.asked_by.pop(agent.pane_id, None)
+                self.stream.asked_by.pop(own.pane_id, None)
             else:
-                self.stream.asked_by[agent.pane_id] = before
-        log.info("answer %s to %s from a client: %s", intent.kind.value, agent.pane_id, refusal or "on its way")
+                self.stream.asked_by[own.pane_id] = before
+        log.info("answer %s to %s from a client: %s", intent.kind.value, own.pane_id, refusal or "on its way")
         return {"refusal": refusal}
 
-    async def batch(self, request: web.Request, body: dict[str, Any]) -> Any:
-        asked = _of(body.get("agent"), Agent, "agent")
-        agent = _own(self.service, asked)
-        if agent is None:
+    def batch(self, agent: Agent) -> Any:
+        own = self.service.now(agent)
+        if own is None:
             return {"pairs": [], "reason": "that agent is no longer there"}
-        pairs, reason = self.service.batch(agent)
+        pairs, reason = self.service.batch(own)
         return {"pairs": encode(pairs), "reason": reason}
 
-    async def approve_batch(self, request: web.Request, body: dict[str, Any]) -> Any:
-        pairs = _of(body.get("pairs"), list, "pairs")
-        if not all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], Agent) and isinstance(p[1], PendingCall) for p in pairs):
-            raise Asked("pairs: (agent, request) pairs")
-        client = _client(body.get("client"))
+    def approve_batch(self, pairs: list[tuple[Agent, PendingCall]], client: str) -> Any:
         own = [  # one gone since, or asking anew since the list was drawn, is left out
             (agent, call)
             for asked, call in pairs
-            if (agent := _own(self.service, asked)) is not None and not self.service.stale(agent, asked.observation.request)
+            if (agent := self.service.now(asked)) is not None and not self.service.stale(agent, asked.observation.request)
         ]
         for agent, _ in own:
             self.stream.asked_by.setdefault(agent.pane_id, client)
         return {"line": self.service.approve_batch(own)}
 
     # -- snoozes ---------------------------------------------------------------------------
-    async def snooze(self, request: web.Request, body: dict[str, Any]) -> Any:
-        until = body.get("until")
-        if not isinstance(until, (int, float)):
-            raise Asked("until: a time")
-        asked = _of(body.get("agent"), Agent, "agent")
-        snooze = self.service.snooze(_own(self.service, asked) or asked, float(until))
+    def snooze(self, agent: Agent, until: float) -> Any:
+        snooze = self.service.snooze(self.service.now(agent) or agent, until)
         self.changed()
         return {"snooze": encode(snooze)}
 
-    async def unsnooze(self, request: web.Request, body: dict[str, Any]) -> Any:
-        asked = _of(body.get("agent"), Agent, "agent")
-        was = self.service.unsnooze(_own(self.service, asked) or asked)
+    def unsnooze(self, agent: Agent) -> Any:
+        was = self.service.unsnooze(self.service.now(agent) or agent)
         self.changed()
         return {"was": was}
 
-    def _agent(self, body: dict[str, Any]) -> Agent:
+    def snoozes_ended(self, now: float) -> Any:
+        """The snoozes that ran out by ``now`` (the asker's clock) end in the service, for every front end: their keys."""
+        keys = self.service.snoozes_ended(now)
+        if keys:
+            self.changed()
+        return {"keys": keys}
+
+    def _agent(self, asked: Agent) -> Agent:
         """The service's own agent for the one asked about; ServiceError when it is gone."""
-        asked = _of(body.get("agent"), Agent, "agent")
-        agent = _own(self.service, asked)
+        agent = self.service.now(asked)
         if agent is None:
             raise ServiceError(f"{asked.target}: that agent is no longer there")
         return agent
 
     # -- jump, start, stop -------------------------------------------------------------------
-    async def jump(self, request: web.Request, body: dict[str, Any]) -> Any:
-        agent, here = _of(body.get("agent"), Agent, "agent"), _here(body.get("here"))
-        jump = await asyncio.to_thread(self.service.jump, agent, here)
+    def jump(self, agent: Agent, here: dict[str, str]) -> Any:
+        jump = self.service.jump(agent, here)
         return {"end": jump.end, "exit_with": jump.exit_with, "notice": jump.notice}
 
-    async def start_agent(self, request: web.Request, body: dict[str, Any]) -> Any:
-        folder, branch, near = body.get("folder"), body.get("branch", ""), body.get("near")
-        if not isinstance(folder, str) or not folder.startswith("/") or not isinstance(branch, str):
-            raise Asked("folder: an absolute path; branch: a name or nothing")
-        near_agent = None if near is None else _of(near, Agent, "near")
-        return {"pane": await asyncio.to_thread(self.service.start_agent, folder, branch, near_agent, _here(body.get("here")))}
+    def start_agent(self, folder: str, branch: str, near: Agent | None, here: dict[str, str]) -> Any:
+        return {"pane": self.service.start_agent(folder, branch, near, here)}
 
-    async def stop_agent(self, request: web.Request, body: dict[str, Any]) -> Any:
-        return {"closed": await self.service.stop_agent(self._agent(body))}
+    async def stop_agent(self, agent: Agent) -> Any:
+        return {"closed": await self.service.stop_agent(self._agent(agent))}
 
-    async def restart_agent(self, request: web.Request, body: dict[str, Any]) -> Any:
-        return {"pane": await self.service.restart_agent(self._agent(body))}
+    async def restart_agent(self, agent: Agent) -> Any:
+        return {"pane": await self.service.restart_agent(self._agent(agent))}
 
-    async def close_pane(self, request: web.Request, body: dict[str, Any]) -> Any:
-        await asyncio.to_thread(self.service.close_pane, self._agent(body))
+    def close_pane(self, agent: Agent) -> Any:
+        self.service.close_pane(agent)  # which checks, by the agent's key, that its pane still runs that very agent
         return {}
 
     # -- input mode ----------------------------------------------------------------------------
@@ -358,13 +292,14 @@ class FacadeRoutes:
         then ``{"report": line, "ended": bool}`` for a key that could not go.
         """
         try:
-            pane, family = _pane(request.query.get("pane")), request.query.get("family", "")
+            opening = CALLS["input"].take(dict(request.query))
         except Asked as exc:
             return web.json_response({"error": str(exc)}, status=400)
         ws = web.WebSocketResponse(max_msg_size=MAX_KEY_MESSAGE, heartbeat=None)
         await ws.prepare(request)
         said: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        session, problem = await self.service.open_input(pane, lambda line, ended: said.put_nowait({"report": line, "ended": ended}), family)
+        pane = opening["pane"]
+        session, problem = await self.service.open_input(pane, lambda line, ended: said.put_nowait({"report": line, "ended": ended}), opening["family"])
         if session is None:
             await ws.send_json({"problem": problem})
             await ws.close()
@@ -388,7 +323,7 @@ class FacadeRoutes:
                     break
                 if "key" in asked:
                     try:
-                        session.send(_of(asked["key"], KeyStroke, "key"))
+                        session.send(KEY.take(asked["key"]))
                     except (Asked, ValueError) as exc:
                         said.put_nowait({"report": f"{pane}: not sent ({exc})", "ended": False})
                 elif "wait" in asked:

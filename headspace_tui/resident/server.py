@@ -45,7 +45,6 @@ import contextlib
 import json
 import logging
 import os
-import re
 import signal
 import ssl
 import time
@@ -59,14 +58,15 @@ from .. import __version__
 from ..events import AgentChanged, AgentRemoved, Event, Notice, ProblemChanged
 from ..model import PaneAddress
 from ..notifications.snooze import snooze_words
-from ..service.answer_wait import AnswerWait
-from ..service.facade import Intent, IntentKind, Report, Service
+from ..service.answer_wait import AnswerWait, answer_request
+from ..service.facade import Intent, Report, Service
 from ..service.rows import agent_row, host_problems
 from ..shared import heap
 from ..shared.peer import peer_uid
 from ..shared.resident_place import Place, make_folder, remove_files, take_lock, write_card
 from ..web import kept
 from ..web.server import WebOptions, WebPage, WebSite, web_options
+from .calls import CALLS
 from .deadline import Deadline
 from .facade_routes import FacadeRoutes, FacadeStream
 from .ringer import Ringer
@@ -80,7 +80,6 @@ SHUTDOWN_TIMEOUT = 1.0  # seconds the clients' connections get to end when the s
 LAST_WORD = 0.3  # seconds the events streams get to send the service's last word before they are cut
 WATCH_BACKOFF_MAX = 30.0  # seconds between two looks at tmux after the look itself kept failing
 MAX_REQUEST = 64 * 1024  # bytes: no route takes a body worth more
-MAX_TEXT = 10_000  # characters of a typed answer
 
 log = logging.getLogger(__name__)
 
@@ -152,11 +151,11 @@ class Resident:
         app = web.Application(middlewares=[self._same_user], client_max_size=MAX_REQUEST)
         app.router.add_get("/v1/hello", self._hello)
         app.router.add_get("/v1/agents", self._agents)
-        app.router.add_get("/v1/events", self._events)
+        app.router.add_get(CALLS["events"].path, self._events)  # the rows' stream, and the facade's (``form=facade``)
         app.router.add_post("/v1/answer", self._answer)
         app.router.add_post("/v1/stop", self._stop)
         app.router.add_post("/v1/web", self._web)
-        FacadeRoutes(self.service, self.facade, self._settle, self._snoozes_changed).add(app)
+        FacadeRoutes(self.service, self.facade, self._settle, self._snoozes_changed, settled=self._first_look_whole).add(app)
         return app
 
     @web.middleware
@@ -514,19 +513,5 @@ def _tasks_of(loop: asyncio.AbstractEventLoop) -> Callable[[], str]:
 
 
 def _answer_request(body: object) -> tuple[str, Intent, str | None] | str:
-    """``POST /v1/answer``'s body as (pane, intent, expected request), or what is wrong with it."""
-    if not isinstance(body, dict):
-        return "an answer is a JSON object"
-    pane_id, kind, expect = body.get("pane_id"), body.get("intent"), body.get("expect")
-    option, text = body.get("option", ""), body.get("text", "")
-    if not isinstance(pane_id, str) or not re.fullmatch(r"%\d{1,9}", pane_id):
-        return "pane_id: a pane id such as %3"
-    if kind not in {k.value for k in IntentKind}:
-        return f"intent: one of {', '.join(k.value for k in IntentKind)}"
-    if not isinstance(option, str) or not re.fullmatch(r"(\d{1,2}(,\d{1,2})*)?", option):
-        return "option: an option number, or several joined by commas"
-    if not isinstance(text, str) or len(text) > MAX_TEXT:
-        return f"text: a string of at most {MAX_TEXT} characters"
-    if expect is not None and not isinstance(expect, str):
-        return "expect: a request, as 'status --json' shows it (a string)"
-    return pane_id, Intent(IntentKind(kind), option=option, text=text), expect
+    """``POST /v1/answer``'s body as (pane, intent, expected request), or what is wrong with it: a pane of this server only."""
+    return answer_request(body, pane_key="pane_id", local=True)

@@ -17,14 +17,43 @@ that reply, through the facade's one answerer, its policy and its guard:
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from dataclasses import dataclass
 
-from ..model import Agent
+from ..model import PANE_ADDRESS, Agent, PaneAddress
 from .appearances import is_request
-from .facade import REACTION_TIME, Intent, Report, Service
+from .facade import REACTION_TIME, Intent, IntentKind, Report, Service
 
 ANSWER_WAIT = 30.0  # seconds an answer may take to its final report (the answerer's own deadline comes first)
+MAX_TEXT = 10_000  # characters of a typed answer
+OPTION = re.compile(r"(\d{1,2}(,\d{1,2})*)?")
+
+
+def answer_request(body: object, *, pane_key: str, local: bool = False, expect_required: bool = False, via: str = "") -> tuple[str, Intent, str | None] | str:
+    """An answer asked by pane (``{pane_key, "intent", "option", "text", "expect"}``) as (pane, intent, expected request), or what is wrong with it.
+
+    The one reading of such a body, for the command line's route (``local``:
+    a pane of this server only; ``expect`` may be left out) and the web
+    page's (any host's pane; ``expect`` is what the page showed, always).
+    """
+    if not isinstance(body, dict):
+        return "an answer is a JSON object"
+    pane, kind, expect = body.get(pane_key), body.get("intent"), body.get("expect")
+    option, text = body.get("option", ""), body.get("text", "")
+    if not isinstance(pane, str) or not PANE_ADDRESS.fullmatch(pane) or (local and PaneAddress.parse(pane).host != "local"):
+        return f"{pane_key}: a pane id such as %3" + ("" if local else " or %3@box")
+    if kind not in {k.value for k in IntentKind}:
+        return f"intent: one of {', '.join(k.value for k in IntentKind)}"
+    if not isinstance(option, str) or not OPTION.fullmatch(option):
+        return "option: an option number, or several joined by commas"
+    if not isinstance(text, str) or len(text) > MAX_TEXT:
+        return f"text: a string of at most {MAX_TEXT} characters"
+    if expect_required and not isinstance(expect, str):
+        return "expect: the request (one appearance of a prompt) the page showed (a string; empty when it showed none)"
+    if expect is not None and not isinstance(expect, str):
+        return "expect: a request, as 'status --json' shows it (a string)"
+    return pane, Intent(IntentKind(kind), option=option, text=text, via=via), expect
 
 
 @dataclass(frozen=True)

@@ -157,17 +157,24 @@ class Typing(Protocol):
 
 
 class Facade(Protocol):
-    """What a front end holds: ``Service`` in its own process, or a client of the resident service (resident/facade_client.py).
+    """What a front end holds: a client of the service (resident/facade_client.py), of the resident one or of one in its own process.
 
-    The same calls either way, so the terminal UI is one code in both modes.
+    One path either way: each call is declared once (resident/calls.py)
+    and served by the same routes over the service's ``Service`` methods,
+    its data crossing as JSON, so a front end holds copies in both modes.
     """
 
     config: Config
     clock: Callable[[], float]
     live: bool
-    # Its questions wait on another process (a client of the resident service): a front end
-    # asks them off its UI loop.  In-process (False) they are answered from memory, on the loop.
-    blocking: bool
+
+    @property
+    def blocking(self) -> bool:
+        """Its questions wait on another process (a client of the resident service): a front end asks them off its UI loop.
+
+        In process (False) they are answered from memory, on the loop.
+        """
+        ...
 
     def subscribe(self, subscriber: Callable[[Event], None]) -> None: ...
     def on_answer_report(self, subscriber: Callable[[Report], None]) -> None: ...
@@ -312,9 +319,19 @@ class Service:
         return sorted((agent for monitor in self._fleet.monitors.values() for agent in monitor.store.agents.values()), key=sort_key)
 
     def agent(self, address: str) -> Agent | None:
-        """The agent in pane ``address`` now: the very object the store holds (the answerer's guard knows its observation by identity)."""
+        """The agent in pane ``address`` now, as the store holds it."""
         monitor = self._fleet.monitor_for(address)
         return next((a for a in monitor.store.agents.values() if a.pane_id == address), None) if monitor is not None else None
+
+    def now(self, agent: Agent) -> Agent | None:
+        """``agent`` as it is now (a front end holds a copy, maybe a moment old): the store's, when its pane still holds that agent; else None.
+
+        What the answerer, a snooze or a stop judge is the agent on display
+        now; what the user saw travels beside it (an answer's ``seen``, its
+        ``request``), compared by value and by ``Observation.id``.
+        """
+        now = self.agent(agent.pane_id)
+        return now if now is not None and now.key == agent.key else None
 
     def problem_now(self) -> ProblemChanged:
         """The hosts' problem as last said (``starting`` until the first look is whole): what a front end that joins late shows first."""

@@ -166,6 +166,7 @@ class AgentStore:
         request = self.appearances.see(record.pane_id, observation, captured)
         if request != observation.request:
             observation = replace(observation, request=request)
+        observation = observation.stamped()  # kept below (when new): an id of its own, whatever it was made from
         agent = self.agents.get(record.pane_id)
         if agent is None:
             agent = new_agent(record, key, observation, claim, at, agent_pid=agent_pid, status=status, agent_version=agent_version, family=family, host=self.host)
@@ -241,7 +242,7 @@ class AgentStore:
         changed = agent.channel != channel
         agent.channel = channel
         if call is not None and self.appearances.held_by(pane_id, call):
-            agent.observation = replace(agent.observation, request=self.appearances.current(pane_id))
+            agent.observation = replace(agent.observation, request=self.appearances.current(pane_id)).stamped()
             agent.prompt_since = at
             changed = True
         if changed:

@@ -46,9 +46,9 @@ from urllib.parse import quote
 from aiohttp import web
 
 from ..events import AgentChanged, AgentRemoved, Event, PaneCaptured, ProblemChanged
-from ..model import Agent, PaneAddress
+from ..model import PANE_ADDRESS, Agent, PaneAddress
 from ..notifications.snooze import UNTIL_IT_CHANGES, snooze_words
-from ..service.answer_wait import AnswerWait
+from ..service.answer_wait import AnswerWait, answer_request
 from ..service.facade import Intent, IntentKind, Service
 from ..service.rows import host_problems
 from .guard import COOKIE, RateLimit, new_token, same_origin, token_matches
@@ -57,12 +57,11 @@ from .views import agent_view, screen_view
 log = logging.getLogger(__name__)
 
 MAX_REQUEST = 16 * 1024  # bytes: no request of the page's is bigger
-MAX_TEXT = 10_000  # characters of a typed reply
 EVENTS_QUEUED = 500  # changes a page may fall behind by before it is cut off (it reconnects and reloads)
 WRITE_TIMEOUT = 5.0  # seconds one write to a page may take
 KEEPALIVE = 15.0  # seconds between two comments on a quiet stream (a proxy or a phone's network drops a silent one)
 SCREEN_PACE = 0.1  # seconds between two screens pushed to one page (a flood of output is not a flood of JSON)
-PANE = re.compile(r"%\d{1,9}(@[A-Za-z0-9][A-Za-z0-9._-]{0,63})?")
+PANE = PANE_ADDRESS
 CLIENT = re.compile(r"[A-Za-z0-9_-]{8,64}")
 ASSETS = {"app.js": "text/javascript", "app.css": "text/css"}
 SECURITY_HEADERS = {
@@ -435,21 +434,8 @@ async def _json(request: web.Request) -> dict[str, Any] | None:
 
 def _answer_request(body: dict[str, Any] | None, via: str) -> tuple[str, Intent, str] | str:
     """An answer's body as (pane, intent, the request the page showed), or what is wrong with it."""
-    if body is None:
-        return "an answer is a JSON object"
-    pane, kind, expect = body.get("pane"), body.get("intent"), body.get("expect")
-    option, text = body.get("option", ""), body.get("text", "")
-    if not isinstance(pane, str) or not PANE.fullmatch(pane):
-        return "pane: a pane id such as %3 or %3@box"
-    if kind not in {k.value for k in IntentKind}:
-        return f"intent: one of {', '.join(k.value for k in IntentKind)}"
-    if not isinstance(option, str) or not re.fullmatch(r"(\d{1,2}(,\d{1,2})*)?", option):
-        return "option: an option number, or several joined by commas"
-    if not isinstance(text, str) or len(text) > MAX_TEXT:
-        return f"text: a string of at most {MAX_TEXT} characters"
-    if not isinstance(expect, str):
-        return "expect: the request (one appearance of a prompt) the page showed (a string; empty when it showed none)"
-    return pane, Intent(IntentKind(kind), option=option, text=text, via=via), expect
+    said = answer_request(body, pane_key="pane", expect_required=True, via=via)
+    return said if isinstance(said, str) else (said[0], said[1], said[2] or "")
 
 
 def web_options(body: object, current: WebOptions | None = None) -> WebOptions | str:

@@ -31,7 +31,7 @@ from headspace_tui.service.journal import Journal
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
 from tests.harness.scenarios import NUMBERED_MENU, QUESTION_DB
-from tests.ui.apps import make_app
+from tests.ui.apps import make_app, service_of
 
 pytestmark = pytest.mark.e2e
 
@@ -62,7 +62,7 @@ def app_for(private_tmux, session, runtime: Path, journal: Journal | None = None
 def record_keys(app) -> list[tuple]:
     """Every key headspace sends from now on, by either path."""
     sent: list[tuple] = []
-    for owner in (app.service._pane_io, app.service._server):
+    for owner in (service_of(app)._pane_io, service_of(app)._server):
         original = owner.send_keys
 
         def recording(*args, _original=original, **kwargs):
@@ -174,7 +174,7 @@ def test_the_pane_answering_first_wins_and_the_row_says_so(claude_session, fake_
         async with app.run_test(size=(160, 48)) as pilot:
             await ask(pilot, app, session, "create the file")
             await ready_to_answer(pilot, app, session.pane_id, AgentState.PERMISSION)
-            desk = app.service._fleet.desk(session.pane_id)
+            desk = service_of(app)._fleet.desk(session.pane_id)
             call = desk.call_for(session.pane_id)
             assert call is not None
             await asyncio.to_thread(session.answer, "1")  # the person at the pane approves first
@@ -211,7 +211,7 @@ def test_a_key_in_the_pane_just_before_headspaces_hook_decision_is_recorded_as_f
         async with app.run_test(size=(160, 48)) as pilot:
             await ask(pilot, app, session, "create the file")
             await ready_to_answer(pilot, app, session.pane_id, AgentState.PERMISSION)
-            desk = app.service._fleet.desk(session.pane_id)
+            desk = service_of(app)._fleet.desk(session.pane_id)
             call = desk.call_for(session.pane_id)
             assert call is not None
             session.press("1")  # the person, at the pane; no await between this and the decision

@@ -24,6 +24,7 @@ from tests.harness import fake_api as api
 from tests.harness.cli import headspace
 from tests.harness.fake_api import block_text
 from tests.harness.scenarios import NUMBERED_MENU, QUESTION_DB, QUESTION_FEATURES
+from tests.ui.apps import service_of
 
 from .test_answer_channel import app_for, private_runtime, ready_to_answer, record_keys, tool_result_request, wait_until
 
@@ -47,7 +48,7 @@ def ticked(agent) -> tuple[str, ...]:
 
 async def press_when_ready(pilot, app, agent, key: str) -> None:
     """Press ``key`` once the answerer would take it (the last key's result seen, the prompt readable)."""
-    await wait_until(pilot, lambda: not app.service._answerer.refusal(agent), f"the agent ready for {key!r}")
+    await wait_until(pilot, lambda: not service_of(app)._answerer.refusal(agent), f"the agent ready for {key!r}")
     await pilot.press(key)
 
 

@@ -34,6 +34,7 @@ from tests.harness.fake_api import block_text
 from tests.harness.scenarios import NUMBERED_MENU, TURN_DONE
 from tests.harness.sshd import Sshd, running_sshd, silent_host
 from tests.harness.tmux import PrivateTmux
+from tests.ui.apps import app_of
 from tests.ui.test_app_live import select_agent, wait_until
 
 pytestmark = pytest.mark.e2e
@@ -72,7 +73,7 @@ def headspace(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
 
 def remote_app(box: Sshd, socket_name: str, tmp_path: Path) -> HeadspaceApp:
     spec = HostSpec("box", box.alias, socket_name=socket_name, ssh_config=str(box.client_config))
-    return HeadspaceApp(
+    return app_of(
         Service.build(
             TmuxServer(socket_name="headspace-test-no-local"),
             hosts=[RemoteHost(spec)],

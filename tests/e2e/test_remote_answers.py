@@ -47,6 +47,7 @@ from tests.harness.scenarios import NUMBERED_MENU
 from tests.harness.session import ClaudeSession
 from tests.harness.sshd import Sshd
 from tests.harness.tmux import PrivateTmux, temp_server
+from tests.ui.apps import app_of
 
 pytestmark = pytest.mark.e2e
 
@@ -79,7 +80,7 @@ def remote_sessions(claude_session, far: Sshd, names: list[str]) -> list[ClaudeS
 
 def app_for(far: Sshd, remote_socket: str, local: PrivateTmux, local_home: Path, local_runtime: Path, journal: Journal) -> HeadspaceApp:
     spec = HostSpec("box", far.alias, socket_name=remote_socket, ssh_config=str(far.client_config))
-    return HeadspaceApp(
+    return app_of(
         Service.build(
             TmuxServer(socket_name=local.name),
             hosts=[RemoteHost(spec)],
@@ -247,7 +248,7 @@ def test_a_dropped_link_lets_the_waiting_remote_hook_go_at_once_and_the_dialog_s
 
     async def scenario() -> float:
         spec = HostSpec("box", box.alias, socket_name=private_tmux.name, ssh_config=str(box.client_config))
-        app = HeadspaceApp(Service.build(TmuxServer(socket_name="headspace-test-no-local"), hosts=[RemoteHost(spec)], local=False, journal=Journal(None)))
+        app = app_of(Service.build(TmuxServer(socket_name="headspace-test-no-local"), hosts=[RemoteHost(spec)], local=False, journal=Journal(None)))
         async with app.run_test(size=(160, 48)) as pilot:
             await ask(pilot, app, session, address, "create the file")
             await ready_to_answer(pilot, app, address, AgentState.PERMISSION)  # the hook waits, held by the probe there

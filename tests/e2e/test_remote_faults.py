@@ -39,6 +39,7 @@ from headspace_tui.shared.config import HostSpec
 from headspace_tui.tmux.server import TmuxServer
 from tests.harness.sshd import Sshd, running_sshd
 from tests.harness.tmux import PrivateTmux
+from tests.ui.apps import app_of, service_of
 from tests.ui.test_app_live import wait_until
 
 pytestmark = pytest.mark.e2e
@@ -64,7 +65,7 @@ def private_tmux(box: Sshd) -> Iterator[PrivateTmux]:
 
 def remote_app(box: Sshd, socket_name: str) -> HeadspaceApp:
     spec = HostSpec("box", box.alias, socket_name=socket_name, ssh_config=str(box.client_config))
-    return HeadspaceApp(Service.build(TmuxServer(socket_name="headspace-test-no-local"), hosts=[RemoteHost(spec)], local=False, journal=Journal(None)))
+    return app_of(Service.build(TmuxServer(socket_name="headspace-test-no-local"), hosts=[RemoteHost(spec)], local=False, journal=Journal(None)))
 
 
 def our_ssh(root: int) -> list[psutil.Process]:
@@ -131,7 +132,7 @@ def test_twenty_sshd_restarts_then_the_rows_are_live_within_10s(claude_session, 
                 started = time.monotonic()
                 if cycle < 19:
                     await pilot.pause(ups[cycle % len(ups)])
-            host = app.service._fleet.monitors["box"].host
+            host = service_of(app)._fleet.monitors["box"].host
             assert isinstance(host, RemoteHost)
 
             def live() -> bool:  # the row not offline *and* watched again: the last restart may not even be noticed yet
@@ -274,7 +275,7 @@ def test_a_reader_that_stops_while_python3_hangs_is_stale_at_once_and_back_withi
 
         async def scenario() -> tuple[float, float, list[float]]:
             spec = HostSpec("box", sometimes.alias, socket_name=tmux.name, ssh_config=str(sometimes.client_config))
-            app = HeadspaceApp(Service.build(TmuxServer(socket_name="headspace-test-no-local"), hosts=[RemoteHost(spec)], local=False, journal=Journal(None), include_all=True))
+            app = app_of(Service.build(TmuxServer(socket_name="headspace-test-no-local"), hosts=[RemoteHost(spec)], local=False, journal=Journal(None), include_all=True))
             marked: list[float] = []
             app.service.subscribe(lambda event: isinstance(event, AgentChanged) and event.agent.pane_id == address and event.agent.offline and marked.append(time.monotonic()))
             async with app.run_test(size=(120, 40)) as pilot:

@@ -46,6 +46,7 @@ from tests.harness.fake_api import block_text
 from tests.harness.scenarios import NUMBERED_MENU
 from tests.harness.sshd import Sshd
 from tests.harness.tmux import PrivateTmux
+from tests.ui.apps import service_of
 from tests.ui.test_app_live import select_agent, wait_until
 
 pytestmark = pytest.mark.e2e
@@ -134,7 +135,7 @@ def test_thirty_remote_sessions_watched_through_one_connection_and_one_channel(c
             assert all(rows[a].state is AgentState.IDLE for a in addresses if a != asker.pane_id + "@box")
             await wait_until(pilot, lambda: rows[asker.pane_id + "@box"].state is AgentState.PERMISSION, "the real agent's permission row", 30)
             # Every session has its control client, and all of them run on the far side under the probe.
-            await wait_until(pilot, lambda: len(app.service._fleet.monitors["box"].sessions.clients) == SESSIONS, "a control client per session", 30)
+            await wait_until(pilot, lambda: len(service_of(app)._fleet.monitors["box"].sessions.clients) == SESSIONS, "a control client per session", 30)
             sample()
             # tmux 3.3a there has the identify crash: the probe attached every client itself, no tmux -C among its children.
             assert box.process is not None
@@ -193,7 +194,7 @@ def test_a_flooding_remote_session_neither_starves_the_others_nor_grows_memory(p
     async def scenario() -> dict[str, object]:
         app = remote_app(box, private_tmux.name, tmp_path)
         async with app.run_test(size=(140, 40)) as pilot:
-            monitor = app.service._fleet.monitors["box"]
+            monitor = service_of(app)._fleet.monitors["box"]
             await wait_until(pilot, lambda: all(a in app.table.agents and app.table.agents[a].state is AgentState.IDLE for a in addresses), "the five agents idle", 60)
             await wait_until(pilot, lambda: len(monitor.sessions.clients) == 6, "a control client per session, the flood's too", 30)
             mux = monitor.host.server.mux

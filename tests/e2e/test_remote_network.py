@@ -51,7 +51,7 @@ from tests.harness.netns import NetHost, net_hosts, sshd_in
 from tests.harness.scenarios import NUMBERED_MENU
 from tests.harness.sshd import Sshd
 from tests.harness.tmux import PrivateTmux
-from tests.ui.apps import wait_until
+from tests.ui.apps import app_of, service_of, wait_until
 from tests.ui.test_app_live import select_agent
 
 pytestmark = pytest.mark.e2e
@@ -128,14 +128,14 @@ def boxes(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[list[Box]]
 
 def fleet_app(boxes: list[Box]) -> HeadspaceApp:
     hosts = [RemoteHost(box.spec()) for box in boxes]
-    return HeadspaceApp(Service.build(TmuxServer(socket_name="headspace-test-no-local"), hosts=hosts, local=False, journal=Journal(None)))
+    return app_of(Service.build(TmuxServer(socket_name="headspace-test-no-local"), hosts=hosts, local=False, journal=Journal(None)))
 
 
 def live(app: HeadspaceApp, box: Box) -> Callable[[], bool]:
     """Every agent of ``box`` listed and not offline, and its link and probe up."""
 
     def check() -> bool:
-        host = app.service._fleet.monitors[box.name].host
+        host = service_of(app)._fleet.monitors[box.name].host
         assert isinstance(host, RemoteHost)
         rows = [app.table.agents.get(a) for a in box.addresses()]
         return all(r is not None and not r.offline for r in rows) and host.link.connected and host.probe is not None and host.probe.running
@@ -271,7 +271,7 @@ def test_a_network_change_kills_the_old_connection_silently_and_the_host_comes_b
         async with app.run_test(size=(140, 40)) as pilot:
             for box in boxes:
                 await wait_until(pilot, live(app, box), f"{box.name}'s agents live", 40)
-            host = app.service._fleet.monitors[moved.name].host
+            host = service_of(app)._fleet.monitors[moved.name].host
             assert isinstance(host, RemoteHost)
             master = host.link._master
             move_host(moved)
@@ -365,7 +365,7 @@ def test_a_host_behind_a_jump_host_is_listed_answered_and_survives_the_jump_host
     address = session.pane_id + "@far"
 
     async def scenario() -> tuple[float, float]:
-        app = HeadspaceApp(Service.build(TmuxServer(socket_name="headspace-test-no-local"), hosts=[RemoteHost(spec)], local=False, spool=tmp_path / "spool", journal=Journal(None)))
+        app = app_of(Service.build(TmuxServer(socket_name="headspace-test-no-local"), hosts=[RemoteHost(spec)], local=False, spool=tmp_path / "spool", journal=Journal(None)))
         async with app.run_test(size=(140, 40)) as pilot:
             await select_agent(pilot, app, address, AgentState.PERMISSION)
             assert gate.connection_pids(), "the connection does not go through the jump host"
@@ -388,7 +388,7 @@ def test_a_host_behind_a_jump_host_is_listed_answered_and_survives_the_jump_host
 async def sleep_through(pilot, app, box: Box, asleep: list[float], while_asleep=lambda: None) -> tuple[RemoteHost, object]:
     """This machine "sleeps" an hour: our ssh master frozen (SIGSTOP) while the stood-in clocks move; (host, the old master)."""
     await wait_until(pilot, live(app, box), f"{box.name}'s agents live", 40)
-    host = app.service._fleet.monitors[box.name].host
+    host = service_of(app)._fleet.monitors[box.name].host
     assert isinstance(host, RemoteHost)
     master = host.link._master
     assert master is not None

@@ -11,11 +11,25 @@ from textual.screen import Screen
 
 from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.detect.claude import classify_capture
+from headspace_tui.resident.facade_client import ServiceClient
+from headspace_tui.resident.transport import InProcess
 from headspace_tui.service.facade import Service
 from headspace_tui.service.journal import Journal
 from headspace_tui.shared.config import Config
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
 from tests.harness.record import DEFAULT_OUT
+
+
+def app_of(service: Service, **options) -> HeadspaceApp:
+    """The app on ``service``, run in this process behind the same seam as a resident service's client (``ServiceClient.in_process``): it holds copies."""
+    return HeadspaceApp(ServiceClient.in_process(service), **options)
+
+
+def service_of(app: HeadspaceApp) -> Service:
+    """The service behind ``app`` (tests only: to show a recorded pane, or look at its insides); the app itself holds only the client."""
+    client = app.service
+    assert isinstance(client, ServiceClient) and isinstance(client.transport, InProcess), "an app built by app_of (make_app, demo_app)"
+    return client.transport.service
 
 
 def make_app(
@@ -31,7 +45,7 @@ def make_app(
         journal=journal if journal is not None else Journal(None),
         **options,
     )
-    return HeadspaceApp(service)
+    return app_of(service)
 
 
 # A demo table: the app with its detectors off, shown real recorded panes from
@@ -73,13 +87,13 @@ def show_recorded(app: HeadspaceApp, n: int, session: str, screen: str, age: flo
         dead=False,
         dead_status=None,
     )
-    app.service.replay(record, ansi, classify_capture(ansi, command=meta["pane_command"]), app.clock() - age, family="claude")
+    service_of(app).replay(record, ansi, classify_capture(ansi, command=meta["pane_command"]), app.clock() - age, family="claude")
 
 
 def demo_app(agents: list[tuple[str, str, float]] = AGENTS, *, config: Config | None = None, clock: Callable[[], float] = lambda: NOW) -> HeadspaceApp:
     """The demo app; ``await app.snapshot_loader(pilot)`` fills its table.  ``clock``: a test that needs time to pass gives its own."""
     # The theme is named: left to itself the app picks one by the terminal's colours.
-    app = HeadspaceApp(
+    app = app_of(
         Service.build(
             TmuxServer(socket_name="headspace-snapshot-unused"),
             live=False,

@@ -14,7 +14,7 @@ from headspace_tui.shared.config import parse_config
 from tests.harness import fake_api as api
 from tests.harness.scenarios import NUMBERED_MENU
 from tests.harness.session import SHELL_PROMPT
-from tests.ui.apps import make_app, screen_open, wait_until
+from tests.ui.apps import make_app, screen_open, service_of, wait_until
 from tests.ui.test_app_live import select_agent
 
 pytestmark = pytest.mark.e2e
@@ -125,7 +125,7 @@ def test_e_explains_the_state_with_every_source(claude_session, fake_api, privat
         app = make_app(private_tmux.name, tmp_path, claude_home=session.home)
         async with app.run_test(size=(160, 48)) as pilot:
             await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
-            await wait_until(pilot, lambda: "status-file" in app.service._fleet.first.panes[session.pane_id].fuser.verdicts, "the status file")
+            await wait_until(pilot, lambda: "status-file" in service_of(app)._fleet.first.panes[session.pane_id].fuser.verdicts, "the status file")
             await pilot.press("e")
             await wait_until(pilot, lambda: screen_open(app, WhyScreen), "the why screen")
             assert isinstance(app.screen, WhyScreen)

@@ -21,7 +21,7 @@ from headspace_tui.model import AgentState
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
 from tests.harness.scenarios import INPUT_QUESTION, NUMBERED_MENU, QUESTION_DB, TURN_DONE
-from tests.ui.apps import make_app, screen_open, wait_until
+from tests.ui.apps import make_app, screen_open, service_of, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -59,11 +59,11 @@ def test_y_approves_a_permission(claude_session, fake_api, private_tmux):
     async def scenario():
         app = app_for(private_tmux, session)
         forked: list = []
-        app.service._server.send_keys = lambda *args, **kwargs: forked.append(args)  # must not be needed
+        service_of(app)._server.send_keys = lambda *args, **kwargs: forked.append(args)  # must not be needed
         async with app.run_test(size=(160, 48)) as pilot:
             await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
             assert app.selected_agent().observation.tool == "Bash"
-            assert app.service._fleet.first.sessions.clients, "a control client serves the session"
+            assert service_of(app)._fleet.first.sessions.clients, "a control client serves the session"
             await pilot.press("y")
             request = await asyncio.to_thread(fake_api.wait_for, lambda r: bool(r.tool_results()), 30)
             assert "approved-by-app" in block_text(request.tool_results()[0])

@@ -24,7 +24,7 @@ from headspace_tui.service.facade import Service
 from headspace_tui.service.journal import Journal
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
 from tests.harness.record import DEFAULT_OUT
-from tests.ui.apps import demo_app, screen_open, wait_until
+from tests.ui.apps import app_of, demo_app, screen_open, service_of, wait_until
 
 NOW = 1_800_000_000.0
 
@@ -41,12 +41,12 @@ def _record(n: int, screen: str) -> tuple[PaneRecord, str, dict]:
 
 
 def _app() -> HeadspaceApp:
-    return HeadspaceApp(Service.build(TmuxServer(socket_name="headspace-resilience-unused"), live=False, clock=lambda: NOW, journal=Journal(None), hooks=False))
+    return app_of(Service.build(TmuxServer(socket_name="headspace-resilience-unused"), live=False, clock=lambda: NOW, journal=Journal(None), hooks=False))
 
 
 def _show(app: HeadspaceApp, n: int, screen: str) -> None:
     record, ansi, meta = _record(n, screen)
-    app.service.replay(record, ansi, classify_capture(ansi, command=meta["pane_command"]), NOW - 10, family="claude")
+    service_of(app).replay(record, ansi, classify_capture(ansi, command=meta["pane_command"]), NOW - 10, family="claude")
 
 
 def _footer_keys(app: HeadspaceApp) -> set[str]:
@@ -101,7 +101,7 @@ def test_the_footer_offers_only_the_keys_the_selected_agent_allows():
             await pilot.press("y")
             await pilot.pause(0.2)  # nothing to wait for: a send would have started by now
             assert [str(n.message) for n in app._notifications] == [f"y: nothing to approve: {app.selected_agent().target} is working"]
-            assert not app.service._answerer.busy("%1")
+            assert not service_of(app)._answerer.busy("%1")
 
     asyncio.run(scenario())
 

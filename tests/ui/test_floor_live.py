@@ -34,7 +34,7 @@ from tests.e2e.test_answer_channel import app_for as hooked_app
 from tests.e2e.test_answer_channel import private_runtime
 from tests.harness import fake_api as api
 from tests.harness.scenarios import QUESTION_DB
-from tests.ui.apps import screen_open, wait_until
+from tests.ui.apps import screen_open, service_of, wait_until
 from tests.ui.test_app_live import run, select_agent
 
 pytestmark = pytest.mark.e2e
@@ -102,7 +102,7 @@ def test_after_a_reply_the_row_reads_working_as_soon_as_the_pane_does(claude_ses
     async def scenario() -> None:
         app = hooked_app(private_tmux, session, runtime)
         if late:
-            host = app.service._fleet.first.host
+            host = service_of(app)._fleet.first.host
             host.watch_statuses = hold_back_the_end_of_a_wait(host.watch_statuses, late)  # type: ignore[method-assign]
         async with app.run_test(size=(160, 48)) as pilot:
             await wait_until(pilot, lambda: session.pane_id in app.table.agents, "the row")

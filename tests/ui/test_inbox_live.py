@@ -50,7 +50,7 @@ from tests.harness.pane_session import SHELL_PROMPT
 from tests.harness.record import DEFAULT_OUT
 from tests.harness.scenarios import NUMBERED_MENU, SCENARIOS
 from tests.harness.session import ClaudeSession
-from tests.ui.apps import make_app
+from tests.ui.apps import make_app, service_of
 from tests.ui.test_inbox_moves import press_read_at
 
 pytestmark = pytest.mark.e2e
@@ -376,9 +376,9 @@ def test_stop_works_after_x_c_x(claude_session, fake_api, private_tmux, tmp_path
             await press("x", AgentState.WORKING, AgentState.IDLE)
             await press("c", AgentState.IDLE, AgentState.WORKING)
             await press("x", AgentState.WORKING, AgentState.IDLE)
-            assert not app.service._answerer.busy(session.pane_id), now()
+            assert not service_of(app)._answerer.busy(session.pane_id), now()
             # The command machine read Claude's interrupt notes from the transcript: the command ended, not "commanded".
-            journal = app.service._journal
+            journal = service_of(app)._journal
             assert journal is not None
 
             def command_state() -> str:

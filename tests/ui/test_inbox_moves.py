@@ -14,7 +14,7 @@ from textual import events
 
 from headspace_tui.answering.answerer import Report
 from headspace_tui.answering.policy import REACTION_TIME
-from tests.ui.apps import demo_app
+from tests.ui.apps import demo_app, service_of
 from tests.ui.test_triage_keys import pane, ringing, said, selected
 
 
@@ -158,7 +158,7 @@ def test_the_inbox_skips_an_agent_whose_answer_is_still_on_its_way():
             docs, api = pane(app, "docs:0.0"), pane(app, "api:0.0")
             app.table.select(docs)
             await pilot.pause()
-            app.service._answerer._sending.add(docs)  # docs's reply is on its way (as answer() marks it); Claude has not redrawn
+            service_of(app)._answerer._sending.add(docs)  # docs's reply is on its way (as answer() marks it); Claude has not redrawn
             app._answer_reported(Report(docs, "docs:0.0: text sent", "information", False, move_on=True, final=False))
             assert selected(app) == "api:0.0"
             assert app.table.order[0] == docs and app.table.agents[docs].state.needs_you  # first in the inbox, by its row

@@ -32,7 +32,7 @@ from headspace_tui.app.screens.timeline import TimelineScreen
 from headspace_tui.app.screens.why import WhyScreen
 from headspace_tui.hooks.calls import PendingCall
 from headspace_tui.model import AgentState
-from tests.ui.apps import AGENTS, demo_app, show_recorded
+from tests.ui.apps import AGENTS, demo_app, service_of, show_recorded
 
 SIZE = (100, 30)
 
@@ -112,7 +112,7 @@ def test_why_screen(snap_compare):
 
     async def steps(pilot: Pilot) -> None:
         await app.snapshot_loader(pilot)
-        agent, watch = app.table.agents[API], app.service._fleet.watch(API)
+        agent, watch = app.table.agents[API], service_of(app)._fleet.watch(API)
         assert watch is not None and agent.observation.source == "screen"
         watch.fuser.observe(agent.observation, app.clock(), at=app.clock() - 1.5)
         await press_on(pilot, API, "e", WhyScreen)

@@ -12,7 +12,6 @@ from textual.command import CommandPalette
 from textual.geometry import Region
 from textual.widgets._toast import Toast
 
-from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.app.palette import CURRENT, theme_entries
 from headspace_tui.app.widgets.agent_table import COLUMN_INDEX, _cut, fit, plan_columns
 from headspace_tui.app.widgets.preview import PanePreview, PromptBar
@@ -24,7 +23,7 @@ from headspace_tui.service.journal import Journal
 from headspace_tui.shared.config import Config, HostSpec
 from headspace_tui.shared.theme_files import builtin_dir
 from headspace_tui.tmux.server import TmuxServer
-from tests.ui.apps import demo_app, screen_open, show_recorded, wait_until
+from tests.ui.apps import app_of, demo_app, screen_open, show_recorded, wait_until
 from tests.ui.test_repaint import Mirror
 from tests.ui.test_themes_and_palette import highlighted, offered
 
@@ -206,7 +205,7 @@ def test_an_unreachable_host_keeps_the_header_and_widens_no_column(tmp_path, pri
             spool=tmp_path / "spool",
             config=Config(theme="headspace-dark"),
         )
-        app = HeadspaceApp(service)
+        app = app_of(service)
         async with app.run_test(size=(120, 40), notifications=True) as pilot:
             for n, (session, screen) in enumerate([("api", "permission_bash"), ("web", "question_two_options"), ("notes", "idle_finished")]):
                 show_recorded(app, n, session, screen, 30)

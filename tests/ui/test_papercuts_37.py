@@ -14,7 +14,7 @@ from textual.geometry import Region
 
 from headspace_tui.app.widgets.summary import SummaryLine, summary_text
 from headspace_tui.model import Agent, AgentState, Observation
-from tests.ui.apps import make_app, wait_until
+from tests.ui.apps import make_app, service_of, wait_until
 from tests.unit.test_theme_contrast import contrast
 
 REPO = Path(__file__).resolve().parents[2]
@@ -238,8 +238,8 @@ def test_every_state_colour_is_readable_where_it_is_drawn(theme):
         async with app.run_test(size=(160, 40)) as pilot:
             await app.snapshot_loader(pilot)
             show_recorded(app, 20, "j", "idle_fresh", 14)
-            record = app.service._fleet.first.panes["%20"].record
-            app.service.replay(record, "", Observation(AgentState.UNKNOWN), app.clock() - 14, family="claude")
+            record = service_of(app)._fleet.first.panes["%20"].record
+            service_of(app).replay(record, "", Observation(AgentState.UNKNOWN), app.clock() - 14, family="claude")
             await wait_until(pilot, lambda: app.table.agents.get("%20") is not None and app.table.agents["%20"].state is AgentState.UNKNOWN, "the unknown row")
             await pilot.pause()
             table = app.query_one(AgentTable).region

@@ -21,7 +21,7 @@ from textual.strip import Strip
 from headspace_tui.app.widgets.agent_table import TIME
 from headspace_tui.app.widgets.preview import PanePreview, changed_span, over_ssh
 from tests.harness.record import DEFAULT_OUT
-from tests.ui.apps import NOW, demo_app, show_recorded, wait_until
+from tests.ui.apps import NOW, demo_app, service_of, show_recorded, wait_until
 
 
 def run(coro):
@@ -281,13 +281,13 @@ def test_the_preview_follows_an_agent_that_comes_to_the_top_under_an_unmoved_cur
         app = demo_app()
         async with app.run_test(size=(160, 48)) as pilot:
             await app.snapshot_loader(pilot)
-            assert app.table.selected_pane_id == "%2" and app.service._fleet.first.focused == "%2"
+            assert app.table.selected_pane_id == "%2" and service_of(app)._fleet.first.focused == "%2"
             show_recorded(app, 5, "notes", "permission_bash", 5000)  # now waiting longest: the top row
             await pilot.pause()
             await pilot.pause()
             assert app.table.order[0] == "%5" and app.table.cursor_row == 0
             assert app.table.selected_pane_id == "%5"
-            assert app.service._fleet.first.focused == "%5"  # the preview shows the row under the cursor
+            assert service_of(app)._fleet.first.focused == "%5"  # the preview shows the row under the cursor
             assert "notes:0.0" in (app.query_one(PanePreview).border_title or "")
 
     run(scenario())

@@ -30,7 +30,7 @@ from headspace_tui.tmux.server import TmuxServer
 from tests.e2e.test_answer_channel import record_keys
 from tests.harness.record import DEFAULT_OUT
 from tests.harness.tmux import PrivateTmux
-from tests.ui.apps import demo_app, screen_open, wait_until
+from tests.ui.apps import app_of, demo_app, screen_open, service_of, wait_until
 
 
 def run(coroutine) -> None:
@@ -57,14 +57,14 @@ def pane_running(tmux: PrivateTmux, name: str, command: list[str], tmp: Path) ->
 def app_on(tmux: PrivateTmux) -> HeadspaceApp:
     """The app on the private server with its monitor off: rows come only from ``show``."""
     server = TmuxServer(socket_name=tmux.name)
-    return HeadspaceApp(Service.build(server, live=False, journal=Journal(None), hooks=False, config=Config(theme="headspace-dark")))
+    return app_of(Service.build(server, live=False, journal=Journal(None), hooks=False, config=Config(theme="headspace-dark")))
 
 
 def show(app: HeadspaceApp, pane_id: str, screen: str, age: float = 30.0) -> None:
     """Row for the real pane ``pane_id``, showing the recorded ``screen``."""
-    record = app.service._server.pane(pane_id)
+    record = service_of(app)._server.pane(pane_id)
     ansi = recorded(screen)
-    app.service.replay(record, ansi, classify_capture(ansi, command="claude"), app.clock() - age, family="claude")
+    service_of(app).replay(record, ansi, classify_capture(ansi, command="claude"), app.clock() - age, family="claude")
 
 
 def notes(app: HeadspaceApp) -> list[str]:
@@ -254,7 +254,7 @@ def test_a_reply_refused_at_once_stays_in_its_box_with_the_reason():
             await wait_until(pilot, lambda: screen_open(app, ReplyScreen), "the reply box")
             box = app.screen
             await pilot.press(*"leave them")
-            app.service._fleet.first.store.offline("ssh: connection lost", app.clock())  # as a monitor says it
+            service_of(app)._fleet.first.store.offline("ssh: connection lost", app.clock())  # as a monitor says it
             await pilot.press("enter")
             await pilot.pause()
             reason = str(box.query_one("#reason").render())

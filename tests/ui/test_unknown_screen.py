@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import asyncio
 
-from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.app.screens.why import WhyScreen
 from headspace_tui.detect.claude import classify_capture
 from headspace_tui.model import AgentState
 from headspace_tui.service.facade import Service
 from headspace_tui.service.journal import Journal
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
-from tests.ui.apps import screen_open, wait_until
+from tests.ui.apps import app_of, screen_open, service_of, wait_until
 
 NOW = 1_800_000_000.0
 # A Claude Code of the future: its banner, then a layout nothing in headspace knows.
@@ -19,7 +18,7 @@ NEW_LAYOUT = "\n".join([" ▐▛███▛█   Claude Code v9.0.0", "", "  �
 
 
 def test_e_explains_an_unrecognised_screen_and_how_to_report_it():
-    app = HeadspaceApp(Service.build(TmuxServer(socket_name="headspace-unknown-unused"), live=False, clock=lambda: NOW, journal=Journal(None), hooks=False))
+    app = app_of(Service.build(TmuxServer(socket_name="headspace-unknown-unused"), live=False, clock=lambda: NOW, journal=Journal(None), hooks=False))
     record = PaneRecord(
         pane_id="%7", session_id="$7", session_name="future", window_index=0, pane_index=0, target="future:0.0", pid=4242,
         current_command="claude", cwd="/home/dev/src/future", width=80, height=24, alternate_on=True, in_mode=False,
@@ -30,7 +29,7 @@ def test_e_explains_an_unrecognised_screen_and_how_to_report_it():
 
     async def scenario() -> None:
         async with app.run_test(size=(120, 40)) as pilot:
-            app.service.replay(record, NEW_LAYOUT, observation, NOW - 30, family="claude")
+            service_of(app).replay(record, NEW_LAYOUT, observation, NOW - 30, family="claude")
             app.table.move_cursor(row=0)
             await pilot.pause()
             row = " ".join(str(cell) for cell in app.table.get_row_at(0))

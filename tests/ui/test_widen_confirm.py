@@ -22,7 +22,7 @@ from headspace_tui.service.facade import Intent, IntentKind, Service
 from headspace_tui.service.journal import Journal
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
 from tests.harness.record import PANES
-from tests.ui.apps import screen_open, wait_until
+from tests.ui.apps import app_of, screen_open, service_of, wait_until
 
 NOW = 1_800_000_000.0
 PLAN = PANES / "claude-2.1.332" / "alt" / "200x50" / "plan_exit_plan_mode"
@@ -40,12 +40,12 @@ def _show(app: HeadspaceApp) -> None:
         pid=1000, current_command="claude", cwd="/src", width=meta["width"], height=meta["height"],
         alternate_on=True, in_mode=False, title="", dead=False, dead_status=None,
     )
-    app.service.replay(record, ansi, replace(seen, prompt=widening_only), NOW - 10, family="claude")
+    service_of(app).replay(record, ansi, replace(seen, prompt=widening_only), NOW - 10, family="claude")
 
 
 def test_y_asks_before_choosing_an_option_that_widens_and_n_sends_nothing():
     async def scenario() -> None:
-        app = HeadspaceApp(Service.build(TmuxServer(socket_name="headspace-widen-unused"), live=False, clock=lambda: NOW, journal=Journal(None), hooks=False))
+        app = app_of(Service.build(TmuxServer(socket_name="headspace-widen-unused"), live=False, clock=lambda: NOW, journal=Journal(None), hooks=False))
         handed: list[tuple[Intent, object]] = []
         async with app.run_test(size=(160, 48)) as pilot:
             app.service.answer = lambda agent, intent, seen=None: handed.append((intent, seen)) or ""  # what the app hands on

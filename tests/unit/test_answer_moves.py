@@ -243,3 +243,24 @@ def test_a_redraw_of_the_dialog_alone_is_not_claudes_reaction_but_a_moved_transc
     at = next(i for i, row in enumerate(rows) if "Creating a marker file" in row)
     ran = "\n".join([*rows[:at], "  ⎿  headspace-ok", *rows[at:]])  # the first call's result above the same words asked again
     assert _history_moved(shown, ran)
+
+
+def test_the_guard_knows_a_reading_by_its_id_so_a_copy_from_the_wire_is_the_same_reading():
+    """After a delivered answer, keys wait for a new reading: a copy of the answered one (what a client holds) is not new; a reading the store keeps is."""
+    import json
+
+    from headspace_tui.answering.answerer import Answerer, Report
+    from headspace_tui.model import Agent
+    from headspace_tui.service.wire import decode, encode
+
+    answerer = Answerer(Routes(), None, clock=lambda: 100.0, confirm_timeout=5.0)  # type: ignore[arg-type]
+    seen = screen("permission_bash").stamped()
+    copy = decode(json.loads(json.dumps(encode(seen))))
+    assert copy is not seen and copy == seen and copy.id == seen.id
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", observation=copy, prompt_since=0.0)
+    answerer._sending.add("%1")
+    answerer._finish(agent, Report("%1", "s:0.0: sent", "information", True), "", seen)
+    assert answerer.refusal(agent) == "waiting to see what the last key did"  # the answered reading, as a copy: still waiting
+    agent.observation = seen.stamped()  # the same screen read again and kept: a new reading
+    assert seen.stamped() == seen and agent.observation.id != seen.id
+    assert answerer.refusal(agent) == ""

@@ -40,9 +40,11 @@ def test_an_equal_reading_keeps_the_object_and_tells_no_one():
     store, told = _store()
     first = Observation(AgentState.IDLE, evidence=(Evidence("idle prompt", 20, "> "),))
     agent = store.observed(_record(), "k", first, 10.0, agent_pid=7)
+    kept = agent.observation  # the reading as the store keeps it: ``first``, with an id of the store's (Observation.stamped)
+    assert kept == first
     again = dataclasses.replace(first, evidence=(Evidence("another rule", 21, "> "),))  # evidence differs, the row does not
     assert store.observed(_record(), "k", again, 11.0, agent_pid=7) is agent
-    assert agent.observation is first and len(told) == 1 and agent.since == 10.0
+    assert agent.observation is kept and agent.observation.id == kept.id and len(told) == 1 and agent.since == 10.0
 
 
 def test_a_new_prompt_restarts_the_prompts_clock_and_a_new_state_the_states():

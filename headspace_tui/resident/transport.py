@@ -1,0 +1,158 @@
+"""How a client's calls (calls.py) reach the service: over its Unix socket, or to the service in the same process.
+
+``ServiceClient`` (facade_client.py) writes each call's fields as JSON and
+hands them to its transport with the call; the transport hands back the
+service's JSON reply.  Either way the fields and the reply are the same
+JSON, so a front end in the service's own process holds copies, exactly as
+a remote one does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import inspect
+import json
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+from urllib.parse import urlencode
+
+from ..service.facade import KeyStroke, Service, ServiceError, Typing
+from ..shared.resident_place import Place
+from . import client
+from .calls import CALLS, KEY, Asked, Call
+
+if TYPE_CHECKING:
+    from .facade_routes import FacadeRoutes, FacadeStream  # imported when one is made: aiohttp costs a popup (a client over HTTP) 0.2 s of start-up
+
+
+class Transport(Protocol):
+    prefix: str  # what a refusal is said with ("the headspace service: ", or nothing in the service's own process)
+    blocking: bool  # a call waits on another process: the app asks it off its loop (app/screens/asking.py)
+
+    def ask(self, call: Call, sent: Mapping[str, Any], timeout: float) -> Any:
+        """``call`` with its fields as JSON: the service's JSON reply; a ``client.ServiceError`` (``Lost``, ``Refused``) when none came or it refused."""
+        ...
+
+
+def url_path(call: Call, sent: Mapping[str, Any]) -> str:
+    """The path ``call`` asks, with its query (a GET's fields; a POST's go in its body)."""
+    query = list(call.query)
+    if call.verb == "GET":
+        query += [(name, value if isinstance(value, str) else format(value, "g") if isinstance(value, float) else str(value)) for name, value in sent.items() if value is not None]
+    return call.path + (f"?{urlencode(query)}" if query else "")
+
+
+class HttpTransport:
+    """The resident service at ``place``, one HTTP request over its Unix socket per call."""
+
+    prefix = "the headspace service: "  # a refusal, as the user reads it: said by the service
+    blocking = True  # each call is a request over a socket, answered by another process
+
+    def __init__(self, place: Place) -> None:
+        self.place = place
+
+    def ask(self, call: Call, sent: Mapping[str, Any], timeout: float) -> Any:
+        body = dict(sent) if call.verb == "POST" else None
+        return client.request(self.place, call.verb, url_path(call, sent), body=body, timeout=timeout)
+
+
+class InProcess:
+    """The service in this very process, behind the same calls: ``--no-service``, demos, tests.
+
+    Each call goes to the same route handlers the resident service serves
+    (facade_routes.py), its fields and its reply through JSON both ways, and
+    the service's events, reports and snoozes reach the client as the same
+    stream items (``FacadeStream``), as JSON: the front end holds copies,
+    exactly as a client of a resident service does.  A call is answered
+    before ``ask`` returns (the app asks some as plain calls on its loop);
+    one whose handler waits (history, stop, restart) is asked from a thread,
+    as the client does, and runs on the service's loop.
+    """
+
+    prefix = ""  # a refusal is the service's own line, as the user reads it from an in-process service
+    blocking = False  # answered at once, on the caller's loop (an answer starts its tasks there): never from a thread
+
+    def __init__(self, service: Service) -> None:
+        from .facade_routes import FacadeRoutes, FacadeStream
+
+        self.service = service
+        self.stream: FacadeStream = FacadeStream(service)
+        self.routes: FacadeRoutes = FacadeRoutes(service, self.stream, None, self._snoozes_changed)
+        self._take: Callable[[bytes], None] = lambda data: None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        service.subscribe(lambda event: self._tell(self.stream.event(event)))
+        service.on_answer_report(lambda report: self._tell([self.stream.report(report)]))
+
+    def follow(self, take: Callable[[bytes], None]) -> None:
+        """Hand every stream item, as the line the events stream would carry, to ``take`` (the client's)."""
+        self._take = take
+
+    def _tell(self, items: list[dict[str, Any]]) -> None:
+        for item in items:
+            self._take(json.dumps(item).encode())
+
+    def _snoozes_changed(self) -> None:
+        self._tell(self.stream.snoozes_if_changed())
+
+    def ask(self, call: Call, sent: Mapping[str, Any], timeout: float) -> Any:
+        try:
+            on_loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            on_loop = None
+        if on_loop is not None:
+            self._loop = on_loop  # the service's loop: the app's
+        try:
+            reply = self.routes.answer_now(call, json.loads(json.dumps(sent)))
+            if inspect.isawaitable(reply):
+                if on_loop is not None or self._loop is None:
+                    close = getattr(reply, "close", None)
+                    if close is not None:
+                        close()
+                    raise client.ServiceError(f"{call.name} waits on the service's loop: it is asked from a thread")
+                reply = asyncio.run_coroutine_threadsafe(reply, self._loop).result(timeout)  # type: ignore[arg-type]
+        except (Asked, ServiceError) as exc:
+            raise client.Refused(str(exc)) from None
+        except concurrent.futures.TimeoutError:
+            raise client.Lost(f"no answer within {timeout:g}s") from None
+        return json.loads(json.dumps(reply))
+
+    async def run(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        await self.service.run()
+
+    async def stop(self) -> None:
+        await self.service.stop()
+
+    async def open_input(self, pane_id: str, report: Callable[[str, bool], None], family: str) -> tuple[Typing | None, str]:
+        """Input mode's session, its keys through JSON as the WebSocket carries them."""
+        try:
+            opening = CALLS["input"].take(json.loads(json.dumps(CALLS["input"].put({"pane": pane_id, "family": family}))))
+        except Asked as exc:
+            return None, str(exc)
+        session, problem = await self.service.open_input(opening["pane"], report, opening["family"])
+        return (KeysAsJson(session) if session is not None else None), problem
+
+
+class KeysAsJson:
+    """Input mode's session in this process, each key written and read as the WebSocket's message (calls.py ``KEY``)."""
+
+    def __init__(self, session: Typing) -> None:
+        self._session = session
+
+    @property
+    def pane_id(self) -> str:
+        return self._session.pane_id
+
+    def send(self, stroke: KeyStroke) -> None:
+        try:
+            key = KEY.take(json.loads(json.dumps(KEY.put(stroke))))
+        except Asked as exc:
+            raise ValueError(str(exc)) from None
+        self._session.send(key)
+
+    def close(self) -> None:
+        self._session.close()
+
+    async def wait_sent(self) -> None:
+        await self._session.wait_sent()

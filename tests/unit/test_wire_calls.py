@@ -1,0 +1,269 @@
+"""The wire is declared once (resident/calls.py), and the facade, the routes and the client all follow the declaration.
+
+* every member of the ``Facade`` Protocol is served by a declared call, or
+  listed as the client's own (``LOCAL``) with why;
+* every declared call has its handler in ``FacadeRoutes`` (taking exactly
+  the declared fields) and a route of its method at its path in the
+  service's app, and no facade route is left undeclared;
+* every call the client makes, made through a recording transport, is
+  written as the call declares it, and served by the real routes (over
+  aiohttp, as the service serves them) with a 200: client and server agree
+  on the method, the path and every field.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+
+from headspace_tui.hooks.calls import PendingCall
+from headspace_tui.model import Agent, AgentState, Observation, Prompt
+from headspace_tui.notifications.snooze import Snooze
+from headspace_tui.resident.calls import CALLS, LOCAL, SERVED_BY, Call
+from headspace_tui.resident.facade_client import ServiceClient
+from headspace_tui.resident.facade_routes import FacadeRoutes, FacadeStream
+from headspace_tui.resident.server import Resident, Watched
+from headspace_tui.resident.transport import url_path
+from headspace_tui.service.facade import Facade, Intent, IntentKind, Jump, PaneScreen, ProblemChanged, Service
+from headspace_tui.service.journal import Journal
+from headspace_tui.shared.config import Config
+from headspace_tui.shared.resident_place import Place
+from headspace_tui.tmux.server import TmuxServer
+
+AGENT = Agent(pane_id="%1", target="s:0.0", session="s", key="k1", observation=Observation(AgentState.PERMISSION, Prompt("permission", "Bash", "ls")))
+CALL = PendingCall(7, "%1", 1234, "session", "Bash", {"command": "ls"})
+# The server's own routes, not the facade's (the command line's, the card, the web page's switch).
+SERVER_OWN = {("GET", "/v1/hello"), ("GET", "/v1/agents"), ("POST", "/v1/answer"), ("POST", "/v1/stop"), ("POST", "/v1/web")}
+
+
+def _facade_members() -> set[str]:
+    members = set(Facade.__annotations__)
+    members |= {name for name, value in vars(Facade).items() if not name.startswith("_") and (callable(value) or isinstance(value, property))}
+    return members
+
+
+def test_every_facade_member_is_served_by_a_declared_call_or_said_to_be_the_clients_own():
+    members = _facade_members()
+    assert members, "the Facade Protocol has no members: this test reads the wrong thing"
+    unserved = sorted(members - set(SERVED_BY) - set(LOCAL))
+    assert not unserved, f"facade members with no declared call (resident/calls.py CALLS, SERVED_BY) and not listed as local (LOCAL, with why): {unserved}"
+    assert not (set(SERVED_BY) | set(LOCAL)) - members, "calls.py names members the Facade does not have"
+    assert not set(SERVED_BY) & set(LOCAL)
+    assert all(why.strip() for why in LOCAL.values())
+    assert set(SERVED_BY.values()) <= set(CALLS)
+
+
+def test_every_call_is_a_method_of_the_client_or_its_stream():
+    client_methods = {name for name in dir(ServiceClient) if not name.startswith("_")}
+    assert set(SERVED_BY) <= client_methods, sorted(set(SERVED_BY) - client_methods)
+    assert set(CALLS) == set(SERVED_BY.values()) | {"state", "events"}, "a call the client never makes, or one no facade member says it serves"
+
+
+@pytest.mark.parametrize("call", [c for c in CALLS.values() if c.method != "STREAM"], ids=lambda c: c.name)
+def test_every_call_has_its_handler_taking_the_declared_fields(call: Call):
+    handler = getattr(FacadeRoutes, call.name, None)
+    assert handler is not None and callable(handler), f"no handler FacadeRoutes.{call.name}"
+    if call.method == "WS":
+        return  # a WebSocket's handler takes the request; its fields are read through the declaration (CALLS["input"].take)
+    parameters = [name for name in inspect.signature(handler).parameters if name != "self"]
+    assert parameters == [name for name, _ in call.fields], f"{call.name}: the handler takes {parameters}, the declaration says {[n for n, _ in call.fields]}"
+
+
+def _service() -> Service:
+    return Service.build(TmuxServer(socket_name="headspace-wire-calls-unused"), live=False, journal=Journal(None), hooks=False)
+
+
+def test_the_services_router_is_the_declaration(tmp_path: Path):
+    """Each declared call at its method and path in the app the service serves, and every route of the facade declared."""
+    resident = Resident(_service(), Watched("k", "tmux", lambda: None), Place(tmp_path, "k"))
+    served = {(route.method, route.resource.canonical) for route in resident.app().router.routes() if route.method != "HEAD" and route.resource is not None}
+    declared = {(call.verb, call.path) for call in CALLS.values()}
+    assert declared - served == set(), f"declared calls with no route: {sorted(declared - served)}"
+    assert served - declared - SERVER_OWN == set(), f"routes not declared in resident/calls.py: {sorted(served - declared - SERVER_OWN)}"
+
+
+class Stub:
+    """A service that answers every call plainly: what the routes ask of the facade, with no tmux behind it."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(name)
+
+    def agents(self):
+        return [AGENT]
+
+    def problem_now(self):
+        return ProblemChanged("", ())
+
+    def snoozes(self):
+        return {}
+
+    def answers_pending(self):
+        return []
+
+    focused = None
+
+    def focus(self, pane):
+        self.asked.append("focus")
+
+    def show(self, panes):
+        pass
+
+    def screen(self, pane):
+        return PaneScreen("x", 80, 24)
+
+    def width(self, pane):
+        return 80
+
+    async def history(self, pane, lines):
+        return "history"
+
+    def why(self, agent, now):
+        return None, None
+
+    def timeline(self, agent):
+        return []
+
+    def waited_today(self, agents, now):
+        return 3.0
+
+    def rings_elsewhere(self):
+        return True
+
+    def now(self, agent):
+        return AGENT if (agent.pane_id, agent.key) == (AGENT.pane_id, AGENT.key) else None
+
+    def stale(self, agent, request):
+        return ""
+
+    def answer(self, agent, intent, seen=None):
+        self.asked.append("answer")
+        return ""
+
+    def batch(self, agent):
+        return [(AGENT, CALL)], ""
+
+    def approve_batch(self, pairs):
+        return "approved 1"
+
+    def snooze(self, agent, until):
+        return Snooze(until, AGENT.observation.request)
+
+    def unsnooze(self, agent):
+        return True
+
+    def snoozes_ended(self, now):
+        return ["k1"]
+
+    def jump(self, agent, here):
+        return Jump()
+
+    def start_agent(self, folder, branch, near, here):
+        return "%9"
+
+    async def stop_agent(self, agent):
+        return True
+
+    async def restart_agent(self, agent):
+        return "%9"
+
+    def close_pane(self, agent):
+        pass
+
+
+class Recording:
+    """A transport that writes down each request as HTTP would send it, and answers it through the real routes in this process."""
+
+    def __init__(self, routes: FacadeRoutes) -> None:
+        self.routes = routes
+        self.sent: list[tuple[str, str, str, dict[str, Any] | None]] = []  # (call, method, path with its query, body)
+
+    def ask(self, call: Call, sent: dict[str, Any], timeout: float) -> Any:
+        sent = json.loads(json.dumps(sent))
+        self.sent.append((call.name, call.verb, url_path(call, sent), sent if call.verb == "POST" else None))
+        reply = self.routes.answer_now(call, sent)
+        if inspect.isawaitable(reply):  # asked off the loop (the client's async methods ask from a thread): the stub's coroutines need no loop of theirs
+            reply = asyncio.run(reply)
+        return json.loads(json.dumps(reply))
+
+
+def _client(routes: FacadeRoutes) -> tuple[ServiceClient, Recording]:
+    transport = Recording(routes)
+    return ServiceClient(Place(Path("/nonexistent"), "k"), config=Config(), transport=transport), transport
+
+
+def _every_call(client: ServiceClient) -> None:
+    """Each facade method the client serves by a call, once (``open_input`` opens a WebSocket: test_the_services_router_is_the_declaration covers its route)."""
+    client.connect(0.0)
+    client.focus("%1")
+    assert client.screen("%1") == PaneScreen("x", 80, 24)
+    client.focus(None)
+    assert client.width("%1") == 80
+    assert asyncio.run(client.history("%1", 10)) == "history"
+    assert client.why(AGENT, 1.0) == (None, None)
+    assert client.timeline(AGENT) == []
+    assert client.rings_elsewhere() is True
+    assert client.waited_today({}, 100.0) == 3.0
+    assert client.answer(AGENT, Intent(IntentKind.APPROVE)) == ""
+    assert client.answer(AGENT, Intent(IntentKind.TEXT, text="yes"), AGENT.observation) == ""
+    assert client.answer_pending(AGENT) is False
+    assert client.batch(AGENT) == ([(AGENT, CALL)], "")
+    assert client.approve_batch([(AGENT, CALL)]) == "approved 1"
+    assert client.snooze(AGENT, 5.0) is not None
+    assert client.unsnooze(AGENT) is True
+    assert client.snoozes_ended(10.0) == ["k1"]
+    assert client.jump(AGENT) == Jump()
+    assert client.start_agent("/tmp", "", AGENT) == "%9"
+    assert asyncio.run(client.stop_agent(AGENT)) is True
+    assert asyncio.run(client.restart_agent(AGENT)) == "%9"
+    client.close_pane(AGENT)
+
+
+def test_the_client_writes_each_call_as_declared_and_the_routes_take_it_as_written():
+    stub = Stub()
+    routes = FacadeRoutes(stub, FacadeStream(stub), None, lambda: None)  # type: ignore[arg-type]
+    client, transport = _client(routes)
+    _every_call(client)
+    made = {name for name, *_ in transport.sent}
+    assert made == set(CALLS) - {"events", "input"}, f"calls the client never made: {sorted(set(CALLS) - {'events', 'input'} - made)}"
+    for name, method, path, body in transport.sent:
+        call = CALLS[name]
+        assert (method, path.partition("?")[0]) == (call.verb, call.path)
+        fields = body if body is not None else dict(pair.split("=", 1) for pair in path.partition("?")[2].split("&") if pair)
+        assert set(fields) == {field for field, _ in call.fields}, f"{name}: sent {sorted(fields)}, declared {[f for f, _ in call.fields]}"
+    assert "answer" in stub.asked
+
+
+def test_what_the_client_writes_the_service_serves_over_http():
+    """Each request the client wrote, sent over HTTP to the routes as the service serves them: 200 every time."""
+    stub = Stub()
+    routes = FacadeRoutes(stub, FacadeStream(stub), None, lambda: None)  # type: ignore[arg-type]
+    client, transport = _client(routes)
+    _every_call(client)
+
+    async def replay() -> list[tuple[str, int, str]]:
+        app = web.Application()
+        routes.add(app)
+        async with TestClient(TestServer(app)) as http:
+            said = []
+            for name, method, path, body in transport.sent:
+                response = await http.request(method, path, json=body) if body is not None else await http.request(method, path)
+                said.append((name, response.status, await response.text()))
+            return said
+
+    for name, status, text in asyncio.run(replay()):
+        assert status == 200, f"{name}: HTTP {status}: {text}"
+
+
+def test_a_field_the_declaration_does_not_have_is_not_sent():
+    with pytest.raises(TypeError):
+        CALLS["why"].put({"agent": AGENT, "now": 1.0, "extra": 1})
