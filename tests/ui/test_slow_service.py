@@ -1,4 +1,4 @@
-"""Nothing blocks the keys: with a resident service that answers after 2 s, a cursor move is on screen within 100 ms.
+"""Nothing blocks the keys: with a resident service that answers after 2 s, a cursor move is on screen at once.
 
 The parts are real: ``headspace serve`` in its own process on a private
 tmux server, watching real Claude Code sessions, and the app as its client
@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -220,7 +222,7 @@ def slow_service(private_tmux, services) -> Iterator[tuple[SlowRelay, ServiceCli
         yield relay, client
 
 
-def test_cursor_moves_reach_the_screen_within_100ms_while_the_service_answers_after_2s(claude_session, private_tmux, services):
+def test_cursor_moves_reach_the_screen_without_waiting_while_the_service_answers_after_2s(claude_session, private_tmux, services):
     asking = claude_session([api.bash("touch slow-service.txt", "Create a file"), api.text("Created it.")], name="asking")
     asking.submit("create a file")
     asking.wait_for(NUMBERED_MENU, timeout=60)
@@ -282,5 +284,7 @@ def test_cursor_moves_reach_the_screen_within_100ms_while_the_service_answers_af
 
         asyncio.run(scenario())
     print(f"key to screen with a {SLOW:g} s service: {measured}")
+    if out := os.environ.get("HEADSPACE_BENCH_OUT"):  # benchmarks/slow_service_keys.py: the figures, against the 100 ms aim
+        Path(out).write_text(json.dumps(measured))
     asking.wait_for("Created it.", timeout=30)
     assert (asking.workdir / "slow-service.txt").exists()
