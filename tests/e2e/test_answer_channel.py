@@ -31,7 +31,7 @@ from headspace_tui.service.journal import Journal
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
 from tests.harness.scenarios import NUMBERED_MENU, QUESTION_DB
-from tests.ui.apps import make_app, service_of
+from tests.ui.apps import live_row, make_app, service_of
 
 pytestmark = pytest.mark.e2e
 
@@ -85,7 +85,7 @@ async def ready_to_answer(pilot, app, pane_id: str, state: AgentState, *, channe
     """The row shows ``state`` with its options, readable for a human, answerable through ``channel``."""
     table = app.table
     await wait_until(pilot, lambda: pane_id in table.agents and table.agents[pane_id].state is state, f"{pane_id} {state.value}")
-    agent = table.agents[pane_id]
+    agent = live_row(app, pane_id)
     await wait_until(pilot, lambda: agent.observation.option_labels, "the options on screen")
     await wait_until(pilot, lambda: agent.channel == channel, f"channel {channel!r}", timeout=10)
     await wait_until(pilot, lambda: app.clock() - agent.prompt_since >= REACTION_TIME + 0.05, "a readable prompt")
@@ -126,7 +126,7 @@ def test_y_approves_the_exact_call_through_the_hook_and_no_key_is_sent(claude_se
             request = await asyncio.to_thread(tool_result_request, fake_api)
             latency = time.monotonic() - pressed
             assert "approved-through-hook" in block_text(request.tool_results()[0])
-            agent = app.table.agents[session.pane_id]
+            agent = live_row(app, session.pane_id)
             await wait_until(pilot, lambda: agent.answered.startswith("via hook"), "the row to say the hook answered")
             assert command in agent.answered
             await wait_until(pilot, lambda: agent.state is AgentState.IDLE, "idle after the approval")
@@ -180,7 +180,7 @@ def test_the_pane_answering_first_wins_and_the_row_says_so(claude_session, fake_
             await asyncio.to_thread(session.answer, "1")  # the person at the pane approves first
             request = await asyncio.to_thread(tool_result_request, fake_api)
             assert "pane-ran" in block_text(request.tool_results()[0])
-            agent = app.table.agents[session.pane_id]
+            agent = live_row(app, session.pane_id)
             await wait_until(pilot, lambda: agent.answered.startswith("answered in the pane"), "the row to say the pane answered")
             assert desk.channel.pending(session.pane_id) == []  # the hook was let go
             # headspace's decision, arriving late, changes nothing: the hook is gone, Claude went on.

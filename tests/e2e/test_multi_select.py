@@ -24,7 +24,7 @@ from tests.harness import fake_api as api
 from tests.harness.cli import headspace
 from tests.harness.fake_api import block_text
 from tests.harness.scenarios import NUMBERED_MENU, QUESTION_DB, QUESTION_FEATURES
-from tests.ui.apps import service_of
+from tests.ui.apps import live_row, service_of
 
 from .test_answer_channel import app_for, private_runtime, ready_to_answer, record_keys, tool_result_request, wait_until
 
@@ -93,7 +93,7 @@ def test_app_digits_tick_page_two_and_S_submits_by_keys(claude_session, fake_api
             await wait_until(pilot, lambda: session.pane_id in app.table.agents, "the agent in the table")
             await asyncio.to_thread(session.submit, "help me choose")
             await ready_to_answer(pilot, app, session.pane_id, AgentState.QUESTION, channel="")
-            agent = app.table.agents[session.pane_id]
+            agent = live_row(app, session.pane_id)
             assert not app.main.check_action("submit", ())  # question 1/2 is single-choice: S is not offered
             await pilot.press("1")  # Postgres: question 2/2 follows
             await wait_until(pilot, lambda: agent.observation.prompt is not None and agent.observation.prompt.question_index == 2, "question 2/2")
@@ -128,7 +128,7 @@ def test_app_S_submits_a_one_question_multi_select_through_the_answer_hook(claud
             await wait_until(pilot, lambda: session.pane_id in app.table.agents, "the agent in the table")
             await asyncio.to_thread(session.submit, "what ships first")
             await ready_to_answer(pilot, app, session.pane_id, AgentState.QUESTION, channel="hook")
-            agent = app.table.agents[session.pane_id]
+            agent = live_row(app, session.pane_id)
             for digit, now in (("3", ("3",)), ("1", ("1", "3"))):
                 await press_when_ready(pilot, app, agent, digit)
                 await wait_until(pilot, lambda now=now: ticked(agent) == now, f"the row to show {now} ticked")

@@ -144,7 +144,7 @@ def test_a_dropped_link_marks_rows_offline_and_they_recover_by_themselves(claude
             stopped = time.monotonic()
             await wait_until(pilot, lambda: bool(app.table.agents[address].offline), "the row marked offline", 10)
             went_offline = time.monotonic() - stopped
-            assert app.table.agents[address] is agent  # the row stayed, with its last reading
+            assert app.table.agents[address].observation.id == agent.observation.id  # the row stayed, with its last reading
             assert agent.state is AgentState.IDLE
             assert not app.check_action("nudge", ()), "no key goes to a row whose host is out of reach"
             assert "reconnecting" in app.table.get_row(address)[-1].plain

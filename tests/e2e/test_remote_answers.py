@@ -47,7 +47,7 @@ from tests.harness.scenarios import NUMBERED_MENU
 from tests.harness.session import ClaudeSession
 from tests.harness.sshd import Sshd
 from tests.harness.tmux import PrivateTmux, temp_server
-from tests.ui.apps import app_of
+from tests.ui.apps import app_of, live_row
 
 pytestmark = pytest.mark.e2e
 
@@ -147,7 +147,7 @@ def test_remote_permissions_are_answered_through_the_hook_a_batch_spans_hosts_an
                 latency = time.monotonic() - pressed
                 assert request.tool_results()
                 await asyncio.to_thread(first.wait_for, "Allowed by PermissionRequest hook", timeout=15)
-                agent = app.table.agents[address]
+                agent = live_row(app, address)
                 await wait_until(pilot, lambda: agent.answered.startswith("via hook on box: Bash: touch one.txt"), "the row to say the hook on box answered")
 
                 pairs = [(second, second.pane_id + "@box"), (third, third.pane_id + "@box"), (here, here.pane_id)]

@@ -11,6 +11,7 @@ from textual.screen import Screen
 
 from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.detect.claude import classify_capture
+from headspace_tui.model import Agent
 from headspace_tui.resident.facade_client import ServiceClient
 from headspace_tui.resident.transport import InProcess
 from headspace_tui.service.facade import Service
@@ -30,6 +31,26 @@ def service_of(app: HeadspaceApp) -> Service:
     client = app.service
     assert isinstance(client, ServiceClient) and isinstance(client.transport, InProcess), "an app built by app_of (make_app, demo_app)"
     return client.transport.service
+
+
+class LiveRow:
+    """A pane's row as the table holds it now, read again at each attribute.
+
+    Agents cross the seam as immutable values: each change is a new copy in
+    the table, so a test that kept the ``Agent`` it first saw would wait on
+    that copy for ever.  This reads ``app.table.agents[pane_id]`` every time.
+    """
+
+    def __init__(self, app: HeadspaceApp, pane_id: str) -> None:
+        self._app, self._pane_id = app, pane_id
+
+    def __getattr__(self, name: str):
+        return getattr(self._app.table.agents[self._pane_id], name)
+
+
+def live_row(app: HeadspaceApp, pane_id: str) -> Agent:
+    """The row of ``pane_id`` as it is whenever it is read (``LiveRow``), typed as the ``Agent`` it reads through to."""
+    return LiveRow(app, pane_id)  # type: ignore[return-value]
 
 
 def make_app(

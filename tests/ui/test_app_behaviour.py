@@ -14,7 +14,7 @@ from headspace_tui.shared.config import parse_config
 from tests.harness import fake_api as api
 from tests.harness.scenarios import NUMBERED_MENU
 from tests.harness.session import SHELL_PROMPT
-from tests.ui.apps import make_app, screen_open, service_of, wait_until
+from tests.ui.apps import live_row, make_app, screen_open, service_of, wait_until
 from tests.ui.test_app_live import select_agent
 
 pytestmark = pytest.mark.e2e
@@ -150,7 +150,7 @@ async def _approve_with_y(pilot, app, session, prompt: str, reply: str):
     await wait_until(pilot, lambda: app.selected_agent().observation.option_labels, "the dialog's options on screen")
     await pilot.press("y")
     await asyncio.to_thread(session.wait_for, lambda s: reply in s and TURN_DONE.search(s) is not None, timeout=30)
-    return app.table.agents[session.pane_id]
+    return live_row(app, session.pane_id)
 
 
 def test_the_transcript_gives_the_command_outcome_and_timeline(claude_session, fake_api, private_tmux, tmp_path):

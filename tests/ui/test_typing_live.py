@@ -24,7 +24,7 @@ from tests.e2e.test_answer_channel import private_runtime, record_keys
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
 from tests.harness.scenarios import QUESTION_DB, QUESTION_FEATURES, TURN_DONE
-from tests.ui.apps import screen_open, wait_until
+from tests.ui.apps import live_row, screen_open, wait_until
 from tests.ui.test_app_live import app_for, run, select_agent
 
 pytestmark = pytest.mark.e2e
@@ -60,7 +60,7 @@ def test_r_on_a_question_types_into_its_own_free_text_option(claude_session, fak
             await pilot.press(*ANSWER, "enter")
             # The box closes once the answer is confirmed: Claude moved on to the second question.
             await wait_until(pilot, lambda: not screen_open(app, ReplyScreen), "the reply box to close once delivered", timeout=15)
-            row = app.table.agents[session.pane_id]
+            row = live_row(app, session.pane_id)
             await wait_until(pilot, lambda: row.answered.startswith("by keys") and ANSWER in row.answered, f"the row to say how it was answered (it says {row.answered!r})")
             await asyncio.to_thread(session.wait_for, "Which features should ship first?", timeout=15, what="the second question")
             # The second question is multi-select: in the pane, 3 ticks Search, Tab goes on to the review, 1 submits.
