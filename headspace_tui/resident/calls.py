@@ -117,6 +117,7 @@ KEY = _facade(KeyStroke, "a KeyStroke")
 PANE = Kind("pane", _pane)
 PANE_OR_NONE = Kind("pane or null", lambda value: None if value is None else _pane(value))
 TIME = Kind("time", _time)
+SETTLE_FOR = Kind("seconds, or none", lambda value: 0.0 if value is None else _time(value))  # /v1/state's settle: optional, as it always was
 LINES = Kind("lines", _lines)
 TEXT = Kind("text", _text)
 FOLDER = Kind("folder", _folder)
@@ -179,7 +180,7 @@ def _calls(*calls: Call) -> dict[str, Call]:
 
 CALLS: dict[str, Call] = _calls(
     # What a client draws its first frame from, and keeps current by.
-    Call("state", "GET", "/v1/state", (("settle", TIME),), (("agents", True), ("problem", True), ("snoozes", True), ("pending", False), ("focused", False)), SETTLE),
+    Call("state", "GET", "/v1/state", (("settle", SETTLE_FOR),), (("agents", True), ("problem", True), ("snoozes", True), ("pending", False), ("focused", False)), SETTLE),
     Call("events", "STREAM", "/v1/events", (("client", CLIENT),), query=(("form", "facade"),)),
     # The preview.
     Call("focus", "POST", "/v1/focus", (("pane", PANE_OR_NONE), ("client", CLIENT))),

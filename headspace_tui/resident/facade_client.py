@@ -510,7 +510,9 @@ class ServiceClient:
             return True  # a resident service that does not answer now still rings
 
     def waited_today(self, agents: dict[str, Agent], now: float) -> float | None:
-        if abs(now - self._waited_at) >= WAITED_EVERY:  # asked again every few seconds, whatever it said (None: no journal there)
+        # A resident service is asked again every few seconds, whatever it said (None: no journal there); one in
+        # this process is answered from memory at once, so the total is never a few seconds behind the rows.
+        if not self.blocking or abs(now - self._waited_at) >= WAITED_EVERY:
             self._waited_at = now
             with contextlib.suppress(ServiceError):
                 seconds = self._call("waited_today", now=now)["seconds"]
