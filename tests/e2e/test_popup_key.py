@@ -27,6 +27,17 @@ pytestmark = pytest.mark.e2e
 PREFIX_H = b"\x02h"  # C-b h
 
 
+def popup_home(tmux, tmp_path: Path) -> None:
+    """A "home" session to press the key in, and the test's own XDG folders (and code) for whatever the popup runs."""
+    tmux.new_session("home", width=120, height=40, cwd=str(tmp_path), command=["sh", "-c", "sleep 600"])
+    for name in ("XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"):
+        folder = tmp_path / name.lower()
+        folder.mkdir(mode=0o700)
+        tmux.run("set-environment", "-g", name, str(folder))  # headspace in the popup keeps to the test's folders
+    if os.environ.get("PYTHONPATH"):
+        tmux.run("set-environment", "-g", "PYTHONPATH", os.environ["PYTHONPATH"])  # this checkout's code, where it is not the installed one
+
+
 def control_clients(tmux) -> list[str]:
     return [line for line in tmux.run("list-clients", "-F", "#{client_control_mode} #{client_name}").splitlines() if line.startswith("1 ")]
 
@@ -34,13 +45,7 @@ def control_clients(tmux) -> list[str]:
 def test_the_printed_binding_opens_headspace_where_a_bare_one_closes_at_once(private_tmux, tmp_path: Path):
     server_path = private_tmux.env["PATH"]
     assert shutil.which("headspace", path=server_path) is None, f"the test needs a tmux PATH without headspace: {server_path}"
-    private_tmux.new_session("home", width=120, height=40, cwd=str(tmp_path), command=["sh", "-c", "sleep 600"])
-    for name in ("XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"):
-        folder = tmp_path / name.lower()
-        folder.mkdir(mode=0o700)
-        private_tmux.run("set-environment", "-g", name, str(folder))  # headspace in the popup keeps to the test's folders
-    if os.environ.get("PYTHONPATH"):
-        private_tmux.run("set-environment", "-g", "PYTHONPATH", os.environ["PYTHONPATH"])  # this checkout's code, where it is not the installed one
+    popup_home(private_tmux, tmp_path)
     conf = tmp_path / "tmux.conf"
     user = Terminal(private_tmux, "home")
     try:

@@ -20,12 +20,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -33,6 +30,7 @@ import pytest
 from headspace_tui.cli.popup import SESSION, tmux_socket, ui_place
 from headspace_tui.shared.resident_place import place_of, read_card
 from headspace_tui.tmux.server import TmuxServer
+from tests.e2e.test_popup_key import popup_home
 from tests.e2e.test_resident_service import alive, wait_gone
 from tests.harness.terminal import Terminal
 from tests.harness.wait import poll
@@ -89,24 +87,10 @@ def descendants(pid: int) -> set[int]:
         return set()
 
 
-@pytest.fixture
-def short_tmp() -> Iterator[Path]:
-    """A short folder for the XDG ones: the service's and the warm UI's sockets must fit a Unix socket's 108 bytes."""
-    root = Path(tempfile.mkdtemp(prefix="hs-pw-"))
-    yield root
-    shutil.rmtree(root, ignore_errors=True)
-
-
 def test_the_second_popup_shows_the_first_ones_filter_and_selection_and_the_warm_ui_ends_with_the_service(private_tmux, short_tmp: Path):
     tmux, tmp_path = private_tmux, short_tmp
     runtime = tmp_path / "xdg_runtime_dir"
-    tmux.new_session("home", width=120, height=40, cwd=str(tmp_path), command=["sh", "-c", "sleep 600"])
-    for name in ("XDG_RUNTIME_DIR", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"):
-        folder = tmp_path / name.lower()
-        folder.mkdir(mode=0o700)
-        tmux.run("set-environment", "-g", name, str(folder))  # headspace in the popup keeps to the test's folders
-    if os.environ.get("PYTHONPATH"):
-        tmux.run("set-environment", "-g", "PYTHONPATH", os.environ["PYTHONPATH"])  # this checkout's code, where it is not the installed one
+    popup_home(tmux, tmp_path)  # short_tmp: the service's and the warm UI's sockets must fit a Unix socket's 108 bytes
     drawn = tmp_path / "drawn"
     drawn.mkdir()
     agent = ["bash", "-c", f"exec -a claude {sys.executable} -S {FAKE_AGENT} {CORPUS} {drawn}"]
