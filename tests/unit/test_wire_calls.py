@@ -183,6 +183,9 @@ class Stub:
 class Recording:
     """A transport that writes down each request as HTTP would send it, and answers it through the real routes in this process."""
 
+    prefix = "the headspace service: "
+    blocking = True  # it stands for HTTP: every call is a request
+
     def __init__(self, routes: FacadeRoutes) -> None:
         self.routes = routes
         self.sent: list[tuple[str, str, str, dict[str, Any] | None]] = []  # (call, method, path with its query, body)
