@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -484,12 +485,22 @@ def _history_moved(before: str, after: str) -> bool:
 
 
 def _transcript(ansi: str) -> list[str]:
-    """The rows above the dialog: before its top rule (the last full-width rule that is not a box's bottom edge), else all."""
+    """The rows above the dialog: before its top rule, else all.
+
+    The top is the last full-width rule (not a box's bottom edge) above the
+    dialog's first option: a question dialog draws another rule below its
+    options (before "Chat about this"), and taking that one would count the
+    options' cursor and ticks as transcript.
+    """
     rows = [row.rstrip() for row in strip_sgr(ansi)]
     while rows and not rows[-1]:
         rows.pop()
-    tops = [i for i, row in enumerate(rows) if DIALOG_TOP.match(row) and not row.lstrip().startswith("╰")]
+    first_option = next((i for i, row in enumerate(rows) if _OPTION_ROW.match(row)), len(rows))
+    tops = [i for i, row in enumerate(rows[:first_option]) if DIALOG_TOP.match(row) and not row.lstrip().startswith("╰")]
     return rows[: tops[-1]] if tops else rows
+
+
+_OPTION_ROW = re.compile(r"^\s*(?:[❯>]\s*)?\d+\.\s")  # "❯ 1. Yes", "  2. No", "  3. [ ] Search": a dialog's numbered option
 
 
 # How long each step of typing into a question's field may take to show (Claude redraws within a frame or two).

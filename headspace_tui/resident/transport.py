@@ -36,10 +36,14 @@ class Transport(Protocol):
 
 
 def url_path(call: Call, sent: Mapping[str, Any]) -> str:
-    """The path ``call`` asks, with its query (a GET's fields; a POST's go in its body)."""
+    """The path ``call`` asks, with its query (a GET's fields; a POST's go in its body).
+
+    A float is written whole (``repr``): ``format(x, "g")`` keeps six digits, and a time (``waited_today``'s now)
+    came out hours off.
+    """
     query = list(call.query)
     if call.verb == "GET":
-        query += [(name, value if isinstance(value, str) else format(value, "g") if isinstance(value, float) else str(value)) for name, value in sent.items() if value is not None]
+        query += [(name, value if isinstance(value, str) else repr(value) if isinstance(value, float) else str(value)) for name, value in sent.items() if value is not None]
     return call.path + (f"?{urlencode(query)}" if query else "")
 
 

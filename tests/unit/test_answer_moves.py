@@ -264,3 +264,17 @@ def test_the_guard_knows_a_reading_by_its_id_so_a_copy_from_the_wire_is_the_same
     agent.observation = seen.stamped()  # the same screen read again and kept: a new reading
     assert seen.stamped() == seen and agent.observation.id != seen.id
     assert answerer.refusal(agent) == ""
+
+
+def test_a_questions_cursor_moving_is_not_its_transcript_moving():
+    """A question dialog draws a second rule below its options (before "Chat about this"): the top is the one above them."""
+    from headspace_tui.answering.keys import _history_moved
+
+    rows = (DEFAULT_OUT / "alt" / "80x24" / "question_four_options.txt").read_text().split("\n")
+    shown = "\n".join(rows)
+    first = next(i for i, row in enumerate(rows) if row.lstrip().startswith("❯ 1."))
+    cursor_moved = "\n".join(row.replace("❯ 1.", "  1.", 1) if i == first else row.replace("  2.", "❯ 2.", 1) if i == first + 1 or (i > first and row.lstrip().startswith("2.")) else row for i, row in enumerate(rows))
+    assert cursor_moved != shown
+    assert not _history_moved(shown, cursor_moved)
+    at = next(i for i, row in enumerate(rows) if "pick a license" in row)
+    assert _history_moved(shown, "\n".join([*rows[: at + 1], "  ⎿  an earlier answer", *rows[at + 1 :]]))

@@ -270,3 +270,13 @@ def test_what_the_client_writes_the_service_serves_over_http():
 def test_a_field_the_declaration_does_not_have_is_not_sent():
     with pytest.raises(TypeError):
         CALLS["why"].put({"agent": AGENT, "now": 1.0, "extra": 1})
+
+
+def test_a_time_in_a_query_is_written_whole():
+    """``waited_today``'s now went as ``1.7644e+09`` (six digits of ``format(x, "g")``): the service counted the day hours off."""
+    from urllib.parse import parse_qs, urlsplit
+
+    call = next(c for c in CALLS.values() if c.verb == "GET" and any(name == "now" for name, _ in c.fields))
+    now = 1764400000.123
+    query = parse_qs(urlsplit(url_path(call, {"now": now})).query)
+    assert float(query["now"][0]) == now
