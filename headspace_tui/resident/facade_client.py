@@ -187,6 +187,7 @@ class ServiceClient:
         self._ran_out: set[str] = set()  # snoozes the service ended by their time, not yet said by ``snoozes_ended``
         self._screens: dict[str, PaneScreen] = {}
         self._focused: str | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # the app's, once it runs: where the copy is changed (``_on_loop``)
         self._focusing: asyncio.Task[None] | None = None  # says the newest focus to the service, off the loop
         self._focus_due = False  # a focus not yet said
         self._pending: tuple[float, set[str]] = (0.0, set())
@@ -232,6 +233,26 @@ class ServiceClient:
             return CALLS[name].answer(answer)
         except WireError as exc:
             raise ServiceError(f"the headspace service's answer: {exc}") from None
+
+    def _on_loop(self, change: Callable[[], object]) -> None:
+        """Apply ``change`` to this client's copy on the app's loop: a call asked from a worker thread comes back there.
+
+        The copy (agents, snoozes, screens, answers on their way) is the
+        loop's: the stream changes it there, and a dict changed from a
+        thread while the loop iterates it would end the stream.
+        """
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            change()
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            change()
+        else:
+            loop.call_soon_threadsafe(change)
 
     def set_here(self, here: Mapping[str, str]) -> None:
         """Where the user sits from now on (a warm popup's each open: the client that opened it), for jumps and new agents."""
@@ -282,6 +303,7 @@ class ServiceClient:
 
     async def run(self) -> None:
         """Follow the service's stream; when it ends, say so, start the service again if it died, and catch up from its state."""
+        self._loop = asyncio.get_running_loop()
         if isinstance(self.transport, InProcess):
             await self.transport.run()  # the service itself, whose stream reaches this client as it is made
             return
@@ -377,6 +399,8 @@ class ServiceClient:
                     self._report(report)
         except (WireError, ValueError, TypeError, KeyError, AttributeError) as exc:
             log.warning("a stream item that is not the facade's: %s", exc)
+        except Exception:
+            log.exception("a stream item could not be applied")
 
     def _report(self, report: Report) -> None:
         if report.final:
@@ -389,7 +413,7 @@ class ServiceClient:
         changed = {key for key in set(snoozes) | set(self._snoozes) if snoozes.get(key) != self._snoozes.get(key)}
         clock = self.clock()
         # Ended in the service because their time ran out (another front end, or its ringer, asked first): ended here too (``snoozes_ended``).
-        self._ran_out |= {key for key, snooze in self._snoozes.items() if key not in snoozes and snooze.until <= clock}
+        self._ran_out |= {key for key, snooze in list(self._snoozes.items()) if key not in snoozes and snooze.until <= clock}
         self._snoozes = snoozes
         now = time.time()
         for agent in list(self._agents.values()):
@@ -461,7 +485,8 @@ class ServiceClient:
         with contextlib.suppress(ServiceError, TypeError, ValueError, KeyError):
             shown = self._call("screen", pane=address)["screen"]
             if isinstance(shown, dict):
-                self._screens.setdefault(address, PaneScreen(str(shown["ansi"]), int(shown["width"]), int(shown["height"])))
+                screen = PaneScreen(str(shown["ansi"]), int(shown["width"]), int(shown["height"]))
+                self._on_loop(lambda: self._screens.setdefault(address, screen) if address == self._focused else None)
 
     def screen(self, address: str) -> PaneScreen | None:
         """The previewed pane's screen as this client has it (asked when focused, then kept by the stream); None until it came.
@@ -504,6 +529,8 @@ class ServiceClient:
 
     def rings_elsewhere(self) -> bool:
         """Whether a resident service rings every wait (the one this client asks does; one may start or end beside a service in this process)."""
+        if self.blocking:
+            return True  # this client's service is a resident one, which rings (and asking would hold the app's loop)
         try:
             return bool(self._call("rings_elsewhere")["rings"])
         except ServiceError:
@@ -530,7 +557,7 @@ class ServiceClient:
         self._pending = (0.0, set())
         refusal = answer.get("refusal") if isinstance(answer, dict) else None
         if refusal == "":
-            self._awaiting[agent.pane_id] = agent.target
+            self._on_loop(lambda: self._awaiting.__setitem__(agent.pane_id, agent.target))
         return refusal if isinstance(refusal, str) else "the headspace service's answer is not a refusal or none; look at the pane"
 
     def answer_pending(self, agent: Agent) -> bool:
@@ -558,7 +585,7 @@ class ServiceClient:
             line = str(self._call("approve_batch", pairs=pairs)["line"] or "")
         except ServiceError as exc:
             return f"{exc}; approved nothing"
-        self._awaiting.update((agent.pane_id, agent.target) for agent, _ in pairs)
+        self._on_loop(lambda: self._awaiting.update((agent.pane_id, agent.target) for agent, _ in pairs))
         return line
 
     # -- snoozes -------------------------------------------------------------------------
@@ -569,12 +596,12 @@ class ServiceClient:
             log.info("snooze: %s", exc)
             return None
         if isinstance(snooze, Snooze):
-            self._snoozes[key_of(agent)] = snooze
+            self._on_loop(lambda: self._snoozes.__setitem__(key_of(agent), snooze))
             return snooze
         return None
 
     def unsnooze(self, agent: Agent) -> bool:
-        self._snoozes.pop(key_of(agent), None)
+        self._on_loop(lambda: self._snoozes.pop(key_of(agent), None))
         try:
             return bool(self._call("unsnooze", agent=agent)["was"])
         except ServiceError:
@@ -593,12 +620,17 @@ class ServiceClient:
         asked (another front end, the resident's ringer); the copy decides
         alone only while the service does not answer.
         """
-        try:
-            keys = self._call("snoozes_ended", now=now)["keys"]
-            ended = [key for key in keys if isinstance(key, str)] if isinstance(keys, list) else []
-        except ServiceError as exc:
-            log.info("snoozes ended: %s", exc)
-            ended = [key for key, snooze in self._snoozes.items() if snooze.until <= now]
+        if self.blocking:
+            # Asked once a second on the app's loop: a resident service is not asked (it ends snoozes by its own
+            # clock, and its stream tells this copy); the copy's own that ran out end here meanwhile.
+            ended = [key for key, snooze in list(self._snoozes.items()) if snooze.until <= now]
+        else:
+            try:
+                keys = self._call("snoozes_ended", now=now)["keys"]
+                ended = [key for key in keys if isinstance(key, str)] if isinstance(keys, list) else []
+            except ServiceError as exc:
+                log.info("snoozes ended: %s", exc)
+                ended = [key for key, snooze in self._snoozes.items() if snooze.until <= now]
         ended += sorted(self._ran_out - set(ended))
         self._ran_out.clear()
         for key in ended:

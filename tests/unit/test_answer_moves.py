@@ -273,7 +273,9 @@ def test_a_questions_cursor_moving_is_not_its_transcript_moving():
     rows = (DEFAULT_OUT / "alt" / "80x24" / "question_four_options.txt").read_text().split("\n")
     shown = "\n".join(rows)
     first = next(i for i, row in enumerate(rows) if row.lstrip().startswith("❯ 1."))
-    cursor_moved = "\n".join(row.replace("❯ 1.", "  1.", 1) if i == first else row.replace("  2.", "❯ 2.", 1) if i == first + 1 or (i > first and row.lstrip().startswith("2.")) else row for i, row in enumerate(rows))
+    second = next(i for i, row in enumerate(rows) if i > first and row.lstrip().startswith("2."))
+    moved = {first: rows[first].replace("❯ 1.", "  1.", 1), second: rows[second].replace("  2.", "❯ 2.", 1)}
+    cursor_moved = "\n".join(moved.get(i, row) for i, row in enumerate(rows))
     assert cursor_moved != shown
     assert not _history_moved(shown, cursor_moved)
     at = next(i for i, row in enumerate(rows) if "pick a license" in row)

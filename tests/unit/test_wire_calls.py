@@ -184,7 +184,9 @@ class Recording:
     """A transport that writes down each request as HTTP would send it, and answers it through the real routes in this process."""
 
     prefix = "the headspace service: "
-    blocking = True  # it stands for HTTP: every call is a request
+    # Answered here at once, as the in-process transport is, so the client makes every call: one of a resident
+    # service (blocking) leaves two to the service (rings_elsewhere, snoozes_ended: never asked on the app's loop).
+    blocking = False
 
     def __init__(self, routes: FacadeRoutes) -> None:
         self.routes = routes
@@ -280,3 +282,18 @@ def test_a_time_in_a_query_is_written_whole():
     now = 1764400000.123
     query = parse_qs(urlsplit(url_path(call, {"now": now})).query)
     assert float(query["now"][0]) == now
+
+
+def test_a_resident_services_client_asks_nothing_on_the_loop_for_ringing_or_snoozes_running_out():
+    """Asked once a second from the app's loop: over a socket each would hold the keys as long as the service takes."""
+    from headspace_tui.notifications.snooze import Snooze
+
+    stub = Stub()
+    transport = Recording(FacadeRoutes(stub, FacadeStream(stub), None, lambda: None))  # type: ignore[arg-type]
+    transport.blocking = True  # as HTTP
+    client = ServiceClient(Place(Path("/nonexistent"), "k"), config=Config(), transport=transport)
+    client._snoozes = {"k1": Snooze(5.0, (AgentState.PERMISSION, "a")), "k2": Snooze(50.0, (AgentState.PERMISSION, "b"))}
+    assert client.rings_elsewhere() is True
+    assert client.snoozes_ended(10.0) == ["k1"]
+    assert transport.sent == []
+    assert set(client._snoozes) == {"k2"}

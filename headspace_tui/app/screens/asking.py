@@ -23,7 +23,6 @@ from textual.screen import Screen
 from ...model import Agent
 from ...service.facade import Facade
 from ...shared.safe_text import clean
-from .flash import flash
 
 T = TypeVar("T")
 
@@ -64,7 +63,7 @@ class Asking:
         see an answer still on its way to it) and says so.
         """
         if agent.pane_id in self._answering:
-            flash(self.screen, f"{clean(agent.target)}: the last answer to it is still waiting for the service; nothing sent")
+            then("the last answer to it is still waiting for the service")  # a refusal, said as the caller says one (a reply box keeps its text)
             return
         self._answering.add(agent.pane_id)
         self.ask(f"{what} to {clean(agent.target)}", call, then, settled=lambda: self._answering.discard(agent.pane_id))
