@@ -265,7 +265,9 @@ def test_a_stalled_request_is_working_with_its_retry_mark_notifies_nobody_and_x_
                 await pilot.pause(0.1)
             # Working all along, one clock for the whole turn, the mark on the row.
             assert states == {AgentState.WORKING}, states
-            assert agent.since == started
+            # One clock: no retry restarted it (each attempt waits seconds first).  Claude's own claim may still refine
+            # the turn's start by a few ms after it was first read, as it did once under load (28 ms).
+            assert abs(agent.since - started) < 1.0, (started, agent.since)
             assert any(m.startswith("retrying ") and "/10" in m for m in marks), marks
             # Nothing needed the user: no notification was due, nothing was written.
             assert app.notifier.next_due() is None and written == []
