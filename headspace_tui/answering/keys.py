@@ -425,6 +425,7 @@ async def confirm_moved_on(io: PaneIO, pane_id: str, before: Observation, what: 
 
 # Screens that prove nothing: a frame between two drawings, or a layout not understood.
 _NO_PROOF = (AgentState.UNKNOWN, AgentState.STARTING)
+SAME_AGAIN_HOLD = 0.5  # seconds the same words must hold after the transcript moved to be a re-ask, not a redraw's middle
 CURSOR_WAIT = 1.5  # seconds a cursor menu's cursor may take to show it moved before Enter is given up
 
 
@@ -442,6 +443,7 @@ async def _confirm(
     """
     deadline = time.monotonic() + timeout
     after = before
+    again_since: float | None = None  # since when the same words have shown after the transcript moved
     typed = intent.kind in (IntentKind.TEXT, IntentKind.NUDGE)
     while time.monotonic() < deadline:
         await asyncio.sleep(0.1)
@@ -459,8 +461,14 @@ async def _confirm(
                 return Outcome(True, f"{what}: sent; {family.label} moved on ({after.state.value})", after, what, more=goes_on)
             if shown is not None and family.name == "claude" and _history_moved(shown, ansi):
                 # The same words asked again (a second identical call) after the first ran, too fast for a read to see
-                # Claude working between: the transcript above the dialog moved on.  Claude's dialog is drawn still.
-                return Outcome(True, f"{what}: sent; {family.label} asked the same again", after, what)
+                # Claude working between: the transcript above the dialog moved on.  Claude's dialog is drawn still, so
+                # a re-ask holds; a frame in the middle of Claude's own redraw does not (seen under load): it must hold
+                # for SAME_AGAIN_HOLD before it is believed.
+                again_since = again_since if again_since is not None else time.monotonic()
+                if time.monotonic() - again_since >= SAME_AGAIN_HOLD:
+                    return Outcome(True, f"{what}: sent; {family.label} asked the same again", after, what)
+            else:
+                again_since = None
         elif intent.kind in (IntentKind.TEXT, IntentKind.NUDGE):
             text = intent.text.strip()
             if after.state is AgentState.WORKING or after.state is not before.state:
