@@ -119,6 +119,14 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
 
 
+def service_err(work: Path) -> str:
+    """The end of the service's stderr (``work/service.err``): what a benchmark says when the service failed it."""
+    try:
+        return (work / "service.err").read_text(errors="replace")[-2000:]
+    except OSError:
+        return ""
+
+
 def rss_mb(pid: int) -> float | None:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -380,10 +388,7 @@ class Soak:
         raise RuntimeError(f"the service did not attach every session in 60 s: {self.service_err()}")
 
     def service_err(self) -> str:
-        try:
-            return (self.work / "service.err").read_text(errors="replace")[-2000:]
-        except OSError:
-            return ""
+        return service_err(self.work)
 
     def service_running(self) -> bool:
         return self.service is not None and self.service.poll() is None

@@ -75,7 +75,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from soak import AGENT, CORPUS, Server, control_attaches, cpu_seconds, kernel_segfaults, percentile, private_env, rss_mb, segfaults_of, slope_per_hour, start_hogs, stop_hogs  # noqa: E402
+from soak import AGENT, CORPUS, Server, control_attaches, cpu_seconds, kernel_segfaults, percentile, private_env, rss_mb, segfaults_of, service_err, slope_per_hour, start_hogs, stop_hogs  # noqa: E402
 
 ARMS = ("service", "plain", "direct", "none")
 SERVER = "agents"  # the -L name: private, since TMUX_TMPDIR is ours
@@ -289,10 +289,7 @@ class Storm:
         self.progress("the service attached fewer than 5 sessions in 60 s; going on")
 
     def service_err(self) -> str:
-        try:
-            return (self.work / "service.err").read_text(errors="replace")[-2000:]
-        except OSError:
-            return ""
+        return service_err(self.work)
 
     def plain_clients(self) -> None:
         while not self.stop.is_set():
