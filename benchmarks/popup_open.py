@@ -65,6 +65,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.scale import Farm, percentile  # noqa: E402
+from headspace_tui.shared.proctree import process_exists  # noqa: E402
 from headspace_tui.shared.resident_place import place_of, read_card  # noqa: E402
 from headspace_tui.tmux.server import TmuxServer  # noqa: E402
 
@@ -195,14 +196,6 @@ def warm_pids(env: dict[str, str], socket: str) -> dict[str, int]:
     return {"warm_ui": int(said[0]), "private_tmux": int(said[1])} if len(said) == 2 else {}
 
 
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
 def summary(values: list[float]) -> dict[str, float]:
     return {"p50": round(statistics.median(values)), "p90": round(percentile(values, 90)), "max": round(max(values))}
 
@@ -328,9 +321,9 @@ def main() -> None:
                 service_pid = None
                 if warm:
                     deadline = time.monotonic() + 15
-                    while any(alive(pid) for pid in warm.values()) and time.monotonic() < deadline:
+                    while any(process_exists(pid) for pid in warm.values()) and time.monotonic() < deadline:
                         time.sleep(0.1)
-                    result["warm"]["ended_with_service"] = not any(alive(pid) for pid in warm.values())
+                    result["warm"]["ended_with_service"] = not any(process_exists(pid) for pid in warm.values())
                 settled_attaches(counted)  # its control clients gone before the next mode counts
     finally:
         ends = []
