@@ -176,9 +176,12 @@ def start_warm(place: Place, ui_command: list[str], size: tuple[int, int], env: 
         "/",
         shell,
         ";",
-        # After the session: set on a server with no window yet, tmux 3.3a exits at once.
+        # The window's own option, never the global one: with a global "manual", tmux 3.3a
+        # crashes at the next window it creates (spawn.c sizes a window not made yet).
         "set-option",
-        "-g",
+        "-w",
+        "-t",
+        f"={SESSION}:",
         "window-size",
         "manual",  # the UI sizes the window to each popup before the attach (warm.py)
         env=env,

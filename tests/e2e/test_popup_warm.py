@@ -114,6 +114,12 @@ def test_the_second_popup_shows_the_first_ones_filter_and_selection_and_the_warm
         poll(warm.clients, lambda n: n == 1, timeout=10)
         ui_pid, private_pid = warm.pids()
         assert oct(warm.place.folder.stat().st_mode & 0o777) == "0o700"
+        # Its window keeps the size the UI gives it, and the server takes a new window without crashing
+        # (a global "window-size manual" crashes tmux 3.3a at the next window it creates).
+        assert warm.tmux("show-options", "-gv", "window-size").stdout.strip() != "manual"
+        assert warm.tmux("show-options", "-wv", "-t", f"={SESSION}:", "window-size").stdout.strip() == "manual"
+        assert warm.tmux("new-window", "-d", "-t", f"={SESSION}:", "sleep 0.2").returncode == 0
+        assert warm.pids() == (ui_pid, private_pid)
         user.type(b"/")
         poll(warm.screen, lambda s: "filter: target" in s, timeout=15)  # the filter box has the keys now
         user.type(b"beta")
