@@ -39,6 +39,14 @@ def _line(proc: subprocess.Popen, message: dict) -> None:
     proc.stdin.flush()
 
 
+def _cmdline(process: psutil.Process) -> str:
+    """Its command line; "" for a child that ended meanwhile (the probe's short ``tmux`` runs end and wait to be reaped)."""
+    try:
+        return " ".join(process.cmdline())
+    except (psutil.NoSuchProcess, psutil.AccessDenied):  # ZombieProcess is a NoSuchProcess
+        return ""
+
+
 def _gone(pid: int, within: float) -> bool:
     """Ended within ``within`` s (a zombie waiting for its reaper counts as ended, as everywhere in headspace)."""
     deadline = time.monotonic() + within
@@ -71,7 +79,7 @@ def test_an_ending_probe_ends_a_control_client_whose_output_nobody_reads(private
                 received += len(base64.b64decode(message["data"]))
             assert "error" not in message, message
         assert received >= WINDOW, f"the stream carried only {received} B"
-        clients = [p for p in psutil.Process(probe.pid).children() if "attach-session" in " ".join(p.cmdline())]
+        clients = [p for p in psutil.Process(probe.pid).children() if "attach-session" in _cmdline(p)]
         assert len(clients) == (1 if attach == "client" else 0), clients  # the way asked for is the way taken
         client_pid = clients[0].pid if clients else None
         assert private_tmux.run("list-clients", "-F", "#{client_control_mode}").split() == ["1"]
