@@ -140,14 +140,24 @@ def test_e_explains_the_state_with_every_source(claude_session, fake_api, privat
     asyncio.run(scenario())
 
 
-async def _approve_with_y(pilot, app, session, prompt: str, reply: str):
-    """Give the idle agent ``prompt``, approve its permission dialog with ``y``, wait for Claude's ``reply`` and the end of the turn."""
+async def _approve_with_y(pilot, app, session, prompt: str, reply: str, journal=None):
+    """Give the idle agent ``prompt``, approve its permission dialog with ``y``, wait for Claude's ``reply`` and the end of the turn.
+
+    With ``journal``, the key waits until the journal has read the call's line from the transcript: keys are
+    matched only to a call read before they began (evidence.py), and under load the screen's dialog can be
+    seen before that line is read; a test of what comes after the key needs the call known first.
+    """
+    from headspace_tui.service.command_tracker import who
     from tests.harness.scenarios import TURN_DONE
 
     await select_agent(pilot, app, session.pane_id, AgentState.IDLE)
     await asyncio.to_thread(session.submit, prompt)
     await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
     await wait_until(pilot, lambda: app.selected_agent().observation.option_labels, "the dialog's options on screen")
+    if journal is not None:
+        key = who(live_row(app, session.pane_id))
+        calls = lambda: journal.evidence._calls.get(key, {}).values()  # noqa: E731 (private: what evidence.py has read)
+        await wait_until(pilot, lambda: any(call.outcome is None for call in calls()), "the call's line read from the transcript")
     await pilot.press("y")
     await asyncio.to_thread(session.wait_for, lambda s: reply in s and TURN_DONE.search(s) is not None, timeout=30)
     return live_row(app, session.pane_id)
@@ -214,7 +224,7 @@ def test_keys_recorded_after_claudes_result_was_read_still_get_claudes_word(clau
     async def scenario():
         app = make_app(private_tmux.name, tmp_path, claude_home=session.home, journal=journal)
         async with app.run_test(size=(160, 48)) as pilot:
-            agent = await _approve_with_y(pilot, app, session, "make the file", "Made.")
+            agent = await _approve_with_y(pilot, app, session, "make the file", "Made.", journal)
             completed = lambda: any(e.kind == "state_transition" and e.payload["to"] == "complete" for e in journal.timeline(agent.key))  # noqa: E731
             await wait_until(pilot, completed, "the command's completion: the result was read")
             (late,) = held
