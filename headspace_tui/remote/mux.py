@@ -143,8 +143,12 @@ class MuxPipe:
     async def drain(self) -> None:
         await self._carrier.drain()
 
+    @property
+    def detaches(self) -> bool:
+        return False  # the probe cuts it off (probe_tmux.Stream.close)
+
     async def end(self, grace: float) -> None:
-        """Close its input there (tmux detaches; the probe kills it if it has not ended in its own grace).
+        """Have the probe end it there (cut off: probe_tmux.Stream.close).
 
         Nothing is waited for here: there is no process of ours to reap, and
         a link that hangs must not hold up the end of every session's client
@@ -247,4 +251,3 @@ class ProbeMux:
 
     def _forget(self, number: int) -> None:
         self._streams.pop(number, None)
-

@@ -20,8 +20,8 @@ Requests (from headspace; ``ctl_in``, ``ctl_ack`` and ``ctl_close`` get no answe
   start ``tmux args`` as stream N with only those environment variables;
 * ``{"op": "ctl_in", "ch": N, "data": B64}``: bytes for its input;
 * ``{"op": "ctl_ack", "ch": N, "n": bytes}``: headspace took that much;
-* ``{"op": "ctl_close", "ch": N}``: close its input (tmux detaches);
-  killed if it has not ended within ``CLOSE_GRACE`` (no answer either).
+* ``{"op": "ctl_close", "ch": N}``: cut it off (its process killed, or a
+  direct client's protocol socket shut: ``Stream.close``; no answer either).
 
 When the probe ends (stdin closed, or idle), ``close_all`` ends every
 client the same way before it exits: none outlives it.
@@ -113,9 +113,9 @@ class DirectClient:
         return 0
 
     def kill(self) -> None:
-        for sock in (self._peer, self._ours):
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
+        """Hang up the protocol socket only: tmux frees the client (as for a killed ``tmux`` process) and closes its end of the output."""
+        with contextlib.suppress(OSError):
+            self._peer.shutdown(socket.SHUT_RDWR)
         self._done.set()
 
 
@@ -161,11 +161,26 @@ class Stream:
         self._input.put(data)
 
     def close(self) -> threading.Thread:
-        """Close its input: tmux detaches and its output ends; the returned reaper kills it if it does not within CLOSE_GRACE."""
+        """End it by cutting it off; the returned reaper waits for its end (and kills it if it has not ended within CLOSE_GRACE).
+
+        Cut off, never detached: tmux (3.3a to 3.7 at least) exits with
+        ``fatal: not enough data`` when, in one turn of its loop, a control
+        client's input ends while output is queued for it, a busy pane
+        writes more (tmux marks that output read for a client on its way
+        out) and the client's output has room (tmux then writes the queued
+        output it no longer has).  A flooding pane and an ending client were
+        enough to take the user's whole server (found by
+        tests/unit/test_probe_tmux_end.py under load).  A client whose
+        process (or, attached directly, whose protocol socket) goes is freed
+        by tmux at once, without that path; its input closes after, once
+        tmux has let go of it, and what it still says until then is read
+        and dropped.
+        """
         with self._turn:
             self._closing = True  # what it still says is read and dropped, whatever the window
             self._turn.notify()
-        self._input.put(None)
+        with contextlib.suppress(OSError):
+            self.proc.kill()  # tmux frees the client; its output ends, then _pump_out closes its input
         reaper = threading.Thread(target=self._reap, daemon=True)
         reaper.start()
         return reaper
@@ -307,13 +322,13 @@ class TmuxMux:
         return self._version
 
     def close_all(self) -> None:
-        """End every control client before the probe exits: input closed, output drained, killed after CLOSE_GRACE.
+        """End every control client before the probe exits: each cut off (``Stream.close``), its output drained to its end.
 
         Left to the probe's exit, a client whose output headspace had stopped
         taking (its window spent) outlived it: tmux 3.3a waits to flush a
         control client's output before letting it go, nobody was left to
-        read it, and the server then ignored ``kill-server``.  A killed
-        client is let go at once.
+        read it, and the server then ignored ``kill-server``.  A client cut
+        off is let go at once.
         """
         with self._lock:
             streams = list(self._streams.values())

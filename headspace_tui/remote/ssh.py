@@ -76,6 +76,7 @@ def ssh_reason(stderr: str) -> str:
 
 CONTROL_PREFIX = "hs-ssh-"  # the ssh control folders in the temp folder: hs-ssh-<our pid>-<random>
 
+
 class SshLink:
     """The shared connection to one host: the options every ssh command uses, and the master."""
 
@@ -246,6 +247,8 @@ class SshTmuxServer(TmuxServer):
     def tmux_words(self, args: Sequence[str]) -> list[str]:
         """What follows ``tmux`` there: ``-u``, the socket, the command with tmux's own targets."""
         return ["-u", *self.socket_args(), *self.targets_to_tmux(args)]
+
+    local_child = False  # ``ssh … tmux -C``: killing ssh would leave the tmux client there waiting for good
 
     def attach_directly(self) -> bool:
         return False  # the socket is on the other machine: a tmux there attaches (through the probe, or ssh)

@@ -7,7 +7,10 @@ window and session notifications for discovery, and a command channel where
 
 It must not change anything the user sees: the client attaches with
 ``ignore-size`` (never sets a size, never ``refresh-client -C``), creates no
-session, and detaches cleanly by closing its input.  ``pause-after`` flow
+session, and ends without detaching where it can (its process killed, or
+its protocol socket closed: a detach under load can make tmux exit,
+control_pipe.ProcessPipe); where it must detach (``ssh … tmux``), it
+pauses its panes first.  ``pause-after`` flow
 control keeps a flooding pane from backing up the pipe: tmux pauses it, we
 note it changed, continue it, and re-capture.
 
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import re
 import time
 from collections.abc import Callable
@@ -27,9 +31,11 @@ from collections.abc import Callable
 from .control_pipe import LINE_LIMIT, ControlPipe, LineSource
 from .server import TmuxServer, TmuxUnavailable
 
+log = logging.getLogger(__name__)
 PAUSE_AFTER = 2  # seconds a pane may fall behind before tmux pauses it
 __all__ = ["LINE_LIMIT", "ControlClient", "ControlError", "quote"]
 ATTACH_SETTLE = 2.0  # a close during the attach waits this long for it to be done
+QUIET_WAIT = 1.0  # s for each of the two commands that pause a detaching client's panes (_quiet)
 FLOOD_WINDOW = 0.5  # a pane that writes more than FLOOD_BYTES within this many seconds...
 FLOOD_BYTES = 256 << 10
 FLOOD_HOLD = 0.5  # ...is not sent to us for this long (see ControlClient._spend)
@@ -82,6 +88,7 @@ class ControlClient:
         self.overlong = 0  # lines dropped for their length
         self._budget: dict[str, tuple[float, int]] = {}  # pane (tmux's id) -> (window start, bytes in it)
         self._held: set[str] = set()  # panes paused by us for flooding
+        self._quieting = False  # pausing every pane before a detach (_quiet): its %pause lines are not continued
         self.floods = 0  # times a pane was held back
 
     async def start(self, timeout: float = 5.0) -> None:
@@ -145,7 +152,7 @@ class ControlClient:
         await self.command("send-keys", *(["-l"] if literal else []), "-t", pane_id, "--", *keys)
 
     async def close(self) -> None:
-        """Detach: closing stdin makes tmux drop the client; nothing else changes.
+        """End the client (its pipe's ``end``): tmux drops it; nothing else changes.
 
         A client is never dropped in the middle of attaching: tmux 3.3a has
         crashed when a client went away before the server had finished
@@ -158,18 +165,38 @@ class ControlClient:
             if not self._ready.is_set() and self.pipe.running and self._reader is not None:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(asyncio.shield(self._ready.wait()), ATTACH_SETTLE)
+            if self.pipe.detaches and self._ready.is_set() and self.pipe.running:
+                await self._quiet()
         finally:
             # Even when cancelled while waiting (headspace quitting mid-attach) the client ends:
             # each pipe's end releases what it holds however it is cut short.
             self.closed = True
             try:
-                await self.pipe.end(2.0)  # tmux's input closed, then a kill after 2 s
+                await self.pipe.end(2.0)  # cut off (or detached), then a kill after 2 s
             finally:
                 if self._reader is not None:
                     self._reader.cancel()
                 self._fail_pending("control client closed")
         if self._reader is not None:
             await asyncio.gather(self._reader, return_exceptions=True)  # let its pipe close now
+
+    async def _quiet(self) -> None:
+        """Before a detach: pause every pane of the session for this client, so tmux holds no output queued for it.
+
+        tmux (3.3a to 3.7 at least) can exit when a control client detaches
+        with output queued for a busy pane (control_pipe.ProcessPipe); a
+        paused pane's queued output is dropped at once and no more is queued.
+        Only where the client cannot be cut off instead (``ssh … tmux``).
+        Best effort: a pane made in between, or no answer, and it detaches as it is.
+        """
+        self._quieting = True
+        try:
+            panes = await self.command("list-panes", "-s", "-F", "#{pane_id}", timeout=QUIET_WAIT)
+            pauses = [word for pane in panes if pane.startswith("%") for word in ("-A", f"{pane}:pause")]
+            if pauses:
+                await self.command("refresh-client", *pauses, timeout=QUIET_WAIT)
+        except (ControlError, TimeoutError) as exc:
+            log.debug("pausing the panes of %s before its detach: %s", self.session_id, exc)
 
     # -- reading ------------------------------------------------------------------
     async def _read_loop(self) -> None:
@@ -201,7 +228,7 @@ class ControlClient:
                     # Behind by PAUSE_AFTER seconds: skip the backlog, let it run, re-capture.
                     # (A pane we paused ourselves for flooding is let go by _hold, not here.)
                     pane = rest.strip()
-                    if pane not in self._held:
+                    if pane not in self._held and not self._quieting:  # not the pauses of our own detach (_quiet)
                         asyncio.create_task(self._continue(pane))
                 elif name == "continue":
                     self.on_output(address(rest.strip()), 1 << 20)

@@ -22,8 +22,8 @@ single write, which the server reads and dispatches in one go, with no turn
 of its loop in between (proc.c: one ``imsg_read``, then every message it
 holds).  Nothing else differs from ``tmux -C``: the server reads commands
 from and writes control-mode lines to the descriptor we passed (one end of a
-socketpair; ``DirectPipe`` is the other), and the client ends as a ``tmux
--C`` client does, by closing its input.
+socketpair; ``DirectPipe`` is the other), and the client ends as a killed
+``tmux -C`` client does: its protocol socket closes (``DirectPipe.end``).
 
 The messages (identify.py) are tmux's ``tmux-protocol.h`` (protocol version 8, tmux 2.4
 to 3.7c and later, the same numbers and flags throughout); each size is
@@ -81,14 +81,24 @@ class DirectPipe:
     async def drain(self) -> None:
         await self._writer.drain()
 
+    @property
+    def detaches(self) -> bool:
+        return False  # cut off (end)
+
     async def end(self, grace: float) -> None:
-        """Close the client's input (tmux detaches it), wait ``grace`` s for its goodbye, then hang up."""
+        """Cut the client off: the protocol socket closed first (tmux frees the client), ours once tmux has let go (or after ``grace`` s).
+
+        Never "close its input and read what it still says": that detach is
+        what tmux (3.3a to 3.7 at least) mishandles under load, exiting with
+        ``fatal: not enough data`` (control_pipe.ProcessPipe tells the whole
+        of it).  A client whose protocol socket closed is freed at once,
+        without that path, as when a ``tmux`` client process is killed.
+        """
         try:
-            if not self._writer.is_closing() and self._writer.can_write_eof():
-                with contextlib.suppress(OSError):
-                    self._writer.write_eof()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._ended.wait(), grace)
+            self._ended.set()
+            self._close_peer()  # tmux frees the client, and closes its end of ours
+            with contextlib.suppress(TimeoutError):  # what it still says is read (by the client's reader) to that end
+                await asyncio.wait_for(self._eof(), grace)
         finally:
             # Cancelled too (headspace stopping while it waits): our sockets close now, while the
             # loop runs, never later by the collector ("unclosed transport" on the user's terminal).
@@ -97,7 +107,7 @@ class DirectPipe:
         await asyncio.gather(self._talk, return_exceptions=True)
 
     def abort(self) -> None:
-        """Hang up at once, without detaching first: what our crash looks like to tmux (it drops the client)."""
+        """Hang up at once, both sockets: what our crash looks like to tmux (it drops the client)."""
         self._ended.set()
         self._talk.cancel()
         self._close_peer()

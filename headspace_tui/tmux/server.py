@@ -65,8 +65,8 @@ _FIELDS = (
 PANE_FORMAT = _SEP.join(f"#{{{name}}}" for name in _FIELDS) + _END
 
 
-
 CONTROL_ENV = frozenset({"HOME", "USER", "LOGNAME", "PATH", "TMUX", "TMUX_TMPDIR", "LANG", "LC_ALL", "LC_CTYPE", "TERM"})
+
 
 class TmuxUnavailable(Exception):
     """There is no tmux to talk to: not installed, or no server on that socket."""
@@ -205,6 +205,8 @@ class TmuxServer:
             return ["-L", self.socket_name]
         return []
 
+    local_child = True  # a control client's process is a tmux of ours, here: ended by cutting it off (control_pipe.ProcessPipe)
+
     @property
     def binary(self) -> str:
         if self._binary is None:
@@ -251,7 +253,7 @@ class TmuxServer:
                 return await open_direct(self.socket_file(), self.targets_to_tmux(args[1:]))
             except OSError as exc:
                 log.info("attaching a control client directly to %s failed (%s); through tmux -C instead", self._where(), exc)
-        return await spawn(self.argv(*args), self.control_env())
+        return await spawn(self.argv(*args), self.control_env(), cut_off=self.local_child)
 
     def attach_directly(self) -> bool:
         """Whether control clients attach without a tmux process: for a tmux before 3.7 (direct_attach.py).
