@@ -35,7 +35,8 @@ log = logging.getLogger(__name__)
 PAUSE_AFTER = 2  # seconds a pane may fall behind before tmux pauses it
 __all__ = ["LINE_LIMIT", "ControlClient", "ControlError", "quote"]
 ATTACH_SETTLE = 2.0  # a close during the attach waits this long for it to be done
-QUIET_WAIT = 1.0  # s for each of the two commands that pause a detaching client's panes (_quiet)
+QUIET_WAIT = 1.0  # s for each of the commands that pause a detaching client's panes (_quiet)
+QUIET_SETTLE = 0.1  # s after them before the detach
 FLOOD_WINDOW = 0.5  # a pane that writes more than FLOOD_BYTES within this many seconds...
 FLOOD_BYTES = 256 << 10
 FLOOD_HOLD = 0.5  # ...is not sent to us for this long (see ControlClient._spend)
@@ -187,16 +188,24 @@ class ControlClient:
         with output queued for a busy pane (control_pipe.ProcessPipe); a
         paused pane's queued output is dropped at once and no more is queued.
         Only where the client cannot be cut off instead (``ssh … tmux``).
+        The panes that wrote lately are paused at once, without waiting for
+        tmux's answer (it may be far behind their output: tmux acts on the
+        command as it reads it); then every other pane the session has.
         Best effort: a pane made in between, or no answer, and it detaches as it is.
         """
         self._quieting = True
+        busy = [pane for pane in self._budget if pane.startswith("%")]
+        first = asyncio.ensure_future(self.command("refresh-client", *_pauses(busy), timeout=QUIET_WAIT)) if busy else None
         try:
-            panes = await self.command("list-panes", "-s", "-F", "#{pane_id}", timeout=QUIET_WAIT)
-            pauses = [word for pane in panes if pane.startswith("%") for word in ("-A", f"{pane}:pause")]
-            if pauses:
-                await self.command("refresh-client", *pauses, timeout=QUIET_WAIT)
+            rest = [pane for pane in await self.command("list-panes", "-s", "-F", "#{pane_id}", timeout=QUIET_WAIT) if pane not in busy]
+            if rest:
+                await self.command("refresh-client", *_pauses(rest), timeout=QUIET_WAIT)
         except (ControlError, TimeoutError) as exc:
-            log.debug("pausing the panes of %s before its detach: %s", self.session_id, exc)
+            log.debug("pausing the panes of %s before its detach: %s", self.session_id, exc or "no answer")
+        await asyncio.sleep(QUIET_SETTLE)  # tmux runs what it read within a turn of its loop
+        if first is not None:
+            first.cancel()
+            await asyncio.gather(first, return_exceptions=True)
 
     # -- reading ------------------------------------------------------------------
     async def _read_loop(self) -> None:
@@ -334,3 +343,8 @@ class ControlClient:
             future = self._pending.pop(0)
             if not future.done():
                 future.set_exception(ControlError(why))
+
+
+def _pauses(panes: list[str]) -> list[str]:
+    """``refresh-client`` words that pause ``panes`` for this client."""
+    return [word for pane in panes for word in ("-A", f"{pane}:pause")]

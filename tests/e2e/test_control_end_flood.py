@@ -6,7 +6,8 @@ for it, a busy pane writes more and the client's output has room
 (control_pipe.ProcessPipe tells the whole of it), so headspace's own
 clients are cut off rather than detached.  Here the real client
 (``ControlClient``, both ways it attaches: a ``tmux -C`` child and the
-direct attach) follows a session whose pane runs ``yes``, falls behind
+direct attach, and a ``tmux -C`` child that detaches, as ``ssh … tmux -C``
+must, after pausing its panes) follows a session whose pane runs ``yes``, falls behind
 (its output handler is slow, as a loaded machine makes it; its own flood
 guard is off, as it would pause the pane), and is ended, again and again:
 the server lives through every end and no client of ours is left attached.
@@ -31,12 +32,18 @@ pytestmark = pytest.mark.e2e
 ROUNDS = 12
 
 
-@pytest.mark.parametrize("attach", ["client", "direct"])
+class DetachingServer(TmuxServer):
+    """A local server whose ``tmux -C`` clients detach, as ``ssh … tmux -C`` ones must (their panes paused first)."""
+
+    local_child = False
+
+
+@pytest.mark.parametrize("attach", ["client", "direct", "detach"])
 def test_closing_a_client_behind_a_flooding_pane_leaves_the_server_running(private_tmux, tmp_path, monkeypatch, attach):
-    monkeypatch.setenv("HEADSPACE_TMUX_ATTACH", attach)
+    monkeypatch.setenv("HEADSPACE_TMUX_ATTACH", "client" if attach == "detach" else attach)
     monkeypatch.setattr(control, "FLOOD_BYTES", 1 << 40)  # its own flood guard off: it would pause the pane, and tmux drops a paused pane's queue
     pane = private_tmux.new_session("flood", width=120, height=40, cwd=str(tmp_path), command=["yes", "a pane that floods its control clients"])
-    server = TmuxServer(socket_name=private_tmux.name)
+    server = (DetachingServer if attach == "detach" else TmuxServer)(socket_name=private_tmux.name)
     session_id = server.pane(pane).session_id
     server_pid = int(private_tmux.run("display-message", "-p", "#{pid}").strip())
 
