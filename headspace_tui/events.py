@@ -27,6 +27,14 @@ class AgentChanged:
 
 
 @dataclass(frozen=True)
+class TurnBegan:
+    """The agent's user submitted a prompt (store.turn): a new turn, from ``at`` (this clock's)."""
+
+    agent: Agent
+    at: float
+
+
+@dataclass(frozen=True)
 class AgentRemoved:
     pane_id: str
     key: str = ""  # the agent's identity (``Agent.key``): its history is kept under it
@@ -113,4 +121,4 @@ class CallBlocked:
     at: float
 
 
-Event = AgentChanged | AgentRemoved | PaneCaptured | ProblemChanged | Notice | Answered | CallBlocked
+Event = AgentChanged | AgentRemoved | PaneCaptured | ProblemChanged | Notice | Answered | CallBlocked | TurnBegan

@@ -385,6 +385,7 @@ class Agent:
     # current turn began: the row marks those of this turn.
     blocks: tuple[Blocked, ...] = ()
     turn_since: float = 0.0
+    change: str = ""  # what its work tree changed this turn, "+12 −3 · 2 files" ("" for nothing, or not known): service/work_changes.py
 
     @property
     def blocked_this_turn(self) -> tuple[Blocked, ...]:

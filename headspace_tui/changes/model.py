@@ -16,7 +16,7 @@ whole even where the lines are capped.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 MAX_FILES = 200  # files kept with their lines; the rest are counted
 MAX_LINES = 4000  # diff lines kept over all files; the rest are counted
@@ -207,7 +207,7 @@ def _file_from(data: Any) -> FileDiff:
     )
 
 
-def _int(value: Optional[Any]) -> int:
+def _int(value: Any | None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         return 0
     return max(0, value)

@@ -10,7 +10,6 @@ CLI and for scripts.  Standard library only (the probe runs it).
 from __future__ import annotations
 
 import re
-from typing import Optional
 
 from .model import Diff, DiffLine, FileDiff, Hunk, capped, cut
 
@@ -21,10 +20,10 @@ _ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34,
 def parse(text: str, note: str = "") -> Diff:
     """The files of a ``git diff``, within the caps (model.capped)."""
     files: list[FileDiff] = []
-    current: Optional[dict] = None
+    current: dict | None = None
     hunks: list[Hunk] = []
     lines: list[DiffLine] = []
-    head: Optional[tuple[int, int, int, int, str]] = None
+    head: tuple[int, int, int, int, str] | None = None
     old_no = new_no = 0
 
     def close_hunk() -> None:
@@ -81,7 +80,7 @@ def parse(text: str, note: str = "") -> Diff:
             current["old_path"] = _unquote(line[len("rename from ") :])
         elif line.startswith("rename to "):
             current["path"] = _unquote(line[len("rename to ") :])
-        elif line.startswith("Binary files ") or line.startswith("GIT binary patch"):
+        elif line.startswith(("Binary files ", "GIT binary patch")):
             current["status"] = "binary" if current["status"] == "modified" else current["status"]
         elif line.startswith("+++ ") and line[4:] != "/dev/null":
             current["path"] = _strip_prefix(_unquote(line[4:]), "b/")

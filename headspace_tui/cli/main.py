@@ -129,6 +129,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     send.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for confirmation (default 5; through a running service, its own confirm_timeout)")
 
+    diff = sub.add_parser("diff", help="print what an agent changed in its work tree: this turn (default) or since it started (from the resident service)")
+    _add_server_options(diff)
+    diff.add_argument("target", help="pane id (%%3, or %%3@HOST), session:window.pane, or session name")
+    scope = diff.add_mutually_exclusive_group()
+    scope.add_argument("--turn", action="store_const", const="turn", dest="scope", help="since the agent's current turn began (the default)")
+    scope.add_argument("--since-start", action="store_const", const="start", dest="scope", help="since the agent started (or since headspace first saw it)")
+    diff.add_argument("--stat", action="store_true", help="files with their added and removed line counts, then the totals")
+
     new = sub.add_parser(
         "new",
         help="start Claude Code in a new tmux window (optionally in a fresh git worktree)",
@@ -262,6 +270,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_status(args)
         if args.command == "send":
             return cmd_send(args)
+        if args.command == "diff":
+            return cmd_diff(args)
         if args.command == "hooks":
             return cmd_hooks(args)
         if args.command == "doctor":
@@ -529,6 +539,32 @@ def cmd_send(args: argparse.Namespace) -> int:
         return sent
     record = record or resolve_target(server, args.target)
     return asyncio.run(_send_to(args, config, server, record, local_family(record)))
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    """``headspace diff TARGET``: the agent's change, as the running service's baselines give it (git runs on the agent's host)."""
+    import asyncio
+
+    from ..changes.unified import render, stat
+    from ..resident.client import ServiceError, asked_place
+    from ..resident.facade_client import ServiceClient
+    from ..shared import safe_text
+
+    config = _load_config(args)
+    server = _server(args)
+    pane_id = args.target if re.fullmatch(r"%\d+(@\S+)?", args.target) else resolve_target(server, args.target).pane_id
+    try:
+        place = asked_place(server.identity)
+    except ServiceError as exc:
+        raise UserError(f"no headspace service keeps baselines for this tmux server ({exc}): start headspace (or 'headspace serve') first") from None
+    diff = asyncio.run(ServiceClient(place, config=config).changes(pane_id, args.scope or "turn"))
+    if diff.error:
+        raise UserError(f"{pane_id}: {diff.error}")
+    if diff.note and (diff.empty or args.stat):
+        print(clean(f"# {pane_id}: {diff.note}"), file=sys.stderr)
+    text = stat(diff) if args.stat else render(diff)
+    sys.stdout.write(safe_text.clean_block(text, limit=len(text) + 1))  # outside text: no control character reaches the terminal
+    return EXIT_OK
 
 
 def _send_by_service(args: argparse.Namespace, config, server, pane_id: str) -> int | None:

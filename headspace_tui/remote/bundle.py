@@ -37,9 +37,22 @@ MODULES = (
     "headspace_tui.remote.probe_answers",
     "headspace_tui.tmux.identify",
     "headspace_tui.remote.probe_tmux",
+    "headspace_tui.changes.model",
+    "headspace_tui.changes.unified",
+    "headspace_tui.changes.snapshot",
+    "headspace_tui.remote.probe_changes",
     "headspace_tui.remote.probe",
 )
-PACKAGES = ("headspace_tui", "headspace_tui.shared", "headspace_tui.detect", "headspace_tui.detect.claude", "headspace_tui.hooks", "headspace_tui.remote", "headspace_tui.tmux")
+PACKAGES = (
+    "headspace_tui",
+    "headspace_tui.shared",
+    "headspace_tui.detect",
+    "headspace_tui.detect.claude",
+    "headspace_tui.hooks",
+    "headspace_tui.remote",
+    "headspace_tui.tmux",
+    "headspace_tui.changes",
+)
 MIN_PYTHON = (3, 9)
 
 BOOT = """\

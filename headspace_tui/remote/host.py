@@ -29,11 +29,13 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+from ..changes.model import Diff
 from ..detect.claude.process import ClaudeProcess
 from ..detect.claude.status_files import ClaudeStatus
 from ..detect.turns import ToolOutcome, Turn
 from ..hooks.channel import MakeChannel
 from ..hooks.spool import HookEvent
+from ..service.work_changes import ChangeError, Trees
 from ..shared.config import HostSpec
 from ..shared.proctree import ProcessInfo, ProcessTable
 from ..tmux.server import PaneRecord, TmuxUnavailable
@@ -79,6 +81,9 @@ def _turn(row: dict[str, Any]) -> Turn:
 
 
 _TURN_FIELDS = {f.name for f in dataclasses.fields(Turn)}
+
+
+TREE_TIMEOUT = 40.0  # s for a snapshot or diff there (git's own limit is 30 s)
 
 
 class RemoteHost:
@@ -285,6 +290,9 @@ class RemoteHost:
     def transcript(self, path: Path) -> RemoteTail:
         return RemoteTail(self, path)
 
+    def trees(self) -> Trees:
+        return RemoteTrees(self)
+
     async def exists(self, path: Path) -> bool:
         if self.probe is None:
             return False
@@ -292,3 +300,28 @@ class RemoteHost:
             return bool(await self.probe.call("exists", path=str(path)))
         except ProbeError:
             return False
+
+
+class RemoteTrees(Trees):
+    """Snapshots and diffs taken on the host by its probe (probe_changes.py): git runs there, the diff comes back capped."""
+
+    def __init__(self, host: RemoteHost) -> None:
+        self.host = host
+
+    async def snapshot(self, folder: str) -> str:
+        return str(await self._call("work_snapshot", folder=folder))
+
+    async def diff(self, folder: str, old: str, new: str) -> Diff:
+        try:
+            return Diff.from_dict(await self._call("work_diff", folder=folder, old=old, new=new))
+        except ValueError as exc:
+            raise ChangeError(f"{self.host.name}: {exc}") from None
+
+    async def _call(self, op: str, **args: Any) -> Any:
+        probe = self.host.probe
+        if probe is None:
+            raise ChangeError(f"{self.host.name}: its reader is not running")
+        try:
+            return await probe.call(op, timeout=TREE_TIMEOUT, **args)
+        except ProbeError as exc:
+            raise ChangeError(str(exc)) from None

@@ -60,6 +60,8 @@ from ..shared.safe_files import Unchanged
 from . import probe_hooks
 from .probe_answers import OPS as ANSWER_OPS
 from .probe_answers import AnswerRelay
+from .probe_changes import OPS as TREE_OPS
+from .probe_changes import WorkTrees
 from .probe_tmux import LATER, TmuxMux
 from .probe_tmux import OPS as TMUX_OPS
 from .probe_watch import Waker
@@ -81,6 +83,7 @@ class Probe:
         self._tails: dict[str, TranscriptTail] = {}
         self.answers = AnswerRelay(self.send)
         self.tmux = TmuxMux(self.send)  # the host's tmux over this one channel (probe_tmux.py)
+        self.trees = WorkTrees(self.send)  # snapshots and diffs of the agents' work trees here (probe_changes.py)
 
     def send(self, message: dict[str, Any]) -> None:
         line = json.dumps(message, separators=(",", ":")) + "\n"
@@ -97,6 +100,8 @@ class Probe:
             return self.answers.handle(op, request)
         if op in TMUX_OPS:
             return self.tmux.handle(request)
+        if op in TREE_OPS:
+            return self.trees.handle(op, request)
         if op == "table":
             table = read_process_table()
             return [[p.pid, p.ppid, p.comm, list(p.argv), p.started] for p in table.processes.values()]

@@ -86,6 +86,12 @@ def _text(value: Any) -> str:
     return value
 
 
+def _scope(value: Any) -> str:
+    if value not in ("turn", "start"):
+        raise Asked("turn or start")
+    return str(value)
+
+
 def _folder(value: Any) -> str:
     if not isinstance(value, str) or not value.startswith("/") or len(value) > 4096:
         raise Asked("an absolute path")
@@ -121,6 +127,7 @@ SETTLE_FOR = Kind("seconds, or none", lambda value: 0.0 if value is None else _t
 LINES = Kind("lines", _lines)
 TEXT = Kind("text", _text)
 FOLDER = Kind("folder", _folder)
+SCOPE = Kind("scope", _scope)  # what a diff is against: the turn's baseline, or the agent's start
 CLIENT = Kind("client", _client)  # filled in by the client: its id
 HERE_KIND = Kind("here", _here)  # filled in by the client: its environment's TMUX, TMUX_PANE, HEADSPACE_CLIENT
 
@@ -188,6 +195,7 @@ CALLS: dict[str, Call] = _calls(
     Call("history", "GET", "/v1/history", (("pane", PANE), ("lines", LINES)), (("ansi", False),), SLOW),
     # What a client asks of an agent.
     Call("why", "POST", "/v1/why", (("agent", AGENT), ("now", TIME)), (("why", True),)),
+    Call("changes", "GET", "/v1/changes", (("pane", PANE), ("scope", SCOPE)), (("diff", False),), SLOW),
     Call("timeline", "POST", "/v1/timeline", (("agent", AGENT),), (("events", True),)),
     Call("waited_today", "GET", "/v1/waited-today", (("now", TIME),), (("seconds", False),)),
     Call("pending", "GET", "/v1/pending", (), (("panes", False),)),
@@ -234,6 +242,7 @@ SERVED_BY: dict[str, str] = {
     "screen": "screen",
     "width": "screen",
     "history": "history",
+    "changes": "changes",
     "why": "why",
     "timeline": "timeline",
     "rings_elsewhere": "rings_elsewhere",

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
+from ..changes.model import Diff, failed
 from ..model import Agent, Observation
 from ..notifications.snooze import Snooze, key_of
 from ..service.facade import (
@@ -510,6 +511,13 @@ class ServiceClient:
     async def history(self, address: str, lines: int) -> str:
         answer = await asyncio.to_thread(lambda: self._call("history", pane=address, lines=int(lines)))
         return str(answer["ansi"] or "")
+
+    async def changes(self, address: str, scope: str) -> Diff:
+        try:
+            answer = await asyncio.to_thread(lambda: self._call("changes", pane=address, scope=scope))
+            return Diff.from_dict(answer["diff"])
+        except (ServiceError, ValueError) as exc:
+            return failed(str(exc))
 
     def why(self, agent: Agent, now: float) -> tuple[Explanation | None, ChannelReport | None]:
         try:

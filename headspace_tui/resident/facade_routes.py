@@ -186,6 +186,9 @@ class FacadeRoutes:
     async def history(self, pane: str, lines: int) -> Any:
         return {"ansi": await self.service.history(pane, lines)}
 
+    async def changes(self, pane: str, scope: str) -> Any:
+        return {"diff": (await self.service.changes(pane, scope)).to_dict()}
+
     def why(self, agent: Agent, now: float) -> Any:
         return {"why": encode(self.service.why(self.service.now(agent) or agent, now))}
 

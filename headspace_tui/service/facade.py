@@ -34,6 +34,7 @@ from ..answering.desk import ChannelReport
 from ..answering.input_link import InputLink, Typist
 from ..answering.keys import KeyStroke
 from ..answering.policy import REACTION_TIME, Intent, IntentKind, key_allowed, live_keys, unfit
+from ..changes.model import Diff, failed
 from ..detect.claude.process import process_env
 from ..detect.families import CLAUDE, UnknownFamily, family_named
 from ..detect.fusion import Explanation
@@ -188,6 +189,7 @@ class Facade(Protocol):
     def screen(self, address: str) -> PaneScreen | None: ...
     def width(self, address: str) -> int | None: ...
     async def history(self, address: str, lines: int) -> str: ...
+    async def changes(self, address: str, scope: str) -> Diff: ...
     def why(self, agent: Agent, now: float) -> tuple[Explanation | None, ChannelReport | None]: ...
     def timeline(self, agent: Agent) -> list: ...
     def rings_elsewhere(self) -> bool: ...
@@ -371,6 +373,13 @@ class Service:
             return await self._pane_io.capture(address, True, lines)
         except (TmuxCommandError, TmuxUnavailable) as exc:
             raise ServiceError(str(exc)) from None
+
+    async def changes(self, address: str, scope: str) -> Diff:
+        """What the agent changed this turn (``scope`` "turn") or since its start ("start"): service/work_changes.py."""
+        monitor = self._fleet.monitor_for(address)
+        if monitor is None:
+            return failed("no such agent")
+        return await monitor.changes.changes(address, scope)
 
     def why(self, agent: Agent, now: float) -> tuple[Explanation | None, ChannelReport | None]:
         """Every source's verdict on ``agent``, and its answer channel."""

@@ -25,6 +25,7 @@ from ..shared.proctree import ProcessTable, process_exists, read_process_table
 from ..tmux.server import PaneRecord, TmuxServer
 from .folder_watch import watch_spool, watch_statuses
 from .pane_watch import LOCAL_HOST, Tail
+from .work_changes import LocalTrees, Trees
 
 
 class Host(Protocol):
@@ -61,6 +62,8 @@ class Host(Protocol):
     async def statuses(self, config_dir: Path) -> dict[int, ClaudeStatus]: ...
     def transcript(self, path: Path) -> Tail: ...
     async def exists(self, path: Path) -> bool: ...
+    def trees(self) -> Trees:
+        """Where snapshots of its agents' work trees are taken (service/work_changes.py)."""
 
 
 class LocalHost:
@@ -119,3 +122,6 @@ class LocalHost:
 
     async def exists(self, path: Path) -> bool:
         return await asyncio.to_thread(path.exists)
+
+    def trees(self) -> Trees:
+        return LocalTrees()

@@ -67,6 +67,7 @@ from .socket_watch import watch_socket
 from .store import AgentStore
 from .supervise import Backoff, Supervisor
 from .transcripts import TranscriptFollower
+from .work_changes import WorkChanges
 
 DISCOVERY_INTERVAL = 30.0  # a full look even without any event (a safety net; events trigger it sooner)
 # A remote host's look is an ssh session there (a login shell and ``tmux list-panes``) and its whole
@@ -167,6 +168,7 @@ class Monitor:
             read_soon=self.sessions.read_soon,
             stopping=lambda: self._stopping,
         )
+        self.changes = WorkChanges(self.store, self.host.trees(), started=clock(), clock=clock)  # what each agent changed
         self.host.on_lost = self._link_lost
         self.host.on_notice = lambda text: self.store.emit(Notice(text))
         if journal is not None:
@@ -212,6 +214,7 @@ class Monitor:
         await self.supervisor.stop()
         await self.sessions.stop()
         await self.desk.close()
+        await self.changes.close()
         await self.host.close()
         self.transcripts.shutdown()
 

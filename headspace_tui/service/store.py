@@ -17,6 +17,7 @@ the detector that made the observation.  No Textual here.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
@@ -24,7 +25,7 @@ from dataclasses import replace
 from ..detect.claude.status_files import ClaudeStatus
 from ..detect.clock import Clock
 from ..detect.sources import Source
-from ..events import AgentChanged, AgentRemoved, CallBlocked, Event
+from ..events import AgentChanged, AgentRemoved, CallBlocked, Event, TurnBegan
 from ..model import Agent, AgentState, Blocked, Channel, Evidence, Observation, PaneAddress
 from ..tmux.server import PaneRecord
 from .appearances import Appearances
@@ -277,6 +278,14 @@ class AgentStore:
             agent.turn_since = at
             if marked:  # the row's blocked mark was the last turn's: it goes
                 self.emit(AgentChanged(agent, agent.state, at))
+            self.emit(TurnBegan(agent, at))
+
+    def changed(self, pane_id: str, summary: str) -> None:
+        """What the agent's work tree changed this turn (service/work_changes.py), on its row."""
+        agent = self.agents.get(pane_id)
+        if agent is not None and agent.change != summary:
+            agent.change = summary
+            self.emit(AgentChanged(agent, agent.state, time.time()))
 
     def blocked(self, pane_id: str, calls: tuple[Blocked, ...], at: float, *, drawn: bool = False) -> None:
         """Calls its permission mode's check refused: each new one kept (the last BLOCKS_KEPT) and told as ``CallBlocked``.

@@ -23,6 +23,7 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
+from headspace_tui.changes.model import Diff
 from headspace_tui.hooks.calls import PendingCall
 from headspace_tui.model import Agent, AgentState, Observation, Prompt
 from headspace_tui.notifications.snooze import Snooze
@@ -127,6 +128,9 @@ class Stub:
     async def history(self, pane, lines):
         return "history"
 
+    async def changes(self, pane, scope):
+        return Diff(note=f"{pane} {scope}")
+
     def why(self, agent, now):
         return None, None
 
@@ -214,6 +218,7 @@ def _every_call(client: ServiceClient) -> None:
     client.focus(None)
     assert client.width("%1") == 80
     assert asyncio.run(client.history("%1", 10)) == "history"
+    assert asyncio.run(client.changes("%1", "turn")) == Diff(note="%1 turn")
     assert client.why(AGENT, 1.0) == (None, None)
     assert client.timeline(AGENT) == []
     assert client.rings_elsewhere() is True

@@ -1,0 +1,206 @@
+"""A work tree as git sees it, kept as a tree object without touching the user's repository.
+
+Why not ``git stash create`` or a commit: both write to the user's
+repository (objects at least; a stash or a ref at worst), and several
+agents in one work tree would each see the others' changes as their own.
+A snapshot here is the work tree's content (tracked and untracked files,
+ignored ones left out, as ``git add -A`` sees them) written as a tree:
+
+* through a temporary index: a copy of the user's own index (so only the
+  files whose stat changed are read again) in a folder of ours, never the
+  user's index, its lock, HEAD, the refs or the stash;
+* into an object store of ours (``GIT_OBJECT_DIRECTORY``), with the user's
+  objects as an alternate (read, never written): a blob git already has is
+  not copied, a new one is written to our store only.  The user's
+  repository is only read.
+
+Stores live under ``$XDG_DATA_HOME/headspace/changes/<repository>/`` (on the
+agent's own host: the probe runs this module there), one per repository
+(its common git folder, so linked work trees share one).  A store no
+baseline needs any more is removed (``prune``): baselines belong to live
+agents, so a store is removed a week after the last snapshot written to it,
+and each time headspace starts.
+
+The diff of two snapshots is ``git diff`` of two trees in the same
+environment (the user's attributes and diff settings apply; no external
+diff, no text conversion, no colour).  Standard library only, Python 3.9.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+GIT_TIMEOUT = 30.0  # s for one git command (a snapshot of a very large tree reads every changed file)
+STORE_KEPT = 7 * 86400.0  # s a store lives after its last snapshot
+DIFF_OPTIONS = (
+    "diff",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "-M",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+)
+# Settings that would make a snapshot write where it must not, or run what it must not.
+SAFE_CONFIG = (
+    "-c",
+    "core.fsmonitor=false",  # no hook program run on the user's behalf
+    "-c",
+    "core.splitIndex=false",  # a split index would write its shared part into the user's .git
+    "-c",
+    "gc.auto=0",
+    "-c",
+    "maintenance.auto=false",
+    "-c",
+    "core.quotePath=false",
+    "-c",
+    "diff.noprefix=false",
+    "-c",
+    "diff.mnemonicPrefix=false",
+)
+
+
+class NotARepository(Exception):
+    """The folder is not in a git work tree (or git is not installed); its message says which, for people."""
+
+
+@dataclass(frozen=True)
+class Repository:
+    """Where a folder's work tree is and where its git keeps things."""
+
+    top: str  # the work tree's top folder
+    git_dir: str  # this work tree's git folder (a linked work tree has its own)
+    index: str  # this work tree's index file
+    objects: str  # the repository's object folder (shared by linked work trees)
+    common: str  # the repository's common git folder: what a store is named by
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    tree: str  # the tree object's id
+    repository: Repository
+    at: float  # time.time() when it was taken
+    took: float  # seconds
+
+
+def data_root(env: dict | None = None) -> Path:
+    environ = os.environ if env is None else env
+    base = environ.get("XDG_DATA_HOME", "")
+    if not base or not os.path.isabs(base):
+        base = os.path.join(environ.get("HOME") or os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "headspace" / "changes"
+
+
+def repository(folder: str) -> Repository:
+    """The work tree ``folder`` is in; ``NotARepository`` if none (or a bare repository, or no git)."""
+    if not folder or not os.path.isdir(folder):
+        raise NotARepository("the agent's folder is gone")
+    out = _git(folder, ["rev-parse", "--is-inside-work-tree", "--show-toplevel", "--git-dir", "--git-common-dir", "--git-path", "index", "--git-path", "objects"], check=False)
+    lines = out.stdout.splitlines()
+    if out.returncode != 0 or len(lines) < 6 or lines[0] != "true":
+        raise NotARepository("not a git repository")
+    top = lines[1]
+
+    def absolute(path: str) -> str:
+        return path if os.path.isabs(path) else os.path.normpath(os.path.join(folder, path))
+
+    return Repository(top=top, git_dir=absolute(lines[2]), common=absolute(lines[3]), index=absolute(lines[4]), objects=absolute(lines[5]))
+
+
+def store_of(repo: Repository, root: Path) -> Path:
+    """Our object store for ``repo``: a folder named by its common git folder's real path."""
+    name = hashlib.sha256(os.path.realpath(repo.common).encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    return root / name
+
+
+def snapshot(folder: str, root: Path | None = None) -> Snapshot:
+    """The work tree ``folder`` is in, as a tree in our store; ``NotARepository`` or ``RuntimeError`` (git failed)."""
+    began = time.monotonic()
+    repo = repository(folder)
+    store = store_of(repo, root or data_root())
+    objects = store / "objects"
+    objects.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.utime(store)  # the store's age is its last snapshot's (prune)
+    with tempfile.TemporaryDirectory(prefix="snap-", dir=store) as scratch:
+        index = os.path.join(scratch, "index")
+        try:
+            shutil.copyfile(repo.index, index)  # git replaces its index by rename: a copy is whole, old or new
+        except FileNotFoundError:
+            pass  # a repository with no index yet (nothing added): ours starts empty
+        env = _env(repo, objects, index)
+        _git(repo.top, ["add", "-A", "--ignore-errors", "--", "."], env=env)
+        tree = _git(repo.top, ["write-tree"], env=env).stdout.strip()
+    return Snapshot(tree=tree, repository=repo, at=time.time(), took=time.monotonic() - began)
+
+
+def diff_text(folder: str, old: str, new: str, root: Path | None = None) -> str:
+    """``git diff old new`` (two trees of our store) as text, for unified.parse."""
+    repo = repository(folder)
+    objects = store_of(repo, root or data_root()) / "objects"
+    if not objects.is_dir():
+        raise RuntimeError("the snapshots of this repository were removed")
+    return _git(repo.top, [*DIFF_OPTIONS, old, new], env=_env(repo, objects, os.devnull)).stdout
+
+
+def prune(root: Path | None = None, now: float | None = None, kept: float = STORE_KEPT) -> int:
+    """Remove the stores no snapshot was written to for ``kept`` seconds; how many went."""
+    base = root or data_root()
+    gone = 0
+    moment = time.time() if now is None else now
+    try:
+        stores = list(base.iterdir())
+    except OSError:
+        return 0
+    for store in stores:
+        try:
+            if store.is_dir() and not store.is_symlink() and moment - store.stat().st_mtime > kept:
+                shutil.rmtree(store)
+                gone += 1
+        except OSError:
+            continue
+    return gone
+
+
+def _env(repo: Repository, objects: Path, index: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(
+        {
+            "GIT_INDEX_FILE": index,
+            "GIT_OBJECT_DIRECTORY": str(objects),
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES": repo.objects,
+            "GIT_DIR": repo.git_dir,
+            "GIT_WORK_TREE": repo.top,
+            "GIT_OPTIONAL_LOCKS": "0",  # no lock taken on anything of the user's to refresh it
+            "GIT_TERMINAL_PROMPT": "0",
+            "LC_ALL": "C",
+        }
+    )
+    return env
+
+
+def _git(cwd: str, args: list, env: dict | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    base = env if env is not None else {**{k: v for k, v in os.environ.items() if not k.startswith("GIT_")}, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+    try:
+        out = subprocess.run(
+            ["git", *SAFE_CONFIG, *args],
+            cwd=cwd,
+            env=base,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=GIT_TIMEOUT,
+        )
+    except FileNotFoundError:
+        raise NotARepository("git is not installed") from None
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"git {args[0]} took longer than {GIT_TIMEOUT:g} s") from None
+    result = subprocess.CompletedProcess(out.args, out.returncode, out.stdout.decode("utf-8", "replace"), out.stderr.decode("utf-8", "replace"))
+    if check and result.returncode != 0:
+        raise RuntimeError(f"git {args[0]}: {result.stderr.strip().splitlines()[-1] if result.stderr.strip() else 'failed'}")
+    return result

@@ -1,0 +1,215 @@
+"""What each agent changed: its work tree's baselines (when headspace first saw it, when its turn began) and their diffs.
+
+A baseline is a snapshot of the agent's work tree (changes/snapshot.py: a
+tree in headspace's own object store, the user's repository only read),
+taken on the agent's own host (the probe runs it on a remote one):
+
+* **start**: when the monitor first sees the agent.  An agent that was
+  already running when headspace started is "since headspace saw it";
+  one that appeared later, "since it started".
+* **turn**: each time the agent's user submits a prompt (``TurnBegan``, from
+  the hook or the transcript, store.turn).
+
+The diff against a baseline is a snapshot now and ``git diff`` of the two
+trees.  After a turn's baseline, and whenever the agent comes to rest (it
+waits for the user, or is idle), the turn's summary is worked out again
+and put on its row (``Agent.change``: ``+12 −3 · 2 files``), one agent at a
+time and at most every ``REST_EVERY`` seconds each: nothing is polled, and
+all of it runs off the event loop (git in a thread here, in the probe's
+worker there).  Folders that are not git work trees are noted once and
+left alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..changes.model import Diff, failed
+from ..events import AgentChanged, AgentRemoved, Event, TurnBegan
+from ..model import Agent, AgentState
+from .store import AgentStore
+
+log = logging.getLogger(__name__)
+
+REST_EVERY = 3.0  # s between two summaries of one agent's turn
+RESTING = frozenset({AgentState.IDLE, AgentState.PERMISSION, AgentState.QUESTION, AgentState.ERROR})
+SCOPES = ("turn", "start")
+
+
+class ChangeError(Exception):
+    """No diff can be made: not a git work tree, git failed, the host is out of reach (the message says which)."""
+
+
+@dataclass
+class Baselines:
+    folder: str
+    start: str = ""  # tree ids ("" until taken)
+    turn: str = ""
+    start_at: float = 0.0
+    turn_at: float = 0.0
+    seen_new: bool = False  # it appeared after headspace started: "since it started"
+    unusable: str = ""  # why no snapshot can be taken there ("not a git repository")
+    summarised_at: float = 0.0
+
+
+class Trees:
+    """Where an agent's host takes snapshots and diffs: this machine (``LocalTrees``) or a probe's (``remote.host``)."""
+
+    async def snapshot(self, folder: str) -> str:  # pragma: no cover - protocol
+        raise NotImplementedError
+
+    async def diff(self, folder: str, old: str, new: str) -> Diff:  # pragma: no cover - protocol
+        raise NotImplementedError
+
+
+class LocalTrees(Trees):
+    pruned = False  # the stores no snapshot was written to for a week are removed once per process (snapshot.prune)
+
+    async def snapshot(self, folder: str) -> str:
+        from ..changes.snapshot import NotARepository, prune, snapshot
+
+        if not LocalTrees.pruned:
+            LocalTrees.pruned = True
+            await asyncio.to_thread(prune)
+        try:
+            return (await asyncio.to_thread(snapshot, folder)).tree
+        except (NotARepository, RuntimeError, OSError) as exc:
+            raise ChangeError(str(exc)) from None
+
+    async def diff(self, folder: str, old: str, new: str) -> Diff:
+        from ..changes.snapshot import NotARepository, diff_text
+        from ..changes.unified import parse
+
+        try:
+            text = await asyncio.to_thread(diff_text, folder, old, new)
+        except (NotARepository, RuntimeError, OSError) as exc:
+            raise ChangeError(str(exc)) from None
+        return await asyncio.to_thread(parse, text)
+
+
+class WorkChanges:
+    """Each agent's baselines on one host, kept from the store's events; ``changes`` answers the diff view and the CLI."""
+
+    def __init__(self, store: AgentStore, trees: Trees, *, started: float, clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.trees = trees
+        self.started = started
+        self.clock = clock
+        self._agents: dict[str, Baselines] = {}  # pane id -> its baselines
+        self._busy: set[str] = set()  # panes with a snapshot or summary on its way
+        self._tasks: set[asyncio.Task] = set()
+        store.subscribe(self._on_event)
+
+    # -- events -------------------------------------------------------------------------
+    def _on_event(self, event: Event) -> None:
+        if isinstance(event, AgentRemoved):
+            self._agents.pop(event.pane_id, None)
+        elif isinstance(event, TurnBegan):
+            self._spawn(self._turn(event.agent, event.at))
+        elif isinstance(event, AgentChanged):
+            agent = event.agent
+            if agent.placeholder or not agent.cwd:
+                return
+            known = self._agents.get(agent.pane_id)
+            if known is None or known.folder != agent.cwd:
+                self._agents[agent.pane_id] = Baselines(agent.cwd, seen_new=self.clock() - self.started > 10.0)
+                self._spawn(self._first(agent))
+            elif agent.state in RESTING and self.clock() - known.summarised_at >= REST_EVERY:
+                self._spawn(self._summarise(agent))
+
+    def _spawn(self, work) -> None:
+        try:
+            task = asyncio.get_running_loop().create_task(work)
+        except RuntimeError:  # no loop (a replay, a test without one): nothing to do off it
+            work.close()
+            return
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _first(self, agent: Agent) -> None:
+        base = self._agents.get(agent.pane_id)
+        if base is None:
+            return
+        tree = await self._take(agent.pane_id, base)
+        if tree:
+            base.start = base.start or tree
+            base.turn = base.turn or tree
+            base.start_at = base.turn_at = self.clock()
+
+    async def _turn(self, agent: Agent, at: float) -> None:
+        base = self._agents.get(agent.pane_id)
+        if base is None:
+            base = self._agents[agent.pane_id] = Baselines(agent.cwd, seen_new=True)
+        tree = await self._take(agent.pane_id, base)
+        if tree:
+            base.turn, base.turn_at = tree, at
+            base.start, base.start_at = base.start or tree, base.start_at or at
+            self.store.changed(agent.pane_id, "")  # a new turn has changed nothing yet
+
+    async def _take(self, pane_id: str, base: Baselines) -> str:
+        if base.unusable:
+            return ""
+        try:
+            return await self.trees.snapshot(base.folder)
+        except ChangeError as exc:
+            base.unusable = str(exc)
+            log.info("no baseline for %s: %s", pane_id, exc)
+            return ""
+
+    async def _summarise(self, agent: Agent) -> None:
+        base = self._agents.get(agent.pane_id)
+        if base is None or not base.turn or agent.pane_id in self._busy:
+            return
+        self._busy.add(agent.pane_id)
+        base.summarised_at = self.clock()
+        try:
+            diff = await self._diff(base, base.turn)
+            self.store.changed(agent.pane_id, diff.summary())
+        except ChangeError as exc:
+            log.info("the turn's change of %s: %s", agent.pane_id, exc)
+        finally:
+            self._busy.discard(agent.pane_id)
+
+    async def _diff(self, base: Baselines, old: str) -> Diff:
+        now = await self.trees.snapshot(base.folder)
+        return await self.trees.diff(base.folder, old, now)
+
+    # -- asked ----------------------------------------------------------------------------
+    async def changes(self, pane_id: str, scope: str) -> Diff:
+        """The agent's change this turn (``scope`` "turn") or since its start ("start"), with a note saying which."""
+        if scope not in SCOPES:
+            return failed(f"unknown scope {scope!r}: turn or start")
+        agent = self.store.agents.get(pane_id)
+        base = self._agents.get(pane_id)
+        if agent is None or base is None:
+            return failed("no such agent")
+        if base.unusable:
+            return Diff(note=base.unusable)
+        if not base.start:
+            await self._first(agent)  # its first snapshot was still on its way (or is taken now)
+            if base.unusable:
+                return Diff(note=base.unusable)
+            if not base.start:
+                return failed("its work tree could not be read yet")
+        old = base.turn if scope == "turn" else base.start
+        try:
+            diff = await self._diff(base, old)
+        except ChangeError as exc:
+            return failed(str(exc))
+        if scope == "turn":
+            self.store.changed(pane_id, diff.summary())
+            note = "this turn" if base.turn_at and base.turn != base.start or base.seen_new else "since headspace saw it (no turn began since)"
+        else:
+            note = "since it started" if base.seen_new else "since headspace saw it"
+        return Diff(diff.files, diff.more_files, diff.added, diff.removed, note=note)
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        with contextlib.suppress(Exception):
+            await asyncio.gather(*self._tasks, return_exceptions=True)

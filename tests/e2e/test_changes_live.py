@@ -1,0 +1,112 @@
+"""What an agent changed, from the real Claude Code: ``headspace diff`` against the resident service's baselines.
+
+A live Claude (the pinned version, the scripted API) works in a git
+repository; the resident service (``headspace serve``, as users run it)
+watches it.  An Edit, approved through ``headspace send``, changes a file:
+``headspace diff --turn`` prints exactly that change; after the next prompt
+the turn's diff is empty and ``--since-start`` still holds it.  Through all
+of it the repository's own files (``.git``: index, HEAD, refs, stash,
+objects, config, every byte and every modification time) are what they
+were, and ``git status`` moves only by the agent's own edit: headspace only
+reads the user's repository (the test's own git reads take no lock).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_resident_service import started
+from tests.harness import fake_api as api
+from tests.harness.cli import headspace
+from tests.harness.scenarios import NUMBERED_MENU, TURN_DONE
+from tests.harness.wait import poll
+
+pytestmark = pytest.mark.e2e
+GIT_ENV = {
+    "GIT_OPTIONAL_LOCKS": "0",  # the test's own reads refresh no index
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.com",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.com",
+}
+
+
+def git(folder: Path, *args: str) -> str:
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("GIT_")}, **GIT_ENV}
+    return subprocess.run(["git", *args], cwd=folder, env=env, capture_output=True, text=True, check=True).stdout
+
+
+def repository_state(folder: Path) -> dict[str, object]:
+    """Everything of the user's repository headspace must leave as it was: every file under .git (bytes, mode, mtime) and git's own view."""
+    files = {}
+    for path in sorted((folder / ".git").rglob("*")):
+        info = path.lstat()
+        files[str(path.relative_to(folder))] = (info.st_mode, info.st_mtime_ns, hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "")
+    return {
+        "files": files,
+        "status": git(folder, "status", "--porcelain=v2", "--branch", "--untracked-files=all"),
+        "head": git(folder, "rev-parse", "HEAD"),
+        "refs": git(folder, "for-each-ref"),
+        "stash": git(folder, "stash", "list"),
+    }
+
+
+def changed_lines(diff: str) -> list[str]:
+    return [line for line in diff.splitlines() if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+
+
+def test_diff_prints_the_approved_edit_for_the_turn_and_keeps_it_since_the_start_leaving_the_repository_untouched(claude_session, fake_api, private_tmux, services):
+    session = claude_session(
+        [api.tool("Read", {"file_path": "notes.txt"}), api.edit("notes.txt", "remember the milk", "remember the bread"), api.text("Edited the note.")],
+        name="ed",
+        files={"notes.txt": "shopping\nremember the milk\nand the eggs\n", "old.txt": "kept\n"},
+        launch=False,
+    )
+    repo = session.workdir
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "notes.txt", "old.txt")
+    git(repo, "commit", "-q", "-m", "the user's own work")
+    (repo / "draft.txt").write_text("the user's own uncommitted file\n")  # untracked before the agent began: not the agent's change
+    session.launch()
+    started(private_tmux.name, services)
+    before = repository_state(repo)
+
+    def diff(*args: str) -> str:
+        proc = headspace("-L", private_tmux.name, "diff", "ed:0.0", *args)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    poll(lambda: headspace("-L", private_tmux.name, "status", "--json").stdout, lambda out: '"idle"' in out, timeout=30)
+    assert diff("--since-start") == "", "nothing changed since headspace saw it"
+    session.submit("fix the shopping note")
+    session.wait_for(NUMBERED_MENU, timeout=40, what="the Edit's permission")
+    sent = headspace("-L", private_tmux.name, "send", "ed:0.0", "--approve")
+    assert sent.returncode == 0, sent.stderr
+    session.wait_for(lambda s: "Edited the note." in s and TURN_DONE.search(s) is not None, timeout=40, what="the turn's end")
+    assert (repo / "notes.txt").read_text() == "shopping\nremember the bread\nand the eggs\n"
+    edited = repository_state(repo)  # git status now holds the agent's edit; nothing of headspace's may move it
+
+    turn = diff("--turn")
+    assert changed_lines(turn) == ["-remember the milk", "+remember the bread"], turn
+    assert "a/notes.txt" in turn and "old.txt" not in turn and "draft.txt" not in turn
+    assert diff() == turn  # --turn is the default
+    stat = headspace("-L", private_tmux.name, "diff", "ed:0.0", "--stat").stdout
+    assert "notes.txt" in stat and "+1 −1 · 1 file" in stat, stat
+
+    fake_api.set_script([api.text("Nothing else to change.")])
+    session.submit("thanks, that is all")
+    session.wait_for(lambda s: "Nothing else to change." in s and TURN_DONE.search(s) is not None, timeout=40, what="the second turn")
+    poll(lambda: diff("--turn"), lambda out: out == "", timeout=20)  # the new turn's baseline is taken as its prompt is read
+    assert changed_lines(diff("--since-start")) == ["-remember the milk", "+remember the bread"]
+
+    after = repository_state(repo)
+    assert after["head"] == before["head"] and after["refs"] == before["refs"] and after["stash"] == before["stash"] == ""
+    assert after["files"] == before["files"], "headspace wrote into the user's .git"
+    assert after["status"] == edited["status"] != before["status"]
