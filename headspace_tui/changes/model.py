@@ -113,7 +113,7 @@ class Diff:
         """From ``to_dict``'s shape; anything else raises ``ValueError`` (outside data: the wire, a probe)."""
         if not isinstance(data, dict):
             raise ValueError("a diff is an object")
-        files = data.get("files") or []
+        files = data.get("files", [])
         if not isinstance(files, list):
             raise ValueError("a diff's files are a list")
         return Diff(

@@ -1,0 +1,151 @@
+"""Snapshots of a work tree with the real git: what they hold, what they leave alone, and the diff read back (changes/)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from headspace_tui.changes import model
+from headspace_tui.changes.model import Diff
+from headspace_tui.changes.snapshot import NotARepository, diff_text, prune, repository, snapshot, store_of
+from headspace_tui.changes.unified import parse, render, stat
+
+ENV = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_OPTIONAL_LOCKS": "0", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@e"}
+
+
+def git(folder: Path, *args: str) -> str:
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("GIT_")}, **ENV}
+    return subprocess.run(["git", *args], cwd=folder, env=env, capture_output=True, text=True, check=True).stdout
+
+
+def dot_git(folder: Path) -> dict[str, tuple[int, int, str]]:
+    """Every file under .git: mode, modification time, bytes.  An object's time is left out: git refreshes the time of an
+    object it finds it already has (so a collection keeps it), as any git command that writes objects does; its bytes count."""
+    files = {}
+    for p in sorted((folder / ".git").rglob("*")):
+        info = p.lstat()
+        mtime = 0 if "/objects/" in str(p) else info.st_mtime_ns
+        files[str(p)] = (info.st_mode, mtime, hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "")
+    return files
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    folder = tmp_path / "work"
+    folder.mkdir()
+    git(folder, "init", "-q", "-b", "main")
+    (folder / "a.txt").write_text("one\ntwo\nthree\n")
+    (folder / ".gitignore").write_text("build/\n")
+    git(folder, "add", ".")
+    git(folder, "commit", "-q", "-m", "first")
+    return folder
+
+
+def test_a_snapshot_holds_tracked_untracked_and_staged_work_but_not_ignored_files_and_writes_nothing_of_the_users(repo: Path, tmp_path: Path):
+    root = tmp_path / "stores"
+    (repo / "a.txt").write_text("one\nTWO\nthree\n")
+    git(repo, "add", "a.txt")  # staged
+    (repo / "a.txt").write_text("one\nTWO\nthree\nfour\n")  # and changed again
+    (repo / "new.txt").write_text("untracked\n")
+    (repo / "build").mkdir()
+    (repo / "build" / "out.o").write_text("ignored\n")
+    git(repo, "stash", "list")
+    before = dot_git(repo)
+    first = snapshot(str(repo / "build"), root)  # from any folder inside the work tree
+    (repo / "b.txt").write_text("bee\n")
+    second = snapshot(str(repo), root)
+    assert dot_git(repo) == before, "a snapshot wrote into the user's .git"
+    diff = parse(diff_text(str(repo), first.tree, second.tree, root))
+    assert [(f.path, f.status, f.added, f.removed) for f in diff.files] == [("b.txt", "added", 1, 0)]
+    shown = subprocess.run(["git", "ls-tree", "-r", "--name-only", first.tree], cwd=repo, env={**os.environ, **ENV, "GIT_OBJECT_DIRECTORY": str(store_of(first.repository, root) / "objects"), "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(repo / ".git" / "objects")}, capture_output=True, text=True, check=True).stdout.split()
+    assert shown == [".gitignore", "a.txt", "new.txt"]  # the ignored build/ is not the agent's work
+    assert git(repo, "status", "--porcelain") == "MM a.txt\n?? b.txt\n?? new.txt\n"  # the user's index as it was
+
+
+def test_a_linked_work_tree_has_its_own_snapshot_in_the_repositorys_one_store(repo: Path, tmp_path: Path):
+    root = tmp_path / "stores"
+    linked = tmp_path / "linked"
+    git(repo, "worktree", "add", "-q", str(linked), "-b", "side")
+    (linked / "a.txt").write_text("side\n")
+    here, there = snapshot(str(repo), root), snapshot(str(linked), root)
+    assert here.tree != there.tree
+    assert store_of(here.repository, root) == store_of(there.repository, root)
+    assert repository(str(linked)).top == str(linked)
+
+
+def test_folders_that_are_not_work_trees_say_so(tmp_path: Path):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    with pytest.raises(NotARepository, match="not a git repository"):
+        snapshot(str(plain), tmp_path / "stores")
+    with pytest.raises(NotARepository, match="gone"):
+        snapshot(str(tmp_path / "missing"), tmp_path / "stores")
+    git(plain, "init", "-q", "--bare")
+    with pytest.raises(NotARepository):
+        snapshot(str(plain), tmp_path / "stores")
+
+
+def test_hostile_names_and_contents_come_back_as_data(repo: Path, tmp_path: Path):
+    root = tmp_path / "stores"
+    first = snapshot(str(repo), root)
+    for name in ("tab\there.txt", 'quote"d.txt', "ünï cödé.txt", "[b]markup[_b].txt", "back\\slash.txt", "esc\x1b]52;c;x\x07.txt"):
+        (repo / name).write_text("line with \x1b[31mred\x1b[0m and [b]markup[/b]\n")
+    second = snapshot(str(repo), root)
+    diff = parse(diff_text(str(repo), first.tree, second.tree, root))
+    assert sorted(f.path for f in diff.files) == sorted(["tab\there.txt", 'quote"d.txt', "ünï cödé.txt", "[b]markup[_b].txt", "back\\slash.txt", "esc\x1b]52;c;x\x07.txt"])
+    assert all(f.hunks[0].lines[0].text == "line with \x1b[31mred\x1b[0m and [b]markup[/b]" for f in diff.files)  # kept as written: front ends clean it
+
+
+def test_a_large_change_is_capped_and_counted_not_dropped(repo: Path, tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(model, "MAX_FILES", 3)
+    monkeypatch.setattr(model, "MAX_LINES", 10)
+    root = tmp_path / "stores"
+    first = snapshot(str(repo), root)
+    for n in range(5):
+        (repo / f"f{n}.txt").write_text("".join(f"line {i}\n" for i in range(8)))
+    diff = parse(diff_text(str(repo), first.tree, snapshot(str(repo), root).tree, root))
+    assert diff.added == 40 and diff.file_count == 5 and len(diff.files) == 3 and diff.more_files == 2
+    assert sum(len(h.lines) for f in diff.files for h in f.hunks) == 10 and diff.more_lines == 14
+    assert diff.summary() == "+40 −0 · 5 files"
+    assert "… 2 more files" in render(diff) and "… 6 more lines" in render(diff)
+    assert stat(diff).splitlines()[-1] == "+40 −0 · 5 files"
+
+
+def test_renames_deletions_and_binary_files(repo: Path, tmp_path: Path):
+    root = tmp_path / "stores"
+    (repo / "long.txt").write_text("".join(f"same line {i}\n" for i in range(20)))
+    (repo / "gone.txt").write_text("bye\n")
+    (repo / "blob.bin").write_bytes(b"\x00\x01\x02binary")
+    first = snapshot(str(repo), root)
+    (repo / "long.txt").rename(repo / "moved.txt")
+    (repo / "gone.txt").unlink()
+    (repo / "blob.bin").write_bytes(b"\x00\x01\x02changed binary")
+    (repo / "new.bin").write_bytes(b"\x00new")
+    diff = parse(diff_text(str(repo), first.tree, snapshot(str(repo), root).tree, root))
+    kinds = {f.path: (f.status, f.old_path, len(f.hunks)) for f in diff.files}
+    assert kinds == {"blob.bin": ("binary", "", 0), "new.bin": ("added", "", 0), "gone.txt": ("deleted", "", 1), "moved.txt": ("renamed", "long.txt", 0)}
+
+
+def test_the_wire_form_round_trips_and_refuses_what_is_not_a_diff(repo: Path, tmp_path: Path):
+    root = tmp_path / "stores"
+    first = snapshot(str(repo), root)
+    (repo / "a.txt").write_text("one\n2\nthree\n")
+    diff = parse(diff_text(str(repo), first.tree, snapshot(str(repo), root).tree, root), note="this turn")
+    assert Diff.from_dict(diff.to_dict()) == diff
+    for bad in ([], {"files": {}}, {"files": [1]}, {"files": [{"hunks": [{"lines": [["x", "", 0, 0]]}]}]}):
+        with pytest.raises(ValueError):
+            Diff.from_dict(bad)
+
+
+def test_stores_unused_for_a_week_are_pruned(tmp_path: Path, repo: Path):
+    root = tmp_path / "stores"
+    snap = snapshot(str(repo), root)
+    store = store_of(snap.repository, root)
+    assert prune(root, now=store.stat().st_mtime + 3600) == 0 and store.exists()
+    assert prune(root, now=store.stat().st_mtime + 8 * 86400) == 1 and not store.exists()
+    with pytest.raises(RuntimeError, match="removed"):
+        diff_text(str(repo), snap.tree, snap.tree, root)
