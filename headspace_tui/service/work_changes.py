@@ -101,7 +101,8 @@ class WorkChanges:
         self.started = started
         self.clock = clock
         self._agents: dict[str, Baselines] = {}  # pane id -> its baselines
-        self._busy: set[str] = set()  # panes with a snapshot or summary on its way
+        self._busy: set[str] = set()  # panes whose summary is being worked out
+        self._wanted: set[str] = set()  # panes that came to rest since their last summary
         self._tasks: set[asyncio.Task] = set()
         store.subscribe(self._on_event)
 
@@ -109,6 +110,7 @@ class WorkChanges:
     def _on_event(self, event: Event) -> None:
         if isinstance(event, AgentRemoved):
             self._agents.pop(event.pane_id, None)
+            self._wanted.discard(event.pane_id)
         elif isinstance(event, TurnBegan):
             self._spawn(self._turn(event.agent, event.at))
         elif isinstance(event, AgentChanged):
@@ -119,8 +121,10 @@ class WorkChanges:
             if known is None or known.folder != agent.cwd:
                 self._agents[agent.pane_id] = Baselines(agent.cwd, seen_new=self.clock() - self.started > 10.0)
                 self._spawn(self._first(agent))
-            elif agent.state in RESTING and self.clock() - known.summarised_at >= REST_EVERY:
-                self._spawn(self._summarise(agent))
+            elif agent.state in RESTING:
+                self._wanted.add(agent.pane_id)
+                if agent.pane_id not in self._busy:
+                    self._spawn(self._summarise(agent.pane_id))
 
     def _spawn(self, work) -> None:
         try:
@@ -161,19 +165,30 @@ class WorkChanges:
             log.info("no baseline for %s: %s", pane_id, exc)
             return ""
 
-    async def _summarise(self, agent: Agent) -> None:
-        base = self._agents.get(agent.pane_id)
-        if base is None or not base.turn or agent.pane_id in self._busy:
-            return
-        self._busy.add(agent.pane_id)
-        base.summarised_at = self.clock()
+    async def _summarise(self, pane_id: str) -> None:
+        """The turn's summary on the row, as long as it is wanted: a rest that came while one was worked out, or within
+        REST_EVERY of the last, is summarised after (the last rest of a turn is never skipped)."""
+        self._busy.add(pane_id)
         try:
-            diff = await self._diff(base, base.turn)
-            self.store.changed(agent.pane_id, diff.summary())
-        except ChangeError as exc:
-            log.info("the turn's change of %s: %s", agent.pane_id, exc)
+            while pane_id in self._wanted:
+                base = self._agents.get(pane_id)
+                if base is None:
+                    return
+                wait = base.summarised_at + REST_EVERY - self.clock()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                self._wanted.discard(pane_id)
+                if not base.turn:
+                    continue  # its first snapshot is on its way; its turn has changed nothing yet
+                base.summarised_at = self.clock()
+                try:
+                    diff = await self._diff(base, base.turn)
+                except ChangeError as exc:
+                    log.info("the turn's change of %s: %s", pane_id, exc)
+                    continue
+                self.store.changed(pane_id, diff.summary())
         finally:
-            self._busy.discard(agent.pane_id)
+            self._busy.discard(pane_id)
 
     async def _diff(self, base: Baselines, old: str) -> Diff:
         now = await self.trees.snapshot(base.folder)
