@@ -373,8 +373,12 @@ def test_stop_works_after_x_c_x(claude_session, fake_api, private_tmux, tmp_path
 
             await wait_until(pilot, lambda: session.pane_id in table.agents, lambda: "the agent in the table")
             await asyncio.to_thread(session.submit, "think slowly")
+            # Each interrupt comes once the reply streams: Claude puts a prompt interrupted before any reply back in its
+            # box, and a nudge then (rightly) refuses to type into it (seen under load: working, but nothing streamed yet).
+            await asyncio.to_thread(session.wait_for, "Thinking about it.", timeout=30)
             await press("x", AgentState.WORKING, AgentState.IDLE)
             await press("c", AgentState.IDLE, AgentState.WORKING)
+            await asyncio.to_thread(session.wait_for, "Continuing.", timeout=30)
             await press("x", AgentState.WORKING, AgentState.IDLE)
             assert not service_of(app)._answerer.busy(session.pane_id), now()
             # The command machine read Claude's interrupt notes from the transcript: the command ended, not "commanded".
