@@ -18,7 +18,7 @@ from ..model import Agent, AgentState, Observation, Option, PaneAddress
 # The keys ``status --json`` prints, in its order (docs/using.md and docs/service.md document them).
 PUBLIC = (
     "host", "target", "pane_id", "state", "tool", "detail", "options", "question", "ticked", "error", "retrying",
-    "exit_status", "fingerprint", "request", "snoozed", "mode", "blocked", "cwd", "since", "in_state_for", "since_source", "agent", "agent_version", "claude_version",
+    "exit_status", "fingerprint", "request", "snoozed", "mode", "blocked", "cwd", "change", "since", "in_state_for", "since_source", "agent", "agent_version", "claude_version",
 )  # fmt: skip
 
 
@@ -58,6 +58,8 @@ def agent_row(agent: Agent, now: float, snoozed: str = "") -> dict[str, Any]:
         # The calls its mode's check blocked (Claude's auto mode), oldest first; this_turn: since its user's last prompt.
         "blocked": [{**b.to_json(), "this_turn": b.at >= agent.turn_since} for b in agent.blocks],
         "cwd": agent.cwd,
+        # What its work tree changed this turn, "+12 −3 · 2 files" (the service's baselines: docs/changes.md); null: nothing known.
+        "change": agent.change or None,
         "since": agent.since,  # as before: the look's own time when nothing dates the state
         # How long in this state (seconds), and who says when it began (Claude's status
         # file, or the event log of an earlier headspace); null: nothing says.
@@ -75,7 +77,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "host": (str,), "target": (str,), "pane_id": (str,), "state": (str,), "tool": (str, type(None)), "detail": (str, type(None)),
     "options": (list,), "question": (str, type(None)), "ticked": (list,), "error": (str, type(None)), "retrying": (bool,),
     "exit_status": (int, type(None)), "fingerprint": (str, type(None)), "request": (str, type(None)), "snoozed": (str, type(None)),
-    "mode": (str,), "blocked": (list,), "cwd": (str,), "since": (int, float),
+    "mode": (str,), "blocked": (list,), "cwd": (str,), "change": (str, type(None)), "since": (int, float),
     "in_state_for": (int, float, type(None)), "since_source": (str, type(None)), "agent": (str,), "agent_version": (str, type(None)),
     "claude_version": (str, type(None)), "line": (str,),
 }  # fmt: skip

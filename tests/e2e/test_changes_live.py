@@ -15,6 +15,7 @@ reads the user's repository (the test's own git reads take no lock).
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -100,6 +101,8 @@ def test_diff_prints_the_approved_edit_for_the_turn_and_keeps_it_since_the_start
     assert changed_lines(turn) == ["-remember the milk", "+remember the bread"], turn
     assert "a/notes.txt" in turn and "old.txt" not in turn and "draft.txt" not in turn
     assert diff() == turn  # --turn is the default
+    rows = poll(lambda: headspace("-L", private_tmux.name, "status", "--json").stdout, lambda out: "+1 −1 · 1 file" in out, timeout=20)
+    assert json.loads(rows.splitlines()[0])["change"] == "+1 −1 · 1 file"  # the row's summary, for scripts
     stat = headspace("-L", private_tmux.name, "diff", "ed:0.0", "--stat").stdout
     assert "notes.txt" in stat and "+1 −1 · 1 file" in stat, stat
 
