@@ -1,3 +1,3 @@
 """headspace: one screen for every Claude Code agent in tmux."""
 
-__version__ = "0.4.0"
+__version__ = "0.5.0"
