@@ -128,6 +128,7 @@ class WebPage:
         app.router.add_get("/assets/{name}", self._asset)
         app.router.add_get("/api/agents", self._agents)
         app.router.add_get("/api/screen", self._screen)
+        app.router.add_get("/api/changes", self._changes)
         app.router.add_get("/api/events", self._events)
         app.router.add_post("/api/focus", self._focus)
         app.router.add_post("/api/answer", self._answer)
@@ -234,6 +235,18 @@ class WebPage:
             return web.json_response({"error": f"{pane}: no agent is watched there"}, status=404)
         screen = self.service.screen(pane)
         return web.json_response({"pane": pane, "agent": self._view(agent), "screen": screen_view(screen) if screen else None})
+
+    async def _changes(self, request: web.Request) -> web.Response:
+        """What the agent changed this turn (``scope=turn``) or since its start (``scope=start``): the diff as data (docs/changes.md)."""
+        pane, scope = request.query.get("pane", ""), request.query.get("scope", "turn")
+        if not PANE.fullmatch(pane):
+            return web.json_response({"error": "pane: a pane id such as %3 or %3@box"}, status=400)
+        if scope not in ("turn", "start"):
+            return web.json_response({"error": "scope: turn or start"}, status=400)
+        if self.service.agent(pane) is None:
+            return web.json_response({"error": f"{pane}: no agent is watched there"}, status=404)
+        diff = await self.service.changes(pane, scope)
+        return web.json_response({"pane": pane, "scope": scope, "diff": diff.to_dict()})
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
         client = request.query.get("client", "")
