@@ -36,6 +36,7 @@ from .store import AgentStore
 
 log = logging.getLogger(__name__)
 
+GITS_AT_ONCE = 2  # git processes for snapshots and diffs at a time, on this machine
 REST_EVERY = 3.0  # s between two summaries of one agent's turn
 RESTING = frozenset({AgentState.IDLE, AgentState.PERMISSION, AgentState.QUESTION, AgentState.ERROR})
 SCOPES = ("turn", "start")
@@ -68,28 +69,44 @@ class Trees:
 
 
 class LocalTrees(Trees):
+    """git here, in threads, at most ``GITS_AT_ONCE`` at a time (a hundred agents found at start wait their turn)."""
+
     pruned = False  # the stores no snapshot was written to for a week are removed once per process (snapshot.prune)
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._semaphore = asyncio.Semaphore(GITS_AT_ONCE)
+
+    @property
+    def _turns(self) -> asyncio.Semaphore:
+        """The pace of this event loop (a service built in one test's loop and run in another gets its own)."""
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            self._loop, self._semaphore = loop, asyncio.Semaphore(GITS_AT_ONCE)
+        return self._semaphore
 
     async def snapshot(self, folder: str) -> str:
         from ..changes.snapshot import NotARepository, prune, snapshot
 
-        if not LocalTrees.pruned:
-            LocalTrees.pruned = True
-            await asyncio.to_thread(prune)
-        try:
-            return (await asyncio.to_thread(snapshot, folder)).tree
-        except (NotARepository, RuntimeError, OSError) as exc:
-            raise ChangeError(str(exc)) from None
+        async with self._turns:
+            if not LocalTrees.pruned:
+                LocalTrees.pruned = True
+                await asyncio.to_thread(prune)
+            try:
+                return (await asyncio.to_thread(snapshot, folder)).tree
+            except (NotARepository, RuntimeError, OSError) as exc:
+                raise ChangeError(str(exc)) from None
 
     async def diff(self, folder: str, old: str, new: str) -> Diff:
         from ..changes.snapshot import NotARepository, diff_text
         from ..changes.unified import parse
 
-        try:
-            text = await asyncio.to_thread(diff_text, folder, old, new)
-        except (NotARepository, RuntimeError, OSError) as exc:
-            raise ChangeError(str(exc)) from None
-        return await asyncio.to_thread(parse, text)
+        async with self._turns:
+            try:
+                text = await asyncio.to_thread(diff_text, folder, old, new)
+            except (NotARepository, RuntimeError, OSError) as exc:
+                raise ChangeError(str(exc)) from None
+            return await asyncio.to_thread(parse, text)
 
 
 class WorkChanges:
