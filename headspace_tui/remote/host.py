@@ -30,12 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from ..changes.model import Diff
+from ..changes.trees import ChangeError, Trees
 from ..detect.claude.process import ClaudeProcess
 from ..detect.claude.status_files import ClaudeStatus
 from ..detect.turns import ToolOutcome, Turn
 from ..hooks.channel import MakeChannel
 from ..hooks.spool import HookEvent
-from ..service.work_changes import ChangeError, Trees
 from ..shared.config import HostSpec
 from ..shared.proctree import ProcessInfo, ProcessTable
 from ..tmux.server import PaneRecord, TmuxUnavailable

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Protocol
 
+from ..changes.trees import LocalTrees, Trees
 from ..detect.claude.process import ClaudeProcess, claude_process
 from ..detect.claude.status_files import ClaudeStatus, claude_config_dir, read_statuses
 from ..detect.claude.transcript import TranscriptTail
@@ -25,7 +26,6 @@ from ..shared.proctree import ProcessTable, process_exists, read_process_table
 from ..tmux.server import PaneRecord, TmuxServer
 from .folder_watch import watch_spool, watch_statuses
 from .pane_watch import LOCAL_HOST, Tail
-from .work_changes import LocalTrees, Trees
 
 
 class Host(Protocol):

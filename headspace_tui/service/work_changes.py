@@ -30,20 +30,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..changes.model import Diff, failed
+from ..changes.trees import ChangeError, Trees
 from ..events import AgentChanged, AgentRemoved, Event, TurnBegan
 from ..model import Agent, AgentState
 from .store import AgentStore
 
 log = logging.getLogger(__name__)
 
-GITS_AT_ONCE = 2  # git processes for snapshots and diffs at a time, on this machine
 REST_EVERY = 3.0  # s between two summaries of one agent's turn
 RESTING = frozenset({AgentState.IDLE, AgentState.PERMISSION, AgentState.QUESTION, AgentState.ERROR})
 SCOPES = ("turn", "start")
-
-
-class ChangeError(Exception):
-    """No diff can be made: not a git work tree, git failed, the host is out of reach (the message says which)."""
 
 
 @dataclass
@@ -56,57 +52,6 @@ class Baselines:
     seen_new: bool = False  # it appeared after headspace started: "since it started"
     unusable: str = ""  # why no snapshot can be taken there ("not a git repository")
     summarised_at: float = 0.0
-
-
-class Trees:
-    """Where an agent's host takes snapshots and diffs: this machine (``LocalTrees``) or a probe's (``remote.host``)."""
-
-    async def snapshot(self, folder: str) -> str:  # pragma: no cover - protocol
-        raise NotImplementedError
-
-    async def diff(self, folder: str, old: str, new: str) -> Diff:  # pragma: no cover - protocol
-        raise NotImplementedError
-
-
-class LocalTrees(Trees):
-    """git here, in threads, at most ``GITS_AT_ONCE`` at a time (a hundred agents found at start wait their turn)."""
-
-    pruned = False  # the stores no snapshot was written to for a week are removed once per process (snapshot.prune)
-
-    def __init__(self) -> None:
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._semaphore = asyncio.Semaphore(GITS_AT_ONCE)
-
-    @property
-    def _turns(self) -> asyncio.Semaphore:
-        """The pace of this event loop (a service built in one test's loop and run in another gets its own)."""
-        loop = asyncio.get_running_loop()
-        if loop is not self._loop:
-            self._loop, self._semaphore = loop, asyncio.Semaphore(GITS_AT_ONCE)
-        return self._semaphore
-
-    async def snapshot(self, folder: str) -> str:
-        from ..changes.snapshot import NotARepository, prune, snapshot
-
-        async with self._turns:
-            if not LocalTrees.pruned:
-                LocalTrees.pruned = True
-                await asyncio.to_thread(prune)
-            try:
-                return (await asyncio.to_thread(snapshot, folder)).tree
-            except (NotARepository, RuntimeError, OSError) as exc:
-                raise ChangeError(str(exc)) from None
-
-    async def diff(self, folder: str, old: str, new: str) -> Diff:
-        from ..changes.snapshot import NotARepository, diff_text
-        from ..changes.unified import parse
-
-        async with self._turns:
-            try:
-                text = await asyncio.to_thread(diff_text, folder, old, new)
-            except (NotARepository, RuntimeError, OSError) as exc:
-                raise ChangeError(str(exc)) from None
-            return await asyncio.to_thread(parse, text)
 
 
 class WorkChanges:
