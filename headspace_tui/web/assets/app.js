@@ -186,6 +186,12 @@ function drawBlocked(agent) {
   return el("div", { class: "blocked" }, el("p", { class: "part", text: "blocked by auto mode" }), el("ul", {}, ...items));
 }
 
+// A path as seen from the agent's folder ("README.md"), when it is in it; else whole.
+function inFolder(path, cwd) {
+  const folder = cwd ? `${cwd.replace(/\/+$/, "")}/` : "";
+  return folder && path.startsWith(folder) && path.length > folder.length ? path.slice(folder.length) : path;
+}
+
 // The change a file edit Claude's hook holds would make, above Approve: each file, its +/- counts, its hunks.
 // Paths and lines go in as text; a line's kind is its class (colour) and its first character (+, -, space).
 function drawChange(agent) {
@@ -197,7 +203,7 @@ function drawChange(agent) {
       el(
         "p",
         { class: "change-file" },
-        el("span", { class: "path", text: file.path }),
+        el("span", { class: "path", text: inFolder(file.path, agent.cwd) }),
         el("span", { class: "add", text: ` +${file.added}` }),
         el("span", { class: "del", text: ` \u2212${file.removed}` }),
         file.status !== "modified" ? el("span", { class: "status", text: ` (${file.status})` }) : null,
