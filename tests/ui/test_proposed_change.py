@@ -87,6 +87,13 @@ def test_an_edit_held_by_the_hook_shows_its_old_and_new_lines_in_the_preview_and
             assert "   1   # Parser" in whole and "   7   ## Usage" in whole  # its context too
             assert str(tmp_path / "README.md") in whole  # the full path, in full
             await pilot.press("escape")
+            await wait_until(pilot, lambda: not screen_open(app, WhyScreen), "the why screen closed")
+
+            # Too short for the preview: the table keeps the rows (e still shows the change).
+            await pilot.resize_terminal(100, 16)
+            await wait_until(pilot, lambda: not box.display, "the box hidden in a short terminal")
+            await pilot.resize_terminal(160, 48)
+            await wait_until(pilot, lambda: box.display, "the box back")
 
             # Answered (the hook let go): the change goes with the request.
             service_of(app)._fleet.first.desk.channel.calls.clear()
