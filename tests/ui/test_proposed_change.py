@@ -82,7 +82,7 @@ def test_an_edit_held_by_the_hook_shows_its_old_and_new_lines_in_the_preview_and
             await pilot.press("e")
             await wait_until(pilot, lambda: screen_open(app, WhyScreen), "the why screen")
             whole = str(app.screen.query_one("#why-change").render())
-            assert whole.startswith("The change it would make")
+            assert whole.startswith("\nThe change it would make")
             assert "   4 - It builds a tree." in whole and "   4 + It builds a typed syntax tree." in whole
             assert "   1   # Parser" in whole and "   7   ## Usage" in whole  # its context too
             assert str(tmp_path / "README.md") in whole  # the full path, in full

@@ -121,7 +121,7 @@ def change_section(agent: Agent) -> Text | None:
     diff = diff_of(agent.proposed) if agent.state is AgentState.PERMISSION else None
     if diff is None:
         return None
-    return Text.assemble(("The change it would make", "bold"), (" (from the exact call Claude's hook holds)\n", "dim"), change_text(diff))
+    return Text.assemble("\n", ("The change it would make", "bold"), (" (from the exact call Claude's hook holds)\n", "dim"), change_text(diff), "\n")
 
 
 def channel_text(report: ChannelReport) -> Text:
