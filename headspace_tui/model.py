@@ -13,6 +13,7 @@ import re
 import time
 from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
+from typing import Any
 
 
 class AgentState(str, Enum):
@@ -386,6 +387,10 @@ class Agent:
     blocks: tuple[Blocked, ...] = ()
     turn_since: float = 0.0
     change: str = ""  # what its work tree changed this turn, "+12 −3 · 2 files" ("" for nothing, or not known): service/work_changes.py
+    # The change the file edit on screen would make, from the exact call Claude's hook holds (``Diff.to_dict()``
+    # of changes/proposed.py, made where the agent runs: answering/desk.py); None when no hook holds a file edit.
+    # Plain data, so every front end (the preview, ``e``, the phone's card) and the wire take it as it is.
+    proposed: dict[str, Any] | None = None
 
     @property
     def blocked_this_turn(self) -> tuple[Blocked, ...]:

@@ -14,7 +14,9 @@ interface; without, it only keeps the audit.  It
   let go at once (its late decision would be ignored anyway) and the answer
   recorded;
 * marks the row ``channel = Channel.HOOK`` while its dialog can be answered
-  through the hook;
+  through the hook, and, when that call edits a file, puts on the row the
+  change it would make (``changes/proposed.py``: made once per call, here
+  where the agent runs, reading the file itself only on this machine);
 * ``decide`` hands a decision to the hook and records it; ``record`` is the
   audit for every answer (hook, keys, pane): the row's ``answered`` text and
   an ``Answered`` event for the journal.
@@ -24,9 +26,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from ..changes.current_file import reader
+from ..changes.proposed import NOT_READ, proposed
 from ..events import ANSWERED_HOW, Answered
 from ..hooks.calls import QUESTION_TOOL, PendingCall, why_not
 from ..hooks.channel import ChannelTaken, ChannelUnavailable, HookChannel, MakeChannel
@@ -76,6 +80,7 @@ class AnswerDesk:
         self._shown: set[int] = set()  # requests whose dialog has been on screen
         self._keys: set[str] = set()  # panes headspace is sending keys to right now
         self.last: dict[str, Answered] = {}  # the last answer per pane, for the why view
+        self._changes: dict[int, dict[str, Any] | None] = {}  # each waiting request's proposed change (None: no file edit)
 
     # -- the channel ---------------------------------------------------------------
     async def open(self, make: MakeChannel) -> str | None:
@@ -95,6 +100,7 @@ class AnswerDesk:
             await self.channel.close()
             self.channel = None
         self._shown.clear()
+        self._changes.clear()
 
     def _accept(self, call: PendingCall) -> bool:
         seen = self.watched(call.pane_id)
@@ -108,6 +114,7 @@ class AnswerDesk:
     def _gone(self, call: PendingCall) -> None:
         """The hook left on its own (its wait ran out): the dialog is the keys' again."""
         self._shown.discard(call.id)
+        self._changes.pop(call.id, None)
         self._tag(call.pane_id)
 
     # -- after every reading ---------------------------------------------------------
@@ -131,7 +138,10 @@ class AnswerDesk:
                 if pane_id not in self._keys:
                     self.record(seen.agent, Channel.PANE, call.describe(), call)
         holder = _one(fits)
-        self.store.channel(pane_id, Channel.HOOK if holder is not None else Channel.NONE, self.clock(), holder.id if holder is not None else None)
+        if holder is None:
+            self.store.channel(pane_id, Channel.NONE, self.clock())
+        else:
+            self.store.channel(pane_id, Channel.HOOK, self.clock(), holder.id, self.change(holder, seen.agent))
 
     @staticmethod
     def _moved_on(observation) -> bool:
@@ -142,11 +152,32 @@ class AnswerDesk:
 
     def _let_go(self, call: PendingCall) -> None:
         self._shown.discard(call.id)
+        self._changes.pop(call.id, None)
         if self.channel is not None:
             self.channel.release(call.id)
 
     def _tag(self, pane_id: str) -> None:
-        self.store.channel(pane_id, Channel.HOOK if self.call_for(pane_id) is not None else Channel.NONE, self.clock())
+        call = self.call_for(pane_id)
+        seen = self.watched(pane_id)
+        if call is None or seen is None:
+            self.store.channel(pane_id, Channel.NONE, self.clock())
+        else:
+            self.store.channel(pane_id, Channel.HOOK, self.clock(), proposed=self.change(call, seen.agent))
+
+    def change(self, call: PendingCall, agent: Agent) -> dict[str, Any] | None:
+        """The change ``call`` would make (``Diff.to_dict()``), None when it edits no file; made once per request.
+
+        The file is read only where headspace runs beside the agent: a
+        remote host's is not read from here (the diff is then of the call's
+        own text, and says so).
+        """
+        if call.id not in self._changes:
+            local = agent.host == LOCAL_HOST
+            diff = proposed(call.tool_name, call.tool_input, reader(call.cwd or agent.cwd) if local else None)
+            if diff is not None and not local:
+                diff = replace(diff, note=diff.note.replace(NOT_READ, f"{NOT_READ} (on {agent.host})", 1))
+            self._changes[call.id] = diff.to_dict() if diff is not None else None
+        return self._changes[call.id]
 
     # -- answering -------------------------------------------------------------------
     def call_for(self, pane_id: str) -> PendingCall | None:
@@ -179,6 +210,7 @@ class AnswerDesk:
         if self.channel is None or not self.channel.decide(call.id, decision):
             return False
         self._shown.discard(call.id)
+        self._changes.pop(call.id, None)
         seen = self.watched(call.pane_id)
         if seen is not None:
             self.record(seen.agent, Channel.HOOK, what, call)

@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
+from typing import Any
 
 from ..detect.claude.status_files import ClaudeStatus
 from ..detect.clock import Clock
@@ -231,17 +232,21 @@ class AgentStore:
             agent.answered = text
             self.emit(AgentChanged(agent, agent.state, at))
 
-    def channel(self, pane_id: str, channel: Channel, at: float, call: int | None = None) -> None:
+    def channel(self, pane_id: str, channel: Channel, at: float, call: int | None = None, proposed: dict[str, Any] | None = None) -> None:
         """Whether the dialog on screen can be answered through the hook (``Channel.HOOK``: by ``call``) or only by keys (``NONE``).
 
         A dialog held by another hook call than the one that held it is
-        another request, whatever its words: a new appearance.
+        another request, whatever its words: a new appearance.  ``proposed``:
+        the change that call would make, when it edits a file (the row keeps
+        it only while the hook holds the dialog).
         """
         agent = self.agents.get(pane_id)
         if agent is None:
             return
-        changed = agent.channel != channel
+        proposed = proposed if channel == Channel.HOOK else None
+        changed = agent.channel != channel or agent.proposed != proposed
         agent.channel = channel
+        agent.proposed = proposed
         if call is not None and self.appearances.held_by(pane_id, call):
             agent.observation = replace(agent.observation, request=self.appearances.current(pane_id)).stamped()
             agent.prompt_since = at

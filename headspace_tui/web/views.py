@@ -1,4 +1,4 @@
-"""What the page shows, as plain data: an agent's row with its actions, its dialog, and its screen as coloured runs.
+"""What the page shows, as plain data: an agent's row with its actions, its dialog (and the change a held file edit would make), and its screen as coloured runs.
 
 Every string here comes from outside (pane text, names, folders): the page
 puts it in with ``textContent``, never as HTML, and colours are passed only as
@@ -12,6 +12,7 @@ import re
 import time
 from typing import Any
 
+from ..changes.model import Diff
 from ..detect.approval import approval, widening
 from ..model import STATE_GLYPHS, Agent, AgentState, Option
 from ..notifications.snooze import SNOOZED_RANK, Snooze, snooze_words
@@ -76,9 +77,21 @@ def agent_view(agent: Agent, now: float | None = None, snooze: Snooze | None = N
             # The table's order: needing you first, longest-waiting first, then the snoozed waits.
             "order": [SNOOZED_RANK, 0.0, agent.target] if snoozed else list(sort_key(agent)),
             "part": [prompt.question_index, prompt.question_count] if prompt and prompt.question_count > 1 else None,
+            # The change a file edit Claude's hook holds would make (``Diff.to_dict()``), shown above Approve; null for none.
+            "proposed": _proposed(agent),
         }
     )
     return row
+
+
+def _proposed(agent: Agent) -> dict[str, Any] | None:
+    """The row's proposed change, while it waits on that permission, in ``Diff.to_dict()``'s shape (read through ``from_dict``: only that shape reaches the page)."""
+    if agent.proposed is None or agent.state is not AgentState.PERMISSION:
+        return None
+    try:
+        return Diff.from_dict(agent.proposed).to_dict()
+    except ValueError:
+        return None
 
 
 def _same_as(option: Option, actions: list[str], approves: Option | None, denies: Option | None) -> str:

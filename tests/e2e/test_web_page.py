@@ -16,6 +16,8 @@ service the command starts:
   page's Origin: 403; a GET never answers;
 * a session named like HTML, and markup typed in a pane, are shown as text
   (nothing of them runs);
+* an Edit whose dialog Claude's answer hook holds shows the change on the
+  card, above Approve: its removed and added lines, markup in them as text;
 * the page says when it is not live, and comes back by itself;
 * ``[web]`` in the config serves the page at every start, and a
   notification carries the agent's page (no token; opening it answers
@@ -45,12 +47,13 @@ from urllib.parse import quote
 
 import pytest
 
+from headspace_tui.hooks import settings as hook_settings
 from tests.e2e.test_jump import wait
 from tests.e2e.test_multi_select import answers
 from tests.e2e.test_notify_terminal import recording_command
 from tests.e2e.test_resident_service import run, started
 from tests.harness import fake_api as api
-from tests.harness.scenarios import NUMBERED_MENU, QUESTION_DB, QUESTION_FEATURES
+from tests.harness.scenarios import EDIT_NEW, EDIT_OLD, NUMBERED_MENU, QUESTION_DB, QUESTION_FEATURES, README_BEFORE
 
 pytestmark = pytest.mark.e2e
 
@@ -353,6 +356,43 @@ def test_a_hostile_name_is_text_and_the_page_says_when_it_is_not_live(claude_ses
     page.evaluate("follow()")
     page.locator("#live.on").wait_for(timeout=WAIT)
     assert not page.evaluate("document.body.classList.contains('stale')")
+
+
+def test_an_edit_held_by_the_hook_shows_its_change_above_approve_and_its_lines_as_text(claude_session, private_tmux, services, phone, tmp_path):
+    hostile = '<img src=x onerror="pwned=1"><script>pwned=2</script>[b]x[/b]'
+    script = [api.tool("Read", {"file_path": "README.md"}), api.edit("README.md", EDIT_OLD, f"{EDIT_NEW}\n{hostile}"), api.text("Edited.")]
+    # The answer hook finds this test's service beside its spool: Claude runs under the same XDG_RUNTIME_DIR.
+    session = claude_session(script, launch=False, name="editing", files={"README.md": README_BEFORE}, extra_env={"XDG_RUNTIME_DIR": os.environ["XDG_RUNTIME_DIR"]})
+    hook_settings.install(session.home / ".claude" / "settings.json", answer_wait=120)
+    session.launch()
+    url, _, _ = web_on(private_tmux.name, services)
+    page = phone.new_page()
+    page.goto(url)
+    agent_item(page, session.pane_id, "idle").wait_for(timeout=WAIT)
+
+    session.submit("tidy the readme")
+    session.wait_for("Do you want to make this edit to README.md?", timeout=60)
+    open_agent(page, session.pane_id, "permission")
+    change = page.locator("#dialog .change")
+    change.locator(".del", has_text="It builds a tree.").wait_for(timeout=WAIT)  # once the hook holds the call: its exact strings
+    assert change.locator(".change-file").inner_text() == "README.md +4 \u22123", "named from the agent's folder, with its counts"
+    removed = [t.strip() for t in change.locator("pre.diff .del").all_inner_texts()]
+    added = [t.strip() for t in change.locator("pre.diff .add").all_inner_texts()]
+    assert removed == ["-The parser reads tokens.", "-It builds a tree.", "-It reports errors."], removed
+    assert added == [f"+{line}" for line in EDIT_NEW.split("\n")] + [f"+{hostile}"], added
+    assert change.locator("pre.diff .hunk").first.inner_text().startswith("@@ -1,"), "the file's own line numbers (it was read)"
+    # Markup in the edit is text: no element of it, nothing of it ran.
+    assert page.locator("#agent-view img, #agent-view script").count() == 0 and page.evaluate("typeof pwned") == "undefined"
+    approve = page.get_by_role("button", name="Approve", exact=True)
+    approve.wait_for(timeout=WAIT)
+    assert change.bounding_box()["y"] + change.bounding_box()["height"] <= approve.bounding_box()["y"], "the change comes before Approve"
+    page.screenshot(path=str(shots(tmp_path) / "edit-390x844.png"))
+
+    approve.tap()
+    session.wait_for("Edited.", timeout=30)
+    assert (session.workdir / "README.md").read_text() == README_BEFORE.replace(EDIT_OLD, f"{EDIT_NEW}\n{hostile}")
+    page.locator(f'#agent-view[data-pane="{session.pane_id}"][data-state="idle"]').wait_for(timeout=WAIT)
+    assert page.locator("#dialog .change").count() == 0  # the change went with its request
 
 
 def test_a_read_only_page_answers_nothing(claude_session, private_tmux, services, phone):

@@ -8,6 +8,7 @@ import stat
 
 import pytest
 
+from headspace_tui.changes.proposed import proposed
 from headspace_tui.model import Agent, AgentState, Observation, Option, Prompt
 from headspace_tui.screen.virtual import VirtualScreen
 from headspace_tui.service.answer_wait import MAX_TEXT
@@ -165,6 +166,18 @@ def test_approve_is_offered_only_where_it_widens_nothing_and_each_widening_optio
     auto = agent_view(permission("Yes, and use auto mode", "No"))  # every Yes widens: Approve is not offered
     assert "approve" not in auto["actions"] and auto["choices"][0]["widens"]
     assert plain["glyph"] == "▲" and plain["needs_you"] and plain["fingerprint"] == "f1" and plain["address"] == "%1"
+
+
+def test_a_held_edits_change_reaches_the_page_only_as_a_diff_and_only_while_it_waits():
+    diff = proposed("Edit", {"file_path": "/w/a.py", "old_string": "x = 1\n", "new_string": "x = '<b>2</b>'\n"})
+    agent = permission("Yes", "No")
+    agent.proposed = diff.to_dict()
+    assert agent_view(agent)["proposed"] == diff.to_dict()
+    agent.proposed = {"files": [{"path": "/w/a.py", "hunks": [{"lines": [["<script>", "x", 1, 1]]}]}]}  # not a diff: nothing of it
+    assert agent_view(agent)["proposed"] is None
+    agent.proposed = diff.to_dict()
+    agent.observation = Observation(AgentState.WORKING)
+    assert agent_view(agent)["proposed"] is None
 
 
 def test_a_screen_reaches_the_page_as_text_runs_and_only_safe_colours():

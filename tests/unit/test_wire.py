@@ -8,12 +8,15 @@ an answer naming anything else, or a field its class does not have, is a
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from headspace_tui.answering.answerer import Report
 from headspace_tui.answering.policy import Intent, IntentKind
+from headspace_tui.changes.model import Diff
+from headspace_tui.changes.proposed import proposed
 from headspace_tui.detect.fusion import Explanation, Verdict
 from headspace_tui.detect.sources import Source
 from headspace_tui.events import AgentChanged, AgentRemoved, ProblemChanged
@@ -68,6 +71,13 @@ def test_an_agent_with_its_dialog_comes_back_equal_and_of_the_same_classes():
 def test_the_facades_values_come_back_equal(value):
     back = through_json(value)
     assert back == value and type(back) is type(value)
+
+
+def test_an_agents_proposed_change_crosses_as_the_diff_it_is():
+    diff = proposed("Edit", {"file_path": "/w/a.py", "old_string": "x = 1\n", "new_string": "x = [b]2[/b]\x1b\n"})
+    agent = replace(waiting_agent(), proposed=diff.to_dict())
+    back = through_json(agent)
+    assert back == agent and Diff.from_dict(back.proposed) == diff
 
 
 def test_a_pending_calls_tool_input_is_kept_though_it_is_not_compared():

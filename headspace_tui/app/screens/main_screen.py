@@ -43,6 +43,7 @@ from ..guard import ui_handler
 from ..input_mode import InputMode
 from ..messages import AgentChanged, AgentRemoved, InputModeEnded, LayoutChosen, PaneCaptured, ProblemChanged, Snoozed, Woken
 from ..widgets.agent_table import RETRYING, AgentTable
+from ..widgets.change_box import ChangeBox
 from ..widgets.filter_input import FilterInput
 from ..widgets.footer import KeysFooter
 from ..widgets.preview import PanePreview, PromptBar
@@ -122,6 +123,7 @@ class MainScreen(Screen):
                 yield Static(id="empty")
             with Vertical(id="right"):
                 yield PanePreview(id="preview")
+                yield ChangeBox(id="change")
                 yield PromptBar(id="prompt")
         yield KeysFooter()
 

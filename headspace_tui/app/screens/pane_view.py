@@ -1,4 +1,4 @@
-"""What the main screen shows of the selected agent: its pane in the preview, its prompt in the prompt bar, its keys in the footer.
+"""What the main screen shows of the selected agent: its pane in the preview, its prompt in the prompt bar (with the change a file edit would make), its keys in the footer.
 
 A part the main screen holds and calls down into with the selected agent;
 in input mode (``input_mode.py``) the preview's title and the prompt bar say
@@ -12,6 +12,7 @@ from textual.screen import Screen
 from ...model import Agent
 from ...service.facade import Facade, live_keys
 from ..input_mode import LEAVE_SHOWN, InputMode
+from ..widgets.change_box import ChangeBox
 from ..widgets.preview import PanePreview, PromptBar
 
 WAITING = "waiting for the service for this pane's screen…"
@@ -62,11 +63,13 @@ class PaneView:
         self.screen.refresh_bindings()
 
     def prompt_bar(self, agent: Agent | None) -> None:
+        """The prompt bar, and above it the change the permission on screen would make (when a hook holds a file edit)."""
         bar = self.screen.query_one(PromptBar)
         if self.input_mode.active:
             bar.show_input(self.input_mode.target, self.input_mode.pane_id or "", LEAVE_SHOWN)
         else:
             bar.show_agent(agent, self.keys)
+        self.screen.query_one(ChangeBox).show_agent(agent)
 
     def preview(self, agent: Agent | None) -> None:
         preview = self.screen.query_one(PanePreview)

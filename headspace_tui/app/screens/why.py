@@ -21,6 +21,7 @@ from ...model import Agent, AgentState, Evidence
 from ...service.facade import ChannelReport, Explanation
 from ...shared.safe_text import clean, clean_block
 from ..widgets.agent_table import elapsed, kind_of
+from ..widgets.change_text import change_text, diff_of
 from ..widgets.state_style import state_text
 
 
@@ -115,6 +116,14 @@ def approve_text(agent: Agent, key: str = "y") -> Text | None:
     return out
 
 
+def change_section(agent: Agent) -> Text | None:
+    """The whole change the held file edit would make (the preview shows its start); None when no hook holds one."""
+    diff = diff_of(agent.proposed) if agent.state is AgentState.PERMISSION else None
+    if diff is None:
+        return None
+    return Text.assemble("\n", ("The change it would make", "bold"), (" (from the exact call Claude's hook holds)\n", "dim"), change_text(diff), "\n")
+
+
 def channel_text(report: ChannelReport) -> Text:
     """The answer channel for this agent: which way y/n would go, what waits, what answered last (exact input)."""
     out = Text()
@@ -165,6 +174,9 @@ class WhyScreen(ModalScreen[None]):
             approves = approve_text(self.agent)
             if approves is not None:
                 yield Static(approves)
+            change = change_section(self.agent)
+            if change is not None:
+                yield Static(change, id="why-change")
             stopped = unrecognised(self.agent, self.explanation)
             if stopped is not None:
                 yield Static(report_hint(self.agent, stopped))

@@ -186,6 +186,45 @@ function drawBlocked(agent) {
   return el("div", { class: "blocked" }, el("p", { class: "part", text: "blocked by auto mode" }), el("ul", {}, ...items));
 }
 
+// A path as seen from the agent's folder ("README.md"), when it is in it; else whole.
+function inFolder(path, cwd) {
+  const folder = cwd ? `${cwd.replace(/\/+$/, "")}/` : "";
+  return folder && path.startsWith(folder) && path.length > folder.length ? path.slice(folder.length) : path;
+}
+
+// The change a file edit Claude's hook holds would make, above Approve: each file, its +/- counts, its hunks.
+// Paths and lines go in as text; a line's kind is its class (colour) and its first character (+, -, space).
+function drawChange(agent) {
+  const diff = agent.proposed;
+  if (!diff || !Array.isArray(diff.files)) return null;
+  const parts = [el("p", { class: "part", text: "the change it would make" })];
+  for (const file of diff.files) {
+    parts.push(
+      el(
+        "p",
+        { class: "change-file" },
+        el("span", { class: "path", text: inFolder(file.path, agent.cwd) }),
+        el("span", { class: "add", text: ` +${file.added}` }),
+        el("span", { class: "del", text: ` \u2212${file.removed}` }),
+        file.status !== "modified" ? el("span", { class: "status", text: ` (${file.status})` }) : null,
+      ),
+    );
+    const rows = [];
+    for (const hunk of file.hunks || []) {
+      const section = hunk.section ? ` ${hunk.section}` : "";
+      rows.push(el("span", { class: "hunk", text: `@@ -${hunk.old_start},${hunk.old_count} +${hunk.new_start},${hunk.new_count} @@${section}` }));
+      for (const [kind, text] of hunk.lines || []) {
+        rows.push(el("span", { class: kind === "+" ? "add" : kind === "-" ? "del" : "ctx", text: `${kind}${text}` }));
+      }
+    }
+    if (file.more_lines) rows.push(el("span", { class: "more", text: `\u2026 ${file.more_lines} more lines` }));
+    if (rows.length) parts.push(el("pre", { class: "diff", tabIndex: 0 }, ...rows));
+  }
+  if (diff.more_files) parts.push(el("p", { class: "note", text: `\u2026 ${diff.more_files} more files` }));
+  if (diff.note) parts.push(el("p", { class: "note", text: diff.note }));
+  return el("div", { class: "change", role: "region", "aria-label": "The change it would make" }, ...parts);
+}
+
 function drawDialog(agent) {
   const dialog = $("dialog");
   const actions = $("actions");
@@ -196,6 +235,8 @@ function drawDialog(agent) {
   if (agent.tool && agent.detail && !title.includes(agent.detail)) parts.push(el("p", { class: "call", text: `${agent.tool}: ${agent.detail}` }));
   const blocked = drawBlocked(agent);
   if (blocked) parts.push(blocked);
+  const change = drawChange(agent);
+  if (change) parts.push(change);
   const can = new Set(readOnly || agent.offline ? [] : agent.actions);
   if (agent.multi_select && agent.choices.length) {
     if (ticks === null) ticks = new Set(agent.choices.filter((c) => c.ticked).map((c) => c.key));
