@@ -385,6 +385,9 @@ class Agent:
     # current turn began: the row marks those of this turn.
     blocks: tuple[Blocked, ...] = ()
     turn_since: float = 0.0
+    # What its work tree changed this turn, in a few words ("+12 −3 · 2 files"; changes/model.py's
+    # ``Diff.summary``), "" when nothing did or it is not known: the row's Change column.
+    change: str = ""
 
     @property
     def blocked_this_turn(self) -> tuple[Blocked, ...]:

@@ -70,6 +70,14 @@ def test_the_facades_values_come_back_equal(value):
     assert back == value and type(back) is type(value)
 
 
+def test_an_agents_change_this_turn_crosses_the_wire():
+    """The row's Change column is the same in a client of the resident service as in process."""
+    agent = waiting_agent()
+    agent.change = "+12 −3 · 2 files"
+    assert through_json(agent).change == "+12 −3 · 2 files"
+    assert through_json(waiting_agent()).change == ""
+
+
 def test_a_pending_calls_tool_input_is_kept_though_it_is_not_compared():
     call = PendingCall(1, "%7", 42, "s", "Bash", {"command": "rm -rf build"})
     assert through_json(call).tool_input == {"command": "rm -rf build"}
