@@ -401,14 +401,6 @@ def test_remarks_are_cleared_once_the_agent_took_them_and_never_sent_into_a_ques
     run(scenario())
 
 
-def test_the_prompt_quotes_lines_without_control_characters_or_tabs():
-    turn = parse("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,0 +1,1 @@\n+\tgo\x1b[2J\x03 now\n")
-    remark = Remark("x", turn.files[0].hunks[0].lines, "fix\x1b[31m\nthis")
-    text = prompt([remark])
-    assert text == "A remark on your changes: x line 1: `+    go␛[2J␃ now` → fix␛[31m this"
-    assert not any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in text)
-
-
 def test_the_diff_view_snapshot(snap_compare, tmp_path):
     """This turn's diff of the idle agent: the files, coloured lines, a remark under its line, two lines marked."""
     from tests.ui.test_modal_snapshots import compare
@@ -426,3 +418,27 @@ def test_the_diff_view_snapshot(snap_compare, tmp_path):
         await pilot.press("m", "j")
 
     assert compare(snap_compare, app, (110, 30), steps)
+
+
+def test_a_click_moves_the_cursor_and_x_takes_a_remark_back(tmp_path):
+    turn, _ = real_diffs(tmp_path)
+
+    async def scenario() -> None:
+        app = demo_app()
+        with_changes(app, Fetcher({"turn": turn}))
+        async with app.run_test(size=(140, 40)) as pilot:
+            view = await open_view(pilot, app)
+            body = view.query_one(DiffBody)
+            target = line_row(view, "app.py", "+", 6)
+            await pilot.click(DiffBody, offset=(20, target - body.scroll_offset.y))
+            assert body.cursor == target
+            await pilot.press("c", *"why?", "enter")
+            assert len(view.remarks) == 1 and body.current_remark is not None
+            await pilot.press("j")  # onto the remark's own row
+            assert body.current is not None and body.current.kind == "remark"
+            await pilot.press("x")
+            assert view.remarks == [] and "remark" not in str(view.query_one("#title").render())
+            await pilot.press("x")
+            assert "no remark here" in str(view.query_one("#status").render())
+
+    run(scenario())

@@ -170,7 +170,7 @@ class DiffScreen(ModalScreen[None]):
 
     def _hint(self) -> str:
         other = SCOPES["start" if self.scope == "turn" else "turn"]
-        return f"t: {other} · ] [: files · m m: mark lines, c: remark · s: send remarks · r: refresh · Esc: close"
+        return f"t: {other} · ] [: files · m m: mark lines, c: remark, x: take back · s: send remarks · r: refresh · Esc: close"
 
     def _say(self, line: str, *, warning: bool = False) -> None:
         status = self.query_one("#status", Static)

@@ -26,8 +26,9 @@ from collections.abc import Sequence
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.binding import Binding
-from textual.geometry import Region, Size
+from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -239,6 +240,10 @@ class DiffBody(ScrollView, can_focus=True):
         )
         return Text.assemble(gutter, (line.kind, "bold"), row.text, style=style)
 
+    def on_click(self, event: events.Click) -> None:
+        """A click puts the cursor on the row clicked."""
+        self.move_to(self.scroll_offset.y + event.y)
+
     def on_focus(self) -> None:
         self.refresh()
 
@@ -248,5 +253,3 @@ class DiffBody(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         self.virtual_size = Size(self.size.width, len(self._shown))
 
-    def cursor_region(self) -> Region:
-        return Region(0, self.cursor, self.size.width, 1)
