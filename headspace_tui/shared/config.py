@@ -16,6 +16,7 @@ Example::
     notify_blocked = true      # ring once per burst when auto mode blocks an agent's call
     notify_command = ["ntfy", "publish", "my-topic"]  # also run per notification (no shell;
                                # the text in HEADSPACE_TITLE, HEADSPACE_BODY, HEADSPACE_TEXT, HEADSPACE_AGENTS)
+    change_column = true       # the table's Change column (this turn's "+12 −3 · 2 files"); D hides it
 
     [keys]
     approve = "y"
@@ -57,6 +58,8 @@ DEFAULT_KEYS: dict[str, str] = {
     "toggle_layout": "l",
     "why": "e",
     "timeline": "t",
+    "diff": "d",  # what the agent changed, this turn or since it started
+    "toggle_changes": "D",  # the table's Change column
     "next_waiting": "tab",
     "previous_waiting": "shift+tab",
     "snooze": "z",
@@ -152,6 +155,7 @@ class Config:
     notify_command: tuple[str, ...] = ()  # a program run per notification (argv, no shell); () for none
     hosts: tuple[HostSpec, ...] = ()  # remote hosts ([hosts.NAME])
     web: WebConfig | None = None  # [web]: the phone page is on whenever the service starts
+    change_column: bool = True  # the table shows each agent's change this turn (when some agent changed something)
 
 
 def default_path(env: os._Environ | dict = os.environ) -> Path:
@@ -187,7 +191,7 @@ def _is_number(value: object) -> bool:
 
 
 def parse_config(data: dict, where: str = "config") -> Config:
-    known = {"nudge_text", "layout", "keys", "confirm_timeout", "idle_grace", "theme", "notify", "notify_states", "desktop_notify", "notify_blocked", "notify_command", "hosts", "web"}
+    known = {"nudge_text", "layout", "keys", "confirm_timeout", "idle_grace", "theme", "notify", "notify_states", "desktop_notify", "notify_blocked", "notify_command", "hosts", "web", "change_column"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f"{where}: unknown setting {unknown[0]!r} (known: {', '.join(sorted(known))})")
@@ -221,6 +225,9 @@ def parse_config(data: dict, where: str = "config") -> Config:
     blocked = data.get("notify_blocked", Config.notify_blocked)
     if not isinstance(blocked, bool):
         raise ConfigError(f"{where}: notify_blocked must be true or false")
+    change_column = data.get("change_column", Config.change_column)
+    if not isinstance(change_column, bool):
+        raise ConfigError(f"{where}: change_column must be true or false")
     command = data.get("notify_command", list(Config.notify_command))
     if (
         not isinstance(command, list)
@@ -256,6 +263,7 @@ def parse_config(data: dict, where: str = "config") -> Config:
         notify_command=tuple(command),
         hosts=parse_hosts(data.get("hosts", {}), where),
         web=parse_web(data.get("web"), where),
+        change_column=change_column,
     )
 
 

@@ -205,7 +205,7 @@ def test_after_an_answer_the_selection_moves_on_to_the_next_agent_waiting():
 def test_the_help_is_made_from_the_bindings_and_shows_a_remapped_key():
     async def scenario():
         app = demo_app(config=parse_config({"keys": {"approve": "a", "why": "w"}}))
-        async with app.run_test(size=(100, 50)) as pilot:
+        async with app.run_test(size=(100, 54)) as pilot:  # every key, and the last line, without scrolling
             await app.snapshot_loader(pilot)
             await pilot.press("question_mark")
             await pilot.pause()

@@ -21,7 +21,7 @@ from headspace_tui.detect.approval import approval, widening
 from headspace_tui.detect.claude.auto_mode import blocked_calls, footer_mode, gateway_dialog
 from headspace_tui.detect.claude.screen import classify
 from headspace_tui.detect.families import family_named
-from headspace_tui.events import AgentChanged, CallBlocked
+from headspace_tui.events import AgentChanged, CallBlocked, TurnBegan
 from headspace_tui.hooks import settings as hook_settings
 from headspace_tui.hooks.spool import HookEvent
 from headspace_tui.model import Agent, AgentState, Blocked, Observation, Option, Prompt
@@ -233,7 +233,7 @@ def test_the_hooks_block_and_the_screens_note_on_one_call_are_one_block_told_onc
     told.clear()
     store.turn("%1", 30.0)  # the next prompt: the mark goes, the block stays for e and status --json
     assert agent.blocked_this_turn == () and len(agent.blocks) == 1
-    assert [type(e) for e in told] == [AgentChanged]
+    assert [type(e) for e in told] == [AgentChanged, TurnBegan]  # the row's mark went; and the turn is told (its baseline: work_changes.py)
     row = agent_row(agent, 31.0)
     assert well_formed(row) and row["mode"] == "auto" and row["blocked"][0]["this_turn"] is False and row["blocked"][0]["detail"].startswith("curl")
 

@@ -80,6 +80,14 @@ def test_an_agents_proposed_change_crosses_as_the_diff_it_is():
     assert back == agent and Diff.from_dict(back.proposed) == diff
 
 
+def test_an_agents_change_this_turn_crosses_the_wire():
+    """The row's Change column is the same in a client of the resident service as in process."""
+    agent = waiting_agent()
+    agent.change = "+12 −3 · 2 files"
+    assert through_json(agent).change == "+12 −3 · 2 files"
+    assert through_json(waiting_agent()).change == ""
+
+
 def test_a_pending_calls_tool_input_is_kept_though_it_is_not_compared():
     call = PendingCall(1, "%7", 42, "s", "Bash", {"command": "rm -rf build"})
     assert through_json(call).tool_input == {"command": "rm -rf build"}

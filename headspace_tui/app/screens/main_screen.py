@@ -23,6 +23,7 @@ where the settings live) it is given, and the layout setting it watches.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -49,6 +50,7 @@ from ..widgets.footer import KeysFooter
 from ..widgets.preview import PanePreview, PromptBar
 from ..widgets.summary import SummaryLine
 from .asking import Asking
+from .diffs import Diffs
 from .flash import flash, key_for
 from .header import Header
 from .inbox import Inbox
@@ -101,6 +103,7 @@ class MainScreen(Screen):
         self.inbox = Inbox(self, service, self.triage, self.typing, self.asking)
         self.header = Header(self, service, self.triage, self.clock, self.asking)
         self.windows = Windows(self, service, config_path, self.asking)
+        self.diffs = Diffs(self, self.typing)
         self.placement = Placement(self)
         self.pane_view = PaneView(self, service, config.keys, self.typing.input_mode)
         self._select_on_sight: str | None = None  # a pane headspace just started: selected when its row appears
@@ -119,7 +122,7 @@ class MainScreen(Screen):
         yield FilterInput(placeholder="filter: target, folder, state…", id="filter")
         with Container(id="body"):
             with Vertical(id="left"):
-                yield AgentTable(id="agents", clock=self.clock)
+                yield AgentTable(id="agents", clock=self.clock, show_changes=self.config.change_column)
                 yield Static(id="empty")
             with Vertical(id="right"):
                 yield PanePreview(id="preview")
@@ -173,6 +176,7 @@ class MainScreen(Screen):
         if message.pane_id == self.input_mode.pane_id:
             self.leave_input(f"input mode ended: {self.input_mode.target} ({message.pane_id}) is gone")
         self.table.remove_agent(message.pane_id)
+        self.diffs.forget(message.pane_id)
         self._refresh_summary()
         self._selection_changed()
 
@@ -311,6 +315,19 @@ class MainScreen(Screen):
         agent = self.selected_agent()
         if agent is not None and self._keys_live():
             self.windows.timeline(agent, self.state_styles)
+
+    def action_diff(self) -> None:
+        """What the selected agent changed, in the diff view; its ``fetch`` is the facade's ``changes`` (git runs in the service)."""
+        agent = self.selected_agent() if self._keys_live() else None
+        if agent is None or agent.placeholder:
+            return
+        loop, service, pane = asyncio.get_running_loop(), self.service, agent.pane_id
+        # The view fetches in a thread; the facade's call is a coroutine of this loop (the service's own, in process).
+        self.diffs.open(agent, lambda scope: asyncio.run_coroutine_threadsafe(service.changes(pane, scope), loop).result())
+
+    def action_toggle_changes(self) -> None:
+        """Show or hide the Change column (for this run; ``change_column`` in the config says how it starts)."""
+        self.table.set_show_changes(not self.table.show_changes)
 
     def action_help(self) -> None:
         self.windows.help()

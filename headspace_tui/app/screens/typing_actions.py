@@ -1,5 +1,10 @@
 """The main screen's typing keys: ``r`` (a reply, kept until delivered) and ``i`` (input mode).
 
+``send_text`` is the one way text typed in headspace goes to an agent's
+input box: the reply box's, and the remarks on its diff (``d``, then
+``s``), so both meet the same refusals (a draft left in the box, a dialog
+open, an answer already on its way) and are reported the same way.
+
 A part the main screen holds and calls down into, with the agent its key
 acts on (the screen decides that: its reaction-time guard): the reply box
 and its drafts, and input mode's state (``input_mode.py``) shown on the
@@ -14,7 +19,7 @@ from collections.abc import Callable
 from textual import events
 from textual.screen import Screen
 
-from ...model import Agent
+from ...model import Agent, Observation
 from ...service.facade import Facade, Intent, IntentKind, Report
 from ..input_mode import InputMode
 from ..widgets.agent_table import AgentTable
@@ -32,6 +37,7 @@ class Typing:
         self.asking = asking  # the calls that may wait on the service: off the UI loop
         self._drafts: dict[str, str] = {}  # per pane: a reply typed and not (yet) delivered
         self._replying: dict[str, str] = {}  # per pane: the reply on its way, until its report
+        self._heard: dict[str, Callable[[bool, str], None]] = {}  # per pane: who hears how the text on its way went (remarks)
         self.input_mode = InputMode(service, screen)
 
     # -- reply (r) ---------------------------------------------------------------------
@@ -50,14 +56,7 @@ class Typing:
 
         def send(text: str, sent: Callable[[str], None]) -> None:
             self._drafts[pane_id] = text  # until it is reported delivered
-            self._replying[pane_id] = text  # before the service takes it: its report may come first
-
-            def refused(refusal: str) -> None:
-                if refusal and self._replying.get(pane_id) == text:
-                    del self._replying[pane_id]
-                sent(refusal)
-
-            self.asking.answer(agent, "a reply", lambda: self.service.answer(agent, Intent(IntentKind.TEXT, text=text), seen=seen), refused)
+            self.send_text(agent, seen, text, sent)
 
         def done(draft: str | None) -> None:
             if draft:
@@ -67,11 +66,36 @@ class Typing:
 
         self.screen.app.push_screen(ReplyScreen(agent.target, pane_id, send, question=question, hint=hint, text=self._drafts.get(pane_id, "")), done)
 
+    def send_text(self, agent: Agent, seen: Observation, text: str, sent: Callable[[str], None], heard: Callable[[bool, str], None] | None = None, what: str = "a reply") -> None:
+        """``text`` into ``agent``'s input box, typed against the screen ``seen``: through the service's one answering policy.
+
+        ``sent`` hears its refusal at once ("" when it went); ``heard``, if
+        given, how it went in the end (delivered or not, and the report's
+        line), whether or not a window still shows it.
+        """
+        pane_id = agent.pane_id
+        self._replying[pane_id] = text  # before the service takes it: its report may come first
+        if heard is not None:
+            self._heard[pane_id] = heard
+        else:
+            self._heard.pop(pane_id, None)
+
+        def refused(refusal: str) -> None:
+            if refusal and self._replying.get(pane_id) == text:
+                del self._replying[pane_id]
+                self._heard.pop(pane_id, None)
+            sent(refusal)
+
+        self.asking.answer(agent, what, lambda: self.service.answer(agent, Intent(IntentKind.TEXT, text=text), seen=seen), refused)
+
     def reported(self, report: Report) -> None:
-        """An answer's report: the reply box waiting on it hears how it went; a delivered reply's draft goes."""
+        """An answer's report: the reply box (or whoever sent the text) hears how it went; a delivered reply's draft goes."""
         sent = self._replying.pop(report.pane_id, None)
+        heard = self._heard.pop(report.pane_id, None) if sent is not None else None
         if report.delivered and sent is not None and self._drafts.get(report.pane_id) == sent:
             self._drafts.pop(report.pane_id)  # only the reply itself: another answer's report leaves a draft alone
+        if heard is not None:
+            heard(report.delivered, report.text)
         box = self.screen.app.screen
         if isinstance(box, ReplyScreen) and box.pane_id == report.pane_id:
             box.reported(report.delivered, report.text)

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -33,7 +34,16 @@ from ...shared.safe_text import clean, cleaned
 from .. import textual_private
 from .state_style import state_text
 
-COLUMNS = (("host", "Host"), ("kind", "Kind"), ("agent", "Agent"), ("folder", "Folder"), ("state", "State"), ("time", "Time"), ("waiting", "Waiting for"))
+COLUMNS = (
+    ("host", "Host"),
+    ("kind", "Kind"),
+    ("agent", "Agent"),
+    ("folder", "Folder"),
+    ("state", "State"),
+    ("time", "Time"),
+    ("change", "Change"),
+    ("waiting", "Waiting for"),
+)
 COLUMN_INDEX = {key: i for i, (key, _) in enumerate(COLUMNS)}
 TIME = COLUMN_INDEX["time"]
 AGENT = COLUMN_INDEX["agent"]
@@ -189,6 +199,7 @@ TIME_WIDTH = 6  # "10m10s", "23h59m", "12d03h"
 TARGET_FLOOR, TARGET_CAP = 12, 32
 FOLDER_CAP = 20
 HOST_CAP = 12
+CHANGE_CAP = 18  # "+120 −45 · 3 files"; a bigger change is cut (the diff view, d, has it whole)
 WAITING_FLOOR = 20
 PADDING = 2  # a DataTable cell's padding, both sides
 CELL_CACHE = 1024  # rendered cells kept (DataTable keeps 10,000): 100 rows x 6 columns, with and without the cursor
@@ -204,14 +215,23 @@ class Columns:
     waiting: int
     host: int = 0
     kind: int = 0
+    change: int = 0
 
     @property
     def keys(self) -> tuple[str, ...]:
-        return tuple(key for key, _ in COLUMNS if (key != "folder" or self.folder) and (key != "host" or self.host) and (key != "kind" or self.kind))
+        left_out = {key for key, width in (("folder", self.folder), ("host", self.host), ("kind", self.kind), ("change", self.change)) if not width}
+        return tuple(key for key, _ in COLUMNS if key not in left_out)
 
 
 def plan_columns(
-    width: int, targets: list[str], folders: list[str], hosts: Sequence[str] = (), *, unreached: Sequence[str] = (), kinds: Sequence[str] = ()
+    width: int,
+    targets: list[str],
+    folders: list[str],
+    hosts: Sequence[str] = (),
+    *,
+    unreached: Sequence[str] = (),
+    kinds: Sequence[str] = (),
+    changes: Sequence[str] = (),
 ) -> Columns:
     """Widths for a table ``width`` cells wide showing these targets and folders.
 
@@ -224,13 +244,17 @@ def plan_columns(
     and nothing else (its Agent cell is cut to the agents' width).  The Kind
     column (Claude, Codex, Gemini, opencode) is there only when the agents
     are of more than one kind: a table of Claudes alone reads as before.
+    The Change column (this turn's ``+12 −3 · 2 files``) is there only
+    when some agent changed something, as wide as the widest (at most
+    ``CHANGE_CAP``): a table of agents that changed nothing reads as before.
     """
     every_host = [*hosts, *unreached]
     host = min(HOST_CAP, max(len("Host"), *(len(h) for h in every_host))) if any(h != "local" for h in every_host) else 0
     kind = max(len("Kind"), *(len(k) for k in kinds)) if len(set(kinds)) > 1 else 0
-    taken = (host + PADDING if host else 0) + (kind + PADDING if kind else 0)
+    change = min(CHANGE_CAP, max(len("Change"), *(cell_len(c) for c in changes))) if any(changes) else 0
+    taken = sum(column + PADDING for column in (host, kind, change) if column)
     planned = _plan(width - taken, targets, folders, hosts if host and hosts else [""] * len(targets))
-    return Columns(planned.target, planned.folder, planned.waiting, host, kind)
+    return Columns(planned.target, planned.folder, planned.waiting, host, kind, change)
 
 
 def _plan(width: int, targets: list[str], folders: list[str], hosts: Sequence[str]) -> Columns:
@@ -302,6 +326,11 @@ def kept_end(agent: Agent, shown: str, width: int) -> int:
     return choice_end(shown)
 
 
+def _planned(agent: Agent) -> tuple[str, ...]:
+    """What of an agent the columns' widths depend on: a change here re-plans them (the same widths then leave the rows alone)."""
+    return (agent.target, agent.cwd, agent.name, agent.host, agent.family, agent.change)
+
+
 def target_end(target: str) -> int:
     """How much of a target's end its cut keeps: the pane address (":0.1"), which says which pane."""
     return len(target) - target.rfind(":") if ":" in target else 0
@@ -333,10 +362,11 @@ class AgentTable(DataTable):
         Binding("pageup", "page_up", "page up", show=False, tooltip="a page up"),
     ]
 
-    def __init__(self, *, clock: Callable[[], float] = time.time, **kwargs) -> None:
+    def __init__(self, *, clock: Callable[[], float] = time.time, show_changes: bool = True, **kwargs) -> None:
         super().__init__(cursor_type="row", zebra_stripes=False, **kwargs)
         self._smaller_caches()
         self.clock = clock
+        self.show_changes = show_changes  # the Change column (the config's change_column; a key hides it)
         self.agents: dict[str, Agent] = {}
         self.filter_text = ""
         self.pinned = False  # the user chose a row: follow it, not the top
@@ -351,7 +381,7 @@ class AgentTable(DataTable):
         self._replan = True  # the columns must be fitted again before the next rows are drawn
         self._planned_for = 0  # the width the columns were fitted to (render_lines draws nothing for another)
         self._replan_asked = False
-        self._names: dict[str, tuple[str, str, str, str, str]] = {}  # per pane: the target, cwd, name, host and family the plan saw
+        self._names: dict[str, tuple[str, ...]] = {}  # per pane: what the plan saw (names: ``_planned``)
         self.state_styles: dict = {}  # per state, from the app's theme (restyle)
         self.retrying_style: Style | str = RETRYING  # the theme's warning colour (restyle)
         self.snooze_of: Callable[[Agent], Snooze | None] = lambda _agent: None  # the screen's snoozes
@@ -479,7 +509,7 @@ class AgentTable(DataTable):
 
     def upsert(self, agent: Agent) -> None:
         self.agents[agent.pane_id] = agent
-        names = (agent.target, agent.cwd, agent.name, agent.host, agent.family)
+        names = _planned(agent)
         if self._names.get(agent.pane_id) != names:  # a new agent or a new name: the widths may change
             self._names[agent.pane_id] = names
             self._replan = True
@@ -489,7 +519,7 @@ class AgentTable(DataTable):
         """Every agent at once (what a resident service already knows, on the first frame): one sort and one layout, not one per row."""
         for agent in agents:
             self.agents[agent.pane_id] = agent
-            self._names[agent.pane_id] = (agent.target, agent.cwd, agent.name, agent.host, agent.family)
+            self._names[agent.pane_id] = _planned(agent)
         self._replan = True
         self._sync()
 
@@ -523,6 +553,12 @@ class AgentTable(DataTable):
         if agent.state.needs_you and self.snooze_of(agent) is not None:
             return (SNOOZED_RANK, agent.since, agent.target)
         return sort_key(agent)
+
+    def set_show_changes(self, show: bool) -> None:
+        """Show or hide the Change column (a key, or the config's ``change_column``)."""
+        self.show_changes = show
+        self._replan = True
+        self._sync()
 
     def set_filter(self, text: str) -> None:
         self.filter_text = text.strip()
@@ -584,6 +620,7 @@ class AgentTable(DataTable):
             [a.host for a in agents],
             unreached=[a.host for a in visible if a.placeholder],
             kinds=[kind_of(a) for a in agents],
+            changes=[clean(a.change) for a in agents] if self.show_changes else (),
         )
         if columns == self._columns:
             return
@@ -591,7 +628,16 @@ class AgentTable(DataTable):
         self.clear(columns=True)
         self._cells.clear()
         self._order = []
-        widths = {"host": columns.host, "kind": columns.kind, "agent": columns.target, "folder": columns.folder, "state": STATE_WIDTH, "time": TIME_WIDTH, "waiting": columns.waiting}
+        widths = {
+            "host": columns.host,
+            "kind": columns.kind,
+            "agent": columns.target,
+            "folder": columns.folder,
+            "state": STATE_WIDTH,
+            "time": TIME_WIDTH,
+            "change": columns.change,
+            "waiting": columns.waiting,
+        }
         for key, label in COLUMNS:
             if key in columns.keys:
                 self.add_column(label, key=key, width=widths[key])
@@ -688,6 +734,7 @@ class AgentTable(DataTable):
             fit(Text(folder_of(agent), style="dim"), columns.folder),
             state,
             self._elapsed(agent, now),
+            fit(Text(clean(agent.change), style="dim"), columns.change),
             fit(waiting, columns.waiting, keep_end=kept_end(agent, waiting.plain, columns.waiting)),
         )
 
