@@ -48,6 +48,7 @@ from urllib.parse import quote
 import pytest
 
 from headspace_tui.hooks import settings as hook_settings
+from tests.e2e.test_changes_live import git
 from tests.e2e.test_jump import wait
 from tests.e2e.test_multi_select import answers
 from tests.e2e.test_notify_terminal import recording_command
@@ -364,6 +365,8 @@ def test_an_edit_held_by_the_hook_shows_its_change_above_approve_and_its_lines_a
     # The answer hook finds this test's service beside its spool: Claude runs under the same XDG_RUNTIME_DIR.
     session = claude_session(script, launch=False, name="editing", files={"README.md": README_BEFORE}, extra_env={"XDG_RUNTIME_DIR": os.environ["XDG_RUNTIME_DIR"]})
     hook_settings.install(session.home / ".claude" / "settings.json", answer_wait=120)
+    for args in (("init", "-q", "-b", "main"), ("add", "README.md"), ("commit", "-q", "-m", "the user's readme")):
+        git(session.workdir, *args)  # a repository: the page shows what the agent changed in it, after the edit
     session.launch()
     url, _, _ = web_on(private_tmux.name, services)
     page = phone.new_page()
@@ -393,6 +396,19 @@ def test_an_edit_held_by_the_hook_shows_its_change_above_approve_and_its_lines_a
     assert (session.workdir / "README.md").read_text() == README_BEFORE.replace(EDIT_OLD, f"{EDIT_NEW}\n{hostile}")
     page.locator(f'#agent-view[data-pane="{session.pane_id}"][data-state="idle"]').wait_for(timeout=WAIT)
     assert page.locator("#dialog .change").count() == 0  # the change went with its request
+
+    # What it changed, this turn and since it started: the same lines, from the service's baselines (docs/changes.md).
+    page.locator("#changes summary").tap()
+    body = page.locator("#changes-body")
+    for scope in ("This turn", "Since it started"):
+        page.get_by_role("button", name=scope, exact=True).tap()
+        body.locator("pre.diff .del", has_text="It builds a tree").wait_for(timeout=WAIT)
+        assert [t.strip() for t in body.locator("pre.diff .del").all_inner_texts()] == removed, scope
+        assert [t.strip() for t in body.locator("pre.diff .add").all_inner_texts()] == added, scope
+        assert body.locator(".change-file").inner_text() == "README.md +4 \u22123"
+    assert page.locator("#agent-view img, #agent-view script").count() == 0 and page.evaluate("typeof pwned") == "undefined"
+    page.locator("#changes-sum", has_text="+4 \u22123 · 1 file").wait_for(timeout=WAIT)  # the turn's summary, as the row has it
+    page.screenshot(path=str(shots(tmp_path) / "changes-390x844.png"))
 
 
 def test_a_read_only_page_answers_nothing(claude_session, private_tmux, services, phone):

@@ -106,6 +106,8 @@ function route() {
     ticks = null;
     say("");
     $("reply-text").value = "";
+    $("changes").open = false;
+    $("changes-body").replaceChildren();
     post("/api/focus", { client, pane: shown }).catch(() => {});
     if (shown) loadScreen();
   }
@@ -164,6 +166,7 @@ function drawAgent() {
     return;
   }
   $("agent-state").textContent = [`${agent.glyph} ${agent.state}`, modeWords(agent), folder(agent), ago(agent), agent.agent].filter(Boolean).join(" · ");
+  $("changes-sum").textContent = agent.change ? `(this turn: ${agent.change})` : "";
   drawDialog(agent);
   drawScreen();
 }
@@ -193,17 +196,23 @@ function inFolder(path, cwd) {
 }
 
 // The change a file edit Claude's hook holds would make, above Approve: each file, its +/- counts, its hunks.
-// Paths and lines go in as text; a line's kind is its class (colour) and its first character (+, -, space).
 function drawChange(agent) {
   const diff = agent.proposed;
   if (!diff || !Array.isArray(diff.files)) return null;
-  const parts = [el("p", { class: "part", text: "the change it would make" })];
+  const parts = [el("p", { class: "part", text: "the change it would make" }), ...diffParts(diff, agent.cwd)];
+  return el("div", { class: "change", role: "region", "aria-label": "The change it would make" }, ...parts);
+}
+
+// A diff (changes/model.py's Diff.to_dict()): each file, its +/- counts, its hunks, and what the caps left out.
+// Paths and lines go in as text; a line's kind is its class (colour) and its first character (+, -, space).
+function diffParts(diff, cwd) {
+  const parts = [];
   for (const file of diff.files) {
     parts.push(
       el(
         "p",
         { class: "change-file" },
-        el("span", { class: "path", text: inFolder(file.path, agent.cwd) }),
+        el("span", { class: "path", text: inFolder(file.path, cwd) }),
         el("span", { class: "add", text: ` +${file.added}` }),
         el("span", { class: "del", text: ` \u2212${file.removed}` }),
         file.status !== "modified" ? el("span", { class: "status", text: ` (${file.status})` }) : null,
@@ -222,7 +231,37 @@ function drawChange(agent) {
   }
   if (diff.more_files) parts.push(el("p", { class: "note", text: `\u2026 ${diff.more_files} more files` }));
   if (diff.note) parts.push(el("p", { class: "note", text: diff.note }));
-  return el("div", { class: "change", role: "region", "aria-label": "The change it would make" }, ...parts);
+  return parts;
+}
+
+// What the open agent changed in its work tree, this turn or since it started: asked when the section opens (GET /api/changes).
+let changesScope = "turn";
+async function loadChanges() {
+  const asked = shown;
+  const scope = changesScope;
+  const box = $("changes-body");
+  if (!asked || !$("changes").open) return;
+  box.replaceChildren(el("p", { class: "note", text: "loading\u2026" }));
+  const words = scope === "turn" ? "this turn" : "since it started";
+  try {
+    const response = await fetch(`/api/changes?pane=${encodeURIComponent(asked)}&scope=${scope}`, { credentials: "same-origin" });
+    const body = await response.json();
+    if (asked !== shown || scope !== changesScope) return;
+    const diff = body.diff;
+    if (!response.ok || !diff) box.replaceChildren(el("p", { class: "note", text: body.error || "the changes could not be read" }));
+    else if (diff.error) box.replaceChildren(el("p", { class: "note", text: diff.error }));
+    else if (!diff.files.length && !diff.more_files) box.replaceChildren(el("p", { class: "note", text: `no change ${words}${diff.note ? ` (${diff.note})` : ""}` }));
+    else box.replaceChildren(...diffParts(diff, (agents.get(asked) || {}).cwd || ""));
+  } catch (error) {
+    if (asked === shown) box.replaceChildren(el("p", { class: "note", text: "not live: open it again" }));
+  }
+}
+
+function setScope(scope) {
+  changesScope = scope;
+  $("scope-turn").setAttribute("aria-pressed", String(scope === "turn"));
+  $("scope-start").setAttribute("aria-pressed", String(scope === "start"));
+  loadChanges();
 }
 
 function drawDialog(agent) {
@@ -385,6 +424,9 @@ $("reply-form").addEventListener("submit", (event) => {
   const text = $("reply-text").value.trim();
   if (agent && text) answer(agent, "text", "", text);
 });
+$("changes").addEventListener("toggle", loadChanges);
+$("scope-turn").addEventListener("click", () => setScope("turn"));
+$("scope-start").addEventListener("click", () => setScope("start"));
 $("back").addEventListener("click", () => {
   location.hash = "";
 });
