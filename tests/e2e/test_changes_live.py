@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -25,26 +23,11 @@ import pytest
 from tests.e2e.test_resident_service import started
 from tests.harness import fake_api as api
 from tests.harness.cli import headspace
+from tests.harness.gitrepo import git
 from tests.harness.scenarios import NUMBERED_MENU, TURN_DONE
 from tests.harness.wait import poll
 
 pytestmark = pytest.mark.e2e
-GIT_ENV = {
-    "GIT_OPTIONAL_LOCKS": "0",  # the test's own reads refresh no index
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.com",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.com",
-}
-
-
-def git(folder: Path, *args: str) -> str:
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("GIT_")}, **GIT_ENV}
-    return subprocess.run(["git", *args], cwd=folder, env=env, capture_output=True, text=True, check=True).stdout
-
-
 def repository_state(folder: Path) -> dict[str, object]:
     """Everything of the user's repository headspace must leave as it was: every file under .git (bytes, mode, mtime) and git's own view."""
     files = {}

@@ -16,9 +16,10 @@ import asyncio
 import pytest
 
 from headspace_tui.model import AgentState
-from tests.e2e.test_changes_live import changed_lines, git, repository_state
+from tests.e2e.test_changes_live import changed_lines, repository_state
 from tests.e2e.test_remote import box, private_tmux, remote_app  # noqa: F401 (the host's fixtures)
 from tests.harness import fake_api as api
+from tests.harness.gitrepo import git
 from tests.harness.scenarios import TURN_DONE
 from tests.ui.apps import live_row
 from tests.ui.test_app_live import select_agent, wait_until

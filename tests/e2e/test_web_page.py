@@ -48,12 +48,12 @@ from urllib.parse import quote
 import pytest
 
 from headspace_tui.hooks import settings as hook_settings
-from tests.e2e.test_changes_live import git
 from tests.e2e.test_jump import wait
 from tests.e2e.test_multi_select import answers
 from tests.e2e.test_notify_terminal import recording_command
 from tests.e2e.test_resident_service import run, started
 from tests.harness import fake_api as api
+from tests.harness.gitrepo import git
 from tests.harness.scenarios import EDIT_NEW, EDIT_OLD, NUMBERED_MENU, QUESTION_DB, QUESTION_FEATURES, README_BEFORE
 
 pytestmark = pytest.mark.e2e

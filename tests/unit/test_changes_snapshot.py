@@ -13,21 +13,7 @@ from headspace_tui.changes import model
 from headspace_tui.changes.model import Diff
 from headspace_tui.changes.snapshot import NotARepository, diff_text, prune, repository, snapshot, store_of
 from headspace_tui.changes.unified import parse, render, stat
-
-ENV = {
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_OPTIONAL_LOCKS": "0",
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@e",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@e",
-}
-
-
-def git(folder: Path, *args: str) -> str:
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("GIT_")}, **ENV}
-    return subprocess.run(["git", *args], cwd=folder, env=env, capture_output=True, text=True, check=True).stdout
+from tests.harness.gitrepo import GIT_ENV, git
 
 
 def dot_git(folder: Path) -> dict[str, tuple[int, int, str]]:
@@ -70,7 +56,7 @@ def test_a_snapshot_holds_tracked_untracked_and_staged_work_but_not_ignored_file
     diff = parse(diff_text(str(repo), first.tree, second.tree, root))
     assert [(f.path, f.status, f.added, f.removed) for f in diff.files] == [("b.txt", "added", 1, 0)]
     ours = {"GIT_OBJECT_DIRECTORY": str(store_of(first.repository, root) / "objects"), "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(repo / ".git" / "objects")}
-    shown = subprocess.run(["git", "ls-tree", "-r", "--name-only", first.tree], cwd=repo, env={**os.environ, **ENV, **ours}, capture_output=True, text=True, check=True).stdout.split()
+    shown = subprocess.run(["git", "ls-tree", "-r", "--name-only", first.tree], cwd=repo, env={**os.environ, **GIT_ENV, **ours}, capture_output=True, text=True, check=True).stdout.split()
     assert shown == [".gitignore", "a.txt", "new.txt"]  # the ignored build/ is not the agent's work
     assert git(repo, "status", "--porcelain") == "MM a.txt\n?? b.txt\n?? new.txt\n"  # the user's index as it was
 
