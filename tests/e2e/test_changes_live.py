@@ -92,7 +92,8 @@ def test_diff_prints_the_approved_edit_for_the_turn_and_keeps_it_since_the_start
     fake_api.set_script([api.text("Nothing else to change.")])
     session.submit("thanks, that is all")
     session.wait_for(lambda s: "Nothing else to change." in s and TURN_DONE.search(s) is not None, timeout=40, what="the second turn")
-    poll(lambda: diff("--turn"), lambda out: out == "", timeout=20)  # the new turn's baseline is taken as its prompt is read
+    # The new turn's baseline is taken as its prompt is read (here from the transcript: no hooks); each diff is a process of its own.
+    poll(lambda: diff("--turn"), lambda out: out == "", timeout=60)
     assert changed_lines(diff("--since-start")) == ["-remember the milk", "+remember the bread"]
 
     after = repository_state(repo)
