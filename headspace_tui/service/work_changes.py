@@ -37,6 +37,7 @@ from .store import AgentStore
 
 log = logging.getLogger(__name__)
 
+DIFFS_KEPT = 64  # diffs of tree pairs kept (an agent at rest is asked again with nothing changed)
 REST_EVERY = 3.0  # s between two summaries of one agent's turn
 RESTING = frozenset({AgentState.IDLE, AgentState.PERMISSION, AgentState.QUESTION, AgentState.ERROR})
 SCOPES = ("turn", "start")
@@ -65,6 +66,7 @@ class WorkChanges:
         self._agents: dict[str, Baselines] = {}  # pane id -> its baselines
         self._busy: set[str] = set()  # panes whose summary is being worked out
         self._wanted: set[str] = set()  # panes that came to rest since their last summary
+        self._diffs: dict[tuple[str, str, str], Diff] = {}  # (folder, old tree, new tree) -> their diff, the last DIFFS_KEPT
         self._tasks: set[asyncio.Task] = set()
         store.subscribe(self._on_event)
 
@@ -153,8 +155,15 @@ class WorkChanges:
             self._busy.discard(pane_id)
 
     async def _diff(self, base: Baselines, old: str) -> Diff:
+        """The work tree now against ``old``; a pair of trees already diffed is not diffed again (the tree ids say the content)."""
         now = await self.trees.snapshot(base.folder)
-        return await self.trees.diff(base.folder, old, now)
+        key = (base.folder, old, now)
+        diff = self._diffs.get(key)
+        if diff is None:
+            diff = self._diffs[key] = await self.trees.diff(base.folder, old, now)
+            while len(self._diffs) > DIFFS_KEPT:
+                del self._diffs[next(iter(self._diffs))]
+        return diff
 
     # -- asked ----------------------------------------------------------------------------
     async def changes(self, pane_id: str, scope: str) -> Diff:
