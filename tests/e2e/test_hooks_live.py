@@ -177,5 +177,6 @@ def test_a_question_dialog_arrives_as_a_permission_request_for_ask_user_question
     assert observation.state is AgentState.QUESTION
     assert (observation.question, observation.option_labels) == ("Which database should we use?", ["Postgres", "SQLite"])
     session.answer("2")
-    events = poll(lambda: read_spool(folder), lambda ev: bool(named(ev, "Stop")), timeout=30)
+    # Each hook is a process of its own: under load the Stop hook's line can be spooled before PostToolUse's.
+    events = poll(lambda: read_spool(folder), lambda ev: bool(named(ev, "Stop")) and bool(named(ev, "PostToolUse")), timeout=30)
     assert [e.tool_name for e in named(events, "PostToolUse")] == ["AskUserQuestion"]
