@@ -100,3 +100,46 @@ def test_diff_prints_the_approved_edit_for_the_turn_and_keeps_it_since_the_start
     assert after["head"] == before["head"] and after["refs"] == before["refs"] and after["stash"] == before["stash"] == ""
     assert after["files"] == before["files"], "headspace wrote into the user's .git"
     assert after["status"] == edited["status"] != before["status"]
+
+
+def test_d_shows_the_edit_the_user_approved_with_y_from_the_services_own_baselines(claude_session, fake_api, private_tmux, tmp_path):
+    """The diff view as users run it: the app a client of the service (here in process, behind the one seam), no fetcher of a test's."""
+    import asyncio
+
+    from headspace_tui.app.screens.diff_view import DiffScreen
+    from headspace_tui.model import AgentState
+    from tests.ui.apps import make_app, screen_open, wait_until
+    from tests.ui.test_app_live import select_agent
+    from tests.ui.test_diff_view import file_entries
+
+    session = claude_session(
+        [api.edit("notes.txt", "remember the milk", "remember the bread"), api.text("Edited the note.")],
+        name="tui",
+        files={"notes.txt": "shopping\nremember the milk\n"},
+        launch=False,
+    )
+    for args in (("init", "-q", "-b", "main"), ("add", "notes.txt"), ("commit", "-q", "-m", "the user's own work")):
+        git(session.workdir, *args)
+    session.launch()
+
+    async def scenario() -> None:
+        app = make_app(private_tmux.name, tmp_path, claude_home=session.home)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await select_agent(pilot, app, session.pane_id, AgentState.IDLE)
+            await asyncio.to_thread(session.submit, "fix the shopping note")
+            await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
+            await wait_until(pilot, lambda: app.selected_agent().observation.option_labels, "the dialog's options")
+            await pilot.press("y")
+            await asyncio.to_thread(session.wait_for, lambda s: "Edited the note." in s and TURN_DONE.search(s) is not None, timeout=40)
+            await select_agent(pilot, app, session.pane_id, AgentState.IDLE)
+            await pilot.press("d")
+            await wait_until(pilot, lambda: screen_open(app, DiffScreen), "the diff view")
+            view = app.screen
+            assert isinstance(view, DiffScreen)
+            await wait_until(pilot, lambda: view.diff is not None and not view.loading and file_entries(view), "this turn's files", 30)
+            assert file_entries(view) == ["M notes.txt +1 −1"], file_entries(view)
+            await pilot.press("t")
+            await wait_until(pilot, lambda: not view.loading and "since" in str(view.query_one("#title").render()), "since it started", 30)
+            assert file_entries(view) == ["M notes.txt +1 −1"]
+
+    asyncio.run(scenario())
