@@ -34,8 +34,11 @@ import shutil
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+
+from .model import Diff
+from .unified import parse
 
 GIT_TIMEOUT = 30.0  # s for one git command (a snapshot of a very large tree reads every changed file)
 STORE_KEPT = 7 * 86400.0  # s a store lives after its last snapshot
@@ -51,6 +54,8 @@ DIFF_OPTIONS = (
 # Settings that would make a snapshot write where it must not, or run what it must not.
 SAFE_CONFIG = (
     "-c",
+    "core.hooksPath=/dev/null",  # no hook of the user's runs (git add runs post-index-change)
+    "-c",
     "core.fsmonitor=false",  # no hook program run on the user's behalf
     "-c",
     "core.splitIndex=false",  # a split index would write its shared part into the user's .git
@@ -64,7 +69,13 @@ SAFE_CONFIG = (
     "diff.noprefix=false",
     "-c",
     "diff.mnemonicPrefix=false",
+    "-c",
+    "diff.suppressBlankEmpty=false",  # a blank context line keeps its space: the line numbers stay right
+    "-c",
+    "diff.renames=true",  # renames, never "copy from" headers
 )
+UNTRACKED_CAP = 5 << 20  # an untracked file larger than this is left out of a snapshot (a build output, a dump): said in its note
+DIFF_BYTES = 8 << 20  # at most this much of a diff's text is read; its counts come whole from --numstat
 
 
 class NotARepository(Exception):
@@ -88,6 +99,7 @@ class Snapshot:
     repository: Repository
     at: float  # time.time() when it was taken
     took: float  # seconds
+    left_out: int = 0  # files git could not read, or untracked files over UNTRACKED_CAP
 
 
 def data_root(env: dict | None = None) -> Path:
@@ -131,22 +143,99 @@ def snapshot(folder: str, root: Path | None = None) -> Snapshot:
     with tempfile.TemporaryDirectory(prefix="snap-", dir=store) as scratch:
         index = os.path.join(scratch, "index")
         try:
-            shutil.copyfile(repo.index, index)  # git replaces its index by rename: a copy is whole, old or new
+            shutil.copy2(repo.index, index)  # git replaces its index by rename: a copy is whole, old or new (its time kept)
         except FileNotFoundError:
             pass  # a repository with no index yet (nothing added): ours starts empty
         env = _env(repo, objects, index)
-        _git(repo.top, ["add", "-A", "--ignore-errors", "--", "."], env=env)
-        tree = _git(repo.top, ["write-tree"], env=env).stdout.strip()
-    return Snapshot(tree=tree, repository=repo, at=time.time(), took=time.monotonic() - began)
+        config = [*SAFE_CONFIG, *_no_filters(repo)]
+        untracked = _git(repo.top, ["config", "--get", "status.showUntrackedFiles"], env=env, check=False).stdout.strip() != "no"
+        left = _left_out(repo, env, config, store) if untracked else []
+        added = _git(repo.top, [*config[len(SAFE_CONFIG) :], "add", "-A" if untracked else "-u", "--ignore-errors", "--", ".", *left], env=env, check=False)
+        unreadable = sum(1 for line in added.stderr.splitlines() if line.startswith(("error:", "warning: could not")))
+        if added.returncode not in (0, 1) and not unreadable:  # 1: some files could not be read (said on stderr): the rest is kept
+            raise RuntimeError(f"git add: {added.stderr.strip().splitlines()[-1] if added.stderr.strip() else 'failed'}")
+        tree = _git(repo.top, [*config[len(SAFE_CONFIG) :], "write-tree"], env=env).stdout.strip()  # it may read files again: no filter either
+    big = sum(1 for word in left if not word.endswith(f"){_store_path(repo, store)}"))
+    return Snapshot(tree=tree, repository=repo, at=time.time(), took=time.monotonic() - began, left_out=unreadable + big)
+
+
+def _store_path(repo: Repository, store: Path) -> str:
+    """Where headspace's stores are (the folder above them all), relative to the work tree ("../…" when outside it)."""
+    return os.path.relpath(store.parent, repo.top)
+
+
+def _no_filters(repo: Repository) -> list[str]:
+    """``-c`` words that turn off every clean/smudge filter the user configured: git add must run no program of theirs (git-lfs, git-crypt)."""
+    out = _git(repo.top, ["config", "--name-only", "--get-regexp", r"^filter\."], check=False).stdout.split()
+    names = sorted({key[len("filter.") : key.rfind(".")] for key in out if key.count(".") >= 2})
+    return [word for name in names for word in ("-c", f"filter.{name}.clean=", "-c", f"filter.{name}.process=", "-c", f"filter.{name}.required=false")]
+
+
+def _left_out(repo: Repository, env: dict, config: list, store: Path) -> list[str]:
+    """Pathspecs leaving out of a snapshot the untracked files over UNTRACKED_CAP, and our own store if it lies in the work tree."""
+    words = []
+    inside = _store_path(repo, store)
+    if not inside.startswith(".."):
+        words.append(f":(exclude,literal){inside}")
+    listed = _git(repo.top, [*config[len(SAFE_CONFIG) :], "ls-files", "-z", "--others", "--exclude-standard"], env=env, check=False).stdout
+    for name in listed.split("\0"):
+        if not name:
+            continue
+        try:
+            info = os.lstat(os.path.join(repo.top, name))
+        except OSError:
+            continue
+        if info.st_size > UNTRACKED_CAP:
+            words.append(f":(exclude,literal){name}")
+            if len(words) > 500:
+                break
+    return words
 
 
 def diff_text(folder: str, old: str, new: str, root: Path | None = None) -> str:
-    """``git diff old new`` (two trees of our store) as text, for unified.parse."""
+    """``git diff old new`` (two trees of our store) as text, for unified.parse: at most DIFF_BYTES of it (see ``counts``)."""
     repo = repository(folder)
     objects = store_of(repo, root or data_root()) / "objects"
     if not objects.is_dir():
         raise RuntimeError("the snapshots of this repository were removed")
-    return _git(repo.top, [*DIFF_OPTIONS, old, new], env=_env(repo, objects, os.devnull)).stdout
+    return _git(repo.top, [*DIFF_OPTIONS, old, new], env=_env(repo, objects, os.devnull), limit=DIFF_BYTES).stdout
+
+
+def diff_of(folder: str, old: str, new: str, root: Path | None = None) -> Diff:
+    """The diff of two trees of our store in the model: its text read up to DIFF_BYTES, its counts whole when it was cut."""
+    text = diff_text(folder, old, new, root)
+    diff = parse(text)
+    if len(text.encode("utf-8", "replace")) < DIFF_BYTES - (1 << 16):
+        return diff
+    whole = counts(folder, old, new, root)
+    files = tuple(replace(f, added=whole[f.path][0], removed=whole[f.path][1]) if f.path in whole else f for f in diff.files)
+    shown = {f.path for f in files}
+    more = sum(1 for path in whole if path not in shown)
+    return Diff(files, more, sum(a for a, _ in whole.values()), sum(r for _, r in whole.values()), diff.note, diff.error)
+
+
+def counts(folder: str, old: str, new: str, root: Path | None = None) -> dict[str, tuple[int, int]]:
+    """Each changed file's (added, removed) lines, whole (``git diff --numstat``): what a diff cut at DIFF_BYTES still counts."""
+    repo = repository(folder)
+    objects = store_of(repo, root or data_root()) / "objects"
+    out = _git(repo.top, ["diff", "--no-ext-diff", "--no-textconv", "-M", "--numstat", "-z", old, new], env=_env(repo, objects, os.devnull)).stdout
+    found: dict[str, tuple[int, int]] = {}
+    fields = out.split("\0")
+    i = 0
+    while i < len(fields):
+        head = fields[i]
+        if not head:
+            i += 1
+            continue
+        parts = head.split("\t")
+        added, removed = (int(parts[0]) if parts[0].isdigit() else 0), (int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0)
+        if len(parts) >= 3 and parts[2]:
+            found[parts[2]] = (added, removed)
+            i += 1
+        else:  # a rename: its old and new paths follow
+            found[fields[i + 2] if i + 2 < len(fields) else ""] = (added, removed)
+            i += 3
+    return found
 
 
 def prune(root: Path | None = None, now: float | None = None, kept: float = STORE_KEPT) -> int:
@@ -185,8 +274,10 @@ def _env(repo: Repository, objects: Path, index: str) -> dict:
     return env
 
 
-def _git(cwd: str, args: list, env: dict | None = None, check: bool = True) -> subprocess.CompletedProcess:
+def _git(cwd: str, args: list, env: dict | None = None, check: bool = True, limit: int = 0) -> subprocess.CompletedProcess:
     base = env if env is not None else {**{k: v for k, v in os.environ.items() if not k.startswith("GIT_")}, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+    if limit:
+        return _git_cut(cwd, args, base, limit)
     try:
         out = subprocess.run(
             ["git", *SAFE_CONFIG, *args],
@@ -204,3 +295,34 @@ def _git(cwd: str, args: list, env: dict | None = None, check: bool = True) -> s
     if check and result.returncode != 0:
         raise RuntimeError(f"git {args[0]}: {result.stderr.strip().splitlines()[-1] if result.stderr.strip() else 'failed'}")
     return result
+
+
+def _git_cut(cwd: str, args: list, env: dict, limit: int) -> subprocess.CompletedProcess:
+    """``git args``'s output, at most ``limit`` bytes of it (git is ended past that): a huge diff never sits whole in memory."""
+    try:
+        proc = subprocess.Popen(["git", *SAFE_CONFIG, *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except FileNotFoundError:
+        raise NotARepository("git is not installed") from None
+    assert proc.stdout is not None
+    deadline = time.monotonic() + GIT_TIMEOUT
+    chunks, size, cut = [], 0, False
+    try:
+        while size < limit:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"git {args[0]} took longer than {GIT_TIMEOUT:g} s")
+            chunk = proc.stdout.read(min(1 << 16, limit - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        else:
+            cut = True
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.stdout.close()
+        code = proc.wait()
+    if code != 0 and not cut:
+        raise RuntimeError(f"git {args[0]} failed")
+    text = b"".join(chunks).decode("utf-8", "replace")
+    return subprocess.CompletedProcess(proc.args, 0, text[: text.rfind("\n") + 1] if cut else text, "")

@@ -15,7 +15,18 @@ GITS_AT_ONCE = 2  # git processes for snapshots and diffs at a time, on this mac
 
 
 class ChangeError(Exception):
-    """No diff can be made: not a git work tree, git failed, the host is out of reach (the message says which)."""
+    """No diff can be made: not a git work tree, git failed, the host is out of reach (the message says which).
+
+    ``lasting``: it will not change by asking again (no work tree there, no
+    git); a failure that may pass (a file git could not read, a timeout, a
+    host out of reach) is not.
+    """
+
+    LASTING = ("not a git repository", "git is not installed", "the agent's folder is gone")
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.lasting = any(words in message for words in self.LASTING)
 
 
 class Trees:
@@ -58,12 +69,10 @@ class LocalTrees(Trees):
                 raise ChangeError(str(exc)) from None
 
     async def diff(self, folder: str, old: str, new: str) -> Diff:
-        from .snapshot import NotARepository, diff_text
-        from .unified import parse
+        from .snapshot import NotARepository, diff_of
 
         async with self._turns:
             try:
-                text = await asyncio.to_thread(diff_text, folder, old, new)
+                return await asyncio.to_thread(diff_of, folder, old, new)
             except (NotARepository, RuntimeError, OSError) as exc:
                 raise ChangeError(str(exc)) from None
-            return await asyncio.to_thread(parse, text)

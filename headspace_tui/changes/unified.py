@@ -47,8 +47,8 @@ def parse(text: str, note: str = "") -> Diff:
             continue
         if current is None:
             continue
-        if head is not None and line[:1] in ("+", "-", " ") and not _past(head, old_no, new_no):
-            kind = line[0]
+        if head is not None and (line[:1] in ("+", "-", " ") or line == "") and not _past(head, old_no, new_no):
+            kind = line[0] if line else " "  # a blank context line without its space (diff.suppressBlankEmpty)
             if kind == "+":
                 new_no += 1
                 lines.append(DiffLine("+", cut(line[1:]), 0, new_no))
@@ -94,20 +94,20 @@ def render(diff: Diff) -> str:
     """The diff as unified text (what ``headspace diff`` prints), with what the caps left out said in a line."""
     out: list[str] = []
     for f in diff.files:
-        old = f.old_path or f.path
-        out.append(f"diff --git a/{old} b/{f.path}")
+        old, path = f.old_path or f.path, f.path
+        out.append(f"diff --git {_quote('a/' + old)} {_quote('b/' + path)}")
         if f.status == "added":
             out.append("new file")
         elif f.status == "deleted":
             out.append("deleted file")
         elif f.status == "renamed":
-            out.append(f"rename from {old}")
-            out.append(f"rename to {f.path}")
+            out.append(f"rename from {_quote(old)}")
+            out.append(f"rename to {_quote(path)}")
         elif f.status == "binary":
             out.append("Binary files differ")
         if f.hunks:
-            out.append("--- /dev/null" if f.status == "added" else f"--- a/{old}")
-            out.append("+++ /dev/null" if f.status == "deleted" else f"+++ b/{f.path}")
+            out.append("--- /dev/null" if f.status == "added" else f"--- {_quote('a/' + old)}")
+            out.append("+++ /dev/null" if f.status == "deleted" else f"+++ {_quote('b/' + path)}")
         for h in f.hunks:
             out.append(h.header)
             out.extend(f"{line.kind}{line.text}" for line in h.lines)
@@ -125,6 +125,16 @@ def stat(diff: Diff) -> str:
         rows.append(f"{'':>13}  … {diff.more_files} more files")
     rows.append(diff.summary() or "no change")
     return "\n".join(rows) + "\n"
+
+
+def _quote(path: str) -> str:
+    """A path as git writes it in a header: C-style quoted when it holds a control character, a quote or a backslash
+    (a newline in a name must never start a line of its own)."""
+    if not any(ord(c) < 0x20 or c in '"\\\x7f' for c in path):
+        return path
+    names = {v: k for k, v in _ESCAPES.items()}
+    out = "".join(f"\\{names[ord(c)]}" if ord(c) in names else f"\\{ord(c):03o}" if ord(c) < 0x20 or c == "\x7f" else c for c in path)
+    return f'"{out}"'
 
 
 def _git_paths(rest: str) -> tuple[str, str]:

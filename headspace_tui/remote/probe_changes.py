@@ -19,8 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from ..changes.snapshot import NotARepository, diff_text, snapshot
-from ..changes.unified import parse
+from ..changes.snapshot import NotARepository, diff_of, prune, snapshot
 from .probe_tmux import LATER
 
 OPS = frozenset({"work_snapshot", "work_diff"})
@@ -30,6 +29,7 @@ class WorkTrees:
     def __init__(self, send: Callable[[dict], None]) -> None:
         self._send = send
         self._pool = ThreadPoolExecutor(1)  # one git at a time on this host: snapshots are rare, and each reads the disk
+        self._pool.submit(prune)  # the stores no snapshot was written to for a week, here too
 
     def handle(self, op: str, request: dict) -> Any:
         self._pool.submit(self._run, request.get("id"), op, request)
@@ -41,7 +41,7 @@ class WorkTrees:
             if op == "work_snapshot":
                 answer: dict = {"id": ident, "ok": snapshot(folder).tree}
             else:
-                answer = {"id": ident, "ok": parse(diff_text(folder, str(request["old"]), str(request["new"]))).to_dict()}
+                answer = {"id": ident, "ok": diff_of(folder, str(request["old"]), str(request["new"])).to_dict()}
         except NotARepository as exc:
             answer = {"id": ident, "error": str(exc)}
         except Exception as exc:  # noqa: BLE001 -- any failure is the answer, in one line

@@ -38,7 +38,8 @@ from .store import AgentStore
 log = logging.getLogger(__name__)
 
 DIFFS_KEPT = 64  # diffs of tree pairs kept (an agent at rest is asked again with nothing changed)
-REST_EVERY = 3.0  # s between two summaries of one agent's turn
+REST_EVERY = 3.0
+TURN_SLACK = 2.0  # s a prompt may predate the first sight of its agent and still be the turn headspace saw begin  # s between two summaries of one agent's turn
 RESTING = frozenset({AgentState.IDLE, AgentState.PERMISSION, AgentState.QUESTION, AgentState.ERROR})
 SCOPES = ("turn", "start")
 
@@ -51,7 +52,9 @@ class Baselines:
     start_at: float = 0.0
     turn_at: float = 0.0
     seen_new: bool = False  # it appeared after headspace started: "since it started"
-    unusable: str = ""  # why no snapshot can be taken there ("not a git repository")
+    seen_at: float = 0.0  # when headspace first saw it: a prompt from before then is not a turn it saw begin
+    turned: bool = False  # a turn began since headspace saw it
+    unusable: str = ""  # why no snapshot can ever be taken there ("not a git repository"); a passing failure is not kept
     summarised_at: float = 0.0
 
 
@@ -83,7 +86,7 @@ class WorkChanges:
                 return
             known = self._agents.get(agent.pane_id)
             if known is None or known.folder != agent.cwd:
-                self._agents[agent.pane_id] = Baselines(agent.cwd, seen_new=self.clock() - self.started > 10.0)
+                self._agents[agent.pane_id] = Baselines(agent.cwd, seen_new=self.clock() - self.started > 10.0, seen_at=self.clock())
                 self._spawn(self._first(agent))
             elif agent.state in RESTING:
                 self._wanted.add(agent.pane_id)
@@ -112,10 +115,12 @@ class WorkChanges:
     async def _turn(self, agent: Agent, at: float) -> None:
         base = self._agents.get(agent.pane_id)
         if base is None:
-            base = self._agents[agent.pane_id] = Baselines(agent.cwd, seen_new=True)
+            base = self._agents[agent.pane_id] = Baselines(agent.cwd, seen_new=True, seen_at=self.clock())
+        if at < base.seen_at - TURN_SLACK:
+            return  # a prompt from before headspace saw the agent (a transcript's first read, a spool replayed): not a turn begun now
         tree = await self._take(agent.pane_id, base)
         if tree:
-            base.turn, base.turn_at = tree, at
+            base.turn, base.turn_at, base.turned = tree, at, True
             base.start, base.start_at = base.start or tree, base.start_at or at
             self.store.changed(agent.pane_id, "")  # a new turn has changed nothing yet
 
@@ -125,7 +130,8 @@ class WorkChanges:
         try:
             return await self.trees.snapshot(base.folder)
         except ChangeError as exc:
-            base.unusable = str(exc)
+            if exc.lasting:
+                base.unusable = str(exc)
             log.info("no baseline for %s: %s", pane_id, exc)
             return ""
 
@@ -144,13 +150,14 @@ class WorkChanges:
                 self._wanted.discard(pane_id)
                 if not base.turn:
                     continue  # its first snapshot is on its way; its turn has changed nothing yet
-                base.summarised_at = self.clock()
+                base.summarised_at, turn = self.clock(), base.turn
                 try:
-                    diff = await self._diff(base, base.turn)
+                    diff = await self._diff(base, turn)
                 except ChangeError as exc:
                     log.info("the turn's change of %s: %s", pane_id, exc)
                     continue
-                self.store.changed(pane_id, diff.summary())
+                if base.turn == turn:  # a turn that began meanwhile has its own (empty) summary
+                    self.store.changed(pane_id, diff.summary())
         finally:
             self._busy.discard(pane_id)
 
@@ -177,11 +184,11 @@ class WorkChanges:
         if base.unusable:
             return Diff(note=base.unusable)
         if not base.start:
-            await self._first(agent)  # its first snapshot was still on its way (or is taken now)
+            await self._first(agent)  # its first snapshot was still on its way, or failed for a passing reason: taken now
             if base.unusable:
                 return Diff(note=base.unusable)
             if not base.start:
-                return failed("its work tree could not be read yet")
+                return failed("its work tree could not be read (see headspace's log)")
         old = base.turn if scope == "turn" else base.start
         try:
             diff = await self._diff(base, old)
@@ -189,7 +196,7 @@ class WorkChanges:
             return failed(str(exc))
         if scope == "turn":
             self.store.changed(pane_id, diff.summary())
-            note = "this turn" if base.turn_at and base.turn != base.start or base.seen_new else "since headspace saw it (no turn began since)"
+            note = "this turn" if base.turned or base.seen_new else "since headspace saw it (no turn began since)"
         else:
             note = "since it started" if base.seen_new else "since headspace saw it"
         return Diff(diff.files, diff.more_files, diff.added, diff.removed, note=note)

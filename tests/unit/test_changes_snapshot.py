@@ -144,3 +144,60 @@ def test_stores_unused_for_a_week_are_pruned(tmp_path: Path, repo: Path):
     assert prune(root, now=store.stat().st_mtime + 8 * 86400) == 1 and not store.exists()
     with pytest.raises(RuntimeError, match="removed"):
         diff_text(str(repo), snap.tree, snap.tree, root)
+
+
+def test_no_program_of_the_users_runs_hooks_filters_or_fsmonitor(repo: Path, tmp_path: Path):
+    """git add would run the repository's post-index-change hook and every clean filter (git-lfs, git-crypt): none may run."""
+    marker = tmp_path / "ran"
+    hook = repo / ".git" / "hooks" / "post-index-change"
+    hook.write_text(f"#!/bin/sh\necho hook >> {marker}\n")
+    hook.chmod(0o755)
+    git(repo, "config", "filter.mark.clean", f"sh -c 'echo filter >> {marker}; cat'")
+    git(repo, "config", "filter.mark.required", "true")
+    git(repo, "config", "core.fsmonitor", f"sh -c 'echo fsmonitor >> {marker}'")
+    (repo / ".gitattributes").write_text("*.txt filter=mark\n")
+    (repo / "b.txt").write_text("filtered?\n")
+    root = tmp_path / "stores"
+    first = snapshot(str(repo), root)
+    (repo / "c.txt").write_text("more\n")
+    second = snapshot(str(repo), root)
+    assert not marker.exists(), marker.read_text()
+    assert [f.path for f in parse(diff_text(str(repo), first.tree, second.tree, root)).files] == ["c.txt"]
+
+
+def test_a_file_git_cannot_read_is_left_out_and_the_rest_is_kept(repo: Path, tmp_path: Path):
+    root = tmp_path / "stores"
+    first = snapshot(str(repo), root)
+    os.mkfifo(repo / "pipe.txt")  # git cannot add a FIFO
+    (repo / "a.txt").write_text("one\nTWO\nthree\n")
+    second = snapshot(str(repo), root)
+    assert [f.path for f in parse(diff_text(str(repo), first.tree, second.tree, root)).files] == ["a.txt"]
+
+
+def test_big_untracked_files_and_the_store_itself_are_left_out_and_blank_lines_keep_their_numbers(repo: Path, tmp_path: Path, monkeypatch):
+    from headspace_tui.changes import snapshot as snapshots
+
+    monkeypatch.setattr(snapshots, "UNTRACKED_CAP", 1000)
+    root = repo / ".local" / "share" / "headspace" / "changes"  # a dotfiles repository at $HOME holds the store
+    first = snapshot(str(repo), root)
+    (repo / "dump.bin").write_bytes(b"x" * 5000)
+    (repo / "small.txt").write_text("small\n")
+    git(repo, "config", "diff.suppressBlankEmpty", "true")
+    (repo / "a.txt").write_text("one\n\ntwo\nthree\nFOUR\n")
+    second = snapshot(str(repo), root)
+    assert second.left_out == 1
+    diff = parse(diff_text(str(repo), first.tree, second.tree, root))
+    assert sorted(f.path for f in diff.files) == ["a.txt", "small.txt"]  # no dump.bin, nothing of .local/
+    a = next(f for f in diff.files if f.path == "a.txt")
+    assert [(line.kind, line.text, line.new) for h in a.hunks for line in h.lines if line.kind == "+"] == [("+", "", 2), ("+", "FOUR", 5)]
+
+
+def test_a_name_with_a_newline_cannot_forge_a_header_of_the_printed_diff(repo: Path, tmp_path: Path):
+    root = tmp_path / "stores"
+    first = snapshot(str(repo), root)
+    (repo / "evil\n+++ forged").write_text("x\n")
+    diff = parse(diff_text(str(repo), first.tree, snapshot(str(repo), root).tree, root))
+    assert [f.path for f in diff.files] == ["evil\n+++ forged"]
+    printed = render(diff).splitlines()
+    assert printed[0] == 'diff --git "a/evil\\n+++ forged" "b/evil\\n+++ forged"', printed
+    assert not any(line.startswith("+++ forged") for line in printed)

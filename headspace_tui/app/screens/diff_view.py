@@ -1,7 +1,7 @@
 """The ``d`` screen: what the selected agent changed, this turn or since it started, and remarks on it sent back as one prompt.
 
 The diff comes from ``fetch(scope)`` (the service's ``changes``: git runs
-there), called in a thread worker so that a slow git or a slow service is
+there), awaited in a worker so that a slow git or a slow service is
 a "loading…" line, never a frozen screen; ``t`` asks for the other scope,
 ``r`` asks again.  On the left the files (status, path, +/-), on the right
 every file's diff in one scroll with a line cursor; ``]``/``[`` (or
@@ -19,7 +19,8 @@ closing the view keeps them for the next ``d``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Awaitable, Callable
 
 from rich.text import Text
 from textual import on, work
@@ -37,7 +38,7 @@ from ..widgets.diff_body import DiffBody
 from ..widgets.diff_lines import Row, file_label, rows_of
 
 SCOPES = {"turn": "this turn", "start": "since it started"}
-Fetch = Callable[[str], Diff]  # scope ("turn" or "start") -> the diff; may block (git, the service): called off the UI loop
+Fetch = Callable[[str], Awaitable[Diff]]  # scope ("turn" or "start") -> the diff, awaited (the facade's coroutine: git runs in the service)
 Send = Callable[[str, Callable[[str], None], Callable[[bool, str], None]], None]  # text, its refusal ("" when it went), how it went
 
 
@@ -106,14 +107,15 @@ class DiffScreen(ModalScreen[None]):
         self._say("loading…")
         self._fetch(self.scope, self.app.current_theme.dark if self.app.current_theme else True)
 
-    @work(thread=True, exclusive=True, group="diff", exit_on_error=False, description="the agent's changes")
-    def _fetch(self, scope: str, dark: bool) -> None:
+    @work(exclusive=True, group="diff", exit_on_error=False, description="the agent's changes")
+    async def _fetch(self, scope: str, dark: bool) -> None:
+        """Awaited, never waited on in a thread: a second ``t`` or ``r`` cancels the first, which holds nothing."""
         try:
-            diff = self.fetch(scope)
+            diff = await self.fetch(scope)
         except Exception as exc:  # noqa: BLE001 - a failed fetch is said on the screen, never a crash
             diff = failed(f"could not read the changes: {exc}")
-        rows = rows_of(diff, dark)  # syntax colouring: here, not on the UI loop
-        self.app.call_from_thread(self._fetched, scope, diff, rows)
+        rows = await asyncio.to_thread(rows_of, diff, dark)  # syntax colouring: in a thread, not on the UI loop
+        self._fetched(scope, diff, rows)
 
     def _fetched(self, scope: str, diff: Diff, rows: list[Row]) -> None:
         if scope != self.scope or not self.is_running:

@@ -23,7 +23,6 @@ where the settings live) it is given, and the layout setting it watches.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -321,9 +320,8 @@ class MainScreen(Screen):
         agent = self.selected_agent() if self._keys_live() else None
         if agent is None or agent.placeholder:
             return
-        loop, service, pane = asyncio.get_running_loop(), self.service, agent.pane_id
-        # The view fetches in a thread; the facade's call is a coroutine of this loop (the service's own, in process).
-        self.diffs.open(agent, lambda scope: asyncio.run_coroutine_threadsafe(service.changes(pane, scope), loop).result())
+        service, pane = self.service, agent.pane_id
+        self.diffs.open(agent, lambda scope: service.changes(pane, scope))  # awaited by the view (a coroutine of this loop)
 
     def action_toggle_changes(self) -> None:
         """Show or hide the Change column (for this run; ``change_column`` in the config says how it starts)."""

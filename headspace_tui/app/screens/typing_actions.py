@@ -14,6 +14,7 @@ preview.  What ends input mode by itself comes to the screen as a message
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from textual import events
@@ -27,6 +28,8 @@ from ..widgets.preview import PanePreview
 from .asking import Asking
 from .reply import ReplyScreen
 
+IN_FLIGHT_WAIT = 60.0  # s a text's report may take before a second text to the pane is let go anyway
+
 
 class Typing:
     """Replies (``r``) with their drafts, and input mode (``i``) on ``screen``'s preview."""
@@ -37,6 +40,7 @@ class Typing:
         self.asking = asking  # the calls that may wait on the service: off the UI loop
         self._drafts: dict[str, str] = {}  # per pane: a reply typed and not (yet) delivered
         self._replying: dict[str, str] = {}  # per pane: the reply on its way, until its report
+        self._replying_at: dict[str, float] = {}  # per pane: when it went (a report that never came lets go after IN_FLIGHT_WAIT)
         self._heard: dict[str, Callable[[bool, str], None]] = {}  # per pane: who hears how the text on its way went (remarks)
         self.input_mode = InputMode(service, screen)
 
@@ -74,7 +78,12 @@ class Typing:
         line), whether or not a window still shows it.
         """
         pane_id = agent.pane_id
+        if pane_id in self._replying and time.monotonic() - self._replying_at.get(pane_id, 0.0) < IN_FLIGHT_WAIT:
+            # One text at a time per pane: a second (a reply while remarks go) would take the first's report as its own.
+            sent("a text to this agent is on its way: wait for its report")
+            return
         self._replying[pane_id] = text  # before the service takes it: its report may come first
+        self._replying_at[pane_id] = time.monotonic()
         if heard is not None:
             self._heard[pane_id] = heard
         else:
