@@ -74,6 +74,7 @@ def test_diff_prints_the_approved_edit_for_the_turn_and_keeps_it_since_the_start
     assert diff("--since-start") == "", "nothing changed since headspace saw it"
     session.submit("fix the shopping note")
     session.wait_for(NUMBERED_MENU, timeout=40, what="the Edit's permission")
+    poll(lambda: headspace("-L", private_tmux.name, "status", "--json").stdout, lambda out: '"permission"' in out, timeout=30)  # the service has read it too
     sent = headspace("-L", private_tmux.name, "send", "ed:0.0", "--approve")
     assert sent.returncode == 0, sent.stderr
     session.wait_for(lambda s: "Edited the note." in s and TURN_DONE.search(s) is not None, timeout=40, what="the turn's end")

@@ -400,8 +400,10 @@ def test_an_edit_held_by_the_hook_shows_its_change_above_approve_and_its_lines_a
     # What it changed, this turn and since it started: the same lines, from the service's baselines (docs/changes.md).
     page.locator("#changes summary").tap()
     body = page.locator("#changes-body")
-    for scope in ("This turn", "Since it started"):
+    for scope, key in (("This turn", "turn"), ("Since it started", "start")):
         page.get_by_role("button", name=scope, exact=True).tap()
+        page.locator(f'#scope-{key}[aria-pressed="true"]').wait_for(timeout=WAIT)
+        page.wait_for_function("() => !document.querySelector('#changes-body').textContent.includes('loading')", timeout=WAIT)
         body.locator("pre.diff .del", has_text="It builds a tree").wait_for(timeout=WAIT)
         assert [t.strip() for t in body.locator("pre.diff .del").all_inner_texts()] == removed, scope
         assert [t.strip() for t in body.locator("pre.diff .add").all_inner_texts()] == added, scope
