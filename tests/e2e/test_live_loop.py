@@ -14,7 +14,7 @@ import pytest
 
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
-from tests.harness.scenarios import NUMBERED_MENU, QUESTION_DB, TURN_DONE
+from tests.harness.scenarios import QUESTION_DB, TURN_DONE
 from tests.harness.session import READY
 from tests.harness.wait import poll
 
@@ -52,7 +52,7 @@ def test_permission_approved_by_keystroke_runs_the_command(claude_session, fake_
 def test_permission_denied_by_keystroke_sends_a_rejection(claude_session, fake_api):
     session = claude_session([api.bash("touch denied.txt", "Create a file"), api.text("Understood, I will not.")])
     session.submit("create a file")
-    screen = session.wait_for(NUMBERED_MENU, what="the permission menu")
+    screen = session.wait_for(re.compile(r"\d\. No\b"), what="the permission menu's No")  # the whole menu, not its first line
     # Find "No" by its label, never by its position.
     no_line = next(line for line in screen.splitlines() if re.search(r"\d\. No\b", line))
     digit = re.search(r"(\d)\. No", no_line).group(1)

@@ -457,7 +457,7 @@ def test_the_web_section_serves_the_page_at_every_start_and_a_notification_links
     page.goto(f"http://127.0.0.1:{port}/?token={token}")  # the address 'headspace web' printed, once
     page.goto(link)  # the notification's tap: the agent's page, its actions; nothing answered by opening it
     page.locator(f'#agent-view[data-pane="{session.pane_id}"][data-state="permission"]').wait_for(timeout=WAIT)
-    assert page.get_by_role("button", name="Approve", exact=True).is_visible()
+    page.get_by_role("button", name="Approve", exact=True).wait_for(timeout=WAIT)  # drawn with the dialog, a moment after the state
     time.sleep(1.0)
     assert not (session.workdir / "linked.txt").exists()
 
