@@ -147,14 +147,14 @@ def snapshot(folder: str, root: Path | None = None) -> Snapshot:
         except FileNotFoundError:
             pass  # a repository with no index yet (nothing added): ours starts empty
         env = _env(repo, objects, index)
-        config = [*SAFE_CONFIG, *_no_filters(repo)]
+        config = _no_filters(repo)  # before every command that may read the work tree's files
         untracked = _git(repo.top, ["config", "--get", "status.showUntrackedFiles"], env=env, check=False).stdout.strip() != "no"
         left = _left_out(repo, env, config, store) if untracked else []
-        added = _git(repo.top, [*config[len(SAFE_CONFIG) :], "add", "-A" if untracked else "-u", "--ignore-errors", "--", ".", *left], env=env, check=False)
+        added = _git(repo.top, [*config, "add", "-A" if untracked else "-u", "--ignore-errors", "--", ".", *left], env=env, check=False)
         unreadable = sum(1 for line in added.stderr.splitlines() if line.startswith(("error:", "warning: could not")))
         if added.returncode not in (0, 1) and not unreadable:  # 1: some files could not be read (said on stderr): the rest is kept
             raise RuntimeError(f"git add: {added.stderr.strip().splitlines()[-1] if added.stderr.strip() else 'failed'}")
-        tree = _git(repo.top, [*config[len(SAFE_CONFIG) :], "write-tree"], env=env).stdout.strip()  # it may read files again: no filter either
+        tree = _git(repo.top, [*config, "write-tree"], env=env).stdout.strip()  # it may read files again: no filter either
     big = sum(1 for word in left if not word.endswith(f"){_store_path(repo, store)}"))
     return Snapshot(tree=tree, repository=repo, at=time.time(), took=time.monotonic() - began, left_out=unreadable + big)
 
@@ -171,13 +171,13 @@ def _no_filters(repo: Repository) -> list[str]:
     return [word for name in names for word in ("-c", f"filter.{name}.clean=", "-c", f"filter.{name}.process=", "-c", f"filter.{name}.required=false")]
 
 
-def _left_out(repo: Repository, env: dict, config: list, store: Path) -> list[str]:
+def _left_out(repo: Repository, env: dict, config: list[str], store: Path) -> list[str]:
     """Pathspecs leaving out of a snapshot the untracked files over UNTRACKED_CAP, and our own store if it lies in the work tree."""
     words = []
     inside = _store_path(repo, store)
     if not inside.startswith(".."):
         words.append(f":(exclude,literal){inside}")
-    listed = _git(repo.top, [*config[len(SAFE_CONFIG) :], "ls-files", "-z", "--others", "--exclude-standard"], env=env, check=False).stdout
+    listed = _git(repo.top, [*config, "ls-files", "-z", "--others", "--exclude-standard"], env=env, check=False).stdout
     for name in listed.split("\0"):
         if not name:
             continue

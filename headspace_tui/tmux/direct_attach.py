@@ -39,7 +39,7 @@ import asyncio
 import contextlib
 import socket
 
-from .control_pipe import LINE_LIMIT
+from .control_pipe import LINE_LIMIT, at_eof
 from .identify import goodbye, identify_on
 
 EXIT_WAIT = 1.0  # after the server let the client go, how long its last lines may take to arrive
@@ -98,7 +98,7 @@ class DirectPipe:
             self._ended.set()
             self._close_peer()  # tmux frees the client, and closes its end of ours
             with contextlib.suppress(TimeoutError):  # what it still says is read (by the client's reader) to that end
-                await asyncio.wait_for(self._eof(), grace)
+                await asyncio.wait_for(at_eof(self._reader), grace)
         finally:
             # Cancelled too (headspace stopping while it waits): our sockets close now, while the
             # loop runs, never later by the collector ("unclosed transport" on the user's terminal).
@@ -155,14 +155,10 @@ class DirectPipe:
             self._close_peer()  # as tmux's client exits: the server frees the client and closes its end
         # When the server let the client go by itself (its session killed, say), it wrote every line
         # first (control_all_done): they are read until its end closes, for at most EXIT_WAIT s.
-        # (Our own ``end`` hangs up without this wait: nothing more is wanted from that client.)
+        # (Our own ``end`` closes the protocol socket first, then waits the same way, up to its grace.)
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._eof(), EXIT_WAIT)
+            await asyncio.wait_for(at_eof(self._reader), EXIT_WAIT)
         self._hang_up()
-
-    async def _eof(self) -> None:
-        while not self._reader.at_eof():
-            await asyncio.sleep(0.05)
 
 
 async def open_direct(socket_file: str, command: list[str]) -> DirectPipe:
