@@ -14,7 +14,6 @@ reads the user's repository (the test's own git reads take no lock).
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -23,21 +22,17 @@ import pytest
 from tests.e2e.test_resident_service import started
 from tests.harness import fake_api as api
 from tests.harness.cli import headspace
-from tests.harness.gitrepo import git
+from tests.harness.gitrepo import dot_git, git
 from tests.harness.scenarios import NUMBERED_MENU, TURN_DONE
 from tests.harness.wait import poll
 
 pytestmark = pytest.mark.e2e
+
+
 def repository_state(folder: Path) -> dict[str, object]:
     """Everything of the user's repository headspace must leave as it was: every file under .git (bytes, mode, mtime) and git's own view."""
-    files = {}
-    for path in sorted((folder / ".git").rglob("*")):
-        info = path.lstat()
-        # An object's time is left out (its bytes count): git refreshes the time of an object it finds it has already.
-        mtime = 0 if "/objects/" in str(path) else info.st_mtime_ns
-        files[str(path.relative_to(folder))] = (info.st_mode, mtime, hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "")
     return {
-        "files": files,
+        "files": dot_git(folder),
         "status": git(folder, "status", "--porcelain=v2", "--branch", "--untracked-files=all"),
         "head": git(folder, "rev-parse", "HEAD"),
         "refs": git(folder, "for-each-ref"),

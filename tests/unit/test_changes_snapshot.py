@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 from pathlib import Path
@@ -13,18 +12,7 @@ from headspace_tui.changes import model
 from headspace_tui.changes.model import Diff
 from headspace_tui.changes.snapshot import NotARepository, diff_text, prune, repository, snapshot, store_of
 from headspace_tui.changes.unified import parse, render, stat
-from tests.harness.gitrepo import GIT_ENV, git
-
-
-def dot_git(folder: Path) -> dict[str, tuple[int, int, str]]:
-    """Every file under .git: mode, modification time, bytes.  An object's time is left out: git refreshes the time of an
-    object it finds it already has (so a collection keeps it), as any git command that writes objects does; its bytes count."""
-    files = {}
-    for p in sorted((folder / ".git").rglob("*")):
-        info = p.lstat()
-        mtime = 0 if "/objects/" in str(p) else info.st_mtime_ns
-        files[str(p)] = (info.st_mode, mtime, hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "")
-    return files
+from tests.harness.gitrepo import GIT_ENV, dot_git, git
 
 
 @pytest.fixture
