@@ -139,6 +139,19 @@ def test_a_dropped_link_marks_rows_offline_and_they_recover_by_themselves(claude
         app = remote_app(box, private_tmux.name, tmp_path)
         async with app.run_test(size=(120, 40)) as pilot:
             await wait_until(pilot, lambda: address in app.table.agents and app.table.agents[address].state is AgentState.IDLE, "the remote agent idle", 30)
+            # Idle is read from the input box before the status line is drawn; a later reading adds
+            # its evidence. The link is cut once the reading has held for 2 s, so "its last reading"
+            # below is the one the row had when the host went away, not one still on its way.
+            held = (app.table.agents[address].observation.id, time.monotonic())
+
+            def settled() -> bool:
+                nonlocal held
+                now = app.table.agents[address].observation.id
+                if now != held[0]:
+                    held = (now, time.monotonic())
+                return time.monotonic() - held[1] >= 2.0
+
+            await wait_until(pilot, settled, "the remote reading to hold for 2 s", 30)
             agent = app.table.agents[address]
             box.stop()  # sshd and every connection it serves: as if the machine went away
             stopped = time.monotonic()
