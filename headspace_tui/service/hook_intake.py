@@ -175,7 +175,7 @@ class HookIntake:
         # Dated by the event where its clock is this one (a spool replayed at a restart keeps its times), else as read.
         at = min(self.clock(), event.ts) if event.ts and not self.host.remote else self.clock()
         if event.event == "UserPromptSubmit":
-            self.store.turn(event.pane_id, at, event.ts)
+            self.store.turn(event.pane_id, at, event.ts, by="hook")
         blocked = hook_blocked(event, at)
         if blocked is not None:
             self.store.blocked(event.pane_id, (blocked,), blocked.at)

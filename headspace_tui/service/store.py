@@ -30,6 +30,7 @@ from ..events import AgentChanged, AgentRemoved, CallBlocked, Event, TurnBegan
 from ..model import Agent, AgentState, Blocked, Channel, Evidence, Observation, PaneAddress
 from ..tmux.server import PaneRecord
 from .appearances import Appearances
+from .prompts_told import PromptsTold
 from .scan import new_agent
 
 log = logging.getLogger(__name__)
@@ -53,7 +54,6 @@ def same_observation(a: Observation, b: Observation) -> bool:
 
 
 BLOCKS_KEPT = 20  # blocked calls kept per agent (status --json, e, the page); the event log keeps them all
-SAME_PROMPT = 3.0  # seconds between the hook's and the transcript's time of one prompt (they are one turn)
 
 
 def fuller(new: Blocked, old: Blocked) -> bool:
@@ -94,7 +94,7 @@ class AgentStore:
         # stop, and the app may be tearing its widgets down.
         self.quiet = False
         self._held: list[Event] | None = None  # events of the reading under way (one_reading)
-        self._prompts: dict[str, float] = {}  # per pane: the time of the last prompt a turn began with (its host's clock)
+        self._prompts = PromptsTold()  # per pane: the prompts the hook and the transcript told, matched (its host's clock)
         self._drawn: dict[str, tuple[Blocked, ...]] = {}  # per pane: the kept blocks its last screen reading showed
 
     def subscribe(self, subscriber: Callable[[Event], None]) -> None:
@@ -265,19 +265,18 @@ class AgentStore:
             agent.mode = mode
             self.emit(AgentChanged(agent, agent.state, at))
 
-    def turn(self, pane_id: str, at: float, prompt_at: float = 0.0) -> None:
+    def turn(self, pane_id: str, at: float, prompt_at: float = 0.0, by: str = "") -> None:
         """The agent's user submitted a prompt: a new turn, whose blocked calls the row shows from here on.
 
         ``at`` is this clock's (as every block's time is); ``prompt_at`` the
-        prompt's own time as the agent's host tells it (the hook's, the
-        transcript's): the same prompt told by the other source a moment
-        later is not another turn (it would hide the blocks between).
+        prompt's own time as the agent's host tells it, and ``by`` who told
+        it ("hook", "transcript"): the same prompt told by the other source a
+        moment later is not another turn (it would hide the blocks between),
+        two told by one source are two (prompts_told.py).
         """
         agent = self.agents.get(pane_id)
-        if prompt_at:
-            if prompt_at <= self._prompts.get(pane_id, 0.0) + SAME_PROMPT:
-                return
-            self._prompts[pane_id] = prompt_at
+        if prompt_at and not self._prompts.new_turn(pane_id, prompt_at, by):
+            return
         if agent is not None and at > agent.turn_since:
             marked = bool(agent.blocked_this_turn)
             agent.turn_since = at
@@ -373,7 +372,7 @@ class AgentStore:
 
     def forget(self, pane_id: str) -> None:
         self._clocks.pop(pane_id, None)
-        self._prompts.pop(pane_id, None)
+        self._prompts.forget(pane_id)
         self._drawn.pop(pane_id, None)
         self.appearances.forget(pane_id)
         agent = self.agents.pop(pane_id, None)

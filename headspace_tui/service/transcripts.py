@@ -103,7 +103,7 @@ class TranscriptFollower:
             # A new prompt, when no hook told it first.  Read a moment after it was written (the screen may already
             # have shown a block of this turn): dated by the transcript where its clock is this one, else as read.
             began = min(self.clock(), watch.typed_at) if not self.host.remote else self.clock()
-            self.store.turn(agent.pane_id, began, watch.typed_at)
+            self.store.turn(agent.pane_id, began, watch.typed_at, by="transcript")
 
 
 def note_times(watch: PaneWatch, turns: list) -> None:

