@@ -376,7 +376,7 @@ async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Inte
     what = describe_answer(now, intent, strokes)
     if intent.kind is IntentKind.TEXT and now.state is AgentState.QUESTION:
         return await _type_answer(io, pane_id, now, strokes, command, what, timeout, family)
-    if intent.kind in (IntentKind.TEXT, IntentKind.NUDGE) and family.paste_gap:
+    if intent.kind in (IntentKind.TEXT, IntentKind.NUDGE) and family.box_text(ansi) is not None:
         return await _type_line(io, pane_id, now, intent, strokes, command, what, timeout, family)
     for n, stroke in enumerate(strokes):
         if n and family.key_gap:
@@ -560,15 +560,18 @@ async def _until(io: PaneIO, pane_id: str, command: str, family: Family, seen: O
 async def _type_line(io: PaneIO, pane_id: str, seen: Observation, intent: Intent, strokes: list[KeyStroke], command: str, what: str, timeout: float, family: Family) -> Outcome:
     """A line at the input box of a family that says what its box holds: the text, then Enter once the box shows it.
 
-    Gemini CLI takes an Enter that follows the text within ~20 ms as part of
-    a paste (a newline in the box, nothing submitted); waiting until the box
-    shows the text is the proof the paste is over, not a guessed delay.
+    Claude, Codex and Gemini CLI take an Enter read together with the text
+    (within ~20 ms, or in one read of a loaded agent) as part of a paste (a
+    newline in the box, nothing submitted); waiting until the box shows the
+    text is the proof the paste is over, not a guessed delay.  It is also
+    what makes the confirmation mean something: an agent too busy to draw
+    the text still shows an empty box, which is not a line submitted.
     """
     typed, enter = strokes
     text = typed.keys[0]
     await io.send_keys(pane_id, *typed.keys, literal=True)
-    deadline = time.monotonic() + STEP_TIMEOUT
-    while not _in_box(family.box_text(await io.capture(pane_id, ansi=True)), text):
+    deadline = time.monotonic() + max(STEP_TIMEOUT, timeout)
+    while not _in_box(family.box_text(await io.capture(pane_id, ansi=True)), text, family):
         if time.monotonic() > deadline:
             raise ActionError(f"the text did not show in {family.label}'s input box in {pane_id}; Enter not sent (the text may be in the box: see the pane)")
         await asyncio.sleep(0.05)
@@ -583,15 +586,17 @@ def _flat(text: str) -> str:
     return "".join(text.split())
 
 
-def _in_box(box: str | None, text: str) -> bool:
-    """The box holds the end of ``text`` (wrapping and indentation aside)."""
-    return box is not None and _flat(text)[-40:] in _flat(box)
+def _in_box(box: str | None, text: str, family: Family) -> bool:
+    """The box holds the end of ``text`` (wrapping and indentation aside), or the family's mark of a long paste in its place."""
+    if box is None:
+        return False
+    return _flat(text)[-40:] in _flat(box) or (family.paste_mark is not None and family.paste_mark.search(box) is not None)
 
 
 def _submitted(ansi: str, text: str, family: Family) -> bool:
     """The text left the input box: the family's reader finds its box, and the box no longer holds it."""
     box = family.box_text(ansi)
-    return box is not None and not _in_box(box, text)
+    return box is not None and not _in_box(box, text, family)
 
 
 # -- one send at a time per pane ------------------------------------------------------

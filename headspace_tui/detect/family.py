@@ -21,6 +21,7 @@ Pure: no I/O beyond what ``version_of`` reads of the process's install.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,6 +110,10 @@ class Family:
     # a typed line's Enter only once its box shows the text, and this many
     # seconds after (0: Enter follows the text at once).
     paste_gap: float = 0.0
+    # How its box draws a long paste in place of the text (Claude's
+    # "[Pasted text #1]", from ~800 characters): the text is in the box
+    # while that shows, though its words are not.
+    paste_mark: re.Pattern[str] | None = None
     # The presses that interrupt a running turn, each sent on its own
     # ``key_gap`` seconds apart: opencode arms its interrupt with one Esc and
     # needs a second, separate one (two in one send-keys do nothing).

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from headspace_tui.answering.keys import DraftInBox, draft_refusal, send_guarded
+from headspace_tui.answering.pane_io import ActionError
 from headspace_tui.answering.policy import Intent, IntentKind
 from headspace_tui.detect.families import BY_NAME
 from headspace_tui.model import AgentState
@@ -107,11 +108,62 @@ def test_the_guarded_send_types_nothing_after_a_draft(path, kind, tmp_path, monk
     assert io.sent == []
 
 
-def test_the_guarded_send_still_types_into_an_empty_box(tmp_path, monkeypatch):
-    """The check refuses drafts only: at an empty box the nudge goes."""
+IDLE_80X24 = PANES / "claude-2.1.330" / "alt" / "80x24" / "idle_finished.ansi"
+BOX_ROW = 21  # the input box's row in that recording
+
+
+def _with_box(ansi: str, typed: str) -> str:
+    """The recorded screen with ``typed`` drawn in its input box (in the text's colour, the cursor after it)."""
+    lines = ansi.split("\n")
+    lines[BOX_ROW] = f"\x1b[39m❯\xa0{typed}\x1b[7m \x1b[0m\x1b[39m\x1b[49m"
+    return "\n".join(lines)
+
+
+class Drawing(Replay):
+    """A Claude that draws what it reads: the text in its box (or its mark of a long paste), an empty box once Enter submits it.
+
+    A stand-in for the screen, not the agent: the live case this proves (an
+    agent too busy to draw the text before the confirmation looks) cannot be
+    staged with a real Claude here: tmux continues a stopped pane process
+    at once, and a shell above a stopped Claude takes the terminal back.
+    ``draws=False`` is that agent: nothing it reads shows.
+    """
+
+    def __init__(self, *, draws: bool = True, shown: str | None = None) -> None:
+        super().__init__(IDLE_80X24.read_text(), "claude")
+        self.empty, self.draws, self.shown = self.ansi, draws, shown
+
+    async def send_keys(self, pane_id: str, *keys: str, literal: bool = False) -> None:
+        await super().send_keys(pane_id, *keys, literal=literal)
+        if self.draws and literal:
+            self.ansi = _with_box(self.empty, self.shown or keys[0])
+        elif self.draws and keys == ("Enter",):
+            self.ansi = self.empty
+
+
+def test_the_guarded_send_still_types_into_an_empty_box_and_presses_enter_once_the_box_shows_the_text(tmp_path, monkeypatch):
+    """The check refuses drafts only: at an empty box the nudge goes, and is submitted."""
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
-    path = PANES / "claude-2.1.330" / "alt" / "80x24" / "idle_finished.ansi"
-    io = Replay(path.read_text(), "claude")
+    io = Drawing()
     seen = BY_NAME["claude"].classify(io.ansi, command="claude")
-    asyncio.run(send_guarded(io, "%1", seen, Intent(IntentKind.NUDGE, text="continue"), timeout=0.3, family=BY_NAME["claude"]))
-    assert io.sent == [("continue",), ("Enter",)]
+    outcome = asyncio.run(send_guarded(io, "%1", seen, Intent(IntentKind.NUDGE, text="continue"), timeout=0.3, family=BY_NAME["claude"]))
+    assert io.sent == [("continue",), ("Enter",)] and outcome.delivered
+
+
+def test_a_long_text_drawn_as_a_pasted_mark_is_in_the_box_until_enter_submits_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    io = Drawing(shown="[Pasted text #1]")
+    seen = BY_NAME["claude"].classify(io.ansi, command="claude")
+    text = "keep the tabs " * 80
+    outcome = asyncio.run(send_guarded(io, "%1", seen, Intent(IntentKind.TEXT, text=text), timeout=0.3, family=BY_NAME["claude"]))
+    assert io.sent == [(text.strip(),), ("Enter",)] and outcome.delivered
+
+
+def test_an_agent_that_has_drawn_nothing_of_the_text_gets_no_enter_and_nothing_is_called_delivered(tmp_path, monkeypatch):
+    """Its box as empty as before the keys is not a line submitted: a loaded Claude later reads text and Enter at once, as a paste."""
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    io = Drawing(draws=False)
+    seen = BY_NAME["claude"].classify(io.ansi, command="claude")
+    with pytest.raises(ActionError, match="did not show in Claude's input box"):
+        asyncio.run(send_guarded(io, "%1", seen, Intent(IntentKind.TEXT, text="use four spaces"), timeout=0.3, family=BY_NAME["claude"]))
+    assert io.sent == [("use four spaces",)], "Enter went before the box showed the text"

@@ -3,6 +3,8 @@
 ``screen`` holds the reader, ``tables`` what differs between versions.
 """
 
+import re
+
 from ..family import Family
 from ..modes import claude_mode
 from .box import box_text
@@ -10,6 +12,8 @@ from .capabilities import ANSWER_CHANNEL, HOOKS, STATUS_FILES, TRANSCRIPTS
 from .process import is_claude, version_of
 from .screen import classify, classify_capture, is_claude_command, screen_version, strip_sgr
 from .tables import BASE, TABLES, Rules, family_of, rules_for
+
+PASTED = re.compile(r"\[Pasted text #\d+")  # what the box shows of a long paste (measured: 900 characters; 150 are drawn as typed)
 
 FAMILY = Family(
     name="claude",
@@ -20,6 +24,10 @@ FAMILY = Family(
     version_of=version_of,
     mode_of=claude_mode,
     box_text=box_text,
+    # Keys that arrive together are a paste to Claude: an Enter read with the text is a newline in the box (measured
+    # on 2.1.330: text and Enter in one tmux command stayed in the box); once the box draws the text, even 0 s was enough.
+    paste_gap=0.15,
+    paste_mark=PASTED,
     status_files=STATUS_FILES,
     transcripts=TRANSCRIPTS,
     hooks=HOOKS,
