@@ -284,12 +284,18 @@ class AnswerChannel:
                 return
             self._next_id += 1
             call = PendingCall.from_payload(self._next_id, record, self.clock())
+            if call is not None:
+                # Pending before it is accepted: the desk looks at the pane's dialog as it accepts, and a dialog drawn
+                # before the hook came is read no more (it holds still), so a call it could not see then stayed untagged.
+                self.calls[call.id] = call
+                self._writers[call.id] = writer
             if call is None or not self.accept(call):
+                if call is not None:
+                    self.calls.pop(call.id, None)
+                    self._writers.pop(call.id, None)
                 call = None
                 writer.write(b"{}\n")
                 return
-            self.calls[call.id] = call
-            self._writers[call.id] = writer
             extra = 0
             try:
                 while extra <= MAX_AFTER:  # until the hook goes (or we close it); it sends nothing more

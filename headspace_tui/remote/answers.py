@@ -154,11 +154,15 @@ class RemoteAnswerChannel:
         arrived = record.get("arrived") if isinstance(record, dict) else None
         self._next_id += 1
         call = PendingCall.from_payload(self._next_id, record, arrived if isinstance(arrived, (int, float)) else self.clock())
+        if call is not None and not self.closed:
+            self.calls[call.id] = call  # pending before it is accepted, as on this host (hooks/channel.py)
+            self._held[call.id] = (probe, remote_id)
         if self.closed or call is None or not self.accept(call):
+            if call is not None:
+                self.calls.pop(call.id, None)
+                self._held.pop(call.id, None)
             self._spawn(self._send(probe, "answer_release", call=remote_id))
             return
-        self.calls[call.id] = call
-        self._held[call.id] = (probe, remote_id)
         if self._beat is None:
             self._beat = self._spawn(self._heartbeat())
 

@@ -177,6 +177,39 @@ def test_a_decision_reaches_claude_as_the_hooks_output(runtime: Path):
     }
 
 
+def test_the_desk_is_asked_with_the_call_already_pending_and_a_refused_one_is_not_left(runtime: Path):
+    """The desk reads the pane's dialog as it accepts a call: the call must be pending by then.
+
+    A dialog drawn before the hook came holds still, so it is read no more: a
+    call the desk could not see as it accepted stayed untagged (no hook
+    answer, no change above Approve on the page) for as long as it waited.
+    """
+    at_accept: list[list[int]] = []
+    made: list[AnswerChannel] = []
+
+    def accept(call: PendingCall) -> bool:
+        at_accept.append([c.id for c in made[0].pending(call.pane_id)])
+        return len(at_accept) == 1  # the first is taken, the second refused
+
+    async def scenario():
+        channel = channel_in(runtime, accept=accept)
+        made.append(channel)
+        await channel.start()
+        proc, _ = run_hook(runtime, payload())
+        call = await first_call(channel)
+        refused, _ = run_hook(runtime, payload())
+        result = await finish(refused)
+        assert list(channel.calls) == [call.id], "the refused call is not left pending"
+        assert channel.decide(call.id, deny("no"))
+        await finish(proc)
+        await channel.close()
+        return call, result
+
+    call, (code, out, _err) = asyncio.run(scenario())
+    assert at_accept == [[call.id], [call.id, call.id + 1]]  # the second, as it was asked about: pending beside the first
+    assert (code, out) == (0, "")
+
+
 def test_no_headspace_means_no_output_at_once(runtime: Path):
     proc, began = run_hook(runtime, payload(), wait=30)
     code, out, err = asyncio.run(finish(proc))

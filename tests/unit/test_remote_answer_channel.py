@@ -51,12 +51,17 @@ def test_remote_calls_reach_the_desk_with_their_address_and_go_when_the_link_dro
         gone: list[PendingCall] = []
         claude = subprocess.Popen(["sleep", "120"], env={"XDG_RUNTIME_DIR": runtime})
 
+        at_accept: list[list[int]] = []  # what the channel held pending as the desk was asked
+        made: list[RemoteAnswerChannel] = []
+
         def accept(call: PendingCall) -> bool:
             offered.append(call)
+            at_accept.append([c.id for c in made[0].pending(call.pane_id)])
             return call.pane_id == "%3@box"  # the desk watches this pane only
 
         async def scenario() -> None:
             channel = RemoteAnswerChannel(host, accept=accept, on_gone=gone.append)
+            made.append(channel)
             await channel.start()  # before any connection: it opens once the host knows where
             assert host.answers is channel and channel.path == ""
             await host.connect()
@@ -68,6 +73,9 @@ def test_remote_calls_reach_the_desk_with_their_address_and_go_when_the_link_dro
             (call,) = channel.calls.values()
             assert (call.pane_id, call.pid, call.tool_name, call.tool_input) == ("%3@box", os.getpid(), "Bash", {"command": "make"})
             assert channel.pending("%3@box") == [call] and channel.pending("%3") == []
+            # The desk reads the pane's dialog as it accepts: the call is pending by then (a dialog drawn before the hook
+            # came is read no more, so a call missing then was never tagged).
+            assert at_accept == [[call.id]]
             assert channel.decide(call.id, allow())
             out, _ = await asyncio.to_thread(decided.communicate, timeout=10)
             assert json.loads(out)["hookSpecificOutput"]["decision"] == {"behavior": "allow"}
