@@ -214,7 +214,9 @@ def test_a_terminal_not_known_to_show_osc_9_also_gets_the_notice_in_tmux_status_
         time.sleep(SETTLE)
         agent.submit("create the file")
         agent.wait_for("Do you want to proceed?", what="the permission")
-        (got,) = wait(lambda: notifications(plain.output), "the OSC in the plain terminal")
+        # Each terminal reads its own copy of the OSC, each at its own pace: both are waited for before they are compared.
+        wait(lambda: notifications(plain.output) and notifications(wez.output), "the OSC in both terminals")
+        (got,) = notifications(plain.output)
         assert notifications(wez.output) == [got]
         words = f"headspace: {agent.name}:"
         wait(lambda: words in shown_text(plain.output), "the notice in the plain terminal's status line")
