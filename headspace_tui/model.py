@@ -15,6 +15,8 @@ from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 from typing import Any
 
+from .usage.model import Usage
+
 
 class AgentState(str, Enum):
     """What an agent is doing, as far as the user is concerned.
@@ -391,6 +393,8 @@ class Agent:
     # of changes/proposed.py, made where the agent runs: answering/desk.py); None when no hook holds a file edit.
     # Plain data, so every front end (the preview, ``e``, the phone's card) and the wire take it as it is.
     proposed: dict[str, Any] | None = None
+    # Its tokens, context and estimated cost, from its own files (service/usage_tally.py); None: nothing read yet.
+    usage: Usage | None = None
 
     @property
     def blocked_this_turn(self) -> tuple[Blocked, ...]:

@@ -31,6 +31,11 @@ class Turn:
     is_error: bool = False  # tool_result lines: a failed or rejected tool call
     tool_use_ids: tuple[str, ...] = field(default=(), hash=False)  # agent lines: the ids of ``tool_uses``, in order
     outcomes: tuple[ToolOutcome, ...] = field(default=(), hash=False)  # tool_result lines: who decided each call
+    # Agent lines: the model, and the reply's tokens (input, output, cache read, cache write) as the API
+    # counted them; every block of one reply (one ``message_id``) repeats its reply's counts.
+    model: str = ""
+    usage: tuple[int, ...] = field(default=(), hash=False)
+    sidechain: bool = False  # a subagent's line: its tokens cost, but are not the main context
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ MODULES = (
     "headspace_tui.shared.safe_files",
     "headspace_tui.shared.peer",
     "headspace_tui.shared.paths",
+    "headspace_tui.usage.model",
     "headspace_tui.model",
     "headspace_tui.detect.approval",
     "headspace_tui.detect.sources",
@@ -52,6 +53,7 @@ PACKAGES = (
     "headspace_tui.remote",
     "headspace_tui.tmux",
     "headspace_tui.changes",
+    "headspace_tui.usage",
 )
 MIN_PYTHON = (3, 9)
 

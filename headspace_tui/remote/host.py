@@ -76,8 +76,9 @@ def _turn(row: dict[str, Any]) -> Turn:
         for o in row.get("outcomes", ())
         if isinstance(o, dict)
     )
+    usage = tuple(n for n in row.get("usage", ()) if isinstance(n, int) and not isinstance(n, bool))
     plain = {k: v for k, v in row.items() if k in _TURN_FIELDS}
-    return Turn(**{**plain, "tool_uses": uses, "tool_use_ids": ids, "outcomes": outcomes})
+    return Turn(**{**plain, "tool_uses": uses, "tool_use_ids": ids, "outcomes": outcomes, "usage": usage})
 
 
 _TURN_FIELDS = {f.name for f in dataclasses.fields(Turn)}

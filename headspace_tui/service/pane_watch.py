@@ -25,6 +25,7 @@ from ..detect.turns import Turn
 from ..model import AgentState
 from ..tmux.server import PaneRecord
 from .schedule import PaneTiming
+from .usage_tally import UsageTally
 
 LOCAL_HOST = "local"
 
@@ -56,6 +57,7 @@ class PaneWatch:
     mode: str = ""  # the permission mode its command line sets ("" none): the row's until its screen or hooks say
     fuser: Fuser = field(default_factory=Fuser)
     tail: Tail | None = None
+    usage: UsageTally = field(default_factory=UsageTally)  # its transcript's tokens, folded as they are read
     timing: PaneTiming = field(default_factory=PaneTiming)
     # What the transcript says of the present (TranscriptFollower): when the
     # last typed prompt was written (a turn's start), and when Claude last

@@ -29,6 +29,7 @@ from ..detect.sources import Source
 from ..events import AgentChanged, AgentRemoved, CallBlocked, Event, TurnBegan
 from ..model import Agent, AgentState, Blocked, Channel, Evidence, Observation, PaneAddress
 from ..tmux.server import PaneRecord
+from ..usage.model import Usage
 from .appearances import Appearances
 from .prompts_told import PromptsTold
 from .scan import new_agent
@@ -283,6 +284,13 @@ class AgentStore:
             if marked:  # the row's blocked mark was the last turn's: it goes
                 self.emit(AgentChanged(agent, agent.state, at))
             self.emit(TurnBegan(agent, at))
+
+    def used(self, pane_id: str, usage: Usage) -> None:
+        """The agent's tokens, context and estimated cost as its files now tell them (service/usage_tally.py), on its row."""
+        agent = self.agents.get(pane_id)
+        if agent is not None and agent.usage != usage:
+            agent.usage = usage
+            self.emit(AgentChanged(agent, agent.state, time.time()))
 
     def changed(self, pane_id: str, summary: str) -> None:
         """What the agent's work tree changed this turn (service/work_changes.py), on its row."""

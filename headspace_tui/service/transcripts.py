@@ -84,6 +84,8 @@ class TranscriptFollower:
         turns = await loop.run_in_executor(self._reader, tail.read_new)
         if turns and self.current(watch):
             note_times(watch, turns)
+            if watch.usage.add(turns):
+                self.store.used(agent.pane_id, watch.usage.usage())
         if not turns or journal is None or not self.current(watch):
             return
         work = None

@@ -17,6 +17,7 @@ Example::
     notify_command = ["ntfy", "publish", "my-topic"]  # also run per notification (no shell;
                                # the text in HEADSPACE_TITLE, HEADSPACE_BODY, HEADSPACE_TEXT, HEADSPACE_AGENTS)
     change_column = true       # the table's Change column (this turn's "+12 −3 · 2 files"); D hides it
+    context_column = true      # the table's Ctx column (the share of its model's window in use); % hides it
 
     [keys]
     approve = "y"
@@ -60,6 +61,7 @@ DEFAULT_KEYS: dict[str, str] = {
     "timeline": "t",
     "diff": "d",  # what the agent changed, this turn or since it started
     "toggle_changes": "D",  # the table's Change column
+    "toggle_context": "percent_sign",  # the table's Ctx column
     "next_waiting": "tab",
     "previous_waiting": "shift+tab",
     "snooze": "z",
@@ -156,6 +158,7 @@ class Config:
     hosts: tuple[HostSpec, ...] = ()  # remote hosts ([hosts.NAME])
     web: WebConfig | None = None  # [web]: the phone page is on whenever the service starts
     change_column: bool = True  # the table shows each agent's change this turn (when some agent changed something)
+    context_column: bool = True  # the table shows each agent's context, % of its model's window (when some agent's is known)
 
 
 def default_path(env: os._Environ | dict = os.environ) -> Path:
@@ -191,7 +194,10 @@ def _is_number(value: object) -> bool:
 
 
 def parse_config(data: dict, where: str = "config") -> Config:
-    known = {"nudge_text", "layout", "keys", "confirm_timeout", "idle_grace", "theme", "notify", "notify_states", "desktop_notify", "notify_blocked", "notify_command", "hosts", "web", "change_column"}
+    known = {
+        "nudge_text", "layout", "keys", "confirm_timeout", "idle_grace", "theme", "notify", "notify_states", "desktop_notify", "notify_blocked",
+        "notify_command", "hosts", "web", "change_column", "context_column",
+    }  # fmt: skip
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f"{where}: unknown setting {unknown[0]!r} (known: {', '.join(sorted(known))})")
@@ -228,6 +234,9 @@ def parse_config(data: dict, where: str = "config") -> Config:
     change_column = data.get("change_column", Config.change_column)
     if not isinstance(change_column, bool):
         raise ConfigError(f"{where}: change_column must be true or false")
+    context_column = data.get("context_column", Config.context_column)
+    if not isinstance(context_column, bool):
+        raise ConfigError(f"{where}: context_column must be true or false")
     command = data.get("notify_command", list(Config.notify_command))
     if (
         not isinstance(command, list)
@@ -264,6 +273,7 @@ def parse_config(data: dict, where: str = "config") -> Config:
         hosts=parse_hosts(data.get("hosts", {}), where),
         web=parse_web(data.get("web"), where),
         change_column=change_column,
+        context_column=context_column,
     )
 
 

@@ -19,6 +19,7 @@ from ..notifications.snooze import SNOOZED_RANK, Snooze, snooze_words
 from ..screen.virtual import VirtualScreen
 from ..service.facade import IntentKind, PaneScreen, key_allowed, sort_key, unfit
 from ..service.rows import agent_row
+from ..usage.words import usage_lines
 
 # The page's buttons and the answer each sends (the terminal's keys, by the same names).
 ACTIONS = ("approve", "deny", "option", "submit", "reply", "nudge", "interrupt")
@@ -79,6 +80,8 @@ def agent_view(agent: Agent, now: float | None = None, snooze: Snooze | None = N
             "part": [prompt.question_index, prompt.question_count] if prompt and prompt.question_count > 1 else None,
             # The change a file edit Claude's hook holds would make (``Diff.to_dict()``), shown above Approve; null for none.
             "proposed": _proposed(agent),
+            # Its context, tokens and estimated cost, in the words the terminal's e uses: [label, words] pairs ([] before any is read).
+            "usage": [list(pair) for pair in usage_lines(agent.usage)] if agent.usage is not None else [],
         }
     )
     return row

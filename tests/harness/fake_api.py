@@ -58,24 +58,30 @@ class Step:
     deferred: bool = False
     when: str = ""  # answer every request whose last user message contains this, outside the script's order
     verdict: dict[str, Any] | None = None  # auto mode's server review of this step's tool call (None: not flagged)
+    usage: dict[str, int] | None = None  # the reply's token counts as the API reports them (None: 100 in, 20 out)
 
     @property
     def repeats(self) -> bool:
         return self.kind in ("fail", "stall")
 
 
-def text(body: str, *, delay: float = 0.0, seconds: float = 0.0) -> Step:
-    """Reply with assistant text; ``seconds`` > 0 streams it slowly."""
-    return Step("text", text=body, delay=delay, seconds=seconds)
+def text(body: str, *, delay: float = 0.0, seconds: float = 0.0, usage: dict[str, int] | None = None) -> Step:
+    """Reply with assistant text; ``seconds`` > 0 streams it slowly; ``usage`` the counts the API reports for it (``tokens``)."""
+    return Step("text", text=body, delay=delay, seconds=seconds, usage=usage)
 
 
-def tool(name: str, tool_input: dict[str, Any], *, preface: str = "", deferred: bool = False) -> Step:
+def tokens(sent: int, out: int, cache_read: int = 0, cache_write: int = 0) -> dict[str, int]:
+    """A reply's usage as the Messages API words it: ``sent`` uncached input tokens, ``out`` output tokens."""
+    return {"input_tokens": sent, "output_tokens": out, "cache_read_input_tokens": cache_read, "cache_creation_input_tokens": cache_write}
+
+
+def tool(name: str, tool_input: dict[str, Any], *, preface: str = "", deferred: bool = False, usage: dict[str, int] | None = None) -> Step:
     """Call a tool; ``preface`` is optional text before the tool_use block.
 
     ``deferred``: when Claude does not offer the tool in this request, load
     it with ``ToolSearch`` first (the step stays until it is offered).
     """
-    return Step("tool", text=preface, tool_name=name, tool_input=tool_input, deferred=deferred)
+    return Step("tool", text=preface, tool_name=name, tool_input=tool_input, deferred=deferred, usage=usage)
 
 
 def fail(status: int, *, times: int | None = 1) -> Step:
@@ -370,6 +376,7 @@ class FakeAnthropicAPI(ScriptedHTTP[Request, Step]):
                 {"type": "tool_use", "id": f"toolu_{next(self._ids):06d}", "name": step.tool_name, "input": step.tool_input}
             )
         stop_reason = "tool_use" if step.kind == "tool" else "end_turn"
+        usage = step.usage or {"input_tokens": 100, "output_tokens": 20}
         message_id = f"msg_{next(self._ids):06d}"
         model = body.get("model", "claude-test")
         if not body.get("stream"):
@@ -383,7 +390,7 @@ class FakeAnthropicAPI(ScriptedHTTP[Request, Step]):
                     "content": blocks,
                     "stop_reason": stop_reason,
                     "stop_sequence": None,
-                    "usage": {"input_tokens": 100, "output_tokens": 20},
+                    "usage": usage,
                 },
             )
             return
@@ -411,7 +418,7 @@ class FakeAnthropicAPI(ScriptedHTTP[Request, Step]):
                     "content": [],
                     "stop_reason": None,
                     "stop_sequence": None,
-                    "usage": {"input_tokens": 100, "output_tokens": 1},
+                    "usage": {**usage, "output_tokens": 1},  # the stream's start: the prompt's counts, one token out
                 },
             },
         )
@@ -436,7 +443,7 @@ class FakeAnthropicAPI(ScriptedHTTP[Request, Step]):
         results = self._safeguard_results(body, step, blocks)
         if results is not None:
             delta["safeguard_results"] = results
-        event("message_delta", {"type": "message_delta", "delta": delta, "usage": {"output_tokens": 20}})
+        event("message_delta", {"type": "message_delta", "delta": delta, "usage": {"output_tokens": usage["output_tokens"]}})
         event("message_stop", {"type": "message_stop"})
 
 

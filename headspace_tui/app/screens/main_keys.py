@@ -57,6 +57,7 @@ MAIN_BINDINGS: list[BindingType] = [
     Binding("t", "timeline", "timeline", id="timeline", show=False, tooltip="timeline: the agent's states, commands and outcomes"),
     Binding("d", "diff", "diff", id="diff", show=False, tooltip="diff: what the agent changed (this turn, or since it started)"),
     Binding("D", "toggle_changes", "changes column", id="toggle_changes", show=False, tooltip="show or hide the table's Change column"),
+    Binding("percent_sign", "toggle_context", "context column", id="toggle_context", show=False, tooltip="show or hide the table's Ctx column (context, % of the model's window)"),
     Binding("l", "toggle_layout", "layout", id="toggle_layout", show=False, tooltip="layout: auto (beside from 140 columns, else under) → beside → under; shown on the preview's border"),
     Binding("left_square_bracket", "scroll_back", "history", id="scroll_back", show=False, tooltip="preview: a page back through the pane's history (tmux scrollback)"),
     Binding("right_square_bracket", "scroll_forward", "forward", id="scroll_forward", show=False, tooltip="preview: a page forward (at the bottom: live again)"),

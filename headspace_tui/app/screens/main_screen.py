@@ -121,7 +121,7 @@ class MainScreen(Screen):
         yield FilterInput(placeholder="filter: target, folder, state…", id="filter")
         with Container(id="body"):
             with Vertical(id="left"):
-                yield AgentTable(id="agents", clock=self.clock, show_changes=self.config.change_column)
+                yield AgentTable(id="agents", clock=self.clock, show_changes=self.config.change_column, show_context=self.config.context_column)
                 yield Static(id="empty")
             with Vertical(id="right"):
                 yield PanePreview(id="preview")
@@ -326,6 +326,10 @@ class MainScreen(Screen):
     def action_toggle_changes(self) -> None:
         """Show or hide the Change column (for this run; ``change_column`` in the config says how it starts)."""
         self.table.set_show_changes(not self.table.show_changes)
+
+    def action_toggle_context(self) -> None:
+        """Show or hide the Ctx column (for this run; ``context_column`` in the config says how it starts)."""
+        self.table.set_show_context(not self.table.show_context)
 
     def action_help(self) -> None:
         self.windows.help()

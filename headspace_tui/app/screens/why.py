@@ -20,6 +20,7 @@ from ...events import ANSWERED_HOW
 from ...model import Agent, AgentState, Evidence
 from ...service.facade import ChannelReport, Explanation
 from ...shared.safe_text import clean, clean_block
+from ...usage.words import usage_lines
 from ..widgets.agent_table import elapsed, kind_of
 from ..widgets.change_text import change_text, diff_of
 from ..widgets.state_style import state_text
@@ -124,6 +125,17 @@ def change_section(agent: Agent) -> Text | None:
     return Text.assemble("\n", ("The change it would make", "bold"), (" (from the exact call Claude's hook holds)\n", "dim"), change_text(diff), "\n")
 
 
+def usage_section(agent: Agent) -> Text | None:
+    """Its context, tokens and estimated cost as its own files tell them; None before anything was read."""
+    if agent.usage is None:
+        return None
+    out = Text()
+    for label, words in usage_lines(agent.usage):
+        out.append(f"{label}: ", style="bold")
+        out.append(clean(words, 300) + "\n", style="bold red" if label == "Rate limit" else "")
+    return out
+
+
 def channel_text(report: ChannelReport) -> Text:
     """The answer channel for this agent: which way y/n would go, what waits, what answered last (exact input)."""
     out = Text()
@@ -174,6 +186,9 @@ class WhyScreen(ModalScreen[None]):
             approves = approve_text(self.agent)
             if approves is not None:
                 yield Static(approves)
+            used = usage_section(self.agent)
+            if used is not None:
+                yield Static(used, id="why-usage")
             change = change_section(self.agent)
             if change is not None:
                 yield Static(change, id="why-change")

@@ -41,6 +41,7 @@ COLUMNS = (
     ("folder", "Folder"),
     ("state", "State"),
     ("time", "Time"),
+    ("context", "Ctx"),
     ("change", "Change"),
     ("waiting", "Waiting for"),
 )
@@ -199,6 +200,8 @@ TIME_WIDTH = 6  # "10m10s", "23h59m", "12d03h"
 TARGET_FLOOR, TARGET_CAP = 12, 32
 FOLDER_CAP = 20
 HOST_CAP = 12
+CONTEXT_WIDTH = 4  # "100%"
+CONTEXT_WARN, CONTEXT_FULL = 80, 90  # % of the model's window: amber from the first, red from the second
 CHANGE_CAP = 18  # "+120 −45 · 3 files"; a bigger change is cut (the diff view, d, has it whole)
 WAITING_FLOOR = 20
 PADDING = 2  # a DataTable cell's padding, both sides
@@ -216,10 +219,12 @@ class Columns:
     host: int = 0
     kind: int = 0
     change: int = 0
+    context: int = 0
 
     @property
     def keys(self) -> tuple[str, ...]:
-        left_out = {key for key, width in (("folder", self.folder), ("host", self.host), ("kind", self.kind), ("change", self.change)) if not width}
+        widths = (("folder", self.folder), ("host", self.host), ("kind", self.kind), ("change", self.change), ("context", self.context))
+        left_out = {key for key, width in widths if not width}
         return tuple(key for key, _ in COLUMNS if key not in left_out)
 
 
@@ -232,6 +237,7 @@ def plan_columns(
     unreached: Sequence[str] = (),
     kinds: Sequence[str] = (),
     changes: Sequence[str] = (),
+    contexts: bool = False,
 ) -> Columns:
     """Widths for a table ``width`` cells wide showing these targets and folders.
 
@@ -247,14 +253,17 @@ def plan_columns(
     The Change column (this turn's ``+12 −3 · 2 files``) is there only
     when some agent changed something, as wide as the widest (at most
     ``CHANGE_CAP``): a table of agents that changed nothing reads as before.
+    The Ctx column (the share of its model's window the agent's context
+    fills) is there only when ``contexts``: some agent's is known.
     """
     every_host = [*hosts, *unreached]
     host = min(HOST_CAP, max(len("Host"), *(len(h) for h in every_host))) if any(h != "local" for h in every_host) else 0
     kind = max(len("Kind"), *(len(k) for k in kinds)) if len(set(kinds)) > 1 else 0
     change = min(CHANGE_CAP, max(len("Change"), *(cell_len(c) for c in changes))) if any(changes) else 0
-    taken = sum(column + PADDING for column in (host, kind, change) if column)
+    context = CONTEXT_WIDTH if contexts else 0
+    taken = sum(column + PADDING for column in (host, kind, change, context) if column)
     planned = _plan(width - taken, targets, folders, hosts if host and hosts else [""] * len(targets))
-    return Columns(planned.target, planned.folder, planned.waiting, host, kind, change)
+    return Columns(planned.target, planned.folder, planned.waiting, host, kind, change, context)
 
 
 def _plan(width: int, targets: list[str], folders: list[str], hosts: Sequence[str]) -> Columns:
@@ -326,9 +335,23 @@ def kept_end(agent: Agent, shown: str, width: int) -> int:
     return choice_end(shown)
 
 
-def _planned(agent: Agent) -> tuple[str, ...]:
+def _planned(agent: Agent) -> tuple[str | bool, ...]:
     """What of an agent the columns' widths depend on: a change here re-plans them (the same widths then leave the rows alone)."""
-    return (agent.target, agent.cwd, agent.name, agent.host, agent.family, agent.change)
+    return (agent.target, agent.cwd, agent.name, agent.host, agent.family, agent.change, context_pct(agent) is not None)
+
+
+def context_pct(agent: Agent) -> int | None:
+    """The share of its model's window the agent's context fills (None: not known)."""
+    return agent.usage.context_pct if agent.usage is not None else None
+
+
+def context_text(agent: Agent) -> Text:
+    """Its Ctx cell: "73%", amber from CONTEXT_WARN, red from CONTEXT_FULL (theme-free: the warning is in the number too)."""
+    pct = context_pct(agent)
+    if pct is None:
+        return Text("")
+    style = "bold red" if pct >= CONTEXT_FULL else "yellow" if pct >= CONTEXT_WARN else "dim"
+    return Text(f"{pct}%", style=style)
 
 
 def target_end(target: str) -> int:
@@ -362,11 +385,12 @@ class AgentTable(DataTable):
         Binding("pageup", "page_up", "page up", show=False, tooltip="a page up"),
     ]
 
-    def __init__(self, *, clock: Callable[[], float] = time.time, show_changes: bool = True, **kwargs) -> None:
+    def __init__(self, *, clock: Callable[[], float] = time.time, show_changes: bool = True, show_context: bool = True, **kwargs) -> None:
         super().__init__(cursor_type="row", zebra_stripes=False, **kwargs)
         self._smaller_caches()
         self.clock = clock
         self.show_changes = show_changes  # the Change column (the config's change_column; a key hides it)
+        self.show_context = show_context  # the Ctx column (the config's context_column; a key hides it)
         self.agents: dict[str, Agent] = {}
         self.filter_text = ""
         self.pinned = False  # the user chose a row: follow it, not the top
@@ -381,7 +405,7 @@ class AgentTable(DataTable):
         self._replan = True  # the columns must be fitted again before the next rows are drawn
         self._planned_for = 0  # the width the columns were fitted to (render_lines draws nothing for another)
         self._replan_asked = False
-        self._names: dict[str, tuple[str, ...]] = {}  # per pane: what the plan saw (names: ``_planned``)
+        self._names: dict[str, tuple[str | bool, ...]] = {}  # per pane: what the plan saw (names: ``_planned``)
         self.state_styles: dict = {}  # per state, from the app's theme (restyle)
         self.retrying_style: Style | str = RETRYING  # the theme's warning colour (restyle)
         self.snooze_of: Callable[[Agent], Snooze | None] = lambda _agent: None  # the screen's snoozes
@@ -560,6 +584,12 @@ class AgentTable(DataTable):
         self._replan = True
         self._sync()
 
+    def set_show_context(self, show: bool) -> None:
+        """Show or hide the Ctx column (a key, or the config's ``context_column``)."""
+        self.show_context = show
+        self._replan = True
+        self._sync()
+
     def set_filter(self, text: str) -> None:
         self.filter_text = text.strip()
         self._replan = True
@@ -621,6 +651,7 @@ class AgentTable(DataTable):
             unreached=[a.host for a in visible if a.placeholder],
             kinds=[kind_of(a) for a in agents],
             changes=[clean(a.change) for a in agents] if self.show_changes else (),
+            contexts=self.show_context and any(context_pct(a) is not None for a in agents),
         )
         if columns == self._columns:
             return
@@ -636,6 +667,7 @@ class AgentTable(DataTable):
             "state": STATE_WIDTH,
             "time": TIME_WIDTH,
             "change": columns.change,
+            "context": columns.context,
             "waiting": columns.waiting,
         }
         for key, label in COLUMNS:
@@ -734,6 +766,7 @@ class AgentTable(DataTable):
             fit(Text(folder_of(agent), style="dim"), columns.folder),
             state,
             self._elapsed(agent, now),
+            fit(context_text(agent), columns.context),
             fit(Text(clean(agent.change), style="dim"), columns.change),
             fit(waiting, columns.waiting, keep_end=kept_end(agent, waiting.plain, columns.waiting)),
         )

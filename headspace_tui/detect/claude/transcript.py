@@ -109,6 +109,18 @@ def _result_text(block: dict[str, Any]) -> str:
     return "\n".join(p.get("text", "") for p in _blocks(content) if p.get("type") == "text" and isinstance(p.get("text"), str))
 
 
+def _usage(value: Any) -> tuple[int, ...]:
+    """A reply's ``message.usage``: (input, output, cache read, cache write) tokens; () when it has none."""
+    if not isinstance(value, dict):
+        return ()
+
+    def count(key: str) -> int:
+        number = value.get(key)
+        return number if isinstance(number, int) and not isinstance(number, bool) and number >= 0 else 0
+
+    return (count("input_tokens"), count("output_tokens"), count("cache_read_input_tokens"), count("cache_creation_input_tokens"))
+
+
 def _str(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
@@ -133,6 +145,9 @@ def parse_line(data: Any) -> Turn | None:
             tool_use_ids=tuple(_str(b.get("id")) for b in calls),
             stop_reason=_str(message.get("stop_reason")),
             message_id=_str(message.get("id")),
+            model=_str(message.get("model")),
+            usage=_usage(message.get("usage")),
+            sidechain=data.get("isSidechain") is True,
             **common,
         )
     if data.get("isMeta"):

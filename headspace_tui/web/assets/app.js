@@ -167,8 +167,17 @@ function drawAgent() {
   }
   $("agent-state").textContent = [`${agent.glyph} ${agent.state}`, modeWords(agent), folder(agent), ago(agent), agent.agent].filter(Boolean).join(" · ");
   $("changes-sum").textContent = agent.change ? `(this turn: ${agent.change})` : "";
+  drawUsage(agent);
   drawDialog(agent);
   drawScreen();
+}
+
+// Its context, tokens and estimated cost (the service's words, as the terminal's e says them), as text.
+function drawUsage(agent) {
+  const box = $("usage");
+  const lines = Array.isArray(agent.usage) ? agent.usage : [];
+  box.replaceChildren(...lines.flatMap(([label, words]) => [el("dt", {}, String(label)), el("dd", {}, String(words))]));
+  box.hidden = lines.length === 0;
 }
 
 // A permission mode other than manual, as the agent's line says it ("auto mode", "BYPASS: nothing is checked").

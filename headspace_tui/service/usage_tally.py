@@ -1,0 +1,60 @@
+"""One agent's tokens, context and estimated cost, folded from the turns its transcript gives.
+
+Every block of one reply is its own line and repeats the reply's counts:
+a reply is counted once, by its message id (the counts of its last line
+win: they are final).  The session's totals are every reply's, a
+subagent's included; the context is the last main-line reply's prompt
+(uncached, cached and newly cached), as Claude counts it for its own
+"context left" (2.1.330).  A line Claude made up itself (an API error's,
+model "<synthetic>", zero counts) is no reply.  The first read of a
+transcript is its history: the totals include it (they are the session's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..detect.turns import Turn
+from ..usage.model import Tokens, Usage
+from ..usage.prices import estimate, window_of
+
+SYNTHETIC = "<synthetic>"  # the model of a line Claude writes itself (an API error shown as a reply)
+
+
+class UsageTally:
+    """The running sums of one agent's session."""
+
+    def __init__(self) -> None:
+        self.totals = Tokens()
+        self.model = ""
+        self.context = 0
+        self._last_id = ""
+        self._last = Tokens()
+        self._costs: dict[str, Tokens] = {}  # per model: its tokens (a session can switch model)
+
+    def add(self, turns: Iterable[Turn]) -> bool:
+        """Fold ``turns`` in; True when a number changed."""
+        before = (self.totals, self.model, self.context)
+        for turn in turns:
+            if turn.role != "agent" or len(turn.usage) != 4 or turn.model == SYNTHETIC:
+                continue
+            tokens = Tokens(*turn.usage)
+            model = turn.model or self.model
+            if turn.message_id and turn.message_id == self._last_id:
+                self._spend(model, tokens - self._last)  # the same reply's next block: its counts replace the last
+            else:
+                self._spend(model, tokens)
+            self._last_id, self._last = turn.message_id, tokens
+            if not turn.sidechain:
+                self.model = model
+                self.context = tokens.input + tokens.cache_read + tokens.cache_write
+        return (self.totals, self.model, self.context) != before
+
+    def _spend(self, model: str, tokens: Tokens) -> None:
+        self.totals = self.totals + tokens
+        self._costs[model] = self._costs.get(model, Tokens()) + tokens
+
+    def usage(self) -> Usage:
+        costs = [estimate(model, tokens) for model, tokens in self._costs.items() if tokens.total]
+        cost = None if not costs or any(c is None for c in costs) else round(sum(c for c in costs if c is not None), 6)
+        return Usage(model=self.model, tokens=self.totals, context_tokens=self.context, context_window=window_of(self.model), cost_usd=cost)

@@ -1,0 +1,71 @@
+"""Tokens and usage as plain data: what a row, ``status --json`` and the page show of an agent's cost and room."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """Token counts: what the agent sent (``input``, uncached), what it got (``output``), and its prompt cache's reads and writes."""
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+
+    def __add__(self, other: Tokens) -> Tokens:
+        return Tokens(self.input + other.input, self.output + other.output, self.cache_read + other.cache_read, self.cache_write + other.cache_write)
+
+    def __sub__(self, other: Tokens) -> Tokens:
+        return Tokens(self.input - other.input, self.output - other.output, self.cache_read - other.cache_read, self.cache_write - other.cache_write)
+
+    @property
+    def total(self) -> int:
+        return self.input + self.output + self.cache_read + self.cache_write
+
+    def to_dict(self) -> dict[str, int]:
+        return {"input": self.input, "output": self.output, "cache_read": self.cache_read, "cache_write": self.cache_write}
+
+
+@dataclass(frozen=True)
+class Usage:
+    """One agent's session as its own files tell it.
+
+    ``context_tokens`` is what its last request filled of the model's window
+    (its prompt, cached or not); ``context_window`` the
+    window (0: not known).  ``cost_usd`` is an estimate at the list prices
+    of ``prices.json`` (None: a model it does not list).  ``limited_until``
+    is when a rate limit that stopped the agent resets (epoch seconds; 0:
+    not limited, or no reset named).  ``plan_use`` is a plan's windows used,
+    in %, where the agent's files say (``five_hour``, ``seven_day``).
+    """
+
+    model: str = ""
+    tokens: Tokens = Tokens()
+    context_tokens: int = 0
+    context_window: int = 0
+    cost_usd: float | None = None
+    limited: bool = False
+    limited_until: float = 0.0
+    plan_use: dict[str, float] = field(default_factory=dict, hash=False)
+
+    @property
+    def context_pct(self) -> int | None:
+        """The share of the window in use, rounded down (None: window not known)."""
+        if not self.context_window:
+            return None
+        return min(100, self.context_tokens * 100 // self.context_window)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "tokens": self.tokens.to_dict(),
+            "context_tokens": self.context_tokens,
+            "context_window": self.context_window,
+            "cost_usd": self.cost_usd,
+            "limited": self.limited,
+            "limited_until": self.limited_until,
+            "plan_use": dict(self.plan_use),
+        }

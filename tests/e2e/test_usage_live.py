@@ -1,0 +1,49 @@
+"""What an agent costs, from the real Claude Code: the scripted API's counts, summed, on ``status --json``.
+
+The scripted API reports known token counts for each reply; Claude writes
+them to its transcript, and the resident service (as users run it) folds
+them: the session's sums, the model, the context the last reply filled
+against the model's window, and the estimate at the table's list prices.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from headspace_tui.usage.model import Tokens
+from headspace_tui.usage.prices import estimate
+from tests.e2e.test_resident_service import started
+from tests.harness import fake_api as api
+from tests.harness.cli import headspace
+from tests.harness.scenarios import TURN_DONE
+from tests.harness.wait import poll
+
+pytestmark = pytest.mark.e2e
+
+MODEL = "claude-sonnet-4-5"
+
+
+def row(server: str) -> dict:
+    (line,) = headspace("-L", server, "status", "--json").stdout.splitlines()
+    return json.loads(line)
+
+
+def test_status_json_sums_each_replys_tokens_and_says_the_context_and_an_estimate(claude_session, fake_api, private_tmux, services):
+    first, second = api.tokens(1200, 300, cache_read=5000, cache_write=800), api.tokens(200, 100, cache_read=7000)
+    session = claude_session([api.text("One.", usage=first), api.text("Two.", usage=second)], name="spend", extra_args=["--model", MODEL])
+    started(private_tmux.name, services)
+    session.submit("the first part")
+    session.wait_for(lambda s: "One." in s and TURN_DONE.search(s) is not None, what="the first reply")
+    session.submit("the second part")
+    session.wait_for(lambda s: "Two." in s and TURN_DONE.search(s) is not None, what="the second reply")
+    models = {r.body.get("model") for r in fake_api.main_requests}
+    assert models == {MODEL}, models
+    sums = Tokens(1400, 400, 12000, 800)
+    got = poll(lambda: row(private_tmux.name), lambda r: r["tokens"] == sums.to_dict(), timeout=30)
+    assert got["model"] == MODEL
+    assert got["context_tokens"] == 200 + 7000  # the last reply's prompt, uncached and cached (as Claude counts its context)
+    assert got["context_pct"] == (7200 * 100) // 200_000
+    assert got["cost_usd_est"] == estimate(MODEL, sums) and got["cost_usd_est"] > 0
+    assert got["limited_until"] is None

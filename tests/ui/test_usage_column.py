@@ -1,0 +1,64 @@
+"""The table's Ctx column and the why screen's usage lines: shown when known, coloured by how full, hidden by key or config."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+
+from headspace_tui.app.screens.why import WhyScreen
+from headspace_tui.shared.config import Config, parse_config
+from headspace_tui.usage.model import Tokens, Usage
+from tests.ui.apps import demo_app, screen_open, wait_until
+from tests.ui.test_diff_view import screen_text
+
+
+def usage(context: int, window: int = 200_000) -> Usage:
+    return Usage("claude-sonnet-4-5", Tokens(1400, 400, 12000, 800), context, window, 0.0123)
+
+
+def test_the_ctx_column_shows_each_known_context_coloured_by_how_full_and_hides_by_key_and_by_config():
+    async def scenario(config: Config) -> None:
+        app = demo_app(config=config)
+        async with app.run_test(size=(160, 40)) as pilot:
+            await app.snapshot_loader(pilot)
+            table = app.table
+            assert "context" not in table.columns  # nothing known of any agent's context: the table reads as before
+            agents = sorted(table.agents.values(), key=lambda a: a.target)[:3]
+            for agent, tokens in zip(agents, (20_000, 162_000, 190_000), strict=True):
+                table.upsert(dataclasses.replace(agent, usage=usage(tokens)))
+            await pilot.pause()
+            if not config.context_column:
+                assert "context" not in table.columns
+                await pilot.press("percent_sign")
+                await pilot.pause()
+            assert "context" in table.columns
+            cells = {a.pane_id: table.get_row(a.pane_id)[list(table.columns).index("context")] for a in agents}
+            assert [cells[a.pane_id].plain for a in agents] == ["10%", "81%", "95%"]
+            assert [str(cells[a.pane_id].style) for a in agents] == ["dim", "yellow", "bold red"]
+            await pilot.press("percent_sign")
+            await pilot.pause()
+            assert "context" not in table.columns and "95%" not in screen_text(app)
+
+    asyncio.run(scenario(Config(theme="headspace-dark")))
+    hidden = parse_config({"context_column": False, "theme": "headspace-dark"})
+    assert hidden.context_column is False
+    asyncio.run(scenario(hidden))
+
+
+def test_e_says_the_context_the_tokens_and_the_estimate():
+    async def scenario() -> None:
+        app = demo_app(config=Config(theme="headspace-dark"))
+        async with app.run_test(size=(160, 48)) as pilot:
+            await app.snapshot_loader(pilot)
+            table = app.table
+            agent = table.agents[table.selected_pane_id]
+            table.upsert(dataclasses.replace(agent, usage=usage(7200)))
+            await pilot.pause()
+            await pilot.press("e")
+            await wait_until(pilot, lambda: screen_open(app, WhyScreen), "the why screen")
+            text = screen_text(app)
+            assert "Context: 7,200 of 200,000 tokens (3%) · claude-sonnet-4-5" in text
+            assert "Tokens: 1,400 in · 400 out · 12,000 cache read · 800 cache write" in text
+            assert "Cost: $0.01 est." in text
+
+    asyncio.run(scenario())
