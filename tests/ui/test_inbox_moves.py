@@ -166,3 +166,38 @@ def test_the_inbox_skips_an_agent_whose_answer_is_still_on_its_way():
             assert selected(app) == "web:0.0"
 
     run(scenario())
+
+
+def test_the_inbox_does_not_move_to_a_row_still_showing_a_prompt_answered_from_here():
+    """An answer's final report can come before its row's update (they travel apart): that row's prompt is answered, no wait.
+
+    A CI run had y go to the agent answered two keys before: its row still
+    showed the permission it had just approved, and the inbox moved back to it.
+    Here the demo's detectors are off, so api's row keeps showing the prompt y answered.
+    """
+
+    async def scenario():
+        app = demo_app()
+        asked = recording_answers(app)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.snapshot_loader(pilot)
+            api = pane(app, "api:0.0")
+            app.table.select(api)
+            await pilot.pause()
+            await asyncio.sleep(REACTION_TIME + 0.05)
+            await pilot.press("y")
+            await pilot.pause()
+            assert asked == [("api:0.0", "approve")]
+            app._answer_reported(Report(api, "api:0.0: approve sent; Claude moved on", "information", True, final=True))
+            needing = [a.target for a in (app.table.agents[p] for p in app.table.order) if a.state.needs_you and a.pane_id != api]
+            assert app.table.agents[api].state.needs_you, "the row still shows the prompt just answered"
+            docs = pane(app, "docs:0.0")
+            app.table.select(docs)
+            await pilot.pause()
+            docs_reply_went(app, docs)
+            await pilot.pause(0.3)
+            others = [target for target in needing if target != "docs:0.0"]
+            assert others, "the demo has another agent waiting"
+            assert selected(app) == others[0], "the next agent that waits, not api"
+
+    run(scenario())

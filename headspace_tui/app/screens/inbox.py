@@ -33,6 +33,9 @@ class Inbox:
         self.typing = typing
         self.asking = asking  # the calls that may wait on the service: off the UI loop
         self._back_to: str | None = None  # an agent whose answer was not delivered after the inbox moved on from it
+        # Per pane: the prompt (its ``request``) last answered from here.  Its row can still show that prompt after the
+        # answer's final report (the row's update and the report travel apart): it is no wait to move on to.
+        self._answered: dict[str, str] = {}
 
     @property
     def table(self) -> AgentTable:
@@ -45,7 +48,14 @@ class Inbox:
             if refusal:
                 self.screen.notify(clean(f"{agent.target}: {refusal}; nothing sent"), severity="warning", markup=False)
 
+        if agent.observation.request:
+            self._answered[agent.pane_id] = agent.observation.request
         self.asking.answer(agent, intent.describe(), lambda: self.service.answer(agent, intent), refused)
+
+    def waits(self, agent: Agent) -> bool:
+        """Does ``agent``'s row, as it is now, need the user (and not show a prompt already answered from here)?"""
+        request = agent.observation.request
+        return self.triage.needing(agent) and not (request and self._answered.get(agent.pane_id) == request)
 
     def approve_all(self, agent: Agent) -> None:
         """Approve every waiting request identical to ``agent``'s, after a list the user confirms."""
@@ -95,7 +105,7 @@ class Inbox:
         table = self.table
         if pane_id != table.selected_pane_id or self.typing.input_mode.active:
             return  # in input mode the selection stays on the pane the keys go to
-        needing = [agent for other in table.order if other != pane_id and self.triage.needing(agent := table.agents[other])]
+        needing = [agent for other in table.order if other != pane_id and self.waits(agent := table.agents[other])]
         if not needing:
             return
 
@@ -104,7 +114,9 @@ class Inbox:
             if pane_id != table.selected_pane_id or self.typing.input_mode.active:
                 return  # the user moved meanwhile (a resident service's answer took a while)
             for agent, on_its_way in zip(needing, pending, strict=True):
-                if not on_its_way and agent.pane_id in table.agents:
+                # Its row as it is now: while the service was asked, an answer may have landed and its row moved on.
+                now = table.agents.get(agent.pane_id)
+                if not on_its_way and now is not None and self.waits(now):
                     table.select(agent.pane_id, by_itself=True)
                     return
 
