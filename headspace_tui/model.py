@@ -33,6 +33,7 @@ class AgentState(str, Enum):
     PLAN = "plan"
     INPUT = "input"
     ERROR = "error"
+    LIMITED = "limited"  # stopped by its rate limit (its error says so): it waits for the reset (usage/limits.py)
     EXITED = "exited"
     UNKNOWN = "unknown"
 
@@ -53,6 +54,7 @@ STATE_GLYPHS: dict[AgentState, str] = {
     AgentState.PLAN: "◆",
     AgentState.INPUT: "✎",
     AgentState.ERROR: "✖",
+    AgentState.LIMITED: "◷",
     AgentState.WORKING: "●",
     AgentState.STARTING: "◌",
     AgentState.IDLE: "○",
@@ -61,7 +63,7 @@ STATE_GLYPHS: dict[AgentState, str] = {
 }
 
 NEEDS_YOU = frozenset(
-    {AgentState.PERMISSION, AgentState.QUESTION, AgentState.PLAN, AgentState.INPUT, AgentState.ERROR}
+    {AgentState.PERMISSION, AgentState.QUESTION, AgentState.PLAN, AgentState.INPUT, AgentState.ERROR, AgentState.LIMITED}
 )
 
 # Table order: agents that need you first, then working, idle, the rest, exited last.
@@ -71,6 +73,7 @@ STATE_RANK = {
     AgentState.PLAN: 0,
     AgentState.INPUT: 0,
     AgentState.ERROR: 0,
+    AgentState.LIMITED: 0,
     AgentState.WORKING: 1,
     AgentState.STARTING: 2,
     AgentState.IDLE: 3,
@@ -395,6 +398,9 @@ class Agent:
     proposed: dict[str, Any] | None = None
     # Its tokens, context and estimated cost, from its own files (service/usage_tally.py); None: nothing read yet.
     usage: Usage | None = None
+    # When the rate limit that stopped it resets (epoch seconds), as its words said when it was first read
+    # LIMITED; 0.0 when they named no time, or it is not limited.
+    limited_until: float = 0.0
 
     @property
     def blocked_this_turn(self) -> tuple[Blocked, ...]:

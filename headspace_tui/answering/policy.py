@@ -45,7 +45,7 @@ class IntentKind(StrEnum):
 REACTION_TIME = 0.4
 
 MENU_ANSWERS = frozenset({IntentKind.APPROVE, IntentKind.DENY, IntentKind.OPTION, IntentKind.SUBMIT})
-INPUT_BOX_STATES = frozenset({AgentState.IDLE, AgentState.INPUT, AgentState.ERROR})
+INPUT_BOX_STATES = frozenset({AgentState.IDLE, AgentState.INPUT, AgentState.ERROR, AgentState.LIMITED})
 MENU_STATES = frozenset(state for state in AgentState if state.is_menu)
 
 # The table: in which states each kind of answer can do what it says.

@@ -37,6 +37,7 @@ STATE_DEFAULTS = {
     "plan": "ansi_bright_cyan",
     "input": "ansi_bright_blue",
     "error": "ansi_bright_red",
+    "limited": "ansi_bright_yellow",
     "working": "ansi_green",
     "starting": "ansi_cyan",
     "idle": "ansi_default",

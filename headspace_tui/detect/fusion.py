@@ -20,7 +20,7 @@ from .sources import CLAUDES_WORD, LEAST, Source, trust
 
 # States only the screen can show in detail; when it shows one, it wins.
 SCREEN_DETAIL = frozenset(
-    {AgentState.PERMISSION, AgentState.QUESTION, AgentState.PLAN, AgentState.EXITED, AgentState.ERROR, AgentState.INPUT}
+    {AgentState.PERMISSION, AgentState.QUESTION, AgentState.PLAN, AgentState.EXITED, AgentState.ERROR, AgentState.LIMITED, AgentState.INPUT}
 )
 
 

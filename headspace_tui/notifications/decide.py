@@ -48,6 +48,7 @@ from dataclasses import dataclass, replace
 from ..detect.waits import new_request
 from ..model import Agent, AgentState, Blocked
 from ..shared.safe_text import clean
+from ..usage.words import limit_words
 
 SETTLE = 3.0  # seconds after start in which reports only set what is already known
 GATHER = 0.5  # waits beginning this close together make one notification
@@ -64,6 +65,7 @@ REASONS = {
     AgentState.PLAN: "waits for plan approval",
     AgentState.INPUT: "waits for your reply",
     AgentState.ERROR: "stopped on an error",
+    AgentState.LIMITED: "stopped by its rate limit",
 }
 
 NAME_LIMIT = 60
@@ -104,6 +106,8 @@ def describe(agent: Agent) -> tuple[str, str]:
     what = ""
     if obs.state is AgentState.ERROR:
         what = obs.error
+    elif obs.state is AgentState.LIMITED:
+        what = limit_words(agent.limited_until) + (f": {obs.error}" if obs.error else "")
     elif prompt is not None and prompt.kind == "permission":
         what = f"{prompt.tool}: {prompt.detail}" if prompt.tool and prompt.detail else prompt.tool or prompt.detail or prompt.title
     elif prompt is not None and prompt.kind in ("question", "input", "menu"):

@@ -15,6 +15,7 @@ from typing import Any
 from ..detect.sources import Source
 from ..model import Agent, AgentState, Observation, Option, PaneAddress
 from ..usage.model import Usage
+from ..usage.words import limit_words
 
 # The keys ``status --json`` prints, in its order (docs/using.md and docs/service.md document them).
 PUBLIC = (
@@ -71,6 +72,7 @@ def agent_row(agent: Agent, now: float, snoozed: str = "") -> dict[str, Any]:
         "agent_version": agent.agent_version or None,
         "claude_version": (agent.agent_version or None) if agent.family == "claude" else None,
         **usage_fields(agent.usage),
+        "limited_until": agent.limited_until or None,  # stopped by its rate limit (state "limited"): when it resets, epoch seconds
         "line": describe(obs, agent),
     }
 
@@ -78,14 +80,13 @@ def agent_row(agent: Agent, now: float, snoozed: str = "") -> dict[str, Any]:
 def usage_fields(usage: Usage | None) -> dict[str, Any]:
     """Its tokens, context and cost as its own files tell them (service/usage_tally.py); nulls where nothing says."""
     if usage is None:
-        return {"model": None, "context_tokens": None, "context_pct": None, "tokens": None, "cost_usd_est": None, "limited_until": None, "plan_use": None}
+        return {"model": None, "context_tokens": None, "context_pct": None, "tokens": None, "cost_usd_est": None, "plan_use": None}
     return {
         "model": usage.model or None,
         "context_tokens": usage.context_tokens,  # what its last request filled of the model's window
         "context_pct": usage.context_pct,  # of that window; null: the model's window is not known
         "tokens": usage.tokens.to_dict(),  # the session's: input, output, cache_read, cache_write
         "cost_usd_est": usage.cost_usd,  # at list prices (usage/prices.json); null: a model the table does not list
-        "limited_until": usage.limited_until or None,  # a rate limit stopped it; when it resets (epoch seconds)
         "plan_use": dict(usage.plan_use) or None,  # a plan's windows used, in %, where its files say
     }
 
@@ -142,6 +143,8 @@ def describe(observation: Observation, agent: Agent | None = None) -> str:
             parts.append("; ".join(f"{q} → {a or '(no answer)'}" for q, a in prompt.answers))
         if prompt.options:
             parts.append(" | ".join(option_text(o) for o in prompt.options))
+    if observation.state is AgentState.LIMITED and agent is not None:
+        parts.append(limit_words(agent.limited_until))
     if observation.error:
         parts.append(observation.error)  # a retry's says "retrying 5/10 · …" itself
     if observation.exit_status is not None:

@@ -29,6 +29,7 @@ from ..detect.sources import Source
 from ..events import AgentChanged, AgentRemoved, CallBlocked, Event, TurnBegan
 from ..model import Agent, AgentState, Blocked, Channel, Evidence, Observation, PaneAddress
 from ..tmux.server import PaneRecord
+from ..usage.limits import limited, reset_at
 from ..usage.model import Usage
 from .appearances import Appearances
 from .prompts_told import PromptsTold
@@ -55,6 +56,13 @@ def same_observation(a: Observation, b: Observation) -> bool:
 
 
 BLOCKS_KEPT = 20  # blocked calls kept per agent (status --json, e, the page); the event log keeps them all
+
+
+def as_limited(observation: Observation) -> Observation:
+    """An error whose words say a rate limit stopped the agent is that: ``limited`` (usage/limits.py)."""
+    if observation.state is AgentState.ERROR and limited(observation.error):
+        return replace(observation, state=AgentState.LIMITED)
+    return observation
 
 
 def fuller(new: Blocked, old: Blocked) -> bool:
@@ -161,6 +169,7 @@ class AgentStore:
         its real start, and no time on screen jumps back.  ``captured``: when
         the screen capture behind this reading began (None: no new capture).
         """
+        observation = as_limited(observation)
         clock = self._clocks.get(record.pane_id)
         if clock is None:
             clock = self._clocks[record.pane_id] = Clock()
@@ -173,6 +182,7 @@ class AgentStore:
         agent = self.agents.get(record.pane_id)
         if agent is None:
             agent = new_agent(record, key, observation, claim, at, agent_pid=agent_pid, status=status, agent_version=agent_version, family=family, host=self.host)
+            agent.limited_until = reset_at(observation.error) if observation.state is AgentState.LIMITED else 0.0
             self.agents[record.pane_id] = agent
             self.emit(AgentChanged(agent, None, at))
             return agent
@@ -187,6 +197,8 @@ class AgentStore:
         old_state = agent.observation.state
         if old_state is not observation.state:
             agent.delivery = ""
+            # The reset as its words said it when the limit was first read ("resets 3pm": the next 3pm from then).
+            agent.limited_until = reset_at(observation.error) if observation.state is AgentState.LIMITED else 0.0
         elif int(agent.since) != int(since):
             changed = True  # a more trusted source, arriving late, dates this state earlier
         agent.since, agent.since_source = since, claim.source

@@ -11,7 +11,7 @@ Example::
     theme = "headspace-dark"   # or -light, -high-contrast, -16, a Textual theme, or your own
     idle_grace = 5.0           # seconds a less trusted "idle" must hold
     notify = "osc"             # osc (OSC 9 + bell) | osc777 (OSC 777 + bell) | bell | none
-    notify_states = ["permission", "question", "plan", "input", "error"]
+    notify_states = ["permission", "question", "plan", "input", "error", "limited"]
     desktop_notify = false     # also notify-send, when headspace runs on your desktop
     notify_blocked = true      # ring once per burst when auto mode blocks an agent's call
     notify_command = ["ntfy", "publish", "my-topic"]  # also run per notification (no shell;
@@ -72,7 +72,7 @@ LAYOUTS = ("auto", "side", "stacked")
 # How an agent that starts needing you is announced (see notifications/decide.py for why each).
 NOTIFY_MODES = ("osc", "osc777", "bell", "none")
 # The states that need you (model.NEEDS_YOU; config sits below model, so named here).
-NOTIFY_STATES = ("permission", "question", "plan", "input", "error")
+NOTIFY_STATES = ("permission", "question", "plan", "input", "error", "limited")
 MAX_CONFIG = 1 << 20
 MAX_COMMAND_WORDS = 64
 

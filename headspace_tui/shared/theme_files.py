@@ -34,6 +34,8 @@ MAX_THEMES = 64  # files read from one folder
 DEFAULT_THEME = "headspace-dark"
 COLOR_KEYS = ("primary", "secondary", "accent", "foreground", "background", "surface", "panel", "boost", "warning", "error", "success")
 STATES = tuple(state.value for state in AgentState)
+# States added after themes were first written, and the state whose colour a theme without them gives them.
+LATER_STATES = {"limited": "permission"}
 
 
 class ThemeError(Exception):
@@ -69,7 +71,10 @@ def parse_theme(data: dict, where: str) -> ThemeSpec:
     bad = sorted(set(colors) - set(COLOR_KEYS))
     if bad:
         raise ThemeError(f"{where}: [colors] has unknown colour {bad[0]!r} (known: {', '.join(COLOR_KEYS)})")
-    states = _table(data, "states", where)
+    states = dict(_table(data, "states", where))
+    for state, like in LATER_STATES.items():
+        if state not in states and like in states:
+            states[state] = states[like]  # a theme written before the state existed: drawn as its nearest kin
     missing = [state for state in STATES if state not in states]
     if missing:
         raise ThemeError(f"{where}: [states] needs a colour for {missing[0]!r}")

@@ -36,10 +36,10 @@ class Usage:
     ``context_tokens`` is what its last request filled of the model's window
     (its prompt, cached or not); ``context_window`` the
     window (0: not known).  ``cost_usd`` is an estimate at the list prices
-    of ``prices.json`` (None: a model it does not list).  ``limited_until``
-    is when a rate limit that stopped the agent resets (epoch seconds; 0:
-    not limited, or no reset named).  ``plan_use`` is a plan's windows used,
-    in %, where the agent's files say (``five_hour``, ``seven_day``).
+    of ``prices.json`` (None: a model it does not list).  ``plan_use`` is a
+    plan's windows used, in %, where the agent's files say (``five_hour``,
+    ``seven_day``).  (A rate limit that stopped the agent is its state,
+    ``limited``, with ``Agent.limited_until``.)
     """
 
     model: str = ""
@@ -47,8 +47,6 @@ class Usage:
     context_tokens: int = 0
     context_window: int = 0
     cost_usd: float | None = None
-    limited: bool = False
-    limited_until: float = 0.0
     plan_use: dict[str, float] = field(default_factory=dict, hash=False)
 
     @property
@@ -65,7 +63,5 @@ class Usage:
             "context_tokens": self.context_tokens,
             "context_window": self.context_window,
             "cost_usd": self.cost_usd,
-            "limited": self.limited,
-            "limited_until": self.limited_until,
             "plan_use": dict(self.plan_use),
         }

@@ -27,22 +27,27 @@ def token_words(usage: Usage) -> str:
     return f"{t.input:,} in · {t.output:,} out · {t.cache_read:,} cache read · {t.cache_write:,} cache write"
 
 
-def limit_words(usage: Usage, clock=time.localtime) -> str:
-    """"limited until 20:50" (its rate limit's reset), "" when not limited."""
-    if not usage.limited:
-        return ""
-    if not usage.limited_until:
+def limit_words(until: float, now: float | None = None) -> str:
+    """"limited until 20:50" (its rate limit's reset; the date too when not within a day), or that no reset was named."""
+    if not until:
         return "limited (no reset time given)"
-    return f"limited until {time.strftime('%H:%M', clock(usage.limited_until))}"
+    now = time.time() if now is None else now
+    shown = "%H:%M" if abs(until - now) < 86400 else "%b %d %H:%M"
+    return f"limited until {time.strftime(shown, time.localtime(until))}"
 
 
-def usage_lines(usage: Usage) -> list[tuple[str, str]]:
-    """(label, words) for each thing known of the agent's usage, in the order a reader wants them."""
-    as_of, _ = table()
+def usage_lines(usage: Usage | None, limited_until: float | None = None) -> list[tuple[str, str]]:
+    """(label, words) for each thing known of the agent's usage, in the order a reader wants them.
+
+    ``limited_until``: the agent is ``limited`` (its rate limit stopped it),
+    and when that resets (0.0: no time named); None when it is not limited.
+    """
     lines = []
-    limited = limit_words(usage)
-    if limited:
-        lines.append(("Rate limit", limited))
+    if limited_until is not None:
+        lines.append(("Rate limit", limit_words(limited_until)))
+    if usage is None:
+        return lines
+    as_of, _ = table()
     lines.append(("Context", context_words(usage) + (f" · {usage.model}" if usage.model else "")))
     lines.append(("Tokens", token_words(usage)))
     lines.append(("Cost", f"{cost_words(usage.cost_usd)} (list prices as of {as_of})" if usage.cost_usd is not None else cost_words(None)))

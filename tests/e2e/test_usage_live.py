@@ -47,3 +47,19 @@ def test_status_json_sums_each_replys_tokens_and_says_the_context_and_an_estimat
     assert got["context_pct"] == (7200 * 100) // 200_000
     assert got["cost_usd_est"] == estimate(MODEL, sums) and got["cost_usd_est"] > 0
     assert got["limited_until"] is None
+
+
+def test_a_429_that_claude_gives_up_on_reads_limited_on_status_json(claude_session, fake_api, private_tmux, services):
+    """An API key's rate limit, after Claude's retries (none here, so the test is quick): ``limited``, not ``error``.
+
+    With an API key Claude names no reset time (it reads the plan's limit
+    headers only when signed in to a plan): the row says so.
+    """
+    session = claude_session([api.fail(429, times=None)], name="capped", extra_env={"CLAUDE_CODE_MAX_RETRIES": "0"})
+    started(private_tmux.name, services)
+    session.submit("hello")
+    session.wait_for(lambda s: "API Error" in s and "429" in s, timeout=60, what="Claude giving up on the 429")
+    got = poll(lambda: row(private_tmux.name), lambda r: r["state"] == "limited", timeout=30)
+    assert got["limited_until"] is None and "429" in got["error"]
+    text = headspace("-L", private_tmux.name, "status").stdout
+    assert "limited (no reset time given)" in text, text

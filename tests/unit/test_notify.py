@@ -12,7 +12,7 @@ from headspace_tui.shared.config import ConfigError, parse_config
 
 START = 1000.0
 LATER = START + SETTLE + 1  # past the start-up quiet time
-ALL = ("permission", "question", "plan", "input", "error")
+ALL = ("permission", "question", "plan", "input", "error", "limited")  # the default: every state that needs you
 
 
 def agent(state: AgentState, fingerprint: str = "", *, key: str = "k1", target: str = "api:0.1", cwd: str = "/src/shop", title: str = "", tool: str = "Bash", detail: str = "touch a") -> Agent:

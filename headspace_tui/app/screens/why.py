@@ -127,10 +127,11 @@ def change_section(agent: Agent) -> Text | None:
 
 def usage_section(agent: Agent) -> Text | None:
     """Its context, tokens and estimated cost as its own files tell them; None before anything was read."""
-    if agent.usage is None:
+    lines = usage_lines(agent.usage, agent.limited_until if agent.state is AgentState.LIMITED else None)
+    if not lines:
         return None
     out = Text()
-    for label, words in usage_lines(agent.usage):
+    for label, words in lines:
         out.append(f"{label}: ", style="bold")
         out.append(clean(words, 300) + "\n", style="bold red" if label == "Rate limit" else "")
     return out

@@ -31,6 +31,7 @@ from ...model import Agent, AgentState
 from ...notifications.snooze import SNOOZED_RANK, Snooze, snooze_words
 from ...service.facade import sort_key
 from ...shared.safe_text import clean, cleaned
+from ...usage.words import limit_words
 from .. import textual_private
 from .state_style import state_text
 
@@ -143,6 +144,8 @@ def _the_wait(agent: Agent, retrying: Style | str) -> Text:
         return Text(f"⊘ {blocked[-1].words()}{more}", style="red")
     if obs.state is AgentState.ERROR:
         return Text(obs.error, style="red")
+    if obs.state is AgentState.LIMITED:
+        return Text.assemble((limit_words(agent.limited_until), "bold"), (f" · {obs.error}" if obs.error else "", "dim"))
     if obs.state is AgentState.EXITED and obs.exit_status is not None:
         return Text(f"exit status {obs.exit_status}", style="dim")
     if obs.state is AgentState.UNKNOWN and any(e.rule == "unrecognised-screen" for e in obs.evidence):

@@ -1,0 +1,79 @@
+"""A rate limit that stopped an agent: its words read as the state ``limited``, with when it resets (usage/limits.py, the store)."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from headspace_tui.app.widgets.agent_table import waiting_for
+from headspace_tui.model import AgentState, Observation
+from headspace_tui.notifications.decide import REASONS, describe
+from headspace_tui.service.rows import agent_row, well_formed
+from headspace_tui.service.store import AgentStore
+from headspace_tui.usage.limits import limited, reset_at
+from headspace_tui.usage.words import limit_words
+from tests.unit.test_auto_mode import _read
+
+LONDON = ZoneInfo("Europe/London")
+NOON = datetime(2026, 11, 29, 12, 0, tzinfo=LONDON).timestamp()
+
+# Claude Code's own words (2.1.330's bundle; 2.0.x's where they differ), and errors that are not a limit.
+LIMITS = [
+    "API Error: Request rejected (429) · rate limit error",
+    "API Error: Rate limit reached",
+    "You've hit your 5-hour limit · resets 3pm (Europe/London)",
+    "You've hit your weekly limit · resets Dec 2, 9am (Europe/London) · progress saved",
+    "Session limit reached ∙ resets 3:30pm",
+    "Usage limit reached",
+]
+NOT_LIMITS = ["API Error: Repeated 529 Overloaded errors. The API is at capacity", "API Error: 401 authentication error", ""]
+
+
+@pytest.mark.parametrize("words", LIMITS)
+def test_claudes_words_for_a_limit_are_a_limit(words):
+    assert limited(words)
+
+
+@pytest.mark.parametrize("words", NOT_LIMITS)
+def test_other_errors_are_not(words):
+    assert not limited(words)
+
+
+def test_the_reset_is_the_next_such_time_in_the_zone_named():
+    assert reset_at(LIMITS[2], NOON) == datetime(2026, 11, 29, 15, 0, tzinfo=LONDON).timestamp()
+    late = datetime(2026, 11, 29, 16, 0, tzinfo=LONDON).timestamp()
+    assert reset_at(LIMITS[2], late) == datetime(2026, 11, 30, 15, 0, tzinfo=LONDON).timestamp(), "3pm read at 4pm: tomorrow's"
+    assert reset_at(LIMITS[3], NOON) == datetime(2026, 12, 2, 9, 0, tzinfo=LONDON).timestamp()
+    here = datetime.fromtimestamp(NOON).astimezone()
+    expected = here.replace(hour=15, minute=30, second=0, microsecond=0)
+    assert reset_at(LIMITS[4], NOON) == (expected.timestamp() if expected.timestamp() > NOON else expected.timestamp() + 86400), "no zone: this machine's"
+    assert reset_at(LIMITS[0], NOON) == 0.0 and reset_at("resets 3pm (Not/AZone)", NOON) > 0
+
+
+def test_an_error_in_a_limits_words_reads_limited_with_its_reset_and_leaving_it_forgets_the_reset():
+    store = AgentStore()
+    agent = _read(store, Observation(AgentState.WORKING), 10.0)
+    said = "You've hit your 5-hour limit · resets 3pm (Europe/London)"
+    before = time.time()
+    _read(store, Observation(AgentState.ERROR, error=said), 11.0)
+    assert agent.state is AgentState.LIMITED and agent.state.needs_you
+    assert agent.limited_until == reset_at(said, before) or agent.limited_until == reset_at(said)
+    row = agent_row(agent, 12.0)
+    assert well_formed(row) and row["state"] == "limited" and row["limited_until"] == agent.limited_until
+    assert limit_words(agent.limited_until) in row["line"]
+    assert waiting_for(agent, "yellow").plain.startswith("limited until ")
+    assert REASONS[AgentState.LIMITED] == "stopped by its rate limit" and describe(agent)[1].startswith("limited until ")
+    _read(store, Observation(AgentState.WORKING), 13.0)  # sent again after the reset: it works
+    assert agent.state is AgentState.WORKING and agent.limited_until == 0.0 and agent_row(agent, 14.0)["limited_until"] is None
+    _read(store, Observation(AgentState.ERROR, error="API Error: Repeated 529 Overloaded errors"), 15.0)
+    assert agent.state is AgentState.ERROR
+
+
+def test_an_api_keys_429_names_no_reset_and_says_so():
+    store = AgentStore()
+    agent = _read(store, Observation(AgentState.ERROR, error=LIMITS[0]), 10.0)
+    assert agent.state is AgentState.LIMITED and agent.limited_until == 0.0
+    assert waiting_for(agent, "yellow").plain.startswith("limited (no reset time given)")
