@@ -53,6 +53,7 @@ from .evidence import FIRST_SAYS
 from .fleet import ControlPaneIO, Fleet
 from .journal import Journal, who
 from .lifecycle import LifecycleError, claude_argv, exit_claude, resume_argv, runs_agent, start, state_refusal
+from .limit_resume import LimitResume
 from .monitor import Monitor
 from .scan import sort_key
 
@@ -234,6 +235,10 @@ class Service:
         fleet.on_problem = lambda problem, hosts: self._emit(ProblemChanged(problem, hosts))
         for monitor in fleet.monitors.values():
             monitor.subscribe(self._from_host(monitor.host.name))
+        # "Go on when it resets" (off by default): the nudge, once, to an agent its rate limit stopped.
+        self._resume = LimitResume(self.agent, self.answer, config.nudge_text, clock) if config.go_on_after_limit and live else None
+        if self._resume is not None:
+            self.subscribe(self._resume.on_event)
 
     @classmethod
     def build(
@@ -304,6 +309,8 @@ class Service:
         await self._fleet.run()
 
     async def stop(self) -> None:
+        if self._resume is not None:
+            self._resume.close()
         await self._answerer.close()
         await self._fleet.stop()
 

@@ -25,11 +25,12 @@ from typing import Any
 
 from ..detect.claude.status_files import ClaudeStatus
 from ..detect.clock import Clock
+from ..detect.rate_limit import as_limited
 from ..detect.sources import Source
 from ..events import AgentChanged, AgentRemoved, CallBlocked, Event, TurnBegan
 from ..model import Agent, AgentState, Blocked, Channel, Evidence, Observation, PaneAddress
 from ..tmux.server import PaneRecord
-from ..usage.limits import limited, reset_at
+from ..usage.limits import reset_at
 from ..usage.model import Usage
 from .appearances import Appearances
 from .prompts_told import PromptsTold
@@ -56,13 +57,6 @@ def same_observation(a: Observation, b: Observation) -> bool:
 
 
 BLOCKS_KEPT = 20  # blocked calls kept per agent (status --json, e, the page); the event log keeps them all
-
-
-def as_limited(observation: Observation) -> Observation:
-    """An error whose words say a rate limit stopped the agent is that: ``limited`` (usage/limits.py)."""
-    if observation.state is AgentState.ERROR and limited(observation.error):
-        return replace(observation, state=AgentState.LIMITED)
-    return observation
 
 
 def fuller(new: Blocked, old: Blocked) -> bool:
@@ -182,7 +176,6 @@ class AgentStore:
         agent = self.agents.get(record.pane_id)
         if agent is None:
             agent = new_agent(record, key, observation, claim, at, agent_pid=agent_pid, status=status, agent_version=agent_version, family=family, host=self.host)
-            agent.limited_until = reset_at(observation.error) if observation.state is AgentState.LIMITED else 0.0
             self.agents[record.pane_id] = agent
             self.emit(AgentChanged(agent, None, at))
             return agent

@@ -18,6 +18,7 @@ Example::
                                # the text in HEADSPACE_TITLE, HEADSPACE_BODY, HEADSPACE_TEXT, HEADSPACE_AGENTS)
     change_column = true       # the table's Change column (this turn's "+12 −3 · 2 files"); D hides it
     context_column = true      # the table's Ctx column (the share of its model's window in use); % hides it
+    go_on_after_limit = false  # when a rate limit that stopped an agent resets, send it nudge_text (once; never into a draft)
 
     [keys]
     approve = "y"
@@ -159,6 +160,7 @@ class Config:
     web: WebConfig | None = None  # [web]: the phone page is on whenever the service starts
     change_column: bool = True  # the table shows each agent's change this turn (when some agent changed something)
     context_column: bool = True  # the table shows each agent's context, % of its model's window (when some agent's is known)
+    go_on_after_limit: bool = False  # the service nudges an agent its rate limit stopped, once, when the limit resets
 
 
 def default_path(env: os._Environ | dict = os.environ) -> Path:
@@ -196,7 +198,7 @@ def _is_number(value: object) -> bool:
 def parse_config(data: dict, where: str = "config") -> Config:
     known = {
         "nudge_text", "layout", "keys", "confirm_timeout", "idle_grace", "theme", "notify", "notify_states", "desktop_notify", "notify_blocked",
-        "notify_command", "hosts", "web", "change_column", "context_column",
+        "notify_command", "hosts", "web", "change_column", "context_column", "go_on_after_limit",
     }  # fmt: skip
     unknown = sorted(set(data) - known)
     if unknown:
@@ -234,6 +236,9 @@ def parse_config(data: dict, where: str = "config") -> Config:
     change_column = data.get("change_column", Config.change_column)
     if not isinstance(change_column, bool):
         raise ConfigError(f"{where}: change_column must be true or false")
+    go_on = data.get("go_on_after_limit", Config.go_on_after_limit)
+    if not isinstance(go_on, bool):
+        raise ConfigError(f"{where}: go_on_after_limit must be true or false")
     context_column = data.get("context_column", Config.context_column)
     if not isinstance(context_column, bool):
         raise ConfigError(f"{where}: context_column must be true or false")
@@ -274,6 +279,7 @@ def parse_config(data: dict, where: str = "config") -> Config:
         web=parse_web(data.get("web"), where),
         change_column=change_column,
         context_column=context_column,
+        go_on_after_limit=go_on,
     )
 
 

@@ -9,6 +9,7 @@ against the model's window, and the estimate at the table's list prices.
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -63,3 +64,31 @@ def test_a_429_that_claude_gives_up_on_reads_limited_on_status_json(claude_sessi
     assert got["limited_until"] is None and "429" in got["error"]
     text = headspace("-L", private_tmux.name, "status").stdout
     assert "limited (no reset time given)" in text, text
+
+
+def test_go_on_after_limit_sends_the_nudge_once_when_the_named_reset_comes(claude_session, fake_api, private_tmux, services, tmp_path):
+    """A limit whose words name its reset (a minute ahead here), and ``go_on_after_limit`` on: the nudge goes once, after it.
+
+    The scripted 429 carries a plan limit's words as its message; the pinned
+    Claude (an API key: it reads no plan headers) shows them in its error
+    line, which is where headspace reads them, as it reads a plan's own.
+    """
+    reset = (int(time.time()) // 60 + 1) * 60
+    if reset - time.time() < 20:
+        reset += 60  # time to read the limit before it resets
+    at = time.localtime(reset)
+    words = f"You've hit your 5-hour limit · resets {at.tm_hour % 12 or 12}:{at.tm_min:02d}{'pm' if at.tm_hour >= 12 else 'am'}"
+    session = claude_session([api.fail(429, message=words), api.text("Going on.")], name="resume", extra_env={"CLAUDE_CODE_MAX_RETRIES": "0"})
+    config = tmp_path / "config.toml"
+    config.write_text('go_on_after_limit = true\nnudge_text = "go on please"\n')
+    started(private_tmux.name, services, "--config", str(config))
+    session.submit("hello")
+    session.wait_for(lambda s: "resets" in s and "429" in s, timeout=60, what="the limit's words")
+    got = poll(lambda: row(private_tmux.name), lambda r: r["state"] == "limited", timeout=30)
+    assert got["limited_until"] == reset, (got["limited_until"], reset)
+    request = fake_api.wait_for(lambda r: "go on please" in r.user_text(), timeout=reset - time.time() + 45)
+    assert time.time() >= reset, "not before the reset"
+    assert "go on please" in request.user_text()
+    session.wait_for(lambda s: "Going on." in s and TURN_DONE.search(s) is not None, what="the turn the nudge began")
+    time.sleep(6.0)  # past AFTER_RESET again: a second nudge would be here by now
+    assert sum("go on please" in r.user_text() for r in fake_api.main_requests) == 1

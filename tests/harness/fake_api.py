@@ -84,9 +84,9 @@ def tool(name: str, tool_input: dict[str, Any], *, preface: str = "", deferred: 
     return Step("tool", text=preface, tool_name=name, tool_input=tool_input, deferred=deferred, usage=usage)
 
 
-def fail(status: int, *, times: int | None = 1) -> Step:
-    """Answer with an HTTP error (429, 500, 529, ...) ``times`` times in a row."""
-    return Step("fail", status=status, times=times)
+def fail(status: int, *, times: int | None = 1, message: str = "") -> Step:
+    """Answer with an HTTP error (429, 500, 529, ...) ``times`` times in a row; ``message`` is the error's words (Claude shows them)."""
+    return Step("fail", status=status, times=times, text=message)
 
 
 def when(needle: str, step: Step) -> Step:
@@ -362,7 +362,7 @@ class FakeAnthropicAPI(ScriptedHTTP[Request, Step]):
             error_type = kinds.get(step.status, "api_error")
             handler._json(  # type: ignore[attr-defined]
                 step.status,
-                {"type": "error", "error": {"type": error_type, "message": error_type.replace("_", " ")}},
+                {"type": "error", "error": {"type": error_type, "message": step.text or error_type.replace("_", " ")}},
                 {"retry-after": "1"} if step.status == 429 else None,
             )
             return
