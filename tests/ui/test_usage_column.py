@@ -62,3 +62,27 @@ def test_e_says_the_context_the_tokens_and_the_estimate():
             assert "Cost: $0.01 est." in text
 
     asyncio.run(scenario())
+
+
+def test_the_palette_sorts_by_context_and_by_cost_with_the_unknown_last():
+    async def scenario() -> None:
+        app = demo_app(config=Config(theme="headspace-dark"))
+        async with app.run_test(size=(160, 40)) as pilot:
+            await app.snapshot_loader(pilot)
+            table = app.table
+            agents = sorted(table.agents.values(), key=lambda a: a.target)
+            assert len(agents) >= 4
+            known = {agents[0].pane_id: (20_000, 0.5), agents[1].pane_id: (190_000, 0.1), agents[2].pane_id: (90_000, 2.0)}
+            for agent in agents[:3]:
+                tokens, cost = known[agent.pane_id]
+                table.upsert(dataclasses.replace(agent, usage=dataclasses.replace(usage(tokens), cost_usd=cost)))
+            await pilot.pause()
+            table.set_sort("context", False)
+            await pilot.pause()
+            assert table.order[:3] == [agents[1].pane_id, agents[2].pane_id, agents[0].pane_id]
+            assert set(table.order[3:]) == {a.pane_id for a in agents[3:]}, "no context known: after the rest"
+            table.set_sort("cost", False)
+            await pilot.pause()
+            assert table.order[:3] == [agents[2].pane_id, agents[0].pane_id, agents[1].pane_id]
+
+    asyncio.run(scenario())

@@ -60,6 +60,8 @@ SORTS = {
     "time": "longest in its state first",
     "target": "by target",
     "folder": "by folder",
+    "context": "fullest context first (unknown last)",
+    "cost": "highest estimated cost first (unknown last)",
 }
 
 
@@ -577,6 +579,12 @@ class AgentTable(DataTable):
             return (agent.host, agent.target)
         if self.sort_column == "folder":
             return (folder_of(agent), agent.host, agent.target)
+        if self.sort_column == "context":
+            pct = context_pct(agent)
+            return (pct is None, -(pct or 0), agent.host, agent.target)
+        if self.sort_column == "cost":
+            cost = agent.usage.cost_usd if agent.usage is not None else None
+            return (cost is None, -(cost or 0.0), agent.host, agent.target)
         if agent.state.needs_you and self.snooze_of(agent) is not None:
             return (SNOOZED_RANK, agent.since, agent.target)
         return sort_key(agent)
