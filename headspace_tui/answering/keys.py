@@ -39,7 +39,6 @@ from pathlib import Path
 from ..detect.approval import Approval, approval
 from ..detect.claude.screen import RULE as DIALOG_TOP  # a rule, or a rounded box's edge (2.0 dialogs)
 from ..detect.family import Family
-from ..detect.rate_limit import as_limited
 from ..detect.screen_text import strip_sgr
 from ..model import AgentState, Observation, Option, Prompt
 from ..shared.paths import runtime_dir
@@ -275,7 +274,7 @@ def same_prompt(seen: Observation, now: Observation) -> bool:
     questions and its option labels, so question 2 of a dialog is never
     taken for question 1.
     """
-    if as_limited(seen).state is not as_limited(now).state:  # a pane read here says "error" for what the row reads "limited"
+    if seen.state is not now.state:
         return False
     if seen.prompt is None or now.prompt is None:
         return seen.prompt is None and now.prompt is None

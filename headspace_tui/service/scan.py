@@ -23,7 +23,6 @@ from ..detect.clock import Claim, Clock, remembered_claim
 from ..detect.families import CLAUDE
 from ..detect.family import Family
 from ..detect.fusion import claim_agrees, fuse
-from ..detect.rate_limit import as_limited
 from ..detect.sources import Source
 from ..model import STATE_RANK, Agent, AgentState, Evidence, Observation
 from ..shared.proctree import ProcessTable
@@ -156,7 +155,7 @@ def to_agent(view: PaneView, now: float | None = None, remember: Callable[[str],
     ranking; else "sight" (only now: nothing says when the state began).
     """
     at = now or time.time()
-    observation = as_limited(view.observation)
+    observation = view.observation
     claims = status_claims(view.status, observation.state)
     if remember is not None and view.key:
         claims |= remembered_claim(remember(view.key), observation.state)

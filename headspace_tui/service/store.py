@@ -25,7 +25,6 @@ from typing import Any
 
 from ..detect.claude.status_files import ClaudeStatus
 from ..detect.clock import Clock
-from ..detect.rate_limit import as_limited
 from ..detect.sources import Source
 from ..events import AgentChanged, AgentRemoved, CallBlocked, Event, TurnBegan
 from ..model import Agent, AgentState, Blocked, Channel, Evidence, Observation, PaneAddress
@@ -163,7 +162,6 @@ class AgentStore:
         its real start, and no time on screen jumps back.  ``captured``: when
         the screen capture behind this reading began (None: no new capture).
         """
-        observation = as_limited(observation)
         clock = self._clocks.get(record.pane_id)
         if clock is None:
             clock = self._clocks[record.pane_id] = Clock()

@@ -241,9 +241,9 @@ def test_every_state_colour_is_readable_where_it_is_drawn(theme):
             record = service_of(app)._fleet.first.panes["%20"].record
             service_of(app).replay(record, "", Observation(AgentState.UNKNOWN), app.clock() - 14, family="claude")
             await wait_until(pilot, lambda: app.table.agents.get("%20") is not None and app.table.agents["%20"].state is AgentState.UNKNOWN, "the unknown row")
-            # A rate limit's words on an error read as "limited" (no recording says them: the store makes the state).
+            # No recording says a limit's words: the reading Claude's reader makes of them (tests/unit/test_limits.py).
             show_recorded(app, 21, "k", "error_gave_up_500", 15)
-            limit = Observation(AgentState.ERROR, error="API Error: Request rejected (429) · rate limit error")
+            limit = Observation(AgentState.LIMITED, error="API Error: Request rejected (429) · rate limit error")
             service_of(app).replay(service_of(app)._fleet.first.panes["%21"].record, "", limit, app.clock() - 15, family="claude")
             await wait_until(pilot, lambda: app.table.agents.get("%21") is not None and app.table.agents["%21"].state is AgentState.LIMITED, "the limited row")
             await pilot.pause()

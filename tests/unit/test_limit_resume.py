@@ -31,7 +31,7 @@ def scenario(changes, *, settle: float = 0.3):
 
 def test_a_limit_with_a_reset_gets_the_nudge_once():
     async def changes(store, resume):
-        agent = _read(store, Observation(AgentState.ERROR, error=WORDS), 10.0)
+        agent = _read(store, Observation(AgentState.LIMITED, error=WORDS), 10.0)
         assert agent.state is AgentState.LIMITED and agent.limited_until
         store.emit(AgentChanged(agent, agent.state, 11.0))  # told again: still one nudge
         await asyncio.sleep(0.1)
@@ -43,13 +43,13 @@ def test_a_limit_with_a_reset_gets_the_nudge_once():
 
 def test_no_reset_time_no_nudge_and_one_that_went_on_by_itself_gets_none():
     async def changes(store, resume):
-        _read(store, Observation(AgentState.ERROR, error="API Error: Request rejected (429) · rate limit error"), 10.0)
+        _read(store, Observation(AgentState.LIMITED, error="API Error: Request rejected (429) · rate limit error"), 10.0)
 
     assert scenario(changes)[0] == []
 
     async def went_on(store, resume):
         resume.clock = lambda: 0.0  # the reset still ahead (far: the timer would not fire in this test)
-        agent = _read(store, Observation(AgentState.ERROR, error=WORDS), 10.0)
+        agent = _read(store, Observation(AgentState.LIMITED, error=WORDS), 10.0)
         assert agent.pane_id in resume._timers
         _read(store, Observation(AgentState.WORKING), 11.0)  # the user sent something: it works again
         assert agent.pane_id not in resume._timers
@@ -60,7 +60,7 @@ def test_no_reset_time_no_nudge_and_one_that_went_on_by_itself_gets_none():
 def test_a_removed_agent_is_let_go():
     async def changes(store, resume):
         resume.clock = lambda: 0.0
-        agent = _read(store, Observation(AgentState.ERROR, error=WORDS), 10.0)
+        agent = _read(store, Observation(AgentState.LIMITED, error=WORDS), 10.0)
         store.emit(AgentRemoved(agent.pane_id, agent.key))
         assert not resume._timers
 

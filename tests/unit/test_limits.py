@@ -9,12 +9,14 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from headspace_tui.app.widgets.agent_table import waiting_for
+from headspace_tui.detect.claude.screen import classify_capture
 from headspace_tui.model import AgentState, Observation
 from headspace_tui.notifications.decide import REASONS, describe
 from headspace_tui.service.rows import agent_row, well_formed
 from headspace_tui.service.store import AgentStore
 from headspace_tui.usage.limits import limited, reset_at
 from headspace_tui.usage.words import limit_words
+from tests.harness.record import PANES
 from tests.unit.test_auto_mode import _read
 
 LONDON = ZoneInfo("Europe/London")
@@ -30,6 +32,29 @@ LIMITS = [
     "Usage limit reached",
 ]
 NOT_LIMITS = ["API Error: Repeated 529 Overloaded errors. The API is at capacity", "API Error: 401 authentication error", ""]
+
+
+GAVE_UP = PANES / "claude-2.1.330" / "inline" / "120x40" / "error_gave_up_500.ansi"
+GAVE_UP_WORDS = "500 api error. This is a server-side issue, usually temporary — try again in a moment. If it"
+
+
+def gave_up_with(words: str) -> Observation:
+    """Claude 2.1.330's screen after it gave up on a request (a real recording), its error line saying ``words`` instead."""
+    ansi = GAVE_UP.read_text()
+    assert GAVE_UP_WORDS in ansi
+    return classify_capture(ansi.replace(GAVE_UP_WORDS, words), command="claude")
+
+
+@pytest.mark.parametrize("words", [w.removeprefix("API Error: ") for w in LIMITS])
+def test_claudes_reader_reads_a_given_up_request_in_a_limits_words_as_limited(words):
+    seen = gave_up_with(words)
+    assert seen.state is AgentState.LIMITED and words in seen.error
+    assert any(e.rule == "rate-limited" for e in seen.evidence)
+
+
+def test_claudes_reader_reads_another_given_up_request_as_an_error():
+    assert classify_capture(GAVE_UP.read_text(), command="claude").state is AgentState.ERROR
+    assert gave_up_with("Repeated 529 Overloaded errors. The API is at capacity").state is AgentState.ERROR
 
 
 @pytest.mark.parametrize("words", LIMITS)
@@ -53,12 +78,12 @@ def test_the_reset_is_the_next_such_time_in_the_zone_named():
     assert reset_at(LIMITS[0], NOON) == 0.0 and reset_at("resets 3pm (Not/AZone)", NOON) > 0
 
 
-def test_an_error_in_a_limits_words_reads_limited_with_its_reset_and_leaving_it_forgets_the_reset():
+def test_a_limit_read_keeps_its_reset_on_the_row_and_leaving_it_forgets_the_reset():
     store = AgentStore()
     agent = _read(store, Observation(AgentState.WORKING), 10.0)
     said = "You've hit your 5-hour limit · resets 3pm (Europe/London)"
     before = time.time()
-    _read(store, Observation(AgentState.ERROR, error=said), 11.0)
+    _read(store, gave_up_with(said), 11.0)
     assert agent.state is AgentState.LIMITED and agent.state.needs_you
     assert agent.limited_until == reset_at(said, before) or agent.limited_until == reset_at(said)
     row = agent_row(agent, 12.0)
@@ -68,12 +93,12 @@ def test_an_error_in_a_limits_words_reads_limited_with_its_reset_and_leaving_it_
     assert REASONS[AgentState.LIMITED] == "stopped by its rate limit" and describe(agent)[1].startswith("limited until ")
     _read(store, Observation(AgentState.WORKING), 13.0)  # sent again after the reset: it works
     assert agent.state is AgentState.WORKING and agent.limited_until == 0.0 and agent_row(agent, 14.0)["limited_until"] is None
-    _read(store, Observation(AgentState.ERROR, error="API Error: Repeated 529 Overloaded errors"), 15.0)
+    _read(store, gave_up_with("Repeated 529 Overloaded errors"), 15.0)
     assert agent.state is AgentState.ERROR
 
 
 def test_an_api_keys_429_names_no_reset_and_says_so():
     store = AgentStore()
-    agent = _read(store, Observation(AgentState.ERROR, error=LIMITS[0]), 10.0)
+    agent = _read(store, gave_up_with(LIMITS[0].removeprefix("API Error: ")), 10.0)
     assert agent.state is AgentState.LIMITED and agent.limited_until == 0.0
     assert waiting_for(agent, "yellow").plain.startswith("limited (no reset time given)")

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from ...model import AgentState, Evidence, Observation, Option, Prompt
+from ...usage.limits import limited
 from ..asks import asked
 from ..screen_text import SGR, SHELLS, fingerprint, strip_sgr
 from .auto_mode import blocked_calls, footer_mode, gateway_dialog, notice_rows
@@ -352,6 +353,8 @@ def _box_state(screen: _Screen, top: int, prompt_line: int, rule_below: int, foo
     error = _given_up_error(screen, region)
     if error is not None:
         row, message = error
+        if limited(message):  # its rate limit stopped it ("Request rejected (429)", "You've hit your 5-hour limit · resets 3pm")
+            return Observation(AgentState.LIMITED, evidence=(*evidence, Evidence("rate-limited", row, lines[row])), error=message, confidence=0.85)
         return Observation(
             AgentState.ERROR, evidence=(*evidence, Evidence("error-given-up", row, lines[row])), error=message, confidence=0.85
         )
