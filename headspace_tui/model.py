@@ -403,6 +403,11 @@ class Agent:
     limited_until: float = 0.0
 
     @property
+    def limit_reset(self) -> float | None:
+        """When the rate limit that stopped it resets (0.0: no time named); None when it is not ``limited``."""
+        return self.limited_until if self.state is AgentState.LIMITED else None
+
+    @property
     def blocked_this_turn(self) -> tuple[Blocked, ...]:
         """The calls its mode's check blocked since its user's last prompt (all it knows of, when no prompt was seen)."""
         return tuple(b for b in self.blocks if b.at >= self.turn_since)

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Callable
 
 from ..answering.policy import Intent, IntentKind
 from ..events import AgentChanged, AgentRemoved, Event
-from ..model import Agent, AgentState
+from ..model import Agent
 
 log = logging.getLogger(__name__)
+SAID_KEPT = 20
 AFTER_RESET = 5.0  # s after the named reset: its minute is the limit's, and clocks differ a little
 
 
@@ -32,20 +34,21 @@ class LimitResume:
         self.text = text
         self.clock = clock
         self._timers: dict[str, tuple[float, asyncio.TimerHandle]] = {}  # per pane: the limit's reset, and its nudge's timer
-        self._sent: set[tuple[str, float]] = set()  # (pane, reset) already nudged
-        self.said: list[str] = []  # what each nudge came to, newest last (the log has it too; for a test)
+        self._sent: dict[str, float] = {}  # per pane: the reset last nudged (one per pane, gone with it)
+        self.said: deque[str] = deque(maxlen=SAID_KEPT)  # what the last nudges came to (the log has them all; for a test)
 
     def on_event(self, event: Event) -> None:
         if isinstance(event, AgentRemoved):
             self._cancel(event.pane_id)
+            self._sent.pop(event.pane_id, None)
         elif isinstance(event, AgentChanged):
             agent = event.agent
-            until = agent.limited_until if agent.state is AgentState.LIMITED else 0.0
+            until = agent.limit_reset or 0.0
             held = self._timers.get(agent.pane_id)
             if held is not None and held[0] == until:
                 return
             self._cancel(agent.pane_id)
-            if until and (agent.pane_id, until) not in self._sent:
+            if until and self._sent.get(agent.pane_id) != until:
                 delay = max(0.0, until + AFTER_RESET - self.clock())
                 self._timers[agent.pane_id] = (until, asyncio.get_running_loop().call_later(delay, self._due, agent.pane_id, until))
 
@@ -57,9 +60,9 @@ class LimitResume:
     def _due(self, pane_id: str, until: float) -> None:
         self._timers.pop(pane_id, None)
         agent = self.agent(pane_id)
-        if agent is None or agent.state is not AgentState.LIMITED or agent.limited_until != until:
+        if agent is None or agent.limit_reset != until:
             return  # it went on (or went) by itself meanwhile
-        self._sent.add((pane_id, until))
+        self._sent[pane_id] = until
         refusal = self.answer(agent, Intent(IntentKind.NUDGE, text=self.text))
         said = f"{agent.target}: its rate limit reset: " + (f"{self.text!r} sent" if not refusal else f"nothing sent ({refusal})")
         self.said.append(said)

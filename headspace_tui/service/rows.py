@@ -21,7 +21,7 @@ from ..usage.words import limit_words
 PUBLIC = (
     "host", "target", "pane_id", "state", "tool", "detail", "options", "question", "ticked", "error", "retrying",
     "exit_status", "fingerprint", "request", "snoozed", "mode", "blocked", "cwd", "change", "since", "in_state_for", "since_source", "agent", "agent_version", "claude_version",
-    "model", "context_tokens", "context_pct", "tokens", "cost_usd_est", "limited_until", "plan_use",
+    "model", "context_tokens", "context_pct", "tokens", "cost_usd_est", "limited_until",
 )  # fmt: skip
 
 
@@ -80,14 +80,13 @@ def agent_row(agent: Agent, now: float, snoozed: str = "") -> dict[str, Any]:
 def usage_fields(usage: Usage | None) -> dict[str, Any]:
     """Its tokens, context and cost as its own files tell them (service/usage_tally.py); nulls where nothing says."""
     if usage is None:
-        return {"model": None, "context_tokens": None, "context_pct": None, "tokens": None, "cost_usd_est": None, "plan_use": None}
+        return {"model": None, "context_tokens": None, "context_pct": None, "tokens": None, "cost_usd_est": None}
     return {
         "model": usage.model or None,
         "context_tokens": usage.context_tokens,  # what its last request filled of the model's window
         "context_pct": usage.context_pct,  # of that window; null: the model's window is not known
         "tokens": usage.tokens.to_dict(),  # the session's: input, output, cache_read, cache_write
         "cost_usd_est": usage.cost_usd,  # at list prices (usage/prices.json); null: a model the table does not list
-        "plan_use": dict(usage.plan_use) or None,  # a plan's windows used, in %, where its files say
     }
 
 
@@ -100,7 +99,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "in_state_for": (int, float, type(None)), "since_source": (str, type(None)), "agent": (str,), "agent_version": (str, type(None)),
     "claude_version": (str, type(None)), "line": (str,),
     "model": (str, type(None)), "context_tokens": (int, type(None)), "context_pct": (int, type(None)), "tokens": (dict, type(None)),
-    "cost_usd_est": (int, float, type(None)), "limited_until": (int, float, type(None)), "plan_use": (dict, type(None)),
+    "cost_usd_est": (int, float, type(None)), "limited_until": (int, float, type(None)),
 }  # fmt: skip
 
 

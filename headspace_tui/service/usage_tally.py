@@ -25,12 +25,15 @@ class UsageTally:
     """The running sums of one agent's session."""
 
     def __init__(self) -> None:
-        self.totals = Tokens()
         self.model = ""
         self.context = 0
         self._last_id = ""
         self._last = Tokens()
-        self._costs: dict[str, Tokens] = {}  # per model: its tokens (a session can switch model)
+        self._by_model: dict[str, Tokens] = {}  # per model: its tokens (a session can switch model)
+
+    @property
+    def totals(self) -> Tokens:
+        return sum(self._by_model.values(), Tokens())
 
     def add(self, turns: Iterable[Turn]) -> bool:
         """Fold ``turns`` in; True when a number changed."""
@@ -40,21 +43,16 @@ class UsageTally:
                 continue
             tokens = Tokens(*turn.usage)
             model = turn.model or self.model
-            if turn.message_id and turn.message_id == self._last_id:
-                self._spend(model, tokens - self._last)  # the same reply's next block: its counts replace the last
-            else:
-                self._spend(model, tokens)
+            # The same reply's next block: its counts replace the last.
+            spent = tokens - self._last if turn.message_id and turn.message_id == self._last_id else tokens
+            self._by_model[model] = self._by_model.get(model, Tokens()) + spent
             self._last_id, self._last = turn.message_id, tokens
             if not turn.sidechain:
                 self.model = model
                 self.context = tokens.input + tokens.cache_read + tokens.cache_write
         return (self.totals, self.model, self.context) != before
 
-    def _spend(self, model: str, tokens: Tokens) -> None:
-        self.totals = self.totals + tokens
-        self._costs[model] = self._costs.get(model, Tokens()) + tokens
-
     def usage(self) -> Usage:
-        costs = [estimate(model, tokens) for model, tokens in self._costs.items() if tokens.total]
+        costs = [estimate(model, tokens) for model, tokens in self._by_model.items() if tokens.total]
         cost = None if not costs or any(c is None for c in costs) else round(sum(c for c in costs if c is not None), 6)
         return Usage(model=self.model, tokens=self.totals, context_tokens=self.context, context_window=window_of(self.model), cost_usd=cost)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -36,10 +35,8 @@ class Usage:
     ``context_tokens`` is what its last request filled of the model's window
     (its prompt, cached or not); ``context_window`` the
     window (0: not known).  ``cost_usd`` is an estimate at the list prices
-    of ``prices.json`` (None: a model it does not list).  ``plan_use`` is a
-    plan's windows used, in %, where the agent's files say (``five_hour``,
-    ``seven_day``).  (A rate limit that stopped the agent is its state,
-    ``limited``, with ``Agent.limited_until``.)
+    of ``prices.json`` (None: a model it does not list).  (A rate limit that
+    stopped the agent is its state, ``limited``, with ``Agent.limited_until``.)
     """
 
     model: str = ""
@@ -47,7 +44,6 @@ class Usage:
     context_tokens: int = 0
     context_window: int = 0
     cost_usd: float | None = None
-    plan_use: dict[str, float] = field(default_factory=dict, hash=False)
 
     @property
     def context_pct(self) -> int | None:
@@ -55,13 +51,3 @@ class Usage:
         if not self.context_window:
             return None
         return min(100, self.context_tokens * 100 // self.context_window)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "tokens": self.tokens.to_dict(),
-            "context_tokens": self.context_tokens,
-            "context_window": self.context_window,
-            "cost_usd": self.cost_usd,
-            "plan_use": dict(self.plan_use),
-        }

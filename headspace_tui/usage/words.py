@@ -51,6 +51,4 @@ def usage_lines(usage: Usage | None, limited_until: float | None = None) -> list
     lines.append(("Context", context_words(usage) + (f" · {usage.model}" if usage.model else "")))
     lines.append(("Tokens", token_words(usage)))
     lines.append(("Cost", f"{cost_words(usage.cost_usd)} (list prices as of {as_of})" if usage.cost_usd is not None else cost_words(None)))
-    if usage.plan_use:
-        lines.append(("Plan use", " · ".join(f"{name.replace('_', ' ')} {pct:.0f}%" for name, pct in sorted(usage.plan_use.items()))))
     return lines

@@ -81,7 +81,7 @@ def agent_view(agent: Agent, now: float | None = None, snooze: Snooze | None = N
             # The change a file edit Claude's hook holds would make (``Diff.to_dict()``), shown above Approve; null for none.
             "proposed": _proposed(agent),
             # Its context, tokens and estimated cost, in the words the terminal's e uses: [label, words] pairs ([] before any is read).
-            "usage": [list(pair) for pair in usage_lines(agent.usage, agent.limited_until if agent.state is AgentState.LIMITED else None)],
+            "usage": [list(pair) for pair in usage_lines(agent.usage, agent.limit_reset)],
         }
     )
     return row

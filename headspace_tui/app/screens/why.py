@@ -127,7 +127,7 @@ def change_section(agent: Agent) -> Text | None:
 
 def usage_section(agent: Agent) -> Text | None:
     """Its context, tokens and estimated cost as its own files tell them; None before anything was read."""
-    lines = usage_lines(agent.usage, agent.limited_until if agent.state is AgentState.LIMITED else None)
+    lines = usage_lines(agent.usage, agent.limit_reset)
     if not lines:
         return None
     out = Text()
