@@ -79,7 +79,11 @@ def draft_refusal(family: Family, ansi: str) -> str:
     whatever is typed joins it and is submitted with it.  Each family's
     reader says what its box holds (``Family.box_text``).
     """
-    draft = family.box_text(ansi)
+    return draft_words(family, family.box_text(ansi))
+
+
+def draft_words(family: Family, draft: str | None) -> str:
+    """``draft_refusal`` of a box already read (``Family.box_text``)."""
     if not draft:
         return ""
     shown = draft if len(draft) <= 40 else draft[:39] + "…"
@@ -357,13 +361,15 @@ async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Inte
         wait = REACTION_TIME if shown_at is None else shown_at + REACTION_TIME - time.time()
         if wait > 0:
             await asyncio.sleep(wait)
+    box: str | None = None  # what the input box holds on the settled screen, for a typed line (None: no box read)
     if intent.kind is not IntentKind.INTERRUPT:
         settled, ansi = await settled_read(io, pane_id, command, family)
         if not same_prompt(now, settled):
             raise ActionError(f"the prompt in {pane_id} changed while it settled (now {settled.state.value}); nothing sent")
         if intent.kind in (IntentKind.TEXT, IntentKind.NUDGE) and settled.state is not AgentState.QUESTION:
             # A line at the input box; a question's own field refuses text in it by its label (``free_text_key``).
-            draft = draft_refusal(family, ansi)
+            box = family.box_text(ansi)
+            draft = draft_words(family, box)
             if draft:
                 raise DraftInBox(draft)
 
@@ -376,7 +382,7 @@ async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Inte
     what = describe_answer(now, intent, strokes)
     if intent.kind is IntentKind.TEXT and now.state is AgentState.QUESTION:
         return await _type_answer(io, pane_id, now, strokes, command, what, timeout, family)
-    if intent.kind in (IntentKind.TEXT, IntentKind.NUDGE) and family.box_text(ansi) is not None:
+    if intent.kind in (IntentKind.TEXT, IntentKind.NUDGE) and box is not None:
         return await _type_line(io, pane_id, now, intent, strokes, command, what, timeout, family)
     for n, stroke in enumerate(strokes):
         if n and family.key_gap:

@@ -195,6 +195,17 @@ def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+FLAGS = ("desktop_notify", "notify_blocked", "change_column", "context_column", "go_on_after_limit")  # the settings that are true or false
+
+
+def _flag(data: dict, key: str, where: str) -> bool:
+    """The true-or-false setting ``key`` (its default when not set); ConfigError for anything else."""
+    value = data.get(key, getattr(Config, key))
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where}: {key} must be true or false")
+    return value
+
+
 def parse_config(data: dict, where: str = "config") -> Config:
     known = {
         "nudge_text", "layout", "keys", "confirm_timeout", "idle_grace", "theme", "notify", "notify_states", "desktop_notify", "notify_blocked",
@@ -227,21 +238,7 @@ def parse_config(data: dict, where: str = "config") -> Config:
     for state in states:
         if state not in NOTIFY_STATES:
             raise ConfigError(f"{where}: notify_states has {state!r}, not a state that needs you (known: {', '.join(NOTIFY_STATES)})")
-    desktop = data.get("desktop_notify", Config.desktop_notify)
-    if not isinstance(desktop, bool):
-        raise ConfigError(f"{where}: desktop_notify must be true or false")
-    blocked = data.get("notify_blocked", Config.notify_blocked)
-    if not isinstance(blocked, bool):
-        raise ConfigError(f"{where}: notify_blocked must be true or false")
-    change_column = data.get("change_column", Config.change_column)
-    if not isinstance(change_column, bool):
-        raise ConfigError(f"{where}: change_column must be true or false")
-    go_on = data.get("go_on_after_limit", Config.go_on_after_limit)
-    if not isinstance(go_on, bool):
-        raise ConfigError(f"{where}: go_on_after_limit must be true or false")
-    context_column = data.get("context_column", Config.context_column)
-    if not isinstance(context_column, bool):
-        raise ConfigError(f"{where}: context_column must be true or false")
+    flags = {key: _flag(data, key, where) for key in FLAGS}
     command = data.get("notify_command", list(Config.notify_command))
     if (
         not isinstance(command, list)
@@ -272,14 +269,14 @@ def parse_config(data: dict, where: str = "config") -> Config:
         theme=theme.strip(),
         notify=notify,
         notify_states=tuple(dict.fromkeys(states)),
-        desktop_notify=desktop,
-        notify_blocked=blocked,
+        desktop_notify=flags["desktop_notify"],
+        notify_blocked=flags["notify_blocked"],
         notify_command=tuple(command),
         hosts=parse_hosts(data.get("hosts", {}), where),
         web=parse_web(data.get("web"), where),
-        change_column=change_column,
-        context_column=context_column,
-        go_on_after_limit=go_on,
+        change_column=flags["change_column"],
+        context_column=flags["context_column"],
+        go_on_after_limit=flags["go_on_after_limit"],
     )
 
 
