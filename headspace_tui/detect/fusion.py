@@ -89,6 +89,11 @@ class Explanation:
     verdicts: tuple[tuple[str, Verdict], ...]
 
 
+def _interrupted(observation: Observation) -> bool:
+    """The screen shows Claude idle after the user stopped its turn: the one idle screen no dialog looks like."""
+    return observation.state is AgentState.IDLE and any(e.rule == "interrupted-by-user" for e in observation.evidence)
+
+
 class Fuser:
     """Per agent: the latest verdict of each source, and the state they add up to.
 
@@ -102,7 +107,8 @@ class Fuser:
        in the pane itself; an event may be forged); otherwise the newest of hook and status
        file is Claude's claim, fused with the screen by ``fuse``; the status
        file's "waiting" is a floor under the screen, until a screen read more
-       than a redraw after it shows a running turn (``_moved_on``);
+       than a redraw after it shows a running turn or an interrupted one
+       (``_moved_on``);
     3. an idle verdict replacing "working" from a less trusted source than
        the one behind it is accepted only after it has held
        ``idle_grace`` seconds with no new output (between two tool calls the
@@ -190,7 +196,7 @@ class Fuser:
                 old = tuple(e for v in moved_on for e in v.observation.evidence if e not in fused.evidence)
                 fused = replace(fused, evidence=fused.evidence + old)
                 said = ", ".join(sorted(v.observation.source for v in moved_on))
-                how += f"; {said} still says it waits, but the screen shows a running turn read since (Claude moved on)"
+                how += f"; {said} still says it waits, but the screen read since shows a running or interrupted turn (Claude moved on)"
             return self._floor(fused, how)
         if claim is not None:
             return claim.observation, f"{claim.observation.source} alone"
@@ -248,7 +254,10 @@ class Fuser:
         the file's ``statusUpdatedAt`` that shows a running turn (a hint, a
         spinner, a retry notice) is newer news: Claude has moved on.  Within
         a redraw of the file's change the file still wins (the dialog may
-        not be drawn yet), and only a running turn lifts it: an idle-looking
+        not be drawn yet).  Only a running turn, or Claude's own
+        "Interrupted" line under an idle box, lifts it: a dialog declined
+        with Esc ends the turn there, and Claude's file went on saying
+        "waiting" for 30 s after it (seen in a CI run); a merely idle-looking
         or unreadable screen may be a dialog we do not know.
         """
         screen = self.verdicts.get(Source.SCREEN)
@@ -256,7 +265,7 @@ class Fuser:
             claim.observation.source in STATUS_SOURCES
             and claim.observation.state.needs_you
             and screen is not None
-            and screen.observation.state is AgentState.WORKING
+            and (screen.observation.state is AgentState.WORKING or _interrupted(screen.observation))
             and screen.at - claim.at > SCREEN_LAG
         )
 

@@ -204,3 +204,23 @@ def test_only_a_running_turn_lifts_the_files_wait(shown):
     asking, since = status_from_file(ASKING)
     fuser.observe(asking, now=since, at=since)
     assert fuser.observe(screen(shown), now=since + 30.0).state is AgentState.QUESTION
+
+
+def test_a_dialog_declined_with_esc_lifts_the_files_wait_once_the_screen_shows_interrupted():
+    """Deny by Esc ends Claude's turn: "Interrupted · What should Claude do instead?" under an idle box.
+
+    Claude's status file went on saying "waiting" for 30 s after that in a
+    CI run, and the row stayed a permission with no options to pick.
+    """
+    fuser = Fuser(idle_grace=0)
+    asking, since = status_from_file({**ASKING, "waitingFor": "permission prompt"})
+    fuser.observe(asking, now=since, at=since)
+    assert fuser.observe(screen("permission_bash"), now=since + 0.5).state is AgentState.PERMISSION
+    # Within a redraw of the file's word the file still wins.
+    interrupted = screen("idle_interrupted")
+    assert "interrupted-by-user" in {e.rule for e in interrupted.evidence}
+    assert fuser.observe(interrupted, now=since + 0.9).state is AgentState.PERMISSION
+    # Read later, Claude's own line says the turn is over: the row is idle.
+    fused = fuser.observe(interrupted, now=since + 3.0)
+    assert fused.state is AgentState.IDLE and fused.source == "screen"
+    assert "moved on" in fuser.explain(since + 3.0).decision
