@@ -39,6 +39,7 @@ from ..hooks.spool import HookEvent
 from ..shared.config import HostSpec
 from ..shared.proctree import ProcessInfo, ProcessTable
 from ..tmux.server import PaneRecord, TmuxUnavailable
+from ..usage.model import Usage
 from .answers import RemoteAnswerChannel
 from .mux import ProbeMux
 from .probe_client import ProbeClient, ProbeError
@@ -301,6 +302,15 @@ class RemoteHost:
             return bool(await self.probe.call("exists", path=str(path)))
         except ProbeError:
             return False
+
+    async def session_usage(self, family: str, pid: int) -> Usage | None:
+        """Read by the probe where the agent runs: it sends the numbers."""
+        if self.probe is None:
+            return None
+        try:
+            return Usage.from_row(await self.probe.call("usage", family=family, pid=pid))
+        except (ProbeError, TimeoutError):
+            return None
 
 
 class RemoteTrees(Trees):

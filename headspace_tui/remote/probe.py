@@ -54,6 +54,8 @@ from typing import Any
 from ..detect.claude.process import claude_process, process_env
 from ..detect.claude.status_files import ClaudeStatus, read_statuses
 from ..detect.claude.transcript import TranscriptTail
+from ..detect.session_usage import SessionUsage
+from ..detect.usage_kinds import KINDS
 from ..hooks.spool import SpoolRefused, check_spool, read_spool, spool_dir
 from ..shared.proctree import process_exists, read_process_table
 from ..shared.safe_files import Unchanged
@@ -81,6 +83,7 @@ class Probe:
         self._spool: Path | None = None
         self._spool_last: str | None = None
         self._tails: dict[str, TranscriptTail] = {}
+        self._usage = SessionUsage(KINDS)  # the agents' own session records here (not Claude's: its transcript is the tail)
         self.answers = AnswerRelay(self.send)
         self.tmux = TmuxMux(self.send)  # the host's tmux over this one channel (probe_tmux.py)
         self.trees = WorkTrees(self.send)  # snapshots and diffs of the agents' work trees here (probe_changes.py)
@@ -139,6 +142,8 @@ class Probe:
             return {"first": first, "turns": [dataclasses.asdict(turn) for turn in tail.read_new()]}
         if op == "exists":
             return Path(request["path"]).exists()
+        if op == "usage":
+            return self._usage.read(str(request["family"]), int(request["pid"])).to_row()
         if op == "hello":
             return {"python": sys.version.split()[0], "watch": self.waker.reason or "inotify", "looks": self.waker.waits}
         raise ValueError(f"unknown op {op!r}")

@@ -2,7 +2,8 @@
 
 The monitor asks its host for everything outside headspace: the panes and
 the process table, a pane's screen, a session's control client, whether a
-process still runs, and Claude's files (status files, transcripts).  The
+process still runs, and the agents' files (Claude's status files and
+transcripts, the others' session records).  The
 local host does this with this machine's tmux, /proc (or psutil) and file
 system; a remote host (``remote/host.py``, another machine over SSH)
 answers the same questions through its own transport.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Protocol
@@ -20,10 +22,13 @@ from ..changes.trees import LocalTrees, Trees
 from ..detect.claude.process import ClaudeProcess, claude_process
 from ..detect.claude.status_files import ClaudeStatus, claude_config_dir, read_statuses
 from ..detect.claude.transcript import TranscriptTail
+from ..detect.session_usage import SessionUsage
+from ..detect.usage_kinds import KINDS
 from ..hooks.channel import AnswerChannel, MakeChannel, socket_path
 from ..hooks.spool import HookEvent, spool_dir
 from ..shared.proctree import ProcessTable, process_exists, read_process_table
 from ..tmux.server import PaneRecord, TmuxServer
+from ..usage.model import Usage
 from .folder_watch import watch_spool, watch_statuses
 from .pane_watch import LOCAL_HOST, Tail
 
@@ -62,6 +67,11 @@ class Host(Protocol):
     async def statuses(self, config_dir: Path) -> dict[int, ClaudeStatus]: ...
     def transcript(self, path: Path) -> Tail: ...
     async def exists(self, path: Path) -> bool: ...
+    async def session_usage(self, family: str, pid: int) -> Usage | None:
+        """The agent's tokens as its own CLI counts them in its session record (detect/session_usage.py), read where it runs.
+
+        An empty ``Usage``: nothing counted (or not told apart); None: the host could not be asked.
+        """
     def trees(self) -> Trees:
         """Where snapshots of its agents' work trees are taken (service/work_changes.py)."""
 
@@ -75,6 +85,8 @@ class LocalHost:
 
     def __init__(self, server: TmuxServer) -> None:
         self.server = server
+        self._usage = SessionUsage(KINDS)
+        self._usage_lock = threading.Lock()  # one reader of the followers at a time (reads run in worker threads)
         self.on_lost: Callable[[], None] = lambda: None  # never told here: the server's end is seen by discovery
         self.on_notice: Callable[[str], None] = lambda text: None
 
@@ -122,6 +134,13 @@ class LocalHost:
 
     async def exists(self, path: Path) -> bool:
         return await asyncio.to_thread(path.exists)
+
+    async def session_usage(self, family: str, pid: int) -> Usage | None:
+        def read() -> Usage:
+            with self._usage_lock:
+                return self._usage.read(family, pid)
+
+        return await asyncio.to_thread(read)
 
     def trees(self) -> Trees:
         return LocalTrees()

@@ -49,12 +49,14 @@ from ..answering.desk import AnswerDesk, Watched
 from ..detect.families import CLAUDE
 from ..detect.family import Family
 from ..detect.fusion import Fuser
+from ..detect.session_usage import FIND_EVERY
 from ..detect.sources import Source
 from ..events import Event, Notice, PaneCaptured, ProblemChanged
 from ..hooks.spool import HookEvent
 from ..model import Agent, Observation
 from ..tmux.control import ControlClient, ControlError
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
+from ..usage.prices import priced
 from . import discovery
 from .claude_facts import ClaudeFacts
 from .hook_intake import HookIntake
@@ -81,6 +83,7 @@ SERVER_RETRY = 2.0  # with no server, look again this often (the socket watch us
 # Claude writes a turn's last lines a moment after drawing it, and on a busy
 # machine that moment can pass 0.5 s (CI saw the answer's evidence never read).
 TRANSCRIPT_LOOKS = (0.5, 2.0, 5.0)
+RECORD_LOOK = FIND_EVERY + 0.5  # after a changed screen, for a family whose session record is found by a search
 REMOTE_RESTART_LIMIT = 10.0  # a remote host's failed loop starts again at most this long after
 # While a remote host is out of reach, connection attempts back off from 0.5 s to at most
 # this long between two starts (sooner after an attempt that itself took this long: a
@@ -439,22 +442,39 @@ class Monitor:
             watch.timing.look_again(fuser.hook_deadline)
         before = self.store.agents[pane_id].state if pane_id in self.store.agents else None
         agent = self._update(watch, observation, captured=began, screen=screen)
+        # A first read, a changed screen (a reply can land between two reads that both say idle), a look a state change asked for.
+        records = before is None or changed or any(at <= now for at in watch.transcript_looks)
         if before is not None and agent.state is not before:
-            # Claude writes a turn to its transcript a moment after drawing it:
-            # look again after a state change, so the last turn is not left
-            # unread until the pane next changes.
+            # Claude writes a turn to its transcript a moment after drawing it
+            # (and the others their session records): look again after a state
+            # change, so the last turn is not left unread until the pane next
+            # changes.
             watch.transcript_looks = [now + lag for lag in TRANSCRIPT_LOOKS]
+            records = True
+        elif changed and not watch.transcript_looks and watch.family is not None and watch.family.transcripts is None:
+            # A turn quicker than two reads changes the screen and not the state; its record is written a moment
+            # after the reply is drawn: one more look, once the record may be there (and findable again).
+            watch.transcript_looks = [now + RECORD_LOOK]
         watch.transcript_looks = [at for at in watch.transcript_looks if at > now]
         if watch.transcript_looks:
             watch.timing.look_again(watch.transcript_looks[0])
         said = (watch.prompted_at, watch.replied_at)
         await self.transcripts.follow(watch, agent, status)
+        if records and agent_pid and watch.family is not None and watch.family.transcripts is None:
+            await self._session_usage(watch, agent_pid)
         if (watch.prompted_at, watch.replied_at) != said and self.panes.get(pane_id) is watch and watch.fuser.current is not None:
             # The transcript can date the state (a fresh headspace, a state with no
             # word from Claude's files): the clock may move earlier now, not at the
             # next change of a pane that may stay quiet for minutes.
             agent = self._update(watch, watch.fuser.current)
         return agent
+
+    async def _session_usage(self, watch: PaneWatch, agent_pid: int) -> None:
+        """A family without a transcript here: its tokens from its own session record, read where it runs, on change only."""
+        assert watch.family is not None
+        usage = await self.host.session_usage(watch.family.name, agent_pid)
+        if usage is not None and self.panes.get(watch.record.pane_id) is watch:  # None: not asked (a dropped link); keep what was
+            self.store.used(watch.record.pane_id, priced(usage) if usage.model or usage.tokens.total else None)
 
     def _update(self, watch: PaneWatch, observation: Observation, at: float | None = None, captured: float | None = None, screen: Observation | None = None) -> Agent:
         agent_pid = watch.agent_pid

@@ -288,8 +288,8 @@ class AgentStore:
                 self.emit(AgentChanged(agent, agent.state, at))
             self.emit(TurnBegan(agent, at))
 
-    def used(self, pane_id: str, usage: Usage) -> None:
-        """The agent's tokens, context and estimated cost as its files now tell them (service/usage_tally.py), on its row."""
+    def used(self, pane_id: str, usage: Usage | None) -> None:
+        """The agent's tokens, context and estimated cost as its files now tell them (service/usage_tally.py), on its row (None: nothing counted)."""
         agent = self.agents.get(pane_id)
         if agent is not None and agent.usage != usage:
             agent.usage = usage

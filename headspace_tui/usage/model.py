@@ -29,13 +29,27 @@ class Tokens:
 
 
 @dataclass(frozen=True)
+class PlanUse:
+    """How much of one of the plan's windows is used, as the agent's CLI was told (Codex: its ``rate_limits``)."""
+
+    window_minutes: int  # 300: the 5-hour window; 10080: the week (0: not said)
+    used_pct: float
+    resets_at: float = 0.0  # epoch seconds (0: not said)
+
+    @property
+    def name(self) -> str:
+        return {300: "5h", 10080: "weekly"}.get(self.window_minutes) or (f"{self.window_minutes}m" if self.window_minutes else "plan")
+
+
+@dataclass(frozen=True)
 class Usage:
     """One agent's session as its own files tell it.
 
     ``context_tokens`` is what its last request filled of the model's window
     (its prompt, cached or not); ``context_window`` the
     window (0: not known).  ``cost_usd`` is an estimate at the list prices
-    of ``prices.json`` (None: a model it does not list).  (A rate limit that
+    of ``prices.json`` (None: a model it does not list).  ``plan`` is the
+    plan's windows where the agent's files say them.  (A rate limit that
     stopped the agent is its state, ``limited``, with ``Agent.limited_until``.)
     """
 
@@ -44,6 +58,7 @@ class Usage:
     context_tokens: int = 0
     context_window: int = 0
     cost_usd: float | None = None
+    plan: tuple[PlanUse, ...] = ()
 
     @property
     def context_pct(self) -> int | None:
@@ -51,3 +66,33 @@ class Usage:
         if not self.context_window:
             return None
         return min(100, self.context_tokens * 100 // self.context_window)
+
+    def to_row(self) -> dict:
+        """As plain JSON, for the probe's answer (a remote host sends numbers, not files)."""
+        return {
+            "model": self.model,
+            "tokens": [self.tokens.input, self.tokens.output, self.tokens.cache_read, self.tokens.cache_write],
+            "context_tokens": self.context_tokens,
+            "context_window": self.context_window,
+            "plan": [[p.window_minutes, p.used_pct, p.resets_at] for p in self.plan],
+        }
+
+    @classmethod
+    def from_row(cls, row: object) -> Usage | None:
+        """``to_row``'s JSON back (None: not that shape); the cost is estimated here, not sent."""
+        if not isinstance(row, dict):
+            return None
+        tokens, plan = row.get("tokens"), row.get("plan") or []
+        if not (isinstance(tokens, list) and len(tokens) == 4 and all(_count(n) for n in tokens)) or not isinstance(plan, list):
+            return None
+        context, window = row.get("context_tokens"), row.get("context_window")
+        if not (_count(context) and _count(window) and isinstance(row.get("model"), str)):
+            return None
+        windows = tuple(
+            PlanUse(int(p[0]), float(p[1]), float(p[2])) for p in plan if isinstance(p, list) and len(p) == 3 and _count(p[0]) and all(isinstance(v, (int, float)) for v in p[1:])
+        )
+        return cls(str(row["model"])[:200], Tokens(*tokens), int(context), int(window), plan=windows)  # type: ignore[arg-type]
+
+
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0

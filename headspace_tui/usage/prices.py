@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 
-from .model import Tokens
+from .model import Tokens, Usage
 
 MILLION = 1_000_000
 # What may follow a listed name in a model id and still be that model: its date ("20250929", "2025-08-07"), "latest",
@@ -65,3 +65,8 @@ def estimate(model: str, tokens: Tokens) -> float | None:
     """What ``tokens`` of ``model`` cost at list prices, in US dollars (None: the model is not listed)."""
     price = price_of(model)
     return round(price.cost(tokens), 6) if price is not None else None
+
+
+def priced(usage: Usage) -> Usage:
+    """A CLI's own counts with the estimate added, and the window from the table where its files did not say it."""
+    return replace(usage, cost_usd=estimate(usage.model, usage.tokens) if usage.tokens.total else None, context_window=usage.context_window or window_of(usage.model))

@@ -67,14 +67,26 @@ class Step:
     status: int = 0
     message: str = ""
     times: int | None = 1
+    usage: dict[str, Any] | None = None  # the reply's ``usage`` (None: USAGE)
 
     @property
     def repeats(self) -> bool:
         return self.kind in ("fail", "stall")
 
 
-def text(body: str, *, delay: float = 0.0, seconds: float = 0.0) -> Step:
-    return Step("text", text=body, delay=delay, seconds=seconds)
+def text(body: str, *, delay: float = 0.0, seconds: float = 0.0, usage: dict[str, Any] | None = None) -> Step:
+    return Step("text", text=body, delay=delay, seconds=seconds, usage=usage)
+
+
+def usage(prompt: int, output: int, *, cached: int = 0, reasoning: int = 0) -> dict[str, Any]:
+    """A Responses API ``usage``: ``prompt`` tokens in (``cached`` of them from the cache), ``output`` out (``reasoning`` of them thinking)."""
+    return {
+        "input_tokens": prompt,
+        "input_tokens_details": {"cached_tokens": cached},
+        "output_tokens": output,
+        "output_tokens_details": {"reasoning_tokens": reasoning},
+        "total_tokens": prompt + output,
+    }
 
 
 def command(cmd: str, *, justification: str = "", escalated: bool = True) -> Step:
@@ -222,7 +234,7 @@ class FakeResponsesAPI(ScriptedHTTP[Request, Step]):
                             time.sleep(pause)
                     item = {**item, "status": "completed", "content": [{"type": "output_text", "text": step.text, "annotations": []}]}
                 self._event({"type": "response.output_item.done", "output_index": 0, "item": item})
-                self._event({"type": "response.completed", "response": {"id": rid, "status": "completed", "output": [item], "usage": USAGE}})
+                self._event({"type": "response.completed", "response": {"id": rid, "status": "completed", "output": [item], "usage": step.usage or USAGE}})
                 self.close_connection = True
 
         return Handler

@@ -55,14 +55,27 @@ class Step:
     status: int = 0
     message: str = ""
     times: int | None = 1
+    usage: dict[str, Any] | None = None  # the reply's ``usageMetadata`` (None: 100 in, 10 out)
 
     @property
     def repeats(self) -> bool:
         return self.kind in ("fail", "stall")
 
 
-def text(body: str, *, delay: float = 0.0, seconds: float = 0.0) -> Step:
-    return Step("text", text=body, delay=delay, seconds=seconds)
+def text(body: str, *, delay: float = 0.0, seconds: float = 0.0, usage: dict[str, Any] | None = None) -> Step:
+    return Step("text", text=body, delay=delay, seconds=seconds, usage=usage)
+
+
+def usage(prompt: int, output: int, *, cached: int = 0, thoughts: int = 0, tool: int = 0) -> dict[str, Any]:
+    """A ``usageMetadata``: ``prompt`` tokens in (``cached`` of them from the cache), ``output`` out, ``thoughts`` thinking."""
+    return {
+        "promptTokenCount": prompt,
+        "candidatesTokenCount": output,
+        "cachedContentTokenCount": cached,
+        "thoughtsTokenCount": thoughts,
+        "toolUsePromptTokenCount": tool,
+        "totalTokenCount": prompt + output + thoughts + tool,
+    }
 
 
 def call(name: str, args: dict[str, Any], *, preface: str = "") -> Step:
@@ -182,7 +195,7 @@ class FakeGeminiAPI(ScriptedHTTP[Request, Step]):
         handler.end_headers()
 
         def event(parts: list[dict[str, Any]], finish: bool) -> None:
-            handler.wfile.write(b"data: " + json.dumps(_candidate_payload(parts, finish=finish)).encode() + b"\r\n\r\n")
+            handler.wfile.write(b"data: " + json.dumps(_candidate_payload(parts, finish=finish, usage=step.usage)).encode() + b"\r\n\r\n")
             handler.wfile.flush()
 
         try:
@@ -201,13 +214,13 @@ class FakeGeminiAPI(ScriptedHTTP[Request, Step]):
         handler.close_connection = True
 
 
-def _candidate_payload(parts: list[dict[str, Any]], *, finish: bool) -> dict[str, Any]:
+def _candidate_payload(parts: list[dict[str, Any]], *, finish: bool, usage: dict[str, Any] | None = None) -> dict[str, Any]:
     candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
     if finish:
         candidate["finishReason"] = "STOP"
     payload: dict[str, Any] = {"candidates": [candidate], "modelVersion": "gemini-2.5-pro"}
     if finish:
-        payload["usageMetadata"] = {"promptTokenCount": 100, "candidatesTokenCount": 10, "totalTokenCount": 110}
+        payload["usageMetadata"] = usage or {"promptTokenCount": 100, "candidatesTokenCount": 10, "totalTokenCount": 110}
     return payload
 
 

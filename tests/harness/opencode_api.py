@@ -49,14 +49,26 @@ class Step:
     seconds: float = 0.0
     status: int = 0
     times: int | None = 1
+    usage: dict[str, Any] | None = None  # the reply's ``usage`` (None: 10 in, 5 out)
 
     @property
     def repeats(self) -> bool:
         return self.kind in ("fail", "stall")
 
 
-def text(body: str, *, delay: float = 0.0, seconds: float = 0.0) -> Step:
-    return Step("text", text=body, delay=delay, seconds=seconds)
+def text(body: str, *, delay: float = 0.0, seconds: float = 0.0, usage: dict[str, Any] | None = None) -> Step:
+    return Step("text", text=body, delay=delay, seconds=seconds, usage=usage)
+
+
+def usage(prompt: int, completion: int, *, cached: int = 0, reasoning: int = 0) -> dict[str, Any]:
+    """An OpenAI-style ``usage``: ``prompt`` tokens in (``cached`` of them from the cache), ``completion`` out (``reasoning`` of them thinking)."""
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+        "prompt_tokens_details": {"cached_tokens": cached},
+        "completion_tokens_details": {"reasoning_tokens": reasoning},
+    }
 
 
 def tool(name: str, tool_input: dict[str, Any], *, preface: str = "") -> Step:
@@ -160,7 +172,7 @@ class OpenAICompatibleAPI(ScriptedHTTP[Request, Step]):
         ident = f"chatcmpl-{next(self._ids)}"
         created = int(time.time())
 
-        def chunk(delta: dict[str, Any], finish: str | None = None, usage: dict[str, int] | None = None) -> bytes:
+        def chunk(delta: dict[str, Any], finish: str | None = None, usage: dict[str, Any] | None = None) -> bytes:
             payload: dict[str, Any] = {
                 "id": ident,
                 "object": "chat.completion.chunk",
@@ -198,7 +210,7 @@ class OpenAICompatibleAPI(ScriptedHTTP[Request, Step]):
                 time.sleep(pause)
         if step.kind == "tool":
             out.write(chunk({"tool_calls": [{"index": 0, **_call(ident, step)}]}))
-        usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        usage = step.usage or {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
         out.write(chunk({}, "tool_calls" if step.kind == "tool" else "stop", usage))
         out.write(b"data: [DONE]\n\n")
         out.flush()

@@ -28,21 +28,14 @@ Reading is I/O on one file; parsing is pure (``parse_line``).
 
 from __future__ import annotations
 
-import json
-import os
 import re
 from pathlib import Path
 from typing import Any
 
-from ...shared.safe_files import Unreadable, note_once, open_regular
+from ...shared.json_lines import JsonLinesTail
 from ..turns import ToolOutcome, Turn
 
 MAX_DIR_NAME = 200
-# A transcript grows by a few KB a turn, but a long session's history can be
-# tens of MB; one read takes at most this much (memory stays bounded) and a
-# single line larger than MAX_LINE (a pasted binary?) is skipped.
-READ_CHUNK = 64 << 20
-MAX_LINE = 8 << 20
 _NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
 
 
@@ -166,78 +159,17 @@ def parse_line(data: Any) -> Turn | None:
     return Turn(role="user", text=text, **common)
 
 
-class TranscriptTail:
+class TranscriptTail(JsonLinesTail):
     """Follows one transcript file, returning the turns added since the last read.
 
-    A last line without its newline is still being written: it is kept and
-    completed on a later read.  Lines that are not JSON, not objects or not
-    conversation are skipped.  When the file shrinks below the offset or is
-    replaced (another inode), reading starts over from its beginning; a
-    missing file reads as nothing new.
+    Lines that are not JSON, not objects or not conversation are skipped
+    (the following itself: shared/json_lines.py).
     """
 
-    def __init__(self, path: Path | str, offset: int = 0) -> None:
-        self.path = Path(path)
-        self.offset = offset  # bytes consumed, the kept partial line included
-        self._partial = b""
-        self._inode: tuple[int, int] | None = None
-        self._skipping = False  # inside a line too long to keep
-        self.restarts = 0  # how often truncation or replacement was seen
-
-    @property
-    def opened(self) -> bool:
-        """Has the file been read at least once (what is read first is history)?"""
-        return self._inode is not None
-
-    @classmethod
-    def at_end(cls, path: Path | str) -> TranscriptTail:
-        """A tail that skips what the file holds now (history) and reads only what comes."""
-        tail = cls(path)
-        try:
-            st = os.stat(tail.path)
-        except OSError:
-            return tail
-        tail.offset, tail._inode = st.st_size, (st.st_dev, st.st_ino)
-        return tail
-
     def read_new(self) -> list[Turn]:
-        """Turns added since the last call (at most READ_CHUNK bytes of file per call).
-
-        Only a regular file is read (a named pipe would block the caller); a
-        line longer than MAX_LINE is skipped whole, and one that is not JSON,
-        or nested too deep, is skipped alone.
-        """
-        try:
-            fd, st = open_regular(self.path)
-        except (OSError, Unreadable) as exc:
-            if isinstance(exc, Unreadable):
-                note_once(f"transcript skipped: {exc}")
-            return []
-        with os.fdopen(fd, "rb") as handle:
-            inode = (st.st_dev, st.st_ino)
-            if (self._inode is not None and inode != self._inode) or st.st_size < self.offset:
-                self.offset, self._partial, self._skipping = 0, b"", False
-                self.restarts += 1
-            self._inode = inode
-            handle.seek(self.offset)
-            chunk = handle.read(READ_CHUNK)
-        self.offset += len(chunk)
-        lines = (self._partial + chunk).split(b"\n")
-        self._partial = lines.pop()
-        if self._skipping and lines:
-            lines.pop(0)  # the rest of an over-long line
-            self._skipping = False
-        if len(self._partial) > MAX_LINE:
-            note_once(f"transcript {self.path}: a line over {MAX_LINE >> 20} MB skipped")
-            self._partial, self._skipping = b"", True
+        """Turns added since the last call."""
         turns = []
-        for line in lines:
-            if not line.strip() or len(line) > MAX_LINE:
-                continue
-            try:
-                data = json.loads(line.decode("utf-8", errors="replace"))
-            except (ValueError, RecursionError):
-                continue
+        for data in self.read_objects():
             turn = parse_line(data)
             if turn is not None:
                 turns.append(turn)

@@ -1,0 +1,184 @@
+"""An agent's tokens as its own CLI counts them, read from the session file it writes (Codex, Gemini, opencode).
+
+Claude's counts ride on the transcript headspace already follows
+(service/usage_tally.py).  The other families each keep a session record
+of their own, found here from the agent's process: its folder (cwd), its
+environment (where the CLI keeps its files) and when it started.  A CLI
+writes one record per conversation, named by nothing the process shows,
+so a record is matched to a process by folder and time:
+
+* a record begun before the agent started is not its own;
+* Gemini begins its record as it starts (measured: 1.5-2.2 s after), so
+  of two Gemini agents in one folder a record begun at T is the one that
+  started last before T;
+* Codex and opencode begin theirs at the first prompt, which says nothing
+  of whose it is: an agent alone in its folder owns them, and two in one
+  folder are not told apart (no numbers, rather than another's).
+
+Runs where the agent runs: in the service for local agents, in the probe
+on an SSH host (which sends the numbers, never the files), so it uses
+the standard library and probe-safe modules only.  Called when an agent's
+state changes, never on a timer: a file that did not change is not read
+again.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ..shared.proctree import ProcessInfo, read_process_table
+from ..usage.model import Usage
+
+CLOCK_SLACK = 1.0  # seconds: a conversation's time and its process's start, each as its own clock rounds it
+# Seconds between two searches for the agent's record (a newer conversation, another agent in its folder).  Reads
+# come only when the agent's state changes, so this bounds a busy agent's cost; a search is a few directory
+# listings, one process table and the first line of each record written since the agent started.
+FIND_EVERY = 2.0
+
+
+@dataclass(frozen=True)
+class AgentProcess:
+    """What locates an agent's session record: its process, folder, environment and start (epoch seconds)."""
+
+    pid: int
+    cwd: str
+    started: float
+    env: dict = field(default_factory=dict)
+    # When each other agent of the same family in the same folder started: who owns a conversation begun at T.
+    siblings: tuple = ()
+
+    def owns(self, begun: float, *, at_start: bool) -> bool:
+        """Was a conversation begun at ``begun`` in this folder this agent's?
+
+        ``at_start``: the CLI begins its record as it starts, so the record
+        is the agent's that started last before it; otherwise only an agent
+        alone in its folder can own one.
+        """
+        if begun < self.started - CLOCK_SLACK:
+            return False
+        if not at_start:
+            return not self.siblings
+        return not any(self.started < other <= begun + CLOCK_SLACK for other in self.siblings)
+
+    def home(self, name: str, default: str) -> str:
+        """The folder the environment names in ``name``, else ``default`` under the agent's HOME."""
+        return self.env.get(name) or os.path.join(self.env.get("HOME") or os.path.expanduser("~"), default)
+
+
+class Follower:
+    """One family's session record for one agent, followed on change (a subclass per family)."""
+
+    path = ""
+
+    def read(self) -> Usage | None:
+        """The session's usage so far (None: nothing counted yet)."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A family's session records: which processes are its agents, which environment names its folders, how to find one."""
+
+    recognise: Callable[[ProcessInfo], bool]
+    env: tuple
+    find: Callable[[AgentProcess], Follower | None]
+
+
+def parse_time(text: object) -> float | None:
+    """An ISO time ("2026-11-29T15:25:51.567Z") in epoch seconds, or None."""
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def boot_time(proc: str = "/proc") -> float:
+    with open(os.path.join(proc, "stat"), "rb") as f:
+        for line in f:
+            if line.startswith(b"btime "):
+                return float(line.split()[1])
+    raise OSError("no btime in /proc/stat")
+
+
+def start_of(info: ProcessInfo, boot: float) -> float:
+    """A process's start in epoch seconds (its ``started`` is clock ticks since boot on Linux, epoch seconds elsewhere)."""
+    if not info.started:
+        return 0.0
+    value = float(info.started)
+    return value if "." in info.started else boot + value / os.sysconf("SC_CLK_TCK")
+
+
+def environ(pid: int, names: tuple, proc: str = "/proc") -> dict:
+    """The named variables of a process's environment ({} if unreadable)."""
+    try:
+        with open(os.path.join(proc, str(pid), "environ"), "rb") as f:
+            raw = f.read(1 << 20)
+    except OSError:
+        return {}
+    found = {}
+    for entry in raw.split(b"\0"):
+        name, sep, value = entry.partition(b"=")
+        key = name.decode("utf-8", "replace")
+        if sep and key in names:
+            found[key] = value.decode("utf-8", "replace")
+    return found
+
+
+def cwd_of(pid: int, proc: str = "/proc") -> str:
+    try:
+        return os.readlink(os.path.join(proc, str(pid), "cwd"))
+    except OSError:
+        return ""
+
+
+class SessionUsage:
+    """Per agent process: its follower, found once and looked for again (a newer conversation) at most every FIND_EVERY seconds."""
+
+    def __init__(self, kinds: dict, *, proc: str = "/proc", clock: Callable[[], float] = time.monotonic) -> None:
+        self.kinds = kinds
+        self.proc = proc
+        self.clock = clock
+        self._followers: dict = {}  # pid → (its start, follower or None, when last looked for)
+
+    def read(self, family: str, pid: int) -> Usage:
+        """The agent's counts so far; an empty ``Usage`` when none are found (yet) or its record is not told apart from another's."""
+        kind = self.kinds.get(family)
+        if kind is None or pid <= 0:
+            return Usage()
+        held = self._followers.get(pid)
+        now = self.clock()
+        if held is None or now - held[2] >= FIND_EVERY:
+            agent = self._agent(kind, pid)
+            found = kind.find(agent) if agent is not None else None
+            if found is not None and agent is not None and held is not None and held[1] is not None and held[0] == agent.started and found.path == held[1].path:
+                found = held[1]  # the same record: keep what was read of it
+            held = (agent.started if agent is not None else 0.0, found, now)
+            self._followers[pid] = held
+        usage = held[1].read() if held[1] is not None else None
+        return usage if usage is not None else Usage()
+
+    def forget(self, alive: set) -> None:
+        """Let go of agents that are gone."""
+        for pid in [p for p in self._followers if p not in alive]:
+            del self._followers[pid]
+
+    def _agent(self, kind: Kind, pid: int) -> AgentProcess | None:
+        try:
+            boot = boot_time(self.proc)
+        except (OSError, ValueError):
+            return None
+        table = read_process_table(self.proc)
+        info = table.get(pid)
+        cwd = cwd_of(pid, self.proc)
+        if info is None or not cwd:
+            return None
+        siblings = tuple(
+            start_of(other, boot) for other in table.processes.values() if other.pid != pid and kind.recognise(other) and cwd_of(other.pid, self.proc) == cwd
+        )
+        return AgentProcess(pid, cwd, start_of(info, boot), environ(pid, (*kind.env, "HOME"), self.proc), siblings)
