@@ -25,6 +25,7 @@ again.
 from __future__ import annotations
 
 import os
+import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ from ..shared.proctree import ProcessInfo, read_process_table
 from ..usage.model import Usage
 
 CLOCK_SLACK = 1.0  # seconds: a conversation's time and its process's start, each as its own clock rounds it
+START_WINDOW = 10.0  # seconds after its start within which a CLI that begins its record as it starts has begun it
 # Seconds between two searches for the agent's record (a newer conversation, another agent in its folder).  Reads
 # come only when the agent's state changes, so this bounds a busy agent's cost; a search is a few directory
 # listings, one process table and the first line of each record written since the agent started.
@@ -60,7 +62,9 @@ class AgentProcess:
         """
         if begun < self.started - CLOCK_SLACK:
             return False
-        if not at_start:
+        if not at_start or begun - self.started > START_WINDOW:
+            # Begun at a prompt (or, by a CLI that begins one as it starts, long after: a /clear): any other agent in
+            # the folder could have begun it.
             return not self.siblings
         return not any(self.started < other <= begun + CLOCK_SLACK for other in self.siblings)
 
@@ -155,7 +159,10 @@ class SessionUsage:
         now = self.clock()
         if held is None or now - held[2] >= FIND_EVERY:
             agent = self._agent(kind, pid)
-            found = kind.find(agent) if agent is not None else None
+            try:
+                found = kind.find(agent) if agent is not None else None
+            except (OSError, ValueError, LookupError, sqlite3.Error):
+                found = held[1] if held is not None else None  # the search failed (a busy database): keep what was found
             if found is not None and agent is not None and held is not None and held[1] is not None and held[0] == agent.started and found.path == held[1].path:
                 found = held[1]  # the same record: keep what was read of it
             held = (agent.started if agent is not None else 0.0, found, now)
@@ -174,6 +181,7 @@ class SessionUsage:
         except (OSError, ValueError):
             return None
         table = read_process_table(self.proc)
+        self.forget(set(table.processes))  # agents that ended: their followers go
         info = table.get(pid)
         cwd = cwd_of(pid, self.proc)
         if info is None or not cwd:

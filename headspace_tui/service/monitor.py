@@ -83,6 +83,7 @@ SERVER_RETRY = 2.0  # with no server, look again this often (the socket watch us
 # Claude writes a turn's last lines a moment after drawing it, and on a busy
 # machine that moment can pass 0.5 s (CI saw the answer's evidence never read).
 TRANSCRIPT_LOOKS = (0.5, 2.0, 5.0)
+RECORDS_EVERY = 1.0  # a streaming agent's screen changes many times a second: its record is read at most once a second
 RECORD_LOOK = FIND_EVERY + 0.5  # after a changed screen, for a family whose session record is found by a search
 REMOTE_RESTART_LIMIT = 10.0  # a remote host's failed loop starts again at most this long after
 # While a remote host is out of reach, connection attempts back off from 0.5 s to at most
@@ -443,7 +444,7 @@ class Monitor:
         before = self.store.agents[pane_id].state if pane_id in self.store.agents else None
         agent = self._update(watch, observation, captured=began, screen=screen)
         # A first read, a changed screen (a reply can land between two reads that both say idle), a look a state change asked for.
-        records = before is None or changed or any(at <= now for at in watch.transcript_looks)
+        records = before is None or (changed and now - watch.records_read >= RECORDS_EVERY) or any(at <= now for at in watch.transcript_looks)
         if before is not None and agent.state is not before:
             # Claude writes a turn to its transcript a moment after drawing it
             # (and the others their session records): look again after a state
@@ -472,6 +473,7 @@ class Monitor:
     async def _session_usage(self, watch: PaneWatch, agent_pid: int) -> None:
         """A family without a transcript here: its tokens from its own session record, read where it runs, on change only."""
         assert watch.family is not None
+        watch.records_read = self.clock()
         usage = await self.host.session_usage(watch.family.name, agent_pid)
         if usage is not None and self.panes.get(watch.record.pane_id) is watch:  # None: not asked (a dropped link); keep what was
             self.store.used(watch.record.pane_id, priced(usage) if usage.model or usage.tokens.total else None)

@@ -67,6 +67,7 @@ class PaneWatch:
     typed_at: float = 0.0  # the last prompt the user typed (not an interrupt's line): a turn began, for its blocked calls
     # When to read the pane again after its last state change (TRANSCRIPT_LOOKS), earliest first.
     transcript_looks: list[float] = field(default_factory=list)
+    records_read: float = 0.0  # when its CLI's own session record was last read (a family without a transcript here)
     # The journal's last word on this agent from an earlier run: (state, since); None until asked.
     remembered: tuple[str, float] | None = None
 

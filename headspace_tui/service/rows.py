@@ -80,13 +80,15 @@ def agent_row(agent: Agent, now: float, snoozed: str = "") -> dict[str, Any]:
 def usage_fields(usage: Usage | None) -> dict[str, Any]:
     """Its tokens, context and cost as its own files tell them (service/usage_tally.py); nulls where nothing says."""
     if usage is None:
-        return {"model": None, "context_tokens": None, "context_pct": None, "tokens": None, "cost_usd_est": None}
+        return {"model": None, "context_tokens": None, "context_pct": None, "tokens": None, "cost_usd_est": None, "plan_use": None}
     return {
         "model": usage.model or None,
         "context_tokens": usage.context_tokens,  # what its last request filled of the model's window
         "context_pct": usage.context_pct,  # of that window; null: the model's window is not known
         "tokens": usage.tokens.to_dict(),  # the session's: input, output, cache_read, cache_write
         "cost_usd_est": usage.cost_usd,  # at list prices (usage/prices.json); null: a model the table does not list
+        # The plan's windows where the agent's files name them (Codex's rate_limits); null: nothing says.
+        "plan_use": [{"window": p.name, "used_pct": p.used_pct, "resets_at": p.resets_at or None} for p in usage.plan] or None,
     }
 
 
@@ -99,7 +101,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "in_state_for": (int, float, type(None)), "since_source": (str, type(None)), "agent": (str,), "agent_version": (str, type(None)),
     "claude_version": (str, type(None)), "line": (str,),
     "model": (str, type(None)), "context_tokens": (int, type(None)), "context_pct": (int, type(None)), "tokens": (dict, type(None)),
-    "cost_usd_est": (int, float, type(None)), "limited_until": (int, float, type(None)),
+    "cost_usd_est": (int, float, type(None)), "plan_use": (list, type(None)), "limited_until": (int, float, type(None)),
 }  # fmt: skip
 
 

@@ -89,3 +89,20 @@ class JsonLinesTail:
             except (ValueError, RecursionError):
                 continue
         return values
+
+
+def first_object(path: Path | str, cap: int) -> Any:
+    """The JSON value of a file's first line, reading at most ``cap`` bytes (None: no complete line within them, not JSON, not a regular file)."""
+    try:
+        fd, _ = open_regular(path)
+    except (OSError, Unreadable):
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        head = handle.read(cap)
+    line, newline, _ = head.partition(b"\n")
+    if not newline:
+        return None
+    try:
+        return json.loads(line.decode("utf-8", errors="replace"))
+    except (ValueError, RecursionError):
+        return None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from .model import Usage
+from .model import PlanUse, Usage
 from .prices import table
 
 
@@ -51,4 +51,14 @@ def usage_lines(usage: Usage | None, limited_until: float | None = None) -> list
     lines.append(("Context", context_words(usage) + (f" · {usage.model}" if usage.model else "")))
     lines.append(("Tokens", token_words(usage)))
     lines.append(("Cost", f"{cost_words(usage.cost_usd)} (list prices as of {as_of})" if usage.cost_usd is not None else cost_words(None)))
+    if usage.plan:
+        lines.append(("Plan", " · ".join(plan_words(p) for p in usage.plan)))
     return lines
+
+
+def plan_words(plan: PlanUse) -> str:
+    """"5h: 42% used, resets 20:50" (the reset in local time; left out when not named)."""
+    words = f"{plan.name}: {plan.used_pct:.0f}% used"
+    if plan.resets_at:
+        words += f", resets {time.strftime('%a %H:%M' if plan.resets_at - time.time() > 86_400 else '%H:%M', time.localtime(plan.resets_at))}"
+    return words

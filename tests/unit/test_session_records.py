@@ -105,6 +105,8 @@ def test_two_codex_agents_in_one_folder_are_not_told_apart(tmp_path):
     (True, (T0 - 60,), T0 + 5, True),  # an older agent in the folder does not take a record begun after this one started
     (False, (T0 - 60,), T0 + 5, False),  # begun at a prompt: any other agent in the folder makes it anyone's
     (False, (), T0 - 10, False),  # begun before the agent started
+    (True, (T0 + 3,), T0 + 60, False),  # begun long after the start (a /clear), another agent in the folder: anyone's
+    (True, (), T0 + 60, True),  # ...alone in the folder: its own
 ])
 def test_who_owns_a_record_begun_at_a_time(at_start, siblings, begun, owned):
     assert AgentProcess(1, "/w", T0, siblings=siblings).owns(begun, at_start=at_start) is owned
@@ -141,6 +143,9 @@ def test_a_gemini_message_written_again_counts_once_a_rewind_drops_and_a_resume_
     assert follower.read() == Usage("gemini-2.5-pro", Tokens(800 + 1705, 57 + 60, 500, 0), 2005)
     with path.open("a") as f:
         f.write(json.dumps({"$rewindTo": "g2"}) + "\n")
+    assert follower.read() == Usage("gemini-2.5-pro", Tokens(800, 57, 200, 0), 1000)
+    with path.open("a") as f:  # a rewind to a message never read rewinds nothing known
+        f.write(json.dumps({"$rewindTo": "not-read"}) + "\n")
     assert follower.read() == Usage("gemini-2.5-pro", Tokens(800, 57, 200, 0), 1000)
     with path.open("a") as f:  # a resume repeats the history whole: replaced, not added
         f.write(json.dumps({"$set": {"messages": [gemini_reply("g1", 1000, 50, cached=200, thoughts=7)]}}) + "\n")
@@ -202,3 +207,36 @@ def test_an_opencode_agent_alone_in_its_folder_shows_its_sessions_totals_with_it
     assert find(AgentProcess(1, "/w", T0, {"XDG_DATA_HOME": str(tmp_path / "data")}, siblings=(T0 + 1,))) is None
     assert find(AgentProcess(1, "/w", T0, {"XDG_DATA_HOME": str(tmp_path / "nowhere")})) is None
     assert not (tmp_path / "nowhere").exists()  # read-only: no database made where there was none
+
+
+def test_a_plans_windows_reach_status_json_the_usage_lines_and_the_wire_to_a_client():
+    import time
+
+    from headspace_tui.model import Agent
+    from headspace_tui.service import wire
+    from headspace_tui.service.rows import agent_row, well_formed
+    from headspace_tui.usage.words import usage_lines
+
+    resets = time.time() + 3600
+    usage = Usage("gpt-5.1-codex", Tokens(1, 2, 3, 0), 10, 258_400, plan=(PlanUse(300, 42.4, resets), PlanUse(10080, 7.0)))
+    agent = Agent(pane_id="%1", target="s:0.0", session="s", usage=usage)
+    row = agent_row(agent, time.time())
+    assert well_formed(row)
+    assert row["plan_use"] == [{"window": "5h", "used_pct": 42.4, "resets_at": resets}, {"window": "weekly", "used_pct": 7.0, "resets_at": None}]
+    assert agent_row(Agent(pane_id="%2", target="s:1.0", session="s"), time.time())["plan_use"] is None
+    plan = dict(usage_lines(usage))["Plan"]
+    assert plan == f"5h: 42% used, resets {time.strftime('%H:%M', time.localtime(resets))} · weekly: 7% used"
+    assert wire.decode(json.loads(json.dumps(wire.encode(agent)))).usage == usage  # the TUI, a client of the service, gets it whole
+
+
+def test_a_record_larger_than_the_first_lines_cap_is_still_found(tmp_path):
+    """Codex's first line is its whole system prompt; the file then grows for hours: only the first line is read."""
+    work = tmp_path / "repo"
+    work.mkdir()
+    path = rollout_at(codex_home(tmp_path), str(work), T0 + 10, "long")
+    with path.open("a") as f:
+        f.write((json.dumps(count((10, 0, 5, 0), (10, 0, 5, 0))) + "\n") * 60_000)  # about 20 MB
+    os.utime(path, (T0 + 50, T0 + 50))
+    rollout._BEGUN.clear()
+    found = rollout.find(agent(tmp_path, work))
+    assert found is not None and found.path == str(path)

@@ -33,8 +33,7 @@ import os
 import time
 from datetime import datetime, timedelta, timezone
 
-from ...shared.json_lines import JsonLinesTail
-from ...shared.safe_files import Unreadable, loads, read_regular
+from ...shared.json_lines import JsonLinesTail, first_object
 from ...usage.model import PlanUse, Tokens, Usage
 from ..session_usage import AgentProcess, Follower, parse_time
 
@@ -111,15 +110,7 @@ def conversation_of(path: str, inode: int = 0) -> tuple | None:
 
 
 def _read_conversation(path: str) -> tuple | None:
-    try:
-        head = read_regular(path, META_CAP)
-    except (OSError, Unreadable):
-        return None
-    first = head.split(b"\n", 1)[0]
-    try:
-        line = loads(first)
-    except (ValueError, Unreadable):
-        return None
+    line = first_object(path, META_CAP)
     payload = line.get("payload") if isinstance(line, dict) and line.get("type") == "session_meta" else None
     if not isinstance(payload, dict) or not isinstance(payload.get("cwd"), str):
         return None

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 
-from ...shared.json_lines import JsonLinesTail
+from ...shared.json_lines import JsonLinesTail, first_object
 from ...shared.safe_files import Unreadable, loads, read_regular
 from ...usage.model import Tokens, Usage
 from ..session_usage import AgentProcess, Follower, parse_time
@@ -73,8 +73,8 @@ class ChatFollower(Follower):
                     self._messages[message["id"]] = message
         elif isinstance(line.get("$rewindTo"), str):
             ids = list(self._messages)
-            cut = ids.index(line["$rewindTo"]) if line["$rewindTo"] in ids else 0
-            self._messages = {k: self._messages[k] for k in ids[:cut]}
+            if line["$rewindTo"] in ids:  # one not read (a record cut by the CLI's clean-up) rewinds nothing known
+                self._messages = {k: self._messages[k] for k in ids[: ids.index(line["$rewindTo"])]}
         elif isinstance(line.get("id"), str) and isinstance(line.get("type"), str):
             self._messages[line["id"]] = line
 
@@ -104,14 +104,7 @@ def project_folder(base: str, cwd: str) -> str | None:
 
 def begun_at(path: str) -> float | None:
     """When the record began: its header line's ``startTime`` (None: no header first, as after the CLI's own clean-up)."""
-    try:
-        head = read_regular(path, HEAD_CAP)
-    except Unreadable:
-        return None
-    try:
-        line = loads(head.split(b"\n", 1)[0])
-    except (ValueError, Unreadable):
-        return None
+    line = first_object(path, HEAD_CAP)
     return parse_time(line.get("startTime")) if isinstance(line, dict) else None
 
 

@@ -73,11 +73,14 @@ class SessionFollower(Follower):
             return self._usage
         if seen == self._seen:
             return self._usage
-        db = None
+        db, last = None, None
         try:
             db = connect(self.db)
             totals = db.execute(TOTALS, {"id": self.session}).fetchone()
-            last = db.execute(LAST_STEP, {"id": self.session}).fetchone()
+            try:
+                last = db.execute(LAST_STEP, {"id": self.session}).fetchone()
+            except sqlite3.Error:
+                pass  # no JSON functions in this SQLite, or a step that is not JSON: the totals stand, the context is not known
         except sqlite3.Error:
             return self._usage  # busy or mid-migration: the next change reads again
         finally:
@@ -121,13 +124,11 @@ def find(agent: AgentProcess) -> SessionFollower | None:
     if not os.path.isfile(path):
         return None
     db = None
-    try:
+    try:  # a busy or locked database raises: the search failed, and what was found before is kept (detect/session_usage.py)
         db = connect(path)
         rows = db.execute(SESSIONS, {"cwd": agent.cwd, "since": int((agent.started - 1) * 1000)}).fetchall()
-    except sqlite3.Error:
-        return None
     finally:
         if db is not None:
             db.close()
-    owned = [session for session, created in rows if agent.owns(created / 1000, at_start=False)]
+    owned = [session for session, created in rows if isinstance(session, str) and isinstance(created, (int, float)) and agent.owns(created / 1000, at_start=False)]
     return SessionFollower(path, owned[0]) if owned else None
