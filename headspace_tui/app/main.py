@@ -207,6 +207,7 @@ class HeadspaceApp(App[str | None]):
             ("Layout: automatic", "side by side when wide, stacked when narrow", functools.partial(self._set_layout, "auto")),
             ("Preview: scroll back", "show the selected pane's history (tmux scrollback)", main.action_scroll_back),
             ("Preview: live", "back to the pane as it is now", main.action_preview_live),
+            ("Spending by day", "each agent's tokens and estimated cost per day, the last two weeks", main.action_spending),
             ("Help", "every key", main.action_help),
         ]
         for title, help_text, action in agent:

@@ -28,6 +28,7 @@ from ..service.facade import Intent, KeyStroke, PendingCall
 from ..service.wire import WireError, decode, encode
 
 HISTORY_MAX = 100_000  # lines of history one request may ask for
+MAX_DAYS = 366  # days of spending one request may ask for
 HERE = ("TMUX", "TMUX_PANE", "HEADSPACE_CLIENT")  # what of a client's environment says where the user sits
 
 
@@ -80,6 +81,13 @@ def _lines(value: Any) -> int:
     return int(text)
 
 
+def _days(value: Any) -> int:
+    text = str(value) if isinstance(value, (int, str)) and not isinstance(value, bool) else ""
+    if not text.isdigit() or int(text) > MAX_DAYS:
+        raise Asked(f"a number of days up to {MAX_DAYS}")
+    return int(text)
+
+
 def _text(value: Any) -> str:
     if not isinstance(value, str) or len(value) > 4096:
         raise Asked("a string")
@@ -125,6 +133,7 @@ PANE_OR_NONE = Kind("pane or null", lambda value: None if value is None else _pa
 TIME = Kind("time", _time)
 SETTLE_FOR = Kind("seconds, or none", lambda value: 0.0 if value is None else _time(value))  # /v1/state's settle: optional, as it always was
 LINES = Kind("lines", _lines)
+DAYS = Kind("days", _days)  # how many days back the spending view goes (0: today's total only)
 TEXT = Kind("text", _text)
 FOLDER = Kind("folder", _folder)
 SCOPE = Kind("scope", _scope)  # what a diff is against: the turn's baseline, or the agent's start
@@ -198,6 +207,7 @@ CALLS: dict[str, Call] = _calls(
     Call("changes", "GET", "/v1/changes", (("pane", PANE), ("scope", SCOPE)), (("diff", False),), SLOW),
     Call("timeline", "POST", "/v1/timeline", (("agent", AGENT),), (("events", True),)),
     Call("waited_today", "GET", "/v1/waited-today", (("now", TIME),), (("seconds", False),)),
+    Call("spent", "GET", "/v1/spent", (("now", TIME), ("days", DAYS)), (("today", True), ("days", True))),
     Call("pending", "GET", "/v1/pending", (), (("panes", False),)),
     Call("rings_elsewhere", "GET", "/v1/rings-elsewhere", (), (("rings", False),)),
     # Answers.
@@ -247,6 +257,7 @@ SERVED_BY: dict[str, str] = {
     "timeline": "timeline",
     "rings_elsewhere": "rings_elsewhere",
     "waited_today": "waited_today",
+    "spent": "spent",
     "answer": "answer",
     "answer_pending": "pending",
     "batch": "batch",

@@ -65,6 +65,7 @@ from ..service.facade import (
 from ..service.wire import WireError, decode, encode
 from ..shared.config import Config
 from ..shared.resident_place import Place, is_held
+from ..usage.model import Spent, SpentRow
 from . import client
 from .calls import ASK, CALLS, SETTLE, SLOW
 from .transport import HttpTransport, InProcess, Transport, url_path
@@ -553,6 +554,17 @@ class ServiceClient:
                 seconds = self._call("waited_today", now=now)["seconds"]
                 self._waited = float(seconds) if isinstance(seconds, (int, float)) else None
         return self._waited
+
+    def spent(self, now: float, days: int) -> tuple[Spent, list[SpentRow]] | None:
+        try:
+            found = self._call("spent", now=now, days=days)
+        except ServiceError as exc:
+            log.info("spent: %s", exc)
+            return None
+        today, rows = found["today"], found["days"]
+        if not isinstance(today, Spent) or not isinstance(rows, list) or not all(isinstance(r, SpentRow) for r in rows):
+            return None
+        return today, rows
 
     # -- answering -------------------------------------------------------------------------
     def answer(self, agent: Agent, intent: Intent, seen: Observation | None = None) -> str:

@@ -199,6 +199,10 @@ class FacadeRoutes:
         agents = {agent.pane_id: agent for agent in self.service.agents()}
         return {"seconds": self.service.waited_today(agents, now)}
 
+    def spent(self, now: float, days: int) -> Any:
+        found = self.service.spent(now, days)
+        return {"today": encode(found[0]) if found else None, "days": encode(found[1]) if found else None}
+
     def pending(self) -> Any:
         return {"panes": self.service.answers_pending()}
 

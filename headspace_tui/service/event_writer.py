@@ -99,6 +99,10 @@ class EventWriter:
         """Agent ``key``'s events not written yet (a full disk's backlog), oldest first."""
         return [stored(e) for e in self._unwritten if e.get("agent") == key]
 
+    def waiting_of(self, kind: str) -> list[StoredEvent]:
+        """The events of ``kind`` not written yet, oldest first."""
+        return [stored(e) for e in self._unwritten if e.get("kind") == kind]
+
     def close(self) -> None:
         if self.log is not None:
             self.flush(force=True)  # a last try for what waits (a disk that has room again)

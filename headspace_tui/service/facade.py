@@ -49,6 +49,7 @@ from ..shared.safe_text import clean
 from ..tmux import clients
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 from ..tmux.spawn import SpawnError, kill_pane
+from ..usage.model import Spent, SpentRow
 from .evidence import FIRST_SAYS
 from .fleet import ControlPaneIO, Fleet
 from .journal import Journal, who
@@ -195,6 +196,8 @@ class Facade(Protocol):
     def timeline(self, agent: Agent) -> list: ...
     def rings_elsewhere(self) -> bool: ...
     def waited_today(self, agents: dict[str, Agent], now: float) -> float | None: ...
+    def spent(self, now: float, days: int) -> tuple[Spent, list[SpentRow]] | None:
+        """What agents spent today, and per agent per day for the last ``days`` days (None: no journal, or not answered)."""
     def answer(self, agent: Agent, intent: Intent, seen: Observation | None = None) -> str: ...
     def answer_pending(self, agent: Agent) -> bool: ...
     def batch(self, agent: Agent) -> tuple[list[tuple[Agent, PendingCall]], str]: ...
@@ -403,6 +406,9 @@ class Service:
 
     def waited_today(self, agents: dict[str, Agent], now: float) -> float | None:
         return self._journal.waited_today(agents, now) if self._journal is not None else None
+
+    def spent(self, now: float, days: int) -> tuple[Spent, list[SpentRow]] | None:
+        return self._journal.spent(now, days) if self._journal is not None else None
 
     # -- answering ---------------------------------------------------------------------
     # Handed on to the answerer as asked: whether an answer may go, and how, is its policy's to say.

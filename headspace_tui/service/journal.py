@@ -31,9 +31,11 @@ from ..events import AgentChanged, AgentRemoved, Answered, CallBlocked, Event
 from ..model import Agent, AgentState
 from ..state.eventlog import EventLog, EventLogError, StoredEvent
 from ..state.machine import AgentCommands, end_session
+from ..usage.model import Spent, SpentRow
 from .command_tracker import AgentHistory, CommandTracker, turn_time, who
 from .event_writer import EventWriter, stored
 from .history import History, start_of_day
+from .usage_ledger import UsageLedger
 
 __all__ = ["ENDED_KEPT", "MEMORY_EVENTS", "AgentHistory", "Journal", "start_of_day", "turn_time", "who"]
 
@@ -50,6 +52,7 @@ class Journal:
         self.writer = EventWriter(log, clock, self._remember)
         self.tracker = CommandTracker(self._history, self.writer, clock)
         self.history = History(log, clock, self.agents, self._ended, self.writer)
+        self.ledger = UsageLedger(log, self.writer, clock)  # what agents spent per day (service/usage_ledger.py)
 
     @classmethod
     def open(cls, path=None, clock: Callable[[], float] = time.time) -> tuple[Journal, str | None]:
@@ -94,6 +97,8 @@ class Journal:
     # -- what the monitor reports ------------------------------------------------
     def on_event(self, event: Event) -> None:
         """The journal subscribes to the monitor: state changes, answers, agents gone (turns it is handed: ``turns``)."""
+        if isinstance(event, AgentChanged):
+            self.ledger.used(who(event.agent), event.agent)
         if isinstance(event, AgentChanged) and event.state_changed:
             self.state_changed(event.agent, event.old_state, event.agent.state, event.at)
         elif isinstance(event, AgentChanged):
@@ -261,6 +266,10 @@ class Journal:
     def waited_today(self, agents: dict[str, Agent], now: float | None = None) -> float:
         """Seconds agents spent needing you since midnight (earlier runs included)."""
         return self.history.waited_today(agents, now)
+
+    def spent(self, now: float, days: int) -> tuple[Spent, list[SpentRow]]:
+        """What agents spent today, and per agent per day for the last ``days`` days (0: none), earlier runs included."""
+        return self.ledger.today(now), self.ledger.days(now, days) if days else []
 
     def close(self) -> None:
         self.writer.close()

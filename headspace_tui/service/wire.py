@@ -32,14 +32,14 @@ from ..hooks.calls import PendingCall
 from ..model import Agent, AgentState, Blocked, Channel, Evidence, Observation, Option, Prompt
 from ..notifications.snooze import Snooze
 from ..state.eventlog import StoredEvent
-from ..usage.model import PlanUse, Tokens, Usage
+from ..usage.model import PlanUse, Spent, SpentRow, Tokens, Usage
 
 CLASSES: dict[str, type] = {
     cls.__name__: cls
     for cls in (
         Agent, Observation, Prompt, Option, Evidence, Verdict, Explanation, ChannelReport, PendingCall, Answered, StoredEvent,
         Report, Snooze, KeyStroke, Intent, AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, Notice, Blocked, CallBlocked,
-        Usage, Tokens, PlanUse,
+        Usage, Tokens, PlanUse, Spent, SpentRow,
     )
 }
 ENUMS: dict[str, type[Enum]] = {cls.__name__: cls for cls in (AgentState, Channel, IntentKind, Source)}

@@ -94,5 +94,26 @@ class Usage:
         return cls(str(row["model"])[:200], Tokens(*tokens), int(context), int(window), plan=windows)  # type: ignore[arg-type]
 
 
+@dataclass(frozen=True)
+class Spent:
+    """Tokens and their estimated cost (``cost_usd`` sums what has a price; ``unpriced`` tokens were of a model the table does not list)."""
+
+    tokens: Tokens = Tokens()
+    cost_usd: float = 0.0
+    unpriced: int = 0
+
+    def __add__(self, other: Spent) -> Spent:
+        return Spent(self.tokens + other.tokens, round(self.cost_usd + other.cost_usd, 6), self.unpriced + other.unpriced)
+
+
+@dataclass(frozen=True)
+class SpentRow:
+    """One agent's spending on one day (``day``: ISO date, local time; ``agent``: where it ran, as its row named it)."""
+
+    day: str
+    agent: str
+    spent: Spent
+
+
 def _count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0

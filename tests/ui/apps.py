@@ -111,7 +111,9 @@ def show_recorded(app: HeadspaceApp, n: int, session: str, screen: str, age: flo
     service_of(app).replay(record, ansi, classify_capture(ansi, command=meta["pane_command"]), app.clock() - age, family="claude")
 
 
-def demo_app(agents: list[tuple[str, str, float]] = AGENTS, *, config: Config | None = None, clock: Callable[[], float] = lambda: NOW) -> HeadspaceApp:
+def demo_app(
+    agents: list[tuple[str, str, float]] = AGENTS, *, config: Config | None = None, clock: Callable[[], float] = lambda: NOW, journal: Journal | None = None
+) -> HeadspaceApp:
     """The demo app; ``await app.snapshot_loader(pilot)`` fills its table.  ``clock``: a test that needs time to pass gives its own."""
     # The theme is named: left to itself the app picks one by the terminal's colours.
     app = app_of(
@@ -119,7 +121,7 @@ def demo_app(agents: list[tuple[str, str, float]] = AGENTS, *, config: Config | 
             TmuxServer(socket_name="headspace-snapshot-unused"),
             live=False,
             clock=clock,
-            journal=Journal(None),
+            journal=journal if journal is not None else Journal(None),
             hooks=False,
             config=config or Config(theme="headspace-dark"),
         )

@@ -140,6 +140,11 @@ class Stub:
     def waited_today(self, agents, now):
         return 3.0
 
+    def spent(self, now, days):
+        from headspace_tui.usage.model import Spent, SpentRow, Tokens
+
+        return Spent(Tokens(1, 2, 3, 4), 0.25, 0), [SpentRow("2026-11-29", "w:0.0 (repo)", Spent(Tokens(1, 2, 3, 4), 0.25, 0))][:days]
+
     def rings_elsewhere(self):
         return True
 
@@ -223,6 +228,8 @@ def _every_call(client: ServiceClient) -> None:
     assert client.timeline(AGENT) == []
     assert client.rings_elsewhere() is True
     assert client.waited_today({}, 100.0) == 3.0
+    today, rows = client.spent(100.0, 7)
+    assert today.cost_usd == 0.25 and today.tokens.total == 10 and [r.agent for r in rows] == ["w:0.0 (repo)"]
     assert client.answer(AGENT, Intent(IntentKind.APPROVE)) == ""
     assert client.answer(AGENT, Intent(IntentKind.TEXT, text="yes"), AGENT.observation) == ""
     assert client.answer_pending(AGENT) is False

@@ -23,6 +23,7 @@ from ..widgets.summary import SummaryLine, empty_text, summary_text
 from .asking import Asking
 from .triage import Triage
 
+SPENT_EVERY = 5.0  # seconds between two questions of a resident service for the cost today
 WAITED_EVERY = 1.0  # seconds between two questions of a resident service for the waits today (it answers from a copy it keeps for 5 s)
 
 
@@ -45,10 +46,14 @@ class Header:
         self.asking = asking  # the calls to the service out now: the header says when one keeps the user waiting
         self._waited: float | None = None  # the waits today, as last answered (a resident service's: asked off the loop)
         self._waited_asked = float("-inf")  # when they were last asked (monotonic), or +inf while asked
+        self._spent: float | None = None  # the estimated cost today, as last answered
+        self._spent_asked = float("-inf")
 
     def show(self, problem: str | None, hosts: Sequence[tuple[str, str]], styles: dict[AgentState, Style]) -> None:
         agents = self.screen.query_one(AgentTable).agents
-        line = summary_text(agents.values(), problem, self._waited_today(agents), hosts, self.triage.snoozed_panes(), **header_styles(styles))
+        line = summary_text(
+            agents.values(), problem, self._waited_today(agents), hosts, self.triage.snoozed_panes(), spent_today=self._spent_today(), **header_styles(styles)
+        )
         waiting = self.asking.waiting()
         if waiting:
             line.append("  ·  ")
@@ -73,6 +78,21 @@ class Header:
 
             self.asking.ask("waits today", lambda: self.service.waited_today(asked, now), answered, said=False)
         return self._waited
+
+    def _spent_today(self) -> float | None:
+        """The estimated cost of today's tokens (service/usage_ledger.py): as often as the waits, off the loop for a resident service."""
+        now = self.clock()
+        if not self.service.blocking:
+            found = self.service.spent(now, 0)
+            return found[0].cost_usd if found else None
+        if time.monotonic() - self._spent_asked >= SPENT_EVERY:
+            self._spent_asked = float("inf")
+
+            def answered(found: tuple | None) -> None:
+                self._spent, self._spent_asked = (found[0].cost_usd if found else None), time.monotonic()
+
+            self.asking.ask("spent today", lambda: self.service.spent(now, 0), answered, said=False)
+        return self._spent
 
     def hosts_out(self, was: Sequence[tuple[str, str]], now: Sequence[tuple[str, str]]) -> None:
         """A remote host newly out of reach: a notice, in ssh's words (a host still on its first look has no problem)."""

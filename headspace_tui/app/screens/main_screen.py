@@ -315,6 +315,9 @@ class MainScreen(Screen):
         if agent is not None and self._keys_live():
             self.windows.timeline(agent, self.state_styles)
 
+    def action_spending(self) -> None:
+        self.windows.spending(self.clock())
+
     def action_diff(self) -> None:
         """What the selected agent changed, in the diff view; its ``fetch`` is the facade's ``changes`` (git runs in the service)."""
         agent = self.selected_agent() if self._keys_live() else None

@@ -17,12 +17,13 @@ from ...shared.config import default_path as default_config_path
 from ...shared.safe_text import clean
 from .asking import Asking
 from .help import HelpScreen, help_rows
+from .spending import DAYS, SpendingScreen
 from .timeline import TimelineScreen
 from .why import WhyScreen
 
 
 class Windows:
-    """``e`` (why), ``t`` (timeline), ``?`` (help) and Enter (jump), over ``screen``."""
+    """``e`` (why), ``t`` (timeline), ``?`` (help), Enter (jump) and the spending by day, over ``screen``."""
 
     def __init__(self, screen: Screen, service: Facade, config_path: Path | None, asking: Asking) -> None:
         self.screen = screen
@@ -42,6 +43,14 @@ class Windows:
             self.screen.app.push_screen(TimelineScreen(agent, events, styles))
 
         self.asking.ask(f"{clean(agent.target)}'s timeline", lambda: self.service.timeline(agent), answered)
+
+    def spending(self, now: float) -> None:
+        """The palette's "Spending by day": each agent's tokens and cost per day, earlier runs included."""
+
+        def answered(found: tuple | None) -> None:
+            self.screen.app.push_screen(SpendingScreen(found[1] if found else None))
+
+        self.asking.ask("spending by day", lambda: self.service.spent(now, DAYS), answered)
 
     def help(self) -> None:
         """``?``: the keys, on a screen built once and kept between openings (built again when the keys or the settings' path change).

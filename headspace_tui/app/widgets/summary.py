@@ -15,8 +15,10 @@ from textual.widgets import Static
 
 from ...model import Agent, AgentState
 from ...shared.safe_text import clean
+from ...usage.words import cost_words
 from .agent_table import elapsed, fit
 
+SPENT_LABEL = "spent today"  # the agents' tokens since midnight at list prices, "est." as every cost
 WAITED_LABEL = "waits today (sum)"  # the header's total of the agents' waits on you since midnight
 LOCAL_PROBLEM_WIDTH = 48  # cells of the local server's problem in the summary (the empty table says it whole)
 
@@ -30,6 +32,7 @@ def summary_text(
     *,
     need_style: Style | str = "bold yellow",
     problem_style: Style | str = "red",
+    spent_today: float | None = None,
 ) -> Text:
     """``headspace  7 agents · 3 need you · 2 working · waits today (sum): 4m``, and which hosts are out.
 
@@ -53,6 +56,8 @@ def summary_text(
         # say "0 agents", or fewer needing you than there are.
         return Text.assemble(("headspace", "bold"), "  looking…")
     counts = _counts(agents, waited_today, snoozed, need_style)
+    if spent_today:  # an estimate at list prices (service/usage_ledger.py); nothing priced yet: not said
+        counts.append(f"  ·  {SPENT_LABEL}: {cost_words(spent_today)}")
     looking = [host for host, text in hosts if text == "starting"]  # a host still on its first look: its agents are not counted yet
     if looking:
         named = ", ".join("this machine" if host == "local" else clean(host, 40) for host in looking) if len(looking) <= 2 else f"{len(looking)} hosts"

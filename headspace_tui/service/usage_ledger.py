@@ -1,0 +1,157 @@
+"""What the agents spent, per agent and per day, kept in the event log so it outlives a restart.
+
+An agent's usage is a running total of its conversation (service/usage_tally.py,
+detect/session_usage.py).  Each time it grows, one ``usage`` event is
+written: the totals now, and what was added since the last one (``spent``):
+the days are then sums of ``spent`` by the event's date, read back from the
+log, and "today" is the same sum kept up as events are written.
+
+What was added is the totals less the last ones this agent's events said,
+this run or an earlier one (the log is asked once per agent).  Totals that
+went down are a new conversation (Codex's ``/new``, Gemini's ``/clear``):
+all of it is new.  An agent headspace never saw before counts its whole
+conversation so far on the day it is first seen (a session begun yesterday
+and first watched today is today's).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterable
+
+from ..model import Agent
+from ..state.eventlog import EventLog, EventLogError, StoredEvent
+from ..usage.model import Spent, SpentRow, Tokens, Usage
+from .event_writer import EventWriter
+from .history import start_of_day
+
+KIND = "usage"
+
+
+def added(before: tuple[Tokens, float | None] | None, now: Usage) -> Spent:
+    """What ``now``'s totals add to ``before``'s (all of them when there was none, or when they went down: a new conversation)."""
+    tokens, cost = now.tokens, now.cost_usd
+    if before is not None and all(n >= b for n, b in zip(_counts(tokens), _counts(before[0]), strict=True)):
+        tokens = tokens - before[0]
+        if cost is not None and before[1] is not None:
+            cost = max(0.0, cost - before[1])
+    if cost is None:
+        return Spent(tokens, 0.0, tokens.total)
+    return Spent(tokens, round(cost, 6), 0)
+
+
+def _counts(tokens: Tokens) -> tuple[int, int, int, int]:
+    return tokens.input, tokens.output, tokens.cache_read, tokens.cache_write
+
+
+def _tokens(value: object) -> Tokens | None:
+    if isinstance(value, list) and len(value) == 4 and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in value):
+        return Tokens(*value)
+    return None
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def spent_of(event: StoredEvent) -> Spent | None:
+    """A ``usage`` event's ``spent`` (None: not one, or edited into something else)."""
+    tokens = _tokens(event.payload.get("spent"))
+    cost, unpriced = _number(event.payload.get("spent_usd")), event.payload.get("unpriced")
+    if tokens is None or cost is None or not isinstance(unpriced, int):
+        return None
+    return Spent(tokens, cost, unpriced)
+
+
+def by_day(events: Iterable[StoredEvent]) -> list[SpentRow]:
+    """Each agent's spending per day (newest day first, the biggest spender first within it)."""
+    sums: dict[tuple[str, str], Spent] = {}
+    for event in events:
+        spent = spent_of(event)
+        if spent is None:
+            continue
+        day = dt.datetime.fromtimestamp(event.ts).date().isoformat()
+        name = event.payload.get("name")
+        key = (day, name if isinstance(name, str) and name else event.agent or "?")
+        sums[key] = sums.get(key, Spent()) + spent
+    return sorted((SpentRow(day, agent, spent) for (day, agent), spent in sums.items()), key=lambda r: (r.day, r.spent.cost_usd, r.spent.tokens.total), reverse=True)
+
+
+class UsageLedger:
+    """Writes each agent's growth as ``usage`` events and keeps today's sum."""
+
+    def __init__(self, log: EventLog | None, writer: EventWriter, clock: Callable[[], float]) -> None:
+        self.log = log
+        self.writer = writer
+        self.clock = clock
+        self._last: dict[str, tuple[Tokens, float | None]] = {}  # agent key → the totals its last event said
+        self._day = 0.0  # the midnight ``_today`` counts from
+        self._today = Spent()
+        self._kept: list[StoredEvent] = []  # without a log: this run's events, for the days view
+
+    def used(self, key: str, agent: Agent) -> None:
+        """The agent's row changed: when its totals grew, one event."""
+        usage = agent.usage
+        if usage is None:
+            return
+        if key not in self._last:
+            self._last[key] = self._logged(key)
+        before = self._last.get(key)
+        if before is not None and before == (usage.tokens, usage.cost_usd):
+            return
+        spent = added(before if before != (Tokens(), None) else None, usage)
+        self._last[key] = (usage.tokens, usage.cost_usd)
+        if not spent.tokens.total and not spent.cost_usd:
+            return
+        now = self.clock()
+        self.today(now)
+        self._today += spent
+        event = {
+            "kind": KIND,
+            "agent": key,
+            "ts": now,
+            "name": agent.target + (f" ({agent.cwd.rstrip('/').rsplit('/', 1)[-1]})" if agent.cwd else ""),
+            "model": usage.model,
+            "tokens": list(_counts(usage.tokens)),
+            "cost_usd": usage.cost_usd,
+            "spent": list(_counts(spent.tokens)),
+            "spent_usd": spent.cost_usd,
+            "unpriced": spent.unpriced,
+        }
+        if self.log is None:
+            self._kept = (self._kept + [StoredEvent(0, now, key, KIND, {k: v for k, v in event.items() if k not in ("kind", "agent", "ts")})])[-10_000:]
+        self.writer.write([event])
+
+    def today(self, now: float) -> Spent:
+        """What was spent since midnight, earlier runs' events included."""
+        midnight = start_of_day(now)
+        if midnight != self._day:
+            self._day = midnight
+            self._today = sum((r.spent for r in by_day(self._events(midnight))), Spent())
+        return self._today
+
+    def days(self, now: float, days: int) -> list[SpentRow]:
+        """Each agent's spending per day, the last ``days`` days (today included)."""
+        since = start_of_day(now) - 86_400 * max(0, days - 1)
+        return by_day(self._events(since))
+
+    def _events(self, since: float) -> list[StoredEvent]:
+        if self.log is None:
+            return [e for e in self._kept if e.ts >= since]
+        try:
+            return self.log.query(kind=KIND, since=since) + [e for e in self.writer.waiting_of(KIND) if e.ts >= since]
+        except EventLogError:
+            return []
+
+    def _logged(self, key: str) -> tuple[Tokens, float | None]:
+        """The totals this agent's last event said (an earlier run's too); zero when it has none."""
+        if self.log is not None:
+            try:
+                rows = self.log.query(agent=key, kind=KIND, limit=1)
+            except EventLogError:
+                rows = []
+            if rows:
+                tokens = _tokens(rows[-1].payload.get("tokens"))
+                if tokens is not None:
+                    return tokens, _number(rows[-1].payload.get("cost_usd"))
+        return Tokens(), None
