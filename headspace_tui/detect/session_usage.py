@@ -52,6 +52,9 @@ class AgentProcess:
     env: dict = field(default_factory=dict)
     # When each other agent of the same family in the same folder started: who owns a conversation begun at T.
     siblings: tuple = ()
+    # Since when another agent shared its folder, as far as this agent was seen (None: never): a record begun after
+    # that stays anyone's, even once the other agent has gone.
+    crowded: float | None = None
 
     def owns(self, begun: float, *, at_start: bool) -> bool:
         """Was a conversation begun at ``begun`` in this folder this agent's?
@@ -65,7 +68,7 @@ class AgentProcess:
         if not at_start or begun - self.started > START_WINDOW:
             # Begun at a prompt (or, by a CLI that begins one as it starts, long after: a /clear): any other agent in
             # the folder could have begun it.
-            return not self.siblings
+            return not self.siblings and (self.crowded is None or begun < self.crowded)
         return not any(self.started < other <= begun + CLOCK_SLACK for other in self.siblings)
 
     def home(self, name: str, default: str) -> str:
@@ -149,6 +152,7 @@ class SessionUsage:
         self.proc = proc
         self.clock = clock
         self._followers: dict = {}  # pid → (its start, follower or None, when last looked for)
+        self._crowded: dict = {}  # pid → since when another agent of its family shared its folder (epoch seconds)
 
     def read(self, family: str, pid: int) -> Usage:
         """The agent's counts so far; an empty ``Usage`` when none are found (yet) or its record is not told apart from another's."""
@@ -174,6 +178,8 @@ class SessionUsage:
         """Let go of agents that are gone."""
         for pid in [p for p in self._followers if p not in alive]:
             del self._followers[pid]
+        for pid in [p for p in self._crowded if p not in alive]:
+            del self._crowded[pid]
 
     def _agent(self, kind: Kind, pid: int) -> AgentProcess | None:
         try:
@@ -189,4 +195,8 @@ class SessionUsage:
         siblings = tuple(
             start_of(other, boot) for other in table.processes.values() if other.pid != pid and kind.recognise(other) and cwd_of(other.pid, self.proc) == cwd
         )
-        return AgentProcess(pid, cwd, start_of(info, boot), environ(pid, (*kind.env, "HOME"), self.proc), siblings)
+        started = start_of(info, boot)
+        if siblings:
+            crowded = max(started, min(siblings))  # another agent was there from its start, or from ours
+            self._crowded[pid] = min(self._crowded.get(pid, crowded), crowded)
+        return AgentProcess(pid, cwd, started, environ(pid, (*kind.env, "HOME"), self.proc), siblings, self._crowded.get(pid))

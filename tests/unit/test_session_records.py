@@ -240,3 +240,10 @@ def test_a_record_larger_than_the_first_lines_cap_is_still_found(tmp_path):
     rollout._BEGUN.clear()
     found = rollout.find(agent(tmp_path, work))
     assert found is not None and found.path == str(path)
+
+
+def test_a_record_begun_while_another_agent_shared_the_folder_stays_anyones_after_it_left():
+    """Codex A alone, then B opens in the same folder, begins a conversation and quits: that conversation is never A's."""
+    crowded = AgentProcess(1, "/w", T0, crowded=T0 + 30)
+    assert crowded.owns(T0 + 10, at_start=False)  # begun before B came: A's
+    assert not crowded.owns(T0 + 40, at_start=False)  # begun once B was there: anyone's, B gone or not
