@@ -240,6 +240,26 @@ class Fuser:
             return None
         return hook.at + SCREEN_LAG + 0.05
 
+    @property
+    def claim_deadline(self) -> float | None:
+        """When a screen read again could show that Claude moved on from its status file's "waiting" (``_moved_on``), or None.
+
+        A screen read within a redraw of the file's word cannot lift it; a
+        pane that then stays still is not read again by itself, and the row
+        would keep the file's word for as long (seen in a CI run: Claude
+        rewrote "waiting" as a dialog was declined, the pane read idle at
+        once, and nothing changed after).
+        """
+        screen = self.verdicts.get(Source.SCREEN)
+        if screen is None:
+            return None
+        due = [
+            v.at + SCREEN_LAG + 0.05
+            for k, v in self.verdicts.items()
+            if k in STATUS_SOURCES and v.observation.state.needs_you and screen.at - v.at <= SCREEN_LAG
+        ]
+        return min(due) if due else None
+
     def _support(self, state: AgentState) -> int:
         """The most trusted source that currently reads ``state``."""
         return max((trust(k) for k, v in self.verdicts.items() if v.observation.state is state), default=LEAST)

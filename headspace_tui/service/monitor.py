@@ -436,6 +436,8 @@ class Monitor:
         observation = fuser.observe(screen, now, output_changed=changed)
         if fuser.idle_deadline is not None:
             watch.timing.look_again(fuser.idle_deadline + 0.05)  # when the grace may have run out
+        if fuser.claim_deadline is not None:
+            watch.timing.look_again(fuser.claim_deadline)  # the file's "waiting" may be passed over then (fusion.Fuser._moved_on)
         if fuser.hook_deadline is not None:
             # A redraw's time after a hook the screen contradicts: the hook is then
             # dropped (a forged or stale event must not hold the row while the pane

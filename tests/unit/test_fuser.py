@@ -224,3 +224,17 @@ def test_a_dialog_declined_with_esc_lifts_the_files_wait_once_the_screen_shows_i
     fused = fuser.observe(interrupted, now=since + 3.0)
     assert fused.state is AgentState.IDLE and fused.source == "screen"
     assert "moved on" in fuser.explain(since + 3.0).decision
+
+
+def test_a_still_pane_is_read_again_once_a_redraw_after_the_files_wait():
+    """Claude rewrote "waiting" as a dialog was declined; the pane, read at once, then stays still: a look is asked for when the file can be passed over."""
+    fuser = Fuser(idle_grace=0)
+    asking, since = status_from_file({**ASKING, "waitingFor": "permission prompt"})
+    fuser.observe(asking, now=since + 0.1, at=since)
+    interrupted = screen("idle_interrupted")
+    assert fuser.observe(interrupted, now=since + 0.2).state is AgentState.PERMISSION
+    deadline = fuser.claim_deadline
+    assert deadline is not None and since + 1.0 < deadline < since + 1.2
+    # Read again then (the same still screen): Claude's own line wins, and no further look is asked for.
+    assert fuser.observe(interrupted, now=deadline).state is AgentState.IDLE
+    assert fuser.claim_deadline is None
