@@ -1,0 +1,233 @@
+"""The rules file, ``$XDG_CONFIG_HOME/headspace/rules.toml``: read, checked, each bad rule refused with its line.
+
+A rule is refused (the others still load) when a field is missing or of the
+wrong kind, when it is broader than a rule may be (an allow must name what
+it allows: for a shell tool its words, for a file tool its paths; no
+``*`` alone), when it has neither ``ttl`` nor ``permanent = true``, or when
+one of its ``match`` examples does not fit it or a ``not_match`` does.  The
+file itself must be a regular file of the user's, not writable by others,
+and small; else nothing loads (rules from a file anyone could edit would
+answer for anyone).  Rules start in shadow mode unless the table says
+``shadow = false``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from ..shared.paths import config_dir
+from ..shared.safe_files import Unreadable, read_with_stat
+from .judge import judge
+from .model import FAMILIES, FILE_TOOLS, SHELL_TOOLS, Call, Decision, Rule
+
+MAX_FILE = 256 << 10
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_TTL = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)\s*$")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+FIELDS = frozenset(
+    {"id", "decision", "hosts", "project", "agents", "panes", "tool", "command", "prefix", "path", "ttl", "permanent", "max_uses", "until", "shadow", "match", "not_match"}
+)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """The rules that loaded, and one line per rule (or file) refused."""
+
+    rules: tuple[Rule, ...] = ()
+    errors: tuple[str, ...] = ()
+    path: str = ""
+
+
+def default_path(env: dict[str, str] | None = None) -> Path:
+    return config_dir(env) / "rules.toml"
+
+
+def load(path: Path | str, *, uid: int | None = None) -> Loaded:
+    """The file at ``path``, read safely and checked (a missing file: no rules, no error)."""
+    try:
+        data, info = read_with_stat(path, MAX_FILE)
+    except FileNotFoundError:
+        return Loaded(path=str(path))
+    except Unreadable as exc:
+        return Loaded(errors=(f"{path}: {exc}; no rules loaded",), path=str(path))
+    owner = os.getuid() if uid is None else uid
+    if info.st_uid != owner or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return Loaded(errors=(f"{path}: must be yours and writable by you alone (chmod 600); no rules loaded",), path=str(path))
+    return parse_rules(data.decode("utf-8", "replace"), str(path))
+
+
+def parse_rules(text: str, path: str = "rules.toml") -> Loaded:
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return Loaded(errors=(f"{path}: {exc}; no rules loaded",), path=path)
+    tables = document.get("rule", [])
+    if not isinstance(tables, list):
+        return Loaded(errors=(f"{path}: 'rule' must be [[rule]] tables; no rules loaded",), path=path)
+    lines = _table_lines(text)
+    rules, errors, seen = [], [], set()
+    for n, table in enumerate(tables):
+        line = lines[n] if n < len(lines) else 0
+        try:
+            rule = _rule(table, line, _source(text, lines, n))
+            if rule.id in seen:
+                raise ValueError(f"a second rule named {rule.id!r}")
+            seen.add(rule.id)
+            _check_examples(rule)
+        except ValueError as exc:
+            name = table.get("id") if isinstance(table, dict) and isinstance(table.get("id"), str) else f"#{n + 1}"
+            errors.append(f"{path}:{line}: rule {name} refused: {exc}")
+            continue
+        rules.append(rule)
+    return Loaded(tuple(rules), tuple(errors), path)
+
+
+def _table_lines(text: str) -> list[int]:
+    return [i + 1 for i, line in enumerate(text.splitlines()) if line.strip().startswith("[[rule]]")]
+
+
+def _source(text: str, lines: list[int], n: int) -> str:
+    all_lines = text.splitlines()
+    if n >= len(lines):
+        return ""
+    end = lines[n + 1] - 1 if n + 1 < len(lines) else len(all_lines)
+    return "\n".join(all_lines[lines[n] - 1 : end]).strip()
+
+
+def _strings(table: dict[str, Any], key: str, *, one_ok: bool = True) -> tuple[str, ...]:
+    value = table.get(key)
+    if value is None:
+        return ()
+    if isinstance(value, str) and one_ok:
+        return (value,)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise ValueError(f"{key} must be a string or a list of strings")
+
+
+def _rule(table: object, line: int, source: str) -> Rule:
+    if not isinstance(table, dict):
+        raise ValueError("not a table")
+    unknown = set(table) - FIELDS
+    if unknown:
+        raise ValueError(f"no field {sorted(unknown)[0]!r}")
+    ident = table.get("id")
+    if not isinstance(ident, str) or not _ID.match(ident):
+        raise ValueError("id must be letters, digits, '.', '_' or '-' (up to 64)")
+    try:
+        decision = Decision(table.get("decision"))
+    except ValueError:
+        raise ValueError("decision must be allow, deny or notify") from None
+    hosts = _strings(table, "hosts")
+    if not hosts:
+        raise ValueError('hosts is required ("local" or configured host names)')
+    agents = _strings(table, "agents")
+    if set(agents) - FAMILIES:
+        raise ValueError(f"agents must be among {', '.join(sorted(FAMILIES))}")
+    project = table.get("project", "")
+    if not isinstance(project, str) or (project and not project.startswith("/")):
+        raise ValueError("project must be an absolute folder")
+    tool = table.get("tool", "")
+    if not isinstance(tool, str):
+        raise ValueError("tool must be a string")
+    command = table.get("command", "")
+    if not isinstance(command, str):
+        raise ValueError("command must be a string (a glob per word)")
+    prefix = _strings(table, "prefix", one_ok=False)
+    paths = _strings(table, "path")
+    if command and prefix:
+        raise ValueError("command or prefix, not both")
+    if (command or prefix) and paths:
+        raise ValueError("a shell rule (command, prefix) or a file rule (path), not both")
+    words = tuple(command.split())
+    if decision is Decision.ALLOW:
+        if not (words or prefix or paths):
+            raise ValueError("an allow must name what it allows: command or prefix (shell), path (files)")
+        if tool in SHELL_TOOLS and not (words or prefix):
+            raise ValueError(f"an allow of {tool} must name its words (command or prefix)")
+        if tool in FILE_TOOLS and not paths:
+            raise ValueError(f"an allow of {tool} must name its paths")
+        if words and all(set(w) <= {"*", "?"} for w in words):
+            raise ValueError("a command of wildcards alone allows anything")
+        if any(p.strip("/") in ("**", "*", "") for p in paths):
+            raise ValueError("a path of wildcards alone allows anything")
+    permanent = table.get("permanent", False)
+    ttl_text = table.get("ttl")
+    if not isinstance(permanent, bool):
+        raise ValueError("permanent must be true or false")
+    if ttl_text is None and not permanent:
+        raise ValueError('ttl is required (such as "2h"), unless permanent = true')
+    ttl = 0.0
+    if ttl_text is not None:
+        found = _TTL.match(ttl_text) if isinstance(ttl_text, str) else None
+        if found is None:
+            raise ValueError('ttl must be a number and a unit: "90s", "30m", "2h", "7d"')
+        ttl = float(found.group(1)) * _UNITS[found.group(2)]
+    max_uses = table.get("max_uses", 0)
+    if not isinstance(max_uses, int) or isinstance(max_uses, bool) or max_uses < 0:
+        raise ValueError("max_uses must be a whole number")
+    if "until" in table:
+        raise ValueError('until = "idle" is not supported yet: use ttl (or max_uses)')
+    shadow = table.get("shadow", True)
+    if not isinstance(shadow, bool):
+        raise ValueError("shadow must be true or false")
+    return Rule(
+        id=ident,
+        decision=decision,
+        hosts=hosts,
+        line=line,
+        project=os.path.realpath(project) if project else "",
+        agents=agents,
+        panes=_strings(table, "panes"),
+        tool=tool,
+        command=words,
+        prefix=prefix,
+        paths=paths,
+        ttl=ttl,
+        permanent=permanent,
+        max_uses=max_uses,
+        shadow=shadow,
+        match=_strings(table, "match"),
+        not_match=_strings(table, "not_match"),
+        source=source,
+    )
+
+
+def _example_call(rule: Rule, example: str) -> Call:
+    shell = rule.shell or rule.tool in SHELL_TOOLS
+    tool = rule.tool or ("Bash" if shell else "Edit")
+    host = rule.hosts[0]
+    cwd = rule.project or "/"
+    family = rule.agents[0] if rule.agents else "claude"
+    return Call(tool=tool, command=example if shell else "", path="" if shell else example, host=host, cwd=cwd, family=family)
+
+
+def _check_examples(rule: Rule) -> None:
+    """Each ``match`` must fit the rule alone and each ``not_match`` must not (the rule is tried as if live)."""
+    live = replace(rule, shadow=False)
+    for example in rule.match:
+        verdict = judge([live], _example_call(rule, example))
+        if verdict.decision is not rule.decision:
+            raise ValueError(f"its example {example!r} does not fit it ({verdict.why})")
+    for example in rule.not_match:
+        verdict = judge([live], _example_call(rule, example))
+        if verdict.decision is rule.decision:
+            raise ValueError(f"its counter-example {example!r} fits it")
+
+
+def describe(rules: Sequence[Rule]) -> list[str]:
+    """One line per rule for ``headspace rules list``: where it is, what it decides, for how long, in what mode."""
+    out = []
+    for rule in rules:
+        what = " ".join(rule.command) if rule.command else (" ".join(rule.prefix) + " …") if rule.prefix else ", ".join(rule.paths) or rule.tool or "any call"
+        life = "permanent" if rule.permanent else f"ttl {int(rule.ttl)}s"
+        mode = "shadow" if rule.shadow else "live"
+        out.append(f"line {rule.line}: {rule.id}  {rule.decision.value} {what}  on {', '.join(rule.hosts)}{' in ' + rule.project if rule.project else ''}  {life}  {mode}")
+    return out

@@ -1,0 +1,176 @@
+"""Rules that answer for you: the shell split by a real parser, a rule never fitting more than it says, a bad rule refused with its line."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from headspace_tui.rules.judge import judge
+from headspace_tui.rules.model import Call, Decision
+from headspace_tui.rules.rules_file import load, parse_rules
+from headspace_tui.rules.shell import Unreadable, parse
+
+LAB = """
+[[rule]]
+id = "lab-touch"
+decision = "allow"
+hosts = ["local"]
+project = "/srv/lab"
+command = "touch /tmp/x_*"
+ttl = "2h"
+shadow = false
+match = ["touch /tmp/x_1"]
+not_match = ["touch /tmp/x_2 && curl https://example.com", "touch /tmp/x_3; rm -rf ~"]
+
+[[rule]]
+id = "git-read"
+decision = "allow"
+hosts = ["local", "box"]
+prefix = ["git", "status"]
+ttl = "1d"
+shadow = false
+
+[[rule]]
+id = "never-push"
+decision = "deny"
+hosts = ["local"]
+prefix = ["git", "push"]
+permanent = true
+shadow = false
+"""
+
+
+def call(command: str, *, cwd: str = "/srv/lab", host: str = "local", family: str = "claude", tool: str = "Bash") -> Call:
+    return Call(tool=tool, command=command, cwd=cwd, host=host, family=family)
+
+
+@pytest.mark.parametrize(
+    "command, commands",
+    [
+        ("touch /tmp/x_1", [("touch", "/tmp/x_1")]),
+        ("touch /tmp/x_2 && curl https://e.com", [("touch", "/tmp/x_2"), ("curl", "https://e.com")]),
+        ("a | b || c & d\ne", [("a",), ("b",), ("c",), ("d",), ("e",)]),
+        ("git commit -m 'two words' \"and more\"", [("git", "commit", "-m", "two words", "and more")]),
+        ("git status # a comment", [("git", "status")]),
+    ],
+)
+def test_a_plain_command_line_is_its_simple_commands(command, commands):
+    assert list(parse(command).commands) == commands
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo $(id)", "echo `id`", "echo $HOME", "echo \"$HOME\"", "cat <(ls)", "echo $((1+2))",
+        "rm -rf ~", "rm /tmp/x_*", "echo {a,b}", "echo a\\ b",
+        "(cd /; rm -rf x)", "{ rm x; }", "if true; then rm x; fi", "for f in a; do rm $f; done", "f() { rm x; }", "! rm x",
+        "LD_PRELOAD=/x.so ls", "env X=1 rm x", "sudo rm x", "timeout 5 rm x", "xargs rm", "nohup rm x", "sh -c 'rm x'",
+        "bash -c 'rm x'", "eval rm x", "/usr/bin/env rm x", "cat <<EOF\nx\nEOF", "echo 'unterminated",
+    ],
+)  # fmt: skip
+def test_what_the_shell_would_change_or_hide_is_not_read_at_all(command):
+    with pytest.raises(Unreadable):
+        parse(command)
+
+
+def test_an_allow_answers_only_a_call_every_part_of_which_it_fits():
+    rules = parse_rules(LAB).rules
+    assert judge(rules, call("touch /tmp/x_1")).decision is Decision.ALLOW
+    for waits in ("touch /tmp/x_2 && curl https://example.com", "touch /tmp/x_3; rm -rf ~", "touch /tmp/x_4 | sh", "touch /tmp/x_5 /etc/passwd"):
+        assert judge(rules, call(waits)).decision is None, waits
+    # Two allows may share a call, part by part; a redirection out of the project is the person's.
+    both = judge(rules, call("touch /tmp/x_6 && git status"))
+    assert both.decision is Decision.ALLOW and both.rule == "lab-touch+git-read"
+    assert judge(rules, call("git status > /etc/cron.d/x")).decision is None
+    assert judge(rules, call("git status > notes.txt")).decision is Decision.ALLOW
+
+
+def test_a_deny_wins_over_every_allow_even_in_a_line_it_cannot_read():
+    rules = parse_rules(LAB).rules
+    assert judge(rules, call("git status && git push")).rule == "never-push"
+    assert judge(rules, call("git push $(echo origin)")).decision is Decision.DENY
+
+
+def test_a_rule_answers_only_where_it_applies():
+    rules = parse_rules(LAB).rules
+    assert judge(rules, call("touch /tmp/x_1", cwd="/srv/other")).decision is None  # another project
+    assert judge(rules, call("touch /tmp/x_1", cwd="/srv/lab2")).decision is None  # a folder that only starts the same
+    assert judge(rules, call("touch /tmp/x_1", cwd="/srv/lab/sub")).decision is Decision.ALLOW
+    assert judge(rules, call("touch /tmp/x_1", host="box")).decision is None  # lab-touch is local only
+    assert judge(rules, call("git status", host="box", cwd="/anywhere")).decision is Decision.ALLOW
+    assert judge(rules, call("touch /tmp/x_1", tool="Write")).decision is None
+
+
+@pytest.mark.parametrize(
+    "table, says",
+    [
+        ('id = "a"\ndecision = "allow"\nhosts = ["local"]\ncommand = "*"\nttl = "1h"', "wildcards alone"),
+        ('id = "a"\ndecision = "allow"\nhosts = ["local"]\ntool = "Bash"\nttl = "1h"', "must name"),
+        ('id = "a"\ndecision = "allow"\nhosts = ["local"]\ncommand = "ls"', "ttl is required"),
+        ('id = "a"\ndecision = "allow"\ncommand = "ls"\nttl = "1h"', "hosts is required"),
+        ('id = "a"\ndecision = "maybe"\nhosts = ["local"]\ncommand = "ls"\nttl = "1h"', "decision must be"),
+        ('id = "a"\ndecision = "allow"\nhosts = ["local"]\ncommand = "ls *"\nttl = "1h"\nmatch = ["ls /etc"]', "does not fit it"),
+        ('id = "a"\ndecision = "allow"\nhosts = ["local"]\ncommand = "ls **"\nttl = "1h"\nnot_match = ["ls /etc"]', "fits it"),
+        ('id = "a"\ndecision = "allow"\nhosts = ["local"]\ncommand = "ls"\nttl = "soon"', "ttl must be"),
+        ('id = "a"\ndecision = "allow"\nhosts = ["local"]\ncommand = "ls"\nttl = "1h"\nyolo = true', "no field 'yolo'"),
+    ],
+)
+def test_a_bad_rule_is_refused_with_its_line_and_the_others_load(table, says):
+    text = f'# my rules\n\n[[rule]]\nid = "ok"\ndecision = "deny"\nhosts = "local"\nprefix = ["rm"]\npermanent = true\n\n[[rule]]\n{table}\n'
+    loaded = parse_rules(text, "rules.toml")
+    assert [r.id for r in loaded.rules] == ["ok"]
+    (error,) = loaded.errors
+    assert error.startswith("rules.toml:10: rule ") and says in error, error
+
+
+def test_new_rules_start_in_shadow_mode():
+    (rule,) = parse_rules('[[rule]]\nid = "a"\ndecision = "allow"\nhosts = ["local"]\nprefix = ["ls"]\nttl = "1h"\n').rules
+    assert rule.shadow and rule.line == 1
+
+
+def test_a_rules_file_others_can_write_loads_nothing(tmp_path):
+    path = tmp_path / "rules.toml"
+    path.write_text(LAB)
+    os.chmod(path, 0o600)
+    assert len(load(path).rules) == 3
+    os.chmod(path, 0o666)
+    loaded = load(path)
+    assert loaded.rules == () and "chmod 600" in loaded.errors[0]
+    link = tmp_path / "link.toml"
+    link.symlink_to(path)
+    assert load(link).rules == () and load(tmp_path / "none.toml") == load(tmp_path / "none.toml")
+
+
+def test_rules_test_replays_your_answers_and_flags_what_you_refused(tmp_path):
+    from headspace_tui.cli.rules_cmd import rules_list, rules_test
+    from headspace_tui.state.eventlog import EventLog
+
+    path = tmp_path / "rules.toml"
+    path.write_text(LAB + '\n[[rule]]\nid = "broken"\ndecision = "allow"\nhosts = ["local"]\ncommand = "**"\nttl = "1h"\n')
+    os.chmod(path, 0o600)
+    log = tmp_path / "events.db"
+    with EventLog(log) as events:
+        def answered(command: str, what: str, cwd: str = "/srv/lab") -> None:
+            events.write("answer", "k1", {"tool": "Bash", "input": json.dumps({"command": command}), "what": f"Bash: {command} → {what}", "target": "lab:0.0", "host": "local", "cwd": cwd})
+
+        answered("touch /tmp/x_1", "1. Yes")
+        answered("touch /tmp/x_2", "4. No")
+        answered("touch /tmp/x_3 && curl https://e.com", "1. Yes")
+        answered("touch /tmp/x_4", "1. Yes", cwd="/elsewhere")
+        events.write("answer", "k1", {"tool": "Bash", "input": "", "shown": "touch /tmp/x_5", "what": "Bash → deny", "target": "lab:0.0", "cwd": "/srv/lab"})
+    out, err = rules_test("lab-touch", 7, path, log)
+    assert err == []
+    assert out[0] == "# lab-touch on 5 answers of the last 7 days: 3 it would have answered"
+    assert [line.split("  ", 2)[2] for line in out[1:4]] == [
+        "Bash: touch /tmp/x_1  → would allow (you: 1. Yes)",
+        "Bash: touch /tmp/x_2  → would allow (you: 4. No)  ⚑ you denied it",
+        "Bash: touch /tmp/x_5  → would allow (you: deny)  ⚑ you denied it",
+    ]
+    assert out[-1] == "# 2 flagged: it would allow what you refused or what failed"
+    listed, refused = rules_list(path, log)
+    assert listed[0].endswith("3 rules") and "lab-touch  allow touch /tmp/x_*" in listed[1] and "0 uses" in listed[1] and "not loaded by a service yet" in listed[1]
+    assert "never expires" in listed[3]
+    assert len(refused) == 1 and "rule broken refused" in refused[0]
+    assert rules_test("nope", 7, path, log)[1][-1].startswith("no rule 'nope'")
