@@ -137,6 +137,13 @@ def build_parser() -> argparse.ArgumentParser:
     scope.add_argument("--since-start", action="store_const", const="start", dest="scope", help="since the agent started (or since headspace first saw it)")
     diff.add_argument("--stat", action="store_true", help="files with their added and removed line counts, then the totals")
 
+    rules = sub.add_parser("rules", help="the rules that answer for you (rules.toml): list them, or try one on your history")
+    rules_sub = rules.add_subparsers(dest="action", required=True)
+    rules_sub.add_parser("list", help="each rule with its line, scope, mode, uses and expiry; and every rule refused, with why")
+    trial = rules_sub.add_parser("test", help="what a rule would have answered of your recent answers (nothing is sent)")
+    trial.add_argument("id", help="the rule's id")
+    trial.add_argument("--days", type=float, default=7.0, help="how far back (default 7)")
+
     new = sub.add_parser(
         "new",
         help="start Claude Code in a new tmux window (optionally in a fresh git worktree)",
@@ -272,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_send(args)
         if args.command == "diff":
             return cmd_diff(args)
+        if args.command == "rules":
+            return cmd_rules(args)
         if args.command == "hooks":
             return cmd_hooks(args)
         if args.command == "doctor":
@@ -539,6 +548,18 @@ def cmd_send(args: argparse.Namespace) -> int:
         return sent
     record = record or resolve_target(server, args.target)
     return asyncio.run(_send_to(args, config, server, record, local_family(record)))
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    """``headspace rules list`` / ``rules test ID``: read the rules file and the event log, answer nothing."""
+    from .rules_cmd import rules_list, rules_test
+
+    out, err = rules_list() if args.action == "list" else rules_test(args.id, args.days)
+    for line in err:
+        print(f"headspace: {line}", file=sys.stderr)
+    for line in out:
+        print(line)
+    return EXIT_FAIL if not out else EXIT_OK
 
 
 def cmd_diff(args: argparse.Namespace) -> int:

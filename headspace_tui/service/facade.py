@@ -43,6 +43,7 @@ from ..hooks.calls import PendingCall
 from ..model import Agent, Observation
 from ..notifications.snooze import Snooze, Snoozes
 from ..remote.host import RemoteHost
+from ..rules.rules_file import default_path as rules_path
 from ..shared.config import Config, HostSpec
 from ..shared.resident_place import is_held, place_of
 from ..shared.safe_text import clean
@@ -56,6 +57,7 @@ from .journal import Journal, who
 from .lifecycle import LifecycleError, claude_argv, exit_claude, resume_argv, runs_agent, start, state_refusal
 from .limit_resume import LimitResume
 from .monitor import Monitor
+from .rule_answers import RuleAnswers, RuleBook
 from .scan import sort_key
 
 # What a front end needs besides the service itself: the answers' vocabulary and the events.
@@ -242,6 +244,14 @@ class Service:
         self._resume = LimitResume(self.agent, self.answer, config.nudge_text, clock) if config.go_on_after_limit and live else None
         if self._resume is not None:
             self.subscribe(self._resume.on_event)
+        # Rules that answer for you (the rules file; none: nothing answers), through the hook that holds the exact call.
+        self._rules = (
+            RuleAnswers(RuleBook(rules_path(), lambda text: self._emit(Notice(text))), fleet.desk, self.agent, journal, clock)
+            if live
+            else None
+        )
+        if self._rules is not None:
+            self.subscribe(self._rules.on_event)
 
     @classmethod
     def build(
@@ -309,11 +319,15 @@ class Service:
 
     # -- running -----------------------------------------------------------------------
     async def run(self) -> None:
+        if self._rules is not None:
+            self._rules.start()  # the rules file looked at every second: a rule's ttl runs from when it is first read
         await self._fleet.run()
 
     async def stop(self) -> None:
         if self._resume is not None:
             self._resume.close()
+        if self._rules is not None:
+            self._rules.close()
         await self._answerer.close()
         await self._fleet.stop()
 

@@ -153,6 +153,9 @@ class Journal:
                     "what": event.what,
                     "tool": event.tool,
                     "input": event.tool_input,
+                    "shown": event.shown,  # keys: the command or file their dialog showed (``rules test`` replays it)
+                    "cwd": event.agent.cwd,
+                    "family": event.agent.family,
                     "delivered": event.delivered,
                     "outcome": event.outcome,
                 },

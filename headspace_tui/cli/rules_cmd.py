@@ -1,0 +1,132 @@
+"""``headspace rules list`` and ``headspace rules test ID``: the rules file as headspace reads it, and a rule tried on your own history.
+
+``list`` prints each rule with its line, what it decides, where, for how
+long and in which mode, with its uses and expiry as the event log has them,
+and every rule the file refused, with why.  ``test`` replays the answers of
+the last days (the event log's ``answer`` events: the exact call where a
+hook held it, else the command the dialog showed) through the one rule, as
+if it were live, and prints what it would have answered; it flags each
+request it would allow that you denied, or whose answer failed.  Nothing is
+answered, nothing written.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from ..rules.judge import judge
+from ..rules.model import FILE_TOOLS, SHELL_TOOLS, Call, Decision, Rule
+from ..rules.rules_file import default_path, describe, load
+from ..shared.safe_text import clean
+from ..state.eventlog import EventLog, EventLogError, StoredEvent
+from ..state.eventlog import default_path as log_path
+
+
+def rules_list(path: Path | None = None, log: Path | None = None) -> tuple[list[str], list[str]]:
+    """(lines for stdout, lines for stderr)."""
+    path = path or default_path()
+    loaded = load(path)
+    out = [f"# {path}: {len(loaded.rules)} rule{'s' if len(loaded.rules) != 1 else ''}"]
+    history = _events(log, ("rule_loaded", "rule_answer"))
+    now = time.time()
+    for rule, line in zip(loaded.rules, describe(loaded.rules), strict=True):
+        first = next((e.ts for e in history if e.kind == "rule_loaded" and e.payload.get("rule") == rule.id), None)
+        uses = sum(1 for e in history if e.kind == "rule_answer" and rule.id in str(e.payload.get("rule", "")).split("+"))
+        if rule.permanent:
+            life = "never expires"
+        elif first is None:
+            life = "not loaded by a service yet"
+        else:
+            left = first + rule.ttl - now
+            life = f"expires in {_span(left)}" if left > 0 else "expired"
+        limit = f" of {rule.max_uses}" if rule.max_uses else ""
+        out.append(f"{line}  ·  {uses}{limit} use{'s' if uses != 1 else ''}  ·  {life}")
+    return out, [clean(e) for e in loaded.errors]
+
+
+def rules_test(rule_id: str, days: float, path: Path | None = None, log: Path | None = None) -> tuple[list[str], list[str]]:
+    loaded = load(path or default_path())
+    rule = next((r for r in loaded.rules if r.id == rule_id), None)
+    if rule is None:
+        known = ", ".join(r.id for r in loaded.rules) or "none"
+        return [], [*(clean(e) for e in loaded.errors), f"no rule {rule_id!r} in {path or default_path()} (rules: {known})"]
+    live = replace(rule, shadow=False, ttl=0.0, permanent=True, max_uses=0)
+    since = time.time() - days * 86400
+    answers = [e for e in _events(log, ("answer",)) if e.ts >= since]
+    out, flagged = [], 0
+    for event in answers:
+        call = replayed(event)
+        if call is None:
+            continue
+        verdict = judge([live], call)
+        if verdict.decision is None:
+            continue
+        you = str(event.payload.get("what", ""))
+        denied = _denied(you)
+        failed = str(event.payload.get("outcome", "")).startswith(("failed", "not delivered")) or event.payload.get("delivered") is False
+        flag = ""
+        if verdict.decision is Decision.ALLOW and (denied or failed):
+            flag = "  ⚑ you denied it" if denied else "  ⚑ its answer failed"
+            flagged += 1
+        stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(event.ts))
+        out.append(clean(f"{stamp}  {event.payload.get('target', '?')}  {call.tool}: {call.example}  → would {verdict.decision.value} (you: {you.rpartition('→')[2].strip() or you}){flag}", 400))
+    head = f"# {rule.id} on {len(answers)} answer{'s' if len(answers) != 1 else ''} of the last {days:g} day{'s' if days != 1 else ''}: {len(out)} it would have answered"
+    return [head, *out, *([f"# {flagged} flagged: it would allow what you refused or what failed"] if flagged else [])], []
+
+
+def _str(value: object, default: str = "") -> str:
+    return value if isinstance(value, str) else default
+
+
+def replayed(event: StoredEvent) -> Call | None:
+    """The call an ``answer`` event answered, as the rules see it (None: too little is known of it)."""
+    p = event.payload
+    tool = _str(p.get("tool"))
+    if not tool:
+        return None
+    given: dict = {}
+    if _str(p.get("input")):
+        try:
+            parsed = json.loads(p["input"])
+            given = parsed if isinstance(parsed, dict) else {}
+        except ValueError:
+            given = {}
+    shown = _str(p.get("shown"))
+    where = {"host": _str(p.get("host"), "local"), "cwd": _str(p.get("cwd")), "family": _str(p.get("family"), "claude"), "pane": _str(p.get("target"))}
+    if tool in SHELL_TOOLS:
+        return Call(tool=tool, command=_str(given.get("command"), shown), **where)
+    if tool in FILE_TOOLS:
+        return Call(tool=tool, path=_str(given.get("file_path") or given.get("path"), shown), **where)
+    return Call(tool=tool, **where)
+
+
+def _denied(what: str) -> bool:
+    """Did the person (or headspace for them) refuse? "→ deny", "→ 4. No", "→ No, and tell Claude …"."""
+    answer = what.rpartition("→")[2].strip().lower()
+    answer = answer.split(".", 1)[1].strip() if answer[:1].isdigit() and "." in answer else answer
+    return answer.startswith(("deny", "no", "denied", "refuse"))
+
+
+def _events(path: Path | None, kinds: tuple[str, ...]) -> list[StoredEvent]:
+    path = path or log_path()
+    if not path.exists():
+        return []
+    try:
+        with EventLog(path) as log:
+            return sorted((e for kind in kinds for e in log.query(kind=kind)), key=lambda e: e.id)
+    except EventLogError:
+        return []
+
+
+def _span(seconds: float) -> str:
+    if seconds >= 86400:
+        return f"{seconds / 86400:.1f} d"
+    if seconds >= 3600:
+        return f"{seconds / 3600:.1f} h"
+    return f"{max(1, int(seconds // 60))} min"
+
+
+__all__ = ["Rule", "replayed", "rules_list", "rules_test"]

@@ -1,0 +1,224 @@
+"""Rules answering for you, through the hook that holds the exact call: judged once per request, every answer in the event log.
+
+An agent's row says its dialog is held by an answer hook (``Channel.HOOK``)
+once the desk has matched the hook's call to the dialog on screen: the
+call is then known whole (its tool and its exact input, from the agent
+itself), and it is the dialog the row shows.  Only then are the rules asked
+(rules/judge.py), once per request:
+
+* a live ``allow`` hands the hook the plain once-only allow (never
+  ``updatedPermissions``, never a wider mode), a live ``deny`` the hook's
+  deny; the row says ``✓ by rule ID`` (``✗``), and a ``rule_answer`` event
+  names the rule, the rules file's hash, the fields that matched, the host
+  and the pane;
+* a shadow rule answers nothing: a ``rule_shadow`` event says what it
+  would have done;
+* ``notify`` answers nothing and rings (a notice);
+* an expired rule (its ``ttl`` from when it was first loaded, kept in the
+  log so a restart does not renew it) or one used ``max_uses`` times is
+  not asked.
+
+The rules file is looked at every second and read again when it changed;
+a rule's ``ttl`` runs from when it was first read (the event log keeps it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from ..answering.desk import AnswerDesk
+from ..events import AgentChanged, Event
+from ..hooks.calls import PendingCall, allow, deny
+from ..model import Agent, Channel
+from ..rules.judge import judge
+from ..rules.model import FILE_TOOLS, SHELL_TOOLS, Call, Decision, Rule, Verdict
+from ..rules.rules_file import Loaded, load
+from ..state.eventlog import EventLogError
+from .journal import Journal
+
+log = logging.getLogger(__name__)
+JUDGED_KEPT = 2000
+RELOAD_EVERY = 1.0  # seconds between two looks at the rules file (a stat; read again only when it changed)
+
+
+class RuleBook:
+    """The rules file, loaded again whenever it changed; errors told once per version."""
+
+    def __init__(self, path: Path, notice: Callable[[str], None]) -> None:
+        self.path = path
+        self.notice = notice
+        self._seen: tuple | None = None
+        self.loaded = Loaded(path=str(path))
+        self.digest = ""
+
+    def current(self) -> Loaded:
+        try:
+            st = os.stat(self.path)
+            seen: tuple | None = (st.st_mtime_ns, st.st_size, st.st_ino)
+        except OSError:
+            seen = None
+        if seen != self._seen:
+            self._seen = seen
+            self.loaded = load(self.path) if seen is not None else Loaded(path=str(self.path))
+            try:
+                self.digest = hashlib.sha256(self.path.read_bytes()).hexdigest()[:16] if seen is not None else ""
+            except OSError:
+                self.digest = ""
+            for error in self.loaded.errors:
+                self.notice(error)
+        return self.loaded
+
+
+def call_of(pending: PendingCall, agent: Agent) -> Call:
+    """The hook's call as the rules see it: its command or path, where it runs."""
+    tool, given = pending.tool_name, pending.tool_input
+    named_command = given.get("command")
+    command = named_command if tool in SHELL_TOOLS and isinstance(named_command, str) else ""
+    path = ""
+    if tool in FILE_TOOLS:
+        named = given.get("file_path") or given.get("path") or given.get("notebook_path")
+        path = named if isinstance(named, str) else ""
+    cwd = pending.cwd or agent.cwd
+    if agent.host == "local" and cwd:
+        cwd = os.path.realpath(cwd)
+    return Call(tool=tool, command=command, path=path, host=agent.host, cwd=cwd, family=agent.family or "claude", pane=agent.target)
+
+
+class RuleAnswers:
+    def __init__(
+        self,
+        book: RuleBook,
+        desk_of: Callable[[str], AnswerDesk | None],
+        agent: Callable[[str], Agent | None],
+        journal: Journal | None,
+        clock: Callable[[], float],
+    ) -> None:
+        self.book = book
+        self.desk_of = desk_of
+        self.agent = agent
+        self.journal = journal
+        self.clock = clock
+        self._judged: dict[tuple[str, int], Verdict] = {}  # (pane, hook call id) → what the rules said
+        self._first: dict[tuple[str, str], float] = {}  # (rule id, its text's hash) → when first loaded
+        self._uses: dict[tuple[str, str], int] = {}
+        self._timer: asyncio.TimerHandle | None = None
+
+    def start(self) -> None:
+        """Look at the rules file now and every RELOAD_EVERY seconds: new rules are dated (their ttl starts) when first read."""
+        self._tick()
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _tick(self) -> None:
+        loaded = self.book.current()
+        now = self.clock()
+        for rule in loaded.rules:
+            self._usable(rule, now)  # dates a rule the first time it is read
+        try:
+            self._timer = asyncio.get_running_loop().call_later(RELOAD_EVERY, self._tick)
+        except RuntimeError:
+            self._timer = None
+
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, AgentChanged) and event.agent.channel == Channel.HOOK and event.agent.state.needs_you:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return  # told outside the service's loop (a replay, a test): nothing to answer there
+            loop.call_soon(self.consider, event.agent.pane_id)
+
+    def consider(self, pane_id: str) -> Verdict | None:
+        """Ask the rules about the request the pane's dialog is, once; answer it through its hook when a live rule says so."""
+        agent, desk = self.agent(pane_id), self.desk_of(pane_id)
+        if agent is None or desk is None:
+            return None
+        pending = desk.call_for(pane_id)
+        if pending is None or (pane_id, pending.id) in self._judged:
+            return None
+        loaded = self.book.current()
+        if not loaded.rules:
+            return None
+        now = self.clock()
+        usable = [rule for rule in loaded.rules if self._usable(rule, now)]
+        call = call_of(pending, agent)
+        verdict = judge(usable, call)
+        self._judged[(pane_id, pending.id)] = verdict
+        while len(self._judged) > JUDGED_KEPT:
+            del self._judged[next(iter(self._judged))]
+        if verdict.decision is None:
+            return verdict
+        audit = {
+            "rule": verdict.rule,
+            "decision": verdict.decision.value,
+            "rules_file": self.book.digest,
+            "fields": list(verdict.matched),
+            "host": agent.host,
+            "pane": agent.target,
+            "tool": pending.tool_name,
+            "detail": pending.detail,
+            "why": verdict.why,
+        }
+        if verdict.shadow:
+            self._write("rule_shadow", agent, audit)
+            return verdict
+        if verdict.decision is Decision.NOTIFY:
+            self._write("rule_notify", agent, audit)
+            self.book.notice(f"{agent.target}: {pending.describe()} (rule {verdict.rule} asks you to look)")
+            return verdict
+        if verdict.decision is Decision.ALLOW:
+            sent = desk.decide(pending, allow(), f"{pending.describe()} ✓ by rule {verdict.rule}")
+        else:
+            sent = desk.decide(pending, deny(f"headspace rule {verdict.rule} refused this"), f"{pending.describe()} ✗ by rule {verdict.rule}")
+        if sent:
+            for rule_id in verdict.rule.split("+"):
+                key = self._key(loaded.rules, rule_id)
+                if key is not None:
+                    self._uses[key] = self._uses.get(key, 0) + 1
+            self._write("rule_answer", agent, audit)
+        return verdict
+
+    # -- a rule's life ------------------------------------------------------------------
+    def _key(self, rules: tuple[Rule, ...], rule_id: str) -> tuple[str, str] | None:
+        rule = next((r for r in rules if r.id == rule_id), None)
+        return (rule.id, hashlib.sha256(rule.source.encode()).hexdigest()[:16]) if rule is not None else None
+
+    def _usable(self, rule: Rule, now: float) -> bool:
+        key = (rule.id, hashlib.sha256(rule.source.encode()).hexdigest()[:16])
+        if key not in self._first:
+            self._first[key], self._uses[key] = self._remembered(key, now)
+        if not rule.permanent and now - self._first[key] > rule.ttl:
+            return False
+        return not (rule.max_uses and self._uses.get(key, 0) >= rule.max_uses)
+
+    def _remembered(self, key: tuple[str, str], now: float) -> tuple[float, int]:
+        """When this rule (this text of it) was first loaded, and how often it answered, from the event log (this run only without one)."""
+        log_ = self.journal.log if self.journal is not None else None
+        first, uses = None, 0
+        if log_ is not None:
+            try:
+                for row in log_.query(kind="rule_loaded"):
+                    if (row.payload.get("rule"), row.payload.get("text")) == key:
+                        first = row.ts
+                        break
+                uses = sum(1 for row in log_.query(kind="rule_answer") if (row.payload.get("rule_key") or []) == list(key))
+            except EventLogError:
+                pass
+        if first is None:
+            first = now
+            if self.journal is not None:
+                self.journal.writer.write([{"kind": "rule_loaded", "agent": None, "ts": now, "rule": key[0], "text": key[1]}])
+        return first, uses
+
+    def _write(self, kind: str, agent: Agent, payload: dict) -> None:
+        log.info("%s: %s", kind, payload)
+        if self.journal is not None:
+            keys = [list(k) for rule_id in payload["rule"].split("+") if (k := self._key(self.book.loaded.rules, rule_id))]
+            self.journal.writer.write([{"kind": kind, "agent": agent.key or agent.pane_id, **payload, "rule_key": keys[0] if len(keys) == 1 else keys}])

@@ -1,0 +1,155 @@
+"""Rules answering for you, with the pinned Claude in manual mode and the resident service as users run it.
+
+The rules file lives where users keep it ($XDG_CONFIG_HOME/headspace/rules.toml,
+0600): an allow for ``touch /tmp/<tag>_*`` in this project answers that
+command through Claude's hook within a second (the command runs, the event
+log names the rule); the same command joined to another by ``&&`` or ``;``
+still waits for the person; a shadow rule answers nothing and logs what it
+would have done.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from headspace_tui.hooks import settings as hook_settings
+from headspace_tui.state.eventlog import EventLog
+from tests.e2e.test_resident_service import run, started
+from tests.harness import fake_api as api
+from tests.harness.wait import poll
+
+pytestmark = pytest.mark.e2e
+
+
+def rules_file(config: Path, text: str) -> Path:
+    folder = config / "headspace"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "rules.toml"
+    path.write_text(text)
+    os.chmod(path, 0o600)
+    return path
+
+
+def hooked(claude_session, script: list, name: str):
+    """Claude with headspace's answer hook installed (where the service's channel is), as ``headspace hooks install --answer`` leaves it."""
+    session = claude_session(script, name=name, launch=False, extra_env={"XDG_RUNTIME_DIR": os.environ["XDG_RUNTIME_DIR"]})
+    hook_settings.install(session.home / ".claude" / "settings.json", answer_wait=60)
+    session.launch()
+    return session
+
+
+def row(server: str) -> dict:
+    (line,) = run("-L", server, "status", "--json").stdout.splitlines()
+    return json.loads(line)
+
+
+def events(state: Path, kind: str) -> list[dict]:
+    path = state / "headspace" / "events.db"
+    if not path.exists():
+        return []
+    with EventLog(path) as log:
+        return [e.payload for e in log.query(kind=kind)]
+
+
+def test_an_allow_answers_its_command_and_a_compound_one_still_waits(claude_session, private_tmux, services, tmp_path, monkeypatch):
+    tag = f"hs{uuid.uuid4().hex[:8]}"
+    config, state = tmp_path / "config", tmp_path / "state"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    first, second = f"/tmp/{tag}_1", f"/tmp/{tag}_2"
+    script = [api.bash(f"touch {first}", "Make x_1"), api.text("Made one."), api.bash(f"touch {second} && echo {tag}-curl", "Make x_2"), api.text("Made two.")]
+    session = hooked(claude_session, script, "ruled")
+    rules_file(
+        config,
+        f"""
+[[rule]]
+id = "lab-touch"
+decision = "allow"
+hosts = ["local"]
+project = "{session.workdir}"
+command = "touch /tmp/{tag}_*"
+ttl = "1h"
+shadow = false
+match = ["touch /tmp/{tag}_1"]
+not_match = ["touch /tmp/{tag}_2 && curl https://example.com", "touch /tmp/{tag}_3; rm -rf ~"]
+""",
+    )
+    try:
+        started(private_tmux.name, services)
+        session.submit("make the first file")
+        asked = time.monotonic()
+        poll(lambda: os.path.exists(first), bool, timeout=30)
+        session.wait_for("Made one.", timeout=30)
+        answered = events(state, "rule_answer")
+        assert [(a["rule"], a["decision"], a["tool"], a["detail"]) for a in answered] == [("lab-touch", "allow", "Bash", f"touch {first}")]
+        assert answered[0]["fields"] == ["host", "project", "command"] and answered[0]["pane"] == "ruled:0.0" and answered[0]["rules_file"]
+        print(f"answered by the rule {time.monotonic() - asked:.2f} s after the prompt was sent")
+        (audit,) = [a for a in events(state, "answer") if first in str(a.get("what"))]
+        assert "✓ by rule lab-touch" in audit["what"] and audit["channel"] == "hook"
+
+        session.submit("make the second file")
+        waiting = poll(lambda: row(private_tmux.name), lambda r: r["state"] == "permission" and second in (r["detail"] or ""), timeout=30)
+        time.sleep(2.0)  # time a rule would have had to answer it
+        assert row(private_tmux.name)["state"] == "permission" and not os.path.exists(second), waiting
+        assert len(events(state, "rule_answer")) == 1
+    finally:
+        for path in (first, second):
+            if os.path.exists(path):
+                os.unlink(path)
+
+
+def test_a_shadow_rule_answers_nothing_and_logs_what_it_would_have_done(claude_session, private_tmux, services, tmp_path, monkeypatch):
+    tag = f"hs{uuid.uuid4().hex[:8]}"
+    config, state = tmp_path / "config", tmp_path / "state"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    target = f"/tmp/{tag}_1"
+    session = hooked(claude_session, [api.bash(f"touch {target}", "Make it"), api.text("Made.")], "shadowed")
+    rules_file(config, f'[[rule]]\nid = "try-touch"\ndecision = "allow"\nhosts = ["local"]\ncommand = "touch /tmp/{tag}_*"\nttl = "1h"\n')
+    try:
+        started(private_tmux.name, services)
+        session.submit("make it")
+        poll(lambda: events(state, "rule_shadow"), bool, timeout=30)
+        (would,) = events(state, "rule_shadow")
+        assert (would["rule"], would["decision"], would["detail"]) == ("try-touch", "allow", f"touch {target}")
+        time.sleep(2.0)
+        assert row(private_tmux.name)["state"] == "permission" and not os.path.exists(target) and events(state, "rule_answer") == []
+    finally:
+        if os.path.exists(target):
+            os.unlink(target)
+
+
+def test_an_expired_rule_and_one_for_another_project_or_host_answer_nothing(claude_session, private_tmux, services, tmp_path, monkeypatch):
+    tag = f"hs{uuid.uuid4().hex[:8]}"
+    config, state = tmp_path / "config", tmp_path / "state"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    target = f"/tmp/{tag}_1"
+    session = hooked(claude_session, [api.bash(f"touch {target}", "Make it"), api.text("Made.")], "kept")
+    common = f'decision = "allow"\ncommand = "touch /tmp/{tag}_*"\nshadow = false\n'
+    rules_file(
+        config,
+        f'[[rule]]\nid = "brief"\nhosts = ["local"]\nttl = "2s"\n{common}\n'
+        f'[[rule]]\nid = "other-project"\nhosts = ["local"]\nproject = "{tmp_path / "elsewhere"}"\nttl = "1h"\n{common}\n'
+        f'[[rule]]\nid = "other-host"\nhosts = ["box"]\nttl = "1h"\n{common}',
+    )
+    try:
+        started(private_tmux.name, services)
+        poll(lambda: events(state, "rule_loaded"), lambda e: len(e) == 3, timeout=10)  # read (and dated) at once, not at the first request
+        time.sleep(2.5)  # "brief" runs out
+        listed = run("rules", "list").stdout
+        assert "brief  allow" in listed and "expired" in listed, listed
+        session.submit("make it")
+        poll(lambda: row(private_tmux.name), lambda r: r["state"] == "permission" and target in (r["detail"] or ""), timeout=30)
+        time.sleep(2.0)
+        assert row(private_tmux.name)["state"] == "permission" and not os.path.exists(target)
+        assert events(state, "rule_answer") == [] and events(state, "rule_shadow") == []
+    finally:
+        if os.path.exists(target):
+            os.unlink(target)
