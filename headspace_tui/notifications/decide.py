@@ -27,6 +27,9 @@ What counts as news, and why:
   arrive one by one: a status file read after the screen could otherwise
   look like a new wait).  Likewise an agent seen for the first time later
   (a server found again) is not announced: its wait may be old.
+* **with what is asked**: a wait read without its details is said
+  ``DETAILS`` seconds after it began unless they arrive sooner (then at
+  the usual ``GATHER``), so the words name the command.
 * **together when at once, and not too often**: waits that begin within
   ``GATHER`` seconds are one notification ("3 agents need you"), and two
   notifications are at least ``GAP`` seconds apart (the waits in between
@@ -52,6 +55,9 @@ from ..usage.words import limit_words
 
 SETTLE = 3.0  # seconds after start in which reports only set what is already known
 GATHER = 0.5  # waits beginning this close together make one notification
+# A wait read without its details (Claude's status file says "permission" before the screen draws the menu) waits this
+# long for them before it is said: under load the menu came 0.5 s late, and "needs permission" alone named no command.
+DETAILS = 2.0
 GAP = 2.0  # at least this long between two notifications
 BURST = 120.0  # blocked calls of one agent less than this far apart are one burst, said once
 BLOCKED_KEY = "#blocked"  # an agent's blocked alert waits beside its wait's (both are said)
@@ -228,8 +234,8 @@ class Notifier:
         """When the waits told so far become due, or None when there are none."""
         if not self._pending:
             return None
-        first = min(alert.at for alert in self._pending.values())
-        return max(first + self.gather, self._last_sent + self.gap)
+        first = min(alert.at + (self.gather if alert.what else DETAILS) for alert in self._pending.values())
+        return max(first, self._last_sent + self.gap)
 
     def due(self, now: float) -> Notification | None:
         """The notification to send now (every wait gathered so far), or None."""

@@ -27,6 +27,15 @@ from tests.harness.wait import poll
 pytestmark = pytest.mark.e2e
 
 
+@pytest.fixture
+def where(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, Path, Path]:
+    """A tag for this test's /tmp files, and its own config and state folders (the rules file, the event log) for the service it starts."""
+    config, state = tmp_path / "config", tmp_path / "state"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    return f"hs{uuid.uuid4().hex[:8]}", config, state
+
+
 def rules_file(config: Path, text: str) -> Path:
     folder = config / "headspace"
     folder.mkdir(parents=True, exist_ok=True)
@@ -57,11 +66,8 @@ def events(state: Path, kind: str) -> list[dict]:
         return [e.payload for e in log.query(kind=kind)]
 
 
-def test_an_allow_answers_its_command_and_a_compound_one_still_waits(claude_session, private_tmux, services, tmp_path, monkeypatch):
-    tag = f"hs{uuid.uuid4().hex[:8]}"
-    config, state = tmp_path / "config", tmp_path / "state"
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
-    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+def test_an_allow_answers_its_command_and_a_compound_one_still_waits(claude_session, private_tmux, services, where):
+    tag, config, state = where
     first, second = f"/tmp/{tag}_1", f"/tmp/{tag}_2"
     script = [api.bash(f"touch {first}", "Make x_1"), api.text("Made one."), api.bash(f"touch {second} && echo {tag}-curl", "Make x_2"), api.text("Made two.")]
     session = hooked(claude_session, script, "ruled")
@@ -104,11 +110,8 @@ not_match = ["touch /tmp/{tag}_2 && curl https://example.com", "touch /tmp/{tag}
                 os.unlink(path)
 
 
-def test_a_shadow_rule_answers_nothing_and_logs_what_it_would_have_done(claude_session, private_tmux, services, tmp_path, monkeypatch):
-    tag = f"hs{uuid.uuid4().hex[:8]}"
-    config, state = tmp_path / "config", tmp_path / "state"
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
-    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+def test_a_shadow_rule_answers_nothing_and_logs_what_it_would_have_done(claude_session, private_tmux, services, where):
+    tag, config, state = where
     target = f"/tmp/{tag}_1"
     session = hooked(claude_session, [api.bash(f"touch {target}", "Make it"), api.text("Made.")], "shadowed")
     rules_file(config, f'[[rule]]\nid = "try-touch"\ndecision = "allow"\nhosts = ["local"]\ncommand = "touch /tmp/{tag}_*"\nttl = "1h"\n')
@@ -125,11 +128,8 @@ def test_a_shadow_rule_answers_nothing_and_logs_what_it_would_have_done(claude_s
             os.unlink(target)
 
 
-def test_an_expired_rule_and_one_for_another_project_or_host_answer_nothing(claude_session, private_tmux, services, tmp_path, monkeypatch):
-    tag = f"hs{uuid.uuid4().hex[:8]}"
-    config, state = tmp_path / "config", tmp_path / "state"
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
-    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+def test_an_expired_rule_and_one_for_another_project_or_host_answer_nothing(claude_session, private_tmux, services, tmp_path, where):
+    tag, config, state = where
     target = f"/tmp/{tag}_1"
     session = hooked(claude_session, [api.bash(f"touch {target}", "Make it"), api.text("Made.")], "kept")
     common = f'decision = "allow"\ncommand = "touch /tmp/{tag}_*"\nshadow = false\n'

@@ -265,3 +265,22 @@ def test_details_that_arrive_before_the_wait_is_told_are_told_with_it():
     n.observe(agent(AgentState.PERMISSION, "", tool="", detail=""), LATER + 1.2)  # details lost again: kept
     note = n.due(LATER + 1 + GATHER)
     assert note is not None and note.body == "Bash: touch a"
+
+
+def test_a_wait_without_its_details_waits_for_them_a_little_and_then_is_said_anyway():
+    """Under load the menu was drawn more than GATHER after Claude's status file said "permission": the note named no command."""
+    from headspace_tui.notifications.decide import DETAILS
+
+    n = notifier()
+    n.observe(agent(AgentState.WORKING), LATER)
+    n.observe(agent(AgentState.PERMISSION, "", tool="", detail=""), LATER + 1)
+    assert n.due(LATER + 1 + GATHER) is None and n.next_due() == LATER + 1 + DETAILS
+    n.observe(agent(AgentState.PERMISSION, "p1", detail="touch two.txt"), LATER + 1.9)  # the menu, late
+    note = n.due(LATER + 1.9)
+    assert note is not None and note.body == "Bash: touch two.txt"
+    # A menu never drawn (a dialog headspace cannot read): said all the same, without its details.
+    n.observe(agent(AgentState.WORKING, key="k2"), LATER)
+    n.observe(agent(AgentState.PERMISSION, "", key="k2", tool="", detail=""), LATER + 10)
+    assert n.due(LATER + 10 + DETAILS - 0.1) is None
+    late = n.due(LATER + 10 + DETAILS)
+    assert late is not None and "needs permission" in late.title
