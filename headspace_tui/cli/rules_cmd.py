@@ -19,6 +19,8 @@ from pathlib import Path
 
 from ..rules.judge import judge
 from ..rules.model import FILE_TOOLS, SHELL_TOOLS, Call, Decision, Rule
+from ..rules.model import denied as refused
+from ..rules.pauses import is_paused, pauses
 from ..rules.rules_file import default_path, describe, load
 from ..shared.safe_text import clean
 from ..state.eventlog import EventLog, EventLogError, StoredEvent
@@ -30,7 +32,8 @@ def rules_list(path: Path | None = None, log: Path | None = None) -> tuple[list[
     path = path or default_path()
     loaded = load(path)
     out = [f"# {path}: {len(loaded.rules)} rule{'s' if len(loaded.rules) != 1 else ''}"]
-    history = _events(log, ("rule_loaded", "rule_answer"))
+    history = _events(log, ("rule_loaded", "rule_answer", "rules_pause"))
+    paused = pauses([e for e in history if e.kind == "rules_pause"])
     now = time.time()
     for rule, line in zip(loaded.rules, describe(loaded.rules), strict=True):
         first = next((e.ts for e in history if e.kind == "rule_loaded" and e.payload.get("rule") == rule.id), None)
@@ -43,8 +46,20 @@ def rules_list(path: Path | None = None, log: Path | None = None) -> tuple[list[
             left = first + rule.ttl - now
             life = f"expires in {_span(left)}" if left > 0 else "expired"
         limit = f" of {rule.max_uses}" if rule.max_uses else ""
-        out.append(f"{line}  ·  {uses}{limit} use{'s' if uses != 1 else ''}  ·  {life}")
+        stopped = "  ·  PAUSED" if any(is_paused(paused, rule.id, host) for host in rule.hosts) else ""
+        out.append(f"{line}  ·  {uses}{limit} use{'s' if uses != 1 else ''}  ·  {life}{stopped}")
     return out, [clean(e) for e in loaded.errors]
+
+
+def rules_pause(on: bool, host: str = "", rule: str = "", log: Path | None = None) -> tuple[list[str], list[str]]:
+    """Write the pause (or its end) to the event log, where the service reads it at its next request."""
+    try:
+        with EventLog(log or log_path()) as events:
+            events.write("rules_pause", None, {"on": on, "host": host, "rule": rule, "why": "headspace rules " + ("pause" if on else "resume")})
+    except EventLogError as exc:
+        return [], [f"cannot write the event log: {exc}"]
+    scope = " ".join(part for part in (f"rule {rule}" if rule else "every rule", f"on {host}" if host else "") if part)
+    return [f"{scope}: {'paused' if on else 'answering again'}"], []
 
 
 def rules_test(rule_id: str, days: float, path: Path | None = None, log: Path | None = None) -> tuple[list[str], list[str]]:
@@ -65,7 +80,7 @@ def rules_test(rule_id: str, days: float, path: Path | None = None, log: Path | 
         if verdict.decision is None:
             continue
         you = str(event.payload.get("what", ""))
-        denied = _denied(you)
+        denied = refused(you)
         failed = str(event.payload.get("outcome", "")).startswith(("failed", "not delivered")) or event.payload.get("delivered") is False
         flag = ""
         if verdict.decision is Decision.ALLOW and (denied or failed):
@@ -101,13 +116,6 @@ def replayed(event: StoredEvent) -> Call | None:
     if tool in FILE_TOOLS:
         return Call(tool=tool, path=_str(given.get("file_path") or given.get("path"), shown), **where)
     return Call(tool=tool, **where)
-
-
-def _denied(what: str) -> bool:
-    """Did the person (or headspace for them) refuse? "→ deny", "→ 4. No", "→ No, and tell Claude …"."""
-    answer = what.rpartition("→")[2].strip().lower()
-    answer = answer.split(".", 1)[1].strip() if answer[:1].isdigit() and "." in answer else answer
-    return answer.startswith(("deny", "no", "denied", "refuse"))
 
 
 def _events(path: Path | None, kinds: tuple[str, ...]) -> list[StoredEvent]:

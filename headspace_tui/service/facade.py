@@ -252,6 +252,8 @@ class Service:
         )
         if self._rules is not None:
             self.subscribe(self._rules.on_event)
+            for monitor in fleet.monitors.values():
+                monitor.subscribe(self._rules.on_answer)  # a refusal of what a rule would allow pauses that rule
 
     @classmethod
     def build(

@@ -26,17 +26,20 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import logging
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from ..answering.desk import AnswerDesk
-from ..events import AgentChanged, Event
+from ..events import AgentChanged, Answered, Event
 from ..hooks.calls import PendingCall, allow, deny
 from ..model import Agent, Channel
 from ..rules.judge import judge
-from ..rules.model import FILE_TOOLS, SHELL_TOOLS, Call, Decision, Rule, Verdict
+from ..rules.model import FILE_TOOLS, SHELL_TOOLS, Call, Decision, Rule, Verdict, denied
+from ..rules.pauses import is_paused, pauses
 from ..rules.rules_file import Loaded, load
 from ..state.eventlog import EventLogError
 from .journal import Journal
@@ -147,7 +150,8 @@ class RuleAnswers:
         if not loaded.rules:
             return None
         now = self.clock()
-        usable = [rule for rule in loaded.rules if self._usable(rule, now)]
+        paused = pauses(self._log_events("rules_pause"))
+        usable = [rule for rule in loaded.rules if self._usable(rule, now) and not is_paused(paused, rule.id, agent.host)]
         call = call_of(pending, agent)
         verdict = judge(usable, call)
         self._judged[(pane_id, pending.id)] = verdict
@@ -184,6 +188,41 @@ class RuleAnswers:
                     self._uses[key] = self._uses.get(key, 0) + 1
             self._write("rule_answer", agent, audit)
         return verdict
+
+    def on_answer(self, event: Event) -> None:
+        """A request the person refused that a rule (live or shadow) would have allowed: that rule pauses itself, and says so."""
+        if not isinstance(event, Answered) or event.channel == Channel.HOOK and "by rule" in event.what or not denied(event.what):
+            return
+        loaded = self.book.loaded
+        if not loaded.rules or not event.tool_input:
+            return
+        try:
+            given = json.loads(event.tool_input)
+        except ValueError:
+            return
+        pending = PendingCall(0, event.agent.pane_id, 0, "", event.tool, given if isinstance(given, dict) else {}, cwd=event.agent.cwd)
+        call, now = call_of(pending, event.agent), self.clock()
+        would = [r.id for r in loaded.rules if r.decision is Decision.ALLOW and self._usable(r, now) and judge([replace(r, shadow=False)], call).decision is Decision.ALLOW]
+        for rule_id in would:
+            why = f"you refused {pending.describe()}, which it would have allowed"
+            self._write_pause(rule_id, why)
+            self.book.notice(f"rule {rule_id} paused: {why} ('headspace rules resume --rule {rule_id}' to go on)")
+
+    def _write_pause(self, rule_id: str, why: str) -> None:
+        if self.journal is not None:
+            self.journal.writer.write([{"kind": "rules_pause", "agent": None, "on": True, "rule": rule_id, "host": "", "why": why}])
+
+    def _log_events(self, kind: str) -> list:
+        """The event log's events of ``kind`` and those still waiting to be written (none without a journal)."""
+        if self.journal is None:
+            return []
+        waiting = self.journal.writer.waiting_of(kind)
+        if self.journal.log is None:
+            return waiting
+        try:
+            return self.journal.log.query(kind=kind) + waiting
+        except EventLogError:
+            return waiting
 
     # -- a rule's life ------------------------------------------------------------------
     def _key(self, rules: tuple[Rule, ...], rule_id: str) -> tuple[str, str] | None:

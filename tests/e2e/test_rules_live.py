@@ -153,3 +153,32 @@ def test_an_expired_rule_and_one_for_another_project_or_host_answer_nothing(clau
     finally:
         if os.path.exists(target):
             os.unlink(target)
+
+
+def test_a_paused_rule_answers_nothing_and_one_you_overruled_pauses_itself(claude_session, private_tmux, services, where):
+    """``rules pause`` stops every rule at once; a request you refuse that a (shadow) rule would allow pauses that rule."""
+    tag, config, state = where
+    first, second = f"/tmp/{tag}_1", f"/tmp/{tag}_2"
+    script = [api.bash(f"touch {first}", "Make one"), api.text("Not made."), api.bash(f"touch {second}", "Make two"), api.text("Made two.")]
+    session = hooked(claude_session, script, "paused")
+    common = f'decision = "allow"\nhosts = ["local"]\ncommand = "touch /tmp/{tag}_*"\nttl = "1h"\n'
+    rules_file(config, f'[[rule]]\nid = "trial"\n{common}\n[[rule]]\nid = "live"\n{common}shadow = false\n')
+    try:
+        started(private_tmux.name, services)
+        assert "every rule: paused" in run("rules", "pause").stdout
+        session.submit("make one")
+        poll(lambda: row(private_tmux.name), lambda r: r["state"] == "permission" and first in (r["detail"] or ""), timeout=30)
+        time.sleep(2.0)
+        assert row(private_tmux.name)["state"] == "permission" and not os.path.exists(first)  # "live" would have, but all are paused
+        assert events(state, "rule_answer") == [] and events(state, "rule_shadow") == []
+        run("-L", private_tmux.name, "send", session.pane_id, "--deny")  # you refuse what both rules would allow
+        session.wait_for("Interrupted", timeout=30)
+        paused = poll(lambda: {e["rule"] for e in events(state, "rules_pause") if e.get("on") and e.get("rule")}, lambda s: s == {"trial", "live"}, timeout=10)
+        assert paused
+        run("rules", "resume")  # every pause ends, the ones the rules gave themselves too
+        listed = run("rules", "list").stdout
+        assert "PAUSED" not in listed, listed
+    finally:
+        for path in (first, second):
+            if os.path.exists(path):
+                os.unlink(path)

@@ -174,3 +174,26 @@ def test_rules_test_replays_your_answers_and_flags_what_you_refused(tmp_path):
     assert "never expires" in listed[3]
     assert len(refused) == 1 and "rule broken refused" in refused[0]
     assert rules_test("nope", 7, path, log)[1][-1].startswith("no rule 'nope'")
+
+
+def test_pauses_by_scope_and_a_resume_of_everything_ends_every_pause(tmp_path):
+    from headspace_tui.cli.rules_cmd import rules_list, rules_pause
+    from headspace_tui.rules.pauses import is_paused, pauses
+    from headspace_tui.state.eventlog import EventLog
+
+    path = tmp_path / "rules.toml"
+    path.write_text(LAB)
+    os.chmod(path, 0o600)
+    log = tmp_path / "events.db"
+    assert rules_pause(True, host="box", log=log) == (["every rule on box: paused"], [])
+    rules_pause(True, rule="lab-touch", log=log)
+    with EventLog(log) as events:
+        state = pauses(events.query(kind="rules_pause"))
+    assert is_paused(state, "git-read", "box") and not is_paused(state, "git-read", "local")
+    assert is_paused(state, "lab-touch", "local")
+    listed, _ = rules_list(path, log)
+    assert [("PAUSED" in line) for line in listed[1:]] == [True, True, False]  # lab-touch itself; git-read on box; never-push (local only)
+    rules_pause(False, rule="lab-touch", log=log)
+    assert [("PAUSED" in line) for line in rules_list(path, log)[0][1:]] == [False, True, False]
+    rules_pause(False, log=log)  # resume everything
+    assert not any("PAUSED" in line for line in rules_list(path, log)[0])
