@@ -143,6 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
     trial = rules_sub.add_parser("test", help="what a rule would have answered of your recent answers (nothing is sent)")
     trial.add_argument("id", help="the rule's id")
     trial.add_argument("--days", type=float, default=7.0, help="how far back (default 7)")
+    suggest = rules_sub.add_parser("suggest", help="the narrowest rule for each request you approved several times alike (printed, not written)")
+    suggest.add_argument("--times", type=int, default=3, help="approved at least this often (default 3)")
+    suggest.add_argument("--days", type=float, default=7.0, help="how far back (default 7)")
     for verb, says in (("pause", "stop rules answering (all of them, or on one host, or one rule) until resumed"), ("resume", "let paused rules answer again")):
         pausing = rules_sub.add_parser(verb, help=says)
         pausing.add_argument("--host", default="", help="only on this host (local, or a configured host's name)")
@@ -556,10 +559,12 @@ def cmd_send(args: argparse.Namespace) -> int:
 
 def cmd_rules(args: argparse.Namespace) -> int:
     """``headspace rules list`` / ``rules test ID``: read the rules file and the event log, answer nothing."""
-    from .rules_cmd import rules_list, rules_pause, rules_test
+    from .rules_cmd import rules_list, rules_pause, rules_suggest, rules_test
 
     if args.action in ("pause", "resume"):
         out, err = rules_pause(args.action == "pause", args.host, args.rule)
+    elif args.action == "suggest":
+        out, err = rules_suggest(args.times, args.days)
     else:
         out, err = rules_list() if args.action == "list" else rules_test(args.id, args.days)
     for line in err:

@@ -22,6 +22,7 @@ from ..rules.model import FILE_TOOLS, SHELL_TOOLS, Call, Decision, Rule
 from ..rules.model import denied as refused
 from ..rules.pauses import is_paused, pauses
 from ..rules.rules_file import default_path, describe, load
+from ..rules.shell import Unreadable, parse
 from ..shared.safe_text import clean
 from ..state.eventlog import EventLog, EventLogError, StoredEvent
 from ..state.eventlog import default_path as log_path
@@ -94,6 +95,45 @@ def rules_test(rule_id: str, days: float, path: Path | None = None, log: Path | 
 
 def _str(value: object, default: str = "") -> str:
     return value if isinstance(value, str) else default
+
+
+def rules_suggest(times: int, days: float, log: Path | None = None) -> tuple[list[str], list[str]]:
+    """The narrowest rule (one exact command or file, in one folder, on one host, for 8 hours, in shadow mode) for each request you approved ``times`` times alike."""
+    since = time.time() - days * 86400
+    seen: dict[tuple[str, str, str, str], int] = {}
+    for event in _events(log, ("answer",)):
+        call = replayed(event) if event.ts >= since else None
+        what = str(event.payload.get("what", ""))
+        if call is None or not call.example or refused(what) or event.payload.get("delivered") is False or "by rule" in what:
+            continue
+        key = (call.tool, call.example, call.host, call.cwd)
+        seen[key] = seen.get(key, 0) + 1
+    out: list[str] = []
+    for n, ((tool, example, host, cwd), count) in enumerate(sorted(seen.items(), key=lambda kv: -kv[1])):
+        if count < times:
+            continue
+        if tool in SHELL_TOOLS:
+            try:
+                parsed = parse(example)
+            except Unreadable as exc:
+                out.append(clean(f"# {tool}: {example} ({count} times): not suggested, {exc}", 300))
+                continue
+            words = parsed.commands[0] if len(parsed.commands) == 1 and not parsed.writes else ()
+            if not words or any(not w or any(c.isspace() or c in '*?"\\' for c in w) for w in words):
+                out.append(clean(f"# {tool}: {example} ({count} times): not suggested, not one plain command", 300))
+                continue
+            plain = " ".join(words)
+            what_line, example = f'command = "{plain}"', plain  # the words alone: what the rule and its example say
+        elif tool in FILE_TOOLS and '"' not in example and "\\" not in example:
+            what_line = f'tool = "{tool}"\npath = ["{example}"]'
+        else:
+            continue
+        place = f'project = "{cwd}"\n' if cwd and '"' not in cwd and "\\" not in cwd else ""
+        out.append(clean(f"# you approved {tool}: {example} {count} times", 300))
+        out.append(f'[[rule]]\nid = "suggested-{n + 1}"\ndecision = "allow"\nhosts = ["{host}"]\n{place}{what_line}\nttl = "8h"\nshadow = true\nmatch = ["{example}"]\n')
+    if not out:
+        return [f"# no request approved {times} times alike in the last {days:g} days"], []
+    return ["# paste what you want into rules.toml; each starts in shadow mode (set shadow = false when 'rules test' agrees)", *out], []
 
 
 def replayed(event: StoredEvent) -> Call | None:

@@ -197,3 +197,28 @@ def test_pauses_by_scope_and_a_resume_of_everything_ends_every_pause(tmp_path):
     assert [("PAUSED" in line) for line in rules_list(path, log)[0][1:]] == [False, True, False]
     rules_pause(False, log=log)  # resume everything
     assert not any("PAUSED" in line for line in rules_list(path, log)[0])
+
+
+def test_rules_suggest_offers_the_narrowest_rule_for_what_you_approved_alike_and_it_loads(tmp_path):
+    from headspace_tui.cli.rules_cmd import rules_suggest
+    from headspace_tui.state.eventlog import EventLog
+
+    log = tmp_path / "events.db"
+    with EventLog(log) as events:
+        def answered(command: str, what: str = "1. Yes", cwd: str = "/srv/lab") -> None:
+            events.write("answer", "k1", {"tool": "Bash", "input": json.dumps({"command": command}), "what": f"Bash: {command} → {what}", "target": "lab:0.0", "host": "local", "cwd": cwd})
+
+        for _ in range(3):
+            answered('npm test -- "unit"')
+            answered("make build && make deploy")
+        answered('npm test -- "unit"', what="4. No")  # a refusal is not an approval
+        answered("ls", cwd="/srv/lab")  # once only
+    out, _ = rules_suggest(3, 7, log)
+    text = "\n".join(out)
+    assert 'command = "npm test -- unit"' in text and 'project = "/srv/lab"' in text and "shadow = true" in text
+    assert "make build && make deploy (3 times): not suggested" in text and 'command = "ls"' not in text
+    loaded = parse_rules("\n".join(line for line in out if not line.startswith("#")))
+    assert loaded.errors == () and [r.id for r in loaded.rules] == ["suggested-1"]
+    assert judge(loaded.rules, call('npm test -- "unit"')).decision is Decision.ALLOW
+    assert judge(loaded.rules, call("npm test -- e2e")).decision is None
+    assert rules_suggest(5, 7, log)[0] == ["# no request approved 5 times alike in the last 7 days"]
