@@ -105,6 +105,11 @@ def parse_time(text: object) -> float | None:
         return None
 
 
+def count(value: object) -> int:
+    """A token count from a CLI's record: a positive whole number, else 0 (a missing, null or edited field counts nothing)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
 def boot_time(proc: str = "/proc") -> float:
     with open(os.path.join(proc, "stat"), "rb") as f:
         for line in f:

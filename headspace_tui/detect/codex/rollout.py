@@ -35,21 +35,18 @@ from datetime import datetime, timedelta, timezone
 
 from ...shared.json_lines import JsonLinesTail, first_object
 from ...usage.model import PlanUse, Tokens, Usage
-from ..session_usage import AgentProcess, Follower, parse_time
+from ..session_usage import AgentProcess, Follower, count, parse_time
 
 META_CAP = 4 << 20  # the first line holds Codex's whole system prompt (about 50 KB on 0.169.0)
 
-
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def tokens_of(counts: object) -> Tokens:
     """One ``*_token_usage`` object as Tokens (uncached input; the cached and cache-written parts apart)."""
     if not isinstance(counts, dict):
         return Tokens()
-    cached, written = _int(counts.get("cached_input_tokens")), _int(counts.get("cache_write_input_tokens"))
-    return Tokens(max(0, _int(counts.get("input_tokens")) - cached - written), _int(counts.get("output_tokens")), cached, written)
+    cached, written = count(counts.get("cached_input_tokens")), count(counts.get("cache_write_input_tokens"))
+    return Tokens(max(0, count(counts.get("input_tokens")) - cached - written), count(counts.get("output_tokens")), cached, written)
 
 
 def plan_of(limits: object) -> tuple:
@@ -61,7 +58,7 @@ def plan_of(limits: object) -> tuple:
         window = limits.get(key)
         if isinstance(window, dict) and isinstance(window.get("used_percent"), (int, float)):
             resets = window.get("resets_at")
-            found.append(PlanUse(_int(window.get("window_minutes")), float(window["used_percent"]), float(resets) if isinstance(resets, (int, float)) else 0.0))
+            found.append(PlanUse(count(window.get("window_minutes")), float(window["used_percent"]), float(resets) if isinstance(resets, (int, float)) else 0.0))
     return tuple(found)
 
 
@@ -84,9 +81,9 @@ class RolloutFollower(Follower):
             elif line.get("type") == "event_msg" and payload.get("type") == "token_count" and isinstance(payload.get("info"), dict):
                 info = payload["info"]
                 last = info.get("last_token_usage") if isinstance(info.get("last_token_usage"), dict) else {}
-                context = _int(last.get("total_tokens")) - _int(last.get("reasoning_output_tokens"))
+                context = count(last.get("total_tokens")) - count(last.get("reasoning_output_tokens"))
                 plan = plan_of(payload.get("rate_limits")) or (self._usage.plan if self._usage else ())
-                self._usage = Usage(self._model, tokens_of(info.get("total_token_usage")), max(0, context), _int(info.get("model_context_window")), plan=plan)
+                self._usage = Usage(self._model, tokens_of(info.get("total_token_usage")), max(0, context), count(info.get("model_context_window")), plan=plan)
         if self._usage is not None and self._model and self._usage.model != self._model:
             self._usage = Usage(self._model, self._usage.tokens, self._usage.context_tokens, self._usage.context_window, plan=self._usage.plan)
         return self._usage

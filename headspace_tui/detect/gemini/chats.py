@@ -30,14 +30,11 @@ import os
 from ...shared.json_lines import JsonLinesTail, first_object
 from ...shared.safe_files import Unreadable, loads, read_regular
 from ...usage.model import Tokens, Usage
-from ..session_usage import AgentProcess, Follower, parse_time
+from ..session_usage import AgentProcess, Follower, count, parse_time
 
 HEAD_CAP = 1 << 20
 PROJECTS_CAP = 4 << 20
 
-
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 class ChatFollower(Follower):
@@ -58,11 +55,11 @@ class ChatFollower(Follower):
         tokens, model = Tokens(), ""
         for reply in replies:
             n = reply["tokens"]
-            cached = _int(n.get("cached"))
-            tokens += Tokens(max(0, _int(n.get("input")) - cached) + _int(n.get("tool")), _int(n.get("output")) + _int(n.get("thoughts")), cached, 0)
+            cached = count(n.get("cached"))
+            tokens += Tokens(max(0, count(n.get("input")) - cached) + count(n.get("tool")), count(n.get("output")) + count(n.get("thoughts")), cached, 0)
             model = reply["model"] if isinstance(reply.get("model"), str) else model
         last = replies[-1]["tokens"]
-        return Usage(model, tokens, _int(last.get("input")) + _int(last.get("tool")))
+        return Usage(model, tokens, count(last.get("input")) + count(last.get("tool")))
 
     def _fold(self, line: dict) -> None:
         changed = line.get("$set")

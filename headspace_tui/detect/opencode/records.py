@@ -27,7 +27,7 @@ import sqlite3
 from urllib.parse import quote
 
 from ...usage.model import Tokens, Usage
-from ..session_usage import AgentProcess, Follower
+from ..session_usage import AgentProcess, Follower, count
 
 TOTALS = """
 SELECT sum(tokens_input), sum(tokens_output) + sum(tokens_reasoning), sum(tokens_cache_read), sum(tokens_cache_write)
@@ -42,9 +42,6 @@ SELECT id, time_created FROM session
 WHERE directory = :cwd AND parent_id IS NULL AND time_created >= :since ORDER BY time_created DESC
 """
 
-
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def database(agent: AgentProcess) -> str:
@@ -92,10 +89,10 @@ class SessionFollower(Follower):
         step = _loads(last[0]) if last else {}
         tokens = _dict(step.get("tokens"))
         cache = _dict(tokens.get("cache"))
-        context = _int(tokens.get("input")) + _int(cache.get("read")) + _int(cache.get("write"))
+        context = count(tokens.get("input")) + count(cache.get("read")) + count(cache.get("write"))
         named = step.get("modelID")
         model = named if isinstance(named, str) else (self._usage.model if self._usage else "")
-        self._usage = Usage(model, Tokens(*(_int(n) for n in totals)), context)
+        self._usage = Usage(model, Tokens(*(count(n) for n in totals)), context)
         return self._usage
 
 
