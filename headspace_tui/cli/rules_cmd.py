@@ -37,7 +37,7 @@ def rules_list(path: Path | None = None, log: Path | None = None) -> tuple[list[
     paused = pauses([e for e in history if e.kind == "rules_pause"])
     now = time.time()
     for rule, line in zip(loaded.rules, describe(loaded.rules), strict=True):
-        first = next((e.ts for e in history if e.kind == "rule_loaded" and e.payload.get("rule") == rule.id), None)
+        first = next((e.ts for e in history if e.kind == "rule_loaded" and (e.payload.get("rule"), e.payload.get("text")) == rule.key), None)
         uses = sum(1 for e in history if e.kind == "rule_answer" and rule.id in str(e.payload.get("rule", "")).split("+"))
         if rule.permanent:
             life = "never expires"

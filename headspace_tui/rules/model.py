@@ -8,6 +8,7 @@ Pure data: the matching is ``judge.py``, the file ``rules_file.py``.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -49,6 +50,11 @@ class Rule:
     @property
     def shell(self) -> bool:
         return bool(self.command or self.prefix)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """(id, a hash of its text): the rule as written now; an edited rule is another, with a ttl and uses of its own."""
+        return self.id, hashlib.sha256(self.source.encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)

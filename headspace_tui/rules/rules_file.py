@@ -13,6 +13,7 @@ answer for anyone).  Rules start in shadow mode unless the table says
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import stat
@@ -43,6 +44,7 @@ class Loaded:
     rules: tuple[Rule, ...] = ()
     errors: tuple[str, ...] = ()
     path: str = ""
+    digest: str = ""  # a hash of the file's text as read, for the audit ("" when there was none)
 
 
 def default_path(env: dict[str, str] | None = None) -> Path:
@@ -64,6 +66,7 @@ def load(path: Path | str, *, uid: int | None = None) -> Loaded:
 
 
 def parse_rules(text: str, path: str = "rules.toml") -> Loaded:
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -86,7 +89,7 @@ def parse_rules(text: str, path: str = "rules.toml") -> Loaded:
             errors.append(f"{path}:{line}: rule {name} refused: {exc}")
             continue
         rules.append(rule)
-    return Loaded(tuple(rules), tuple(errors), path)
+    return Loaded(tuple(rules), tuple(errors), path, digest)
 
 
 def _table_lines(text: str) -> list[int]:

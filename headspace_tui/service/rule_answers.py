@@ -25,7 +25,6 @@ a rule's ``ttl`` runs from when it was first read (the event log keeps it).
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 import os
@@ -57,7 +56,6 @@ class RuleBook:
         self.notice = notice
         self._seen: tuple | None = None
         self.loaded = Loaded(path=str(path))
-        self.digest = ""
 
     def current(self) -> Loaded:
         try:
@@ -68,10 +66,6 @@ class RuleBook:
         if seen != self._seen:
             self._seen = seen
             self.loaded = load(self.path) if seen is not None else Loaded(path=str(self.path))
-            try:
-                self.digest = hashlib.sha256(self.path.read_bytes()).hexdigest()[:16] if seen is not None else ""
-            except OSError:
-                self.digest = ""
             for error in self.loaded.errors:
                 self.notice(error)
         return self.loaded
@@ -162,7 +156,7 @@ class RuleAnswers:
         audit = {
             "rule": verdict.rule,
             "decision": verdict.decision.value,
-            "rules_file": self.book.digest,
+            "rules_file": self.book.loaded.digest,
             "fields": list(verdict.matched),
             "host": agent.host,
             "pane": agent.target,
@@ -227,10 +221,10 @@ class RuleAnswers:
     # -- a rule's life ------------------------------------------------------------------
     def _key(self, rules: tuple[Rule, ...], rule_id: str) -> tuple[str, str] | None:
         rule = next((r for r in rules if r.id == rule_id), None)
-        return (rule.id, hashlib.sha256(rule.source.encode()).hexdigest()[:16]) if rule is not None else None
+        return rule.key if rule is not None else None
 
     def _usable(self, rule: Rule, now: float) -> bool:
-        key = (rule.id, hashlib.sha256(rule.source.encode()).hexdigest()[:16])
+        key = rule.key
         if key not in self._first:
             self._first[key], self._uses[key] = self._remembered(key, now)
         if not rule.permanent and now - self._first[key] > rule.ttl:
