@@ -31,7 +31,7 @@ KIND = "usage"
 def added(before: tuple[Tokens, float | None] | None, now: Usage) -> Spent:
     """What ``now``'s totals add to ``before``'s (all of them when there was none, or when they went down: a new conversation)."""
     tokens, cost = now.tokens, now.cost_usd
-    if before is not None and all(n >= b for n, b in zip(_counts(tokens), _counts(before[0]), strict=True)):
+    if before is not None and all(n >= b for n, b in zip(tokens.to_list(), before[0].to_list(), strict=True)):
         tokens = tokens - before[0]
         if cost is not None and before[1] is not None:
             cost = max(0.0, cost - before[1])
@@ -40,23 +40,13 @@ def added(before: tuple[Tokens, float | None] | None, now: Usage) -> Spent:
     return Spent(tokens, round(cost, 6), 0)
 
 
-def _counts(tokens: Tokens) -> tuple[int, int, int, int]:
-    return tokens.input, tokens.output, tokens.cache_read, tokens.cache_write
-
-
-def _tokens(value: object) -> Tokens | None:
-    if isinstance(value, list) and len(value) == 4 and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in value):
-        return Tokens(*value)
-    return None
-
-
 def _number(value: object) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def spent_of(event: StoredEvent) -> Spent | None:
     """A ``usage`` event's ``spent`` (None: not one, or edited into something else)."""
-    tokens = _tokens(event.payload.get("spent"))
+    tokens = Tokens.from_list(event.payload.get("spent"))
     cost, unpriced = _number(event.payload.get("spent_usd")), event.payload.get("unpriced")
     if tokens is None or cost is None or not isinstance(unpriced, int):
         return None
@@ -112,9 +102,9 @@ class UsageLedger:
             "ts": now,
             "name": agent.target + (f" ({agent.cwd.rstrip('/').rsplit('/', 1)[-1]})" if agent.cwd else ""),
             "model": usage.model,
-            "tokens": list(_counts(usage.tokens)),
+            "tokens": usage.tokens.to_list(),
             "cost_usd": usage.cost_usd,
-            "spent": list(_counts(spent.tokens)),
+            "spent": spent.tokens.to_list(),
             "spent_usd": spent.cost_usd,
             "unpriced": spent.unpriced,
         }
@@ -151,7 +141,7 @@ class UsageLedger:
             except EventLogError:
                 rows = []
             if rows:
-                tokens = _tokens(rows[-1].payload.get("tokens"))
+                tokens = Tokens.from_list(rows[-1].payload.get("tokens"))
                 if tokens is not None:
                     return tokens, _number(rows[-1].payload.get("cost_usd"))
         return Tokens(), None

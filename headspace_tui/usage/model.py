@@ -24,6 +24,16 @@ class Tokens:
     def total(self) -> int:
         return self.input + self.output + self.cache_read + self.cache_write
 
+    def to_list(self) -> list[int]:
+        return [self.input, self.output, self.cache_read, self.cache_write]
+
+    @classmethod
+    def from_list(cls, value: object) -> Tokens | None:
+        """``to_list``'s four counts back, from data written elsewhere (the probe's answer, the event log); None: not that."""
+        if isinstance(value, list) and len(value) == 4 and all(_count(n) for n in value):
+            return cls(*value)
+        return None
+
     def to_dict(self) -> dict[str, int]:
         return {"input": self.input, "output": self.output, "cache_read": self.cache_read, "cache_write": self.cache_write}
 
@@ -71,7 +81,7 @@ class Usage:
         """As plain JSON, for the probe's answer (a remote host sends numbers, not files)."""
         return {
             "model": self.model,
-            "tokens": [self.tokens.input, self.tokens.output, self.tokens.cache_read, self.tokens.cache_write],
+            "tokens": self.tokens.to_list(),
             "context_tokens": self.context_tokens,
             "context_window": self.context_window,
             "plan": [[p.window_minutes, p.used_pct, p.resets_at] for p in self.plan],
@@ -82,8 +92,8 @@ class Usage:
         """``to_row``'s JSON back (None: not that shape); the cost is estimated here, not sent."""
         if not isinstance(row, dict):
             return None
-        tokens, plan = row.get("tokens"), row.get("plan") or []
-        if not (isinstance(tokens, list) and len(tokens) == 4 and all(_count(n) for n in tokens)) or not isinstance(plan, list):
+        tokens, plan = Tokens.from_list(row.get("tokens")), row.get("plan") or []
+        if tokens is None or not isinstance(plan, list):
             return None
         context, window = row.get("context_tokens"), row.get("context_window")
         if not (_count(context) and _count(window) and isinstance(row.get("model"), str)):
@@ -91,7 +101,7 @@ class Usage:
         windows = tuple(
             PlanUse(int(p[0]), float(p[1]), float(p[2])) for p in plan if isinstance(p, list) and len(p) == 3 and _count(p[0]) and all(isinstance(v, (int, float)) for v in p[1:])
         )
-        return cls(str(row["model"])[:200], Tokens(*tokens), int(context), int(window), plan=windows)  # type: ignore[arg-type]
+        return cls(str(row["model"])[:200], tokens, int(context), int(window), plan=windows)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
