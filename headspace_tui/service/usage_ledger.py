@@ -86,10 +86,10 @@ class UsageLedger:
             return
         if key not in self._last:
             self._last[key] = self._logged(key)
-        before = self._last.get(key)
-        if before is not None and before == (usage.tokens, usage.cost_usd):
+        before = self._last[key]  # zero counts when none were logged: all of it is new, as with none
+        if before == (usage.tokens, usage.cost_usd):
             return
-        spent = added(before if before != (Tokens(), None) else None, usage)
+        spent = added(before, usage)
         self._last[key] = (usage.tokens, usage.cost_usd)
         if not spent.tokens.total and not spent.cost_usd:
             return
