@@ -119,6 +119,7 @@ class Journal:
         journal kept every one's history forever, about 28 KB each.
         """
         self.evidence.ended(key)
+        self.ledger.forget(key)
         history = self.agents.pop(key, None)
         if history is None:
             return

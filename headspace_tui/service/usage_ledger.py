@@ -112,6 +112,10 @@ class UsageLedger:
             self._kept = (self._kept + [StoredEvent(0, now, key, KIND, {k: v for k, v in event.items() if k not in ("kind", "agent", "ts")})])[-10_000:]
         self.writer.write([event])
 
+    def forget(self, key: str) -> None:
+        """The agent is gone: its last totals go with it (its events stay in the log; a key seen again asks the log once more)."""
+        self._last.pop(key, None)
+
     def today(self, now: float) -> Spent:
         """What was spent since midnight, earlier runs' events included."""
         midnight = start_of_day(now)

@@ -95,3 +95,15 @@ def test_without_an_event_log_the_run_still_counts_its_own_day():
     memory.used("k1", agent(usage(200, 20, 1.0)))
     assert memory.today(clock.now).cost_usd == 1.0
     assert [r.spent.cost_usd for r in memory.days(clock.now, 14)] == [1.0]
+
+
+def test_an_agent_that_ended_is_let_go_and_counts_nothing_twice_if_it_comes_back(tmp_path):
+    """Under churn thousands of agents come and go: the ledger keeps no totals for those gone, and the log still knows them."""
+    clock = Clock(NOON)
+    with EventLog(tmp_path / "events.db") as log:
+        kept = ledger(log, clock)
+        kept.used("k1", agent(usage(100, 10, 0.5)))
+        kept.forget("k1")
+        assert kept._last == {}
+        kept.used("k1", agent(usage(100, 10, 0.5)))  # the same agent's totals read again: the log says they were counted
+        assert log.count() == 1 and kept.today(clock.now).cost_usd == 0.5
