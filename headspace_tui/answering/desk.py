@@ -20,12 +20,21 @@ interface; without, it only keeps the audit.  It
 * ``decide`` hands a decision to the hook and records it; ``record`` is the
   audit for every answer (hook, keys, pane): the row's ``answered`` text and
   an ``Answered`` event for the journal.
+
+Codex's own hook (``PendingCall.family == "codex"``) is another kind of
+request: Codex draws no dialog until its hooks return, so nobody can look
+at it and only the rules may answer it, at once.  It comes without a pane;
+the desk asks ``locate`` for the agent whose conversation it is and hands it
+to ``held`` (the rules), which answers it or lets it go; without either, or
+when no single agent is found, it is let go at once and Codex draws its
+dialog, answered by keys like any other.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -81,6 +90,10 @@ class AnswerDesk:
         self._keys: set[str] = set()  # panes headspace is sending keys to right now
         self.last: dict[str, Answered] = {}  # the last answer per pane, for the why view
         self._changes: dict[int, dict[str, Any] | None] = {}  # each waiting request's proposed change (None: no file edit)
+        # A held-back call (Codex's hook): which pane's agent asked, and who may answer it (the service's rules).
+        self.locate: Callable[[PendingCall], Awaitable[str | None]] | None = None
+        self.held: Callable[[PendingCall], object] | None = None
+        self._locating: set[asyncio.Task] = set()
 
     # -- the channel ---------------------------------------------------------------
     async def open(self, make: MakeChannel) -> str | None:
@@ -103,6 +116,8 @@ class AnswerDesk:
         self._changes.clear()
 
     def _accept(self, call: PendingCall) -> bool:
+        if call.family == "codex":
+            return self._hold(call)
         seen = self.watched(call.pane_id)
         if seen is None or seen.agent.offline:
             return False
@@ -111,8 +126,35 @@ class AnswerDesk:
         self.observed(call.pane_id)  # a dialog already drawn shows it is answerable now
         return True
 
+    def _hold(self, call: PendingCall) -> bool:
+        """A Codex call: kept while its agent is looked for, then handed to the rules (or let go)."""
+        if self.locate is None or self.held is None:
+            return False
+        try:
+            task = asyncio.get_running_loop().create_task(self._place(call))
+        except RuntimeError:
+            return False
+        self._locating.add(task)
+        task.add_done_callback(self._locating.discard)
+        return True
+
+    async def _place(self, call: PendingCall) -> None:
+        assert self.locate is not None and self.held is not None
+        try:
+            pane_id = await self.locate(call)
+        except Exception:  # a failed search leaves the call to Codex's own dialog
+            log.exception("finding the agent of a Codex hook call")
+            pane_id = None
+        seen = self.watched(pane_id) if pane_id else None
+        if pane_id is None or seen is None or seen.agent.offline or seen.agent.family != "codex":
+            self.let_go(call)
+            return
+        self.held(replace(call, pane_id=pane_id))
+
     def _gone(self, call: PendingCall) -> None:
         """The hook left on its own (its wait ran out): the dialog is the keys' again."""
+        if not call.pane_id:
+            return  # a held-back call never tagged a row
         self._shown.discard(call.id)
         self._changes.pop(call.id, None)
         self._tag(call.pane_id)
@@ -125,7 +167,7 @@ class AnswerDesk:
         seen = self.watched(pane_id)
         if seen is None:
             for call in calls:
-                self._let_go(call)
+                self.let_go(call)
             return
         observation = seen.agent.observation
         fits = []
@@ -134,7 +176,7 @@ class AnswerDesk:
                 self._shown.add(call.id)
                 fits.append(call)
             elif call.id in self._shown and observation.state not in _UNSURE and self._moved_on(observation):
-                self._let_go(call)
+                self.let_go(call)
                 if pane_id not in self._keys:
                     self.record(seen.agent, Channel.PANE, call.describe(), call)
         holder = _one(fits)
@@ -150,7 +192,8 @@ class AnswerDesk:
             return True
         return observation.prompt is not None and bool(observation.prompt.options)
 
-    def _let_go(self, call: PendingCall) -> None:
+    def let_go(self, call: PendingCall) -> None:
+        """Let the hook go without a decision: the dialog is answered by keys (or, for Codex, drawn now)."""
         self._shown.discard(call.id)
         self._changes.pop(call.id, None)
         if self.channel is not None:

@@ -175,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="start it on this remote host (a [hosts.NAME], or anything ssh accepts): needs --session and an absolute DIR there; no --worktree",
     )
 
-    hooks = sub.add_parser("hooks", help="add or remove headspace's Claude Code hooks (settings.json)")
+    hooks = sub.add_parser("hooks", help="add or remove headspace's Claude Code hooks (settings.json), or its rules hook for Codex (--codex)")
     hooks_sub = hooks.add_subparsers(dest="hooks_action", metavar="ACTION", required=True)
     for action, text in (
         ("install", "register headspace's hook for every event it reads (backs the file up first)"),
@@ -194,6 +194,12 @@ def build_parser() -> argparse.ArgumentParser:
             metavar="HOST",
             help="on this remote host (a [hosts.NAME], or anything ssh accepts), through its ssh connection: its user settings "
             "($CLAUDE_CONFIG_DIR there, else ~/.claude), with the hook program put in ~/.local/share/headspace/hook there",
+        )
+        hook_action.add_argument(
+            "--codex",
+            action="store_true",
+            help="Codex CLI's hooks.json ($CODEX_HOME, else ~/.codex) instead: one PermissionRequest hook through which your "
+            "rules (headspace rules) answer Codex's commands; Codex asks you to trust it at its next start",
         )
         if action == "install":
             hook_action.add_argument(
@@ -738,6 +744,8 @@ def cmd_hooks(args: argparse.Namespace) -> int:
     from ..hooks.settings import ANSWER_WAIT, DENIED_EVENT, HooksError, backup_path, install, status, uninstall
     from .hooks_text import said
 
+    if args.codex:
+        return _codex_hooks(args)
     if args.host:
         from .hooks_remote import RemoteHooksError, run
 
@@ -776,6 +784,39 @@ def cmd_hooks(args: argparse.Namespace) -> int:
                 "answer_wait": found.answer_wait,
             }
             print(said("status", facts, None))
+    except HooksError as exc:
+        raise UserError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"{path}: {exc.strerror or exc}") from None
+    return EXIT_OK
+
+
+def _codex_hooks(args: argparse.Namespace) -> int:
+    """``headspace hooks ACTION --codex``: the rules hook in Codex's own hooks.json, on this machine."""
+    import os
+
+    from ..hooks.settings import ANSWER_EVENT, HooksError, backup_path, install_codex, status, uninstall
+
+    if args.host or args.project is not None or getattr(args, "answer", False) or getattr(args, "wait", None) is not None:
+        raise UserError("--codex goes alone: Codex's own hooks.json on this machine")
+    home = os.environ.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex")
+    path = Path(home) / "hooks.json"
+    try:
+        if args.hooks_action == "install":
+            changed = install_codex(path)
+            backup = backup_path(path)
+            where = f"backup: {backup}" if backup.exists() else "new file"
+            if changed:
+                print(f"installed headspace's rules hook for Codex in {path} ({where}); Codex asks you to trust it at its next start (or in /hooks)")
+            else:
+                print(f"headspace's rules hook for Codex already installed in {path}")
+        elif args.hooks_action == "uninstall":
+            done = uninstall(path)
+            print({"absent": f"no headspace hook in {path}"}.get(done, f"removed headspace's rules hook for Codex from {path} ({done})"))
+        else:
+            found = status(path)
+            on = ANSWER_EVENT in found.events
+            print(f"headspace's rules hook for Codex {'installed' if on else 'not installed'} in {path}" + ("" if found.exists else " (no such file)"))
     except HooksError as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:

@@ -179,6 +179,21 @@ class SessionUsage:
         usage = held[1].read() if held[1] is not None else None
         return usage if usage is not None else Usage()
 
+    def record_path(self, family: str, pid: int) -> str | None:
+        """The session record the agent owns now, searched for at once (a hook's call names its record): None when none is told apart."""
+        kind = self.kinds.get(family)
+        if kind is None or pid <= 0:
+            return None
+        agent = self._agent(kind, pid)
+        try:
+            found = kind.find(agent) if agent is not None else None
+        except (OSError, ValueError, LookupError, sqlite3.Error):
+            return None
+        held = self._followers.get(pid)
+        if found is not None and agent is not None and (held is None or held[1] is None or held[1].path != found.path):
+            self._followers[pid] = (agent.started, found, self.clock())  # what the next read follows
+        return found.path if found is not None else None
+
     def forget(self, alive: set) -> None:
         """Let go of agents that are gone."""
         for pid in [p for p in self._followers if p not in alive]:

@@ -77,6 +77,10 @@ class PendingCall:
     tool_input: dict[str, Any] = field(hash=False, compare=False)
     cwd: str = ""
     arrived: float = 0.0  # time.time() when headspace got it
+    # "codex": Codex's own hook, which holds its dialog back until it returns (hooks/program.py): no pane or pid of
+    # its own (``pane_id`` "" until the desk finds the agent by ``transcript``, its conversation's record), rules only.
+    family: str = "claude"
+    transcript: str = ""
 
     @classmethod
     def from_payload(cls, call_id: int, record: Any, arrived: float) -> PendingCall | None:
@@ -85,6 +89,7 @@ class PendingCall:
             return None
         tool_input = record.get("tool_input")
         pid = record.get("pid")
+        family = "codex" if record.get("family") == "codex" else "claude"
         call = cls(
             id=call_id,
             pane_id=_text(record, "tmux_pane"),
@@ -94,7 +99,12 @@ class PendingCall:
             tool_input=dict(tool_input) if isinstance(tool_input, dict) else {},
             cwd=_text(record, "cwd"),
             arrived=arrived,
+            family=family,
+            transcript=_text(record, "transcript_path"),
         )
+        if family == "codex":
+            # Its pane is found by its conversation's record; a call without one is nobody's.
+            return call if call.tool_name and call.transcript and not call.pane_id else None
         if not call.pane_id.startswith("%") or not call.tool_name or call.tool_name in NOT_ANSWERABLE:
             return None
         return call
@@ -225,9 +235,12 @@ def allow(message: str = "") -> dict[str, Any]:
     return decision
 
 
-def deny(message: str) -> dict[str, Any]:
-    """Refuse, and stop the turn as "No" in the dialog does ("Interrupted · What should Claude do instead?")."""
-    return {"behavior": "deny", "message": message, "interrupt": True}
+def deny(message: str, *, interrupt: bool = True) -> dict[str, Any]:
+    """Refuse, and stop the turn as "No" in the dialog does ("Interrupted · What should Claude do instead?").
+
+    ``interrupt=False`` for Codex's hook, which fails an answer carrying it closed.
+    """
+    return {"behavior": "deny", "message": message, **({"interrupt": True} if interrupt else {})}
 
 
 def choose(call: PendingCall, label: str) -> dict[str, Any]:

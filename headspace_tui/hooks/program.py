@@ -33,6 +33,15 @@ not watching that pane, no decision in time, headspace gone) prints nothing,
 and Claude's own dialog, which 2.1.330 draws while the hook runs, stays the
 way to answer.  The socket is used only inside a private base folder and only
 when it is a socket of this user.
+
+``program.py answer SECONDS codex`` is the same for Codex CLI's own
+PermissionRequest hook (``headspace hooks install --codex``), which asks
+only headspace's rules.  Codex runs its hooks from its shared app-server
+daemon and draws no dialog until they return, so: the record says
+``family: codex`` and carries no ``tmux_pane`` or ``pid`` (the daemon's are
+not the asking agent's; headspace finds the agent by the conversation's
+record, ``transcript_path``), the wait is short, and a deny never carries
+``interrupt`` or ``updatedInput`` (Codex fails such an answer closed).
 """
 
 import json
@@ -104,7 +113,7 @@ def _claude_pid():
     return grandparent if comm in SHELLS and grandparent > 1 else ppid
 
 
-def _record(data, ts):
+def _record(data, ts, family="claude"):
     text = data.decode("utf-8", "replace")
     record = None
     try:
@@ -115,9 +124,14 @@ def _record(data, ts):
         pass
     if record is None:
         record = {"raw": text}
-    record["tmux_pane"] = os.environ.get("TMUX_PANE", "")
     record["ts"] = ts
-    record["pid"] = _claude_pid()
+    if family == "codex":
+        record["family"] = "codex"
+        record["tmux_pane"] = ""
+        record["pid"] = 0
+    else:
+        record["tmux_pane"] = os.environ.get("TMUX_PANE", "")
+        record["pid"] = _claude_pid()
     return json.dumps(record, ensure_ascii=False).encode("utf-8", "replace")
 
 
@@ -125,7 +139,7 @@ MAX_REPLY = 1 << 20
 BEHAVIOURS = ("allow", "deny")
 
 
-def _decision(reply):
+def _decision(reply, family="claude"):
     """The hook output for headspace's reply, or None: only a well-formed allow or deny passes."""
     try:
         parsed = json.loads(reply.decode("utf-8"))
@@ -137,6 +151,8 @@ def _decision(reply):
     out = {"behavior": decision["behavior"]}
     if isinstance(decision.get("message"), str):
         out["message"] = decision["message"]
+    if family == "codex":
+        return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": out}}
     if decision["behavior"] == "allow" and isinstance(decision.get("updatedInput"), dict):
         out["updatedInput"] = decision["updatedInput"]
     if decision["behavior"] == "deny" and decision.get("interrupt") is True:
@@ -144,7 +160,7 @@ def _decision(reply):
     return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": out}}
 
 
-def answer(wait):
+def answer(wait, family="claude"):
     """Ask headspace for a decision on this PermissionRequest; print it, or nothing."""
     started = time.monotonic()
     data = _read_stdin()
@@ -160,7 +176,7 @@ def answer(wait):
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(1.0)
     sock.connect(path)  # refused: a stale socket, nobody listening
-    sock.sendall(_record(data, time.time()) + b"\n")
+    sock.sendall(_record(data, time.time(), family) + b"\n")
     chunks = []
     size = 0
     while True:
@@ -175,7 +191,7 @@ def answer(wait):
         size += len(chunk)
         if b"\n" in chunk or size > MAX_REPLY:
             break
-    output = _decision(b"".join(chunks).split(b"\n", 1)[0])
+    output = _decision(b"".join(chunks).split(b"\n", 1)[0], family)
     if output is not None:
         sys.stdout.write(json.dumps(output))
         sys.stdout.flush()
@@ -215,7 +231,7 @@ def _wait_from(argv):
 if __name__ == "__main__":
     try:
         if sys.argv[1:2] == ["answer"]:
-            answer(_wait_from(sys.argv))
+            answer(_wait_from(sys.argv), "codex" if sys.argv[3:4] == ["codex"] else "claude")
         else:
             main()
     except BaseException:  # noqa: BLE001 - a hook must never fail Claude's tool call: exit 0, say nothing

@@ -312,6 +312,10 @@ class RemoteHost:
         except (ProbeError, TimeoutError):
             return None
 
+    async def record_path(self, family: str, pid: int) -> str | None:
+        """Not asked there: a Codex hook's call on another host is not placed (its dialog is answered by keys)."""
+        return None
+
 
 class RemoteTrees(Trees):
     """Snapshots and diffs taken on the host by its probe (probe_changes.py): git runs there, the diff comes back capped."""

@@ -83,6 +83,7 @@ class Verdict:
     shadow: bool = False
     why: str = ""
     matched: tuple[str, ...] = field(default=())  # the fields that matched, for the audit
+    answered: bool = False  # the hook took the rule's answer
 
 
 def denied(what: str) -> bool:

@@ -254,6 +254,7 @@ class Service:
             self.subscribe(self._rules.on_event)
             for monitor in fleet.monitors.values():
                 monitor.subscribe(self._rules.on_answer)  # a refusal of what a rule would allow pauses that rule
+                monitor.desk.held = self._rules.consider_held  # Codex's hook: its call is the rules' alone
 
     @classmethod
     def build(

@@ -72,6 +72,8 @@ class Host(Protocol):
 
         An empty ``Usage``: nothing counted (or not told apart); None: the host could not be asked.
         """
+    async def record_path(self, family: str, pid: int) -> str | None:
+        """The session record the agent owns, searched for now (detect/session_usage.py); None when not told apart or not known here."""
     def trees(self) -> Trees:
         """Where snapshots of its agents' work trees are taken (service/work_changes.py)."""
 
@@ -141,6 +143,13 @@ class LocalHost:
                 return self._usage.read(family, pid)
 
         return await asyncio.to_thread(read)
+
+    async def record_path(self, family: str, pid: int) -> str | None:
+        def find() -> str | None:
+            with self._usage_lock:
+                return self._usage.record_path(family, pid)
+
+        return await asyncio.to_thread(find)
 
     def trees(self) -> Trees:
         return LocalTrees()

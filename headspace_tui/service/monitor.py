@@ -41,6 +41,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -52,6 +53,7 @@ from ..detect.fusion import Fuser
 from ..detect.session_usage import FIND_EVERY
 from ..detect.sources import Source
 from ..events import Event, Notice, PaneCaptured, ProblemChanged
+from ..hooks.calls import PendingCall
 from ..hooks.spool import HookEvent
 from ..model import Agent, Observation
 from ..tmux.control import ControlClient, ControlError
@@ -129,6 +131,7 @@ class Monitor:
         self.journal = journal
         self.store = AgentStore(self.host.name)
         self.desk = AnswerDesk(self.store, self._watched, clock)
+        self.desk.locate = self._locate_held
         self.panes: dict[str, PaneWatch] = {}  # every watched pane, by id
         self._retry = remote_retry()  # reconnecting to a remote host
         self._discover_soon = asyncio.Event()
@@ -517,6 +520,24 @@ class Monitor:
         watch = self.panes.get(pane_id)
         agent = self.store.agents.get(pane_id)
         return Watched(agent, watch.agent_pid or 0) if watch is not None and agent is not None else None
+
+    async def _locate_held(self, call: PendingCall) -> str | None:
+        """The pane of the one watched Codex agent whose conversation record a Codex hook's call names (None: not told apart).
+
+        The record is the agent's by folder and time (detect/session_usage.py):
+        two Codex agents in one folder own none, so neither is named.
+        """
+        if not call.transcript:
+            return None
+        wanted = os.path.realpath(call.transcript)
+        found = []
+        for pane_id, watch in list(self.panes.items()):
+            if watch.family is None or watch.family.name != "codex" or not watch.agent_pid:
+                continue
+            path = await self.host.record_path("codex", watch.agent_pid)
+            if path and os.path.realpath(path) == wanted:
+                found.append(pane_id)
+        return found[0] if len(found) == 1 else None
 
     # -- asked by the answering side -------------------------------------------------------
     def mark(self, pane_id: str, delivery: str) -> None:

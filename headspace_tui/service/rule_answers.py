@@ -14,6 +14,10 @@ itself), and it is the dialog the row shows.  Only then are the rules asked
 * a shadow rule answers nothing: a ``rule_shadow`` event says what it
   would have done;
 * ``notify`` answers nothing and rings (a notice);
+* Codex's own hook holds its call back until it returns, with no dialog
+  drawn: the desk finds the agent by the call's conversation record and
+  hands it here (``consider_held``); a live rule answers it at once,
+  anything else lets it go and Codex draws its dialog;
 * an expired rule (its ``ttl`` from when it was first loaded, kept in the
   log so a restart does not renew it) or one used ``max_uses`` times is
   not asked.
@@ -69,6 +73,12 @@ class RuleBook:
             for error in self.loaded.errors:
                 self.notice(error)
         return self.loaded
+
+
+def _network(call: PendingCall) -> bool:
+    """Codex asks its hook about a command's network access as a Bash call too ("network-access <domain>"): never a rule's."""
+    description = call.tool_input.get("description")
+    return isinstance(description, str) and description.startswith("network-access")
 
 
 def call_of(pending: PendingCall, agent: Agent) -> Call:
@@ -140,6 +150,21 @@ class RuleAnswers:
         pending = desk.call_for(pane_id)
         if pending is None or (pane_id, pending.id) in self._judged:
             return None
+        return self._rule(agent, desk, pending)
+
+    def consider_held(self, call: PendingCall) -> Verdict | None:
+        """A Codex hook's call, its agent found (answering/desk.py): answered by a live rule now, or let go so Codex draws its dialog."""
+        agent, desk = self.agent(call.pane_id), self.desk_of(call.pane_id)
+        if desk is None:
+            return None
+        verdict = None
+        if agent is not None and (call.pane_id, call.id) not in self._judged and not _network(call):
+            verdict = self._rule(agent, desk, call)
+        if verdict is None or not verdict.answered:
+            desk.let_go(call)
+        return verdict
+
+    def _rule(self, agent: Agent, desk: AnswerDesk, pending: PendingCall) -> Verdict | None:
         loaded = self.book.current()
         if not loaded.rules:
             return None
@@ -148,7 +173,7 @@ class RuleAnswers:
         usable = [rule for rule in loaded.rules if self._usable(rule, now) and not is_paused(paused, rule.id, agent.host)]
         call = call_of(pending, agent)
         verdict = judge(usable, call)
-        self._judged[(pane_id, pending.id)] = verdict
+        self._judged[(agent.pane_id, pending.id)] = verdict
         while len(self._judged) > JUDGED_KEPT:
             del self._judged[next(iter(self._judged))]
         if verdict.decision is None:
@@ -160,6 +185,7 @@ class RuleAnswers:
             "fields": list(verdict.matched),
             "host": agent.host,
             "pane": agent.target,
+            "family": call.family,
             "tool": pending.tool_name,
             "detail": pending.detail,
             "why": verdict.why,
@@ -174,13 +200,15 @@ class RuleAnswers:
         if verdict.decision is Decision.ALLOW:
             sent = desk.decide(pending, allow(), f"{pending.describe()} ✓ by rule {verdict.rule}")
         else:
-            sent = desk.decide(pending, deny(f"headspace rule {verdict.rule} refused this"), f"{pending.describe()} ✗ by rule {verdict.rule}")
+            refusal = deny(f"headspace rule {verdict.rule} refused this", interrupt=pending.family != "codex")
+            sent = desk.decide(pending, refusal, f"{pending.describe()} ✗ by rule {verdict.rule}")
         if sent:
             for rule_id in verdict.rule.split("+"):
                 key = self._key(loaded.rules, rule_id)
                 if key is not None:
                     self._uses[key] = self._uses.get(key, 0) + 1
             self._write("rule_answer", agent, audit)
+            return replace(verdict, answered=True)
         return verdict
 
     def on_answer(self, event: Event) -> None:

@@ -5,7 +5,8 @@ The rules file lives where users keep it ($XDG_CONFIG_HOME/headspace/rules.toml,
 command through Claude's hook within a second (the command runs, the event
 log names the rule); the same command joined to another by ``&&`` or ``;``
 still waits for the person; a shadow rule answers nothing and logs what it
-would have done.
+would have done.  Codex's own hook, trusted at Codex's start, is answered
+the same way.
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ import pytest
 from headspace_tui.hooks import settings as hook_settings
 from headspace_tui.state.eventlog import EventLog
 from tests.e2e.test_resident_service import run, started
+from tests.harness import codex_api
 from tests.harness import fake_api as api
+from tests.harness.codex_agent import APPROVAL, CodexSession, find_codex
+from tests.harness.npm_binary import require
 from tests.harness.wait import poll
 
 pytestmark = pytest.mark.e2e
@@ -66,10 +70,15 @@ def events(state: Path, kind: str) -> list[dict]:
         return [e.payload for e in log.query(kind=kind)]
 
 
-def test_an_allow_answers_its_command_and_a_compound_one_still_waits(claude_session, private_tmux, services, where):
+def test_an_allow_answers_its_command_and_compound_ones_still_wait(claude_session, private_tmux, services, where):
     tag, config, state = where
-    first, second = f"/tmp/{tag}_1", f"/tmp/{tag}_2"
-    script = [api.bash(f"touch {first}", "Make x_1"), api.text("Made one."), api.bash(f"touch {second} && echo {tag}-curl", "Make x_2"), api.text("Made two.")]
+    first, second, third = f"/tmp/{tag}_1", f"/tmp/{tag}_2", f"/tmp/{tag}_3"
+    script = [
+        api.bash(f"touch {first}", "Make x_1"),
+        api.text("Made one."),
+        api.bash(f"touch {second} && curl -s http://127.0.0.1:9/{tag}", "Make x_2"),
+        api.bash(f"touch {third}; rm -rf ~", "Make x_3"),  # HOME is this test's own; it is never run
+    ]
     session = hooked(claude_session, script, "ruled")
     rules_file(
         config,
@@ -104,8 +113,17 @@ not_match = ["touch /tmp/{tag}_2 && curl https://example.com", "touch /tmp/{tag}
         time.sleep(2.0)  # time a rule would have had to answer it
         assert row(private_tmux.name)["state"] == "permission" and not os.path.exists(second), waiting
         assert len(events(state, "rule_answer")) == 1
+        run("-L", private_tmux.name, "send", session.pane_id, "--deny")
+        session.wait_for("Interrupted", timeout=30)
+
+        session.submit("make the third file")
+        waiting = poll(lambda: row(private_tmux.name), lambda r: r["state"] == "permission" and third in (r["detail"] or ""), timeout=30)
+        time.sleep(2.0)
+        assert row(private_tmux.name)["state"] == "permission" and not os.path.exists(third), waiting
+        assert len(events(state, "rule_answer")) == 1 and session.home.is_dir()
+        run("-L", private_tmux.name, "send", session.pane_id, "--deny")
     finally:
-        for path in (first, second):
+        for path in (first, second, third):
             if os.path.exists(path):
                 os.unlink(path)
 
@@ -182,3 +200,75 @@ def test_a_paused_rule_answers_nothing_and_one_you_overruled_pauses_itself(claud
         for path in (first, second):
             if os.path.exists(path):
                 os.unlink(path)
+
+
+def test_a_rule_answers_codexs_command_through_codexs_own_hook_and_leaves_the_rest_to_its_dialog(private_tmux, services, tmp_path, where):
+    """The pinned Codex with ``headspace hooks install --codex``'s hook, trusted at Codex's start as it asks.
+
+    Codex runs the hook from its shared daemon and draws no dialog until it
+    returns: the service finds the agent by the call's conversation record,
+    the rule allows ``touch`` in this project, the command runs and the event
+    log names the rule; a compound command is let go at once and Codex's own
+    dialog asks the person.
+    """
+    codex = require(find_codex, "Codex CLI")
+    tag, config, state = where
+    first, second = f"/tmp/{tag}_1", f"/tmp/{tag}_2"
+    script = [
+        codex_api.command(f"touch {first}", justification="Make x_1?"),
+        codex_api.text("Made one."),
+        codex_api.command(f"touch {second}; echo {tag}-more", justification="Make x_2?"),
+    ]
+    with codex_api.FakeResponsesAPI(script) as fake:
+        session = CodexSession(private_tmux, fake, codex, tmp_path / "codex", name="cxrule", extra_env={"XDG_RUNTIME_DIR": os.environ["XDG_RUNTIME_DIR"]})
+        try:
+            session.start_shell()
+            rules_file(
+                config,
+                f"""
+[[rule]]
+id = "codex-touch"
+decision = "allow"
+hosts = ["local"]
+agents = ["codex"]
+project = "{session.workdir}"
+command = "touch /tmp/{tag}_*"
+ttl = "1h"
+shadow = false
+match = ["touch /tmp/{tag}_1"]
+not_match = ["touch /tmp/{tag}_2; echo more"]
+""",
+            )
+            hooks = session.codex_home / "hooks.json"
+            installed = run("hooks", "install", "--codex", env={"CODEX_HOME": str(session.codex_home)})
+            assert installed.returncode == 0 and str(hooks) in installed.stdout, installed.stderr
+            session.launch(wait_ready=False)
+            session.trust_hooks()
+            session.wait_ready()
+            started(private_tmux.name, services)
+            poll(lambda: row(private_tmux.name), lambda r: r["agent"] == "codex", timeout=20)
+
+            session.submit("make the first file")
+            poll(lambda: os.path.exists(first), bool, timeout=30)
+            session.wait_for("Made one.", timeout=30)
+            answered = events(state, "rule_answer")
+            assert [(a["rule"], a["decision"], a["family"], a["tool"], a["detail"]) for a in answered] == [("codex-touch", "allow", "codex", "Bash", f"touch {first}")]
+            assert answered[0]["pane"] == "cxrule:0.0" and answered[0]["fields"] == ["host", "project", "agent", "command"], answered
+            (audit,) = [a for a in events(state, "answer") if first in str(a.get("what"))]
+            assert "✓ by rule codex-touch" in audit["what"] and audit["channel"] == "hook"
+            assert "Would you like to run" not in session.screen()  # answered before any dialog was drawn
+
+            session.submit("make the second file")
+            session.wait_for(APPROVAL, timeout=30, what="Codex's own dialog for the compound command")
+            waiting = poll(lambda: row(private_tmux.name), lambda r: r["state"] == "permission", timeout=20)
+            assert second in (waiting["detail"] or ""), waiting
+            assert not os.path.exists(second) and len(events(state, "rule_answer")) == 1
+            denied = run("-L", private_tmux.name, "send", session.pane_id, "--deny")
+            assert denied.returncode == 0, denied.stderr
+            session.wait_for("You canceled the request", timeout=30)
+            assert not os.path.exists(second)
+        finally:
+            session.close()
+            for path in (first, second):
+                if os.path.exists(path):
+                    os.unlink(path)

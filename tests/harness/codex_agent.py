@@ -104,6 +104,7 @@ class CodexSession(PaneSession):
     retries: int = 2  # the provider's stream retries, each shown as "Reconnecting... n/N" (Codex's default is 5)
     git: bool = False  # make the work dir a git repository (Codex asks to trust only those)
     extra_args: list[str] = field(default_factory=list)
+    extra_env: dict[str, str] = field(default_factory=dict)  # more of the pane's environment (where headspace's socket is)
     pane_id: str = ""
     stable_timeout: ClassVar[float] = 15
 
@@ -116,6 +117,7 @@ class CodexSession(PaneSession):
             **shell_env(self.home, self.codex),
             "CODEX_HOME": str(self.codex_home),
             API_KEY_ENV: "sk-headspace-test-0000",
+            **self.extra_env,
         }
 
     def start_shell(self) -> None:
@@ -137,6 +139,13 @@ class CodexSession(PaneSession):
             self.start_shell()
         self.run_in_shell(self.command_line)
         return self.wait_ready() if wait_ready else self.screen()
+
+    def trust_hooks(self, timeout: float = 30) -> None:
+        """Codex's start with a new hook: "Hooks need review"; pick "Trust all and continue", as a user would."""
+        self.wait_for("Hooks need review", timeout=timeout, what="Codex asking to review its hooks")
+        self.tmux.send_keys(self.pane_id, "2")
+        self.wait_for(re.compile(r"^› 2\. Trust all", re.M), what="the trust option chosen")
+        self.tmux.send_keys(self.pane_id, "Enter")
 
     def wait_ready(self, timeout: float = 30) -> str:
         return self.wait_for(READY, timeout=timeout, what="Codex's composer")

@@ -105,6 +105,9 @@ def test_answers_for_keys():
         {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tmux_pane": "%3"},
         {"hook_event_name": "PermissionRequest", "tool_name": "Bash", "tmux_pane": ""},
         {"hook_event_name": "PermissionRequest", "tool_name": "ExitPlanMode", "tmux_pane": "%3"},
+        # Codex's: without its conversation's record it is nobody's; with a pane it is not what Codex's hook sends.
+        {"hook_event_name": "PermissionRequest", "tool_name": "Bash", "family": "codex", "tmux_pane": ""},
+        {"hook_event_name": "PermissionRequest", "tool_name": "Bash", "family": "codex", "tmux_pane": "%3", "transcript_path": "/r.jsonl"},
         ["not", "an", "object"],
     ],
 )
@@ -115,10 +118,10 @@ def test_requests_headspace_cannot_answer_are_refused(record):
 # -- the socket and the real hook program ---------------------------------------------------
 
 
-def run_hook(runtime: Path, record: dict | bytes, wait: float = 5) -> tuple[subprocess.Popen, float]:
+def run_hook(runtime: Path, record: dict | bytes, wait: float = 5, *family: str) -> tuple[subprocess.Popen, float]:
     env = {"XDG_RUNTIME_DIR": str(runtime), "PATH": "/usr/bin:/bin", "TMUX_PANE": "%3"}
     proc = subprocess.Popen(
-        [sys.executable, "-S", str(PROGRAM), "answer", str(wait)],
+        [sys.executable, "-S", str(PROGRAM), "answer", str(wait), *family],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -465,3 +468,33 @@ def test_a_flood_of_idle_connections_is_capped_and_a_real_hook_still_gets_throug
     assert (closed_at_once, refused, open_now) == (30, 30, 20)
     assert code == 0 and json.loads(out)["hookSpecificOutput"]["decision"]["behavior"] == "allow"
     assert left == 0
+
+
+CODEX_RECORD = {
+    "session_id": "01a2",
+    "transcript_path": "/home/u/.codex/sessions/2026/11/29/rollout-2026-11-29T18-32-49-01a2.jsonl",
+    "cwd": "/home/u/work",
+    "hook_event_name": "PermissionRequest",
+    "tool_name": "Bash",
+    "tool_input": {"command": "touch /tmp/x_1", "description": "make it?"},
+}
+
+
+def test_codexs_hook_sends_no_pane_or_pid_and_its_refusal_never_carries_interrupt(runtime: Path):
+    """Codex runs hooks from its shared daemon: that process's $TMUX_PANE and pid are not the asking agent's."""
+
+    async def scenario():
+        channel = channel_in(runtime)
+        await channel.start()
+        proc, _ = run_hook(runtime, CODEX_RECORD, 5, "codex")
+        call = await first_call(channel)
+        assert (call.family, call.pane_id, call.pid, call.transcript) == ("codex", "", 0, CODEX_RECORD["transcript_path"])
+        assert channel.decide(call.id, deny("no", interrupt=True))  # even if asked to: Codex fails it closed
+        result = await finish(proc)
+        await channel.close()
+        return result
+
+    code, out, err = asyncio.run(scenario())
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no"}}}
+    assert deny("no", interrupt=False) == {"behavior": "deny", "message": "no"}

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from headspace_tui.hooks import settings
 from headspace_tui.hooks.settings import (
     EVENTS,
     MARKER,
@@ -326,3 +327,27 @@ def test_permission_denied_is_installed_only_for_a_claude_that_knows_it(tmp_path
     data = json.loads(settings.read_text())
     assert ("PermissionDenied" in data["hooks"]) is (events == 10)
     assert run_cli(home, "status", claude=program).stdout == f"headspace hooks installed in {settings} ({events} events)\n"
+
+
+def test_codexs_hooks_json_gets_one_rules_hook_kept_apart_from_the_users_and_restored_exactly(tmp_path: Path):
+    """``hooks install --codex``: Codex's own hooks.json (same format as Claude's settings), the user's hooks kept, then put back byte for byte."""
+    home = tmp_path / "home"
+    hooks = home / ".codex" / "hooks.json"
+    hooks.parent.mkdir(parents=True)
+    users = b'{\n  "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}\n}\n'
+    hooks.write_bytes(users)
+    assert run_cli(home, "status", "--codex").stdout.startswith("headspace's rules hook for Codex not installed")
+    out = run_cli(home, "install", "--codex")
+    assert out.returncode == 0 and "trust it at its next start" in out.stdout, out.stderr
+    data = json.loads(hooks.read_text())
+    assert data["hooks"]["Stop"] == json.loads(users)["hooks"]["Stop"]
+    (group,) = data["hooks"]["PermissionRequest"]
+    (hook,) = group["hooks"]
+    assert group["matcher"] == "*" and hook["command"].endswith(f"answer {settings.CODEX_WAIT} codex # headspace-hook")
+    assert "async" not in hook and hook["timeout"] > settings.CODEX_WAIT  # Codex reads its answer
+    assert run_cli(home, "install", "--codex").stdout.startswith("headspace's rules hook for Codex already installed")
+    assert run_cli(home, "status", "--codex").stdout.startswith("headspace's rules hook for Codex installed")
+    refused = run_cli(home, "install", "--codex", "--answer")
+    assert refused.returncode != 0 and refused.stderr.count("\n") == 1
+    assert run_cli(home, "uninstall", "--codex").returncode == 0
+    assert hooks.read_bytes() == users
