@@ -150,6 +150,8 @@ def build_parser() -> argparse.ArgumentParser:
         pausing = rules_sub.add_parser(verb, help=says)
         pausing.add_argument("--host", default="", help="only on this host (local, or a configured host's name)")
         pausing.add_argument("--rule", default="", help="only this rule")
+    revoking = rules_sub.add_parser("revoke", help="end a rule for good, as it is written now (edit it to make another)")
+    revoking.add_argument("id", help="the rule's id")
 
     new = sub.add_parser(
         "new",
@@ -565,10 +567,12 @@ def cmd_send(args: argparse.Namespace) -> int:
 
 def cmd_rules(args: argparse.Namespace) -> int:
     """``headspace rules list`` / ``rules test ID``: read the rules file and the event log, answer nothing."""
-    from .rules_cmd import rules_list, rules_pause, rules_suggest, rules_test
+    from .rules_cmd import rules_list, rules_pause, rules_revoke, rules_suggest, rules_test
 
     if args.action in ("pause", "resume"):
         out, err = rules_pause(args.action == "pause", args.host, args.rule)
+    elif args.action == "revoke":
+        out, err = rules_revoke(args.id)
     elif args.action == "suggest":
         out, err = rules_suggest(args.times, args.days)
     else:

@@ -33,13 +33,16 @@ def rules_list(path: Path | None = None, log: Path | None = None) -> tuple[list[
     path = path or default_path()
     loaded = load(path)
     out = [f"# {path}: {len(loaded.rules)} rule{'s' if len(loaded.rules) != 1 else ''}"]
-    history = _events(log, ("rule_loaded", "rule_answer", "rules_pause"))
+    history = _events(log, ("rule_loaded", "rule_answer", "rules_pause", "rule_revoked"))
+    revoked = {(e.payload.get("rule"), e.payload.get("text")) for e in history if e.kind == "rule_revoked"}
     paused = pauses([e for e in history if e.kind == "rules_pause"])
     now = time.time()
     for rule, line in zip(loaded.rules, describe(loaded.rules), strict=True):
         first = next((e.ts for e in history if e.kind == "rule_loaded" and (e.payload.get("rule"), e.payload.get("text")) == rule.key), None)
         uses = sum(1 for e in history if e.kind == "rule_answer" and rule.id in str(e.payload.get("rule", "")).split("+"))
-        if rule.permanent:
+        if rule.key in revoked:
+            life = "REVOKED (edit the rule to make it another)"
+        elif rule.permanent:
             life = "never expires"
         elif first is None:
             life = "not loaded by a service yet"
@@ -61,6 +64,20 @@ def rules_pause(on: bool, host: str = "", rule: str = "", log: Path | None = Non
         return [], [f"cannot write the event log: {exc}"]
     scope = " ".join(part for part in (f"rule {rule}" if rule else "every rule", f"on {host}" if host else "") if part)
     return [f"{scope}: {'paused' if on else 'answering again'}"], []
+
+
+def rules_revoke(rule_id: str, path: Path | None = None, log: Path | None = None) -> tuple[list[str], list[str]]:
+    """End a rule as it is written now, for good: it answers nothing until its text changes (then it is another rule)."""
+    loaded = load(path or default_path())
+    rule = next((r for r in loaded.rules if r.id == rule_id), None)
+    if rule is None:
+        return [], [f"no rule {rule_id!r} in {path or default_path()} (rules: {', '.join(r.id for r in loaded.rules) or 'none'})"]
+    try:
+        with EventLog(log or log_path()) as events:
+            events.write("rule_revoked", None, {"rule": rule.id, "text": rule.key[1]})
+    except EventLogError as exc:
+        return [], [f"cannot write the event log: {exc}"]
+    return [f"rule {rule.id}: revoked (edit it in the file to make it another rule)"], []
 
 
 def rules_test(rule_id: str, days: float, path: Path | None = None, log: Path | None = None) -> tuple[list[str], list[str]]:

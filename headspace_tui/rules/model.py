@@ -42,6 +42,9 @@ class Rule:
     ttl: float = 0.0  # seconds it lives from when it was first loaded (0: ``permanent``)
     permanent: bool = False
     max_uses: int = 0  # 0: no limit
+    until_idle: bool = False  # ``until = "idle"``: for each agent, it ends when that agent's task does (its turn ends)
+    burst: int = 0  # ``pause_after = "K in M"``: it pauses itself after K answers within ``burst_window`` seconds
+    burst_window: float = 0.0
     shadow: bool = True  # log what it would do, answer nothing
     match: tuple[str, ...] = ()  # examples that must match (checked at load)
     not_match: tuple[str, ...] = ()  # examples that must not

@@ -32,8 +32,31 @@ MAX_FILE = 256 << 10
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _TTL = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)\s*$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_BURST = re.compile(r"^\s*(\d+)\s+in\s+(\d+(?:\.\d+)?)\s*(s|m|h|d)\s*$")
+# Unless the rule says otherwise, a rule that answered this often this quickly pauses itself: a loop, not a person's pace.
+DEFAULT_BURST = (20, 600.0)
+UNTIL_IDLE_CAP = 86400.0  # an ``until = "idle"`` rule without a ttl: an agent that never rests does not keep it for ever
 FIELDS = frozenset(
-    {"id", "decision", "hosts", "project", "agents", "panes", "tool", "command", "prefix", "path", "ttl", "permanent", "max_uses", "until", "shadow", "match", "not_match"}
+    {
+        "id",
+        "decision",
+        "hosts",
+        "project",
+        "agents",
+        "panes",
+        "tool",
+        "command",
+        "prefix",
+        "path",
+        "ttl",
+        "permanent",
+        "max_uses",
+        "until",
+        "pause_after",
+        "shadow",
+        "match",
+        "not_match",
+    }
 )
 
 
@@ -165,9 +188,12 @@ def _rule(table: object, line: int, source: str) -> Rule:
     ttl_text = table.get("ttl")
     if not isinstance(permanent, bool):
         raise ValueError("permanent must be true or false")
-    if ttl_text is None and not permanent:
-        raise ValueError('ttl is required (such as "2h"), unless permanent = true')
-    ttl = 0.0
+    until = table.get("until")
+    if until is not None and until != "idle":
+        raise ValueError('until must be "idle" (the rule ends for each agent when its task does)')
+    if ttl_text is None and not permanent and until is None:
+        raise ValueError('ttl is required (such as "2h"), unless until = "idle" or permanent = true')
+    ttl = UNTIL_IDLE_CAP if until is not None and ttl_text is None and not permanent else 0.0
     if ttl_text is not None:
         found = _TTL.match(ttl_text) if isinstance(ttl_text, str) else None
         if found is None:
@@ -176,8 +202,12 @@ def _rule(table: object, line: int, source: str) -> Rule:
     max_uses = table.get("max_uses", 0)
     if not isinstance(max_uses, int) or isinstance(max_uses, bool) or max_uses < 0:
         raise ValueError("max_uses must be a whole number")
-    if "until" in table:
-        raise ValueError('until = "idle" is not supported yet: use ttl (or max_uses)')
+    burst, window = DEFAULT_BURST
+    if "pause_after" in table:
+        found_burst = _BURST.match(table["pause_after"]) if isinstance(table["pause_after"], str) else None
+        if found_burst is None or int(found_burst.group(1)) < 1:
+            raise ValueError('pause_after must be a count and a span: "10 in 5m"')
+        burst, window = int(found_burst.group(1)), float(found_burst.group(2)) * _UNITS[found_burst.group(3)]
     shadow = table.get("shadow", True)
     if not isinstance(shadow, bool):
         raise ValueError("shadow must be true or false")
@@ -196,6 +226,9 @@ def _rule(table: object, line: int, source: str) -> Rule:
         ttl=ttl,
         permanent=permanent,
         max_uses=max_uses,
+        until_idle=until == "idle",
+        burst=burst,
+        burst_window=window,
         shadow=shadow,
         match=_strings(table, "match"),
         not_match=_strings(table, "not_match"),
@@ -230,7 +263,8 @@ def describe(rules: Sequence[Rule]) -> list[str]:
     out = []
     for rule in rules:
         what = " ".join(rule.command) if rule.command else (" ".join(rule.prefix) + " …") if rule.prefix else ", ".join(rule.paths) or rule.tool or "any call"
-        life = "permanent" if rule.permanent else f"ttl {int(rule.ttl)}s"
+        life = "permanent" if rule.permanent else f"ttl {int(rule.ttl)}s" if rule.ttl else ""
+        life = " ".join(filter(None, (life, "until idle" if rule.until_idle else "")))
         mode = "shadow" if rule.shadow else "live"
         out.append(f"line {rule.line}: {rule.id}  {rule.decision.value} {what}  on {', '.join(rule.hosts)}{' in ' + rule.project if rule.project else ''}  {life}  {mode}")
     return out

@@ -427,6 +427,17 @@ class Service:
     def spent(self, now: float, days: int) -> tuple[Spent, list[SpentRow]] | None:
         return self._journal.spent(now, days) if self._journal is not None else None
 
+    # -- the rules (the phone page's "answered for you": the web is part of the service) -----
+    def ruled(self, since: float) -> list[dict]:
+        """What the rules answered since ``since``, newest first, with each rule's state now (service/rule_answers.py)."""
+        return self._rules.recent(since) if self._rules is not None else []
+
+    def rules_control(self, action: str, rule: str = "", host: str = "") -> str:
+        """Pause, resume or revoke rules; the line to show (ValueError: what is wrong, nothing changed)."""
+        if self._rules is None:
+            raise ValueError("rules do not answer here (not a live service)")
+        return self._rules.control(action, rule, host)
+
     # -- answering ---------------------------------------------------------------------
     # Handed on to the answerer as asked: whether an answer may go, and how, is its policy's to say.
     def on_answer_report(self, subscriber: Callable[[Report], None]) -> None:

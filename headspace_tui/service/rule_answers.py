@@ -39,7 +39,7 @@ from pathlib import Path
 from ..answering.desk import AnswerDesk
 from ..events import AgentChanged, Answered, Event
 from ..hooks.calls import PendingCall, allow, deny
-from ..model import Agent, Channel
+from ..model import Agent, AgentState, Channel
 from ..rules.judge import judge
 from ..rules.model import FILE_TOOLS, SHELL_TOOLS, Call, Decision, Rule, Verdict, denied
 from ..rules.pauses import is_paused, pauses
@@ -49,6 +49,7 @@ from .journal import Journal
 
 log = logging.getLogger(__name__)
 JUDGED_KEPT = 2000
+RECENT_SHOWN = 50  # the rules' answers a front end lists at most
 RELOAD_EVERY = 1.0  # seconds between two looks at the rules file (a stat; read again only when it changed)
 
 
@@ -73,6 +74,19 @@ class RuleBook:
             for error in self.loaded.errors:
                 self.notice(error)
         return self.loaded
+
+
+def _keys_of(value: object) -> set[tuple[str, str]]:
+    """The rule keys an answer event names: one [id, hash], or a list of them (an answer of several rules)."""
+    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value):
+        return {(value[0], value[1])}
+    if isinstance(value, list):
+        return {(v[0], v[1]) for v in value if isinstance(v, list) and len(v) == 2 and all(isinstance(x, str) for x in v)}
+    return set()
+
+
+def _span(seconds: float) -> str:
+    return f"{seconds / 3600:g} h" if seconds >= 3600 else f"{seconds / 60:g} min" if seconds >= 60 else f"{seconds:g} s"
 
 
 def _network(call: PendingCall) -> bool:
@@ -113,6 +127,9 @@ class RuleAnswers:
         self._judged: dict[tuple[str, int], Verdict] = {}  # (pane, hook call id) → what the rules said
         self._first: dict[tuple[str, str], float] = {}  # (rule id, its text's hash) → when first loaded
         self._uses: dict[tuple[str, str], int] = {}
+        self._answered_at: dict[tuple[str, str], list[float]] = {}  # when each rule answered lately (its pause_after)
+        self._busy: set[str] = set()  # agents at work: the end of their task ends an ``until = "idle"`` rule for them
+        self._done: set[tuple[tuple[str, str], str]] | None = None  # (rule key, agent) an until-idle rule ended for
         self._timer: asyncio.TimerHandle | None = None
 
     def start(self) -> None:
@@ -135,6 +152,8 @@ class RuleAnswers:
             self._timer = None
 
     def on_event(self, event: Event) -> None:
+        if isinstance(event, AgentChanged):
+            self._task_state(event.agent)
         if isinstance(event, AgentChanged) and event.agent.channel == Channel.HOOK and event.agent.state.needs_you:
             try:
                 loop = asyncio.get_running_loop()
@@ -170,7 +189,12 @@ class RuleAnswers:
             return None
         now = self.clock()
         paused = pauses(self._log_events("rules_pause"))
-        usable = [rule for rule in loaded.rules if self._usable(rule, now) and not is_paused(paused, rule.id, agent.host)]
+        revoked = {(e.payload.get("rule"), e.payload.get("text")) for e in self._log_events("rule_revoked")}
+        usable = [
+            rule
+            for rule in loaded.rules
+            if self._usable(rule, now) and not is_paused(paused, rule.id, agent.host) and rule.key not in revoked and not self._ended(rule, agent)
+        ]
         call = call_of(pending, agent)
         verdict = judge(usable, call)
         self._judged[(agent.pane_id, pending.id)] = verdict
@@ -203,11 +227,12 @@ class RuleAnswers:
             refusal = deny(f"headspace rule {verdict.rule} refused this", interrupt=pending.family != "codex")
             sent = desk.decide(pending, refusal, f"{pending.describe()} ✗ by rule {verdict.rule}")
         if sent:
-            for rule_id in verdict.rule.split("+"):
-                key = self._key(loaded.rules, rule_id)
-                if key is not None:
-                    self._uses[key] = self._uses.get(key, 0) + 1
             self._write("rule_answer", agent, audit)
+            for rule_id in verdict.rule.split("+"):
+                rule = next((r for r in loaded.rules if r.id == rule_id), None)
+                if rule is not None:
+                    self._uses[rule.key] = self._uses.get(rule.key, 0) + 1
+                    self._burst(rule, now)
             return replace(verdict, answered=True)
         return verdict
 
@@ -230,6 +255,64 @@ class RuleAnswers:
             self._write_pause(rule_id, why)
             self.book.notice(f"rule {rule_id} paused: {why} ('headspace rules resume --rule {rule_id}' to go on)")
 
+    # -- what a front end shows and does (the phone page's "answered for you") --------------
+    def recent(self, since: float, limit: int = RECENT_SHOWN) -> list[dict]:
+        """The rules' answers since ``since``, newest first, each with its rule's state now (answering, paused, revoked, gone)."""
+        loaded = self.book.current()
+        paused = pauses(self._log_events("rules_pause"))
+        revoked = {(e.payload.get("rule"), e.payload.get("text")) for e in self._log_events("rule_revoked")}
+        out = []
+        for event in sorted((e for e in self._log_events("rule_answer") if e.ts >= since), key=lambda e: -e.ts)[:limit]:
+            p = event.payload
+            rules = [next((r for r in loaded.rules if r.id == rule_id), None) for rule_id in str(p.get("rule", "")).split("+")]
+            host = str(p.get("host", ""))
+            if any(r is None for r in rules):
+                state = "gone"
+            elif any(r.key in revoked for r in rules if r is not None):
+                state = "revoked"
+            elif any(is_paused(paused, r.id, host) for r in rules if r is not None):
+                state = "paused"
+            else:
+                state = "answering"
+            out.append(
+                {
+                    "ts": event.ts,
+                    "rule": str(p.get("rule", "")),
+                    "decision": str(p.get("decision", "")),
+                    "host": host,
+                    "pane": str(p.get("pane", "")),
+                    "family": str(p.get("family", "")),
+                    "tool": str(p.get("tool", "")),
+                    "detail": str(p.get("detail", "")),
+                    "state": state,
+                }
+            )
+        return out
+
+    def control(self, action: str, rule_id: str = "", host: str = "") -> str:
+        """``pause`` / ``resume`` (one rule, or all; on one host or all) or ``revoke`` one rule as it is written now; the line to show.
+
+        A revoked rule answers nothing again until its text in the file
+        changes (then it is another rule, with a ttl of its own); a pause
+        ends with ``resume``.  Both go to the event log, where the service
+        and ``headspace rules list`` read them.
+        """
+        if self.journal is None:
+            raise ValueError("no event log: rules cannot be paused or revoked here")
+        if action == "revoke":
+            rule = next((r for r in self.book.current().rules if r.id == rule_id), None)
+            if rule is None:
+                raise ValueError(f"no rule {rule_id!r} in the rules file")
+            self.journal.writer.write([{"kind": "rule_revoked", "agent": None, "rule": rule.id, "text": rule.key[1]}])
+            self.book.notice(f"rule {rule.id} revoked: it answers nothing until you edit it")
+            return f"rule {rule.id}: revoked"
+        if action not in ("pause", "resume"):
+            raise ValueError("an action is pause, resume or revoke")
+        on = action == "pause"
+        self.journal.writer.write([{"kind": "rules_pause", "agent": None, "on": on, "rule": rule_id, "host": host, "why": f"the phone page: {action}"}])
+        scope = " ".join(part for part in (f"rule {rule_id}" if rule_id else "every rule", f"on {host}" if host else "") if part)
+        return f"{scope}: {'paused' if on else 'answering again'}"
+
     def _write_pause(self, rule_id: str, why: str) -> None:
         if self.journal is not None:
             self.journal.writer.write([{"kind": "rules_pause", "agent": None, "on": True, "rule": rule_id, "host": "", "why": why}])
@@ -247,6 +330,46 @@ class RuleAnswers:
             return waiting
 
     # -- a rule's life ------------------------------------------------------------------
+    def _burst(self, rule: Rule, now: float) -> None:
+        """A rule that answered ``burst`` times within its window pauses itself: that pace is a loop, not a person's."""
+        if not rule.burst:
+            return
+        times = [t for t in self._answered_at.get(rule.key, []) if now - t < rule.burst_window] + [now]
+        self._answered_at[rule.key] = times
+        if len(times) >= rule.burst:
+            self._answered_at[rule.key] = []
+            why = f"it answered {len(times)} times in {_span(rule.burst_window)}"
+            self._write_pause(rule.id, why)
+            self.book.notice(f"rule {rule.id} paused: {why} ('headspace rules resume --rule {rule.id}' to go on)")
+
+    def _task_state(self, agent: Agent) -> None:
+        """An agent whose task ended (at work, then idle): every ``until = "idle"`` rule ends for it, and the event log keeps that."""
+        who = agent.key or agent.pane_id
+        if agent.state in (AgentState.IDLE, AgentState.INPUT, AgentState.EXITED):
+            if who not in self._busy:
+                return
+            self._busy.discard(who)
+            done = self._done_set()
+            for rule in self.book.loaded.rules:
+                if rule.until_idle and rule.key in self._first and (rule.key, who) not in done:
+                    done.add((rule.key, who))
+                    if self.journal is not None:
+                        self.journal.writer.write([{"kind": "rule_done", "agent": who, "rule": rule.id, "rule_key": list(rule.key)}])
+        elif agent.state in (AgentState.WORKING, *(s for s in AgentState if s.needs_you)):
+            self._busy.add(who)
+
+    def _ended(self, rule: Rule, agent: Agent) -> bool:
+        return rule.until_idle and (rule.key, agent.key or agent.pane_id) in self._done_set()
+
+    def _done_set(self) -> set[tuple[tuple[str, str], str]]:
+        if self._done is None:
+            self._done = set()
+            for event in self._log_events("rule_done"):
+                key = event.payload.get("rule_key")
+                if isinstance(key, list) and len(key) == 2 and isinstance(event.agent, str):
+                    self._done.add(((str(key[0]), str(key[1])), event.agent))
+        return self._done
+
     def _key(self, rules: tuple[Rule, ...], rule_id: str) -> tuple[str, str] | None:
         rule = next((r for r in rules if r.id == rule_id), None)
         return rule.key if rule is not None else None
@@ -269,7 +392,9 @@ class RuleAnswers:
                     if (row.payload.get("rule"), row.payload.get("text")) == key:
                         first = row.ts
                         break
-                uses = sum(1 for row in log_.query(kind="rule_answer") if (row.payload.get("rule_key") or []) == list(key))
+                times = [row.ts for row in log_.query(kind="rule_answer") if _keys_of(row.payload.get("rule_key")) & {key}]
+                uses = len(times)
+                self._answered_at[key] = times[-100:]
             except EventLogError:
                 pass
         if first is None:

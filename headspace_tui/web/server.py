@@ -15,6 +15,9 @@ The routes (every one needs the token; guard.py says how it is checked):
 * ``GET /api/screen?pane=%3@box``: that agent's screen as coloured runs;
 * ``GET /api/events?client=ID``: Server-Sent Events (``agent``, ``removed``,
   ``hosts``, and ``screen`` for the pane that client looks at);
+* ``GET /api/ruled``: what the rules answered for you in the last day,
+  each with its rule's state (answering, paused, revoked, gone);
+* ``POST /api/rules``: ``{"action": "pause"|"resume"|"revoke", "rule", "host"}``;
 * ``POST /api/focus``: ``{"client": ID, "pane": "%3"|null}``: the pane this
   page looks at (read at the preview's pace, its screens pushed);
 * ``POST /api/answer``: ``{"pane", "intent", "option", "text", "expect"}``:
@@ -58,6 +61,7 @@ log = logging.getLogger(__name__)
 
 MAX_REQUEST = 16 * 1024  # bytes: no request of the page's is bigger
 EVENTS_QUEUED = 500  # changes a page may fall behind by before it is cut off (it reconnects and reloads)
+RULED_SPAN = 86400.0  # seconds: the rules' answers the page lists (the last day)
 WRITE_TIMEOUT = 5.0  # seconds one write to a page may take
 KEEPALIVE = 15.0  # seconds between two comments on a quiet stream (a proxy or a phone's network drops a silent one)
 SCREEN_PACE = 0.1  # seconds between two screens pushed to one page (a flood of output is not a flood of JSON)
@@ -133,6 +137,8 @@ class WebPage:
         app.router.add_post("/api/focus", self._focus)
         app.router.add_post("/api/answer", self._answer)
         app.router.add_post("/api/snooze", self._snooze)
+        app.router.add_get("/api/ruled", self._ruled)
+        app.router.add_post("/api/rules", self._rules)
         return app
 
     def _view(self, agent: Agent, now: float | None = None) -> dict[str, Any]:
@@ -174,6 +180,29 @@ class WebPage:
         log.info("web %s of %s from %s", "wake" if wake is True else "snooze", pane, self._peer(request))
         self.on_snoozes()
         return web.json_response({"agent": self._view(agent)})
+
+    # -- the rules: what they answered for you, and a way out ------------------------------
+    async def _ruled(self, request: web.Request) -> web.Response:
+        """The rules' answers of the last day (newest first), each with its rule's state now."""
+        answers = self.service.ruled(time.time() - RULED_SPAN)
+        return web.json_response({"answers": answers, "read_only": self.options.read_only})
+
+    async def _rules(self, request: web.Request) -> web.Response:
+        """``{"action": "pause"|"resume"|"revoke", "rule": ID or "", "host": NAME or ""}``: what the service said."""
+        if self.options.read_only:
+            return web.json_response({"error": "this page is read-only (headspace web --read-only): nothing changed"}, status=403)
+        body = await _json(request)
+        action, rule, host = (body.get("action"), body.get("rule", ""), body.get("host", "")) if body else (None, None, None)
+        if action not in ("pause", "resume", "revoke") or not isinstance(rule, str) or not isinstance(host, str) or len(rule) > 64 or len(host) > 255:
+            return web.json_response({"error": 'a rules change is {"action": "pause", "resume" or "revoke", "rule": ID or "", "host": NAME or ""}'}, status=400)
+        if action == "revoke" and not rule:
+            return web.json_response({"error": "revoke names one rule"}, status=400)
+        try:
+            said = self.service.rules_control(action, rule, host)
+        except ValueError as exc:
+            return web.json_response({"error": str(exc)}, status=409)
+        log.info("web rules %s %s %s from %s", action, rule or "(all)", host or "(all hosts)", self._peer(request))
+        return web.json_response({"said": said})
 
     @staticmethod
     def _peer(request: web.Request) -> str:

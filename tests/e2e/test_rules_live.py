@@ -21,6 +21,7 @@ import pytest
 
 from headspace_tui.hooks import settings as hook_settings
 from headspace_tui.state.eventlog import EventLog
+from tests.e2e import test_web_page as web_page
 from tests.e2e.test_resident_service import run, started
 from tests.harness import codex_api
 from tests.harness import fake_api as api
@@ -29,6 +30,9 @@ from tests.harness.npm_binary import require
 from tests.harness.wait import poll
 
 pytestmark = pytest.mark.e2e
+
+# The real browser at a phone's size (tests/e2e/test_web_page.py's fixtures), for the page's "answered for you".
+chromium, phone, web_on, WAIT = web_page.chromium, web_page.phone, web_page.web_on, web_page.WAIT
 
 
 @pytest.fixture
@@ -272,3 +276,47 @@ not_match = ["touch /tmp/{tag}_2; echo more"]
             for path in (first, second):
                 if os.path.exists(path):
                     os.unlink(path)
+
+
+def test_the_phone_page_lists_what_rules_answered_and_pauses_resumes_and_revokes_them(claude_session, private_tmux, services, where, phone):
+    """The page's "Answered for you": the rule's answer with its rule, then Pause, Resume and Revoke, each as the service and ``rules list`` see it."""
+    tag, config, state = where
+    first, second = f"/tmp/{tag}_1", f"/tmp/{tag}_2"
+    script = [api.bash(f"touch {first}", "Make one"), api.text("Made one."), api.bash(f"touch {second}", "Make two"), api.text("Made two.")]
+    session = hooked(claude_session, script, "phoned")
+    rules_file(config, f'[[rule]]\nid = "web-touch"\ndecision = "allow"\nhosts = ["local"]\ncommand = "touch /tmp/{tag}_*"\nttl = "1h"\nshadow = false\n')
+    try:
+        url, _, _ = web_on(private_tmux.name, services)
+        session.submit("make one")
+        poll(lambda: os.path.exists(first), bool, timeout=30)
+        page = phone.new_page()
+        page.goto(url)
+        page.locator("#ruled summary").tap()
+        item = page.locator('#ruled li[data-rule="web-touch"]')
+        page.locator('#ruled li[data-rule="web-touch"][data-state="answering"]').wait_for(timeout=WAIT)
+        assert item.locator(".what").inner_text() == f"✓ Bash: touch {first}"
+        assert "phoned:0.0" in item.locator(".who").inner_text() and "by rule web-touch" in item.locator(".who").inner_text()
+        assert page.locator("#ruled-count").inner_text() == "(1 today)"
+
+        item.get_by_role("button", name="Pause rule").tap()
+        page.locator('#ruled li[data-rule="web-touch"][data-state="paused"]').wait_for(timeout=WAIT)
+        assert page.locator("#ruled-said").inner_text() == "rule web-touch: paused."
+        assert "PAUSED" in run("rules", "list").stdout
+        item.get_by_role("button", name="Resume rule").tap()
+        page.locator('#ruled li[data-rule="web-touch"][data-state="answering"]').wait_for(timeout=WAIT)
+        item.get_by_role("button", name="Revoke rule").tap()
+        page.locator('#ruled li[data-rule="web-touch"][data-state="revoked"]').wait_for(timeout=WAIT)
+        assert item.get_by_role("button").count() == 0  # a revoked rule has no way back from here: edit it in the file
+        listed = run("rules", "list").stdout
+        assert "REVOKED" in listed and "PAUSED" not in listed, listed
+
+        session.submit("make two")  # the revoked rule answers nothing: the dialog waits for the person
+        poll(lambda: row(private_tmux.name), lambda r: r["state"] == "permission" and second in (r["detail"] or ""), timeout=30)
+        time.sleep(2.0)
+        assert row(private_tmux.name)["state"] == "permission" and not os.path.exists(second)
+        assert len(events(state, "rule_answer")) == 1
+        run("-L", private_tmux.name, "send", session.pane_id, "--deny")
+    finally:
+        for path in (first, second):
+            if os.path.exists(path):
+                os.unlink(path)

@@ -441,6 +441,75 @@ $("back").addEventListener("click", () => {
 });
 window.addEventListener("hashchange", route);
 
+// -- what the rules answered for you, and a way out ------------------------------------------
+let ruled = [];
+let ruledDue = null;
+
+function clock(ts) {
+  const at = new Date(ts * 1000);
+  const two = (n) => String(n).padStart(2, "0");
+  return `${two(at.getHours())}:${two(at.getMinutes())}`;
+}
+
+function drawRuled() {
+  const items = ruled.map((item) => {
+    const mark = item.decision === "deny" ? "✗" : "✓";
+    const where = item.host && item.host !== "local" ? `${item.pane} @${item.host}` : item.pane;
+    const ways = [];
+    if (!readOnly && item.state === "answering" && !item.rule.includes("+")) {
+      ways.push(el("button", { type: "button", text: "Pause rule", onclick: () => rulesChange({ action: "pause", rule: item.rule }) }));
+      ways.push(el("button", { type: "button", class: "danger", text: "Revoke rule", onclick: () => rulesChange({ action: "revoke", rule: item.rule }) }));
+    } else if (!readOnly && item.state === "paused" && !item.rule.includes("+")) {
+      ways.push(el("button", { type: "button", text: "Resume rule", onclick: () => rulesChange({ action: "resume", rule: item.rule }) }));
+    }
+    return el(
+      "li",
+      { "data-rule": item.rule, "data-state": item.state },
+      el("div", { class: "what", text: `${mark} ${item.tool}: ${item.detail}` }),
+      el("div", { class: "who", text: `${clock(item.ts)} · ${where} · by rule ${item.rule} (${item.state})` }),
+      ways.length ? el("div", { class: "ways" }, ...ways) : null,
+    );
+  });
+  $("ruled-list").replaceChildren(...items);
+  $("ruled-empty").hidden = items.length > 0;
+  $("ruled-count").textContent = ruled.length ? `(${ruled.length} today)` : "";
+  $("pause-all").hidden = readOnly;
+}
+
+async function loadRuled() {
+  const response = await fetch("/api/ruled", { credentials: "same-origin" });
+  if (!response.ok) return;
+  const body = await response.json();
+  ruled = body.answers;
+  drawRuled();
+}
+
+// After an agent changed (a rule's answer changes its row): read the list again, at most every 2 s.
+function ruledSoon() {
+  if (ruledDue !== null) return;
+  ruledDue = setTimeout(() => {
+    ruledDue = null;
+    loadRuled().catch(() => {});
+  }, 2000);
+}
+
+async function rulesChange(body) {
+  const said = $("ruled-said");
+  try {
+    const response = await post("/api/rules", body);
+    const answer = await response.json().catch(() => ({}));
+    said.textContent = response.ok ? `${answer.said}.` : `Nothing changed: ${answer.error || response.statusText}`;
+    said.className = `notice ${response.ok ? "ok" : "error"}`;
+  } catch (error) {
+    said.textContent = "Nothing known: the connection failed.";
+    said.className = "notice error";
+  }
+  said.hidden = false;
+  await loadRuled().catch(() => {});
+}
+
+$("pause-all").addEventListener("click", () => rulesChange({ action: "pause", rule: "" }));
+
 // -- live ------------------------------------------------------------------------------------
 async function loadAgents() {
   const response = await fetch("/api/agents", { credentials: "same-origin" });
@@ -492,6 +561,7 @@ function follow() {
         post("/api/focus", { client, pane: shown }).catch(() => {});
         loadScreen();
       }
+      loadRuled().catch(() => {});
       route();
     }
     wasLive = true;
@@ -507,6 +577,7 @@ function follow() {
       const before = agents.get(item.agent.address);
       agents.set(item.agent.address, { ...item.agent, at: Date.now() });
       if (item.agent.address === shown && before && before.fingerprint !== item.agent.fingerprint) ticks = null;
+      ruledSoon();
     } else if (item.type === "removed") {
       agents.delete(item.pane);
     } else if (item.type === "hosts") {
