@@ -40,7 +40,7 @@ from ..answering.desk import AnswerDesk
 from ..events import AgentChanged, Answered, Event
 from ..hooks.calls import PendingCall, allow, deny
 from ..model import Agent, AgentState, Channel
-from ..rules.judge import judge
+from ..rules.judge import inside, judge
 from ..rules.model import FILE_TOOLS, SHELL_TOOLS, Call, Decision, Rule, Verdict, denied
 from ..rules.pauses import is_paused, pauses
 from ..rules.rules_file import Loaded, load
@@ -83,6 +83,14 @@ def _keys_of(value: object) -> set[tuple[str, str]]:
     if isinstance(value, list):
         return {(v[0], v[1]) for v in value if isinstance(v, list) and len(v) == 2 and all(isinstance(x, str) for x in v)}
     return set()
+
+
+def _could_answer(rule: Rule, agent: Agent) -> bool:
+    """Is the agent where the rule applies (its hosts, families, project)? Only there does its task's end end the rule."""
+    if agent.host not in rule.hosts or (rule.agents and (agent.family or "claude") not in rule.agents):
+        return False
+    cwd = os.path.realpath(agent.cwd) if agent.host == "local" and agent.cwd else agent.cwd
+    return not rule.project or bool(cwd) and inside(cwd, rule.project)
 
 
 def _span(seconds: float) -> str:
@@ -222,10 +230,10 @@ class RuleAnswers:
             self.book.notice(f"{agent.target}: {pending.describe()} (rule {verdict.rule} asks you to look)")
             return verdict
         if verdict.decision is Decision.ALLOW:
-            sent = desk.decide(pending, allow(), f"{pending.describe()} ✓ by rule {verdict.rule}")
+            sent = desk.decide(pending, allow(), f"✓ by rule {verdict.rule}: {pending.describe()}")  # the rule first: a narrow row keeps it
         else:
             refusal = deny(f"headspace rule {verdict.rule} refused this", interrupt=pending.family != "codex")
-            sent = desk.decide(pending, refusal, f"{pending.describe()} ✗ by rule {verdict.rule}")
+            sent = desk.decide(pending, refusal, f"✗ by rule {verdict.rule}: {pending.describe()}")
         if sent:
             self._write("rule_answer", agent, audit)
             for rule_id in verdict.rule.split("+"):
@@ -262,7 +270,7 @@ class RuleAnswers:
         paused = pauses(self._log_events("rules_pause"))
         revoked = {(e.payload.get("rule"), e.payload.get("text")) for e in self._log_events("rule_revoked")}
         out = []
-        for event in sorted((e for e in self._log_events("rule_answer") if e.ts >= since), key=lambda e: -e.ts)[:limit]:
+        for event in sorted(self._log_events("rule_answer", since), key=lambda e: -e.ts)[:limit]:
             p = event.payload
             rules = [next((r for r in loaded.rules if r.id == rule_id), None) for rule_id in str(p.get("rule", "")).split("+")]
             host = str(p.get("host", ""))
@@ -317,15 +325,15 @@ class RuleAnswers:
         if self.journal is not None:
             self.journal.writer.write([{"kind": "rules_pause", "agent": None, "on": True, "rule": rule_id, "host": "", "why": why}])
 
-    def _log_events(self, kind: str) -> list:
-        """The event log's events of ``kind`` and those still waiting to be written (none without a journal)."""
+    def _log_events(self, kind: str, since: float | None = None) -> list:
+        """The event log's events of ``kind`` (since ``since``) and those still waiting to be written (none without a journal)."""
         if self.journal is None:
             return []
-        waiting = self.journal.writer.waiting_of(kind)
+        waiting = [e for e in self.journal.writer.waiting_of(kind) if since is None or e.ts >= since]
         if self.journal.log is None:
             return waiting
         try:
-            return self.journal.log.query(kind=kind) + waiting
+            return self.journal.log.query(kind=kind, since=since) + waiting
         except EventLogError:
             return waiting
 
@@ -351,7 +359,7 @@ class RuleAnswers:
             self._busy.discard(who)
             done = self._done_set()
             for rule in self.book.loaded.rules:
-                if rule.until_idle and rule.key in self._first and (rule.key, who) not in done:
+                if rule.until_idle and rule.key in self._first and (rule.key, who) not in done and _could_answer(rule, agent):
                     done.add((rule.key, who))
                     if self.journal is not None:
                         self.journal.writer.write([{"kind": "rule_done", "agent": who, "rule": rule.id, "rule_key": list(rule.key)}])

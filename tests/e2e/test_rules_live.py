@@ -253,7 +253,9 @@ not_match = ["touch /tmp/{tag}_2; echo more"]
             poll(lambda: row(private_tmux.name), lambda r: r["agent"] == "codex", timeout=20)
 
             session.submit("make the first file")
+            asked = time.monotonic()
             poll(lambda: os.path.exists(first), bool, timeout=30)
+            print(f"Codex's command ran {time.monotonic() - asked:.2f} s after the prompt was sent (the rule answered its hook)")
             session.wait_for("Made one.", timeout=30)
             answered = events(state, "rule_answer")
             assert [(a["rule"], a["decision"], a["family"], a["tool"], a["detail"]) for a in answered] == [("codex-touch", "allow", "codex", "Bash", f"touch {first}")]

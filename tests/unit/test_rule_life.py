@@ -149,3 +149,11 @@ def test_a_revoked_or_paused_rule_answers_nothing_and_the_list_of_answers_says_i
         assert world.ask("touch /tmp/x_4") is True
     with pytest.raises(ValueError, match="no rule 'nope'"):
         world.rules.control("revoke", "nope")
+
+
+def test_an_agent_outside_the_rules_project_does_not_end_it(tmp_path: Path):
+    world = World(tmp_path, f'[[rule]]\n{ALLOW}project = "{tmp_path}"\nuntil = "idle"\n')
+    world.rules._tick()
+    world.state(AgentState.WORKING)  # an agent in /srv/lab, not in the rule's project
+    world.state(AgentState.IDLE)
+    assert world.kinds("rule_done") == []
