@@ -430,6 +430,12 @@ def test_a_read_only_page_answers_nothing(claude_session, private_tmux, services
     answer = {"pane": session.pane_id, "intent": "approve", "expect": ""}
     code, body = status_of(f"http://127.0.0.1:{port}/api/answer", method="POST", body=answer, headers=headers)
     assert code == 403 and "read-only" in body, body
+    code, body = status_of(f"http://127.0.0.1:{port}/api/rules", method="POST", body={"action": "pause", "rule": ""}, headers=headers)
+    assert code == 403 and "read-only" in body, body  # nor pauses the rules
+    page.get_by_role("button", name="Back").tap()
+    page.locator("#ruled summary").tap()
+    page.locator("#ruled-empty").wait_for(timeout=WAIT)  # open: "no rule answered anything"
+    assert page.locator("#pause-all").is_hidden()
     time.sleep(1.0)
     assert not (session.workdir / "never.txt").exists()
 
