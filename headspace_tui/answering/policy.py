@@ -60,6 +60,9 @@ FITS: dict[IntentKind, frozenset[AgentState]] = {
 }
 
 
+RULE_VIA = "rule "  # ``via`` of an answer a rule gave by keys ("rule lab-touch"): its audit says "✓ by rule lab-touch"
+
+
 @dataclass(frozen=True)
 class Intent:
     """What the user asked for: approve, deny, option, text, nudge or interrupt."""
@@ -80,7 +83,9 @@ class Intent:
         return str(self.kind)
 
     def audit_suffix(self) -> str:
-        """What the audit adds to the answer's line: `` (via web 192.0.2.7)``, or nothing for this terminal's own keys."""
+        """What the audit adds to the answer's line: `` (via web 192.0.2.7)``, `` ✓ by rule ID``, or nothing for this terminal's own keys."""
+        if self.via.startswith(RULE_VIA):
+            return f" {'✗' if self.kind is IntentKind.DENY else '✓'} by {self.via}"
         return f" (via {self.via})" if self.via else ""
 
 

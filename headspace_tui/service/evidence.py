@@ -267,6 +267,15 @@ class AnswerEvidence:
             return
         self._calls[key] = OrderedDict((i, _Call(c.tool, c.exact, c.detail, 0.0)) for i, c in replayed.items() if c.outcome is None)
 
+    def open_calls(self, key: str) -> list[tuple[str, str]]:
+        """The agent's tool calls read from its transcript whose result has not come: (tool, exact input), oldest first.
+
+        A dialog on screen is one of them; the rules answer by keys only when
+        exactly one of them is the command the dialog shows (rule_answers.py).
+        """
+        calls = self._calls.get(key)
+        return [(c.tool, c.exact) for c in calls.values() if c.outcome is None] if calls else []
+
     def ended(self, key: str) -> None:
         self._calls.pop(key, None)
         self._gone.pop(key, None)

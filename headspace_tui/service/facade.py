@@ -33,7 +33,7 @@ from ..answering.answerer import Answerer, Report
 from ..answering.desk import ChannelReport
 from ..answering.input_link import InputLink, Typist
 from ..answering.keys import KeyStroke
-from ..answering.policy import REACTION_TIME, Intent, IntentKind, key_allowed, live_keys, unfit
+from ..answering.policy import REACTION_TIME, RULE_VIA, Intent, IntentKind, key_allowed, live_keys, unfit
 from ..changes.model import Diff, failed
 from ..detect.claude.process import process_env
 from ..detect.families import CLAUDE, UnknownFamily, family_named
@@ -255,6 +255,7 @@ class Service:
             for monitor in fleet.monitors.values():
                 monitor.subscribe(self._rules.on_answer)  # a refusal of what a rule would allow pauses that rule
                 monitor.desk.held = self._rules.consider_held  # Codex's hook: its call is the rules' alone
+            self._rules.answer_keys = self._rule_keys  # a Claude dialog no hook holds: the guarded keys, as `y` sends them
 
     @classmethod
     def build(
@@ -451,6 +452,10 @@ class Service:
         shown when it opened); by default the agent's own.
         """
         return self._answerer.answer(agent, intent, seen)
+
+    def _rule_keys(self, agent: Agent, seen: Observation, allow: bool, rule: str) -> str:
+        """A rule's answer by the guarded keys, for the dialog it judged (``seen``): the answer path and guard every front end uses."""
+        return self.answer(agent, Intent(IntentKind.APPROVE if allow else IntentKind.DENY, via=f"{RULE_VIA}{rule}"), seen)
 
     def stale(self, agent: Agent, request: str) -> str:
         """Why an answer drawn for appearance ``request`` of ``agent``'s prompt must not go ("" when it is the one on display, unanswered)."""

@@ -38,8 +38,9 @@ from pathlib import Path
 
 from ..answering.desk import AnswerDesk
 from ..events import AgentChanged, Answered, Event
-from ..hooks.calls import PendingCall, allow, deny
-from ..model import Agent, AgentState, Channel
+from ..hooks.calls import SHOWN_AS, PendingCall, allow, deny, same_detail
+from ..hooks.spool import tool_detail
+from ..model import Agent, AgentState, Channel, Observation
 from ..rules.judge import inside, judge
 from ..rules.model import FILE_TOOLS, SHELL_TOOLS, Call, Decision, Rule, Verdict, denied
 from ..rules.pauses import is_paused, pauses
@@ -50,6 +51,8 @@ from .journal import Journal
 log = logging.getLogger(__name__)
 JUDGED_KEPT = 2000
 RECENT_SHOWN = 50  # the rules' answers a front end lists at most
+KEYS_AFTER = 0.5  # seconds a dialog no hook holds is left before the keys' rules look (and between their looks)
+KEYS_TRIES = 4  # looks for the transcript's line of the call on screen
 RELOAD_EVERY = 1.0  # seconds between two looks at the rules file (a stat; read again only when it changed)
 
 
@@ -132,13 +135,17 @@ class RuleAnswers:
         self.agent = agent
         self.journal = journal
         self.clock = clock
-        self._judged: dict[tuple[str, int], Verdict] = {}  # (pane, hook call id) → what the rules said
+        self._judged: dict[tuple[str, str], Verdict] = {}  # (pane, the request: its dialog's appearance) → what the rules said
         self._first: dict[tuple[str, str], float] = {}  # (rule id, its text's hash) → when first loaded
         self._uses: dict[tuple[str, str], int] = {}
         self._answered_at: dict[tuple[str, str], list[float]] = {}  # when each rule answered lately (its pause_after)
         self._busy: set[str] = set()  # agents at work: the end of their task ends an ``until = "idle"`` rule for them
         self._done: set[tuple[tuple[str, str], str]] | None = None  # (rule key, agent) an until-idle rule ended for
         self._timer: asyncio.TimerHandle | None = None
+        # The guarded keys for a dialog no hook holds (the service's answer path): (agent, the observation judged,
+        # allow?, rule) → "" when on its way, else why not.  None: rules answer through hooks only.
+        self.answer_keys: Callable[[Agent, Observation, bool, str], str] | None = None
+        self._looking: set[tuple[str, str]] = set()  # dialogs the keys' rules will look at again (their transcript line awaited)
 
     def start(self) -> None:
         """Look at the rules file now and every RELOAD_EVERY seconds: new rules are dated (their ttl starts) when first read."""
@@ -162,6 +169,11 @@ class RuleAnswers:
     def on_event(self, event: Event) -> None:
         if isinstance(event, AgentChanged):
             self._task_state(event.agent)
+            looked = (event.agent.pane_id, event.agent.observation.request)
+            if self.answer_keys is not None and self._keys_fit(event.agent) and looked not in self._judged and looked not in self._looking:
+                # A moment first: a Claude with the answer hook has its call matched to the dialog by then (the hook's way wins).
+                self._looking.add(looked)
+                self._later(KEYS_AFTER, lambda: self.consider_keys(looked[0]))
         if isinstance(event, AgentChanged) and event.agent.channel == Channel.HOOK and event.agent.state.needs_you:
             try:
                 loop = asyncio.get_running_loop()
@@ -175,9 +187,12 @@ class RuleAnswers:
         if agent is None or desk is None:
             return None
         pending = desk.call_for(pane_id)
-        if pending is None or (pane_id, pending.id) in self._judged:
+        if pending is None:
             return None
-        return self._rule(agent, desk, pending)
+        request = agent.observation.request or f"hook:{pending.id}"
+        if (pane_id, request) in self._judged:
+            return None
+        return self._rule(agent, pending, (pane_id, request), self._by_hook(desk, pending))
 
     def consider_held(self, call: PendingCall) -> Verdict | None:
         """A Codex hook's call, its agent found (answering/desk.py): answered by a live rule now, or let go so Codex draws its dialog."""
@@ -185,13 +200,98 @@ class RuleAnswers:
         if desk is None:
             return None
         verdict = None
-        if agent is not None and (call.pane_id, call.id) not in self._judged and not _network(call):
-            verdict = self._rule(agent, desk, call)
+        if agent is not None and (call.pane_id, f"codex:{call.id}") not in self._judged and not _network(call):
+            verdict = self._rule(agent, call, (call.pane_id, f"codex:{call.id}"), self._by_hook(desk, call))
         if verdict is None or not verdict.answered:
             desk.let_go(call)
         return verdict
 
-    def _rule(self, agent: Agent, desk: AnswerDesk, pending: PendingCall) -> Verdict | None:
+    def consider_keys(self, pane_id: str, tries: int = KEYS_TRIES) -> Verdict | None:
+        """A Claude dialog no hook holds: answered by the guarded keys when a live rule says so, if the dialog shows the whole call.
+
+        Whole: Claude's transcript holds exactly one call still waiting for
+        its result whose command (or file) is the one the dialog shows, word
+        for word; a command cut short on screen, or two calls that would fit,
+        are no call, and the person answers.  The keys go for the appearance
+        of the dialog judged (its ``request``), through the same guard as
+        ``y``: a dialog that changed meanwhile gets nothing.
+        """
+        agent = self.agent(pane_id)
+        if agent is None or self.answer_keys is None or self.journal is None or not self._keys_fit(agent):
+            self._looking = {looked for looked in self._looking if looked[0] != pane_id}
+            return None
+        observation = agent.observation
+        judged = (pane_id, observation.request)
+        if judged in self._judged:
+            return None
+        whole = self._whole_call(agent)
+        if whole is None:
+            if tries > 1:  # the transcript's line may be read a moment after the dialog
+                self._later(KEYS_AFTER, lambda: self.consider_keys(pane_id, tries - 1))
+            else:
+                self._looking.discard(judged)
+            return None
+        self._looking.discard(judged)
+        tool, given = whole
+        pending = PendingCall(0, pane_id, 0, "", tool, given, cwd=agent.cwd)
+        answer = self.answer_keys
+
+        def by_keys(verdict: Verdict) -> bool:
+            return answer(agent, observation, verdict.decision is Decision.ALLOW, verdict.rule) == ""
+
+        return self._rule(agent, pending, judged, by_keys)
+
+    @staticmethod
+    def _keys_fit(agent: Agent) -> bool:
+        """A Claude permission dialog, read whole from the screen, no hook holding it: the keys' to answer."""
+        prompt = agent.observation.prompt
+        return (
+            agent.family == "claude"
+            and agent.channel != Channel.HOOK
+            and agent.state is AgentState.PERMISSION
+            and prompt is not None
+            and prompt.kind == "permission"
+            and bool(prompt.tool and prompt.detail and agent.observation.request)
+        )
+
+    def _whole_call(self, agent: Agent) -> tuple[str, dict] | None:
+        """The one call waiting in Claude's transcript that the dialog on screen shows in full, or None."""
+        assert self.journal is not None
+        prompt = agent.observation.prompt
+        assert prompt is not None
+        fits = set()
+        for tool, exact in self.journal.evidence.open_calls(agent.key or agent.pane_id):
+            if tool != prompt.tool and tool not in SHOWN_AS.get(prompt.tool, ()):
+                continue
+            try:
+                given = json.loads(exact)
+            except ValueError:
+                continue
+            if isinstance(given, dict) and same_detail(tool, tool_detail(given), prompt.detail):
+                fits.add((tool, exact))
+        if len(fits) != 1:
+            return None
+        (tool, exact), = fits
+        return tool, json.loads(exact)
+
+    def _later(self, delay: float, then: Callable[[], object]) -> None:
+        try:
+            asyncio.get_running_loop().call_later(delay, then)
+        except RuntimeError:
+            pass
+
+    def _by_hook(self, desk: AnswerDesk, pending: PendingCall) -> Callable[[Verdict], bool]:
+        """The hook's answer for a live verdict: the plain once-only allow, or a deny (Codex's without ``interrupt``)."""
+
+        def send(verdict: Verdict) -> bool:
+            if verdict.decision is Decision.ALLOW:
+                return desk.decide(pending, allow(), f"✓ by rule {verdict.rule}: {pending.describe()}")  # the rule first: a narrow row keeps it
+            refusal = deny(f"headspace rule {verdict.rule} refused this", interrupt=pending.family != "codex")
+            return desk.decide(pending, refusal, f"✗ by rule {verdict.rule}: {pending.describe()}")
+
+        return send
+
+    def _rule(self, agent: Agent, pending: PendingCall, judged: tuple[str, str], send: Callable[[Verdict], bool]) -> Verdict | None:
         loaded = self.book.current()
         if not loaded.rules:
             return None
@@ -205,12 +305,13 @@ class RuleAnswers:
         ]
         call = call_of(pending, agent)
         verdict = judge(usable, call)
-        self._judged[(agent.pane_id, pending.id)] = verdict
+        self._judged[judged] = verdict
         while len(self._judged) > JUDGED_KEPT:
             del self._judged[next(iter(self._judged))]
         if verdict.decision is None:
             return verdict
         audit = {
+            "via": "hook" if pending.id else "keys",
             "rule": verdict.rule,
             "decision": verdict.decision.value,
             "rules_file": self.book.loaded.digest,
@@ -229,12 +330,7 @@ class RuleAnswers:
             self._write("rule_notify", agent, audit)
             self.book.notice(f"{agent.target}: {pending.describe()} (rule {verdict.rule} asks you to look)")
             return verdict
-        if verdict.decision is Decision.ALLOW:
-            sent = desk.decide(pending, allow(), f"✓ by rule {verdict.rule}: {pending.describe()}")  # the rule first: a narrow row keeps it
-        else:
-            refusal = deny(f"headspace rule {verdict.rule} refused this", interrupt=pending.family != "codex")
-            sent = desk.decide(pending, refusal, f"✗ by rule {verdict.rule}: {pending.describe()}")
-        if sent:
+        if send(verdict):
             self._write("rule_answer", agent, audit)
             for rule_id in verdict.rule.split("+"):
                 rule = next((r for r in loaded.rules if r.id == rule_id), None)
@@ -246,7 +342,7 @@ class RuleAnswers:
 
     def on_answer(self, event: Event) -> None:
         """A request the person refused that a rule (live or shadow) would have allowed: that rule pauses itself, and says so."""
-        if not isinstance(event, Answered) or event.channel == Channel.HOOK and "by rule" in event.what or not denied(event.what):
+        if not isinstance(event, Answered) or "by rule" in event.what or not denied(event.what):
             return
         loaded = self.book.loaded
         if not loaded.rules or not event.tool_input:

@@ -322,3 +322,38 @@ def test_the_phone_page_lists_what_rules_answered_and_pauses_resumes_and_revokes
         for path in (first, second):
             if os.path.exists(path):
                 os.unlink(path)
+
+
+def test_without_the_answer_hook_a_rule_answers_a_dialog_shown_whole_by_the_guarded_keys(claude_session, private_tmux, services, where):
+    """No hook holds the call: the rule judges the call Claude's transcript holds, and only when the dialog shows it word for word."""
+    tag, config, state = where
+    first, second = f"/tmp/{tag}_1", f"/tmp/{tag}_2"
+    script = [api.bash(f"touch {first}", "Make one"), api.text("Made one."), api.bash(f"touch {second} && echo {tag}-more", "Make two")]
+    session = claude_session(script, name="keyed")  # headspace's hooks not installed: its dialog is answered by keys
+    rules_file(
+        config,
+        f'[[rule]]\nid = "keys-touch"\ndecision = "allow"\nhosts = ["local"]\nproject = "{session.workdir}"\ncommand = "touch /tmp/{tag}_*"\nttl = "1h"\nshadow = false\n',
+    )
+    try:
+        started(private_tmux.name, services)
+        poll(lambda: row(private_tmux.name), lambda r: r["state"] == "idle", timeout=20)
+        session.submit("make one")
+        asked = time.monotonic()
+        poll(lambda: os.path.exists(first), bool, timeout=30)
+        print(f"answered by the rule's keys {time.monotonic() - asked:.2f} s after the prompt was sent")
+        session.wait_for("Made one.", timeout=30)
+        (answered,) = events(state, "rule_answer")
+        assert (answered["rule"], answered["via"], answered["detail"]) == ("keys-touch", "keys", f"touch {first}")
+        (audit,) = [a for a in events(state, "answer") if a.get("channel") == "keys"]
+        assert "✓ by rule keys-touch" in audit["what"] and audit.get("delivered") is not False, audit
+
+        session.submit("make two")
+        waiting = poll(lambda: row(private_tmux.name), lambda r: r["state"] == "permission" and second in (r["detail"] or ""), timeout=30)
+        time.sleep(2.5)  # the keys' rules look within 2 s
+        assert row(private_tmux.name)["state"] == "permission" and not os.path.exists(second), waiting
+        assert len(events(state, "rule_answer")) == 1
+        run("-L", private_tmux.name, "send", session.pane_id, "--deny")
+    finally:
+        for path in (first, second):
+            if os.path.exists(path):
+                os.unlink(path)

@@ -54,7 +54,7 @@ class World:
         """A request for ``command`` at the pane: True when a rule answered it."""
         self.next_id += 1
         call = PendingCall(self.next_id, "%4", 0, "s", "Bash", {"command": command}, cwd="/srv/lab")
-        verdict = self.rules._rule(self.agent, self.desk, call)
+        verdict = self.rules._rule(self.agent, call, ("%4", f"req{self.next_id}"), self.rules._by_hook(self.desk, call))
         self.journal.writer.flush(force=True)
         return verdict is not None and verdict.answered
 
@@ -157,3 +157,59 @@ def test_an_agent_outside_the_rules_project_does_not_end_it(tmp_path: Path):
     world.state(AgentState.WORKING)  # an agent in /srv/lab, not in the rule's project
     world.state(AgentState.IDLE)
     assert world.kinds("rule_done") == []
+
+
+# -- a dialog no hook holds: the keys, when the transcript shows the dialog's call whole -------------------------
+
+
+def keys_world(tmp_path: Path, shown: str, calls: list[str]) -> tuple[World, list]:
+    """%4 shows a Bash dialog for ``shown``; Claude's transcript has ``calls`` waiting; the keys' answers are recorded, not sent."""
+    from headspace_tui.detect.turns import Turn
+    from headspace_tui.model import Option, Prompt
+
+    world = World(tmp_path, f'[[rule]]\n{ALLOW}ttl = "1h"\n')
+    prompt = Prompt(kind="permission", tool="Bash", detail=shown, options=(Option("1", "Yes"), Option("3", "No")))
+    world.agent = replace(world.agent, channel=Channel.NONE, observation=Observation(AgentState.PERMISSION, prompt=prompt, request="f1~1"))
+    world.store.agents["%4"] = world.agent
+    world.journal.evidence.turns("k4", [Turn("agent", tool_uses=tuple(("Bash", {"command": c}) for c in calls), tool_use_ids=tuple(f"t{n}" for n in range(len(calls))))])
+    sent: list = []
+    world.rules.answer_keys = lambda agent, seen, allow, rule: sent.append((agent.pane_id, seen.request, allow, rule)) or ""
+    return world, sent
+
+
+def test_a_dialog_whose_call_the_transcript_shows_whole_is_answered_by_keys_for_that_appearance(tmp_path: Path):
+    world, sent = keys_world(tmp_path, "touch /tmp/x_1", ["touch /tmp/x_1"])
+    verdict = world.rules.consider_keys("%4")
+    world.journal.writer.flush(force=True)
+    assert verdict is not None and verdict.answered and sent == [("%4", "f1~1", True, "touch")]
+    (audit,) = world.kinds("rule_answer")
+    assert (audit["via"], audit["detail"]) == ("keys", "touch /tmp/x_1")
+    assert world.rules.consider_keys("%4") is None and len(sent) == 1  # once per appearance
+
+
+@pytest.mark.parametrize(
+    ("shown", "calls"),
+    [
+        ("touch /tmp/x_1", ["touch /tmp/x_1; rm -rf ~"]),  # the screen cut the command short: not the call
+        ("touch /tmp/x_1", []),  # no call read: nothing known whole
+        ("touch /tmp/x_1", ["touch /tmp/x_1", "touch  /tmp/x_1 "]),  # two calls the dialog could be
+    ],
+)
+def test_a_dialog_not_known_whole_gets_no_keys(tmp_path: Path, shown: str, calls: list[str]):
+    world, sent = keys_world(tmp_path, shown, calls)
+    assert world.rules.consider_keys("%4", tries=1) is None and sent == []
+
+
+def test_a_dialog_the_hook_holds_is_never_the_keys(tmp_path: Path):
+    world, sent = keys_world(tmp_path, "touch /tmp/x_1", ["touch /tmp/x_1"])
+    world.agent = replace(world.agent, channel=Channel.HOOK)
+    world.store.agents["%4"] = world.agent
+    assert world.rules.consider_keys("%4") is None and sent == []
+
+
+def test_a_rules_answer_by_keys_says_so_in_its_audit():
+    from headspace_tui.answering.policy import RULE_VIA, Intent, IntentKind
+
+    assert Intent(IntentKind.APPROVE, via=f"{RULE_VIA}lab-touch").audit_suffix() == " ✓ by rule lab-touch"
+    assert Intent(IntentKind.DENY, via=f"{RULE_VIA}no-rm").audit_suffix() == " ✗ by rule no-rm"
+    assert Intent(IntentKind.APPROVE, via="web 192.0.2.7").audit_suffix() == " (via web 192.0.2.7)"
