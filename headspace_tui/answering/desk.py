@@ -49,6 +49,10 @@ from ..service.store import AgentStore
 
 log = logging.getLogger(__name__)
 
+# Seconds a held-back call (Codex's hook, which waits 3 s: hooks/settings.py CODEX_WAIT) may take to be placed and
+# judged; later, it is let go rather than answered, so no answer is recorded that its hook was no longer there to take.
+HELD_WAIT = 2.0
+
 # Screens that say nothing about whether a dialog is still up: a frame between two drawings.
 _UNSURE = (AgentState.UNKNOWN, AgentState.STARTING)
 
@@ -146,7 +150,8 @@ class AnswerDesk:
             log.exception("finding the agent of a Codex hook call")
             pane_id = None
         seen = self.watched(pane_id) if pane_id else None
-        if pane_id is None or seen is None or seen.agent.offline or seen.agent.family != "codex":
+        late = self.clock() - call.arrived > HELD_WAIT  # its hook is about to give up: an answer now might not land
+        if pane_id is None or seen is None or seen.agent.offline or seen.agent.family != "codex" or late:
             self.let_go(call)
             return
         self.held(replace(call, pane_id=pane_id))

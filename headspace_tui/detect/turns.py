@@ -36,6 +36,7 @@ class Turn:
     model: str = ""
     usage: tuple[int, ...] = field(default=(), hash=False)
     sidechain: bool = False  # a subagent's line: its tokens cost, but are not the main context
+    cwd: str = ""  # agent lines: the folder Claude was in as it wrote the line (its shell keeps a ``cd``)
 
 
 @dataclass(frozen=True)

@@ -121,6 +121,7 @@ class _Call:
     detail: str  # the command, file or URL it acts on, as a dialog shows it
     seen_at: float
     outcome: ToolOutcome | None = None  # its result, while no answer has claimed it
+    cwd: str = ""  # the folder Claude was in as it asked (its transcript line's)
     settled_at: float = 0.0
 
 
@@ -207,7 +208,7 @@ class AnswerEvidence:
                     continue  # a line read again (a file read from the start): as it was
                 if calls is None:
                     calls = self._calls[key] = OrderedDict()
-                calls[use_id] = _Call(tool, json.dumps(data, sort_keys=True, ensure_ascii=False), tool_detail(data), now)
+                calls[use_id] = _Call(tool, json.dumps(data, sort_keys=True, ensure_ascii=False), tool_detail(data), now, cwd=turn.cwd)
                 while len(calls) > KEPT_USES:
                     self._let_go(key, calls.popitem(last=False)[0])
             for outcome in turn.outcomes:
@@ -265,16 +266,16 @@ class AnswerEvidence:
         replayed = earlier._calls.get(key)
         if not replayed or self._calls.get(key):
             return
-        self._calls[key] = OrderedDict((i, _Call(c.tool, c.exact, c.detail, 0.0)) for i, c in replayed.items() if c.outcome is None)
+        self._calls[key] = OrderedDict((i, _Call(c.tool, c.exact, c.detail, 0.0, cwd=c.cwd)) for i, c in replayed.items() if c.outcome is None)
 
-    def open_calls(self, key: str) -> list[tuple[str, str]]:
-        """The agent's tool calls read from its transcript whose result has not come: (tool, exact input), oldest first.
+    def open_calls(self, key: str) -> list[tuple[str, str, str]]:
+        """The agent's tool calls read from its transcript whose result has not come: (tool, exact input, folder), oldest first.
 
         A dialog on screen is one of them; the rules answer by keys only when
         exactly one of them is the command the dialog shows (rule_answers.py).
         """
         calls = self._calls.get(key)
-        return [(c.tool, c.exact) for c in calls.values() if c.outcome is None] if calls else []
+        return [(c.tool, c.exact, c.cwd) for c in calls.values() if c.outcome is None] if calls else []
 
     def ended(self, key: str) -> None:
         self._calls.pop(key, None)

@@ -47,6 +47,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..answering.desk import AnswerDesk, Watched
+from ..detect.codex.rollout import from_terminal
 from ..detect.families import CLAUDE
 from ..detect.family import Family
 from ..detect.fusion import Fuser
@@ -525,17 +526,24 @@ class Monitor:
         """The pane of the one watched Codex agent whose conversation record a Codex hook's call names (None: not told apart).
 
         The record is the agent's by folder and time (detect/session_usage.py):
-        two Codex agents in one folder own none, so neither is named.
+        two Codex agents in one folder own none, so neither is named.  It
+        must be a conversation Codex's terminal UI began: an editor's Codex
+        in the same folder (its conversations run in the shared server, no
+        agent process of their own) writes records that would otherwise
+        look like the pane's.
         """
-        if not call.transcript:
+        if not call.transcript or not call.cwd or self.host.remote:
             return None
-        wanted = os.path.realpath(call.transcript)
+        wanted, folder = os.path.realpath(call.transcript), os.path.realpath(call.cwd)
         found = []
         for pane_id, watch in list(self.panes.items()):
-            if watch.family is None or watch.family.name != "codex" or not watch.agent_pid:
+            agent = self.store.agents.get(pane_id)
+            if watch.family is None or watch.family.name != "codex" or not watch.agent_pid or agent is None:
                 continue
+            if not agent.cwd or os.path.realpath(agent.cwd) != folder:
+                continue  # another folder: not its call (and its records are not searched)
             path = await self.host.record_path("codex", watch.agent_pid)
-            if path and os.path.realpath(path) == wanted:
+            if path and os.path.realpath(path) == wanted and await asyncio.to_thread(from_terminal, path):
                 found.append(pane_id)
         return found[0] if len(found) == 1 else None
 

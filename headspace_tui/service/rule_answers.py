@@ -53,6 +53,8 @@ JUDGED_KEPT = 2000
 RECENT_SHOWN = 50  # the rules' answers a front end lists at most
 KEYS_AFTER = 0.5  # seconds a dialog no hook holds is left before the keys' rules look (and between their looks)
 KEYS_TRIES = 4  # looks for the transcript's line of the call on screen
+# States in which an agent's task is over (its turn ended, however): an ``until = "idle"`` rule ends there for it.
+TASK_ENDS = frozenset({AgentState.IDLE, AgentState.INPUT, AgentState.EXITED, AgentState.ERROR, AgentState.LIMITED})
 RELOAD_EVERY = 1.0  # seconds between two looks at the rules file (a stat; read again only when it changed)
 
 
@@ -86,6 +88,13 @@ def _keys_of(value: object) -> set[tuple[str, str]]:
     if isinstance(value, list):
         return {(v[0], v[1]) for v in value if isinstance(v, list) and len(v) == 2 and all(isinstance(x, str) for x in v)}
     return set()
+
+
+def _shows(tool: str, wanted: str, shown: str, cwd: str) -> bool:
+    """Does a dialog showing ``shown`` show the whole of a call acting on ``wanted`` (made in ``cwd``)?"""
+    if tool in FILE_TOOLS:
+        return bool(wanted and shown) and os.path.normpath(os.path.join(cwd, shown.strip())) == os.path.normpath(os.path.join(cwd, wanted))
+    return same_detail(tool, wanted, shown)
 
 
 def _could_answer(rule: Rule, agent: Agent) -> bool:
@@ -232,8 +241,8 @@ class RuleAnswers:
                 self._looking.discard(judged)
             return None
         self._looking.discard(judged)
-        tool, given = whole
-        pending = PendingCall(0, pane_id, 0, "", tool, given, cwd=agent.cwd)
+        tool, given, cwd = whole
+        pending = PendingCall(0, pane_id, 0, "", tool, given, cwd=cwd)  # where Claude is now: its shell keeps a ``cd``
         answer = self.answer_keys
 
         def by_keys(verdict: Verdict) -> bool:
@@ -254,25 +263,31 @@ class RuleAnswers:
             and bool(prompt.tool and prompt.detail and agent.observation.request)
         )
 
-    def _whole_call(self, agent: Agent) -> tuple[str, dict] | None:
-        """The one call waiting in Claude's transcript that the dialog on screen shows in full, or None."""
+    def _whole_call(self, agent: Agent) -> tuple[str, dict, str] | None:
+        """The one call waiting in Claude's transcript that the dialog on screen shows in full, and the folder it runs in; or None.
+
+        A command must be the dialog's word for word (whitespace folded, as
+        the dialog wraps it); a file the same file, the dialog's relative
+        name taken from the call's own folder.  A call whose line does not
+        say its folder is no call: a rule's project could not be checked.
+        """
         assert self.journal is not None
         prompt = agent.observation.prompt
         assert prompt is not None
         fits = set()
-        for tool, exact in self.journal.evidence.open_calls(agent.key or agent.pane_id):
+        for tool, exact, cwd in self.journal.evidence.open_calls(agent.key or agent.pane_id):
             if tool != prompt.tool and tool not in SHOWN_AS.get(prompt.tool, ()):
                 continue
             try:
                 given = json.loads(exact)
             except ValueError:
                 continue
-            if isinstance(given, dict) and same_detail(tool, tool_detail(given), prompt.detail):
-                fits.add((tool, exact))
+            if isinstance(given, dict) and cwd.startswith("/") and _shows(tool, tool_detail(given), prompt.detail, cwd):
+                fits.add((tool, exact, cwd))
         if len(fits) != 1:
             return None
-        (tool, exact), = fits
-        return tool, json.loads(exact)
+        (tool, exact, cwd), = fits
+        return tool, json.loads(exact), cwd
 
     def _later(self, delay: float, then: Callable[[], object]) -> None:
         try:
@@ -449,7 +464,7 @@ class RuleAnswers:
     def _task_state(self, agent: Agent) -> None:
         """An agent whose task ended (at work, then idle): every ``until = "idle"`` rule ends for it, and the event log keeps that."""
         who = agent.key or agent.pane_id
-        if agent.state in (AgentState.IDLE, AgentState.INPUT, AgentState.EXITED):
+        if agent.state in TASK_ENDS:
             if who not in self._busy:
                 return
             self._busy.discard(who)

@@ -39,8 +39,8 @@ class Held:
         return True
 
 
-def codex_call(n: int, command: str, cwd: str) -> PendingCall:
-    return PendingCall(n, "", 0, "s", "Bash", {"command": command}, cwd=cwd, family="codex", transcript=f"/r/rollout-{n}.jsonl")
+def codex_call(n: int, command: str, cwd: str, arrived: float = 99.5) -> PendingCall:
+    return PendingCall(n, "", 0, "s", "Bash", {"command": command}, cwd=cwd, arrived=arrived, family="codex", transcript=f"/r/rollout-{n}.jsonl")
 
 
 def setup(tmp_path: Path, found: str | None):
@@ -81,13 +81,15 @@ def test_a_codex_call_whose_agent_is_found_is_answered_by_the_rule_at_once_and_t
     async def scenario():
         assert desk._accept(codex_call(1, "touch /tmp/cx_1", str(work)))
         assert desk._accept(codex_call(2, "touch /tmp/cx_2; echo more", str(work)))
-        assert desk._accept(PendingCall(3, "", 0, "s", "Bash", {"command": "touch /tmp/cx_3", "description": "network-access example.com"}, cwd=str(work), family="codex", transcript="/r/3"))
+        network = {"command": "touch /tmp/cx_3", "description": "network-access example.com"}
+        assert desk._accept(PendingCall(3, "", 0, "s", "Bash", network, cwd=str(work), arrived=99.5, family="codex", transcript="/r/3"))
+        assert desk._accept(codex_call(4, "touch /tmp/cx_4", str(work), arrived=97.0))  # placed after its hook's wait is nearly over
         await settle()
 
     asyncio.run(scenario())
-    assert [c.id for c in asked] == [1, 2, 3]
+    assert [c.id for c in asked] == [1, 2, 3, 4]
     assert channel.decided == [(1, {"behavior": "allow"})]  # the plain once-only allow
-    assert channel.released == [2, 3]  # a compound command, a network approval: Codex draws its dialog
+    assert channel.released == [2, 3, 4]  # a compound command, a network approval, a call too late: Codex draws its dialog
     assert "✓ by rule cx" in desk.last["%4"].what
 
 
@@ -106,3 +108,17 @@ def test_without_rules_wired_a_codex_call_is_refused_on_arrival(tmp_path: Path):
     desk, work, _ = setup(tmp_path, "%4")
     desk.held = None
     assert desk._accept(codex_call(1, "touch /tmp/cx_1", str(work))) is False  # the channel answers "{}" at once
+
+
+def test_only_a_conversation_codexs_terminal_began_is_a_panes(tmp_path: Path):
+    """An editor's Codex in the same folder runs in the shared server, with no agent process: its records are never a pane's."""
+    import json
+
+    from headspace_tui.detect.codex.rollout import from_terminal
+
+    made = {}
+    for name, originator in (("tui", "codex-tui"), ("older", "codex_cli_rs"), ("editor", "codex_vscode"), ("exec", "codex_exec"), ("none", None)):
+        meta = {"type": "session_meta", "payload": {"id": name, "cwd": "/w", **({"originator": originator} if originator else {})}}
+        made[name] = tmp_path / f"rollout-{name}.jsonl"
+        made[name].write_text(json.dumps(meta) + "\n")
+    assert {name for name, path in made.items() if from_terminal(str(path))} == {"tui", "older"}

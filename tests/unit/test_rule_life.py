@@ -30,6 +30,7 @@ class World:
     """One agent at %4 whose dialog a hook holds, the rules file, the event log and a clock to move."""
 
     def __init__(self, tmp_path: Path, rules: str) -> None:
+        tmp_path.mkdir(parents=True, exist_ok=True)
         self.now = 1000.0
         self.rules_path = tmp_path / "rules.toml"
         self.rules_path.write_text(rules)
@@ -162,16 +163,17 @@ def test_an_agent_outside_the_rules_project_does_not_end_it(tmp_path: Path):
 # -- a dialog no hook holds: the keys, when the transcript shows the dialog's call whole -------------------------
 
 
-def keys_world(tmp_path: Path, shown: str, calls: list[str]) -> tuple[World, list]:
+def keys_world(tmp_path: Path, shown: str, calls: list[str], cwd: str = "/srv/lab", rule: str = "") -> tuple[World, list]:
     """%4 shows a Bash dialog for ``shown``; Claude's transcript has ``calls`` waiting; the keys' answers are recorded, not sent."""
     from headspace_tui.detect.turns import Turn
     from headspace_tui.model import Option, Prompt
 
-    world = World(tmp_path, f'[[rule]]\n{ALLOW}ttl = "1h"\n')
+    world = World(tmp_path, f'[[rule]]\n{ALLOW}ttl = "1h"\n{rule}')
     prompt = Prompt(kind="permission", tool="Bash", detail=shown, options=(Option("1", "Yes"), Option("3", "No")))
     world.agent = replace(world.agent, channel=Channel.NONE, observation=Observation(AgentState.PERMISSION, prompt=prompt, request="f1~1"))
     world.store.agents["%4"] = world.agent
-    world.journal.evidence.turns("k4", [Turn("agent", tool_uses=tuple(("Bash", {"command": c}) for c in calls), tool_use_ids=tuple(f"t{n}" for n in range(len(calls))))])
+    uses = tuple(("Bash", {"command": c}) for c in calls)
+    world.journal.evidence.turns("k4", [Turn("agent", tool_uses=uses, tool_use_ids=tuple(f"t{n}" for n in range(len(calls))), cwd=cwd)])
     sent: list = []
     world.rules.answer_keys = lambda agent, seen, allow, rule: sent.append((agent.pane_id, seen.request, allow, rule)) or ""
     return world, sent
@@ -213,3 +215,13 @@ def test_a_rules_answer_by_keys_says_so_in_its_audit():
     assert Intent(IntentKind.APPROVE, via=f"{RULE_VIA}lab-touch").audit_suffix() == " ✓ by rule lab-touch"
     assert Intent(IntentKind.DENY, via=f"{RULE_VIA}no-rm").audit_suffix() == " ✗ by rule no-rm"
     assert Intent(IntentKind.APPROVE, via="web 192.0.2.7").audit_suffix() == " (via web 192.0.2.7)"
+
+
+def test_the_keys_judge_the_call_in_the_folder_claude_is_in_and_a_call_that_does_not_say_is_none(tmp_path: Path):
+    """Claude's shell keeps a ``cd``: a rule for one project never answers a command run after a ``cd`` out of it."""
+    moved, sent = keys_world(tmp_path / "moved", "touch /tmp/x_1", ["touch /tmp/x_1"], cwd="/srv/other", rule='project = "/srv/lab"\n')
+    assert moved.rules.consider_keys("%4", tries=1).decision is None and sent == []
+    unsaid, sent = keys_world(tmp_path / "unsaid", "touch /tmp/x_1", ["touch /tmp/x_1"], cwd="")
+    assert unsaid.rules.consider_keys("%4", tries=1) is None and sent == []
+    at_home, sent = keys_world(tmp_path / "home", "touch /tmp/x_1", ["touch /tmp/x_1"], rule='project = "/srv/lab"\n')
+    assert at_home.rules.consider_keys("%4").answered and len(sent) == 1

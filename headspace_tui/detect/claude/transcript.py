@@ -141,6 +141,7 @@ def parse_line(data: Any) -> Turn | None:
             model=_str(message.get("model")),
             usage=_usage(message.get("usage")),
             sidechain=data.get("isSidechain") is True,
+            cwd=_str(data.get("cwd")),
             **common,
         )
     if data.get("isMeta"):

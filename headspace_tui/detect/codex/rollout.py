@@ -115,6 +115,18 @@ def _read_conversation(path: str) -> tuple | None:
     return (payload["cwd"], begun) if begun is not None else None
 
 
+# Who began a conversation (its session_meta ``originator``): Codex's terminal UI, as 0.169.0 and older versions
+# name it.  An editor's or ``codex exec``'s conversation in the same folder is another client's, never a pane's.
+TERMINAL_ORIGINATORS = frozenset({"codex-tui", "codex_cli_rs"})
+
+
+def from_terminal(path: str) -> bool:
+    """Was the conversation in this rollout begun by Codex's terminal UI (not an editor's extension, not ``codex exec``)?"""
+    line = first_object(path, META_CAP)
+    payload = line.get("payload") if isinstance(line, dict) and line.get("type") == "session_meta" else None
+    return isinstance(payload, dict) and payload.get("originator") in TERMINAL_ORIGINATORS
+
+
 def day_folders(root: str, since: float, now: float) -> list:
     """``root/YYYY/MM/DD`` for each day from a day before ``since`` (local or UTC, whichever named it) to a day after ``now``."""
     utc = timezone.utc  # noqa: UP017 - the probe runs on Python 3.9, which has no datetime.UTC
