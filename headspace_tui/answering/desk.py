@@ -152,6 +152,8 @@ class AnswerDesk:
         seen = self.watched(pane_id) if pane_id else None
         late = self.clock() - call.arrived > HELD_WAIT  # its hook is about to give up: an answer now might not land
         if pane_id is None or seen is None or seen.agent.offline or seen.agent.family != "codex" or late:
+            why = "no single watched Codex agent owns its conversation" if pane_id is None or seen is None else "too late" if late else "its pane is not a Codex agent's"
+            log.info("a Codex hook call (%s) let go to Codex's dialog: %s", call.describe(), why)
             self.let_go(call)
             return
         self.held(replace(call, pane_id=pane_id))

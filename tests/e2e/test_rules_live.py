@@ -66,6 +66,25 @@ def row(server: str) -> dict:
     return json.loads(line)
 
 
+def made_by_rule(session, prompt: str, made: str, how: str) -> None:
+    """Send ``prompt``; its command makes ``made`` once the rule answered it (through ``how``), and the agent replies "Made one."."""
+    session.submit(prompt)  # returns once the scripted API has the prompt
+    asked = time.monotonic()
+    poll(lambda: os.path.exists(made), bool, timeout=30)
+    print(f"the command ran {time.monotonic() - asked:.2f} s after the API had the prompt (the rule answered through {how})")
+    session.wait_for("Made one.", timeout=30)
+
+
+def still_waits(session, server: str, state: Path, prompt: str, path: str, *, answered: int) -> None:
+    """Send ``prompt``: its command (making ``path``) waits for the person and the rules answered ``answered`` in all; then refuse it."""
+    session.submit(prompt)
+    waiting = poll(lambda: row(server), lambda r: r["state"] == "permission" and path in (r["detail"] or ""), timeout=30)
+    time.sleep(2.5)  # time a rule would have had to answer it (the keys' rules look within 2 s)
+    assert row(server)["state"] == "permission" and not os.path.exists(path), waiting
+    assert len(events(state, "rule_answer")) == answered
+    run("-L", server, "send", session.pane_id, "--deny")
+
+
 def events(state: Path, kind: str) -> list[dict]:
     path = state / "headspace" / "events.db"
     if not path.exists():
@@ -101,31 +120,17 @@ not_match = ["touch /tmp/{tag}_2 && curl https://example.com", "touch /tmp/{tag}
     )
     try:
         started(private_tmux.name, services)
-        session.submit("make the first file")
-        asked = time.monotonic()
-        poll(lambda: os.path.exists(first), bool, timeout=30)
-        session.wait_for("Made one.", timeout=30)
+        made_by_rule(session, "make the first file", first, "the hook")
         answered = events(state, "rule_answer")
         assert [(a["rule"], a["decision"], a["tool"], a["detail"]) for a in answered] == [("lab-touch", "allow", "Bash", f"touch {first}")]
         assert answered[0]["fields"] == ["host", "project", "command"] and answered[0]["pane"] == "ruled:0.0" and answered[0]["rules_file"]
-        print(f"answered by the rule {time.monotonic() - asked:.2f} s after the prompt was sent")
         (audit,) = [a for a in events(state, "answer") if first in str(a.get("what"))]
         assert "✓ by rule lab-touch" in audit["what"] and audit["channel"] == "hook"
 
-        session.submit("make the second file")
-        waiting = poll(lambda: row(private_tmux.name), lambda r: r["state"] == "permission" and second in (r["detail"] or ""), timeout=30)
-        time.sleep(2.0)  # time a rule would have had to answer it
-        assert row(private_tmux.name)["state"] == "permission" and not os.path.exists(second), waiting
-        assert len(events(state, "rule_answer")) == 1
-        run("-L", private_tmux.name, "send", session.pane_id, "--deny")
+        still_waits(session, private_tmux.name, state, "make the second file", second, answered=1)
         session.wait_for("Interrupted", timeout=30)
-
-        session.submit("make the third file")
-        waiting = poll(lambda: row(private_tmux.name), lambda r: r["state"] == "permission" and third in (r["detail"] or ""), timeout=30)
-        time.sleep(2.0)
-        assert row(private_tmux.name)["state"] == "permission" and not os.path.exists(third), waiting
-        assert len(events(state, "rule_answer")) == 1 and session.home.is_dir()
-        run("-L", private_tmux.name, "send", session.pane_id, "--deny")
+        still_waits(session, private_tmux.name, state, "make the third file", third, answered=1)
+        assert session.home.is_dir()
     finally:
         for path in (first, second, third):
             if os.path.exists(path):
@@ -252,11 +257,7 @@ not_match = ["touch /tmp/{tag}_2; echo more"]
             started(private_tmux.name, services)
             poll(lambda: row(private_tmux.name), lambda r: r["agent"] == "codex", timeout=20)
 
-            session.submit("make the first file")
-            asked = time.monotonic()
-            poll(lambda: os.path.exists(first), bool, timeout=30)
-            print(f"Codex's command ran {time.monotonic() - asked:.2f} s after the prompt was sent (the rule answered its hook)")
-            session.wait_for("Made one.", timeout=30)
+            made_by_rule(session, "make the first file", first, "Codex's hook")
             answered = events(state, "rule_answer")
             assert [(a["rule"], a["decision"], a["family"], a["tool"], a["detail"]) for a in answered] == [("codex-touch", "allow", "codex", "Bash", f"touch {first}")]
             assert answered[0]["pane"] == "cxrule:0.0" and answered[0]["fields"] == ["host", "project", "agent", "command"], answered
@@ -312,12 +313,7 @@ def test_the_phone_page_lists_what_rules_answered_and_pauses_resumes_and_revokes
         listed = run("rules", "list").stdout
         assert "REVOKED" in listed and "PAUSED" not in listed, listed
 
-        session.submit("make two")  # the revoked rule answers nothing: the dialog waits for the person
-        poll(lambda: row(private_tmux.name), lambda r: r["state"] == "permission" and second in (r["detail"] or ""), timeout=30)
-        time.sleep(2.0)
-        assert row(private_tmux.name)["state"] == "permission" and not os.path.exists(second)
-        assert len(events(state, "rule_answer")) == 1
-        run("-L", private_tmux.name, "send", session.pane_id, "--deny")
+        still_waits(session, private_tmux.name, state, "make two", second, answered=1)  # the revoked rule answers nothing
     finally:
         for path in (first, second):
             if os.path.exists(path):
@@ -337,22 +333,13 @@ def test_without_the_answer_hook_a_rule_answers_a_dialog_shown_whole_by_the_guar
     try:
         started(private_tmux.name, services)
         poll(lambda: row(private_tmux.name), lambda r: r["state"] == "idle", timeout=20)
-        session.submit("make one")
-        asked = time.monotonic()
-        poll(lambda: os.path.exists(first), bool, timeout=30)
-        print(f"answered by the rule's keys {time.monotonic() - asked:.2f} s after the prompt was sent")
-        session.wait_for("Made one.", timeout=30)
+        made_by_rule(session, "make one", first, "the keys")
         (answered,) = events(state, "rule_answer")
         assert (answered["rule"], answered["via"], answered["detail"]) == ("keys-touch", "keys", f"touch {first}")
         (audit,) = [a for a in events(state, "answer") if a.get("channel") == "keys"]
         assert "✓ by rule keys-touch" in audit["what"] and audit.get("delivered") is not False, audit
 
-        session.submit("make two")
-        waiting = poll(lambda: row(private_tmux.name), lambda r: r["state"] == "permission" and second in (r["detail"] or ""), timeout=30)
-        time.sleep(2.5)  # the keys' rules look within 2 s
-        assert row(private_tmux.name)["state"] == "permission" and not os.path.exists(second), waiting
-        assert len(events(state, "rule_answer")) == 1
-        run("-L", private_tmux.name, "send", session.pane_id, "--deny")
+        still_waits(session, private_tmux.name, state, "make two", second, answered=1)
     finally:
         for path in (first, second):
             if os.path.exists(path):

@@ -28,7 +28,7 @@ from headspace_tui.shared.proctree import read_process_table
 
 from .codex_api import FakeResponsesAPI
 from .npm_binary import BinaryUnavailable, cache_root, find_npm_binary, reported_version
-from .pane_session import PaneSession, shell_env
+from .pane_session import PaneSession, ScreenTimeout, shell_env
 from .tmux import PrivateTmux
 
 CODEX_VERSION = "0.169.0"  # the live tests' version (keep .ci/run in step)
@@ -143,9 +143,18 @@ class CodexSession(PaneSession):
     def trust_hooks(self, timeout: float = 30) -> None:
         """Codex's start with a new hook: "Hooks need review"; pick "Trust all and continue", as a user would."""
         self.wait_for("Hooks need review", timeout=timeout, what="Codex asking to review its hooks")
-        self.tmux.send_keys(self.pane_id, "2")
-        self.wait_for(re.compile(r"^› 2\. Trust all", re.M), what="the trust option chosen")
+        chosen = re.compile(r"^› 2\. Trust all", re.M)
+        for _ in range(5):  # drawn a moment before it takes keys (under load): "2" again chooses the same option
+            self.tmux.send_keys(self.pane_id, "2")
+            try:
+                self.wait_for(chosen, timeout=2, what="the trust option chosen")
+                break
+            except ScreenTimeout:
+                continue
+        else:
+            raise ScreenTimeout(f"{self.name}: Codex never took '2' at its hooks review:\n{self.screen()}")
         self.tmux.send_keys(self.pane_id, "Enter")
+        self.wait_for(lambda screen: "Hooks need review" not in screen, timeout=timeout, what="the hooks review closed")
 
     def wait_ready(self, timeout: float = 30) -> str:
         return self.wait_for(READY, timeout=timeout, what="Codex's composer")
