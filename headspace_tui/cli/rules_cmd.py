@@ -20,7 +20,7 @@ from pathlib import Path
 from ..rules.judge import judge
 from ..rules.model import FILE_TOOLS, SHELL_TOOLS, Call, Decision, Rule
 from ..rules.model import denied as refused
-from ..rules.pauses import is_paused, pauses
+from ..rules.pauses import PAUSE, REVOKE, is_paused, pause_event, pause_words, pauses, revoke_event, revoked
 from ..rules.rules_file import default_path, describe, load
 from ..rules.shell import Unreadable, parse
 from ..shared.safe_text import clean
@@ -33,14 +33,14 @@ def rules_list(path: Path | None = None, log: Path | None = None) -> tuple[list[
     path = path or default_path()
     loaded = load(path)
     out = [f"# {path}: {len(loaded.rules)} rule{'s' if len(loaded.rules) != 1 else ''}"]
-    history = _events(log, ("rule_loaded", "rule_answer", "rules_pause", "rule_revoked"))
-    revoked = {(e.payload.get("rule"), e.payload.get("text")) for e in history if e.kind == "rule_revoked"}
-    paused = pauses([e for e in history if e.kind == "rules_pause"])
+    history = _events(log, ("rule_loaded", "rule_answer", PAUSE, REVOKE))
+    ended = revoked([e for e in history if e.kind == REVOKE])
+    paused = pauses([e for e in history if e.kind == PAUSE])
     now = time.time()
     for rule, line in zip(loaded.rules, describe(loaded.rules), strict=True):
         first = next((e.ts for e in history if e.kind == "rule_loaded" and (e.payload.get("rule"), e.payload.get("text")) == rule.key), None)
         uses = sum(1 for e in history if e.kind == "rule_answer" and rule.id in str(e.payload.get("rule", "")).split("+"))
-        if rule.key in revoked:
+        if rule.key in ended:
             life = "REVOKED (edit the rule to make it another)"
         elif rule.permanent:
             life = "never expires"
@@ -59,22 +59,21 @@ def rules_pause(on: bool, host: str = "", rule: str = "", log: Path | None = Non
     """Write the pause (or its end) to the event log, where the service reads it at its next request."""
     try:
         with EventLog(log or log_path()) as events:
-            events.write("rules_pause", None, {"on": on, "host": host, "rule": rule, "why": "headspace rules " + ("pause" if on else "resume")})
+            events.write(PAUSE, None, pause_event(on, rule, host, "headspace rules " + ("pause" if on else "resume")))
     except EventLogError as exc:
         return [], [f"cannot write the event log: {exc}"]
-    scope = " ".join(part for part in (f"rule {rule}" if rule else "every rule", f"on {host}" if host else "") if part)
-    return [f"{scope}: {'paused' if on else 'answering again'}"], []
+    return [pause_words(on, rule, host)], []
 
 
 def rules_revoke(rule_id: str, path: Path | None = None, log: Path | None = None) -> tuple[list[str], list[str]]:
     """End a rule as it is written now, for good: it answers nothing until its text changes (then it is another rule)."""
     loaded = load(path or default_path())
-    rule = next((r for r in loaded.rules if r.id == rule_id), None)
+    rule = loaded.rule(rule_id)
     if rule is None:
         return [], [f"no rule {rule_id!r} in {path or default_path()} (rules: {', '.join(r.id for r in loaded.rules) or 'none'})"]
     try:
         with EventLog(log or log_path()) as events:
-            events.write("rule_revoked", None, {"rule": rule.id, "text": rule.key[1]})
+            events.write(REVOKE, None, revoke_event(rule))
     except EventLogError as exc:
         return [], [f"cannot write the event log: {exc}"]
     return [f"rule {rule.id}: revoked (edit it in the file to make it another rule)"], []
@@ -82,7 +81,7 @@ def rules_revoke(rule_id: str, path: Path | None = None, log: Path | None = None
 
 def rules_test(rule_id: str, days: float, path: Path | None = None, log: Path | None = None) -> tuple[list[str], list[str]]:
     loaded = load(path or default_path())
-    rule = next((r for r in loaded.rules if r.id == rule_id), None)
+    rule = loaded.rule(rule_id)
     if rule is None:
         known = ", ".join(r.id for r in loaded.rules) or "none"
         return [], [*(clean(e) for e in loaded.errors), f"no rule {rule_id!r} in {path or default_path()} (rules: {known})"]

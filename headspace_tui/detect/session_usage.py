@@ -165,17 +165,8 @@ class SessionUsage:
         if kind is None or pid <= 0:
             return Usage()
         held = self._followers.get(pid)
-        now = self.clock()
-        if held is None or now - held[2] >= FIND_EVERY:
-            agent = self._agent(kind, pid)
-            try:
-                found = kind.find(agent) if agent is not None else None
-            except (OSError, ValueError, LookupError, sqlite3.Error):
-                found = held[1] if held is not None else None  # the search failed (a busy database): keep what was found
-            if found is not None and agent is not None and held is not None and held[1] is not None and held[0] == agent.started and found.path == held[1].path:
-                found = held[1]  # the same record: keep what was read of it
-            held = (agent.started if agent is not None else 0.0, found, now)
-            self._followers[pid] = held
+        if held is None or self.clock() - held[2] >= FIND_EVERY:
+            held = self._search(kind, pid)
         usage = held[1].read() if held[1] is not None else None
         return usage if usage is not None else Usage()
 
@@ -184,15 +175,22 @@ class SessionUsage:
         kind = self.kinds.get(family)
         if kind is None or pid <= 0:
             return None
+        follower = self._search(kind, pid)[1]
+        return follower.path if follower is not None else None
+
+    def _search(self, kind: Kind, pid: int) -> tuple:
+        """Look for the agent's record now; the follower kept (its start, the follower or None, when looked) is what reads follow."""
+        held = self._followers.get(pid)
         agent = self._agent(kind, pid)
         try:
             found = kind.find(agent) if agent is not None else None
         except (OSError, ValueError, LookupError, sqlite3.Error):
-            return None
-        held = self._followers.get(pid)
-        if found is not None and agent is not None and (held is None or held[1] is None or held[1].path != found.path):
-            self._followers[pid] = (agent.started, found, self.clock())  # what the next read follows
-        return found.path if found is not None else None
+            found = held[1] if held is not None else None  # the search failed (a busy database): keep what was found
+        if found is not None and agent is not None and held is not None and held[1] is not None and held[0] == agent.started and found.path == held[1].path:
+            found = held[1]  # the same record: keep what was read of it
+        held = (agent.started if agent is not None else 0.0, found, self.clock())
+        self._followers[pid] = held
+        return held
 
     def forget(self, alive: set) -> None:
         """Let go of agents that are gone."""

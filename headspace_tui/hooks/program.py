@@ -151,12 +151,11 @@ def _decision(reply, family="claude"):
     out = {"behavior": decision["behavior"]}
     if isinstance(decision.get("message"), str):
         out["message"] = decision["message"]
-    if family == "codex":
-        return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": out}}
-    if decision["behavior"] == "allow" and isinstance(decision.get("updatedInput"), dict):
-        out["updatedInput"] = decision["updatedInput"]
-    if decision["behavior"] == "deny" and decision.get("interrupt") is True:
-        out["interrupt"] = True
+    if family != "codex":  # Codex fails an answer carrying either closed
+        if decision["behavior"] == "allow" and isinstance(decision.get("updatedInput"), dict):
+            out["updatedInput"] = decision["updatedInput"]
+        if decision["behavior"] == "deny" and decision.get("interrupt") is True:
+            out["interrupt"] = True
     return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": out}}
 
 

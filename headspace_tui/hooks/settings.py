@@ -135,10 +135,10 @@ def answer_group(command: str, wait: int) -> dict[str, Any]:
     return {"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": wait + ANSWER_GRACE}]}
 
 
-def answer_command(command: str, wait: int) -> str:
-    """The answer hook's command: the same python and program as ``command``, plus ``answer N``."""
+def answer_command(command: str, wait: int, family: str = "") -> str:
+    """The answer hook's command: the same python and program as ``command``, plus ``answer N`` (and ``codex`` for Codex's)."""
     head = command.rsplit("#", 1)[0].rstrip()
-    return f"{head} answer {wait} # {MARKER}"
+    return f"{head} answer {wait}{' ' + family if family else ''} # {MARKER}"
 
 
 # The release that made auto mode Claude's default has the hook (the earliest that has it is not known): what a
@@ -454,8 +454,7 @@ def install(settings_path: Path, command: str | None = None, *, answer_wait: int
 
 def codex_wanted(command: str, wait: int = CODEX_WAIT) -> dict[str, list[dict[str, Any]]]:
     """Codex's ``hooks.json``: one synchronous PermissionRequest hook asking headspace's rules (``answer N codex``)."""
-    head = answer_command(command, wait).rsplit("#", 1)[0].rstrip()
-    return {ANSWER_EVENT: [answer_group(f"{head} codex # {MARKER}", wait)]}
+    return {ANSWER_EVENT: [answer_group(answer_command(command, wait, "codex"), wait)]}
 
 
 def install_codex(hooks_path: Path, command: str | None = None, *, wait: int = CODEX_WAIT) -> bool:

@@ -69,6 +69,9 @@ class Loaded:
     path: str = ""
     digest: str = ""  # a hash of the file's text as read, for the audit ("" when there was none)
 
+    def rule(self, rule_id: str) -> Rule | None:
+        return next((r for r in self.rules if r.id == rule_id), None)
+
 
 def default_path(env: dict[str, str] | None = None) -> Path:
     return config_dir(env) / "rules.toml"

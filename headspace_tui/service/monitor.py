@@ -532,7 +532,7 @@ class Monitor:
         agent process of their own) writes records that would otherwise
         look like the pane's.
         """
-        if not call.transcript or not call.cwd or self.host.remote:
+        if not call.transcript or not call.cwd:
             return None
         wanted, folder = os.path.realpath(call.transcript), os.path.realpath(call.cwd)
         found = []
@@ -542,7 +542,7 @@ class Monitor:
                 continue
             if not agent.cwd or os.path.realpath(agent.cwd) != folder:
                 continue  # another folder: not its call (and its records are not searched)
-            path = await self.host.record_path("codex", watch.agent_pid)
+            path = await self.host.record_path("codex", watch.agent_pid)  # None on another host: not searched from here
             if path and os.path.realpath(path) == wanted and await asyncio.to_thread(from_terminal, path):
                 found.append(pane_id)
         return found[0] if len(found) == 1 else None

@@ -43,7 +43,7 @@ from ..hooks.spool import tool_detail
 from ..model import Agent, AgentState, Channel, Observation
 from ..rules.judge import inside, judge
 from ..rules.model import FILE_TOOLS, SHELL_TOOLS, Call, Decision, Rule, Verdict, denied
-from ..rules.pauses import is_paused, pauses
+from ..rules.pauses import PAUSE, REVOKE, is_paused, pause_event, pause_words, pauses, revoke_event, revoked
 from ..rules.rules_file import Loaded, load
 from ..state.eventlog import EventLogError
 from .journal import Journal
@@ -55,6 +55,7 @@ KEYS_AFTER = 0.5  # seconds a dialog no hook holds is left before the keys' rule
 KEYS_TRIES = 4  # looks for the transcript's line of the call on screen
 # States in which an agent's task is over (its turn ended, however): an ``until = "idle"`` rule ends there for it.
 TASK_ENDS = frozenset({AgentState.IDLE, AgentState.INPUT, AgentState.EXITED, AgentState.ERROR, AgentState.LIMITED})
+AT_WORK = frozenset({AgentState.WORKING, *(s for s in AgentState if s.needs_you)}) - TASK_ENDS
 RELOAD_EVERY = 1.0  # seconds between two looks at the rules file (a stat; read again only when it changed)
 
 
@@ -176,19 +177,18 @@ class RuleAnswers:
             self._timer = None
 
     def on_event(self, event: Event) -> None:
-        if isinstance(event, AgentChanged):
-            self._task_state(event.agent)
-            looked = (event.agent.pane_id, event.agent.observation.request)
-            if self.answer_keys is not None and self._keys_fit(event.agent) and looked not in self._judged and looked not in self._looking:
-                # A moment first: a Claude with the answer hook has its call matched to the dialog by then (the hook's way wins).
-                self._looking.add(looked)
-                self._later(KEYS_AFTER, lambda: self.consider_keys(looked[0]))
-        if isinstance(event, AgentChanged) and event.agent.channel == Channel.HOOK and event.agent.state.needs_you:
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:
-                return  # told outside the service's loop (a replay, a test): nothing to answer there
-            loop.call_soon(self.consider, event.agent.pane_id)
+        if not isinstance(event, AgentChanged):
+            return
+        agent = event.agent
+        self._task_state(agent)
+        if agent.channel == Channel.HOOK and agent.state.needs_you:
+            self._later(0.0, lambda: self.consider(agent.pane_id))
+            return
+        looked = (agent.pane_id, agent.observation.request)
+        if self.answer_keys is not None and self._keys_fit(agent) and looked not in self._judged and looked not in self._looking:
+            # A moment first: a Claude with the answer hook has its call matched to the dialog by then (the hook's way wins).
+            self._looking.add(looked)
+            self._later(KEYS_AFTER, lambda: self.consider_keys(looked[0]))
 
     def consider(self, pane_id: str) -> Verdict | None:
         """Ask the rules about the request the pane's dialog is, once; answer it through its hook when a live rule says so."""
@@ -274,7 +274,7 @@ class RuleAnswers:
         assert self.journal is not None
         prompt = agent.observation.prompt
         assert prompt is not None
-        fits = set()
+        fits: dict[tuple[str, str, str], dict] = {}  # (tool, exact input, folder) → the input: identical calls are one
         for tool, exact, cwd in self.journal.evidence.open_calls(agent.key or agent.pane_id):
             if tool != prompt.tool and tool not in SHOWN_AS.get(prompt.tool, ()):
                 continue
@@ -283,13 +283,14 @@ class RuleAnswers:
             except ValueError:
                 continue
             if isinstance(given, dict) and cwd.startswith("/") and _shows(tool, tool_detail(given), prompt.detail, cwd):
-                fits.add((tool, exact, cwd))
+                fits[(tool, exact, cwd)] = given
         if len(fits) != 1:
             return None
-        (tool, exact, cwd), = fits
-        return tool, json.loads(exact), cwd
+        ((tool, _, cwd), given), = fits.items()
+        return tool, given, cwd
 
     def _later(self, delay: float, then: Callable[[], object]) -> None:
+        """``then`` on the service's loop after ``delay``; told outside it (a replay, a test), nothing is answered."""
         try:
             asyncio.get_running_loop().call_later(delay, then)
         except RuntimeError:
@@ -311,12 +312,11 @@ class RuleAnswers:
         if not loaded.rules:
             return None
         now = self.clock()
-        paused = pauses(self._log_events("rules_pause"))
-        revoked = {(e.payload.get("rule"), e.payload.get("text")) for e in self._log_events("rule_revoked")}
+        paused, ended = self._stops()
         usable = [
             rule
             for rule in loaded.rules
-            if self._usable(rule, now) and not is_paused(paused, rule.id, agent.host) and rule.key not in revoked and not self._ended(rule, agent)
+            if self._usable(rule, now) and not is_paused(paused, rule.id, agent.host) and rule.key not in ended and not self._ended(rule, agent)
         ]
         call = call_of(pending, agent)
         verdict = judge(usable, call)
@@ -348,7 +348,7 @@ class RuleAnswers:
         if send(verdict):
             self._write("rule_answer", agent, audit)
             for rule_id in verdict.rule.split("+"):
-                rule = next((r for r in loaded.rules if r.id == rule_id), None)
+                rule = loaded.rule(rule_id)
                 if rule is not None:
                     self._uses[rule.key] = self._uses.get(rule.key, 0) + 1
                     self._burst(rule, now)
@@ -378,16 +378,15 @@ class RuleAnswers:
     def recent(self, since: float, limit: int = RECENT_SHOWN) -> list[dict]:
         """The rules' answers since ``since``, newest first, each with its rule's state now (answering, paused, revoked, gone)."""
         loaded = self.book.current()
-        paused = pauses(self._log_events("rules_pause"))
-        revoked = {(e.payload.get("rule"), e.payload.get("text")) for e in self._log_events("rule_revoked")}
+        paused, ended = self._stops()
         out = []
         for event in sorted(self._log_events("rule_answer", since), key=lambda e: -e.ts)[:limit]:
             p = event.payload
-            rules = [next((r for r in loaded.rules if r.id == rule_id), None) for rule_id in str(p.get("rule", "")).split("+")]
+            rules = [loaded.rule(rule_id) for rule_id in str(p.get("rule", "")).split("+")]
             host = str(p.get("host", ""))
             if any(r is None for r in rules):
                 state = "gone"
-            elif any(r.key in revoked for r in rules if r is not None):
+            elif any(r.key in ended for r in rules if r is not None):
                 state = "revoked"
             elif any(is_paused(paused, r.id, host) for r in rules if r is not None):
                 state = "paused"
@@ -419,22 +418,25 @@ class RuleAnswers:
         if self.journal is None:
             raise ValueError("no event log: rules cannot be paused or revoked here")
         if action == "revoke":
-            rule = next((r for r in self.book.current().rules if r.id == rule_id), None)
+            rule = self.book.current().rule(rule_id)
             if rule is None:
                 raise ValueError(f"no rule {rule_id!r} in the rules file")
-            self.journal.writer.write([{"kind": "rule_revoked", "agent": None, "rule": rule.id, "text": rule.key[1]}])
+            self.journal.writer.write([{"kind": REVOKE, "agent": None, **revoke_event(rule)}])
             self.book.notice(f"rule {rule.id} revoked: it answers nothing until you edit it")
             return f"rule {rule.id}: revoked"
         if action not in ("pause", "resume"):
             raise ValueError("an action is pause, resume or revoke")
         on = action == "pause"
-        self.journal.writer.write([{"kind": "rules_pause", "agent": None, "on": on, "rule": rule_id, "host": host, "why": f"the phone page: {action}"}])
-        scope = " ".join(part for part in (f"rule {rule_id}" if rule_id else "every rule", f"on {host}" if host else "") if part)
-        return f"{scope}: {'paused' if on else 'answering again'}"
+        self._write_pause(rule_id, f"the phone page: {action}", on=on, host=host)
+        return pause_words(on, rule_id, host)
 
-    def _write_pause(self, rule_id: str, why: str) -> None:
+    def _write_pause(self, rule_id: str, why: str, *, on: bool = True, host: str = "") -> None:
         if self.journal is not None:
-            self.journal.writer.write([{"kind": "rules_pause", "agent": None, "on": True, "rule": rule_id, "host": "", "why": why}])
+            self.journal.writer.write([{"kind": PAUSE, "agent": None, **pause_event(on, rule_id, host, why)}])
+
+    def _stops(self) -> tuple[dict[tuple[str, str], bool], set[tuple[str, str]]]:
+        """The pauses as they stand, and the rules (id, text hash) revoked: from the event log, at each request."""
+        return pauses(self._log_events(PAUSE)), revoked(self._log_events(REVOKE))
 
     def _log_events(self, kind: str, since: float | None = None) -> list:
         """The event log's events of ``kind`` (since ``since``) and those still waiting to be written (none without a journal)."""
@@ -474,7 +476,7 @@ class RuleAnswers:
                     done.add((rule.key, who))
                     if self.journal is not None:
                         self.journal.writer.write([{"kind": "rule_done", "agent": who, "rule": rule.id, "rule_key": list(rule.key)}])
-        elif agent.state in (AgentState.WORKING, *(s for s in AgentState if s.needs_you)):
+        elif agent.state in AT_WORK:
             self._busy.add(who)
 
     def _ended(self, rule: Rule, agent: Agent) -> bool:
@@ -488,10 +490,6 @@ class RuleAnswers:
                 if isinstance(key, list) and len(key) == 2 and isinstance(event.agent, str):
                     self._done.add(((str(key[0]), str(key[1])), event.agent))
         return self._done
-
-    def _key(self, rules: tuple[Rule, ...], rule_id: str) -> tuple[str, str] | None:
-        rule = next((r for r in rules if r.id == rule_id), None)
-        return rule.key if rule is not None else None
 
     def _usable(self, rule: Rule, now: float) -> bool:
         key = rule.key
@@ -525,5 +523,5 @@ class RuleAnswers:
     def _write(self, kind: str, agent: Agent, payload: dict) -> None:
         log.info("%s: %s", kind, payload)
         if self.journal is not None:
-            keys = [list(k) for rule_id in payload["rule"].split("+") if (k := self._key(self.book.loaded.rules, rule_id))]
+            keys = [list(rule.key) for rule_id in payload["rule"].split("+") if (rule := self.book.loaded.rule(rule_id))]
             self.journal.writer.write([{"kind": kind, "agent": agent.key or agent.pane_id, **payload, "rule_key": keys[0] if len(keys) == 1 else keys}])

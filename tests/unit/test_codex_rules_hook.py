@@ -118,7 +118,7 @@ def test_only_a_conversation_codexs_terminal_began_is_a_panes(tmp_path: Path):
 
     made = {}
     for name, originator in (("tui", "codex-tui"), ("older", "codex_cli_rs"), ("editor", "codex_vscode"), ("exec", "codex_exec"), ("none", None)):
-        meta = {"type": "session_meta", "payload": {"id": name, "cwd": "/w", **({"originator": originator} if originator else {})}}
+        meta = {"type": "session_meta", "payload": {"id": name, "timestamp": "2026-11-29T18:33:22.067Z", "cwd": "/w", **({"originator": originator} if originator else {})}}
         made[name] = tmp_path / f"rollout-{name}.jsonl"
         made[name].write_text(json.dumps(meta) + "\n")
     assert {name for name, path in made.items() if from_terminal(str(path))} == {"tui", "older"}

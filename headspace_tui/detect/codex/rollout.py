@@ -89,12 +89,12 @@ class RolloutFollower(Follower):
         return self._usage
 
 
-_BEGUN: dict = {}  # (path, inode) → (cwd, when begun): a rollout's first line never changes
+_BEGUN: dict = {}  # (path, inode) → (cwd, when begun, who began it): a rollout's first line never changes
 _BEGUN_KEPT = 2048
 
 
 def conversation_of(path: str, inode: int = 0) -> tuple | None:
-    """(cwd, when it began) from a rollout's first line, or None (read once per file)."""
+    """(cwd, when it began, who began it) from a rollout's first line, or None (read once per file)."""
     known = _BEGUN.get((path, inode))
     if known is not None:
         return known
@@ -112,7 +112,8 @@ def _read_conversation(path: str) -> tuple | None:
     if not isinstance(payload, dict) or not isinstance(payload.get("cwd"), str):
         return None
     begun = parse_time(payload.get("timestamp")) or parse_time(line.get("timestamp"))
-    return (payload["cwd"], begun) if begun is not None else None
+    originator = payload.get("originator")
+    return (payload["cwd"], begun, originator if isinstance(originator, str) else "") if begun is not None else None
 
 
 # Who began a conversation (its session_meta ``originator``): Codex's terminal UI, as 0.169.0 and older versions
@@ -122,9 +123,12 @@ TERMINAL_ORIGINATORS = frozenset({"codex-tui", "codex_cli_rs"})
 
 def from_terminal(path: str) -> bool:
     """Was the conversation in this rollout begun by Codex's terminal UI (not an editor's extension, not ``codex exec``)?"""
-    line = first_object(path, META_CAP)
-    payload = line.get("payload") if isinstance(line, dict) and line.get("type") == "session_meta" else None
-    return isinstance(payload, dict) and payload.get("originator") in TERMINAL_ORIGINATORS
+    try:
+        inode = os.stat(path).st_ino
+    except OSError:
+        return False
+    meta = conversation_of(path, inode)  # the first line as the search for the agent's record read it
+    return meta is not None and meta[2] in TERMINAL_ORIGINATORS
 
 
 def day_folders(root: str, since: float, now: float) -> list:
