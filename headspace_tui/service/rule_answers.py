@@ -37,7 +37,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..answering.desk import AnswerDesk
-from ..events import AgentChanged, Answered, Event
+from ..events import AgentChanged, AgentRemoved, Answered, Event
 from ..hooks.calls import SHOWN_AS, PendingCall, allow, deny, same_detail
 from ..hooks.spool import tool_detail
 from ..model import Agent, AgentState, Channel, Observation
@@ -177,6 +177,10 @@ class RuleAnswers:
             self._timer = None
 
     def on_event(self, event: Event) -> None:
+        if isinstance(event, AgentRemoved):
+            self._busy.discard(event.key or event.pane_id)  # agents come and go all day: nothing of a gone one is kept
+            self._looking = {looked for looked in self._looking if looked[0] != event.pane_id}
+            return
         if not isinstance(event, AgentChanged):
             return
         agent = event.agent

@@ -225,3 +225,14 @@ def test_the_keys_judge_the_call_in_the_folder_claude_is_in_and_a_call_that_does
     assert unsaid.rules.consider_keys("%4", tries=1) is None and sent == []
     at_home, sent = keys_world(tmp_path / "home", "touch /tmp/x_1", ["touch /tmp/x_1"], rule='project = "/srv/lab"\n')
     assert at_home.rules.consider_keys("%4").answered and len(sent) == 1
+
+
+def test_an_agent_that_goes_leaves_nothing_behind(tmp_path: Path):
+    """Agents come and go all day: the rules keep nothing of one that is gone."""
+    from headspace_tui.events import AgentRemoved
+
+    world = World(tmp_path, f'[[rule]]\n{ALLOW}until = "idle"\n')
+    world.state(AgentState.WORKING)
+    assert world.rules._busy == {"k4"}
+    world.rules.on_event(AgentRemoved("%4", "k4"))
+    assert world.rules._busy == set()
