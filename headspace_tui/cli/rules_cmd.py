@@ -166,12 +166,10 @@ def replayed(event: StoredEvent) -> Call | None:
         except ValueError:
             given = {}
     shown = _str(p.get("shown"))
-    where = {"host": _str(p.get("host"), "local"), "cwd": _str(p.get("cwd")), "family": _str(p.get("family"), "claude"), "pane": _str(p.get("target"))}
-    if tool in SHELL_TOOLS:
-        return Call(tool=tool, command=_str(given.get("command"), shown), **where)
-    if tool in FILE_TOOLS:
-        return Call(tool=tool, path=_str(given.get("file_path") or given.get("path"), shown), **where)
-    return Call(tool=tool, **where)
+    command = _str(given.get("command"), shown) if tool in SHELL_TOOLS else ""
+    path = _str(given.get("file_path") or given.get("path"), shown) if tool in FILE_TOOLS else ""
+    host, cwd, family, pane = _str(p.get("host"), "local"), _str(p.get("cwd")), _str(p.get("family"), "claude"), _str(p.get("target"))
+    return Call(tool=tool, command=command, path=path, host=host, cwd=cwd, family=family, pane=pane)
 
 
 def _events(path: Path | None, kinds: tuple[str, ...]) -> list[StoredEvent]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from .plain import NOT_IN_DOUBLE_QUOTES, UNQUOTED, check_program
+from .plain import NOT_IN_DOUBLE_QUOTES, check_program, check_unquoted
 from .reading import Parsed, Redirect, Simple, Unreadable
 
 _SEPARATORS = frozenset({";", "&&", "||", "|", "|&", "&", "\n"})
@@ -129,8 +129,9 @@ class _Walk:
         kind = node.type
         text = node.text.decode("utf-8")
         if kind in ("word", "number"):
-            if not text or any(c not in UNQUOTED for c in text) or text.startswith("=") or "==" in text:
-                raise Unreadable(f"{text!r} is changed by the shell before it runs")
+            why = check_unquoted(text) if text else "an empty word"
+            if why:
+                raise Unreadable(why)
             self.leaf(node)
             return text
         if kind == "raw_string":

@@ -1,46 +1,52 @@
-"""Does a rule fit a call, and what do all the rules say of it.
+"""Does a rule fit a call, and what do all the rules say of it: an allow never answers more than its words say.
 
-Deny wins over every allow.  A shell call is allowed only when every simple
-command it runs (rules/shell.py) fits an allow rule and every file it
-writes is inside the project (or ``/dev/null``); a command the parser
-cannot read fits no allow (it goes to the person), though a deny may still
-fit its first word.  Globs: ``*`` and ``?`` stay inside one path segment
-(never cross ``/``), ``**`` crosses them; one pattern word per command word.
-Pure.
+Deny wins over every allow, and a deny reads generously: its words fit
+when they appear in a command in order (``git push`` fits ``git -C .
+push -f``), its program by name (``/usr/bin/git``), its globs wide; in a
+line no reader can read, it fits the words a crude split finds.
+
+An allow reads narrowly.  A shell call is allowed only when the readers
+read it whole (rules/shell.py) and every simple command fits an allow:
+
+* a ``command`` rule word by word, each literal word exactly and each glob
+  by ``globs.allows`` (``*`` is any one word, options and refspecs
+  included, but never ``.``, ``..`` or a hidden name, and never across
+  ``/``); a word a glob matched is also checked as a prefix's tail is;
+* a ``prefix`` rule by its first words exactly; each word after them must
+  not be an option or word that writes or runs something for that
+  program (rules/programs.py) unless the rule names it, and a word that
+  names a path must stay where the rule may reach (below);
+* every redirection's file, every path a wildcard or a prefix let
+  through: never one of the agent's own controls (rules/controls.py);
+  written (or read) only inside the rule's ``project``, and a rule without
+  one, or a call whose folder is unknown, writes only to ``/dev/null``;
+  after ``cd`` (``pushd``, ``popd``) in a line, where the rest runs is not
+  known.
+
+A file call is allowed when its path (symlinks resolved) fits a path
+glob, is no control, and a write is inside the rule's project.  A call
+not known whole (``Call.unread``), or one Claude asks to run outside its
+sandbox without a rule saying ``unsandboxed = true``, is no allow's.
+Pure, but for resolving symlinks of local paths.
 """
 
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from collections.abc import Iterable
-from functools import cache
 
-from .model import FILE_TOOLS, SHELL_TOOLS, Call, Decision, Rule, Verdict
-from .shell import Parsed, Unreadable, parse
+from .controls import own_folders, protected
+from .globs import allows, anchor, denies, has_wildcard
+from .model import FILE_TOOLS, SHELL_TOOLS, WRITE_TOOLS, Call, Decision, Rule, Verdict
+from .programs import Program, name_of, program
+from .reading import Parsed, Simple
+from .shell import Unreadable, parse
 
-
-@cache
-def _glob(pattern: str) -> re.Pattern[str]:
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out), re.DOTALL)
-
-
-def glob_match(pattern: str, text: str) -> bool:
-    return _glob(pattern).fullmatch(text) is not None
+LOCAL = "local"
+MOVES = frozenset({"cd", "pushd", "popd"})  # after one of these, where the rest of the line runs is not known
+_CRUDE_SPLIT = re.compile(r"[;&|()\n`<>{}]+")
 
 
 def inside(path: str, folder: str) -> bool:
@@ -49,9 +55,13 @@ def inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder + "/") or folder == "/"
 
 
-def real(path: str, cwd: str) -> str:
-    """The absolute, symlink-resolved path a call names (relative to its folder)."""
-    return os.path.realpath(os.path.join(cwd or "/", os.path.expanduser(path) if path.startswith("~/") else path))
+def resolve(path: str, cwd: str, host: str = LOCAL) -> str | None:
+    """The absolute path a call names (relative to its folder), symlinks resolved on this machine; None when its folder is not known."""
+    if not path.startswith("/"):
+        if not cwd.startswith("/"):
+            return None
+        path = posixpath.join(cwd, path)
+    return os.path.realpath(path) if host == LOCAL else posixpath.normpath(path)
 
 
 def applies(rule: Rule, call: Call) -> str:
@@ -73,79 +83,268 @@ def applies(rule: Rule, call: Call) -> str:
     return ""
 
 
-def fits_words(rule: Rule, words: tuple[str, ...]) -> bool:
-    """Does one simple command fit the rule's ``command`` (word by word) or ``prefix``?"""
-    if rule.prefix:
-        return words[: len(rule.prefix)] == rule.prefix
-    if rule.command:
-        return len(words) == len(rule.command) and all(glob_match(p, w) for p, w in zip(rule.command, words, strict=True))
-    return True
-
-
-def fits_path(rule: Rule, call: Call) -> bool:
-    if not rule.paths:
-        return True
-    path = real(call.path, call.cwd)
-    for pattern in rule.paths:
-        anchored = pattern if pattern.startswith("/") else os.path.join(rule.project or call.cwd, pattern)
-        if glob_match(anchored, path):
-            return True
-    return False
-
-
 def judge(rules: Iterable[Rule], call: Call) -> Verdict:
     """What the rules say of ``call``: a deny that fits any of it, else allows that fit every part of it, else a notify, else nothing."""
     placed = [r for r in rules if not applies(r, call)]
+    own = own_folders()
     if call.tool not in SHELL_TOOLS:
-        for decision in (Decision.DENY, Decision.ALLOW, Decision.NOTIFY):
-            for rule in (r for r in placed if r.decision is decision and not r.shell and fits_path(r, call)):
-                fields = (*_place(rule), *(("path",) if rule.paths else ()))
-                return Verdict(decision, rule.id, rule.shadow, f"{rule.id} fits {', '.join(fields)}", fields)
-        return Verdict(None, why="no rule fits")
+        return _file_call(placed, call, own)
     try:
         parsed: Parsed | None = parse(call.command)
         unreadable = ""
     except Unreadable as exc:
         parsed, unreadable = None, str(exc)
+    commands = parsed.commands if parsed is not None else _crude(call.command)
+    anywhere = parsed is None  # in a line no reader read, any word may be where a command begins (``sudo git push``)
     for rule in (r for r in placed if r.decision is Decision.DENY):
-        fields = _denies(rule, call, parsed)
+        fields = _denies(rule, commands, anywhere)
         if fields:
-            return Verdict(Decision.DENY, rule.id, rule.shadow, f"{rule.id} fits {', '.join(fields)}", fields)
+            return _verdict(Decision.DENY, [rule], f"{rule.id} fits {', '.join(fields)}", fields)
     if parsed is None:
         return Verdict(None, why=f"not read plainly ({unreadable}): the person answers")
-    allows = [r for r in placed if r.decision is Decision.ALLOW and r.shell]  # an allow of a shell call names its words (rules_file.py)
+    if call.unread:
+        return Verdict(None, why=f"{call.unread}: the person answers")
+    allowing = [r for r in placed if r.decision is Decision.ALLOW and r.shell and (r.unsandboxed or not call.unsandboxed)]
     chosen: list[Rule] = []
-    for words in parsed.commands:
-        fitting = next((r for r in allows if fits_words(r, words)), None)
+    why_not = "Claude asks to run it outside its sandbox, and no rule says unsandboxed = true" if call.unsandboxed else ""
+    cwd = call.cwd
+    for simple in parsed.simple:
+        fitting = None
+        for rule in allowing:
+            reason = _fits(rule, simple, cwd, call, own)
+            if not reason:
+                fitting = rule
+                break
+            why_not = why_not or reason
         if fitting is None:
             chosen = []
             break
         if fitting not in chosen:
             chosen.append(fitting)
-    outside = [w for w in parsed.writes if w != "/dev/null" and not all(inside(real(w, call.cwd), r.project or call.cwd) for r in chosen)]
-    if chosen and not outside:
-        fields = tuple(dict.fromkeys(f for r in chosen for f in (*_place(r), "command" if r.command else "prefix" if r.prefix else "tool")))
+        if name_of(simple.words[0]) in MOVES:
+            cwd = ""
+    if chosen:
+        fields = tuple(dict.fromkeys(f for r in chosen for f in (*_place(r), "command" if r.command else "prefix")))
         names = "+".join(r.id for r in chosen)
-        return Verdict(Decision.ALLOW, names, any(r.shadow for r in chosen), f"{names} fit{'s' if len(chosen) == 1 else ''} every part", fields)
+        return _verdict(Decision.ALLOW, chosen, f"{names} fit{'s' if len(chosen) == 1 else ''} every part", fields)
     for rule in (r for r in placed if r.decision is Decision.NOTIFY):
-        if not rule.shell or any(fits_words(rule, words) for words in parsed.commands):
-            return Verdict(Decision.NOTIFY, rule.id, rule.shadow, f"{rule.id} fits", _place(rule))
-    if outside:
-        return Verdict(None, why=f"writes {outside[0]} outside the project: the person answers")
-    return Verdict(None, why="not every part fits an allow" if len(parsed.commands) > 1 else "no rule fits")
+        if not rule.shell or _denies(rule, commands, anywhere):
+            return _verdict(Decision.NOTIFY, [rule], f"{rule.id} fits", _place(rule))
+    if why_not:
+        return Verdict(None, why=f"{why_not}: the person answers")
+    return Verdict(None, why="not every part fits an allow" if len(parsed.simple) > 1 else "no rule fits")
+
+
+def _verdict(decision: Decision, rules: list[Rule], why: str, fields: tuple[str, ...]) -> Verdict:
+    return Verdict(decision, "+".join(r.id for r in rules), any(r.shadow for r in rules), why, fields)
 
 
 def _place(rule: Rule) -> tuple[str, ...]:
     return tuple(f for f, on in (("host", True), ("project", bool(rule.project)), ("agent", bool(rule.agents)), ("tool", bool(rule.tool))) if on)
 
 
-def _denies(rule: Rule, call: Call, parsed: Parsed | None) -> tuple[str, ...]:
-    """The fields by which a deny fits a shell call ("": it does not): any part of it, or the words it begins with when it cannot be read."""
+# -- file calls ------------------------------------------------------------------------
+def _file_call(placed: list[Rule], call: Call, own: tuple[str, ...]) -> Verdict:
+    path = resolve(call.path, call.cwd, call.host) if call.path else None
+    for rule in (r for r in placed if r.decision is Decision.DENY and not r.shell):
+        if not rule.paths or (path is not None and any(_path_denied(p, rule, call, path) for p in rule.paths)):
+            fields = (*_place(rule), *(("path",) if rule.paths else ()))
+            return _verdict(Decision.DENY, [rule], f"{rule.id} fits {', '.join(fields)}", fields)
+    why_not = call.unread or ("its file is not known whole" if path is None else protected(path, own))
+    if not why_not:
+        for rule in (r for r in placed if r.decision is Decision.ALLOW and r.paths):
+            if call.tool in WRITE_TOOLS and not (rule.project and inside(path or "", rule.project)):
+                why_not = why_not or f"{rule.id} writes only inside its project"
+                continue
+            if any(allows(p if p.startswith("/") else posixpath.join(rule.project, p), path or "") for p in rule.paths):
+                fields = (*_place(rule), "path")
+                return _verdict(Decision.ALLOW, [rule], f"{rule.id} fits {', '.join(fields)}", fields)
+    for rule in (r for r in placed if r.decision is Decision.NOTIFY and not r.shell):
+        if not rule.paths or (path is not None and any(_path_denied(p, rule, call, path) for p in rule.paths)):
+            return _verdict(Decision.NOTIFY, [rule], f"{rule.id} fits", _place(rule))
+    return Verdict(None, why=f"{why_not}: the person answers" if why_not else "no rule fits")
+
+
+def _path_denied(pattern: str, rule: Rule, call: Call, path: str) -> bool:
+    """A deny's (or a notice's) path glob, read wide: relative to its project, else to the call's folder, else anywhere."""
+    if pattern.startswith("/"):
+        return denies(pattern, path)
+    bases = [rule.project] if rule.project else [b for b in (call.cwd,) if b]
+    return any(denies(posixpath.join(b, pattern), path) for b in bases) or denies("*/" + pattern, path)
+
+
+# -- shell calls -----------------------------------------------------------------------
+def _fits(rule: Rule, simple: Simple, cwd: str, call: Call, own: tuple[str, ...]) -> str:
+    """Why one simple command does not fit an allow ("" when it does), its words and its redirections."""
+    if rule.project and not (cwd and inside(cwd, rule.project)):
+        return "where it runs is not known (after cd)" if not cwd else f"it runs outside {rule.project}"
+    words = simple.words
+    why = _command_words(rule, words, cwd, call, own) if rule.command else _prefix_words(rule, words, cwd, call, own)
+    if why:
+        return why
+    for _fd, op, target in simple.redirects:
+        if op == ">&" and (target == "-" or (target and all(c in "0123456789" for c in target))):
+            continue  # onto (or closing) a descriptor: no file
+        if target == "/dev/null":
+            continue
+        place = resolve(target, cwd, call.host)
+        verb = "reads" if op == "<" else "writes"
+        if place is None:
+            return f"{verb} {target} in a folder not known"
+        why = protected(place, own)
+        if why:
+            return why
+        if not rule.project:
+            return f"{verb} {target}: {rule.id} has no project, so only /dev/null"
+        if not inside(place, rule.project):
+            return f"{verb} {target} outside {rule.project}"
+    return ""
+
+
+def _command_words(rule: Rule, words: tuple[str, ...], cwd: str, call: Call, own: tuple[str, ...]) -> str:
+    if len(words) != len(rule.command):
+        return f"{rule.id}: other words"
+    tables = _tables(words[0], ())
+    for pattern, word in zip(rule.command, words, strict=True):
+        if not has_wildcard(pattern):
+            if pattern != word:
+                return f"{rule.id}: other words"
+            continue
+        if not allows(pattern, word):
+            return f"{rule.id}: {word!r} is not {pattern!r}"
+        named = pattern.split("*", 1)[0].split("?", 1)[0]
+        for table in tables:
+            risk = table.risky(word)
+            if risk and risk != table.risky(named.rstrip("=")):
+                return risk
+        why = _path_word(word, cwd, call, own, rule, tables, within=anchor(pattern) if _pathlike(word) == word else None)
+        if why:
+            return why
+    return ""
+
+
+def _prefix_words(rule: Rule, words: tuple[str, ...], cwd: str, call: Call, own: tuple[str, ...]) -> str:
+    n = len(rule.prefix)
+    if words[:n] != rule.prefix:
+        return f"{rule.id}: begins otherwise"
+    tables = _tables(words[0], rule.prefix[1:])
+    for word in words[n:]:
+        for table in tables:
+            risk = table.risky(word)
+            if risk and not any(table.risky(named) == risk for named in rule.prefix[1:]):
+                return risk
+        why = _path_word(word, cwd, call, own, rule, tables, within=None)
+        if why:
+            return why
+    return ""
+
+
+def _tables(first: str, named: tuple[str, ...]) -> list[Program]:
+    """The tables that judge a command's free words: its program's, and those of programs its prefix names.
+
+    When the program runs code its first plain argument names (``python -m
+    pytest``, ``npx prettier``) and the prefix names it, what follows is that
+    code's own arguments: the named program's table judges them, not the
+    first one's.
+    """
+    main = program(first)
+    others = [t for t in (program(w) for w in named) if t is not None]
+    if main is not None and main.code == "first" and any(not w.startswith("-") for w in named):
+        return others
+    return [t for t in (main, *others) if t is not None]
+
+
+def _pathlike(word: str) -> str | None:
+    """The path a word names, if it looks like one: the word, an option's value (``--out=x/y``) or a ``@file`` (curl)."""
+    value = word
+    if word.startswith("-"):
+        if "=" not in word:
+            return None
+        value = word.split("=", 1)[1]
+    value = value.removeprefix("@")
+    if "/" in value or value.startswith("."):
+        return value
+    return None
+
+
+def _remote(word: str) -> bool:
+    """Does a word name a place on another host (``host:path``, ``user@host:``, ``rsync://``, ``host::module``)?"""
+    value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+    head = value.split("/", 1)[0]
+    return ":" in head
+
+
+def _path_word(word: str, cwd: str, call: Call, own: tuple[str, ...], rule: Rule, tables: list[Program], within: str | None) -> str:
+    """Why a word a rule did not spell out may not stand ("" when it may): a control, a write with no known place, a path out of reach.
+
+    ``within``: a glob's literal folder the word's path must stay under
+    once symlinks are resolved (a command rule's word); else (a prefix's
+    tail) inside the project, or with none inside the call's folder.
+    """
+    if any(t.remote for t in tables) and _remote(word):
+        return f"{word} names a place on another host"
+    writes = any(t.writes for t in tables) and not word.startswith("-")
+    path = _pathlike(word) or (word if writes else None)
+    if path is None:
+        place = resolve(word, cwd, call.host) if not word.startswith("-") else None
+        return protected(place, own) if place is not None else ("" if word.startswith("-") or cwd else "its folder is not known")
+    if writes and path == "/dev/null":
+        return ""
+    place = resolve(path, cwd, call.host)
+    if place is None:
+        return f"{path}: its folder is not known"
+    why = protected(place, own)
+    if why:
+        return why
+    if within is not None:
+        if writes and not rule.project and not within.startswith("/"):
+            return f"{rule.id} has no project and its glob names no folder: it writes only to /dev/null"
+        base = resolve(within or ".", cwd, call.host)
+        return "" if base is not None and inside(place, base) else f"{path} leads out of {within or 'its folder'}"
+    if writes and not rule.project:
+        return f"{rule.id} has no project: it writes only to /dev/null"
+    folder = rule.project or (resolve(".", cwd, call.host) or "")
+    return "" if folder and inside(place, folder) else f"{path} is outside {folder or 'a known folder'}"
+
+
+# -- denies ------------------------------------------------------------------------------
+def _crude(text: str) -> tuple[tuple[str, ...], ...]:
+    """The words a deny looks for in a line no reader could read: continuations joined, quotes and escapes dropped, split at operators."""
+    text = text.replace("\\\r\n", "").replace("\\\n", "")
+    text = re.sub(r"[\\'\"]", "", text)
+    return tuple(tuple(part.split()) for part in _CRUDE_SPLIT.split(text))
+
+
+def _denies(rule: Rule, commands: tuple[tuple[str, ...], ...], anywhere: bool = False) -> tuple[str, ...]:
+    """The fields by which a deny (or a notice) fits any simple command ("": it does not); ``anywhere``: from any of its words."""
     if not rule.shell:
         return _place(rule)
-    if parsed is not None:
-        return (*_place(rule), "command" if rule.command else "prefix") if any(fits_words(rule, w) for w in parsed.commands) else ()
-    words = tuple(call.command.split())
-    if rule.prefix and words[: len(rule.prefix)] == rule.prefix:
-        return (*_place(rule), "prefix")
+    pattern = rule.command or rule.prefix
+    for words in commands:
+        for start in range(len(words) if anywhere else min(1, len(words))):
+            if _deny_fits(pattern, words[start:]):
+                return (*_place(rule), "command" if rule.command else "prefix")
     return ()
+
+
+def _deny_fits(pattern: tuple[str, ...], words: tuple[str, ...]) -> bool:
+    if not words or not (name_of(words[0]) == name_of(pattern[0]) or denies(pattern[0], words[0])):
+        return False
+    at = 1
+    for want in pattern[1:]:
+        while at < len(words) and not _deny_word(want, words[at]):
+            at += 1
+        if at >= len(words):
+            return False
+        at += 1
+    return True
+
+
+def _deny_word(pattern: str, word: str) -> bool:
+    """A deny's word, read wide: its glob, an abbreviated long option (``--forc``), an option with its value, a letter in a cluster."""
+    if denies(pattern, word) or word.startswith(pattern + "="):
+        return True
+    name = word.split("=", 1)[0]
+    if pattern.startswith("--") and name.startswith("--") and len(name) >= 3 and pattern.startswith(name):
+        return True
+    return len(pattern) == 2 and pattern[0] == "-" and word.startswith("-") and not word.startswith("--") and pattern[1] in word[1:]

@@ -21,6 +21,7 @@ class Decision(Enum):
 
 SHELL_TOOLS = frozenset({"Bash", "exec_command", "run_shell_command", "bash", "shell"})  # Claude, Codex, Gemini, opencode
 FILE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "Read", "edit", "write", "read", "replace", "write_file", "read_file"})
+WRITE_TOOLS = FILE_TOOLS - {"Read", "read", "read_file"}  # they write the file they name: only inside a rule's project
 FAMILIES = frozenset({"claude", "codex", "gemini", "opencode"})
 
 
@@ -46,6 +47,7 @@ class Rule:
     burst: int = 0  # ``pause_after = "K in M"``: it pauses itself after K answers within ``burst_window`` seconds
     burst_window: float = 0.0
     shadow: bool = True  # log what it would do, answer nothing
+    unsandboxed: bool = False  # it may answer a Bash call Claude asks to run outside its sandbox (``dangerouslyDisableSandbox``)
     match: tuple[str, ...] = ()  # examples that must match (checked at load)
     not_match: tuple[str, ...] = ()  # examples that must not
     source: str = ""  # the table's text as written, for ``rules list``
@@ -71,6 +73,8 @@ class Call:
     cwd: str = ""  # the agent's folder (real path)
     family: str = "claude"
     pane: str = ""  # its pane's id or target
+    unsandboxed: bool = False  # Claude asks to run it outside its sandbox
+    unread: str = ""  # why the call is not known whole: a part of its input the rules do not judge ("" when whole)
 
     @property
     def example(self) -> str:

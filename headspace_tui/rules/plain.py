@@ -6,14 +6,16 @@ shell may be either) read it alike and neither changes a word before it
 runs.  Everything outside it makes the command unreadable, and the person
 answers.  Why each line is here:
 
-* Unquoted, a word may hold only ``A-Z a-z 0-9 _ . / : , @ % + = -``: no
-  expansion (``$``, backticks), no glob (``* ? [ ]``), no brace, no ``~``,
-  no ``!`` (history, zsh's ``>!``), no ``^`` (zsh's extended glob, old
-  sh's pipe), no ``#`` inside a word, no backslash (an escaped blank or a
-  line continuation hides a comment or joins two words: ``git status \\
+* Unquoted, a word may hold only ``A-Z a-z 0-9 _ . / : , @ % + = -``,
+  and ``~`` or ``^`` inside it (``HEAD~1``, ``HEAD^``): no expansion
+  (``$``, backticks), no glob (``* ? [ ]``), no brace, no ``!`` (history,
+  zsh's ``>!``), no ``#`` inside a word, no backslash (an escaped blank or
+  a line continuation hides a comment or joins two words: ``git status \\
   #;curl …|sh`` runs curl), nothing outside ASCII (look-alike letters,
   zero-width marks, a no-break space bash takes for a letter).  A word
-  never begins with ``=`` (zsh's ``=cmd`` is a path) and holds no ``==``.
+  never begins with ``=`` (zsh's ``=cmd`` is a path), ``~`` (home) or
+  ``^`` (zsh's negation), holds no ``==``, and no ``~`` follows ``=`` or
+  ``:`` (bash expands ``x=~/y`` even in an argument).
 * Inside single quotes anything printable is data (and a newline);
   inside double quotes too, but ``$``, backticks, backslashes and ``!``.
 * No control character anywhere but a tab and a newline (a bare CR, VT
@@ -27,10 +29,12 @@ from __future__ import annotations
 import string
 import unicodedata
 
+from .programs import name_of
 from .reading import Unreadable
 
 MAX_COMMAND = 10_000
-UNQUOTED = frozenset(string.ascii_letters + string.digits + "_./:,@%+=-")
+UNQUOTED = frozenset(string.ascii_letters + string.digits + "_./:,@%+=-~^")
+NOT_FIRST = frozenset("=~^")  # never a word's first character (zsh's =cmd, home, zsh's negation)
 NOT_IN_DOUBLE_QUOTES = frozenset('$`\\!"')
 
 # Words a shell reads as its own grammar at a command's start (bash's, and zsh's own; ``-`` is zsh's precommand modifier).
@@ -82,6 +86,18 @@ def printable(char: str) -> bool:
     return category[0] != "C" and category not in ("Zl", "Zp")
 
 
+def check_unquoted(word: str) -> str:
+    """Why an unquoted word (or part of one, from ``after``) is not plain ("" when it is)."""
+    bad = next((c for c in word if c not in UNQUOTED), None)
+    if bad is not None:
+        return f"{bad!r} is changed by the shell, or not plain"
+    if word[:1] in NOT_FIRST:
+        return f"a word that begins with {word[0]!r}"
+    if "==" in word or "=~" in word or ":~" in word:
+        return "'==', '=~' or ':~' in a word"
+    return ""
+
+
 def check_program(words: tuple[str, ...], quoted_name: bool = False) -> None:
     """Refuse a simple command whose first word is grammar, an assignment, or a program that runs what its words say."""
     if not words or not words[0]:
@@ -92,7 +108,7 @@ def check_program(words: tuple[str, ...], quoted_name: bool = False) -> None:
     if "=" in name:
         raise Unreadable("a variable set for the command")
     base = name.rsplit("/", 1)[-1]
-    if base in WRAPPERS:
+    if base in WRAPPERS or name_of(base) in WRAPPERS:
         raise Unreadable(f"{base} runs another command")
-    if base in EVALUATES:
+    if base in EVALUATES or name_of(base) in EVALUATES:
         raise Unreadable(f"{base} is a shell builtin that evaluates or changes what follows")

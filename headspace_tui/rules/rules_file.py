@@ -25,8 +25,10 @@ from typing import Any
 
 from ..shared.paths import config_dir
 from ..shared.safe_files import Unreadable, read_with_stat
+from .controls import FILES, FOLDERS
 from .judge import judge
-from .model import FAMILIES, FILE_TOOLS, SHELL_TOOLS, Call, Decision, Rule
+from .model import FAMILIES, FILE_TOOLS, SHELL_TOOLS, WRITE_TOOLS, Call, Decision, Rule
+from .programs import program
 
 MAX_FILE = 256 << 10
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -54,6 +56,7 @@ FIELDS = frozenset(
         "until",
         "pause_after",
         "shadow",
+        "unsandboxed",
         "match",
         "not_match",
     }
@@ -187,6 +190,7 @@ def _rule(table: object, line: int, source: str) -> Rule:
             raise ValueError("a command of wildcards alone allows anything")
         if any(p.strip("/") in ("**", "*", "") for p in paths):
             raise ValueError("a path of wildcards alone allows anything")
+        _check_allow(prefix, paths, tool, project)
     permanent = table.get("permanent", False)
     ttl_text = table.get("ttl")
     if not isinstance(permanent, bool):
@@ -214,6 +218,9 @@ def _rule(table: object, line: int, source: str) -> Rule:
     shadow = table.get("shadow", True)
     if not isinstance(shadow, bool):
         raise ValueError("shadow must be true or false")
+    unsandboxed = table.get("unsandboxed", False)
+    if not isinstance(unsandboxed, bool):
+        raise ValueError("unsandboxed must be true or false")
     return Rule(
         id=ident,
         decision=decision,
@@ -233,10 +240,31 @@ def _rule(table: object, line: int, source: str) -> Rule:
         burst=burst,
         burst_window=window,
         shadow=shadow,
+        unsandboxed=unsandboxed,
         match=_strings(table, "match"),
         not_match=_strings(table, "not_match"),
         source=source,
     )
+
+
+def _check_allow(prefix: tuple[str, ...], paths: tuple[str, ...], tool: str, project: str) -> None:
+    """Refuse an allow that would let through more than it can see: a prefix over code, a write with no place, the agent's own controls."""
+    if prefix:
+        table = program(prefix[0])
+        if table is not None and table.code == "all":
+            raise ValueError(f"a prefix over {prefix[0]} allows whatever command or code its words carry: write the whole command (command = ...)")
+        if table is not None and table.code == "first" and not any(not w.startswith("-") for w in prefix[1:]):
+            raise ValueError(f"a prefix over {prefix[0]} must name what it runs (its script, module or package): its first argument is code")
+        if table is not None and table.writes and not project:
+            raise ValueError(f"{prefix[0]} writes the files it is given: a prefix rule over it needs project")
+    for pattern in paths:
+        control = next((part for part in pattern.split("/") if part in FOLDERS or part in FILES), None)
+        if control is not None:
+            raise ValueError(f"{pattern!r} names {control}, one of the agent's own controls: no rule may allow it")
+    if paths and not project and any(not p.startswith("/") for p in paths):
+        raise ValueError("a relative path needs project (the folder it is relative to)")
+    if tool in WRITE_TOOLS and not project:
+        raise ValueError(f"{tool} writes files: an allow of it needs project")
 
 
 def _example_call(rule: Rule, example: str) -> Call:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .plain import NOT_IN_DOUBLE_QUOTES, UNQUOTED, check_program, check_text
+from .plain import NOT_FIRST, NOT_IN_DOUBLE_QUOTES, UNQUOTED, check_program, check_text
 from .reading import BLANKS, Parsed, Redirect, Simple, Unreadable
 
 # After these a command must follow (newlines may come first); after ";" and "&" it may not be another separator.
@@ -116,10 +116,11 @@ class _Reader:
     def _unquoted(self, char: str) -> None:
         if self.command.redirects and not self.word.started:
             raise Unreadable("a word after a redirection (bash runs it as an argument)")
-        if char == "=" and not self.word.started:
-            raise Unreadable("a word that begins with '=' (zsh reads it as a path)")
-        if char == "=" and self.word.value[-1:] == ["="] and not self.word.quoted:
-            raise Unreadable("'==' in a word")
+        if char in NOT_FIRST and not self.word.started:
+            raise Unreadable(f"a word that begins with {char!r}")
+        before = self.word.value[-1][-1:] if self.word.value else ""
+        if (char == "=" and before == "=") or (char == "~" and before in ("=", ":")):
+            raise Unreadable(f"{before + char!r} in a word")
         self.word.value.append(char)
         self.word.started = True
 

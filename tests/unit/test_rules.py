@@ -84,7 +84,10 @@ def test_an_allow_answers_only_a_call_every_part_of_which_it_fits():
     both = judge(rules, call("touch /tmp/x_6 && git status"))
     assert both.decision is Decision.ALLOW and both.rule == "lab-touch+git-read"
     assert judge(rules, call("git status > /etc/cron.d/x")).decision is None
-    assert judge(rules, call("git status > notes.txt")).decision is Decision.ALLOW
+    # A redirection writes only inside the project of the rule that fits its command: git-read has none (only /dev/null).
+    assert judge(rules, call("git status > notes.txt")).decision is None
+    assert judge(rules, call("git status > /dev/null")).decision is Decision.ALLOW
+    assert judge(rules, call("touch /tmp/x_7 > notes.txt")).decision is Decision.ALLOW  # lab-touch's project: /srv/lab
 
 
 def test_a_deny_wins_over_every_allow_even_in_a_line_it_cannot_read():
@@ -112,7 +115,7 @@ def test_a_rule_answers_only_where_it_applies():
         ('id = "a"\ndecision = "allow"\ncommand = "ls"\nttl = "1h"', "hosts is required"),
         ('id = "a"\ndecision = "maybe"\nhosts = ["local"]\ncommand = "ls"\nttl = "1h"', "decision must be"),
         ('id = "a"\ndecision = "allow"\nhosts = ["local"]\ncommand = "ls *"\nttl = "1h"\nmatch = ["ls /etc"]', "does not fit it"),
-        ('id = "a"\ndecision = "allow"\nhosts = ["local"]\ncommand = "ls **"\nttl = "1h"\nnot_match = ["ls /etc"]', "fits it"),
+        ('id = "a"\ndecision = "allow"\nhosts = ["local"]\ncommand = "ls **"\nttl = "1h"\nnot_match = ["ls etc/x"]', "fits it"),
         ('id = "a"\ndecision = "allow"\nhosts = ["local"]\ncommand = "ls"\nttl = "soon"', "ttl must be"),
         ('id = "a"\ndecision = "allow"\nhosts = ["local"]\ncommand = "ls"\nttl = "1h"\nyolo = true', "no field 'yolo'"),
     ],

@@ -1,0 +1,60 @@
+"""The agent's own controls: files no rule may let an agent write (or a redirection read), whatever the rule says.
+
+An agent that may write its own settings may widen its own permissions
+and hooks (``.claude/settings.local.json``), make the person's editor or
+shell run code on the next open (``.vscode/tasks.json``, ``.envrc``,
+``.bashrc``), or its repository run code at the next commit
+(``.git/hooks``, ``.husky/``).  So these are denied to every allow, for
+path rules, every redirection, and every word a wildcard or a prefix rule
+let through; an explicit deny rule still applies as written.
+
+A path is protected when one of its folders (or itself) is named in
+``FOLDERS``, its file name is in ``FILES``, or it lies in headspace's own
+config, state, data or runtime folders.  Pure, given the paths.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..shared.paths import config_dir, data_dir, runtime_dir, state_dir
+
+# Folders (any segment of the path): agents' settings and hooks, a repository's, editors', the person's keys and
+# tools' configuration under home (``.config``, ``.local``: every XDG folder by default, PATH's ``.local/bin``).
+FOLDERS = frozenset(
+    {
+        ".claude", ".codex", ".gemini", ".opencode", ".qwen", ".copilot", ".cursor", ".windsurf", ".continue", ".aider",
+        ".git", ".husky", ".vscode", ".idea", ".devcontainer", ".ssh", ".gnupg", ".aws", ".kube", ".docker", ".config",
+        ".local", ".cargo", ".gradle", ".m2", ".npm-global",
+    }
+)  # fmt: skip
+# File names: shell start-up files, per-folder environments, tool configurations that run commands.
+FILES = frozenset(
+    {
+        ".envrc", ".env.local.sh", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
+        ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".inputrc", ".kshrc", ".cshrc", ".tcshrc", ".login", ".logout",
+        ".mcp.json", "opencode.json", "opencode.jsonc", ".claude.json", ".npmrc", ".yarnrc", ".yarnrc.yml", ".gitconfig",
+        ".pre-commit-config.yaml", ".gitmodules", ".lesskey", ".netrc", ".pypirc",
+    }
+)  # fmt: skip
+
+
+def own_folders() -> tuple[str, ...]:
+    """headspace's own folders (its config and rules, state and event log, data, runtime and hook spool), as real paths."""
+    return tuple(os.path.realpath(str(place())) for place in (config_dir, state_dir, data_dir, runtime_dir))
+
+
+def protected(path: str, own: tuple[str, ...] = ()) -> str:
+    """Why ``path`` (absolute, normalised) is one of the controls ("" when it is not)."""
+    parts = [p for p in path.split("/") if p]
+    for part in parts[:-1] if parts else ():
+        if part in FOLDERS:
+            return f"{path} is in {part}/ (an agent's, a repository's or a tool's own controls)"
+    if parts and parts[-1] in FOLDERS:
+        return f"{path} is {parts[-1]}/ itself"
+    if parts and parts[-1] in FILES:
+        return f"{path} is a start-up or control file ({parts[-1]})"
+    for folder in own:
+        if path == folder or path.startswith(folder.rstrip("/") + "/"):
+            return f"{path} is headspace's own (its config, rules or state)"
+    return ""

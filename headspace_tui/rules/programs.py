@@ -1,0 +1,92 @@
+"""Per program, the options and words that write a file or run another program: what a rule's wildcards and prefixes never let through.
+
+``prefix = ["git"]`` reads as "git, with whatever follows", but what
+follows may be ``--output=~/.bashrc`` (git diff writes it), ``-c
+core.pager=…`` (git runs it), ``-exec`` (find), ``--to-command`` (tar),
+``-e`` (rsync's remote shell) or a remote command (ssh).  So a prefix
+rule's tail, and each word a wildcard matched in a command rule, is
+checked against the program's table in ``programs.toml`` (its header says
+how entries match); a rule that names the option or word itself still
+allows it.  Pure: the table is data, read once.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+_VERSION = re.compile(r"[\d.]+$")
+
+
+@dataclass(frozen=True)
+class Program:
+    """One program's table (programs.toml)."""
+
+    name: str
+    flags: tuple[str, ...] = ()
+    words: frozenset[str] = frozenset()
+    code: str = ""  # "first": its first plain argument is code; "all": all of them are
+    writes: bool = False  # every plain argument is a file it writes
+    assignments: bool = False  # an argument with "=" sets a variable its runs read
+    clusters: bool = True  # "-xvf" is three one-letter options (False: "-json" is one word)
+    remote: bool = False  # an argument may name another host ("host:path"), where it copies to or from
+
+    def risky(self, word: str) -> str:
+        """Why ``word`` writes or runs something for this program ("" when it is not known to)."""
+        for flag in self.flags:
+            if _matches(flag, word, self.clusters):
+                return f"{self.name} {flag} writes or runs something"
+        if word in self.words:
+            return f"{self.name} {word} writes or runs something"
+        if self.assignments and "=" in word and not word.startswith("-"):
+            return f"{self.name} {word.split('=', 1)[0]}=… sets what it runs"
+        return ""
+
+
+def _matches(flag: str, word: str, clusters: bool) -> bool:
+    if flag.endswith(("=", "*")):
+        return word.startswith(flag.rstrip("*"))
+    if flag.startswith("--"):
+        if not word.startswith("--") or len(word) < 3:
+            return False
+        name = word.split("=", 1)[0]
+        return name == flag or flag.startswith(name) or name.startswith(flag + ".")  # "--out" abbreviates "--output"
+    if flag.startswith("-") and len(flag) == 2:
+        if clusters:
+            return word.startswith("-") and not word.startswith("--") and flag[1] in word[1:]
+        return word.startswith(flag)
+    if flag.startswith("-"):
+        return word == flag or word.startswith(flag + "=")
+    return word == flag
+
+
+def name_of(word: str) -> str:
+    """The program a command's first word runs, as the table names it: its file name, a version suffix dropped (python3.12 → python)."""
+    base = word.rsplit("/", 1)[-1]
+    return _VERSION.sub("", base) or base
+
+
+@cache
+def table() -> dict[str, Program]:
+    data = tomllib.loads(resources.files(__package__).joinpath("programs.toml").read_text(encoding="utf-8"))
+    out = {}
+    for name, entry in data.items():
+        out[name] = Program(
+            name=name,
+            flags=tuple(entry.get("flags", ())),
+            words=frozenset(entry.get("words", ())),
+            code=str(entry.get("code", "")),
+            writes=bool(entry.get("writes", False)),
+            assignments=bool(entry.get("assignments", False)),
+            clusters=bool(entry.get("clusters", True)),
+            remote=bool(entry.get("remote", False)),
+        )
+    return out
+
+
+def program(word: str) -> Program | None:
+    """The table of the program ``word`` runs, if it has one."""
+    return table().get(name_of(word))
