@@ -95,6 +95,10 @@ class Answered:
     delivered: bool = True
     outcome: str = ""
     dialog: bool = True  # they answered a dialog (not a line at the input box, not an Esc): Claude's transcript can confirm it
+    # What was decided, as data (never read back from ``what``): "allow", "deny", or "" when neither is known
+    # (an option that is neither, a dialog answered in the pane); and the rule(s) that answered ("" for a person).
+    decision: str = ""
+    rule: str = ""
 
     @property
     def started(self) -> float:

@@ -139,6 +139,9 @@ class Prompt:
     # options submit or cancel every answer, listed in ``answers`` (question, answer).
     review: bool = False
     answers: tuple[tuple[str, str], ...] = ()
+    # The dialog shows its call whole: ``detail`` was read from the dialog's own box (or, for a file, its one
+    # path), not from a line above it nor guessed from a title.  Rules answer by keys only such a dialog.
+    whole: bool = False
 
     @property
     def ticked(self) -> tuple[str, ...]:

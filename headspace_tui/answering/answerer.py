@@ -47,6 +47,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..detect.approval import APPROVING
 from ..detect.families import UnknownFamily, family_named
 from ..hooks.calls import QUESTION_TOOL, PendingCall, hook_answer
 from ..model import Agent, AgentState, Channel, Observation
@@ -111,6 +112,22 @@ def moves_on(intent: Intent, seen: Observation) -> bool:
     if prompt.multi_select:
         return prompt.last_page and (intent.kind is IntentKind.SUBMIT or "," in intent.option)
     return prompt.question_count <= 1
+
+
+def decided(intent: Intent, seen: Observation) -> str:
+    """What an answer by keys decides, as data for the audit: "allow", "deny", or "" (neither, or not known)."""
+    if intent.kind is IntentKind.APPROVE:
+        return "allow"
+    if intent.kind is IntentKind.DENY:
+        return "deny"
+    prompt = seen.prompt
+    option = next((o for o in prompt.options if o.key == intent.option), None) if prompt is not None and intent.kind is IntentKind.OPTION else None
+    if prompt is None or option is None:
+        return ""
+    refusal = prompt.no
+    if refusal is not None and refusal.key == option.key:
+        return "deny"
+    return "allow" if option.label.lower().startswith(APPROVING) else ""
 
 
 def answers_dialog(intent: Intent, seen: Observation) -> bool:
@@ -289,7 +306,7 @@ class Answerer:
         """Answer through the hook holding this exact call, when there is one and the intent fits; False: use keys."""
         call = desk.call_for(agent.pane_id)
         answer = hook_answer(call, agent.observation, intent.kind, intent.option) if call is not None else None
-        if call is None or answer is None or not desk.decide(call, answer.decision, answer.what + intent.audit_suffix()):
+        if call is None or answer is None or not desk.decide(call, answer.decision, answer.what + intent.audit_suffix(), intent.rule):
             return False
         self._spend(agent.pane_id, agent.observation.request)
         self._start(self._confirm_hook(agent, agent.observation, answer.what, move_on=moves_on(intent, agent.observation)))
@@ -371,13 +388,14 @@ class Answerer:
         # Every key that reached the pane goes in the audit, delivered or not; "what" names the
         # dialog and option where the send read them, else the intent.
         what = (outcome.what or intent.describe()) + intent.audit_suffix()
+        decision = decided(intent, seen)
         if outcome.delivered:
             # A box toggled, or the next page of the same dialog: the dialog goes on, the inbox stays.
             report = Report(pane_id, f"{target}: {outcome.detail}", "information", True, moves and not io.went and not outcome.more)
-            self._finish(agent, report, "", seen, what, began, dialog=answers_dialog(intent, seen), request=request, interrupt=intent.kind is IntentKind.INTERRUPT)
+            self._finish(agent, report, "", seen, what, began, dialog=answers_dialog(intent, seen), request=request, interrupt=intent.kind is IntentKind.INTERRUPT, decision=decision, rule=intent.rule)
         else:
             report = Report(pane_id, f"{target}: {outcome.detail}", "error", False)
-            self._finish(agent, report, "not delivered", seen, what if io.reached else "", began, dialog=answers_dialog(intent, seen), request=request)
+            self._finish(agent, report, "not delivered", seen, what if io.reached else "", began, dialog=answers_dialog(intent, seen), request=request, decision=decision, rule=intent.rule)
 
     def _went(self, agent: Agent, what: str, move_on: bool) -> None:
         """The answer's keys went (or the hook took it): the row says so, and an inbox may move on before the pane shows it."""
@@ -413,6 +431,8 @@ class Answerer:
         dialog: bool = True,
         request: str = "",
         interrupt: bool = False,
+        decision: str = "",
+        rule: str = "",
     ) -> None:
         """After a send: keys for that agent wait for a new observation; the row and the audit say how it went.
 
@@ -433,7 +453,9 @@ class Answerer:
             desk.sending_keys(pane_id, False)
             if keys:
                 row = report.delivered and (dialog or interrupt)
-                desk.record(agent, Channel.KEYS, keys, began=began, seen=answered, delivered=report.delivered, outcome=report.text, dialog=dialog, row=row)
+                desk.record(
+                    agent, Channel.KEYS, keys, began=began, seen=answered, delivered=report.delivered, outcome=report.text, dialog=dialog, row=row, decision=decision, rule=rule
+                )
         self._sending.discard(pane_id)
         if answered is not None and report.delivered:
             self._answered[pane_id] = (answered, time.monotonic())  # until the monitor reports the pane's next state

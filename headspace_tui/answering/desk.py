@@ -255,15 +255,16 @@ class AnswerDesk:
                 found.append((seen.agent, other))
         return found
 
-    def decide(self, call: PendingCall, decision: dict[str, Any], what: str) -> bool:
-        """Hand ``decision`` to ``call``'s hook; True when the hook was still there to take it."""
+    def decide(self, call: PendingCall, decision: dict[str, Any], what: str, rule: str = "") -> bool:
+        """Hand ``decision`` to ``call``'s hook (``rule``: the rules that decided it); True when the hook was still there to take it."""
         if self.channel is None or not self.channel.decide(call.id, decision):
             return False
         self._shown.discard(call.id)
         self._changes.pop(call.id, None)
         seen = self.watched(call.pane_id)
         if seen is not None:
-            self.record(seen.agent, Channel.HOOK, what, call)
+            behaviour = decision.get("behavior")
+            self.record(seen.agent, Channel.HOOK, what, call, decision=behaviour if behaviour in ("allow", "deny") else "", rule=rule)
         self._tag(call.pane_id)
         return True
 
@@ -305,6 +306,8 @@ class AnswerDesk:
         outcome: str = "",
         dialog: bool = True,
         row: bool | None = None,
+        decision: str = "",
+        rule: str = "",
     ) -> None:
         """The audit: the row's last answer, and an event for the journal; a remote one names its host.
 
@@ -330,6 +333,8 @@ class AnswerDesk:
             delivered=delivered,
             outcome=outcome,
             dialog=dialog,
+            decision=decision,
+            rule=rule,
         )
         if delivered and dialog:
             self.last[agent.pane_id] = event

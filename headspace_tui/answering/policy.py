@@ -82,6 +82,11 @@ class Intent:
             return f"{self.kind} {self.text!r}"
         return str(self.kind)
 
+    @property
+    def rule(self) -> str:
+        """The rule(s) that gave this answer ("" for a person's): the audit keeps it as a field."""
+        return self.via.removeprefix(RULE_VIA) if self.via.startswith(RULE_VIA) else ""
+
     def audit_suffix(self) -> str:
         """What the audit adds to the answer's line: `` (via web 192.0.2.7)``, `` ✓ by rule ID``, or nothing for this terminal's own keys."""
         if self.via.startswith(RULE_VIA):

@@ -30,11 +30,15 @@ from ..hooks.spool import check_spool as spool_is_private
 from ..notifications.deliver import desktop_problem, tmux_socket
 from ..notifications.direct import terminal_problem
 from ..notifications.reach import CLIENT_FORMAT, TERMINAL_FORMAT, Client, Terminal, parse_clients, parse_terminals, status_line_too
+from ..rules.rules_file import default_path as rules_path
+from ..rules.rules_file import load
 from ..service.host import LocalHost
 from ..service.one_look import config_dirs_in_use, runtimes_in_use
+from ..service.rule_state import read_state
 from ..shared.config import Config
 from ..shared.paths import runtime_dir
 from ..shared.safe_text import clean
+from ..state.eventlog import default_path as log_path
 from ..tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
 from .popup_key import binding, installed_command, popup_programs, server_path
 
@@ -420,6 +424,30 @@ def check_patches() -> list[Check]:
     return checks
 
 
+def check_rules(env: Mapping[str, str]) -> list[Check]:
+    """The rules file as the service reads it, and whether the rules' state (ttl, uses, pauses, revocations) can be read.
+
+    A state that cannot be read makes every live rule a shadow rule (it
+    logs what it would do, answers nothing): a pause or revocation unseen
+    must not be answered past (service/rule_state.py).
+    """
+    loaded = load(rules_path(env))
+    if not loaded.rules and not loaded.errors:
+        return [Check("rules", OK, "no rules file: nothing answers for you")]
+    checks = []
+    if loaded.errors:
+        checks.append(Check("rules", WARN, loaded.errors[0], "fix the rule named (the others still load); 'headspace rules list' shows every one"))
+    if loaded.rules:
+        _, unreadable = read_state(log_path(env))
+        if unreadable:
+            fix = "let headspace have its event log back (its permissions), or move a damaged one aside: a new one starts"
+            checks.append(Check("rules state", FAIL, f"live rules answer nothing (they act as shadow rules): {unreadable}", fix))
+        else:
+            live = sum(not r.shadow for r in loaded.rules)
+            checks.append(Check("rules", OK, f"{len(loaded.rules)} loaded ({live} live); their state in the event log reads"))
+    return checks
+
+
 def run_checks(server: TmuxServer, env: Mapping[str, str] | None = None, config: Config | None = None, config_problem: str = "") -> list[Check]:
     env = os.environ if env is None else env
     folders = agent_config_dirs(server, env)
@@ -434,6 +462,7 @@ def run_checks(server: TmuxServer, env: Mapping[str, str] | None = None, config:
         *check_popup_key(server),
         *check_terminal(env),
         *check_notifications(env, config),
+        *check_rules(env),
         *check_patches(),
     ]
 

@@ -19,28 +19,33 @@ from pathlib import Path
 
 from ..rules.judge import judge
 from ..rules.model import FILE_TOOLS, SHELL_TOOLS, Call, Decision, Rule
-from ..rules.model import denied as refused
-from ..rules.pauses import PAUSE, REVOKE, is_paused, pause_event, pause_words, pauses, revoke_event, revoked
+from ..rules.pauses import PAUSE, REVOKE, is_paused, pause_event, pause_words, revoke_event
 from ..rules.rules_file import default_path, describe, load
 from ..rules.shell import Unreadable, parse
+from ..service.rule_state import read_state
 from ..shared.safe_text import clean
 from ..state.eventlog import EventLog, EventLogError, StoredEvent
 from ..state.eventlog import default_path as log_path
 
 
 def rules_list(path: Path | None = None, log: Path | None = None) -> tuple[list[str], list[str]]:
-    """(lines for stdout, lines for stderr)."""
+    """(lines for stdout, lines for stderr): each rule with its uses, expiry and pause as the event log keeps them (service/rule_state.py)."""
     path = path or default_path()
     loaded = load(path)
     out = [f"# {path}: {len(loaded.rules)} rule{'s' if len(loaded.rules) != 1 else ''}"]
-    history = _events(log, ("rule_loaded", "rule_answer", PAUSE, REVOKE))
-    ended = revoked([e for e in history if e.kind == REVOKE])
-    paused = pauses([e for e in history if e.kind == PAUSE])
-    now = time.time()
+    state, unreadable = read_state(log or log_path())
+    problems = [clean(e) for e in loaded.errors]
+    if unreadable and loaded.rules:
+        said = f"the rules' state cannot be read ({unreadable}): live rules answer nothing, as shadow rules, until it can"
+        out.append(clean(f"# {said}", 400))
+        problems.append(clean(said, 400))
+    now = max(time.time(), state.latest)  # a clock set back revives nothing
     for rule, line in zip(loaded.rules, describe(loaded.rules), strict=True):
-        first = next((e.ts for e in history if e.kind == "rule_loaded" and (e.payload.get("rule"), e.payload.get("text")) == rule.key), None)
-        uses = sum(1 for e in history if e.kind == "rule_answer" and rule.id in str(e.payload.get("rule", "")).split("+"))
-        if rule.key in ended:
+        first = state.first.get(rule.key)
+        uses = state.uses.get(rule.key, 0)
+        if unreadable:
+            life = "state unknown"
+        elif rule.key in state.revoked:
             life = "REVOKED (edit the rule to make it another)"
         elif rule.permanent:
             life = "never expires"
@@ -50,9 +55,10 @@ def rules_list(path: Path | None = None, log: Path | None = None) -> tuple[list[
             left = first + rule.ttl - now
             life = f"expires in {_span(left)}" if left > 0 else "expired"
         limit = f" of {rule.max_uses}" if rule.max_uses else ""
-        stopped = "  ·  PAUSED" if any(is_paused(paused, rule.id, host) for host in rule.hosts) else ""
+        stopped = "  ·  PAUSED" if any(is_paused(state.paused, rule.id, host) for host in rule.hosts) else ""
         out.append(f"{line}  ·  {uses}{limit} use{'s' if uses != 1 else ''}  ·  {life}{stopped}")
-    return out, [clean(e) for e in loaded.errors]
+    return out, problems
+
 
 
 def rules_pause(on: bool, host: str = "", rule: str = "", log: Path | None = None) -> tuple[list[str], list[str]]:
@@ -97,7 +103,7 @@ def rules_test(rule_id: str, days: float, path: Path | None = None, log: Path | 
         if verdict.decision is None:
             continue
         you = str(event.payload.get("what", ""))
-        denied = refused(you)
+        denied = event.payload.get("decision") == "deny"  # the answer's field, never its words
         failed = str(event.payload.get("outcome", "")).startswith(("failed", "not delivered")) or event.payload.get("delivered") is False
         flag = ""
         if verdict.decision is Decision.ALLOW and (denied or failed):
@@ -119,9 +125,9 @@ def rules_suggest(times: int, days: float, log: Path | None = None) -> tuple[lis
     seen: dict[tuple[str, str, str, str], int] = {}
     for event in _events(log, ("answer",)):
         call = replayed(event) if event.ts >= since else None
-        what = str(event.payload.get("what", ""))
-        if call is None or not call.example or refused(what) or event.payload.get("delivered") is False or "by rule" in what:
-            continue
+        p = event.payload
+        if call is None or not call.example or p.get("decision") != "allow" or p.get("delivered") is False or p.get("rule"):
+            continue  # only what you approved yourself, as the answer's fields say
         key = (call.tool, call.example, call.host, call.cwd)
         seen[key] = seen.get(key, 0) + 1
     out: list[str] = []
@@ -140,16 +146,24 @@ def rules_suggest(times: int, days: float, log: Path | None = None) -> tuple[lis
                 continue
             plain = " ".join(words)
             what_line, example = f'command = "{plain}"', plain  # the words alone: what the rule and its example say
-        elif tool in FILE_TOOLS and '"' not in example and "\\" not in example:
+        elif tool in FILE_TOOLS and _plain_name(example):
             what_line = f'tool = "{tool}"\npath = ["{example}"]'
+        elif tool in FILE_TOOLS:
+            out.append(clean(f"# {tool}: {example} ({count} times): not suggested, its name holds a glob, quote or control character", 300))
+            continue
         else:
             continue
-        place = f'project = "{cwd}"\n' if cwd and '"' not in cwd and "\\" not in cwd else ""
+        place = f'project = "{cwd}"\n' if _plain_name(cwd) else ""
         out.append(clean(f"# you approved {tool}: {example} {count} times", 300))
         out.append(f'[[rule]]\nid = "suggested-{n + 1}"\ndecision = "allow"\nhosts = ["{host}"]\n{place}{what_line}\nttl = "8h"\nshadow = true\nmatch = ["{example}"]\n')
     if not out:
         return [f"# no request approved {times} times alike in the last {days:g} days"], []
     return ["# paste what you want into rules.toml; each starts in shadow mode (set shadow = false when 'rules test' agrees)", *out], []
+
+
+def _plain_name(name: str) -> bool:
+    """A file or folder name a rule can quote as it is: no glob character (a file named ``*`` is not every file), quote, backslash or control."""
+    return bool(name) and not any(c in '*?[]"\\' or not c.isprintable() for c in name)
 
 
 def replayed(event: StoredEvent) -> Call | None:

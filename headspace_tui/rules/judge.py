@@ -40,7 +40,7 @@ from collections.abc import Iterable
 from .controls import own_folders, protected
 from .globs import allows, anchor, denies, has_wildcard
 from .model import FILE_TOOLS, SHELL_TOOLS, WRITE_TOOLS, Call, Decision, Rule, Verdict
-from .programs import Program, name_of, program
+from .programs import Program, name_of, table_of
 from .reading import Parsed, Simple
 from .shell import Unreadable, parse
 
@@ -247,8 +247,8 @@ def _tables(first: str, named: tuple[str, ...]) -> list[Program]:
     code's own arguments: the named program's table judges them, not the
     first one's.
     """
-    main = program(first)
-    others = [t for t in (program(w) for w in named) if t is not None]
+    main = table_of(first)
+    others = [t for t in (table_of(w) for w in named) if t is not None]
     if main is not None and main.code == "first" and any(not w.startswith("-") for w in named):
         return others
     return [t for t in (main, *others) if t is not None]

@@ -1,8 +1,9 @@
-"""Rules paused, resumed and revoked: ``rules_pause`` and ``rule_revoked`` events in the event log, read as they stand now.
+"""Rules paused, resumed and revoked: ``rules_pause`` and ``rule_revoked`` events in the event log.
 
 Written by ``headspace rules pause|resume|revoke``, by the phone page
 through the service, and by a rule pausing itself; one shape for each here,
-whoever writes it.
+whoever writes it.  Read, with the rest of a rule's life, by the service's
+read model (service/rule_state.py).
 """
 
 from __future__ import annotations
@@ -29,23 +30,6 @@ def revoke_event(rule: Rule) -> dict:
     return {"rule": rule.id, "text": rule.key[1]}
 
 
-def revoked(events: list) -> set[tuple[str, str]]:
-    """The rule keys (id, text hash) the ``rule_revoked`` events name."""
-    return {(str(e.payload.get("rule")), str(e.payload.get("text"))) for e in events}
-
-
-def pauses(events: list) -> dict[tuple[str, str], bool]:
-    """(host, rule) → paused, as the latest ``rules_pause`` event of each scope says ("" for all hosts, all rules)."""
-    state: dict[tuple[str, str], bool] = {}
-    for event in sorted(events, key=lambda e: (e.ts, e.id)):
-        host, rule, on = event.payload.get("host"), event.payload.get("rule"), event.payload.get("on")
-        if isinstance(host, str) and isinstance(rule, str) and isinstance(on, bool):
-            if not on and not host and not rule:
-                state = {}  # resume everything: every pause ends
-            else:
-                state[(host, rule)] = on
-    return state
-
-
 def is_paused(state: dict[tuple[str, str], bool], rule: str, host: str) -> bool:
+    """Is ``rule`` paused on ``host``, by a pause of it, of every rule, on that host or on all: (host, rule) → paused, "" for all."""
     return any(state.get(scope, False) for scope in (("", ""), (host, ""), ("", rule), (host, rule)))

@@ -87,6 +87,6 @@ def table() -> dict[str, Program]:
     return out
 
 
-def program(word: str) -> Program | None:
+def table_of(word: str) -> Program | None:
     """The table of the program ``word`` runs, if it has one."""
     return table().get(name_of(word))

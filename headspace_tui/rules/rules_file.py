@@ -18,7 +18,7 @@ import os
 import re
 import stat
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ from ..shared.safe_files import Unreadable, read_with_stat
 from .controls import FILES, FOLDERS
 from .judge import judge
 from .model import FAMILIES, FILE_TOOLS, SHELL_TOOLS, WRITE_TOOLS, Call, Decision, Rule
-from .programs import program
+from .programs import table_of
 
 MAX_FILE = 256 << 10
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -76,7 +76,7 @@ class Loaded:
         return next((r for r in self.rules if r.id == rule_id), None)
 
 
-def default_path(env: dict[str, str] | None = None) -> Path:
+def default_path(env: Mapping[str, str] | None = None) -> Path:
     return config_dir(env) / "rules.toml"
 
 
@@ -250,7 +250,7 @@ def _rule(table: object, line: int, source: str) -> Rule:
 def _check_allow(prefix: tuple[str, ...], paths: tuple[str, ...], tool: str, project: str) -> None:
     """Refuse an allow that would let through more than it can see: a prefix over code, a write with no place, the agent's own controls."""
     if prefix:
-        table = program(prefix[0])
+        table = table_of(prefix[0])
         if table is not None and table.code == "all":
             raise ValueError(f"a prefix over {prefix[0]} allows whatever command or code its words carry: write the whole command (command = ...)")
         if table is not None and table.code == "first" and not any(not w.startswith("-") for w in prefix[1:]):

@@ -159,6 +159,8 @@ class Journal:
                     "family": event.agent.family,
                     "delivered": event.delivered,
                     "outcome": event.outcome,
+                    "decision": event.decision,  # what was decided, as a field: nothing reads it back out of "what"
+                    "rule": event.rule,
                 },
                 *self.tracker.evidence_events(event.agent, found),
             ]

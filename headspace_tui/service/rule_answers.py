@@ -1,4 +1,4 @@
-"""Rules answering for you, through the hook that holds the exact call: judged once per request, every answer in the event log.
+"""Rules answering for you, through the hook that holds the exact call or by the guarded keys: judged once per request, every answer in the event log.
 
 An agent's row says its dialog is held by an answer hook (``Channel.HOOK``)
 once the desk has matched the hook's call to the dialog on screen: the
@@ -18,12 +18,16 @@ itself), and it is the dialog the row shows.  Only then are the rules asked
   drawn: the desk finds the agent by the call's conversation record and
   hands it here (``consider_held``); a live rule answers it at once,
   anything else lets it go and Codex draws its dialog;
-* an expired rule (its ``ttl`` from when it was first loaded, kept in the
-  log so a restart does not renew it) or one used ``max_uses`` times is
-  not asked.
+* a Claude dialog no hook holds is answered by the guarded keys only when
+  Claude's transcript holds exactly one call still waiting for its result
+  and the dialog shows that call whole (``consider_keys``).
 
-The rules file is looked at every second and read again when it changed;
-a rule's ``ttl`` runs from when it was first read (the event log keeps it).
+A rule's life (its ttl from its first load, ``max_uses``, pauses,
+revocations, ``until = "idle"``) is the event log's, read through one read
+model (``rule_state.py``).  When that cannot be read, live rules act as
+shadow rules: the row, ``rules list`` and ``doctor`` say why.  A deny never
+pauses itself; a deny answering at a loop's pace pauses every allow that
+fits the call it keeps refusing.
 """
 
 from __future__ import annotations
@@ -42,11 +46,15 @@ from ..hooks.calls import SHOWN_AS, PendingCall, allow, deny, same_detail
 from ..hooks.spool import tool_detail
 from ..model import Agent, AgentState, Channel, Observation
 from ..rules.judge import inside, judge
-from ..rules.model import FILE_TOOLS, SHELL_TOOLS, Call, Decision, Rule, Verdict, denied
-from ..rules.pauses import PAUSE, REVOKE, is_paused, pause_event, pause_words, pauses, revoke_event, revoked
+from ..rules.model import FILE_TOOLS, Call, Decision, Rule, Verdict
+from ..rules.pauses import PAUSE, REVOKE, pause_event, pause_words, revoke_event
 from ..rules.rules_file import Loaded, load
 from ..state.eventlog import EventLogError
 from .journal import Journal
+from .rule_calls import call_of
+from .rule_state import ANSWER, DONE, LOADED, WORK, RuleState
+
+__all__ = ["RuleAnswers", "RuleBook"]
 
 log = logging.getLogger(__name__)
 JUDGED_KEPT = 2000
@@ -82,15 +90,6 @@ class RuleBook:
         return self.loaded
 
 
-def _keys_of(value: object) -> set[tuple[str, str]]:
-    """The rule keys an answer event names: one [id, hash], or a list of them (an answer of several rules)."""
-    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value):
-        return {(value[0], value[1])}
-    if isinstance(value, list):
-        return {(v[0], v[1]) for v in value if isinstance(v, list) and len(v) == 2 and all(isinstance(x, str) for x in v)}
-    return set()
-
-
 def _shows(tool: str, wanted: str, shown: str, cwd: str) -> bool:
     """Does a dialog showing ``shown`` show the whole of a call acting on ``wanted`` (made in ``cwd``)?"""
     if tool in FILE_TOOLS:
@@ -116,19 +115,8 @@ def _network(call: PendingCall) -> bool:
     return isinstance(description, str) and description.startswith("network-access")
 
 
-def call_of(pending: PendingCall, agent: Agent) -> Call:
-    """The hook's call as the rules see it: its command or path, where it runs."""
-    tool, given = pending.tool_name, pending.tool_input
-    named_command = given.get("command")
-    command = named_command if tool in SHELL_TOOLS and isinstance(named_command, str) else ""
-    path = ""
-    if tool in FILE_TOOLS:
-        named = given.get("file_path") or given.get("path") or given.get("notebook_path")
-        path = named if isinstance(named, str) else ""
-    cwd = pending.cwd or agent.cwd
-    if agent.host == "local" and cwd:
-        cwd = os.path.realpath(cwd)
-    return Call(tool=tool, command=command, path=path, host=agent.host, cwd=cwd, family=agent.family or "claude", pane=agent.target)
+def _who(agent: Agent) -> str:
+    return agent.key or agent.pane_id
 
 
 class RuleAnswers:
@@ -144,13 +132,9 @@ class RuleAnswers:
         self.desk_of = desk_of
         self.agent = agent
         self.journal = journal
-        self.clock = clock
+        self.state = RuleState(journal, clock)
+        self.state.on_unreadable = self._unreadable
         self._judged: dict[tuple[str, str], Verdict] = {}  # (pane, the request: its dialog's appearance) → what the rules said
-        self._first: dict[tuple[str, str], float] = {}  # (rule id, its text's hash) → when first loaded
-        self._uses: dict[tuple[str, str], int] = {}
-        self._answered_at: dict[tuple[str, str], list[float]] = {}  # when each rule answered lately (its pause_after)
-        self._busy: set[str] = set()  # agents at work: the end of their task ends an ``until = "idle"`` rule for them
-        self._done: set[tuple[tuple[str, str], str]] | None = None  # (rule key, agent) an until-idle rule ended for
         self._timer: asyncio.TimerHandle | None = None
         # The guarded keys for a dialog no hook holds (the service's answer path): (agent, the observation judged,
         # allow?, rule) → "" when on its way, else why not.  None: rules answer through hooks only.
@@ -168,17 +152,25 @@ class RuleAnswers:
 
     def _tick(self) -> None:
         loaded = self.book.current()
-        now = self.clock()
-        for rule in loaded.rules:
-            self._usable(rule, now)  # dates a rule the first time it is read
+        if loaded.rules:
+            self.state.refresh()
+            for rule in loaded.rules:
+                self._date(rule)
         try:
             self._timer = asyncio.get_running_loop().call_later(RELOAD_EVERY, self._tick)
         except RuntimeError:
             self._timer = None
 
+    def _unreadable(self, why: str) -> None:
+        if why:
+            self.book.notice(f"rules answer nothing for now (live rules act as shadow rules): their state cannot be read: {why}")
+        else:
+            self.book.notice("rules answer again: their state can be read")
+
+    # -- what the service tells -----------------------------------------------------------
     def on_event(self, event: Event) -> None:
         if isinstance(event, AgentRemoved):
-            self._busy.discard(event.key or event.pane_id)  # agents come and go all day: nothing of a gone one is kept
+            self._gone(event.key or event.pane_id)
             self._looking = {looked for looked in self._looking if looked[0] != event.pane_id}
             return
         if not isinstance(event, AgentChanged):
@@ -223,11 +215,11 @@ class RuleAnswers:
         """A Claude dialog no hook holds: answered by the guarded keys when a live rule says so, if the dialog shows the whole call.
 
         Whole: Claude's transcript holds exactly one call still waiting for
-        its result whose command (or file) is the one the dialog shows, word
-        for word; a command cut short on screen, or two calls that would fit,
-        are no call, and the person answers.  The keys go for the appearance
-        of the dialog judged (its ``request``), through the same guard as
-        ``y``: a dialog that changed meanwhile gets nothing.
+        its result, and the dialog (read whole from its box) shows that
+        call's command, or its file, word for word; otherwise the person
+        answers.  The keys go for the appearance of the dialog judged (its
+        ``request``), through the same guard as ``y``: a dialog that changed
+        meanwhile gets nothing.
         """
         agent = self.agent(pane_id)
         if agent is None or self.answer_keys is None or self.journal is None or not self._keys_fit(agent):
@@ -256,7 +248,7 @@ class RuleAnswers:
 
     @staticmethod
     def _keys_fit(agent: Agent) -> bool:
-        """A Claude permission dialog, read whole from the screen, no hook holding it: the keys' to answer."""
+        """A Claude permission dialog that shows its call whole (read from its own box), no hook holding it: the keys' to answer."""
         prompt = agent.observation.prompt
         return (
             agent.family == "claude"
@@ -264,33 +256,35 @@ class RuleAnswers:
             and agent.state is AgentState.PERMISSION
             and prompt is not None
             and prompt.kind == "permission"
+            and prompt.whole
             and bool(prompt.tool and prompt.detail and agent.observation.request)
         )
 
     def _whole_call(self, agent: Agent) -> tuple[str, dict, str] | None:
-        """The one call waiting in Claude's transcript that the dialog on screen shows in full, and the folder it runs in; or None.
+        """The one call waiting in Claude's transcript, when the dialog on screen shows it in full, and the folder it runs in; or None.
 
-        A command must be the dialog's word for word (whitespace folded, as
-        the dialog wraps it); a file the same file, the dialog's relative
-        name taken from the call's own folder.  A call whose line does not
-        say its folder is no call: a rule's project could not be checked.
+        Exactly one call may wait (two calls waiting in parallel are two
+        dialogs the screen shows one of: which one is not known whole).  A
+        command must be the dialog's word for word (whitespace folded, as the
+        dialog wraps it); a file the same file, the dialog's relative name
+        taken from the call's own folder.  A call whose line does not say its
+        folder is no call: a rule's project could not be checked.
         """
         assert self.journal is not None
         prompt = agent.observation.prompt
         assert prompt is not None
-        fits: dict[tuple[str, str, str], dict] = {}  # (tool, exact input, folder) → the input: identical calls are one
-        for tool, exact, cwd in self.journal.evidence.open_calls(agent.key or agent.pane_id):
-            if tool != prompt.tool and tool not in SHOWN_AS.get(prompt.tool, ()):
-                continue
-            try:
-                given = json.loads(exact)
-            except ValueError:
-                continue
-            if isinstance(given, dict) and cwd.startswith("/") and _shows(tool, tool_detail(given), prompt.detail, cwd):
-                fits[(tool, exact, cwd)] = given
-        if len(fits) != 1:
+        waiting = {(tool, exact, cwd) for tool, exact, cwd in self.journal.evidence.open_calls(_who(agent))}
+        if len(waiting) != 1:
             return None
-        ((tool, _, cwd), given), = fits.items()
+        ((tool, exact, cwd),) = waiting
+        if tool != prompt.tool and tool not in SHOWN_AS.get(prompt.tool, ()):
+            return None
+        try:
+            given = json.loads(exact)
+        except ValueError:
+            return None
+        if not isinstance(given, dict) or not cwd.startswith("/") or not _shows(tool, tool_detail(given), prompt.detail, cwd):
+            return None
         return tool, given, cwd
 
     def _later(self, delay: float, then: Callable[[], object]) -> None:
@@ -305,25 +299,20 @@ class RuleAnswers:
 
         def send(verdict: Verdict) -> bool:
             if verdict.decision is Decision.ALLOW:
-                return desk.decide(pending, allow(), f"✓ by rule {verdict.rule}: {pending.describe()}")  # the rule first: a narrow row keeps it
+                return desk.decide(pending, allow(), f"✓ by rule {verdict.rule}: {pending.describe()}", verdict.rule)  # the rule first: a narrow row keeps it
             refusal = deny(f"headspace rule {verdict.rule} refused this", interrupt=pending.family != "codex")
-            return desk.decide(pending, refusal, f"✗ by rule {verdict.rule}: {pending.describe()}")
+            return desk.decide(pending, refusal, f"✗ by rule {verdict.rule}: {pending.describe()}", verdict.rule)
 
         return send
 
+    # -- judging ------------------------------------------------------------------------
     def _rule(self, agent: Agent, pending: PendingCall, judged: tuple[str, str], send: Callable[[Verdict], bool]) -> Verdict | None:
         loaded = self.book.current()
         if not loaded.rules:
             return None
-        now = self.clock()
-        paused, ended = self._stops()
-        usable = [
-            rule
-            for rule in loaded.rules
-            if self._usable(rule, now) and not is_paused(paused, rule.id, agent.host) and rule.key not in ended and not self._ended(rule, agent)
-        ]
+        self.state.refresh()
         call = call_of(pending, agent)
-        verdict = judge(usable, call)
+        verdict = judge(self._usable(loaded, agent), call)
         self._judged[judged] = verdict
         while len(self._judged) > JUDGED_KEPT:
             del self._judged[next(iter(self._judged))]
@@ -342,26 +331,81 @@ class RuleAnswers:
             "detail": pending.detail,
             "why": verdict.why,
         }
-        if verdict.shadow:
-            self._write("rule_shadow", agent, audit)
+        unreadable = self.state.unreadable
+        if verdict.shadow or unreadable:
+            if unreadable and not verdict.shadow:
+                audit["not_live"] = f"the rules' state cannot be read: {unreadable}"
+                desk = self.desk_of(agent.pane_id)
+                if desk is not None:  # the row says why the rule did not answer
+                    desk.store.marked(agent.pane_id, f"rule {verdict.rule} did not answer: the rules' state cannot be read", self.state.now())
+            self._write("rule_shadow", agent, audit, loaded)
             return verdict
         if verdict.decision is Decision.NOTIFY:
-            self._write("rule_notify", agent, audit)
+            self._write("rule_notify", agent, audit, loaded)
             self.book.notice(f"{agent.target}: {pending.describe()} (rule {verdict.rule} asks you to look)")
             return verdict
-        if send(verdict):
-            self._write("rule_answer", agent, audit)
-            for rule_id in verdict.rule.split("+"):
-                rule = loaded.rule(rule_id)
-                if rule is not None:
-                    self._uses[rule.key] = self._uses.get(rule.key, 0) + 1
-                    self._burst(rule, now)
-            return replace(verdict, answered=True)
-        return verdict
+        if not send(verdict):
+            return verdict
+        self._write(ANSWER, agent, audit, loaded)
+        for rule_id in verdict.rule.split("+"):
+            rule = loaded.rule(rule_id)
+            if rule is not None:
+                self._pace(rule, loaded, agent, call)
+        return replace(verdict, answered=True)
+
+    def _usable(self, loaded: Loaded, agent: Agent) -> list[Rule]:
+        """The rules that may answer for ``agent`` now: in their ttl and uses, not paused, revoked or ended for it."""
+        state, now, who = self.state, self.state.now(), _who(agent)
+        out = []
+        for rule in loaded.rules:
+            first = self._date(rule)
+            if not rule.permanent and now - first > rule.ttl:
+                continue
+            if rule.max_uses and state.uses(rule) >= rule.max_uses:
+                continue
+            if state.paused(rule.id, agent.host) or state.revoked(rule) or (rule.until_idle and state.ended_for(rule, who)):
+                continue
+            out.append(rule)
+        return out
+
+    def _date(self, rule: Rule) -> float:
+        """When ``rule`` (this text of it) was first loaded; now, written to the event log, if never."""
+        first = self.state.first(rule)
+        if first is None:
+            first = self.state.now()
+            self.state.record([{"kind": LOADED, "agent": None, "ts": first, "rule": rule.key[0], "text": rule.key[1]}])
+        return first
+
+    def _pace(self, rule: Rule, loaded: Loaded, agent: Agent, call: Call) -> None:
+        """A rule that answered ``burst`` times within its window: an allow pauses itself; a deny pauses the allows that fit the call it keeps refusing."""
+        if not rule.burst or self.state.recent(rule, rule.burst_window) < rule.burst:
+            return
+        times = f"{rule.burst} times in {_span(rule.burst_window)}"
+        if rule.decision is Decision.ALLOW:
+            self._pause_for(rule.id, f"it answered {times}")
+        elif rule.decision is Decision.DENY:
+            for other in self._would_allow(loaded, call, agent.host):
+                self._pause_for(other.id, f"rule {rule.id} refused the call it fits {times} ({agent.target} keeps asking)")
+
+    def _would_allow(self, loaded: Loaded, call: Call, host: str) -> list[Rule]:
+        """The allows (live or shadow) not paused already that would allow ``call`` on their own."""
+        return [
+            rule
+            for rule in loaded.rules
+            if rule.decision is Decision.ALLOW and not self.state.paused(rule.id, host) and judge([replace(rule, shadow=False)], call).decision is Decision.ALLOW
+        ]
+
+    def _pause_for(self, rule_id: str, why: str) -> None:
+        self._write_pause(rule_id, why)
+        self.book.notice(f"rule {rule_id} paused: {why} ('headspace rules resume --rule {rule_id}' to go on)")
 
     def on_answer(self, event: Event) -> None:
-        """A request the person refused that a rule (live or shadow) would have allowed: that rule pauses itself, and says so."""
-        if not isinstance(event, Answered) or "by rule" in event.what or not denied(event.what):
+        """A request the person refused that an allow (live or shadow) would have allowed: that rule pauses itself, and says so.
+
+        Read from the answer's fields (``decision``, ``rule``), never from
+        its words; a deny rule never pauses itself.
+        """
+        if not isinstance(event, Answered) or event.rule or event.decision != "deny":
             return
         loaded = self.book.loaded
         if not loaded.rules or not event.tool_input:
@@ -371,28 +415,48 @@ class RuleAnswers:
         except ValueError:
             return
         pending = PendingCall(0, event.agent.pane_id, 0, "", event.tool, given if isinstance(given, dict) else {}, cwd=event.agent.cwd)
-        call, now = call_of(pending, event.agent), self.clock()
-        would = [r.id for r in loaded.rules if r.decision is Decision.ALLOW and self._usable(r, now) and judge([replace(r, shadow=False)], call).decision is Decision.ALLOW]
-        for rule_id in would:
-            why = f"you refused {pending.describe()}, which it would have allowed"
-            self._write_pause(rule_id, why)
-            self.book.notice(f"rule {rule_id} paused: {why} ('headspace rules resume --rule {rule_id}' to go on)")
+        self.state.refresh()
+        for rule in self._would_allow(loaded, call_of(pending, event.agent), event.agent.host):
+            self._pause_for(rule.id, f"you refused {pending.describe()}, which it would have allowed")
+
+    # -- a rule's life ------------------------------------------------------------------
+    def _task_state(self, agent: Agent) -> None:
+        """An agent whose task ended (at work, then idle): every ``until = "idle"`` rule ends for it; its 'at work' mark is in the log."""
+        rules = [r for r in self.book.loaded.rules if r.until_idle]
+        if not rules:
+            return
+        who, state = _who(agent), self.state
+        if agent.state in TASK_ENDS:
+            if not state.at_work(who):
+                return
+            events: list[dict] = [{"kind": WORK, "agent": who, "on": False}]
+            for rule in rules:
+                if state.first(rule) is not None and not state.ended_for(rule, who) and _could_answer(rule, agent):
+                    events.append({"kind": DONE, "agent": who, "rule": rule.id, "rule_key": list(rule.key)})
+            state.record(events)
+        elif agent.state in AT_WORK and not state.at_work(who):
+            state.record([{"kind": WORK, "agent": who, "on": True}])
+
+    def _gone(self, who: str) -> None:
+        """An agent that is gone takes its 'at work' mark with it (agents come and go all day)."""
+        if self.state.at_work(who):
+            self.state.record([{"kind": WORK, "agent": who, "on": False}])
 
     # -- what a front end shows and does (the phone page's "answered for you") --------------
     def recent(self, since: float, limit: int = RECENT_SHOWN) -> list[dict]:
         """The rules' answers since ``since``, newest first, each with its rule's state now (answering, paused, revoked, gone)."""
         loaded = self.book.current()
-        paused, ended = self._stops()
+        self.state.refresh()
         out = []
-        for event in sorted(self._log_events("rule_answer", since), key=lambda e: -e.ts)[:limit]:
+        for event in sorted(self._log_events(ANSWER, since), key=lambda e: -e.ts)[:limit]:
             p = event.payload
             rules = [loaded.rule(rule_id) for rule_id in str(p.get("rule", "")).split("+")]
             host = str(p.get("host", ""))
             if any(r is None for r in rules):
                 state = "gone"
-            elif any(r.key in ended for r in rules if r is not None):
+            elif any(self.state.revoked(r) for r in rules if r is not None):
                 state = "revoked"
-            elif any(is_paused(paused, r.id, host) for r in rules if r is not None):
+            elif any(self.state.paused(r.id, host) for r in rules if r is not None):
                 state = "paused"
             else:
                 state = "answering"
@@ -425,7 +489,7 @@ class RuleAnswers:
             rule = self.book.current().rule(rule_id)
             if rule is None:
                 raise ValueError(f"no rule {rule_id!r} in the rules file")
-            self.journal.writer.write([{"kind": REVOKE, "agent": None, **revoke_event(rule)}])
+            self.state.record([{"kind": REVOKE, "agent": None, **revoke_event(rule)}])
             self.book.notice(f"rule {rule.id} revoked: it answers nothing until you edit it")
             return f"rule {rule.id}: revoked"
         if action not in ("pause", "resume"):
@@ -435,12 +499,7 @@ class RuleAnswers:
         return pause_words(on, rule_id, host)
 
     def _write_pause(self, rule_id: str, why: str, *, on: bool = True, host: str = "") -> None:
-        if self.journal is not None:
-            self.journal.writer.write([{"kind": PAUSE, "agent": None, **pause_event(on, rule_id, host, why)}])
-
-    def _stops(self) -> tuple[dict[tuple[str, str], bool], set[tuple[str, str]]]:
-        """The pauses as they stand, and the rules (id, text hash) revoked: from the event log, at each request."""
-        return pauses(self._log_events(PAUSE)), revoked(self._log_events(REVOKE))
+        self.state.record([{"kind": PAUSE, "agent": None, **pause_event(on, rule_id, host, why)}])
 
     def _log_events(self, kind: str, since: float | None = None) -> list:
         """The event log's events of ``kind`` (since ``since``) and those still waiting to be written (none without a journal)."""
@@ -454,78 +513,7 @@ class RuleAnswers:
         except EventLogError:
             return waiting
 
-    # -- a rule's life ------------------------------------------------------------------
-    def _burst(self, rule: Rule, now: float) -> None:
-        """A rule that answered ``burst`` times within its window pauses itself: that pace is a loop, not a person's."""
-        if not rule.burst:
-            return
-        times = [t for t in self._answered_at.get(rule.key, []) if now - t < rule.burst_window] + [now]
-        self._answered_at[rule.key] = times
-        if len(times) >= rule.burst:
-            self._answered_at[rule.key] = []
-            why = f"it answered {len(times)} times in {_span(rule.burst_window)}"
-            self._write_pause(rule.id, why)
-            self.book.notice(f"rule {rule.id} paused: {why} ('headspace rules resume --rule {rule.id}' to go on)")
-
-    def _task_state(self, agent: Agent) -> None:
-        """An agent whose task ended (at work, then idle): every ``until = "idle"`` rule ends for it, and the event log keeps that."""
-        who = agent.key or agent.pane_id
-        if agent.state in TASK_ENDS:
-            if who not in self._busy:
-                return
-            self._busy.discard(who)
-            done = self._done_set()
-            for rule in self.book.loaded.rules:
-                if rule.until_idle and rule.key in self._first and (rule.key, who) not in done and _could_answer(rule, agent):
-                    done.add((rule.key, who))
-                    if self.journal is not None:
-                        self.journal.writer.write([{"kind": "rule_done", "agent": who, "rule": rule.id, "rule_key": list(rule.key)}])
-        elif agent.state in AT_WORK:
-            self._busy.add(who)
-
-    def _ended(self, rule: Rule, agent: Agent) -> bool:
-        return rule.until_idle and (rule.key, agent.key or agent.pane_id) in self._done_set()
-
-    def _done_set(self) -> set[tuple[tuple[str, str], str]]:
-        if self._done is None:
-            self._done = set()
-            for event in self._log_events("rule_done"):
-                key = event.payload.get("rule_key")
-                if isinstance(key, list) and len(key) == 2 and isinstance(event.agent, str):
-                    self._done.add(((str(key[0]), str(key[1])), event.agent))
-        return self._done
-
-    def _usable(self, rule: Rule, now: float) -> bool:
-        key = rule.key
-        if key not in self._first:
-            self._first[key], self._uses[key] = self._remembered(key, now)
-        if not rule.permanent and now - self._first[key] > rule.ttl:
-            return False
-        return not (rule.max_uses and self._uses.get(key, 0) >= rule.max_uses)
-
-    def _remembered(self, key: tuple[str, str], now: float) -> tuple[float, int]:
-        """When this rule (this text of it) was first loaded, and how often it answered, from the event log (this run only without one)."""
-        log_ = self.journal.log if self.journal is not None else None
-        first, uses = None, 0
-        if log_ is not None:
-            try:
-                for row in log_.query(kind="rule_loaded"):
-                    if (row.payload.get("rule"), row.payload.get("text")) == key:
-                        first = row.ts
-                        break
-                times = [row.ts for row in log_.query(kind="rule_answer") if _keys_of(row.payload.get("rule_key")) & {key}]
-                uses = len(times)
-                self._answered_at[key] = times[-100:]
-            except EventLogError:
-                pass
-        if first is None:
-            first = now
-            if self.journal is not None:
-                self.journal.writer.write([{"kind": "rule_loaded", "agent": None, "ts": now, "rule": key[0], "text": key[1]}])
-        return first, uses
-
-    def _write(self, kind: str, agent: Agent, payload: dict) -> None:
+    def _write(self, kind: str, agent: Agent, payload: dict, loaded: Loaded) -> None:
         log.info("%s: %s", kind, payload)
-        if self.journal is not None:
-            keys = [list(rule.key) for rule_id in payload["rule"].split("+") if (rule := self.book.loaded.rule(rule_id))]
-            self.journal.writer.write([{"kind": kind, "agent": agent.key or agent.pane_id, **payload, "rule_key": keys[0] if len(keys) == 1 else keys}])
+        keys = [list(rule.key) for rule_id in payload["rule"].split("+") if (rule := loaded.rule(rule_id))]
+        self.state.record([{"kind": kind, "agent": _who(agent), **payload, "rule_key": keys[0] if len(keys) == 1 else keys}])

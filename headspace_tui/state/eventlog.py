@@ -189,18 +189,25 @@ class EventLog:
         limit: int | None = None,
         *,
         after_id: int | None = None,
+        kinds: Iterable[str] | None = None,
     ) -> list[StoredEvent]:
         """Events matching every filter given, oldest first.
 
         ``since`` keeps events at or after that time; ``after_id`` those newer
-        than an id already seen (for tailing without repeats); ``limit`` keeps
-        the *newest* ``limit`` matches (still returned oldest first).
+        than an id already seen (for tailing without repeats); ``kinds`` any of
+        several kinds; ``limit`` keeps the *newest* ``limit`` matches (still
+        returned oldest first).
         """
-        where, args = [], []
+        where: list[str] = []
+        args: list[Any] = []
         for clause, value in (("agent = ?", agent), ("kind = ?", kind), ("ts >= ?", since), ("id > ?", after_id)):
             if value is not None:
                 where.append(clause)
                 args.append(value)
+        if kinds is not None:
+            names = list(kinds)
+            where.append(f"kind IN ({', '.join('?' for _ in names)})" if names else "0")
+            args.extend(names)
         sql = "SELECT id, ts, agent, kind, payload FROM events"
         if where:
             sql += " WHERE " + " AND ".join(where)

@@ -140,7 +140,7 @@ class Desk:
     def call_for(self, pane_id: str):
         return self.call
 
-    def decide(self, call, decision, what) -> bool:
+    def decide(self, call, decision, what, rule="") -> bool:
         self.decided.append((call.id, what))
         return True
 

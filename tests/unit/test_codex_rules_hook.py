@@ -15,8 +15,10 @@ from pathlib import Path
 from headspace_tui.answering.desk import AnswerDesk, Watched
 from headspace_tui.hooks.calls import PendingCall
 from headspace_tui.model import Agent
+from headspace_tui.service.journal import Journal
 from headspace_tui.service.rule_answers import RuleAnswers, RuleBook
 from headspace_tui.service.store import AgentStore
+from headspace_tui.state.eventlog import EventLog
 
 
 class Held:
@@ -64,7 +66,8 @@ def setup(tmp_path: Path, found: str | None):
 
     desk.locate = locate
     notices: list[str] = []
-    rules_ = RuleAnswers(RuleBook(rules, notices.append), lambda pane: desk, lambda pane: store.agents.get(pane), None, lambda: 100.0)
+    journal = Journal(EventLog(tmp_path / "events.db"), clock=lambda: 100.0)  # where the rules' life is kept (without it, none answers)
+    rules_ = RuleAnswers(RuleBook(rules, notices.append), lambda pane: desk, lambda pane: store.agents.get(pane), journal, lambda: 100.0)
     desk.held = rules_.consider_held
     return desk, work, asked
 

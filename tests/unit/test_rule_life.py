@@ -169,7 +169,7 @@ def keys_world(tmp_path: Path, shown: str, calls: list[str], cwd: str = "/srv/la
     from headspace_tui.model import Option, Prompt
 
     world = World(tmp_path, f'[[rule]]\n{ALLOW}ttl = "1h"\n{rule}')
-    prompt = Prompt(kind="permission", tool="Bash", detail=shown, options=(Option("1", "Yes"), Option("3", "No")))
+    prompt = Prompt(kind="permission", tool="Bash", detail=shown, options=(Option("1", "Yes"), Option("3", "No")), whole=True)
     world.agent = replace(world.agent, channel=Channel.NONE, observation=Observation(AgentState.PERMISSION, prompt=prompt, request="f1~1"))
     world.store.agents["%4"] = world.agent
     uses = tuple(("Bash", {"command": c}) for c in calls)
@@ -232,7 +232,8 @@ def test_an_agent_that_goes_leaves_nothing_behind(tmp_path: Path):
     from headspace_tui.events import AgentRemoved
 
     world = World(tmp_path, f'[[rule]]\n{ALLOW}until = "idle"\n')
+    world.rules._tick()  # the service reads the rules file as it starts
     world.state(AgentState.WORKING)
-    assert world.rules._busy == {"k4"}
+    assert world.rules.state.at_work("k4")
     world.rules.on_event(AgentRemoved("%4", "k4"))
-    assert world.rules._busy == set()
+    assert not world.rules.state.at_work("k4") and world.rules.state.folded.at_work == set()

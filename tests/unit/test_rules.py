@@ -156,20 +156,25 @@ def test_rules_test_replays_your_answers_and_flags_what_you_refused(tmp_path):
     log = tmp_path / "events.db"
     with EventLog(log) as events:
         def answered(command: str, what: str, cwd: str = "/srv/lab") -> None:
-            events.write("answer", "k1", {"tool": "Bash", "input": json.dumps({"command": command}), "what": f"Bash: {command} → {what}", "target": "lab:0.0", "host": "local", "cwd": cwd})
+            payload = {"tool": "Bash", "input": json.dumps({"command": command}), "what": f"Bash: {command} → {what}", "target": "lab:0.0", "host": "local", "cwd": cwd}
+            events.write("answer", "k1", {**payload, "decision": "deny" if "No" in what else "allow", "rule": ""})  # as the journal writes it
 
         answered("touch /tmp/x_1", "1. Yes")
         answered("touch /tmp/x_2", "4. No")
         answered("touch /tmp/x_3 && curl https://e.com", "1. Yes")
         answered("touch /tmp/x_4", "1. Yes", cwd="/elsewhere")
-        events.write("answer", "k1", {"tool": "Bash", "input": "", "shown": "touch /tmp/x_5", "what": "Bash → deny", "target": "lab:0.0", "cwd": "/srv/lab"})
+        shown = {"tool": "Bash", "input": "", "shown": "touch /tmp/x_5", "what": "Bash → deny", "target": "lab:0.0", "cwd": "/srv/lab"}
+        events.write("answer", "k1", {**shown, "decision": "deny", "rule": ""})
+        # Whether you refused is the answer's field, never its words: an answer that says "No" but decided nothing is not flagged.
+        events.write("answer", "k1", {**shown, "shown": "touch /tmp/x_6", "what": "Bash: touch /tmp/x_6 → 4. No", "decision": ""})
     out, err = rules_test("lab-touch", 7, path, log)
     assert err == []
-    assert out[0] == "# lab-touch on 5 answers of the last 7 days: 3 it would have answered"
-    assert [line.split("  ", 2)[2] for line in out[1:4]] == [
+    assert out[0] == "# lab-touch on 6 answers of the last 7 days: 4 it would have answered"
+    assert [line.split("  ", 2)[2] for line in out[1:5]] == [
         "Bash: touch /tmp/x_1  → would allow (you: 1. Yes)",
         "Bash: touch /tmp/x_2  → would allow (you: 4. No)  ⚑ you denied it",
         "Bash: touch /tmp/x_5  → would allow (you: deny)  ⚑ you denied it",
+        "Bash: touch /tmp/x_6  → would allow (you: 4. No)",
     ]
     assert out[-1] == "# 2 flagged: it would allow what you refused or what failed"
     listed, refused = rules_list(path, log)
@@ -181,8 +186,8 @@ def test_rules_test_replays_your_answers_and_flags_what_you_refused(tmp_path):
 
 def test_pauses_by_scope_and_a_resume_of_everything_ends_every_pause(tmp_path):
     from headspace_tui.cli.rules_cmd import rules_list, rules_pause
-    from headspace_tui.rules.pauses import is_paused, pauses
-    from headspace_tui.state.eventlog import EventLog
+    from headspace_tui.rules.pauses import is_paused
+    from headspace_tui.service.rule_state import read_state
 
     path = tmp_path / "rules.toml"
     path.write_text(LAB)
@@ -190,8 +195,7 @@ def test_pauses_by_scope_and_a_resume_of_everything_ends_every_pause(tmp_path):
     log = tmp_path / "events.db"
     assert rules_pause(True, host="box", log=log) == (["every rule on box: paused"], [])
     rules_pause(True, rule="lab-touch", log=log)
-    with EventLog(log) as events:
-        state = pauses(events.query(kind="rules_pause"))
+    state = read_state(log)[0].paused
     assert is_paused(state, "git-read", "box") and not is_paused(state, "git-read", "local")
     assert is_paused(state, "lab-touch", "local")
     listed, _ = rules_list(path, log)
@@ -208,18 +212,23 @@ def test_rules_suggest_offers_the_narrowest_rule_for_what_you_approved_alike_and
 
     log = tmp_path / "events.db"
     with EventLog(log) as events:
-        def answered(command: str, what: str = "1. Yes", cwd: str = "/srv/lab") -> None:
-            events.write("answer", "k1", {"tool": "Bash", "input": json.dumps({"command": command}), "what": f"Bash: {command} → {what}", "target": "lab:0.0", "host": "local", "cwd": cwd})
+        def answered(command: str, what: str = "1. Yes", cwd: str = "/srv/lab", rule: str = "") -> None:
+            payload = {"tool": "Bash", "input": json.dumps({"command": command}), "what": f"Bash: {command} → {what}", "target": "lab:0.0", "host": "local", "cwd": cwd}
+            events.write("answer", "k1", {**payload, "decision": "deny" if "No" in what else "allow", "rule": rule})
 
         for _ in range(3):
             answered('npm test -- "unit"')
             answered("make build && make deploy")
+            answered("git status", rule="git-read")  # a rule's answers are not yours to suggest from
         answered('npm test -- "unit"', what="4. No")  # a refusal is not an approval
         answered("ls", cwd="/srv/lab")  # once only
+        for _ in range(3):  # a file literally named '*': never suggested as a glob
+            events.write("answer", "k1", {"tool": "Write", "input": json.dumps({"file_path": "/srv/lab/*"}), "what": "Write → 1. Yes", "cwd": "/srv/lab", "host": "local", "decision": "allow"})
     out, _ = rules_suggest(3, 7, log)
     text = "\n".join(out)
     assert 'command = "npm test -- unit"' in text and 'project = "/srv/lab"' in text and "shadow = true" in text
-    assert "make build && make deploy (3 times): not suggested" in text and 'command = "ls"' not in text
+    assert "make build && make deploy (3 times): not suggested" in text and 'command = "ls"' not in text and "git status" not in text
+    assert "Write: /srv/lab/* (3 times): not suggested" in text and 'path = ["/srv/lab/*"]' not in text
     loaded = parse_rules("\n".join(line for line in out if not line.startswith("#")))
     assert loaded.errors == () and [r.id for r in loaded.rules] == ["suggested-1"]
     assert judge(loaded.rules, call('npm test -- "unit"')).decision is Decision.ALLOW

@@ -67,7 +67,8 @@ TOOL_CALL = re.compile(r"^● (?P<name>[A-Z]\w*)\((?P<arg>.*?)\)?\s*$")
 TAB_LINE = re.compile(r"[☐☒]\s+\S")
 BACKGROUND = re.compile(r"\x1b\[(?:[0-9;]*;)?48;[0-9;:]+m")
 URL = re.compile(r"https?://[^\s\"',)]+")
-FILE_IN_TITLE = re.compile(r"(?:create|edit to|make this edit to|write to|overwrite|edit|read)\s+(?P<path>\S+?)\?\s*$", re.I)
+# The file a question names: everything from its first verb to the "?" (a name with a blank in it is not read from here).
+FILE_IN_TITLE = re.compile(r"\b(?:make this edit to|edit to|create|write to|overwrite|edit|read)\s+(?P<path>.+?)\?\s*$", re.I)
 ESC_HINT = re.compile(r"\besc to (?:exit|cancel)\b", re.I)
 ATTEMPT = re.compile(r"attempt\s+(\d+)\s*/\s*(\d+)", re.I)
 HINT_WORDS = re.compile(r"\b(esc|enter|tab|ctrl[+-]\w|shift[+-]\w|select|navigate|cancel|confirm|amend|edit|exit|press \w+ to)\b", re.I)
@@ -748,15 +749,16 @@ def _permission(screen: _Screen, menu: _Menu, titles: list[int], evidence: Evide
     body = [k for k in range((header_row if header_row is not None else menu.top) + 1, question_row)]
     body = [k for k in body if k not in notice_rows(lines, body)]  # auto mode's pause says why it asks, not what
     named = _tool_in_body(screen, body) if not header_tool else None
+    whole = False
     if named is not None:  # a generic "Tool use" header: the body names it (MCP tools, WebSearch)
         tool, detail = named
     else:
         if not tool:  # no header seen: every row above the question may be the dialog's
             body = list(range(max(menu.top + 1, 0), question_row))
             body = [k for k in body if k not in notice_rows(lines, body)]
-        detail = _permission_detail(screen, tool, header, title, body)
+        detail, whole = _permission_detail(screen, tool, header, title, body, menu.top)
     if not detail and call is not None:
-        detail = call[1]
+        detail, whole = call[1], False  # shown to the person for what it is; never a call read whole
     tool, detail = _named_by_what_it_shows(tool, detail)
     found = [Evidence("permission-question", question_row, lines[question_row]), evidence]
     if header_row is not None and tool and header_tool:
@@ -771,6 +773,7 @@ def _permission(screen: _Screen, menu: _Menu, titles: list[int], evidence: Evide
         options=options,
         fingerprint=fingerprint("permission", tool, detail, title, *[o.label for o in options]),
         deny_key="Escape" if refuses else "",
+        whole=whole and bool(detail) and bool(header_tool),
     )
     return Observation(AgentState.PERMISSION, prompt=prompt, evidence=tuple(found), confidence=0.9)
 
@@ -846,53 +849,81 @@ def _unborder(line: str) -> str:
     return re.sub(r"^\s*│\s?", "", line).strip()
 
 
-def _boxed(screen: _Screen, body: list[int]) -> list[str] | None:
-    """The rows a dialog boxes in its body, or None when it boxes nothing.
+def _edges(screen: _Screen, body: list[int], top: int) -> list[int]:
+    """The body's dashed rules that are the dialog's own edges, not text that looks like one.
 
-    2.1.300+ puts them between two dashed rules (a wrapped one behind "│ "),
+    Claude draws its edges from the dialog's left edge to the pane's right
+    one, as its top rule (measured on 2.0.31 - 2.1.332: every dashed edge
+    has the top rule's indent and length); a one-line description of
+    box-drawing dashes is text, indented past the edge.  With the top rule
+    out of view, any dashed rule counts (as before).
+    """
+    lines = screen.lines
+    edge = lines[top] if 0 <= top < len(lines) and RULE.match(lines[top]) else ""
+    found = [k for k in body if DASHED_RULE.match(lines[k])]
+    if not edge:
+        return found
+    return [k for k in found if _indent(lines[k]) == _indent(edge) and len(lines[k].strip()) == len(edge.strip())]
+
+
+def _joined(screen: _Screen, rows: list[int], width: int) -> str:
+    """A box's rows as one text: a row filled to the pane's edge ran on into the next (a word cut there, no blank between)."""
+    out = ""
+    for n, k in enumerate(rows):
+        text = _unborder(screen.lines[k])
+        if not text:
+            continue
+        filled = n > 0 and width > 0 and len(screen.captured[rows[n - 1]].rstrip()) >= width
+        out = f"{out}{text}" if filled else f"{out} {text}" if out else text
+    return out
+
+
+def _boxed(screen: _Screen, body: list[int], top: int) -> str | None:
+    """What a dialog boxes in its body, joined as it was wrapped, or None when it boxes nothing.
+
+    2.1.300+ puts it between two dashed edges (a wrapped one behind "│ "),
     2.1.250 behind a "│ " border alone.
     """
     lines = screen.lines
-    dashed = [k for k in body if DASHED_RULE.match(lines[k])]
-    rows = range(dashed[0] + 1, dashed[1]) if len(dashed) >= 2 else [k for k in body if lines[k].lstrip().startswith("│")]
-    found = [text for text in (_unborder(lines[k]) for k in rows) if text]
+    dashed = _edges(screen, body, top)
+    rows = list(range(dashed[0] + 1, dashed[1])) if len(dashed) >= 2 else [k for k in body if lines[k].lstrip().startswith("│")]
+    width = len(screen.captured[top].rstrip()) if 0 <= top < len(screen.captured) and RULE.match(lines[top]) else 0
+    found = _joined(screen, rows, width)
     return found if len(dashed) >= 2 or found else None
 
 
-def _permission_detail(screen: _Screen, tool: str, header: str, title: str, body: list[int]) -> str:
-    """What the permission is for: the command, the file or the URL, as the dialog shows it."""
+def _permission_detail(screen: _Screen, tool: str, header: str, title: str, body: list[int], top: int) -> tuple[str, bool]:
+    """What the permission is for (the command, the file or the URL, as the dialog shows it), and whether it is shown whole."""
     lines = screen.lines
-    boxed = _boxed(screen, body)
+    boxed = _boxed(screen, body, top)
     if not tool:
         # The header scrolled out of view: what the dialog boxes is still the
         # thing asked about (a command, its input).
-        return " ".join(boxed or [])
+        return boxed or "", False
     if tool == "Bash":
         if boxed is not None:
-            rows = boxed
-        else:  # before 2.1.250: the command indented past the header, its description under it in grey
-            indent = _indent(lines[body[0] - 1]) if body else 0  # the header's (body[0] - 1 is the header row)
-            rows = [
-                lines[k].strip()
-                for k in body
-                if lines[k].strip() and not screen.is_dim(k) and not DASHED_RULE.match(lines[k]) and _indent(lines[k]) > indent
-            ]
-        return " ".join(r for r in rows if r).strip()
+            return boxed.strip(), bool(boxed.strip())
+        # Before 2.1.250: the command indented past the header, its description under it in grey.
+        indent = _indent(lines[body[0] - 1]) if body else 0  # the header's (body[0] - 1 is the header row)
+        rows = [k for k in body if lines[k].strip() and not screen.is_dim(k) and not DASHED_RULE.match(lines[k]) and _indent(lines[k]) > indent]
+        text = " ".join(lines[k].strip() for k in rows).strip()
+        return text, bool(text)
     if tool in ("Write", "Edit", "Read", "NotebookEdit"):
+        first = next((lines[k].strip() for k in body if lines[k].strip() and not DASHED_RULE.match(lines[k]) and not RULE.match(lines[k])), "")
         in_title = FILE_IN_TITLE.search(title)
-        if in_title:
-            return in_title.group("path")
+        if in_title and not any(c.isspace() for c in in_title.group("path")):
+            path = in_title.group("path")
+            return path, first in ("", path) or first.endswith("/" + path)
         rest = header.split(None, 2)[2:] if len(header.split()) > 2 else []
         if rest:
-            return rest[0]
-        first = next((lines[k].strip() for k in body if lines[k].strip() and not DASHED_RULE.match(lines[k])), "")
-        return first
+            return rest[0], False
+        return first, False  # a name with blanks, or one the title does not give: shown, never read whole
     if tool == "WebFetch":
         for k in body:
             url = URL.search(lines[k])
             if url:
-                return url.group(0)
-    return ""
+                return url.group(0), True
+    return "", False
 
 
 def _question(screen: _Screen, menu: _Menu, tab_row: int | None, evidence: Evidence) -> Observation:
