@@ -90,10 +90,20 @@ class _Walk:
                     raise Unreadable(f"the token {child.type!r}")
         elif kind == "redirected_statement":
             body, *redirects = node.children
-            if body.type != "command" or not redirects:
+            if not redirects:
+                raise Unreadable(f"a redirected {body.type.replace('_', ' ')} without its redirection")
+            if body.type == "command":
+                self.done.append(Simple(self._words(body), tuple(self._redirect(r) for r in redirects)))
+            elif body.type in ("list", "pipeline"):
+                # The grammar hangs ``a && b 2>&1`` on the whole list; bash gives a redirection to the simple command it follows.
+                before = len(self.done)
+                self.node(body)
+                if len(self.done) == before:
+                    raise Unreadable("a redirected list with no command")
+                last = self.done[-1]
+                self.done[-1] = Simple(last.words, (*last.redirects, *(self._redirect(r) for r in redirects)))
+            else:
                 raise Unreadable(f"a redirected {body.type.replace('_', ' ')}")
-            words = self._words(body)
-            self.done.append(Simple(words, tuple(self._redirect(r) for r in redirects)))
         elif kind == "command":
             self.done.append(Simple(self._words(node)))
         else:
@@ -189,6 +199,8 @@ class _Walk:
             if target.type not in ("word", "number"):
                 raise Unreadable("a quoted word after '>&'")
             word = self._word(target)
+            if word != "-" and word.endswith("-"):
+                raise Unreadable("a descriptor moved ('>&2-')")
             if all(c in _DIGITS for c in word) or word == "-":
                 return (fd or "1", ">&", word)
             if fd not in (None, "1"):

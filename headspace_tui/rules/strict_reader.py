@@ -238,6 +238,8 @@ class _Reader:
             raise Unreadable("a redirection without its file")
         if self.i < len(self.text) and self.text[self.i] in "\\#(":
             raise Unreadable("a redirection's file glued to what follows")
+        if self.i < len(self.text) and self.text[self.i] in "<>" and not word.quoted and all(c in DIGITS for c in word.text()):
+            raise Unreadable("a redirection whose file bash reads as the next one's descriptor")  # '< 1>f': '1>' is a descriptor
         return word.text(), word.quoted
 
 
@@ -248,6 +250,8 @@ def _normal(fd: str | None, op: str, target: str, quoted: bool) -> Redirect:
     if op == ">&":
         if quoted:
             raise Unreadable("a quoted word after '>&'")
+        if target != "-" and target.endswith("-"):
+            raise Unreadable("a descriptor moved ('>&2-')")
         if (target and all(c in DIGITS for c in target)) or target == "-":
             return (fd or "1", ">&", target)
         if fd not in (None, "1"):
