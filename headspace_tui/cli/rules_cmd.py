@@ -47,6 +47,8 @@ def rules_list(path: Path | None = None, log: Path | None = None) -> tuple[list[
             life = "state unknown"
         elif rule.key in state.revoked:
             life = "REVOKED (edit the rule to make it another)"
+        elif rule.key in state.expired:
+            life = "expired"
         elif rule.permanent:
             life = "never expires"
         elif first is None:

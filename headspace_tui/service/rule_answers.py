@@ -52,7 +52,7 @@ from ..rules.rules_file import Loaded, load
 from ..state.eventlog import EventLogError
 from .journal import Journal
 from .rule_calls import call_of
-from .rule_state import ANSWER, DONE, LOADED, WORK, RuleState
+from .rule_state import ANSWER, DONE, EXPIRED, LOADED, WORK, RuleState
 
 __all__ = ["RuleAnswers", "RuleBook"]
 
@@ -132,8 +132,7 @@ class RuleAnswers:
         self.desk_of = desk_of
         self.agent = agent
         self.journal = journal
-        self.state = RuleState(journal, clock)
-        self.state.on_unreadable = self._unreadable
+        self.state = RuleState(journal, clock, self._unreadable)
         self._judged: dict[tuple[str, str], Verdict] = {}  # (pane, the request: its dialog's appearance) → what the rules said
         self._timer: asyncio.TimerHandle | None = None
         # The guarded keys for a dialog no hook holds (the service's answer path): (agent, the observation judged,
@@ -359,7 +358,10 @@ class RuleAnswers:
         out = []
         for rule in loaded.rules:
             first = self._date(rule)
+            if state.expired(rule):
+                continue
             if not rule.permanent and now - first > rule.ttl:
+                state.record([{"kind": EXPIRED, "agent": None, "rule": rule.key[0], "text": rule.key[1]}])  # over for good
                 continue
             if rule.max_uses and state.uses(rule) >= rule.max_uses:
                 continue

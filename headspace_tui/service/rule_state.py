@@ -14,8 +14,9 @@ state is ``unreadable`` with why, and the caller treats every live rule as
 a shadow rule: a pause or revocation it cannot see must not be answered
 past.  A full read is tried again every ``RETRY`` seconds.
 
-Time only moves forward here (``now``): a clock set back never revives an
-expired rule, since the latest time the log holds counts as now.
+Time only moves forward here (``now``): the latest time the log holds
+counts as now, and a ttl once over is written down (``rule_expired``), so
+a clock set back, even across a restart, never revives a rule.
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ from .journal import Journal
 
 log = logging.getLogger(__name__)
 
-LOADED, ANSWER, DONE, WORK = "rule_loaded", "rule_answer", "rule_done", "rule_work"
-KINDS = (LOADED, ANSWER, PAUSE, REVOKE, DONE, WORK)
+LOADED, ANSWER, DONE, WORK, EXPIRED = "rule_loaded", "rule_answer", "rule_done", "rule_work", "rule_expired"
+KINDS = (LOADED, ANSWER, PAUSE, REVOKE, DONE, WORK, EXPIRED)
 RETRY = 5.0  # seconds between two full reads of a log that could not be read
 TIMES_KEPT = 200  # per rule, the answer times kept for its pace
 Key = tuple[str, str]  # a rule as written: (id, a hash of its text)
@@ -63,6 +64,7 @@ class Folded:
     answered_at: dict[Key, list[float]] = field(default_factory=dict)  # its recent answers (its pace)
     paused: dict[tuple[str, str], bool] = field(default_factory=dict)  # (host, rule) → paused ("" all)
     revoked: set[Key] = field(default_factory=set)
+    expired: set[Key] = field(default_factory=set)  # a ttl once seen over stays over, whatever the clock says later
     done: set[tuple[Key, str]] = field(default_factory=set)  # (rule, agent) an until-idle rule ended for
     at_work: set[str] = field(default_factory=set)  # agents at work on a task (their mark survives a restart)
     pace_from: dict[str, float] = field(default_factory=dict)  # rule id ("" every rule) → its last pause or resume: a pace counts from there
@@ -90,6 +92,8 @@ class Folded:
             self.pace_from[rule] = ts
         elif kind == REVOKE:
             self.revoked.add((_text(payload, "rule"), _text(payload, "text")))
+        elif kind == EXPIRED:
+            self.expired.add((_text(payload, "rule"), _text(payload, "text")))
         elif kind == DONE:
             named = keys_of(payload.get("rule_key"))
             if len(named) != 1 or not isinstance(agent, str):
@@ -129,7 +133,7 @@ def read_state(path: Path) -> tuple[Folded, str]:
 class RuleState:
     """The read model: ``unreadable`` says why it cannot be trusted ("" while it can)."""
 
-    def __init__(self, journal: Journal | None, clock: Callable[[], float]) -> None:
+    def __init__(self, journal: Journal | None, clock: Callable[[], float], on_unreadable: Callable[[str], None] = lambda why: None) -> None:
         self.journal = journal
         self.clock = clock
         self.folded = Folded()
@@ -140,7 +144,7 @@ class RuleState:
         self._nonces = itertools.count(1)
         self._run = f"{os.getpid()}-{id(self):x}"
         self._now = 0.0
-        self.on_unreadable: Callable[[str], None] = lambda why: None  # told when it starts (or stops: "") being unreadable
+        self.on_unreadable = on_unreadable  # told when it starts (or stops: "") being unreadable
         self.load()
 
     # -- reading ------------------------------------------------------------------------
@@ -235,6 +239,9 @@ class RuleState:
 
     def revoked(self, rule: Rule) -> bool:
         return rule.key in self.folded.revoked
+
+    def expired(self, rule: Rule) -> bool:
+        return rule.key in self.folded.expired
 
     def ended_for(self, rule: Rule, agent: str) -> bool:
         return (rule.key, agent) in self.folded.done
