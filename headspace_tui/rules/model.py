@@ -91,10 +91,3 @@ class Verdict:
     why: str = ""
     matched: tuple[str, ...] = field(default=())  # the fields that matched, for the audit
     answered: bool = False  # the hook took the rule's answer
-
-
-def denied(what: str) -> bool:
-    """Did an answer refuse? Its audit text after the arrow: "→ deny", "→ 4. No", "→ No, and tell Claude …"."""
-    answer = what.rpartition("→")[2].strip().lower()
-    answer = answer.split(".", 1)[1].strip() if answer[:1].isdigit() and "." in answer else answer
-    return answer.startswith(("deny", "no", "denied", "refuse"))

@@ -344,3 +344,54 @@ def test_without_the_answer_hook_a_rule_answers_a_dialog_shown_whole_by_the_guar
         for path in (first, second):
             if os.path.exists(path):
                 os.unlink(path)
+
+
+def _live_bypasses(tmp_path: Path, tag: str) -> tuple[str, list[str], Path]:
+    """The corpus's two critical requests (tests/data/rules/hostile.toml [live]), for a throwaway victim folder with a canary."""
+    import tomllib
+
+    live = tomllib.loads((Path(__file__).parents[1] / "data" / "rules" / "hostile.toml").read_text(encoding="utf-8"))["live"]
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "canary").write_text("still here\n")
+    commands = [c.replace("{victim}", str(victim)).replace("{tag}", tag) for c in live["commands"]]
+    return live["rules"], commands, victim
+
+
+def _never_allowed(session, server: str, state: Path, commands: list[str], victim: Path) -> None:
+    """Each command is drawn by Claude, judged, and still waits for the person; then the person refuses it."""
+    for n, command in enumerate(commands):
+        session.submit(f"run request {n}")
+        head = command.split(" ", 2)[:2]
+        waiting = poll(lambda: row(server), lambda r, head=head: r["state"] == "permission" and " ".join(head) in (r["detail"] or ""), timeout=40)
+        time.sleep(2.5)  # time a rule would have had to answer it (the keys' rules look within 2 s)
+        assert row(server)["state"] == "permission", waiting
+        assert events(state, "rule_answer") == [] and (victim / "canary").exists()
+        run("-L", server, "send", session.pane_id, "--deny")
+        session.wait_for("Interrupted", timeout=30)
+
+
+def test_the_two_critical_bypasses_drawn_by_claude_wait_for_the_person_through_the_hook(claude_session, private_tmux, services, tmp_path, where):
+    """Words after a redirection and a backslash-blank before '#': an exact allow once approved both; through Claude's hook now neither."""
+    tag, config, state = where
+    rules, commands, victim = _live_bypasses(tmp_path, tag)
+    session = hooked(claude_session, [api.bash(c, "Clean up") for c in commands], "critical")  # each refused: no reply after it
+    (session.workdir / "build").mkdir()
+    (session.workdir / "build" / "out.txt").write_text("built\n")
+    rules_file(config, rules.replace("{root}", str(session.workdir)))
+    started(private_tmux.name, services)
+    _never_allowed(session, private_tmux.name, state, commands, victim)
+    assert events(state, "rule_shadow") == [] and (session.workdir / "build" / "out.txt").exists()
+
+
+def test_the_two_critical_bypasses_drawn_by_claude_wait_for_the_person_by_the_keys(claude_session, private_tmux, services, tmp_path, where):
+    """The same two with no hook holding the dialog: the keys' rules read the one waiting call from Claude's transcript, and leave it."""
+    tag, config, state = where
+    rules, commands, victim = _live_bypasses(tmp_path, tag)
+    session = claude_session([api.bash(c, "Clean up") for c in commands], name="keyless")
+    (session.workdir / "build").mkdir()
+    (session.workdir / "build" / "out.txt").write_text("built\n")
+    rules_file(config, rules.replace("{root}", str(session.workdir)))
+    started(private_tmux.name, services)
+    poll(lambda: row(private_tmux.name), lambda r: r["state"] == "idle", timeout=20)
+    _never_allowed(session, private_tmux.name, state, commands, victim)
