@@ -199,8 +199,8 @@ class _Walk:
             if target.type not in ("word", "number"):
                 raise Unreadable("a quoted word after '>&'")
             word = self._word(target)
-            if word != "-" and word.endswith("-"):
-                raise Unreadable("a descriptor moved ('>&2-')")
+            if word != "-" and (word.endswith("-") or word.startswith("-")):
+                raise Unreadable("a descriptor moved ('>&2-') or closed before a word ('>& -x' is '>&-' and 'x')")
             if all(c in _DIGITS for c in word) or word == "-":
                 return (fd or "1", ">&", word)
             if fd not in (None, "1"):

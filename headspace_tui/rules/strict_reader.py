@@ -250,8 +250,8 @@ def _normal(fd: str | None, op: str, target: str, quoted: bool) -> Redirect:
     if op == ">&":
         if quoted:
             raise Unreadable("a quoted word after '>&'")
-        if target != "-" and target.endswith("-"):
-            raise Unreadable("a descriptor moved ('>&2-')")
+        if target != "-" and (target.endswith("-") or target.startswith("-")):
+            raise Unreadable("a descriptor moved ('>&2-') or closed before a word ('>& -x' is '>&-' and 'x')")
         if (target and all(c in DIGITS for c in target)) or target == "-":
             return (fd or "1", ">&", target)
         if fd not in (None, "1"):
