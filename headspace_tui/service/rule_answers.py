@@ -386,15 +386,19 @@ class RuleAnswers:
         if rule.decision is Decision.ALLOW:
             self._pause_for(rule.id, f"it answered {times}")
         elif rule.decision is Decision.DENY:
-            for other in self._would_allow(loaded, call, agent.host):
+            for other in self._would_allow(loaded, call):
                 self._pause_for(other.id, f"rule {rule.id} refused the call it fits {times} ({agent.target} keeps asking)")
 
-    def _would_allow(self, loaded: Loaded, call: Call, host: str) -> list[Rule]:
-        """The allows (live or shadow) not paused already that would allow ``call`` on their own."""
+    def _would_allow(self, loaded: Loaded, call: Call) -> list[Rule]:
+        """The allows (live or shadow) not paused one by one already that would allow ``call`` on their own.
+
+        A rule under a pause of every rule is paused here all the same: a
+        resume of the others must not bring it back.
+        """
         return [
             rule
             for rule in loaded.rules
-            if rule.decision is Decision.ALLOW and not self.state.paused(rule.id, host) and judge([replace(rule, shadow=False)], call).decision is Decision.ALLOW
+            if rule.decision is Decision.ALLOW and not self.state.paused_itself(rule.id) and judge([replace(rule, shadow=False)], call).decision is Decision.ALLOW
         ]
 
     def _pause_for(self, rule_id: str, why: str) -> None:
@@ -418,7 +422,7 @@ class RuleAnswers:
             return
         pending = PendingCall(0, event.agent.pane_id, 0, "", event.tool, given if isinstance(given, dict) else {}, cwd=event.agent.cwd)
         self.state.refresh()
-        for rule in self._would_allow(loaded, call_of(pending, event.agent), event.agent.host):
+        for rule in self._would_allow(loaded, call_of(pending, event.agent)):
             self._pause_for(rule.id, f"you refused {pending.describe()}, which it would have allowed")
 
     # -- a rule's life ------------------------------------------------------------------

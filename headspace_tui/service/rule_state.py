@@ -237,6 +237,10 @@ class RuleState:
     def paused(self, rule_id: str, host: str) -> bool:
         return is_paused(self.folded.paused, rule_id, host)
 
+    def paused_itself(self, rule_id: str) -> bool:
+        """Is this rule paused by a pause of its own, on every host?"""
+        return self.folded.paused.get(("", rule_id), False)
+
     def revoked(self, rule: Rule) -> bool:
         return rule.key in self.folded.revoked
 
