@@ -16,6 +16,7 @@ config, state, data or runtime folders.  Pure, given the paths.
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 
 from ..shared.paths import config_dir, data_dir, runtime_dir, state_dir
 
@@ -41,7 +42,13 @@ FILES = frozenset(
 
 def own_folders() -> tuple[str, ...]:
     """headspace's own folders (its config and rules, state and event log, data, runtime and hook spool), as real paths."""
-    return tuple(os.path.realpath(str(place())) for place in (config_dir, state_dir, data_dir, runtime_dir))
+    return _real(tuple(str(place()) for place in (config_dir, state_dir, data_dir, runtime_dir)))
+
+
+@lru_cache(maxsize=8)
+def _real(folders: tuple[str, ...]) -> tuple[str, ...]:
+    """Resolved once per set of folders: a judge per request must not walk four paths through the file system each time."""
+    return tuple(os.path.realpath(folder) for folder in folders)
 
 
 def protected(path: str, own: tuple[str, ...] = ()) -> str:

@@ -202,13 +202,11 @@ def _fits(rule: Rule, simple: Simple, cwd: str, call: Call, own: tuple[str, ...]
 
 
 def _command_words(rule: Rule, words: tuple[str, ...], cwd: str, call: Call, own: tuple[str, ...]) -> str:
-    if len(words) != len(rule.command):
+    if len(words) != len(rule.command) or any(p != w for p, w in zip(rule.command, words, strict=True) if not has_wildcard(p)):
         return f"{rule.id}: other words"
     tables = _tables(words[0], ())
     for pattern, word in zip(rule.command, words, strict=True):
         if not has_wildcard(pattern):
-            if pattern != word:
-                return f"{rule.id}: other words"
             continue
         if not allows(pattern, word):
             return f"{rule.id}: {word!r} is not {pattern!r}"
