@@ -167,7 +167,7 @@ class RuleState:
             self._fail("no event log to keep the rules' state in (it could not be opened)")
             return
         try:
-            rows = journal.log.query(kinds=KINDS, after_id=self._last_id)
+            rows = journal.log.query(kinds=KINDS, after_id=self._last_id or None)  # the first read by the kind index, then the tail by id
         except EventLogError as exc:
             self._fail(str(exc))
             return

@@ -206,7 +206,9 @@ class EventLog:
                 args.append(value)
         if kinds is not None:
             names = list(kinds)
-            where.append(f"kind IN ({', '.join('?' for _ in names)})" if names else "0")
+            # Tailing (``after_id``) walks the ids past the last one seen; by the kind index it would read every old row of those kinds.
+            column = "+kind" if after_id is not None else "kind"
+            where.append(f"{column} IN ({', '.join('?' for _ in names)})" if names else "0")
             args.extend(names)
         sql = "SELECT id, ts, agent, kind, payload FROM events"
         if where:
