@@ -167,7 +167,11 @@ class RuleState:
             self._fail("no event log to keep the rules' state in (it could not be opened)")
             return
         try:
-            rows = journal.log.query(kinds=KINDS, after_id=self._last_id or None)  # the first read by the kind index, then the tail by id
+            if self._last_id:
+                rows, newest = journal.log.tail(KINDS, self._last_id)
+            else:  # the first read, by the kind index
+                rows = journal.log.query(kinds=KINDS)
+                newest = max((row.id for row in rows), default=0)
         except EventLogError as exc:
             self._fail(str(exc))
             return
@@ -177,13 +181,13 @@ class RuleState:
             except BadRow as exc:
                 self._fail(f"a {row.kind} event (id {row.id}) cannot be read: {exc}")
                 return
+        self._last_id = max(self._last_id, newest)
         if self.unreadable:
             log.info("the rules' state can be read again")
             self.unreadable = ""
             self.on_unreadable("")
 
     def _fold_row(self, row: StoredEvent) -> None:
-        self._last_id = max(self._last_id, row.id)
         nonce = row.payload.get("nonce")
         if isinstance(nonce, str) and nonce in self._mine:
             self._mine.discard(nonce)  # folded when it was written

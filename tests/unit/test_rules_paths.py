@@ -322,10 +322,16 @@ class FailingLog:
     def __init__(self, log: EventLog) -> None:
         self.log, self.failing = log, False
 
-    def query(self, *args, **kwargs):
+    def _read(self, how, *args, **kwargs):
         if self.failing:
             raise EventLogError(f"event log {self.log.path}: disk I/O error")
-        return self.log.query(*args, **kwargs)
+        return how(*args, **kwargs)
+
+    def query(self, *args, **kwargs):
+        return self._read(self.log.query, *args, **kwargs)
+
+    def tail(self, *args, **kwargs):
+        return self._read(self.log.tail, *args, **kwargs)
 
     def __getattr__(self, name: str):
         return getattr(self.log, name)
