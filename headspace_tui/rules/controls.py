@@ -25,8 +25,9 @@ from ..shared.paths import config_dir, data_dir, runtime_dir, state_dir
 FOLDERS = frozenset(
     {
         ".claude", ".codex", ".gemini", ".opencode", ".qwen", ".copilot", ".cursor", ".windsurf", ".continue", ".aider",
-        ".git", ".husky", ".vscode", ".idea", ".devcontainer", ".ssh", ".gnupg", ".aws", ".kube", ".docker", ".config",
-        ".local", ".cargo", ".gradle", ".m2", ".npm-global",
+        ".kiro", ".roo", ".git", ".githooks", ".husky", ".vscode", ".idea", ".devcontainer", ".zed", ".helix", ".vim",
+        ".emacs.d", ".bashrc.d", ".ssh", ".gnupg", ".aws", ".kube", ".docker", ".config", ".local", ".cargo", ".gradle",
+        ".m2", ".npm-global",
     }
 )  # fmt: skip
 # File names: shell start-up files, per-folder environments, tool configurations that run commands.
@@ -34,10 +35,18 @@ FILES = frozenset(
     {
         ".envrc", ".env.local.sh", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
         ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".inputrc", ".kshrc", ".cshrc", ".tcshrc", ".login", ".logout",
-        ".mcp.json", "opencode.json", "opencode.jsonc", ".claude.json", ".npmrc", ".yarnrc", ".yarnrc.yml", ".gitconfig",
-        ".pre-commit-config.yaml", ".gitmodules", ".lesskey", ".netrc", ".pypirc",
+        ".bash_aliases", ".vimrc", ".gvimrc", ".exrc", ".nvimrc", ".nvim.lua", ".emacs", ".tmux.conf", ".screenrc",
+        ".xprofile", ".xsession", ".xsessionrc", ".xinitrc", ".pam_environment", ".mcp.json", "opencode.json",
+        "opencode.jsonc", ".claude.json", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", ".gitconfig",
+        ".git-credentials", ".pgpass", ".my.cnf", ".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml",
+        ".lefthook.yml", "lefthook-local.yml", ".gitmodules", ".lesskey", ".netrc", ".pypirc",
+        # What an agent reads as its own instructions at every start: written, they steer every session after.
+        "claude.md", "claude.local.md", "agents.md", "gemini.md", "qwen.md",
     }
 )  # fmt: skip
+SUFFIXES = (".code-workspace", ".zwc")  # an editor's workspace (its tasks), zsh's compiled start-up files
+_FOLDERS = frozenset(name.casefold() for name in FOLDERS)
+_FILES = frozenset(name.casefold() for name in FILES)
 
 
 def own_folders() -> tuple[str, ...]:
@@ -52,14 +61,19 @@ def _real(folders: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def protected(path: str, own: tuple[str, ...] = ()) -> str:
-    """Why ``path`` (absolute, normalised) is one of the controls ("" when it is not)."""
+    """Why ``path`` (absolute, normalised) is one of the controls ("" when it is not).
+
+    Names are compared case-folded: on a file system that folds case (macOS's
+    own, a Windows drive) ``.CLAUDE/`` is ``.claude/``.
+    """
     parts = [p for p in path.split("/") if p]
-    for part in parts[:-1] if parts else ():
-        if part in FOLDERS:
+    folded = [p.casefold() for p in parts]
+    for part, name in zip(parts[:-1], folded[:-1], strict=True):
+        if name in _FOLDERS:
             return f"{path} is in {part}/ (an agent's, a repository's or a tool's own controls)"
-    if parts and parts[-1] in FOLDERS:
+    if parts and folded[-1] in _FOLDERS:
         return f"{path} is {parts[-1]}/ itself"
-    if parts and parts[-1] in FILES:
+    if parts and (folded[-1] in _FILES or folded[-1].endswith(SUFFIXES)):
         return f"{path} is a start-up or control file ({parts[-1]})"
     for folder in own:
         if path == folder or path.startswith(folder.rstrip("/") + "/"):

@@ -36,11 +36,12 @@ import os
 import posixpath
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, replace
 
 from .controls import own_folders, protected
 from .globs import allows, anchor, denies, has_wildcard
 from .model import FILE_TOOLS, SHELL_TOOLS, WRITE_TOOLS, Call, Decision, Rule, Verdict
-from .programs import Program, name_of, table_of
+from .programs import Program, name_of, reads_only, table_of
 from .reading import Parsed, Simple
 from .shell import Unreadable, parse
 
@@ -56,12 +57,23 @@ def inside(path: str, folder: str) -> bool:
 
 
 def resolve(path: str, cwd: str, host: str = LOCAL) -> str | None:
-    """The absolute path a call names (relative to its folder), symlinks resolved on this machine; None when its folder is not known."""
+    """The absolute path a call names (relative to its folder), symlinks resolved on this machine; None when it is not known.
+
+    Not known: a relative path whose folder is not known, a path that
+    begins with ``~`` or holds ``$`` (a tool or shell may expand it), or
+    one no file system could name (a NUL, a lone surrogate).
+    """
+    if path.startswith("~") or "$" in path or "\0" in path:
+        return None
     if not path.startswith("/"):
         if not cwd.startswith("/"):
             return None
         path = posixpath.join(cwd, path)
-    return os.path.realpath(path) if host == LOCAL else posixpath.normpath(path)
+    try:
+        path.encode("utf-8")
+        return os.path.realpath(path) if host == LOCAL else posixpath.normpath(path)
+    except (ValueError, UnicodeError, OSError):
+        return None
 
 
 def applies(rule: Rule, call: Call) -> str:
@@ -107,11 +119,11 @@ def judge(rules: Iterable[Rule], call: Call) -> Verdict:
     allowing = [r for r in placed if r.decision is Decision.ALLOW and r.shell and (r.unsandboxed or not call.unsandboxed)]
     chosen: list[Rule] = []
     why_not = "Claude asks to run it outside its sandbox, and no rule says unsandboxed = true" if call.unsandboxed else ""
-    cwd = call.cwd
+    place = Place(call.cwd, call.host, own)
     for simple in parsed.simple:
         fitting = None
         for rule in allowing:
-            reason = _fits(rule, simple, cwd, call, own)
+            reason = _fits(rule, simple, place)
             if not reason:
                 fitting = rule
                 break
@@ -122,7 +134,9 @@ def judge(rules: Iterable[Rule], call: Call) -> Verdict:
         if fitting not in chosen:
             chosen.append(fitting)
         if name_of(simple.words[0]) in MOVES:
-            cwd = ""
+            place = replace(place, cwd="")
+        if not reads_only(simple.words):
+            place = replace(place, settled=False)
     if chosen:
         fields = tuple(dict.fromkeys(f for r in chosen for f in (*_place(r), "command" if r.command else "prefix")))
         names = "+".join(r.id for r in chosen)
@@ -146,11 +160,13 @@ def _place(rule: Rule) -> tuple[str, ...]:
 # -- file calls ------------------------------------------------------------------------
 def _file_call(placed: list[Rule], call: Call, own: tuple[str, ...]) -> Verdict:
     path = resolve(call.path, call.cwd, call.host) if call.path else None
+    seen = path or (posixpath.normpath(posixpath.join(call.cwd or "/", call.path)) if call.path else "")  # for a deny: as written, when not resolved
     for rule in (r for r in placed if r.decision is Decision.DENY and not r.shell):
-        if not rule.paths or (path is not None and any(_path_denied(p, rule, call, path) for p in rule.paths)):
+        if not rule.paths or (seen and any(_path_denied(p, rule, call, seen) for p in rule.paths)):
             fields = (*_place(rule), *(("path",) if rule.paths else ()))
             return _verdict(Decision.DENY, [rule], f"{rule.id} fits {', '.join(fields)}", fields)
-    why_not = call.unread or ("its file is not known whole" if path is None else protected(path, own))
+    remote = f"on {call.host} its folders cannot be resolved from here" if call.host != LOCAL else ""
+    why_not = call.unread or ("its file is not known whole" if path is None else remote or protected(path, own))
     if not why_not:
         for rule in (r for r in placed if r.decision is Decision.ALLOW and r.paths):
             if call.tool in WRITE_TOOLS and not (rule.project and inside(path or "", rule.project)):
@@ -160,7 +176,7 @@ def _file_call(placed: list[Rule], call: Call, own: tuple[str, ...]) -> Verdict:
                 fields = (*_place(rule), "path")
                 return _verdict(Decision.ALLOW, [rule], f"{rule.id} fits {', '.join(fields)}", fields)
     for rule in (r for r in placed if r.decision is Decision.NOTIFY and not r.shell):
-        if not rule.paths or (path is not None and any(_path_denied(p, rule, call, path) for p in rule.paths)):
+        if not rule.paths or (seen and any(_path_denied(p, rule, call, seen) for p in rule.paths)):
             return _verdict(Decision.NOTIFY, [rule], f"{rule.id} fits", _place(rule))
     return Verdict(None, why=f"{why_not}: the person answers" if why_not else "no rule fits")
 
@@ -174,12 +190,27 @@ def _path_denied(pattern: str, rule: Rule, call: Call, path: str) -> bool:
 
 
 # -- shell calls -----------------------------------------------------------------------
-def _fits(rule: Rule, simple: Simple, cwd: str, call: Call, own: tuple[str, ...]) -> str:
+@dataclass(frozen=True)
+class Place:
+    """Where a simple command's words are judged: its folder, its host, and whether the file system is still as the judge sees it."""
+
+    cwd: str
+    host: str
+    own: tuple[str, ...]
+    settled: bool = True  # False after a part that may move, link or make files: a later path is not known until it runs
+
+    @property
+    def local(self) -> bool:
+        return self.host == LOCAL
+
+
+def _fits(rule: Rule, simple: Simple, place: Place) -> str:
     """Why one simple command does not fit an allow ("" when it does), its words and its redirections."""
+    cwd = place.cwd
     if rule.project and not (cwd and inside(cwd, rule.project)):
         return "where it runs is not known (after cd)" if not cwd else f"it runs outside {rule.project}"
     words = simple.words
-    why = _command_words(rule, words, cwd, call, own) if rule.command else _prefix_words(rule, words, cwd, call, own)
+    why = _command_words(rule, words, place) if rule.command else _prefix_words(rule, words, place)
     if why:
         return why
     for _fd, op, target in simple.redirects:
@@ -187,122 +218,169 @@ def _fits(rule: Rule, simple: Simple, cwd: str, call: Call, own: tuple[str, ...]
             continue  # onto (or closing) a descriptor: no file
         if target == "/dev/null":
             continue
-        place = resolve(target, cwd, call.host)
         verb = "reads" if op == "<" else "writes"
-        if place is None:
+        if not place.settled:
+            return f"{verb} {target} after a part that may have moved files"
+        if not place.local:
+            return f"{verb} {target} on {place.host}, where its folders cannot be resolved from here"
+        found = resolve(target, cwd, place.host)
+        if found is None:
             return f"{verb} {target} in a folder not known"
-        why = protected(place, own)
+        why = protected(found, place.own)
         if why:
             return why
         if not rule.project:
             return f"{verb} {target}: {rule.id} has no project, so only /dev/null"
-        if not inside(place, rule.project):
+        if not inside(found, rule.project):
             return f"{verb} {target} outside {rule.project}"
     return ""
 
 
-def _command_words(rule: Rule, words: tuple[str, ...], cwd: str, call: Call, own: tuple[str, ...]) -> str:
+def _command_words(rule: Rule, words: tuple[str, ...], place: Place) -> str:
     if len(words) != len(rule.command) or any(p != w for p, w in zip(rule.command, words, strict=True) if not has_wildcard(p)):
         return f"{rule.id}: other words"
     tables = _tables(words[0], ())
-    for pattern, word in zip(rule.command, words, strict=True):
+    operand = False
+    for n, (pattern, word) in enumerate(zip(rule.command, words, strict=True)):
         if not has_wildcard(pattern):
+            operand = operand or word == "--"
             continue
         if not allows(pattern, word):
             return f"{rule.id}: {word!r} is not {pattern!r}"
         named = pattern.split("*", 1)[0].split("?", 1)[0]
+        before = rule.command[n - 1] if n else ""
         for table in tables:
             risk = table.risky(word)
             if risk and risk != table.risky(named.rstrip("=")):
                 return risk
-        why = _path_word(word, cwd, call, own, rule, tables, within=anchor(pattern) if _pathlike(word) == word else None)
+            if table.inline and (operand or not word.startswith("-")):
+                return f"{table.name}'s script is code: a wildcard never stands for it"
+            if table.code and before.startswith("-") and table.risky(before):
+                return f"{table.name} {before} takes code: a wildcard never stands for it"
+        why = _free_word(word, place, rule, tables, within=anchor(pattern), operand=operand)
         if why:
             return why
     return ""
 
 
-def _prefix_words(rule: Rule, words: tuple[str, ...], cwd: str, call: Call, own: tuple[str, ...]) -> str:
+def _prefix_words(rule: Rule, words: tuple[str, ...], place: Place) -> str:
     n = len(rule.prefix)
     if words[:n] != rule.prefix:
         return f"{rule.id}: begins otherwise"
     tables = _tables(words[0], rule.prefix[1:])
+    operand = "--" in rule.prefix[1:]
     for word in words[n:]:
-        for table in tables:
-            risk = table.risky(word)
-            if risk and not any(table.risky(named) == risk for named in rule.prefix[1:]):
-                return risk
-        why = _path_word(word, cwd, call, own, rule, tables, within=None)
+        if not operand:
+            for table in tables:
+                risk = table.risky(word)
+                if risk and not any(table.risky(named) == risk for named in rule.prefix[1:]):
+                    return risk
+        why = _free_word(word, place, rule, tables, within=None, operand=operand)
+        if why:
+            return why
+        operand = operand or word == "--"
+    return ""
+
+
+def _tables(first: str, named: tuple[str, ...]) -> list[Program]:
+    """The tables that judge a command's free words: its program's, and those of programs its prefix names (``python -m pytest``)."""
+    return [t for t in (table_of(first), *(table_of(w) for w in named)) if t is not None]
+
+
+def _remote(word: str) -> bool:
+    """Does a word name a place on another host (``host:path``, ``user@host:``, ``rsync://``, ``host::module``)?"""
+    head = word.split("/", 1)[0]
+    return ":" in head
+
+
+def _free_word(word: str, place: Place, rule: Rule, tables: list[Program], within: str | None, operand: bool) -> str:
+    """Why a word a rule did not spell out may not stand ("" when it may): a control, a place out of reach, a write with no known place.
+
+    An option's value after ``=`` and a ``name@file`` (curl's ``@file``,
+    ``--url-query k@file``) are paths to check as the word is; a one-dash
+    option with a path glued to it (``-cf/home/x``) is not read at all.
+    After ``--`` every word is an operand, whatever its first character.
+    ``within``: a command rule's glob, whose literal folder the word must
+    stay under; else (a prefix's tail) inside the project, or with none
+    inside the call's folder.
+    """
+    option = word.startswith("-") and word != "-"
+    if option and not operand and not word.startswith("--") and any(c in word for c in "/@="):
+        return f"{word[:40]!r}: an option with a value glued to it, which the rules do not read"
+    value = word.split("=", 1)[1] if option and "=" in word else ""
+    # An option is its value; after "--" a word is an operand (to the program, or to what it hands it on to), and its value too.
+    texts = [t for t in (*((word,) if operand or not option else ()), value) if t]
+    if not texts:
+        return ""
+    for text in texts:
+        why = _named(text, word, place, rule, tables, within, writes=any(t.writes for t in tables) and (operand or not option))
         if why:
             return why
     return ""
 
 
-def _tables(first: str, named: tuple[str, ...]) -> list[Program]:
-    """The tables that judge a command's free words: its program's, and those of programs its prefix names.
-
-    When the program runs code its first plain argument names (``python -m
-    pytest``, ``npx prettier``) and the prefix names it, what follows is that
-    code's own arguments: the named program's table judges them, not the
-    first one's.
-    """
-    main = table_of(first)
-    others = [t for t in (table_of(w) for w in named) if t is not None]
-    if main is not None and main.code == "first" and any(not w.startswith("-") for w in named):
-        return others
-    return [t for t in (main, *others) if t is not None]
+def _named(text: str, word: str, place: Place, rule: Rule, tables: list[Program], within: str | None, writes: bool) -> str:
+    """The place one text of a free word may name (the word, an option's value), checked as a path or as a plain word."""
+    if any(t.remote for t in tables) and _remote(text):
+        return f"{text[:60]} names a place on another host"
+    candidates = [text] + ([text.rsplit("@", 1)[1]] if "@" in text else [])
+    for candidate in candidates:
+        pathlike = "/" in candidate or candidate.startswith(".") or writes
+        why = _path(candidate, place, rule, writes, within if candidate == word else None) if pathlike else _plain(candidate, place, rule)
+        if why:
+            return why
+    return ""
 
 
-def _pathlike(word: str) -> str | None:
-    """The path a word names, if it looks like one: the word, an option's value (``--out=x/y``) or a ``@file`` (curl)."""
-    value = word
-    if word.startswith("-"):
-        if "=" not in word:
-            return None
-        value = word.split("=", 1)[1]
-    value = value.removeprefix("@")
-    if "/" in value or value.startswith("."):
-        return value
-    return None
+def _plain(word: str, place: Place, rule: Rule) -> str:
+    """A word that does not look like a path may still name one: never a control, never through a symlink out of the folder."""
+    if not word or not place.cwd:
+        return ""
+    lexical = posixpath.normpath(posixpath.join(place.cwd, word))
+    if not place.local:
+        return protected(lexical, place.own)
+    found = resolve(word, place.cwd, place.host)
+    if found is None:
+        return ""
+    why = protected(found, place.own)
+    if why:
+        return why
+    folder = rule.project or resolve(".", place.cwd, place.host) or ""
+    if folder and inside(lexical, folder) and not inside(found, folder):
+        return f"{word[:60]} leads out of {folder} through a symlink"
+    return ""
 
 
-def _remote(word: str) -> bool:
-    """Does a word name a place on another host (``host:path``, ``user@host:``, ``rsync://``, ``host::module``)?"""
-    value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
-    head = value.split("/", 1)[0]
-    return ":" in head
-
-
-def _path_word(word: str, cwd: str, call: Call, own: tuple[str, ...], rule: Rule, tables: list[Program], within: str | None) -> str:
-    """Why a word a rule did not spell out may not stand ("" when it may): a control, a write with no known place, a path out of reach.
-
-    ``within``: a glob's literal folder the word's path must stay under
-    once symlinks are resolved (a command rule's word); else (a prefix's
-    tail) inside the project, or with none inside the call's folder.
-    """
-    if any(t.remote for t in tables) and _remote(word):
-        return f"{word} names a place on another host"
-    writes = any(t.writes for t in tables) and not word.startswith("-")
-    path = _pathlike(word) or (word if writes else None)
-    if path is None:
-        place = resolve(word, cwd, call.host) if not word.startswith("-") else None
-        return protected(place, own) if place is not None else ("" if word.startswith("-") or cwd else "its folder is not known")
+def _path(path: str, place: Place, rule: Rule, writes: bool, within: str | None) -> str:
+    """A path a free word names: resolved (symlinks followed) where the call runs, and held to where the rule may reach."""
     if writes and path == "/dev/null":
         return ""
-    place = resolve(path, cwd, call.host)
-    if place is None:
-        return f"{path}: its folder is not known"
-    why = protected(place, own)
+    if not place.settled:
+        return f"{path[:60]}: a part before it may have moved files"
+    if not place.local:
+        return f"{path[:60]}: on {place.host} its folders cannot be resolved from here"
+    if writes and ".." in path.split("/"):
+        return f"{path[:60]}: a written path that climbs with '..'"
+    found = resolve(path, place.cwd, place.host)
+    if found is None:
+        return f"{path[:60]}: its folder is not known"
+    why = protected(found, place.own)
     if why:
         return why
     if within is not None:
         if writes and not rule.project and not within.startswith("/"):
             return f"{rule.id} has no project and its glob names no folder: it writes only to /dev/null"
-        base = resolve(within or ".", cwd, call.host)
-        return "" if base is not None and inside(place, base) else f"{path} leads out of {within or 'its folder'}"
+        base = resolve(within or ".", place.cwd, place.host)
+        lexical = posixpath.normpath(posixpath.join(place.cwd, within or "."))
+        if base is None:
+            return f"{path[:60]}: its folder is not known"
+        if not within.startswith("/") and base != lexical and not (rule.project and inside(base, rule.project)):
+            return f"{within} leads out through a symlink"
+        return "" if inside(found, base) else f"{path[:60]} leads out of {within or 'its folder'}"
     if writes and not rule.project:
         return f"{rule.id} has no project: it writes only to /dev/null"
-    folder = rule.project or (resolve(".", cwd, call.host) or "")
-    return "" if folder and inside(place, folder) else f"{path} is outside {folder or 'a known folder'}"
+    folder = rule.project or (resolve(".", place.cwd, place.host) or "")
+    return "" if folder and inside(found, folder) else f"{path[:60]} is outside {folder or 'a known folder'}"
 
 
 # -- denies ------------------------------------------------------------------------------
@@ -326,16 +404,38 @@ def _denies(rule: Rule, commands: tuple[tuple[str, ...], ...], anywhere: bool = 
 
 
 def _deny_fits(pattern: tuple[str, ...], words: tuple[str, ...]) -> bool:
+    """Do a deny's words appear in a command, in order? Its program by name; its one-dash letters (``-rf``) anywhere, in any options."""
     if not words or not (name_of(words[0]) == name_of(pattern[0]) or denies(pattern[0], words[0])):
         return False
-    at = 1
+    rest = tuple(_operand(w) for w in words[1:])
+    # Letters, read wide: case folded (rm's -R is its -r) and a long option's first (--recursive, --force).
+    letters = {c.lower() for w in rest if _cluster(w) for c in w[1:]} | {w[2].lower() for w in rest if w.startswith("--") and len(w) > 2}
+    at = 0
     for want in pattern[1:]:
-        while at < len(words) and not _deny_word(want, words[at]):
+        if _cluster(want) and len(want) > 2:  # "-rf" fits "-fr", "-r -f", "-Rf", "--recursive --force"
+            if not {c.lower() for c in want[1:]} <= letters:
+                return False
+            continue
+        want = _operand(want)
+        while at < len(rest) and not _deny_word(want, rest[at]):
             at += 1
-        if at >= len(words):
+        if at >= len(rest):
             return False
         at += 1
     return True
+
+
+def _cluster(word: str) -> bool:
+    return len(word) > 1 and word[0] == "-" and word[1] != "-" and word[1:].isalpha()
+
+
+def _operand(word: str) -> str:
+    """A word as a program may take it whatever its spelling: ``./deploy`` is ``deploy``, ``build/`` is ``build``."""
+    if word.startswith("-"):
+        return word
+    while word.startswith("./") and len(word) > 2:
+        word = word[2:]
+    return word.rstrip("/") or word
 
 
 def _deny_word(pattern: str, word: str) -> bool:

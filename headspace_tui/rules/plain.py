@@ -7,15 +7,17 @@ runs.  Everything outside it makes the command unreadable, and the person
 answers.  Why each line is here:
 
 * Unquoted, a word may hold only ``A-Z a-z 0-9 _ . / : , @ % + = -``,
-  and ``~`` or ``^`` inside it (``HEAD~1``, ``HEAD^``): no expansion
-  (``$``, backticks), no glob (``* ? [ ]``), no brace, no ``!`` (history,
-  zsh's ``>!``), no ``#`` inside a word, no backslash (an escaped blank or
-  a line continuation hides a comment or joins two words: ``git status \\
-  #;curl …|sh`` runs curl), nothing outside ASCII (look-alike letters,
-  zero-width marks, a no-break space bash takes for a letter).  A word
-  never begins with ``=`` (zsh's ``=cmd`` is a path), ``~`` (home) or
-  ``^`` (zsh's negation), holds no ``==``, and no ``~`` follows ``=`` or
-  ``:`` (bash expands ``x=~/y`` even in an argument).
+  and ``~`` inside it (``HEAD~1``): no expansion (``$``, backticks), no
+  glob (``* ? [ ]``, and ``^``, zsh's negation under ``extended_glob``:
+  ``rm docs/^keep`` removes every other file), no brace, no ``!``
+  (history, zsh's ``>!``), no ``#`` inside a word, no backslash (an
+  escaped blank or a line continuation hides a comment or joins two words:
+  ``git status \\ #;curl …|sh`` runs curl), nothing outside ASCII
+  (look-alike letters, zero-width marks, a no-break space bash takes for a
+  letter).  A word never begins with ``=`` (zsh's ``=cmd`` is a path) or
+  ``~`` (home), not even after empty quotes (zsh expands ``''~``), holds
+  no ``==``, and no ``~`` follows ``=`` or ``:`` (bash expands ``x=~/y``
+  even in an argument).
 * Inside single quotes anything printable is data (and a newline);
   inside double quotes too, but ``$``, backticks, backslashes and ``!``.
 * No control character anywhere but a tab and a newline (a bare CR, VT
@@ -33,8 +35,8 @@ from .programs import name_of
 from .reading import Unreadable
 
 MAX_COMMAND = 10_000
-UNQUOTED = frozenset(string.ascii_letters + string.digits + "_./:,@%+=-~^")
-NOT_FIRST = frozenset("=~^")  # never a word's first character (zsh's =cmd, home, zsh's negation)
+UNQUOTED = frozenset(string.ascii_letters + string.digits + "_./:,@%+=-~")
+NOT_FIRST = frozenset("=~")  # never a word's first character, quotes or not (zsh's =cmd, home)
 NOT_IN_DOUBLE_QUOTES = frozenset('$`\\!"')
 
 # Words a shell reads as its own grammar at a command's start (bash's, and zsh's own; ``-`` is zsh's precommand modifier).

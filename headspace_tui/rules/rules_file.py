@@ -25,7 +25,7 @@ from typing import Any
 
 from ..shared.paths import config_dir
 from ..shared.safe_files import Unreadable, read_with_stat
-from .controls import FILES, FOLDERS
+from .controls import protected
 from .judge import judge
 from .model import FAMILIES, FILE_TOOLS, SHELL_TOOLS, WRITE_TOOLS, Call, Decision, Rule
 from .programs import table_of
@@ -104,6 +104,9 @@ def parse_rules(text: str, path: str = "rules.toml") -> Loaded:
     if not isinstance(tables, list):
         return Loaded(errors=(f"{path}: 'rule' must be [[rule]] tables; no rules loaded",), path=path)
     lines = _table_lines(text)
+    if len(lines) != len(tables):
+        # A rule is known by its text (its key): without each table's own lines, one rule's revocation could follow another.
+        return Loaded(errors=(f"{path}: write each rule as a [[rule]] table of its own ({len(tables)} rules, {len(lines)} such tables); no rules loaded",), path=path)
     rules, errors, seen = [], [], set()
     for n, table in enumerate(tables):
         line = lines[n] if n < len(lines) else 0
@@ -121,12 +124,16 @@ def parse_rules(text: str, path: str = "rules.toml") -> Loaded:
     return Loaded(tuple(rules), tuple(errors), path, digest)
 
 
+_TABLE = re.compile(r"""^\s*\[\[\s*(?:rule|"rule"|'rule')\s*\]\]\s*(?:#.*)?$""")
+
+
 def _table_lines(text: str) -> list[int]:
-    return [i + 1 for i, line in enumerate(text.splitlines()) if line.strip().startswith("[[rule]]")]
+    """The line of each ``[[rule]]`` header, however TOML lets it be spelled (``[[ rule ]]``, ``[["rule"]]``)."""
+    return [i + 1 for i, line in enumerate(text.split("\n")) if _TABLE.match(line)]
 
 
 def _source(text: str, lines: list[int], n: int) -> str:
-    all_lines = text.splitlines()
+    all_lines = text.split("\n")
     if n >= len(lines):
         return ""
     end = lines[n + 1] - 1 if n + 1 < len(lines) else len(all_lines)
@@ -188,7 +195,7 @@ def _rule(table: object, line: int, source: str) -> Rule:
             raise ValueError(f"an allow of {tool} must name its paths")
         if words and all(set(w) <= {"*", "?"} for w in words):
             raise ValueError("a command of wildcards alone allows anything")
-        if any(p.strip("/") in ("**", "*", "") for p in paths):
+        if any(all(set(part) <= {"*", "?"} for part in p.strip("/").split("/")) for p in paths):
             raise ValueError("a path of wildcards alone allows anything")
         _check_allow(prefix, paths, tool, project)
     permanent = table.get("permanent", False)
@@ -258,7 +265,7 @@ def _check_allow(prefix: tuple[str, ...], paths: tuple[str, ...], tool: str, pro
         if table is not None and table.writes and not project:
             raise ValueError(f"{prefix[0]} writes the files it is given: a prefix rule over it needs project")
     for pattern in paths:
-        control = next((part for part in pattern.split("/") if part in FOLDERS or part in FILES), None)
+        control = next((part for part in pattern.split("/") if protected("/" + part)), None)
         if control is not None:
             raise ValueError(f"{pattern!r} names {control}, one of the agent's own controls: no rule may allow it")
     if paths and not project and any(not p.startswith("/") for p in paths):

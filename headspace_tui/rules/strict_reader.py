@@ -116,8 +116,8 @@ class _Reader:
     def _unquoted(self, char: str) -> None:
         if self.command.redirects and not self.word.started:
             raise Unreadable("a word after a redirection (bash runs it as an argument)")
-        if char in NOT_FIRST and not self.word.started:
-            raise Unreadable(f"a word that begins with {char!r}")
+        if char in NOT_FIRST and not self.word.text():
+            raise Unreadable(f"a word that begins with {char!r}")  # after empty quotes too: zsh expands ''~ and ''=cmd
         before = self.word.value[-1][-1:] if self.word.value else ""
         if (char == "=" and before == "=") or (char == "~" and before in ("=", ":")):
             raise Unreadable(f"{before + char!r} in a word")

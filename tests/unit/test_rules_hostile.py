@@ -18,21 +18,27 @@ from pathlib import Path
 
 import pytest
 
+from headspace_tui.hooks.calls import PendingCall
+from headspace_tui.model import Agent
 from headspace_tui.rules.judge import judge
 from headspace_tui.rules.model import Call, Decision
 from headspace_tui.rules.rules_file import parse_rules
+from headspace_tui.service.rule_calls import call_of
 
 CORPUS = Path(__file__).parent.parent / "data" / "rules" / "hostile.toml"
 DATA = tomllib.loads(CORPUS.read_text(encoding="utf-8"))
 
 
 def place(tmp_path: Path) -> tuple[str, str]:
-    """The project ({root}) with build/ and a symlink build/out to a stand-in home ({home})."""
+    """The project ({root}): build/, docs/, sub/deep/, symlinks build/out and cache to a stand-in home ({home}), plink to /etc/passwd."""
     root, home = tmp_path / "proj", tmp_path / "home"
-    (root / "build").mkdir(parents=True)
-    (root / "docs").mkdir()
+    for folder in ("build", "docs", "sub/deep"):
+        (root / folder).mkdir(parents=True)
     home.mkdir()
+    (home / "secret.txt").write_text("TOKEN=abc\n")
     (root / "build" / "out").symlink_to(home)
+    (root / "cache").symlink_to(home)
+    (root / "plink").symlink_to("/etc/passwd")
     return str(root.resolve()), str(home.resolve())
 
 
@@ -44,15 +50,19 @@ def request(case: dict, root: str, home: str) -> tuple[list, Call]:
     rules = parse_rules(filled(DATA["rules"][case["rules"]], root, home))
     assert not rules.errors, rules.errors
     cwd = filled(case.get("cwd", "{root}"), root, home)
-    if "path" in case:
-        call = Call(tool=case["tool"], path=filled(case["path"], root, home), cwd=cwd)
+    host = case.get("host", "local")
+    if "input" in case:  # the hook's tool input as it came: the call the service makes of it
+        agent = Agent(pane_id="%4", target="w:0.0", session="w", cwd=cwd, host=host)
+        call = call_of(PendingCall(1, "%4", 0, "s", case.get("tool", "Bash"), case["input"], cwd=cwd), agent)
+    elif "path" in case:
+        call = Call(tool=case["tool"], path=filled(case["path"], root, home), cwd=cwd, host=host)
     else:
-        call = Call(tool="Bash", command=filled(case["command"], root, home), cwd=cwd, unsandboxed=case.get("unsandboxed", False))
+        call = Call(tool="Bash", command=filled(case["command"], root, home), cwd=cwd, host=host, unsandboxed=case.get("unsandboxed", False))
     return list(rules.rules), call
 
 
 def _name(case: dict) -> str:
-    return f"{case['class']}:{case.get('command', case.get('path'))!r}"[:90]
+    return f"{case['class']}:{case.get('command', case.get('path', case.get('input')))!r}"[:90]
 
 
 @pytest.mark.parametrize("case", DATA["case"], ids=_name)
@@ -78,6 +88,7 @@ def test_the_same_rules_still_allow_what_they_say(case: dict, tmp_path: Path):
 def test_every_class_of_the_red_teams_findings_is_in_the_corpus():
     classes = {case["class"] for case in DATA["case"]}
     assert classes >= {"redirection-words", "escaped-comment", "hidden-bytes", "unchecked-writes", "wide-globs", "write-place", "controls", "whole-call"}
+    assert classes >= {"operands", "subcommands", "moved-files", "glued-values", "missing-flags", "code-globs", "remote", "spellings", "symlinked-reads"}
 
 
 @pytest.mark.parametrize("text", ["git status\ud800", "git status '\udfff'", "\ud83d"])
@@ -86,3 +97,13 @@ def test_a_lone_surrogate_is_unreadable_and_the_judge_does_not_raise(text: str, 
     rules = parse_rules(filled(DATA["rules"]["exact"], root, home)).rules
     verdict = judge(rules, Call(tool="Bash", command=text, cwd=root))
     assert verdict.decision is None and "not read plainly" in verdict.why
+
+
+def test_a_file_path_no_file_system_could_name_is_not_known_whole(tmp_path: Path):
+    root, home = place(tmp_path)
+    rules = parse_rules(filled(DATA["rules"]["paths"], root, home)).rules
+    for path in ("src/\ud800.json", "src/a\x00.json"):
+        verdict = judge(rules, Call(tool="Write", path=path, cwd=root))
+        assert verdict.decision is None and "not known whole" in verdict.why
+        pending = PendingCall(1, "%4", 0, "s", "Write", {"file_path": path, "content": "x"}, cwd=root)
+        assert judge(rules, call_of(pending, Agent(pane_id="%4", target="w:0.0", session="w", cwd=root))).decision is None

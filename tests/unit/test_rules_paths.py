@@ -41,7 +41,7 @@ PANE, PID = "%4", 77
 class Bench:
     """One agent at %4 in the project ({root}), the rules file, the event log; each way of answering asked as the service asks it."""
 
-    def __init__(self, tmp_path: Path, rules: str, *, family: str = "claude", cwd: str = "{root}") -> None:
+    def __init__(self, tmp_path: Path, rules: str, *, family: str = "claude", cwd: str = "{root}", host: str = "local") -> None:
         self.root, self.home = place(tmp_path)
         self.now = 1000.0
         self.rules_path = tmp_path / "rules.toml"
@@ -50,7 +50,7 @@ class Bench:
         self.log_path = tmp_path / "events.db"
         self.notices: list[str] = []
         self.sent: list[tuple[str, bool, str]] = []  # the keys' answers: (request, allow?, rule)
-        self.family, self.cwd = family, self.fill(cwd)
+        self.family, self.cwd, self.host = family, self.fill(cwd), host
         self.next = 0
         self.start()
 
@@ -61,7 +61,7 @@ class Bench:
         """The service (again): a new desk, rules and read model on the same event log."""
         self.journal = journal or Journal(EventLog(self.log_path), clock=lambda: self.now)
         self.store = AgentStore("local")
-        self.agent = Agent(pane_id=PANE, target="w:0.0", session="w", cwd=self.cwd, key="k4", family=self.family, agent_pid=PID)
+        self.agent = Agent(pane_id=PANE, target="w:0.0", session="w", cwd=self.cwd, key="k4", family=self.family, agent_pid=PID, host=self.host)
         self.store.agents[PANE] = self.agent
         self.desk = AnswerDesk(self.store, lambda pane: Watched(self.agent, PID) if pane == PANE else None, lambda: self.now)
         self.channel = Held()
@@ -125,6 +125,8 @@ class Bench:
 
 
 def _given(case: dict, bench: Bench) -> tuple[str, dict]:
+    if "input" in case:
+        return case.get("tool", "Bash"), dict(case["input"])
     if "path" in case:
         return case["tool"], {"file_path": bench.fill(case["path"]), "content": "x\n"}
     given = {"command": bench.fill(case["command"]), "description": "a request"}
@@ -150,14 +152,16 @@ def _cases(section: str) -> list:
         for path in PATHS:
             if path == "codex" and "path" in case:
                 continue  # Codex's hook holds shell calls only
-            out.append(pytest.param(case, path, id=f"{path}:{case.get('class', case['rules'])}:{case.get('command', case.get('path'))!r}"[:100]))
+            what = case.get("command", case.get("path", case.get("input")))
+            out.append(pytest.param(case, path, id=f"{path}:{case.get('class', case['rules'])}:{what!r}"[:100]))
     return out
 
 
 @pytest.mark.parametrize(("case", "path"), _cases("case"))
 def test_no_hostile_request_is_allowed_through_any_way_the_service_answers(case: dict, path: str, tmp_path: Path):
     cwd = case.get("cwd", "{root}")
-    bench = Bench(tmp_path, DATA["rules"][case["rules"]], family="codex" if path == "codex" else "claude", cwd=cwd if cwd else "")
+    family = "codex" if path == "codex" else "claude"
+    bench = Bench(tmp_path, DATA["rules"][case["rules"]], family=family, cwd=cwd if cwd else "", host=case.get("host", "local"))
     tool, given = _given(case, bench)
     assert not _ask(bench, path, tool, given)
     assert bench.kinds("rule_answer") == [] or all(a["decision"] == "deny" for a in bench.kinds("rule_answer"))
