@@ -33,6 +33,9 @@ def main() -> int:
     oracle, tally, began = BashOracle(), Tally(), time.monotonic()
     for seed in range(args.first_seed, args.first_seed + args.seeds):
         compare(generated(seed, args.count), oracle, tally)
+        if not tally.read:
+            print("the rules' readers read none of the texts (is tree-sitter's bash grammar installed?): nothing was compared")
+            return 2
         print(f"seed {seed}: generated {tally.generated}, read {tally.read}, agreed {tally.agreed}, disagreements {len(tally.disagreements)}", flush=True)
     for text, ours, theirs in tally.disagreements[:50]:
         print(f"DISAGREE {text!r}\n  ours: {ours}\n  bash: {theirs}")
