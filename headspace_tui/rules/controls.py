@@ -27,7 +27,9 @@ FOLDERS = frozenset(
         ".claude", ".codex", ".gemini", ".opencode", ".qwen", ".copilot", ".cursor", ".windsurf", ".continue", ".aider",
         ".kiro", ".roo", ".git", ".githooks", ".husky", ".vscode", ".idea", ".devcontainer", ".zed", ".helix", ".vim",
         ".emacs.d", ".bashrc.d", ".ssh", ".gnupg", ".aws", ".kube", ".docker", ".config", ".local", ".cargo", ".gradle",
-        ".m2", ".npm-global",
+        ".m2", ".npm-global", ".mise",
+        # What a project's own commands run from (a virtualenv's python and pip.conf, node_modules/.bin): npm test runs them.
+        ".venv", "venv", "node_modules",
     }
 )  # fmt: skip
 # File names: shell start-up files, per-folder environments, tool configurations that run commands.
@@ -39,12 +41,15 @@ FILES = frozenset(
         ".xprofile", ".xsession", ".xsessionrc", ".xinitrc", ".pam_environment", ".mcp.json", "opencode.json",
         "opencode.jsonc", ".claude.json", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs", ".gitconfig",
         ".git-credentials", ".pgpass", ".my.cnf", ".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml",
-        ".lefthook.yml", "lefthook-local.yml", ".gitmodules", ".lesskey", ".netrc", ".pypirc",
+        ".lefthook.yml", "lefthook-local.yml", ".gitmodules", ".lesskey", ".netrc", ".pypirc", ".overcommit.yml",
+        ".simple-git-hooks.json", ".aider.conf.yml", "pip.conf", "pip.ini", "pyvenv.cfg", ".tool-versions", "mise.toml",
+        ".mise.toml", "rust-toolchain", "rust-toolchain.toml",
         # What an agent reads as its own instructions at every start: written, they steer every session after.
-        "claude.md", "claude.local.md", "agents.md", "gemini.md", "qwen.md",
+        "claude.md", "claude.local.md", "agents.md", "agents.override.md", "gemini.md", "qwen.md",
     }
 )  # fmt: skip
 SUFFIXES = (".code-workspace", ".zwc")  # an editor's workspace (its tasks), zsh's compiled start-up files
+PREFIXES = (".lintstagedrc", "lint-staged.config.", ".simple-git-hooks")  # what lint-staged and its kind run at a commit
 _FOLDERS = frozenset(name.casefold() for name in FOLDERS)
 _FILES = frozenset(name.casefold() for name in FILES)
 
@@ -73,7 +78,7 @@ def protected(path: str, own: tuple[str, ...] = ()) -> str:
             return f"{path} is in {part}/ (an agent's, a repository's or a tool's own controls)"
     if parts and folded[-1] in _FOLDERS:
         return f"{path} is {parts[-1]}/ itself"
-    if parts and (folded[-1] in _FILES or folded[-1].endswith(SUFFIXES)):
+    if parts and (folded[-1] in _FILES or folded[-1].endswith(SUFFIXES) or folded[-1].startswith(PREFIXES)):
         return f"{path} is a start-up or control file ({parts[-1]})"
     for folder in own:
         if path == folder or path.startswith(folder.rstrip("/") + "/"):

@@ -51,13 +51,14 @@ def read(text: str) -> Parsed:
     walk.covers(data)
     if not walk.done:
         raise Unreadable("no command in it")
-    return Parsed(tuple(walk.done))
+    return Parsed(tuple(walk.done), walk.concurrent)
 
 
 class _Walk:
     def __init__(self) -> None:
         self.done: list[Simple] = []
         self.used: list[tuple[int, int]] = []  # byte spans of the leaves read
+        self.concurrent = False  # a pipe or a "&": parts that run at once
 
     def leaf(self, node) -> None:
         self.used.append((node.start_byte, node.end_byte))
@@ -80,6 +81,7 @@ class _Walk:
             for n, child in enumerate(children):
                 if child.type in _SEPARATORS:
                     self.leaf(child)
+                    self.concurrent = self.concurrent or child.type in ("|", "|&", "&")
                     if child.type == "|&":
                         self._stderr_too(children[:n])
                 elif child.type == "comment":

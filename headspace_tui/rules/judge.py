@@ -106,10 +106,12 @@ def judge(rules: Iterable[Rule], call: Call) -> Verdict:
         unreadable = ""
     except Unreadable as exc:
         parsed, unreadable = None, str(exc)
-    commands = parsed.commands if parsed is not None else _crude(call.command)
+    # A deny sees a command's words and the files its redirections name (``cat < .env`` is ``cat .env`` to it).
+    commands = tuple(s.words + tuple(target for _, op, target in s.redirects if op != ">&") for s in parsed.simple) if parsed else _crude(call.command)
+    commands = tuple(tuple(_operand(w, call.cwd) for w in words) for words in commands)
     anywhere = parsed is None  # in a line no reader read, any word may be where a command begins (``sudo git push``)
     for rule in (r for r in placed if r.decision is Decision.DENY):
-        fields = _denies(rule, commands, anywhere)
+        fields = _denies(rule, commands, anywhere, call.cwd)
         if fields:
             return _verdict(Decision.DENY, [rule], f"{rule.id} fits {', '.join(fields)}", fields)
     if parsed is None:
@@ -120,7 +122,11 @@ def judge(rules: Iterable[Rule], call: Call) -> Verdict:
     chosen: list[Rule] = []
     why_not = "Claude asks to run it outside its sandbox, and no rule says unsandboxed = true" if call.unsandboxed else ""
     place = Place(call.cwd, call.host, own)
-    for simple in parsed.simple:
+    movers = [not reads_only(simple.words) for simple in parsed.simple]
+    for n, simple in enumerate(parsed.simple):
+        # Another part may move, link or make files before this one looks: one before it, or (run at once) any other.
+        others = movers[:n] + (movers[n + 1 :] if parsed.concurrent else [])
+        place = replace(place, settled=not any(others))
         fitting = None
         for rule in allowing:
             reason = _fits(rule, simple, place)
@@ -135,14 +141,12 @@ def judge(rules: Iterable[Rule], call: Call) -> Verdict:
             chosen.append(fitting)
         if name_of(simple.words[0]) in MOVES:
             place = replace(place, cwd="")
-        if not reads_only(simple.words):
-            place = replace(place, settled=False)
     if chosen:
         fields = tuple(dict.fromkeys(f for r in chosen for f in (*_place(r), "command" if r.command else "prefix")))
         names = "+".join(r.id for r in chosen)
         return _verdict(Decision.ALLOW, chosen, f"{names} fit{'s' if len(chosen) == 1 else ''} every part", fields)
     for rule in (r for r in placed if r.decision is Decision.NOTIFY):
-        if not rule.shell or _denies(rule, commands, anywhere):
+        if not rule.shell or _denies(rule, commands, anywhere, call.cwd):
             return _verdict(Decision.NOTIFY, [rule], f"{rule.id} fits", _place(rule))
     if why_not:
         return Verdict(None, why=f"{why_not}: the person answers")
@@ -166,7 +170,8 @@ def _file_call(placed: list[Rule], call: Call, own: tuple[str, ...]) -> Verdict:
             fields = (*_place(rule), *(("path",) if rule.paths else ()))
             return _verdict(Decision.DENY, [rule], f"{rule.id} fits {', '.join(fields)}", fields)
     remote = f"on {call.host} its folders cannot be resolved from here" if call.host != LOCAL else ""
-    why_not = call.unread or ("its file is not known whole" if path is None else remote or protected(path, own))
+    layout = "it is in a git repository's own folder" if path and not remote and _git_dir_around(posixpath.dirname(path)) else ""
+    why_not = call.unread or ("its file is not known whole" if path is None else remote or protected(path, own) or layout)
     if not why_not:
         for rule in (r for r in placed if r.decision is Decision.ALLOW and r.paths):
             if call.tool in WRITE_TOOLS and not (rule.project and inside(path or "", rule.project)):
@@ -182,10 +187,11 @@ def _file_call(placed: list[Rule], call: Call, own: tuple[str, ...]) -> Verdict:
 
 
 def _path_denied(pattern: str, rule: Rule, call: Call, path: str) -> bool:
-    """A deny's (or a notice's) path glob, read wide: relative to its project, else to the call's folder, else anywhere."""
+    """A deny's (or a notice's) path glob, read wide: relative to its project, else to the call's folder, else anywhere; case folded."""
+    pattern, path = pattern.casefold(), path.casefold()
     if pattern.startswith("/"):
         return denies(pattern, path)
-    bases = [rule.project] if rule.project else [b for b in (call.cwd,) if b]
+    bases = [rule.project.casefold()] if rule.project else [b.casefold() for b in (call.cwd,) if b]
     return any(denies(posixpath.join(b, pattern), path) for b in bases) or denies("*/" + pattern, path)
 
 
@@ -213,6 +219,8 @@ def _fits(rule: Rule, simple: Simple, place: Place) -> str:
     why = _command_words(rule, words, place) if rule.command else _prefix_words(rule, words, place)
     if why:
         return why
+    if name_of(words[0]) == "git" and place.local and _git_dir_around(cwd):
+        return f"git in {cwd}: a repository there keeps its config outside a .git folder"
     for _fd, op, target in simple.redirects:
         if op == ">&" and (target == "-" or (target and all(c in "0123456789" for c in target))):
             continue  # onto (or closing) a descriptor: no file
@@ -226,7 +234,7 @@ def _fits(rule: Rule, simple: Simple, place: Place) -> str:
         found = resolve(target, cwd, place.host)
         if found is None:
             return f"{verb} {target} in a folder not known"
-        why = protected(found, place.own)
+        why = protected(found, place.own) or (f"{verb} {target} in a git repository's own folder" if _git_dir_around(posixpath.dirname(found)) else "")
         if why:
             return why
         if not rule.project:
@@ -247,6 +255,8 @@ def _command_words(rule: Rule, words: tuple[str, ...], place: Place) -> str:
             continue
         if not allows(pattern, word):
             return f"{rule.id}: {word!r} is not {pattern!r}"
+        if any(c in word for c in "*?["):
+            return f"{word[:40]!r}: a pattern of its own (git and others expand it), which a wildcard never stands for"
         named = pattern.split("*", 1)[0].split("?", 1)[0]
         before = rule.command[n - 1] if n else ""
         for table in tables:
@@ -269,13 +279,16 @@ def _prefix_words(rule: Rule, words: tuple[str, ...], place: Place) -> str:
         return f"{rule.id}: begins otherwise"
     tables = _tables(words[0], rule.prefix[1:])
     operand = "--" in rule.prefix[1:]
-    for word in words[n:]:
-        if not operand:
-            for table in tables:
-                risk = table.risky(word)
-                if risk and not any(table.risky(named) == risk for named in rule.prefix[1:]):
-                    return risk
-        why = _free_word(word, place, rule, tables, within=None, operand=operand)
+    for k, word in enumerate(words[n:]):
+        # tar's (and ar's) first word may be its options without a dash ("xPf"): read it as "-xPf".
+        read = f"-{word}" if k == 0 and n == 1 and word.isalpha() and any(t.oldstyle for t in tables) else word
+        for table in tables:  # "--" ends a program's options, not what it takes after (git push -- +main, npm -- install)
+            risk = table.risky(read)
+            if risk and not any(table.risky(named) == risk for named in rule.prefix[1:]):
+                return risk
+            if table.globs and any(c in word for c in "*?["):
+                return f"{table.name} reads {word[:40]!r} as a pattern of its own"
+        why = _free_word(read, place, rule, tables, within=None, operand=operand)
         if why:
             return why
         operand = operand or word == "--"
@@ -285,6 +298,24 @@ def _prefix_words(rule: Rule, words: tuple[str, ...], place: Place) -> str:
 def _tables(first: str, named: tuple[str, ...]) -> list[Program]:
     """The tables that judge a command's free words: its program's, and those of programs its prefix names (``python -m pytest``)."""
     return [t for t in (table_of(first), *(table_of(w) for w in named)) if t is not None]
+
+
+def _git_dir_around(folder: str) -> bool:
+    """Is ``folder``, or a folder above it, a git repository's own folder not named ``.git`` (a bare one, a moved one)?
+
+    git finds its repository by layout (a ``HEAD``, ``objects/`` and
+    ``refs/``), not by name; such a folder's ``config`` runs what it says
+    (``core.fsmonitor``) at the next ``git status``.
+    """
+    at = folder
+    while at.startswith("/"):
+        if posixpath.basename(at) != ".git" and all(os.path.exists(posixpath.join(at, part)) for part in ("HEAD", "objects", "refs")):
+            return True
+        parent = posixpath.dirname(at)
+        if parent == at:
+            return False
+        at = parent
+    return False
 
 
 def _remote(word: str) -> bool:
@@ -305,7 +336,7 @@ def _free_word(word: str, place: Place, rule: Rule, tables: list[Program], withi
     inside the call's folder.
     """
     option = word.startswith("-") and word != "-"
-    if option and not operand and not word.startswith("--") and any(c in word for c in "/@="):
+    if option and not operand and not word.startswith("--") and not word[1:].isalnum():
         return f"{word[:40]!r}: an option with a value glued to it, which the rules do not read"
     value = word.split("=", 1)[1] if option and "=" in word else ""
     # An option is its value; after "--" a word is an operand (to the program, or to what it hands it on to), and its value too.
@@ -323,7 +354,9 @@ def _named(text: str, word: str, place: Place, rule: Rule, tables: list[Program]
     """The place one text of a free word may name (the word, an option's value), checked as a path or as a plain word."""
     if any(t.remote for t in tables) and _remote(text):
         return f"{text[:60]} names a place on another host"
-    candidates = [text] + ([text.rsplit("@", 1)[1]] if "@" in text else [])
+    # A path may stand inside a word: after '=', ',', ':' or '@' (type=local,dest=/x; k@file; HEAD:../x).
+    pieces = [p for p in re.split(r"[=,:@]", text) if p and p != text and ("/" in p or p.startswith("."))]
+    candidates = [text, *pieces]
     for candidate in candidates:
         pathlike = "/" in candidate or candidate.startswith(".") or writes
         why = _path(candidate, place, rule, writes, within if candidate == word else None) if pathlike else _plain(candidate, place, rule)
@@ -338,7 +371,7 @@ def _plain(word: str, place: Place, rule: Rule) -> str:
         return ""
     lexical = posixpath.normpath(posixpath.join(place.cwd, word))
     if not place.local:
-        return protected(lexical, place.own)
+        return f"{word[:60]}: on {place.host} a word that may name a file cannot be resolved from here"
     found = resolve(word, place.cwd, place.host)
     if found is None:
         return ""
@@ -364,7 +397,7 @@ def _path(path: str, place: Place, rule: Rule, writes: bool, within: str | None)
     found = resolve(path, place.cwd, place.host)
     if found is None:
         return f"{path[:60]}: its folder is not known"
-    why = protected(found, place.own)
+    why = protected(found, place.own) or (f"{path[:60]} is in a git repository's own folder" if _git_dir_around(posixpath.dirname(found)) else "")
     if why:
         return why
     if within is not None:
@@ -391,11 +424,11 @@ def _crude(text: str) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(part.split()) for part in _CRUDE_SPLIT.split(text))
 
 
-def _denies(rule: Rule, commands: tuple[tuple[str, ...], ...], anywhere: bool = False) -> tuple[str, ...]:
+def _denies(rule: Rule, commands: tuple[tuple[str, ...], ...], anywhere: bool = False, cwd: str = "") -> tuple[str, ...]:
     """The fields by which a deny (or a notice) fits any simple command ("": it does not); ``anywhere``: from any of its words."""
     if not rule.shell:
         return _place(rule)
-    pattern = rule.command or rule.prefix
+    pattern = tuple(_operand(w, cwd) for w in (rule.command or rule.prefix))
     for words in commands:
         for start in range(len(words) if anywhere else min(1, len(words))):
             if _deny_fits(pattern, words[start:]):
@@ -407,7 +440,7 @@ def _deny_fits(pattern: tuple[str, ...], words: tuple[str, ...]) -> bool:
     """Do a deny's words appear in a command, in order? Its program by name; its one-dash letters (``-rf``) anywhere, in any options."""
     if not words or not (name_of(words[0]) == name_of(pattern[0]) or denies(pattern[0], words[0])):
         return False
-    rest = tuple(_operand(w) for w in words[1:])
+    rest = words[1:]
     # Letters, read wide: case folded (rm's -R is its -r) and a long option's first (--recursive, --force).
     letters = {c.lower() for w in rest if _cluster(w) for c in w[1:]} | {w[2].lower() for w in rest if w.startswith("--") and len(w) > 2}
     at = 0
@@ -416,7 +449,6 @@ def _deny_fits(pattern: tuple[str, ...], words: tuple[str, ...]) -> bool:
             if not {c.lower() for c in want[1:]} <= letters:
                 return False
             continue
-        want = _operand(want)
         while at < len(rest) and not _deny_word(want, rest[at]):
             at += 1
         if at >= len(rest):
@@ -429,18 +461,21 @@ def _cluster(word: str) -> bool:
     return len(word) > 1 and word[0] == "-" and word[1] != "-" and word[1:].isalpha()
 
 
-def _operand(word: str) -> str:
-    """A word as a program may take it whatever its spelling: ``./deploy`` is ``deploy``, ``build/`` is ``build``."""
-    if word.startswith("-"):
+def _operand(word: str, cwd: str = "") -> str:
+    """A word as a program may take it whatever its spelling: ``./deploy``, ``.//deploy`` and ``{cwd}/deploy`` are ``deploy``."""
+    if word.startswith("-") or not word:
         return word
-    while word.startswith("./") and len(word) > 2:
-        word = word[2:]
-    return word.rstrip("/") or word
+    normal = posixpath.normpath(word)
+    if cwd.startswith("/") and normal.startswith("/") and inside(normal, cwd) and normal != cwd:
+        normal = posixpath.relpath(normal, cwd)
+    return normal
 
 
 def _deny_word(pattern: str, word: str) -> bool:
-    """A deny's word, read wide: its glob, an abbreviated long option (``--forc``), an option with its value, a letter in a cluster."""
+    """A deny's word, read wide: its glob, an abbreviated long option (``--forc``) or command (npm's ``pub``), an option with its value, a letter in a cluster."""
     if denies(pattern, word) or word.startswith(pattern + "="):
+        return True
+    if not word.startswith("-") and not pattern.startswith("-") and len(word) >= 2 and pattern.startswith(word) and word.isalpha():
         return True
     name = word.split("=", 1)[0]
     if pattern.startswith("--") and name.startswith("--") and len(name) >= 3 and pattern.startswith(name):

@@ -34,6 +34,10 @@ class Program:
     clusters: bool = True  # "-xvf" is three one-letter options (False: "-json" is one word)
     remote: bool = False  # an argument may name another host ("host:path"), where it copies to or from
     inline: bool = False  # its script is text among its arguments (sed, awk): a wildcard never stands for one
+    oldstyle: bool = False  # its first argument may be its options without a dash (tar xPf)
+    globs: bool = False  # it expands patterns in its arguments itself (git's pathspecs, zip)
+    abbreviates: bool = False  # it takes any unique start of a command's name (npm's "exe" is exec)
+    fetches: bool = False  # its first argument names a package it fetches and runs (npx): never a wildcard's
 
     def risky(self, word: str) -> str:
         """Why ``word`` writes or runs something for this program ("" when it is not known to)."""
@@ -42,6 +46,10 @@ class Program:
                 return f"{self.name} {flag} writes or runs something"
         if word in self.words:
             return f"{self.name} {word} writes or runs something"
+        if self.abbreviates and len(word) >= 2 and not word.startswith("-") and word.isalpha():
+            whole = next((w for w in sorted(self.words) if w.startswith(word)), None)
+            if whole is not None:
+                return f"{self.name} {word} ({whole}) writes or runs something"
         if self.assignments and "=" in word and not word.startswith("-"):
             return f"{self.name} {word.split('=', 1)[0]}=… sets what it runs"
         return ""
@@ -50,6 +58,8 @@ class Program:
 def _matches(flag: str, word: str, clusters: bool) -> bool:
     if not clusters and word.startswith("--") and not flag.startswith("--"):
         word = word[1:]  # Go's flags (and the like) take "--flag" as "-flag"
+    if flag.endswith(":*"):  # a URL scheme: case does not matter to it (fIlE:)
+        return word.casefold().startswith(flag[:-1])
     if flag.endswith(("=", "*")):
         return word.startswith(flag.rstrip("*"))
     if flag.startswith("--"):
@@ -87,6 +97,10 @@ def table() -> dict[str, Program]:
             clusters=bool(entry.get("clusters", True)),
             remote=bool(entry.get("remote", False)),
             inline=bool(entry.get("inline", False)),
+            oldstyle=bool(entry.get("oldstyle", False)),
+            globs=bool(entry.get("globs", False)),
+            abbreviates=bool(entry.get("abbreviates", False)),
+            fetches=bool(entry.get("fetches", False)),
         )
     return out
 

@@ -43,6 +43,8 @@ class Parsed:
     """The simple commands a command line runs, in order."""
 
     simple: tuple[Simple, ...]
+    # Some of its parts run at once (a pipe, or ``&`` sending one to the background): their order is not the line's.
+    concurrent: bool = False
 
     @property
     def commands(self) -> tuple[tuple[str, ...], ...]:

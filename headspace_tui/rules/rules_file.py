@@ -197,7 +197,7 @@ def _rule(table: object, line: int, source: str) -> Rule:
             raise ValueError("a command of wildcards alone allows anything")
         if any(all(set(part) <= {"*", "?"} for part in p.strip("/").split("/")) for p in paths):
             raise ValueError("a path of wildcards alone allows anything")
-        _check_allow(prefix, paths, tool, project)
+        _check_allow(words, prefix, paths, tool, project)
     permanent = table.get("permanent", False)
     ttl_text = table.get("ttl")
     if not isinstance(permanent, bool):
@@ -254,13 +254,28 @@ def _rule(table: object, line: int, source: str) -> Rule:
     )
 
 
-def _check_allow(prefix: tuple[str, ...], paths: tuple[str, ...], tool: str, project: str) -> None:
+def _names_its_code(prefix: tuple[str, ...]) -> bool:
+    """Does a prefix name the code its program runs: a plain word not an option's value (``python -m pytest``, ``npx prettier``)?"""
+    for before, word in zip(prefix, prefix[1:], strict=False):
+        if word.startswith("-") or word == "-":
+            continue
+        if not before.startswith("-") or before == "-m":
+            return True
+    return False
+
+
+def _check_allow(words: tuple[str, ...], prefix: tuple[str, ...], paths: tuple[str, ...], tool: str, project: str) -> None:
     """Refuse an allow that would let through more than it can see: a prefix over code, a write with no place, the agent's own controls."""
+    if words:
+        table = table_of(words[0])
+        first = next((w for w in words[1:] if not w.startswith("-")), "")
+        if table is not None and table.fetches and any(c in first for c in "*?"):
+            raise ValueError(f"a wildcard for the package {words[0]} fetches and runs allows any package: name it")
     if prefix:
         table = table_of(prefix[0])
         if table is not None and table.code == "all":
             raise ValueError(f"a prefix over {prefix[0]} allows whatever command or code its words carry: write the whole command (command = ...)")
-        if table is not None and table.code == "first" and not any(not w.startswith("-") for w in prefix[1:]):
+        if table is not None and table.code == "first" and not _names_its_code(prefix):
             raise ValueError(f"a prefix over {prefix[0]} must name what it runs (its script, module or package): its first argument is code")
         if table is not None and table.writes and not project:
             raise ValueError(f"{prefix[0]} writes the files it is given: a prefix rule over it needs project")

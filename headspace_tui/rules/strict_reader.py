@@ -69,6 +69,7 @@ class _Reader:
         self.command = _Command()
         self.word = _Word()
         self.last_op = "\n"  # the separator before the current command ("\n" at the start)
+        self.concurrent = False  # a pipe or a "&" seen: parts that run at once
 
     # -- the loop ---------------------------------------------------------------------
     def run(self) -> Parsed:
@@ -110,7 +111,7 @@ class _Reader:
         self._finish_command()
         if not self.done:
             raise Unreadable("no command in it")
-        return Parsed(tuple(self.done))
+        return Parsed(tuple(self.done), self.concurrent)
 
     # -- words ------------------------------------------------------------------------
     def _unquoted(self, char: str) -> None:
@@ -185,6 +186,7 @@ class _Reader:
             raise Unreadable(f"nothing before {op!r}")
         if op == "|&":
             self.command.redirects.append(("2", ">&", "1"))  # bash's ``a 2>&1 | b``
+        self.concurrent = self.concurrent or op in ("|", "|&", "&")
         self._finish_command()
         self.last_op = op
 

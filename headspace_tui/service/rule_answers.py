@@ -437,7 +437,8 @@ class RuleAnswers:
                 return
             events: list[dict] = [{"kind": WORK, "agent": who, "on": False}]
             for rule in rules:
-                if state.first(rule) is not None and not state.ended_for(rule, who) and _could_answer(rule, agent):
+                # Where it applies, or wherever it answered this agent (a call's folder may not be the agent's: Codex's workdir).
+                if state.first(rule) is not None and not state.ended_for(rule, who) and (_could_answer(rule, agent) or state.answered(rule, who)):
                     events.append({"kind": DONE, "agent": who, "rule": rule.id, "rule_key": list(rule.key)})
             state.record(events)
         elif agent.state in AT_WORK and not state.at_work(who):

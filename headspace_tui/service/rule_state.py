@@ -67,6 +67,7 @@ class Folded:
     expired: set[Key] = field(default_factory=set)  # a ttl once seen over stays over, whatever the clock says later
     done: set[tuple[Key, str]] = field(default_factory=set)  # (rule, agent) an until-idle rule ended for
     at_work: set[str] = field(default_factory=set)  # agents at work on a task (their mark survives a restart)
+    answered_for: set[tuple[Key, str]] = field(default_factory=set)  # (rule, agent) it answered: its task's end ends it there
     pace_from: dict[str, float] = field(default_factory=dict)  # rule id ("" every rule) → its last pause or resume: a pace counts from there
     latest: float = 0.0  # the latest time an event says
 
@@ -80,6 +81,8 @@ class Folded:
         elif kind == ANSWER:
             for key in keys_of(payload.get("rule_key")):
                 self.uses[key] = self.uses.get(key, 0) + 1
+                if isinstance(agent, str):
+                    self.answered_for.add((key, agent))
                 self.answered_at[key] = [*self.answered_at.get(key, ())[-TIMES_KEPT + 1 :], ts]
         elif kind == PAUSE:
             on, host, rule = payload.get("on"), _text(payload, "host"), _text(payload, "rule")
@@ -253,6 +256,9 @@ class RuleState:
 
     def ended_for(self, rule: Rule, agent: str) -> bool:
         return (rule.key, agent) in self.folded.done
+
+    def answered(self, rule: Rule, agent: str) -> bool:
+        return (rule.key, agent) in self.folded.answered_for
 
     def at_work(self, agent: str) -> bool:
         return agent in self.folded.at_work

@@ -234,3 +234,44 @@ def test_rules_suggest_offers_the_narrowest_rule_for_what_you_approved_alike_and
     assert judge(loaded.rules, call('npm test -- "unit"')).decision is Decision.ALLOW
     assert judge(loaded.rules, call("npm test -- e2e")).decision is None
     assert rules_suggest(5, 7, log)[0] == ["# no request approved 5 times alike in the last 7 days"]
+
+
+@pytest.mark.parametrize(
+    "words, says",
+    [
+        ('prefix = ["unzip"]', "allows whatever command or code"),  # the archive picks the names it writes
+        ('prefix = ["ssh", "box"]', "allows whatever command or code"),
+        ('prefix = ["sed", "-n", "1,5p"]', "must name what it runs"),  # 1,5p follows an option: not sed's named script
+        ('prefix = ["python", "-W", "ignore"]', "must name what it runs"),  # ignore is -W's value
+        ('prefix = ["npx"]', "must name what it runs"),
+        ('command = "npx *"', "fetches and runs allows any package"),
+        ('command = "uvx * --help"', "fetches and runs allows any package"),
+        ('path = ["**/*"]', "wildcards alone"),
+        ('path = ["/*/**"]', "wildcards alone"),
+        ('path = [".claude/settings.json"]', "agent's own controls"),
+        ('path = ["docs/CLAUDE.md"]', "agent's own controls"),
+    ],
+)
+def test_an_allow_that_would_let_through_more_than_it_can_see_is_refused_at_load(words: str, says: str):
+    loaded = parse_rules(f'[[rule]]\nid = "a"\ndecision = "allow"\nhosts = ["local"]\nproject = "/srv/lab"\n{words}\nttl = "1h"\n')
+    assert loaded.rules == () and says in loaded.errors[0], loaded.errors
+
+
+@pytest.mark.parametrize("words", ['prefix = ["gzip"]', 'prefix = ["uniq"]', 'prefix = ["xxd"]', 'prefix = ["rm"]', 'tool = "Write"\npath = ["/srv/x/**"]'])
+def test_a_rule_that_writes_files_needs_its_project(words: str):
+    loaded = parse_rules(f'[[rule]]\nid = "a"\ndecision = "allow"\nhosts = ["local"]\n{words}\nttl = "1h"\n')
+    assert loaded.rules == () and ("needs project" in loaded.errors[0]), loaded.errors
+
+
+@pytest.mark.parametrize("words", ['prefix = ["python", "-m", "pytest"]', 'prefix = ["npx", "prettier"]', 'prefix = ["node", "scripts/build.js"]', 'command = "npx prettier --check ."'])
+def test_a_rule_that_names_its_code_loads(words: str):
+    loaded = parse_rules(f'[[rule]]\nid = "a"\ndecision = "allow"\nhosts = ["local"]\nproject = "/srv/lab"\n{words}\nttl = "1h"\n')
+    assert loaded.errors == () and len(loaded.rules) == 1
+
+
+def test_a_rules_file_whose_tables_cannot_be_told_apart_loads_nothing():
+    spaced = '[[ rule ]]\nid = "a"\ndecision = "deny"\nhosts = ["local"]\nprefix = ["rm"]\npermanent = true\n'
+    (rule,) = parse_rules(spaced).rules  # TOML's own spellings of the header are read
+    assert rule.source.startswith("[[ rule ]]") and 'prefix = ["rm"]' in rule.source
+    inline = parse_rules('rule = [{id = "a", decision = "deny", hosts = ["local"], prefix = ["rm"], permanent = true}]\n')
+    assert inline.rules == () and "a [[rule]] table of its own" in inline.errors[0]

@@ -30,10 +30,12 @@ DATA = tomllib.loads(CORPUS.read_text(encoding="utf-8"))
 
 
 def place(tmp_path: Path) -> tuple[str, str]:
-    """The project ({root}): build/, docs/, sub/deep/, symlinks build/out and cache to a stand-in home ({home}), plink to /etc/passwd."""
+    """The project ({root}): build/, docs/, sub/deep/, symlinks build/out and cache to a stand-in home ({home}), plink to /etc/passwd,
+    template/.claude/ (a control a repository may carry) and bare/ laid out as a git repository (what git finds by its layout)."""
     root, home = tmp_path / "proj", tmp_path / "home"
-    for folder in ("build", "docs", "sub/deep"):
+    for folder in ("build", "docs", "sub/deep", "template/.claude", "bare/objects", "bare/refs"):
         (root / folder).mkdir(parents=True)
+    (root / "bare" / "HEAD").write_text("ref: refs/heads/main\n")
     home.mkdir()
     (home / "secret.txt").write_text("TOKEN=abc\n")
     (root / "build" / "out").symlink_to(home)
@@ -89,6 +91,7 @@ def test_every_class_of_the_red_teams_findings_is_in_the_corpus():
     classes = {case["class"] for case in DATA["case"]}
     assert classes >= {"redirection-words", "escaped-comment", "hidden-bytes", "unchecked-writes", "wide-globs", "write-place", "controls", "whole-call"}
     assert classes >= {"operands", "subcommands", "moved-files", "glued-values", "missing-flags", "code-globs", "remote", "spellings", "symlinked-reads"}
+    assert classes >= {"after-dashes", "old-style", "contents", "git-layout", "word-pieces", "abbreviations", "quoted-globs", "names-from-input"}
 
 
 @pytest.mark.parametrize("text", ["git status\ud800", "git status '\udfff'", "\ud83d"])

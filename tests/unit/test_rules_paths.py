@@ -390,3 +390,14 @@ def test_a_revoked_rule_stays_revoked_across_a_restart_with_a_damaged_log(tmp_pa
     (Path(env["XDG_STATE_HOME"]) / "headspace" / "events.db").write_bytes(bench.log_path.read_bytes())
     (check,) = [c for c in check_rules(env) if c.name == "rules state"]
     assert check.verdict == FAIL and "act as shadow rules" in check.detail and check.fix
+
+
+def test_until_idle_ends_for_an_agent_it_answered_even_when_the_agents_own_folder_is_elsewhere(tmp_path: Path):
+    """Codex works in the project through its workdir while its pane's folder is the project's parent: the task's end still ends the rule."""
+    bench = Bench(tmp_path, UNTIL, family="codex", cwd=str(tmp_path))  # the agent's own folder: outside the rule's project
+    _state(bench, AgentState.WORKING)
+    assert bench.allowed_by_codex({"command": "touch build/x_1", "workdir": bench.root})
+    _state(bench, AgentState.IDLE)
+    assert [d["rule"] for d in bench.kinds("rule_done")] == ["task"]
+    _state(bench, AgentState.WORKING)
+    assert not bench.allowed_by_codex({"command": "touch build/x_2", "workdir": bench.root})
