@@ -305,11 +305,13 @@ def _git_dir_around(folder: str) -> bool:
 
     git finds its repository by layout (a ``HEAD``, ``objects/`` and
     ``refs/``), not by name; such a folder's ``config`` runs what it says
-    (``core.fsmonitor``) at the next ``git status``.
+    (``core.fsmonitor``) at the next ``git status``.  A folder with two of
+    the three counts: the last, written now, would make it one.
     """
     at = folder
     while at.startswith("/"):
-        if posixpath.basename(at) != ".git" and all(os.path.exists(posixpath.join(at, part)) for part in ("HEAD", "objects", "refs")):
+        # Two of the three already: the third (written now) would make it one.
+        if posixpath.basename(at) != ".git" and sum(os.path.exists(posixpath.join(at, part)) for part in ("HEAD", "objects", "refs")) >= 2:
             return True
         parent = posixpath.dirname(at)
         if parent == at:

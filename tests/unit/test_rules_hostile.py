@@ -33,7 +33,7 @@ def place(tmp_path: Path) -> tuple[str, str]:
     """The project ({root}): build/, docs/, sub/deep/, symlinks build/out and cache to a stand-in home ({home}), plink to /etc/passwd,
     template/.claude/ (a control a repository may carry) and bare/ laid out as a git repository (what git finds by its layout)."""
     root, home = tmp_path / "proj", tmp_path / "home"
-    for folder in ("build", "docs", "sub/deep", "template/.claude", "bare/objects", "bare/refs"):
+    for folder in ("build", "docs", "sub/deep", "template/.claude", "bare/objects", "bare/refs", "half/objects", "half/refs"):
         (root / folder).mkdir(parents=True)
     (root / "bare" / "HEAD").write_text("ref: refs/heads/main\n")
     home.mkdir()
