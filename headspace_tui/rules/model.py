@@ -57,6 +57,11 @@ class Rule:
         return bool(self.command or self.prefix)
 
     @property
+    def placed_by(self) -> tuple[str, ...]:
+        """The fields that say where it applies, for the audit of what matched: its host, and its project, agents and tool when set."""
+        return tuple(f for f, on in (("host", True), ("project", bool(self.project)), ("agent", bool(self.agents)), ("tool", bool(self.tool))) if on)
+
+    @property
     def key(self) -> tuple[str, str]:
         """(id, a hash of its text): the rule as written now; an edited rule is another, with a ttl and uses of its own."""
         return self.id, hashlib.sha256(self.source.encode()).hexdigest()[:16]

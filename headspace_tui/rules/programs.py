@@ -117,7 +117,7 @@ READ_ONLY = frozenset(
 )  # fmt: skip
 GIT_READS = frozenset(
     {"status", "log", "diff", "show", "rev-parse", "ls-files", "ls-tree", "blame", "grep", "describe", "shortlog", "cat-file", "rev-list", "merge-base", "name-rev"}
-)
+)  # fmt: skip
 
 
 def reads_only(words: tuple[str, ...]) -> bool:
