@@ -34,11 +34,11 @@ import posixpath
 from collections.abc import Iterable
 from dataclasses import replace
 
-from .controls import own_folders, protected
+from .controls import own_folders
 from .denies import crude, deny_fields, operand, path_denied
 from .globs import allows, anchor, has_wildcard
 from .model import FILE_TOOLS, SHELL_TOOLS, WRITE_TOOLS, Call, Decision, Rule, Verdict
-from .places import LOCAL, Place, free_word, git_dir_around, inside, resolve
+from .places import LOCAL, Place, free_word, git_dir_around, guarded, inside, reach, resolve
 from .programs import Program, name_of, reads_only, table_of
 from .reading import Parsed, Simple
 from .shell import Unreadable, parse
@@ -138,8 +138,7 @@ def _file_call(placed: list[Rule], call: Call, own: tuple[str, ...]) -> Verdict:
             fields = (*rule.placed_by, *(("path",) if rule.paths else ()))
             return _verdict(Decision.DENY, [rule], f"{rule.id} fits {', '.join(fields)}", fields)
     remote = f"on {call.host} its folders cannot be resolved from here" if call.host != LOCAL else ""
-    layout = "it is in a git repository's own folder" if path and not remote and git_dir_around(posixpath.dirname(path)) else ""
-    why_not = call.unread or ("its file is not known whole" if path is None else remote or protected(path, own) or layout)
+    why_not = call.unread or ("its file is not known whole" if path is None else remote or guarded(path, own))
     if not why_not:
         for rule in (r for r in placed if r.decision is Decision.ALLOW and r.paths):
             if call.tool in WRITE_TOOLS and not (rule.project and inside(path or "", rule.project)):
@@ -169,23 +168,10 @@ def _fits(rule: Rule, simple: Simple, place: Place) -> str:
     for _fd, op, target in simple.redirects:
         if op == ">&" and (target == "-" or (target and all(c in "0123456789" for c in target))):
             continue  # onto (or closing) a descriptor: no file
-        if target == "/dev/null":
-            continue
-        verb = "reads" if op == "<" else "writes"
-        if not place.settled:
-            return f"{verb} {target} after a part that may have moved files"
-        if not place.local:
-            return f"{verb} {target} on {place.host}, where its folders cannot be resolved from here"
-        found = resolve(target, cwd, place.host)
-        if found is None:
-            return f"{verb} {target} in a folder not known"
-        why = protected(found, place.own) or (f"{verb} {target} in a git repository's own folder" if git_dir_around(posixpath.dirname(found)) else "")
+        # Read or written, a redirection's file is held as a written one: inside the project, never a control.
+        why = reach(target, place, rule, writes=True, within=None)
         if why:
-            return why
-        if not rule.project:
-            return f"{verb} {target}: {rule.id} has no project, so only /dev/null"
-        if not inside(found, rule.project):
-            return f"{verb} {target} outside {rule.project}"
+            return f"{'reads' if op == '<' else 'writes'} {why}"
     return ""
 
 

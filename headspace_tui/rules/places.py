@@ -86,6 +86,11 @@ def git_dir_around(folder: str) -> bool:
     return False
 
 
+def guarded(found: str, own: tuple[str, ...]) -> str:
+    """Why a resolved path is never a rule's to reach ("" when it may be): a control of the agent's, or a git repository's own folder."""
+    return protected(found, own) or (f"{found[:60]} is in a git repository's own folder" if git_dir_around(posixpath.dirname(found)) else "")
+
+
 def _remote(word: str) -> bool:
     """Does a word name a place on another host (``host:path``, ``user@host:``, ``rsync://``, ``host::module``)?"""
     head = word.split("/", 1)[0]
@@ -109,8 +114,6 @@ def free_word(word: str, place: Place, rule: Rule, tables: list[Program], within
     value = word.split("=", 1)[1] if option and "=" in word else ""
     # An option is its value; after "--" a word is an operand (to the program, or to what it hands it on to), and its value too.
     texts = [t for t in (*((word,) if operand or not option else ()), value) if t]
-    if not texts:
-        return ""
     for text in texts:
         why = _named(text, word, place, rule, tables, within, writes=any(t.writes for t in tables) and (operand or not option))
         if why:
@@ -127,7 +130,7 @@ def _named(text: str, word: str, place: Place, rule: Rule, tables: list[Program]
     candidates = [text, *pieces]
     for candidate in candidates:
         pathlike = "/" in candidate or candidate.startswith(".") or writes
-        why = _path(candidate, place, rule, writes, within if candidate == word else None) if pathlike else _plain(candidate, place, rule)
+        why = reach(candidate, place, rule, writes, within if candidate == word else None) if pathlike else _plain(candidate, place, rule)
         if why:
             return why
     return ""
@@ -152,8 +155,12 @@ def _plain(word: str, place: Place, rule: Rule) -> str:
     return ""
 
 
-def _path(path: str, place: Place, rule: Rule, writes: bool, within: str | None) -> str:
-    """A path a free word names: resolved (symlinks followed) where the call runs, and held to where the rule may reach."""
+def reach(path: str, place: Place, rule: Rule, writes: bool, within: str | None) -> str:
+    """Why a path may not stand ("" when it may): resolved (symlinks followed) where the call runs, and held to where the rule may reach.
+
+    Both a free word's path and a redirection's target come here, so the
+    two are held to one measure.
+    """
     if writes and path == "/dev/null":
         return ""
     if not place.settled:
@@ -165,7 +172,7 @@ def _path(path: str, place: Place, rule: Rule, writes: bool, within: str | None)
     found = resolve(path, place.cwd, place.host)
     if found is None:
         return f"{path[:60]}: its folder is not known"
-    why = protected(found, place.own) or (f"{path[:60]} is in a git repository's own folder" if git_dir_around(posixpath.dirname(found)) else "")
+    why = guarded(found, place.own)
     if why:
         return why
     if within is not None:

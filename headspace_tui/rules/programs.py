@@ -47,7 +47,7 @@ class Program:
         if word in self.words:
             return f"{self.name} {word} writes or runs something"
         if self.abbreviates and len(word) >= 2 and not word.startswith("-") and word.isalpha():
-            whole = next((w for w in sorted(self.words) if w.startswith(word)), None)
+            whole = min((w for w in self.words if w.startswith(word)), default=None)
             if whole is not None:
                 return f"{self.name} {word} ({whole}) writes or runs something"
         if self.assignments and "=" in word and not word.startswith("-"):
