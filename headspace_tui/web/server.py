@@ -13,8 +13,10 @@ The routes (every one needs the token; guard.py says how it is checked):
 * ``GET /api/agents``: every agent as the page lists it (views.py), the hosts'
   problems, and whether the page may answer;
 * ``GET /api/screen?pane=%3@box``: that agent's screen as coloured runs;
-* ``GET /api/events?client=ID``: Server-Sent Events (``agent``, ``removed``,
-  ``hosts``, and ``screen`` for the pane that client looks at);
+* ``GET /api/events?client=ID``: Server-Sent Events (``hello`` with the
+  service's epoch first, then ``agent``, ``removed``, ``hosts``, and ``screen``
+  for the pane that client looks at); each change carries ``rev``, and so do
+  the replies above, so a page keeps the newer of a reply and an event;
 * ``GET /api/ruled``: what the rules answered for you in the last day,
   each with its rule's state (answering, paused, revoked, gone);
 * ``POST /api/rules``: ``{"action": "pause"|"resume"|"revoke", "rule", "host"}``;
@@ -37,6 +39,7 @@ import contextlib
 import json
 import logging
 import re
+import secrets
 import socket
 import ssl
 import time
@@ -122,6 +125,11 @@ class WebPage:
         self._pushed: dict[str, float] = {}  # client -> when its last screen was pushed
         self._later: dict[str, asyncio.TimerHandle] = {}  # client -> its screen held back by the pace, due then
         self._snoozes_told: dict[str, str] = {}  # pane -> the snooze the pages were last told ("" for none)
+        # What a page is told is stamped with the count of changes sent before it (``rev``): a reply read
+        # before a change, which reaches the page after that change's event, is older and is not drawn.
+        # ``epoch`` names this count (a restarted service counts again from 0).
+        self.epoch = secrets.token_hex(6)
+        self._rev = 0
         self.on_snoozes: Callable[[], None] = self.snoozes_changed  # a snooze changed here: every front end hears it (the service sets it)
         service.subscribe(self._event)
 
@@ -142,10 +150,16 @@ class WebPage:
         return app
 
     def _view(self, agent: Agent, now: float | None = None) -> dict[str, Any]:
-        """The agent as the page shows it, with its snooze (the one set every front end shares)."""
+        """The agent as the page shows it, with its snooze (the one set every front end shares), stamped with ``rev``."""
         view = agent_view(agent, now, self.service.snooze_of(agent))
+        view["rev"] = self._rev
         self._snoozes_told[agent.pane_id] = view["snoozed"]
         return view
+
+    def _sent(self) -> int:
+        """One more change goes to the pages: its ``rev`` (a reply read after it carries this one or a later)."""
+        self._rev += 1
+        return self._rev
 
     def snoozes_changed(self) -> None:
         """A snooze was put on or taken back (by any front end): the pages redraw each agent whose snooze changed."""
@@ -155,6 +169,7 @@ class WebPage:
             if PaneAddress.parse(agent.pane_id).placeholder:
                 continue
             if self._snoozes_told.get(agent.pane_id, "") != snooze_words(agent, self.service.snooze_of(agent)):
+                self._sent()
                 data = _event_bytes({"type": "agent", "agent": self._view(agent)})
                 for queue in list(self._streams):
                     self._put(queue, data)
@@ -253,7 +268,7 @@ class WebPage:
     async def _agents(self, request: web.Request) -> web.Response:
         now = time.time()
         agents = [self._view(agent, now) for agent in self.service.agents() if not PaneAddress.parse(agent.pane_id).placeholder]
-        return web.json_response({"agents": agents, "problems": host_problems(self.service.hosts()), "read_only": self.options.read_only})
+        return web.json_response({"epoch": self.epoch, "rev": self._rev, "agents": agents, "problems": host_problems(self.service.hosts()), "read_only": self.options.read_only})
 
     async def _screen(self, request: web.Request) -> web.Response:
         pane = request.query.get("pane", "")
@@ -263,7 +278,7 @@ class WebPage:
         if agent is None:
             return web.json_response({"error": f"{pane}: no agent is watched there"}, status=404)
         screen = self.service.screen(pane)
-        return web.json_response({"pane": pane, "agent": self._view(agent), "screen": screen_view(screen) if screen else None})
+        return web.json_response({"epoch": self.epoch, "rev": self._rev, "pane": pane, "agent": self._view(agent), "screen": screen_view(screen) if screen else None})
 
     async def _changes(self, request: web.Request) -> web.Response:
         """What the agent changed this turn (``scope=turn``) or since its start (``scope=start``): the diff as data (docs/changes.md)."""
@@ -286,7 +301,9 @@ class WebPage:
         queue: asyncio.Queue[bytes | None] = asyncio.Queue(EVENTS_QUEUED)
         self._streams[queue] = client
         try:
-            await asyncio.wait_for(response.write(b"retry: 1000\n: headspace\n\n"), WRITE_TIMEOUT)
+            # First, which service this is: a page that knew another forgets all it was told.
+            hello = _event_bytes({"type": "hello", "epoch": self.epoch})
+            await asyncio.wait_for(response.write(b"retry: 1000\n: headspace\n\n" + hello), WRITE_TIMEOUT)
             while True:
                 try:
                     item = await asyncio.wait_for(queue.get(), KEEPALIVE)
@@ -349,10 +366,11 @@ class WebPage:
         if isinstance(event, AgentChanged):
             if PaneAddress.parse(event.agent.pane_id).placeholder:
                 return
+            self._sent()
             item = {"type": "agent", "agent": self._view(event.agent)}
         elif isinstance(event, AgentRemoved):
             self._snoozes_told.pop(event.pane_id, None)
-            item = {"type": "removed", "pane": event.pane_id}
+            item = {"type": "removed", "pane": event.pane_id, "rev": self._sent()}
         elif isinstance(event, ProblemChanged):
             item = {"type": "hosts", "problems": host_problems(self.service.hosts())}
         if item is not None:
@@ -381,7 +399,7 @@ class WebPage:
                 screen = self.service.screen(pane)
                 if screen is None:
                     return
-                item = _event_bytes({"type": "screen", "pane": pane, "screen": screen_view(screen)})
+                item = _event_bytes({"type": "screen", "pane": pane, "rev": self._sent(), "screen": screen_view(screen)})
             self._pushed[client] = now
             self._put(queue, item)
 

@@ -285,9 +285,47 @@ def test_a_stale_page_sends_nothing_and_redraws_then_deny_refuses_the_dialog_the
         page.locator(f'#agent-view[data-pane="{session.pane_id}"][data-state="idle"]').wait_for(timeout=WAIT)
     except Exception as exc:
         shown = page.evaluate("JSON.stringify(agents.get(shown))")
-        raise AssertionError(f"the page did not show the agent idle: {page.locator('#notice').inner_text()!r}; the page's row {shown}; the pane:\n{session.screen()}") from exc
+        # The page's row last: a report that keeps only the ends of a long message still shows it.
+        raise AssertionError(f"the page did not show the agent idle: {page.locator('#notice').inner_text()!r}; the pane:\n{session.screen()}\nthe page's row: {shown}") from exc
     assert not (session.workdir / "second.txt").exists()
     assert (session.workdir / "first.txt").exists()
+
+
+def test_a_reply_read_before_a_change_that_arrives_after_it_does_not_undo_it(claude_session, private_tmux, services, phone):
+    """After Deny the page reads the screen again; if that reply was read before the agent changed but reaches
+    the page after the change's event (two connections: their order is not kept), the older reply is not drawn.
+
+    The late reply is made here: the page's request is held and answered with a reply the service gave
+    before Deny (the network's reordering cannot be caused on demand; the reply itself is the service's own).
+    """
+    session = claude_session([api.bash("touch late.txt", "A file"), api.text("Fine.")], name="late")
+    url, _, _ = web_on(private_tmux.name, services)
+    page = phone.new_page()
+    page.goto(url)
+    session.submit("make a file")
+    session.wait_for("touch late.txt", timeout=60)
+    open_agent(page, session.pane_id, "permission")
+    page.get_by_role("button", name="Approve", exact=True).wait_for(timeout=WAIT)  # the whole dialog read, as the user saw it
+    origin = url.split("/?", 1)[0]
+    before = page.request.get(f"{origin}/api/screen?pane={quote(session.pane_id)}")
+    assert before.ok and before.json()["agent"]["state"] == "permission", before.text()
+    stale = before.body()
+
+    held = []
+    page.route("**/api/screen**", lambda route: held.append(route))
+    page.get_by_role("button", name="Deny", exact=True).tap()
+    page.locator("#notice:not(.pending)").wait_for(timeout=WAIT)
+    assert "ok" in page.locator("#notice").get_attribute("class"), page.locator("#notice").inner_text()
+    page.locator(f'#agent-view[data-pane="{session.pane_id}"][data-state="idle"]').wait_for(timeout=WAIT)  # the change, by the stream
+    wait(lambda: len(held) == 1, "the page to read the screen again after its answer")
+    held[0].fulfill(status=200, content_type="application/json", body=stale)
+    page.locator('#agent-view[aria-busy="false"]').wait_for(timeout=WAIT)  # the late reply read
+    page.unroute("**/api/screen**")
+    assert page.locator("#agent-view").get_attribute("data-state") == "idle", page.evaluate("JSON.stringify(agents.get(shown))")
+    stale_text = "\n".join("".join(run[0] for run in row) for row in json.loads(stale)["screen"]["rows"])
+    assert "Do you want to proceed?" in stale_text, stale_text  # the late reply would draw the dialog again
+    assert "Do you want to proceed?" not in page.locator("#screen").inner_text()  # the dialog's screen, from before, not drawn
+    assert not (session.workdir / "late.txt").exists()
 
 
 def test_a_two_part_question_with_a_multi_select_and_a_reply_reach_claude_as_tapped(claude_session, fake_api, private_tmux, services, phone, tmp_path):

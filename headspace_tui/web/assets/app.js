@@ -12,6 +12,11 @@ let problems = [];
 let readOnly = false;
 let shown = null; // the address of the agent open, or null for the list
 let screen = null; // the open agent's last screen
+// What the service says is stamped with how many changes it had sent before (rev, counted per epoch):
+// a reply read before a change but arriving after that change's event is older, and is not drawn.
+let epoch = null;
+let screenRev = -1; // the shown screen's
+const goneAt = new Map(); // address -> the rev its removal was sent at
 let busy = false; // an answer is on its way: its buttons wait
 let ticks = null; // a multi-select question's boxes as the user set them here (null: as the pane shows them)
 let events = null;
@@ -32,6 +37,23 @@ function el(tag, props, ...children) {
   }
   for (const child of children) if (child !== null && child !== undefined) node.append(child);
   return node;
+}
+
+// Another service (a restart), or the first one heard: nothing it was told before is kept.
+function forget(newEpoch) {
+  epoch = newEpoch;
+  agents.clear();
+  goneAt.clear();
+  screenRev = -1;
+}
+
+// The agent as the service said it, unless what the page has is newer.
+function keep(agent, now) {
+  const before = agents.get(agent.address);
+  if (before && before.rev > agent.rev) return false;
+  if ((goneAt.get(agent.address) ?? -1) > agent.rev) return false;
+  agents.set(agent.address, { ...agent, at: now ?? Date.now() });
+  return true;
 }
 
 function order(a, b) {
@@ -103,6 +125,7 @@ function route() {
   if (address !== shown) {
     shown = address;
     screen = null;
+    screenRev = -1;
     ticks = null;
     say("");
     $("reply-text").value = "";
@@ -124,6 +147,8 @@ function refused(reason) {
 
 async function loadScreen() {
   const asked = shown;
+  const view = $("agent-view");
+  view.setAttribute("aria-busy", "true");
   try {
     const response = await fetch(`/api/screen?pane=${encodeURIComponent(asked)}`, { credentials: "same-origin" });
     if (asked !== shown) return;
@@ -136,11 +161,17 @@ async function loadScreen() {
     if (!response.ok) return;
     const body = await response.json();
     if (asked !== shown) return;
-    agents.set(asked, { ...body.agent, at: Date.now() });
-    screen = body.screen;
+    if (epoch !== null && body.epoch !== epoch) return; // another service's: the stream's return reloads everything
+    keep(body.agent);
+    if (body.rev >= screenRev) {
+      screen = body.screen;
+      screenRev = body.rev;
+    }
     drawAgent();
   } catch (error) {
     /* not live: the banner says so, the stream's return reloads */
+  } finally {
+    if (asked === shown) view.setAttribute("aria-busy", "false");
   }
 }
 
@@ -390,7 +421,7 @@ async function snooze(agent, how) {
     const response = await post("/api/snooze", { pane: agent.address, ...how });
     const body = await response.json().catch(() => ({}));
     if (response.ok && body.agent) {
-      agents.set(body.agent.address, { ...body.agent, at: Date.now() });
+      keep(body.agent);
       say(how.wake ? "Woken: it needs you again." : `${body.agent.snoozed}.`, "ok");
     } else say(`Nothing changed: ${body.error || response.statusText}`, "error");
   } catch (error) {
@@ -519,8 +550,11 @@ async function loadAgents() {
   }
   const body = await response.json();
   const now = Date.now();
-  agents.clear();
-  for (const agent of body.agents) agents.set(agent.address, { ...agent, at: now });
+  if (body.epoch !== epoch) forget(body.epoch);
+  // What changed after this list was read, and reached the page first, stays.
+  const listed = new Set(body.agents.map((agent) => agent.address));
+  for (const [address, agent] of agents) if (!listed.has(address) && !(agent.rev > body.rev)) agents.delete(address);
+  for (const agent of body.agents) keep(agent, now);
   problems = body.problems;
   readOnly = body.read_only;
   return true;
@@ -573,18 +607,26 @@ function follow() {
   };
   events.onmessage = (message) => {
     const item = JSON.parse(message.data);
+    if (item.type === "hello") {
+      if (item.epoch !== epoch) forget(item.epoch);
+      return;
+    }
     if (item.type === "agent") {
       const before = agents.get(item.agent.address);
-      agents.set(item.agent.address, { ...item.agent, at: Date.now() });
+      if (!keep(item.agent)) return;
       if (item.agent.address === shown && before && before.fingerprint !== item.agent.fingerprint) ticks = null;
       ruledSoon();
     } else if (item.type === "removed") {
+      const before = agents.get(item.pane);
+      if (before && before.rev > item.rev) return;
       agents.delete(item.pane);
+      goneAt.set(item.pane, item.rev);
     } else if (item.type === "hosts") {
       problems = item.problems;
     } else if (item.type === "screen") {
-      if (item.pane === shown) {
+      if (item.pane === shown && item.rev >= screenRev) {
         screen = item.screen;
+        screenRev = item.rev;
         drawScreen();
       }
       return;
