@@ -20,6 +20,7 @@ import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 from ..detect.claude.status_files import claude_config_dir
@@ -40,6 +41,7 @@ from ..shared.paths import runtime_dir
 from ..shared.safe_text import clean
 from ..state.eventlog import default_path as log_path
 from ..tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
+from ..usage.prices import OLD_AFTER_DAYS, own_table_path, table
 from .popup_key import binding, installed_command, popup_programs, server_path
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"
@@ -448,6 +450,22 @@ def check_rules(env: Mapping[str, str]) -> list[Check]:
     return checks
 
 
+def check_prices(today: date | None = None) -> list[Check]:
+    """The price table's date (estimates and context windows come from it), and the user's own prices.json if it was not read."""
+    known = table()
+    age = known.age_days(today)
+    checks = []
+    if known.problem:
+        checks.append(Check("prices", WARN, known.problem, f"fix {own_table_path()} (the shipped table is used meanwhile)"))
+    words = f"{known.words()}: {len(known.prices)} models"
+    if age > OLD_AFTER_DAYS:
+        fix = f"update headspace for newer prices, or put the models you run in {own_table_path()} (same form as the shipped prices.json)"
+        checks.append(Check("prices", WARN, f"{words}, {age} days old: a newer model may have no estimate or window", fix))
+    else:
+        checks.append(Check("prices", OK, words))
+    return checks
+
+
 def run_checks(server: TmuxServer, env: Mapping[str, str] | None = None, config: Config | None = None, config_problem: str = "") -> list[Check]:
     env = os.environ if env is None else env
     folders = agent_config_dirs(server, env)
@@ -463,6 +481,7 @@ def run_checks(server: TmuxServer, env: Mapping[str, str] | None = None, config:
         *check_terminal(env),
         *check_notifications(env, config),
         *check_rules(env),
+        *check_prices(),
         *check_patches(),
     ]
 

@@ -124,6 +124,9 @@ class Family:
     # dialog has a "Confirm" tab of its own) headspace only ticks the boxes by
     # digit and the person finishes the question in the pane.
     question_review: bool = False
+    # The context window the family's CLI gives its default model, stated here for when neither the
+    # agent's files nor the price table say it: shown, and marked as assumed (0: none assumed).
+    context_window: int = 0
     # The screen read together with the pane's title, for a family whose
     # screen alone cannot tell some states apart (Codex 0.144 shows a reply
     # still streaming exactly as a finished one; only its title's spinner

@@ -482,7 +482,7 @@ class Monitor:
         watch.records_read = self.clock()
         usage = await self.host.session_usage(watch.family.name, agent_pid)
         if usage is not None and self.panes.get(watch.record.pane_id) is watch:  # None: not asked (a dropped link); keep what was
-            self.store.used(watch.record.pane_id, priced(usage) if usage.model or usage.tokens.total else None)
+            self.store.used(watch.record.pane_id, priced(usage, watch.family.context_window) if usage.model or usage.tokens.total else None)
 
     def _update(self, watch: PaneWatch, observation: Observation, at: float | None = None, captured: float | None = None, screen: Observation | None = None) -> Agent:
         agent_pid = watch.agent_pid

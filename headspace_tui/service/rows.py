@@ -21,7 +21,7 @@ from ..usage.words import limit_words
 PUBLIC = (
     "host", "target", "pane_id", "state", "tool", "detail", "options", "question", "ticked", "error", "retrying",
     "exit_status", "fingerprint", "request", "snoozed", "mode", "blocked", "cwd", "change", "since", "in_state_for", "since_source", "agent", "agent_version", "claude_version",
-    "model", "context_tokens", "context_pct", "tokens", "cost_usd_est", "limited_until",
+    "model", "context_tokens", "context_pct", "context_window", "context_window_source", "tokens", "cost_usd_est", "cost_leaves_out", "limited_until",
 )  # fmt: skip
 
 
@@ -80,13 +80,17 @@ def agent_row(agent: Agent, now: float, snoozed: str = "") -> dict[str, Any]:
 def usage_fields(usage: Usage | None) -> dict[str, Any]:
     """Its tokens, context and cost as its own files tell them (service/usage_tally.py); nulls where nothing says."""
     if usage is None:
-        return {"model": None, "context_tokens": None, "context_pct": None, "tokens": None, "cost_usd_est": None, "plan_use": None}
+        keys = ("model", "context_tokens", "context_pct", "context_window", "context_window_source", "tokens", "cost_usd_est", "cost_leaves_out", "plan_use")
+        return dict.fromkeys(keys)
     return {
         "model": usage.model or None,
         "context_tokens": usage.context_tokens,  # what its last request filled of the model's window
         "context_pct": usage.context_pct,  # of that window; null: the model's window is not known
+        "context_window": usage.context_window or None,  # tokens; null: not known
+        "context_window_source": usage.window_source or None,  # "agent" (its files said), "table" (the price table), "assumed" (the family's default)
         "tokens": usage.tokens.to_dict(),  # the session's: input, output, cache_read, cache_write
-        "cost_usd_est": usage.cost_usd,  # at list prices (usage/prices.json); null: a model the table does not list
+        "cost_usd_est": usage.cost_usd,  # at list prices (the price table); null: no model of the session is priced
+        "cost_leaves_out": list(usage.unpriced) or None,  # the session's models the estimate could not price
         # The plan's windows where the agent's files name them (Codex's rate_limits); null: nothing says.
         "plan_use": [{"window": p.name, "used_pct": p.used_pct, "resets_at": p.resets_at or None} for p in usage.plan] or None,
     }
@@ -101,7 +105,8 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "in_state_for": (int, float, type(None)), "since_source": (str, type(None)), "agent": (str,), "agent_version": (str, type(None)),
     "claude_version": (str, type(None)), "line": (str,),
     "model": (str, type(None)), "context_tokens": (int, type(None)), "context_pct": (int, type(None)), "tokens": (dict, type(None)),
-    "cost_usd_est": (int, float, type(None)), "plan_use": (list, type(None)), "limited_until": (int, float, type(None)),
+    "context_window": (int, type(None)), "context_window_source": (str, type(None)),
+    "cost_usd_est": (int, float, type(None)), "cost_leaves_out": (list, type(None)), "plan_use": (list, type(None)), "limited_until": (int, float, type(None)),
 }  # fmt: skip
 
 

@@ -85,7 +85,7 @@ class TranscriptFollower:
         if turns and self.current(watch):
             note_times(watch, turns)
             if watch.usage.add(turns):
-                self.store.used(agent.pane_id, watch.usage.usage())
+                self.store.used(agent.pane_id, watch.usage.usage(watch.family.context_window if watch.family is not None else 0))
         if not turns or journal is None or not self.current(watch):
             return
         work = None

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 from ..detect.turns import Turn
 from ..usage.model import Tokens, Usage
-from ..usage.prices import estimate, window_of
+from ..usage.prices import estimate_all, window_of
 
 SYNTHETIC = "<synthetic>"  # the model of a line Claude writes itself (an API error shown as a reply)
 
@@ -52,7 +52,8 @@ class UsageTally:
                 self.context = tokens.input + tokens.cache_read + tokens.cache_write
         return (self.totals, self.model, self.context) != before
 
-    def usage(self) -> Usage:
-        costs = [estimate(model, tokens) for model, tokens in self._by_model.items() if tokens.total]
-        cost = None if not costs or any(c is None for c in costs) else round(sum(c for c in costs if c is not None), 6)
-        return Usage(model=self.model, tokens=self.totals, context_tokens=self.context, context_window=window_of(self.model), cost_usd=cost)
+    def usage(self, assumed: int = 0) -> Usage:
+        """The session's usage: the estimate of what has a price (the models left out named), the window by the table or ``assumed``."""
+        cost, left_out = estimate_all(self._by_model)
+        window, source = window_of(self.model, assumed)
+        return Usage(model=self.model, tokens=self.totals, context_tokens=self.context, context_window=window, cost_usd=cost, window_source=source, unpriced=left_out)

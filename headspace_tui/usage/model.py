@@ -58,7 +58,7 @@ class Usage:
     ``context_tokens`` is what its last request filled of the model's window
     (its prompt, cached or not); ``context_window`` the
     window (0: not known).  ``cost_usd`` is an estimate at the list prices
-    of ``prices.json`` (None: a model it does not list).  ``plan`` is the
+    of the price table (None: no model of the session is priced).  ``plan`` is the
     plan's windows where the agent's files say them.  (A rate limit that
     stopped the agent is its state, ``limited``, with ``Agent.limited_until``.)
     """
@@ -69,6 +69,10 @@ class Usage:
     context_window: int = 0
     cost_usd: float | None = None
     plan: tuple[PlanUse, ...] = ()
+    # Where ``context_window`` comes from: "agent" (its own files or words), "table" (the price table),
+    # "assumed" (the family's stated default: nothing said it), "" (not known).
+    window_source: str = ""
+    unpriced: tuple[str, ...] = ()  # models of this session the estimate leaves out (the table has no price for them)
 
     @property
     def context_pct(self) -> int | None:
@@ -84,6 +88,7 @@ class Usage:
             "tokens": self.tokens.to_list(),
             "context_tokens": self.context_tokens,
             "context_window": self.context_window,
+            "window_source": self.window_source,
             "plan": [[p.window_minutes, p.used_pct, p.resets_at] for p in self.plan],
         }
 
@@ -101,7 +106,8 @@ class Usage:
         windows = tuple(
             PlanUse(int(p[0]), float(p[1]), float(p[2])) for p in plan if isinstance(p, list) and len(p) == 3 and _count(p[0]) and all(isinstance(v, (int, float)) for v in p[1:])
         )
-        return cls(str(row["model"])[:200], tokens, int(context), int(window), plan=windows)  # type: ignore[arg-type]
+        source = row.get("window_source") if row.get("window_source") in ("agent", "table", "assumed") else ""
+        return cls(str(row["model"])[:200], tokens, int(context), int(window), plan=windows, window_source=str(source))  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,15 @@ def cost_words(cost: float | None) -> str:
     return f"${cost:.2f} est." if cost >= 0.01 else f"${cost:.4f} est."
 
 
+WINDOW_FROM = {"agent": "window given by the agent", "table": "window from the price table", "assumed": "window assumed: the agent's default, nothing said it"}
+
+
 def context_words(usage: Usage) -> str:
-    """"7,300 of 200,000 tokens (3%)", or the tokens alone when the window is not known."""
+    """"7,300 of 200,000 tokens (3%) · window given by the agent", or the tokens alone when the window is not known."""
     if not usage.context_window:
         return f"{usage.context_tokens:,} tokens (the model's window is not known)"
-    return f"{usage.context_tokens:,} of {usage.context_window:,} tokens ({usage.context_pct}%)"
+    source = WINDOW_FROM.get(usage.window_source, "")
+    return f"{usage.context_tokens:,} of {usage.context_window:,} tokens ({usage.context_pct}%)" + (f" · {source}" if source else "")
 
 
 def token_words(usage: Usage) -> str:
@@ -47,10 +51,10 @@ def usage_lines(usage: Usage | None, limited_until: float | None = None) -> list
         lines.append(("Rate limit", limit_words(limited_until)))
     if usage is None:
         return lines
-    as_of, _ = table()
     lines.append(("Context", context_words(usage) + (f" · {usage.model}" if usage.model else "")))
     lines.append(("Tokens", token_words(usage)))
-    lines.append(("Cost", f"{cost_words(usage.cost_usd)} (list prices as of {as_of})" if usage.cost_usd is not None else cost_words(None)))
+    left_out = f"; leaves out {', '.join(usage.unpriced)}: not in the price table" if usage.unpriced else ""
+    lines.append(("Cost", f"{cost_words(usage.cost_usd)} ({table().words()}{left_out})" if usage.cost_usd is not None else cost_words(None)))
     if usage.plan:
         lines.append(("Plan", " · ".join(plan_words(p) for p in usage.plan)))
     return lines

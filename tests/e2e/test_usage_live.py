@@ -14,7 +14,7 @@ import time
 import pytest
 
 from headspace_tui.usage.model import Tokens
-from headspace_tui.usage.prices import estimate
+from headspace_tui.usage.prices import estimate, price_of
 from tests.e2e.test_resident_service import started
 from tests.harness import fake_api as api
 from tests.harness.cli import headspace
@@ -48,6 +48,21 @@ def test_status_json_sums_each_replys_tokens_and_says_the_context_and_an_estimat
     assert got["context_pct"] == (7200 * 100) // 200_000
     assert got["cost_usd_est"] == estimate(MODEL, sums) and got["cost_usd_est"] > 0
     assert got["limited_until"] is None
+
+
+def test_claudes_default_model_gets_a_context_share_and_an_estimate_from_the_table(claude_session, fake_api, private_tmux, services):
+    """The pinned Claude as users run it, no --model: its default model is in the table, so the row has a context share and a cost."""
+    session = claude_session([api.text("Done.", usage=api.tokens(900, 50, cache_read=30_000))], name="default")
+    started(private_tmux.name, services)
+    session.submit("hello")
+    session.wait_for(lambda s: "Done." in s and TURN_DONE.search(s) is not None, what="the reply")
+    (model,) = {r.body.get("model") for r in fake_api.main_requests}
+    got = poll(lambda: row(private_tmux.name), lambda r: r["context_tokens"] == 900 + 30_000, timeout=30)
+    price = price_of(model)
+    assert got["model"] == model and price is not None, (model, got)
+    assert (got["context_window"], got["context_window_source"]) == (price.window, "table")
+    assert got["context_pct"] == (30_900 * 100) // price.window
+    assert got["cost_usd_est"] == estimate(model, Tokens(900, 50, 30_000, 0)) and got["cost_leaves_out"] is None
 
 
 def test_a_429_that_claude_gives_up_on_reads_limited_on_status_json(claude_session, fake_api, private_tmux, services):

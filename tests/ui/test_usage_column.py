@@ -45,6 +45,23 @@ def test_the_ctx_column_shows_each_known_context_coloured_by_how_full_and_hides_
     asyncio.run(scenario(hidden))
 
 
+def test_percent_with_no_context_known_says_why_instead_of_nothing():
+    async def scenario() -> None:
+        app = demo_app(config=Config(theme="headspace-dark"))
+        async with app.run_test(size=(160, 40)) as pilot:
+            await app.snapshot_loader(pilot)
+            table = app.table
+            assert table.show_context and "context" not in table.columns
+            await pilot.press("percent_sign")
+            await wait_until(pilot, lambda: any("no agent's context share is known yet" in str(n.message) for n in app._notifications), "the reason said")
+            assert table.show_context and "context" not in table.columns  # not turned off by a press meant to show it
+            agent = table.agents[table.selected_pane_id]
+            table.upsert(dataclasses.replace(agent, usage=usage(20_000)))
+            await wait_until(pilot, lambda: "context" in table.columns, "the column, once a share is known")
+
+    asyncio.run(scenario())
+
+
 def test_e_says_the_context_the_tokens_and_the_estimate():
     async def scenario() -> None:
         app = demo_app(config=Config(theme="headspace-dark"))

@@ -42,7 +42,7 @@ from ...shared.safe_text import clean
 from ..guard import ui_handler
 from ..input_mode import InputMode
 from ..messages import AgentChanged, AgentRemoved, InputModeEnded, LayoutChosen, PaneCaptured, ProblemChanged, Snoozed, Woken
-from ..widgets.agent_table import RETRYING, AgentTable
+from ..widgets.agent_table import RETRYING, AgentTable, context_pct
 from ..widgets.change_box import ChangeBox
 from ..widgets.filter_input import FilterInput
 from ..widgets.footer import KeysFooter
@@ -332,7 +332,12 @@ class MainScreen(Screen):
 
     def action_toggle_context(self) -> None:
         """Show or hide the Ctx column (for this run; ``context_column`` in the config says how it starts)."""
-        self.table.set_show_context(not self.table.show_context)
+        known = any(context_pct(a) is not None for a in self.table.agents.values())
+        if not (self.table.show_context and not known):
+            self.table.set_show_context(not self.table.show_context)
+        if self.table.show_context and not known:
+            # The column is drawn only where some agent's share is known: say why nothing appeared, rather than nothing.
+            self.notify("Ctx is on, but no agent's context share is known yet (no reply read, or its model's window unknown: see e).", markup=False)
 
     def action_help(self) -> None:
         self.windows.help()

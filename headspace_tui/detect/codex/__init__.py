@@ -88,6 +88,8 @@ FAMILY = Family(
     box_text=box_text,
     paste_gap=0.15,  # an Enter within ~20 ms of typed text joins the paste; 50 ms was always enough (measured)
     with_title=classify_pane,
+    # Codex writes its own model_context_window; this is what it gives the GPT-5 codex models when it has not yet.
+    context_window=272_000,
 )
 
 __all__ = ["FAMILY", "box_text", "classify", "classify_capture", "classify_pane", "recognise", "title_observation", "version_of"]

@@ -61,6 +61,8 @@ FAMILY = Family(
     mode_of=gemini_mode,
     box_text=box_text,
     paste_gap=0.15,  # an Enter within ~20 ms of typed text joins the paste; 50 ms was always enough (measured)
+    # Gemini CLI's models (2.5 Pro and Flash, its defaults) take 1,048,576 tokens.
+    context_window=1_048_576,
 )
 
 __all__ = ["FAMILY", "box_text", "classify_capture", "is_gemini_command", "recognise", "screen_version", "strip_escapes", "version_of"]
