@@ -44,6 +44,7 @@ from ..shared.safe_files import Unreadable, is_private_dir, loads, note_once, re
 SOURCE = Source.HOOK
 CONFIDENCE = 0.95
 MAX_FILE = 4 << 20  # the program stores at most 1 MB of payload
+CONVERSATION_ONLY = frozenset({"clear", "resume"})  # SessionEnd reasons after which the same Claude goes on
 
 
 def spool_dir(env: Mapping[str, str] = os.environ) -> Path:
@@ -335,7 +336,8 @@ def hook_observation(event: HookEvent) -> Observation | None:
       (startup, resume, /clear).  Not ``starting``: a startup dialog (trust this
       folder) comes before it.  ``source`` ``compact`` happens mid-session and
       says nothing about the state: None.
-    * SessionEnd: ``exited``.
+    * SessionEnd: ``exited``, unless its ``reason`` is ``clear`` or ``resume``
+      (a new conversation in the same Claude): None.
     """
     name = event.event
     if name == "PermissionRequest":
@@ -366,5 +368,7 @@ def hook_observation(event: HookEvent) -> Observation | None:
         source = _text(event.raw, "source")
         return None if source == "compact" else _observation(event, AgentState.IDLE, source)
     if name == "SessionEnd":
-        return _observation(event, AgentState.EXITED, _text(event.raw, "reason"))
+        reason = _text(event.raw, "reason")
+        # /clear ends a conversation, not Claude: a SessionStart ("clear") follows at its prompt.
+        return None if reason in CONVERSATION_ONLY else _observation(event, AgentState.EXITED, reason)
     return None

@@ -57,6 +57,7 @@ from .journal import Journal, who
 from .lifecycle import LifecycleError, claude_argv, exit_claude, resume_argv, runs_agent, start, state_refusal
 from .limit_resume import LimitResume
 from .monitor import Monitor
+from .pane_watch import LOCAL_HOST
 from .rule_answers import RuleAnswers, RuleBook
 from .scan import sort_key
 
@@ -292,6 +293,9 @@ class Service:
 
         remotes = [h if isinstance(h, RemoteHost) else RemoteHost(h) for h in hosts]
         monitors = ([monitor(None)] if local or not remotes else []) + [monitor(h) for h in remotes]
+        if journal is not None:
+            # The day's spending is this tmux server's agents' (and the hosts'), not every server's in the log.
+            journal.ledger.local, journal.ledger.server = LOCAL_HOST, server.key
         return cls(server, Fleet(monitors), config=config, clock=clock, journal=journal, live=live)
 
     # -- events ------------------------------------------------------------------------

@@ -249,6 +249,10 @@ class Journal:
         if abs(at - agent.since) >= 0.5:
             self.writer.write([{"kind": "agent_clock", "agent": key, "state": new, "since": agent.since, "since_source": agent.since_source}])
 
+    def conversation(self, agent: Agent, at: float, session: str, how: str) -> None:
+        """Claude began another conversation in the same process (``how``: "cleared" by /clear, or "resumed" by /resume): a line of the timeline."""
+        self.writer.write([{"kind": "conversation", "agent": who(agent), "ts": at, "pane": agent.pane_id, "target": agent.target, "session": session, "how": how}])
+
     # -- the pieces' answers ------------------------------------------------------------
     def turns(self, agent: Agent, turns: list[transcript.Turn], *, record: bool = True) -> tuple[str, str]:
         """New transcript turns through the command machine: the agent's (command, outcome) after them (``CommandTracker.turns``)."""

@@ -23,6 +23,7 @@ from .host import Host
 from .journal import Journal, turn_time
 from .pane_watch import PaneWatch
 from .store import AgentStore
+from .usage_tally import UsageTally
 
 
 class TranscriptFollower:
@@ -68,6 +69,12 @@ class TranscriptFollower:
     async def follow(self, watch: PaneWatch, agent: Agent, status: ClaudeStatus | None) -> None:
         """Read what is new in the agent's transcript.  Reading runs in the thread:
         a first read of a long transcript takes a tenth of a second."""
+        assumed = watch.family.context_window if watch.family is not None else 0
+        if watch.tail is not None and status is not None and status.session_id:
+            if not watch.conversation:
+                watch.conversation = status.session_id  # the tail a hook named is the status file's conversation
+            elif status.session_id != watch.conversation:
+                self._switched(watch, agent, status.session_id, assumed)
         if watch.tail is None:
             kept = watch.family.transcripts if watch.family is not None else None
             if kept is None or status is None or not status.session_id or not status.cwd:
@@ -78,14 +85,18 @@ class TranscriptFollower:
             path = kept.path(folder, status.cwd, status.session_id)
             if not await self.host.exists(path):
                 return
-            watch.tail = self.host.transcript(path)
+            watch.tail, watch.conversation = self.host.transcript(path), status.session_id
+            watch.usage.conversation = watch.usage.conversation or status.session_id
         tail, journal, loop = watch.tail, self.journal, asyncio.get_running_loop()
         first = not tail.opened
         turns = await loop.run_in_executor(self._reader, tail.read_new)
+        if watch.switched_at and first and self.current(watch):
+            self._told_how(watch, agent, turns)
         if turns and self.current(watch):
             note_times(watch, turns)
+            watch.last_turn_at = max([watch.last_turn_at, *(t for t in map(turn_time, turns) if t)])
             if watch.usage.add(turns):
-                self.store.used(agent.pane_id, watch.usage.usage(watch.family.context_window if watch.family is not None else 0))
+                self.store.used(agent.pane_id, watch.usage.usage(assumed))
         if not turns or journal is None or not self.current(watch):
             return
         work = None
@@ -106,6 +117,28 @@ class TranscriptFollower:
             # have shown a block of this turn): dated by the transcript where its clock is this one, else as read.
             began = min(self.clock(), watch.typed_at) if not self.host.remote else self.clock()
             self.store.turn(agent.pane_id, began, watch.typed_at, by="transcript")
+
+
+    def _switched(self, watch: PaneWatch, agent: Agent, conversation: str, assumed: int) -> None:
+        """Claude's conversation changed under the same process (/clear, /resume): its transcript and its count start again.
+
+        The row's totals become the new conversation's (zero until its first
+        reply: /clear empties the context); the ledger counts the new one from
+        its start and the day keeps both.  How it changed is told once its
+        transcript is first read (``_told_how``).
+        """
+        model = watch.usage.model
+        watch.tail, watch.conversation, watch.switched_at = None, "", self.clock()
+        watch.usage = UsageTally(conversation)
+        watch.usage.model = model
+        self.store.used(agent.pane_id, watch.usage.usage(assumed))
+
+    def _told_how(self, watch: PaneWatch, agent: Agent, turns: list) -> None:
+        """The timeline's line for a conversation switched to: resumed (its transcript holds lines older than the last conversation's newest) or cleared."""
+        older = any((turn_time(t) or 0.0) < watch.last_turn_at for t in turns)
+        if self.journal is not None:
+            self.journal.conversation(agent, watch.switched_at, watch.conversation, "resumed" if older else "cleared")
+        watch.switched_at, watch.last_turn_at = 0.0, 0.0
 
 
 def note_times(watch: PaneWatch, turns: list) -> None:

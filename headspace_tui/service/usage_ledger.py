@@ -7,9 +7,10 @@ the days are then sums of ``spent`` by the event's date, read back from the
 log, and "today" is the same sum kept up as events are written.
 
 What was added is the totals less the last ones this agent's events said,
-this run or an earlier one (the log is asked once per agent).  Totals that
-went down are a new conversation (Codex's ``/new``, Gemini's ``/clear``):
-all of it is new.  An agent headspace never saw before counts its whole
+this run or an earlier one (the log is asked once per agent).  Totals of
+another conversation (Claude's session id changed: ``/clear``, ``/resume``),
+or that went down (Codex's ``/new``, Gemini's ``/clear``), are a new
+conversation: all of it is new, and the day keeps both.  An agent headspace never saw before counts its whole
 conversation so far on the day it is first seen (a session begun yesterday
 and first watched today is today's).
 """
@@ -28,10 +29,14 @@ from .history import start_of_day
 KIND = "usage"
 
 
-def added(before: tuple[Tokens, float | None] | None, now: Usage) -> Spent:
-    """What ``now``'s totals add to ``before``'s (all of them when there was none, or when they went down: a new conversation)."""
+Last = tuple[Tokens, float | None, str]  # the totals an agent's last event said, their cost, and their conversation
+
+
+def added(before: Last | None, now: Usage) -> Spent:
+    """What ``now``'s totals add to ``before``'s (all of them when there was none, or when they are of another conversation: /clear, /resume, or totals that went down)."""
     tokens, cost = now.tokens, now.cost_usd
-    if before is not None and all(n >= b for n, b in zip(tokens.to_list(), before[0].to_list(), strict=True)):
+    other = bool(before and before[2] and now.conversation and before[2] != now.conversation)
+    if before is not None and not other and all(n >= b for n, b in zip(tokens.to_list(), before[0].to_list(), strict=True)):
         tokens = tokens - before[0]
         if cost is not None and before[1] is not None:
             cost = max(0.0, cost - before[1])
@@ -74,10 +79,14 @@ class UsageLedger:
         self.log = log
         self.writer = writer
         self.clock = clock
-        self._last: dict[str, tuple[Tokens, float | None]] = {}  # agent key → the totals its last event said
+        self._last: dict[str, Last] = {}  # agent key → the totals its last event said
         self._day = 0.0  # the midnight ``_today`` counts from
         self._today = Spent()
         self._kept: list[StoredEvent] = []  # without a log: this run's events, for the days view
+        # This machine's host name in agent keys, and the local tmux server whose agents' spending this is ("": every
+        # one's): the log is one per user, kept by every headspace of every server; another local server's agents are
+        # its own service's to count.
+        self.local, self.server = "", ""
 
     def used(self, key: str, agent: Agent) -> None:
         """The agent's row changed: when its totals grew, one event."""
@@ -87,10 +96,10 @@ class UsageLedger:
         if key not in self._last:
             self._last[key] = self._logged(key)
         before = self._last[key]  # zero counts when none were logged: all of it is new, as with none
-        if before == (usage.tokens, usage.cost_usd):
+        if before[:2] == (usage.tokens, usage.cost_usd) and before[2] in ("", usage.conversation):
             return
         spent = added(before, usage)
-        self._last[key] = (usage.tokens, usage.cost_usd)
+        self._last[key] = (usage.tokens, usage.cost_usd, usage.conversation)
         if not spent.tokens.total and not spent.cost_usd:
             return
         now = self.clock()
@@ -104,6 +113,7 @@ class UsageLedger:
             "model": usage.model,
             "tokens": usage.tokens.to_list(),
             "cost_usd": usage.cost_usd,
+            "conversation": usage.conversation,
             "spent": spent.tokens.to_list(),
             "spent_usd": spent.cost_usd,
             "unpriced": spent.unpriced,
@@ -133,11 +143,17 @@ class UsageLedger:
         if self.log is None:
             return [e for e in self._kept if e.ts >= since]
         try:
-            return self.log.query(kind=KIND, since=since) + [e for e in self.writer.waiting_of(KIND) if e.ts >= since]
+            found = self.log.query(kind=KIND, since=since) + [e for e in self.writer.waiting_of(KIND) if e.ts >= since]
         except EventLogError:
             return []
+        return [e for e in found if self._mine(e.agent or "")]
 
-    def _logged(self, key: str) -> tuple[Tokens, float | None]:
+    def _mine(self, key: str) -> bool:
+        """An agent of this server (or of a remote host), by its key ``host|server|pane|pid@started``."""
+        host, _, rest = key.partition("|")
+        return not self.server or host != self.local or rest.partition("|")[0] == self.server
+
+    def _logged(self, key: str) -> Last:
         """The totals this agent's last event said (an earlier run's too); zero when it has none."""
         if self.log is not None:
             try:
@@ -147,5 +163,6 @@ class UsageLedger:
             if rows:
                 tokens = Tokens.from_list(rows[-1].payload.get("tokens"))
                 if tokens is not None:
-                    return tokens, _number(rows[-1].payload.get("cost_usd"))
-        return Tokens(), None
+                    conversation = rows[-1].payload.get("conversation")
+                    return tokens, _number(rows[-1].payload.get("cost_usd")), conversation if isinstance(conversation, str) else ""
+        return Tokens(), None, ""

@@ -24,7 +24,8 @@ SYNTHETIC = "<synthetic>"  # the model of a line Claude writes itself (an API er
 class UsageTally:
     """The running sums of one agent's session."""
 
-    def __init__(self) -> None:
+    def __init__(self, conversation: str = "") -> None:
+        self.conversation = conversation  # the session id of the transcript folded ("" not known)
         self.model = ""
         self.context = 0
         self._last_id = ""
@@ -56,4 +57,6 @@ class UsageTally:
         """The session's usage: the estimate of what has a price (the models left out named), the window by the table or ``assumed``."""
         cost, left_out = estimate_all(self._by_model)
         window, source = window_of(self.model, assumed)
-        return Usage(model=self.model, tokens=self.totals, context_tokens=self.context, context_window=window, cost_usd=cost, window_source=source, unpriced=left_out)
+        return Usage(
+            model=self.model, tokens=self.totals, context_tokens=self.context, context_window=window, cost_usd=cost, window_source=source, unpriced=left_out, conversation=self.conversation
+        )

@@ -73,6 +73,7 @@ class Usage:
     # "assumed" (the family's stated default: nothing said it), "" (not known).
     window_source: str = ""
     unpriced: tuple[str, ...] = ()  # models of this session the estimate leaves out (the table has no price for them)
+    conversation: str = ""  # the conversation these totals are of (Claude's session id; "" not known): /clear starts another
 
     @property
     def context_pct(self) -> int | None:

@@ -9,15 +9,20 @@ against the model's window, and the estimate at the table's list prices.
 from __future__ import annotations
 
 import json
+import os
 import time
 
 import pytest
 
+from headspace_tui.app.screens.timeline import describe_event
+from headspace_tui.state.eventlog import EventLog
+from headspace_tui.state.eventlog import default_path as events_path
 from headspace_tui.usage.model import Tokens
 from headspace_tui.usage.prices import estimate, price_of
 from tests.e2e.test_resident_service import started
 from tests.harness import fake_api as api
 from tests.harness.cli import headspace
+from tests.harness.hooks_race import install_hooks
 from tests.harness.scenarios import TURN_DONE
 from tests.harness.wait import poll
 
@@ -63,6 +68,34 @@ def test_claudes_default_model_gets_a_context_share_and_an_estimate_from_the_tab
     assert (got["context_window"], got["context_window_source"]) == (price.window, "table")
     assert got["context_pct"] == (30_900 * 100) // price.window
     assert got["cost_usd_est"] == estimate(model, Tokens(900, 50, 30_000, 0)) and got["cost_leaves_out"] is None
+
+
+def test_clear_starts_the_conversations_count_again_and_the_day_keeps_both(claude_session, fake_api, private_tmux, services):
+    """/clear as users run it, hooks installed: the row's totals become the new conversation's, the day's events add both, and the timeline says so (not "exited")."""
+    script = [api.text("One.", usage=api.tokens(1000, 100)), api.text("Two.", usage=api.tokens(50, 5)), api.text("Three.", usage=api.tokens(70, 7))]
+    session = claude_session(script, name="clear", launch=False, extra_args=["--model", MODEL], extra_env={"XDG_RUNTIME_DIR": os.environ["XDG_RUNTIME_DIR"]})
+    install_hooks(session)
+    session.launch()
+    started(private_tmux.name, services)
+    session.submit("the first part")
+    session.wait_for(lambda s: "One." in s and TURN_DONE.search(s) is not None, what="the first reply")
+    poll(lambda: row(private_tmux.name), lambda r: r["tokens"] == Tokens(1000, 100, 0, 0).to_dict(), timeout=30)
+    session.submit("/clear")
+    session.wait_for(lambda s: "One." not in s, what="the conversation cleared")
+    for prompt, reply in (("the second part", "Two."), ("the third part", "Three.")):
+        session.submit(prompt)
+        session.wait_for(lambda s, reply=reply: reply in s and TURN_DONE.search(s) is not None, what=reply)
+    got = poll(lambda: row(private_tmux.name), lambda r: r["tokens"] == Tokens(120, 12, 0, 0).to_dict(), timeout=30)
+    assert got["state"] == "idle" and got["cost_usd_est"] == estimate(MODEL, Tokens(120, 12, 0, 0))
+
+    mine = f"local|L:{private_tmux.name}|{session.pane_id}|"
+    with EventLog(events_path()) as log:
+        spent = poll(lambda: [e for e in log.query(kind="usage") if (e.agent or "").startswith(mine)], lambda events: sum(e.payload["spent"][0] for e in events) == 1120, timeout=30)
+        assert sum(e.payload["spent"][1] for e in spent) == 112 and len({e.payload["conversation"] for e in spent}) == 2
+        mine_all = [e for e in log.query() if (e.agent or "").startswith(mine)]
+    (cleared,) = [e for e in mine_all if e.kind == "conversation"]
+    assert cleared.payload["how"] == "cleared" and describe_event(cleared, {}).plain.startswith("a new conversation (/clear)")  # the timeline's line
+    assert "exited" not in [e.payload.get("to") for e in mine_all if e.kind == "agent_state"]
 
 
 def test_a_429_that_claude_gives_up_on_reads_limited_on_status_json(claude_session, fake_api, private_tmux, services):

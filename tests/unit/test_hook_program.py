@@ -297,12 +297,14 @@ def test_hook_observation_mapping(runtime: Path):
     spool_event(runtime, "Notification", message="Claude Code login successful", notification_type="auth_success")
     spool_event(runtime, "SessionStart", source="compact")
     spool_event(runtime, "PreCompact")
+    spool_event(runtime, "SessionEnd", reason="clear")  # /clear: the conversation ends, Claude goes on
+    spool_event(runtime, "SessionStart", source="clear")
     events = read_spool(spool_dir({"XDG_RUNTIME_DIR": str(runtime)}))
     observations = [hook_observation(e) for e in events]
     states = [o.state.value if o else None for o in observations]
     assert states == [
         "idle", "working", "working", "permission", "permission", "working", "idle", "working", "exited",
-        "idle", "permission", None, None, None,
+        "idle", "permission", None, None, None, None, "idle",
     ]
     permission = observations[3]
     assert (permission.tool, permission.prompt.detail, permission.prompt.kind) == ("Bash", BASH_INPUT["command"], "permission")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from dataclasses import replace
 
 from headspace_tui.model import Agent
 from headspace_tui.service.event_writer import EventWriter
@@ -37,9 +38,40 @@ def ledger(log: EventLog | None, clock: Clock) -> UsageLedger:
 
 def test_what_is_added_is_the_growth_and_totals_that_went_down_are_a_new_conversation():
     assert added(None, usage(100, 10, 0.5)) == Spent(Tokens(100, 10, 0, 0), 0.5, 0)
-    assert added((Tokens(100, 10, 0, 0), 0.5), usage(150, 30, 0.75)) == Spent(Tokens(50, 20, 0, 0), 0.25, 0)
-    assert added((Tokens(100, 10, 0, 0), 0.5), usage(20, 5, 0.1)) == Spent(Tokens(20, 5, 0, 0), 0.1, 0)  # /new: all of it
-    assert added((Tokens(100, 10, 0, 0), None), usage(150, 30, None)) == Spent(Tokens(50, 20, 0, 0), 0.0, 70)  # no price: said as unpriced
+    assert added((Tokens(100, 10, 0, 0), 0.5, ""), usage(150, 30, 0.75)) == Spent(Tokens(50, 20, 0, 0), 0.25, 0)
+    assert added((Tokens(100, 10, 0, 0), 0.5, ""), usage(20, 5, 0.1)) == Spent(Tokens(20, 5, 0, 0), 0.1, 0)  # /new: all of it
+    assert added((Tokens(100, 10, 0, 0), None, ""), usage(150, 30, None)) == Spent(Tokens(50, 20, 0, 0), 0.0, 70)  # no price: said as unpriced
+    # Another conversation (Claude's /clear): all of it is new, even where each count is bigger than the last one's.
+    assert added((Tokens(100, 10, 0, 0), 0.5, "a"), replace(usage(150, 30, 0.75), conversation="b")) == Spent(Tokens(150, 30, 0, 0), 0.75, 0)
+    assert added((Tokens(100, 10, 0, 0), 0.5, "a"), replace(usage(150, 30, 0.75), conversation="a")) == Spent(Tokens(50, 20, 0, 0), 0.25, 0)
+
+
+def test_clear_starts_the_count_again_and_the_day_keeps_both_after_a_restart_too(tmp_path):
+    clock = Clock(NOON)
+    with EventLog(tmp_path / "events.db") as log:
+        first = ledger(log, clock)
+        first.used("k1", agent(replace(usage(1000, 100, 1.0), conversation="a")))
+        first.used("k1", agent(replace(usage(0, 0, None), conversation="b")))  # /clear: the new conversation, nothing yet
+        first.used("k1", agent(replace(usage(1200, 150, 1.5), conversation="b")))  # bigger than the first's: all of it still new
+        assert first.today(clock.now).cost_usd == 2.5 and [e.payload["conversation"] for e in log.query(kind=KIND)] == ["a", "b"]
+        again = ledger(log, clock)  # a restart reads the last conversation's totals back: nothing counted twice
+        again.used("k1", agent(replace(usage(1200, 150, 1.5), conversation="b")))
+        assert again.today(clock.now).cost_usd == 2.5 and log.count() == 2
+
+
+def test_the_days_spending_is_this_tmux_servers_and_the_remote_hosts_not_another_local_servers(tmp_path):
+    clock = Clock(NOON)
+    with EventLog(tmp_path / "events.db") as log:
+        mine, other = ledger(log, clock), ledger(log, clock)
+        for one, server in ((mine, "L:work"), (other, "L:play")):
+            one.local, one.server = "local", server
+        mine.used("local|L:work|%1|10@t", agent(usage(100, 10, 0.5)))
+        mine.used("box|L:default|%2|11@t", agent(usage(100, 10, 0.25), target="b:0.0"))  # a remote host's agent, watched from this server
+        other.used("local|L:play|%1|12@t", agent(usage(100, 10, 4.0)))
+        assert ledger(log, clock).today(clock.now).cost_usd == 4.75  # nothing set: every server's, as before
+        fresh = ledger(log, clock)
+        fresh.local, fresh.server = "local", "L:work"
+        assert fresh.today(clock.now).cost_usd == 0.75 and [r.spent.cost_usd for r in fresh.days(clock.now, 1)] == [0.5, 0.25]
 
 
 def test_each_growth_is_one_event_the_days_sum_them_and_a_restart_counts_nothing_twice(tmp_path):

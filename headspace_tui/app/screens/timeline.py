@@ -80,6 +80,9 @@ def _describe(event: StoredEvent, styles: dict[AgentState, Style]) -> Text | Non
         if start == end:
             return None
         return Text(COMMAND_WORDS.get((start, end), f"its command: {_command_state(start)} → {_command_state(end)}"), style="cyan")
+    if event.kind == "conversation":
+        resumed = p.get("how") == "resumed"
+        return Text("resumed another conversation (/resume): its count starts" if resumed else "a new conversation (/clear): its count starts at zero", style="cyan")
     if event.kind == "agent_inactive":
         return Text(f"Claude ended with its command {_command_state(str(p.get('state')))}", style="yellow")
     if event.kind == "command_abandoned":
