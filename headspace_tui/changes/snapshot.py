@@ -21,6 +21,12 @@ baseline needs any more is removed (``prune``): baselines belong to live
 agents, so a store is removed a week after the last snapshot written to it,
 and each time headspace starts.
 
+A folder that is no git work tree gets a repository of ours instead (``plain``):
+its git folder, index and objects live in the store, the folder is its
+work tree, and nothing is written into the folder.  Such a folder can be
+anything (a home folder), so it is counted first and refused past
+PLAIN_FILES files or PLAIN_BYTES bytes, saying so.
+
 The diff of two snapshots is ``git diff`` of two trees in the same
 environment (the user's attributes and diff settings apply; no external
 diff, no text conversion, no colour).  Standard library only, Python 3.9.
@@ -75,6 +81,9 @@ SAFE_CONFIG = (
     "diff.renames=true",  # renames, never "copy from" headers
 )
 UNTRACKED_CAP = 5 << 20  # an untracked file larger than this is left out of a snapshot (a build output, a dump): said in its note
+PLAIN_FILES = 20_000  # a folder outside git with more files than this gets no baseline (a home folder, a data dump): said
+PLAIN_BYTES = 512 << 20  # ... or more bytes in its files (each one under UNTRACKED_CAP: larger ones are left out anyway)
+NOT_GIT = "not a git repository"
 DIFF_BYTES = 8 << 20  # at most this much of a diff's text is read; its counts come whole from --numstat
 
 
@@ -90,7 +99,8 @@ class Repository:
     git_dir: str  # this work tree's git folder (a linked work tree has its own)
     index: str  # this work tree's index file
     objects: str  # the repository's object folder (shared by linked work trees)
-    common: str  # the repository's common git folder: what a store is named by
+    common: str  # the repository's common git folder: what a store is named by (a plain folder's own path)
+    plain: bool = False  # a folder outside git: its git folder, index and objects are ours, in its store
 
 
 @dataclass(frozen=True)
@@ -110,14 +120,20 @@ def data_root(env: dict | None = None) -> Path:
     return Path(base) / "headspace" / "changes"
 
 
-def repository(folder: str) -> Repository:
-    """The work tree ``folder`` is in; ``NotARepository`` if none (or a bare repository, or no git)."""
+def repository(folder: str, root: Path | None = None) -> Repository:
+    """The work tree ``folder`` is in, or (outside git) the folder itself with a repository of ours in its store under ``root``.
+
+    ``NotARepository`` when the folder is gone, git is not installed, or a
+    bare repository is all there is.
+    """
     if not folder or not os.path.isdir(folder):
         raise NotARepository("the agent's folder is gone")
     out = _git(folder, ["rev-parse", "--is-inside-work-tree", "--show-toplevel", "--git-dir", "--git-common-dir", "--git-path", "index", "--git-path", "objects"], check=False)
     lines = out.stdout.splitlines()
+    if out.returncode != 0 and "not a git repository" in out.stderr:
+        return plain(folder, root or data_root())
     if out.returncode != 0 or len(lines) < 6 or lines[0] != "true":
-        raise NotARepository("not a git repository")
+        raise NotARepository(NOT_GIT)
     top = lines[1]
 
     def absolute(path: str) -> str:
@@ -126,8 +142,47 @@ def repository(folder: str) -> Repository:
     return Repository(top=top, git_dir=absolute(lines[2]), common=absolute(lines[3]), index=absolute(lines[4]), objects=absolute(lines[5]))
 
 
+def plain(folder: str, root: Path) -> Repository:
+    """A folder outside git as a work tree of a repository of ours (made on first use, in its store)."""
+    top = os.path.realpath(folder)
+    store = root / ("plain-" + hashlib.sha256(top.encode("utf-8", "surrogateescape")).hexdigest()[:24])
+    git_dir = store / "git"
+    if not (git_dir / "objects").is_dir():
+        store.mkdir(parents=True, exist_ok=True, mode=0o700)
+        _git(str(store), ["init", "-q", "--bare", str(git_dir)])
+    return Repository(top=top, git_dir=str(git_dir), index=str(git_dir / "index"), objects=str(git_dir / "objects"), common=top, plain=True)
+
+
+def _count_plain(repo: Repository, store: Path) -> None:
+    """Refuse (``NotARepository``, lasting) a plain folder too large to keep a baseline of: counted up to the caps, links not followed."""
+    files, size, folders = 0, 0, [repo.top]
+    skip = os.path.realpath(store.parent)
+    while folders:
+        here = folders.pop()
+        try:
+            entries = list(os.scandir(here))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if os.path.realpath(entry.path) != skip and entry.name != ".git":
+                        folders.append(entry.path)
+                elif entry.is_file(follow_symlinks=False):
+                    files += 1
+                    length = entry.stat(follow_symlinks=False).st_size
+                    size += length if length <= UNTRACKED_CAP else 0
+            except OSError:
+                continue
+            if files > PLAIN_FILES or size > PLAIN_BYTES:
+                what = f"over {PLAIN_FILES:,} files" if files > PLAIN_FILES else f"over {PLAIN_BYTES >> 20} MB"
+                raise NotARepository(f"{NOT_GIT}, and too large for a baseline of its own ({what}): no diff here")
+
+
 def store_of(repo: Repository, root: Path) -> Path:
-    """Our object store for ``repo``: a folder named by its common git folder's real path."""
+    """Our object store for ``repo``: a folder named by its common git folder's real path (a plain folder's: its repository's)."""
+    if repo.plain:
+        return Path(repo.git_dir).parent
     name = hashlib.sha256(os.path.realpath(repo.common).encode("utf-8", "surrogateescape")).hexdigest()[:24]
     return root / name
 
@@ -135,11 +190,13 @@ def store_of(repo: Repository, root: Path) -> Path:
 def snapshot(folder: str, root: Path | None = None) -> Snapshot:
     """The work tree ``folder`` is in, as a tree in our store; ``NotARepository`` or ``RuntimeError`` (git failed)."""
     began = time.monotonic()
-    repo = repository(folder)
+    repo = repository(folder, root)
     store = store_of(repo, root or data_root())
-    objects = store / "objects"
+    objects = Path(repo.objects) if repo.plain else store / "objects"
     objects.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.utime(store)  # the store's age is its last snapshot's (prune)
+    if repo.plain:
+        _count_plain(repo, store)
     with tempfile.TemporaryDirectory(prefix="snap-", dir=store) as scratch:
         index = os.path.join(scratch, "index")
         try:
@@ -155,6 +212,8 @@ def snapshot(folder: str, root: Path | None = None) -> Snapshot:
         if added.returncode not in (0, 1) and not unreadable:  # 1: some files could not be read (said on stderr): the rest is kept
             raise RuntimeError(f"git add: {added.stderr.strip().splitlines()[-1] if added.stderr.strip() else 'failed'}")
         tree = _git(repo.top, [*config, "write-tree"], env=env).stdout.strip()  # it may read files again: no filter either
+        if repo.plain:
+            os.replace(index, repo.index)  # our own index: the next snapshot reads again only the files whose stat changed
     big = sum(1 for word in left if not word.endswith(f"){_store_path(repo, store)}"))
     return Snapshot(tree=tree, repository=repo, at=time.time(), took=time.monotonic() - began, left_out=unreadable + big)
 
@@ -194,8 +253,8 @@ def _left_out(repo: Repository, env: dict, config: list[str], store: Path) -> li
 
 def diff_text(folder: str, old: str, new: str, root: Path | None = None) -> str:
     """``git diff old new`` (two trees of our store) as text, for unified.parse: at most DIFF_BYTES of it (see ``counts``)."""
-    repo = repository(folder)
-    objects = store_of(repo, root or data_root()) / "objects"
+    repo = repository(folder, root)
+    objects = Path(repo.objects) if repo.plain else store_of(repo, root or data_root()) / "objects"
     if not objects.is_dir():
         raise RuntimeError("the snapshots of this repository were removed")
     return _git(repo.top, [*DIFF_OPTIONS, old, new], env=_env(repo, objects, os.devnull), limit=DIFF_BYTES).stdout
@@ -216,8 +275,8 @@ def diff_of(folder: str, old: str, new: str, root: Path | None = None) -> Diff:
 
 def counts(folder: str, old: str, new: str, root: Path | None = None) -> dict[str, tuple[int, int]]:
     """Each changed file's (added, removed) lines, whole (``git diff --numstat``): what a diff cut at DIFF_BYTES still counts."""
-    repo = repository(folder)
-    objects = store_of(repo, root or data_root()) / "objects"
+    repo = repository(folder, root)
+    objects = Path(repo.objects) if repo.plain else store_of(repo, root or data_root()) / "objects"
     out = _git(repo.top, ["diff", "--no-ext-diff", "--no-textconv", "-M", "--numstat", "-z", old, new], env=_env(repo, objects, os.devnull)).stdout
     found: dict[str, tuple[int, int]] = {}
     fields = out.split("\0")
@@ -271,6 +330,8 @@ def _env(repo: Repository, objects: Path, index: str) -> dict:
             "LC_ALL": "C",
         }
     )
+    if repo.plain:
+        del env["GIT_ALTERNATE_OBJECT_DIRECTORIES"]  # its objects are all ours
     return env
 
 

@@ -182,11 +182,11 @@ class WorkChanges:
         if agent is None or base is None:
             return failed("no such agent")
         if base.unusable:
-            return Diff(note=base.unusable)
+            return failed(base.unusable)
         if not base.start:
             await self._first(agent)  # its first snapshot was still on its way, or failed for a passing reason: taken now
             if base.unusable:
-                return Diff(note=base.unusable)
+                return failed(base.unusable)
             if not base.start:
                 return failed("its work tree could not be read (see headspace's log)")
         old = base.turn if scope == "turn" else base.start

@@ -98,6 +98,29 @@ def test_diff_prints_the_approved_edit_for_the_turn_and_keeps_it_since_the_start
     assert after["status"] == edited["status"] != before["status"]
 
 
+def test_an_edit_in_a_folder_that_is_not_a_git_repository_shows_in_diff_and_nothing_is_written_there(claude_session, fake_api, private_tmux, services):
+    session = claude_session(
+        [api.tool("Read", {"file_path": "notes.txt"}), api.edit("notes.txt", "remember the milk", "remember the bread"), api.text("Edited the note.")],
+        name="pl",
+        files={"notes.txt": "shopping\nremember the milk\nand the eggs\n"},
+    )
+    folder = session.workdir
+    started(private_tmux.name, services)
+    before = sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+    poll(lambda: headspace("-L", private_tmux.name, "status", "--json").stdout, lambda out: '"idle"' in out, timeout=30)
+    assert headspace("-L", private_tmux.name, "diff", "pl:0.0", "--since-start").stdout == ""
+    session.submit("fix the shopping note")
+    session.wait_for(NUMBERED_MENU, timeout=40, what="the Edit's permission")
+    poll(lambda: headspace("-L", private_tmux.name, "status", "--json").stdout, lambda out: '"permission"' in out, timeout=30)
+    assert headspace("-L", private_tmux.name, "send", "pl:0.0", "--approve").returncode == 0
+    session.wait_for(lambda s: "Edited the note." in s and TURN_DONE.search(s) is not None, timeout=40, what="the turn's end")
+    turn = poll(lambda: headspace("-L", private_tmux.name, "diff", "pl:0.0", "--turn"), lambda proc: proc.returncode == 0 and proc.stdout, timeout=30).stdout
+    assert changed_lines(turn) == ["-remember the milk", "+remember the bread"], turn
+    stat = headspace("-L", private_tmux.name, "diff", "pl:0.0", "--stat")
+    assert stat.returncode == 0 and "+1 −1 · 1 file" in stat.stdout, (stat.stdout, stat.stderr)
+    assert sorted(str(p.relative_to(folder)) for p in folder.rglob("*")) == before  # no .git, no index: only the agent's edit changed a file
+
+
 def test_d_shows_the_edit_the_user_approved_with_y_from_the_services_own_baselines(claude_session, fake_api, private_tmux, tmp_path):
     """The diff view as users run it: the app a client of the service (here in process, behind the one seam), no fetcher of a test's."""
     import asyncio

@@ -60,16 +60,56 @@ def test_a_linked_work_tree_has_its_own_snapshot_in_the_repositorys_one_store(re
     assert repository(str(linked)).top == str(linked)
 
 
-def test_folders_that_are_not_work_trees_say_so(tmp_path: Path):
-    plain = tmp_path / "plain"
+def test_a_folder_outside_git_gets_a_baseline_of_its_own_and_nothing_is_written_into_it(tmp_path: Path):
+    plain, root = tmp_path / "plain", tmp_path / "stores"
+    (plain / "sub").mkdir(parents=True)
+    (plain / "notes.txt").write_text("one\n")
+    (plain / "sub" / "keep.txt").write_text("kept\n")
+    before = sorted(p.relative_to(plain) for p in plain.rglob("*"))
+    first = snapshot(str(plain), root)
+    assert first.repository.plain and sorted(p.relative_to(plain) for p in plain.rglob("*")) == before  # no .git, no index, nothing
+    (plain / "notes.txt").write_text("one\ntwo\n")
+    (plain / "made.txt").write_text("new\n")
+    (plain / "sub" / "keep.txt").unlink()
+    second = snapshot(str(plain), root)
+    diff = parse(diff_text(str(plain), first.tree, second.tree, root))
+    assert {(f.path, f.status) for f in diff.files} == {("notes.txt", "modified"), ("made.txt", "added"), ("sub/keep.txt", "deleted")}
+    assert snapshot(str(plain), root).tree == second.tree  # nothing changed since: the same tree
+    assert store_of(first.repository, root).parent == root and not (plain / ".git").exists()
+
+
+def test_a_folder_outside_git_too_large_for_a_baseline_says_so(tmp_path: Path, monkeypatch):
+    from headspace_tui.changes import snapshot as snapshots
+
+    plain = tmp_path / "home"
     plain.mkdir()
-    with pytest.raises(NotARepository, match="not a git repository"):
+    for i in range(6):
+        (plain / f"f{i}.txt").write_text("x\n")
+    monkeypatch.setattr(snapshots, "PLAIN_FILES", 5)
+    with pytest.raises(NotARepository, match=r"not a git repository, and too large for a baseline of its own \(over 5 files\)"):
         snapshot(str(plain), tmp_path / "stores")
+
+
+def test_a_stores_own_folder_inside_a_plain_folder_is_left_out_of_its_snapshot(tmp_path: Path):
+    home = tmp_path / "home"
+    root = home / ".local" / "share" / "headspace" / "changes"  # an agent run in the home folder: our stores are inside it
+    home.mkdir()
+    (home / "a.txt").write_text("a\n")
+    first = snapshot(str(home), root)
+    second = snapshot(str(home), root)
+    assert first.tree == second.tree  # the store written by the first snapshot is not in the second
+    listed = git(home, "ls-tree", "-r", "--name-only", second.tree, env={"GIT_DIR": first.repository.git_dir}).split()
+    assert listed == ["a.txt"]
+
+
+def test_folders_that_cannot_be_snapshotted_say_so(tmp_path: Path):
     with pytest.raises(NotARepository, match="gone"):
         snapshot(str(tmp_path / "missing"), tmp_path / "stores")
-    git(plain, "init", "-q", "--bare")
-    with pytest.raises(NotARepository):
-        snapshot(str(plain), tmp_path / "stores")
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    git(bare, "init", "-q", "--bare")
+    with pytest.raises(NotARepository, match="not a git repository"):
+        snapshot(str(bare), tmp_path / "stores")
 
 
 def test_hostile_names_and_contents_come_back_as_data(repo: Path, tmp_path: Path):
