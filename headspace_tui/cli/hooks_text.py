@@ -21,7 +21,13 @@ def said(action: str, facts: dict[str, Any], wait: int | None, again: str = "hea
         what = "headspace hooks" + (f" with the answer channel (waits {wait}s)" if wait is not None else "")
         placed = f"; program {program}, run by {facts.get('python')}" if program else ""
         # PermissionDenied (a call auto mode blocked) is written only for a Claude that has it (hooks/settings.py).
-        left = "; no PermissionDenied hook: the claude on PATH has none (blocked calls are read from the screen)" if facts.get("denied") is False else ""
+        left = ""
+        if facts.get("denied") is False:
+            left = (
+                "; no PermissionDenied hook: no claude on PATH to ask whether it has one (install again once it is; blocked calls are read from the screen)"
+                if facts.get("claude_found") is False
+                else "; no PermissionDenied hook: the claude on PATH has none (blocked calls are read from the screen)"
+            )
         if not facts.get("changed"):
             return f"{what} already installed in {path}" + (f" (program {program})" if program else "") + left
         backup = facts.get("backup")

@@ -246,6 +246,21 @@ def test_cli_config_dir_and_project_mode(tmp_path: Path):
     assert out.returncode == 0 and (env_dir / "settings.json").exists()
 
 
+def test_install_with_no_claude_on_path_says_that_rather_than_that_claude_lacks_the_hook(tmp_path: Path):
+    home, empty = tmp_path / "home", tmp_path / "bin"
+    home.mkdir()
+    empty.mkdir()
+    env = {"HOME": str(home), "PATH": str(empty)}  # no claude anywhere on it
+    out = subprocess.run([sys.executable, "-m", "headspace_tui", "hooks", "install"], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "no claude on PATH to ask whether it has one" in out.stdout and "the claude on PATH has none" not in out.stdout, out.stdout
+    fake = empty / "claude"
+    fake.write_text("#!/bin/sh\necho 2.1.100 '(Claude Code)'\n")  # a Claude from before the PermissionDenied hook
+    fake.chmod(0o755)
+    again = subprocess.run([sys.executable, "-m", "headspace_tui", "hooks", "install"], capture_output=True, text=True, env=env, timeout=60)
+    assert "the claude on PATH has none" in again.stdout, again.stdout
+
+
 def test_cli_errors_are_one_line(tmp_path: Path):
     home = tmp_path / "home"
     settings = home / ".claude" / "settings.json"

@@ -72,3 +72,13 @@ def test_the_popup_key_is_set_up_by_the_printed_line_and_the_smoke_presses_it():
     assert "display-popup -E -w 90% -h 90% headspace\n" not in text  # the bare name the tmux server may not find
     smoke = (ROOT / ".ci" / "smoke-wheel").read_text(encoding="utf-8")
     assert "line=$(readme popup)" in smoke and "script -qfec" in smoke
+
+
+def test_the_optional_steps_are_as_many_as_the_set_up_says():
+    section = _section()
+    said = re.search(r"Then, once, (\w+) optional steps", section)
+    assert said is not None, "the set-up no longer says how many optional steps follow"
+    after = section[said.end() :]
+    steps = re.findall(r"^(\d+)\. \*\*", after, flags=re.M)
+    words = {"two": 2, "three": 3, "four": 4, "five": 5}
+    assert steps == [str(n) for n in range(1, len(steps) + 1)] and words.get(said.group(1)) == len(steps), (said.group(0), steps)
