@@ -282,29 +282,33 @@ not_match = ["touch /tmp/{tag}_2; echo more"]
 
 
 def test_the_phone_page_lists_what_rules_answered_and_pauses_resumes_and_revokes_them(claude_session, private_tmux, services, where, phone):
-    """The page's "Answered for you": the rule's answer with its rule, then Pause, Resume and Revoke, each as the service and ``rules list`` see it."""
+    """The page's "Answered for you": the rule's answers (the same one thrice is one line), then Pause, Resume and Revoke, each as the service and ``rules list`` see it."""
     tag, config, state = where
     first, second = f"/tmp/{tag}_1", f"/tmp/{tag}_2"
-    script = [api.bash(f"touch {first}", "Make one"), api.text("Made one."), api.bash(f"touch {second}", "Make two"), api.text("Made two.")]
+    thrice = [api.bash(f"touch {first}", "Make one") for _ in range(3)]
+    script = [*thrice, api.text("Made one."), api.bash(f"touch {second}", "Make two"), api.text("Made two.")]
     session = hooked(claude_session, script, "phoned")
     rules_file(config, f'[[rule]]\nid = "web-touch"\ndecision = "allow"\nhosts = ["local"]\ncommand = "touch /tmp/{tag}_*"\nttl = "1h"\nshadow = false\n')
     try:
         url, _, _ = web_on(private_tmux.name, services)
         session.submit("make one")
-        poll(lambda: os.path.exists(first), bool, timeout=30)
+        session.wait_for("Made one.", timeout=60)  # the rule answered all three
         page = phone.new_page()
         page.goto(url)
         page.locator("#ruled summary").tap()
         item = page.locator('#ruled li[data-rule="web-touch"]')
-        page.locator('#ruled li[data-rule="web-touch"][data-state="answering"]').wait_for(timeout=WAIT)
+        page.locator('#ruled li[data-rule="web-touch"][data-state="answering"][data-count="3"]').wait_for(timeout=WAIT)
+        assert item.count() == 1 and item.get_by_role("button", name="Pause rule").count() == 1  # one line, one set of buttons
         assert item.locator(".what").inner_text() == f"✓ Bash: touch {first}"
-        assert "phoned:0.0" in item.locator(".who").inner_text() and "by rule web-touch" in item.locator(".who").inner_text()
-        assert page.locator("#ruled-count").inner_text() == "(1 today)"
+        who = item.locator(".who").inner_text()
+        assert who.startswith("3× ") and "phoned:0.0" in who and "by rule web-touch" in who, who
+        assert page.locator("#ruled-count").inner_text() == "(3 today)"
 
         item.get_by_role("button", name="Pause rule").tap()
         page.locator('#ruled li[data-rule="web-touch"][data-state="paused"]').wait_for(timeout=WAIT)
         assert page.locator("#ruled-said").inner_text() == "rule web-touch: paused."
         assert "PAUSED" in run("rules", "list").stdout
+        assert item.get_by_role("button", name="Revoke rule").count() == 1  # a paused rule can still be ended for good
         item.get_by_role("button", name="Resume rule").tap()
         page.locator('#ruled li[data-rule="web-touch"][data-state="answering"]').wait_for(timeout=WAIT)
         item.get_by_role("button", name="Revoke rule").tap()
@@ -313,7 +317,7 @@ def test_the_phone_page_lists_what_rules_answered_and_pauses_resumes_and_revokes
         listed = run("rules", "list").stdout
         assert "REVOKED" in listed and "PAUSED" not in listed, listed
 
-        still_waits(session, private_tmux.name, state, "make two", second, answered=1)  # the revoked rule answers nothing
+        still_waits(session, private_tmux.name, state, "make two", second, answered=3)  # the revoked rule answers nothing
     finally:
         for path in (first, second):
             if os.path.exists(path):

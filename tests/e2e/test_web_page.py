@@ -311,12 +311,14 @@ def test_a_reply_read_before_a_change_that_arrives_after_it_does_not_undo_it(cla
     assert before.ok and before.json()["agent"]["state"] == "permission", before.text()
     stale = before.body()
 
+    assert page.locator("#summary").inner_text() == "1 agent · 1 needs you"
     held = []
     page.route("**/api/screen**", lambda route: held.append(route))
     page.get_by_role("button", name="Deny", exact=True).tap()
     page.locator("#notice:not(.pending)").wait_for(timeout=WAIT)
     assert "ok" in page.locator("#notice").get_attribute("class"), page.locator("#notice").inner_text()
     page.locator(f'#agent-view[data-pane="{session.pane_id}"][data-state="idle"]').wait_for(timeout=WAIT)  # the change, by the stream
+    assert page.locator("#summary").inner_text() == "1 agent · 0 need you"  # the header follows on the agent's page too
     wait(lambda: len(held) == 1, "the page to read the screen again after its answer")
     held[0].fulfill(status=200, content_type="application/json", body=stale)
     page.locator('#agent-view[aria-busy="false"]').wait_for(timeout=WAIT)  # the late reply read

@@ -105,10 +105,16 @@ function drawList() {
   });
   list.replaceChildren(...items);
   $("empty").hidden = items.length > 0;
+  drawSummary();
+}
+
+// The header, on the list and on an agent's page alike: how many agents, how many need you, the hosts' problems.
+function drawSummary() {
   // Counted as the terminal counts them: a snoozed wait does not need you, and says it is there.
-  const needing = sorted.filter((a) => a.needs_you).length;
-  const snoozed = sorted.filter((a) => a.snoozed).length;
-  $("summary").textContent = `${sorted.length} agent${sorted.length === 1 ? "" : "s"} · ${needing} need${needing === 1 ? "s" : ""} you${snoozed ? ` (${snoozed} snoozed)` : ""}`;
+  const all = Array.from(agents.values());
+  const needing = all.filter((a) => a.needs_you).length;
+  const snoozed = all.filter((a) => a.snoozed).length;
+  $("summary").textContent = `${all.length} agent${all.length === 1 ? "" : "s"} · ${needing} need${needing === 1 ? "s" : ""} you${snoozed ? ` (${snoozed} snoozed)` : ""}`;
   $("problems").hidden = problems.length === 0;
   $("problems").textContent = problems.join(" · ");
 }
@@ -183,6 +189,7 @@ function say(text, kind) {
 }
 
 function drawAgent() {
+  drawSummary();
   const agent = agents.get(shown);
   $("agent-title").textContent = agent ? where(agent) : shown;
   const view = $("agent-view");
@@ -482,22 +489,41 @@ function clock(ts) {
   return `${two(at.getHours())}:${two(at.getMinutes())}`;
 }
 
+// The same answer given again and again (one rule, one call, one agent) is one line with its count, and one set of buttons.
+function grouped(items) {
+  const groups = new Map();
+  for (const item of items) {
+    const key = JSON.stringify([item.rule, item.decision, item.tool, item.detail, item.pane, item.host, item.state]);
+    const group = groups.get(key);
+    if (group) {
+      group.count += 1;
+      group.first = Math.min(group.first, item.ts);
+      group.ts = Math.max(group.ts, item.ts);
+    } else groups.set(key, { ...item, count: 1, first: item.ts });
+  }
+  return Array.from(groups.values()).sort((a, b) => b.ts - a.ts);
+}
+
 function drawRuled() {
-  const items = ruled.map((item) => {
+  const items = grouped(ruled).map((item) => {
     const mark = item.decision === "deny" ? "✗" : "✓";
     const where = item.host && item.host !== "local" ? `${item.pane} @${item.host}` : item.pane;
     const ways = [];
-    if (!readOnly && item.state === "answering" && !item.rule.includes("+")) {
+    const own = !readOnly && !item.rule.includes("+");
+    if (own && item.state === "answering") {
       ways.push(el("button", { type: "button", text: "Pause rule", onclick: () => rulesChange({ action: "pause", rule: item.rule }) }));
-      ways.push(el("button", { type: "button", class: "danger", text: "Revoke rule", onclick: () => rulesChange({ action: "revoke", rule: item.rule }) }));
-    } else if (!readOnly && item.state === "paused" && !item.rule.includes("+")) {
+    } else if (own && item.state === "paused") {
       ways.push(el("button", { type: "button", text: "Resume rule", onclick: () => rulesChange({ action: "resume", rule: item.rule }) }));
     }
+    if (own && (item.state === "answering" || item.state === "paused")) {
+      ways.push(el("button", { type: "button", class: "danger", text: "Revoke rule", onclick: () => rulesChange({ action: "revoke", rule: item.rule }) }));
+    }
+    const when = item.count > 1 ? `${item.count}× ${clock(item.first)}–${clock(item.ts)}` : clock(item.ts);
     return el(
       "li",
-      { "data-rule": item.rule, "data-state": item.state },
+      { "data-rule": item.rule, "data-state": item.state, "data-count": String(item.count) },
       el("div", { class: "what", text: `${mark} ${item.tool}: ${item.detail}` }),
-      el("div", { class: "who", text: `${clock(item.ts)} · ${where} · by rule ${item.rule} (${item.state})` }),
+      el("div", { class: "who", text: `${when} · ${where} · by rule ${item.rule} (${item.state})` }),
       ways.length ? el("div", { class: "ways" }, ...ways) : null,
     );
   });
