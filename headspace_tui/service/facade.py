@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shlex
+import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -650,18 +651,36 @@ class Service:
         return argv, status.cwd or agent.cwd, config
 
     async def restart_agent(self, agent: Agent) -> str:
-        """``/exit``, then ``claude --resume <its session>`` in a new window of the same tmux session and folder; the new pane id."""
+        """``/exit``, then ``claude --resume <its session>`` in a new window of the same tmux session and folder; the new pane id.
+
+        Nothing is stopped unless the new window can find ``claude`` (new
+        windows get the PATH the tmux server keeps); every failure says the
+        command that resumes it by hand.
+        """
         argv, cwd, config = await self.resume_plan(agent)
+        by_hand = f"resume it by hand: cd {shlex.quote(cwd)} && {shlex.join(argv)}"
+        path = await asyncio.to_thread(self._new_window_path)
+        if shutil.which(argv[0], path=path) is None:
+            where = f"PATH={path}" if path else "no PATH at all"
+            raise ServiceError(f"{agent.target} left running: {argv[0]} is not on the PATH tmux gives new windows ({where}); {by_hand}")
         session = agent.target.rpartition(":")[0]
         await self.stop_agent(agent)
         try:
             started = await asyncio.to_thread(start, self._server, argv, folder=Path(cwd), session=session, window_env=config)
         except LifecycleError as exc:
-            raise ServiceError(f"{agent.target} stopped, but its resume did not start: {exc}") from None
+            raise ServiceError(f"{agent.target} stopped, but its resume did not start: {exc}; {by_hand}") from None
         why = await asyncio.to_thread(runs_agent, self._server, started.pane_id, "claude")
         if why:
-            raise ServiceError(f"{agent.target} stopped, but its resume did not start: {why}")
+            raise ServiceError(f"{agent.target} stopped, but its resume did not start: {why}; {by_hand}")
         return started.pane_id
+
+    def _new_window_path(self) -> str:
+        """The PATH a new window of this tmux server gets (its global environment's; "" when it keeps none)."""
+        try:
+            shown = self._server.run("show-environment", "-g", "PATH")
+        except (TmuxCommandError, TmuxUnavailable):
+            return ""
+        return next((line[len("PATH=") :] for line in shown.splitlines() if line.startswith("PATH=")), "")
 
 
 def attach_command(server: TmuxServer, agent: Agent) -> str:

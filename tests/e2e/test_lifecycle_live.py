@@ -205,8 +205,8 @@ def test_restart_resumes_the_same_conversation_in_a_new_window(claude_binary, fa
     asyncio.run(scenario())
 
 
-def test_restart_with_claude_missing_from_the_new_windows_path_says_so_and_claims_nothing(claude_binary, fake_api, private_tmux, tmp_path, monkeypatch):
-    """The trial's restart toasted "restarted as %7" while %7 never ran Claude (not on the PATH new windows get)."""
+def test_restart_with_claude_missing_from_the_new_windows_path_stops_nothing_and_says_how_to_resume_by_hand(claude_binary, fake_api, private_tmux, tmp_path, monkeypatch):
+    """The trial's restart stopped the agent and then found no claude on the PATH new windows get, with no way back given."""
     folder = tmp_path / "work"
     folder.mkdir()
     env = user_server(private_tmux, claude_binary, fake_api, tmp_path, [folder])
@@ -228,10 +228,14 @@ def test_restart_with_claude_missing_from_the_new_windows_path_says_so_and_claim
             def said() -> list[str]:
                 return [str(n.message) for n in app._notifications]
 
-            await wait_until(pilot, lambda: any("resume did not start" in m for m in said()), "the restart's report", timeout=30)
-            (report,) = [m for m in said() if "resume did not start" in m]
-            assert "claude did not start" in report and "PATH" in report, report
+            await wait_until(pilot, lambda: any("left running" in m for m in said()), "the restart's report", timeout=30)
+            (report,) = [m for m in said() if "left running" in m]
+            assert "claude is not on the PATH tmux gives new windows (PATH=/usr/bin:/bin)" in report, report
+            assert f"resume it by hand: cd {folder} && claude --resume " in report, report
             assert not any("restarted as" in m for m in said()), said()
+            await pilot.pause(0.5)
+            assert app.table.agents[old].state is AgentState.IDLE  # Claude was never asked to exit
+            assert "claude" in private_tmux.run("display-message", "-p", "-t", old, "#{pane_current_command}")
 
     asyncio.run(scenario())
 
