@@ -238,7 +238,7 @@ def test_a_ticking_time_repaints_its_cell_not_the_table():
             app.clock = lambda: now[0]
             before = {p: app.table._cells[p][TIME] for p in app.table.order}
             now[0] += 1
-            app.main._tick()
+            app.main._tick_times()
             await pilot.pause()
             changed = [p for p in app.table.order if app.table._cells[p][TIME] != before[p]]
             needing = [p for p in app.table.order if app.table.agents[p].state.needs_you]
@@ -251,7 +251,7 @@ def test_a_ticking_time_repaints_its_cell_not_the_table():
             # A second where no shown text changes writes nothing at all.
             mirror.clear()
             app.table.clock = app.clock = lambda: NOW + 1.2
-            app.main._tick()
+            app.main._tick_times()
             await pilot.pause()
             assert mirror.writes == []
 
