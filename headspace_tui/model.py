@@ -199,26 +199,28 @@ CLAUDE_MODES = {"default": "manual", "auto": "auto", "acceptEdits": "accept-edit
 class Blocked:
     """A call the agent wanted to make and its permission mode's check refused (Claude's auto mode): the user never saw it asked.
 
-    ``source`` says who told: Claude's ``PermissionDenied`` hook (the exact
-    call), or the note Claude draws on screen (its command as drawn, maybe cut).
+    ``source`` says who told: Claude's ``PermissionDenied`` hook or its
+    transcript (the exact call, with its id ``call``), or the note Claude draws
+    on screen (its command as drawn, maybe cut; no id).
     """
 
     tool: str
     detail: str  # the command, file or URL
     reason: str = ""  # the classifier's words: "Sends local secrets to an outside host"
     at: float = 0.0
-    source: str = "screen"  # screen | hook
+    source: str = "screen"  # screen | hook | transcript
+    call: str = ""  # the agent's id for the call (Claude's tool_use_id; "" from the screen)
 
     def to_json(self) -> dict:
-        return {"tool": self.tool or None, "detail": self.detail, "reason": self.reason or None, "at": self.at or None, "source": self.source}
+        return {"tool": self.tool or None, "detail": self.detail, "reason": self.reason or None, "at": self.at or None, "source": self.source, "call": self.call or None}
 
     @classmethod
     def from_json(cls, data: object) -> Blocked:
         """A block as ``to_json`` (or the event log) wrote it; a field of the wrong type reads as empty."""
         d = data if isinstance(data, dict) else {}
-        text = {k: d[k] if isinstance(d.get(k), str) else "" for k in ("tool", "detail", "reason", "source")}
+        text = {k: d[k] if isinstance(d.get(k), str) else "" for k in ("tool", "detail", "reason", "source", "call")}
         at = d.get("at") if isinstance(d.get("at"), (int, float)) and not isinstance(d.get("at"), bool) else 0.0
-        return cls(text["tool"], text["detail"], text["reason"], float(at or 0.0), text["source"] or "screen")
+        return cls(text["tool"], text["detail"], text["reason"], float(at or 0.0), text["source"] or "screen", text["call"])
 
     def agrees(self, other: Blocked) -> bool:
         """Both name the same reason, one of them maybe cut at a pane's edge ("Sends data out to …"); never two empty ones."""

@@ -18,7 +18,9 @@ class Turn:
 
     ``role`` is ``user`` (typed by the user), ``agent`` (one block of a reply)
     or ``tool_result`` (a user line that only carries tool results: the agent
-    answering itself, never the user speaking; ``text`` joins the results).
+    answering itself, never the user speaking; ``text`` joins the results),
+    or ``mode`` (the permission mode the agent says it runs in, in ``text``:
+    Claude's ``permission-mode`` line, written each turn).
     """
 
     role: str
@@ -56,3 +58,4 @@ class ToolOutcome:
     by: str  # "hook", "dialog", "rule" or "" (not known)
     accepted: bool | None  # None: not said
     reason: str = ""  # the agent's words for it, as written ("hook:PermissionRequest", "user-rejected", ...)
+    said: str = ""  # a refusal by a check of the mode: the check's own reason ("Sends data out to an outside host")

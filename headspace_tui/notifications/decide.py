@@ -60,6 +60,7 @@ GATHER = 0.5  # waits beginning this close together make one notification
 DETAILS = 2.0
 GAP = 2.0  # at least this long between two notifications
 BURST = 120.0  # blocked calls of one agent less than this far apart are one burst, said once
+OLD_BLOCK = 60.0  # s: a block older than this when first told was not just made (a history read late): not rung
 BLOCKED_KEY = "#blocked"  # an agent's blocked alert waits beside its wait's (both are said)
 
 # States that end a wait (any other needs-you state starts one; unknown changes nothing).
@@ -196,8 +197,12 @@ class Notifier:
         """Auto mode blocked one of ``agent``'s calls: an alert for the first of a burst (blocks less than BURST apart), else None.
 
         A burst is said once, with its first call: an agent that tries five
-        ways to send data out rings once, not five times.
+        ways to send data out rings once, not five times.  A block from before
+        headspace looked (its transcript's history, read by a service started
+        late or again) is listed, not rung.
         """
+        if block.at and now - block.at > OLD_BLOCK:
+            return None
         key = agent.key or agent.pane_id
         last = self._blocked_at.get(key)
         self._blocked_at[key] = now

@@ -210,4 +210,5 @@ def hook_blocked(event: HookEvent, at: float) -> Blocked | None:
         reason=clean(event.raw["reason"] if isinstance(event.raw.get("reason"), str) else "", 500),
         at=at,
         source="hook",
+        call=clean(event.raw["tool_use_id"], 100) if isinstance(event.raw.get("tool_use_id"), str) else "",
     )

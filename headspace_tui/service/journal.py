@@ -28,7 +28,7 @@ from collections.abc import Callable
 
 from ..detect import turns as transcript
 from ..events import AgentChanged, AgentRemoved, Answered, CallBlocked, Event
-from ..model import Agent, AgentState
+from ..model import Agent, AgentState, Blocked
 from ..state.eventlog import EventLog, EventLogError, StoredEvent
 from ..state.machine import AgentCommands, end_session
 from ..usage.model import Spent, SpentRow
@@ -182,9 +182,20 @@ class Journal:
                     "detail": block.detail,
                     "reason": block.reason,
                     "source": block.source,
+                    "call": block.call,
                 }
             ]
         )
+
+    def remembered_blocks(self, key: str, limit: int = 50) -> tuple[Blocked, ...]:
+        """The calls auto mode blocked that the log holds for this agent (an earlier run's), oldest first, with their own times."""
+        if self.log is None:
+            return ()
+        try:
+            rows = self.log.query(agent=key, kind="blocked", limit=limit)
+        except EventLogError:
+            return ()
+        return tuple(sorted((Blocked.from_json({**row.payload, "at": row.ts}) for row in rows), key=lambda b: b.at))
 
     def state_changed(self, agent: Agent, old: AgentState | None, new: AgentState, at: float) -> None:
         """A state began: kept (and logged) at its claim, ``agent.since``, the time its row counts from."""

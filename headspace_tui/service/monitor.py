@@ -181,6 +181,7 @@ class Monitor:
         self.host.on_notice = lambda text: self.store.emit(Notice(text))
         if journal is not None:
             journal.on_notice = lambda text: self.store.emit(Notice(text))  # a log that cannot be written, and again
+            self.store.remembered_blocks = journal.remembered_blocks
             self.subscribe(journal.on_event)  # first: it sets the command and outcome the others show
 
     @property

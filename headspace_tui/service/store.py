@@ -56,19 +56,22 @@ def same_observation(a: Observation, b: Observation) -> bool:
 
 
 BLOCKS_KEPT = 20  # blocked calls kept per agent (status --json, e, the page); the event log keeps them all
+EXACT = ("hook", "transcript")  # who tells a blocked call exactly, by its id
 
 
 def fuller(new: Blocked, old: Blocked) -> bool:
-    """Whether ``new`` says more of the same block than ``old``: the hook's exact call, a call where none was named, an uncut command or reason."""
-    if old.source == "hook":
+    """Whether ``new`` says more of the same block than ``old``: the exact call (hook, transcript), a call where none was named, an uncut command or reason."""
+    if old.source in EXACT:
         return False
-    return new.source == "hook" or len(new.detail.rstrip("…")) > len(old.detail.rstrip("…")) or len(new.reason.rstrip("…")) > len(old.reason.rstrip("…"))
+    return new.source in EXACT or len(new.detail.rstrip("…")) > len(old.detail.rstrip("…")) or len(new.reason.rstrip("…")) > len(old.reason.rstrip("…"))
 
 
 def same_block(new: Blocked, old: Blocked) -> bool:
     """One blocked call told twice: by the hook (exact) and the screen (as drawn: a long command cut with "…"; the
-    notice above the box: its reason only, maybe cut), or the screen twice."""
-    if new.source == old.source == "hook" or new.tool and old.tool and new.tool != old.tool:
+    notice above the box: its reason only, maybe cut), or the screen twice; the hook and the transcript name the call by its id."""
+    if new.call and old.call:
+        return new.call == old.call
+    if new.source in EXACT and old.source in EXACT or new.tool and old.tool and new.tool != old.tool:
         return False  # each PermissionDenied is a call of its own, a retry of the same one too
     a, b = " ".join(new.detail.split()).rstrip("…"), " ".join(old.detail.split()).rstrip("…")
     if not a or not b:  # the notice names no call: one block when its reason (maybe cut) is the other's
@@ -81,6 +84,7 @@ class AgentStore:
 
     def __init__(self, host: str = "local") -> None:
         self.host = host
+        self.remembered_blocks: Callable[[str], tuple[Blocked, ...]] = lambda key: ()  # the journal's, by agent key (monitor.py wires it)
         self.agents: dict[str, Agent] = {}
         self._subscribers: list[Callable[[Event], None]] = []
         # Per pane: the one claim of when its current state began (detect/clock.py).
@@ -174,6 +178,8 @@ class AgentStore:
         agent = self.agents.get(record.pane_id)
         if agent is None:
             agent = new_agent(record, key, observation, claim, at, agent_pid=agent_pid, status=status, agent_version=agent_version, family=family, host=self.host)
+            # A service started again finds its blocks as the log kept them (their times, once each), not as new ones.
+            agent.blocks = self.remembered_blocks(key)[-BLOCKS_KEPT:]
             self.agents[record.pane_id] = agent
             self.emit(AgentChanged(agent, None, at))
             return agent
@@ -211,7 +217,11 @@ class AgentStore:
         if screen.mode:
             self.mode(pane_id, screen.mode, at)
         if screen.blocked:
-            self.blocked(pane_id, screen.blocked, at, drawn=True)
+            agent, asked = self.agents.get(pane_id), screen.prompt.detail if screen.prompt is not None else ""
+            # The call a dialog asks about was blocked as the dialog came (auto mode's pause): dated by when it came.
+            since = agent.since if agent is not None and agent.state is screen.state and agent.since else at
+            calls = tuple(replace(b, at=min(at, since)) if asked and b.detail == asked and not b.at else b for b in screen.blocked)
+            self.blocked(pane_id, calls, at, drawn=True)
         else:
             self._drawn.pop(pane_id, None)
 
@@ -335,7 +345,7 @@ class AgentStore:
             self._drawn[pane_id] = tuple(shown)
         if not fresh and not better:
             return
-        agent.blocks = (*blocks, *fresh)[-BLOCKS_KEPT:]
+        agent.blocks = tuple(sorted((*blocks, *fresh), key=lambda b: b.at))[-BLOCKS_KEPT:]  # in the order they happened
         for block in fresh:
             self.emit(CallBlocked(agent, block, block.at))
         self.emit(AgentChanged(agent, agent.state, at))

@@ -16,7 +16,9 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from ..detect.claude.status_files import ClaudeStatus
-from ..model import Agent
+from ..hooks.spool import tool_detail
+from ..model import CLAUDE_MODES, Agent, Blocked
+from ..shared.safe_text import clean
 from ..state.machine import is_interrupt
 from .claude_facts import ClaudeFacts
 from .host import Host
@@ -24,6 +26,8 @@ from .journal import Journal, turn_time
 from .pane_watch import PaneWatch
 from .store import AgentStore
 from .usage_tally import UsageTally
+
+CALLS_KEPT = 200  # tool calls remembered per agent, to name the one a later line says was refused
 
 
 class TranscriptFollower:
@@ -97,6 +101,7 @@ class TranscriptFollower:
             watch.last_turn_at = max([watch.last_turn_at, *(t for t in map(turn_time, turns) if t)])
             if watch.usage.add(turns):
                 self.store.used(agent.pane_id, watch.usage.usage(assumed))
+            self._mode_and_blocks(watch, agent, turns)
         if not turns or journal is None or not self.current(watch):
             return
         work = None
@@ -118,6 +123,33 @@ class TranscriptFollower:
             began = min(self.clock(), watch.typed_at) if not self.host.remote else self.clock()
             self.store.turn(agent.pane_id, began, watch.typed_at, by="transcript")
 
+
+    def _mode_and_blocks(self, watch: PaneWatch, agent: Agent, turns: list) -> None:
+        """What the transcript says of the permission mode and of the calls its check refused, so a service that starts
+        late (or again) shows what one that watched from the start does.
+
+        The mode is taken only while nothing fresher said one (the footer and
+        the hook speak of now; the transcript's line is the last turn's).  A
+        refused call is named by its id (the hook names it by the same), dated
+        by its line where this host's clock wrote it.
+        """
+        modes = [t.text for t in turns if t.role == "mode"]
+        current = self.store.agents.get(agent.pane_id)
+        if modes and current is not None and not current.mode and CLAUDE_MODES.get(modes[-1]):
+            self.store.mode(agent.pane_id, CLAUDE_MODES[modes[-1]], self.clock())
+        blocks = []
+        for turn in turns:
+            for call_id, (tool, call) in zip(turn.tool_use_ids, turn.tool_uses, strict=False):
+                watch.calls[call_id] = (tool, tool_detail(call))
+            for outcome in turn.outcomes:
+                named = watch.calls.get(outcome.tool_use_id)
+                if outcome.accepted is False and outcome.said and named is not None:
+                    at = (turn_time(turn) or self.clock()) if not self.host.remote else self.clock()
+                    blocks.append(Blocked(named[0], clean(named[1], 2000), clean(outcome.said, 500), at, "transcript", outcome.tool_use_id))
+        while len(watch.calls) > CALLS_KEPT:
+            del watch.calls[next(iter(watch.calls))]
+        if blocks:
+            self.store.blocked(agent.pane_id, tuple(blocks), self.clock())
 
     def _switched(self, watch: PaneWatch, agent: Agent, conversation: str, assumed: int) -> None:
         """Claude's conversation changed under the same process (/clear, /resume): its transcript and its count start again.

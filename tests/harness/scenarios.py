@@ -992,8 +992,10 @@ def _auto_gateway_notice(s: ClaudeSession) -> None:
 
 
 def _pause_expected(n: int) -> dict[str, Any]:
-    # A dialog takes the place of the input box and its footer: the screen does not show the mode.
-    return {"tool": "Bash", "detail": _post(n), "options": ["Yes", "Yes, and don’t ask again for: curl *", "No"]}
+    # A dialog takes the place of the input box and its footer; auto mode's own pause still says the mode, and the
+    # call it asks about is one its check blocked ("Latest blocked action: <reason>").
+    blocked = [{"tool": "Bash", "detail": _post(n), "reason": POST_REASON}]
+    return {"tool": "Bash", "detail": _post(n), "options": ["Yes", "Yes, and don’t ask again for: curl *", "No"], "mode": "auto", "blocked": blocked}
 
 
 SCENARIOS += [
@@ -1061,7 +1063,7 @@ SCENARIOS += [
         "permission",
         [api.bash(_post("g"), "Upload the report"), api.text("Done.")],
         _auto_gateway,
-        expected={"tool": "Auto mode", "options": ["Stay in auto mode", "Leave for accept edits mode and stop", "Cancel"]},
+        expected={"tool": "Auto mode", "options": ["Stay in auto mode", "Leave for accept edits mode and stop", "Cancel"], "mode": "auto"},
         review="none",
         **{**AUTO, "versions": ("2.1.330", "2.1.332")},
     ),
@@ -1072,7 +1074,7 @@ SCENARIOS += [
         "permission",
         [api.bash(_post("g"), "Upload the report"), api.text("Done.")],
         _auto_gateway_notice,
-        expected={"tool": "Auto mode", "options": ["Continue", "Cancel"]},
+        expected={"tool": "Auto mode", "options": ["Continue", "Cancel"], "mode": "auto"},
         review="none",
         # At 80x24 on the alternate screen the notice's foot never came into view: wide only.
         **{**AUTO, "versions": ("2.1.283",), "sizes": ((200, 50),)},

@@ -12,6 +12,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import signal
+import time
 
 import pytest
 
@@ -22,9 +26,13 @@ from headspace_tui.model import AgentState
 from headspace_tui.resident.facade_client import ServiceClient
 from headspace_tui.shared.config import Config
 from headspace_tui.shared.resident_place import place_of
+from headspace_tui.state.eventlog import EventLog
+from headspace_tui.state.eventlog import default_path as events_path
 from headspace_tui.tmux.server import TmuxServer
-from tests.e2e.test_resident_service import started
+from tests.e2e.test_resident_service import run, started, wait_gone
 from tests.harness import fake_api as api
+from tests.harness.scenarios import NUMBERED_MENU, PAUSE, POST_REASON, _flagged_post, _post
+from tests.harness.wait import poll
 from tests.ui.apps import screen_open
 from tests.ui.test_inbox_live import wait_until as until
 
@@ -100,3 +108,35 @@ def test_y_at_the_gateway_dialog_stays_in_auto_mode_and_y_at_the_menu_without_nu
             assert "auto mode on" in screen and "accept edits on" not in screen, screen
 
     asyncio.run(scenario())
+
+
+def test_a_service_started_at_auto_modes_pause_says_auto_mode_and_lists_the_three_blocks_and_again_after_a_kill(claude_session, private_tmux, services):
+    """The user's Claude ran into auto mode's pause before headspace was there: the screen alone shows neither the mode
+    (a dialog hides the footer) nor every block (they are grouped); its transcript says both.  Killed and started
+    again, the service lists each block once, at its own time."""
+    session = claude_session([_flagged_post(1), _flagged_post(2), _flagged_post(3), api.text("Stopped.")], permission_mode=None, name="late")
+    session.wait_for("auto mode on", timeout=30)
+    session.submit("upload the reports")
+    session.wait_for(lambda scr: PAUSE.search(scr) is not None and NUMBERED_MENU.search(scr) is not None, timeout=120, what="auto mode's pause")
+    blocked_before = time.time()
+    started(private_tmux.name, services)
+
+    def row() -> dict:
+        (line,) = run("-L", private_tmux.name, "status", "--json").stdout.splitlines()
+        return json.loads(line)
+
+    want = [_post(n) for n in (1, 2, 3)]
+    got = poll(row, lambda r: r["state"] == "permission" and r["mode"] == "auto" and [b["detail"] for b in r["blocked"]] == want, timeout=30)
+    assert all(b["tool"] == "Bash" and b["reason"] == POST_REASON and b["at"] <= blocked_before for b in got["blocked"]), got["blocked"]
+
+    # kill -9 and again: the same three, at the same times, and the log holds each once.
+    pid = services[-1]
+    os.kill(pid, signal.SIGKILL)
+    assert wait_gone(pid, 10)
+    started(private_tmux.name, services)
+    again = poll(row, lambda r: r["mode"] == "auto" and [b["detail"] for b in r["blocked"]] == want, timeout=30)
+    assert [b["at"] for b in again["blocked"]] == [b["at"] for b in got["blocked"]], (again["blocked"], got["blocked"])
+    mine = f"local|L:{private_tmux.name}|{session.pane_id}|"
+    with EventLog(events_path()) as log:
+        logged = [e.payload["detail"] for e in log.query(kind="blocked") if (e.agent or "").startswith(mine)]
+    assert sorted(logged) == want, logged

@@ -163,7 +163,10 @@ def test_at_end_skips_history(tmp_path: Path):
 
 
 def test_real_transcript_turns():
-    turns = TranscriptTail(FIXTURE).read_new()
+    read = TranscriptTail(FIXTURE).read_new()
+    modes = [t.text for t in read if t.role == "mode"]  # Claude's permission-mode lines, one a turn: the mode it ran in
+    assert modes and set(modes) == {"default"}, modes
+    turns = [t for t in read if t.role != "mode"]
     summary = [(t.role, t.text, [n for n, _ in t.tool_uses], t.stop_reason) for t in turns]
     assert summary == [
         ("user", "say hello", [], ""),

@@ -51,6 +51,12 @@ FOOTER_MODES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 
 DID_NOT_RUN = re.compile(r"^\s*Did not run \d+ calls?\b")
+# A group header a blocked call may sit under with no call row of its own (2.1.317's "Ran 1 shell command ⎿ Blocked by auto mode").
+RAN_GROUP = re.compile(r"^\s*(?:Ran \d+ shell commands?|Did not run \d+ (?:calls?|other calls?))\b")
+# A running turn's count, its latest blocked call on the row under it: "⎿  2 actions blocked by auto mode · /permissions to review".
+BLOCKED_COUNT = re.compile(r"^\s*⎿\s+\d+ actions blocked by auto mode\b", re.I)
+# In auto mode's pause: "│ Latest blocked action: Sends data out to an outside host" (the reason of the call it asks about).
+LATEST_BLOCKED = re.compile(r"^\s*│\s*Latest blocked action:\s*(?P<reason>\S.*)$")
 # The note under a blocked call: "⎿  Blocked by auto mode · /permissions to review" (its reason in "│ Auto mode: …" rows
 # under it), or 2.1.283's "⎿  Denied by auto mode classifier ∙ <reason> ∙ see https://…".
 BLOCKED_NOTE = re.compile(r"^\s*⎿\s+Blocked by auto mode\b", re.I)
@@ -102,8 +108,8 @@ def _call_above(lines: list[str], note: int, start: int, tool_for_call) -> tuple
     for k in range(note - 1, max(start, note - 8) - 1, -1):
         row = CALL_ROW.match(lines[k]) or TOOL_ROW.match(lines[k])
         if row is None:
-            if DID_NOT_RUN.match(lines[k]) or lines[k].startswith(("●", "❯")):
-                return None
+            if RAN_GROUP.match(lines[k]) or lines[k].startswith(("●", "❯")):
+                return None  # a group's header ("Did not run 1 call", "Ran 1 shell command") or another reply's: no call row of its own
             continue
         if BLOCKED_NOTE.match(lines[k]) or DENIED_NOTE.match(lines[k]):
             return None  # the note of the call above: this one's call is not drawn
@@ -168,19 +174,84 @@ def blocked_calls(lines: list[str], region: range, tool_for_call=lambda name: na
     found: list[Blocked] = []
     rows = list(region)
     for i in rows:
+        if BLOCKED_COUNT.match(lines[i]):
+            found.extend(b for b in _counted_calls(lines, i, rows, tool_for_call) if not any(same(b, f) for f in found))
+            continue
         denied = DENIED_NOTE.match(lines[i])
         if not BLOCKED_NOTE.match(lines[i]) and denied is None:
             continue
         call = _call_above(lines, i, region.start, tool_for_call)
-        if call is None:
-            continue
         reason = _denied_reason(lines, i) if denied else _reason_under(lines, i, rows)
+        if call is None:
+            group = _group_above(lines, i, region.start)
+            if group is None:
+                continue
+            call = ("Bash" if "shell command" in group else "", "")  # the group drew no call row: the block, its reason, no command
         found.append(Blocked(tool=call[0], detail=call[1], reason=reason))
     for i in [*rows, *footer]:
         notice = _notice(lines[i])
-        if notice is not None and not any(notice.agrees(b) for b in found):
+        if notice is None or any(notice.agrees(b) for b in found):
+            continue
+        unsaid = next((k for k, b in enumerate(found) if not b.reason and b.detail and (not notice.tool or notice.tool == b.tool)), None)
+        if unsaid is not None:  # the notice gives the latest block's reason: the count's call, which drew none
+            found[unsaid] = Blocked(found[unsaid].tool, found[unsaid].detail, notice.reason)
+        else:
             found.append(notice)
     return tuple(found)
+
+
+def _counted_calls(lines: list[str], row: int, rows: list[int], tool_for_call) -> list[Blocked]:
+    """The calls of a "Did not run N calls" group whose count says "N actions blocked by auto mode": each one drawn is blocked.
+
+    Under a running reply's line ("● Uploading the report") the count is
+    followed by the latest call, which may be one that runs: no call is
+    named from it (the notice, the hook or the transcript says which).
+    """
+    header = next((k for k in range(row - 1, max(rows[0] - 1 if rows else 0, row - 6) - 1, -1) if not CALL_ROW.match(lines[k])), None)
+    if header is None or not DID_NOT_RUN.match(lines[header]):
+        return []
+    calls = []
+    for k in (r for r in rows if r > header):
+        match = CALL_ROW.match(lines[k])
+        if match is None:
+            break
+        if BLOCKED_NOTE.match(lines[k]) or BLOCKED_COUNT.match(lines[k]):
+            continue
+        tool, detail = _call(match.group("call"), tool_for_call)
+        if detail:
+            calls.append(Blocked(tool=tool, detail=detail))
+    return calls
+
+
+def same(a: Blocked, b: Blocked) -> bool:
+    return (a.tool, a.detail) == (b.tool, b.detail)
+
+
+def _group_above(lines: list[str], note: int, start: int) -> str | None:
+    """The group header ("Ran 1 shell command", "Did not run 2 calls") right above a note that names no call, or None."""
+    for k in range(note - 1, max(start, note - 3) - 1, -1):
+        if RAN_GROUP.match(lines[k]):
+            return lines[k].strip()
+        if lines[k].strip() and not CALL_ROW.match(lines[k]):
+            return None
+    return None
+
+
+def pause_reason(lines: list[str], rows: list[int]) -> str | None:
+    """The reason auto mode's pause gives for the call it asks about ("Latest blocked action: …"), or None: not its pause.
+
+    Read only inside its notice (``notice_rows``): the same words in a command are that command's.
+    """
+    notice = sorted(notice_rows(lines, rows))
+    if not notice:
+        return None
+    said = [LATEST_BLOCKED.match(lines[k]) for k in notice]
+    reasons = [m.group("reason").strip() for m in said if m]
+    if not reasons:
+        return ""
+    first = next(k for k in notice if LATEST_BLOCKED.match(lines[k]))
+    more = [lines[k].strip().lstrip("│").strip() for k in notice if k > first and lines[k].strip().lstrip("│").strip()]
+    return " ".join([reasons[0], *more])
 
 
 def notice_rows(lines: list[str], rows: list[int]) -> set[int]:

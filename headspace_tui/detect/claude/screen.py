@@ -40,11 +40,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-from ...model import AgentState, Evidence, Observation, Option, Prompt
+from ...model import AgentState, Blocked, Evidence, Observation, Option, Prompt
 from ...usage.limits import limited
 from ..asks import asked
 from ..screen_text import SGR, SHELLS, fingerprint, strip_sgr
-from .auto_mode import blocked_calls, footer_mode, gateway_dialog, notice_rows
+from .auto_mode import blocked_calls, footer_mode, gateway_dialog, notice_rows, pause_reason
 from .tables import BASE, Rules, rules_for
 
 RULE = re.compile(r"^\s*[╭╰]?─{10,}[╮╯]?\s*$")  # also the edges of a rounded box (2.0 dialogs)
@@ -321,6 +321,25 @@ def _turn_facts(screen: _Screen, region: range, footer: str, footer_rows: range 
     if blocked:
         facts["blocked"] = blocked
     return facts
+
+
+def _dialog_facts(screen: _Screen, menu: _Menu, prompt: Prompt) -> dict:
+    """Auto mode around a permission dialog, which hides the footer: its pause asking about a call its check blocked (that
+    call, with the pause's reason), and the blocks drawn above the dialog since the user's last prompt.  Either says
+    the mode is auto."""
+    lines = screen.lines
+    top = max(menu.top, 0)
+    echo = max((_last_prompt_echo(screen, top, glyph) for glyph in screen.rules.prompt_glyphs or ("❯", ">")), default=-1)
+    blocked = list(blocked_calls(screen.captured, range(echo + 1, top), screen.rules.tool_for_call))
+    question = next((k for k in range(menu.rows[0] - 1, top, -1) if lines[k].strip()), top)
+    reason = pause_reason(lines, list(range(top + 1, question)))
+    if reason is not None and prompt.detail:
+        # The call it asks about is one its check blocked (drawn above as the latest call, with no reason of its own there).
+        blocked = [b for b in blocked if b.reason or not (prompt.detail.startswith(b.detail.rstrip("…")) and b.detail)]
+        blocked.append(Blocked(tool=prompt.tool, detail=prompt.detail, reason=reason))
+    if reason is None and not blocked:
+        return {}
+    return {"mode": "auto", "blocked": tuple(blocked)} if blocked else {"mode": "auto"}
 
 
 def _box_state(screen: _Screen, top: int, prompt_line: int, rule_below: int, footer: str, evidence: list[Evidence], echo: int, region: range) -> Observation:
@@ -662,8 +681,10 @@ def _title_rows(screen: _Screen, menu: _Menu) -> list[int]:
 
 
 def _read_menu(screen: _Screen, bottom: int, menu: _Menu) -> Observation:
-    """The menu, named; with what Claude scrolled out of view, when it did."""
+    """The menu, named; with what Claude scrolled out of view, when it did; and auto mode's word around a permission."""
     observation = _name_menu(screen, bottom, menu)
+    if observation.state is AgentState.PERMISSION and observation.prompt is not None:
+        observation = replace(observation, **_dialog_facts(screen, menu, observation.prompt))
     if observation.prompt is None or not (menu.hidden_above or menu.more_below):
         return observation
     said = f"{menu.hidden_above} option(s) above out of view" + (f", {menu.hidden_between} below" if menu.hidden_between else "")

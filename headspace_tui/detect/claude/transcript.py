@@ -72,7 +72,7 @@ def transcript_path(config_dir: Path | str, cwd: str, session_id: str) -> Path:
     return Path(config_dir) / "projects" / encoded_project_dir(cwd) / f"{session_id}.jsonl"
 
 
-def _outcome(data: dict[str, Any], tool_use_id: str) -> ToolOutcome:
+def _outcome(data: dict[str, Any], tool_use_id: str, text: str = "") -> ToolOutcome:
     decision = data.get("permissionDecision")
     denial = _str(data.get("toolDenialKind"))
     if isinstance(decision, dict):
@@ -81,10 +81,17 @@ def _outcome(data: dict[str, Any], tool_use_id: str) -> ToolOutcome:
         verdict = _str(decision.get("decision"))
         accepted = True if verdict == "accept" else False if verdict == "reject" else None
         code = _str(decision.get("reasonCode"))
-        return ToolOutcome(tool_use_id, by, accepted, code if code not in ("", "unknown") else source)
+        # Auto mode's refusal (2.1.330: reasonCode "classifier:auto-mode", toolDenialKind "automode-blocked"): its reason in its words.
+        found = CLASSIFIER_REASON.search(text) if accepted is False and (code.startswith("classifier") or denial == "automode-blocked") else None
+        said = found.group(1).strip() if found else ""
+        return ToolOutcome(tool_use_id, by, accepted, code if code not in ("", "unknown") else source, said)
     if denial:
         return ToolOutcome(tool_use_id, "", False, denial)
     return ToolOutcome(tool_use_id, "", None)
+
+
+# "Permission for this action was denied by the Claude Code auto mode classifier. Reason: Sends data out. If you have ..."
+CLASSIFIER_REASON = re.compile(r"denied by the Claude Code auto mode classifier\.\s*Reason:\s*(.{1,500}?)(?:\.\s+If you have\b|\.\s*$|$)", re.S)
 
 
 def _blocks(content: Any) -> list[dict[str, Any]]:
@@ -123,6 +130,8 @@ def parse_line(data: Any) -> Turn | None:
     if not isinstance(data, dict):
         return None
     kind = data.get("type")
+    if kind == "permission-mode" and isinstance(data.get("permissionMode"), str):
+        return Turn(role="mode", text=data["permissionMode"][:40])
     message = data.get("message")
     if kind not in ("user", "assistant") or not isinstance(message, dict):
         return None
@@ -152,7 +161,7 @@ def parse_line(data: Any) -> Turn | None:
             role="tool_result",
             text="\n".join(_result_text(b) for b in results),
             is_error=any(b.get("is_error") is True for b in results),
-            outcomes=tuple(_outcome(data, _str(b.get("tool_use_id"))) for b in results),
+            outcomes=tuple(_outcome(data, _str(b.get("tool_use_id")), _result_text(b)) for b in results),
             **common,
         )
     if not text:
