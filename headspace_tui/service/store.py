@@ -66,11 +66,20 @@ def fuller(new: Blocked, old: Blocked) -> bool:
     return new.source in EXACT or len(new.detail.rstrip("…")) > len(old.detail.rstrip("…")) or len(new.reason.rstrip("…")) > len(old.reason.rstrip("…"))
 
 
+def counted(block: Blocked) -> bool:
+    """A block the screen knows only from a group's count ("2 actions blocked by auto mode"): no call, no reason."""
+    return block.source == "screen" and not block.detail and not block.reason
+
+
 def same_block(new: Blocked, old: Blocked) -> bool:
     """One blocked call told twice: by the hook (exact) and the screen (as drawn: a long command cut with "…"; the
     notice above the box: its reason only, maybe cut), or the screen twice; the hook and the transcript name the call by its id."""
     if new.call and old.call:
         return new.call == old.call
+    if counted(new) or counted(old):
+        # A group's count drew this one with nothing of its own ("2 actions blocked by auto mode"): any block of
+        # its tool this turn is it (the fuller word then takes its place).
+        return not (new.tool and old.tool) or new.tool == old.tool
     if new.source in EXACT and old.source in EXACT or new.tool and old.tool and new.tool != old.tool:
         return False  # each PermissionDenied is a call of its own, a retry of the same one too
     a, b = " ".join(new.detail.split()).rstrip("…"), " ".join(old.detail.split()).rstrip("…")

@@ -59,6 +59,7 @@ class Step:
     when: str = ""  # answer every request whose last user message contains this, outside the script's order
     verdict: dict[str, Any] | None = None  # auto mode's server review of this step's tool call (None: not flagged)
     usage: dict[str, int] | None = None  # the reply's token counts as the API reports them (None: 100 in, 20 out)
+    also: tuple[Step, ...] = ()  # more tool calls in the same response (parallel calls), each with its own verdict
 
     @property
     def repeats(self) -> bool:
@@ -112,6 +113,11 @@ def unavailable(step: Step, reason: str = "timeout") -> Step:
 
 
 NOT_FLAGGED = {"type": "evaluated", "outcome": "not_flagged"}
+
+
+def parallel(first: Step, *more: Step) -> Step:
+    """Several tool calls in one response, each with its own verdict (auto mode blocking two at once)."""
+    return dataclasses.replace(first, also=tuple(more))
 
 
 def stall(*, seconds: float = 600.0, times: int | None = None) -> Step:
@@ -371,10 +377,12 @@ class FakeAnthropicAPI(ScriptedHTTP[Request, Step]):
         blocks: list[dict[str, Any]] = []
         if step.text:
             blocks.append({"type": "text", "text": step.text})
+        verdicts: dict[str, Any] = {}
         if step.kind == "tool":
-            blocks.append(
-                {"type": "tool_use", "id": f"toolu_{next(self._ids):06d}", "name": step.tool_name, "input": step.tool_input}
-            )
+            for call in (step, *step.also):
+                ident = f"toolu_{next(self._ids):06d}"
+                verdicts[ident] = call.verdict or NOT_FLAGGED
+                blocks.append({"type": "tool_use", "id": ident, "name": call.tool_name, "input": call.tool_input})
         stop_reason = "tool_use" if step.kind == "tool" else "end_turn"
         usage = step.usage or {"input_tokens": 100, "output_tokens": 20}
         message_id = f"msg_{next(self._ids):06d}"
@@ -440,14 +448,14 @@ class FakeAnthropicAPI(ScriptedHTTP[Request, Step]):
                 )
             event("content_block_stop", {"type": "content_block_stop", "index": index})
         delta: dict[str, Any] = {"stop_reason": stop_reason, "stop_sequence": None}
-        results = self._safeguard_results(body, step, blocks)
+        results = self._safeguard_results(body, step, blocks, verdicts)
         if results is not None:
             delta["safeguard_results"] = results
         event("message_delta", {"type": "message_delta", "delta": delta, "usage": {"output_tokens": usage["output_tokens"]}})
         event("message_stop", {"type": "message_stop"})
 
 
-    def _safeguard_results(self, body: dict[str, Any], step: Step, blocks: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    def _safeguard_results(self, body: dict[str, Any], step: Step, blocks: list[dict[str, Any]], verdicts: dict[str, Any] | None = None) -> list[dict[str, Any]] | None:
         """The review of this response's tool calls, when Claude asked for one (auto mode) and this API gives it.
 
         ``review``: ``answer`` (the API's own reviewer: each call's scripted
@@ -459,7 +467,7 @@ class FakeAnthropicAPI(ScriptedHTTP[Request, Step]):
             return None
         if self.review == "unsupported":
             return [{"type": "dangerous_tool_use", "status": {"type": "unsupported"}}]
-        uses = {b["id"]: step.verdict or NOT_FLAGGED for b in blocks if b["type"] == "tool_use"}
+        uses = {b["id"]: (verdicts or {}).get(b["id"]) or step.verdict or NOT_FLAGGED for b in blocks if b["type"] == "tool_use"}
         return [{"type": "dangerous_tool_use", "status": {"type": "available", "tool_uses": uses}}]
 
 

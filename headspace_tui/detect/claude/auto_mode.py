@@ -54,7 +54,7 @@ DID_NOT_RUN = re.compile(r"^\s*Did not run \d+ calls?\b")
 # A group header a blocked call may sit under with no call row of its own (2.1.317's "Ran 1 shell command ⎿ Blocked by auto mode").
 RAN_GROUP = re.compile(r"^\s*(?:Ran \d+ shell commands?|Did not run \d+ (?:calls?|other calls?))\b")
 # A running turn's count, its latest blocked call on the row under it: "⎿  2 actions blocked by auto mode · /permissions to review".
-BLOCKED_COUNT = re.compile(r"^\s*⎿\s+\d+ actions blocked by auto mode\b", re.I)
+BLOCKED_COUNT = re.compile(r"^\s*⎿\s+(?P<n>\d+) actions blocked by auto mode\b", re.I)
 # In auto mode's pause: "│ Latest blocked action: Sends data out to an outside host" (the reason of the call it asks about).
 LATEST_BLOCKED = re.compile(r"^\s*│\s*Latest blocked action:\s*(?P<reason>\S.*)$")
 # The note under a blocked call: "⎿  Blocked by auto mode · /permissions to review" (its reason in "│ Auto mode: …" rows
@@ -175,7 +175,7 @@ def blocked_calls(lines: list[str], region: range, tool_for_call=lambda name: na
     rows = list(region)
     for i in rows:
         if BLOCKED_COUNT.match(lines[i]):
-            found.extend(b for b in _counted_calls(lines, i, rows, tool_for_call) if not any(same(b, f) for f in found))
+            found.extend(b for b in _counted_calls(lines, i, rows, tool_for_call) if not b.detail or not any(same(b, f) for f in found))
             continue
         denied = DENIED_NOTE.match(lines[i])
         if not BLOCKED_NOTE.match(lines[i]) and denied is None:
@@ -192,8 +192,8 @@ def blocked_calls(lines: list[str], region: range, tool_for_call=lambda name: na
         notice = _notice(lines[i])
         if notice is None or any(notice.agrees(b) for b in found):
             continue
-        unsaid = next((k for k, b in enumerate(found) if not b.reason and b.detail and (not notice.tool or notice.tool == b.tool)), None)
-        if unsaid is not None:  # the notice gives the latest block's reason: the count's call, which drew none
+        unsaid = next((k for k in range(len(found) - 1, -1, -1) if not found[k].reason and (not notice.tool or found[k].tool in ("", notice.tool))), None)
+        if unsaid is not None:  # the notice gives the latest block's reason: a counted call's, which drew none
             found[unsaid] = Blocked(found[unsaid].tool, found[unsaid].detail, notice.reason)
         else:
             found.append(notice)
@@ -201,15 +201,18 @@ def blocked_calls(lines: list[str], region: range, tool_for_call=lambda name: na
 
 
 def _counted_calls(lines: list[str], row: int, rows: list[int], tool_for_call) -> list[Blocked]:
-    """The calls of a "Did not run N calls" group whose count says "N actions blocked by auto mode": each one drawn is blocked.
+    """The blocks a group's count says ("N actions blocked by auto mode") under "Did not run N calls" or "Ran N shell
+    commands": each call the group draws, and for the rest one block each that names no call (the transcript or the
+    hook names them).
 
     Under a running reply's line ("● Uploading the report") the count is
-    followed by the latest call, which may be one that runs: no call is
-    named from it (the notice, the hook or the transcript says which).
+    followed by the latest call, which may be one that runs: nothing is
+    read from it there (the notice, the hook or the transcript says which).
     """
     header = next((k for k in range(row - 1, max(rows[0] - 1 if rows else 0, row - 6) - 1, -1) if not CALL_ROW.match(lines[k])), None)
-    if header is None or not DID_NOT_RUN.match(lines[header]):
+    if header is None or not RAN_GROUP.match(lines[header]):
         return []
+    tool = "Bash" if "shell command" in lines[header] else ""
     calls = []
     for k in (r for r in rows if r > header):
         match = CALL_ROW.match(lines[k])
@@ -217,10 +220,16 @@ def _counted_calls(lines: list[str], row: int, rows: list[int], tool_for_call) -
             break
         if BLOCKED_NOTE.match(lines[k]) or BLOCKED_COUNT.match(lines[k]):
             continue
-        tool, detail = _call(match.group("call"), tool_for_call)
+        named, detail = _call(match.group("call"), tool_for_call)
         if detail:
-            calls.append(Blocked(tool=tool, detail=detail))
-    return calls
+            calls.append(Blocked(tool=named, detail=detail))
+    counted = int(_matched_count(lines[row]))
+    return calls + [Blocked(tool=tool, detail="") for _ in range(max(0, min(counted, 20) - len(calls)))]
+
+
+def _matched_count(line: str) -> str:
+    found = BLOCKED_COUNT.match(line)
+    return found.group("n") if found else "0"
 
 
 def same(a: Blocked, b: Blocked) -> bool:
@@ -305,8 +314,11 @@ def gateway_dialog(lines: list[str], bottom: int) -> tuple[int, Prompt] | None:
         row = title if title is not None else keys
         return row, _prompt("auto-mode-check", GATEWAY_TITLE_TEXT, (Option("Enter", STAY), Option("BTab", LEAVE), Option("Escape", "Cancel")))  # type: ignore[return-value]
     keys = bottom if BILLING_KEYS.match(lines[bottom]) else None
-    notice = next((i for i in range(bottom, top, -1) if BILLING_TITLE.search(lines[i])), None) if keys is not None else None
-    if keys is not None and notice is not None:
+    notice = next((i for i in range(bottom, top, -1) if BILLING_TITLE.search(lines[i])), None)
+    # 2.1.317's notice is taller than an 80x24 pane: its keys line is never drawn; its title right under the top edge, and
+    # no input box under it, still say it waits.
+    cut = notice is not None and notice > 0 and RULE.match(lines[notice - 1]) is not None and not any(lines[k].lstrip().startswith(("❯", ">")) for k in range(notice + 1, bottom + 1))
+    if notice is not None and (keys is not None or cut):
         return notice, _prompt("auto-mode-billing", lines[notice].strip(), (Option("Enter", "Continue"), Option("Escape", "Cancel")))
     return None
 

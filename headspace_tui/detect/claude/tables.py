@@ -85,6 +85,8 @@ class Rules:
             r"[\w-]+ limit reached\b",
             r"Request timed out\b",
             r"OAuth token (?:has )?(?:expired|revoked)\b",
+            # 2.1.331: auto mode's check gave no verdict ten times: "Auto mode is unavailable — … so Claude stopped."
+            r"Auto mode is unavailable\b",
         )
     )
     # The user stopped the turn with Esc: "⎿  Interrupted · What should Claude do instead?"
