@@ -33,20 +33,9 @@ from tests.harness.record import record_one  # noqa: E402
 from tests.harness.recording import Job, pane_record, parse_size, record_all, write_screen  # noqa: E402
 from tests.harness.session import READY, ClaudeSession  # noqa: E402
 from tests.harness.tmux import temp_server  # noqa: E402
-from tests.harness.versions import renderers  # noqa: E402
+from tests.harness.versions import AUTO_SCREENS, renderers  # noqa: E402
 
-AUTO_NAMES = [
-    "auto_idle_fresh",
-    "auto_blocked_once",
-    "auto_blocked_once_notice",
-    "auto_blocked_working",
-    "auto_pause_consecutive",
-    "auto_pause_total",
-    "auto_check_unavailable",
-    "auto_gateway_dialog",
-    "auto_gateway_notice",
-]
-SCEN = {n: dataclasses.replace(S.BY_NAME[n], versions=(), sizes=()) for n in AUTO_NAMES}
+SCEN = {n: dataclasses.replace(S.BY_NAME[n], versions=(), sizes=()) for n in AUTO_SCREENS}
 
 GATEWAY_ANY = re.compile(r"ask whoever runs your gateway|ask your gateway to implement|We're changing auto mode|Auto mode can'?t check actions|Enter to continue · Esc to cancel")
 
