@@ -15,7 +15,7 @@ from headspace_tui.answering.keys import KeyStroke, cursor_moves, plan_keys
 from headspace_tui.answering.pane_io import ActionError
 from headspace_tui.answering.policy import Intent, IntentKind
 from headspace_tui.app.screens.why import mode_text
-from headspace_tui.app.widgets.agent_table import kept_end, waiting_for
+from headspace_tui.app.widgets.agent_table import fit, kept_end, waiting_for
 from headspace_tui.cli.doctor import OK, WARN, check_hooks
 from headspace_tui.detect.approval import approval, widening
 from headspace_tui.detect.claude.auto_mode import blocked_calls, footer_mode, gateway_dialog
@@ -273,7 +273,13 @@ def test_the_row_marks_this_turns_block_keeps_its_reason_in_sight_and_names_a_mo
     _read(store, Observation(AgentState.IDLE, mode="auto"), 12.0)
     shown = waiting_for(agent).plain
     assert shown == "auto · ⊘ blocked: curl -X POST --data-binary @notes.txt http://127.0.0.1:9/collect — sends data out"
-    assert shown.endswith(shown[-kept_end(agent, shown, 40) :]) and kept_end(agent, shown, 40) == len(" — sends data out")
+    assert kept_end(agent, shown, 60) == len(" — sends data out")  # room for both: the reason stays in sight
+    cut = fit(shown, 60, keep_end=kept_end(agent, shown, 60)).plain
+    assert cut.startswith("auto · ⊘ blocked: curl -X POST --data-") and cut.endswith("— sends data out"), cut
+    # At 80 columns the column is about 40 cells: the command keeps its first 16 before any reason (the reason cut whole
+    # hid it), and what is left for the reason is too little to keep: cut at the end.
+    narrow = fit(shown, 40, keep_end=kept_end(agent, shown, 40)).plain
+    assert narrow.startswith("auto · ⊘ blocked: curl -X POST --dat") and len(narrow) == 40, narrow
     agent.mode = "bypass"
     assert waiting_for(agent).plain.startswith("BYPASS · ") and "BYPASS" in mode_text(agent).plain
     agent.mode = "manual"

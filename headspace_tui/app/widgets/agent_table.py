@@ -323,6 +323,10 @@ def choice_end(text: str) -> int:
     return len(chosen) + 2  # "→ " and the option
 
 
+BLOCKED_COMMAND = 16  # cells of a blocked call's command a cut row keeps before its reason
+BLOCKED_REASON_MIN = 8  # cells of its reason worth keeping at the end ("— sends…" says little less)
+
+
 def kept_end(agent: Agent, shown: str, width: int) -> int:
     """How much of a row's "Waiting for" end its cut keeps: an answer's outcome after the wait ("… · not sent"), else its chosen option.
 
@@ -334,9 +338,13 @@ def kept_end(agent: Agent, shown: str, width: int) -> int:
         return len(said) if len(said) <= width // 2 else 0
     blocked = agent.blocked_this_turn
     if blocked and blocked[-1].reason and shown.startswith(("⊘ ", f"{MODE_BADGES.get(agent.mode, ('',))[0]} · ⊘ ")):
-        # A blocked call's reason is why it matters ("— sends data out"): the command is cut in its middle.
+        # A blocked call's reason is why it matters ("— sends data out"), but the command is what was blocked: it keeps
+        # BLOCKED_COMMAND cells first (cut at 80 columns it was hidden whole), the reason the rest, if any is left.
         end = shown[shown.rfind(" — ") :]
-        return len(end) if len(end) <= width // 2 else width // 2
+        head = shown.find(": ") + 2 if ": " in shown else 0
+        room = width - 1 - head - BLOCKED_COMMAND
+        keep = min(len(end), room)
+        return keep if keep >= BLOCKED_REASON_MIN else 0
     return choice_end(shown)
 
 
