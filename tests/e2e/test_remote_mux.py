@@ -30,6 +30,7 @@ more connections once the first one's 10 sessions were taken.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import signal
 import sys
@@ -188,7 +189,13 @@ def test_a_flooding_remote_session_neither_starves_the_others_nor_grows_memory(p
     def probe_rss() -> int:
         assert box.process is not None
         found = [p for p in psutil.Process(box.process.pid).children(recursive=True) if p.name() == "python3"]
-        assert len(found) == 1, found
+
+        def said(p: psutil.Process) -> str:
+            with contextlib.suppress(psutil.Error):
+                return f"{p.pid}: {' '.join(p.cmdline())[:160]}"
+            return f"{p.pid}: gone"
+
+        assert len(found) == 1, [said(p) for p in found]  # what a second one runs says why it is there
         return found[0].memory_info().rss
 
     async def scenario() -> dict[str, object]:
