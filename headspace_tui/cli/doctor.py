@@ -42,7 +42,7 @@ from ..shared.safe_text import clean
 from ..state.eventlog import default_path as log_path
 from ..tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
 from ..usage.prices import OLD_AFTER_DAYS, own_table_path, table
-from .popup_key import binding, installed_command, popup_programs, server_path
+from .popup_key import binding, installed_command, popup_programs
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"
 MIN_TMUX = (3, 2)  # control mode with pane output and the formats headspace asks for
@@ -273,11 +273,8 @@ def check_popup_key(server: TmuxServer) -> list[Check]:
         keys = popup_programs(server.run("list-keys"))
     except (TmuxCommandError, TmuxUnavailable):
         return []  # no server: the tmux check says so
-    try:
-        path = server_path(server.run("show-environment", "-g", "PATH"))
-    except (TmuxCommandError, TmuxUnavailable):
-        path = None  # no PATH in the server's environment: sh's default
-    search = path if path is not None else os.defpath
+    path = server.global_path()
+    search = path if path is not None else os.defpath  # no PATH in the server's environment: sh's default
     line = binding()
     if not keys:
         on_path = shutil.which("headspace", path=search)

@@ -6,7 +6,7 @@ A tmux server keeps the environment it was started with: one started before
 ``headspace``, and the popup closes at once without a word.  So the binding
 names the installed command by its absolute path (``binding``), and
 ``headspace doctor`` checks what the server would run (``popup_programs``
-reads tmux's own ``list-keys``, ``server_path`` the server's PATH).
+reads tmux's own ``list-keys``; ``TmuxServer.global_path`` the server's PATH).
 
 Two layers of quoting: the command is a shell line (``sh -c``), quoted
 with ``shlex``; that line is one argument of a tmux command, quoted for
@@ -188,11 +188,3 @@ def popup_programs(list_keys: str) -> list[PopupKey]:
         if shell:
             found.append(PopupKey(key if table == "prefix" else f"{key} (table {table})", shell[0], warm=POPUP_COMMAND in shell[1:]))
     return found
-
-
-def server_path(show_environment: str) -> str | None:
-    """PATH from ``tmux show-environment -g PATH`` output; None when the server holds no PATH."""
-    for line in show_environment.splitlines():
-        if line.startswith("PATH="):
-            return line[len("PATH=") :]
-    return None

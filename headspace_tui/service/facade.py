@@ -659,9 +659,9 @@ class Service:
         """
         argv, cwd, config = await self.resume_plan(agent)
         by_hand = f"resume it by hand: cd {shlex.quote(cwd)} && {shlex.join(argv)}"
-        path = await asyncio.to_thread(self._new_window_path)
-        if shutil.which(argv[0], path=path) is None:
-            where = f"PATH={path}" if path else "no PATH at all"
+        path = await asyncio.to_thread(self._server.global_path)
+        if shutil.which(argv[0], path=path if path is not None else os.defpath) is None:
+            where = f"PATH={path}" if path is not None else f"none kept: sh's default {os.defpath}"
             raise ServiceError(f"{agent.target} left running: {argv[0]} is not on the PATH tmux gives new windows ({where}); {by_hand}")
         session = agent.target.rpartition(":")[0]
         await self.stop_agent(agent)
@@ -673,14 +673,6 @@ class Service:
         if why:
             raise ServiceError(f"{agent.target} stopped, but its resume did not start: {why}; {by_hand}")
         return started.pane_id
-
-    def _new_window_path(self) -> str:
-        """The PATH a new window of this tmux server gets (its global environment's; "" when it keeps none)."""
-        try:
-            shown = self._server.run("show-environment", "-g", "PATH")
-        except (TmuxCommandError, TmuxUnavailable):
-            return ""
-        return next((line[len("PATH=") :] for line in shown.splitlines() if line.startswith("PATH=")), "")
 
 
 def attach_command(server: TmuxServer, agent: Agent) -> str:

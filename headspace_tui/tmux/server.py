@@ -146,6 +146,14 @@ def parse_pane_records(output: str) -> list[PaneRecord]:
     return records
 
 
+def server_path(show_environment: str) -> str | None:
+    """PATH from ``tmux show-environment -g PATH`` output; None when the server holds no PATH."""
+    for line in show_environment.splitlines():
+        if line.startswith("PATH="):
+            return line[len("PATH=") :]
+    return None
+
+
 def _first_line(text: str) -> str:
     for line in text.splitlines():
         if line.strip():
@@ -305,6 +313,14 @@ class TmuxServer:
             target = arg == "-t" and not ended
             ended = ended or arg == "--"
         return out
+
+    def global_path(self) -> str | None:
+        """The PATH a new window of this server gets (its global environment's); None when it keeps none, or cannot be asked:
+        a program started there is then looked up on sh's default (``os.defpath``)."""
+        try:
+            return server_path(self.run("show-environment", "-g", "PATH"))
+        except (TmuxCommandError, TmuxUnavailable):
+            return None
 
     def run(self, *args: str) -> str:
         """Run ``tmux [-L name | -S path] args...``; return stdout exactly as printed."""

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from headspace_tui.cli.doctor import OK, WARN, check_popup_key
-from headspace_tui.cli.popup_key import PopupKey, binding, installed_command, popup_programs, server_path, tmux_quote, tmux_words
-from headspace_tui.tmux.server import TmuxServer
+from headspace_tui.cli.popup_key import PopupKey, binding, installed_command, popup_programs, tmux_quote, tmux_words
+from headspace_tui.tmux.server import TmuxServer, server_path
 
 HOSTILE = "we ird'$HOME #{pane_id};x\\y\"z"
 
