@@ -168,7 +168,7 @@ class HookIntake:
             return  # its agent's family runs no hooks: another agent's event (one it started, say)
         if event.transcript_path and watch.tail is None:
             watch.tail = self.host.transcript(Path(event.transcript_path))  # replayed at the pane's next read
-            watch.conversation = event.session_id
+            watch.usage.conversation = event.session_id  # the conversation its tokens are of
         observation = hook_observation(event)
         mode = hook_mode(event)
         if mode:

@@ -57,11 +57,10 @@ class PaneWatch:
     mode: str = ""  # the permission mode its command line sets ("" none): the row's until its screen or hooks say
     fuser: Fuser = field(default_factory=Fuser)
     tail: Tail | None = None
-    conversation: str = ""  # the session id of the conversation ``tail`` follows ("" not known): /clear and /resume change it
     last_turn_at: float = 0.0  # the newest line read from ``tail`` (a conversation switched to that has older ones was resumed)
     switched_at: float = 0.0  # when its conversation changed, until the new one's first read says how (cleared or resumed)
     calls: dict[str, tuple[str, str]] = field(default_factory=dict)  # its transcript's recent tool calls: id -> (tool, what it names)
-    usage: UsageTally = field(default_factory=UsageTally)  # its transcript's tokens, folded as they are read
+    usage: UsageTally = field(default_factory=UsageTally)  # its transcript's tokens, folded as they are read, and whose conversation ``tail`` follows
     timing: PaneTiming = field(default_factory=PaneTiming)
     # What the transcript says of the present (TranscriptFollower): when the
     # last typed prompt was written (a turn's start), and when Claude last

@@ -75,9 +75,9 @@ class TranscriptFollower:
         a first read of a long transcript takes a tenth of a second."""
         assumed = watch.family.context_window if watch.family is not None else 0
         if watch.tail is not None and status is not None and status.session_id:
-            if not watch.conversation:
-                watch.conversation = status.session_id  # the tail a hook named is the status file's conversation
-            elif status.session_id != watch.conversation:
+            if not watch.usage.conversation:
+                watch.usage.conversation = status.session_id  # the tail a hook named is the status file's conversation
+            elif status.session_id != watch.usage.conversation:
                 self._switched(watch, agent, status.session_id, assumed)
         if watch.tail is None:
             kept = watch.family.transcripts if watch.family is not None else None
@@ -89,7 +89,7 @@ class TranscriptFollower:
             path = kept.path(folder, status.cwd, status.session_id)
             if not await self.host.exists(path):
                 return
-            watch.tail, watch.conversation = self.host.transcript(path), status.session_id
+            watch.tail = self.host.transcript(path)
             watch.usage.conversation = watch.usage.conversation or status.session_id
         tail, journal, loop = watch.tail, self.journal, asyncio.get_running_loop()
         first = not tail.opened
@@ -160,7 +160,7 @@ class TranscriptFollower:
         transcript is first read (``_told_how``).
         """
         model = watch.usage.model
-        watch.tail, watch.conversation, watch.switched_at = None, "", self.clock()
+        watch.tail, watch.switched_at = None, self.clock()
         watch.usage = UsageTally(conversation)
         watch.usage.model = model
         self.store.used(agent.pane_id, watch.usage.usage(assumed))
@@ -169,7 +169,7 @@ class TranscriptFollower:
         """The timeline's line for a conversation switched to: resumed (its transcript holds lines older than the last conversation's newest) or cleared."""
         older = any((turn_time(t) or 0.0) < watch.last_turn_at for t in turns)
         if self.journal is not None:
-            self.journal.conversation(agent, watch.switched_at, watch.conversation, "resumed" if older else "cleared")
+            self.journal.conversation(agent, watch.switched_at, watch.usage.conversation, "resumed" if older else "cleared")
         watch.switched_at, watch.last_turn_at = 0.0, 0.0
 
 
