@@ -24,8 +24,8 @@ and each time headspace starts.
 A folder that is no git work tree gets a repository of ours instead (``plain``):
 its git folder, index and objects live in the store, the folder is its
 work tree, and nothing is written into the folder.  Such a folder can be
-anything (a home folder), so it is counted first and refused past
-PLAIN_FILES files or PLAIN_BYTES bytes, saying so.
+anything (a home folder), so before its first baseline it is counted and
+refused past PLAIN_FILES files or PLAIN_BYTES bytes, saying so.
 
 The diff of two snapshots is ``git diff`` of two trees in the same
 environment (the user's attributes and diff settings apply; no external
@@ -187,16 +187,21 @@ def store_of(repo: Repository, root: Path) -> Path:
     return root / name
 
 
+def objects_of(repo: Repository, root: Path | None = None) -> Path:
+    """Where our snapshots' objects are: the store's object folder (a plain folder's: its repository's own)."""
+    return Path(repo.objects) if repo.plain else store_of(repo, root or data_root()) / "objects"
+
+
 def snapshot(folder: str, root: Path | None = None) -> Snapshot:
     """The work tree ``folder`` is in, as a tree in our store; ``NotARepository`` or ``RuntimeError`` (git failed)."""
     began = time.monotonic()
     repo = repository(folder, root)
     store = store_of(repo, root or data_root())
-    objects = Path(repo.objects) if repo.plain else store / "objects"
+    objects = objects_of(repo, root)
     objects.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.utime(store)  # the store's age is its last snapshot's (prune)
-    if repo.plain:
-        _count_plain(repo, store)
+    if repo.plain and not os.path.exists(repo.index):
+        _count_plain(repo, store)  # once, before its first baseline: later ones are git's own walk, by the files' stat
     with tempfile.TemporaryDirectory(prefix="snap-", dir=store) as scratch:
         index = os.path.join(scratch, "index")
         try:
@@ -254,7 +259,7 @@ def _left_out(repo: Repository, env: dict, config: list[str], store: Path) -> li
 def diff_text(folder: str, old: str, new: str, root: Path | None = None) -> str:
     """``git diff old new`` (two trees of our store) as text, for unified.parse: at most DIFF_BYTES of it (see ``counts``)."""
     repo = repository(folder, root)
-    objects = Path(repo.objects) if repo.plain else store_of(repo, root or data_root()) / "objects"
+    objects = objects_of(repo, root)
     if not objects.is_dir():
         raise RuntimeError("the snapshots of this repository were removed")
     return _git(repo.top, [*DIFF_OPTIONS, old, new], env=_env(repo, objects, os.devnull), limit=DIFF_BYTES).stdout
@@ -276,7 +281,7 @@ def diff_of(folder: str, old: str, new: str, root: Path | None = None) -> Diff:
 def counts(folder: str, old: str, new: str, root: Path | None = None) -> dict[str, tuple[int, int]]:
     """Each changed file's (added, removed) lines, whole (``git diff --numstat``): what a diff cut at DIFF_BYTES still counts."""
     repo = repository(folder, root)
-    objects = Path(repo.objects) if repo.plain else store_of(repo, root or data_root()) / "objects"
+    objects = objects_of(repo, root)
     out = _git(repo.top, ["diff", "--no-ext-diff", "--no-textconv", "-M", "--numstat", "-z", old, new], env=_env(repo, objects, os.devnull)).stdout
     found: dict[str, tuple[int, int]] = {}
     fields = out.split("\0")
