@@ -10,9 +10,9 @@ What was added is the totals less the last ones this agent's events said,
 this run or an earlier one (the log is asked once per agent).  Totals of
 another conversation (Claude's session id changed: ``/clear``, ``/resume``),
 or that went down (Codex's ``/new``, Gemini's ``/clear``), are a new
-conversation: all of it is new, and the day keeps both.  An agent headspace never saw before counts its whole
-conversation so far on the day it is first seen (a session begun yesterday
-and first watched today is today's).
+conversation: all of it is new, and the day keeps both.  An agent headspace
+never saw before counts its whole conversation so far on the day it is
+first seen (a session begun yesterday and first watched today is today's).
 """
 
 from __future__ import annotations

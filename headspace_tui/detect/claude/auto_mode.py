@@ -57,6 +57,7 @@ RAN_GROUP = re.compile(r"^\s*(?:Ran \d+ shell commands?|Did not run \d+ (?:calls
 BLOCKED_COUNT = re.compile(r"^\s*⎿\s+(?P<n>\d+) actions blocked by auto mode\b", re.I)
 # In auto mode's pause: "│ Latest blocked action: Sends data out to an outside host" (the reason of the call it asks about).
 LATEST_BLOCKED = re.compile(r"^\s*│\s*Latest blocked action:\s*(?P<reason>\S.*)$")
+COUNTED_MAX = 20  # blocks one count stands for at most (auto mode pauses at 20 in a session)
 # The note under a blocked call: "⎿  Blocked by auto mode · /permissions to review" (its reason in "│ Auto mode: …" rows
 # under it), or 2.1.283's "⎿  Denied by auto mode classifier ∙ <reason> ∙ see https://…".
 BLOCKED_NOTE = re.compile(r"^\s*⎿\s+Blocked by auto mode\b", re.I)
@@ -174,8 +175,10 @@ def blocked_calls(lines: list[str], region: range, tool_for_call=lambda name: na
     found: list[Blocked] = []
     rows = list(region)
     for i in rows:
-        if BLOCKED_COUNT.match(lines[i]):
-            found.extend(b for b in _counted_calls(lines, i, rows, tool_for_call) if not b.detail or not any(same(b, f) for f in found))
+        count = BLOCKED_COUNT.match(lines[i])
+        if count is not None:
+            named = {(b.tool, b.detail) for b in found}
+            found.extend(b for b in _counted_calls(lines, i, int(count.group("n")), rows, tool_for_call) if not b.detail or (b.tool, b.detail) not in named)
             continue
         denied = DENIED_NOTE.match(lines[i])
         if not BLOCKED_NOTE.match(lines[i]) and denied is None:
@@ -183,10 +186,10 @@ def blocked_calls(lines: list[str], region: range, tool_for_call=lambda name: na
         call = _call_above(lines, i, region.start, tool_for_call)
         reason = _denied_reason(lines, i) if denied else _reason_under(lines, i, rows)
         if call is None:
-            group = _group_above(lines, i, region.start)
+            group = _group_header(lines, i, region.start)
             if group is None:
                 continue
-            call = ("Bash" if "shell command" in group else "", "")  # the group drew no call row: the block, its reason, no command
+            call = (_group_tool(lines[group]), "")  # the group drew no call row: the block, its reason, no command
         found.append(Blocked(tool=call[0], detail=call[1], reason=reason))
     for i in [*rows, *footer]:
         notice = _notice(lines[i])
@@ -200,7 +203,7 @@ def blocked_calls(lines: list[str], region: range, tool_for_call=lambda name: na
     return tuple(found)
 
 
-def _counted_calls(lines: list[str], row: int, rows: list[int], tool_for_call) -> list[Blocked]:
+def _counted_calls(lines: list[str], row: int, counted: int, rows: list[int], tool_for_call) -> list[Blocked]:
     """The blocks a group's count says ("N actions blocked by auto mode") under "Did not run N calls" or "Ran N shell
     commands": each call the group draws, and for the rest one block each that names no call (the transcript or the
     hook names them).
@@ -209,10 +212,9 @@ def _counted_calls(lines: list[str], row: int, rows: list[int], tool_for_call) -
     followed by the latest call, which may be one that runs: nothing is
     read from it there (the notice, the hook or the transcript says which).
     """
-    header = next((k for k in range(row - 1, max(rows[0] - 1 if rows else 0, row - 6) - 1, -1) if not CALL_ROW.match(lines[k])), None)
-    if header is None or not RAN_GROUP.match(lines[header]):
+    header = _group_header(lines, row, rows[0] if rows else 0)
+    if header is None:
         return []
-    tool = "Bash" if "shell command" in lines[header] else ""
     calls = []
     for k in (r for r in rows if r > header):
         match = CALL_ROW.match(lines[k])
@@ -223,27 +225,20 @@ def _counted_calls(lines: list[str], row: int, rows: list[int], tool_for_call) -
         named, detail = _call(match.group("call"), tool_for_call)
         if detail:
             calls.append(Blocked(tool=named, detail=detail))
-    counted = int(_matched_count(lines[row]))
-    return calls + [Blocked(tool=tool, detail="") for _ in range(max(0, min(counted, 20) - len(calls)))]
+    unnamed = max(0, min(counted, COUNTED_MAX) - len(calls))
+    return calls + [Blocked(tool=_group_tool(lines[header]), detail="") for _ in range(unnamed)]
 
 
-def _matched_count(line: str) -> str:
-    found = BLOCKED_COUNT.match(line)
-    return found.group("n") if found else "0"
+def _group_header(lines: list[str], row: int, start: int) -> int | None:
+    """The row of the group header ("Ran 1 shell command", "Did not run 2 calls") a ``⎿`` row sits under, past the
+    group's other ``⎿`` rows, or None: it sits under something else (a reply's line, a running call)."""
+    header = next((k for k in range(row - 1, max(start, row - 6) - 1, -1) if not CALL_ROW.match(lines[k])), None)
+    return header if header is not None and RAN_GROUP.match(lines[header]) else None
 
 
-def same(a: Blocked, b: Blocked) -> bool:
-    return (a.tool, a.detail) == (b.tool, b.detail)
-
-
-def _group_above(lines: list[str], note: int, start: int) -> str | None:
-    """The group header ("Ran 1 shell command", "Did not run 2 calls") right above a note that names no call, or None."""
-    for k in range(note - 1, max(start, note - 3) - 1, -1):
-        if RAN_GROUP.match(lines[k]):
-            return lines[k].strip()
-        if lines[k].strip() and not CALL_ROW.match(lines[k]):
-            return None
-    return None
+def _group_tool(header: str) -> str:
+    """The tool a group's header names: "Ran N shell commands" is Bash; "Did not run N calls" names none."""
+    return "Bash" if "shell command" in header else ""
 
 
 def pause_reason(lines: list[str], rows: list[int]) -> str | None:
@@ -254,13 +249,14 @@ def pause_reason(lines: list[str], rows: list[int]) -> str | None:
     notice = sorted(notice_rows(lines, rows))
     if not notice:
         return None
-    said = [LATEST_BLOCKED.match(lines[k]) for k in notice]
-    reasons = [m.group("reason").strip() for m in said if m]
-    if not reasons:
-        return ""
-    first = next(k for k in notice if LATEST_BLOCKED.match(lines[k]))
-    more = [lines[k].strip().lstrip("│").strip() for k in notice if k > first and lines[k].strip().lstrip("│").strip()]
-    return " ".join([reasons[0], *more])
+    words: list[str] = []  # from "Latest blocked action:" on, the rows it wraps onto
+    for k in notice:
+        latest = LATEST_BLOCKED.match(lines[k])
+        if latest is not None and not words:
+            words.append(latest.group("reason").strip())
+        elif words and lines[k].strip().lstrip("│").strip():
+            words.append(lines[k].strip().lstrip("│").strip())
+    return " ".join(words)
 
 
 def notice_rows(lines: list[str], rows: list[int]) -> set[int]:
@@ -302,25 +298,21 @@ def gateway_dialog(lines: list[str], bottom: int) -> tuple[int, Prompt] | None:
     top = max(bottom - 40, -1)
     title = next((i for i in range(bottom, top, -1) if GATEWAY_TITLE.match(lines[i])), None)
     below = [lines[k].strip() for k in range(title + 1, bottom + 1) if lines[k].strip()] if title is not None else []
-    cut = (
-        title is not None
-        and title > 0
-        and RULE.match(lines[title - 1]) is not None  # right under the dialog's top edge
-        and bool(below)
-        and GATEWAY_FIRST.match(below[0]) is not None  # its own first paragraph next
-        and not any(row.startswith(("❯", ">")) for row in below)  # and no input box under it
-    )
+    cut = title is not None and _heads_a_cut_dialog(lines, title, bottom) and bool(below) and GATEWAY_FIRST.match(below[0]) is not None  # its own words next
     if keys is not None or cut:
         row = title if title is not None else keys
         return row, _prompt("auto-mode-check", GATEWAY_TITLE_TEXT, (Option("Enter", STAY), Option("BTab", LEAVE), Option("Escape", "Cancel")))  # type: ignore[return-value]
     keys = bottom if BILLING_KEYS.match(lines[bottom]) else None
     notice = next((i for i in range(bottom, top, -1) if BILLING_TITLE.search(lines[i])), None)
-    # 2.1.317's notice is taller than an 80x24 pane: its keys line is never drawn; its title right under the top edge, and
-    # no input box under it, still say it waits.
-    cut = notice is not None and notice > 0 and RULE.match(lines[notice - 1]) is not None and not any(lines[k].lstrip().startswith(("❯", ">")) for k in range(notice + 1, bottom + 1))
-    if notice is not None and (keys is not None or cut):
+    # 2.1.317's notice is taller than an 80x24 pane: its keys line is never drawn.
+    if notice is not None and (keys is not None or _heads_a_cut_dialog(lines, notice, bottom)):
         return notice, _prompt("auto-mode-billing", lines[notice].strip(), (Option("Enter", "Continue"), Option("Escape", "Cancel")))
     return None
+
+
+def _heads_a_cut_dialog(lines: list[str], title: int, bottom: int) -> bool:
+    """``title`` is right under a dialog's top edge and no input box is drawn under it: a dialog whose keys a short pane cut off."""
+    return title > 0 and RULE.match(lines[title - 1]) is not None and not any(lines[k].lstrip().startswith(("❯", ">")) for k in range(title + 1, bottom + 1))
 
 
 def _ends_cancel(lines: list[str], row: int, bottom: int) -> bool:

@@ -339,7 +339,7 @@ def _dialog_facts(screen: _Screen, menu: _Menu, prompt: Prompt) -> dict:
         blocked.append(Blocked(tool=prompt.tool, detail=prompt.detail, reason=reason))
     if reason is None and not blocked:
         return {}
-    return {"mode": "auto", "blocked": tuple(blocked)} if blocked else {"mode": "auto"}
+    return {"mode": "auto", "blocked": tuple(blocked)}
 
 
 def _box_state(screen: _Screen, top: int, prompt_line: int, rule_below: int, footer: str, evidence: list[Evidence], echo: int, region: range) -> Observation:
