@@ -244,17 +244,24 @@ def test_a_stale_tap_for_an_answered_request_never_approves_the_next_one_with_th
     assert len(runs.read_text().splitlines()) == 2
 
 
-def test_a_stale_page_sends_nothing_and_redraws_then_deny_refuses_the_dialog_there_now(claude_session, private_tmux, services, phone):
-    script = [api.bash("touch first.txt", "First file"), api.bash("touch second.txt", "Second file"), api.text("Both made.")]
-    session = claude_session(script, name="stale")
+def at_permission(claude_session, private_tmux, services, phone, script: list, name: str, prompt: str, command: str):
+    """Claude asked to run ``command`` (its first step), the page open on that agent with the whole dialog read (its plain
+    "Yes" too), as the user saw it: (session, page, url)."""
+    session = claude_session(script, name=name)
     url, _, _ = web_on(private_tmux.name, services)
     page = phone.new_page()
     page.goto(url)
-    session.submit("create two files")
-    session.wait_for("touch first.txt", timeout=60)
+    session.submit(prompt)
+    session.wait_for(command, timeout=60)
     open_agent(page, session.pane_id, "permission")
-    page.locator("#agent-view").get_by_text("touch first.txt").first.wait_for(timeout=WAIT)
-    page.get_by_role("button", name="Approve", exact=True).wait_for(timeout=WAIT)  # the whole dialog read (its plain "Yes" too), as the user saw it
+    page.locator("#agent-view").get_by_text(command).first.wait_for(timeout=WAIT)
+    page.get_by_role("button", name="Approve", exact=True).wait_for(timeout=WAIT)
+    return session, page, url
+
+
+def test_a_stale_page_sends_nothing_and_redraws_then_deny_refuses_the_dialog_there_now(claude_session, private_tmux, services, phone):
+    script = [api.bash("touch first.txt", "First file"), api.bash("touch second.txt", "Second file"), api.text("Both made.")]
+    session, page, _ = at_permission(claude_session, private_tmux, services, phone, script, "stale", "create two files", "touch first.txt")
 
     # The page stops hearing of changes (its stream cut, as on a train), and the dialog is answered in the terminal.
     page.route("**/api/events**", lambda route: route.abort())
@@ -298,14 +305,8 @@ def test_a_reply_read_before_a_change_that_arrives_after_it_does_not_undo_it(cla
     The late reply is made here: the page's request is held and answered with a reply the service gave
     before Deny (the network's reordering cannot be caused on demand; the reply itself is the service's own).
     """
-    session = claude_session([api.bash("touch late.txt", "A file"), api.text("Fine.")], name="late")
-    url, _, _ = web_on(private_tmux.name, services)
-    page = phone.new_page()
-    page.goto(url)
-    session.submit("make a file")
-    session.wait_for("touch late.txt", timeout=60)
-    open_agent(page, session.pane_id, "permission")
-    page.get_by_role("button", name="Approve", exact=True).wait_for(timeout=WAIT)  # the whole dialog read, as the user saw it
+    script = [api.bash("touch late.txt", "A file"), api.text("Fine.")]
+    session, page, url = at_permission(claude_session, private_tmux, services, phone, script, "late", "make a file", "touch late.txt")
     origin = url.split("/?", 1)[0]
     before = page.request.get(f"{origin}/api/screen?pane={quote(session.pane_id)}")
     assert before.ok and before.json()["agent"]["state"] == "permission", before.text()
