@@ -77,7 +77,9 @@ SETTLE_MAX = 30.0  # seconds a request may wait for the first look
 EVENTS_QUEUED = 1000  # events a slow client may fall behind by before it is cut off
 WRITE_TIMEOUT = 5.0  # seconds one write to an events client may take (one that stops reading is cut off)
 SHUTDOWN_TIMEOUT = 1.0  # seconds the clients' connections get to end when the service does
-LAST_WORD = 0.3  # seconds the events streams get to send the service's last word before they are cut
+# Seconds the events streams get to send the service's last word before they are cut.  The wait ends as soon as each
+# has; 0.3 s was not always enough on a loaded machine (a CI run), and the client then said only "not answering".
+LAST_WORD = 1.5
 WATCH_BACKOFF_MAX = 30.0  # seconds between two looks at tmux after the look itself kept failing
 MAX_REQUEST = 64 * 1024  # bytes: no route takes a body worth more
 
