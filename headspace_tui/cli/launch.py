@@ -111,7 +111,7 @@ def connect_resident(server: TmuxServer, config: Config, *, restart: bool = True
 
     def start() -> object:
         if server.server_pid() is None:
-            raise client.ServiceError(f"no tmux server runs ({server.where()})")  # nothing to start a service for
+            raise client.ServerGone(server.where())  # nothing to start a service for
         try:
             return start_detached(server.socket_args(), place)
         except client.ServiceError:

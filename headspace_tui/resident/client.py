@@ -35,6 +35,17 @@ class ServiceError(Exception):
     """No answer from a service (none runs, another version, a bad answer): one line."""
 
 
+class ServerGone(ServiceError):
+    """No service can run: its tmux server is gone.  Said in the words the service ends with, so a client that never heard its last word says the same."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(server_gone(where))
+
+
+def server_gone(where: str) -> str:
+    return f"the tmux server ({where}) is gone"
+
+
 class Refused(ServiceError):
     """The service answered and said no (its guard refused, the pane has no agent): what it said, to show as it is."""
 

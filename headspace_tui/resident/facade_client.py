@@ -320,17 +320,26 @@ class ServiceClient:
             while True:
                 if await self._follow():
                     pause = RECONNECT_FIRST
-                lost = f"service ended: {self._ended}" if self._ended else LOST  # its why first: the header cuts the rest
-                if self._problem.problem != lost:
-                    self._emit(ProblemChanged(lost, (("local", lost),)))
+                self._say_lost()
                 await asyncio.sleep(pause)
                 pause = min(RECONNECT_MAX, pause * 2)
                 if not is_held(self.place) and self._restart is not None:
                     log.warning("the service is gone; starting it again")
-                    with contextlib.suppress(client.ServiceError, OSError):
+                    try:
                         await asyncio.to_thread(self._restart)
+                    except client.ServerGone as exc:
+                        # Its last word never reached this client (the service ended before the stream opened): the start says why.
+                        self._ended = self._ended or str(exc)[:300]
+                        self._say_lost()
+                    except (client.ServiceError, OSError):
+                        pass
         finally:
             await self._http.close()
+
+    def _say_lost(self) -> None:
+        lost = f"service ended: {self._ended}" if self._ended else LOST  # its why first: the header cuts the rest
+        if self._problem.problem != lost:
+            self._emit(ProblemChanged(lost, (("local", lost),)))
 
     async def _follow(self) -> bool:
         """Read the stream until it ends; whether it was followed at all."""

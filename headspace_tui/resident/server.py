@@ -67,6 +67,7 @@ from ..shared.resident_place import Place, make_folder, remove_files, take_lock,
 from ..web import kept
 from ..web.server import WebOptions, WebPage, WebSite, web_options
 from .calls import CALLS
+from .client import server_gone
 from .deadline import Deadline
 from .facade_routes import FacadeRoutes, FacadeStream
 from .ringer import Ringer
@@ -380,7 +381,7 @@ class Resident:
                 continue
             pause = TMUX_CHECK
             if pid is None:
-                self.end(f"the tmux server ({self.server.where}) is gone")
+                self.end(server_gone(self.server.where))
             elif pid and first_pid and pid != first_pid:
                 self.end(f"another tmux server ({self.server.where}, pid {pid}) took the socket")
 
