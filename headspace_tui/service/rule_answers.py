@@ -139,6 +139,7 @@ class RuleAnswers:
         # allow?, rule) → "" when on its way, else why not.  None: rules answer through hooks only.
         self.answer_keys: Callable[[Agent, Observation, bool, str], str] | None = None
         self._looking: set[tuple[str, str]] = set()  # dialogs the keys' rules will look at again (their transcript line awaited)
+        self._waiting: set[str] = set()  # panes whose agent needs the person: judged again when the rules file changes
 
     def start(self) -> None:
         """Look at the rules file now and every RELOAD_EVERY seconds: new rules are dated (their ttl starts) when first read."""
@@ -150,11 +151,14 @@ class RuleAnswers:
             self._timer = None
 
     def _tick(self) -> None:
+        before = self.book.loaded
         loaded = self.book.current()
         if loaded.rules:
             self.state.refresh()
             for rule in loaded.rules:
                 self._date(rule)
+            if loaded is not before:
+                self._look_again()
         try:
             self._timer = asyncio.get_running_loop().call_later(RELOAD_EVERY, self._tick)
         except RuntimeError:
@@ -170,12 +174,34 @@ class RuleAnswers:
     def on_event(self, event: Event) -> None:
         if isinstance(event, AgentRemoved):
             self._gone(event.key or event.pane_id)
+            self._waiting.discard(event.pane_id)
             self._looking = {looked for looked in self._looking if looked[0] != event.pane_id}
             return
         if not isinstance(event, AgentChanged):
             return
-        agent = event.agent
-        self._task_state(agent)
+        self._task_state(event.agent)
+        if event.agent.state.needs_you:
+            self._waiting.add(event.agent.pane_id)
+        else:
+            self._waiting.discard(event.agent.pane_id)
+        self._look(event.agent)
+
+    def _look_again(self) -> None:
+        """The rules file changed: each dialog still waiting that the rules left to the person is judged by the new rules.
+
+        The person who sees a request and writes the rule for it means this
+        one too; what a rule already answered is never asked again.
+        """
+        for pane in list(self._waiting):
+            agent = self.agent(pane)
+            if agent is None or not agent.state.needs_you:
+                continue
+            for judged in [j for j, verdict in self._judged.items() if j[0] == pane and not verdict.answered]:
+                del self._judged[judged]
+            self._look(agent)
+
+    def _look(self, agent: Agent) -> None:
+        """The rules' look at what ``agent`` shows now: its hook's call at once, a dialog no hook holds by the keys a moment later."""
         if agent.channel == Channel.HOOK and agent.state.needs_you:
             self._later(0.0, lambda: self.consider(agent.pane_id))
             return

@@ -399,3 +399,32 @@ def test_the_two_critical_bypasses_drawn_by_claude_wait_for_the_person_by_the_ke
     started(private_tmux.name, services)
     poll(lambda: row(private_tmux.name), lambda r: r["state"] == "idle", timeout=20)
     _never_allowed(session, private_tmux.name, state, commands, victim)
+
+
+@pytest.mark.parametrize("through", ["the hook", "the keys"])
+def test_a_rule_written_while_its_request_waits_answers_that_request(claude_session, private_tmux, services, where, through):
+    """The trial: the person sees a request, writes the rule for it, and the row still said permission; the new rule now answers the one waiting."""
+    tag, config, state = where
+    made = f"/tmp/{tag}_1"
+    script = [api.bash(f"touch {made}", "Make one"), api.text("Made one.")]
+    session = hooked(claude_session, script, "later") if through == "the hook" else claude_session(script, name="later")
+    # A rule for something else: the request is judged when it comes, and left to the person.
+    rules_file(config, f'[[rule]]\nid = "other"\ndecision = "allow"\nhosts = ["local"]\ncommand = "ls {tag}"\nttl = "1h"\nshadow = false\n')
+    try:
+        started(private_tmux.name, services)
+        poll(lambda: row(private_tmux.name), lambda r: r["state"] == "idle", timeout=20)
+        session.submit("make one")
+        poll(lambda: row(private_tmux.name), lambda r: r["state"] == "permission", timeout=30)
+        assert not os.path.exists(made), "nothing answered it before the rule was written"
+        rules_file(
+            config,
+            f'[[rule]]\nid = "later-touch"\ndecision = "allow"\nhosts = ["local"]\nproject = "{session.workdir}"\ncommand = "touch /tmp/{tag}_*"\nttl = "1h"\nshadow = false\n',
+        )
+        poll(lambda: os.path.exists(made), bool, timeout=30)
+        session.wait_for("Made one.", timeout=30)
+        (answered,) = events(state, "rule_answer")
+        assert (answered["rule"], answered["via"], answered["detail"]) == ("later-touch", "hook" if through == "the hook" else "keys", f"touch {made}")
+        poll(lambda: row(private_tmux.name), lambda r: r["state"] == "idle", timeout=20)
+    finally:
+        if os.path.exists(made):
+            os.unlink(made)
