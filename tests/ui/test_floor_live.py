@@ -40,8 +40,6 @@ from tests.ui.test_app_live import run, select_agent
 pytestmark = pytest.mark.e2e
 
 ANSWER = "MariaDB on three nodes"
-# A redraw and a read of the pane: how far behind the pane the row may be.
-FOLLOW = 1.0
 
 
 class PaneWatch(threading.Thread):
@@ -73,14 +71,15 @@ class PaneWatch(threading.Thread):
         return False
 
 
-def hold_back_the_end_of_a_wait(watch_statuses, late: float):
-    """``host.watch_statuses`` whose report that an agent stopped waiting arrives ``late`` seconds after Claude wrote it."""
+def hold_back_the_end_of_a_wait(watch_statuses, late: float, released: threading.Event):
+    """``host.watch_statuses`` whose report that an agent stopped waiting arrives ``late`` seconds after Claude wrote it (``released`` set as it goes)."""
 
     async def watch(folder):
         waiting: set[int] = set()
         async for statuses in watch_statuses(folder):
             if any(pid not in statuses or statuses[pid].status != "waiting" for pid in waiting):
                 await asyncio.sleep(late)
+                released.set()
             waiting = {pid for pid, status in statuses.items() if status.status == "waiting"}
             yield statuses
 
@@ -99,11 +98,13 @@ def test_after_a_reply_the_row_reads_working_as_soon_as_the_pane_does(claude_ses
         hook_settings.install(session.home / ".claude" / "settings.json", answer_wait=120)
     session.launch()
 
+    released = threading.Event()  # the held-back report that Claude stopped waiting reached the service
+
     async def scenario() -> None:
         app = hooked_app(private_tmux, session, runtime)
         if late:
             host = service_of(app)._fleet.first.host
-            host.watch_statuses = hold_back_the_end_of_a_wait(host.watch_statuses, late)  # type: ignore[method-assign]
+            host.watch_statuses = hold_back_the_end_of_a_wait(host.watch_statuses, late, released)  # type: ignore[method-assign]
         async with app.run_test(size=(160, 48)) as pilot:
             await wait_until(pilot, lambda: session.pane_id in app.table.agents, "the row")
             await asyncio.to_thread(session.submit, "pick a database")
@@ -116,6 +117,7 @@ def test_after_a_reply_the_row_reads_working_as_soon_as_the_pane_does(claude_ses
             await wait_until(pilot, lambda: screen_open(app, ReplyScreen) and isinstance(app.focused, Input), "the reply box, open and focused")
             watch = PaneWatch(session)
             watch.start()
+            released.clear()  # from this answer's wait on
             try:
                 await pilot.press(*ANSWER, "enter")
                 try:
@@ -127,13 +129,16 @@ def test_after_a_reply_the_row_reads_working_as_soon_as_the_pane_does(claude_ses
                 row = app.table.agents[session.pane_id]
                 await wait_until(pilot, lambda: watch.working_at is not None, "the pane to show Claude working", timeout=15)
                 await wait_until(pilot, lambda: app.table.agents[session.pane_id].state is AgentState.WORKING, "the row to read working", timeout=15)
-                row_at = time.time()
+                row_at, read_before_the_file = time.time(), not released.is_set()
                 row = app.table.agents[session.pane_id]
                 assert watch.working_at is not None
                 lag = row_at - watch.working_at
                 file_lag = f"{watch.file_busy_at - watch.working_at:.2f}s after" if watch.file_busy_at else "not yet"
+                # How soon is the benchmarks' (inbox_move.py); here, what the row follows: with Claude's
+                # word that the wait ended held back, the row reads working from the pane before that word arrives.
                 print(f"\nrow read working {lag:.2f}s after the pane showed it; Claude's file said busy {file_lag}")
-                assert lag <= FOLLOW + 0.25, f"the row followed the pane {lag:.2f}s late (its evidence: {row.observation.evidence})"
+                if late:
+                    assert read_before_the_file, f"the row waited for Claude's file, held {late:g}s, not the pane (its evidence: {row.observation.evidence})"
                 # Nobody needs to answer it any more: the header's count does not hold it.
                 assert not app.table.agents[session.pane_id].state.needs_you
             finally:
