@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -102,7 +101,7 @@ def connect_resident(server: TmuxServer, config: Config, *, restart: bool = True
     own process, and says so.
     """
     from ..resident import client
-    from ..resident.start import START_WAIT, start_detached
+    from ..resident.start import start_service
     from ..shared.resident_place import PlaceError, is_held, place_of
 
     if server.server_pid() is None:
@@ -110,21 +109,7 @@ def connect_resident(server: TmuxServer, config: Config, *, restart: bool = True
     place = place_of(server.identity)
 
     def start() -> object:
-        if server.server_pid() is None:
-            raise client.ServerGone(server.where())  # nothing to start a service for
-        try:
-            return start_detached(server.socket_args(), place)
-        except client.ServiceError:
-            if not is_held(place):
-                raise
-            deadline = time.monotonic() + START_WAIT  # another headspace opened at the same moment started it first
-            while True:
-                try:
-                    return client.hello(place)
-                except client.ServiceError:
-                    if time.monotonic() > deadline:
-                        raise
-                    time.sleep(0.05)
+        return start_service(server, place)
 
     try:
         try:

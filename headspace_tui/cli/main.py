@@ -547,8 +547,6 @@ def resolve_target(server, target: str):
 
 
 def cmd_send(args: argparse.Namespace) -> int:
-    import asyncio
-
     config = _load_config(args)
     from ..model import PaneAddress
 
@@ -559,11 +557,7 @@ def cmd_send(args: argparse.Namespace) -> int:
     server = _server(args)
     # A pane id goes to the service as it is (no tmux asked); a name is resolved to one first.
     record = None if re.fullmatch(r"%\d+", args.target) else resolve_target(server, args.target)
-    sent = _send_by_service(args, config, server, record.pane_id if record is not None else args.target)
-    if sent is not None:
-        return sent
-    record = record or resolve_target(server, args.target)
-    return asyncio.run(_send_to(args, config, server, record, local_family(record)))
+    return _send_by_service(args, config, server, record.pane_id if record is not None else args.target)
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
@@ -611,25 +605,40 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _send_by_service(args: argparse.Namespace, config, server, pane_id: str) -> int | None:
-    """The answer through the running service of this tmux server (its one answerer and guard); None: none to ask, answer here.
+def _send_by_service(args: argparse.Namespace, config, server, pane_id: str) -> int:
+    """The answer through the service of this tmux server (its one answerer, guard, rules and audit), started first when none runs.
 
-    Only a service of this version that reads the default config is asked.
-    Once the request went, nothing is sent from here: a refusal is the
-    service's to make, and an answer that got no reply may have gone.
+    Never by keys of its own: a service that cannot be asked or started is
+    an error, and nothing is sent.  Only a service of this version that
+    reads the same config is asked.  Once the request went, nothing more is
+    sent: a refusal is the service's to make, and an answer that got no
+    reply may have gone.
     """
-    if args.config is not None:
-        return None
     from ..resident.client import Lost, Refused, ServiceError, ask_answer
+    from ..resident.start import start_service
+    from ..shared.resident_place import PlaceError, is_held, place_of
 
     intent = _intent_of(args, config)
+    config_path = str(args.config.resolve()) if args.config is not None else None
+
+    def ask() -> tuple[str, bool, str]:
+        return ask_answer(server.identity, pane_id, intent.kind.value, option=intent.option, text=intent.text, expect=args.expect, config=config_path)
+
     try:
-        target, delivered, detail = ask_answer(server.identity, pane_id, intent.kind.value, option=intent.option, text=intent.text, expect=args.expect)
+        try:
+            target, delivered, detail = ask()
+        except (Refused, Lost):
+            raise
+        except ServiceError as exc:
+            place = place_of(server.identity)
+            if is_held(place):
+                raise ServiceError(f"the running headspace service cannot be asked: {exc}") from None
+            start_service(server, place, args.config)  # none runs: the answer is the service's, as every other answer is
+            target, delivered, detail = ask()
     except (Refused, Lost) as exc:
         raise UserError(f"{pane_id}: {exc}" + ("; it may have been answered: see 'headspace status'" if isinstance(exc, Lost) else "")) from None
-    except ServiceError as exc:
-        logging.getLogger(__name__).info("answered here: %s", exc)
-        return None
+    except (ServiceError, PlaceError) as exc:
+        raise UserError(f"{pane_id}: {exc}; nothing sent") from None
     detail = detail.removeprefix(f"{target}: ")  # the report names its target already
     if not delivered:
         raise UserError(f"{target}: {detail}")
@@ -701,16 +710,6 @@ def option_keys(text: str) -> str:
     return ",".join(str(int(part)) for part in parts)
 
 
-def local_family(record):
-    """Which agent family runs in the pane, from this machine's process tree (Claude's when none:
-    its guard then refuses, saying Claude is not running there)."""
-    from ..detect.families import CLAUDE, find_agent
-    from ..shared.proctree import read_process_table
-
-    found = find_agent(record.pid, read_process_table())
-    return found[1] if found is not None else CLAUDE
-
-
 async def _send_to(args: argparse.Namespace, config, server, record, family) -> int:
     """The guarded send to ``record``'s pane, whose agent is of ``family``."""
     from ..answering.keys import ActionError, ThreadedPaneIO, read_pane, send_guarded
@@ -727,9 +726,8 @@ async def _send_to(args: argparse.Namespace, config, server, record, family) -> 
         seen, _ = await read_pane(io, record.pane_id, family)
         if args.expect:
             raise UserError(
-                f"{record.target}: --expect names one appearance of a prompt, which only the running headspace service "
-                "keeps track of, and this send is not asked of one (none runs: start it with 'headspace serve'; "
-                "or --host / --config, which answer by themselves); nothing sent"
+                f"{record.target}: --expect names one appearance of a prompt, which only a headspace service watching "
+                "the pane keeps track of, and a send with --host answers by itself; nothing sent"
             )
         if args.expect is not None and seen.prompt is not None:
             raise UserError(f"{record.target}: the agent asks something now ({seen.state.value}), and no prompt was expected; nothing sent")

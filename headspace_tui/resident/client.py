@@ -175,13 +175,17 @@ def older(version: object, than: str) -> bool:
     return bool(mine and theirs) and theirs < mine
 
 
-def asked_place(server_key: str) -> Place:
-    """The place of the service of ``server_key`` when it may be asked: of this version (``same_version``) and reading the default config, as a plain command does."""
+def asked_place(server_key: str, config: str | None = None) -> Place:
+    """The place of the service of ``server_key`` when it may be asked: of this version (``same_version``) and reading ``config`` (a resolved path; None: the default one, as a plain command reads)."""
     place = place_of(server_key)
     card = same_version(place)
-    if card.get("config") is not None:
-        raise ServiceError(f"the service reads another config ({card.get('config')})")
+    if card.get("config") != config:
+        raise ServiceError(f"the service reads {_config_words(card.get('config'))}, not {_config_words(config)}")
     return place
+
+
+def _config_words(config: object) -> str:
+    return f"the config {config}" if config is not None else "the default config"
 
 
 def ask_rows(server_key: str) -> tuple[list[dict[str, Any]], list[str]]:
@@ -212,17 +216,19 @@ def stop(place: Place, *, wait: float = 10.0) -> bool:
     return True
 
 
-def ask_answer(server_key: str, pane_id: str, intent: str, *, option: str = "", text: str = "", expect: str | None = None) -> tuple[str, bool, str]:
+def ask_answer(
+    server_key: str, pane_id: str, intent: str, *, option: str = "", text: str = "", expect: str | None = None, config: str | None = None
+) -> tuple[str, bool, str]:
     """Answer the agent in ``pane_id`` through the service of ``server_key`` (its one answerer and guard); (its target, delivered, what it says).
 
-    ServiceError (no service of this version and view: answer here),
-    Refused (the service's guard said no), Lost (asked, and no answer
-    came back: the answer may have gone).
+    ServiceError (no service of this version and config: nothing was
+    asked), Refused (the service's guard said no), Lost (asked, and no
+    answer came back: the answer may have gone).
     """
     try:
-        place = asked_place(server_key)
+        place = asked_place(server_key, config)
     except ServiceError as exc:
-        raise ServiceError(str(exc)) from None  # nothing was asked yet (not Lost, not Refused): answer here
+        raise ServiceError(str(exc)) from None  # nothing was asked yet (not Lost, not Refused)
     body = {"pane_id": pane_id, "intent": intent, "option": option, "text": text, "expect": expect}
     answer = request(place, "POST", "/v1/answer", body=body, timeout=ANSWER_WAIT)
     if not isinstance(answer, dict) or not isinstance(answer.get("delivered"), bool) or not all(isinstance(answer.get(k), str) for k in ("detail", "target")):

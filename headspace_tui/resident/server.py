@@ -234,6 +234,7 @@ class Resident:
         if isinstance(asked, str):
             return web.json_response({"error": asked}, status=400)
         pane_id, intent, expect = asked
+        await self._settle(SETTLE_MAX)  # a service started for this answer knows its panes first
         reply = await self.answers.answer(pane_id, intent, expect)
         if reply.status != 200:
             return web.json_response({"error": reply.detail}, status=reply.status)

@@ -19,12 +19,15 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..shared import logfile
-from ..shared.resident_place import Place
+from ..shared.resident_place import Place, is_held
 from ..shared.safe_files import Unreadable, read_regular
-from .client import ServiceError, hello
+from .client import ServerGone, ServiceError, hello
+
+if TYPE_CHECKING:
+    from ..tmux.server import TmuxServer
 
 START_WAIT = 15.0  # seconds a new service may take to answer
 SHELL = "/bin/sh"
@@ -81,3 +84,26 @@ def last_said(since: float) -> str:
         return ""
     lines = data.decode("utf-8", "replace").strip().splitlines()
     return lines[-1].split(": ", 1)[-1] if lines else ""
+
+
+def start_service(server: TmuxServer, place: Place, config: Path | None = None) -> object:
+    """Start the resident service of ``server`` in the background (reading ``config``); its card.  ServiceError when it cannot be.
+
+    One started at the same moment by another headspace is as good: its
+    answer is waited for.
+    """
+    if server.server_pid() is None:
+        raise ServerGone(server.where())  # nothing to start a service for
+    try:
+        return start_detached(server.socket_args(), place, config=config)
+    except ServiceError:
+        if not is_held(place):
+            raise
+        deadline = time.monotonic() + START_WAIT  # another headspace opened at the same moment started it first
+        while True:
+            try:
+                return hello(place)
+            except ServiceError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)

@@ -434,17 +434,24 @@ class RuleAnswers:
     def on_answer(self, event: Event) -> None:
         """A request the person refused that an allow (live or shadow) would have allowed: that rule pauses itself, and says so.
 
-        Read from the answer's fields (``decision``, ``rule``), never from
-        its words; a deny rule never pauses itself.
+        Read from the answer's fields (``decision``, ``rule``, the call, or
+        for a shell command refused by keys the command its dialog showed),
+        never from its words; a deny rule never pauses itself.
         """
         if not isinstance(event, Answered) or event.rule or event.decision != "deny":
             return
         loaded = self.book.loaded
-        if not loaded.rules or not event.tool_input:
+        if not loaded.rules:
             return
-        try:
-            given = json.loads(event.tool_input)
-        except ValueError:
+        if event.tool_input:
+            try:
+                given = json.loads(event.tool_input)
+            except ValueError:
+                return
+        elif event.tool == "Bash" and event.shown:
+            # Refused by keys, no hook holding the call: the command as its dialog showed it. Cut or not, a pause is the safe side.
+            given = {"command": event.shown}
+        else:
             return
         pending = PendingCall(0, event.agent.pane_id, 0, "", event.tool, given if isinstance(given, dict) else {}, cwd=event.agent.cwd)
         self.state.refresh()

@@ -428,3 +428,38 @@ def test_a_rule_written_while_its_request_waits_answers_that_request(claude_sess
     finally:
         if os.path.exists(made):
             os.unlink(made)
+
+
+def test_send_with_no_service_running_answers_through_the_service_it_starts_with_its_audit_and_rules(claude_session, private_tmux, services, where):
+    """The CLI never answers by keys of its own: with no service, ``send`` starts one, and the answer carries its audit line and its rules.
+
+    The proof of the rules: a shadow allow for the command the person then
+    refuses pauses itself, which only the service's answerer does.
+    """
+    from headspace_tui.shared.resident_place import place_of, read_card
+    from headspace_tui.tmux.server import TmuxServer
+
+    tag, config, state = where
+    made = f"/tmp/{tag}_1"
+    session = hooked(claude_session, [api.bash(f"touch {made}", "Make one"), api.text("Not made.")], "bycli")
+    rules_file(config, f'[[rule]]\nid = "trial"\ndecision = "allow"\nhosts = ["local"]\ncommand = "touch /tmp/{tag}_*"\nttl = "1h"\n')
+    place = place_of(TmuxServer(socket_name=private_tmux.name).identity)
+    assert read_card(place) is None, "no service runs before the send"
+    try:
+        session.submit("make one")
+        session.wait_for("Do you want to proceed", timeout=30)
+        sent = run("-L", private_tmux.name, "send", session.pane_id, "--deny")
+        card = read_card(place)
+        if card is not None:
+            services.append(card["pid"])
+        assert sent.returncode == 0, sent.stderr
+        assert card is not None, "the send started the service it answered through"
+        session.wait_for("Interrupted", timeout=30)
+        (audit,) = [a for a in events(state, "answer") if made in str(a.get("what"))]
+        assert audit["channel"] in ("keys", "hook") and audit.get("delivered") is not False, audit
+        paused = poll(lambda: {e["rule"] for e in events(state, "rules_pause") if e.get("on") and e.get("rule")}, lambda s: s == {"trial"}, timeout=10)
+        assert paused
+        assert not os.path.exists(made)
+    finally:
+        if os.path.exists(made):
+            os.unlink(made)
