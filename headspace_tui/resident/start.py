@@ -19,15 +19,20 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..shared import logfile
 from ..shared.resident_place import Place, is_held
 from ..shared.safe_files import Unreadable, read_regular
 from .client import ServerGone, ServiceError, hello
 
-if TYPE_CHECKING:
-    from ..tmux.server import TmuxServer
+
+class Server(Protocol):
+    """The tmux server a service is started for, as far as starting it asks (tmux/server.py's ``TmuxServer`` is one)."""
+
+    def server_pid(self) -> int | None: ...
+    def where(self) -> str: ...
+    def socket_args(self) -> list[str]: ...
 
 START_WAIT = 15.0  # seconds a new service may take to answer
 SHELL = "/bin/sh"
@@ -86,7 +91,7 @@ def last_said(since: float) -> str:
     return lines[-1].split(": ", 1)[-1] if lines else ""
 
 
-def start_service(server: TmuxServer, place: Place, config: Path | None = None) -> object:
+def start_service(server: Server, place: Place, config: Path | None = None) -> object:
     """Start the resident service of ``server`` in the background (reading ``config``); its card.  ServiceError when it cannot be.
 
     One started at the same moment by another headspace is as good: its
