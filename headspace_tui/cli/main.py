@@ -1017,7 +1017,7 @@ def cmd_web(args: argparse.Namespace) -> int:
             print(f"no headspace service runs for {server.where()}: the page is off")
             return EXIT_OK
         try:
-            client.request(place, "POST", "/v1/web", body={"off": True})
+            client.ask(place, "web", {"off": True})
         except client.ServiceError as exc:
             raise UserError(f"the page could not be turned off: {exc}") from None
         print(f"the web page of {server.where()} is off")
@@ -1027,7 +1027,7 @@ def cmd_web(args: argparse.Namespace) -> int:
     explicit = bool(args.listen or args.tls or args.token_file or args.read_only or args.insecure_network)
     if not explicit and is_held(place):
         try:
-            said = client.request(place, "POST", "/v1/web", body={"keep": True})
+            said = client.ask(place, "web", {"keep": True})
         except client.ServiceError:
             said = {}
         if said.get("url") and isinstance(said.get("web"), dict):
@@ -1058,7 +1058,7 @@ def cmd_web(args: argparse.Namespace) -> int:
             raise UserError(f"the service did not start: {exc}") from None
     body = {"host": options.host, "port": options.port, "token": options.token, "read_only": options.read_only, "tls": list(options.tls) if options.tls else None}
     try:
-        said = client.request(place, "POST", "/v1/web", body=body)
+        said = client.ask(place, "web", body)
     except client.ServiceError as exc:
         raise UserError(f"the page is not on: {exc}") from None
     card = {"host": options.host, "port": options.port, "scheme": options.scheme, "read_only": options.read_only}

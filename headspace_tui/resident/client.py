@@ -24,6 +24,8 @@ from .. import __version__
 from ..service.rows import well_formed
 from ..shared.resident_place import Place, is_held, place_of
 from ..shared.safe_files import is_private_dir
+from .call import url_path
+from .own_calls import OWN
 
 ASK_TIMEOUT = 5.0  # seconds for one request (the service answers from memory)
 MAX_ANSWER = 8 << 20  # bytes: a hundred agents' rows are a few hundred KB
@@ -129,11 +131,19 @@ def request(place: Place, method: str, path: str, *, timeout: float = ASK_TIMEOU
     return answer
 
 
+def ask(place: Place, name: str, fields: dict[str, Any] | None = None, *, timeout: float = ASK_TIMEOUT) -> Any:
+    """The service's own call ``name`` (own_calls.py) with ``fields``: a GET's in its query, a POST's as its body; its JSON answer."""
+    call = OWN[name]
+    sent = call.put(fields or {})
+    path = url_path(call, sent)
+    return request(place, call.verb, path, timeout=timeout, body=sent if call.verb == "POST" else None)
+
+
 def hello(place: Place) -> dict[str, Any]:
     """The service's card (version, pid, server, watched hosts); ServiceError when none answers."""
     if not is_held(place):
         raise ServiceError("no service runs")
-    card = request(place, "GET", "/v1/hello")
+    card = ask(place, "hello")
     if not isinstance(card, dict):
         raise ServiceError("the service's hello is not a card")
     return card
@@ -195,7 +205,7 @@ def ask_rows(server_key: str) -> tuple[list[dict[str, Any]], list[str]]:
     a plain ``status`` reads); a wrong answer is a ServiceError, never a crash.
     """
     place = asked_place(server_key)
-    answer = request(place, "GET", f"/v1/agents?settle={SETTLE_WAIT:g}", timeout=SETTLE_WAIT + ASK_TIMEOUT)
+    answer = ask(place, "rows", {"settle": SETTLE_WAIT}, timeout=SETTLE_WAIT + ASK_TIMEOUT)
     rows, problems = (answer.get("agents"), answer.get("problems")) if isinstance(answer, dict) else (None, None)
     if not isinstance(rows, list) or not all(well_formed(row) for row in rows) or not isinstance(problems, list):
         raise ServiceError("the service's agents are not rows")
@@ -205,7 +215,7 @@ def ask_rows(server_key: str) -> tuple[list[dict[str, Any]], list[str]]:
 def stop(place: Place, *, wait: float = 10.0) -> bool:
     """Ask the service to end and wait until it has let go of its lock; True when none runs any more."""
     try:
-        request(place, "POST", "/v1/stop")
+        ask(place, "stop")
     except ServiceError:
         pass  # it may be going already: what counts is the lock
     deadline = time.monotonic() + wait
@@ -230,7 +240,7 @@ def ask_answer(
     except ServiceError as exc:
         raise ServiceError(str(exc)) from None  # nothing was asked yet (not Lost, not Refused)
     body = {"pane_id": pane_id, "intent": intent, "option": option, "text": text, "expect": expect}
-    answer = request(place, "POST", "/v1/answer", body=body, timeout=ANSWER_WAIT)
+    answer = ask(place, "answer_and_report", body, timeout=ANSWER_WAIT)
     if not isinstance(answer, dict) or not isinstance(answer.get("delivered"), bool) or not all(isinstance(answer.get(k), str) for k in ("detail", "target")):
         raise Lost("the service's answer is not a report")
     return answer["target"], answer["delivered"], answer["detail"]

@@ -67,8 +67,9 @@ from ..shared.config import Config
 from ..shared.resident_place import Place, is_held
 from ..usage.model import Spent, SpentRow
 from . import client
-from .calls import ASK, CALLS, SETTLE, SLOW
-from .transport import HttpTransport, InProcess, Transport, url_path
+from .call import ASK, SETTLE, SLOW, url_path
+from .calls import CALLS
+from .transport import HttpTransport, InProcess, Transport
 
 if TYPE_CHECKING:
     import aiohttp  # imported when the stream opens, after the first frame: it costs a popup 0.2 s of start-up

@@ -66,10 +66,12 @@ from ..shared.peer import peer_uid
 from ..shared.resident_place import Place, make_folder, remove_files, take_lock, write_card
 from ..web import kept
 from ..web.server import WebOptions, WebPage, WebSite, web_options
+from .call import Asked
 from .calls import CALLS
 from .client import server_gone
 from .deadline import Deadline
 from .facade_routes import FacadeRoutes, FacadeStream
+from .own_calls import OWN
 from .ringer import Ringer
 
 TMUX_CHECK = 2.0  # seconds between two looks at whether the tmux server still runs
@@ -152,12 +154,9 @@ class Resident:
 
     def app(self) -> web.Application:
         app = web.Application(middlewares=[self._same_user], client_max_size=MAX_REQUEST)
-        app.router.add_get("/v1/hello", self._hello)
-        app.router.add_get("/v1/agents", self._agents)
+        for call in OWN.values():  # the service's own calls: each answered by its method of the same name
+            app.router.add_route(call.verb, call.path, getattr(self, f"_{call.name}"))
         app.router.add_get(CALLS["events"].path, self._events)  # the rows' stream, and the facade's (``form=facade``)
-        app.router.add_post("/v1/answer", self._answer)
-        app.router.add_post("/v1/stop", self._stop)
-        app.router.add_post("/v1/web", self._web)
         FacadeRoutes(self.service, self.facade, self._settle, self._snoozes_changed, settled=self._first_look_whole).add(app)
         return app
 
@@ -175,11 +174,11 @@ class Resident:
     async def _hello(self, request: web.Request) -> web.Response:
         return web.json_response(self.card())
 
-    async def _agents(self, request: web.Request) -> web.Response:
+    async def _rows(self, request: web.Request) -> web.Response:
         try:
-            settle = min(SETTLE_MAX, max(0.0, float(request.query.get("settle", "0"))))
-        except ValueError:
-            return web.json_response({"error": "settle: a number of seconds"}, status=400)
+            settle = min(SETTLE_MAX, max(0.0, OWN["rows"].take(request.query)["settle"]))
+        except Asked as exc:
+            return web.json_response({"error": str(exc)}, status=400)
         await self._settle(settle)
         now = time.time()
         rows = [agent_row(agent, now, snooze_words(agent, self.service.snooze_of(agent))) for agent in self.service.agents()]
@@ -225,11 +224,25 @@ class Resident:
                 self._streaming.discard(handler)
         return response
 
-    async def _answer(self, request: web.Request) -> web.Response:
+    @staticmethod
+    async def _body(request: web.Request, name: str) -> dict[str, Any] | web.Response:
+        """The JSON object ``OWN[name]`` takes, each declared field of its type; or the 400 that says what is wrong."""
         try:
             body = await request.json()
         except ValueError:
             return web.json_response({"error": "the request is not JSON"}, status=400)
+        if not isinstance(body, dict):
+            return web.json_response({"error": "the request is not a JSON object"}, status=400)
+        try:
+            OWN[name].take(body)
+        except Asked as exc:
+            return web.json_response({"error": str(exc)}, status=400)
+        return body
+
+    async def _answer_and_report(self, request: web.Request) -> web.Response:
+        body = await self._body(request, "answer_and_report")
+        if isinstance(body, web.Response):
+            return body
         asked = _answer_request(body)
         if isinstance(asked, str):
             return web.json_response({"error": asked}, status=400)
@@ -247,15 +260,14 @@ class Resident:
 
     async def _web(self, request: web.Request) -> web.Response:
         """Turn the web page on at an address (``headspace web``), off (``{"off": true}``), or say where it is (``{"keep": true}``); the answer carries its URL with the token."""
-        try:
-            body = await request.json()
-        except ValueError:
-            return web.json_response({"error": "the request is not JSON"}, status=400)
-        if isinstance(body, dict) and body.get("off") is True:
+        body = await self._body(request, "web")
+        if isinstance(body, web.Response):
+            return body
+        if body.get("off") is True:
             await self.web.stop()
             kept.forget(kept.kept_path(self.place.name))
             return web.json_response({"web": None})
-        if isinstance(body, dict) and body.get("keep") is True:  # the page as it is, if it is on: its address again
+        if body.get("keep") is True:  # the page as it is, if it is on: its address again
             running = self.web.running
             return web.json_response({"web": self._web_card(), "url": self.web.page.options.url() if running else None})
         options = web_options(body, self.web.page.options if self.web.running else None)

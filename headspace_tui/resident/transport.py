@@ -15,12 +15,12 @@ import inspect
 import json
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
-from urllib.parse import urlencode
 
 from ..service.facade import KeyStroke, Service, ServiceError, Typing
 from ..shared.resident_place import Place
 from . import client
-from .calls import CALLS, KEY, Asked, Call
+from .call import Asked, Call, url_path
+from .calls import CALLS, KEY
 
 if TYPE_CHECKING:
     from .facade_routes import FacadeRoutes, FacadeStream  # imported when one is made: aiohttp costs a popup (a client over HTTP) 0.2 s of start-up
@@ -33,18 +33,6 @@ class Transport(Protocol):
     def ask(self, call: Call, sent: Mapping[str, Any], timeout: float) -> Any:
         """``call`` with its fields as JSON: the service's JSON reply; a ``client.ServiceError`` (``Lost``, ``Refused``) when none came or it refused."""
         ...
-
-
-def url_path(call: Call, sent: Mapping[str, Any]) -> str:
-    """The path ``call`` asks, with its query (a GET's fields; a POST's go in its body).
-
-    A float is written whole (``repr``): ``format(x, "g")`` keeps six digits, and a time (``waited_today``'s now)
-    came out hours off.
-    """
-    query = list(call.query)
-    if call.verb == "GET":
-        query += [(name, value if isinstance(value, str) else repr(value) if isinstance(value, float) else str(value)) for name, value in sent.items() if value is not None]
-    return call.path + (f"?{urlencode(query)}" if query else "")
 
 
 class HttpTransport:

@@ -23,15 +23,17 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
+import headspace_tui
 from headspace_tui.changes.model import Diff
 from headspace_tui.hooks.calls import PendingCall
 from headspace_tui.model import Agent, AgentState, Observation, Prompt
 from headspace_tui.notifications.snooze import Snooze
+from headspace_tui.resident.call import Asked, url_path
 from headspace_tui.resident.calls import CALLS, LOCAL, SERVED_BY, Call
 from headspace_tui.resident.facade_client import ServiceClient
 from headspace_tui.resident.facade_routes import FacadeRoutes, FacadeStream
+from headspace_tui.resident.own_calls import OWN
 from headspace_tui.resident.server import Resident, Watched
-from headspace_tui.resident.transport import url_path
 from headspace_tui.service.facade import Facade, Intent, IntentKind, Jump, PaneScreen, ProblemChanged, Service
 from headspace_tui.service.journal import Journal
 from headspace_tui.shared.config import Config
@@ -41,7 +43,6 @@ from headspace_tui.tmux.server import TmuxServer
 AGENT = Agent(pane_id="%1", target="s:0.0", session="s", key="k1", observation=Observation(AgentState.PERMISSION, Prompt("permission", "Bash", "ls")))
 CALL = PendingCall(7, "%1", 1234, "session", "Bash", {"command": "ls"})
 # The server's own routes, not the facade's (the command line's, the card, the web page's switch).
-SERVER_OWN = {("GET", "/v1/hello"), ("GET", "/v1/agents"), ("POST", "/v1/answer"), ("POST", "/v1/stop"), ("POST", "/v1/web")}
 
 
 def _facade_members() -> set[str]:
@@ -85,9 +86,45 @@ def test_the_services_router_is_the_declaration(tmp_path: Path):
     """Each declared call at its method and path in the app the service serves, and every route of the facade declared."""
     resident = Resident(_service(), Watched("k", "tmux", lambda: None), Place(tmp_path, "k"))
     served = {(route.method, route.resource.canonical) for route in resident.app().router.routes() if route.method != "HEAD" and route.resource is not None}
-    declared = {(call.verb, call.path) for call in CALLS.values()}
+    declared = {(call.verb, call.path) for call in [*CALLS.values(), *OWN.values()]}
     assert declared - served == set(), f"declared calls with no route: {sorted(declared - served)}"
-    assert served - declared - SERVER_OWN == set(), f"routes not declared in resident/calls.py: {sorted(served - declared - SERVER_OWN)}"
+    assert served - declared == set(), f"routes declared in neither resident/calls.py nor resident/own_calls.py: {sorted(served - declared)}"
+
+
+def test_no_module_writes_a_route_of_its_own():
+    """Every request and route is read from the declarations: no other module of the package names a ``/v1/`` path in its code.
+
+    Docstrings and comments may name one (they describe the wire); a string
+    the code uses may not.
+    """
+    import ast
+
+    package = Path(headspace_tui.__file__).parent
+    declarations = {package / "resident" / "calls.py", package / "resident" / "own_calls.py"}
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        if path in declarations:
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        scopes = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree) if isinstance(node, scopes) and node.body and isinstance(node.body[0], ast.Expr)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and "/v1/" in node.value and id(node) not in docstrings:
+                found.append(f"{path.relative_to(package)}:{node.lineno}: {node.value[:60]!r}")
+    assert not found, found
+
+
+def test_each_own_call_is_asked_as_declared_and_its_fields_are_checked(tmp_path: Path):
+    """The command line's requests are the declaration's: a field of the wrong type is refused with its name, by the route itself."""
+    call = OWN["answer_and_report"]
+    assert call.put({"pane_id": "%3", "intent": "approve", "expect": None}) == {"pane_id": "%3", "intent": "approve", "expect": None}
+    with pytest.raises(TypeError):
+        call.put({"pane": "%3"})
+    with pytest.raises(Asked, match="^option: "):
+        call.take({"pane_id": "%3", "intent": "approve", "option": 3})
+    assert url_path(OWN["rows"], OWN["rows"].put({"settle": 10.0})) == "/v1/agents?settle=10.0"
+    with pytest.raises(Asked, match="^port: "):
+        OWN["web"].take({"host": "127.0.0.1", "port": "8080"})
 
 
 class Stub:
