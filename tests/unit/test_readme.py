@@ -82,3 +82,18 @@ def test_the_optional_steps_are_as_many_as_the_set_up_says():
     steps = re.findall(r"^(\d+)\. \*\*", after, flags=re.M)
     words = {"two": 2, "three": 3, "four": 4, "five": 5}
     assert steps == [str(n) for n in range(1, len(steps) + 1)] and words.get(said.group(1)) == len(steps), (said.group(0), steps)
+
+
+def test_the_readme_is_for_users_and_the_rest_has_its_page():
+    """The README stays short enough to read (set-up, keys, config, troubleshooting); testing, contributing and changes have their own pages."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 300, f"the README has {len(lines)} lines: move details to docs/"
+    for page in ("CONTRIBUTING.md", "CHANGELOG.md"):
+        assert (ROOT / page).is_file() and f"]({page})" in "\n".join(lines), page
+
+
+def test_the_docs_index_lists_every_page():
+    index = (ROOT / "docs" / "README.md").read_text(encoding="utf-8")
+    pages = sorted(path.name for path in (ROOT / "docs").glob("*.md") if path.name != "README.md")
+    missing = [page for page in pages if f"]({page})" not in index]
+    assert not missing, f"docs/README.md does not list {missing}"
