@@ -41,8 +41,10 @@ def main() -> None:
     values = sorted(t for t, _ in times)
     big = sorted(t for t, name in times if "/200x50/" in name)
     p95 = values[int(len(values) * 0.95)]
-    print(f"{len(values)} screens: mean {statistics.mean(values) * 1e6:.0f} µs, p95 {p95 * 1e6:.0f} µs, "
-          f"slowest {values[-1] * 1e6:.0f} µs ({max(times)[1]}); 200x50 mean {statistics.mean(big) * 1e6:.0f} µs")
+    print(
+        f"{len(values)} screens: mean {statistics.mean(values) * 1e6:.0f} µs, p95 {p95 * 1e6:.0f} µs, "
+        f"slowest {values[-1] * 1e6:.0f} µs ({max(times)[1]}); 200x50 mean {statistics.mean(big) * 1e6:.0f} µs"
+    )
 
     hostile()
 

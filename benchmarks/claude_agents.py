@@ -40,8 +40,7 @@ def main() -> None:
             walls.append(time.perf_counter() - start)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
-    print(f"claude agents --json, {args.runs} runs: wall p50 {statistics.median(walls) * 1000:.0f} ms, "
-          f"max {max(walls) * 1000:.0f} ms; CPU p50 {statistics.median(cpus) * 1000:.0f} ms per call")
+    print(f"claude agents --json, {args.runs} runs: wall p50 {statistics.median(walls) * 1000:.0f} ms, max {max(walls) * 1000:.0f} ms; CPU p50 {statistics.median(cpus) * 1000:.0f} ms per call")
 
 
 if __name__ == "__main__":

@@ -51,10 +51,37 @@ from headspace_tui.shared.safe_text import is_clean
 ROOT = Path(__file__).resolve().parent.parent
 VERSIONS = sorted(p.name.removeprefix("claude-") for p in (ROOT / "snapshots" / "panes").glob("claude-*"))
 ESCAPES = [
-    "\x1b[999999999;999999999H", "\x1b[-5A", "\x1b[38;2;999;999;999m", "\x1b[?1049h", "\x1b[?1049l", "\x1b[2J",
-    "\x1b]52;c;SEVMTE8=\x1b\\", "\x1b]0;TITLE\x07", "\x1b]8;;http://x\x1b\\", "\x1b]", "\x1bP", "\x1bPq#0;2;0;0;0", "\x1b",
-    "\x9b31m", "\x9d0;x\x9c", "\x1b[5n", "\x1b[6n", "\x1b[0c", "\x1b(0", "\x1b)B", "\x1b#8", "\x1bc", "\x1b[;;;;;;;;;m",
-    "\x1b[4294967296m", "\x1b[?25l", "\x1b7", "\x1b8", "\x1b[r", "\x1b[1;0r", "\x1b[100000L", "\x1b[100000@",
+    "\x1b[999999999;999999999H",
+    "\x1b[-5A",
+    "\x1b[38;2;999;999;999m",
+    "\x1b[?1049h",
+    "\x1b[?1049l",
+    "\x1b[2J",
+    "\x1b]52;c;SEVMTE8=\x1b\\",
+    "\x1b]0;TITLE\x07",
+    "\x1b]8;;http://x\x1b\\",
+    "\x1b]",
+    "\x1bP",
+    "\x1bPq#0;2;0;0;0",
+    "\x1b",
+    "\x9b31m",
+    "\x9d0;x\x9c",
+    "\x1b[5n",
+    "\x1b[6n",
+    "\x1b[0c",
+    "\x1b(0",
+    "\x1b)B",
+    "\x1b#8",
+    "\x1bc",
+    "\x1b[;;;;;;;;;m",
+    "\x1b[4294967296m",
+    "\x1b[?25l",
+    "\x1b7",
+    "\x1b8",
+    "\x1b[r",
+    "\x1b[1;0r",
+    "\x1b[100000L",
+    "\x1b[100000@",
 ]
 ODD_CHARS = "\x00\x07\x08\t\n\r\x0b\x0c\x7f\x85\x9f\u200b\u202e\u0301\u20dd\ufffd\uffff❯›>─│╭╰✻●⎿▐▛█ 表😀\u00a0"
 MENU_LINES = ["❯ 1. Yes", "  2. No", "Do you want to proceed?", "Esc to cancel · Tab to amend", "────────────────", "> ", "❯\u00a0"]
@@ -154,12 +181,26 @@ def fuzz_screens(n: int, seed: int, stats: Stats, only: int | None) -> None:
 
 # -- files --------------------------------------------------------------------------------
 
-STATUS = {"pid": 44444, "sessionId": "0b7e", "cwd": "/home/dev/src/api", "status": "waiting", "waitingFor": "permission prompt",
-          "updatedAt": 1795360000000, "statusUpdatedAt": 1795360000000, "name": "api", "kind": "interactive", "tmux": "s:0.%1"}
+STATUS = {
+    "pid": 44444,
+    "sessionId": "0b7e",
+    "cwd": "/home/dev/src/api",
+    "status": "waiting",
+    "waitingFor": "permission prompt",
+    "updatedAt": 1795360000000,
+    "statusUpdatedAt": 1795360000000,
+    "name": "api",
+    "kind": "interactive",
+    "tmux": "s:0.%1",
+}
 EVENTS = [
     {"hook_event_name": "PermissionRequest", "tool_name": "Bash", "tool_input": {"command": "rm -rf build"}, "tmux_pane": "%1", "pid": 44444, "ts": 1.0, "session_id": "0b7e"},
-    {"hook_event_name": "PermissionRequest", "tool_name": "AskUserQuestion", "tmux_pane": "%1",
-     "tool_input": {"questions": [{"question": "Which?", "options": [{"label": "A"}, {"label": "B"}], "multiSelect": False}]}},
+    {
+        "hook_event_name": "PermissionRequest",
+        "tool_name": "AskUserQuestion",
+        "tmux_pane": "%1",
+        "tool_input": {"questions": [{"question": "Which?", "options": [{"label": "A"}, {"label": "B"}], "multiSelect": False}]},
+    },
     {"hook_event_name": "Notification", "notification_type": "permission_prompt", "message": "Claude needs your permission to use Bash", "tmux_pane": "%1"},
     {"hook_event_name": "Stop", "last_assistant_message": "Done.", "tmux_pane": "%1"},
     {"hook_event_name": "SessionStart", "source": "startup", "tmux_pane": "%1"},
@@ -267,6 +308,7 @@ def fuzz_files(n: int, seed: int, stats: Stats, only: int | None) -> None:
 
                 def call(path=path):
                     return TranscriptTail(path).read_new()
+
             start = time.perf_counter()
             outcome, value = _watched(call)
             stats.time(f"reader:{target}", time.perf_counter() - start)

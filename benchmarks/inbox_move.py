@@ -98,12 +98,7 @@ def run(root: Path, claude: str, prompts: int) -> list[float]:
 
                     def readable(pane_id: str) -> bool:
                         agent = table.agents.get(pane_id)
-                        return (
-                            agent is not None
-                            and agent.state is AgentState.PERMISSION
-                            and bool(agent.observation.option_labels)
-                            and app.clock() - agent.prompt_since >= REACTION_TIME + 0.05
-                        )
+                        return agent is not None and agent.state is AgentState.PERMISSION and bool(agent.observation.option_labels) and app.clock() - agent.prompt_since >= REACTION_TIME + 0.05
 
                     await until(lambda: all(readable(p) for p in panes.values()), "both permissions readable")
                     table.select(panes["A"])

@@ -190,9 +190,7 @@ def warm_pids(env: dict[str, str], socket: str) -> dict[str, int]:
     from headspace_tui.cli.popup import SESSION, tmux_socket, ui_place
 
     place = ui_place(TmuxServer(socket_name=socket).identity, env)
-    said = subprocess.run(
-        ["tmux", "-S", str(tmux_socket(place)), "display-message", "-p", "-t", f"={SESSION}:", "#{pane_pid} #{pid}"], capture_output=True, text=True, env=env
-    ).stdout.split()
+    said = subprocess.run(["tmux", "-S", str(tmux_socket(place)), "display-message", "-p", "-t", f"={SESSION}:", "#{pane_pid} #{pid}"], capture_output=True, text=True, env=env).stdout.split()
     return {"warm_ui": int(said[0]), "private_tmux": int(said[1])} if len(said) == 2 else {}
 
 

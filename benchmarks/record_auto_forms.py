@@ -108,11 +108,15 @@ def _later(drive):
 
 
 SCEN["auto_blocked_once_later"] = dataclasses.replace(
-    SCEN["auto_blocked_once"], name="auto_blocked_once_later", drive=_later(SCEN["auto_blocked_once"].drive),
+    SCEN["auto_blocked_once"],
+    name="auto_blocked_once_later",
+    drive=_later(SCEN["auto_blocked_once"].drive),
     expected={"mode": "auto", "blocked": [{"reason": S.SECRET_REASON}]},
 )
 SCEN["auto_blocked_parallel_later"] = dataclasses.replace(
-    SCEN["auto_blocked_parallel"], name="auto_blocked_parallel_later", drive=_later(_auto_blocked_parallel),
+    SCEN["auto_blocked_parallel"],
+    name="auto_blocked_parallel_later",
+    drive=_later(_auto_blocked_parallel),
     expected={"mode": "auto", "blocked": [{}]},  # at least one block read (317's full-screen form names no call and no reason)
 )
 

@@ -33,8 +33,7 @@ def rules_text(count: int) -> str:
     for n in range(count):
         project = f'project = "/srv/p{n % 10}"\n' if n % 2 else ""
         tables.append(
-            f'[[rule]]\nid = "r{n}"\ndecision = "allow"\nhosts = ["local"]\n{project}command = "tool{n} --flag /tmp/out_{n}_*"\n'
-            f'ttl = "1h"\nshadow = false\nmatch = ["tool{n} --flag /tmp/out_{n}_1"]\n'
+            f'[[rule]]\nid = "r{n}"\ndecision = "allow"\nhosts = ["local"]\n{project}command = "tool{n} --flag /tmp/out_{n}_*"\nttl = "1h"\nshadow = false\nmatch = ["tool{n} --flag /tmp/out_{n}_1"]\n'
         )
     tables.append('[[rule]]\nid = "no-rm"\ndecision = "deny"\nhosts = ["local"]\nprefix = ["rm", "-rf"]\npermanent = true\n')
     return "\n".join(tables)

@@ -263,8 +263,12 @@ async def headspace_phase(farm: Farm, args, workdir: Path) -> dict:
 
 async def baseline_phase(farm: Farm, args) -> dict:
     poller = await asyncio.create_subprocess_exec(
-        sys.executable, str(REPO / "benchmarks" / "poller.py"), farm.socket, "0.5",
-        stdout=asyncio.subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(REPO)},
+        sys.executable,
+        str(REPO / "benchmarks" / "poller.py"),
+        farm.socket,
+        "0.5",
+        stdout=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     permission_at: dict[str, float] = {}
     states: dict[str, str] = {}

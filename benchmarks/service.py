@@ -76,7 +76,7 @@ def main() -> None:
     env["HOME"] = str(root)
     farm = Farm(args.panes, root / "drawn")
     attaches = root / "attaches"
-    farm.tmux("set-hook", "-g", "client-attached", f"run-shell -b \"echo x >> {attaches}\"")
+    farm.tmux("set-hook", "-g", "client-attached", f'run-shell -b "echo x >> {attaches}"')
     status = ["-L", farm.socket, "status", "--json"]
     result: dict = {"panes": args.panes}
     pid = None

@@ -62,9 +62,7 @@ STATE_GLYPHS: dict[AgentState, str] = {
     AgentState.UNKNOWN: "·",
 }
 
-NEEDS_YOU = frozenset(
-    {AgentState.PERMISSION, AgentState.QUESTION, AgentState.PLAN, AgentState.INPUT, AgentState.ERROR, AgentState.LIMITED}
-)
+NEEDS_YOU = frozenset({AgentState.PERMISSION, AgentState.QUESTION, AgentState.PLAN, AgentState.INPUT, AgentState.ERROR, AgentState.LIMITED})
 
 # Table order: agents that need you first, then working, idle, the rest, exited last.
 STATE_RANK = {

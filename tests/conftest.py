@@ -117,9 +117,7 @@ def private_tmux() -> Iterator[PrivateTmux]:
 
 
 @pytest.fixture
-def claude_session(
-    claude_binary: str, fake_api: FakeAnthropicAPI, private_tmux: PrivateTmux, tmp_path: Path
-) -> Iterator[Callable[..., ClaudeSession]]:
+def claude_session(claude_binary: str, fake_api: FakeAnthropicAPI, private_tmux: PrivateTmux, tmp_path: Path) -> Iterator[Callable[..., ClaudeSession]]:
     """A factory: ``claude_session(script, width=.., inline=.., ...)`` starts Claude at its prompt.
 
     Every session shares the test's scripted API and private tmux server, and

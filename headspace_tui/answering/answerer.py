@@ -453,9 +453,7 @@ class Answerer:
             desk.sending_keys(pane_id, False)
             if keys:
                 row = report.delivered and (dialog or interrupt)
-                desk.record(
-                    agent, Channel.KEYS, keys, began=began, seen=answered, delivered=report.delivered, outcome=report.text, dialog=dialog, row=row, decision=decision, rule=rule
-                )
+                desk.record(agent, Channel.KEYS, keys, began=began, seen=answered, delivered=report.delivered, outcome=report.text, dialog=dialog, row=row, decision=decision, rule=rule)
         self._sending.discard(pane_id)
         if answered is not None and report.delivered:
             self._answered[pane_id] = (answered, time.monotonic())  # until the monitor reports the pane's next state

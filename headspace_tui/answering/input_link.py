@@ -47,9 +47,7 @@ class InputLink:
     can take no more keys (gone, or its agent gone): input mode should end.
     """
 
-    def __init__(
-        self, io: PaneIO, pane_id: str, server_key: str, report: Callable[[str, bool], None], family: Family, sent: Callable[[], None] | None = None
-    ) -> None:
+    def __init__(self, io: PaneIO, pane_id: str, server_key: str, report: Callable[[str, bool], None], family: Family, sent: Callable[[], None] | None = None) -> None:
         self.io = io
         # Keys reached the pane: whatever it asked may be answered by them (the service then takes
         # what a later capture shows as a new appearance: an answer drawn before them is stale).
@@ -155,9 +153,7 @@ class Typist:
         self.io = io
         self.server_key = server_key
 
-    async def open(
-        self, pane_id: str, report: Callable[[str, bool], None], family: str, sent: Callable[[], None] | None = None
-    ) -> tuple[InputLink | None, str]:
+    async def open(self, pane_id: str, report: Callable[[str, bool], None], family: str, sent: Callable[[], None] | None = None) -> tuple[InputLink | None, str]:
         """A link to ``pane_id`` (whose agent is of ``family``) once it is checked, or None and why not; ``sent``: after each batch of keys went."""
         if not pane_id.startswith("%"):
             return None, f"refusing to type into {pane_id!r}: panes are addressed by id (%N) only"

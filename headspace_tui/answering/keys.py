@@ -66,6 +66,7 @@ __all__ = [
     "settled_read",
 ]
 
+
 class DraftInBox(ActionError):
     """The agent's input box holds text the user typed and did not send: a typed line would join it."""
 
@@ -99,11 +100,7 @@ class WidensPermissions(ActionError):
 
     def __init__(self, chosen: Approval) -> None:
         self.chosen = chosen
-        how = (
-            f"choose it deliberately by its number: {chosen.option.key}, or send --option {chosen.option.key}"
-            if chosen.option.key.isdigit()
-            else "choose it in the pane itself"
-        )
+        how = f"choose it deliberately by its number: {chosen.option.key}, or send --option {chosen.option.key}" if chosen.option.key.isdigit() else "choose it in the pane itself"
         super().__init__(f"every way to approve here also changes more: {chosen.describe()!r} {chosen.widens}; nothing sent ({how})")
 
 
@@ -163,13 +160,7 @@ def plan_keys(now: Observation, intent: Intent, family: Family) -> list[KeyStrok
 
 def cursor_menu(prompt: Prompt | None) -> bool:
     """A permission menu drawn without numbers, its cursor seen: Claude's "needs your approval" when auto mode's check cannot run (``❯ No`` / ``Yes``)."""
-    return (
-        prompt is not None
-        and prompt.kind == "permission"
-        and bool(prompt.options)
-        and not any(o.key for o in prompt.options)
-        and sum(o.selected for o in prompt.options) == 1
-    )
+    return prompt is not None and prompt.kind == "permission" and bool(prompt.options) and not any(o.key for o in prompt.options) and sum(o.selected for o in prompt.options) == 1
 
 
 def cursor_moves(prompt: Prompt, choice: Option) -> list[KeyStroke] | None:
@@ -391,9 +382,7 @@ async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Inte
     return await _confirm(io, pane_id, now, intent, timeout, command, what, family, shown=ansi if intent.kind in MENU_ANSWERS else None)
 
 
-async def _move_then_press(
-    io: PaneIO, pane_id: str, now: Observation, settled: Observation, intent: Intent, target: Option, command: str, timeout: float, family: Family
-) -> Outcome:
+async def _move_then_press(io: PaneIO, pane_id: str, now: Observation, settled: Observation, intent: Intent, target: Option, command: str, timeout: float, family: Family) -> Outcome:
     """Answer a ``cursor_menu``: arrows counted from where its cursor is on the settled screen, Enter only once a new read shows it on ``target``.
 
     The cursor is not in the prompt's fingerprint (the menu is the same
@@ -435,9 +424,7 @@ SAME_AGAIN_HOLD = 0.5  # seconds the same words must hold after the transcript m
 CURSOR_WAIT = 1.5  # seconds a cursor menu's cursor may take to show it moved before Enter is given up
 
 
-async def _confirm(
-    io: PaneIO, pane_id: str, before: Observation, intent: Intent, timeout: float, command: str, what: str, family: Family, *, shown: str | None = None
-) -> Outcome:
+async def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent, timeout: float, command: str, what: str, family: Family, *, shown: str | None = None) -> Outcome:
     """Watch the pane until Claude visibly reacted, or give up and say so.
 
     "The menu vanished" is not enough (after Ctrl-Z and fg the terminal can

@@ -137,9 +137,7 @@ def describe(now: Observation, intent: Intent, steps: list[Step]) -> str:
     return f"{what} → {shown}" + ("" if prompt.last_page else f"; on to question {prompt.question_index + 1}/{prompt.question_count}")
 
 
-async def send(
-    io: PaneIO, pane_id: str, seen: Observation, now: Observation, intent: Intent, command: str, family: Family, what: str, timeout: float
-) -> Outcome:
+async def send(io: PaneIO, pane_id: str, seen: Observation, now: Observation, intent: Intent, command: str, family: Family, what: str, timeout: float) -> Outcome:
     """Carry out the plan for ``intent`` on the question ``now`` (the user saw ``seen``), each key seen to land before the next.
 
     A toggle or a submit acts on the boxes as the user saw them: ticked in
@@ -198,9 +196,7 @@ def _stopped(steps: list[Step], step: Step) -> str:
     return "; the rest was not sent" if rest else ""
 
 
-async def _watch(
-    io: PaneIO, pane_id: str, command: str, family: Family, page: Observation, done: Callable[[Observation], bool], timeout: float
-) -> tuple[Observation, bool]:
+async def _watch(io: PaneIO, pane_id: str, command: str, family: Family, page: Observation, done: Callable[[Observation], bool], timeout: float) -> tuple[Observation, bool]:
     """Read the pane until ``done`` holds (True), or time runs out (False): the last reading with it."""
     deadline = time.monotonic() + timeout
     now = page

@@ -26,7 +26,6 @@ SETTLE = 0.15
 STEP_TIMEOUT = 2.0
 
 
-
 class ActionError(Exception):
     """Why nothing was sent, in one line for the user."""
 

@@ -29,10 +29,7 @@ def theme_entries(own: dict[str, str], current: str) -> list[tuple[str, str, str
     The help (a file's path) is escaped: the palette reads help as markup.
     """
     names = list(own) + ([current] if current and current not in own else [])
-    return [
-        (f"{clean(name, 80)}{CURRENT if name == current else ''}", name, escape(clean(own.get(name, "a Textual theme, named in the config"), 300)))
-        for name in names
-    ]
+    return [(f"{clean(name, 80)}{CURRENT if name == current else ''}", name, escape(clean(own.get(name, "a Textual theme, named in the config"), 300))) for name in names]
 
 
 class ThemeCommands(Provider):

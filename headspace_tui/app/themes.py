@@ -127,4 +127,3 @@ def remember(path: Path, theme: str, config_theme: str) -> None:
         os.replace(tmp, path)
     except OSError:
         log.warning("could not remember the theme in %s", path, exc_info=True)
-

@@ -72,11 +72,7 @@ def proposed(tool_name: str, tool_input: Mapping[str, Any], read_file: ReadFile 
         return _edits(path, edits, read_file)
     if kind == "multi":
         items = tool_input.get("edits")
-        edits = [
-            (_str(item, "old_string"), _str(item, "new_string"), item.get("replace_all") is True)
-            for item in (items if isinstance(items, list) else [])
-            if isinstance(item, Mapping)
-        ]
+        edits = [(_str(item, "old_string"), _str(item, "new_string"), item.get("replace_all") is True) for item in (items if isinstance(items, list) else []) if isinstance(item, Mapping)]
         return _edits(path, edits, read_file)
     if kind == "write":
         return _write(path, _str(tool_input, new_key), read_file)
@@ -221,10 +217,14 @@ def _hunks(a: list[str], b: list[str], a_base: int, b_base: int, section: str, b
                 removed += a2 - a1
             if tag in ("replace", "insert"):
                 added += b2 - b1
-            rows = [(" ", a[k], a_base + k + 1, b_base + b1 + k - a1 + 1) for k in range(a1, a2)] if tag == "equal" else [
-                *(("-", a[k], a_base + k + 1, 0) for k in range(a1, a2)),
-                *(("+", b[k], 0, b_base + k + 1) for k in range(b1, b2)),
-            ]
+            rows = (
+                [(" ", a[k], a_base + k + 1, b_base + b1 + k - a1 + 1) for k in range(a1, a2)]
+                if tag == "equal"
+                else [
+                    *(("-", a[k], a_base + k + 1, 0) for k in range(a1, a2)),
+                    *(("+", b[k], 0, b_base + k + 1) for k in range(b1, b2)),
+                ]
+            )
             take = max(0, min(len(rows), budget - kept - len(lines)))
             lines += [DiffLine(kind, cut(_bare(text)), old, new) for kind, text, old, new in rows[:take]]
             left += len(rows) - take

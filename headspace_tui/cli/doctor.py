@@ -96,9 +96,7 @@ def _control_mode_answers(server: TmuxServer, timeout: float = 5.0) -> bool:
     said control mode did not work when it did.
     """
     try:
-        child = subprocess.Popen(
-            [server.binary, *server.socket_args(), "-C", "list-sessions"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-        )
+        child = subprocess.Popen([server.binary, *server.socket_args(), "-C", "list-sessions"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     except (OSError, TmuxUnavailable):
         return False
     assert child.stdout is not None and child.stdin is not None
@@ -151,7 +149,7 @@ def agent_config_dirs(server: TmuxServer, env: Mapping[str, str]) -> list[tuple[
 
 
 def _for(agents: list[str]) -> str:
-    """"" or " (for work:0.0, api:1.0 and 3 more)": which agents use a config dir."""
+    """ "" or " (for work:0.0, api:1.0 and 3 more)": which agents use a config dir."""
     if not agents:
         return ""
     shown = ", ".join(agents[:3])
@@ -495,5 +493,3 @@ def report(checks: list[Check]) -> str:
     lines.append("")
     lines.append("broken: " + f"{failed} check{'s' if failed != 1 else ''} failed" if failed else f"healthy ({warned} warning{'s' if warned != 1 else ''})")
     return "\n".join(lines)
-
-

@@ -60,8 +60,7 @@ def _add_host_options(parser: argparse.ArgumentParser, *, top: bool = False) -> 
         action="append",
         metavar="HOST",
         default=default,
-        help="a remote host: a [hosts.NAME] of the config, or anything ssh accepts (user@box, an ~/.ssh/config alias); "
-        "repeatable; without it every configured host",
+        help="a remote host: a [hosts.NAME] of the config, or anything ssh accepts (user@box, an ~/.ssh/config alias); repeatable; without it every configured host",
     )
     parser.add_argument("--no-local", action="store_true", default=False if top else argparse.SUPPRESS, help="leave this machine's tmux server out")
 
@@ -92,16 +91,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     classify = sub.add_parser("classify", help="classify a saved 'tmux capture-pane -p -e' file (for bug reports)")
     classify.add_argument("file", type=Path, help="the capture file ('-' for standard input)")
-    classify.add_argument(
-        "--agent", default="claude", metavar="NAME", help="which agent drew it: claude (default), codex, gemini or opencode"
-    )
+    classify.add_argument("--agent", default="claude", metavar="NAME", help="which agent drew it: claude (default), codex, gemini or opencode")
     classify.add_argument("--command", dest="pane_command", metavar="NAME", help="the pane's #{pane_current_command}")
-    classify.add_argument(
-        "--claude-version", metavar="X.Y.Z", help="the agent's version that drew it (Claude: default the banner's, else the newest rules)"
-    )
-    classify.add_argument(
-        "--title", metavar="TEXT", help="the pane's #{pane_title}, read as the live pane's would be (Codex shows a streaming reply only there)"
-    )
+    classify.add_argument("--claude-version", metavar="X.Y.Z", help="the agent's version that drew it (Claude: default the banner's, else the newest rules)")
+    classify.add_argument("--title", metavar="TEXT", help="the pane's #{pane_title}, read as the live pane's would be (Codex shows a streaming reply only there)")
     classify.add_argument("--json", action="store_true", help="print the observation as JSON")
     _add_server_options(classify)  # accepted for symmetry; classify never talks to tmux
 
@@ -157,8 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     new = sub.add_parser(
         "new",
         help="start Claude Code in a new tmux window (optionally in a fresh git worktree)",
-        description="Start 'claude' in a new detached tmux window, in DIR (default: here). "
-        "Everything after '--' goes to claude as its arguments (headspace new . -- --model opus).",
+        description="Start 'claude' in a new detached tmux window, in DIR (default: here). Everything after '--' goes to claude as its arguments (headspace new . -- --model opus).",
     )
     _add_server_options(new)
     new.add_argument("dir", nargs="?", type=Path, default=None, metavar="DIR", help="the folder to start in (default: the current one)")
@@ -208,8 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
             hook_action.add_argument(
                 "--answer",
                 action="store_true",
-                help="also add the answer channel: y/n in headspace answer the exact tool call through Claude's "
-                "PermissionRequest hook (Claude's own dialog stays on screen and answerable meanwhile)",
+                help="also add the answer channel: y/n in headspace answer the exact tool call through Claude's PermissionRequest hook (Claude's own dialog stays on screen and answerable meanwhile)",
             )
             hook_action.add_argument(
                 "--wait",
@@ -269,9 +260,7 @@ def build_parser() -> argparse.ArgumentParser:
     page.add_argument("--token-file", metavar="FILE", help="keep the access token in FILE (made when missing): the same address across restarts")
     page.add_argument("--read-only", action="store_true", help="the page shows everything and answers nothing")
     page.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="serve HTTPS with this certificate and key (needed for a non-loopback --listen)")
-    page.add_argument(
-        "--insecure-network", action="store_true", help="allow plain HTTP on a non-loopback address (anyone on the way can read the token and answer your agents)"
-    )
+    page.add_argument("--insecure-network", action="store_true", help="allow plain HTTP on a non-loopback address (anyone on the way can read the token and answer your agents)")
     page.add_argument("--no-qr", action="store_true", help="print the address only, no QR code")
     page.add_argument("--off", action="store_true", help="turn the page off (the service keeps running)")
     return parser
@@ -726,8 +715,7 @@ async def _send_to(args: argparse.Namespace, config, server, record, family) -> 
         seen, _ = await read_pane(io, record.pane_id, family)
         if args.expect:
             raise UserError(
-                f"{record.target}: --expect names one appearance of a prompt, which only a headspace service watching "
-                "the pane keeps track of, and a send with --host answers by itself; nothing sent"
+                f"{record.target}: --expect names one appearance of a prompt, which only a headspace service watching the pane keeps track of, and a send with --host answers by itself; nothing sent"
             )
         if args.expect is not None and seen.prompt is not None:
             raise UserError(f"{record.target}: the agent asks something now ({seen.state.value}), and no prompt was expected; nothing sent")

@@ -62,7 +62,6 @@ def rules_list(path: Path | None = None, log: Path | None = None) -> tuple[list[
     return out, problems
 
 
-
 def rules_pause(on: bool, host: str = "", rule: str = "", log: Path | None = None) -> tuple[list[str], list[str]]:
     """Write the pause (or its end) to the event log, where the service reads it at its next request."""
     try:

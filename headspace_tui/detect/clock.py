@@ -134,11 +134,7 @@ class Clock:
 
     def _best(self, candidates: Mapping[str, float], now: float, at_least: float = -1) -> Claim | None:
         """The most trusted usable candidate (the earliest among equals), or None."""
-        usable = [
-            Claim(min(at, now), source)
-            for source, at in candidates.items()
-            if at > 0 and at > self._floor and dating_trust(source) >= at_least
-        ]
+        usable = [Claim(min(at, now), source) for source, at in candidates.items() if at > 0 and at > self._floor and dating_trust(source) >= at_least]
         if not usable:
             return None
         return max(usable, key=lambda c: (c.trust, -c.at))

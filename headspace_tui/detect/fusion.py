@@ -19,9 +19,7 @@ from .claude.status_files import STATUS_SOURCES
 from .sources import CLAUDES_WORD, LEAST, Source, trust
 
 # States only the screen can show in detail; when it shows one, it wins.
-SCREEN_DETAIL = frozenset(
-    {AgentState.PERMISSION, AgentState.QUESTION, AgentState.PLAN, AgentState.EXITED, AgentState.ERROR, AgentState.LIMITED, AgentState.INPUT}
-)
+SCREEN_DETAIL = frozenset({AgentState.PERMISSION, AgentState.QUESTION, AgentState.PLAN, AgentState.EXITED, AgentState.ERROR, AgentState.LIMITED, AgentState.INPUT})
 
 
 def fuse(screen: Observation, status: Observation | None) -> Observation:
@@ -125,9 +123,7 @@ class Fuser:
         self._last_output = 0.0
         self._decision = "no verdict yet"
 
-    def observe(
-        self, observation: Observation, now: float, *, at: float | None = None, output_changed: bool = False
-    ) -> Observation:
+    def observe(self, observation: Observation, now: float, *, at: float | None = None, output_changed: bool = False) -> Observation:
         """Record a source's verdict (made at ``at``, default ``now``) and return the fused observation."""
         source = observation.source
         previous = self.verdicts.get(source)
@@ -253,11 +249,7 @@ class Fuser:
         screen = self.verdicts.get(Source.SCREEN)
         if screen is None:
             return None
-        due = [
-            v.at + SCREEN_LAG + 0.05
-            for k, v in self.verdicts.items()
-            if k in STATUS_SOURCES and v.observation.state.needs_you and screen.at - v.at <= SCREEN_LAG
-        ]
+        due = [v.at + SCREEN_LAG + 0.05 for k, v in self.verdicts.items() if k in STATUS_SOURCES and v.observation.state.needs_you and screen.at - v.at <= SCREEN_LAG]
         return min(due) if due else None
 
     def _support(self, state: AgentState) -> int:

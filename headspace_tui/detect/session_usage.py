@@ -210,9 +210,7 @@ class SessionUsage:
         cwd = cwd_of(pid, self.proc)
         if info is None or not cwd:
             return None
-        siblings = tuple(
-            start_of(other, boot) for other in table.processes.values() if other.pid != pid and kind.recognise(other) and cwd_of(other.pid, self.proc) == cwd
-        )
+        siblings = tuple(start_of(other, boot) for other in table.processes.values() if other.pid != pid and kind.recognise(other) and cwd_of(other.pid, self.proc) == cwd)
         started = start_of(info, boot)
         if siblings:
             crowded = max(started, min(siblings))  # another agent was there from its start, or from ours

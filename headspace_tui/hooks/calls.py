@@ -245,7 +245,7 @@ def deny(message: str, *, interrupt: bool = True) -> dict[str, Any]:
 
 def choose(call: PendingCall, label: str) -> dict[str, Any]:
     """Allow an AskUserQuestion call with ``label`` as the answer to its one question (a multi-select's: labels joined by ", ")."""
-    (question, _), = call.questions()
+    ((question, _),) = call.questions()
     return {"behavior": "allow", "updatedInput": {**call.tool_input, "answers": {question: label}}}
 
 
@@ -264,7 +264,7 @@ def _several(call: PendingCall, prompt: Prompt, kind: str, option: str) -> HookA
     labels = [label_for_key(call, prompt, o.key) for o in prompt.options if o.key in keys]
     if not keys or len(labels) != len(keys) or any(label is None for label in labels):
         return None
-    (question, _), = call.questions()
+    ((question, _),) = call.questions()
     answer = ", ".join(label for label in labels if label is not None)
     return HookAnswer(choose(call, answer), f"{question} → {answer}")
 
@@ -300,7 +300,7 @@ def hook_answer(call: PendingCall, observation: Observation, kind: str, option: 
         label = label_for_key(call, prompt, option)
         if label is None:
             return None
-        (question, _), = call.questions()
+        ((question, _),) = call.questions()
         return HookAnswer(choose(call, label), f"{question} → {label}")
     if kind == "option" and prompt is not None:
         chosen = next((o for o in prompt.options if o.key == option), None) if option else None  # "" names no option

@@ -115,12 +115,7 @@ def answer_wait_of(command: str) -> int | None:
 
 
 def is_ours(hook: Any) -> bool:
-    return (
-        isinstance(hook, dict)
-        and hook.get("type") == "command"
-        and isinstance(hook.get("command"), str)
-        and hook["command"].rstrip().endswith(f"# {MARKER}")
-    )
+    return isinstance(hook, dict) and hook.get("type") == "command" and isinstance(hook.get("command"), str) and hook["command"].rstrip().endswith(f"# {MARKER}")
 
 
 def group_for(event: str, command: str) -> dict[str, Any]:

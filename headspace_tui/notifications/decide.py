@@ -255,6 +255,7 @@ class Notifier:
 
 # -- the words ---------------------------------------------------------------------
 
+
 def _text(value: str, limit: int) -> str:
     """Outside text for a notification: one line, no control character, at most ``limit`` long.
 

@@ -342,9 +342,7 @@ class TmuxMux:
 
     def _run(self, ident: Any, args: list[str]) -> None:
         try:
-            proc = subprocess.run(
-                ["tmux", *args], capture_output=True, timeout=RUN_TIMEOUT, stdin=subprocess.DEVNULL, env=dict(os.environ)
-            )
+            proc = subprocess.run(["tmux", *args], capture_output=True, timeout=RUN_TIMEOUT, stdin=subprocess.DEVNULL, env=dict(os.environ))
             answer: dict[str, Any] = {"id": ident, "ok": {"rc": proc.returncode, "out": proc.stdout.decode("utf-8", "replace"), "err": proc.stderr.decode("utf-8", "replace")}}
         except subprocess.TimeoutExpired:
             answer = {"id": ident, "error": f"TimeoutExpired: tmux did not answer within {RUN_TIMEOUT:g}s"}

@@ -110,7 +110,6 @@ HERE_KIND = Kind("here", _here)  # filled in by the client: its environment's TM
 ASK, SLOW, SETTLE = "ask", "slow", "settle"  # timeout classes: answered from memory; runs tmux or git; waits for the first look first
 
 
-
 @dataclass(frozen=True)
 class Call:
     """One facade call on the wire.

@@ -226,9 +226,7 @@ def stop(place: Place, *, wait: float = 10.0) -> bool:
     return True
 
 
-def ask_answer(
-    server_key: str, pane_id: str, intent: str, *, option: str = "", text: str = "", expect: str | None = None, config: str | None = None
-) -> tuple[str, bool, str]:
+def ask_answer(server_key: str, pane_id: str, intent: str, *, option: str = "", text: str = "", expect: str | None = None, config: str | None = None) -> tuple[str, bool, str]:
     """Answer the agent in ``pane_id`` through the service of ``server_key`` (its one answerer and guard); (its target, delivered, what it says).
 
     ServiceError (no service of this version and config: nothing was

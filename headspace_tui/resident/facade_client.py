@@ -170,9 +170,7 @@ class ServiceClient:
     (``_call``), sent by its transport (transport.py; by default HTTP to ``place``).
     """
 
-    def __init__(
-        self, place: Place | None, *, config: Config, restart: Callable[[], object] | None = None, here: Mapping[str, str] | None = None, transport: Transport | None = None
-    ) -> None:
+    def __init__(self, place: Place | None, *, config: Config, restart: Callable[[], object] | None = None, here: Mapping[str, str] | None = None, transport: Transport | None = None) -> None:
         self.place = place
         if transport is None:
             assert place is not None, "a client over HTTP needs the service's place"

@@ -104,9 +104,7 @@ class FacadeRoutes:
     frame at once).
     """
 
-    def __init__(
-        self, service: Service, stream: FacadeStream, settle: Callable[[float], Awaitable[None]] | None, changed: Callable[[], None], *, settled: Callable[[], bool] = lambda: False
-    ) -> None:
+    def __init__(self, service: Service, stream: FacadeStream, settle: Callable[[float], Awaitable[None]] | None, changed: Callable[[], None], *, settled: Callable[[], bool] = lambda: False) -> None:
         self.service = service
         self.stream = stream
         self.settle = settle
@@ -240,9 +238,7 @@ class FacadeRoutes:
 
     def approve_batch(self, pairs: list[tuple[Agent, PendingCall]], client: str) -> Any:
         own = [  # one gone since, or asking anew since the list was drawn, is left out
-            (agent, call)
-            for asked, call in pairs
-            if (agent := self.service.now(asked)) is not None and not self.service.stale(agent, asked.observation.request)
+            (agent, call) for asked, call in pairs if (agent := self.service.now(asked)) is not None and not self.service.stale(agent, asked.observation.request)
         ]
         for agent, _ in own:
             self.stream.asked_by.setdefault(agent.pane_id, client)

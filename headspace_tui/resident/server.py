@@ -101,9 +101,7 @@ class Watched:
 class Resident:
     """One service, its HTTP routes, and its life: started by ``run``, ended by its tmux server, a signal or ``/v1/stop``."""
 
-    def __init__(
-        self, service: Service, server: Watched, place: Place, *, ringer: Ringer | None = None, config_path: str | None = None, web_on_start: WebOptions | None = None
-    ) -> None:
+    def __init__(self, service: Service, server: Watched, place: Place, *, ringer: Ringer | None = None, config_path: str | None = None, web_on_start: WebOptions | None = None) -> None:
         self.service = service
         self.ringer = ringer
         self.config_path = config_path  # None: the default config (what a plain ``status`` reads)

@@ -34,6 +34,7 @@ class Server(Protocol):
     def where(self) -> str: ...
     def socket_args(self) -> list[str]: ...
 
+
 START_WAIT = 15.0  # seconds a new service may take to answer
 SHELL = "/bin/sh"
 

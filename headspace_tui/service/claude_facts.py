@@ -128,9 +128,7 @@ class ClaudeFacts:
         due = [
             p
             for pid, p in self.processes.items()
-            if pid not in self.statuses
-            and now - self._first_seen.get(pid, now) >= ASK_CLAUDE_AFTER
-            and now - self._asked_at.get((p.binary, p.config_dir), 0.0) >= ASK_CLAUDE_GAP
+            if pid not in self.statuses and now - self._first_seen.get(pid, now) >= ASK_CLAUDE_AFTER and now - self._asked_at.get((p.binary, p.config_dir), 0.0) >= ASK_CLAUDE_GAP
         ]
         if not due:
             return

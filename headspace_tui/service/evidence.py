@@ -166,13 +166,7 @@ class AnswerEvidence:
         began = answer.started
         taken = {w.candidates[0] for w in self._waiting.get(key, []) if len(w.candidates) == 1}
         grace = SETTLED_GRACE if answer.channel == "pane" else 0.0
-        fitting = [
-            use_id
-            for use_id, call in calls.items()
-            if use_id not in taken
-            and _fits(answer, call)
-            and (call.outcome is None or (call.settled_at >= began - grace and not _by_rule(call)))
-        ]
+        fitting = [use_id for use_id, call in calls.items() if use_id not in taken and _fits(answer, call) and (call.outcome is None or (call.settled_at >= began - grace and not _by_rule(call)))]
         if answer.tool_input:
             # The oldest of identical calls still waiting; else one whose result came just before this was recorded.
             unsettled = [use_id for use_id in fitting if calls[use_id].outcome is None]
@@ -227,12 +221,7 @@ class AnswerEvidence:
         waiting = self._waiting.get(key, [])
         held = {c for entry in waiting for c in entry.candidates}
         for entry in waiting:
-            if (
-                use_id not in held
-                and not entry.candidates
-                and _fits(entry.answer, call)
-                and call.seen_at - entry.answer.started <= UNREAD_WAIT
-            ):
+            if use_id not in held and not entry.candidates and _fits(entry.answer, call) and call.seen_at - entry.answer.started <= UNREAD_WAIT:
                 entry.candidates = (use_id,)  # the oldest answer with this exact input, its call read late
                 break
         found = []

@@ -202,6 +202,7 @@ class Facade(Protocol):
     def waited_today(self, agents: dict[str, Agent], now: float) -> float | None: ...
     def spent(self, now: float, days: int) -> tuple[Spent, list[SpentRow]] | None:
         """What agents spent today, and per agent per day for the last ``days`` days (None: no journal, or not answered)."""
+
     def answer(self, agent: Agent, intent: Intent, seen: Observation | None = None) -> str: ...
     def answer_pending(self, agent: Agent) -> bool: ...
     def batch(self, agent: Agent) -> tuple[list[tuple[Agent, PendingCall]], str]: ...
@@ -247,11 +248,7 @@ class Service:
         if self._resume is not None:
             self.subscribe(self._resume.on_event)
         # Rules that answer for you (the rules file; none: nothing answers), through the hook that holds the exact call.
-        self._rules = (
-            RuleAnswers(RuleBook(rules_path(), lambda text: self._emit(Notice(text))), fleet.desk, self.agent, journal, clock)
-            if live
-            else None
-        )
+        self._rules = RuleAnswers(RuleBook(rules_path(), lambda text: self._emit(Notice(text))), fleet.desk, self.agent, journal, clock) if live else None
         if self._rules is not None:
             self.subscribe(self._rules.on_event)
             for monitor in fleet.monitors.values():

@@ -112,9 +112,7 @@ async def watch_statuses(folder: Path, stop_event: asyncio.Event | None = None, 
             yield last
 
 
-async def watch_spool(
-    folder: Path, *, since_name: str | None = None, rescan: float = 1.0, delete_older_than: float | None = 600.0, create: bool = True
-) -> AsyncIterator[HookEvent]:
+async def watch_spool(folder: Path, *, since_name: str | None = None, rescan: float = 1.0, delete_older_than: float | None = 600.0, create: bool = True) -> AsyncIterator[HookEvent]:
     """Yield hook events as their files appear in ``folder`` (created if missing, refused if not private).
 
     Files already there come first (those after ``since_name``); a hook that

@@ -47,10 +47,12 @@ class Host(Protocol):
     @property
     def remote(self) -> bool:
         """Out of reach is not gone: rows stay, marked offline, and the link is tried again."""
+
     @property
     def can_ask_claude(self) -> bool: ...
     @property
     def server(self) -> TmuxServer: ...
+
     on_lost: Callable[[], None]  # told when the link drops between discoveries
     on_notice: Callable[[str], None]  # one line for the user from the host's side
 
@@ -72,8 +74,10 @@ class Host(Protocol):
 
         An empty ``Usage``: nothing counted (or not told apart); None: the host could not be asked.
         """
+
     async def record_path(self, family: str, pid: int) -> str | None:
         """The session record the agent owns, searched for now (detect/session_usage.py); None when not told apart or not known here."""
+
     def trees(self) -> Trees:
         """Where snapshots of its agents' work trees are taken (service/work_changes.py)."""
 

@@ -232,7 +232,7 @@ class Journal:
                     "rule": evidence.rule if evidence else "",
                     "since": since,
                     "since_source": agent.since_source,
-                }
+                },
             ]
         )
 

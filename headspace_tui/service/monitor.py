@@ -326,9 +326,7 @@ class Monitor:
                 version = other_version(self.host.remote, sighting.family, table, agent_pid) if sighting.family is not CLAUDE else None
                 info = table.get(agent_pid) if agent_pid else None
                 mode = (sighting.family or CLAUDE).mode_of(info.argv) if info is not None else ""
-                self.panes[record.pane_id] = PaneWatch(
-                    record, sighting.key, agent_pid, fuser=Fuser(self.idle_grace), family=sighting.family, version=version or "", mode=mode
-                )
+                self.panes[record.pane_id] = PaneWatch(record, sighting.key, agent_pid, fuser=Fuser(self.idle_grace), family=sighting.family, version=version or "", mode=mode)
                 self.sessions.read_soon(record.pane_id)  # its detector may be asleep (a session with no agent yet): read it now
                 continue
             old, watch.record, watch.agent_pid = watch.record, record, agent_pid

@@ -421,11 +421,7 @@ class RuleAnswers:
         A rule under a pause of every rule is paused here all the same: a
         resume of the others must not bring it back.
         """
-        return [
-            rule
-            for rule in loaded.rules
-            if rule.decision is Decision.ALLOW and not self.state.paused_itself(rule.id) and judge([replace(rule, shadow=False)], call).decision is Decision.ALLOW
-        ]
+        return [rule for rule in loaded.rules if rule.decision is Decision.ALLOW and not self.state.paused_itself(rule.id) and judge([replace(rule, shadow=False)], call).decision is Decision.ALLOW]
 
     def _pause_for(self, rule_id: str, why: str) -> None:
         self._write_pause(rule_id, why)

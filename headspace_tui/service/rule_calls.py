@@ -54,9 +54,7 @@ def call_of(pending: PendingCall, agent: Agent) -> Call:
         cwd = os.path.realpath(cwd)
     elif cwd:
         cwd = posixpath.normpath(cwd)  # another host's: as written, '..' folded (its symlinks are not seen from here)
-    return Call(
-        tool=tool, command=command, path=path, host=agent.host, cwd=cwd, family=agent.family or "claude", pane=agent.target, unsandboxed=unsandboxed, unread=unread
-    )
+    return Call(tool=tool, command=command, path=path, host=agent.host, cwd=cwd, family=agent.family or "claude", pane=agent.target, unsandboxed=unsandboxed, unread=unread)
 
 
 def _command(value: Any) -> tuple[str, str]:

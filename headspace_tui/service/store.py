@@ -337,9 +337,7 @@ class AgentStore:
         blocks, fresh, better, shown = list(agent.blocks), [], False, []
         still = self._drawn.get(pane_id, ()) if drawn else ()
         for call in calls:
-            known = next(
-                (i for i, old in enumerate(blocks) if (old.at >= agent.turn_since or any(old is d for d in still)) and same_block(call, old)), None
-            )
+            known = next((i for i, old in enumerate(blocks) if (old.at >= agent.turn_since or any(old is d for d in still)) and same_block(call, old)), None)
             if known is None:
                 block = call if call.at else replace(call, at=at)
                 fresh.append(block)

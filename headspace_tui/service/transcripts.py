@@ -123,7 +123,6 @@ class TranscriptFollower:
             began = min(self.clock(), watch.typed_at) if not self.host.remote else self.clock()
             self.store.turn(agent.pane_id, began, watch.typed_at, by="transcript")
 
-
     def _mode_and_blocks(self, watch: PaneWatch, agent: Agent, turns: list) -> None:
         """What the transcript says of the permission mode and of the calls its check refused, so a service that starts
         late (or again) shows what one that watched from the start does.

@@ -57,6 +57,4 @@ class UsageTally:
         """The session's usage: the estimate of what has a price (the models left out named), the window by the table or ``assumed``."""
         cost, left_out = estimate_all(self._by_model)
         window, source = window_of(self.model, assumed)
-        return Usage(
-            model=self.model, tokens=self.totals, context_tokens=self.context, context_window=window, cost_usd=cost, window_source=source, unpriced=left_out, conversation=self.conversation
-        )
+        return Usage(model=self.model, tokens=self.totals, context_tokens=self.context, context_window=window, cost_usd=cost, window_source=source, unpriced=left_out, conversation=self.conversation)

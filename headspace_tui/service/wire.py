@@ -37,9 +37,33 @@ from ..usage.model import PlanUse, Spent, SpentRow, Tokens, Usage
 CLASSES: dict[str, type] = {
     cls.__name__: cls
     for cls in (
-        Agent, Observation, Prompt, Option, Evidence, Verdict, Explanation, ChannelReport, PendingCall, Answered, StoredEvent,
-        Report, Snooze, KeyStroke, Intent, AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, Notice, Blocked, CallBlocked,
-        Usage, Tokens, PlanUse, Spent, SpentRow,
+        Agent,
+        Observation,
+        Prompt,
+        Option,
+        Evidence,
+        Verdict,
+        Explanation,
+        ChannelReport,
+        PendingCall,
+        Answered,
+        StoredEvent,
+        Report,
+        Snooze,
+        KeyStroke,
+        Intent,
+        AgentChanged,
+        AgentRemoved,
+        PaneCaptured,
+        ProblemChanged,
+        Notice,
+        Blocked,
+        CallBlocked,
+        Usage,
+        Tokens,
+        PlanUse,
+        Spent,
+        SpentRow,
     )
 }
 ENUMS: dict[str, type[Enum]] = {cls.__name__: cls for cls in (AgentState, Channel, IntentKind, Source)}

@@ -234,23 +234,18 @@ def parse_config(data: dict, where: str = "config") -> Config:
         raise ConfigError(f"{where}: notify must be one of {', '.join(NOTIFY_MODES)}, not {notify!r}")
     states = data.get("notify_states", list(Config.notify_states))
     if not isinstance(states, list) or not all(isinstance(s, str) for s in states):
-        raise ConfigError(f"{where}: notify_states must be a list of states, such as [\"permission\", \"question\"]")
+        raise ConfigError(f'{where}: notify_states must be a list of states, such as ["permission", "question"]')
     for state in states:
         if state not in NOTIFY_STATES:
             raise ConfigError(f"{where}: notify_states has {state!r}, not a state that needs you (known: {', '.join(NOTIFY_STATES)})")
     flags = {key: _flag(data, key, where) for key in FLAGS}
     command = data.get("notify_command", list(Config.notify_command))
-    if (
-        not isinstance(command, list)
-        or not all(isinstance(word, str) and "\0" not in word for word in command)
-        or (command and not command[0].strip())
-        or len(command) > MAX_COMMAND_WORDS
-    ):
-        raise ConfigError(f"{where}: notify_command must be a list of words, the program first, such as [\"ntfy\", \"publish\", \"my-topic\"] (no shell)")
+    if not isinstance(command, list) or not all(isinstance(word, str) and "\0" not in word for word in command) or (command and not command[0].strip()) or len(command) > MAX_COMMAND_WORDS:
+        raise ConfigError(f'{where}: notify_command must be a list of words, the program first, such as ["ntfy", "publish", "my-topic"] (no shell)')
     keys = dict(DEFAULT_KEYS)
     given = data.get("keys", {})
     if not isinstance(given, dict):
-        raise ConfigError(f"{where}: [keys] must be a table of action = \"key\"")
+        raise ConfigError(f'{where}: [keys] must be a table of action = "key"')
     for action, key in given.items():
         if action not in DEFAULT_KEYS:
             raise ConfigError(f"{where}: [keys] has unknown action {action!r} (known: {', '.join(DEFAULT_KEYS)})")

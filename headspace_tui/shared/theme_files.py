@@ -88,10 +88,10 @@ def parse_theme(data: dict, where: str) -> ThemeSpec:
 def _table(data: dict, key: str, where: str, *, required: bool = True) -> dict[str, str]:
     table = data.get(key, None if required else {})
     if not isinstance(table, dict):
-        raise ThemeError(f"{where}: [{key}] must be a table of name = \"colour\"")
+        raise ThemeError(f'{where}: [{key}] must be a table of name = "colour"')
     for name, value in table.items():
         if not isinstance(value, str) or not value.strip() or len(value) > 64:
-            raise ThemeError(f"{where}: [{key}] {name} must be a colour like \"#ffb454\" or \"ansi_yellow\"")
+            raise ThemeError(f'{where}: [{key}] {name} must be a colour like "#ffb454" or "ansi_yellow"')
     return dict(table)
 
 

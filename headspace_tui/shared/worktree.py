@@ -25,9 +25,7 @@ class WorktreeError(Exception):
 
 def _git(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     try:
-        return subprocess.run(
-            ["git", "-C", str(folder), *args], capture_output=True, text=True, timeout=GIT_TIMEOUT, stdin=subprocess.DEVNULL
-        )
+        return subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True, timeout=GIT_TIMEOUT, stdin=subprocess.DEVNULL)
     except FileNotFoundError:
         raise WorktreeError("git is not installed") from None
     except subprocess.TimeoutExpired:

@@ -234,11 +234,7 @@ class EventLog:
                 data = loads(payload if isinstance(payload, (str, bytes)) else "", what="event payload")
             except Unreadable:
                 data = {"_unreadable": str(payload)[:200]}
-            out.append(
-                StoredEvent(
-                    id_, float(ts), who if isinstance(who, str) else None, str(what), data if isinstance(data, dict) else {"value": data}
-                )
-            )
+            out.append(StoredEvent(id_, float(ts), who if isinstance(who, str) else None, str(what), data if isinstance(data, dict) else {"value": data}))
         return out
 
     def tail(self, kinds: Iterable[str], after_id: int) -> tuple[list[StoredEvent], int]:

@@ -231,21 +231,36 @@ _DONE_VERBS = (
     r"tightened|reduced|increased"
 )
 _COMPLETION = (
-    ("done-word", re.compile(
-        r"^(?:(?:the )?(?:task|work|job|command|everything|all)\s+(?:is\s+)?(?:now\s+)?)?"
-        r"(?:done|finished|complete|completed|all set|that's it|that should do it)\b", _I)),
+    (
+        "done-word",
+        re.compile(
+            r"^(?:(?:the )?(?:task|work|job|command|everything|all)\s+(?:is\s+)?(?:now\s+)?)?"
+            r"(?:done|finished|complete|completed|all set|that's it|that should do it)\b",
+            _I,
+        ),
+    ),
     ("i-did", re.compile(r"\bI(?:'ve| have)?\s+(?:now\s+|also\s+|just\s+|successfully\s+)?(?:" + _DONE_VERBS + r")\b", _I)),
     ("did-verb", re.compile(r"^(?:" + _DONE_VERBS + r")\b", _I)),
-    ("is-done", re.compile(r"\b(?:is|are|'s|was|were|has been|have been|now)\s+(?:now\s+|all\s+|fully\s+)?"
-        r"(?:done|complete|completed|finished|fixed|in place|green|resolved|pushed|merged|committed|deployed|written|"
-        r"live|up to date)\b|\b(?:now works|works now)\b", _I)),
+    (
+        "is-done",
+        re.compile(
+            r"\b(?:is|are|'s|was|were|has been|have been|now)\s+(?:now\s+|all\s+|fully\s+)?"
+            r"(?:done|complete|completed|finished|fixed|in place|green|resolved|pushed|merged|committed|deployed|written|"
+            r"live|up to date)\b|\b(?:now works|works now)\b",
+            _I,
+        ),
+    ),
     ("tests-pass", re.compile(r"\b(?:tests?|suite|build|checks?|lint(?:ing)?|CI)\s+(?:now\s+|all\s+)?(?:pass(?:es|ed)?|passing|succeed(?:s|ed)?|green|clean)\b|\b\d+ passed\b", _I)),
     ("successfully", re.compile(r"\bsuccessfully\b|\bsucceeded\b|\b(?:compiles|builds|runs) cleanly\b", _I)),
-    ("now-does", re.compile(
-        r"\b(?:now|no longer)\s+(?:correctly\s+|also\s+|only\s+)?(?:handles|returns|uses|supports|accepts|works|passes|shows|"
-        r"includes|reads|writes|runs|checks|prints|logs|raises|validates|retries|caches|compiles|builds|loads|starts|"
-        r"stays|matches|respects|rejects|skips|ignores|points|lives|takes|sends|keeps|falls back|crashes|fails|hangs|leaks)\b",
-        _I)),
+    (
+        "now-does",
+        re.compile(
+            r"\b(?:now|no longer)\s+(?:correctly\s+|also\s+|only\s+)?(?:handles|returns|uses|supports|accepts|works|passes|shows|"
+            r"includes|reads|writes|runs|checks|prints|logs|raises|validates|retries|caches|compiles|builds|loads|starts|"
+            r"stays|matches|respects|rejects|skips|ignores|points|lives|takes|sends|keeps|falls back|crashes|fails|hangs|leaks)\b",
+            _I,
+        ),
+    ),
     ("ready-for", re.compile(r"\bready for (?:your |a |the )?(?:next|review|another|more)\b|\bready to (?:merge|ship|go)\b", _I)),
     ("summary", re.compile(r"^(?:summary|here's (?:a |the )?summary|summary of (?:the )?changes|changes made|what I (?:changed|did))\b", _I)),
 )
@@ -338,9 +353,7 @@ def _question(sentences: list[_Sentence]) -> IntentResult | None:
         candidates.append(sentences[-2])
     if sentences[-1].item:
         lead = next((s for s in reversed(sentences) if not s.item), None)
-        if lead is not None and (_tail(lead.text).endswith("?") or _ASK.search(lead.text)) and (
-            _TO_USER.search(lead.text) or _ASK.search(lead.text)
-        ):
+        if lead is not None and (_tail(lead.text).endswith("?") or _ASK.search(lead.text)) and (_TO_USER.search(lead.text) or _ASK.search(lead.text)):
             candidates.append(lead)
     # A question to the user followed by a sentence or two of context, with no
     # sign the agent went on by itself ("Which version do you need? X needs 3.10.").

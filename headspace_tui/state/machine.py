@@ -193,9 +193,7 @@ Event = dict[str, Any]
 # Applying turns
 
 
-def apply_turn(
-    agent: AgentCommands, turn: Turn, *, intent: IntentResult | None = None, trigger: str = "turn"
-) -> tuple[AgentCommands, list[Event]]:
+def apply_turn(agent: AgentCommands, turn: Turn, *, intent: IntentResult | None = None, trigger: str = "turn") -> tuple[AgentCommands, list[Event]]:
     """The agent after ``turn``, and the events it caused.
 
     ``intent`` overrides detection (a hook knows for sure that a turn ended);
@@ -213,7 +211,12 @@ def apply_turn(
     if not verdict.valid:
         log.warning(
             "agent %s: rejected %s %s in state %s (turn %s): %s",
-            agent.agent, turn.actor, found.intent.value, before.value, turn.id, verdict.reason,
+            agent.agent,
+            turn.actor,
+            found.intent.value,
+            before.value,
+            turn.id,
+            verdict.reason,
         )
         return agent, [
             {
@@ -237,9 +240,7 @@ def apply_turn(
     if found.intent is TurnIntent.COMMAND:
         if current is not None:  # a new command while one waits: the old one is abandoned (FR11)
             history = _keep(history, replace(current, abandoned_at=turn.ts))
-            events.append(
-                {"kind": "command_abandoned", "agent": agent.agent, "command": current.id, "state": current.state.value, "turn": turn.id}
-            )
+            events.append({"kind": "command_abandoned", "agent": agent.agent, "command": current.id, "state": current.state.value, "turn": turn.id})
         current = Command(id=turn.id, text=turn.text or "", created_at=turn.ts)
     else:
         assert current is not None  # every valid non-command row has an active command
@@ -263,9 +264,7 @@ def apply_turn(
         }
     )
     log.info("agent %s: %s -> %s (%s, turn %s)", agent.agent, before.value, new_state.value, found.intent.value, turn.id)
-    after = replace(
-        agent, current=current, history=history, recent_turns=(agent.recent_turns + (turn.id,))[-SEEN_TURNS:], active=True
-    )
+    after = replace(agent, current=current, history=history, recent_turns=(agent.recent_turns + (turn.id,))[-SEEN_TURNS:], active=True)
     return after, events
 
 

@@ -46,9 +46,7 @@ def current_session(server: TmuxServer, env: Mapping[str, str]) -> str | None:
         return None
     pane = env.get("TMUX_PANE", "")
     try:
-        socket, _, session = (
-            server.run("display-message", "-p", *(["-t", pane] if pane else []), "#{socket_path}\t#{session_id}").strip().partition("\t")
-        )
+        socket, _, session = server.run("display-message", "-p", *(["-t", pane] if pane else []), "#{socket_path}\t#{session_id}").strip().partition("\t")
     except TmuxCommandError:
         return None
     if not _same_file(fields[0], socket):

@@ -104,9 +104,7 @@ class Usage:
         context, window = row.get("context_tokens"), row.get("context_window")
         if not (_count(context) and _count(window) and isinstance(row.get("model"), str)):
             return None
-        windows = tuple(
-            PlanUse(int(p[0]), float(p[1]), float(p[2])) for p in plan if isinstance(p, list) and len(p) == 3 and _count(p[0]) and all(isinstance(v, (int, float)) for v in p[1:])
-        )
+        windows = tuple(PlanUse(int(p[0]), float(p[1]), float(p[2])) for p in plan if isinstance(p, list) and len(p) == 3 and _count(p[0]) and all(isinstance(v, (int, float)) for v in p[1:]))
         source = row.get("window_source") if row.get("window_source") in ("agent", "table", "assumed") else ""
         return cls(str(row["model"])[:200], tokens, int(context), int(window), plan=windows, window_source=str(source))  # type: ignore[arg-type]
 

@@ -69,7 +69,7 @@ class Table:
     problem: str = ""  # why the user's file was not read ("" when it was, or there is none)
 
     def words(self) -> str:
-        """"list prices as of 2026-12-02, genai-prices 0.2.3, and your prices.json"."""
+        """ "list prices as of 2026-12-02, genai-prices 0.2.3, and your prices.json"."""
         return f"list prices as of {self.as_of}, {self.source}{', and your prices.json' if self.own else ''}"
 
     def age_days(self, today: date | None = None) -> int:
@@ -100,7 +100,7 @@ def _price(entry: object, where: str) -> Price:
 
 def _entries(data: object, where: str) -> tuple[dict[str, Price], dict[str, str]]:
     if not isinstance(data, dict) or not isinstance(data.get("models", {}), dict) or not isinstance(data.get("aliases", {}), dict):
-        raise ValueError(f"{where}: expected {{\"models\": {{name: {{...}}}}, \"aliases\": {{name: name}}}}")
+        raise ValueError(f'{where}: expected {{"models": {{name: {{...}}}}, "aliases": {{name: name}}}}')
     prices = {str(name).lower(): _price(entry, f"{where}: {name}") for name, entry in data.get("models", {}).items()}
     aliases = {str(alias).lower(): str(name).lower() for alias, name in data.get("aliases", {}).items() if isinstance(name, str)}
     return prices, aliases

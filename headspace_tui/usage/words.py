@@ -9,7 +9,7 @@ from .prices import table
 
 
 def cost_words(cost: float | None) -> str:
-    """"$0.42 est.", or why there is no estimate."""
+    """ "$0.42 est.", or why there is no estimate."""
     if cost is None:
         return "no estimate (a model the price table does not list)"
     return f"${cost:.2f} est." if cost >= 0.01 else f"${cost:.4f} est."
@@ -19,7 +19,7 @@ WINDOW_FROM = {"agent": "window given by the agent", "table": "window from the p
 
 
 def context_words(usage: Usage) -> str:
-    """"7,300 of 200,000 tokens (3%) · window given by the agent", or the tokens alone when the window is not known."""
+    """ "7,300 of 200,000 tokens (3%) · window given by the agent", or the tokens alone when the window is not known."""
     if not usage.context_window:
         return f"{usage.context_tokens:,} tokens (the model's window is not known)"
     source = WINDOW_FROM.get(usage.window_source, "")
@@ -32,7 +32,7 @@ def token_words(usage: Usage) -> str:
 
 
 def limit_words(until: float, now: float | None = None) -> str:
-    """"limited until 20:50" (its rate limit's reset; the date too when not within a day), or that no reset was named."""
+    """ "limited until 20:50" (its rate limit's reset; the date too when not within a day), or that no reset was named."""
     if not until:
         return "limited (no reset time given)"
     now = time.time() if now is None else now
@@ -61,7 +61,7 @@ def usage_lines(usage: Usage | None, limited_until: float | None = None) -> list
 
 
 def plan_words(plan: PlanUse) -> str:
-    """"5h: 42% used, resets 20:50" (the reset in local time; left out when not named)."""
+    """ "5h: 42% used, resets 20:50" (the reset in local time; left out when not named)."""
     words = f"{plan.name}: {plan.used_pct:.0f}% used"
     if plan.resets_at:
         words += f", resets {time.strftime('%a %H:%M' if plan.resets_at - time.time() > 86_400 else '%H:%M', time.localtime(plan.resets_at))}"

@@ -164,12 +164,7 @@ CONVERSATIONS: tuple[Conversation, ...] = (
             ),
             Prompt(
                 "it's only used in settings.py, nowhere else",
-                (
-                    api.text(
-                        "Thanks. In that case the change is finished: `CACHE_TTL = 5` now means five minutes, and I "
-                        "added a comment saying so. Nothing else reads it."
-                    ),
-                ),
+                (api.text("Thanks. In that case the change is finished: `CACHE_TTL = 5` now means five minutes, and I added a comment saying so. Nothing else reads it."),),
             ),
         ),
     ),
@@ -245,10 +240,7 @@ CONVERSATIONS: tuple[Conversation, ...] = (
                 "rename tokenize to lex everywhere",
                 (
                     grep("tokenize", "Almost done with the rename — searching for any remaining references to `tokenize`."),
-                    api.text(
-                        "Renamed `tokenize` to `lex` in `parser.py`; there were no other references. The function's "
-                        "behaviour is unchanged, so no tests needed updating."
-                    ),
+                    api.text("Renamed `tokenize` to `lex` in `parser.py`; there were no other references. The function's behaviour is unchanged, so no tests needed updating."),
                 ),
             ),
         ),
@@ -288,7 +280,7 @@ CONVERSATIONS: tuple[Conversation, ...] = (
                 (
                     read("config.toml", "Let me read `config.toml` to see which defaults it defines."),
                     api.text(
-                        "There's no `config.toml` in the project (the read failed with \"File does not exist\"), and "
+                        'There\'s no `config.toml` in the project (the read failed with "File does not exist"), and '
                         "nothing else mentions one. Do you want me to create it with the current defaults from "
                         "`settings.py`?"
                     ),
@@ -304,8 +296,7 @@ CONVERSATIONS: tuple[Conversation, ...] = (
                 (
                     read(
                         "parser.py",
-                        "The fix isn't complete: two tests in `test_parser.py` still fail because they expect the old "
-                        "behaviour. I'll update them next, starting with the fixture.",
+                        "The fix isn't complete: two tests in `test_parser.py` still fail because they expect the old behaviour. I'll update them next, starting with the fixture.",
                     ),
                     api.text("Both tests now expect the last character to be kept. All 20 tests pass."),
                 ),
@@ -331,10 +322,7 @@ CONVERSATIONS: tuple[Conversation, ...] = (
                 "yes",
                 (
                     glob("**/cli.py", "Great — now let me find the CLI entry point:"),
-                    api.text(
-                        "All done! `--verbose` is wired through `cli.py` to `tokenize`, and `README.md` has a new line "
-                        "under *Options*. Let me know if you need anything else!"
-                    ),
+                    api.text("All done! `--verbose` is wired through `cli.py` to `tokenize`, and `README.md` has a new line under *Options*. Let me know if you need anything else!"),
                 ),
             ),
         ),
@@ -361,12 +349,7 @@ CONVERSATIONS: tuple[Conversation, ...] = (
         (
             Prompt(
                 "modernise parser.py",
-                (
-                    api.text(
-                        "Which Python version do you need to support? The modern version would use `match` statements "
-                        "and `str.removeprefix`, which need Python 3.10 or newer."
-                    ),
-                ),
+                (api.text("Which Python version do you need to support? The modern version would use `match` statements and `str.removeprefix`, which need Python 3.10 or newer."),),
             ),
         ),
     ),

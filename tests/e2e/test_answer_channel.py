@@ -331,9 +331,7 @@ def test_without_headspace_the_hook_adds_no_wait(claude_session, fake_api, tmp_p
     runs = []
     for _ in range(15):
         began = time.perf_counter()
-        out = subprocess.run(
-            [sys.executable, "-S", str(hook_settings.PROGRAM), "answer", str(WAIT)], input=payload, capture_output=True, text=True, env=env, timeout=10
-        )
+        out = subprocess.run([sys.executable, "-S", str(hook_settings.PROGRAM), "answer", str(WAIT)], input=payload, capture_output=True, text=True, env=env, timeout=10)
         runs.append(time.perf_counter() - began)
         assert (out.returncode, out.stdout, out.stderr) == (0, "", "")
     with capsys.disabled():

@@ -121,9 +121,7 @@ def test_a_dead_pane_reports_its_exit_status(private_tmux, tmp_path):
     headspace rightly reports exited without a status.  The background sleep
     keeps the pty open past the exit so this test sees the status every time.
     """
-    private_tmux.new_session(
-        "boot", width=80, height=24, cwd=str(tmp_path), command=["sh", "-c", "echo starting; sleep 0.3; (sleep 0.5 &); exit 3"]
-    )
+    private_tmux.new_session("boot", width=80, height=24, cwd=str(tmp_path), command=["sh", "-c", "echo starting; sleep 0.3; (sleep 0.5 &); exit 3"])
     private_tmux.run("set-option", "-t", "boot", "remain-on-exit", "on")
     rows = poll(
         lambda: [json.loads(line) for line in headspace("status", "--json", "--all", "-L", private_tmux.name).stdout.splitlines()],

@@ -62,7 +62,10 @@ def test_a_crash_exits_1_with_one_line_and_the_log_path(tmp_path):
     command = f"{sys.executable} {driver} hs-crash-{os.getpid()}"
     done = subprocess.run(
         ["script", "-q", "-e", "-c", command, str(typescript)],
-        env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=60,
     )
     written = typescript.read_bytes().decode("utf-8", "replace")
     assert done.returncode == 1, written[-2000:]

@@ -22,16 +22,12 @@ from tests.harness.wait import poll
 pytestmark = pytest.mark.e2e
 
 
-
-
 def test_discovers_claude_panes_and_their_status_files(claude_session, private_tmux, tmp_path):
     alpha = claude_session([], name="alpha")
     beta = claude_session([], name="beta", width=100, height=30)
     plain_dir = tmp_path / "plain"
     plain_dir.mkdir()
-    plain_pane = private_tmux.new_session(
-        "plain", width=80, height=24, cwd=str(plain_dir), command=["bash", "--norc", "--noprofile", "-i"]
-    )
+    plain_pane = private_tmux.new_session("plain", width=80, height=24, cwd=str(plain_dir), command=["bash", "--norc", "--noprofile", "-i"])
     server = TmuxServer(socket_name=private_tmux.name)
     # tmux reads a pane's path from its foreground process group, which a shell only has once
     # it runs: right after new-session the path can still be "" (seen once in a loaded full run).

@@ -64,9 +64,7 @@ def test_doctor_checks_the_running_agents_config_dirs_on_the_server_named(claude
     """
     agent = claude_session([], name="elsewhere")
     agent_dir = agent.home / ".claude"
-    installed = subprocess.run(
-        [sys.executable, "-m", "headspace_tui", "hooks", "install"], capture_output=True, text=True, env=_env(agent.home, claude_binary), timeout=60
-    )
+    installed = subprocess.run([sys.executable, "-m", "headspace_tui", "hooks", "install"], capture_output=True, text=True, env=_env(agent.home, claude_binary), timeout=60)
     assert installed.returncode == 0, installed.stderr
     poll(lambda: list((agent_dir / "sessions").glob("*.json")), bool, timeout=30)
     private_tmux.new_session("extra", width=80, height=24, cwd=str(tmp_path), command=["sh", "-c", "sleep 600"])

@@ -174,9 +174,7 @@ def test_write_and_query_filters(tmp_path):
 
 def test_machine_events_go_straight_into_the_log(tmp_path):
     agent = machine.AgentCommands("agent-7")
-    agent, events = machine.apply_turns(
-        agent, [machine.Turn("u1", "user", "fix it", ts=1.0), machine.Turn("a1", "agent", "Let me look.", ts=2.0)]
-    )
+    agent, events = machine.apply_turns(agent, [machine.Turn("u1", "user", "fix it", ts=1.0), machine.Turn("a1", "agent", "Let me look.", ts=2.0)])
     _, ended = machine.end_session(agent, ts=3.0)
     with EventLog(tmp_path / "e.db") as log:
         log.write_many(events + ended)
@@ -255,7 +253,7 @@ def test_damaged_database_is_reported_clearly(tmp_path):
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     con.close()
     data = bytearray(path.read_bytes())
-    data[4096:len(data)] = os.urandom(len(data) - 4096)  # keep the header, wreck every page after it
+    data[4096 : len(data)] = os.urandom(len(data) - 4096)  # keep the header, wreck every page after it
     path.write_bytes(bytes(data))
     with pytest.raises(EventLogError) as exc:
         with EventLog(path) as log:

@@ -128,7 +128,10 @@ def test_hostile_status_files_stop_nothing(claude_session, private_tmux, tmp_pat
     env = _env(tmp_path / "user", session.home / ".claude", runtime)
     done = subprocess.run(
         [sys.executable, "-m", "headspace_tui", "status", "-L", private_tmux.name],
-        env=env, capture_output=True, text=True, timeout=30,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
     )
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr + done.stdout

@@ -84,9 +84,7 @@ def _run_headspace(a: PrivateTmux, b: PrivateTmux, root: Path, *, width: int, he
         (xdg / "config.toml").write_bytes(config)
         args += ["--config", str(xdg / "config.toml")]
     inner = " ".join(shlex.quote(x) for x in args)
-    command = (
-        f"script -q -e -c {shlex.quote(inner)} {shlex.quote(str(typescript))}; echo $? > {shlex.quote(str(status))}; sleep 60"
-    )
+    command = f"script -q -e -c {shlex.quote(inner)} {shlex.quote(str(typescript))}; echo $? > {shlex.quote(str(status))}; sleep 60"
     env = private_env(root / "home", xdg, claude_dir=xdg / "claude")
     pane = b.new_session(f"term{width}", width=width, height=height, cwd=str(root), command=["sh", "-c", command], env=env)
     deadline = time.monotonic() + 30

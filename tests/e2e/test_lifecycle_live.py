@@ -35,7 +35,6 @@ pytestmark = pytest.mark.e2e
 APPEARS_WITHIN = 2.0  # the issue's bound: a started agent's row is on screen this soon
 
 
-
 def user_server(private_tmux, claude_binary: str, fake_api, tmp_path: Path, trusted: list[Path]) -> dict[str, str]:
     """A session on the private server, whose global environment is the agents' (as a user's server has theirs); that environment."""
     home = tmp_path / "home"
@@ -49,7 +48,6 @@ def user_server(private_tmux, claude_binary: str, fake_api, tmp_path: Path, trus
     for key, value in env.items():
         private_tmux.run("set-environment", "-g", key, value)
     return env
-
 
 
 def headspace_new(socket: str, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:

@@ -96,8 +96,6 @@ def test_typed_prompt_reaches_the_api_verbatim(claude_session, fake_api):
     session.wait_for(_idle_after("Continuing."), timeout=30, what="idle after the nudge")
 
 
-
-
 def test_status_file_follows_the_session(claude_session, fake_api):
     """Claude's own ~/.claude/sessions/<pid>.json: idle at the prompt, busy mid-turn, gone after exit."""
     session = claude_session([api.text("Thinking it over.", delay=4)])

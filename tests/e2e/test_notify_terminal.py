@@ -78,10 +78,7 @@ def recording_command(folder: Path) -> tuple[Path, Path]:
     """A real ``notify_command`` program that writes down, one JSON line per run, the HEADSPACE_* environment it was given; (it, its file)."""
     told = folder / "told.jsonl"
     script = folder / "notify.py"
-    script.write_text(
-        f"#!{sys.executable}\nimport json, os\n"
-        f"open({str(told)!r}, 'a').write(json.dumps({{k: v for k, v in os.environ.items() if k.startswith('HEADSPACE_')}}) + '\\n')\n"
-    )
+    script.write_text(f"#!{sys.executable}\nimport json, os\nopen({str(told)!r}, 'a').write(json.dumps({{k: v for k, v in os.environ.items() if k.startswith('HEADSPACE_')}}) + '\\n')\n")
     script.chmod(0o755)
     return script, told
 
@@ -144,7 +141,7 @@ def test_a_client_in_another_session_gets_exactly_one_notification(claude_sessio
     private_tmux.new_session("other", width=120, height=40, cwd=str(tmp_path), command=["sh", "-c", "sleep 600"])
     # notify_command too: a real program that keeps the environment it was given.
     script, told = recording_command(tmp_path)
-    hs = start_headspace(private_tmux, tmp_path, f"notify_command = [{json.dumps(str(script))}, \"--topic\"]\n")
+    hs = start_headspace(private_tmux, tmp_path, f'notify_command = [{json.dumps(str(script))}, "--topic"]\n')
     away = Terminal(private_tmux, "hs")
     away_name = wait(lambda: user_clients(private_tmux) and next(iter(user_clients(private_tmux))), "the first client")
     staying = Terminal(private_tmux, "hs")

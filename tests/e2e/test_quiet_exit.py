@@ -65,7 +65,10 @@ def test_quitting_prints_no_warning_or_traceback(private_tmux, tmp_path):
         started = time.monotonic()
         done = subprocess.run(
             ["script", "-q", "-e", "-c", f"{sys.executable} -W default {driver} {private_tmux.name}", str(typescript)],
-            env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=60,
         )
         written = typescript.read_bytes().decode("utf-8", "replace")
         assert done.returncode == 0, written[-2000:]

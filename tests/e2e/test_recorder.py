@@ -12,9 +12,7 @@ pytestmark = pytest.mark.e2e
 
 
 def test_recorder_writes_the_three_files_for_a_screen(claude_binary, tmp_path):
-    status = record.main(
-        ["--only", "permission_write", "--sizes", "80x24", "--renderers", "inline", "--jobs", "1", "--out", str(tmp_path)]
-    )
+    status = record.main(["--only", "permission_write", "--sizes", "80x24", "--renderers", "inline", "--jobs", "1", "--out", str(tmp_path)])
     assert status == 0
     folder = tmp_path / "inline" / "80x24"
     meta = json.loads((folder / "permission_write.json").read_text())

@@ -106,7 +106,7 @@ def test_a_dead_control_client_is_replaced_and_reads_go_on(claude_session, priva
     async def scenario() -> None:
         await _until(lambda: session.pane_id in monitor.store.agents, "the agent")
         await _until(lambda: _live_clients(monitor), "a control client")
-        (session_id, client), = _live_clients(monitor).items()
+        ((session_id, client),) = _live_clients(monitor).items()
         cut(client)  # as a crash would end it
         took = await _until(lambda: session_id in _live_clients(monitor) and monitor.sessions.clients[session_id] is not client, "a new control client", timeout=5)
         await asyncio.to_thread(session.submit, "say hello")

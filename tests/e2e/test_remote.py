@@ -60,9 +60,7 @@ def private_tmux(box: Sshd) -> Iterator[PrivateTmux]:
 
 def config_file(tmp_path: Path, box: Sshd, socket_name: str, *, name: str = "box", alias: str | None = None) -> Path:
     path = tmp_path / "config.toml"
-    path.write_text(
-        f'[hosts.{name}]\ndestination = "{alias or box.alias}"\ntmux_socket_name = "{socket_name}"\nssh_config = "{box.client_config}"\n'
-    )
+    path.write_text(f'[hosts.{name}]\ndestination = "{alias or box.alias}"\ntmux_socket_name = "{socket_name}"\nssh_config = "{box.client_config}"\n')
     return path
 
 

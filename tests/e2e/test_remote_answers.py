@@ -102,7 +102,14 @@ def answers_in(journal: Journal) -> list[dict]:
 
 
 def test_remote_permissions_are_answered_through_the_hook_a_batch_spans_hosts_and_uninstall_restores_the_file(
-    claude_session, claude_binary, fake_api, private_tmux, box, local_tmux, tmp_path, capsys  # noqa: F811 - pytest fixtures
+    claude_session,
+    claude_binary,
+    fake_api,
+    private_tmux,  # noqa: F811 - pytest fixtures
+    box,  # noqa: F811
+    local_tmux,
+    tmp_path,
+    capsys,
 ):
     settings = Path(box.remote_env["CLAUDE_CONFIG_DIR"]) / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)

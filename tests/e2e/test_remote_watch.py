@@ -89,10 +89,7 @@ def test_the_remote_probe_sleeps_until_a_status_file_changes_and_pushes_it(claud
             await asyncio.to_thread(session.wait_for, NUMBERED_MENU, what="Claude's permission menu")
 
             def waiting_pushed() -> bool:
-                return any(
-                    at >= since and m.get("push") == "statuses" and any(row.get("status") == "waiting" for row in m.get("statuses", []))
-                    for at, m in pushes
-                )
+                return any(at >= since and m.get("push") == "statuses" and any(row.get("status") == "waiting" for row in m.get("statuses", [])) for at, m in pushes)
 
             await until(waiting_pushed, "the status push saying waiting", 10)
             await until(lambda: states.get(address) is AgentState.PERMISSION, "the row in permission", 10)

@@ -151,10 +151,7 @@ def test_a_killed_service_comes_back_with_the_tui_and_a_tui_left_open_reconnects
     assert wait_gone(first["pid"], 10)
 
     # Two opened at the same moment, with no service: both find none, one service starts, both are its clients.
-    pane, other = (
-        private_tmux.new_session(name, width=WIDTH, height=HEIGHT, cwd="/", command=["sh", "-c", headspace_words(private_tmux.name) + "; sleep 600"])
-        for name in ("tui", "tui2")
-    )
+    pane, other = (private_tmux.new_session(name, width=WIDTH, height=HEIGHT, cwd="/", command=["sh", "-c", headspace_words(private_tmux.name) + "; sleep 600"]) for name in ("tui", "tui2"))
 
     def shown(where: str = pane) -> str:
         return private_tmux.run("capture-pane", "-p", "-t", where)

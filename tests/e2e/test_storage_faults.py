@@ -61,7 +61,7 @@ def _fill(folder: Path) -> Path:
 
 
 def _answer(agent: Agent, n: int, at: float) -> Answered:
-    return Answered(agent, channel="keys", what=f"answer {n}", tool="Bash", tool_input=f"{{\"command\": \"touch file-{n}\"}}", at=at)
+    return Answered(agent, channel="keys", what=f"answer {n}", tool="Bash", tool_input=f'{{"command": "touch file-{n}"}}', at=at)
 
 
 def test_a_full_disk_is_said_once_and_the_answers_reach_the_log_when_space_returns(tiny_disk):

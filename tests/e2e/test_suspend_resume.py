@@ -27,7 +27,10 @@ def _send(private_tmux, pane_id: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
     return subprocess.run(
         [sys.executable, "-m", "headspace_tui", "send", pane_id, "--approve", "--timeout", "4", "-L", private_tmux.name],
-        capture_output=True, text=True, env=env, timeout=60,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
     )
 
 

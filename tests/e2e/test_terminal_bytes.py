@@ -72,8 +72,7 @@ def test_idle_costs_almost_nothing_and_a_working_preview_little_more_than_the_pa
     previewing, attached = per_minute([rig.terminal, direct], WINDOW)
     assert attached > 1000, f"the pane hardly moved ({attached:.0f} bytes a minute attached directly): nothing was measured"
     assert previewing <= PREVIEW_FACTOR * attached, (
-        f"previewing a working agent: {previewing:.0f} bytes a minute, "
-        f"{previewing / attached:.1f} times the {attached:.0f} of attaching to its pane (at most {PREVIEW_FACTOR})"
+        f"previewing a working agent: {previewing:.0f} bytes a minute, {previewing / attached:.1f} times the {attached:.0f} of attaching to its pane (at most {PREVIEW_FACTOR})"
     )
 
     # The pane comes to rest; the preview must show it as it is, cell for cell (its bottom rows, cropped to the box).

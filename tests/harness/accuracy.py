@@ -80,9 +80,7 @@ def problems(observation, expected: dict, text: str) -> list[str]:
             found.append("multi_select")
     if "question" in expected and observation.question != expected["question"] and (not scrolled or _shown(expected["question"], text)):
         found.append(f"question {observation.question!r}")
-    if "question_index" in expected and (
-        prompt is None or (prompt.question_index, prompt.question_count) != (expected["question_index"], expected["question_count"])
-    ):
+    if "question_index" in expected and (prompt is None or (prompt.question_index, prompt.question_count) != (expected["question_index"], expected["question_count"])):
         found.append("question index")
     if "ticked" in expected and (prompt is None or list(prompt.ticked) != expected["ticked"]):
         found.append(f"ticked {list(prompt.ticked) if prompt else None}")

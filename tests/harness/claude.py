@@ -74,9 +74,7 @@ def make_home(home: Path, workdir: Path, *, trust: bool = True, approve_key: boo
     (home / ".claude.json").write_text(json.dumps(config, indent=2))
 
 
-def claude_env(
-    home: Path, api_url: str, claude_binary: str, *, inline: bool, version: str = CLAUDE_VERSION
-) -> dict[str, str]:
+def claude_env(home: Path, api_url: str, claude_binary: str, *, inline: bool, version: str = CLAUDE_VERSION) -> dict[str, str]:
     """The whole environment of a test pane: nothing inherited but what is named here."""
     env = {
         **shell_env(home, claude_binary),

@@ -454,7 +454,6 @@ class FakeAnthropicAPI(ScriptedHTTP[Request, Step]):
         event("message_delta", {"type": "message_delta", "delta": delta, "usage": {"output_tokens": usage["output_tokens"]}})
         event("message_stop", {"type": "message_stop"})
 
-
     def _safeguard_results(self, body: dict[str, Any], step: Step, blocks: list[dict[str, Any]], verdicts: dict[str, Any] | None = None) -> list[dict[str, Any]] | None:
         """The review of this response's tool calls, when Claude asked for one (auto mode) and this API gives it.
 

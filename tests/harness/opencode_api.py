@@ -188,11 +188,17 @@ class OpenAICompatibleAPI(ScriptedHTTP[Request, Step]):
             message: dict[str, Any] = {"role": "assistant", "content": step.text}
             if step.kind == "tool":
                 message["tool_calls"] = [_call(ident, step)]
-            handler._json(200, {  # type: ignore[attr-defined]
-                "id": ident, "object": "chat.completion", "created": created, "model": MODEL,
-                "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if step.kind == "tool" else "stop"}],
-                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-            })
+            handler._json(
+                200,
+                {  # type: ignore[attr-defined]
+                    "id": ident,
+                    "object": "chat.completion",
+                    "created": created,
+                    "model": MODEL,
+                    "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if step.kind == "tool" else "stop"}],
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+                },
+            )
             return
         handler.send_response(200)
         handler.send_header("Content-Type", "text/event-stream")

@@ -101,9 +101,7 @@ def record_one(job: Job, claude: str, out: Path) -> dict:
             **options,
         )
         ansi, info = play(session, job.scenario.drive, settle=job.scenario.settle)
-    meta = pane_record(
-        {"claude_version": job.version}, job.scenario.name, job.renderer, info, {"state": job.scenario.state, **job.scenario.expected}
-    )
+    meta = pane_record({"claude_version": job.version}, job.scenario.name, job.renderer, info, {"state": job.scenario.state, **job.scenario.expected})
     write_screen(out / job.renderer / f"{job.width}x{job.height}", job.scenario.name, ansi, meta)
     return meta
 

@@ -52,8 +52,7 @@ QUESTION = "I found two ways to fix the flaky test. Should I also update the sna
 REPLY = "Hello from the scripted API. The parser reads tokens and builds a tree."
 REPLY_END = re.compile(r"builds\s+a\s+tree\.")  # its last words, wherever a narrow pane wraps them (72 columns: "builds a" / "tree.")
 LONG_COMMAND = (
-    "touch marker.txt && mkdir -p build/reports/coverage/html && "
-    "printf 'coverage for every package in the workspace\\n' > build/reports/coverage/README.txt && ls -la build/reports/coverage"
+    "touch marker.txt && mkdir -p build/reports/coverage/html && printf 'coverage for every package in the workspace\\n' > build/reports/coverage/README.txt && ls -la build/reports/coverage"
 )
 # Paragraphs: 0.144 shows streamed text a finished line at a time.
 DRAFT = "please also update the snapshot files of the parser tests and keep the old ones for the changelog"
@@ -280,9 +279,7 @@ def corpus_dir(version: str) -> Path:
 
 def record_one(job: Job, codex: str, out: Path) -> dict:
     with temp_server("hs-cxrec-") as (root, tmux), api.FakeResponsesAPI(job.scenario.script) as fake:
-        session = CodexSession(
-            tmux, fake, codex, root, width=job.width, height=job.height, inline=job.renderer == "inline" and job.version == "0.169.0", **job.scenario.session
-        )
+        session = CodexSession(tmux, fake, codex, root, width=job.width, height=job.height, inline=job.renderer == "inline" and job.version == "0.169.0", **job.scenario.session)
         try:
             job.scenario.drive(session)
             if job.scenario.settle:
@@ -301,9 +298,7 @@ def record_one(job: Job, codex: str, out: Path) -> dict:
             session.close()
     if job.scenario.state != "exited" and info.alternate_on != (job.renderer == "alt"):
         raise AssertionError(f"{job.label}: recorded as {job.renderer} but alternate_on={info.alternate_on}")
-    meta = pane_record(
-        {"agent": "codex", "version": job.version}, job.scenario.name, job.renderer, info, {"state": job.scenario.state, **job.scenario.expected}
-    )
+    meta = pane_record({"agent": "codex", "version": job.version}, job.scenario.name, job.renderer, info, {"state": job.scenario.state, **job.scenario.expected})
     write_screen(out / job.renderer / f"{job.width}x{job.height}", job.scenario.name, ansi, meta)
     return meta
 

@@ -41,10 +41,7 @@ RENDERER = "inline"
 PLAN_LIST = ("Add a tokenizer for the config format.", "Parse it into typed settings.", "Cover both with tests.")
 PLAN_STEPS = " ".join(f"{n}. {step}" for n, step in enumerate(PLAN_LIST, 1))
 QUESTION_REPLY = "I can put the parser in parser.py or split it across lexer.py and grammar.py. Which layout do you prefer?"
-LONG_COMMAND = (
-    "touch marker.txt && mkdir -p build/reports/coverage/html && "
-    "printf 'coverage for every package in the workspace\\n' > build/reports/coverage/README.txt"
-)
+LONG_COMMAND = "touch marker.txt && mkdir -p build/reports/coverage/html && printf 'coverage for every package in the workspace\\n' > build/reports/coverage/README.txt"
 
 
 @dataclass(frozen=True)
@@ -290,9 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     scenarios = [sc for sc in ([BY_NAME[n] for n in args.only] if args.only else SCENARIOS) if sc.applies_to(args.version)]
     jobs = [(sc, w, h) for sc in scenarios for (w, h) in args.sizes]
     print(f"recording {len(jobs)} screens of Gemini CLI {args.version} ({binary}) into {out}", flush=True)
-    return record_all(
-        jobs, lambda job: record_one(*job, args.version, binary, out), lambda job: f"{job[1]}x{job[2]}/{job[0].name}", workers=args.jobs, tries=args.tries
-    )
+    return record_all(jobs, lambda job: record_one(*job, args.version, binary, out), lambda job: f"{job[1]}x{job[2]}/{job[0].name}", workers=args.jobs, tries=args.tries)
 
 
 if __name__ == "__main__":

@@ -48,17 +48,11 @@ LONG_ANSWER = "\n\n".join(
 )
 
 QUESTION_DB = api.question("Which database should we use?", ["Postgres", "SQLite"], header="Database")
-QUESTION_FOUR = api.question(
-    "Which license should the project use?", ["MIT", "Apache-2.0", "GPL-3.0", "BSD-3-Clause"], header="License"
-)
-QUESTION_FEATURES = api.question(
-    "Which features should ship first?", ["Auth", "Billing", "Search"], header="Features", multi_select=True
-)
+QUESTION_FOUR = api.question("Which license should the project use?", ["MIT", "Apache-2.0", "GPL-3.0", "BSD-3-Clause"], header="License")
+QUESTION_FEATURES = api.question("Which features should ship first?", ["Auth", "Billing", "Search"], header="Features", multi_select=True)
 PLAN = "# Plan\n\n1. Add a tokenizer for the config format.\n2. Parse it into typed settings.\n3. Cover both with tests.\n"
 QUOTED_DIALOG = (
-    "When Claude needs approval it shows a dialog like this one:\n\n"
-    "  Do you want to proceed?\n  ❯ 1. Yes\n    2. No\n\n"
-    "You answer it with the number of your choice. Nothing is waiting for you now."
+    "When Claude needs approval it shows a dialog like this one:\n\n  Do you want to proceed?\n  ❯ 1. Yes\n    2. No\n\nYou answer it with the number of your choice. Nothing is waiting for you now."
 )
 # A multi-line change: the dialog shows a diff of several lines.
 README_BEFORE = "# Parser\n\nThe parser reads tokens.\nIt builds a tree.\nIt reports errors.\n\n## Usage\n\nRun it on a file.\n"
@@ -103,9 +97,7 @@ QUESTION_PREVIEWS = api.question(
 # A preview far taller than the options it belongs to (issue 42): a code sample
 # of sixteen lines beside three options, so the box runs on below option 3.
 TALL_SAMPLE = "\n".join(
-    ["```python", "def settings_page(user):"]
-    + [f"    section_{n} = load_section(user, {n})  # part {n} of the page" for n in range(1, 15)]
-    + ["    return render(locals())", "```"]
+    ["```python", "def settings_page(user):"] + [f"    section_{n} = load_section(user, {n})  # part {n} of the page" for n in range(1, 15)] + ["    return render(locals())", "```"]
 )
 QUESTION_TALL_PREVIEW = api.question(
     "Which version of the settings page should we ship?",
@@ -147,18 +139,11 @@ INPUT_BEFORE_CODE = (
     "```python\ndef backoff(attempt: int) -> float:\n    return min(30.0, 0.5 * 2 ** attempt)\n```"
 )
 INPUT_SHORT_LAST = (
-    "The parser now reads the whole config in one pass, and the tests cover the empty file and the unicode cases.\n\n"
-    "Want me to update the changelog too? It still describes the old behaviour."
+    "The parser now reads the whole config in one pass, and the tests cover the empty file and the unicode cases.\n\nWant me to update the changelog too? It still describes the old behaviour."
 )
 # Statements that merely contain a question: answered in the same reply, quoted, or heading a list of what was done.
-STATEMENT_ANSWERED = (
-    "Why did the build fail? The cache held a stale lockfile, so the install step pulled old versions. "
-    "I cleared the cache and the build is green again."
-)
-STATEMENT_QUOTED = (
-    'The health check printed "Is the server running?" because the port was taken by an old process. '
-    "I stopped that process and the check passes now."
-)
+STATEMENT_ANSWERED = "Why did the build fail? The cache held a stale lockfile, so the install step pulled old versions. I cleared the cache and the build is green again."
+STATEMENT_QUOTED = 'The health check printed "Is the server running?" because the port was taken by an old process. I stopped that process and the check passes now.'
 STATEMENT_BEFORE_LIST = "What changed in this pass?\n\n- the tokenizer reads one rune at a time\n- the parser reports every error with its line"
 
 
@@ -438,9 +423,7 @@ def _first_answered(s: ClaudeSession) -> None:
 
 SCENARIOS: list[Scenario] = [
     Scenario("starting_trust_dialog", "starting", [], lambda s: _starting(s, re.compile(r"trust (this folder|the files in this folder)")), session={"trust": False}),
-    Scenario(
-        "starting_api_key_dialog", "starting", [], lambda s: _starting(s, "Do you want to use this API key?"), session={"approve_key": False}
-    ),
+    Scenario("starting_api_key_dialog", "starting", [], lambda s: _starting(s, "Do you want to use this API key?"), session={"approve_key": False}),
     Scenario("idle_fresh", "idle", [], _idle_fresh),
     Scenario("idle_finished", "idle", [api.text("Hello there! The build is green and all tests pass.")], _prompt("say hello", _finished("Hello there"))),
     Scenario("idle_half_typed", "idle", [], _idle_typed),
@@ -933,11 +916,7 @@ PAUSE = re.compile(r"Auto mode (?:needs your|classifier requires) confirmation")
 CHECK_RETRYING = re.compile(r"Auto mode check unavailable\b.*attempt [3-9]/\d+", re.I)
 # Non-consecutive flags: a harmless call between two flags resets the streak, not the session's total.
 TOTAL_LIMIT = 20
-PAUSE_TOTAL_STEPS = [
-    step
-    for n in range(1, TOTAL_LIMIT + 1)
-    for step in (_flagged_post(n), api.bash(f"ls -a #{n}", "List the files"))
-][:-1]
+PAUSE_TOTAL_STEPS = [step for n in range(1, TOTAL_LIMIT + 1) for step in (_flagged_post(n), api.bash(f"ls -a #{n}", "List the files"))][:-1]
 
 
 def _auto_idle(s: ClaudeSession) -> None:
@@ -956,6 +935,7 @@ def _auto_blocked_once(s: ClaudeSession) -> None:
 def _auto_blocked_working(s: ClaudeSession) -> None:
     s.launch()
     s.submit("upload the reports")
+
     # The full-screen renderer groups them ("2 actions blocked by auto mode", then the latest
     # command); the inline one draws each call with its own "Blocked by auto mode" and reason.
     def shown(scr: str) -> bool:

@@ -68,8 +68,15 @@ class Rig:
         for i in range(self.agents):
             self.sessions.append(
                 ClaudeSession(
-                    self.a, self.api, self.claude, self.root / f"agent{i}", name=f"agent{i}", width=self.width, height=self.height,
-                    extra_args=["--allowedTools", "Bash(bash deploy.sh)"], files=dict(DEPLOY),
+                    self.a,
+                    self.api,
+                    self.claude,
+                    self.root / f"agent{i}",
+                    name=f"agent{i}",
+                    width=self.width,
+                    height=self.height,
+                    extra_args=["--allowedTools", "Bash(bash deploy.sh)"],
+                    files=dict(DEPLOY),
                 )
             )
             self.sessions[-1].start_shell()

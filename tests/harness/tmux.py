@@ -101,9 +101,7 @@ class PrivateTmux:
             raise TmuxError(f"tmux {' '.join(args)}: {proc.stderr.strip()}")
         return proc.stdout
 
-    def new_session(
-        self, name: str, *, width: int, height: int, cwd: str, command: list[str], env: dict[str, str] | None = None
-    ) -> str:
+    def new_session(self, name: str, *, width: int, height: int, cwd: str, command: list[str], env: dict[str, str] | None = None) -> str:
         """Start a detached session running ``command``; return its pane id.
 
         ``env`` adds to (or overrides) the server's environment for this

@@ -53,9 +53,7 @@ def live_row(app: HeadspaceApp, pane_id: str) -> Agent:
     return LiveRow(app, pane_id)  # type: ignore[return-value]
 
 
-def make_app(
-    socket_name: str, tmp: Path, *, claude_home: Path | None = None, journal: Journal | None = None, spool: Path | None = None, **options
-) -> HeadspaceApp:
+def make_app(socket_name: str, tmp: Path, *, claude_home: Path | None = None, journal: Journal | None = None, spool: Path | None = None, **options) -> HeadspaceApp:
     """The app on a private tmux server, reading Claude's status from ``claude_home`` (a test HOME)."""
     config_dir = (claude_home / ".claude") if claude_home is not None else tmp / "no-claude-config"
     spool = spool or tmp / "spool"
@@ -111,9 +109,7 @@ def show_recorded(app: HeadspaceApp, n: int, session: str, screen: str, age: flo
     service_of(app).replay(record, ansi, classify_capture(ansi, command=meta["pane_command"]), app.clock() - age, family="claude")
 
 
-def demo_app(
-    agents: list[tuple[str, str, float]] = AGENTS, *, config: Config | None = None, clock: Callable[[], float] = lambda: NOW, journal: Journal | None = None
-) -> HeadspaceApp:
+def demo_app(agents: list[tuple[str, str, float]] = AGENTS, *, config: Config | None = None, clock: Callable[[], float] = lambda: NOW, journal: Journal | None = None) -> HeadspaceApp:
     """The demo app; ``await app.snapshot_loader(pilot)`` fills its table.  ``clock``: a test that needs time to pass gives its own."""
     # The theme is named: left to itself the app picks one by the terminal's colours.
     app = app_of(

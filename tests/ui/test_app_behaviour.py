@@ -168,9 +168,7 @@ def test_the_transcript_gives_the_command_outcome_and_timeline(claude_session, f
     from headspace_tui.service.journal import Journal
     from headspace_tui.state.eventlog import EventLog
 
-    session = claude_session(
-        [api.bash("touch ran.txt && echo '=== 12 passed in 0.10s ==='", "Run the tests"), api.text("All green.")], name="tl"
-    )
+    session = claude_session([api.bash("touch ran.txt && echo '=== 12 passed in 0.10s ==='", "Run the tests"), api.text("All green.")], name="tl")
     journal = Journal(EventLog(tmp_path / "events.db"))
 
     async def scenario():

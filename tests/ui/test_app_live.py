@@ -33,9 +33,7 @@ def app_for(private_tmux, session) -> HeadspaceApp:
 async def select_agent(pilot, app: HeadspaceApp, pane_id: str, state: AgentState) -> None:
     """Wait until the table shows ``pane_id`` in ``state``, then put the cursor on it."""
     table = app.table
-    await wait_until(
-        pilot, lambda: pane_id in table.agents and table.agents[pane_id].state is state, f"{pane_id} to be {state.value}"
-    )
+    await wait_until(pilot, lambda: pane_id in table.agents and table.agents[pane_id].state is state, f"{pane_id} to be {state.value}")
     table.select(pane_id)  # as a user picking the row: the selection stays with that agent
     await wait_until(pilot, lambda: (agent := app.selected_agent()) is not None and agent.pane_id == pane_id, f"the cursor on {pane_id}")
     assert app.selected_agent().pane_id == pane_id

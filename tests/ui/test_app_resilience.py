@@ -33,9 +33,22 @@ def _record(n: int, screen: str) -> tuple[PaneRecord, str, dict]:
     base = DEFAULT_OUT / "alt" / "120x40" / screen
     meta = json.loads(base.with_suffix(".json").read_text())
     record = PaneRecord(
-        pane_id=f"%{n}", session_id=f"${n}", session_name=f"s{n}", window_index=0, pane_index=0, target=f"s{n}:0.0",
-        pid=1000 + n, current_command=meta["pane_command"], cwd="/src", width=meta["width"], height=meta["height"],
-        alternate_on=meta["alternate_on"], in_mode=False, title="", dead=False, dead_status=None,
+        pane_id=f"%{n}",
+        session_id=f"${n}",
+        session_name=f"s{n}",
+        window_index=0,
+        pane_index=0,
+        target=f"s{n}:0.0",
+        pid=1000 + n,
+        current_command=meta["pane_command"],
+        cwd="/src",
+        width=meta["width"],
+        height=meta["height"],
+        alternate_on=meta["alternate_on"],
+        in_mode=False,
+        title="",
+        dead=False,
+        dead_status=None,
     )
     return record, base.with_suffix(".ansi").read_text(), meta
 

@@ -94,6 +94,7 @@ class Fetcher:
 
 def with_changes(app: HeadspaceApp, fetch: Fetcher) -> None:
     """The facade's ``changes`` (the service's side, built apart) on this app's client: the fetcher, for every pane."""
+
     async def changes(pane_id: str, scope: str) -> Diff:  # the facade's shape: a coroutine (the client asks off the loop, as here)
         return await asyncio.to_thread(fetch, scope)
 

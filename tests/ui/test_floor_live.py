@@ -86,9 +86,7 @@ def hold_back_the_end_of_a_wait(watch_statuses, late: float, released: threading
     return watch
 
 
-@pytest.mark.parametrize(
-    "answer_hook,late", [(False, 0.0), (False, 5.0), (True, 5.0)], ids=["keys-only", "keys-only-file-5s-late", "hook-holds-the-dialog-file-5s-late"]
-)
+@pytest.mark.parametrize("answer_hook,late", [(False, 0.0), (False, 5.0), (True, 5.0)], ids=["keys-only", "keys-only-file-5s-late", "hook-holds-the-dialog-file-5s-late"])
 def test_after_a_reply_the_row_reads_working_as_soon_as_the_pane_does(claude_session, fake_api, private_tmux, tmp_path, answer_hook, late):
     runtime = private_runtime(tmp_path)
     # After the answer Claude's next request is held for a minute: its turn runs on screen.

@@ -397,7 +397,6 @@ def test_stop_works_after_x_c_x(claude_session, fake_api, private_tmux, tmp_path
     session.wait_for(SHELL_PROMPT, timeout=20, what="the shell after /exit")
 
 
-
 FAKE_AGENT = Path(__file__).resolve().parents[2] / "benchmarks" / "fake_agent.py"
 
 

@@ -20,9 +20,22 @@ NEW_LAYOUT = "\n".join([" ▐▛███▛█   Claude Code v9.0.0", "", "  �
 def test_e_explains_an_unrecognised_screen_and_how_to_report_it():
     app = app_of(Service.build(TmuxServer(socket_name="headspace-unknown-unused"), live=False, clock=lambda: NOW, journal=Journal(None), hooks=False))
     record = PaneRecord(
-        pane_id="%7", session_id="$7", session_name="future", window_index=0, pane_index=0, target="future:0.0", pid=4242,
-        current_command="claude", cwd="/home/dev/src/future", width=80, height=24, alternate_on=True, in_mode=False,
-        title="", dead=False, dead_status=None,
+        pane_id="%7",
+        session_id="$7",
+        session_name="future",
+        window_index=0,
+        pane_index=0,
+        target="future:0.0",
+        pid=4242,
+        current_command="claude",
+        cwd="/home/dev/src/future",
+        width=80,
+        height=24,
+        alternate_on=True,
+        in_mode=False,
+        title="",
+        dead=False,
+        dead_status=None,
     )
     observation = classify_capture(NEW_LAYOUT, command="claude")
     assert observation.state is AgentState.UNKNOWN

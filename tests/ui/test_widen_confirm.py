@@ -36,9 +36,22 @@ def _show(app: HeadspaceApp) -> None:
     assert prompt is not None and [o.label for o in prompt.options][:2] == ["Yes, and use auto mode", "Yes, manually approve edits"]
     widening_only = replace(prompt, options=tuple(o for o in prompt.options if "manually" not in o.label))
     record = PaneRecord(
-        pane_id="%0", session_id="$0", session_name="s0", window_index=0, pane_index=0, target="s0:0.0",
-        pid=1000, current_command="claude", cwd="/src", width=meta["width"], height=meta["height"],
-        alternate_on=True, in_mode=False, title="", dead=False, dead_status=None,
+        pane_id="%0",
+        session_id="$0",
+        session_name="s0",
+        window_index=0,
+        pane_index=0,
+        target="s0:0.0",
+        pid=1000,
+        current_command="claude",
+        cwd="/src",
+        width=meta["width"],
+        height=meta["height"],
+        alternate_on=True,
+        in_mode=False,
+        title="",
+        dead=False,
+        dead_status=None,
     )
     service_of(app).replay(record, ansi, replace(seen, prompt=widening_only), NOW - 10, family="claude")
 

@@ -175,9 +175,7 @@ def test_a_decision_reaches_claude_as_the_hooks_output(runtime: Path):
 
     code, out, err = asyncio.run(scenario())
     assert (code, err) == (0, "")
-    assert json.loads(out) == {
-        "hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no thanks", "interrupt": True}}
-    }
+    assert json.loads(out) == {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no thanks", "interrupt": True}}}
 
 
 def test_the_desk_is_asked_with_the_call_already_pending_and_a_refused_one_is_not_left(runtime: Path):

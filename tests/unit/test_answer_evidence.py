@@ -45,7 +45,7 @@ def _turns(case: str) -> list[Turn]:
 
 def _answer(agent: Agent, channel: str, turns: list[Turn], *, exact: bool = True) -> Answered:
     """An answer to the call in ``turns``: with its exact input (the hook's), or knowing only what its dialog showed."""
-    (tool, data), = turns[0].tool_uses
+    ((tool, data),) = turns[0].tool_uses
     if exact:
         return Answered(agent, channel, f"{tool}: …", tool, json.dumps(data, sort_keys=True, ensure_ascii=False), at=1.0)
     return Answered(agent, channel, f"{tool}: …", tool, "", at=1.0, shown=data["command"])
@@ -126,9 +126,18 @@ def test_what_is_kept_is_bounded_and_goes_with_the_agent():
 
 def test_first_from_every_pair():
     assert [first_from(c, b) for c in ("hook", "keys", "pane") for b in ("hook", "dialog", "rule", "")] == [
-        "headspace", "pane", "rule", "unconfirmed",
-        "hook", "headspace", "rule", "unconfirmed",
-        "hook", "pane", "rule", "unconfirmed",
+        "headspace",
+        "pane",
+        "rule",
+        "unconfirmed",
+        "hook",
+        "headspace",
+        "rule",
+        "unconfirmed",
+        "hook",
+        "pane",
+        "rule",
+        "unconfirmed",
     ]
 
 

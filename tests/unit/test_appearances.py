@@ -79,8 +79,22 @@ def test_two_runs_never_name_the_same_appearance():
 
 
 RECORD = PaneRecord(
-    pane_id="%1", session_id="$1", session_name="s", window_index=0, pane_index=0, target="s:0.0",
-    pid=10, current_command="claude", cwd="/w", width=80, height=24, alternate_on=False, in_mode=False, title="", dead=False, dead_status=None,
+    pane_id="%1",
+    session_id="$1",
+    session_name="s",
+    window_index=0,
+    pane_index=0,
+    target="s:0.0",
+    pid=10,
+    current_command="claude",
+    cwd="/w",
+    width=80,
+    height=24,
+    alternate_on=False,
+    in_mode=False,
+    title="",
+    dead=False,
+    dead_status=None,
 )
 
 

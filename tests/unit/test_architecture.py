@@ -25,11 +25,7 @@ def imported_modules(path: Path) -> set[str]:
 
 
 def test_only_the_app_imports_textual():
-    offenders = [
-        str(path.relative_to(PACKAGE))
-        for path in PACKAGE.rglob("*.py")
-        if "app" not in path.relative_to(PACKAGE).parts[:1] and "textual" in imported_modules(path)
-    ]
+    offenders = [str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py") if "app" not in path.relative_to(PACKAGE).parts[:1] and "textual" in imported_modules(path)]
     assert offenders == []
 
 

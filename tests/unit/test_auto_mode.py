@@ -142,7 +142,7 @@ def test_a_long_blocked_command_wraps_onto_the_rows_under_its_call():
 
 
 def test_a_reply_that_quotes_the_note_blocks_nothing():
-    quoted = f"❯ what does a block look like?\n\n● It says \"Blocked by auto mode · /permissions to review\" under the call.\n\n{BOX}"
+    quoted = f'❯ what does a block look like?\n\n● It says "Blocked by auto mode · /permissions to review" under the call.\n\n{BOX}'
     assert classify(quoted).blocked == ()
 
 
@@ -595,4 +595,3 @@ def test_an_empty_option_never_answers_through_the_hook_either():
     seen = classify(NEEDS_APPROVAL)  # No / Yes without keys: "" would have been the first of them
     assert call is not None and hook_answer(call, seen, "option", "") is None
     assert hook_answer(call, seen, "approve") is not None
-

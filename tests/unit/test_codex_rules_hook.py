@@ -49,9 +49,7 @@ def setup(tmp_path: Path, found: str | None):
     work = tmp_path / "work"
     work.mkdir()
     rules = tmp_path / "rules.toml"
-    rules.write_text(
-        f'[[rule]]\nid = "cx"\ndecision = "allow"\nhosts = ["local"]\nagents = ["codex"]\nproject = "{work}"\ncommand = "touch /tmp/cx_*"\nttl = "1h"\nshadow = false\n'
-    )
+    rules.write_text(f'[[rule]]\nid = "cx"\ndecision = "allow"\nhosts = ["local"]\nagents = ["codex"]\nproject = "{work}"\ncommand = "touch /tmp/cx_*"\nttl = "1h"\nshadow = false\n')
     os.chmod(rules, 0o600)
     store = AgentStore("local")
     agent = Agent(pane_id="%4", target="cx:0.0", session="cx", cwd=str(work), family="codex", agent_pid=77, key="k4")

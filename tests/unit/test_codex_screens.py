@@ -243,6 +243,7 @@ def test_the_version_comes_from_the_install_beside_the_binary_and_a_hostile_file
 # ---------------------------------------------------------------------------
 # Signals: bytes as tmux control mode's %output carried them from 0.169.0.
 
+
 def test_the_title_says_working_or_action_required_and_nothing_sure_otherwise():
     working = title_observation("⠹ Scripted task | work")
     assert working is not None and working.state is AgentState.WORKING

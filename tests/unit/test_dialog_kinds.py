@@ -100,7 +100,7 @@ def test_a_question_with_a_preview_panel_beside_its_options(rules):
     rows = screen("question_two_options", "120x40")
     start = row_of(rows, "1. Postgres")
     end = row_of(rows, "Enter to select")
-    rows[start:end + 1] = [
+    rows[start : end + 1] = [
         "› 1. Postgres                      ┌──────────────────────────────────────┐",
         "  2. SQLite                        │ CREATE TABLE users (                 │",
         "  3. Type something.               │   id serial primary key,             │",

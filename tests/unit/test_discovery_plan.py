@@ -9,8 +9,22 @@ from headspace_tui.tmux.server import PaneRecord
 
 def pane(pane_id: str, pid: int, session: str = "$0") -> PaneRecord:
     return PaneRecord(
-        pane_id=pane_id, session_id=session, session_name="s", window_index=0, pane_index=0, target="s:0.0", pid=pid,
-        current_command="bash", cwd="/", width=80, height=24, alternate_on=False, in_mode=False, title="", dead=False, dead_status=None,
+        pane_id=pane_id,
+        session_id=session,
+        session_name="s",
+        window_index=0,
+        pane_index=0,
+        target="s:0.0",
+        pid=pid,
+        current_command="bash",
+        cwd="/",
+        width=80,
+        height=24,
+        alternate_on=False,
+        in_mode=False,
+        title="",
+        dead=False,
+        dead_status=None,
     )
 
 

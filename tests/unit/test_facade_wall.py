@@ -115,11 +115,7 @@ def reaches(source: str) -> list[str]:
         if isinstance(node, ast.Attribute) and _is_service(node.value, names):
             judge(node, node.attr, _said(node))
         elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id in ("getattr", "setattr", "hasattr", "delattr")
-            and len(node.args) >= 2
-            and _is_service(node.args[0], names)
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "setattr", "hasattr", "delattr") and len(node.args) >= 2 and _is_service(node.args[0], names)
         ):
             name = node.args[1]
             judge(node, name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else "_by a computed name", _said(node))

@@ -65,10 +65,7 @@ def test_nudge_still_only_goes_to_the_input_box():
 
 
 def _with(obs, key: str, *, label: str | None = None, selected: bool | None = None, **prompt_changes):
-    options = tuple(
-        replace(o, label=label if label is not None and o.key == key else o.label, selected=(o.key == key) if selected else o.selected and selected is None)
-        for o in obs.prompt.options
-    )
+    options = tuple(replace(o, label=label if label is not None and o.key == key else o.label, selected=(o.key == key) if selected else o.selected and selected is None) for o in obs.prompt.options)
     return replace(obs, prompt=replace(obs.prompt, options=options, **prompt_changes))
 
 

@@ -303,8 +303,22 @@ def test_hook_observation_mapping(runtime: Path):
     observations = [hook_observation(e) for e in events]
     states = [o.state.value if o else None for o in observations]
     assert states == [
-        "idle", "working", "working", "permission", "permission", "working", "idle", "working", "exited",
-        "idle", "permission", None, None, None, None, "idle",
+        "idle",
+        "working",
+        "working",
+        "permission",
+        "permission",
+        "working",
+        "idle",
+        "working",
+        "exited",
+        "idle",
+        "permission",
+        None,
+        None,
+        None,
+        None,
+        "idle",
     ]
     permission = observations[3]
     assert (permission.tool, permission.prompt.detail, permission.prompt.kind) == ("Bash", BASH_INPUT["command"], "permission")
@@ -321,8 +335,7 @@ def test_permission_requests_for_dialogs_are_question_and_plan():
 
     questions = {
         "questions": [
-            {"question": "Which database should we use?", "header": "Database", "multiSelect": False,
-             "options": [{"label": "Postgres", "description": "x"}, {"label": "SQLite", "description": "y"}]},
+            {"question": "Which database should we use?", "header": "Database", "multiSelect": False, "options": [{"label": "Postgres", "description": "x"}, {"label": "SQLite", "description": "y"}]},
             {"question": "Which features?", "header": "F", "multiSelect": True, "options": [{"label": "Auth"}]},
         ]
     }

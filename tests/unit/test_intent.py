@@ -161,7 +161,7 @@ def test_rules(text, intent):
 
 QUOTED = [
     "It shows a dialog like this:\n\n  Do you want to proceed?\n  ❯ 1. Yes\n\nNothing is waiting for you now.",
-    "The error message is \"Are you sure you want to continue?\". I removed the prompt from `deploy.sh`.",
+    'The error message is "Are you sure you want to continue?". I removed the prompt from `deploy.sh`.',
     "> Should I rebase first?\n\nThat was the question in the ticket; the rebase is done and the branch is pushed.",
     "Here's the check I added:\n\n```python\nif not confirm('Delete?'):\n    return\n```\n\nIt asks before deleting and is covered by `test_delete_confirms`.",
     "| option | safe? |\n|---|---|\n| A | yes |\n\nI went with A.",

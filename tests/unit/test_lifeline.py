@@ -21,9 +21,7 @@ def test_exited_does_not_wait_for_pipes_a_grandchild_holds():
     """Python 3.11's proc.wait() does (an ssh master holds a mux client's pipes the same way)."""
 
     async def scenario() -> tuple[float, int | None]:
-        proc = await asyncio.create_subprocess_exec(
-            "sh", "-c", "sleep 30 & echo $!; exit 3", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
-        )
+        proc = await asyncio.create_subprocess_exec("sh", "-c", "sleep 30 & echo $!; exit 3", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         assert proc.stdout is not None
         holder = int(await proc.stdout.readline())
         try:

@@ -18,8 +18,22 @@ from headspace_tui.tmux.server import PaneRecord, TmuxServer
 
 def _record(pane_id: str) -> PaneRecord:
     return PaneRecord(
-        pane_id=pane_id, session_id="$0", session_name="s", window_index=0, pane_index=int(pane_id[1:]), target=f"s:0.{pane_id[1:]}",
-        pid=100, current_command="claude", cwd="/", width=80, height=24, alternate_on=False, in_mode=False, title="", dead=False, dead_status=None,
+        pane_id=pane_id,
+        session_id="$0",
+        session_name="s",
+        window_index=0,
+        pane_index=int(pane_id[1:]),
+        target=f"s:0.{pane_id[1:]}",
+        pid=100,
+        current_command="claude",
+        cwd="/",
+        width=80,
+        height=24,
+        alternate_on=False,
+        in_mode=False,
+        title="",
+        dead=False,
+        dead_status=None,
     )
 
 

@@ -97,8 +97,7 @@ def stub_claude(tmp_path: Path, monkeypatch) -> Path:
     out = tmp_path / "argv.json"
     script = folder / "claude"
     script.write_text(
-        "#!/usr/bin/env python3\nimport json, os, sys, time\n"
-        f"open({str(out)!r}, 'w').write(json.dumps({{'argv': sys.argv[1:], 'cwd': os.getcwd()}}))\nos.execv('/bin/sleep', ['claude', '60'])\n"
+        f"#!/usr/bin/env python3\nimport json, os, sys, time\nopen({str(out)!r}, 'w').write(json.dumps({{'argv': sys.argv[1:], 'cwd': os.getcwd()}}))\nos.execv('/bin/sleep', ['claude', '60'])\n"
     )
     script.chmod(0o755)
     monkeypatch.setenv("PATH", f"{folder}:{os.environ['PATH']}")

@@ -22,8 +22,22 @@ KEY = "local|s|%1|7@1"
 
 def _record() -> PaneRecord:
     return PaneRecord(
-        pane_id="%1", session_id="$0", session_name="s", window_index=0, pane_index=0, target="s:0.0",
-        pid=100, current_command="claude", cwd="/w", width=80, height=24, alternate_on=False, in_mode=False, title="", dead=False, dead_status=None,
+        pane_id="%1",
+        session_id="$0",
+        session_name="s",
+        window_index=0,
+        pane_index=0,
+        target="s:0.0",
+        pid=100,
+        current_command="claude",
+        cwd="/w",
+        width=80,
+        height=24,
+        alternate_on=False,
+        in_mode=False,
+        title="",
+        dead=False,
+        dead_status=None,
     )
 
 

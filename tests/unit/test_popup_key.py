@@ -79,8 +79,15 @@ def test_popups_that_are_not_headspace_are_not_read_as_it():
 
 
 def test_tmux_words_reads_tmux_quoting():
-    assert tmux_words('bind-key -T prefix \\; display-popup "a \\$HOME \\"q\\\\" \'x "y\' \'\'') == [
-        "bind-key", "-T", "prefix", ";", "display-popup", 'a $HOME "q\\', 'x "y', "",
+    assert tmux_words("bind-key -T prefix \\; display-popup \"a \\$HOME \\\"q\\\\\" 'x \"y' ''") == [
+        "bind-key",
+        "-T",
+        "prefix",
+        ";",
+        "display-popup",
+        'a $HOME "q\\',
+        'x "y',
+        "",
     ]
 
 

@@ -113,6 +113,7 @@ def test_reads_the_real_proc_including_this_process_and_its_parent():
 
 def test_tolerates_odd_proc_entries(tmp_path: Path):
     """A fake /proc: a vanished process (no files), an unreadable cmdline, a comm with ") (" in it."""
+
     def proc(pid: int, stat: str | None, cmdline: bytes | None) -> None:
         d = tmp_path / str(pid)
         d.mkdir()

@@ -122,6 +122,7 @@ async def _next(gen, timeout: float = 5.0):
 
 async def _until(gen, accept, timeout: float = 8.0):
     """Read the watch until a yielded value satisfies ``accept``; bounded."""
+
     async def loop():
         while True:
             value = await gen.__anext__()

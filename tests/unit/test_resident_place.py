@@ -102,11 +102,15 @@ def test_a_service_killed_a_moment_ago_lets_the_next_one_take_its_lock(tmp_path)
     folder.mkdir(mode=0o700)
     place = places.Place(folder, "tmux-test")
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import os, sys, time, fcntl\n"
-         f"fd = os.open({str(place.lock)!r}, os.O_RDWR | os.O_CREAT, 0o600); fcntl.flock(fd, fcntl.LOCK_EX)\n"
-         "print('held', flush=True)\n"
-         "if os.fork() == 0:\n    time.sleep(1.0); os._exit(0)\n"
-         "os._exit(0)\n"],
+        [
+            sys.executable,
+            "-c",
+            "import os, sys, time, fcntl\n"
+            f"fd = os.open({str(place.lock)!r}, os.O_RDWR | os.O_CREAT, 0o600); fcntl.flock(fd, fcntl.LOCK_EX)\n"
+            "print('held', flush=True)\n"
+            "if os.fork() == 0:\n    time.sleep(1.0); os._exit(0)\n"
+            "os._exit(0)\n",
+        ],
         stdout=subprocess.PIPE,
         text=True,
     )

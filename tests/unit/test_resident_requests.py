@@ -49,8 +49,15 @@ def test_a_good_answer_request_is_the_policys_intent():
 @pytest.mark.parametrize(
     ("theirs", "mine", "stopped"),
     [
-        ("0.0.1-old", "0.1.0", True), ("0.1", "0.1.0", True), ("0.1.0", "0.1.0", False), ("0.2.0", "0.1.0", False),
-        ("999.0.0", "0.1.0", False), (None, "0.1.0", False), ("", "0.1.0", False), ("dev", "0.1.0", False), (7, "0.1.0", False),
+        ("0.0.1-old", "0.1.0", True),
+        ("0.1", "0.1.0", True),
+        ("0.1.0", "0.1.0", False),
+        ("0.2.0", "0.1.0", False),
+        ("999.0.0", "0.1.0", False),
+        (None, "0.1.0", False),
+        ("", "0.1.0", False),
+        ("dev", "0.1.0", False),
+        (7, "0.1.0", False),
     ],  # fmt: skip
 )
 def test_only_an_older_service_is_stopped_by_a_client(theirs, mine, stopped):

@@ -155,6 +155,7 @@ def test_rules_test_replays_your_answers_and_flags_what_you_refused(tmp_path):
     os.chmod(path, 0o600)
     log = tmp_path / "events.db"
     with EventLog(log) as events:
+
         def answered(command: str, what: str, cwd: str = "/srv/lab") -> None:
             payload = {"tool": "Bash", "input": json.dumps({"command": command}), "what": f"Bash: {command} → {what}", "target": "lab:0.0", "host": "local", "cwd": cwd}
             events.write("answer", "k1", {**payload, "decision": "deny" if "No" in what else "allow", "rule": ""})  # as the journal writes it
@@ -212,6 +213,7 @@ def test_rules_suggest_offers_the_narrowest_rule_for_what_you_approved_alike_and
 
     log = tmp_path / "events.db"
     with EventLog(log) as events:
+
         def answered(command: str, what: str = "1. Yes", cwd: str = "/srv/lab", rule: str = "") -> None:
             payload = {"tool": "Bash", "input": json.dumps({"command": command}), "what": f"Bash: {command} → {what}", "target": "lab:0.0", "host": "local", "cwd": cwd}
             events.write("answer", "k1", {**payload, "decision": "deny" if "No" in what else "allow", "rule": rule})

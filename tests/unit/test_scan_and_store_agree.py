@@ -27,8 +27,22 @@ from headspace_tui.tmux.server import PaneRecord
 NOW = 1_000_000.0
 KEY = "local|s|%1|7@1"
 RECORD = PaneRecord(
-    pane_id="%1", session_id="$0", session_name="s", window_index=0, pane_index=0, target="s:0.0",
-    pid=100, current_command="claude", cwd="/home/u/proj", width=80, height=24, alternate_on=False, in_mode=False, title="", dead=False, dead_status=None,
+    pane_id="%1",
+    session_id="$0",
+    session_name="s",
+    window_index=0,
+    pane_index=0,
+    target="s:0.0",
+    pid=100,
+    current_command="claude",
+    cwd="/home/u/proj",
+    width=80,
+    height=24,
+    alternate_on=False,
+    in_mode=False,
+    title="",
+    dead=False,
+    dead_status=None,
 )
 PERMISSION = Observation(AgentState.PERMISSION, prompt=Prompt("permission", title="Do you want to proceed?", tool="Bash", detail="touch a", fingerprint="p1"))
 
@@ -45,9 +59,7 @@ def _both(observation: Observation, status: ClaudeStatus | None, logged: tuple[s
     watch = PaneWatch(RECORD, KEY, agent_pid=7, family=CLAUDE, fuser=Fuser())
     if status is not None:
         watch.fuser.observe(status_observation(status), NOW, at=status.updated_at or NOW)
-    live = AgentStore().observed(
-        RECORD, KEY, observation, NOW, agent_pid=7, status=status, agent_version="2.1.330", family=CLAUDE.name, claims=watch.claims(observation.state, remember)
-    )
+    live = AgentStore().observed(RECORD, KEY, observation, NOW, agent_pid=7, status=status, agent_version="2.1.330", family=CLAUDE.name, claims=watch.claims(observation.state, remember))
     return shown, live
 
 

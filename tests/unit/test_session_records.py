@@ -99,15 +99,18 @@ def test_two_codex_agents_in_one_folder_are_not_told_apart(tmp_path):
     assert rollout.find(agent(tmp_path, work)) is not None
 
 
-@pytest.mark.parametrize("at_start, siblings, begun, owned", [
-    (True, (T0 + 3,), T0 + 1, True),  # begun before the other started: the first one's
-    (True, (T0 + 3,), T0 + 5, False),  # begun after the other started: the other's
-    (True, (T0 - 60,), T0 + 5, True),  # an older agent in the folder does not take a record begun after this one started
-    (False, (T0 - 60,), T0 + 5, False),  # begun at a prompt: any other agent in the folder makes it anyone's
-    (False, (), T0 - 10, False),  # begun before the agent started
-    (True, (T0 + 3,), T0 + 60, False),  # begun long after the start (a /clear), another agent in the folder: anyone's
-    (True, (), T0 + 60, True),  # ...alone in the folder: its own
-])
+@pytest.mark.parametrize(
+    "at_start, siblings, begun, owned",
+    [
+        (True, (T0 + 3,), T0 + 1, True),  # begun before the other started: the first one's
+        (True, (T0 + 3,), T0 + 5, False),  # begun after the other started: the other's
+        (True, (T0 - 60,), T0 + 5, True),  # an older agent in the folder does not take a record begun after this one started
+        (False, (T0 - 60,), T0 + 5, False),  # begun at a prompt: any other agent in the folder makes it anyone's
+        (False, (), T0 - 10, False),  # begun before the agent started
+        (True, (T0 + 3,), T0 + 60, False),  # begun long after the start (a /clear), another agent in the folder: anyone's
+        (True, (), T0 + 60, True),  # ...alone in the folder: its own
+    ],
+)
 def test_who_owns_a_record_begun_at_a_time(at_start, siblings, begun, owned):
     assert AgentProcess(1, "/w", T0, siblings=siblings).owns(begun, at_start=at_start) is owned
 

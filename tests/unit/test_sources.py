@@ -33,9 +33,7 @@ def clock_prefers(a: Source, b: Source) -> bool:
 
 def test_the_fuser_and_the_clock_agree_on_every_pair_but_a_late_source_against_the_status_file():
     differ = {(a, b) for a, b in PAIRS if fuser_prefers(a, b) != clock_prefers(a, b)}
-    late_against_the_file = {
-        (a, b) for a, b in PAIRS if {a, b} & DATES_LATE and {a, b} - DATES_LATE <= {Source.STATUS_FILE, Source.CLAUDE_AGENTS}
-    }
+    late_against_the_file = {(a, b) for a, b in PAIRS if {a, b} & DATES_LATE and {a, b} - DATES_LATE <= {Source.STATUS_FILE, Source.CLAUDE_AGENTS}}
     assert differ == late_against_the_file
 
 

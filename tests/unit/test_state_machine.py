@@ -379,9 +379,10 @@ def test_agents_are_independent_and_the_machine_is_reentrant():
     """No global state: many agents on many threads give what one thread gives."""
 
     def run(name: str) -> tuple[AgentCommands, list[dict]]:
-        turns = [Turn(f"{name}-{n}", actor, text, ts=float(n)) for n, (actor, text) in enumerate(
-            [("user", "go"), ("agent", "Let me look."), ("agent", "Should I?"), ("user", "yes"), ("agent", "Done.")] * 20
-        )]
+        turns = [
+            Turn(f"{name}-{n}", actor, text, ts=float(n))
+            for n, (actor, text) in enumerate([("user", "go"), ("agent", "Let me look."), ("agent", "Should I?"), ("user", "yes"), ("agent", "Done.")] * 20)
+        ]
         return apply_turns(AgentCommands(name), turns)
 
     names = [f"agent{n}" for n in range(16)]
@@ -401,9 +402,9 @@ def test_history_is_bounded():
 
 def test_six_hundred_turns_in_a_row_each_move_the_command_on():
     """How fast each transition is (the PRD's 50 ms) is measured by benchmarks/intent_speed.py, not gated here."""
-    turns = [Turn(f"t{n}", actor, text) for n, (actor, text) in enumerate(
-        [("user", "go"), ("agent", "Let me look at the parser and the tests."), ("agent", "I've fixed it; all 12 tests pass.")] * 200
-    )]
+    turns = [
+        Turn(f"t{n}", actor, text) for n, (actor, text) in enumerate([("user", "go"), ("agent", "Let me look at the parser and the tests."), ("agent", "I've fixed it; all 12 tests pass.")] * 200)
+    ]
     agent = AgentCommands("a")
     for t in turns:
         agent, _ = apply_turn(agent, t)

@@ -13,8 +13,22 @@ from headspace_tui.tmux.server import PaneRecord
 
 def _record(pane_id: str = "%1", session: str = "s", window: int = 0) -> PaneRecord:
     return PaneRecord(
-        pane_id=pane_id, session_id="$0", session_name=session, window_index=window, pane_index=0, target=f"{session}:{window}.0",
-        pid=100, current_command="claude", cwd="/home/u/proj", width=80, height=24, alternate_on=False, in_mode=False, title="", dead=False, dead_status=None,
+        pane_id=pane_id,
+        session_id="$0",
+        session_name=session,
+        window_index=window,
+        pane_index=0,
+        target=f"{session}:{window}.0",
+        pid=100,
+        current_command="claude",
+        cwd="/home/u/proj",
+        width=80,
+        height=24,
+        alternate_on=False,
+        in_mode=False,
+        title="",
+        dead=False,
+        dead_status=None,
     )
 
 

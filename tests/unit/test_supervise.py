@@ -135,6 +135,7 @@ def test_a_loop_that_loses_its_cancellation_is_cancelled_again_and_never_waited_
 def test_a_remote_hosts_loops_come_back_within_ten_seconds_after_any_error():
     """A remote link always comes back within 10 s (issue 22): discovery retries "can't reach" itself,
     and any other error in a remote host's loop restarts it no later than that either."""
+
     def delays(monitor: Monitor) -> list[float]:
         backoff = monitor.supervisor.backoff()
         return [backoff.after_failure(0.0) for _ in range(12)]

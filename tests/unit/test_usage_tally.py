@@ -25,7 +25,7 @@ def test_a_real_transcripts_sums_are_claudes_own_cost_state_counts():
     assert tally.add(TranscriptTail(SAMPLE).read_new())
     lines = [json.loads(line) for line in SAMPLE.read_text().splitlines()]
     (own,) = {json.dumps(line["modelUsage"], sort_keys=True) for line in lines if line.get("type") == "cost-state"}
-    (model, counts), = json.loads(own).items()
+    ((model, counts),) = json.loads(own).items()
     usage = tally.usage()
     assert usage.model == model
     assert usage.tokens == Tokens(counts["inputTokens"], counts["outputTokens"], counts["cacheReadInputTokens"], counts["cacheCreationInputTokens"])

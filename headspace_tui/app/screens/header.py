@@ -51,9 +51,7 @@ class Header:
 
     def show(self, problem: str | None, hosts: Sequence[tuple[str, str]], styles: dict[AgentState, Style]) -> None:
         agents = self.screen.query_one(AgentTable).agents
-        line = summary_text(
-            agents.values(), problem, self._waited_today(agents), hosts, self.triage.snoozed_panes(), spent_today=self._spent_today(), **header_styles(styles)
-        )
+        line = summary_text(agents.values(), problem, self._waited_today(agents), hosts, self.triage.snoozed_panes(), spent_today=self._spent_today(), **header_styles(styles))
         waiting = self.asking.waiting()
         if waiting:
             line.append("  ·  ")

@@ -18,7 +18,7 @@ DAYS = 14  # how far back the view goes
 
 
 def spent_cost(spent: Spent) -> str:
-    """"$1.20 est.", with what had no price said beside it."""
+    """ "$1.20 est.", with what had no price said beside it."""
     priced = cost_words(spent.cost_usd) if spent.cost_usd or not spent.unpriced else "no estimate"
     return priced + (f" (+{spent.unpriced:,} tokens unpriced)" if spent.unpriced and spent.cost_usd else "")
 

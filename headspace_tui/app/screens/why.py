@@ -41,8 +41,7 @@ def report_hint(agent: Agent, evidence: Evidence) -> Text:
         ("Unrecognised screen. ", "bold"),
         f"The reader stopped at line {evidence.line}: ",
         (clean(evidence.text.strip(), 100) or "(blank)", "italic"),
-        f"\nThis {kind_of(agent)} layout is new to headspace; the row shows 'unknown' until it is understood.\n"
-        "To report it, save the pane and classify it, then attach both to an issue:\n",
+        f"\nThis {kind_of(agent)} layout is new to headspace; the row shows 'unknown' until it is understood.\nTo report it, save the pane and classify it, then attach both to an issue:\n",
         (f"  tmux capture-pane -p -e -t {agent.pane_id} > pane.txt\n  headspace classify pane.txt --agent {clean(agent.family)}\n", "bold"),
     )
 
@@ -167,9 +166,7 @@ class WhyScreen(ModalScreen[None]):
     """
     BINDINGS = [Binding("escape,q,e", "dismiss", "close")]
 
-    def __init__(
-        self, agent: Agent, explanation: Explanation | None, now: float, styles: dict[AgentState, Style], channel: ChannelReport | None = None
-    ) -> None:
+    def __init__(self, agent: Agent, explanation: Explanation | None, now: float, styles: dict[AgentState, Style], channel: ChannelReport | None = None) -> None:
         super().__init__()
         self.channel = channel
         self.state_styles = styles  # the app's state styles (its theme)

@@ -293,10 +293,7 @@ def _plan(width: int, targets: list[str], folders: list[str], hosts: Sequence[st
 
 def _tells_apart(columns: Columns, targets: list[str], folders: list[str], hosts: Sequence[str]) -> bool:
     """Whether every row reads differently in its host, agent and folder cells at these widths."""
-    rows = {
-        (host, _cut(target, columns.target, target_end(target)), _cut(folder, columns.folder, 0) if columns.folder else "")
-        for host, target, folder in zip(hosts, targets, folders, strict=True)
-    }
+    rows = {(host, _cut(target, columns.target, target_end(target)), _cut(folder, columns.folder, 0) if columns.folder else "") for host, target, folder in zip(hosts, targets, folders, strict=True)}
     return len(rows) == len(targets)
 
 

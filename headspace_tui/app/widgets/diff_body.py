@@ -252,4 +252,3 @@ class DiffBody(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         self.virtual_size = Size(self.size.width, len(self._shown))
-

@@ -71,10 +71,7 @@ class KeysFooter(Footer):
 
     @staticmethod
     def _offered(screen: Screen) -> tuple:
-        return tuple(
-            (key, active.binding.action, active.binding.description, active.binding.show, active.enabled, active.tooltip)
-            for key, active in screen.active_bindings.items()
-        )
+        return tuple((key, active.binding.action, active.binding.description, active.binding.show, active.enabled, active.tooltip) for key, active in screen.active_bindings.items())
 
     async def recompose(self) -> None:
         if self.is_attached:

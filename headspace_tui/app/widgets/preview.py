@@ -180,7 +180,6 @@ class PanePreview(Widget):
     def in_history(self) -> bool:
         return self._history is not None
 
-
     def scroll_history(self, pages: float) -> None:
         """Move ``pages`` pages back (positive) or forward (negative) through the history."""
         if self._history is None:
@@ -308,7 +307,6 @@ class PromptBar(Static):
         if text != self._shown:
             self._shown = text
             self.update(text)
-
 
     def show_input(self, target: str, pane_id: str, leave: str) -> None:
         """Input mode: where the keys go and how to leave (instead of the agent's prompt)."""

@@ -69,12 +69,7 @@ def runnable(binary: str) -> bool:
         info = os.stat(binary)
     except OSError:
         return False
-    return (
-        stat.S_ISREG(info.st_mode)
-        and os.access(binary, os.X_OK)
-        and info.st_uid in (0, os.getuid())
-        and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-    )
+    return stat.S_ISREG(info.st_mode) and os.access(binary, os.X_OK) and info.st_uid in (0, os.getuid()) and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
 async def list_agents(binary: str | Path, config_env: dict[str, str], *, timeout: float = TIMEOUT) -> dict[int, ClaudeStatus]:

@@ -54,9 +54,7 @@ TOP_EDGE = re.compile(r"^\s*▔{10,}\s*$")  # the full-screen renderer draws it 
 PROMPT_LINE = re.compile(r"^(?P<glyph>[^\w\s─━│┃╭╮╰╯┌┐└┘├┤╌▔▐▛▜▝▘⎿●]) ?(?:[ \u00a0](?P<text>.*))?$")
 # An option row: the cursor, or Claude's scroll arrow ("↓ 4. Fix them": more below it), in its margin.
 # (2.1.160 squeezes "2.Yes, and don't ask again…" without a space in a narrow pane.)
-OPTION = re.compile(
-    r"^(?P<indent>\s{0,10})(?:(?P<cursor>[❯>›▸▶])\s*|(?P<scroll>[↑↓])\s*)?(?P<num>\d{1,2})\.(?:\s+|(?=[A-Za-z]))(?P<label>\S(?:.*\S)?)\s*$"
-)
+OPTION = re.compile(r"^(?P<indent>\s{0,10})(?:(?P<cursor>[❯>›▸▶])\s*|(?P<scroll>[↑↓])\s*)?(?P<num>\d{1,2})\.(?:\s+|(?=[A-Za-z]))(?P<label>\S(?:.*\S)?)\s*$")
 CHECKBOX = re.compile(r"^\[(?P<mark>[ ✔✓xX×])\]\s+")
 # The spinner's row: a glyph, a gerund ("Beboppin'"), an ellipsis.
 SPINNER = re.compile(r"^\S\s+\w[\w' -]*…")
@@ -92,13 +90,13 @@ BANNER_VERSION = re.compile(r"Claude Code v(\d+\.\d+\.\d+)")
 FOOTER_MAX = 6  # lines a footer may take under the input box (hints, a plugin notice, wraps)
 
 
-
 def _matched(pattern: re.Pattern[str], line: str) -> re.Match[str]:
     """``pattern.match(line)`` for a line an earlier step already matched with it."""
     match = pattern.match(line)
     if match is None:
         raise ValueError(f"{pattern.pattern!r} no longer matches {line[:80]!r}")
     return match
+
 
 def is_claude_command(command: str) -> bool:
     """Is ``#{pane_current_command}`` Claude Code (native, node, or a version-named binary)?"""
@@ -375,9 +373,7 @@ def _box_state(screen: _Screen, top: int, prompt_line: int, rule_below: int, foo
         row, message = error
         if limited(message):  # its rate limit stopped it ("Request rejected (429)", "You've hit your 5-hour limit · resets 3pm")
             return Observation(AgentState.LIMITED, evidence=(*evidence, Evidence("rate-limited", row, lines[row])), error=message, confidence=0.85)
-        return Observation(
-            AgentState.ERROR, evidence=(*evidence, Evidence("error-given-up", row, lines[row])), error=message, confidence=0.85
-        )
+        return Observation(AgentState.ERROR, evidence=(*evidence, Evidence("error-given-up", row, lines[row])), error=message, confidence=0.85)
     interrupted = next((i for i in region if (m := RESULT.match(lines[i])) and rules.interrupted.search(m.group("text"))), None)
     if interrupted is not None:
         return Observation(AgentState.IDLE, evidence=(*evidence, Evidence("interrupted-by-user", interrupted, lines[interrupted])), confidence=0.85)
@@ -714,11 +710,7 @@ def _name_menu(screen: _Screen, bottom: int, menu: _Menu) -> Observation:
     # A plan by its title, by its options ("Yes, clear context and auto-accept
     # edits", "Tell Claude what to change") or by the plan file under them: its
     # title may be only "Would you like to proceed?", which a permission asks too.
-    if (
-        rules.plan_title.search(title_text)
-        or any(rules.plan_options.search(o.label) for o in menu.options)
-        or any(rules.plan_hint.search(lines[k]) for k in range(menu.rows[-1] + 1, bottom + 1))
-    ):
+    if rules.plan_title.search(title_text) or any(rules.plan_options.search(o.label) for o in menu.options) or any(rules.plan_hint.search(lines[k]) for k in range(menu.rows[-1] + 1, bottom + 1)):
         prompt = Prompt(
             kind="plan",
             title=_joined_question(screen, titles) or "Would you like to proceed?",
@@ -733,9 +725,7 @@ def _name_menu(screen: _Screen, bottom: int, menu: _Menu) -> Observation:
     # A menu nobody named: it still waits for you.
     title = lines[question_title].strip()
     prompt = Prompt(kind="menu", title=title, options=menu.options, fingerprint=fingerprint("menu", title, *_labels(menu)))
-    return Observation(
-        AgentState.QUESTION, prompt=prompt, evidence=(Evidence("unnamed-menu", question_title, lines[question_title]), evidence), confidence=0.6
-    )
+    return Observation(AgentState.QUESTION, prompt=prompt, evidence=(Evidence("unnamed-menu", question_title, lines[question_title]), evidence), confidence=0.6)
 
 
 def _labels(menu: _Menu) -> list[str]:
@@ -955,9 +945,7 @@ def _question(screen: _Screen, menu: _Menu, tab_row: int | None, evidence: Evide
         return _review(screen, menu, tab_row, heading, evidence)
     if tab_row is None and menu.hidden_above:
         text_start = menu.rows[0]  # Claude scrolled the question out of view with the first options: say nothing rather than a description
-    question = " ".join(
-        lines[k].strip() for k in range(text_start, menu.rows[0]) if lines[k].strip() and not RULE.match(lines[k]) and not SCROLL_UP.match(lines[k])
-    )
+    question = " ".join(lines[k].strip() for k in range(text_start, menu.rows[0]) if lines[k].strip() and not RULE.match(lines[k]) and not SCROLL_UP.match(lines[k]))
     multi = bool(CHECKBOX.match(_matched(OPTION, lines[menu.rows[0]]).group("label")))
     free = "" if multi else next((o.key for o in menu.options if screen.rules.question_free_text.match(o.label)), "")
     index, count = _question_tabs(screen, tab_row)

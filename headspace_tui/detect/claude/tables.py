@@ -58,23 +58,17 @@ class Rules:
     # A line of the dialog's body that names the tool and what it is for.
     permission_bodies: tuple[tuple[str, str], ...] = ((r"\bClaude wants to search the web for:\s*(?P<detail>\S.*)", "WebSearch"),)
     # An MCP tool's line: "ops — Deploy Tool: (MCP)" (2.1.250+), "ops - deploy(target: "x") (MCP)" (2.1.160).
-    mcp_line: re.Pattern[str] = field(
-        default_factory=lambda: re.compile(r"^\s*(?P<server>[\w.-]+) [—-] (?P<name>[^(:]+?)(?::\s*|\((?P<args>.*)\)\s*)\(MCP\)\s*$")
-    )
+    mcp_line: re.Pattern[str] = field(default_factory=lambda: re.compile(r"^\s*(?P<server>[\w.-]+) [—-] (?P<name>[^(:]+?)(?::\s*|\((?P<args>.*)\)\s*)\(MCP\)\s*$"))
     # The transcript's tool-call line ("● Update(README.md)") -> tool.
     tool_call_names: tuple[tuple[str, str], ...] = (("Update", "Edit"), ("Fetch", "WebFetch"), ("Create", "Write"))
     # A turn is running: a hint in the footer or in the spinner's row.
     # (2.1.250+: a turn that handed its work to a background agent waits for it: "✻ Waiting for 1 background agent to finish".)
-    working: re.Pattern[str] = field(
-        default_factory=lambda: _rx(r"\besc to interrupt\b", r"\bctrl\+c to interrupt\b", r"\bwaiting for \d+ background agents? to finish\b")
-    )
+    working: re.Pattern[str] = field(default_factory=lambda: _rx(r"\besc to interrupt\b", r"\bctrl\+c to interrupt\b", r"\bwaiting for \d+ background agents? to finish\b"))
     # Claude says it will try again: "retrying in 3s · attempt 3/10", "Retrying
     # in 17 seconds… (attempt 6/10)", "retrying… · attempt 5/10", "will retry in
     # 4m 11s", and auto mode's "Auto mode check unavailable · next try in 4s ·
     # attempt 5/10".  Never "Will retry on next startup" (a plugin notice).
-    retry: re.Pattern[str] = field(
-        default_factory=lambda: _rx(r"\bretrying\b[^\n]*?\battempt\s+\d+\s*/\s*\d+", r"\bretrying in \d", r"\bwill retry in \d", r"\bnext try in \d")
-    )
+    retry: re.Pattern[str] = field(default_factory=lambda: _rx(r"\bretrying\b[^\n]*?\battempt\s+\d+\s*/\s*\d+", r"\bretrying in \d", r"\bwill retry in \d", r"\bnext try in \d"))
     # The head of a block that reports an error Claude has given up on.
     given_up: re.Pattern[str] = field(
         default_factory=lambda: _rx(
@@ -113,9 +107,7 @@ class Rules:
     # The plan file named under a plan-exit menu ("ctrl-g to edit in … · .claude/plans/x.md").
     plan_hint: re.Pattern[str] = field(default_factory=lambda: _rx(r"\.claude/plans/\S+\.md\b"))
     # "Do you want to proceed?", "Allow …?", and Claude in Chrome's "Claude in Chrome wants to navigate on …".
-    permission_title: re.Pattern[str] = field(
-        default_factory=lambda: _rx(r"\bdo you want\b", r"\ballow\b", r"\bproceed\b", r"\bapprove\b", r"\bwants to\b")
-    )
+    permission_title: re.Pattern[str] = field(default_factory=lambda: _rx(r"\bdo you want\b", r"\ballow\b", r"\bproceed\b", r"\bapprove\b", r"\bwants to\b"))
     question_options: re.Pattern[str] = field(default_factory=lambda: _rx(r"^type something\b", r"^chat about this\b", r"^other\b"))
     # A single-choice question's own free-text field, while it is empty: the option drawn
     # "Type something." (every version recorded, 2.0.31 to 2.1.330).  Once text is typed

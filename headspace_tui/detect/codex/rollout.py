@@ -40,7 +40,6 @@ from ..session_usage import AgentProcess, Follower, count, parse_time
 META_CAP = 4 << 20  # the first line holds Codex's whole system prompt (about 50 KB on 0.169.0)
 
 
-
 def tokens_of(counts: object) -> Tokens:
     """One ``*_token_usage`` object as Tokens (uncached input; the cached and cache-written parts apart)."""
     if not isinstance(counts, dict):

@@ -58,14 +58,10 @@ INTERRUPTED = re.compile(r"conversation interrupted", re.I)
 CELL = re.compile(r"^[•◦■⚠›] ")  # the first row of a transcript cell
 # The mark under a finished turn, by version: "done 12:33 PM" (0.155), the time alone "12:27" (0.156-0.158),
 # "Worked for <1s • 12:29" (0.160), "─ Worked for 3s ─" (0.169).  Measured on each (the reply and the mark, idle).
-WORKED_FOR = re.compile(
-    r"^\s*(?:─+ )?(?:Worked for (?:<?\d+[hms]\s*)+|done \d{1,2}:\d{2}(?:\s?[AP]M)?\s*$|\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AP]M)?\s*$)"
-)
+WORKED_FOR = re.compile(r"^\s*(?:─+ )?(?:Worked for (?:<?\d+[hms]\s*)+|done \d{1,2}:\d{2}(?:\s?[AP]M)?\s*$|\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AP]M)?\s*$)")
 SHELL_PROMPT = re.compile(r"[\w~/)\]]\s?[$#%]\s*$|^[$#%]\s*$")
 BANNER = re.compile(r">_ OpenAI Codex \(v(?P<version>\d+\.\d+\.\d+)\)")
-PERMISSION_TITLE = re.compile(
-    r"(?P<what>would you like to (?:run the following command|make the following edits|allow)|do you want to (?:allow|approve))", re.I
-)
+PERMISSION_TITLE = re.compile(r"(?P<what>would you like to (?:run the following command|make the following edits|allow)|do you want to (?:allow|approve))", re.I)
 STARTUP = (
     ("sign-in-menu", re.compile(r"sign in with chatgpt|sign in with device code|welcome to codex|choose how you want to use codex|finish signing in", re.I)),
     ("trust-dialog", re.compile(r"trust this folder|do you trust|trust and continue|folder access", re.I)),
@@ -355,9 +351,7 @@ def _at_composer(lines: list[str], composer: int, bottom: int, version: str | No
         retry = RETRY.match(line)
         if retry:
             message = " ".join(lines[k].strip().lstrip("└").strip() for k in range(i + 1, top) if lines[k].strip()) or line.strip()
-            return Observation(
-                AgentState.WORKING, evidence=(*found, Evidence("codex-reconnecting", i, line)), error=message[:300], retrying=True, confidence=0.9
-            )
+            return Observation(AgentState.WORKING, evidence=(*found, Evidence("codex-reconnecting", i, line)), error=message[:300], retrying=True, confidence=0.9)
         if STATUS.match(line):
             return Observation(AgentState.WORKING, evidence=(*found, Evidence("codex-status-row", i, line)), confidence=0.9)
         if CELL.match(line):
@@ -434,5 +428,3 @@ def _question(lines: list[str], start: int, end: int) -> str:
     rows = [lines[start].removeprefix("• ")] + [line[2:] if line.startswith("  ") else line.strip() for line in lines[start + 1 : end + 1]]
     found = asked(rows)
     return found.paragraph if found is not None else ""
-
-

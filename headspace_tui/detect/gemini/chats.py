@@ -36,7 +36,6 @@ HEAD_CAP = 1 << 20
 PROJECTS_CAP = 4 << 20
 
 
-
 class ChatFollower(Follower):
     """One chat record, read on from where it was last read; the messages kept as the CLI last wrote them."""
 

@@ -29,8 +29,30 @@ from ..install import version_above
 NAMES = frozenset({"opencode", "opencode.exe"})
 # Subcommands that draw no UI to answer (opencode --help, 1.18.33).
 NOT_THE_UI = frozenset(
-    {"serve", "web", "acp", "run", "mcp", "debug", "models", "providers", "auth", "agent", "upgrade", "uninstall",
-     "stats", "export", "import", "github", "session", "plugin", "plug", "db", "completion", "pr"}
+    {
+        "serve",
+        "web",
+        "acp",
+        "run",
+        "mcp",
+        "debug",
+        "models",
+        "providers",
+        "auth",
+        "agent",
+        "upgrade",
+        "uninstall",
+        "stats",
+        "export",
+        "import",
+        "github",
+        "session",
+        "plugin",
+        "plug",
+        "db",
+        "completion",
+        "pr",
+    }
 )
 _VERSION = re.compile(r"^\d+\.\d+\.\d+(?:-[\w.]+)?$")
 

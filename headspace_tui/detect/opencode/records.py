@@ -43,7 +43,6 @@ WHERE directory = :cwd AND parent_id IS NULL AND time_created >= :since ORDER BY
 """
 
 
-
 def database(agent: AgentProcess) -> str:
     return os.path.join(agent.env.get("XDG_DATA_HOME") or os.path.join(agent.env.get("HOME") or os.path.expanduser("~"), ".local", "share"), "opencode", "opencode.db")
 

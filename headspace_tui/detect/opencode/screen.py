@@ -198,9 +198,7 @@ def _at_box(screen: Rows, edge: int, bottom: int) -> Observation:
         failed = _error_block(screen, end, box_top)
         if failed is not None:
             row, message = failed
-            return Observation(
-                AgentState.ERROR, evidence=(*evidence, Evidence("error-block", row, lines[row])), error=message, confidence=0.85
-            )
+            return Observation(AgentState.ERROR, evidence=(*evidence, Evidence("error-block", row, lines[row])), error=message, confidence=0.85)
     asked = _question(screen, end) if finished else None
     if asked is not None:
         row, question = asked
