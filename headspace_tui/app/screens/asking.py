@@ -40,12 +40,15 @@ class Asking:
         self._count = itertools.count()
         self._answering: set[str] = set()  # panes an answer of this screen is out to (not yet taken or refused by the service)
 
-    def ask(self, what: str, call: Callable[[], T], then: Callable[[T], None], *, said: bool = True, settled: Callable[[], None] | None = None) -> None:
+    def ask(self, what: str, call: Callable[[], T], then: Callable[[T], None], *, said: bool = True, settled: Callable[[], None] | None = None, off_loop: bool = False) -> None:
         """``call()`` to the service, then ``then(its result)`` on the loop; ``what`` it is, in a few words, for the header (``said``).
 
         ``settled``: called once the call is over, whether it answered or failed.
+        ``off_loop``: the call runs tmux (a jump), so even the service in this
+        process answers it in a thread, as the resident service's routes do:
+        a slow tmux never holds the keys.
         """
-        if not self.service.blocking:
+        if not self.service.blocking and not off_loop:
             try:
                 result = call()
             finally:
@@ -53,7 +56,7 @@ class Asking:
                     settled()
             then(result)
             return
-        self.screen.app.run_worker(self._ask(what, call, then, said, settled), name=what, group="service", exit_on_error=False)
+        self.screen.app.run_worker(self._ask(what, call, then, said, settled, off_loop), name=what, group="service", exit_on_error=False)
 
     def answer(self, agent: Agent, what: str, call: Callable[[], str], then: Callable[[str], None]) -> None:
         """An answer to ``agent`` (``call`` hands it to the service; ``then`` hears its refusal, "" when it went): one at a time per pane.
@@ -68,9 +71,9 @@ class Asking:
         self._answering.add(agent.pane_id)
         self.ask(f"{what} to {clean(agent.target)}", call, then, settled=lambda: self._answering.discard(agent.pane_id))
 
-    async def asked(self, what: str, call: Callable[[], T], *, said: bool = True) -> T:
-        """``call()``'s result, in a coroutine (a worker's): off the loop when the service is a process of its own."""
-        if not self.service.blocking:
+    async def asked(self, what: str, call: Callable[[], T], *, said: bool = True, off_loop: bool = False) -> T:
+        """``call()``'s result, in a coroutine (a worker's): off the loop when the service is a process of its own, or the call runs tmux."""
+        if not self.service.blocking and not off_loop:
             return call()
         key = next(self._count)
         if said:
@@ -82,9 +85,9 @@ class Asking:
             if self._out.pop(key, None) is not None:
                 self.changed()
 
-    async def _ask(self, what: str, call: Callable[[], T], then: Callable[[T], None], said: bool, settled: Callable[[], None] | None) -> None:
+    async def _ask(self, what: str, call: Callable[[], T], then: Callable[[T], None], said: bool, settled: Callable[[], None] | None, off_loop: bool = False) -> None:
         try:
-            result = await self.asked(what, call, said=said)
+            result = await self.asked(what, call, said=said, off_loop=off_loop)
         finally:
             if settled is not None:
                 settled()
