@@ -622,10 +622,13 @@ def _send_by_service(args: argparse.Namespace, config, server, pane_id: str) -> 
             place = place_of(server.identity)
             if is_held(place):
                 raise ServiceError(f"the running headspace service cannot be asked: {exc}") from None
+            if server.server_pid() is None:
+                raise UserError(f"no tmux server runs ({server.where()}): nothing to answer") from None
             start_service(server, place, args.config)  # none runs: the answer is the service's, as every other answer is
             target, delivered, detail = ask()
     except (Refused, Lost) as exc:
-        raise UserError(f"{pane_id}: {exc}" + ("; it may have been answered: see 'headspace status'" if isinstance(exc, Lost) else "")) from None
+        said = str(exc).removeprefix(f"{pane_id}: ")  # the service's refusal may name the pane already
+        raise UserError(f"{pane_id}: {said}" + ("; it may have been answered: see 'headspace status'" if isinstance(exc, Lost) else "")) from None
     except (ServiceError, PlaceError) as exc:
         raise UserError(f"{pane_id}: {exc}; nothing sent") from None
     detail = detail.removeprefix(f"{target}: ")  # the report names its target already

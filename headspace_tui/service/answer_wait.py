@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass
 
 from ..model import PANE_ADDRESS, Agent, PaneAddress
+from ..tmux.server import TmuxCommandError
 from .appearances import is_request
 from .facade import REACTION_TIME, Intent, IntentKind, Report, Service
 
@@ -85,10 +86,14 @@ class AnswerWait:
         """Answer the agent in ``pane_id`` with ``intent`` (only if its prompt is appearance ``expect``, when given)."""
         agent = self.service.agent(pane_id)
         if agent is None:
-            return Reply(404, detail=f"{pane_id}: no agent is watched there")
+            return Reply(404, detail=f"{pane_id}: no agent is watched there; nothing sent")
         refusal = self._unexpected(agent, expect)
         if refusal:
             return Reply(409, agent.target, detail=refusal, state=agent.state.value)
+        caught = await self._as_it_is(agent, expect)
+        if isinstance(caught, Reply):
+            return caught
+        agent = caught
         future: asyncio.Future[Report] = asyncio.get_running_loop().create_future()
         waiting = self._waiting.setdefault(pane_id, [])
         waiting.append(future)
@@ -110,6 +115,15 @@ class AnswerWait:
             if not waiting and self._waiting.get(pane_id) is waiting:
                 self._waiting.pop(pane_id, None)
         return Reply(200, agent.target, report.delivered, report.text)
+
+    async def _as_it_is(self, agent: Agent, expect: str | None) -> Agent | Reply:
+        """The agent as the asker answers it: with no ``expect`` (the command line's "as it is now"), once the service's look agrees with its pane."""
+        if expect is not None:
+            return agent
+        try:
+            return await self.service.caught_up(agent)
+        except TmuxCommandError as exc:
+            return Reply(409, agent.target, detail=f"{agent.target}: {exc}; nothing sent", state=agent.state.value)
 
     def _unexpected(self, agent: Agent, expect: str | None) -> str:
         """Why ``agent`` must not be answered for ``expect`` (the request the asker saw), or ""."""

@@ -33,7 +33,7 @@ from typing import Protocol
 from ..answering.answerer import Answerer, Report
 from ..answering.desk import ChannelReport
 from ..answering.input_link import InputLink, Typist
-from ..answering.keys import KeyStroke
+from ..answering.keys import KeyStroke, read_pane, same_prompt
 from ..answering.policy import REACTION_TIME, RULE_VIA, Intent, IntentKind, key_allowed, live_keys, unfit
 from ..changes.model import Diff, failed
 from ..detect.claude.process import process_env
@@ -96,6 +96,7 @@ __all__ = [
 
 
 NEW_SESSION = "headspace"  # where "New agent" starts Claude when headspace runs outside tmux and no agent is selected
+CATCH_UP = 1.5  # seconds an answer that names no appearance waits for the service's look to agree with its pane read now
 
 
 class ServiceError(Exception):
@@ -454,6 +455,28 @@ class Service:
         shown when it opened); by default the agent's own.
         """
         return self._answerer.answer(agent, intent, seen)
+
+    async def caught_up(self, agent: Agent) -> Agent:
+        """``agent`` once the service's look agrees with its pane read now (TmuxCommandError when the pane cannot be read).
+
+        What a command line that names no appearance (``send`` without
+        ``--expect``) answers is the pane as it is now, as a person at it
+        would see it; the service's last look may lag it by a read (a turn
+        that just ended still reads working).  The pane is read again soon
+        and waited for, up to CATCH_UP; after that the service's own look
+        goes to the guard, which refuses what no longer shows.
+        """
+        try:
+            family = family_named(agent.family)
+        except UnknownFamily:
+            family = CLAUDE
+        now, _ = await read_pane(self._pane_io, agent.pane_id, family)
+        deadline = time.monotonic() + CATCH_UP
+        while not same_prompt(agent.observation, now) and time.monotonic() < deadline:
+            self._fleet.refresh_soon(agent.pane_id)
+            await asyncio.sleep(0.05)
+            agent = self.agent(agent.pane_id) or agent
+        return agent
 
     def _rule_keys(self, agent: Agent, seen: Observation, allow: bool, rule: str) -> str:
         """A rule's answer by the guarded keys, for the dialog it judged (``seen``): the answer path and guard every front end uses."""

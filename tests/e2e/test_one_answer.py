@@ -86,13 +86,18 @@ def test_send_expect_for_the_first_request_is_refused_at_the_second_with_the_sam
 
 
 def test_the_expected_request_needs_the_service_that_names_it(claude_session, private_tmux):
-    """Without a service nobody kept track of appearances: an --expect is refused rather than taken as words only."""
+    """An --expect names one appearance, which only the service that watched it come knows: one that no service named is refused, never taken as words only.
+
+    No service runs: ``status`` looks by itself (its rows name no
+    appearance), and ``send`` starts the service to answer through, which
+    never saw the appearance the asker made up from the words.
+    """
     session = _session(claude_session, hook=False)
     session.submit("log two runs")
     session.wait_for(NUMBERED_MENU, timeout=60)
     (row,) = [json.loads(line) for line in run("-L", private_tmux.name, "status", "--json").stdout.splitlines()]
     assert row["state"] == "permission" and row["fingerprint"] and row["request"] is None, row  # a look of its own names no appearance
     refused = run("-L", private_tmux.name, "send", session.pane_id, "--approve", "--expect", row["fingerprint"] + "~x1")
-    assert refused.returncode == 1 and "only the running headspace service" in refused.stderr and "nothing sent" in refused.stderr, refused.stderr
+    assert refused.returncode == 1 and "this is a new one" in refused.stderr and "nothing sent" in refused.stderr, refused.stderr
     time.sleep(1.0)
     assert _runs(session) == 0 and NUMBERED_MENU.search(session.screen())
