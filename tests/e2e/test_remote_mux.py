@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
 import signal
 import sys
@@ -186,17 +187,30 @@ def test_a_flooding_remote_session_neither_starves_the_others_nor_grows_memory(p
     flood = private_tmux.new_session("flood", width=120, height=40, cwd=str(tmp_path), command=["sh", "-c", "sleep 3; exec yes 'flooding the one channel, line after line'"])
     addresses = [pane + "@box" for pane in fakes]
 
-    def probe_rss() -> int:
+    def said(p: psutil.Process) -> str:
+        with contextlib.suppress(psutil.Error):
+            return f"{p.pid} (group {group(p)}): {' '.join(p.cmdline())[:160]}"
+        return f"{p.pid}: gone"
+
+    def pythons() -> list[psutil.Process]:
         assert box.process is not None
-        found = [p for p in psutil.Process(box.process.pid).children(recursive=True) if p.name() == "python3"]
+        return [p for p in psutil.Process(box.process.pid).children(recursive=True) if p.name() == "python3"]
 
-        def said(p: psutil.Process) -> str:
-            with contextlib.suppress(psutil.Error):
-                return f"{p.pid}: {' '.join(p.cmdline())[:160]}"
-            return f"{p.pid}: gone"
+    def group(p: psutil.Process) -> int | None:
+        with contextlib.suppress(OSError, psutil.Error):
+            return os.getpgid(p.pid)
+        return None
 
-        assert len(found) == 1, [said(p) for p in found]  # what a second one runs says why it is there
-        return found[0].memory_info().rss
+    def probe_rss(monitor) -> int:
+        # The probe the host talks to now: the python3 in the process group its shell started
+        # (a start that a loaded machine took for hung leaves one ending beside it; checked below).
+        found = pythons()
+        ours = [p for p in found if group(p) == monitor.host.probe.remote_pid]
+        assert len(ours) == 1, [said(p) for p in found]
+        return ours[0].memory_info().rss
+
+    def no_other_probe(monitor) -> bool:
+        return all(group(p) in (None, monitor.host.probe.remote_pid) for p in pythons())
 
     async def scenario() -> dict[str, object]:
         app = remote_app(box, private_tmux.name, tmp_path)
@@ -209,7 +223,7 @@ def test_a_flooding_remote_session_neither_starves_the_others_nor_grows_memory(p
             flood_session = private_tmux.run("display-message", "-p", "-t", flood, "#{session_id}").strip()
             flood_client = monitor.sessions.clients[flood_session]
             await wait_until(pilot, lambda: flood_client.floods >= 1, "the flood held back by its control client", 15)
-            rss, unread = [probe_rss()], [0]
+            rss, unread = [probe_rss(monitor)], [0]
             delays = []
             carried = sum(s.received for s in mux.streams)
             began = time.monotonic()
@@ -221,14 +235,16 @@ def test_a_flooding_remote_session_neither_starves_the_others_nor_grows_memory(p
                     unread.append(max(s.unread for s in mux.streams))
                     await pilot.pause(0.02)
                 delays.append(time.monotonic() - drawn)
-                rss.append(probe_rss())
+                rss.append(probe_rss(monitor))
                 await pilot.pause(0.5)
             for _ in range(20):  # a few seconds more of flood, watched
-                rss.append(probe_rss())
+                rss.append(probe_rss(monitor))
                 unread.append(max(s.unread for s in mux.streams))
                 await pilot.pause(0.2)
             rate = (sum(s.received for s in mux.streams) - carried) / (time.monotonic() - began)
             assert flood_client.floods >= 2 and not flood_client.closed  # held again and again, never dropped
+            # Nothing of ours is left there but the one probe: a start given up on ends with its group.
+            await wait_until(pilot, lambda: no_other_probe(monitor), f"no probe but the host's own ({[said(p) for p in pythons()]})", 15)
             return {"delays": delays, "rss": rss, "unread": max(unread), "rate": rate, "floods": flood_client.floods}
 
     seen = asyncio.run(scenario())
