@@ -12,6 +12,7 @@ same way with a private server.
 
 from __future__ import annotations
 
+import functools
 import logging
 import sys
 from collections.abc import Sequence
@@ -101,25 +102,15 @@ def connect_resident(server: TmuxServer, config: Config, *, restart: bool = True
     own process, and says so.
     """
     from ..resident import client
-    from ..resident.start import start_service
-    from ..shared.resident_place import PlaceError, is_held, place_of
+    from ..resident.start import asked_or_started, start_service
+    from ..shared.resident_place import PlaceError
 
     if server.server_pid() is None:
         return None, ""  # no tmux server: the app says so itself, as it always has
-    place = place_of(server.identity)
-
-    def start() -> object:
-        return start_service(server, place)
 
     try:
-        try:
-            client.asked_place(server.identity)
-        except client.ServiceError:
-            if is_held(place):
-                raise  # a newer one, or one that reads another config: not ours to end
-            start()
-            client.asked_place(server.identity)
-        facade = ServiceClient(place, config=config, restart=start if restart else None, here=here)
+        place = asked_or_started(server)
+        facade = ServiceClient(place, config=config, restart=functools.partial(start_service, server, place) if restart else None, here=here)
         facade.connect()
     except (client.ServiceError, PlaceError, OSError) as exc:
         log.warning("the resident service could not be used: %s", exc)

@@ -603,29 +603,16 @@ def _send_by_service(args: argparse.Namespace, config, server, pane_id: str) -> 
     sent: a refusal is the service's to make, and an answer that got no
     reply may have gone.
     """
-    from ..resident.client import Lost, Refused, ServiceError, ask_answer
-    from ..resident.start import start_service
-    from ..shared.resident_place import PlaceError, is_held, place_of
+    from ..resident.client import Lost, Refused, ServerGone, ServiceError, ask_answer
+    from ..resident.start import asked_or_started
+    from ..shared.resident_place import PlaceError
 
     intent = _intent_of(args, config)
-    config_path = str(args.config.resolve()) if args.config is not None else None
-
-    def ask() -> tuple[str, bool, str]:
-        return ask_answer(server.identity, pane_id, intent.kind.value, option=intent.option, text=intent.text, expect=args.expect, config=config_path)
-
     try:
-        try:
-            target, delivered, detail = ask()
-        except (Refused, Lost):
-            raise
-        except ServiceError as exc:
-            place = place_of(server.identity)
-            if is_held(place):
-                raise ServiceError(f"the running headspace service cannot be asked: {exc}") from None
-            if server.server_pid() is None:
-                raise UserError(f"no tmux server runs ({server.where()}): nothing to answer") from None
-            start_service(server, place, args.config)  # none runs: the answer is the service's, as every other answer is
-            target, delivered, detail = ask()
+        place = asked_or_started(server, args.config)  # none runs: started, as the answer is the service's, as every other answer is
+        target, delivered, detail = ask_answer(place, pane_id, intent.kind.value, option=intent.option, text=intent.text, expect=args.expect)
+    except ServerGone:
+        raise UserError(f"no tmux server runs ({server.where()}): nothing to answer") from None
     except (Refused, Lost) as exc:
         said = str(exc).removeprefix(f"{pane_id}: ")  # the service's refusal may name the pane already
         raise UserError(f"{pane_id}: {said}" + ("; it may have been answered: see 'headspace status'" if isinstance(exc, Lost) else "")) from None
@@ -1041,10 +1028,10 @@ def cmd_web(args: argparse.Namespace) -> int:
     if server.server_pid() is None:
         raise UserError(f"no tmux server runs ({server.where()}): nothing to show")
     if not is_held(place):
-        from ..resident.start import start_detached
+        from ..resident.start import start_service
 
         try:
-            start_detached(server.socket_args(), place, config=args.config)
+            start_service(server, place, args.config)
         except (client.ServiceError, PlaceError) as exc:
             raise UserError(f"the service did not start: {exc}") from None
     body = {"host": options.host, "port": options.port, "token": options.token, "read_only": options.read_only, "tls": list(options.tls) if options.tls else None}

@@ -1,12 +1,14 @@
 """The wire between a front end and the service, declared once: each facade call, its route, its request and its reply.
 
-``CALLS`` is the one table.  The service's routes (facade_routes.py) are
+``CALLS`` is the facade's table (the service's own calls, which the
+command line asks, are in own_calls.py; the shape of both, and the plain
+kinds of field, in call.py).  The service's routes (facade_routes.py) are
 built from it (each call's handler is the ``FacadeRoutes`` method of its
 name, handed its fields already checked and decoded), and so are the
 client's requests (facade_client.py ``ServiceClient._call``, through either
 transport: HTTP over the Unix socket, or the service in the same process).
-A route string, a field's name or its check is written here and nowhere
-else; tests/unit/test_wire_calls.py fails when a facade method has no call,
+A route string, a field's name or its check is written in these
+declarations and nowhere else; tests/unit/test_wire_calls.py fails when a facade method has no call,
 or a call no handler or no client method.
 
 A field's value travels as JSON: the facade's data (``Agent``, ``Intent``,

@@ -226,17 +226,12 @@ def stop(place: Place, *, wait: float = 10.0) -> bool:
     return True
 
 
-def ask_answer(server_key: str, pane_id: str, intent: str, *, option: str = "", text: str = "", expect: str | None = None, config: str | None = None) -> tuple[str, bool, str]:
-    """Answer the agent in ``pane_id`` through the service of ``server_key`` (its one answerer and guard); (its target, delivered, what it says).
+def ask_answer(place: Place, pane_id: str, intent: str, *, option: str = "", text: str = "", expect: str | None = None) -> tuple[str, bool, str]:
+    """Answer the agent in ``pane_id`` through the service at ``place`` (its one answerer and guard); (its target, delivered, what it says).
 
-    ServiceError (no service of this version and config: nothing was
-    asked), Refused (the service's guard said no), Lost (asked, and no
-    answer came back: the answer may have gone).
+    Refused (the service's guard said no), Lost (asked, and no answer came
+    back: the answer may have gone), ServiceError (it could not be asked).
     """
-    try:
-        place = asked_place(server_key, config)
-    except ServiceError as exc:
-        raise ServiceError(str(exc)) from None  # nothing was asked yet (not Lost, not Refused)
     body = {"pane_id": pane_id, "intent": intent, "option": option, "text": text, "expect": expect}
     answer = ask(place, "answer_and_report", body, timeout=ANSWER_WAIT)
     if not isinstance(answer, dict) or not isinstance(answer.get("delivered"), bool) or not all(isinstance(answer.get(k), str) for k in ("detail", "target")):

@@ -22,14 +22,16 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..shared import logfile
-from ..shared.resident_place import Place, is_held
+from ..shared.resident_place import Place, is_held, place_of
 from ..shared.safe_files import Unreadable, read_regular
-from .client import ServerGone, ServiceError, hello
+from .client import ServerGone, ServiceError, asked_place, hello
 
 
 class Server(Protocol):
     """The tmux server a service is started for, as far as starting it asks (tmux/server.py's ``TmuxServer`` is one)."""
 
+    @property
+    def identity(self) -> str: ...
     def server_pid(self) -> int | None: ...
     def where(self) -> str: ...
     def socket_args(self) -> list[str]: ...
@@ -113,3 +115,21 @@ def start_service(server: Server, place: Place, config: Path | None = None) -> o
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.05)
+
+
+def asked_or_started(server: Server, config: Path | None = None) -> Place:
+    """The place of the service of ``server`` that may be asked (of this version, reading ``config``), started first when none runs.
+
+    ServiceError when there is none to ask: one of another version or
+    config holds the place (not ours to end), or none would start
+    (``ServerGone``: no tmux server to start it for).  Nothing was asked.
+    """
+    wanted = str(config.resolve()) if config is not None else None
+    try:
+        return asked_place(server.identity, wanted)
+    except ServiceError as exc:
+        place = place_of(server.identity)
+        if is_held(place):
+            raise ServiceError(str(exc)) from None  # a newer one, or one that reads another config
+        start_service(server, place, config)
+        return asked_place(server.identity, wanted)

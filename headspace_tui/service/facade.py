@@ -249,7 +249,7 @@ class Service:
         if self._resume is not None:
             self.subscribe(self._resume.on_event)
         # Rules that answer for you (the rules file; none: nothing answers), through the hook that holds the exact call.
-        self._rules = RuleAnswers(RuleBook(rules_path(), lambda text: self._emit(Notice(text))), fleet.desk, self.agent, journal, clock) if live else None
+        self._rules = RuleAnswers(RuleBook(rules_path(), lambda text: self._emit(Notice(text))), fleet.desk, self.agent, self.agents, journal, clock) if live else None
         if self._rules is not None:
             self.subscribe(self._rules.on_event)
             for monitor in fleet.monitors.values():
@@ -466,14 +466,12 @@ class Service:
         and waited for, up to CATCH_UP; after that the service's own look
         goes to the guard, which refuses what no longer shows.
         """
-        try:
-            family = family_named(agent.family)
-        except UnknownFamily:
-            family = CLAUDE
-        now, _ = await read_pane(self._pane_io, agent.pane_id, family)
+        now, _ = await read_pane(self._pane_io, agent.pane_id, family_named(agent.family))
+        if same_prompt(agent.observation, now):
+            return agent
+        self._fleet.refresh_soon(agent.pane_id)  # once: the pane's own output brings any later read
         deadline = time.monotonic() + CATCH_UP
         while not same_prompt(agent.observation, now) and time.monotonic() < deadline:
-            self._fleet.refresh_soon(agent.pane_id)
             await asyncio.sleep(0.05)
             agent = self.agent(agent.pane_id) or agent
         return agent

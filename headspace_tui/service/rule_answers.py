@@ -36,7 +36,7 @@ import asyncio
 import json
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
@@ -125,12 +125,14 @@ class RuleAnswers:
         book: RuleBook,
         desk_of: Callable[[str], AnswerDesk | None],
         agent: Callable[[str], Agent | None],
+        agents: Callable[[], Iterable[Agent]],
         journal: Journal | None,
         clock: Callable[[], float],
     ) -> None:
         self.book = book
         self.desk_of = desk_of
         self.agent = agent
+        self.agents = agents  # every agent now: those waiting are judged again when the rules file changes
         self.journal = journal
         self.state = RuleState(journal, clock, self._unreadable)
         self._judged: dict[tuple[str, str], Verdict] = {}  # (pane, the request: its dialog's appearance) → what the rules said
@@ -139,7 +141,6 @@ class RuleAnswers:
         # allow?, rule) → "" when on its way, else why not.  None: rules answer through hooks only.
         self.answer_keys: Callable[[Agent, Observation, bool, str], str] | None = None
         self._looking: set[tuple[str, str]] = set()  # dialogs the keys' rules will look at again (their transcript line awaited)
-        self._waiting: set[str] = set()  # panes whose agent needs the person: judged again when the rules file changes
 
     def start(self) -> None:
         """Look at the rules file now and every RELOAD_EVERY seconds: new rules are dated (their ttl starts) when first read."""
@@ -174,16 +175,11 @@ class RuleAnswers:
     def on_event(self, event: Event) -> None:
         if isinstance(event, AgentRemoved):
             self._gone(event.key or event.pane_id)
-            self._waiting.discard(event.pane_id)
             self._looking = {looked for looked in self._looking if looked[0] != event.pane_id}
             return
         if not isinstance(event, AgentChanged):
             return
         self._task_state(event.agent)
-        if event.agent.state.needs_you:
-            self._waiting.add(event.agent.pane_id)
-        else:
-            self._waiting.discard(event.agent.pane_id)
         self._look(event.agent)
 
     def _look_again(self) -> None:
@@ -192,11 +188,10 @@ class RuleAnswers:
         The person who sees a request and writes the rule for it means this
         one too; what a rule already answered is never asked again.
         """
-        for pane in list(self._waiting):
-            agent = self.agent(pane)
-            if agent is None or not agent.state.needs_you:
+        for agent in self.agents():
+            if not agent.state.needs_you:
                 continue
-            for judged in [j for j, verdict in self._judged.items() if j[0] == pane and not verdict.answered]:
+            for judged in [j for j, verdict in self._judged.items() if j[0] == agent.pane_id and not verdict.answered]:
                 del self._judged[judged]
             self._look(agent)
 

@@ -65,7 +65,7 @@ def setup(tmp_path: Path, found: str | None):
     desk.locate = locate
     notices: list[str] = []
     journal = Journal(EventLog(tmp_path / "events.db"), clock=lambda: 100.0)  # where the rules' life is kept (without it, none answers)
-    rules_ = RuleAnswers(RuleBook(rules, notices.append), lambda pane: desk, lambda pane: store.agents.get(pane), journal, lambda: 100.0)
+    rules_ = RuleAnswers(RuleBook(rules, notices.append), lambda pane: desk, lambda pane: store.agents.get(pane), lambda: store.agents.values(), journal, lambda: 100.0)
     desk.held = rules_.consider_held
     return desk, work, asked
 

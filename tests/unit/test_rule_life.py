@@ -49,7 +49,7 @@ class World:
         self.desk = AnswerDesk(self.store, lambda pane: Watched(self.agent, 0) if pane == "%4" else None, lambda: self.now)
         self.channel = Held()
         self.desk.channel = self.channel  # type: ignore[assignment]
-        self.rules = RuleAnswers(RuleBook(self.rules_path, self.notices.append), lambda pane: self.desk, self.store.agents.get, self.journal, lambda: self.now)
+        self.rules = RuleAnswers(RuleBook(self.rules_path, self.notices.append), lambda pane: self.desk, self.store.agents.get, lambda: self.store.agents.values(), self.journal, lambda: self.now)
 
     def ask(self, command: str) -> bool:
         """A request for ``command`` at the pane: True when a rule answered it."""

@@ -66,7 +66,7 @@ class Bench:
         self.desk = AnswerDesk(self.store, lambda pane: Watched(self.agent, PID) if pane == PANE else None, lambda: self.now)
         self.channel = Held()
         self.desk.channel = self.channel  # type: ignore[assignment]
-        self.rules = RuleAnswers(RuleBook(self.rules_path, self.notices.append), lambda pane: self.desk, self.store.agents.get, self.journal, lambda: self.now)
+        self.rules = RuleAnswers(RuleBook(self.rules_path, self.notices.append), lambda pane: self.desk, self.store.agents.get, lambda: self.store.agents.values(), self.journal, lambda: self.now)
         self.rules.answer_keys = lambda agent, seen, allow, rule: self.sent.append((seen.request, allow, rule)) or ""
 
         async def locate(call: PendingCall) -> str | None:
