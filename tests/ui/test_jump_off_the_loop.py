@@ -14,7 +14,7 @@ import asyncio
 import threading
 
 from headspace_tui.service.facade import Jump
-from tests.ui.apps import demo_app, service_of
+from tests.ui.apps import demo_app, service_of, wait_until
 
 
 def test_a_jump_held_in_tmux_leaves_the_keys_working_and_lands_when_tmux_answers():
@@ -34,20 +34,13 @@ def test_a_jump_held_in_tmux_leaves_the_keys_working_and_lands_when_tmux_answers
             await app.snapshot_loader(pilot)
             first = app.table.selected_pane_id
             await pilot.press("enter")
-            for _ in range(200):
-                if entered.is_set():
-                    break
-                await pilot.pause(0.01)
-            assert entered.is_set(), "the jump never reached tmux"
+            await wait_until(pilot, entered.is_set, "the jump to reach tmux", timeout=20, every=0.01)
             await pilot.press("j")  # handled while the jump waits on tmux
             await pilot.pause()
             moved = app.table.selected_pane_id
             released.set()
             assert moved != first, "the cursor did not move while the jump waited: the jump held the app's loop"
-            for _ in range(300):
-                if jumped:
-                    break
-                await pilot.pause(0.01)
+            await wait_until(pilot, lambda: bool(jumped), "the jump to end", timeout=20, every=0.01)
             assert jumped == [(app.table.agents[first].target, True)], "the jump waited on the app's loop until it gave up"
 
     asyncio.run(scenario())
