@@ -45,10 +45,11 @@ sys.path.insert(0, str(REPO))
 
 from textual import events  # noqa: E402
 
+from headspace_tui.api.facade import AgentChanged  # noqa: E402
 from headspace_tui.app.main import HeadspaceApp  # noqa: E402
 from headspace_tui.model import AgentState  # noqa: E402
 from headspace_tui.resident.facade_client import ServiceClient  # noqa: E402
-from headspace_tui.service.facade import AgentChanged, Service  # noqa: E402
+from headspace_tui.service.facade import Service  # noqa: E402
 from headspace_tui.service.journal import Journal  # noqa: E402
 from headspace_tui.tmux.server import TmuxServer  # noqa: E402
 

@@ -261,7 +261,7 @@ class Observation:
     # Calls the permission mode's check refused, as drawn since the user's last prompt (Claude's auto mode).
     blocked: tuple[Blocked, ...] = ()
     # Which reading this is: new for each observation made, and again each time a store keeps one (``stamped``).
-    # A copy (service/wire.py's, a front end's) keeps it, so the answerer's guard ("waiting to see what the last
+    # A copy (api/codec.py's, a front end's) keeps it, so the answerer's guard ("waiting to see what the last
     # key did") knows the reading an answer went to by its id, in every process, never by the object's identity.
     # Not part of equality: two readings alike are equal, and still two readings.
     id: int = field(default_factory=_observation_id, compare=False)
@@ -423,3 +423,9 @@ class Agent:
     @property
     def state(self) -> AgentState:
         return self.observation.state
+
+
+def sort_key(agent: Agent) -> tuple:
+    """Agents that need you first, longest-waiting first; then working, idle, exited."""
+    rank = STATE_RANK[agent.state]
+    return (rank, agent.since if rank == 0 else 0.0, agent.target)

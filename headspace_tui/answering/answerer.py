@@ -44,7 +44,6 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Protocol
 
 from ..detect.approval import APPROVING
@@ -56,6 +55,7 @@ from ..tmux.server import TmuxCommandError, TmuxUnavailable
 from .desk import AnswerDesk
 from .keys import ActionError, Outcome, PaneIO, confirm_moved_on, same_prompt, send_guarded
 from .policy import MENU_ANSWERS, REACTION_TIME, Intent, IntentKind
+from .report import Report
 
 log = logging.getLogger(__name__)
 
@@ -78,20 +78,6 @@ class Routes(Protocol):
     def renew(self, address: str, request: str) -> None: ...
     def refresh_soon(self, address: str) -> None: ...
     def server_key(self, address: str) -> str: ...
-
-
-@dataclass(frozen=True)
-class Report:
-    """How one answer went, in one line for the user."""
-
-    pane_id: str
-    text: str
-    severity: str  # "information", "warning" or "error" (a front end's notification levels)
-    delivered: bool
-    move_on: bool = False  # an inbox selects the next agent that needs you now
-    # False: the keys went (or the hook took the decision) and the pane is still
-    # to show what they did; the final report follows.
-    final: bool = True
 
 
 def moves_on(intent: Intent, seen: Observation) -> bool:

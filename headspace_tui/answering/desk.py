@@ -46,6 +46,7 @@ from ..hooks.channel import ChannelTaken, ChannelUnavailable, HookChannel, MakeC
 from ..model import Agent, AgentState, Channel, Observation
 from ..service.pane_watch import LOCAL_HOST
 from ..service.store import AgentStore
+from .report import ChannelReport
 
 log = logging.getLogger(__name__)
 
@@ -72,15 +73,6 @@ def _one(fits: list[PendingCall]) -> PendingCall | None:
 class Watched:
     agent: Agent
     agent_pid: int
-
-
-@dataclass(frozen=True)
-class ChannelReport:
-    """The answer channel as one pane sees it: open or not, requests waiting (and why each does not fit), the last answer."""
-
-    open: bool
-    waiting: list[tuple[PendingCall, str]]
-    last: Answered | None
 
 
 class AnswerDesk:

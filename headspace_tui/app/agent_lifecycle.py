@@ -14,8 +14,8 @@ import os
 
 from textual.app import App
 
+from ..api.facade import ServiceError
 from ..model import Agent, AgentState
-from ..service.facade import ServiceError
 from ..shared.safe_text import clean
 from .screens.agent_forms import KillPaneScreen, NewAgentScreen
 from .screens.main_screen import MainScreen

@@ -25,8 +25,8 @@ import asyncio
 from textual import events
 from textual.widget import Widget
 
+from ..api.facade import Facade, KeyStroke, Typing
 from ..model import Agent
-from ..service.facade import Facade, KeyStroke, Typing
 from ..shared.safe_text import clean
 from .messages import InputModeEnded
 

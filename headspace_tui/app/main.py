@@ -31,13 +31,13 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
+from ..api import facade as svc
+from ..api.facade import Event, Facade, Notice, Report
 from ..model import Agent, AgentState
 from ..notifications import deliver, direct
 from ..notifications.command import CommandRunner
 from ..notifications.decide import Notification, Notifier, osc_sequence, status_text, terminal_text
 from ..notifications.snooze import key_of
-from ..service import facade as svc
-from ..service.facade import Event, Facade, Notice, Report
 from ..shared import theme_files
 from ..shared.config import Config
 from ..shared.safe_text import clean

@@ -18,11 +18,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..api.facade import Facade, ServiceError
 from ..app.main import HeadspaceApp
 from ..app.themes import choice_path
 from ..resident.facade_client import ServiceClient
-from ..service.facade import Facade, Service, ServiceError
-from ..service.journal import Journal
 from ..shared import logfile, theme_files
 from ..shared.config import Config, HostSpec
 from ..shared.safe_text import clean
@@ -57,6 +56,9 @@ def run_app(
         if why_not:
             notices = (*notices, why_not)
     if service is None:
+        from ..service.facade import Service  # the watcher in this process: a client of the resident service never loads it
+        from ..service.journal import Journal
+
         journal, problem = Journal.open()
         if problem:
             log.warning("%s", problem)

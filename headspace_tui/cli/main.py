@@ -388,10 +388,10 @@ def _scan_agents(args: argparse.Namespace, remember: Callable[[str], tuple[str, 
     """
     import asyncio
 
+    from ..model import sort_key
     from ..remote.host import RemoteHost
     from ..service.host import LocalHost
     from ..service.one_look import look_at
-    from ..service.scan import sort_key
     from ..tmux.server import TmuxUnavailable
 
     local, specs = _host_specs(args, _load_config(args))

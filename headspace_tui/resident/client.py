@@ -21,11 +21,11 @@ import time
 from typing import Any
 
 from .. import __version__
+from ..api.call import url_path
+from ..api.own_calls import OWN
 from ..service.rows import well_formed
 from ..shared.resident_place import Place, is_held, place_of
 from ..shared.safe_files import is_private_dir
-from .call import url_path
-from .own_calls import OWN
 
 ASK_TIMEOUT = 5.0  # seconds for one request (the service answers from memory)
 MAX_ANSWER = 8 << 20  # bytes: a hundred agents' rows are a few hundred KB

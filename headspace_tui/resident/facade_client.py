@@ -38,10 +38,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from ..changes.model import Diff, failed
-from ..model import Agent, Observation
-from ..notifications.snooze import Snooze, key_of
-from ..service.facade import (
+from ..api.call import ASK, SETTLE, SLOW, url_path
+from ..api.calls import CALLS
+from ..api.codec import WireError, decode, encode
+from ..api.facade import (
     AgentChanged,
     AgentRemoved,
     CallBlocked,
@@ -57,22 +57,23 @@ from ..service.facade import (
     PendingCall,
     ProblemChanged,
     Report,
-    Service,
     ServiceError,
     Typing,
     sort_key,
 )
-from ..service.wire import WireError, decode, encode
+from ..changes.model import Diff, failed
+from ..model import Agent, Observation
+from ..notifications.snooze import Snooze, key_of
 from ..shared.config import Config
 from ..shared.resident_place import Place, is_held
 from ..usage.model import Spent, SpentRow
 from . import client
-from .call import ASK, SETTLE, SLOW, url_path
-from .calls import CALLS
 from .transport import HttpTransport, InProcess, Transport
 
 if TYPE_CHECKING:
     import aiohttp  # imported when the stream opens, after the first frame: it costs a popup 0.2 s of start-up
+
+    from ..service.facade import Service  # the in-process transport is handed one; a client of the resident service never loads it
 
 log = logging.getLogger(__name__)
 

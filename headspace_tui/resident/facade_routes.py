@@ -1,7 +1,7 @@
 """The facade's calls as HTTP routes: what the terminal UI asks the resident service (client: facade_client.py).
 
 Every facade method a front end calls is a route here, its arguments and
-answer the facade's own data as JSON (service/wire.py), so that a client
+answer the facade's own data as JSON (api/codec.py), so that a client
 holds the same ``Agent``, ``Report`` and ``Explanation`` values an
 in-process front end does, and every answer goes through the service's one
 answerer, policy and guard.  Questions that take an agent are POSTs (the
@@ -32,10 +32,11 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from ..api.calls import CALLS, KEY, Asked, Call
+from ..api.codec import WireError, encode
+from ..api.facade import Intent, PaneCaptured, PendingCall, Report, ServiceError
 from ..model import Agent, Observation
-from ..service.facade import Intent, PaneCaptured, PendingCall, Report, Service, ServiceError
-from ..service.wire import WireError, encode
-from .calls import CALLS, KEY, Asked, Call
+from ..service.facade import Service
 
 log = logging.getLogger(__name__)
 

@@ -55,23 +55,24 @@ from typing import Any
 from aiohttp import web
 
 from .. import __version__
+from ..api.call import Asked
+from ..api.calls import CALLS
+from ..api.facade import Intent, Report
+from ..api.own_calls import OWN
 from ..events import AgentChanged, AgentRemoved, Event, Notice, ProblemChanged
 from ..model import PaneAddress
 from ..notifications.snooze import snooze_words
 from ..service.answer_wait import AnswerWait, answer_request
-from ..service.facade import Intent, Report, Service
+from ..service.facade import Service
 from ..service.rows import agent_row, host_problems
 from ..shared import heap
 from ..shared.peer import peer_uid
 from ..shared.resident_place import Place, make_folder, remove_files, take_lock, write_card
 from ..web import kept
 from ..web.server import WebOptions, WebPage, WebSite, web_options
-from .call import Asked
-from .calls import CALLS
 from .client import server_gone
 from .deadline import Deadline
 from .facade_routes import FacadeRoutes, FacadeStream
-from .own_calls import OWN
 from .ringer import Ringer
 
 TMUX_CHECK = 2.0  # seconds between two looks at whether the tmux server still runs

@@ -16,13 +16,14 @@ import json
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..service.facade import KeyStroke, Service, ServiceError, Typing
+from ..api.call import Asked, Call, url_path
+from ..api.calls import CALLS, KEY
+from ..api.facade import KeyStroke, ServiceError, Typing
 from ..shared.resident_place import Place
 from . import client
-from .call import Asked, Call, url_path
-from .calls import CALLS, KEY
 
 if TYPE_CHECKING:
+    from ..service.facade import Service  # the in-process transport is handed one; a client of the resident service never loads it
     from .facade_routes import FacadeRoutes, FacadeStream  # imported when one is made: aiohttp costs a popup (a client over HTTP) 0.2 s of start-up
 
 

@@ -21,10 +21,11 @@ import re
 import time
 from dataclasses import dataclass
 
+from ..api.facade import REACTION_TIME, Intent, IntentKind, Report
 from ..model import PANE_ADDRESS, Agent, PaneAddress
 from ..tmux.server import TmuxCommandError
 from .appearances import is_request
-from .facade import REACTION_TIME, Intent, IntentKind, Report, Service
+from .facade import Service
 
 ANSWER_WAIT = 30.0  # seconds an answer may take to its final report (the answerer's own deadline comes first)
 MAX_TEXT = 10_000  # characters of a typed answer

@@ -26,22 +26,20 @@ import shlex
 import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
-from ..answering.answerer import Answerer, Report
-from ..answering.desk import ChannelReport
+from ..answering.answerer import Answerer
 from ..answering.input_link import InputLink, Typist
 from ..answering.keys import KeyStroke, read_pane, same_prompt
-from ..answering.policy import REACTION_TIME, RULE_VIA, Intent, IntentKind, key_allowed, live_keys, unfit
+from ..answering.policy import RULE_VIA, Intent, IntentKind
+from ..api.facade import ChannelReport, Jump, PaneScreen, Report, ServiceError, Typing
 from ..changes.model import Diff, failed
 from ..detect.claude.process import process_env
 from ..detect.families import CLAUDE, UnknownFamily, family_named
 from ..detect.fusion import Explanation
 from ..events import AgentChanged, AgentRemoved, CallBlocked, Event, Notice, PaneCaptured, ProblemChanged
 from ..hooks.calls import PendingCall
-from ..model import Agent, Observation
+from ..model import Agent, Observation, sort_key
 from ..notifications.snooze import Snooze, Snoozes
 from ..remote.host import RemoteHost
 from ..rules.rules_file import default_path as rules_path
@@ -52,7 +50,6 @@ from ..tmux import clients
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 from ..tmux.spawn import SpawnError, kill_pane
 from ..usage.model import Spent, SpentRow
-from .evidence import FIRST_SAYS
 from .fleet import ControlPaneIO, Fleet
 from .journal import Journal, who
 from .lifecycle import LifecycleError, claude_argv, exit_claude, resume_argv, runs_agent, start, state_refusal
@@ -60,65 +57,9 @@ from .limit_resume import LimitResume
 from .monitor import Monitor
 from .pane_watch import LOCAL_HOST
 from .rule_answers import RuleAnswers, RuleBook
-from .scan import sort_key
-
-# What a front end needs besides the service itself: the answers' vocabulary and the events.
-__all__ = [
-    "AgentChanged",
-    "AgentRemoved",
-    "CallBlocked",
-    "ChannelReport",
-    "Event",
-    "Explanation",
-    "FIRST_SAYS",
-    "Facade",
-    "Typing",
-    "Intent",
-    "InputSession",
-    "IntentKind",
-    "Jump",
-    "KeyStroke",
-    "NEW_SESSION",
-    "Notice",
-    "PaneCaptured",
-    "PaneScreen",
-    "PendingCall",
-    "ProblemChanged",
-    "REACTION_TIME",
-    "Report",
-    "Service",
-    "ServiceError",
-    "key_allowed",
-    "live_keys",
-    "sort_key",
-    "unfit",
-]
-
 
 NEW_SESSION = "headspace"  # where "New agent" starts Claude when headspace runs outside tmux and no agent is selected
 CATCH_UP = 1.5  # seconds an answer that names no appearance waits for the service's look to agree with its pane read now
-
-
-class ServiceError(Exception):
-    """A request the service could not carry out, in one line for the user."""
-
-
-@dataclass(frozen=True)
-class PaneScreen:
-    """A pane's screen as last read, for a preview."""
-
-    ansi: str
-    width: int
-    height: int
-
-
-@dataclass(frozen=True)
-class Jump:
-    """What a jump did: moved the user's client, or not (``notice`` says why); ``end``: the front end ends now."""
-
-    end: bool = False  # a popup moved its client (it would stay over the agent), or the user must attach outside
-    exit_with: str = ""  # printed after the front end ends: the command that takes the user there
-    notice: str = ""
 
 
 class InputSession:
@@ -152,73 +93,6 @@ class InputSession:
     async def wait_sent(self) -> None:
         """Until every key typed so far was sent or refused."""
         await self._link.wait_sent()
-
-
-class Typing(Protocol):
-    """Input mode's session to one pane, as a front end holds it: ``InputSession`` here, a WebSocket's through the resident service."""
-
-    @property
-    def pane_id(self) -> str: ...
-    def send(self, stroke: KeyStroke) -> None: ...
-    def close(self) -> None: ...
-    async def wait_sent(self) -> None: ...
-
-
-class Facade(Protocol):
-    """What a front end holds: a client of the service (resident/facade_client.py), of the resident one or of one in its own process.
-
-    One path either way: each call is declared once (resident/calls.py)
-    and served by the same routes over the service's ``Service`` methods,
-    its data crossing as JSON, so a front end holds copies in both modes.
-    """
-
-    config: Config
-    clock: Callable[[], float]
-    live: bool
-
-    @property
-    def blocking(self) -> bool:
-        """Its questions wait on another process (a client of the resident service): a front end asks them off its UI loop.
-
-        In process (False) they are answered from memory, on the loop.
-        """
-        ...
-
-    def subscribe(self, subscriber: Callable[[Event], None]) -> None: ...
-    def on_answer_report(self, subscriber: Callable[[Report], None]) -> None: ...
-    async def run(self) -> None: ...
-    async def stop(self) -> None: ...
-    def agents(self) -> list[Agent]: ...
-    def problem_now(self) -> ProblemChanged: ...
-    @property
-    def focused(self) -> str | None: ...
-    def focus(self, address: str | None) -> None: ...
-    def screen(self, address: str) -> PaneScreen | None: ...
-    def width(self, address: str) -> int | None: ...
-    async def history(self, address: str, lines: int) -> str: ...
-    async def changes(self, address: str, scope: str) -> Diff: ...
-    def why(self, agent: Agent, now: float) -> tuple[Explanation | None, ChannelReport | None]: ...
-    def timeline(self, agent: Agent) -> list: ...
-    def rings_elsewhere(self) -> bool: ...
-    def waited_today(self, agents: dict[str, Agent], now: float) -> float | None: ...
-    def spent(self, now: float, days: int) -> tuple[Spent, list[SpentRow]] | None:
-        """What agents spent today, and per agent per day for the last ``days`` days (None: no journal, or not answered)."""
-
-    def answer(self, agent: Agent, intent: Intent, seen: Observation | None = None) -> str: ...
-    def answer_pending(self, agent: Agent) -> bool: ...
-    def batch(self, agent: Agent) -> tuple[list[tuple[Agent, PendingCall]], str]: ...
-    def approve_batch(self, pairs: list[tuple[Agent, PendingCall]]) -> str: ...
-    def snooze(self, agent: Agent, until: float) -> Snooze | None: ...
-    def unsnooze(self, agent: Agent) -> bool: ...
-    def snooze_of(self, agent: Agent) -> Snooze | None: ...
-    def snoozed(self) -> int: ...
-    def snoozes_ended(self, now: float) -> list[str]: ...
-    async def open_input(self, pane_id: str, report: Callable[[str, bool], None], family: str) -> tuple[Typing | None, str]: ...
-    def jump(self, agent: Agent) -> Jump: ...
-    def start_agent(self, folder: str, branch: str = "", near: Agent | None = None) -> str: ...
-    async def stop_agent(self, agent: Agent) -> bool: ...
-    async def restart_agent(self, agent: Agent) -> str: ...
-    def close_pane(self, agent: Agent) -> None: ...
 
 
 class Service:

@@ -24,7 +24,7 @@ from ..detect.families import CLAUDE
 from ..detect.family import Family
 from ..detect.fusion import claim_agrees, fuse
 from ..detect.sources import Source
-from ..model import STATE_RANK, Agent, AgentState, Evidence, Observation
+from ..model import Agent, AgentState, Evidence, Observation
 from ..shared.proctree import ProcessTable
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer
 from ..usage.limits import reset_at
@@ -171,9 +171,3 @@ def to_agent(view: PaneView, now: float | None = None, remember: Callable[[str],
         agent_version=(view.process.version or "" if view.process else view.version),
         family=(view.family or CLAUDE).name,
     )
-
-
-def sort_key(agent: Agent) -> tuple:
-    """Agents that need you first, longest-waiting first; then working, idle, exited."""
-    rank = STATE_RANK[agent.state]
-    return (rank, agent.since if rank == 0 else 0.0, agent.target)

@@ -6,7 +6,8 @@ the service's own objects: one monitor for the terminal, the popup and the
 phone, and no second stack to keep.  Server-Sent Events carry the changes
 (a browser reconnects them by itself); answers are JSON POSTs.
 
-The routes (every one needs the token; guard.py says how it is checked):
+The routes, each declared in api/page_calls.py with its fields (every one needs
+the token; guard.py says how it is checked):
 
 * ``GET /``: the page (``/?token=…`` sets the cookie and redirects to ``/``);
 * ``GET /assets/{app.js,app.css}``: its script and style, shipped in the wheel;
@@ -29,7 +30,8 @@ The routes (every one needs the token; guard.py says how it is checked):
   says "via web" and the client's address.
 
 The page reaches the service only through the facade (``Service``'s public
-calls and AnswerWait), as the terminal UI does.
+calls and AnswerWait), as the terminal UI does; its routes are built from
+their declarations, which check each field before a handler sees it.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ import secrets
 import socket
 import ssl
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from importlib import resources
 from typing import Any
@@ -51,11 +53,14 @@ from urllib.parse import quote
 
 from aiohttp import web
 
+from ..api.call import Asked, Call
+from ..api.facade import Intent, IntentKind
+from ..api.page_calls import PAGE
 from ..events import AgentChanged, AgentRemoved, Event, PaneCaptured, ProblemChanged
-from ..model import PANE_ADDRESS, Agent, PaneAddress
+from ..model import Agent, PaneAddress
 from ..notifications.snooze import UNTIL_IT_CHANGES, snooze_words
 from ..service.answer_wait import AnswerWait, answer_request
-from ..service.facade import Intent, IntentKind, Service
+from ..service.facade import Service
 from ..service.rows import host_problems
 from .guard import COOKIE, RateLimit, new_token, same_origin, token_matches
 from .views import agent_view, screen_view
@@ -68,9 +73,7 @@ RULED_SPAN = 86400.0  # seconds: the rules' answers the page lists (the last day
 WRITE_TIMEOUT = 5.0  # seconds one write to a page may take
 KEEPALIVE = 15.0  # seconds between two comments on a quiet stream (a proxy or a phone's network drops a silent one)
 SCREEN_PACE = 0.1  # seconds between two screens pushed to one page (a flood of output is not a flood of JSON)
-PANE = PANE_ADDRESS
-CLIENT = re.compile(r"[A-Za-z0-9_-]{8,64}")
-ASSETS = {"app.js": "text/javascript", "app.css": "text/css"}
+CONTENT_TYPES = {"app.js": "text/javascript", "app.css": "text/css"}  # the page's own files (api/page_calls.py ASSETS)
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
@@ -135,19 +138,29 @@ class WebPage:
 
     # -- the application ------------------------------------------------------------------
     def app(self) -> web.Application:
+        """The page's routes, each built from its declaration (api/page_calls.py) and answered by the method of its name."""
         app = web.Application(middlewares=[self._guard], client_max_size=MAX_REQUEST)
-        app.router.add_get("/", self._page)
-        app.router.add_get("/assets/{name}", self._asset)
-        app.router.add_get("/api/agents", self._agents)
-        app.router.add_get("/api/screen", self._screen)
-        app.router.add_get("/api/changes", self._changes)
-        app.router.add_get("/api/events", self._events)
-        app.router.add_post("/api/focus", self._focus)
-        app.router.add_post("/api/answer", self._answer)
-        app.router.add_post("/api/snooze", self._snooze)
-        app.router.add_get("/api/ruled", self._ruled)
-        app.router.add_post("/api/rules", self._rules)
+        for call in PAGE.values():
+            app.router.add_route(call.verb, call.path, self._route(call))
         return app
+
+    def _route(self, call: Call) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+        """``call``'s route: its fields (a GET's query and path, a POST's JSON body) checked as declared, then its handler."""
+        handler = getattr(self, f"_{call.name}")
+
+        async def route(request: web.Request) -> web.StreamResponse:
+            if call.writes and self.options.read_only:
+                return web.json_response({"error": "this page is read-only (headspace web --read-only): nothing sent or changed"}, status=403)
+            sent: dict[str, Any] = dict(request.match_info)
+            sent.update(request.query if call.verb == "GET" else (await _json(request) or {}))
+            try:
+                taken = call.take(sent)
+            except Asked as exc:
+                return web.json_response({"error": str(exc)}, status=400)
+            response: web.StreamResponse = await handler(request, **taken)
+            return response
+
+        return route
 
     def _view(self, agent: Agent, now: float | None = None) -> dict[str, Any]:
         """The agent as the page shows it, with its snooze (the one set every front end shares), stamped with ``rev``."""
@@ -174,25 +187,18 @@ class WebPage:
                 for queue in list(self._streams):
                     self._put(queue, data)
 
-    async def _snooze(self, request: web.Request) -> web.Response:
+    async def _snooze(self, request: web.Request, pane: str, minutes: int | None, wake: bool) -> web.Response:
         """``{"pane", "minutes"}``: put the agent's wait off for that long (0: till it changes), or ``{"pane", "wake": true}``."""
-        if self.options.read_only:
-            return web.json_response({"error": "this page is read-only (headspace web --read-only): nothing changed"}, status=403)
-        body = await _json(request)
-        pane = body.get("pane") if body else None
-        minutes, wake = (body.get("minutes"), body.get("wake")) if body else (None, None)
-        if not isinstance(pane, str) or not PANE.fullmatch(pane):
-            return web.json_response({"error": "pane: a pane id such as %3 or %3@box"}, status=400)
-        if wake is not True and not (isinstance(minutes, int) and not isinstance(minutes, bool) and 0 <= minutes <= 24 * 60):
+        if not wake and minutes is None:
             return web.json_response({"error": 'a snooze is {"pane", "minutes": 0 to 1440 (0: till it changes)} or {"pane", "wake": true}'}, status=400)
         agent = self.service.agent(pane)
         if agent is None:
             return web.json_response({"error": f"{pane}: no agent is watched there"}, status=404)
-        if wake is True:
+        if wake:
             self.service.unsnooze(agent)
         elif self.service.snooze(agent, time.time() + minutes * 60 if minutes else UNTIL_IT_CHANGES) is None:
             return web.json_response({"error": f"{agent.target} waits for nothing: there is nothing to snooze", "state": agent.state.value}, status=409)
-        log.info("web %s of %s from %s", "wake" if wake is True else "snooze", pane, self._peer(request))
+        log.info("web %s of %s from %s", "wake" if wake else "snooze", pane, self._peer(request))
         self.on_snoozes()
         return web.json_response({"agent": self._view(agent)})
 
@@ -202,14 +208,8 @@ class WebPage:
         answers = self.service.ruled(time.time() - RULED_SPAN)
         return web.json_response({"answers": answers, "read_only": self.options.read_only})
 
-    async def _rules(self, request: web.Request) -> web.Response:
+    async def _rules(self, request: web.Request, action: str, rule: str, host: str) -> web.Response:
         """``{"action": "pause"|"resume"|"revoke", "rule": ID or "", "host": NAME or ""}``: what the service said."""
-        if self.options.read_only:
-            return web.json_response({"error": "this page is read-only (headspace web --read-only): nothing changed"}, status=403)
-        body = await _json(request)
-        action, rule, host = (body.get("action"), body.get("rule", ""), body.get("host", "")) if body else (None, None, None)
-        if action not in ("pause", "resume", "revoke") or not isinstance(rule, str) or not isinstance(host, str) or len(rule) > 64 or len(host) > 255:
-            return web.json_response({"error": 'a rules change is {"action": "pause", "resume" or "revoke", "rule": ID or "", "host": NAME or ""}'}, status=400)
         if action == "revoke" and not rule:
             return web.json_response({"error": "revoke names one rule"}, status=400)
         try:
@@ -258,11 +258,8 @@ class WebPage:
     async def _page(self, request: web.Request) -> web.StreamResponse:
         return web.Response(body=_asset_bytes("index.html"), content_type="text/html", charset="utf-8")
 
-    async def _asset(self, request: web.Request) -> web.StreamResponse:
-        name = request.match_info["name"]
-        if name not in ASSETS:
-            return _plain("no such file", 404)
-        return web.Response(body=_asset_bytes(name), content_type=ASSETS[name], charset="utf-8")
+    async def _asset(self, request: web.Request, name: str) -> web.StreamResponse:
+        return web.Response(body=_asset_bytes(name), content_type=CONTENT_TYPES[name], charset="utf-8")
 
     # -- what the page reads ----------------------------------------------------------------
     async def _agents(self, request: web.Request) -> web.Response:
@@ -270,32 +267,21 @@ class WebPage:
         agents = [self._view(agent, now) for agent in self.service.agents() if not PaneAddress.parse(agent.pane_id).placeholder]
         return web.json_response({"epoch": self.epoch, "rev": self._rev, "agents": agents, "problems": host_problems(self.service.hosts()), "read_only": self.options.read_only})
 
-    async def _screen(self, request: web.Request) -> web.Response:
-        pane = request.query.get("pane", "")
-        if not PANE.fullmatch(pane):
-            return web.json_response({"error": "pane: a pane id such as %3 or %3@box"}, status=400)
+    async def _screen(self, request: web.Request, pane: str) -> web.Response:
         agent = self.service.agent(pane)
         if agent is None:
             return web.json_response({"error": f"{pane}: no agent is watched there"}, status=404)
         screen = self.service.screen(pane)
         return web.json_response({"epoch": self.epoch, "rev": self._rev, "pane": pane, "agent": self._view(agent), "screen": screen_view(screen) if screen else None})
 
-    async def _changes(self, request: web.Request) -> web.Response:
+    async def _changes(self, request: web.Request, pane: str, scope: str) -> web.Response:
         """What the agent changed this turn (``scope=turn``) or since its start (``scope=start``): the diff as data (docs/changes.md)."""
-        pane, scope = request.query.get("pane", ""), request.query.get("scope", "turn")
-        if not PANE.fullmatch(pane):
-            return web.json_response({"error": "pane: a pane id such as %3 or %3@box"}, status=400)
-        if scope not in ("turn", "start"):
-            return web.json_response({"error": "scope: turn or start"}, status=400)
         if self.service.agent(pane) is None:
             return web.json_response({"error": f"{pane}: no agent is watched there"}, status=404)
         diff = await self.service.changes(pane, scope)
         return web.json_response({"pane": pane, "scope": scope, "diff": diff.to_dict()})
 
-    async def _events(self, request: web.Request) -> web.StreamResponse:
-        client = request.query.get("client", "")
-        if not CLIENT.fullmatch(client):
-            return web.json_response({"error": "client: 8 to 64 letters, digits, - or _"}, status=400)
+    async def _events(self, request: web.Request, client: str) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", **SECURITY_HEADERS})
         await response.prepare(request)
         queue: asyncio.Queue[bytes | None] = asyncio.Queue(EVENTS_QUEUED)
@@ -326,11 +312,7 @@ class WebPage:
                 self.gone(f"web-{client}")
         return response
 
-    async def _focus(self, request: web.Request) -> web.Response:
-        body = await _json(request)
-        client, pane = body.get("client") if body else None, body.get("pane") if body else None
-        if not isinstance(client, str) or not CLIENT.fullmatch(client) or not (pane is None or (isinstance(pane, str) and PANE.fullmatch(pane))):
-            return web.json_response({"error": 'a focus is {"client": ID, "pane": "%3" or null}'}, status=400)
+    async def _focus(self, request: web.Request, client: str, pane: str | None) -> web.Response:
         if pane is None:
             self._looking.pop(client, None)
         else:
@@ -339,18 +321,16 @@ class WebPage:
         return web.json_response({"focused": pane})
 
     # -- answering ----------------------------------------------------------------------------
-    async def _answer(self, request: web.Request) -> web.Response:
-        if self.options.read_only:
-            return web.json_response({"error": "this page is read-only (headspace web --read-only): nothing sent"}, status=403)
-        body = await _json(request)
-        asked = _answer_request(body, f"web {self._peer(request)}")
+    async def _answer(self, request: web.Request, pane: str, intent: str, option: str | None, text: str | None, expect: str | None) -> web.Response:
+        body = {"pane": pane, "intent": intent, "option": option, "text": text, "expect": expect}
+        asked = _answer_request({key: value for key, value in body.items() if value is not None}, f"web {self._peer(request)}")
         if isinstance(asked, str):
             return web.json_response({"error": asked}, status=400)
-        pane, intent, expect = asked
-        if intent.kind is IntentKind.NUDGE and not intent.text.strip():
-            intent = replace(intent, text=self.service.config.nudge_text)  # the nudge is the configured text, as the terminal's key sends
-        reply = await self.answers.answer(pane, intent, expect)
-        log.info("web answer %s to %s from %s: %s %s", intent.kind.value, pane, self._peer(request), reply.status, reply.detail)
+        address, asked_intent, shown = asked
+        if asked_intent.kind is IntentKind.NUDGE and not asked_intent.text.strip():
+            asked_intent = replace(asked_intent, text=self.service.config.nudge_text)  # the nudge is the configured text, as the terminal's key sends
+        reply = await self.answers.answer(address, asked_intent, shown)
+        log.info("web answer %s to %s from %s: %s %s", asked_intent.kind.value, address, self._peer(request), reply.status, reply.detail)
         if reply.status != 200:
             return web.json_response({"error": reply.detail, "state": reply.state}, status=reply.status)
         return web.json_response({"target": reply.target, "delivered": reply.delivered, "detail": reply.detail})

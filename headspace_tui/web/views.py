@@ -12,12 +12,12 @@ import re
 import time
 from typing import Any
 
+from ..api.facade import IntentKind, PaneScreen, key_allowed, sort_key, unfit
 from ..changes.model import Diff
 from ..detect.approval import approval, widening
 from ..model import STATE_GLYPHS, Agent, AgentState, Option
 from ..notifications.snooze import SNOOZED_RANK, Snooze, snooze_words
 from ..screen.virtual import VirtualScreen
-from ..service.facade import IntentKind, PaneScreen, key_allowed, sort_key, unfit
 from ..service.rows import agent_row
 from ..usage.words import usage_lines
 

@@ -612,8 +612,8 @@ def test_the_page_comes_back_by_itself_when_its_server_does_and_says_when_its_to
 
 def test_one_set_of_snoozes_the_terminal_snoozes_the_page_shows_it_and_wakes_it(claude_session, private_tmux, services, phone):
     """The trial: an agent snoozed in the TUI was first on the page and counted as needing you."""
+    from headspace_tui.api.codec import decode, encode
     from headspace_tui.resident import client
-    from headspace_tui.service.wire import decode, encode
     from headspace_tui.shared.resident_place import place_of
     from headspace_tui.tmux.server import TmuxServer
 

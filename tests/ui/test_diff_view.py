@@ -24,6 +24,7 @@ from rich.console import Console
 from textual.widgets import Input, OptionList
 
 from headspace_tui.answering.answerer import Report
+from headspace_tui.api.facade import Intent
 from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.app.screens.diff_view import DiffScreen
 from headspace_tui.app.widgets.diff_body import DiffBody
@@ -31,7 +32,6 @@ from headspace_tui.changes.model import Diff
 from headspace_tui.changes.remarks import Remark, prompt
 from headspace_tui.changes.unified import parse
 from headspace_tui.model import AgentState
-from headspace_tui.service.facade import Intent
 from headspace_tui.shared.config import Config, parse_config
 from tests.ui.apps import demo_app, screen_open, service_of, wait_until
 

@@ -35,11 +35,11 @@ import pytest
 
 from headspace_tui.answering.answerer import Report
 from headspace_tui.answering.policy import REACTION_TIME
+from headspace_tui.api.facade import ServiceError
 from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.app.screens.timeline import describe_event
 from headspace_tui.hooks import settings as hook_settings
 from headspace_tui.model import AgentState, Channel
-from headspace_tui.service.facade import ServiceError
 from headspace_tui.service.journal import Journal
 from headspace_tui.shared.config import Config
 from headspace_tui.state.eventlog import EventLog

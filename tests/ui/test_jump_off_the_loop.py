@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from headspace_tui.service.facade import Jump
+from headspace_tui.api.facade import Jump
 from tests.ui.apps import demo_app, service_of, wait_until
 
 

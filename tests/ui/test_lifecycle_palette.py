@@ -15,8 +15,8 @@ import pytest
 from textual.command import CommandList, CommandPalette
 from textual.widgets import Input
 
+from headspace_tui.api.facade import ServiceError
 from headspace_tui.app.screens.agent_forms import NewAgentScreen
-from headspace_tui.service.facade import ServiceError
 from tests.ui.apps import make_app, screen_open, wait_until
 
 

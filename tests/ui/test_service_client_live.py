@@ -19,13 +19,13 @@ import re
 import pytest
 
 from headspace_tui.answering.answerer import Report
+from headspace_tui.api.facade import KeyStroke
 from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.app.screens.batch import BatchApproveScreen
 from headspace_tui.app.screens.why import WhyScreen
 from headspace_tui.hooks import settings as hook_settings
 from headspace_tui.model import AgentState
 from headspace_tui.resident.facade_client import ServiceClient
-from headspace_tui.service.facade import KeyStroke
 from headspace_tui.shared.config import Config
 from headspace_tui.shared.resident_place import place_of
 from headspace_tui.tmux.server import TmuxServer

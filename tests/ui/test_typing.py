@@ -17,13 +17,14 @@ from pathlib import Path
 
 from textual.widgets import Input
 
+from headspace_tui.api.facade import KeyStroke
 from headspace_tui.app.input_mode import LEAVE_KEY, keystroke, pasted
 from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.app.screens.reply import ReplyScreen
 from headspace_tui.app.widgets.preview import PanePreview, PromptBar
 from headspace_tui.detect.claude import classify_capture
 from headspace_tui.model import AgentState
-from headspace_tui.service.facade import KeyStroke, Service
+from headspace_tui.service.facade import Service
 from headspace_tui.service.journal import Journal
 from headspace_tui.shared.config import Config
 from headspace_tui.tmux.server import TmuxServer

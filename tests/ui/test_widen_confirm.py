@@ -14,11 +14,12 @@ import asyncio
 import json
 from dataclasses import replace
 
+from headspace_tui.api.facade import Intent, IntentKind
 from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.app.screens.widen import WidenScreen
 from headspace_tui.detect.claude import classify_capture
 from headspace_tui.model import AgentState
-from headspace_tui.service.facade import Intent, IntentKind, Service
+from headspace_tui.service.facade import Service
 from headspace_tui.service.journal import Journal
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
 from tests.harness.record import PANES

@@ -250,8 +250,8 @@ def test_the_guard_knows_a_reading_by_its_id_so_a_copy_from_the_wire_is_the_same
     import json
 
     from headspace_tui.answering.answerer import Answerer, Report
+    from headspace_tui.api.codec import decode, encode
     from headspace_tui.model import Agent
-    from headspace_tui.service.wire import decode, encode
 
     answerer = Answerer(Routes(), None, clock=lambda: 100.0, confirm_timeout=5.0)  # type: ignore[arg-type]
     seen = screen("permission_bash").stamped()

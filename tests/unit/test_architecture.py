@@ -7,7 +7,11 @@ terminal UI; this keeps that promise checkable.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "headspace_tui"
 PURE = ("detect", "screen")
@@ -85,12 +89,38 @@ def test_every_module_is_in_a_layer():
         assert [type(n) for n in ast.parse(init.read_text()).body] == [ast.Expr], init  # and no layer names a module that is gone
 
 
-def test_the_app_is_kept_from_every_part_of_the_service_but_its_facade():
-    """A new module in service/ is behind the facade from its first day: the app's contract must name it."""
+def test_the_app_is_kept_from_every_part_of_the_service_and_speaks_only_the_api():
+    """A new module in service/ is behind the API from its first day: the app's contract forbids the whole package, the facade too.
+
+    The app holds a ``Facade`` (api/facade.py); the service's ``Service`` is
+    built by the command line (cli/launch.py) and handed to it behind the
+    same client either way.
+    """
     import tomllib
 
     root = Path(__file__).resolve().parents[2]
     contracts = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
     (app,) = [c for c in contracts if c.get("source_modules") == ["headspace_tui.app"]]
-    parts = {m for m in _modules() if m.startswith("headspace_tui.service.")} - {"headspace_tui.service.facade"}
-    assert sorted(parts - set(app["forbidden_modules"])) == []
+    watcher = {"headspace_tui.service", "headspace_tui.answering", "headspace_tui.tmux", "headspace_tui.hooks", "headspace_tui.remote", "headspace_tui.rules"}
+    assert sorted(watcher - set(app["forbidden_modules"])) == []
+    assert any(m.startswith("headspace_tui.service.") for m in _modules()), "no service modules found: this test reads the wrong tree"
+
+
+WATCHER = ("monitor", "fleet", "pane_watch", "discovery", "sessions", "one_look", "remote", "rules", "tmux")
+
+
+@pytest.mark.parametrize("client", ["headspace_tui.resident.facade_client", "headspace_tui.resident.client", "headspace_tui.api.calls"])
+def test_importing_a_client_loads_none_of_the_watcher(client):
+    """A client of the resident service (the popup, the terminal UI, the command line) holds the API, not the service.
+
+    Imported in a fresh interpreter: no monitor, fleet, pane watcher,
+    discovery, remote host, rules or tmux module is loaded with it, so a
+    client starts at the cost of what it uses (the in-process transport
+    is handed a service built elsewhere: cli/launch.py).
+    """
+    code = f"import sys, {client}; print('\\n'.join(m for m in sys.modules if m.startswith('headspace_tui')))"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60).stdout.split()
+    assert client in loaded, "the import did not run: this test reads nothing"
+    watcher = sorted(m for m in loaded if any(part in WATCHER for part in m.split(".")[1:]))
+    assert watcher == [], f"{client} loads the watcher: {watcher}"
+    assert "headspace_tui.service.facade" not in loaded

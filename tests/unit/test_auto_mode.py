@@ -14,6 +14,7 @@ import pytest
 from headspace_tui.answering.keys import KeyStroke, cursor_moves, plan_keys
 from headspace_tui.answering.pane_io import ActionError
 from headspace_tui.answering.policy import Intent, IntentKind
+from headspace_tui.api.codec import decode, encode
 from headspace_tui.app.screens.why import mode_text
 from headspace_tui.app.widgets.agent_table import fit, kept_end, waiting_for
 from headspace_tui.cli.doctor import OK, WARN, check_hooks
@@ -29,7 +30,6 @@ from headspace_tui.notifications.decide import BURST, Notifier
 from headspace_tui.service.hook_intake import hook_blocked, hook_mode
 from headspace_tui.service.rows import agent_row, well_formed
 from headspace_tui.service.store import AgentStore
-from headspace_tui.service.wire import decode, encode
 from headspace_tui.shared.config import ConfigError, parse_config
 from tests.unit.test_store import _record
 

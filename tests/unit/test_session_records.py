@@ -215,8 +215,8 @@ def test_an_opencode_agent_alone_in_its_folder_shows_its_sessions_totals_with_it
 def test_a_plans_windows_reach_status_json_the_usage_lines_and_the_wire_to_a_client():
     import time
 
+    from headspace_tui.api import codec as wire
     from headspace_tui.model import Agent
-    from headspace_tui.service import wire
     from headspace_tui.service.rows import agent_row, well_formed
     from headspace_tui.usage.words import usage_lines
 

@@ -8,11 +8,11 @@ import stat
 
 import pytest
 
+from headspace_tui.api.facade import IntentKind, PaneScreen
 from headspace_tui.changes.proposed import proposed
 from headspace_tui.model import Agent, AgentState, Observation, Option, Prompt
 from headspace_tui.screen.virtual import VirtualScreen
 from headspace_tui.service.answer_wait import MAX_TEXT
-from headspace_tui.service.facade import IntentKind, PaneScreen
 from headspace_tui.shared.config import ConfigError, parse_config
 from headspace_tui.web import guard, listen
 from headspace_tui.web.server import WebOptions, _answer_request, web_options

@@ -1,4 +1,4 @@
-"""The wire is declared once (resident/calls.py), and the facade, the routes and the client all follow the declaration.
+"""The wire is declared once (api/: calls.py, own_calls.py, page_calls.py), and the facade, the routes and every client follow it.
 
 * every member of the ``Facade`` Protocol is served by a declared call, or
   listed as the client's own (``LOCAL``) with why;
@@ -8,7 +8,10 @@
 * every call the client makes, made through a recording transport, is
   written as the call declares it, and served by the real routes (over
   aiohttp, as the service serves them) with a 200: client and server agree
-  on the method, the path and every field.
+  on the method, the path and every field;
+* every route the service serves (its Unix socket's and the phone page's)
+  is in one of the declarations, and every request the page's script and
+  the command line make is declared.
 """
 
 from __future__ import annotations
@@ -24,17 +27,19 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 import headspace_tui
+from headspace_tui.api.call import Asked, url_path
+from headspace_tui.api.calls import CALLS, LOCAL, SERVED_BY, Call
+from headspace_tui.api.facade import Facade, Intent, IntentKind, Jump, PaneScreen, ProblemChanged
+from headspace_tui.api.own_calls import OWN
+from headspace_tui.api.page_calls import PAGE
 from headspace_tui.changes.model import Diff
 from headspace_tui.hooks.calls import PendingCall
 from headspace_tui.model import Agent, AgentState, Observation, Prompt
 from headspace_tui.notifications.snooze import Snooze
-from headspace_tui.resident.call import Asked, url_path
-from headspace_tui.resident.calls import CALLS, LOCAL, SERVED_BY, Call
 from headspace_tui.resident.facade_client import ServiceClient
 from headspace_tui.resident.facade_routes import FacadeRoutes, FacadeStream
-from headspace_tui.resident.own_calls import OWN
 from headspace_tui.resident.server import Resident, Watched
-from headspace_tui.service.facade import Facade, Intent, IntentKind, Jump, PaneScreen, ProblemChanged, Service
+from headspace_tui.service.facade import Service
 from headspace_tui.service.journal import Journal
 from headspace_tui.shared.config import Config
 from headspace_tui.shared.resident_place import Place
@@ -88,11 +93,81 @@ def test_the_services_router_is_the_declaration(tmp_path: Path):
     served = {(route.method, route.resource.canonical) for route in resident.app().router.routes() if route.method != "HEAD" and route.resource is not None}
     declared = {(call.verb, call.path) for call in [*CALLS.values(), *OWN.values()]}
     assert declared - served == set(), f"declared calls with no route: {sorted(declared - served)}"
-    assert served - declared == set(), f"routes declared in neither resident/calls.py nor resident/own_calls.py: {sorted(served - declared)}"
+    assert served - declared == set(), f"routes declared in neither api/calls.py nor api/own_calls.py: {sorted(served - declared)}"
+
+
+def _page_app():
+    from headspace_tui.service.answer_wait import AnswerWait
+    from headspace_tui.web.server import WebPage
+
+    service = _service()
+    return WebPage(service, AnswerWait(service), lambda client, pane: None, lambda client: None).app()
+
+
+def test_the_pages_router_is_its_declaration():
+    """Every route the phone page's server serves is declared in api/page_calls.py, at its method, and every declared one is served."""
+    served = {(route.method, route.resource.canonical) for route in _page_app().router.routes() if route.method != "HEAD" and route.resource is not None}
+    declared = {(call.verb, call.path) for call in PAGE.values()}
+    assert len(declared) == len(PAGE) > 5
+    assert declared - served == set(), f"declared page calls with no route: {sorted(declared - served)}"
+    assert served - declared == set(), f"page routes not declared in api/page_calls.py: {sorted(served - declared)}"
+
+
+@pytest.mark.parametrize("call", list(PAGE.values()), ids=lambda c: c.name)
+def test_every_page_call_has_its_handler_taking_the_declared_fields(call: Call):
+    from headspace_tui.web.server import WebPage
+
+    handler = getattr(WebPage, f"_{call.name}", None)
+    assert handler is not None and callable(handler), f"no handler WebPage._{call.name}"
+    parameters = [name for name in inspect.signature(handler).parameters if name not in ("self", "request")]
+    assert parameters == [name for name, _ in call.fields], f"{call.name}: the handler takes {parameters}, the declaration says {[n for n, _ in call.fields]}"
+
+
+def _script_requests() -> list[tuple[str, str, set[str]]]:
+    """The requests the page's script and page make: (method, path, query fields), read from the files the wheel ships."""
+    import re
+
+    assets = Path(headspace_tui.__file__).parent / "web" / "assets"
+    script, page = (assets / "app.js").read_text(), (assets / "index.html").read_text()
+    asked = []
+    for verb, pattern in (("GET", r"fetch\(\s*[`\"']([^`\"']+)"), ("POST", r"post\(\s*[`\"']([^`\"']+)"), ("GET", r"new EventSource\(\s*[`\"']([^`\"']+)")):
+        for address in re.findall(pattern, script):
+            path, _, query = address.partition("?")
+            asked.append((verb, path, set(re.findall(r"(?:^|&)([A-Za-z_]+)=", query))))
+    for address in re.findall(r"(?:src|href)=\"(/[^\"]*)\"", page):
+        asked.append(("GET", address, set()))
+    return asked
+
+
+def test_every_request_the_page_makes_is_declared_with_its_fields():
+    """The page's script asks only declared calls, at their method, with declared query fields; and every page call is asked by it."""
+    asked = _script_requests()
+    assert len(asked) >= 10, f"the page's requests were not found (the reading of app.js is wrong): {asked}"
+    by_path = {call.path: call for call in PAGE.values()}
+    assets = PAGE["asset"]
+    for verb, path, fields in asked:
+        call = by_path.get(path) or (assets if path.removeprefix("/assets/") in {"app.js", "app.css"} else None)
+        assert call is not None, f"the page asks {verb} {path}, which api/page_calls.py does not declare"
+        assert call.verb == verb, f"{path}: asked as {verb}, declared {call.verb}"
+        assert fields <= {name for name, _ in call.fields}, f"{path}: asks {sorted(fields)}, declared {[n for n, _ in call.fields]}"
+    used = {by_path.get(path, assets).name for _, path, _ in asked}
+    assert set(PAGE) - used - {"page"} == set(), f"declared page calls the page never asks: {sorted(set(PAGE) - used - {'page'})}"
+
+
+def test_a_page_field_is_checked_by_its_kind_before_its_handler():
+    """A wrong field is a 400 that names it, from the declaration's kind (the page's routes check nothing by hand)."""
+    with pytest.raises(Asked, match="^pane: "):
+        PAGE["screen"].take({"pane": "%3; rm -rf /"})
+    with pytest.raises(Asked, match="^minutes: "):
+        PAGE["snooze"].take({"pane": "%3", "minutes": 24 * 60 + 1})
+    with pytest.raises(Asked, match="^action: "):
+        PAGE["rules"].take({"action": "delete"})
+    assert PAGE["changes"].take({"pane": "%3@box"}) == {"pane": "%3@box", "scope": "turn"}
+    assert [call.name for call in PAGE.values() if call.writes] == ["answer", "snooze", "rules"]
 
 
 def test_no_module_writes_a_route_of_its_own():
-    """Every request and route is read from the declarations: no other module of the package names a ``/v1/`` path in its code.
+    """Every request and route is read from the declarations: no other module of the package names a ``/v1/`` or ``/api/`` path in its code.
 
     Docstrings and comments may name one (they describe the wire); a string
     the code uses may not.
@@ -100,7 +175,7 @@ def test_no_module_writes_a_route_of_its_own():
     import ast
 
     package = Path(headspace_tui.__file__).parent
-    declarations = {package / "resident" / "calls.py", package / "resident" / "own_calls.py"}
+    declarations = {package / "api" / "calls.py", package / "api" / "own_calls.py", package / "api" / "page_calls.py"}
     found = []
     for path in sorted(package.rglob("*.py")):
         if path in declarations:
@@ -109,7 +184,7 @@ def test_no_module_writes_a_route_of_its_own():
         scopes = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
         docstrings = {id(node.body[0].value) for node in ast.walk(tree) if isinstance(node, scopes) and node.body and isinstance(node.body[0], ast.Expr)}
         for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and "/v1/" in node.value and id(node) not in docstrings:
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and ("/v1/" in node.value or "/api/" in node.value) and id(node) not in docstrings:
                 found.append(f"{path.relative_to(package)}:{node.lineno}: {node.value[:60]!r}")
     assert not found, found
 

@@ -20,8 +20,8 @@ from typing import TypeVar
 
 from textual.screen import Screen
 
+from ...api.facade import Facade
 from ...model import Agent
-from ...service.facade import Facade
 from ...shared.safe_text import clean
 
 T = TypeVar("T")

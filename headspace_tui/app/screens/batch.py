@@ -16,8 +16,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ...api.facade import PendingCall
 from ...model import Agent
-from ...service.facade import PendingCall
 from ...shared.safe_text import clean, clean_block
 
 

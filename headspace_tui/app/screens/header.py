@@ -15,8 +15,8 @@ from rich.style import Style
 from textual.screen import Screen
 from textual.widgets import Static
 
+from ...api.facade import Facade
 from ...model import Agent, AgentState
-from ...service.facade import Facade
 from ...shared.safe_text import clean
 from ..widgets.agent_table import AgentTable
 from ..widgets.summary import SummaryLine, empty_text, summary_text

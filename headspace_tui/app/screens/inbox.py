@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from textual.screen import Screen
 
+from ...api.facade import Facade, Intent, PendingCall, Report
 from ...model import Agent
-from ...service.facade import Facade, Intent, PendingCall, Report
 from ...shared.safe_text import clean
 from ..widgets.agent_table import AgentTable
 from .asking import Asking

@@ -35,8 +35,8 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
+from ...api.facade import REACTION_TIME, Facade, Intent, IntentKind, Report, key_allowed
 from ...model import Agent, AgentState
-from ...service.facade import REACTION_TIME, Facade, Intent, IntentKind, Report, key_allowed
 from ...shared.config import Config
 from ...shared.safe_text import clean
 from ..guard import ui_handler

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from textual.screen import Screen
 
+from ...api.facade import Facade, live_keys
 from ...model import Agent
-from ...service.facade import Facade, live_keys
 from ..input_mode import LEAVE_SHOWN, InputMode
 from ..widgets.change_box import ChangeBox
 from ..widgets.preview import PanePreview, PromptBar

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from textual.screen import Screen
 
+from ...api.facade import Facade, ServiceError
 from ...model import Agent
-from ...service.facade import Facade, ServiceError
 from ...shared.safe_text import clean
 from ..guard import ui_handler
 from ..widgets.agent_table import AgentTable

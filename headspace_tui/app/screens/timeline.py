@@ -13,9 +13,9 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ...api.facade import FIRST_SAYS
 from ...events import ANSWERED_HOW
 from ...model import Agent, AgentState, Blocked
-from ...service.facade import FIRST_SAYS
 from ...shared.safe_text import clean, cleaned
 from ...state.eventlog import StoredEvent
 from ..widgets.state_style import state_text

@@ -32,9 +32,9 @@ from textual.actions import parse
 from textual.binding import Binding
 from textual.screen import Screen
 
+from ...api.facade import Facade, key_allowed
 from ...model import Agent
 from ...notifications.snooze import Snooze, key_of, snoozed_label
-from ...service.facade import Facade, key_allowed
 from ...shared.safe_text import clean
 from .. import textual_private
 from ..messages import Snoozed, Woken

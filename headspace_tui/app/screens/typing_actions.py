@@ -20,8 +20,8 @@ from collections.abc import Callable
 from textual import events
 from textual.screen import Screen
 
+from ...api.facade import Facade, Intent, IntentKind, Report
 from ...model import Agent, Observation
-from ...service.facade import Facade, Intent, IntentKind, Report
 from ..input_mode import InputMode
 from ..widgets.agent_table import AgentTable
 from ..widgets.preview import PanePreview

@@ -13,12 +13,12 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ...api.facade import ChannelReport, Explanation
 from ...detect.approval import approval
 from ...detect.claude import family_of
 from ...detect.clock import SAYS
 from ...events import ANSWERED_HOW
 from ...model import Agent, AgentState, Evidence
-from ...service.facade import ChannelReport, Explanation
 from ...shared.safe_text import clean, clean_block
 from ...usage.words import usage_lines
 from ..widgets.agent_table import elapsed, kind_of

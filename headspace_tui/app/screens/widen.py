@@ -20,9 +20,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from ...api.facade import Intent, IntentKind
 from ...detect.approval import Approval, approval
 from ...model import Agent, AgentState
-from ...service.facade import Intent, IntentKind
 from ...shared.safe_text import clean
 from .asking import Asking
 

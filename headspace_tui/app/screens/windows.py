@@ -11,8 +11,8 @@ from pathlib import Path
 from rich.style import Style
 from textual.screen import Screen
 
+from ...api.facade import ChannelReport, Explanation, Facade, Jump, ServiceError
 from ...model import Agent, AgentState
-from ...service.facade import ChannelReport, Explanation, Facade, Jump, ServiceError
 from ...shared.config import default_path as default_config_path
 from ...shared.safe_text import clean
 from .asking import Asking

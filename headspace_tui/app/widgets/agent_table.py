@@ -24,12 +24,12 @@ from textual.strip import Strip
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
+from ...api.facade import sort_key
 from ...detect.claude.status_files import STATUS_SOURCES, claimed_wait
 from ...detect.clock import elapsed  # how long, as every time on screen says it (also `headspace status`)
 from ...detect.families import label_of
 from ...model import Agent, AgentState
 from ...notifications.snooze import SNOOZED_RANK, Snooze, snooze_words
-from ...service.facade import sort_key
 from ...shared.safe_text import clean, cleaned
 from ...usage.words import limit_words
 from .. import textual_private

@@ -4,7 +4,7 @@ The shape of every declaration (``Call``, ``Kind``) and the plain kinds of
 field, kept apart from the facade's data so that a client that asks only
 plain rows (the command line: own_calls.py) loads none of the watcher.
 The facade's calls are declared in calls.py, the service's own in
-own_calls.py; nothing else writes a route.
+own_calls.py, the phone page's in page_calls.py; nothing else writes a route.
 """
 
 from __future__ import annotations
@@ -129,6 +129,7 @@ class Call:
     timeout: str = ASK
     blocking: bool = False
     query: tuple[tuple[str, str], ...] = ()  # fixed query parameters (the stream's form)
+    writes: bool = False  # it changes something: a read-only client (the page's ``--read-only``) may not ask it
 
     @property
     def verb(self) -> str:
@@ -154,7 +155,7 @@ class Call:
 
     def answer(self, reply: Mapping[str, Any]) -> dict[str, Any]:
         """The reply as the client takes it: the facade's data decoded (WireError when it is not), plain fields as they came."""
-        from ..service.wire import decode  # the facade's data: loaded by a client that reads it, not by one that asks plain rows
+        from .codec import decode  # the facade's data: loaded by a client that reads it, not by one that asks plain rows
 
         return {name: decode(reply.get(name)) if facade else reply.get(name) for name, facade in self.reply}
 

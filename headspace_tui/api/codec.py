@@ -21,10 +21,9 @@ import dataclasses
 from enum import Enum
 from typing import Any
 
-from ..answering.answerer import Report
-from ..answering.desk import ChannelReport
 from ..answering.keys import KeyStroke
 from ..answering.policy import Intent, IntentKind
+from ..answering.report import ChannelReport, Report
 from ..detect.fusion import Explanation, Verdict
 from ..detect.sources import Source
 from ..events import AgentChanged, AgentRemoved, Answered, CallBlocked, Notice, PaneCaptured, ProblemChanged

@@ -12,7 +12,7 @@ declarations and nowhere else; tests/unit/test_wire_calls.py fails when a facade
 or a call no handler or no client method.
 
 A field's value travels as JSON: the facade's data (``Agent``, ``Intent``,
-``Observation``...) as service/wire.py writes it, checked on arrival to be
+``Observation``...) as codec.py writes it, checked on arrival to be
 of the declared class; plain values (a pane's address, a time, a line
 count) checked as what they are.  A GET's fields travel in its query
 string, so its kinds read a string as well as a number.
@@ -24,8 +24,6 @@ from collections.abc import Callable
 from typing import Any
 
 from ..model import Agent, Observation
-from ..service.facade import Intent, KeyStroke, PendingCall
-from ..service.wire import WireError, decode, encode
 from .call import (
     CLIENT,
     DAYS,
@@ -44,6 +42,8 @@ from .call import (
     Call,
     Kind,
 )
+from .codec import WireError, decode, encode
+from .facade import Intent, KeyStroke, PendingCall
 
 
 def _facade(cls: type | tuple[type, ...], what: str, check: Callable[[Any], bool] = lambda value: True) -> Kind:

@@ -15,6 +15,7 @@ import pytest
 
 from headspace_tui.answering.answerer import Report
 from headspace_tui.answering.policy import Intent, IntentKind
+from headspace_tui.api.codec import MAX_DEPTH, WireError, decode, encode
 from headspace_tui.changes.model import Diff
 from headspace_tui.changes.proposed import proposed
 from headspace_tui.detect.fusion import Explanation, Verdict
@@ -23,7 +24,6 @@ from headspace_tui.events import AgentChanged, AgentRemoved, ProblemChanged
 from headspace_tui.hooks.calls import PendingCall
 from headspace_tui.model import Agent, AgentState, Channel, Evidence, Observation, Option, Prompt
 from headspace_tui.notifications.snooze import Snooze
-from headspace_tui.service.wire import MAX_DEPTH, WireError, decode, encode
 
 
 def through_json(value):

@@ -1,0 +1,112 @@
+"""The phone page's calls, declared like the facade's (call.py): every route the page's server (web/server.py) serves.
+
+The page's script (web/assets/app.js) asks these and nothing else;
+tests/unit/test_wire_calls.py reads its requests and finds each here, and
+finds every route the page's server serves here too.  Each field is
+checked by its kind before a handler sees it (a 400 naming the field when
+it is wrong); what a field's value means together with the others (an
+answer's intent and option, a snooze's minutes or wake) is read by the
+handler, with the command line's route where both take the same body
+(``answer_request``).  ``writes``: the call changes something (an answer,
+a snooze, a rule), so a read-only page refuses it (``headspace web
+--read-only``).  Every call needs the page's token, and every POST the
+page's Origin (web/guard.py).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .call import PANE, PANE_OR_NONE, TEXT, Asked, Call, Kind
+
+ASSETS = ("app.js", "app.css")  # the page's own files, shipped in the wheel (web/assets/)
+MAX_SNOOZE = 24 * 60  # minutes a wait may be put off from the page
+_CLIENT = re.compile(r"[A-Za-z0-9_-]{8,64}")
+
+
+def _client(value: Any) -> str:
+    if not isinstance(value, str) or not _CLIENT.fullmatch(value):
+        raise Asked("8 to 64 letters, digits, - or _")
+    return value
+
+
+def _asset(value: Any) -> str:
+    if value not in ASSETS:
+        raise Asked(f"one of {', '.join(ASSETS)}")
+    return str(value)
+
+
+def _minutes(value: Any) -> int | None:
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_SNOOZE:
+        raise Asked(f"0 to {MAX_SNOOZE} (0: till it changes)")
+    return value
+
+
+def _wake(value: Any) -> bool:
+    if value is not None and not isinstance(value, bool):
+        raise Asked("true or false")
+    return value is True
+
+
+def _scope(value: Any) -> str:
+    if value is None:
+        return "turn"
+    if value not in ("turn", "start"):
+        raise Asked("turn or start")
+    return str(value)
+
+
+def _maybe_text(value: Any) -> str | None:
+    return None if value is None else TEXT.take(value)
+
+
+def _action(value: Any) -> str:
+    if value not in ("pause", "resume", "revoke"):
+        raise Asked("pause, resume or revoke")
+    return str(value)
+
+
+def _short(limit: int) -> Kind:
+    def take(value: Any) -> str:
+        if value is None:
+            return ""
+        if not isinstance(value, str) or len(value) > limit:
+            raise Asked(f"a string of at most {limit} characters")
+        return value
+
+    return Kind(f"text up to {limit}", take)
+
+
+PAGE_CLIENT = Kind("page", _client)  # which open page asks (its stream and its focus are its own)
+ASSET = Kind("asset", _asset)
+MINUTES = Kind("minutes", _minutes)
+WAKE = Kind("wake", _wake)
+SCOPE_OR_TURN = Kind("scope", _scope)  # what a diff is against (the turn's baseline when not said)
+MAYBE_TEXT = Kind("text or null", _maybe_text)
+RULE_ACTION = Kind("rules action", _action)
+
+PAGE: dict[str, Call] = {
+    call.name: call
+    for call in (
+        Call("page", "GET", "/"),  # the page itself; ``/?token=…`` is the guard's (it sets the cookie and redirects here)
+        Call("asset", "GET", "/assets/{name}", (("name", ASSET),)),
+        Call("agents", "GET", "/api/agents"),
+        Call("screen", "GET", "/api/screen", (("pane", PANE),)),
+        Call("changes", "GET", "/api/changes", (("pane", PANE), ("scope", SCOPE_OR_TURN))),
+        Call("events", "STREAM", "/api/events", (("client", PAGE_CLIENT),)),
+        Call("focus", "POST", "/api/focus", (("client", PAGE_CLIENT), ("pane", PANE_OR_NONE))),
+        Call(
+            "answer",
+            "POST",
+            "/api/answer",
+            (("pane", PANE), ("intent", TEXT), ("option", MAYBE_TEXT), ("text", MAYBE_TEXT), ("expect", MAYBE_TEXT)),
+            writes=True,
+        ),
+        Call("snooze", "POST", "/api/snooze", (("pane", PANE), ("minutes", MINUTES), ("wake", WAKE)), writes=True),
+        Call("ruled", "GET", "/api/ruled"),
+        Call("rules", "POST", "/api/rules", (("action", RULE_ACTION), ("rule", _short(64)), ("host", _short(255))), writes=True),
+    )
+}
