@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from headspace_tui.service.facade import Service  # noqa: E402
-from headspace_tui.service.journal import Journal  # noqa: E402
+from headspace_tui.service.records.journal import Journal  # noqa: E402
 from headspace_tui.tmux.server import TmuxServer  # noqa: E402
 from tests.harness import codex_api, gemini_api, opencode_api  # noqa: E402
 from tests.harness.codex_agent import CodexSession, find_codex  # noqa: E402

@@ -36,7 +36,7 @@ sys.path.insert(0, str(REPO))
 from headspace_tui.api.facade import AgentChanged, ProblemChanged  # noqa: E402
 from headspace_tui.model import PaneAddress  # noqa: E402
 from headspace_tui.service.facade import Service  # noqa: E402
-from headspace_tui.service.journal import Journal  # noqa: E402
+from headspace_tui.service.records.journal import Journal  # noqa: E402
 from headspace_tui.shared.config import HostSpec  # noqa: E402
 from headspace_tui.tmux.server import TmuxServer  # noqa: E402
 

@@ -33,8 +33,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.scale import live_children, percentile, proc_cpu, self_cpu  # noqa: E402
-from headspace_tui.service.journal import Journal  # noqa: E402
-from headspace_tui.service.monitor import Monitor  # noqa: E402
+from headspace_tui.service.records.journal import Journal  # noqa: E402
+from headspace_tui.service.watching.monitor import Monitor  # noqa: E402
 from headspace_tui.tmux.server import TmuxServer  # noqa: E402
 
 CORPUS = REPO / "snapshots" / "panes" / "claude-2.1.330" / "alt" / "120x40"

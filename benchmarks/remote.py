@@ -56,7 +56,7 @@ from scale import CORPUS, TICK, Farm, menus, percentile  # noqa: E402
 from headspace_tui.events import AgentChanged, ProblemChanged  # noqa: E402
 from headspace_tui.model import AgentState  # noqa: E402
 from headspace_tui.remote.host import RemoteHost  # noqa: E402
-from headspace_tui.service.monitor import Monitor  # noqa: E402
+from headspace_tui.service.watching.monitor import Monitor  # noqa: E402
 from headspace_tui.shared.config import HostSpec  # noqa: E402
 from headspace_tui.tmux.server import TmuxServer  # noqa: E402
 from tests.harness.sshd import Sshd, running_sshd  # noqa: E402

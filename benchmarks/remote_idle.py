@@ -58,7 +58,7 @@ from scale import TICK  # noqa: E402
 from headspace_tui.events import AgentChanged  # noqa: E402
 from headspace_tui.model import AgentState  # noqa: E402
 from headspace_tui.remote.host import RemoteHost  # noqa: E402
-from headspace_tui.service.monitor import Monitor  # noqa: E402
+from headspace_tui.service.watching.monitor import Monitor  # noqa: E402
 from headspace_tui.shared.config import HostSpec  # noqa: E402
 from tests.harness.sshd import running_sshd  # noqa: E402
 

@@ -50,7 +50,7 @@ from headspace_tui.app.main import HeadspaceApp  # noqa: E402
 from headspace_tui.model import AgentState  # noqa: E402
 from headspace_tui.resident.facade_client import ServiceClient  # noqa: E402
 from headspace_tui.service.facade import Service  # noqa: E402
-from headspace_tui.service.journal import Journal  # noqa: E402
+from headspace_tui.service.records.journal import Journal  # noqa: E402
 from headspace_tui.tmux.server import TmuxServer  # noqa: E402
 
 CORPUS = REPO / "snapshots" / "panes" / "claude-2.1.330" / "alt" / "120x40"

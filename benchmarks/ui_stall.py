@@ -35,7 +35,7 @@ from headspace_tui.app.main import HeadspaceApp  # noqa: E402
 from headspace_tui.detect.claude.transcript import transcript_path  # noqa: E402
 from headspace_tui.resident.facade_client import ServiceClient  # noqa: E402
 from headspace_tui.service.facade import Service  # noqa: E402
-from headspace_tui.service.journal import Journal  # noqa: E402
+from headspace_tui.service.records.journal import Journal  # noqa: E402
 from headspace_tui.state.eventlog import EventLog  # noqa: E402
 from headspace_tui.tmux.server import TmuxServer  # noqa: E402
 

@@ -254,7 +254,7 @@ class Observation:
     retrying: bool = False
     exit_status: int | None = None
     # Which appearance of ``prompt`` this is ("<fingerprint>~<appearance>", "" with no prompt):
-    # given by the store (service/appearances.py), carried by every answer, so an answer
+    # given by the store (service/records/appearances.py), carried by every answer, so an answer
     # drawn for one request never lands on the next one with the same words.
     request: str = ""
     mode: str = ""  # the permission mode the screen shows (MODES; "" when it shows none)
@@ -313,6 +313,9 @@ class Observation:
 # A pane's written address, as a front end may send it: ``%3``, or ``%3@box`` (a host's name as the config makes it).
 # The one pattern every route checks a pane against (the facade's, the command line's, the web page's).
 PANE_ADDRESS = re.compile(r"%\d{1,9}(@[A-Za-z0-9._-]{1,64})?")
+
+
+LOCAL_HOST = "local"  # the host of a pane on this machine's tmux (a remote one is named by its config)
 
 
 @dataclass(frozen=True)
@@ -394,12 +397,12 @@ class Agent:
     # current turn began: the row marks those of this turn.
     blocks: tuple[Blocked, ...] = ()
     turn_since: float = 0.0
-    change: str = ""  # what its work tree changed this turn, "+12 −3 · 2 files" ("" for nothing, or not known): service/work_changes.py
+    change: str = ""  # what its work tree changed this turn, "+12 −3 · 2 files" ("" for nothing, or not known): service/watching/work_changes.py
     # The change the file edit on screen would make, from the exact call Claude's hook holds (``Diff.to_dict()``
     # of changes/proposed.py, made where the agent runs: answering/desk.py); None when no hook holds a file edit.
     # Plain data, so every front end (the preview, ``e``, the phone's card) and the wire take it as it is.
     proposed: dict[str, Any] | None = None
-    # Its tokens, context and estimated cost, from its own files (service/usage_tally.py); None: nothing read yet.
+    # Its tokens, context and estimated cost, from its own files (service/records/usage_tally.py); None: nothing read yet.
     usage: Usage | None = None
     # When the rate limit that stopped it resets (epoch seconds), as its words said when it was first read
     # LIMITED; 0.0 when they named no time, or it is not limited.

@@ -30,7 +30,7 @@ subscribers, on the same loop.  The rules, which used to live in the app:
 * every key that reached a pane is in the audit with its outcome, delivered
   or not (``AnswerDesk.record``);
 * one answer per request: an answer names the appearance of the prompt it
-  was drawn for (``Observation.request``, service/appearances.py); one
+  was drawn for (``Observation.request``, service/records/appearances.py); one
   drawn for another appearance than the one on display is refused, and
   once an answer to an appearance went, that appearance is spent: a late
   answer naming it ("that request was already answered") never lands on
@@ -50,7 +50,7 @@ from ..detect.approval import APPROVING
 from ..detect.families import UnknownFamily, family_named
 from ..hooks.calls import QUESTION_TOOL, PendingCall, hook_answer
 from ..model import Agent, AgentState, Channel, Observation
-from ..service.appearances import words_of
+from ..service.records.appearances import words_of
 from ..tmux.server import TmuxCommandError, TmuxUnavailable
 from .desk import AnswerDesk
 from .keys import ActionError, Outcome, PaneIO, confirm_moved_on, same_prompt, send_guarded

@@ -43,9 +43,8 @@ from ..changes.proposed import NOT_READ, proposed
 from ..events import ANSWERED_HOW, Answered
 from ..hooks.calls import QUESTION_TOOL, PendingCall, why_not
 from ..hooks.channel import ChannelTaken, ChannelUnavailable, HookChannel, MakeChannel
-from ..model import Agent, AgentState, Channel, Observation
-from ..service.pane_watch import LOCAL_HOST
-from ..service.store import AgentStore
+from ..model import LOCAL_HOST, Agent, AgentState, Channel, Observation
+from ..service.records.store import AgentStore
 from .report import ChannelReport
 
 log = logging.getLogger(__name__)

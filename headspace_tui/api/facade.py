@@ -25,7 +25,7 @@ from ..events import AgentChanged, AgentRemoved, CallBlocked, Event, Notice, Pan
 from ..hooks.calls import PendingCall
 from ..model import Agent, Observation, sort_key
 from ..notifications.snooze import Snooze
-from ..service.evidence import FIRST_SAYS
+from ..service.records.evidence import FIRST_SAYS
 from ..shared.config import Config
 from ..usage.model import Spent, SpentRow
 

@@ -1,6 +1,6 @@
 """Where an agent's work tree is snapshotted and diffed: this machine (``LocalTrees``), or a host's probe (remote/host.py ``RemoteTrees``).
 
-service/work_changes.py keeps the baselines and asks one of these; both
+service/watching/work_changes.py keeps the baselines and asks one of these; both
 raise ``ChangeError`` with one line for people.  git runs off the event
 loop, and here at most ``GITS_AT_ONCE`` at a time.
 """

@@ -33,9 +33,9 @@ from ..notifications.direct import terminal_problem
 from ..notifications.reach import CLIENT_FORMAT, TERMINAL_FORMAT, Client, Terminal, parse_clients, parse_terminals, status_line_too
 from ..rules.rules_file import default_path as rules_path
 from ..rules.rules_file import load
-from ..service.host import LocalHost
-from ..service.one_look import config_dirs_in_use, runtimes_in_use
-from ..service.rule_state import read_state
+from ..service.acting.rule_state import read_state
+from ..service.watching.host import LocalHost
+from ..service.watching.one_look import config_dirs_in_use, runtimes_in_use
 from ..shared.config import Config
 from ..shared.paths import runtime_dir
 from ..shared.safe_text import clean
@@ -426,7 +426,7 @@ def check_rules(env: Mapping[str, str]) -> list[Check]:
 
     A state that cannot be read makes every live rule a shadow rule (it
     logs what it would do, answers nothing): a pause or revocation unseen
-    must not be answered past (service/rule_state.py).
+    must not be answered past (service/acting/rule_state.py).
     """
     loaded = load(rules_path(env))
     if not loaded.rules and not loaded.errors:

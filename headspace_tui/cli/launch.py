@@ -57,7 +57,7 @@ def run_app(
             notices = (*notices, why_not)
     if service is None:
         from ..service.facade import Service  # the watcher in this process: a client of the resident service never loads it
-        from ..service.journal import Journal
+        from ..service.records.journal import Journal
 
         journal, problem = Journal.open()
         if problem:

@@ -354,7 +354,7 @@ def cmd_classify(args: argparse.Namespace) -> int:
     if args.json:
         print(json_line(observation.to_json()))
         return EXIT_OK
-    from ..service.rows import describe
+    from ..api.rows import describe
 
     print(clean(describe(observation)))
     for evidence in observation.evidence:
@@ -390,8 +390,8 @@ def _scan_agents(args: argparse.Namespace, remember: Callable[[str], tuple[str, 
 
     from ..model import sort_key
     from ..remote.host import RemoteHost
-    from ..service.host import LocalHost
-    from ..service.one_look import look_at
+    from ..service.watching.host import LocalHost
+    from ..service.watching.one_look import look_at
     from ..tmux.server import TmuxUnavailable
 
     local, specs = _host_specs(args, _load_config(args))
@@ -415,7 +415,7 @@ def _log_memory() -> Iterator[Callable[[str], tuple[str, float] | None] | None]:
     one clock).  Read only when the event log exists (a one-shot command
     never creates it); None without one.
     """
-    from ..service.journal import Journal
+    from ..service.records.journal import Journal
     from ..state.eventlog import EventLog, EventLogError
     from ..state.eventlog import default_path as events_path
 
@@ -435,9 +435,9 @@ def _log_memory() -> Iterator[Callable[[str], tuple[str, float] | None] | None]:
 
 def cmd_status(args: argparse.Namespace) -> int:
     """Every agent's state: asked of the running service when there is one for this view, else read now (a one-shot look)."""
+    from ..api.rows import needs_you, public
     from ..detect.clock import elapsed
     from ..detect.families import label_of
-    from ..service.rows import needs_you, public
 
     asked = _status_from_service(args)
     if asked is not None:
@@ -470,7 +470,7 @@ def _status_by_look(args: argparse.Namespace) -> tuple[list[dict], list[str]]:
     """Every agent read now by this process (no service runs for this view): its rows, and one line per host that failed."""
     import time
 
-    from ..service.rows import agent_row
+    from ..api.rows import agent_row
 
     with _log_memory() as remember:
         agents, problems = _scan_agents(args, remember)
@@ -500,7 +500,7 @@ def _status_from_service(args: argparse.Namespace) -> tuple[list[dict], list[str
 
 def summary(rows) -> str:
     """The count line under ``status``: how many need you, work, idle, and how many we could not read."""
-    from ..service.rows import needs_you
+    from ..api.rows import needs_you
 
     count = lambda *states: sum(1 for row in rows if row["state"] in states)  # noqa: E731
     # A wait the user snoozed does not need them (counted apart, as the table and the page count it).
@@ -810,7 +810,7 @@ def cmd_new(args: argparse.Namespace) -> int:
     """``headspace new``: one line saying where Claude now runs (its pane id first, for scripts)."""
     import os
 
-    from ..service.lifecycle import LifecycleError, claude_argv, runs_agent, start
+    from ..service.watching.lifecycle import LifecycleError, claude_argv, runs_agent, start
     from ..tmux.server import TmuxCommandError, TmuxUnavailable
 
     if args.host:
@@ -839,7 +839,7 @@ def _new_remote(args: argparse.Namespace, config, host_name: str) -> int:
     import shlex
 
     from ..remote.ssh import SshLink, SshTmuxServer
-    from ..service.lifecycle import claude_argv
+    from ..service.watching.lifecycle import claude_argv
     from ..shared.config import host_from_destination
     from ..tmux.server import TmuxCommandError, TmuxUnavailable
     from ..tmux.spawn import SpawnError, start_window
@@ -1072,7 +1072,7 @@ def _serve_here(args: argparse.Namespace, server, place) -> int:
     from ..resident.server import Watched, serve
     from ..resident.start import log_path
     from ..service.facade import Service
-    from ..service.journal import Journal
+    from ..service.records.journal import Journal
     from ..shared import logfile
     from ..shared.resident_place import PlaceError
 

@@ -22,14 +22,14 @@ from ..rules.model import FILE_TOOLS, SHELL_TOOLS, Call, Decision, Rule
 from ..rules.pauses import PAUSE, REVOKE, is_paused, pause_event, pause_words, revoke_event
 from ..rules.rules_file import default_path, describe, load
 from ..rules.shell import Unreadable, parse
-from ..service.rule_state import read_state
+from ..service.acting.rule_state import read_state
 from ..shared.safe_text import clean
 from ..state.eventlog import EventLog, EventLogError, StoredEvent
 from ..state.eventlog import default_path as log_path
 
 
 def rules_list(path: Path | None = None, log: Path | None = None) -> tuple[list[str], list[str]]:
-    """(lines for stdout, lines for stderr): each rule with its uses, expiry and pause as the event log keeps them (service/rule_state.py)."""
+    """(lines for stdout, lines for stderr): each rule with its uses, expiry and pause as the event log keeps them (service/acting/rule_state.py)."""
     path = path or default_path()
     loaded = load(path)
     out = [f"# {path}: {len(loaded.rules)} rule{'s' if len(loaded.rules) != 1 else ''}"]

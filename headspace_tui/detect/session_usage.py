@@ -1,7 +1,7 @@
 """An agent's tokens as its own CLI counts them, read from the session file it writes (Codex, Gemini, opencode).
 
 Claude's counts ride on the transcript headspace already follows
-(service/usage_tally.py).  The other families each keep a session record
+(service/records/usage_tally.py).  The other families each keep a session record
 of their own, found here from the agent's process: its folder (cwd), its
 environment (where the CLI keeps its files) and when it started.  A CLI
 writes one record per conversation, named by nothing the process shows,

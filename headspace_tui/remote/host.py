@@ -1,6 +1,6 @@
 """A remote host: another machine's tmux server and Claude files, reached through SSH.
 
-It answers the monitor's questions as ``LocalHost`` does (service/host.py), so one
+It answers the monitor's questions as ``LocalHost`` does (service/watching/host.py), so one
 ``Monitor`` per host runs unchanged:
 
 * tmux (listing panes, captures, keys, one control client per session) is

@@ -23,7 +23,7 @@ from typing import Any
 from .. import __version__
 from ..api.call import url_path
 from ..api.own_calls import OWN
-from ..service.rows import well_formed
+from ..api.rows import well_formed
 from ..shared.resident_place import Place, is_held, place_of
 from ..shared.safe_files import is_private_dir
 
@@ -199,7 +199,7 @@ def _config_words(config: object) -> str:
 
 
 def ask_rows(server_key: str) -> tuple[list[dict[str, Any]], list[str]]:
-    """Every agent's row as the service of the tmux server ``server_key`` has them (service/rows.py), and one line per host with a problem.
+    """Every agent's row as the service of the tmux server ``server_key`` has them (api/rows.py), and one line per host with a problem.
 
     Only from a service of this version that reads the default config (what
     a plain ``status`` reads); a wrong answer is a ServiceError, never a crash.

@@ -11,7 +11,7 @@ The routes (version 1; every answer is JSON, nothing a GET does changes
 anything):
 
 * ``GET /v1/hello``: the card (version, pid, tmux server, hosts, started).
-* ``GET /v1/agents[?settle=S]``: every agent as a row (service/rows.py), in
+* ``GET /v1/agents[?settle=S]``: every agent as a row (api/rows.py), in
   the table's order, and one line per host with a problem; ``settle`` waits
   up to S seconds for the first look to be whole, so a client that asks
   right after the start is not told of half the agents.
@@ -59,12 +59,12 @@ from ..api.call import Asked
 from ..api.calls import CALLS
 from ..api.facade import Intent, Report
 from ..api.own_calls import OWN
+from ..api.rows import agent_row, host_problems
 from ..events import AgentChanged, AgentRemoved, Event, Notice, ProblemChanged
 from ..model import PaneAddress
 from ..notifications.snooze import snooze_words
 from ..service.answer_wait import AnswerWait, answer_request
 from ..service.facade import Service
-from ..service.rows import agent_row, host_problems
 from ..shared import heap
 from ..shared.peer import peer_uid
 from ..shared.resident_place import Place, make_folder, remove_files, take_lock, write_card

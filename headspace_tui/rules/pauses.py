@@ -3,7 +3,7 @@
 Written by ``headspace rules pause|resume|revoke``, by the phone page
 through the service, and by a rule pausing itself; one shape for each here,
 whoever writes it.  Read, with the rest of a rule's life, by the service's
-read model (service/rule_state.py).
+read model (service/acting/rule_state.py).
 """
 
 from __future__ import annotations

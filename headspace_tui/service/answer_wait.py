@@ -7,7 +7,7 @@ that reply, through the facade's one answerer, its policy and its guard:
 
 * the agent is looked up now, by its pane, in the service's own store;
 * ``expect``: only when the prompt shown now is the very appearance the
-  asker saw (its ``request``: service/appearances.py): a dialog that changed
+  asker saw (its ``request``: service/records/appearances.py): a dialog that changed
   since, or the same words asked anew after an answer, is not answered;
 * a prompt shown moments ago gets the rest of a reaction time, then one more
   try, as the command line's own guarded send does;
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from ..api.facade import REACTION_TIME, Intent, IntentKind, Report
 from ..model import PANE_ADDRESS, Agent, PaneAddress
 from ..tmux.server import TmuxCommandError
-from .appearances import is_request
 from .facade import Service
+from .records.appearances import is_request
 
 ANSWER_WAIT = 30.0  # seconds an answer may take to its final report (the answerer's own deadline comes first)
 MAX_TEXT = 10_000  # characters of a typed answer

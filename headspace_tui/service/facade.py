@@ -39,7 +39,7 @@ from ..detect.families import CLAUDE, UnknownFamily, family_named
 from ..detect.fusion import Explanation
 from ..events import AgentChanged, AgentRemoved, CallBlocked, Event, Notice, PaneCaptured, ProblemChanged
 from ..hooks.calls import PendingCall
-from ..model import Agent, Observation, sort_key
+from ..model import LOCAL_HOST, Agent, Observation, sort_key
 from ..notifications.snooze import Snooze, Snoozes
 from ..remote.host import RemoteHost
 from ..rules.rules_file import default_path as rules_path
@@ -50,13 +50,12 @@ from ..tmux import clients
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 from ..tmux.spawn import SpawnError, kill_pane
 from ..usage.model import Spent, SpentRow
-from .fleet import ControlPaneIO, Fleet
-from .journal import Journal, who
-from .lifecycle import LifecycleError, claude_argv, exit_claude, resume_argv, runs_agent, start, state_refusal
-from .limit_resume import LimitResume
-from .monitor import Monitor
-from .pane_watch import LOCAL_HOST
-from .rule_answers import RuleAnswers, RuleBook
+from .acting.limit_resume import LimitResume
+from .acting.rule_answers import RuleAnswers, RuleBook
+from .records.journal import Journal, who
+from .watching.fleet import ControlPaneIO, Fleet
+from .watching.lifecycle import LifecycleError, claude_argv, exit_claude, resume_argv, runs_agent, start, state_refusal
+from .watching.monitor import Monitor
 
 NEW_SESSION = "headspace"  # where "New agent" starts Claude when headspace runs outside tmux and no agent is selected
 CATCH_UP = 1.5  # seconds an answer that names no appearance waits for the service's look to agree with its pane read now
@@ -280,7 +279,7 @@ class Service:
             raise ServiceError(str(exc)) from None
 
     async def changes(self, address: str, scope: str) -> Diff:
-        """What the agent changed this turn (``scope`` "turn") or since its start ("start"): service/work_changes.py."""
+        """What the agent changed this turn (``scope`` "turn") or since its start ("start"): service/watching/work_changes.py."""
         monitor = self._fleet.monitor_for(address)
         if monitor is None:
             return failed("no such agent")
@@ -307,7 +306,7 @@ class Service:
 
     # -- the rules (the phone page's "answered for you": the web is part of the service) -----
     def ruled(self, since: float) -> list[dict]:
-        """What the rules answered since ``since``, newest first, with each rule's state now (service/rule_answers.py)."""
+        """What the rules answered since ``since``, newest first, with each rule's state now (service/acting/rule_answers.py)."""
         return self._rules.recent(since) if self._rules is not None else []
 
     def rules_control(self, action: str, rule: str = "", host: str = "") -> str:

@@ -56,12 +56,12 @@ from aiohttp import web
 from ..api.call import Asked, Call
 from ..api.facade import Intent, IntentKind
 from ..api.page_calls import PAGE
+from ..api.rows import host_problems
 from ..events import AgentChanged, AgentRemoved, Event, PaneCaptured, ProblemChanged
 from ..model import Agent, PaneAddress
 from ..notifications.snooze import UNTIL_IT_CHANGES, snooze_words
 from ..service.answer_wait import AnswerWait, answer_request
 from ..service.facade import Service
-from ..service.rows import host_problems
 from .guard import COOKIE, RateLimit, new_token, same_origin, token_matches
 from .views import agent_view, screen_view
 

@@ -13,12 +13,12 @@ import time
 from typing import Any
 
 from ..api.facade import IntentKind, PaneScreen, key_allowed, sort_key, unfit
+from ..api.rows import agent_row
 from ..changes.model import Diff
 from ..detect.approval import approval, widening
 from ..model import STATE_GLYPHS, Agent, AgentState, Option
 from ..notifications.snooze import SNOOZED_RANK, Snooze, snooze_words
 from ..screen.virtual import VirtualScreen
-from ..service.rows import agent_row
 from ..usage.words import usage_lines
 
 # The page's buttons and the answer each sends (the terminal's keys, by the same names).

@@ -27,7 +27,7 @@ from headspace_tui.hooks import settings as hook_settings
 from headspace_tui.hooks.calls import allow, deny
 from headspace_tui.hooks.spool import spool_dir
 from headspace_tui.model import AgentState
-from headspace_tui.service.journal import Journal
+from headspace_tui.service.records.journal import Journal
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
 from tests.harness.scenarios import NUMBERED_MENU, QUESTION_DB

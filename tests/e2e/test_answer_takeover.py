@@ -21,9 +21,9 @@ import pytest
 from headspace_tui.events import Notice
 from headspace_tui.hooks.channel import socket_path
 from headspace_tui.hooks.spool import spool_dir
-from headspace_tui.service.hook_intake import CHANNEL_RETRY
-from headspace_tui.service.journal import Journal
-from headspace_tui.service.monitor import Monitor
+from headspace_tui.service.records.journal import Journal
+from headspace_tui.service.watching.hook_intake import CHANNEL_RETRY
+from headspace_tui.service.watching.monitor import Monitor
 from headspace_tui.tmux.server import TmuxServer
 from tests.unit.test_answer_channel import OWNER
 

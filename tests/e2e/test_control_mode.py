@@ -9,7 +9,7 @@ import pytest
 
 from headspace_tui.events import AgentChanged
 from headspace_tui.model import AgentState
-from headspace_tui.service.monitor import Monitor
+from headspace_tui.service.watching.monitor import Monitor
 from headspace_tui.tmux.control import ControlClient, ControlError
 from headspace_tui.tmux.server import TmuxServer
 from tests.harness import fake_api as api

@@ -16,8 +16,8 @@ import time
 
 import pytest
 
-from headspace_tui.service.sessions import Sessions
-from headspace_tui.service.supervise import Supervisor
+from headspace_tui.service.watching.sessions import Sessions
+from headspace_tui.service.watching.supervise import Supervisor
 from headspace_tui.tmux.server import TmuxServer
 
 pytestmark = pytest.mark.e2e

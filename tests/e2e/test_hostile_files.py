@@ -31,7 +31,7 @@ import pytest
 from headspace_tui.events import Notice
 from headspace_tui.hooks.spool import spool_dir
 from headspace_tui.model import AgentState
-from headspace_tui.service.monitor import Monitor
+from headspace_tui.service.watching.monitor import Monitor
 from headspace_tui.tmux.server import TmuxServer
 
 pytestmark = pytest.mark.e2e

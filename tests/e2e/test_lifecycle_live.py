@@ -22,7 +22,7 @@ import pytest
 from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.app.screens.agent_forms import KillPaneScreen, NewAgentScreen
 from headspace_tui.model import AgentState
-from headspace_tui.service.monitor import DISCOVERY_INTERVAL
+from headspace_tui.service.watching.monitor import DISCOVERY_INTERVAL
 from headspace_tui.shared.proctree import read_process_table
 from headspace_tui.shared.worktree import worktree_path
 from tests.harness import fake_api as api

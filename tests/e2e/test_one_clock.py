@@ -34,7 +34,7 @@ from headspace_tui.detect.claude.status_files import ClaudeStatus, read_status_f
 from headspace_tui.hooks import settings as hook_settings
 from headspace_tui.hooks.spool import spool_dir
 from headspace_tui.model import AgentState
-from headspace_tui.service.journal import Journal
+from headspace_tui.service.records.journal import Journal
 from headspace_tui.state.eventlog import EventLog
 from tests.e2e.test_answer_channel import private_runtime, wait_until
 from tests.harness import fake_api as api
@@ -188,7 +188,7 @@ def test_times_follow_claudes_claim_across_restarts_during_a_wait_and_a_turn(cla
 def answered_at(session, seen: dict[str, float]) -> float:
     """When the permission was answered, by Claude's own word: the transcript's tool result after the dialog."""
     from headspace_tui.detect.claude.transcript import TranscriptTail, transcript_path
-    from headspace_tui.service.journal import turn_time
+    from headspace_tui.service.records.journal import turn_time
 
     status = claudes_status(session.home)
     turns = TranscriptTail(transcript_path(session.home / ".claude", status.cwd, status.session_id)).read_new()

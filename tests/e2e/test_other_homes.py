@@ -20,8 +20,8 @@ import pytest
 
 from headspace_tui.detect.claude.agents_cli import list_agents
 from headspace_tui.detect.claude.process import process_env
-from headspace_tui.service.monitor import Monitor
-from headspace_tui.service.one_look import scan
+from headspace_tui.service.watching.monitor import Monitor
+from headspace_tui.service.watching.one_look import scan
 from headspace_tui.tmux.server import TmuxServer
 from tests.harness import fake_api as api
 from tests.harness.versions import CLAUDE_VERSION

@@ -19,8 +19,8 @@ import pytest
 
 from headspace_tui.events import Event, Notice, ProblemChanged
 from headspace_tui.model import AgentState
-from headspace_tui.service import monitor as monitor_module
-from headspace_tui.service.monitor import Monitor
+from headspace_tui.service.watching import monitor as monitor_module
+from headspace_tui.service.watching.monitor import Monitor
 from headspace_tui.tmux.server import TmuxServer
 from tests.harness import fake_api as api
 from tests.harness.control import cut

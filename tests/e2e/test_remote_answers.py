@@ -36,7 +36,7 @@ from headspace_tui.hooks.spool import spool_dir
 from headspace_tui.model import AgentState
 from headspace_tui.remote.host import RemoteHost
 from headspace_tui.service.facade import Service
-from headspace_tui.service.journal import Journal
+from headspace_tui.service.records.journal import Journal
 from headspace_tui.shared.config import HostSpec
 from headspace_tui.tmux.server import TmuxServer
 from tests.e2e.test_answer_channel import ready_to_answer, record_keys, wait_until

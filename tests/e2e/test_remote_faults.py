@@ -34,7 +34,7 @@ from headspace_tui.events import AgentChanged
 from headspace_tui.model import AgentState
 from headspace_tui.remote.host import RemoteHost
 from headspace_tui.service.facade import Service
-from headspace_tui.service.journal import Journal
+from headspace_tui.service.records.journal import Journal
 from headspace_tui.shared.config import HostSpec
 from headspace_tui.tmux.server import TmuxServer
 from tests.harness.sshd import Sshd, running_sshd

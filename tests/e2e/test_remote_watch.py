@@ -24,7 +24,7 @@ import pytest
 from headspace_tui.events import AgentChanged
 from headspace_tui.model import AgentState
 from headspace_tui.remote.host import RemoteHost
-from headspace_tui.service.monitor import Monitor
+from headspace_tui.service.watching.monitor import Monitor
 from headspace_tui.shared.config import HostSpec
 from tests.e2e.test_remote import box, private_tmux  # noqa: F401 - fixtures
 from tests.harness import fake_api as api

@@ -19,7 +19,7 @@ import pytest
 
 from headspace_tui.hooks.calls import allow
 from headspace_tui.hooks.spool import HookEvent, read_spool, spool_dir
-from headspace_tui.service.monitor import Monitor
+from headspace_tui.service.watching.monitor import Monitor
 from headspace_tui.tmux.server import TmuxServer
 from tests.harness import fake_api as api
 from tests.harness.env import private_env

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from headspace_tui.model import AgentState
-from headspace_tui.service.journal import Journal
+from headspace_tui.service.records.journal import Journal
 from headspace_tui.state.eventlog import EventLog
 from headspace_tui.state.eventlog import default_path as events_path
 from tests.e2e.test_one_clock import claudes_status

@@ -23,7 +23,7 @@ import pytest
 
 from headspace_tui.events import Answered
 from headspace_tui.model import Agent
-from headspace_tui.service.journal import Journal
+from headspace_tui.service.records.journal import Journal
 from headspace_tui.state.eventlog import EventLog
 
 pytestmark = pytest.mark.e2e

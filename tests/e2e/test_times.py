@@ -14,8 +14,8 @@ import time
 import pytest
 
 from headspace_tui.model import AgentState
-from headspace_tui.service.one_look import scan
-from headspace_tui.service.scan import to_agent
+from headspace_tui.service.records.scan import to_agent
+from headspace_tui.service.watching.one_look import scan
 from headspace_tui.tmux.server import TmuxServer
 from tests.e2e.test_recovery import _monitor, _run, _until
 from tests.harness import fake_api as api

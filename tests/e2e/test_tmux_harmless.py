@@ -27,9 +27,9 @@ from pathlib import Path
 
 import pytest
 
-from headspace_tui.service.journal import Journal
-from headspace_tui.service.monitor import Monitor
-from headspace_tui.service.sessions import SETTLE
+from headspace_tui.service.records.journal import Journal
+from headspace_tui.service.watching.monitor import Monitor
+from headspace_tui.service.watching.sessions import SETTLE
 from headspace_tui.tmux.attach_pace import AttachPace
 from headspace_tui.tmux.server import TmuxServer
 from tests.harness.control import cut
@@ -170,9 +170,9 @@ def test_sessions_that_come_and_go_are_read_but_never_attached_and_one_that_stay
 KILLED_MONITOR = """
 import asyncio, sys
 from pathlib import Path
-from headspace_tui.service.journal import Journal
-from headspace_tui.service.monitor import Monitor
-from headspace_tui.service.sessions import SETTLE
+from headspace_tui.service.records.journal import Journal
+from headspace_tui.service.watching.monitor import Monitor
+from headspace_tui.service.watching.sessions import SETTLE
 from headspace_tui.tmux import control
 from headspace_tui.tmux.server import TmuxServer
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from headspace_tui.events import AgentChanged
 from headspace_tui.hooks.spool import HookEvent, spool_dir
 from headspace_tui.model import AgentState
-from headspace_tui.service.monitor import Monitor
+from headspace_tui.service.watching.monitor import Monitor
 from headspace_tui.tmux.server import TmuxServer
 from tests.harness import fake_api as api
 from tests.harness.scenarios import NUMBERED_MENU, TURN_DONE

@@ -15,7 +15,7 @@ from headspace_tui.model import Agent
 from headspace_tui.resident.facade_client import ServiceClient
 from headspace_tui.resident.transport import InProcess
 from headspace_tui.service.facade import Service
-from headspace_tui.service.journal import Journal
+from headspace_tui.service.records.journal import Journal
 from headspace_tui.shared.config import Config
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
 from tests.harness.record import DEFAULT_OUT

@@ -147,7 +147,7 @@ async def _approve_with_y(pilot, app, session, prompt: str, reply: str, journal=
     matched only to a call read before they began (evidence.py), and under load the screen's dialog can be
     seen before that line is read; a test of what comes after the key needs the call known first.
     """
-    from headspace_tui.service.command_tracker import who
+    from headspace_tui.service.records.command_tracker import who
     from tests.harness.scenarios import TURN_DONE
 
     await select_agent(pilot, app, session.pane_id, AgentState.IDLE)
@@ -165,7 +165,7 @@ async def _approve_with_y(pilot, app, session, prompt: str, reply: str, journal=
 
 def test_the_transcript_gives_the_command_outcome_and_timeline(claude_session, fake_api, private_tmux, tmp_path):
     from headspace_tui.app.screens.timeline import TimelineScreen, describe_event
-    from headspace_tui.service.journal import Journal
+    from headspace_tui.service.records.journal import Journal
     from headspace_tui.state.eventlog import EventLog
 
     session = claude_session([api.bash("touch ran.txt && echo '=== 12 passed in 0.10s ==='", "Run the tests"), api.text("All green.")], name="tl")
@@ -206,7 +206,7 @@ def test_keys_recorded_after_claudes_result_was_read_still_get_claudes_word(clau
     came first: the answer found no call to wait for, and Claude's word was lost (a CI failure).  Here that order is made
     certain: the desk's record of the keys is held until the result is in the journal's hands."""
     from headspace_tui.answering.desk import AnswerDesk
-    from headspace_tui.service.journal import Journal
+    from headspace_tui.service.records.journal import Journal
     from headspace_tui.state.eventlog import EventLog
 
     session = claude_session([api.bash("touch late.txt", "Make a file"), api.text("Made.")], name="late")

@@ -21,7 +21,7 @@ from headspace_tui.app.widgets.footer import KeysFooter
 from headspace_tui.detect.claude import classify_capture
 from headspace_tui.model import AgentState
 from headspace_tui.service.facade import Service
-from headspace_tui.service.journal import Journal
+from headspace_tui.service.records.journal import Journal
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
 from tests.harness.record import DEFAULT_OUT
 from tests.ui.apps import app_of, demo_app, screen_open, service_of, wait_until

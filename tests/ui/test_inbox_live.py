@@ -40,7 +40,7 @@ from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.app.screens.timeline import describe_event
 from headspace_tui.hooks import settings as hook_settings
 from headspace_tui.model import AgentState, Channel
-from headspace_tui.service.journal import Journal
+from headspace_tui.service.records.journal import Journal
 from headspace_tui.shared.config import Config
 from headspace_tui.state.eventlog import EventLog
 from tests.e2e.test_answer_channel import app_for, private_runtime, record_keys

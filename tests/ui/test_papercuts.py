@@ -19,7 +19,7 @@ from headspace_tui.app.widgets.summary import summary_text
 from headspace_tui.model import Agent, AgentState, Observation
 from headspace_tui.remote.host import RemoteHost
 from headspace_tui.service.facade import Service
-from headspace_tui.service.journal import Journal
+from headspace_tui.service.records.journal import Journal
 from headspace_tui.shared.config import Config, HostSpec
 from headspace_tui.shared.theme_files import builtin_dir
 from headspace_tui.tmux.server import TmuxServer

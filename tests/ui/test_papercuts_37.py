@@ -372,7 +372,7 @@ def test_a_host_still_on_its_first_look_is_said_beside_the_counts_of_the_others(
     """The local server looked, the remote host not yet: the counts are this machine's, and the header says box is still being looked at."""
     from types import SimpleNamespace
 
-    from headspace_tui.service.fleet import Fleet
+    from headspace_tui.service.watching.fleet import Fleet
 
     told: list[tuple] = []
     monitors = [SimpleNamespace(host=SimpleNamespace(name=name)) for name in ("local", "box")]  # the fleet reads only their names here

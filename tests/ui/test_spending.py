@@ -7,9 +7,9 @@ import re
 
 from headspace_tui.app.screens.spending import SpendingScreen
 from headspace_tui.model import Agent
-from headspace_tui.service.event_writer import EventWriter
-from headspace_tui.service.journal import Journal
-from headspace_tui.service.usage_ledger import UsageLedger
+from headspace_tui.service.records.event_writer import EventWriter
+from headspace_tui.service.records.journal import Journal
+from headspace_tui.service.records.usage_ledger import UsageLedger
 from headspace_tui.state.eventlog import EventLog
 from headspace_tui.usage.model import Tokens, Usage
 from tests.ui.apps import NOW, demo_app, screen_open, wait_until

@@ -25,7 +25,7 @@ from headspace_tui.app.widgets.preview import PanePreview, PromptBar
 from headspace_tui.detect.claude import classify_capture
 from headspace_tui.model import AgentState
 from headspace_tui.service.facade import Service
-from headspace_tui.service.journal import Journal
+from headspace_tui.service.records.journal import Journal
 from headspace_tui.shared.config import Config
 from headspace_tui.tmux.server import TmuxServer
 from tests.e2e.test_answer_channel import record_keys

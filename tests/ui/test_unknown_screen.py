@@ -8,7 +8,7 @@ from headspace_tui.app.screens.why import WhyScreen
 from headspace_tui.detect.claude import classify_capture
 from headspace_tui.model import AgentState
 from headspace_tui.service.facade import Service
-from headspace_tui.service.journal import Journal
+from headspace_tui.service.records.journal import Journal
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
 from tests.ui.apps import app_of, screen_open, service_of, wait_until
 

@@ -16,8 +16,8 @@ import pytest
 from headspace_tui.detect.claude.transcript import ToolOutcome, Turn, parse_line
 from headspace_tui.events import Answered
 from headspace_tui.model import Agent
-from headspace_tui.service.evidence import KEPT_ANSWERS, KEPT_GONE, KEPT_USES, SETTLED_KEPT, UNREAD_WAIT, AnswerEvidence, first_from
-from headspace_tui.service.journal import Journal, who
+from headspace_tui.service.records.evidence import KEPT_ANSWERS, KEPT_GONE, KEPT_USES, SETTLED_KEPT, UNREAD_WAIT, AnswerEvidence, first_from
+from headspace_tui.service.records.journal import Journal, who
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "transcripts" / "answers"
 

@@ -1,4 +1,4 @@
-"""One request, one answer: which appearance of a prompt a reading shows (service/appearances.py), and what the answerer makes of it."""
+"""One request, one answer: which appearance of a prompt a reading shows (service/records/appearances.py), and what the answerer makes of it."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from dataclasses import replace
 from headspace_tui.answering.answerer import ALREADY_ANSWERED, Answerer, Report
 from headspace_tui.answering.policy import Intent, IntentKind
 from headspace_tui.model import Agent, AgentState, Observation, Prompt
-from headspace_tui.service.appearances import Appearances
-from headspace_tui.service.store import AgentStore
+from headspace_tui.service.records.appearances import Appearances
+from headspace_tui.service.records.store import AgentStore
 from headspace_tui.tmux.server import PaneRecord
 
 PUSH = Observation(AgentState.PERMISSION, Prompt(kind="permission", tool="Bash", detail="git push", fingerprint="f-push"))

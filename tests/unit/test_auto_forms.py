@@ -14,7 +14,7 @@ import pytest
 
 from headspace_tui.detect.families import family_named
 from headspace_tui.model import AgentState, Blocked
-from headspace_tui.service.store import AgentStore
+from headspace_tui.service.records.store import AgentStore
 from tests.harness.accuracy import problems
 from tests.harness.recording import plain_text
 

@@ -15,6 +15,7 @@ from headspace_tui.answering.keys import KeyStroke, cursor_moves, plan_keys
 from headspace_tui.answering.pane_io import ActionError
 from headspace_tui.answering.policy import Intent, IntentKind
 from headspace_tui.api.codec import decode, encode
+from headspace_tui.api.rows import agent_row, well_formed
 from headspace_tui.app.screens.why import mode_text
 from headspace_tui.app.widgets.agent_table import fit, kept_end, waiting_for
 from headspace_tui.cli.doctor import OK, WARN, check_hooks
@@ -27,9 +28,8 @@ from headspace_tui.hooks import settings as hook_settings
 from headspace_tui.hooks.spool import HookEvent
 from headspace_tui.model import Agent, AgentState, Blocked, Observation, Option, Prompt
 from headspace_tui.notifications.decide import BURST, Notifier
-from headspace_tui.service.hook_intake import hook_blocked, hook_mode
-from headspace_tui.service.rows import agent_row, well_formed
-from headspace_tui.service.store import AgentStore
+from headspace_tui.service.records.store import AgentStore
+from headspace_tui.service.watching.hook_intake import hook_blocked, hook_mode
 from headspace_tui.shared.config import ConfigError, parse_config
 from tests.unit.test_store import _record
 
@@ -527,7 +527,7 @@ def test_a_block_goes_to_the_event_log_and_the_timeline_says_it():
     from rich.console import Console
 
     from headspace_tui.app.screens.timeline import timeline_table
-    from headspace_tui.service.journal import Journal, who
+    from headspace_tui.service.records.journal import Journal, who
 
     store = AgentStore()
     journal = Journal(None, clock=lambda: 100.0)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from headspace_tui.service.discovery import plan
+from headspace_tui.service.watching.discovery import plan
 from headspace_tui.shared.proctree import ProcessInfo, ProcessTable
 from headspace_tui.tmux.server import PaneRecord
 

@@ -19,7 +19,7 @@ from headspace_tui.answering.pane_io import ActionError
 from headspace_tui.answering.policy import Intent, IntentKind
 from headspace_tui.detect.families import BY_NAME
 from headspace_tui.model import AgentState
-from headspace_tui.service.lifecycle import exit_refusal
+from headspace_tui.service.watching.lifecycle import exit_refusal
 from tests.harness.record import PANES
 
 DRAFTS = {"claude": "idle_half_typed", "codex": "idle_draft", "gemini": "idle_with_draft", "opencode": "idle_draft"}

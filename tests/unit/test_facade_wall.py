@@ -28,7 +28,7 @@ import pytest
 
 import headspace_tui
 from headspace_tui.service.facade import Service
-from headspace_tui.service.journal import Journal
+from headspace_tui.service.records.journal import Journal
 from headspace_tui.shared.config import Config
 from headspace_tui.tmux.server import TmuxServer
 

@@ -16,7 +16,7 @@ from headspace_tui.api.facade import ServiceError
 from headspace_tui.detect.families import BY_NAME, CLAUDE, FAMILIES, UnknownFamily, family_named, find_agent
 from headspace_tui.model import Agent, AgentState, Observation, Option, Prompt
 from headspace_tui.service.facade import Service
-from headspace_tui.service.scan import screen_observation
+from headspace_tui.service.records.scan import screen_observation
 from headspace_tui.shared.proctree import ProcessInfo, ProcessTable
 from headspace_tui.tmux.server import PaneRecord
 

@@ -17,8 +17,8 @@ from headspace_tui.answering.keys import KeyStroke, plan_keys
 from headspace_tui.answering.policy import Intent, IntentKind
 from headspace_tui.detect import families
 from headspace_tui.model import AgentState
-from headspace_tui.service.discovery import plan
-from headspace_tui.service.scan import screen_observation
+from headspace_tui.service.records.scan import screen_observation
+from headspace_tui.service.watching.discovery import plan
 from headspace_tui.shared.proctree import ProcessInfo, ProcessTable
 from headspace_tui.tmux.server import PaneRecord
 from tests.unit import quill

@@ -349,7 +349,7 @@ def test_permission_requests_for_dialogs_are_question_and_plan():
 def test_watch_spool_yields_events_as_they_arrive(tmp_path: Path):
     import asyncio
 
-    from headspace_tui.service.folder_watch import watch_spool
+    from headspace_tui.service.watching.folder_watch import watch_spool
 
     runtime = tmp_path / "run"
     runtime.mkdir(mode=0o700)
@@ -390,7 +390,7 @@ def test_watch_spool_reports_a_late_file_with_an_earlier_name(tmp_path: Path):
     """Concurrent hooks: a file may land after one with a later name; it is still reported."""
     import asyncio
 
-    from headspace_tui.service.folder_watch import watch_spool
+    from headspace_tui.service.watching.folder_watch import watch_spool
 
     folder = tmp_path / "spool"
 
@@ -416,7 +416,7 @@ def test_watch_spool_of_an_agent_elsewhere_makes_nothing_and_reads_once_its_hook
     """An agent's spool under another XDG_RUNTIME_DIR: its hook makes the folder (the real program here), not headspace."""
     import asyncio
 
-    from headspace_tui.service.folder_watch import watch_spool
+    from headspace_tui.service.watching.folder_watch import watch_spool
 
     runtime = tmp_path / "agent-run"
     runtime.mkdir(mode=0o700)
@@ -439,7 +439,7 @@ def test_watch_spool_of_an_agent_elsewhere_refuses_a_folder_others_can_write(tmp
     import asyncio
 
     from headspace_tui.hooks.spool import SpoolRefused
-    from headspace_tui.service.folder_watch import watch_spool
+    from headspace_tui.service.watching.folder_watch import watch_spool
 
     folder = tmp_path / "headspace" / "spool"
     folder.mkdir(parents=True)

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from headspace_tui.notifications.snooze import key_of
 from headspace_tui.resident.facade_client import ServiceClient
 from headspace_tui.service.facade import Service
-from headspace_tui.service.journal import Journal
+from headspace_tui.service.records.journal import Journal
 from headspace_tui.tmux.server import TmuxServer
 from tests.ui.apps import NOW, show_recorded
 

@@ -8,7 +8,7 @@ import pytest
 
 from headspace_tui.detect.claude.transcript import TranscriptTail
 from headspace_tui.model import Agent, AgentState, Observation
-from headspace_tui.service.journal import Journal, start_of_day
+from headspace_tui.service.records.journal import Journal, start_of_day
 from headspace_tui.state.eventlog import EventLog
 
 TRANSCRIPT = Path(__file__).resolve().parents[1] / "data" / "transcripts" / "bash_question_2.1.330.jsonl"
@@ -181,7 +181,7 @@ def test_agents_that_come_and_go_leave_a_bounded_journal():
     import tracemalloc
 
     from headspace_tui.events import AgentChanged, AgentRemoved
-    from headspace_tui.service.journal import ENDED_KEPT
+    from headspace_tui.service.records.journal import ENDED_KEPT
 
     now = [1_000_000.0]
     journal = Journal(None, clock=lambda: now[0])

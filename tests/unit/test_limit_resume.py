@@ -1,4 +1,4 @@
-"""Going on when a rate limit resets (service/limit_resume.py): one nudge per limit, only while it still holds, none without a reset time."""
+"""Going on when a rate limit resets (service/acting/limit_resume.py): one nudge per limit, only while it still holds, none without a reset time."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import asyncio
 
 from headspace_tui.events import AgentChanged, AgentRemoved
 from headspace_tui.model import AgentState, Observation
-from headspace_tui.service.limit_resume import LimitResume
-from headspace_tui.service.store import AgentStore
+from headspace_tui.service.acting.limit_resume import LimitResume
+from headspace_tui.service.records.store import AgentStore
 from tests.unit.test_auto_mode import _read
 
 WORDS = "You've hit your 5-hour limit · resets 3pm"

@@ -8,12 +8,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from headspace_tui.api.rows import agent_row, well_formed
 from headspace_tui.app.widgets.agent_table import waiting_for
 from headspace_tui.detect.claude.screen import classify_capture
 from headspace_tui.model import AgentState, Observation
 from headspace_tui.notifications.decide import REASONS, describe
-from headspace_tui.service.rows import agent_row, well_formed
-from headspace_tui.service.store import AgentStore
+from headspace_tui.service.records.store import AgentStore
 from headspace_tui.usage.limits import limited, reset_at
 from headspace_tui.usage.words import limit_words
 from tests.harness.record import PANES

@@ -11,8 +11,8 @@ import asyncio
 from headspace_tui.detect.families import CLAUDE
 from headspace_tui.events import AgentChanged, AgentRemoved
 from headspace_tui.model import AgentState, Observation
-from headspace_tui.service.journal import Journal
-from headspace_tui.service.monitor import Monitor
+from headspace_tui.service.records.journal import Journal
+from headspace_tui.service.watching.monitor import Monitor
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
 
 

@@ -16,6 +16,7 @@ import pytest
 from headspace_tui.answering import multi
 from headspace_tui.answering.keys import ActionError, plan_keys
 from headspace_tui.answering.policy import Intent, IntentKind, key_allowed
+from headspace_tui.api.rows import describe
 from headspace_tui.app.widgets.agent_table import waiting_for
 from headspace_tui.app.widgets.preview import prompt_bar_text
 from headspace_tui.cli.main import option_keys
@@ -23,8 +24,7 @@ from headspace_tui.detect.claude import classify_capture
 from headspace_tui.detect.families import CLAUDE
 from headspace_tui.hooks.calls import PendingCall, hook_answer, why_not
 from headspace_tui.model import Agent, AgentState, Observation
-from headspace_tui.service.rows import describe
-from headspace_tui.service.store import same_observation
+from headspace_tui.service.records.store import same_observation
 from headspace_tui.shared.config import DEFAULT_KEYS
 from tests.harness.record import PANES
 from tests.harness.scenarios import QUESTION_DB, QUESTION_FEATURES

@@ -16,7 +16,7 @@ import pytest
 from headspace_tui.cli.main import main
 from headspace_tui.detect.claude import box_text
 from headspace_tui.model import AgentState, Observation
-from headspace_tui.service.lifecycle import LifecycleError, exit_refusal, resume_argv, state_refusal
+from headspace_tui.service.watching.lifecycle import LifecycleError, exit_refusal, resume_argv, state_refusal
 from headspace_tui.shared.worktree import WorktreeError, add_worktree, worktree_path
 from headspace_tui.tmux.server import TmuxServer
 from headspace_tui.tmux.spawn import SpawnError, check_session_name, current_session

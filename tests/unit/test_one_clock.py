@@ -10,9 +10,9 @@ from __future__ import annotations
 from headspace_tui.app.screens.timeline import began
 from headspace_tui.detect.clock import REMEMBERED
 from headspace_tui.model import AgentState, Observation, Prompt
-from headspace_tui.service.journal import Journal, start_of_day
-from headspace_tui.service.pane_watch import PaneWatch
-from headspace_tui.service.store import AgentStore
+from headspace_tui.service.records.journal import Journal, start_of_day
+from headspace_tui.service.records.store import AgentStore
+from headspace_tui.service.watching.pane_watch import PaneWatch
 from headspace_tui.state.eventlog import EventLog
 from headspace_tui.tmux.server import PaneRecord
 
@@ -133,8 +133,8 @@ def test_a_restart_that_dates_an_open_wait_earlier_is_kept_for_the_next_restart(
 
 def test_the_transcript_dates_a_turn_by_its_prompt_and_a_wait_by_the_reply_before_it():
     from headspace_tui.detect.claude.transcript import Turn
-    from headspace_tui.service.pane_watch import PaneWatch
-    from headspace_tui.service.transcripts import note_times
+    from headspace_tui.service.watching.pane_watch import PaneWatch
+    from headspace_tui.service.watching.transcripts import note_times
 
     watch = PaneWatch(_record(), KEY)
     note_times(watch, [Turn(role="user", text="go", timestamp="2026-11-25T10:00:00Z"), Turn(role="agent", text="ok", timestamp="2026-11-25T10:00:07Z")])

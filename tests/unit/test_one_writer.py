@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from headspace_tui.events import AgentChanged, Answered
 from headspace_tui.model import AgentState, Channel, Observation
-from headspace_tui.service.journal import Journal
-from headspace_tui.service.store import AgentStore
+from headspace_tui.service.records.journal import Journal
+from headspace_tui.service.records.store import AgentStore
 from tests.unit.test_monitor_store import _record
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from headspace_tui.model import PaneAddress
-from headspace_tui.service.fleet import host_of
+from headspace_tui.service.watching.fleet import host_of
 from headspace_tui.tmux.server import TmuxServer
 
 

@@ -96,7 +96,7 @@ from headspace_tui.app import patches
 assert not any(p.applied() for p in patches.PATCHES), [p.name for p in patches.PATCHES if p.applied()]
 from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.service.facade import Service
-from headspace_tui.service.journal import Journal
+from headspace_tui.service.records.journal import Journal
 from headspace_tui.tmux.server import TmuxServer
 HeadspaceApp(Service.build(TmuxServer(socket_name="headspace-patches-unused"), live=False, journal=Journal(None), hooks=False))
 print(sorted(p.name for p in patches.PATCHES if p.applied()))

@@ -1,4 +1,4 @@
-"""Which prompts are new turns when the hook and the transcript both tell them (service/prompts_told.py).
+"""Which prompts are new turns when the hook and the transcript both tell them (service/records/prompts_told.py).
 
 A CI run sent the second prompt 1–3 s after the first: a window of time
 alone took it for the first told again, and the second turn (its baseline,
@@ -7,8 +7,8 @@ its blocked marks) never began.
 
 from __future__ import annotations
 
-from headspace_tui.service.prompts_told import SAME_PROMPT, PromptsTold
-from headspace_tui.service.store import AgentStore
+from headspace_tui.service.records.prompts_told import SAME_PROMPT, PromptsTold
+from headspace_tui.service.records.store import AgentStore
 from tests.unit.test_auto_mode import _agent
 
 

@@ -15,7 +15,7 @@ from headspace_tui.detect.claude.status_files import (
     status_observation,
 )
 from headspace_tui.model import AgentState
-from headspace_tui.service.folder_watch import watch_statuses
+from headspace_tui.service.watching.folder_watch import watch_statuses
 
 # What 2.1.330 writes (trimmed of fields we do not read).
 SAMPLE = {

@@ -20,7 +20,7 @@ from headspace_tui.model import AgentState, Observation, Prompt
 from headspace_tui.resident.deadline import DEADLINE
 from headspace_tui.resident.server import Resident, Watched
 from headspace_tui.service.facade import Service
-from headspace_tui.service.journal import Journal
+from headspace_tui.service.records.journal import Journal
 from headspace_tui.shared.resident_place import make_folder, place_of
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 import pytest
 
 from headspace_tui.api.facade import IntentKind
+from headspace_tui.api.rows import agent_row, well_formed
 from headspace_tui.model import Agent, AgentState, Observation
 from headspace_tui.resident.client import older
 from headspace_tui.resident.server import _answer_request
 from headspace_tui.service.answer_wait import MAX_TEXT
-from headspace_tui.service.rows import agent_row, well_formed
 
 
 @pytest.mark.parametrize(

@@ -19,9 +19,9 @@ from headspace_tui.events import AgentChanged
 from headspace_tui.hooks.calls import PendingCall
 from headspace_tui.model import Agent, AgentState, Channel, Observation
 from headspace_tui.rules.rules_file import DEFAULT_BURST, UNTIL_IDLE_CAP, parse_rules
-from headspace_tui.service.journal import Journal
-from headspace_tui.service.rule_answers import RuleAnswers, RuleBook
-from headspace_tui.service.store import AgentStore
+from headspace_tui.service.acting.rule_answers import RuleAnswers, RuleBook
+from headspace_tui.service.records.journal import Journal
+from headspace_tui.service.records.store import AgentStore
 from headspace_tui.state.eventlog import EventLog
 from tests.unit.test_codex_rules_hook import Held
 

@@ -188,7 +188,7 @@ def test_rules_test_replays_your_answers_and_flags_what_you_refused(tmp_path):
 def test_pauses_by_scope_and_a_resume_of_everything_ends_every_pause(tmp_path):
     from headspace_tui.cli.rules_cmd import rules_list, rules_pause
     from headspace_tui.rules.pauses import is_paused
-    from headspace_tui.service.rule_state import read_state
+    from headspace_tui.service.acting.rule_state import read_state
 
     path = tmp_path / "rules.toml"
     path.write_text(LAB)

@@ -23,7 +23,7 @@ from headspace_tui.model import Agent
 from headspace_tui.rules.judge import judge
 from headspace_tui.rules.model import Call, Decision
 from headspace_tui.rules.rules_file import parse_rules
-from headspace_tui.service.rule_calls import call_of
+from headspace_tui.service.acting.rule_calls import call_of
 
 CORPUS = Path(__file__).parent.parent / "data" / "rules" / "hostile.toml"
 DATA = tomllib.loads(CORPUS.read_text(encoding="utf-8"))

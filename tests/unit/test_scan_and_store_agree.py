@@ -19,9 +19,9 @@ from headspace_tui.detect.claude.status_files import ClaudeStatus, status_observ
 from headspace_tui.detect.families import CLAUDE
 from headspace_tui.detect.fusion import Fuser
 from headspace_tui.model import Agent, AgentState, Observation, Prompt
-from headspace_tui.service.pane_watch import PaneWatch
-from headspace_tui.service.scan import PaneView, to_agent
-from headspace_tui.service.store import AgentStore
+from headspace_tui.service.records.scan import PaneView, to_agent
+from headspace_tui.service.records.store import AgentStore
+from headspace_tui.service.watching.pane_watch import PaneWatch
 from headspace_tui.tmux.server import PaneRecord
 
 NOW = 1_000_000.0
@@ -83,7 +83,7 @@ CASES = {
 def test_status_and_the_live_table_make_the_same_agent_with_the_same_start(case):
     observation, status, since, source, *logged = CASES[case]
     shown, live = _both(observation, status, *logged)
-    # One appearance of a prompt is the live store's to name (service/appearances.py): a
+    # One appearance of a prompt is the live store's to name (service/records/appearances.py): a
     # one-shot look names none, so no --expect can carry an id that no one keeps.
     fingerprint = observation.prompt.fingerprint if observation.prompt else ""
     assert live.observation.request.startswith(f"{fingerprint}~") if fingerprint else live.observation.request == ""

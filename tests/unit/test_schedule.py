@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from headspace_tui.service.schedule import CAPTURE_GAP, FOCUS_GAP, FOCUS_LAZY_GAP, LAZY_GAP, MAX_WAIT, POLL_GAP, QUIET, PaneTiming, due_at
+from headspace_tui.service.watching.schedule import CAPTURE_GAP, FOCUS_GAP, FOCUS_LAZY_GAP, LAZY_GAP, MAX_WAIT, POLL_GAP, QUIET, PaneTiming, due_at
 
 
 def _read_at(t: float) -> PaneTiming:

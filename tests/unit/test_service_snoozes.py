@@ -12,7 +12,7 @@ from headspace_tui.detect.claude import classify_capture
 from headspace_tui.model import AgentState
 from headspace_tui.notifications.snooze import UNTIL_IT_CHANGES
 from headspace_tui.service.facade import Service
-from headspace_tui.service.journal import Journal
+from headspace_tui.service.records.journal import Journal
 from headspace_tui.shared.config import Config
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
 from tests.harness.record import DEFAULT_OUT

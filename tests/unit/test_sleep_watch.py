@@ -1,4 +1,4 @@
-"""Telling a sleep of this machine from the clocks (service/sleep_watch.py)."""
+"""Telling a sleep of this machine from the clocks (service/watching/sleep_watch.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from headspace_tui.service.sleep_watch import SLEPT_AFTER, SleepWatch, asleep_so_far
+from headspace_tui.service.watching.sleep_watch import SLEPT_AFTER, SleepWatch, asleep_so_far
 
 
 def test_a_sleep_is_told_once_with_its_length_and_jitter_is_not_a_sleep() -> None:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from headspace_tui.api.rows import agent_row
 from headspace_tui.cli.main import summary
 from headspace_tui.model import Agent, AgentState, Evidence, Observation
-from headspace_tui.service.rows import agent_row
 
 
 def agent(state: AgentState, n: int) -> dict:
-    """An agent as ``status`` counts it: its row (service/rows.py), as a look or the service gives it."""
+    """An agent as ``status`` counts it: its row (api/rows.py), as a look or the service gives it."""
     evidence = (Evidence("unrecognised-screen", 3, "◆ new"),) if state is AgentState.UNKNOWN else ()
     return agent_row(Agent(pane_id=f"%{n}", target=f"s{n}:0.0", session=f"s{n}", observation=Observation(state, evidence=evidence)), 0.0)
 

@@ -7,7 +7,7 @@ import dataclasses
 from headspace_tui.detect.claude.status_files import ClaudeStatus
 from headspace_tui.events import AgentChanged, AgentRemoved
 from headspace_tui.model import AgentState, Evidence, Observation, Prompt
-from headspace_tui.service.store import AgentStore
+from headspace_tui.service.records.store import AgentStore
 from headspace_tui.tmux.server import PaneRecord
 
 

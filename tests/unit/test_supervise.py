@@ -8,9 +8,9 @@ import logging
 import pytest
 
 from headspace_tui.remote.host import RemoteHost
-from headspace_tui.service.journal import Journal
-from headspace_tui.service.monitor import REMOTE_RESTART_LIMIT, REMOTE_RETRY_PACE, Monitor, remote_retry
-from headspace_tui.service.supervise import Backoff, Supervisor
+from headspace_tui.service.records.journal import Journal
+from headspace_tui.service.watching.monitor import REMOTE_RESTART_LIMIT, REMOTE_RETRY_PACE, Monitor, remote_retry
+from headspace_tui.service.watching.supervise import Backoff, Supervisor
 from headspace_tui.shared.config import HostSpec
 from headspace_tui.tmux.server import TmuxServer
 
@@ -55,7 +55,7 @@ def test_a_loop_that_raises_is_restarted_with_backoff_and_said_once_per_failure(
         await supervisor.start("the detector of tmux session $1", flaky)
         assert supervisor.failures == {"the detector of tmux session $1": 3}
 
-    with caplog.at_level(logging.ERROR, logger="headspace_tui.service.supervise"):
+    with caplog.at_level(logging.ERROR, logger="headspace_tui.service.watching.supervise"):
         asyncio.run(scenario())
     assert runs == 4
     assert slept == [0.0, 0.5, 1.0]

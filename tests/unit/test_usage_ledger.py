@@ -7,8 +7,8 @@ import json
 from dataclasses import replace
 
 from headspace_tui.model import Agent
-from headspace_tui.service.event_writer import EventWriter
-from headspace_tui.service.usage_ledger import KIND, UsageLedger, added, by_day
+from headspace_tui.service.records.event_writer import EventWriter
+from headspace_tui.service.records.usage_ledger import KIND, UsageLedger, added, by_day
 from headspace_tui.state.eventlog import EventLog, StoredEvent
 from headspace_tui.usage.model import Spent, Tokens, Usage
 

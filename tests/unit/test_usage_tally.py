@@ -1,4 +1,4 @@
-"""An agent's tokens, context and cost, folded from its transcript's turns (service/usage_tally.py, usage/)."""
+"""An agent's tokens, context and cost, folded from its transcript's turns (service/records/usage_tally.py, usage/)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from headspace_tui.detect.claude.transcript import TranscriptTail, parse_line
 from headspace_tui.detect.turns import Turn
-from headspace_tui.service.usage_tally import UsageTally
+from headspace_tui.service.records.usage_tally import UsageTally
 from headspace_tui.usage.model import Tokens, Usage
 from headspace_tui.usage.prices import estimate, price_of, table, window_of
 from headspace_tui.usage.words import usage_lines

@@ -252,7 +252,7 @@ def test_the_last_screen_of_a_burst_reaches_the_page_once_the_pace_allows():
 
 
 def test_a_hosts_problem_is_one_line_naming_the_host_once():
-    from headspace_tui.service.rows import host_problems
+    from headspace_tui.api.rows import host_problems
 
     hosts = [("local", None), ("box", "starting"), ("dev", "dev: unreachable (ssh: timeout)"), ("far", "tmux is not running")]
     assert host_problems(hosts) == ["box: still on its first look", "dev: unreachable (ssh: timeout)", "far: tmux is not running"]

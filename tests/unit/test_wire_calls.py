@@ -40,7 +40,7 @@ from headspace_tui.resident.facade_client import ServiceClient
 from headspace_tui.resident.facade_routes import FacadeRoutes, FacadeStream
 from headspace_tui.resident.server import Resident, Watched
 from headspace_tui.service.facade import Service
-from headspace_tui.service.journal import Journal
+from headspace_tui.service.records.journal import Journal
 from headspace_tui.shared.config import Config
 from headspace_tui.shared.resident_place import Place
 from headspace_tui.tmux.server import TmuxServer

@@ -78,7 +78,7 @@ class Header:
         return self._waited
 
     def _spent_today(self) -> float | None:
-        """The estimated cost of today's tokens (service/usage_ledger.py): as often as the waits, off the loop for a resident service."""
+        """The estimated cost of today's tokens (service/records/usage_ledger.py): as often as the waits, off the loop for a resident service."""
         now = self.clock()
         if not self.service.blocking:
             found = self.service.spent(now, 0)

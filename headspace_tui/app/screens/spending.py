@@ -1,4 +1,4 @@
-"""The palette's "Spending by day": what each agent spent, day by day, from the event log (service/usage_ledger.py)."""
+"""The palette's "Spending by day": what each agent spent, day by day, from the event log (service/records/usage_ledger.py)."""
 
 from __future__ import annotations
 

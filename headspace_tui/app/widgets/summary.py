@@ -56,7 +56,7 @@ def summary_text(
         # say "0 agents", or fewer needing you than there are.
         return Text.assemble(("headspace", "bold"), "  looking…")
     counts = _counts(agents, waited_today, snoozed, need_style)
-    if spent_today:  # an estimate at list prices (service/usage_ledger.py); nothing priced yet: not said
+    if spent_today:  # an estimate at list prices (service/records/usage_ledger.py); nothing priced yet: not said
         counts.append(f"  ·  {SPENT_LABEL}: {cost_words(spent_today)}")
     looking = [host for host, text in hosts if text == "starting"]  # a host still on its first look: its agents are not counted yet
     if looking:

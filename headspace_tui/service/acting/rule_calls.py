@@ -17,9 +17,9 @@ import os
 import posixpath
 from typing import Any
 
-from ..hooks.calls import PendingCall
-from ..model import Agent
-from ..rules.model import FILE_TOOLS, SHELL_TOOLS, Call
+from ...hooks.calls import PendingCall
+from ...model import Agent
+from ...rules.model import FILE_TOOLS, SHELL_TOOLS, Call
 
 BASH = frozenset({"bash", "/bin/bash", "/usr/bin/bash"})  # the shells the rules read as: a shell named so elsewhere is another program
 # Fields of a shell call's input that change nothing of what runs (Claude's Bash, Codex's exec, Gemini's, opencode's).

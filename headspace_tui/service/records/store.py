@@ -23,14 +23,14 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
-from ..detect.claude.status_files import ClaudeStatus
-from ..detect.clock import Clock
-from ..detect.sources import Source
-from ..events import AgentChanged, AgentRemoved, CallBlocked, Event, TurnBegan
-from ..model import Agent, AgentState, Blocked, Channel, Evidence, Observation, PaneAddress
-from ..tmux.server import PaneRecord
-from ..usage.limits import reset_at
-from ..usage.model import Usage
+from ...detect.claude.status_files import ClaudeStatus
+from ...detect.clock import Clock
+from ...detect.sources import Source
+from ...events import AgentChanged, AgentRemoved, CallBlocked, Event, TurnBegan
+from ...model import Agent, AgentState, Blocked, Channel, Evidence, Observation, PaneAddress
+from ...tmux.server import PaneRecord
+from ...usage.limits import reset_at
+from ...usage.model import Usage
 from .appearances import Appearances
 from .prompts_told import PromptsTold
 from .scan import new_agent
@@ -308,14 +308,14 @@ class AgentStore:
             self.emit(TurnBegan(agent, at))
 
     def used(self, pane_id: str, usage: Usage | None) -> None:
-        """The agent's tokens, context and estimated cost as its files now tell them (service/usage_tally.py), on its row (None: nothing counted)."""
+        """The agent's tokens, context and estimated cost as its files now tell them (service/records/usage_tally.py), on its row (None: nothing counted)."""
         agent = self.agents.get(pane_id)
         if agent is not None and agent.usage != usage:
             agent.usage = usage
             self.emit(AgentChanged(agent, agent.state, time.time()))
 
     def changed(self, pane_id: str, summary: str) -> None:
-        """What the agent's work tree changed this turn (service/work_changes.py), on its row."""
+        """What the agent's work tree changed this turn (service/watching/work_changes.py), on its row."""
         agent = self.agents.get(pane_id)
         if agent is not None and agent.change != summary:
             agent.change = summary

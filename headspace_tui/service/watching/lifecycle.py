@@ -29,15 +29,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..answering.keys import ActionError, PaneIO, draft_refusal, send_guarded
-from ..answering.policy import INPUT_BOX_STATES, Intent, IntentKind
-from ..detect.families import CLAUDE, find_agent
-from ..model import AgentState, Observation
-from ..shared.proctree import read_process_table
-from ..shared.safe_text import clean
-from ..shared.worktree import WorktreeError, add_worktree
-from ..tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
-from ..tmux.spawn import SpawnError, current_session, start_window
+from ...answering.keys import ActionError, PaneIO, draft_refusal, send_guarded
+from ...answering.policy import INPUT_BOX_STATES, Intent, IntentKind
+from ...detect.families import CLAUDE, find_agent
+from ...model import AgentState, Observation
+from ...shared.proctree import read_process_table
+from ...shared.safe_text import clean
+from ...shared.worktree import WorktreeError, add_worktree
+from ...tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
+from ...tmux.spawn import SpawnError, current_session, start_window
 
 EXIT_COMMAND = "/exit"
 EXIT_STATES = INPUT_BOX_STATES  # idle, asking in text, or given up on an error: at its input box, not working, no dialog

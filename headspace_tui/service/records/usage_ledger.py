@@ -1,6 +1,6 @@
 """What the agents spent, per agent and per day, kept in the event log so it outlives a restart.
 
-An agent's usage is a running total of its conversation (service/usage_tally.py,
+An agent's usage is a running total of its conversation (service/records/usage_tally.py,
 detect/session_usage.py).  Each time it grows, one ``usage`` event is
 written: the totals now, and what was added since the last one (``spent``):
 the days are then sums of ``spent`` by the event's date, read back from the
@@ -20,9 +20,9 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Iterable
 
-from ..model import Agent
-from ..state.eventlog import EventLog, EventLogError, StoredEvent
-from ..usage.model import Spent, SpentRow, Tokens, Usage
+from ...model import Agent
+from ...state.eventlog import EventLog, EventLogError, StoredEvent
+from ...usage.model import Spent, SpentRow, Tokens, Usage
 from .event_writer import EventWriter
 from .history import start_of_day
 

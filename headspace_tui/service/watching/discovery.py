@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..detect.families import CLAUDE, find_agent
-from ..detect.family import Family
-from ..shared.proctree import ProcessTable
-from ..tmux.server import PaneRecord
+from ...detect.families import CLAUDE, find_agent
+from ...detect.family import Family
+from ...shared.proctree import ProcessTable
+from ...tmux.server import PaneRecord
 from .pane_watch import agent_key
 
 

@@ -23,9 +23,9 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from ..detect.claude.status_files import ClaudeStatus, read_statuses
-from ..hooks.spool import HookEvent, SpoolReader, check_spool, ensure_spool
-from ..shared.safe_files import Unchanged
+from ...detect.claude.status_files import ClaudeStatus, read_statuses
+from ...hooks.spool import HookEvent, SpoolReader, check_spool, ensure_spool
+from ...shared.safe_files import Unchanged
 
 log = logging.getLogger(__name__)
 

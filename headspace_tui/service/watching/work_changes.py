@@ -29,11 +29,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..changes.model import Diff, failed
-from ..changes.trees import ChangeError, Trees
-from ..events import AgentChanged, AgentRemoved, Event, TurnBegan
-from ..model import Agent, AgentState
-from .store import AgentStore
+from ...changes.model import Diff, failed
+from ...changes.trees import ChangeError, Trees
+from ...events import AgentChanged, AgentRemoved, Event, TurnBegan
+from ...model import Agent, AgentState
+from ..records.store import AgentStore
 
 log = logging.getLogger(__name__)
 

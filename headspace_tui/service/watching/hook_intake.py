@@ -17,16 +17,16 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from ..answering.desk import AnswerDesk
-from ..events import Notice
-from ..hooks.channel import ChannelUnavailable, MakeChannel, socket_path
-from ..hooks.spool import HookEvent, SpoolRefused, hook_observation, spool_dir, spool_in, tool_detail
-from ..model import CLAUDE_MODES, Agent, Blocked, Observation
-from ..shared.safe_text import clean
+from ...answering.desk import AnswerDesk
+from ...events import Notice
+from ...hooks.channel import ChannelUnavailable, MakeChannel, socket_path
+from ...hooks.spool import HookEvent, SpoolRefused, hook_observation, spool_dir, spool_in, tool_detail
+from ...model import CLAUDE_MODES, Agent, Blocked, Observation
+from ...shared.safe_text import clean
+from ..records.store import AgentStore
 from .claude_facts import ClaudeFacts
 from .host import Host
 from .pane_watch import PaneWatch
-from .store import AgentStore
 from .supervise import Supervisor
 
 CHANNEL_RETRY = 5.0  # while another headspace holds the answer channel, ask for it this often

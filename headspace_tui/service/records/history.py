@@ -12,9 +12,9 @@ import datetime as dt
 from collections import OrderedDict
 from collections.abc import Callable
 
-from ..detect.clock import needs_you, same_spell
-from ..model import Agent, AgentState
-from ..state.eventlog import EventLog, EventLogError, StoredEvent
+from ...detect.clock import needs_you, same_spell
+from ...model import Agent, AgentState
+from ...state.eventlog import EventLog, EventLogError, StoredEvent
 from .command_tracker import AgentHistory, who
 from .event_writer import EventWriter
 

@@ -17,17 +17,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..detect.clock import remembered_claim
-from ..detect.family import Family
-from ..detect.fusion import Fuser
-from ..detect.sources import Source
-from ..detect.turns import Turn
-from ..model import AgentState
-from ..tmux.server import PaneRecord
+from ...detect.clock import remembered_claim
+from ...detect.family import Family
+from ...detect.fusion import Fuser
+from ...detect.sources import Source
+from ...detect.turns import Turn
+from ...model import AgentState
+from ...tmux.server import PaneRecord
+from ..records.usage_tally import UsageTally
 from .schedule import PaneTiming
-from .usage_tally import UsageTally
-
-LOCAL_HOST = "local"
 
 
 def agent_key(host: str, server: str, pane_id: str, pid: int, started: str) -> str:

@@ -21,11 +21,11 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from ..detect.claude.process import ClaudeProcess
-from ..detect.claude.status_files import ClaudeStatus
-from ..shared.proctree import ProcessTable
+from ...detect.claude.process import ClaudeProcess
+from ...detect.claude.status_files import ClaudeStatus
+from ...shared.proctree import ProcessTable
+from ..records.scan import ask_claude
 from .host import Host
-from .scan import ask_claude
 from .supervise import Supervisor
 
 ASK_CLAUDE_AFTER = 5.0  # an agent without a status file this long is asked about through ``claude agents``...

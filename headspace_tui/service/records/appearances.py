@@ -38,7 +38,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from ..model import AgentState, Observation
+from ...model import AgentState, Observation
 
 SEP = "~"  # between a request's words (the fingerprint) and its appearance
 

@@ -26,12 +26,12 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
-from ..detect import turns as transcript
-from ..events import AgentChanged, AgentRemoved, Answered, CallBlocked, Event
-from ..model import Agent, AgentState, Blocked
-from ..state.eventlog import EventLog, EventLogError, StoredEvent
-from ..state.machine import AgentCommands, end_session
-from ..usage.model import Spent, SpentRow
+from ...detect import turns as transcript
+from ...events import AgentChanged, AgentRemoved, Answered, CallBlocked, Event
+from ...model import Agent, AgentState, Blocked
+from ...state.eventlog import EventLog, EventLogError, StoredEvent
+from ...state.machine import AgentCommands, end_session
+from ...usage.model import Spent, SpentRow
 from .command_tracker import AgentHistory, CommandTracker, turn_time, who
 from .event_writer import EventWriter, stored
 from .history import History, start_of_day
@@ -52,7 +52,7 @@ class Journal:
         self.writer = EventWriter(log, clock, self._remember)
         self.tracker = CommandTracker(self._history, self.writer, clock)
         self.history = History(log, clock, self.agents, self._ended, self.writer)
-        self.ledger = UsageLedger(log, self.writer, clock)  # what agents spent per day (service/usage_ledger.py)
+        self.ledger = UsageLedger(log, self.writer, clock)  # what agents spent per day (service/records/usage_ledger.py)
 
     @classmethod
     def open(cls, path=None, clock: Callable[[], float] = time.time) -> tuple[Journal, str | None]:

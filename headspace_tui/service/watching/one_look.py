@@ -15,14 +15,14 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ..detect.claude.process import ClaudeProcess
-from ..detect.claude.status_files import ClaudeStatus
-from ..detect.families import CLAUDE
-from ..model import Agent
-from ..tmux.server import TmuxServer
+from ...detect.claude.process import ClaudeProcess
+from ...detect.claude.status_files import ClaudeStatus
+from ...detect.families import CLAUDE
+from ...model import Agent
+from ...tmux.server import TmuxServer
+from ..records.scan import PaneView, ask_claude, observe_pane, other_version, to_agent
 from . import discovery
 from .host import Host, LocalHost
-from .scan import PaneView, ask_claude, observe_pane, other_version, to_agent
 
 HOST_TIMEOUT = 30.0  # one host's look, connecting included
 

@@ -14,12 +14,12 @@ import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..detect import turns as transcript
-from ..detect.outcome import Outcome, analyze, last_outcome
-from ..model import Agent
-from ..state.eventlog import StoredEvent
-from ..state.intent import IntentResult, TurnIntent, detect_intent
-from ..state.machine import AgentCommands, CommandState, Turn, apply_turn, interrupt, is_interrupt
+from ...detect import turns as transcript
+from ...detect.outcome import Outcome, analyze, last_outcome
+from ...model import Agent
+from ...state.eventlog import StoredEvent
+from ...state.intent import IntentResult, TurnIntent, detect_intent
+from ...state.machine import AgentCommands, CommandState, Turn, apply_turn, interrupt, is_interrupt
 from .event_writer import EventWriter
 from .evidence import KEPT_USES, AnswerEvidence, Confirmation
 

@@ -18,19 +18,20 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Protocol
 
-from ..changes.trees import LocalTrees, Trees
-from ..detect.claude.process import ClaudeProcess, claude_process
-from ..detect.claude.status_files import ClaudeStatus, claude_config_dir, read_statuses
-from ..detect.claude.transcript import TranscriptTail
-from ..detect.session_usage import SessionUsage
-from ..detect.usage_kinds import KINDS
-from ..hooks.channel import AnswerChannel, MakeChannel, socket_path
-from ..hooks.spool import HookEvent, spool_dir
-from ..shared.proctree import ProcessTable, process_exists, read_process_table
-from ..tmux.server import PaneRecord, TmuxServer
-from ..usage.model import Usage
+from ...changes.trees import LocalTrees, Trees
+from ...detect.claude.process import ClaudeProcess, claude_process
+from ...detect.claude.status_files import ClaudeStatus, claude_config_dir, read_statuses
+from ...detect.claude.transcript import TranscriptTail
+from ...detect.session_usage import SessionUsage
+from ...detect.usage_kinds import KINDS
+from ...hooks.channel import AnswerChannel, MakeChannel, socket_path
+from ...hooks.spool import HookEvent, spool_dir
+from ...model import LOCAL_HOST
+from ...shared.proctree import ProcessTable, process_exists, read_process_table
+from ...tmux.server import PaneRecord, TmuxServer
+from ...usage.model import Usage
 from .folder_watch import watch_spool, watch_statuses
-from .pane_watch import LOCAL_HOST, Tail
+from .pane_watch import Tail
 
 
 class Host(Protocol):
@@ -79,7 +80,7 @@ class Host(Protocol):
         """The session record the agent owns, searched for now (detect/session_usage.py); None when not told apart or not known here."""
 
     def trees(self) -> Trees:
-        """Where snapshots of its agents' work trees are taken (service/work_changes.py)."""
+        """Where snapshots of its agents' work trees are taken (service/watching/work_changes.py)."""
 
 
 class LocalHost:

@@ -25,10 +25,10 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable
 
-from ..model import AgentState
-from ..tmux.attach_pace import AttachPace
-from ..tmux.control import ControlClient, ControlError
-from ..tmux.server import PaneRecord, TmuxServer, TmuxUnavailable
+from ...model import AgentState
+from ...tmux.attach_pace import AttachPace
+from ...tmux.control import ControlClient, ControlError
+from ...tmux.server import PaneRecord, TmuxServer, TmuxUnavailable
 from .pane_watch import PaneWatch
 from .schedule import due_at
 from .supervise import Supervisor

@@ -53,10 +53,10 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..detect.turns import ToolOutcome, Turn
-from ..events import Answered
-from ..hooks.calls import same_detail
-from ..hooks.spool import tool_detail
+from ...detect.turns import ToolOutcome, Turn
+from ...events import Answered
+from ...hooks.calls import same_detail
+from ...hooks.spool import tool_detail
 
 KEPT_USES = 64  # recent tool calls per agent, by id (open, or settled and not claimed yet)
 KEPT_ANSWERS = 16  # answers per agent still waiting for their result

@@ -14,10 +14,10 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from ..answering.desk import AnswerDesk
-from ..model import PaneAddress
-from ..tmux.control import ControlClient, ControlError
-from ..tmux.server import PaneRecord, TmuxCommandError
+from ...answering.desk import AnswerDesk
+from ...model import PaneAddress
+from ...tmux.control import ControlClient, ControlError
+from ...tmux.server import PaneRecord, TmuxCommandError
 from .monitor import Monitor
 from .pane_watch import PaneWatch
 from .sleep_watch import LOOK_EVERY, SleepWatch

@@ -16,9 +16,9 @@ import logging
 from collections import deque
 from collections.abc import Callable
 
-from ..answering.policy import Intent, IntentKind
-from ..events import AgentChanged, AgentRemoved, Event
-from ..model import Agent
+from ...answering.policy import Intent, IntentKind
+from ...events import AgentChanged, AgentRemoved, Event
+from ...model import Agent
 
 log = logging.getLogger(__name__)
 SAID_KEPT = 20

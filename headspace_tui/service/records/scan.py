@@ -16,18 +16,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..detect.claude.agents_cli import list_agents, supports_agents
-from ..detect.claude.process import ClaudeProcess, process_env
-from ..detect.claude.status_files import ClaudeStatus, status_observation
-from ..detect.clock import Claim, Clock, remembered_claim
-from ..detect.families import CLAUDE
-from ..detect.family import Family
-from ..detect.fusion import claim_agrees, fuse
-from ..detect.sources import Source
-from ..model import Agent, AgentState, Evidence, Observation
-from ..shared.proctree import ProcessTable
-from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer
-from ..usage.limits import reset_at
+from ...detect.claude.agents_cli import list_agents, supports_agents
+from ...detect.claude.process import ClaudeProcess, process_env
+from ...detect.claude.status_files import ClaudeStatus, status_observation
+from ...detect.clock import Claim, Clock, remembered_claim
+from ...detect.families import CLAUDE
+from ...detect.family import Family
+from ...detect.fusion import claim_agrees, fuse
+from ...detect.sources import Source
+from ...model import Agent, AgentState, Evidence, Observation
+from ...shared.proctree import ProcessTable
+from ...tmux.server import PaneRecord, TmuxCommandError, TmuxServer
+from ...usage.limits import reset_at
 
 
 @dataclass

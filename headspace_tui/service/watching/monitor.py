@@ -46,30 +46,30 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..answering.desk import AnswerDesk, Watched
-from ..detect.codex.rollout import from_terminal
-from ..detect.families import CLAUDE
-from ..detect.family import Family
-from ..detect.fusion import Fuser
-from ..detect.session_usage import FIND_EVERY
-from ..detect.sources import Source
-from ..events import Event, Notice, PaneCaptured, ProblemChanged
-from ..hooks.calls import PendingCall
-from ..hooks.spool import HookEvent
-from ..model import Agent, Observation
-from ..tmux.control import ControlClient, ControlError
-from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
-from ..usage.prices import priced
+from ...answering.desk import AnswerDesk, Watched
+from ...detect.codex.rollout import from_terminal
+from ...detect.families import CLAUDE
+from ...detect.family import Family
+from ...detect.fusion import Fuser
+from ...detect.session_usage import FIND_EVERY
+from ...detect.sources import Source
+from ...events import Event, Notice, PaneCaptured, ProblemChanged
+from ...hooks.calls import PendingCall
+from ...hooks.spool import HookEvent
+from ...model import Agent, Observation
+from ...tmux.control import ControlClient, ControlError
+from ...tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
+from ...usage.prices import priced
+from ..records.journal import Journal
+from ..records.scan import other_version, screen_observation
+from ..records.store import AgentStore
 from . import discovery
 from .claude_facts import ClaudeFacts
 from .hook_intake import HookIntake
 from .host import Host, LocalHost
-from .journal import Journal
 from .pane_watch import PaneWatch, agent_key
-from .scan import other_version, screen_observation
 from .sessions import Sessions
 from .socket_watch import watch_socket
-from .store import AgentStore
 from .supervise import Backoff, Supervisor
 from .transcripts import TranscriptFollower
 from .work_changes import WorkChanges

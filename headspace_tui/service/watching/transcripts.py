@@ -15,17 +15,17 @@ import asyncio
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from ..detect.claude.status_files import ClaudeStatus
-from ..hooks.spool import tool_detail
-from ..model import CLAUDE_MODES, Agent, Blocked
-from ..shared.safe_text import clean
-from ..state.machine import is_interrupt
+from ...detect.claude.status_files import ClaudeStatus
+from ...hooks.spool import tool_detail
+from ...model import CLAUDE_MODES, Agent, Blocked
+from ...shared.safe_text import clean
+from ...state.machine import is_interrupt
+from ..records.journal import Journal, turn_time
+from ..records.store import AgentStore
+from ..records.usage_tally import UsageTally
 from .claude_facts import ClaudeFacts
 from .host import Host
-from .journal import Journal, turn_time
 from .pane_watch import PaneWatch
-from .store import AgentStore
-from .usage_tally import UsageTally
 
 CALLS_KEPT = 200  # tool calls remembered per agent, to name the one a later line says was refused
 

@@ -13,7 +13,7 @@ import logging
 from collections import deque
 from collections.abc import Callable
 
-from ..state.eventlog import EventLog, EventLogError, StoredEvent
+from ...state.eventlog import EventLog, EventLogError, StoredEvent
 
 UNWRITTEN_CAP = 20_000  # events kept while the log cannot be written (answers are never dropped)
 AUDIT_KINDS = ("answer", "answer_evidence")  # never dropped from the backlog of a log that cannot be written

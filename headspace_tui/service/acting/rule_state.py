@@ -28,10 +28,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..rules.model import Rule
-from ..rules.pauses import PAUSE, REVOKE, is_paused
-from ..state.eventlog import EventLog, EventLogError, StoredEvent
-from .journal import Journal
+from ...rules.model import Rule
+from ...rules.pauses import PAUSE, REVOKE, is_paused
+from ...state.eventlog import EventLog, EventLogError, StoredEvent
+from ..records.journal import Journal
 
 log = logging.getLogger(__name__)
 

@@ -78,7 +78,7 @@ def agent_row(agent: Agent, now: float, snoozed: str = "") -> dict[str, Any]:
 
 
 def usage_fields(usage: Usage | None) -> dict[str, Any]:
-    """Its tokens, context and cost as its own files tell them (service/usage_tally.py); nulls where nothing says."""
+    """Its tokens, context and cost as its own files tell them (service/records/usage_tally.py); nulls where nothing says."""
     if usage is None:
         keys = ("model", "context_tokens", "context_pct", "context_window", "context_window_source", "tokens", "cost_usd_est", "cost_leaves_out", "plan_use")
         return dict.fromkeys(keys)

@@ -40,17 +40,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from ..answering.desk import AnswerDesk
-from ..events import AgentChanged, AgentRemoved, Answered, Event
-from ..hooks.calls import SHOWN_AS, PendingCall, allow, deny, same_detail
-from ..hooks.spool import tool_detail
-from ..model import Agent, AgentState, Channel, Observation
-from ..rules.judge import inside, judge
-from ..rules.model import FILE_TOOLS, Call, Decision, Rule, Verdict
-from ..rules.pauses import PAUSE, REVOKE, pause_event, pause_words, revoke_event
-from ..rules.rules_file import Loaded, load
-from ..state.eventlog import EventLogError
-from .journal import Journal
+from ...answering.desk import AnswerDesk
+from ...events import AgentChanged, AgentRemoved, Answered, Event
+from ...hooks.calls import SHOWN_AS, PendingCall, allow, deny, same_detail
+from ...hooks.spool import tool_detail
+from ...model import Agent, AgentState, Channel, Observation
+from ...rules.judge import inside, judge
+from ...rules.model import FILE_TOOLS, Call, Decision, Rule, Verdict
+from ...rules.pauses import PAUSE, REVOKE, pause_event, pause_words, revoke_event
+from ...rules.rules_file import Loaded, load
+from ...state.eventlog import EventLogError
+from ..records.journal import Journal
 from .rule_calls import call_of
 from .rule_state import ANSWER, DONE, EXPIRED, LOADED, WORK, RuleState
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..detect.turns import Turn
-from ..usage.model import Tokens, Usage
-from ..usage.prices import estimate_all, window_of
+from ...detect.turns import Turn
+from ...usage.model import Tokens, Usage
+from ...usage.prices import estimate_all, window_of
 
 SYNTHETIC = "<synthetic>"  # the model of a line Claude writes itself (an API error shown as a reply)
 

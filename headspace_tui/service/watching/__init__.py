@@ -1,0 +1,7 @@
+"""How the service watches, on top of its records and the answering policy.
+
+One monitor per host (fleet.py, monitor.py), tmux's events and each pane's
+reads (pane_watch.py, sessions.py), discovery, Claude's files and hooks
+(claude_facts.py, transcripts.py, hook_intake.py), the hosts (host.py),
+a one-shot look (one_look.py), starting and ending agents (lifecycle.py).
+"""
