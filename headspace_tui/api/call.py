@@ -95,6 +95,25 @@ def _here(value: Any) -> dict[str, str]:
     return {key: str(value[key])[:4096] for key in HERE if isinstance(value.get(key), str)}
 
 
+def _rules_action(value: Any) -> str:
+    if value not in ("pause", "resume", "revoke"):
+        raise Asked("pause, resume or revoke")
+    return str(value)
+
+
+def _short(limit: int) -> Kind:
+    """Text of at most ``limit`` characters; absent is "" (a rule's id, a host's name: "" for every one)."""
+
+    def take(value: Any) -> str:
+        if value is None:
+            return ""
+        if not isinstance(value, str) or len(value) > limit:
+            raise Asked(f"a string of at most {limit} characters")
+        return value
+
+    return Kind(f"text up to {limit}", take)
+
+
 PANE = Kind("pane", _pane)
 PANE_OR_NONE = Kind("pane or null", lambda value: None if value is None else _pane(value))
 TIME = Kind("time", _time)
@@ -105,6 +124,9 @@ TEXT = Kind("text", _text)
 FOLDER = Kind("folder", _folder)
 SCOPE = Kind("scope", _scope)  # what a diff is against: the turn's baseline, or the agent's start
 CLIENT = Kind("client", _client)  # filled in by the client: its id
+RULES_ACTION = Kind("rules action", _rules_action)  # what a rules change does (the page's and the command line's)
+RULE_ID = _short(64)  # one rule's id, "" for every rule
+HOST_NAME = _short(255)  # one host's name, "" for every host
 HERE_KIND = Kind("here", _here)  # filled in by the client: its environment's TMUX, TMUX_PANE, HEADSPACE_CLIENT
 
 ASK, SLOW, SETTLE = "ask", "slow", "settle"  # timeout classes: answered from memory; runs tmux or git; waits for the first look first

@@ -1,8 +1,9 @@
 """The service's own calls, beside the facade's: what the command line asks and the server answers itself.
 
 ``status`` reads rows, ``send`` answers and waits for the final report,
-``serve --stop`` ends the service, ``web`` turns the page on or off; every
-client asks its hello first.  Declared like the facade's (call.py), so the
+``rules pause|resume|revoke`` changes what the rules may answer (through
+the service, as the page does), ``serve --stop`` ends the service, ``web``
+turns the page on or off; every client asks its hello first.  Declared like the facade's (call.py), so the
 server's routes (server.py) and the command line's requests (client.py)
 are both read from here and tests/unit/test_wire_calls.py finds every route
 the service serves in one of the two tables.  The bodies of an answer and of
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .call import ASK, SETTLE, SETTLE_FOR, TEXT, Asked, Call, Kind
+from .call import ASK, HOST_NAME, RULE_ID, RULES_ACTION, SETTLE, SETTLE_FOR, TEXT, Asked, Call, Kind
 
 
 def _optional(kind: Kind) -> Kind:
@@ -57,6 +58,7 @@ OWN: dict[str, Call] = {
             (("pane_id", TEXT), ("intent", TEXT), ("option", MAYBE_TEXT), ("text", MAYBE_TEXT), ("expect", MAYBE_TEXT)),
         ),
         Call("stop", "POST", "/v1/stop", timeout=ASK),
+        Call("rules", "POST", "/v1/rules", (("action", RULES_ACTION), ("rule", RULE_ID), ("host", HOST_NAME)), writes=True),
         Call(
             "web",
             "POST",

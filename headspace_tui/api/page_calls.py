@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .call import PANE, PANE_OR_NONE, TEXT, Asked, Call, Kind
+from .call import HOST_NAME, PANE, PANE_OR_NONE, RULE_ID, RULES_ACTION, TEXT, Asked, Call, Kind
 
 ASSETS = ("app.js", "app.css")  # the page's own files, shipped in the wheel (web/assets/)
 MAX_SNOOZE = 24 * 60  # minutes a wait may be put off from the page
@@ -63,30 +63,12 @@ def _maybe_text(value: Any) -> str | None:
     return None if value is None else TEXT.take(value)
 
 
-def _action(value: Any) -> str:
-    if value not in ("pause", "resume", "revoke"):
-        raise Asked("pause, resume or revoke")
-    return str(value)
-
-
-def _short(limit: int) -> Kind:
-    def take(value: Any) -> str:
-        if value is None:
-            return ""
-        if not isinstance(value, str) or len(value) > limit:
-            raise Asked(f"a string of at most {limit} characters")
-        return value
-
-    return Kind(f"text up to {limit}", take)
-
-
 PAGE_CLIENT = Kind("page", _client)  # which open page asks (its stream and its focus are its own)
 ASSET = Kind("asset", _asset)
 MINUTES = Kind("minutes", _minutes)
 WAKE = Kind("wake", _wake)
 SCOPE_OR_TURN = Kind("scope", _scope)  # what a diff is against (the turn's baseline when not said)
 MAYBE_TEXT = Kind("text or null", _maybe_text)
-RULE_ACTION = Kind("rules action", _action)
 
 PAGE: dict[str, Call] = {
     call.name: call
@@ -107,6 +89,6 @@ PAGE: dict[str, Call] = {
         ),
         Call("snooze", "POST", "/api/snooze", (("pane", PANE), ("minutes", MINUTES), ("wake", WAKE)), writes=True),
         Call("ruled", "GET", "/api/ruled"),
-        Call("rules", "POST", "/api/rules", (("action", RULE_ACTION), ("rule", _short(64)), ("host", _short(255))), writes=True),
+        Call("rules", "POST", "/api/rules", (("action", RULES_ACTION), ("rule", RULE_ID), ("host", HOST_NAME)), writes=True),
     )
 }

@@ -550,14 +550,14 @@ def cmd_send(args: argparse.Namespace) -> int:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    """``headspace rules list`` / ``rules test ID``: read the rules file and the event log, answer nothing."""
-    from .rules_cmd import rules_list, rules_pause, rules_revoke, rules_suggest, rules_test
+    """``headspace rules list|test|suggest``: read the rules file and the event log; ``pause|resume|revoke``: asked of the service."""
+    from .rules_cmd import rules_list, rules_suggest, rules_test
 
+    if args.action == "revoke":
+        return _rules_by_service(args, "revoke", args.id, "")
     if args.action in ("pause", "resume"):
-        out, err = rules_pause(args.action == "pause", args.host, args.rule)
-    elif args.action == "revoke":
-        out, err = rules_revoke(args.id)
-    elif args.action == "suggest":
+        return _rules_by_service(args, args.action, args.rule, args.host)
+    if args.action == "suggest":
         out, err = rules_suggest(args.times, args.days)
     else:
         out, err = rules_list() if args.action == "list" else rules_test(args.id, args.days)
@@ -566,6 +566,30 @@ def cmd_rules(args: argparse.Namespace) -> int:
     for line in out:
         print(line)
     return EXIT_FAIL if not out else EXIT_OK
+
+
+def _rules_by_service(args: argparse.Namespace, action: str, rule: str, host: str) -> int:
+    """Pause, resume or revoke rules through the service of this tmux server (started first when none runs), as the page does.
+
+    Never written here: the service's rules hold the pauses they answer by,
+    and one path for every front end keeps one guard over them.
+    """
+    from ..resident.client import Refused, ServerGone, ServiceError, ask_rules
+    from ..resident.start import asked_or_started
+    from ..shared.resident_place import PlaceError
+
+    server = _server(args)
+    try:
+        place = asked_or_started(server, args.config)
+        said = ask_rules(place, action, rule, host)
+    except ServerGone:
+        raise UserError(f"no tmux server runs ({server.where()}): no service holds the rules; nothing changed") from None
+    except Refused as exc:
+        raise UserError(f"{exc}; nothing changed") from None
+    except (ServiceError, PlaceError) as exc:
+        raise UserError(f"the headspace service: {exc}; nothing changed") from None
+    print(clean(said))
+    return EXIT_OK
 
 
 def cmd_diff(args: argparse.Namespace) -> int:

@@ -7,7 +7,8 @@ the last days (the event log's ``answer`` events: the exact call where a
 hook held it, else the command the dialog showed) through the one rule, as
 if it were live, and prints what it would have answered; it flags each
 request it would allow that you denied, or whose answer failed.  Nothing is
-answered, nothing written.
+answered, nothing written: ``rules pause|resume|revoke`` are the service's
+to carry out (cli/main.py asks it, as the phone page does).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from ..rules.judge import judge
 from ..rules.model import FILE_TOOLS, SHELL_TOOLS, Call, Decision, Rule
-from ..rules.pauses import PAUSE, REVOKE, is_paused, pause_event, pause_words, revoke_event
+from ..rules.pauses import is_paused
 from ..rules.rules_file import default_path, describe, load
 from ..rules.shell import Unreadable, parse
 from ..service.acting.rule_state import read_state
@@ -60,30 +61,6 @@ def rules_list(path: Path | None = None, log: Path | None = None) -> tuple[list[
         stopped = "  ·  PAUSED" if any(is_paused(state.paused, rule.id, host) for host in rule.hosts) else ""
         out.append(f"{line}  ·  {uses}{limit} use{'s' if uses != 1 else ''}  ·  {life}{stopped}")
     return out, problems
-
-
-def rules_pause(on: bool, host: str = "", rule: str = "", log: Path | None = None) -> tuple[list[str], list[str]]:
-    """Write the pause (or its end) to the event log, where the service reads it at its next request."""
-    try:
-        with EventLog(log or log_path()) as events:
-            events.write(PAUSE, None, pause_event(on, rule, host, "headspace rules " + ("pause" if on else "resume")))
-    except EventLogError as exc:
-        return [], [f"cannot write the event log: {exc}"]
-    return [pause_words(on, rule, host)], []
-
-
-def rules_revoke(rule_id: str, path: Path | None = None, log: Path | None = None) -> tuple[list[str], list[str]]:
-    """End a rule as it is written now, for good: it answers nothing until its text changes (then it is another rule)."""
-    loaded = load(path or default_path())
-    rule = loaded.rule(rule_id)
-    if rule is None:
-        return [], [f"no rule {rule_id!r} in {path or default_path()} (rules: {', '.join(r.id for r in loaded.rules) or 'none'})"]
-    try:
-        with EventLog(log or log_path()) as events:
-            events.write(REVOKE, None, revoke_event(rule))
-    except EventLogError as exc:
-        return [], [f"cannot write the event log: {exc}"]
-    return [f"rule {rule.id}: revoked (edit it in the file to make it another rule)"], []
 
 
 def rules_test(rule_id: str, days: float, path: Path | None = None, log: Path | None = None) -> tuple[list[str], list[str]]:

@@ -212,6 +212,15 @@ def ask_rows(server_key: str) -> tuple[list[dict[str, Any]], list[str]]:
     return rows, [str(problem) for problem in problems]
 
 
+def ask_rules(place: Place, action: str, rule: str = "", host: str = "") -> str:
+    """Pause, resume or revoke rules through the service at ``place`` (what it said); Refused with its reason when it changed nothing."""
+    answer = ask(place, "rules", {"action": action, "rule": rule, "host": host})
+    said = answer.get("said") if isinstance(answer, dict) else None
+    if not isinstance(said, str):
+        raise ServiceError("the service's answer is not a line")
+    return said
+
+
 def stop(place: Place, *, wait: float = 10.0) -> bool:
     """Ask the service to end and wait until it has let go of its lock; True when none runs any more."""
     try:

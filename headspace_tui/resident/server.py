@@ -253,6 +253,21 @@ class Resident:
         log.info("answer %s to %s (%s): %s", intent.kind.value, pane_id, reply.target, reply.detail)
         return web.json_response({"target": reply.target, "delivered": reply.delivered, "detail": reply.detail})
 
+    async def _rules(self, request: web.Request) -> web.Response:
+        """``headspace rules pause|resume|revoke``: the same change the page makes, through the service's rules (its event log)."""
+        body = await self._body(request, "rules")
+        if isinstance(body, web.Response):
+            return body
+        taken = OWN["rules"].take(body)
+        if taken["action"] == "revoke" and not taken["rule"]:
+            return web.json_response({"error": "revoke names one rule"}, status=400)
+        try:
+            said = self.service.rules_control(taken["action"], taken["rule"], taken["host"], via="headspace rules")
+        except ValueError as exc:
+            return web.json_response({"error": str(exc)}, status=409)
+        log.info("rules %s %s %s from the command line", taken["action"], taken["rule"] or "(all)", taken["host"] or "(all hosts)")
+        return web.json_response({"said": said})
+
     def _report(self, report: Report) -> None:
         if self._facade_streams:
             self._push(self._facade_streams, [self.facade.report(report)])

@@ -309,11 +309,11 @@ class Service:
         """What the rules answered since ``since``, newest first, with each rule's state now (service/acting/rule_answers.py)."""
         return self._rules.recent(since) if self._rules is not None else []
 
-    def rules_control(self, action: str, rule: str = "", host: str = "") -> str:
-        """Pause, resume or revoke rules; the line to show (ValueError: what is wrong, nothing changed)."""
+    def rules_control(self, action: str, rule: str = "", host: str = "", via: str = "the phone page") -> str:
+        """Pause, resume or revoke rules (the page's and ``headspace rules``'); the line to show (ValueError: what is wrong, nothing changed)."""
         if self._rules is None:
             raise ValueError("rules do not answer here (not a live service)")
-        return self._rules.control(action, rule, host)
+        return self._rules.control(action, rule, host, via)
 
     # -- answering ---------------------------------------------------------------------
     # Handed on to the answerer as asked: whether an answer may go, and how, is its policy's to say.

@@ -20,7 +20,9 @@ from pathlib import Path
 import pytest
 
 from headspace_tui.hooks import settings as hook_settings
+from headspace_tui.shared.resident_place import place_of, read_card
 from headspace_tui.state.eventlog import EventLog
+from headspace_tui.tmux.server import TmuxServer
 from tests.e2e import test_web_page as web_page
 from tests.e2e.test_resident_service import run, started
 from tests.harness import codex_api
@@ -192,7 +194,7 @@ def test_a_paused_rule_answers_nothing_and_one_you_overruled_pauses_itself(claud
     rules_file(config, f'[[rule]]\nid = "trial"\n{common}\n[[rule]]\nid = "live"\n{common}shadow = false\n')
     try:
         started(private_tmux.name, services)
-        assert "every rule: paused" in run("rules", "pause").stdout
+        assert "every rule: paused" in run("-L", private_tmux.name, "rules", "pause").stdout  # asked of the service, which holds the rules
         session.submit("make one")
         poll(lambda: row(private_tmux.name), lambda r: r["state"] == "permission" and first in (r["detail"] or ""), timeout=30)
         time.sleep(2.0)
@@ -202,13 +204,43 @@ def test_a_paused_rule_answers_nothing_and_one_you_overruled_pauses_itself(claud
         session.wait_for("Interrupted", timeout=30)
         paused = poll(lambda: {e["rule"] for e in events(state, "rules_pause") if e.get("on") and e.get("rule")}, lambda s: s == {"trial", "live"}, timeout=10)
         assert paused
-        run("rules", "resume")  # every pause ends, the ones the rules gave themselves too
+        run("-L", private_tmux.name, "rules", "resume")  # every pause ends, the ones the rules gave themselves too
         listed = run("rules", "list").stdout
         assert "PAUSED" not in listed, listed
     finally:
         for path in (first, second):
             if os.path.exists(path):
                 os.unlink(path)
+
+
+def test_pause_and_revoke_from_the_command_line_are_the_services_started_when_none_runs(private_tmux, services, where):
+    """``rules pause|resume|revoke`` write nothing themselves: with no service running one is started and its rules carry them out.
+
+    The pause's reason in the event log is the service's (``headspace rules:
+    pause``); a revoke of no such rule changes nothing and says so in one
+    line; ``rules list`` reads back what the service wrote.
+    """
+    _tag, config, state = where
+    rules_file(config, '[[rule]]\nid = "trial"\ndecision = "allow"\nhosts = ["local"]\ncommand = "touch /tmp/hs-never_*"\nttl = "1h"\n')
+    place = place_of(TmuxServer(socket_name=private_tmux.name).identity)
+    assert read_card(place) is None  # no service runs for this server yet
+    paused = run("-L", private_tmux.name, "rules", "pause", "--rule", "trial")
+    assert paused.returncode == 0 and paused.stdout.strip() == "rule trial: paused", paused
+    card = read_card(place)
+    assert card is not None and isinstance(card.get("pid"), int), "rules pause did not go through a service"
+    services.append(card["pid"])
+    (pause,) = poll(lambda: events(state, "rules_pause"), bool, timeout=10)
+    assert (pause["rule"], pause["on"], pause["why"]) == ("trial", True, "headspace rules: pause"), pause
+    assert "PAUSED" in run("rules", "list").stdout
+
+    refused = run("-L", private_tmux.name, "rules", "revoke", "nope")
+    assert refused.returncode != 0 and "no rule 'nope'" in refused.stderr and "nothing changed" in refused.stderr, refused
+    assert "\n" not in refused.stderr.strip(), refused.stderr  # one line, no traceback
+    revoked = run("-L", private_tmux.name, "rules", "revoke", "trial")
+    assert revoked.returncode == 0 and "rule trial: revoked" in revoked.stdout, revoked
+    poll(lambda: events(state, "rule_revoked"), bool, timeout=10)
+    assert "REVOKED" in run("rules", "list").stdout
+    assert read_card(place)["pid"] == card["pid"]  # the same service all along
 
 
 def test_a_rule_answers_codexs_command_through_codexs_own_hook_and_leaves_the_rest_to_its_dialog(private_tmux, services, tmp_path, where):

@@ -186,9 +186,16 @@ def test_rules_test_replays_your_answers_and_flags_what_you_refused(tmp_path):
 
 
 def test_pauses_by_scope_and_a_resume_of_everything_ends_every_pause(tmp_path):
-    from headspace_tui.cli.rules_cmd import rules_list, rules_pause
-    from headspace_tui.rules.pauses import is_paused
+    """The pauses as the service writes them (``rules pause`` asks it: tests/e2e/test_rules_live.py), read back by ``rules list``."""
+    from headspace_tui.cli.rules_cmd import rules_list
+    from headspace_tui.rules.pauses import PAUSE, is_paused, pause_event, pause_words
     from headspace_tui.service.acting.rule_state import read_state
+    from headspace_tui.state.eventlog import EventLog
+
+    def rules_pause(on: bool, host: str = "", rule: str = "", log=None):
+        with EventLog(log) as events:
+            events.write(PAUSE, None, pause_event(on, rule, host, "test"))
+        return [pause_words(on, rule, host)], []
 
     path = tmp_path / "rules.toml"
     path.write_text(LAB)

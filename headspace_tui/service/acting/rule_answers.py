@@ -506,13 +506,14 @@ class RuleAnswers:
             )
         return out
 
-    def control(self, action: str, rule_id: str = "", host: str = "") -> str:
+    def control(self, action: str, rule_id: str = "", host: str = "", via: str = "the phone page") -> str:
         """``pause`` / ``resume`` (one rule, or all; on one host or all) or ``revoke`` one rule as it is written now; the line to show.
 
         A revoked rule answers nothing again until its text in the file
         changes (then it is another rule, with a ttl of its own); a pause
         ends with ``resume``.  Both go to the event log, where the service
-        and ``headspace rules list`` read them.
+        and ``headspace rules list`` read them; ``via``: who asked (the page,
+        ``headspace rules``), written as the pause's reason.
         """
         if self.journal is None:
             raise ValueError("no event log: rules cannot be paused or revoked here")
@@ -526,7 +527,7 @@ class RuleAnswers:
         if action not in ("pause", "resume"):
             raise ValueError("an action is pause, resume or revoke")
         on = action == "pause"
-        self._write_pause(rule_id, f"the phone page: {action}", on=on, host=host)
+        self._write_pause(rule_id, f"{via}: {action}", on=on, host=host)
         return pause_words(on, rule_id, host)
 
     def _write_pause(self, rule_id: str, why: str, *, on: bool = True, host: str = "") -> None:
