@@ -213,15 +213,20 @@ def test_a_paused_rule_answers_nothing_and_one_you_overruled_pauses_itself(claud
                 os.unlink(path)
 
 
-def test_pause_and_revoke_from_the_command_line_are_the_services_started_when_none_runs(private_tmux, services, where):
+def test_pause_and_revoke_from_the_command_line_are_the_services_started_when_none_runs(private_tmux, services, tmp_path, where):
     """``rules pause|resume|revoke`` write nothing themselves: with no service running one is started and its rules carry them out.
 
-    The pause's reason in the event log is the service's (``headspace rules:
-    pause``); a revoke of no such rule changes nothing and says so in one
-    line; ``rules list`` reads back what the service wrote.
+    With no tmux server at all there is no service to ask: one line, nothing
+    written.  The pause's reason in the event log is the service's
+    (``headspace rules: pause``); a revoke of no such rule changes nothing
+    and says so in one line; ``rules list`` reads back what the service wrote.
     """
     _tag, config, state = where
     rules_file(config, '[[rule]]\nid = "trial"\ndecision = "allow"\nhosts = ["local"]\ncommand = "touch /tmp/hs-never_*"\nttl = "1h"\n')
+    gone = run("-L", private_tmux.name, "rules", "pause")
+    assert gone.returncode != 0 and gone.stderr.strip().endswith("no service holds the rules; nothing changed") and "\n" not in gone.stderr.strip(), gone
+    assert events(state, "rules_pause") == []
+    private_tmux.new_session("idle", width=80, height=24, cwd=str(tmp_path), command=["sleep", "600"])
     place = place_of(TmuxServer(socket_name=private_tmux.name).identity)
     assert read_card(place) is None  # no service runs for this server yet
     paused = run("-L", private_tmux.name, "rules", "pause", "--rule", "trial")
