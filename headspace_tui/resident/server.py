@@ -66,6 +66,7 @@ from ..notifications.snooze import snooze_words
 from ..service.answer_wait import AnswerWait, answer_request
 from ..service.facade import Service
 from ..shared import heap
+from ..shared.fanout import Fanout
 from ..shared.peer import peer_uid
 from ..shared.resident_place import Place, make_folder, remove_files, take_lock, write_card
 from ..web import kept
@@ -115,8 +116,8 @@ class Resident:
         # Once the service decides to end, the process ends within this bound, whatever it waits on
         # (deadline.py): armed by ``serve``, the process's own entry, never in a process that only hosts one.
         self.deadline: Deadline | None = None
-        self._streams: set[asyncio.Queue[dict[str, Any] | None]] = set()  # the rows' streams (status, the web page)
-        self._facade_streams: set[asyncio.Queue[dict[str, Any] | None]] = set()  # the facade's (a terminal UI: facade_client.py)
+        self._streams = Fanout(EVENTS_QUEUED, "an events client")  # the rows' streams (status, a script)
+        self._facade_streams = Fanout(EVENTS_QUEUED, "a facade client")  # the facade's (a terminal UI: facade_client.py)
         self.facade = FacadeStream(service)
         self._streaming: set[asyncio.Task[Any]] = set()  # the events handlers: ended with the service, whatever they wait on
         self._settled = asyncio.Event()
@@ -198,9 +199,8 @@ class Resident:
     async def _events(self, request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await response.prepare(request)
-        queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(EVENTS_QUEUED)
         streams = self._facade_streams if request.query.get("form") == "facade" else self._streams
-        streams.add(queue)
+        queue = streams.follow()
         handler = asyncio.current_task()
         if handler is not None:
             self._streaming.add(handler)
@@ -211,11 +211,11 @@ class Resident:
                 if item is None:
                     break
                 # A client that stops reading blocks the write: it is cut off, never waited on.
-                await asyncio.wait_for(response.write(b"data: " + json.dumps(item).encode() + b"\n\n"), WRITE_TIMEOUT)
+                await asyncio.wait_for(response.write(item), WRITE_TIMEOUT)
         except (ConnectionError, TimeoutError):
             log.info("an events client went away or stopped reading: cut off")
         finally:
-            streams.discard(queue)
+            streams.leave(queue)
             client = request.query.get("client")
             if streams is self._facade_streams and client:
                 self.facade.gone(client)  # its preview ends with it
@@ -351,30 +351,10 @@ class Resident:
         if item is not None:
             self._push(self._streams, [item])
 
-    def _push(self, streams: set[asyncio.Queue[dict[str, Any] | None]], items: list[dict[str, Any]]) -> None:
-        for queue in list(streams):
-            try:
-                for item in items:
-                    queue.put_nowait(item)
-            except asyncio.QueueFull:
-                log.info("an events client fell %d behind: cut off", EVENTS_QUEUED)
-                streams.discard(queue)
-                self._cut(queue)
-
     @staticmethod
-    def _last_word(queue: asyncio.Queue[dict[str, Any] | None], item: dict[str, Any]) -> None:
-        """``item`` at the end of ``queue``, room made for it and for the end that follows (the oldest items go)."""
-        while queue.maxsize and queue.qsize() > queue.maxsize - 2:
-            queue.get_nowait()
-        queue.put_nowait(item)
-
-    @staticmethod
-    def _cut(queue: asyncio.Queue[dict[str, Any] | None]) -> None:
-        """The end of ``queue``'s stream, after what it holds (the oldest item goes only when there is no room)."""
-        if queue.full():
-            with contextlib.suppress(asyncio.QueueEmpty):
-                queue.get_nowait()
-        queue.put_nowait(None)
+    def _push(streams: Fanout, items: list[dict[str, Any]]) -> None:
+        """``items`` to every follower of ``streams``, each encoded once as the event it is."""
+        streams.put(*(_sse(item) for item in items))
 
     # -- life ----------------------------------------------------------------------------------
     def end(self, why: str) -> None:
@@ -469,10 +449,8 @@ class Resident:
             raise
         finally:
             self.end(self.why or "ended")
-            for queue in self._facade_streams:  # the clients hear why (a tmux server gone, a stop), not only that the line went
-                self._last_word(queue, {"kind": "ending", "why": self.why})
-            for queue in [*self._streams, *self._facade_streams]:
-                self._cut(queue)
+            self._facade_streams.end(_sse({"kind": "ending", "why": self.why}))  # the clients hear why (a tmux server gone, a stop), not only that the line went
+            self._streams.end()
             if self._streaming:
                 await asyncio.wait(list(self._streaming), timeout=LAST_WORD)
             for handler in list(self._streaming):
@@ -493,6 +471,11 @@ class Resident:
         if self.deadline is not None:
             self.deadline.done()
         return self.why
+
+
+def _sse(item: dict[str, Any]) -> bytes:
+    """One Server-Sent Event, encoded once for every client that gets it."""
+    return b"data: " + json.dumps(item).encode() + b"\n\n"
 
 
 def serve(

@@ -37,7 +37,6 @@ their declarations, which check each field before a handler sees it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import re
@@ -62,6 +61,7 @@ from ..model import Agent, PaneAddress
 from ..notifications.snooze import UNTIL_IT_CHANGES, snooze_words
 from ..service.answer_wait import AnswerWait, answer_request
 from ..service.facade import Service
+from ..shared.fanout import Fanout
 from .guard import COOKIE, RateLimit, new_token, same_origin, token_matches
 from .views import agent_view, screen_view
 
@@ -123,7 +123,7 @@ class WebPage:
         self.gone = gone
         self.options = WebOptions()
         self.limits = RateLimit()
-        self._streams: dict[asyncio.Queue[bytes | None], str] = {}  # each page's queue (events, each encoded once) -> its client id
+        self._streams = Fanout(EVENTS_QUEUED, "a page")  # each page's stream (events, each encoded once), named by its client id
         self._looking: dict[str, str] = {}  # client -> the pane it looks at
         self._pushed: dict[str, float] = {}  # client -> when its last screen was pushed
         self._later: dict[str, asyncio.TimerHandle] = {}  # client -> its screen held back by the pace, due then
@@ -183,9 +183,7 @@ class WebPage:
                 continue
             if self._snoozes_told.get(agent.pane_id, "") != snooze_words(agent, self.service.snooze_of(agent)):
                 self._sent()
-                data = _event_bytes({"type": "agent", "agent": self._view(agent)})
-                for queue in list(self._streams):
-                    self._put(queue, data)
+                self._streams.put(_event_bytes({"type": "agent", "agent": self._view(agent)}))
 
     async def _snooze(self, request: web.Request, pane: str, minutes: int | None, wake: bool) -> web.Response:
         """``{"pane", "minutes"}``: put the agent's wait off for that long (0: till it changes), or ``{"pane", "wake": true}``."""
@@ -284,8 +282,7 @@ class WebPage:
     async def _events(self, request: web.Request, client: str) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", **SECURITY_HEADERS})
         await response.prepare(request)
-        queue: asyncio.Queue[bytes | None] = asyncio.Queue(EVENTS_QUEUED)
-        self._streams[queue] = client
+        queue = self._streams.follow(client)
         try:
             # First, which service this is: a page that knew another forgets all it was told.
             hello = _event_bytes({"type": "hello", "epoch": self.epoch})
@@ -302,8 +299,8 @@ class WebPage:
         except (ConnectionError, TimeoutError):
             log.info("web: a page went away or stopped reading")
         finally:
-            self._streams.pop(queue, None)
-            if client not in self._streams.values():
+            self._streams.leave(queue)
+            if not self._streams.follows(client):
                 self._looking.pop(client, None)
                 self._pushed.pop(client, None)
                 later = self._later.pop(client, None)
@@ -354,9 +351,7 @@ class WebPage:
         elif isinstance(event, ProblemChanged):
             item = {"type": "hosts", "problems": host_problems(self.service.hosts())}
         if item is not None:
-            data = _event_bytes(item)
-            for queue in list(self._streams):
-                self._put(queue, data)
+            self._streams.put(_event_bytes(item))
 
     def _screen_pushed(self, pane: str) -> None:
         """A pane was read again: its screen goes to the pages that look at it, at most every SCREEN_PACE seconds each.
@@ -367,7 +362,7 @@ class WebPage:
         """
         now = time.monotonic()
         item: bytes | None = None
-        for queue, client in list(self._streams.items()):
+        for queue, client in self._streams.items():
             if self._looking.get(client) != pane:
                 continue
             wait = SCREEN_PACE - (now - self._pushed.get(client, 0.0))
@@ -381,29 +376,16 @@ class WebPage:
                     return
                 item = _event_bytes({"type": "screen", "pane": pane, "rev": self._sent(), "screen": screen_view(screen)})
             self._pushed[client] = now
-            self._put(queue, item)
+            self._streams.put_to(queue, item)
 
     def _push_later(self, client: str, pane: str) -> None:
         self._later.pop(client, None)
         if self._looking.get(client) == pane:
             self._screen_pushed(pane)
 
-    def _put(self, queue: asyncio.Queue[bytes | None], item: bytes) -> None:
-        try:
-            queue.put_nowait(item)
-        except asyncio.QueueFull:
-            log.info("web: a page fell %d behind: cut off (it reconnects)", EVENTS_QUEUED)
-            self._streams.pop(queue, None)
-            with contextlib.suppress(asyncio.QueueEmpty):
-                queue.get_nowait()
-            queue.put_nowait(None)
-
     def close_streams(self) -> None:
         """End every page's stream (the web is turned off, or the service ends)."""
-        for queue in list(self._streams):
-            with contextlib.suppress(asyncio.QueueEmpty):
-                queue.get_nowait()
-            queue.put_nowait(None)
+        self._streams.end()
 
 
 class WebSite:

@@ -230,8 +230,7 @@ def test_the_last_screen_of_a_burst_reaches_the_page_once_the_pace_allows():
     async def scenario() -> list[str]:
         service = Service()
         page = server.WebPage(service, None, lambda client, pane: None, lambda client: None)  # type: ignore[arg-type]
-        queue: asyncio.Queue = asyncio.Queue()
-        page._streams[queue] = "client-1"
+        queue = page._streams.follow("client-1")  # a page's stream, as its events route opens one
         page._looking["client-1"] = "%1"
         service.listener(PaneCaptured("%1"))
         service.ansi = "two"
