@@ -28,6 +28,7 @@ from ..notifications.snooze import Snooze
 from ..service.records.evidence import FIRST_SAYS
 from ..shared.config import Config
 from ..usage.model import Spent, SpentRow
+from .errors import ServiceError
 
 # What a front end needs besides the facade itself: the answers' vocabulary and the events.
 __all__ = [
@@ -57,10 +58,6 @@ __all__ = [
     "sort_key",
     "unfit",
 ]
-
-
-class ServiceError(Exception):
-    """A request the service could not carry out, in one line for the user."""
 
 
 @dataclass(frozen=True)

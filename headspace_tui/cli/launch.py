@@ -103,7 +103,6 @@ def connect_resident(server: TmuxServer, config: Config, *, restart: bool = True
     service or one that does not start, leaves the TUI to watch from its
     own process, and says so.
     """
-    from ..resident import client
     from ..resident.start import asked_or_started, start_service
     from ..shared.resident_place import PlaceError
 
@@ -114,10 +113,7 @@ def connect_resident(server: TmuxServer, config: Config, *, restart: bool = True
         place = asked_or_started(server)
         facade = ServiceClient(place, config=config, restart=functools.partial(start_service, server, place) if restart else None, here=here)
         facade.connect()
-    except (client.ServiceError, PlaceError, OSError) as exc:
+    except (ServiceError, PlaceError, OSError) as exc:
         log.warning("the resident service could not be used: %s", exc)
         return None, f"watching from this headspace alone: the headspace service could not be used ({clean(str(exc), 160)})"
-    except ServiceError as exc:
-        log.warning("the resident service could not be used: %s", exc)
-        return None, f"watching from this headspace alone: {clean(str(exc), 160)}"
     return facade, ""

@@ -489,7 +489,8 @@ def _status_from_service(args: argparse.Namespace) -> tuple[list[dict], list[str
     """
     if args.all or getattr(args, "host", None) or getattr(args, "no_local", False) or args.config is not None:
         return None
-    from ..resident.client import ServiceError, ask_rows
+    from ..api.errors import ServiceError
+    from ..resident.client import ask_rows
 
     try:
         return ask_rows(_server(args).identity)
@@ -574,7 +575,8 @@ def _rules_by_service(args: argparse.Namespace, action: str, rule: str, host: st
     Never written here: the service's rules hold the pauses they answer by,
     and one path for every front end keeps one guard over them.
     """
-    from ..resident.client import Refused, ServerGone, ServiceError, ask_rules
+    from ..api.errors import Refused, ServerGone, ServiceError
+    from ..resident.client import ask_rules
     from ..resident.start import asked_or_started
     from ..shared.resident_place import PlaceError
 
@@ -596,8 +598,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
     """``headspace diff TARGET``: the agent's change, as the running service's baselines give it (git runs on the agent's host)."""
     import asyncio
 
+    from ..api.errors import ServiceError
     from ..changes.unified import render, stat
-    from ..resident.client import ServiceError, asked_place
+    from ..resident.client import asked_place
     from ..resident.facade_client import ServiceClient
     from ..shared import safe_text
 
@@ -627,7 +630,8 @@ def _send_by_service(args: argparse.Namespace, config, server, pane_id: str) -> 
     sent: a refusal is the service's to make, and an answer that got no
     reply may have gone.
     """
-    from ..resident.client import Lost, Refused, ServerGone, ServiceError, ask_answer
+    from ..api.errors import Lost, Refused, ServerGone, ServiceError
+    from ..resident.client import ask_answer
     from ..resident.start import asked_or_started
     from ..shared.resident_place import PlaceError
 
@@ -964,6 +968,7 @@ def _service_of(args: argparse.Namespace, watches: str):
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """The resident service of this tmux server: start it in the background, run it here, stop it, or say how it is."""
+    from ..api.errors import ServiceError
     from ..resident import client
     from ..shared.resident_place import PlaceError, facts, is_held, where
 
@@ -979,7 +984,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.status:
         try:
             card = client.hello(place)
-        except client.ServiceError as exc:
+        except ServiceError as exc:
             print(f"no headspace service runs for {server.where()} ({exc})")
             return EXIT_FAIL
         print(f"the headspace service of {server.where()} runs ({facts(place)}); watching {', '.join(card.get('hosts') or []) or 'no host'}")
@@ -998,7 +1003,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     try:
         card = start_detached(server.socket_args(), place, config=args.config)
-    except (client.ServiceError, PlaceError) as exc:
+    except (ServiceError, PlaceError) as exc:
         raise UserError(f"the service did not start: {exc}") from None
     print(f"headspace service started for {server.where()} (pid {card.get('pid')}); it ends with its tmux server; log: {log_path()}")
     return EXIT_OK
@@ -1008,6 +1013,7 @@ def cmd_web(args: argparse.Namespace) -> int:
     """``headspace web``: the resident service's web page on (the service started first when none runs), and how to reach it."""
     from dataclasses import replace
 
+    from ..api.errors import ServiceError
     from ..resident import client
     from ..shared.config import WebConfig
     from ..shared.resident_place import PlaceError, is_held
@@ -1020,7 +1026,7 @@ def cmd_web(args: argparse.Namespace) -> int:
             return EXIT_OK
         try:
             client.ask(place, "web", {"off": True})
-        except client.ServiceError as exc:
+        except ServiceError as exc:
             raise UserError(f"the page could not be turned off: {exc}") from None
         print(f"the web page of {server.where()} is off")
         return EXIT_OK
@@ -1030,7 +1036,7 @@ def cmd_web(args: argparse.Namespace) -> int:
     if not explicit and is_held(place):
         try:
             said = client.ask(place, "web", {"keep": True})
-        except client.ServiceError:
+        except ServiceError:
             said = {}
         if said.get("url") and isinstance(said.get("web"), dict):
             return _print_web(server, str(said["url"]), said["web"], qr=not args.no_qr)  # on already: where it is, as it is
@@ -1056,12 +1062,12 @@ def cmd_web(args: argparse.Namespace) -> int:
 
         try:
             start_service(server, place, args.config)
-        except (client.ServiceError, PlaceError) as exc:
+        except (ServiceError, PlaceError) as exc:
             raise UserError(f"the service did not start: {exc}") from None
     body = {"host": options.host, "port": options.port, "token": options.token, "read_only": options.read_only, "tls": list(options.tls) if options.tls else None}
     try:
         said = client.ask(place, "web", body)
-    except client.ServiceError as exc:
+    except ServiceError as exc:
         raise UserError(f"the page is not on: {exc}") from None
     card = {"host": options.host, "port": options.port, "scheme": options.scheme, "read_only": options.read_only}
     return _print_web(server, str(said.get("url", "")), card, qr=not args.no_qr)

@@ -22,6 +22,7 @@ from typing import Any
 
 from .. import __version__
 from ..api.call import url_path
+from ..api.errors import Lost, Refused, ServiceError
 from ..api.own_calls import OWN
 from ..api.rows import well_formed
 from ..shared.resident_place import Place, is_held, place_of
@@ -31,29 +32,6 @@ ASK_TIMEOUT = 5.0  # seconds for one request (the service answers from memory)
 MAX_ANSWER = 8 << 20  # bytes: a hundred agents' rows are a few hundred KB
 SETTLE_WAIT = 10.0  # seconds the service may take to finish its first look before it answers ``agents``
 ANSWER_WAIT = 40.0  # seconds an answer through the service may take (the service's own deadline, 30 s, comes first)
-
-
-class ServiceError(Exception):
-    """No answer from a service (none runs, another version, a bad answer): one line."""
-
-
-class ServerGone(ServiceError):
-    """No service can run: its tmux server is gone.  Said in the words the service ends with, so a client that never heard its last word says the same."""
-
-    def __init__(self, where: str) -> None:
-        super().__init__(server_gone(where))
-
-
-def server_gone(where: str) -> str:
-    return f"the tmux server ({where}) is gone"
-
-
-class Refused(ServiceError):
-    """The service answered and said no (its guard refused, the pane has no agent): what it said, to show as it is."""
-
-
-class Lost(ServiceError):
-    """The request went and no answer came back: whatever it asked may have happened."""
 
 
 class _UnixConnection(http.client.HTTPConnection):

@@ -41,6 +41,7 @@ from .. import __version__
 from ..api.call import ASK, SETTLE, SLOW, url_path
 from ..api.calls import CALLS
 from ..api.codec import WireError, decode, encode
+from ..api.errors import Lost, ServerGone
 from ..api.facade import (
     AgentChanged,
     AgentRemoved,
@@ -203,7 +204,7 @@ class ServiceClient:
 
     # -- asking ------------------------------------------------------------------------------
     def _send(self, name: str, args: dict[str, Any]) -> Any:
-        """Call ``name`` (calls.py) with ``args``, this client's id and place filled in: the service's JSON reply, or ``client.ServiceError`` as the transport raised it."""
+        """Call ``name`` (calls.py) with ``args``, this client's id and place filled in: the service's JSON reply, or the ``ServiceError`` the transport raised."""
         call = CALLS[name]
         fields = {field for field, _ in call.fields}
         if "client" in fields:
@@ -227,7 +228,7 @@ class ServiceClient:
         """One call; its reply, the facade's data decoded; a ServiceError (the facade's, one line for the user) when the service refused or did not answer."""
         try:
             answer = self._send(name, args)
-        except client.ServiceError as exc:
+        except ServiceError as exc:
             raise ServiceError(f"{self.transport.prefix}{exc}") from None
         if not isinstance(answer, dict):
             raise ServiceError("the headspace service's answer is not an object")
@@ -327,11 +328,11 @@ class ServiceClient:
                     log.warning("the service is gone; starting it again")
                     try:
                         await asyncio.to_thread(self._restart)
-                    except client.ServerGone as exc:
+                    except ServerGone as exc:
                         # Its last word never reached this client (the service ended before the stream opened): the start says why.
                         self._ended = self._ended or str(exc)[:300]
                         self._say_lost()
-                    except (client.ServiceError, OSError):
+                    except (ServiceError, OSError):
                         pass
         finally:
             await self._http.close()
@@ -579,9 +580,9 @@ class ServiceClient:
     def answer(self, agent: Agent, intent: Intent, seen: Observation | None = None) -> str:
         try:
             answer = self._send("answer", {"agent": agent, "intent": intent, "seen": seen})
-        except client.Lost as exc:
+        except Lost as exc:
             return f"the headspace service did not answer ({exc}); the answer may have gone: look at the pane before answering again"
-        except client.ServiceError as exc:
+        except ServiceError as exc:
             return f"{self.transport.prefix}{exc}"
         self._pending = (0.0, set())
         refusal = answer.get("refusal") if isinstance(answer, dict) else None

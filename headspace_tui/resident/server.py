@@ -57,6 +57,7 @@ from aiohttp import web
 from .. import __version__
 from ..api.call import Asked
 from ..api.calls import CALLS
+from ..api.errors import server_gone
 from ..api.facade import Intent, Report
 from ..api.own_calls import OWN
 from ..api.rows import agent_row, host_problems
@@ -71,7 +72,6 @@ from ..shared.peer import peer_uid
 from ..shared.resident_place import Place, make_folder, remove_files, take_lock, write_card
 from ..web import kept
 from ..web.server import WebOptions, WebPage, WebSite, web_options
-from .client import server_gone
 from .deadline import Deadline
 from .facade_routes import FacadeRoutes, FacadeStream
 from .ringer import Ringer

@@ -21,10 +21,11 @@ import time
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..api.errors import ServerGone, ServiceError
 from ..shared import logfile
 from ..shared.resident_place import Place, is_held, place_of
 from ..shared.safe_files import Unreadable, read_regular
-from .client import ServerGone, ServiceError, asked_place, hello
+from .client import asked_place, hello
 
 
 class Server(Protocol):

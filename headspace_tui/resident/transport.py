@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..api.call import Asked, Call, url_path
 from ..api.calls import CALLS, KEY
-from ..api.facade import KeyStroke, ServiceError, Typing
+from ..api.errors import Lost, Refused, ServiceError
+from ..api.facade import KeyStroke, Typing
 from ..shared.resident_place import Place
 from . import client
 
@@ -32,7 +33,7 @@ class Transport(Protocol):
     blocking: bool  # a call waits on another process: the app asks it off its loop (app/screens/asking.py)
 
     def ask(self, call: Call, sent: Mapping[str, Any], timeout: float) -> Any:
-        """``call`` with its fields as JSON: the service's JSON reply; a ``client.ServiceError`` (``Lost``, ``Refused``) when none came or it refused."""
+        """``call`` with its fields as JSON: the service's JSON reply; a ``ServiceError`` (``Lost``, ``Refused``) when none came or it refused."""
         ...
 
 
@@ -102,12 +103,12 @@ class InProcess:
                     close = getattr(reply, "close", None)
                     if close is not None:
                         close()
-                    raise client.ServiceError(f"{call.name} waits on the service's loop: it is asked from a thread")
+                    raise ServiceError(f"{call.name} waits on the service's loop: it is asked from a thread")
                 reply = asyncio.run_coroutine_threadsafe(reply, self._loop).result(timeout)  # type: ignore[arg-type]
         except (Asked, ServiceError) as exc:
-            raise client.Refused(str(exc)) from None
+            raise Refused(str(exc)) from None
         except concurrent.futures.TimeoutError:
-            raise client.Lost(f"no answer within {timeout:g}s") from None
+            raise Lost(f"no answer within {timeout:g}s") from None
         return json.loads(json.dumps(reply))
 
     async def run(self) -> None:

@@ -133,3 +133,19 @@ def test_importing_a_client_loads_none_of_the_watcher(client):
     watcher = sorted(m for m in loaded if any(part in WATCHER for part in m.split(".")[1:]))
     assert watcher == [], f"{client} loads the watcher: {watcher}"
     assert "headspace_tui.service.facade" not in loaded
+
+
+def test_one_error_from_the_service_with_its_kinds():
+    """Every front end meets one ``ServiceError`` (api/errors.py), whichever path it asked by: no module defines another."""
+    from headspace_tui.api import errors, facade
+    from headspace_tui.resident import client, transport
+
+    defined = sorted(
+        f"{path.relative_to(PACKAGE)}:{node.name}"
+        for path in PACKAGE.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ClassDef) and node.name in ("ServiceError", "Refused", "Lost", "ServerGone")
+    )
+    assert defined == ["api/errors.py:Lost", "api/errors.py:Refused", "api/errors.py:ServerGone", "api/errors.py:ServiceError"], defined
+    assert all(issubclass(kind, errors.ServiceError) for kind in (errors.Refused, errors.Lost, errors.ServerGone))
+    assert facade.ServiceError is errors.ServiceError and client.ServiceError is errors.ServiceError and transport.Refused is errors.Refused
