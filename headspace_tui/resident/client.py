@@ -21,6 +21,7 @@ import time
 from typing import Any
 
 from .. import __version__
+from ..api import timeouts
 from ..api.call import url_path
 from ..api.errors import Lost, Refused, ServiceError
 from ..api.own_calls import OWN
@@ -28,10 +29,7 @@ from ..api.rows import well_formed
 from ..shared.resident_place import Place, is_held, place_of
 from ..shared.safe_files import is_private_dir
 
-ASK_TIMEOUT = 5.0  # seconds for one request (the service answers from memory)
 MAX_ANSWER = 8 << 20  # bytes: a hundred agents' rows are a few hundred KB
-SETTLE_WAIT = 10.0  # seconds the service may take to finish its first look before it answers ``agents``
-ANSWER_WAIT = 40.0  # seconds an answer through the service may take (the service's own deadline, 30 s, comes first)
 
 
 class _UnixConnection(http.client.HTTPConnection):
@@ -58,7 +56,7 @@ def _check(place: Place) -> None:
         raise ServiceError(f"not asking the service: {place.socket} is not a socket of yours")
 
 
-def request(place: Place, method: str, path: str, *, timeout: float = ASK_TIMEOUT, body: Any = None) -> Any:
+def request(place: Place, method: str, path: str, *, timeout: float = timeouts.REQUEST, body: Any = None) -> Any:
     """One request to the service at ``place``; its JSON answer, all of it within ``timeout``.
 
     ServiceError when it could not be asked, Lost when it was asked and did
@@ -109,7 +107,7 @@ def request(place: Place, method: str, path: str, *, timeout: float = ASK_TIMEOU
     return answer
 
 
-def ask(place: Place, name: str, fields: dict[str, Any] | None = None, *, timeout: float = ASK_TIMEOUT) -> Any:
+def ask(place: Place, name: str, fields: dict[str, Any] | None = None, *, timeout: float = timeouts.REQUEST) -> Any:
     """The service's own call ``name`` (own_calls.py) with ``fields``: a GET's in its query, a POST's as its body; its JSON answer."""
     call = OWN[name]
     sent = call.put(fields or {})
@@ -183,7 +181,7 @@ def ask_rows(server_key: str) -> tuple[list[dict[str, Any]], list[str]]:
     a plain ``status`` reads); a wrong answer is a ServiceError, never a crash.
     """
     place = asked_place(server_key)
-    answer = ask(place, "rows", {"settle": SETTLE_WAIT}, timeout=SETTLE_WAIT + ASK_TIMEOUT)
+    answer = ask(place, "rows", {"settle": timeouts.SETTLE}, timeout=timeouts.SETTLE + timeouts.REQUEST)
     rows, problems = (answer.get("agents"), answer.get("problems")) if isinstance(answer, dict) else (None, None)
     if not isinstance(rows, list) or not all(well_formed(row) for row in rows) or not isinstance(problems, list):
         raise ServiceError("the service's agents are not rows")
@@ -220,7 +218,7 @@ def ask_answer(place: Place, pane_id: str, intent: str, *, option: str = "", tex
     back: the answer may have gone), ServiceError (it could not be asked).
     """
     body = {"pane_id": pane_id, "intent": intent, "option": option, "text": text, "expect": expect}
-    answer = ask(place, "answer_and_report", body, timeout=ANSWER_WAIT)
+    answer = ask(place, "answer_and_report", body, timeout=timeouts.ANSWER_ASKED)
     if not isinstance(answer, dict) or not isinstance(answer.get("delivered"), bool) or not all(isinstance(answer.get(k), str) for k in ("detail", "target")):
         raise Lost("the service's answer is not a report")
     return answer["target"], answer["delivered"], answer["detail"]

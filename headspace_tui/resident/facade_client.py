@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
+from ..api import timeouts
 from ..api.call import ASK, SETTLE, SLOW, url_path
 from ..api.calls import CALLS
 from ..api.codec import WireError, decode, encode
@@ -68,7 +69,6 @@ from ..notifications.snooze import Snooze, key_of
 from ..shared.config import Config
 from ..shared.resident_place import Place, is_held
 from ..usage.model import Spent, SpentRow
-from . import client
 from .transport import HttpTransport, InProcess, Transport
 
 if TYPE_CHECKING:
@@ -78,8 +78,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-ASK_TIMEOUT = 2.0  # seconds a question may take (the service answers from memory; the app waits for it)
-SLOW_TIMEOUT = 30.0  # seconds for what runs tmux or git there: a jump, starting or stopping an agent
 PENDING_FRESH = 0.1  # seconds the answers on their way are taken as known (an inbox asks for each agent in one go)
 FAILED_FOR = 1.0  # seconds a question the service did not answer is not asked again
 WAITED_EVERY = 5.0  # seconds between two questions of how long agents waited today
@@ -130,7 +128,7 @@ class ClientInputSession:
         self._sent[self._asked] = future
         self._out.put_nowait({"wait": self._asked})
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(future), SLOW_TIMEOUT)
+            await asyncio.wait_for(asyncio.shield(future), timeouts.SLOW)
 
     async def _write(self) -> None:
         import aiohttp
@@ -211,7 +209,7 @@ class ServiceClient:
             args.setdefault("client", self.id)
         if "here" in fields:
             args.setdefault("here", self._here)
-        timeout = {ASK: ASK_TIMEOUT, SLOW: SLOW_TIMEOUT, SETTLE: float(args.get("settle") or 0.0) + ASK_TIMEOUT}[call.timeout]
+        timeout = {ASK: timeouts.QUESTION, SLOW: timeouts.SLOW, SETTLE: float(args.get("settle") or 0.0) + timeouts.QUESTION}[call.timeout]
         return self.transport.ask(call, call.put(args), timeout)
 
     @classmethod
@@ -266,7 +264,7 @@ class ServiceClient:
         """Whether a call waits on another process (a resident service over its socket): the app asks those off its loop."""
         return self.transport.blocking
 
-    def connect(self, settle: float = client.SETTLE_WAIT) -> None:
+    def connect(self, settle: float = timeouts.SETTLE) -> None:
         """Take the service's whole state (waiting up to ``settle`` s for its first look): what the first frame draws."""
         state = self._call("state", settle=settle)
         agents, problem, snoozes = state["agents"], state["problem"], state["snoozes"]
@@ -314,7 +312,7 @@ class ServiceClient:
         # Imported beside the loop, not on it: the first frame, drawn from the state taken before, is not held up by it.
         aiohttp = await asyncio.to_thread(importlib.import_module, "aiohttp")
         # No total timeout: the stream is meant to last (aiohttp's default would cut it every 5 minutes).
-        timeout = aiohttp.ClientTimeout(total=None, sock_connect=ASK_TIMEOUT)
+        timeout = aiohttp.ClientTimeout(total=None, sock_connect=timeouts.QUESTION)
         self._http = aiohttp.ClientSession(connector=aiohttp.UnixConnector(path=str(self.place.socket)), read_bufsize=STREAM_BUFFER, timeout=timeout)
         pause = RECONNECT_FIRST
         try:
@@ -677,7 +675,7 @@ class ServiceClient:
             return None, "the headspace service is not connected yet; try again in a moment"
         try:
             ws = await self._http.ws_connect("http://localhost" + url_path(CALLS["input"], CALLS["input"].put({"pane": pane_id, "family": family})), heartbeat=None)
-            first = await asyncio.wait_for(ws.receive_json(), SLOW_TIMEOUT)
+            first = await asyncio.wait_for(ws.receive_json(), timeouts.SLOW)
         except (aiohttp.ClientError, OSError, ValueError, TypeError, RuntimeError) as exc:
             return None, f"the headspace service: {exc or type(exc).__name__}"
         if not isinstance(first, dict) or first.get("opened") is not True:

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..api import timeouts
 from ..api.errors import ServerGone, ServiceError
 from ..shared import logfile
 from ..shared.resident_place import Place, is_held, place_of
@@ -38,7 +39,6 @@ class Server(Protocol):
     def socket_args(self) -> list[str]: ...
 
 
-START_WAIT = 15.0  # seconds a new service may take to answer
 SHELL = "/bin/sh"
 
 
@@ -56,7 +56,7 @@ def start_detached(socket_args: list[str], place: Place, *, config: Path | None 
     if said.returncode != 0 or not said.stdout.strip().isdigit():
         raise ServiceError(f"the service could not be started ({said.stderr.strip()[:200] or f'exit status {said.returncode}'})")
     pid = int(said.stdout.strip())
-    deadline = time.monotonic() + START_WAIT
+    deadline = time.monotonic() + timeouts.START
     while time.monotonic() < deadline:
         if not _alive(pid):
             raise ServiceError(last_said(started) or f"the service ended at once; see {log_path()}")
@@ -64,7 +64,7 @@ def start_detached(socket_args: list[str], place: Place, *, config: Path | None 
             return hello(place)
         except ServiceError:
             time.sleep(0.05)
-    raise ServiceError(f"the service did not answer within {START_WAIT:g}s; see {log_path()}")
+    raise ServiceError(f"the service did not answer within {timeouts.START:g}s; see {log_path()}")
 
 
 def _alive(pid: int) -> bool:
@@ -108,7 +108,7 @@ def start_service(server: Server, place: Place, config: Path | None = None) -> o
     except ServiceError:
         if not is_held(place):
             raise
-        deadline = time.monotonic() + START_WAIT  # another headspace opened at the same moment started it first
+        deadline = time.monotonic() + timeouts.START  # another headspace opened at the same moment started it first
         while True:
             try:
                 return hello(place)

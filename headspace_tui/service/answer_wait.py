@@ -21,13 +21,13 @@ import re
 import time
 from dataclasses import dataclass
 
+from ..api import timeouts
 from ..api.facade import REACTION_TIME, Intent, IntentKind, Report
 from ..model import PANE_ADDRESS, Agent, PaneAddress
 from ..tmux.server import TmuxCommandError
 from .facade import Service
 from .records.appearances import is_request
 
-ANSWER_WAIT = 30.0  # seconds an answer may take to its final report (the answerer's own deadline comes first)
 MAX_TEXT = 10_000  # characters of a typed answer
 OPTION = re.compile(r"(\d{1,2}(,\d{1,2})*)?")
 
@@ -107,9 +107,9 @@ class AnswerWait:
                 refusal = self._unexpected(agent, expect) or self.service.answer(agent, intent)
             if refusal:
                 return Reply(409, agent.target, detail=refusal, state=agent.state.value)
-            report = await asyncio.wait_for(future, ANSWER_WAIT)
+            report = await asyncio.wait_for(future, timeouts.ANSWER)
         except TimeoutError:
-            return Reply(200, agent.target, detail=f"no final word on the answer within {ANSWER_WAIT:g}s")
+            return Reply(200, agent.target, detail=f"no final word on the answer within {timeouts.ANSWER:g}s")
         finally:
             if future in waiting:
                 waiting.remove(future)
