@@ -9,6 +9,7 @@ doctor's own process, as the app applies them to its own).
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import re
@@ -42,6 +43,7 @@ from ..shared.safe_text import clean
 from ..state.eventlog import default_path as log_path
 from ..tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
 from ..usage.prices import OLD_AFTER_DAYS, own_table_path, table
+from .common import EXIT_FAIL, EXIT_OK
 from .popup_key import binding, installed_command, popup_programs
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"
@@ -493,3 +495,17 @@ def report(checks: list[Check]) -> str:
     lines.append("")
     lines.append("broken: " + f"{failed} check{'s' if failed != 1 else ''} failed" if failed else f"healthy ({warned} warning{'s' if warned != 1 else ''})")
     return "\n".join(lines)
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from ..shared.config import Config, ConfigError, load_config
+    from ..tmux.server import TmuxServer
+
+    problem = ""
+    try:
+        config = load_config(getattr(args, "config", None))
+    except ConfigError as exc:  # a finding like the others: the checks still run, with the defaults
+        config, problem = Config(), str(exc)
+    checks = run_checks(TmuxServer(socket_name=args.socket_name, socket_path=args.socket_path), config=config, config_problem=problem)
+    print(report(checks))
+    return EXIT_FAIL if any(c.verdict == FAIL for c in checks) else EXIT_OK

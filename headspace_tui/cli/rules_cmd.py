@@ -8,12 +8,14 @@ hook held it, else the command the dialog showed) through the one rule, as
 if it were live, and prints what it would have answered; it flags each
 request it would allow that you denied, or whose answer failed.  Nothing is
 answered, nothing written: ``rules pause|resume|revoke`` are the service's
-to carry out (cli/main.py asks it, as the phone page does).
+to carry out (``cmd_rules`` below asks it, as the phone page does).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -27,6 +29,7 @@ from ..service.acting.rule_state import read_state
 from ..shared.safe_text import clean
 from ..state.eventlog import EventLog, EventLogError, StoredEvent
 from ..state.eventlog import default_path as log_path
+from .common import EXIT_FAIL, EXIT_OK, UserError, server_of
 
 
 def rules_list(path: Path | None = None, log: Path | None = None) -> tuple[list[str], list[str]]:
@@ -184,3 +187,47 @@ def _span(seconds: float) -> str:
 
 
 __all__ = ["Rule", "replayed", "rules_list", "rules_test"]
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    """``headspace rules list|test|suggest``: read the rules file and the event log; ``pause|resume|revoke``: asked of the service."""
+    from .rules_cmd import rules_list, rules_suggest, rules_test
+
+    if args.action == "revoke":
+        return _rules_by_service(args, "revoke", args.id, "")
+    if args.action in ("pause", "resume"):
+        return _rules_by_service(args, args.action, args.rule, args.host)
+    if args.action == "suggest":
+        out, err = rules_suggest(args.times, args.days)
+    else:
+        out, err = rules_list() if args.action == "list" else rules_test(args.id, args.days)
+    for line in err:
+        print(f"headspace: {line}", file=sys.stderr)
+    for line in out:
+        print(line)
+    return EXIT_FAIL if not out else EXIT_OK
+
+
+def _rules_by_service(args: argparse.Namespace, action: str, rule: str, host: str) -> int:
+    """Pause, resume or revoke rules through the service of this tmux server (started first when none runs), as the page does.
+
+    Never written here: the service's rules hold the pauses they answer by,
+    and one path for every front end keeps one guard over them.
+    """
+    from ..api.errors import Refused, ServerGone, ServiceError
+    from ..resident.client import ask_rules
+    from ..resident.start import asked_or_started
+    from ..shared.resident_place import PlaceError
+
+    server = server_of(args)
+    try:
+        place = asked_or_started(server, args.config)
+        said = ask_rules(place, action, rule, host)
+    except ServerGone:
+        raise UserError(f"no tmux server runs ({server.where()}): no service holds the rules; nothing changed") from None
+    except Refused as exc:
+        raise UserError(f"{exc}; nothing changed") from None
+    except (ServiceError, PlaceError) as exc:
+        raise UserError(f"the headspace service: {exc}; nothing changed") from None
+    print(clean(said))
+    return EXIT_OK

@@ -19,7 +19,7 @@ from headspace_tui.answering.policy import Intent, IntentKind, key_allowed
 from headspace_tui.api.rows import describe
 from headspace_tui.app.widgets.agent_table import waiting_for
 from headspace_tui.app.widgets.preview import prompt_bar_text
-from headspace_tui.cli.main import option_keys
+from headspace_tui.cli.send import option_keys
 from headspace_tui.detect.claude import classify_capture
 from headspace_tui.detect.families import CLAUDE
 from headspace_tui.hooks.calls import PendingCall, hook_answer, why_not

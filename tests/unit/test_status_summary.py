@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from headspace_tui.api.rows import agent_row
-from headspace_tui.cli.main import summary
+from headspace_tui.cli.status import summary
 from headspace_tui.model import Agent, AgentState, Evidence, Observation
 
 

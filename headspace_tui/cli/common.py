@@ -1,0 +1,84 @@
+"""Helpers every command shares: exit codes, one-line errors, safe output, the tmux server and the config a command names."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+def json_line(value: object) -> str:
+    """One JSON line for a terminal or a pipe: non-ASCII text kept readable, but
+    C1 controls and bidi overrides escaped (JSON itself escapes only C0)."""
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
+
+
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+
+
+def clean(value: object, limit: int | None = None) -> str:
+    """``shared.safe_text.clean``, imported when first needed."""
+    from ..shared import safe_text
+
+    return safe_text.clean(value) if limit is None else safe_text.clean(value, limit)
+
+
+class UserError(Exception):
+    """A problem to report in one line, with a non-zero exit."""
+
+
+def server_of(args: argparse.Namespace):
+    from ..tmux.server import TmuxServer
+
+    return TmuxServer(socket_name=args.socket_name, socket_path=args.socket_path)
+
+
+def config_of(args: argparse.Namespace):
+    from ..shared.config import ConfigError, load_config
+
+    try:
+        return load_config(getattr(args, "config", None))
+    except ConfigError as exc:
+        raise UserError(str(exc)) from None
+
+
+def host_specs(args: argparse.Namespace, config) -> tuple[bool, list]:
+    """Whether to read this machine, and which remote hosts: those named by ``--host``, else every configured one."""
+    from ..shared.config import host_from_destination
+
+    configured = {h.name: h for h in config.hosts}
+    wanted = getattr(args, "host", None) or []
+    specs = [configured.get(w) or host_from_destination(w) for w in wanted] if wanted else list(config.hosts)
+    for spec in specs:
+        if spec.destination.startswith("-"):
+            raise UserError(f"host {spec.destination!r}: a destination must not start with '-'")
+    names = [s.name for s in specs]
+    if len(set(names)) != len(names):
+        raise UserError(f"host {sorted(n for n in names if names.count(n) > 1)[0]!r} is named twice")
+    local = not getattr(args, "no_local", False)
+    if not local and not specs:
+        raise UserError("--no-local leaves no host to read: add --host DEST, or [hosts.NAME] to the config")
+    return local, specs
+
+
+def resolve_target(server, target: str):
+    """The pane record a user's target names: %N, session:window.pane, session:window or session."""
+    from ..tmux.server import TmuxUnavailable
+
+    try:
+        records = server.list_panes()
+    except TmuxUnavailable as exc:
+        raise UserError(str(exc)) from None
+    for matches in (
+        [r for r in records if r.pane_id == target],
+        [r for r in records if r.target == target],
+        [r for r in records if f"{r.session_name}:{r.window_index}" == target],
+        [r for r in records if r.session_name == target],
+    ):
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            raise UserError(f"target {target!r} names {len(matches)} panes; use session:window.pane or %N")
+    raise UserError(f"no pane {target!r} on {server.where()}")

@@ -1,0 +1,97 @@
+"""``headspace hooks``: install, remove or show headspace's hooks in Claude's or Codex's settings, here or on a host."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from pathlib import Path
+
+from .common import EXIT_OK, UserError, config_of
+
+
+def cmd_hooks(args: argparse.Namespace) -> int:
+    import os
+
+    from ..detect.families import CLAUDE
+    from ..hooks.settings import ANSWER_WAIT, DENIED_EVENT, HooksError, backup_path, install, status, uninstall
+    from .hooks_text import said
+
+    if args.codex:
+        return _codex_hooks(args)
+    if args.host:
+        from .hooks_remote import RemoteHooksError, run
+
+        try:
+            print(run(args, config_of(args)))
+        except RemoteHooksError as exc:
+            raise UserError(str(exc)) from None
+        return EXIT_OK
+    if args.project is not None:
+        if not args.project.is_dir():
+            raise UserError(f"no such directory: {args.project}")
+        path = args.project.resolve() / ".claude" / "settings.json"
+    else:
+        assert CLAUDE.hooks is not None  # the family whose hooks these are (Family.hooks: where its settings live)
+        path = CLAUDE.hooks.settings_folder(os.environ) / "settings.json"
+    try:
+        if args.hooks_action == "install":
+            if args.wait is not None and not args.answer:
+                raise UserError("--wait goes with --answer")
+            wait = (args.wait if args.wait is not None else ANSWER_WAIT) if args.answer else None
+            changed = install(path, answer_wait=wait)
+            backup = backup_path(path)
+            denied = DENIED_EVENT in status(path).events
+            on_path = shutil.which("claude") is not None
+            print(said("install", {"path": path, "changed": changed, "backup": backup if backup.exists() else None, "denied": denied, "claude_found": on_path}, wait))
+        elif args.hooks_action == "uninstall":
+            print(said("uninstall", {"path": path, "done": uninstall(path), "backup": backup_path(path)}, None))
+        else:
+            found = status(path)
+            facts = {
+                "path": path,
+                "installed": found.installed,
+                "exists": found.exists,
+                "events": found.events,
+                "missing": found.missing,
+                "commands": found.commands,
+                "answer_wait": found.answer_wait,
+            }
+            print(said("status", facts, None))
+    except HooksError as exc:
+        raise UserError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"{path}: {exc.strerror or exc}") from None
+    return EXIT_OK
+
+
+def _codex_hooks(args: argparse.Namespace) -> int:
+    """``headspace hooks ACTION --codex``: the rules hook in Codex's own hooks.json, on this machine."""
+    import os
+
+    from ..hooks.settings import ANSWER_EVENT, HooksError, backup_path, install_codex, status, uninstall
+
+    if args.host or args.project is not None or getattr(args, "answer", False) or getattr(args, "wait", None) is not None:
+        raise UserError("--codex goes alone: Codex's own hooks.json on this machine")
+    home = os.environ.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex")
+    path = Path(home) / "hooks.json"
+    try:
+        if args.hooks_action == "install":
+            changed = install_codex(path)
+            backup = backup_path(path)
+            where = f"backup: {backup}" if backup.exists() else "new file"
+            if changed:
+                print(f"installed headspace's rules hook for Codex in {path} ({where}); Codex asks you to trust it at its next start (or in /hooks)")
+            else:
+                print(f"headspace's rules hook for Codex already installed in {path}")
+        elif args.hooks_action == "uninstall":
+            done = uninstall(path)
+            print({"absent": f"no headspace hook in {path}"}.get(done, f"removed headspace's rules hook for Codex from {path} ({done})"))
+        else:
+            found = status(path)
+            on = ANSWER_EVENT in found.events
+            print(f"headspace's rules hook for Codex {'installed' if on else 'not installed'} in {path}" + ("" if found.exists else " (no such file)"))
+    except HooksError as exc:
+        raise UserError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"{path}: {exc.strerror or exc}") from None
+    return EXIT_OK

@@ -1,0 +1,86 @@
+"""``headspace new``: an agent started in a new tmux window, here or on a host."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .common import EXIT_OK, UserError, clean, config_of, server_of
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    """``headspace new``: one line saying where Claude now runs (its pane id first, for scripts)."""
+    import os
+
+    from ..service.watching.lifecycle import LifecycleError, claude_argv, runs_agent, start
+    from ..tmux.server import TmuxCommandError, TmuxUnavailable
+
+    if args.host:
+        return _new_remote(args, config_of(args), args.host)
+    server = server_of(args)
+    folder = args.dir if args.dir is not None else Path.cwd()
+    try:
+        started = start(server, claude_argv(args.claude_args), folder=folder, branch=args.worktree, session=args.session, env=os.environ)
+    except LifecycleError as exc:
+        raise UserError(str(exc)) from None
+    why = runs_agent(server, started.pane_id, "claude")  # told as started only once it runs
+    if why:
+        raise UserError(why)
+    try:
+        where = server.pane(started.pane_id).target
+    except (TmuxCommandError, TmuxUnavailable):
+        raise UserError(f"claude started in {started.pane_id}, whose window closed at once (try claude in that folder)") from None
+    tree = " (new worktree)" if started.worktree else ""
+    print(clean(f"{started.pane_id} {where}: claude in {started.cwd}{tree}"))
+    return EXIT_OK
+
+
+def _new_remote(args: argparse.Namespace, config, host_name: str) -> int:
+    """``new --host NAME``: the same window on that host's tmux, through its ssh link; the folder must exist there."""
+    import asyncio
+    import shlex
+
+    from ..remote.ssh import SshLink, SshTmuxServer
+    from ..service.watching.lifecycle import claude_argv
+    from ..shared.config import host_from_destination
+    from ..tmux.server import TmuxCommandError, TmuxUnavailable
+    from ..tmux.spawn import SpawnError, start_window
+
+    if args.worktree:
+        raise UserError("--worktree is not supported with --host: make the worktree there, then start in it")
+    if not args.session:
+        raise UserError("--host needs --session NAME (there is no current session over there)")
+    if args.dir is None or not str(args.dir).startswith("/"):
+        raise UserError("--host needs DIR, an absolute path of a folder on that host")
+    spec = next((h for h in config.hosts if h.name == host_name), None) or host_from_destination(host_name)
+    if spec.destination.startswith("-"):
+        raise UserError(f"host {spec.destination!r}: a destination must not start with '-'")
+    link = SshLink(spec)
+    server = SshTmuxServer(link)
+    folder = str(args.dir)
+
+    async def over_the_link() -> str:
+        try:
+            await link.connect()
+        except TmuxUnavailable as exc:
+            raise UserError(f"{spec.name}: {exc}") from None
+        try:
+            # tmux starts a window whose folder is missing in another folder, silently: look first.
+            if not await link.run(f"test -d {shlex.quote(folder)}"):
+                raise UserError(f"{spec.name}: no such folder: {folder}")
+            pane_id = await asyncio.to_thread(start_window, server, claude_argv(args.claude_args), cwd=folder, session=args.session)
+            try:
+                where = (await asyncio.to_thread(server.pane, pane_id)).target
+            except (TmuxCommandError, TmuxUnavailable):
+                where = "a window that closed at once (did claude start? try it in that folder)"
+            return f"{pane_id} {spec.name}:{where}: claude in {folder}"
+        except (SpawnError, TmuxCommandError, TmuxUnavailable) as exc:
+            raise UserError(f"{spec.name}: {exc}") from None
+        finally:
+            await link.close()
+
+    try:
+        print(clean(asyncio.run(over_the_link())))
+    finally:
+        link.remove_folder()
+    return EXIT_OK
