@@ -202,10 +202,11 @@ def test_a_flooding_remote_session_neither_starves_the_others_nor_grows_memory(p
         return None
 
     def probe_rss(monitor) -> int:
-        # The probe the host talks to now: the python3 in the process group its shell started
-        # (a start that a loaded machine took for hung leaves one ending beside it; checked below).
+        # The probe the host talks to now: the python3 its shell became (``exec``), so its pid is the
+        # group's (a start that a loaded machine took for hung leaves one ending beside it: checked
+        # below). Another python3 in its group is the probe forking tmux, caught before the exec.
         found = pythons()
-        ours = [p for p in found if group(p) == monitor.host.probe.remote_pid]
+        ours = [p for p in found if p.pid == monitor.host.probe.remote_pid]
         assert len(ours) == 1, [said(p) for p in found]
         return ours[0].memory_info().rss
 
