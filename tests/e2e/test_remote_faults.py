@@ -384,7 +384,9 @@ def test_every_ending_leaves_no_ssh_process_or_control_folder(tmp_path, claude_b
                 shutil.rmtree(folder, ignore_errors=True)
             assert not left, f"{ending} left ssh running: {left}"
             assert not folders_left, f"{ending} left the control folder: {folders_left}"
-            assert ended is not None and ended <= 2.0, f"{ending}: headspace ended after {ended} s (2 s at most)"
+            # 0.3-0.4 s alone; 2.4 s seen in a clean-clone CI run. The bound is what a loaded machine meets and a
+            # headspace held up by its ssh master or its probe does not (docs/testing-timing.md).
+            assert ended is not None and ended <= 5.0, f"{ending}: headspace ended after {ended} s (5 s at most)"
         finally:
             subprocess.run([*tmux, "kill-server"], check=False, capture_output=True)
             socket = Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}" / name
