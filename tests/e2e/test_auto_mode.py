@@ -103,9 +103,7 @@ def test_a_flagged_call_is_blocked_on_the_row_and_in_status_json(claude_session,
     # The fuller word wins (store.blocked): a read in the middle of Claude's drawing can see the notice's reason cut first,
     # and the exact call comes from the hook or, without it, from Claude's transcript (its refused tool_result).
     source = "hook" if hook else "transcript"  # with the hook, the screen's note and the transcript may be read before PermissionDenied's line
-    row = _row_when(
-        private_tmux.name, session.pane_id, lambda r: r["blocked"] and r["blocked"][0]["reason"] == REASON and r["blocked"][0]["source"] == source, "the blocked call in status --json", timeout=10
-    )
+    row = _row_when(private_tmux.name, session.pane_id, lambda r: r["blocked"] and r["blocked"][0]["reason"] == REASON and r["blocked"][0]["source"] == source, "the blocked call in status --json")
     took = time.monotonic() - drawn
     (block,) = row["blocked"]
     assert block["tool"] == "Bash" and block["reason"] == REASON and block["this_turn"] is True, block
