@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import signal
@@ -67,7 +66,7 @@ from ..notifications.snooze import snooze_words
 from ..service.answer_wait import AnswerWait, answer_request
 from ..service.facade import Service
 from ..shared import heap
-from ..shared.fanout import Fanout
+from ..shared.fanout import Fanout, sse
 from ..shared.peer import peer_uid
 from ..shared.resident_place import Place, make_folder, remove_files, take_lock, write_card
 from ..web import kept
@@ -354,7 +353,7 @@ class Resident:
     @staticmethod
     def _push(streams: Fanout, items: list[dict[str, Any]]) -> None:
         """``items`` to every follower of ``streams``, each encoded once as the event it is."""
-        streams.put(*(_sse(item) for item in items))
+        streams.put(*(sse(item) for item in items))
 
     # -- life ----------------------------------------------------------------------------------
     def end(self, why: str) -> None:
@@ -449,7 +448,7 @@ class Resident:
             raise
         finally:
             self.end(self.why or "ended")
-            self._facade_streams.end(_sse({"kind": "ending", "why": self.why}))  # the clients hear why (a tmux server gone, a stop), not only that the line went
+            self._facade_streams.end(sse({"kind": "ending", "why": self.why}))  # the clients hear why (a tmux server gone, a stop), not only that the line went
             self._streams.end()
             if self._streaming:
                 await asyncio.wait(list(self._streaming), timeout=LAST_WORD)
@@ -471,11 +470,6 @@ class Resident:
         if self.deadline is not None:
             self.deadline.done()
         return self.why
-
-
-def _sse(item: dict[str, Any]) -> bytes:
-    """One Server-Sent Event, encoded once for every client that gets it."""
-    return b"data: " + json.dumps(item).encode() + b"\n\n"
 
 
 def serve(

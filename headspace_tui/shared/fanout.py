@@ -11,12 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import Iterator
+from typing import Any
 
 log = logging.getLogger(__name__)
 
 Follower = asyncio.Queue[bytes | None]
+
+
+def sse(item: dict[str, Any]) -> bytes:
+    """``item`` as one Server-Sent Event, encoded once for every follower that gets it."""
+    return b"data: " + json.dumps(item).encode() + b"\n\n"
 
 
 class Fanout:

@@ -37,7 +37,6 @@ their declarations, which check each field before a handler sees it.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import re
 import secrets
@@ -61,7 +60,7 @@ from ..model import Agent, PaneAddress
 from ..notifications.snooze import UNTIL_IT_CHANGES, snooze_words
 from ..service.answer_wait import AnswerWait, answer_request
 from ..service.facade import Service
-from ..shared.fanout import Fanout
+from ..shared.fanout import Fanout, sse
 from .guard import COOKIE, RateLimit, new_token, same_origin, token_matches
 from .views import agent_view, screen_view
 
@@ -183,7 +182,7 @@ class WebPage:
                 continue
             if self._snoozes_told.get(agent.pane_id, "") != snooze_words(agent, self.service.snooze_of(agent)):
                 self._sent()
-                self._streams.put(_event_bytes({"type": "agent", "agent": self._view(agent)}))
+                self._streams.put(sse({"type": "agent", "agent": self._view(agent)}))
 
     async def _snooze(self, request: web.Request, pane: str, minutes: int | None, wake: bool) -> web.Response:
         """``{"pane", "minutes"}``: put the agent's wait off for that long (0: till it changes), or ``{"pane", "wake": true}``."""
@@ -285,7 +284,7 @@ class WebPage:
         queue = self._streams.follow(client)
         try:
             # First, which service this is: a page that knew another forgets all it was told.
-            hello = _event_bytes({"type": "hello", "epoch": self.epoch})
+            hello = sse({"type": "hello", "epoch": self.epoch})
             await asyncio.wait_for(response.write(b"retry: 1000\n: headspace\n\n" + hello), WRITE_TIMEOUT)
             while True:
                 try:
@@ -351,7 +350,7 @@ class WebPage:
         elif isinstance(event, ProblemChanged):
             item = {"type": "hosts", "problems": host_problems(self.service.hosts())}
         if item is not None:
-            self._streams.put(_event_bytes(item))
+            self._streams.put(sse(item))
 
     def _screen_pushed(self, pane: str) -> None:
         """A pane was read again: its screen goes to the pages that look at it, at most every SCREEN_PACE seconds each.
@@ -374,7 +373,7 @@ class WebPage:
                 screen = self.service.screen(pane)
                 if screen is None:
                     return
-                item = _event_bytes({"type": "screen", "pane": pane, "rev": self._sent(), "screen": screen_view(screen)})
+                item = sse({"type": "screen", "pane": pane, "rev": self._sent(), "screen": screen_view(screen)})
             self._pushed[client] = now
             self._streams.put_to(queue, item)
 
@@ -422,11 +421,6 @@ class WebSite:
             self.page.close_streams()
             runner, self._runner = self._runner, None
             await runner.cleanup()
-
-
-def _event_bytes(item: dict[str, Any]) -> bytes:
-    """One Server-Sent Event, encoded once for every page that gets it."""
-    return b"data: " + json.dumps(item).encode() + b"\n\n"
 
 
 def _asset_bytes(name: str) -> bytes:
