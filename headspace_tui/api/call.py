@@ -114,13 +114,26 @@ def _short(limit: int) -> Kind:
     return Kind(f"text up to {limit}", take)
 
 
+def optional(kind: Kind) -> Kind:
+    """``kind``, or null (absent)."""
+    return Kind(f"{kind.name} or null", lambda value: None if value is None else kind.take(value))
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise Asked("true or false")
+    return value
+
+
 PANE = Kind("pane", _pane)
-PANE_OR_NONE = Kind("pane or null", lambda value: None if value is None else _pane(value))
+PANE_OR_NONE = optional(PANE)
 TIME = Kind("time", _time)
 SETTLE_FOR = Kind("seconds, or none", lambda value: 0.0 if value is None else _time(value))  # /v1/state's settle: optional, as it always was
 LINES = Kind("lines", _lines)
 DAYS = Kind("days", _days)  # how many days back the spending view goes (0: today's total only)
 TEXT = Kind("text", _text)
+MAYBE_TEXT = optional(TEXT)
+FLAG = optional(Kind("flag", _flag))  # true, false, or absent (None)
 FOLDER = Kind("folder", _folder)
 SCOPE = Kind("scope", _scope)  # what a diff is against: the turn's baseline, or the agent's start
 CLIENT = Kind("client", _client)  # filled in by the client: its id

@@ -16,17 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .call import ASK, HOST_NAME, RULE_ID, RULES_ACTION, SETTLE, SETTLE_FOR, TEXT, Asked, Call, Kind
-
-
-def _optional(kind: Kind) -> Kind:
-    return Kind(f"{kind.name} or null", lambda value: None if value is None else kind.take(value))
-
-
-def _flag(value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise Asked("true or false")
-    return value
+from .call import ASK, FLAG, HOST_NAME, MAYBE_TEXT, RULE_ID, RULES_ACTION, SETTLE, SETTLE_FOR, TEXT, Asked, Call, Kind, optional
 
 
 def _port(value: Any) -> int:
@@ -41,10 +31,8 @@ def _pair(value: Any) -> list[str]:
     return value
 
 
-FLAG = _optional(Kind("flag", _flag))
-PORT = _optional(Kind("port", _port))
-MAYBE_TEXT = _optional(TEXT)
-TLS = _optional(Kind("tls", _pair))
+PORT = optional(Kind("port", _port))
+TLS = optional(Kind("tls", _pair))
 
 OWN: dict[str, Call] = {
     call.name: call

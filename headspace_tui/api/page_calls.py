@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .call import HOST_NAME, PANE, PANE_OR_NONE, RULE_ID, RULES_ACTION, TEXT, Asked, Call, Kind
+from .call import FLAG, HOST_NAME, MAYBE_TEXT, PANE, PANE_OR_NONE, RULE_ID, RULES_ACTION, SCOPE, TEXT, Asked, Call, Kind, optional
 
 ASSETS = ("app.js", "app.css")  # the page's own files, shipped in the wheel (web/assets/)
 MAX_SNOOZE = 24 * 60  # minutes a wait may be put off from the page
@@ -37,38 +37,17 @@ def _asset(value: Any) -> str:
     return str(value)
 
 
-def _minutes(value: Any) -> int | None:
-    if value is None:
-        return None
+def _minutes(value: Any) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_SNOOZE:
         raise Asked(f"0 to {MAX_SNOOZE} (0: till it changes)")
     return value
 
 
-def _wake(value: Any) -> bool:
-    if value is not None and not isinstance(value, bool):
-        raise Asked("true or false")
-    return value is True
-
-
-def _scope(value: Any) -> str:
-    if value is None:
-        return "turn"
-    if value not in ("turn", "start"):
-        raise Asked("turn or start")
-    return str(value)
-
-
-def _maybe_text(value: Any) -> str | None:
-    return None if value is None else TEXT.take(value)
-
-
 PAGE_CLIENT = Kind("page", _client)  # which open page asks (its stream and its focus are its own)
 ASSET = Kind("asset", _asset)
-MINUTES = Kind("minutes", _minutes)
-WAKE = Kind("wake", _wake)
-SCOPE_OR_TURN = Kind("scope", _scope)  # what a diff is against (the turn's baseline when not said)
-MAYBE_TEXT = Kind("text or null", _maybe_text)
+MINUTES = optional(Kind("minutes", _minutes))
+WAKE = Kind("wake", lambda value: FLAG.take(value) is True)  # absent: not a wake
+SCOPE_OR_TURN = Kind("scope", lambda value: "turn" if value is None else SCOPE.take(value))  # what a diff is against (the turn's baseline when not said)
 
 PAGE: dict[str, Call] = {
     call.name: call
