@@ -257,9 +257,7 @@ class Resident:
         body = await self._body(request, "rules")
         if isinstance(body, web.Response):
             return body
-        taken = OWN["rules"].take(body)
-        if taken["action"] == "revoke" and not taken["rule"]:
-            return web.json_response({"error": "revoke names one rule"}, status=400)
+        taken = OWN["rules"].take(body)  # checked by _body: each field as it is declared
         try:
             said = self.service.rules_control(taken["action"], taken["rule"], taken["host"], via="headspace rules")
         except ValueError as exc:

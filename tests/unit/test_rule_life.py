@@ -150,6 +150,8 @@ def test_a_revoked_or_paused_rule_answers_nothing_and_the_list_of_answers_says_i
         assert world.ask("touch /tmp/x_4") is True
     with pytest.raises(ValueError, match="no rule 'nope'"):
         world.rules.control("revoke", "nope")
+    with pytest.raises(ValueError, match="^revoke names one rule$"):  # the page and the command line both ask here
+        world.rules.control("revoke", "")
 
 
 def test_an_agent_outside_the_rules_project_does_not_end_it(tmp_path: Path):

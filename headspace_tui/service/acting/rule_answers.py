@@ -518,6 +518,8 @@ class RuleAnswers:
         if self.journal is None:
             raise ValueError("no event log: rules cannot be paused or revoked here")
         if action == "revoke":
+            if not rule_id:
+                raise ValueError("revoke names one rule")
             rule = self.book.current().rule(rule_id)
             if rule is None:
                 raise ValueError(f"no rule {rule_id!r} in the rules file")
