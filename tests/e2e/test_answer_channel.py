@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pytest
 
-from headspace_tui.answering.policy import REACTION_TIME
 from headspace_tui.app.screens.batch import BatchApproveScreen
 from headspace_tui.app.widgets.agent_table import waiting_for
 from headspace_tui.hooks import settings as hook_settings
@@ -31,7 +30,7 @@ from headspace_tui.service.records.journal import Journal
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
 from tests.harness.scenarios import NUMBERED_MENU, QUESTION_DB
-from tests.ui.apps import live_row, make_app, service_of
+from tests.ui.apps import live_row, make_app, readable, service_of
 
 pytestmark = pytest.mark.e2e
 
@@ -88,7 +87,7 @@ async def ready_to_answer(pilot, app, pane_id: str, state: AgentState, *, channe
     agent = live_row(app, pane_id)
     await wait_until(pilot, lambda: agent.observation.option_labels, "the options on screen")
     await wait_until(pilot, lambda: agent.channel == channel, f"channel {channel!r}", timeout=10)
-    await wait_until(pilot, lambda: app.clock() - agent.prompt_since >= REACTION_TIME + 0.05, "a readable prompt")
+    await wait_until(pilot, lambda: readable(app, pane_id), "a readable prompt")
     table.select(pane_id)
     await wait_until(pilot, lambda: (selected := app.selected_agent()) is not None and selected.pane_id == pane_id, f"the cursor on {pane_id}")
     assert app.selected_agent().pane_id == pane_id

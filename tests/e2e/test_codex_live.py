@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from headspace_tui.answering.policy import REACTION_TIME
 from headspace_tui.model import AgentState
 from tests.harness import cli
 from tests.harness import codex_api as api
@@ -27,7 +26,7 @@ from tests.harness.codex_agent import APPROVAL, CodexSession, find_codex
 from tests.harness.npm_binary import require
 from tests.harness.tmux import PrivateTmux, temp_server
 from tests.harness.wait import poll
-from tests.ui.apps import make_app, wait_until
+from tests.ui.apps import make_app, readable, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -148,7 +147,7 @@ def test_y_in_the_table_approves_codexs_command_with_codexs_own_key(codex_binary
                     agent = table.agents[session.pane_id]
                     assert agent.observation.tool == "exec_command" and agent.observation.prompt is not None
                     assert agent.observation.prompt.detail == "touch y.txt && echo table-approved"
-                    await wait_until(pilot, lambda: app.clock() - agent.prompt_since >= REACTION_TIME + 0.05, "a readable prompt")
+                    await wait_until(pilot, lambda: readable(app, session.pane_id), "a readable prompt")
                     table.select(session.pane_id)
                     await wait_until(pilot, lambda: (a := app.selected_agent()) is not None and a.pane_id == session.pane_id, "the cursor on it")
                     await pilot.press("y")

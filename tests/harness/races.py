@@ -85,12 +85,12 @@ async def _readable(pilot, app, pane_id: str, state: AgentState, read: float = 0
     table = app.table
     await _until(pilot, lambda: pane_id in table.agents and table.agents[pane_id].state is state, f"{pane_id} {state.value}")
     table.move_cursor(row=table._order.index(pane_id))
-    from tests.ui.apps import live_row
+    from tests.ui.apps import live_row, readable
 
     agent = live_row(app, pane_id)
     await _until(pilot, lambda: agent.observation.option_labels, "the options")
     # As a person would: read the prompt first (the app refuses keys for one shown under REACTION_TIME).
-    await _until(pilot, lambda: app.clock() - agent.prompt_since >= (read or READ_TIME), "a readable prompt")
+    await _until(pilot, lambda: readable(app, pane_id, read or READ_TIME), "a readable prompt")
 
 
 def _app(bench: Bench, session: ClaudeSession):

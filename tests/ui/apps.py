@@ -9,6 +9,7 @@ from pathlib import Path
 
 from textual.screen import Screen
 
+from headspace_tui.answering.policy import REACTION_TIME
 from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.detect.claude import classify_capture
 from headspace_tui.model import Agent
@@ -51,6 +52,20 @@ class LiveRow:
 def live_row(app: HeadspaceApp, pane_id: str) -> Agent:
     """The row of ``pane_id`` as it is whenever it is read (``LiveRow``), typed as the ``Agent`` it reads through to."""
     return LiveRow(app, pane_id)  # type: ignore[return-value]
+
+
+def readable(app: HeadspaceApp, pane_id: str, read: float = REACTION_TIME + 0.05) -> bool:
+    """``pane_id``'s prompt has been shown long enough for a person to read it (``read`` s), by both clocks a key answers to.
+
+    The answerer's: since the service first saw the prompt (``prompt_since``).
+    The key's: since this table first showed it (``prompt_shown_at``), a
+    moment later, or much later when the app is slow to draw.
+    """
+    agent = app.table.agents.get(pane_id)
+    if agent is None or agent.observation.prompt is None or app.clock() - agent.prompt_since < read:
+        return False
+    shown = app.table.prompt_shown_at(agent)
+    return shown is None or time.monotonic() - shown >= read
 
 
 def make_app(socket_name: str, tmp: Path, *, claude_home: Path | None = None, journal: Journal | None = None, spool: Path | None = None, **options) -> HeadspaceApp:

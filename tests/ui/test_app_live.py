@@ -14,14 +14,13 @@ import time
 import pytest
 from textual.widgets import Input
 
-from headspace_tui.answering.policy import REACTION_TIME
 from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.app.screens.reply import ReplyScreen
 from headspace_tui.model import AgentState
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
 from tests.harness.scenarios import INPUT_QUESTION, NUMBERED_MENU, QUESTION_DB, TURN_DONE
-from tests.ui.apps import live_row, make_app, screen_open, service_of, wait_until
+from tests.ui.apps import live_row, make_app, readable, screen_open, service_of, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -42,7 +41,7 @@ async def select_agent(pilot, app: HeadspaceApp, pane_id: str, state: AgentState
         # enough to be read (the app refuses keys for a prompt shown for less).
         agent = live_row(app, pane_id)
         await wait_until(pilot, lambda: agent.observation.option_labels, "the menu's options on screen")
-        await wait_until(pilot, lambda: app.clock() - agent.prompt_since >= REACTION_TIME + 0.05, "the prompt to be readable")
+        await wait_until(pilot, lambda: readable(app, pane_id), "the prompt to be readable")
 
 
 def run(coro):

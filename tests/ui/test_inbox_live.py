@@ -50,7 +50,7 @@ from tests.harness.pane_session import SHELL_PROMPT
 from tests.harness.record import DEFAULT_OUT
 from tests.harness.scenarios import NUMBERED_MENU, SCENARIOS
 from tests.harness.session import ClaudeSession
-from tests.ui.apps import make_app, service_of
+from tests.ui.apps import make_app, readable, service_of
 from tests.ui.test_inbox_moves import press_read_at
 
 pytestmark = pytest.mark.e2e
@@ -126,8 +126,7 @@ def test_each_answer_moves_the_selection_to_the_next_agent_that_needs_you(claude
                     return not tool or row.observation.tool == tool
 
                 await wait_until(pilot, shown, lambda: f"{session.name} to be {state.value} with options, channel {channel.value!r}, tool {tool!r}\n{now()}")
-                row = table.agents[pane_id]
-                await wait_until(pilot, lambda: app.clock() - row.prompt_since >= REACTION_TIME + 0.05, lambda: f"{session.name}'s prompt to be readable")
+                await wait_until(pilot, lambda: readable(app, pane_id), lambda: f"{session.name}'s prompt to be readable")
 
                 def looked_at() -> bool:  # brought under the cursor by the inbox: a person reads it before answering
                     arrival = table.arrival
@@ -230,7 +229,7 @@ async def all_waiting(pilot, app, sessions: dict[str, ClaudeSession]) -> None:
             row = table.agents.get(session.pane_id)
             if row is None or row.state is not AgentState.PERMISSION or not row.observation.option_labels:
                 return False
-            if app.clock() - row.prompt_since < REACTION_TIME + 0.05:
+            if not readable(app, session.pane_id):
                 return False
         return True
 

@@ -14,7 +14,7 @@ from textual import events
 
 from headspace_tui.answering.answerer import Report
 from headspace_tui.answering.policy import REACTION_TIME
-from tests.ui.apps import demo_app, service_of
+from tests.ui.apps import demo_app, service_of, show_recorded, wait_until
 from tests.ui.test_triage_keys import pane, ringing, said, selected
 
 
@@ -102,6 +102,45 @@ def test_a_key_read_before_the_move_but_acted_on_after_it_is_not_applied_to_the_
             await pilot.pause()
             assert asked == []
             assert said(app)[-1] == "api:0.0 came under the cursor just now: read it, then press again; nothing sent"
+
+    run(scenario())
+
+
+def test_a_key_read_while_the_row_showed_question_1_is_not_applied_to_question_2():
+    """Question 1 answered in the pane itself, and 1 pressed in headspace at once: question 2 reaches the row before the key's action runs.
+
+    The key was meant for question 1 (what the row showed when it was read):
+    it must not tick question 2's first box.  A clean-clone CI run, and the
+    race bench starved of CPU on purpose (2 of 10, 4 of 20 rounds), saw it do
+    so.  The key is judged by when it was read against when the row first
+    showed the prompt it would answer; a press a reaction time later works.
+    """
+
+    async def scenario():
+        app = demo_app([("web", "question_several_first", 40), ("api", "permission_bash", 95)])
+        asked = recording_answers(app)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.snapshot_loader(pilot)
+            web = pane(app, "web:0.0")
+            app.table.select(web)
+            await pilot.pause()
+            first = app.table.agents[web].observation
+            assert first.prompt is not None and first.prompt.question_index == 1
+            key = events.Key("1", "1")  # read while the row shows question 1, which it has shown for 40 s
+            show_recorded(app, 0, "web", "question_several_second", 0)  # the pane's own key moved the dialog on
+            await wait_until(pilot, lambda: app.table.agents[web].observation.request != first.request, "question 2 in the row")
+            second = app.table.agents[web].observation
+            assert second.prompt is not None and second.prompt.question_index == 2
+            app.post_message(key)  # only now the key is handled
+            await pilot.pause()
+            assert asked == []
+            assert said(app)[-1] == "web:0.0: its prompt changed just now: read it, then press again; nothing sent"
+            shown = app.table.prompt_shown_at(app.table.agents[web])
+            assert shown is not None
+            await asyncio.sleep(max(0.0, shown + REACTION_TIME + 0.05 - time.monotonic()))
+            await pilot.press("1")  # question 2, read: the key is for it
+            await pilot.pause()
+            assert asked == [("web:0.0", "option")]
 
     run(scenario())
 

@@ -382,9 +382,10 @@ class MainScreen(Screen):
 
         ``answering``: a key that answers (y, n, a digit, A, r).  It is never
         applied to an agent the selection reached by itself (the inbox moving
-        on, a row re-ordered under the cursor) less than a reaction time ago:
-        a fast hand meant the agent it saw, not the one that just came under
-        the cursor.  The bell and one line; the next press works.
+        on, a row re-ordered under the cursor), nor to a prompt its row began
+        to show, less than a reaction time before the key was pressed: a fast
+        hand meant the agent and the prompt it saw.  The bell and one line;
+        the next press works.
         """
         if not self._keys_live():
             return None
@@ -396,6 +397,13 @@ class MainScreen(Screen):
         pressed = self._pressed_at()
         if answering and arrival is not None and arrival[0] == agent.pane_id and pressed - arrival[1] < REACTION_TIME:
             flash(self, f"{clean(agent.target)} came under the cursor just now: read it, then press again; nothing sent")
+            return None
+        shown = self.table.prompt_shown_at(agent) if agent.observation.state.is_menu else None  # a dialog a key answers at once
+        if answering and shown is not None and pressed - shown < REACTION_TIME:
+            # Its row showed another prompt when the key was pressed (question 1 of a dialog answered in
+            # the pane meanwhile: question 2 reached the row before the key's action ran), or this one
+            # for less than a reaction time: the key was meant for what the user saw then.
+            flash(self, f"{clean(agent.target)}: its prompt changed just now: read it, then press again; nothing sent")
             return None
         return agent
 

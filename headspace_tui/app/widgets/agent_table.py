@@ -409,6 +409,11 @@ class AgentTable(DataTable):
         # (time.monotonic()): a key that answers is not applied to it for a
         # reaction time (MainScreen).
         self.arrival: tuple[str, float] | None = None
+        # Per pane, the prompt its row shows (its ``request``) and when the row
+        # first showed it (time.monotonic(), again once painted): a key pressed
+        # before that, or less than a reaction time after, was meant for what
+        # the row showed before (MainScreen).
+        self._prompts_shown: dict[str, tuple[str, float]] = {}
         self._order: list[str] = []
         self._cells: dict[str, tuple] = {}  # what each row shows now
         self._columns: Columns | None = None
@@ -541,7 +546,41 @@ class AgentTable(DataTable):
         haystack = " ".join([agent.target, agent.cwd, agent.name, agent.state.value, kind_of(agent), waiting_for(agent).plain]).lower()
         return needle in haystack
 
+    def prompt_shown_at(self, agent: Agent) -> float | None:
+        """When this table's row began to show ``agent``'s prompt in place of something else (time.monotonic()); 0.0: from the row's
+        first frame; None: it shows no prompt (or not this one yet)."""
+        shown = self._prompts_shown.get(agent.pane_id)
+        return shown[1] if shown is not None and agent.observation.prompt is not None and shown[0] == agent.observation.request else None
+
+    def _note_prompt(self, agent: Agent, *, first: bool) -> None:
+        """``agent``'s row may show another prompt now: noted now, and again once the screen shows it (as ``_arrived``).
+
+        ``first``: the row's first frame (a new agent, the table loaded): its
+        prompt is dated 0.0, shown from the start; only a prompt that
+        replaces what the row showed before can catch a key meant for that.
+        """
+        request = agent.observation.request if agent.observation.prompt is not None else ""
+        pane_id = agent.pane_id
+        if not request:
+            self._prompts_shown.pop(pane_id, None)
+            return
+        shown = self._prompts_shown.get(pane_id)
+        if shown is not None and shown[0] == request:
+            return
+        if first:
+            self._prompts_shown[pane_id] = (request, 0.0)
+            return
+        now = time.monotonic()
+        self._prompts_shown[pane_id] = (request, now)
+
+        def painted() -> None:
+            if self._prompts_shown.get(pane_id) == (request, now):
+                self._prompts_shown[pane_id] = (request, time.monotonic())
+
+        self.call_after_refresh(painted)
+
     def upsert(self, agent: Agent) -> None:
+        self._note_prompt(agent, first=agent.pane_id not in self.agents)
         self.agents[agent.pane_id] = agent
         names = _planned(agent)
         if self._names.get(agent.pane_id) != names:  # a new agent or a new name: the widths may change
@@ -552,6 +591,7 @@ class AgentTable(DataTable):
     def load(self, agents: list[Agent]) -> None:
         """Every agent at once (what a resident service already knows, on the first frame): one sort and one layout, not one per row."""
         for agent in agents:
+            self._note_prompt(agent, first=agent.pane_id not in self.agents)
             self.agents[agent.pane_id] = agent
             self._names[agent.pane_id] = _planned(agent)
         self._replan = True
@@ -559,6 +599,7 @@ class AgentTable(DataTable):
 
     def remove_agent(self, pane_id: str) -> None:
         self.agents.pop(pane_id, None)
+        self._prompts_shown.pop(pane_id, None)
         self._names.pop(pane_id, None)
         self._replan = True
         self._sync()
