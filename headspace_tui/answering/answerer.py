@@ -129,11 +129,13 @@ class _Watched:
     picks the field with a digit first: that is not the answer yet).
     """
 
-    def __init__(self, io: PaneIO, intent: Intent, committed: Callable[[], None]) -> None:
+    def __init__(self, io: PaneIO, intent: Intent, committed: Callable[[], None], clock: Callable[[], float]) -> None:
         self.io = io
         self.menu_key = intent.kind in MENU_ANSWERS or intent.kind is IntentKind.INTERRUPT
         self.committed = committed
+        self.clock = clock
         self.reached = False  # a key was handed to tmux for the pane
+        self.first_key_at = 0.0  # when (by ``clock``), for the audit: Claude's word is matched to a call read before it
         self.went = False
 
     async def pane(self, pane_id: str):
@@ -143,6 +145,8 @@ class _Watched:
         return await self.io.capture(pane_id, ansi)
 
     async def send_keys(self, pane_id: str, *keys: str, literal: bool = False) -> None:
+        if not self.reached:
+            self.first_key_at = self.clock()
         self.reached = True  # from here on the pane may have it, even if tmux's reply is lost
         await self.io.send_keys(pane_id, *keys, literal=literal)
         if not self.went and not literal and (self.menu_key or keys == ("Enter",)):
@@ -341,7 +345,7 @@ class Answerer:
     async def _send(self, agent: Agent, seen: Observation, intent: Intent, began: float) -> None:
         pane_id, target = agent.pane_id, agent.target
         moves = moves_on(intent, seen)
-        io = _Watched(self.io, intent, lambda: self._went(agent, f"{intent.describe()} sent", moves))
+        io = _Watched(self.io, intent, lambda: self._went(agent, f"{intent.describe()} sent", moves), self.clock)
         try:
             async with asyncio.timeout(self.confirm_timeout + SEND_SLACK):
                 outcome = await send_guarded(
@@ -375,6 +379,9 @@ class Answerer:
         # dialog and option where the send read them, else the intent.
         what = (outcome.what or intent.describe()) + intent.audit_suffix()
         decision = decided(intent, seen)
+        # Keys are matched to a call whose line was read before they began to go (evidence.py): the first key's time,
+        # not the request's; the guard's re-read and settle come between, and under load the line is often read then.
+        began = io.first_key_at or began
         if outcome.delivered:
             # A box toggled, or the next page of the same dialog: the dialog goes on, the inbox stays.
             report = Report(pane_id, f"{target}: {outcome.detail}", "information", True, moves and not io.went and not outcome.more)

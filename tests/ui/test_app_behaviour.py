@@ -174,7 +174,8 @@ def test_the_transcript_gives_the_command_outcome_and_timeline(claude_session, f
     async def scenario():
         app = make_app(private_tmux.name, tmp_path, claude_home=session.home, journal=journal)
         async with app.run_test(size=(160, 48)) as pilot:
-            agent = await _approve_with_y(pilot, app, session, "run the tests", "All green.")
+            # With the journal: Claude's word is awaited below, and keys are matched only to a call read before they went.
+            agent = await _approve_with_y(pilot, app, session, "run the tests", "All green.", journal)
             await wait_until(pilot, lambda: agent.outcome == "tests passed: 12 passed", "the outcome on the row")
             assert agent.command == "run the tests"
             # Claude writes its last turn to the transcript a moment after drawing it: wait for it, not a fixed time.

@@ -69,16 +69,19 @@ class Keys:
 def test_the_key_that_commits_an_answer_is_its_last_word(intent, strokes, commits_at):
     went: list[int] = []
     keys = Keys()
-    watched = _Watched(keys, intent, lambda: went.append(len(keys.sent)))  # type: ignore[arg-type]
+    ticks = iter(range(100, 200))
+    watched = _Watched(keys, intent, lambda: went.append(len(keys.sent)), lambda: float(next(ticks)))  # type: ignore[arg-type]
 
     async def send() -> None:
         for stroke, literal in strokes:
             await watched.send_keys("%1", *stroke, literal=literal)
 
-    assert not watched.reached
+    assert not watched.reached and watched.first_key_at == 0.0
     asyncio.run(send())
     assert watched.reached and watched.went
     assert went == [commits_at + 1]  # once, right after that stroke
+    # The audit's "began": when the first key went (a call read before it is the one they answered), not a later key.
+    assert watched.first_key_at == 100.0
 
 
 class Routes:
