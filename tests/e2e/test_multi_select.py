@@ -24,7 +24,7 @@ from tests.harness import fake_api as api
 from tests.harness.cli import headspace
 from tests.harness.fake_api import block_text
 from tests.harness.scenarios import NUMBERED_MENU, QUESTION_DB, QUESTION_FEATURES
-from tests.ui.apps import live_row, service_of
+from tests.ui.apps import live_row, readable, service_of
 
 from .test_answer_channel import app_for, private_runtime, ready_to_answer, record_keys, tool_result_request, wait_until
 
@@ -47,8 +47,8 @@ def ticked(agent) -> tuple[str, ...]:
 
 
 async def press_when_ready(pilot, app, agent, key: str) -> None:
-    """Press ``key`` once the answerer would take it (the last key's result seen, the prompt readable)."""
-    await wait_until(pilot, lambda: not service_of(app)._answerer.refusal(agent), f"the agent ready for {key!r}")
+    """Press ``key`` once the answerer would take it (the last key's result seen, the prompt readable), and the table too (its row showed the page long enough)."""
+    await wait_until(pilot, lambda: not service_of(app)._answerer.refusal(agent) and readable(app, agent.pane_id), f"the agent ready for {key!r}")
     await pilot.press(key)
 
 
