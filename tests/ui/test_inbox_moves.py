@@ -30,13 +30,18 @@ def recording_answers(app) -> list:
     return asked
 
 
+async def at(app, pilot, target: str) -> str:
+    """The demo table loaded and ``target``'s row selected by the user: its pane id."""
+    await app.snapshot_loader(pilot)
+    chosen = pane(app, target)
+    app.table.select(chosen)
+    await pilot.pause()
+    return chosen
+
+
 async def at_docs(app, pilot) -> str:
     """The demo table loaded and docs (at its input box) selected by the user: its pane id."""
-    await app.snapshot_loader(pilot)
-    docs = pane(app, "docs:0.0")
-    app.table.select(docs)
-    await pilot.pause()
-    return docs
+    return await at(app, pilot, "docs:0.0")
 
 
 async def press_read_at(app, pilot, key: str, read_at: float) -> None:
@@ -120,10 +125,7 @@ def test_a_key_read_while_the_row_showed_question_1_is_not_applied_to_question_2
         app = demo_app([("web", "question_several_first", 40), ("api", "permission_bash", 95)])
         asked = recording_answers(app)
         async with app.run_test(size=(120, 40)) as pilot:
-            await app.snapshot_loader(pilot)
-            web = pane(app, "web:0.0")
-            app.table.select(web)
-            await pilot.pause()
+            web = await at(app, pilot, "web:0.0")
             first = app.table.agents[web].observation
             assert first.prompt is not None and first.prompt.question_index == 1
             key = events.Key("1", "1")  # read while the row shows question 1, which it has shown for 40 s
@@ -219,10 +221,7 @@ def test_the_inbox_does_not_move_to_a_row_still_showing_a_prompt_answered_from_h
         app = demo_app()
         asked = recording_answers(app)
         async with app.run_test(size=(120, 40)) as pilot:
-            await app.snapshot_loader(pilot)
-            api = pane(app, "api:0.0")
-            app.table.select(api)
-            await pilot.pause()
+            api = await at(app, pilot, "api:0.0")
             await asyncio.sleep(REACTION_TIME + 0.05)
             await pilot.press("y")
             await pilot.pause()
