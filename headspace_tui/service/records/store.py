@@ -60,9 +60,14 @@ EXACT = ("hook", "transcript")  # who tells a blocked call exactly, by its id
 
 
 def fuller(new: Blocked, old: Blocked) -> bool:
-    """Whether ``new`` says more of the same block than ``old``: the exact call (hook, transcript), a call where none was named, an uncut command or reason."""
+    """Whether ``new`` says more of the same block than ``old``: the exact call (hook, transcript), a call where none was named, an uncut command or reason.
+
+    Of the two exact words the hook's wins: the agent sent it about this call
+    as it happened, the transcript is its record.  Which of the two was read
+    first depends on the machine's load; the row's source then does not.
+    """
     if old.source in EXACT:
-        return False
+        return new.source == "hook" and old.source != "hook"
     return new.source in EXACT or len(new.detail.rstrip("…")) > len(old.detail.rstrip("…")) or len(new.reason.rstrip("…")) > len(old.reason.rstrip("…"))
 
 
