@@ -140,7 +140,7 @@ class CodexSession(PaneSession):
         self.run_in_shell(self.command_line)
         return self.wait_ready() if wait_ready else self.screen()
 
-    def trust_hooks(self, timeout: float = 30) -> None:
+    def trust_hooks(self, timeout: float = 60) -> None:
         """Codex's start with a new hook: "Hooks need review"; pick "Trust all and continue", as a user would."""
         self.wait_for("Hooks need review", timeout=timeout, what="Codex asking to review its hooks")
         chosen = re.compile(r"^› 2\. Trust all", re.M)
