@@ -45,6 +45,7 @@ from headspace_tui.model import AgentState
 from tests.e2e.test_remote import box, private_tmux, remote_app  # noqa: F401 - fixtures
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
+from tests.harness.procs import named
 from tests.harness.scenarios import NUMBERED_MENU
 from tests.harness.sshd import Sshd
 from tests.harness.tmux import PrivateTmux
@@ -72,8 +73,11 @@ def ssh_log_counts(sshd: Sshd) -> tuple[set[str], list[tuple[str, str]]]:
 def live_counts(sshd: Sshd) -> tuple[int, int]:
     """Live per-connection sshds (children of the listener), and the session processes below them."""
     assert sshd.process is not None
-    connections = [p for p in psutil.Process(sshd.process.pid).children() if p.name() == "sshd"]
-    channels = sum(len(c.children()) for c in connections)
+    connections = named(sshd.process.pid, "sshd", recursive=False)
+    channels = 0
+    for connection in connections:
+        with contextlib.suppress(psutil.Error):  # a connection that closed meanwhile has none
+            channels += len(connection.children())
     return len(connections), channels
 
 
@@ -90,7 +94,7 @@ def stock_control_clients(root: int) -> list[int]:
 
 
 def our_ssh_processes() -> int:
-    return sum(1 for p in psutil.Process().children(recursive=True) if p.name() == "ssh")
+    return len(named(psutil.Process(), "ssh"))
 
 
 def fake_agents(tmux: PrivateTmux, count: int, folder: Path) -> dict[str, int]:
@@ -194,7 +198,7 @@ def test_a_flooding_remote_session_neither_starves_the_others_nor_grows_memory(p
 
     def pythons() -> list[psutil.Process]:
         assert box.process is not None
-        return [p for p in psutil.Process(box.process.pid).children(recursive=True) if p.name() == "python3"]
+        return named(box.process.pid, "python3")
 
     def group(p: psutil.Process) -> int | None:
         with contextlib.suppress(OSError, psutil.Error):

@@ -36,6 +36,7 @@ import psutil
 import pytest
 
 from headspace_tui.cli import leftovers
+from tests.harness.procs import named
 from tests.harness.sshd import running_sshd
 
 pytestmark = pytest.mark.e2e
@@ -164,7 +165,7 @@ def test_what_a_sigkilled_headspace_left_is_swept_at_the_next_start(private_tmux
                 time.sleep(0.1)
             assert folders, "headspace made no ssh control folder"
             assert (runtime / "headspace" / "answer.sock").exists()
-            ssh = [p for p in headspace.children(recursive=True) if p.name() == "ssh"]
+            ssh = named(headspace, "ssh")
             headspace.send_signal(signal.SIGKILL)  # ours, by its id: no clean-up runs
             headspace.wait(5)
             deadline = time.monotonic() + 5
