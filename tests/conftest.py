@@ -12,6 +12,7 @@ import re
 import shutil
 import signal
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(name)
         if needs or e2e_dir in path.parents:
             item.add_marker("e2e")
+
+
+# benchmarks/suite_cpu.py asks each worker which test ran when, to charge it the CPU of what it
+# started: one line per test (worker pid, test, start, end), appended to the file it names.
+_TIMELINE = os.environ.get("HEADSPACE_SUITE_TIMELINE")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    began = time.time()
+    yield
+    if _TIMELINE:
+        with open(_TIMELINE, "a", encoding="utf-8") as timeline:
+            timeline.write(f"{os.getpid()}\t{item.nodeid}\t{began:.3f}\t{time.time():.3f}\n")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -1,0 +1,158 @@
+"""Where the test suite's CPU goes: each test charged what it and everything it started spent.
+
+    python benchmarks/suite_cpu.py [--top N] [--out FILE] -- [pytest arguments]
+
+Default arguments are the live stage as tests/run runs it (``-m "e2e and not soak" -n 4
+--dist loadgroup``). CI's time on two cores is bound by CPU, not by waits, so the wall time a
+test reports says little about what it costs the others beside it: this says what it burns.
+
+How a process is charged: every 0.2 s each process's user+system time is read from /proc.
+A process belongs to the xdist worker it descends from, or whose private tmux server it
+runs under (the harness names each server ``headspace-test-<worker pid>-…``; a tmux server
+leaves its parent when it starts). It is charged to the test its worker was running when it
+was first seen; the worker's own time to the test running at each sample. Processes that
+lived less than one sample are charged to their parent (its children's time), once reaped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+TICK = os.sysconf("SC_CLK_TCK")
+LIVE_STAGE = ["-m", "e2e and not soak", "-n", "4", "--dist", "loadgroup", "-p", "no:randomly", "-q"]
+SOCKET = re.compile(r"headspace-test-(\d+)-")
+
+
+@dataclass
+class Seen:
+    start: int  # /proc starttime: tells a reused pid from the one we saw
+    ppid: int
+    cmd: str
+    first: float
+    cpu: int = 0  # own ticks, last read
+    waited: int = 0  # its reaped children's ticks, last read
+
+
+def read(pid: int) -> tuple[int, int, int, int] | None:
+    """(ppid, own ticks, reaped children's ticks, starttime), or None once it has gone."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_bytes().decode(errors="replace")
+    except OSError:
+        return None
+    fields = raw[raw.rindex(")") + 2 :].split()
+    return int(fields[1]), int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14]), int(fields[19])
+
+
+def command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:200]
+    except OSError:
+        return "?"
+
+
+def sample(procs: dict[int, Seen], workers: dict[int, list[tuple[float, int]]], runner: int) -> None:
+    now = time.time()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        pid = int(entry.name)
+        state = read(pid)
+        if state is None:
+            continue
+        ppid, cpu, waited, start = state
+        seen = procs.get(pid)
+        if seen is None or seen.start != start:
+            seen = procs[pid] = Seen(start, ppid, command(pid), now)
+        if ppid == runner:  # an xdist worker: its own time goes to the test it runs at each sample
+            workers.setdefault(pid, []).append((now, cpu + waited - seen.cpu - seen.waited))
+        seen.cpu, seen.waited = cpu, waited
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--top", type=int, default=40)
+    parser.add_argument("--out", help="also write every test's CPU seconds here, tab-separated")
+    parser.add_argument("pytest_args", nargs="*")
+    args = parser.parse_args()
+    with tempfile.NamedTemporaryFile(prefix="hs-timeline-", suffix=".tsv", delete=False) as handle:
+        timeline_path = Path(handle.name)
+    env = {**os.environ, "HEADSPACE_SUITE_TIMELINE": str(timeline_path)}
+    began = time.time()
+    runner = subprocess.Popen([sys.executable, "-m", "pytest", *(args.pytest_args or LIVE_STAGE)], cwd=REPO, env=env)
+    procs: dict[int, Seen] = {}
+    workers: dict[int, list[tuple[float, int]]] = {}
+    while runner.poll() is None:
+        sample(procs, workers, runner.pid)
+        time.sleep(0.2)
+    wall = time.time() - began
+    runs: dict[int, list[tuple[float, float, str]]] = collections.defaultdict(list)
+    for line in timeline_path.read_text(encoding="utf-8").splitlines():
+        pid, test, start, end = line.split("\t")
+        runs[int(pid)].append((float(start), float(end), test))
+    timeline_path.unlink()
+
+    def test_at(worker: int, when: float) -> str:
+        last = "(between tests)"
+        for start, end, test in sorted(runs.get(worker, [])):
+            if start <= when:
+                last = test if when <= end + 0.5 else "(between tests)"
+        return last
+
+    def owner(pid: int) -> int | None:
+        hops = 0
+        while pid in procs and hops < 64:
+            if pid in runs:
+                return pid
+            found = SOCKET.search(procs[pid].cmd)
+            if found and int(found.group(1)) in runs:
+                return int(found.group(1))
+            pid, hops = procs[pid].ppid, hops + 1
+        return pid if pid in runs else None
+
+    charged: dict[str, float] = collections.Counter()
+    unowned: dict[str, float] = collections.Counter()
+    for pid, seen in procs.items():
+        if pid in runs:
+            continue
+        ticks = seen.cpu + seen.waited
+        if seen.first <= began + 0.3:
+            continue  # there before the run: not the suite's
+        worker = owner(pid)
+        if worker is None:
+            unowned[seen.cmd.split(" ")[0].rsplit("/", 1)[-1] or "?"] += ticks / TICK
+        else:
+            charged[test_at(worker, seen.first)] += ticks / TICK
+    for worker, deltas in workers.items():
+        for when, ticks in deltas:
+            charged[test_at(worker, when)] += ticks / TICK
+    modules: dict[str, float] = collections.Counter()
+    for test, seconds in charged.items():
+        modules[test.split("::")[0]] += seconds
+    total = sum(charged.values())
+    print(f"wall {wall:.0f} s; CPU charged to tests {total:.0f} s; not traced to a worker {sum(unowned.values()):.0f} s")
+    print("\nby module:")
+    for module, seconds in modules.most_common(args.top):
+        print(f"  {seconds:7.1f} s  {module}")
+    print("\nby test:")
+    for test, seconds in collections.Counter(charged).most_common(args.top):
+        print(f"  {seconds:7.1f} s  {test}")
+    print("\nnot traced, by program:")
+    for name, seconds in collections.Counter(unowned).most_common(10):
+        print(f"  {seconds:7.1f} s  {name}")
+    if args.out:
+        Path(args.out).write_text("".join(f"{s:.2f}\t{t}\n" for t, s in sorted(charged.items(), key=lambda kv: -kv[1])), encoding="utf-8")
+    return runner.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
