@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..detect.sources import Source
-from ..model import Agent, AgentState, Observation, Option, PaneAddress
+from ..model import Agent, AgentState, Option, PaneAddress
+from ..state.wait_words import wait_words
 from ..usage.model import Usage
-from ..usage.words import limit_words
 
 # The keys ``status --json`` prints, in its order (docs/using.md and docs/service.md document them).
 PUBLIC = (
@@ -73,7 +73,7 @@ def agent_row(agent: Agent, now: float, snoozed: str = "") -> dict[str, Any]:
         "claude_version": (agent.agent_version or None) if agent.family == "claude" else None,
         **usage_fields(agent.usage),
         "limited_until": agent.limited_until or None,  # stopped by its rate limit (state "limited"): when it resets, epoch seconds
-        "line": describe(obs, agent),
+        "line": describe(agent),
     }
 
 
@@ -134,31 +134,28 @@ def needs_you(row: dict[str, Any]) -> bool:
         return False
 
 
-def describe(observation: Observation, agent: Agent | None = None) -> str:
-    """One human line: state (and a mode other than manual), then what it waits for, and a call blocked this turn."""
-    parts = [observation.state.value]
-    if agent is not None and agent.mode and agent.mode != "manual":
+def describe(agent: Agent) -> str:
+    """One human line: its state (and a mode other than manual), what it waits for or does, then a prompt's options.
+
+    What it waits for is the table's words (state/wait_words.py), so the
+    terminal, ``status`` and the page say one thing; this line adds what a
+    row has no room for: every option, and a call blocked this turn while a
+    prompt holds the row's words.
+    """
+    obs = agent.observation
+    parts = [obs.state.value]
+    if agent.mode and agent.mode != "manual":
         parts[0] += f" [{agent.mode}]"
-    prompt = observation.prompt
-    if prompt is not None:
-        if prompt.tool and prompt.kind == "permission":
-            parts.append(f"{prompt.tool}: {prompt.detail}" if prompt.detail else prompt.tool)
-        elif prompt.title:
-            parts.append(prompt.title)
-        if prompt.review and prompt.answers:
-            parts.append("; ".join(f"{q} → {a or '(no answer)'}" for q, a in prompt.answers))
-        if prompt.options:
-            parts.append(" | ".join(option_text(o) for o in prompt.options))
-    if observation.state is AgentState.LIMITED and agent is not None:
-        parts.append(limit_words(agent.limited_until))
-    if observation.error:
-        parts.append(observation.error)  # a retry's says "retrying 5/10 · …" itself
-    if observation.exit_status is not None:
-        parts.append(f"exit status {observation.exit_status}")
-    blocked = agent.blocked_this_turn if agent is not None else ()
-    if blocked:
-        more = f" (+{len(blocked) - 1} more)" if len(blocked) > 1 else ""
-        parts.append(f"⊘ {blocked[-1].words(80)}{more}")
+    words = wait_words(agent, badge=False)
+    if words:
+        parts.append(words)
+    prompt = obs.prompt
+    if prompt is not None and prompt.options:
+        parts.append(" | ".join(option_text(o) for o in prompt.options))
+    blocked = agent.blocked_this_turn
+    if blocked and obs.state.needs_you:
+        more = f" (+{len(blocked) - 1})" if len(blocked) > 1 else ""
+        parts.append(f"⊘ {blocked[-1].words()}{more}")
     return " — ".join(parts)
 
 

@@ -24,8 +24,9 @@ def cmd_classify(args: argparse.Namespace) -> int:
         print(json_line(observation.to_json()))
         return EXIT_OK
     from ..api.rows import describe
+    from ..model import Agent
 
-    print(clean(describe(observation)))
+    print(clean(describe(Agent(pane_id="", target="", session="", family=family.name, observation=observation))))
     for evidence in observation.evidence:
         print(f"  why: {clean(evidence)}")
     return EXIT_OK

@@ -51,7 +51,7 @@ from dataclasses import dataclass, replace
 from ..detect.waits import new_request
 from ..model import Agent, AgentState, Blocked
 from ..shared.safe_text import clean
-from ..usage.words import limit_words
+from ..state.wait_words import wait_words
 
 SETTLE = 3.0  # seconds after start in which reports only set what is already known
 GATHER = 0.5  # waits beginning this close together make one notification
@@ -104,22 +104,11 @@ class Notification:
 
 
 def describe(agent: Agent) -> tuple[str, str]:
-    """``(name, what)`` for an agent: its target and folder, and what it waits for in a few words."""
+    """``(name, what)`` for an agent: its target and folder, and what it waits for in the table's words (state/wait_words.py)."""
     folder = agent.cwd.rstrip("/").rsplit("/", 1)[-1] or agent.name
     target = agent.target if agent.host == "local" else f"{agent.host}:{agent.target}"  # which machine, when not this one
     name = f"{target} ({folder})" if folder else target
-    obs = agent.observation
-    prompt = obs.prompt
-    what = ""
-    if obs.state is AgentState.ERROR:
-        what = obs.error
-    elif obs.state is AgentState.LIMITED:
-        what = limit_words(agent.limited_until) + (f": {obs.error}" if obs.error else "")
-    elif prompt is not None and prompt.kind == "permission":
-        what = f"{prompt.tool}: {prompt.detail}" if prompt.tool and prompt.detail else prompt.tool or prompt.detail or prompt.title
-    elif prompt is not None and prompt.kind in ("question", "input", "menu"):
-        what = prompt.title
-    return name, what
+    return name, wait_words(agent, badge=False)
 
 
 def fingerprint_of(agent: Agent) -> str:

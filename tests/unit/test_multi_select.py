@@ -183,11 +183,14 @@ def test_a_dialog_of_two_questions_keeps_its_hook_to_the_review_but_is_answered_
 
 
 def test_status_and_classify_print_the_boxes_and_the_review():
-    ticked = describe(screen("2.1.330", "inline", "80x24", "question_multi_ticked"))
-    assert ticked.endswith("1. [✔] Auth | 2. [ ] Billing | 3. [✔] Search | 4. [ ] Type something | 5. Chat about this")
-    review = describe(screen("2.1.330", "inline", "80x24", "question_several_review"))
-    assert review == f"question — Review your answers — Which database should we use? → Postgres; {FEATURES} → Billing — 1. Submit answers | 2. Cancel"
-    assert describe(screen("2.1.330", "inline", "80x24", "question_two_options")).endswith("1. Postgres | 2. SQLite | 3. Type something. | 4. Chat about this")
+    def line(name: str) -> str:  # status's line for an agent showing that screen
+        return describe(Agent(pane_id="%1", target="s:0.0", session="s", observation=screen("2.1.330", "inline", "80x24", name)))
+
+    assert line("question_multi_ticked").endswith("1. [✔] Auth | 2. [ ] Billing | 3. [✔] Search | 4. [ ] Type something | 5. Chat about this")
+    # The review in the table's words (one set of words: state/wait_words.py), then its options.
+    review = line("question_several_review")
+    assert review == f"question — submit your answers? Which database should we use? → Postgres; {FEATURES} → Billing — 1. Submit answers | 2. Cancel"
+    assert line("question_two_options").endswith("1. Postgres | 2. SQLite | 3. Type something. | 4. Chat about this")
 
 
 def test_send_option_takes_one_number_or_several():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -224,7 +225,8 @@ def test_tmux_passthrough_doubles_every_escape():
 def test_empty_what_leaves_the_title_alone():
     n = notifier()
     n.observe(agent(AgentState.WORKING), LATER)
-    n.observe(agent(AgentState.PLAN, "p", cwd=""), LATER + 1)
+    unread = agent(AgentState.PLAN, "p", cwd="")  # a plan read without its words: nothing to say but the state
+    n.observe(replace(unread, observation=Observation(AgentState.PLAN)), LATER + 1)
     note = sent(n, LATER + 1)
     assert note == notification(note.alerts) and note.body == ""
     assert terminal_text(note, "osc", inside_tmux=False) == "\x1b]9;api:0.1 waits for plan approval\x07\x07"

@@ -25,13 +25,13 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
 from ...api.facade import sort_key
-from ...detect.claude.status_files import STATUS_SOURCES, claimed_wait
 from ...detect.clock import elapsed  # how long, as every time on screen says it (also `headspace status`)
 from ...detect.families import label_of
-from ...model import Agent, AgentState
+from ...model import Agent
 from ...notifications.snooze import SNOOZED_RANK, Snooze, snooze_words
 from ...shared.safe_text import clean, cleaned
-from ...usage.words import limit_words
+from ...state.wait_words import MODE_BADGES, wait_parts
+from ...state.wait_words import RETRYING as RETRYING_TONE
 from .. import textual_private
 from .state_style import state_text
 
@@ -84,87 +84,8 @@ def waiting_for(agent: Agent, retrying: Style | str = RETRYING) -> Text:
 
 
 def _waiting_for(agent: Agent, retrying: Style | str) -> Text:
-    obs = agent.observation
-    if agent.offline:
-        reason = agent.offline.removeprefix(f"{agent.host}: ")  # the row names its host already
-        if agent.placeholder:
-            return Text(f"cannot reach {agent.host}: {reason}", style="red")
-        return Text(f"reconnecting… ({reason})", style="dim")  # the last reading, kept on screen while the host is out of reach
-    wait = _with_mode(agent, _the_wait(agent, retrying))
-    if not agent.delivery:
-        return wait
-    # An answer's outcome is added to what the row waits for, never put in its place
-    # (a refused answer left "not sent" where the command was: the user lost what it asks).
-    said = Text(agent.delivery, style="bold red" if "not" in agent.delivery else "dim")
-    return Text.assemble(wait, (" · ", "dim"), said) if wait.plain and obs.state.needs_you else said
-
-
-# A permission mode other than manual, as the row's first words: what ``y`` means and how much runs unseen.
-MODE_BADGES = {"auto": ("auto", "dim"), "accept-edits": ("edits", "dim"), "plan": ("plan", "dim"), "bypass": ("BYPASS", "bold red"), "dont-ask": ("no-ask", "dim")}
-
-
-def _with_mode(agent: Agent, wait: Text) -> Text:
-    badge = MODE_BADGES.get(agent.mode)
-    if badge is None:
-        return wait
-    return Text.assemble((badge[0], badge[1]), (" · ", "dim"), wait) if wait.plain else Text(badge[0], style=badge[1])
-
-
-def _the_wait(agent: Agent, retrying: Style | str) -> Text:
-    obs = agent.observation
-    prompt = obs.prompt
-    # "hook ·": y/n answer this exact call through Claude's hook, not by keys.
-    via = Text("hook · ", style="bold") if agent.channel == "hook" else Text("")
-    if prompt is not None and prompt.kind == "permission":
-        return via + Text(f"{prompt.tool}: {prompt.detail}" if prompt.detail else prompt.tool or prompt.title)
-    if prompt is not None and prompt.review:
-        answers = "; ".join(f"{q} → {a or '(no answer)'}" for q, a in prompt.answers)
-        return via + Text(f"submit your answers? {answers}" if answers else prompt.title)
-    if prompt is not None and prompt.kind in ("question", "input"):
-        suffix = f" ({prompt.question_index}/{prompt.question_count})" if prompt.question_count > 1 else ""
-        text = via + Text((prompt.title or "a question scrolled out of view (the preview shows its options)") + suffix)
-        if prompt.multi_select:
-            ticked = [o.label for o in prompt.options if o.ticked]
-            text.append(f" · ✔ {', '.join(ticked)}" if ticked else " · nothing ticked", style="bold" if ticked else "dim")
-        return text
-    if prompt is not None and prompt.kind == "plan":
-        return Text("approve the plan")
-    if prompt is not None and prompt.kind == "menu":
-        return Text(f"menu: {prompt.title}" if prompt.title else "a menu waits for a choice")
-    if prompt is not None and prompt.kind == "starting":
-        return Text(prompt.title)
-    if prompt is None and obs.state.needs_you and obs.source in STATUS_SOURCES:
-        # Claude's own word, the screen unread: say so, and where it came from.
-        said = claimed_wait(obs) or obs.state.value
-        return Text(f"{said} (Claude's {'status file' if obs.source == 'status-file' else 'agent list'}; press e)")
-    if obs.retrying:  # still its turn: "retrying 5/10 · 529 overloaded"
-        return Text(obs.error or "retrying", style=retrying)
-    blocked = agent.blocked_this_turn
-    if blocked and not obs.state.needs_you:
-        # Auto mode refused a call this turn, unseen: the row says so until the next prompt.
-        more = f" (+{len(blocked) - 1})" if len(blocked) > 1 else ""
-        return Text(f"⊘ {blocked[-1].words()}{more}", style="red")
-    if obs.state is AgentState.ERROR:
-        return Text(obs.error, style="red")
-    if obs.state is AgentState.LIMITED:
-        return Text.assemble((limit_words(agent.limited_until), "bold"), (f" · {obs.error}" if obs.error else "", "dim"))
-    if obs.state is AgentState.EXITED and obs.exit_status is not None:
-        return Text(f"exit status {obs.exit_status}", style="dim")
-    if obs.state is AgentState.UNKNOWN and any(e.rule == "unrecognised-screen" for e in obs.evidence):
-        return Text("unrecognised screen: press e", style="dim")
-    if obs.state is AgentState.WORKING:
-        # The present: the prompt it works on (the last answer or outcome is
-        # the past, and read as if it were what Claude does now).
-        if agent.command:
-            return Text.assemble(("▸ ", "dim"), " ".join(agent.command.split()))
-        return Text(agent.answered, style="dim")
-    # How its last prompt was answered, until a turn's outcome says more.
-    if agent.answered and obs.state is AgentState.IDLE and not agent.outcome:
-        return Text(agent.answered, style="dim")
-    if agent.outcome:  # nothing to wait for: show what the last turn achieved
-        failed = agent.outcome.startswith(("tests failed", "error", "compile error", "runtime error", "test error", "permission error", "command error"))
-        return Text(agent.outcome, style="red" if failed else "dim green")
-    return Text("")
+    """The one set of words (state/wait_words.py) in the theme's styles."""
+    return Text.assemble(*((part.text, retrying if part.tone == RETRYING_TONE else part.tone) for part in wait_parts(agent)))
 
 
 def _plain(value) -> str:
