@@ -8,7 +8,8 @@ test reports says little about what it costs the others beside it: this says wha
 
 How a process is charged: every 0.2 s each process's user+system time is read from /proc.
 A process belongs to the xdist worker it descends from, or whose private tmux server it
-runs under (the harness names each server ``headspace-test-<worker pid>-…``; a tmux server
+runs under, or to the test its environment names (PYTEST_CURRENT_TEST, for one that left
+its parent with the test's environment: a resident service) (the harness names each server ``headspace-test-<worker pid>-…``; a tmux server
 leaves its parent when it starts). It is charged to the test its worker was running when it
 was first seen; the worker's own time to the test running at each sample. Processes that
 lived less than one sample are charged to their parent (its children's time), once reaped.
@@ -39,6 +40,7 @@ class Seen:
     ppid: int
     cmd: str
     first: float
+    test: str = ""  # PYTEST_CURRENT_TEST in its environment: a process that left its parent still says whose it is
     cpu: int = 0  # own ticks, last read
     waited: int = 0  # its reaped children's ticks, last read
 
@@ -60,6 +62,17 @@ def command(pid: int) -> str:
         return "?"
 
 
+def test_in_environment(pid: int) -> str:
+    try:
+        environ = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return ""
+    for entry in environ.split(b"\0"):
+        if entry.startswith(b"PYTEST_CURRENT_TEST="):
+            return entry.split(b"=", 1)[1].decode(errors="replace").rsplit(" (", 1)[0]
+    return ""
+
+
 def sample(procs: dict[int, Seen], workers: dict[int, list[tuple[float, int]]], runner: int) -> None:
     now = time.time()
     for entry in os.scandir("/proc"):
@@ -72,7 +85,7 @@ def sample(procs: dict[int, Seen], workers: dict[int, list[tuple[float, int]]], 
         ppid, cpu, waited, start = state
         seen = procs.get(pid)
         if seen is None or seen.start != start:
-            seen = procs[pid] = Seen(start, ppid, command(pid), now)
+            seen = procs[pid] = Seen(start, ppid, command(pid), now, test_in_environment(pid))
         if ppid == runner:  # an xdist worker: its own time goes to the test it runs at each sample
             workers.setdefault(pid, []).append((now, cpu + waited - seen.cpu - seen.waited))
         seen.cpu, seen.waited = cpu, waited
@@ -128,10 +141,12 @@ def main() -> int:
         if seen.first <= began + 0.3:
             continue  # there before the run: not the suite's
         worker = owner(pid)
-        if worker is None:
-            unowned[seen.cmd.split(" ")[0].rsplit("/", 1)[-1] or "?"] += ticks / TICK
-        else:
+        if seen.test:  # started in a test's environment: that test, exactly
+            charged[seen.test] += ticks / TICK
+        elif worker is not None:
             charged[test_at(worker, seen.first)] += ticks / TICK
+        else:
+            unowned[seen.cmd.split(" ")[0].rsplit("/", 1)[-1] or "?"] += ticks / TICK
     for worker, deltas in workers.items():
         for when, ticks in deltas:
             charged[test_at(worker, when)] += ticks / TICK

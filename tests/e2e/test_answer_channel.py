@@ -30,7 +30,7 @@ from headspace_tui.service.records.journal import Journal
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
 from tests.harness.scenarios import NUMBERED_MENU, QUESTION_DB
-from tests.ui.apps import live_row, make_app, readable, service_of
+from tests.ui.apps import live_row, make_app, readable, service_of, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -70,14 +70,6 @@ def record_keys(app) -> list[tuple]:
 
         owner.send_keys = recording
     return sent
-
-
-async def wait_until(pilot, predicate, what: str, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.05)
 
 
 async def ready_to_answer(pilot, app, pane_id: str, state: AgentState, *, channel: str = "hook") -> None:

@@ -96,7 +96,11 @@ def test_app_digits_tick_page_two_and_S_submits_by_keys(claude_session, fake_api
             agent = live_row(app, session.pane_id)
             assert not app.main.check_action("submit", ())  # question 1/2 is single-choice: S is not offered
             await pilot.press("1")  # Postgres: question 2/2 follows
-            await wait_until(pilot, lambda: agent.observation.prompt is not None and agent.observation.prompt.question_index == 2, "question 2/2")
+            await wait_until(
+                pilot,
+                lambda: agent.observation.prompt is not None and agent.observation.prompt.question_index == 2,
+                lambda: f"question 2/2 (keys sent: {sent}; the row says {waiting_for(agent).plain!r})",
+            )
             assert agent.observation.prompt.multi_select
             await wait_until(pilot, lambda: app.main.check_action("submit", ()), "S offered (the footer shows it) at the multi-select page")
             for digit, now in (("1", ("1",)), ("3", ("1", "3"))):

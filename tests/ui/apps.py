@@ -148,13 +148,23 @@ def demo_app(agents: list[tuple[str, str, float]] = AGENTS, *, config: Config | 
     return app
 
 
-async def wait_until(pilot, predicate: Callable[[], object], what: str, timeout: float = 20.0, every: float = 0.1) -> None:
-    """Let the app run until ``predicate`` holds (checked every ``every`` s); after ``timeout`` s fail, saying what was awaited."""
+async def wait_until(pilot, predicate: Callable[[], object], what: str | Callable[[], str], timeout: float = 20.0, every: float = 0.1) -> None:
+    """Let the app run until ``predicate`` holds (checked every ``every`` s); after ``timeout`` s fail, saying what was awaited.
+
+    ``what`` may be a function, read when the wait fails (what the app showed then), and the
+    failure adds what the app is saying at that moment (its notices): a key it refused says why.
+    """
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g}s waiting for {what}")
+            said = what() if callable(what) else what
+            raise AssertionError(f"timed out after {timeout:g}s waiting for {said}; the app says: {notices(pilot.app) or 'nothing'}")
         await pilot.pause(every)
+
+
+def notices(app) -> list[str]:
+    """The notices the app shows now (its toasts), oldest first."""
+    return [str(note.message) for note in getattr(app, "_notifications", ())]  # Textual keeps them there while shown
 
 
 def screen_open(app: HeadspaceApp, kind: type[Screen]) -> bool:
