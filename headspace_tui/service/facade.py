@@ -51,7 +51,8 @@ from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavaila
 from ..tmux.spawn import SpawnError, kill_pane
 from ..usage.model import Spent, SpentRow
 from .acting.limit_resume import LimitResume
-from .acting.rule_answers import RuleAnswers, RuleBook
+from .acting.rule_answers import RuleAnswers
+from .acting.rule_book import RuleBook
 from .records.journal import Journal, who
 from .watching.fleet import ControlPaneIO, Fleet
 from .watching.lifecycle import LifecycleError, claude_argv, exit_claude, resume_argv, runs_agent, start, state_refusal

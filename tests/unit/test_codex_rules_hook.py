@@ -15,7 +15,8 @@ from pathlib import Path
 from headspace_tui.answering.desk import AnswerDesk, Watched
 from headspace_tui.hooks.calls import PendingCall
 from headspace_tui.model import Agent
-from headspace_tui.service.acting.rule_answers import RuleAnswers, RuleBook
+from headspace_tui.service.acting.rule_answers import RuleAnswers
+from headspace_tui.service.acting.rule_book import RuleBook
 from headspace_tui.service.records.journal import Journal
 from headspace_tui.service.records.store import AgentStore
 from headspace_tui.state.eventlog import EventLog

@@ -19,7 +19,8 @@ from headspace_tui.events import AgentChanged
 from headspace_tui.hooks.calls import PendingCall
 from headspace_tui.model import Agent, AgentState, Channel, Observation
 from headspace_tui.rules.rules_file import DEFAULT_BURST, UNTIL_IDLE_CAP, parse_rules
-from headspace_tui.service.acting.rule_answers import RuleAnswers, RuleBook
+from headspace_tui.service.acting.rule_answers import RuleAnswers
+from headspace_tui.service.acting.rule_book import RuleBook
 from headspace_tui.service.records.journal import Journal
 from headspace_tui.service.records.store import AgentStore
 from headspace_tui.state.eventlog import EventLog

@@ -28,7 +28,8 @@ from headspace_tui.detect.turns import Turn
 from headspace_tui.hooks.calls import PendingCall
 from headspace_tui.hooks.spool import tool_detail
 from headspace_tui.model import Agent, AgentState, Channel, Observation, Option, Prompt
-from headspace_tui.service.acting.rule_answers import RuleAnswers, RuleBook
+from headspace_tui.service.acting.rule_answers import RuleAnswers
+from headspace_tui.service.acting.rule_book import RuleBook
 from headspace_tui.service.records.journal import Journal
 from headspace_tui.service.records.store import AgentStore
 from headspace_tui.state.eventlog import EventLog, EventLogError
