@@ -73,6 +73,19 @@ def test_in_environment(pid: int) -> str:
     return ""
 
 
+def program(cmd: str) -> str:
+    """A short name for what a process runs: its program, or the module a python runs."""
+    words = cmd.split()
+    if not words:
+        return "?"
+    name = words[0].rsplit("/", 1)[-1]
+    if name.startswith("python") and len(words) > 2 and words[1] == "-m":
+        return f"python -m {words[2]}"
+    if name.startswith("python") and len(words) > 1:
+        return f"python {words[1].rsplit('/', 1)[-1]}"
+    return name
+
+
 def sample(procs: dict[int, Seen], workers: dict[int, list[tuple[float, int]]], runner: int) -> None:
     now = time.time()
     for entry in os.scandir("/proc"):
@@ -100,6 +113,8 @@ def main() -> int:
     with tempfile.NamedTemporaryFile(prefix="hs-timeline-", suffix=".tsv", delete=False) as handle:
         timeline_path = Path(handle.name)
     env = {**os.environ, "HEADSPACE_SUITE_TIMELINE": str(timeline_path)}
+    if not args.pytest_args:
+        env["HEADSPACE_LIVE_ONLY"] = "1"  # as tests/run collects the live stage
     began = time.time()
     runner = subprocess.Popen([sys.executable, "-m", "pytest", *(args.pytest_args or LIVE_STAGE)], cwd=REPO, env=env)
     procs: dict[int, Seen] = {}
@@ -134,6 +149,7 @@ def main() -> int:
 
     charged: dict[str, float] = collections.Counter()
     unowned: dict[str, float] = collections.Counter()
+    programs: dict[str, float] = collections.Counter()  # what the charged time ran: claude, chromium, tmux, headspace …
     for pid, seen in procs.items():
         if pid in runs:
             continue
@@ -141,15 +157,18 @@ def main() -> int:
         if seen.first <= began + 0.3:
             continue  # there before the run: not the suite's
         worker = owner(pid)
+        if seen.test or worker is not None:
+            programs[program(seen.cmd)] += ticks / TICK
         if seen.test:  # started in a test's environment: that test, exactly
             charged[seen.test] += ticks / TICK
         elif worker is not None:
             charged[test_at(worker, seen.first)] += ticks / TICK
         else:
-            unowned[seen.cmd.split(" ")[0].rsplit("/", 1)[-1] or "?"] += ticks / TICK
+            unowned[program(seen.cmd)] += ticks / TICK
     for worker, deltas in workers.items():
         for when, ticks in deltas:
             charged[test_at(worker, when)] += ticks / TICK
+            programs["the pytest workers (pilot apps, harness)"] += ticks / TICK
     modules: dict[str, float] = collections.Counter()
     for test, seconds in charged.items():
         modules[test.split("::")[0]] += seconds
@@ -161,6 +180,9 @@ def main() -> int:
     print("\nby test:")
     for test, seconds in collections.Counter(charged).most_common(args.top):
         print(f"  {seconds:7.1f} s  {test}")
+    print("\ncharged, by program:")
+    for name, seconds in collections.Counter(programs).most_common(15):
+        print(f"  {seconds:7.1f} s  {name}")
     print("\nnot traced, by program:")
     for name, seconds in collections.Counter(unowned).most_common(10):
         print(f"  {seconds:7.1f} s  {name}")

@@ -57,6 +57,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker("e2e")
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The live stage (tests/run sets HEADSPACE_LIVE_ONLY) collects only the modules that hold live tests.
+
+    Every xdist worker collects what it is given: the whole tree is 17,000
+    tests, ten seconds of a core per worker, to keep 300 of them. A module is
+    left out exactly when ``pytest_collection_modifyitems`` would mark none of
+    its tests ``e2e`` (not under tests/e2e, needing no real binary).
+    """
+    if not os.environ.get("HEADSPACE_LIVE_ONLY") or collection_path.suffix != ".py" or not collection_path.name.startswith("test_"):
+        return None
+    if Path(__file__).parent / "e2e" in collection_path.parents or _needs(collection_path):
+        return None
+    return True
+
+
 # benchmarks/suite_cpu.py asks each worker which test ran when, to charge it the CPU of what it
 # started: one line per test (worker pid, test, start, end), appended to the file it names.
 _TIMELINE = os.environ.get("HEADSPACE_SUITE_TIMELINE")
