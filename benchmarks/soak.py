@@ -193,9 +193,14 @@ def private_env(work: Path, pythonpath: str) -> dict[str, str]:
     }
 
 
-def start_hogs(count: int, env: dict[str, str]) -> list[subprocess.Popen]:
-    """``count`` CPU-bound processes: the machine loaded on purpose (headspace falling behind is what is measured)."""
-    return [subprocess.Popen([sys.executable, "-S", "-c", "while True: pass"], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True) for _ in range(count)]
+def start_hogs(count: int, env: dict[str, str], nice: int = 0) -> list[subprocess.Popen]:
+    """``count`` CPU-bound processes: the machine loaded on purpose (headspace falling behind is what is measured).
+
+    ``nice``: their niceness; at 19 they take only what nothing else wants (a machine
+    kept busy whatever runs beside it, at almost no cost to what does).
+    """
+    prefix = ["nice", "-n", str(nice)] if nice else []
+    return [subprocess.Popen([*prefix, sys.executable, "-S", "-c", "while True: pass"], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True) for _ in range(count)]
 
 
 def stop_hogs(hogs: list[subprocess.Popen]) -> None:

@@ -27,7 +27,8 @@ CLAUDE_CONFIG_DIR; never the user's tmux, ~/.claude or ~/.config):
 * a "popup" every 10 s: a session running the arm's popup command, whose
   process is SIGKILLed 5-8 s later and the session killed (a popup opened and
   closed);
-* ``--hogs`` CPU-bound processes beside it (the machine loaded on purpose).
+* ``--hogs`` CPU-bound processes beside it (the machine loaded on purpose); ``--hog-nice``
+  their niceness.
 
 The arms, i.e. what is attached to the agents' server:
 
@@ -422,7 +423,7 @@ class Storm:
 
     def run(self) -> dict:
         before = kernel_segfaults()
-        self.hogs = start_hogs(self.args.hogs, self.env)
+        self.hogs = start_hogs(self.args.hogs, self.env, self.args.hog_nice)
         self.start_world()
         self.progress(f"world up: tmux pid {self.server_pid}, {self.args.hogs} hogs, code from {self.code}")
         if self.args.arm == "service":
@@ -501,6 +502,7 @@ class Storm:
             "ran_s": ran,
             "interrupted": self.interrupted,
             "hogs": self.args.hogs,
+            "hog_nice": self.args.hog_nice,
             "attach": self.env.get("HEADSPACE_TMUX_ATTACH", "auto") if self.args.arm == "service" else ("client" if self.args.arm == "plain" else self.args.arm),
             "code": "live" if self.args.live_code else "snapshot",
             "tmux_version": subprocess.run(["tmux", "-V"], capture_output=True, text=True).stdout.strip(),
@@ -643,6 +645,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--arm", choices=ARMS, required=True, help="what is attached to the agents' server")
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--hogs", type=int, default=3, help="CPU-bound processes beside the storm")
+    parser.add_argument("--hog-nice", type=int, default=0, help="the hogs' niceness (19: they fill only the time nothing else wants)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print the result as one line of JSON")
     parser.add_argument("--live-code", action="store_true", help="run headspace from the working tree, not from a copy taken at the start")
