@@ -17,6 +17,10 @@ from typing import Any
 
 from .usage.model import Usage
 
+# The family an agent is taken for when nothing says which (a record from before families, a rule naming none):
+# headspace began with Claude Code. Named once, here, for every such default.
+DEFAULT_FAMILY = "claude"
+
 
 class AgentState(str, Enum):
     """What an agent is doing, as far as the user is concerned.
@@ -371,7 +375,7 @@ class Agent:
     name: str = ""  # Claude's session name, when known
     pid: int = 0  # the pane's shell or process
     agent_pid: int = 0  # the agent's process, whatever its family
-    family: str = "claude"  # which kind of agent: detect/families.py's names (claude, codex, gemini, opencode)
+    family: str = DEFAULT_FAMILY  # which kind of agent: detect/families.py's names (claude, codex, gemini, opencode)
     observation: Observation = field(default_factory=lambda: Observation(AgentState.UNKNOWN))
     since: float = 0.0  # when the current state began (time.time()): the one claim every time on screen reads (detect/clock.py)
     since_source: str = "sight"  # who says so: status-file, claude-agents, hook, transcript, journal, sight

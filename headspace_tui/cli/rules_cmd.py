@@ -20,6 +20,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from ..model import DEFAULT_FAMILY
 from ..rules.judge import judge
 from ..rules.model import FILE_TOOLS, SHELL_TOOLS, Call, Decision, Rule
 from ..rules.pauses import is_paused
@@ -163,7 +164,7 @@ def replayed(event: StoredEvent) -> Call | None:
     shown = _str(p.get("shown"))
     command = _str(given.get("command"), shown) if tool in SHELL_TOOLS else ""
     path = _str(given.get("file_path") or given.get("path"), shown) if tool in FILE_TOOLS else ""
-    host, cwd, family, pane = _str(p.get("host"), "local"), _str(p.get("cwd")), _str(p.get("family"), "claude"), _str(p.get("target"))
+    host, cwd, family, pane = _str(p.get("host"), "local"), _str(p.get("cwd")), _str(p.get("family"), DEFAULT_FAMILY), _str(p.get("target"))
     return Call(tool=tool, command=command, path=path, host=host, cwd=cwd, family=family, pane=pane)
 
 

@@ -3,10 +3,12 @@
 A family is one folder under ``detect/`` with the same parts: how its
 process is recognised in a pane's process tree, its screen reader, the
 version of its install, and what its pane title says.  The folder's
-``__init__`` exports one ``FAMILY``; ``families.py`` registers it.  Nothing
-else in headspace names a family: discovery, the monitor, the guarded keys,
-``status --json`` and ``classify --agent`` go through this record, so adding
-a family touches its folder, its recorded screens and one registration.
+``__init__`` exports one ``FAMILY``; ``families.py`` registers it.
+Discovery, the monitor, the guarded keys, ``status --json`` and ``classify
+--agent`` go through this record, so adding a family's screen touches its
+folder, its recorded screens and one registration.  The hooks, the rules and
+usage still name families in places of their own: tests/unit/test_family_names.py
+lists each, and fails on a new one.
 
 Beyond its screen a family may offer more, each an optional capability of
 the record (None: the family has none, and the core does without): its own

@@ -12,6 +12,8 @@ import hashlib
 from dataclasses import dataclass, field
 from enum import Enum
 
+from ..model import DEFAULT_FAMILY
+
 
 class Decision(Enum):
     ALLOW = "allow"  # the plain once-only "Yes"; never "don't ask again", never a wider mode
@@ -76,7 +78,7 @@ class Call:
     path: str = ""  # a file tool's path (as given: relative to ``cwd`` or absolute)
     host: str = "local"
     cwd: str = ""  # the agent's folder (real path)
-    family: str = "claude"
+    family: str = DEFAULT_FAMILY
     pane: str = ""  # its pane's id or target
     unsandboxed: bool = False  # Claude asks to run it outside its sandbox
     unread: str = ""  # why the call is not known whole: a part of its input the rules do not judge ("" when whole)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ..model import DEFAULT_FAMILY
 from ..shared.paths import config_dir
 from ..shared.safe_files import Unreadable, read_with_stat
 from .controls import protected
@@ -294,7 +295,7 @@ def _example_call(rule: Rule, example: str) -> Call:
     tool = rule.tool or ("Bash" if shell else "Edit")
     host = rule.hosts[0]
     cwd = rule.project or "/"
-    family = rule.agents[0] if rule.agents else "claude"
+    family = rule.agents[0] if rule.agents else DEFAULT_FAMILY
     return Call(tool=tool, command=example if shell else "", path="" if shell else example, host=host, cwd=cwd, family=family)
 
 

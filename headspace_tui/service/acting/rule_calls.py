@@ -18,7 +18,7 @@ import posixpath
 from typing import Any
 
 from ...hooks.calls import PendingCall
-from ...model import Agent
+from ...model import DEFAULT_FAMILY, Agent
 from ...rules.model import FILE_TOOLS, SHELL_TOOLS, Call
 
 BASH = frozenset({"bash", "/bin/bash", "/usr/bin/bash"})  # the shells the rules read as: a shell named so elsewhere is another program
@@ -54,7 +54,7 @@ def call_of(pending: PendingCall, agent: Agent) -> Call:
         cwd = os.path.realpath(cwd)
     elif cwd:
         cwd = posixpath.normpath(cwd)  # another host's: as written, '..' folded (its symlinks are not seen from here)
-    return Call(tool=tool, command=command, path=path, host=agent.host, cwd=cwd, family=agent.family or "claude", pane=agent.target, unsandboxed=unsandboxed, unread=unread)
+    return Call(tool=tool, command=command, path=path, host=agent.host, cwd=cwd, family=agent.family or DEFAULT_FAMILY, pane=agent.target, unsandboxed=unsandboxed, unread=unread)
 
 
 def _command(value: Any) -> tuple[str, str]:

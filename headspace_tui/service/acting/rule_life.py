@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from ...events import Answered, Event
 from ...hooks.calls import PendingCall
-from ...model import Agent, AgentState
+from ...model import DEFAULT_FAMILY, Agent, AgentState
 from ...rules.judge import inside, judge
 from ...rules.model import Call, Decision, Rule
 from ...rules.rules_file import Loaded
@@ -33,7 +33,7 @@ AT_WORK = frozenset({AgentState.WORKING, *(s for s in AgentState if s.needs_you)
 
 def _could_answer(rule: Rule, agent: Agent) -> bool:
     """Is the agent where the rule applies (its hosts, families, project)? Only there does its task's end end the rule."""
-    if agent.host not in rule.hosts or (rule.agents and (agent.family or "claude") not in rule.agents):
+    if agent.host not in rule.hosts or (rule.agents and (agent.family or DEFAULT_FAMILY) not in rule.agents):
         return False
     cwd = os.path.realpath(agent.cwd) if agent.host == "local" and agent.cwd else agent.cwd
     return not rule.project or bool(cwd) and inside(cwd, rule.project)

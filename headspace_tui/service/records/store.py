@@ -27,7 +27,7 @@ from ...detect.claude.status_files import ClaudeStatus
 from ...detect.clock import Clock
 from ...detect.sources import Source
 from ...events import AgentChanged, AgentRemoved, CallBlocked, Event, TurnBegan
-from ...model import Agent, AgentState, Blocked, Channel, Evidence, Observation, PaneAddress
+from ...model import DEFAULT_FAMILY, Agent, AgentState, Blocked, Channel, Evidence, Observation, PaneAddress
 from ...tmux.server import PaneRecord
 from ...usage.limits import reset_at
 from ...usage.model import Usage
@@ -165,7 +165,7 @@ class AgentStore:
         agent_pid: int | None,
         status: ClaudeStatus | None = None,
         agent_version: str = "",
-        family: str = "claude",
+        family: str = DEFAULT_FAMILY,
         claims: Mapping[str, float] | None = None,
         captured: float | None = None,
     ) -> Agent:

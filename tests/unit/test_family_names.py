@@ -1,0 +1,82 @@
+"""Where a family is named outside its own folder, and that the list only shrinks (issue 67: families own their knowledge).
+
+``detect/family.py`` promises that a family's knowledge lives in its folder
+(``detect/<name>/``); Codex's hook and the rules added branches on family
+names elsewhere. This test reads every module (its code, not its docstrings
+or comments) and finds each string that is a registered family's name. The
+places below are what is left to move into the families' records; a new one
+fails here, and one moved away fails too until its line is taken out, so the
+list says where a family is named today.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from pathlib import Path
+
+from headspace_tui.detect import families
+
+PACKAGE = Path(families.__file__).resolve().parent.parent
+
+# module → how many times a family's name is written in its code (not yet the family's own knowledge)
+STILL_NAMED = {
+    "answering/desk.py": 2,  # Codex's hook: a call held with no dialog drawn
+    "answering/keys.py": 1,  # Claude's scrolled history after a key
+    "api/rows.py": 1,  # status --json's "claude_version", kept for its readers
+    "app/screens/why.py": 1,  # Claude's reader by version
+    "cli/doctor.py": 2,  # Claude's binary and its hook events
+    "cli/hooks_cmd.py": 1,
+    "cli/main.py": 1,  # classify --agent's default
+    "cli/new.py": 1,  # new starts Claude
+    "detect/usage_kinds.py": 3,  # the usage records' registry, beside the families'
+    "hooks/calls.py": 5,  # the hook dialects
+    "hooks/program.py": 9,
+    "hooks/settings.py": 2,
+    "model.py": 1,  # DEFAULT_FAMILY, the one default
+    "remote/host.py": 1,  # the probe's Claude status call
+    "remote/probe.py": 1,
+    "rules/model.py": 4,  # the names a rule may give in agents = [...]
+    "service/acting/rule_answers.py": 2,  # keys answered by Claude's transcript; Codex's deny without interrupt
+    "service/facade.py": 2,  # new starts Claude
+    "service/watching/lifecycle.py": 2,
+    "service/watching/monitor.py": 2,  # Codex's records
+}
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the docstring constants (module, class and function): prose, not code."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                out.add(id(first.value))
+    return out
+
+
+def named_outside_their_folders() -> Counter:
+    names = {family.name for family in families.FAMILIES}
+    own = {PACKAGE / "detect" / name for name in names}
+    found: Counter = Counter()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if any(folder in path.parents for folder in own) or path.name == "families.py":  # the registry lists them
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        prose = _docstrings(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and node.value in names and id(node) not in prose:
+                found[path.relative_to(PACKAGE).as_posix()] += 1
+    return found
+
+
+def test_the_four_families_are_what_is_searched():
+    assert {family.name for family in families.FAMILIES} == {"claude", "codex", "gemini", "opencode"}
+
+
+def test_a_family_is_named_only_where_the_list_says_and_no_more_often():
+    found = named_outside_their_folders()
+    grown = {module: count for module, count in found.items() if count > STILL_NAMED.get(module, 0)}
+    assert not grown, f"a family named in code outside its folder (give the family's record the knowledge instead): {grown}"
+    moved = {module: (count, found.get(module, 0)) for module, count in STILL_NAMED.items() if found.get(module, 0) < count}
+    assert not moved, f"fewer names than listed (listed, found): take them out of STILL_NAMED: {moved}"
