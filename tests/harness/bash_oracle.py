@@ -44,8 +44,11 @@ A text can close the function early (a stray ``}``) and what follows it inside t
   ``eval`` adds no capability that escaped code does not already have;
 * ``unshare`` user+net+ipc+uts+pid+mount namespaces (``--kill-child``, /proc
   remounted), so no outside process is visible and there is no network;
-* as root, ``setpriv`` first drops to uid/gid 65534 (nobody) without capabilities
-  and with ``no_new_privs``;
+* as root, ``setpriv`` first drops to a uid/gid of its own (a fresh, unused one per
+  run, far above any account's) without capabilities and with ``no_new_privs``:
+  the process limit counts a user's processes machine-wide, so with one shared
+  uid (nobody) a fork bomb in one run left another run, in another test worker,
+  unable to fork until it timed out;
 * ``prlimit``: process count, address space and file size limits (the output is a
   file, so a text printing in a loop is killed at the size limit);
 * ``timeout -s KILL`` and a fresh, empty, read-only working directory.
@@ -145,6 +148,7 @@ Result = Reading | str
 # followed by ": detail".  Compare with ``str.startswith``.
 NUL = "NUL"
 TIMEOUT = "timeout"
+RUN_UIDS = 1_000_000_000  # the sandbox's uids (as root): one drawn per run from [RUN_UIDS, 2 * RUN_UIDS), used by no account
 NOT_SIMPLE = "not a list of simple commands"
 NOT_PLAIN = "not plain"
 NOT_UNDERSTOOD = "printed form not understood"
@@ -610,8 +614,8 @@ class BashOracle:
         if root:
             prefix += [
                 "setpriv",
-                "--reuid=65534",
-                "--regid=65534",
+                "--reuid={uid}",
+                "--regid={uid}",
                 "--clear-groups",
                 "--no-new-privs",
                 "--inh-caps=-all",
@@ -634,6 +638,11 @@ class BashOracle:
             env.append("LC_ALL=" + self.locale)
         return prefix + env + [self.bash, "--norc", "--noprofile", "-r"]
 
+    def _for_this_run(self) -> list[str]:
+        """The sandbox's command, with a uid of this run's own (as root): no other run's processes count against its limit."""
+        uid = str(RUN_UIDS + secrets.randbelow(RUN_UIDS))
+        return [word.replace("{uid}", uid) for word in self._sandbox]
+
     def _run_script(self, script: bytes) -> _Run:
         """Run one script file in the sandbox; stdout+stderr go to one size-limited file."""
         with self._lock:
@@ -652,7 +661,7 @@ class BashOracle:
             with open(out_path, "wb") as out:
                 try:
                     proc = subprocess.run(
-                        self._sandbox + [path],
+                        [*self._for_this_run(), path],
                         stdin=subprocess.DEVNULL,
                         stdout=out,
                         stderr=out,  # same open file: bash's messages stay in order
