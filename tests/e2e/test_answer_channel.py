@@ -206,6 +206,9 @@ def test_a_key_in_the_pane_just_before_headspaces_hook_decision_is_recorded_as_f
             call = desk.call_for(session.pane_id)
             assert call is not None
             session.press("1")  # the person, at the pane; no await between this and the decision
+            # Claude has read the key from its terminal before the hook's decision is handed over (a busy
+            # machine once let the decision reach Claude first, and then the hook did answer first).
+            session.wait_read()
             assert desk.decide(call, allow(), "Bash: touch raced.txt")  # the hook was still there to take it
             request = await asyncio.to_thread(tool_result_request, fake_api)
             assert "race-ran" in block_text(request.tool_results()[0])

@@ -188,6 +188,27 @@ class PaneSession:
     def press(self, *keys: str) -> None:
         self.tmux.send_keys(self.pane_id, *keys)
 
+    def wait_read(self, *, timeout: float = 10) -> None:
+        """Wait until the program in the pane has read every byte typed so far (its terminal's input queue is empty).
+
+        A key sent by tmux is first written to the pane's terminal; the program reads it when its loop
+        comes round. A race that needs the key taken before something else happens waits here for that.
+        """
+        import fcntl
+        import struct
+        import termios
+
+        tty = self.tmux.run("display-message", "-p", "-t", self.pane_id, "#{pane_tty}").strip()
+        fd = os.open(tty, os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)  # never read from it: only its queue is asked
+        try:
+            deadline = time.monotonic() + timeout
+            while struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]:
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"{self.name}: the program did not read what was typed within {timeout}s")
+                time.sleep(0.002)
+        finally:
+            os.close(fd)
+
     def run_in_shell(self, command_line: str) -> None:
         """Type a command line at the pane's shell prompt and press Enter."""
         self.type(command_line)
