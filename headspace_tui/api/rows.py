@@ -14,7 +14,7 @@ from typing import Any
 
 from ..detect.sources import Source
 from ..model import Agent, AgentState, Option, PaneAddress
-from ..state.wait_words import wait_words
+from ..state.wait_words import blocked_words, wait_words
 from ..usage.model import Usage
 
 # The keys ``status --json`` prints, in its order (docs/using.md and docs/service.md document them).
@@ -152,10 +152,8 @@ def describe(agent: Agent) -> str:
     prompt = obs.prompt
     if prompt is not None and prompt.options:
         parts.append(" | ".join(option_text(o) for o in prompt.options))
-    blocked = agent.blocked_this_turn
-    if blocked and obs.state.needs_you:
-        more = f" (+{len(blocked) - 1})" if len(blocked) > 1 else ""
-        parts.append(f"⊘ {blocked[-1].words()}{more}")
+    if agent.blocked_this_turn and obs.state.needs_you:  # a prompt holds the row's words: the block is said after them
+        parts.append(blocked_words(agent))
     return " — ".join(parts)
 
 

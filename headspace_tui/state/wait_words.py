@@ -2,8 +2,9 @@
 
 The table's cell, ``headspace status``'s line (and so the page's, which shows
 that line) and a notification's few words used to be written three times,
-each with words of its own: a limit said "resets …" in one place and
-"limit · …" in another, the status line never said what a working agent ran.
+each with words of its own: a limit's error followed " · " in one place and
+": " in another, a review of answers was "submit your answers?" only in the
+table, and the status line never said what a working agent ran.
 Here they are written once, as parts with a tone; the terminal UI turns the
 tones into its theme's styles, everything else joins the text.
 
@@ -60,6 +61,15 @@ def wait_words(agent: Agent, *, badge: bool = True) -> str:
     return "".join(part.text for part in wait_parts(agent, badge=badge) if not part.hint)
 
 
+def blocked_words(agent: Agent) -> str:
+    """The last call its mode's check blocked this turn, and how many more: "⊘ blocked: curl … (+2)" ("" for none)."""
+    blocked = agent.blocked_this_turn
+    if not blocked:
+        return ""
+    more = f" (+{len(blocked) - 1})" if len(blocked) > 1 else ""
+    return f"⊘ {blocked[-1].words()}{more}"
+
+
 def _text(parts: list[Part]) -> str:
     return "".join(part.text for part in parts)
 
@@ -104,11 +114,9 @@ def _the_wait(agent: Agent) -> list[Part]:  # one answer per kind of wait, in th
         return [Part(f"{said} (Claude's {where}"), Part("; press e", hint=True), Part(")")]
     if obs.retrying:  # still its turn: "retrying 5/10 · 529 overloaded"
         return [Part(obs.error or "retrying", RETRYING)]
-    blocked = agent.blocked_this_turn
-    if blocked and not obs.state.needs_you:
+    if agent.blocked_this_turn and not obs.state.needs_you:
         # Auto mode refused a call this turn, unseen: the row says so until the next prompt.
-        more = f" (+{len(blocked) - 1})" if len(blocked) > 1 else ""
-        return [Part(f"⊘ {blocked[-1].words()}{more}", RED)]
+        return [Part(blocked_words(agent), RED)]
     if obs.state is AgentState.ERROR:
         return [Part(obs.error, RED)]
     if obs.state is AgentState.LIMITED:
