@@ -115,7 +115,6 @@ LOCAL: dict[str, str] = {
     "config": "the client's own settings, handed to it",
     "clock": "the client's own clock (the service's, in its process)",
     "live": "handed to the client",
-    "blocking": "the client's transport: whether a call waits on another process",
     "subscribe": "the events stream (``events``) tells the client's subscribers",
     "on_answer_report": "the events stream carries this client's answers' reports",
     "run": "follows the events stream (or runs the service in its process)",

@@ -94,19 +94,15 @@ class Facade(Protocol):
     One path either way: each call is declared once (api/calls.py)
     and served by the same routes over the service's ``Service`` methods,
     its data crossing as JSON, so a front end holds copies in both modes.
+    A question may wait on the service (a process of its own, or tmux
+    beside it), so a front end asks from a thread, never on its UI loop,
+    in both modes alike; what it draws from (``agents``, ``screen``,
+    ``snooze_of``) is its own copy, read at once.
     """
 
     config: Config
     clock: Callable[[], float]
     live: bool
-
-    @property
-    def blocking(self) -> bool:
-        """Its questions wait on another process (a client of the resident service): a front end asks them off its UI loop.
-
-        In process (False) they are answered from memory, on the loop.
-        """
-        ...
 
     def subscribe(self, subscriber: Callable[[Event], None]) -> None: ...
     def on_answer_report(self, subscriber: Callable[[Report], None]) -> None: ...

@@ -14,6 +14,7 @@ traceback over the user's terminal.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import os
@@ -367,23 +368,31 @@ class HeadspaceApp(App[str | None]):
 
     @_handler
     def _send_due(self) -> None:
-        """The due notification: to headspace's terminal, to the user's tmux clients it does not reach, to the programs configured."""
+        """The due notification: rung here unless a resident service rings it (asked off the loop, when it comes due)."""
         self._notify_timer = None
         note = self.notifier.due(self.clock())
-        if note is not None and self.service.rings_elsewhere():
-            log.info("not rung here: the resident service of this tmux server rings it (%s)", note.title)
-        elif note is not None:
-            mode = self.config.notify
-            inside_tmux = bool(os.environ.get("TMUX"))
-            if not (inside_tmux and not os.environ.get("TMUX_PANE")):  # a popup passes nothing on: every client gets it directly
-                self._write_terminal(terminal_text(note, mode, inside_tmux=inside_tmux))
-            if inside_tmux and mode != "none" and self.is_running and not self.is_headless:  # never from tests' headless apps
-                self._notify_clients(osc_sequence(note, mode), self._passthrough, mode, status_text(note))
-            if self._notify_send:  # besides the terminal's (notify only says what the terminal gets)
-                self._desktop_notify(note, self._notify_send)
-            if self._command is not None:
-                self._command.submit(note)
+        if note is not None:
+            self.run_worker(self._ring_unless_elsewhere(note), name="ringing", group="notify", exit_on_error=False)
         self._notify_soon()
+
+    async def _ring_unless_elsewhere(self, note: Notification) -> None:
+        if await asyncio.to_thread(self.service.rings_elsewhere):
+            log.info("not rung here: the resident service of this tmux server rings it (%s)", note.title)
+        elif self.is_running:
+            self._ring(note)
+
+    def _ring(self, note: Notification) -> None:
+        """``note`` to headspace's terminal, to the user's tmux clients it does not reach, to the programs configured."""
+        mode = self.config.notify
+        inside_tmux = bool(os.environ.get("TMUX"))
+        if not (inside_tmux and not os.environ.get("TMUX_PANE")):  # a popup passes nothing on: every client gets it directly
+            self._write_terminal(terminal_text(note, mode, inside_tmux=inside_tmux))
+        if inside_tmux and mode != "none" and self.is_running and not self.is_headless:  # never from tests' headless apps
+            self._notify_clients(osc_sequence(note, mode), self._passthrough, mode, status_text(note))
+        if self._notify_send:  # besides the terminal's (notify only says what the terminal gets)
+            self._desktop_notify(note, self._notify_send)
+        if self._command is not None:
+            self._command.submit(note)
 
     @work(thread=True, group="notify", exit_on_error=False)
     def _notify_clients(self, sequence: str, passthrough: str, mode: str, text: str) -> None:

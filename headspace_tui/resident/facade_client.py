@@ -80,7 +80,6 @@ log = logging.getLogger(__name__)
 
 PENDING_FRESH = 0.1  # seconds the answers on their way are taken as known (an inbox asks for each agent in one go)
 FAILED_FOR = 1.0  # seconds a question the service did not answer is not asked again
-WAITED_EVERY = 5.0  # seconds between two questions of how long agents waited today
 RECONNECT_FIRST, RECONNECT_MAX = 0.2, 5.0  # seconds between tries to reach the service again: doubling, capped
 STREAM_BUFFER = 8 << 20  # bytes of one stream line: a wide pane's screen with its colours
 LOST = "the headspace service is not answering; reconnecting"
@@ -194,8 +193,8 @@ class ServiceClient:
         self._pending: tuple[float, set[str]] = (0.0, set())
         self._awaiting: dict[str, str] = {}  # pane -> its target: this client's answers whose final report has not come
         self._ended = ""  # why the service said it ended, until its stream is followed again
-        self._waited: float | None = None
-        self._waited_at = float("-inf")  # when the service was last asked how long agents waited today
+        self._waited: float | None = None  # the last answer of how long agents waited today (kept while the service does not answer)
+        self._asides: set[asyncio.Task[None]] = set()  # questions out in threads beside the loop, held until they end
         self._subscribers: list[Callable[[Event], None]] = []
         self._reporters: list[Callable[[Report], None]] = []
         self._http: aiohttp.ClientSession | None = None
@@ -258,11 +257,6 @@ class ServiceClient:
     def set_here(self, here: Mapping[str, str]) -> None:
         """Where the user sits from now on (a warm popup's each open: the client that opened it), for jumps and new agents."""
         self._here = dict(here)
-
-    @property
-    def blocking(self) -> bool:
-        """Whether a call waits on another process (a resident service over its socket): the app asks those off its loop."""
-        return self.transport.blocking
 
     def connect(self, settle: float = timeouts.SETTLE) -> None:
         """Take the service's whole state (waiting up to ``settle`` s for its first look): what the first frame draws."""
@@ -466,9 +460,6 @@ class ServiceClient:
         except RuntimeError:  # not on a loop: said here
             self._say_focus(address)
             return
-        if not self.blocking:  # the service in this process: answered at once, on this loop
-            self._say_focus(address)
-            return
         self._focus_due = True
         if self._focusing is None or self._focusing.done():
             self._focusing = loop.create_task(self._send_focus())
@@ -499,12 +490,7 @@ class ServiceClient:
                 self._on_loop(lambda: self._screens.setdefault(address, screen) if address == self._focused else None)
 
     def screen(self, address: str) -> PaneScreen | None:
-        """The previewed pane's screen as this client has it (asked when focused, then kept by the stream); None until it came.
-
-        Asked here only of a service in this process (answered at once); a resident service's comes off the loop (``focus``).
-        """
-        if address not in self._screens and not self.blocking:
-            self._fetch_screen(address)
+        """The previewed pane's screen as this client has it (asked off the loop when focused, then kept by the stream); None until it came."""
         return self._screens.get(address)
 
     def width(self, address: str) -> int | None:
@@ -545,22 +531,33 @@ class ServiceClient:
         return events if isinstance(events, list) else []
 
     def rings_elsewhere(self) -> bool:
-        """Whether a resident service rings every wait (the one this client asks does; one may start or end beside a service in this process)."""
-        if self.blocking:
-            return True  # this client's service is a resident one, which rings (and asking would hold the app's loop)
+        """Whether a resident service rings every wait (the one this client asks does; one may start or end beside a service in this process).
+
+        Asked from a thread when a notification comes due (app/main.py), so
+        the answer is the service's now: a service gone a moment ago leaves
+        the ring to the app.
+        """
         try:
             return bool(self._call("rings_elsewhere")["rings"])
         except ServiceError:
             return True  # a resident service that does not answer now still rings
 
+    def _in_thread(self, what: str, job: Callable[[], None]) -> None:
+        """``job`` in a thread, beside the app's loop (a question asked on it would hold the keys); here and now when no loop runs."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            job()
+            return
+        task = loop.create_task(asyncio.to_thread(job), name=what)
+        self._asides.add(task)
+        task.add_done_callback(self._asides.discard)
+
     def waited_today(self, agents: dict[str, Agent], now: float) -> float | None:
-        # A resident service is asked again every few seconds, whatever it said (None: no journal there); one in
-        # this process is answered from memory at once, so the total is never a few seconds behind the rows.
-        if not self.blocking or abs(now - self._waited_at) >= WAITED_EVERY:
-            self._waited_at = now
-            with contextlib.suppress(ServiceError):
-                seconds = self._call("waited_today", now=now)["seconds"]
-                self._waited = float(seconds) if isinstance(seconds, (int, float)) else None
+        # Asked whenever the app asks (once a second, off its loop: app/screens/header.py); None: no journal, or no answer.
+        with contextlib.suppress(ServiceError):
+            seconds = self._call("waited_today", now=now)["seconds"]
+            self._waited = float(seconds) if isinstance(seconds, (int, float)) else None
         return self._waited
 
     def spent(self, now: float, days: int) -> tuple[Spent, list[SpentRow]] | None:
@@ -642,28 +639,28 @@ class ServiceClient:
         return len(self._snoozes)
 
     def snoozes_ended(self, now: float) -> list[str]:
-        """The snoozes that ran out by ``now``, ended in the service (one set for every front end; its stream tells the others).
+        """The snoozes that ran out by ``now``: ended in this copy at once, and in the service beside the loop (one set for every front end).
 
-        With them, those the service ended by their time before this client
-        asked (another front end, the resident's ringer); the copy decides
-        alone only while the service does not answer.
+        Asked once a second on the app's loop, so the copy decides: a
+        snooze that ran out is told to the service from a thread (a resident
+        one also ends them by its own clock, and its stream tells every
+        copy).  With them, those the service ended by their time before this
+        client saw them run out (another front end, the resident's ringer).
         """
-        if self.blocking:
-            # Asked once a second on the app's loop: a resident service is not asked (it ends snoozes by its own
-            # clock, and its stream tells this copy); the copy's own that ran out end here meanwhile.
-            ended = [key for key, snooze in list(self._snoozes.items()) if snooze.until <= now]
-        else:
-            try:
-                keys = self._call("snoozes_ended", now=now)["keys"]
-                ended = [key for key in keys if isinstance(key, str)] if isinstance(keys, list) else []
-            except ServiceError as exc:
-                log.info("snoozes ended: %s", exc)
-                ended = [key for key, snooze in self._snoozes.items() if snooze.until <= now]
+        ended = [key for key, snooze in list(self._snoozes.items()) if snooze.until <= now]
+        if ended:
+            self._in_thread("snoozes ended", lambda: self._end_snoozes(now))
         ended += sorted(self._ran_out - set(ended))
         self._ran_out.clear()
         for key in ended:
             self._snoozes.pop(key, None)
         return ended
+
+    def _end_snoozes(self, now: float) -> None:
+        try:
+            self._call("snoozes_ended", now=now)
+        except ServiceError as exc:
+            log.info("snoozes ended: %s", exc)
 
     # -- input mode ----------------------------------------------------------------------
     async def open_input(self, pane_id: str, report: Callable[[str, bool], None], family: str) -> tuple[Typing | None, str]:

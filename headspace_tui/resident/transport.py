@@ -13,6 +13,7 @@ import asyncio
 import concurrent.futures
 import inspect
 import json
+import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -28,9 +29,11 @@ if TYPE_CHECKING:
     from .facade_routes import FacadeRoutes, FacadeStream  # imported when one is made: aiohttp costs a popup (a client over HTTP) 0.2 s of start-up
 
 
+log = logging.getLogger(__name__)
+
+
 class Transport(Protocol):
     prefix: str  # what a refusal is said with ("the headspace service: ", or nothing in the service's own process)
-    blocking: bool  # a call waits on another process: the app asks it off its loop (app/screens/asking.py)
 
     def ask(self, call: Call, sent: Mapping[str, Any], timeout: float) -> Any:
         """``call`` with its fields as JSON: the service's JSON reply; a ``ServiceError`` (``Lost``, ``Refused``) when none came or it refused."""
@@ -41,7 +44,6 @@ class HttpTransport:
     """The resident service at ``place``, one HTTP request over its Unix socket per call."""
 
     prefix = "the headspace service: "  # a refusal, as the user reads it: said by the service
-    blocking = True  # each call is a request over a socket, answered by another process
 
     def __init__(self, place: Place) -> None:
         self.place = place
@@ -55,17 +57,22 @@ class InProcess:
     """The service in this very process, behind the same calls: ``--no-service``, demos, tests.
 
     Each call goes to the same route handlers the resident service serves
-    (facade_routes.py), its fields and its reply through JSON both ways, and
-    the service's events, reports and snoozes reach the client as the same
-    stream items (``FacadeStream``), as JSON: the front end holds copies,
-    exactly as a client of a resident service does.  A call is answered
-    before ``ask`` returns (the app asks some as plain calls on its loop);
-    one whose handler waits (history, stop, restart) is asked from a thread,
-    as the client does, and runs on the service's loop.
+    (facade_routes.py ``serve``), its fields and its reply through JSON both
+    ways, and the service's events, reports and snoozes reach the client as
+    the same stream items (``FacadeStream``), as JSON: the front end holds
+    copies, exactly as a client of a resident service does.
+
+    A front end asks from a thread (app/screens/asking.py), as it asks a
+    resident service: the call is served on the service's loop, and one
+    that runs tmux or git (``Call.blocking``) in a thread beside it, exactly
+    as the HTTP server serves it, so a slow tmux never holds the app's keys.
+    Asked before the service's loop runs (building the first frame, tests
+    without a loop) it is answered at once.  On the loop itself only a
+    question answered from memory is: one that would wait there is refused,
+    since it would hold every front end's keys.
     """
 
     prefix = ""  # a refusal is the service's own line, as the user reads it from an in-process service
-    blocking = False  # answered at once, on the caller's loop (an answer starts its tasks there): never from a thread
 
     def __init__(self, service: Service) -> None:
         from .facade_routes import FacadeRoutes, FacadeStream
@@ -90,26 +97,39 @@ class InProcess:
         self._tell(self.stream.snoozes_if_changed())
 
     def ask(self, call: Call, sent: Mapping[str, Any], timeout: float) -> Any:
+        fields = json.loads(json.dumps(sent))
         try:
-            on_loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
-            on_loop = None
-        if on_loop is not None:
-            self._loop = on_loop  # the service's loop: the app's
+            running = None
+        if running is not None:
+            self._loop = running  # the service's loop: the app's (asked there before the service runs: its first frame)
+        loop = self._loop
         try:
-            reply = self.routes.answer_now(call, json.loads(json.dumps(sent)))
-            if inspect.isawaitable(reply):
-                if on_loop is not None or self._loop is None:
-                    close = getattr(reply, "close", None)
-                    if close is not None:
-                        close()
-                    raise ServiceError(f"{call.name} waits on the service's loop: it is asked from a thread")
-                reply = asyncio.run_coroutine_threadsafe(reply, self._loop).result(timeout)  # type: ignore[arg-type]
+            if loop is not None and running is None and loop.is_running():  # a thread: served on the service's loop, as over HTTP
+                reply = asyncio.run_coroutine_threadsafe(self.routes.serve(call, fields), loop).result(timeout)
+            else:
+                reply = self._at_once(call, fields, on_loop=running is not None)
         except (Asked, ServiceError) as exc:
             raise Refused(str(exc)) from None
         except concurrent.futures.TimeoutError:
             raise Lost(f"no answer within {timeout:g}s") from None
+        except Exception as exc:  # as the HTTP server says it (facade_routes.py): one line for the user, the traceback to the log
+            log.exception("%s failed", call.name)
+            raise Refused(f"the service failed on it ({type(exc).__name__}); see its log") from None
         return json.loads(json.dumps(reply))
+
+    def _at_once(self, call: Call, fields: dict[str, Any], *, on_loop: bool) -> Any:
+        """``call`` answered here and now: before the service's loop runs, or on it for a question answered from memory."""
+        if on_loop and call.blocking:
+            raise ServiceError(f"{call.name} runs tmux: it is asked from a thread, never on the service's loop")
+        reply = self.routes.answer_now(call, fields)
+        if inspect.isawaitable(reply):
+            close = getattr(reply, "close", None)
+            if close is not None:
+                close()
+            raise ServiceError(f"{call.name} waits on the service's loop: it is asked from a thread")
+        return reply
 
     async def run(self) -> None:
         self._loop = asyncio.get_running_loop()

@@ -96,8 +96,6 @@ class InputSession:
 
 
 class Service:
-    blocking = False  # answered here, from memory (its answers start tasks on the caller's loop: called on it)
-
     def __init__(self, server: TmuxServer, fleet: Fleet, *, config: Config, clock: Callable[[], float], journal: Journal | None, live: bool) -> None:
         # Plain data a front end may read: the settings, the clock, whether it watches live tmux.
         self.config = config

@@ -142,10 +142,30 @@ def demo_app(agents: list[tuple[str, str, float]] = AGENTS, *, config: Config | 
         for n, (session, screen, age) in enumerate(agents):
             show_recorded(app, n, session, screen, age)
         await pilot.pause()  # the monitor's reports reach the table as messages
-        await pilot.pause()
+        await settle(pilot)
 
     app.snapshot_loader = load  # type: ignore[attr-defined]
     return app
+
+
+def asked_all(app: HeadspaceApp) -> bool:
+    """No question of ``app`` to its service is out (they go from threads, in process too) and the previewed pane's screen came."""
+    client = app.service
+    if any(worker.group == "service" and not worker.is_finished for worker in app.workers):
+        return False
+    if isinstance(client, ServiceClient):
+        if client._asides or (client._focusing is not None and not client._focusing.done()):
+            return False
+        if client.focused is not None and client.agents() and client.screen(client.focused) is None:
+            return False
+    return True
+
+
+async def settle(pilot) -> None:
+    """Until every question the app asked its service came back and was drawn (a frame with nothing still on its way)."""
+    await wait_until(pilot, lambda: asked_all(pilot.app), "the app's questions to its service to come back")
+    await pilot.pause()
+    await pilot.pause()
 
 
 async def wait_until(pilot, predicate: Callable[[], object], what: str | Callable[[], str], timeout: float = 20.0, every: float = 0.1) -> None:

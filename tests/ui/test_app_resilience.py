@@ -24,7 +24,7 @@ from headspace_tui.service.facade import Service
 from headspace_tui.service.records.journal import Journal
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
 from tests.harness.record import DEFAULT_OUT
-from tests.ui.apps import app_of, demo_app, screen_open, service_of, wait_until
+from tests.ui.apps import app_of, demo_app, screen_open, service_of, settle, wait_until
 
 NOW = 1_800_000_000.0
 
@@ -231,6 +231,7 @@ def test_keys_changed_in_place_draw_the_footer_textual_builds():
                 before = list(footer.query(FooterKey))
                 app.table.select(pane)
                 await wait_until(pilot, lambda pane=pane: app.table.selected_pane_id == pane and shows_the_keys(), f"{pane}'s keys", every=0.01)
+                await settle(pilot)  # the pane's preview, asked of the service from a thread, is drawn before the two pictures
                 await pilot.pause(0.1)
                 now, in_place = list(footer.query(FooterKey)), app.export_screenshot()
                 same = min(len(before), len(now)) - 1  # the palette's key is the last

@@ -14,7 +14,7 @@ from textual import events
 
 from headspace_tui.answering.answerer import Report
 from headspace_tui.answering.policy import REACTION_TIME
-from tests.ui.apps import demo_app, service_of, show_recorded, wait_until
+from tests.ui.apps import demo_app, service_of, settle, show_recorded, wait_until
 from tests.ui.test_triage_keys import pane, ringing, said, selected
 
 
@@ -54,9 +54,14 @@ async def press_read_at(app, pilot, key: str, read_at: float) -> None:
     await pilot.pause()
 
 
-def docs_reply_went(app, docs: str) -> None:
-    """docs's reply went: the inbox moves on to the next agent that needs you (api), before Claude confirms."""
+async def docs_reply_went(app, pilot, docs: str) -> None:
+    """docs's reply went: the inbox moves on to the next agent that needs you (api), before Claude confirms.
+
+    The move asks the service which answers are still on their way (from a
+    thread, in process too): it is made when that answer comes back.
+    """
     app._answer_reported(Report(docs, "docs:0.0: text sent", "information", False, move_on=True, final=False))
+    await settle(pilot)
 
 
 def test_a_key_is_not_applied_to_an_agent_that_came_under_the_cursor_by_itself_just_now():
@@ -68,7 +73,7 @@ def test_a_key_is_not_applied_to_an_agent_that_came_under_the_cursor_by_itself_j
         async with app.run_test(size=(120, 40)) as pilot:
             docs = await at_docs(app, pilot)
             rings = ringing(app)
-            docs_reply_went(app, docs)
+            await docs_reply_went(app, pilot, docs)
             moved = time.monotonic()
             assert selected(app) == "api:0.0"
             # A fast hand: read the instant api came under the cursor, meant for what it saw, not for api's permission.
@@ -100,7 +105,7 @@ def test_a_key_read_before_the_move_but_acted_on_after_it_is_not_applied_to_the_
             docs = await at_docs(app, pilot)
             key = events.Key("y", "y")  # read from the terminal now, while docs is under the cursor
             await asyncio.sleep(0.01)  # strictly before the move (a longer wait here only eats into KEY_MEMORY under load)
-            docs_reply_went(app, docs)
+            await docs_reply_went(app, pilot, docs)
             assert selected(app) == "api:0.0"
             await asyncio.sleep(REACTION_TIME + 0.1)  # api has been under the cursor longer than a reaction time
             app.post_message(key)  # and only now the key is handled (the app was busy elsewhere)
@@ -156,6 +161,7 @@ def test_the_first_report_moves_and_the_final_one_does_not_move_again():
             app.table.select(docs)
             await pilot.pause()
             app._answer_reported(Report(docs, "docs:0.0: text sent", "information", False, move_on=True, final=False))
+            await settle(pilot)  # the move waits for the service to say which answers are still on their way
             assert selected(app) == "api:0.0" and said(app) == []  # keys going is not worth a line of its own
             app.table.select(pane(app, "web:0.0"))  # the user moves on by hand meanwhile
             app._answer_reported(Report(docs, "docs:0.0: text 'yes' submitted", "information", True))
@@ -174,6 +180,7 @@ def test_an_answer_that_did_not_land_says_how_to_go_back_and_minus_goes_back():
             app.table.select(docs)
             await pilot.pause()
             app._answer_reported(Report(docs, "docs:0.0: text sent", "information", False, move_on=True, final=False))
+            await settle(pilot)  # the move waits for the service to say which answers are still on their way
             assert selected(app) == "api:0.0"
             app._answer_reported(Report(docs, f"docs:0.0: not delivered: {docs} still shows input after 5s", "error", False))
             await pilot.pause()
@@ -201,9 +208,11 @@ def test_the_inbox_skips_an_agent_whose_answer_is_still_on_its_way():
             await pilot.pause()
             service_of(app)._answerer._sending.add(docs)  # docs's reply is on its way (as answer() marks it); Claude has not redrawn
             app._answer_reported(Report(docs, "docs:0.0: text sent", "information", False, move_on=True, final=False))
+            await settle(pilot)  # the move waits for the service to say which answers are still on their way
             assert selected(app) == "api:0.0"
             assert app.table.order[0] == docs and app.table.agents[docs].state.needs_you  # first in the inbox, by its row
             app._answer_reported(Report(api, "api:0.0: approve sent", "information", False, move_on=True, final=False))
+            await settle(pilot)
             assert selected(app) == "web:0.0"
 
     run(scenario())
@@ -232,7 +241,7 @@ def test_the_inbox_does_not_move_to_a_row_still_showing_a_prompt_answered_from_h
             docs = pane(app, "docs:0.0")
             app.table.select(docs)
             await pilot.pause()
-            docs_reply_went(app, docs)
+            await docs_reply_went(app, pilot, docs)
             await pilot.pause(0.3)
             others = [target for target in needing if target != "docs:0.0"]
             assert others, "the demo has another agent waiting"

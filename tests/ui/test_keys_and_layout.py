@@ -18,7 +18,7 @@ from headspace_tui.app.widgets.agent_table import TIME
 from headspace_tui.app.widgets.footer import KeysFooter
 from headspace_tui.model import AgentState
 from headspace_tui.shared.config import parse_config
-from tests.ui.apps import AGENTS, demo_app, show_recorded
+from tests.ui.apps import AGENTS, demo_app, settle, show_recorded
 
 
 def screen_text(app) -> str:
@@ -195,7 +195,7 @@ def test_after_an_answer_the_selection_moves_on_to_the_next_agent_waiting():
             agent = app.table.agents[first]
             # What the answerer reports after a delivered key (the live path is in test_app_live).
             app._answer_reported(Report(first, f"{agent.target}: answered", "information", delivered=True, move_on=True))
-            await pilot.pause()
+            await settle(pilot)  # the move asks the service which answers are on their way
             now = app.table.agents[app.table.selected_pane_id]
             assert now.pane_id != first and now.state.needs_you
 

@@ -86,9 +86,9 @@ def test_a_pane_that_does_not_run_that_agent_is_never_killed(private_tmux, tmp_p
             await wait_until(pilot, lambda: pane_id in app.table.agents, "the shell's row")
             agent = app.table.agents[pane_id]
             with pytest.raises(ServiceError, match="no longer runs that agent"):
-                app.service.close_pane(agent)  # a shell: no Claude in it
+                await asyncio.to_thread(app.service.close_pane, agent)  # a shell: no Claude in it (asked from a thread, as the app asks it)
             with pytest.raises(ServiceError, match="no longer runs that agent"):
-                app.service.close_pane(dataclasses.replace(agent, key=agent.key + "-an-earlier-one"))
+                await asyncio.to_thread(app.service.close_pane, dataclasses.replace(agent, key=agent.key + "-an-earlier-one"))
             app.lifecycle.stop_agent()  # the palette hides it here; asked anyway, it refuses in one line
             await wait_until(pilot, lambda: any("nothing stopped" in str(n.message) for n in app._notifications), "the refusal")
             assert pane_id in private_tmux.run("list-panes", "-a", "-F", "#{pane_id}").split()

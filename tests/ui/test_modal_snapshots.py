@@ -32,7 +32,7 @@ from headspace_tui.app.screens.timeline import TimelineScreen
 from headspace_tui.app.screens.why import WhyScreen
 from headspace_tui.hooks.calls import PendingCall
 from headspace_tui.model import AgentState
-from tests.ui.apps import AGENTS, demo_app, service_of, show_recorded
+from tests.ui.apps import AGENTS, demo_app, service_of, settle, show_recorded
 
 SIZE = (100, 30)
 
@@ -74,6 +74,7 @@ def compare(snap_compare, app: HeadspaceApp, size: tuple[int, int], steps: Calla
     async def run_before(pilot: Pilot) -> None:
         try:
             await steps(pilot)
+            await settle(pilot)  # what the app asked its service (from threads) came back and was drawn: one picture, not a race
         except BaseException as exc:
             failed.append(exc)
             raise
@@ -90,7 +91,7 @@ async def select(pilot: Pilot, pane_id: str) -> None:
     """Put the cursor on ``pane_id``'s row, as a user picking it."""
     app = pilot.app
     assert app.table.select(pane_id), f"{pane_id} is not in the table"
-    await pilot.pause()
+    await settle(pilot)  # its preview, asked of the service
     assert app.selected_agent().pane_id == pane_id
 
 

@@ -39,7 +39,13 @@ def test_while_a_service_watches_the_server_the_app_does_not_ring_and_rings_agai
         asked = app.service.rings_elsewhere
         deferred: list[bool] = []
 
+        on_loop: list[bool] = []
+
         def rings_elsewhere() -> bool:
+            try:
+                on_loop.append(asyncio.get_running_loop() is not None)  # asked on the app's loop: it would hold the keys
+            except RuntimeError:
+                on_loop.append(False)
             deferred.append(asked())
             return deferred[-1]
 
@@ -60,6 +66,7 @@ def test_while_a_service_watches_the_server_the_app_does_not_ring_and_rings_agai
             await asyncio.to_thread(session.wait_for, NUMBERED_MENU, timeout=30)
             await wait_until(pilot, lambda: len(written) == 1, "the second permission's notification, written by the app")
             assert deferred == [True, False]
+            assert on_loop == [False, False], "asked on the app's loop"
             assert "Create two" in written[0] or "two.txt" in written[0], written
 
     try:

@@ -19,7 +19,7 @@ from headspace_tui.app.widgets.footer import KeysFooter
 from headspace_tui.model import AgentState
 from headspace_tui.notifications.decide import SETTLE, describe
 from headspace_tui.shared.config import parse_config
-from tests.ui.apps import AGENTS, NOW, demo_app, screen_open, show_recorded, wait_until
+from tests.ui.apps import AGENTS, NOW, demo_app, screen_open, settle, show_recorded, wait_until
 from tests.ui.test_keys_and_layout import screen_text
 from tests.ui.test_themes_and_palette import highlighted
 
@@ -124,7 +124,7 @@ def test_z_snoozes_a_wait_greyed_below_the_waiting_and_above_the_working_and_z_w
             app.main.sort_by("time")  # docs, api, web: the snoozed api right after docs
             await pilot.pause()
             app._answer_reported(Report(pane(app, "docs:0.0"), "docs:0.0: answered", "information", delivered=True, move_on=True))
-            await pilot.pause()
+            await settle(pilot)  # the move asks the service which answers are on their way
             assert selected(app) == "web:0.0"  # an answer moves on past the snoozed one too
             app.main.sort_by("state")
             app.table.select(pane(app, "docs:0.0"))

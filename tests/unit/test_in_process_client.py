@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from types import SimpleNamespace
 
+import pytest
+
+from headspace_tui.api.errors import ServiceError
+from headspace_tui.api.facade import Jump
 from headspace_tui.notifications.snooze import key_of
 from headspace_tui.resident.facade_client import ServiceClient
 from headspace_tui.service.facade import Service
@@ -44,3 +50,50 @@ def test_a_snooze_the_service_ended_by_its_time_is_said_ended_by_the_client_too(
     assert client.snooze_of(agent) is None
     assert client.snoozes_ended(NOW + 61) == [key_of(agent)]
     assert client.snoozes_ended(NOW + 62) == []
+
+
+def test_a_call_that_runs_tmux_is_served_beside_the_loop_and_never_on_it():
+    """In process as over HTTP: a jump (tmux) is asked from a thread, served on the service's loop, and run in a thread beside it.
+
+    The jump's tmux (a stub: what is tested is where the call runs, not
+    what tmux does) holds until the loop has beaten three times: run on the
+    loop, it could never see a beat and would give up.  Asked on the loop
+    itself, the transport refuses it rather than hold every front end's keys.
+    """
+    client, service = _client()
+    show_recorded(SimpleNamespace(service=client, clock=lambda: NOW), 1, "api", "permission_bash", 30)  # type: ignore[arg-type]
+    [agent] = client.agents()
+    beats, held = threading.Event(), []
+
+    def slow_jump(agent, here=None) -> Jump:
+        held.append((threading.get_ident(), beats.wait(10)))  # tmux answers once the loop has shown it still runs
+        return Jump(notice="jumped")
+
+    service.jump = slow_jump  # type: ignore[method-assign]
+
+    async def scenario() -> tuple[Jump, int, str]:
+        loop_thread = threading.get_ident()
+        with pytest.raises(ServiceError) as refused:
+            client.jump(agent)  # on the service's own loop: refused, never run
+        assert held == []
+
+        async def beat() -> None:
+            for _ in range(3):
+                await asyncio.sleep(0.01)
+            beats.set()
+
+        beating = asyncio.get_running_loop().create_task(beat())
+        jump = await asyncio.to_thread(client.jump, agent)
+        await beating
+        return jump, loop_thread, str(refused.value)
+
+    async def with_the_service_running() -> tuple[Jump, int, str]:
+        client.transport._loop = asyncio.get_running_loop()  # type: ignore[attr-defined]  # as run() sets it
+        return await scenario()
+
+    jump, loop_thread, refusal = asyncio.run(with_the_service_running())
+    assert "runs tmux" in refusal
+    assert jump == Jump(notice="jumped")
+    [(thread, answered)] = held
+    assert answered, "the jump held the loop: it never beat while tmux was held"
+    assert thread != loop_thread

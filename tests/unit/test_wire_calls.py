@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ from headspace_tui.api.page_calls import PAGE
 from headspace_tui.changes.model import Diff
 from headspace_tui.hooks.calls import PendingCall
 from headspace_tui.model import Agent, AgentState, Observation, Prompt
-from headspace_tui.notifications.snooze import Snooze
+from headspace_tui.notifications.snooze import Snooze, key_of
 from headspace_tui.resident.facade_client import ServiceClient
 from headspace_tui.resident.facade_routes import FacadeRoutes, FacadeStream
 from headspace_tui.resident.server import Resident, Watched
@@ -305,17 +306,16 @@ class Recording:
     """A transport that writes down each request as HTTP would send it, and answers it through the real routes in this process."""
 
     prefix = "the headspace service: "
-    # Answered here at once, as the in-process transport is, so the client makes every call: one of a resident
-    # service (blocking) leaves two to the service (rings_elsewhere, snoozes_ended: never asked on the app's loop).
-    blocking = False
 
     def __init__(self, routes: FacadeRoutes) -> None:
         self.routes = routes
         self.sent: list[tuple[str, str, str, dict[str, Any] | None]] = []  # (call, method, path with its query, body)
+        self.threads: list[tuple[str, int]] = []  # (call, the thread that asked it)
 
     def ask(self, call: Call, sent: dict[str, Any], timeout: float) -> Any:
         sent = json.loads(json.dumps(sent))
         self.sent.append((call.name, call.verb, url_path(call, sent), sent if call.verb == "POST" else None))
+        self.threads.append((call.name, threading.get_ident()))
         reply = self.routes.answer_now(call, sent)
         if inspect.isawaitable(reply):  # asked off the loop (the client's async methods ask from a thread): the stub's coroutines need no loop of theirs
             reply = asyncio.run(reply)
@@ -348,8 +348,8 @@ def _every_call(client: ServiceClient) -> None:
     assert client.batch(AGENT) == ([(AGENT, CALL)], "")
     assert client.approve_batch([(AGENT, CALL)]) == "approved 1"
     assert client.snooze(AGENT, 5.0) is not None
+    assert client.snoozes_ended(10.0) == [key_of(AGENT)]  # ran out in the copy, and told to the service
     assert client.unsnooze(AGENT) is True
-    assert client.snoozes_ended(10.0) == ["k1"]
     assert client.jump(AGENT) == Jump()
     assert client.start_agent("/tmp", "", AGENT) == "%9"
     assert asyncio.run(client.stop_agent(AGENT)) is True
@@ -408,16 +408,25 @@ def test_a_time_in_a_query_is_written_whole():
     assert float(query["now"][0]) == now
 
 
-def test_a_resident_services_client_asks_nothing_on_the_loop_for_ringing_or_snoozes_running_out():
-    """Asked once a second from the app's loop: over a socket each would hold the keys as long as the service takes."""
-    from headspace_tui.notifications.snooze import Snooze
+def test_the_client_asks_nothing_on_the_loop_when_snoozes_run_out():
+    """Asked once a second from the app's loop: asked there, it would hold the keys as long as the service (or its tmux) takes.
 
+    The same in both modes: the answer comes from the copy at once, and the
+    service is told from a thread beside the loop.
+    """
     stub = Stub()
     transport = Recording(FacadeRoutes(stub, FacadeStream(stub), None, lambda: None))  # type: ignore[arg-type]
-    transport.blocking = True  # as HTTP
     client = ServiceClient(Place(Path("/nonexistent"), "k"), config=Config(), transport=transport)
     client._snoozes = {"k1": Snooze(5.0, (AgentState.PERMISSION, "a")), "k2": Snooze(50.0, (AgentState.PERMISSION, "b"))}
-    assert client.rings_elsewhere() is True
-    assert client.snoozes_ended(10.0) == ["k1"]
-    assert transport.sent == []
-    assert set(client._snoozes) == {"k2"}
+
+    async def on_the_loop() -> tuple[list[str], int]:
+        loop_thread = threading.get_ident()
+        ended = client.snoozes_ended(10.0)
+        assert transport.threads == [], f"asked on the app's loop: {transport.threads}"
+        await asyncio.gather(*client._asides)
+        return ended, loop_thread
+
+    ended, loop_thread = asyncio.run(on_the_loop())
+    assert ended == ["k1"] and set(client._snoozes) == {"k2"}
+    [(name, thread)] = transport.threads
+    assert name == "snoozes_ended" and thread != loop_thread

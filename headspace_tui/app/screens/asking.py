@@ -1,13 +1,13 @@
-"""The main screen's calls to the service that may wait: off the UI loop, their result applied on it, and said while one is out.
+"""The main screen's calls to the service: off the UI loop, their result applied on it, and said while one is out.
 
-In-process (``Service``) a call is answered from memory, on the loop: it is
-made at once and its result applied at once, as a plain call.  A client of
-the resident service (``facade.blocking``) waits on the service for each
-one: the call goes to a thread in a worker, the keys go on meanwhile, and
-its result is applied back on the loop when it comes.  A call out for more
-than ``SAY_AFTER`` is said in the header ("waiting for the service: …")
-until it comes back, so a slow service is seen, never felt as a frozen
-screen.
+Every call goes the same way, whether the service is a process of its own
+or runs in this one (``--no-service``): to a thread in a worker, the keys
+going on meanwhile, its result applied back on the loop when it comes.
+The service serves it on its own loop, and what runs tmux beside that
+(resident/transport.py), so neither a slow service nor a slow tmux holds
+the keys.  A call out for more than ``SAY_AFTER`` is said in the header
+("waiting for the service: …") until it comes back, so a slow service is
+seen, never felt as a frozen screen.
 """
 
 from __future__ import annotations
@@ -40,23 +40,12 @@ class Asking:
         self._count = itertools.count()
         self._answering: set[str] = set()  # panes an answer of this screen is out to (not yet taken or refused by the service)
 
-    def ask(self, what: str, call: Callable[[], T], then: Callable[[T], None], *, said: bool = True, settled: Callable[[], None] | None = None, off_loop: bool = False) -> None:
+    def ask(self, what: str, call: Callable[[], T], then: Callable[[T], None], *, said: bool = True, settled: Callable[[], None] | None = None) -> None:
         """``call()`` to the service, then ``then(its result)`` on the loop; ``what`` it is, in a few words, for the header (``said``).
 
         ``settled``: called once the call is over, whether it answered or failed.
-        ``off_loop``: the call runs tmux (a jump), so even the service in this
-        process answers it in a thread, as the resident service's routes do:
-        a slow tmux never holds the keys.
         """
-        if not self.service.blocking and not off_loop:
-            try:
-                result = call()
-            finally:
-                if settled is not None:
-                    settled()
-            then(result)
-            return
-        self.screen.app.run_worker(self._ask(what, call, then, said, settled, off_loop), name=what, group="service", exit_on_error=False)
+        self.screen.app.run_worker(self._ask(what, call, then, said, settled), name=what, group="service", exit_on_error=False)
 
     def answer(self, agent: Agent, what: str, call: Callable[[], str], then: Callable[[str], None]) -> None:
         """An answer to ``agent`` (``call`` hands it to the service; ``then`` hears its refusal, "" when it went): one at a time per pane.
@@ -71,10 +60,8 @@ class Asking:
         self._answering.add(agent.pane_id)
         self.ask(f"{what} to {clean(agent.target)}", call, then, settled=lambda: self._answering.discard(agent.pane_id))
 
-    async def asked(self, what: str, call: Callable[[], T], *, said: bool = True, off_loop: bool = False) -> T:
-        """``call()``'s result, in a coroutine (a worker's): off the loop when the service is a process of its own, or the call runs tmux."""
-        if not self.service.blocking and not off_loop:
-            return call()
+    async def asked(self, what: str, call: Callable[[], T], *, said: bool = True) -> T:
+        """``call()``'s result, in a coroutine (a worker's), asked from a thread."""
         key = next(self._count)
         if said:
             self._out[key] = (what, time.monotonic())
@@ -85,9 +72,9 @@ class Asking:
             if self._out.pop(key, None) is not None:
                 self.changed()
 
-    async def _ask(self, what: str, call: Callable[[], T], then: Callable[[T], None], said: bool, settled: Callable[[], None] | None, off_loop: bool = False) -> None:
+    async def _ask(self, what: str, call: Callable[[], T], then: Callable[[T], None], said: bool, settled: Callable[[], None] | None) -> None:
         try:
-            result = await self.asked(what, call, said=said, off_loop=off_loop)
+            result = await self.asked(what, call, said=said)
         finally:
             if settled is not None:
                 settled()

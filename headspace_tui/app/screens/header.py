@@ -23,8 +23,8 @@ from ..widgets.summary import SummaryLine, empty_text, summary_text
 from .asking import Asking
 from .triage import Triage
 
-SPENT_EVERY = 5.0  # seconds between two questions of a resident service for the cost today
-WAITED_EVERY = 1.0  # seconds between two questions of a resident service for the waits today (it answers from a copy it keeps for 5 s)
+SPENT_EVERY = 5.0  # seconds between two questions of the service for the cost today
+WAITED_EVERY = 1.0  # seconds between two questions of the service for the waits today (the journal answers from a copy it keeps for 5 s)
 
 
 def header_styles(styles: dict[AgentState, Style]) -> dict[str, Style]:
@@ -46,6 +46,7 @@ class Header:
         self.asking = asking  # the calls to the service out now: the header says when one keeps the user waiting
         self._waited: float | None = None  # the waits today, as last answered (a resident service's: asked off the loop)
         self._waited_asked = float("-inf")  # when they were last asked (monotonic), or +inf while asked
+        self._waited_for: frozenset[tuple[str, AgentState]] = frozenset()  # the rows (pane, state) they were asked for
         self._spent: float | None = None  # the estimated cost today, as last answered
         self._spent_asked = float("-inf")
 
@@ -63,31 +64,35 @@ class Header:
             empty.update(empty_text(problem))
 
     def _waited_today(self, agents: dict[str, Agent]) -> float | None:
-        """The waits today: asked at once in-process; of a resident service, at most once a second, off the loop (shown from the next line on)."""
+        """The waits today: asked of the service off the loop, at most once every ``WAITED_EVERY``, and again when who waits changed.
+
+        The answer is drawn when it comes, so the total follows the rows
+        within one question, never a timer's tick behind them.
+        """
         now = self.clock()
-        if not self.service.blocking:
-            return self.service.waited_today(agents, now)
-        if time.monotonic() - self._waited_asked >= WAITED_EVERY:
-            self._waited_asked = float("inf")
+        waiting = frozenset((pane, agent.state) for pane, agent in agents.items())
+        if self._waited_asked != float("inf") and (time.monotonic() - self._waited_asked >= WAITED_EVERY or waiting != self._waited_for):
+            self._waited_asked, self._waited_for = float("inf"), waiting
             asked = dict(agents)
 
             def answered(seconds: float | None) -> None:
-                self._waited, self._waited_asked = seconds, time.monotonic()
+                was, self._waited, self._waited_asked = self._waited, seconds, time.monotonic()
+                if seconds != was or self._waited_for != frozenset((pane, agent.state) for pane, agent in self.screen.query_one(AgentTable).agents.items()):
+                    self.asking.changed()  # drawn now (and asked again if the rows moved meanwhile)
 
             self.asking.ask("waits today", lambda: self.service.waited_today(asked, now), answered, said=False)
         return self._waited
 
     def _spent_today(self) -> float | None:
-        """The estimated cost of today's tokens (service/records/usage_ledger.py): as often as the waits, off the loop for a resident service."""
+        """The estimated cost of today's tokens (service/records/usage_ledger.py): asked as often as the waits, off the loop."""
         now = self.clock()
-        if not self.service.blocking:
-            found = self.service.spent(now, 0)
-            return found[0].cost_usd if found else None
         if time.monotonic() - self._spent_asked >= SPENT_EVERY:
             self._spent_asked = float("inf")
 
             def answered(found: tuple | None) -> None:
-                self._spent, self._spent_asked = (found[0].cost_usd if found else None), time.monotonic()
+                was, self._spent, self._spent_asked = self._spent, (found[0].cost_usd if found else None), time.monotonic()
+                if self._spent != was:
+                    self.asking.changed()
 
             self.asking.ask("spent today", lambda: self.service.spent(now, 0), answered, said=False)
         return self._spent

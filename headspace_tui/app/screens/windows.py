@@ -88,4 +88,4 @@ class Windows:
             if jump.end:
                 self.screen.app.end_after_jump(jump.exit_with or None)  # type: ignore[attr-defined]  # HeadspaceApp's
 
-        self.asking.ask(f"the jump to {clean(agent.target)}", jump, jumped, off_loop=True)
+        self.asking.ask(f"the jump to {clean(agent.target)}", jump, jumped)
