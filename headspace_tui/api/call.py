@@ -19,6 +19,7 @@ from ..model import PANE_ADDRESS
 
 HISTORY_MAX = 100_000  # lines of history one request may ask for
 MAX_DAYS = 366  # days of spending one request may ask for
+MAX_WORDS = 256  # arguments one new agent may be started with
 HERE = ("TMUX", "TMUX_PANE", "HEADSPACE_CLIENT")  # what of a client's environment says where the user sits
 
 
@@ -114,6 +115,15 @@ def _short(limit: int) -> Kind:
     return Kind(f"text up to {limit}", take)
 
 
+def _words(value: Any) -> tuple[str, ...]:
+    """A program's own arguments, each a string, passed on verbatim (absent: none)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or len(value) > MAX_WORDS or not all(isinstance(word, str) and len(word) <= 4096 for word in value):
+        raise Asked(f"a list of at most {MAX_WORDS} strings")
+    return tuple(value)
+
+
 def optional(kind: Kind) -> Kind:
     """``kind``, or null (absent)."""
     return Kind(f"{kind.name} or null", lambda value: None if value is None else kind.take(value))
@@ -140,6 +150,8 @@ CLIENT = Kind("client", _client)  # filled in by the client: its id
 RULES_ACTION = Kind("rules action", _rules_action)  # what a rules change does (the page's and the command line's)
 RULE_ID = _short(64)  # one rule's id, "" for every rule
 HOST_NAME = _short(255)  # one host's name, "" for every host
+WORDS = Kind("arguments", _words, lambda value: list(value))  # claude's own arguments for a new agent (``headspace new -- ...``), verbatim
+SESSION_NAME = _short(256)  # a tmux session to start in, "" to let the service choose as the table does
 HERE_KIND = Kind("here", _here)  # filled in by the client: its environment's TMUX, TMUX_PANE, HEADSPACE_CLIENT
 
 ASK, SLOW, SETTLE = "ask", "slow", "settle"  # timeout classes: answered from memory; runs tmux or git; waits for the first look first

@@ -155,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument(
         "--session",
         metavar="NAME",
-        help="the tmux session for the window (made if missing; default: the session you run headspace in)",
+        help='the tmux session for the window (made if missing; default: the session you run headspace in, or "headspace" outside tmux)',
     )
     new.add_argument(
         "--host",

@@ -9,29 +9,35 @@ from .common import EXIT_OK, UserError, clean, config_of, server_of
 
 
 def cmd_new(args: argparse.Namespace) -> int:
-    """``headspace new``: one line saying where Claude now runs (its pane id first, for scripts)."""
+    """``headspace new``: one line saying where Claude now runs (its pane id first, for scripts).
+
+    Started by the resident service of this tmux server (started first when
+    none runs), by the same path as the table's "New agent": one engine
+    starts agents, and it watches the new one from its first moment.
+    """
     import os
 
-    from ..service.watching.lifecycle import LifecycleError, claude_argv, runs_agent, start
-    from ..tmux.server import TmuxCommandError, TmuxUnavailable
+    from ..api.errors import Lost, ServerGone, ServiceError
+    from ..resident.facade_client import ServiceClient
+    from ..resident.start import asked_or_started
+    from ..shared.resident_place import PlaceError
 
     if args.host:
         return _new_remote(args, config_of(args), args.host)
     server = server_of(args)
     folder = args.dir if args.dir is not None else Path.cwd()
     try:
-        started = start(server, claude_argv(args.claude_args), folder=folder, branch=args.worktree, session=args.session, env=os.environ)
-    except LifecycleError as exc:
-        raise UserError(str(exc)) from None
-    why = runs_agent(server, started.pane_id, "claude")  # told as started only once it runs
-    if why:
-        raise UserError(why)
-    try:
-        where = server.pane(started.pane_id).target
-    except (TmuxCommandError, TmuxUnavailable):
-        raise UserError(f"claude started in {started.pane_id}, whose window closed at once (try claude in that folder)") from None
-    tree = " (new worktree)" if started.worktree else ""
-    print(clean(f"{started.pane_id} {where}: claude in {started.cwd}{tree}"))
+        place = asked_or_started(server, args.config)
+        client = ServiceClient(place, config=config_of(args), here=os.environ)
+        started = client.start(str(folder), args.worktree or "", None, args=args.claude_args, session=args.session or "")
+    except ServerGone:
+        raise UserError(f"no tmux server runs ({server.where()}): start tmux first, or name one with -L/-S") from None
+    except Lost as exc:
+        raise UserError(f"the headspace service did not answer ({exc}); an agent may have started: see 'headspace status'") from None
+    except (ServiceError, PlaceError) as exc:
+        raise UserError(str(exc).removeprefix("the headspace service: ")) from None
+    tree = " (new worktree)" if started["worktree"] else ""
+    print(clean(f"{started['pane']} {started['target']}: claude in {started['cwd']}{tree}"))
     return EXIT_OK
 
 

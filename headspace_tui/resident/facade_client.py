@@ -33,7 +33,7 @@ import logging
 import os
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -687,8 +687,16 @@ class ServiceClient:
         return Jump(end=bool(answer["end"]), exit_with=str(answer["exit_with"] or ""), notice=str(answer["notice"] or ""))
 
     def start_agent(self, folder: str, branch: str = "", near: Agent | None = None) -> str:
+        return self.start(folder, branch, near)["pane"]
+
+    def start(self, folder: str, branch: str = "", near: Agent | None = None, *, args: Sequence[str] = (), session: str = "") -> dict[str, Any]:
+        """An agent started by the service (``start_agent``: the table's "New agent", ``headspace new``): its pane, target, folder, and whether that is a new worktree."""
         where = str(Path(folder.strip() or os.getcwd()).expanduser().absolute())  # the folder the user means: from here, not the service's /
-        return str(self._call("start_agent", folder=where, branch=branch, near=near)["pane"] or "")
+        answer = self._call("start_agent", folder=where, branch=branch, near=near, args=list(args), session=session)
+        pane, target, cwd = answer["pane"], answer["target"], answer["cwd"]
+        if not all(isinstance(value, str) for value in (pane, target, cwd)) or not isinstance(answer["worktree"], bool):
+            raise ServiceError("the headspace service's answer is not a started agent")
+        return {"pane": pane, "target": target, "cwd": cwd, "worktree": answer["worktree"]}
 
     async def stop_agent(self, agent: Agent) -> bool:
         answer = await asyncio.to_thread(lambda: self._call("stop_agent", agent=agent))

@@ -275,8 +275,9 @@ class FacadeRoutes:
         jump = self.service.jump(agent, here)
         return {"end": jump.end, "exit_with": jump.exit_with, "notice": jump.notice}
 
-    def start_agent(self, folder: str, branch: str, near: Agent | None, here: dict[str, str]) -> Any:
-        return {"pane": self.service.start_agent(folder, branch, near, here)}
+    def start_agent(self, folder: str, branch: str, near: Agent | None, here: dict[str, str], args: tuple[str, ...], session: str) -> Any:
+        started = self.service.start_agent(folder, branch, near, here, args, session)
+        return {"pane": started.pane_id, "target": started.target, "cwd": started.cwd, "worktree": started.worktree}
 
     async def stop_agent(self, agent: Agent) -> Any:
         return {"closed": await self.service.stop_agent(self._agent(agent))}

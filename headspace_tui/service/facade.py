@@ -21,6 +21,7 @@ decide, in one place (``answering/``).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import shlex
 import shutil
@@ -55,7 +56,7 @@ from .acting.rule_answers import RuleAnswers
 from .acting.rule_book import RuleBook
 from .records.journal import Journal, who
 from .watching.fleet import ControlPaneIO, Fleet
-from .watching.lifecycle import LifecycleError, claude_argv, exit_claude, resume_argv, runs_agent, start, state_refusal
+from .watching.lifecycle import LifecycleError, Started, claude_argv, exit_claude, resume_argv, runs_agent, start, state_refusal
 from .watching.monitor import Monitor
 
 NEW_SESSION = "headspace"  # where "New agent" starts Claude when headspace runs outside tmux and no agent is selected
@@ -452,24 +453,36 @@ class Service:
         return Jump()
 
     # -- starting, stopping, restarting -------------------------------------------------------
-    def start_agent(self, folder: str, branch: str = "", near: Agent | None = None, here: Mapping[str, str] | None = None) -> str:
-        """``claude`` in a new window (of headspace's own session, else ``near``'s, else NEW_SESSION), optionally in a new worktree; its pane id.
+    def start_agent(
+        self,
+        folder: str,
+        branch: str = "",
+        near: Agent | None = None,
+        here: Mapping[str, str] | None = None,
+        args: Sequence[str] = (),
+        session: str = "",
+    ) -> Started:
+        """``claude`` (with ``args``, verbatim) in a new window, optionally in a new worktree; where it runs once it does.
 
+        The window goes to ``session`` when the front end names one
+        (``headspace new --session``), else to the session the front end
+        runs in, else to ``near``'s, else to NEW_SESSION: the table's "New
+        agent" and ``headspace new`` start agents by this one path.
         Blocking (git, tmux): a front end calls it off its loop.  ``here``:
         the front end's environment (which session it runs in), as for ``jump``.
         """
         here = os.environ if here is None else here
-        session: str | None = None  # None: the session headspace runs in
-        if not clients.locate(self._server, here).inside:
+        chosen: str | None = session or None  # None: the session the front end runs in
+        if chosen is None and not clients.locate(self._server, here).inside:
             local = near is not None and not near.placeholder and near.host == "local"
-            session = near.target.rpartition(":")[0] if near is not None and local else NEW_SESSION
+            chosen = near.target.rpartition(":")[0] if near is not None and local else NEW_SESSION
         try:
             started = start(
                 self._server,
-                claude_argv(),
+                claude_argv(args),
                 folder=Path(folder.strip() or os.getcwd()),
                 branch=branch.strip() or None,
-                session=session,
+                session=chosen,
                 env=here,
             )
         except LifecycleError as exc:
@@ -477,7 +490,11 @@ class Service:
         why = runs_agent(self._server, started.pane_id, "claude")
         if why:
             raise ServiceError(why)
-        return started.pane_id
+        try:
+            target = self._server.pane(started.pane_id).target
+        except (TmuxCommandError, TmuxUnavailable):
+            raise ServiceError(f"claude started in {started.pane_id}, whose window closed at once (try claude in that folder)") from None
+        return dataclasses.replace(started, target=target)
 
     @staticmethod
     def _claude_only(agent: Agent) -> None:

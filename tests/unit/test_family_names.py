@@ -28,7 +28,6 @@ STILL_NAMED = {
     "cli/doctor.py": 2,  # Claude's binary and its hook events
     "cli/hooks_cmd.py": 1,
     "cli/main.py": 1,  # classify --agent's default
-    "cli/new.py": 1,  # new starts Claude
     "detect/usage_kinds.py": 3,  # the usage records' registry, beside the families'
     "hooks/calls.py": 5,  # the hook dialects
     "hooks/program.py": 9,

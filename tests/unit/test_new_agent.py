@@ -17,6 +17,7 @@ from headspace_tui.cli.main import main
 from headspace_tui.detect.claude import box_text
 from headspace_tui.model import AgentState, Observation
 from headspace_tui.service.watching.lifecycle import LifecycleError, exit_refusal, resume_argv, state_refusal
+from headspace_tui.shared.resident_place import is_held, place_of
 from headspace_tui.shared.worktree import WorktreeError, add_worktree, worktree_path
 from headspace_tui.tmux.server import TmuxServer
 from headspace_tui.tmux.spawn import SpawnError, check_session_name, current_session
@@ -142,8 +143,7 @@ def test_new_in_a_worktree_makes_a_named_session_when_missing(private_tmux, repo
     [
         (["--worktree", "main", "--session", "base"], "branch 'main' already exists"),
         (["--session", "a:b"], "not a usable tmux session name"),
-        ([], "not inside tmux"),
-        (["--worktree", "b2"], "not inside tmux"),  # refused before any worktree is made
+        (["--worktree", "bad..name", "--session", "base"], "not a valid branch name"),  # refused before any worktree is made
     ],
 )
 def test_new_refuses_in_one_line(private_tmux, repo, stub_claude, capsys, extra, message):
@@ -153,6 +153,25 @@ def test_new_refuses_in_one_line(private_tmux, repo, stub_claude, capsys, extra,
     assert message in err and err.count("\n") == 1 and err.startswith("headspace: ")
     assert private_tmux.run("list-windows", "-a", "-F", "#{window_id}").split() == ["@0"]  # nothing started
     assert not (repo.parent / "proj-worktrees").exists()
+
+
+def test_outside_tmux_the_window_goes_to_the_headspace_session_started_by_the_service_as_the_palettes_new_agent(private_tmux, repo, stub_claude, capsys):
+    """One engine starts agents: ``new`` asks the resident service (started here, as none ran), whose start_agent the palette uses.
+
+    Outside tmux with no ``--session``, that path puts the window in the
+    session ``headspace`` (made if missing), as the palette's New agent
+    does; before, the command line refused where the palette started it.
+    """
+    private_tmux.new_session("base", width=80, height=24, cwd="/", command=["sleep", "60"])
+    place = place_of(TmuxServer(socket_name=private_tmux.name).identity)
+    assert not is_held(place)
+    assert main(["new", str(repo), "-L", private_tmux.name]) == 0
+    line = capsys.readouterr().out
+    assert line.startswith("%") and f"headspace:0.0: claude in {repo}" in line, line
+    assert "headspace" in private_tmux.run("list-sessions", "-F", "#{session_name}").split()
+    assert is_held(place), "no resident service started it"
+    seen = poll(lambda: stub_claude.exists() and json.loads(stub_claude.read_text()), lambda v: bool(v), timeout=10)
+    assert seen == {"argv": [], "cwd": str(repo)}
 
 
 def test_new_outside_git_with_a_worktree_starts_nothing(private_tmux, tmp_path, stub_claude, capsys):

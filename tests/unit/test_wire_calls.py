@@ -42,6 +42,7 @@ from headspace_tui.resident.facade_routes import FacadeRoutes, FacadeStream
 from headspace_tui.resident.server import Resident, Watched
 from headspace_tui.service.facade import Service
 from headspace_tui.service.records.journal import Journal
+from headspace_tui.service.watching.lifecycle import Started
 from headspace_tui.shared.config import Config
 from headspace_tui.shared.resident_place import Place
 from headspace_tui.tmux.server import TmuxServer
@@ -289,8 +290,8 @@ class Stub:
     def jump(self, agent, here):
         return Jump()
 
-    def start_agent(self, folder, branch, near, here):
-        return "%9"
+    def start_agent(self, folder, branch, near, here, args, session):
+        return Started("%9", folder, bool(branch), target=f"{session or 'w'}:1.0")
 
     async def stop_agent(self, agent):
         return True
@@ -352,6 +353,7 @@ def _every_call(client: ServiceClient) -> None:
     assert client.unsnooze(AGENT) is True
     assert client.jump(AGENT) == Jump()
     assert client.start_agent("/tmp", "", AGENT) == "%9"
+    assert client.start("/tmp", "b", None, args=["--model", "a b"], session="s") == {"pane": "%9", "target": "s:1.0", "cwd": "/tmp", "worktree": True}
     assert asyncio.run(client.stop_agent(AGENT)) is True
     assert asyncio.run(client.restart_agent(AGENT)) == "%9"
     client.close_pane(AGENT)

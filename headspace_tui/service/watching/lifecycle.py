@@ -54,6 +54,7 @@ class Started:
     pane_id: str
     cwd: str
     worktree: bool  # the folder is a worktree made for this agent
+    target: str = ""  # session:window.pane, once the agent runs (the service's start_agent says it)
 
 
 def claude_argv(args: Sequence[str] = ()) -> list[str]:
