@@ -47,7 +47,7 @@ def _new_remote(args: argparse.Namespace, config, host_name: str) -> int:
     import shlex
 
     from ..remote.ssh import SshLink, SshTmuxServer
-    from ..service.watching.lifecycle import claude_argv
+    from ..service.watching.lifecycle import agent_argv
     from ..shared.config import host_from_destination
     from ..tmux.server import TmuxCommandError, TmuxUnavailable
     from ..tmux.spawn import SpawnError, start_window
@@ -74,7 +74,7 @@ def _new_remote(args: argparse.Namespace, config, host_name: str) -> int:
             # tmux starts a window whose folder is missing in another folder, silently: look first.
             if not await link.run(f"test -d {shlex.quote(folder)}"):
                 raise UserError(f"{spec.name}: no such folder: {folder}")
-            pane_id = await asyncio.to_thread(start_window, server, claude_argv(args.claude_args), cwd=folder, session=args.session)
+            pane_id = await asyncio.to_thread(start_window, server, agent_argv(args.claude_args), cwd=folder, session=args.session)
             try:
                 where = (await asyncio.to_thread(server.pane, pane_id)).target
             except (TmuxCommandError, TmuxUnavailable):

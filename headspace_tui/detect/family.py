@@ -14,7 +14,7 @@ Beyond its screen a family may offer more, each an optional capability of
 the record (None: the family has none, and the core does without): its own
 status files, transcripts of its conversations, hooks that report events,
 an answer channel through those hooks, a reading of its pane's title
-(``with_title``).  Claude Code has all but the title; the core asks
+(``with_title``), how a new one is started and resumed (``starting``).  Claude Code has all but the title; the core asks
 ``family.status_files``... instead of importing Claude's modules, so a family
 that gains one (Gemini CLI has hooks) plugs its own in here.
 
@@ -89,6 +89,28 @@ class AnswerChannel:
 
 
 @dataclass(frozen=True)
+class Starting:
+    """A family headspace starts in a new window, and resumes there (Claude Code: ``claude ARGS``, ``claude --resume ID``).
+
+    ``program`` is what a person types, and what a new window that never
+    runs the agent is said to have failed to start.
+    """
+
+    program: str
+    resume_flag: str  # before the conversation's id: its command line's way to take a conversation up again
+
+    def argv(self, args: Sequence[str] = ()) -> list[str]:
+        """The command line of a new agent, its own arguments passed on verbatim."""
+        return [self.program, *args]
+
+    def resume(self, session_id: str) -> list[str]:
+        """The command line that takes conversation ``session_id`` up again (ValueError: no usable id)."""
+        if not session_id or session_id.startswith("-"):
+            raise ValueError("the agent's conversation is not known (no status file yet)")
+        return [self.program, self.resume_flag, session_id]
+
+
+@dataclass(frozen=True)
 class Family:
     """One kind of coding agent, as headspace finds, reads and answers it."""
 
@@ -140,6 +162,7 @@ class Family:
     transcripts: Transcripts | None = None
     hooks: Hooks | None = None
     answer_channel: AnswerChannel | None = None
+    starting: Starting | None = None  # headspace new, the palette's New and Restart agent
 
     def read(self, ansi: str, *, command: str | None = None, version: str | None = None, title: str | None = None) -> Observation:
         """The family's reading of one capture, with the pane's title where its screen alone cannot tell (``with_title``)."""

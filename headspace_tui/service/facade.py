@@ -56,7 +56,7 @@ from .acting.rule_answers import RuleAnswers
 from .acting.rule_book import RuleBook
 from .records.journal import Journal, who
 from .watching.fleet import ControlPaneIO, Fleet
-from .watching.lifecycle import LifecycleError, Started, claude_argv, exit_claude, resume_argv, runs_agent, start, state_refusal
+from .watching.lifecycle import LifecycleError, Started, agent_argv, exit_claude, resume_argv, runs_agent, start, state_refusal
 from .watching.monitor import Monitor
 
 NEW_SESSION = "headspace"  # where "New agent" starts Claude when headspace runs outside tmux and no agent is selected
@@ -479,7 +479,7 @@ class Service:
         try:
             started = start(
                 self._server,
-                claude_argv(args),
+                agent_argv(args),
                 folder=Path(folder.strip() or os.getcwd()),
                 branch=branch.strip() or None,
                 session=chosen,
@@ -487,13 +487,14 @@ class Service:
             )
         except LifecycleError as exc:
             raise ServiceError(str(exc)) from None
-        why = runs_agent(self._server, started.pane_id, "claude")
+        why = runs_agent(self._server, started.pane_id)
         if why:
             raise ServiceError(why)
         try:
             target = self._server.pane(started.pane_id).target
         except (TmuxCommandError, TmuxUnavailable):
-            raise ServiceError(f"claude started in {started.pane_id}, whose window closed at once (try claude in that folder)") from None
+            program = agent_argv()[0]
+            raise ServiceError(f"{program} started in {started.pane_id}, whose window closed at once (try {program} in that folder)") from None
         return dataclasses.replace(started, target=target)
 
     @staticmethod
@@ -576,7 +577,7 @@ class Service:
             started = await asyncio.to_thread(start, self._server, argv, folder=Path(cwd), session=session, window_env=config)
         except LifecycleError as exc:
             raise ServiceError(f"{agent.target} stopped, but its resume did not start: {exc}; {by_hand}") from None
-        why = await asyncio.to_thread(runs_agent, self._server, started.pane_id, "claude")
+        why = await asyncio.to_thread(runs_agent, self._server, started.pane_id)
         if why:
             raise ServiceError(f"{agent.target} stopped, but its resume did not start: {why}; {by_hand}")
         return started.pane_id

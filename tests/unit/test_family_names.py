@@ -37,8 +37,6 @@ STILL_NAMED = {
     "remote/probe.py": 1,
     "rules/model.py": 4,  # the names a rule may give in agents = [...]
     "service/acting/rule_answers.py": 2,  # keys answered by Claude's transcript; Codex's deny without interrupt
-    "service/facade.py": 2,  # new starts Claude
-    "service/watching/lifecycle.py": 2,
     "service/watching/monitor.py": 2,  # Codex's records
 }
 

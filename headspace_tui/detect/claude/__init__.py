@@ -5,7 +5,7 @@
 
 import re
 
-from ..family import Family
+from ..family import Family, Starting
 from ..modes import claude_mode
 from .box import box_text
 from .capabilities import ANSWER_CHANNEL, HOOKS, STATUS_FILES, TRANSCRIPTS
@@ -35,6 +35,7 @@ FAMILY = Family(
     question_review=True,
     # Claude Code's window for a model without the "[1m]" mark (docs: "context windows", 200K standard).
     context_window=200_000,
+    starting=Starting(program="claude", resume_flag="--resume"),
 )
 
 __all__ = [

@@ -31,8 +31,8 @@ from pathlib import Path
 
 from ...answering.keys import ActionError, PaneIO, draft_refusal, send_guarded
 from ...answering.policy import INPUT_BOX_STATES, Intent, IntentKind
-from ...detect.families import CLAUDE, find_agent
-from ...model import AgentState, Observation
+from ...detect.families import CLAUDE, Family, family_named, find_agent
+from ...model import DEFAULT_FAMILY, AgentState, Observation
 from ...shared.proctree import read_process_table
 from ...shared.safe_text import clean
 from ...shared.worktree import WorktreeError, add_worktree
@@ -57,14 +57,29 @@ class Started:
     target: str = ""  # session:window.pane, once the agent runs (the service's start_agent says it)
 
 
-def claude_argv(args: Sequence[str] = ()) -> list[str]:
-    return ["claude", *args]
+def started_family() -> Family:
+    """The family a new agent is (``model.DEFAULT_FAMILY``), which says how it is started and resumed (``Family.starting``)."""
+    family = family_named(DEFAULT_FAMILY)
+    if family.starting is None:
+        raise LifecycleError(f"headspace cannot start {family.label} agents")
+    return family
+
+
+def agent_argv(args: Sequence[str] = ()) -> list[str]:
+    """A new agent's command line, ``args`` passed on verbatim."""
+    starting = started_family().starting
+    assert starting is not None  # started_family checked it
+    return starting.argv(args)
 
 
 def resume_argv(session_id: str) -> list[str]:
-    if not session_id or session_id.startswith("-"):
-        raise LifecycleError("the agent's Claude session is not known (no status file yet); nothing restarted")
-    return ["claude", "--resume", session_id]
+    """The command line that takes the agent's conversation ``session_id`` up again in a new window."""
+    family = started_family()
+    assert family.starting is not None
+    try:
+        return family.starting.resume(session_id)
+    except ValueError:
+        raise LifecycleError(f"the agent's {family.label} session is not known (no status file yet); nothing restarted") from None
 
 
 def start(
@@ -99,13 +114,15 @@ def start(
     return Started(pane_id, str(cwd), branch is not None)
 
 
-def runs_agent(server: TmuxServer, pane_id: str, program: str, *, timeout: float = START_WAIT, family: str = CLAUDE.name) -> str:
-    """Wait until ``pane_id`` runs an agent of ``family`` (started as ``program``); "" when it does, else why not, in one line.
+def runs_agent(server: TmuxServer, pane_id: str, *, timeout: float = START_WAIT) -> str:
+    """Wait until ``pane_id`` runs a new agent (``started_family``, started as its program); "" when it does, else why not, in one line.
 
     Blocking (tmux, /proc): called off the loop.  A pane gone at once is a
     program that could not start (not found, or it failed before drawing);
     a pane that lives but never runs the agent says what it runs and shows.
     """
+    family = started_family()
+    program = family.starting.program if family.starting is not None else family.name
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -113,7 +130,7 @@ def runs_agent(server: TmuxServer, pane_id: str, program: str, *, timeout: float
         except (TmuxCommandError, TmuxUnavailable):
             return f"{program} did not start: its window ({pane_id}) closed at once (is {program} on the PATH of tmux's new windows? headspace doctor checks)"
         found = find_agent(record.pid, read_process_table())
-        if found is not None and found[1].name == family:
+        if found is not None and found[1].name == family.name:
             return ""
         if record.dead or time.monotonic() >= deadline:
             running = "has ended" if record.dead else f"runs {record.current_command or 'nothing known'}"
