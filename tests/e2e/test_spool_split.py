@@ -13,6 +13,7 @@ import asyncio
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -99,11 +100,14 @@ def test_the_answer_hook_of_an_agent_under_another_xdg_runtime_dir_reaches_heads
             await asyncio.to_thread(session.wait_for, NUMBERED_MENU, timeout=30, what="the Bash permission dialog")
             channel = monitor.desk.channel
             assert channel is not None
-            for _ in range(300):
-                if channel.pending(session.pane_id):
-                    break
+            # The dialog is drawn: the hook's call is due. A deadline, not a duration (CI once saw none within
+            # 300 short sleeps beside another busy run); a failure says what the channel held and how long it waited.
+            asked = time.monotonic()
+            while not channel.pending(session.pane_id) and time.monotonic() - asked < 30:
                 await asyncio.sleep(0.05)
-            (call,) = channel.pending(session.pane_id)
+            pending = channel.pending(session.pane_id)
+            assert len(pending) == 1, f"the hook's call after {time.monotonic() - asked:.1f}s: {pending}; the pane shows the dialog; the spool: {sorted(p.name for p in ours.iterdir())}"
+            (call,) = pending
             assert call.tool_name == "Bash" and call.tool_input.get("command") == "touch split.txt"
             assert channel.decide(call.id, allow())
             await asyncio.to_thread(session.wait_for, "Created it.", timeout=30, what="Claude's turn after the hook allowed it")
