@@ -35,6 +35,11 @@ def header_styles(styles: dict[AgentState, Style]) -> dict[str, Style]:
     return {"need_style": Style(color=need.color, bold=True), "problem_style": Style(color=error.color)}
 
 
+def _who_waits(agents: dict[str, Agent]) -> frozenset[str]:
+    """The panes that need you: the waits today change with them (a working agent's churn does not), so they are asked again when these do."""
+    return frozenset(pane for pane, agent in agents.items() if agent.state.needs_you)
+
+
 class Header:
     """The summary line and the empty table's words, on ``screen``."""
 
@@ -46,7 +51,7 @@ class Header:
         self.asking = asking  # the calls to the service out now: the header says when one keeps the user waiting
         self._waited: float | None = None  # the waits today, as last answered (a resident service's: asked off the loop)
         self._waited_asked = float("-inf")  # when they were last asked (monotonic), or +inf while asked
-        self._waited_for: frozenset[tuple[str, AgentState]] = frozenset()  # the rows (pane, state) they were asked for
+        self._waited_for: frozenset[str] = frozenset()  # the panes that needed you when they were asked
         self._spent: float | None = None  # the estimated cost today, as last answered
         self._spent_asked = float("-inf")
 
@@ -70,15 +75,15 @@ class Header:
         within one question, never a timer's tick behind them.
         """
         now = self.clock()
-        waiting = frozenset((pane, agent.state) for pane, agent in agents.items())
+        waiting = _who_waits(agents)
         if self._waited_asked != float("inf") and (time.monotonic() - self._waited_asked >= WAITED_EVERY or waiting != self._waited_for):
             self._waited_asked, self._waited_for = float("inf"), waiting
             asked = dict(agents)
 
             def answered(seconds: float | None) -> None:
                 was, self._waited, self._waited_asked = self._waited, seconds, time.monotonic()
-                if seconds != was or self._waited_for != frozenset((pane, agent.state) for pane, agent in self.screen.query_one(AgentTable).agents.items()):
-                    self.asking.changed()  # drawn now (and asked again if the rows moved meanwhile)
+                if seconds != was or self._waited_for != _who_waits(self.screen.query_one(AgentTable).agents):
+                    self.asking.changed()  # drawn now (and asked again if who waits changed meanwhile)
 
             self.asking.ask("waits today", lambda: self.service.waited_today(asked, now), answered, said=False)
         return self._waited

@@ -32,6 +32,7 @@ from pathlib import Path
 from ...answering.keys import ActionError, PaneIO, draft_refusal, send_guarded
 from ...answering.policy import INPUT_BOX_STATES, Intent, IntentKind
 from ...detect.families import CLAUDE, Family, family_named, find_agent
+from ...detect.family import Starting
 from ...model import DEFAULT_FAMILY, AgentState, Observation
 from ...shared.proctree import read_process_table
 from ...shared.safe_text import clean
@@ -57,27 +58,24 @@ class Started:
     target: str = ""  # session:window.pane, once the agent runs (the service's start_agent says it)
 
 
-def started_family() -> Family:
-    """The family a new agent is (``model.DEFAULT_FAMILY``), which says how it is started and resumed (``Family.starting``)."""
+def new_agent() -> tuple[Family, Starting]:
+    """The family a new agent is (``model.DEFAULT_FAMILY``) and how it is started and resumed (``Family.starting``)."""
     family = family_named(DEFAULT_FAMILY)
     if family.starting is None:
         raise LifecycleError(f"headspace cannot start {family.label} agents")
-    return family
+    return family, family.starting
 
 
 def agent_argv(args: Sequence[str] = ()) -> list[str]:
     """A new agent's command line, ``args`` passed on verbatim."""
-    starting = started_family().starting
-    assert starting is not None  # started_family checked it
-    return starting.argv(args)
+    return new_agent()[1].argv(args)
 
 
 def resume_argv(session_id: str) -> list[str]:
     """The command line that takes the agent's conversation ``session_id`` up again in a new window."""
-    family = started_family()
-    assert family.starting is not None
+    family, starting = new_agent()
     try:
-        return family.starting.resume(session_id)
+        return starting.resume(session_id)
     except ValueError:
         raise LifecycleError(f"the agent's {family.label} session is not known (no status file yet); nothing restarted") from None
 
@@ -115,14 +113,14 @@ def start(
 
 
 def runs_agent(server: TmuxServer, pane_id: str, *, timeout: float = START_WAIT) -> str:
-    """Wait until ``pane_id`` runs a new agent (``started_family``, started as its program); "" when it does, else why not, in one line.
+    """Wait until ``pane_id`` runs a new agent (``new_agent``, started as its program); "" when it does, else why not, in one line.
 
     Blocking (tmux, /proc): called off the loop.  A pane gone at once is a
     program that could not start (not found, or it failed before drawing);
     a pane that lives but never runs the agent says what it runs and shows.
     """
-    family = started_family()
-    program = family.starting.program if family.starting is not None else family.name
+    family, starting = new_agent()
+    program = starting.program
     deadline = time.monotonic() + timeout
     while True:
         try:
