@@ -98,8 +98,8 @@ AGENTS = [
 ]
 
 
-def show_recorded(app: HeadspaceApp, n: int, session: str, screen: str, age: float, *, cwd: str | None = None) -> None:
-    """Pane ``%n`` of session ``session`` shows the recorded ``screen``, in that state for ``age`` seconds."""
+def recorded(n: int, session: str, screen: str, *, cwd: str | None = None) -> tuple[PaneRecord, str, dict]:
+    """Pane ``%n`` of session ``session`` as the recorded ``screen`` shows it: its record, its screen's bytes, the recording's notes."""
     base = DEFAULT_OUT / "alt" / "120x40" / screen
     meta = json.loads(base.with_suffix(".json").read_text())
     ansi = base.with_suffix(".ansi").read_text()
@@ -121,6 +121,12 @@ def show_recorded(app: HeadspaceApp, n: int, session: str, screen: str, age: flo
         dead=False,
         dead_status=None,
     )
+    return record, ansi, meta
+
+
+def show_recorded(app: HeadspaceApp, n: int, session: str, screen: str, age: float, *, cwd: str | None = None) -> None:
+    """Pane ``%n`` of session ``session`` shows the recorded ``screen``, in that state for ``age`` seconds."""
+    record, ansi, meta = recorded(n, session, screen, cwd=cwd)
     service_of(app).replay(record, ansi, classify_capture(ansi, command=meta["pane_command"]), app.clock() - age, family="claude")
 
 
