@@ -125,4 +125,19 @@ class CallBlocked:
     at: float
 
 
-Event = AgentChanged | AgentRemoved | PaneCaptured | ProblemChanged | Notice | Answered | CallBlocked | TurnBegan
+@dataclass(frozen=True)
+class Rung:
+    """The service rang a wait (resident/ringer.py) to every client of the tmux server whose socket is ``server``.
+
+    A front end whose own terminal is not one of those (outside tmux, or in
+    another tmux server's pane) says it there too; the words are already
+    safe for a terminal (notifications/decide.py).
+    """
+
+    title: str
+    body: str
+    link: str
+    server: str
+
+
+Event = AgentChanged | AgentRemoved | PaneCaptured | ProblemChanged | Notice | Answered | CallBlocked | TurnBegan | Rung

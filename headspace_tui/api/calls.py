@@ -92,7 +92,6 @@ CALLS: dict[str, Call] = _calls(
     Call("waited_today", "GET", "/v1/waited-today", (("now", TIME),), (("seconds", False),)),
     Call("spent", "GET", "/v1/spent", (("now", TIME), ("days", DAYS)), (("today", True), ("days", True))),
     Call("pending", "GET", "/v1/pending", (), (("panes", False),)),
-    Call("rings_elsewhere", "GET", "/v1/rings-elsewhere", (), (("rings", False),)),
     # Answers.
     Call("answer", "POST", "/v1/answers", (("agent", AGENT), ("intent", INTENT), ("seen", SEEN), ("client", CLIENT)), (("refusal", False),)),
     Call("batch", "POST", "/v1/batch", (("agent", AGENT),), (("pairs", True), ("reason", False))),
@@ -145,7 +144,6 @@ SERVED_BY: dict[str, str] = {
     "changes": "changes",
     "why": "why",
     "timeline": "timeline",
-    "rings_elsewhere": "rings_elsewhere",
     "waited_today": "waited_today",
     "spent": "spent",
     "answer": "answer",

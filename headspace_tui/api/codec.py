@@ -26,7 +26,7 @@ from ..answering.policy import Intent, IntentKind
 from ..answering.report import ChannelReport, Report
 from ..detect.fusion import Explanation, Verdict
 from ..detect.sources import Source
-from ..events import AgentChanged, AgentRemoved, Answered, CallBlocked, Notice, PaneCaptured, ProblemChanged
+from ..events import AgentChanged, AgentRemoved, Answered, CallBlocked, Notice, PaneCaptured, ProblemChanged, Rung
 from ..hooks.calls import PendingCall
 from ..model import Agent, AgentState, Blocked, Channel, Evidence, Observation, Option, Prompt
 from ..notifications.snooze import Snooze
@@ -58,6 +58,7 @@ CLASSES: dict[str, type] = {
         Notice,
         Blocked,
         CallBlocked,
+        Rung,
         Usage,
         Tokens,
         PlanUse,

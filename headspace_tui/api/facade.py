@@ -21,7 +21,7 @@ from ..answering.policy import REACTION_TIME, Intent, IntentKind, key_allowed, l
 from ..answering.report import ChannelReport, Report
 from ..changes.model import Diff
 from ..detect.fusion import Explanation
-from ..events import AgentChanged, AgentRemoved, CallBlocked, Event, Notice, PaneCaptured, ProblemChanged
+from ..events import AgentChanged, AgentRemoved, CallBlocked, Event, Notice, PaneCaptured, ProblemChanged, Rung
 from ..hooks.calls import PendingCall
 from ..model import Agent, Observation, sort_key
 from ..notifications.snooze import Snooze
@@ -50,6 +50,7 @@ __all__ = [
     "PaneScreen",
     "PendingCall",
     "ProblemChanged",
+    "Rung",
     "REACTION_TIME",
     "Report",
     "ServiceError",
@@ -119,7 +120,6 @@ class Facade(Protocol):
     async def changes(self, address: str, scope: str) -> Diff: ...
     def why(self, agent: Agent, now: float) -> tuple[Explanation | None, ChannelReport | None]: ...
     def timeline(self, agent: Agent) -> list: ...
-    def rings_elsewhere(self) -> bool: ...
     def waited_today(self, agents: dict[str, Agent], now: float) -> float | None: ...
     def spent(self, now: float, days: int) -> tuple[Spent, list[SpentRow]] | None:
         """What agents spent today, and per agent per day for the last ``days`` days (None: no journal, or not answered)."""

@@ -3,9 +3,10 @@
 Thin by design: everything comes from the ``service.Service`` it is handed.
 The app runs the service in a worker and posts its events as Textual
 messages (messages.py) to the main screen, which shows them and owns the
-keys; they bubble up to the app, which announces agents that start needing
-you.  Answers go to the service (``Service.answer``), whose answer reports
-come back here.  The app also keeps the themes and the palette's commands.
+keys.  The service rings the agents that start needing you
+(resident/ringer.py); the app says a ring on its own terminal where no
+client of the rung tmux server shows it.  Answers go to the service
+(``Service.answer``), whose answer reports come back here.  The app also keeps the themes and the palette's commands.
 An error in a handler or a worker is logged with its traceback and shown as
 one line (guard.py); it never ends the app or the monitor, and an
 unexpected one ends the app with one line and the log's path, not a
@@ -14,7 +15,6 @@ traceback over the user's terminal.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import os
@@ -29,16 +29,13 @@ from textual.command import CommandPalette
 from textual.filter import Monochrome, NoColor
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from ..api import facade as svc
 from ..api.facade import Event, Facade, Notice, Report
 from ..model import Agent, AgentState
-from ..notifications import deliver, direct
-from ..notifications.command import CommandRunner
-from ..notifications.decide import Notification, Notifier, osc_sequence, status_text, terminal_text
-from ..notifications.snooze import key_of
+from ..notifications import deliver
+from ..notifications.decide import terminal_text, told
 from ..shared import theme_files
 from ..shared.config import Config
 from ..shared.safe_text import clean
@@ -46,7 +43,7 @@ from . import gc_pace, patches, textual_private
 from .agent_lifecycle import AgentLifecycle, can_stop
 from .endings import end_on_signals
 from .guard import ui_handler as _handler
-from .messages import AgentChanged, AgentRemoved, LayoutChosen, PaneCaptured, ProblemChanged, ServiceNotice, Snoozed, Woken
+from .messages import AgentChanged, AgentRemoved, LayoutChosen, PaneCaptured, ProblemChanged, ServiceNotice
 from .palette import AgentCommands, ThemeCommands
 from .screens.main_screen import MainScreen
 from .themes import STATE_DEFAULTS, remember, remembered, state_style, to_textual, warning_style
@@ -107,13 +104,7 @@ class HeadspaceApp(App[str | None]):
         self.notices = (*self.notices, *self._load_themes(theme_dirs if theme_dirs is not None else [theme_files.builtin_dir()]))
         self.set_reactive(HeadspaceApp.layout_mode, self.config.layout)
         self._main_screen: MainScreen | None = None
-        # Agents that start needing you are announced once (see notifications/decide.py).
-        self.notifier = Notifier(self.config.notify_states, started=self.clock())
-        self._notify_timer: Timer | None = None
-        self._notify_send: str | None = None  # notify-send's path, when desktop notifications are on and possible
         self._passthrough = ""  # allow-passthrough as set on headspace's pane ("all", "on"), "" if not
-        self._direct_told = False  # a client's terminal that could not be written to is said once
-        self._command: CommandRunner | None = None  # notify_command, when configured
 
     # -- the main screen ------------------------------------------------------------
     @property
@@ -300,28 +291,8 @@ class HeadspaceApp(App[str | None]):
             self.main.post_message(ProblemChanged(event))
         elif isinstance(event, Notice):
             self.post_message(ServiceNotice(event.text))
-        elif isinstance(event, svc.CallBlocked) and self.config.notify_blocked:
-            if self.notifier.blocked(event.agent, event.block, self.clock()) is not None:
-                self._notify_soon()
-
-    @_handler
-    def on_agent_changed(self, message: AgentChanged) -> None:
-        """Once the main screen has shown it (the message bubbles up): announce an agent that starts needing you (notifications/decide.py)."""
-        if self.notifier.observe(message.agent, self.clock()) is not None:
-            self._notify_soon()
-
-    @_handler
-    def on_agent_removed(self, message: AgentRemoved) -> None:
-        self.notifier.forget(message.key or message.pane_id)
-
-    def on_snoozed(self, message: Snoozed) -> None:
-        """The user snoozed an agent's wait (the main screen's triage): not said again while it lasts."""
-        self.notifier.snooze(key_of(message.agent))
-
-    def on_woken(self, message: Woken) -> None:
-        """A snooze ran out with the agent still waiting: say it again, as a new wait (notifications/snooze.py)."""
-        if message.ran_out and self.notifier.remind(message.agent, self.clock()) is not None:
-            self._notify_soon()
+        elif isinstance(event, svc.Rung):
+            self._rung(event)
 
     def on_layout_chosen(self, message: LayoutChosen) -> None:
         """``l`` on the main screen: the next layout setting."""
@@ -337,20 +308,18 @@ class HeadspaceApp(App[str | None]):
         """How an answer goes: the main screen moves on like an inbox once its keys went, and says the final word in one line."""
         self.main.answer_reported(report)
 
-    # -- notifications --------------------------------------------------------------------
+    # -- notifications ----------------------------------------------------------------
+    # The service rings (resident/ringer.py, in both modes): the app says a ring only on its own terminal, where no client of the rung server shows it.
     @work(thread=True, group="notify", exit_on_error=False)
     def _prepare_notifications(self) -> None:
-        """Let OSC notifications out of tmux (headspace's own pane only), and look for notify-send."""
+        """Let OSC notifications out of tmux (headspace's own pane only); say once what keeps the desktop's from showing."""
         problems = []
         if self.config.notify in ("osc", "osc777"):
             self._passthrough, problem = deliver.enable_passthrough(os.environ)
             problems.append(problem)
-        if self.config.notify_command:
-            self._command = CommandRunner(self.config.notify_command, self._say_from_thread)
         if self.config.desktop_notify:
             problem = deliver.desktop_problem(os.environ)
             problems.append(f"desktop_notify: {problem}" if problem else "")
-            self._notify_send = None if problem else deliver.notify_send_path(os.environ)
         for problem in filter(None, problems):
             self._say_from_thread(problem)
 
@@ -359,51 +328,17 @@ class HeadspaceApp(App[str | None]):
         if self.is_running:
             self.call_from_thread(self.post_message, ServiceNotice(line))
 
-    def _notify_soon(self) -> None:
-        """Send the due notification when the notifier says (one timer at a time)."""
-        when = self.notifier.next_due()
-        if when is None or self._notify_timer is not None:
+    def _rung(self, event: svc.Rung) -> None:
+        """The service rang a wait to the clients of its tmux server: said here too when this terminal is none of them.
+
+        Inside a pane of that server, or in its popup, the ringer's write
+        reached this terminal's client already; outside tmux, or in a pane
+        of another server (through passthrough), nothing did.
+        """
+        tmux = os.environ.get("TMUX", "")
+        if tmux and (not os.environ.get("TMUX_PANE") or _same_file(tmux.split(",")[0], event.server)):
             return
-        self._notify_timer = self.set_timer(max(0.0, when - self.clock()), self._send_due)
-
-    @_handler
-    def _send_due(self) -> None:
-        """The due notification: rung here unless a resident service rings it (asked off the loop, when it comes due)."""
-        self._notify_timer = None
-        note = self.notifier.due(self.clock())
-        if note is not None:
-            self.run_worker(self._ring_unless_elsewhere(note), name="ringing", group="notify", exit_on_error=False)
-        self._notify_soon()
-
-    async def _ring_unless_elsewhere(self, note: Notification) -> None:
-        if await asyncio.to_thread(self.service.rings_elsewhere):
-            log.info("not rung here: the resident service of this tmux server rings it (%s)", note.title)
-        elif self.is_running:
-            self._ring(note)
-
-    def _ring(self, note: Notification) -> None:
-        """``note`` to headspace's terminal, to the user's tmux clients it does not reach, to the programs configured."""
-        mode = self.config.notify
-        inside_tmux = bool(os.environ.get("TMUX"))
-        if not (inside_tmux and not os.environ.get("TMUX_PANE")):  # a popup passes nothing on: every client gets it directly
-            self._write_terminal(terminal_text(note, mode, inside_tmux=inside_tmux))
-        if inside_tmux and mode != "none" and self.is_running and not self.is_headless:  # never from tests' headless apps
-            self._notify_clients(osc_sequence(note, mode), self._passthrough, mode, status_text(note))
-        if self._notify_send:  # besides the terminal's (notify only says what the terminal gets)
-            self._desktop_notify(note, self._notify_send)
-        if self._command is not None:
-            self._command.submit(note)
-
-    @work(thread=True, group="notify", exit_on_error=False)
-    def _notify_clients(self, sequence: str, passthrough: str, mode: str, text: str) -> None:
-        """The OSC and the bell straight to each client of the user's that tmux would not carry them to (notifications/reach.py);
-        the words in the status line of each client whose terminal may not show the OSC."""
-        sent = direct.to_clients(os.environ, sequence, ring=True, passthrough=passthrough, mode=mode, text=text)
-        for problem in sent.problems:
-            log.warning("%s", problem)
-        if sent.problems and not self._direct_told:
-            self._direct_told = True
-            self._say_from_thread(f"{sent.problems[0]}: that terminal gets only what tmux passes on (said once; more in the log)")
+        self._write_terminal(terminal_text(told(event.title, event.body, event.link), self.config.notify, inside_tmux=bool(tmux)))
 
     def _write_terminal(self, text: str) -> None:
         """Raw bytes to the terminal, between two frames.
@@ -413,13 +348,8 @@ class HeadspaceApp(App[str | None]):
         loop, which is where frames are written too, and the driver queues each
         write whole: a notification never lands inside a frame.
         """
-        textual_private.write_between_frames(self, text)
-
-    @work(thread=True, group="notify", exit_on_error=False)
-    def _desktop_notify(self, note: Notification, binary: str) -> None:
-        problem = deliver.desktop_notify(note, binary)
-        if problem:
-            log.warning("%s", problem)
+        if text:
+            textual_private.write_between_frames(self, text)
 
     # -- crashes ------------------------------------------------------------------------
     def _handle_exception(self, error: Exception) -> None:
@@ -433,3 +363,8 @@ class HeadspaceApp(App[str | None]):
         # Textual would print the traceback over the user's terminal; ``run_app``
         # prints one line and the log file's path instead.
         textual_private.drop_exit_renderables(self)
+
+
+def _same_file(one: str, other: str) -> bool:
+    """Whether two socket paths name one file (``TMUX`` may name it by another path than the service does)."""
+    return os.path.realpath(one) == os.path.realpath(other)

@@ -99,14 +99,14 @@ class ServiceNotice(Message):
 
 @dataclass
 class Snoozed(Message):
-    """The user snoozed ``agent``'s wait: the screen recounts its header; the app's notifier stops saying that wait."""
+    """The user snoozed ``agent``'s wait: the screen recounts its header (the service's ringer, told by the service, stops saying that wait)."""
 
     agent: Agent
 
 
 @dataclass
 class Woken(Message):
-    """``agent``'s snooze is over: taken back by the user, or (``ran_out``) its time is up and the app says its wait again."""
+    """``agent``'s snooze is over: taken back by the user, or (``ran_out``) its time is up and the service's ringer says its wait again."""
 
     agent: Agent
     ran_out: bool

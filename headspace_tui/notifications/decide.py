@@ -272,6 +272,11 @@ def notification(alerts: tuple[Alert, ...]) -> Notification:
     return Notification(title, _text(body, BODY_LIMIT), alerts)
 
 
+def told(title: str, body: str, link: str) -> Notification:
+    """A notification as the service's ``Rung`` event tells it to a front end: its words made safe again here, as any outside text is."""
+    return Notification(_text(title, TITLE_LIMIT), _text(body, 2 * BODY_LIMIT), (), _text(link, 2 * BODY_LIMIT))
+
+
 # -- the bytes ----------------------------------------------------------------------
 
 BEL = "\x07"

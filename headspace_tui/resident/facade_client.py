@@ -59,6 +59,7 @@ from ..api.facade import (
     PendingCall,
     ProblemChanged,
     Report,
+    Rung,
     ServiceError,
     Typing,
     sort_key,
@@ -387,7 +388,7 @@ class ServiceClient:
             kind = item.get("kind")
             if kind == "event":
                 event = decode(item.get("event"))
-                if isinstance(event, (AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, Notice, CallBlocked)):
+                if isinstance(event, (AgentChanged, AgentRemoved, PaneCaptured, ProblemChanged, Notice, CallBlocked, Rung)):
                     self._emit(event)
             elif kind == "screen" and isinstance(item.get("pane"), str) and isinstance(item.get("ansi"), str):
                 self._screens[item["pane"]] = PaneScreen(item["ansi"], int(item["width"]), int(item["height"]))
@@ -529,18 +530,6 @@ class ServiceClient:
             log.info("timeline: %s", exc)
             return []
         return events if isinstance(events, list) else []
-
-    def rings_elsewhere(self) -> bool:
-        """Whether a resident service rings every wait (the one this client asks does; one may start or end beside a service in this process).
-
-        Asked from a thread when a notification comes due (app/main.py), so
-        the answer is the service's now: a service gone a moment ago leaves
-        the ring to the app.
-        """
-        try:
-            return bool(self._call("rings_elsewhere")["rings"])
-        except ServiceError:
-            return True  # a resident service that does not answer now still rings
 
     def _in_thread(self, what: str, job: Callable[[], None]) -> None:
         """``job`` in a thread, beside the app's loop (a question asked on it would hold the keys); here and now when no loop runs."""

@@ -205,10 +205,6 @@ class FacadeRoutes:
     def pending(self) -> Any:
         return {"panes": self.service.answers_pending()}
 
-    def rings_elsewhere(self) -> Any:
-        """Whether a resident service rings every wait (the one serving this, when it is one): a front end then leaves that to it."""
-        return {"rings": self.service.rings_elsewhere()}
-
     # -- answering -------------------------------------------------------------------------
     def answer(self, agent: Agent, intent: Intent, seen: Observation | None, client: str) -> Any:
         asked, observation = agent, seen

@@ -14,6 +14,7 @@ import concurrent.futures
 import inspect
 import json
 import logging
+import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -76,8 +77,11 @@ class InProcess:
 
     def __init__(self, service: Service) -> None:
         from .facade_routes import FacadeRoutes, FacadeStream
+        from .ringer import Ringer
 
         self.service = service
+        # The service's ringer, as a resident service runs it; it leaves the ringing to a resident service of the same tmux server.
+        self.ringer = Ringer(service, service.config, service.socket_file(), clock=service.clock, env=dict(os.environ), elsewhere=service.rings_elsewhere)
         self.stream: FacadeStream = FacadeStream(service)
         self.routes: FacadeRoutes = FacadeRoutes(service, self.stream, None, self._snoozes_changed)
         self._take: Callable[[bytes], None] = lambda data: None
@@ -132,8 +136,14 @@ class InProcess:
         return reply
 
     async def run(self) -> None:
+        """The service and its ringer, until cancelled (or the service ends)."""
         self._loop = asyncio.get_running_loop()
-        await self.service.run()
+        ringing = asyncio.create_task(self.ringer.run())
+        try:
+            await self.service.run()
+        finally:
+            ringing.cancel()
+            await asyncio.gather(ringing, return_exceptions=True)
 
     async def stop(self) -> None:
         await self.service.stop()

@@ -38,7 +38,7 @@ from ..changes.model import Diff, failed
 from ..detect.claude.process import process_env
 from ..detect.families import CLAUDE, UnknownFamily, family_named
 from ..detect.fusion import Explanation
-from ..events import AgentChanged, AgentRemoved, CallBlocked, Event, Notice, PaneCaptured, ProblemChanged
+from ..events import AgentChanged, AgentRemoved, CallBlocked, Event, Notice, PaneCaptured, ProblemChanged, Rung
 from ..hooks.calls import PendingCall
 from ..model import LOCAL_HOST, Agent, Observation, sort_key
 from ..notifications.snooze import Snooze, Snoozes
@@ -191,6 +191,10 @@ class Service:
 
         return forward
 
+    def tell(self, event: Rung | Notice) -> None:
+        """An event of a part that runs beside the service (its ringer), to every front end as the service's own; on the service's loop."""
+        self._emit(event)
+
     def _emit(self, event: Event) -> None:
         if isinstance(event, ProblemChanged):
             self._problem = event
@@ -294,8 +298,12 @@ class Service:
     def timeline(self, agent: Agent) -> list:
         return self._journal.timeline(who(agent)) if self._journal is not None else []
 
+    def socket_file(self) -> str:
+        """The watched tmux server's socket: the ringer reaches its clients through it."""
+        return self._server.socket_file()
+
     def rings_elsewhere(self) -> bool:
-        """Whether a resident service (``headspace serve``) watches this tmux server: it rings every wait, so a headspace of its own leaves that to it."""
+        """Whether a resident service (``headspace serve``) watches this tmux server: it rings every wait, so the ringer of a service in a front end's process leaves that to it."""
         return is_held(place_of(self._server.identity))
 
     def waited_today(self, agents: dict[str, Agent], now: float) -> float | None:

@@ -1,7 +1,7 @@
 """Where the resident service of one tmux server lives: its socket, its lock and its card.
 
-In shared/ because the in-process headspace asks it too: while a service
-watches its server, the service rings (``Service.rings_elsewhere``).
+In shared/ because the in-process headspace asks it too: while a resident
+service watches its server, that one rings (``Service.rings_elsewhere``).
 
 All three are in ``<runtime>/service/`` (``$XDG_RUNTIME_DIR/headspace/service``,
 else ``/tmp/headspace-<uid>/service``), a folder made 0700 and refused when

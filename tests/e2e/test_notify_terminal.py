@@ -62,14 +62,14 @@ def user_clients(tmux) -> set[str]:
     return {line.split(" ", 1)[1] for line in lines if line.startswith("0 ")}
 
 
-def start_headspace(tmux, root: Path, config: str = "") -> str:
-    """headspace (this checkout, private HOME and XDG dirs, default settings or ``config``) in session "hs"; its pane."""
+def start_headspace(tmux, root: Path, config: str = "", options: tuple[str, ...] = ()) -> str:
+    """headspace (this checkout, private HOME and XDG dirs, default settings or ``config``, then ``options``) in session "hs"; its pane."""
     env = private_env(root, root / "xdg")
     if config:
         folder = root / "xdg" / "config" / "headspace"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "config.toml").write_text(config)
-    words = [sys.executable, "-m", "headspace_tui", "-L", tmux.name]
+    words = [sys.executable, "-m", "headspace_tui", "-L", tmux.name, *options]
     command = " ".join(shlex.quote(w) for w in words) + f"; echo $? > {shlex.quote(str(root / 'exit'))}; sleep 60"
     return tmux.new_session("hs", width=120, height=40, cwd=str(root), command=["sh", "-c", command], env=env)
 
@@ -87,13 +87,15 @@ def passthrough(tmux, pane: str) -> str:
     return tmux.run("show-options", "-p", "-t", pane, "-v", "allow-passthrough", check=False).strip()
 
 
-def test_one_notification_per_wait_reaches_the_terminal(claude_session, fake_api, private_tmux, tmp_path):
+@pytest.mark.parametrize("options", [(), ("--no-service",)], ids=["client", "no-service"])
+def test_one_notification_per_wait_reaches_the_terminal(claude_session, fake_api, private_tmux, tmp_path, options):
+    """As a client of the resident service and with the service in headspace's own process: one ringer either way."""
     agent = claude_session(
         [api.bash("touch first.txt", "Create the first file"), api.bash("touch second.txt", "Create the second file"), api.text("Both files exist.")],
         width=100,
         height=30,
     )
-    hs = start_headspace(private_tmux, tmp_path)
+    hs = start_headspace(private_tmux, tmp_path, options=options)
     user = Terminal(private_tmux, "hs")
     try:
         wait(lambda: agent.name in private_tmux.capture(hs) and "idle" in private_tmux.capture(hs), "headspace's row of the idle agent")

@@ -14,6 +14,7 @@ from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.detect.claude import classify_capture
 from headspace_tui.model import Agent
 from headspace_tui.resident.facade_client import ServiceClient
+from headspace_tui.resident.ringer import Ringer
 from headspace_tui.resident.transport import InProcess
 from headspace_tui.service.facade import Service
 from headspace_tui.service.records.journal import Journal
@@ -32,6 +33,13 @@ def service_of(app: HeadspaceApp) -> Service:
     client = app.service
     assert isinstance(client, ServiceClient) and isinstance(client.transport, InProcess), "an app built by app_of (make_app, demo_app)"
     return client.transport.service
+
+
+def ringer_of(app: HeadspaceApp) -> Ringer:
+    """The ringer of the service behind ``app`` (resident/ringer.py: the one that rings, in process as in a resident service)."""
+    client = app.service
+    assert isinstance(client, ServiceClient) and isinstance(client.transport, InProcess), "an app built by app_of (make_app, demo_app)"
+    return client.transport.ringer
 
 
 class LiveRow:

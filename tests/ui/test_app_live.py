@@ -20,7 +20,7 @@ from headspace_tui.model import AgentState
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
 from tests.harness.scenarios import INPUT_QUESTION, NUMBERED_MENU, QUESTION_DB, TURN_DONE
-from tests.ui.apps import live_row, make_app, readable, screen_open, service_of, wait_until
+from tests.ui.apps import live_row, make_app, readable, ringer_of, screen_open, service_of, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -266,8 +266,8 @@ def test_a_stalled_request_is_working_with_its_retry_mark_notifies_nobody_and_x_
             # the turn's start by a few ms after it was first read, as it did once under load (28 ms).
             assert abs(agent.since - started) < 1.0, (started, agent.since)
             assert any(m.startswith("retrying ") and "/10" in m for m in marks), marks
-            # Nothing needed the user: no notification was due, nothing was written.
-            assert app.notifier.next_due() is None and written == []
+            # Nothing needed the user: no notification was due or rung, nothing was written.
+            assert ringer_of(app).notifier.next_due() is None and ringer_of(app).rung == [] and written == []
             assert app.check_action("interrupt", ()) is True  # x is offered: the footer shows it
             await pilot.press("x")
             await wait_until(pilot, lambda: agent.state is AgentState.IDLE, "Claude to stop retrying", timeout=20)

@@ -19,7 +19,7 @@ from headspace_tui.app.widgets.footer import KeysFooter
 from headspace_tui.model import AgentState
 from headspace_tui.notifications.decide import SETTLE, describe
 from headspace_tui.shared.config import parse_config
-from tests.ui.apps import AGENTS, NOW, demo_app, screen_open, settle, show_recorded, wait_until
+from tests.ui.apps import AGENTS, NOW, demo_app, ringer_of, screen_open, settle, show_recorded, wait_until
 from tests.ui.test_keys_and_layout import screen_text
 from tests.ui.test_themes_and_palette import highlighted
 
@@ -166,7 +166,7 @@ def test_z_on_an_agent_that_waits_for_nothing_or_esc_in_the_chooser_snoozes_noth
     run(scenario())
 
 
-def test_a_snooze_ends_on_time_or_with_a_new_wait_and_the_notifier_rings_again():
+def test_a_snooze_ends_on_time_or_with_a_new_wait_and_the_services_ringer_rings_again():
     start = time.monotonic()
     skipped = [0.0]  # seconds the test jumps the clock ahead
 
@@ -175,8 +175,9 @@ def test_a_snooze_ends_on_time_or_with_a_new_wait_and_the_notifier_rings_again()
 
     async def scenario():
         app = demo_app(clock=clock)
+        ringer = ringer_of(app)
         sent = []
-        due = app.notifier.due
+        due = ringer.notifier.due
 
         def recording(now):
             note = due(now)
@@ -184,8 +185,9 @@ def test_a_snooze_ends_on_time_or_with_a_new_wait_and_the_notifier_rings_again()
                 sent.append(note)
             return note
 
-        app.notifier.due = recording
+        ringer.notifier.due = recording  # type: ignore[method-assign]
         async with app.run_test(size=(120, 40)) as pilot:
+            ringing = asyncio.create_task(ringer.run())  # a demo app runs no service: its ringer, as the service would run it
             await app.snapshot_loader(pilot)
             skipped[0] += SETTLE + 1  # past the notifier's quiet start
             await snooze(pilot, app, "api:0.0", "1")  # 5 minutes
@@ -206,6 +208,7 @@ def test_a_snooze_ends_on_time_or_with_a_new_wait_and_the_notifier_rings_again()
             await wait_until(pilot, lambda: not snoozed(app, "api:0.0"), "the new wait to end the snooze", timeout=5)
             await wait_until(pilot, lambda: len(sent) == 2, "the notification of the new wait", timeout=5)
             assert sent[1].alerts[0].state is AgentState.PERMISSION and sent[1].body == describe(app.table.agents[api])[1] != sent[0].body
+            ringing.cancel()
 
     run(scenario())
 

@@ -259,9 +259,6 @@ class Stub:
 
         return Spent(Tokens(1, 2, 3, 4), 0.25, 0), [SpentRow("2026-11-29", "w:0.0 (repo)", Spent(Tokens(1, 2, 3, 4), 0.25, 0))][:days]
 
-    def rings_elsewhere(self):
-        return True
-
     def now(self, agent):
         return AGENT if (agent.pane_id, agent.key) == (AGENT.pane_id, AGENT.key) else None
 
@@ -339,7 +336,6 @@ def _every_call(client: ServiceClient) -> None:
     assert asyncio.run(client.changes("%1", "turn")) == Diff(note="%1 turn")
     assert client.why(AGENT, 1.0) == (None, None)
     assert client.timeline(AGENT) == []
-    assert client.rings_elsewhere() is True
     assert client.waited_today({}, 100.0) == 3.0
     today, rows = client.spent(100.0, 7)
     assert today.cost_usd == 0.25 and today.tokens.total == 10 and [r.agent for r in rows] == ["w:0.0 (repo)"]

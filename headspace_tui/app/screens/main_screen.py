@@ -468,7 +468,7 @@ class MainScreen(Screen):
     @on(Snoozed)
     @on(Woken)
     def _snoozes_changed(self) -> None:
-        self._refresh_summary()  # then on to the app: its notifier stops saying that wait, or says it again
+        self._refresh_summary()  # the ringer hears it from the service: it stops saying that wait, or says it again
 
     def action_reply(self) -> None:
         agent = self._target(answering=True)

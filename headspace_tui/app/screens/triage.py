@@ -3,7 +3,7 @@
 ``Triage`` is a part the main screen holds (main_screen.py holds the
 table, the preview and the answers, and calls down into this for how you
 move between the agents that wait and put some off; what this changes it
-tells the screen and the app as messages, ``Snoozed`` and ``Woken``):
+tells the screen as messages, ``Snoozed`` and ``Woken``):
 
 * ``Tab`` / ``Shift+Tab`` select the next / previous agent that needs you
   (snoozed ones skipped), wrapping round;
@@ -87,7 +87,7 @@ class Triage:
 
     It works on the screen's table and filter box (found by type on
     ``screen``, a Textual screen: no more is known of it) and tells the screen
-    and, as the messages bubble, the app what changed (``Snoozed``, ``Woken``).
+    what changed (``Snoozed``, ``Woken``).
     """
 
     def __init__(self, screen: Screen, service: Facade, clock: Callable[[], float], keymap: Mapping[str, str], asking: Asking) -> None:
@@ -184,7 +184,7 @@ class Triage:
 
     def _snoozes_changed(self, agent: Agent, message: Snoozed | Woken) -> None:
         self.table.upsert(agent)  # its row again: greyed or not, and its place
-        self.screen.post_message(message)  # the screen recounts its header; the app's notifier hears it
+        self.screen.post_message(message)  # the screen recounts its header
 
     # -- the table's order ----------------------------------------------------------------
     def sort_by(self, column: str) -> None:
