@@ -419,6 +419,7 @@ class ServiceClient:
         clock = self.clock()
         # Ended in the service because their time ran out (another front end, or its ringer, asked first): ended here too (``snoozes_ended``).
         self._ran_out |= {key for key, snooze in list(self._snoozes.items()) if key not in snoozes and snooze.until <= clock}
+        self._ran_out -= set(snoozes)  # snoozed again before this client's tick: its new snooze stands (it never ran out)
         self._snoozes = snoozes
         now = time.time()
         for agent in list(self._agents.values()):

@@ -10,7 +10,7 @@ import pytest
 
 from headspace_tui.api.errors import ServiceError
 from headspace_tui.api.facade import Jump
-from headspace_tui.notifications.snooze import key_of
+from headspace_tui.notifications.snooze import UNTIL_IT_CHANGES, key_of
 from headspace_tui.resident.facade_client import ServiceClient
 from headspace_tui.service.facade import Service
 from headspace_tui.service.records.journal import Journal
@@ -50,6 +50,28 @@ def test_a_snooze_the_service_ended_by_its_time_is_said_ended_by_the_client_too(
     assert client.snooze_of(agent) is None
     assert client.snoozes_ended(NOW + 61) == [key_of(agent)]
     assert client.snoozes_ended(NOW + 62) == []
+
+
+def test_a_wait_snoozed_again_before_the_clients_tick_stays_snoozed():
+    """The ringer ends a snooze, the user snoozes the wait again at once ("until it changes"): the client's next tick ends nothing.
+
+    The client keeps the keys the service ended by their time until its tick
+    says them ended; a key snoozed again meanwhile is not among them (the
+    new snooze was dropped from the copy, and the row shown awake, before).
+    """
+    now = [NOW]
+    client, service = _client(lambda: now[0])
+    show_recorded(SimpleNamespace(service=client, clock=lambda: NOW), 1, "api", "permission_bash", 30)  # type: ignore[arg-type]
+    [agent] = client.agents()
+    assert client.snooze(agent, NOW + 60) is not None
+    now[0] = NOW + 61
+    assert service.snoozes_ended(now[0]) == [key_of(agent)]  # the ringer, first
+    show_recorded(SimpleNamespace(service=client, clock=lambda: NOW + 61), 2, "web", "idle_finished", 5)  # the stream tells the client
+    assert client.snooze_of(agent) is None
+    again = client.snooze(agent, UNTIL_IT_CHANGES)
+    assert again is not None and client.snooze_of(agent) == again
+    assert client.snoozes_ended(NOW + 62) == []
+    assert client.snooze_of(agent) == again and service.snooze_of(service.agent("%1")) == again  # type: ignore[arg-type]
 
 
 def test_a_call_that_runs_tmux_is_served_beside_the_loop_and_never_on_it():
