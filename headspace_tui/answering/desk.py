@@ -21,7 +21,7 @@ interface; without, it only keeps the audit.  It
   audit for every answer (hook, keys, pane): the row's ``answered`` text and
   an ``Answered`` event for the journal.
 
-Codex's own hook (``PendingCall.family == "codex"``) is another kind of
+Codex's own hook (a family with a ``held_hook``: detect/family.py) is another kind of
 request: Codex draws no dialog until its hooks return, so nobody can look
 at it and only the rules may answer it, at once.  It comes without a pane;
 the desk asks ``locate`` for the agent whose conversation it is and hands it
@@ -40,6 +40,7 @@ from typing import Any
 
 from ..changes.current_file import reader
 from ..changes.proposed import NOT_READ, proposed
+from ..detect.families import holds_hook, label_of
 from ..events import ANSWERED_HOW, Answered
 from ..hooks.calls import QUESTION_TOOL, PendingCall, why_not
 from ..hooks.channel import ChannelTaken, ChannelUnavailable, HookChannel, MakeChannel
@@ -111,7 +112,7 @@ class AnswerDesk:
         self._changes.clear()
 
     def _accept(self, call: PendingCall) -> bool:
-        if call.family == "codex":
+        if holds_hook(call.family):
             return self._hold(call)
         seen = self.watched(call.pane_id)
         if seen is None or seen.agent.offline:
@@ -142,9 +143,10 @@ class AnswerDesk:
             pane_id = None
         seen = self.watched(pane_id) if pane_id else None
         late = self.clock() - call.arrived > HELD_WAIT  # its hook is about to give up: an answer now might not land
-        if pane_id is None or seen is None or seen.agent.offline or seen.agent.family != "codex" or late:
-            why = "no single watched Codex agent owns its conversation" if pane_id is None or seen is None else "too late" if late else "its pane is not a Codex agent's"
-            log.info("a Codex hook call (%s) let go to Codex's dialog: %s", call.describe(), why)
+        if pane_id is None or seen is None or seen.agent.offline or seen.agent.family != call.family or late:
+            label = label_of(call.family)
+            why = f"no single watched {label} agent owns its conversation" if pane_id is None or seen is None else "too late" if late else f"its pane is not a {label} agent's"
+            log.info("a %s hook call (%s) let go to its dialog: %s", label, call.describe(), why)
             self.let_go(call)
             return
         self.held(replace(call, pane_id=pane_id))

@@ -10,9 +10,10 @@ from .common import EXIT_OK, UserError, clean, json_line
 
 def cmd_classify(args: argparse.Namespace) -> int:
     from ..detect.families import UnknownFamily, family_named
+    from ..model import DEFAULT_FAMILY
 
     try:
-        family = family_named(args.agent)
+        family = family_named(args.agent or DEFAULT_FAMILY)
     except UnknownFamily as exc:
         raise UserError(str(exc)) from None
     try:

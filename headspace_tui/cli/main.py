@@ -84,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     classify = sub.add_parser("classify", help="classify a saved 'tmux capture-pane -p -e' file (for bug reports)")
     classify.add_argument("file", type=Path, help="the capture file ('-' for standard input)")
-    classify.add_argument("--agent", default="claude", metavar="NAME", help="which agent drew it: claude (default), codex, gemini or opencode")
+    classify.add_argument("--agent", default=None, metavar="NAME", help="which agent drew it: claude (default), codex, gemini or opencode")
     classify.add_argument("--command", dest="pane_command", metavar="NAME", help="the pane's #{pane_current_command}")
     classify.add_argument("--claude-version", metavar="X.Y.Z", help="the agent's version that drew it (Claude: default the banner's, else the newest rules)")
     classify.add_argument("--title", metavar="TEXT", help="the pane's #{pane_title}, read as the live pane's would be (Codex shows a streaming reply only there)")

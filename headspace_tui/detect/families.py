@@ -56,6 +56,23 @@ class UnknownFamily(ValueError):
     """A name no registered family has (``classify --agent``, a row from a newer headspace)."""
 
 
+def known_family(name: str) -> Family | None:
+    """The family called ``name``, or None (a row of a newer headspace's family, a word from outside)."""
+    return BY_NAME.get(name.strip().lower())
+
+
+def holds_hook(name: str) -> bool:
+    """Whether family ``name``'s own hook runs away from its pane (``Family.held_hook``: Codex's)."""
+    family = known_family(name)
+    return family is not None and family.held_hook is not None
+
+
+def keeps_transcripts(name: str) -> bool:
+    """Whether family ``name`` keeps transcripts the service reads (``Family.transcripts``: Claude's), which say the calls that wait."""
+    family = known_family(name)
+    return family is not None and family.transcripts is not None
+
+
 def family_named(name: str) -> Family:
     """The family called ``name``; UnknownFamily naming the known ones otherwise."""
     family = BY_NAME.get(name.strip().lower())

@@ -89,6 +89,21 @@ class AnswerChannel:
 
 
 @dataclass(frozen=True)
+class HeldHook:
+    """A family whose own permission hook runs away from its pane and holds the agent's dialog back until it returns (Codex CLI's, from its shared app-server).
+
+    Such a hook names no pane or pid (the daemon's are not the asking
+    agent's): its call is the agent's whose conversation record it names
+    (``transcript_path``, found among the family's usage records,
+    detect/usage_kinds.py), matched by folder.  Only headspace's rules answer
+    it, quickly (the agent draws nothing meanwhile), and a decision carries
+    no ``interrupt`` or ``updatedInput`` (the agent fails such an answer
+    closed).  The hook program says it by the family's name after its wait
+    (``program.py answer SECONDS NAME``, hooks/program.py).
+    """
+
+
+@dataclass(frozen=True)
 class Starting:
     """A family headspace starts in a new window, and resumes there (Claude Code: ``claude ARGS``, ``claude --resume ID``).
 
@@ -162,7 +177,16 @@ class Family:
     transcripts: Transcripts | None = None
     hooks: Hooks | None = None
     answer_channel: AnswerChannel | None = None
+    held_hook: HeldHook | None = None  # a permission hook of its own that runs away from the pane (Codex's): rules only
     starting: Starting | None = None  # headspace new, the palette's New and Restart agent
+    # How its reader reads the agent's version, in a line (the why view): Claude's rules by release; None: one reader for all.
+    reads_version: Callable[[str], str] | None = None
+
+    def reading(self, version: str) -> str:
+        """Which reading of its screen an agent of ``version`` ("": unknown) gets, in one line for the why view."""
+        if self.reads_version is not None:
+            return self.reads_version(version)
+        return f"{self.label} {version or '(version unknown)'}: read by its own reader (detect/{self.name}/)."
 
     def read(self, ansi: str, *, command: str | None = None, version: str | None = None, title: str | None = None) -> Observation:
         """The family's reading of one capture, with the pane's title where its screen alone cannot tell (``with_title``)."""

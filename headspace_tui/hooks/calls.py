@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..detect.approval import approval
-from ..model import AgentState, Observation, Prompt
+from ..model import DEFAULT_FAMILY, AgentState, Observation, Prompt
 from .spool import tool_detail
 
 QUESTION_TOOL = "AskUserQuestion"
@@ -58,6 +58,16 @@ FILE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "Read", "NotebookEdit"})
 def _text(data: Mapping[str, Any], key: str) -> str:
     value = data.get(key)
     return value if isinstance(value, str) else ""
+
+
+def _held_family(name: object) -> str:
+    """The family a record names: only a hook that runs away from its pane names one (hooks/program.py); "" for none, or not a plain word.
+
+    Whether that family's hook is one headspace holds for its rules
+    (``Family.held_hook``) is the answer desk's to say: this module is also
+    the remote probe's, which carries no family registry.
+    """
+    return name if isinstance(name, str) and name.isascii() and name.isidentifier() and len(name) <= 32 else ""
 
 
 def _squeeze(text: str) -> str:
@@ -77,9 +87,9 @@ class PendingCall:
     tool_input: dict[str, Any] = field(hash=False, compare=False)
     cwd: str = ""
     arrived: float = 0.0  # time.time() when headspace got it
-    # "codex": Codex's own hook, which holds its dialog back until it returns (hooks/program.py): no pane or pid of
-    # its own (``pane_id`` "" until the desk finds the agent by ``transcript``, its conversation's record), rules only.
-    family: str = "claude"
+    # The family of a hook that runs away from its pane (``Family.held_hook``, Codex's): no pane or pid of its own
+    # (``pane_id`` "" until the desk finds the agent by ``transcript``, its conversation's record), rules only.
+    family: str = DEFAULT_FAMILY
     transcript: str = ""
 
     @classmethod
@@ -89,7 +99,8 @@ class PendingCall:
             return None
         tool_input = record.get("tool_input")
         pid = record.get("pid")
-        family = "codex" if record.get("family") == "codex" else "claude"
+        held = _held_family(record.get("family"))
+        family = held or DEFAULT_FAMILY
         call = cls(
             id=call_id,
             pane_id=_text(record, "tmux_pane"),
@@ -102,7 +113,7 @@ class PendingCall:
             family=family,
             transcript=_text(record, "transcript_path"),
         )
-        if family == "codex":
+        if held:
             # Its pane is found by its conversation's record; a call without one is nobody's.
             return call if call.tool_name and call.transcript and not call.pane_id else None
         if not call.pane_id.startswith("%") or not call.tool_name or call.tool_name in NOT_ANSWERABLE:

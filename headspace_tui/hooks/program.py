@@ -34,14 +34,16 @@ and Claude's own dialog, which 2.1.330 draws while the hook runs, stays the
 way to answer.  The socket is used only inside a private base folder and only
 when it is a socket of this user.
 
-``program.py answer SECONDS codex`` is the same for Codex CLI's own
-PermissionRequest hook (``headspace hooks install --codex``), which asks
+``program.py answer SECONDS NAME`` is the same for the hook of a family
+whose hook runs away from its pane (``Family.held_hook``: Codex CLI's own
+PermissionRequest hook, ``headspace hooks install --codex``), which asks
 only headspace's rules.  Codex runs its hooks from its shared app-server
 daemon and draws no dialog until they return, so: the record says
-``family: codex`` and carries no ``tmux_pane`` or ``pid`` (the daemon's are
+``family: NAME`` and carries no ``tmux_pane`` or ``pid`` (the daemon's are
 not the asking agent's; headspace finds the agent by the conversation's
 record, ``transcript_path``), the wait is short, and a deny never carries
 ``interrupt`` or ``updatedInput`` (Codex fails such an answer closed).
+Which family it is, is the installer's word (data), never this program's.
 """
 
 import json
@@ -113,7 +115,8 @@ def _claude_pid():
     return grandparent if comm in SHELLS and grandparent > 1 else ppid
 
 
-def _record(data, ts, family="claude"):
+def _record(data, ts, held=""):
+    """The event as headspace reads it; ``held``: the family whose hook runs away from its pane ("": in the agent's pane)."""
     text = data.decode("utf-8", "replace")
     record = None
     try:
@@ -125,8 +128,8 @@ def _record(data, ts, family="claude"):
     if record is None:
         record = {"raw": text}
     record["ts"] = ts
-    if family == "codex":
-        record["family"] = "codex"
+    if held:
+        record["family"] = held
         record["tmux_pane"] = ""
         record["pid"] = 0
     else:
@@ -139,8 +142,8 @@ MAX_REPLY = 1 << 20
 BEHAVIOURS = ("allow", "deny")
 
 
-def _decision(reply, family="claude"):
-    """The hook output for headspace's reply, or None: only a well-formed allow or deny passes."""
+def _decision(reply, held=""):
+    """The hook output for headspace's reply, or None: only a well-formed allow or deny passes (a held hook's: plain)."""
     try:
         parsed = json.loads(reply.decode("utf-8"))
     except Exception:  # noqa: BLE001 - garbage from the socket: no decision
@@ -151,7 +154,7 @@ def _decision(reply, family="claude"):
     out = {"behavior": decision["behavior"]}
     if isinstance(decision.get("message"), str):
         out["message"] = decision["message"]
-    if family != "codex":  # Codex fails an answer carrying either closed
+    if not held:  # a held hook's agent (Codex) fails an answer carrying either closed
         if decision["behavior"] == "allow" and isinstance(decision.get("updatedInput"), dict):
             out["updatedInput"] = decision["updatedInput"]
         if decision["behavior"] == "deny" and decision.get("interrupt") is True:
@@ -159,8 +162,8 @@ def _decision(reply, family="claude"):
     return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": out}}
 
 
-def answer(wait, family="claude"):
-    """Ask headspace for a decision on this PermissionRequest; print it, or nothing."""
+def answer(wait, held=""):
+    """Ask headspace for a decision on this PermissionRequest; print it, or nothing.  ``held``: as ``_record``."""
     started = time.monotonic()
     data = _read_stdin()
     base, _ = _spool_dir()
@@ -175,7 +178,7 @@ def answer(wait, family="claude"):
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(1.0)
     sock.connect(path)  # refused: a stale socket, nobody listening
-    sock.sendall(_record(data, time.time(), family) + b"\n")
+    sock.sendall(_record(data, time.time(), held) + b"\n")
     chunks = []
     size = 0
     while True:
@@ -190,7 +193,7 @@ def answer(wait, family="claude"):
         size += len(chunk)
         if b"\n" in chunk or size > MAX_REPLY:
             break
-    output = _decision(b"".join(chunks).split(b"\n", 1)[0], family)
+    output = _decision(b"".join(chunks).split(b"\n", 1)[0], held)
     if output is not None:
         sys.stdout.write(json.dumps(output))
         sys.stdout.flush()
@@ -220,6 +223,12 @@ def main():
         raise
 
 
+def _held_from(argv):
+    """The family named after the wait (a held hook's), when it is a plain word; "" otherwise."""
+    name = argv[3] if len(argv) > 3 else ""
+    return name if name.isascii() and name.isidentifier() and len(name) <= 32 else ""
+
+
 def _wait_from(argv):
     try:
         return min(max(float(argv[2]), 0.0), 3600.0)
@@ -230,7 +239,7 @@ def _wait_from(argv):
 if __name__ == "__main__":
     try:
         if sys.argv[1:2] == ["answer"]:
-            answer(_wait_from(sys.argv), "codex" if sys.argv[3:4] == ["codex"] else "claude")
+            answer(_wait_from(sys.argv), _held_from(sys.argv))
         else:
             main()
     except BaseException:  # noqa: BLE001 - a hook must never fail Claude's tool call: exit 0, say nothing

@@ -108,6 +108,8 @@ def test_answers_for_keys():
         # Codex's: without its conversation's record it is nobody's; with a pane it is not what Codex's hook sends.
         {"hook_event_name": "PermissionRequest", "tool_name": "Bash", "family": "codex", "tmux_pane": ""},
         {"hook_event_name": "PermissionRequest", "tool_name": "Bash", "family": "codex", "tmux_pane": "%3", "transcript_path": "/r.jsonl"},
+        # A family's name that is not a plain word: no held call, and no pane.
+        {"hook_event_name": "PermissionRequest", "tool_name": "Bash", "family": " codex", "tmux_pane": "", "transcript_path": "/r.jsonl"},
         ["not", "an", "object"],
     ],
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from headspace_tui.answering.desk import AnswerDesk, Watched
@@ -110,6 +111,15 @@ def test_without_rules_wired_a_codex_call_is_refused_on_arrival(tmp_path: Path):
     desk, work, _ = setup(tmp_path, "%4")
     desk.held = None
     assert desk._accept(codex_call(1, "touch /tmp/cx_1", str(work))) is False  # the channel answers "{}" at once
+
+
+def test_a_held_call_naming_a_family_whose_hook_is_not_held_is_refused_on_arrival(tmp_path: Path):
+    """Only a family with a held hook (``Family.held_hook``: Codex's) has its pane-less calls kept; any other name, known or not, is nobody's."""
+    desk, work, asked = setup(tmp_path, "%4")
+    for name in ("gemini", "claude", "nosuchagent"):
+        call = replace(codex_call(1, "touch /tmp/cx_1", str(work)), family=name)
+        assert desk._accept(call) is False, name
+    assert asked == []  # not even looked for
 
 
 def test_only_a_conversation_codexs_terminal_began_is_a_panes(tmp_path: Path):

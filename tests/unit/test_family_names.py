@@ -21,23 +21,16 @@ PACKAGE = Path(families.__file__).resolve().parent.parent
 
 # module → how many times a family's name is written in its code (not yet the family's own knowledge)
 STILL_NAMED = {
-    "answering/desk.py": 2,  # Codex's hook: a call held with no dialog drawn
     "answering/keys.py": 1,  # Claude's scrolled history after a key
     "api/rows.py": 1,  # status --json's "claude_version", kept for its readers
-    "app/screens/why.py": 1,  # Claude's reader by version
     "cli/doctor.py": 2,  # Claude's binary and its hook events
     "cli/hooks_cmd.py": 1,
-    "cli/main.py": 1,  # classify --agent's default
     "detect/usage_kinds.py": 3,  # the usage records' registry, beside the families'
-    "hooks/calls.py": 5,  # the hook dialects
-    "hooks/program.py": 9,
-    "hooks/settings.py": 2,
+    "hooks/settings.py": 2,  # Claude's binary searched for an event; Codex's hooks.json
     "model.py": 1,  # DEFAULT_FAMILY, the one default
     "remote/host.py": 1,  # the probe's Claude status call
     "remote/probe.py": 1,
     "rules/model.py": 4,  # the names a rule may give in agents = [...]
-    "service/acting/rule_answers.py": 2,  # keys answered by Claude's transcript; Codex's deny without interrupt
-    "service/watching/monitor.py": 2,  # Codex's records
 }
 
 

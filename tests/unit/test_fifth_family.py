@@ -4,11 +4,18 @@ Quill (tests/unit/quill) is made up and has only a screen reader.  Registered
 through the real ``register``, it is found in a pane's process tree by
 discovery, its screen is read by its own reader in the scan, its keys are
 planned from its own options, and the CLI's names know it; unregistered, none
-of that happens.
+of that happens.  Given a hook of its own that runs away from its pane (as
+Codex's does: ``Family.held_hook``), the real hook program, run with its
+name, reaches headspace's real answer channel as Quill's call, held for the
+rules, whose refusal carries no ``interrupt``; unregistered, the desk
+keeps no call of its.
 """
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -16,12 +23,15 @@ import pytest
 from headspace_tui.answering.keys import KeyStroke, plan_keys
 from headspace_tui.answering.policy import Intent, IntentKind
 from headspace_tui.detect import families
+from headspace_tui.detect.family import HeldHook
+from headspace_tui.hooks.calls import deny
 from headspace_tui.model import AgentState
 from headspace_tui.service.records.scan import screen_observation
 from headspace_tui.service.watching.discovery import plan
 from headspace_tui.shared.proctree import ProcessInfo, ProcessTable
 from headspace_tui.tmux.server import PaneRecord
 from tests.unit import quill
+from tests.unit.test_answer_channel import CODEX_RECORD, channel_in, finish, first_call, run_hook, runtime  # noqa: F401  (a fixture)
 
 ASKING = "\x1b[1mquill\x1b[0m 0.1\n\nI will remove the build folder.\nAllow rm -rf build? (y) yes  (n) no\n"
 
@@ -79,3 +89,30 @@ def test_a_second_family_under_a_taken_name_is_refused_and_unregistering_forgets
     families.unregister(registered)
     assert families.find_agent(100, TREE) is None and "quill" not in families.BY_NAME
     families.register(registered)  # for the fixture to forget again
+
+
+def test_a_fifth_family_with_a_held_hook_gets_its_calls_through_the_real_hook_program(runtime):  # noqa: F811
+    held = dataclasses.replace(quill.FAMILY, held_hook=HeldHook())
+    record = {**CODEX_RECORD, "transcript_path": "/home/u/.quill/conversations/c1.jsonl"}
+    assert not families.holds_hook("quill")  # not registered: the desk keeps no call of its (test_codex_rules_hook.py)
+
+    async def scenario():
+        channel = channel_in(runtime)
+        await channel.start()
+        proc, _ = run_hook(runtime, record, 5, "quill")  # as ``headspace hooks install`` would write it for Quill
+        call = await first_call(channel)
+        assert (call.family, call.pane_id, call.pid, call.transcript) == ("quill", "", 0, record["transcript_path"])
+        assert families.holds_hook(call.family)
+        assert channel.decide(call.id, deny("no", interrupt=True))  # even if asked to: a held hook's decision is plain
+        result = await finish(proc)
+        await channel.close()
+        return result
+
+    families.register(held)
+    try:
+        code, out, err = asyncio.run(scenario())
+    finally:
+        families.unregister(held)
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no"}}}
+    assert not families.holds_hook("quill")

@@ -15,7 +15,6 @@ from textual.widgets import Static
 
 from ...api.facade import ChannelReport, Explanation
 from ...detect.approval import approval
-from ...detect.claude import family_of
 from ...detect.clock import SAYS
 from ...events import ANSWERED_HOW
 from ...model import Agent, AgentState, Evidence
@@ -47,12 +46,13 @@ def report_hint(agent: Agent, evidence: Evidence) -> Text:
 
 
 def version_line(agent: Agent) -> Text:
-    version = agent.agent_version
-    if agent.family != "claude":
-        return Text(f"{kind_of(agent)} {clean(version) or '(version unknown)'}: read by its own reader (detect/{clean(agent.family)}/).", style="dim")
-    if not version:
-        return Text("Claude Code version unknown: read with the newest rules.", style="dim")
-    return Text(f"Claude Code {clean(version)}: read with the {family_of(version)} rules.", style="dim")
+    """Which reading of its screen the agent gets: its family's words (``Family.reading``); a family this headspace does not know, said as such."""
+    from ...detect.families import known_family  # when the view opens: a client's start loads no family's reader
+
+    family = known_family(agent.family)
+    if family is None:
+        return Text(f"{kind_of(agent)} {clean(agent.agent_version) or '(version unknown)'}: a kind of agent this headspace has no reader for.", style="dim")
+    return Text(clean(family.reading(agent.agent_version)), style="dim")
 
 
 def explanation_table(explanation: Explanation, now: float, styles: dict[AgentState, Style]) -> Table:

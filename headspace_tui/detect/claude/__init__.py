@@ -36,6 +36,7 @@ FAMILY = Family(
     # Claude Code's window for a model without the "[1m]" mark (docs: "context windows", 200K standard).
     context_window=200_000,
     starting=Starting(program="claude", resume_flag="--resume"),
+    reads_version=lambda version: f"Claude Code {version}: read with the {family_of(version)} rules." if version else "Claude Code version unknown: read with the newest rules.",
 )
 
 __all__ = [

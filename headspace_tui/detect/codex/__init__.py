@@ -70,7 +70,7 @@ private tmux server, against a scripted Responses API:
   working/idle but never that you are needed; not used.
 """
 
-from ..family import Family
+from ..family import Family, HeldHook
 from ..modes import codex_mode
 from .pane import classify_pane
 from .process import is_command, recognise, version_of
@@ -90,6 +90,7 @@ FAMILY = Family(
     with_title=classify_pane,
     # Codex writes its own model_context_window; this is what it gives the GPT-5 codex models when it has not yet.
     context_window=272_000,
+    held_hook=HeldHook(),  # its PermissionRequest hook runs in the app-server daemon (headspace hooks install --codex)
 )
 
 __all__ = ["FAMILY", "box_text", "classify", "classify_capture", "classify_pane", "recognise", "title_observation", "version_of"]

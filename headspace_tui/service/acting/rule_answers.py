@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from ...answering.desk import AnswerDesk
+from ...detect.families import holds_hook, keeps_transcripts
 from ...events import AgentChanged, AgentRemoved, Event
 from ...hooks.calls import SHOWN_AS, PendingCall, allow, deny, same_detail
 from ...hooks.spool import tool_detail
@@ -224,10 +225,10 @@ class RuleAnswers:
 
     @staticmethod
     def _keys_fit(agent: Agent) -> bool:
-        """A Claude permission dialog that shows its call whole (read from its own box), no hook holding it: the keys' to answer."""
+        """A permission dialog that shows its call whole (read from its own box), no hook holding it, of a family whose transcript says the call: the keys' to answer."""
         prompt = agent.observation.prompt
         return (
-            agent.family == "claude"
+            keeps_transcripts(agent.family)
             and agent.channel != Channel.HOOK
             and agent.state is AgentState.PERMISSION
             and prompt is not None
@@ -276,7 +277,8 @@ class RuleAnswers:
         def send(verdict: Verdict) -> bool:
             if verdict.decision is Decision.ALLOW:
                 return desk.decide(pending, allow(), f"✓ by rule {verdict.rule}: {pending.describe()}", verdict.rule)  # the rule first: a narrow row keeps it
-            refusal = deny(f"headspace rule {verdict.rule} refused this", interrupt=pending.family != "codex")
+            # A held hook's agent (Codex) fails a deny that carries ``interrupt`` closed (Family.held_hook).
+            refusal = deny(f"headspace rule {verdict.rule} refused this", interrupt=not holds_hook(pending.family))
             return desk.decide(pending, refusal, f"✗ by rule {verdict.rule}: {pending.describe()}", verdict.rule)
 
         return send

@@ -522,7 +522,7 @@ class Monitor:
         return Watched(agent, watch.agent_pid or 0) if watch is not None and agent is not None else None
 
     async def _locate_held(self, call: PendingCall) -> str | None:
-        """The pane of the one watched Codex agent whose conversation record a Codex hook's call names (None: not told apart).
+        """The pane of the one watched agent of the call's family whose conversation record a held hook's call names (Codex's; None: not told apart).
 
         The record is the agent's by folder and time (detect/session_usage.py):
         two Codex agents in one folder own none, so neither is named.  It
@@ -537,11 +537,11 @@ class Monitor:
         found = []
         for pane_id, watch in list(self.panes.items()):
             agent = self.store.agents.get(pane_id)
-            if watch.family is None or watch.family.name != "codex" or not watch.agent_pid or agent is None:
+            if watch.family is None or watch.family.name != call.family or not watch.agent_pid or agent is None:
                 continue
             if not agent.cwd or os.path.realpath(agent.cwd) != folder:
                 continue  # another folder: not its call (and its records are not searched)
-            path = await self.host.record_path("codex", watch.agent_pid)  # None on another host: not searched from here
+            path = await self.host.record_path(watch.family.name, watch.agent_pid)  # its usage record; None on another host: not searched from here
             if path and os.path.realpath(path) == wanted and await asyncio.to_thread(from_terminal, path):
                 found.append(pane_id)
         return found[0] if len(found) == 1 else None
