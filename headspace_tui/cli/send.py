@@ -1,9 +1,15 @@
-"""``headspace send``: one answer, through the resident service's answerer (started when none runs); ``--host``: through that host's link."""
+"""``headspace send``: one answer, through the resident service's answerer (started when none runs).
+
+``--host``: through the service when it watches that host (its one
+answerer for that pane, never a second one racing it); through a link of
+its own only to a host no service watches.
+"""
 
 from __future__ import annotations
 
 import argparse
 import re
+from pathlib import Path
 
 from .common import EXIT_OK, UserError, clean, config_of, resolve_target, server_of
 
@@ -14,9 +20,12 @@ def cmd_send(args: argparse.Namespace) -> int:
 
     address = PaneAddress.parse(args.target) if args.target.startswith("%") else None
     host_name = args.host or (address.host if address is not None and address.host != "local" else "")
-    if host_name:
-        return _send_remote(args, config, host_name)
     server = server_of(args)
+    if host_name:
+        watching = _service_watching(server, args.config, host_name)
+        if watching is None:
+            return _send_remote(args, config, host_name)
+        return _send_by_service(args, config, server, _remote_pane(server, watching, host_name, args.target))
     # A pane id goes to the service as it is (no tmux asked); a name is resolved to one first.
     record = None if re.fullmatch(r"%\d+", args.target) else resolve_target(server, args.target)
     return _send_by_service(args, config, server, record.pane_id if record is not None else args.target)
@@ -52,6 +61,39 @@ def _send_by_service(args: argparse.Namespace, config, server, pane_id: str) -> 
         raise UserError(f"{target}: {detail}")
     print(clean(f"{target}: {detail}"))
     return EXIT_OK
+
+
+def _service_watching(server, config: Path | None, host_name: str) -> str | None:
+    """The config (resolved; None: the default) of the running service of ``server`` when it may be asked (this version, this config) and watches ``host_name``; None when none does."""
+    from ..api.errors import ServiceError
+    from ..resident.client import asked_place
+    from ..shared.resident_place import PlaceError, read_card
+
+    wanted = str(config.resolve()) if config is not None else None
+    try:
+        place = asked_place(server.identity, wanted)
+    except (ServiceError, PlaceError, OSError):
+        return None
+    hosts = (read_card(place) or {}).get("hosts")
+    return (wanted or "") if isinstance(hosts, list) and host_name in hosts else None
+
+
+def _remote_pane(server, config: str, host_name: str, target: str) -> str:
+    """``target`` on ``host_name`` as the service addresses it (``%N@host``): a pane id as it is, a name found among the service's rows."""
+    from ..api.errors import ServiceError
+    from ..model import PaneAddress
+    from ..resident.client import ask_rows
+
+    if target.startswith("%"):
+        return str(PaneAddress(PaneAddress.parse(target).pane, host_name))
+    try:
+        rows, _ = ask_rows(server.identity, config or None)
+    except ServiceError as exc:
+        raise UserError(f"{host_name}:{target}: {exc}; nothing sent") from None
+    found = [row for row in rows if row.get("host") == host_name and row.get("target") == target]
+    if len(found) != 1:
+        raise UserError(f"{host_name}:{target}: no agent there in the service's table (see 'headspace status'); nothing sent")
+    return str(PaneAddress(str(found[0]["pane_id"]), host_name))
 
 
 def _intent_of(args: argparse.Namespace, config):

@@ -174,13 +174,14 @@ def _config_words(config: object) -> str:
     return f"the config {config}" if config is not None else "the default config"
 
 
-def ask_rows(server_key: str) -> tuple[list[dict[str, Any]], list[str]]:
+def ask_rows(server_key: str, config: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
     """Every agent's row as the service of the tmux server ``server_key`` has them (api/rows.py), and one line per host with a problem.
 
-    Only from a service of this version that reads the default config (what
-    a plain ``status`` reads); a wrong answer is a ServiceError, never a crash.
+    Only from a service of this version that reads ``config`` (a resolved
+    path; None: the default one, what a plain ``status`` reads); a wrong
+    answer is a ServiceError, never a crash.
     """
-    place = asked_place(server_key)
+    place = asked_place(server_key, config)
     answer = ask(place, "rows", {"settle": timeouts.SETTLE}, timeout=timeouts.SETTLE + timeouts.REQUEST)
     rows, problems = (answer.get("agents"), answer.get("problems")) if isinstance(answer, dict) else (None, None)
     if not isinstance(rows, list) or not all(well_formed(row) for row in rows) or not isinstance(problems, list):

@@ -518,5 +518,5 @@ def _tasks_of(loop: asyncio.AbstractEventLoop) -> Callable[[], str]:
 
 
 def _answer_request(body: object) -> tuple[str, Intent, str | None] | str:
-    """``POST /v1/answer``'s body as (pane, intent, expected request), or what is wrong with it: a pane of this server only."""
-    return answer_request(body, pane_key="pane_id", local=True)
+    """``POST /v1/answer``'s body as (pane, intent, expected request), or what is wrong with it: a pane of any host the service watches."""
+    return answer_request(body, pane_key="pane_id")

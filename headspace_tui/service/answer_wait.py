@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ..api import timeouts
 from ..api.facade import REACTION_TIME, Intent, IntentKind, Report
-from ..model import PANE_ADDRESS, Agent, PaneAddress
+from ..model import PANE_ADDRESS, Agent
 from ..tmux.server import TmuxCommandError
 from .facade import Service
 from .records.appearances import is_request
@@ -32,19 +32,20 @@ MAX_TEXT = 10_000  # characters of a typed answer
 OPTION = re.compile(r"(\d{1,2}(,\d{1,2})*)?")
 
 
-def answer_request(body: object, *, pane_key: str, local: bool = False, expect_required: bool = False, via: str = "") -> tuple[str, Intent, str | None] | str:
+def answer_request(body: object, *, pane_key: str, expect_required: bool = False, via: str = "") -> tuple[str, Intent, str | None] | str:
     """An answer asked by pane (``{pane_key, "intent", "option", "text", "expect"}``) as (pane, intent, expected request), or what is wrong with it.
 
-    The one reading of such a body, for the command line's route (``local``:
-    a pane of this server only; ``expect`` may be left out) and the web
-    page's (any host's pane; ``expect`` is what the page showed, always).
+    The one reading of such a body, for the command line's route (``expect``
+    may be left out) and the web page's (``expect`` is what the page showed,
+    always); either names any watched host's pane (``%3@box``: ``send
+    --host`` asks the service that watches that host).
     """
     if not isinstance(body, dict):
         return "an answer is a JSON object"
     pane, kind, expect = body.get(pane_key), body.get("intent"), body.get("expect")
     option, text = body.get("option", ""), body.get("text", "")
-    if not isinstance(pane, str) or not PANE_ADDRESS.fullmatch(pane) or (local and PaneAddress.parse(pane).host != "local"):
-        return f"{pane_key}: a pane id such as %3" + ("" if local else " or %3@box")
+    if not isinstance(pane, str) or not PANE_ADDRESS.fullmatch(pane):
+        return f"{pane_key}: a pane id such as %3 or %3@box"
     if kind not in {k.value for k in IntentKind}:
         return f"intent: one of {', '.join(k.value for k in IntentKind)}"
     if not isinstance(option, str) or not OPTION.fullmatch(option):

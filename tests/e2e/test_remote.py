@@ -21,19 +21,22 @@ from pathlib import Path
 
 import pytest
 
+from headspace_tui.api.errors import ServiceError
 from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.model import AgentState
 from headspace_tui.remote.host import RemoteHost
+from headspace_tui.resident.client import ask_rows
 from headspace_tui.service.facade import Service
 from headspace_tui.service.records.journal import Journal
 from headspace_tui.shared.config import HostSpec
 from headspace_tui.tmux.server import TmuxServer
+from tests.e2e.test_resident_service import no_tmux_path, started
 from tests.harness import cli
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
 from tests.harness.scenarios import NUMBERED_MENU, TURN_DONE
 from tests.harness.sshd import Sshd, running_sshd, silent_host
-from tests.harness.tmux import PrivateTmux
+from tests.harness.tmux import PrivateTmux, temp_server
 from tests.ui.apps import app_of
 from tests.ui.test_app_live import select_agent, wait_until
 
@@ -64,9 +67,9 @@ def config_file(tmp_path: Path, box: Sshd, socket_name: str, *, name: str = "box
     return path
 
 
-def headspace(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+def headspace(*args: str, timeout: float = 60, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """``headspace *args``; the tests here read its exit code themselves."""
-    return cli.headspace(*args, check=False, timeout=timeout)
+    return cli.headspace(*args, check=False, timeout=timeout, env=env)
 
 
 def remote_app(box: Sshd, socket_name: str, tmp_path: Path) -> HeadspaceApp:
@@ -127,6 +130,44 @@ def test_remote_agents_listed_approved_from_the_table_and_by_send(claude_session
     fake_api.wait_for(lambda r: any("approved-by-send" in block_text(b) for b in r.tool_results()), timeout=30)
     second.wait_for(lambda s: "Made it." in s and TURN_DONE.search(s) is not None, what="beta done")
     assert (second.workdir / "b.txt").exists()
+
+
+def test_send_host_goes_through_the_service_that_watches_that_host(claude_session, fake_api, private_tmux, box, tmp_path, services):
+    """A service watching box answers ``send --host box`` (its one answerer for the pane), by pane id and by name.
+
+    The command runs where ssh is not on its PATH: a link of its own could not
+    reach box; the service's, up already, does.
+    """
+    fake_api.set_script([api.bash("touch c.txt && echo approved-via-service", "Make c"), api.text("Made it.")])
+    session = claude_session(name="gamma")
+    session.submit("make c")
+    session.wait_for(NUMBERED_MENU, what="gamma's permission")
+    config = config_file(tmp_path, box, private_tmux.name)
+    with temp_server("hs-here-") as (_, here):  # this machine's own tmux server, whose service watches box
+        here.new_session("shell", width=80, height=24, cwd=str(tmp_path), command=["sleep", "600"])
+        started(here.name, services, "--config", str(config))
+        key, wanted = TmuxServer(socket_name=here.name).identity, str(config.resolve())
+
+        def row() -> dict | None:
+            try:
+                rows, _ = ask_rows(key, wanted)
+            except ServiceError:
+                return None
+            return next((r for r in rows if r["host"] == "box" and r["pane_id"] == session.pane_id), None)
+
+        deadline = time.monotonic() + 60
+        while (found := row()) is None or found["state"] != "permission":
+            assert time.monotonic() < deadline, f"the service's row of gamma on box: {found}"
+            time.sleep(0.2)
+        without_ssh = {"PATH": no_tmux_path(tmp_path)}  # this Python only: no ssh, no tmux
+        refused = headspace("-L", here.name, "--config", str(config), "send", "--host", "box", "gamma:9.9", "--approve", env=without_ssh)
+        assert refused.returncode != 0 and "no agent there in the service's table" in refused.stderr, refused.stderr
+        sent = headspace("-L", here.name, "--config", str(config), "send", "--host", "box", "gamma:0.0", "--approve", env=without_ssh)
+        assert sent.returncode == 0, sent.stderr
+        assert "approved-via-service" in sent.stdout and "moved on" in sent.stdout, sent.stdout
+        fake_api.wait_for(lambda r: any("approved-via-service" in block_text(b) for b in r.tool_results()), timeout=30)
+        session.wait_for(lambda s: "Made it." in s and TURN_DONE.search(s) is not None, what="gamma done")
+        assert (session.workdir / "c.txt").exists()
 
 
 def test_a_dropped_link_marks_rows_offline_and_they_recover_by_themselves(claude_session, private_tmux, box, tmp_path):

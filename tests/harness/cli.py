@@ -13,9 +13,9 @@ import subprocess
 import sys
 
 
-def headspace(*args: str, check: bool = True, timeout: float = 60) -> subprocess.CompletedProcess:
-    """``headspace *args``, its output captured; with ``check`` a non-zero exit fails the test with its stderr."""
-    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}
+def headspace(*args: str, check: bool = True, timeout: float = 60, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``headspace *args``, its output captured; with ``check`` a non-zero exit fails the test with its stderr.  ``env``: added to the tests' own."""
+    env = {**{k: v for k, v in os.environ.items() if k not in ("TMUX", "TMUX_PANE")}, **(env or {})}
     proc = subprocess.run([sys.executable, "-m", "headspace_tui", *args], capture_output=True, text=True, env=env, timeout=timeout)
     if check:
         assert proc.returncode == 0, proc.stderr

@@ -25,7 +25,8 @@ from headspace_tui.service.answer_wait import MAX_TEXT
         ([], "a JSON object"),
         ({"pane_id": "3", "intent": "approve"}, "pane_id"),
         ({"pane_id": "%3; rm -rf /", "intent": "approve"}, "pane_id"),
-        ({"pane_id": "%3@box", "intent": "approve"}, "pane_id"),
+        ({"pane_id": "%3@", "intent": "approve"}, "pane_id"),
+        ({"pane_id": "%3@box; rm -rf /", "intent": "approve"}, "pane_id"),
         ({"pane_id": "%3", "intent": "approve all"}, "intent"),
         ({"pane_id": "%3", "intent": "option", "option": "1;2"}, "option"),
         ({"pane_id": "%3", "intent": "option", "option": 2}, "option"),
@@ -42,6 +43,8 @@ def test_a_bad_answer_request_is_one_line_and_nothing_else(body, wrong):
 def test_a_good_answer_request_is_the_policys_intent():
     pane, intent, expect = _answer_request({"pane_id": "%12", "intent": "option", "option": "1,3", "expect": "abc"})  # type: ignore[misc]
     assert (pane, intent.kind, intent.option, expect) == ("%12", IntentKind.OPTION, "1,3", "abc")
+    pane, intent, _ = _answer_request({"pane_id": "%3@box", "intent": "approve"})  # type: ignore[misc]  # a watched host's pane (send --host)
+    assert (pane, intent.kind) == ("%3@box", IntentKind.APPROVE)
     pane, intent, expect = _answer_request({"pane_id": "%1", "intent": "nudge", "text": "continue"})  # type: ignore[misc]
     assert (intent.kind, intent.text, expect) == (IntentKind.NUDGE, "continue", None)
 
