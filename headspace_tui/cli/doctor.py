@@ -123,8 +123,16 @@ def _control_mode_answers(server: TmuxServer, timeout: float = 5.0) -> bool:
     return b"%begin" in out and b"%end" in out
 
 
+def _claude_on_path(env: Mapping[str, str]) -> str | None:
+    """Claude Code's binary on ``env``'s PATH, by the name its family starts it with (``Family.starting``)."""
+    from ..detect.families import CLAUDE
+
+    assert CLAUDE.starting is not None
+    return shutil.which(CLAUDE.starting.program, path=env.get("PATH"))
+
+
 def check_claude(env: Mapping[str, str]) -> list[Check]:
-    binary = shutil.which("claude", path=env.get("PATH"))
+    binary = _claude_on_path(env)
     if binary is None:
         return [Check("Claude Code", WARN, "no claude on PATH (agents started elsewhere are still found)", "npm install -g @anthropic-ai/claude-code")]
     try:
@@ -196,7 +204,7 @@ def check_hooks(env: Mapping[str, str], folders: list[tuple[Path, list[str]]] | 
         except (HooksError, OSError) as exc:  # a broken settings file is a finding, not a crash
             checks.append(Check("hooks", WARN, f"{path}: {clean(str(exc), 200)}", f"fix the file, then {how}"))
             continue
-        support = denied_support(claude if claude is not None else shutil.which("claude", path=env.get("PATH")) or "")
+        support = denied_support(claude if claude is not None else _claude_on_path(env) or "")
         if found.installed and DENIED_EVENT in found.events and support is False:
             # Installed for a newer Claude: this one refuses the whole file over an event it does not know, your permissions too.
             checks.append(Check("hooks", FAIL, f"hooks in {path}{_for(agents)} name {DENIED_EVENT}, which this Claude does not have: it skips the whole file", how))

@@ -41,7 +41,8 @@ def cmd_hooks(args: argparse.Namespace) -> int:
             changed = install(path, answer_wait=wait)
             backup = backup_path(path)
             denied = DENIED_EVENT in status(path).events
-            on_path = shutil.which("claude") is not None
+            assert CLAUDE.starting is not None  # the program a person types: Claude's binary on PATH
+            on_path = shutil.which(CLAUDE.starting.program) is not None
             print(said("install", {"path": path, "changed": changed, "backup": backup if backup.exists() else None, "denied": denied, "claude_found": on_path}, wait))
         elif args.hooks_action == "uninstall":
             print(said("uninstall", {"path": path, "done": uninstall(path), "backup": backup_path(path)}, None))

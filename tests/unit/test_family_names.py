@@ -21,14 +21,12 @@ PACKAGE = Path(families.__file__).resolve().parent.parent
 
 # module → how many times a family's name is written in its code (not yet the family's own knowledge)
 STILL_NAMED = {
-    "answering/keys.py": 1,  # Claude's scrolled history after a key
+    "answering/keys.py": 1,  # Claude's dialog drawn still under its history: a re-ask told by the history moving
     "api/rows.py": 1,  # status --json's "claude_version", kept for its readers
-    "cli/doctor.py": 2,  # Claude's binary and its hook events
-    "cli/hooks_cmd.py": 1,
     "detect/usage_kinds.py": 3,  # the usage records' registry, beside the families'
-    "hooks/settings.py": 2,  # Claude's binary searched for an event; Codex's hooks.json
+    "hooks/settings.py": 2,  # Claude's binary searched for an event; Codex's hooks.json (runs in the remote probe too: no registry there)
     "model.py": 1,  # DEFAULT_FAMILY, the one default
-    "remote/host.py": 1,  # the probe's Claude status call
+    "remote/host.py": 1,  # the probe's Claude status call (the probe carries no family registry)
     "remote/probe.py": 1,
     "rules/model.py": 4,  # the names a rule may give in agents = [...]
 }
