@@ -56,8 +56,10 @@ async def _measure(app, held, jumps: int) -> dict:
         for n in range(jumps):
             await pilot.press("enter")
             deadline = time.monotonic() + 60
-            # Until this jump reached tmux, then until the app has its answer (no question of it out).
-            while (len(held.jumps()) <= n or not asked_all(app)) and time.monotonic() < deadline:
+            # Until tmux answered this jump, then until the app has its answer (no question of it out).
+            while len(held.jumps()) <= n or not asked_all(app):
+                if time.monotonic() > deadline:
+                    raise SystemExit(f"jump {n + 1} did not land within 60 s")
                 await asyncio.sleep(0.01)
         took = time.perf_counter() - started
         beat.cancel()

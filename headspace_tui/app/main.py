@@ -6,7 +6,8 @@ messages (messages.py) to the main screen, which shows them and owns the
 keys.  The service rings the agents that start needing you
 (resident/ringer.py); the app says a ring on its own terminal where no
 client of the rung tmux server shows it.  Answers go to the service
-(``Service.answer``), whose answer reports come back here.  The app also keeps the themes and the palette's commands.
+(``Service.answer``), whose answer reports come back here.  The app also
+keeps the themes and the palette's commands.
 An error in a handler or a worker is logged with its traceback and shown as
 one line (guard.py); it never ends the app or the monitor, and an
 unexpected one ends the app with one line and the log's path, not a
@@ -104,7 +105,6 @@ class HeadspaceApp(App[str | None]):
         self.notices = (*self.notices, *self._load_themes(theme_dirs if theme_dirs is not None else [theme_files.builtin_dir()]))
         self.set_reactive(HeadspaceApp.layout_mode, self.config.layout)
         self._main_screen: MainScreen | None = None
-        self._passthrough = ""  # allow-passthrough as set on headspace's pane ("all", "on"), "" if not
 
     # -- the main screen ------------------------------------------------------------
     @property
@@ -314,8 +314,8 @@ class HeadspaceApp(App[str | None]):
     def _prepare_notifications(self) -> None:
         """Let OSC notifications out of tmux (headspace's own pane only); say once what keeps the desktop's from showing."""
         problems = []
-        if self.config.notify in ("osc", "osc777"):
-            self._passthrough, problem = deliver.enable_passthrough(os.environ)
+        if self.config.notify in ("osc", "osc777"):  # for a ring written to its own pane of another tmux server (``_rung``)
+            _, problem = deliver.enable_passthrough(os.environ)
             problems.append(problem)
         if self.config.desktop_notify:
             problem = deliver.desktop_problem(os.environ)

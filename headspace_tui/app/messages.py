@@ -99,7 +99,7 @@ class ServiceNotice(Message):
 
 @dataclass
 class Snoozed(Message):
-    """The user snoozed ``agent``'s wait: the screen recounts its header (the service's ringer, told by the service, stops saying that wait)."""
+    """The user snoozed ``agent``'s wait: the screen recounts its header (the service's ringer, which looks at the service's snoozes, stops saying that wait)."""
 
     agent: Agent
 

@@ -64,18 +64,27 @@ def _send_by_service(args: argparse.Namespace, config, server, pane_id: str) -> 
 
 
 def _service_watching(server, config: Path | None, host_name: str) -> str | None:
-    """The config (resolved; None: the default) of the running service of ``server`` when it may be asked (this version, this config) and watches ``host_name``; None when none does."""
+    """The config (resolved; "": the default) of the running service of ``server`` that watches ``host_name``; None when none does.
+
+    A service that watches it but may not be asked (another version, or
+    another config than ``config``) is an error: its answerer owns that
+    host's panes, and a second one over a link of this command's own could
+    race it.
+    """
     from ..api.errors import ServiceError
     from ..resident.client import asked_place
-    from ..shared.resident_place import PlaceError, read_card
+    from ..shared.resident_place import PlaceError, is_held, place_of, read_card
 
+    place = place_of(server.identity)
+    hosts = (read_card(place) or {}).get("hosts")
+    if not (isinstance(hosts, list) and host_name in hosts and is_held(place)):
+        return None
     wanted = str(config.resolve()) if config is not None else None
     try:
-        place = asked_place(server.identity, wanted)
-    except (ServiceError, PlaceError, OSError):
-        return None
-    hosts = (read_card(place) or {}).get("hosts")
-    return (wanted or "") if isinstance(hosts, list) and host_name in hosts else None
+        asked_place(server.identity, wanted)
+    except (ServiceError, PlaceError, OSError) as exc:
+        raise UserError(f"{host_name}: the headspace service of this tmux server watches it, and cannot be asked ({exc}); nothing sent") from None
+    return wanted or ""
 
 
 def _remote_pane(server, config: str, host_name: str, target: str) -> str:
@@ -90,10 +99,18 @@ def _remote_pane(server, config: str, host_name: str, target: str) -> str:
         rows, _ = ask_rows(server.identity, config or None)
     except ServiceError as exc:
         raise UserError(f"{host_name}:{target}: {exc}; nothing sent") from None
-    found = [row for row in rows if row.get("host") == host_name and row.get("target") == target]
-    if len(found) != 1:
-        raise UserError(f"{host_name}:{target}: no agent there in the service's table (see 'headspace status'); nothing sent")
-    return str(PaneAddress(str(found[0]["pane_id"]), host_name))
+    there = [row for row in rows if row.get("host") == host_name]
+    # As a target names a pane here (common.resolve_target): session:window.pane, session:window, or session.
+    for found in (
+        [row for row in there if row["target"] == target],
+        [row for row in there if str(row["target"]).rsplit(".", 1)[0] == target],
+        [row for row in there if str(row["target"]).rsplit(":", 1)[0] == target],
+    ):
+        if len(found) == 1:
+            return str(PaneAddress(str(found[0]["pane_id"]), host_name))
+        if len(found) > 1:
+            raise UserError(f"{host_name}:{target}: names {len(found)} agents; use session:window.pane or %N; nothing sent")
+    raise UserError(f"{host_name}:{target}: no agent there in the service's table (see 'headspace status'); nothing sent")
 
 
 def _intent_of(args: argparse.Namespace, config):

@@ -133,6 +133,7 @@ def _record(data, ts, held=""):
         record["tmux_pane"] = ""
         record["pid"] = 0
     else:
+        record.pop("family", None)  # only a held hook's record names a family: a key of the agent's own never makes one
         record["tmux_pane"] = os.environ.get("TMUX_PANE", "")
         record["pid"] = _claude_pid()
     return json.dumps(record, ensure_ascii=False).encode("utf-8", "replace")

@@ -337,11 +337,10 @@ def terminal_text(note: Notification, mode: str, *, inside_tmux: bool) -> str:
 
     One OSC, never both: terminals that read both (WezTerm, Ghostty) would
     show every notification twice.  The bell goes with the OSC and is never
-    wrapped: inside tmux, tmux handles it itself (the window's ``!`` flag,
-    and the bell on the terminals of every client whose session has
-    headspace's window, per ``bell-action`` / ``visual-bell``).  Clients
-    that neither passthrough nor that bell reach get theirs straight to
-    their terminal (reach.py).
+    wrapped.  Written only by a front end whose own terminal no client of
+    the rung server shows (outside tmux; ``inside_tmux``: a pane of another
+    tmux server, wrapped for passthrough): the service's ringer writes to
+    those clients themselves (resident/ringer.py, direct.py).
     """
     if mode == "none":
         return ""

@@ -611,9 +611,14 @@ class ServiceClient:
             log.info("snooze: %s", exc)
             return None
         if isinstance(snooze, Snooze):
-            self._on_loop(lambda: self._snoozes.__setitem__(key_of(agent), snooze))
+            self._on_loop(lambda: self._snoozed_again(key_of(agent), snooze))
             return snooze
         return None
+
+    def _snoozed_again(self, key: str, snooze: Snooze) -> None:
+        """A snooze this client made: in the copy at once, and no longer among those that ran out (its tick must not end the new one)."""
+        self._snoozes[key] = snooze
+        self._ran_out.discard(key)
 
     def unsnooze(self, agent: Agent) -> bool:
         self._on_loop(lambda: self._snoozes.pop(key_of(agent), None))

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -89,7 +90,7 @@ class Ringer:
             self.notifier.forget(event.key or event.pane_id)
 
     async def run(self) -> None:
-        """Ring each due notification when the notifier says, until cancelled."""
+        """Ring each due notification when the notifier says, until cancelled; an error in one pass is logged and the next pass goes on."""
         self._loop = asyncio.get_running_loop()
         while True:
             when = self.notifier.next_due()
@@ -97,19 +98,29 @@ class Ringer:
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), wait)
-            note = self.due(self.clock())
-            if note is not None:
-                if await asyncio.to_thread(self.elsewhere):
-                    log.info("not rung here: the resident service of this tmux server rings it (%s)", note.title)
-                    continue
-                rung = await asyncio.to_thread(self.ring, note)
-                self.service.tell(Rung(rung.title, rung.body, rung.link, self.socket_file))
+            try:
+                await self._ring_due()
+            except Exception:
+                log.exception("ringing failed; the next wait is rung as usual")
+                await asyncio.sleep(SNOOZE_LOOK)  # never a busy loop on an error that repeats
+
+    async def _ring_due(self) -> None:
+        note = self.due(self.clock())
+        if note is None:
+            return
+        if await asyncio.to_thread(self.elsewhere):
+            log.info("not rung here: the resident service of this tmux server rings it (%s)", note.title)
+            return
+        rung = await asyncio.to_thread(self.ring, note)
+        self.service.tell(Rung(rung.title, rung.body, rung.link, self.socket_file))
 
     def _say(self, line: str) -> None:
-        """A problem of the delivery (a notify_command that failed, a terminal not written to), from any thread: logged, and one line on every front end."""
-        log.warning("%s", line)
-        if self._loop is not None and not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(self.service.tell, Notice(line))
+        """A problem of the delivery (a notify_command that failed, a terminal not written to), from any thread: one line on every front end (logged where found)."""
+        loop = self._loop
+        if loop is None:
+            return
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody is left to tell
+            loop.call_soon_threadsafe(self.service.tell, Notice(line))
 
     def due(self, now: float) -> Notification | None:
         """What is to be rung at ``now``, the snoozes looked at first: one made while this waited drops what it put off."""
@@ -140,7 +151,7 @@ class Ringer:
         if link:
             note = replace(note, body=f"{note.body} {link}".strip(), link=link)
         self.rung = [*self.rung[-9:], note]
-        if self.mode != "none":
+        if self.mode != "none" and os.path.exists(self.socket_file):  # no server here (a view of remote hosts only): no client to reach
             sent = direct.to_clients(self.env, osc_sequence(note, self.mode), ring=True, passthrough="", mode=self.mode, text=status_text(note))
             for problem in sent.problems:
                 log.warning("%s", problem)

@@ -3,22 +3,21 @@
 headspace runs as a program in its own session of a private tmux server; a
 real tmux client in a pty (the user's terminal) is attached to that session;
 Claude Code runs for real in another session against the scripted API.  What
-counts is the bytes the user's terminal gets: tmux unwraps headspace's
-passthrough, so an OSC 9 / 777 there is a notification the terminal would
-show.
+counts is the bytes the user's terminal gets: the service's ringer writes to
+each client's terminal directly, so an OSC 9 / 777 there is a notification
+the terminal would show.
 
 * an agent that starts waiting (a Bash permission) gives exactly one, naming
   the agent, and none for the ten seconds it waits on (headspace redraws
   its clock every second meanwhile); answered, the next permission is a
   second one;
 * an agent already waiting when headspace starts gives none;
-* passthrough is allowed on headspace's own pane, not on the agent's;
-* a client that jumped to another session (tmux 3.3: no passthrough, no
-  bell from headspace's window there) still gets exactly one OSC and one
-  bell, written straight to its terminal, while a client still looking at
-  headspace gets its one through passthrough, not a second, and a client
-  of a session grouped with headspace's, on another window, gets the OSC
-  directly and the bell from tmux, one each.
+* passthrough is allowed on headspace's own pane (for a headspace in a pane
+  of another server than it watches), not on the agent's;
+* a client that jumped to another session, a client still looking at
+  headspace and a client of a session grouped with headspace's, on another
+  window, each get exactly one OSC and one bell, whichever mode headspace
+  runs in.
 """
 
 from __future__ import annotations
@@ -148,8 +147,7 @@ def test_a_client_in_another_session_gets_exactly_one_notification(claude_sessio
     away_name = wait(lambda: user_clients(private_tmux) and next(iter(user_clients(private_tmux))), "the first client")
     staying = Terminal(private_tmux, "hs")
     (staying_name,) = wait(lambda: user_clients(private_tmux) - {away_name} or None, "the second client")
-    # A third client in a session grouped with "hs" (it has headspace's window) showing another window:
-    # passthrough 'on' does not reach it, tmux's bell does; so only the OSC is written to it.
+    # A third client in a session grouped with "hs" (it has headspace's window) showing another window.
     private_tmux.run("new-window", "-d", "-t", "hs:", "sleep 600")
     private_tmux.run("new-session", "-d", "-t", "hs", "-s", "beside")
     private_tmux.run("select-window", "-t", "beside:1")

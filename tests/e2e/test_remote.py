@@ -133,12 +133,12 @@ def test_remote_agents_listed_approved_from_the_table_and_by_send(claude_session
 
 
 def test_send_host_goes_through_the_service_that_watches_that_host(claude_session, fake_api, private_tmux, box, tmp_path, services):
-    """A service watching box answers ``send --host box`` (its one answerer for the pane), by pane id and by name.
+    """A service watching box answers ``send --host box`` (its one answerer for the pane), by pane id and by the session's name.
 
     The command runs where ssh is not on its PATH: a link of its own could not
     reach box; the service's, up already, does.
     """
-    fake_api.set_script([api.bash("touch c.txt && echo approved-via-service", "Make c"), api.text("Made it.")])
+    fake_api.set_script([api.bash("touch c.txt && echo approved-by-id", "Make c"), api.bash("touch d.txt && echo approved-by-name", "Make d"), api.text("Made it.")])
     session = claude_session(name="gamma")
     session.submit("make c")
     session.wait_for(NUMBERED_MENU, what="gamma's permission")
@@ -155,19 +155,25 @@ def test_send_host_goes_through_the_service_that_watches_that_host(claude_sessio
                 return None
             return next((r for r in rows if r["host"] == "box" and r["pane_id"] == session.pane_id), None)
 
-        deadline = time.monotonic() + 60
-        while (found := row()) is None or found["state"] != "permission":
-            assert time.monotonic() < deadline, f"the service's row of gamma on box: {found}"
-            time.sleep(0.2)
+        def asks(command: str) -> None:
+            deadline = time.monotonic() + 60
+            while (found := row()) is None or found["state"] != "permission" or command not in str(found["detail"]):
+                assert time.monotonic() < deadline, f"the service's row of gamma on box, asking for {command}: {found}"
+                time.sleep(0.2)
+
         without_ssh = {"PATH": no_tmux_path(tmp_path)}  # this Python only: no ssh, no tmux
-        refused = headspace("-L", here.name, "--config", str(config), "send", "--host", "box", "gamma:9.9", "--approve", env=without_ssh)
+        send = lambda target: headspace("-L", here.name, "--config", str(config), "send", "--host", "box", target, "--approve", env=without_ssh)  # noqa: E731
+        asks("touch c.txt")
+        refused = send("gamma:9.9")
         assert refused.returncode != 0 and "no agent there in the service's table" in refused.stderr, refused.stderr
-        sent = headspace("-L", here.name, "--config", str(config), "send", "--host", "box", "gamma:0.0", "--approve", env=without_ssh)
-        assert sent.returncode == 0, sent.stderr
-        assert "approved-via-service" in sent.stdout and "moved on" in sent.stdout, sent.stdout
-        fake_api.wait_for(lambda r: any("approved-via-service" in block_text(b) for b in r.tool_results()), timeout=30)
+        by_id = send(session.pane_id)
+        assert by_id.returncode == 0 and "approved-by-id" in by_id.stdout and "moved on" in by_id.stdout, (by_id.stdout, by_id.stderr)
+        asks("touch d.txt")
+        by_name = send("gamma")  # the session's name, as a target names a pane here
+        assert by_name.returncode == 0 and "approved-by-name" in by_name.stdout, (by_name.stdout, by_name.stderr)
+        fake_api.wait_for(lambda r: any("approved-by-name" in block_text(b) for b in r.tool_results()), timeout=30)
         session.wait_for(lambda s: "Made it." in s and TURN_DONE.search(s) is not None, what="gamma done")
-        assert (session.workdir / "c.txt").exists()
+        assert (session.workdir / "c.txt").exists() and (session.workdir / "d.txt").exists()
 
 
 def test_a_dropped_link_marks_rows_offline_and_they_recover_by_themselves(claude_session, private_tmux, box, tmp_path):

@@ -1,13 +1,14 @@
 """A resident service of the demo table in its own process, whose jump's tmux is slow or held: the far side of a real client over HTTP.
 
-    python tests/harness/held_service.py FOLDER NAME --entered FILE (--release FILE | --seconds S)
+    python tests/harness/held_service.py FOLDER NAME --entered FILE --landed FILE (--release FILE | --seconds S)
 
 The service is the real one (``Service.build``, its routes and stream
 served by ``resident.server.serve`` on a Unix socket in ``FOLDER``), shown
 the demo table's recorded panes (tests/ui/apps.py ``AGENTS``) instead of a
 tmux server's, which it does not watch.  Only its jump is replaced: it notes each call in
 ``--entered`` (one line per jump), then, as a tmux that does not answer,
-waits until ``--release`` exists, or sleeps ``--seconds``.  What is tested
+waits until ``--release`` exists (giving up after ``HOLD_LIMIT``), or sleeps
+``--seconds``, and notes in ``--landed`` each jump that was answered.  What is tested
 with it is where the wait is felt (the client's loop), not what tmux does.
 It lives until SIGTERM; its own pid stands for the tmux server it would
 end with.
@@ -42,6 +43,7 @@ def main() -> int:
     parser.add_argument("folder", type=Path)
     parser.add_argument("name")
     parser.add_argument("--entered", type=Path, required=True)
+    parser.add_argument("--landed", type=Path, required=True)
     parser.add_argument("--release", type=Path)
     parser.add_argument("--seconds", type=float, default=0.0)
     args = parser.parse_args()
@@ -59,8 +61,12 @@ def main() -> int:
             deadline = time.monotonic() + HOLD_LIMIT
             while not args.release.exists() and time.monotonic() < deadline:
                 time.sleep(0.01)
+            if not args.release.exists():
+                return Jump(notice="tmux never answered")  # gave up: not a jump
         else:
             time.sleep(args.seconds)
+        with args.landed.open("a") as landed:
+            landed.write(f"{agent.target}\n")
         return Jump(notice=f"jumped to {agent.target}")
 
     async def shown_only() -> None:

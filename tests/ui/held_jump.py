@@ -35,7 +35,7 @@ HOLD_LIMIT = 60.0  # a held jump gives up after this, so a failed test never lea
 
 
 class Held:
-    """``load(pilot)`` fills the table; ``entered()`` once a jump reached tmux; ``release()`` lets it answer; ``jumps()`` the targets jumped to."""
+    """``load(pilot)`` fills the table; ``entered()`` once a jump reached tmux; ``release()`` lets it answer; ``jumps()`` the targets tmux answered for."""
 
     def __init__(self, load: Callable[[object], Awaitable[None]], entered: Callable[[], bool], release: Callable[[], None], jumps: Callable[[], list[str]]) -> None:
         self.load, self.entered, self.release, self.jumps = load, entered, release, jumps
@@ -65,9 +65,9 @@ def in_process(seconds: float | None = None) -> Iterator[tuple[HeadspaceApp, Hel
 def over_http(folder: Path, seconds: float | None = None) -> Iterator[tuple[HeadspaceApp, Held]]:
     """``folder``: private (0700), the service's files go in it."""
     place = Place(folder / "service", "held")
-    entered, release = folder / "entered", folder / "release"
+    entered, landed, release = folder / "entered", folder / "landed", folder / "release"
     how = ["--release", str(release)] if seconds is None else ["--seconds", str(seconds)]
-    proc = subprocess.Popen([sys.executable, str(HELD_SERVICE), str(place.folder), place.name, "--entered", str(entered), *how], cwd=folder)
+    proc = subprocess.Popen([sys.executable, str(HELD_SERVICE), str(place.folder), place.name, "--entered", str(entered), "--landed", str(landed), *how], cwd=folder)
     try:
         deadline = time.monotonic() + 60
         while read_card(place) is None:  # written once it listens
@@ -77,8 +77,8 @@ def over_http(folder: Path, seconds: float | None = None) -> Iterator[tuple[Head
         client = ServiceClient(place, config=Config(theme="headspace-dark"))
         client.connect(settle=0)  # its host never finishes a first look (it watches no tmux): the table is whole already
         assert len(client.agents()) == len(AGENTS)  # the demo table, from the service's first answer
-        lines = lambda: entered.read_text().splitlines() if entered.exists() else []  # noqa: E731
-        yield HeadspaceApp(client), Held(settle, lambda: bool(lines()), release.touch, lines)
+        lines = lambda path: path.read_text().splitlines() if path.exists() else []  # noqa: E731
+        yield HeadspaceApp(client), Held(settle, lambda: bool(lines(entered)), release.touch, lambda: lines(landed))
     finally:
         release.touch()
         proc.send_signal(signal.SIGTERM)

@@ -188,27 +188,32 @@ def test_a_snooze_ends_on_time_or_with_a_new_wait_and_the_services_ringer_rings_
         ringer.notifier.due = recording  # type: ignore[method-assign]
         async with app.run_test(size=(120, 40)) as pilot:
             ringing = asyncio.create_task(ringer.run())  # a demo app runs no service: its ringer, as the service would run it
-            await app.snapshot_loader(pilot)
-            skipped[0] += SETTLE + 1  # past the notifier's quiet start
-            await snooze(pilot, app, "api:0.0", "1")  # 5 minutes
-            api = pane(app, "api:0.0")
-            await pilot.pause(1.5)  # ticks while snoozed: nothing said
-            assert snoozed(app, "api:0.0") and sent == []
-            skipped[0] += 5 * 60
-            await wait_until(pilot, lambda: not snoozed(app, "api:0.0"), "the snooze to run out", timeout=5)
-            assert app.table._cells[api][AGENT].style != "dim" and targets(app)[1] == "api:0.0"
-            await wait_until(pilot, lambda: sent, "the notification that api waits again", timeout=5)
-            assert [a.name for a in sent[0].alerts] == ["api:0.0 (api)"] and "touch marker.txt" in sent[0].body
+            try:
+                await rung_again(pilot, app, sent)
+            finally:
+                ringing.cancel()
 
-            await snooze(pilot, app, "api:0.0", "4")  # until it changes
-            skipped[0] += 3600
-            await pilot.pause(1.5)
-            assert snoozed(app, "api:0.0") and len(sent) == 1
-            show_recorded(app, 0, "api", "permission_edit", 1)  # another permission: a new wait
-            await wait_until(pilot, lambda: not snoozed(app, "api:0.0"), "the new wait to end the snooze", timeout=5)
-            await wait_until(pilot, lambda: len(sent) == 2, "the notification of the new wait", timeout=5)
-            assert sent[1].alerts[0].state is AgentState.PERMISSION and sent[1].body == describe(app.table.agents[api])[1] != sent[0].body
-            ringing.cancel()
+    async def rung_again(pilot, app, sent):
+        await app.snapshot_loader(pilot)
+        skipped[0] += SETTLE + 1  # past the notifier's quiet start
+        await snooze(pilot, app, "api:0.0", "1")  # 5 minutes
+        api = pane(app, "api:0.0")
+        await pilot.pause(1.5)  # ticks while snoozed: nothing said
+        assert snoozed(app, "api:0.0") and sent == []
+        skipped[0] += 5 * 60
+        await wait_until(pilot, lambda: not snoozed(app, "api:0.0"), "the snooze to run out", timeout=5)
+        assert app.table._cells[api][AGENT].style != "dim" and targets(app)[1] == "api:0.0"
+        await wait_until(pilot, lambda: sent, "the notification that api waits again", timeout=5)
+        assert [a.name for a in sent[0].alerts] == ["api:0.0 (api)"] and "touch marker.txt" in sent[0].body
+
+        await snooze(pilot, app, "api:0.0", "4")  # until it changes
+        skipped[0] += 3600
+        await pilot.pause(1.5)
+        assert snoozed(app, "api:0.0") and len(sent) == 1
+        show_recorded(app, 0, "api", "permission_edit", 1)  # another permission: a new wait
+        await wait_until(pilot, lambda: not snoozed(app, "api:0.0"), "the new wait to end the snooze", timeout=5)
+        await wait_until(pilot, lambda: len(sent) == 2, "the notification of the new wait", timeout=5)
+        assert sent[1].alerts[0].state is AgentState.PERMISSION and sent[1].body == describe(app.table.agents[api])[1] != sent[0].body
 
     run(scenario())
 

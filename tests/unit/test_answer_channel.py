@@ -498,3 +498,20 @@ def test_codexs_hook_sends_no_pane_or_pid_and_its_refusal_never_carries_interrup
     assert (code, err) == (0, "")
     assert json.loads(out) == {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no"}}}
     assert deny("no", interrupt=False) == {"behavior": "deny", "message": "no"}
+
+
+def test_a_family_key_in_the_agents_own_event_never_makes_its_call_a_held_one(runtime: Path):
+    """Only the installer's word (``answer N NAME``) makes a held hook's record: a ``family`` in Claude's own JSON is dropped."""
+
+    async def scenario():
+        channel = channel_in(runtime)
+        await channel.start()
+        proc, _ = run_hook(runtime, {**payload(), "family": "codex", "transcript_path": "/r.jsonl"}, 5)
+        call = await first_call(channel)
+        assert channel.decide(call.id, allow())
+        await finish(proc)
+        await channel.close()
+        return call
+
+    call = asyncio.run(scenario())
+    assert (call.family, call.pane_id) == ("claude", "%3") and call.pid > 0
