@@ -452,7 +452,7 @@ async def _confirm(io: PaneIO, pane_id: str, before: Observation, intent: Intent
                 # Question 1/2 answered, 2/2 (or Claude's review) showing: the same dialog goes on.
                 goes_on = before.prompt is not None and after.prompt is not None and after.prompt.follows(before.prompt)
                 return Outcome(True, f"{what}: sent; {family.label} moved on ({after.state.value})", after, what, more=goes_on)
-            if shown is not None and family.name == "claude" and _history_moved(shown, ansi):
+            if shown is not None and family.still_dialog and _history_moved(shown, ansi):
                 # The same words asked again (a second identical call) after the first ran, too fast for a read to see
                 # Claude working between: the transcript above the dialog moved on.  Claude's dialog is drawn still, so
                 # a re-ask holds; a frame in the middle of Claude's own redraw does not (seen under load): it must hold

@@ -163,6 +163,9 @@ class Family:
     # dialog has a "Confirm" tab of its own) headspace only ticks the boxes by
     # digit and the person finishes the question in the pane.
     question_review: bool = False
+    # Its waiting dialog is drawn still under the transcript (Claude's): the same words asked again after a key,
+    # with the rows above the dialog moved on, are a second request, not the first one not yet acted on.
+    still_dialog: bool = False
     # The context window the family's CLI gives its default model, stated here for when neither the
     # agent's files nor the price table say it: shown, and marked as assumed (0: none assumed).
     context_window: int = 0

@@ -21,7 +21,6 @@ PACKAGE = Path(families.__file__).resolve().parent.parent
 
 # module → how many times a family's name is written in its code (not yet the family's own knowledge)
 STILL_NAMED = {
-    "answering/keys.py": 1,  # Claude's dialog drawn still under its history: a re-ask told by the history moving
     "api/rows.py": 1,  # status --json's "claude_version", kept for its readers
     "detect/usage_kinds.py": 3,  # the usage records' registry, beside the families'
     "hooks/settings.py": 2,  # Claude's binary searched for an event; Codex's hooks.json (runs in the remote probe too: no registry there)

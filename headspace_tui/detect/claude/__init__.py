@@ -33,6 +33,7 @@ FAMILY = Family(
     hooks=HOOKS,
     answer_channel=ANSWER_CHANNEL,
     question_review=True,
+    still_dialog=True,
     # Claude Code's window for a model without the "[1m]" mark (docs: "context windows", 200K standard).
     context_window=200_000,
     starting=Starting(program="claude", resume_flag="--resume"),
