@@ -31,6 +31,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from benchmarks.ui_stall import heartbeat  # noqa: E402
 from tests.ui.apps import asked_all, settle  # noqa: E402
 from tests.ui.held_jump import in_process, over_http  # noqa: E402
 
@@ -40,18 +41,10 @@ BEAT = 0.005
 async def _measure(app, held, jumps: int) -> dict:
     gaps: list[float] = []
 
-    async def heartbeat() -> None:
-        last = time.perf_counter()
-        while True:
-            await asyncio.sleep(BEAT)
-            now = time.perf_counter()
-            gaps.append(now - last - BEAT)
-            last = now
-
     async with app.run_test(size=(120, 40)) as pilot:
         await held.load(pilot)
         await settle(pilot)
-        beat = asyncio.create_task(heartbeat())
+        beat = asyncio.create_task(heartbeat(gaps, BEAT))
         started = time.perf_counter()
         for n in range(jumps):
             await pilot.press("enter")

@@ -61,6 +61,16 @@ def long_transcript(size: int) -> str:
     return "\n".join(out) + "\n"
 
 
+async def heartbeat(gaps: list[float], beat: float = BEAT) -> None:
+    """Wake every ``beat`` s on the running loop, until cancelled; each gap beyond ``beat`` into ``gaps`` (how long a key would have waited)."""
+    last = time.perf_counter()
+    while True:
+        await asyncio.sleep(beat)
+        now = time.perf_counter()
+        gaps.append(now - last - beat)
+        last = now
+
+
 def tmux(socket: str, env: dict[str, str], *args: str) -> str:
     return subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True, env=env, check=True).stdout
 
@@ -81,18 +91,10 @@ async def run(agents: int, size: int) -> dict:
     app = HeadspaceApp(ServiceClient.in_process(Service.build(TmuxServer(socket_name=socket), config_dir=config, journal=journal, hooks=False)))
     gaps: list[float] = []
 
-    async def heartbeat() -> None:
-        last = time.perf_counter()
-        while True:
-            await asyncio.sleep(BEAT)
-            now = time.perf_counter()
-            gaps.append(now - last - BEAT)
-            last = now
-
     try:
         async with app.run_test(size=(160, 48)) as pilot:
             await pilot.pause(1.0)
-            beat = asyncio.create_task(heartbeat())
+            beat = asyncio.create_task(heartbeat(gaps))
             started = time.perf_counter()
             command = f"exec -a claude {sys.executable} -S {REPO / 'benchmarks' / 'fake_agent.py'} {CORPUS} {results}"
             cwd = str(root)
