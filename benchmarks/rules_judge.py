@@ -23,6 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from headspace_tui.detect.families import CLAUDE, vocabulary  # noqa: E402
 from headspace_tui.rules.judge import judge  # noqa: E402
 from headspace_tui.rules.model import Call  # noqa: E402
 from headspace_tui.rules.rules_file import parse_rules  # noqa: E402
@@ -63,13 +64,13 @@ def main() -> None:
     args = parser.parse_args()
     text = rules_text(args.rules)
     began = time.perf_counter()
-    loaded = parse_rules(text)
+    loaded = parse_rules(text, tools=vocabulary())
     load_ms = (time.perf_counter() - began) * 1000
     assert not loaded.errors, loaded.errors[:3]
     rng = random.Random(7)
     times, decided = [], 0
     for _ in range(args.calls):
-        call = Call(tool="Bash", command=command(rng, args.rules), host="local", cwd=f"/srv/p{rng.randrange(10)}")
+        call = Call(tool="Bash", command=command(rng, args.rules), host="local", cwd=f"/srv/p{rng.randrange(10)}", tools=CLAUDE.tools)
         began = time.perf_counter()
         verdict = judge(loaded.rules, call)
         times.append((time.perf_counter() - began) * 1e6)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 from typing import Any
@@ -20,6 +21,35 @@ from .usage.model import Usage
 # The family an agent is taken for when nothing says which (a record from before families, a rule naming none):
 # headspace began with Claude Code. Named once, here, for every such default.
 DEFAULT_FAMILY = "claude"
+
+
+@dataclass(frozen=True)
+class Tools:
+    """One family's names for its tools, as the rules read them (each family's record carries its own: ``Family.tools``).
+
+    Which tools run a shell line (their ``command`` is read word by word),
+    which act on one file (their path is judged), and of those which only
+    read it.  The rules are given each family's own names, never a union of
+    all: a name one family gives a tool never makes another family's call a
+    shell or file call, and a family with none (or a name no family has)
+    has every call left to the person.
+    """
+
+    shell: frozenset[str] = frozenset()
+    files: frozenset[str] = frozenset()
+    reads: frozenset[str] = frozenset()  # of ``files``: they only read the file they name
+
+    @property
+    def writes(self) -> frozenset[str]:
+        """The file tools that write the file they name: only inside a rule's project."""
+        return self.files - self.reads
+
+    def __or__(self, other: Tools) -> Tools:
+        return Tools(self.shell | other.shell, self.files | other.files, self.reads | other.reads)
+
+
+NO_TOOLS = Tools()
+Vocabulary = Mapping[str, Tools]  # each known family's tools by its name: the names a rule's ``agents`` may give
 
 
 class AgentState(str, Enum):

@@ -25,6 +25,7 @@ from datetime import date
 from pathlib import Path
 
 from ..detect.claude.status_files import claude_config_dir
+from ..detect.families import vocabulary
 from ..hooks.settings import DENIED_EVENT, HooksError, denied_support
 from ..hooks.settings import status as hooks_status
 from ..hooks.spool import SpoolRefused, spool_dir, spool_in
@@ -438,7 +439,7 @@ def check_rules(env: Mapping[str, str]) -> list[Check]:
     logs what it would do, answers nothing): a pause or revocation unseen
     must not be answered past (service/acting/rule_state.py).
     """
-    loaded = load(rules_path(env))
+    loaded = load(rules_path(env), tools=vocabulary())
     if not loaded.rules and not loaded.errors:
         return [Check("rules", OK, "no rules file: nothing answers for you")]
     checks = []

@@ -20,9 +20,10 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from ..detect.families import tools_of, vocabulary
 from ..model import DEFAULT_FAMILY
 from ..rules.judge import judge
-from ..rules.model import FILE_TOOLS, SHELL_TOOLS, Call, Decision, Rule
+from ..rules.model import Call, Decision, Rule
 from ..rules.pauses import is_paused
 from ..rules.rules_file import default_path, describe, load
 from ..rules.shell import Unreadable, parse
@@ -36,7 +37,7 @@ from .common import EXIT_FAIL, EXIT_OK, UserError, server_of
 def rules_list(path: Path | None = None, log: Path | None = None) -> tuple[list[str], list[str]]:
     """(lines for stdout, lines for stderr): each rule with its uses, expiry and pause as the event log keeps them (service/acting/rule_state.py)."""
     path = path or default_path()
-    loaded = load(path)
+    loaded = load(path, tools=vocabulary())
     out = [f"# {path}: {len(loaded.rules)} rule{'s' if len(loaded.rules) != 1 else ''}"]
     state, unreadable = read_state(log or log_path())
     problems = [clean(e) for e in loaded.errors]
@@ -68,7 +69,7 @@ def rules_list(path: Path | None = None, log: Path | None = None) -> tuple[list[
 
 
 def rules_test(rule_id: str, days: float, path: Path | None = None, log: Path | None = None) -> tuple[list[str], list[str]]:
-    loaded = load(path or default_path())
+    loaded = load(path or default_path(), tools=vocabulary())
     rule = loaded.rule(rule_id)
     if rule is None:
         known = ", ".join(r.id for r in loaded.rules) or "none"
@@ -104,19 +105,20 @@ def _str(value: object, default: str = "") -> str:
 def rules_suggest(times: int, days: float, log: Path | None = None) -> tuple[list[str], list[str]]:
     """The narrowest rule (one exact command or file, in one folder, on one host, for 8 hours, in shadow mode) for each request you approved ``times`` times alike."""
     since = time.time() - days * 86400
-    seen: dict[tuple[str, str, str, str], int] = {}
+    seen: dict[tuple[str, str, str, str, str], int] = {}
     for event in _events(log, ("answer",)):
         call = replayed(event) if event.ts >= since else None
         p = event.payload
         if call is None or not call.example or p.get("decision") != "allow" or p.get("delivered") is False or p.get("rule"):
             continue  # only what you approved yourself, as the answer's fields say
-        key = (call.tool, call.example, call.host, call.cwd)
+        key = (call.family, call.tool, call.example, call.host, call.cwd)
         seen[key] = seen.get(key, 0) + 1
     out: list[str] = []
-    for n, ((tool, example, host, cwd), count) in enumerate(sorted(seen.items(), key=lambda kv: -kv[1])):
+    for n, ((family, tool, example, host, cwd), count) in enumerate(sorted(seen.items(), key=lambda kv: -kv[1])):
+        tools = tools_of(family)
         if count < times:
             continue
-        if tool in SHELL_TOOLS:
+        if tool in tools.shell:
             try:
                 parsed = parse(example)
             except Unreadable as exc:
@@ -128,9 +130,9 @@ def rules_suggest(times: int, days: float, log: Path | None = None) -> tuple[lis
                 continue
             plain = " ".join(words)
             what_line, example = f'command = "{plain}"', plain  # the words alone: what the rule and its example say
-        elif tool in FILE_TOOLS and _plain_name(example):
+        elif tool in tools.files and _plain_name(example):
             what_line = f'tool = "{tool}"\npath = ["{example}"]'
-        elif tool in FILE_TOOLS:
+        elif tool in tools.files:
             out.append(clean(f"# {tool}: {example} ({count} times): not suggested, its name holds a glob, quote or control character", 300))
             continue
         else:
@@ -162,10 +164,12 @@ def replayed(event: StoredEvent) -> Call | None:
         except ValueError:
             given = {}
     shown = _str(p.get("shown"))
-    command = _str(given.get("command"), shown) if tool in SHELL_TOOLS else ""
-    path = _str(given.get("file_path") or given.get("path"), shown) if tool in FILE_TOOLS else ""
-    host, cwd, family, pane = _str(p.get("host"), "local"), _str(p.get("cwd")), _str(p.get("family"), DEFAULT_FAMILY), _str(p.get("target"))
-    return Call(tool=tool, command=command, path=path, host=host, cwd=cwd, family=family, pane=pane)
+    family = _str(p.get("family"), DEFAULT_FAMILY)
+    tools = tools_of(family)
+    command = _str(given.get("command"), shown) if tool in tools.shell else ""
+    path = _str(given.get("file_path") or given.get("path"), shown) if tool in tools.files else ""
+    host, cwd, pane = _str(p.get("host"), "local"), _str(p.get("cwd")), _str(p.get("target"))
+    return Call(tool=tool, command=command, path=path, host=host, cwd=cwd, family=family, tools=tools, pane=pane)
 
 
 def _events(path: Path | None, kinds: tuple[str, ...]) -> list[StoredEvent]:

@@ -10,6 +10,7 @@ matters only where two families could claim one process (none do).
 
 from __future__ import annotations
 
+from ..model import NO_TOOLS, Tools
 from ..shared.proctree import ProcessInfo, ProcessTable, find_first
 from ..shared.safe_text import clean
 from .claude import FAMILY as CLAUDE
@@ -17,6 +18,7 @@ from .codex import FAMILY as CODEX
 from .family import Family
 from .gemini import FAMILY as GEMINI
 from .opencode import FAMILY as OPENCODE
+from .session_usage import Kind
 
 FAMILIES: tuple[Family, ...] = ()  # in the order registered; ``register`` replaces it
 BY_NAME: dict[str, Family] = {}
@@ -71,6 +73,22 @@ def keeps_transcripts(name: str) -> bool:
     """Whether family ``name`` keeps transcripts the service reads (``Family.transcripts``: Claude's), which say the calls that wait."""
     family = known_family(name)
     return family is not None and family.transcripts is not None
+
+
+def tools_of(name: str) -> Tools:
+    """Family ``name``'s tool names as the rules read them; none for a name no family has (its calls are the person's)."""
+    family = known_family(name)
+    return family.tools if family is not None else NO_TOOLS
+
+
+def usage_kinds() -> dict[str, Kind]:
+    """Every registered family's session records by its name (``Family.usage``): whose tokens the service reads from them."""
+    return {family.name: family.usage for family in FAMILIES if family.usage is not None}
+
+
+def vocabulary() -> dict[str, Tools]:
+    """Every registered family's tools by its name: the families a rule may name, and how each one's calls are read."""
+    return {family.name: family.tools for family in FAMILIES}
 
 
 def family_named(name: str) -> Family:

@@ -6,9 +6,10 @@ version of its install, and what its pane title says.  The folder's
 ``__init__`` exports one ``FAMILY``; ``families.py`` registers it.
 Discovery, the monitor, the guarded keys, ``status --json`` and ``classify
 --agent`` go through this record, so adding a family's screen touches its
-folder, its recorded screens and one registration.  The hooks, the rules and
-usage still name families in places of their own: tests/unit/test_family_names.py
-lists each, and fails on a new one.
+folder, its recorded screens and one registration.  The rules read each
+family's calls by its own tool names (``tools``).  What still names a family
+outside its folder is listed, each with why, in tests/unit/test_family_names.py,
+which fails on a new one.
 
 Beyond its screen a family may offer more, each an optional capability of
 the record (None: the family has none, and the core does without): its own
@@ -29,8 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..model import Observation
+from ..model import NO_TOOLS, Observation, Tools
 from ..shared.proctree import ProcessInfo
+from .session_usage import Kind
 
 
 class ScreenReader(Protocol):
@@ -182,6 +184,12 @@ class Family:
     answer_channel: AnswerChannel | None = None
     held_hook: HeldHook | None = None  # a permission hook of its own that runs away from the pane (Codex's): rules only
     starting: Starting | None = None  # headspace new, the palette's New and Restart agent
+    # Its names for the tools that run a shell line or act on a file, as the rules read its calls (NO_TOOLS: the
+    # rules read none of its calls as either, and an allow never answers one; a deny by tool name still does).
+    tools: Tools = NO_TOOLS
+    # Where it keeps its own count of a session's tokens, and how an agent's record is found (detect/session_usage.py;
+    # None: it keeps none, or, as Claude's, its counts come with the transcript already followed).
+    usage: Kind | None = None
     # How its reader reads the agent's version, in a line (the why view): Claude's rules by release; None: one reader for all.
     reads_version: Callable[[str], str] | None = None
 

@@ -88,8 +88,13 @@ class Follower:
 
 @dataclass(frozen=True)
 class Kind:
-    """A family's session records: which processes are its agents, which environment names its folders, how to find one."""
+    """A family's session records: which processes are its agents, which environment names its folders, how to find one.
 
+    Each family's is declared in its own folder, beside its follower (``USAGE``), and carried by its record
+    (``Family.usage``); the probe, which carries no registry, lists them in ``usage_kinds.py``.
+    """
+
+    family: str  # the family's name, as its record and the rows give it
     recognise: Callable[[ProcessInfo], bool]
     env: tuple
     find: Callable[[AgentProcess], Follower | None]

@@ -1,21 +1,16 @@
-"""Which families keep a session record of their own tokens, and how each agent's is found (detect/session_usage.py).
+"""Which families keep a session record of their own tokens, for the probe on an SSH host (detect/session_usage.py).
 
-Claude is not here: its counts come with the transcript already followed.
-Imported by the probe on an SSH host too: only probe-safe modules.
+Each family declares its own (``USAGE``, in its folder) and its record carries it (``Family.usage``):
+here the service asks the registry (``families.usage_kinds()``).  The probe carries no registry (its
+modules are the probe-safe readers alone: remote/bundle.py), so it is given this list of the built-in
+families' records.  Claude is not here: its counts come with the transcript already followed.
 """
 
 from __future__ import annotations
 
-from .codex import process as codex_process
 from .codex import rollout
 from .gemini import chats
-from .gemini import process as gemini_process
-from .opencode import process as opencode_process
 from .opencode import records
 from .session_usage import Kind
 
-KINDS = {
-    "codex": Kind(recognise=codex_process.recognise, env=("CODEX_HOME",), find=rollout.find),
-    "gemini": Kind(recognise=gemini_process.recognise, env=("GEMINI_CLI_HOME",), find=chats.find),
-    "opencode": Kind(recognise=opencode_process.recognise, env=("XDG_DATA_HOME",), find=records.find),
-}
+KINDS: dict[str, Kind] = {kind.family: kind for kind in (rollout.USAGE, chats.USAGE, records.USAGE)}

@@ -37,7 +37,7 @@ from dataclasses import replace
 from .controls import own_folders
 from .denies import crude, deny_fields, operand, path_denied
 from .globs import allows, anchor, has_wildcard
-from .model import FILE_TOOLS, SHELL_TOOLS, WRITE_TOOLS, Call, Decision, Rule, Verdict
+from .model import Call, Decision, Rule, Verdict
 from .places import LOCAL, Place, free_word, git_dir_around, guarded, inside, reach, resolve
 from .programs import Program, name_of, reads_only, table_of
 from .reading import Parsed, Simple
@@ -60,9 +60,9 @@ def applies(rule: Rule, call: Call) -> str:
         return f"pane {call.pane}"
     if rule.tool and rule.tool != call.tool:
         return f"tool {call.tool}"
-    if rule.shell and call.tool not in SHELL_TOOLS:
+    if rule.shell and call.tool not in call.tools.shell:
         return f"{call.tool} is not a shell call"
-    if rule.paths and call.tool not in FILE_TOOLS:
+    if rule.paths and call.tool not in call.tools.files:
         return f"{call.tool} is not a file call"
     return ""
 
@@ -71,7 +71,7 @@ def judge(rules: Iterable[Rule], call: Call) -> Verdict:
     """What the rules say of ``call``: a deny that fits any of it, else allows that fit every part of it, else a notify, else nothing."""
     placed = [r for r in rules if not applies(r, call)]
     own = own_folders()
-    if call.tool not in SHELL_TOOLS:
+    if call.tool not in call.tools.shell:
         return _file_call(placed, call, own)
     try:
         parsed: Parsed | None = parse(call.command)
@@ -141,7 +141,7 @@ def _file_call(placed: list[Rule], call: Call, own: tuple[str, ...]) -> Verdict:
     why_not = call.unread or ("its file is not known whole" if path is None else remote or guarded(path, own))
     if not why_not:
         for rule in (r for r in placed if r.decision is Decision.ALLOW and r.paths):
-            if call.tool in WRITE_TOOLS and not (rule.project and inside(path or "", rule.project)):
+            if call.tool in call.tools.writes and not (rule.project and inside(path or "", rule.project)):
                 why_not = why_not or f"{rule.id} writes only inside its project"
                 continue
             if any(allows(p if p.startswith("/") else posixpath.join(rule.project, p), path or "") for p in rule.paths):

@@ -12,19 +12,13 @@ import hashlib
 from dataclasses import dataclass, field
 from enum import Enum
 
-from ..model import DEFAULT_FAMILY
+from ..model import DEFAULT_FAMILY, NO_TOOLS, Tools
 
 
 class Decision(Enum):
     ALLOW = "allow"  # the plain once-only "Yes"; never "don't ask again", never a wider mode
     DENY = "deny"  # "No"; wins over every allow
     NOTIFY = "notify"  # ring loudly, answer nothing
-
-
-SHELL_TOOLS = frozenset({"Bash", "exec_command", "run_shell_command", "bash", "shell"})  # Claude, Codex, Gemini, opencode
-FILE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "Read", "edit", "write", "read", "replace", "write_file", "read_file"})
-WRITE_TOOLS = FILE_TOOLS - {"Read", "read", "read_file"}  # they write the file they name: only inside a rule's project
-FAMILIES = frozenset({"claude", "codex", "gemini", "opencode"})
 
 
 @dataclass(frozen=True)
@@ -79,6 +73,7 @@ class Call:
     host: str = "local"
     cwd: str = ""  # the agent's folder (real path)
     family: str = DEFAULT_FAMILY
+    tools: Tools = NO_TOOLS  # its family's names for its tools (``NO_TOOLS``: no call of it is read as shell or file)
     pane: str = ""  # its pane's id or target
     unsandboxed: bool = False  # Claude asks to run it outside its sandbox
     unread: str = ""  # why the call is not known whole: a part of its input the rules do not judge ("" when whole)

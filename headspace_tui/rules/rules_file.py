@@ -9,6 +9,11 @@ file itself must be a regular file of the user's, not writable by others,
 and small; else nothing loads (rules from a file anyone could edit would
 answer for anyone).  Rules start in shadow mode unless the table says
 ``shadow = false``.
+
+Which families a rule may name, and which of their tools run a shell line
+or act on a file, is the families' word: the caller gives each family's
+``Tools`` (``detect.families.vocabulary()``), and a rule is checked against
+the tools of the families it applies to.
 """
 
 from __future__ import annotations
@@ -23,12 +28,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..model import DEFAULT_FAMILY
+from ..model import DEFAULT_FAMILY, NO_TOOLS, Tools, Vocabulary
 from ..shared.paths import config_dir
 from ..shared.safe_files import Unreadable, read_with_stat
 from .controls import protected
 from .judge import judge
-from .model import FAMILIES, FILE_TOOLS, SHELL_TOOLS, WRITE_TOOLS, Call, Decision, Rule
+from .model import Call, Decision, Rule
 from .programs import table_of
 
 MAX_FILE = 256 << 10
@@ -81,8 +86,8 @@ def default_path(env: Mapping[str, str] | None = None) -> Path:
     return config_dir(env) / "rules.toml"
 
 
-def load(path: Path | str, *, uid: int | None = None) -> Loaded:
-    """The file at ``path``, read safely and checked (a missing file: no rules, no error)."""
+def load(path: Path | str, *, tools: Vocabulary, uid: int | None = None) -> Loaded:
+    """The file at ``path``, read safely and checked against the families' ``tools`` (a missing file: no rules, no error)."""
     try:
         data, info = read_with_stat(path, MAX_FILE)
     except FileNotFoundError:
@@ -92,10 +97,10 @@ def load(path: Path | str, *, uid: int | None = None) -> Loaded:
     owner = os.getuid() if uid is None else uid
     if info.st_uid != owner or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         return Loaded(errors=(f"{path}: must be yours and writable by you alone (chmod 600); no rules loaded",), path=str(path))
-    return parse_rules(data.decode("utf-8", "replace"), str(path))
+    return parse_rules(data.decode("utf-8", "replace"), str(path), tools=tools)
 
 
-def parse_rules(text: str, path: str = "rules.toml") -> Loaded:
+def parse_rules(text: str, path: str = "rules.toml", *, tools: Vocabulary) -> Loaded:
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
     try:
         document = tomllib.loads(text)
@@ -112,11 +117,11 @@ def parse_rules(text: str, path: str = "rules.toml") -> Loaded:
     for n, table in enumerate(tables):
         line = lines[n] if n < len(lines) else 0
         try:
-            rule = _rule(table, line, _source(text, lines, n))
+            rule = _rule(table, line, _source(text, lines, n), tools)
             if rule.id in seen:
                 raise ValueError(f"a second rule named {rule.id!r}")
             seen.add(rule.id)
-            _check_examples(rule)
+            _check_examples(rule, tools)
         except ValueError as exc:
             name = table.get("id") if isinstance(table, dict) and isinstance(table.get("id"), str) else f"#{n + 1}"
             errors.append(f"{path}:{line}: rule {name} refused: {exc}")
@@ -152,7 +157,7 @@ def _strings(table: dict[str, Any], key: str, *, one_ok: bool = True) -> tuple[s
     raise ValueError(f"{key} must be a string or a list of strings")
 
 
-def _rule(table: object, line: int, source: str) -> Rule:
+def _rule(table: object, line: int, source: str, vocabulary: Vocabulary) -> Rule:
     if not isinstance(table, dict):
         raise ValueError("not a table")
     unknown = set(table) - FIELDS
@@ -169,8 +174,9 @@ def _rule(table: object, line: int, source: str) -> Rule:
     if not hosts:
         raise ValueError('hosts is required ("local" or configured host names)')
     agents = _strings(table, "agents")
-    if set(agents) - FAMILIES:
-        raise ValueError(f"agents must be among {', '.join(sorted(FAMILIES))}")
+    if set(agents) - set(vocabulary):
+        raise ValueError(f"agents must be among {', '.join(sorted(vocabulary))}")
+    tools = _tools_of(vocabulary, agents)
     project = table.get("project", "")
     if not isinstance(project, str) or (project and not project.startswith("/")):
         raise ValueError("project must be an absolute folder")
@@ -190,15 +196,15 @@ def _rule(table: object, line: int, source: str) -> Rule:
     if decision is Decision.ALLOW:
         if not (words or prefix or paths):
             raise ValueError("an allow must name what it allows: command or prefix (shell), path (files)")
-        if tool in SHELL_TOOLS and not (words or prefix):
+        if tool in tools.shell and not (words or prefix):
             raise ValueError(f"an allow of {tool} must name its words (command or prefix)")
-        if tool in FILE_TOOLS and not paths:
+        if tool in tools.files and not paths:
             raise ValueError(f"an allow of {tool} must name its paths")
         if words and all(set(w) <= {"*", "?"} for w in words):
             raise ValueError("a command of wildcards alone allows anything")
         if any(all(set(part) <= {"*", "?"} for part in p.strip("/").split("/")) for p in paths):
             raise ValueError("a path of wildcards alone allows anything")
-        _check_allow(words, prefix, paths, tool, project)
+        _check_allow(words, prefix, paths, tool if tool in tools.writes else "", project)
     permanent = table.get("permanent", False)
     ttl_text = table.get("ttl")
     if not isinstance(permanent, bool):
@@ -255,6 +261,14 @@ def _rule(table: object, line: int, source: str) -> Rule:
     )
 
 
+def _tools_of(vocabulary: Vocabulary, agents: tuple[str, ...]) -> Tools:
+    """The tools of the families a rule applies to (every family's when it names none), as one vocabulary for its checks."""
+    out = NO_TOOLS
+    for name in agents or tuple(vocabulary):
+        out = out | vocabulary[name]
+    return out
+
+
 def _names_its_code(prefix: tuple[str, ...]) -> bool:
     """Does a prefix name the code its program runs: a plain word not an option's value (``python -m pytest``, ``npx prettier``)?"""
     for before, word in zip(prefix, prefix[1:], strict=False):
@@ -265,7 +279,7 @@ def _names_its_code(prefix: tuple[str, ...]) -> bool:
     return False
 
 
-def _check_allow(words: tuple[str, ...], prefix: tuple[str, ...], paths: tuple[str, ...], tool: str, project: str) -> None:
+def _check_allow(words: tuple[str, ...], prefix: tuple[str, ...], paths: tuple[str, ...], writer: str, project: str) -> None:
     """Refuse an allow that would let through more than it can see: a prefix over code, a write with no place, the agent's own controls."""
     if words:
         table = table_of(words[0])
@@ -286,28 +300,33 @@ def _check_allow(words: tuple[str, ...], prefix: tuple[str, ...], paths: tuple[s
             raise ValueError(f"{pattern!r} names {control}, one of the agent's own controls: no rule may allow it")
     if paths and not project and any(not p.startswith("/") for p in paths):
         raise ValueError("a relative path needs project (the folder it is relative to)")
-    if tool in WRITE_TOOLS and not project:
-        raise ValueError(f"{tool} writes files: an allow of it needs project")
+    if writer and not project:
+        raise ValueError(f"{writer} writes files: an allow of it needs project")
 
 
-def _example_call(rule: Rule, example: str) -> Call:
-    shell = rule.shell or rule.tool in SHELL_TOOLS
-    tool = rule.tool or ("Bash" if shell else "Edit")
+def _example_call(rule: Rule, example: str, vocabulary: Vocabulary) -> Call:
+    """An example as a call of the first family the rule names (the default family's when it names none), by that family's own tool names."""
+    family = rule.agents[0] if rule.agents else DEFAULT_FAMILY
+    tools = vocabulary.get(family, NO_TOOLS)
+    shell = rule.shell or rule.tool in tools.shell
+    own = sorted(tools.shell if shell else tools.writes or tools.files)
+    tool = rule.tool or (own[0] if own else "")
+    if not tool:
+        raise ValueError(f"{family} has no {'shell' if shell else 'file'} tool the rules read: its examples cannot be tried")
     host = rule.hosts[0]
     cwd = rule.project or "/"
-    family = rule.agents[0] if rule.agents else DEFAULT_FAMILY
-    return Call(tool=tool, command=example if shell else "", path="" if shell else example, host=host, cwd=cwd, family=family)
+    return Call(tool=tool, command=example if shell else "", path="" if shell else example, host=host, cwd=cwd, family=family, tools=tools)
 
 
-def _check_examples(rule: Rule) -> None:
+def _check_examples(rule: Rule, vocabulary: Vocabulary) -> None:
     """Each ``match`` must fit the rule alone and each ``not_match`` must not (the rule is tried as if live)."""
     live = replace(rule, shadow=False)
     for example in rule.match:
-        verdict = judge([live], _example_call(rule, example))
+        verdict = judge([live], _example_call(rule, example, vocabulary))
         if verdict.decision is not rule.decision:
             raise ValueError(f"its example {example!r} does not fit it ({verdict.why})")
     for example in rule.not_match:
-        verdict = judge([live], _example_call(rule, example))
+        verdict = judge([live], _example_call(rule, example, vocabulary))
         if verdict.decision is rule.decision:
             raise ValueError(f"its counter-example {example!r} fits it")
 

@@ -15,19 +15,17 @@ import ast
 from collections import Counter
 from pathlib import Path
 
-from headspace_tui.detect import families
+from headspace_tui.detect import families, usage_kinds
 
 PACKAGE = Path(families.__file__).resolve().parent.parent
 
 # module → how many times a family's name is written in its code (not yet the family's own knowledge)
 STILL_NAMED = {
     "api/rows.py": 1,  # status --json's "claude_version", kept for its readers
-    "detect/usage_kinds.py": 3,  # the usage records' registry, beside the families'
     "hooks/settings.py": 2,  # Claude's binary searched for an event; Codex's hooks.json (runs in the remote probe too: no registry there)
     "model.py": 1,  # DEFAULT_FAMILY, the one default
     "remote/host.py": 1,  # the probe's Claude status call (the probe carries no family registry)
     "remote/probe.py": 1,
-    "rules/model.py": 4,  # the names a rule may give in agents = [...]
 }
 
 
@@ -67,3 +65,9 @@ def test_a_family_is_named_only_where_the_list_says_and_no_more_often():
     assert not grown, f"a family named in code outside its folder (give the family's record the knowledge instead): {grown}"
     moved = {module: (count, found.get(module, 0)) for module, count in STILL_NAMED.items() if found.get(module, 0) < count}
     assert not moved, f"fewer names than listed (listed, found): take them out of STILL_NAMED: {moved}"
+
+
+def test_the_probes_session_records_are_the_built_in_families_own():
+    """The probe carries no registry and lists the records it reads (detect/usage_kinds.py): the same each family's record carries."""
+    assert usage_kinds.KINDS == families.usage_kinds()
+    assert all(name == kind.family for name, kind in usage_kinds.KINDS.items())

@@ -8,7 +8,11 @@ of that happens.  Given a hook of its own that runs away from its pane (as
 Codex's does: ``Family.held_hook``), the real hook program, run with its
 name, reaches headspace's real answer channel as Quill's call, held for the
 rules, whose refusal carries no ``interrupt``; unregistered, the desk
-keeps no call of its.
+keeps no call of its.  Given its own names for its tools (``Family.tools``),
+a rule may name it and judges its calls by those names; unregistered, a rule
+naming it is refused, and the service's rules file is read again once it is
+registered.  Given its own session records (``Family.usage``), the
+service's local host reads its tokens from them for a real process.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -25,13 +31,18 @@ from headspace_tui.answering.policy import Intent, IntentKind
 from headspace_tui.detect import families
 from headspace_tui.detect.family import HeldHook
 from headspace_tui.hooks.calls import deny
-from headspace_tui.model import AgentState
+from headspace_tui.model import AgentState, Tools
+from headspace_tui.rules.rules_file import parse_rules
 from headspace_tui.service.records.scan import screen_observation
 from headspace_tui.service.watching.discovery import plan
+from headspace_tui.service.watching.host import LocalHost
 from headspace_tui.shared.proctree import ProcessInfo, ProcessTable
-from headspace_tui.tmux.server import PaneRecord
+from headspace_tui.tmux.server import PaneRecord, TmuxServer
+from headspace_tui.usage.model import Tokens
 from tests.unit import quill
+from tests.unit.quill import records
 from tests.unit.test_answer_channel import CODEX_RECORD, channel_in, finish, first_call, run_hook, runtime  # noqa: F401  (a fixture)
+from tests.unit.test_rules_paths import Bench
 
 ASKING = "\x1b[1mquill\x1b[0m 0.1\n\nI will remove the build folder.\nAllow rm -rf build? (y) yes  (n) no\n"
 
@@ -116,3 +127,46 @@ def test_a_fifth_family_with_a_held_hook_gets_its_calls_through_the_real_hook_pr
     assert (code, err) == (0, "")
     assert json.loads(out) == {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no"}}}
     assert not families.holds_hook("quill")
+
+
+RUN = '[[rule]]\nid = "q"\ndecision = "allow"\nhosts = ["local"]\nagents = ["quill"]\nproject = "{root}"\ncommand = "touch build/x_*"\nttl = "1h"\nshadow = false\nmatch = ["touch build/x_1"]\n'
+
+
+def test_a_fifth_family_with_tools_of_its_own_is_judged_by_its_rules_under_its_own_names(tmp_path: Path):
+    own = dataclasses.replace(quill.FAMILY, held_hook=HeldHook(), tools=Tools(shell=frozenset({"quill_sh"})))
+    refused = parse_rules(RUN.replace("{root}", "/srv"), tools=families.vocabulary())
+    assert refused.rules == () and "agents must be among claude, codex, gemini, opencode" in refused.errors[0]
+    bench = Bench(tmp_path, RUN, family="quill")  # the service reads its rules before the family is known
+    assert bench.notices and "rule q refused" in bench.notices[0]
+    families.register(own)
+    try:
+        assert bench.allowed_by_held("quill_sh", {"command": "touch build/x_1"}, "quill")  # the file read again: the rule is Quill's now
+        assert not bench.allowed_by_held("Bash", {"command": "touch build/x_2"}, "quill")  # another family's name for a shell: the person's
+        assert not bench.allowed_by_held("quill_sh", {"command": "touch build/x_3; rm -rf ~"}, "quill")  # a compound command, as for any family
+        (answered,) = bench.kinds("rule_answer")
+        assert (answered["rule"], answered["decision"]) == ("q", "allow")
+    finally:
+        families.unregister(own)
+
+
+def test_a_fifth_family_with_session_records_of_its_own_has_its_tokens_read_by_the_services_host(tmp_path: Path):
+    """A real process the family recognises (``quill``, a link to sleep), its record where its environment says: read by LocalHost."""
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "quill").symlink_to("/bin/sleep")
+    home = tmp_path / "quill-home"
+    home.mkdir()
+    (home / "session.json").write_text(json.dumps({"model": "quill-1", "input": 1200, "output": 345}))
+    agent = subprocess.Popen([str(tmp_path / "bin" / "quill"), "300"], cwd=tmp_path, env={**os.environ, "QUILL_HOME": str(home)})
+    own = dataclasses.replace(quill.FAMILY, usage=records.USAGE)
+    try:
+        unknown = asyncio.run(LocalHost(TmuxServer("headspace-test-never-started")).session_usage("quill", agent.pid))
+        assert unknown is not None and unknown.tokens == Tokens()  # not registered: no records read
+        families.register(own)
+        try:
+            usage = asyncio.run(LocalHost(TmuxServer("headspace-test-never-started")).session_usage("quill", agent.pid))
+        finally:
+            families.unregister(own)
+        assert usage is not None and (usage.model, usage.tokens) == ("quill-1", Tokens(input=1200, output=345))
+    finally:
+        agent.kill()
+        agent.wait()

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from headspace_tui.answering.desk import AnswerDesk, Watched
+from headspace_tui.detect.families import vocabulary
 from headspace_tui.events import AgentChanged
 from headspace_tui.hooks.calls import PendingCall
 from headspace_tui.model import Agent, AgentState, Channel, Observation
@@ -94,9 +95,9 @@ def test_answers_spread_out_do_not_pause_it_and_the_count_outlives_a_restart(tmp
 
 
 def test_every_live_rule_has_a_pace_it_pauses_at_unless_it_says_otherwise():
-    (rule,) = parse_rules(f'[[rule]]\n{ALLOW}ttl = "1h"\n').rules
+    (rule,) = parse_rules(f'[[rule]]\n{ALLOW}ttl = "1h"\n', tools=vocabulary()).rules
     assert (rule.burst, rule.burst_window) == DEFAULT_BURST
-    refused = parse_rules(f'[[rule]]\n{ALLOW}ttl = "1h"\npause_after = "often"\n')
+    refused = parse_rules(f'[[rule]]\n{ALLOW}ttl = "1h"\npause_after = "often"\n', tools=vocabulary())
     assert refused.rules == () and "pause_after must be a count and a span" in refused.errors[0]
 
 
@@ -117,9 +118,9 @@ def test_until_idle_ends_the_rule_for_an_agent_when_its_task_does_and_a_restart_
 
 
 def test_until_idle_stands_for_a_ttl_of_a_day_at_most_and_nothing_else_is_an_until():
-    (rule,) = parse_rules(f'[[rule]]\n{ALLOW}until = "idle"\n').rules
+    (rule,) = parse_rules(f'[[rule]]\n{ALLOW}until = "idle"\n', tools=vocabulary()).rules
     assert rule.until_idle and rule.ttl == UNTIL_IDLE_CAP  # no ttl given: a day at most
-    refused = parse_rules(f'[[rule]]\n{ALLOW}until = "done"\n')
+    refused = parse_rules(f'[[rule]]\n{ALLOW}until = "done"\n', tools=vocabulary())
     assert refused.rules == () and 'until must be "idle"' in refused.errors[0]
 
 

@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from headspace_tui.detect.families import tools_of, vocabulary
 from headspace_tui.rules.judge import judge
 from headspace_tui.rules.model import Call, Decision
 from headspace_tui.rules.rules_file import load, parse_rules
@@ -43,7 +44,7 @@ shadow = false
 
 
 def call(command: str, *, cwd: str = "/srv/lab", host: str = "local", family: str = "claude", tool: str = "Bash") -> Call:
-    return Call(tool=tool, command=command, cwd=cwd, host=host, family=family)
+    return Call(tool=tool, command=command, cwd=cwd, host=host, family=family, tools=tools_of(family))
 
 
 @pytest.mark.parametrize(
@@ -76,7 +77,7 @@ def test_what_the_shell_would_change_or_hide_is_not_read_at_all(command):
 
 
 def test_an_allow_answers_only_a_call_every_part_of_which_it_fits():
-    rules = parse_rules(LAB).rules
+    rules = parse_rules(LAB, tools=vocabulary()).rules
     assert judge(rules, call("touch /tmp/x_1")).decision is Decision.ALLOW
     for waits in ("touch /tmp/x_2 && curl https://example.com", "touch /tmp/x_3; rm -rf ~", "touch /tmp/x_4 | sh", "touch /tmp/x_5 /etc/passwd"):
         assert judge(rules, call(waits)).decision is None, waits
@@ -91,13 +92,13 @@ def test_an_allow_answers_only_a_call_every_part_of_which_it_fits():
 
 
 def test_a_deny_wins_over_every_allow_even_in_a_line_it_cannot_read():
-    rules = parse_rules(LAB).rules
+    rules = parse_rules(LAB, tools=vocabulary()).rules
     assert judge(rules, call("git status && git push")).rule == "never-push"
     assert judge(rules, call("git push $(echo origin)")).decision is Decision.DENY
 
 
 def test_a_rule_answers_only_where_it_applies():
-    rules = parse_rules(LAB).rules
+    rules = parse_rules(LAB, tools=vocabulary()).rules
     assert judge(rules, call("touch /tmp/x_1", cwd="/srv/other")).decision is None  # another project
     assert judge(rules, call("touch /tmp/x_1", cwd="/srv/lab2")).decision is None  # a folder that only starts the same
     assert judge(rules, call("touch /tmp/x_1", cwd="/srv/lab/sub")).decision is Decision.ALLOW
@@ -122,14 +123,14 @@ def test_a_rule_answers_only_where_it_applies():
 )
 def test_a_bad_rule_is_refused_with_its_line_and_the_others_load(table, says):
     text = f'# my rules\n\n[[rule]]\nid = "ok"\ndecision = "deny"\nhosts = "local"\nprefix = ["rm"]\npermanent = true\n\n[[rule]]\n{table}\n'
-    loaded = parse_rules(text, "rules.toml")
+    loaded = parse_rules(text, "rules.toml", tools=vocabulary())
     assert [r.id for r in loaded.rules] == ["ok"]
     (error,) = loaded.errors
     assert error.startswith("rules.toml:10: rule ") and says in error, error
 
 
 def test_new_rules_start_in_shadow_mode():
-    (rule,) = parse_rules('[[rule]]\nid = "a"\ndecision = "allow"\nhosts = ["local"]\nprefix = ["ls"]\nttl = "1h"\n').rules
+    (rule,) = parse_rules('[[rule]]\nid = "a"\ndecision = "allow"\nhosts = ["local"]\nprefix = ["ls"]\nttl = "1h"\n', tools=vocabulary()).rules
     assert rule.shadow and rule.line == 1
 
 
@@ -137,13 +138,13 @@ def test_a_rules_file_others_can_write_loads_nothing(tmp_path):
     path = tmp_path / "rules.toml"
     path.write_text(LAB)
     os.chmod(path, 0o600)
-    assert len(load(path).rules) == 3
+    assert len(load(path, tools=vocabulary()).rules) == 3
     os.chmod(path, 0o666)
-    loaded = load(path)
+    loaded = load(path, tools=vocabulary())
     assert loaded.rules == () and "chmod 600" in loaded.errors[0]
     link = tmp_path / "link.toml"
     link.symlink_to(path)
-    assert load(link).rules == () and load(tmp_path / "none.toml") == load(tmp_path / "none.toml")
+    assert load(link, tools=vocabulary()).rules == () and load(tmp_path / "none.toml", tools=vocabulary()) == load(tmp_path / "none.toml", tools=vocabulary())
 
 
 def test_rules_test_replays_your_answers_and_flags_what_you_refused(tmp_path):
@@ -238,7 +239,7 @@ def test_rules_suggest_offers_the_narrowest_rule_for_what_you_approved_alike_and
     assert 'command = "npm test -- unit"' in text and 'project = "/srv/lab"' in text and "shadow = true" in text
     assert "make build && make deploy (3 times): not suggested" in text and 'command = "ls"' not in text and "git status" not in text
     assert "Write: /srv/lab/* (3 times): not suggested" in text and 'path = ["/srv/lab/*"]' not in text
-    loaded = parse_rules("\n".join(line for line in out if not line.startswith("#")))
+    loaded = parse_rules("\n".join(line for line in out if not line.startswith("#")), tools=vocabulary())
     assert loaded.errors == () and [r.id for r in loaded.rules] == ["suggested-1"]
     assert judge(loaded.rules, call('npm test -- "unit"')).decision is Decision.ALLOW
     assert judge(loaded.rules, call("npm test -- e2e")).decision is None
@@ -262,25 +263,25 @@ def test_rules_suggest_offers_the_narrowest_rule_for_what_you_approved_alike_and
     ],
 )
 def test_an_allow_that_would_let_through_more_than_it_can_see_is_refused_at_load(words: str, says: str):
-    loaded = parse_rules(f'[[rule]]\nid = "a"\ndecision = "allow"\nhosts = ["local"]\nproject = "/srv/lab"\n{words}\nttl = "1h"\n')
+    loaded = parse_rules(f'[[rule]]\nid = "a"\ndecision = "allow"\nhosts = ["local"]\nproject = "/srv/lab"\n{words}\nttl = "1h"\n', tools=vocabulary())
     assert loaded.rules == () and says in loaded.errors[0], loaded.errors
 
 
 @pytest.mark.parametrize("words", ['prefix = ["gzip"]', 'prefix = ["uniq"]', 'prefix = ["xxd"]', 'prefix = ["rm"]', 'tool = "Write"\npath = ["/srv/x/**"]'])
 def test_a_rule_that_writes_files_needs_its_project(words: str):
-    loaded = parse_rules(f'[[rule]]\nid = "a"\ndecision = "allow"\nhosts = ["local"]\n{words}\nttl = "1h"\n')
+    loaded = parse_rules(f'[[rule]]\nid = "a"\ndecision = "allow"\nhosts = ["local"]\n{words}\nttl = "1h"\n', tools=vocabulary())
     assert loaded.rules == () and ("needs project" in loaded.errors[0]), loaded.errors
 
 
 @pytest.mark.parametrize("words", ['prefix = ["python", "-m", "pytest"]', 'prefix = ["npx", "prettier"]', 'prefix = ["node", "scripts/build.js"]', 'command = "npx prettier --check ."'])
 def test_a_rule_that_names_its_code_loads(words: str):
-    loaded = parse_rules(f'[[rule]]\nid = "a"\ndecision = "allow"\nhosts = ["local"]\nproject = "/srv/lab"\n{words}\nttl = "1h"\n')
+    loaded = parse_rules(f'[[rule]]\nid = "a"\ndecision = "allow"\nhosts = ["local"]\nproject = "/srv/lab"\n{words}\nttl = "1h"\n', tools=vocabulary())
     assert loaded.errors == () and len(loaded.rules) == 1
 
 
 def test_a_rules_file_whose_tables_cannot_be_told_apart_loads_nothing():
     spaced = '[[ rule ]]\nid = "a"\ndecision = "deny"\nhosts = ["local"]\nprefix = ["rm"]\npermanent = true\n'
-    (rule,) = parse_rules(spaced).rules  # TOML's own spellings of the header are read
+    (rule,) = parse_rules(spaced, tools=vocabulary()).rules  # TOML's own spellings of the header are read
     assert rule.source.startswith("[[ rule ]]") and 'prefix = ["rm"]' in rule.source
-    inline = parse_rules('rule = [{id = "a", decision = "deny", hosts = ["local"], prefix = ["rm"], permanent = true}]\n')
+    inline = parse_rules('rule = [{id = "a", decision = "deny", hosts = ["local"], prefix = ["rm"], permanent = true}]\n', tools=vocabulary())
     assert inline.rules == () and "a [[rule]] table of its own" in inline.errors[0]

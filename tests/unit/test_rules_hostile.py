@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from headspace_tui.detect.families import CLAUDE, vocabulary
 from headspace_tui.hooks.calls import PendingCall
 from headspace_tui.model import Agent
 from headspace_tui.rules.judge import judge
@@ -49,7 +50,7 @@ def filled(text: str, root: str, home: str) -> str:
 
 
 def request(case: dict, root: str, home: str) -> tuple[list, Call]:
-    rules = parse_rules(filled(DATA["rules"][case["rules"]], root, home))
+    rules = parse_rules(filled(DATA["rules"][case["rules"]], root, home), tools=vocabulary())
     assert not rules.errors, rules.errors
     cwd = filled(case.get("cwd", "{root}"), root, home)
     host = case.get("host", "local")
@@ -57,9 +58,9 @@ def request(case: dict, root: str, home: str) -> tuple[list, Call]:
         agent = Agent(pane_id="%4", target="w:0.0", session="w", cwd=cwd, host=host)
         call = call_of(PendingCall(1, "%4", 0, "s", case.get("tool", "Bash"), case["input"], cwd=cwd), agent)
     elif "path" in case:
-        call = Call(tool=case["tool"], path=filled(case["path"], root, home), cwd=cwd, host=host)
+        call = Call(tool=case["tool"], path=filled(case["path"], root, home), cwd=cwd, host=host, tools=CLAUDE.tools)
     else:
-        call = Call(tool="Bash", command=filled(case["command"], root, home), cwd=cwd, host=host, unsandboxed=case.get("unsandboxed", False))
+        call = Call(tool="Bash", command=filled(case["command"], root, home), cwd=cwd, host=host, unsandboxed=case.get("unsandboxed", False), tools=CLAUDE.tools)
     return list(rules.rules), call
 
 
@@ -97,16 +98,16 @@ def test_every_class_of_the_red_teams_findings_is_in_the_corpus():
 @pytest.mark.parametrize("text", ["git status\ud800", "git status '\udfff'", "\ud83d"])
 def test_a_lone_surrogate_is_unreadable_and_the_judge_does_not_raise(text: str, tmp_path: Path):
     root, home = place(tmp_path)
-    rules = parse_rules(filled(DATA["rules"]["exact"], root, home)).rules
-    verdict = judge(rules, Call(tool="Bash", command=text, cwd=root))
+    rules = parse_rules(filled(DATA["rules"]["exact"], root, home), tools=vocabulary()).rules
+    verdict = judge(rules, Call(tool="Bash", command=text, cwd=root, tools=CLAUDE.tools))
     assert verdict.decision is None and "not read plainly" in verdict.why
 
 
 def test_a_file_path_no_file_system_could_name_is_not_known_whole(tmp_path: Path):
     root, home = place(tmp_path)
-    rules = parse_rules(filled(DATA["rules"]["paths"], root, home)).rules
+    rules = parse_rules(filled(DATA["rules"]["paths"], root, home), tools=vocabulary()).rules
     for path in ("src/\ud800.json", "src/a\x00.json"):
-        verdict = judge(rules, Call(tool="Write", path=path, cwd=root))
+        verdict = judge(rules, Call(tool="Write", path=path, cwd=root, tools=CLAUDE.tools))
         assert verdict.decision is None and "not known whole" in verdict.why
         pending = PendingCall(1, "%4", 0, "s", "Write", {"file_path": path, "content": "x"}, cwd=root)
         assert judge(rules, call_of(pending, Agent(pane_id="%4", target="w:0.0", session="w", cwd=root))).decision is None

@@ -97,8 +97,12 @@ class Bench:
 
     def allowed_by_codex(self, given: dict) -> bool:
         """Codex's own hook holds the call (no dialog drawn): did a rule hand it the allow, or was it let go?"""
+        return self.allowed_by_held("Bash", given, "codex")
+
+    def allowed_by_held(self, tool: str, given: dict, family: str) -> bool:
+        """A held hook of ``family``'s (Codex's, a fifth family's) holds a ``tool`` call: did a rule hand it the allow, or was it let go?"""
         self.next += 1
-        call = PendingCall(self.next, "", 0, "s", "Bash", given, cwd=self.cwd, arrived=self.now - 0.5, family="codex", transcript=f"/r/{self.next}.jsonl")
+        call = PendingCall(self.next, "", 0, "s", tool, given, cwd=self.cwd, arrived=self.now - 0.5, family=family, transcript=f"/r/{self.next}.jsonl")
 
         async def ask() -> None:
             assert self.desk._accept(call)
@@ -199,6 +203,25 @@ def test_a_call_with_a_field_the_rules_do_not_judge_is_the_persons(tmp_path: Pat
     bench = Bench(tmp_path, TOUCH)
     assert not bench.allowed_by_hook("Bash", {"command": "touch build/x_1", **extra})
     assert bench.allowed_by_hook("Bash", {"command": "touch build/x_1", "description": "Make it", "timeout": 5000, "run_in_background": False})
+
+
+EDIT = '[[rule]]\nid = "notes"\ndecision = "allow"\nhosts = ["local"]\nproject = "{root}"\ntool = "Edit"\npath = ["notes.md"]\nttl = "1h"\nshadow = false\n'
+
+
+def test_each_familys_calls_are_read_by_its_own_tool_names_never_by_anothers(tmp_path: Path):
+    """A tool name another family gives its shell or file tool is no shell or file call here: the person answers it."""
+    claude = Bench(tmp_path / "claude", TOUCH)
+    assert claude.allowed_by_hook("Bash", {"command": "touch build/x_1"})
+    for others in ("bash", "exec_command", "run_shell_command", "shell"):  # opencode's, Codex's and Gemini's names
+        assert not claude.allowed_by_hook(others, {"command": "touch build/x_1"}), others
+    codex = Bench(tmp_path / "codex", TOUCH, family="codex")
+    assert codex.allowed_by_held("exec_command", {"command": "touch build/x_1"}, "codex")  # its screen's name for its shell tool
+    assert not codex.allowed_by_held("bash", {"command": "touch build/x_1"}, "codex")
+    edits = Bench(tmp_path / "edits", EDIT)
+    assert edits.allowed_by_hook("Edit", {"file_path": edits.root + "/notes.md"})
+    codex_edits = Bench(tmp_path / "codex-edits", EDIT, family="codex")  # Codex edits by apply_patch, whose files no rule reads
+    assert not codex_edits.allowed_by_held("Edit", {"file_path": codex_edits.root + "/notes.md"}, "codex")
+    assert [e["decision"] for e in codex_edits.kinds("rule_answer")] == []
 
 
 def test_codex_is_judged_in_its_workdir_and_only_in_bash(tmp_path: Path):

@@ -5,6 +5,7 @@
 
 import re
 
+from ...model import Tools
 from ..family import Family, Starting
 from ..modes import claude_mode
 from .box import box_text
@@ -37,6 +38,8 @@ FAMILY = Family(
     # Claude Code's window for a model without the "[1m]" mark (docs: "context windows", 200K standard).
     context_window=200_000,
     starting=Starting(program="claude", resume_flag="--resume"),
+    # Its tools as its hook and transcript name them: Bash runs a shell line; the file tools name their file.
+    tools=Tools(shell=frozenset({"Bash"}), files=frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "Read"}), reads=frozenset({"Read"})),
     reads_version=lambda version: f"Claude Code {version}: read with the {family_of(version)} rules." if version else "Claude Code version unknown: read with the newest rules.",
 )
 

@@ -70,10 +70,12 @@ private tmux server, against a scripted Responses API:
   working/idle but never that you are needed; not used.
 """
 
+from ...model import Tools
 from ..family import Family, HeldHook
 from ..modes import codex_mode
 from .pane import classify_pane
 from .process import is_command, recognise, version_of
+from .rollout import USAGE
 from .screen import box_text, classify, classify_capture
 from .signals import title_observation
 
@@ -91,6 +93,10 @@ FAMILY = Family(
     # Codex writes its own model_context_window; this is what it gives the GPT-5 codex models when it has not yet.
     context_window=272_000,
     held_hook=HeldHook(),  # its PermissionRequest hook runs in the app-server daemon (headspace hooks install --codex)
+    # Its hook asks about a command as Bash; its screen names exec_command, and shell is that tool's older name. apply_patch
+    # carries its files inside a patch no rule reads: no file tool, so no allow answers an edit.
+    tools=Tools(shell=frozenset({"Bash", "exec_command", "shell"})),
+    usage=USAGE,  # its rollout files
 )
 
 __all__ = ["FAMILY", "box_text", "classify", "classify_capture", "classify_pane", "recognise", "title_observation", "version_of"]

@@ -35,7 +35,8 @@ from datetime import datetime, timedelta, timezone
 
 from ...shared.json_lines import JsonLinesTail, first_object
 from ...usage.model import PlanUse, Tokens, Usage
-from ..session_usage import AgentProcess, Follower, count, parse_time
+from ..session_usage import AgentProcess, Follower, Kind, count, parse_time
+from .process import recognise
 
 META_CAP = 4 << 20  # the first line holds Codex's whole system prompt (about 50 KB on 0.169.0)
 
@@ -167,3 +168,7 @@ def find(agent: AgentProcess) -> RolloutFollower | None:
             if best is None or meta[1] > best[0]:
                 best = (meta[1], path)
     return RolloutFollower(best[1]) if best is not None else None
+
+
+# Codex's session records, as session_usage.py follows them: its rollout files under CODEX_HOME.
+USAGE = Kind(family="codex", recognise=recognise, env=("CODEX_HOME",), find=find)

@@ -46,8 +46,10 @@ Facts measured on the binaries (0.53.0 of 2026-07-30 and 0.61.0 of
 - **No server events, no OSC state output** beyond the title.
 """
 
+from ...model import Tools
 from ..family import Family
 from ..modes import gemini_mode
+from .chats import USAGE
 from .process import recognise, version_of
 from .screen import box_text, classify_capture, is_gemini_command, screen_version, strip_escapes
 
@@ -63,6 +65,8 @@ FAMILY = Family(
     paste_gap=0.15,  # an Enter within ~20 ms of typed text joins the paste; 50 ms was always enough (measured)
     # Gemini CLI's models (2.5 Pro and Flash, its defaults) take 1,048,576 tokens.
     context_window=1_048_576,
+    tools=Tools(shell=frozenset({"run_shell_command"}), files=frozenset({"replace", "write_file", "read_file"}), reads=frozenset({"read_file"})),
+    usage=USAGE,  # its chats
 )
 
 __all__ = ["FAMILY", "box_text", "classify_capture", "is_gemini_command", "recognise", "screen_version", "strip_escapes", "version_of"]

@@ -30,7 +30,8 @@ import os
 from ...shared.json_lines import JsonLinesTail, first_object
 from ...shared.safe_files import Unreadable, loads, read_regular
 from ...usage.model import Tokens, Usage
-from ..session_usage import AgentProcess, Follower, count, parse_time
+from ..session_usage import AgentProcess, Follower, Kind, count, parse_time
+from .process import recognise
 
 HEAD_CAP = 1 << 20
 PROJECTS_CAP = 4 << 20
@@ -131,3 +132,7 @@ def find(agent: AgentProcess) -> ChatFollower | None:
         if best is None or begun > best[0]:
             best = (begun, path)
     return ChatFollower(best[1]) if best is not None else None
+
+
+# Gemini CLI's session records, as session_usage.py follows them: its chats under GEMINI_CLI_HOME.
+USAGE = Kind(family="gemini", recognise=recognise, env=("GEMINI_CLI_HOME",), find=find)

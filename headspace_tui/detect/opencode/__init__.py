@@ -51,10 +51,12 @@
   takes two: the first Esc only arms it ("esc again to interrupt").
 """
 
+from ...model import Tools
 from ..family import Family
 from ..modes import opencode_mode
 from .box import box_text
 from .process import recognise, version_of
+from .records import USAGE
 from .screen import classify, classify_capture, is_opencode_command
 
 FAMILY = Family(
@@ -70,6 +72,8 @@ FAMILY = Family(
     # second, separate press 0.2 s later stops the turn (measured on 1.18.33).
     interrupt_keys=("Escape", "Escape"),
     key_gap=0.2,
+    tools=Tools(shell=frozenset({"bash"}), files=frozenset({"edit", "write", "read"}), reads=frozenset({"read"})),
+    usage=USAGE,  # its session database
 )
 
 __all__ = ["FAMILY", "classify", "classify_capture", "is_opencode_command", "recognise", "version_of"]

@@ -27,7 +27,8 @@ import sqlite3
 from urllib.parse import quote
 
 from ...usage.model import Tokens, Usage
-from ..session_usage import AgentProcess, Follower, count
+from ..session_usage import AgentProcess, Follower, Kind, count
+from .process import recognise
 
 TOTALS = """
 SELECT sum(tokens_input), sum(tokens_output) + sum(tokens_reasoning), sum(tokens_cache_read), sum(tokens_cache_write)
@@ -128,3 +129,7 @@ def find(agent: AgentProcess) -> SessionFollower | None:
             db.close()
     owned = [session for session, created in rows if isinstance(session, str) and isinstance(created, (int, float)) and agent.owns(created / 1000, at_start=False)]
     return SessionFollower(path, owned[0]) if owned else None
+
+
+# opencode's session records, as session_usage.py follows them: its database under XDG_DATA_HOME.
+USAGE = Kind(family="opencode", recognise=recognise, env=("XDG_DATA_HOME",), find=find)

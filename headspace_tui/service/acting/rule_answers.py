@@ -39,13 +39,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from ...answering.desk import AnswerDesk
-from ...detect.families import holds_hook, keeps_transcripts
+from ...detect.families import holds_hook, keeps_transcripts, tools_of
 from ...events import AgentChanged, AgentRemoved, Event
 from ...hooks.calls import SHOWN_AS, PendingCall, allow, deny, same_detail
 from ...hooks.spool import tool_detail
-from ...model import Agent, AgentState, Channel, Observation
+from ...model import Agent, AgentState, Channel, Observation, Tools
 from ...rules.judge import judge
-from ...rules.model import FILE_TOOLS, Decision, Verdict
+from ...rules.model import Decision, Verdict
 from ..records.journal import Journal
 from .rule_book import RuleBook
 from .rule_calls import call_of
@@ -61,9 +61,9 @@ KEYS_TRIES = 4  # looks for the transcript's line of the call on screen
 RELOAD_EVERY = 1.0  # seconds between two looks at the rules file (a stat; read again only when it changed)
 
 
-def _shows(tool: str, wanted: str, shown: str, cwd: str) -> bool:
-    """Does a dialog showing ``shown`` show the whole of a call acting on ``wanted`` (made in ``cwd``)?"""
-    if tool in FILE_TOOLS:
+def _shows(tool: str, tools: Tools, wanted: str, shown: str, cwd: str) -> bool:
+    """Does a dialog showing ``shown`` show the whole of a call acting on ``wanted`` (made in ``cwd``)? ``tools``: its family's."""
+    if tool in tools.files:
         return bool(wanted and shown) and os.path.normpath(os.path.join(cwd, shown.strip())) == os.path.normpath(os.path.join(cwd, wanted))
     return same_detail(tool, wanted, shown)
 
@@ -260,7 +260,7 @@ class RuleAnswers:
             given = json.loads(exact)
         except ValueError:
             return None
-        if not isinstance(given, dict) or not cwd.startswith("/") or not _shows(tool, tool_detail(given), prompt.detail, cwd):
+        if not isinstance(given, dict) or not cwd.startswith("/") or not _shows(tool, tools_of(agent.family), tool_detail(given), prompt.detail, cwd):
             return None
         return tool, given, cwd
 

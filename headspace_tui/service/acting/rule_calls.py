@@ -17,9 +17,10 @@ import os
 import posixpath
 from typing import Any
 
+from ...detect.families import tools_of
 from ...hooks.calls import PendingCall
 from ...model import DEFAULT_FAMILY, Agent
-from ...rules.model import FILE_TOOLS, SHELL_TOOLS, Call
+from ...rules.model import Call
 
 BASH = frozenset({"bash", "/bin/bash", "/usr/bin/bash"})  # the shells the rules read as: a shell named so elsewhere is another program
 # Fields of a shell call's input that change nothing of what runs (Claude's Bash, Codex's exec, Gemini's, opencode's).
@@ -29,10 +30,12 @@ DESCRIBES = frozenset({"command", "description", "timeout", "timeout_ms", "run_i
 def call_of(pending: PendingCall, agent: Agent) -> Call:
     """The hook's call as the rules see it: its command or path, where it runs, and what of it is not judged."""
     tool, given = pending.tool_name, pending.tool_input
+    family = agent.family or DEFAULT_FAMILY
+    tools = tools_of(family)
     cwd = pending.cwd or agent.cwd
     unsandboxed, unread = False, ""
     command = path = ""
-    if tool in SHELL_TOOLS:
+    if tool in tools.shell:
         command, unread = _command(given.get("command"))
         unsandboxed, why = _sandbox(given)
         unread = unread or why
@@ -45,7 +48,7 @@ def call_of(pending: PendingCall, agent: Agent) -> Call:
             unread = unread or f"it runs in {str(shell)[:40]!r}, not bash, which the rules read"
         unknown = sorted(set(given) - DESCRIBES - {"dangerouslyDisableSandbox", "sandbox_permissions", "workdir", "shell"})
         unread = unread or (f"its input has {unknown[0][:40]!r}, which the rules do not judge" if unknown else "")
-    elif tool in FILE_TOOLS:
+    elif tool in tools.files:
         named = given.get("file_path") or given.get("path") or given.get("notebook_path")
         path = named if isinstance(named, str) and _plain_path(named) else ""
     if cwd and not _plain_path(cwd):
@@ -54,7 +57,7 @@ def call_of(pending: PendingCall, agent: Agent) -> Call:
         cwd = os.path.realpath(cwd)
     elif cwd:
         cwd = posixpath.normpath(cwd)  # another host's: as written, '..' folded (its symlinks are not seen from here)
-    return Call(tool=tool, command=command, path=path, host=agent.host, cwd=cwd, family=agent.family or DEFAULT_FAMILY, pane=agent.target, unsandboxed=unsandboxed, unread=unread)
+    return Call(tool=tool, command=command, path=path, host=agent.host, cwd=cwd, family=family, tools=tools, pane=agent.target, unsandboxed=unsandboxed, unread=unread)
 
 
 def _command(value: Any) -> tuple[str, str]:

@@ -22,8 +22,8 @@ from ...changes.trees import LocalTrees, Trees
 from ...detect.claude.process import ClaudeProcess, claude_process
 from ...detect.claude.status_files import ClaudeStatus, claude_config_dir, read_statuses
 from ...detect.claude.transcript import TranscriptTail
+from ...detect.families import usage_kinds
 from ...detect.session_usage import SessionUsage
-from ...detect.usage_kinds import KINDS
 from ...hooks.channel import AnswerChannel, MakeChannel, socket_path
 from ...hooks.spool import HookEvent, spool_dir
 from ...model import LOCAL_HOST
@@ -92,7 +92,7 @@ class LocalHost:
 
     def __init__(self, server: TmuxServer) -> None:
         self.server = server
-        self._usage = SessionUsage(KINDS)
+        self._usage = SessionUsage(usage_kinds())  # the registered families' (a plug-in's too)
         self._usage_lock = threading.Lock()  # one reader of the followers at a time (reads run in worker threads)
         self.on_lost: Callable[[], None] = lambda: None  # never told here: the server's end is seen by discovery
         self.on_notice: Callable[[str], None] = lambda text: None
