@@ -74,14 +74,14 @@ def test_a_key_is_not_applied_to_an_agent_that_came_under_the_cursor_by_itself_j
             docs = await at_docs(app, pilot)
             rings = ringing(app)
             await docs_reply_went(app, pilot, docs)
-            moved = time.monotonic()
             assert selected(app) == "api:0.0"
+            assert app.table.arrival is not None  # counted from when api was drawn, by the app's own clock
             # A fast hand: read the instant api came under the cursor, meant for what it saw, not for api's permission.
-            # Its read time is given, not raced for: CI's load (a 0.56 s gap once) no longer decides the outcome.
-            await press_read_at(app, pilot, "y", moved)
+            # Its read time is given, not raced for: CI's load (a 0.56 s gap once) no longer decides the outcome. It is
+            # the arrival's own time: a clock read after the settle, under load, came later than the reaction time.
+            await press_read_at(app, pilot, "y", app.table.arrival[1])
             assert asked == [] and rings == [1]
             assert said(app)[-1] == "api:0.0 came under the cursor just now: read it, then press again; nothing sent"
-            assert app.table.arrival is not None  # counted from when api was drawn, by the app's own clock (later than moved under load)
             await asyncio.sleep(max(0.0, app.table.arrival[1] + REACTION_TIME + 0.05 - time.monotonic()))
             await pilot.press("y")
             await pilot.pause()
