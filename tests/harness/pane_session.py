@@ -28,13 +28,6 @@ from headspace_tui.shared.proctree import read_process_table
 
 from .tmux import PaneInfo, PrivateTmux
 
-# A wait reads the screen every ``interval`` (50 ms) for its first BRISK seconds, when what it waits for
-# mostly comes (a key's echo, a dialog drawn), then every SLOW: a read is a tmux client started
-# (about 6 ms of a core with the server's share), and the live stage is bound by CPU, four workers on two
-# cores, so a long wait on an agent at 20 reads a second took the time the agents it waits on need.
-BRISK = 2.0
-SLOW = 0.15
-
 # The pane's bash prompt (every session sets ``PS1`` to this shape).
 SHELL_PROMPT = re.compile(r"tester@box:\S*[$#] ?$", re.M)
 
@@ -149,21 +142,20 @@ class PaneSession:
         return self.tmux.pane(self.pane_id)
 
     def wait_for(self, expect: Expect, *, timeout: float = 30, what: str | None = None, interval: float = 0.05) -> str:
-        """Poll the screen until ``expect`` (a substring, regex or predicate) holds: every ``interval``, after BRISK seconds every SLOW."""
+        """Poll the screen until ``expect`` (a substring, regex or predicate) holds."""
         if isinstance(expect, str):
             check: Callable[[str], bool] = lambda s, needle=expect: needle in s  # noqa: E731 - one of three small predicates
         elif isinstance(expect, re.Pattern):
             check = lambda s, rx=expect: rx.search(s) is not None  # noqa: E731
         else:
             check = expect
-        began = time.monotonic()
-        deadline = began + timeout
+        deadline = time.monotonic() + timeout
         screen = ""
         while time.monotonic() < deadline:
             screen = self.screen()
             if check(screen):
                 return screen
-            time.sleep(interval if time.monotonic() - began < BRISK else max(interval, SLOW))
+            time.sleep(interval)
         raise ScreenTimeout(f"{self.name}: waited {timeout}s for {what or expect!r}; screen was:\n{screen}")
 
     def wait_stable(self, *, quiet: float = 0.6, timeout: float | None = None, strict: bool = True) -> str:

@@ -10,7 +10,7 @@ T = TypeVar("T")
 
 
 PAUSE = 0.05  # seconds between two cheap reads
-SHARE = 3.0  # a costly read is followed by a pause three times its length: a wait takes at most a quarter of a core
+SHARE = 2.0  # a costly read is followed by a pause twice its length: a wait takes at most a third of a core
 
 
 def poll(read: Callable[[], T], accept: Callable[[T], bool], timeout: float = 15.0) -> T:
