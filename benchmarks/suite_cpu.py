@@ -3,7 +3,7 @@
     python benchmarks/suite_cpu.py [--top N] [--out FILE] -- [pytest arguments]
 
 Default arguments are the live stage as tests/run runs it (``-m "e2e and not soak" -n 4
---dist worksteal``). CI's time on two cores is bound by CPU, not by waits, so the wall time a
+--dist loadgroup``). CI's time on two cores is bound by CPU, not by waits, so the wall time a
 test reports says little about what it costs the others beside it: this says what it burns.
 
 How a process is charged: every 0.2 s each process's user+system time is read from /proc.
@@ -30,7 +30,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 TICK = os.sysconf("SC_CLK_TCK")
-LIVE_STAGE = ["-m", "e2e and not soak", "-n", "4", "--dist", "worksteal", "-p", "no:randomly", "-q"]
+LIVE_STAGE = ["-m", "e2e and not soak", "-n", "4", "--dist", "loadgroup", "-p", "no:randomly", "-q"]
 SOCKET = re.compile(r"headspace-test-(\d+)-")
 
 
