@@ -115,9 +115,9 @@ def rules_suggest(times: int, days: float, log: Path | None = None) -> tuple[lis
         seen[key] = seen.get(key, 0) + 1
     out: list[str] = []
     for n, ((family, tool, example, host, cwd), count) in enumerate(sorted(seen.items(), key=lambda kv: -kv[1])):
-        tools = tools_of(family)
         if count < times:
             continue
+        tools = tools_of(family)
         if tool in tools.shell:
             try:
                 parsed = parse(example)
