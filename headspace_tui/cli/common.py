@@ -29,6 +29,13 @@ class UserError(Exception):
     """A problem to report in one line, with a non-zero exit."""
 
 
+def plugin_problems() -> list[str]:
+    """Load the agent families installed as plug-ins (once); one line for each that could not be, for the user to see."""
+    from ..detect.families import load_plugins
+
+    return [f"agent family plug-in {load.name} ({load.target}) not loaded: {load.problem}" for load in load_plugins() if load.problem]
+
+
 def server_of(args: argparse.Namespace):
     from ..tmux.server import TmuxServer
 

@@ -472,6 +472,19 @@ def check_prices(today: date | None = None) -> list[Check]:
     return checks
 
 
+def check_plugins() -> list[Check]:
+    """The agent families installed as plug-ins (entry points ``headspace.families``): each one loaded, or why not; nothing when there are none."""
+    from ..detect.families import PLUGIN_GROUP, load_plugins
+
+    checks = []
+    for plugin in load_plugins():
+        if plugin.problem:
+            checks.append(Check("plug-in", WARN, f"{plugin.name} ({plugin.target}) not loaded: {plugin.problem}", f"fix or uninstall the package that declares it under {PLUGIN_GROUP}"))
+        else:
+            checks.append(Check("plug-in", OK, f"{plugin.name}: agent family {plugin.family!r} ({plugin.target})"))
+    return checks
+
+
 def run_checks(server: TmuxServer, env: Mapping[str, str] | None = None, config: Config | None = None, config_problem: str = "") -> list[Check]:
     env = os.environ if env is None else env
     folders = agent_config_dirs(server, env)
@@ -480,6 +493,7 @@ def run_checks(server: TmuxServer, env: Mapping[str, str] | None = None, config:
         *check_tmux(server),
         *settings,
         *check_claude(env),
+        *check_plugins(),
         *check_status_files(env, folders),
         *check_hooks(env, folders),
         *check_spool(env, agent_runtimes(server)),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import host_specs
+from .common import host_specs, plugin_problems
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
@@ -24,6 +24,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
     local, specs = host_specs(args, config)
     # The service watches this server and the configured hosts with the default config: any other view is watched from here.
     own_view = args.all or getattr(args, "host", None) or getattr(args, "no_local", False) or args.config is not None or notices
+    notices += tuple(plugin_problems())  # said on the screen; the service loads the same plug-ins for itself
     return run_app(
         socket_name=args.socket_name,
         socket_path=args.socket_path,

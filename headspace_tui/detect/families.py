@@ -1,14 +1,19 @@
 """The agent families headspace knows, and which process in a pane's tree is one.
 
 The one registration each family needs: ``register(its FAMILY)``, below for
-the families that ship with headspace (a plug-in or a test registers its own
-the same way).  Everything else in the core (discovery, the monitor, the
+the families that ship with headspace (a test registers its own the same
+way).  A family shipped in a package of its own is found through its entry
+point in the ``headspace.families`` group (``load_plugins``), naming its
+``Family`` record; the service and the commands load them before they look.  Everything else in the core (discovery, the monitor, the
 guarded keys, ``status``, ``classify --agent``) asks here at the time it
 looks, so a family registered later is found like the built-in ones.  Order
 matters only where two families could claim one process (none do).
 """
 
 from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
 
 from ..model import NO_TOOLS, Tools
 from ..shared.proctree import ProcessInfo, ProcessTable, find_first
@@ -46,6 +51,51 @@ register(CLAUDE)
 register(CODEX)
 register(GEMINI)
 register(OPENCODE)
+
+PLUGIN_GROUP = "headspace.families"
+
+
+@dataclass(frozen=True)
+class PluginLoad:
+    """What one entry point gave: its name, where it points, and the family it registered or why none ("" when it did)."""
+
+    name: str
+    target: str
+    family: str = ""
+    problem: str = ""
+
+
+_plugins: tuple[PluginLoad, ...] | None = None  # loaded once per process
+
+
+def load_plugins() -> tuple[PluginLoad, ...]:
+    """Register every family installed under the ``headspace.families`` entry points, once; what each gave.
+
+    A plug-in that cannot be imported, does not name a ``Family``, or takes a
+    name already known is left out with its reason (logged, and in
+    ``headspace doctor``); the others and the built-in families go on.  Only
+    what the user installed into headspace's own environment is found.
+    """
+    global _plugins
+    if _plugins is not None:
+        return _plugins
+    from importlib.metadata import entry_points
+
+    loads = []
+    for point in sorted(entry_points(group=PLUGIN_GROUP), key=lambda p: p.name):
+        try:
+            family = point.load()
+            if not isinstance(family, Family):
+                raise TypeError(f"it names a {type(family).__name__}, not an agent family's record (detect.family.Family)")
+            register(family)
+        except Exception as exc:  # a plug-in is code from outside: any failure leaves it out, never headspace
+            problem = f"{type(exc).__name__}: {exc}" if not isinstance(exc, ValueError | TypeError) else str(exc)
+            logging.getLogger(__name__).info("agent family plug-in %s (%s) not loaded: %s", point.name, point.value, problem, exc_info=exc)  # said to the user by the caller
+            loads.append(PluginLoad(point.name, point.value, problem=clean(problem, 300)))
+        else:
+            loads.append(PluginLoad(point.name, point.value, family=family.name))
+    _plugins = tuple(loads)
+    return _plugins
 
 
 def label_of(name: str) -> str:

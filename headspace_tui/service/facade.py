@@ -36,7 +36,7 @@ from ..answering.policy import RULE_VIA, Intent, IntentKind
 from ..api.facade import ChannelReport, Jump, PaneScreen, Report, ServiceError, Typing
 from ..changes.model import Diff, failed
 from ..detect.claude.process import process_env
-from ..detect.families import CLAUDE, UnknownFamily, family_named
+from ..detect.families import CLAUDE, UnknownFamily, family_named, load_plugins
 from ..detect.fusion import Explanation
 from ..events import AgentChanged, AgentRemoved, CallBlocked, Event, Notice, PaneCaptured, ProblemChanged, Rung
 from ..hooks.calls import PendingCall
@@ -148,6 +148,7 @@ class Service:
     ) -> Service:
         """One monitor per host (the local server unless ``local`` is off with hosts given); the fleet sends each request to its pane's host."""
         config = config or Config()
+        load_plugins()  # the agent families installed as plug-ins: known before the first look
 
         def monitor(host: RemoteHost | None) -> Monitor:
             return Monitor(
