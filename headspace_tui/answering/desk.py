@@ -50,7 +50,7 @@ from .report import ChannelReport
 
 log = logging.getLogger(__name__)
 
-# Seconds a held-back call (Codex's hook, which waits 3 s: hooks/settings.py CODEX_WAIT) may take to be placed and
+# Seconds a held-back call (Codex's hook, which waits 3 s: its family's HeldHook.wait) may take to be placed and
 # judged; later, it is let go rather than answered, so no answer is recorded that its hook was no longer there to take.
 HELD_WAIT = 2.0
 

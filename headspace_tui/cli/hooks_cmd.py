@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import argparse
 import shutil
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .common import EXIT_OK, UserError, config_of
+
+if TYPE_CHECKING:
+    from ..detect.family import Family
 
 
 def cmd_hooks(args: argparse.Namespace) -> int:
     import os
 
-    from ..detect.families import CLAUDE
+    from ..detect.families import CLAUDE, CODEX
     from ..hooks.settings import ANSWER_WAIT, DENIED_EVENT, HooksError, backup_path, install, status, uninstall
     from .hooks_text import said
 
     if args.codex:
-        return _codex_hooks(args)
+        return _held_hooks(args, CODEX)
     if args.host:
         from .hooks_remote import RemoteHooksError, run
 
@@ -65,32 +68,34 @@ def cmd_hooks(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _codex_hooks(args: argparse.Namespace) -> int:
-    """``headspace hooks ACTION --codex``: the rules hook in Codex's own hooks.json, on this machine."""
+def _held_hooks(args: argparse.Namespace, family: Family) -> int:
+    """``headspace hooks ACTION --codex``: the rules hook in the family's own hooks file (``Family.held_hook``: Codex's hooks.json), on this machine."""
     import os
 
-    from ..hooks.settings import ANSWER_EVENT, HooksError, backup_path, install_codex, status, uninstall
+    from ..hooks.settings import ANSWER_EVENT, HooksError, backup_path, install_held, status, uninstall
 
+    held = family.held_hook
+    assert held is not None and held.hooks_file is not None, f"{family.name} keeps no hooks file headspace installs"
     if args.host or args.project is not None or getattr(args, "answer", False) or getattr(args, "wait", None) is not None:
-        raise UserError("--codex goes alone: Codex's own hooks.json on this machine")
-    home = os.environ.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex")
-    path = Path(home) / "hooks.json"
+        raise UserError(f"--{family.name} goes alone: {family.label}'s own hooks file on this machine")
+    path = held.hooks_file(os.environ)
+    hook = f"headspace's rules hook for {family.label}"
     try:
         if args.hooks_action == "install":
-            changed = install_codex(path)
+            changed = install_held(path, family.name, held.wait)
             backup = backup_path(path)
             where = f"backup: {backup}" if backup.exists() else "new file"
             if changed:
-                print(f"installed headspace's rules hook for Codex in {path} ({where}); Codex asks you to trust it at its next start (or in /hooks)")
+                print(f"installed {hook} in {path} ({where}); {family.label} asks you to trust it at its next start (or in /hooks)")
             else:
-                print(f"headspace's rules hook for Codex already installed in {path}")
+                print(f"{hook} already installed in {path}")
         elif args.hooks_action == "uninstall":
             done = uninstall(path)
-            print({"absent": f"no headspace hook in {path}"}.get(done, f"removed headspace's rules hook for Codex from {path} ({done})"))
+            print({"absent": f"no headspace hook in {path}"}.get(done, f"removed {hook} from {path} ({done})"))
         else:
             found = status(path)
             on = ANSWER_EVENT in found.events
-            print(f"headspace's rules hook for Codex {'installed' if on else 'not installed'} in {path}" + ("" if found.exists else " (no such file)"))
+            print(f"{hook} {'installed' if on else 'not installed'} in {path}" + ("" if found.exists else " (no such file)"))
     except HooksError as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:

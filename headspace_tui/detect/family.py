@@ -102,7 +102,15 @@ class HeldHook:
     no ``interrupt`` or ``updatedInput`` (the agent fails such an answer
     closed).  The hook program says it by the family's name after its wait
     (``program.py answer SECONDS NAME``, hooks/program.py).
+
+    ``hooks_file`` says where the family keeps that hook in an environment
+    (``headspace hooks install --codex`` writes it there; None: it is not
+    installed by headspace), and ``wait`` how long it waits for the rules
+    before the agent asks the person itself.
     """
+
+    hooks_file: Callable[[Mapping[str, str]], Path] | None = None
+    wait: int = 3  # seconds: the agent draws no dialog while its hook runs; the rules answer in milliseconds
 
 
 @dataclass(frozen=True)

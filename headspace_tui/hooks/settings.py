@@ -90,9 +90,6 @@ ANSWER_WAIT = 60  # seconds the answer hook waits for headspace by default
 MAX_ANSWER_WAIT = 590  # Claude's own default hook timeout is 600 s
 ANSWER_GRACE = 10  # Claude's timeout for the answer hook: its wait plus this
 MAX_SETTINGS = 4 << 20  # a settings.json is a few KB
-# Seconds Codex's hook waits for the rules: Codex draws no dialog while it runs, and the rules answer in milliseconds
-# once the agent is found (a search of its session records), so a short wait, after which Codex asks you itself.
-CODEX_WAIT = 3
 
 
 class HooksError(Exception):
@@ -447,19 +444,19 @@ def install(settings_path: Path, command: str | None = None, *, answer_wait: int
     return _install(path, wanted(command, answer_wait, denied=knows_denied(claude)))
 
 
-def codex_wanted(command: str, wait: int = CODEX_WAIT) -> dict[str, list[dict[str, Any]]]:
-    """Codex's ``hooks.json``: one synchronous PermissionRequest hook asking headspace's rules (``answer N codex``)."""
-    return {ANSWER_EVENT: [answer_group(answer_command(command, wait, "codex"), wait)]}
+def held_wanted(command: str, family: str, wait: int) -> dict[str, list[dict[str, Any]]]:
+    """A held hook's file (Codex's ``hooks.json``): one synchronous PermissionRequest hook asking headspace's rules (``answer N FAMILY``)."""
+    return {ANSWER_EVENT: [answer_group(answer_command(command, wait, family), wait)]}
 
 
-def install_codex(hooks_path: Path, command: str | None = None, *, wait: int = CODEX_WAIT) -> bool:
-    """Register headspace's rules hook in Codex's ``hooks.json`` (same format, same care as Claude's settings); True when it changed.
+def install_held(hooks_path: Path, family: str, wait: int, command: str | None = None) -> bool:
+    """Register headspace's rules hook in a family's own hooks file (``Family.held_hook``; same format and care as Claude's settings); True when it changed.
 
     Codex runs a new or changed hook only once you trust it: it asks at its
     next start ("Hooks need review"), or in ``/hooks``.
     """
     path = _target(hooks_path)
-    return _install(path, codex_wanted(command or hook_command(), wait))
+    return _install(path, held_wanted(command or hook_command(), family, wait))
 
 
 def _install(path: Path, ours_wanted: dict[str, list[dict[str, Any]]]) -> bool:

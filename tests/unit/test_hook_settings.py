@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from headspace_tui.hooks import settings
+from headspace_tui.detect.families import CODEX
 from headspace_tui.hooks.settings import (
     EVENTS,
     MARKER,
@@ -358,8 +358,9 @@ def test_codexs_hooks_json_gets_one_rules_hook_kept_apart_from_the_users_and_res
     assert data["hooks"]["Stop"] == json.loads(users)["hooks"]["Stop"]
     (group,) = data["hooks"]["PermissionRequest"]
     (hook,) = group["hooks"]
-    assert group["matcher"] == "*" and hook["command"].endswith(f"answer {settings.CODEX_WAIT} codex # headspace-hook")
-    assert "async" not in hook and hook["timeout"] > settings.CODEX_WAIT  # Codex reads its answer
+    wait = CODEX.held_hook.wait if CODEX.held_hook is not None else -1  # the wait is Codex's own (detect/codex)
+    assert group["matcher"] == "*" and hook["command"].endswith(f"answer {wait} codex # headspace-hook") and wait == 3
+    assert "async" not in hook and hook["timeout"] > wait  # Codex reads its answer
     assert run_cli(home, "install", "--codex").stdout.startswith("headspace's rules hook for Codex already installed")
     assert run_cli(home, "status", "--codex").stdout.startswith("headspace's rules hook for Codex installed")
     refused = run_cli(home, "install", "--codex", "--answer")

@@ -70,6 +70,9 @@ private tmux server, against a scripted Responses API:
   working/idle but never that you are needed; not used.
 """
 
+from collections.abc import Mapping
+from pathlib import Path
+
 from ...model import Tools
 from ..family import Family, HeldHook
 from ..modes import codex_mode
@@ -78,6 +81,13 @@ from .process import is_command, recognise, version_of
 from .rollout import USAGE
 from .screen import box_text, classify, classify_capture
 from .signals import title_observation
+
+
+def hooks_file(env: Mapping[str, str]) -> Path:
+    """Where Codex reads its hooks in environment ``env``: ``$CODEX_HOME/hooks.json``, ``CODEX_HOME`` defaulting to ``~/.codex``."""
+    home = env.get("CODEX_HOME") or str(Path(env.get("HOME") or Path.home()) / ".codex")
+    return Path(home) / "hooks.json"
+
 
 FAMILY = Family(
     name="codex",
@@ -92,7 +102,10 @@ FAMILY = Family(
     with_title=classify_pane,
     # Codex writes its own model_context_window; this is what it gives the GPT-5 codex models when it has not yet.
     context_window=272_000,
-    held_hook=HeldHook(),  # its PermissionRequest hook runs in the app-server daemon (headspace hooks install --codex)
+    # Its PermissionRequest hook runs in the app-server daemon (headspace hooks install --codex), from $CODEX_HOME/hooks.json.
+    # Codex draws no dialog while it runs, and the rules answer in milliseconds once the agent is found (a search of
+    # its session records): a short wait, after which Codex asks you itself.
+    held_hook=HeldHook(hooks_file=hooks_file, wait=3),
     # Its hook asks about a command as Bash; its screen names exec_command, and shell is that tool's older name. apply_patch
     # carries its files inside a patch no rule reads: no file tool, so no allow answers an edit.
     tools=Tools(shell=frozenset({"Bash", "exec_command", "shell"})),
