@@ -25,6 +25,8 @@ from tests.harness.npm_binary import require
 from tests.harness.session import ClaudeSession
 from tests.harness.tmux import PrivateTmux, temp_server
 
+pytest_plugins = ["tests.harness.ordering"]  # the long tests first in each stage (tests/long_tests.txt)
+
 # What a test needs, read from its module: the markers that select tests by it
 # (``pytest -m "not e2e"`` is the fast stage: no real agent binary, sshd or
 # browser).  Read from the source rather than declared by hand, so a new
