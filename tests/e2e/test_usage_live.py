@@ -85,8 +85,9 @@ def test_clear_starts_the_conversations_count_again_and_the_day_keeps_both(claud
     for prompt, reply in (("the second part", "Two."), ("the third part", "Three.")):
         session.submit(prompt)
         session.wait_for(lambda s, reply=reply: reply in s and TURN_DONE.search(s) is not None, what=reply)
-    got = poll(lambda: row(private_tmux.name), lambda r: r["tokens"] == Tokens(120, 12, 0, 0).to_dict(), timeout=30)
-    assert got["state"] == "idle" and got["cost_usd_est"] == estimate(MODEL, Tokens(120, 12, 0, 0))
+    # The records can say the turn's tokens a moment before the row has waited out its idle grace: wait for both.
+    got = poll(lambda: row(private_tmux.name), lambda r: r["tokens"] == Tokens(120, 12, 0, 0).to_dict() and r["state"] == "idle", timeout=30)
+    assert got["cost_usd_est"] == estimate(MODEL, Tokens(120, 12, 0, 0))
 
     mine = f"local|L:{private_tmux.name}|{session.pane_id}|"
     with EventLog(events_path()) as log:

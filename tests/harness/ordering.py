@@ -1,10 +1,10 @@
-"""The order each stage's workers take the tests in: the long ones first, so none of them ends a stage alone.
+"""The order the fast stage's workers take the tests in: the long ones first, so none of them ends the stage alone.
 
 On two cores a stage is as long as its busiest worker.  In file order a
 28-second test near the end of the tree starts when the others have little
 left, and the machine waits on it with three workers idle (a clean-clone run
 spent 85 s of its 270 s fast stage at three quarters idle).  ``long_tests.txt``
-lists each test that took five seconds or more in a clean-clone run, with
+lists each fast-stage test that took 3 s or more in a clean-clone run, with
 its seconds; every other test counts as short.
 
 * Work stealing (the fast stage, ``--dist worksteal``) first hands each
@@ -13,13 +13,17 @@ its seconds; every other test counts as short.
   (the longest to the run with the least so far), so they start at once,
   side by side, and what is stolen at the end is short.
 * Handing out one test (or one ``xdist_group``) at a time (the live stage,
-  ``--dist loadgroup``) is given the long tests first, longest first: each
-  goes to the next free worker while the short ones fill the gaps.
+  ``--dist loadgroup``) keeps the file order.  Its long tests are long
+  because they wait (a minute of idle measured, twenty popups opened one by
+  one), not because they compute: started together they left the cores half
+  idle for a minute of a clean-clone run, while in file order they overlap
+  the tests that keep the cores busy.
 
 Only the order changes, never what runs: a test missing from the list (new,
 renamed) runs in its file's place.  Without xdist nothing is moved.
 
-To refresh the list from a run's ``--durations`` (``tests/run --durations=150``)::
+To refresh the list from the fast stage's ``--durations``
+(``pytest -m "not e2e" -n 4 --durations=150 > LOG``)::
 
     python -m tests.harness.ordering LOG... > tests/long_tests.txt
 """
@@ -85,11 +89,6 @@ def stealing_runs(items: list, seconds: dict[str, float], workers: int) -> list:
     return ordered
 
 
-def longest_first(items: list, seconds: dict[str, float]) -> list:
-    """The long tests first, longest first; the rest in their file order (a stable sort)."""
-    return sorted(items, key=lambda item: -_took(item, seconds))
-
-
 @pytest.hookimpl(optionalhook=True)  # xdist's hook, on the controller: a worker's own --dist reads "no"
 def pytest_configure_node(node) -> None:
     node.workerinput["headspace_dist"] = node.config.getoption("dist", "no")
@@ -100,11 +99,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     worker = getattr(config, "workerinput", None)
     if worker is None:
         return
-    seconds = read_list()
     if worker.get("headspace_dist") == "worksteal":
-        items[:] = stealing_runs(items, seconds, int(worker["workercount"]))
-    else:
-        items[:] = longest_first(items, seconds)
+        items[:] = stealing_runs(items, read_list(), int(worker["workercount"]))
 
 
 FLOOR = 3.0  # seconds: a test shorter than this is never what a stage waits on at its end
@@ -127,6 +123,6 @@ def from_logs(texts: list[str]) -> dict[str, float]:
 
 if __name__ == "__main__":
     found = from_logs([Path(name).read_text(encoding="utf-8", errors="replace") for name in sys.argv[1:]])
-    print("# Tests that took 3 s or more in a clean-clone run: seconds, then the test (tests/harness/ordering.py says why and how to refresh)")
+    print("# Fast-stage tests that took 3 s or more in a clean-clone run: seconds, then the test (tests/harness/ordering.py says why and how to refresh)")
     for nodeid, seconds in sorted(found.items(), key=lambda pair: (-pair[1], pair[0])):
         print(f"{seconds:.1f} {nodeid}")

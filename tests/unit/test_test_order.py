@@ -1,10 +1,12 @@
-"""The order the stages hand out their tests (tests/harness/ordering.py): the long ones first, nothing lost or doubled."""
+"""The order the fast stage hands out its tests (tests/harness/ordering.py): the long ones first, nothing lost or doubled."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
-from tests.harness.ordering import LIST, longest_first, read_list, stealing_runs
+from tests.conftest import _needs
+from tests.harness.ordering import LIST, read_list, stealing_runs
 
 
 @dataclass(frozen=True)
@@ -38,15 +40,11 @@ def test_uneven_cuts_and_more_long_tests_than_a_run_holds_still_run_everything_o
     assert stealing_runs(items, {}, 3) == items and stealing_runs(items, seconds, 1) == items
 
 
-def test_one_at_a_time_hands_out_the_longest_first_and_the_rest_in_file_order():
-    items = _items(6)
-    seconds = {items[4].nodeid: 9.0, items[2].nodeid: 30.0}
-    assert longest_first(items, seconds) == [items[2], items[4], items[0], items[1], items[3], items[5]]
-
-
 def test_the_list_reads_as_seconds_and_node_ids_of_tests_that_exist_in_the_tree():
     listed = read_list(LIST)
     assert listed and all(seconds >= 3 for seconds in listed.values())
     root = LIST.parent.parent
     missing = [nodeid for nodeid in listed if not (root / nodeid.split("::", 1)[0]).is_file()]
     assert not missing, f"listed tests whose file is gone (refresh tests/long_tests.txt): {missing}"
+    live = [nodeid for nodeid in listed if "e2e" in Path(nodeid).parts or _needs(root / nodeid.split("::", 1)[0])]
+    assert not live, f"the live stage keeps its file order: {live}"
