@@ -98,8 +98,10 @@ def test_the_app_drawing_its_table_and_preview_leaves_no_strip_in_a_cycle():
             await select_each(app, pilot, panes * 3)  # warm: what stays drawn is not garbage
             with cycles_found() as found:
                 await select_each(app, pilot, panes * 3)
-            # Without strips_free_themselves: hundreds of strips, each with its seven caches.
-            assert found["Strip"] <= 5, f"{found['Strip']} strips freed only by a full collection ({found.most_common(6)})"
+            # Without strips_free_themselves: 890 strips, each with its seven caches (measured with Textual's own methods).
+            # With it, a few that depend on which frames the compositor drew between the moves: 0 to 5 on a quiet machine,
+            # 8 with a core kept busy. The bound tells the two apart whatever the load.
+            assert found["Strip"] <= 50, f"{found['Strip']} strips freed only by a full collection ({found.most_common(6)})"
 
     asyncio.run(scenario())
 
