@@ -78,6 +78,26 @@ def real_clients(tmux) -> dict[str, str]:
     return {line.split()[1]: line.split()[2] for line in lines if line.startswith("0 ")}
 
 
+def popup_gone(tmux, warm: Warm) -> bool:
+    """No headspace popup runs on the user's server any more: its launcher, or the client it became, has exited.
+
+    The warm UI lets go of its client before that client's process has
+    ended and tmux has closed the popup around it; a key typed meanwhile goes
+    to the closing popup, as it would for a person who did not wait to see it close.
+    """
+    import psutil
+
+    server = int(tmux.run("display-message", "-p", "#{pid}").strip())
+    for child in psutil.Process(server).children(recursive=True):
+        try:
+            argv = " ".join(child.cmdline())
+        except psutil.Error:
+            continue
+        if " popup" in argv or str(warm.socket) in argv:
+            return False
+    return True
+
+
 def descendants(pid: int) -> set[int]:
     import psutil
 
@@ -112,6 +132,7 @@ def test_the_second_popup_shows_the_first_ones_filter_and_selection_and_the_warm
         user.type(PREFIX_H)
         poll(warm.screen, lambda s: "3 agents" in s and "beta2" in s, timeout=60)
         poll(warm.clients, lambda n: n == 1, timeout=10)
+        assert not popup_gone(tmux, warm)  # the popup is seen while it is open
         ui_pid, private_pid = warm.pids()
         assert oct(warm.place.folder.stat().st_mode & 0o777) == "0o700"
         # Its window keeps the size the UI gives it, and the server takes a new window without crashing
@@ -131,6 +152,7 @@ def test_the_second_popup_shows_the_first_ones_filter_and_selection_and_the_warm
         first = warm.screen()
         user.type(b"q")
         poll(warm.clients, lambda n: n == 0, timeout=15)  # the popup closed...
+        poll(lambda: popup_gone(tmux, warm), bool, timeout=15)
         assert alive(ui_pid) and alive(private_pid)  # ...and the warm UI is still there
 
         # The second open: the same process, the table as the first one left it, on the user's terminal.
@@ -160,6 +182,7 @@ def test_the_second_popup_shows_the_first_ones_filter_and_selection_and_the_warm
         other.type(b"\r")
         poll(lambda: real_clients(tmux), lambda c: c == {user_client: "home", other_client: "beta2"}, timeout=15)
         poll(warm.clients, lambda n: n == 0, timeout=15)
+        poll(lambda: popup_gone(tmux, warm), bool, timeout=15)
 
         # The first client opens it again; Enter: that client goes to beta2, and the popup closes.
         user.type(PREFIX_H)
@@ -167,6 +190,7 @@ def test_the_second_popup_shows_the_first_ones_filter_and_selection_and_the_warm
         user.type(b"\r")
         poll(lambda: real_clients(tmux), lambda c: c.get(user_client) == "beta2", timeout=15)
         poll(warm.clients, lambda n: n == 0, timeout=15)
+        poll(lambda: popup_gone(tmux, warm), bool, timeout=15)
         assert warm.pids() == (ui_pid, private_pid)
 
         # A warm UI killed outright leaves its socket files; the next open cleans them and starts a new one.
@@ -179,6 +203,7 @@ def test_the_second_popup_shows_the_first_ones_filter_and_selection_and_the_warm
         ui_pid, private_pid = warm.pids()
         user.type(b"q")
         poll(warm.clients, lambda n: n == 0, timeout=15)
+        poll(lambda: popup_gone(tmux, warm), bool, timeout=15)
 
         # The service ends: so do the warm UI and its private server, leaving no socket.
         os.kill(service_pid, signal.SIGTERM)  # the service this test's popup started
