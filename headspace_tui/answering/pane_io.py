@@ -10,6 +10,7 @@ follow only once the screen holds still.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import time
 from dataclasses import dataclass
@@ -21,6 +22,30 @@ from ..model import Observation
 # The screen must hold still this long before the last read that keys follow:
 # Claude redraws within a frame or two of a key typed in the pane itself.
 SETTLE = 0.15
+SETTLE_STRETCH = 4.0  # at most this many times SETTLE, on a machine far busier than its cores
+
+
+def settle_for(load: float, cores: int) -> float:
+    """SETTLE on a machine no busier than its cores; stretched in proportion to its load beyond them, up to SETTLE_STRETCH times.
+
+    An agent draws what a key brought when it gets the CPU: within a few
+    tens of milliseconds on a quiet machine, but with a core kept busy
+    beside four test workers (load about 7 on 2 cores) Claude had not yet
+    drawn the question a key typed in its own pane had brought 150 ms
+    later, so the settled read still showed the one before and headspace's
+    key answered the next question (tests/harness/races.py, pane_then_app).
+    """
+    return SETTLE * min(SETTLE_STRETCH, max(1.0, load / max(1, cores)))
+
+
+def settle_time() -> float:
+    """How long the screen must hold still on this machine now: ``settle_for`` its last minute's load and its cores."""
+    try:
+        load = os.getloadavg()[0]
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    except OSError:
+        return SETTLE
+    return settle_for(load, cores)
 
 
 STEP_TIMEOUT = 2.0
@@ -100,15 +125,16 @@ def _held_still(before: str, after: str) -> bool:
     return before == after or _BULLET.sub(r"\1 \2 ", before) == _BULLET.sub(r"\1 \2 ", after)
 
 
-async def settled_read(io: PaneIO, pane_id: str, command: str, family: Family, *, quiet: float = SETTLE, timeout: float = 2.0) -> tuple[Observation, str]:
+async def settled_read(io: PaneIO, pane_id: str, command: str, family: Family, *, quiet: float | None = None, timeout: float = 2.0) -> tuple[Observation, str]:
     """The pane once two captures ``quiet`` seconds apart show the same screen (``_held_still``).
 
     Claude redraws within a frame or two of a key: a screen that is still
     changing may already be out of date (a key typed in the pane itself has
     answered question 1, and question 2 is being drawn).  Keys only go to a
-    screen that held still.
+    screen that held still, for ``settle_time()`` unless ``quiet`` is given.
     """
-    deadline = time.monotonic() + timeout
+    quiet = settle_time() if quiet is None else quiet
+    deadline = time.monotonic() + max(timeout, 4 * quiet)
     ansi = await io.capture(pane_id, ansi=True)
     while True:
         await asyncio.sleep(quiet)

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 
-from headspace_tui.answering.pane_io import _held_still, settled_read
+import pytest
+
+from headspace_tui.answering.pane_io import SETTLE, SETTLE_STRETCH, _held_still, settle_for, settle_time, settled_read
 from headspace_tui.detect.families import CLAUDE
 
 LIT = "\x1b[38;5;246m\x1b[49m●\x1b[39m Creating A01\n  Do you want to proceed?\n"
@@ -48,3 +50,14 @@ def test_settled_read_takes_one_round_over_a_blink():
     pane = Blinking()
     asyncio.run(settled_read(pane, "%1", "claude", quiet=0.01, family=CLAUDE))  # type: ignore[arg-type]
     assert pane.captures == 2
+
+
+def test_the_wait_stretches_with_a_load_beyond_the_cores_and_no_further_than_its_cap():
+    assert settle_for(0.3, 2) == SETTLE and settle_for(2.0, 2) == SETTLE  # no busier than its cores: the quiet wait
+    assert settle_for(7.0, 2) == pytest.approx(SETTLE * 3.5)  # a core kept busy beside four workers
+    assert settle_for(200.0, 2) == pytest.approx(SETTLE * SETTLE_STRETCH)  # no further than the cap
+    assert settle_for(3.0, 0) == pytest.approx(SETTLE * 3)  # no cores told: taken as one
+
+
+def test_this_machines_wait_is_between_the_quiet_one_and_the_cap():
+    assert SETTLE <= settle_time() <= SETTLE * SETTLE_STRETCH
