@@ -453,6 +453,8 @@ def test_an_edit_held_by_the_hook_shows_its_change_above_approve_and_its_lines_a
     page.locator("#changes-sum", has_text="+4 \u22123 · 1 file").wait_for(timeout=WAIT)  # the turn's summary, as the row has it
     # What it costs: the service's own words for its tokens (the scripted API's 100 in, 20 out per reply), as e says them.
     page.locator("#usage dt", has_text="Tokens").wait_for(timeout=WAIT)
+    # The last reply's tokens come once the service has read Claude's records after it (on a loaded machine, a moment after "Edited.").
+    page.locator("#usage dd", has_text="300 in · 60 out").wait_for(timeout=WAIT)
     tokens = page.locator("#usage dd").nth([t.strip() for t in page.locator("#usage dt").all_inner_texts()].index("Tokens")).inner_text()
     assert tokens.startswith("300 in · 60 out"), tokens
     page.screenshot(path=str(shots(tmp_path) / "changes-390x844.png"))

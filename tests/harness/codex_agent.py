@@ -156,7 +156,8 @@ class CodexSession(PaneSession):
         self.tmux.send_keys(self.pane_id, "Enter")
         self.wait_for(lambda screen: "Hooks need review" not in screen, timeout=timeout, what="the hooks review closed")
 
-    def wait_ready(self, timeout: float = 30) -> str:
+    def wait_ready(self, timeout: float = 60) -> str:
+        """Codex's composer with its footer's facts; a bound for an agent that never starts (with a core kept busy, it once took over 30 s)."""
         return self.wait_for(READY, timeout=timeout, what="Codex's composer")
 
     def leftover_processes(self) -> dict[int, str]:
