@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import EXIT_OK, UserError, clean, json_line
+from .common import EXIT_OK, UserError, clean, json_line, load_plugins_here
 
 
 def cmd_classify(args: argparse.Namespace) -> int:
     from ..detect.families import UnknownFamily, family_named
     from ..model import DEFAULT_FAMILY
 
+    load_plugins_here()
     try:
         family = family_named(args.agent or DEFAULT_FAMILY)
     except UnknownFamily as exc:

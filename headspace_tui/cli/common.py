@@ -33,7 +33,15 @@ def plugin_problems() -> list[str]:
     """Load the agent families installed as plug-ins (once); one line for each that could not be, for the user to see."""
     from ..detect.families import load_plugins
 
-    return [f"agent family plug-in {load.name} ({load.target}) not loaded: {load.problem}" for load in load_plugins() if load.problem]
+    return [f"agent family plug-in {load.said()}" for load in load_plugins() if load.problem]
+
+
+def load_plugins_here() -> None:
+    """For a command that reads the families in this process (not through the service, which loads them itself): load them, each failure one line on stderr."""
+    import sys
+
+    for problem in plugin_problems():
+        print(f"headspace: {clean(problem)}", file=sys.stderr)
 
 
 def server_of(args: argparse.Namespace):

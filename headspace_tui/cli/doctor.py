@@ -476,13 +476,8 @@ def check_plugins() -> list[Check]:
     """The agent families installed as plug-ins (entry points ``headspace.families``): each one loaded, or why not; nothing when there are none."""
     from ..detect.families import PLUGIN_GROUP, load_plugins
 
-    checks = []
-    for plugin in load_plugins():
-        if plugin.problem:
-            checks.append(Check("plug-in", WARN, f"{plugin.name} ({plugin.target}) not loaded: {plugin.problem}", f"fix or uninstall the package that declares it under {PLUGIN_GROUP}"))
-        else:
-            checks.append(Check("plug-in", OK, f"{plugin.name}: agent family {plugin.family!r} ({plugin.target})"))
-    return checks
+    fix = f"fix or uninstall the package that declares it under {PLUGIN_GROUP}"
+    return [Check("plug-in", WARN if plugin.problem else OK, plugin.said(), fix) for plugin in load_plugins()]
 
 
 def run_checks(server: TmuxServer, env: Mapping[str, str] | None = None, config: Config | None = None, config_problem: str = "") -> list[Check]:

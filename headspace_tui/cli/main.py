@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from .. import __version__
-from .common import EXIT_FAIL, EXIT_OK, UserError, clean, plugin_problems
+from .common import EXIT_FAIL, EXIT_OK, UserError, clean
 from .send import option_keys
 
 # Nothing heavy at the top: the popup key's launcher (``headspace popup``) runs through here
@@ -270,9 +270,6 @@ def main(argv: list[str] | None = None) -> int:
     args.claude_args = passed
     try:
         where, name = COMMANDS.get(args.command or "", ("tui", "cmd_tui"))
-        if where not in ("tui", "popup_cmd"):  # the app says it on its screen; the popup is a client of the service, which loads them
-            for problem in plugin_problems():
-                print(f"headspace: {clean(problem)}", file=sys.stderr)
         # Each command's module is imported when it runs: the popup's launcher must not pay for the others.
         command = getattr(importlib.import_module(f".{where}", __package__), name)
         return int(command(args))

@@ -31,7 +31,7 @@ from ..service.acting.rule_state import read_state
 from ..shared.safe_text import clean
 from ..state.eventlog import EventLog, EventLogError, StoredEvent
 from ..state.eventlog import default_path as log_path
-from .common import EXIT_FAIL, EXIT_OK, UserError, server_of
+from .common import EXIT_FAIL, EXIT_OK, UserError, load_plugins_here, server_of
 
 
 def rules_list(path: Path | None = None, log: Path | None = None) -> tuple[list[str], list[str]]:
@@ -202,6 +202,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
         return _rules_by_service(args, "revoke", args.id, "")
     if args.action in ("pause", "resume"):
         return _rules_by_service(args, args.action, args.rule, args.host)
+    load_plugins_here()  # the families a rule may name, read here
     if args.action == "suggest":
         out, err = rules_suggest(args.times, args.days)
     else:

@@ -8,7 +8,7 @@ import logging
 import sys
 from collections.abc import Callable, Iterator
 
-from .common import EXIT_FAIL, EXIT_OK, UserError, clean, config_of, host_specs, json_line, server_of
+from .common import EXIT_FAIL, EXIT_OK, UserError, clean, config_of, host_specs, json_line, load_plugins_here, server_of
 
 
 def _scan_agents(args: argparse.Namespace, remember: Callable[[str], tuple[str, float] | None] | None = None):
@@ -102,6 +102,7 @@ def _status_by_look(args: argparse.Namespace) -> tuple[list[dict], list[str]]:
 
     from ..api.rows import agent_row
 
+    load_plugins_here()  # this look finds their agents too
     with _log_memory() as remember:
         agents, problems = _scan_agents(args, remember)
     now = time.time()

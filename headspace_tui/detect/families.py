@@ -64,6 +64,12 @@ class PluginLoad:
     family: str = ""
     problem: str = ""
 
+    def said(self) -> str:
+        """What it gave, in one line for the user (after the words "agent family plug-in")."""
+        if self.problem:
+            return f"{self.name} ({self.target}) not loaded: {self.problem}"
+        return f"{self.name}: agent family {self.family!r} ({self.target})"
+
 
 _plugins: tuple[PluginLoad, ...] | None = None  # loaded once per process
 
