@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -72,8 +72,13 @@ class AgentProcess:
         return not any(self.started < other <= begun + CLOCK_SLACK for other in self.siblings)
 
     def home(self, name: str, default: str) -> str:
-        """The folder the environment names in ``name``, else ``default`` under the agent's HOME."""
-        return self.env.get(name) or os.path.join(self.env.get("HOME") or os.path.expanduser("~"), default)
+        """The folder the agent's environment names in ``name``, else ``default`` under its HOME (``env_folder``)."""
+        return env_folder(self.env, name, default)
+
+
+def env_folder(env: Mapping[str, str], name: str, default: str) -> str:
+    """The folder ``env`` names in ``name`` (``CODEX_HOME``), else ``default`` (``.codex``) under its HOME."""
+    return env.get(name) or os.path.join(env.get("HOME") or os.path.expanduser("~"), default)
 
 
 class Follower:

@@ -47,28 +47,16 @@ def read_list(path: Path = LIST) -> dict[str, float]:
         line = line.split("#", 1)[0].strip()
         if line:
             took, nodeid = line.split(None, 1)
-            seconds[_bare(nodeid)] = float(took)
+            seconds[nodeid] = float(took)
     return seconds
-
-
-_GROUP = re.compile(r"@[\w.-]+$")  # xdist writes a grouped test's id with ``@group`` after it (--dist loadgroup); a log may or may not
-
-
-def _bare(nodeid: str) -> str:
-    return _GROUP.sub("", nodeid)
-
-
-def _took(item, seconds: dict[str, float]) -> float:
-    """The seconds listed for ``item``; 0: not a long test."""
-    return seconds.get(_bare(item.nodeid), 0.0)
 
 
 def stealing_runs(items: list, seconds: dict[str, float], workers: int) -> list:
     """``items`` cut as work stealing first cuts them (consecutive runs, each the remainder over the workers left), each run led by its long tests."""
-    long = sorted((item for item in items if _took(item, seconds)), key=lambda item: -_took(item, seconds))
+    long = sorted((item for item in items if item.nodeid in seconds), key=lambda item: -seconds[item.nodeid])
     if not long or workers < 2:
         return items
-    short = [item for item in items if not _took(item, seconds)]
+    short = [item for item in items if item.nodeid not in seconds]
     sizes, left = [], len(items)
     for n in range(workers):
         sizes.append(left // (workers - n))
@@ -80,7 +68,7 @@ def stealing_runs(items: list, seconds: dict[str, float], workers: int) -> list:
         room = [n for n in range(workers) if len(heads[n]) < sizes[n]]
         n = min(room, key=lambda n: loads[n])
         heads[n].append(item)
-        loads[n] += _took(item, seconds)
+        loads[n] += seconds[item.nodeid]
     ordered = []
     for n in range(workers):
         take = sizes[n] - len(heads[n])

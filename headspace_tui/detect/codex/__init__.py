@@ -76,6 +76,7 @@ from pathlib import Path
 from ...model import Tools
 from ..family import Family, HeldHook
 from ..modes import codex_mode
+from ..session_usage import env_folder
 from .pane import classify_pane
 from .process import is_command, recognise, version_of
 from .rollout import USAGE
@@ -85,8 +86,7 @@ from .signals import title_observation
 
 def hooks_file(env: Mapping[str, str]) -> Path:
     """Where Codex reads its hooks in environment ``env``: ``$CODEX_HOME/hooks.json``, ``CODEX_HOME`` defaulting to ``~/.codex``."""
-    home = env.get("CODEX_HOME") or str(Path(env.get("HOME") or Path.home()) / ".codex")
-    return Path(home) / "hooks.json"
+    return Path(env_folder(env, "CODEX_HOME", ".codex")) / "hooks.json"
 
 
 FAMILY = Family(
