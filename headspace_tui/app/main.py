@@ -243,8 +243,8 @@ class HeadspaceApp(App[str | None]):
         self.set_keymap(self.config.keys)
         if self.end_on_signals:
             end_on_signals(self)
+        self._start_monitor()  # the service's stream: a resident one's, or the service in this process (which runs only when it watches)
         if self.live:
-            self._start_monitor()
             self._prepare_notifications()
             if self.pace_gc:
                 self.set_timer(GC_SETTLE_AFTER, self._pace_gc)  # once the first rows are in

@@ -301,7 +301,8 @@ class ServiceClient:
         """Follow the service's stream; when it ends, say so, start the service again if it died, and catch up from its state."""
         self._loop = asyncio.get_running_loop()
         if isinstance(self.transport, InProcess):
-            await self.transport.run()  # the service itself, whose stream reaches this client as it is made
+            if self.live:  # a demo's service watches nothing: nothing runs, its replays reach this client as they are made
+                await self.transport.run()  # the service itself, whose stream reaches this client as it is made
             return
         assert self.place is not None
         # Imported beside the loop, not on it: the first frame, drawn from the state taken before, is not held up by it.

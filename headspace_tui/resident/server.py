@@ -46,6 +46,7 @@ import logging
 import os
 import signal
 import ssl
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -408,7 +409,9 @@ class Resident:
         if first_pid is None:
             return f"no tmux server runs ({self.server.where})"
         loop = asyncio.get_running_loop()
-        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        # Signals reach the main thread only: a service hosted on a thread of another program's (a test's) is ended by ``end``.
+        signals = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP) if threading.current_thread() is threading.main_thread() else ()
+        for signum in signals:
             loop.add_signal_handler(signum, self._signalled, signal.Signals(signum).name)
         runner = web.AppRunner(self.app(), access_log=None, handle_signals=False, handler_cancellation=True, shutdown_timeout=SHUTDOWN_TIMEOUT)
         await runner.setup()
@@ -462,7 +465,7 @@ class Resident:
             await self.service.stop()
             await runner.cleanup()
             remove_files(self.place, self.socket_inode)
-            for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            for signum in signals:
                 loop.remove_signal_handler(signum)
         log.info("service ended: %s", self.why)
         if self.deadline is not None:

@@ -204,6 +204,9 @@ class Service:
 
     # -- running -----------------------------------------------------------------------
     async def run(self) -> None:
+        """Watch until cancelled; a service that watches no tmux (``live=False``: demos, tests) only waits, so a server may host it as it hosts a live one."""
+        if not self.live:
+            await asyncio.Event().wait()
         if self._rules is not None:
             self._rules.start()  # the rules file looked at every second: a rule's ttl runs from when it is first read
         await self._fleet.run()
