@@ -7,12 +7,14 @@ an explicit environment, and every Claude session gets a temporary HOME.
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 import shutil
 import signal
 import tempfile
 import time
+import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -86,6 +88,62 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     if _TIMELINE:
         with open(_TIMELINE, "a", encoding="utf-8") as timeline:
             timeline.write(f"{os.getpid()}\t{item.nodeid}\t{began:.3f}\t{time.time():.3f}\n")
+
+
+APP_BUILDERS = ("app_of", "make_app", "demo_app")  # tests/ui/apps.py: what builds an app on a service the test holds
+TRANSPORTS = ("in-process", "http")  # tests/ui/apps.py ``transport``: kept in step
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Every test that builds an app with tests/ui/apps.py runs twice: in process, and over HTTP to a resident service."""
+    if "app_transport" not in metafunc.fixturenames:
+        return
+    fixtures = [defs[-1].func for name in metafunc.fixturenames if (defs := metafunc._arg2fixturedefs.get(name))]
+    if any(_builds_app(func) for func in (metafunc.function, *fixtures)):
+        path = Path(str(metafunc.definition.path))
+        live = bool(_needs(path)) or Path(__file__).parent / "e2e" in path.parents
+        # A test with real agents runs as users run the app, over HTTP: twice would add a quarter to the live stage's CPU.
+        metafunc.parametrize("app_transport", ["http"] if live else TRANSPORTS, indirect=True)
+
+
+def _builds_app(func: Any, module: Any = None, depth: int = 3) -> bool:
+    """Whether ``func`` calls an app builder, itself or through the tests' own functions it calls (``depth`` calls down)."""
+    func = inspect.unwrap(func)
+    code = getattr(func, "__code__", None)
+    if code is None or not str(getattr(func, "__module__", "")).startswith("tests.") or str(func.__module__) == "tests.ui.apps":
+        return False
+    for name in _names(code):
+        if name in APP_BUILDERS:
+            return True
+        helper = func.__globals__.get(name)
+        if depth and inspect.isfunction(helper) and _builds_app(helper, depth=depth - 1):
+            return True
+    return False
+
+
+def _names(code: types.CodeType) -> set[str]:
+    """The global names ``code`` and the functions within it refer to."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _names(const)
+    return names
+
+
+@pytest.fixture(autouse=True)
+def app_transport(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The transport apps.py's ``app_of`` uses for this test (``pytest_generate_tests``); in process where not parametrized."""
+    mode = getattr(request, "param", "in-process")
+    if mode == "in-process":
+        yield mode  # apps.py is left unloaded by the tests that build no app
+        return
+    from tests.ui import apps
+
+    apps.transport = mode
+    try:
+        yield mode
+    finally:
+        apps.transport = "in-process"
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -20,17 +20,37 @@ from headspace_tui.service.facade import Service
 from headspace_tui.service.records.journal import Journal
 from headspace_tui.shared.config import Config
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
+from tests.harness.hosted import Hosted, HostedClient, caught_up
 from tests.harness.record import DEFAULT_OUT
+
+# How app_of reaches its service: "in-process" (``--no-service``) or "http" (a resident service, as users run it).
+# tests/conftest.py runs every test that builds an app once with each (its ``transport`` parameter).
+TRANSPORTS = ("in-process", "http")
+transport = "in-process"
 
 
 def app_of(service: Service, **options) -> HeadspaceApp:
-    """The app on ``service``, run in this process behind the same seam as a resident service's client (``ServiceClient.in_process``): it holds copies."""
+    """The app on ``service`` behind the same seam as a resident service's client, over the test's transport: it holds copies.
+
+    In process, ``ServiceClient.in_process``; over HTTP, the real server
+    around the same service on a thread of its own (tests/harness/hosted.py),
+    ended with the app.
+    """
+    if transport == "http":
+        return HeadspaceApp(Hosted(service).client(), **options)
     return HeadspaceApp(ServiceClient.in_process(service), **options)
 
 
 def service_of(app: HeadspaceApp) -> Service:
-    """The service behind ``app`` (tests only: to show a recorded pane, or look at its insides); the app itself holds only the client."""
+    """The service behind ``app`` (tests only: to show a recorded pane, or look at its insides); the app itself holds only the client.
+
+    Over HTTP its methods run on the service's own loop (``OnItsLoop``), as
+    its own changes do; what they tell reaches the app down the stream
+    (``settle`` waits for it).
+    """
     client = app.service
+    if isinstance(client, HostedClient):
+        return client.hosted.on_its_loop()  # type: ignore[return-value]
     assert isinstance(client, ServiceClient) and isinstance(client.transport, InProcess), "an app built by app_of (make_app, demo_app)"
     return client.transport.service
 
@@ -38,6 +58,8 @@ def service_of(app: HeadspaceApp) -> Service:
 def ringer_of(app: HeadspaceApp) -> Ringer:
     """The ringer of the service behind ``app`` (resident/ringer.py: the one that rings, in process as in a resident service)."""
     client = app.service
+    if isinstance(client, HostedClient):
+        return client.hosted.ringer
     assert isinstance(client, ServiceClient) and isinstance(client.transport, InProcess), "an app built by app_of (make_app, demo_app)"
     return client.transport.ringer
 
@@ -176,7 +198,8 @@ def asked_all(app: HeadspaceApp) -> bool:
 
 
 async def settle(pilot) -> None:
-    """Until every question the app asked its service came back and was drawn (a frame with nothing still on its way)."""
+    """Until everything the service said reached the app, and every question it asked came back, and was drawn (a frame with nothing still on its way)."""
+    await caught_up(pilot.app.service, pause=pilot.pause)
     await wait_until(pilot, lambda: asked_all(pilot.app), "the app's questions to its service to come back")
     await pilot.pause()
     await pilot.pause()

@@ -20,7 +20,7 @@ from headspace_tui.model import AgentState
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
 from tests.harness.scenarios import INPUT_QUESTION, NUMBERED_MENU, QUESTION_DB, TURN_DONE
-from tests.ui.apps import live_row, make_app, readable, ringer_of, screen_open, service_of, wait_until
+from tests.ui.apps import live_row, make_app, notices, readable, ringer_of, screen_open, service_of, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -141,7 +141,7 @@ def test_c_nudges_an_idle_agent(claude_session, fake_api, private_tmux):
     run(scenario())
 
 
-def test_a_prompt_that_changed_after_looking_gets_no_keys(claude_session, fake_api, private_tmux):
+def test_a_prompt_that_changed_after_looking_gets_no_keys(claude_session, fake_api, private_tmux, app_transport):
     """The table shows prompt A; the pane moves on to prompt B; pressing y must send nothing."""
     session = claude_session(
         [
@@ -175,9 +175,16 @@ def test_a_prompt_that_changed_after_looking_gets_no_keys(claude_session, fake_a
             assert session.info().current_command == "claude"
             assert "touch second.txt" in session.screen() and "Do you want to proceed?" in session.screen()
             assert len(fake_api.main_requests) == requests_before  # B was not answered
-            # The row's word, as the service keeps it: the freeze above stopped the service's run, and with it the
-            # stream that would bring the changed row to this client (the display is the stream's, tested elsewhere).
-            assert service_of(app).agent(session.pane_id).delivery == "not sent"
+            if app_transport == "in-process":
+                # The row's word, as the service keeps it: the freeze above stopped the service's run, and with it the
+                # stream that would bring the changed row to this client (the display is the stream's, tested elsewhere).
+                # The service still held A: its guard's own read of the pane found B and sent nothing.
+                assert service_of(app).agent(session.pane_id).delivery == "not sent"
+            else:
+                # A resident service watched on (the freeze stopped only this client's stream): it knew B, and
+                # refused the answer drawn for A before any read, saying so to the user.
+                assert service_of(app).agent(session.pane_id).observation.prompt.detail == "touch second.txt"
+                assert any("the prompt changed since it was shown" in note for note in notices(app)), notices(app)
 
     run(scenario())
     assert (session.workdir / "first.txt").exists() and not (session.workdir / "second.txt").exists()

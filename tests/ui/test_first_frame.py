@@ -36,6 +36,7 @@ def test_no_frame_of_an_open_shows_a_row_planned_for_another_width(size, monkeyp
     app = demo_app()
     for n, (session, screen, age) in enumerate(AGENTS):  # known before the first frame, as a resident service knows them
         show_recorded(app, n, session, screen, age)
+    app.service.connect(0.0)  # the client takes the whole state as it opens (over HTTP the replays would come down the stream after)
 
     async def scenario() -> list[str]:
         async with app.run_test(size=size) as pilot:

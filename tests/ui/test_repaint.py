@@ -45,6 +45,7 @@ class Mirror:
         self.screen, self.stream = _pyte(*app.size)
         self.writes: list[str] = []
         self.spans: list[tuple[int, int, int]] = []
+        self.full = 0  # frames written whole (not as changed spans)
         app._display = self._display
 
     def _display(self, screen, renderable) -> None:
@@ -54,12 +55,31 @@ class Mirror:
         self.writes.append(text)
         if isinstance(renderable, ChopsUpdate):
             self.spans += renderable.spans
+        else:
+            self.full += 1
         self.stream.feed(text)
 
     async def start(self, pilot) -> None:
+        """From a full frame on, once the app is at rest: asked for, then waited for (a client's stream beside the loop may draw it, and a layout's last steps, a pause later)."""
+        self.full = 0
         self.app.screen.refresh()
-        await pilot.pause()
-        self.clear()
+        for _ in range(100):
+            await pilot.pause()
+            if self.full:
+                break
+        else:
+            raise AssertionError("the full frame asked for was never drawn")
+        for _ in range(100):  # and then at rest: nothing left to draw, and a pause that draws nothing
+            # A layout pass that resized a widget can leave its older repaint behind, undrawn (Textual's
+            # bookkeeping: it comes out with the next change, whatever that is): drawn now, not in the measure.
+            for widget in self.app.screen.walk_children():
+                if getattr(widget, "_repaint_regions", None):
+                    widget.refresh()
+            self.clear()
+            await pilot.pause()
+            if not self.writes:
+                return
+        raise AssertionError("the app never came to rest")
 
     def clear(self) -> None:
         self.writes.clear()
