@@ -96,8 +96,8 @@ TRANSPORTS = ("in-process", "http")  # tests/ui/apps.py ``transport``: kept in s
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Every test that builds an app with tests/ui/apps.py runs twice: in process, and over HTTP to a resident service."""
-    if "app_transport" not in metafunc.fixturenames:
-        return
+    if "app_transport" not in metafunc.fixturenames or getattr(metafunc.module, "OWN_TRANSPORTS", False):
+        return  # OWN_TRANSPORTS: the module runs each test over both ways itself
     fixtures = [defs[-1].func for name in metafunc.fixturenames if (defs := metafunc._arg2fixturedefs.get(name))]
     if any(_builds_app(func) for func in (metafunc.function, *fixtures)):
         path = Path(str(metafunc.definition.path))

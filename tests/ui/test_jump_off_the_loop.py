@@ -23,6 +23,7 @@ from headspace_tui.app.main import HeadspaceApp
 from tests.ui.apps import notices, settle, wait_until
 from tests.ui.held_jump import Held, in_process, over_http
 
+OWN_TRANSPORTS = True  # each test runs in process and over HTTP to a service in a process of its own (its ``mode``)
 GAVE_UP = "the jump's notice (a jump asked on the app's loop gives up before tmux answers)"
 
 
