@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import threading
@@ -179,6 +180,25 @@ def header(app: HeadspaceApp) -> str:
     return line.plain if line is not None else ""
 
 
+@contextlib.contextmanager
+def collections_timed() -> Iterator[list[tuple[int, float]]]:
+    """Every garbage collection of this process while inside: its generation and how long it took."""
+    collected: list[tuple[int, float]] = []
+    began: list[float] = []
+
+    def timed(phase: str, info: dict) -> None:
+        if phase == "start":
+            began.append(time.perf_counter())
+        elif began:
+            collected.append((int(info.get("generation", -1)), round(time.perf_counter() - began.pop(), 4)))
+
+    gc.callbacks.append(timed)
+    try:
+        yield collected
+    finally:
+        gc.callbacks.remove(timed)
+
+
 def send_key(app: HeadspaceApp, key: str) -> None:
     """A key as the terminal hands it over (what ``pilot.press`` sends), without waiting for the app to be idle after it."""
     event = events.Key(key, key if len(key) == 1 else None)
@@ -249,9 +269,13 @@ def test_cursor_moves_reach_the_screen_without_waiting_while_the_service_answers
                 steps = len(panes) - 1
                 keys = ["down"] * steps + ["up"] * steps
                 rows = [*range(1, steps + 1), *range(steps - 1, -1, -1)]
-                measured["moves"] = await moves(app, frames, keys, rows, pane_of)
+                # The app paces the garbage collector in its own process (gc_pace); this one is a test worker's, its heap
+                # every earlier test's: collected now, as the app's pacing would have, and every collection meanwhile timed.
+                gc.collect()
+                with collections_timed() as collected:
+                    measured["moves"] = await moves(app, frames, keys, rows, pane_of)
                 shown = [max(cursor, SLOW * 100 if preview is None else preview) for cursor, preview in measured["moves"]]
-                assert max(shown) <= LIMIT, f"key to screen per move (s; cursor, preview titled for the agent): {measured['moves']}"
+                assert max(shown) <= LIMIT, f"key to screen per move (s; cursor, preview titled for the agent): {measured['moves']}; garbage collections meanwhile (generation, s): {collected}"
 
                 # An answer while the service is slow: said, never waited on, never sent twice.
                 relay.delay = ANSWER_SLOW
