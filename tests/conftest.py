@@ -23,6 +23,7 @@ import pytest
 
 from tests.harness.claude import find_claude
 from tests.harness.fake_api import FakeAnthropicAPI
+from tests.harness.hosted import TRANSPORTS
 from tests.harness.npm_binary import require
 from tests.harness.session import ClaudeSession
 from tests.harness.tmux import PrivateTmux, temp_server
@@ -91,7 +92,6 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 
 APP_BUILDERS = ("app_of", "make_app", "demo_app")  # tests/ui/apps.py: what builds an app on a service the test holds
-TRANSPORTS = ("in-process", "http")  # tests/ui/apps.py ``transport``: kept in step
 LIVE_TRANSPORT = "in-process"  # the one the tests with real agents run over (pytest_generate_tests)
 
 
@@ -108,7 +108,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("app_transport", [LIVE_TRANSPORT] if live else TRANSPORTS, indirect=True)
 
 
-def _builds_app(func: Any, module: Any = None, depth: int = 3) -> bool:
+def _builds_app(func: Any, depth: int = 3) -> bool:
     """Whether ``func`` calls an app builder, itself or through the tests' own functions it calls (``depth`` calls down)."""
     func = inspect.unwrap(func)
     code = getattr(func, "__code__", None)

@@ -39,6 +39,7 @@ from headspace_tui.service.facade import Service
 from headspace_tui.shared.fanout import sse
 from headspace_tui.shared.resident_place import make_folder, place_of
 
+TRANSPORTS = ("in-process", "http")  # how tests/ui/apps.py ``app_of`` reaches its service: ``--no-service``, or this
 MARK = "test-mark"  # a stream item no client acts on (``ServiceClient._take`` passes over kinds it does not know)
 STARTED = 20.0  # s: the server listens (a loaded machine; about 0.05 s here)
 

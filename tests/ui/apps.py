@@ -20,13 +20,12 @@ from headspace_tui.service.facade import Service
 from headspace_tui.service.records.journal import Journal
 from headspace_tui.shared.config import Config
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
-from tests.harness.hosted import Hosted, HostedClient, caught_up
+from tests.harness.hosted import TRANSPORTS, Hosted, HostedClient, caught_up
 from tests.harness.record import DEFAULT_OUT
 
 # How app_of reaches its service: "in-process" (``--no-service``) or "http" (a resident service, as users run it).
 # tests/conftest.py runs every test that builds an app once with each (its ``transport`` parameter).
-TRANSPORTS = ("in-process", "http")
-transport = "in-process"
+transport = TRANSPORTS[0]
 
 
 def app_of(service: Service, **options) -> HeadspaceApp:
