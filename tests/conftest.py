@@ -92,7 +92,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 
 APP_BUILDERS = ("app_of", "make_app", "demo_app")  # tests/ui/apps.py: what builds an app on a service the test holds
-LIVE_TRANSPORT = "in-process"  # the one the tests with real agents run over (pytest_generate_tests)
+LIVE_TRANSPORT = "http"  # the one the tests with real agents run over (pytest_generate_tests)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -69,6 +69,14 @@ def pane_ids(private_tmux) -> set[str]:
     return set(private_tmux.run("list-panes", "-a", "-F", "#{pane_id}").split())
 
 
+def gone_or_shown(private_tmux, pane_id: str, app: HeadspaceApp) -> str:
+    """For a failed wait: the screen open in the app, and whether the pane is gone or what it shows."""
+    screen = type(app.screen).__name__
+    if pane_id not in pane_ids(private_tmux):
+        return f"{screen} open; the pane is gone"
+    return f"{screen} open; the pane shows:\n{box(private_tmux, pane_id)}"
+
+
 def test_headspace_new_in_a_fresh_worktree_then_stop(claude_binary, fake_api, private_tmux, tmp_path):
     repo = make_repo(tmp_path / "proj")
     tree = worktree_path(repo, "agent/one")
@@ -94,7 +102,7 @@ def test_headspace_new_in_a_fresh_worktree_then_stop(claude_binary, fake_api, pr
             titles = await palette_titles(pilot, app)
             assert {"New agent…", "Stop agent", "Restart agent"} <= titles
             app.lifecycle.stop_agent()
-            await wait_until(pilot, lambda: pane_id not in app.table.agents, "the row to go", timeout=15)
+            await wait_until(pilot, lambda: pane_id not in app.table.agents, lambda: f"the row to go ({gone_or_shown(private_tmux, pane_id, app)})", timeout=15)
             assert not screen_open(app, KillPaneScreen)  # Claude left by its own /exit: nothing to kill
             assert pane_id not in pane_ids(private_tmux)  # Claude was the window's program: the window closed with it
 

@@ -104,7 +104,7 @@ def test_a_key_read_before_the_move_but_acted_on_after_it_is_not_applied_to_the_
         async with app.run_test(size=(120, 40)) as pilot:
             docs = await at_docs(app, pilot)
             key = events.Key("y", "y")  # read from the terminal now, while docs is under the cursor
-            await asyncio.sleep(0.01)  # strictly before the move (a longer wait here only eats into KEY_MEMORY under load)
+            await asyncio.sleep(0.01)  # strictly before the move
             await docs_reply_went(app, pilot, docs)
             assert selected(app) == "api:0.0"
             await asyncio.sleep(REACTION_TIME + 0.1)  # api has been under the cursor longer than a reaction time
@@ -112,6 +112,38 @@ def test_a_key_read_before_the_move_but_acted_on_after_it_is_not_applied_to_the_
             await pilot.pause()
             assert asked == []
             assert said(app)[-1] == "api:0.0 came under the cursor just now: read it, then press again; nothing sent"
+
+    run(scenario())
+
+
+def test_a_key_read_seconds_before_its_action_runs_is_still_judged_by_its_read_time():
+    """An app stalled for seconds (a loaded machine, a slow service) runs a key's action late: the key is still the one read then.
+
+    A y read before the inbox moved, handled 3 s later with the new agent
+    long under the cursor: refused, as a key handled 0.5 s late is.  (It was
+    once taken for a key pressed now, and approved the agent the inbox had
+    moved to.)  A click forgets the last key's time: what it does is now.
+    """
+
+    async def scenario():
+        app = demo_app()
+        asked = recording_answers(app)
+        async with app.run_test(size=(120, 40)) as pilot:
+            docs = await at_docs(app, pilot)
+            key = events.Key("y", "y")
+            key.time = time.monotonic() - 3.0  # read 3 s ago, while docs was under the cursor; the app was stalled since
+            await docs_reply_went(app, pilot, docs)
+            assert selected(app) == "api:0.0"
+            await asyncio.sleep(REACTION_TIME + 0.1)  # api has been under the cursor longer than a reaction time
+            app.post_message(key)
+            await pilot.pause()
+            assert asked == []
+            assert said(app)[-1] == "api:0.0 came under the cursor just now: read it, then press again; nothing sent"
+            stale = events.Key("j", "j")
+            stale.time = time.monotonic() - 3.0
+            app.screen.on_key(stale)  # a key's time noted and no answer made with it
+            await pilot.click("#agents")  # then a click: its time is forgotten
+            assert app.screen._pressed_at() > time.monotonic() - 1.0
 
     run(scenario())
 

@@ -63,7 +63,6 @@ from .widen import ask_before_widening
 from .windows import Windows
 
 TABLE_ONLY_BELOW = 18
-KEY_MEMORY = 2.0  # a key's read time older than this is not the time of the action now running
 TIME_TICK = 0.25  # s between two looks at the Time column's seconds
 # The keys that answer a prompt (y, n, digits; A and r go through _target too): not applied to an agent
 # that just came under the cursor by itself.
@@ -420,6 +419,10 @@ class MainScreen(Screen):
     def on_paste(self, event: events.Paste) -> None:
         self.typing.paste(event)
 
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        """A click acts now, not when the last key was read: that key's time is forgotten (``_pressed_at``)."""
+        self._key_read_at = None
+
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """A click elsewhere (the table, the filter) ends input mode: the keys would no longer be the pane's."""
         if self.input_mode.active and not isinstance(event.widget, PanePreview):
@@ -430,13 +433,14 @@ class MainScreen(Screen):
 
         Under load a key's action runs late, and the selection may have moved
         by itself meanwhile; a key read before the move (or just after it)
-        was meant for what the user saw then.  Used once; a time more than
-        KEY_MEMORY old (the action came from a click, not a key) is not the
-        key's, and then it is now.
+        was meant for what the user saw then, however late its action runs:
+        an app stalled for seconds must not turn an old key into a new one
+        (over HTTP under load, a y read before the inbox moved once approved
+        the agent it moved to).  Used once; with no key since the last
+        action or click, it is now.
         """
         read_at, self._key_read_at = self._key_read_at, None
-        now = time.monotonic()
-        return read_at if read_at is not None and now - read_at < KEY_MEMORY else now
+        return read_at if read_at is not None else time.monotonic()
 
     def _act(self, intent: Intent) -> None:
         agent = self._target(answering=intent.kind in ANSWERING)
