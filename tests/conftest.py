@@ -103,8 +103,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if any(_builds_app(func) for func in (metafunc.function, *fixtures)):
         path = Path(str(metafunc.definition.path))
         live = bool(_needs(path)) or Path(__file__).parent / "e2e" in path.parents
-        # A test with real agents runs in process, as it did before both transports: twice would add a quarter to the
-        # live stage's CPU, and over HTTP two of them failed under load (docs/testing.md: the y-y race, a row's removal).
+        # A test with real agents runs over HTTP, as users run the app: both would add a quarter to the live stage.
         metafunc.parametrize("app_transport", [LIVE_TRANSPORT] if live else TRANSPORTS, indirect=True)
 
 
