@@ -138,6 +138,7 @@ def app_transport(request: pytest.FixtureRequest) -> Iterator[str]:
     if mode == "in-process":
         yield mode  # apps.py is left unloaded by the tests that build no app
         return
+    from tests.harness import hosted
     from tests.ui import apps
 
     apps.transport = mode
@@ -145,6 +146,7 @@ def app_transport(request: pytest.FixtureRequest) -> Iterator[str]:
         yield mode
     finally:
         apps.transport = "in-process"
+        hosted.close_all()  # its server thread and folder never outlive the test, however it ended
 
 
 @pytest.fixture(scope="session", autouse=True)

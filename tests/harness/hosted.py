@@ -100,6 +100,15 @@ class HostedClient(ServiceClient):
         await asyncio.to_thread(self.hosted.close)
 
 
+OPEN: list[Hosted] = []  # the hosted services not closed yet, oldest first
+
+
+def close_all() -> None:
+    """End every hosted service still open: a test that built an app and never ran it, or failed before its end."""
+    for hosted in list(OPEN):
+        hosted.close()
+
+
 class Hosted:
     """``service`` served on a Unix socket of a private folder by a thread of this process, until ``close``."""
 
@@ -127,6 +136,7 @@ class Hosted:
         self._marks = itertools.count(1)
         self.seen = 0  # the newest mark the client read
         self._closed = False
+        OPEN.append(self)
 
     def client(self) -> HostedClient:
         """Its client, with the service's whole state taken, marks counted as they arrive (``caught_up``)."""
@@ -162,6 +172,8 @@ class Hosted:
         if self._closed:
             return
         self._closed = True
+        with contextlib.suppress(ValueError):
+            OPEN.remove(self)
         self.loop.call_soon_threadsafe(self.resident.end, "the test is over")
         with contextlib.suppress(Exception):
             self.running.result(STARTED)

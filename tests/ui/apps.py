@@ -208,13 +208,16 @@ async def wait_until(pilot, predicate: Callable[[], object], what: str | Callabl
     """Let the app run until ``predicate`` holds (checked every ``every`` s); after ``timeout`` s fail, saying what was awaited.
 
     ``what`` may be a function, read when the wait fails (what the app showed then), and the
-    failure adds what the app is saying at that moment (its notices): a key it refused says why.
+    failure adds every notice the app showed during the wait (a key it refused says why; a
+    refusal's line is gone after a few seconds, so each look keeps what it saw).
     """
     deadline = time.monotonic() + timeout
+    shown: list[str] = []
     while not predicate():
+        shown.extend(line for line in notices(pilot.app) if line not in shown)
         if time.monotonic() > deadline:
             said = what() if callable(what) else what
-            raise AssertionError(f"timed out after {timeout:g}s waiting for {said}; the app says: {notices(pilot.app) or 'nothing'}")
+            raise AssertionError(f"timed out after {timeout:g}s waiting for {said}; the app said: {shown or 'nothing'}")
         await pilot.pause(every)
 
 

@@ -423,6 +423,10 @@ class MainScreen(Screen):
         """A click acts now, not when the last key was read: that key's time is forgotten (``_pressed_at``)."""
         self._key_read_at = None
 
+    def on_screen_suspend(self, event: events.ScreenSuspend) -> None:
+        """A screen over this one (the palette, a form): what is chosen there acts now, not when this screen's last key was read."""
+        self._key_read_at = None
+
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """A click elsewhere (the table, the filter) ends input mode: the keys would no longer be the pane's."""
         if self.input_mode.active and not isinstance(event.widget, PanePreview):
@@ -437,7 +441,7 @@ class MainScreen(Screen):
         an app stalled for seconds must not turn an old key into a new one
         (over HTTP under load, a y read before the inbox moved once approved
         the agent it moved to).  Used once; with no key since the last
-        action or click, it is now.
+        action, click or screen over this one (the palette), it is now.
         """
         read_at, self._key_read_at = self._key_read_at, None
         return read_at if read_at is not None else time.monotonic()
