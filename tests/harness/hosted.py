@@ -21,6 +21,7 @@ import concurrent.futures
 import contextlib
 import dataclasses
 import enum
+import gc
 import itertools
 import json
 import os
@@ -180,6 +181,9 @@ class Hosted:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(STARTED)
         if not self.thread.is_alive():
+            # A subprocess's transport the service let go of (an ssh it killed on a hung link) closes itself when
+            # collected, by a call on its loop: collected now, while the loop is stopped but not yet closed.
+            gc.collect()
             self.loop.close()
         shutil.rmtree(self.folder, ignore_errors=True)
 
