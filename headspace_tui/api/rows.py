@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..detect.sources import Source
-from ..model import Agent, AgentState, Option, PaneAddress
+from ..model import DEFAULT_FAMILY, Agent, AgentState, Option, PaneAddress
 from ..state.wait_words import blocked_words, wait_words
 from ..usage.model import Usage
 
@@ -70,7 +70,8 @@ def agent_row(agent: Agent, now: float, snoozed: str = "") -> dict[str, Any]:
         "since_source": agent.since_source if agent.since_source != Source.SIGHT else None,
         "agent": agent.family,  # claude, codex, gemini, opencode
         "agent_version": agent.agent_version or None,
-        "claude_version": (agent.agent_version or None) if agent.family == "claude" else None,
+        # Older readers' field, from before there were families: the version of an agent of the default family.
+        "claude_version": (agent.agent_version or None) if agent.family == DEFAULT_FAMILY else None,
         **usage_fields(agent.usage),
         "limited_until": agent.limited_until or None,  # stopped by its rate limit (state "limited"): when it resets, epoch seconds
         "line": describe(agent),

@@ -21,7 +21,6 @@ PACKAGE = Path(families.__file__).resolve().parent.parent
 
 # module → how many times a family's name is written in its code (not yet the family's own knowledge)
 STILL_NAMED = {
-    "api/rows.py": 1,  # status --json's "claude_version", kept for its readers
     "hooks/settings.py": 1,  # Claude's binary searched for an event (runs in the remote probe too: no registry there)
     "model.py": 1,  # DEFAULT_FAMILY, the one default
     "remote/host.py": 1,  # the probe's Claude status call (the probe carries no family registry)
