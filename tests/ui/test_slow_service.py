@@ -56,9 +56,12 @@ GAP = 0.08  # seconds between two key presses
 BUDGET = 0.1  # seconds from a key to the frame that shows its move, on a machine not loaded past 5x
 # What is asserted: a move waits on no request.  One request waited on costs SLOW (the client gives up at
 # 2 s); drawing a move costs 20-90 ms of CPU here, which on two cores shared by a load of 16 (other test
-# runs) took up to 430 ms of wall clock in-process, where nothing is asked at all.  Half of SLOW tells
-# the two apart on such a machine too; the numbers are printed (BUDGET, the aim, was not met under that load).
-LIMIT = max(BUDGET, SLOW / 2)
+# runs) took up to 430 ms of wall clock in-process, where nothing is asked at all.  A move shown before
+# SLOW has passed did not wait on a request: that order is the assertion (the numbers are printed; BUDGET,
+# the aim, is not met under such load).  Half of SLOW was the bound until a clean-clone run with a core busy
+# beside it saw every move reach the screen together, one stall of 1.07 s after the first key (no garbage
+# collection longer than 10 ms meanwhile): the whole loop starved, not a move waiting on the service.
+LIMIT = SLOW
 WAITING = "waiting for the service"
 
 
@@ -275,7 +278,7 @@ def test_cursor_moves_reach_the_screen_without_waiting_while_the_service_answers
                 with collections_timed() as collected:
                     measured["moves"] = await moves(app, frames, keys, rows, pane_of)
                 shown = [max(cursor, SLOW * 100 if preview is None else preview) for cursor, preview in measured["moves"]]
-                assert max(shown) <= LIMIT, f"key to screen per move (s; cursor, preview titled for the agent): {measured['moves']}; garbage collections meanwhile (generation, s): {collected}"
+                assert max(shown) < LIMIT, f"key to screen per move (s; cursor, preview titled for the agent): {measured['moves']}; garbage collections meanwhile (generation, s): {collected}"
 
                 # An answer while the service is slow: said, never waited on, never sent twice.
                 relay.delay = ANSWER_SLOW
