@@ -12,7 +12,7 @@ at once (the stream of events flows as it does).  Nothing is stubbed.
   app's own ``_display``, what goes to the terminal) shows the cursor on the
   new row and the preview titled for its agent (its screen follows when the
   service sends it) within 100 ms, the aim; asserted: well
-  under the 2 s a move that waited on the service took (``LIMIT``).
+  before the 2 s a move that waited on the service would take (``LIMIT``).
 * ``y`` on a permission while the service takes 1.5 s (within the client's
   2 s, so the answer does go and its report comes back): the header says
   "waiting for the service" while the answer is out, the cursor still moves
@@ -62,6 +62,7 @@ BUDGET = 0.1  # seconds from a key to the frame that shows its move, on a machin
 # beside it saw every move reach the screen together, one stall of 1.07 s after the first key (no garbage
 # collection longer than 10 ms meanwhile): the whole loop starved, not a move waiting on the service.
 LIMIT = SLOW
+ANSWERING_LIMIT = SLOW / 2  # a move while the answer is out (it comes back 1.5 s after y): the bound as it was
 WAITING = "waiting for the service"
 
 
@@ -299,7 +300,7 @@ def test_cursor_moves_reach_the_screen_without_waiting_while_the_service_answers
                     assert time.monotonic() - moved_at < 4 * SLOW, "the cursor did not move while the answer was out"
                     await asyncio.sleep(0.02)
                 measured["move while answering"] = [when - moved_at]
-                assert when - moved_at <= LIMIT, f"a move while an answer is out took {when - moved_at:.3f}s"
+                assert when - moved_at <= ANSWERING_LIMIT, f"a move while an answer is out took {when - moved_at:.3f}s"
                 send_key(app, "up")
                 await wait_until(pilot, lambda: table.selected_pane_id == asking.pane_id, "back on the permission", timeout=1.0, every=0.02)
                 send_key(app, "y")  # a second y while the first is out: nothing more is sent
