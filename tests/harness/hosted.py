@@ -136,8 +136,7 @@ class Hosted:
             time.sleep(0.01)
         self._marks = itertools.count(1)
         self.seen = 0  # the newest mark the client read
-        self._closed = False
-        OPEN.append(self)
+        OPEN.append(self)  # until closed
 
     def client(self) -> HostedClient:
         """Its client, with the service's whole state taken, marks counted as they arrive (``caught_up``)."""
@@ -170,11 +169,9 @@ class Hosted:
 
     def close(self) -> None:
         """End the server (its service stops with it), its loop and its thread, and remove its folder."""
-        if self._closed:
-            return
-        self._closed = True
-        with contextlib.suppress(ValueError):
-            OPEN.remove(self)
+        if self not in OPEN:
+            return  # closed already
+        OPEN.remove(self)
         self.loop.call_soon_threadsafe(self.resident.end, "the test is over")
         with contextlib.suppress(Exception):
             self.running.result(STARTED)

@@ -17,7 +17,7 @@ import threading
 
 from headspace_tui.resident.transport import InProcess
 from tests.conftest import LIVE_TRANSPORT
-from tests.harness.hosted import HostedClient
+from tests.harness.hosted import TRANSPORTS, HostedClient
 from tests.ui.apps import demo_app, service_of, settle, show_recorded, wait_until
 
 BUILDS = re.compile(r"\b(app_of|make_app|demo_app|app_for)\(")
@@ -72,10 +72,10 @@ def test_every_test_that_builds_an_app_runs_over_the_transports(request):
         callspec = getattr(item, "callspec", None)
         assert callspec is not None and "app_transport" in callspec.params, f"{item.nodeid} builds an app but runs over one transport only"
         live = item.get_closest_marker("e2e") is not None
-        assert callspec.params["app_transport"] in ({LIVE_TRANSPORT} if live else {"http", "in-process"}), item.nodeid
+        assert callspec.params["app_transport"] in ({LIVE_TRANSPORT} if live else set(TRANSPORTS)), item.nodeid
         if not request.config.getoption("keyword"):  # every test of the stage is here, each transport of it
             siblings = {transport_of(other) for other in request.session.items if getattr(other, "originalname", None) == item.originalname and other.path == item.path} - {None}
-            assert siblings == ({LIVE_TRANSPORT} if live else {"http", "in-process"}), f"{item.nodeid}: {sorted(siblings)}"
+            assert siblings == ({LIVE_TRANSPORT} if live else set(TRANSPORTS)), f"{item.nodeid}: {sorted(siblings)}"
     if len(request.session.items) > 1000:  # the whole fast stage (not a run of one module)
         assert checked > 100, f"only {checked} tests were found building an app"
 
