@@ -58,15 +58,21 @@ def test_an_app_is_a_client_of_its_service_over_the_tests_transport_and_a_hosted
 def test_every_test_that_builds_an_app_runs_over_the_transports(request):
     """Read from each test's source (not from the code names the conftest follows): both in the fast stage, one where agents run."""
     checked = 0
+    # Each function's source is read once (a parametrised test is many items of one function), and each test's transports gathered in one pass.
+    builds: dict[object, bool] = {}
+    transports: dict[tuple[object, str | None], set[str | None]] = {}
+    for other in request.session.items:
+        transports.setdefault((other.path, getattr(other, "originalname", None)), set()).add(transport_of(other))
     for item in request.session.items:
         function = getattr(item, "function", None)
         if function is None or item.path.name == "test_both_transports.py" or getattr(item.module, "OWN_TRANSPORTS", False):
             continue
-        try:
-            source = inspect.getsource(function)
-        except (OSError, TypeError):
-            continue
-        if not BUILDS.search(source):
+        if function not in builds:
+            try:
+                builds[function] = bool(BUILDS.search(inspect.getsource(function)))
+            except (OSError, TypeError):
+                builds[function] = False
+        if not builds[function]:
             continue
         checked += 1
         callspec = getattr(item, "callspec", None)
@@ -74,7 +80,7 @@ def test_every_test_that_builds_an_app_runs_over_the_transports(request):
         live = item.get_closest_marker("e2e") is not None
         assert callspec.params["app_transport"] in ({LIVE_TRANSPORT} if live else set(TRANSPORTS)), item.nodeid
         if not request.config.getoption("keyword"):  # every test of the stage is here, each transport of it
-            siblings = {transport_of(other) for other in request.session.items if getattr(other, "originalname", None) == item.originalname and other.path == item.path} - {None}
+            siblings = transports[(item.path, item.originalname)] - {None}
             assert siblings == ({LIVE_TRANSPORT} if live else set(TRANSPORTS)), f"{item.nodeid}: {sorted(siblings)}"
     if len(request.session.items) > 1000:  # the whole fast stage (not a run of one module)
         assert checked > 100, f"only {checked} tests were found building an app"

@@ -81,17 +81,22 @@ def _imported_textual_classes() -> set[type]:
     return found
 
 
-def _own_private_attributes(cls: type) -> set[str]:
-    """The ``self._name`` attributes a Textual class's own code assigns (instance attributes ``dir`` does not see)."""
+@cache
+def _own_private_attributes(cls: type) -> frozenset[str]:
+    """The ``self._name`` attributes a Textual class's own code assigns (instance attributes ``dir`` does not see).
+
+    Kept per class: reading a class's source parses its whole module, and
+    every app class built on the same Textual bases asks again.
+    """
     try:
         source = inspect.getsource(cls)
     except (OSError, TypeError):
-        return set()
+        return frozenset()
     names = set()
     for node in ast.walk(ast.parse(inspect.cleandoc("\n" + source) if source[:1].isspace() else source)):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self" and isinstance(node.ctx, ast.Store):
             names.add(node.attr)
-    return names
+    return frozenset(names)
 
 
 def _private(name: str) -> bool:
