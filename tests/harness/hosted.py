@@ -33,6 +33,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from headspace_tui.api import timeouts
+from headspace_tui.api.call import Call
 from headspace_tui.resident.facade_client import ServiceClient
 from headspace_tui.resident.ringer import Ringer
 from headspace_tui.resident.server import Resident, Watched
@@ -95,6 +97,19 @@ class HostedClient(ServiceClient):
     """A client of ``Hosted``'s server over HTTP; ends that server when the app ends with it (``stop``)."""
 
     hosted: Hosted
+
+    def _timeout(self, call: Call, args: dict[str, Any]) -> float:
+        """As the client's own, but the whole state is asked with the patience of the app's start (cli/launch.py).
+
+        A test's app asks for it without waiting for the first look
+        (``connect(0.0)``), which gives it a question's 2 s; the app's own
+        start gives it ``SETTLE`` more.  The service here was started a moment
+        before, in this process, and its loop's first steps import what they
+        use: on a loaded machine (the live stage's start, four workers
+        starting Claude at once) two of them failed the 2 s in a clean-clone run.
+        """
+        patience = timeouts.SETTLE if call.name == "state" else 0.0
+        return super()._timeout(call, args) + patience
 
     async def stop(self) -> None:
         await super().stop()
