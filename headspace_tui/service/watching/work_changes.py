@@ -8,7 +8,11 @@ taken on the agent's own host (the probe runs it on a remote one):
   already running when headspace started is "since headspace saw it";
   one that appeared later, "since it started".
 * **turn**: each time the agent's user submits a prompt (``TurnBegan``, from
-  the hook or the transcript, store.turn).
+  the hook or the transcript, store.turn).  A turn told late (the
+  transcript read seconds after the prompt, no hooks) takes the newest
+  snapshot of the agent at rest before its prompt instead: one taken now
+  could already hold the turn's edits, or catch a file half written (an
+  editor's temporary file then showed as deleted).
 
 The diff against a baseline is a snapshot now and ``git diff`` of the two
 trees.  After a turn's baseline, and whenever the agent comes to rest (it
@@ -39,7 +43,8 @@ log = logging.getLogger(__name__)
 
 DIFFS_KEPT = 64  # diffs of tree pairs kept (an agent at rest is asked again with nothing changed)
 REST_EVERY = 3.0
-TURN_SLACK = 2.0  # s a prompt may predate the first sight of its agent and still be the turn headspace saw begin  # s between two summaries of one agent's turn
+TURN_SLACK = 2.0  # s a prompt may predate the first sight of its agent and still be the turn headspace saw begin
+TOLD_LATE = 1.0  # s after its prompt a turn is told late: a snapshot taken then may hold the turn's own work
 RESTING = frozenset({AgentState.IDLE, AgentState.PERMISSION, AgentState.QUESTION, AgentState.ERROR})
 SCOPES = ("turn", "start")
 
@@ -56,6 +61,8 @@ class Baselines:
     turned: bool = False  # a turn began since headspace saw it
     unusable: str = ""  # why no snapshot can ever be taken there ("not a git repository"); a passing failure is not kept
     summarised_at: float = 0.0
+    rested: str = ""  # the newest snapshot taken while the agent was idle throughout (its turn over), and when it ended
+    rested_at: float = 0.0
 
 
 class WorkChanges:
@@ -106,11 +113,12 @@ class WorkChanges:
         base = self._agents.get(agent.pane_id)
         if base is None:
             return
+        looked = self.clock()
         tree = await self._take(agent.pane_id, base)
         if tree:
             base.start = base.start or tree
             base.turn = base.turn or tree
-            base.start_at = base.turn_at = self.clock()
+            base.start_at = base.turn_at = looked  # when the look began: a look at rest that ended after it came after it
 
     async def _turn(self, agent: Agent, at: float) -> None:
         base = self._agents.get(agent.pane_id)
@@ -118,7 +126,12 @@ class WorkChanges:
             base = self._agents[agent.pane_id] = Baselines(agent.cwd, seen_new=True, seen_at=self.clock())
         if at < base.seen_at - TURN_SLACK:
             return  # a prompt from before headspace saw the agent (a transcript's first read, a spool replayed): not a turn begun now
-        tree = await self._take(agent.pane_id, base)
+        if self.clock() - at > TOLD_LATE and base.rested and base.turn_at <= base.rested_at <= at:
+            # The agent at rest after the last turn, before this prompt: what the turn began from. (What the user
+            # changed between that look and the prompt counts as the turn's; a look now would miss the agent's own.)
+            tree = base.rested
+        else:
+            tree = await self._take(agent.pane_id, base)
         if tree:
             base.turn, base.turn_at, base.turned = tree, at, True
             base.start, base.start_at = base.start or tree, base.start_at or at
@@ -128,12 +141,24 @@ class WorkChanges:
         if base.unusable:
             return ""
         try:
-            return await self.trees.snapshot(base.folder)
+            return await self._snapshot(pane_id, base)
         except ChangeError as exc:
             if exc.lasting:
                 base.unusable = str(exc)
             log.info("no baseline for %s: %s", pane_id, exc)
             return ""
+
+    async def _snapshot(self, pane_id: str, base: Baselines) -> str:
+        """The work tree now; kept as the agent at rest (``rested``) when it was idle from before the look to after it."""
+        idle = self._idle(pane_id)
+        tree = await self.trees.snapshot(base.folder)
+        if idle and self._idle(pane_id):
+            base.rested, base.rested_at = tree, self.clock()
+        return tree
+
+    def _idle(self, pane_id: str) -> bool:
+        agent = self.store.agents.get(pane_id)
+        return agent is not None and agent.state is AgentState.IDLE
 
     async def _summarise(self, pane_id: str) -> None:
         """The turn's summary on the row, as long as it is wanted: a rest that came while one was worked out, or within
@@ -152,7 +177,7 @@ class WorkChanges:
                     continue  # its first snapshot is on its way; its turn has changed nothing yet
                 base.summarised_at, turn = self.clock(), base.turn
                 try:
-                    diff = await self._diff(base, turn)
+                    diff = await self._diff(pane_id, base, turn)
                 except ChangeError as exc:
                     log.info("the turn's change of %s: %s", pane_id, exc)
                     continue
@@ -161,9 +186,9 @@ class WorkChanges:
         finally:
             self._busy.discard(pane_id)
 
-    async def _diff(self, base: Baselines, old: str) -> Diff:
+    async def _diff(self, pane_id: str, base: Baselines, old: str) -> Diff:
         """The work tree now against ``old``; a pair of trees already diffed is not diffed again (the tree ids say the content)."""
-        now = await self.trees.snapshot(base.folder)
+        now = await self._snapshot(pane_id, base)
         key = (base.folder, old, now)
         diff = self._diffs.get(key)
         if diff is None:
@@ -191,7 +216,7 @@ class WorkChanges:
                 return failed("its work tree could not be read (see headspace's log)")
         old = base.turn if scope == "turn" else base.start
         try:
-            diff = await self._diff(base, old)
+            diff = await self._diff(pane_id, base, old)
         except ChangeError as exc:
             return failed(str(exc))
         if scope == "turn":
