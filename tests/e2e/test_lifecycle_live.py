@@ -71,7 +71,7 @@ def pane_ids(private_tmux) -> set[str]:
 
 def gone_or_shown(private_tmux, pane_id: str, app: HeadspaceApp) -> str:
     """For a failed wait: the screen open in the app, and whether the pane is gone or what it shows."""
-    screen = type(app.screen).__name__
+    screen = type(app.screen).__name__ + (f" ({app.screen.why})" if isinstance(app.screen, KillPaneScreen) else "")
     if pane_id not in pane_ids(private_tmux):
         return f"{screen} open; the pane is gone"
     return f"{screen} open; the pane shows:\n{box(private_tmux, pane_id)}"
