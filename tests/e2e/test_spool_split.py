@@ -46,6 +46,11 @@ def _agent_with_hooks(claude_session, tmp_path: Path, *answer: str):
     return session, theirs
 
 
+def _listing(folder: Path) -> list[str]:
+    """Every path under ``folder`` (a failure's account of what the hooks and headspace made there)."""
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
 def test_events_of_an_agent_under_another_xdg_runtime_dir_reach_headspace(claude_session, private_tmux, tmp_path, short_tmp):
     session, theirs = _agent_with_hooks(claude_session, short_tmp)
     ours = short_tmp / "headspace-run"
@@ -106,7 +111,10 @@ def test_the_answer_hook_of_an_agent_under_another_xdg_runtime_dir_reaches_heads
             while not channel.pending(session.pane_id) and time.monotonic() - asked < 30:
                 await asyncio.sleep(0.05)
             pending = channel.pending(session.pane_id)
-            assert len(pending) == 1, f"the hook's call after {time.monotonic() - asked:.1f}s: {pending}; the pane shows the dialog; the spool: {sorted(p.name for p in ours.iterdir())}"
+            assert len(pending) == 1, (
+                f"the hook's call after {time.monotonic() - asked:.1f}s: {pending}; the pane shows the dialog; headspace's folder: {sorted(p.name for p in ours.iterdir())};"
+                f" the agent's: {_listing(theirs)}; its hooks' events: {[e.event for e in read_spool(spool_dir({'XDG_RUNTIME_DIR': str(theirs)}))]}"
+            )
             (call,) = pending
             assert call.tool_name == "Bash" and call.tool_input.get("command") == "touch split.txt"
             assert channel.decide(call.id, allow())

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,6 +32,9 @@ from .supervise import Supervisor
 
 CHANNEL_RETRY = 5.0  # while another headspace holds the answer channel, ask for it this often
 SPOOL_LOOK = 1.0  # an agent's spool elsewhere is looked for this often until its hooks make it
+# ... and, in the first seconds after its agent is found, this often: its first permission can follow at once, and
+# its answer hook finding no socket beside its spool gives up (Claude's own dialog; a hook-held answer lost).
+SPOOL_LOOK_SOON, SPOOL_SOON_FOR = 0.1, 10.0
 
 log = logging.getLogger(__name__)
 
@@ -131,8 +135,9 @@ class HookIntake:
         spool.  Only while the channel is open here (not when another
         headspace holds it); a headspace whose own place that is keeps it.
         """
+        since = time.monotonic()
         while not folder.is_dir():
-            await asyncio.sleep(SPOOL_LOOK)
+            await asyncio.sleep(SPOOL_LOOK_SOON if time.monotonic() - since < SPOOL_SOON_FOR else SPOOL_LOOK)
         listen_also = getattr(self.desk.channel, "listen_also", None)
         if listen_also is None:
             return
