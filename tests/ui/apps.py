@@ -221,6 +221,34 @@ async def wait_until(pilot, predicate: Callable[[], object], what: str | Callabl
         await pilot.pause(every)
 
 
+PRESS_AGAIN = "read it, then press again; nothing sent"  # the app's refusal of a key meant for a prompt that changed, or a row, just now
+
+
+async def press_as_a_person(pilot, app: HeadspaceApp, pane_id: str, key: str, done: Callable[[], object], what: str, *, presses: int = 3, timeout: float = 20.0) -> None:
+    """Press ``key`` for ``pane_id``'s prompt until ``done`` holds, as a person does: again when the app says to.
+
+    The app refuses an answering key whose prompt began to show (or whose row
+    came under the cursor) less than a reaction time before the press, and
+    says "read it, then press again".  On a loaded machine a dialog's reading
+    can change after the test saw it readable (a capture caught mid-redraw
+    makes a new appearance of the same words); a person reads it again and
+    presses again, so this does, at most ``presses`` times, each once the
+    prompt is readable again.  Any other refusal fails the wait as before.
+    """
+
+    def refusals() -> set[int]:
+        return {id(note) for note in getattr(app, "_notifications", ()) if PRESS_AGAIN in str(note.message)}
+
+    for _ in range(presses):
+        before = refusals()
+        await pilot.press(key)
+        await wait_until(pilot, lambda before=before: done() or refusals() - before, what, timeout=timeout)
+        if done():
+            return
+        await wait_until(pilot, lambda: readable(app, pane_id), "the prompt readable again")
+    raise AssertionError(f"{what}: {key!r} refused {presses} times; the app said: {notices(app)}")
+
+
 def notices(app) -> list[str]:
     """The notices the app shows now (its toasts), oldest first."""
     return [str(note.message) for note in getattr(app, "_notifications", ())]  # Textual keeps them there while shown

@@ -34,7 +34,7 @@ from tests.e2e.test_answer_channel import app_for as hooked_app
 from tests.e2e.test_answer_channel import private_runtime
 from tests.harness import fake_api as api
 from tests.harness.scenarios import QUESTION_DB
-from tests.ui.apps import screen_open, service_of, wait_until
+from tests.ui.apps import press_as_a_person, screen_open, service_of, wait_until
 from tests.ui.test_app_live import run, select_agent
 
 pytestmark = pytest.mark.e2e
@@ -111,8 +111,7 @@ def test_after_a_reply_the_row_reads_working_as_soon_as_the_pane_does(claude_ses
                 # The reply is for the question as the user saw it: with the hook holding it.
                 await wait_until(pilot, lambda: app.table.agents[session.pane_id].channel == Channel.HOOK, "the hook holding the question")
             await select_agent(pilot, app, session.pane_id, AgentState.QUESTION)
-            await pilot.press("r")
-            await wait_until(pilot, lambda: screen_open(app, ReplyScreen) and isinstance(app.focused, Input), "the reply box, open and focused")
+            await press_as_a_person(pilot, app, session.pane_id, "r", lambda: screen_open(app, ReplyScreen) and isinstance(app.focused, Input), "the reply box, open and focused")
             watch = PaneWatch(session)
             watch.start()
             released.clear()  # from this answer's wait on
