@@ -10,6 +10,7 @@ ends with the app, and that no test that builds an app was left with one.
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import re
 import stat
@@ -58,8 +59,7 @@ def test_an_app_is_a_client_of_its_service_over_the_tests_transport_and_a_hosted
 def test_every_test_that_builds_an_app_runs_over_the_transports(request):
     """Read from each test's source (not from the code names the conftest follows): both in the fast stage, one where agents run."""
     checked = 0
-    # Each function's source is read once (a parametrised test is many items of one function), and each test's transports gathered in one pass.
-    builds: dict[object, bool] = {}
+    # Each test's transports gathered in one pass (not a scan of the session per test).
     transports: dict[tuple[object, str | None], set[str | None]] = {}
     for other in request.session.items:
         transports.setdefault((other.path, getattr(other, "originalname", None)), set()).add(transport_of(other))
@@ -67,12 +67,7 @@ def test_every_test_that_builds_an_app_runs_over_the_transports(request):
         function = getattr(item, "function", None)
         if function is None or item.path.name == "test_both_transports.py" or getattr(item.module, "OWN_TRANSPORTS", False):
             continue
-        if function not in builds:
-            try:
-                builds[function] = bool(BUILDS.search(inspect.getsource(function)))
-            except (OSError, TypeError):
-                builds[function] = False
-        if not builds[function]:
+        if not builds_an_app(function):
             continue
         checked += 1
         callspec = getattr(item, "callspec", None)
@@ -84,6 +79,15 @@ def test_every_test_that_builds_an_app_runs_over_the_transports(request):
             assert siblings == ({LIVE_TRANSPORT} if live else set(TRANSPORTS)), f"{item.nodeid}: {sorted(siblings)}"
     if len(request.session.items) > 1000:  # the whole fast stage (not a run of one module)
         assert checked > 100, f"only {checked} tests were found building an app"
+
+
+@functools.cache
+def builds_an_app(function) -> bool:
+    """Whether ``function``'s source builds an app (read once: a parametrised test is many items of one function)."""
+    try:
+        return bool(BUILDS.search(inspect.getsource(function)))
+    except (OSError, TypeError):
+        return False
 
 
 def transport_of(item) -> str | None:

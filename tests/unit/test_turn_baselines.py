@@ -73,6 +73,11 @@ class Agent:
             await asyncio.sleep(0.02)
         raise AssertionError(f"never: {what}")
 
+    async def first_look(self) -> None:
+        """First sight of the agent, idle at its box: the look at rest a late turn may begin from."""
+        self.reads(AgentState.IDLE)
+        await self.settled(lambda base: base is not None and base.start, "the first look (at rest)")
+
     async def prompt(self, at: float) -> None:
         """A prompt submitted at ``at``, told now (``self.now``) by the transcript; waits for its baseline."""
         self.store.turn(PANE, at, at, by="transcript")
@@ -91,8 +96,7 @@ def _edit(path: Path, old: str, new: str) -> None:
 def test_a_turn_told_late_begins_from_the_agent_at_rest_before_its_prompt(tmp_path):
     async def scenario() -> None:
         agent = Agent(tmp_path / "work")
-        agent.reads(AgentState.IDLE)  # first sight, at rest: a look at rest
-        await agent.settled(lambda base: base is not None and base.start, "the first look (at rest)")
+        await agent.first_look()
         agent.now = 101.0
         agent.reads(AgentState.WORKING)  # the prompt went in at 101 ...
         _edit(agent.notes, MILK, BREAD)  # ... and the agent edits before the transcript is read
@@ -108,8 +112,7 @@ def test_a_turn_told_late_never_begins_before_the_last_turn(tmp_path):
 
     async def scenario() -> None:
         agent = Agent(tmp_path / "work")
-        agent.reads(AgentState.IDLE)
-        await agent.settled(lambda base: base is not None and base.start, "the first look (at rest)")
+        await agent.first_look()
         agent.now = 101.0
         agent.reads(AgentState.WORKING)
         await agent.prompt(101.0)  # told at once: a look now
@@ -126,8 +129,7 @@ def test_a_turn_told_late_never_begins_before_the_last_turn(tmp_path):
 def test_a_turn_told_at_once_begins_from_a_look_then(tmp_path):
     async def scenario() -> None:
         agent = Agent(tmp_path / "work")
-        agent.reads(AgentState.IDLE)
-        await agent.settled(lambda base: base is not None and base.start, "the first look (at rest)")
+        await agent.first_look()
         agent.now = 101.0
         _edit(agent.notes, MILK, BREAD)  # the user's own edit before the prompt: not the turn's
         agent.now = 102.0
