@@ -183,7 +183,9 @@ def test_restart_resumes_the_same_conversation_in_a_new_window(claude_binary, fa
     env = user_server(private_tmux, claude_binary, fake_api, tmp_path, [folder])
     monkeypatch.setenv("PATH", env["PATH"] + ":" + os.environ["PATH"])
     monkeypatch.delenv("TMUX", raising=False)
-    fake_api.set_script([api.text("Noted: the word is PELICAN."), api.text("You said PELICAN.")])
+    # The first reply is held back a little, so the turn is seen working before it is seen over: a row still idle from
+    # before the prompt, beside "Noted" already drawn, let a busy run press restart while the service saw the turn only then.
+    fake_api.set_script([api.text("Noted: the word is PELICAN.", delay=2.0), api.text("You said PELICAN.")])
     app = make_app(private_tmux.name, tmp_path, claude_home=Path(env["HOME"]))
     done = headspace_new(private_tmux.name, env, str(folder), "--session", "main")
     assert done.returncode == 0, done.stderr
@@ -195,6 +197,7 @@ def test_restart_resumes_the_same_conversation_in_a_new_window(claude_binary, fa
             private_tmux.run("send-keys", "-t", old, "-l", "remember PELICAN")
             private_tmux.run("send-keys", "-t", old, "Enter")
             await asyncio.to_thread(fake_api.wait_for, lambda r: "PELICAN" in r.user_text(), 30)
+            await wait_until(pilot, lambda: app.table.agents[old].state is AgentState.WORKING, "the turn seen", timeout=30)
             await wait_until(pilot, lambda: "Noted" in private_tmux.capture(old) and app.table.agents[old].state is AgentState.IDLE, "the answer shown", timeout=30)
             app.table.select(old)
             await wait_until(pilot, lambda: (a := app.selected_agent()) is not None and a.pane_id == old, "the cursor on it")
