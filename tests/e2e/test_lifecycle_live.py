@@ -203,7 +203,7 @@ def test_restart_resumes_the_same_conversation_in_a_new_window(claude_binary, fa
             await wait_until(pilot, lambda: (a := app.selected_agent()) is not None and a.pane_id == old, "the cursor on it")
             before = pane_ids(private_tmux)
             app.lifecycle.restart_agent()
-            await wait_until(pilot, lambda: bool(pane_ids(private_tmux) - before), "the resumed window", timeout=20)
+            await wait_until(pilot, lambda: bool(pane_ids(private_tmux) - before), "the resumed window", timeout=STOPS_WITHIN)  # the old one stopped first
             (new,) = pane_ids(private_tmux) - before
             assert old not in pane_ids(private_tmux)
             await wait_until(pilot, lambda: (a := app.selected_agent()) is not None and a.pane_id == new, "the resumed agent selected", timeout=10)
