@@ -154,7 +154,8 @@ WORDS = Kind("arguments", _words, lambda value: list(value))  # claude's own arg
 SESSION_NAME = _short(256)  # a tmux session to start in, "" to let the service choose as the table does
 HERE_KIND = Kind("here", _here)  # filled in by the client: its environment's TMUX, TMUX_PANE, HEADSPACE_CLIENT
 
-ASK, SLOW, SETTLE = "ask", "slow", "settle"  # timeout classes: answered from memory; runs tmux or git; waits for the first look first
+# Timeout classes: answered from memory; runs tmux or git; waits for the first look first; stops (or restarts) an agent.
+ASK, SLOW, SETTLE, LIFECYCLE = "ask", "slow", "settle", "lifecycle"
 
 
 @dataclass(frozen=True)

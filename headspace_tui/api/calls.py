@@ -29,6 +29,7 @@ from .call import (
     DAYS,
     FOLDER,
     HERE_KIND,
+    LIFECYCLE,
     LINES,
     PANE,
     PANE_OR_NONE,
@@ -113,8 +114,8 @@ CALLS: dict[str, Call] = _calls(
         SLOW,
         blocking=True,
     ),
-    Call("stop_agent", "POST", "/v1/agents/stop", (("agent", AGENT),), (("closed", False),), SLOW),
-    Call("restart_agent", "POST", "/v1/agents/restart", (("agent", AGENT),), (("pane", False),), SLOW),
+    Call("stop_agent", "POST", "/v1/agents/stop", (("agent", AGENT),), (("closed", False),), LIFECYCLE),
+    Call("restart_agent", "POST", "/v1/agents/restart", (("agent", AGENT),), (("pane", False),), LIFECYCLE),
     Call("close_pane", "POST", "/v1/agents/close", (("agent", AGENT),), (), SLOW, blocking=True),
 )
 

@@ -42,7 +42,7 @@ from ..tmux.server import PaneRecord, TmuxUnavailable
 from ..usage.model import Usage
 from .answers import RemoteAnswerChannel
 from .mux import ProbeMux
-from .probe_client import ProbeClient, ProbeError
+from .probe_client import CLOSE_GRACE, ProbeClient, ProbeError
 from .ssh import SshLink, SshTmuxServer
 
 log = logging.getLogger(__name__)
@@ -149,7 +149,7 @@ class RemoteHost:
             await self.open_answers()
         return self.probe
 
-    async def _close_probe(self, probe: ProbeClient, grace: float = 2.0) -> None:
+    async def _close_probe(self, probe: ProbeClient, grace: float = CLOSE_GRACE) -> None:
         """Close a probe; a hung one's remote process group is ended through the master (or at the next connect)."""
         await probe.close(grace)
         if probe.leftover is not None:

@@ -33,6 +33,7 @@ CALL_TIMEOUT = 10.0
 PYTHON_START = 4.0
 PROBE_START = 10.0
 PID_TAG = "headspace-probe-pid"
+CLOSE_GRACE = 2.0  # seconds a probe whose stdin closed has to end by itself; then it is hung, and killed
 # A ``hello`` this often, answered by the probe's own request loop: the one proof that loop
 # still runs.  Its host's tmux now travels on the probe too, so a hung probe also silences the
 # control clients whose notifications used to start a discovery that found it out; without
@@ -251,11 +252,11 @@ class ProbeClient:
                     future.set_exception(ProbeError("the remote reader ended"))
             self.on_end()
 
-    async def close(self, grace: float = 2.0) -> None:
+    async def close(self, grace: float = CLOSE_GRACE) -> None:
         """End the probe here; when it did not end by itself, ``leftover`` is its remote process group.
 
         Closing stdin ends a healthy probe there (and then its ssh session
-        here).  A probe that does not end within 2 s is hung: its ssh is
+        here).  A probe that does not end within ``grace`` is hung: its ssh is
         killed here, and the remote group is left for ``RemoteHost`` to kill
         through the master, now or on the next connection.
         """

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..api import timeouts
-from ..api.call import ASK, SETTLE, SLOW, Call, url_path
+from ..api.call import ASK, LIFECYCLE, SETTLE, SLOW, Call, url_path
 from ..api.calls import CALLS
 from ..api.codec import WireError, decode, encode
 from ..api.errors import Lost, ServerGone
@@ -213,7 +213,7 @@ class ServiceClient:
 
     def _timeout(self, call: Call, args: dict[str, Any]) -> float:
         """The seconds ``call`` may take: its class's (api/timeouts.py), and a settling call the settling it asks for too."""
-        return {ASK: timeouts.QUESTION, SLOW: timeouts.SLOW, SETTLE: float(args.get("settle") or 0.0) + timeouts.QUESTION}[call.timeout]
+        return {ASK: timeouts.QUESTION, SLOW: timeouts.SLOW, LIFECYCLE: timeouts.LIFECYCLE, SETTLE: float(args.get("settle") or 0.0) + timeouts.QUESTION}[call.timeout]
 
     @classmethod
     def in_process(cls, service: Service) -> ServiceClient:

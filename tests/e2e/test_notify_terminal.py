@@ -31,10 +31,15 @@ from pathlib import Path
 
 import pytest
 
+from headspace_tui.api import timeouts
 from tests.e2e.test_jump import wait
 from tests.harness import fake_api as api
 from tests.harness.env import private_env
 from tests.harness.terminal import Terminal
+
+# A headspace started cold in a terminal: Python and Textual, the service it starts (START), its first look (SETTLE)
+# and the question for the rows (QUESTION), on a busy machine.
+FIRST_ROW = timeouts.START + timeouts.SETTLE + timeouts.QUESTION + 15
 
 pytestmark = pytest.mark.e2e
 
@@ -97,7 +102,7 @@ def test_one_notification_per_wait_reaches_the_terminal(claude_session, fake_api
     hs = start_headspace(private_tmux, tmp_path, options=options)
     user = Terminal(private_tmux, "hs")
     try:
-        wait(lambda: agent.name in private_tmux.capture(hs) and "idle" in private_tmux.capture(hs), "headspace's row of the idle agent")
+        wait(lambda: agent.name in private_tmux.capture(hs) and "idle" in private_tmux.capture(hs), "headspace's row of the idle agent", timeout=FIRST_ROW)
         time.sleep(SETTLE)
         assert passthrough(private_tmux, hs) in ("on", "all")  # headspace's own pane...
         assert passthrough(private_tmux, agent.pane_id) in ("", "off")  # ...and no other
@@ -129,7 +134,7 @@ def test_an_agent_already_waiting_at_start_is_not_announced(claude_session, fake
     hs = start_headspace(private_tmux, tmp_path)
     user = Terminal(private_tmux, "hs")
     try:
-        wait(lambda: agent.name in private_tmux.capture(hs) and "permission" in private_tmux.capture(hs), "headspace's row of the waiting agent")
+        wait(lambda: agent.name in private_tmux.capture(hs) and "permission" in private_tmux.capture(hs), "headspace's row of the waiting agent", timeout=FIRST_ROW)
         time.sleep(SETTLE + 4)
         assert notifications(user.output) == []
     finally:
@@ -154,7 +159,7 @@ def test_a_client_in_another_session_gets_exactly_one_notification(claude_sessio
     beside = Terminal(private_tmux, "beside")
     wait(lambda: len(user_clients(private_tmux)) == 3, "the third client")
     try:
-        wait(lambda: agent.name in private_tmux.capture(hs) and "idle" in private_tmux.capture(hs), "headspace's row of the idle agent")
+        wait(lambda: agent.name in private_tmux.capture(hs) and "idle" in private_tmux.capture(hs), "headspace's row of the idle agent", timeout=FIRST_ROW)
         private_tmux.run("switch-client", "-c", away_name, "-t", "other")  # as a jump does, to a session without headspace
         wait(lambda: private_tmux.run("display-message", "-p", "-c", away_name, "#{session_name}").strip() == "other", "the client in the other session")
         time.sleep(SETTLE)
@@ -207,7 +212,7 @@ def test_a_terminal_not_known_to_show_osc_9_also_gets_the_notice_in_tmux_status_
         wait(lambda: len(user_clients(private_tmux)) == 2, "both clients")
         types = private_tmux.run("list-clients", "-F", "#{client_termtype}").splitlines()
         assert sorted(types) == ["", "WezTerm 20240203-110809-5046fc22"], types
-        wait(lambda: agent.name in private_tmux.capture(hs) and "idle" in private_tmux.capture(hs), "headspace's row of the idle agent")
+        wait(lambda: agent.name in private_tmux.capture(hs) and "idle" in private_tmux.capture(hs), "headspace's row of the idle agent", timeout=FIRST_ROW)
         time.sleep(SETTLE)
         agent.submit("create the file")
         agent.wait_for("Do you want to proceed?", what="the permission")

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from headspace_tui.api.timeouts import SLOW
 from headspace_tui.cli.popup import SESSION, tmux_socket, ui_place
 from headspace_tui.shared.resident_place import place_of, read_card
 from headspace_tui.tmux.server import TmuxServer
@@ -180,7 +181,7 @@ def test_the_second_popup_shows_the_first_ones_filter_and_selection_and_the_warm
         other.type(PREFIX_H)
         poll(lambda: warm.tmux("list-clients", "-F", "#{client_pid}").stdout.split(), lambda pids: len(pids) == 1 and pids != first_attach, timeout=15)
         other.type(b"\r")
-        poll(lambda: real_clients(tmux), lambda c: c == {user_client: "home", other_client: "beta2"}, timeout=15)
+        poll(lambda: real_clients(tmux), lambda c: c == {user_client: "home", other_client: "beta2"}, timeout=SLOW + 5)  # a jump: SLOW
         poll(warm.clients, lambda n: n == 0, timeout=15)
         poll(lambda: popup_gone(tmux, warm), bool, timeout=15)
 
@@ -188,7 +189,7 @@ def test_the_second_popup_shows_the_first_ones_filter_and_selection_and_the_warm
         user.type(PREFIX_H)
         poll(warm.clients, lambda n: n == 1, timeout=15)
         user.type(b"\r")
-        poll(lambda: real_clients(tmux), lambda c: c.get(user_client) == "beta2", timeout=15)
+        poll(lambda: real_clients(tmux), lambda c: c.get(user_client) == "beta2", timeout=SLOW + 5)
         poll(warm.clients, lambda n: n == 0, timeout=15)
         poll(lambda: popup_gone(tmux, warm), bool, timeout=15)
         assert warm.pids() == (ui_pid, private_pid)

@@ -33,8 +33,11 @@ from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.events import AgentChanged
 from headspace_tui.model import AgentState
 from headspace_tui.remote.host import RemoteHost
+from headspace_tui.remote.probe_client import CLOSE_GRACE
+from headspace_tui.remote.ssh import CONNECT_TIMEOUT
 from headspace_tui.service.facade import Service
 from headspace_tui.service.records.journal import Journal
+from headspace_tui.service.watching.monitor import REMOTE_RETRY_PACE
 from headspace_tui.shared.config import HostSpec
 from headspace_tui.tmux.server import TmuxServer
 from tests.harness.sshd import Sshd, running_sshd
@@ -183,8 +186,9 @@ def test_a_probe_that_stops_answering_is_ended_there_and_the_rows_come_back(clau
             back = time.monotonic() - stopped
             # The rows can come back before the hung reader is ended: its sessions' control clients
             # re-attach through their own ssh sessions as soon as it is found hung, while the next
-            # connect closes it and kills its group there. Ended it must be, within a few seconds.
-            await wait_until(pilot, lambda: not alive(hung), "the hung probe ended there", 5)
+            # connect closes it and kills its group there. Ended it must be, within that connect's pace, the probe's grace
+            # to close and one ssh connect to end what is left there (and a margin).
+            await wait_until(pilot, lambda: not alive(hung), "the hung probe ended there", REMOTE_RETRY_PACE + CLOSE_GRACE + CONNECT_TIMEOUT + 3)
             return back
 
     try:

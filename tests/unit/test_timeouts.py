@@ -13,13 +13,26 @@ from pathlib import Path
 
 import headspace_tui
 from headspace_tui.answering.answerer import SEND_SLACK
+from headspace_tui.answering.pane_io import SETTLE, SETTLE_STRETCH, STEP_TIMEOUT
 from headspace_tui.api import timeouts
+from headspace_tui.service.watching.lifecycle import EXIT_WAIT, START_WAIT
 from headspace_tui.shared.config import Config
 
 
 def test_an_answers_deadlines_nest_from_the_answerer_out_to_the_client():
     assert Config().confirm_timeout + SEND_SLACK < timeouts.ANSWER < timeouts.ANSWER_ASKED
     assert timeouts.QUESTION <= timeouts.REQUEST < timeouts.SETTLE + timeouts.REQUEST
+
+
+def test_a_stops_steps_fit_in_what_a_client_waits_for_a_stop_or_a_restart():
+    """/exit's steps (a screen held still, the word shown in the box, its effect, Claude gone), then a restart's new window.
+
+    A client that gave up first would say "no answer" of a stop the service
+    was still doing within its own limits (a stop over the socket had 30 s
+    against these steps' 32).
+    """
+    exit_steps = max(2.0, 4 * SETTLE * SETTLE_STRETCH) + max(STEP_TIMEOUT, EXIT_WAIT) + EXIT_WAIT + EXIT_WAIT
+    assert exit_steps + START_WAIT < timeouts.LIFECYCLE
 
 
 def test_no_front_end_module_sets_a_request_timeout_of_its_own():
