@@ -1,7 +1,7 @@
 """How long each kind of request to the service may take, in one place: every front end and the service read them here.
 
 A call's declaration names its class (call.py: ``ASK``, ``SLOW``,
-``SETTLE``); these are the seconds.  Two front ends ask questions with
+``SETTLE``, ``LIFECYCLE``); these are the seconds.  Two front ends ask questions with
 different patience: the terminal UI asks while the user waits for a key to
 answer (off its loop, then says "not answering"), the command line while a
 shell waits.  An answer has two deadlines, one inside the other: the

@@ -22,6 +22,7 @@ import pytest
 from headspace_tui.api.timeouts import LIFECYCLE
 from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.app.screens.agent_forms import KillPaneScreen, NewAgentScreen
+from headspace_tui.events import AgentChanged
 from headspace_tui.model import AgentState
 from headspace_tui.service.watching.lifecycle import START_WAIT
 from headspace_tui.service.watching.monitor import DISCOVERY_INTERVAL
@@ -195,11 +196,13 @@ def test_restart_resumes_the_same_conversation_in_a_new_window(claude_binary, fa
     async def scenario():
         async with app.run_test(size=(160, 48)) as pilot:
             await wait_until(pilot, lambda: old in app.table.agents and app.table.agents[old].state is AgentState.IDLE, "the agent idle", timeout=30)
+            said: list[AgentState] = []  # every state the service said of it, not one sampled now and then
+            app.service.subscribe(lambda event: isinstance(event, AgentChanged) and event.agent.pane_id == old and said.append(event.agent.state))
             private_tmux.run("send-keys", "-t", old, "-l", "remember PELICAN")
             private_tmux.run("send-keys", "-t", old, "Enter")
             await asyncio.to_thread(fake_api.wait_for, lambda r: "PELICAN" in r.user_text(), 30)
-            await wait_until(pilot, lambda: app.table.agents[old].state is AgentState.WORKING, "the turn seen", timeout=30)
-            await wait_until(pilot, lambda: "Noted" in private_tmux.capture(old) and app.table.agents[old].state is AgentState.IDLE, "the answer shown", timeout=30)
+            await wait_until(pilot, lambda: AgentState.WORKING in said, "the turn seen", timeout=30)
+            await wait_until(pilot, lambda: "Noted" in private_tmux.capture(old) and said[-1] is AgentState.IDLE and app.table.agents[old].state is AgentState.IDLE, "the answer shown", timeout=30)
             app.table.select(old)
             await wait_until(pilot, lambda: (a := app.selected_agent()) is not None and a.pane_id == old, "the cursor on it")
             before = pane_ids(private_tmux)
