@@ -44,7 +44,7 @@ from ..model import AgentState, Observation, Option, Prompt
 from ..shared.paths import runtime_dir
 from ..shared.safe_files import is_private_dir
 from . import multi
-from .pane_io import SETTLE, STEP_TIMEOUT, ActionError, BlockingPaneIO, KeyStroke, Outcome, PaneIO, ThreadedPaneIO, read_pane, settled_read
+from .pane_io import SETTLE, STEP_TIMEOUT, STILL_WITHIN, ActionError, BlockingPaneIO, KeyStroke, Outcome, PaneIO, ThreadedPaneIO, read_pane, settled_read
 from .policy import MENU_ANSWERS, REACTION_TIME, Intent, IntentKind, unfit
 
 __all__ = [
@@ -313,6 +313,7 @@ async def send_guarded(
     shown_at: float | None = None,
     server_key: str = "",
     family: Family,
+    still_within: float = STILL_WITHIN,
 ) -> Outcome:
     """Send ``intent`` to ``pane_id`` only if it still shows ``seen``; confirm it landed.
 
@@ -321,15 +322,17 @@ async def send_guarded(
     the runtime folder).  ``shown_at`` (time.time()) is when the prompt was
     first seen on screen; a menu younger than REACTION_TIME is given the
     rest of that time before any key goes (unknown: the full wait).  The
-    last read before the keys is of a screen that held still for SETTLE.
+    last read before the keys is of a screen that held still for SETTLE,
+    within ``still_within`` seconds (a stop, which races nothing, waits
+    longer for a Claude that is still drawing its start on a busy machine).
     """
     if not pane_id.startswith("%"):
         raise ActionError(f"refusing to send to {pane_id!r}: actions address panes by id (%N) only")
     with pane_lock(server_key, pane_id):
-        return await _send_locked(io, pane_id, seen, intent, family, timeout=timeout, shown_at=shown_at)
+        return await _send_locked(io, pane_id, seen, intent, family, timeout=timeout, shown_at=shown_at, still_within=still_within)
 
 
-async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Intent, family: Family, *, timeout: float, shown_at: float | None) -> Outcome:
+async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Intent, family: Family, *, timeout: float, shown_at: float | None, still_within: float) -> Outcome:
     now, record = await read_pane(io, pane_id, family)
     command = getattr(record, "current_command", "")
     if getattr(record, "in_mode", False):
@@ -354,7 +357,7 @@ async def _send_locked(io: PaneIO, pane_id: str, seen: Observation, intent: Inte
             await asyncio.sleep(wait)
     box: str | None = None  # what the input box holds on the settled screen, for a typed line (None: no box read)
     if intent.kind is not IntentKind.INTERRUPT:
-        settled, ansi = await settled_read(io, pane_id, command, family)
+        settled, ansi = await settled_read(io, pane_id, command, family, timeout=still_within)
         if not same_prompt(now, settled):
             raise ActionError(f"the prompt in {pane_id} changed while it settled (now {settled.state.value}); nothing sent")
         if intent.kind in (IntentKind.TEXT, IntentKind.NUDGE) and settled.state is not AgentState.QUESTION:

@@ -49,6 +49,7 @@ def settle_time() -> float:
 
 
 STEP_TIMEOUT = 2.0
+STILL_WITHIN = 2.0  # seconds a key waits for its pane to hold still before it gives up ("kept changing")
 
 
 class ActionError(Exception):
@@ -125,7 +126,7 @@ def _held_still(before: str, after: str) -> bool:
     return before == after or _BULLET.sub(r"\1 \2 ", before) == _BULLET.sub(r"\1 \2 ", after)
 
 
-async def settled_read(io: PaneIO, pane_id: str, command: str, family: Family, *, quiet: float | None = None, timeout: float = 2.0) -> tuple[Observation, str]:
+async def settled_read(io: PaneIO, pane_id: str, command: str, family: Family, *, quiet: float | None = None, timeout: float = STILL_WITHIN) -> tuple[Observation, str]:
     """The pane once two captures ``quiet`` seconds apart show the same screen (``_held_still``).
 
     Claude redraws within a frame or two of a key: a screen that is still

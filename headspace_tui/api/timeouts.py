@@ -15,9 +15,10 @@ from __future__ import annotations
 QUESTION = 2.0  # seconds a terminal UI's question may take (the service answers from memory)
 REQUEST = 5.0  # seconds one request of the command line's may take (answered from memory too)
 SLOW = 30.0  # seconds for what runs tmux or git there: a jump, starting an agent
-# Seconds a stop or a restart may take there: /exit typed into the box, its effect confirmed and Claude gone (up to
-# EXIT_WAIT each, service/watching/lifecycle.py), a restart's new window running its agent (START_WAIT), tmux's answers.
-LIFECYCLE = 50.0
+# Seconds a stop or a restart may take there: Claude's screen held still, /exit typed into the box, its effect confirmed
+# and Claude gone (up to EXIT_WAIT each, service/watching/lifecycle.py), a restart's new window running its agent
+# (START_WAIT), tmux's answers.
+LIFECYCLE = 60.0
 SETTLE = 10.0  # seconds the service may take to finish its first look before it answers rows
 ANSWER = 30.0  # seconds an answer may take to its final report, in the service
 ANSWER_ASKED = ANSWER + 10.0  # seconds a client that asked an answer over the socket waits for its reply

@@ -10,11 +10,13 @@ tests use real panes).
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
-from headspace_tui.answering.pane_io import SETTLE, SETTLE_STRETCH, _held_still, settle_for, settle_time, settled_read
+from headspace_tui.answering.pane_io import SETTLE, SETTLE_STRETCH, STILL_WITHIN, ActionError, _held_still, settle_for, settle_time, settled_read
 from headspace_tui.detect.families import CLAUDE
+from headspace_tui.service.watching.lifecycle import EXIT_WAIT
 
 LIT = "\x1b[38;5;246m\x1b[49m●\x1b[39m Creating A01\n  Do you want to proceed?\n"
 DARK = "\x1b[38;5;246m\x1b[49m \x1b[39m Creating A01\n  Do you want to proceed?\n"
@@ -61,3 +63,24 @@ def test_the_wait_stretches_with_a_load_beyond_the_cores_and_no_further_than_its
 
 def test_this_machines_wait_is_between_the_quiet_one_and_the_cap():
     assert SETTLE <= settle_time() <= SETTLE * SETTLE_STRETCH
+
+
+class Drawing:
+    """A pane that keeps changing for ``drawing`` seconds (a Claude still drawing its start on a busy machine), then holds."""
+
+    def __init__(self, drawing: float) -> None:
+        self.until = time.monotonic() + drawing
+        self.captures = 0
+
+    async def capture(self, pane_id: str, ansi: bool = True) -> str:
+        self.captures += 1
+        return f"frame {self.captures}\n" if time.monotonic() < self.until else "❯ \n"
+
+
+def test_a_key_gives_up_on_a_pane_still_drawing_and_a_stop_waits_it_out():
+    """A key's 2 s keeps it from racing a redraw; /exit races nothing, and is given EXIT_WAIT to see the screen hold still."""
+    with pytest.raises(ActionError, match="kept changing"):
+        asyncio.run(settled_read(Drawing(STILL_WITHIN + 1.0), "%1", "claude", quiet=0.05, family=CLAUDE))  # type: ignore[arg-type]
+    pane = Drawing(STILL_WITHIN + 1.0)
+    asyncio.run(settled_read(pane, "%1", "claude", quiet=0.05, timeout=EXIT_WAIT, family=CLAUDE))  # type: ignore[arg-type]
+    assert time.monotonic() >= pane.until

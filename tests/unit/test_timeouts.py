@@ -9,12 +9,11 @@ answer" of its own.
 from __future__ import annotations
 
 import ast
-import inspect
 from pathlib import Path
 
 import headspace_tui
 from headspace_tui.answering.answerer import SEND_SLACK
-from headspace_tui.answering.pane_io import SETTLE, SETTLE_STRETCH, STEP_TIMEOUT, settled_read
+from headspace_tui.answering.pane_io import SETTLE, SETTLE_STRETCH, STEP_TIMEOUT
 from headspace_tui.api import timeouts
 from headspace_tui.detect.families import CLAUDE
 from headspace_tui.service.watching.lifecycle import EXIT_WAIT, START_WAIT
@@ -35,7 +34,7 @@ def test_a_stops_steps_fit_in_what_a_client_waits_for_a_stop_or_a_restart():
     was still doing within its own limits (a stop over the socket had 30 s
     against these steps' 32).
     """
-    held_still = max(inspect.signature(settled_read).parameters["timeout"].default, 4 * SETTLE * SETTLE_STRETCH)
+    held_still = max(EXIT_WAIT, 4 * SETTLE * SETTLE_STRETCH)  # /exit waits EXIT_WAIT for the screen to hold still (exit_claude)
     exit_steps = held_still + max(STEP_TIMEOUT, EXIT_WAIT) + CLAUDE.paste_gap + EXIT_WAIT + EXIT_WAIT
     # tmux's and the process table's answers between the steps, and each poll's last round past its deadline
     assert exit_steps + START_WAIT + TMUX_SLACK <= timeouts.LIFECYCLE

@@ -178,7 +178,7 @@ async def exit_claude(io: PaneIO, pane_id: str, seen: Observation, *, server_key
     if refusal:
         raise LifecycleError(refusal)
     try:
-        outcome = await send_guarded(io, pane_id, seen, Intent(IntentKind.TEXT, text=EXIT_COMMAND), timeout=timeout, server_key=server_key, family=CLAUDE)
+        outcome = await send_guarded(io, pane_id, seen, Intent(IntentKind.TEXT, text=EXIT_COMMAND), timeout=timeout, server_key=server_key, family=CLAUDE, still_within=timeout)
         if not outcome.delivered:
             raise LifecycleError(outcome.detail)
     except ActionError as exc:
