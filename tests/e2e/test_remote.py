@@ -113,7 +113,8 @@ def test_remote_agents_listed_approved_from_the_table_and_by_send(claude_session
             await select_agent(pilot, app, address, AgentState.PERMISSION)
             agent = app.selected_agent()
             assert agent.host == "box" and agent.observation.tool == "Bash"
-            assert second.pane_id + "@box" in app.table.agents  # both remote agents in the table
+            # Both remote agents in the table: each session's rows come with its own first read (a busy run had beta's after alpha's).
+            await wait_until(pilot, lambda: second.pane_id + "@box" in app.table.agents, "beta's row", 30)
             await pilot.press("y")
             request = await asyncio.to_thread(fake_api.wait_for, lambda r: any("approved-in-table" in block_text(b) for b in r.tool_results()), 30)
             assert request.tool_results()
