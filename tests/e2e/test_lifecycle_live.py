@@ -39,9 +39,11 @@ pytestmark = pytest.mark.e2e
 # A started agent's row comes from tmux's event, not from the full look every DISCOVERY_INTERVAL (30 s):
 # waited for this long at most, a third of the safety net (how soon it is, is printed; 0.2-0.6 s alone, 2.1 s once in CI).
 APPEARS_WITHIN = DISCOVERY_INTERVAL / 3
-# A stop is /exit typed, confirmed and Claude gone, each within EXIT_WAIT: the client waits LIFECYCLE for it (a busy CI
-# run's report came after the 15 s this test once gave it).
+# A stop is Claude's screen held still, /exit typed, confirmed and Claude gone, each within EXIT_WAIT: the client waits
+# LIFECYCLE for it (a busy CI run's report came after the 15 s this test once gave it).
 STOPS_WITHIN = LIFECYCLE + 5
+# A start (or a restart's new window) returns once Claude runs there (START_WAIT); its row then comes as above.
+STARTS_WITHIN = START_WAIT + APPEARS_WITHIN
 
 
 def user_server(private_tmux, claude_binary: str, fake_api, tmp_path: Path, trusted: list[Path]) -> dict[str, str]:
@@ -142,7 +144,7 @@ def test_palette_new_agent_is_selected_and_a_working_one_is_killed_only_after_ye
             await pilot.press("enter")
             await wait_until(pilot, lambda: len(pane_ids(private_tmux) - before) == 1, "a new pane")
             (pane_id,) = pane_ids(private_tmux) - before
-            await wait_until(pilot, lambda: (a := app.selected_agent()) is not None and a.pane_id == pane_id, "the new agent selected", timeout=START_WAIT + APPEARS_WITHIN)  # started once Claude runs
+            await wait_until(pilot, lambda: (a := app.selected_agent()) is not None and a.pane_id == pane_id, "the new agent selected", timeout=STARTS_WITHIN)
             # Outside tmux, with no agent selected: the documented session.
             assert private_tmux.run("display-message", "-p", "-t", pane_id, "#{session_name}").strip() == "headspace"
             await wait_until(pilot, lambda: app.table.agents[pane_id].state is AgentState.IDLE, "Claude idle", timeout=30)
@@ -210,7 +212,7 @@ def test_restart_resumes_the_same_conversation_in_a_new_window(claude_binary, fa
             await wait_until(pilot, lambda: bool(pane_ids(private_tmux) - before), "the resumed window", timeout=STOPS_WITHIN)  # the old one stopped first
             (new,) = pane_ids(private_tmux) - before
             assert old not in pane_ids(private_tmux)
-            await wait_until(pilot, lambda: (a := app.selected_agent()) is not None and a.pane_id == new, "the resumed agent selected", timeout=START_WAIT + APPEARS_WITHIN)  # as a start
+            await wait_until(pilot, lambda: (a := app.selected_agent()) is not None and a.pane_id == new, "the resumed agent selected", timeout=STARTS_WITHIN)
             pid = int(private_tmux.run("display-message", "-p", "-t", new, "#{pane_pid}").strip())
             info = read_process_table().get(pid)
             assert info is not None and "--resume" in info.argv, info

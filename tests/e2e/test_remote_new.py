@@ -14,10 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from headspace_tui.api.timeouts import LIFECYCLE
 from headspace_tui.model import AgentState
 from headspace_tui.shared.proctree import read_process_table
-from tests.e2e.test_lifecycle_live import APPEARS_WITHIN, pane_ids, user_server
+from tests.e2e.test_lifecycle_live import APPEARS_WITHIN, STOPS_WITHIN, pane_ids, user_server
 from tests.e2e.test_remote import config_file, headspace, private_tmux, remote_app  # noqa: F401 - a fixture
 from tests.harness.sshd import Sshd, running_sshd
 from tests.ui.apps import wait_until
@@ -67,7 +66,7 @@ def test_new_on_a_remote_host_then_stop(claude_binary, fake_api, private_tmux, b
             app.table.select(address)
             await wait_until(pilot, lambda: (a := app.selected_agent()) is not None and a.pane_id == address, "the cursor on it")
             app.lifecycle.stop_agent()
-            await wait_until(pilot, lambda: address not in app.table.agents, "the row to go", timeout=LIFECYCLE + 5)  # /exit confirmed, then Claude gone: the client waits LIFECYCLE for both
+            await wait_until(pilot, lambda: address not in app.table.agents, "the row to go", timeout=STOPS_WITHIN)
             assert address.partition("@")[0] not in pane_ids(private_tmux)
 
     asyncio.run(scenario())
