@@ -4,8 +4,9 @@
 running service (resident/); either way each agent becomes the same row
 here, so the two can never print different fields for the same agent.  A
 row is JSON-ready: strings, numbers, lists, None.  ``line`` is not printed
-by ``--json`` (it is the text view's one human line; ``PUBLIC`` lists the
-keys ``--json`` prints).
+by ``--json`` (it is the text view's one human line; ``row_keys.PUBLIC`` lists
+the keys ``--json`` prints, and ``row_keys.well_formed`` checks a row
+that came from elsewhere).
 """
 
 from __future__ import annotations
@@ -13,16 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..detect.sources import Source
-from ..model import DEFAULT_FAMILY, Agent, AgentState, Option, PaneAddress
+from ..model import DEFAULT_FAMILY, Agent, Option, PaneAddress
 from ..state.wait_words import blocked_words, wait_words
 from ..usage.model import Usage
-
-# The keys ``status --json`` prints, in its order (docs/using.md and docs/service.md document them).
-PUBLIC = (
-    "host", "target", "pane_id", "state", "tool", "detail", "options", "question", "ticked", "error", "retrying",
-    "exit_status", "fingerprint", "request", "snoozed", "mode", "blocked", "cwd", "change", "since", "in_state_for", "since_source", "agent", "agent_version", "claude_version",
-    "model", "context_tokens", "context_pct", "context_window", "context_window_source", "tokens", "cost_usd_est", "cost_leaves_out", "limited_until",
-)  # fmt: skip
 
 
 def in_state_for(agent: Agent, now: float) -> float | None:
@@ -31,7 +25,7 @@ def in_state_for(agent: Agent, now: float) -> float | None:
 
 
 def agent_row(agent: Agent, now: float, snoozed: str = "") -> dict[str, Any]:
-    """The agent as ``status --json`` prints it (``PUBLIC``), plus ``line``: what the text view says of it.
+    """The agent as ``status --json`` prints it (``row_keys.PUBLIC``), plus ``line``: what the text view says of it.
 
     ``snoozed``: how its wait is put off ("snoozed till 14:05"), as the
     service that holds the snoozes says; a wait put off does not need you.
@@ -95,44 +89,6 @@ def usage_fields(usage: Usage | None) -> dict[str, Any]:
         # The plan's windows where the agent's files name them (Codex's rate_limits); null: nothing says.
         "plan_use": [{"window": p.name, "used_pct": p.used_pct, "resets_at": p.resets_at or None} for p in usage.plan] or None,
     }
-
-
-# What each key of a row holds: a row from elsewhere (the service) is checked against it before it is printed.
-_TYPES: dict[str, tuple[type, ...]] = {
-    "host": (str,), "target": (str,), "pane_id": (str,), "state": (str,), "tool": (str, type(None)), "detail": (str, type(None)),
-    "options": (list,), "question": (str, type(None)), "ticked": (list,), "error": (str, type(None)), "retrying": (bool,),
-    "exit_status": (int, type(None)), "fingerprint": (str, type(None)), "request": (str, type(None)), "snoozed": (str, type(None)),
-    "mode": (str,), "blocked": (list,), "cwd": (str,), "change": (str, type(None)), "since": (int, float),
-    "in_state_for": (int, float, type(None)), "since_source": (str, type(None)), "agent": (str,), "agent_version": (str, type(None)),
-    "claude_version": (str, type(None)), "line": (str,),
-    "model": (str, type(None)), "context_tokens": (int, type(None)), "context_pct": (int, type(None)), "tokens": (dict, type(None)),
-    "context_window": (int, type(None)), "context_window_source": (str, type(None)),
-    "cost_usd_est": (int, float, type(None)), "cost_leaves_out": (list, type(None)), "plan_use": (list, type(None)), "limited_until": (int, float, type(None)),
-}  # fmt: skip
-
-
-def well_formed(row: object) -> bool:
-    """Whether ``row`` is a row: every key there, each of its kind (a bool is no number here)."""
-    if not isinstance(row, dict):
-        return False
-    for key, kinds in _TYPES.items():
-        value = row.get(key, ...)
-        if value is ... or not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-            return False
-    return True
-
-
-def public(row: dict[str, Any]) -> dict[str, Any]:
-    """The row as ``--json`` prints it: the public keys, in their order (a newer service's extra keys are left out)."""
-    return {key: row.get(key) for key in PUBLIC}
-
-
-def needs_you(row: dict[str, Any]) -> bool:
-    """Whether a row's state is a wait on the user (an unknown state word is not)."""
-    try:
-        return AgentState(row.get("state")).needs_you
-    except ValueError:
-        return False
 
 
 def describe(agent: Agent) -> str:

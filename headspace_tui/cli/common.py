@@ -50,6 +50,15 @@ def server_of(args: argparse.Namespace):
     return TmuxServer(socket_name=args.socket_name, socket_path=args.socket_path)
 
 
+def identity_of(args: argparse.Namespace) -> str:
+    """The tmux server of ``-L``/``-S`` (or $TMUX) for good: ``server_of(args).identity`` without loading the tmux client."""
+    import os
+
+    from ..tmux.identify import selecting_args, server_identity
+
+    return server_identity(selecting_args(args.socket_name, args.socket_path), os.environ, os.getuid())
+
+
 def config_of(args: argparse.Namespace):
     from ..shared.config import ConfigError, load_config
 

@@ -8,7 +8,7 @@ import logging
 import sys
 from collections.abc import Callable, Iterator
 
-from .common import EXIT_FAIL, EXIT_OK, UserError, clean, config_of, host_specs, json_line, load_plugins_here, server_of
+from .common import EXIT_FAIL, EXIT_OK, UserError, clean, config_of, host_specs, identity_of, json_line, load_plugins_here, server_of
 
 
 def _scan_agents(args: argparse.Namespace, remember: Callable[[str], tuple[str, float] | None] | None = None):
@@ -65,9 +65,7 @@ def _log_memory() -> Iterator[Callable[[str], tuple[str, float] | None] | None]:
 
 def cmd_status(args: argparse.Namespace) -> int:
     """Every agent's state: asked of the running service when there is one for this view, else read now (a one-shot look)."""
-    from ..api.rows import needs_you, public
-    from ..detect.clock import elapsed
-    from ..detect.families import label_of
+    from ..api.row_keys import needs_you, public
 
     asked = _status_from_service(args)
     if asked is not None:
@@ -85,6 +83,9 @@ def cmd_status(args: argparse.Namespace) -> int:
         if not problems:
             print("no agents found (Claude Code, Codex, Gemini CLI, opencode)" + ("" if args.all else " (use --all to list every pane)"))
         return status
+    from ..detect.clock import elapsed
+    from ..detect.families import label_of  # every family's record: the text view's names, not --json's
+
     remote = any(row["host"] != "local" for row in rows)
     names = [f"{row['host']}:{row['target']}" if remote else str(row["target"]) for row in rows]
     width = max(len(n) for n in names)
@@ -124,7 +125,7 @@ def _status_from_service(args: argparse.Namespace) -> tuple[list[dict], list[str
     from ..resident.client import ask_rows
 
     try:
-        return ask_rows(server_of(args).identity)
+        return ask_rows(identity_of(args))
     except ServiceError as exc:
         logging.getLogger(__name__).info("status read here: %s", exc)
         return None
@@ -132,7 +133,7 @@ def _status_from_service(args: argparse.Namespace) -> tuple[list[dict], list[str
 
 def summary(rows) -> str:
     """The count line under ``status``: how many need you, work, idle, and how many we could not read."""
-    from ..api.rows import needs_you
+    from ..api.row_keys import needs_you
 
     count = lambda *states: sum(1 for row in rows if row["state"] in states)  # noqa: E731
     # A wait the user snoozed does not need them (counted apart, as the table and the page count it).

@@ -25,7 +25,7 @@ from ..api import timeouts
 from ..api.call import url_path
 from ..api.errors import Lost, Refused, ServiceError
 from ..api.own_calls import OWN
-from ..api.rows import well_formed
+from ..api.row_keys import well_formed
 from ..shared.resident_place import Place, is_held, place_of
 from ..shared.safe_files import is_private_dir
 

@@ -160,6 +160,24 @@ def send_identify(peer: socket.socket, theirs: socket.socket, command: list[str]
     peer.sendall(body)
 
 
+def selecting_args(socket_name: str | None, socket_path: str | None) -> list[str]:
+    """The ``-L``/``-S`` arguments that select a server (none: the default one); ``-S`` wins, as in tmux(1)."""
+    if socket_path:
+        return ["-S", socket_path]
+    if socket_name:
+        return ["-L", socket_name]
+    return []
+
+
+def server_identity(socket_args: list[str], environ: Mapping[str, str], uid: int) -> str:
+    """A server for good, whatever named it: its socket's real path (``-L work``, ``-S /tmp/tmux-0/work`` and $TMUX inside it are one server).
+
+    Here, not only on ``TmuxServer``: a command that only asks the service
+    (``status``) names its server without loading the tmux client.
+    """
+    return "S:" + os.path.realpath(socket_file(socket_args, environ, uid))
+
+
 def socket_file(socket_args: list[str], environ: Mapping[str, str], uid: int) -> str:
     """The socket a ``tmux`` with these ``-L``/``-S`` arguments talks to, found as tmux(1) finds it."""
     if "-S" in socket_args:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from .control_pipe import ControlPipe, spawn
 from .direct_attach import open_direct
-from .identify import chosen, socket_file
+from .identify import chosen, selecting_args, server_identity, socket_file
 
 log = logging.getLogger(__name__)
 
@@ -202,16 +202,12 @@ class TmuxServer:
 
     @property
     def identity(self) -> str:
-        """This server for good, whatever named it: its socket's real path (``-L work``, ``-S /tmp/tmux-0/work`` and $TMUX inside it are one server)."""
-        return "S:" + os.path.realpath(self.socket_file())
+        """This server for good, whatever named it (identify.server_identity)."""
+        return server_identity(self.socket_args(), os.environ, os.getuid())
 
     def socket_args(self) -> list[str]:
         """The ``-L``/``-S`` arguments that select this server (none: the default one)."""
-        if self.socket_path:
-            return ["-S", self.socket_path]
-        if self.socket_name:
-            return ["-L", self.socket_name]
-        return []
+        return selecting_args(self.socket_name, self.socket_path)
 
     local_child = True  # a control client's process is a tmux of ours, here: ended by cutting it off (control_pipe.ProcessPipe)
 

@@ -111,8 +111,15 @@ def test_the_service_answers_status_as_a_look_would_one_per_server_the_users_alo
     assert stat.S_ISSOCK(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o600
 
     without_tmux = {"PATH": no_tmux_path(tmp_path)}
-    served = rows(run("-L", private_tmux.name, "status", "--json", env=without_tmux))
+    asked = run("-L", private_tmux.name, "status", "--json", env={**without_tmux, "PYTHONPROFILEIMPORTTIME": "1"})
+    served = rows(asked)
     assert [{k: row[k] for k in STABLE} for row in served] == [{k: row[k] for k in STABLE} for row in looked]
+    # Asking the service loads none of what reads a pane or makes a row (api/row_keys.py): a command line's start.
+    loaded = {line.rsplit("|", 1)[1].strip() for line in asked.stderr.splitlines() if line.startswith("import time:")}
+    assert "headspace_tui.resident.client" in loaded, "no import was reported: this reads nothing"
+    naming = {"headspace_tui.tmux", "headspace_tui.tmux.identify"}  # the server named by its socket's path, no tmux client
+    readers = sorted(m for m in loaded - naming if m.split(".")[1:2] and m.split(".")[1] in ("detect", "state", "tmux", "service", "answering"))
+    assert readers == [], f"status --json through the service loaded the readers: {readers}"
     assert list(served[0]) == list(looked[0])  # the same keys, in the same order
     text = run("-L", private_tmux.name, "status", env=without_tmux)
     assert text.returncode == 0 and "1 agent · 1 need you" in text.stdout and "Bash" in text.stdout, text

@@ -15,7 +15,8 @@ from headspace_tui.answering.keys import KeyStroke, cursor_moves, plan_keys
 from headspace_tui.answering.pane_io import ActionError
 from headspace_tui.answering.policy import Intent, IntentKind
 from headspace_tui.api.codec import decode, encode
-from headspace_tui.api.rows import agent_row, well_formed
+from headspace_tui.api.row_keys import well_formed
+from headspace_tui.api.rows import agent_row
 from headspace_tui.app.screens.why import mode_text
 from headspace_tui.app.widgets.agent_table import fit, kept_end, waiting_for
 from headspace_tui.cli.doctor import OK, WARN, check_hooks

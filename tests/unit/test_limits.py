@@ -8,7 +8,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from headspace_tui.api.rows import agent_row, well_formed
+from headspace_tui.api.row_keys import well_formed
+from headspace_tui.api.rows import agent_row
 from headspace_tui.app.widgets.agent_table import waiting_for
 from headspace_tui.detect.claude.screen import classify_capture
 from headspace_tui.model import AgentState, Observation

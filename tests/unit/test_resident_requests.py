@@ -12,7 +12,8 @@ from __future__ import annotations
 import pytest
 
 from headspace_tui.api.facade import IntentKind
-from headspace_tui.api.rows import agent_row, well_formed
+from headspace_tui.api.row_keys import well_formed
+from headspace_tui.api.rows import agent_row
 from headspace_tui.model import Agent, AgentState, Observation
 from headspace_tui.resident.client import older
 from headspace_tui.resident.server import _answer_request

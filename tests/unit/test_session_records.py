@@ -216,7 +216,8 @@ def test_a_plans_windows_reach_status_json_the_usage_lines_and_the_wire_to_a_cli
     import time
 
     from headspace_tui.api import codec as wire
-    from headspace_tui.api.rows import agent_row, well_formed
+    from headspace_tui.api.row_keys import well_formed
+    from headspace_tui.api.rows import agent_row
     from headspace_tui.model import Agent
     from headspace_tui.usage.words import usage_lines
 
