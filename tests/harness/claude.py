@@ -82,6 +82,9 @@ def claude_env(home: Path, api_url: str, claude_binary: str, *, inline: bool, ve
         "ANTHROPIC_API_KEY": DUMMY_API_KEY,
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "DISABLE_AUTOUPDATER": "1",
+        # Left on, every start clones Anthropic's plugin marketplace from GitHub into the throwaway HOME (git and
+        # ssh, seven programs; unreachable from a test machine, and a tenth of a second of CPU each time).
+        "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL": "1",
     }
     env.update(renderer_env(version, "inline" if inline else "alt"))
     return env
