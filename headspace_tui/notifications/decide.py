@@ -51,7 +51,7 @@ from dataclasses import dataclass, replace
 from ..detect.waits import new_request
 from ..model import Agent, AgentState, Blocked
 from ..shared.safe_text import clean
-from ..state.wait_words import wait_words
+from ..state.wait_words import claimed_only, wait_words
 
 SETTLE = 3.0  # seconds after start in which reports only set what is already known
 GATHER = 0.5  # waits beginning this close together make one notification
@@ -91,6 +91,7 @@ class Alert:
     at: float
     address: str = ""  # its pane ("%3", "%3@box"): where the web page opens it
     blocked: bool = False  # not a wait: auto mode blocked a call of the agent's (``what`` says which, and why)
+    details: bool = True  # ``what`` names what is asked; False: read without it (said after DETAILS unless it comes)
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,11 @@ def describe(agent: Agent) -> tuple[str, str]:
     target = agent.target if agent.host == "local" else f"{agent.host}:{agent.target}"  # which machine, when not this one
     name = f"{target} ({folder})" if folder else target
     return name, wait_words(agent, badge=False)
+
+
+def has_details(agent: Agent, what: str) -> bool:
+    """Whether ``what`` names what the agent asks: not empty, and not only the agent's own word that it waits (its status file)."""
+    return bool(what) and not claimed_only(agent)
 
 
 def fingerprint_of(agent: Agent) -> str:
@@ -167,8 +173,9 @@ class Notifier:
                 self._waits[key] = (state, fingerprint)
             told = self._pending.get(key)
             name, what = describe(agent)
-            if told is not None and what:  # not said yet: say it with the details
-                self._pending[key] = replace(told, name=name, what=what)
+            details = has_details(agent, what)
+            if told is not None and what and (details or not told.details):  # not said yet: say it with the details
+                self._pending[key] = replace(told, name=name, what=what, details=details)
             return None
         self._waits[key] = (state, fingerprint)
         if not known or now < self.quiet_until:
@@ -177,7 +184,7 @@ class Notifier:
             self._pending.pop(key, None)
             return None
         name, what = describe(agent)
-        alert = Alert(key, name, state, what, now, agent.pane_id)
+        alert = Alert(key, name, state, what, now, agent.pane_id, details=has_details(agent, what))
         self._pending.pop(key, None)  # one entry per agent: its latest wait
         self._pending[key] = alert
         return alert
@@ -214,7 +221,7 @@ class Notifier:
         if not state.needs_you or state not in self.states:
             return None
         name, what = describe(agent)
-        self._pending[key] = alert = Alert(key, name, state, what, now, agent.pane_id)
+        self._pending[key] = alert = Alert(key, name, state, what, now, agent.pane_id, details=has_details(agent, what))
         return alert
 
     def forget(self, key: str) -> None:
@@ -228,7 +235,7 @@ class Notifier:
         """When the waits told so far become due, or None when there are none."""
         if not self._pending:
             return None
-        first = min(alert.at + (self.gather if alert.what else DETAILS) for alert in self._pending.values())
+        first = min(alert.at + (self.gather if alert.details else DETAILS) for alert in self._pending.values())
         return max(first, self._last_sent + self.gap)
 
     def due(self, now: float) -> Notification | None:

@@ -37,6 +37,16 @@ class Part(NamedTuple):
     hint: bool = False  # words about the terminal UI's keys: other front ends leave them out
 
 
+def claimed_only(agent: Agent) -> bool:
+    """A wait known only from the agent's own word (Claude's status file or agent list), its screen not read yet.
+
+    Its words then name no command ("permission prompt (Claude's status
+    file)"): a notification waits a little for the menu (notifications/decide.py).
+    """
+    obs = agent.observation
+    return obs.prompt is None and obs.state.needs_you and obs.source in STATUS_SOURCES
+
+
 def wait_parts(agent: Agent, *, badge: bool = True) -> list[Part]:
     """The row's words: its host's trouble, or its mode, what it waits for (or does), and how an answer went.
 
@@ -107,7 +117,7 @@ def _the_wait(agent: Agent) -> list[Part]:  # one answer per kind of wait, in th
         return [Part(f"menu: {prompt.title}" if prompt.title else "a menu waits for a choice")]
     if prompt is not None and prompt.kind == "starting":
         return [Part(prompt.title)]
-    if prompt is None and obs.state.needs_you and obs.source in STATUS_SOURCES:
+    if claimed_only(agent):
         # Claude's own word, the screen unread: say so, and where it came from.
         said = claimed_wait(obs) or obs.state.value
         where = "status file" if obs.source == STATUS_SOURCES[0] else "agent list"

@@ -269,6 +269,33 @@ def test_details_that_arrive_before_the_wait_is_told_are_told_with_it():
     assert note is not None and note.body == "Bash: touch a"
 
 
+def test_a_wait_claude_says_in_its_status_file_waits_for_the_menus_words():
+    """Claude's status file says "permission" before the screen is read: its words ("permission prompt (Claude's status
+    file; press e)") name no command, so the note waits DETAILS for the menu as for a wait with no words (a live CI run rang
+    the status file's words 0.5 s after the file, the menu read later); the menu's words are not lost to the file again."""
+    from headspace_tui.detect.claude.status_files import STATUS_SOURCES
+    from headspace_tui.notifications.decide import DETAILS
+
+    def claimed() -> Agent:
+        obs = Observation(AgentState.PERMISSION, source=STATUS_SOURCES[0])
+        return Agent(pane_id="%1", target="api:0.1", session="api", cwd="/src/shop", observation=obs, key="k1")
+
+    n = notifier()
+    n.observe(agent(AgentState.WORKING), LATER)
+    n.observe(claimed(), LATER + 1)
+    assert n.due(LATER + 1 + GATHER) is None and n.next_due() == LATER + 1 + DETAILS
+    n.observe(agent(AgentState.PERMISSION, "p1", detail="touch two.txt"), LATER + 1.6)  # the menu, read late
+    n.observe(claimed(), LATER + 1.7)  # the file read again: the menu's words are kept
+    note = n.due(LATER + 1.6 + GATHER)
+    assert note is not None and note.body == "Bash: touch two.txt"
+    # The file alone, its menu never read: said all the same after DETAILS, in its own words.
+    n.observe(agent(AgentState.WORKING), LATER + 20)
+    n.observe(claimed(), LATER + 30)
+    assert n.due(LATER + 30 + DETAILS - 0.1) is None
+    late = n.due(LATER + 30 + DETAILS)
+    assert late is not None and "status file" in late.body
+
+
 def test_a_wait_without_its_details_waits_for_them_a_little_and_then_is_said_anyway():
     """Under load the menu was drawn more than GATHER after Claude's status file said "permission": the note named no command."""
     from headspace_tui.notifications.decide import DETAILS
