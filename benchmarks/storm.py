@@ -111,7 +111,9 @@ class Storm:
         self.code = REPO
         if not args.live_code:  # a copy of the code as it is now: the working tree may change under a long run
             self.code = self.work / "code"
-            shutil.copytree(REPO / "headspace_tui", self.code / "headspace_tui", ignore=shutil.ignore_patterns("__pycache__"))
+            # With its compiled modules (copy2 keeps each source's time, so they stay valid): the service and every
+            # popup would otherwise compile the whole package again, PYTHONDONTWRITEBYTECODE below keeping none.
+            shutil.copytree(REPO / "headspace_tui", self.code / "headspace_tui")
             if (REPO / "themes").is_dir():
                 shutil.copytree(REPO / "themes", self.code / "themes")  # found beside the package (shared/theme_files.py)
         self.env = private_env(self.work, os.pathsep.join(dict.fromkeys([str(self.code), str(REPO)])))
