@@ -74,13 +74,17 @@ class Screen:
         self.screen = pyte.Screen(WIDTH, HEIGHT)
         self.stream = pyte.ByteStream(self.screen)
         self.fed = 0
+        self.lines: list[str] = list(self.screen.display)
 
     def now(self) -> list[str]:
+        """The screen as the bytes so far draw it; drawn again only when bytes came (looked at every 5 ms, mostly none)."""
         assert self.terminal.output is not None
         data = bytes(self.terminal.output[self.fed :])
-        self.fed += len(data)
-        self.stream.feed(data)
-        return list(self.screen.display)
+        if data:
+            self.fed += len(data)
+            self.stream.feed(data)
+            self.lines = list(self.screen.display)
+        return list(self.lines)
 
 
 def first_frame(screen: Screen, timeout: float = 30.0) -> list[str]:
