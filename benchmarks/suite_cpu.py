@@ -12,7 +12,10 @@ runs under, or to the test its environment names (PYTEST_CURRENT_TEST, for one t
 its parent with the test's environment: a resident service) (the harness names each server ``headspace-test-<worker pid>-…``; a tmux server
 leaves its parent when it starts). It is charged to the test its worker was running when it
 was first seen; the worker's own time to the test running at each sample. Processes that
-lived less than one sample are charged to their parent (its children's time), once reaped.
+lived less than one sample are charged to their parent (its children's time), once reaped; a
+child that was seen is charged once, as itself, and taken out of its parent's children's time
+(a shell reaps its Claude, a worker its ``headspace status``: counted in both, the total could
+exceed what two cores give).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ class Seen:
     test: str = ""  # PYTEST_CURRENT_TEST in its environment: a process that left its parent still says whose it is
     cpu: int = 0  # own ticks, last read
     waited: int = 0  # its reaped children's ticks, last read
+    last: float = 0.0  # when it was last seen alive
 
 
 def read(pid: int) -> tuple[int, int, int, int] | None:
@@ -101,7 +105,7 @@ def sample(procs: dict[int, Seen], workers: dict[int, list[tuple[float, int]]], 
             seen = procs[pid] = Seen(start, ppid, command(pid), now, test_in_environment(pid))
         if ppid == runner:  # an xdist worker: its own time goes to the test it runs at each sample
             workers.setdefault(pid, []).append((now, cpu + waited - seen.cpu - seen.waited))
-        seen.cpu, seen.waited = cpu, waited
+        seen.cpu, seen.waited, seen.last = cpu, waited, now
 
 
 def main() -> int:
@@ -147,13 +151,24 @@ def main() -> int:
             pid, hops = procs[pid].ppid, hops + 1
         return pid if pid in runs else None
 
+    # A child seen on its own and gone by the end was reaped into its parent's children's time: charged as itself,
+    # it comes out of the parent's (for a worker, at the sample it went, from the test it was reaped in).
+    ended = max((seen.last for seen in procs.values()), default=0.0)
+    reaped: dict[int, int] = collections.Counter()
+    for seen in procs.values():
+        parent = procs.get(seen.ppid)
+        if seen.last < ended and parent is not None and seen.first >= parent.first:
+            reaped[seen.ppid] += seen.cpu + seen.waited
+            if seen.ppid in workers:
+                workers[seen.ppid].append((seen.last, -(seen.cpu + seen.waited)))
+
     charged: dict[str, float] = collections.Counter()
     unowned: dict[str, float] = collections.Counter()
     programs: dict[str, float] = collections.Counter()  # what the charged time ran: claude, chromium, tmux, headspace …
     for pid, seen in procs.items():
         if pid in runs:
             continue
-        ticks = seen.cpu + seen.waited
+        ticks = seen.cpu + max(0, seen.waited - reaped[pid])
         if seen.first <= began + 0.3:
             continue  # there before the run: not the suite's
         worker = owner(pid)
