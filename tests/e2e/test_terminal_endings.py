@@ -26,9 +26,11 @@ import contextlib
 import os
 import pty
 import select
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -150,7 +152,12 @@ def test_what_a_sigkilled_headspace_left_is_swept_at_the_next_start(private_tmux
     private_tmux.run("-f", "/dev/null", "new-session", "-d", "-s", "work", "-x", "80", "-y", "24", "sleep 600")
     env = _env(private_tmux, tmp_path)
     runtime = Path(env["XDG_RUNTIME_DIR"])
-    with running_sshd(tmp_path, claude=claude_binary) as box:
+    # Its own temp folder (short: the ssh control socket's path must fit): every headspace that starts sweeps
+    # its temp folder, so one of another test, started between the kill and the look, would sweep /tmp first.
+    temp = Path(tempfile.mkdtemp(prefix="hs-swept-"))
+    env["TMPDIR"] = str(temp)
+    with contextlib.ExitStack() as cleanup, running_sshd(tmp_path, claude=claude_binary) as box:
+        cleanup.callback(shutil.rmtree, temp, ignore_errors=True)
         config = tmp_path / "config.toml"
         config.write_text(f'[hosts.box]\ndestination = "{box.alias}"\ntmux_socket_name = "headspace-none"\nssh_config = "{box.client_config}"\n')
         argv = [sys.executable, "-m", "headspace_tui", "--no-service", "--config", str(config), "-L", private_tmux.name]
@@ -161,7 +168,7 @@ def test_what_a_sigkilled_headspace_left_is_swept_at_the_next_start(private_tmux
             folders: list[Path] = []
             deadline = time.monotonic() + 30
             while not folders and time.monotonic() < deadline:  # its ssh master's control folder
-                folders = [Path(f"/tmp/{name}") for name in os.listdir("/tmp") if name.startswith(f"hs-ssh-{headspace.pid}-")]
+                folders = [temp / name for name in os.listdir(temp) if name.startswith(f"hs-ssh-{headspace.pid}-")]
                 time.sleep(0.1)
             assert folders, "headspace made no ssh control folder"
             assert (runtime / "headspace" / "answer.sock").exists()
@@ -180,7 +187,7 @@ def test_what_a_sigkilled_headspace_left_is_swept_at_the_next_start(private_tmux
         assert all(folder.is_dir() for folder in folders)
         assert not any(entry.is_socket() and _listens(entry) for folder in folders for entry in folder.iterdir())
 
-        removed = leftovers.sweep({"XDG_RUNTIME_DIR": str(runtime), "HOME": str(tmp_path)})
+        removed = leftovers.sweep({"XDG_RUNTIME_DIR": str(runtime), "HOME": str(tmp_path)}, temp=str(temp))
         assert str(runtime / "headspace" / "answer.sock") in removed
         assert {str(f) for f in folders} <= set(removed)
         assert not (runtime / "headspace" / "answer.sock").exists()
@@ -194,7 +201,7 @@ def test_what_a_sigkilled_headspace_left_is_swept_at_the_next_start(private_tmux
             while not (runtime / "headspace" / "answer.sock").exists() and time.monotonic() < deadline:
                 time.sleep(0.1)
             assert (runtime / "headspace" / "answer.sock").exists()
-            assert str(runtime / "headspace" / "answer.sock") not in leftovers.sweep({"XDG_RUNTIME_DIR": str(runtime), "HOME": str(tmp_path)})
+            assert str(runtime / "headspace" / "answer.sock") not in leftovers.sweep({"XDG_RUNTIME_DIR": str(runtime), "HOME": str(tmp_path)}, temp=str(temp))
             assert (runtime / "headspace" / "answer.sock").exists()
         finally:
             os.close(fd)
