@@ -545,12 +545,12 @@ def test_with_the_tui_and_the_page_open_tmux_sees_one_control_client_per_session
     assert page.locator("#live.on").is_visible()
 
 
-def test_the_network_needs_tls_and_over_tls_the_cookie_is_secure(claude_session, private_tmux, services, tmp_path):
+def test_the_network_needs_tls_and_over_tls_the_cookie_is_secure(private_tmux, services, tmp_path):
     import shutil
     import ssl
     import subprocess
 
-    claude_session(name="tls")
+    private_tmux.run("new-session", "-d", "-s", "tls", "-x", "80", "-y", "24", "sleep 600")  # a server to serve: no agent is read here
     refused = run("-L", private_tmux.name, "web", "--listen", f"0.0.0.0:{free_port()}", "--no-qr")
     assert refused.returncode == 1 and "TLS" in refused.stderr and "--insecure-network" in refused.stderr and not refused.stdout, refused
     assert len(refused.stderr.strip().splitlines()) == 1
