@@ -58,6 +58,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..detect.claude.process import PROGRAM as CLAUDE_PROGRAM
 from ..shared.safe_files import Unreadable, loads, read_regular
 
 MARKER = "headspace-hook"
@@ -146,7 +147,7 @@ def denied_support(claude: str | None = None) -> bool | None:
     MB, mapped).  A script that starts another program (a wrapper, a shim)
     is asked ``--version`` instead.  No Claude found: None.
     """
-    path = claude if claude is not None else shutil.which("claude")
+    path = claude if claude is not None else shutil.which(CLAUDE_PROGRAM)
     if not path:
         return None
     try:

@@ -31,7 +31,7 @@ from typing import Any
 
 from ..changes.model import Diff
 from ..changes.trees import ChangeError, Trees
-from ..detect.claude.process import ClaudeProcess
+from ..detect.claude.process import PROBE_OP, ClaudeProcess
 from ..detect.claude.status_files import ClaudeStatus
 from ..detect.turns import ToolOutcome, Turn
 from ..hooks.channel import MakeChannel
@@ -238,7 +238,7 @@ class RemoteHost:
         if self.probe is None:
             return []
         try:
-            rows = await self.probe.call("claude", pids=pids)
+            rows = await self.probe.call(PROBE_OP, pids=pids)
         except ProbeError as exc:
             log.warning("%s: reading Claude processes failed: %s", self.name, exc)
             return []

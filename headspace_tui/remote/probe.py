@@ -51,7 +51,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..detect.claude.process import claude_process, process_env
+from ..detect.claude.process import PROBE_OP, claude_process, process_env
 from ..detect.claude.status_files import ClaudeStatus, read_statuses
 from ..detect.claude.transcript import TranscriptTail
 from ..detect.session_usage import SessionUsage
@@ -108,7 +108,7 @@ class Probe:
         if op == "table":
             table = read_process_table()
             return [[p.pid, p.ppid, p.comm, list(p.argv), p.started] for p in table.processes.values()]
-        if op == "claude":
+        if op == PROBE_OP:
             table = read_process_table()
             pids = [int(pid) for pid in request["pids"]]
             with self._lock:

@@ -21,10 +21,7 @@ PACKAGE = Path(families.__file__).resolve().parent.parent
 
 # module → how many times a family's name is written in its code (not yet the family's own knowledge)
 STILL_NAMED = {
-    "hooks/settings.py": 1,  # Claude's binary searched for an event (runs in the remote probe too: no registry there)
-    "model.py": 1,  # DEFAULT_FAMILY, the one default
-    "remote/host.py": 1,  # the probe's Claude status call (the probe carries no family registry)
-    "remote/probe.py": 1,
+    "model.py": 1,  # DEFAULT_FAMILY, the one default: the bottom layer, below the families (import contracts)
 }
 
 

@@ -10,7 +10,7 @@ from ..family import Family, Starting
 from ..modes import claude_mode
 from .box import box_text
 from .capabilities import ANSWER_CHANNEL, HOOKS, STATUS_FILES, TRANSCRIPTS
-from .process import is_claude, version_of
+from .process import PROGRAM, is_claude, version_of
 from .screen import classify, classify_capture, is_claude_command, screen_version, strip_sgr
 from .tables import BASE, TABLES, Rules, family_of, rules_for
 
@@ -37,7 +37,7 @@ FAMILY = Family(
     still_dialog=True,
     # Claude Code's window for a model without the "[1m]" mark (docs: "context windows", 200K standard).
     context_window=200_000,
-    starting=Starting(program="claude", resume_flag="--resume"),
+    starting=Starting(program=PROGRAM, resume_flag="--resume"),
     # Its tools as its hook and transcript name them: Bash runs a shell line; the file tools name their file.
     tools=Tools(shell=frozenset({"Bash"}), files=frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "Read"}), reads=frozenset({"Read"})),
     reads_version=lambda version: f"Claude Code {version}: read with the {family_of(version)} rules." if version else "Claude Code version unknown: read with the newest rules.",

@@ -32,7 +32,9 @@ from .status_files import claude_config_dir
 
 ENVIRON_CAP = 1 << 20  # an environment larger than this is not read
 _VERSION = re.compile(r"^\d+\.\d+\.\d+$")
-_CLAUDE_NAMES = frozenset({"claude", "claude.exe"})
+PROGRAM = "claude"  # what a person types to start Claude Code (and what ``hooks/settings.py`` looks for on PATH)
+PROBE_OP = "claude"  # the remote probe's request for these facts of a host's Claude processes: one name for both ends
+_CLAUDE_NAMES = frozenset({PROGRAM, "claude.exe"})
 _JS_RUNTIME = re.compile(r"^(node|nodejs|bun)(\d[\w.-]*)?(\.exe)?$")
 _PACKAGE_NAMES = ("@anthropic-ai/claude-code",)
 
