@@ -32,6 +32,7 @@ import pytest
 from headspace_tui.app.main import HeadspaceApp
 from headspace_tui.events import AgentChanged
 from headspace_tui.model import AgentState
+from headspace_tui.remote import probe_client
 from headspace_tui.remote.host import RemoteHost
 from headspace_tui.remote.probe_client import CLOSE_GRACE
 from headspace_tui.remote.ssh import CONNECT_TIMEOUT
@@ -241,6 +242,8 @@ def test_a_hung_python3_is_a_row_saying_so_and_leaves_no_process(tmp_path, claud
     assert not left, f"left running: {left}"
 
 
+STRETCHED = 60.0  # PROBE_START in the python3 test: a start's other waits, made far longer than a hung python3's
+
 SOMETIMES_HANGING_PYTHON = """#!/bin/sh
 # python3 that hangs while the fault lasts (the flag file exists): a wedged interpreter, a stuck NFS home
 if [ -e {flag} ]; then exec sleep 3600; fi
@@ -248,15 +251,21 @@ exec {python} "$@"
 """
 
 
-def test_a_reader_that_stops_while_python3_hangs_is_stale_at_once_and_back_within_10s_of_the_fault(tmp_path, claude_binary):
+def test_a_reader_that_stops_while_python3_hangs_is_stale_at_once_and_back_soon_after_the_fault(tmp_path, claude_binary, monkeypatch):
     """The probe dies (killed there) and a new one cannot start: python3 hangs on that host for a while.
 
     Before, the rows looked live for 13 s of it: the panes were still read
     through plain ssh commands, and each read cleared the stale mark, though
     nothing read the host's processes, status files or hooks; and a start
     that hung was given 10 s, so the host came back 14 s after the fault
-    ended.  Now: stale within 3 s, stale throughout, back within 10 s.
+    ended.  Now: stale within 3 s, stale throughout, and back within 10 s
+    on a quiet machine (a hung python3 is given PYTHON_START, 4 s; then the
+    retry pace and a start).  A loaded one took 15 s, so the test tells the
+    two ways apart by stretching the old one: every other wait of a start
+    (PROBE_START) is a minute here, and the host must be back within half of
+    it.  How soon is the benchmarks' to say.
     """
+    monkeypatch.setattr(probe_client, "PROBE_START", STRETCHED)
     bin_dir = tmp_path / "sometimes-hang-bin"
     bin_dir.mkdir()
     flag = tmp_path / "python3-hangs"
@@ -303,7 +312,7 @@ def test_a_reader_that_stops_while_python3_hangs_is_stale_at_once_and_back_withi
                 print("\nduring the fault:", app.table.agents[address].offline)
                 flag.unlink()  # the fault ends
                 ended = time.monotonic()
-                await wait_until(pilot, lambda: not app.table.agents[address].offline and bool(probes()), "the row live again, with a reader", 20, every=0.05)
+                await wait_until(pilot, lambda: not app.table.agents[address].offline and bool(probes()), "the row live again, with a reader", STRETCHED / 2, every=0.05)
                 return stale_after, time.monotonic() - ended, live_during_fault
 
         try:
@@ -318,7 +327,7 @@ def test_a_reader_that_stops_while_python3_hangs_is_stale_at_once_and_back_withi
     print(f"\nstale {stale_after:.2f} s after the reader stopped; back {back:.2f} s after the fault ended")
     assert stale_after <= 3.0
     assert live_during_fault == [], f"the row looked live while no reader worked, at {live_during_fault} s"
-    assert back <= 10.0
+    assert back < STRETCHED / 2, f"back {back:.1f} s after the fault: a hung start was given PROBE_START"
 
 
 def _parent_is_wrapper(proc: psutil.Process, wrapper: str) -> bool:
