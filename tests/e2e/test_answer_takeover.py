@@ -76,7 +76,7 @@ def test_the_second_headspace_takes_the_channel_once_the_first_is_killed(private
 
         took = asyncio.run(scenario())
         print(f"channel taken over {took:.1f}s after the first headspace was killed")
-        assert took <= CHANNEL_RETRY + 1.0
+        assert took < 2 * CHANNEL_RETRY, f"taken over {took:.1f} s after: not at the first retry"  # not a quiet machine's 1 s of slack
         assert not path.exists(), "the second headspace's socket was not removed when it stopped"
     finally:
         if first.poll() is None:
