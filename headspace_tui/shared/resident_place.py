@@ -106,20 +106,32 @@ def take_lock(place: Place, *, patience: float = LOCK_PATIENCE) -> int:
         raise PlaceError(f"cannot open {place.lock}: {exc.strerror or exc}") from None
     deadline = time.monotonic() + patience
     ending = time.monotonic() + ENDING_PATIENCE
+    seen_ending = False  # once seen ending, it stays so: a look between its signal and its zombie finds neither
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return fd
         except OSError:
             now = time.monotonic()
-            if now >= deadline and not (now < ending and _holder_ended(place)):
+            seen_ending = seen_ending or _holder_ended(place)
+            if now >= deadline and not (now < ending and seen_ending):
                 os.close(fd)
                 raise Taken(where(place)) from None
             time.sleep(0.02)
 
 
+PF_EXITING = 0x4  # /proc/PID/stat's flags: the process is being torn down (its signal taken, not yet a zombie)
+
+
 def _holder_ended(place: Place) -> bool:
-    """The card's service is gone, a zombie, or has SIGKILL pending: killed a moment ago, its lock goes once the kernel has torn it down."""
+    """The card's service is gone, a zombie, being torn down, or has SIGKILL pending: killed a moment ago, its lock goes once the kernel has torn it down.
+
+    A look taken after the kill left the pending set and before the process
+    became a zombie finds none of these but the exiting flag.  Beside a busy
+    core a start right after a kill once said one already ran (the page's
+    restart test, 1 run in 4); this window is the likely way, and
+    ``take_lock`` keeps what it saw once.
+    """
     pid = (read_card(place) or {}).get("pid")
     if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
         return False
@@ -129,6 +141,8 @@ def _holder_ended(place: Place) -> bool:
         return True
     except OSError:
         return False
+    if _exiting(pid):
+        return True
     try:
         with open(f"/proc/{pid}/status", "rb") as status:
             fields = dict(line.split(b":", 1) for line in status.read().splitlines() if b":" in line)
@@ -137,6 +151,16 @@ def _holder_ended(place: Place) -> bool:
     state = fields.get(b"State", b"").split()[:1]
     pending = [int(fields.get(key, b"0").strip() or b"0", 16) for key in (b"SigPnd", b"ShdPnd")]
     return state in ([b"Z"], [b"X"]) or any(mask & (1 << (9 - 1)) for mask in pending)  # a zombie, or SIGKILL on its way
+
+
+def _exiting(pid: int) -> bool:
+    """Whether the kernel is tearing ``pid`` down (PF_EXITING in /proc/PID/stat's flags; False when that cannot be read)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            raw = stat.read()
+        return bool(int(raw[raw.rindex(b")") + 2 :].split()[6]) & PF_EXITING)
+    except (OSError, ValueError, IndexError):
+        return False
 
 
 def is_held(place: Place) -> bool:

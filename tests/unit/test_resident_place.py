@@ -122,3 +122,45 @@ def test_a_service_killed_a_moment_ago_lets_the_next_one_take_its_lock(tmp_path)
     assert 0.5 < time.monotonic() - began < places.ENDING_PATIENCE
     os.close(fd)
     holder.wait()
+
+
+def test_a_holder_seen_ending_once_is_waited_for_though_a_later_look_finds_it_running(tmp_path, monkeypatch):
+    """Between a SIGKILL taken from the pending set and the zombie, a look finds the process neither pending nor dead.
+
+    That window cannot be held open here, so the looks are replayed (ending, then running, as seen then); the
+    lock is a real one, held by a real process that lets go of it after 0.8 s.
+    """
+    from headspace_tui.shared import resident_place as places
+
+    folder = tmp_path / "service"
+    folder.mkdir(mode=0o700)
+    place = places.Place(folder, "tmux-test")
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import os, time, fcntl\nfd = os.open({str(place.lock)!r}, os.O_RDWR | os.O_CREAT, 0o600); fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(0.8)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    looks = iter([True])
+    monkeypatch.setattr(places, "_holder_ended", lambda place: next(looks, False))
+    fd = places.take_lock(place)  # before: Taken at 0.5 s, the look then finding it running
+    os.close(fd)
+    holder.wait()
+
+
+def test_a_process_being_torn_down_is_told_by_its_flags():
+    """PF_EXITING read from /proc: this process is not exiting; a zombie (its flags kept) is."""
+    from headspace_tui.shared import resident_place as places
+
+    assert not places._exiting(os.getpid())
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and b") Z " not in open(f"/proc/{child.pid}/stat", "rb").read():
+        time.sleep(0.01)
+    assert places._exiting(child.pid)
+    child.wait()
+    assert not places._exiting(child.pid)  # gone: nothing to read
