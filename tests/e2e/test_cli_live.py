@@ -120,9 +120,14 @@ def test_a_dead_pane_reports_its_exit_status(private_tmux, tmp_path):
     (about 1 run in 6 here), the pane is dead but its status is lost, and
     headspace rightly reports exited without a status.  The background sleep
     keeps the pty open past the exit so this test sees the status every time.
+    The program waits for a file made once remain-on-exit is on: a program
+    that ended before (a busy machine) took its session and the server with it.
     """
-    private_tmux.new_session("boot", width=80, height=24, cwd=str(tmp_path), command=["sh", "-c", "echo starting; sleep 0.3; (sleep 0.5 &); exit 3"])
+    go = tmp_path / "go"
+    program = "echo starting; while [ ! -e go ]; do sleep 0.05; done; (sleep 0.5 &); exit 3"  # go: in its working folder
+    private_tmux.new_session("boot", width=80, height=24, cwd=str(tmp_path), command=["sh", "-c", program])
     private_tmux.run("set-option", "-t", "boot", "remain-on-exit", "on")
+    go.touch()
     rows = poll(
         lambda: [json.loads(line) for line in headspace("status", "--json", "--all", "-L", private_tmux.name).stdout.splitlines()],
         lambda rows: rows and rows[0]["exit_status"] == 3,
