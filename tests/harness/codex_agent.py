@@ -38,6 +38,8 @@ API_KEY_ENV = "HEADSPACE_FAKE_OPENAI_KEY"
 # Codex's composer: "› " at the left edge, the footer's hints under it.
 READY = re.compile(r"^› .*\n\n  \S.* · \S", re.M)
 APPROVAL = re.compile(r"^› 1\. Yes, proceed", re.M)
+DRAIN_GAVE_UP = "timed out discarding buffered terminal input"  # Codex quits so when its input is not drained within 1 s
+STARTS = 3  # Codex started at most this many times for its hooks review
 
 
 class CodexUnavailable(BinaryUnavailable):
@@ -141,20 +143,48 @@ class CodexSession(PaneSession):
         return self.wait_ready() if wait_ready else self.screen()
 
     def trust_hooks(self, timeout: float = 60) -> None:
-        """Codex's start with a new hook: "Hooks need review"; pick "Trust all and continue", as a user would."""
-        self.wait_for("Hooks need review", timeout=timeout, what="Codex asking to review its hooks")
+        """Codex's start with a new hook: "Hooks need review"; pick "Trust all and continue", as a user would.
+
+        Before the review takes a decision Codex drains the terminal's input
+        and quits if that takes over a second (``DRAIN_GAVE_UP``); on a busy
+        machine it once did, back to the shell.  As a user would, it is then
+        started again, at most ``STARTS`` times in all: what the tests prove
+        begins after the review.
+        """
         chosen = re.compile(r"^› 2\. Trust all", re.M)
-        for _ in range(5):  # drawn a moment before it takes keys (under load): "2" again chooses the same option
-            self.tmux.send_keys(self.pane_id, "2")
-            try:
-                self.wait_for(chosen, timeout=2, what="the trust option chosen")
-                break
-            except ScreenTimeout:
+        for _ in range(STARTS):
+            screen = self.wait_for(lambda s: "Hooks need review" in s or DRAIN_GAVE_UP in s, timeout=timeout, what="Codex asking to review its hooks")
+            if DRAIN_GAVE_UP in screen:
+                self.relaunch_after_drain()
                 continue
+            if self._choose_trust_all(chosen):
+                break
         else:
             raise ScreenTimeout(f"{self.name}: Codex never took '2' at its hooks review:\n{self.screen()}")
         self.tmux.send_keys(self.pane_id, "Enter")
         self.wait_for(lambda screen: "Hooks need review" not in screen, timeout=timeout, what="the hooks review closed")
+
+    def _choose_trust_all(self, chosen: re.Pattern[str]) -> bool:
+        """Press "2" until the review shows it chosen; False when Codex gave up draining its input meanwhile."""
+        for _ in range(5):  # drawn a moment before it takes keys (under load): "2" again chooses the same option
+            self.tmux.send_keys(self.pane_id, "2")
+            try:
+                screen = self.wait_for(lambda s: chosen.search(s) is not None or DRAIN_GAVE_UP in s, timeout=2, what="the trust option chosen")
+            except ScreenTimeout:
+                continue
+            if DRAIN_GAVE_UP in screen:
+                self.relaunch_after_drain()
+                return False
+            return True
+        raise ScreenTimeout(f"{self.name}: Codex never took '2' at its hooks review:\n{self.screen()}")
+
+    def relaunch_after_drain(self) -> None:
+        """Codex quit at its start: clear what reached the shell after it (our "2"s), start it again."""
+        self.tmux.send_keys(self.pane_id, "C-u")
+        self.tmux.run("clear-history", "-t", self.pane_id)
+        self.tmux.send_keys(self.pane_id, "C-l")
+        self.wait_for(lambda s: DRAIN_GAVE_UP not in s, timeout=10, what="the shell's screen cleared")
+        self.run_in_shell(self.command_line)
 
     def wait_ready(self, timeout: float = 60) -> str:
         """Codex's composer with its footer's facts; a bound for an agent that never starts (with a core kept busy, it once took over 30 s)."""
