@@ -165,6 +165,7 @@ def main() -> int:
     charged: dict[str, float] = collections.Counter()
     unowned: dict[str, float] = collections.Counter()
     programs: dict[str, float] = collections.Counter()  # what the charged time ran: claude, chromium, tmux, headspace …
+    ran: dict[str, dict[str, float]] = collections.defaultdict(collections.Counter)  # each test's time by program
     for pid, seen in procs.items():
         if pid in runs:
             continue
@@ -176,14 +177,17 @@ def main() -> int:
             programs[program(seen.cmd)] += ticks / TICK
         if seen.test:  # started in a test's environment: that test, exactly
             charged[seen.test] += ticks / TICK
+            ran[seen.test][program(seen.cmd)] += ticks / TICK
         elif worker is not None:
             charged[test_at(worker, seen.first)] += ticks / TICK
+            ran[test_at(worker, seen.first)][program(seen.cmd)] += ticks / TICK
         else:
             unowned[program(seen.cmd)] += ticks / TICK
     for worker, deltas in workers.items():
         for when, ticks in deltas:
             charged[test_at(worker, when)] += ticks / TICK
             programs["the pytest workers (pilot apps, harness)"] += ticks / TICK
+            ran[test_at(worker, when)]["its worker"] += ticks / TICK
     modules: dict[str, float] = collections.Counter()
     for test, seconds in charged.items():
         modules[test.split("::")[0]] += seconds
@@ -195,6 +199,7 @@ def main() -> int:
     print("\nby test:")
     for test, seconds in collections.Counter(charged).most_common(args.top):
         print(f"  {seconds:7.1f} s  {test}")
+        print("             " + ", ".join(f"{name} {spent:.1f}" for name, spent in collections.Counter(ran[test]).most_common(3)))
     print("\ncharged, by program:")
     for name, seconds in collections.Counter(programs).most_common(15):
         print(f"  {seconds:7.1f} s  {name}")
