@@ -26,7 +26,7 @@ from tests.harness.codex_agent import APPROVAL, CodexSession, find_codex
 from tests.harness.npm_binary import require
 from tests.harness.tmux import PrivateTmux, temp_server
 from tests.harness.wait import poll
-from tests.ui.apps import make_app, readable, wait_until
+from tests.ui.apps import make_app, press_as_a_person, readable, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -150,7 +150,8 @@ def test_y_in_the_table_approves_codexs_command_with_codexs_own_key(codex_binary
                     await wait_until(pilot, lambda: readable(app, session.pane_id), "a readable prompt")
                     table.select(session.pane_id)
                     await wait_until(pilot, lambda: (a := app.selected_agent()) is not None and a.pane_id == session.pane_id, "the cursor on it")
-                    await pilot.press("y")
+                    # Again if the app says to (a dialog read anew just before the key): as a person would.
+                    await press_as_a_person(pilot, app, session.pane_id, "y", lambda: any(r.tool_outputs() for r in fake.requests), "the command's output sent to the API", timeout=30)
                     request = await asyncio.to_thread(fake.wait_for, lambda r: bool(r.tool_outputs()), 30)
                     assert "table-approved" in request.tool_outputs()[0]["output"]
                     await wait_until(pilot, lambda: table.agents[session.pane_id].state is AgentState.IDLE, "idle after the approval", timeout=30)
