@@ -165,17 +165,14 @@ class CodexSession(PaneSession):
         self.wait_for(lambda screen: "Hooks need review" not in screen, timeout=timeout, what="the hooks review closed")
 
     def _choose_trust_all(self, chosen: re.Pattern[str]) -> bool:
-        """Press "2" until the review shows it chosen; False when Codex gave up draining its input meanwhile."""
+        """Press "2" until the review shows it chosen; False when Codex quit meanwhile (``trust_hooks`` starts it again)."""
         for _ in range(5):  # drawn a moment before it takes keys (under load): "2" again chooses the same option
             self.tmux.send_keys(self.pane_id, "2")
             try:
                 screen = self.wait_for(lambda s: chosen.search(s) is not None or DRAIN_GAVE_UP in s, timeout=2, what="the trust option chosen")
             except ScreenTimeout:
                 continue
-            if DRAIN_GAVE_UP in screen:
-                self.relaunch_after_drain()
-                return False
-            return True
+            return DRAIN_GAVE_UP not in screen
         raise ScreenTimeout(f"{self.name}: Codex never took '2' at its hooks review:\n{self.screen()}")
 
     def relaunch_after_drain(self) -> None:
