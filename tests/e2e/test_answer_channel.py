@@ -30,7 +30,7 @@ from headspace_tui.service.records.journal import Journal
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
 from tests.harness.scenarios import NUMBERED_MENU, QUESTION_DB
-from tests.ui.apps import live_row, make_app, readable, service_of, wait_until
+from tests.ui.apps import live_row, make_app, press_as_a_person, readable, service_of, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -113,7 +113,7 @@ def test_y_approves_the_exact_call_through_the_hook_and_no_key_is_sent(claude_se
             await ask(pilot, app, session, "create the file")
             await ready_to_answer(pilot, app, session.pane_id, AgentState.PERMISSION)
             pressed = time.monotonic()
-            await pilot.press("y")
+            await press_as_a_person(pilot, app, session.pane_id, "y", lambda: fake_api.seen(lambda r: bool(r.tool_results())), "the command's result", timeout=30)
             request = await asyncio.to_thread(tool_result_request, fake_api)
             latency = time.monotonic() - pressed
             assert "approved-through-hook" in block_text(request.tool_results()[0])
@@ -147,8 +147,7 @@ def test_n_denies_through_the_hook_and_stops_the_turn_like_no(claude_session, fa
             sent = record_keys(app)
             await ask(pilot, app, session, "create the file")
             await ready_to_answer(pilot, app, session.pane_id, AgentState.PERMISSION)
-            await pilot.press("n")
-            await asyncio.to_thread(session.wait_for, "What should Claude do instead?", timeout=15)
+            await press_as_a_person(pilot, app, session.pane_id, "n", lambda: "What should Claude do instead?" in session.screen(), "Claude asking what instead", timeout=15)
             assert sent == []
 
     asyncio.run(scenario())
@@ -234,7 +233,7 @@ def test_a_timed_out_wait_leaves_the_dialog_to_keys(claude_session, fake_api, pr
             # The hook waits 2 s, then leaves with no decision: the row falls back to keys, the dialog stays.
             await ready_to_answer(pilot, app, session.pane_id, AgentState.PERMISSION, channel="")
             assert NUMBERED_MENU.search(session.screen())
-            await pilot.press("y")
+            await press_as_a_person(pilot, app, session.pane_id, "y", lambda: fake_api.seen(lambda r: bool(r.tool_results())), "the command's result", timeout=30)
             request = await asyncio.to_thread(tool_result_request, fake_api)
             assert "keys-ran" in block_text(request.tool_results()[0])
             assert [args[1:] for args in sent] == [("1",)]  # by keys, the one "Yes"
@@ -282,8 +281,7 @@ def test_batch_approve_takes_the_three_identical_requests_and_leaves_the_fourth(
                 await ready_to_answer(pilot, app, session.pane_id, AgentState.PERMISSION)
             app.table.select(first.pane_id)
             await wait_until(pilot, lambda: app.table.selected_pane_id == first.pane_id, "the cursor on the first")
-            await pilot.press("A")
-            await wait_until(pilot, lambda: isinstance(app.screen, BatchApproveScreen), "the confirmation")
+            await press_as_a_person(pilot, app, first.pane_id, "A", lambda: isinstance(app.screen, BatchApproveScreen), "the confirmation")
             listed = {agent.pane_id: call.detail for agent, call in app.screen.pairs}
             assert listed == {s.pane_id: same for s in sessions[:3]}  # each agent and its exact command; not the fourth
             await pilot.press("y")

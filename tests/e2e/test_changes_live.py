@@ -127,7 +127,7 @@ def test_d_shows_the_edit_the_user_approved_with_y_from_the_services_own_baselin
 
     from headspace_tui.app.screens.diff_view import DiffScreen
     from headspace_tui.model import AgentState
-    from tests.ui.apps import make_app, screen_open, wait_until
+    from tests.ui.apps import make_app, press_as_a_person, screen_open, wait_until
     from tests.ui.test_app_live import select_agent
     from tests.ui.test_diff_view import file_entries
 
@@ -148,7 +148,7 @@ def test_d_shows_the_edit_the_user_approved_with_y_from_the_services_own_baselin
             await asyncio.to_thread(session.submit, "fix the shopping note")
             await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
             await wait_until(pilot, lambda: app.selected_agent().observation.option_labels, "the dialog's options")
-            await pilot.press("y")
+            await press_as_a_person(pilot, app, session.pane_id, "y", lambda: "Edited the note." in session.screen(), "the edit made", timeout=40)
             await asyncio.to_thread(session.wait_for, lambda s: "Edited the note." in s and TURN_DONE.search(s) is not None, timeout=40)
             await select_agent(pilot, app, session.pane_id, AgentState.IDLE)
             await pilot.press("d")

@@ -21,7 +21,7 @@ from tests.e2e.test_remote import box, private_tmux, remote_app  # noqa: F401 (t
 from tests.harness import fake_api as api
 from tests.harness.gitrepo import git
 from tests.harness.scenarios import TURN_DONE
-from tests.ui.apps import live_row
+from tests.ui.apps import live_row, press_as_a_person
 from tests.ui.test_app_live import select_agent, wait_until
 
 pytestmark = pytest.mark.e2e
@@ -55,7 +55,7 @@ def test_an_agent_on_a_host_over_ssh_has_its_turn_and_start_diffs_taken_there(cl
             await asyncio.to_thread(session.submit, "fix the shopping note")
             await select_agent(pilot, app, address, AgentState.PERMISSION)
             await wait_until(pilot, lambda: app.selected_agent().observation.option_labels, "the dialog's options")
-            await pilot.press("y")
+            await press_as_a_person(pilot, app, address, "y", lambda: "Edited the note." in session.screen(), "the edit made", timeout=40)
             await asyncio.to_thread(session.wait_for, lambda s: "Edited the note." in s and TURN_DONE.search(s) is not None, timeout=40)
             await wait_until(pilot, lambda: live_row(app, address).change == "+1 −1 · 1 file", "the turn's change on the row", 60)
             turn = await app.service.changes(address, "turn")

@@ -39,7 +39,7 @@ from headspace_tui.state.eventlog import EventLog
 from tests.e2e.test_answer_channel import private_runtime, wait_until
 from tests.harness import fake_api as api
 from tests.harness.scenarios import NUMBERED_MENU
-from tests.ui.apps import make_app
+from tests.ui.apps import make_app, press_as_a_person
 
 pytestmark = pytest.mark.e2e
 
@@ -136,8 +136,7 @@ def test_times_follow_claudes_claim_across_restarts_during_a_wait_and_a_turn(cla
             assert f"permission since {began}" in " ".join(str(s.render()) for s in app.screen.query(Static))
             await pilot.press("escape")
             await pilot.pause(1.2)  # past the reaction time before a key answers a prompt
-            await pilot.press("y")
-            await wait_until(pilot, lambda: app.table.agents[pane].answered, "the answer on the row")
+            await press_as_a_person(pilot, app, pane, "y", lambda: app.table.agents[pane].answered, "the answer on the row")
             await asyncio.to_thread(session.wait_for, "Created.", timeout=30, what="the reply")
             await wait_until(pilot, lambda: app.table.agents[pane].state is AgentState.IDLE, "idle after the reply")
             await asyncio.to_thread(session.submit, "think it over")

@@ -37,7 +37,7 @@ from tests.harness.fake_api import block_text
 from tests.harness.scenarios import NUMBERED_MENU, TURN_DONE
 from tests.harness.sshd import Sshd, running_sshd, silent_host
 from tests.harness.tmux import PrivateTmux, temp_server
-from tests.ui.apps import app_of
+from tests.ui.apps import app_of, press_as_a_person
 from tests.ui.test_app_live import select_agent, wait_until
 
 pytestmark = pytest.mark.e2e
@@ -115,8 +115,9 @@ def test_remote_agents_listed_approved_from_the_table_and_by_send(claude_session
             assert agent.host == "box" and agent.observation.tool == "Bash"
             # Both remote agents in the table: each session's rows come with its own first read (a busy run had beta's after alpha's).
             await wait_until(pilot, lambda: second.pane_id + "@box" in app.table.agents, "beta's row", 30)
-            await pilot.press("y")
-            request = await asyncio.to_thread(fake_api.wait_for, lambda r: any("approved-in-table" in block_text(b) for b in r.tool_results()), 30)
+            approved = lambda r: any("approved-in-table" in block_text(b) for b in r.tool_results())  # noqa: E731
+            await press_as_a_person(pilot, app, address, "y", lambda: fake_api.seen(approved), "the approved command's result", timeout=30)
+            request = await asyncio.to_thread(fake_api.wait_for, approved, 30)
             assert request.tool_results()
             await wait_until(pilot, lambda: app.table.agents[address].state is AgentState.IDLE, "alpha idle after the approval", 30)
             assert app.table.agents[second.pane_id + "@box"].state is AgentState.PERMISSION  # the other one untouched

@@ -47,7 +47,7 @@ from tests.harness.scenarios import NUMBERED_MENU
 from tests.harness.session import ClaudeSession
 from tests.harness.sshd import Sshd
 from tests.harness.tmux import PrivateTmux, temp_server
-from tests.ui.apps import app_of, live_row
+from tests.ui.apps import app_of, live_row, press_as_a_person
 
 pytestmark = pytest.mark.e2e
 
@@ -149,8 +149,9 @@ def test_remote_permissions_are_answered_through_the_hook_a_batch_spans_hosts_an
                 await ask(pilot, app, first, address, "create one")
                 await ready_to_answer(pilot, app, address, AgentState.PERMISSION)  # the row says: answerable through the hook
                 pressed = time.monotonic()
-                await pilot.press("y")
-                request = await asyncio.to_thread(fake_api.wait_for, lambda r: any("remote-y-ok" in block_text(b) for b in r.tool_results()), 30)
+                ok = lambda r: any("remote-y-ok" in block_text(b) for b in r.tool_results())  # noqa: E731
+                await press_as_a_person(pilot, app, address, "y", lambda: fake_api.seen(ok), "the approved command's result", timeout=30)
+                request = await asyncio.to_thread(fake_api.wait_for, ok, 30)
                 latency = time.monotonic() - pressed
                 assert request.tool_results()
                 await asyncio.to_thread(first.wait_for, "Allowed by PermissionRequest hook", timeout=15)
@@ -164,8 +165,7 @@ def test_remote_permissions_are_answered_through_the_hook_a_batch_spans_hosts_an
                     await ready_to_answer(pilot, app, where, AgentState.PERMISSION)
                 app.table.select(second.pane_id + "@box")
                 await wait_until(pilot, lambda: app.table.selected_pane_id == second.pane_id + "@box", "the cursor on rtwo")
-                await pilot.press("A")
-                await wait_until(pilot, lambda: isinstance(app.screen, BatchApproveScreen), "the confirmation")
+                await press_as_a_person(pilot, app, second.pane_id + "@box", "A", lambda: isinstance(app.screen, BatchApproveScreen), "the confirmation")
                 listed = {agent.pane_id: (agent.host, call.detail) for agent, call in app.screen.pairs}
                 assert listed == {second.pane_id + "@box": ("box", same), third.pane_id + "@box": ("box", same), here.pane_id: ("local", same)}
                 console = Console(width=200, record=True, file=io.StringIO())

@@ -21,6 +21,7 @@ from headspace_tui.model import AgentState
 from tests.e2e.test_remote import box, config_file, headspace, private_tmux, remote_app  # noqa: F401 - box and private_tmux are fixtures
 from tests.harness import gemini_api as api
 from tests.harness.gemini_agent import GeminiSession, require_gemini
+from tests.ui.apps import press_as_a_person
 from tests.ui.test_app_live import select_agent, wait_until
 
 pytestmark = pytest.mark.e2e
@@ -62,8 +63,8 @@ def test_gemini_on_a_remote_host_is_listed_and_answered_from_the_table_and_by_se
                 address = alpha.pane_id + "@box"
                 await select_agent(pilot, app, address, AgentState.PERMISSION)
                 assert app.selected_agent().family == "gemini"
-                await pilot.press("y")
-                await asyncio.to_thread(alpha_api.wait_for, lambda r: any(f.get("name") == "run_shell_command" for f in r.function_responses()), 30)
+                ran = lambda r: any(f.get("name") == "run_shell_command" for f in r.function_responses())  # noqa: E731
+                await press_as_a_person(pilot, app, address, "y", lambda: alpha_api.seen(ran), "alpha's command run", timeout=30)
                 await wait_until(pilot, lambda: app.table.agents[address].state is not AgentState.PERMISSION, "alpha moved on", 30)
                 assert app.table.agents[beta.pane_id + "@box"].state is AgentState.PERMISSION  # the other one untouched
 

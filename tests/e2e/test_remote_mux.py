@@ -49,7 +49,7 @@ from tests.harness.procs import named
 from tests.harness.scenarios import NUMBERED_MENU
 from tests.harness.sshd import Sshd
 from tests.harness.tmux import PrivateTmux
-from tests.ui.apps import service_of
+from tests.ui.apps import press_as_a_person, service_of
 from tests.ui.test_app_live import select_agent, wait_until
 
 pytestmark = pytest.mark.e2e
@@ -157,8 +157,8 @@ def test_thirty_remote_sessions_watched_through_one_connection_and_one_channel(c
 
             # A key answered: the real agent's permission approved from the table.
             await select_agent(pilot, app, asker.pane_id + "@box", AgentState.PERMISSION)
-            await pilot.press("y")
-            await asyncio.to_thread(fake_api.wait_for, lambda r: any("answered-remotely" in block_text(b) for b in r.tool_results()), 30)
+            answered = lambda r: any("answered-remotely" in block_text(b) for b in r.tool_results())  # noqa: E731
+            await press_as_a_person(pilot, app, asker.pane_id + "@box", "y", lambda: fake_api.seen(answered), "the approved command's result", timeout=30)
             await wait_until(pilot, lambda: rows[asker.pane_id + "@box"].state is AgentState.IDLE, "the real agent idle after the key", 30)
             sample()
             await pilot.pause(2.0)  # a few discovery rounds and rechecks more, counted too

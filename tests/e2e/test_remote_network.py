@@ -51,7 +51,7 @@ from tests.harness.netns import NetHost, net_hosts, sshd_in
 from tests.harness.scenarios import NUMBERED_MENU
 from tests.harness.sshd import Sshd
 from tests.harness.tmux import PrivateTmux
-from tests.ui.apps import app_of, service_of, wait_until
+from tests.ui.apps import app_of, press_as_a_person, service_of, wait_until
 from tests.ui.test_app_live import select_agent
 
 pytestmark = pytest.mark.e2e
@@ -369,8 +369,8 @@ def test_a_host_behind_a_jump_host_is_listed_answered_and_survives_the_jump_host
         async with app.run_test(size=(140, 40)) as pilot:
             await select_agent(pilot, app, address, AgentState.PERMISSION)
             assert gate.connection_pids(), "the connection does not go through the jump host"
-            await pilot.press("y")
-            await asyncio.to_thread(fake_api.wait_for, lambda r: any("approved-through-the-jump" in block_text(b) for b in r.tool_results()), 30)
+            jumped = lambda r: any("approved-through-the-jump" in block_text(b) for b in r.tool_results())  # noqa: E731
+            await press_as_a_person(pilot, app, address, "y", lambda: fake_api.seen(jumped), "the approved command's result", timeout=30)
             await wait_until(pilot, lambda: app.table.agents[address].state is AgentState.IDLE, "idle after the approval", 30)
             gate_net.down()  # the jump host's own link drops packets: far is cut off with it
             went = await timed(pilot, lambda: bool(app.table.agents[address].offline), "the row stale", 30)

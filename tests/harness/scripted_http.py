@@ -153,6 +153,11 @@ class ScriptedHTTP(Generic[R, S]):
         """What a ``wait_for`` timeout reports was seen instead."""
         return "paths seen: " + repr([getattr(r, "path", r) for r in self.requests if self._waits_on(r)])
 
+    def seen(self, predicate: Callable[[R], bool]) -> bool:
+        """A recorded request satisfies ``predicate`` now (no wait): a condition for a test's own polling loop."""
+        with self._changed:
+            return any(self._waits_on(request) and predicate(request) for request in self.requests)
+
     def wait_for(self, predicate: Callable[[R], bool], timeout: float = 30.0) -> R:
         """Block until a recorded request satisfies ``predicate``; return it (RequestTimeout if none in ``timeout`` s)."""
         deadline = time.monotonic() + timeout

@@ -20,7 +20,7 @@ from headspace_tui.model import AgentState
 from tests.harness import fake_api as api
 from tests.harness.fake_api import block_text
 from tests.harness.scenarios import INPUT_QUESTION, NUMBERED_MENU, QUESTION_DB, TURN_DONE
-from tests.ui.apps import live_row, make_app, notices, readable, ringer_of, screen_open, service_of, wait_until
+from tests.ui.apps import live_row, make_app, notices, press_as_a_person, readable, ringer_of, screen_open, service_of, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -61,7 +61,7 @@ def test_y_approves_a_permission(claude_session, fake_api, private_tmux):
             await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
             assert app.selected_agent().observation.tool == "Bash"
             assert service_of(app)._fleet.first.sessions.clients, "a control client serves the session"
-            await pilot.press("y")
+            await press_as_a_person(pilot, app, session.pane_id, "y", lambda: fake_api.seen(lambda r: bool(r.tool_results())), "the command's result at the API", timeout=30)
             request = await asyncio.to_thread(fake_api.wait_for, lambda r: bool(r.tool_results()), 30)
             assert "approved-by-app" in block_text(request.tool_results()[0])
             await wait_until(pilot, lambda: app.table.agents[session.pane_id].state is AgentState.IDLE, "idle after approval")
@@ -80,8 +80,7 @@ def test_n_denies_by_label(claude_session, fake_api, private_tmux):
         app = app_for(private_tmux, session)
         async with app.run_test(size=(160, 48)) as pilot:
             await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
-            await pilot.press("n")
-            await asyncio.to_thread(session.wait_for, "What should Claude do instead?", timeout=15)
+            await press_as_a_person(pilot, app, session.pane_id, "n", lambda: "What should Claude do instead?" in session.screen(), "Claude asking what instead", timeout=15)
 
     run(scenario())
     assert not (session.workdir / "app-denied.txt").exists()
@@ -229,7 +228,7 @@ def test_esc_never_reaches_an_agent_and_x_interrupts_only_a_working_one(claude_s
             await pilot.pause(1.0)  # nothing to wait for: a key that reached Claude would have closed the dialog by now
             assert NUMBERED_MENU.search(session.screen()), "the permission dialog was cancelled"
             assert app.table.agents[session.pane_id].state is AgentState.PERMISSION
-            await pilot.press("y")
+            await press_as_a_person(pilot, app, session.pane_id, "y", lambda: bool(reports), "the approval's first report")
             await select_agent(pilot, app, session.pane_id, AgentState.WORKING)
             # x is refused while the approval's keys are still on their way ("a key is already on its way"):
             # until its final report (the first one only says the keys went).

@@ -33,7 +33,7 @@ from tests.e2e.test_resident_service import run, started, wait_gone
 from tests.harness import fake_api as api
 from tests.harness.scenarios import NUMBERED_MENU, PAUSE, POST_REASON, _flagged_post, _post
 from tests.harness.wait import poll
-from tests.ui.apps import screen_open
+from tests.ui.apps import press_as_a_person, screen_open
 from tests.ui.test_inbox_live import wait_until as until
 
 pytestmark = pytest.mark.e2e
@@ -96,13 +96,11 @@ def test_y_at_the_gateway_dialog_stays_in_auto_mode_and_y_at_the_menu_without_nu
             await until(pilot, lambda: table.agents[session.pane_id].observation.tool == "Auto mode", agent_says, timeout=60)
             table.select(session.pane_id)
             await pilot.pause(0.6)  # a reaction time on the dialog
-            await pilot.press("y")
-            await until(pilot, lambda: table.agents[session.pane_id].observation.option_labels == ["No", "Yes"], agent_says)
+            await press_as_a_person(pilot, app, session.pane_id, "y", lambda: table.agents[session.pane_id].observation.option_labels == ["No", "Yes"], "the Bash dialog after the block", timeout=30)
             assert table.agents[session.pane_id].observation.tool == "Bash"
             await pilot.pause(0.6)
             table.select(session.pane_id)
-            await pilot.press("y")
-            await asyncio.to_thread(session.wait_for, "Fetched.", timeout=60)
+            await press_as_a_person(pilot, app, session.pane_id, "y", lambda: "Fetched." in session.screen(), "Claude's reply after the approval", timeout=60)
             assert (session.workdir / "via-tui.txt").exists()
             screen = session.screen()
             assert "auto mode on" in screen and "accept edits on" not in screen, screen

@@ -23,7 +23,7 @@ from tests.harness.claude import ClaudeUnavailable, find_claude
 from tests.harness.cli import headspace
 from tests.harness.scenarios import PLAN, TURN_DONE
 from tests.harness.session import NUMBERED_MENU, ClaudeSession
-from tests.ui.apps import make_app, screen_open, wait_until
+from tests.ui.apps import make_app, press_as_a_person, screen_open, wait_until
 from tests.ui.test_app_live import select_agent
 
 pytestmark = pytest.mark.e2e
@@ -125,7 +125,7 @@ def test_y_on_the_2_1_332_plan_menu_approves_manually_and_the_next_command_is_st
             await select_agent(pilot, app, session.pane_id, AgentState.PLAN)
             bar = str(app.query_one(PromptBar).render())
             assert "→ 2. Yes, manually approve edits" in bar, bar
-            await pilot.press("y")
+            await press_as_a_person(pilot, app, session.pane_id, "y", lambda: "touch after-plan.txt" in session.screen(), "the plan approved and the next command asked", timeout=60)
             # The plan approved, Claude goes on and asks for its first command: permission prompts are still on.
             await asyncio.to_thread(session.wait_for, lambda s: "touch after-plan.txt" in s and NUMBERED_MENU.search(s) is not None, timeout=60, what="the next permission")
 

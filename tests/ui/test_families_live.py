@@ -22,7 +22,7 @@ from headspace_tui.model import AgentState
 from tests.harness import gemini_api, opencode_api
 from tests.harness.gemini_agent import GeminiSession, require_gemini
 from tests.harness.opencode_agent import PERMISSION, OpencodeSession, require_opencode
-from tests.ui.apps import make_app, wait_until
+from tests.ui.apps import make_app, press_as_a_person, wait_until
 from tests.ui.test_app_live import select_agent
 
 pytestmark = pytest.mark.e2e
@@ -63,13 +63,14 @@ def test_three_kinds_in_one_table_each_answered_with_y(claude_session, private_t
                 await wait_until(pilot, lambda: len(table.order) == 3, "every row back")
 
                 await select_agent(pilot, app, gemini.pane_id, AgentState.PERMISSION)
-                await pilot.press("y")
-                done = await asyncio.to_thread(gemini_fake.wait_for, lambda r: any(f.get("name") == "run_shell_command" for f in r.function_responses()), 30)
+                ran = lambda r: any(f.get("name") == "run_shell_command" for f in r.function_responses())  # noqa: E731
+                await press_as_a_person(pilot, app, gemini.pane_id, "y", lambda: gemini_fake.seen(ran), "Gemini's command run", timeout=30)
+                done = await asyncio.to_thread(gemini_fake.wait_for, ran, 30)
                 assert "Output" in json.dumps(done.function_responses())
 
                 await select_agent(pilot, app, opencode.pane_id, AgentState.PERMISSION)
-                await pilot.press("y")
-                await asyncio.to_thread(opencode_fake.wait_for, lambda r: any("o-made" in t for t in r.tool_results()), 30)
+                made = lambda r: any("o-made" in t for t in r.tool_results())  # noqa: E731
+                await press_as_a_person(pilot, app, opencode.pane_id, "y", lambda: opencode_fake.seen(made), "opencode's command run", timeout=30)
                 await wait_until(pilot, lambda: table.agents[opencode.pane_id].state is not AgentState.PERMISSION, "opencode moved on")
 
         asyncio.run(scenario())

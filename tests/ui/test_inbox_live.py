@@ -50,7 +50,7 @@ from tests.harness.pane_session import SHELL_PROMPT
 from tests.harness.record import DEFAULT_OUT
 from tests.harness.scenarios import NUMBERED_MENU, SCENARIOS
 from tests.harness.session import ClaudeSession
-from tests.ui.apps import make_app, readable, service_of
+from tests.ui.apps import make_app, press_as_a_person, readable, service_of
 from tests.ui.test_inbox_moves import press_read_at
 
 pytestmark = pytest.mark.e2e
@@ -328,7 +328,9 @@ def test_five_permissions_answered_with_y_in_a_row_all_reach_the_api(claude_sess
                 answered = app.table.selected_pane_id
                 assert answered is not None
                 order.append(names[answered])
-                await pilot.press("y")
+                # Taken: the inbox moves on from it (or, the last one, its approval reaches the API).
+                moved = lambda answered=answered: app.table.selected_pane_id != answered or reached_api(fake_api, names[answered])  # noqa: E731
+                await press_as_a_person(pilot, app, answered, "y", moved, f"{names[answered]}'s answer taken", timeout=60)
             await wait_until(
                 pilot,
                 lambda: all(reached_api(fake_api, name) for name in names_),
@@ -428,8 +430,7 @@ def test_a_key_that_reached_the_pane_but_never_landed_is_in_the_event_log(privat
             session = SimpleNamespace(pane_id=pane_id)
             await all_waiting(pilot, app, {"frozen": session})  # type: ignore[dict-item]
             assert app.table.select(pane_id)
-            await pilot.press("y")
-            await wait_until(pilot, lambda: any(r.final for r in reports), lambda: f"the final report: {[r.text for r in reports]}", timeout=20)
+            await press_as_a_person(pilot, app, pane_id, "y", lambda: any(r.final for r in reports), "the final report", timeout=20)
             await wait_until(pilot, lambda: app.table.agents[pane_id].delivery.startswith("not delivered"), lambda: f"the row's mark: {app.table.agents[pane_id].delivery!r}")
             return sent, app.table.agents[pane_id].delivery, reports
 

@@ -33,7 +33,7 @@ from tests.e2e.test_answer_channel import WAIT, ready_to_answer
 from tests.e2e.test_resident_service import started
 from tests.harness import fake_api as api
 from tests.harness.scenarios import NUMBERED_MENU
-from tests.ui.apps import screen_open
+from tests.ui.apps import press_as_a_person, screen_open
 from tests.ui.test_inbox_live import wait_until as until
 
 pytestmark = pytest.mark.e2e
@@ -69,7 +69,7 @@ def test_keys_answer_through_the_service_as_they_do_in_process(claude_session, p
             assert "screen" in dict(why.explanation.verdicts) and why.explanation.verdicts[0][1].observation.state is not None
             await pilot.press("escape")
 
-            await pilot.press("y")
+            await press_as_a_person(pilot, app, session.pane_id, "y", lambda: any(r.final for r in reports), "the answer's final report", timeout=60)
             await until(pilot, lambda: any(r.final for r in reports), lambda: f"the answer's final report: {row()}")
             assert [r.pane_id for r in reports] == [session.pane_id] * len(reports) and reports[-1].delivered, reports
             assert not reports[0].final or len(reports) == 1
@@ -126,8 +126,7 @@ def test_batch_approve_goes_through_the_services_hooks_and_leaves_the_odd_one(cl
                 await ready_to_answer(pilot, app, session.pane_id, AgentState.PERMISSION)
             app.table.select(sessions[0].pane_id)
             await until(pilot, lambda: app.table.selected_pane_id == sessions[0].pane_id, lambda: "the cursor on the first")
-            await pilot.press("A")
-            await until(pilot, lambda: isinstance(app.screen, BatchApproveScreen), lambda: "the confirmation")
+            await press_as_a_person(pilot, app, sessions[0].pane_id, "A", lambda: isinstance(app.screen, BatchApproveScreen), "the confirmation")
             listed = {agent.pane_id: call.detail for agent, call in app.screen.pairs}
             assert listed == {s.pane_id: same for s in sessions[:2]}
             await pilot.press("y")
