@@ -166,6 +166,10 @@ _RUNTIME_MESSAGES = (
     "ambiguous redirect",
     "Bad file descriptor",
     "readonly variable",
+    # An escaped fork bomb at the sandbox's process limit: bash's own fork fails and it says so (a loaded
+    # machine slows the bomb's end enough for these to reach the output); code ran, nothing was parsed.
+    "fork: retry: Resource temporarily unavailable",
+    "fork: Resource temporarily unavailable",
 )
 _INT_MAX = 2**31 - 1
 _RESERVED = frozenset("! time if then else elif fi case esac for select while until do done in function coproc { } [[ ]]".split())

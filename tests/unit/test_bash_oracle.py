@@ -29,6 +29,8 @@ from tests.harness.bash_oracle import (
     SYNTAX_ERROR,
     TIMEOUT,
     BashOracle,
+    _Run,
+    _run_failure,
     is_reading,
 )
 
@@ -446,3 +448,18 @@ def test_plain_batch_throughput(oracle: BashOracle) -> None:
     print(f"\nplain texts: {rate:.0f} texts/s")
     assert sum(is_reading(r) for r in got) > 0.95 * len(texts)
     assert rate > 200
+
+
+def test_an_escaped_fork_bombs_own_fork_errors_are_no_parse_error() -> None:
+    # The output of an early close whose escaped code was a fork bomb, as a busy machine's fast stage
+    # once had it: bash's fork retries at the process limit came before the end, and were read as
+    # bash's parse error. They are escaped code's errors; its first word (not found) says it ran.
+    output = "\n".join(
+        [
+            "/tmp/hs-oracle-0xudra31/script.sh: line 7: x: command not found",
+            "/tmp/hs-oracle-0xudra31/script.sh: fork: retry: Resource temporarily unavailable",
+            "/tmp/hs-oracle-0xudra31/script.sh: fork: Resource temporarily unavailable",
+        ]
+    )
+    reading = _run_failure(_Run(output=output, returncode=1, timed_out=False))
+    assert reading.startswith(SYNTAX_ERROR) and "closes the enclosing function body early" in reading, reading
