@@ -16,6 +16,11 @@ lived less than one sample are charged to their parent (its children's time), on
 child that was seen is charged once, as itself, and taken out of its parent's children's time
 (a shell reaps its Claude, a worker its ``headspace status``: counted in both, the total could
 exceed what two cores give).
+
+Last, the machine's cores in use over the run (``--bucket`` seconds a line) beside the tests
+running then: idle cores while tests run are time a better order could take back. Run it on
+a quiet machine: every process of the machine counts there, and any test's process anywhere
+that names its test in its environment is charged to it.
 """
 
 from __future__ import annotations
@@ -108,10 +113,46 @@ def sample(procs: dict[int, Seen], workers: dict[int, list[tuple[float, int]]], 
         seen.cpu, seen.waited, seen.last = cpu, waited, now
 
 
+def machine_busy() -> tuple[int, int]:
+    """(busy, all) ticks of the whole machine since boot, from /proc/stat: the cores' use between two reads."""
+    fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:8]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def busy_over_time(marks: list[tuple[float, int, int]], runs: dict[int, list[tuple[float, float, str]]], bucket: float) -> list[str]:
+    """Per ``bucket`` seconds of the run: the cores in use (of the machine's) and the tests running, on average.
+
+    Where a stage leaves cores idle (tests all waiting at once, a tail with one
+    test left) is time a faster order or more workers could take back; where
+    the cores are full, only less work can.
+    """
+    if len(marks) < 2:
+        return []
+    began = marks[0][0]
+    cores = len(os.sched_getaffinity(0))
+    spans = [(start, end) for tests in runs.values() for start, end, _ in tests]
+    lines = []
+    at = 0
+    while at < len(marks) - 1:
+        first = marks[at]
+        end = at
+        while end < len(marks) - 1 and marks[end][0] - first[0] < bucket:
+            end += 1
+        last = marks[end]
+        used = (last[1] - first[1]) / max(1, last[2] - first[2]) * cores
+        middle = [first[0] + (last[0] - first[0]) * k / 10 for k in range(10)]
+        running = sum(sum(1 for start, stop in spans if start <= when <= stop) for when in middle) / len(middle)
+        lines.append(f"  {first[0] - began:5.0f}-{last[0] - began:5.0f} s  cores in use {used:4.2f} of {cores}  tests running {running:4.1f}")
+        at = end
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--out", help="also write every test's CPU seconds here, tab-separated")
+    parser.add_argument("--bucket", type=float, default=30.0, help="seconds per line of the cores' use over time")
     parser.add_argument("pytest_args", nargs="*")
     args = parser.parse_args()
     with tempfile.NamedTemporaryFile(prefix="hs-timeline-", suffix=".tsv", delete=False) as handle:
@@ -123,8 +164,10 @@ def main() -> int:
     runner = subprocess.Popen([sys.executable, "-m", "pytest", *(args.pytest_args or LIVE_STAGE)], cwd=REPO, env=env)
     procs: dict[int, Seen] = {}
     workers: dict[int, list[tuple[float, int]]] = {}
+    marks: list[tuple[float, int, int]] = []  # (when, the machine's busy ticks, all ticks)
     while runner.poll() is None:
         sample(procs, workers, runner.pid)
+        marks.append((time.time(), *machine_busy()))
         time.sleep(0.2)
     wall = time.time() - began
     runs: dict[int, list[tuple[float, float, str]]] = collections.defaultdict(list)
@@ -206,6 +249,8 @@ def main() -> int:
     print("\nnot traced, by program:")
     for name, seconds in collections.Counter(unowned).most_common(10):
         print(f"  {seconds:7.1f} s  {name}")
+    print(f"\nthe machine's cores in use, every {args.bucket:g} s (the sampler's own time included):")
+    print("\n".join(busy_over_time(marks, runs, args.bucket)))
     if args.out:
         Path(args.out).write_text("".join(f"{s:.2f}\t{t}\n" for t, s in sorted(charged.items(), key=lambda kv: -kv[1])), encoding="utf-8")
     return runner.returncode
