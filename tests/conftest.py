@@ -53,13 +53,15 @@ def _needs(path: Path) -> list[str]:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark each test with what it needs, and ``e2e`` for every test under tests/e2e or needing a real binary."""
     e2e_dir = Path(__file__).parent / "e2e"
+    marks: dict[str, list[str]] = {}  # per module, worked out once: a module holds up to thousands of tests
     for item in items:
-        path = Path(str(item.path))
-        needs = _needs(path)
-        for name in needs:
+        where = str(item.path)
+        if where not in marks:
+            path = Path(where)
+            needs = _needs(path)
+            marks[where] = needs + ["e2e"] if needs or e2e_dir in path.parents else needs
+        for name in marks[where]:
             item.add_marker(name)
-        if needs or e2e_dir in path.parents:
-            item.add_marker("e2e")
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
