@@ -32,7 +32,7 @@ from headspace_tui.app.screens.timeline import TimelineScreen
 from headspace_tui.app.screens.why import WhyScreen
 from headspace_tui.hooks.calls import PendingCall
 from headspace_tui.model import AgentState
-from tests.ui.apps import AGENTS, demo_app, service_of, settle, show_recorded
+from tests.ui.apps import AGENTS, demo_app, service_of, settle, show_recorded, wait_until
 
 SIZE = (100, 30)
 
@@ -195,10 +195,11 @@ def test_batch_approve_screen(snap_compare):
         # Without a hook holding the dialog, A is not offered and does nothing.
         assert app.check_action("approve_all", ()) is False
         await pilot.press("A")
-        await pilot.pause()
+        # ... but says why (silent keys, issue 25), once the service answers (a call off the app's loop: waited for);
+        # the line is cleared so the snapshot shows the batch screen alone.
+        said = ["A: no batch: api:0.0 has no permission held by Claude's hook"]
+        await wait_until(pilot, lambda: [n.message for n in app._notifications] == said, lambda: f"the reason: {[n.message for n in app._notifications]}")
         assert app.screen is app.screen_stack[0]
-        # ... but says why (silent keys, issue 25); the line is cleared so the snapshot shows the batch screen alone.
-        assert [n.message for n in app._notifications] == ["A: no batch: api:0.0 has no permission held by Claude's hook"]
         app.clear_notifications()
         waiting = [a for a in (app.table.agents[p] for p in app.table.order) if a.state is AgentState.PERMISSION]
         assert [a.target for a in waiting] == ["api:0.0", "shop:0.0", "infra:0.0"]  # longest-waiting first

@@ -303,11 +303,11 @@ def test_the_preview_follows_an_agent_that_comes_to_the_top_under_an_unmoved_cur
             await app.snapshot_loader(pilot)
             assert app.table.selected_pane_id == "%2" and service_of(app)._fleet.first.focused == "%2"
             show_recorded(app, 5, "notes", "permission_bash", 5000)  # now waiting longest: the top row
-            await pilot.pause()
-            await pilot.pause()
-            assert app.table.order[0] == "%5" and app.table.cursor_row == 0
-            assert app.table.selected_pane_id == "%5"
-            assert service_of(app)._fleet.first.focused == "%5"  # the preview shows the row under the cursor
-            assert "notes:0.0" in (app.query_one(PanePreview).border_title or "")
+            # The row's change reaches the app from the service (over HTTP, down its stream): waited for, not paused for.
+            await wait_until(pilot, lambda: app.table.order[0] == "%5", lambda: f"notes' row on top: {app.table.order}")
+            assert app.table.cursor_row == 0 and app.table.selected_pane_id == "%5"
+            preview = app.query_one(PanePreview)
+            # the preview shows the row under the cursor (the app tells the service what it focuses: a call of its own)
+            await wait_until(pilot, lambda: service_of(app)._fleet.first.focused == "%5" and "notes:0.0" in (preview.border_title or ""), "the preview on notes")
 
     run(scenario())
