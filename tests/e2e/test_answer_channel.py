@@ -188,36 +188,67 @@ def test_the_pane_answering_first_wins_and_the_row_says_so(claude_session, fake_
     assert word["first"] == "pane" and word["evidence"] == "a key in the dialog allowed it"
 
 
+RACES = 3  # tries at the race the person wins: a starved machine can let the hook's decision reach Claude first
+
+
+def decided_by(session, ran: str) -> str:
+    """Who Claude's transcript says let the call that printed ``ran`` run: its ``permissionDecision``'s source ("" until written).
+
+    Read here on its own (a line of Claude's JSON, as 2.1.330 writes it), to hold headspace's reading against.
+    """
+    for path in sorted((session.home / ".claude" / "projects").glob("*/*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if ran in line and '"permissionDecision"' in line:
+                return str(json.loads(line)["permissionDecision"].get("source", ""))
+    return ""
+
+
 def test_a_key_in_the_pane_just_before_headspaces_hook_decision_is_recorded_as_first(claude_session, fake_api, private_tmux, tmp_path):
     """The race the order of headspace's own events gets wrong: "1" pressed in the pane, and headspace's
     hook decision handed over a moment later, before headspace saw the dialog go.  headspace records
     its answer as given through the hook; Claude took the key (measured: the hook's decision is then
-    ignored), and its transcript says so: the audit records the pane as first."""
-    session, runtime = start(claude_session, tmp_path, [api.bash("touch raced.txt && echo race-ran", "Create a file"), api.text("Done.")])
+    ignored), and its transcript says so: the audit records the pane as first.
+
+    Claude reading the key from its terminal does not make it act on it first: on a starved machine the
+    hook's decision once reached Claude's loop before the key's handler ran, and the hook did answer
+    first.  That is the race too, and the audit must then say headspace: each try's record is held to
+    what Claude wrote (its transcript's decision, read by the test itself), and the person must win one of
+    ``RACES`` tries.
+    """
+    script = [step for k in range(1, RACES + 1) for step in (api.bash(f"touch raced{k}.txt && echo race-ran-{k}", "Create a file"), api.text(f"Done {k}."))]
+    session, runtime = start(claude_session, tmp_path, script)
     journal = Journal(None)
+    tries: list[tuple[dict, str]] = []  # (Claude's word as headspace read it, the decision's source in Claude's transcript)
 
     async def scenario() -> None:
         app = app_for(private_tmux, session, runtime, journal)
         async with app.run_test(size=(160, 48)) as pilot:
-            await ask(pilot, app, session, "create the file")
-            await ready_to_answer(pilot, app, session.pane_id, AgentState.PERMISSION)
-            desk = service_of(app)._fleet.desk(session.pane_id)
-            call = desk.call_for(session.pane_id)
-            assert call is not None
-            session.press("1")  # the person, at the pane; no await between this and the decision
-            # Claude has read the key from its terminal before the hook's decision is handed over (a busy
-            # machine once let the decision reach Claude first, and then the hook did answer first).
-            session.wait_read()
-            assert desk.decide(call, allow(), "Bash: touch raced.txt")  # the hook was still there to take it
-            request = await asyncio.to_thread(tool_result_request, fake_api)
-            assert "race-ran" in block_text(request.tool_results()[0])
-            await wait_until(pilot, lambda: claudes_word(journal), "Claude's word on who answered")
+            for k in range(1, RACES + 1):
+                await ask(pilot, app, session, f"create file {k}")  # a "1" the hook beat is typed into the box: harmless here
+                await ready_to_answer(pilot, app, session.pane_id, AgentState.PERMISSION)
+                desk = service_of(app)._fleet.desk(session.pane_id)
+                call = desk.call_for(session.pane_id)
+                assert call is not None
+                session.press("1")  # the person, at the pane; no await between this and the decision
+                session.wait_read()  # Claude has read the key from its terminal before the decision is handed over
+                assert desk.decide(call, allow(), f"Bash: touch raced{k}.txt")  # the hook was still there to take it
+                await asyncio.to_thread(fake_api.wait_for, lambda r, k=k: any(f"race-ran-{k}" in block_text(b) for b in r.tool_results()), 30)
+                await wait_until(pilot, lambda k=k: len(claudes_word(journal)) == k, "Claude's word on who answered")
+                await wait_until(pilot, lambda k=k: decided_by(session, f"race-ran-{k}"), "the decision in Claude's transcript")
+                tries.append((claudes_word(journal)[-1], decided_by(session, f"race-ran-{k}")))
+                await asyncio.to_thread(session.wait_for, f"Done {k}.", timeout=30)
+                if tries[-1][1] != "hook":
+                    return  # the person won
 
     asyncio.run(scenario())
-    (event,) = [e for e in journal.agents[next(iter(journal.agents))].events if e.kind == "answer"]
-    assert (event.payload["channel"], event.payload["first"]) == ("hook", "headspace")  # headspace's view
-    (word,) = claudes_word(journal)
-    assert word["first"] == "pane" and word["evidence"] == "a key in the dialog allowed it"  # Claude's
+    events = [e for e in journal.agents[next(iter(journal.agents))].events if e.kind == "answer"]
+    assert [(e.payload["channel"], e.payload["first"]) for e in events] == [("hook", "headspace")] * len(tries)  # headspace's view
+    for word, source in tries:  # Claude's
+        if source == "hook":
+            assert word["first"] == "headspace" and word["evidence"] == "a hook allowed it", (word, tries)
+        else:
+            assert source.startswith("user_") and word["first"] == "pane" and word["evidence"] == "a key in the dialog allowed it", (word, tries)
+    assert tries[-1][1] != "hook", f"the hook's decision reached Claude before the key in all {RACES} tries: {tries}"
 
 
 def test_a_timed_out_wait_leaves_the_dialog_to_keys(claude_session, fake_api, private_tmux, tmp_path):
