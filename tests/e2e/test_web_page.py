@@ -429,7 +429,18 @@ def test_an_edit_held_by_the_hook_shows_its_change_above_approve_and_its_lines_a
     assert page.locator("#agent-view img, #agent-view script").count() == 0 and page.evaluate("typeof pwned") == "undefined"
     approve = page.get_by_role("button", name="Approve", exact=True)
     approve.wait_for(timeout=WAIT)
-    assert change.bounding_box()["y"] + change.bounding_box()["height"] <= approve.bounding_box()["y"], "the change comes before Approve"
+    # Both edges from one look: the page draws the dialog again as its agent's row changes, and two looks
+    # (a busy run's) measured the change, then found it between two drawings.
+    edges = page.wait_for_function(
+        """() => {
+            const change = document.querySelector('#dialog .change');
+            const approve = [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'Approve');
+            if (!change || !approve || !change.getClientRects().length || !approve.getClientRects().length) return null;
+            return [change.getBoundingClientRect().bottom, approve.getBoundingClientRect().top];
+        }""",
+        timeout=WAIT,
+    ).json_value()
+    assert edges[0] <= edges[1], f"the change comes before Approve: its bottom at {edges[0]}, Approve's top at {edges[1]}"
     page.screenshot(path=str(shots(tmp_path) / "edit-390x844.png"))
 
     approve.tap()
