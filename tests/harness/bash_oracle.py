@@ -159,6 +159,10 @@ OUTPUT_TOO_LARGE = "output too large"
 _EARLY_CLOSE = SYNTAX_ERROR + ": the text closes the enclosing function body early (stray `}')"
 _MERGED = NOT_UNDERSTOOD + ": end sentinel merged into the text's last line (trailing backslash?)"
 
+# An escaped fork bomb at the sandbox's process limit: bash's own next fork fails and it says so (on a
+# loaded machine the bomb fills the limit before the shell's next command). Only escaped code forks,
+# and a run's uid is its own, so its limit was filled by its own processes: code ran, nothing was parsed.
+_FORK_FAILED = ("fork: retry: Resource temporarily unavailable", "fork: Resource temporarily unavailable")
 _RUNTIME_MESSAGES = (
     "command not found",
     "restricted",
@@ -166,10 +170,7 @@ _RUNTIME_MESSAGES = (
     "ambiguous redirect",
     "Bad file descriptor",
     "readonly variable",
-    # An escaped fork bomb at the sandbox's process limit: bash's own fork fails and it says so (a loaded
-    # machine slows the bomb's end enough for these to reach the output); code ran, nothing was parsed.
-    "fork: retry: Resource temporarily unavailable",
-    "fork: Resource temporarily unavailable",
+    *_FORK_FAILED,
 )
 _INT_MAX = 2**31 - 1
 _RESERVED = frozenset("! time if then else elif fi case esac for select while until do done in function coproc { } [[ ]]".split())
@@ -901,8 +902,8 @@ def _run_failure(run: _Run) -> str:
     if msg is not None and msg.startswith("bash: "):
         # Some parse errors (e.g. an unclosed "$(") make bash exit even inside eval.
         return msg
-    if "command not found" in run.output:
-        # Something ran, and nothing inside our function can run: the text escaped
+    if "command not found" in run.output or any(failed in run.output for failed in _FORK_FAILED):
+        # Something ran (or forked), and nothing inside our function can run: the text escaped
         # (and e.g. shadowed ``declare``, so its block could not be printed).
         return _EARLY_CLOSE + "; its code ran and no block was printed"
     first = run.output.strip().splitlines()[0] if run.output.strip() else "no output"

@@ -450,16 +450,18 @@ def test_plain_batch_throughput(oracle: BashOracle) -> None:
     assert rate > 200
 
 
-def test_an_escaped_fork_bombs_own_fork_errors_are_no_parse_error() -> None:
-    # The output of an early close whose escaped code was a fork bomb, as a busy machine's fast stage
-    # once had it: bash's fork retries at the process limit came before the end, and were read as
-    # bash's parse error. They are escaped code's errors; its first word (not found) says it ran.
-    output = "\n".join(
-        [
-            "/tmp/hs-oracle-0xudra31/script.sh: line 7: x: command not found",
-            "/tmp/hs-oracle-0xudra31/script.sh: fork: retry: Resource temporarily unavailable",
-            "/tmp/hs-oracle-0xudra31/script.sh: fork: Resource temporarily unavailable",
-        ]
-    )
-    reading = _run_failure(_Run(output=output, returncode=1, timed_out=False))
+@pytest.mark.parametrize(
+    "lines, returncode",
+    [
+        # A busy fast stage's run: the bomb's escaped code ran a command that was not found, then the
+        # shell's next fork failed at the process limit; the fork lines were read as bash's parse error.
+        (["script.sh: line 7: x: command not found", "script.sh: fork: retry: Resource temporarily unavailable", "script.sh: fork: Resource temporarily unavailable"], 1),
+        # Another: the bomb filled the limit before the shell's next command, which could not even be
+        # forked to be found missing; bash retried for 31 s and gave up (read as "not understood").
+        (["script.sh: fork: retry: Resource temporarily unavailable"] * 5 + ["script.sh: fork: Resource temporarily unavailable"], 254),
+    ],
+)
+def test_an_escaped_fork_bombs_own_fork_errors_say_it_escaped(lines: list[str], returncode: int) -> None:
+    output = "\n".join("/tmp/hs-oracle-qx0vhovd/" + line for line in lines)
+    reading = _run_failure(_Run(output=output, returncode=returncode, timed_out=False))
     assert reading.startswith(SYNTAX_ERROR) and "closes the enclosing function body early" in reading, reading
