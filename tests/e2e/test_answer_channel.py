@@ -97,8 +97,12 @@ def claudes_word(journal: Journal) -> list[dict]:
     return [e.payload for history in list(journal.agents.values()) for e in history.events if e.kind == "answer_evidence"]
 
 
+def has_tool_result(request) -> bool:
+    return bool(request.tool_results())
+
+
 def tool_result_request(fake_api, timeout: float = 30):
-    return fake_api.wait_for(lambda r: bool(r.tool_results()), timeout)
+    return fake_api.wait_for(has_tool_result, timeout)
 
 
 def test_y_approves_the_exact_call_through_the_hook_and_no_key_is_sent(claude_session, fake_api, private_tmux, tmp_path, capsys):
@@ -113,7 +117,7 @@ def test_y_approves_the_exact_call_through_the_hook_and_no_key_is_sent(claude_se
             await ask(pilot, app, session, "create the file")
             await ready_to_answer(pilot, app, session.pane_id, AgentState.PERMISSION)
             pressed = time.monotonic()
-            await press_as_a_person(pilot, app, session.pane_id, "y", lambda: fake_api.seen(lambda r: bool(r.tool_results())), "the command's result", timeout=30)
+            await press_as_a_person(pilot, app, session.pane_id, "y", lambda: fake_api.seen(has_tool_result), "the command's result", timeout=30)
             request = await asyncio.to_thread(tool_result_request, fake_api)
             latency = time.monotonic() - pressed
             assert "approved-through-hook" in block_text(request.tool_results()[0])
@@ -264,7 +268,7 @@ def test_a_timed_out_wait_leaves_the_dialog_to_keys(claude_session, fake_api, pr
             # The hook waits 2 s, then leaves with no decision: the row falls back to keys, the dialog stays.
             await ready_to_answer(pilot, app, session.pane_id, AgentState.PERMISSION, channel="")
             assert NUMBERED_MENU.search(session.screen())
-            await press_as_a_person(pilot, app, session.pane_id, "y", lambda: fake_api.seen(lambda r: bool(r.tool_results())), "the command's result", timeout=30)
+            await press_as_a_person(pilot, app, session.pane_id, "y", lambda: fake_api.seen(has_tool_result), "the command's result", timeout=30)
             request = await asyncio.to_thread(tool_result_request, fake_api)
             assert "keys-ran" in block_text(request.tool_results()[0])
             assert [args[1:] for args in sent] == [("1",)]  # by keys, the one "Yes"
