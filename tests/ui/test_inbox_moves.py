@@ -84,12 +84,12 @@ def test_a_key_is_not_applied_to_an_agent_that_came_under_the_cursor_by_itself_j
             assert said(app)[-1] == "api:0.0 came under the cursor just now: read it, then press again; nothing sent"
             await asyncio.sleep(max(0.0, app.table.arrival[1] + REACTION_TIME + 0.05 - time.monotonic()))
             await pilot.press("y")
-            await pilot.pause()
+            await settle(pilot)  # its answer comes from the service, off the loop
             assert asked == [("api:0.0", "approve")]
             # A row the user picked is theirs at once: no wait.
             app.table.select(pane(app, "web:0.0"))
             await pilot.press("2")
-            await pilot.pause()
+            await settle(pilot)  # its answer comes from the service, off the loop
             assert asked[-1] == ("web:0.0", "option")
 
     run(scenario())
@@ -109,7 +109,7 @@ def test_a_key_read_before_the_move_but_acted_on_after_it_is_not_applied_to_the_
             assert selected(app) == "api:0.0"
             await asyncio.sleep(REACTION_TIME + 0.1)  # api has been under the cursor longer than a reaction time
             app.post_message(key)  # and only now the key is handled (the app was busy elsewhere)
-            await pilot.pause()
+            await settle(pilot)  # a key wrongly taken would have reached the service by now
             assert asked == []
             assert said(app)[-1] == "api:0.0 came under the cursor just now: read it, then press again; nothing sent"
 
@@ -137,7 +137,7 @@ def test_a_key_read_seconds_before_its_action_runs_is_still_judged_by_its_read_t
             assert selected(app) == "api:0.0"
             await asyncio.sleep(REACTION_TIME + 0.1)  # api has been under the cursor longer than a reaction time
             app.post_message(key)
-            await pilot.pause()
+            await settle(pilot)  # a key wrongly taken would have reached the service by now
             assert asked == []
             assert said(app)[-1] == "api:0.0 came under the cursor just now: read it, then press again; nothing sent"
             main = app.screen
@@ -181,14 +181,14 @@ def test_a_key_read_while_the_row_showed_question_1_is_not_applied_to_question_2
             second = app.table.agents[web].observation
             assert second.prompt is not None and second.prompt.question_index == 2
             app.post_message(key)  # only now the key is handled
-            await pilot.pause()
+            await settle(pilot)  # a key wrongly taken would have reached the service by now
             assert asked == []
             assert said(app)[-1] == "web:0.0: its prompt changed just now: read it, then press again; nothing sent"
             shown = app.table.prompt_shown_at(app.table.agents[web])
             assert shown is not None
             await asyncio.sleep(max(0.0, shown + REACTION_TIME + 0.05 - time.monotonic()))
             await pilot.press("1")  # question 2, read: the key is for it
-            await pilot.pause()
+            await settle(pilot)  # its answer comes from the service, off the loop
             assert asked == [("web:0.0", "option")]
 
     run(scenario())
@@ -275,7 +275,7 @@ def test_the_inbox_does_not_move_to_a_row_still_showing_a_prompt_answered_from_h
             api = await at(app, pilot, "api:0.0")
             await asyncio.sleep(REACTION_TIME + 0.05)
             await pilot.press("y")
-            await pilot.pause()
+            await settle(pilot)  # its answer comes from the service, off the loop
             assert asked == [("api:0.0", "approve")]
             app._answer_reported(Report(api, "api:0.0: approve sent; Claude moved on", "information", True, final=True))
             needing = [a.target for a in (app.table.agents[p] for p in app.table.order) if a.state.needs_you and a.pane_id != api]

@@ -102,7 +102,7 @@ def test_the_folder_is_its_last_component_and_goes_first_when_space_is_short():
         app = demo_app()
         async with app.run_test(size=(120, 40)) as pilot:
             show_recorded(app, 9, "deep", "idle_finished", 30, cwd="/home/dev/src/clients/acme/frontend-monorepo")
-            await pilot.pause()
+            await settle(pilot)  # its answer comes from the service, off the loop
             lines = table_lines(app)
             assert "Folder" in lines[0]
             assert any("frontend-monorepo" in line and "/home/dev" not in line for line in lines)
@@ -179,7 +179,7 @@ def test_a_chosen_agent_stays_selected_as_the_table_re_sorts():
             row = app.table.cursor_row
             # parser (working, above notes) finishes: rows move, the selection stays on notes.
             show_recorded(app, 3, "parser", "idle_finished", 1)
-            await pilot.pause()
+            await settle(pilot)  # its answer comes from the service, off the loop
             assert app.table.selected_pane_id == notes
             assert app.table.cursor_row != row or app.table.order.index(notes) == row
 

@@ -21,7 +21,7 @@ from textual.strip import Strip
 from headspace_tui.app.widgets.agent_table import TIME
 from headspace_tui.app.widgets.preview import PanePreview, changed_span, over_ssh
 from tests.harness.record import DEFAULT_OUT
-from tests.ui.apps import NOW, demo_app, service_of, show_recorded, wait_until
+from tests.ui.apps import NOW, demo_app, service_of, settle, show_recorded, wait_until
 
 
 def run(coro):
@@ -289,8 +289,7 @@ def test_an_agent_reported_again_unchanged_writes_nothing():
             selected = app.table.selected_pane_id
             assert selected == "%2"
             show_recorded(app, 2, "docs", "input_plain_question", 610)  # the same screen, reported again
-            await pilot.pause()
-            await pilot.pause()
+            await settle(pilot)  # the report has reached the app (over HTTP, down the stream)
             assert mirror.writes == [], mirror.writes  # neither the row, the prompt bar nor the preview
 
     run(scenario())

@@ -67,6 +67,7 @@ async def snooze(pilot, app, target: str, choice: str) -> None:
     await wait_until(pilot, lambda: screen_open(app, SnoozeScreen), "the snooze chooser")
     await pilot.press(choice)
     await wait_until(pilot, lambda: snoozed(app, target), f"{target} to be snoozed")
+    await settle(pilot)  # and what the service's answer does: the row dimmed, the header, the move on
 
 
 def test_tab_selects_the_next_agent_that_needs_you_and_wraps_round():
@@ -136,7 +137,7 @@ def test_z_snoozes_a_wait_greyed_below_the_waiting_and_above_the_working_and_z_w
             app.table.select(api)
             await pilot.pause()
             await pilot.press("z")  # z on a snoozed agent wakes it
-            await pilot.pause()
+            await settle(pilot)  # its answer comes from the service, off the loop
             assert not snoozed(app, "api:0.0") and not screen_open(app, SnoozeScreen)
             assert targets(app)[:3] == ["docs:0.0", "api:0.0", "web:0.0"] and "3 need you" in screen_text(app)
             assert app.table._cells[api][AGENT].style != "dim"
@@ -153,7 +154,7 @@ def test_z_on_an_agent_that_waits_for_nothing_or_esc_in_the_chooser_snoozes_noth
             app.table.select(pane(app, "parser:0.0"))
             await pilot.pause()
             await pilot.press("z")
-            await pilot.pause()
+            await settle(pilot)  # its answer comes from the service, off the loop
             assert not screen_open(app, SnoozeScreen)
             assert rings == [1] and said(app) == ["z: nothing to snooze: parser:0.0 is working"]
             app.table.select(pane(app, "web:0.0"))
@@ -306,7 +307,7 @@ def test_a_key_that_does_nothing_here_rings_and_says_why():
             app.table.select(pane(app, "web:0.0"))
             await pilot.pause()
             await pilot.press("y")
-            await pilot.pause()
+            await settle(pilot)  # a key wrongly taken would have reached the service by now
             assert said(app)[3:] == ["3: no option 3 here: plan:0.0 offers 1, 2", "y: web:0.0 asks a question, not a permission: pick its option by number"]
             assert len(rings) == 5 and asked == []  # nothing went to the answerer
             await pilot.press("slash", "y")  # typing in the filter is typing
@@ -326,7 +327,7 @@ def test_a_remapped_key_is_named_as_bound_when_it_does_nothing():
             await pilot.press("y")  # bound to nothing now
             await pilot.press("a")
             await pilot.press("s")
-            await pilot.pause()
+            await settle(pilot)  # its answer comes from the service, off the loop
             assert said(app) == ["a: nothing to approve: notes:0.0 is idle", "s: nothing to snooze: notes:0.0 is idle"]
 
     run(scenario())

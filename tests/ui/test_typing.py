@@ -31,7 +31,7 @@ from headspace_tui.tmux.server import TmuxServer
 from tests.e2e.test_answer_channel import record_keys
 from tests.harness.record import DEFAULT_OUT
 from tests.harness.tmux import PrivateTmux
-from tests.ui.apps import app_of, demo_app, screen_open, service_of, wait_until
+from tests.ui.apps import app_of, demo_app, screen_open, service_of, settle, wait_until
 
 
 def run(coroutine) -> None:
@@ -257,7 +257,7 @@ def test_a_reply_refused_at_once_stays_in_its_box_with_the_reason():
             await pilot.press(*"leave them")
             service_of(app)._fleet.first.store.offline("ssh: connection lost", app.clock())  # as a monitor says it
             await pilot.press("enter")
-            await pilot.pause()
+            await settle(pilot)  # its answer comes from the service, off the loop
             reason = str(box.query_one("#reason").render())
             assert app.screen is box and "out of reach" in reason and "ssh: connection lost" in reason, reason
             assert box.query_one("#reply", Input).value == "leave them" and not box.sending

@@ -43,6 +43,7 @@ def test_e_explains_an_unrecognised_screen_and_how_to_report_it():
     async def scenario() -> None:
         async with app.run_test(size=(120, 40)) as pilot:
             service_of(app).replay(record, NEW_LAYOUT, observation, NOW - 30, family="claude")
+            await wait_until(pilot, lambda: record.pane_id in app.table.agents, "the unrecognised row (over HTTP it comes down the stream)")
             app.table.move_cursor(row=0)
             await pilot.pause()
             row = " ".join(str(cell) for cell in app.table.get_row_at(0))
