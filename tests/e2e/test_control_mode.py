@@ -73,9 +73,11 @@ def test_an_idle_agent_costs_no_reads_and_a_change_is_seen_at_once(claude_sessio
     async def scenario():
         task = asyncio.create_task(monitor.run())
         try:
-            while not states:
+            # The row comes first (read by a capture), the control client in its turn: from then on reads follow changes.
+            deadline = time.monotonic() + 20
+            while not (states and monitor.sessions.clients):
+                assert time.monotonic() < deadline, f"no row ({len(states)} states) or no control client ({len(monitor.sessions.clients)})"
                 await asyncio.sleep(0.05)
-            assert monitor.sessions.clients, "the session's control client attached"
             # The start-up reads end (nothing outside says when): 0.5 s without one, rather than 0.5 s after the first
             # state, which a loaded machine can still be reading through.
             settled, quiet_since, deadline = len(reads), time.monotonic(), time.monotonic() + 15

@@ -13,6 +13,7 @@ counts every attach itself (a ``client-attached`` hook), and:
   promise in test_recovery stays);
 * sessions that come and go within a second or two (a storm) are read by
   captures and never attached; one that stays is attached once settled;
+* every session is read before its client's turn to attach comes;
 * a headspace killed with ``kill -9`` while a pane floods leaves no control
   client attached (tmux 3.3a kept such clients forever).
 """
@@ -165,6 +166,33 @@ def test_sessions_that_come_and_go_are_read_but_never_attached_and_one_that_stay
     assert not [name for name in attaches if name.startswith("brief")], attaches
     assert attaches == {"base": 1, "stays": 1}
     assert len(seen) >= 6, f"only {sorted(seen)} of 8 brief sessions were read while they lived"
+
+
+def test_every_session_is_read_before_its_client_gets_its_turn_to_attach(private_tmux, tmp_path):
+    """The table comes first: attaches go one at a time, and at hundreds of sessions a session's turn comes minutes later.
+
+    Here no turn comes until the test gives it (the quiet moment each attach
+    waits for never comes), as if every other session were ahead in the
+    queue: each session's pane is read all the same, by captures, and the
+    first look is whole; once the turns come, each session is attached once.
+    """
+    log = _world(private_tmux, tmp_path, "one", "two", "three")
+    monitor = _monitor(private_tmux, tmp_path)
+    turn = asyncio.Event()
+
+    async def no_turn_yet() -> None:
+        await turn.wait()
+
+    monitor.sessions._quiet_moment = no_turn_yet  # type: ignore[method-assign]
+
+    async def scenario() -> None:
+        await _until(lambda: len(monitor.store.agents) == 3, "every session's pane read, no client attached")
+        await _until(lambda: monitor._said_problem is None, "the first look to be whole")
+        assert _attaches(log) == {} and not monitor.sessions.clients
+        turn.set()
+        await _until(lambda: _attaches(log) == {"one": 1, "two": 1, "three": 1}, "each session attached once its turn came")
+
+    _run(monitor, scenario)
 
 
 KILLED_MONITOR = """

@@ -60,7 +60,8 @@ def test_y_approves_a_permission(claude_session, fake_api, private_tmux):
         async with app.run_test(size=(160, 48)) as pilot:
             await select_agent(pilot, app, session.pane_id, AgentState.PERMISSION)
             assert app.selected_agent().observation.tool == "Bash"
-            assert service_of(app)._fleet.first.sessions.clients, "a control client serves the session"
+            # The row comes before the control client (read by a capture first): the key is to go through the client.
+            await wait_until(pilot, lambda: service_of(app)._fleet.first.sessions.clients, "a control client to serve the session")
             await press_as_a_person(pilot, app, session.pane_id, "y", lambda: fake_api.seen(lambda r: bool(r.tool_results())), "the command's result at the API", timeout=30)
             request = await asyncio.to_thread(fake_api.wait_for, lambda r: bool(r.tool_results()), 30)
             assert "approved-by-app" in block_text(request.tool_results()[0])

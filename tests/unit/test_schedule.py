@@ -77,6 +77,15 @@ def test_without_a_control_client_every_pane_is_polled():
     assert due_at(timing, 100.1, polling=True, focused=False) == 100.0 + POLL_GAP
 
 
+def test_many_sessions_waiting_for_their_clients_are_polled_slowly_but_a_change_said_is_read_at_the_usual_pace():
+    timing = _read_at(100.0)
+    assert due_at(timing, 100.1, polling=True, focused=False, poll_gap=15.0) == 115.0
+    timing.look_again(103.0)  # idle grace running out: its time, not the slow poll's
+    assert due_at(timing, 100.1, polling=True, focused=False, poll_gap=15.0) == 103.0
+    timing.changed(100.2)  # a hook, a key sent
+    assert due_at(timing, 100.2, polling=True, focused=False, poll_gap=15.0) == 100.0 + POLL_GAP
+
+
 def test_a_recheck_brings_a_quiet_pane_back_when_idle_grace_runs_out():
     timing = _read_at(100.0)
     timing.look_again(105.05)

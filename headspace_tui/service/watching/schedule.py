@@ -69,13 +69,16 @@ class PaneTiming:
         self.last_read = now
 
 
-def due_at(timing: PaneTiming, now: float, *, polling: bool, focused: bool) -> float | None:
-    """When the pane should next be read (``<= now``: now), or None if nothing asks for it."""
+def due_at(timing: PaneTiming, now: float, *, polling: bool, focused: bool, poll_gap: float = POLL_GAP) -> float | None:
+    """When the pane should next be read (``<= now``: now), or None if nothing asks for it (``poll_gap``: the polling pace now)."""
     if timing.recheck is not None and timing.recheck <= now:
         timing.recheck = None
         timing.changed(now)
     if polling:
-        return timing.last_read + POLL_GAP
+        # Many sessions waiting for their clients are polled slowly (``poll_gap``); a pane something
+        # said changed (a hook, a key sent, a look it asked for) is read at the usual pace all the same.
+        when = timing.last_read + (POLL_GAP if timing.dirty else poll_gap)
+        return when if timing.recheck is None else min(when, timing.recheck)
     if not timing.dirty:
         return timing.recheck
     if timing.lazy_since is not None:

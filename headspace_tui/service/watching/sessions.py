@@ -30,13 +30,14 @@ from ...tmux.attach_pace import AttachPace
 from ...tmux.control import ControlClient, ControlError
 from ...tmux.server import PaneRecord, TmuxServer, TmuxUnavailable
 from .pane_watch import PaneWatch
-from .schedule import due_at
+from .schedule import POLL_GAP, due_at
 from .supervise import Supervisor
 
 IDLE_WAKE = 30.0  # with a control client, an unchanged session sleeps this long
 UNKNOWN_PANE_RECHECK = 1.0  # a pane we do not watch is asked what it runs at most this often
 ATTACH_QUIET = 0.3  # a control client attaches after this long without a session or window notification...
 ATTACH_QUIET_MAX = 3.0  # ...waiting at most this long for such a moment
+POLL_READS = 20.0  # sessions without a control client share this many reads a second, once there are many (Sessions.poll_gap)
 SETTLE = 3.0  # a session that appears while we watch is attached only once it has been there this long (read by captures until then)
 # Notifications after which the panes of the server may have moved or been renamed.
 LAYOUT_EVENTS = frozenset(
@@ -262,6 +263,7 @@ class Sessions:
         """
         wake = self._wake.setdefault(session_id, asyncio.Event())
         client: ControlClient | None = None
+        attach: tuple[asyncio.Task, ControlClient] | None = None  # a client attaching (in its turn), and it
         pace = self.attach_pace()
         attached_at: float | None = None
         confirm_after = -1  # the discovery count a new attach waits to exceed (-1: none needed)
@@ -286,36 +288,46 @@ class Sessions:
                     client, attached_at, confirm_after = None, None, self._discoveries_started
                     self._awaiting_discovery.add(session_id)
                     self.request_discovery()
+                if attach is not None and attach[0].done():
+                    task, fresh = attach
+                    attach = None
+                    failed = task.exception() if not task.cancelled() else TmuxUnavailable("attach cancelled")
+                    if failed is None:
+                        client, attached_at = fresh, now
+                        self.clients[session_id] = client
+                        for watch in self._session_panes(session_id):
+                            watch.timing.changed(now)  # anything may have changed unseen...
+                        self.request_discovery()  # ...a rename or a move too, which only the client's news would have said
+                    else:  # TmuxUnavailable (the session or the server is gone): a discovery says which
+                        if not isinstance(failed, TmuxUnavailable):
+                            log.error("attaching a control client to session %s failed", session_id, exc_info=failed)
+                        pace.ended(now, None)
+                        confirm_after = self._discoveries_started
+                        self._awaiting_discovery.add(session_id)
+                        self.request_discovery()
                 settles_at = self._first_seen.get(session_id, float("-inf")) + SETTLE
-                if client is None and now >= pace.next_at() and self._discovered > confirm_after and now >= settles_at:
+                if client is None and attach is None and now >= pace.next_at() and self._discovered > confirm_after and now >= settles_at:
                     self._awaiting_discovery.discard(session_id)
                     pace.attaching(now)
                     # The host's server builds the command line (through ssh for a remote host).
                     fresh = ControlClient(self.server, session_id, on_output=self._pane_output, on_event=self._control_event, on_exit=ended)
-                    try:
-                        async with self._attaching:  # one at a time, in a quiet moment (see _quiet_moment)
-                            await self._quiet_moment()
-                            await fresh.start()
-                        client, attached_at = fresh, now
-                        self.clients[session_id] = client
-                        for watch in self._session_panes(session_id):
-                            watch.timing.changed(now)  # anything may have changed unseen
-                    except TmuxUnavailable:
-                        pace.ended(self.clock(), None)
-                        confirm_after = self._discoveries_started
-                        self._awaiting_discovery.add(session_id)
-                        self.request_discovery()
+                    # Attached in a task of its own, so the panes are read meanwhile: attaches wait their
+                    # turn (one at a time, each in a quiet moment), and at hundreds of sessions that turn
+                    # comes minutes later; the table must not wait for it.
+                    attach = (asyncio.create_task(self._attach(fresh, wake)), fresh)
                 polling = client is None or client.closed
                 watches = self._session_panes(session_id)
+                gap = self.poll_gap()
                 for watch in watches:
-                    due = due_at(watch.timing, now, polling=polling, focused=watch.record.pane_id == self.focused)
+                    due = due_at(watch.timing, now, polling=polling, focused=watch.record.pane_id == self.focused, poll_gap=gap)
                     if due is not None and due <= now:
                         watch.timing.read(now)
                         await self.read(watch.record.pane_id, None if polling else client)
                 now = self.clock()
-                timeout = IDLE_WAKE if not polling else max(0.05, pace.next_at() - now, settles_at - now)
+                # Polling with no attach under way: wake when one may start (an attach under way wakes us when it ends).
+                timeout = max(0.05, pace.next_at() - now, settles_at - now) if polling and attach is None else IDLE_WAKE
                 for watch in watches:
-                    due = due_at(watch.timing, now, polling=polling, focused=watch.record.pane_id == self.focused)
+                    due = due_at(watch.timing, now, polling=polling, focused=watch.record.pane_id == self.focused, poll_gap=gap)
                     if due is not None:
                         timeout = min(timeout, due - now)
                 try:
@@ -324,11 +336,36 @@ class Sessions:
                     pass
         finally:
             self._awaiting_discovery.discard(session_id)
+            if attach is not None:  # cancelled while its client waited its turn or attached: that client is ours to end
+                task, fresh = attach
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+                if not fresh.closed:
+                    await self._end_client(fresh)
             # Also when cancelled while attaching: the control client is ours to end.
             if client is not None:
                 if self.clients.get(session_id) is client:
                     self.clients.pop(session_id, None)
                 await self._end_client(client)
+
+    async def _attach(self, fresh: ControlClient, wake: asyncio.Event) -> None:
+        """Attach ``fresh`` in its turn: one at a time, in a quiet moment (see _quiet_moment); then wake its detector."""
+        try:
+            async with self._attaching:
+                await self._quiet_moment()
+                await fresh.start()
+        finally:
+            wake.set()
+
+    def poll_gap(self) -> float:
+        """How often a session without a control client has its panes read (forked captures, no change signal).
+
+        POLL_GAP while few wait; while many do (hundreds of sessions, before
+        their clients' turns come), all of them together are read at most
+        POLL_READS a second, so a whole table waiting to attach costs the
+        machine a few forks a second, not hundreds.
+        """
+        return max(POLL_GAP, (len(self._loops) - len(self.clients)) / POLL_READS)
 
     async def _quiet_moment(self) -> None:
         """Wait until tmux has sent no session or window notification for ATTACH_QUIET s (at most ATTACH_QUIET_MAX).
