@@ -500,3 +500,40 @@ def test_send_with_no_service_running_answers_through_the_service_it_starts_with
     finally:
         if os.path.exists(made):
             os.unlink(made)
+
+
+def test_send_approve_with_no_service_running_approves_through_the_service_it_starts_with_its_audit_and_rules(claude_session, private_tmux, services, where):
+    """``send --approve`` with no service: the service it starts judges the call by the rules and answers it, with its audit line.
+
+    The proof of the rules: the shadow allow's ``rule_shadow`` event for this
+    very command, which only a service's rule engine writes (none ran before
+    the send); the proof of the answer: the command ran, and the audit says
+    approve.
+    """
+    from headspace_tui.shared.resident_place import place_of, read_card
+    from headspace_tui.tmux.server import TmuxServer
+
+    tag, config, state = where
+    made = f"/tmp/{tag}_2"
+    session = hooked(claude_session, [api.bash(f"touch {made}", "Make two"), api.text("Made it.")], "approvecli")
+    rules_file(config, f'[[rule]]\nid = "trial"\ndecision = "allow"\nhosts = ["local"]\ncommand = "touch /tmp/{tag}_*"\nttl = "1h"\n')
+    place = place_of(TmuxServer(socket_name=private_tmux.name).identity)
+    assert read_card(place) is None, "no service runs before the send"
+    try:
+        session.submit("make two")
+        session.wait_for("Do you want to proceed", timeout=30)
+        sent = run("-L", private_tmux.name, "send", session.pane_id, "--approve")
+        card = read_card(place)
+        if card is not None:
+            services.append(card["pid"])
+        assert sent.returncode == 0, sent.stderr
+        assert card is not None, "the send started the service it answered through"
+        session.wait_for("Made it.", timeout=30)
+        assert os.path.exists(made), "the approved command ran"
+        (audit,) = [a for a in events(state, "answer") if made in str(a.get("what"))]
+        assert audit["channel"] in ("keys", "hook") and audit.get("delivered") is not False and audit.get("decision") == "allow", audit
+        judged = poll(lambda: [e for e in events(state, "rule_shadow") if e.get("rule") == "trial" and made in json.dumps(e)], bool, timeout=10)
+        assert judged, "the service's rules judged the call"
+    finally:
+        if os.path.exists(made):
+            os.unlink(made)
