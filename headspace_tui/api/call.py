@@ -166,7 +166,7 @@ class Call:
     ``WS`` (a WebSocket opened by a GET) or ``STREAM`` (Server-Sent Events
     from a GET).  ``reply``: each field of the answer and whether it is the
     facade's data (decoded by wire.py) or plain JSON.  ``blocking``: its
-    handler runs tmux or git, so a server runs it off its loop.
+    handler runs tmux or git or reads the event log, so a server runs it off its loop.
     """
 
     name: str

@@ -89,9 +89,9 @@ CALLS: dict[str, Call] = _calls(
     # What a client asks of an agent.
     Call("why", "POST", "/v1/why", (("agent", AGENT), ("now", TIME)), (("why", True),)),
     Call("changes", "GET", "/v1/changes", (("pane", PANE), ("scope", SCOPE)), (("diff", False),), SLOW),
-    Call("timeline", "POST", "/v1/timeline", (("agent", AGENT),), (("events", True),)),
+    Call("timeline", "POST", "/v1/timeline", (("agent", AGENT),), (("events", True),), blocking=True),  # reads the event log: off the loop
     Call("waited_today", "GET", "/v1/waited-today", (("now", TIME),), (("seconds", False),)),
-    Call("spent", "GET", "/v1/spent", (("now", TIME), ("days", DAYS)), (("today", True), ("days", True))),
+    Call("spent", "GET", "/v1/spent", (("now", TIME), ("days", DAYS)), (("today", True), ("days", True)), blocking=True),  # reads the event log: off the loop
     Call("pending", "GET", "/v1/pending", (), (("panes", False),)),
     # Answers.
     Call("answer", "POST", "/v1/answers", (("agent", AGENT), ("intent", INTENT), ("seen", SEEN), ("client", CLIENT)), (("refusal", False),)),

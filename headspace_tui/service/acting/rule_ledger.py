@@ -107,10 +107,11 @@ class RuleLedger:
         """The event log's events of ``kind`` (since ``since``) and those still waiting to be written (none without a journal)."""
         if self.journal is None:
             return []
-        waiting = [e for e in self.journal.writer.waiting_of(kind) if since is None or e.ts >= since]
-        if self.journal.log is None:
-            return waiting
-        try:
-            return self.journal.log.query(kind=kind, since=since) + waiting
-        except EventLogError:
-            return waiting
+        with self.journal.writer.reading():  # what still waits first, then the log: none missed (event_writer.reading)
+            waiting = [e for e in self.journal.writer.waiting_of(kind) if since is None or e.ts >= since]
+            if self.journal.log is None:
+                return waiting
+            try:
+                return self.journal.log.query(kind=kind, since=since) + waiting
+            except EventLogError:
+                return waiting

@@ -49,14 +49,17 @@ class History:
     def timeline(self, key: str, limit: int, history: Callable[[str], AgentHistory]) -> list[StoredEvent]:
         """One agent's events (``key``: ``who(agent)``), oldest first."""
         if self.log is not None:
-            waiting = self.writer.waiting(key)  # a full disk's backlog
-            try:
-                return (self.log.query(agent=key, limit=limit) + waiting)[-limit:]
-            except EventLogError:
-                return waiting[-limit:]
-        if key not in self.agents and key in self.ended_events:
-            return self.ended_events[key][-limit:]
-        return history(key).events[-limit:]
+            with self.writer.reading():  # what still waits (a moment's queue, a full disk's backlog) first, then the log: none missed
+                waiting = self.writer.waiting(key)
+                try:
+                    return (self.log.query(agent=key, limit=limit) + waiting)[-limit:]
+                except EventLogError:
+                    return waiting[-limit:]
+        # Asked off the loop (``timeline`` is served in a thread): looked up, never made here.
+        here = self.agents.get(key)
+        if here is None:
+            return list(self.ended_events.get(key, ()))[-limit:]
+        return here.events[-limit:]
 
     def waited_today(self, agents: dict[str, Agent], now: float | None = None) -> float:
         """Seconds agents spent needing you since midnight (earlier runs included)."""

@@ -44,21 +44,21 @@ ENDED_KEPT = 100  # agents that are gone whose recent in-memory events are kept 
 
 
 class Journal:
-    def __init__(self, log: EventLog | None, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, log: EventLog | None, clock: Callable[[], float] = time.time, *, background: bool = False) -> None:
         self.log = log
         self.clock = clock
         self.agents: dict[str, AgentHistory] = {}  # agents that are here now
         self._ended: OrderedDict[str, list[StoredEvent]] = OrderedDict()  # the last ENDED_KEPT gone agents' events
-        self.writer = EventWriter(log, clock, self._remember)
+        self.writer = EventWriter(log, clock, self._remember, background=background)  # background: writes off the loop (event_writer.py)
         self.tracker = CommandTracker(self._history, self.writer, clock)
         self.history = History(log, clock, self.agents, self._ended, self.writer)
         self.ledger = UsageLedger(log, self.writer, clock)  # what agents spent per day (service/records/usage_ledger.py)
 
     @classmethod
     def open(cls, path=None, clock: Callable[[], float] = time.time) -> tuple[Journal, str | None]:
-        """A journal on the event log at ``path``; on failure, a memory-only one and the reason."""
+        """A journal on the event log at ``path``, written by a thread of its own (the service's); on failure, a memory-only one and the reason."""
         try:
-            return cls(EventLog(path), clock), None
+            return cls(EventLog(path), clock, background=True), None
         except EventLogError as exc:
             return cls(None, clock), f"event log disabled: {exc}"
 

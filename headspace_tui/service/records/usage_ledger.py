@@ -18,6 +18,7 @@ first seen (a session begun yesterday and first watched today is today's).
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from collections.abc import Callable, Iterable
 
 from ...model import Agent
@@ -82,6 +83,7 @@ class UsageLedger:
         self._last: dict[str, Last] = {}  # agent key → the totals its last event said
         self._day = 0.0  # the midnight ``_today`` counts from
         self._today = Spent()
+        self._counting = threading.RLock()  # today's sum: added to on the loop, read by ``spent`` in a thread
         self._kept: list[StoredEvent] = []  # without a log: this run's events, for the days view
         # This machine's host name in agent keys, and the local tmux server whose agents' spending this is ("": every
         # one's): the log is one per user, kept by every headspace of every server; another local server's agents are
@@ -103,8 +105,9 @@ class UsageLedger:
         if not spent.tokens.total and not spent.cost_usd:
             return
         now = self.clock()
-        self.today(now)
-        self._today += spent
+        with self._counting:
+            self.today(now)
+            self._today += spent
         event = {
             "kind": KIND,
             "agent": key,
@@ -128,11 +131,12 @@ class UsageLedger:
 
     def today(self, now: float) -> Spent:
         """What was spent since midnight, earlier runs' events included."""
-        midnight = start_of_day(now)
-        if midnight != self._day:
-            self._day = midnight
-            self._today = sum((r.spent for r in by_day(self._events(midnight))), Spent())
-        return self._today
+        with self._counting:  # asked off the loop (``spent`` is served in a thread) while the loop adds to it
+            midnight = start_of_day(now)
+            if midnight != self._day:
+                self._day = midnight
+                self._today = sum((r.spent for r in by_day(self._events(midnight))), Spent())
+            return self._today
 
     def days(self, now: float, days: int) -> list[SpentRow]:
         """Each agent's spending per day, the last ``days`` days (today included)."""
@@ -143,7 +147,9 @@ class UsageLedger:
         if self.log is None:
             return [e for e in self._kept if e.ts >= since]
         try:
-            found = self.log.query(kind=KIND, since=since) + [e for e in self.writer.waiting_of(KIND) if e.ts >= since]
+            with self.writer.reading():  # what still waits first, then the log: none missed (event_writer.reading)
+                waiting = [e for e in self.writer.waiting_of(KIND) if e.ts >= since]
+                found = self.log.query(kind=KIND, since=since) + waiting
         except EventLogError:
             return []
         return [e for e in found if self._mine(e.agent or "")]
