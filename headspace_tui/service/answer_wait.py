@@ -22,10 +22,9 @@ import time
 from dataclasses import dataclass
 
 from ..api import timeouts
-from ..api.facade import REACTION_TIME, Intent, IntentKind, Report
+from ..api.facade import REACTION_TIME, Intent, IntentKind, Report, Served
 from ..model import PANE_ADDRESS, Agent
 from ..tmux.server import TmuxCommandError
-from .facade import Service
 from .records.appearances import is_request
 
 MAX_TEXT = 10_000  # characters of a typed answer
@@ -73,7 +72,7 @@ class Reply:
 class AnswerWait:
     """Answers that wait for their final report; one per service, subscribed to its reports."""
 
-    def __init__(self, service: Service) -> None:
+    def __init__(self, service: Served) -> None:
         self.service = service
         self._waiting: dict[str, list[asyncio.Future[Report]]] = {}  # per pane, the answers waiting for their final report
         service.on_answer_report(self._report)

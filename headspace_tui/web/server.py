@@ -29,8 +29,9 @@ the token; guard.py says how it is checked):
   ``request``: the same words asked again are another request); the audit
   says "via web" and the client's address.
 
-The page reaches the service only through the facade (``Service``'s public
-calls and AnswerWait), as the terminal UI does; its routes are built from
+The page reaches the service only through its declared calls (``Served``:
+the facade and what the service's own servers ask, api/facade.py) and
+AnswerWait, as the terminal UI does; its routes are built from
 their declarations, which check each field before a handler sees it.
 """
 
@@ -52,14 +53,13 @@ from urllib.parse import quote
 from aiohttp import web
 
 from ..api.call import Asked, Call
-from ..api.facade import Intent, IntentKind
+from ..api.facade import Intent, IntentKind, Served
 from ..api.page_calls import PAGE
 from ..api.rows import host_problems
 from ..events import AgentChanged, AgentRemoved, Event, PaneCaptured, ProblemChanged
 from ..model import Agent, PaneAddress
 from ..notifications.snooze import UNTIL_IT_CHANGES, snooze_words
 from ..service.answer_wait import AnswerWait, answer_request
-from ..service.facade import Service
 from ..shared.fanout import Fanout, sse
 from .guard import COOKIE, RateLimit, new_token, same_origin, token_matches
 from .views import agent_view, screen_view
@@ -115,7 +115,7 @@ class WebOptions:
 class WebPage:
     """The page's routes and its streams, for one service; made once, served by ``WebSite`` while the web is on."""
 
-    def __init__(self, service: Service, answers: AnswerWait, focus: Callable[[str, str | None], None], gone: Callable[[str], None]) -> None:
+    def __init__(self, service: Served, answers: AnswerWait, focus: Callable[[str, str | None], None], gone: Callable[[str], None]) -> None:
         self.service = service
         self.answers = answers
         self.focus = focus  # the service's focus arbitration, shared with the terminal clients (FacadeStream.focus)
