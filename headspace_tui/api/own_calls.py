@@ -2,7 +2,8 @@
 
 ``status`` reads rows, ``send`` answers and waits for the final report,
 ``rules pause|resume|revoke`` changes what the rules may answer (through
-the service, as the page does), ``serve --stop`` ends the service, ``web``
+the service, as the page does), ``new --host`` starts an agent on a host
+the service watches (through its link), ``serve --stop`` ends the service, ``web``
 turns the page on or off; every client asks its hello first.  Declared like the facade's (call.py), so the
 server's routes (server.py) and the command line's requests (client.py)
 are both read from here and tests/unit/test_wire_calls.py finds every route
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .call import ASK, FLAG, HOST_NAME, MAYBE_TEXT, RULE_ID, RULES_ACTION, SETTLE, SETTLE_FOR, TEXT, Asked, Call, Kind, optional
+from .call import ASK, FLAG, FOLDER, HOST_NAME, LIFECYCLE, MAYBE_TEXT, RULE_ID, RULES_ACTION, SESSION_NAME, SETTLE, SETTLE_FOR, TEXT, WORDS, Asked, Call, Kind, optional
 
 
 def _port(value: Any) -> int:
@@ -47,6 +48,7 @@ OWN: dict[str, Call] = {
         ),
         Call("stop", "POST", "/v1/stop", timeout=ASK),
         Call("rules", "POST", "/v1/rules", (("action", RULES_ACTION), ("rule", RULE_ID), ("host", HOST_NAME)), writes=True),
+        Call("start_on_host", "POST", "/v1/agents/start-on-host", (("host", HOST_NAME), ("folder", FOLDER), ("args", WORDS), ("session", SESSION_NAME)), timeout=LIFECYCLE, writes=True),
         Call(
             "web",
             "POST",

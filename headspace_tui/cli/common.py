@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the annotation only: a command's start loads no more than it needs
+    from pathlib import Path
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -106,3 +110,27 @@ def resolve_target(server, target: str):
         if len(matches) > 1:
             raise UserError(f"target {target!r} names {len(matches)} panes; use session:window.pane or %N")
     raise UserError(f"no pane {target!r} on {server.where()}")
+
+
+def service_watching(server, config: Path | None, host_name: str, *, nothing: str) -> str | None:
+    """The config (resolved; "": the default) of the running service of ``server`` that watches ``host_name``; None when none does.
+
+    A service that watches it but may not be asked (another version, or
+    another config than ``config``) is an error: its answerer owns that
+    host's panes, and a second one over a link of this command's own could
+    race it.  ``nothing``: what the error says was not done ("nothing sent").
+    """
+    from ..api.errors import ServiceError
+    from ..resident.client import asked_place
+    from ..shared.resident_place import PlaceError, is_held, place_of, read_card
+
+    place = place_of(server.identity)
+    hosts = (read_card(place) or {}).get("hosts")
+    if not (isinstance(hosts, list) and host_name in hosts and is_held(place)):
+        return None
+    wanted = str(config.resolve()) if config is not None else None
+    try:
+        asked_place(server.identity, wanted)
+    except (ServiceError, PlaceError, OSError) as exc:
+        raise UserError(f"{host_name}: the headspace service of this tmux server watches it, and cannot be asked ({exc}); {nothing}") from None
+    return wanted or ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .common import EXIT_OK, UserError, clean, config_of, server_of
+from .common import EXIT_OK, UserError, clean, config_of, server_of, service_watching
 
 
 def cmd_new(args: argparse.Namespace) -> int:
@@ -22,9 +22,13 @@ def cmd_new(args: argparse.Namespace) -> int:
     from ..resident.start import asked_or_started
     from ..shared.resident_place import PlaceError
 
-    if args.host:
-        return _new_remote(args, config_of(args), args.host)
     server = server_of(args)
+    if args.host:
+        _check_remote(args)
+        watching = service_watching(server, args.config, args.host, nothing="nothing started")
+        if watching is None:  # no service watches that host: this command's own link (as send --host)
+            return _new_remote(args, config_of(args), args.host)
+        return _new_by_service(args, server, watching)
     folder = args.dir if args.dir is not None else Path.cwd()
     try:
         place = asked_or_started(server, args.config)
@@ -41,6 +45,37 @@ def cmd_new(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _check_remote(args: argparse.Namespace) -> None:
+    """What ``new --host`` needs, said before anything is asked of a host or a service."""
+    if args.worktree:
+        raise UserError("--worktree is not supported with --host: make the worktree there, then start in it")
+    if not args.session:
+        raise UserError("--host needs --session NAME (there is no current session over there)")
+    if args.dir is None or not str(args.dir).startswith("/"):
+        raise UserError("--host needs DIR, an absolute path of a folder on that host")
+
+
+def _new_by_service(args: argparse.Namespace, server, config: str) -> int:
+    """``new --host NAME`` where the service of this tmux server watches that host: it starts the agent, through its own link.
+
+    One engine per host: that service watches the host's panes and owns its
+    link; a second link of this command's own is not made.
+    """
+    from ..api.errors import Lost, ServiceError
+    from ..resident.client import ask_start_on_host, asked_place
+    from ..shared.resident_place import PlaceError
+
+    try:
+        place = asked_place(server.identity, config or None)
+        started = ask_start_on_host(place, args.host, str(args.dir), list(args.claude_args), args.session)
+    except Lost as exc:
+        raise UserError(f"the headspace service did not answer ({exc}); an agent may have started: see 'headspace status'") from None
+    except (ServiceError, PlaceError) as exc:
+        raise UserError(str(exc).removeprefix("the headspace service: ")) from None
+    print(clean(f"{started['pane']} {started['target']}: claude in {started['cwd']}"))
+    return EXIT_OK
+
+
 def _new_remote(args: argparse.Namespace, config, host_name: str) -> int:
     """``new --host NAME``: the same window on that host's tmux, through its ssh link; the folder must exist there."""
     import asyncio
@@ -52,12 +87,6 @@ def _new_remote(args: argparse.Namespace, config, host_name: str) -> int:
     from ..tmux.server import TmuxCommandError, TmuxUnavailable
     from ..tmux.spawn import SpawnError, start_window
 
-    if args.worktree:
-        raise UserError("--worktree is not supported with --host: make the worktree there, then start in it")
-    if not args.session:
-        raise UserError("--host needs --session NAME (there is no current session over there)")
-    if args.dir is None or not str(args.dir).startswith("/"):
-        raise UserError("--host needs DIR, an absolute path of a folder on that host")
     spec = next((h for h in config.hosts if h.name == host_name), None) or host_from_destination(host_name)
     if spec.destination.startswith("-"):
         raise UserError(f"host {spec.destination!r}: a destination must not start with '-'")

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import argparse
 import re
-from pathlib import Path
 
-from .common import EXIT_OK, UserError, clean, config_of, resolve_target, server_of
+from .common import EXIT_OK, UserError, clean, config_of, resolve_target, server_of, service_watching
 
 
 def cmd_send(args: argparse.Namespace) -> int:
@@ -22,7 +21,7 @@ def cmd_send(args: argparse.Namespace) -> int:
     host_name = args.host or (address.host if address is not None and address.host != "local" else "")
     server = server_of(args)
     if host_name:
-        watching = _service_watching(server, args.config, host_name)
+        watching = service_watching(server, args.config, host_name, nothing="nothing sent")
         if watching is None:
             return _send_remote(args, config, host_name)
         return _send_by_service(args, config, server, _remote_pane(server, watching, host_name, args.target))
@@ -61,30 +60,6 @@ def _send_by_service(args: argparse.Namespace, config, server, pane_id: str) -> 
         raise UserError(f"{target}: {detail}")
     print(clean(f"{target}: {detail}"))
     return EXIT_OK
-
-
-def _service_watching(server, config: Path | None, host_name: str) -> str | None:
-    """The config (resolved; "": the default) of the running service of ``server`` that watches ``host_name``; None when none does.
-
-    A service that watches it but may not be asked (another version, or
-    another config than ``config``) is an error: its answerer owns that
-    host's panes, and a second one over a link of this command's own could
-    race it.
-    """
-    from ..api.errors import ServiceError
-    from ..resident.client import asked_place
-    from ..shared.resident_place import PlaceError, is_held, place_of, read_card
-
-    place = place_of(server.identity)
-    hosts = (read_card(place) or {}).get("hosts")
-    if not (isinstance(hosts, list) and host_name in hosts and is_held(place)):
-        return None
-    wanted = str(config.resolve()) if config is not None else None
-    try:
-        asked_place(server.identity, wanted)
-    except (ServiceError, PlaceError, OSError) as exc:
-        raise UserError(f"{host_name}: the headspace service of this tmux server watches it, and cannot be asked ({exc}); nothing sent") from None
-    return wanted or ""
 
 
 def _remote_pane(server, config: str, host_name: str, target: str) -> str:

@@ -198,6 +198,14 @@ def ask_rules(place: Place, action: str, rule: str = "", host: str = "") -> str:
     return said
 
 
+def ask_start_on_host(place: Place, host: str, folder: str, args: list[str], session: str) -> dict[str, str]:
+    """``new --host``: start an agent on ``host`` through the service at ``place``, which watches it; where it runs (Refused: why not)."""
+    answer = ask(place, "start_on_host", {"host": host, "folder": folder, "args": args, "session": session}, timeout=timeouts.LIFECYCLE + timeouts.REQUEST)
+    if not (isinstance(answer, dict) and all(isinstance(answer.get(k), str) for k in ("pane", "target", "cwd"))):
+        raise ServiceError("the service's answer is not where the agent runs")
+    return {k: str(answer[k]) for k in ("pane", "target", "cwd")}
+
+
 def stop(place: Place, *, wait: float = 10.0) -> bool:
     """Ask the service to end and wait until it has let go of its lock; True when none runs any more."""
     try:

@@ -57,7 +57,7 @@ from aiohttp import web
 from .. import __version__
 from ..api.call import Asked
 from ..api.calls import CALLS
-from ..api.errors import server_gone
+from ..api.errors import ServiceError, server_gone
 from ..api.facade import Intent, Report
 from ..api.own_calls import OWN
 from ..api.rows import agent_row, host_problems
@@ -265,6 +265,19 @@ class Resident:
             return web.json_response({"error": str(exc)}, status=409)
         log.info("rules %s %s %s from the command line", taken["action"], taken["rule"] or "(all)", taken["host"] or "(all hosts)")
         return web.json_response({"said": said})
+
+    async def _start_on_host(self, request: web.Request) -> web.Response:
+        """``headspace new --host``: an agent started on a host this service watches, through its link (the service's one way to start it)."""
+        body = await self._body(request, "start_on_host")
+        if isinstance(body, web.Response):
+            return body
+        taken = OWN["start_on_host"].take(body)
+        try:
+            started = await self.service.start_on_host(taken["host"], taken["folder"], taken["args"], taken["session"])
+        except ServiceError as exc:
+            return web.json_response({"error": str(exc)}, status=409)
+        log.info("started %s in %s on %s from the command line", started.pane_id, started.cwd, taken["host"])
+        return web.json_response({"pane": started.pane_id, "target": started.target, "cwd": started.cwd})
 
     def _report(self, report: Report) -> None:
         if self._facade_streams:

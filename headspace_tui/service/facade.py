@@ -49,7 +49,7 @@ from ..shared.resident_place import is_held, place_of
 from ..shared.safe_text import clean
 from ..tmux import clients
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
-from ..tmux.spawn import SpawnError, kill_pane
+from ..tmux.spawn import SpawnError, kill_pane, start_window
 from ..usage.model import Spent, SpentRow
 from .acting.limit_resume import LimitResume
 from .acting.rule_answers import RuleAnswers
@@ -508,6 +508,36 @@ class Service:
             program = agent_argv()[0]
             raise ServiceError(f"{program} started in {started.pane_id}, whose window closed at once (try {program} in that folder)") from None
         return dataclasses.replace(started, target=target)
+
+    async def start_on_host(self, host: str, folder: str, args: Sequence[str] = (), session: str = "") -> Started:
+        """``headspace new --host``: ``claude`` (with ``args``) in a new window of ``session`` on a remote host this service watches, through its link.
+
+        The folder must exist there (tmux would start the window elsewhere,
+        silently).  The host's monitor is asked to look at once, so the new
+        agent is watched from its first moment, as ``start_agent``'s are.
+        """
+        monitor = self._fleet.monitors.get(host)
+        remote = monitor.host if monitor is not None else None
+        if monitor is None or not isinstance(remote, RemoteHost):
+            raise ServiceError(f"{host}: this service does not watch that host")
+        if not session:
+            raise ServiceError(f"{host}: name a session with --session NAME (there is no current session over there)")
+        if not remote.link.connected:
+            raise ServiceError(f"{host}: not reached now; nothing started (see 'headspace status')")
+        if not await remote.link.run(f"test -d {shlex.quote(folder)}"):
+            raise ServiceError(f"{host}: no such folder: {folder}")
+        server = monitor.server
+        try:
+            pane_id = await asyncio.to_thread(start_window, server, agent_argv(args), cwd=folder, session=session)
+        except (SpawnError, TmuxCommandError, TmuxUnavailable) as exc:
+            raise ServiceError(f"{host}: {exc}") from None
+        monitor.request_discovery()
+        try:
+            target = (await asyncio.to_thread(server.pane, pane_id)).target
+        except (TmuxCommandError, TmuxUnavailable):
+            program = agent_argv()[0]
+            raise ServiceError(f"{host}: {program} started in {pane_id}, whose window closed at once (try {program} in that folder)") from None
+        return Started(pane_id, folder, False, target=f"{host}:{target}")  # the host's server names panes with the host (``%3@box``)
 
     @staticmethod
     def _claude_only(agent: Agent) -> None:

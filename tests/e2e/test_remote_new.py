@@ -14,11 +14,17 @@ from pathlib import Path
 
 import pytest
 
+from headspace_tui.api.errors import ServiceError
 from headspace_tui.model import AgentState
+from headspace_tui.resident.client import ask_rows
 from headspace_tui.shared.proctree import read_process_table
+from headspace_tui.tmux.server import TmuxServer
 from tests.e2e.test_lifecycle_live import APPEARS_WITHIN, STOPS_WITHIN, pane_ids, user_server
 from tests.e2e.test_remote import config_file, headspace, private_tmux, remote_app  # noqa: F401 - a fixture
+from tests.e2e.test_resident_service import no_tmux_path, started
 from tests.harness.sshd import Sshd, running_sshd
+from tests.harness.tmux import temp_server
+from tests.harness.wait import poll
 from tests.ui.apps import wait_until
 
 pytestmark = pytest.mark.e2e
@@ -72,3 +78,43 @@ def test_new_on_a_remote_host_then_stop(claude_binary, fake_api, private_tmux, b
     asyncio.run(scenario())
     print(f"\nremote row appeared {timings['appeared']:.2f}s after 'headspace new --host' returned")
     assert timings["appeared"] < APPEARS_WITHIN + 1.0, timings  # one more second: the host's link polls
+
+
+def test_new_on_a_host_the_service_watches_is_started_by_that_service(claude_binary, fake_api, private_tmux, box, tmp_path, services):  # noqa: F811 - a fixture
+    """One engine per host: with a service of this tmux server watching box, ``new --host box`` asks it, and it starts the agent through its own link.
+
+    The command runs where ssh is not on its PATH (a link of its own could
+    not reach box); the service's row of the new agent follows.
+    """
+    folder = tmp_path / "work"
+    folder.mkdir()
+    user_server(private_tmux, claude_binary, fake_api, tmp_path, [folder])
+    config = config_file(tmp_path, box, private_tmux.name)
+    with temp_server("hs-here-") as (_, here):  # this machine's own tmux server, whose service watches box
+        here.new_session("shell", width=80, height=24, cwd=str(tmp_path), command=["sleep", "600"])
+        started(here.name, services, "--config", str(config))
+        key, wanted = TmuxServer(socket_name=here.name).identity, str(config.resolve())
+
+        def rows_of_box() -> list[dict] | None:
+            try:
+                rows, problems = ask_rows(key, wanted)
+            except ServiceError:
+                return None
+            return None if any(p.startswith("box") for p in problems) else [r for r in rows if r["host"] == "box"]
+
+        assert poll(rows_of_box, lambda found: found is not None, timeout=60) is not None, "the service's first look at box"
+        without_ssh = {"PATH": no_tmux_path(tmp_path)}  # this Python only: no ssh, no tmux
+        new = lambda *args: headspace("-L", here.name, "--config", str(config), "new", "--host", "box", *args, env=without_ssh)  # noqa: E731
+        refused = new("--session", "main", str(tmp_path / "missing"))
+        assert refused.returncode == 1 and refused.stderr == f"headspace: box: no such folder: {tmp_path / 'missing'}\n", refused.stderr
+        assert len(pane_ids(private_tmux)) == 1  # nothing started
+        done = new("--session", "main", str(folder), "--", "--append-system-prompt", PROMPT)
+        assert done.returncode == 0, done.stderr
+        address = done.stdout.split()[0]
+        assert address.endswith("@box") and f"box:main:1.0: claude in {folder}" in done.stdout, done.stdout
+        row = poll(lambda: next((r for r in rows_of_box() or [] if r["pane_id"] == address.partition("@")[0]), None), lambda r: r is not None and r["state"] == "idle", timeout=30)
+        assert row is not None and row["agent"] == "claude", f"the service's row of {address}"
+        pid = int(private_tmux.run("display-message", "-p", "-t", address.partition("@")[0], "#{pane_pid}").strip())
+        info = read_process_table().get(pid)
+        assert info is not None and list(info.argv[-2:]) == ["--append-system-prompt", PROMPT]  # through ssh's shell, word for word
+        private_tmux.run("kill-pane", "-t", address.partition("@")[0])
