@@ -14,6 +14,7 @@ counts every attach itself (a ``client-attached`` hook), and:
 * sessions that come and go within a second or two (a storm) are read by
   captures and never attached; one that stays is attached once settled;
 * every session is read before its client's turn to attach comes;
+* our own attaches are no news that holds the next; another client's is;
 * a headspace killed with ``kill -9`` while a pane floods leaves no control
   client attached (tmux 3.3a kept such clients forever).
 """
@@ -193,6 +194,35 @@ def test_every_session_is_read_before_its_client_gets_its_turn_to_attach(private
         await _until(lambda: _attaches(log) == {"one": 1, "two": 1, "three": 1}, "each session attached once its turn came")
 
     _run(monitor, scenario)
+
+
+def test_our_own_attaches_do_not_hold_the_next_but_another_clients_attach_does(private_tmux, tmp_path, monkeypatch):
+    """Each attach waits for a quiet moment; tmux tells every control client of each of ours, which is no storm.
+
+    Counted as news, our own attaches made each next one wait: 300
+    sessions took minutes.  Now four sessions attach directly (the way
+    taken on the releases with the attach bug) and no notification has
+    counted; a control client of someone else attaching still does.
+    """
+    monkeypatch.setenv("HEADSPACE_TMUX_ATTACH", "direct")
+    log = _world(private_tmux, tmp_path, "one", "two", "three", "four")
+    monitor = _monitor(private_tmux, tmp_path)
+    other: list[subprocess.Popen] = []
+
+    async def scenario() -> None:
+        await _until(lambda: _attaches(log) == {"one": 1, "two": 1, "three": 1, "four": 1}, "each session attached")
+        await _until(lambda: len(monitor.sessions.clients) == 4, "the four clients taken")
+        assert monitor.sessions._last_notification == 0.0, "our own attaches were counted as news"
+        # Someone else's control client (a stock ``tmux -C``, as iTerm2's), attaching: that is news.
+        other.append(subprocess.Popen(["tmux", "-L", private_tmux.name, "-C", "attach-session", "-t", "one"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        await _until(lambda: monitor.sessions._last_notification > 0.0, "another client's attach counted as news")
+
+    try:
+        _run(monitor, scenario)
+    finally:
+        for proc in other:  # ours to end, by its handle
+            proc.kill()
+            proc.wait()
 
 
 KILLED_MONITOR = """

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import os
 from collections.abc import Awaitable, Callable
 
 from ...model import AgentState
@@ -93,6 +94,7 @@ class Sessions:
         self._unknown_checks: dict[str, asyncio.Task] = {}
         self._unknown_again: set[str] = set()
         self._attaching = asyncio.Lock()  # one control client attaching at a time (see _quiet_moment)
+        self._own_name = f"client-{os.getpid()}"  # how tmux names our directly attached clients (direct_attach.py)
         self._last_notification = 0.0  # when tmux last told a control client of a session or window change
         self._awaiting_discovery: set[str] = set()  # sessions whose client ended, waiting to be seen still there
         # Discoveries are numbered as they start; ``_discovered`` is the number of the last one that
@@ -240,11 +242,27 @@ class Sessions:
                 self._unknown_output(pane_id)
 
     def _control_event(self, name: str, args: str) -> None:
-        self._last_notification = self.clock()
+        if not self._our_own_news(name, args):
+            self._last_notification = self.clock()
         if name in LAYOUT_EVENTS:
             self.request_discovery()
         elif name == "pane-mode-changed":
             self.read_soon(args.strip())
+
+    def _our_own_news(self, name: str, args: str) -> bool:
+        """A notification that only tells of our own directly attached clients (one attached, one ended): not a storm to wait out.
+
+        Every attach of ours is told to every other control client
+        (``%client-session-changed client-<pid> $3 name``); counted as news,
+        each made the next attach wait ATTACH_QUIET, so 300 sessions took
+        two and a half minutes to attach.  Our attaches go one at a time, and
+        tmux has told the others of one before its client is ready, so the
+        next cannot be caught by it.  A directly attached client (tmux 3.2
+        to 3.6, the releases with the attach bug) is named by headspace's
+        own pid; a ``tmux -C`` child's news still counts (the fallback, and
+        tmux 3.7 on, where the attach leaves no window to guard).
+        """
+        return name in ("client-session-changed", "client-detached") and args.split(" ", 1)[0] == self._own_name
 
     def _session_panes(self, session_id: str) -> list[PaneWatch]:
         return [w for w in self.panes.values() if w.record.session_id == session_id]
