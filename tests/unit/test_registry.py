@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -200,5 +201,28 @@ def test_watch_ends_promptly_when_stopped_while_waiting(tmp_path: Path):
         stop.set()
         with pytest.raises(StopAsyncIteration):
             await asyncio.wait_for(pending, 5)
+
+    asyncio.run(scenario())
+
+
+def test_an_idle_watch_runs_no_thread_of_its_own_and_only_a_change_brings_news(tmp_path: Path):
+    """The watch is the kernel's descriptor read by the loop: no thread waking every 20 ms to look (the old watcher's cost)."""
+    from headspace_tui.service.watching.folder_watch import folder_changes
+
+    async def scenario():
+        threads = threading.active_count()
+        stop = asyncio.Event()
+        gen = folder_changes(tmp_path, every=30.0, stop_event=stop)
+        try:
+            await asyncio.wait_for(gen.__anext__(), 5)  # the first look
+            pending = asyncio.ensure_future(gen.__anext__())
+            await asyncio.sleep(0.3)  # time must pass: nothing changes, so nothing may come
+            assert not pending.done(), "news with nothing changed"
+            assert threading.active_count() == threads, "the watch started a thread"
+            write(tmp_path, "4000.json", {**SAMPLE, "pid": 4000})
+            await asyncio.wait_for(pending, 5)  # told by the kernel, long before the 30 s look
+        finally:
+            stop.set()
+            await gen.aclose()
 
     asyncio.run(scenario())

@@ -1,11 +1,11 @@
 """Watching a folder here: the status files of a Claude config dir, and the hook spool.
 
 Both are small folders of small files that other programs write whole.
-``folder_changes`` is the one way we wait on such a folder: inotify
-(through watchfiles) for prompt news, and a look at the latest every
-``every`` seconds whatever inotify says, so a change made before the watch
-took hold, a missed notification, or no inotify at all (limits, exotic file
-systems) only delays the news.  A folder that is not there yet is looked
+``folder_changes`` is the one way we wait on such a folder: inotify, read
+on the loop itself (shared/inotify.py: no thread, nothing woken while
+nothing changes), for prompt news, and a look at the latest every
+``every`` seconds whatever inotify says, so a missed notification or no
+inotify at all (limits, exotic file systems) only delays the news.  A folder that is not there yet is looked
 for at that pace; one that goes away is news at once.
 
 The readers themselves (``detect.registry.read_statuses``,
@@ -21,10 +21,10 @@ import logging
 import os
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
 
 from ...detect.claude.status_files import ClaudeStatus, read_statuses
 from ...hooks.spool import HookEvent, SpoolReader, check_spool, ensure_spool
+from ...shared.inotify import FolderWatch, Unavailable
 from ...shared.safe_files import Unchanged
 
 log = logging.getLogger(__name__)
@@ -42,6 +42,19 @@ async def _wait(stop_event: asyncio.Event | None, seconds: float) -> bool:
     return stop_event.is_set()
 
 
+async def _changed(watch: FolderWatch, stop_event: asyncio.Event | None, seconds: float) -> bool:
+    """Wait until ``watch`` has news (True), ``seconds`` pass or ``stop_event`` is set (False)."""
+    waits = [asyncio.ensure_future(watch.changed.wait())]
+    if stop_event is not None:
+        waits.append(asyncio.ensure_future(stop_event.wait()))
+    try:
+        await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
+    return watch.changed.is_set()
+
+
 async def folder_changes(
     folder: Path,
     *,
@@ -53,50 +66,54 @@ async def folder_changes(
 ) -> AsyncIterator[None]:
     """Yield whenever ``folder``'s files may have changed, and at the latest every ``every`` seconds.
 
-    ``only`` keeps the paths worth waking for (the folder itself always
-    counts, so its removal is seen).  Ends when ``stop_event`` is set; set it
-    (rather than cancelling the task) to stop promptly.
+    A burst of changes is one yield: once ``step`` ms pass without another,
+    or ``debounce`` ms after its first.  ``only`` keeps the paths worth
+    waking for (the folder itself always counts, so its removal is seen).
+    Ends when ``stop_event`` is set; set it (rather than cancelling the
+    task) to stop promptly.
     """
-    from watchfiles import awatch
-
     folder = Path(folder)
     name = os.path.abspath(folder)
+    loop = asyncio.get_running_loop()
 
-    def relevant(change: Any, path: str) -> bool:
-        return only is None or only(path) or os.path.abspath(path) == name
+    def stopped() -> bool:
+        return stop_event is not None and stop_event.is_set()
 
     inotify = True
-    while stop_event is None or not stop_event.is_set():
+    while not stopped():
         if not (inotify and folder.is_dir()):
             if await _wait(stop_event, every):
                 return
             yield
             continue
-        yield  # the folder may have been filled between the caller's last read and the watch taking hold
         try:
-            async for _changes in awatch(
-                folder,
-                stop_event=stop_event,
-                watch_filter=relevant,
-                debounce=debounce,
-                step=step,
-                rust_timeout=max(int(every * 1000), 50),
-                yield_on_timeout=True,  # the look at the latest every ``every`` seconds
-                recursive=False,
-            ):
-                yield
-                if not folder.is_dir():
-                    break
-        except FileNotFoundError:
-            pass  # the folder went away under the watcher
-        except (OSError, RuntimeError) as exc:
+            watch = FolderWatch(name)
+        except Unavailable as exc:
             if folder.is_dir():
                 log.info("no inotify for %s (%s): looking every %gs", folder, exc, every)
                 inotify = False
-        if not folder.is_dir():
-            yield  # gone: news at once, then looked for again
-        elif inotify and (stop_event is None or not stop_event.is_set()):
-            await _wait(stop_event, every)  # the watcher ended unexpectedly: don't spin
+            continue
+        try:
+            yield  # the folder may have been filled between the caller's last read and the watch taking hold
+            while not stopped():
+                if not await _changed(watch, stop_event, every):
+                    if not stopped():
+                        yield  # the look at the latest every ``every`` seconds
+                    continue
+                deadline = loop.time() + debounce / 1000
+                while not watch.gone:  # the rest of the burst
+                    watch.changed.clear()
+                    left = min(step / 1000, deadline - loop.time())
+                    if left <= 0 or not await _changed(watch, stop_event, left):
+                        break
+                names = watch.take()
+                if watch.gone or not folder.is_dir():
+                    yield  # gone: news at once, then looked for again
+                    break
+                if only is None or "" in names or any(only(os.path.join(name, changed)) for changed in names):
+                    yield
+        finally:
+            watch.close()
 
 
 async def watch_statuses(folder: Path, stop_event: asyncio.Event | None = None, *, poll: float = 1.0) -> AsyncIterator[dict[int, ClaudeStatus]]:
