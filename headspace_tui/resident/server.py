@@ -384,7 +384,22 @@ class Resident:
             self.end(f"signal {name}")
 
     async def _watch_tmux(self, first_pid: int) -> None:
-        """End the service when its tmux server is gone or replaced; a look that fails (no fork, say) is tried again, less often each time."""
+        """End the service when its tmux server is gone or replaced; a look that fails (no fork, say) is tried again, less often each time.
+
+        The kernel says when the server's process ends (a pidfd read by the
+        loop): nothing is asked of tmux while it runs.  A look every
+        TMUX_CHECK seconds (a forked ``tmux display-message``, about a
+        tenth of the idle service's cost) is what is left where no pidfd
+        can be had (an old kernel, a pid not known).
+        """
+        if first_pid and await self._until_gone(first_pid):
+            pid = await asyncio.to_thread(self.server.pid)  # gone, or replaced by a server of its own on the socket
+            if pid is None:
+                self.end(server_gone(self.server.where))
+                return
+            if pid and pid != first_pid:
+                self.end(f"another tmux server ({self.server.where}, pid {pid}) took the socket")
+                return
         pause = TMUX_CHECK
         while not self.stopping.is_set():
             with contextlib.suppress(TimeoutError):
@@ -402,6 +417,28 @@ class Resident:
                 self.end(server_gone(self.server.where))
             elif pid and first_pid and pid != first_pid:
                 self.end(f"another tmux server ({self.server.where}, pid {pid}) took the socket")
+
+    async def _until_gone(self, pid: int) -> bool:
+        """Wait until process ``pid`` ends (True) or the service stops (False); False at once where the kernel gives no pidfd."""
+        try:
+            fd = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            return False
+        ended = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        try:
+            loop.add_reader(fd, ended.set)
+            stop = asyncio.ensure_future(self.stopping.wait())
+            done = asyncio.ensure_future(ended.wait())
+            try:
+                await asyncio.wait([stop, done], return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                stop.cancel()
+                done.cancel()
+            return ended.is_set()
+        finally:
+            loop.remove_reader(fd)
+            os.close(fd)
 
     async def _give_back_memory(self) -> None:
         """Once a minute, the allocator's free pages to the system (shared/heap.py), off the loop.
