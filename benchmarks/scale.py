@@ -14,7 +14,8 @@ same panes, one after the other so their CPU can be told apart:
 * **baseline**: ``poller.py``, which forks ``tmux capture-pane`` for every pane
   every 500 ms (what the peer tools do) and classifies with the same rules.
 
-Each phase measures CPU (the observer plus the tmux server, in percent of one
+Each phase first says how long after its start every agent was listed
+(``listed_after_s``), then measures CPU (the observer plus the tmux server, in percent of one
 core) with all panes idle and with 20% busy, then draws the menu in every
 pane at recorded instants and measures the delay until the observer's model
 says ``permission`` (p50/p95).  Peak memory is the observer's (with its tmux
@@ -227,10 +228,12 @@ async def headspace_phase(farm: Farm, args, workdir: Path) -> dict:
                 permission_at[agent.pane_id] = time.time()
 
         app.service.subscribe(watch)
-        deadline = time.monotonic() + 60
+        started = time.monotonic()
+        deadline = started + 60
         while len(app.table.agents) < len(farm.pids) and time.monotonic() < deadline:
-            await pilot.pause(0.2)
+            await pilot.pause(0.05)
         found = len(app.table.agents)
+        listed_after = round(time.monotonic() - started, 2) if found >= len(farm.pids) else None  # every agent in the table (None: not within 60 s)
         await pilot.pause(2.0)  # settle: initial reads done
         idle = await measure_cpu(lambda: self_cpu() + proc_cpu(farm.server_pid), args.seconds)
         busy_panes = list(farm.pids)[: max(1, len(farm.pids) // 5)]
@@ -252,6 +255,7 @@ async def headspace_phase(farm: Farm, args, workdir: Path) -> dict:
         delays = await menus(farm, permission_at.get, args.spacing)
     return {
         "found": found,
+        "listed_after_s": listed_after,
         "cpu_idle_pct": idle,
         "cpu_busy_pct": busy,
         "delays": delays,
@@ -284,9 +288,11 @@ async def baseline_phase(farm: Farm, args) -> dict:
 
     reader = asyncio.create_task(read())
     try:
-        deadline = time.monotonic() + 60
+        started = time.monotonic()
+        deadline = started + 60
         while len(states) < len(farm.pids) and time.monotonic() < deadline:
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(0.05)
+        listed_after = round(time.monotonic() - started, 2) if len(states) >= len(farm.pids) else None
         await asyncio.sleep(2.0)
         cpu_of = lambda: proc_cpu(poller.pid, children=True) + proc_cpu(farm.server_pid)  # noqa: E731
         idle = await measure_cpu(cpu_of, args.seconds)
@@ -301,7 +307,7 @@ async def baseline_phase(farm: Farm, args) -> dict:
         poller.kill()  # our own child
         await poller.wait()
         reader.cancel()
-    return {"cpu_idle_pct": idle, "cpu_busy_pct": busy, "delays": delays, "rss_mb": memory}
+    return {"cpu_idle_pct": idle, "cpu_busy_pct": busy, "delays": delays, "rss_mb": memory, "listed_after_s": listed_after}
 
 
 def summary(phase: dict, prefix: str = "") -> dict:
@@ -312,6 +318,7 @@ def summary(phase: dict, prefix: str = "") -> dict:
         f"{prefix}cpu_idle_pct": round(phase["cpu_idle_pct"], 2),
         f"{prefix}cpu_busy_pct": round(phase["cpu_busy_pct"], 2),
         f"{prefix}rss_mb": round(phase["rss_mb"], 1),
+        f"{prefix}listed_after_s": phase["listed_after_s"],  # every agent listed, seconds after the observer started (None: not within 60 s)
     }
 
 

@@ -8,7 +8,8 @@ Measured, in this order:
 
 * ``status --json`` read by a look of its own (no service), wall time p50
   over ``--asks`` runs;
-* ``headspace serve`` started; once its first look is whole and every
+* ``headspace serve`` started; the seconds until ``status --json``
+  through it lists every agent (``listed_after_s``); once every
   session's control client has attached (``attached_after_s``: they go one
   at a time), its CPU (the service, its control clients, its forks and the
   tmux server) over ``--seconds`` with every agent idle, and its peak
@@ -89,7 +90,15 @@ def main() -> None:
         result["serve_start_s"] = round(time.perf_counter() - started, 2)
         card = read_card(place_of(TmuxServer(socket_name=farm.socket).identity, env)) or {}
         pid = card.get("pid")
-        headspace(env, *status)  # waits for the first look to be whole
+        # Every agent listed: ``status --json`` through the service (it waits for the first look to be whole), asked until it lists them all.
+        listed, deadline = 0, time.monotonic() + 300
+        while listed < args.panes and time.monotonic() < deadline:
+            done = headspace(env, *status)
+            listed = len(done.stdout.splitlines()) if done.returncode == 0 else 0
+            if listed < args.panes:
+                time.sleep(0.5)
+        result["listed_after_s"] = round(time.perf_counter() - started, 1) if listed >= args.panes else None
+        result["listed"] = listed
         # ...and then for every session's control client: they attach one at a time, each in a
         # quiet moment, and that start is not idle (measured: 9.5% at 100 agents 2 s after the first look).
         deadline = time.monotonic() + 180
@@ -97,10 +106,13 @@ def main() -> None:
             time.sleep(0.5)
         result["attached_after_s"] = round(time.perf_counter() - started, 1)
         time.sleep(2.0)
-        cpu_of = lambda: proc_cpu(pid, children=True) + sum(proc_cpu(k) for k in live_children(pid)) + proc_cpu(farm.server_pid)  # noqa: E731
-        before, at = cpu_of(), time.monotonic()
+        service_cpu = lambda: proc_cpu(pid, children=True) + sum(proc_cpu(k) for k in live_children(pid))  # noqa: E731
+        before, tmux_before, at = service_cpu(), proc_cpu(farm.server_pid), time.monotonic()
         time.sleep(args.seconds)
-        result["idle_cpu_pct"] = round((cpu_of() - before) / (time.monotonic() - at) * 100, 2)
+        took = time.monotonic() - at
+        service_spent, tmux_spent = service_cpu() - before, proc_cpu(farm.server_pid) - tmux_before
+        result["idle_cpu_pct"] = round((service_spent + tmux_spent) / took * 100, 2)
+        result["idle_service_pct"], result["idle_tmux_pct"] = round(service_spent / took * 100, 2), round(tmux_spent / took * 100, 2)
         result["rss_mb"] = round(rss_mb(pid), 1)
         result["status_by_service_s"], result["rows_by_service"] = timed(env, status, args.asks)
         result["status_by_look_s"] = round(result["status_by_look_s"], 3)
