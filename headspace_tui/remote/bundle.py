@@ -39,6 +39,7 @@ MODULES = (
     "headspace_tui.detect.opencode.records",
     "headspace_tui.detect.usage_kinds",
     "headspace_tui.hooks.spool",
+    "headspace_tui.shared.inotify",
     "headspace_tui.remote.probe_watch",
     "headspace_tui.hooks.settings",
     "headspace_tui.hooks.calls",

@@ -31,88 +31,16 @@ from __future__ import annotations
 import errno
 import os
 import select
-import struct
-import sys
 import threading
 import time
 from collections.abc import Iterable
+
+from ..shared.inotify import FOLDER_MASK, IN_DELETE_SELF, IN_IGNORED, IN_MASK_ADD, IN_MOVE_SELF, IN_Q_OVERFLOW, PARENT_MASK, Inotify
 
 POLL_PACE = 0.5  # seconds between looks without inotify (the probe's old pace)
 PID_PACE = 2.0  # seconds between looks at processes that have no pidfd
 SAFETY_PACE = 60.0  # even with every event source armed, a full look this often (a missed event costs at most this)
 SETTLE = 0.02  # after a wake, gather what follows this long: a burst of writes is one look
-
-IN_MODIFY = 0x2
-IN_ATTRIB = 0x4
-IN_CLOSE_WRITE = 0x8
-IN_MOVED_FROM = 0x40
-IN_MOVED_TO = 0x80
-IN_CREATE = 0x100
-IN_DELETE = 0x200
-IN_DELETE_SELF = 0x400
-IN_MOVE_SELF = 0x800
-IN_Q_OVERFLOW = 0x4000
-IN_IGNORED = 0x8000
-IN_ONLYDIR = 0x01000000
-IN_MASK_ADD = 0x20000000  # a folder watched for two reasons (itself, and as a missing one's parent) keeps both masks
-
-# In a watched folder: any file written, replaced, added or removed; the folder itself going.
-FOLDER_MASK = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR
-# On the parent of a folder that is not there yet: a child appearing (created or moved in), the parent going.
-PARENT_MASK = IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR
-_EVENT = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len (then len bytes of name)
-
-
-class Inotify:
-    """One inotify instance, through libc's own functions (ctypes): no module to install."""
-
-    def __init__(self) -> None:
-        if not sys.platform.startswith("linux"):
-            raise OSError("inotify is Linux's")
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        self._init = libc.inotify_init1  # AttributeError on a libc without it
-        self._add = libc.inotify_add_watch
-        self._rm = libc.inotify_rm_watch
-        self._add.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
-        self._rm.argtypes = [ctypes.c_int, ctypes.c_int]
-        self._errno = ctypes.get_errno
-        fd = self._init(os.O_NONBLOCK | os.O_CLOEXEC)
-        if fd < 0:
-            code = self._errno()
-            raise OSError(code, f"inotify_init1: {os.strerror(code)}")
-        self.fd = fd
-
-    def add(self, path: str, mask: int) -> int:
-        """A watch descriptor; ``OSError`` with errno (ENOENT, ENOTDIR, ENOSPC for the watch limit, ...)."""
-        wd = self._add(self.fd, os.fsencode(path), mask)
-        if wd < 0:
-            code = self._errno()
-            raise OSError(code, f"inotify_add_watch {path}: {os.strerror(code)}")
-        return int(wd)
-
-    def remove(self, wd: int) -> None:
-        self._rm(self.fd, wd)  # an already-gone watch (EINVAL) is fine
-
-    def read(self) -> list[tuple[int, int, str]]:
-        """Every queued event, ``(wd, mask, name)``; [] when none (a full queue's overflow is its last)."""
-        events: list[tuple[int, int, str]] = []
-        while True:
-            try:
-                data = os.read(self.fd, 1 << 16)  # whole events only: the kernel never splits one
-            except BlockingIOError:
-                return events
-            at = 0
-            while at + _EVENT.size <= len(data):
-                wd, mask, _cookie, length = _EVENT.unpack_from(data, at)
-                at += _EVENT.size
-                name = data[at : at + length].split(b"\0", 1)[0]
-                at += length
-                events.append((wd, mask, os.fsdecode(name)))
-
-    def close(self) -> None:
-        os.close(self.fd)
 
 
 def _nearest(path: str) -> tuple[str, str]:

@@ -1,33 +1,30 @@
-"""Linux inotify on the event loop: a folder's changes told when they happen, and nothing done while none do.
+"""Linux inotify through libc (ctypes, standard library only), and a folder's watch read on the event loop.
 
-Why not a watcher library: the one used before (watchfiles) waits on a
-thread of its own that wakes every 20-50 ms to look for news, so each
-watched folder cost about 50 wakes a second with nothing changing (two of
-them were most of an idle service's CPU).  Here the kernel's descriptor is
-read by the loop itself (``add_reader``): no thread, no timer, no wake
+Two users: the remote probe's waker (remote/probe_watch.py, which travels
+to the host in the probe's bundle: nothing is installed there) and the
+service's folder watch (service/watching/folder_watch.py, ``FolderWatch``
+here).  Why not a watcher library: the one used before waited on a thread
+of its own that woke every 20-50 ms to look for news, so each watched
+folder cost about 50 wakes a second with nothing changing (two of them were
+most of an idle service's CPU).  ``FolderWatch`` has the loop read the
+kernel's descriptor itself (``add_reader``): no thread, no timer, no wake
 until the kernel has something to say.
-
-Only what headspace needs: one folder, not recursive, the names of what
-changed in it and whether the folder itself went.  ``Unavailable`` when
-the kernel will not give a watch (no inotify, the user's watch limit):
-callers then look at their own pace.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
-import ctypes.util
 import errno
 import os
 import struct
+import sys
 
-IN_MODIFY = 0x002
-IN_ATTRIB = 0x004
-IN_CLOSE_WRITE = 0x008
-IN_MOVED_FROM = 0x040
-IN_MOVED_TO = 0x080
+IN_MODIFY = 0x2
+IN_ATTRIB = 0x4
+IN_CLOSE_WRITE = 0x8
+IN_MOVED_FROM = 0x40
+IN_MOVED_TO = 0x80
 IN_CREATE = 0x100
 IN_DELETE = 0x200
 IN_DELETE_SELF = 0x400
@@ -35,21 +32,72 @@ IN_MOVE_SELF = 0x800
 IN_Q_OVERFLOW = 0x4000
 IN_IGNORED = 0x8000
 IN_ONLYDIR = 0x01000000
-IN_NONBLOCK = os.O_NONBLOCK
-IN_CLOEXEC = os.O_CLOEXEC
+IN_MASK_ADD = 0x20000000  # a folder watched for two reasons (itself, and as a missing one's parent) keeps both masks
 
-CHANGES = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF
-GONE = IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED  # the folder itself went (or its watch did)
-_HEADER = struct.Struct("iIII")  # wd, mask, cookie, len (struct inotify_event)
-READ_SIZE = 64 * 1024
+# In a watched folder: any file written, replaced, added or removed; the folder itself going.
+FOLDER_MASK = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR
+# On the parent of a folder that is not there yet: a child appearing (created or moved in), the parent going.
+PARENT_MASK = IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR
+_EVENT = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len (then len bytes of name)
+
+
+class Inotify:
+    """One inotify instance, through libc's own functions (ctypes): no module to install."""
+
+    def __init__(self) -> None:
+        if not sys.platform.startswith("linux"):
+            raise OSError("inotify is Linux's")
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        self._init = libc.inotify_init1  # AttributeError on a libc without it
+        self._add = libc.inotify_add_watch
+        self._rm = libc.inotify_rm_watch
+        self._add.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
+        self._rm.argtypes = [ctypes.c_int, ctypes.c_int]
+        self._errno = ctypes.get_errno
+        fd = self._init(os.O_NONBLOCK | os.O_CLOEXEC)
+        if fd < 0:
+            code = self._errno()
+            raise OSError(code, f"inotify_init1: {os.strerror(code)}")
+        self.fd = fd
+
+    def add(self, path: str, mask: int) -> int:
+        """A watch descriptor; ``OSError`` with errno (ENOENT, ENOTDIR, ENOSPC for the watch limit, ...)."""
+        wd = self._add(self.fd, os.fsencode(path), mask)
+        if wd < 0:
+            code = self._errno()
+            raise OSError(code, f"inotify_add_watch {path}: {os.strerror(code)}")
+        return int(wd)
+
+    def remove(self, wd: int) -> None:
+        self._rm(self.fd, wd)  # an already-gone watch (EINVAL) is fine
+
+    def read(self) -> list[tuple[int, int, str]]:
+        """Every queued event, ``(wd, mask, name)``; [] when none (a full queue's overflow is its last)."""
+        events: list[tuple[int, int, str]] = []
+        while True:
+            try:
+                data = os.read(self.fd, 1 << 16)  # whole events only: the kernel never splits one
+            except BlockingIOError:
+                return events
+            at = 0
+            while at + _EVENT.size <= len(data):
+                wd, mask, _cookie, length = _EVENT.unpack_from(data, at)
+                at += _EVENT.size
+                name = data[at : at + length].split(b"\0", 1)[0]
+                at += length
+                events.append((wd, mask, os.fsdecode(name)))
+
+    def close(self) -> None:
+        os.close(self.fd)
 
 
 class Unavailable(OSError):
     """No inotify watch for this folder here (no such call, the watch limit, not a folder)."""
 
 
-def _libc() -> ctypes.CDLL:
-    return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+GONE = IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED  # the folder itself went (or its watch did)
 
 
 class FolderWatch:
@@ -61,44 +109,34 @@ class FolderWatch:
         self.names: set[str] = set()  # what changed since ``take`` ("" for the folder itself, or an overflow)
         self.gone = False
         try:
-            libc = _libc()
-            fd = libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
+            self._inotify: Inotify | None = Inotify()
         except (OSError, AttributeError) as exc:
-            raise Unavailable(errno.ENOSYS, f"no inotify: {exc}") from None
-        if fd < 0:
-            code = ctypes.get_errno()
-            raise Unavailable(code, f"no inotify: {os.strerror(code)}")
-        self._fd = fd
-        if libc.inotify_add_watch(fd, os.fsencode(folder), CHANGES | IN_ONLYDIR) < 0:
-            code = ctypes.get_errno()
-            os.close(fd)
-            raise Unavailable(code, f"cannot watch {folder}: {os.strerror(code)}")
+            raise Unavailable(getattr(exc, "errno", None) or errno.ENOSYS, f"no inotify: {exc}") from None
+        try:
+            self._inotify.add(folder, FOLDER_MASK)
+        except OSError as exc:
+            self._inotify.close()
+            raise Unavailable(exc.errno or errno.EINVAL, str(exc)) from None
         self._loop = asyncio.get_running_loop()
-        self._loop.add_reader(fd, self._read)
+        self._loop.add_reader(self._inotify.fd, self._read)
 
     def _read(self) -> None:
+        assert self._inotify is not None
         try:
-            data = os.read(self._fd, READ_SIZE)
-        except BlockingIOError:
-            return
+            events = self._inotify.read()
         except OSError:
-            data = b""
-        if not data:
-            self.gone = True
+            events, self.gone = [], True
             self.names.add("")
-        offset = 0
-        while offset + _HEADER.size <= len(data):
-            _wd, mask, _cookie, size = _HEADER.unpack_from(data, offset)
-            raw = data[offset + _HEADER.size : offset + _HEADER.size + size]
-            offset += _HEADER.size + size
+        for _wd, mask, name in events:
             if mask & IN_Q_OVERFLOW:
                 self.names.add("")  # events were lost: everything may have changed
             if mask & GONE:
                 self.gone = True
                 self.names.add("")
                 continue
-            self.names.add(os.fsdecode(raw.rstrip(b"\0")))
-        self.changed.set()
+            self.names.add(name)
+        if events or self.gone:
+            self.changed.set()
 
     def take(self) -> set[str]:
         """What changed since the last take (and clear ``changed``)."""
@@ -107,9 +145,9 @@ class FolderWatch:
         return names
 
     def close(self) -> None:
-        if self._fd < 0:
+        if self._inotify is None:
             return
         with contextlib.suppress(ValueError, RuntimeError):  # a loop already closed
-            self._loop.remove_reader(self._fd)
-        os.close(self._fd)
-        self._fd = -1
+            self._loop.remove_reader(self._inotify.fd)
+        self._inotify.close()
+        self._inotify = None

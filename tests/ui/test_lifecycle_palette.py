@@ -47,6 +47,9 @@ def test_new_agent_is_offered_and_a_refused_worktree_starts_nothing(private_tmux
     async def scenario():
         async with app.run_test(size=(140, 40)) as pilot:
             await wait_until(pilot, lambda: pane_id in app.table.agents, "the shell's row")
+            # A loaded machine can read the pane before tmux lists its folder (its shell not started yet):
+            # the form offers the row's folder once the row knows it (a later discovery tells it).
+            await wait_until(pilot, lambda: app.table.agents[pane_id].cwd == str(folder), "the shell's folder in its row", timeout=45)
             app.table.select(pane_id)
             await wait_until(pilot, lambda: app.table.selected_pane_id == pane_id, "the shell selected")
             titles = {c.title for c in app.get_system_commands(app.screen)}

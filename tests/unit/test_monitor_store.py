@@ -128,3 +128,23 @@ def test_a_hook_event_counts_only_for_a_pane_whose_agent_family_has_hooks():
         return {pane_id: agent.observation.state for pane_id, agent in monitor.store.agents.items()}
 
     assert asyncio.run(run()) == {"%1": AgentState.WORKING, "%2": AgentState.IDLE}
+
+
+def test_a_row_read_before_tmux_knew_its_folder_learns_it_from_the_next_listing_and_a_known_one_stays():
+    """A pane read the moment it was made can have no folder in tmux's listing; a quiet pane is not read again to learn it."""
+    import dataclasses
+
+    from headspace_tui.service.records.store import AgentStore
+
+    store = AgentStore()
+    told: list = []
+    store.subscribe(told.append)
+    blank = dataclasses.replace(_record("%1"), cwd="")
+    store.observed(blank, "k1", Observation(AgentState.IDLE), 10.0, agent_pid=7)
+    assert store.agents["%1"].cwd == ""
+    told.clear()
+    store.moved(dataclasses.replace(blank, cwd="/src/api"), 11.0)  # the next discovery's listing
+    assert store.agents["%1"].cwd == "/src/api" and [type(e) for e in told] == [AgentChanged]
+    told.clear()
+    store.moved(dataclasses.replace(blank, cwd="/elsewhere"), 12.0)  # a folder the row knows is not replaced here
+    assert store.agents["%1"].cwd == "/src/api" and told == []

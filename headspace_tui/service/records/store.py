@@ -240,10 +240,21 @@ class AgentStore:
             self._drawn.pop(pane_id, None)
 
     def moved(self, record: PaneRecord, at: float) -> None:
-        """A renamed session or window, a moved pane: the row follows at once."""
+        """A renamed session or window, a moved pane: the row follows at once.
+
+        A folder the row did not know yet is taken too: a pane read the
+        moment it was made can have no folder in tmux's listing (its program
+        not started yet), and a quiet pane is not read again to learn it.
+        A folder the row knows (Claude's own word) is never replaced here.
+        """
         agent = self.agents.get(record.pane_id)
-        if agent is not None and (agent.target, agent.session) != (record.target, record.session_name):
+        if agent is None:
+            return
+        learned = not agent.cwd and bool(record.cwd)
+        if (agent.target, agent.session) != (record.target, record.session_name) or learned:
             agent.target, agent.session = record.target, record.session_name
+            if learned:
+                agent.cwd = record.cwd
             self.emit(AgentChanged(agent, agent.state, at))
 
     def marked(self, pane_id: str, delivery: str, at: float) -> None:
