@@ -65,6 +65,7 @@ def main() -> None:
     parser.add_argument("--panes", type=int, default=10)
     parser.add_argument("--seconds", type=float, default=20.0, help="the idle CPU window")
     parser.add_argument("--asks", type=int, default=5, help="status runs timed each way")
+    parser.add_argument("--settle", type=float, default=10.0, help="seconds after the last attach before the idle window")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="hs-bench-service-"))
@@ -105,7 +106,7 @@ def main() -> None:
         while time.monotonic() < deadline and (len(attaches.read_text().split()) if attaches.exists() else 0) < args.panes:
             time.sleep(0.5)
         result["attached_after_s"] = round(time.perf_counter() - started, 1)
-        time.sleep(2.0)
+        time.sleep(args.settle)  # the first reads' follow-ups (each agent's records, the idle grace's looks) end first
         service_cpu = lambda: proc_cpu(pid, children=True) + sum(proc_cpu(k) for k in live_children(pid))  # noqa: E731
         before, tmux_before, at = service_cpu(), proc_cpu(farm.server_pid), time.monotonic()
         time.sleep(args.seconds)

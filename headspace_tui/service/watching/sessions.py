@@ -95,6 +95,7 @@ class Sessions:
         self._unknown_again: set[str] = set()
         self._attaching = asyncio.Lock()  # one control client attaching at a time (see _quiet_moment)
         self._own_name = f"client-{os.getpid()}"  # how tmux names our directly attached clients (direct_attach.py)
+        self._attaches_waiting = 0  # attaches queued or under way (_attach)
         self._last_notification = 0.0  # when tmux last told a control client of a session or window change
         self._awaiting_discovery: set[str] = set()  # sessions whose client ended, waiting to be seen still there
         # Discoveries are numbered as they start; ``_discovered`` is the number of the last one that
@@ -314,8 +315,7 @@ class Sessions:
                         client, attached_at = fresh, now
                         self.clients[session_id] = client
                         for watch in self._session_panes(session_id):
-                            watch.timing.changed(now)  # anything may have changed unseen...
-                        self.request_discovery()  # ...a rename or a move too, which only the client's news would have said
+                            watch.timing.changed(now)  # anything may have changed unseen (a rename or a move too: _attach)
                     else:  # TmuxUnavailable (the session or the server is gone): a discovery says which
                         if not isinstance(failed, TmuxUnavailable):
                             log.error("attaching a control client to session %s failed", session_id, exc_info=failed)
@@ -333,14 +333,19 @@ class Sessions:
                     # turn (one at a time, each in a quiet moment), and at hundreds of sessions that turn
                     # comes minutes later; the table must not wait for it.
                     attach = (asyncio.create_task(self._attach(fresh, wake)), fresh)
-                polling = client is None or client.closed
+                unattached = client is None or client.closed
+                # Without a client there is no change signal, so the panes are polled; but while this session's
+                # attach is under way they are read only when something says they changed (a hook, a status file,
+                # a key sent), as an attached session's are: its client marks every pane changed once it attaches.
+                # A forked capture per pane and poll, hundreds of sessions deep, is what a busy tmux cannot take.
+                polling = unattached and attach is None
                 watches = self._session_panes(session_id)
                 gap = self.poll_gap()
                 for watch in watches:
                     due = due_at(watch.timing, now, polling=polling, focused=watch.record.pane_id == self.focused, poll_gap=gap)
                     if due is not None and due <= now:
                         watch.timing.read(now)
-                        await self.read(watch.record.pane_id, None if polling else client)
+                        await self.read(watch.record.pane_id, None if unattached else client)
                 now = self.clock()
                 # Polling with no attach under way: wake when one may start (an attach under way wakes us when it ends).
                 timeout = max(0.05, pace.next_at() - now, settles_at - now) if polling and attach is None else IDLE_WAKE
@@ -367,12 +372,22 @@ class Sessions:
                 await self._end_client(client)
 
     async def _attach(self, fresh: ControlClient, wake: asyncio.Event) -> None:
-        """Attach ``fresh`` in its turn: one at a time, in a quiet moment (see _quiet_moment); then wake its detector."""
+        """Attach ``fresh`` in its turn: one at a time, in a quiet moment (see _quiet_moment); then wake its detector.
+
+        Once the last attach waiting has run, one discovery: a rename or a
+        move made while sessions waited for their clients (read by captures
+        meanwhile) is told by no client's news, and one look at the end
+        costs tmux one listing, not one per attach.
+        """
+        self._attaches_waiting += 1
         try:
             async with self._attaching:
                 await self._quiet_moment()
                 await fresh.start()
         finally:
+            self._attaches_waiting -= 1
+            if not self._attaches_waiting and not self.stopping:
+                self.request_discovery()
             wake.set()
 
     def poll_gap(self) -> float:
