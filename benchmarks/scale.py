@@ -15,7 +15,9 @@ same panes, one after the other so their CPU can be told apart:
   every 500 ms (what the peer tools do) and classifies with the same rules.
 
 Each phase first says how long after its start every agent was listed
-(``listed_after_s``), then measures CPU (the observer plus the tmux server, in percent of one
+(``listed_after_s``; headspace's also when every session's control client
+had attached, ``attached_after_s``, and measures from then on: settled),
+then measures CPU (the observer plus the tmux server, in percent of one
 core) with all panes idle and with 20% busy, then draws the menu in every
 pane at recorded instants and measures the delay until the observer's model
 says ``permission`` (p50/p95).  Peak memory is the observer's (with its tmux
@@ -207,16 +209,13 @@ async def key_latency(app: HeadspaceApp) -> float:
 
 
 async def headspace_phase(farm: Farm, args, workdir: Path) -> dict:
-    app = HeadspaceApp(
-        ServiceClient.in_process(
-            Service.build(
-                TmuxServer(socket_name=farm.socket),
-                config_dir=workdir / "no-claude-config",
-                journal=Journal(None),
-                hooks=False,
-            )
-        )
+    service = Service.build(
+        TmuxServer(socket_name=farm.socket),
+        config_dir=workdir / "no-claude-config",
+        journal=Journal(None),
+        hooks=False,
     )
+    app = HeadspaceApp(ServiceClient.in_process(service))
     permission_at: dict[str, float] = {}
 
     async with app.run_test(size=(160, 48)) as pilot:
@@ -234,6 +233,12 @@ async def headspace_phase(farm: Farm, args, workdir: Path) -> dict:
             await pilot.pause(0.05)
         found = len(app.table.agents)
         listed_after = round(time.monotonic() - started, 2) if found >= len(farm.pids) else None  # every agent in the table (None: not within 60 s)
+        # Settled: every session's control client attached (they go one at a time); what follows is measured from there.
+        sessions = service._fleet.first.sessions  # the benchmark's look inside: when every client has attached
+        deadline = time.monotonic() + 180
+        while len(sessions.clients) < len(sessions.running) and time.monotonic() < deadline:
+            await pilot.pause(0.2)
+        attached_after = round(time.monotonic() - started, 1) if len(sessions.clients) >= len(sessions.running) else None
         await pilot.pause(2.0)  # settle: initial reads done
         idle = await measure_cpu(lambda: self_cpu() + proc_cpu(farm.server_pid), args.seconds)
         busy_panes = list(farm.pids)[: max(1, len(farm.pids) // 5)]
@@ -256,6 +261,7 @@ async def headspace_phase(farm: Farm, args, workdir: Path) -> dict:
     return {
         "found": found,
         "listed_after_s": listed_after,
+        "attached_after_s": attached_after,
         "cpu_idle_pct": idle,
         "cpu_busy_pct": busy,
         "delays": delays,
@@ -343,6 +349,7 @@ async def main_async(args) -> dict:
     result["cpu_busy_split"] = {name: round(value, 2) for name, value in ours["busy_parts"].items()}
     result["previewing_busy"] = ours["previewing_busy"]
     result["agents_found"] = ours["found"]
+    result["attached_after_s"] = ours["attached_after_s"]
     return result
 
 
