@@ -160,6 +160,9 @@ def test_a_client_in_another_session_gets_exactly_one_notification(claude_sessio
     wait(lambda: len(user_clients(private_tmux)) == 3, "the third client")
     try:
         wait(lambda: agent.name in private_tmux.capture(hs) and "idle" in private_tmux.capture(hs), "headspace's row of the idle agent", timeout=FIRST_ROW)
+        # A client is listed as soon as it identifies, before its attach has set its session: a switch in between
+        # is undone by the attach (CI saw the client stay in hs). Switched once it shows hs.
+        wait(lambda: private_tmux.run("display-message", "-p", "-c", away_name, "#{session_name}").strip() == "hs", "the first client attached to hs")
         private_tmux.run("switch-client", "-c", away_name, "-t", "other")  # as a jump does, to a session without headspace
         wait(lambda: private_tmux.run("display-message", "-p", "-c", away_name, "#{session_name}").strip() == "other", "the client in the other session")
         time.sleep(SETTLE)
