@@ -79,13 +79,11 @@ def _new_by_service(args: argparse.Namespace, server, config: str) -> int:
 def _new_remote(args: argparse.Namespace, config, host_name: str) -> int:
     """``new --host NAME``: the same window on that host's tmux, through its ssh link; the folder must exist there."""
     import asyncio
-    import shlex
 
     from ..remote.ssh import SshLink, SshTmuxServer
-    from ..service.watching.lifecycle import agent_argv
+    from ..service.watching.lifecycle import LifecycleError, agent_argv, start_over_link
     from ..shared.config import host_from_destination
-    from ..tmux.server import TmuxCommandError, TmuxUnavailable
-    from ..tmux.spawn import SpawnError, start_window
+    from ..tmux.server import TmuxUnavailable
 
     spec = next((h for h in config.hosts if h.name == host_name), None) or host_from_destination(host_name)
     if spec.destination.startswith("-"):
@@ -100,19 +98,12 @@ def _new_remote(args: argparse.Namespace, config, host_name: str) -> int:
         except TmuxUnavailable as exc:
             raise UserError(f"{spec.name}: {exc}") from None
         try:
-            # tmux starts a window whose folder is missing in another folder, silently: look first.
-            if not await link.run(f"test -d {shlex.quote(folder)}"):
-                raise UserError(f"{spec.name}: no such folder: {folder}")
-            pane_id = await asyncio.to_thread(start_window, server, agent_argv(args.claude_args), cwd=folder, session=args.session)
-            try:
-                where = (await asyncio.to_thread(server.pane, pane_id)).target
-            except (TmuxCommandError, TmuxUnavailable):
-                where = "a window that closed at once (did claude start? try it in that folder)"
-            return f"{pane_id} {spec.name}:{where}: claude in {folder}"
-        except (SpawnError, TmuxCommandError, TmuxUnavailable) as exc:
-            raise UserError(f"{spec.name}: {exc}") from None
+            started = await start_over_link(link, server, spec.name, folder, agent_argv(args.claude_args), args.session)
+        except LifecycleError as exc:
+            raise UserError(str(exc)) from None
         finally:
             await link.close()
+        return f"{started.pane_id} {started.target}: claude in {started.cwd}"
 
     try:
         print(clean(asyncio.run(over_the_link())))

@@ -49,14 +49,14 @@ from ..shared.resident_place import is_held, place_of
 from ..shared.safe_text import clean
 from ..tmux import clients
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
-from ..tmux.spawn import SpawnError, kill_pane, start_window
+from ..tmux.spawn import SpawnError, kill_pane
 from ..usage.model import Spent, SpentRow
 from .acting.limit_resume import LimitResume
 from .acting.rule_answers import RuleAnswers
 from .acting.rule_book import RuleBook
 from .records.journal import Journal, who
 from .watching.fleet import ControlPaneIO, Fleet
-from .watching.lifecycle import LifecycleError, Started, agent_argv, exit_claude, resume_argv, runs_agent, start, state_refusal
+from .watching.lifecycle import LifecycleError, Started, agent_argv, exit_claude, resume_argv, runs_agent, start, start_over_link, state_refusal
 from .watching.monitor import Monitor
 
 NEW_SESSION = "headspace"  # where "New agent" starts Claude when headspace runs outside tmux and no agent is selected
@@ -524,20 +524,13 @@ class Service:
             raise ServiceError(f"{host}: name a session with --session NAME (there is no current session over there)")
         if not remote.link.connected:
             raise ServiceError(f"{host}: not reached now; nothing started (see 'headspace status')")
-        if not await remote.link.run(f"test -d {shlex.quote(folder)}"):
-            raise ServiceError(f"{host}: no such folder: {folder}")
-        server = monitor.server
         try:
-            pane_id = await asyncio.to_thread(start_window, server, agent_argv(args), cwd=folder, session=session)
-        except (SpawnError, TmuxCommandError, TmuxUnavailable) as exc:
-            raise ServiceError(f"{host}: {exc}") from None
-        monitor.request_discovery()
-        try:
-            target = (await asyncio.to_thread(server.pane, pane_id)).target
-        except (TmuxCommandError, TmuxUnavailable):
-            program = agent_argv()[0]
-            raise ServiceError(f"{host}: {program} started in {pane_id}, whose window closed at once (try {program} in that folder)") from None
-        return Started(pane_id, folder, False, target=f"{host}:{target}")  # the host's server names panes with the host (``%3@box``)
+            started = await start_over_link(remote.link, monitor.server, host, folder, agent_argv(args), session)
+        except LifecycleError as exc:
+            raise ServiceError(str(exc)) from None
+        finally:
+            monitor.request_discovery()  # watched from its first moment (or its window that closed, gone)
+        return started
 
     @staticmethod
     def _claude_only(agent: Agent) -> None:

@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import shlex
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from ...answering.keys import ActionError, PaneIO, draft_refusal, send_guarded
 from ...answering.policy import INPUT_BOX_STATES, Intent, IntentKind
@@ -46,6 +48,12 @@ EXIT_WAIT = 10.0  # seconds for Claude to be gone after /exit
 START_WAIT = 8.0  # seconds for a new window to run its agent (a cold start of Claude's binary under load: 1-3 s)
 
 
+class Link(Protocol):
+    """What starting over ssh needs of a host's link (remote/ssh.py's ``SshLink``): one short shell line run there."""
+
+    async def run(self, line: str, timeout: float = ...) -> bool: ...
+
+
 class LifecycleError(Exception):
     """A start, stop or restart that did not happen, in one line for the user."""
 
@@ -56,6 +64,27 @@ class Started:
     cwd: str
     worktree: bool  # the folder is a worktree made for this agent
     target: str = ""  # session:window.pane, once the agent runs (the service's start_agent says it)
+
+
+async def start_over_link(link: Link, server: TmuxServer, host: str, folder: str, argv: Sequence[str], session: str) -> Started:
+    """``argv`` in a new window of ``session`` on a remote host, through its ssh ``link``; where it runs (LifecycleError: why not).
+
+    One way for both who start agents there: the service that watches the
+    host (its own link) and ``new --host`` for a host no service watches.
+    The folder is looked for first: tmux starts a window whose folder is
+    missing in another folder, silently.
+    """
+    if not await link.run(f"test -d {shlex.quote(folder)}"):
+        raise LifecycleError(f"{host}: no such folder: {folder}")
+    try:
+        pane_id = await asyncio.to_thread(start_window, server, argv, cwd=folder, session=session)
+    except (SpawnError, TmuxCommandError, TmuxUnavailable) as exc:
+        raise LifecycleError(f"{host}: {exc}") from None
+    try:
+        target = (await asyncio.to_thread(server.pane, pane_id)).target
+    except (TmuxCommandError, TmuxUnavailable):
+        raise LifecycleError(f"{host}: {argv[0]} started in {pane_id}, whose window closed at once (try {argv[0]} in that folder)") from None
+    return Started(pane_id, folder, False, target=f"{host}:{target}")  # the host's server names panes with the host (``%3@box``)
 
 
 def new_agent() -> tuple[Family, Starting]:

@@ -347,8 +347,8 @@ class Sessions:
                         watch.timing.read(now)
                         await self.read(watch.record.pane_id, None if unattached else client)
                 now = self.clock()
-                # Polling with no attach under way: wake when one may start (an attach under way wakes us when it ends).
-                timeout = max(0.05, pace.next_at() - now, settles_at - now) if polling and attach is None else IDLE_WAKE
+                # Polling: wake when an attach may start (one under way wakes us when it ends).
+                timeout = max(0.05, pace.next_at() - now, settles_at - now) if polling else IDLE_WAKE
                 for watch in watches:
                     due = due_at(watch.timing, now, polling=polling, focused=watch.record.pane_id == self.focused, poll_gap=gap)
                     if due is not None:
@@ -398,7 +398,7 @@ class Sessions:
         POLL_READS a second, so a whole table waiting to attach costs the
         machine a few forks a second, not hundreds.
         """
-        return max(POLL_GAP, (len(self._loops) - len(self.clients)) / POLL_READS)
+        return max(POLL_GAP, (len(self._loops) - len(self.clients) - self._attaches_waiting) / POLL_READS)  # those with an attach under way are not polled
 
     async def _quiet_moment(self) -> None:
         """Wait until tmux has sent no session or window notification for ATTACH_QUIET s (at most ATTACH_QUIET_MAX).
