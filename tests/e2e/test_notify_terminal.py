@@ -66,6 +66,16 @@ def user_clients(tmux) -> set[str]:
     return {line.split(" ", 1)[1] for line in lines if line.startswith("0 ")}
 
 
+def client_session(tmux, name: str) -> str | None:
+    """The session client ``name`` shows, from the client list: tmux 3.3a's ``display-message -p -c`` formats
+    the most recently active client's session whichever client ``-c`` names (CI waited 30 s on "beside")."""
+    for line in tmux.run("list-clients", "-F", "#{client_name}\t#{client_session}").splitlines():
+        client, _, session = line.partition("\t")
+        if client == name:
+            return session
+    return None
+
+
 def start_headspace(tmux, root: Path, config: str = "", options: tuple[str, ...] = ()) -> str:
     """headspace (this checkout, private HOME and XDG dirs, default settings or ``config``, then ``options``) in session "hs"; its pane."""
     env = private_env(root, root / "xdg")
@@ -162,9 +172,9 @@ def test_a_client_in_another_session_gets_exactly_one_notification(claude_sessio
         wait(lambda: agent.name in private_tmux.capture(hs) and "idle" in private_tmux.capture(hs), "headspace's row of the idle agent", timeout=FIRST_ROW)
         # A client is listed as soon as it identifies, before its attach has set its session: a switch in between
         # is undone by the attach (CI saw the client stay in hs). Switched once it shows hs.
-        wait(lambda: private_tmux.run("display-message", "-p", "-c", away_name, "#{session_name}").strip() == "hs", "the first client attached to hs")
+        wait(lambda: client_session(private_tmux, away_name) == "hs", "the first client attached to hs")
         private_tmux.run("switch-client", "-c", away_name, "-t", "other")  # as a jump does, to a session without headspace
-        wait(lambda: private_tmux.run("display-message", "-p", "-c", away_name, "#{session_name}").strip() == "other", "the client in the other session")
+        wait(lambda: client_session(private_tmux, away_name) == "other", "the client in the other session")
         time.sleep(SETTLE)
         assert passthrough(private_tmux, hs) == "on"  # tmux 3.3a: only while headspace's pane is shown
         assert notifications(away.output) == [] and notifications(staying.output) == [] and bells(away.output) == 0
