@@ -5,7 +5,9 @@ no service to ask (none runs, another version, an answer that is not what
 the call declares): one line for the user.  Its kinds: ``Refused`` (it
 answered and said no: show what it said), ``Lost`` (the request went and
 no answer came back: what it asked may have happened), ``ServerGone`` (no
-service can run: its tmux server is gone).  Raised by the service's
+service can run: its tmux server is gone), ``NotServing`` (no service of
+this view runs: none, another version, another config; a command may
+look for itself).  Raised by the service's
 ``Service`` (in process), by the clients of a resident one, and by the
 command line's asks alike.
 """
@@ -23,6 +25,10 @@ class Refused(ServiceError):
 
 class Lost(ServiceError):
     """The request went and no answer came back: whatever it asked may have happened."""
+
+
+class NotServing(ServiceError):
+    """No service runs for this view: none holds its place, or the one there is of another version or reads another config."""
 
 
 class ServerGone(ServiceError):

@@ -1,6 +1,7 @@
 """The service's own calls, beside the facade's: what the command line asks and the server answers itself.
 
-``status`` reads rows, ``send`` answers and waits for the final report,
+``status`` reads rows (served by the facade's routes too, so a look in the
+CLI's own process answers it the same way), ``send`` answers and waits for the final report,
 ``rules pause|resume|revoke`` changes what the rules may answer (through
 the service, as the page does), ``new --host`` starts an agent on a host
 the service watches (through its link), ``serve --stop`` ends the service, ``web``

@@ -1,8 +1,9 @@
 """An agent as plain data: the one shape ``headspace status --json`` prints and the resident service serves.
 
-``headspace status`` reads the agents itself (a one-shot look) or asks the
-running service (resident/); either way each agent becomes the same row
-here, so the two can never print different fields for the same agent.  A
+``headspace status`` asks the running service (resident/) or, with none
+for its view, the same service run in its own process for one look; either
+way the ``rows`` call (resident/facade_routes.py) makes each agent the same
+row here, so the two can never print different fields for the same agent.  A
 row is JSON-ready: strings, numbers, lists, None.  ``line`` is not printed
 by ``--json`` (it is the text view's one human line; ``row_keys.PUBLIC`` lists
 the keys ``--json`` prints, and ``row_keys.well_formed`` checks a row

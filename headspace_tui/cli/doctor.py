@@ -37,7 +37,7 @@ from ..rules.rules_file import default_path as rules_path
 from ..rules.rules_file import load
 from ..service.acting.rule_state import read_state
 from ..service.watching.host import LocalHost
-from ..service.watching.one_look import config_dirs_in_use, runtimes_in_use
+from ..service.watching.in_use import config_dirs_in_use, runtimes_in_use
 from ..shared.config import Config
 from ..shared.paths import runtime_dir
 from ..shared.safe_text import clean

@@ -1,66 +1,14 @@
-"""``headspace status``: every agent's state, asked of the running service, or read now by a look of its own."""
+"""``headspace status``: every agent's state, asked of the running service, or of the same service run here for one look."""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import logging
 import sys
-from collections.abc import Callable, Iterator
 
 from .common import EXIT_FAIL, EXIT_OK, UserError, clean, config_of, host_specs, identity_of, json_line, load_plugins_here, server_of
 
-
-def _scan_agents(args: argparse.Namespace, remember: Callable[[str], tuple[str, float] | None] | None = None):
-    """Every agent of this machine and the remote hosts asked for, read now; (agents, one line per host that failed).
-
-    ``remember``: the event log's memory (``_log_memory``), to date a state as the live table would.
-    """
-    import asyncio
-
-    from ..model import sort_key
-    from ..remote.host import RemoteHost
-    from ..service.watching.host import LocalHost
-    from ..service.watching.one_look import look_at
-    from ..tmux.server import TmuxUnavailable
-
-    local, specs = host_specs(args, config_of(args))
-    hosts = ([LocalHost(server_of(args))] if local else []) + [RemoteHost(spec) for spec in specs]
-    agents, failed = asyncio.run(look_at(hosts, include_all=args.all, remember=remember))
-    problems = []
-    for host, error, line in failed:
-        if not host.remote and isinstance(error, TmuxUnavailable):
-            if not specs:
-                raise UserError(str(error)) from None
-            line = f"local: {error}"
-        problems.append(line)
-    return sorted(agents, key=sort_key), problems
-
-
-@contextlib.contextmanager
-def _log_memory() -> Iterator[Callable[[str], tuple[str, float] | None] | None]:
-    """The event log's last word on an agent (``History.remembered_in_log``), for dating what nothing of Claude's dates.
-
-    ``headspace status`` weighs it as the live table does (``to_agent``, the
-    one clock).  Read only when the event log exists (a one-shot command
-    never creates it); None without one.
-    """
-    from ..service.records.journal import Journal
-    from ..state.eventlog import EventLog, EventLogError
-    from ..state.eventlog import default_path as events_path
-
-    if not events_path().is_file():
-        yield None
-        return
-    try:
-        journal = Journal(EventLog(events_path()))
-    except EventLogError:
-        yield None
-        return
-    try:
-        yield journal.remembered_in_log
-    finally:
-        journal.close()
+LOOK_SETTLE = 30.0  # seconds a look with no service may take (a remote host's link and first look included)
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -98,37 +46,84 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def _status_by_look(args: argparse.Namespace) -> tuple[list[dict], list[str]]:
-    """Every agent read now by this process (no service runs for this view): its rows, and one line per host that failed."""
-    import time
+    """Every agent read now by the service run in this process for one look (no service runs for this view): its rows, and one line per host that failed.
 
-    from ..api.rows import agent_row
+    The same service the resident one is (``Service.build``, its monitors,
+    the ``rows`` call through the same routes), built for a look only
+    (``looking``): its first look read by captures with no control client
+    attached, nothing held, answered or rung, no appearance of a prompt
+    named (``names``: the rows outlive the look), the event log read to
+    date each state as the live table does and never written.
+    """
+    import asyncio
 
-    load_plugins_here()  # this look finds their agents too
-    with _log_memory() as remember:
-        agents, problems = _scan_agents(args, remember)
-    now = time.time()
-    return [agent_row(agent, now) for agent in agents], problems
+    from ..resident.client import rows_of
+    from ..service.facade import Service
+    from ..service.records.journal import Journal
+    from ..tmux.server import TmuxUnavailable
+
+    config = config_of(args)
+    local, specs = host_specs(args, config)
+    server = server_of(args)
+    if local and not specs:
+        try:
+            server.run("display-message", "-p", "#{pid}")  # none runs: the one line that says so, as a look of the table would
+        except TmuxUnavailable as exc:
+            raise UserError(str(exc)) from None
+        except Exception:  # noqa: BLE001 - any other answer: the look itself says what is wrong
+            pass
+    load_plugins_here()  # their failures told here; the service finds their agents too
+    journal = Journal.reading()
+    try:
+        service = Service.build(server, config=config, include_all=args.all, journal=journal, hosts=specs, local=local, looking=True, names=False)
+        return rows_of(asyncio.run(_look(service)))
+    finally:
+        if journal is not None:
+            journal.close()
+
+
+async def _look(service) -> object:
+    """Run ``service`` until its first look is whole (at most LOOK_SETTLE s) and ask it for its rows, as a client asks a resident one; then end it."""
+    import asyncio
+
+    from ..api import timeouts
+    from ..api.own_calls import OWN
+    from ..resident.transport import InProcess
+
+    transport = InProcess(service, looking=True)
+    running = asyncio.create_task(transport.run(), name="the look's service")
+    await asyncio.sleep(0)  # its loop is the service's from here: the question below is served there, as over HTTP
+    try:
+        call = OWN["rows"]
+        return await asyncio.to_thread(transport.ask, call, call.put({"settle": LOOK_SETTLE}), LOOK_SETTLE + timeouts.REQUEST)
+    finally:
+        running.cancel()
+        await asyncio.gather(running, return_exceptions=True)
+        await transport.stop()
 
 
 def _status_from_service(args: argparse.Namespace) -> tuple[list[dict], list[str]] | None:
-    """The rows of the running service of this tmux server, when it watches exactly this view; None: read it here.
+    """The rows of the running service of this tmux server, when it watches exactly this view; None: none does, read it here.
 
     The service watches the local server and the configured hosts: a view
     with ``--all``, ``--host``, ``--no-local`` or another ``--config`` is
-    read here.  A service of
-    another version is stopped (an upgrade never leaves an old one
-    answering) and this look is read here.
+    read here, and so is one no service of this version serves (a service
+    of an older version is stopped: an upgrade never leaves an old one
+    answering).  A service of this view that fails to answer is an error,
+    in one line: never a second, silent way to the same rows.
     """
     if args.all or getattr(args, "host", None) or getattr(args, "no_local", False) or args.config is not None:
         return None
-    from ..api.errors import ServiceError
+    from ..api.errors import NotServing, ServiceError
     from ..resident.client import ask_rows
 
     try:
         return ask_rows(identity_of(args))
-    except ServiceError as exc:
+    except NotServing as exc:
         logging.getLogger(__name__).info("status read here: %s", exc)
         return None
+    except ServiceError as exc:
+        raise UserError(f"the headspace service: {exc}") from None
 
 
 def summary(rows) -> str:

@@ -23,7 +23,7 @@ from typing import Any
 from .. import __version__
 from ..api import timeouts
 from ..api.call import url_path
-from ..api.errors import Lost, Refused, ServiceError
+from ..api.errors import Lost, NotServing, Refused, ServiceError
 from ..api.own_calls import OWN
 from ..api.row_keys import well_formed
 from ..shared.resident_place import Place, is_held, place_of
@@ -118,7 +118,7 @@ def ask(place: Place, name: str, fields: dict[str, Any] | None = None, *, timeou
 def hello(place: Place) -> dict[str, Any]:
     """The service's card (version, pid, server, watched hosts); ServiceError when none answers."""
     if not is_held(place):
-        raise ServiceError("no service runs")
+        raise NotServing("no service runs")
     card = ask(place, "hello")
     if not isinstance(card, dict):
         raise ServiceError("the service's hello is not a card")
@@ -136,8 +136,8 @@ def same_version(place: Place) -> dict[str, Any]:
     if version != __version__:
         if older(version, __version__):
             stop(place)
-            raise ServiceError(f"the service ran version {version}, older than this {__version__}: stopped it")
-        raise ServiceError(f"the service runs version {version}, this is {__version__}")
+            raise NotServing(f"the service ran version {version}, older than this {__version__}: stopped it")
+        raise NotServing(f"the service runs version {version}, this is {__version__}")
     return card
 
 
@@ -166,7 +166,7 @@ def asked_place(server_key: str, config: str | None = None) -> Place:
     place = place_of(server_key)
     card = same_version(place)
     if card.get("config") != config:
-        raise ServiceError(f"the service reads {_config_words(card.get('config'))}, not {_config_words(config)}")
+        raise NotServing(f"the service reads {_config_words(card.get('config'))}, not {_config_words(config)}")
     return place
 
 
@@ -182,7 +182,11 @@ def ask_rows(server_key: str, config: str | None = None) -> tuple[list[dict[str,
     answer is a ServiceError, never a crash.
     """
     place = asked_place(server_key, config)
-    answer = ask(place, "rows", {"settle": timeouts.SETTLE}, timeout=timeouts.SETTLE + timeouts.REQUEST)
+    return rows_of(ask(place, "rows", {"settle": timeouts.SETTLE}, timeout=timeouts.SETTLE + timeouts.REQUEST))
+
+
+def rows_of(answer: Any) -> tuple[list[dict[str, Any]], list[str]]:
+    """The rows and the hosts' problems of a ``rows`` answer, whichever service gave it (resident, or a look in this process); ServiceError when it is not that."""
     rows, problems = (answer.get("agents"), answer.get("problems")) if isinstance(answer, dict) else (None, None)
     if not isinstance(rows, list) or not all(well_formed(row) for row in rows) or not isinstance(problems, list):
         raise ServiceError("the service's agents are not rows")

@@ -27,6 +27,7 @@ import contextlib
 import inspect
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -35,12 +36,34 @@ from aiohttp import WSMsgType, web
 from ..api.calls import CALLS, KEY, Asked, Call
 from ..api.codec import WireError, encode
 from ..api.facade import Intent, PaneCaptured, PendingCall, Report, ServiceError
+from ..api.own_calls import OWN
+from ..api.rows import agent_row, host_problems
 from ..model import Agent, Observation
+from ..notifications.snooze import snooze_words
 from ..service.facade import Service
 
 log = logging.getLogger(__name__)
 
 MAX_KEY_MESSAGE = 16 * 1024  # bytes of one input mode message (a paste is cut into messages by the client)
+
+
+# The service's own calls (own_calls.py) these routes answer: the same reply over HTTP and from a service in
+# the asker's own process (``headspace status`` with no service runs one for its look: transport.py ``InProcess``).
+SERVED_OWN = ("rows",)
+SETTLE_MAX = 30.0  # seconds a request may wait for the first look
+FIRST_LOOK_POLL = 0.05  # seconds between looks at whether a service in this process has finished its first look
+
+
+def first_look_whole(service: Service) -> bool:
+    """Whether every host has been looked at once (none still says "starting")."""
+    return all(problem != "starting" for _, problem in service.hosts())
+
+
+async def settle_here(service: Service, seconds: float) -> None:
+    """Wait up to ``seconds`` (at most SETTLE_MAX) for the first look of a service in this very process (the resident one is told by its events)."""
+    deadline = asyncio.get_running_loop().time() + min(SETTLE_MAX, seconds)
+    while not first_look_whole(service) and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(FIRST_LOOK_POLL)
 
 
 class FacadeStream:
@@ -113,8 +136,8 @@ class FacadeRoutes:
         self.changed = changed
 
     def add(self, app: web.Application) -> None:
-        """Every call's route (the events stream is the server's own: server.py serves it at its declared path)."""
-        for call in CALLS.values():
+        """Every call's route (the events stream is the server's own: server.py serves it at its declared path), and the own calls served here."""
+        for call in (*CALLS.values(), *(OWN[name] for name in SERVED_OWN)):
             if call.method == "WS":
                 app.router.add_get(call.path, getattr(self, call.name))
             elif call.method != "STREAM":
@@ -172,6 +195,23 @@ class FacadeRoutes:
             "pending": self.service.answers_pending(),
             "focused": self.service.focused,
         }
+
+    def rows(self, settle: float) -> Any:
+        """Every agent as ``status`` prints it (api/rows.py) and one line per host with a problem, once the first look is whole (or ``settle`` s passed)."""
+        if settle > 0 and self.settle is not None and not self.settled():
+            return self._rows_settled(settle)
+        return self._rows()
+
+    async def _rows_settled(self, settle: float) -> Any:
+        assert self.settle is not None
+        await self.settle(settle)
+        return self._rows()
+
+    def _rows(self) -> dict[str, Any]:
+        now = time.time()
+        # A host never reached is its problem line, not a row: the table's placeholder (``AgentStore.offline``) has no pane to print.
+        agents = [agent_row(agent, now, snooze_words(agent, self.service.snooze_of(agent))) for agent in self.service.agents() if not agent.placeholder]
+        return {"agents": agents, "problems": host_problems(self.service.hosts())}
 
     def focus(self, pane: str | None, client: str) -> Any:
         self.stream.focus(client, pane)

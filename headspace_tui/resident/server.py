@@ -60,10 +60,9 @@ from ..api.calls import CALLS
 from ..api.errors import ServiceError, server_gone
 from ..api.facade import Intent, Report
 from ..api.own_calls import OWN
-from ..api.rows import agent_row, host_problems
+from ..api.rows import agent_row
 from ..events import AgentChanged, AgentRemoved, Event, Notice, ProblemChanged
 from ..model import PaneAddress
-from ..notifications.snooze import snooze_words
 from ..service.answer_wait import AnswerWait, answer_request
 from ..service.facade import Service
 from ..shared import heap
@@ -73,12 +72,11 @@ from ..shared.resident_place import Place, make_folder, remove_files, take_lock,
 from ..web import kept
 from ..web.server import WebOptions, WebPage, WebSite, web_options
 from .deadline import Deadline
-from .facade_routes import FacadeRoutes, FacadeStream
+from .facade_routes import SERVED_OWN, SETTLE_MAX, FacadeRoutes, FacadeStream, first_look_whole
 from .ringer import Ringer
 
 TMUX_CHECK = 2.0  # seconds between two looks at whether the tmux server still runs
 GIVE_BACK_EVERY = 60.0  # seconds between two hand-backs of the allocator's free pages (shared/heap.py)
-SETTLE_MAX = 30.0  # seconds a request may wait for the first look
 EVENTS_QUEUED = 1000  # events a slow client may fall behind by before it is cut off
 WRITE_TIMEOUT = 5.0  # seconds one write to an events client may take (one that stops reading is cut off)
 SHUTDOWN_TIMEOUT = 1.0  # seconds the clients' connections get to end when the service does
@@ -154,8 +152,9 @@ class Resident:
 
     def app(self) -> web.Application:
         app = web.Application(middlewares=[self._same_user], client_max_size=MAX_REQUEST)
-        for call in OWN.values():  # the service's own calls: each answered by its method of the same name
-            app.router.add_route(call.verb, call.path, getattr(self, f"_{call.name}"))
+        for call in OWN.values():  # the service's own calls: each answered by its method of the same name (or the facade's routes)
+            if call.name not in SERVED_OWN:
+                app.router.add_route(call.verb, call.path, getattr(self, f"_{call.name}"))
         app.router.add_get(CALLS["events"].path, self._events)  # the rows' stream, and the facade's (``form=facade``)
         FacadeRoutes(self.service, self.facade, self._settle, self._snoozes_changed, settled=self._first_look_whole).add(app)
         return app
@@ -174,16 +173,6 @@ class Resident:
     async def _hello(self, request: web.Request) -> web.Response:
         return web.json_response(self.card())
 
-    async def _rows(self, request: web.Request) -> web.Response:
-        try:
-            settle = min(SETTLE_MAX, max(0.0, OWN["rows"].take(request.query)["settle"]))
-        except Asked as exc:
-            return web.json_response({"error": str(exc)}, status=400)
-        await self._settle(settle)
-        now = time.time()
-        rows = [agent_row(agent, now, snooze_words(agent, self.service.snooze_of(agent))) for agent in self.service.agents()]
-        return web.json_response({"agents": rows, "problems": host_problems(self.service.hosts())})
-
     async def _settle(self, settle: float) -> None:
         """Wait up to ``settle`` seconds (at most SETTLE_MAX) for the first look to be whole."""
         if settle and not self._first_look_whole():
@@ -191,7 +180,7 @@ class Resident:
                 await asyncio.wait_for(self._settled.wait(), min(SETTLE_MAX, settle))
 
     def _first_look_whole(self) -> bool:
-        whole = all(problem != "starting" for _, problem in self.service.hosts())
+        whole = first_look_whole(self.service)
         if whole:
             self._settled.set()
         return whole

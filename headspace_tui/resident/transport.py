@@ -75,15 +75,17 @@ class InProcess:
 
     prefix = ""  # a refusal is the service's own line, as the user reads it from an in-process service
 
-    def __init__(self, service: Service) -> None:
-        from .facade_routes import FacadeRoutes, FacadeStream
+    def __init__(self, service: Service, *, looking: bool = False) -> None:
+        """``looking``: a one-shot look's (``headspace status``): no ringer, and ``rows`` waits for its first look as a resident service's does."""
+        from .facade_routes import FacadeRoutes, FacadeStream, first_look_whole, settle_here
         from .ringer import Ringer
 
         self.service = service
         # The service's ringer, as a resident service runs it; it leaves the ringing to a resident service of the same tmux server.
-        self.ringer = Ringer(service, service.config, service.socket_file(), clock=service.clock, env=dict(os.environ), elsewhere=service.rings_elsewhere)
+        self.ringer = None if looking else Ringer(service, service.config, service.socket_file(), clock=service.clock, env=dict(os.environ), elsewhere=service.rings_elsewhere)
         self.stream: FacadeStream = FacadeStream(service)
-        self.routes: FacadeRoutes = FacadeRoutes(service, self.stream, None, self._snoozes_changed)
+        settle = (lambda seconds: settle_here(service, seconds)) if looking else None  # a front end's first frame is drawn at once
+        self.routes: FacadeRoutes = FacadeRoutes(service, self.stream, settle, self._snoozes_changed, settled=lambda: first_look_whole(service))
         self._take: Callable[[bytes], None] = lambda data: None
         self._loop: asyncio.AbstractEventLoop | None = None
         service.subscribe(lambda event: self._tell(self.stream.event(event)))
@@ -138,12 +140,13 @@ class InProcess:
     async def run(self) -> None:
         """The service and its ringer, until cancelled (or the service ends)."""
         self._loop = asyncio.get_running_loop()
-        ringing = asyncio.create_task(self.ringer.run())
+        ringing = asyncio.create_task(self.ringer.run()) if self.ringer is not None else None
         try:
             await self.service.run()
         finally:
-            ringing.cancel()
-            await asyncio.gather(ringing, return_exceptions=True)
+            if ringing is not None:
+                ringing.cancel()
+                await asyncio.gather(ringing, return_exceptions=True)
 
     async def stop(self) -> None:
         await self.service.stop()

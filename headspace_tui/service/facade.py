@@ -97,7 +97,7 @@ class InputSession:
 
 
 class Service:
-    def __init__(self, server: TmuxServer, fleet: Fleet, *, config: Config, clock: Callable[[], float], journal: Journal | None, live: bool) -> None:
+    def __init__(self, server: TmuxServer, fleet: Fleet, *, config: Config, clock: Callable[[], float], journal: Journal | None, live: bool, acts: bool = True) -> None:
         # Plain data a front end may read: the settings, the clock, whether it watches live tmux.
         self.config = config
         self.clock = clock
@@ -118,11 +118,11 @@ class Service:
         for monitor in fleet.monitors.values():
             monitor.subscribe(self._from_host(monitor.host.name))
         # "Go on when it resets" (off by default): the nudge, once, to an agent its rate limit stopped.
-        self._resume = LimitResume(self.agent, self.answer, config.nudge_text, clock) if config.go_on_after_limit and live else None
+        self._resume = LimitResume(self.agent, self.answer, config.nudge_text, clock) if config.go_on_after_limit and live and acts else None
         if self._resume is not None:
             self.subscribe(self._resume.on_event)
         # Rules that answer for you (the rules file; none: nothing answers), through the hook that holds the exact call.
-        self._rules = RuleAnswers(RuleBook(rules_path(), lambda text: self._emit(Notice(text))), fleet.desk, self.agent, self.agents, journal, clock) if live else None
+        self._rules = RuleAnswers(RuleBook(rules_path(), lambda text: self._emit(Notice(text))), fleet.desk, self.agent, self.agents, journal, clock) if live and acts else None
         if self._rules is not None:
             self.subscribe(self._rules.on_event)
             for monitor in fleet.monitors.values():
@@ -145,8 +145,18 @@ class Service:
         hooks: bool = True,
         hosts: Sequence[RemoteHost | HostSpec] = (),
         local: bool = True,
+        looking: bool = False,
+        names: bool = True,
     ) -> Service:
-        """One monitor per host (the local server unless ``local`` is off with hosts given); the fleet sends each request to its pane's host."""
+        """One monitor per host (the local server unless ``local`` is off with hosts given); the fleet sends each request to its pane's host.
+
+        ``looking``: a one-shot look (``headspace status`` with no service
+        running), the same watchers reading the same panes, that does
+        nothing else: no control client attached (captures read every pane),
+        no hook held or answered, no rule or nudge acting for the user.
+        ``names``: off, no appearance of a prompt is named (a look's rows
+        outlive it, and no service keeps its names).
+        """
         config = config or Config()
         load_plugins()  # the agent families installed as plug-ins: known before the first look
 
@@ -159,9 +169,11 @@ class Service:
                 idle_grace=config.idle_grace,
                 journal=journal,
                 spool=spool if host is None else None,
-                hooks=hooks and live,
+                hooks=hooks and live and not looking,
                 host=host,
-                answers=hooks and live,
+                answers=hooks and live and not looking,
+                looking=looking,
+                names=names,
             )
 
         remotes = [h if isinstance(h, RemoteHost) else RemoteHost(h) for h in hosts]
@@ -169,7 +181,7 @@ class Service:
         if journal is not None:
             # The day's spending is this tmux server's agents' (and the hosts'), not every server's in the log.
             journal.ledger.local, journal.ledger.server = LOCAL_HOST, server.key
-        return cls(server, Fleet(monitors), config=config, clock=clock, journal=journal, live=live)
+        return cls(server, Fleet(monitors), config=config, clock=clock, journal=journal, live=live, acts=not looking)
 
     # -- events ------------------------------------------------------------------------
     def subscribe(self, subscriber: Callable[[Event], None]) -> None:

@@ -55,6 +55,11 @@ class AttachPace:
             wait = self._delay
         self._not_before = now + wait
 
+    @classmethod
+    def never(cls) -> AttachPace:
+        """The pace of a one-shot look (``headspace status`` with no service): its panes are read by captures, none is attached."""
+        return cls(_not_before=float("inf"))
+
     def next_at(self) -> float:
         """The earliest time of the next attach."""
         at = self._not_before

@@ -4,8 +4,8 @@ headspace runs here with a HOME of its own that no Claude uses.  One agent
 runs with a HOME of its own (its status file is under that HOME's .claude),
 another with ``CLAUDE_CONFIG_DIR`` pointing elsewhere.  Both must be found
 *with their status files* (read from each process's environment), with the
-version of the binary they run, by the one-shot scan, by ``headspace status``
-as a user runs it, and by the live monitor.
+version of the binary they run, by ``headspace status`` as a user runs it
+and by the live monitor.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import pytest
 from headspace_tui.detect.claude.agents_cli import list_agents
 from headspace_tui.detect.claude.process import process_env
 from headspace_tui.service.watching.monitor import Monitor
-from headspace_tui.service.watching.one_look import scan
 from headspace_tui.tmux.server import TmuxServer
 from tests.harness import fake_api as api
 from tests.harness.versions import CLAUDE_VERSION
@@ -55,27 +54,41 @@ def _two_agents(claude_session, tmp_path):
     return by_home, by_config, config_dir
 
 
-def test_scan_finds_each_status_file_through_the_process_environment(claude_session, private_tmux, tmp_path, headspace_home):
+def _watched(server: TmuxServer, by_home, by_config) -> dict[str, tuple]:
+    """The live monitor's reading of both agents once their status files say waiting and idle: by pane, (process, status, agent)."""
+
+    async def run() -> dict[str, tuple]:
+        monitor = Monitor(server, hooks=False)
+        task = asyncio.create_task(monitor.run())
+        try:
+            for _ in range(200):
+                await asyncio.sleep(0.1)
+                pids = {s.pane_id: watch.agent_pid if (watch := monitor.panes.get(s.pane_id)) else None for s in (by_home, by_config)}
+                read = {pane: (monitor.facts.processes.get(pid), monitor.facts.statuses.get(pid), monitor.store.agents.get(pane)) for pane, pid in pids.items() if pid}
+                statuses = [read[s.pane_id][1].status if s.pane_id in read and read[s.pane_id][1] else None for s in (by_home, by_config)]
+                if statuses == ["waiting", "idle"] and read[by_home.pane_id][2] is not None and read[by_home.pane_id][2].state.value == "permission":
+                    return read
+            raise AssertionError(f"the monitor did not read both agents: {statuses}")
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            await monitor.stop()
+
+    return asyncio.run(run())
+
+
+def test_each_status_file_is_found_through_the_process_environment(claude_session, private_tmux, tmp_path, headspace_home):
     by_home, by_config, config_dir = _two_agents(claude_session, tmp_path)
-    server = TmuxServer(socket_name=private_tmux.name)
-
-    def views():
-        return {v.record.pane_id: v for v in scan(server, ask=False)}
-
-    def ready(v) -> bool:
-        home, config = v[by_home.pane_id].status, v[by_config.pane_id].status
-        return home is not None and home.status == "waiting" and config is not None and config.status == "idle"
-
-    found = poll(views, ready, timeout=20)
-    home_view, config_view = found[by_home.pane_id], found[by_config.pane_id]
-    assert home_view.process.config_dir == by_home.home / ".claude"
-    assert config_view.process.config_dir == config_dir
+    found = _watched(TmuxServer(socket_name=private_tmux.name), by_home, by_config)
+    (home_process, home_status, home_agent), (config_process, config_status, _) = found[by_home.pane_id], found[by_config.pane_id]
+    assert home_process.config_dir == by_home.home / ".claude"
+    assert config_process.config_dir == config_dir
     assert not (headspace_home / ".claude").exists(), "headspace's own config dir is not where they write"
-    assert home_view.status.status == "waiting" and home_view.status.waiting_for == "permission prompt"
-    assert config_view.status.status == "idle" and (config_dir / "sessions" / f"{config_view.agent_pid}.json").is_file()
-    assert home_view.observation.state.value == "permission" and home_view.observation.tool == "Bash"
-    assert any(e.rule == "status-file" for e in home_view.observation.evidence)
-    assert home_view.process.version == CLAUDE_VERSION == config_view.process.version
+    assert home_status.status == "waiting" and home_status.waiting_for == "permission prompt"
+    assert config_status.status == "idle" and (config_dir / "sessions" / f"{config_process.pid}.json").is_file()
+    assert home_agent.observation.tool == "Bash"
+    assert any(e.rule == "status-file" for e in home_agent.observation.evidence)
+    assert home_process.version == CLAUDE_VERSION == config_process.version
 
 
 def test_status_command_reports_them_from_another_home(claude_session, private_tmux, tmp_path, headspace_home):
@@ -126,11 +139,10 @@ def test_the_monitor_watches_every_agents_own_config_dir(claude_session, private
 
 def test_claude_agents_json_reports_the_waiting_agent_of_its_own_home(claude_session, private_tmux, tmp_path, headspace_home):
     """The fallback source, against the real binary: run with the agent's own HOME, it lists that agent."""
-    by_home, _, _ = _two_agents(claude_session, tmp_path)
-    server = TmuxServer(socket_name=private_tmux.name)
-    view = poll(lambda: {v.record.pane_id: v for v in scan(server, ask=False)}[by_home.pane_id], lambda v: v.status is not None and v.status.status == "waiting")
-    answers = asyncio.run(list_agents(view.process.binary, process_env(view.agent_pid)))
-    assert answers[view.agent_pid].status == "waiting"
-    assert answers[view.agent_pid].waiting_for == "permission prompt"
-    assert answers[view.agent_pid].cwd == str(by_home.workdir)
-    assert asyncio.run(list_agents(view.process.binary, {"HOME": str(headspace_home)})) == {}, "headspace's own HOME has no agents"
+    by_home, by_config, _ = _two_agents(claude_session, tmp_path)
+    process = _watched(TmuxServer(socket_name=private_tmux.name), by_home, by_config)[by_home.pane_id][0]
+    answers = asyncio.run(list_agents(process.binary, process_env(process.pid)))
+    assert answers[process.pid].status == "waiting"
+    assert answers[process.pid].waiting_for == "permission prompt"
+    assert answers[process.pid].cwd == str(by_home.workdir)
+    assert asyncio.run(list_agents(process.binary, {"HOME": str(headspace_home)})) == {}, "headspace's own HOME has no agents"

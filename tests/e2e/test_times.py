@@ -14,10 +14,8 @@ import time
 import pytest
 
 from headspace_tui.model import AgentState
-from headspace_tui.service.records.scan import to_agent
-from headspace_tui.service.watching.one_look import scan
-from headspace_tui.tmux.server import TmuxServer
 from tests.e2e.test_recovery import _monitor, _run, _until
+from tests.e2e.test_resident_service import rows, run
 from tests.harness import fake_api as api
 from tests.harness.scenarios import NUMBERED_MENU
 
@@ -39,12 +37,11 @@ def test_a_working_agent_keeps_claudes_clock_when_headspace_starts_late(claude_s
         assert agent.since >= submitted - 1.0  # not older than the turn itself
 
     _run(monitor, scenario)
-    # The one-shot scan (status, send) dates it the same way.
-    views = scan(TmuxServer(socket_name=private_tmux.name), config_dir=session.home / ".claude")
-    (view,) = [v for v in views if v.record.pane_id == session.pane_id]
+    # ``status`` with no service (its own look, as a user runs it) dates it the same way.
+    (row,) = [r for r in rows(run("-L", private_tmux.name, "status", "--json")) if r["pane_id"] == session.pane_id]
     # The reply is held back 25 s: the turn still runs (an "if working" here let a wrong state pass unchecked).
-    assert view.observation.state is AgentState.WORKING, view.observation.state
-    assert time.time() - to_agent(view).since >= 7.0
+    assert row["state"] == "working", row
+    assert row["in_state_for"] >= 7.0, row
 
 
 def test_a_waiting_permission_keeps_its_time_to_the_second(claude_session, private_tmux):

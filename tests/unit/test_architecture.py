@@ -115,7 +115,7 @@ def test_the_app_is_kept_from_every_part_of_the_service_and_speaks_only_the_api(
     assert loose == ["headspace_tui.service.answer_wait", "headspace_tui.service.facade"], f"a service module outside its layer packages: {loose}"
 
 
-WATCHER = ("watching", "acting", "monitor", "fleet", "pane_watch", "discovery", "sessions", "one_look", "remote", "rules", "tmux")
+WATCHER = ("watching", "acting", "monitor", "fleet", "pane_watch", "discovery", "sessions", "in_use", "remote", "rules", "tmux")
 
 
 @pytest.mark.parametrize("client", ["headspace_tui.resident.facade_client", "headspace_tui.resident.client", "headspace_tui.api.calls"])

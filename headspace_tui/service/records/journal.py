@@ -44,12 +44,13 @@ ENDED_KEPT = 100  # agents that are gone whose recent in-memory events are kept 
 
 
 class Journal:
-    def __init__(self, log: EventLog | None, clock: Callable[[], float] = time.time, *, background: bool = False) -> None:
+    def __init__(self, log: EventLog | None, clock: Callable[[], float] = time.time, *, background: bool = False, writes: bool = True) -> None:
         self.log = log
         self.clock = clock
         self.agents: dict[str, AgentHistory] = {}  # agents that are here now
         self._ended: OrderedDict[str, list[StoredEvent]] = OrderedDict()  # the last ENDED_KEPT gone agents' events
-        self.writer = EventWriter(log, clock, self._remember, background=background)  # background: writes off the loop (event_writer.py)
+        # background: writes off the loop (event_writer.py); without ``writes`` they stay in memory and the log is only read.
+        self.writer = EventWriter(log if writes else None, clock, self._remember, background=background)
         self.tracker = CommandTracker(self._history, self.writer, clock)
         self.history = History(log, clock, self.agents, self._ended, self.writer)
         self.ledger = UsageLedger(log, self.writer, clock)  # what agents spent per day (service/records/usage_ledger.py)
@@ -61,6 +62,26 @@ class Journal:
             return cls(EventLog(path), clock, background=True), None
         except EventLogError as exc:
             return cls(None, clock), f"event log disabled: {exc}"
+
+    @classmethod
+    def reading(cls, path=None, clock: Callable[[], float] = time.time) -> Journal | None:
+        """A journal that reads the event log at ``path`` and never writes it: a one-shot look's (``headspace status``).
+
+        What happened before is the log's, so a state is dated as the live
+        table dates it; what the look itself sees is kept in memory and
+        forgotten (a look of a second is no history).  None when there is
+        no log to read (a one-shot command never creates it) or it cannot be
+        opened.
+        """
+        from ...state.eventlog import default_path
+
+        where = path or default_path()
+        if not where.is_file():
+            return None
+        try:
+            return cls(EventLog(where), clock, writes=False)
+        except EventLogError:
+            return None
 
     @property
     def on_notice(self) -> Callable[[str], None]:
@@ -294,3 +315,5 @@ class Journal:
 
     def close(self) -> None:
         self.writer.close()
+        if self.log is not None and self.writer.log is None:  # a reading journal: the log is its own to close
+            self.log.close()

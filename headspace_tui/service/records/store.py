@@ -105,6 +105,9 @@ class AgentStore:
         self._clocks: dict[str, Clock] = {}
         # Per pane: which appearance of its prompt is on display, the id every answer carries.
         self.appearances = Appearances()
+        # Off for a one-shot look: an appearance is named by the service that goes on watching it, and a
+        # look ends with its rows, so a name it gave would be carried by an --expect that no one keeps.
+        self.names_appearances = True
         # Why the host cannot be read, from ``offline`` until ``online``: a pane read meanwhile (tmux
         # answering through ssh while the host's reader there is down) does not make a row live.
         self._stale = ""
@@ -185,7 +188,7 @@ class AgentStore:
             clock = self._clocks[record.pane_id] = Clock()
         claim = clock.update(observation.state, claims or {}, at, observation.prompt.fingerprint if observation.prompt else "")
         since = claim.at
-        request = self.appearances.see(record.pane_id, observation, captured)
+        request = self.appearances.see(record.pane_id, observation, captured) if self.names_appearances else ""
         if request != observation.request:
             observation = replace(observation, request=request)
         observation = observation.stamped()  # kept below (when new): an id of its own, whatever it was made from

@@ -3,5 +3,5 @@
 One monitor per host (fleet.py, monitor.py), tmux's events and each pane's
 reads (pane_watch.py, sessions.py), discovery, Claude's files and hooks
 (claude_facts.py, transcripts.py, hook_intake.py), the hosts (host.py),
-a one-shot look (one_look.py), starting and ending agents (lifecycle.py).
+the Claude folders agents use (in_use.py, for doctor), starting and ending agents (lifecycle.py).
 """

@@ -57,6 +57,7 @@ from ...events import Event, Notice, PaneCaptured, ProblemChanged
 from ...hooks.calls import PendingCall
 from ...hooks.spool import HookEvent
 from ...model import Agent, Observation
+from ...tmux.attach_pace import AttachPace
 from ...tmux.control import ControlClient, ControlError
 from ...tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 from ...usage.prices import priced
@@ -123,6 +124,8 @@ class Monitor:
         hooks: bool = True,
         host: Host | None = None,
         answers: bool = False,
+        looking: bool = False,
+        names: bool = True,
     ) -> None:
         self.host: Host = host or LocalHost(server)
         self.server = self.host.server
@@ -158,6 +161,9 @@ class Monitor:
             state_of=lambda pane_id: agent.state if (agent := self.store.agents.get(pane_id)) else None,
             clock=clock,
         )
+        if looking:  # a one-shot look: read by captures, not one control client attached for it (attach rarely)
+            self.sessions.attach_pace = AttachPace.never
+        self.store.names_appearances = names  # off for a look whose rows outlive it (status): no one keeps its names
         # Assumed for a Claude whose own config dir cannot be read (a remote host assumes none).
         self.facts = ClaudeFacts(self.host, self.supervisor, config_dir or self.host.default_config_dir(), self._facts_changed)
         self.transcripts = TranscriptFollower(self.host, self.facts, journal, self.store, started=clock(), clock=clock, current=lambda watch: self.panes.get(watch.record.pane_id) is watch)

@@ -1,25 +1,19 @@
-"""One agent builder and one start time: ``headspace status`` (scan.to_agent) and the live table (the store) agree.
+"""A first reading of a pane is dated by the one clock: Claude's status file, the event log's memory, or sight.
 
-The same reading of a pane (its record, the fused observation, Claude's
-status file, the event log's memory of an earlier run) goes both ways: once
-as ``headspace status`` takes it, and once as the monitor hands a first
-reading to the store (the claims a ``PaneWatch`` makes, its fuser fed the
-status file at its own time, as monitor.py does).  The two agents are
-equal, field by field, and dated alike.
+The reading goes to the store as the monitor hands it (the claims a
+``PaneWatch`` makes, its fuser fed the status file at its own time, as
+monitor.py does): in the resident service, and in the service ``headspace
+status`` runs for a look alike, so both date an agent the same way.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
-from headspace_tui.detect.claude.process import ClaudeProcess
 from headspace_tui.detect.claude.status_files import ClaudeStatus, status_observation
 from headspace_tui.detect.families import CLAUDE
 from headspace_tui.detect.fusion import Fuser
 from headspace_tui.model import Agent, AgentState, Observation, Prompt
-from headspace_tui.service.records.scan import PaneView, to_agent
 from headspace_tui.service.records.store import AgentStore
 from headspace_tui.service.watching.pane_watch import PaneWatch
 from headspace_tui.tmux.server import PaneRecord
@@ -51,16 +45,14 @@ def _status(status: str, ago: float, waiting_for: str = "") -> ClaudeStatus:
     return ClaudeStatus(pid=7, status=status, waiting_for=waiting_for, cwd="/work/x", name="fix-parser", updated_at=NOW - ago)
 
 
-def _both(observation: Observation, status: ClaudeStatus | None, logged: tuple[str, float] | None = None) -> tuple[Agent, Agent]:
+def _first_reading(observation: Observation, status: ClaudeStatus | None, logged: tuple[str, float] | None = None) -> Agent:
     def remember(key: str) -> tuple[str, float] | None:
         return logged if key == KEY else None
 
-    shown = to_agent(PaneView(RECORD, 7, observation, status, ClaudeProcess(7, version="2.1.330"), CLAUDE, "", KEY), NOW, remember)
     watch = PaneWatch(RECORD, KEY, agent_pid=7, family=CLAUDE, fuser=Fuser())
     if status is not None:
         watch.fuser.observe(status_observation(status), NOW, at=status.updated_at or NOW)
-    live = AgentStore().observed(RECORD, KEY, observation, NOW, agent_pid=7, status=status, agent_version="2.1.330", family=CLAUDE.name, claims=watch.claims(observation.state, remember))
-    return shown, live
+    return AgentStore().observed(RECORD, KEY, observation, NOW, agent_pid=7, status=status, agent_version="2.1.330", family=CLAUDE.name, claims=watch.claims(observation.state, remember))
 
 
 CASES = {
@@ -80,14 +72,19 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_status_and_the_live_table_make_the_same_agent_with_the_same_start(case):
+def test_a_first_reading_starts_when_the_one_clock_says(case):
     observation, status, since, source, *logged = CASES[case]
-    shown, live = _both(observation, status, *logged)
-    # One appearance of a prompt is the live store's to name (service/records/appearances.py): a
-    # one-shot look names none, so no --expect can carry an id that no one keeps.
+    live = _first_reading(observation, status, *logged)
+    # One appearance of a prompt is the live store's to name (service/records/appearances.py).
     fingerprint = observation.prompt.fingerprint if observation.prompt else ""
     assert live.observation.request.startswith(f"{fingerprint}~") if fingerprint else live.observation.request == ""
-    assert shown.observation.request == ""
-    live.observation = replace(live.observation, request="")
-    assert shown == live
     assert (live.since, live.since_source) == (since, source)
+    assert (live.cwd, live.name) == ((status.cwd, status.name) if status else (RECORD.cwd, ""))
+
+
+def test_the_store_of_a_look_names_no_appearance():
+    """``headspace status`` with no service: the look's store names none (no service keeps the name after it), and dates alike."""
+    store = AgentStore()
+    store.names_appearances = False
+    agent = store.observed(RECORD, KEY, PERMISSION, NOW, agent_pid=7, status=None, agent_version="2.1.330", family=CLAUDE.name, claims={})
+    assert agent.observation.request == "" and (agent.since, agent.since_source) == (NOW, "sight")
