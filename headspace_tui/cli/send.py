@@ -1,8 +1,9 @@
 """``headspace send``: one answer, through the resident service's answerer (started when none runs).
 
 ``--host``: through the service when it watches that host (its one
-answerer for that pane, never a second one racing it); through a link of
-its own only to a host no service watches.
+answerer for that pane, never a second one racing it); to a host no
+service watches, through the same service run in this process for that
+host and this one answer (its answerer, guard and audit line).
 """
 
 from __future__ import annotations
@@ -74,8 +75,15 @@ def _remote_pane(server, config: str, host_name: str, target: str) -> str:
         rows, _ = ask_rows(server.identity, config or None)
     except ServiceError as exc:
         raise UserError(f"{host_name}:{target}: {exc}; nothing sent") from None
+    return _pane_among(rows, host_name, target, "the service's table")
+
+
+def _pane_among(rows: list[dict], host_name: str, target: str, table: str) -> str:
+    """The pane (``%N@host``) that ``target`` names among ``rows`` of ``host_name``: as a target names a pane here (common.resolve_target)."""
+    from ..model import PaneAddress
+
     there = [row for row in rows if row.get("host") == host_name]
-    # As a target names a pane here (common.resolve_target): session:window.pane, session:window, or session.
+    # session:window.pane, session:window, or session.
     for found in (
         [row for row in there if row["target"] == target],
         [row for row in there if str(row["target"]).rsplit(".", 1)[0] == target],
@@ -85,7 +93,7 @@ def _remote_pane(server, config: str, host_name: str, target: str) -> str:
             return str(PaneAddress(str(found[0]["pane_id"]), host_name))
         if len(found) > 1:
             raise UserError(f"{host_name}:{target}: names {len(found)} agents; use session:window.pane or %N; nothing sent")
-    raise UserError(f"{host_name}:{target}: no agent there in the service's table (see 'headspace status'); nothing sent")
+    raise UserError(f"{host_name}:{target}: no agent there in {table} (see 'headspace status'); nothing sent")
 
 
 def _intent_of(args: argparse.Namespace, config):
@@ -108,40 +116,70 @@ def _intent_of(args: argparse.Namespace, config):
 
 
 def _send_remote(args: argparse.Namespace, config, host_name: str) -> int:
-    """``send --host NAME``: the same guarded send, to that host's pane, through its ssh link."""
+    """``send --host NAME`` where no service watches that host: the same service, run here for that host and this one answer.
+
+    Built as ``status`` builds its look (``looking``: no control client
+    attached, no hook held, no rule, nudge or ring acting on that host's
+    other agents), with the event log written, so the answer goes through
+    the service's one answerer and guard (``AnswerWait``, as the resident
+    service's route answers ``send``) and leaves its audit line.
+    """
+    import asyncio
+    import sys
+
+    from ..service.facade import Service
+    from ..service.records.journal import Journal
+    from ..shared.config import host_from_destination
+
+    if args.expect:
+        raise UserError(
+            f"{host_name}:{args.target}: --expect names one appearance of a prompt, which only a headspace service watching the pane keeps track of, and no service watches {host_name}; nothing sent"
+        )
+    spec = next((h for h in config.hosts if h.name == host_name), None) or host_from_destination(host_name)
+    journal, problem = Journal.open()
+    if problem:
+        print(f"headspace: {clean(problem)}", file=sys.stderr)
+    try:
+        service = Service.build(server_of(args), config=config, journal=journal, hosts=[spec], local=False, looking=True)
+        return asyncio.run(_answer_there(service, args, config, spec.name))
+    finally:
+        journal.close()
+
+
+async def _answer_there(service, args: argparse.Namespace, config, host_name: str) -> int:
+    """Run ``service`` until its first look of ``host_name`` is whole, answer the pane ``args`` names through its answerer, then end it."""
     import asyncio
 
-    from ..detect.families import CLAUDE, find_agent
-    from ..remote.host import RemoteHost
-    from ..shared.config import host_from_destination
-    from ..tmux.server import TmuxUnavailable
-
-    spec = next((h for h in config.hosts if h.name == host_name), None) or host_from_destination(host_name)
-    host = RemoteHost(spec)
-    server = host.server
     from ..model import PaneAddress
+    from ..resident.facade_routes import settle_here
+    from ..service.answer_wait import AnswerWait
+    from .status import LOOK_SETTLE
 
-    target = PaneAddress.parse(args.target).pane if args.target.startswith("%") else args.target
-
-    async def over_the_link() -> int:
-        try:
-            # The probe too: the host's process table says which agent runs in the pane.
-            _, table = await host.snapshot()
-        except TmuxUnavailable as exc:
-            raise UserError(f"{spec.name}: {exc}") from None
-        # The server's calls block on the link, whose master lives on this loop: each runs in a thread.
-        address = server.address(target) if target.startswith("%") else target
-        record = await asyncio.to_thread(resolve_target, server, address)
-        found = find_agent(record.pid, table)
-        return await _send_to(args, config, server, record, found[1] if found is not None else CLAUDE)
-
-    async def then_close() -> int:
-        try:
-            return await over_the_link()
-        finally:
-            await host.close()
-
-    return asyncio.run(then_close())
+    waiting = AnswerWait(service)
+    running = asyncio.create_task(service.run(), name=f"the service for {host_name}")
+    try:
+        await settle_here(service, LOOK_SETTLE)
+        problem = dict(service.hosts()).get(host_name)
+        if problem:
+            said = f"no first look within {LOOK_SETTLE:g}s" if problem == "starting" else problem.removeprefix(f"{host_name}: ")
+            raise UserError(f"{host_name}: {said}; nothing sent")
+        if args.target.startswith("%"):
+            pane = str(PaneAddress(PaneAddress.parse(args.target).pane, host_name))
+        else:
+            rows = [{"host": a.host, "target": a.target, "pane_id": PaneAddress.parse(a.pane_id).pane} for a in service.agents()]
+            pane = _pane_among(rows, host_name, args.target, f"{host_name}'s agents")
+        reply = await waiting.answer(pane, _intent_of(args, config), args.expect)  # None, or '' (only while no prompt is shown)
+    finally:
+        running.cancel()
+        await asyncio.gather(running, return_exceptions=True)
+        await service.stop()
+    if reply.status != 200:  # refused, as the service's route says it to a send it answers
+        raise UserError(f"{pane}: {reply.detail.removeprefix(f'{pane}: ')}")
+    detail = reply.detail.removeprefix(f"{reply.target}: ")
+    if not reply.delivered:
+        raise UserError(f"{reply.target}: {detail}")
+    print(clean(f"{reply.target}: {detail}"))
+    return EXIT_OK
 
 
 def option_keys(text: str) -> str:
@@ -150,32 +188,3 @@ def option_keys(text: str) -> str:
     if not parts or not all(part.isdigit() and len(part) <= 2 for part in parts):
         raise argparse.ArgumentTypeError(f"{text!r}: an option number (3), or several joined by commas (1,3)")
     return ",".join(str(int(part)) for part in parts)
-
-
-async def _send_to(args: argparse.Namespace, config, server, record, family) -> int:
-    """The guarded send to ``record``'s pane, whose agent is of ``family``."""
-    from ..answering.keys import ActionError, ThreadedPaneIO, read_pane, send_guarded
-    from ..tmux.server import TmuxCommandError
-
-    intent = _intent_of(args, config)
-    io = ThreadedPaneIO(server)
-    try:
-        # From the command line, "what the user saw" is the prompt as it is
-        # now; the guard still re-reads it right before sending, and the
-        # answer says exactly what it answered.  Which appearance of a prompt
-        # an --expect names is known only to the service that watched it
-        # come and go: here (no service) only "no prompt" can be expected.
-        seen, _ = await read_pane(io, record.pane_id, family)
-        if args.expect:
-            raise UserError(
-                f"{record.target}: --expect names one appearance of a prompt, which only a headspace service watching the pane keeps track of, and a send with --host answers by itself; nothing sent"
-            )
-        if args.expect is not None and seen.prompt is not None:
-            raise UserError(f"{record.target}: the agent asks something now ({seen.state.value}), and no prompt was expected; nothing sent")
-        outcome = await send_guarded(io, record.pane_id, seen, intent, timeout=args.timeout, server_key=server.key, family=family)
-    except (ActionError, TmuxCommandError) as exc:
-        raise UserError(f"{record.target}: {exc}") from None
-    if not outcome.delivered:
-        raise UserError(f"{record.target}: {outcome.detail}")
-    print(clean(f"{record.target}: {outcome.detail}"))
-    return EXIT_OK

@@ -29,6 +29,8 @@ from headspace_tui.resident.client import ask_rows
 from headspace_tui.service.facade import Service
 from headspace_tui.service.records.journal import Journal
 from headspace_tui.shared.config import HostSpec
+from headspace_tui.state.eventlog import EventLog
+from headspace_tui.state.eventlog import default_path as events_path
 from headspace_tui.tmux.server import TmuxServer
 from tests.e2e.test_resident_service import no_tmux_path, started
 from tests.harness import cli
@@ -126,9 +128,16 @@ def test_remote_agents_listed_approved_from_the_table_and_by_send(claude_session
     assert (first.workdir / "a.txt").exists()
     assert not (second.workdir / "b.txt").exists()
 
+    # "--expect ''": only while no prompt is shown; beta asks, so nothing goes (the service for box knows its appearance).
+    unexpected = headspace("--config", str(config), "send", "--host", "box", second.pane_id, "--approve", "--expect", "")
+    assert unexpected.returncode == 1 and "asks something now" in unexpected.stderr, unexpected
+    assert NUMBERED_MENU.search(second.screen()) and not (second.workdir / "b.txt").exists()
     sent = headspace("--config", str(config), "send", "--host", "box", second.pane_id, "--approve")
     assert sent.returncode == 0, sent.stderr
     assert "Bash: touch b.txt && echo approved-by-send" in sent.stdout and "Claude moved on" in sent.stdout
+    # No service watches box: the command ran the service for that host and answered through its answerer, whose audit line this is.
+    (audit,) = [e.payload for e in EventLog(events_path()).query(kind="answer") if "approved-by-send" in str(e.payload.get("what"))]
+    assert audit["channel"] == "keys" and audit.get("delivered") is not False and audit.get("decision") == "allow", audit
     fake_api.wait_for(lambda r: any("approved-by-send" in block_text(b) for b in r.tool_results()), timeout=30)
     second.wait_for(lambda s: "Made it." in s and TURN_DONE.search(s) is not None, what="beta done")
     assert (second.workdir / "b.txt").exists()
