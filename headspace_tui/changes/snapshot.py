@@ -156,7 +156,10 @@ def plain(folder: str, root: Path) -> Repository:
 def _count_plain(repo: Repository, store: Path) -> None:
     """Refuse (``NotARepository``, lasting) a plain folder too large to keep a baseline of: counted up to the caps, links not followed."""
     files, size, folders = 0, 0, [repo.top]
-    skip = os.path.realpath(store.parent)
+    try:
+        skip = os.stat(store.parent).st_ino  # our stores' folder, by inode (a realpath per folder cost more than the count)
+    except OSError:
+        skip = -1
     while folders:
         here = folders.pop()
         try:
@@ -166,7 +169,7 @@ def _count_plain(repo: Repository, store: Path) -> None:
         for entry in entries:
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    if os.path.realpath(entry.path) != skip and entry.name != ".git":
+                    if entry.name != ".git" and not (entry.inode() == skip and os.path.samefile(entry.path, store.parent)):
                         folders.append(entry.path)
                 elif entry.is_file(follow_symlinks=False):
                     files += 1

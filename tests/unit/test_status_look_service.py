@@ -30,8 +30,10 @@ def test_a_look_holds_no_hook_answers_nothing_nudges_nothing_attaches_nothing_an
     for monitor in looked._fleet.monitors.values():
         assert not monitor.intake.hooks and not monitor.intake.answers
         assert math.isinf(monitor.sessions.attach_pace().next_at()) and not monitor.store.names_appearances
+        assert monitor.changes._on_event not in monitor.store._subscribers  # no baseline taken: its end waits on no git
     for monitor in watching._fleet.monitors.values():
         assert monitor.intake.hooks and monitor.intake.answers and monitor.sessions.attach_pace().next_at() == 0.0 and monitor.store.names_appearances
+        assert monitor.changes._on_event in monitor.store._subscribers
 
 
 def test_a_looks_transport_rings_nothing_and_its_rows_wait_for_the_first_look():

@@ -139,3 +139,48 @@ def test_a_turn_told_at_once_begins_from_a_look_then(tmp_path):
         assert await agent.turn_lines() == [f"+{EGGS}"]
 
     asyncio.run(scenario())
+
+
+def test_a_folder_too_large_for_a_baseline_is_counted_once_whichever_agents_are_in_it(tmp_path, monkeypatch):
+    """Twenty agents in one large folder outside git: counted once, not twenty times two at a time (130% of a core for minutes).
+
+    Real snapshots and git; the cap is lowered so ten files are "too large", and the count is spied on (the real one runs).
+    """
+    from dataclasses import replace
+
+    from headspace_tui.changes import snapshot
+    from headspace_tui.service.watching.work_changes import REFUSED_FOR
+
+    monkeypatch.setattr(snapshot, "PLAIN_FILES", 5)
+    counted: list[str] = []
+    count = snapshot._count_plain
+    monkeypatch.setattr(snapshot, "_count_plain", lambda repo, store: (counted.append(repo.top), count(repo, store))[1])
+    folder = tmp_path / "big"
+    folder.mkdir()
+    for n in range(10):
+        (folder / f"file{n}").write_text("x")
+    now = [100.0]
+    store = AgentStore()
+    changes = WorkChanges(store, LocalTrees(), started=0.0, clock=lambda: now[0])
+
+    async def scenario() -> None:
+        async def refused(panes: list[str]) -> None:
+            for _ in range(500):
+                if all((base := changes._agents.get(p)) is not None and base.unusable for p in panes):
+                    return
+                await asyncio.sleep(0.02)
+            raise AssertionError("the agents' folder was never refused")
+
+        panes = [f"%{n}" for n in range(20)]
+        for n, pane in enumerate(panes):
+            store.observed(replace(_record(folder), pane_id=pane, session_name=f"s{n}"), f"k{n}", Observation(AgentState.IDLE), now[0], agent_pid=7 + n)
+        await refused(panes)
+        assert counted == [str(folder)], counted
+        assert all("too large for a baseline" in changes._agents[p].unusable for p in panes)
+        now[0] += REFUSED_FOR + 1  # a while later the folder may have changed (a git init, files gone): a new agent looks again
+        store.observed(replace(_record(folder), pane_id="%99", session_name="late"), "late", Observation(AgentState.IDLE), now[0], agent_pid=99)
+        await refused(["%99"])
+        assert counted == [str(folder)] * 2, counted
+        await changes.close()
+
+    asyncio.run(scenario())

@@ -182,7 +182,7 @@ class Monitor:
             read_soon=self.sessions.read_soon,
             stopping=lambda: self._stopping,
         )
-        self.changes = WorkChanges(self.store, self.host.trees(), started=clock(), clock=clock)  # what each agent changed
+        self.changes = WorkChanges(self.store, self.host.trees(), started=clock(), clock=clock, baselines=not looking)  # what each agent changed
         self.host.on_lost = self._link_lost
         self.host.on_notice = lambda text: self.store.emit(Notice(text))
         if journal is not None:

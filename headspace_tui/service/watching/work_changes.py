@@ -45,6 +45,7 @@ DIFFS_KEPT = 64  # diffs of tree pairs kept (an agent at rest is asked again wit
 REST_EVERY = 3.0
 TURN_SLACK = 2.0  # s a prompt may predate the first sight of its agent and still be the turn headspace saw begin
 TOLD_LATE = 1.0  # s after its prompt a turn is told late: a snapshot taken then may hold the turn's own work
+REFUSED_FOR = 600.0  # s a folder that can have no baseline (not git, too large to count) is not tried again, whichever agent is in it
 RESTING = frozenset({AgentState.IDLE, AgentState.PERMISSION, AgentState.QUESTION, AgentState.ERROR})
 SCOPES = ("turn", "start")
 
@@ -68,7 +69,8 @@ class Baselines:
 class WorkChanges:
     """Each agent's baselines on one host, kept from the store's events; ``changes`` answers the diff view and the CLI."""
 
-    def __init__(self, store: AgentStore, trees: Trees, *, started: float, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, store: AgentStore, trees: Trees, *, started: float, clock: Callable[[], float] = time.time, baselines: bool = True) -> None:
+        """``baselines`` off: none is taken (a one-shot look, which no one asks for a diff, and whose end must not wait on git)."""
         self.store = store
         self.trees = trees
         self.started = started
@@ -78,13 +80,22 @@ class WorkChanges:
         self._wanted: set[str] = set()  # panes that came to rest since their last summary
         self._diffs: dict[tuple[str, str, str], Diff] = {}  # (folder, old tree, new tree) -> their diff, the last DIFFS_KEPT
         self._tasks: set[asyncio.Task] = set()
-        store.subscribe(self._on_event)
+        # Per folder: its snapshots one at a time, and why it can have none (until when). Twenty agents in one
+        # large folder outside git counted it twenty times, two at a time (a service at 130% of a core for minutes).
+        self._folders: dict[str, asyncio.Lock] = {}
+        self._refused: dict[str, tuple[str, float]] = {}
+        if baselines:
+            store.subscribe(self._on_event)
 
     # -- events -------------------------------------------------------------------------
     def _on_event(self, event: Event) -> None:
         if isinstance(event, AgentRemoved):
-            self._agents.pop(event.pane_id, None)
+            gone = self._agents.pop(event.pane_id, None)
             self._wanted.discard(event.pane_id)
+            if gone is not None and all(base.folder != gone.folder for base in self._agents.values()):
+                lock = self._folders.get(gone.folder)
+                if lock is not None and not lock.locked():
+                    del self._folders[gone.folder]  # churn must not grow us: a refusal is kept (bounded below), a lock is not
         elif isinstance(event, TurnBegan):
             self._spawn(self._turn(event.agent, event.at))
         elif isinstance(event, AgentChanged):
@@ -138,15 +149,28 @@ class WorkChanges:
             self.store.changed(agent.pane_id, "")  # a new turn has changed nothing yet
 
     async def _take(self, pane_id: str, base: Baselines) -> str:
+        """A snapshot of the agent's folder, or "": one at a time per folder, and none of a folder refused for good a moment ago."""
         if base.unusable:
             return ""
-        try:
-            return await self._snapshot(pane_id, base)
-        except ChangeError as exc:
-            if exc.lasting:
-                base.unusable = str(exc)
-            log.info("no baseline for %s: %s", pane_id, exc)
-            return ""
+        async with self._folders.setdefault(base.folder, asyncio.Lock()):
+            refused = self._refused.get(base.folder)
+            if refused is not None and self.clock() < refused[1]:
+                base.unusable = refused[0]  # another agent's look found it: this one's would find the same
+                return ""
+            try:
+                return await self._snapshot(pane_id, base)
+            except ChangeError as exc:
+                if exc.lasting:
+                    base.unusable = str(exc)
+                    self._refuse(base.folder, str(exc))
+                log.info("no baseline for %s: %s", pane_id, exc)
+                return ""
+
+    def _refuse(self, folder: str, why: str) -> None:
+        now = self.clock()
+        for stale in [f for f, (_, until) in self._refused.items() if until <= now]:
+            del self._refused[stale]
+        self._refused[folder] = (why, now + REFUSED_FOR)
 
     async def _snapshot(self, pane_id: str, base: Baselines) -> str:
         """The work tree now; kept as the agent at rest (``rested``) when it was idle from before the look to after it."""
