@@ -29,9 +29,7 @@ import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
-
-from aiohttp import WSMsgType, web
+from typing import TYPE_CHECKING, Any
 
 from ..api.calls import CALLS, KEY, Asked, Call
 from ..api.codec import WireError, encode
@@ -41,6 +39,9 @@ from ..api.rows import agent_row, host_problems
 from ..model import Agent, Observation
 from ..notifications.snooze import snooze_words
 from ..service.facade import Service
+
+if TYPE_CHECKING:
+    from aiohttp import web  # imported where routes are served over HTTP: a look in the command's process (status) never loads it
 
 log = logging.getLogger(__name__)
 
@@ -144,6 +145,8 @@ class FacadeRoutes:
                 app.router.add_route(call.verb, call.path, self._route(call))
 
     def _route(self, call: Call) -> Callable[[web.Request], Awaitable[web.Response]]:
+        from aiohttp import web  # the HTTP server's: a look in the command's process (status) serves calls without it
+
         async def handler(request: web.Request) -> web.Response:
             sent: Any = dict(request.query)
             if call.verb == "POST":
@@ -332,6 +335,8 @@ class FacadeRoutes:
         The service sends ``{"opened": true}`` or ``{"problem": line}`` first,
         then ``{"report": line, "ended": bool}`` for a key that could not go.
         """
+        from aiohttp import WSMsgType, web
+
         try:
             opening = CALLS["input"].take(dict(request.query))
         except Asked as exc:
