@@ -38,6 +38,7 @@ from ...changes.trees import ChangeError, Trees
 from ...events import AgentChanged, AgentRemoved, Event, TurnBegan
 from ...model import Agent, AgentState
 from ..records.store import AgentStore
+from .supervise import end
 
 log = logging.getLogger(__name__)
 
@@ -251,7 +252,6 @@ class WorkChanges:
         return Diff(diff.files, diff.more_files, diff.added, diff.removed, note=note)
 
     async def close(self) -> None:
-        for task in list(self._tasks):
-            task.cancel()
+        """Every snapshot and summary ended, each cancelled again while it runs on and never waited for without bound (supervise.end)."""
         with contextlib.suppress(Exception):
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+            await asyncio.gather(*(end(task) for task in list(self._tasks)))
