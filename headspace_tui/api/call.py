@@ -21,6 +21,7 @@ HISTORY_MAX = 100_000  # lines of history one request may ask for
 MAX_DAYS = 366  # days of spending one request may ask for
 MAX_WORDS = 256  # arguments one new agent may be started with
 HERE = ("TMUX", "TMUX_PANE", "HEADSPACE_CLIENT")  # what of a client's environment says where the user sits
+FILLED_IN = ("client", "here")  # fields the client fills in itself (its id, where the user sits): no facade method's argument
 
 
 class Asked(Exception):
@@ -165,8 +166,16 @@ class Call:
     ``method``: GET (fields in the query), POST (fields in a JSON body),
     ``WS`` (a WebSocket opened by a GET) or ``STREAM`` (Server-Sent Events
     from a GET).  ``reply``: each field of the answer and whether it is the
-    facade's data (decoded by wire.py) or plain JSON.  ``blocking``: its
+    facade's data (decoded by codec.py) or plain JSON.  ``blocking``: its
     handler runs tmux or git or reads the event log, so a server runs it off its loop.
+
+    A facade call's client method is made from it (facade_client.py
+    ``asking``) unless the client keeps a copy for it: the facade method's
+    arguments are its fields in order (those the client fills in,
+    ``FILLED_IN``, left out), and it returns the reply's one field.
+    ``otherwise``: what that method returns, from the service's line, when
+    the service refused or did not answer (None: the ``ServiceError`` goes
+    to the caller).
     """
 
     name: str
@@ -178,6 +187,7 @@ class Call:
     blocking: bool = False
     query: tuple[tuple[str, str], ...] = ()  # fixed query parameters (the stream's form)
     writes: bool = False  # it changes something: a read-only client (the page's ``--read-only``) may not ask it
+    otherwise: Callable[[str], Any] | None = None  # the client method's answer when the service gave none (from its line)
 
     @property
     def verb(self) -> str:

@@ -6,7 +6,9 @@ kinds of field, in call.py).  The service's routes (facade_routes.py) are
 built from it (each call's handler is the ``FacadeRoutes`` method of its
 name, handed its fields already checked and decoded), and so are the
 client's requests (facade_client.py ``ServiceClient._call``, through either
-transport: HTTP over the Unix socket, or the service in the same process).
+transport: HTTP over the Unix socket, or the service in the same process)
+and the client's methods (``asking`` there), but for those that keep the
+client's copy (``KEPT``).
 A route string, a field's name or its check is written in these
 declarations and nowhere else; tests/unit/test_wire_calls.py fails when a facade method has no call,
 or a call no handler or no client method.
@@ -23,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..changes.model import failed
 from ..model import Agent, Observation
 from .call import (
     CLIENT,
@@ -87,15 +90,15 @@ CALLS: dict[str, Call] = _calls(
     Call("screen", "GET", "/v1/screen", (("pane", PANE),), (("screen", False), ("width", False))),
     Call("history", "GET", "/v1/history", (("pane", PANE), ("lines", LINES)), (("ansi", False),), SLOW),
     # What a client asks of an agent.
-    Call("why", "POST", "/v1/why", (("agent", AGENT), ("now", TIME)), (("why", True),)),
-    Call("changes", "GET", "/v1/changes", (("pane", PANE), ("scope", SCOPE)), (("diff", False),), SLOW),
-    Call("timeline", "POST", "/v1/timeline", (("agent", AGENT),), (("events", True),), blocking=True),  # reads the event log: off the loop
+    Call("why", "POST", "/v1/why", (("agent", AGENT), ("now", TIME)), (("why", True),), otherwise=lambda line: (None, None)),
+    Call("changes", "GET", "/v1/changes", (("pane", PANE), ("scope", SCOPE)), (("diff", True),), SLOW, otherwise=failed),
+    Call("timeline", "POST", "/v1/timeline", (("agent", AGENT),), (("events", True),), blocking=True, otherwise=lambda line: []),  # reads the event log: off the loop
     Call("waited_today", "GET", "/v1/waited-today", (("now", TIME),), (("seconds", False),)),
-    Call("spent", "GET", "/v1/spent", (("now", TIME), ("days", DAYS)), (("today", True), ("days", True)), blocking=True),  # reads the event log: off the loop
+    Call("spent", "GET", "/v1/spent", (("now", TIME), ("days", DAYS)), (("spent", True),), blocking=True, otherwise=lambda line: None),  # reads the event log: off the loop
     Call("pending", "GET", "/v1/pending", (), (("panes", False),)),
     # Answers.
     Call("answer", "POST", "/v1/answers", (("agent", AGENT), ("intent", INTENT), ("seen", SEEN), ("client", CLIENT)), (("refusal", False),)),
-    Call("batch", "POST", "/v1/batch", (("agent", AGENT),), (("pairs", True), ("reason", False))),
+    Call("batch", "POST", "/v1/batch", (("agent", AGENT),), (("batch", True),), otherwise=lambda line: ([], line)),
     Call("approve_batch", "POST", "/v1/batch/approve", (("pairs", PAIRS), ("client", CLIENT)), (("line", False),), SLOW),
     # Snoozes.
     Call("snooze", "POST", "/v1/snoozes", (("agent", AGENT), ("until", TIME)), (("snooze", True),)),
@@ -104,7 +107,7 @@ CALLS: dict[str, Call] = _calls(
     # Input mode: a WebSocket, ``{"key": KEY}`` messages (input in facade_routes.py says the rest).
     Call("input", "WS", "/v1/input", (("pane", PANE), ("family", TEXT))),
     # Jump, start, stop.
-    Call("jump", "POST", "/v1/jump", (("agent", AGENT), ("here", HERE_KIND)), (("end", False), ("exit_with", False), ("notice", False)), SLOW, blocking=True),
+    Call("jump", "POST", "/v1/jump", (("agent", AGENT), ("here", HERE_KIND)), (("jump", True),), SLOW, blocking=True),
     Call(
         "start_agent",
         "POST",
@@ -134,6 +137,23 @@ LOCAL: dict[str, str] = {
     "focused": "the pane this client last focused",
     "snooze_of": "the client's copy of the snoozes, kept by the stream",
     "snoozed": "the client's copy of the snoozes",
+}
+
+# The facade methods served by a call whose client method is written by hand (facade_client.py), and why: each
+# keeps or changes the client's copy.  Every other one is made from its call's declaration (``asking`` there).
+KEPT: dict[str, str] = {
+    "focus": "says the newest focus off the loop, then asks the pane's screen for the copy",
+    "screen": "the copy of the previewed pane's screen, asked when focused and kept by the stream",
+    "width": "the previewed pane's from the copy; asked only for another pane",
+    "waited_today": "keeps the last answer for when the service does not give one",
+    "answer": "keeps the answers on their way, whose reports the stream brings",
+    "answer_pending": "asked once for every agent of a frame (``pending``), kept a moment",
+    "approve_batch": "keeps the answers on their way, whose reports the stream brings",
+    "snooze": "changes the copy of the snoozes at once",
+    "unsnooze": "changes the copy of the snoozes at once",
+    "snoozes_ended": "answers from the copy at once and tells the service beside the loop",
+    "open_input": "a WebSocket, not a request",
+    "start_agent": "the folder the user means, read from the client's own working folder",
 }
 
 # Which call serves each other facade method (a method may be served by a call of another name).

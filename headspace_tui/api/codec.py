@@ -24,6 +24,7 @@ from typing import Any
 from ..answering.keys import KeyStroke
 from ..answering.policy import Intent, IntentKind
 from ..answering.report import ChannelReport, Report
+from ..changes.model import Diff, DiffLine, FileDiff, Hunk
 from ..detect.fusion import Explanation, Verdict
 from ..detect.sources import Source
 from ..events import AgentChanged, AgentRemoved, Answered, CallBlocked, Notice, PaneCaptured, ProblemChanged, Rung
@@ -32,6 +33,7 @@ from ..model import Agent, AgentState, Blocked, Channel, Evidence, Observation, 
 from ..notifications.snooze import Snooze
 from ..state.eventlog import StoredEvent
 from ..usage.model import PlanUse, Spent, SpentRow, Tokens, Usage
+from .facade import Jump
 
 CLASSES: dict[str, type] = {
     cls.__name__: cls
@@ -64,6 +66,11 @@ CLASSES: dict[str, type] = {
         PlanUse,
         Spent,
         SpentRow,
+        Diff,
+        FileDiff,
+        Hunk,
+        DiffLine,
+        Jump,
     )
 }
 ENUMS: dict[str, type[Enum]] = {cls.__name__: cls for cls in (AgentState, Channel, IntentKind, Source)}

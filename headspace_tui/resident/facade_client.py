@@ -2,7 +2,9 @@
 
 ``ServiceClient`` has the facade's methods (service/facade.py's ``Service``)
 and answers them from the service over its socket (facade_routes.py), so
-the app is the same code in both modes.  It keeps a copy of what a frame
+the app is the same code in both modes.  Each method is made from its
+call's declaration (``asking``), but for those written here because they
+keep or change the client's copy (api/calls.py ``KEPT`` says which and why).  It keeps a copy of what a frame
 draws from (every agent, the hosts' problem, the snoozes, the previewed
 pane's screen), filled before the app starts (``connect``: the first frame
 has the full table) and kept current by the service's stream (``run``).
@@ -28,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import inspect
 import json
 import logging
 import os
@@ -39,19 +42,17 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..api import timeouts
-from ..api.call import ASK, LIFECYCLE, SETTLE, SLOW, Call, url_path
-from ..api.calls import CALLS
+from ..api.call import ASK, FILLED_IN, LIFECYCLE, SETTLE, SLOW, Call, url_path
+from ..api.calls import CALLS, KEPT, SERVED_BY
 from ..api.codec import WireError, decode, encode
 from ..api.errors import Lost, ServerGone
 from ..api.facade import (
     AgentChanged,
     AgentRemoved,
     CallBlocked,
-    ChannelReport,
     Event,
-    Explanation,
+    Facade,
     Intent,
-    Jump,
     KeyStroke,
     Notice,
     PaneCaptured,
@@ -64,12 +65,10 @@ from ..api.facade import (
     Typing,
     sort_key,
 )
-from ..changes.model import Diff, failed
 from ..model import Agent, Observation
 from ..notifications.snooze import Snooze, key_of
 from ..shared.config import Config
 from ..shared.resident_place import Place, is_held
-from ..usage.model import Spent, SpentRow
 from .transport import HttpTransport, InProcess, Transport
 
 if TYPE_CHECKING:
@@ -237,6 +236,17 @@ class ServiceClient:
             return CALLS[name].answer(answer)
         except WireError as exc:
             raise ServiceError(f"the headspace service's answer: {exc}") from None
+
+    def _asked(self, call: Call, args: dict[str, Any]) -> Any:
+        """A method made from ``call`` (``asking``): the reply's one field, or the declared answer when the service gave none."""
+        try:
+            reply = self._call(call.name, **args)
+        except ServiceError as exc:
+            if call.otherwise is None:
+                raise
+            log.info("%s: %s", call.name, exc)
+            return call.otherwise(str(exc))
+        return reply[call.reply[0][0]] if call.reply else None
 
     def _on_loop(self, change: Callable[[], object]) -> None:
         """Apply ``change`` to this client's copy on the app's loop: a call asked from a worker thread comes back there.
@@ -509,33 +519,6 @@ class ServiceClient:
             return None
         return width if isinstance(width, int) else None
 
-    async def history(self, address: str, lines: int) -> str:
-        answer = await asyncio.to_thread(lambda: self._call("history", pane=address, lines=int(lines)))
-        return str(answer["ansi"] or "")
-
-    async def changes(self, address: str, scope: str) -> Diff:
-        try:
-            answer = await asyncio.to_thread(lambda: self._call("changes", pane=address, scope=scope))
-            return Diff.from_dict(answer["diff"])
-        except (ServiceError, ValueError) as exc:
-            return failed(str(exc))
-
-    def why(self, agent: Agent, now: float) -> tuple[Explanation | None, ChannelReport | None]:
-        try:
-            why = self._call("why", agent=agent, now=now)["why"]
-        except ServiceError as exc:
-            log.info("why: %s", exc)
-            return None, None
-        return why if isinstance(why, tuple) and len(why) == 2 else (None, None)
-
-    def timeline(self, agent: Agent) -> list:
-        try:
-            events = self._call("timeline", agent=agent)["events"]
-        except ServiceError as exc:
-            log.info("timeline: %s", exc)
-            return []
-        return events if isinstance(events, list) else []
-
     def _in_thread(self, what: str, job: Callable[[], None]) -> None:
         """``job`` in a thread, beside the app's loop (a question asked on it would hold the keys); here and now when no loop runs."""
         try:
@@ -553,17 +536,6 @@ class ServiceClient:
             seconds = self._call("waited_today", now=now)["seconds"]
             self._waited = float(seconds) if isinstance(seconds, (int, float)) else None
         return self._waited
-
-    def spent(self, now: float, days: int) -> tuple[Spent, list[SpentRow]] | None:
-        try:
-            found = self._call("spent", now=now, days=days)
-        except ServiceError as exc:
-            log.info("spent: %s", exc)
-            return None
-        today, rows = found["today"], found["days"]
-        if not isinstance(today, Spent) or not isinstance(rows, list) or not all(isinstance(r, SpentRow) for r in rows):
-            return None
-        return today, rows
 
     # -- answering -------------------------------------------------------------------------
     def answer(self, agent: Agent, intent: Intent, seen: Observation | None = None) -> str:
@@ -590,14 +562,6 @@ class ServiceClient:
                 panes = set(self._awaiting)
                 self._pending = (time.monotonic() + FAILED_FOR, panes)
         return agent.pane_id in panes
-
-    def batch(self, agent: Agent) -> tuple[list[tuple[Agent, PendingCall]], str]:
-        try:
-            answer = self._call("batch", agent=agent)
-            pairs = answer["pairs"]
-        except ServiceError as exc:
-            return [], str(exc)
-        return (pairs if isinstance(pairs, list) else []), str(answer.get("reason", ""))
 
     def approve_batch(self, pairs: list[tuple[Agent, PendingCall]]) -> str:
         try:
@@ -681,10 +645,6 @@ class ServiceClient:
         return ClientInputSession(pane_id, ws, report), ""
 
     # -- jump, start, stop -------------------------------------------------------------------
-    def jump(self, agent: Agent) -> Jump:
-        answer = self._call("jump", agent=agent)
-        return Jump(end=bool(answer["end"]), exit_with=str(answer["exit_with"] or ""), notice=str(answer["notice"] or ""))
-
     def start_agent(self, folder: str, branch: str = "", near: Agent | None = None) -> str:
         return self.start(folder, branch, near)["pane"]
 
@@ -697,13 +657,47 @@ class ServiceClient:
             raise ServiceError("the headspace service's answer is not a started agent")
         return {"pane": pane, "target": target, "cwd": cwd, "worktree": answer["worktree"]}
 
-    async def stop_agent(self, agent: Agent) -> bool:
-        answer = await asyncio.to_thread(lambda: self._call("stop_agent", agent=agent))
-        return bool(answer["closed"])
+    if TYPE_CHECKING:
 
-    async def restart_agent(self, agent: Agent) -> str:
-        answer = await asyncio.to_thread(lambda: self._call("restart_agent", agent=agent))
-        return str(answer["pane"] or "")
+        def __getattr__(self, name: str) -> Any:
+            """The methods made from the declarations (below), which a type checker does not see made."""
 
-    def close_pane(self, agent: Agent) -> None:
-        self._call("close_pane", agent=agent)
+
+def asking(member: str, call: Call) -> Callable[..., Any]:
+    """The client's method for the facade's ``member``, made from ``call``'s declaration: adding a call writes no client method.
+
+    It takes the facade method's arguments (its signature, as the Protocol
+    says), sends them as the call's fields in the same order (those the
+    client fills in left out), and returns the reply's one field, or
+    ``call.otherwise`` of the service's line when the service gave none.
+    A method the Protocol makes async asks from a thread beside the loop.
+    """
+    declared = getattr(Facade, member)
+    signature = inspect.signature(declared)
+    fields = [name for name, _ in call.fields if name not in FILLED_IN]
+    if len(fields) != len(signature.parameters) - 1:
+        raise TypeError(f"{member}: the facade takes {list(signature.parameters)[1:]}, the call {call.name} declares {fields}")
+
+    def sent(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+        bound = signature.bind(None, *args, **kwargs)
+        bound.apply_defaults()
+        return dict(zip(fields, list(bound.arguments.values())[1:], strict=True))
+
+    async def off_the_loop(self: ServiceClient, *args: Any, **kwargs: Any) -> Any:
+        asked = sent(args, kwargs)
+        return await asyncio.to_thread(self._asked, call, asked)
+
+    def plain(self: ServiceClient, *args: Any, **kwargs: Any) -> Any:
+        return self._asked(call, sent(args, kwargs))
+
+    method: Callable[..., Any] = off_the_loop if inspect.iscoroutinefunction(declared) else plain
+    method.__name__ = method.__qualname__ = member
+    method.__doc__ = f"The facade's ``{member}``, asked as calls.py declares ``{call.name}``."
+    method.__signature__ = signature  # type: ignore[attr-defined]
+    method.asks = call  # type: ignore[attr-defined]
+    return method
+
+
+for _member, _call in SERVED_BY.items():
+    if _member not in KEPT:
+        setattr(ServiceClient, _member, asking(_member, CALLS[_call]))

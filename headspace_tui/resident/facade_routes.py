@@ -229,7 +229,7 @@ class FacadeRoutes:
         return {"ansi": await self.service.history(pane, lines)}
 
     async def changes(self, pane: str, scope: str) -> Any:
-        return {"diff": (await self.service.changes(pane, scope)).to_dict()}
+        return {"diff": encode(await self.service.changes(pane, scope))}
 
     def why(self, agent: Agent, now: float) -> Any:
         return {"why": encode(self.service.why(self.service.now(agent) or agent, now))}
@@ -242,8 +242,7 @@ class FacadeRoutes:
         return {"seconds": self.service.waited_today(agents, now)}
 
     def spent(self, now: float, days: int) -> Any:
-        found = self.service.spent(now, days)
-        return {"today": encode(found[0]) if found else None, "days": encode(found[1]) if found else None}
+        return {"spent": encode(self.service.spent(now, days))}
 
     def pending(self) -> Any:
         return {"panes": self.service.answers_pending()}
@@ -271,10 +270,7 @@ class FacadeRoutes:
 
     def batch(self, agent: Agent) -> Any:
         own = self.service.now(agent)
-        if own is None:
-            return {"pairs": [], "reason": "that agent is no longer there"}
-        pairs, reason = self.service.batch(own)
-        return {"pairs": encode(pairs), "reason": reason}
+        return {"batch": encode(([], "that agent is no longer there") if own is None else self.service.batch(own))}
 
     def approve_batch(self, pairs: list[tuple[Agent, PendingCall]], client: str) -> Any:
         own = [  # one gone since, or asking anew since the list was drawn, is left out
@@ -311,8 +307,7 @@ class FacadeRoutes:
 
     # -- jump, start, stop -------------------------------------------------------------------
     def jump(self, agent: Agent, here: dict[str, str]) -> Any:
-        jump = self.service.jump(agent, here)
-        return {"end": jump.end, "exit_with": jump.exit_with, "notice": jump.notice}
+        return {"jump": encode(self.service.jump(agent, here))}
 
     def start_agent(self, folder: str, branch: str, near: Agent | None, here: dict[str, str], args: tuple[str, ...], session: str) -> Any:
         started = self.service.start_agent(folder, branch, near, here, args, session)

@@ -29,7 +29,8 @@ from aiohttp.test_utils import TestClient, TestServer
 
 import headspace_tui
 from headspace_tui.api.call import Asked, url_path
-from headspace_tui.api.calls import CALLS, LOCAL, SERVED_BY, Call
+from headspace_tui.api.calls import CALLS, KEPT, LOCAL, SERVED_BY, Call
+from headspace_tui.api.errors import Lost, ServiceError
 from headspace_tui.api.facade import Facade, Intent, IntentKind, Jump, PaneScreen, ProblemChanged
 from headspace_tui.api.own_calls import OWN
 from headspace_tui.api.page_calls import PAGE
@@ -73,6 +74,59 @@ def test_every_call_is_a_method_of_the_client_or_its_stream():
     client_methods = {name for name in dir(ServiceClient) if not name.startswith("_")}
     assert set(SERVED_BY) <= client_methods, sorted(set(SERVED_BY) - client_methods)
     assert set(CALLS) == set(SERVED_BY.values()) | {"state", "events"}, "a call the client never makes, or one no facade member says it serves"
+
+
+def test_a_client_method_is_made_from_its_declaration_unless_the_client_keeps_a_copy_for_it():
+    """Adding a call writes no client method: each facade method served by a call is made from it (``asking``), or written by hand with why (``KEPT``)."""
+    assert set(KEPT) <= set(SERVED_BY) and all(why.strip() for why in KEPT.values())
+    made = sorted(set(SERVED_BY) - set(KEPT))
+    assert len(made) >= 8, made
+    for member in made:
+        method = getattr(ServiceClient, member)
+        assert getattr(method, "asks", None) is CALLS[SERVED_BY[member]], f"{member} is not made from its declaration"
+        assert inspect.iscoroutinefunction(method) == inspect.iscoroutinefunction(getattr(Facade, member)), f"{member}: async as the Protocol says"
+        assert inspect.signature(method) == inspect.signature(getattr(Facade, member))
+    for member in KEPT:
+        method = vars(ServiceClient).get(member)
+        assert method is not None and not hasattr(method, "asks"), f"{member} is listed as written by hand, and is not"
+
+
+def test_a_made_method_takes_the_protocols_arguments_and_only_those():
+    """A call whose fields are not the Protocol's arguments is refused when the method is made, not when a user first asks it."""
+    from headspace_tui.resident.facade_client import asking
+
+    with pytest.raises(TypeError, match="why"):
+        asking("why", CALLS["timeline"])
+    client, _ = _client(FacadeRoutes(Stub(), FacadeStream(Stub()), None, lambda: None))  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        client.why(AGENT)  # one argument short: refused before anything is sent
+    assert client.why(agent=AGENT, now=1.0) == (None, None)
+
+
+class Refusing:
+    """A transport whose service refuses every call with one line (a 409), or never answers (``Lost``)."""
+
+    prefix = "the headspace service: "
+
+    def __init__(self, error: type[ServiceError]) -> None:
+        self.error = error
+
+    def ask(self, call: Call, sent: dict[str, Any], timeout: float) -> Any:
+        raise self.error(f"no {call.name} today")
+
+
+@pytest.mark.parametrize("error", [ServiceError, Lost])
+def test_a_made_method_answers_as_declared_when_the_service_gives_nothing(error: type[ServiceError]):
+    """A question the app asks as it draws has a declared answer for the service's silence; an action's failure reaches the caller as its one line."""
+    client = ServiceClient(Place(Path("/nonexistent"), "k"), config=Config(), transport=Refusing(error))
+    assert client.why(AGENT, 1.0) == (None, None)
+    assert client.timeline(AGENT) == []
+    assert client.spent(1.0, 7) is None
+    assert client.batch(AGENT) == ([], "the headspace service: no batch today")
+    assert asyncio.run(client.changes("%1", "turn")) == Diff(error="the headspace service: no changes today")
+    for act in (lambda: client.jump(AGENT), lambda: client.close_pane(AGENT), lambda: asyncio.run(client.stop_agent(AGENT)), lambda: asyncio.run(client.history("%1", 5))):
+        with pytest.raises(ServiceError, match="^the headspace service: no "):
+            act()
 
 
 @pytest.mark.parametrize("call", [c for c in CALLS.values() if c.method != "STREAM"], ids=lambda c: c.name)
