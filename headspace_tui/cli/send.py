@@ -147,38 +147,37 @@ def _send_remote(args: argparse.Namespace, config, host_name: str) -> int:
 
 
 async def _answer_there(service, args: argparse.Namespace, config, host_name: str) -> int:
-    """Run ``service`` until its first look of ``host_name`` is whole, answer the pane ``args`` names through its answerer, then end it."""
-    import asyncio
-
+    """Ask ``service``, run here for ``host_name``, for its rows once its first look is whole, then for the answer: the calls a resident one answers ``send`` by."""
+    from ..api import timeouts
+    from ..api.errors import Lost, ServiceError
+    from ..api.own_calls import OWN
     from ..model import PaneAddress
-    from ..resident.facade_routes import settle_here
-    from ..service.answer_wait import AnswerWait
+    from ..resident.client import answer_of, rows_of
+    from ..resident.transport import errand
     from .status import LOOK_SETTLE
 
-    waiting = AnswerWait(service)
-    running = asyncio.create_task(service.run(), name=f"the service for {host_name}")
-    try:
-        await settle_here(service, LOOK_SETTLE)
-        problem = dict(service.hosts()).get(host_name)
-        if problem:
-            said = f"no first look within {LOOK_SETTLE:g}s" if problem == "starting" else problem.removeprefix(f"{host_name}: ")
-            raise UserError(f"{host_name}: {said}; nothing sent")
+    intent = _intent_of(args, config)
+    async with errand(service) as transport:
+        try:
+            rows, problems = rows_of(await transport.asked(OWN["rows"], {"settle": LOOK_SETTLE}, LOOK_SETTLE + timeouts.REQUEST))
+        except ServiceError as exc:
+            raise UserError(f"{host_name}: {exc}; nothing sent") from None
+        if problems:  # the one host it watches: not reached, or not yet looked at
+            raise UserError(f"{'; '.join(problems)}; nothing sent")
         if args.target.startswith("%"):
             pane = str(PaneAddress(PaneAddress.parse(args.target).pane, host_name))
         else:
-            rows = [{"host": a.host, "target": a.target, "pane_id": PaneAddress.parse(a.pane_id).pane} for a in service.agents()]
             pane = _pane_among(rows, host_name, args.target, f"{host_name}'s agents")
-        reply = await waiting.answer(pane, _intent_of(args, config), args.expect)  # None, or '' (only while no prompt is shown)
-    finally:
-        running.cancel()
-        await asyncio.gather(running, return_exceptions=True)
-        await service.stop()
-    if reply.status != 200:  # refused, as the service's route says it to a send it answers
-        raise UserError(f"{pane}: {reply.detail.removeprefix(f'{pane}: ')}")
-    detail = reply.detail.removeprefix(f"{reply.target}: ")
-    if not reply.delivered:
-        raise UserError(f"{reply.target}: {detail}")
-    print(clean(f"{reply.target}: {detail}"))
+        body = {"pane_id": pane, "intent": intent.kind.value, "option": intent.option, "text": intent.text, "expect": args.expect}
+        try:
+            target, delivered, detail = answer_of(await transport.asked(OWN["answer_and_report"], body, timeouts.ANSWER_ASKED))
+        except ServiceError as exc:  # refused, as the service's route says it to a send it answers
+            said = str(exc).removeprefix(f"{pane}: ")
+            raise UserError(f"{pane}: {said}" + ("; it may have been answered: see 'headspace status'" if isinstance(exc, Lost) else "")) from None
+    detail = detail.removeprefix(f"{target}: ")
+    if not delivered:
+        raise UserError(f"{target}: {detail}")
+    print(clean(f"{target}: {detail}"))
     return EXIT_OK
 
 

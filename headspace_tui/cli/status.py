@@ -57,6 +57,7 @@ def _status_by_look(args: argparse.Namespace) -> tuple[list[dict], list[str]]:
     """
     import asyncio
 
+    from ..api.errors import ServiceError
     from ..resident.client import rows_of
     from ..service.facade import Service
     from ..service.records.journal import Journal
@@ -77,29 +78,21 @@ def _status_by_look(args: argparse.Namespace) -> tuple[list[dict], list[str]]:
     try:
         service = Service.build(server, config=config, include_all=args.all, journal=journal, hosts=specs, local=local, looking=True, names=False)
         return rows_of(asyncio.run(_look(service)))
+    except ServiceError as exc:  # the look's service refused or did not answer: one line, as a resident one's would be
+        raise UserError(f"the look at the agents: {exc}") from None
     finally:
         if journal is not None:
             journal.close()
 
 
 async def _look(service) -> object:
-    """Run ``service`` until its first look is whole (at most LOOK_SETTLE s) and ask it for its rows, as a client asks a resident one; then end it."""
-    import asyncio
-
+    """Ask ``service``, run here for this look, for its rows once its first look is whole (at most LOOK_SETTLE s), as a client asks a resident one."""
     from ..api import timeouts
     from ..api.own_calls import OWN
-    from ..resident.transport import InProcess
+    from ..resident.transport import errand
 
-    transport = InProcess(service, looking=True)
-    running = asyncio.create_task(transport.run(), name="the look's service")
-    await asyncio.sleep(0)  # its loop is the service's from here: the question below is served there, as over HTTP
-    try:
-        call = OWN["rows"]
-        return await asyncio.to_thread(transport.ask, call, call.put({"settle": LOOK_SETTLE}), LOOK_SETTLE + timeouts.REQUEST)
-    finally:
-        running.cancel()
-        await asyncio.gather(running, return_exceptions=True)
-        await transport.stop()
+    async with errand(service) as transport:
+        return await transport.asked(OWN["rows"], {"settle": LOOK_SETTLE}, LOOK_SETTLE + timeouts.REQUEST)
 
 
 def _status_from_service(args: argparse.Namespace) -> tuple[list[dict], list[str]] | None:

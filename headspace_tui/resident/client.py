@@ -231,7 +231,11 @@ def ask_answer(place: Place, pane_id: str, intent: str, *, option: str = "", tex
     back: the answer may have gone), ServiceError (it could not be asked).
     """
     body = {"pane_id": pane_id, "intent": intent, "option": option, "text": text, "expect": expect}
-    answer = ask(place, "answer_and_report", body, timeout=timeouts.ANSWER_ASKED)
+    return answer_of(ask(place, "answer_and_report", body, timeout=timeouts.ANSWER_ASKED))
+
+
+def answer_of(answer: Any) -> tuple[str, bool, str]:
+    """(target, delivered, what it says) of an ``answer_and_report`` answer, whichever service gave it; Lost when it is not a report (the answer may have gone)."""
     if not isinstance(answer, dict) or not isinstance(answer.get("delivered"), bool) or not all(isinstance(answer.get(k), str) for k in ("detail", "target")):
         raise Lost("the service's answer is not a report")
     return answer["target"], answer["delivered"], answer["detail"]

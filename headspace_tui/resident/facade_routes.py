@@ -38,6 +38,7 @@ from ..api.own_calls import OWN
 from ..api.rows import agent_row, host_problems
 from ..model import Agent, Observation
 from ..notifications.snooze import snooze_words
+from ..service.answer_wait import AnswerWait, answer_request
 from ..service.facade import Service
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ MAX_KEY_MESSAGE = 16 * 1024  # bytes of one input mode message (a paste is cut i
 
 # The service's own calls (own_calls.py) these routes answer: the same reply over HTTP and from a service in
 # the asker's own process (``headspace status`` with no service runs one for its look: transport.py ``InProcess``).
-SERVED_OWN = ("rows",)
+SERVED_OWN = ("rows", "answer_and_report")
 SETTLE_MAX = 30.0  # seconds a request may wait for the first look
 FIRST_LOOK_POLL = 0.05  # seconds between looks at whether a service in this process has finished its first look
 
@@ -65,6 +66,14 @@ async def settle_here(service: Service, seconds: float) -> None:
     deadline = asyncio.get_running_loop().time() + min(SETTLE_MAX, seconds)
     while not first_look_whole(service) and asyncio.get_running_loop().time() < deadline:
         await asyncio.sleep(FIRST_LOOK_POLL)
+
+
+def send_asked(**fields: Any) -> tuple[str, Intent, str | None]:
+    """``answer_and_report``'s fields, as its declared kinds took them, as (pane, intent, expected request): Asked, in one line, when they are not one answer."""
+    asked = answer_request({**fields, "option": fields.get("option") or "", "text": fields.get("text") or ""}, pane_key="pane_id")
+    if isinstance(asked, str):
+        raise Asked(asked)
+    return asked
 
 
 class FacadeStream:
@@ -129,8 +138,18 @@ class FacadeRoutes:
     frame at once).
     """
 
-    def __init__(self, service: Service, stream: FacadeStream, settle: Callable[[float], Awaitable[None]] | None, changed: Callable[[], None], *, settled: Callable[[], bool] = lambda: False) -> None:
+    def __init__(
+        self,
+        service: Service,
+        stream: FacadeStream,
+        settle: Callable[[float], Awaitable[None]] | None,
+        changed: Callable[[], None],
+        *,
+        settled: Callable[[], bool] = lambda: False,
+        answers: AnswerWait | None = None,
+    ) -> None:
         self.service = service
+        self._answers = answers  # the answers asked by pane (``send``), each waiting for its final report: the resident's, shared with its page
         self.stream = stream
         self.settle = settle
         self.settled = settled
@@ -279,6 +298,19 @@ class FacadeRoutes:
         for agent, _ in own:
             self.stream.asked_by.setdefault(agent.pane_id, client)
         return {"line": self.service.approve_batch(own)}
+
+    async def answer_and_report(self, pane_id: str, intent: str, option: str | None, text: str | None, expect: str | None) -> Any:
+        """``send``'s answer to a pane of any watched host, once the first look is whole, and its final report (a refusal: ServiceError, its line)."""
+        pane, kind, expected = send_asked(pane_id=pane_id, intent=intent, option=option, text=text, expect=expect)
+        if self.settle is not None:
+            await self.settle(SETTLE_MAX)  # a service started for this answer knows its panes first
+        if self._answers is None:  # made when first asked: a front end in the service's process never asks it
+            self._answers = AnswerWait(self.service)
+        reply = await self._answers.answer(pane, kind, expected)
+        if reply.status != 200:
+            raise ServiceError(reply.detail)
+        log.info("answer %s to %s (%s): %s", kind.kind.value, pane, reply.target, reply.detail)
+        return {"target": reply.target, "delivered": reply.delivered, "detail": reply.detail}
 
     # -- snoozes ---------------------------------------------------------------------------
     def snooze(self, agent: Agent, until: float) -> Any:

@@ -58,12 +58,12 @@ from .. import __version__
 from ..api.call import Asked
 from ..api.calls import CALLS
 from ..api.errors import ServiceError, server_gone
-from ..api.facade import Intent, Report
+from ..api.facade import Report
 from ..api.own_calls import OWN
 from ..api.rows import agent_row
 from ..events import AgentChanged, AgentRemoved, Event, Notice, ProblemChanged
 from ..model import PaneAddress
-from ..service.answer_wait import AnswerWait, answer_request
+from ..service.answer_wait import AnswerWait
 from ..service.facade import Service
 from ..shared import heap
 from ..shared.fanout import Fanout, sse
@@ -156,7 +156,7 @@ class Resident:
             if call.name not in SERVED_OWN:
                 app.router.add_route(call.verb, call.path, getattr(self, f"_{call.name}"))
         app.router.add_get(CALLS["events"].path, self._events)  # the rows' stream, and the facade's (``form=facade``)
-        FacadeRoutes(self.service, self.facade, self._settle, self._snoozes_changed, settled=self._first_look_whole).add(app)
+        FacadeRoutes(self.service, self.facade, self._settle, self._snoozes_changed, settled=self._first_look_whole, answers=self.answers).add(app)
         return app
 
     @web.middleware
@@ -226,21 +226,6 @@ class Resident:
         except Asked as exc:
             return web.json_response({"error": str(exc)}, status=400)
         return body
-
-    async def _answer_and_report(self, request: web.Request) -> web.Response:
-        body = await self._body(request, "answer_and_report")
-        if isinstance(body, web.Response):
-            return body
-        asked = _answer_request(body)
-        if isinstance(asked, str):
-            return web.json_response({"error": asked}, status=400)
-        pane_id, intent, expect = asked
-        await self._settle(SETTLE_MAX)  # a service started for this answer knows its panes first
-        reply = await self.answers.answer(pane_id, intent, expect)
-        if reply.status != 200:
-            return web.json_response({"error": reply.detail}, status=reply.status)
-        log.info("answer %s to %s (%s): %s", intent.kind.value, pane_id, reply.target, reply.detail)
-        return web.json_response({"target": reply.target, "delivered": reply.delivered, "detail": reply.detail})
 
     async def _rules(self, request: web.Request) -> web.Response:
         """``headspace rules pause|resume|revoke``: the same change the page makes, through the service's rules (its event log)."""
@@ -557,8 +542,3 @@ def _tasks_of(loop: asyncio.AbstractEventLoop) -> Callable[[], str]:
         return "".join(lines)
 
     return describe
-
-
-def _answer_request(body: object) -> tuple[str, Intent, str | None] | str:
-    """``POST /v1/answer``'s body as (pane, intent, expected request), or what is wrong with it: a pane of any host the service watches."""
-    return answer_request(body, pane_key="pane_id")

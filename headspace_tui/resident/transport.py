@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import inspect
 import json
 import logging
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..api.call import Asked, Call, url_path
@@ -125,6 +126,10 @@ class InProcess:
             raise Refused(f"the service failed on it ({type(exc).__name__}); see its log") from None
         return json.loads(json.dumps(reply))
 
+    async def asked(self, call: Call, fields: Mapping[str, Any], timeout: float) -> Any:
+        """``call`` asked from a thread beside the service's running loop and served on it, as a client over HTTP asks (``errand``)."""
+        return await asyncio.to_thread(self.ask, call, call.put(fields), timeout)
+
     def _at_once(self, call: Call, fields: dict[str, Any], *, on_loop: bool) -> Any:
         """``call`` answered here and now: before the service's loop runs, or on it for a question answered from memory."""
         if on_loop and call.blocking:
@@ -183,3 +188,25 @@ class KeysAsJson:
 
     async def wait_sent(self) -> None:
         await self._session.wait_sent()
+
+
+@contextlib.asynccontextmanager
+async def errand(service: Service) -> AsyncIterator[InProcess]:
+    """``service`` run in this process for one errand of the command line, asked by the calls a resident service answers, then ended.
+
+    For what no resident service can do: ``status`` where none watches
+    that view, ``send --host`` to a host none watches.  Its transport is a
+    look's (``looking``: no ringer, and ``rows`` and ``answer_and_report``
+    wait for its first look); the service runs on this loop, and each call
+    is asked from a thread and served on it (``asked``), as over HTTP.
+    However the errand ends, the service is stopped before this returns.
+    """
+    transport = InProcess(service, looking=True)
+    running = asyncio.create_task(transport.run(), name="the service for one errand")
+    await asyncio.sleep(0)  # its loop is the service's from here: a call is served there, as over HTTP
+    try:
+        yield transport
+    finally:
+        running.cancel()
+        await asyncio.gather(running, return_exceptions=True)
+        await transport.stop()

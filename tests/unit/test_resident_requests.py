@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import pytest
 
+from headspace_tui.api.call import Asked
 from headspace_tui.api.facade import IntentKind
+from headspace_tui.api.own_calls import OWN
 from headspace_tui.api.row_keys import well_formed
 from headspace_tui.api.rows import agent_row
 from headspace_tui.model import Agent, AgentState, Observation
 from headspace_tui.resident.client import older
-from headspace_tui.resident.server import _answer_request
+from headspace_tui.resident.facade_routes import send_asked
 from headspace_tui.service.answer_wait import MAX_TEXT
 
 
@@ -37,8 +39,16 @@ from headspace_tui.service.answer_wait import MAX_TEXT
     ],
 )
 def test_a_bad_answer_request_is_one_line_and_nothing_else(body, wrong):
-    said = _answer_request(body)
-    assert isinstance(said, str) and said.startswith(wrong if wrong != "a JSON object" else "an answer"), said
+    with pytest.raises(Asked) as said:
+        _answer_request(body)
+    assert str(said.value).startswith(wrong), said.value
+
+
+def _answer_request(body: object) -> tuple:
+    """``send``'s body as the route reads it: each field by its declared kind, then as one answer (Asked, one line, when it is not)."""
+    if not isinstance(body, dict):
+        raise Asked("a JSON object")  # the route's own check, before the declaration's (facade_routes.py ``_route``)
+    return send_asked(**OWN["answer_and_report"].take(body))
 
 
 def test_a_good_answer_request_is_the_policys_intent():

@@ -9,9 +9,12 @@ the user left out.  A real ``Service`` (built, not run: nothing attaches).
 
 from __future__ import annotations
 
+import asyncio
 import math
 
-from headspace_tui.resident.transport import InProcess
+import pytest
+
+from headspace_tui.resident.transport import InProcess, errand
 from headspace_tui.service.facade import Service
 from headspace_tui.service.records.journal import Journal
 from headspace_tui.shared.config import Config
@@ -41,3 +44,25 @@ def test_a_looks_transport_rings_nothing_and_its_rows_wait_for_the_first_look():
     assert looked.ringer is None and looked.routes.settle is not None
     front_end = InProcess(build(False))
     assert front_end.ringer is not None and front_end.routes.settle is None  # a front end's first frame is drawn at once
+
+
+def test_an_errand_stops_its_service_however_the_errand_ends():
+    """``status`` and ``send --host`` run a service for one errand: an errand that fails leaves no service running (its monitors, its tasks)."""
+    service = build(True)
+    stopped: list[bool] = []
+    stop = service.stop
+
+    async def stopping() -> None:
+        stopped.append(True)
+        await stop()
+
+    service.stop = stopping  # type: ignore[method-assign]
+
+    async def failing() -> None:
+        async with errand(service) as transport:
+            assert transport.ringer is None and transport.routes.settle is not None  # a look's transport
+            raise RuntimeError("the errand failed")
+
+    with pytest.raises(RuntimeError, match="the errand failed"):
+        asyncio.run(asyncio.wait_for(failing(), 30))
+    assert stopped == [True]
