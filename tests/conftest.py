@@ -94,7 +94,9 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 
 APP_BUILDERS = ("app_of", "make_app", "demo_app")  # tests/ui/apps.py: what builds an app on a service the test holds
-LIVE_TRANSPORT = "http"  # the one the tests with real agents run over (pytest_generate_tests)
+LIVE_TRANSPORT = "http"  # the one the tests with real agents run over in CI (pytest_generate_tests)
+# HEADSPACE_LIVE_TRANSPORTS=both: the tests with real agents run over both as well (docs/testing.md: CI's time says why not there).
+LIVE_TRANSPORTS = TRANSPORTS if os.environ.get("HEADSPACE_LIVE_TRANSPORTS") == "both" else (LIVE_TRANSPORT,)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -106,7 +108,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         path = Path(str(metafunc.definition.path))
         live = bool(_needs(path)) or Path(__file__).parent / "e2e" in path.parents
         # A test with real agents runs over HTTP, as users run the app: both would add a quarter to the live stage.
-        metafunc.parametrize("app_transport", [LIVE_TRANSPORT] if live else TRANSPORTS, indirect=True)
+        metafunc.parametrize("app_transport", list(LIVE_TRANSPORTS) if live else TRANSPORTS, indirect=True)
 
 
 def _builds_app(func: Any, depth: int = 3) -> bool:
