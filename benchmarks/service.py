@@ -16,7 +16,15 @@ Measured, in this order:
   memory (VmHWM, the service alone);
 * ``status --json`` answered by the service, wall time p50;
 * the service's own count of control-client attaches (tmux's
-  ``client-attached`` hook): one per session.
+  ``client-attached`` hook): one per session;
+* in the same idle window, the wakes per second (context switches, from
+  /proc) of each thread of the service by its name, of its children by
+  program (its control clients are ``tmux`` processes), and of the tmux
+  server (``wakes_per_s``): who is woken while nothing changes.
+  ``--status-off`` turns the status line off on the benchmark's own
+  server: tmux runs a status timer for every client, control clients
+  too, every ``status-interval`` seconds (15 by default), so that share
+  of tmux's idle is the user's option, not headspace's.
 
 Throwaway HOME and XDG folders; the service is stopped and the tmux server
 killed at the end.  Not part of the tests.
@@ -43,6 +51,29 @@ from headspace_tui.shared.resident_place import place_of, read_card  # noqa: E40
 from headspace_tui.tmux.server import TmuxServer  # noqa: E402
 
 
+def switches(pid: int) -> dict[str, int]:
+    """Context switches of each thread of ``pid`` so far, summed by the thread's name: each is a wake (a switch away is a sleep, or a preemption)."""
+    by_name: dict[str, int] = {}
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            name = (task / "comm").read_text().strip()
+            counts = [int(line.split()[1]) for line in (task / "status").read_text().splitlines() if line.endswith("ctxt_switches") or "ctxt_switches:" in line]
+        except (OSError, ValueError, IndexError):
+            continue
+        by_name[name] = by_name.get(name, 0) + sum(counts)
+    return by_name
+
+
+def wakes(service: int, tmux: int) -> dict[str, int]:
+    """Every wake so far of the service (``service:<thread>``), its children (``child:<program>``) and the tmux server."""
+    found = {f"service:{name}": count for name, count in switches(service).items()}
+    for child in live_children(service):
+        for name, count in switches(child).items():
+            found[f"child:{name}"] = found.get(f"child:{name}", 0) + count
+    found["tmux server"] = sum(switches(tmux).values())
+    return found
+
+
 def headspace(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "headspace_tui", *args], capture_output=True, text=True, env=env, timeout=120, cwd=REPO)
 
@@ -66,6 +97,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="the idle CPU window")
     parser.add_argument("--asks", type=int, default=5, help="status runs timed each way")
     parser.add_argument("--settle", type=float, default=10.0, help="seconds after the last attach before the idle window")
+    parser.add_argument("--status-off", action="store_true", help="tmux's status line off on the benchmark's server: tmux then has no timer per client (status-interval)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="hs-bench-service-"))
@@ -79,6 +111,8 @@ def main() -> None:
     farm = Farm(args.panes, root / "drawn")
     attaches = root / "attaches"
     farm.tmux("set-hook", "-g", "client-attached", f'run-shell -b "echo x >> {attaches}"')
+    if args.status_off:  # the benchmark's own server: a user's status line is theirs, never changed by headspace
+        farm.tmux("set-option", "-g", "status", "off")
     status = ["-L", farm.socket, "status", "--json"]
     result: dict = {"panes": args.panes}
     pid = None
@@ -108,9 +142,13 @@ def main() -> None:
         result["attached_after_s"] = round(time.perf_counter() - started, 1)
         time.sleep(args.settle)  # the first reads' follow-ups (each agent's records, the idle grace's looks) end first
         service_cpu = lambda: proc_cpu(pid, children=True) + sum(proc_cpu(k) for k in live_children(pid))  # noqa: E731
+        woken = wakes(pid, farm.server_pid)
         before, tmux_before, at = service_cpu(), proc_cpu(farm.server_pid), time.monotonic()
         time.sleep(args.seconds)
         took = time.monotonic() - at
+        woken_after = wakes(pid, farm.server_pid)
+        rates = {name: round((count - woken.get(name, 0)) / took, 2) for name, count in woken_after.items()}
+        result["wakes_per_s"] = dict(sorted(((name, rate) for name, rate in rates.items() if rate > 0), key=lambda item: -item[1]))
         service_spent, tmux_spent = service_cpu() - before, proc_cpu(farm.server_pid) - tmux_before
         result["idle_cpu_pct"] = round((service_spent + tmux_spent) / took * 100, 2)
         result["idle_service_pct"], result["idle_tmux_pct"] = round(service_spent / took * 100, 2), round(tmux_spent / took * 100, 2)
