@@ -34,7 +34,6 @@ from .pane_watch import PaneWatch
 from .schedule import POLL_GAP, due_at
 from .supervise import Supervisor
 
-IDLE_WAKE = 30.0  # with a control client, an unchanged session sleeps this long
 UNKNOWN_PANE_RECHECK = 1.0  # a pane we do not watch is asked what it runs at most this often
 ATTACH_QUIET = 0.3  # a control client attaches after this long without a session or window notification...
 ATTACH_QUIET_MAX = 3.0  # ...waiting at most this long for such a moment
@@ -347,14 +346,17 @@ class Sessions:
                         watch.timing.read(now)
                         await self.read(watch.record.pane_id, None if unattached else client)
                 now = self.clock()
-                # Polling: wake when an attach may start (one under way wakes us when it ends).
-                timeout = max(0.05, pace.next_at() - now, settles_at - now) if polling else IDLE_WAKE
+                # Polling: wake when an attach may start (one under way wakes us when it ends). With a client, a
+                # session sleeps until something says it changed (its client's news, a hook, a status file, an
+                # attach or a client ending: each sets ``wake``) or one of its panes asked for a look then (a
+                # recheck, set only by this loop's own reads): no timer of its own while it is quiet.
+                timeout: float | None = max(0.05, pace.next_at() - now, settles_at - now) if polling else None
                 for watch in watches:
                     due = due_at(watch.timing, now, polling=polling, focused=watch.record.pane_id == self.focused, poll_gap=gap)
                     if due is not None:
-                        timeout = min(timeout, due - now)
+                        timeout = due - now if timeout is None else min(timeout, due - now)
                 try:
-                    await asyncio.wait_for(wake.wait(), timeout=max(timeout, 0.005))
+                    await asyncio.wait_for(wake.wait(), timeout=None if timeout is None else max(timeout, 0.005))
                 except TimeoutError:
                     pass
         finally:
