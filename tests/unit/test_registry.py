@@ -226,3 +226,39 @@ def test_an_idle_watch_runs_no_thread_of_its_own_and_only_a_change_brings_news(t
             await gen.aclose()
 
     asyncio.run(scenario())
+
+
+def test_a_folder_not_made_yet_costs_no_look_a_second_and_is_seen_when_made(tmp_path: Path):
+    """Claude's sessions folder on a machine that never ran Claude: no stat a second while it is missing (each a wake of the
+    service at rest), yet its making, two folders deep, is news at once (the kernel tells the nearest folder that exists)."""
+    from headspace_tui.service.watching import folder_watch
+
+    folder = tmp_path / ".claude" / "sessions"
+    looks = 0
+    real_is_dir = Path.is_dir
+
+    def counted(path: Path) -> bool:
+        nonlocal looks
+        if path == folder:
+            looks += 1
+        return real_is_dir(path)
+
+    async def scenario():
+        stop = asyncio.Event()
+        gen = folder_watch.folder_changes(folder, every=1.0, stop_event=stop)
+        try:
+            pending = asyncio.ensure_future(gen.__anext__())
+            await asyncio.sleep(2.5)  # longer than ``every``: a look a second would have come twice
+            assert not pending.done(), "news with nothing made"
+            assert looks <= 2, f"{looks} looks at a missing folder in 2.5 s"
+            folder.mkdir(parents=True)
+            await asyncio.wait_for(pending, 5)  # told at once, long before WATCHED_LOOK
+            write(folder, "77.json", {**SAMPLE, "pid": 77})
+            await asyncio.wait_for(gen.__anext__(), 5)  # and watched from then on
+        finally:
+            stop.set()
+            await gen.aclose()
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Path, "is_dir", counted)
+        asyncio.run(scenario())

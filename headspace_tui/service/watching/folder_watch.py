@@ -29,6 +29,11 @@ from ...shared.safe_files import Unchanged
 
 log = logging.getLogger(__name__)
 
+# While inotify watches a folder its news is the signal; a look this often all the same is the safety net
+# (a change made where inotify cannot see it, a folder on a network file system). Not every second: at rest
+# nothing of ours may wake that often for nothing.
+WATCHED_LOOK = 30.0
+
 
 async def _wait(stop_event: asyncio.Event | None, seconds: float) -> bool:
     """Sleep ``seconds``, or less if ``stop_event`` is set; True when asked to stop."""
@@ -40,6 +45,30 @@ async def _wait(stop_event: asyncio.Event | None, seconds: float) -> bool:
     except TimeoutError:
         pass
     return stop_event.is_set()
+
+
+async def _until_made(folder: Path, stop_event: asyncio.Event | None, every: float) -> bool:
+    """Wait until ``folder``, which does not exist, may have been made; True when asked to stop.
+
+    Told by inotify on its nearest folder that does exist (a new entry
+    there: it, or a folder on the way to it), with a look every
+    WATCHED_LOOK s all the same; every ``every`` s where inotify cannot
+    watch.  A folder that never comes (Claude's sessions folder on a
+    machine that never ran it) then costs nothing at rest.
+    """
+    parent = folder.parent
+    while not parent.is_dir() and parent != parent.parent:
+        parent = parent.parent
+    try:
+        watch = FolderWatch(str(parent))
+    except Unavailable:
+        return await _wait(stop_event, every)
+    try:
+        if not folder.is_dir():  # made between the look and the watch taking hold: looked at once
+            await _changed(watch, stop_event, max(every, WATCHED_LOOK))
+    finally:
+        watch.close()
+    return stop_event is not None and stop_event.is_set()
 
 
 async def _changed(watch: FolderWatch, stop_event: asyncio.Event | None, seconds: float) -> bool:
@@ -64,7 +93,7 @@ async def folder_changes(
     debounce: int = 50,
     step: int = 20,
 ) -> AsyncIterator[None]:
-    """Yield whenever ``folder``'s files may have changed, and at the latest every ``every`` seconds.
+    """Yield whenever ``folder``'s files may have changed, and at the latest every ``every`` seconds (WATCHED_LOOK while inotify watches it).
 
     A burst of changes is one yield: once ``step`` ms pass without another,
     or ``debounce`` ms after its first.  ``only`` keeps the paths worth
@@ -82,7 +111,7 @@ async def folder_changes(
     inotify = True
     while not stopped():
         if not (inotify and folder.is_dir()):
-            if await _wait(stop_event, every):
+            if await (_until_made(folder, stop_event, every) if inotify else _wait(stop_event, every)):
                 return
             yield
             continue
@@ -96,7 +125,7 @@ async def folder_changes(
         try:
             yield  # the folder may have been filled between the caller's last read and the watch taking hold
             while not stopped():
-                if not await _changed(watch, stop_event, every):
+                if not await _changed(watch, stop_event, max(every, WATCHED_LOOK)):
                     if not stopped():
                         yield  # the look at the latest every ``every`` seconds
                     continue
