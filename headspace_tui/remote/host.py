@@ -224,7 +224,8 @@ class RemoteHost:
             self.answers.pushed(self.probe, message)
 
     # -- what the monitor asks --------------------------------------------------
-    async def snapshot(self) -> tuple[list[PaneRecord], ProcessTable]:
+    async def snapshot(self, via: object = None) -> tuple[list[PaneRecord], ProcessTable]:
+        """Every pane and the far side's process table (``via``: unused here; the listing goes by the link's own tmux client)."""
         probe = await self.connect()
         records = await asyncio.to_thread(self.server.list_panes)
         try:

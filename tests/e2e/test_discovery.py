@@ -7,6 +7,7 @@ Claude panes, and match each to its own status file.
 
 from __future__ import annotations
 
+import shlex
 import time
 import uuid
 
@@ -103,3 +104,37 @@ def test_errors_are_one_clear_line(private_tmux, tmp_path):
     assert "\n" not in str(gone.value) and "%99" in str(gone.value)
     with pytest.raises(TmuxCommandError):
         server.pane("%99")
+
+
+def test_the_panes_listed_through_a_control_client_are_the_forked_listing_hostile_folders_too(private_tmux, tmp_path, monkeypatch):
+    """Discovery lists the panes through a control client already attached (a tmux client of its own costs a server with
+    hundreds of control clients half a second of CPU): the same records, whatever the folders are called."""
+    import asyncio
+
+    from headspace_tui.service.watching.host import LocalHost
+    from headspace_tui.tmux.control import ControlClient
+
+    names = ["plain", "tab\there", "line\nbreak", "%end 1 2 1", "%begin 1 2 1\n%end 1 2 1", "uni \u2603 \x1f sep"]
+    for i, name in enumerate(names):
+        folder = tmp_path / f"{i}-{name}"
+        folder.mkdir()
+        private_tmux.new_session(f"s{i}", width=80, height=24, cwd=str(folder), command=["bash", "--norc", "--noprofile", "-c", f"cd {shlex.quote(str(folder))} && exec sleep 600"])
+    server = TmuxServer(socket_name=private_tmux.name)
+    forked = poll(server.list_panes, lambda panes: len(panes) == len(names) and all(p.cwd.startswith(str(tmp_path) + "/") for p in panes), timeout=10)
+    host = LocalHost(server)
+
+    async def through_a_client():
+        client = ControlClient(server, forked[0].session_id, on_output=lambda pane, size: None)
+        await client.start()
+        try:
+            monkeypatch.setattr(TmuxServer, "list_panes", lambda self: pytest.fail("a tmux client was forked to list the panes"))
+            records, table = await host.snapshot(client)
+        finally:
+            monkeypatch.undo()
+            await client.close()
+        return records, table
+
+    records, table = asyncio.run(through_a_client())
+    assert records == forked
+    assert {r.cwd for r in records} == {str(tmp_path / f"{i}-{name}") for i, name in enumerate(names)}
+    assert all(r.pid in table.processes for r in records)

@@ -294,7 +294,8 @@ class Monitor:
             await self.sessions.end_all()
             await self.host.lost()
         try:
-            records, table = await self.host.snapshot()
+            via = None if self.host.remote else next((c for c in self.sessions.clients.values() if not c.closed), None)
+            records, table = await self.host.snapshot(via)  # through a control client already attached: a tmux client of its own is dear
         except TmuxUnavailable as exc:
             self._report(str(exc))
             if self.host.remote:  # out of reach, not gone: the rows stay, marked offline with ssh's reason
