@@ -52,10 +52,22 @@ def _send_by_service(args: argparse.Namespace, config, server, pane_id: str) -> 
     except ServerGone:
         raise UserError(f"no tmux server runs ({server.where()}): nothing to answer") from None
     except (Refused, Lost) as exc:
-        said = str(exc).removeprefix(f"{pane_id}: ")  # the service's refusal may name the pane already
-        raise UserError(f"{pane_id}: {said}" + ("; it may have been answered: see 'headspace status'" if isinstance(exc, Lost) else "")) from None
+        raise _refused(pane_id, exc) from None
     except (ServiceError, PlaceError) as exc:
         raise UserError(f"{pane_id}: {exc}; nothing sent") from None
+    return _told(target, delivered, detail)
+
+
+def _refused(pane_id: str, exc: Exception) -> UserError:
+    """The service's refusal of an answer (or no answer at all: ``Lost``, it may have gone), in one line."""
+    from ..api.errors import Lost
+
+    said = str(exc).removeprefix(f"{pane_id}: ")  # the service's refusal may name the pane already
+    return UserError(f"{pane_id}: {said}" + ("; it may have been answered: see 'headspace status'" if isinstance(exc, Lost) else ""))
+
+
+def _told(target: str, delivered: bool, detail: str) -> int:
+    """An answer's final report, printed; one that was not delivered is the command's error."""
     detail = detail.removeprefix(f"{target}: ")  # the report names its target already
     if not delivered:
         raise UserError(f"{target}: {detail}")
@@ -149,17 +161,17 @@ def _send_remote(args: argparse.Namespace, config, host_name: str) -> int:
 async def _answer_there(service, args: argparse.Namespace, config, host_name: str) -> int:
     """Ask ``service``, run here for ``host_name``, for its rows once its first look is whole, then for the answer: the calls a resident one answers ``send`` by."""
     from ..api import timeouts
-    from ..api.errors import Lost, ServiceError
+    from ..api.errors import ServiceError
     from ..api.own_calls import OWN
     from ..model import PaneAddress
     from ..resident.client import answer_of, rows_of
     from ..resident.transport import errand
-    from .status import LOOK_SETTLE
+    from .status import rows_once_looked
 
     intent = _intent_of(args, config)
     async with errand(service) as transport:
         try:
-            rows, problems = rows_of(await transport.asked(OWN["rows"], {"settle": LOOK_SETTLE}, LOOK_SETTLE + timeouts.REQUEST))
+            rows, problems = rows_of(await rows_once_looked(transport))
         except ServiceError as exc:
             raise UserError(f"{host_name}: {exc}; nothing sent") from None
         if problems:  # the one host it watches: not reached, or not yet looked at
@@ -172,13 +184,8 @@ async def _answer_there(service, args: argparse.Namespace, config, host_name: st
         try:
             target, delivered, detail = answer_of(await transport.asked(OWN["answer_and_report"], body, timeouts.ANSWER_ASKED))
         except ServiceError as exc:  # refused, as the service's route says it to a send it answers
-            said = str(exc).removeprefix(f"{pane}: ")
-            raise UserError(f"{pane}: {said}" + ("; it may have been answered: see 'headspace status'" if isinstance(exc, Lost) else "")) from None
-    detail = detail.removeprefix(f"{target}: ")
-    if not delivered:
-        raise UserError(f"{target}: {detail}")
-    print(clean(f"{target}: {detail}"))
-    return EXIT_OK
+            raise _refused(pane, exc) from None
+    return _told(target, delivered, detail)
 
 
 def option_keys(text: str) -> str:

@@ -86,13 +86,19 @@ def _status_by_look(args: argparse.Namespace) -> tuple[list[dict], list[str]]:
 
 
 async def _look(service) -> object:
-    """Ask ``service``, run here for this look, for its rows once its first look is whole (at most LOOK_SETTLE s), as a client asks a resident one."""
-    from ..api import timeouts
-    from ..api.own_calls import OWN
+    """Ask ``service``, run here for this look, for its rows, as a client asks a resident one."""
     from ..resident.transport import errand
 
     async with errand(service) as transport:
-        return await transport.asked(OWN["rows"], {"settle": LOOK_SETTLE}, LOOK_SETTLE + timeouts.REQUEST)
+        return await rows_once_looked(transport)
+
+
+async def rows_once_looked(transport) -> object:
+    """The ``rows`` answer of a service run here for an errand (transport.py ``errand``), once its first look is whole (at most LOOK_SETTLE s)."""
+    from ..api import timeouts
+    from ..api.own_calls import OWN
+
+    return await transport.asked(OWN["rows"], {"settle": LOOK_SETTLE}, LOOK_SETTLE + timeouts.REQUEST)
 
 
 def _status_from_service(args: argparse.Namespace) -> tuple[list[dict], list[str]] | None:

@@ -294,7 +294,7 @@ class Monitor:
             await self.sessions.end_all()
             await self.host.lost()
         try:
-            via = None if self.host.remote else next((c for c in self.sessions.clients.values() if not c.closed), None)
+            via = next((c for c in self.sessions.clients.values() if not c.closed), None)
             records, table = await self.host.snapshot(via)  # through a control client already attached: a tmux client of its own is dear
         except TmuxUnavailable as exc:
             self._report(str(exc))
