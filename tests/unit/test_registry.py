@@ -262,3 +262,45 @@ def test_a_folder_not_made_yet_costs_no_look_a_second_and_is_seen_when_made(tmp_
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Path, "is_dir", counted)
         asyncio.run(scenario())
+
+
+def test_files_written_beside_a_folder_not_made_yet_wake_nothing(tmp_path: Path):
+    """A missing sessions folder in a busy ``~/.claude``: only the entry on the way to it is news.
+
+    Every write beside it used to end the wait, and each end closed and
+    remade an inotify descriptor (a close waits for the kernel, 5-16 ms, on
+    the loop that reads every pane).  The folder's making is still news at once.
+    """
+    from headspace_tui.service.watching import folder_watch
+
+    folder = tmp_path / "sessions"
+    made = 0
+    real = folder_watch.FolderWatch
+
+    def counted(*args, **kwargs):
+        nonlocal made
+        made += 1
+        return real(*args, **kwargs)
+
+    async def scenario():
+        stop = asyncio.Event()
+        gen = folder_watch.folder_changes(folder, every=1.0, stop_event=stop)
+        try:
+            pending = asyncio.ensure_future(gen.__anext__())
+            await asyncio.sleep(0.2)
+            for n in range(20):
+                (tmp_path / f"history-{n}.jsonl").write_text("{}\n")  # made, written
+                (tmp_path / "history-0.jsonl").write_text("{}\n{}\n")  # written again
+                await asyncio.sleep(0.02)
+            await asyncio.sleep(0.3)
+            assert not pending.done(), "news of files beside the missing folder"
+            assert made == 1, f"the watch was made {made} times for one missing folder"
+            folder.mkdir()
+            await asyncio.wait_for(pending, 5)
+        finally:
+            stop.set()
+            await gen.aclose()
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(folder_watch, "FolderWatch", counted)
+        asyncio.run(scenario())

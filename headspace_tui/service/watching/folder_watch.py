@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ...detect.claude.status_files import ClaudeStatus, read_statuses
 from ...hooks.spool import HookEvent, SpoolReader, check_spool, ensure_spool
-from ...shared.inotify import FolderWatch, Unavailable
+from ...shared.inotify import PARENT_MASK, FolderWatch, Unavailable
 from ...shared.safe_files import Unchanged
 
 log = logging.getLogger(__name__)
@@ -50,22 +50,31 @@ async def _wait(stop_event: asyncio.Event | None, seconds: float) -> bool:
 async def _until_made(folder: Path, stop_event: asyncio.Event | None, every: float) -> bool:
     """Wait until ``folder``, which does not exist, may have been made; True when asked to stop.
 
-    Told by inotify on its nearest folder that does exist (a new entry
-    there: it, or a folder on the way to it), with a look every
-    WATCHED_LOOK s all the same; every ``every`` s where inotify cannot
-    watch.  A folder that never comes (Claude's sessions folder on a
+    Told by inotify on its nearest folder that does exist, and only of the
+    entry on the way to it being made or moved in (files written beside it,
+    a busy ``~/.claude`` beside a missing sessions folder, wake nothing), with a
+    look every WATCHED_LOOK s all the same; every ``every`` s where inotify
+    cannot watch.  A folder that never comes (Claude's sessions folder on a
     machine that never ran it) then costs nothing at rest.
     """
     parent = folder.parent
     while not parent.is_dir() and parent != parent.parent:
         parent = parent.parent
     try:
-        watch = FolderWatch(str(parent))
+        watch = FolderWatch(str(parent), PARENT_MASK)
     except Unavailable:
         return await _wait(stop_event, every)
+    toward = folder.relative_to(parent).parts[:1]  # the entry that leads to it
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + max(every, WATCHED_LOOK)
     try:
-        if not folder.is_dir():  # made between the look and the watch taking hold: looked at once
-            await _changed(watch, stop_event, max(every, WATCHED_LOOK))
+        while toward and not folder.is_dir():  # made between the look and the watch taking hold: looked at once
+            left = deadline - loop.time()
+            if left <= 0 or not await _changed(watch, stop_event, left):
+                break
+            names = watch.take()
+            if watch.gone or "" in names or toward[0] in names:
+                break
     finally:
         watch.close()
     return stop_event is not None and stop_event.is_set()
