@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 
 import pyte
 from rich.segment import Segment
@@ -308,5 +309,41 @@ def test_the_preview_follows_an_agent_that_comes_to_the_top_under_an_unmoved_cur
             preview = app.query_one(PanePreview)
             # the preview shows the row under the cursor (the app tells the service what it focuses: a call of its own)
             await wait_until(pilot, lambda: service_of(app)._fleet.first.focused == "%5" and "notes:0.0" in (preview.border_title or ""), "the preview on notes")
+
+    run(scenario())
+
+
+def test_a_new_name_that_keeps_the_widths_remakes_its_row_alone():
+    """An agent's diff first counted asks for a re-plan of the columns; when the widths stay, only its row is made again.
+
+    With 300 agents whose diffs were counted one after another, every count
+    made all 300 rows again (25 ms each, on the loop that also carries the
+    service's news when the app runs it in its own process), and a menu drawn
+    meanwhile was seen a second late.
+    """
+
+    async def scenario():
+        app = demo_app()
+        async with app.run_test(size=(160, 40)) as pilot:
+            await app.snapshot_loader(pilot)
+            await pilot.pause()
+            table = app.table
+            first, agent = [a for a in table.agents.values() if not a.change][:2]
+            table.upsert(replace(first, change="+1 −1"))  # the first diff: the Change column appears
+            widths = table._columns
+            made: list[str] = []
+            real = table._cells_for
+
+            def counted(one, now):
+                made.append(one.pane_id)
+                return real(one, now)
+
+            table._cells_for = counted
+            table.upsert(replace(agent, change="+2 −2"))
+            assert table._columns == widths, "the setting of this test: the new name keeps the widths"
+            assert made == [agent.pane_id], f"rows made again: {made}"
+            assert "+2 −2" in str(table.get_row(agent.pane_id))  # and the row shows it
+            table.upsert(replace(agent, target=agent.target + "-with-a-much-longer-name-than-any"))
+            assert table._columns != widths and set(made[1:]) == set(table.agents), "new widths: every row is made again"
 
     run(scenario())

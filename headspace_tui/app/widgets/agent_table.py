@@ -609,11 +609,13 @@ class AgentTable(DataTable):
             return [Strip.blank(crop.width, self.rich_style) for _ in range(crop.height)]
         return super().render_lines(crop)
 
-    def _fit_columns(self, visible: list[Agent]) -> None:
-        """Re-plan the columns (rows are rebuilt when the widths change).
+    def _fit_columns(self, visible: list[Agent]) -> bool:
+        """Re-plan the columns; True when the widths changed (the rows were cleared, to be made again).
 
         Only after a resize, a theme change, or an agent that came, went or
-        was renamed: a state change, the common update, never re-plans.
+        was renamed: a state change, the common update, never re-plans.  A
+        re-plan that keeps the widths (an agent's diff first counted, with
+        300 agents one after another) leaves every other row alone.
         """
         self._replan = False
         self._replan_asked = False
@@ -632,7 +634,7 @@ class AgentTable(DataTable):
             contexts=self.show_context and any(context_pct(a) is not None for a in agents),
         )
         if columns == self._columns:
-            return
+            return False
         self._columns = columns
         self.clear(columns=True)
         self._cells.clear()
@@ -651,6 +653,7 @@ class AgentTable(DataTable):
         for key, label in COLUMNS:
             if key in columns.keys:
                 self.add_column(label, key=key, width=widths[key])
+        return True
 
     def _sync(self, changed: str | None = None) -> None:
         """Bring rows in line with ``agents`` without rebuilding the table.
@@ -671,7 +674,7 @@ class AgentTable(DataTable):
             return
         now = self.clock()
         selected, cursor = self.selected_pane_id, self.cursor_row
-        if changed is not None and not self._replan and self._columns is not None:
+        if changed is not None and self._columns is not None:
             # Every other row is as it was: only the changed one can enter, leave or change.
             visible = set(self._cells)
             agent = self.agents.get(changed)
@@ -683,8 +686,8 @@ class AgentTable(DataTable):
         else:
             visible = {pane_id for pane_id, agent in self.agents.items() if self._visible(agent)}
             recompute = list(visible)
-        if self._replan or self._columns is None:
-            self._fit_columns([self.agents[p] for p in visible])
+        if (self._replan or self._columns is None) and self._fit_columns([self.agents[p] for p in visible]):
+            recompute = list(visible)  # new widths: every row is made again
         assert self._columns is not None
         keys = self._columns.keys
         for pane_id in [p for p in self._cells if p not in visible]:
