@@ -20,16 +20,18 @@ stops draining (its output is written whole otherwise).
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import logging
 import os
 import select
 import stat
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from ..tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
+from ..tmux.server import TmuxCommandError, TmuxServer, TmuxTimeout, TmuxUnavailable
 from .deliver import tmux_socket
 from .reach import CLIENT_FORMAT, TERMINAL_FORMAT, Client, Place, direct_bytes, parse_clients, parse_terminals, sessions_with, status_line_too, status_message
 
@@ -43,21 +45,37 @@ class NotATerminal(Exception):
     """The path is not a terminal of this user's: nothing was written."""
 
 
-def look(env: Mapping[str, str], passthrough: str) -> tuple[Place, list[Client]] | None:
+Run = Callable[..., str]  # a tmux command's arguments to its output; raises TmuxCommandError / TmuxUnavailable
+
+
+def asked_on(loop: asyncio.AbstractEventLoop, ask: Callable[..., Coroutine[Any, Any, str]], wait: float) -> Run:
+    """``run`` for a thread whose tmux commands are asked on ``loop`` (``ask``: the service's, through a control client it holds)."""
+
+    def run(*args: str) -> str:
+        try:
+            return asyncio.run_coroutine_threadsafe(ask(*args), loop).result(wait)
+        except TimeoutError:
+            raise TmuxTimeout(f"tmux did not answer within {wait:g}s") from None
+
+    return run
+
+
+def look(env: Mapping[str, str], passthrough: str, run: Run | None = None) -> tuple[Place, list[Client]] | None:
     """Where headspace runs and every client of that server; None outside tmux.
 
+    ``run``: how tmux is asked (a tmux client of its own when not given).
     Raises ``TmuxCommandError`` / ``TmuxUnavailable`` when tmux does not answer.
     """
     socket = tmux_socket(env)
     if not socket:
         return None
-    server = TmuxServer(socket_path=socket)
+    run = run or TmuxServer(socket_path=socket).run
     pane = env.get("TMUX_PANE", "")
     window, sessions = "", frozenset[str]()
     if pane:
-        window = server.run("display-message", "-p", "-t", pane, "#{window_id}").strip()
-        sessions = sessions_with(window, server.run("list-windows", "-a", "-F", "#{session_id}\t#{window_id}").splitlines())
-    clients = parse_clients(server.run("list-clients", "-F", CLIENT_FORMAT))
+        window = run("display-message", "-p", "-t", pane, "#{window_id}").strip()
+        sessions = sessions_with(window, run("list-windows", "-a", "-F", "#{session_id}\t#{window_id}").splitlines())
+    clients = parse_clients(run("list-clients", "-F", CLIENT_FORMAT))
     return Place(pane, window, sessions, passthrough if pane else ""), clients
 
 
@@ -111,14 +129,18 @@ class Sent:
     problems: tuple[str, ...]
 
 
-def to_clients(env: Mapping[str, str], sequence: str, *, ring: bool, passthrough: str, mode: str = "", text: str = "") -> Sent:
+def to_clients(env: Mapping[str, str], sequence: str, *, ring: bool, passthrough: str, mode: str = "", text: str = "", run: Run | None = None) -> Sent:
     """Write ``sequence`` (the bare OSC, "" for the bell alone) and the bell to every client tmux would not reach.
 
     With ``text``: also in the status line of every client whose terminal is
     not known to show notify ``mode``'s OSC (reach.py's ``status_line_too``).
+    ``run``: how tmux is asked (the service's: through a control client it
+    has attached; a tmux client of its own costs a server with hundreds of
+    control clients half a second each).
     """
+    run = run or TmuxServer(socket_path=tmux_socket(env)).run
     try:
-        found = look(env, passthrough)
+        found = look(env, passthrough, run)
     except (TmuxCommandError, TmuxUnavailable) as exc:
         return Sent((), (f"cannot list tmux's clients ({exc})",))
     if found is None:
@@ -136,15 +158,17 @@ def to_clients(env: Mapping[str, str], sequence: str, *, ring: bool, passthrough
             continue
         written.append(client.tty)
     if text:
-        problems += to_status_lines(TmuxServer(socket_path=tmux_socket(env)), clients, mode, text)
+        problems += to_status_lines(run, clients, mode, text)
     log.debug("notification: direct to %s; %s", written, problems)
     return Sent(tuple(written), tuple(problems))
 
 
-def to_status_lines(server: TmuxServer, clients: list[Client], mode: str, text: str) -> list[str]:
+def to_status_lines(run: Run, clients: list[Client], mode: str, text: str) -> list[str]:
     """``text`` in the status line of each client whose terminal may not show the OSC; one line per problem."""
+    if not any(status_line_too(client, None, mode) for client in clients):
+        return []  # none could need it (control clients only, or a mode with no OSC): tmux is not asked
     try:
-        terminals = parse_terminals(server.run("list-clients", "-F", TERMINAL_FORMAT))
+        terminals = parse_terminals(run("list-clients", "-F", TERMINAL_FORMAT))
     except (TmuxCommandError, TmuxUnavailable) as exc:
         return [f"cannot ask tmux what its clients' terminals are ({exc})"]
     problems = []
@@ -152,7 +176,7 @@ def to_status_lines(server: TmuxServer, clients: list[Client], mode: str, text: 
         if not status_line_too(client, terminals.get(client.name), mode):
             continue
         try:
-            server.run("display-message", "-c", client.name, "-d", str(STATUS_SECONDS * 1000), "--", status_message(text))
+            run("display-message", "-c", client.name, "-d", str(STATUS_SECONDS * 1000), "--", status_message(text))
         except (TmuxCommandError, TmuxUnavailable) as exc:
             problems.append(f"cannot show the notice in client {client.name}'s status line ({exc})")
     return problems

@@ -41,6 +41,7 @@ from ..shared.config import Config
 
 log = logging.getLogger(__name__)
 SNOOZE_LOOK = 1.0  # seconds between two looks for snoozes that ran out
+TMUX_ANSWER = 15.0  # seconds a ring waits for one tmux command (the service's own wait, then a forked client's)
 
 
 class Ringer:
@@ -141,6 +142,10 @@ class Ringer:
             if _key(agent) in ran_out and self.notifier.remind(agent, now) is not None:
                 self._wake.set()
 
+    def _tmux(self) -> direct.Run | None:
+        """How the ring (in its thread) asks tmux: the service, on its loop, through a control client it has attached."""
+        return direct.asked_on(self._loop, self.service.tmux_run, TMUX_ANSWER) if self._loop is not None else None
+
     def ring(self, note: Notification) -> Notification:
         """One notification out: every client's terminal, the command, the desktop (blocking: off the loop); what was rung.
 
@@ -152,7 +157,7 @@ class Ringer:
             note = replace(note, body=f"{note.body} {link}".strip(), link=link)
         self.rung = [*self.rung[-9:], note]
         if self.mode != "none" and os.path.exists(self.socket_file):  # no server here (a view of remote hosts only): no client to reach
-            sent = direct.to_clients(self.env, osc_sequence(note, self.mode), ring=True, passthrough="", mode=self.mode, text=status_text(note))
+            sent = direct.to_clients(self.env, osc_sequence(note, self.mode), ring=True, passthrough="", mode=self.mode, text=status_text(note), run=self._tmux())
             for problem in sent.problems:
                 log.warning("%s", problem)
             if sent.problems and not self._told_direct:

@@ -48,6 +48,7 @@ from ..shared.config import Config, HostSpec
 from ..shared.resident_place import is_held, place_of
 from ..shared.safe_text import clean
 from ..tmux import clients
+from ..tmux.control import ControlError
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 from ..tmux.spawn import SpawnError, kill_pane
 from ..usage.model import Spent, SpentRow
@@ -60,6 +61,7 @@ from .watching.lifecycle import LifecycleError, Started, agent_argv, exit_claude
 from .watching.monitor import Monitor
 
 NEW_SESSION = "headspace"  # where "New agent" starts Claude when headspace runs outside tmux and no agent is selected
+TMUX_WAIT = 10.0  # seconds for tmux to answer a command of the ringer's through a control client
 CATCH_UP = 1.5  # seconds an answer that names no appearance waits for the service's look to agree with its pane read now
 
 
@@ -317,6 +319,28 @@ class Service:
     def socket_file(self) -> str:
         """The watched tmux server's socket: the ringer reaches its clients through it."""
         return self._server.socket_file()
+
+    async def tmux_run(self, *args: str) -> str:
+        """A command to the tmux server the ringer rings (``socket_file``) and its output, as a forked ``tmux`` prints it.
+
+        Through a control client of that server already attached when there
+        is one: a tmux client of its own costs a server with 300 control
+        clients half a second of its CPU, while it serves nobody, and a ring
+        asked twice (a menu drawn then was seen a second late).  Forked in a
+        thread otherwise, or when that client fails.  ``TmuxCommandError`` /
+        ``TmuxUnavailable`` as ``TmuxServer.run``.
+        """
+        local = self._fleet.local
+        client = local.attached() if local is not None and local.server.socket_file() == self._server.socket_file() else None
+        if client is not None:
+            try:
+                return "".join(f"{line}\n" for line in await asyncio.wait_for(client.command(*args), TMUX_WAIT))
+            except ControlError as exc:
+                if not client.closed:
+                    raise TmuxCommandError(str(exc)) from None  # tmux's own refusal: the same from any client
+            except TimeoutError:
+                pass
+        return await asyncio.to_thread(self._server.run, *args)
 
     def rings_elsewhere(self) -> bool:
         """Whether a resident service (``headspace serve``) watches this tmux server: it rings every wait, so the ringer of a service in a front end's process leaves that to it."""

@@ -379,7 +379,16 @@ class TmuxServer:
 
     def pane(self, pane_id: str) -> PaneRecord:
         """One pane by id; ``TmuxCommandError`` if it is gone."""
-        record = parse_pane_record(self.run("display-message", "-p", "-t", pane_id, PANE_FORMAT).rstrip("\n").removesuffix(_END))
+        return self.pane_read(pane_id, self.run(*self.pane_query(pane_id)))
+
+    @staticmethod
+    def pane_query(pane_id: str) -> tuple[str, ...]:
+        """The command that describes one pane (``pane_read`` reads its output), whichever client sends it."""
+        return ("display-message", "-p", "-t", pane_id, PANE_FORMAT)
+
+    def pane_read(self, pane_id: str, output: str) -> PaneRecord:
+        """``pane_query``'s output as the pane's record; ``TmuxCommandError`` if it is not one."""
+        record = parse_pane_record(output.rstrip("\n").removesuffix(_END))
         if record is None:
             raise TmuxCommandError(f"tmux display-message: could not read pane {pane_id}")
         return self.addressed(record)

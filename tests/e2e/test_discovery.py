@@ -138,3 +138,51 @@ def test_the_panes_listed_through_a_control_client_are_the_forked_listing_hostil
     assert records == forked
     assert {r.cwd for r in records} == {str(tmp_path / f"{i}-{name}") for i, name in enumerate(names)}
     assert all(r.pid in table.processes for r in records)
+
+
+def test_the_ringer_and_the_answers_ask_tmux_through_a_control_client_already_attached(private_tmux, tmp_path, monkeypatch):
+    """A ring lists the clients (and writes their status lines), an answer reads its pane: through a control client
+    the service holds, never a tmux client of its own (each cost a server with 300 control clients half a second, and a
+    menu drawn meanwhile was seen a second late).  The same output as a forked client's, hostile words and folders too."""
+    import asyncio
+
+    from headspace_tui.notifications.reach import CLIENT_FORMAT, status_message
+    from headspace_tui.service.facade import Service
+    from headspace_tui.service.records.journal import Journal
+    from headspace_tui.service.watching.fleet import ControlPaneIO
+
+    folder = tmp_path / "line\nbreak; kill-server #{pane_id}"
+    folder.mkdir()
+    private_tmux.new_session("s0", width=80, height=24, cwd=str(folder), command=["bash", "--norc", "--noprofile", "-c", f"cd {shlex.quote(str(folder))} && exec -a claude sleep 600"])
+    server = TmuxServer(socket_name=private_tmux.name)
+    (pane,) = poll(server.list_panes, lambda panes: len(panes) == 1 and panes[0].cwd == str(folder), timeout=10)
+    words = status_message('agent "x"; kill-server #{pane_id} \\ \' end')  # as a ring's status line carries them
+    service = Service.build(server, config_dir=tmp_path / "claude", journal=Journal(None), hooks=False)
+
+    async def scenario():
+        running = asyncio.create_task(service.run())
+        try:
+            fleet = service._fleet
+            for _ in range(400):
+                if fleet.client(pane.pane_id) is not None:
+                    break
+                await asyncio.sleep(0.05)
+            assert fleet.client(pane.pane_id) is not None, "the agent's session has no control client after 20 s"
+            forked = {args: server.run(*args) for args in [("list-clients", "-F", CLIENT_FORMAT), ("display-message", "-p", "--", words)]}
+            forked_pane = server.pane(pane.pane_id)
+            monkeypatch.setattr(TmuxServer, "run", lambda self, *args, **kwargs: pytest.fail(f"a tmux client was forked: {args}"))
+            asked = {args: await service.tmux_run(*args) for args in forked}
+            record = await ControlPaneIO(fleet).pane(pane.pane_id)
+            monkeypatch.undo()
+            return forked, asked, forked_pane, record
+        finally:
+            await service.stop()
+            running.cancel()
+            await asyncio.gather(running, return_exceptions=True)
+
+    forked, asked, forked_pane, record = asyncio.run(scenario())
+    assert asked == forked
+    assert "\t1\t" in "\t" + forked[("list-clients", "-F", CLIENT_FORMAT)]  # our control client is among the listed: a real listing
+    assert forked[("display-message", "-p", "--", words)] == 'agent "x"; kill-server #{pane_id} \\ \' end\n'
+    assert record == forked_pane and record.cwd == str(folder)
+    assert server.list_panes(), "the server still runs"

@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable
 
 from ...answering.desk import AnswerDesk
-from ...model import PaneAddress
+from ...model import LOCAL_HOST, PaneAddress
 from ...tmux.control import ControlClient, ControlError
 from ...tmux.server import PaneRecord, TmuxCommandError
 from .monitor import Monitor
@@ -42,7 +42,12 @@ class Fleet:
     @property
     def first(self) -> Monitor:
         """The local monitor when there is one (replayed panes, tests), else the first host's."""
-        return self.monitors.get("local") or next(iter(self.monitors.values()))
+        return self.local or next(iter(self.monitors.values()))
+
+    @property
+    def local(self) -> Monitor | None:
+        """This machine's monitor (None: a view of remote hosts only)."""
+        return self.monitors.get(LOCAL_HOST)
 
     def monitor_for(self, address: str) -> Monitor | None:
         return self.monitors.get(host_of(address))
@@ -153,11 +158,11 @@ class Fleet:
 class ControlPaneIO:
     """The guarded answers' view of tmux, for the app: no forks where a control client exists.
 
-    Captures and keys go through the pane's own host's control client on
-    this loop.  The pane record (copy mode, current command) still comes
-    from a forked ``display-message`` (through ssh for a remote host), once
-    per answer, in a thread.  A pane of a host the fleet does not have is
-    refused.
+    Captures, keys and the pane record (copy mode, current command, once per
+    answer) go through the pane's own host's control client on this loop;
+    only a pane whose session has no control client (yet) is read by a
+    forked ``display-message`` (through ssh for a remote host), in a thread.
+    A pane of a host the fleet does not have is refused.
     """
 
     WAIT = 10.0  # seconds for tmux to answer through a control client
@@ -180,7 +185,10 @@ class ControlPaneIO:
             raise TmuxCommandError("tmux did not answer through the control client in time") from None
 
     async def pane(self, pane_id: str) -> PaneRecord:
-        return await asyncio.to_thread(self._server(pane_id).pane, pane_id)
+        server, client = self._server(pane_id), self.fleet.client(pane_id)
+        if client is None:
+            return await asyncio.to_thread(server.pane, pane_id)
+        return server.pane_read(pane_id, "\n".join(await self._through(client.command(*server.pane_query(pane_id)))))
 
     async def capture(self, pane_id: str, ansi: bool = True, history: int = 0) -> str:
         client = self.fleet.client(pane_id)
