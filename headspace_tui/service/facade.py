@@ -327,10 +327,15 @@ class Service:
         is one: a tmux client of its own costs a server with 300 control
         clients half a second of its CPU, while it serves nobody, and a ring
         asked twice (a menu drawn then was seen a second late).  Forked in a
-        thread otherwise, or when that client fails.  ``TmuxCommandError`` /
-        ``TmuxUnavailable`` as ``TmuxServer.run``.
+        thread otherwise, or when that client fails; never once the service
+        is stopping.  ``TmuxCommandError`` / ``TmuxUnavailable`` as
+        ``TmuxServer.run``.
         """
         local = self._fleet.local
+        if local is not None and local.sessions.stopping:
+            # A ring in flight as the service stops: its control clients are going, and a tmux client of its own,
+            # while 300 of them detach, took 47 s (the service's end waited for it).
+            raise TmuxUnavailable("headspace is stopping")
         client = local.attached() if local is not None and local.server.socket_file() == self._server.socket_file() else None
         if client is not None:
             try:

@@ -143,7 +143,8 @@ def test_the_panes_listed_through_a_control_client_are_the_forked_listing_hostil
 def test_the_ringer_and_the_answers_ask_tmux_through_a_control_client_already_attached(private_tmux, tmp_path, monkeypatch):
     """A ring lists the clients (and writes their status lines), an answer reads its pane: through a control client
     the service holds, never a tmux client of its own (each cost a server with 300 control clients half a second, and a
-    menu drawn meanwhile was seen a second late).  The same output as a forked client's, hostile words and folders too."""
+    menu drawn meanwhile was seen a second late).  The same output as a forked client's, hostile words and folders too;
+    once the service stops, no client at all."""
     import asyncio
 
     from headspace_tui.notifications.reach import CLIENT_FORMAT, status_message
@@ -173,6 +174,9 @@ def test_the_ringer_and_the_answers_ask_tmux_through_a_control_client_already_at
             monkeypatch.setattr(TmuxServer, "run", lambda self, *args, **kwargs: pytest.fail(f"a tmux client was forked: {args}"))
             asked = {args: await service.tmux_run(*args) for args in forked}
             record = await ControlPaneIO(fleet).pane(pane.pane_id)
+            await service.stop()
+            with pytest.raises(TmuxUnavailable, match="stopping"):  # a ring in flight as the service ends forks no client
+                await service.tmux_run("list-clients", "-F", CLIENT_FORMAT)
             monkeypatch.undo()
             return forked, asked, forked_pane, record
         finally:
