@@ -19,7 +19,10 @@ from dataclasses import dataclass
 
 CAPTURE_GAP = 0.1  # a pane is re-read at most this often...
 FOCUS_GAP = 0.05  # ...and the previewed one this often
-QUIET = 0.02  # read once a burst of output has paused this long...
+# Read once a burst of output has paused this long...  Claude draws each frame in one write, which reaches us
+# in pieces (tmux's %output lines of 2.7 KB, the kernel's 2 KB chunks): 30 dialogs of the pinned release, one
+# part to the next at most 1.6 ms apart on a quiet machine, 5.6 ms with a core kept busy (docs/detection.md).
+QUIET = 0.01
 MAX_WAIT = 0.1  # ...or once it has been changing for this long
 POLL_GAP = 0.5  # without a control client, every pane is polled this often
 SMALL_WRITE = 400  # escaped bytes: a spinner tick, a streamed word; a dialog is kilobytes
