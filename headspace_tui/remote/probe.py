@@ -227,3 +227,4 @@ def serve(stdin=None, stdout=None, idle_exit: float = IDLE_EXIT) -> None:
             probe.send({"id": request.get("id"), "error": f"{type(exc).__name__}: {exc}"})
     probe.answers.close()  # stdin ended: the link is gone, and so is every hook's wait (Claude's dialog answers)
     probe.tmux.close_all()  # ...and every tmux control client it started there
+    probe.trees.close()  # ...and every snapshot still asked for

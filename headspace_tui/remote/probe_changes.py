@@ -52,4 +52,10 @@ class WorkTrees:
             pass  # headspace went: nobody to tell
 
     def close(self) -> None:
-        self._pool.shutdown(wait=False)
+        """Drop every request still queued (nobody is left to answer): only the git running now is let finish.
+
+        Left queued, they ran on after headspace was gone: 30 agents' first
+        snapshots of one large folder kept a probe whose link had closed
+        running git for 40 s more.
+        """
+        self._pool.shutdown(wait=False, cancel_futures=True)
