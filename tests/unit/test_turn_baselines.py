@@ -184,3 +184,43 @@ def test_a_folder_too_large_for_a_baseline_is_counted_once_whichever_agents_are_
         await changes.close()
 
     asyncio.run(scenario())
+
+
+def test_agents_seen_at_once_in_one_folder_share_its_snapshots_and_a_later_look_reads_it_anew(tmp_path):
+    """Thirty agents in one folder took thirty first snapshots one after another (a large folder kept git running for a
+    minute, on a remote host too); a snapshot begun after an agent asked serves it.  One asked after a file changed
+    still gets a look of its own: its diff shows the change.  Real git; the snapshots are counted (the real ones run)."""
+    from dataclasses import replace
+
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    (folder / "notes.txt").write_text(f"shopping\n{MILK}\n")
+    store = AgentStore()
+    trees = LocalTrees()
+    taken: list[str] = []
+    real = trees.snapshot
+
+    async def counted(where: str) -> str:
+        taken.append(where)
+        return await real(where)
+
+    trees.snapshot = counted  # type: ignore[method-assign]
+    changes = WorkChanges(store, trees, started=0.0, clock=lambda: 100.0)
+
+    async def scenario() -> None:
+        panes = [f"%{n}" for n in range(10)]
+        for n, pane in enumerate(panes):
+            store.observed(replace(_record(folder), pane_id=pane, session_name=f"s{n}"), f"k{n}", Observation(AgentState.IDLE), 100.0, agent_pid=7 + n)
+        for _ in range(500):
+            if all((base := changes._agents.get(p)) is not None and base.start for p in panes):
+                break
+            await asyncio.sleep(0.02)
+        starts = {changes._agents[p].start for p in panes}
+        assert len(starts) == 1 and "" not in starts, starts
+        assert len(taken) <= 2, f"{len(taken)} snapshots for ten agents seen at once"
+        (folder / "notes.txt").write_text(f"shopping\n{MILK}\n{BREAD}\n")
+        diff = await changes.changes(panes[3], "start")
+        assert (diff.added, diff.removed) == (1, 0), diff
+        await changes.close()
+
+    asyncio.run(scenario())

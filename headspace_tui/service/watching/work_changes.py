@@ -85,6 +85,11 @@ class WorkChanges:
         # large folder outside git counted it twenty times, two at a time (a service at 130% of a core for minutes).
         self._folders: dict[str, asyncio.Lock] = {}
         self._refused: dict[str, tuple[str, float]] = {}
+        # Per folder: how many snapshots have begun, and the newest one's number and tree.  A snapshot begun after
+        # an agent asked for one serves it: thirty agents in one folder, seen at once, took thirty snapshots one
+        # after another (a large folder kept git running for a minute); now the first and one more.
+        self._begun: dict[str, int] = {}
+        self._latest: dict[str, tuple[int, str]] = {}
         if baselines:
             store.subscribe(self._on_event)
 
@@ -97,6 +102,8 @@ class WorkChanges:
                 lock = self._folders.get(gone.folder)
                 if lock is not None and not lock.locked():
                     del self._folders[gone.folder]  # churn must not grow us: a refusal is kept (bounded below), a lock is not
+                    self._begun.pop(gone.folder, None)
+                    self._latest.pop(gone.folder, None)
         elif isinstance(event, TurnBegan):
             self._spawn(self._turn(event.agent, event.at))
         elif isinstance(event, AgentChanged):
@@ -153,13 +160,14 @@ class WorkChanges:
         """A snapshot of the agent's folder, or "": one at a time per folder, and none of a folder refused for good a moment ago."""
         if base.unusable:
             return ""
+        asked = self._begun.get(base.folder, 0)
         async with self._folders.setdefault(base.folder, asyncio.Lock()):
             refused = self._refused.get(base.folder)
             if refused is not None and self.clock() < refused[1]:
                 base.unusable = refused[0]  # another agent's look found it: this one's would find the same
                 return ""
             try:
-                return await self._snapshot(pane_id, base)
+                return await self._snapshot(pane_id, base, asked)
             except ChangeError as exc:
                 if exc.lasting:
                     base.unusable = str(exc)
@@ -173,10 +181,18 @@ class WorkChanges:
             del self._refused[stale]
         self._refused[folder] = (why, now + REFUSED_FOR)
 
-    async def _snapshot(self, pane_id: str, base: Baselines) -> str:
-        """The work tree now; kept as the agent at rest (``rested``) when it was idle from before the look to after it."""
+    async def _snapshot(self, pane_id: str, base: Baselines, asked: int) -> str:
+        """The work tree now (the folder's lock held): the newest snapshot if it began after ``asked`` (the folder's count of
+        snapshots begun when this one was asked for), else a new one; kept as the agent at rest (``rested``) when it was
+        idle from before the look to after it."""
         idle = self._idle(pane_id)
-        tree = await self.trees.snapshot(base.folder)
+        latest = self._latest.get(base.folder)
+        if latest is not None and latest[0] > asked:
+            tree = latest[1]  # begun after this was asked for: what a snapshot of its own, later still, would have read
+        else:
+            number = self._begun[base.folder] = self._begun.get(base.folder, 0) + 1
+            tree = await self.trees.snapshot(base.folder)
+            self._latest[base.folder] = (number, tree)
         if idle and self._idle(pane_id):
             base.rested, base.rested_at = tree, self.clock()
         return tree
@@ -213,7 +229,9 @@ class WorkChanges:
 
     async def _diff(self, pane_id: str, base: Baselines, old: str) -> Diff:
         """The work tree now against ``old``; a pair of trees already diffed is not diffed again (the tree ids say the content)."""
-        now = await self._snapshot(pane_id, base)
+        asked = self._begun.get(base.folder, 0)
+        async with self._folders.setdefault(base.folder, asyncio.Lock()):
+            now = await self._snapshot(pane_id, base, asked)
         key = (base.folder, old, now)
         diff = self._diffs.get(key)
         if diff is None:
