@@ -26,6 +26,12 @@ Measured, in this order:
   too, every ``status-interval`` seconds (15 by default), so that share
   of tmux's idle is the user's option, not headspace's.
 
+Then, the service stopped, the peers' way on the same agents beside it
+(``--no-poller`` leaves it out): ``poller.py``, which forks ``tmux
+capture-pane`` for every pane every 500 ms; the seconds until it has read
+every agent (``poller_listed_after_s``) and its idle CPU with the tmux
+server's (``poller_idle_cpu_pct``) over the same window.
+
 Throwaway HOME and XDG folders; the service is stopped and the tmux server
 killed at the end.  Not part of the tests.
 """
@@ -33,13 +39,16 @@ killed at the end.  Not part of the tests.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import queue
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -91,6 +100,35 @@ def timed(env: dict[str, str], args: list[str], times: int) -> tuple[float, int]
     return statistics.median(took), rows
 
 
+def poller_phase(farm: Farm, seconds: float) -> dict:
+    """The 500 ms capture poller on the same agents: when it has read them all, and its CPU (with the tmux server's) while they idle."""
+    lines: queue.Queue[str] = queue.Queue()
+    started = time.perf_counter()
+    poller = subprocess.Popen([sys.executable, str(REPO / "benchmarks" / "poller.py"), farm.socket, "0.5"], stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    out = poller.stdout
+    assert out is not None
+
+    def read() -> None:
+        for line in out:
+            lines.put(line)
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        seen: set[str] = set()
+        deadline = time.monotonic() + 300
+        while len(seen) < len(farm.pids) and time.monotonic() < deadline:
+            with contextlib.suppress(queue.Empty):
+                seen.add(json.loads(lines.get(timeout=1.0))["pane"])  # its first line for each pane: that pane read
+        listed_after = round(time.perf_counter() - started, 1) if len(seen) >= len(farm.pids) else None
+        cpu = lambda: proc_cpu(poller.pid, children=True) + proc_cpu(farm.server_pid)  # noqa: E731
+        before, at = cpu(), time.monotonic()
+        time.sleep(seconds)
+        return {"poller_listed_after_s": listed_after, "poller_idle_cpu_pct": round((cpu() - before) / (time.monotonic() - at) * 100, 2)}
+    finally:
+        poller.kill()  # our own child
+        poller.wait()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--panes", type=int, default=10)
@@ -98,6 +136,7 @@ def main() -> None:
     parser.add_argument("--asks", type=int, default=5, help="status runs timed each way")
     parser.add_argument("--settle", type=float, default=10.0, help="seconds after the last attach before the idle window")
     parser.add_argument("--status-off", action="store_true", help="tmux's status line off on the benchmark's server: tmux then has no timer per client (status-interval)")
+    parser.add_argument("--no-poller", action="store_true", help="leave out the 500 ms capture poller's phase")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="hs-bench-service-"))
@@ -157,6 +196,9 @@ def main() -> None:
         result["status_by_look_s"] = round(result["status_by_look_s"], 3)
         result["status_by_service_s"] = round(result["status_by_service_s"], 3)
         result["attaches"] = len(attaches.read_text().split()) if attaches.exists() else 0
+        headspace(env, "-L", farm.socket, "serve", "--stop")
+        if not args.no_poller:
+            result.update(poller_phase(farm, args.seconds))
     finally:
         headspace(env, "-L", farm.socket, "serve", "--stop")
         farm.close()
