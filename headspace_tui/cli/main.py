@@ -268,6 +268,10 @@ def main(argv: list[str] | None = None) -> int:
         argv, passed = argv[:cut], argv[cut + 1 :]
     args = parser.parse_args(argv)
     args.claude_args = passed
+    # A command says what it has to say in its own lines: no library's warning reaches the terminal through
+    # Python's last-resort handler (asyncio's "loop that handles pid … is closed", an ssh child reaped after a
+    # look's loop ended, came under a one-line error).  A command that keeps a log sends ours and asyncio's there.
+    logging.getLogger().addHandler(logging.NullHandler())
     try:
         where, name = COMMANDS.get(args.command or "", ("tui", "cmd_tui"))
         # Each command's module is imported when it runs: the popup's launcher must not pay for the others.

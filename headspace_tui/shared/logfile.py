@@ -49,4 +49,9 @@ def setup(path: Path | None = None) -> Path | None:
     root.addHandler(handler)
     root.setLevel(logging.INFO)
     root.propagate = False  # nothing of ours reaches stderr behind the screen
+    loop_log = logging.getLogger("asyncio")  # the loop's own warnings (a task's lost exception, a child reaped late): the log's too
+    for old in [h for h in loop_log.handlers if getattr(h, "_headspace", False)]:
+        loop_log.removeHandler(old)
+    loop_log.addHandler(handler)
+    loop_log.propagate = False
     return path

@@ -40,3 +40,25 @@ def test_the_entry_point_loads_no_commands_module_but_the_one_it_runs():
     assert "headspace_tui.cli.main" in loaded, "the import did not run: this test reads nothing"
     others = {f"headspace_tui.cli.{where}" for where, _ in main.COMMANDS.values()} - {"headspace_tui.cli.send"}  # send: --option's parser type
     assert loaded & others == set(), sorted(loaded & others)
+
+
+def test_a_librarys_warning_never_reaches_the_terminal_under_a_commands_own_lines():
+    """``status`` of a host without python3 printed asyncio's "Loop … that handles pid … is closed" (an ssh child reaped
+    after the look's loop had ended) above its one line: Python's last-resort handler wrote it to stderr.  In a process
+    of its own (pytest's log capture would stand in for the last resort), with the command replaced by one that logs."""
+    script = """
+import logging, sys
+from headspace_tui.cli import main, status
+
+def look(args):
+    logging.getLogger("asyncio").warning("Loop %r that handles pid %r is closed", "<loop>", 8404)
+    logging.getLogger("headspace_tui.service").warning("a warning of ours, for the log")
+    print("headspace: box: python3 is not installed there", file=sys.stderr)
+    return 1
+
+status.cmd_status = look
+sys.exit(main.main(["status"]))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr == "headspace: box: python3 is not installed there\n", done.stderr
