@@ -48,7 +48,7 @@ from ..shared.config import Config, HostSpec
 from ..shared.resident_place import is_held, place_of
 from ..shared.safe_text import clean
 from ..tmux import clients
-from ..tmux.control import ControlError
+from ..tmux.control import run_via
 from ..tmux.server import PaneRecord, TmuxCommandError, TmuxServer, TmuxUnavailable
 from ..tmux.spawn import SpawnError, kill_pane
 from ..usage.model import Spent, SpentRow
@@ -324,11 +324,9 @@ class Service:
         """A command to the tmux server the ringer rings (``socket_file``) and its output, as a forked ``tmux`` prints it.
 
         Through a control client of that server already attached when there
-        is one: a tmux client of its own costs a server with 300 control
-        clients half a second of its CPU, while it serves nobody, and a ring
-        asked twice (a menu drawn then was seen a second late).  Forked in a
-        thread otherwise, or when that client fails; never once the service
-        is stopping.  ``TmuxCommandError`` / ``TmuxUnavailable`` as
+        is one (control.py ``run_via``): a ring asked twice, each by a tmux
+        client of its own, and at 300 sessions a menu drawn then was seen a
+        second late.  Never once the service is stopping.  ``TmuxCommandError`` / ``TmuxUnavailable`` as
         ``TmuxServer.run``.
         """
         local = self._fleet.local
@@ -337,15 +335,7 @@ class Service:
             # while 300 of them detach, took 47 s (the service's end waited for it).
             raise TmuxUnavailable("headspace is stopping")
         client = local.attached() if local is not None and local.server.socket_file() == self._server.socket_file() else None
-        if client is not None:
-            try:
-                return "".join(f"{line}\n" for line in await asyncio.wait_for(client.command(*args), TMUX_WAIT))
-            except ControlError as exc:
-                if not client.closed:
-                    raise TmuxCommandError(str(exc)) from None  # tmux's own refusal: the same from any client
-            except TimeoutError:
-                pass
-        return await asyncio.to_thread(self._server.run, *args)
+        return await run_via(client, self._server, *args, wait=TMUX_WAIT)
 
     def rings_elsewhere(self) -> bool:
         """Whether a resident service (``headspace serve``) watches this tmux server: it rings every wait, so the ringer of a service in a front end's process leaves that to it."""

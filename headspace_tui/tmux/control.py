@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 
 from .control_pipe import LINE_LIMIT, ControlPipe, LineSource
-from .server import TmuxServer, TmuxUnavailable
+from .server import TmuxCommandError, TmuxServer, TmuxUnavailable
 
 log = logging.getLogger(__name__)
 PAUSE_AFTER = 2  # seconds a pane may fall behind before tmux pauses it
@@ -348,3 +348,26 @@ class ControlClient:
 def _pauses(panes: list[str]) -> list[str]:
     """``refresh-client`` words that pause ``panes`` for this client."""
     return [word for pane in panes for word in ("-A", f"{pane}:pause")]
+
+
+async def run_via(client: ControlClient | None, server: TmuxServer, *args: str, wait: float = 10.0) -> str:
+    """``server.run(*args)``'s output, asked through ``client`` (a control client of that server already attached) when there is one.
+
+    A tmux client of its own costs a server with hundreds of control clients
+    about half a second of its CPU, while it serves nobody (at 300 sessions,
+    each with ours: 0.52 s for a ``list-sessions``, 6 ms with none); through
+    a client already attached the same command costs it about 12 ms.  Forked
+    (in a thread) without one, or when that client ends or does not answer
+    within ``wait``; tmux's own refusal is ``TmuxCommandError``, as a forked
+    client's is.
+    """
+    if client is not None and not client.closed:
+        try:
+            return "".join(f"{line}\n" for line in await client.command(*args, timeout=wait))
+        except ControlError as exc:
+            if not client.closed:
+                raise TmuxCommandError(str(exc)) from None  # tmux's own refusal: the same from any client
+            log.info("tmux %s through a control client failed (%s); asked by a tmux client", args[0] if args else "", exc)
+        except TimeoutError:
+            log.info("tmux %s through a control client took over %gs; asked by a tmux client", args[0] if args else "", wait)
+    return await asyncio.to_thread(server.run, *args)

@@ -127,7 +127,7 @@ def test_the_panes_listed_through_a_control_client_are_the_forked_listing_hostil
         client = ControlClient(server, forked[0].session_id, on_output=lambda pane, size: None)
         await client.start()
         try:
-            monkeypatch.setattr(TmuxServer, "list_panes", lambda self: pytest.fail("a tmux client was forked to list the panes"))
+            monkeypatch.setattr(TmuxServer, "run", lambda self, *args, **kwargs: pytest.fail(f"a tmux client was forked to list the panes: {args}"))
             records, table = await host.snapshot(client)
         finally:
             monkeypatch.undo()

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import logging
 import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -29,13 +28,11 @@ from ...hooks.channel import AnswerChannel, MakeChannel, socket_path
 from ...hooks.spool import HookEvent, spool_dir
 from ...model import LOCAL_HOST
 from ...shared.proctree import ProcessTable, process_exists, read_process_table
-from ...tmux.control import ControlClient, ControlError
+from ...tmux.control import ControlClient, run_via
 from ...tmux.server import PANE_FORMAT, PaneRecord, TmuxServer, parse_pane_records
 from ...usage.model import Usage
 from .folder_watch import watch_spool, watch_statuses
 from .pane_watch import Tail
-
-log = logging.getLogger(__name__)
 
 
 class Host(Protocol):
@@ -122,22 +119,11 @@ class LocalHost:
     async def snapshot(self, via: ControlClient | None = None) -> tuple[list[PaneRecord], ProcessTable]:
         """Every pane and the process table: the panes through ``via`` (an attached control client of this server) when there is one.
 
-        A tmux command from a client of its own costs the server for every
-        control client it has (measured at 300 sessions, each with ours: 0.52 s
-        of tmux's CPU for a ``list-sessions``, 6 ms with none), and a
-        discovery every 30 s made that most of an idle tmux's cost.  Through
-        a control client already attached the same listing costs it 12 ms.
-        Without one, or when it fails, the listing is made as before.
+        A discovery every 30 s by a tmux client of its own was most of an idle
+        tmux's cost at 300 sessions (control.py ``run_via``).
         """
-        if via is not None and not via.closed:
-            try:
-                lines = await via.command("list-panes", "-a", "-F", PANE_FORMAT)
-            except (ControlError, TimeoutError) as exc:
-                log.info("listing the panes through a control client failed (%s); listing them by a tmux client", exc)
-            else:
-                records = [self.server.addressed(r) for r in parse_pane_records("\n".join(lines) + "\n")]
-                return records, await asyncio.to_thread(read_process_table)
-        return await asyncio.to_thread(lambda: (self.server.list_panes(), read_process_table()))
+        listing = await run_via(via, self.server, "list-panes", "-a", "-F", PANE_FORMAT)
+        return [self.server.addressed(r) for r in parse_pane_records(listing)], await asyncio.to_thread(read_process_table)
 
     async def claude_processes(self, pids: list[int], table: ProcessTable) -> list[ClaudeProcess]:
         """Each Claude's version and config dir (files to read: off the loop)."""
