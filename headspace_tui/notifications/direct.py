@@ -60,16 +60,13 @@ def asked_on(loop: asyncio.AbstractEventLoop, ask: Callable[..., Coroutine[Any, 
     return run
 
 
-def look(env: Mapping[str, str], passthrough: str, run: Run | None = None) -> tuple[Place, list[Client]] | None:
-    """Where headspace runs and every client of that server; None outside tmux.
+def look(env: Mapping[str, str], passthrough: str, run: Run) -> tuple[Place, list[Client]] | None:
+    """Where headspace runs and every client of that server (asked by ``run``); None outside tmux.
 
-    ``run``: how tmux is asked (a tmux client of its own when not given).
     Raises ``TmuxCommandError`` / ``TmuxUnavailable`` when tmux does not answer.
     """
-    socket = tmux_socket(env)
-    if not socket:
+    if not tmux_socket(env):
         return None
-    run = run or TmuxServer(socket_path=socket).run
     pane = env.get("TMUX_PANE", "")
     window, sessions = "", frozenset[str]()
     if pane:

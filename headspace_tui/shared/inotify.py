@@ -154,10 +154,9 @@ class FolderWatch:
         if self._inotify is None:
             return
         inotify, self._inotify = self._inotify, None
-        try:
+        with contextlib.suppress(ValueError, RuntimeError):  # a loop already closed
             self._loop.remove_reader(inotify.fd)
+        try:
             self._loop.run_in_executor(None, inotify.close)
-        except RuntimeError:  # a loop closed, or its executor shut down: close it here
-            with contextlib.suppress(ValueError, RuntimeError):
-                self._loop.remove_reader(inotify.fd)
+        except RuntimeError:  # a loop closed, or its executor shut down: closed here
             inotify.close()

@@ -160,8 +160,8 @@ class WorkChanges:
         """A snapshot of the agent's folder, or "": one at a time per folder, and none of a folder refused for good a moment ago."""
         if base.unusable:
             return ""
-        asked = self._begun.get(base.folder, 0)
-        async with self._folders.setdefault(base.folder, asyncio.Lock()):
+        asked, turn = self._queued(base.folder)
+        async with turn:
             refused = self._refused.get(base.folder)
             if refused is not None and self.clock() < refused[1]:
                 base.unusable = refused[0]  # another agent's look found it: this one's would find the same
@@ -180,6 +180,10 @@ class WorkChanges:
         for stale in [f for f, (_, until) in self._refused.items() if until <= now]:
             del self._refused[stale]
         self._refused[folder] = (why, now + REFUSED_FOR)
+
+    def _queued(self, folder: str) -> tuple[int, asyncio.Lock]:
+        """A look at ``folder`` asked now: the count of its snapshots begun so far (one begun later serves it), and its lock."""
+        return self._begun.get(folder, 0), self._folders.setdefault(folder, asyncio.Lock())
 
     async def _snapshot(self, pane_id: str, base: Baselines, asked: int) -> str:
         """The work tree now (the folder's lock held): the newest snapshot if it began after ``asked`` (the folder's count of
@@ -229,8 +233,8 @@ class WorkChanges:
 
     async def _diff(self, pane_id: str, base: Baselines, old: str) -> Diff:
         """The work tree now against ``old``; a pair of trees already diffed is not diffed again (the tree ids say the content)."""
-        asked = self._begun.get(base.folder, 0)
-        async with self._folders.setdefault(base.folder, asyncio.Lock()):
+        asked, turn = self._queued(base.folder)
+        async with turn:
             now = await self._snapshot(pane_id, base, asked)
         key = (base.folder, old, now)
         diff = self._diffs.get(key)
