@@ -5,9 +5,9 @@ pane of that session the moment it writes (the "this pane changed" signal),
 window and session notifications for discovery, and a command channel where
 ``capture-pane`` costs ~1 ms instead of ~3.4 ms for a forked tmux.
 
-It must not change anything the user sees: the client attaches with
-``ignore-size`` (never sets a size, never ``refresh-client -C``), creates no
-session, and ends without detaching where it can (its process killed, or
+It must not change anything the user sees: the client never sets a size
+(never ``refresh-client -C``: tmux leaves a control client without one out
+of every window's size), creates no session, and ends without detaching where it can (its process killed, or
 its protocol socket closed: a detach under load can make tmux exit,
 control_pipe.ProcessPipe); where it must detach (``ssh … tmux``), it
 pauses its panes first.  ``pause-after`` flow
@@ -96,7 +96,11 @@ class ControlClient:
         """Attach and wait until tmux reports the session (only then may commands be sent)."""
         # -E: attaching must not apply update-environment to the user's session (it would
         # replace or remove SSH_AUTH_SOCK, DISPLAY and the like there with headspace's).
-        args = ("-C", "attach-session", "-E", "-f", f"ignore-size,pause-after={PAUSE_AFTER}", "-t", self.session_id)
+        # No ``ignore-size``: it would change nothing (a control client that never set a size is left out of
+        # window sizes already), but tmux (3.2 to 3.7 at least) walks every client for each flagged one, in each
+        # window, at every attach: with hundreds of ours and no terminal attached, every attach cost a whole
+        # server's worth of sessions times clients squared, and the server sat at a core for minutes.
+        args = ("-C", "attach-session", "-E", "-f", f"pause-after={PAUSE_AFTER}", "-t", self.session_id)
         spawn = asyncio.ensure_future(self.server.open_control(*args))
         try:
             self.pipe = await asyncio.shield(spawn)

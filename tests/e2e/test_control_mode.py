@@ -22,6 +22,8 @@ def test_control_client_reads_writes_and_leaves_no_trace(private_tmux, tmp_path)
     pane = private_tmux.new_session("ctl", width=100, height=30, cwd=str(tmp_path), command=["bash", "--norc", "-i"])
     server = TmuxServer(socket_name=private_tmux.name)
     session_id = server.pane(pane).session_id
+    # The window follows its smallest client: a control client's own size (80x24 until it sets one) would shrink it.
+    private_tmux.run("set-option", "-g", "window-size", "smallest")
     before = private_tmux.run("display-message", "-p", "-t", pane, "#{window_width}x#{window_height} #{session_many_attached}")
     outputs: list[str] = []
     exits: list[str] = []
@@ -40,7 +42,7 @@ def test_control_client_reads_writes_and_leaves_no_trace(private_tmux, tmp_path)
         with pytest.raises(ControlError, match="can't find pane"):
             await client.capture("%999")
         size = private_tmux.run("display-message", "-p", "-t", pane, "#{window_width}x#{window_height}")
-        assert size.strip() == "100x30"  # ignore-size: the user's window keeps its size
+        assert size.strip() == "100x30"  # a control client that never sets a size is no size: the user's window keeps its own
         await client.close()
         assert exits
 
