@@ -112,7 +112,9 @@ class Fleet:
         if watch is None or monitor is None:
             return None
         client = monitor.client(watch.record.session_id)
-        return client if client is not None and not client.closed else None
+        if client is None or client.closed:
+            client = monitor.attached()  # every command names its pane: a session without a client of its own (beyond the cap) asks through another
+        return client
 
     @property
     def focused(self) -> str | None:

@@ -210,7 +210,7 @@ class Monitor:
         clients about half a second of its CPU (it serves nobody meanwhile);
         the same command through a client already attached, about 12 ms.
         """
-        return next((c for c in self.sessions.clients.values() if not c.closed), None)
+        return self.sessions.attached()
 
     def subscribe(self, subscriber: Callable[[Event], None]) -> None:
         """Be told every event from now on, in order (see ``AgentStore.subscribe``)."""

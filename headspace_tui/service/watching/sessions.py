@@ -16,6 +16,16 @@ attached, their panes read by plain captures meanwhile); and a session
 whose client ended is attached again only after a discovery made since
 still lists it.  The monitor reads the panes (``read``) and runs discovery
 (``request_discovery``); this module decides only *when*.
+
+A server has a cap of our control clients (``client_cap``).  At every
+turn of its loop tmux walks every pane and, for each, every client; and
+it turns its loop for each client's status timer (every
+``status-interval``, 15 s by default): at rest, tmux spends about
+panes x clients² on ours.  The cap keeps that to what 300 sessions with a
+client each cost.  Sessions with agents take the places first; the
+sessions beyond the cap are read through a client attached elsewhere,
+when tmux's window activity (asked once a second for the whole server,
+``_activity_loop``) says one of their panes wrote.
 """
 
 from __future__ import annotations
@@ -39,6 +49,8 @@ ATTACH_QUIET = 0.3  # a control client attaches after this long without a sessio
 ATTACH_QUIET_MAX = 3.0  # ...waiting at most this long for such a moment
 POLL_READS = 20.0  # sessions without a control client share this many reads a second, once there are many (Sessions.poll_gap)
 SETTLE = 3.0  # a session that appears while we watch is attached only once it has been there this long (read by captures until then)
+CLIENT_CAP = 300  # control clients of ours per tmux server of at most that many panes (see client_cap)
+ACTIVITY_EVERY = 1.0  # the sessions beyond the cap: their windows' activity is asked this often (tmux keeps it in whole seconds)
 # Notifications after which the panes of the server may have moved or been renamed.
 LAYOUT_EVENTS = frozenset(
     {
@@ -57,6 +69,17 @@ LAYOUT_EVENTS = frozenset(
 )
 
 log = logging.getLogger(__name__)
+
+
+def client_cap(panes: int) -> int:
+    """How many control clients of ours a server of ``panes`` panes gets: what keeps panes x clients² at most CLIENT_CAP³.
+
+    Measured at rest on a 2-core machine (benchmarks/service.py, status
+    line on): 300 sessions with a client each, tmux at 3-4% of a core;
+    1,000 sessions with 300 clients, 11%.
+    """
+    return CLIENT_CAP if panes <= CLIENT_CAP else max(1, int((CLIENT_CAP**3 / panes) ** 0.5))
+
 
 Read = Callable[[str, "ControlClient | None"], Awaitable[object]]
 
@@ -82,7 +105,7 @@ class Sessions:
         self.request_discovery = request_discovery
         self.state_of = state_of
         self.clock = clock
-        self.focused: str | None = None  # the pane the user looks at is read at a faster pace
+        self._focused: str | None = None
         self.clients: dict[str, ControlClient] = {}
         self.attach_pace: Callable[[], AttachPace] = AttachPace  # how often a session's client may be attached
         self.stopping = False
@@ -104,6 +127,22 @@ class Sessions:
         # When each session was first listed (-inf: it was there at our first look, settled already).
         self._first_seen: dict[str, float] = {}
         self._looked_once = False
+        self.cap_of: Callable[[int], int] = client_cap  # the cap for a server of so many panes
+        self.client_cap = CLIENT_CAP  # at most this many control clients of ours (``cap_of``, at each discovery)
+        self._placed: set[str] = set()  # sessions with a client of ours, attached or on its way (at most ``client_cap``)
+        self._beyond: set[str] = set()  # sessions without a place for a client, read on tmux's window activity
+        self.activity_looks = 0  # listings of the windows' activity made (``_activity_loop``)
+
+    @property
+    def focused(self) -> str | None:
+        """The pane the user looks at: read at a faster pace."""
+        return self._focused
+
+    @focused.setter
+    def focused(self, pane_id: str | None) -> None:
+        self._focused = pane_id
+        if pane_id is not None:
+            self.read_soon(pane_id)  # its detector may sleep (a session beyond the cap has no news of its own): read it at the preview's pace from now
 
     @property
     def running(self) -> set[str]:
@@ -123,6 +162,7 @@ class Sessions:
     async def discovered(self, number: int, sessions: set[str], panes: list[PaneRecord]) -> None:
         """A discovery listed the server: start a detector for each new session, end those of sessions gone."""
         self._all_panes = {r.pane_id: r for r in panes}
+        self.client_cap = self.cap_of(len(panes))
         now = self.clock()
         for session_id in sessions - set(self._first_seen):
             self._first_seen[session_id] = now if self._looked_once else float("-inf")
@@ -224,7 +264,7 @@ class Sessions:
             await asyncio.sleep(delay)
             self._unknown_checked[pane_id] = self.clock()
             record = self._all_panes.get(pane_id)
-            client = self.clients.get(record.session_id) if record is not None else None
+            client = (self.clients.get(record.session_id) or self.attached()) if record is not None else None  # the target is the pane: any client asks it
             if record is None or client is None or client.closed:
                 self.request_discovery()  # a pane newer than our last look
                 return
@@ -304,6 +344,7 @@ class Sessions:
                     pace.ended(now, attached_at)
                     log.info("control client of session %s ended; attaching again after a discovery still lists it", session_id)
                     client, attached_at, confirm_after = None, None, self._discoveries_started
+                    self._placed.discard(session_id)
                     self._awaiting_discovery.add(session_id)
                     self.request_discovery()
                 if attach is not None and attach[0].done():
@@ -319,13 +360,23 @@ class Sessions:
                         if not isinstance(failed, TmuxUnavailable):
                             log.error("attaching a control client to session %s failed", session_id, exc_info=failed)
                         pace.ended(now, None)
+                        self._placed.discard(session_id)
                         confirm_after = self._discoveries_started
                         self._awaiting_discovery.add(session_id)
                         self.request_discovery()
                 settles_at = self._first_seen.get(session_id, float("-inf")) + SETTLE
-                if client is None and attach is None and now >= pace.next_at() and self._discovered > confirm_after and now >= settles_at:
+                # No place for a client (the server has its fill of ours): read through another one, on tmux's word that a pane wrote.
+                room = session_id in self._placed or not self._no_room(session_id)
+                via = None if room else self.attached()
+                if via is not None:
+                    self._beyond.add(session_id)
+                    self.supervisor.start("the activity watch", self._activity_loop)  # kept while any session is beyond
+                else:
+                    self._beyond.discard(session_id)
+                if client is None and attach is None and room and now >= pace.next_at() and self._discovered > confirm_after and now >= settles_at:
                     self._awaiting_discovery.discard(session_id)
                     pace.attaching(now)
+                    self._placed.add(session_id)
                     # The host's server builds the command line (through ssh for a remote host).
                     fresh = ControlClient(self.server, session_id, on_output=self._pane_output, on_event=self._control_event, on_exit=ended)
                     # Attached in a task of its own, so the panes are read meanwhile: attaches wait their
@@ -337,22 +388,26 @@ class Sessions:
                 # attach is under way they are read only when something says they changed (a hook, a status file,
                 # a key sent), as an attached session's are: its client marks every pane changed once it attaches.
                 # A forked capture per pane and poll, hundreds of sessions deep, is what a busy tmux cannot take.
-                polling = unattached and attach is None
+                polling = unattached and attach is None and via is None
                 watches = self._session_panes(session_id)
                 gap = self.poll_gap()
                 for watch in watches:
-                    due = due_at(watch.timing, now, polling=polling, focused=watch.record.pane_id == self.focused, poll_gap=gap)
+                    focused = watch.record.pane_id == self.focused
+                    # The previewed pane of a session beyond the cap is polled as well (through another client): its preview moves with it.
+                    due = due_at(watch.timing, now, polling=polling or (focused and via is not None), focused=focused, poll_gap=gap)
                     if due is not None and due <= now:
                         watch.timing.read(now)
-                        await self.read(watch.record.pane_id, None if unattached else client)
+                        await self.read(watch.record.pane_id, via if unattached else client)
                 now = self.clock()
                 # Polling: wake when an attach may start (one under way wakes us when it ends). With a client, a
                 # session sleeps until something says it changed (its client's news, a hook, a status file, an
                 # attach or a client ending: each sets ``wake``) or one of its panes asked for a look then (a
                 # recheck, set only by this loop's own reads): no timer of its own while it is quiet.
-                timeout: float | None = max(0.05, pace.next_at() - now, settles_at - now) if polling else None
+                # Beyond the cap with no client of ours attached at all yet (the first moments): polled, and looking again for one to read through.
+                timeout: float | None = (max(0.05, pace.next_at() - now, settles_at - now) if room else ACTIVITY_EVERY) if polling else None
                 for watch in watches:
-                    due = due_at(watch.timing, now, polling=polling, focused=watch.record.pane_id == self.focused, poll_gap=gap)
+                    focused = watch.record.pane_id == self.focused
+                    due = due_at(watch.timing, now, polling=polling or (focused and via is not None), focused=focused, poll_gap=gap)
                     if due is not None:
                         timeout = due - now if timeout is None else min(timeout, due - now)
                 try:
@@ -361,6 +416,11 @@ class Sessions:
                     pass
         finally:
             self._awaiting_discovery.discard(session_id)
+            if session_id in self._placed:
+                self._placed.discard(session_id)
+                for other in self._beyond:
+                    self._wake_session(other)  # a place for a client is free now
+            self._beyond.discard(session_id)
             if attach is not None:  # cancelled while its client waited its turn or attached: that client is ours to end
                 task, fresh = attach
                 task.cancel()
@@ -392,6 +452,62 @@ class Sessions:
                 self.request_discovery()
             wake.set()
 
+    def attached(self) -> ControlClient | None:
+        """Any of our control clients still attached to this server (None: none yet): a command about another pane can go through it."""
+        return next((c for c in self.clients.values() if not c.closed), None)
+
+    def _no_room(self, session_id: str) -> bool:
+        """Whether ``session_id`` (which has none) must do without a client of its own: the server has ``client_cap`` of ours (attached or on their way).
+
+        Over the cap in all, a session without an agent leaves its place to
+        one with: a Claude started there is found by the activity watch
+        (its output asks what the pane runs) instead of by its first
+        ``%output``.
+        """
+        if len(self._placed) >= self.client_cap:
+            return True
+        return len(self._loops) > self.client_cap and not any(w.record.session_id == session_id for w in self.panes.values())
+
+    async def _activity_loop(self) -> None:
+        """The sessions beyond the cap: which of their panes wrote since the last look, once a second, from one listing of the server.
+
+        tmux stamps a window at each output, in whole seconds
+        (``window_activity``).  A pane whose stamp moved is read; so is it
+        once more at the next look, since output later in the same second
+        leaves the stamp as it was.  Only windows stamped since the oldest
+        stamp still wanted are listed: a quiet server answers with a few
+        lines.  Ends when no session is beyond the cap.
+        """
+        stamps: dict[str, int] = {}  # pane -> its window's stamp at the last listing
+        again: set[str] = set()  # panes whose stamp moved at the last listing: read once more
+        newest = 0
+        while self._beyond and not self.stopping:
+            client = self.attached()
+            if client is not None:
+                since = min([stamps[p] for p in again if p in stamps] + [newest])
+                try:
+                    lines = await client.command("list-panes", "-a", "-f", f"#{{>=:#{{window_activity}},{since}}}", "-F", "#{window_activity} #{pane_id}")
+                except (TimeoutError, ControlError):
+                    lines = []  # the client is going: the next look asks another
+                self.activity_looks += 1
+                moved: set[str] = set()
+                for line in lines:
+                    stamp, _, pane = line.partition(" ")
+                    if not stamp.isdigit():
+                        continue
+                    pane_id, at = self.server.address(pane), int(stamp)
+                    newest = max(newest, at)
+                    if stamps.get(pane_id) != at:
+                        moved.add(pane_id)
+                    stamps[pane_id] = at
+                    record = self._all_panes.get(pane_id)
+                    if record is not None and record.session_id in self._beyond and (pane_id in moved or pane_id in again):
+                        self._pane_output(pane_id, 0)  # a working agent's is looked at lazily, anything else soon
+                again = moved
+                if len(stamps) > 2 * len(self._all_panes) + 64:
+                    stamps = {p: at for p, at in stamps.items() if p in self._all_panes}  # closed panes: churn must not grow us
+            await asyncio.sleep(ACTIVITY_EVERY)
+
     def poll_gap(self) -> float:
         """How often a session without a control client has its panes read (forked captures, no change signal).
 
@@ -400,7 +516,8 @@ class Sessions:
         POLL_READS a second, so a whole table waiting to attach costs the
         machine a few forks a second, not hundreds.
         """
-        return max(POLL_GAP, (len(self._loops) - len(self.clients) - self._attaches_waiting) / POLL_READS)  # those with an attach under way are not polled
+        polled = len(self._loops) - len(self.clients) - self._attaches_waiting - len(self._beyond)  # an attach under way, or beyond the cap: not polled
+        return max(POLL_GAP, polled / POLL_READS)
 
     async def _quiet_moment(self) -> None:
         """Wait until tmux has sent no session or window notification for ATTACH_QUIET s (at most ATTACH_QUIET_MAX).

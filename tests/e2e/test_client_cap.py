@@ -1,0 +1,100 @@
+"""Beyond the cap of control clients, a session is read through another client, when tmux says its pane wrote.
+
+At rest tmux spends about panes x clients² on control clients (each turn
+of its loop walks every pane's clients, and each client's status timer is
+such a turn): 1,000 sessions with 300 clients kept it at 11% of a core.
+So a server has a cap of ours (``client_cap``): sessions
+with agents take the places first, and the rest are read through a client
+attached elsewhere when their window's activity stamp moves
+(``Sessions._activity_loop``), never by a tmux client forked for them.
+
+Real tmux, a cap of two: four sessions with a watched pane (two of them
+beyond the cap), one without.  The detectors' reads are recorded with the
+client each went through and what it captured.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from headspace_tui.service.watching.pane_watch import PaneWatch
+from headspace_tui.service.watching.sessions import Sessions
+from headspace_tui.service.watching.supervise import Supervisor
+from headspace_tui.tmux.server import TmuxServer
+
+pytestmark = pytest.mark.e2e
+
+WRITTEN = "written beyond the cap"
+
+
+async def until(check, seconds: float = 20.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while not check() and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    return bool(check())
+
+
+def test_sessions_beyond_the_cap_are_read_through_another_client_when_they_write(private_tmux):
+    for name in ("a", "b", "c", "d"):
+        private_tmux.run("new-session", "-d", "-s", name, "-x", "80", "-y", "24", "cat")
+    private_tmux.run("new-session", "-d", "-s", "shell", "-x", "80", "-y", "24", "sh")  # no agent in it
+    server = TmuxServer(socket_name=private_tmux.name)
+    records = server.list_panes()
+    by_name = {r.session_name: r for r in records}
+    panes = {by_name[n].pane_id: PaneWatch(by_name[n], f"key-{n}") for n in ("a", "b", "c", "d")}
+    reads: list[tuple[str, str | None, str]] = []  # (pane, the session of the client the read went through, what it saw)
+    discoveries: list[float] = []
+
+    async def read(pane_id, client):
+        screen = await client.capture(pane_id) if client is not None else server.capture(pane_id, True)
+        reads.append((pane_id, client.session_id if client is not None else None, screen))
+
+    def reads_of(pane_id: str) -> list[tuple[str | None, str]]:
+        return [(via, screen) for pane, via, screen in reads if pane == pane_id]
+
+    async def scenario() -> dict:
+        sessions = Sessions(server, Supervisor(), panes, read=read, request_discovery=lambda: discoveries.append(time.monotonic()), state_of=lambda pane: None, clock=time.monotonic)
+        sessions.cap_of = lambda panes: 2
+        sessions.start()
+        try:
+            await sessions.discovered(1, {r.session_id for r in records}, records)
+            settled = await until(lambda: len(sessions.clients) == 2 and len(sessions._beyond) == 3)
+            assert settled, f"not two clients attached and the others beyond: {sorted(sessions.clients)}, {sorted(sessions._beyond)}"
+            # The first two listings read every pane beyond (each stamp is new to the first); after them, only writes do.
+            assert await until(lambda: sessions.activity_looks >= 3), "the activity watch never listed"
+            attached = set(sessions.clients)
+            loud, quiet = sorted(p for p, w in panes.items() if w.record.session_id not in attached)
+            quiet_before = len(reads_of(quiet))
+            private_tmux.run("send-keys", "-t", loud, "-l", WRITTEN)
+            seen = await until(lambda: any(WRITTEN in screen for _, screen in reads_of(loud)))
+            quiet_reads = len(reads_of(quiet)) - quiet_before
+            # Previewed, the quiet one is polled through another client: its preview moves although tmux tells its session nothing.
+            sessions.focused = quiet
+            polled_from = len(reads_of(quiet))
+            polled = await until(lambda: len(reads_of(quiet)) >= polled_from + 3)
+            sessions.focused = None
+            # The shell session has no place and no agent: a program started there is asked about through another client.
+            asked = len(discoveries)
+            private_tmux.run("send-keys", "-t", by_name["shell"].pane_id, "exec cat", "Enter")
+            found = await until(lambda: len(discoveries) > asked)
+            clients = private_tmux.run("list-clients", "-F", "#{client_control_mode}").split()
+            return {"attached": attached, "loud": loud, "quiet": quiet, "seen": seen, "quiet_reads": quiet_reads, "polled": polled, "found": found, "clients": clients}
+        finally:
+            await sessions.supervisor.stop()
+            await sessions.stop()
+
+    got = asyncio.run(scenario())
+    assert by_name["shell"].session_id not in got["attached"], "a session with no agent took a place while one with an agent had none"
+    assert got["clients"] == ["1", "1"], f"tmux lists other than the cap's two control clients: {got['clients']}"
+    assert got["seen"], "the pane beyond the cap was not read after it wrote"
+    vias = [via for via, screen in reads_of(got["loud"]) if WRITTEN in screen]
+    loud_session = panes[got["loud"]].record.session_id
+    assert vias and all(via in got["attached"] and via != loud_session for via in vias), f"read after the write through: {vias}"
+    assert got["quiet_reads"] == 0, f"a quiet pane beyond the cap was read {got['quiet_reads']} times while another wrote"
+    assert got["polled"], "the previewed pane of a session beyond the cap was not polled"
+    assert None not in [via for via, _ in reads_of(got["quiet"])[-3:]], "the previewed pane was polled by forked captures"
+    assert got["found"], "a program started in a session beyond the cap was never asked about"
+    assert private_tmux.run("list-clients").strip() == "", "a control client outlived the detectors"
