@@ -16,7 +16,8 @@ same panes, one after the other so their CPU can be told apart:
 
 Each phase first says how long after its start every agent was listed
 (``listed_after_s``; headspace's also when every session's control client
-had attached, ``attached_after_s``, and measures from then on: settled),
+had attached, up to the cap of them a server gets, ``attached_after_s``,
+and measures from then on: settled),
 then measures CPU (the observer plus the tmux server, in percent of one
 core) with all panes idle and with 20% busy, then draws the menu in every
 pane at recorded instants and measures the delay until the observer's model
@@ -122,9 +123,13 @@ class Farm:
         self.env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(results), "LANG": "C.UTF-8", "TERM": "xterm-256color"}
         agent = REPO / "benchmarks" / "fake_agent.py"
         command = f"exec -a claude {sys.executable} -S {agent} {CORPUS} {results}"
-        self.tmux("-f", "/dev/null", "new-session", "-d", "-s", "a0", "-x", "120", "-y", "40", command)
+        # The agents work in an empty folder of their own, as a user's agent works in its project: not in the
+        # benchmark's working directory, whose size would be timed as each agent's first snapshot (changes/).
+        folder = results / "work"
+        folder.mkdir(exist_ok=True)
+        self.tmux("-f", "/dev/null", "new-session", "-d", "-s", "a0", "-x", "120", "-y", "40", "-c", str(folder), command)
         for n in range(1, panes):
-            self.tmux("new-session", "-d", "-s", f"a{n}", "-x", "120", "-y", "40", command)
+            self.tmux("new-session", "-d", "-s", f"a{n}", "-x", "120", "-y", "40", "-c", str(folder), command)
         self.pids: dict[str, int] = {}
         for line in self.tmux("list-panes", "-a", "-F", "#{pane_id} #{pane_pid}").split("\n"):
             if line.strip():
@@ -236,9 +241,10 @@ async def headspace_phase(farm: Farm, args, workdir: Path) -> dict:
         # Settled: every session's control client attached (they go one at a time); what follows is measured from there.
         sessions = service._fleet.first.sessions  # the benchmark's look inside: when every client has attached
         deadline = time.monotonic() + 180
-        while len(sessions.clients) < len(sessions.running) and time.monotonic() < deadline:
+        wanted = min(len(sessions.running), sessions.client_cap)  # the sessions beyond the cap are read through these
+        while len(sessions.clients) < wanted and time.monotonic() < deadline:
             await pilot.pause(0.2)
-        attached_after = round(time.monotonic() - started, 1) if len(sessions.clients) >= len(sessions.running) else None
+        attached_after = round(time.monotonic() - started, 1) if len(sessions.clients) >= wanted else None
         await pilot.pause(2.0)  # settle: initial reads done
         idle = await measure_cpu(lambda: self_cpu() + proc_cpu(farm.server_pid), args.seconds)
         busy_panes = list(farm.pids)[: max(1, len(farm.pids) // 5)]

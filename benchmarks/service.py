@@ -10,13 +10,21 @@ Measured, in this order:
   over ``--asks`` runs;
 * ``headspace serve`` started; the seconds until ``status --json``
   through it lists every agent (``listed_after_s``); once every
-  session's control client has attached (``attached_after_s``: they go one
+  session's control client has attached (``attached_after_s``; at most
+  ``client_cap`` of them, the sessions beyond read through those: they go one
   at a time), its CPU (the service, its control clients, its forks and the
   tmux server) over ``--seconds`` with every agent idle, and its peak
   memory (VmHWM, the service alone);
 * ``status --json`` answered by the service, wall time p50;
+* as the terminal UI runs, a client of the service over its socket
+  (``ServiceClient``, what ``headspace`` uses): a fifth of the agents set
+  working, the CPU of the service and tmux then (``busy_cpu_pct``), and a
+  permission menu drawn in every pane, ``--spacing`` s apart; the delay
+  from each menu's drawing to the client being told the agent waits
+  (``menu_p50_ms`` / ``menu_p95_ms``; a menu never told counts as
+  missed);
 * the service's own count of control-client attaches (tmux's
-  ``client-attached`` hook): one per session;
+  ``client-attached`` hook): one per session, up to the cap;
 * in the same idle window, the wakes per second (context switches, from
   /proc) of each thread of the service by its name, of its children by
   program (its control clients are ``tmux`` processes), and of the tmux
@@ -39,11 +47,13 @@ killed at the end.  Not part of the tests.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import json
 import os
 import queue
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -55,7 +65,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.scale import Farm, live_children, proc_cpu, rss_mb  # noqa: E402
+from benchmarks.scale import Farm, live_children, menus, percentile, proc_cpu, rss_mb  # noqa: E402
+from headspace_tui.api.facade import AgentChanged  # noqa: E402
+from headspace_tui.model import AgentState  # noqa: E402
+from headspace_tui.resident.facade_client import ServiceClient  # noqa: E402
+from headspace_tui.service.watching.sessions import client_cap  # noqa: E402
+from headspace_tui.shared.config import Config  # noqa: E402
 from headspace_tui.shared.resident_place import place_of, read_card  # noqa: E402
 from headspace_tui.tmux.server import TmuxServer  # noqa: E402
 
@@ -100,6 +115,40 @@ def timed(env: dict[str, str], args: list[str], times: int) -> tuple[float, int]
     return statistics.median(took), rows
 
 
+def client_phase(place, farm: Farm, pid: int, seconds: float, spacing: float) -> dict:
+    """A client of the service, as the terminal UI is one: the CPU while a fifth of the agents work, then how soon it is told of each menu."""
+    client = ServiceClient(place, config=Config(), restart=None)
+    client.connect()
+    told: dict[str, float] = {}
+
+    def heard(event) -> None:
+        agent = getattr(event, "agent", None)
+        if isinstance(event, AgentChanged) and agent.state is AgentState.PERMISSION and agent.pane_id not in told:
+            told[agent.pane_id] = time.time()
+
+    client.subscribe(heard)
+
+    async def run() -> dict:
+        following = asyncio.create_task(client.run())
+        try:
+            for pane in list(farm.pids)[: max(1, len(farm.pids) // 5)]:
+                farm.signal(pane, signal.SIGUSR1)
+            await asyncio.sleep(2.0)
+            cpu = lambda: proc_cpu(pid, children=True) + sum(proc_cpu(k) for k in live_children(pid)) + proc_cpu(farm.server_pid)  # noqa: E731
+            before, at = cpu(), time.monotonic()
+            await asyncio.sleep(seconds)
+            busy = round((cpu() - before) / (time.monotonic() - at) * 100, 2)
+            told.clear()
+            delays = await menus(farm, told.get, spacing)
+        finally:
+            following.cancel()
+            await asyncio.gather(following, return_exceptions=True)
+            await client.stop()
+        return {"busy_cpu_pct": busy, "menu_p50_ms": round(percentile(delays, 50), 1), "menu_p95_ms": round(percentile(delays, 95), 1), "menus_missed": sum(d == float("inf") for d in delays)}
+
+    return asyncio.run(run())
+
+
 def poller_phase(farm: Farm, seconds: float) -> dict:
     """The 500 ms capture poller on the same agents: when it has read them all, and its CPU (with the tmux server's) while they idle."""
     lines: queue.Queue[str] = queue.Queue()
@@ -136,6 +185,7 @@ def main() -> None:
     parser.add_argument("--asks", type=int, default=5, help="status runs timed each way")
     parser.add_argument("--settle", type=float, default=10.0, help="seconds after the last attach before the idle window")
     parser.add_argument("--status-off", action="store_true", help="tmux's status line off on the benchmark's server: tmux then has no timer per client (status-interval)")
+    parser.add_argument("--spacing", type=float, default=0.05, help="seconds between two menus (the client's phase)")
     parser.add_argument("--no-poller", action="store_true", help="leave out the 500 ms capture poller's phase")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -162,7 +212,8 @@ def main() -> None:
         if headspace(env, "-L", farm.socket, "serve").returncode != 0:
             raise SystemExit("the service did not start")
         result["serve_start_s"] = round(time.perf_counter() - started, 2)
-        card = read_card(place_of(TmuxServer(socket_name=farm.socket).identity, env)) or {}
+        place = place_of(TmuxServer(socket_name=farm.socket).identity, env)
+        card = read_card(place) or {}
         pid = card.get("pid")
         # Every agent listed: ``status --json`` through the service (it waits for the first look to be whole), asked until it lists them all.
         listed, deadline = 0, time.monotonic() + 300
@@ -176,7 +227,7 @@ def main() -> None:
         # ...and then for every session's control client: they attach one at a time, each in a
         # quiet moment, and that start is not idle (measured: 9.5% at 100 agents 2 s after the first look).
         deadline = time.monotonic() + 180
-        while time.monotonic() < deadline and (len(attaches.read_text().split()) if attaches.exists() else 0) < args.panes:
+        while time.monotonic() < deadline and (len(attaches.read_text().split()) if attaches.exists() else 0) < min(args.panes, client_cap(args.panes)):
             time.sleep(0.5)
         result["attached_after_s"] = round(time.perf_counter() - started, 1)
         time.sleep(args.settle)  # the first reads' follow-ups (each agent's records, the idle grace's looks) end first
@@ -196,6 +247,7 @@ def main() -> None:
         result["status_by_look_s"] = round(result["status_by_look_s"], 3)
         result["status_by_service_s"] = round(result["status_by_service_s"], 3)
         result["attaches"] = len(attaches.read_text().split()) if attaches.exists() else 0
+        result.update(client_phase(place, farm, pid, args.seconds, args.spacing))
         headspace(env, "-L", farm.socket, "serve", "--stop")
         if not args.no_poller:
             result.update(poller_phase(farm, args.seconds))
