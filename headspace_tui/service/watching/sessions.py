@@ -51,6 +51,7 @@ POLL_READS = 20.0  # sessions without a control client share this many reads a s
 SETTLE = 3.0  # a session that appears while we watch is attached only once it has been there this long (read by captures until then)
 CLIENT_CAP = 300  # control clients of ours per tmux server of at most that many panes (see client_cap)
 ACTIVITY_EVERY = 1.0  # the sessions beyond the cap: their windows' activity is asked this often (tmux keeps it in whole seconds)
+FULL_LOOK_EVERY = 60  # ...and every so many looks, every window's
 # Notifications after which the panes of the server may have moved or been renamed.
 LAYOUT_EVENTS = frozenset(
     {
@@ -476,7 +477,10 @@ class Sessions:
         once more at the next look, since output later in the same second
         leaves the stamp as it was.  Only windows stamped since the oldest
         stamp still wanted are listed: a quiet server answers with a few
-        lines.  Ends when no session is beyond the cap.
+        lines.  Every FULL_LOOK_EVERY looks all are listed, and the newest
+        stamp is taken from that listing alone: a clock set back (tmux's
+        stamps are its wall clock) cannot hide the panes for longer.  Ends
+        when no session is beyond the cap.
         """
         stamps: dict[str, int] = {}  # pane -> its window's stamp at the last listing
         again: set[str] = set()  # panes whose stamp moved at the last listing: read once more
@@ -484,7 +488,10 @@ class Sessions:
         while self._beyond and not self.stopping:
             client = self.attached()
             if client is not None:
-                since = min([stamps[p] for p in again if p in stamps] + [newest])
+                whole = self.activity_looks % FULL_LOOK_EVERY == 0
+                since = 0 if whole else min([stamps[p] for p in again if p in stamps] + [newest])
+                if whole:
+                    newest = 0
                 try:
                     lines = await client.command("list-panes", "-a", "-f", f"#{{>=:#{{window_activity}},{since}}}", "-F", "#{window_activity} #{pane_id}")
                 except (TimeoutError, ControlError):
