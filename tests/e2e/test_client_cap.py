@@ -16,14 +16,22 @@ client each went through and what it captured.
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
+from headspace_tui.answering.policy import Intent, IntentKind
+from headspace_tui.answering.report import Report
+from headspace_tui.model import AgentState
+from headspace_tui.service.facade import Service
+from headspace_tui.service.records.journal import Journal
 from headspace_tui.service.watching.pane_watch import PaneWatch
 from headspace_tui.service.watching.sessions import Sessions
 from headspace_tui.service.watching.supervise import Supervisor
 from headspace_tui.tmux.server import TmuxServer
+from tests.harness import fake_api as api
 
 pytestmark = pytest.mark.e2e
 
@@ -98,3 +106,70 @@ def test_sessions_beyond_the_cap_are_read_through_another_client_when_they_write
     assert None not in [via for via, _ in reads_of(got["quiet"])[-3:]], "the previewed pane was polled by forked captures"
     assert got["found"], "a program started in a session beyond the cap was never asked about"
     assert private_tmux.run("list-clients").strip() == "", "a control client outlived the detectors"
+
+
+FAKE_AGENT = Path(__file__).resolve().parents[2] / "benchmarks" / "fake_agent.py"  # draws recorded Claude screens
+CORPUS = Path(__file__).resolve().parents[2] / "snapshots" / "panes" / "claude-2.1.330" / "alt" / "120x40"
+
+
+def test_a_claude_beyond_the_cap_is_seen_waiting_and_approved_through_another_sessions_client(claude_session, fake_api, private_tmux, tmp_path, monkeypatch):
+    """The service as it runs, with a cap of one: a stand-in agent takes the place, and a real Claude started later is beyond it.
+
+    Its permission is seen from the activity watch, and ``y`` (the service's
+    approve) reaches it through the stand-in's client: the command runs,
+    and no tmux client is forked for the keys, the reads or the pane's record.
+    """
+    results = tmp_path / "drawn"
+    results.mkdir()
+    keeper = private_tmux.new_session("keeper", width=120, height=40, cwd=str(tmp_path), command=["bash", "-c", f"exec -a claude {sys.executable} -S {FAKE_AGENT} {CORPUS} {results}"])
+    server = TmuxServer(socket_name=private_tmux.name)
+    service = Service.build(server, config_dir=tmp_path / "claude", journal=Journal(None), hooks=False)
+    monitor = service._fleet.first
+    monitor.sessions.cap_of = lambda panes: 1
+    reports: list[Report] = []
+    service.on_answer_report(reports.append)
+
+    async def until_true(check, seconds: float = 30.0) -> bool:
+        return await until(check, seconds)
+
+    async def scenario() -> dict:
+        running = asyncio.create_task(service.run())
+        try:
+            assert await until_true(lambda: service._fleet.client(keeper) is not None and len(monitor.sessions.clients) == 1), "the stand-in's session was never attached"
+            fake_api.set_script([api.bash("touch beyond.txt", "Make a file")])
+            session = await asyncio.to_thread(claude_session, name="beyond")
+            await asyncio.to_thread(session.submit, "make a file")
+
+            # Its menu read from its screen, not only Claude's own word (its status file is written before the dialog is drawn).
+            def on_screen() -> bool:
+                agent = service.agent(session.pane_id)
+                return agent is not None and agent.state is AgentState.PERMISSION and agent.observation.prompt is not None and bool(agent.observation.prompt.options)
+
+            waiting = await until_true(on_screen)
+            assert waiting, f"the Claude beyond the cap was not seen waiting: {service.agent(session.pane_id)}"
+            beyond = server.pane(session.pane_id).session_id
+            placed = set(monitor.sessions.clients)
+            clients = private_tmux.run("list-clients", "-F", "#{client_control_mode}").split()
+            for fork in ("send_keys", "capture", "pane"):
+                monkeypatch.setattr(TmuxServer, fork, lambda self, *args, _fork=fork, **kwargs: pytest.fail(f"a tmux client was forked: {_fork}{args}"))
+            why = "not tried"
+            deadline = time.monotonic() + 10
+            while why and time.monotonic() < deadline:  # a prompt too young to have been read is refused: as a person would, try again
+                agent = service.agent(session.pane_id)
+                why = service.answer(agent, Intent(IntentKind.APPROVE)) if agent is not None else "gone"
+                if why:
+                    await asyncio.sleep(0.2)
+            assert why == "", f"the approve was refused: {why}"
+            done = await until_true(lambda: any(r.final and r.pane_id == session.pane_id for r in reports) and (session.workdir / "beyond.txt").exists())
+            monkeypatch.undo()
+            return {"beyond": beyond, "placed": placed, "clients": clients, "done": done}
+        finally:
+            await service.stop()
+            running.cancel()
+            await asyncio.gather(running, return_exceptions=True)
+
+    got = asyncio.run(scenario())
+    assert got["beyond"] not in got["placed"] and got["clients"] == ["1"], f"the Claude's session had a client of its own: {got}"
+    final = [r for r in reports if r.final]
+    assert got["done"] and final and final[-1].delivered, f"the approve did not run the command: {reports}"
+    assert private_tmux.run("list-clients").strip() == "", "a control client outlived the service"
