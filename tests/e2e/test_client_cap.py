@@ -173,3 +173,49 @@ def test_a_claude_beyond_the_cap_is_seen_waiting_and_approved_through_another_se
     final = [r for r in reports if r.final]
     assert got["done"] and final and final[-1].delivered, f"the approve did not run the command: {reports}"
     assert private_tmux.run("list-clients").strip() == "", "a control client outlived the service"
+
+
+def test_a_session_without_agents_gives_its_place_to_a_later_one_with_an_agent(private_tmux):
+    """Three sessions fit a cap of three, one of them without an agent; a fourth comes, with an agent: it takes that one's place."""
+    for name in ("a", "b"):
+        private_tmux.run("new-session", "-d", "-s", name, "-x", "80", "-y", "24", "cat")
+    private_tmux.run("new-session", "-d", "-s", "shell", "-x", "80", "-y", "24", "sh")
+    server = TmuxServer(socket_name=private_tmux.name)
+    panes: dict[str, PaneWatch] = {}
+
+    def watch(names: tuple[str, ...]) -> list:
+        records = server.list_panes()
+        for record in records:
+            if record.session_name in names:
+                panes.setdefault(record.pane_id, PaneWatch(record, f"key-{record.session_name}"))
+        return records
+
+    async def read(pane_id, client):
+        return None
+
+    async def scenario() -> dict:
+        sessions = Sessions(server, Supervisor(), panes, read=read, request_discovery=lambda: None, state_of=lambda pane: None, clock=time.monotonic)
+        sessions.cap_of = lambda count: 3
+        sessions.start()
+        try:
+            records = watch(("a", "b"))
+            await sessions.discovered(1, {r.session_id for r in records}, records)
+            assert await until(lambda: len(sessions.clients) == 3), "three sessions under a cap of three were not all attached"
+            shell = next(r.session_id for r in records if r.session_name == "shell")
+            private_tmux.run("new-session", "-d", "-s", "late", "-x", "80", "-y", "24", "cat")
+            records = watch(("a", "b", "late"))
+            late = next(r.session_id for r in records if r.session_name == "late")
+            await sessions.discovered(2, {r.session_id for r in records}, records)
+            moved = await until(lambda: late in sessions.clients and shell not in sessions.clients)
+            await asyncio.sleep(0)
+            clients = private_tmux.run("list-clients", "-F", "#{client_control_mode} #{session_name}").splitlines()
+            return {"moved": moved, "clients": sorted(clients), "beyond": set(sessions._beyond), "shell": shell}
+        finally:
+            await sessions.supervisor.stop()
+            await sessions.stop()
+
+    got = asyncio.run(scenario())
+    assert got["moved"], "the later session with an agent never took the place of the one without"
+    assert got["clients"] == ["1 a", "1 b", "1 late"], f"tmux's clients: {got['clients']}"
+    assert got["shell"] in got["beyond"], "the session that gave its place is not read through another client"
+    assert private_tmux.run("list-clients").strip() == "", "a control client outlived the detectors"

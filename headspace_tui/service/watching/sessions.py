@@ -22,7 +22,8 @@ turn of its loop tmux walks every pane and, for each, every client; and
 it turns its loop for each client's status timer (every
 ``status-interval``, 15 s by default): at rest, tmux spends about
 panes x clients² on ours.  The cap keeps that to what 300 sessions with a
-client each cost.  Sessions with agents take the places first; the
+client each cost.  Sessions with agents take the places first (one
+without agents that holds a place gives it to a later one with); the
 sessions beyond the cap are read through a client attached elsewhere,
 when tmux's window activity (asked once a second for the whole server,
 ``_activity_loop``) says one of their panes wrote.
@@ -346,6 +347,8 @@ class Sessions:
                     log.info("control client of session %s ended; attaching again after a discovery still lists it", session_id)
                     client, attached_at, confirm_after = None, None, self._discoveries_started
                     self._placed.discard(session_id)
+                    for other in self._beyond:
+                        self._wake_session(other)  # a place for a client may be free now
                     self._awaiting_discovery.add(session_id)
                     self.request_discovery()
                 if attach is not None and attach[0].done():
@@ -368,6 +371,11 @@ class Sessions:
                 settles_at = self._first_seen.get(session_id, float("-inf")) + SETTLE
                 # No place for a client (the server has its fill of ours): read through another one, on tmux's word that a pane wrote.
                 room = session_id in self._placed or not self._no_room(session_id)
+                if not room and (spare := self._spare_place(session_id)) is not None:
+                    # An agent's session beyond the cap while one without agents holds a place (it had it before the
+                    # server grew): that client ends, and this session takes the place once its detector has let it go.
+                    log.info("control client of session %s ended: its place goes to session %s, which has an agent", spare.session_id, session_id)
+                    await self._end_client(spare)
                 via = None if room else self.attached()
                 if via is not None:
                     self._beyond.add(session_id)
@@ -468,6 +476,18 @@ class Sessions:
         if len(self._placed) >= self.client_cap:
             return True
         return len(self._loops) > self.client_cap and not any(w.record.session_id == session_id for w in self.panes.values())
+
+    def _spare_place(self, session_id: str) -> ControlClient | None:
+        """The client of a session without agents whose place ``session_id`` (beyond the cap, with an agent) may take; None if none or no need.
+
+        Only while the server has more sessions than places: then a session
+        without agents never takes one (``_no_room``), so its client, once
+        ended, is not attached again in its stead.
+        """
+        if len(self._loops) <= self.client_cap or not any(w.record.session_id == session_id for w in self.panes.values()):
+            return None
+        with_agents = {w.record.session_id for w in self.panes.values()}
+        return next((c for sid, c in self.clients.items() if sid not in with_agents and not c.closed), None)
 
     async def _activity_loop(self) -> None:
         """The sessions beyond the cap: which of their panes wrote since the last look, once a second, from one listing of the server.
