@@ -186,6 +186,7 @@ def main() -> None:
     parser.add_argument("--settle", type=float, default=10.0, help="seconds after the last attach before the idle window")
     parser.add_argument("--status-off", action="store_true", help="tmux's status line off on the benchmark's server: tmux then has no timer per client (status-interval)")
     parser.add_argument("--spacing", type=float, default=0.05, help="seconds between two menus (the client's phase)")
+    parser.add_argument("--status-interval", type=int, help="tmux's status-interval on the benchmark's server (15 s by default): each client's status timer (control clients too) wakes tmux so often")
     parser.add_argument("--no-poller", action="store_true", help="leave out the 500 ms capture poller's phase")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -202,6 +203,8 @@ def main() -> None:
     farm.tmux("set-hook", "-g", "client-attached", f'run-shell -b "echo x >> {attaches}"')
     if args.status_off:  # the benchmark's own server: a user's status line is theirs, never changed by headspace
         farm.tmux("set-option", "-g", "status", "off")
+    if args.status_interval is not None:
+        farm.tmux("set-option", "-g", "status-interval", str(args.status_interval))
     status = ["-L", farm.socket, "status", "--json"]
     result: dict = {"panes": args.panes}
     pid = None

@@ -38,6 +38,7 @@ from ..rules.rules_file import load
 from ..service.acting.rule_state import read_state
 from ..service.watching.host import LocalHost
 from ..service.watching.in_use import config_dirs_in_use, runtimes_in_use
+from ..service.watching.sessions import client_cap
 from ..shared.config import Config
 from ..shared.paths import runtime_dir
 from ..shared.safe_text import clean
@@ -48,6 +49,8 @@ from .common import EXIT_FAIL, EXIT_OK
 from .popup_key import binding, installed_command, popup_programs
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"
+MANY_SESSIONS = 100  # a tmux server with this many sessions: what its status timers cost at rest is worth saying
+CALM_INTERVAL = 60  # a status-interval this long keeps those timers rare
 MIN_TMUX = (3, 2)  # control mode with pane output and the formats headspace asks for
 
 
@@ -83,11 +86,41 @@ def check_tmux(server: TmuxServer) -> list[Check]:
         checks.append(Check("tmux server", FAIL, f"no tmux server on {server.where()} ({exc})", "start tmux (or point headspace at yours with -L NAME / -S PATH)"))
         return checks
     checks.append(Check("tmux server", OK, f"{len(sessions)} session{'s' if len(sessions) != 1 else ''} on {server.where()}"))
+    checks.extend(_status_timers(server, len(sessions)))
     if _control_mode_answers(server):
         checks.append(Check("control mode", OK, "tmux -C answers"))
     else:
         checks.append(Check("control mode", WARN, "tmux -C did not answer in time; headspace polls instead (more CPU)", "update tmux"))
     return checks
+
+
+def _status_timers(server: TmuxServer, sessions: int) -> list[Check]:
+    """With many sessions, what tmux's status timers cost it at rest: one per client, headspace's control clients too.
+
+    Each timer is a turn of tmux's loop, and each turn walks every pane's
+    clients (docs/speed.md): at 300 sessions with the default 15 s, tmux
+    spent 3-4% of a core at rest on them.  A longer ``status-interval``
+    is the user's to choose (it also slows a clock in the status line);
+    headspace never changes it.
+    """
+    if sessions < MANY_SESSIONS:
+        return []
+    try:
+        status = server.run("show-options", "-gv", "status").strip()
+        interval = int(server.run("show-options", "-gv", "status-interval").strip() or "0")
+    except (TmuxCommandError, TmuxUnavailable, ValueError):
+        return []
+    if status == "off" or interval <= 0 or interval >= CALM_INTERVAL:
+        return []
+    clients = min(sessions, client_cap(sessions))
+    return [
+        Check(
+            "tmux at rest",
+            WARN,
+            f"{sessions} sessions: tmux wakes about {clients / interval:.0f} times a second for the status timers of headspace's {clients} control clients (status-interval {interval})",
+            f"set -g status-interval {CALM_INTERVAL} in ~/.tmux.conf makes that {CALM_INTERVAL // interval} times rarer (a clock in your status line then moves once a minute)",
+        )
+    ]
 
 
 def _control_mode_answers(server: TmuxServer, timeout: float = 5.0) -> bool:

@@ -115,3 +115,20 @@ def test_the_spool_check_names_agents_whose_hooks_write_under_another_xdg_runtim
     assert by_agent["f"].verdict == OK and "they have no XDG_RUNTIME_DIR" in by_agent["f"].detail
     unset = check_spool({}, {tmp_path / "gone" / "headspace": ["d:0.0"]})
     assert "tmux set-environment -g -u XDG_RUNTIME_DIR" in unset[-1].fix
+
+
+def test_a_server_of_many_sessions_hears_what_its_status_timers_cost_and_the_fix(private_tmux, tmp_path):
+    """At 100 sessions and more with the default status-interval, doctor says how often tmux wakes for our clients' timers; 60 s or status off: nothing."""
+    private_tmux.new_session("s0", width=80, height=24, cwd=str(tmp_path), command=["sh", "-c", "sleep 600"])
+    server = TmuxServer(socket_name=private_tmux.name)
+    assert "tmux at rest" not in {c.name for c in check_tmux(server)}, "said with one session"
+    for n in range(1, 120):
+        private_tmux.run("new-session", "-d", "-s", f"s{n}", "sleep 600")
+    said = {c.name: c for c in check_tmux(server)}["tmux at rest"]
+    assert said.verdict == WARN and "120 sessions" in said.detail and "about 8 times a second" in said.detail and "status-interval 15" in said.detail, said
+    assert "set -g status-interval 60" in said.fix, said.fix
+    private_tmux.run("set-option", "-g", "status-interval", "60")
+    assert "tmux at rest" not in {c.name for c in check_tmux(server)}
+    private_tmux.run("set-option", "-g", "status-interval", "5")
+    private_tmux.run("set-option", "-g", "status", "off")
+    assert "tmux at rest" not in {c.name for c in check_tmux(server)}
