@@ -108,11 +108,12 @@ def _status_timers(server: TmuxServer, sessions: int) -> list[Check]:
     try:
         status = server.run("show-options", "-gv", "status").strip()
         interval = int(server.run("show-options", "-gv", "status-interval").strip() or "0")
+        panes = len(server.run("list-panes", "-a", "-F", "#{pane_id}").split())
     except (TmuxCommandError, TmuxUnavailable, ValueError):
         return []
     if status == "off" or interval <= 0 or interval >= CALM_INTERVAL:
         return []
-    clients = min(sessions, client_cap(sessions))
+    clients = min(sessions, client_cap(panes))  # at most: beyond the cap, sessions without agents have none
     return [
         Check(
             "tmux at rest",

@@ -84,12 +84,16 @@ def test_sessions_beyond_the_cap_are_read_through_another_client_when_they_write
             polled_from = len(reads_of(quiet))
             polled = await until(lambda: len(reads_of(quiet)) >= polled_from + 3)
             sessions.focused = None
+            # A pane split off in a session beyond the cap is news to no client of ours: its stamp, on a pane not yet listed, asks for a discovery.
+            asked = len(discoveries)
+            private_tmux.run("split-window", "-d", "-t", panes[quiet].record.session_id, "echo split; cat")
+            split_found = await until(lambda: len(discoveries) > asked)
             # The shell session has no place and no agent: a program started there is asked about through another client.
             asked = len(discoveries)
             private_tmux.run("send-keys", "-t", by_name["shell"].pane_id, "exec cat", "Enter")
             found = await until(lambda: len(discoveries) > asked)
             clients = private_tmux.run("list-clients", "-F", "#{client_control_mode}").split()
-            return {"attached": attached, "loud": loud, "quiet": quiet, "seen": seen, "quiet_reads": quiet_reads, "polled": polled, "found": found, "clients": clients}
+            return {"attached": attached, "loud": loud, "quiet": quiet, "seen": seen, "quiet_reads": quiet_reads, "polled": polled, "split_found": split_found, "found": found, "clients": clients}
         finally:
             await sessions.supervisor.stop()
             await sessions.stop()
@@ -104,6 +108,7 @@ def test_sessions_beyond_the_cap_are_read_through_another_client_when_they_write
     assert got["quiet_reads"] == 0, f"a quiet pane beyond the cap was read {got['quiet_reads']} times while another wrote"
     assert got["polled"], "the previewed pane of a session beyond the cap was not polled"
     assert None not in [via for via, _ in reads_of(got["quiet"])[-3:]], "the previewed pane was polled by forked captures"
+    assert got["split_found"], "a pane split off in a session beyond the cap asked for no discovery"
     assert got["found"], "a program started in a session beyond the cap was never asked about"
     assert private_tmux.run("list-clients").strip() == "", "a control client outlived the detectors"
 

@@ -18,6 +18,7 @@ from headspace_tui.service.watching import sessions as sessions_module
 from headspace_tui.service.watching.pane_watch import PaneWatch
 from headspace_tui.service.watching.sessions import FULL_LOOK_EVERY, Sessions
 from headspace_tui.service.watching.supervise import Supervisor
+from headspace_tui.tmux.control import ControlError
 from headspace_tui.tmux.server import PaneRecord, TmuxServer
 
 RECORD = PaneRecord("%1", "$1", "far", 0, 0, "far:0.0", 10, "claude", "/w", 80, 24, False, False, "", False, None)
@@ -31,8 +32,12 @@ class ScriptedClient:
 
     def __init__(self) -> None:
         self.stamps = {"%1": 1_000_000}
+        self.fail_next = False
 
     async def command(self, *args: str, timeout: float = 5.0) -> list[str]:
+        if self.fail_next:
+            self.fail_next = False
+            raise ControlError("control client went away")
         since = int(args[args.index("-f") + 1].rsplit(",", 1)[1].rstrip("}"))
         return [f"{at} {pane}" for pane, at in self.stamps.items() if at >= since]
 
@@ -65,3 +70,36 @@ def test_a_stamp_set_back_is_seen_within_a_whole_look(monkeypatch):
     settled, after = asyncio.run(scenario())
     assert settled == 2, f"the first listing reads the pane and the look after it once more, then nothing: {told}"
     assert 0 < after <= FULL_LOOK_EVERY + 1, f"the pane stamped back was read {after} looks later"
+
+
+def test_a_listing_that_fails_loses_no_look_once_more(monkeypatch):
+    """A stamp moved (read), then the next listing fails: the one after still reads the pane once more, for output later in that second."""
+    monkeypatch.setattr(sessions_module, "ACTIVITY_EVERY", 0.001)
+    client = ScriptedClient()
+    told: list[int] = []
+
+    async def scenario() -> list[int]:
+        sessions = Sessions(TmuxServer(socket_name="unused"), Supervisor(), {"%1": PaneWatch(RECORD, "k")}, read=None, request_discovery=lambda: None, state_of=lambda pane: None, clock=time.monotonic)  # type: ignore[arg-type]
+        sessions.clients["$9"] = client  # type: ignore[assignment]
+        sessions._all_panes = {"%1": RECORD}
+        sessions._beyond.add("$1")
+        sessions._pane_output = lambda pane_id, size=1 << 20: told.append(sessions.activity_looks)  # type: ignore[method-assign]
+        watch = asyncio.create_task(sessions._activity_loop())
+        try:
+            while sessions.activity_looks < 5:
+                await asyncio.sleep(0.001)
+            before = len(told)
+            client.stamps["%1"] += 1  # it wrote: the next listing reads it...
+            moved_at = sessions.activity_looks
+            while sessions.activity_looks <= moved_at:
+                await asyncio.sleep(0.001)
+            client.fail_next = True  # ...the one after fails...
+            while sessions.activity_looks <= moved_at + 2:
+                await asyncio.sleep(0.001)
+            return told[before:]
+        finally:
+            sessions._beyond.clear()
+            await asyncio.wait_for(watch, 5)
+
+    reads = asyncio.run(scenario())
+    assert len(reads) == 2, f"the moved stamp is read, and once more at the listing after the failed one: {reads}"

@@ -133,6 +133,7 @@ class Sessions:
         self.client_cap = CLIENT_CAP  # at most this many control clients of ours (``cap_of``, at each discovery)
         self._placed: set[str] = set()  # sessions with a client of ours, attached or on its way (at most ``client_cap``)
         self._beyond: set[str] = set()  # sessions without a place for a client, read on tmux's window activity
+        self._evicting: set[str] = set()  # sessions whose client is being ended to give its place to a session with an agent
         self.activity_looks = 0  # listings of the windows' activity made (``_activity_loop``)
 
     @property
@@ -164,7 +165,10 @@ class Sessions:
     async def discovered(self, number: int, sessions: set[str], panes: list[PaneRecord]) -> None:
         """A discovery listed the server: start a detector for each new session, end those of sessions gone."""
         self._all_panes = {r.pane_id: r for r in panes}
-        self.client_cap = self.cap_of(len(panes))
+        cap, self.client_cap = self.client_cap, self.cap_of(len(panes))
+        if self.client_cap > cap:
+            for session_id in self._beyond:
+                self._wake_session(session_id)  # more places than before: the sessions beyond may take them
         now = self.clock()
         for session_id in sessions - set(self._first_seen):
             self._first_seen[session_id] = now if self._looked_once else float("-inf")
@@ -346,9 +350,7 @@ class Sessions:
                     pace.ended(now, attached_at)
                     log.info("control client of session %s ended; attaching again after a discovery still lists it", session_id)
                     client, attached_at, confirm_after = None, None, self._discoveries_started
-                    self._placed.discard(session_id)
-                    for other in self._beyond:
-                        self._wake_session(other)  # a place for a client may be free now
+                    self._free_place(session_id)
                     self._awaiting_discovery.add(session_id)
                     self.request_discovery()
                 if attach is not None and attach[0].done():
@@ -364,7 +366,7 @@ class Sessions:
                         if not isinstance(failed, TmuxUnavailable):
                             log.error("attaching a control client to session %s failed", session_id, exc_info=failed)
                         pace.ended(now, None)
-                        self._placed.discard(session_id)
+                        self._free_place(session_id)
                         confirm_after = self._discoveries_started
                         self._awaiting_discovery.add(session_id)
                         self.request_discovery()
@@ -375,6 +377,7 @@ class Sessions:
                     # An agent's session beyond the cap while one without agents holds a place (it had it before the
                     # server grew): that client ends, and this session takes the place once its detector has let it go.
                     log.info("control client of session %s ended: its place goes to session %s, which has an agent", spare.session_id, session_id)
+                    self._evicting.add(spare.session_id)  # one place, one client ended: not chosen again while it ends
                     await self._end_client(spare)
                 via = None if room else self.attached()
                 if via is not None:
@@ -426,9 +429,7 @@ class Sessions:
         finally:
             self._awaiting_discovery.discard(session_id)
             if session_id in self._placed:
-                self._placed.discard(session_id)
-                for other in self._beyond:
-                    self._wake_session(other)  # a place for a client is free now
+                self._free_place(session_id)
             self._beyond.discard(session_id)
             if attach is not None:  # cancelled while its client waited its turn or attached: that client is ours to end
                 task, fresh = attach
@@ -463,7 +464,7 @@ class Sessions:
 
     def attached(self) -> ControlClient | None:
         """Any of our control clients still attached to this server (None: none yet): a command about another pane can go through it."""
-        return next((c for c in self.clients.values() if not c.closed), None)
+        return next((c for sid, c in self.clients.items() if not c.closed and sid not in self._evicting), None)
 
     def _no_room(self, session_id: str) -> bool:
         """Whether ``session_id`` (which has none) must do without a client of its own: the server has ``client_cap`` of ours (attached or on their way).
@@ -473,9 +474,16 @@ class Sessions:
         (its output asks what the pane runs) instead of by its first
         ``%output``.
         """
-        if len(self._placed) >= self.client_cap:
+        if len(self._placed - self._evicting) >= self.client_cap:
             return True
         return len(self._loops) > self.client_cap and not any(w.record.session_id == session_id for w in self.panes.values())
+
+    def _free_place(self, session_id: str) -> None:
+        """``session_id`` has no client of ours any more: its place is free, and the sessions beyond the cap may take it."""
+        self._placed.discard(session_id)
+        self._evicting.discard(session_id)
+        for other in self._beyond:
+            self._wake_session(other)
 
     def _spare_place(self, session_id: str) -> ControlClient | None:
         """The client of a session without agents whose place ``session_id`` (beyond the cap, with an agent) may take; None if none or no need.
@@ -487,7 +495,7 @@ class Sessions:
         if len(self._loops) <= self.client_cap or not any(w.record.session_id == session_id for w in self.panes.values()):
             return None
         with_agents = {w.record.session_id for w in self.panes.values()}
-        return next((c for sid, c in self.clients.items() if sid not in with_agents and not c.closed), None)
+        return next((c for sid, c in self.clients.items() if sid not in with_agents and sid not in self._evicting and not c.closed), None)
 
     async def _activity_loop(self) -> None:
         """The sessions beyond the cap: which of their panes wrote since the last look, once a second, from one listing of the server.
@@ -505,19 +513,20 @@ class Sessions:
         stamps: dict[str, int] = {}  # pane -> its window's stamp at the last listing
         again: set[str] = set()  # panes whose stamp moved at the last listing: read once more
         newest = 0
+        first = True
         while self._beyond and not self.stopping:
             client = self.attached()
-            if client is not None:
-                whole = self.activity_looks % FULL_LOOK_EVERY == 0
-                since = 0 if whole else min([stamps[p] for p in again if p in stamps] + [newest])
-                if whole:
-                    newest = 0
-                try:
-                    lines = await client.command("list-panes", "-a", "-f", f"#{{>=:#{{window_activity}},{since}}}", "-F", "#{window_activity} #{pane_id}")
-                except (TimeoutError, ControlError):
-                    lines = []  # the client is going: the next look asks another
+            whole = self.activity_looks % FULL_LOOK_EVERY == 0
+            since = 0 if whole else min([stamps[p] for p in again if p in stamps] + [newest])
+            try:
+                lines = await client.command("list-panes", "-a", "-f", f"#{{>=:#{{window_activity}},{since}}}", "-F", "#{window_activity} #{pane_id}") if client is not None else None
+            except (TimeoutError, ControlError):
+                lines = None  # the client is going: the next look asks another, with what this one still wanted
+            if lines is not None:
                 self.activity_looks += 1
+                newest = 0 if whole else newest
                 moved: set[str] = set()
+                unknown = False
                 for line in lines:
                     stamp, _, pane = line.partition(" ")
                     if not stamp.isdigit():
@@ -527,10 +536,19 @@ class Sessions:
                     if stamps.get(pane_id) != at:
                         moved.add(pane_id)
                     stamps[pane_id] = at
+                    if pane_id not in moved and pane_id not in again:
+                        continue
                     record = self._all_panes.get(pane_id)
-                    if record is not None and record.session_id in self._beyond and (pane_id in moved or pane_id in again):
-                        self._pane_output(pane_id, 0)  # a working agent's is looked at lazily, anything else soon
-                again = moved
+                    if record is None:
+                        unknown = True  # a pane newer than the last discovery (a split in a session beyond, which tells no client of ours)
+                    elif record.session_id in self._beyond and (not first or pane_id in self.panes):
+                        # A working agent's is looked at lazily, anything else soon.  The first listing finds every
+                        # stamp new: the agents' panes are read, the others (each a question to tmux) left to one discovery.
+                        self._pane_output(pane_id, 0)
+                if unknown or (first and lines):
+                    self.request_discovery()
+                again = {p for p in moved if p in self.panes} if first else moved  # the others' first stamps were not news
+                first = False
                 if len(stamps) > 2 * len(self._all_panes) + 64:
                     stamps = {p: at for p, at in stamps.items() if p in self._all_panes}  # closed panes: churn must not grow us
             await asyncio.sleep(ACTIVITY_EVERY)
