@@ -224,3 +224,38 @@ def test_a_session_without_agents_gives_its_place_to_a_later_one_with_an_agent(p
     assert got["clients"] == ["1 a", "1 b", "1 late"], f"tmux's clients: {got['clients']}"
     assert got["shell"] in got["beyond"], "the session that gave its place is not read through another client"
     assert private_tmux.run("list-clients").strip() == "", "a control client outlived the detectors"
+
+
+def test_when_the_cap_falls_a_session_without_agents_gives_its_place_back(private_tmux):
+    """Three sessions under a cap of three, one without an agent; the server grows and the cap falls to two: that one's client ends."""
+    for name in ("a", "b"):
+        private_tmux.run("new-session", "-d", "-s", name, "-x", "80", "-y", "24", "cat")
+    private_tmux.run("new-session", "-d", "-s", "shell", "-x", "80", "-y", "24", "sh")
+    server = TmuxServer(socket_name=private_tmux.name)
+    records = server.list_panes()
+    panes = {r.pane_id: PaneWatch(r, f"key-{r.session_name}") for r in records if r.session_name in ("a", "b")}
+    shell = next(r.session_id for r in records if r.session_name == "shell")
+    cap = {"now": 3}
+
+    async def read(pane_id, client):
+        return None
+
+    async def scenario() -> dict:
+        sessions = Sessions(server, Supervisor(), panes, read=read, request_discovery=lambda: None, state_of=lambda pane: None, clock=time.monotonic)
+        sessions.cap_of = lambda count: cap["now"]
+        sessions.start()
+        try:
+            await sessions.discovered(1, {r.session_id for r in records}, records)
+            assert await until(lambda: len(sessions.clients) == 3), "three sessions under a cap of three were not all attached"
+            cap["now"] = 2
+            await sessions.discovered(2, {r.session_id for r in records}, records)
+            gave_back = await until(lambda: shell not in sessions.clients and shell in sessions._beyond)
+            clients = sorted(private_tmux.run("list-clients", "-F", "#{client_control_mode} #{session_name}").splitlines())
+            return {"gave_back": gave_back, "clients": clients, "kept": sorted(sessions.clients)}
+        finally:
+            await sessions.supervisor.stop()
+            await sessions.stop()
+
+    got = asyncio.run(scenario())
+    assert got["gave_back"], f"the session without agents kept its client over the cap: {got}"
+    assert got["clients"] == ["1 a", "1 b"], f"tmux's clients: {got['clients']}"

@@ -166,9 +166,9 @@ class Sessions:
         """A discovery listed the server: start a detector for each new session, end those of sessions gone."""
         self._all_panes = {r.pane_id: r for r in panes}
         cap, self.client_cap = self.client_cap, self.cap_of(len(panes))
-        if self.client_cap > cap:
-            for session_id in self._beyond:
-                self._wake_session(session_id)  # more places than before: the sessions beyond may take them
+        if self.client_cap != cap:
+            for session_id in self._beyond if self.client_cap > cap else self._placed:
+                self._wake_session(session_id)  # more places than before: the sessions beyond may take them; fewer: those without agents give theirs
         now = self.clock()
         for session_id in sessions - set(self._first_seen):
             self._first_seen[session_id] = now if self._looked_once else float("-inf")
@@ -379,6 +379,12 @@ class Sessions:
                     log.info("control client of session %s ended: its place goes to session %s, which has an agent", spare.session_id, session_id)
                     self._evicting.add(spare.session_id)  # one place, one client ended: not chosen again while it ends
                     await self._end_client(spare)
+                if client is not None and not client.closed and session_id not in self._evicting and len(self._placed - self._evicting) > self.client_cap and not self._session_panes(session_id):
+                    # The cap fell (the server grew) below the clients we have: one without agents gives its place back.
+                    log.info("control client of session %s ended: the server has more of ours than its cap of %d", session_id, self.client_cap)
+                    self._evicting.add(session_id)
+                    await self._end_client(client)
+                    continue  # the next round finds it closed, and reads the session through another client
                 via = None if room else self.attached()
                 if via is not None:
                     self._beyond.add(session_id)
