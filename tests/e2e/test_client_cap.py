@@ -180,12 +180,29 @@ def test_a_claude_beyond_the_cap_is_seen_waiting_and_approved_through_another_se
     assert private_tmux.run("list-clients").strip() == "", "a control client outlived the service"
 
 
-def test_a_session_without_agents_gives_its_place_to_a_later_one_with_an_agent(private_tmux):
-    """Three sessions fit a cap of three, one of them without an agent; a fourth comes, with an agent: it takes that one's place."""
+def two_agents_and_a_shell(private_tmux) -> TmuxServer:
+    """Sessions ``a`` and ``b`` (``cat``, watched as agents by the tests) and ``shell`` (``sh``, no agent)."""
     for name in ("a", "b"):
         private_tmux.run("new-session", "-d", "-s", name, "-x", "80", "-y", "24", "cat")
     private_tmux.run("new-session", "-d", "-s", "shell", "-x", "80", "-y", "24", "sh")
-    server = TmuxServer(socket_name=private_tmux.name)
+    return TmuxServer(socket_name=private_tmux.name)
+
+
+def detectors(server: TmuxServer, panes: dict[str, PaneWatch], cap_of) -> Sessions:
+    """The sessions' detectors of ``server``, started, with ``cap_of`` for their cap; reads do nothing (only places are looked at)."""
+
+    async def read(pane_id, client):
+        return None
+
+    sessions = Sessions(server, Supervisor(), panes, read=read, request_discovery=lambda: None, state_of=lambda pane: None, clock=time.monotonic)
+    sessions.cap_of = cap_of
+    sessions.start()
+    return sessions
+
+
+def test_a_session_without_agents_gives_its_place_to_a_later_one_with_an_agent(private_tmux):
+    """Three sessions fit a cap of three, one of them without an agent; a fourth comes, with an agent: it takes that one's place."""
+    server = two_agents_and_a_shell(private_tmux)
     panes: dict[str, PaneWatch] = {}
 
     def watch(names: tuple[str, ...]) -> list:
@@ -195,13 +212,8 @@ def test_a_session_without_agents_gives_its_place_to_a_later_one_with_an_agent(p
                 panes.setdefault(record.pane_id, PaneWatch(record, f"key-{record.session_name}"))
         return records
 
-    async def read(pane_id, client):
-        return None
-
     async def scenario() -> dict:
-        sessions = Sessions(server, Supervisor(), panes, read=read, request_discovery=lambda: None, state_of=lambda pane: None, clock=time.monotonic)
-        sessions.cap_of = lambda count: 3
-        sessions.start()
+        sessions = detectors(server, panes, lambda count: 3)
         try:
             records = watch(("a", "b"))
             await sessions.discovered(1, {r.session_id for r in records}, records)
@@ -228,22 +240,14 @@ def test_a_session_without_agents_gives_its_place_to_a_later_one_with_an_agent(p
 
 def test_when_the_cap_falls_a_session_without_agents_gives_its_place_back(private_tmux):
     """Three sessions under a cap of three, one without an agent; the server grows and the cap falls to two: that one's client ends."""
-    for name in ("a", "b"):
-        private_tmux.run("new-session", "-d", "-s", name, "-x", "80", "-y", "24", "cat")
-    private_tmux.run("new-session", "-d", "-s", "shell", "-x", "80", "-y", "24", "sh")
-    server = TmuxServer(socket_name=private_tmux.name)
+    server = two_agents_and_a_shell(private_tmux)
     records = server.list_panes()
     panes = {r.pane_id: PaneWatch(r, f"key-{r.session_name}") for r in records if r.session_name in ("a", "b")}
     shell = next(r.session_id for r in records if r.session_name == "shell")
     cap = {"now": 3}
 
-    async def read(pane_id, client):
-        return None
-
     async def scenario() -> dict:
-        sessions = Sessions(server, Supervisor(), panes, read=read, request_discovery=lambda: None, state_of=lambda pane: None, clock=time.monotonic)
-        sessions.cap_of = lambda count: cap["now"]
-        sessions.start()
+        sessions = detectors(server, panes, lambda count: cap["now"])
         try:
             await sessions.discovered(1, {r.session_id for r in records}, records)
             assert await until(lambda: len(sessions.clients) == 3), "three sessions under a cap of three were not all attached"

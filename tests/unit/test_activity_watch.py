@@ -42,18 +42,23 @@ class ScriptedClient:
         return [f"{at} {pane}" for pane, at in self.stamps.items() if at >= since]
 
 
+def watching(client: ScriptedClient, told: list[int]) -> tuple[Sessions, asyncio.Task]:
+    """A server's sessions with ``%1`` beyond the cap, its activity watch running through ``client``; each read of it noted in ``told`` (the look it came at)."""
+    sessions = Sessions(TmuxServer(socket_name="unused"), Supervisor(), {"%1": PaneWatch(RECORD, "k")}, read=None, request_discovery=lambda: None, state_of=lambda pane: None, clock=time.monotonic)  # type: ignore[arg-type]
+    sessions.clients["$9"] = client  # type: ignore[assignment]
+    sessions._all_panes = {"%1": RECORD}
+    sessions._beyond.add("$1")
+    sessions._pane_output = lambda pane_id, size=1 << 20: told.append(sessions.activity_looks)  # type: ignore[method-assign]
+    return sessions, asyncio.create_task(sessions._activity_loop())
+
+
 def test_a_stamp_set_back_is_seen_within_a_whole_look(monkeypatch):
     monkeypatch.setattr(sessions_module, "ACTIVITY_EVERY", 0.001)
     client = ScriptedClient()
     told: list[int] = []
 
     async def scenario() -> tuple[int, int]:
-        sessions = Sessions(TmuxServer(socket_name="unused"), Supervisor(), {"%1": PaneWatch(RECORD, "k")}, read=None, request_discovery=lambda: None, state_of=lambda pane: None, clock=time.monotonic)  # type: ignore[arg-type]
-        sessions.clients["$9"] = client  # type: ignore[assignment]
-        sessions._all_panes = {"%1": RECORD}
-        sessions._beyond.add("$1")
-        sessions._pane_output = lambda pane_id, size=1 << 20: told.append(sessions.activity_looks)  # type: ignore[method-assign]
-        watch = asyncio.create_task(sessions._activity_loop())
+        sessions, watch = watching(client, told)
         try:
             while sessions.activity_looks < 5:
                 await asyncio.sleep(0.001)
@@ -79,12 +84,7 @@ def test_a_listing_that_fails_loses_no_look_once_more(monkeypatch):
     told: list[int] = []
 
     async def scenario() -> list[int]:
-        sessions = Sessions(TmuxServer(socket_name="unused"), Supervisor(), {"%1": PaneWatch(RECORD, "k")}, read=None, request_discovery=lambda: None, state_of=lambda pane: None, clock=time.monotonic)  # type: ignore[arg-type]
-        sessions.clients["$9"] = client  # type: ignore[assignment]
-        sessions._all_panes = {"%1": RECORD}
-        sessions._beyond.add("$1")
-        sessions._pane_output = lambda pane_id, size=1 << 20: told.append(sessions.activity_looks)  # type: ignore[method-assign]
-        watch = asyncio.create_task(sessions._activity_loop())
+        sessions, watch = watching(client, told)
         try:
             while sessions.activity_looks < 5:
                 await asyncio.sleep(0.001)
