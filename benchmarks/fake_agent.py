@@ -65,12 +65,20 @@ signal.signal(signal.SIGUSR1, on_busy)
 signal.signal(signal.SIGUSR2, on_menu)
 signal.signal(signal.SIGINT, on_idle)
 draw(IDLE)
+SIGNALS = {signal.SIGUSR1, signal.SIGUSR2, signal.SIGINT}
 tick = 0
 while True:
     if mode == "busy":
         tick += 1
         glyph = GLYPHS[tick % len(GLYPHS)]
-        draw(f"\x1b[{SPINNER_ROW};1H\x1b[38;5;174m{glyph}\x1b[39m Nucleating… ({tick // 8}s · ↓ {tick * 3} tokens)\x1b[K")
+        # The signals wait while the spinner line is drawn: a menu drawn between the look at ``mode`` and the
+        # spinner's write had the spinner line written over it, and nothing after (a menu a real Claude never shows).
+        signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+        try:
+            if mode == "busy":
+                draw(f"\x1b[{SPINNER_ROW};1H\x1b[38;5;174m{glyph}\x1b[39m Nucleating… ({tick // 8}s · ↓ {tick * 3} tokens)\x1b[K")
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)  # one that came meanwhile is handled here, after the line
         time.sleep(0.12)
     else:
         signal.pause()
