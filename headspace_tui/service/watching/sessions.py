@@ -379,7 +379,7 @@ class Sessions:
                     log.info("control client of session %s ended: its place goes to session %s, which has an agent", spare.session_id, session_id)
                     self._evicting.add(spare.session_id)  # one place, one client ended: not chosen again while it ends
                     await self._end_client(spare)
-                if client is not None and not client.closed and session_id not in self._evicting and len(self._placed - self._evicting) > self.client_cap and not self._session_panes(session_id):
+                if client is not None and not client.closed and session_id not in self._evicting and len(self._placed - self._evicting) > self.client_cap and not self._has_agents(session_id):
                     # The cap fell (the server grew) below the clients we have: one without agents gives its place back.
                     log.info("control client of session %s ended: the server has more of ours than its cap of %d", session_id, self.client_cap)
                     self._evicting.add(session_id)
@@ -482,7 +482,11 @@ class Sessions:
         """
         if len(self._placed - self._evicting) >= self.client_cap:
             return True
-        return len(self._loops) > self.client_cap and not any(w.record.session_id == session_id for w in self.panes.values())
+        return len(self._loops) > self.client_cap and not self._has_agents(session_id)
+
+    def _has_agents(self, session_id: str) -> bool:
+        """Whether a pane of ``session_id`` is watched (an agent runs there): such sessions take the places first."""
+        return any(w.record.session_id == session_id for w in self.panes.values())
 
     def _free_place(self, session_id: str) -> None:
         """``session_id`` has no client of ours any more: its place is free, and the sessions beyond the cap may take it."""
@@ -498,10 +502,9 @@ class Sessions:
         without agents never takes one (``_no_room``), so its client, once
         ended, is not attached again in its stead.
         """
-        if len(self._loops) <= self.client_cap or not any(w.record.session_id == session_id for w in self.panes.values()):
+        if len(self._loops) <= self.client_cap or not self._has_agents(session_id):
             return None
-        with_agents = {w.record.session_id for w in self.panes.values()}
-        return next((c for sid, c in self.clients.items() if sid not in with_agents and sid not in self._evicting and not c.closed), None)
+        return next((c for sid, c in self.clients.items() if sid not in self._evicting and not c.closed and not self._has_agents(sid)), None)
 
     async def _activity_loop(self) -> None:
         """The sessions beyond the cap: which of their panes wrote since the last look, once a second, from one listing of the server.
