@@ -26,7 +26,9 @@ client each cost.  Sessions with agents take the places first (one
 without agents that holds a place gives it to a later one with); the
 sessions beyond the cap are read through a client attached elsewhere,
 when tmux's window activity (asked once a second for the whole server,
-``_activity_loop``) says one of their panes wrote.
+``_activity_loop``) says one of their panes wrote.  And once the attaches
+are done, the clients' status timers are lined up (tmux/status_timers.py):
+they then wake tmux once per interval together, not one after another.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ import os
 from collections.abc import Awaitable, Callable
 
 from ...model import AgentState
+from ...tmux import status_timers
 from ...tmux.attach_pace import AttachPace
 from ...tmux.control import ControlClient, ControlError
 from ...tmux.server import PaneRecord, TmuxServer, TmuxUnavailable
@@ -135,6 +138,12 @@ class Sessions:
         self._beyond: set[str] = set()  # sessions without a place for a client, read on tmux's window activity
         self._evicting: set[str] = set()  # sessions whose client is being ended to give its place to a session with an agent
         self.activity_looks = 0  # listings of the windows' activity made (``_activity_loop``)
+        self.line_up_from = status_timers.LINE_UP_FROM  # what the status timers out of line may cost before they are lined up
+        self._out_of_line = 0  # our clients attached since the last line-up of the status timers
+        self._lined_up_at = float("-inf")
+        self._last_attach = float("-inf")
+        self._line_up: asyncio.Task | None = None
+        self.lined_up = 0  # line-ups made (``_line_up_timers``)
 
     @property
     def focused(self) -> str | None:
@@ -200,6 +209,8 @@ class Sessions:
         """After the supervisor stopped the loops: end the pane checks and every control client."""
         self.stopping = True
         checks = list(self._unknown_checks.values())
+        if self._line_up is not None:
+            checks.append(self._line_up)
         for task in checks:
             task.cancel()
         await asyncio.gather(*checks, return_exceptions=True)
@@ -462,11 +473,51 @@ class Sessions:
             async with self._attaching:
                 await self._quiet_moment()
                 await fresh.start()
+            self._out_of_line += 1
+            self._last_attach = self.clock()
         finally:
             self._attaches_waiting -= 1
             if not self._attaches_waiting and not self.stopping:
                 self.request_discovery()
+                if self._out_of_line and (self._line_up is None or self._line_up.done()):
+                    self._line_up = asyncio.get_running_loop().create_task(self._line_up_timers())
             wake.set()
+
+    async def _line_up_timers(self) -> None:
+        """Once the attaches are done: line up the status timers, when those out of line cost tmux enough (tmux/status_timers.py).
+
+        Once no client has attached for LINE_UP_QUIET s (the attaches of a
+        wave come one at a time, and the queue may run dry between two),
+        and at most once a LINE_UP_GAP; an attach that starts meanwhile
+        puts it off to the end of its wave.  Through a client whose session
+        has no status-interval of its own, so that the command's check
+        reads the global value it sets.
+        """
+        while (wait := max(self._lined_up_at + status_timers.LINE_UP_GAP, self._last_attach + status_timers.LINE_UP_QUIET) - self.clock()) > 0:
+            await asyncio.sleep(wait)
+            if self._attaches_waiting or self.stopping:
+                return  # the wave's end asks again
+        via = next(((sid, c) for sid, c in self.clients.items() if not c.closed and sid not in self._evicting), None)
+        if via is None:
+            return
+        session_id, client = via
+        try:
+            interval = status_timers.interval_of(await client.command("show-options", "-gv", "status-interval"))
+            if interval is None or not status_timers.worth_lining_up(self._out_of_line, len(self._all_panes), len(self.clients), interval, self.line_up_from):
+                return
+            if "".join(await client.command("show-options", "-gv", "status")).strip() == "off":
+                return  # no status line, no timers: a set would only redraw every terminal
+            if (await client.command("show-options", "-t", session_id, "status-interval")) or status_timers.hooked(
+                await client.command("show-hooks", "-g") + await client.command("show-hooks", "-t", session_id)
+            ):
+                log.info("tmux's status timers are left as they are: a hook on set-option or a session's own status-interval")
+                return
+            await client.command(*status_timers.line_up(interval))
+        except (TimeoutError, ControlError) as exc:
+            log.info("the status timers were not lined up: %s", exc)
+            return
+        self._out_of_line, self._lined_up_at = 0, self.clock()
+        self.lined_up += 1
 
     def attached(self) -> ControlClient | None:
         """Any of our control clients still attached to this server (None: none yet): a command about another pane can go through it."""
