@@ -43,6 +43,7 @@ from ..shared.config import Config
 from ..shared.paths import runtime_dir
 from ..shared.safe_text import clean
 from ..state.eventlog import default_path as log_path
+from ..tmux import status_timers
 from ..tmux.server import TmuxCommandError, TmuxServer, TmuxUnavailable
 from ..usage.prices import OLD_AFTER_DAYS, own_table_path, table
 from .common import EXIT_FAIL, EXIT_OK
@@ -95,13 +96,14 @@ def check_tmux(server: TmuxServer) -> list[Check]:
 
 
 def _status_timers(server: TmuxServer, sessions: int) -> list[Check]:
-    """With many sessions, what tmux's status timers cost it at rest: one per client, headspace's control clients too.
+    """With many sessions and a hook on set-option, what tmux's status timers cost it at rest: one per client, headspace's control clients too.
 
     Each timer is a turn of tmux's loop, and each turn walks every pane's
     clients (docs/speed.md): at 300 sessions with the default 15 s, tmux
-    spent 3-4% of a core at rest on them.  A longer ``status-interval``
-    is the user's to choose (it also slows a clock in the status line);
-    headspace never changes it.
+    spent 2.4-4% of a core at rest on them.  headspace lines them up
+    (tmux/status_timers.py), unless that would run a user's hook on
+    set-option; then a longer ``status-interval`` is the user's lever (it
+    also slows a clock in the status line).
     """
     if sessions < MANY_SESSIONS:
         return []
@@ -109,16 +111,18 @@ def _status_timers(server: TmuxServer, sessions: int) -> list[Check]:
         status = server.run("show-options", "-gv", "status").strip()
         interval = int(server.run("show-options", "-gv", "status-interval").strip() or "0")
         panes = len(server.run("list-panes", "-a", "-F", "#{pane_id}").split())
+        hooks = server.run("show-hooks", "-g").splitlines()
     except (TmuxCommandError, TmuxUnavailable, ValueError):
         return []
-    if status == "off" or interval <= 0 or interval >= CALM_INTERVAL:
+    if status == "off" or interval <= 0 or interval >= CALM_INTERVAL or not status_timers.hooked(hooks):
         return []
     clients = min(sessions, client_cap(panes))  # at most: beyond the cap, sessions without agents have none
     return [
         Check(
             "tmux at rest",
             WARN,
-            f"{sessions} sessions: tmux wakes about {clients / interval:.0f} times a second for the status timers of headspace's {clients} control clients (status-interval {interval})",
+            f"{sessions} sessions, and a hook on set-option or if-shell keeps headspace from lining up tmux's status timers: "
+            f"tmux wakes about {clients / interval:.0f} times a second for those of its {clients} control clients (status-interval {interval})",
             f"set -g status-interval {CALM_INTERVAL} in ~/.tmux.conf makes that {CALM_INTERVAL // interval} times rarer (a clock in your status line then moves once a minute)",
         )
     ]

@@ -117,16 +117,23 @@ def test_the_spool_check_names_agents_whose_hooks_write_under_another_xdg_runtim
     assert "tmux set-environment -g -u XDG_RUNTIME_DIR" in unset[-1].fix
 
 
-def test_a_server_of_many_sessions_hears_what_its_status_timers_cost_and_the_fix(private_tmux, tmp_path):
-    """At 100 sessions and more with the default status-interval, doctor says how often tmux wakes for our clients' timers; 60 s or status off: nothing."""
+def test_a_server_of_many_sessions_whose_timers_cannot_be_lined_up_hears_what_they_cost_and_the_fix(private_tmux, tmp_path):
+    """At 100 sessions and more, with a hook on set-option (headspace then leaves the status timers out of line), doctor says how often tmux wakes for them.
+
+    Without the hook, at 60 s or with the status line off: nothing.
+    """
     private_tmux.new_session("s0", width=80, height=24, cwd=str(tmp_path), command=["sh", "-c", "sleep 600"])
     server = TmuxServer(socket_name=private_tmux.name)
+    private_tmux.run("set-hook", "-g", "after-set-option", "display-message set")
     assert "tmux at rest" not in {c.name for c in check_tmux(server)}, "said with one session"
     for n in range(1, 120):
         private_tmux.run("new-session", "-d", "-s", f"s{n}", "sleep 600")
     said = {c.name: c for c in check_tmux(server)}["tmux at rest"]
     assert said.verdict == WARN and "120 sessions" in said.detail and "about 8 times a second" in said.detail and "status-interval 15" in said.detail, said
-    assert "set -g status-interval 60" in said.fix, said.fix
+    assert "set -g status-interval 60" in said.fix and "a hook on set-option" in said.detail, said
+    private_tmux.run("set-hook", "-g", "-u", "after-set-option")
+    assert "tmux at rest" not in {c.name for c in check_tmux(server)}, "said while headspace lines the timers up"
+    private_tmux.run("set-hook", "-g", "after-set-option", "display-message set")
     private_tmux.run("set-option", "-g", "status-interval", "60")
     assert "tmux at rest" not in {c.name for c in check_tmux(server)}
     private_tmux.run("set-option", "-g", "status-interval", "5")
