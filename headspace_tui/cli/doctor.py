@@ -102,8 +102,10 @@ def _status_timers(server: TmuxServer, sessions: int) -> list[Check]:
     clients (docs/speed.md): at 300 sessions with the default 15 s, tmux
     spent 2.4-4% of a core at rest on them.  headspace lines them up
     (tmux/status_timers.py), unless that would run a user's hook on
-    set-option; then a longer ``status-interval`` is the user's lever (it
-    also slows a clock in the status line).
+    set-option or show-options; then a longer ``status-interval`` is the
+    user's lever (it also slows a clock in the status line).  Only the
+    global hooks are read here: a session's own hook, or its own
+    interval, also keeps the service from it, and goes unsaid.
     """
     if sessions < MANY_SESSIONS:
         return []
@@ -121,7 +123,7 @@ def _status_timers(server: TmuxServer, sessions: int) -> list[Check]:
         Check(
             "tmux at rest",
             WARN,
-            f"{sessions} sessions, and a hook on set-option or if-shell keeps headspace from lining up tmux's status timers: "
+            f"{sessions} sessions, and a hook on set-option or show-options keeps headspace from lining up tmux's status timers: "
             f"tmux wakes about {clients / interval:.0f} times a second for those of its {clients} control clients (status-interval {interval})",
             f"set -g status-interval {CALM_INTERVAL} in ~/.tmux.conf makes that {CALM_INTERVAL // interval} times rarer (a clock in your status line then moves once a minute)",
         )

@@ -18,9 +18,10 @@ change nothing:
 * the global value is read first and set only if it is still that value,
   in one command (``if-shell -F``), so a user's change in between is never
   undone;
-* never while a hook would run on it (``after-set-option`` or
-  ``after-if-shell``, globally or on the session it runs in): a user's
-  hook is theirs to run;
+* never where a user's hook would run on it or on the reads before it
+  (``after-set-option``, ``after-show-options``, globally or on the
+  session it runs in; the hooks are read first, and ``show-hooks`` has no
+  hook of its own): a user's hook is theirs to run;
 * only with the status line on, and when the timers out of line cost
   tmux more than LINE_UP_FROM pane-client walks a second (about 0.04% of
   a core): each set also redraws every attached terminal once, which is
@@ -34,7 +35,7 @@ from __future__ import annotations
 LINE_UP_FROM = 30_000  # pane x client walks a second that the timers out of line may cost tmux before they are lined up
 LINE_UP_QUIET = 3.0  # seconds without an attach of ours before a line-up (the end of a wave, not a pause within it)
 LINE_UP_GAP = 60.0  # seconds at least between two line-ups (each redraws every attached terminal once)
-HOOKS = ("after-set-option", "after-if-shell")  # the hooks the line-up would run
+HOOKS = ("after-set-option", "after-show-options")  # the hooks the line-up would run (if-shell has none)
 
 
 def worth_lining_up(out_of_line: int, panes: int, clients: int, interval: int, least: float = LINE_UP_FROM) -> bool:

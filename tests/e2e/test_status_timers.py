@@ -4,20 +4,21 @@ Every tmux client has a status timer that wakes tmux each
 ``status-interval``; attached one after another, 300 control clients woke
 it 20 times a second at rest (tmux/status_timers.py).  Set to the value
 it already has, ``status-interval`` restarts every timer at once, and they
-fire together from then on.  What a test can see of that without a clock:
-tmux's own log (``tmux -v``) says when it restarted the timers
-(``options_push_changes: status-interval``).  The CPU it saves is
-measured by ``benchmarks/service.py``.
+fire together from then on.  tmux's own log (``tmux -v``) shows both: the
+restart (``options_push_changes: status-interval``) and each timer's
+firing, stamped to the microsecond (``client 0x…, status interval 1``).
+The CPU it saves is measured by ``benchmarks/service.py``.
 
-Real tmux (a private server started with ``-v`` in the test's folder),
-the real detectors with a threshold of nothing, so that five sessions are
-worth it.
+Real tmux (a private server started with ``-v`` in the test's folder, its
+status-interval 1 s so that firings come quickly), the real detectors
+with a threshold of nothing, so that five sessions are worth it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -55,6 +56,28 @@ def restarts(folder: Path) -> int:
     return sum(path.read_text(errors="replace").count(RESTARTED) for path in folder.glob("tmux-server-*.log"))
 
 
+FIRED = re.compile(r"^(\d+\.\d+) client (0x[0-9a-f]+), status interval \d+$", re.MULTILINE)
+
+
+def firings_after_restart(folder: Path) -> list[tuple[float, str]]:
+    """Each status timer's firing after the last restart of them all, as (tmux's time, client), from its log."""
+    text = "".join(path.read_text(errors="replace") for path in folder.glob("tmux-server-*.log"))
+    after = text.rfind(RESTARTED)
+    return [(float(at), client) for at, client in FIRED.findall(text[after:])] if after >= 0 else []
+
+
+def bursts(firings: list[tuple[float, str]], apart: float = 0.2) -> list[set[str]]:
+    """The firings grouped where tmux's clock moved on by more than ``apart`` s: the clients of each turn of timers."""
+    groups: list[set[str]] = []
+    last = None
+    for at, client in firings:
+        if last is None or at - last > apart:
+            groups.append(set())
+        groups[-1].add(client)
+        last = at
+    return groups
+
+
 def options(private_tmux) -> str:
     """Every option a user could have set: the server's, the global session and window ones, each session's own, and the hooks."""
     said = [private_tmux.run("show-options", "-s"), private_tmux.run("show-options", "-g"), private_tmux.run("show-options", "-gw"), private_tmux.run("show-hooks", "-g")]
@@ -89,20 +112,27 @@ def run_sessions(private_tmux, then) -> dict:
 
 def test_the_timers_are_lined_up_once_the_clients_have_attached_and_no_option_changes(private_tmux, tmp_path):
     assert logged_server(private_tmux, tmp_path, 5), "tmux wrote no log"
+    private_tmux.run("set-option", "-g", "status-interval", "1")  # the test's own server: firings every second
     before = options(private_tmux)
-    assert restarts(tmp_path) == 0
+    assert restarts(tmp_path) == 1  # that set
 
     async def then(sessions) -> dict:
         lined = await until(lambda: sessions.lined_up >= 1)
-        # No attach since: nothing more out of line, nothing done again.
-        await asyncio.sleep(status_timers.LINE_UP_QUIET + 1)
-        return {"lined": lined, "count": sessions.lined_up, "restarts": restarts(tmp_path)}
+        restarted = restarts(tmp_path)
+        # Three more seconds of firings: the five clients' timers, each second.
+        fired = await until(lambda: len(firings_after_restart(tmp_path)) >= 5 * 4)
+        return {"lined": lined, "restarts": restarted, "fired": fired, "clients": {c.session_id for c in sessions.clients.values()}}
 
     got = run_sessions(private_tmux, then)
     assert got["lined"], "the status timers were never lined up"
-    assert got["count"] == 1 and got["restarts"] == 1, got
+    assert got["restarts"] == 2, f"tmux restarted the timers {got['restarts'] - 1} times for our line-up"
+    assert got["fired"], "tmux's log shows no firings after the line-up"
+    groups = bursts(firings_after_restart(tmp_path))
+    # The restart itself fires every timer once; then each turn fires all of them together, once a second.
+    assert len(groups) >= 3 and all(len(group) == len(groups[0]) for group in groups[:-1]), f"the timers fire apart: {[len(g) for g in groups]}"
+    assert len(groups[0]) >= 5, f"fewer timers fired together than our five clients: {[len(g) for g in groups]}"
     assert options(private_tmux) == before, "an option or hook of the user's server changed"
-    assert private_tmux.run("show-options", "-gv", "status-interval").strip() == "15"
+    assert private_tmux.run("show-options", "-gv", "status-interval").strip() == "1"
 
 
 def test_a_users_hook_on_set_option_leaves_the_timers_as_they_are_and_never_runs(private_tmux, tmp_path, caplog):
@@ -132,3 +162,18 @@ def test_the_command_changes_nothing_when_the_value_moved_since_it_was_read(priv
     private_tmux.run(*status_timers.line_up(30))
     assert private_tmux.run("show-options", "-gv", "status-interval").strip() == "30"
     assert restarts(tmp_path) == restarted + 1, "the value still read: the timers are restarted"
+
+
+def test_sessions_with_an_interval_of_their_own_are_passed_over_for_one_without(private_tmux, tmp_path):
+    """The command's check reads the interval of the session it runs in: it goes through a session that has none of its own."""
+    logged_server(private_tmux, tmp_path, 5)
+    for n in range(1, 5):
+        private_tmux.run("set-option", "-t", f"s{n}", "status-interval", "7")
+    before, restarted = options(private_tmux), restarts(tmp_path)  # each set restarted the timers too
+
+    async def then(sessions) -> bool:
+        return await until(lambda: sessions.lined_up >= 1)
+
+    assert run_sessions(private_tmux, then), "the timers were not lined up through the session without an interval of its own"
+    assert restarts(tmp_path) == restarted + 1
+    assert options(private_tmux) == before

@@ -39,10 +39,10 @@ def test_the_interval_is_read_only_when_it_is_a_plain_number():
 
 
 def test_only_a_set_hook_the_line_up_would_run_counts():
-    unset = ["after-bind-key", "after-if-shell", "after-set-option", "client-attached"]
+    unset = ["after-bind-key", "after-set-option", "after-show-options", "client-attached"]
     assert not hooked(unset), "show-hooks lists every hook, set or not: only an index means set"
     assert hooked(["after-set-option[0] display-message hi"])
-    assert hooked(["after-if-shell[3] run-shell true"])
+    assert hooked(["after-show-options[3] run-shell true"]), "the reads before the set would run it"
     assert not hooked(["client-attached[0] run-shell -b 'echo x'"]), "a hook the line-up does not run"
 
 

@@ -56,6 +56,7 @@ SETTLE = 3.0  # a session that appears while we watch is attached only once it h
 CLIENT_CAP = 300  # control clients of ours per tmux server of at most that many panes (see client_cap)
 ACTIVITY_EVERY = 1.0  # the sessions beyond the cap: their windows' activity is asked this often (tmux keeps it in whole seconds)
 FULL_LOOK_EVERY = 60  # ...and every so many looks, every window's
+LINE_UP_TRIES = 5  # sessions asked for one without a status-interval of its own, to line the status timers up through
 # Notifications after which the panes of the server may have moved or been renamed.
 LAYOUT_EVENTS = frozenset(
     {
@@ -87,6 +88,12 @@ def client_cap(panes: int) -> int:
 
 
 Read = Callable[[str, "ControlClient | None"], Awaitable[object]]
+
+
+def _said_if_failed(task: asyncio.Task) -> None:
+    """A line-up that failed in a way it did not expect: logged, not lost with its task."""
+    if not task.cancelled() and task.exception() is not None:
+        log.error("lining up tmux's status timers failed", exc_info=task.exception())
 
 
 class Sessions:
@@ -204,6 +211,7 @@ class Sessions:
         for session_id in list(self._loops):
             await self.end(session_id)
         self._all_panes = {}
+        self._out_of_line, self._lined_up_at = 0, float("-inf")  # the next server's clients are counted afresh
 
     async def stop(self) -> None:
         """After the supervisor stopped the loops: end the pane checks and every control client."""
@@ -481,6 +489,7 @@ class Sessions:
                 self.request_discovery()
                 if self._out_of_line and (self._line_up is None or self._line_up.done()):
                     self._line_up = asyncio.get_running_loop().create_task(self._line_up_timers())
+                    self._line_up.add_done_callback(_said_if_failed)
             wake.set()
 
     async def _line_up_timers(self) -> None:
@@ -489,35 +498,48 @@ class Sessions:
         Once no client has attached for LINE_UP_QUIET s (the attaches of a
         wave come one at a time, and the queue may run dry between two),
         and at most once a LINE_UP_GAP; an attach that starts meanwhile
-        puts it off to the end of its wave.  Through a client whose session
-        has no status-interval of its own, so that the command's check
-        reads the global value it sets.
+        puts it off to the end of its wave.  It holds the attach turn
+        while it asks, so no attach is counted as lined up that was not.
+        The hooks are read first (reading options runs a user's
+        ``after-show-options``), then the global interval, through a client
+        whose session has no interval of its own, so that the command's
+        check reads the global value it sets.
         """
         while (wait := max(self._lined_up_at + status_timers.LINE_UP_GAP, self._last_attach + status_timers.LINE_UP_QUIET) - self.clock()) > 0:
             await asyncio.sleep(wait)
             if self._attaches_waiting or self.stopping:
                 return  # the wave's end asks again
-        via = next(((sid, c) for sid, c in self.clients.items() if not c.closed and sid not in self._evicting), None)
-        if via is None:
-            return
-        session_id, client = via
-        try:
+        async with self._attaching:
+            counted = self._out_of_line
+            try:
+                if not await self._lined_up(counted):
+                    return
+            except (TimeoutError, ControlError) as exc:
+                log.info("the status timers were not lined up: %s", exc)
+                return
+            self._out_of_line -= counted
+            self._lined_up_at = self.clock()
+            self.lined_up += 1
+
+    async def _lined_up(self, counted: int) -> bool:
+        """Ask tmux, and line the timers up if it is worth it and harms nothing: whether they were."""
+        global_hooks: list[str] | None = None
+        for session_id, client in [(sid, c) for sid, c in self.clients.items() if not c.closed and sid not in self._evicting][:LINE_UP_TRIES]:
+            if global_hooks is None:
+                global_hooks = await client.command("show-hooks", "-g")
+            if status_timers.hooked(global_hooks + await client.command("show-hooks", "-t", session_id)):
+                log.info("tmux's status timers are left as they are: a hook of the user's would run on set-option or show-options")
+                return False
+            if await client.command("show-options", "-t", session_id, "status-interval"):
+                continue  # its session's own interval: the command's check would read that one
             interval = status_timers.interval_of(await client.command("show-options", "-gv", "status-interval"))
-            if interval is None or not status_timers.worth_lining_up(self._out_of_line, len(self._all_panes), len(self.clients), interval, self.line_up_from):
-                return
+            if interval is None or not status_timers.worth_lining_up(counted, len(self._all_panes), len(self.clients), interval, self.line_up_from):
+                return False
             if "".join(await client.command("show-options", "-gv", "status")).strip() == "off":
-                return  # no status line, no timers: a set would only redraw every terminal
-            if (await client.command("show-options", "-t", session_id, "status-interval")) or status_timers.hooked(
-                await client.command("show-hooks", "-g") + await client.command("show-hooks", "-t", session_id)
-            ):
-                log.info("tmux's status timers are left as they are: a hook on set-option or a session's own status-interval")
-                return
+                return False  # no status line, no timers: a set would only redraw every terminal
             await client.command(*status_timers.line_up(interval))
-        except (TimeoutError, ControlError) as exc:
-            log.info("the status timers were not lined up: %s", exc)
-            return
-        self._out_of_line, self._lined_up_at = 0, self.clock()
-        self.lined_up += 1
+            return True
+        return False
 
     def attached(self) -> ControlClient | None:
         """Any of our control clients still attached to this server (None: none yet): a command about another pane can go through it."""
