@@ -21,6 +21,7 @@ import re
 import time
 from dataclasses import dataclass
 
+from ..answering.answerer import moves_on
 from ..api import timeouts
 from ..api.facade import REACTION_TIME, Intent, IntentKind, Report, Served
 from ..model import PANE_ADDRESS, Agent
@@ -67,6 +68,7 @@ class Reply:
     delivered: bool = False
     detail: str = ""
     state: str = ""  # the agent's state word when it was refused (the page redraws from it)
+    move_on: bool = False  # delivered, and the agent is left to the others: a front end goes on to the next that waits (answering.answerer.moves_on)
 
 
 class AnswerWait:
@@ -115,7 +117,7 @@ class AnswerWait:
                 waiting.remove(future)
             if not waiting and self._waiting.get(pane_id) is waiting:
                 self._waiting.pop(pane_id, None)
-        return Reply(200, agent.target, report.delivered, report.text)
+        return Reply(200, agent.target, report.delivered, report.text, move_on=report.delivered and moves_on(intent, agent.observation))
 
     async def _as_it_is(self, agent: Agent, expect: str | None) -> Agent | Reply:
         """The agent as the asker answers it: with no ``expect`` (the command line's "as it is now"), once the service's look agrees with its pane."""

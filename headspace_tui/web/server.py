@@ -27,7 +27,9 @@ the token; guard.py says how it is checked):
   one answer through the facade's answerer, policy and guard, only if the
   prompt on display is still the appearance ``expect`` names (the row's
   ``request``: the same words asked again are another request); the audit
-  says "via web" and the client's address.
+  says "via web" and the client's address.  Its reply says whether it was
+  delivered and whether the agent is left to the others (``move_on``: the
+  page then opens the next agent that waits, as the terminal's inbox does).
 
 The page reaches the service only through its declared calls (``Served``:
 the facade and what the service's own servers ask, api/facade.py) and
@@ -327,7 +329,7 @@ class WebPage:
         log.info("web answer %s to %s from %s: %s %s", asked_intent.kind.value, address, self._peer(request), reply.status, reply.detail)
         if reply.status != 200:
             return web.json_response({"error": reply.detail, "state": reply.state}, status=reply.status)
-        return web.json_response({"target": reply.target, "delivered": reply.delivered, "detail": reply.detail})
+        return web.json_response({"target": reply.target, "delivered": reply.delivered, "detail": reply.detail, "move_on": reply.move_on})
 
     # -- the streams --------------------------------------------------------------------------
     def _event(self, event: Event) -> None:

@@ -55,6 +55,7 @@ from tests.e2e.test_resident_service import run, started
 from tests.harness import fake_api as api
 from tests.harness.gitrepo import git
 from tests.harness.scenarios import EDIT_NEW, EDIT_OLD, NUMBERED_MENU, QUESTION_DB, QUESTION_FEATURES, README_BEFORE
+from tests.ui.test_inbox_live import start_agents
 
 pytestmark = pytest.mark.e2e
 
@@ -122,7 +123,7 @@ def agent_item(page, pane_id: str, state: str):
 def open_agent(page, pane_id: str, state: str) -> None:
     item = agent_item(page, pane_id, state)
     item.wait_for(timeout=WAIT)
-    item.get_by_role("button").tap()
+    item.locator("button.open").tap()
     page.locator(f'#agent-view[data-pane="{pane_id}"][data-state="{state}"]').wait_for(timeout=WAIT)
 
 
@@ -194,12 +195,54 @@ def test_a_phone_approves_the_exact_call_and_the_page_is_closed_to_anyone_withou
     assert page.locator("#reply-form").is_hidden()
     page.get_by_role("button", name="Approve", exact=True).tap()
     page.locator("#notice.ok").wait_for(timeout=WAIT)
-    assert page.locator("#notice").inner_text().startswith("Sent:"), page.locator("#notice").inner_text()
+    notice = page.locator("#notice").inner_text()
+    assert notice.startswith("Sent:") and notice.endswith("Nothing else waits."), notice
     session.wait_for("Created it.", timeout=30)
     assert (session.workdir / "from-the-phone.txt").exists()
-    page.locator(f'#agent-view[data-pane="{session.pane_id}"][data-state="idle"]').wait_for(timeout=WAIT)
+    # Answered, and no other agent waits: the page went back to the list, where the agent is idle now.
+    page.locator("#list-view").wait_for(timeout=WAIT)
+    agent_item(page, session.pane_id, "idle").wait_for(timeout=WAIT)
     audited = audit_lines("via web 127.0.0.1")
     assert audited, "the audit does not say the answer came from the web page"
+
+
+def test_one_tap_on_the_list_approves_a_plain_permission_and_the_page_opens_the_next_agent_that_waits(claude_session, fake_api, private_tmux, services, phone, tmp_path):
+    """Two agents each ask to run a command; the list shows each command in full with Approve beside it.
+
+    One tap approves that request and no other (the command runs; the other agent still waits), and the page
+    then opens the agent that still waits, as the terminal's inbox goes on to the next. Answering that one, with
+    nothing else waiting, brings the page back to the list.
+    """
+    sessions = start_agents(claude_session, fake_api, ["first", "second"])
+    url, _, _ = web_on(private_tmux.name, services)
+    page = phone.new_page()
+    page.goto(url)
+    for name, session in sessions.items():
+        session.submit(f"please ask {name}")
+    for session in sessions.values():
+        session.wait_for(NUMBERED_MENU, timeout=60)
+    first, second = sessions["first"], sessions["second"]
+    quick = agent_item(page, first.pane_id, "permission").locator(".quick")
+    quick.wait_for(timeout=WAIT)
+    agent_item(page, second.pane_id, "permission").locator(".quick").wait_for(timeout=WAIT)
+    assert quick.locator(".call").inner_text() == "Bash: touch first.txt && echo made-first-end", quick.inner_text()  # the exact command, whole
+    page.locator("#summary", has_text="2 agents · 2 need you").wait_for(timeout=WAIT)
+    page.screenshot(path=str(shots(tmp_path) / "list-approve-390x844.png"))
+
+    quick.get_by_role("button").tap()
+    page.locator(f'#agent-view[data-pane="{second.pane_id}"][data-state="permission"]').wait_for(timeout=WAIT)
+    notice = page.locator("#notice").inner_text()
+    assert notice.startswith("Sent:") and f"Next: {second.name}" in notice, notice
+    first.wait_for("first is done.", timeout=60)
+    assert (first.workdir / "first.txt").exists()
+    page.locator("#summary", has_text="2 agents · 1 needs you").wait_for(timeout=WAIT)  # the header follows on the card
+    assert not (second.workdir / "second.txt").exists(), "the tap approved another request than its own"
+
+    page.get_by_role("button", name="Approve", exact=True).tap()
+    page.locator("#list-view").wait_for(timeout=WAIT)
+    assert page.locator("#notice").inner_text().endswith("Nothing else waits."), page.locator("#notice").inner_text()
+    second.wait_for("second is done.", timeout=60)
+    assert (second.workdir / "second.txt").exists()
 
 
 def test_a_stale_tap_for_an_answered_request_never_approves_the_next_one_with_the_same_words(claude_session, private_tmux, services, phone):
@@ -288,8 +331,8 @@ def test_a_stale_page_sends_nothing_and_redraws_then_deny_refuses_the_dialog_the
 
     page.get_by_role("button", name="Deny", exact=True).tap()
     page.locator("#notice.ok").wait_for(timeout=WAIT)
-    try:  # Claude was told no: back at its box
-        page.locator(f'#agent-view[data-pane="{session.pane_id}"][data-state="idle"]').wait_for(timeout=WAIT)
+    try:  # Claude was told no: back at its box (the page on the list: nothing else waits)
+        agent_item(page, session.pane_id, "idle").wait_for(timeout=WAIT)
     except Exception as exc:
         shown = page.evaluate("JSON.stringify(agents.get(shown))")
         # The page's row last: a report that keeps only the ends of a long message still shows it.
@@ -299,11 +342,11 @@ def test_a_stale_page_sends_nothing_and_redraws_then_deny_refuses_the_dialog_the
 
 
 def test_a_reply_read_before_a_change_that_arrives_after_it_does_not_undo_it(claude_session, private_tmux, services, phone):
-    """After Deny the page reads the screen again; if that reply was read before the agent changed but reaches
+    """Opening an agent, the page reads its screen; if that reply was read before the agent changed but reaches
     the page after the change's event (two connections: their order is not kept), the older reply is not drawn.
 
     The late reply is made here: the page's request is held and answered with a reply the service gave
-    before Deny (the network's reordering cannot be caused on demand; the reply itself is the service's own).
+    before the answer (the network's reordering cannot be caused on demand; the reply itself is the service's own).
     """
     script = [api.bash("touch late.txt", "A file"), api.text("Fine.")]
     session, page, url = at_permission(claude_session, private_tmux, services, phone, script, "late", "make a file", "touch late.txt")
@@ -313,14 +356,19 @@ def test_a_reply_read_before_a_change_that_arrives_after_it_does_not_undo_it(cla
     stale = before.body()
 
     assert page.locator("#summary").inner_text() == "1 agent · 1 needs you"
+    page.get_by_role("button", name="Back").tap()
     held = []
     page.route("**/api/screen**", lambda route: held.append(route))
-    page.get_by_role("button", name="Deny", exact=True).tap()
-    page.locator("#notice:not(.pending)").wait_for(timeout=WAIT)
-    assert "ok" in page.locator("#notice").get_attribute("class"), page.locator("#notice").inner_text()
+    agent_item(page, session.pane_id, "permission").locator("button.open").tap()  # opened again: its screen asked for, and held
+    deadline = time.monotonic() + 30
+    while not held and time.monotonic() < deadline:
+        page.wait_for_timeout(100)  # Playwright hands a request to its route only while it is called
+    assert len(held) == 1, f"the page asked for the screen {len(held)} times as it opened the agent"
+    run("-L", private_tmux.name, "send", session.pane_id, "--deny")  # answered in the terminal meanwhile
     page.locator(f'#agent-view[data-pane="{session.pane_id}"][data-state="idle"]').wait_for(timeout=WAIT)  # the change, by the stream
     assert page.locator("#summary").inner_text() == "1 agent · 0 need you"  # the header follows on the agent's page too
-    wait(lambda: len(held) == 1, "the page to read the screen again after its answer")
+    stale_rev = json.loads(stale)["rev"]
+    page.wait_for_function("(rev) => screenRev > rev", arg=stale_rev, timeout=WAIT)  # the idle screen, pushed by the stream
     held[0].fulfill(status=200, content_type="application/json", body=stale)
     page.locator('#agent-view[aria-busy="false"]').wait_for(timeout=WAIT)  # the late reply read
     page.unroute("**/api/screen**")
@@ -354,8 +402,10 @@ def test_a_two_part_question_with_a_multi_select_and_a_reply_reach_claude_as_tap
     request = fake_api.wait_for(lambda r: bool(r.tool_results()), 30)
     assert answers(request) == {"Which database should we use?": "SQLite", "Which features should ship first?": "Auth, Search"}
 
+    # The dialog answered whole, and nothing else waits: the page is on the list. The agent is opened again to reply.
+    page.locator("#list-view").wait_for(timeout=WAIT)
     session.wait_for("What next?", timeout=60)
-    page.locator(f'#agent-view[data-pane="{session.pane_id}"]').wait_for(timeout=WAIT)
+    open_agent(page, session.pane_id, "input")  # Claude asks in words: it waits for your input
     page.locator("#reply-form").wait_for(state="visible", timeout=WAIT)
     page.get_by_role("textbox", name="Reply text").fill("write the tests first")
     page.get_by_role("button", name="Send reply").tap()
@@ -363,9 +413,9 @@ def test_a_two_part_question_with_a_multi_select_and_a_reply_reach_claude_as_tap
 
     session.wait_for("Writing them.", timeout=60)
     try:
-        page.locator(f'#agent-view[data-pane="{session.pane_id}"][data-state="idle"]').wait_for(timeout=WAIT)
+        open_agent(page, session.pane_id, "idle")
     except Exception as exc:  # once in CI (load): say what the page showed, and the pane
-        shown = page.evaluate("JSON.stringify(agents.get(shown))")
+        shown = page.evaluate("(pane) => JSON.stringify(agents.get(pane))", session.pane_id)
         raise AssertionError(f"the page did not show the agent idle: {page.locator('#notice').inner_text()!r}; the page's row {shown}; the pane:\n{session.screen()}") from exc
     page.get_by_role("button", name="Nudge", exact=True).tap()  # the configured nudge text, as the terminal's c sends
     fake_api.wait_for(lambda r: r.user_text().strip().endswith("continue"), 30)
@@ -446,7 +496,7 @@ def test_an_edit_held_by_the_hook_shows_its_change_above_approve_and_its_lines_a
     approve.tap()
     session.wait_for("Edited.", timeout=30)
     assert (session.workdir / "README.md").read_text() == README_BEFORE.replace(EDIT_OLD, f"{EDIT_NEW}\n{hostile}")
-    page.locator(f'#agent-view[data-pane="{session.pane_id}"][data-state="idle"]').wait_for(timeout=WAIT)
+    open_agent(page, session.pane_id, "idle")  # answered, nothing else waits: the page went to the list
     assert page.locator("#dialog .change").count() == 0  # the change went with its request
 
     # What it changed, this turn and since it started: the same lines, from the service's baselines (docs/changes.md).
@@ -487,6 +537,8 @@ def test_a_read_only_page_answers_nothing(claude_session, private_tmux, services
     code, body = status_of(f"http://127.0.0.1:{port}/api/rules", method="POST", body={"action": "pause", "rule": ""}, headers=headers)
     assert code == 403 and "read-only" in body, body  # nor pauses the rules
     page.get_by_role("button", name="Back").tap()
+    agent_item(page, session.pane_id, "permission").wait_for(timeout=WAIT)
+    assert agent_item(page, session.pane_id, "permission").locator(".quick").count() == 0  # nor does the list offer Approve
     page.locator("#ruled summary").tap()
     page.locator("#ruled-empty").wait_for(timeout=WAIT)  # open: "no rule answered anything"
     assert page.locator("#pause-all").is_hidden()

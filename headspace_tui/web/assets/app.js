@@ -101,11 +101,43 @@ function drawList() {
       el("span", { class: "line", text: agent.snoozed ? `${agent.snoozed} · ${agent.line || ""}` : agent.line || "" }),
     );
     const kind = agent.needs_you ? " needs" : agent.snoozed ? " snoozed" : "";
-    return el("li", { class: `agent${kind}`, "data-pane": agent.address, "data-state": agent.state, "data-snoozed": agent.snoozed ? "yes" : "no" }, open);
+    return el("li", { class: `agent${kind}`, "data-pane": agent.address, "data-state": agent.state, "data-snoozed": agent.snoozed ? "yes" : "no" }, open, quickApprove(agent));
   });
   list.replaceChildren(...items);
   $("empty").hidden = items.length > 0;
   drawSummary();
+}
+
+// A plain permission is approved from the list in one tap: its tool and its exact command in full above the
+// button, and Approve only where the card would offer it (never an option that widens what the agent may do:
+// the service leaves "approve" out of such a dialog's actions). A change held for review, a question, a plan
+// or a multi-select is opened first.
+function plain(agent) {
+  return agent.state === "permission" && agent.needs_you && !agent.offline && !readOnly && agent.tool && agent.actions.includes("approve") && !agent.multi_select && !agent.proposed;
+}
+
+function quickApprove(agent) {
+  if (!plain(agent)) return null;
+  const call = agent.detail ? `${agent.tool}: ${agent.detail}` : agent.tool;
+  return el(
+    "div",
+    { class: "quick" },
+    el("p", { class: "call", text: call }),
+    el("button", { type: "button", class: "primary", text: "Approve", "aria-label": `Approve ${call}`, disabled: busy, onclick: () => answer(agent, "approve") }),
+  );
+}
+
+// After an answer that leaves its agent to the others: the next agent that waits, or the list when none does.
+function nextWaiting(answered) {
+  return Array.from(agents.values()).sort(order).find((a) => a.needs_you && !a.offline && a.address !== answered) || null;
+}
+
+function moveOn(answered, words) {
+  const next = nextWaiting(answered);
+  const hash = next ? `#agent=${encodeURIComponent(next.address)}` : "";
+  if (location.hash !== hash) history.pushState(null, "", hash || location.pathname);
+  route();
+  say(next ? `${words} Next: ${where(next)}.` : `${words} Nothing else waits.`, "ok");
 }
 
 // The header, on the list and on an agent's page alike: how many agents, how many need you, the hosts' problems.
@@ -437,18 +469,29 @@ async function snooze(agent, how) {
   route();
 }
 
+function redraw() {
+  if (shown) drawAgent();
+  else drawList();
+}
+
+// One answer, from the agent's card or from the list; delivered and done with that agent, the page goes on (moveOn).
 async function answer(agent, intent, option, text) {
   if (busy) return;
   busy = true;
-  say("Sending…", "pending");
-  drawAgent();
+  say(shown === agent.address ? "Sending…" : `Sending to ${where(agent)}…`, "pending");
+  redraw();
+  let movedOn = false;
   try {
     const response = await post("/api/answer", { pane: agent.address, intent, option: option || "", text: text || "", expect: agent.request || "" });
     const body = await response.json().catch(() => ({}));
     if (response.ok && body.delivered) {
-      say(`Sent: ${body.detail}`, "ok");
       if (intent === "text") $("reply-text").value = "";
       ticks = null;
+      if (body.move_on) {
+        busy = false;
+        movedOn = true;
+        moveOn(agent.address, `Sent: ${body.detail}.`);
+      } else say(`Sent: ${body.detail}`, "ok");
     } else if (response.ok) {
       say(`Not confirmed: ${body.detail}`, "error");
     } else if (response.status === 409) {
@@ -461,7 +504,9 @@ async function answer(agent, intent, option, text) {
     say("Nothing known: the connection failed. Check the agent before answering again.", "error");
   } finally {
     busy = false;
-    await loadScreen();
+    if (movedOn) return;
+    if (shown) await loadScreen();
+    else drawList();
   }
 }
 
