@@ -495,7 +495,8 @@ async function answer(agent, intent, option, text) {
     } else if (response.ok) {
       say(`Not confirmed: ${body.detail}`, "error");
     } else if (response.status === 409) {
-      say(`Nothing sent: ${refused(body.error) || "the agent changed"}. Here is what it shows now.`, "error");
+      const now = shown === agent.address ? "Here is what it shows now." : `${where(agent)}'s row shows it as it is now.`;
+      say(`Nothing sent: ${refused(body.error) || "the agent changed"}. ${now}`, "error");
       ticks = null;
     } else {
       say(`Nothing sent: ${refused(body.error) || response.statusText}`, "error");
