@@ -30,18 +30,12 @@ from headspace_tui.service.watching.sessions import Sessions
 from headspace_tui.service.watching.supervise import Supervisor
 from headspace_tui.tmux import status_timers
 from headspace_tui.tmux.server import TmuxServer
+from tests.e2e.test_client_cap import until
 from tests.harness.tmux import tmux_binary
 
 pytestmark = pytest.mark.e2e
 
 RESTARTED = "options_push_changes: status-interval"  # tmux's log line when it restarts every client's status timer
-
-
-async def until(check, seconds: float = 30.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while not check() and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-    return bool(check())
 
 
 def logged_server(private_tmux, folder: Path, sessions: int) -> list[Path]:
@@ -86,8 +80,8 @@ def options(private_tmux) -> str:
     return "\n".join(said)
 
 
-def run_sessions(private_tmux, then) -> dict:
-    """The detectors of every session of the server (each pane watched), a line-up worth it at any cost; ``then(sessions)`` awaited; all ended after."""
+def run_sessions(private_tmux, then, line_up_from: float = 0.001) -> dict:
+    """The detectors of every session of the server (each pane watched), a line-up worth it at any cost unless ``line_up_from`` says otherwise; ``then(sessions)`` awaited; all ended after."""
     server = TmuxServer(socket_name=private_tmux.name)
     records = server.list_panes()
     panes = {r.pane_id: PaneWatch(r, f"key-{r.pane_id}") for r in records}
@@ -97,11 +91,11 @@ def run_sessions(private_tmux, then) -> dict:
 
     async def scenario() -> dict:
         sessions = Sessions(server, Supervisor(), panes, read=read, request_discovery=lambda: None, state_of=lambda pane: None, clock=time.monotonic)
-        sessions.line_up_from = 0.001
+        sessions.line_up_from = line_up_from
         sessions.start()
         try:
             await sessions.discovered(1, {r.session_id for r in records}, records)
-            assert await until(lambda: len(sessions.clients) == len(records)), f"{len(sessions.clients)} of {len(records)} control clients attached"
+            assert await until(lambda: len(sessions.clients) == len(records), 30.0), f"{len(sessions.clients)} of {len(records)} control clients attached"
             return await then(sessions)
         finally:
             await sessions.supervisor.stop()
@@ -117,10 +111,10 @@ def test_the_timers_are_lined_up_once_the_clients_have_attached_and_no_option_ch
     assert restarts(tmp_path) == 1  # that set
 
     async def then(sessions) -> dict:
-        lined = await until(lambda: sessions.lined_up >= 1)
+        lined = await until(lambda: sessions.lined_up >= 1, 30.0)
         restarted = restarts(tmp_path)
         # Three more seconds of firings: the five clients' timers, each second.
-        fired = await until(lambda: len(firings_after_restart(tmp_path)) >= 5 * 4)
+        fired = await until(lambda: len(firings_after_restart(tmp_path)) >= 5 * 4, 30.0)
         return {"lined": lined, "restarts": restarted, "fired": fired, "clients": {c.session_id for c in sessions.clients.values()}}
 
     got = run_sessions(private_tmux, then)
@@ -143,7 +137,7 @@ def test_a_users_hook_on_set_option_leaves_the_timers_as_they_are_and_never_runs
     caplog.set_level(logging.INFO, logger="headspace_tui.service.watching.sessions")
 
     async def then(sessions) -> bool:
-        return await until(lambda: "left as they are" in caplog.text)
+        return await until(lambda: "left as they are" in caplog.text, 30.0)
 
     assert run_sessions(private_tmux, then), "the line-up never decided"
     assert restarts(tmp_path) == 0, "the timers were restarted under a user's hook"
@@ -172,8 +166,21 @@ def test_sessions_with_an_interval_of_their_own_are_passed_over_for_one_without(
     before, restarted = options(private_tmux), restarts(tmp_path)  # each set restarted the timers too
 
     async def then(sessions) -> bool:
-        return await until(lambda: sessions.lined_up >= 1)
+        return await until(lambda: sessions.lined_up >= 1, 30.0)
 
     assert run_sessions(private_tmux, then), "the timers were not lined up through the session without an interval of its own"
     assert restarts(tmp_path) == restarted + 1
     assert options(private_tmux) == before
+
+
+def test_a_handful_of_sessions_is_never_worth_a_question_to_tmux(private_tmux, tmp_path):
+    """Five sessions at the real threshold: not worth a line-up at any interval, so tmux is asked nothing about its options or hooks."""
+    logged_server(private_tmux, tmp_path, 5)
+
+    async def then(sessions) -> bool:
+        return await until(lambda: sessions._line_up is not None and sessions._line_up.done(), 30.0)
+
+    assert run_sessions(private_tmux, then, status_timers.LINE_UP_FROM), "the line-up never decided"
+    asked = "".join(path.read_text(errors="replace") for path in tmp_path.glob("tmux-server-*.log"))
+    assert "cmd_parse_build_commands: show-hooks" not in asked and "cmd_parse_build_commands: show-options" not in asked, "tmux was asked about a line-up not worth it"
+    assert restarts(tmp_path) == 0

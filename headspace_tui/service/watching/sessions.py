@@ -37,7 +37,7 @@ import asyncio
 import functools
 import logging
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 
 from ...model import AgentState
 from ...tmux import status_timers
@@ -398,7 +398,7 @@ class Sessions:
                     log.info("control client of session %s ended: its place goes to session %s, which has an agent", spare.session_id, session_id)
                     self._evicting.add(spare.session_id)  # one place, one client ended: not chosen again while it ends
                     await self._end_client(spare)
-                if client is not None and not client.closed and session_id not in self._evicting and len(self._placed - self._evicting) > self.client_cap and not self._has_agents(session_id):
+                if client is not None and not client.closed and session_id not in self._evicting and self._places_taken() > self.client_cap and not self._has_agents(session_id):
                     # The cap fell (the server grew) below the clients we have: one without agents gives its place back.
                     log.info("control client of session %s ended: the server has more of ours than its cap of %d", session_id, self.client_cap)
                     self._evicting.add(session_id)
@@ -511,6 +511,8 @@ class Sessions:
                 return  # the wave's end asks again
         async with self._attaching:
             counted = self._out_of_line
+            if not status_timers.worth_lining_up(counted, len(self._all_panes), len(self.clients), 1, self.line_up_from):
+                return  # not worth it at any interval (1 s is tmux's shortest): tmux is not asked
             try:
                 if not await self._lined_up(counted):
                     return
@@ -524,7 +526,7 @@ class Sessions:
     async def _lined_up(self, counted: int) -> bool:
         """Ask tmux, and line the timers up if it is worth it and harms nothing: whether they were."""
         global_hooks: list[str] | None = None
-        for session_id, client in [(sid, c) for sid, c in self.clients.items() if not c.closed and sid not in self._evicting][:LINE_UP_TRIES]:
+        for session_id, client in list(self._usable_clients())[:LINE_UP_TRIES]:
             if global_hooks is None:
                 global_hooks = await client.command("show-hooks", "-g")
             if status_timers.hooked(global_hooks + await client.command("show-hooks", "-t", session_id)):
@@ -543,7 +545,15 @@ class Sessions:
 
     def attached(self) -> ControlClient | None:
         """Any of our control clients still attached to this server (None: none yet): a command about another pane can go through it."""
-        return next((c for sid, c in self.clients.items() if not c.closed and sid not in self._evicting), None)
+        return next((c for _, c in self._usable_clients()), None)
+
+    def _usable_clients(self) -> Iterator[tuple[str, ControlClient]]:
+        """Our control clients still attached and not being ended, with their sessions: what a command may go through."""
+        return ((sid, c) for sid, c in self.clients.items() if not c.closed and sid not in self._evicting)
+
+    def _places_taken(self) -> int:
+        """Our clients, attached or on their way, not counting those being ended (a walk of the few being ended: this is asked at every detector's round)."""
+        return len(self._placed) - len(self._evicting & self._placed)
 
     def _no_room(self, session_id: str) -> bool:
         """Whether ``session_id`` (which has none) must do without a client of its own: the server has ``client_cap`` of ours (attached or on their way).
@@ -553,7 +563,7 @@ class Sessions:
         (its output asks what the pane runs) instead of by its first
         ``%output``.
         """
-        if len(self._placed - self._evicting) >= self.client_cap:
+        if self._places_taken() >= self.client_cap:
             return True
         return len(self._loops) > self.client_cap and not self._has_agents(session_id)
 
