@@ -174,8 +174,7 @@ function route() {
   }
   $("list-view").hidden = shown !== null;
   $("agent-view").hidden = shown === null;
-  if (shown) drawAgent();
-  else drawList();
+  redraw();
 }
 
 // A refusal's reason without its own "nothing sent" (the notice says it first).
@@ -703,8 +702,7 @@ function follow() {
       }
       return;
     }
-    if (shown) drawAgent();
-    else drawList();
+    redraw();
   };
 }
 
