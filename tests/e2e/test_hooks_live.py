@@ -79,9 +79,10 @@ def test_hooks_fire_for_a_bash_permission_and_uninstall_restores_the_file(claude
         (event,) = named(events, name)
         assert event.pane_id == session.pane_id, name
     prompt, pre, request = (named(events, n)[0] for n in ("UserPromptSubmit", "PreToolUse", "PermissionRequest"))
-    # The prompt's hook comes first; PreToolUse and PermissionRequest are two processes each stamping its own time, and a
-    # loaded machine has stamped the second 16 ms before the first: their order is not the hooks' to tell.
-    assert prompt.ts < pre.ts and prompt.ts < request.ts
+    # Each hook is a process of its own (async) stamping its own start, so their stamps are not the events' order: a
+    # loaded machine has stamped PermissionRequest 16 ms before PreToolUse, and the prompt's hook, spawned first,
+    # 0.8 ms after PreToolUse's (a clean-clone run, six live workers). What holds is that each came after the launch.
+    assert started <= min(prompt.ts, pre.ts, request.ts), (started, prompt.ts, pre.ts, request.ts)
     assert prompt.raw["prompt"] == "create the marker file"
     assert pre.tool_name == request.tool_name == "Bash"
     assert request.tool_input["command"] == "touch marker.txt && echo headspace-ok"
