@@ -29,6 +29,11 @@ Example::
     token_file = "~/.config/headspace/web-token"  # optional: the same token across restarts
     read_only = false               # true: the page shows and answers nothing
 
+    [push]                          # the page's "Notify this phone" (Web Push; needs the page over TLS)
+    contact = "mailto:you@example.com"  # who runs this server, for the push services
+    quiet_after_key = 60            # no push within this many seconds of a key at a headspace terminal (0: always)
+    services = []                   # a self-hosted push service's origin, beyond the browsers' own
+
     [hosts.box]                     # a remote host, shown as "box"
     destination = "dev@box.example" # anything ssh accepts (default: the table name)
     tmux_socket_name = "work"       # optional: tmux -L there (or tmux_socket_path, as -S)
@@ -119,6 +124,39 @@ class WebConfig:
 _WEB_KEYS = {"listen", "token_file", "read_only", "tls_cert", "tls_key", "insecure_network"}
 
 
+@dataclass(frozen=True)
+class PushConfig:
+    """``[push]``: the phone page's Web Push: who runs it, which push services it may post to, when you count as at a headspace."""
+
+    contact: str = ""  # mailto: or https: for the push services ("" for a placeholder: web/push_crypto.py SUBJECT)
+    services: tuple[str, ...] = ()  # push services' origins beyond the browsers' own (a self-hosted one), such as https://push.example.com
+    quiet_after_key: float = 60.0  # seconds after a key at a headspace client in which no push is sent (0: always push)
+
+
+_PUSH_KEYS = {"contact", "services", "quiet_after_key"}
+_ORIGIN = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?|https?://\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")
+
+
+def parse_push(given: object, where: str) -> PushConfig:
+    if given is None:
+        return PushConfig()
+    if not isinstance(given, dict):
+        raise ConfigError(f"{where}: [push] must be a table")
+    unknown = sorted(set(given) - _PUSH_KEYS)
+    if unknown:
+        raise ConfigError(f"{where}: [push] has unknown setting {unknown[0]!r} (known: {', '.join(sorted(_PUSH_KEYS))})")
+    contact = given.get("contact", "")
+    if not isinstance(contact, str) or (contact and not re.fullmatch(r"(mailto:[^\s@]+@[^\s@]+|https://\S+)", contact)) or len(contact) > 200:
+        raise ConfigError(f"{where}: [push] contact must be mailto:you@example.com or an https:// address")
+    services = given.get("services", [])
+    if not isinstance(services, list) or not all(isinstance(s, str) and _ORIGIN.fullmatch(s.rstrip("/")) for s in services):
+        raise ConfigError(f'{where}: [push] services must be a list of origins, such as ["https://push.example.com"]')
+    quiet = given.get("quiet_after_key", PushConfig.quiet_after_key)
+    if not _is_number(quiet) or not 0 <= quiet <= 3600:
+        raise ConfigError(f"{where}: [push] quiet_after_key must be a number of seconds between 0 and 3600")
+    return PushConfig(contact, tuple(s.rstrip("/").lower() for s in services), float(quiet))
+
+
 def parse_web(given: object, where: str) -> WebConfig | None:
     if given is None:
         return None
@@ -158,6 +196,7 @@ class Config:
     notify_command: tuple[str, ...] = ()  # a program run per notification (argv, no shell); () for none
     hosts: tuple[HostSpec, ...] = ()  # remote hosts ([hosts.NAME])
     web: WebConfig | None = None  # [web]: the phone page is on whenever the service starts
+    push: PushConfig = field(default_factory=PushConfig)  # [push]: the page's Web Push
     change_column: bool = True  # the table shows each agent's change this turn (when some agent changed something)
     context_column: bool = True  # the table shows each agent's context, % of its model's window (when some agent's is known)
     go_on_after_limit: bool = False  # the service nudges an agent its rate limit stopped, once, when the limit resets
@@ -209,7 +248,7 @@ def _flag(data: dict, key: str, where: str) -> bool:
 def parse_config(data: dict, where: str = "config") -> Config:
     known = {
         "nudge_text", "layout", "keys", "confirm_timeout", "idle_grace", "theme", "notify", "notify_states", "desktop_notify", "notify_blocked",
-        "notify_command", "hosts", "web", "change_column", "context_column", "go_on_after_limit",
+        "notify_command", "hosts", "web", "push", "change_column", "context_column", "go_on_after_limit",
     }  # fmt: skip
     unknown = sorted(set(data) - known)
     if unknown:
@@ -269,6 +308,7 @@ def parse_config(data: dict, where: str = "config") -> Config:
         notify_command=tuple(command),
         hosts=parse_hosts(data.get("hosts", {}), where),
         web=parse_web(data.get("web"), where),
+        push=parse_push(data.get("push"), where),
         change_column=flags["change_column"],
         context_column=flags["context_column"],
         go_on_after_limit=flags["go_on_after_limit"],
