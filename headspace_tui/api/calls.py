@@ -87,6 +87,7 @@ CALLS: dict[str, Call] = _calls(
     Call("events", "STREAM", "/v1/events", (("client", CLIENT),), query=(("form", "facade"),)),
     # The preview.
     Call("focus", "POST", "/v1/focus", (("pane", PANE_OR_NONE), ("client", CLIENT))),
+    Call("here", "POST", "/v1/here"),  # a key at a terminal client: the phone is not pushed meanwhile
     Call("screen", "GET", "/v1/screen", (("pane", PANE),), (("screen", False), ("width", False))),
     Call("history", "GET", "/v1/history", (("pane", PANE), ("lines", LINES)), (("ansi", False),), SLOW),
     # What a client asks of an agent.
@@ -142,6 +143,7 @@ LOCAL: dict[str, str] = {
 # The facade methods served by a call whose client method is written by hand (facade_client.py), and why: each
 # keeps or changes the client's copy.  Every other one is made from its call's declaration (``asking`` there).
 KEPT: dict[str, str] = {
+    "here": "said beside the loop, at most once every few seconds (every key calls it)",
     "focus": "says the newest focus off the loop, then asks the pane's screen for the copy",
     "screen": "the copy of the previewed pane's screen, asked when focused and kept by the stream",
     "width": "the previewed pane's from the copy; asked only for another pane",
@@ -159,6 +161,7 @@ KEPT: dict[str, str] = {
 # Which call serves each other facade method (a method may be served by a call of another name).
 SERVED_BY: dict[str, str] = {
     "focus": "focus",
+    "here": "here",
     "screen": "screen",
     "width": "screen",
     "history": "history",

@@ -20,7 +20,7 @@ from typing import Any
 
 from .call import FLAG, HOST_NAME, MAYBE_TEXT, PANE, PANE_OR_NONE, RULE_ID, RULES_ACTION, SCOPE, TEXT, Asked, Call, Kind, optional
 
-ASSETS = ("app.js", "app.css")  # the page's own files, shipped in the wheel (web/assets/)
+ASSETS = ("app.js", "app.css", "icon.svg")  # the page's own files, shipped in the wheel (web/assets/)
 MAX_SNOOZE = 24 * 60  # minutes a wait may be put off from the page
 _CLIENT = re.compile(r"[A-Za-z0-9_-]{8,64}")
 
@@ -54,6 +54,8 @@ PAGE: dict[str, Call] = {
     for call in (
         Call("page", "GET", "/"),  # the page itself; ``/?token=…`` is the guard's (it sets the cookie and redirects here)
         Call("asset", "GET", "/assets/{name}", (("name", ASSET),)),
+        Call("manifest", "GET", "/manifest.webmanifest"),  # what makes the page an app on the home screen
+        Call("worker", "GET", "/sw.js"),  # the service worker: the page's own files offline, and the pushes (at the root: its scope is the page)
         Call("agents", "GET", "/api/agents"),
         Call("screen", "GET", "/api/screen", (("pane", PANE),)),
         Call("changes", "GET", "/api/changes", (("pane", PANE), ("scope", SCOPE_OR_TURN))),
@@ -67,6 +69,11 @@ PAGE: dict[str, Call] = {
             writes=True,
         ),
         Call("snooze", "POST", "/api/snooze", (("pane", PANE), ("minutes", MINUTES), ("wake", WAKE)), writes=True),
+        # Web Push (web/push.py): this browser's state and the last results; a subscription kept or dropped.
+        # Not ``writes``: a read-only page's phone may be notified too (its pushes offer no answer).
+        Call("push", "GET", "/api/push", (("endpoint", MAYBE_TEXT),)),
+        Call("subscribe", "POST", "/api/push/subscribe", (("endpoint", TEXT), ("p256dh", TEXT), ("auth", TEXT), ("browser", MAYBE_TEXT))),
+        Call("unsubscribe", "POST", "/api/push/unsubscribe", (("endpoint", TEXT),)),
         Call("ruled", "GET", "/api/ruled"),
         Call("rules", "POST", "/api/rules", (("action", RULES_ACTION), ("rule", RULE_ID), ("host", HOST_NAME)), writes=True),
     )

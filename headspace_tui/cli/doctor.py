@@ -512,6 +512,34 @@ def check_prices(today: date | None = None) -> list[Check]:
     return checks
 
 
+def check_push(server: TmuxServer) -> list[Check]:
+    """The phone page's Web Push for this server's service: how many phones asked, and how the last pushes went (sent, suppressed, failed, gone).
+
+    Read from the file the service keeps (web/push.py): a push that failed
+    says why here as on the page, so a notification that never came is
+    not a mystery.  Nothing when no phone ever asked.
+    """
+    from ..shared.resident_place import place_of
+    from ..web.push import FAILED, GONE, SUPPRESSED, read_results, store_path
+
+    try:
+        kept = read_results(store_path(place_of(server.identity).name))
+    except (TmuxCommandError, TmuxUnavailable, OSError):
+        return []
+    if kept is None:
+        return []
+    phones, results = kept
+    last = results[-10:]
+    counts = ", ".join(f"{sum(r.outcome == outcome for r in last)} {outcome}" for outcome in ("sent", SUPPRESSED, FAILED, GONE) if any(r.outcome == outcome for r in last))
+    said = f"{phones} subscribed" + (f"; the last {len(last)} pushes: {counts}" if last else "; nothing pushed yet")
+    newest = last[-1] if last else None
+    if newest is not None and newest.outcome != "sent":
+        said += f"; the last one {newest.outcome}: {newest.why}"
+    if newest is not None and newest.outcome in (FAILED, GONE):
+        return [Check("phone push", WARN, said, "open the page on the phone: Notifications lists each push and why; turn it on again there if it was dropped")]
+    return [Check("phone push", OK, said)]
+
+
 def check_plugins() -> list[Check]:
     """The agent families installed as plug-ins (entry points ``headspace.families``): each one loaded, or why not; nothing when there are none."""
     from ..detect.families import PLUGIN_GROUP, load_plugins
@@ -535,6 +563,7 @@ def run_checks(server: TmuxServer, env: Mapping[str, str] | None = None, config:
         *check_popup_key(server),
         *check_terminal(env),
         *check_notifications(env, config),
+        *check_push(server),
         *check_rules(env),
         *check_prices(),
         *check_patches(),

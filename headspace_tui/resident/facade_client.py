@@ -79,6 +79,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PENDING_FRESH = 0.1  # seconds the answers on their way are taken as known (an inbox asks for each agent in one go)
+HERE_EVERY = 5.0  # seconds between two "a key here" said to the service (it keeps pushes off the phone for a minute)
 FAILED_FOR = 1.0  # seconds a question the service did not answer is not asked again
 RECONNECT_FIRST, RECONNECT_MAX = 0.2, 5.0  # seconds between tries to reach the service again: doubling, capped
 STREAM_BUFFER = 8 << 20  # bytes of one stream line: a wide pane's screen with its colours
@@ -190,6 +191,7 @@ class ServiceClient:
         self._loop: asyncio.AbstractEventLoop | None = None  # the app's, once it runs: where the copy is changed (``_on_loop``)
         self._focusing: asyncio.Task[None] | None = None  # says the newest focus to the service, off the loop
         self._focus_due = False  # a focus not yet said
+        self._here_said = float("-inf")  # when a key here was last said to the service (``here``)
         self._pending: tuple[float, set[str]] = (0.0, set())
         self._awaiting: dict[str, str] = {}  # pane -> its target: this client's answers whose final report has not come
         self._ended = ""  # why the service said it ended, until its stream is followed again
@@ -479,6 +481,19 @@ class ServiceClient:
         self._focus_due = True
         if self._focusing is None or self._focusing.done():
             self._focusing = loop.create_task(self._send_focus())
+
+    def here(self) -> None:
+        """A key here: said to the service beside the loop, at most once every HERE_EVERY seconds (a key never waits)."""
+        now = time.monotonic()
+        if now - self._here_said < HERE_EVERY:
+            return
+        self._here_said = now
+
+        def say() -> None:
+            with contextlib.suppress(ServiceError):
+                self._call("here")
+
+        self._in_thread("here", say)
 
     async def _send_focus(self) -> None:
         while self._focus_due:

@@ -239,6 +239,10 @@ class FacadeRoutes:
         self.stream.focus(client, pane)
         return {}
 
+    def here(self) -> Any:
+        self.service.here()
+        return {}
+
     def screen(self, pane: str) -> Any:
         screen = self.service.screen(pane)
         shown = None if screen is None else {"ansi": screen.ansi, "width": screen.width, "height": screen.height}

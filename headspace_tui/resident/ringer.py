@@ -75,6 +75,7 @@ class Ringer:
         self.rung: list[Notification] = []  # what was rung, newest last (the last few; for the log and a test)
         self._snoozes: dict[str, Snooze] = {}  # the service's snoozes at the last look: one gone when its time was up ran out
         self.page_link: Callable[[str], str] = lambda address: ""  # the web page of an agent, "" while the page is off (the service sets it)
+        self.also: Callable[[Notification], None] = lambda note: None  # each ring, on the loop, to the page's phones too (web/push.py; the service sets it)
         service.subscribe(self._event)
 
     def _event(self, event: Event) -> None:
@@ -114,6 +115,7 @@ class Ringer:
             return
         rung = await asyncio.to_thread(self.ring, note)
         self.service.tell(Rung(rung.title, rung.body, rung.link, self.socket_file))
+        self.also(note)
 
     def _say(self, line: str) -> None:
         """A problem of the delivery (a notify_command that failed, a terminal not written to), from any thread: one line on every front end (logged where found)."""

@@ -63,6 +63,7 @@ from ..api.own_calls import OWN
 from ..api.rows import agent_row
 from ..events import AgentChanged, AgentRemoved, Event, Notice, ProblemChanged
 from ..model import PaneAddress
+from ..notifications.decide import Notification
 from ..service.answer_wait import AnswerWait
 from ..service.facade import Service
 from ..shared import heap
@@ -70,6 +71,7 @@ from ..shared.fanout import Fanout, sse
 from ..shared.peer import peer_uid
 from ..shared.resident_place import Place, make_folder, remove_files, take_lock, write_card
 from ..web import kept
+from ..web.push import Pusher, key_path, store_path
 from ..web.server import WebOptions, WebPage, WebSite, web_options
 from .deadline import Deadline
 from .facade_routes import SERVED_OWN, SETTLE_MAX, FacadeRoutes, FacadeStream, first_look_whole
@@ -120,11 +122,14 @@ class Resident:
         self._streaming: set[asyncio.Task[Any]] = set()  # the events handlers: ended with the service, whatever they wait on
         self._settled = asyncio.Event()
         self.answers = AnswerWait(service)  # the answers asked over the socket (``send``) and from the web page, each waiting for its final report
-        self.web = WebSite(WebPage(service, self.answers, self.facade.focus, self.facade.gone))  # the phone page: off until asked (/v1/web, [web])
+        # The phones that asked to be notified (Web Push), each wait the ringer rings pushed to them while the page is served.
+        self.pusher = Pusher(store_path(place.name), key_path(), service.config.push, since_key=service.since_here, record=service.record)
+        self.web = WebSite(WebPage(service, self.answers, self.facade.focus, self.facade.gone, self.pusher))  # the phone page: off until asked (/v1/web, [web])
         self.web.page.on_snoozes = self._snoozes_changed
         self.web_on_start = web_on_start
         if ringer is not None:
             ringer.page_link = self._page_link
+            ringer.also = self._to_phones
         service.subscribe(self._event)
         service.on_answer_report(self._report)
 
@@ -143,6 +148,10 @@ class Resident:
 
     def _page_link(self, address: str) -> str:
         return self.web.page.options.link(address) if self.web.running else ""
+
+    def _to_phones(self, note: Notification) -> None:
+        if self.web.running:
+            self.web.page.push(note)
 
     def _web_card(self) -> dict[str, Any] | None:
         if not self.web.running:
@@ -486,6 +495,7 @@ class Resident:
                 ringing.cancel()
             await asyncio.gather(watch, running, trimming, *([ringing] if ringing else []), return_exceptions=True)
             await self.web.stop()
+            await self.pusher.close()
             await self.service.stop()
             await runner.cleanup()
             remove_files(self.place, self.socket_inode)

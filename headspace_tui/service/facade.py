@@ -103,6 +103,7 @@ class Service:
         # Plain data a front end may read: the settings, the clock, whether it watches live tmux.
         self.config = config
         self.clock = clock
+        self._here_at: float | None = None  # the last key at a headspace terminal (``here``)
         self.live = live
         # The service's own live parts, never handed to a front end (tests reach them as a seam, by these names):
         self._server = server  # the tmux server headspace itself runs under (a jump moves its client)
@@ -278,6 +279,19 @@ class Service:
         self._fleet.focused = address
         if address is not None:
             self._fleet.refresh_soon(address)
+
+    def here(self) -> None:
+        """A key at a headspace terminal (any front end): pushes to the phone wait while a person is at one."""
+        self._here_at = self.clock()
+
+    def since_here(self) -> float | None:
+        """Seconds since the last key at a headspace terminal, None when none was pressed since the service started."""
+        return None if self._here_at is None else max(0.0, self.clock() - self._here_at)
+
+    def record(self, event: dict) -> None:
+        """One of the service's own events (a push's result) into the event log, when there is one."""
+        if self._journal is not None:
+            self._journal.writer.write([event])
 
     def show(self, addresses: frozenset[str]) -> None:
         """The panes every front end previews now (a resident service's clients): each one's captures are told, not only the focused one's."""

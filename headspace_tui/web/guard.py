@@ -59,6 +59,13 @@ def token_from_file(path: Path) -> str:
     return text
 
 
+def given_token(text: str | None) -> str | None:
+    """The token in what was given as ``?token=``: the token itself, or the whole printed address pasted into the sign-in form."""
+    if text is None or "token=" not in text:
+        return text
+    return text.split("token=", 1)[1].split("&", 1)[0].split("#", 1)[0]
+
+
 def token_matches(given: str | None, token: str) -> bool:
     """Whether ``given`` is the token, in time that does not depend on how much of it is right."""
     return given is not None and hmac.compare_digest(given.encode(), token.encode())
@@ -70,6 +77,33 @@ def same_origin(origin: str | None, host: str | None, scheme: str) -> bool:
         return False
     parts = urlsplit(origin)
     return parts.scheme == scheme and parts.netloc.lower() == host.lower() and not parts.path.strip("/")
+
+
+def seen_as(scheme: str, host: str | None, peer: str | None, headers: dict[str, str]) -> tuple[str, str | None]:
+    """The scheme and host the browser used for a request: the page's own, or, from a proxy on this machine, what it forwards.
+
+    ``tailscale serve`` and a local reverse proxy end TLS and pass the request
+    on over loopback, saying in ``X-Forwarded-Proto`` and ``X-Forwarded-Host``
+    what the browser asked for: a POST's ``Origin`` names that, and the page's
+    cookie is ``Secure`` there.  Only a peer on this machine is believed (a
+    browser elsewhere cannot reach a loopback page but through such a proxy;
+    a page elsewhere cannot add these headers to a request without a CORS
+    preflight, which the page never answers).
+    """
+    if peer is None or not _loopback(peer):
+        return scheme, host
+    proto = headers.get("X-Forwarded-Proto", "").split(",")[0].strip().lower()
+    forwarded = headers.get("X-Forwarded-Host", "").split(",")[0].strip()
+    return (proto if proto in ("http", "https") else scheme), (forwarded or host)
+
+
+def _loopback(address: str) -> bool:
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(address.removeprefix("::ffff:")).is_loopback
+    except ValueError:
+        return False
 
 
 class RateLimit:

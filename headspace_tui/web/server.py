@@ -10,17 +10,23 @@ The routes, each declared in api/page_calls.py with its fields (every one needs
 the token; guard.py says how it is checked):
 
 * ``GET /``: the page (``/?token=…`` sets the cookie and redirects to ``/``);
-* ``GET /assets/{app.js,app.css}``: its script and style, shipped in the wheel;
+* ``GET /assets/{app.js,app.css,icon.svg}``: its script, style and icon, shipped in the wheel;
+* ``GET /manifest.webmanifest`` and ``GET /sw.js``: what makes the page an app
+  on the home screen, and its service worker (the page's own files offline,
+  the pushes; assets/sw.js says what it keeps: never an agent);
 * ``GET /api/agents``: every agent as the page lists it (views.py), the hosts'
   problems, and whether the page may answer;
 * ``GET /api/screen?pane=%3@box``: that agent's screen as coloured runs;
 * ``GET /api/events?client=ID``: Server-Sent Events (``hello`` with the
-  service's epoch first, then ``agent``, ``removed``, ``hosts``, and ``screen``
-  for the pane that client looks at); each change carries ``rev``, and so do
+  service's epoch first, then ``agent``, ``removed``, ``hosts``, ``pushed``
+  (a push's result is in), and ``screen`` for the pane that client looks at); each change carries ``rev``, and so do
   the replies above, so a page keeps the newer of a reply and an event;
 * ``GET /api/ruled``: what the rules answered for you in the last day,
   each with its rule's state (answering, paused, revoked, gone);
 * ``POST /api/rules``: ``{"action": "pause"|"resume"|"revoke", "rule", "host"}``;
+* ``GET /api/push?endpoint=…``, ``POST /api/push/subscribe`` and
+  ``POST /api/push/unsubscribe``: Web Push (push.py): whether this browser
+  is subscribed, the last pushes' results, a subscription kept or dropped;
 * ``POST /api/focus``: ``{"client": ID, "pane": "%3"|null}``: the pane this
   page looks at (read at the preview's pace, its screens pushed);
 * ``POST /api/answer``: ``{"pane", "intent", "option", "text", "expect"}``:
@@ -60,11 +66,14 @@ from ..api.page_calls import PAGE
 from ..api.rows import host_problems
 from ..events import AgentChanged, AgentRemoved, Event, PaneCaptured, ProblemChanged
 from ..model import Agent, PaneAddress
+from ..notifications.decide import Notification
 from ..notifications.snooze import UNTIL_IT_CHANGES, snooze_words
 from ..service.answer_wait import AnswerWait, answer_request
 from ..shared.fanout import Fanout, sse
-from .guard import COOKIE, RateLimit, new_token, same_origin, token_matches
-from .views import agent_view, screen_view
+from .guard import COOKIE, RateLimit, given_token, new_token, same_origin, seen_as, token_matches
+from .push import Pusher, message
+from .push_crypto import Subscriber
+from .views import agent_view, quick, screen_view
 
 log = logging.getLogger(__name__)
 
@@ -74,9 +83,12 @@ RULED_SPAN = 86400.0  # seconds: the rules' answers the page lists (the last day
 WRITE_TIMEOUT = 5.0  # seconds one write to a page may take
 KEEPALIVE = 15.0  # seconds between two comments on a quiet stream (a proxy or a phone's network drops a silent one)
 SCREEN_PACE = 0.1  # seconds between two screens pushed to one page (a flood of output is not a flood of JSON)
-CONTENT_TYPES = {"app.js": "text/javascript", "app.css": "text/css"}  # the page's own files (api/page_calls.py ASSETS)
+CONTENT_TYPES = {"app.js": "text/javascript", "app.css": "text/css", "icon.svg": "image/svg+xml"}  # the page's own files (api/page_calls.py ASSETS)
 SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; manifest-src 'self'; worker-src 'self'; "
+        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",  # the first URL carries the token
     "X-Frame-Options": "DENY",
@@ -117,8 +129,11 @@ class WebOptions:
 class WebPage:
     """The page's routes and its streams, for one service; made once, served by ``WebSite`` while the web is on."""
 
-    def __init__(self, service: Served, answers: AnswerWait, focus: Callable[[str, str | None], None], gone: Callable[[str], None]) -> None:
+    def __init__(self, service: Served, answers: AnswerWait, focus: Callable[[str, str | None], None], gone: Callable[[str], None], pusher: Pusher | None = None) -> None:
         self.service = service
+        self.pusher = pusher  # Web Push to the phones that asked (push.py); None: not offered
+        if pusher is not None:
+            pusher.told = self._push_result_in
         self.answers = answers
         self.focus = focus  # the service's focus arbitration, shared with the terminal clients (FacadeStream.focus)
         self.gone = gone
@@ -229,19 +244,28 @@ class WebPage:
         given = request.cookies.get(COOKIE)
         first = request.path == "/" and request.method == "GET" and "token" in request.query
         if first:
-            if not token_matches(request.query.get("token"), token):
+            if not token_matches(given_token(request.query.get("token")), token):
                 self.limits.wrong_token(peer)
                 log.warning("web: a wrong token from %s", peer)
                 return _plain("headspace: this link's token is not the page's (run 'headspace web' again for the current one)", 403)
             moved = web.HTTPSeeOther("/")  # the token leaves the address bar (and the history); the fragment stays
-            moved.set_cookie(COOKIE, token, httponly=True, samesite="Strict", secure=self.options.tls is not None, path="/")
+            scheme, _ = seen_as(self.options.scheme, request.host, peer, dict(request.headers))
+            moved.set_cookie(COOKIE, token, httponly=True, samesite="Strict", secure=scheme == "https", path="/")
             _secure(moved)
             return moved
         if not token_matches(given, token):
             # A cookie from before a restart with a new token is not a guess (the page asks again every few seconds):
             # only a token given in the address counts towards turning an address away.
+            if request.path == "/" and request.method == "GET":
+                # The page itself: a form to paste the printed address into (an app on the home screen may not share the
+                # browser's cookies). It is the same ``/?token=…`` as the printed address, and counts as a guess as that does.
+                signin = web.Response(body=_asset_bytes("signin.html"), status=401, content_type="text/html", charset="utf-8")
+                signin.headers["Content-Security-Policy"] = "default-src 'none'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+                _secure(signin)
+                return signin
             return _plain("headspace: open the address 'headspace web' printed (it carries the page's token)", 401)
-        if request.method != "GET" and not same_origin(request.headers.get("Origin"), request.host, self.options.scheme):
+        scheme, host = seen_as(self.options.scheme, request.host, peer, dict(request.headers))  # the browser's, through a proxy on this machine
+        if request.method != "GET" and not same_origin(request.headers.get("Origin"), host, scheme):
             log.warning("web: a %s from %s without this page's Origin", request.method, peer)
             return _plain("a change must come from the page itself (its Origin)", 403)
         try:
@@ -256,7 +280,54 @@ class WebPage:
         return web.Response(body=_asset_bytes("index.html"), content_type="text/html", charset="utf-8")
 
     async def _asset(self, request: web.Request, name: str) -> web.StreamResponse:
-        return web.Response(body=_asset_bytes(name), content_type=CONTENT_TYPES[name], charset="utf-8")
+        return web.Response(body=_asset_bytes(name), content_type=CONTENT_TYPES[name], charset=None if name.endswith(".svg") else "utf-8")
+
+    async def _manifest(self, request: web.Request) -> web.StreamResponse:
+        return web.Response(body=_asset_bytes("manifest.webmanifest"), content_type="application/manifest+json", charset="utf-8")
+
+    async def _worker(self, request: web.Request) -> web.StreamResponse:
+        return web.Response(body=_asset_bytes("sw.js"), content_type="text/javascript", charset="utf-8")
+
+    # -- Web Push: this browser's subscription, and the pushes ---------------------------
+    async def _push(self, request: web.Request, endpoint: str | None) -> web.Response:
+        """Whether this page can have pushes (TLS, a key), whether ``endpoint`` (this browser's subscription) is kept, and the last results."""
+        if self.pusher is None:
+            return web.json_response({"key": "", "problem": "this service does not send pushes", "subscribed": False, "phones": 0, "results": []})
+        return web.json_response(self.pusher.state(endpoint or ""))
+
+    async def _subscribe(self, request: web.Request, endpoint: str, p256dh: str, auth: str, browser: str | None) -> web.Response:
+        if self.pusher is None:
+            return web.json_response({"error": "this service does not send pushes"}, status=409)
+        why = self.pusher.subscribe(Subscriber(endpoint, p256dh, auth), browser or "")
+        if why:
+            log.warning("web push: a subscription from %s refused: %s", self._peer(request), why)
+            return web.json_response({"error": why}, status=400)
+        log.info("web push: this phone (%s) will be notified", self._peer(request))
+        return web.json_response(self.pusher.state(endpoint))
+
+    async def _unsubscribe(self, request: web.Request, endpoint: str) -> web.Response:
+        if self.pusher is None:
+            return web.json_response({"error": "this service does not send pushes"}, status=409)
+        dropped = self.pusher.unsubscribe(endpoint)
+        return web.json_response({**self.pusher.state(endpoint), "dropped": dropped})
+
+    def _push_result_in(self) -> None:
+        """A push's result is in: the pages that list the pushes read them again."""
+        if self._streams:
+            self._streams.put(sse({"type": "pushed"}))
+
+    def push(self, note: Notification) -> None:
+        """A wait the ringer rang, to the phones that asked (while the page is served): its words, its card, and for a plain permission Approve and Deny."""
+        if self.pusher is None or not self.pusher.subscriptions:
+            return
+        first = note.alerts[0].address if note.alerts else ""
+        agent = self.service.agent(first) if first else None
+        request, answers = "", False
+        if agent is not None and len(note.alerts) == 1 and not note.alerts[0].blocked:
+            view = agent_view(agent, None, self.service.snooze_of(agent))
+            request = view.get("request") or ""
+            answers = quick(view) and not self.options.read_only
+        self.pusher.push(message(note.title, note.body, first, request=request, answers=answers))
 
     # -- what the page reads ----------------------------------------------------------------
     async def _agents(self, request: web.Request) -> web.Response:
@@ -406,6 +477,8 @@ class WebSite:
             context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
             context.load_cert_chain(*options.tls)
         self.page.options = options
+        if self.page.pusher is not None and self.page.pusher.token != options.token:
+            self.page.pusher.bind(options.token)  # the phones subscribed under this token (another token's are dropped)
         runner = web.AppRunner(self.page.app(), access_log=None, handle_signals=False, handler_cancellation=True, shutdown_timeout=1.0)
         await runner.setup()
         try:

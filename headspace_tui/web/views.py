@@ -87,6 +87,24 @@ def agent_view(agent: Agent, now: float | None = None, snooze: Snooze | None = N
     return row
 
 
+def quick(view: dict[str, Any]) -> bool:
+    """Whether a push offers Approve and Deny for this row: a plain permission, as app.js ``plain`` says for a tap on the list, with Deny too.
+
+    Its tool named, Approve among its actions (never an option that widens
+    what the agent may do), not a multi-select, not a change held for review.
+    """
+    return bool(
+        view["state"] == "permission"
+        and view["needs_you"]
+        and not view["offline"]
+        and view.get("tool")
+        and "approve" in view["actions"]
+        and "deny" in view["actions"]
+        and not view["multi_select"]
+        and not view["proposed"]
+    )
+
+
 def _proposed(agent: Agent) -> dict[str, Any] | None:
     """The row's proposed change, while it waits on that permission, in ``Diff.to_dict()``'s shape (read through ``from_dict``: only that shape reaches the page)."""
     if agent.proposed is None or agent.state is not AgentState.PERMISSION:

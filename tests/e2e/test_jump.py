@@ -30,13 +30,14 @@ def clients(tmux) -> list[dict[str, str]]:
     return rows
 
 
-def wait(predicate, what: str, timeout: float = 30.0):
+def wait(predicate, what: str, timeout: float = 30.0, pause=lambda: time.sleep(0.1)):
+    """``predicate``'s first true value, asked every ``pause`` (a browser test pauses through its driver) until ``timeout``."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
         if value:
             return value
-        time.sleep(0.1)
+        pause()
     raise AssertionError(f"timed out waiting for {what}")
 
 

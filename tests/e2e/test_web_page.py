@@ -484,7 +484,8 @@ def test_an_edit_held_by_the_hook_shows_its_change_above_approve_and_its_lines_a
     edges = page.wait_for_function(
         """() => {
             const change = document.querySelector('#dialog .change');
-            const approve = [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'Approve');
+            // The card's Approve (the list, hidden behind the card, may still hold its own from before the hook held the edit).
+            const approve = [...document.querySelectorAll('#agent-view button')].find((b) => b.textContent.trim() === 'Approve');
             if (!change || !approve || !change.getClientRects().length || !approve.getClientRects().length) return null;
             return [change.getBoundingClientRect().bottom, approve.getBoundingClientRect().top];
         }""",

@@ -33,7 +33,7 @@ from headspace_tui.api.calls import CALLS, KEPT, LOCAL, SERVED_BY, Call
 from headspace_tui.api.errors import Lost, ServiceError
 from headspace_tui.api.facade import Facade, Intent, IntentKind, Jump, PaneScreen, ProblemChanged
 from headspace_tui.api.own_calls import OWN
-from headspace_tui.api.page_calls import PAGE
+from headspace_tui.api.page_calls import ASSETS, PAGE
 from headspace_tui.changes.model import Diff
 from headspace_tui.hooks.calls import PendingCall
 from headspace_tui.model import Agent, AgentState, Observation, Prompt
@@ -186,7 +186,13 @@ def _script_requests() -> list[tuple[str, str, set[str]]]:
     assets = Path(headspace_tui.__file__).parent / "web" / "assets"
     script, page = (assets / "app.js").read_text(), (assets / "index.html").read_text()
     asked = []
-    for verb, pattern in (("GET", r"fetch\(\s*[`\"']([^`\"']+)"), ("POST", r"post\(\s*[`\"']([^`\"']+)"), ("GET", r"new EventSource\(\s*[`\"']([^`\"']+)")):
+    requests = (
+        ("GET", r"fetch\(\s*[`\"']([^`\"']+)"),
+        ("POST", r"post\(\s*[`\"']([^`\"']+)"),
+        ("GET", r"new EventSource\(\s*[`\"']([^`\"']+)"),
+        ("GET", r"serviceWorker\.register\(\s*[`\"']([^`\"']+)"),  # the worker's script: the browser fetches it
+    )
+    for verb, pattern in requests:
         for address in re.findall(pattern, script):
             path, _, query = address.partition("?")
             asked.append((verb, path, set(re.findall(r"(?:^|&)([A-Za-z_]+)=", query))))
@@ -202,7 +208,7 @@ def test_every_request_the_page_makes_is_declared_with_its_fields():
     by_path = {call.path: call for call in PAGE.values()}
     assets = PAGE["asset"]
     for verb, path, fields in asked:
-        call = by_path.get(path) or (assets if path.removeprefix("/assets/") in {"app.js", "app.css"} else None)
+        call = by_path.get(path) or (assets if path.removeprefix("/assets/") in ASSETS else None)
         assert call is not None, f"the page asks {verb} {path}, which api/page_calls.py does not declare"
         assert call.verb == verb, f"{path}: asked as {verb}, declared {call.verb}"
         assert fields <= {name for name, _ in call.fields}, f"{path}: asks {sorted(fields)}, declared {[n for n, _ in call.fields]}"
@@ -283,6 +289,9 @@ class Stub:
 
     def focus(self, pane):
         self.asked.append("focus")
+
+    def here(self):
+        self.asked.append("here")
 
     def show(self, panes):
         pass
@@ -390,6 +399,7 @@ def _every_call(client: ServiceClient) -> None:
     assert asyncio.run(client.changes("%1", "turn")) == Diff(note="%1 turn")
     assert client.why(AGENT, 1.0) == (None, None)
     assert client.timeline(AGENT) == []
+    client.here()  # a key: said to the service (no loop runs here, so at once)
     assert client.waited_today({}, 100.0) == 3.0
     today, rows = client.spent(100.0, 7)
     assert today.cost_usd == 0.25 and today.tokens.total == 10 and [r.agent for r in rows] == ["w:0.0 (repo)"]

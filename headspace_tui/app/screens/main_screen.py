@@ -413,6 +413,7 @@ class MainScreen(Screen):
         selected agent does not allow rings the bell and says why (``Triage``).
         """
         self._key_read_at = event.time
+        self.service.here()  # a person is at this terminal: the phone is not pushed meanwhile
         if not self.typing.key(event) and self._keys_live():
             self.triage.explain(event)
 

@@ -21,6 +21,7 @@ let busy = false; // an answer is on its way: its buttons wait
 let ticks = null; // a multi-select question's boxes as the user set them here (null: as the pane shows them)
 let events = null;
 let wasLive = false;
+let heard = false; // the service's list was read at least once (before that, no "no agents yet": nothing is known)
 
 const $ = (id) => document.getElementById(id);
 const NAMED = new Set(["black", "red", "green", "brown", "yellow", "blue", "magenta", "cyan", "white"]);
@@ -104,7 +105,7 @@ function drawList() {
     return el("li", { class: `agent${kind}`, "data-pane": agent.address, "data-state": agent.state, "data-snoozed": agent.snoozed ? "yes" : "no" }, open, quickApprove(agent));
   });
   list.replaceChildren(...items);
-  $("empty").hidden = items.length > 0;
+  $("empty").hidden = items.length > 0 || !heard;
   drawSummary();
 }
 
@@ -146,7 +147,7 @@ function drawSummary() {
   const all = Array.from(agents.values());
   const needing = all.filter((a) => a.needs_you).length;
   const snoozed = all.filter((a) => a.snoozed).length;
-  $("summary").textContent = `${all.length} agent${all.length === 1 ? "" : "s"} · ${needing} need${needing === 1 ? "s" : ""} you${snoozed ? ` (${snoozed} snoozed)` : ""}`;
+  $("summary").textContent = !heard ? "" : `${all.length} agent${all.length === 1 ? "" : "s"} · ${needing} need${needing === 1 ? "s" : ""} you${snoozed ? ` (${snoozed} snoozed)` : ""}`;
   $("problems").hidden = problems.length === 0;
   $("problems").textContent = problems.join(" · ");
 }
@@ -612,6 +613,135 @@ async function rulesChange(body) {
 
 $("pause-all").addEventListener("click", () => rulesChange({ action: "pause", rule: "" }));
 
+// -- notifications: Web Push to this phone ------------------------------------------------
+// The service pushes each wait it rings to the browsers that asked here, unless you pressed a key at a headspace
+// terminal in the last minute or so; each push's result is listed below. A push opens its agent's card.
+let worker = null; // this page's service worker registration (null: none)
+let pushState = null; // what the service said: its key, whether this browser is subscribed, the last results
+
+function pushUnavailable() {
+  if (!window.isSecureContext) {
+    return "Served without TLS: this browser allows this page no notifications and no install. Serve it over TLS (the README says how: tailscale serve, a reverse proxy, or a private CA on the phone).";
+  }
+  if (!("serviceWorker" in navigator) || !("PushManager" in window) || !("Notification" in window)) {
+    return "This browser has no Web Push here. On an iPhone, add the page to the Home Screen (Share, then Add to Home Screen) and open it from there.";
+  }
+  return "";
+}
+
+async function register() {
+  if (!window.isSecureContext || !("serviceWorker" in navigator)) return null;
+  try {
+    worker = await navigator.serviceWorker.register("/sw.js", { scope: "/" });
+  } catch (error) {
+    worker = null;
+  }
+  return worker;
+}
+
+async function mySubscription() {
+  if (!worker || !worker.pushManager) return null;
+  return worker.pushManager.getSubscription().catch(() => null);
+}
+
+async function loadPush() {
+  const mine = await mySubscription(); // "" asks only what the service says of every phone
+  const response = await fetch(`/api/push?endpoint=${encodeURIComponent(mine ? mine.endpoint : "")}`, { credentials: "same-origin" });
+  if (!response.ok) return;
+  pushState = await response.json();
+  drawPush();
+}
+
+function drawPush() {
+  const why = pushUnavailable() || (pushState && pushState.problem ? `Pushes cannot be sent: ${pushState.problem}` : "");
+  const on = Boolean(pushState && pushState.subscribed);
+  const quiet = pushState ? Math.round(pushState.quiet_after_key) : 0;
+  const unless = quiet ? `, unless you pressed a key at a headspace terminal in the last ${quiet} s` : "";
+  $("notify-why").textContent = why || (on ? `This phone is notified when an agent needs you${unless}.` : "Get a notification on this phone when an agent needs you.");
+  $("notify-on").hidden = Boolean(why) || on || !pushState;
+  $("notify-off").hidden = !on;
+  $("notify-count").textContent = pushState && pushState.phones ? `(${pushState.phones} subscribed)` : "";
+  const results = (pushState && pushState.results) || [];
+  $("notify-list").replaceChildren(
+    ...results.map((r) =>
+      el(
+        "li",
+        { "data-outcome": r.outcome },
+        el("div", { class: "what", text: `${clock(r.at)} ${r.outcome}: ${r.title}` }),
+        r.why || r.service ? el("div", { class: "who", text: [r.service, r.why].filter(Boolean).join(": ") }) : null,
+      ),
+    ),
+  );
+}
+
+function keyBytes(b64url) {
+  const text = atob(b64url.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (b64url.length % 4)) % 4));
+  return Uint8Array.from(text, (c) => c.charCodeAt(0));
+}
+
+function notifySaid(text, kind) {
+  const said = $("notify-said");
+  said.textContent = text;
+  said.className = `notice ${kind}`;
+  said.hidden = !text;
+}
+
+async function subscribed() {
+  const options = { userVisibleOnly: true, applicationServerKey: keyBytes(pushState.key) };
+  try {
+    return await worker.pushManager.subscribe(options);
+  } catch (error) {
+    // Subscribed before under another key (the service's key was made again): that subscription goes, and a new one is made.
+    const old = await mySubscription();
+    if (!old) throw error;
+    await old.unsubscribe();
+    return worker.pushManager.subscribe(options);
+  }
+}
+
+async function notifyOn() {
+  try {
+    if (!worker) await register();
+    if (!worker) throw new Error("the service worker could not be registered");
+    if ((await Notification.requestPermission()) !== "granted") throw new Error("this browser does not allow the page notifications (its site settings)");
+    await navigator.serviceWorker.ready;
+    const keys = (await subscribed()).toJSON();
+    const response = await post("/api/push/subscribe", { endpoint: keys.endpoint, p256dh: keys.keys.p256dh, auth: keys.keys.auth, browser: navigator.userAgent });
+    const body = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Error(body.error || response.statusText);
+    pushState = body;
+    notifySaid("This phone will be notified.", "ok");
+  } catch (error) {
+    notifySaid(`Not notified: ${error.message}`, "error");
+  }
+  drawPush();
+}
+
+async function notifyOff() {
+  const mine = await mySubscription();
+  if (mine) {
+    const response = await post("/api/push/unsubscribe", { endpoint: mine.endpoint });
+    if (response.ok) pushState = await response.json();
+    await mine.unsubscribe().catch(() => {});
+  }
+  notifySaid("This phone is no longer notified.", "ok");
+  drawPush();
+}
+
+$("notify-on").addEventListener("click", notifyOn);
+$("notify-off").addEventListener("click", notifyOff);
+$("notify").addEventListener("toggle", () => loadPush().catch(() => {}));
+// A notification tapped while this page is open, in a browser where the worker could not move it: its card.
+if ("serviceWorker" in navigator) {
+  navigator.serviceWorker.addEventListener("message", (event) => {
+    const url = event.data && typeof event.data.open === "string" ? new URL(event.data.open, location.href) : null;
+    if (url && url.origin === location.origin) {
+      history.pushState(null, "", url.hash || location.pathname);
+      route();
+    }
+  });
+}
+
 // -- live ------------------------------------------------------------------------------------
 async function loadAgents() {
   const response = await fetch("/api/agents", { credentials: "same-origin" });
@@ -628,6 +758,7 @@ async function loadAgents() {
   for (const agent of body.agents) keep(agent, now);
   problems = body.problems;
   readOnly = body.read_only;
+  heard = true;
   return true;
 }
 
@@ -667,12 +798,14 @@ function follow() {
         loadScreen();
       }
       loadRuled().catch(() => {});
+      loadPush().catch(() => {});
       route();
     }
     wasLive = true;
   };
   events.onerror = () => {
-    setLive(false, wasLive ? "offline" : "connecting…");
+    // Opened from the phone's cache with no service to hear from: it says so, and shows no agent (none is kept on the phone).
+    setLive(false, wasLive ? "offline" : "not live: no answer from the service");
     // The browser tries again by itself after a network error; after a refusal (a restart's 401, a 429) it gives up: try again here.
     if (mine.readyState === EventSource.CLOSED && events === mine) retry(mine);
   };
@@ -692,6 +825,9 @@ function follow() {
       if (before && before.rev > item.rev) return;
       agents.delete(item.pane);
       goneAt.set(item.pane, item.rev);
+    } else if (item.type === "pushed") {
+      if ($("notify").open) loadPush().catch(() => {});
+      return;
     } else if (item.type === "hosts") {
       problems = item.problems;
     } else if (item.type === "screen") {
@@ -717,3 +853,5 @@ setInterval(() => {
 }, 1000);
 route();
 follow();
+drawPush();
+register().then(() => loadPush().catch(() => {}));
