@@ -415,6 +415,7 @@ class Agent:
     # "hook" while the dialog on screen can be answered through the answer hook.
     answered: str = ""
     channel: Channel = Channel.NONE
+    hook_until: float = 0.0  # while ``channel`` is the hook: when that hook stops waiting (time.time(); 0.0 unknown), keys answer after
     command: str = ""  # the user's current (or last) command, from the transcript
     outcome: str = ""  # the last outcome: "tests passed: 42 passed", "committed: abc1234 ..."
     agent_version: str = ""  # the agent's version, from its install (any family); "" when unknown

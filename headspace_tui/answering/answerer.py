@@ -219,7 +219,9 @@ class Answerer:
         if not request:
             return f"the agent asks something now that was not shown (it is {agent.state.value})"
         if not now:
-            return f"that request is no longer on screen (the agent is {agent.state.value})"
+            ago = self.clock() - agent.since if agent.since else None
+            since = f" {ago:.0f} s ago" if ago is not None and 0 <= ago < 3600 else ""
+            return f"the agent stopped waiting for this answer{since}; it is now {agent.state.value}"
         return "the prompt changed since it was shown" + ("; this is a new one" if words_of(now) == words_of(request) else "")
 
     def refusal(self, agent: Agent, *, typed: bool = False, request: str | None = None) -> str:

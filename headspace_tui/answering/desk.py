@@ -183,7 +183,7 @@ class AnswerDesk:
         if holder is None:
             self.store.channel(pane_id, Channel.NONE, self.clock())
         else:
-            self.store.channel(pane_id, Channel.HOOK, self.clock(), holder.id, self.change(holder, seen.agent))
+            self.store.channel(pane_id, Channel.HOOK, self.clock(), holder.id, self.change(holder, seen.agent), holder.until)
 
     @staticmethod
     def _moved_on(observation) -> bool:
@@ -205,7 +205,7 @@ class AnswerDesk:
         if call is None or seen is None:
             self.store.channel(pane_id, Channel.NONE, self.clock())
         else:
-            self.store.channel(pane_id, Channel.HOOK, self.clock(), proposed=self.change(call, seen.agent))
+            self.store.channel(pane_id, Channel.HOOK, self.clock(), proposed=self.change(call, seen.agent), until=call.until)
 
     def change(self, call: PendingCall, agent: Agent) -> dict[str, Any] | None:
         """The change ``call`` would make (``Diff.to_dict()``), None when it edits no file; made once per request.

@@ -91,6 +91,9 @@ class PendingCall:
     # (``pane_id`` "" until the desk finds the agent by ``transcript``, its conversation's record), rules only.
     family: str = DEFAULT_FAMILY
     transcript: str = ""
+    # When the hook stops waiting for an answer (time.time(): its start and its wait, as it says them; 0.0 unknown).
+    # Claude's dialog stays after it, answered by keys: the card counts down to the hook's end, not the request's.
+    until: float = 0.0
 
     @classmethod
     def from_payload(cls, call_id: int, record: Any, arrived: float) -> PendingCall | None:
@@ -112,6 +115,7 @@ class PendingCall:
             arrived=arrived,
             family=family,
             transcript=_text(record, "transcript_path"),
+            until=_until(record),
         )
         if held:
             # Its pane is found by its conversation's record; a call without one is nobody's.
@@ -325,3 +329,12 @@ def hook_answer(call: PendingCall, observation: Observation, kind: str, option: 
     if kind == "deny":
         return HookAnswer(deny(DENY_MESSAGE), f"{call.describe()} → denied")
     return None
+
+
+def _until(record: dict[str, Any]) -> float:
+    """When the answer hook that sent ``record`` stops waiting: its start (``ts``) plus its ``wait``; 0.0 when it did not say."""
+    ts, wait = record.get("ts"), record.get("wait")
+    if not all(isinstance(value, (int, float)) and not isinstance(value, bool) for value in (ts, wait)):
+        return 0.0
+    assert isinstance(ts, (int, float)) and isinstance(wait, (int, float))
+    return float(ts) + float(wait) if 0 < wait <= 86400 and ts > 0 else 0.0

@@ -115,8 +115,12 @@ def _claude_pid():
     return grandparent if comm in SHELLS and grandparent > 1 else ppid
 
 
-def _record(data, ts, held=""):
-    """The event as headspace reads it; ``held``: the family whose hook runs away from its pane ("": in the agent's pane)."""
+def _record(data, ts, held="", wait=None):
+    """The event as headspace reads it; ``held``: the family whose hook runs away from its pane ("": in the agent's pane).
+
+    ``wait``: the answer hook's seconds, so headspace knows until when this
+    hook takes an answer (the card counts down to it; then keys answer).
+    """
     text = data.decode("utf-8", "replace")
     record = None
     try:
@@ -128,6 +132,10 @@ def _record(data, ts, held=""):
     if record is None:
         record = {"raw": text}
     record["ts"] = ts
+    if wait is not None:
+        record["wait"] = wait
+    else:
+        record.pop("wait", None)  # only the answer hook says how long it waits: never a key of the agent's own
     if held:
         record["family"] = held
         record["tmux_pane"] = ""
@@ -179,7 +187,7 @@ def answer(wait, held=""):
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(1.0)
     sock.connect(path)  # refused: a stale socket, nobody listening
-    sock.sendall(_record(data, time.time(), held) + b"\n")
+    sock.sendall(_record(data, time.time(), held, wait) + b"\n")
     chunks = []
     size = 0
     while True:

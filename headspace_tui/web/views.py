@@ -16,7 +16,7 @@ from ..api.facade import IntentKind, PaneScreen, key_allowed, sort_key, unfit
 from ..api.rows import agent_row
 from ..changes.model import Diff
 from ..detect.approval import approval, widening
-from ..model import STATE_GLYPHS, Agent, AgentState, Option
+from ..model import STATE_GLYPHS, Agent, AgentState, Channel, Option
 from ..notifications.snooze import SNOOZED_RANK, Snooze, snooze_words
 from ..screen.virtual import VirtualScreen
 from ..usage.words import usage_lines
@@ -55,6 +55,8 @@ def agent_view(agent: Agent, now: float | None = None, snooze: Snooze | None = N
             "snoozed": snoozed,
             "offline": agent.offline,
             "actions": actions,
+            # While Claude's answer hook holds the dialog: when that hook stops waiting (its clock's time.time()); then keys answer.
+            "hook_until": agent.hook_until if agent.channel == Channel.HOOK and agent.hook_until else None,
             "fingerprint": prompt.fingerprint if prompt else "",
             "title": prompt.title if prompt else "",
             # ``widens``: what choosing it changes beyond this one request ("" for none): the page asks before it sends one.

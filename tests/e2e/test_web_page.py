@@ -287,6 +287,26 @@ def test_a_stale_tap_for_an_answered_request_never_approves_the_next_one_with_th
     assert len(runs.read_text().splitlines()) == 2
 
 
+def test_a_tap_after_the_agent_stopped_waiting_says_how_long_ago_and_what_it_does_now_and_sends_nothing(claude_session, private_tmux, services, phone):
+    """The card's request ended without headspace (the person answered at the pane); a frozen page's tap is refused in plain words."""
+    session, page, _ = at_permission(claude_session, private_tmux, services, phone, [api.bash("touch here.txt", "Make a file"), api.text("Made it.")], "gone-by", "make a file", "touch here.txt")
+    page.route("**/api/events**", lambda route: route.abort())  # the phone in a pocket: its stream frozen
+    page.evaluate("events.close()")
+    session.press("Enter")  # answered at the pane itself ("Yes" is the dialog's first option)
+    session.wait_for("Made it.", timeout=60)
+
+    def idle() -> bool:
+        rows = [json.loads(line) for line in run("-L", private_tmux.name, "status", "--json").stdout.splitlines()]
+        return any(row["pane_id"] == session.pane_id and row["state"] == "idle" for row in rows)
+
+    wait(idle, "the service to see the agent idle")
+    page.get_by_role("button", name="Approve", exact=True).tap()
+    page.locator("#notice.error").wait_for(timeout=WAIT)
+    notice = page.locator("#notice").inner_text()
+    assert re.search(r"^Nothing sent: the agent stopped waiting for this answer \d+ s ago; it is now idle\.", notice), notice
+    assert (session.workdir / "here.txt").exists() and session.screen().count("Made it.") == 1  # the one answer, the person's
+
+
 def at_permission(claude_session, private_tmux, services, phone, script: list, name: str, prompt: str, command: str):
     """Claude asked to run ``command`` (its first step), the page open on that agent with the whole dialog read (its plain
     "Yes" too), as the user saw it: (session, page, url)."""
@@ -469,6 +489,11 @@ def test_an_edit_held_by_the_hook_shows_its_change_above_approve_and_its_lines_a
     open_agent(page, session.pane_id, "permission")
     change = page.locator("#dialog .change")
     change.locator(".del", has_text="It builds a tree.").wait_for(timeout=WAIT)  # once the hook holds the call: its exact strings
+    # The hook's own end (its start and its 120 s), counted down on the card: then keys answer, the dialog stays.
+    deadline = page.locator("#deadline")
+    deadline.wait_for(timeout=WAIT)
+    left = int(re.fullmatch(r"Through Claude's hook for (\d+) s more, then by keys \(the dialog stays\)\.", deadline.inner_text()).group(1))
+    assert 60 < left <= 120, deadline.inner_text()
     assert change.locator(".change-file").inner_text() == "README.md +4 \u22123", "named from the agent's folder, with its counts"
     removed = [t.strip() for t in change.locator("pre.diff .del").all_inner_texts()]
     added = [t.strip() for t in change.locator("pre.diff .add").all_inner_texts()]

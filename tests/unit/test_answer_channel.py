@@ -166,9 +166,11 @@ def test_a_decision_reaches_claude_as_the_hooks_output(runtime: Path):
         channel = channel_in(runtime)
         await channel.start()
         assert (os.stat(channel.path).st_mode & 0o777) == 0o600
+        before = time.time()
         proc, _ = run_hook(runtime, payload())
         call = await first_call(channel)
         assert (call.pane_id, call.tool_name, call.tool_input) == ("%3", "Bash", BASH)
+        assert before + 5 <= call.until <= time.time() + 5  # the hook says until when it waits (its start, and its 5 s)
         assert channel.decide(call.id, deny("no thanks"))
         code, out, err = await finish(proc)
         await channel.close()

@@ -170,7 +170,10 @@ def test_an_answer_drawn_for_no_prompt_or_another_prompt_is_refused():
     assert "was not shown" in answerer.stale(agent, "")
     assert answerer.stale(agent, "f-push~r1").startswith("the prompt changed since it was shown")
     agent.observation = WORKING
-    assert "no longer on screen" in answerer.stale(agent, "f-rm~r3")
+    agent.since = 60.0  # working since then: the request ended 40 s before the answer came
+    assert answerer.stale(agent, "f-rm~r3") == "the agent stopped waiting for this answer 40 s ago; it is now working"
+    agent.since = 0.0  # when is not known: not said
+    assert answerer.stale(agent, "f-rm~r3") == "the agent stopped waiting for this answer; it is now working"
     assert answerer.stale(agent, "") == ""
 
 

@@ -274,21 +274,24 @@ class AgentStore:
             agent.answered = text
             self.emit(AgentChanged(agent, agent.state, at))
 
-    def channel(self, pane_id: str, channel: Channel, at: float, call: int | None = None, proposed: dict[str, Any] | None = None) -> None:
+    def channel(self, pane_id: str, channel: Channel, at: float, call: int | None = None, proposed: dict[str, Any] | None = None, until: float = 0.0) -> None:
         """Whether the dialog on screen can be answered through the hook (``Channel.HOOK``: by ``call``) or only by keys (``NONE``).
 
         A dialog held by another hook call than the one that held it is
         another request, whatever its words: a new appearance.  ``proposed``:
         the change that call would make, when it edits a file (the row keeps
-        it only while the hook holds the dialog).
+        it only while the hook holds the dialog); ``until``: when that hook
+        stops waiting (its own word; keys answer the dialog after it).
         """
         agent = self.agents.get(pane_id)
         if agent is None:
             return
         proposed = proposed if channel == Channel.HOOK else None
-        changed = agent.channel != channel or agent.proposed != proposed
+        until = until if channel == Channel.HOOK else 0.0
+        changed = agent.channel != channel or agent.proposed != proposed or agent.hook_until != until
         agent.channel = channel
         agent.proposed = proposed
+        agent.hook_until = until
         if call is not None and self.appearances.held_by(pane_id, call):
             agent.observation = replace(agent.observation, request=self.appearances.current(pane_id)).stamped()
             agent.prompt_since = at

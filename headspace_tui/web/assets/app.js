@@ -256,6 +256,15 @@ function modeWords(agent) {
   return words[agent.mode] || "";
 }
 
+// A dialog Claude's answer hook holds: how long the hook still takes the answer (then keys do: the dialog stays).
+// Its end is the hook's own word (its start and its wait), counted here by this phone's clock.
+function hookWords(agent) {
+  if (!agent.hook_until || !agent.needs_you) return "";
+  const left = Math.round(agent.hook_until - Date.now() / 1000);
+  if (left > 0) return `Through Claude's hook for ${left} s more, then by keys (the dialog stays).`;
+  return `Claude's hook stopped waiting ${-left} s ago: an answer now goes by keys.`;
+}
+
 // The calls auto mode blocked, newest first: this turn's in full colour, earlier ones dimmed.
 function drawBlocked(agent) {
   const blocked = (agent.blocked || []).slice(-5).reverse();
@@ -353,6 +362,8 @@ function drawDialog(agent) {
   if (agent.tool && agent.detail && !title.includes(agent.detail)) parts.push(el("p", { class: "call", text: `${agent.tool}: ${agent.detail}` }));
   const blocked = drawBlocked(agent);
   if (blocked) parts.push(blocked);
+  const hook = hookWords(agent);
+  if (hook) parts.push(el("p", { class: "deadline", id: "deadline", text: hook }));
   const change = drawChange(agent);
   if (change) parts.push(change);
   const can = new Set(readOnly || agent.offline ? [] : agent.actions);
@@ -844,7 +855,12 @@ function follow() {
 
 // The times tick: only their text changes (the list itself is redrawn when an agent does).
 setInterval(() => {
-  if (shown) return;
+  if (shown) {
+    const line = $("deadline");
+    const agent = agents.get(shown);
+    if (line && agent) line.textContent = hookWords(agent);
+    return;
+  }
   for (const item of $("agents").children) {
     const agent = agents.get(item.getAttribute("data-pane"));
     const time = item.querySelector(".time");
