@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .call import FLAG, HOST_NAME, MAYBE_TEXT, PANE, PANE_OR_NONE, RULE_ID, RULES_ACTION, SCOPE, TEXT, Asked, Call, Kind, optional
+from .call import FLAG, HOST_NAME, MAYBE_TEXT, PANE, PANE_OR_NONE, RULE_ID, RULES_ACTION, SCOPE, TEXT, TIME, Asked, Call, Kind, optional
 
 ASSETS = ("app.js", "app.css", "icon.svg")  # the page's own files, shipped in the wheel (web/assets/)
 MAX_SNOOZE = 24 * 60  # minutes a wait may be put off from the page
@@ -75,6 +75,7 @@ PAGE: dict[str, Call] = {
         Call("subscribe", "POST", "/api/push/subscribe", (("endpoint", TEXT), ("p256dh", TEXT), ("auth", TEXT), ("browser", MAYBE_TEXT))),
         Call("unsubscribe", "POST", "/api/push/unsubscribe", (("endpoint", TEXT),)),
         Call("ruled", "GET", "/api/ruled"),
+        Call("away", "GET", "/api/away", (("since", TIME),)),  # what each agent did since the page was last looked at
         Call("rules", "POST", "/api/rules", (("action", RULES_ACTION), ("rule", RULE_ID), ("host", HOST_NAME)), writes=True),
     )
 }

@@ -80,6 +80,7 @@ log = logging.getLogger(__name__)
 MAX_REQUEST = 16 * 1024  # bytes: no request of the page's is bigger
 EVENTS_QUEUED = 500  # changes a page may fall behind by before it is cut off (it reconnects and reloads)
 RULED_SPAN = 86400.0  # seconds: the rules' answers the page lists (the last day)
+AWAY_SPAN = 7 * 86400.0  # seconds: how far back "while you were away" looks at most
 WRITE_TIMEOUT = 5.0  # seconds one write to a page may take
 KEEPALIVE = 15.0  # seconds between two comments on a quiet stream (a proxy or a phone's network drops a silent one)
 SCREEN_PACE = 0.1  # seconds between two screens pushed to one page (a flood of output is not a flood of JSON)
@@ -221,6 +222,12 @@ class WebPage:
         """The rules' answers of the last day (newest first), each with its rule's state now."""
         answers = self.service.ruled(time.time() - RULED_SPAN)
         return web.json_response({"answers": answers, "read_only": self.options.read_only})
+
+    async def _away(self, request: web.Request, since: float) -> web.Response:
+        """What each agent did since ``since`` (when this phone last looked), at most AWAY_SPAN back: the journal is read off the loop."""
+        since = max(since, time.time() - AWAY_SPAN)
+        agents, ruled = self.service.agents(), self.service.ruled(since)  # on the loop, where they change
+        return web.json_response({"since": since, "agents": await asyncio.to_thread(self.service.away, since, agents, ruled)})
 
     async def _rules(self, request: web.Request, action: str, rule: str, host: str) -> web.Response:
         """``{"action": "pause"|"resume"|"revoke", "rule": ID or "", "host": NAME or ""}``: what the service said."""

@@ -783,3 +783,38 @@ def test_the_page_comes_back_with_the_service_at_the_same_address_without_a_new_
     assert printed.returncode == 0 and f"http://127.0.0.1:{port}/?token={token}" in printed.stdout.splitlines(), printed.stdout
     off = run("-L", private_tmux.name, "web", "--off")
     assert off.returncode == 0 and not settings.exists(), off.stdout  # turned off: nothing brings it back
+
+
+def test_coming_back_after_a_while_the_page_says_what_each_agent_did_meanwhile_and_each_line_opens_it(claude_session, private_tmux, services, phone, tmp_path):
+    """The phone put away for an hour (its own record of when it last looked, set back): opened again, the page says which
+    agent finished a turn and what it spent, above the list; the line opens that agent. A page looked at a moment ago says nothing."""
+    session = claude_session([api.text("All done here.")], name="while-away")
+    url, _, _ = web_on(private_tmux.name, services)
+    page = phone.new_page()
+    page.goto(url)
+    agent_item(page, session.pane_id, "idle").wait_for(timeout=WAIT)
+    asked = time.time()
+    session.submit("finish something")
+    session.wait_for("All done here.", timeout=60)
+
+    def finished() -> bool:  # the service has logged the turn's end (what the page will be told)
+        said = page.evaluate("(since) => fetch('/api/away?since=' + since).then((r) => r.json())", asked)
+        return any(entry["address"] == session.pane_id and entry["finished"] for entry in said["agents"])
+
+    wait(finished, "the service to log the turn's end", pause=lambda: page.wait_for_timeout(200))
+    page.reload()  # looked at a moment ago: nothing to say
+    page.locator("#live.on").wait_for(timeout=WAIT)
+    assert page.locator("#away").is_hidden()
+
+    # An hour in a pocket: the phone's record of its last look set back as the page opens again (leaving it records
+    # the moment it was put away, as a phone does).
+    page.add_init_script("localStorage.setItem('headspace-looked', String(Date.now() - 3600 * 1000))")
+    page.reload()
+    entry = page.locator(f'#away li[data-pane="{session.pane_id}"]')
+    entry.wait_for(timeout=WAIT)
+    words = entry.inner_text()
+    assert "while-away" in words and "now idle" in words and "finished a turn" in words and "spent" in words, words
+    assert page.locator("#away-title").inner_text().startswith("While you were away (since "), page.locator("#away-title").inner_text()
+    page.screenshot(path=str(shots(tmp_path) / "away-390x844.png"))
+    entry.locator("button.open").tap()
+    page.locator(f'#agent-view[data-pane="{session.pane_id}"]').wait_for(timeout=WAIT)

@@ -32,10 +32,14 @@ from ...model import Agent, AgentState, Blocked
 from ...state.eventlog import EventLog, EventLogError, StoredEvent
 from ...state.machine import AgentCommands, end_session
 from ...usage.model import Spent, SpentRow
+from .away import away, spent_since
 from .command_tracker import AgentHistory, CommandTracker, turn_time, who
 from .event_writer import EventWriter, stored
 from .history import History, start_of_day
-from .usage_ledger import UsageLedger
+from .usage_ledger import UsageLedger, spent_of
+
+CLOCK = "agent_clock"  # an agent's state dated again (its key, the state, since when)
+STATE = "agent_state"  # an agent's state change (its key, from, to, since when)
 
 __all__ = ["ENDED_KEPT", "MEMORY_EVENTS", "AgentHistory", "Journal", "start_of_day", "turn_time", "who"]
 
@@ -231,7 +235,7 @@ class Journal:
             # unless this run dates the state otherwise (Claude's word, read now).
             logged = self.history.remembered_in_log(key)
             if logged is not None and abs(logged[1] - since) >= 0.5:
-                self.writer.write([{"kind": "agent_clock", "agent": key, "state": new.value, "since": since, "since_source": agent.since_source}])
+                self.writer.write([{"kind": CLOCK, "agent": key, "state": new.value, "since": since, "since_source": agent.since_source}])
             return
         evidence = agent.observation.evidence[0] if agent.observation.evidence else None
         ended: list[dict] = []
@@ -242,7 +246,7 @@ class Journal:
             [
                 *ended,
                 {
-                    "kind": "agent_state",
+                    "kind": STATE,
                     "agent": who(agent),
                     "ts": at,
                     "pane": agent.pane_id,
@@ -279,7 +283,7 @@ class Journal:
             return
         history.changes[-1] = (agent.since, old, new)
         if abs(at - agent.since) >= 0.5:
-            self.writer.write([{"kind": "agent_clock", "agent": key, "state": new, "since": agent.since, "since_source": agent.since_source}])
+            self.writer.write([{"kind": CLOCK, "agent": key, "state": new, "since": agent.since, "since_source": agent.since_source}])
 
     def conversation(self, agent: Agent, at: float, session: str, how: str) -> None:
         """Claude began another conversation in the same process (``how``: "cleared" by /clear, or "resumed" by /resume): a line of the timeline."""
@@ -312,6 +316,17 @@ class Journal:
     def spent(self, now: float, days: int) -> tuple[Spent, list[SpentRow]]:
         """What agents spent today, and per agent per day for the last ``days`` days (0: none), earlier runs included."""
         return self.ledger.today(now), self.ledger.days(now, days) if days else []
+
+    def away(self, agents: list[Agent], ruled: list[dict], since: float) -> list[dict]:
+        """What each agent did since ``since`` (away.py): its finished turns from the log's state changes, its spending from the ledger's."""
+        try:
+            with self.writer.reading():  # what still waits to be written first, then the log: none missed
+                states = [e for e in self.writer.waiting_of(STATE) if e.ts >= since]
+                if self.log is not None:
+                    states += self.log.query(kind=STATE, since=since)
+        except EventLogError:
+            states = []
+        return away(agents, states, spent_since(self.ledger.since(since), since, spent_of), ruled, since)
 
     def close(self) -> None:
         self.writer.close()

@@ -143,6 +143,10 @@ class UsageLedger:
         since = start_of_day(now) - 86_400 * max(0, days - 1)
         return by_day(self._events(since))
 
+    def since(self, since: float) -> list[StoredEvent]:
+        """This server's usage events at or after ``since`` (what was added, each: ``spent_of``)."""
+        return self._events(since)
+
     def _events(self, since: float) -> list[StoredEvent]:
         if self.log is None:
             return [e for e in self._kept if e.ts >= since]

@@ -753,6 +753,85 @@ if ("serviceWorker" in navigator) {
   });
 }
 
+// -- while you were away ---------------------------------------------------------------------
+// Opened again after a while (by this phone's own record of when it last looked), the page says what each agent
+// did meanwhile: turns finished, calls auto mode blocked, what the rules answered, what it spent. Each opens its agent.
+const AWAY_AFTER = 10 * 60 * 1000; // ms without a look before the page says what happened meanwhile
+const LOOKED = "headspace-looked";
+
+function lastLooked() {
+  try {
+    const value = Number(localStorage.getItem(LOOKED));
+    return Number.isFinite(value) && value > 0 ? value : null;
+  } catch (error) {
+    return null;
+  }
+}
+
+function looked() {
+  try {
+    localStorage.setItem(LOOKED, String(Date.now()));
+  } catch (error) {
+    // no storage (a private window): no "while you were away"
+  }
+}
+
+function money(usd) {
+  return usd >= 0.01 ? `$${usd.toFixed(2)}` : usd > 0 ? "under $0.01" : "";
+}
+
+function awayLines(entry) {
+  const lines = [];
+  if (entry.finished) lines.push(`finished ${entry.finished === 1 ? "a turn" : `${entry.finished} turns`}, the last at ${clock(entry.finished_last)}`);
+  for (const block of entry.blocked) lines.push(`auto mode blocked ${block.tool}: ${block.detail}${block.reason ? ` (${block.reason})` : ""} at ${clock(block.at)}`);
+  if (entry.blocked_count > entry.blocked.length) lines.push(`and ${entry.blocked_count - entry.blocked.length} more blocked`);
+  for (const answer of entry.ruled) lines.push(`rule ${answer.rule} ${answer.decision === "deny" ? "denied" : "allowed"} ${answer.tool}: ${answer.detail} at ${clock(answer.ts)}`);
+  if (entry.ruled_count > entry.ruled.length) lines.push(`and ${entry.ruled_count - entry.ruled.length} more answered by rules`);
+  const spent = [money(entry.cost_usd), entry.tokens ? `${entry.tokens.toLocaleString("en")} tokens` : ""].filter(Boolean).join(", ");
+  if (spent) lines.push(`spent ${spent}`);
+  return lines;
+}
+
+function drawAway(body) {
+  const entries = body.agents || [];
+  $("away-title").textContent = `While you were away (since ${clock(body.since)})`;
+  const items = entries.map((entry) => {
+    const name = entry.host && entry.host !== "local" ? `${entry.target} @${entry.host}` : entry.target;
+    return el(
+      "li",
+      { "data-pane": entry.address },
+      el(
+        "button",
+        { type: "button", class: "open", onclick: () => openAgent(entry.address), "aria-label": `Open ${name}` },
+        el("span", { class: "target", text: `${name} · now ${entry.state}` }),
+        ...awayLines(entry).map((line) => el("span", { class: "line", text: line })),
+      ),
+    );
+  });
+  if (!items.length) items.push(el("li", { class: "empty", text: "Nothing finished, was blocked, answered by a rule or spent meanwhile." }));
+  $("away-list").replaceChildren(...items);
+  $("away").hidden = false;
+}
+
+async function whileAway() {
+  const last = lastLooked();
+  looked();
+  if (last === null || Date.now() - last < AWAY_AFTER) return;
+  const response = await fetch(`/api/away?since=${last / 1000}`, { credentials: "same-origin" });
+  if (response.ok) drawAway(await response.json());
+}
+
+$("away-done").addEventListener("click", () => {
+  $("away").hidden = true;
+});
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible") whileAway().catch(() => {});
+  else looked();
+});
+setInterval(() => {
+  if (document.visibilityState === "visible") looked();
+}, 30000);
+
 // -- live ------------------------------------------------------------------------------------
 async function loadAgents() {
   const response = await fetch("/api/agents", { credentials: "same-origin" });
@@ -810,6 +889,7 @@ function follow() {
       }
       loadRuled().catch(() => {});
       loadPush().catch(() => {});
+      if (!wasLive) whileAway().catch(() => {});
       route();
     }
     wasLive = true;
