@@ -92,6 +92,7 @@ class Alert:
     address: str = ""  # its pane ("%3", "%3@box"): where the web page opens it
     blocked: bool = False  # not a wait: auto mode blocked a call of the agent's (``what`` says which, and why)
     details: bool = True  # ``what`` names what is asked; False: read without it (said after DETAILS unless it comes)
+    request: str = ""  # the appearance of the prompt ``what`` was read from: a push answers that one, or none (web/push.py)
 
 
 @dataclass(frozen=True)
@@ -175,7 +176,7 @@ class Notifier:
             name, what = describe(agent)
             details = has_details(agent, what)
             if told is not None and what and (details or not told.details):  # not said yet: say it with the details
-                self._pending[key] = replace(told, name=name, what=what, details=details)
+                self._pending[key] = replace(told, name=name, what=what, details=details, request=agent.observation.request)
             return None
         self._waits[key] = (state, fingerprint)
         if not known or now < self.quiet_until:
@@ -184,7 +185,7 @@ class Notifier:
             self._pending.pop(key, None)
             return None
         name, what = describe(agent)
-        alert = Alert(key, name, state, what, now, agent.pane_id, details=has_details(agent, what))
+        alert = Alert(key, name, state, what, now, agent.pane_id, details=has_details(agent, what), request=agent.observation.request)
         self._pending.pop(key, None)  # one entry per agent: its latest wait
         self._pending[key] = alert
         return alert
@@ -221,7 +222,7 @@ class Notifier:
         if not state.needs_you or state not in self.states:
             return None
         name, what = describe(agent)
-        self._pending[key] = alert = Alert(key, name, state, what, now, agent.pane_id, details=has_details(agent, what))
+        self._pending[key] = alert = Alert(key, name, state, what, now, agent.pane_id, details=has_details(agent, what), request=agent.observation.request)
         return alert
 
     def forget(self, key: str) -> None:

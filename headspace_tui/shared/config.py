@@ -33,6 +33,7 @@ Example::
     contact = "mailto:you@example.com"  # who runs this server, for the push services
     quiet_after_key = 60            # no push within this many seconds of a key at a headspace terminal (0: always)
     services = []                   # a self-hosted push service's origin, beyond the browsers' own
+    answers = true                  # Approve and Deny on a plain permission's notification (false: a tap opens the card)
 
     [hosts.box]                     # a remote host, shown as "box"
     destination = "dev@box.example" # anything ssh accepts (default: the table name)
@@ -131,9 +132,10 @@ class PushConfig:
     contact: str = ""  # mailto: or https: for the push services ("" for a placeholder: web/push_crypto.py SUBJECT)
     services: tuple[str, ...] = ()  # push services' origins beyond the browsers' own (a self-hosted one), such as https://push.example.com
     quiet_after_key: float = 60.0  # seconds after a key at a headspace client in which no push is sent (0: always push)
+    answers: bool = True  # a plain permission's notification carries Approve and Deny (false: a tap only opens the card)
 
 
-_PUSH_KEYS = {"contact", "services", "quiet_after_key"}
+_PUSH_KEYS = {"contact", "services", "quiet_after_key", "answers"}
 _ORIGIN = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?|https?://\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")
 
 
@@ -154,7 +156,10 @@ def parse_push(given: object, where: str) -> PushConfig:
     quiet = given.get("quiet_after_key", PushConfig.quiet_after_key)
     if not _is_number(quiet) or not 0 <= quiet <= 3600:
         raise ConfigError(f"{where}: [push] quiet_after_key must be a number of seconds between 0 and 3600")
-    return PushConfig(contact, tuple(s.rstrip("/").lower() for s in services), float(quiet))
+    answers = given.get("answers", PushConfig.answers)
+    if not isinstance(answers, bool):
+        raise ConfigError(f"{where}: [push] answers must be true or false")
+    return PushConfig(contact, tuple(s.rstrip("/").lower() for s in services), float(quiet), answers)
 
 
 def parse_web(given: object, where: str) -> WebConfig | None:

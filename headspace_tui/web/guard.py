@@ -97,6 +97,18 @@ def seen_as(scheme: str, host: str | None, peer: str | None, headers: dict[str, 
     return (proto if proto in ("http", "https") else scheme), (forwarded or host)
 
 
+def forwarded_for(peer: str | None, headers: dict[str, str]) -> str:
+    """The client a proxy on this machine forwards for (the last hop of ``X-Forwarded-For``: the one it saw), or "".
+
+    Only from a loopback peer (as ``seen_as``); the hops before the last are
+    the client's own word and are not read.
+    """
+    if peer is None or not _loopback(peer):
+        return ""
+    hops = [hop.strip() for hop in headers.get("X-Forwarded-For", "").split(",") if hop.strip()]
+    return f"via proxy {hops[-1][:64]}" if hops else ""
+
+
 def _loopback(address: str) -> bool:
     import ipaddress
 

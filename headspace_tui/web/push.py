@@ -59,6 +59,7 @@ SEND_TIMEOUT = 10.0  # seconds one push may take
 TTL = 3600  # seconds a push service keeps a push for a phone that is off (a wait an hour old is on the page anyway)
 WORDS_MAX = 300  # characters of a push's title and body each
 ENDPOINT_MAX = 1024
+HELD_MARGIN = 0.5  # seconds after the quiet ends that a held push is looked at again (a key at its very end counts)
 
 SENT, SUPPRESSED, FAILED, GONE = "sent", "suppressed", "failed", "gone"
 
@@ -88,9 +89,22 @@ def allowed(endpoint: str, services: tuple[str, ...] = ()) -> str:
     host = (parts.hostname or "").lower()
     if parts.scheme != "https" or parts.username or parts.password:
         return "a push service is reached over https"
+    if not _host_name(host):
+        return "not an endpoint"
     if not any(host == known or host.endswith("." + known) for known in KNOWN_SERVICES):
         return f"{host or '?'} is not a browser's push service (add its origin to [push] services to allow it)"
     return ""
+
+
+def _host_name(host: str) -> bool:
+    """Whether ``host`` is a name an HTTP client can ask for: labels of 1 to 63 letters, digits or hyphens (an empty or long one fails in the sending)."""
+    labels = host.split(".")
+    return 0 < len(host) <= 253 and all(0 < len(label) <= 63 and label.replace("-", "").isalnum() and label.isascii() for label in labels)
+
+
+def whole(call: str) -> bool:
+    """Whether a notification shows ``call`` whole: one line, nothing cut or cleaned away (then it may carry Approve)."""
+    return bool(call) and "\n" not in call and len(call) <= WORDS_MAX and clean(call, WORDS_MAX) == call
 
 
 def token_hash(token: str) -> str:
@@ -134,6 +148,8 @@ class Pusher:
         self._session: Any = None  # aiohttp's ClientSession, made on the loop at the first push
         self._tasks: set[asyncio.Task] = set()
         self.told: Callable[[], None] = lambda: None  # a push's result is kept: the pages read the list again (the page's server sets it)
+        self.still: Callable[[str, str], bool] = lambda pane, request: True  # whether an agent still waits on that request (the page's server sets it)
+        self._held: dict[str, asyncio.TimerHandle] = {}  # pane -> a push held back while a key was just pressed, due when the quiet ends
 
     # -- the key and the file ----------------------------------------------------------
     def key(self) -> VapidKey | None:
@@ -158,14 +174,14 @@ class Pusher:
             return
         if not isinstance(data, dict):
             return
-        self.results = [r for r in (_result(item) for item in data.get("results") or []) if r is not None][-RESULTS_KEPT:]
         if data.get("token") != token_hash(token):
-            dropped = len(data.get("subscriptions") or [])
-            if dropped:
-                log.info("web push: the page's token changed: %d subscription(s) dropped (each phone turns notifications on again)", dropped)
-                self._save()
+            # Another token: its phones and what was pushed to them are not this token's holders' to see.
+            dropped = len(_listed(data, "subscriptions"))
+            log.info("web push: the page's token changed: %d subscription(s) and the last results dropped (each phone turns notifications on again)", dropped)
+            self._save()
             return
-        for item in data.get("subscriptions") or []:
+        self.results = [r for r in (_result(item) for item in _listed(data, "results")) if r is not None][-RESULTS_KEPT:]
+        for item in _listed(data, "subscriptions"):
             kept = _kept(item)
             if kept is not None and not allowed(kept.subscriber.endpoint, self.config.services):
                 self.subscriptions.append(kept)
@@ -224,11 +240,15 @@ class Pusher:
         }
 
     # -- sending ------------------------------------------------------------------------
-    def push(self, message: dict[str, Any]) -> None:
-        """Push ``message`` (title, body, url, pane...) to every subscription, beside the loop; each result is kept and told."""
+    def push(self, message: dict[str, Any], wait: str = "", *, again: bool = False) -> None:
+        """Push ``message`` (title, body, url, pane...) to every subscription, beside the loop; each result is kept and told.
+
+        ``wait``: the request the agent waited on when it was rung ("" when
+        not known): a push held back goes only if the agent still waits on it.
+        """
         if not self.subscriptions:
             return
-        task = asyncio.get_running_loop().create_task(self.send(message), name="web push")
+        task = asyncio.get_running_loop().create_task(self.send(message, wait, again=again), name="web push")
         self._tasks.add(task)
         task.add_done_callback(self._sent)
 
@@ -237,19 +257,31 @@ class Pusher:
         if not task.cancelled() and task.exception() is not None:
             log.error("web push failed", exc_info=task.exception())
 
-    async def send(self, message: dict[str, Any]) -> list[Result]:
-        """The push, to each subscription (or held back: the user is at a headspace terminal); the results."""
+    async def send(self, message: dict[str, Any], wait: str = "", *, again: bool = False) -> list[Result]:
+        """The push, to each subscription, or held back while the user is at a headspace terminal (then pushed when the quiet ends, if it still waits); the results.
+
+        ``again``: a held push, its quiet over: held once more (said once, the
+        first time) if a key was pressed meanwhile.
+        """
         title, pane = str(message.get("title", ""))[:WORDS_MAX], str(message.get("pane", ""))
         now = self.clock()
         since = self.since_key()
         quiet = self.config.quiet_after_key
         if quiet > 0 and since is not None and since < quiet:
-            results = [Result(now, SUPPRESSED, f"you pressed a key at a headspace terminal {since:.0f} s ago (quiet for {quiet:.0f} s after a key)", title, pane)]
+            self._hold(message, wait, quiet - since)
+            if again:
+                return []
+            why = f"you pressed a key at a headspace terminal {since:.0f} s ago: pushed in {quiet - since:.0f} s if it still waits then"
+            results = [Result(now, SUPPRESSED, why, title, pane)]
         elif (key := self.key()) is None:
             results = [Result(now, FAILED, f"no push key: {self.problem}", title, pane)]
         else:
-            body = json.dumps(message, separators=(",", ":")).encode()
-            results = list(await asyncio.gather(*(self._one(key, kept.subscriber, body, title, pane) for kept in list(self.subscriptions))))
+            body = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
+            outcomes = await asyncio.gather(*(self._one(key, kept.subscriber, body, title, pane) for kept in list(self.subscriptions)), return_exceptions=True)
+            results = [r if isinstance(r, Result) else Result(now, FAILED, f"the push could not be made: {type(r).__name__}", title, pane) for r in outcomes]
+            for outcome in outcomes:
+                if not isinstance(outcome, Result):
+                    log.error("web push failed", exc_info=outcome)
         for result in results:
             self._told(result)
         self.told()
@@ -258,6 +290,22 @@ class Pusher:
             log.info("web push: %d subscription(s) the push service no longer has were dropped (%s)", len(gone), ", ".join(sorted(gone)))
         self._save()
         return results
+
+    def _hold(self, message: dict[str, Any], wait: str, delay: float) -> None:
+        """Push ``message`` when the quiet after a key ends (the newest held for its agent), if it still waits on ``wait`` then."""
+        pane = str(message.get("pane", ""))
+        earlier = self._held.pop(pane, None)
+        if earlier is not None:
+            earlier.cancel()
+        self._held[pane] = asyncio.get_running_loop().call_later(max(0.0, delay) + HELD_MARGIN, self._due, message, wait)
+
+    def _due(self, message: dict[str, Any], wait: str) -> None:
+        pane = str(message.get("pane", ""))
+        self._held.pop(pane, None)
+        if not self.still(pane, wait):
+            log.info("web push: held for %s, no longer waiting: not pushed", pane or "?")
+            return
+        self.push(message, wait, again=True)
 
     async def _one(self, key: VapidKey, subscriber: Subscriber, body: bytes, title: str, pane: str) -> Result:
         import aiohttp
@@ -298,6 +346,9 @@ class Pusher:
         self.record({"kind": "push", "outcome": result.outcome, "why": result.why, "title": result.title, "pane": result.pane, "service": result.service})
 
     async def close(self) -> None:
+        for held in self._held.values():
+            held.cancel()
+        self._held.clear()
         for task in list(self._tasks):
             task.cancel()
         if self._session is not None:
@@ -317,14 +368,14 @@ def message(title: str, body: str, pane: str, *, request: str = "", answers: boo
 def _kept(item: Any) -> Kept | None:
     try:
         return Kept(Subscriber(str(item["endpoint"]), str(item["p256dh"]), str(item["auth"])).checked(), float(item.get("added", 0)), str(item.get("browser", "")))
-    except (KeyError, TypeError, ValueError):
+    except (AttributeError, KeyError, TypeError, ValueError):
         return None
 
 
 def _result(item: Any) -> Result | None:
     try:
         return Result(float(item["at"]), str(item["outcome"]), str(item["why"]), str(item["title"]), str(item.get("pane", "")), str(item.get("service", "")))
-    except (KeyError, TypeError, ValueError):
+    except (AttributeError, KeyError, TypeError, ValueError):
         return None
 
 
@@ -336,5 +387,11 @@ def read_results(path: Path) -> tuple[int, list[Result]] | None:
         return None
     if not isinstance(data, dict):
         return None
-    results = [r for r in (_result(item) for item in data.get("results") or []) if r is not None]
-    return len(data.get("subscriptions") or []), results
+    results = [r for r in (_result(item) for item in _listed(data, "results")) if r is not None]
+    return len(_listed(data, "subscriptions")), results
+
+
+def _listed(data: dict, name: str) -> list:
+    """``data[name]`` when it is a list, else [] (a file edited by hand is read as far as it makes sense)."""
+    value = data.get(name)
+    return value if isinstance(value, list) else []

@@ -30,6 +30,8 @@ from ..shared.safe_files import Unreadable, read_regular
 
 KEY_FILE_MAX = 4096  # bytes: one PEM private key
 RECORD_SIZE = 4096  # the record size written in the header: one record holds any payload we send
+# A push service need take no body over 4096 bytes (RFC 8291 section 4): less the header (86), the delimiter and the tag.
+PAYLOAD_MAX = 4096 - 86 - 1 - 16
 TOKEN_LIFE = 12 * 3600  # seconds a VAPID token is valid (the RFC's limit is 24 h)
 # Who runs this server, for a push service that must reach its operator (``[push] contact`` sets it).  Apple's
 # refuses ``mailto:…@localhost``; a domain reserved for examples (RFC 2606) is what it and the others take.
@@ -67,14 +69,10 @@ class VapidKey:
         try:
             pem = read_regular(path, KEY_FILE_MAX)
         except FileNotFoundError:
-            private = ec.generate_private_key(ec.SECP256R1())
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            pem = private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-            temporary = path.with_name(path.name + ".new")
-            with open(temporary, "wb", opener=lambda p, f: os.open(p, f | os.O_TRUNC, 0o600)) as out:
-                out.write(pem)
-            os.replace(temporary, path)
-            return cls(private)
+            made = cls._made(path)
+            if made is not None:
+                return made
+            pem = read_regular(path, KEY_FILE_MAX)  # another service made it first: that one is everyone's
         except (OSError, Unreadable) as exc:
             raise ValueError(f"the push key {path} cannot be read: {exc}") from None
         try:
@@ -84,6 +82,23 @@ class VapidKey:
         if not isinstance(loaded, ec.EllipticCurvePrivateKey) or not isinstance(loaded.curve, ec.SECP256R1):
             raise ValueError(f"the push key {path} is not a P-256 key")
         return cls(loaded)
+
+    @classmethod
+    def _made(cls, path: Path) -> VapidKey | None:
+        """A new key, written whole at ``path`` (0600) unless another service wrote one first (then None: read that one)."""
+        private = ec.generate_private_key(ec.SECP256R1())
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        pem = private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+        temporary = path.with_name(f"{path.name}.{os.getpid()}.new")
+        with open(temporary, "wb", opener=lambda p, f: os.open(p, f | os.O_TRUNC, 0o600)) as out:
+            out.write(pem)
+        try:
+            os.link(temporary, path)  # whole or not at all, and never over a key another service made meanwhile
+        except FileExistsError:
+            return None
+        finally:
+            os.unlink(temporary)
+        return cls(private)
 
     def authorization(self, endpoint: str, now: float, subject: str = SUBJECT) -> str:
         """The ``Authorization`` header for a push to ``endpoint`` (RFC 8292 ``vapid``): a fresh ES256 token for its origin."""
@@ -135,7 +150,7 @@ def encrypt(payload: bytes, to: Subscriber, *, salt: bytes | None = None, sender
     ikm = _hkdf(unb64url(to.auth), shared, b"WebPush: info\x00" + receiver_point + sender_point, 32)
     key = _hkdf(salt, ikm, b"Content-Encoding: aes128gcm\x00", 16)
     nonce = _hkdf(salt, ikm, b"Content-Encoding: nonce\x00", 12)
-    if len(payload) + 1 + 16 > RECORD_SIZE:
-        raise ValueError(f"a push payload holds at most {RECORD_SIZE - 17} bytes")
+    if len(payload) > PAYLOAD_MAX:
+        raise ValueError(f"a push payload holds at most {PAYLOAD_MAX} bytes")
     sealed = AESGCM(key).encrypt(nonce, payload + b"\x02", None)  # 0x02: the last record's delimiter, no padding
     return salt + RECORD_SIZE.to_bytes(4, "big") + bytes([len(sender_point)]) + sender_point + sealed

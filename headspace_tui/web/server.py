@@ -70,8 +70,8 @@ from ..notifications.decide import Notification
 from ..notifications.snooze import UNTIL_IT_CHANGES, snooze_words
 from ..service.answer_wait import AnswerWait, answer_request
 from ..shared.fanout import Fanout, sse
-from .guard import COOKIE, RateLimit, given_token, new_token, same_origin, seen_as, token_matches
-from .push import Pusher, message
+from .guard import COOKIE, RateLimit, forwarded_for, given_token, new_token, same_origin, seen_as, token_matches
+from .push import Pusher, message, whole
 from .push_crypto import Subscriber
 from .views import agent_view, quick, screen_view
 
@@ -135,6 +135,7 @@ class WebPage:
         self.pusher = pusher  # Web Push to the phones that asked (push.py); None: not offered
         if pusher is not None:
             pusher.told = self._push_result_in
+            pusher.still = self._still
         self.answers = answers
         self.focus = focus  # the service's focus arbitration, shared with the terminal clients (FacadeStream.focus)
         self.gone = gone
@@ -240,7 +241,13 @@ class WebPage:
 
     @staticmethod
     def _peer(request: web.Request) -> str:
-        return request.remote or "?"
+        """Who asks, for the rate limits and the log: the client's address, or through a proxy on this machine the one it forwards for.
+
+        Behind ``tailscale serve`` or a reverse proxy every request comes from
+        127.0.0.1: counted as one, ten wrong tokens from anyone would turn
+        the owner away too.
+        """
+        return forwarded_for(request.remote, dict(request.headers)) or request.remote or "?"
 
     @web.middleware
     async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
@@ -324,17 +331,30 @@ class WebPage:
             self._streams.put(sse({"type": "pushed"}))
 
     def push(self, note: Notification) -> None:
-        """A wait the ringer rang, to the phones that asked (while the page is served): its words, its card, and for a plain permission Approve and Deny."""
+        """A wait the ringer rang, to the phones that asked (while the page is served): its words, its card, and for a plain permission Approve and Deny.
+
+        Approve and Deny come only with the request the words were read from
+        (the alert's), while the agent still shows it, and only where the
+        notification shows the whole call (its tool and exact command, as
+        the list does): a call cut to fit is opened on the card instead.
+        """
         if self.pusher is None or not self.pusher.subscriptions:
             return
-        first = note.alerts[0].address if note.alerts else ""
-        agent = self.service.agent(first) if first else None
-        request, answers = "", False
-        if agent is not None and len(note.alerts) == 1 and not note.alerts[0].blocked:
+        alert = note.alerts[0] if note.alerts else None
+        address = alert.address if alert is not None else ""
+        agent = self.service.agent(address) if address else None
+        body, request = note.body, ""
+        if agent is not None and alert is not None and len(note.alerts) == 1 and not alert.blocked and alert.request and agent.observation.request == alert.request:
             view = agent_view(agent, None, self.service.snooze_of(agent))
-            request = view.get("request") or ""
-            answers = quick(view) and not self.options.read_only
-        self.pusher.push(message(note.title, note.body, first, request=request, answers=answers))
+            call = f"{view['tool']}: {view['detail']}" if view.get("detail") else str(view.get("tool") or "")
+            if quick(view) and not self.options.read_only and self.pusher.config.answers and whole(call):
+                body, request = call, alert.request
+        self.pusher.push(message(note.title, body, address, request=request, answers=bool(request)), wait=alert.request if alert is not None else "")
+
+    def _still(self, pane: str, request: str) -> bool:
+        """Whether the agent at ``pane`` still waits on ``request`` (a push held back while a key was just pressed goes only then)."""
+        agent = self.service.agent(pane) if pane else None
+        return agent is not None and agent.state.needs_you and self.service.snooze_of(agent) is None and (not request or agent.observation.request == request)
 
     # -- what the page reads ----------------------------------------------------------------
     async def _agents(self, request: web.Request) -> web.Response:
@@ -484,8 +504,6 @@ class WebSite:
             context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
             context.load_cert_chain(*options.tls)
         self.page.options = options
-        if self.page.pusher is not None and self.page.pusher.token != options.token:
-            self.page.pusher.bind(options.token)  # the phones subscribed under this token (another token's are dropped)
         runner = web.AppRunner(self.page.app(), access_log=None, handle_signals=False, handler_cancellation=True, shutdown_timeout=1.0)
         await runner.setup()
         try:
@@ -494,6 +512,8 @@ class WebSite:
             await runner.cleanup()
             raise
         self._runner = runner
+        if self.page.pusher is not None and self.page.pusher.token != options.token:
+            self.page.pusher.bind(options.token)  # served: the phones subscribed under this token (another token's are dropped)
         log.info("web page served at %s://%s:%d%s", options.scheme, options.host, options.port, " (read-only)" if options.read_only else "")
 
     async def stop(self) -> None:

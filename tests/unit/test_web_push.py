@@ -21,8 +21,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from headspace_tui.shared.config import ConfigError, PushConfig, parse_config
-from headspace_tui.web.push import FAILED, GONE, SENT, SUPPRESSED, Pusher, allowed, message, read_results
-from headspace_tui.web.push_crypto import RECORD_SIZE, Subscriber, VapidKey, b64url, encrypt, unb64url
+from headspace_tui.web.push import FAILED, GONE, SENT, SUPPRESSED, Pusher, Result, allowed, message, read_results, whole
+from headspace_tui.web.push_crypto import PAYLOAD_MAX, RECORD_SIZE, Subscriber, VapidKey, b64url, encrypt, unb64url
 
 
 def browser_keys() -> tuple[ec.EllipticCurvePrivateKey, bytes, Subscriber]:
@@ -42,8 +42,9 @@ def test_what_is_encrypted_the_reference_decrypts_and_each_message_has_its_own_k
     other_private, other_auth, _ = browser_keys()
     with pytest.raises(Exception):  # noqa: B017 (http_ece raises its own or cryptography's)
         http_ece.decrypt(body, private_key=other_private, auth_secret=other_auth, version="aes128gcm")
+    assert len(encrypt(b"x" * PAYLOAD_MAX, subscriber)) == 4096  # the most a push service must take (RFC 8291 section 4)
     with pytest.raises(ValueError, match="at most"):
-        encrypt(b"x" * RECORD_SIZE, subscriber)
+        encrypt(b"x" * (PAYLOAD_MAX + 1), subscriber)
 
 
 def test_the_signature_verifies_for_the_push_services_origin_and_the_key_is_kept_private(tmp_path: Path):
@@ -93,6 +94,9 @@ def test_a_file_that_is_not_a_key_is_refused_in_one_line(tmp_path: Path):
         ("file:///etc/passwd", False),
         ("", False),
         ("https://fcm.googleapis.com:99999/x", False),
+        ("https://a..fcm.googleapis.com/x", False),  # an empty label: the sending would fail on it
+        (f"https://{'a' * 64}.fcm.googleapis.com/x", False),  # a label over 63
+        ("https://ａ.fcm.googleapis.com/x", False),
     ],
 )
 def test_only_the_browsers_push_services_are_posted_to(endpoint: str, ok: bool):
@@ -108,8 +112,8 @@ def test_a_push_service_the_config_names_is_allowed_and_no_other():
 
 
 def test_push_settings_are_checked():
-    config = parse_config({"push": {"contact": "mailto:me@example.org", "services": ["https://Push.Example.com/"], "quiet_after_key": 0}})
-    assert config.push == PushConfig("mailto:me@example.org", ("https://push.example.com",), 0.0)
+    config = parse_config({"push": {"contact": "mailto:me@example.org", "services": ["https://Push.Example.com/"], "quiet_after_key": 0, "answers": False}})
+    assert config.push == PushConfig("mailto:me@example.org", ("https://push.example.com",), 0.0, False)
     assert parse_config({}).push == PushConfig()
     for bad, words in (
         ({"contact": "me@example.org"}, "contact"),
@@ -118,6 +122,7 @@ def test_push_settings_are_checked():
         ({"quiet_after_key": -1}, "quiet_after_key"),
         ({"quiet_after_key": True}, "quiet_after_key"),
         ({"volume": 3}, "unknown setting 'volume'"),
+        ({"answers": "yes"}, "answers"),
     ):
         with pytest.raises(ConfigError, match=words):
             parse_config({"push": bad})
@@ -138,9 +143,11 @@ def test_subscriptions_belong_to_the_token_a_new_token_drops_them(tmp_path: Path
     assert "token-one" not in (tmp_path / "push-s.json").read_text()  # its hash, not the token
     again, _ = pusher(tmp_path)
     assert [k.subscriber for k in again.subscriptions] == [subscriber] and "\x1b" not in again.subscriptions[0].browser
-    assert again.state(subscriber.endpoint)["subscribed"] is True and again.state()["subscribed"] is False
+    assert again.state(subscriber.endpoint)["subscribed"] is True and again.state(subscriber.endpoint + "-other")["subscribed"] is False
+    again.results = [Result(1.0, SENT, "", "w:0.0 needs permission: Bash: cat secrets")]
+    again._save()
     again.bind("token-two-0123456789")
-    assert again.subscriptions == []
+    assert again.subscriptions == [] and again.results == []  # what was pushed under the old token is not the new holders' to see
     back, _ = pusher(tmp_path)  # the first token again: what the second dropped stays dropped
     assert back.subscriptions == []
 
@@ -215,7 +222,8 @@ def test_a_push_while_a_key_was_just_pressed_is_held_back_and_says_why(tmp_path:
             _, _, subscriber = browser_keys()
             made.subscribe(Subscriber(f"{origin}/push/1", subscriber.p256dh, subscriber.auth), "")
             (result,) = await made.send(message("w:0.0 needs permission", "", "%3"))
-            assert result.outcome == SUPPRESSED and result.why == "you pressed a key at a headspace terminal 12 s ago (quiet for 60 s after a key)"
+            assert result.outcome == SUPPRESSED and result.why == "you pressed a key at a headspace terminal 12 s ago: pushed in 48 s if it still waits then"
+            await made.close()  # its held push with it
             assert got == [] and recorded[0]["outcome"] == SUPPRESSED
             always, _ = pusher(tmp_path / "always", since_key=1.0, services=(origin,), quiet=0.0)
             always.subscribe(Subscriber(f"{origin}/push/1", subscriber.p256dh, subscriber.auth), "")
@@ -265,3 +273,46 @@ def test_a_proxy_on_this_machine_says_what_the_browser_asked_for_and_no_one_else
     # The sign-in form takes the printed address whole, or the token alone.
     assert given_token("https://box:8765/?token=abcDEF_123-xyz0000#agent=%253") == "abcDEF_123-xyz0000"
     assert given_token("abcDEF_123-xyz0000") == "abcDEF_123-xyz0000" and given_token(None) is None
+
+
+def test_a_push_held_back_goes_when_the_quiet_ends_if_it_still_waits_and_not_otherwise(tmp_path: Path):
+    """The ringer rings a wait once: a push held while a key was just pressed is not lost, it waits out the quiet."""
+
+    async def scenario() -> None:
+        runner, origin, got = await push_service([201, 201])
+        keys = {"since": 0.2}
+        try:
+            made, recorded = pusher(tmp_path, services=(origin,), quiet=0.4)
+            made.since_key = lambda: keys["since"]
+            waiting = {"%3": True, "%4": False}
+            made.still = lambda pane, request: waiting[pane] and request == "r1"
+            _, _, subscriber = browser_keys()
+            made.subscribe(Subscriber(f"{origin}/push/1", subscriber.p256dh, subscriber.auth), "")
+            (held,) = await made.send(message("w:0.0 needs permission", "Bash: ls", "%3"), "r1")
+            (dropped,) = await made.send(message("x:0.0 needs permission", "Bash: ls", "%4"), "r1")
+            assert held.outcome == dropped.outcome == SUPPRESSED and got == []
+            keys["since"] = 5.0  # no key since: the quiet is over when they are looked at again
+            for _ in range(100):
+                await asyncio.sleep(0.05)
+                if got:
+                    break
+            await asyncio.sleep(0.3)  # and nothing more comes for the one that no longer waits
+            assert [headers["n"] for headers, _ in got] == ["1"]  # once, the one still waiting
+            assert [r["outcome"] for r in recorded] == [SUPPRESSED, SUPPRESSED, SENT]
+        finally:
+            await made.close()
+            await runner.cleanup()
+
+    asyncio.run(scenario())
+
+
+def test_a_call_is_shown_whole_or_carries_no_approve():
+    assert whole("Bash: make test")
+    assert not whole("Bash: " + "x" * 300) and not whole("Bash: cat <<EOF\nrm -rf /\nEOF") and not whole("") and not whole("Bash: a\x1b[2Jb")
+
+
+def test_a_proxy_on_this_machine_is_counted_by_the_client_it_forwards_for():
+    from headspace_tui.web.guard import forwarded_for
+
+    assert forwarded_for("127.0.0.1", {"X-Forwarded-For": "203.0.113.9, 100.64.0.7"}) == "via proxy 100.64.0.7"  # the hop the proxy saw
+    assert forwarded_for("192.0.2.1", {"X-Forwarded-For": "100.64.0.7"}) == "" and forwarded_for("127.0.0.1", {}) == ""
