@@ -95,6 +95,7 @@ CALLS: dict[str, Call] = _calls(
     Call("changes", "GET", "/v1/changes", (("pane", PANE), ("scope", SCOPE)), (("diff", True),), SLOW, otherwise=failed),
     Call("timeline", "POST", "/v1/timeline", (("agent", AGENT),), (("events", True),), blocking=True, otherwise=lambda line: []),  # reads the event log: off the loop
     Call("waited_today", "GET", "/v1/waited-today", (("now", TIME),), (("seconds", False),)),
+    Call("away", "GET", "/v1/away", (("since", TIME),), (("agents", False),), SLOW, otherwise=lambda line: []),  # reads the event log, off the loop
     Call("spent", "GET", "/v1/spent", (("now", TIME), ("days", DAYS)), (("spent", True),), blocking=True, otherwise=lambda line: None),  # reads the event log: off the loop
     Call("pending", "GET", "/v1/pending", (), (("panes", False),)),
     # Answers.
@@ -160,6 +161,7 @@ KEPT: dict[str, str] = {
 
 # Which call serves each other facade method (a method may be served by a call of another name).
 SERVED_BY: dict[str, str] = {
+    "away": "away",
     "focus": "focus",
     "here": "here",
     "screen": "screen",

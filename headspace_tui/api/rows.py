@@ -130,3 +130,21 @@ def host_problems(hosts: list[tuple[str, str | None]]) -> list[str]:
         if problem:
             lines.append(problem if problem.startswith(host) else f"{host}: {problem}")
     return lines
+
+
+def away_line(entry: dict[str, Any]) -> str:
+    """One agent's entry in one line, as the terminal says it ("w:0.0: finished 2 turns · 1 call blocked · 3 rule answers · $0.12")."""
+    parts = []
+    if entry["finished"]:
+        parts.append("finished a turn" if entry["finished"] == 1 else f"finished {entry['finished']} turns")
+    if entry["blocked_count"]:
+        last = entry["blocked"][0]
+        parts.append(f"auto mode blocked {entry['blocked_count']} (last: {last['tool']}: {last['detail']})")
+    if entry["ruled_count"]:
+        parts.append(f"{entry['ruled_count']} answered by rules")
+    if entry["cost_usd"] >= 0.01:
+        parts.append(f"${entry['cost_usd']:.2f}")
+    elif entry["tokens"]:
+        parts.append(f"{entry['tokens']:,} tokens")
+    where = entry["target"] if entry["host"] == "local" else f"{entry['host']}:{entry['target']}"
+    return f"{where} (now {entry['state']}): " + " · ".join(parts)

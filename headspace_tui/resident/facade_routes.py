@@ -264,6 +264,9 @@ class FacadeRoutes:
         agents = {agent.pane_id: agent for agent in self.service.agents()}
         return {"seconds": self.service.waited_today(agents, now)}
 
+    async def away(self, since: float) -> Any:
+        return {"agents": await self.service.away(since)}
+
     def spent(self, now: float, days: int) -> Any:
         return {"spent": encode(self.service.spent(now, days))}
 

@@ -362,15 +362,16 @@ class Service:
         return self._journal.spent(now, days) if self._journal is not None else None
 
     # -- the rules (the phone page's "answered for you": the web is part of the service) -----
-    def away(self, since: float, agents: list[Agent], ruled: list[dict]) -> list[dict]:
-        """What each of ``agents`` did since ``since`` (the page's "while you were away"): turns finished, calls blocked, ``ruled``, spending.
+    async def away(self, since: float) -> list[dict]:
+        """What each agent did since ``since`` (the page's and the terminal's "while you were away"): turns finished, calls blocked, rules' answers, spending.
 
-        Reads the event log: asked off the loop, with the agents and the
-        rules' answers taken on it (``agents``, ``ruled``).
+        The agents and the rules' answers are taken here, on the loop where
+        they change; the event log is read beside it.
         """
         if self._journal is None:
             return []
-        return self._journal.away(agents, ruled, since)
+        agents, ruled = self.agents(), self.ruled(since)
+        return await asyncio.to_thread(self._journal.away, agents, ruled, since)
 
     def ruled(self, since: float) -> list[dict]:
         """What the rules answered since ``since``, newest first, with each rule's state now (service/acting/rule_answers.py)."""

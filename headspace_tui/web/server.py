@@ -225,10 +225,9 @@ class WebPage:
         return web.json_response({"answers": answers, "read_only": self.options.read_only})
 
     async def _away(self, request: web.Request, since: float) -> web.Response:
-        """What each agent did since ``since`` (when this phone last looked), at most AWAY_SPAN back: the journal is read off the loop."""
+        """What each agent did since ``since`` (when this phone last looked), at most AWAY_SPAN back (the service reads its journal off the loop)."""
         since = max(since, time.time() - AWAY_SPAN)
-        agents, ruled = self.service.agents(), self.service.ruled(since)  # on the loop, where they change
-        return web.json_response({"since": since, "agents": await asyncio.to_thread(self.service.away, since, agents, ruled)})
+        return web.json_response({"since": since, "agents": await self.service.away(since)})
 
     async def _rules(self, request: web.Request, action: str, rule: str, host: str) -> web.Response:
         """``{"action": "pause"|"resume"|"revoke", "rule": ID or "", "host": NAME or ""}``: what the service said."""

@@ -53,3 +53,32 @@ def test_the_header_says_todays_cost_and_the_palette_lists_each_agents_days(tmp_
             await wait_until(pilot, lambda: not screen_open(app, SpendingScreen), "the screen closed")
 
     asyncio.run(scenario())
+
+
+def test_the_first_key_after_a_while_says_what_each_agent_did_meanwhile_in_a_toast(tmp_path):
+    """Come back to the terminal (or a warm popup) after an hour: the first key does what it does, and a toast says what ran without you."""
+    import time as _time
+
+    from headspace_tui.service.records.command_tracker import who
+
+    path = tmp_path / "events.db"
+    EventLog(path).close()
+
+    async def scenario() -> None:
+        app = demo_app(journal=Journal(EventLog(path), clock=lambda: NOW))
+        async with app.run_test(size=(160, 40)) as pilot:
+            await app.snapshot_loader(pilot)
+            agent = app.service.agents()[0]
+            with EventLog(path) as log:  # a turn it finished half an hour ago, as the service logged it
+                log.write_many([{"kind": "agent_state", "agent": who(agent), "ts": NOW - 1800, "from": "working", "to": "idle", "since": NOW - 1800}])
+            app.screen._last_key_wall = NOW - 3600  # the last key an hour ago
+            await pilot.press("j")
+            toasts = lambda: [note for note in getattr(app, "_notifications", ()) if note.title.startswith("While you were away")]  # noqa: E731
+            await wait_until(pilot, toasts, "the toast")
+            (toast,) = toasts()
+            assert toast.title == "While you were away (since " + _time.strftime("%H:%M", _time.localtime(NOW - 3600)) + ")", toast.title
+            assert toast.message == f"{agent.target} (now {agent.state.value}): finished a turn", toast.message
+            await pilot.press("k")  # a key a moment later says nothing more
+            assert app.screen._last_key_wall == NOW
+
+    asyncio.run(scenario())

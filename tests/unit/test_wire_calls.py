@@ -317,6 +317,9 @@ class Stub:
     def waited_today(self, agents, now):
         return 3.0
 
+    async def away(self, since):
+        return [{"address": "%1", "target": "w:0.0", "finished": 1, "since": since}]
+
     def spent(self, now, days):
         from headspace_tui.usage.model import Spent, SpentRow, Tokens
 
@@ -401,6 +404,7 @@ def _every_call(client: ServiceClient) -> None:
     assert client.timeline(AGENT) == []
     client.here()  # a key: said to the service (no loop runs here, so at once)
     assert client.waited_today({}, 100.0) == 3.0
+    assert asyncio.run(client.away(90.0)) == [{"address": "%1", "target": "w:0.0", "finished": 1, "since": 90.0}]
     today, rows = client.spent(100.0, 7)
     assert today.cost_usd == 0.25 and today.tokens.total == 10 and [r.agent for r in rows] == ["w:0.0 (repo)"]
     assert client.answer(AGENT, Intent(IntentKind.APPROVE)) == ""

@@ -36,6 +36,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
 from ...api.facade import REACTION_TIME, Facade, Intent, IntentKind, Report, key_allowed
+from ...api.rows import away_line
 from ...model import Agent, AgentState
 from ...shared.config import Config
 from ...shared.safe_text import clean
@@ -64,6 +65,8 @@ from .windows import Windows
 
 TABLE_ONLY_BELOW = 18
 TIME_TICK = 0.25  # s between two looks at the Time column's seconds
+AWAY_AFTER = 600.0  # s without a key after which the next one is a return: the toast says what happened meanwhile
+AWAY_LINES = 6  # agents the toast names (the busiest first)
 # The keys that answer a prompt (y, n, digits; A and r go through _target too): not applied to an agent
 # that just came under the cursor by itself.
 ANSWERING = frozenset({IntentKind.APPROVE, IntentKind.DENY, IntentKind.OPTION})
@@ -111,6 +114,7 @@ class MainScreen(Screen):
             self.set_reactive(MainScreen.problem, now.problem)
             self.set_reactive(MainScreen.problem_hosts, now.hosts)
         self._key_read_at: float | None = None  # when the last key reached this screen (Textual's clock: monotonic)
+        self._last_key_wall: float | None = None  # when the last key came, by the service's clock (its records' time)
 
     @property
     def input_mode(self) -> InputMode:
@@ -414,8 +418,29 @@ class MainScreen(Screen):
         """
         self._key_read_at = event.time
         self.service.here()  # a person is at this terminal: the phone is not pushed meanwhile
+        self._back_after_a_while()
         if not self.typing.key(event) and self._keys_live():
             self.triage.explain(event)
+
+    def _back_after_a_while(self) -> None:
+        """The first key after AWAY_AFTER without one (a warm popup opened again, a terminal come back to): say what happened meanwhile.
+
+        A toast, not a screen: the key that brought the person back still does
+        what it does, and nothing waits for the service's answer.
+        """
+        now = self.service.clock()
+        last, self._last_key_wall = self._last_key_wall, now
+        if last is not None and now - last >= AWAY_AFTER:
+            self.run_worker(self._say_away(last), group="away", exclusive=True)
+
+    async def _say_away(self, since: float) -> None:
+        entries = await self.service.away(since)
+        if not entries:
+            return
+        lines = [clean(away_line(entry), 160) for entry in entries[:AWAY_LINES]]
+        if len(entries) > AWAY_LINES:
+            lines.append(f"and {len(entries) - AWAY_LINES} more agents")
+        self.notify("\n".join(lines), title=f"While you were away (since {time.strftime('%H:%M', time.localtime(since))})", timeout=20, markup=False)
 
     def on_paste(self, event: events.Paste) -> None:
         self.typing.paste(event)
