@@ -39,14 +39,16 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
 
 from ..shared.config import PushConfig
 from ..shared.paths import state_dir
 from ..shared.safe_files import Unreadable, read_regular
 from ..shared.safe_text import clean
-from .push_crypto import SUBJECT, Subscriber, VapidKey, encrypt
+
+if TYPE_CHECKING:
+    from .push_crypto import VapidKey
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +64,9 @@ ENDPOINT_MAX = 1024
 HELD_MARGIN = 0.5  # seconds after the quiet ends that a held push is looked at again (a key at its very end counts)
 
 SENT, SUPPRESSED, FAILED, GONE = "sent", "suppressed", "failed", "gone"
+# Who runs this server, for a push service that must reach its operator (``[push] contact`` sets it).  Apple's
+# refuses ``mailto:…@localhost``; a domain reserved for examples (RFC 2606) is what it and the others take.
+SUBJECT = "mailto:headspace@example.com"
 
 
 def store_path(name: str) -> Path:
@@ -112,6 +117,22 @@ def token_hash(token: str) -> str:
 
 
 @dataclass(frozen=True)
+class Subscriber:
+    """A browser's subscription: where its push service takes messages, and the keys only that browser can decrypt with."""
+
+    endpoint: str
+    p256dh: str  # the browser's P-256 public key, base64url (65 bytes uncompressed)
+    auth: str  # its 16-byte authentication secret, base64url
+
+    def checked(self) -> Subscriber:
+        """Itself when its keys are keys; ValueError naming what is not."""
+        from .push_crypto import check_keys
+
+        check_keys(self.p256dh, self.auth)
+        return self
+
+
+@dataclass(frozen=True)
 class Result:
     """One push's outcome, as the page and doctor show it."""
 
@@ -154,6 +175,8 @@ class Pusher:
     # -- the key and the file ----------------------------------------------------------
     def key(self) -> VapidKey | None:
         if self._key is None and not self.problem:
+            from .push_crypto import VapidKey
+
             try:
                 self._key = VapidKey.kept(self.key_file)
             except (ValueError, OSError) as exc:
@@ -309,6 +332,8 @@ class Pusher:
 
     async def _one(self, key: VapidKey, subscriber: Subscriber, body: bytes, title: str, pane: str) -> Result:
         import aiohttp
+
+        from .push_crypto import encrypt
 
         host = urlsplit(subscriber.endpoint).hostname or "?"
         now = self.clock()

@@ -7,7 +7,9 @@ against the reference implementations (http-ece decrypts what this
 encrypts; py-vapid verifies what this signs), so the reading is the
 standard's and not only ours.
 
-Pure but for the key file: no network, no clock of its own.
+Pure but for the key file: no network, no clock of its own.  Imported
+only when a phone subscribes or a push goes (web/push.py): its OpenSSL
+bindings cost the service 8 MB it need not hold while no phone asked.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ import base64
 import json
 import os
 import secrets
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from cryptography.hazmat.primitives import hashes, serialization
@@ -28,14 +30,14 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from ..shared.safe_files import Unreadable, read_regular
 
+if TYPE_CHECKING:
+    from .push import Subscriber
+
 KEY_FILE_MAX = 4096  # bytes: one PEM private key
 RECORD_SIZE = 4096  # the record size written in the header: one record holds any payload we send
 # A push service need take no body over 4096 bytes (RFC 8291 section 4): less the header (86), the delimiter and the tag.
 PAYLOAD_MAX = 4096 - 86 - 1 - 16
 TOKEN_LIFE = 12 * 3600  # seconds a VAPID token is valid (the RFC's limit is 24 h)
-# Who runs this server, for a push service that must reach its operator (``[push] contact`` sets it).  Apple's
-# refuses ``mailto:…@localhost``; a domain reserved for examples (RFC 2606) is what it and the others take.
-SUBJECT = "mailto:headspace@example.com"
 
 
 def b64url(data: bytes) -> str:
@@ -100,7 +102,7 @@ class VapidKey:
             os.unlink(temporary)
         return cls(private)
 
-    def authorization(self, endpoint: str, now: float, subject: str = SUBJECT) -> str:
+    def authorization(self, endpoint: str, now: float, subject: str) -> str:
         """The ``Authorization`` header for a push to ``endpoint`` (RFC 8292 ``vapid``): a fresh ES256 token for its origin."""
         parts = urlsplit(endpoint)
         claims = {"aud": f"{parts.scheme}://{parts.netloc}", "exp": int(now) + TOKEN_LIFE, "sub": subject}
@@ -112,23 +114,14 @@ class VapidKey:
         return f"vapid t={header}.{body}.{signature}, k={self.public}"
 
 
-@dataclass(frozen=True)
-class Subscriber:
-    """A browser's subscription: where its push service takes messages, and the keys only that browser can decrypt with."""
-
-    endpoint: str
-    p256dh: str  # the browser's P-256 public key, base64url (65 bytes uncompressed)
-    auth: str  # its 16-byte authentication secret, base64url
-
-    def checked(self) -> Subscriber:
-        """Itself when its keys are keys; ValueError naming what is not."""
-        try:
-            ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), unb64url(self.p256dh))
-        except ValueError:
-            raise ValueError("keys.p256dh: not a P-256 public key") from None
-        if len(unb64url(self.auth)) != 16:
-            raise ValueError("keys.auth: not 16 bytes")
-        return self
+def check_keys(p256dh: str, auth: str) -> None:
+    """ValueError naming what is not a key: a browser's P-256 public key (``p256dh``) and its 16-byte secret (``auth``), both base64url."""
+    try:
+        ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), unb64url(p256dh))
+    except ValueError:
+        raise ValueError("keys.p256dh: not a P-256 public key") from None
+    if len(unb64url(auth)) != 16:
+        raise ValueError("keys.auth: not 16 bytes")
 
 
 def _hkdf(salt: bytes, ikm: bytes, info: bytes, length: int) -> bytes:

@@ -71,8 +71,7 @@ from ..notifications.snooze import UNTIL_IT_CHANGES, snooze_words
 from ..service.answer_wait import AnswerWait, answer_request
 from ..shared.fanout import Fanout, sse
 from .guard import COOKIE, RateLimit, forwarded_for, given_token, new_token, same_origin, seen_as, token_matches
-from .push import Pusher, message, whole
-from .push_crypto import Subscriber
+from .push import Pusher, Subscriber, message, whole
 from .views import agent_view, quick, screen_view
 
 log = logging.getLogger(__name__)

@@ -293,7 +293,7 @@ def spki_hash(certificate_pem: bytes) -> str:
     return base64.b64encode(hashlib.sha256(key.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)).digest()).decode()
 
 
-def test_over_tls_from_a_private_ca_the_page_installs_as_an_app_and_its_worker_keeps_no_agent_data(claude_session, private_tmux, services, tmp_path):
+def test_over_tls_from_a_private_ca_the_page_installs_as_an_app_and_its_worker_keeps_no_agent_data(claude_session, private_tmux, services, chromium, tmp_path):  # noqa: F811 (chromium: the fixture imported above)
     """Served over TLS with a certificate from the test's own CA, as a phone with a private CA installed sees it.
 
     The app's first open (its start URL, with no token) asks for the printed address, and the page follows.
@@ -305,7 +305,6 @@ def test_over_tls_from_a_private_ca_the_page_installs_as_an_app_and_its_worker_k
     that cache and says it is not live, with no agent shown.
     """
     import trustme
-    from playwright.sync_api import sync_playwright
 
     from headspace_tui.shared.resident_place import place_of, read_card
     from headspace_tui.tmux.server import TmuxServer
@@ -325,54 +324,53 @@ def test_over_tls_from_a_private_ca_the_page_installs_as_an_app_and_its_worker_k
     services.append(read_card(place_of(TmuxServer(socket_name=private_tmux.name).identity))["pid"])
     base = f"https://127.0.0.1:{port}"
 
-    assert os.path.exists(CHROMIUM)
-    with sync_playwright() as playwright:
-        args = ["--no-sandbox", f"--ignore-certificate-errors-spki-list={spki_hash(issued.cert_chain_pems[0].bytes())}"]
-        context = playwright.chromium.launch_persistent_context(str(tmp_path / "profile"), executable_path=CHROMIUM, args=args, **PHONE)
-        try:
-            # Opened as the installed app opens (its start URL, no token, maybe none of the browser's cookies): it asks for the
-            # printed address once, and the page follows.
-            page = context.new_page()
-            response = page.goto(f"{base}/")
-            assert response is not None and response.status == 401 and session.name not in page.content()
-            page.locator("#token").fill(url)
-            page.get_by_role("button", name="Open").click()
-            page.locator(f'li.agent[data-pane="{session.pane_id}"]').wait_for(timeout=WAIT)
-            assert page.url == f"{base}/", page.url
-            assert page.evaluate("window.isSecureContext")
-            until(page, lambda: page.evaluate("navigator.serviceWorker.getRegistration().then((r) => Boolean(r && r.active))"), "the service worker, active")
+    # A profile of its own (the flag takes effect with one), from the module's Playwright: one driver per process.
+    args = ["--no-sandbox", f"--ignore-certificate-errors-spki-list={spki_hash(issued.cert_chain_pems[0].bytes())}"]
+    context = chromium.browser_type.launch_persistent_context(str(tmp_path / "profile"), executable_path=CHROMIUM, args=args, **PHONE)
+    try:
+        # Opened as the installed app opens (its start URL, no token, maybe none of the browser's cookies): it asks for the
+        # printed address once, and the page follows.
+        page = context.new_page()
+        response = page.goto(f"{base}/")
+        assert response is not None and response.status == 401 and session.name not in page.content()
+        page.locator("#token").fill(url)
+        page.get_by_role("button", name="Open").click()
+        page.locator(f'li.agent[data-pane="{session.pane_id}"]').wait_for(timeout=WAIT)
+        assert page.url == f"{base}/", page.url
+        assert page.evaluate("window.isSecureContext")
+        until(page, lambda: page.evaluate("navigator.serviceWorker.getRegistration().then((r) => Boolean(r && r.active))"), "the service worker, active")
 
-            cdp = context.new_cdp_session(page)
-            manifest = cdp.send("Page.getAppManifest")
-            assert manifest["url"] == f"{base}/manifest.webmanifest" and not manifest["errors"], manifest
-            assert json.loads(manifest["data"])["display"] == "standalone"
-            installable = cdp.send("Page.getInstallabilityErrors")
-            assert installable["installabilityErrors"] == [], installable
+        cdp = context.new_cdp_session(page)
+        manifest = cdp.send("Page.getAppManifest")
+        assert manifest["url"] == f"{base}/manifest.webmanifest" and not manifest["errors"], manifest
+        assert json.loads(manifest["data"])["display"] == "standalone"
+        installable = cdp.send("Page.getInstallabilityErrors")
+        assert installable["installabilityErrors"] == [], installable
 
-            cached = page.evaluate(
-                """caches.keys().then(async (names) => {
-                     const out = [];
-                     for (const name of names) {
-                       const cache = await caches.open(name);
-                       for (const request of await cache.keys()) {
-                         const response = await cache.match(request);
-                         out.push([new URL(request.url).pathname + new URL(request.url).search, await response.text()]);
-                       }
-                     }
-                     return out;
-                   })"""
-            )
-            paths = sorted(path for path, _ in cached)
-            assert paths == sorted(["/", "/assets/app.js", "/assets/app.css", "/assets/icon.svg", "/manifest.webmanifest"]), paths
-            for path, text in cached:
-                assert session.name not in text and session.pane_id not in text and "secret-agent" not in text, f"{path} in the cache holds agent data"
+        cached = page.evaluate(
+            """caches.keys().then(async (names) => {
+                 const out = [];
+                 for (const name of names) {
+                   const cache = await caches.open(name);
+                   for (const request of await cache.keys()) {
+                     const response = await cache.match(request);
+                     out.push([new URL(request.url).pathname + new URL(request.url).search, await response.text()]);
+                   }
+                 }
+                 return out;
+               })"""
+        )
+        paths = sorted(path for path, _ in cached)
+        assert paths == sorted(["/", "/assets/app.js", "/assets/app.css", "/assets/icon.svg", "/manifest.webmanifest"]), paths
+        for path, text in cached:
+            assert session.name not in text and session.pane_id not in text and "secret-agent" not in text, f"{path} in the cache holds agent data"
 
-            # Offline: the page from the cache, saying it is not live, with no agent (none is kept on the phone).
-            context.set_offline(True)
-            page.reload()
-            page.locator("#live.off", has_text="not live").wait_for(timeout=WAIT)
-            assert page.locator("#empty").is_hidden(), "offline, the page said there are no agents"
-            assert page.locator("li.agent").count() == 0
-            page.screenshot(path=str(shots(tmp_path) / "offline-390x844.png"))
-        finally:
-            context.close()
+        # Offline: the page from the cache, saying it is not live, with no agent (none is kept on the phone).
+        context.set_offline(True)
+        page.reload()
+        page.locator("#live.off", has_text="not live").wait_for(timeout=WAIT)
+        assert page.locator("#empty").is_hidden(), "offline, the page said there are no agents"
+        assert page.locator("li.agent").count() == 0
+        page.screenshot(path=str(shots(tmp_path) / "offline-390x844.png"))
+    finally:
+        context.close()

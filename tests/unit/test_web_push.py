@@ -21,8 +21,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from headspace_tui.shared.config import ConfigError, PushConfig, parse_config
-from headspace_tui.web.push import FAILED, GONE, SENT, SUPPRESSED, Pusher, Result, allowed, message, read_results, whole
-from headspace_tui.web.push_crypto import PAYLOAD_MAX, RECORD_SIZE, Subscriber, VapidKey, b64url, encrypt, unb64url
+from headspace_tui.web.push import FAILED, GONE, SENT, SUPPRESSED, Pusher, Result, Subscriber, allowed, message, read_results, whole
+from headspace_tui.web.push_crypto import PAYLOAD_MAX, RECORD_SIZE, VapidKey, b64url, encrypt, unb64url
 
 
 def browser_keys() -> tuple[ec.EllipticCurvePrivateKey, bytes, Subscriber]:
