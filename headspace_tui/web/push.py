@@ -250,11 +250,50 @@ class Pusher:
             return True
         return False
 
+    def public(self) -> str:
+        """The key's public half (the page's ``applicationServerKey``), "" when there is no key.
+
+        Read from the copy kept beside the key while no push has loaded it: a
+        page looked at is no reason to load OpenSSL into the service.
+        """
+        if self._key is None and not self.problem:
+            kept = self._public_kept()
+            if kept:
+                return kept
+        key = self.key()
+        if key is not None:
+            self._keep_public(key.public)
+        return key.public if key is not None else ""
+
+    def _public_path(self) -> Path:
+        return self.key_file.with_name(self.key_file.name + ".pub")
+
+    def _public_kept(self) -> str:
+        """The public half kept beside the key, if it is there and not older than the key; else ""."""
+        try:
+            text = read_regular(self._public_path(), 256).decode("ascii").strip()
+            if self._public_path().stat().st_mtime < self.key_file.stat().st_mtime:
+                return ""
+        except (OSError, Unreadable, UnicodeDecodeError):
+            return ""
+        return text if len(text) == 87 and all(c.isalnum() or c in "-_" for c in text) else ""
+
+    def _keep_public(self, public: str) -> None:
+        if self._public_kept() == public:
+            return
+        try:
+            temporary = self._public_path().with_name(f"{self._public_path().name}.{os.getpid()}.new")
+            with open(temporary, "w", encoding="ascii", opener=lambda p, f: os.open(p, f | os.O_TRUNC, 0o600)) as out:
+                out.write(public + "\n")
+            os.replace(temporary, self._public_path())
+        except OSError as exc:
+            log.warning("web push: the public key could not be kept beside the key (%s)", exc)
+
     def state(self, endpoint: str = "") -> dict[str, Any]:
         """What the page shows: whether pushes can be sent, whether this browser is subscribed, how many are, the last results."""
-        key = self.key()
+        public = self.public()
         return {
-            "key": key.public if key is not None else "",
+            "key": public,
             "problem": self.problem,
             "subscribed": any(k.subscriber.endpoint == endpoint for k in self.subscriptions) if endpoint else False,
             "phones": len(self.subscriptions),

@@ -316,3 +316,14 @@ def test_a_proxy_on_this_machine_is_counted_by_the_client_it_forwards_for():
 
     assert forwarded_for("127.0.0.1", {"X-Forwarded-For": "203.0.113.9, 100.64.0.7"}) == "via proxy 100.64.0.7"  # the hop the proxy saw
     assert forwarded_for("192.0.2.1", {"X-Forwarded-For": "100.64.0.7"}) == "" and forwarded_for("127.0.0.1", {}) == ""
+
+
+def test_a_page_looked_at_reads_the_kept_public_key_and_loads_no_key(tmp_path: Path):
+    """The page asks for the public key on every open; only a subscription or a push needs the private key (and OpenSSL)."""
+    first, _ = pusher(tmp_path)
+    public = first.state()["key"]  # the first ever: made, and its public half kept beside it
+    assert len(unb64url(public)) == 65 and (tmp_path / "push-key.pem.pub").read_text().strip() == public
+    again, _ = pusher(tmp_path)
+    assert again.state()["key"] == public and again._key is None
+    os.utime(tmp_path / "push-key.pem.pub", (1.0, 1.0))  # older than the key: not believed, the key is read
+    assert again.state()["key"] == public and again._key is not None
