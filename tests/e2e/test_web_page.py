@@ -287,12 +287,13 @@ def test_a_stale_tap_for_an_answered_request_never_approves_the_next_one_with_th
     assert len(runs.read_text().splitlines()) == 2
 
 
-def test_a_tap_after_the_agent_stopped_waiting_says_how_long_ago_and_what_it_does_now_and_sends_nothing(claude_session, private_tmux, services, phone):
+def test_a_tap_after_the_agent_stopped_waiting_says_how_long_ago_and_what_it_does_now_and_sends_nothing(claude_session, private_tmux, services, phone, tmp_path):
     """The card's request ended without headspace (the person answered at the pane); a frozen page's tap is refused in plain words."""
     session, page, _ = at_permission(claude_session, private_tmux, services, phone, [api.bash("touch here.txt", "Make a file"), api.text("Made it.")], "gone-by", "make a file", "touch here.txt")
     page.route("**/api/events**", lambda route: route.abort())  # the phone in a pocket: its stream frozen
     page.evaluate("events.close()")
-    session.press("Enter")  # answered at the pane itself ("Yes" is the dialog's first option)
+    # Answered at the pane itself ("Yes" is the dialog's first option); a press a loaded Claude did not take is pressed again.
+    session.enter_until(lambda: (session.workdir / "here.txt").exists(), "the dialog answered at the pane")
     session.wait_for("Made it.", timeout=60)
 
     def idle() -> bool:
@@ -304,6 +305,7 @@ def test_a_tap_after_the_agent_stopped_waiting_says_how_long_ago_and_what_it_doe
     page.locator("#notice.error").wait_for(timeout=WAIT)
     notice = page.locator("#notice").inner_text()
     assert re.search(r"^Nothing sent: the agent stopped waiting for this answer \d+ s ago; it is now idle\.", notice), notice
+    page.screenshot(path=str(shots(tmp_path) / "late-tap-390x844.png"))
     assert (session.workdir / "here.txt").exists() and session.screen().count("Made it.") == 1  # the one answer, the person's
 
 
