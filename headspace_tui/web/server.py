@@ -77,6 +77,7 @@ from .views import agent_view, quick, screen_view
 log = logging.getLogger(__name__)
 
 MAX_REQUEST = 16 * 1024  # bytes: no request of the page's is bigger
+SIGN_IN = "/signin"  # where the sign-in page's form posts the address or token (the guard's, as ``/?token=`` is)
 EVENTS_QUEUED = 500  # changes a page may fall behind by before it is cut off (it reconnects and reloads)
 RULED_SPAN = 86400.0  # seconds: the rules' answers the page lists (the last day)
 AWAY_SPAN = 7 * 86400.0  # seconds: how far back "while you were away" looks at most
@@ -255,13 +256,15 @@ class WebPage:
         token = self.options.token
         given = request.cookies.get(COOKIE)
         first = request.path == "/" and request.method == "GET" and "token" in request.query
-        if first:
-            if not token_matches(given_token(request.query.get("token")), token):
+        signing_in = request.path == SIGN_IN and request.method == "POST"  # the sign-in form: the token in the body, kept out of logs of the address
+        if first or signing_in:
+            sent = request.query.get("token") if first else (await request.post()).get("token")
+            if not token_matches(given_token(sent if isinstance(sent, str) else None), token):
                 self.limits.wrong_token(peer)
                 log.warning("web: a wrong token from %s", peer)
                 return _plain("headspace: this link's token is not the page's (run 'headspace web' again for the current one)", 403)
-            moved = web.HTTPSeeOther("/")  # the token leaves the address bar (and the history); the fragment stays
-            scheme, _ = seen_as(self.options.scheme, request.host, peer, dict(request.headers))
+            moved = web.Response(status=303, headers={"Location": "/"})  # the token leaves the address bar (and the history); the fragment stays
+            scheme, _ = seen_as(self.options.scheme, request.host, request.remote, dict(request.headers))
             moved.set_cookie(COOKIE, token, httponly=True, samesite="Strict", secure=scheme == "https", path="/")
             _secure(moved)
             return moved
@@ -270,13 +273,13 @@ class WebPage:
             # only a token given in the address counts towards turning an address away.
             if request.path == "/" and request.method == "GET":
                 # The page itself: a form to paste the printed address into (an app on the home screen may not share the
-                # browser's cookies). It is the same ``/?token=…`` as the printed address, and counts as a guess as that does.
+                # browser's cookies). It posts to SIGN_IN, which the guard takes as ``/?token=…`` (a guess counts as one there too).
                 signin = web.Response(body=_asset_bytes("signin.html"), status=401, content_type="text/html", charset="utf-8")
                 signin.headers["Content-Security-Policy"] = "default-src 'none'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
                 _secure(signin)
                 return signin
             return _plain("headspace: open the address 'headspace web' printed (it carries the page's token)", 401)
-        scheme, host = seen_as(self.options.scheme, request.host, peer, dict(request.headers))  # the browser's, through a proxy on this machine
+        scheme, host = seen_as(self.options.scheme, request.host, request.remote, dict(request.headers))  # the browser's, through a proxy on this machine
         if request.method != "GET" and not same_origin(request.headers.get("Origin"), host, scheme):
             log.warning("web: a %s from %s without this page's Origin", request.method, peer)
             return _plain("a change must come from the page itself (its Origin)", 403)
