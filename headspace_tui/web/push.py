@@ -377,7 +377,7 @@ class Pusher:
         host = urlsplit(subscriber.endpoint).hostname or "?"
         now = self.clock()
         try:
-            sealed = encrypt(body, subscriber)
+            sealed = encrypt(body, subscriber.p256dh, subscriber.auth)
         except ValueError as exc:
             return Result(now, FAILED, str(exc), title, pane, host)
         headers = {

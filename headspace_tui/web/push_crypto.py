@@ -19,7 +19,6 @@ import json
 import os
 import secrets
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from cryptography.hazmat.primitives import hashes, serialization
@@ -29,9 +28,6 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from ..shared.safe_files import Unreadable, read_regular
-
-if TYPE_CHECKING:
-    from .push import Subscriber
 
 KEY_FILE_MAX = 4096  # bytes: one PEM private key
 RECORD_SIZE = 4096  # the record size written in the header: one record holds any payload we send
@@ -128,19 +124,19 @@ def _hkdf(salt: bytes, ikm: bytes, info: bytes, length: int) -> bytes:
     return HKDF(algorithm=hashes.SHA256(), length=length, salt=salt, info=info).derive(ikm)
 
 
-def encrypt(payload: bytes, to: Subscriber, *, salt: bytes | None = None, sender: ec.EllipticCurvePrivateKey | None = None) -> bytes:
-    """``payload`` as the body of one push to ``to`` (RFC 8291 over RFC 8188 ``aes128gcm``, one record).
+def encrypt(payload: bytes, p256dh: str, auth: str, *, salt: bytes | None = None, sender: ec.EllipticCurvePrivateKey | None = None) -> bytes:
+    """``payload`` as the body of one push to the browser whose keys are ``p256dh`` and ``auth`` (RFC 8291 over RFC 8188 ``aes128gcm``, one record).
 
     A fresh key pair and salt per message (``salt`` and ``sender`` only for
     a test's fixed vector).
     """
-    receiver_point = unb64url(to.p256dh)
+    receiver_point = unb64url(p256dh)
     receiver = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), receiver_point)
     sender = sender or ec.generate_private_key(ec.SECP256R1())
     sender_point = _point(sender.public_key())
     salt = salt or secrets.token_bytes(16)
     shared = sender.exchange(ec.ECDH(), receiver)
-    ikm = _hkdf(unb64url(to.auth), shared, b"WebPush: info\x00" + receiver_point + sender_point, 32)
+    ikm = _hkdf(unb64url(auth), shared, b"WebPush: info\x00" + receiver_point + sender_point, 32)
     key = _hkdf(salt, ikm, b"Content-Encoding: aes128gcm\x00", 16)
     nonce = _hkdf(salt, ikm, b"Content-Encoding: nonce\x00", 12)
     if len(payload) > PAYLOAD_MAX:

@@ -34,17 +34,17 @@ def browser_keys() -> tuple[ec.EllipticCurvePrivateKey, bytes, Subscriber]:
 
 def test_what_is_encrypted_the_reference_decrypts_and_each_message_has_its_own_keys():
     private, auth, subscriber = browser_keys()
-    body = encrypt(b'{"title": "w:0.0 needs permission"}', subscriber)
+    body = encrypt(b'{"title": "w:0.0 needs permission"}', subscriber.p256dh, subscriber.auth)
     assert http_ece.decrypt(body, private_key=private, auth_secret=auth, version="aes128gcm") == b'{"title": "w:0.0 needs permission"}'
     assert int.from_bytes(body[16:20], "big") == RECORD_SIZE and body[20] == 65  # the header: salt, record size, the sender's key
-    again = encrypt(b'{"title": "w:0.0 needs permission"}', subscriber)
+    again = encrypt(b'{"title": "w:0.0 needs permission"}', subscriber.p256dh, subscriber.auth)
     assert again[:16] != body[:16] and again[21:86] != body[21:86]  # a fresh salt and key pair per message
     other_private, other_auth, _ = browser_keys()
     with pytest.raises(Exception):  # noqa: B017 (http_ece raises its own or cryptography's)
         http_ece.decrypt(body, private_key=other_private, auth_secret=other_auth, version="aes128gcm")
-    assert len(encrypt(b"x" * PAYLOAD_MAX, subscriber)) == 4096  # the most a push service must take (RFC 8291 section 4)
+    assert len(encrypt(b"x" * PAYLOAD_MAX, subscriber.p256dh, subscriber.auth)) == 4096  # the most a push service must take (RFC 8291 section 4)
     with pytest.raises(ValueError, match="at most"):
-        encrypt(b"x" * (PAYLOAD_MAX + 1), subscriber)
+        encrypt(b"x" * (PAYLOAD_MAX + 1), subscriber.p256dh, subscriber.auth)
 
 
 def test_the_signature_verifies_for_the_push_services_origin_and_the_key_is_kept_private(tmp_path: Path):
