@@ -256,7 +256,8 @@ def test_a_key_in_the_pane_just_before_headspaces_hook_decision_is_recorded_as_f
 
 
 def test_a_timed_out_wait_leaves_the_dialog_to_keys(claude_session, fake_api, private_tmux, tmp_path):
-    session, runtime = start(claude_session, tmp_path, [api.bash("touch late.txt && echo keys-ran", "Create a file"), api.text("Done.")], wait=2)
+    # The hook waits 5 s: time for a loaded machine's app to see it hold the dialog before it lets go (2 s was missed under load).
+    session, runtime = start(claude_session, tmp_path, [api.bash("touch late.txt && echo keys-ran", "Create a file"), api.text("Done.")], wait=5)
 
     async def scenario() -> None:
         app = app_for(private_tmux, session, runtime)
@@ -265,7 +266,7 @@ def test_a_timed_out_wait_leaves_the_dialog_to_keys(claude_session, fake_api, pr
             agent = app.table.agents
             await ask(pilot, app, session, "create the file")
             await wait_until(pilot, lambda: session.pane_id in agent and agent[session.pane_id].channel == "hook", "the hook's request", timeout=15)
-            # The hook waits 2 s, then leaves with no decision: the row falls back to keys, the dialog stays.
+            # The hook waits 5 s, then leaves with no decision: the row falls back to keys, the dialog stays.
             await ready_to_answer(pilot, app, session.pane_id, AgentState.PERMISSION, channel="")
             assert NUMBERED_MENU.search(session.screen())
             await press_as_a_person(pilot, app, session.pane_id, "y", lambda: fake_api.seen(has_tool_result), "the command's result", timeout=30)

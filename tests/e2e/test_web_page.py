@@ -790,7 +790,8 @@ def test_the_page_comes_back_with_the_service_at_the_same_address_without_a_new_
 def test_coming_back_after_a_while_the_page_says_what_each_agent_did_meanwhile_and_each_line_opens_it(claude_session, private_tmux, services, phone, tmp_path):
     """The phone put away for an hour (its own record of when it last looked, set back): opened again, the page says which
     agent finished a turn and what it spent, above the list; the line opens that agent. A page looked at a moment ago says nothing."""
-    session = claude_session([api.text("All done here.")], name="while-away")
+    # The reply takes 3 s: the turn is seen working, then done (a turn the screen never saw working is not counted).
+    session = claude_session([api.text("All done here.", delay=3)], name="while-away")
     url, _, _ = web_on(private_tmux.name, services)
     page = phone.new_page()
     page.goto(url)
