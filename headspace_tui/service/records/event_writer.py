@@ -191,6 +191,17 @@ class EventWriter:
         with self._queue:
             return [stored(e) for e in self._unwritten if e.get("agent") == key]
 
+    def since(self, log: EventLog | None, kind: str, since: float) -> list[StoredEvent]:
+        """The events of ``kind`` at or after ``since``, oldest first: ``log``'s, then those still waiting to be written (none missed); [] when the log cannot be read."""
+        if log is None:
+            return []
+        try:
+            with self.reading():
+                waiting = [e for e in self.waiting_of(kind) if e.ts >= since]
+                return log.query(kind=kind, since=since) + waiting
+        except EventLogError:
+            return []
+
     def waiting_of(self, kind: str) -> list[StoredEvent]:
         """The events of ``kind`` not written yet, oldest first."""
         with self._queue:

@@ -319,14 +319,7 @@ class Journal:
 
     def away(self, agents: list[Agent], ruled: list[dict], since: float) -> list[dict]:
         """What each agent did since ``since`` (away.py): its finished turns from the log's state changes, its spending from the ledger's."""
-        try:
-            with self.writer.reading():  # what still waits to be written first, then the log: none missed
-                states = [e for e in self.writer.waiting_of(STATE) if e.ts >= since]
-                if self.log is not None:
-                    states += self.log.query(kind=STATE, since=since)
-        except EventLogError:
-            states = []
-        return away(agents, states, spent_since(self.ledger.since(since), since, spent_of), ruled, since)
+        return away(agents, self.writer.since(self.log, STATE, since), spent_since(self.ledger.since(since), since, spent_of), ruled, since)
 
     def close(self) -> None:
         self.writer.close()

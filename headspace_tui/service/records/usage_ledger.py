@@ -150,13 +150,7 @@ class UsageLedger:
     def _events(self, since: float) -> list[StoredEvent]:
         if self.log is None:
             return [e for e in self._kept if e.ts >= since]
-        try:
-            with self.writer.reading():  # what still waits first, then the log: none missed (event_writer.reading)
-                waiting = [e for e in self.writer.waiting_of(KIND) if e.ts >= since]
-                found = self.log.query(kind=KIND, since=since) + waiting
-        except EventLogError:
-            return []
-        return [e for e in found if self._mine(e.agent or "")]
+        return [e for e in self.writer.since(self.log, KIND, since) if self._mine(e.agent or "")]
 
     def _mine(self, key: str) -> bool:
         """An agent of this server (or of a remote host), by its key ``host|server|pane|pid@started``."""
