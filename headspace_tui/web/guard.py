@@ -19,6 +19,7 @@ Pure: no aiohttp here, so the rules are tested on their own.
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import os
 import secrets
 import time
@@ -90,7 +91,7 @@ def seen_as(scheme: str, host: str | None, peer: str | None, headers: dict[str, 
     a page elsewhere cannot add these headers to a request without a CORS
     preflight, which the page never answers).
     """
-    if peer is None or not _loopback(peer):
+    if peer is None or not loopback(peer):
         return scheme, host
     proto = headers.get("X-Forwarded-Proto", "").split(",")[0].strip().lower()
     forwarded = headers.get("X-Forwarded-Host", "").split(",")[0].strip()
@@ -103,17 +104,18 @@ def forwarded_for(peer: str | None, headers: dict[str, str]) -> str:
     Only from a loopback peer (as ``seen_as``); the hops before the last are
     the client's own word and are not read.
     """
-    if peer is None or not _loopback(peer):
+    if peer is None or not loopback(peer):
         return ""
     hops = [hop.strip() for hop in headers.get("X-Forwarded-For", "").split(",") if hop.strip()]
     return f"via proxy {hops[-1][:64]}" if hops else ""
 
 
-def _loopback(address: str) -> bool:
-    import ipaddress
-
+def loopback(host: str) -> bool:
+    """Whether ``host`` (a listen address, or a peer's: ``::ffff:127.0.0.1`` too) is reachable only from this machine."""
+    if host == "localhost":
+        return True
     try:
-        return ipaddress.ip_address(address.removeprefix("::ffff:")).is_loopback
+        return ipaddress.ip_address(host.removeprefix("::ffff:")).is_loopback
     except ValueError:
         return False
 

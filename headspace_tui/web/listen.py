@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import ipaddress
 import socket
 from pathlib import Path
 
 from ..shared.config import WebConfig
-from .guard import token_from_file
+from .guard import loopback, token_from_file
 from .server import WebOptions
 
 DEFAULT_PORT = 8765
@@ -30,16 +29,6 @@ def parse_listen(text: str) -> tuple[str, int]:
     if not port.isdigit() or not 0 < int(port) < 65536:
         raise ListenError(f"--listen {text!r}: the port must be a number from 1 to 65535")
     return host, int(port)
-
-
-def loopback(host: str) -> bool:
-    """Whether ``host`` is reachable only from this machine."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def options(listen: str, *, token_file: str = "", read_only: bool = False, tls: tuple[str, str] | None = None, insecure_network: bool = False) -> WebOptions:

@@ -34,7 +34,6 @@ import asyncio
 import hashlib
 import json
 import logging
-import os
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -46,6 +45,7 @@ from ..shared.config import PushConfig
 from ..shared.paths import state_dir
 from ..shared.safe_files import Unreadable, read_regular
 from ..shared.safe_text import clean
+from .kept import keep
 
 if TYPE_CHECKING:
     from .push_crypto import VapidKey
@@ -216,11 +216,7 @@ class Pusher:
             "results": [asdict(r) for r in self.results[-RESULTS_KEPT:]],
         }
         try:
-            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            temporary = self.path.with_name(self.path.name + ".new")
-            with open(temporary, "w", encoding="utf-8", opener=lambda p, f: os.open(p, f | os.O_TRUNC, 0o600)) as out:
-                json.dump(data, out)
-            os.replace(temporary, self.path)
+            keep(self.path, data)
         except OSError as exc:
             log.warning("web push: %s cannot be written (%s)", self.path, exc)
 
@@ -271,21 +267,19 @@ class Pusher:
     def _public_kept(self) -> str:
         """The public half kept beside the key, if it is there and not older than the key; else ""."""
         try:
-            text = read_regular(self._public_path(), 256).decode("ascii").strip()
+            data = json.loads(read_regular(self._public_path(), 1024))
             if self._public_path().stat().st_mtime < self.key_file.stat().st_mtime:
                 return ""
-        except (OSError, Unreadable, UnicodeDecodeError):
+        except (OSError, Unreadable, ValueError):
             return ""
-        return text if len(text) == 87 and all(c.isalnum() or c in "-_" for c in text) else ""
+        text = data.get("public") if isinstance(data, dict) else None
+        return text if isinstance(text, str) and len(text) == 87 and all(c.isalnum() or c in "-_" for c in text) else ""
 
     def _keep_public(self, public: str) -> None:
         if self._public_kept() == public:
             return
         try:
-            temporary = self._public_path().with_name(f"{self._public_path().name}.{os.getpid()}.new")
-            with open(temporary, "w", encoding="ascii", opener=lambda p, f: os.open(p, f | os.O_TRUNC, 0o600)) as out:
-                out.write(public + "\n")
-            os.replace(temporary, self._public_path())
+            keep(self._public_path(), {"public": public})
         except OSError as exc:
             log.warning("web push: the public key could not be kept beside the key (%s)", exc)
 
