@@ -35,10 +35,8 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -49,35 +47,9 @@ from benchmarks.scale import Farm  # noqa: E402
 from benchmarks.web_page import Probe, free_port, rss_now_mb, start_time, summary  # noqa: E402
 from headspace_tui.shared.resident_place import place_of, read_card  # noqa: E402
 from headspace_tui.tmux.server import TmuxServer  # noqa: E402
+from tests.harness.push_service import PushService  # noqa: E402
 
 GAP = 2.5  # seconds between two trials' dialogs: past the ringer's gap between notifications
-
-
-class PushService:
-    """Takes each push (201) and notes when it came and its body."""
-
-    def __init__(self) -> None:
-        self.got: list[tuple[float, bytes]] = []
-        got = self.got
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                got.append((time.time(), body))
-                self.send_response(201)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.origin = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def subscribe(base: str, token: str, endpoint: str):
@@ -144,16 +116,16 @@ def main() -> int:
             farm.signal(probe.pane, signal.SIGUSR1)  # working
             time.sleep(GAP)
             probe.drawn_file().unlink(missing_ok=True)
-            before = len(pushes.got)
+            before = len(pushes.received)
             farm.signal(probe.pane, signal.SIGUSR2)  # the permission menu
             deadline = time.monotonic() + args.timeout
-            while len(pushes.got) == before and time.monotonic() < deadline:
+            while len(pushes.received) == before and time.monotonic() < deadline:
                 time.sleep(0.005)
             drawn_at = farm.drawn_at(probe.pane)
-            if len(pushes.got) == before or drawn_at is None:
-                troubles.append(f"trial {n}: {'no push' if len(pushes.got) == before else 'no drawn time'} within {args.timeout:g} s")
+            if len(pushes.received) == before or drawn_at is None:
+                troubles.append(f"trial {n}: {'no push' if len(pushes.received) == before else 'no drawn time'} within {args.timeout:g} s")
                 continue
-            at, body = pushes.got[before]
+            at, body = pushes.received[before].at, pushes.received[before].body
             message = json.loads(http_ece.decrypt(body, private_key=private, auth_secret=auth, version="aes128gcm"))
             if message.get("pane") != probe.pane:
                 troubles.append(f"trial {n}: the push named {message.get('pane')}, not the probe {probe.pane}")

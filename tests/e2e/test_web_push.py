@@ -31,7 +31,6 @@ import os
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import quote
 
 import pytest
@@ -39,6 +38,7 @@ import pytest
 from tests.e2e.test_jump import wait
 from tests.e2e.test_resident_service import run
 from tests.e2e.test_web_page import CHROMIUM, PHONE, WAIT, chromium, shots, web_on  # noqa: F401 (chromium: the page tests' browser fixture)
+from tests.harness.push_service import PushService
 from tests.harness.scenarios import NUMBERED_MENU
 from tests.ui.test_inbox_live import start_agents
 
@@ -47,34 +47,6 @@ pytestmark = pytest.mark.e2e
 
 def b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-class PushService:
-    """A browser's push service, as far as the service sees one: takes each push (201), keeps its headers and body."""
-
-    def __init__(self) -> None:
-        self.received: list[tuple[str, dict[str, str], bytes]] = []
-        received = self.received
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                received.append((self.path, dict(self.headers.items()), body))
-                self.send_response(201)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.origin = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture
@@ -220,7 +192,8 @@ def test_a_wait_is_pushed_to_the_phone_that_subscribed_its_notification_opens_th
     first.submit("please ask first")
     first.wait_for(NUMBERED_MENU, timeout=60)
     wait(lambda: push_service.received, "a push at the subscription's push service", timeout=30)
-    path, headers, body = push_service.received[0]
+    first_push = push_service.received[0]
+    path, headers, body = first_push.path, first_push.headers, first_push.body
     assert path == "/push/phone-1"
     message = subscription.opened(headers, body)
     assert message["url"] == f"/#agent={quote(first.pane_id)}" and message["pane"] == first.pane_id, message
