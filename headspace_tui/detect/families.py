@@ -20,9 +20,11 @@ from ..shared.proctree import ProcessInfo, ProcessTable, find_first
 from ..shared.safe_text import clean
 from .claude import FAMILY as CLAUDE
 from .codex import FAMILY as CODEX
+from .copilot import FAMILY as COPILOT
 from .family import Family
 from .gemini import FAMILY as GEMINI
 from .opencode import FAMILY as OPENCODE
+from .qwen import FAMILY as QWEN
 from .session_usage import Kind
 
 FAMILIES: tuple[Family, ...] = ()  # in the order registered; ``register`` replaces it
@@ -51,6 +53,8 @@ register(CLAUDE)
 register(CODEX)
 register(GEMINI)
 register(OPENCODE)
+register(COPILOT)
+register(QWEN)
 
 PLUGIN_GROUP = "headspace.families"
 

@@ -59,3 +59,17 @@ def gemini_mode(argv: Sequence[str]) -> str:
 def opencode_mode(argv: Sequence[str]) -> str:
     """``--agent plan``: plan; any other agent asks as its own config says (not read)."""
     return "plan" if _value(argv, "--agent") == "plan" else ""
+
+
+def qwen_mode(argv: Sequence[str]) -> str:
+    """``-y`` / ``--yolo``: bypass; ``--approval-mode plan|default|auto-edit|auto|yolo`` (Qwen Code 0.24)."""
+    if "-y" in argv or "--yolo" in argv:
+        return "bypass"
+    return {"default": "manual", "auto-edit": "accept-edits", "auto": "auto", "yolo": "bypass", "plan": "plan"}.get(_value(argv, "--approval-mode") or "", "")
+
+
+def copilot_mode(argv: Sequence[str]) -> str:
+    """``--allow-all`` / ``--yolo`` / ``--allow-all-tools``: bypass; ``--plan`` or ``--mode plan``: plan (Copilot CLI 1.0)."""
+    if any(flag in argv for flag in ("--allow-all", "--yolo", "--allow-all-tools")):
+        return "bypass"
+    return "plan" if "--plan" in argv or _value(argv, "--mode") == "plan" else ""

@@ -29,3 +29,27 @@ def fingerprint(*parts: str) -> str:
     refuses keys when the prompt on screen has another.
     """
     return hashlib.sha1("\x1f".join(parts).encode()).hexdigest()[:16]
+
+
+ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Marks drawn with no width of their own: variation selectors ("◆︎" is ◆ and U+FE0E), zero-width spaces (a box's cursor cell).
+NO_WIDTH = re.compile("[\u200b-\u200d\u2060\ufe0e\ufe0f]")
+# A scrollbar in the last column, a block or a bar after blanks (Qwen Code's, Copilot CLI's history).
+SCROLLBAR = re.compile(r"\s+[█┃│▐]$")
+MAX_ROW = 2000  # characters of a row kept: a hostile row costs no more than this
+
+
+def clean_rows(ansi: str, *, scrollbar: bool = False) -> list[str]:
+    """The rows of a capture as plain text: every escape, control character and zero-width mark dropped, trailing blanks
+    and trailing blank rows trimmed (and, with ``scrollbar``, a scrollbar at the right edge).
+
+    (Outside text: what a pane shows goes into evidence and prompts, so no
+    control character survives to a terminal that shows them.)
+    """
+    rows = [NO_WIDTH.sub("", CONTROL.sub("", ESCAPES.sub("", line)))[:MAX_ROW].rstrip() for line in ansi.split("\n")]
+    if scrollbar:
+        rows = [SCROLLBAR.sub("", row) for row in rows]
+    while rows and not rows[-1]:
+        rows.pop()
+    return rows

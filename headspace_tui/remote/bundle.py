@@ -29,6 +29,7 @@ MODULES = (
     "headspace_tui.detect.claude.transcript",
     "headspace_tui.shared.proctree",
     "headspace_tui.detect.install",
+    "headspace_tui.detect.node_cli",
     "headspace_tui.detect.claude.process",
     "headspace_tui.detect.session_usage",
     "headspace_tui.detect.codex.process",

@@ -51,8 +51,8 @@ def named_outside_their_folders() -> Counter:
     return found
 
 
-def test_the_four_families_are_what_is_searched():
-    assert {family.name for family in families.FAMILIES} == {"claude", "codex", "gemini", "opencode"}
+def test_the_six_families_are_what_is_searched():
+    assert {family.name for family in families.FAMILIES} == {"claude", "codex", "gemini", "opencode", "copilot", "qwen"}
 
 
 def test_a_family_is_named_only_where_the_list_says_and_no_more_often():

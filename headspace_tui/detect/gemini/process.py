@@ -29,23 +29,11 @@ argv cannot be told from its child's.)
 from __future__ import annotations
 
 import os
-import re
-from pathlib import Path
 
 from ...shared.proctree import ProcessInfo
-from ..install import manifest_version
+from ..node_cli import runs_under_node, script, version_near
 
 PACKAGE = "@google/gemini-cli"
-_JS_RUNTIME = re.compile(r"^(node|nodejs|bun)(\d[\w.-]*)?(\.exe)?$")
-_VERSION = re.compile(r"^\d+\.\d+\.\d+(?:-[\w.]+)?$")
-
-
-def _script(info: ProcessInfo) -> str | None:
-    """The script a JS runtime runs (the first argument that is not a runtime flag)."""
-    for arg in info.argv[1:]:
-        if not arg.startswith("-"):
-            return arg
-    return None
 
 
 def _is_gemini_script(path: str) -> bool:
@@ -64,11 +52,10 @@ def recognise(info: ProcessInfo) -> bool:
         # A single-executable build (the CLI's getSpawnConfig handles one: it
         # relaunches its own absolute execPath); read from its source, not measured.
         return not os.path.isabs(info.argv[0])
-    runtime = os.path.basename(info.argv[0])
-    if not (_JS_RUNTIME.match(runtime) or _JS_RUNTIME.match(info.comm)):
+    if not runs_under_node(info):
         return False
-    script = _script(info)
-    if script is None or not _is_gemini_script(script):
+    path = script(info)
+    if path is None or not _is_gemini_script(path):
         return False
     # The relaunched child: argv[0] is node's absolute execPath.
     return not os.path.isabs(info.argv[0])
@@ -76,20 +63,4 @@ def recognise(info: ProcessInfo) -> bool:
 
 def version_of(info: ProcessInfo, *, proc: str = "/proc") -> str | None:
     """The version in the install's ``package.json`` (the bin's real path, up to three folders above it)."""
-    script = _script(info)
-    if script is None:
-        return None
-    if not os.path.isabs(script):
-        try:
-            script = os.path.join(os.readlink(f"{proc}/{info.pid}/cwd"), script)
-        except OSError:
-            return None
-    try:
-        real = Path(os.path.realpath(script))
-    except (OSError, ValueError):
-        return None
-    for folder in list(real.parents)[:3]:
-        version = manifest_version(folder / "package.json", lambda name: name == PACKAGE, _VERSION)
-        if version:
-            return version
-    return None
+    return version_near(script(info), info, lambda name: name == PACKAGE, proc=proc)
