@@ -39,8 +39,9 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from headspace_tui.detect.families import family_named  # noqa: E402
+from headspace_tui.detect.words import FamilyWords, release_key  # noqa: E402
 from headspace_tui.model import AgentState  # noqa: E402
-from tests.harness import claude, codex_agent, gemini_agent, opencode_agent  # noqa: E402
+from tests.harness import claude, codex_agent, copilot_agent, gemini_agent, opencode_agent, qwen_agent  # noqa: E402
 from tests.harness.accuracy import problems  # noqa: E402
 from tests.harness.recording import plain_text  # noqa: E402
 
@@ -57,6 +58,7 @@ class Family:
     package: str  # the npm package a release ships as
     recorder: str  # the module whose ``main(argv)`` records the grid
     extra: tuple[str, ...] = ()  # arguments that recorder needs to install a missing release
+    head: tuple[str, ...] = ()  # arguments before the others (a recorder of several families: which one)
 
 
 FAMILIES = {
@@ -64,6 +66,8 @@ FAMILIES = {
     "codex": Family("codex", "Codex CLI", codex_agent.NPM_PACKAGE, "tests.harness.record_codex"),
     "gemini": Family("gemini", "Gemini CLI", gemini_agent.NPM_PACKAGE, "tests.harness.record_gemini"),
     "opencode": Family("opencode", "opencode", opencode_agent.NPM_PACKAGE, "tests.harness.record_opencode", ("--install",)),
+    "copilot": Family("copilot", "GitHub Copilot CLI", copilot_agent.NPM_PACKAGE, "tests.harness.record_chat_agents", head=("copilot",)),
+    "qwen": Family("qwen", "Qwen Code", qwen_agent.NPM_PACKAGE, "tests.harness.record_chat_agents", head=("qwen",)),
 }
 
 
@@ -79,7 +83,7 @@ def newest(package: str) -> str:
 def record(family: Family, version: str, out: Path, sizes: list[str], jobs: int, only: list[str] | None) -> int:
     """Record the grid into ``out`` with the family's own recorder; its exit code (1: some screen failed)."""
     main: Callable[[list[str]], int] = importlib.import_module(family.recorder).main
-    argv = ["--version", version, "--out", str(out), "--sizes", *sizes, "--jobs", str(jobs), *family.extra]
+    argv = [*family.head, "--version", version, "--out", str(out), "--sizes", *sizes, "--jobs", str(jobs), *family.extra]
     if only:
         argv += ["--only", *only]
     return main(argv)
@@ -121,7 +125,42 @@ def read_all(family: Family, out: Path) -> list[Reading]:
     return readings
 
 
-def report(family: Family, version: str, readings: list[Reading], recorded: int) -> str:
+def words_folder(family: Family) -> Path | None:
+    """The family's words files (detect/<family>/words/), for a family whose screen words are data; None for one whose are code."""
+    folder = REPO / "headspace_tui" / "detect" / family.name / "words"
+    return folder if any(folder.glob("*.toml")) else None
+
+
+def renamed_words(family: Family, version: str, out: Path) -> list[tuple[str, str]] | None:
+    """The words of the release's words file that the newest corpus release shows and this release shows on none of its screens.
+
+    Those are what a release that only renamed words changed: a data change.  None: the family's words are code, or
+    there is no earlier corpus to hold them against.
+    """
+    folder = words_folder(family)
+    corpora = sorted((p for p in PANES.glob(f"{family.name}-*") if p.name != f"{family.name}-{version}"), key=lambda p: release_key(p.name.split("-", 1)[1]))
+    if folder is None or not corpora:
+        return None
+
+    def shown(where: Path) -> str:
+        return "\n".join(" ".join(plain_text(p.read_text()).split()) for p in where.glob("*/*/*.ansi"))
+
+    before, now = shown(corpora[-1]), shown(out)
+    return [(name, word) for name, word in FamilyWords(folder).of(version).every_word() if word in before and word not in now]
+
+
+def kind_of_change(family: Family, version: str, out: Path, readings: list[Reading]) -> str:
+    """What a release whose screens read differently needs: new words in the family's data file, or code (one line)."""
+    renamed = renamed_words(family, version, out)
+    if renamed is None:
+        return "its screen words are in its reader's code: a difference is a code change"
+    if renamed:
+        listed = ", ".join(f"{name} {word!r}" for name, word in renamed[:8])
+        return f"a words change may do (detect/{family.name}/words/): on the last release's screens and on none of this one's: {listed}"
+    return "every word the last release showed is still shown: the screens' shape changed, a code change"
+
+
+def report(family: Family, version: str, readings: list[Reading], recorded: int, change: str = "") -> str:
     wrong = [r for r in readings if r.problems]
     lines = [f"{family.title} {version}: {len(readings)} screens recorded, {len(readings) - len(wrong)} read as labelled"]
     if recorded != 0:
@@ -130,6 +169,8 @@ def report(family: Family, version: str, readings: list[Reading], recorded: int)
         mark = "MISSED" if r.missed_you else "DIFF  "
         lines.append(f"{mark} {r.screen}: {'; '.join(r.problems)}")
         lines += [f"         why: {why}" for why in r.why[:3]]
+    if wrong and change:
+        lines.append(f"what it needs: {change}")
     if wrong:
         lines.append("what to do with a difference: docs/testing.md, 'A new release, the day it ships'")
     return "\n".join(lines)
@@ -165,7 +206,8 @@ def main(argv: list[str] | None = None) -> int:
                     print(json.dumps({"screen": r.screen, "expected": r.expected, "read": r.read, "problems": r.problems, "missed_you": r.missed_you, "why": r.why}))
             print(json.dumps({"family": family.name, "version": version, "screens": len(readings), "right": sum(not r.problems for r in readings), "recorded_ok": recorded == 0}))
         else:
-            print(report(family, version, readings, recorded))
+            change = kind_of_change(family, version, out, readings) if any(r.problems for r in readings) else ""
+            print(report(family, version, readings, recorded, change))
         if args.add:
             target = PANES / f"{family.name}-{version}"
             shutil.copytree(out, target, dirs_exist_ok=True)
