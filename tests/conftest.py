@@ -36,7 +36,7 @@ pytest_plugins = ["tests.harness.ordering"]  # the long tests first in each stag
 # live test cannot forget its marker and slip into the fast stage.
 NEEDS = {
     "claude": re.compile(r"\bclaude_session\b|\bclaude_binary\b|\bClaudeSession\b|harness\.claude import|harness\.session import"),
-    "agents": re.compile(r"\b(codex|gemini|opencode)_binary\b|\bfind_(codex|gemini|opencode)\(|\brequire_(gemini|opencode)\(|\b(Codex|Gemini|Opencode)Session\b"),
+    "agents": re.compile(r"\b(codex|gemini|opencode)_binary\b|\bfind_(codex|gemini|opencode)\(|\brequire_(gemini|opencode|copilot|qwen)\(|\b(Codex|Gemini|Opencode)Session\b"),
     "sshd": re.compile(r"harness\.sshd import|harness\.netns import|\brunning_sshd\b|\bSshd\("),
     "browser": re.compile(r"\bplaywright\b|\bchromium\b"),
 }

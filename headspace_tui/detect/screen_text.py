@@ -12,6 +12,9 @@ from __future__ import annotations
 import hashlib
 import re
 
+from ..model import AgentState, Evidence, Observation, Prompt
+from .asks import asked
+
 SGR = re.compile(r"\x1b\[[0-9;:]*m")  # one colour or style escape
 # ``#{pane_current_command}`` when the pane shows a shell, not an agent (any family's agent has left).
 SHELLS = frozenset({"bash", "zsh", "sh", "fish", "dash", "ksh", "tcsh", "csh", "nu", "xonsh", "elvish", "login"})
@@ -53,3 +56,51 @@ def clean_rows(ansi: str, *, scrollbar: bool = False) -> list[str]:
     while rows and not rows[-1]:
         rows.pop()
     return rows
+
+
+# A shell's prompt on the bottom row: the agent has left its pane.
+SHELL_PROMPT = re.compile(r"[\w~/)\]]\s?[$#%]\s*$|^[$#%>]\s*$")
+VERSION_AFTER = re.compile(r"(\d+\.\d+\.\d+)")
+
+
+def version_after(text: str, mark: str) -> str | None:
+    """The version right after ``mark`` in a screen's text ("Copilot v" → "1.0.102"), while a banner shows it."""
+    for line in text.split("\n"):
+        at = line.find(mark)
+        if at >= 0:
+            found = VERSION_AFTER.match(line[at + len(mark) :])
+            if found:
+                return found.group(1)
+    return None
+
+
+def before_reading(lines: list[str], command: str | None) -> Observation | None:
+    """What a pane says before its agent's shapes are looked for: a shell as its command (exited), nothing on it (starting)."""
+    if command is not None and command.rsplit("/", 1)[-1] in SHELLS:
+        return Observation(AgentState.EXITED, evidence=(Evidence("shell-is-the-pane-command", -1, command),), confidence=0.9)
+    if not lines:
+        return Observation(AgentState.STARTING, evidence=(Evidence("blank-pane", -1, ""),), confidence=0.4)
+    return None
+
+
+def none_of_its_shapes(lines: list[str], banner: str) -> Observation:
+    """A pane that shows none of its agent's shapes: a shell prompt at the bottom (exited), its banner alone (starting), else unknown."""
+    last = len(lines) - 1
+    if SHELL_PROMPT.search(lines[last]):
+        return Observation(AgentState.EXITED, evidence=(Evidence("shell-prompt-at-bottom", last, lines[last]),), confidence=0.8)
+    if any(banner in line for line in lines):
+        return Observation(AgentState.STARTING, evidence=(Evidence("banner-without-prompt", last, lines[last]),), confidence=0.5)
+    return Observation(AgentState.UNKNOWN, evidence=(Evidence("no-input-box-or-dialog", last, lines[last]),), confidence=0.2)
+
+
+def last_block_says(here: Evidence, lines: list[str], row: int, kind: str, text: str) -> Observation:
+    """At the prompt, what the last history block says: an error it gave up on, a reply that asks you something, or idle."""
+    if kind == "error":
+        return Observation(AgentState.ERROR, evidence=(here, Evidence("error-block-last", row, lines[row])), error=text, confidence=0.8)
+    found = asked(text.split("\n")) if kind == "reply" else None
+    if found is not None:
+        # A question typed in the reply: at its end, or before the choices, code or remark it offers (detect/asks.py).
+        rule = "reply-ends-with-question" if found.how == "ends-with-question" else f"reply-asks-{found.how}"
+        prompt = Prompt(kind="input", title=found.paragraph, fingerprint=fingerprint("input", found.paragraph))
+        return Observation(AgentState.INPUT, prompt=prompt, evidence=(here, Evidence(rule, row + found.row, lines[row + found.row])), confidence=0.7)
+    return Observation(AgentState.IDLE, evidence=(here,), confidence=0.8)

@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
+from .chat_session import ChatAgentSession
 from .npm_binary import BinaryUnavailable, cache_root, find_npm_binary, in_ci, package_version, require
 from .opencode_api import MODEL, OpenAICompatibleAPI
-from .pane_session import PaneSession, shell_env
+from .pane_session import shell_env
 from .tmux import PrivateTmux
 
 COPILOT_VERSION = "1.0.102"  # the version the live tests run (keep .ci/run in step)
@@ -82,8 +83,12 @@ def copilot_env(home: Path, api_url: str, binary: str) -> dict[str, str]:
 
 
 @dataclass
-class CopilotSession(PaneSession):
+class CopilotSession(ChatAgentSession):
     """One Copilot CLI in a private tmux pane, started from an interactive bash as a person would."""
+
+    ready: ClassVar[re.Pattern[str]] = READY
+    dialog: ClassVar[re.Pattern[str]] = PERMISSION
+    program: ClassVar[tuple[str, ...]] = ("copilot", "--log-level", "none")
 
     tmux: PrivateTmux
     api: OpenAICompatibleAPI
@@ -108,22 +113,3 @@ class CopilotSession(PaneSession):
         (self.state_dir / "config.json").write_text(json.dumps(config))
         env = {**copilot_env(self.home, self.api.url, self.binary), **self.extra_env}
         self.open_shell(width=self.width, height=self.height, cwd=str(self.workdir), env=env)
-
-    def launch(self, *, wait_ready: bool = True) -> str:
-        if not self.pane_id:
-            self.start_shell()
-        self.run_in_shell(" ".join(shlex.quote(a) for a in ["copilot", "--log-level", "none", *self.extra_args]))
-        return self.wait_ready() if wait_ready else self.screen()
-
-    def wait_ready(self, timeout: float = 60) -> str:
-        return self.wait_for(READY, timeout=timeout, what="Copilot's footer at rest")
-
-    def submit(self, text: str, *, timeout: float = 10) -> None:
-        """Type a prompt, wait until the box shows it, press Enter until the API hears it (or a dialog opens, or it exits)."""
-        self.type_and_see(text, timeout=timeout)
-        before = len(self.api.requests)
-
-        def taken() -> bool:
-            return len(self.api.requests) > before or PERMISSION.search(self.screen()) is not None or self.info().current_command == "bash"
-
-        self.enter_until(taken, f"{text!r} was not sent after three Enters")

@@ -9,7 +9,9 @@
   mode to ``default`` (0.24's own default is ``auto``: an LLM classifier
   that the scripted API would have to play), turn off the follow-up
   suggestion it draws as ghost text in the box after each reply (another
-  model request), and its update check;
+  model request), its background memory and skill agents (requests with
+  tools after a turn, which would take the next prompt's scripted step),
+  and its update check;
 - npm installs its bundled ripgrep without the execute bit (a warning box
   at every start): ``find_qwen`` sets it, as ``.ci/run`` does;
 - the package declares node >= 22; it runs on this machine's node 20.
@@ -23,13 +25,14 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
+from .chat_session import ChatAgentSession
 from .npm_binary import BinaryUnavailable, cache_root, find_npm_binary, in_ci, package_version, require
 from .opencode_api import MODEL, OpenAICompatibleAPI
-from .pane_session import PaneSession, shell_env
+from .pane_session import shell_env
 from .tmux import PrivateTmux
 
 QWEN_VERSION = "0.24.4"  # the version the live tests run (keep .ci/run in step)
@@ -69,7 +72,14 @@ def require_qwen() -> str:
 
 def settings(mode: str = "default", extra: dict | None = None) -> dict:
     """``~/.qwen/settings.json``: the approval mode, no follow-up suggestions, no update check."""
-    base: dict = {"tools": {"approvalMode": mode}, "ui": {"enableFollowupSuggestions": False}, "general": {"enableAutoUpdate": False}}
+    base: dict = {
+        "tools": {"approvalMode": mode},
+        "ui": {"enableFollowupSuggestions": False},
+        "general": {"enableAutoUpdate": False},
+        # Its background agents (memories from the conversation, their clean-up, skills) send requests of their own,
+        # with tools, after a turn: they would take the scripted steps meant for the next prompt.
+        "memory": {"enableManagedAutoMemory": False, "enableManagedAutoDream": False, "enableAutoSkill": False},
+    }
     for key, value in (extra or {}).items():
         base[key] = {**base[key], **value} if isinstance(value, dict) and isinstance(base.get(key), dict) else value
     return base
@@ -81,8 +91,12 @@ def qwen_env(home: Path, api_url: str, binary: str) -> dict[str, str]:
 
 
 @dataclass
-class QwenSession(PaneSession):
+class QwenSession(ChatAgentSession):
     """One Qwen Code in a private tmux pane, started from an interactive bash as a person would."""
+
+    ready: ClassVar[re.Pattern[str]] = re.compile(re.escape(PLACEHOLDER))
+    dialog: ClassVar[re.Pattern[str]] = PERMISSION
+    program: ClassVar[tuple[str, ...]] = ("qwen",)
 
     tmux: PrivateTmux
     api: OpenAICompatibleAPI
@@ -107,22 +121,3 @@ class QwenSession(PaneSession):
         (self.state_dir / "settings.json").write_text(json.dumps(settings(self.mode, self.extra_settings), indent=2))
         env = {**qwen_env(self.home, self.api.url, self.binary), **self.extra_env}
         self.open_shell(width=self.width, height=self.height, cwd=str(self.workdir), env=env)
-
-    def launch(self, *, wait_ready: bool = True) -> str:
-        if not self.pane_id:
-            self.start_shell()
-        self.run_in_shell(" ".join(shlex.quote(a) for a in ["qwen", *self.extra_args]))
-        return self.wait_ready() if wait_ready else self.screen()
-
-    def wait_ready(self, timeout: float = 60) -> str:
-        return self.wait_for(PLACEHOLDER, timeout=timeout, what="Qwen's input box")
-
-    def submit(self, text: str, *, timeout: float = 10) -> None:
-        """Type a prompt, wait until the box shows it, press Enter until the API hears it (or a dialog opens, or it exits)."""
-        self.type_and_see(text, timeout=timeout)
-        before = len(self.api.requests)
-
-        def taken() -> bool:
-            return len(self.api.requests) > before or PERMISSION.search(self.screen()) is not None or self.info().current_command == "bash"
-
-        self.enter_until(taken, f"{text!r} was not sent after three Enters")

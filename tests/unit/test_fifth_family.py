@@ -135,7 +135,7 @@ RUN = '[[rule]]\nid = "q"\ndecision = "allow"\nhosts = ["local"]\nagents = ["qui
 def test_a_fifth_family_with_tools_of_its_own_is_judged_by_its_rules_under_its_own_names(tmp_path: Path):
     own = dataclasses.replace(quill.FAMILY, held_hook=HeldHook(), tools=Tools(shell=frozenset({"quill_sh"})))
     refused = parse_rules(RUN.replace("{root}", "/srv"), tools=families.vocabulary())
-    assert refused.rules == () and "agents must be among claude, codex, gemini, opencode" in refused.errors[0]
+    assert refused.rules == () and "agents must be among claude, codex, copilot, gemini, opencode, qwen" in refused.errors[0]
     bench = Bench(tmp_path, RUN, family="quill")  # the service reads its rules before the family is known
     assert bench.notices and "rule q refused" in bench.notices[0]
     families.register(own)

@@ -25,7 +25,7 @@ need no GitHub sign-in):
 """
 
 from ...model import Tools
-from ..family import Family, Starting
+from ..family import Family
 from ..modes import copilot_mode
 from .process import recognise, version_of
 from .screen import WORDS, box_text, classify_capture, is_copilot_command, screen_version
@@ -40,7 +40,6 @@ FAMILY = Family(
     mode_of=copilot_mode,
     box_text=box_text,
     tools=Tools(shell=frozenset({"bash"}), files=frozenset({"edit", "create", "view"}), reads=frozenset({"view"})),
-    starting=Starting("copilot", "--resume"),
     reads_version=lambda version: f"Copilot {version or '(version unknown)'}: read with the words of {WORDS.of(version).path.name} (detect/copilot/words/).",
 )
 

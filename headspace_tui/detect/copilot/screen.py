@@ -32,8 +32,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ...model import AgentState, Evidence, Observation, Option, Prompt
-from ..asks import asked
-from ..screen_text import SHELLS, clean_rows, fingerprint
+from ..screen_text import before_reading, clean_rows, fingerprint, last_block_says, none_of_its_shapes, version_after
 from ..words import FamilyWords, Words
 
 WORDS = FamilyWords(Path(__file__).with_name("words"))
@@ -41,8 +40,6 @@ RULE = re.compile(r"^─{10,}$")
 BOX_BOTTOM = re.compile(r"^╰─{10,}╯$")
 BOX_TOP = re.compile(r"^╭─{10,}╮$")
 OPTION = re.compile(r"^\s*(?:(?P<cursor>\S)\s+)?(?P<num>\d{1,2})\.\s+(?P<label>\S(?:.*\S)?)$")
-SHELL_PROMPT = re.compile(r"[\w~/)\]]\s?[$#%]\s*$|^[$#%>]\s*$")
-VERSION = re.compile(r"(\d+\.\d+\.\d+)")
 TIME = re.compile(r"\s+\d{1,2}:\d{2}$")  # an echoed prompt's time at the right edge
 DIALOG_REACH = 60  # rows above its bottom edge a dialog's top may be
 
@@ -51,10 +48,9 @@ def classify_capture(ansi: str, *, command: str | None = None, version: str | No
     """Read one capture of a Copilot CLI pane with the words of its release (``words``: another set, as a test gives)."""
     said = words or WORDS.of(version)
     lines = clean_rows(ansi, scrollbar=True)
-    if command is not None and command.rsplit("/", 1)[-1] in SHELLS:
-        return Observation(AgentState.EXITED, evidence=(Evidence("shell-is-the-pane-command", -1, command),), confidence=0.9)
-    if not lines:
-        return Observation(AgentState.STARTING, evidence=(Evidence("blank-pane", -1, ""),), confidence=0.4)
+    first = before_reading(lines, command)
+    if first is not None:
+        return first
     box = _input_box(lines, said)
     if box is not None:
         seen = _at_prompt(lines, box, said)
@@ -63,24 +59,12 @@ def classify_capture(ansi: str, *, command: str | None = None, version: str | No
     dialog = _dialog(lines, said)
     if dialog is not None:
         return dialog
-    last = len(lines) - 1
-    if SHELL_PROMPT.search(lines[last]):
-        return Observation(AgentState.EXITED, evidence=(Evidence("shell-prompt-at-bottom", last, lines[last]),), confidence=0.8)
-    if any(said.one("banner", "name") in line for line in lines):
-        return Observation(AgentState.STARTING, evidence=(Evidence("banner-without-prompt", last, lines[last]),), confidence=0.5)
-    return Observation(AgentState.UNKNOWN, evidence=(Evidence("no-input-box-or-dialog", last, lines[last]),), confidence=0.2)
+    return none_of_its_shapes(lines, said.one("banner", "name"))
 
 
 def screen_version(text: str, words: Words | None = None) -> str | None:
     """The version in the banner ("Copilot v1.0.102 uses AI."), while it is on screen."""
-    name = (words or WORDS.of()).one("banner", "name")
-    for line in text.split("\n"):
-        at = line.find(name)
-        if at >= 0:
-            found = VERSION.match(line[at + len(name) :])
-            if found:
-                return found.group(1)
-    return None
+    return version_after(text, (words or WORDS.of()).one("banner", "name"))
 
 
 # ---------------------------------------------------------------------------
@@ -119,14 +103,7 @@ def _at_prompt(lines: list[str], box: tuple[int, int, int], said: Words) -> Obse
         return Observation(AgentState.WORKING, evidence=(here, Evidence("working-footer", lower + 1, footer)), confidence=0.9)
     head = _last_block(lines, upper - 1, said)  # over the folder's row
     if head is not None:
-        row, kind, text = head
-        if kind == "error":
-            return Observation(AgentState.ERROR, evidence=(here, Evidence("error-block-last", row, lines[row])), error=text, confidence=0.8)
-        found = asked(text.split("\n")) if kind == "reply" else None
-        if found is not None:
-            rule = "reply-ends-with-question" if found.how == "ends-with-question" else f"reply-asks-{found.how}"
-            question = Prompt(kind="input", title=found.paragraph, fingerprint=fingerprint("input", found.paragraph))
-            return Observation(AgentState.INPUT, prompt=question, evidence=(here, Evidence(rule, row + found.row, lines[row + found.row])), confidence=0.7)
+        return last_block_says(here, lines, *head)
     return Observation(AgentState.IDLE, evidence=(here,), confidence=0.8)
 
 

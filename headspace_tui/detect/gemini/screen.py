@@ -49,8 +49,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ...model import AgentState, Evidence, Observation, Option, Prompt
-from ..asks import asked
-from ..screen_text import SHELLS, fingerprint
+from ..screen_text import SHELLS, fingerprint, last_block_says
 
 ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -209,15 +208,7 @@ def _at_prompt(lines: list[str], box: _Box) -> Observation:
         return Observation(AgentState.WORKING, evidence=evidence, confidence=0.9)
     head = _last_block(lines, box.status if box.status >= 0 else box.rule)
     if head is not None:
-        row, kind, text = head
-        if kind == "error":
-            return Observation(AgentState.ERROR, evidence=(here, Evidence("error-block-last", row, lines[row])), error=text, confidence=0.8)
-        found = asked(text.split("\n")) if kind == "reply" else None
-        if found is not None:
-            # A question typed in the reply: at its end, or before the choices, code or remark it offers (detect/asks.py).
-            rule = "reply-ends-with-question" if found.how == "ends-with-question" else f"reply-asks-{found.how}"
-            prompt = Prompt(kind="input", title=found.paragraph, fingerprint=fingerprint("input", found.paragraph))
-            return Observation(AgentState.INPUT, prompt=prompt, evidence=(here, Evidence(rule, row + found.row, lines[row + found.row])), confidence=0.7)
+        return last_block_says(here, lines, *head)
     return Observation(AgentState.IDLE, evidence=(here,), confidence=0.8)
 
 

@@ -24,7 +24,7 @@ Measured on 0.24.4 (npm install, node 20 though it asks for 22):
 """
 
 from ...model import Tools
-from ..family import Family, Starting
+from ..family import Family
 from ..modes import qwen_mode
 from .process import recognise, version_of
 from .screen import WORDS, box_text, classify_capture, is_qwen_command, screen_version
@@ -40,7 +40,6 @@ FAMILY = Family(
     box_text=box_text,
     paste_gap=0.15,  # a fork of Gemini CLI's box: an Enter right after typed text joins the paste
     tools=Tools(shell=frozenset({"run_shell_command"}), files=frozenset({"edit", "write_file", "read_file"}), reads=frozenset({"read_file"})),
-    starting=Starting("qwen", "--resume"),
     reads_version=lambda version: f"Qwen {version or '(version unknown)'}: read with the words of {WORDS.of(version).path.name} (detect/qwen/words/).",
 )
 
