@@ -46,6 +46,7 @@ from ..hooks.calls import QUESTION_TOOL, PendingCall, why_not
 from ..hooks.channel import ChannelTaken, ChannelUnavailable, HookChannel, MakeChannel
 from ..model import LOCAL_HOST, Agent, AgentState, Channel, Observation
 from ..service.records.store import AgentStore
+from ..shared.proctree import descends
 from .report import ChannelReport
 
 log = logging.getLogger(__name__)
@@ -136,16 +137,28 @@ class AnswerDesk:
 
     async def _place(self, call: PendingCall) -> None:
         assert self.locate is not None and self.held is not None
-        try:
-            pane_id = await self.locate(call)
-        except Exception:  # a failed search leaves the call to Codex's own dialog
-            log.exception("finding the agent of a Codex hook call")
-            pane_id = None
+        pane_id: str | None = call.pane_id or None  # a hook run in its agent's pane names it
+        if pane_id is None:
+            try:
+                pane_id = await self.locate(call)
+            except Exception:  # a failed search leaves the call to the agent's own dialog
+                log.exception("finding the agent of a held hook call")
+                pane_id = None
         seen = self.watched(pane_id) if pane_id else None
         late = self.clock() - call.arrived > HELD_WAIT  # its hook is about to give up: an answer now might not land
-        if pane_id is None or seen is None or seen.agent.offline or seen.agent.family != call.family or late:
+        # A hook in the pane names the agent's process, or one under it: read here, so only this machine's (another host's is let go).
+        stranger = seen is not None and call.pid > 0 and (seen.agent.host != LOCAL_HOST or not descends(call.pid, seen.agent_pid))
+        if pane_id is None or seen is None or seen.agent.offline or seen.agent.family != call.family or late or stranger:
             label = label_of(call.family)
-            why = f"no single watched {label} agent owns its conversation" if pane_id is None or seen is None else "too late" if late else f"its pane is not a {label} agent's"
+            why = (
+                f"no single watched {label} agent owns its conversation"
+                if pane_id is None or seen is None
+                else "too late"
+                if late
+                else f"its process is not under the pane's {label} agent"
+                if stranger
+                else f"its pane is not a {label} agent's"
+            )
             log.info("a %s hook call (%s) let go to its dialog: %s", label, call.describe(), why)
             self.let_go(call)
             return

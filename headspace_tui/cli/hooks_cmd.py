@@ -1,4 +1,4 @@
-"""``headspace hooks``: install, remove or show headspace's hooks in Claude's or Codex's settings, here or on a host."""
+"""``headspace hooks``: install, remove or show headspace's hooks in Claude's settings (here or on a host), or its rules hook in Codex's, Copilot CLI's or Qwen Code's."""
 
 from __future__ import annotations
 
@@ -15,12 +15,15 @@ if TYPE_CHECKING:
 def cmd_hooks(args: argparse.Namespace) -> int:
     import os
 
-    from ..detect.families import CLAUDE, CODEX
+    from ..detect.families import CLAUDE, FAMILIES
     from ..hooks.settings import ANSWER_WAIT, DENIED_EVENT, HooksError, backup_path, install, status, uninstall
     from .hooks_text import said
 
-    if args.codex:
-        return _held_hooks(args, CODEX)
+    held = [family for family in FAMILIES if family.held_hook is not None and family.held_hook.hooks_file is not None and getattr(args, family.name, False)]
+    if len(held) > 1:
+        raise UserError("one family's hooks at a time: " + ", ".join(f"--{family.name}" for family in held))
+    if held:
+        return _held_hooks(args, held[0])
     if args.host:
         from .hooks_remote import RemoteHooksError, run
 
@@ -69,10 +72,10 @@ def cmd_hooks(args: argparse.Namespace) -> int:
 
 
 def _held_hooks(args: argparse.Namespace, family: Family) -> int:
-    """``headspace hooks ACTION --codex``: the rules hook in the family's own hooks file (``Family.held_hook``: Codex's hooks.json), on this machine."""
+    """``headspace hooks ACTION --codex|--copilot|--qwen``: the rules hook in the family's own hooks file (``Family.held_hook``), on this machine."""
     import os
 
-    from ..hooks.settings import ANSWER_EVENT, HooksError, backup_path, install_held, status, uninstall
+    from ..hooks.settings import ANSWER_EVENT, HooksError, backup_path, holds_own, install_held, install_own, status, uninstall, uninstall_own
 
     held = family.held_hook
     assert held is not None and held.hooks_file is not None, f"{family.name} keeps no hooks file headspace installs"
@@ -82,19 +85,24 @@ def _held_hooks(args: argparse.Namespace, family: Family) -> int:
     hook = f"headspace's rules hook for {family.label}"
     try:
         if args.hooks_action == "install":
-            changed = install_held(path, family.name, held.wait)
-            backup = backup_path(path)
-            where = f"backup: {backup}" if backup.exists() else "new file"
+            if held.own_file is not None:
+                changed = install_own(path, held.own_file, family.name, held.wait)
+                where = "its own file"
+            else:
+                changed = install_held(path, family.name, held.wait, in_pane=held.in_pane)
+                backup = backup_path(path)
+                where = f"backup: {backup}" if backup.exists() else "new file"
+            trust = f"; {family.label} asks you to trust it at its next start (or in /hooks)" if held.asks_trust else f"; {family.label} runs it from its next start"
             if changed:
-                print(f"installed {hook} in {path} ({where}); {family.label} asks you to trust it at its next start (or in /hooks)")
+                print(f"installed {hook} in {path} ({where}){trust}")
             else:
                 print(f"{hook} already installed in {path}")
         elif args.hooks_action == "uninstall":
-            done = uninstall(path)
+            done = uninstall_own(path) if held.own_file is not None else uninstall(path)
             print({"absent": f"no headspace hook in {path}"}.get(done, f"removed {hook} from {path} ({done})"))
         else:
             found = status(path)
-            on = ANSWER_EVENT in found.events
+            on = holds_own(path) if held.own_file is not None else ANSWER_EVENT in found.events
             print(f"{hook} {'installed' if on else 'not installed'} in {path}" + ("" if found.exists else " (no such file)"))
     except HooksError as exc:
         raise UserError(str(exc)) from None

@@ -163,7 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="start it on this remote host (a [hosts.NAME], or anything ssh accepts): needs --session and an absolute DIR there; no --worktree",
     )
 
-    hooks = sub.add_parser("hooks", help="add or remove headspace's Claude Code hooks (settings.json), or its rules hook for Codex (--codex)")
+    hooks = sub.add_parser("hooks", help="add or remove headspace's Claude Code hooks (settings.json), or its rules hook for Codex, Copilot or Qwen (--codex, --copilot, --qwen)")
     hooks_sub = hooks.add_subparsers(dest="hooks_action", metavar="ACTION", required=True)
     for action, text in (
         ("install", "register headspace's hook for every event it reads (backs the file up first)"),
@@ -188,6 +188,16 @@ def build_parser() -> argparse.ArgumentParser:
             action="store_true",
             help="Codex CLI's hooks.json ($CODEX_HOME, else ~/.codex) instead: one PermissionRequest hook through which your "
             "rules (headspace rules) answer Codex's commands; Codex asks you to trust it at its next start",
+        )
+        hook_action.add_argument(
+            "--copilot",
+            action="store_true",
+            help="GitHub Copilot CLI's hooks ($COPILOT_HOME, else ~/.copilot: hooks/headspace.json) instead: one permissionRequest hook through which your rules answer Copilot's commands",
+        )
+        hook_action.add_argument(
+            "--qwen",
+            action="store_true",
+            help="Qwen Code's settings.json ($QWEN_HOME, else ~/.qwen) instead: one PermissionRequest hook through which your rules answer Qwen's commands",
         )
         if action == "install":
             hook_action.add_argument(

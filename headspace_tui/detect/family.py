@@ -111,6 +111,13 @@ class HeldHook:
 
     hooks_file: Callable[[Mapping[str, str]], Path] | None = None
     wait: int = 3  # seconds: the agent draws no dialog while its hook runs; the rules answer in milliseconds
+    # The hook runs in the agent's pane as its child (Qwen Code's, Copilot CLI's): its record names that pane and a
+    # process under the agent's, by which it is placed (``program.py answer N NAME pane``), not by a conversation record.
+    in_pane: bool = False
+    # A hooks file that is headspace's alone, in the family's own format (Copilot CLI's ``hooks/headspace.json``): its
+    # content for the hook's command and wait.  None: headspace's hook joins the family's Claude-format hooks file.
+    own_file: Callable[[str, int], dict[str, Any]] | None = None
+    asks_trust: bool = False  # the agent runs a new hook only once you trust it (Codex asks at its next start)
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,10 @@ families' records.  Claude is not here: its counts come with the transcript alre
 from __future__ import annotations
 
 from .codex import rollout
+from .copilot import records as copilot_records
 from .gemini import chats
 from .opencode import records
+from .qwen import records as qwen_records
 from .session_usage import Kind
 
-KINDS: dict[str, Kind] = {kind.family: kind for kind in (rollout.USAGE, chats.USAGE, records.USAGE)}
+KINDS: dict[str, Kind] = {kind.family: kind for kind in (rollout.USAGE, chats.USAGE, records.USAGE, copilot_records.USAGE, qwen_records.USAGE)}

@@ -87,8 +87,9 @@ class PendingCall:
     tool_input: dict[str, Any] = field(hash=False, compare=False)
     cwd: str = ""
     arrived: float = 0.0  # time.time() when headspace got it
-    # The family of a hook that runs away from its pane (``Family.held_hook``, Codex's): no pane or pid of its own
-    # (``pane_id`` "" until the desk finds the agent by ``transcript``, its conversation's record), rules only.
+    # The family of a hook headspace holds for its rules (``Family.held_hook``): Codex's runs away from its pane, with
+    # no pane or pid of its own (``pane_id`` "" until the desk finds the agent by ``transcript``, its conversation's
+    # record); Qwen Code's and Copilot CLI's run in the agent's pane and name it and the agent's process.
     family: str = DEFAULT_FAMILY
     transcript: str = ""
     # When the hook stops waiting for an answer (time.time(): its start and its wait, as it says them; 0.0 unknown).
@@ -118,8 +119,10 @@ class PendingCall:
             until=_until(record),
         )
         if held:
-            # Its pane is found by its conversation's record; a call without one is nobody's.
-            return call if call.tool_name and call.transcript and not call.pane_id else None
+            # Its pane is its own (a hook run in the agent's pane, with the agent's pid), or found by its conversation's
+            # record (one run away from it); a call with neither is nobody's.
+            in_pane = call.pane_id.startswith("%") and call.pid > 0
+            return call if call.tool_name and (in_pane or (call.transcript and not call.pane_id)) else None
         if not call.pane_id.startswith("%") or not call.tool_name or call.tool_name in NOT_ANSWERABLE:
             return None
         return call

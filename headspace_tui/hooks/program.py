@@ -44,6 +44,16 @@ not the asking agent's; headspace finds the agent by the conversation's
 record, ``transcript_path``), the wait is short, and a deny never carries
 ``interrupt`` or ``updatedInput`` (Codex fails such an answer closed).
 Which family it is, is the installer's word (data), never this program's.
+
+``program.py answer SECONDS NAME pane`` is a held hook that runs in its
+agent's pane (Qwen Code's PermissionRequest hook, GitHub Copilot CLI's
+permissionRequest hook: each runs it as the agent's child and draws no
+dialog until it returns): the record names the family and keeps
+``tmux_pane`` and ``pid``, by which headspace finds the agent.  A request in
+the camelCase schema (Copilot's: ``hookName`` "permissionRequest",
+``toolName``, ``toolInput``, ``sessionId``) is read as the others are, and
+answered in that schema: ``{"behavior": "allow"}``, or a deny with its
+``message``.
 """
 
 import json
@@ -115,8 +125,33 @@ def _claude_pid():
     return grandparent if comm in SHELLS and grandparent > 1 else ppid
 
 
-def _record(data, ts, held="", wait=None):
-    """The event as headspace reads it; ``held``: the family whose hook runs away from its pane ("": in the agent's pane).
+CAMEL = {"toolName": "tool_name", "toolInput": "tool_input", "sessionId": "session_id"}
+
+
+def _camel(record):
+    """A request in the camelCase schema (``hookName`` "permissionRequest") with the names the others use; None for any other record."""
+    if record.get("hookName") != "permissionRequest" or "hook_event_name" in record:
+        return None
+    named = dict(record)
+    named["hook_event_name"] = "PermissionRequest"
+    for camel, snake in CAMEL.items():
+        if camel in record:
+            named[snake] = record[camel]
+    return named
+
+
+def _asked_in_camel(data):
+    """Did the request come in the camelCase schema (so the answer goes in it too)?"""
+    try:
+        parsed = json.loads(data.decode("utf-8", "replace"))
+    except Exception:  # noqa: BLE001 - not JSON: no schema
+        return False
+    return isinstance(parsed, dict) and _camel(parsed) is not None
+
+
+def _record(data, ts, held="", wait=None, in_pane=False):
+    """The event as headspace reads it; ``held``: the family whose hook headspace holds for its rules ("": Claude's, in its pane);
+    ``in_pane``: that hook runs in its agent's pane (its pane and pid are the agent's).
 
     ``wait``: the answer hook's seconds, so headspace knows until when this
     hook takes an answer (the card counts down to it; then keys answer).
@@ -131,17 +166,21 @@ def _record(data, ts, held="", wait=None):
         pass
     if record is None:
         record = {"raw": text}
+    record = _camel(record) or record
     record["ts"] = ts
     if wait is not None:
         record["wait"] = wait
     else:
         record.pop("wait", None)  # only the answer hook says how long it waits: never a key of the agent's own
-    if held:
+    if held and not in_pane:
         record["family"] = held
         record["tmux_pane"] = ""
         record["pid"] = 0
     else:
-        record.pop("family", None)  # only a held hook's record names a family: a key of the agent's own never makes one
+        if held:
+            record["family"] = held
+        else:
+            record.pop("family", None)  # only a held hook's record names a family: a key of the agent's own never makes one
         record["tmux_pane"] = os.environ.get("TMUX_PANE", "")
         record["pid"] = _claude_pid()
     return json.dumps(record, ensure_ascii=False).encode("utf-8", "replace")
@@ -151,8 +190,9 @@ MAX_REPLY = 1 << 20
 BEHAVIOURS = ("allow", "deny")
 
 
-def _decision(reply, held=""):
-    """The hook output for headspace's reply, or None: only a well-formed allow or deny passes (a held hook's: plain)."""
+def _decision(reply, held="", camel=False):
+    """The hook output for headspace's reply, or None: only a well-formed allow or deny passes (a held hook's: plain;
+    ``camel``: in the camelCase schema the request came in)."""
     try:
         parsed = json.loads(reply.decode("utf-8"))
     except Exception:  # noqa: BLE001 - garbage from the socket: no decision
@@ -168,11 +208,13 @@ def _decision(reply, held=""):
             out["updatedInput"] = decision["updatedInput"]
         if decision["behavior"] == "deny" and decision.get("interrupt") is True:
             out["interrupt"] = True
+    if camel:
+        return out
     return {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": out}}
 
 
-def answer(wait, held=""):
-    """Ask headspace for a decision on this PermissionRequest; print it, or nothing.  ``held``: as ``_record``."""
+def answer(wait, held="", in_pane=False):
+    """Ask headspace for a decision on this PermissionRequest; print it, or nothing.  ``held``, ``in_pane``: as ``_record``."""
     started = time.monotonic()
     data = _read_stdin()
     base, _ = _spool_dir()
@@ -187,7 +229,7 @@ def answer(wait, held=""):
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(1.0)
     sock.connect(path)  # refused: a stale socket, nobody listening
-    sock.sendall(_record(data, time.time(), held, wait) + b"\n")
+    sock.sendall(_record(data, time.time(), held, wait, in_pane) + b"\n")
     chunks = []
     size = 0
     while True:
@@ -202,7 +244,7 @@ def answer(wait, held=""):
         size += len(chunk)
         if b"\n" in chunk or size > MAX_REPLY:
             break
-    output = _decision(b"".join(chunks).split(b"\n", 1)[0], held)
+    output = _decision(b"".join(chunks).split(b"\n", 1)[0], held, camel=_asked_in_camel(data))
     if output is not None:
         sys.stdout.write(json.dumps(output))
         sys.stdout.flush()
@@ -248,7 +290,7 @@ def _wait_from(argv):
 if __name__ == "__main__":
     try:
         if sys.argv[1:2] == ["answer"]:
-            answer(_wait_from(sys.argv), _held_from(sys.argv))
+            answer(_wait_from(sys.argv), _held_from(sys.argv), sys.argv[4:5] == ["pane"])
         else:
             main()
     except BaseException:  # noqa: BLE001 - a hook must never fail Claude's tool call: exit 0, say nothing

@@ -52,7 +52,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,10 +128,12 @@ def answer_group(command: str, wait: int) -> dict[str, Any]:
     return {"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": wait + ANSWER_GRACE}]}
 
 
-def answer_command(command: str, wait: int, family: str = "") -> str:
-    """The answer hook's command: the same python and program as ``command``, plus ``answer N`` (and ``codex`` for Codex's)."""
+def answer_command(command: str, wait: int, family: str = "", *, in_pane: bool = False) -> str:
+    """The answer hook's command: the same python and program as ``command``, plus ``answer N`` (and the family's name
+    for a held hook, then ``pane`` for one that runs in its agent's pane)."""
     head = command.rsplit("#", 1)[0].rstrip()
-    return f"{head} answer {wait}{' ' + family if family else ''} # {MARKER}"
+    held = f" {family}{' pane' if in_pane else ''}" if family else ""
+    return f"{head} answer {wait}{held} # {MARKER}"
 
 
 # The release that made auto mode Claude's default has the hook (the earliest that has it is not known): what a
@@ -445,19 +447,56 @@ def install(settings_path: Path, command: str | None = None, *, answer_wait: int
     return _install(path, wanted(command, answer_wait, denied=knows_denied(claude)))
 
 
-def held_wanted(command: str, family: str, wait: int) -> dict[str, list[dict[str, Any]]]:
-    """A held hook's file (Codex's ``hooks.json``): one synchronous PermissionRequest hook asking headspace's rules (``answer N FAMILY``)."""
-    return {ANSWER_EVENT: [answer_group(answer_command(command, wait, family), wait)]}
+def held_wanted(command: str, family: str, wait: int, *, in_pane: bool = False) -> dict[str, list[dict[str, Any]]]:
+    """A held hook's file (Codex's ``hooks.json``, Qwen's ``settings.json``): one synchronous PermissionRequest hook asking headspace's rules (``answer N FAMILY``)."""
+    return {ANSWER_EVENT: [answer_group(answer_command(command, wait, family, in_pane=in_pane), wait)]}
 
 
-def install_held(hooks_path: Path, family: str, wait: int, command: str | None = None) -> bool:
+def install_held(hooks_path: Path, family: str, wait: int, command: str | None = None, *, in_pane: bool = False) -> bool:
     """Register headspace's rules hook in a family's own hooks file (``Family.held_hook``; same format and care as Claude's settings); True when it changed.
 
     Codex runs a new or changed hook only once you trust it: it asks at its
     next start ("Hooks need review"), or in ``/hooks``.
     """
     path = _target(hooks_path)
-    return _install(path, held_wanted(command or hook_command(), family, wait))
+    return _install(path, held_wanted(command or hook_command(), family, wait, in_pane=in_pane))
+
+
+def install_own(path: Path, content: Callable[[str, int], dict[str, Any]], family: str, wait: int, command: str | None = None) -> bool:
+    """Write a hooks file that is headspace's alone (``HeldHook.own_file``: Copilot CLI's ``hooks/headspace.json``); True when it changed.
+
+    A file already there that is not headspace's is left as it is (HooksError).
+    """
+    path = _target(path)
+    with _locked(path):
+        raw, _ = _read(path)
+        if raw is not None and MARKER not in raw.decode("utf-8", "replace"):
+            raise HooksError(f"{path} is not headspace's: left as it is (move it away to install)")
+        wanted = _dump(content(answer_command(command or hook_command(), wait, family, in_pane=True), wait))
+        if raw == wanted:
+            return False
+        write_atomic(path, wanted, _default_mode())
+        return True
+
+
+def holds_own(path: Path) -> bool:
+    """Is the hooks file at ``path`` headspace's own (``HeldHook.own_file``)?"""
+    try:
+        raw, _ = _read(_target(path))
+    except HooksError:
+        return False
+    return raw is not None and MARKER in raw.decode("utf-8", "replace")
+
+
+def uninstall_own(path: Path) -> str:
+    """Remove a hooks file of headspace's own: ``"deleted"``, or ``"absent"`` when there is none (or it is not headspace's)."""
+    path = _target(path)
+    with _locked(path):
+        raw, _ = _read(path)
+        if raw is None or MARKER not in raw.decode("utf-8", "replace"):
+            return "absent"
+        path.unlink()
+        return "deleted"
 
 
 def _install(path: Path, ours_wanted: dict[str, list[dict[str, Any]]]) -> bool:

@@ -176,3 +176,28 @@ def find_first(root_pid: int, table: ProcessTable, pick: Callable[[ProcessInfo],
             return pid, picked
         queue.extend(table.children_of(pid))
     return None
+
+
+def descends(pid: int, ancestor: int, *, proc: str = "/proc", depth: int = 6) -> bool:
+    """Is ``pid`` the process ``ancestor`` or under it, at most ``depth`` parents up (read from /proc; False when it cannot be read)?
+
+    A hook an agent runs is its child, or its worker's (Qwen Code's CLI under
+    its launcher, Copilot CLI's native binary under its loader), with a
+    ``sh -c`` between.
+    """
+    if ancestor <= 0:
+        return False
+    for _ in range(depth + 1):
+        if pid == ancestor:
+            return True
+        if pid <= 1:
+            return False
+        try:
+            with open(f"{proc}/{pid}/stat", encoding="utf-8", errors="replace") as handle:
+                parsed = _parse_stat(handle.read())
+        except OSError:
+            return False
+        if parsed is None:
+            return False
+        pid = parsed[1]
+    return False

@@ -1,4 +1,4 @@
-"""What Codex, Gemini and opencode agents cost, from their real binaries: their own session records, summed by them, on ``status --json``.
+"""What Codex, Gemini, opencode, Copilot CLI and Qwen Code agents cost, from their real binaries: their own session records, summed by them, on ``status --json``.
 
 Each scripted API reports known token counts per reply; the CLI writes its
 own record of them (Codex its rollout, Gemini its chat file, opencode its
@@ -19,11 +19,13 @@ import pytest
 from headspace_tui.usage.model import Tokens
 from headspace_tui.usage.prices import estimate
 from tests.e2e.test_resident_service import started
-from tests.harness import cli, codex_api, gemini_api, opencode_api
+from tests.harness import cli, codex_api, copilot_agent, gemini_api, opencode_api
 from tests.harness.codex_agent import CodexSession, find_codex
+from tests.harness.copilot_agent import CopilotSession, require_copilot
 from tests.harness.gemini_agent import GeminiSession, require_gemini
 from tests.harness.npm_binary import require
 from tests.harness.opencode_agent import OpencodeSession, require_opencode
+from tests.harness.qwen_agent import QwenSession, require_qwen
 from tests.harness.tmux import PrivateTmux, temp_server
 from tests.harness.wait import poll
 
@@ -176,3 +178,49 @@ def test_an_opencode_agents_row_shows_the_totals_of_its_session(server, tmp_path
     finally:
         session.close()
         fake.close()
+
+
+@pytest.mark.parametrize("family", ["copilot", "qwen"])
+def test_copilot_and_qwen_agents_rows_show_the_sums_of_their_own_records_each_its_own_in_one_folder(family, server, tmp_path: Path, services):
+    """Each keeps a record per session that names its process (Copilot's ``inuse.<pid>.lock``, Qwen's ``sessions/<pid>.json``):
+    two agents of one user in one folder each show their own sums, which are what the CLI wrote."""
+    binary = {"copilot": require_copilot, "qwen": require_qwen}[family]()
+    Session = {"copilot": CopilotSession, "qwen": QwenSession}[family]
+    a_one, a_two, b_one = opencode_api.usage(1000, 51, cached=201, reasoning=11), opencode_api.usage(2000, 60, cached=400), opencode_api.usage(3000, 70, cached=900)
+    fakes = [opencode_api.OpenAICompatibleAPI((opencode_api.text("Made one.", usage=a_one), opencode_api.text("Made two.", usage=a_two))).start()]
+    fakes.append(opencode_api.OpenAICompatibleAPI((opencode_api.text("Made three.", usage=b_one),)).start())
+    root = tmp_path / family  # one HOME, one work folder, two agents
+    sessions = [Session(server, fake, binary, root, name=name, width=100, height=30) for fake, name in zip(fakes, ("ua", "ub"), strict=True)]
+    try:
+        for session in sessions:
+            session.launch()
+        started(server.name, services)
+        a, b = sessions
+        a.submit("make one")
+        a.wait_for("Made one.", timeout=30, what="the first reply")
+        a.submit("make two")
+        a.wait_for("Made two.", timeout=30, what="the second reply")
+        b.submit("make three")
+        b.wait_for("Made three.", timeout=30, what="the other agent's reply")
+        want = {"ua:0.0": Tokens(799 + 1600, 51 + 11 + 60, 601, 0).to_dict(), "ub:0.0": Tokens(2100, 70, 900, 0).to_dict()}
+        got = poll(lambda: rows(server), lambda r: {t: r[t].get("tokens") for t in want} == want, timeout=30)
+        assert got["ua:0.0"]["model"] == "scripted-model" and got["ua:0.0"]["context_tokens"] == 2000 and got["ub:0.0"]["context_tokens"] == 3000
+        home = sessions[0].home
+        if family == "copilot":
+            # The window Copilot itself uses for the model (COPILOT_PROVIDER_MAX_PROMPT_TOKENS here), said by its record.
+            assert got["ua:0.0"]["context_pct"] == 2000 * 100 // copilot_agent.CONTEXT
+            written = [
+                line["data"]["usage"]
+                for path in home.glob(".copilot/session-state/*/events.jsonl")
+                for line in map(json.loads, path.read_text().splitlines())
+                if line.get("type") == "session.usage_record"
+            ]
+            assert sorted(w["inputTokens"] for w in written) == [1000, 2000, 3000]  # what headspace summed is what Copilot wrote
+        else:
+            written = [line["usageMetadata"] for path in home.glob(".qwen/projects/*/chats/*.jsonl") for line in map(json.loads, path.read_text().splitlines()) if line.get("type") == "assistant"]
+            assert sorted(w["promptTokenCount"] for w in written) == [1000, 2000, 3000]
+    finally:
+        for session in sessions:
+            session.close()
+        for fake in fakes:
+            fake.close()

@@ -79,6 +79,7 @@ def settings(mode: str = "default", extra: dict | None = None) -> dict:
         # Its background agents (memories from the conversation, their clean-up, skills) send requests of their own,
         # with tools, after a turn: they would take the scripted steps meant for the next prompt.
         "memory": {"enableManagedAutoMemory": False, "enableManagedAutoDream": False, "enableAutoSkill": False},
+        "$version": 4,  # the settings' format 0.24 writes: older ones it rewrites at its start
     }
     for key, value in (extra or {}).items():
         base[key] = {**base[key], **value} if isinstance(value, dict) and isinstance(base.get(key), dict) else value
@@ -96,6 +97,7 @@ class QwenSession(ChatAgentSession):
 
     ready: ClassVar[re.Pattern[str]] = re.compile(re.escape(PLACEHOLDER))
     dialog: ClassVar[re.Pattern[str]] = PERMISSION
+    family: ClassVar[str] = "qwen"
     program: ClassVar[tuple[str, ...]] = ("qwen",)
 
     tmux: PrivateTmux
@@ -118,6 +120,6 @@ class QwenSession(ChatAgentSession):
     def start_shell(self) -> None:
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        (self.state_dir / "settings.json").write_text(json.dumps(settings(self.mode, self.extra_settings), indent=2))
+        (self.state_dir / "settings.json").write_text(json.dumps(settings(self.mode, self.extra_settings), indent=2) + "\n")  # as Qwen writes it
         env = {**qwen_env(self.home, self.api.url, self.binary), **self.extra_env}
         self.open_shell(width=self.width, height=self.height, cwd=str(self.workdir), env=env)

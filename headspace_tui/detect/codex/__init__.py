@@ -105,7 +105,7 @@ FAMILY = Family(
     # Its PermissionRequest hook runs in the app-server daemon (headspace hooks install --codex), from $CODEX_HOME/hooks.json.
     # Codex draws no dialog while it runs, and the rules answer in milliseconds once the agent is found (a search of
     # its session records): a short wait, after which Codex asks you itself.
-    held_hook=HeldHook(hooks_file=hooks_file, wait=3),
+    held_hook=HeldHook(hooks_file=hooks_file, wait=3, asks_trust=True),
     # Its hook asks about a command as Bash; its screen names exec_command, and shell is that tool's older name. apply_patch
     # carries its files inside a patch no rule reads: no file tool, so no allow answers an edit.
     tools=Tools(shell=frozenset({"Bash", "exec_command", "shell"})),

@@ -17,17 +17,35 @@ Measured on 0.24.4 (npm install, node 20 though it asks for 22):
   user): the approve key never takes them (detect/approval.py); ``4`` or
   Esc refuses ("No, suggest changes").
 - **Title**: ``✳︎ Qwen - <folder>``; not read.
-- **Hooks** (``~/.qwen/settings.json`` ``hooks``, Claude's format; a
-  ``PermissionRequest`` hook fires before the dialog and may allow or
-  deny), **records** (``~/.qwen/projects/<cwd>/chats/<id>.jsonl``, tokens in
-  ``~/.qwen/usage/token-usage-YYYY-MM.jsonl``): measured, not used yet.
+- **Hooks** (``$QWEN_HOME/settings.json``, else ``~/.qwen/settings.json``,
+  ``hooks`` in Claude's format, timeouts in seconds): a ``PermissionRequest``
+  hook runs as the CLI's child in the pane, before any dialog is drawn (none
+  is drawn while it runs), and may answer ``hookSpecificOutput.decision``
+  ``allow`` or ``deny``; empty output leaves it to the dialog.  ``headspace
+  hooks install --qwen`` adds headspace's rules hook there (``held_hook``:
+  rules only, 3 s), ``uninstall`` takes it out byte for byte.
+- **Records** (``records.py``, used): ``sessions/<pid>.json`` names each
+  running CLI's conversation, ``projects/<cwd>/chats/<id>.jsonl`` holds its
+  calls with their tokens: the row's tokens and context.
 """
 
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
 from ...model import Tools
-from ..family import Family
+from ..family import Family, HeldHook
 from ..modes import qwen_mode
 from .process import recognise, version_of
+from .records import USAGE
 from .screen import WORDS, box_text, classify_capture, is_qwen_command, screen_version
+
+
+def settings_file(env: Mapping[str, str]) -> Path:
+    """Qwen Code's user settings, where its hooks are: ``$QWEN_HOME/settings.json``, else ``~/.qwen/settings.json``."""
+    home = env.get("QWEN_HOME")
+    return Path(home) / "settings.json" if home and os.path.isabs(home) else Path(env.get("HOME") or os.path.expanduser("~")) / ".qwen" / "settings.json"
+
 
 FAMILY = Family(
     name="qwen",
@@ -40,6 +58,8 @@ FAMILY = Family(
     box_text=box_text,
     paste_gap=0.15,  # a fork of Gemini CLI's box: an Enter right after typed text joins the paste
     tools=Tools(shell=frozenset({"run_shell_command"}), files=frozenset({"edit", "write_file", "read_file"}), reads=frozenset({"read_file"})),
+    usage=USAGE,  # its own session records
+    held_hook=HeldHook(hooks_file=settings_file, wait=3, in_pane=True),
     reads_version=lambda version: f"Qwen {version or '(version unknown)'}: read with the words of {WORDS.of(version).path.name} (detect/qwen/words/).",
 )
 
