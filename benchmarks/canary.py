@@ -146,7 +146,8 @@ def renamed_words(family: Family, version: str, out: Path) -> list[tuple[str, st
         return "\n".join(" ".join(plain_text(p.read_text()).split()) for p in where.glob("*/*/*.ansi"))
 
     before, now = shown(corpora[-1]), shown(out)
-    return [(name, word) for name, word in FamilyWords(folder).of(version).every_word() if word in before and word not in now]
+    # A mark of a character or two (">", "●") is on every screen and in any text: not a word a release renames.
+    return [(name, word) for name, word in FamilyWords(folder).of(version).every_word() if len(word) > 2 and word in before and word not in now]
 
 
 def kind_of_change(family: Family, version: str, out: Path, readings: list[Reading]) -> str:

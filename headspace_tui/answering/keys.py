@@ -144,6 +144,8 @@ def plan_keys(now: Observation, intent: Intent, family: Family) -> list[KeyStrok
         else:
             if not intent.option:  # a key-less option is never picked by an empty key (it would match the first one)
                 raise ActionError("no option named: pick one by its number")
+            if not any(o.key for o in prompt.options):
+                raise ActionError("this dialog has no keys to pick its options; answer it in the pane itself")
             picked = next((o for o in prompt.options if o.key == intent.option), None)
             if picked is None:
                 keys = ", ".join(o.key for o in prompt.options if o.key) or "none"

@@ -12,6 +12,8 @@ import re
 import shlex
 from typing import ClassVar
 
+from headspace_tui.detect.families import BY_NAME
+
 from .opencode_api import OpenAICompatibleAPI
 from .pane_session import PaneSession
 
@@ -22,6 +24,7 @@ class ChatAgentSession(PaneSession):
     ready: ClassVar[re.Pattern[str]]
     dialog: ClassVar[re.Pattern[str]]
     program: ClassVar[tuple[str, ...]]
+    family: ClassVar[str]  # headspace's name for it: its reader says what the box holds
 
     def start_shell(self) -> None:
         raise NotImplementedError
@@ -40,8 +43,13 @@ class ChatAgentSession(PaneSession):
         """Type a prompt, wait until the box shows it, press Enter until the API hears it (or a dialog opens, or it exits)."""
         self.type_and_see(text, timeout=timeout)
         before = len(self.api.requests)
+        family = BY_NAME[self.family]
 
         def taken() -> bool:
-            return len(self.api.requests) > before or self.dialog.search(self.screen()) is not None or self.info().current_command == "bash"
+            # The API heard it, or the box no longer holds it (a slow first request must not get a second Enter: it
+            # would land in the dialog that request brings), or it exited.
+            ansi = self.ansi()
+            box = family.box_text(ansi)
+            return len(self.api.requests) > before or (box is not None and text.strip() not in box) or self.info().current_command == "bash"
 
         self.enter_until(taken, f"{text!r} was not sent after three Enters")

@@ -88,6 +88,7 @@ class CopilotSession(ChatAgentSession):
 
     ready: ClassVar[re.Pattern[str]] = READY
     dialog: ClassVar[re.Pattern[str]] = PERMISSION
+    family: ClassVar[str] = "copilot"
     program: ClassVar[tuple[str, ...]] = ("copilot", "--log-level", "none")
 
     tmux: PrivateTmux

@@ -123,6 +123,15 @@ def _then_ready(marker: str) -> Callable[[Agent, Any], None]:
     return drive
 
 
+def _ask_user(agent: Agent) -> api.Step:
+    """Each one's tool that asks the person a question with choices."""
+    if agent.name == "copilot":
+        schema = {"properties": {"db": {"type": "string", "title": "Database", "enum": ["Postgres", "SQLite"]}}, "required": ["db"]}
+        return api.tool("ask_user", {"message": "Which database should we use?", "requestedSchema": schema})
+    options = [{"label": "Postgres", "description": "A server, for many writers"}, {"label": "SQLite", "description": "One file, no server"}]
+    return api.tool("ask_user_question", {"questions": [{"question": "Which database should we use?", "header": "Database", "options": options, "multiSelect": False}]})
+
+
 def _idle(agent: Agent, s: Any) -> None:
     s.launch()
 
@@ -179,10 +188,41 @@ SCENARIOS: tuple[Scenario, ...] = (
         lambda a: {"tool": "Shell", "detail": LONG_COMMAND},
     ),
     Scenario("input", "input", lambda a: (api.text(QUESTION_REPLY),), _then_ready("Which layout do you prefer?"), lambda a: {"question": QUESTION_REPLY}),
+    Scenario(
+        "question",
+        "question",
+        lambda a: (_ask_user(a),),
+        _ask("pick a database", lambda a: re.compile(r"Postgres.*\n(?:.*\n){0,4}.*SQLite")),
+        lambda a: {"question": "Which database should we use?"},
+    ),
+    # Qwen's default mode: its classifier judges each call, and when it cannot (here: its request refused) it asks.
+    Scenario(
+        "permission_auto_fallback",
+        "permission",
+        lambda a: (a.shell("touch marker.txt", "Create the marker file"), api.fail(400, message="no classifier here", times=None)),
+        _ask("make the marker", lambda a: a.permission),
+        lambda a: {"tool": "Shell", "detail": "touch marker.txt", "mode": "auto"},
+        session={"mode": "auto"},
+        families=("qwen",),
+    ),
+    Scenario("idle_auto", "idle", drive=_idle, expected=lambda a: {"mode": "auto"}, session={"mode": "auto"}, families=("qwen",)),
+    Scenario("idle_yolo", "idle", drive=_idle, expected=lambda a: {"mode": "bypass"}, session={"mode": "yolo"}, families=("qwen",)),
+    Scenario("idle_plan", "idle", drive=_idle, expected=lambda a: {"mode": "plan"}, session={"mode": "plan"}, families=("qwen",)),
+    Scenario("idle_allow_all", "idle", drive=_idle, expected=lambda a: {"mode": "bypass"}, session={"extra_args": ["--allow-all"]}, families=("copilot",)),
+    Scenario("idle_plan", "idle", drive=_idle, expected=lambda a: {"mode": "plan"}, session={"extra_args": ["--plan"]}, families=("copilot",)),
+    # Outside its folder Copilot asks for the path as well as for the command.
+    Scenario(
+        "permission_path",
+        "permission",
+        lambda a: (a.shell("touch /tmp/headspace-outside.txt", "Create a file outside"),),
+        _ask("make the outside file", lambda a: re.compile(r"Do you want to")),
+        lambda a: {"tool": "Allow path access", "detail": "/tmp/headspace-outside.txt"},
+        families=("copilot",),
+    ),
     Scenario("error", "error", lambda a: (api.fail(400, message=REJECTED, times=None),), _error),
     Scenario("exited", "exited", drive=_exited),
 )
-BY_NAME = {sc.name: sc for sc in SCENARIOS}
+NAMES = sorted({sc.name for sc in SCENARIOS})  # a name both draw differently is a scenario of each
 
 
 def corpus_dir(agent: Agent, version: str) -> Path:
@@ -202,7 +242,7 @@ def record_one(agent: Agent, scenario: Scenario, width: int, height: int, versio
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.harness.record_chat_agents", description=__doc__.split("\n\n")[0])
     parser.add_argument("family", choices=sorted(AGENTS), help="copilot or qwen")
-    parser.add_argument("--only", nargs="+", metavar="SCENARIO", choices=sorted(BY_NAME))
+    parser.add_argument("--only", nargs="+", metavar="SCENARIO", choices=NAMES)
     parser.add_argument("--sizes", nargs="+", type=parse_size, metavar="WxH", default=list(SIZES))
     parser.add_argument("--version")
     parser.add_argument("--jobs", type=int, default=2)
@@ -213,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     version = args.version or agent.version
     out = args.out or corpus_dir(agent, version)
     binary = agent.find(install=True, version=version)
-    scenarios = [sc for sc in ([BY_NAME[n] for n in args.only] if args.only else SCENARIOS) if not sc.families or agent.name in sc.families]
+    scenarios = [sc for sc in SCENARIOS if (not args.only or sc.name in args.only) and (not sc.families or agent.name in sc.families)]
     jobs = [(sc, w, h) for sc in scenarios for (w, h) in args.sizes]
     print(f"recording {len(jobs)} screens of {agent.name} {version} ({binary}) into {out}", flush=True)
     return record_all(jobs, lambda job: record_one(agent, *job, version, binary, out), lambda job: f"{job[1]}x{job[2]}/{job[0].name}", workers=args.jobs, tries=args.tries)

@@ -69,7 +69,8 @@ def _next_release(tmp_path, old: str, new: str):
 def test_a_release_that_only_renamed_a_word_is_said_to_need_a_words_change(tmp_path):
     out = _next_release(tmp_path, "Waiting for user confirmation", "Awaiting your approval")
     readings = read_all(FAMILIES["qwen"], out)
-    assert {r.screen for r in readings if r.problems} == {"alt/80x24/permission_shell", "alt/80x24/permission_long_command"}
+    dialogs = {"alt/80x24/permission_shell", "alt/80x24/permission_long_command", "alt/80x24/permission_auto_fallback", "alt/80x24/question"}
+    assert {r.screen for r in readings if r.problems} == dialogs
     change = kind_of_change(FAMILIES["qwen"], "0.25.0", out, readings)
     assert change.startswith("a words change may do (detect/qwen/words/)") and "dialog.waiting 'Waiting for user confirmation'" in change
     assert "what it needs: a words change may do" in report(FAMILIES["qwen"], "0.25.0", readings, 0, change)

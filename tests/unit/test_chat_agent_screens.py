@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from headspace_tui.answering.keys import plan_keys
+from headspace_tui.answering.pane_io import ActionError
+from headspace_tui.answering.policy import Intent, IntentKind
 from headspace_tui.detect import copilot, qwen
 from headspace_tui.detect.approval import approval
 from headspace_tui.detect.families import BY_NAME, find_agent
@@ -72,8 +75,10 @@ def test_every_recorded_screen_reads_as_its_label(meta_path: Path):
         assert obs.prompt is not None and obs.prompt.detail == expected["detail"]
     if "question" in expected:
         assert obs.prompt is not None and words(obs.prompt.title) == words(expected["question"])
-    if obs.state in (AgentState.IDLE, AgentState.INPUT, AgentState.ERROR):
-        assert obs.mode == "manual", "the footer's mode: the tests run in the mode that asks"
+    if "mode" in expected:
+        assert obs.mode == expected["mode"]
+    elif obs.state in (AgentState.IDLE, AgentState.INPUT, AgentState.ERROR):
+        assert obs.mode == "manual", "the footer's mode: the tests run in the mode that asks, unless the scenario says"
     # Without the command (a remote host that could not tell): the same reading.
     assert read(ansi).state == obs.state
 
@@ -92,6 +97,41 @@ def test_qwens_approval_approves_once_and_never_takes_a_standing_rule(size: str)
     yes = approval(prompt)
     assert yes is not None and (yes.option.key, yes.option.label) == ("1", "Yes, allow once") and not yes.widens
     assert prompt.no is not None and prompt.no.key == "4"
+
+
+@pytest.mark.parametrize("size", ["80x24", "72x22", "120x40"])
+def test_in_qwens_own_default_mode_its_fallback_approval_is_approved_once_and_its_mode_is_left_as_it_is(size: str):
+    """Auto mode, 0.24's default: when its classifier cannot judge a call it asks, offering to switch modes; y takes "Yes, allow once"."""
+    obs = qwen.classify_capture(screen("qwen", size, "permission_auto_fallback"))
+    assert obs.mode == "auto" and obs.prompt is not None
+    yes = approval(obs.prompt)
+    assert yes is not None and (yes.option.key, yes.option.label) == ("1", "Yes, allow once") and not yes.widens
+    assert obs.prompt.options[1].label.startswith("Switch to Default Mode")
+
+
+@pytest.mark.parametrize("size", ["80x24", "72x22", "120x40"])
+def test_copilots_path_approval_approves_once_and_never_remembers_the_path(size: str):
+    prompt = copilot.classify_capture(screen("copilot", size, "permission_path")).prompt
+    assert prompt is not None and prompt.tool == "Allow path access" and prompt.detail == "/tmp/headspace-outside.txt"
+    yes = approval(prompt)
+    assert yes is not None and (yes.option.key, yes.option.label) == ("1", "Yes") and not yes.widens
+    assert prompt.no is not None and prompt.no.label == "No (Esc)"
+
+
+def test_qwens_question_takes_digits_and_has_a_field_of_your_own():
+    prompt = qwen.classify_capture(screen("qwen", "80x24", "question")).prompt
+    assert prompt is not None and prompt.kind == "question" and prompt.title == "Which database should we use?"
+    assert [(o.key, o.label) for o in prompt.options] == [("1", "Postgres"), ("2", "SQLite"), ("3", "Type something...")]
+    assert prompt.free_text == "3"
+
+
+def test_copilots_question_form_is_read_and_left_to_the_pane():
+    """Its form's choices have no keys (arrows and Enter, and perhaps more fields): no digit can be sent for one."""
+    obs = copilot.classify_capture(screen("copilot", "80x24", "question"))
+    assert obs.state is AgentState.QUESTION and obs.prompt is not None and obs.prompt.title == "Which database should we use?"
+    assert [(o.key, o.label, o.selected) for o in obs.prompt.options] == [("", "Postgres", True), ("", "SQLite", False), ("", "Other (type your answer)", False)]
+    with pytest.raises(ActionError, match="answer it in the pane itself"):
+        plan_keys(obs, Intent(IntentKind.OPTION, option="1"), BY_NAME["copilot"])
 
 
 @pytest.mark.parametrize("size", ["80x24", "72x22", "120x40"])

@@ -56,7 +56,7 @@ def classify_capture(ansi: str, *, command: str | None = None, version: str | No
         seen = _at_prompt(lines, box, said)
         mode = _mode(lines[box[1] + 1], said)
         return replace(seen, mode=mode) if mode else seen
-    dialog = _dialog(lines, said)
+    dialog = _dialog(lines, said) or _form(lines, said)
     if dialog is not None:
         return dialog
     return none_of_its_shapes(lines, said.one("banner", "name"))
@@ -183,6 +183,32 @@ def _dialog(lines: list[str], said: Words) -> Observation | None:
         return Observation(AgentState.PERMISSION, prompt=prompt, evidence=(Evidence("tool-approval-dialog", title_row, lines[title_row]),), confidence=0.9)
     prompt = Prompt(kind="menu", title=question or title, options=shown, fingerprint=fingerprint("menu", question or title, *labels))
     return Observation(AgentState.QUESTION, prompt=prompt, evidence=(Evidence("numbered-menu-in-a-box", option_rows[0], lines[option_rows[0]]),), confidence=0.6)
+
+
+def _form(lines: list[str], said: Words) -> Observation | None:
+    """Its ask_user form between two rules at the bottom: the question, and its choices (no keys: they are picked in the pane).
+
+    Its choices are moved through with the arrows and taken with Enter, and
+    the form's fields may be several: headspace shows the question and leaves
+    the answer to the pane (the options carry no key).
+    """
+    bottom = len(lines) - 1
+    hint = next((row for row in range(bottom, max(-1, bottom - 3), -1) if said.one("question", "hint") in lines[row]), None)
+    if hint is None:
+        return None
+    top = next((row for row in range(hint - 1, max(-1, hint - DIALOG_REACH), -1) if RULE.match(lines[row])), None)
+    if top is None:
+        return None
+    rows = [(row, lines[row].strip()) for row in range(top + 1, hint) if lines[row].strip()]
+    question = next((text for _, text in rows if text.endswith("?")), "")
+    if not question:
+        return None
+    cursor = said.one("question", "cursor")
+    asked_at = next(i for i, (_, text) in enumerate(rows) if text == question)
+    choices = [text for _, text in rows[asked_at + 1 :] if not text.endswith(":")]
+    options = tuple(Option("", text.removeprefix(cursor).strip(), selected=text.startswith(cursor)) for text in choices)
+    prompt = Prompt(kind="question", title=question, options=options, fingerprint=fingerprint("question", question, *(o.label for o in options)))
+    return Observation(AgentState.QUESTION, prompt=prompt, evidence=(Evidence("ask-user-form", rows[asked_at][0], lines[rows[asked_at][0]]),), confidence=0.8)
 
 
 def _inside(line: str) -> str:

@@ -75,13 +75,13 @@ def screen_version(text: str, words: Words | None = None) -> str | None:
 def _input_box(lines: list[str], said: Words) -> tuple[int, int, int] | None:
     """(the upper rule's row, the lower rule's row, the prompt line's row) of the live box: two rules at the bottom, the prompt
     between them (a draft of several rows too), no more than the footer under it."""
-    mark = said.one("box", "prompt") + " "
+    marks = said.all("box", "prompt")
     bottom = len(lines)
     lower = next((row for row in range(bottom - 1, max(-1, bottom - 2 - FOOTER_MAX), -1) if RULE.match(lines[row])), None)
     if lower is None:
         return None
     upper = next((row for row in range(lower - 1, max(-1, lower - 40), -1) if RULE.match(lines[row])), None)
-    if upper is None or upper == lower - 1 or not lines[upper + 1].startswith(mark.rstrip()):
+    if upper is None or upper == lower - 1 or not lines[upper + 1].startswith(marks):
         return None
     return upper, lower, upper + 1
 
@@ -94,7 +94,7 @@ def box_text(ansi: str, *, version: str | None = None) -> str | None:
     if box is None:
         return None
     upper, lower, prompt = box
-    first = lines[prompt][len(said.one("box", "prompt")) :]
+    first = lines[prompt][1:]  # after its one-character mark
     text = " ".join(part.strip() for part in [first, *lines[prompt + 1 : lower]]).strip()
     return "" if text.startswith(said.one("box", "placeholder")) else text
 
@@ -174,6 +174,8 @@ def _dialog(lines: list[str], said: Words) -> Observation | None:
     title_rows, body_rows, question = _parts(lines, top, first_option, said)
     title = " ".join(part.strip() for part in title_rows).strip()[len(title_mark) :]
     tool, _, call = title.partition(" ")
+    if tool in said.all("dialog", "question"):
+        return _question(lines, top, question, options, said)
     body = [lines[row].strip() for row in body_rows if lines[row].strip()]
     detail = _command(call, body) if tool in said.all("dialog", "shell") else call.strip()
     whole = bool(body) and tool in said.all("dialog", "shell") and detail.endswith(body[-1])
@@ -187,16 +189,25 @@ def _dialog(lines: list[str], said: Words) -> Observation | None:
         fingerprint=fingerprint("permission", tool, detail, question, *(f"{o.key}. {o.label}" for o in shown)),
         whole=whole,
     )
-    return Observation(AgentState.PERMISSION, prompt=prompt, evidence=(Evidence("tool-approval-dialog", top, lines[top]),), confidence=0.9)
+    auto = any(said.one("dialog", "auto_fallback") in lines[row] for row in range(top, first_option))
+    return Observation(AgentState.PERMISSION, prompt=prompt, evidence=(Evidence("tool-approval-dialog", top, lines[top]),), confidence=0.9, mode="auto" if auto else "")
+
+
+def _question(lines: list[str], top: int, question: str, options: list[Option], said: Words) -> Observation:
+    """Its question tool's dialog: the question over numbered options (each a digit), one of them for your own words."""
+    shown = tuple(options)
+    free = next((o.key for o in shown if o.label == said.one("dialog", "free_text")), "")
+    prompt = Prompt(kind="question", title=question, options=shown, free_text=free, fingerprint=fingerprint("question", question, *(f"{o.key}. {o.label}" for o in shown)))
+    return Observation(AgentState.QUESTION, prompt=prompt, evidence=(Evidence("ask-user-dialog", top, lines[top]),), confidence=0.9)
 
 
 def _options(rows: list[str], said: Words) -> tuple[list[Option], list[int]]:
     """The last run of ``1.``, ``2.``, … (the cursor ``›`` on one of them), with their rows."""
-    cursor = said.one("dialog", "cursor")
+    cursors = said.all("dialog", "cursor")
     run: list[tuple[int, Option]] = []
     for row, text in enumerate(rows):
         match = OPTION.match(text)
-        if match is None or (match.group("cursor") and match.group("cursor") != cursor):
+        if match is None or (match.group("cursor") and match.group("cursor") not in cursors):
             continue
         option = Option(match.group("num"), match.group("label"), selected=bool(match.group("cursor")))
         if run and int(option.key) == int(run[-1][1].key) + 1:
