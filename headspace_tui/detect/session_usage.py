@@ -31,8 +31,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from ..shared.json_lines import JsonLinesTail
 from ..shared.proctree import ProcessInfo, read_process_table
-from ..usage.model import Usage
+from ..usage.model import Tokens, Usage
 
 CLOCK_SLACK = 1.0  # seconds: a conversation's time and its process's start, each as its own clock rounds it
 START_WINDOW = 10.0  # seconds after its start within which a CLI that begins its record as it starts has begun it
@@ -89,6 +90,48 @@ class Follower:
     def read(self) -> Usage | None:
         """The session's usage so far (None: nothing counted yet)."""
         raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Call:
+    """One model call as a record line says it: its prompt (the cached part included), output, cache reads and writes."""
+
+    prompt: int
+    output: int
+    cached: int = 0
+    cache_write: int = 0
+    model: str = ""
+    window: int = 0  # the model's window, where the line says it (Copilot's ``maxPromptTokens``)
+
+
+class CallsFollower(Follower):
+    """A record of one line per model call (Copilot CLI's usage records, Qwen Code's replies), summed as it is read on.
+
+    A subclass says which lines are calls (``call_of``); a call that counts
+    nothing (a garbled or cut line) is neither summed nor the context.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._tail = JsonLinesTail(path)
+        self._tokens = Tokens()
+        self._last: Call | None = None
+        self._window = 0
+
+    def call_of(self, line: object) -> Call | None:
+        raise NotImplementedError
+
+    def read(self) -> Usage | None:
+        for line in self._tail.read_objects():
+            call = self.call_of(line)
+            if call is None or not (call.prompt or call.output):
+                continue
+            self._tokens += Tokens(max(0, call.prompt - call.cached), call.output, call.cached, call.cache_write)
+            self._window = call.window or self._window
+            self._last = Call(call.prompt, call.output, model=call.model or (self._last.model if self._last else ""))
+        if self._last is None:
+            return None
+        return Usage(self._last.model, self._tokens, self._last.prompt, self._window, window_source="agent" if self._window else "")
 
 
 @dataclass(frozen=True)

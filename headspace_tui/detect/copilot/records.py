@@ -22,45 +22,22 @@ from __future__ import annotations
 
 import os
 
-from ...shared.json_lines import JsonLinesTail
 from ...shared.proctree import descends
-from ...usage.model import Tokens, Usage
-from ..session_usage import AgentProcess, Follower, Kind, count, env_folder
+from ..session_usage import AgentProcess, Call, CallsFollower, Kind, count, env_folder
 from .process import recognise
 
 
-class EventsFollower(Follower):
+class EventsFollower(CallsFollower):
     """One session's event log, read on from where it was last read."""
 
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self._tail = JsonLinesTail(path)
-        self._tokens = Tokens()
-        self._model = ""
-        self._context = 0
-        self._window = 0
-        self._calls = 0
-
-    def read(self) -> Usage | None:
-        for line in self._tail.read_objects():
-            if not isinstance(line, dict) or line.get("type") != "session.usage_record":
-                continue
-            data = line.get("data")
-            used = data.get("usage") if isinstance(data, dict) else None
-            if not isinstance(used, dict):
-                continue
-            prompt, cached = count(used.get("inputTokens")), count(used.get("cacheReadTokens"))
-            output = count(used.get("outputTokens")) + count(used.get("reasoningTokens"))
-            if not prompt and not output:
-                continue  # a call that says nothing countable (garbled, or cut): not the context's either
-            self._tokens += Tokens(max(0, prompt - cached), output, cached, count(used.get("cacheWriteTokens")))
-            self._context = prompt
-            self._window = count(used.get("maxPromptTokens")) or self._window
-            self._model = used["model"] if isinstance(used.get("model"), str) else self._model
-            self._calls += 1
-        if not self._calls:
+    def call_of(self, line: object) -> Call | None:
+        data = line.get("data") if isinstance(line, dict) and line.get("type") == "session.usage_record" else None
+        used = data.get("usage") if isinstance(data, dict) else None
+        if not isinstance(used, dict):
             return None
-        return Usage(self._model, self._tokens, self._context, self._window, window_source="agent" if self._window else "")
+        output = count(used.get("outputTokens")) + count(used.get("reasoningTokens"))
+        model = used["model"] if isinstance(used.get("model"), str) else ""
+        return Call(count(used.get("inputTokens")), output, count(used.get("cacheReadTokens")), count(used.get("cacheWriteTokens")), model, count(used.get("maxPromptTokens")))
 
 
 def find(agent: AgentProcess) -> EventsFollower | None:

@@ -26,42 +26,25 @@ import glob
 import os
 import re
 
-from ...shared.json_lines import JsonLinesTail
 from ...shared.proctree import descends
 from ...shared.safe_files import Unreadable, loads, read_regular
-from ...usage.model import Tokens, Usage
-from ..session_usage import AgentProcess, Follower, Kind, count, env_folder
+from ..session_usage import AgentProcess, Call, CallsFollower, Kind, count, env_folder
 from .process import recognise
 
 SESSION_CAP = 64 << 10
 SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,63}$")  # a uuid: never a path
 
 
-class ChatFollower(Follower):
+class ChatFollower(CallsFollower):
     """One conversation record, read on from where it was last read."""
 
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self._tail = JsonLinesTail(path)
-        self._tokens = Tokens()
-        self._model = ""
-        self._context = 0
-        self._calls = 0
-
-    def read(self) -> Usage | None:
-        for line in self._tail.read_objects():
-            used = line.get("usageMetadata") if isinstance(line, dict) and line.get("type") == "assistant" else None
-            if not isinstance(used, dict):
-                continue
-            prompt, cached = count(used.get("promptTokenCount")), count(used.get("cachedContentTokenCount"))
-            output = count(used.get("candidatesTokenCount")) + count(used.get("thoughtsTokenCount"))
-            if not prompt and not output:
-                continue  # a call that says nothing countable (garbled, or cut): not the context's either
-            self._tokens += Tokens(max(0, prompt - cached), output, cached, 0)
-            self._context = prompt
-            self._model = line["model"] if isinstance(line.get("model"), str) else self._model
-            self._calls += 1
-        return Usage(self._model, self._tokens, self._context) if self._calls else None
+    def call_of(self, line: object) -> Call | None:
+        if not isinstance(line, dict) or line.get("type") != "assistant" or not isinstance(line.get("usageMetadata"), dict):
+            return None
+        used = line["usageMetadata"]
+        output = count(used.get("candidatesTokenCount")) + count(used.get("thoughtsTokenCount"))
+        model = line["model"] if isinstance(line.get("model"), str) else ""
+        return Call(count(used.get("promptTokenCount")), output, count(used.get("cachedContentTokenCount")), 0, model)
 
 
 def find(agent: AgentProcess) -> ChatFollower | None:
