@@ -5,7 +5,9 @@ where each keeps its hooks; each runs it as the CLI's child in the pane and
 draws no dialog until it returns.  An allow for ``touch <tag>_*`` in this
 project answers that command before any dialog (the command runs, the event
 log names the rule); the same command joined to another by ``;`` is let go at
-once and the agent's own dialog asks the person, who refuses it.  Then
+once and the agent's own dialog asks the person, who refuses it.  A deny
+rule refuses ``rm <tag>_*`` through the same hook: the file stays, and the
+agent is told which rule refused it.  Then
 ``hooks uninstall`` leaves the agent's files as they were, byte for byte.
 """
 
@@ -55,6 +57,8 @@ def test_a_rule_answers_a_shell_call_through_the_agents_own_hook_and_leaves_a_co
     script = [
         api.tool(shell_tool, {"command": f"touch {tag}_1", "description": "Make the first file"}),
         api.text("Made one."),
+        api.tool(shell_tool, {"command": f"rm {tag}_1", "description": "Remove the first file"}),
+        api.text("Not removed."),
         api.tool(shell_tool, {"command": f"touch {tag}_2; echo {tag}-more", "description": "Make the second file"}),
         api.text("Stopped."),
     ]
@@ -79,6 +83,15 @@ ttl = "1h"
 shadow = false
 match = ["touch {tag}_1"]
 not_match = ["touch {tag}_2; echo more"]
+
+[[rule]]
+id = "{family}-keep"
+decision = "deny"
+hosts = ["local"]
+agents = ["{family}"]
+command = "rm {tag}_*"
+ttl = "1h"
+shadow = false
 """,
             )
             installed = run("hooks", "install", f"--{family}", env=agent_home)
@@ -97,14 +110,23 @@ not_match = ["touch {tag}_2; echo more"]
             answered = events(state, "rule_answer")
             assert [(a["rule"], a["decision"], a["family"], a["tool"], a["detail"]) for a in answered] == [(f"{family}-touch", "allow", family, shell_tool, f"touch {tag}_1")]
             assert answered[0]["pane"] == f"{family[:3]}rule:0.0", answered
-            (audit,) = [a for a in events(state, "answer") if f"{tag}_1" in str(a.get("what"))]
+            (audit,) = [a for a in events(state, "answer") if f"touch {tag}_1" in str(a.get("what"))]
             assert f"✓ by rule {family}-touch" in audit["what"] and audit["channel"] == "hook"
+
+            # A deny rule refuses through the hook: the agent is told, the file stays, and its turn goes on.
+            session.submit("remove the first file")
+            session.wait_for("Not removed.", timeout=30, what="the reply after the refusal")
+            assert os.path.exists(first)
+            refused = [a for a in events(state, "rule_answer") if a["decision"] == "deny"]
+            assert [(a["rule"], a["family"], a["detail"]) for a in refused] == [(f"{family}-keep", family, f"rm {tag}_1")]
+            told = [t for r in fake.main_requests for t in r.tool_results() if "rule" in t]
+            assert any(f"headspace rule {family}-keep refused this" in t for t in told), told
 
             session.submit("make the second file")
             session.wait_for(session.dialog, timeout=30, what="the agent's own dialog for the compound command")
             waiting = poll(lambda: row(private_tmux.name), lambda r: r["state"] == "permission", timeout=20)
             assert f"touch {tag}_2" in (waiting["detail"] or ""), waiting
-            assert not os.path.exists(second) and len(events(state, "rule_answer")) == 1
+            assert not os.path.exists(second) and len(events(state, "rule_answer")) == 2
             denied = run("-L", private_tmux.name, "send", session.pane_id, "--deny")
             assert denied.returncode == 0, denied.stdout + denied.stderr
             poll(lambda: row(private_tmux.name), lambda r: r["state"] != "permission", timeout=20)

@@ -132,6 +132,14 @@ def _ask_user(agent: Agent) -> api.Step:
     return api.tool("ask_user_question", {"questions": [{"question": "Which database should we use?", "header": "Database", "options": options, "multiSelect": False}]})
 
 
+def _retrying(agent: Agent, s: Any) -> None:
+    """Ask, then wait until the API has refused it thrice (it is retrying) and the screen says it works."""
+    s.launch()
+    s.submit("hello")
+    s.api.wait_for(lambda request: len(s.api.requests) >= 3, timeout=60)
+    s.wait_for(agent.working, timeout=30, what="the turn still running")
+
+
 def _idle(agent: Agent, s: Any) -> None:
     s.launch()
 
@@ -171,6 +179,15 @@ SCENARIOS: tuple[Scenario, ...] = (
         "working",
         lambda a: (api.text(" ".join(f"word{i}" for i in range(80)), seconds=120),),
         _ask("write a long answer", lambda a: a.working),
+        settle=False,
+    ),
+    # A 429 is retried by both on their own, with no word of it on screen (Qwen: 16 requests in 25 s, Copilot: 4):
+    # working, as the screen says; neither draws a rate limit that stopped it.
+    Scenario(
+        "working_retrying",
+        "working",
+        lambda a: (api.fail(429, message="Rate limit reached for requests. Try again in 20s.", times=None),),
+        _retrying,
         settle=False,
     ),
     Scenario(

@@ -9,7 +9,8 @@ the bottom, from the bottom up:
 
 1. **The input box**: the footer row ("← open sidebar · Interactive ·
    Manual Approval · / commands", or "◉ Working · 44 B esc esc interrupt"
-   while a turn runs: working), a full-width rule, the prompt ``❯`` with
+   while a turn runs, "◎ Working esc esc edit prompt" while it retries a
+   refused request: working), a full-width rule, the prompt ``❯`` with
    the draft, a rule, and the folder.  Otherwise the last timeline block
    decides: ``✗ 400 …`` (error), a ``●`` reply after the user's ``❯``
    prompt that asks something (input, detect/asks.py), else idle.  The
@@ -98,8 +99,8 @@ def box_text(ansi: str, *, version: str | None = None) -> str | None:
 def _at_prompt(lines: list[str], box: tuple[int, int, int], said: Words) -> Observation:
     upper, lower, prompt = box
     here = Evidence("input-box", prompt, lines[prompt])
-    footer = lines[lower + 1]
-    if all(word in footer for word in said.all("working", "footer")):
+    footer = lines[lower + 1].strip()
+    if footer.startswith(said.all("working", "marks")) and said.one("working", "word") in footer.split(" ", 2)[1:2]:
         return Observation(AgentState.WORKING, evidence=(here, Evidence("working-footer", lower + 1, footer)), confidence=0.9)
     head = _last_block(lines, upper - 1, said)  # over the folder's row
     if head is not None:
