@@ -465,13 +465,14 @@ def install_held(hooks_path: Path, family: str, wait: int, command: str | None =
 def install_own(path: Path, content: Callable[[str, int], dict[str, Any]], family: str, wait: int, command: str | None = None) -> bool:
     """Write a hooks file that is headspace's alone (``HeldHook.own_file``: Copilot CLI's ``hooks/headspace.json``); True when it changed.
 
-    A file already there that is not headspace's is left as it is (HooksError).
+    A file already there that is not headspace's alone (another hook beside
+    ours, another shape), or a link, is left as it is (HooksError).
     """
-    path = _target(path)
+    path = Path(path).expanduser()
     with _locked(path):
-        raw, _ = _read(path)
-        if raw is not None and MARKER not in raw.decode("utf-8", "replace"):
-            raise HooksError(f"{path} is not headspace's: left as it is (move it away to install)")
+        raw = _own_raw(path)
+        if raw is not None and not _only_ours(raw):
+            raise HooksError(f"{path} is not headspace's alone: left as it is (move it away to install)")
         wanted = _dump(content(answer_command(command or hook_command(), wait, family, in_pane=True), wait))
         if raw == wanted:
             return False
@@ -479,21 +480,44 @@ def install_own(path: Path, content: Callable[[str, int], dict[str, Any]], famil
         return True
 
 
+def _own_raw(path: Path) -> bytes | None:
+    """The bytes of a hooks file of headspace's own (None: there is none); a link is refused, never followed or removed."""
+    if path.is_symlink():
+        raise HooksError(f"{path} is a link: left as it is")
+    raw, _ = _read(path)
+    return raw
+
+
+def _only_ours(raw: bytes) -> bool:
+    """Is this hooks file headspace's alone: every hook in it is ours (its command ends with our marker), and nothing else is?"""
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return False
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    if not isinstance(hooks, dict) or set(data) - {"version", "hooks"} or not hooks:
+        return False
+    entries = [entry for groups in hooks.values() if isinstance(groups, list) for entry in groups]
+    if len(entries) != sum(len(groups) if isinstance(groups, list) else 1 for groups in hooks.values()) or not entries:
+        return False
+    return all(isinstance(entry, dict) and any(isinstance(entry.get(key), str) and entry[key].rstrip().endswith(f"# {MARKER}") for key in ("bash", "command")) for entry in entries)
+
+
 def holds_own(path: Path) -> bool:
     """Is the hooks file at ``path`` headspace's own (``HeldHook.own_file``)?"""
     try:
-        raw, _ = _read(_target(path))
+        raw = _own_raw(Path(path).expanduser())
     except HooksError:
         return False
-    return raw is not None and MARKER in raw.decode("utf-8", "replace")
+    return raw is not None and _only_ours(raw)
 
 
 def uninstall_own(path: Path) -> str:
-    """Remove a hooks file of headspace's own: ``"deleted"``, or ``"absent"`` when there is none (or it is not headspace's)."""
-    path = _target(path)
+    """Remove a hooks file of headspace's own: ``"deleted"``, or ``"absent"`` when there is none (or it is not headspace's alone)."""
+    path = Path(path).expanduser()
     with _locked(path):
-        raw, _ = _read(path)
-        if raw is None or MARKER not in raw.decode("utf-8", "replace"):
+        raw = _own_raw(path)
+        if raw is None or not _only_ours(raw):
             return "absent"
         path.unlink()
         return "deleted"

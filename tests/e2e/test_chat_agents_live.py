@@ -5,7 +5,9 @@ prompt (in the mode that asks, read from its footer), working on a slow
 reply, a shell permission approved by the approve key's path (``send
 --approve``: the command runs, the once-only option and never the one that
 adds a standing rule), a reply that asks something (input), an error it
-gives up on, and a draft in its box that a typed reply refuses to join.
+gives up on, and a draft in its box that a typed reply refuses to join;
+a typed reply to its question, a refusal by its dialog's own key, and an
+interrupt of a turn that waits on the model.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from headspace_tui.detect.families import BY_NAME
 from tests.harness import opencode_api as api
 from tests.harness.cli import headspace
 from tests.harness.copilot_agent import require_copilot
@@ -78,9 +81,38 @@ def test_listed_in_five_states_a_shell_call_approved_once_and_a_draft_never_type
     fake.wait_for(lambda r: any("marker-made" in t for t in r.tool_results()), timeout=30)
     assert (session.workdir / "marker.txt").exists()
 
-    # The reply after it asks something: input, with its question.
+    # The reply after it asks something: input, with its question; answered by a typed reply, which reaches the API.
     waiting = poll(lambda: row(server), lambda r: r["state"] == "input", timeout=30)
     assert " ".join(waiting["question"].split()) == QUESTION_REPLY
+    fake.extend(api.text("Added it."))
+    replied = headspace("send", session.pane_id, "--text", "yes, add it", "-L", server.name)
+    assert "submitted" in replied.stdout, replied.stdout + replied.stderr
+    fake.wait_for(lambda r: r.is_main and "yes, add it" in json.dumps(r.messages[-1]), timeout=30)
+    session.wait_for(lambda screen: "Added it." in screen and family.ready(screen), timeout=30, what="the reply to the answer")
+
+    # Refused by send: the dialog's own refusal; the command does not run and the agent is at rest, not in error.
+    fake.extend(family.shell("touch refused.txt", "Create another file"))
+    session.submit("then create another file")
+    session.wait_for(family.permission, timeout=60, what="the second dialog")
+    poll(lambda: row(server), lambda r: r["state"] == "permission" and r["detail"] == "touch refused.txt", timeout=15)
+    refused = headspace("send", session.pane_id, "--deny", "-L", server.name)
+    assert "sent" in refused.stdout, refused.stdout + refused.stderr
+    poll(lambda: row(server), lambda r: r["state"] == "idle", timeout=30)
+    assert not (session.workdir / "refused.txt").exists()
+
+    # Interrupted by send: a reply that never comes; the turn stops.
+    fake.extend(api.stall(seconds=30, times=1))
+    session.submit("take your time over this")
+    poll(lambda: row(server), lambda r: r["state"] == "working", timeout=30)
+    stopped = headspace("send", session.pane_id, "--interrupt", "-L", server.name)
+    assert "stopped" in stopped.stdout, stopped.stdout + stopped.stderr
+    poll(lambda: row(server), lambda r: r["state"] == "idle", timeout=30)
+    # Both put the stopped prompt back in the box: a typed line is refused now, as for any draft; the person clears it.
+    box = BY_NAME[family.name].box_text
+    assert box(session.ansi()) == "take your time over this"
+    assert headspace("send", session.pane_id, "--text", "go on", "-L", server.name, check=False).returncode != 0
+    session.press("C-u")
+    session.wait_for(lambda screen: box(session.ansi()) == "", timeout=10, what="the box cleared")
 
     # An error it gives up on.
     fake.extend(api.fail(400, message=REJECTED, times=None))
@@ -92,8 +124,7 @@ def test_listed_in_five_states_a_shell_call_approved_once_and_a_draft_never_type
     session.type("my own unsent words")
     session.wait_for("my own unsent words", what="the draft")
     before = len(fake.requests)
-    refused = headspace("send", session.pane_id, "--text", "yes, add it", "-L", server.name, check=False)
+    refused = headspace("send", session.pane_id, "--text", "ship it now", "-L", server.name, check=False)
     assert refused.returncode != 0 and "holds text you did not send" in refused.stdout + refused.stderr
-    screen = session.screen()
-    assert "my own unsent words" in screen and "yes, add it" not in screen
+    assert BY_NAME[family.name].box_text(session.ansi()) == "my own unsent words" and "ship it now" not in session.screen()
     assert len(fake.requests) == before

@@ -132,6 +132,14 @@ def _ask_user(agent: Agent) -> api.Step:
     return api.tool("ask_user_question", {"questions": [{"question": "Which database should we use?", "header": "Database", "options": options, "multiSelect": False}]})
 
 
+def _refused(agent: Agent, s: Any) -> None:
+    """Ask for a command, refuse it in the dialog with Esc, and wait for the agent at rest."""
+    _ask("create another file", lambda a: a.permission)(agent, s)
+    s.wait_stable(quiet=0.5, timeout=3, strict=False)  # a key sent as the dialog is drawn can be lost
+    s.press("Escape")
+    s.wait_for(lambda screen: agent.permission.search(screen) is None and agent.ready(screen), timeout=30, what="the agent at rest after the refusal")
+
+
 def _retrying(agent: Agent, s: Any) -> None:
     """Ask, then wait until the API has refused it thrice (it is retrying) and the screen says it works."""
     s.launch()
@@ -204,6 +212,8 @@ SCENARIOS: tuple[Scenario, ...] = (
         _ask("prepare coverage", lambda a: a.permission),
         lambda a: {"tool": "Shell", "detail": LONG_COMMAND},
     ),
+    # Refused in its dialog (Esc: Copilot then draws "✗ Shell …", the error's mark): at rest, not in error.
+    Scenario("idle_after_refusal", "idle", lambda a: (a.shell("touch refused.txt", "Create another file"), api.text("Stopped.")), _refused),
     Scenario("input", "input", lambda a: (api.text(QUESTION_REPLY),), _then_ready("Which layout do you prefer?"), lambda a: {"question": QUESTION_REPLY}),
     Scenario(
         "question",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from headspace_tui.answering.keys import plan_keys
+from headspace_tui.answering.keys import draft_refusal, plan_keys
 from headspace_tui.answering.pane_io import ActionError
 from headspace_tui.answering.policy import Intent, IntentKind
 from headspace_tui.detect import copilot, qwen
@@ -118,11 +118,51 @@ def test_copilots_path_approval_approves_once_and_never_remembers_the_path(size:
     assert prompt.no is not None and prompt.no.label == "No (Esc)"
 
 
-def test_qwens_question_takes_digits_and_has_a_field_of_your_own():
+def test_qwens_question_takes_digits_and_its_field_of_your_own_is_not_typed_into():
+    """Whether its "Type something..." digit opens a field or submits at once is not measured: a text answer is refused."""
     prompt = qwen.classify_capture(screen("qwen", "80x24", "question")).prompt
     assert prompt is not None and prompt.kind == "question" and prompt.title == "Which database should we use?"
     assert [(o.key, o.label) for o in prompt.options] == [("1", "Postgres"), ("2", "SQLite"), ("3", "Type something...")]
-    assert prompt.free_text == "3"
+    assert prompt.free_text == ""
+
+
+@pytest.mark.parametrize("family, reader", [("qwen", qwen), ("gemini", None)])
+def test_a_box_in_shell_mode_is_never_typed_into(family: str, reader):
+    """After "!" the box runs what is typed as a shell command: it counts as holding the person's "!", so no reply is typed there."""
+    if reader is None:
+        from headspace_tui.detect import gemini as reader  # the same mark, the same box (Qwen Code is its fork)
+
+        idle = plain_text((PANES / "gemini-0.61.0" / "inline" / "80x24" / "idle.ansi").read_text())
+        shell = idle.replace(" >   Type your message", " !   Type your message", 1)
+    else:
+        idle = plain_text(screen(family, "80x24", "idle"))
+        shell = idle.replace(">   Type your message", "!   Type your message", 1)
+    assert shell != idle and reader.box_text(idle) == ""
+    assert reader.box_text(shell) == "!Type your message or @path/to/file"  # its hint, as the reader cannot tell it from text there
+    assert draft_refusal(BY_NAME[family], shell), "a typed line is refused"
+
+
+def test_qwens_command_is_not_taken_from_a_description_that_repeats_it():
+    asking = plain_text(screen("qwen", "120x40", "permission_shell")).replace("touch marker.txt (Create the marker file)", "touch marker.txt (Run touch marker.txt)")
+    prompt = qwen.classify_capture(asking).prompt
+    assert prompt is not None and prompt.detail == "touch marker.txt"
+
+
+def test_a_copilot_dialog_that_asks_without_a_call_in_it_is_a_menu_the_approve_key_never_answers():
+    """A boxed "Do you want to …?" with no nested call (turning a mode on, say) is not a tool's approval."""
+    rows = plain_text(screen("copilot", "120x40", "permission_shell")).split("\n")
+    nested = [i for i, row in enumerate(rows) if row.startswith(("│ ╭", "│ │", "│ ╰"))]
+    asking = "\n".join(row.replace("Do you want to run this command?", "Do you want to enable autopilot?") for i, row in enumerate(rows) if i not in nested)
+    obs = copilot.classify_capture(asking)
+    assert obs.state is AgentState.QUESTION and obs.prompt is not None and obs.prompt.kind == "menu"
+    with pytest.raises(ActionError):
+        plan_keys(obs, Intent(IntentKind.APPROVE), BY_NAME["copilot"])
+
+
+def test_copilots_question_form_needs_its_own_head():
+    form = plain_text(screen("copilot", "80x24", "question"))
+    assert copilot.classify_capture(form).state is AgentState.QUESTION
+    assert copilot.classify_capture(form.replace("Copilot needs information.", "Pick one.")).state is not AgentState.QUESTION
 
 
 def test_copilots_question_form_is_read_and_left_to_the_pane():

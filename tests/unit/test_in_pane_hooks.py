@@ -220,12 +220,35 @@ def test_copilots_hook_is_a_file_of_headspaces_own_in_copilots_format(tmp_path: 
     assert theirs.read_text() == '{"version": 1, "hooks": {}}'
 
 
-def test_a_file_of_the_same_name_that_is_not_headspaces_is_left_alone(tmp_path: Path):
+@pytest.mark.parametrize(
+    "theirs",
+    [
+        '{"version": 1, "hooks": {"permissionRequest": [{"type": "command", "bash": "my-own"}]}}',
+        # Our marker, but beside a hook of the person's own: not headspace's alone.
+        '{"version": 1, "hooks": {"permissionRequest": [{"type": "command", "bash": "x answer 3 copilot pane # headspace-hook"}, {"type": "command", "bash": "mine"}]}}',
+        '{"version": 1, "hooks": {"permissionRequest": [{"type": "command", "bash": "x # headspace-hook"}]}, "disableAllHooks": false}',
+    ],
+)
+def test_a_file_that_is_not_headspaces_alone_is_neither_replaced_nor_removed(tmp_path: Path, theirs: str):
     held = BY_NAME["copilot"].held_hook
     assert held is not None and held.own_file is not None
     path = tmp_path / "hooks" / "headspace.json"
     path.parent.mkdir()
-    path.write_text('{"version": 1, "hooks": {"permissionRequest": [{"type": "command", "bash": "my-own"}]}}')
-    with pytest.raises(HooksError, match="not headspace's"):
+    path.write_text(theirs)
+    with pytest.raises(HooksError, match="not headspace's alone"):
         install_own(path, held.own_file, "copilot", held.wait)
-    assert uninstall_own(path) == "absent" and "my-own" in path.read_text()
+    assert uninstall_own(path) == "absent" and not holds_own(path) and path.read_text() == theirs
+
+
+def test_a_link_in_its_place_is_left_alone(tmp_path: Path):
+    held = BY_NAME["copilot"].held_hook
+    assert held is not None and held.own_file is not None
+    target = tmp_path / "elsewhere.json"
+    assert install_own(target, held.own_file, "copilot", held.wait)
+    link = tmp_path / "headspace.json"
+    link.symlink_to(target)
+    with pytest.raises(HooksError, match="is a link"):
+        uninstall_own(link)
+    with pytest.raises(HooksError, match="is a link"):
+        install_own(link, held.own_file, "copilot", held.wait)
+    assert target.exists() and link.is_symlink()

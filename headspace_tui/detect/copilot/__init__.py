@@ -13,6 +13,9 @@ need no GitHub sign-in):
   ``✗`` errors), approvals in a rounded box with numbered options.
 - **Modes**: Shift+Tab cycles Interactive, Plan, Autopilot; ``/allow-all``
   or ``--allow-all`` stops it asking ("Allow All" in the footer): read.
+- **Interrupt**: two Esc presses ("esc esc"), 0.2 s apart; the turn is
+  dropped and its prompt put back in the box (so a typed line is then refused:
+  the box holds text).
 - **Keys**: ``1`` approves once; ``2`` adds "don't ask again for ``touch`` in
   this directory" (kept across sessions): the approve key never takes it
   (detect/approval.py); ``3`` only opens a field for feedback, so a refusal
@@ -68,6 +71,9 @@ FAMILY = Family(
     version_of=version_of,
     mode_of=copilot_mode,
     box_text=box_text,
+    # "esc esc": one Esc alone does not stop a turn; two, 0.2 s apart, do, and put the prompt back in the box (measured).
+    interrupt_keys=("Escape", "Escape"),
+    key_gap=0.2,
     tools=Tools(shell=frozenset({"bash"}), files=frozenset({"edit", "create", "view"}), reads=frozenset({"view"})),
     usage=USAGE,  # its own session records
     held_hook=HeldHook(hooks_file=hooks_file, wait=3, in_pane=True, own_file=hooks_content),

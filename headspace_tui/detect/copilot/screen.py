@@ -119,6 +119,8 @@ def _last_block(lines: list[str], above: int, said: Words) -> tuple[int, str, st
     for row in range(above - 1, -1, -1):
         line = lines[row]
         kind = next((name for name, marks in kinds if any(_head(line, mark) for mark in marks)), None)
+        if kind == "error" and line[3:].startswith(tuple(f"{name} " for name in said.all("history", "tool_names"))):
+            kind = "tool"  # a refused or failed call ("✗ Shell …"), drawn with the error's mark
         if kind is None:
             if not line.strip():
                 end = row if end == row + 1 else end
@@ -168,7 +170,9 @@ def _dialog(lines: list[str], said: Words) -> Observation | None:
     if title in said.all("dialog", "starting"):
         prompt = Prompt(kind="starting", title=title, options=shown, fingerprint=fingerprint("starting", title, *labels))
         return Observation(AgentState.STARTING, prompt=prompt, evidence=(Evidence("start-up-dialog", title_row, lines[title_row]),), confidence=0.8)
-    if question in said.all("dialog", "shell") or question.startswith(said.one("dialog", "asks")):
+    # A tool's approval shows its call in a nested box (a command, a path); any other dialog that asks "Do you want to"
+    # (turning a mode on, say) is a menu, which the approve key never answers.
+    if nested and (question in said.all("dialog", "shell") or question.startswith(said.one("dialog", "asks"))):
         shell = question in said.all("dialog", "shell")
         tool = said.one("dialog", "shell_tool") if shell else title
         detail, broken = _joined(nested) if nested else (title, False)
@@ -201,12 +205,14 @@ def _form(lines: list[str], said: Words) -> Observation | None:
     if top is None:
         return None
     rows = [(row, lines[row].strip()) for row in range(top + 1, hint) if lines[row].strip()]
-    question = next((text for _, text in rows if text.endswith("?")), "")
-    if not question:
+    head = next((i for i, (_, text) in enumerate(rows) if text == said.one("question", "head")), None)
+    if head is None or head + 1 >= len(rows):
         return None
     cursor = said.one("question", "cursor")
-    asked_at = next(i for i, (_, text) in enumerate(rows) if text == question)
-    choices = [text for _, text in rows[asked_at + 1 :] if not text.endswith(":")]
+    asked_at = head + 1  # the question (wrapped: up to the field's label, or the first choice)
+    end = next((i for i in range(asked_at, len(rows)) if rows[i][1].endswith(":") or rows[i][1].startswith(cursor)), len(rows))
+    question = " ".join(text for _, text in rows[asked_at : max(end, asked_at + 1)])
+    choices = [text for _, text in rows[end:] if not text.endswith(":")]
     options = tuple(Option("", text.removeprefix(cursor).strip(), selected=text.startswith(cursor)) for text in choices)
     prompt = Prompt(kind="question", title=question, options=options, fingerprint=fingerprint("question", question, *(o.label for o in options)))
     return Observation(AgentState.QUESTION, prompt=prompt, evidence=(Evidence("ask-user-form", rows[asked_at][0], lines[rows[asked_at][0]]),), confidence=0.8)

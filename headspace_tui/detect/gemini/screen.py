@@ -178,6 +178,7 @@ def _input_box(lines: list[str]) -> _Box | None:
 
 
 PLACEHOLDER = "Type your message or @path/to/file"  # the empty box's hint (0.53 and 0.61)
+SHELL_MODE = "!"  # the box's mark after "!" was typed: a line sent there is run by the shell, never a reply
 
 
 def box_text(ansi: str) -> str | None:
@@ -188,12 +189,15 @@ def box_text(ansi: str) -> str | None:
     box = _input_box(lines)
     if box is None:
         return None
-    rows = [_matched(PROMPT_LINE, lines[box.prompt]).group("text")]
+    line = _matched(PROMPT_LINE, lines[box.prompt])
+    rows = [line.group("text")]
     row = box.prompt + 1
     while row < len(lines) and lines[row].startswith(DRAFT_INDENT):
         rows.append(lines[row])
         row += 1
     text = " ".join(part.strip() for part in rows).strip()
+    if line.group("glyph") == SHELL_MODE:
+        return SHELL_MODE + text  # what is typed there runs as a shell command: the "!" that turned it on is the person's
     return "" if text.startswith(PLACEHOLDER) else text
 
 

@@ -16,6 +16,8 @@ Measured on 0.24.4 (npm install, node 20 though it asks for 22):
 - **Keys**: ``1`` approves once; ``2`` and ``3`` add a standing rule (project,
   user): the approve key never takes them (detect/approval.py); ``4`` or
   Esc refuses ("No, suggest changes").
+- **Interrupt**: one Esc stops the turn and puts its prompt back in the box
+  (so a typed line is then refused: the box holds text).
 - **Title**: ``✳︎ Qwen - <folder>``; not read.
 - **Hooks** (``$QWEN_HOME/settings.json``, else ``~/.qwen/settings.json``,
   ``hooks`` in Claude's format, timeouts in seconds): a ``PermissionRequest``

@@ -96,6 +96,9 @@ def box_text(ansi: str, *, version: str | None = None) -> str | None:
     upper, lower, prompt = box
     first = lines[prompt][1:]  # after its one-character mark
     text = " ".join(part.strip() for part in [first, *lines[prompt + 1 : lower]]).strip()
+    shell = said.one("box", "shell_mode")
+    if lines[prompt].startswith(shell):
+        return shell + text  # what is typed there runs as a shell command: the "!" that turned it on is the person's
     return "" if text.startswith(said.one("box", "placeholder")) else text
 
 
@@ -196,8 +199,9 @@ def _dialog(lines: list[str], said: Words) -> Observation | None:
 def _question(lines: list[str], top: int, question: str, options: list[Option], said: Words) -> Observation:
     """Its question tool's dialog: the question over numbered options (each a digit), one of them for your own words."""
     shown = tuple(options)
-    free = next((o.key for o in shown if o.label == said.one("dialog", "free_text")), "")
-    prompt = Prompt(kind="question", title=question, options=shown, free_text=free, fingerprint=fingerprint("question", question, *(f"{o.key}. {o.label}" for o in shown)))
+    # Its "Type something..." is not given as the free-text option: whether its digit opens a field or submits at once
+    # is not measured, and a submitted one would send the text into a working agent's box.
+    prompt = Prompt(kind="question", title=question, options=shown, fingerprint=fingerprint("question", question, *(f"{o.key}. {o.label}" for o in shown)))
     return Observation(AgentState.QUESTION, prompt=prompt, evidence=(Evidence("ask-user-dialog", top, lines[top]),), confidence=0.9)
 
 
@@ -236,9 +240,12 @@ def _command(call: str, body: list[str]) -> str:
     joined = " ".join(call.split())
     if body:
         last = " ".join(body[-1].split())
-        at = joined.rfind(last)
-        if at >= 0:
-            return joined[: at + len(last)]
+        at = joined.find(last)
+        while at >= 0:  # the first place it ends after which only " (its description)" is left ("git status (Check git status)")
+            rest = joined[at + len(last) :]
+            if not rest or (rest.startswith(" (") and rest.endswith(")")):
+                return joined[: at + len(last)]
+            at = joined.find(last, at + 1)
     described = re.match(r"^(?P<command>.*\S)\s+\([^()]*\)$", joined)
     return described.group("command") if described else joined
 
