@@ -3,7 +3,7 @@
     python benchmarks/families_idle.py                    # 4 agents of each family, 20 s windows
     python benchmarks/families_idle.py --agents 6 --seconds 30 --json
 
-For each family (Codex CLI, Gemini CLI, opencode: the pinned binaries
+For each family (Codex CLI, Gemini CLI, opencode, Copilot CLI, Qwen Code: the pinned binaries
 against their scripted APIs, tests/harness/) N agents are started at their
 prompts in a private tmux server, and the app (headless, under Textual's
 pilot) watches them; after the first reads settle, headspace's own CPU
@@ -36,8 +36,10 @@ from headspace_tui.service.records.journal import Journal  # noqa: E402
 from headspace_tui.tmux.server import TmuxServer  # noqa: E402
 from tests.harness import codex_api, gemini_api, opencode_api  # noqa: E402
 from tests.harness.codex_agent import CodexSession, find_codex  # noqa: E402
+from tests.harness.copilot_agent import CopilotSession, find_copilot  # noqa: E402
 from tests.harness.gemini_agent import GeminiSession, find_gemini  # noqa: E402
 from tests.harness.opencode_agent import OpencodeSession, find_opencode  # noqa: E402
+from tests.harness.qwen_agent import QwenSession, find_qwen  # noqa: E402
 from tests.harness.tmux import PrivateTmux  # noqa: E402
 from tests.ui.apps import app_of  # noqa: E402
 
@@ -71,7 +73,11 @@ def start_agents(family: str, count: int, tmux: PrivateTmux, root: Path, stack: 
         else:
             api = opencode_api.OpenAICompatibleAPI().start()
             stack.callback(api.close)
-            session = OpencodeSession(tmux, api, find_opencode(), where, name=f"opencode{n}", width=100, height=30)
+            chat = {"copilot": (CopilotSession, find_copilot), "qwen": (QwenSession, find_qwen)}.get(family)
+            if chat is not None:
+                session = chat[0](tmux, api, chat[1](), where, name=f"{family}{n}", width=100, height=30)
+            else:
+                session = OpencodeSession(tmux, api, find_opencode(), where, name=f"opencode{n}", width=100, height=30)
         stack.callback(session.close)
         session.launch(wait_ready=False)
         sessions.append(session)
@@ -118,7 +124,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--agents", type=int, default=4, help="agents of each family (default 4)")
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each CPU window (default 20)")
-    parser.add_argument("--families", default="codex,gemini,opencode", help="comma-separated (default all three)")
+    parser.add_argument("--families", default="codex,gemini,opencode,copilot,qwen", help="comma-separated (default all five)")
     parser.add_argument("--json", action="store_true", help="print one JSON line")
     args = parser.parse_args()
     result: dict = {"agents": args.agents, "seconds": args.seconds, "none": measure(None, 0, args.seconds)}

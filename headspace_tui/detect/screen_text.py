@@ -38,8 +38,8 @@ ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # Marks drawn with no width of their own: variation selectors ("◆︎" is ◆ and U+FE0E), zero-width spaces (a box's cursor cell).
 NO_WIDTH = re.compile("[\u200b-\u200d\u2060\ufe0e\ufe0f]")
-# A scrollbar in the last column, a block or a bar after blanks (Qwen Code's, Copilot CLI's history).
-SCROLLBAR = re.compile(r"\s+[█┃│▐]$")
+# A scrollbar in the last column, a block or a bar after a blank (Qwen Code's, Copilot CLI's history).
+SCROLLBAR = ("█", "┃", "│", "▐")
 MAX_ROW = 2000  # characters of a row kept: a hostile row costs no more than this
 
 
@@ -51,8 +51,8 @@ def clean_rows(ansi: str, *, scrollbar: bool = False) -> list[str]:
     control character survives to a terminal that shows them.)
     """
     rows = [NO_WIDTH.sub("", CONTROL.sub("", ESCAPES.sub("", line)))[:MAX_ROW].rstrip() for line in ansi.split("\n")]
-    if scrollbar:
-        rows = [SCROLLBAR.sub("", row) for row in rows]
+    if scrollbar:  # string tests, not a pattern searched along the row: a row of blanks costs its length, once
+        rows = [row[:-1].rstrip() if row.endswith(SCROLLBAR) and row[-2:-1].isspace() else row for row in rows]
     while rows and not rows[-1]:
         rows.pop()
     return rows

@@ -345,3 +345,20 @@ def test_the_version_comes_from_the_installs_package_json(family: str, relative:
     info = ProcessInfo(1, 0, "node", ("node", str(tmp_path / relative)))
     assert READERS[family].recognise(info)
     assert READERS[family].version_of(info) == "9.8.7"
+
+
+@pytest.mark.parametrize("family", sorted(READERS))
+def test_hostile_screens_are_read_quickly_and_without_error(family: str):
+    """Rows of 2000 blanks: a scrollbar pattern searched along each row once took 0.7-0.8 s for 45 of them (measured); 4 ms now."""
+    import time
+
+    rows = [" " * 1990 + "1x" for _ in range(100)] + [" " * 1990 + " █" for _ in range(100)] + ["   › 1. " + "a " * 990, "  ⠏ Waiting for user confirmation..."]
+    started = time.perf_counter()
+    obs = READERS[family].classify_capture("\n".join(rows))
+    assert time.perf_counter() - started < 1.0  # the pattern's cost grew with the square of a row: seconds here; milliseconds now
+    assert obs.evidence
+    hostile = plain_text(screen(family, "120x40", "permission_shell")).replace("touch marker.txt", "touch \x07marker.txt\x9b\x1b]0;pwned\x07")
+    prompt = READERS[family].classify_capture(hostile).prompt
+    assert prompt is not None and prompt.detail == "touch marker.txt"  # no control character reaches a display
+    for noise in ("", "\x00\x1b[31m\x1b]0;x\x07\x9b", "\n" * 500, "╰──────╯", "│ ❯ 1. x │\n╰──────╯", "─" * 80 + "\n> \n" + "─" * 80):
+        assert READERS[family].classify_capture(noise).evidence

@@ -41,7 +41,6 @@ RULE = re.compile(r"^─{10,}$")
 BOX_BOTTOM = re.compile(r"^╰─{10,}╯$")
 BOX_TOP = re.compile(r"^╭─{10,}╮$")
 OPTION = re.compile(r"^\s*(?:(?P<cursor>\S)\s+)?(?P<num>\d{1,2})\.\s+(?P<label>\S(?:.*\S)?)$")
-TIME = re.compile(r"\s+\d{1,2}:\d{2}$")  # an echoed prompt's time at the right edge
 DIALOG_REACH = 60  # rows above its bottom edge a dialog's top may be
 
 
