@@ -25,7 +25,7 @@ from tests.harness import opencode_api as api
 from tests.harness.cli import headspace
 from tests.harness.copilot_agent import require_copilot
 from tests.harness.qwen_agent import require_qwen
-from tests.harness.record_chat_agents import AGENTS, QUESTION_REPLY, REJECTED, Agent
+from tests.harness.record_chat_agents import AGENTS, QUESTION_REPLY, REJECTED, Agent, ask_user
 from tests.harness.tmux import PrivateTmux
 from tests.harness.wait import poll
 
@@ -89,6 +89,22 @@ def test_listed_in_five_states_a_shell_call_approved_once_and_a_draft_never_type
     assert "submitted" in replied.stdout, replied.stdout + replied.stderr
     fake.wait_for(lambda r: r.is_main and "yes, add it" in json.dumps(r.messages[-1]), timeout=30)
     session.wait_for(lambda screen: "Added it." in screen and family.ready(screen), timeout=30, what="the reply to the answer")
+
+    # Qwen's question tool, answered in words of one's own through its "Type something..." field; Copilot's form has
+    # no keys, and a digit sent to it is refused.
+    fake.extend(ask_user(family), api.text("Noted."))
+    session.submit("pick a database")
+    poll(lambda: row(server), lambda r: r["state"] == "question" and r["question"] == "Which database should we use?", timeout=60)
+    if family.name == "qwen":
+        answered = headspace("send", session.pane_id, "--text", "MariaDB please", "-L", server.name)
+        assert "submitted" in answered.stdout or "sent" in answered.stdout, answered.stdout + answered.stderr
+        fake.wait_for(lambda r: any("MariaDB please" in t for t in r.tool_results()), timeout=30)
+    else:
+        digit = headspace("send", session.pane_id, "--option", "1", "-L", server.name, check=False)
+        assert digit.returncode != 0 and "answer it in the pane itself" in digit.stdout + digit.stderr
+        session.press("Enter")  # the person takes the selected choice in the pane
+        fake.wait_for(lambda r: any("Postgres" in t for t in r.tool_results()), timeout=30)
+    session.wait_for(lambda screen: "Noted." in screen and family.ready(screen), timeout=30, what="the reply to the answer")
 
     # Refused by send: the dialog's own refusal; the command does not run and the agent is at rest, not in error.
     fake.extend(family.shell("touch refused.txt", "Create another file"))

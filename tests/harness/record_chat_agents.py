@@ -123,7 +123,7 @@ def _then_ready(marker: str) -> Callable[[Agent, Any], None]:
     return drive
 
 
-def _ask_user(agent: Agent) -> api.Step:
+def ask_user(agent: Agent) -> api.Step:
     """Each one's tool that asks the person a question with choices."""
     if agent.name == "copilot":
         schema = {"properties": {"db": {"type": "string", "title": "Database", "enum": ["Postgres", "SQLite"]}}, "required": ["db"]}
@@ -218,7 +218,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "question",
         "question",
-        lambda a: (_ask_user(a),),
+        lambda a: (ask_user(a),),
         _ask("pick a database", lambda a: re.compile(r"Postgres.*\n(?:.*\n){0,4}.*SQLite")),
         lambda a: {"question": "Which database should we use?"},
     ),

@@ -118,12 +118,17 @@ def test_copilots_path_approval_approves_once_and_never_remembers_the_path(size:
     assert prompt.no is not None and prompt.no.label == "No (Esc)"
 
 
-def test_qwens_question_takes_digits_and_its_field_of_your_own_is_not_typed_into():
-    """Whether its "Type something..." digit opens a field or submits at once is not measured: a text answer is refused."""
+def test_qwens_question_takes_digits_and_its_empty_field_of_your_own_takes_a_typed_answer():
+    """Its "Type something..." digit opens the field without submitting (measured); once it holds words it is not empty."""
     prompt = qwen.classify_capture(screen("qwen", "80x24", "question")).prompt
     assert prompt is not None and prompt.kind == "question" and prompt.title == "Which database should we use?"
     assert [(o.key, o.label) for o in prompt.options] == [("1", "Postgres"), ("2", "SQLite"), ("3", "Type something...")]
-    assert prompt.free_text == ""
+    assert prompt.free_text == "3"
+    asked = plain_text(screen("qwen", "80x24", "question")).replace("❯ 1. Postgres", "  1. Postgres")
+    opened = qwen.classify_capture(asked.replace("  3. Type something...", "❯ 3. > Type something...")).prompt
+    assert opened is not None and opened.options[2].label == "Type something..." and opened.options[2].selected and opened.free_text == "3"
+    typed = qwen.classify_capture(asked.replace("  3. Type something...", "❯ 3. > MariaDB please")).prompt
+    assert typed is not None and typed.options[2].label == "MariaDB please" and typed.free_text == ""
 
 
 @pytest.mark.parametrize("family, reader", [("qwen", qwen), ("gemini", None)])
