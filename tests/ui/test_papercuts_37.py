@@ -68,7 +68,9 @@ def test_from_the_first_frame_the_header_never_under_counts_who_needs_you(privat
             await wait_until(pilot, lambda: shown and "3 agents" in shown[-1], "the header to count three agents", 30)
 
     run(scenario())
-    assert shown[0] == "headspace  looking…", shown[:3]
+    # The first line is "looking…" or already the whole count: a first look that has every agent before the first
+    # frame skips "looking…" (seen once in a clean-clone run), and that is the property, not a fault.
+    assert shown[0] == "headspace  looking…" or shown[0].startswith("headspace  3 agents  ·  2 need you"), shown[:3]
     counted = [line for line in shown if line != "headspace  looking…"]
     assert counted, shown
     for line in counted:
